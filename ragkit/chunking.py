@@ -1,0 +1,218 @@
+"""Six chunking strategies from three ingredients: boundaries, header, overlap.
+
+Every chunk keeps two texts. ``content`` is the chunk's own words, exactly
+``document.text[start:end]``, and is what gets quoted. ``text`` is what gets embedded:
+the header (strategies E and F), the overlap carried from the previous chunk
+(B, D and F), then ``content``.
+
+Two decisions where the chapter's reference chunker is silent or wrong:
+
+- Text before the first ``## `` heading (a document's introduction) is a section with an
+  empty title, chunked like any other; the reference drops it. The ``# `` title line is
+  never chunked: like a ``## `` line it is a heading, not content.
+- A ``## `` line inside a fenced code block (````` or ``~~~``) is code, not a heading;
+  the reference would cut the section there.
+
+A heading on the document's last line (no newline after it) is skipped too, where the
+reference would chunk it as body text. Everywhere else the boundaries strategies follow
+the reference rule chunk for chunk.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from ragkit.corpus import Corpus, Document, outside_fences, title_span
+from ragkit.errors import InputError
+
+SIZE = 512
+OVERLAP = 64
+
+_SECTION_HEADING = re.compile(r"## (.+)")
+_PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")
+_SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One combination of the three ingredients."""
+
+    letter: str
+    boundaries: bool
+    header: bool
+    overlap: bool
+
+    @property
+    def name(self) -> str:
+        """Readable name, e.g. ``boundaries + header + overlap``."""
+        parts = ["boundaries" if self.boundaries else "blind"]
+        parts += ["header"] * self.header + ["overlap"] * self.overlap
+        return " + ".join(parts)
+
+
+STRATEGIES: dict[str, Strategy] = {
+    s.letter: s
+    for s in (
+        Strategy("A", boundaries=False, header=False, overlap=False),
+        Strategy("B", boundaries=False, header=False, overlap=True),
+        Strategy("C", boundaries=True, header=False, overlap=False),
+        Strategy("D", boundaries=True, header=False, overlap=True),
+        Strategy("E", boundaries=True, header=True, overlap=False),
+        Strategy("F", boundaries=True, header=True, overlap=True),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A fragment of one document: its own words plus what gets embedded with them."""
+
+    doc_id: str
+    doc_title: str
+    section: str
+    start: int
+    end: int
+    content: str
+    header: str = ""
+    overlap: str = ""
+
+    @property
+    def text(self) -> str:
+        """What is embedded: header, then the overlap carried from the previous chunk, then content."""
+        return self.header + self.overlap + self.content
+
+    @property
+    def carried(self) -> str:
+        """What the chunk carries to a reader of its text, header aside: overlap plus content."""
+        return self.overlap + self.content
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section body: the text between two heading lines, as a range of the canonical text."""
+
+    title: str
+    heading_start: int
+    start: int
+    end: int
+
+
+def get_strategy(strategy: str | Strategy) -> Strategy:
+    """Look a strategy up by letter (``"A"`` to ``"F"``)."""
+    if isinstance(strategy, Strategy):
+        return strategy
+    try:
+        return STRATEGIES[str(strategy).upper()]
+    except KeyError:
+        raise InputError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}") from None
+
+
+def sections(text: str) -> list[Section]:
+    """Split a canonical text at its heading lines (``## `` lines outside fences, and the title line)."""
+    headings: list[tuple[int, int, str]] = []
+    title = title_span(text)
+    if title:
+        headings.append((title[0], title[1], ""))
+    for start, line in outside_fences(text):
+        if m := _SECTION_HEADING.fullmatch(line):
+            headings.append((start, min(start + len(line) + 1, len(text)), m.group(1).strip()))
+    headings.sort()
+    out = []
+    if not headings or headings[0][0] > 0:
+        out.append(Section("", 0, 0, headings[0][0] if headings else len(text)))
+    for i, (at, body_start, name) in enumerate(headings):
+        end = headings[i + 1][0] if i + 1 < len(headings) else len(text)
+        out.append(Section(name, at, body_start, end))
+    return out
+
+
+def pack(body: str, size: int = SIZE) -> list[tuple[int, int]]:
+    """The boundaries rule on one section body: greedy paragraphs, sentences for a huge one."""
+    ranges: list[tuple[int, int]] = []
+    open_: tuple[int, int] | None = None
+    for m in _PARAGRAPH.finditer(body):
+        pf, pt = m.span()
+        if pt - pf > size:
+            if open_:
+                ranges.append(open_)
+                open_ = None
+            cur: tuple[int, int] | None = None
+            for sm in _SENTENCE.finditer(body, pf, pt):
+                sf, st = sm.span()
+                if sf == st:
+                    continue
+                if cur and st - cur[0] > size:
+                    ranges.append(cur)
+                    cur = None
+                cur = (cur[0], st) if cur else (sf, st)
+            if cur:
+                ranges.append(cur)
+            continue
+        if open_ and pt - open_[0] > size:
+            ranges.append(open_)
+            open_ = None
+        open_ = (open_[0], pt) if open_ else (pf, pt)
+    if open_:
+        ranges.append(open_)
+    return ranges
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The range without surrounding whitespace, or None when nothing is left."""
+    raw = text[start:end]
+    content = raw.strip()
+    if not content:
+        return None
+    lead = len(raw) - len(raw.lstrip())
+    return start + lead, start + lead + len(content)
+
+
+def _boundaries(text: str, size: int) -> Iterable[tuple[str, int, int]]:
+    for sec in sections(text):
+        for f, t in pack(text[sec.start:sec.end], size):
+            if span := _trimmed(text, sec.start + f, sec.start + t):
+                yield sec.title, *span
+
+
+def _blind(text: str, size: int) -> Iterable[tuple[str, int, int]]:
+    secs = sections(text)
+    starts = [s.heading_start for s in secs]
+    title = title_span(text)
+    stretches = [(0, len(text))] if not title else [(0, title[0]), (title[1], len(text))]
+    for lo, hi in stretches:
+        for at in range(lo, hi, size):
+            if span := _trimmed(text, at, min(at + size, hi)):
+                owner = bisect.bisect_right(starts, span[0]) - 1
+                yield (secs[owner].title if owner >= 0 else ""), *span
+
+
+def chunk_document(document: Document, strategy: str | Strategy = "E",
+                   size: int = SIZE, overlap: int = OVERLAP) -> list[Chunk]:
+    """Chunk one document with one strategy; ``document.text[c.start:c.end] == c.content`` always."""
+    strat = get_strategy(strategy)
+    if size < 1 or overlap < 0:
+        raise InputError(f"size must be at least 1 and overlap at least 0 (got {size}, {overlap})")
+    text = document.text
+    spans = _boundaries(text, size) if strat.boundaries else _blind(text, size)
+    chunks: list[Chunk] = []
+    for section, start, end in spans:
+        header = ""
+        if strat.header:
+            header = f"[{document.title} > {section}]\n" if section else f"[{document.title}]\n"
+        carried = ""
+        if strat.overlap and chunks and overlap:
+            prev = chunks[-1]
+            gap = text[prev.end:start]
+            carried = prev.content[-overlap:] + (gap if not gap.strip() else "\n")
+        chunks.append(Chunk(document.id, document.title, section, start, end,
+                            text[start:end], header, carried))
+    return chunks
+
+
+def chunk_corpus(corpus: Corpus, strategy: str | Strategy = "E",
+                 size: int = SIZE, overlap: int = OVERLAP) -> list[Chunk]:
+    """Chunk every loaded document of a corpus, in corpus order."""
+    return [c for doc in corpus.documents for c in chunk_document(doc, strategy, size, overlap)]

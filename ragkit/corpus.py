@@ -1,0 +1,188 @@
+"""Documents in: a folder of Markdown files becomes canonical texts, or failed documents with reasons.
+
+The canonical text of a document is its file decoded as UTF-8, a leading BOM removed and
+line endings normalised to ``\\n``. Nothing else is changed: the ``# `` title line stays in
+the canonical text, so a ``#char=start,end`` fragment points into the file as a reader
+opens it. Every offset in ragkit refers to this text. The chunkers never put the title
+line into a chunk's ``content``: it is a heading, like the ``## `` lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragkit.errors import CorpusError
+
+LOADER_VERSION = "md-utf8-1"
+"""Version of the extractor; part of an index's stamp (bump it when canonical texts change)."""
+
+_FENCE = re.compile(r"^(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One loaded document: its id (the file stem), title, canonical text and source path."""
+
+    id: str
+    title: str
+    text: str
+    path: Path
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 of the canonical text: what an index compares to see a change."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class FailedDocument:
+    """A file that could not become a document, and why."""
+
+    id: str
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The documents of one folder, in file-name order, plus the files that failed."""
+
+    folder: Path
+    documents: tuple[Document, ...]
+    failed: tuple[FailedDocument, ...] = field(default=())
+
+    def __getitem__(self, doc_id: str) -> Document:
+        for doc in self.documents:
+            if doc.id == doc_id:
+                return doc
+        raise KeyError(f"no document {doc_id!r} in {self.folder}")
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    @property
+    def ids(self) -> list[str]:
+        """Document ids in corpus order."""
+        return [d.id for d in self.documents]
+
+
+def canonical_text(raw: bytes) -> str:
+    """Decode bytes as UTF-8 (BOM removed) with ``\\n`` line endings; raises UnicodeDecodeError."""
+    text = raw.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def outside_fences(text: str):
+    """Yield ``(start, line)`` for every line that is not part of a fenced code block."""
+    in_fence = False
+    pos = 0
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence:
+            yield pos, line
+        pos += len(line) + 1
+
+
+def title_span(text: str) -> tuple[int, int, str] | None:
+    """The title line: ``(start, end, title)``, end past its newline; the first ``# `` line outside a fence."""
+    for start, line in outside_fences(text):
+        if line.startswith("# ") and line[2:].strip():
+            return start, min(start + len(line) + 1, len(text)), line[2:].strip()
+    return None
+
+
+def read_document(path: Path) -> Document | FailedDocument:
+    """Load one Markdown file; a problem becomes a FailedDocument, never an exception."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return FailedDocument(path.stem, path, f"cannot read the file ({exc.strerror or exc}): check it exists and is readable")
+    try:
+        text = canonical_text(raw)
+    except UnicodeDecodeError as exc:
+        return FailedDocument(
+            path.stem, path,
+            f"not valid UTF-8 at byte {exc.start}: save the file as UTF-8 and load it again",
+        )
+    if not text.strip():
+        return FailedDocument(path.stem, path, "empty file: add text or remove it from the folder")
+    span = title_span(text)
+    title = span[2] if span else path.stem
+    return Document(path.stem, title, text, path)
+
+
+def load_corpus(folder: str | Path) -> Corpus:
+    """Load every ``*.md`` file of a folder, sorted by file name; one bad file never breaks the folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CorpusError(f"corpus folder {folder} does not exist: pass a folder of Markdown (*.md) files")
+    paths = sorted(p for p in folder.glob("*.md") if not p.is_dir())
+    if not paths:
+        raise CorpusError(f"corpus folder {folder} has no *.md files: add Markdown documents to it")
+    documents, failed = [], []
+    for path in paths:
+        result = read_document(path)
+        (documents if isinstance(result, Document) else failed).append(result)
+    return Corpus(folder, tuple(documents), tuple(failed))
+
+
+@dataclass(frozen=True)
+class DocumentStats:
+    """The shape of one document: what a chunker will meet in it."""
+
+    id: str
+    characters: int
+    sections: int
+    tables: int
+    formulas: int
+    code_blocks: int
+    bullets: int
+    paragraphs_over_512: int
+    paragraphs_over_1200: int
+    outside_bmp: int
+
+    def __add__(self, other: DocumentStats) -> DocumentStats:
+        values = [getattr(self, f) + getattr(other, f) for f in _COUNTS]
+        return DocumentStats("total", *values)
+
+
+_COUNTS = ("characters", "sections", "tables", "formulas", "code_blocks", "bullets",
+           "paragraphs_over_512", "paragraphs_over_1200", "outside_bmp")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*\|")
+_FORMULA = re.compile(r"\$\$.+?\$\$|(?<![$\\])\$(?!\$)[^$\n]+?(?<![$\\])\$(?!\$)", re.S)
+_PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")
+
+
+def document_stats(doc: Document) -> DocumentStats:
+    """Count sections, tables, formulas, code blocks, bullets and long paragraphs of one document."""
+    prose_lines = list(outside_fences(doc.text))
+    prose = "\n".join(line for _, line in prose_lines)
+    paragraphs = [len(m.group(0)) for m in _PARAGRAPH.finditer(doc.text)]
+    return DocumentStats(
+        id=doc.id,
+        characters=len(doc.text),
+        sections=sum(line.startswith("## ") and bool(line[3:].strip()) for _, line in prose_lines),
+        tables=sum(bool(_TABLE_RULE.match(line)) for _, line in prose_lines),
+        formulas=len(_FORMULA.findall(prose)),
+        code_blocks=sum(line.startswith(("```", "~~~")) for line in doc.text.split("\n")) // 2,
+        bullets=sum(line.lstrip().startswith(("- ", "* ")) for _, line in prose_lines),
+        paragraphs_over_512=sum(n > 512 for n in paragraphs),
+        paragraphs_over_1200=sum(n > 1200 for n in paragraphs),
+        outside_bmp=sum(ord(ch) > 0xFFFF for ch in doc.text),
+    )
+
+
+def corpus_stats(corpus: Corpus) -> list[DocumentStats]:
+    """One row per document, then the total."""
+    rows = [document_stats(d) for d in corpus.documents]
+    total = DocumentStats("total", *([0] * len(_COUNTS)))
+    for row in rows:
+        total = total + row
+    return rows + [total]

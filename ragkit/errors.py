@@ -1,0 +1,25 @@
+"""One small hierarchy of errors; every message says what went wrong and what to do."""
+
+
+class RagkitError(Exception):
+    """Root of every error ragkit raises on purpose."""
+
+
+class CorpusError(RagkitError):
+    """A corpus folder that cannot be used at all (missing, empty, no Markdown)."""
+
+
+class ModelUnavailable(RagkitError):
+    """A model's weights are not on this machine (and cannot be fetched offline)."""
+
+
+class ModelMismatch(RagkitError):
+    """Weights on disk are not the ones ragkit expects (wrong hash)."""
+
+
+class DataError(RagkitError):
+    """Ground-truth files that cannot be read or do not pass validation."""
+
+
+class InputError(RagkitError, ValueError):
+    """A bad argument from the user (empty question, cut out of range, unknown strategy)."""

@@ -1,0 +1,64 @@
+"""Token accounting: what the header costs, and which chunks the encoder's window truncates."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ragkit.chunking import Chunk
+from ragkit.models import WINDOW, verified_embedding_dir
+
+
+class TruncationWarning(UserWarning):
+    """Some chunks are longer than the encoder's window and will be cut silently by the encoder."""
+
+
+@dataclass(frozen=True)
+class TokenReport:
+    """Word pieces a strategy embeds, the header's share, and the chunks over the window."""
+
+    chunks: int
+    pieces: int
+    header_pieces: int
+    over_window: int
+    window: int
+
+    @property
+    def header_share(self) -> float:
+        """Fraction of embedded word pieces spent on headers."""
+        return self.header_pieces / self.pieces if self.pieces else 0.0
+
+
+@functools.lru_cache(maxsize=4)
+def tokenizer(model_dir: Path | None = None):
+    """The model's fast word-piece tokenizer, with truncation and padding switched off."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(Path(model_dir or verified_embedding_dir()) / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def count_pieces(texts: Sequence[str], model_dir: Path | None = None) -> list[int]:
+    """Word pieces per text, special tokens excluded."""
+    if not texts:
+        return []
+    encodings = tokenizer(model_dir).encode_batch(list(texts), add_special_tokens=False)
+    return [len(e.ids) for e in encodings]
+
+
+def token_report(chunks: Sequence[Chunk], window: int = WINDOW, model_dir: Path | None = None,
+                 warn: bool = True) -> TokenReport:
+    """Count embedded word pieces; warn when chunks exceed the window (``[CLS]`` and ``[SEP]`` included)."""
+    pieces = count_pieces([c.text for c in chunks], model_dir)
+    headers = count_pieces([c.header for c in chunks if c.header], model_dir)
+    over = sum(n + 2 > window for n in pieces)
+    if over and warn:
+        warnings.warn(
+            f"{over} of {len(chunks)} chunks are longer than the encoder's {window}-piece window and will be "
+            "truncated when embedded: use smaller chunks or a shorter header", TruncationWarning, stacklevel=2)
+    return TokenReport(len(chunks), sum(pieces), sum(headers), over, window)

@@ -1,0 +1,24 @@
+"""Shared fixtures: the bundled corpus and a helper to write small corpora."""
+
+from pathlib import Path
+
+import pytest
+
+from ragkit.corpus import Document, canonical_text, load_corpus
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "data" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    return load_corpus(CORPUS)
+
+
+def make_document(text: str, doc_id: str = "doc", title: str | None = None) -> Document:
+    """A Document from a string, with the loader's own canonicalisation and title rule."""
+    from ragkit.corpus import title_span
+
+    text = canonical_text(text.encode("utf-8"))
+    span = title_span(text)
+    return Document(doc_id, title or (span[2] if span else doc_id), text, Path(f"{doc_id}.md"))

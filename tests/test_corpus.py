@@ -1,0 +1,82 @@
+"""Loading a folder: canonical texts, titles, and failed documents that never break the folder."""
+
+import os
+
+import pytest
+
+from ragkit.corpus import FailedDocument, canonical_text, load_corpus, read_document
+from ragkit.errors import CorpusError, RagkitError
+
+
+def write(folder, name, data: bytes):
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
+def test_loads_sorted_md_only_with_titles(tmp_path):
+    write(tmp_path, "b.md", b"# Second\n\nBody b.\n")
+    write(tmp_path, "a.md", b"Intro without a title.\n\n## Part\ntext\n")
+    write(tmp_path, "notes.txt", b"not markdown")
+    write(tmp_path, "c.MD.bak", b"# backup")
+    corpus = load_corpus(tmp_path)
+    assert corpus.ids == ["a", "b"]
+    assert corpus["b"].title == "Second"
+    assert corpus["a"].title == "a"
+    assert corpus.failed == ()
+
+
+def test_canonical_text_strips_bom_and_normalises_newlines():
+    assert canonical_text(b"\xef\xbb\xbf# T\r\nline\rnext\n") == "# T\nline\nnext\n"
+
+
+def test_title_is_first_hash_line_outside_code(tmp_path):
+    path = write(tmp_path, "x.md", b"```\n# not a title\n```\n\n# Real title\n\ntext\n")
+    assert read_document(path).title == "Real title"
+
+
+def test_bad_utf8_becomes_failed_with_byte_offset(tmp_path):
+    write(tmp_path, "good.md", b"# Good\n\nfine\n")
+    write(tmp_path, "bad.md", b"# Bad\n\nabc \xff\xfe def\n")
+    corpus = load_corpus(tmp_path)
+    assert corpus.ids == ["good"]
+    (failed,) = corpus.failed
+    assert failed.id == "bad"
+    assert "not valid UTF-8 at byte 11" in failed.reason
+    assert "save the file as UTF-8" in failed.reason
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\r\n\t "])
+def test_empty_file_becomes_failed(tmp_path, data):
+    write(tmp_path, "good.md", b"text\n")
+    write(tmp_path, "empty.md", data)
+    corpus = load_corpus(tmp_path)
+    assert corpus.ids == ["good"]
+    assert [f.id for f in corpus.failed] == ["empty"]
+    assert "empty file" in corpus.failed[0].reason
+
+
+def test_unreadable_file_becomes_failed(tmp_path):
+    write(tmp_path, "good.md", b"text\n")
+    os.symlink(tmp_path / "missing-target", tmp_path / "dangling.md")
+    corpus = load_corpus(tmp_path)
+    assert corpus.ids == ["good"]
+    (failed,) = corpus.failed
+    assert isinstance(failed, FailedDocument) and "cannot read" in failed.reason
+
+
+def test_missing_folder_raises(tmp_path):
+    with pytest.raises(CorpusError, match="does not exist"):
+        load_corpus(tmp_path / "nope")
+
+
+def test_folder_without_markdown_raises(tmp_path):
+    write(tmp_path, "a.txt", b"x")
+    with pytest.raises(RagkitError, match="no \\*.md files"):
+        load_corpus(tmp_path)
+
+
+def test_content_hash_changes_with_text(tmp_path):
+    a = read_document(write(tmp_path, "a.md", b"one\n"))
+    b = read_document(write(tmp_path, "b.md", b"two\n"))
+    assert a.content_hash != b.content_hash and len(a.content_hash) == 64
