@@ -1,0 +1,48 @@
+"""Token accounting with the bundled model's tokenizer: header cost and window truncation."""
+
+import warnings
+
+import pytest
+
+from ragkit.chunking import chunk_corpus, chunk_document
+from ragkit.tokens import TruncationWarning, count_pieces, token_report
+
+from conftest import make_document
+
+
+def test_pieces_are_word_pieces_without_special_tokens():
+    assert count_pieces(["hello world", "unaffable"]) == [2, 3]
+
+
+def test_header_share_counts_only_header_pieces():
+    doc = make_document("# Doc\n\n## Section name\nShort body text.\n")
+    (plain,) = chunk_document(doc, "C")
+    (headed,) = chunk_document(doc, "E")
+    report = token_report([headed])
+    body = count_pieces([plain.text])[0]
+    assert report.pieces == body + report.header_pieces
+    assert report.header_pieces == count_pieces(["[Doc > Section name]"])[0]
+    assert 0 < report.header_share < 1
+
+
+def test_chunks_over_the_window_are_counted_and_warned_about():
+    long = " ".join(["tokenisation"] * 200) + "."
+    doc = make_document(f"## S\n{long}\n\nshort.\n")
+    chunks = chunk_document(doc, "C", size=5000)
+    with pytest.warns(TruncationWarning, match="1 of 1 chunks are longer than the encoder's 256-piece window"):
+        report = token_report(chunks)
+    assert report.over_window == 1
+
+
+def test_no_warning_when_everything_fits():
+    doc = make_document("## S\nA short paragraph.\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert token_report(chunk_document(doc, "E")).over_window == 0
+
+
+def test_bundled_corpus_header_cost_is_reported(corpus):
+    plain = token_report(chunk_corpus(corpus, "C"), warn=False)
+    headed = token_report(chunk_corpus(corpus, "E"), warn=False)
+    assert plain.header_pieces == 0 and headed.header_pieces > 0
+    assert headed.pieces == plain.pieces + headed.header_pieces
