@@ -28,6 +28,24 @@ def _corpus_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from ragkit.corpus import load_corpus
+    from ragkit.data import EXPECTED, read_out_of_domain, read_questions, summary, validate
+
+    corpus = load_corpus(args.corpus)
+    questions, problems = read_questions(args.questions)
+    ood, more = read_out_of_domain(args.ood)
+    problems += more + validate(corpus, questions, ood, None if args.any_count else EXPECTED)
+    print(summary(questions, ood))
+    if problems:
+        print(f"\n{len(problems)} problem(s):")
+        for problem in problems:
+            print(f"  {problem}")
+        return 1
+    print("ground truth is valid")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -35,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("corpus-stats", help="documents, characters, sections, tables, formulas, code blocks")
     p.add_argument("--corpus", type=Path, default=DATA / "corpus")
     p.set_defaults(run=_corpus_stats)
+    p = sub.add_parser("validate", help="check the ground truth against the corpus; exit 1 with every problem")
+    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
+    p.add_argument("--any-count", action="store_true", help="skip the bundled data's expected counts")
+    p.set_defaults(run=_validate)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

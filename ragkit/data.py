@@ -1,0 +1,227 @@
+"""Ground truth: needle questions and out-of-domain queries, and a validator that reports every problem.
+
+A needle is one short verbatim sentence of the corpus that answers its question. It
+must occur exactly once in the whole corpus, in the document the question names, and in
+prose: never in a heading, a fenced code block or a table row, where a chunker that copies
+headings or a lucky table would grade itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ragkit.corpus import Corpus, outside_fences
+from ragkit.errors import DataError
+
+NEEDLE_LENGTH = (40, 250)
+EXPECTED = {"questions": 32, "out_of_domain": 30, "adjacent": 21, "absurd": 9, "documents": 11}
+KINDS = ("adjacent", "absurd")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One ground truth, asked twice: in course English and as a support ticket."""
+
+    id: str
+    doc_id: str
+    needle: str
+    question: str
+    ticket: str
+    position: str = ""
+    note: str = ""
+    source: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class OutOfDomain:
+    """A query the corpus cannot answer: the honest reply is no answer."""
+
+    id: str
+    query: str
+    kind: str
+    topic: str
+    note: str = ""
+    source: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the ground truth: where, and what to fix."""
+
+    source: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.message}" if self.line else f"{self.source}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One of the 64 in-domain queries: a question id, which phrasing, and the text."""
+
+    qid: str
+    phrasing: str
+    text: str
+
+
+def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls) -> tuple[list, list[Problem]]:
+    records, problems = [], []
+    name = str(path)
+    try:
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [Problem(name, 0, f"cannot read the file ({exc}): check the path and that it is UTF-8")]
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(name, number, "not a JSON object: write {\"id\": ..., ...}"))
+            continue
+        bad = [k for k in required if not isinstance(obj.get(k), str) or not obj[k].strip()]
+        if bad:
+            problems.append(Problem(name, number, f"missing or empty field(s) {', '.join(bad)}: fill them in"))
+            continue
+        values = {k: obj[k] for k in required} | {k: str(obj[k]) for k in optional if k in obj}
+        records.append(cls(**values, source=name, line=number))
+    return records, problems
+
+
+def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
+    """Questions and the problems met while reading them."""
+    return _read(Path(path), ("id", "doc_id", "needle", "question", "ticket"), ("position", "note"), Question)
+
+
+def read_out_of_domain(path: str | Path) -> tuple[list[OutOfDomain], list[Problem]]:
+    """Out-of-domain queries and the problems met while reading them."""
+    return _read(Path(path), ("id", "query", "kind", "topic"), ("note",), OutOfDomain)
+
+
+def load_questions(path: str | Path) -> list[Question]:
+    """Read questions; raise a DataError listing every unreadable line."""
+    records, problems = read_questions(path)
+    if problems:
+        raise DataError("\n".join(map(str, problems)))
+    return records
+
+
+def load_out_of_domain(path: str | Path) -> list[OutOfDomain]:
+    """Read out-of-domain queries; raise a DataError listing every unreadable line."""
+    records, problems = read_out_of_domain(path)
+    if problems:
+        raise DataError("\n".join(map(str, problems)))
+    return records
+
+
+def queries(questions: Iterable[Question]) -> list[Query]:
+    """The in-domain queries: every question in course English, then every ticket."""
+    questions = list(questions)
+    return ([Query(q.id, "question", q.question) for q in questions]
+            + [Query(q.id, "ticket", q.ticket) for q in questions])
+
+
+def _occurrences(corpus: Corpus, needle: str) -> list[tuple[str, int]]:
+    found = []
+    for doc in corpus.documents:
+        at = doc.text.find(needle)
+        while at != -1:
+            found.append((doc.id, at))
+            at = doc.text.find(needle, at + 1)
+    return found
+
+
+def _where(text: str, start: int, end: int) -> str | None:
+    """Why a range is not prose: it touches a heading, a code block or a table row; else None."""
+    prose = {pos: line for pos, line in outside_fences(text)}
+    line_start = text.rfind("\n", 0, start) + 1
+    pos = line_start
+    while pos <= end and pos < len(text):
+        line_end = text.find("\n", pos)
+        line_end = len(text) if line_end == -1 else line_end
+        if pos not in prose:
+            return "a fenced code block"
+        line = prose[pos]
+        if line.lstrip().startswith("#"):
+            return "a heading"
+        if line.lstrip().startswith("|"):
+            return "a table row"
+        pos = line_end + 1
+    return None
+
+
+def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutOfDomain],
+             counts: dict[str, int] | None = EXPECTED) -> list[Problem]:
+    """Every problem with the ground truth against a corpus (empty list: valid)."""
+    problems: list[Problem] = []
+    doc_ids = set(corpus.ids)
+    for records in (questions, out_of_domain):
+        seen: dict[str, int] = {}
+        for r in records:
+            if r.id in seen:
+                problems.append(Problem(r.source, r.line, f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids unique"))
+            seen.setdefault(r.id, r.line)
+    for q in questions:
+        p = lambda msg: problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
+        lo, hi = NEEDLE_LENGTH
+        if not lo <= len(q.needle) <= hi:
+            p(f"needle is {len(q.needle)} characters: pick one sentence of {lo} to {hi}")
+        if q.doc_id not in doc_ids:
+            p(f"unknown doc_id {q.doc_id!r}: use a file stem of the corpus ({', '.join(sorted(doc_ids)[:3])}, ...)")
+        found = _occurrences(corpus, q.needle)
+        if not found:
+            p("needle not found verbatim in the corpus: copy the sentence exactly (spaces and punctuation too)")
+            continue
+        if len(found) > 1:
+            where = ", ".join(f"{d} at {at}" for d, at in found)
+            p(f"needle occurs {len(found)} times ({where}): choose a sentence that occurs once")
+        if q.doc_id in doc_ids and all(d != q.doc_id for d, _ in found):
+            p(f"needle is not in {q.doc_id} but in {found[0][0]}: fix doc_id")
+        for d, at in found:
+            if reason := _where(corpus[d].text, at, at + len(q.needle)):
+                p(f"needle lies in {reason} of {d} at {at}: needles must be prose")
+    for o in out_of_domain:
+        if o.kind not in KINDS:
+            problems.append(Problem(o.source, o.line, f"{o.id}: kind {o.kind!r} must be one of {', '.join(KINDS)}"))
+    if counts:
+        src_q = questions[0].source if questions else "questions"
+        src_o = out_of_domain[0].source if out_of_domain else "out_of_domain"
+        kinds = Counter(o.kind for o in out_of_domain)
+        checks = [
+            (src_q, len(questions), counts["questions"], "questions"),
+            (src_o, len(out_of_domain), counts["out_of_domain"], "out-of-domain queries"),
+            (src_o, kinds["adjacent"], counts["adjacent"], "adjacent out-of-domain queries"),
+            (src_o, kinds["absurd"], counts["absurd"], "absurd out-of-domain queries"),
+        ]
+        for source, got, want, what in checks:
+            if got != want:
+                problems.append(Problem(source, 0, f"{got} {what}, expected {want}"))
+        spread = len({q.doc_id for q in questions})
+        if spread < counts["documents"]:
+            problems.append(Problem(src_q, 0, f"needles come from {spread} documents, expected at least {counts['documents']}"))
+    return problems
+
+
+def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
+    """Counts per document, needle lengths and out-of-domain kinds, as printable text."""
+    per_doc = Counter(q.doc_id for q in questions)
+    lengths = sorted(len(q.needle) for q in questions)
+    kinds = Counter(o.kind for o in out_of_domain)
+    topics = Counter(o.topic for o in out_of_domain)
+    lines = [f"{len(questions)} questions ({2 * len(questions)} queries) over {len(per_doc)} documents:"]
+    lines += [f"  {doc}: {n}" for doc, n in sorted(per_doc.items())]
+    if lengths:
+        lines.append(f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, max {lengths[-1]} characters")
+    lines.append(f"{len(out_of_domain)} out-of-domain queries: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+    lines.append("  topics: " + ", ".join(f"{t} {n}" for t, n in sorted(topics.items())))
+    return "\n".join(lines)
