@@ -46,6 +46,55 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    import json
+
+    import pandas as pd
+
+    from ragkit import chapter
+    from ragkit.corpus import load_corpus
+    from ragkit.data import load_questions
+    from ragkit.evaluation import evaluate
+    from ragkit.rerank import CrossEncoderReranker, LateInteractionReranker, available_reranker
+
+    corpus = load_corpus(args.corpus)
+    questions = load_questions(args.questions)
+    rerankers = []
+    if "rerank" in args.rerankers:
+        found = available_reranker()
+        if found:
+            rerankers.append(found)
+        else:
+            print("note: cross-encoder not on this machine (run `make models` with internet); no rerank runs\n")
+    if "maxsim" in args.rerankers:
+        rerankers.append(LateInteractionReranker())
+    ev = evaluate(corpus, questions, args.strategies, args.retrievers, rerankers, progress=not args.quiet)
+    pd.set_option("display.width", 250)
+    print(f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
+          f"{len(questions)} questions, {len(ev.queries)} queries\n")
+    print("Token accounting (bundled model's word pieces; window 256 incl. special tokens):")
+    for s, t in ev.tokens.items():
+        print(f"  {s}: {ev.chunks[s]:5d} chunks, {t.pieces:7,d} pieces, header {t.header_pieces:6,d} "
+              f"({t.header_share:.1%}), {t.over_window:3d} over the window")
+    print("\nAnswers destroyed (no chunk carries the needle):")
+    for s, lost in ev.destroyed.items():
+        print(f"  {s}: {len(lost)}/{len(questions)}" + (f"  ({', '.join(lost)})" if lost else ""))
+    print("\nRecall@k with 95% Wilson intervals, MRR:")
+    print(ev.summary().to_string(index=False))
+    wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m) for r in rerankers for m in ("R@1", "MRR")]
+    comparisons = [ev.compare(a, b, m) for a, b, m in wanted if a in ev.results and b in ev.results]
+    if comparisons:
+        print("\nPaired comparisons (exact two-sided sign test on discordant queries):")
+        for c in comparisons:
+            ref = chapter.COMPARISONS.get((c.a, c.b, c.metric))
+            said = f"   chapter: +{ref[0]}/-{ref[1]}" + (f", p = {ref[2]}" if ref and ref[2] else "") if ref else ""
+            print(f"  {c.a:>17} vs {c.b:<9} {c.metric:>4}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}{said}")
+    if args.json:
+        args.json.write_text(json.dumps(ev.to_dict(comparisons), indent=1))
+        print(f"\nwrote {args.json}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -59,6 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
     p.add_argument("--any-count", action="store_true", help="skip the bundled data's expected counts")
     p.set_defaults(run=_validate)
+    p = sub.add_parser("eval", help="recall@k, MRR, destroyed answers and paired comparisons")
+    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    p.add_argument("--strategies", default="ABCDEF", help="letters, e.g. ACE")
+    p.add_argument("--retrievers", nargs="+", default=["dense", "bm25", "hybrid"], choices=["dense", "bm25", "hybrid"])
+    p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
+                   help="rerank the hybrid top 25 of strategy E (rerank: cross-encoder, when installed)")
+    p.add_argument("--json", type=Path, help="write every figure and per-query rank to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(run=_eval)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -1,0 +1,204 @@
+"""Embeddings: all-MiniLM-L6-v2 (verified), ONNX Runtime or torch, with a content-keyed disk cache.
+
+The cache keeps vectors in pack files under ``<cache>/vectors/<namespace>/``; the namespace
+names the weights' hash, the backend and the window, and every row is keyed by the sha256
+of that namespace and the exact text. A pack is written to a temporary file and renamed,
+so an interrupted run leaves either a whole pack or none. Rows whose key, shape, checksum
+or norm do not check out are dropped and recomputed, never returned.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import uuid
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ragkit.errors import InputError, ModelUnavailable
+from ragkit.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
+
+BACKENDS = ("onnx", "torch")
+log = logging.getLogger(__name__)
+
+
+def cache_dir() -> Path:
+    """Where ragkit keeps exported models and vectors: ``RAGKIT_CACHE`` or ``.ragkit-cache`` in the project."""
+    return Path(os.environ.get("RAGKIT_CACHE", Path(__file__).resolve().parent.parent / ".ragkit-cache"))
+
+
+@dataclass(frozen=True)
+class ModelStamp:
+    """What an embedding depends on; vectors with different stamps are not comparable."""
+
+    model: str
+    weights: str
+    dimensions: int
+    normalised: bool
+    window: int
+    backend: str
+
+    @property
+    def namespace(self) -> str:
+        """Short name of this configuration, used as the cache folder."""
+        return f"{self.weights[:16]}-{self.backend}-w{self.window}-d{self.dimensions}"
+
+
+def _quiet_load(source: str, backend: str):
+    from sentence_transformers import SentenceTransformer
+
+    for name in ("sentence_transformers", "transformers", "optimum"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return SentenceTransformer(source, backend=backend, device="cpu")
+
+
+def _onnx_export(source: Path, weights: str, root: Path) -> Path:
+    """Export a model to ONNX once, into the cache (never into site-packages); atomic."""
+    target = root / "onnx" / weights[:16]
+    if (target / "onnx" / "model.onnx").is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
+    try:
+        _quiet_load(str(source), "onnx").save(str(tmp))
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+class VectorCache:
+    """Content-keyed vectors on disk for one model stamp."""
+
+    def __init__(self, folder: Path, dimensions: int):
+        self.folder = Path(folder)
+        self.dimensions = dimensions
+        self._rows: dict[bytes, np.ndarray] | None = None
+
+    def _load(self) -> dict[bytes, np.ndarray]:
+        if self._rows is None:
+            self._rows = {}
+            for pack in sorted(self.folder.glob("pack-*.npz")):
+                self._rows.update(self._read(pack))
+        return self._rows
+
+    def _read(self, pack: Path) -> dict[bytes, np.ndarray]:
+        try:
+            with np.load(pack, allow_pickle=False) as data:
+                keys, vectors, sums = data["keys"], data["vectors"], data["crc"]
+        except Exception as exc:  # a torn or foreign file: drop it, its rows get recomputed
+            log.warning("ignoring unreadable cache pack %s (%s); its vectors will be recomputed", pack, exc)
+            pack.unlink(missing_ok=True)
+            return {}
+        if vectors.ndim != 2 or vectors.shape[1] != self.dimensions or len(keys) != len(vectors):
+            return {}
+        good = {}
+        for key, vec, crc in zip(keys, vectors, sums):
+            if zlib.crc32(vec.tobytes()) == int(crc) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-3:
+                good[bytes(key)] = vec
+        return good
+
+    def get(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
+        """Vectors for keys, None where the cache has no valid row."""
+        rows = self._load()
+        return [rows.get(k) for k in keys]
+
+    def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        """Write one new pack atomically and remember its rows."""
+        if not len(keys):
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        crc = np.array([zlib.crc32(v.tobytes()) for v in vectors], dtype=np.uint32)
+        fd, tmp = tempfile.mkstemp(prefix=".pack-", suffix=".npz", dir=self.folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, keys=np.array(list(keys), dtype="S32"), vectors=vectors, crc=crc)
+            os.replace(tmp, self.folder / f"pack-{uuid.uuid4().hex}.npz")
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        rows = self._load()
+        rows.update(zip(keys, vectors))
+
+
+class Embedder:
+    """A sentence-embedding model: mean-pooled, L2-normalised vectors, cached on disk by content."""
+
+    def __init__(self, model: str | Path | None = None, backend: str = "onnx",
+                 window: int = WINDOW, cache: Path | None = None):
+        if backend not in BACKENDS:
+            raise InputError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
+        root = Path(cache) if cache else cache_dir()
+        if model is None:
+            source, name = verified_embedding_dir(), EMBEDDING_MODEL
+            weights = weights_hash(source)
+        else:
+            source, name = Path(model), str(model)
+            if source.is_dir():
+                weights = weights_hash(source)
+            else:
+                weights = hashlib.sha256(name.encode()).hexdigest()
+        try:
+            if backend == "onnx" and source.is_dir():
+                self.model = _quiet_load(str(_onnx_export(source, weights, root)), "onnx")
+            else:
+                self.model = _quiet_load(str(source), backend)
+        except (OSError, ValueError) as exc:
+            raise ModelUnavailable(f"cannot load embedding model {name!r} offline ({exc}): "
+                                   "pass a local sentence-transformers folder, or omit model for the bundled one") from exc
+        self.model.max_seq_length = window
+        dims = self.model.get_embedding_dimension()
+        self.stamp = ModelStamp(name, weights, dims, True, window, backend)
+        self.cache = VectorCache(root / "vectors" / self.stamp.namespace, dims)
+
+    def key(self, text: str) -> bytes:
+        """Cache key of one text under this model stamp."""
+        return hashlib.sha256(f"{self.stamp.namespace}\0{text}".encode("utf-8")).digest()
+
+    def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
+        vectors = self.model.encode(list(texts), batch_size=32, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=progress)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
+        """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.stamp.dimensions), dtype=np.float32)
+        if not cache:
+            return self._compute(texts, progress and len(texts) > 64)
+        keys = [self.key(t) for t in texts]
+        found = self.cache.get(keys)
+        missing = sorted({i for i, v in enumerate(found) if v is None}, key=lambda i: keys[i])
+        unique: dict[bytes, int] = {}
+        for i in missing:
+            unique.setdefault(keys[i], i)
+        if unique:
+            fresh = self._compute([texts[i] for i in unique.values()], progress and len(unique) > 64)
+            self.cache.put(list(unique), fresh)
+            computed = dict(zip(unique, fresh))
+            found = [v if v is not None else computed[k] for v, k in zip(found, keys)]
+        return np.stack(found).astype(np.float32, copy=False)
+
+    def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Per-token vectors (special tokens included), each row L2-normalised: for late interaction."""
+        out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=32,
+                                convert_to_numpy=False, show_progress_bar=False)
+        vecs = [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
+        return [v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12) for v in vecs]
+
+
+@functools.lru_cache(maxsize=4)
+def default_embedder(backend: str = "onnx") -> Embedder:
+    """The bundled all-MiniLM-L6-v2, loaded once per process."""
+    return Embedder(backend=backend)

@@ -1,0 +1,33 @@
+"""Reciprocal rank fusion: combine rankings by rank, never by score (distances and BM25 are not on one scale)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+K = 60
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = K) -> np.ndarray:
+    """Fuse rankings (ids best first): each adds 1 / (k + rank), rank from 1; ties keep first-seen order."""
+    score: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, 1):
+            score[int(item)] = score.get(int(item), 0.0) + 1.0 / (k + rank)
+    order = list(score)  # insertion order is first-seen order; sorted() is stable
+    return np.array(sorted(order, key=lambda item: -score[item]), dtype=np.int64)
+
+
+def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K) -> np.ndarray:
+    """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row."""
+    n_queries, n_items = first.shape
+    ranks = np.arange(1, n_items + 1, dtype=np.float64)
+    score = np.zeros((n_queries, n_items))
+    rows = np.arange(n_queries)[:, None]
+    score[rows, first] += 1.0 / (k + ranks)
+    score[rows, second] += 1.0 / (k + ranks)
+    # first-seen order of a full ranking pair is the first ranking's order
+    seen = np.empty_like(first)
+    seen[rows, first] = np.arange(n_items)
+    return np.lexsort((seen, -score), axis=1)

@@ -1,0 +1,66 @@
+"""BM25: exact strings that dense retrieval cannot see, scored as sparse-matrix algebra.
+
+For query term t and chunk d: ``idf(t) * f * (k1 + 1) / (f + k1 * (1 - b + b * |d| / avgdl))``,
+with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` and tokens the lower-cased
+``[a-z0-9]+`` runs. A query term repeated in the query counts each time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+from scipy import sparse
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased runs of ASCII letters and digits."""
+    return _TOKEN.findall(text.lower())
+
+
+class BM25:
+    """Okapi BM25 over a fixed list of texts; scores for one query or many at once."""
+
+    def __init__(self, texts: Sequence[str], k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        docs = [tokenize(t) for t in texts]
+        self.vocabulary: dict[str, int] = {}
+        rows, cols = [], []
+        for i, tokens in enumerate(docs):
+            for tok in tokens:
+                cols.append(self.vocabulary.setdefault(tok, len(self.vocabulary)))
+                rows.append(i)
+        n_docs = len(docs)
+        tf = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_docs, len(self.vocabulary)))
+        tf.sum_duplicates()
+        lengths = np.array([len(t) for t in docs], dtype=np.float64)
+        avgdl = lengths.mean() if n_docs and lengths.mean() > 0 else 1.0
+        df = np.bincount(tf.indices, minlength=len(self.vocabulary))
+        self.idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        norm = k1 * (1 - b + b * lengths / avgdl)
+        f = tf.data
+        row_of = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
+        weights = self.idf[tf.indices] * f * (k1 + 1) / (f + norm[row_of])
+        # term x chunk, so that a query's scores are one sparse row times this matrix
+        self.weights = sparse.csr_matrix((weights, tf.indices, tf.indptr), shape=tf.shape).T.tocsr()
+        self.n_docs = n_docs
+
+    def _query_matrix(self, queries: Sequence[str]) -> sparse.csr_matrix:
+        rows, cols = [], []
+        for i, q in enumerate(queries):
+            for tok in tokenize(q):
+                if (j := self.vocabulary.get(tok)) is not None:
+                    rows.append(i)
+                    cols.append(j)
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(queries), len(self.vocabulary)))
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every chunk for one query (zeros when no query term is known)."""
+        return self.scores_many([query])[0]
+
+    def scores_many(self, queries: Sequence[str]) -> np.ndarray:
+        """Scores for many queries at once: shape (len(queries), number of chunks)."""
+        return np.asarray((self._query_matrix(queries) @ self.weights).todense())

@@ -1,0 +1,87 @@
+"""Rerankers: a cross-encoder that reads query and chunk together, and an offline late-interaction one.
+
+The cross-encoder (``cross-encoder/ms-marco-MiniLM-L-6-v2``) exists only on the Hugging
+Face hub: ragkit loads it from a local folder (``make models`` puts it there) and says
+what to run when it is missing. Late interaction (MaxSim, the shape of ColBERT) needs
+nothing but the bundled embedding model: each query token takes its best match among the
+chunk's tokens, and the matches add up. The bundled model was never trained for that, so
+it is a middle ground to measure, not a promise.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ragkit.errors import ModelUnavailable
+from ragkit.models import RERANKER, hub_model_path
+
+
+class CrossEncoderReranker:
+    """Scores (query, chunk text) pairs with a cross-encoder; higher is more relevant."""
+
+    name = "rerank"
+
+    def __init__(self, model: str | Path | None = None, batch_size: int = 32, max_length: int = 512,
+                 quantize: bool = False):
+        path = Path(model) if model else hub_model_path(RERANKER)
+        if not (path / "config.json").is_file():
+            raise ModelUnavailable(
+                f"no cross-encoder in {path}: run `make models` on a machine with internet, "
+                f"or set {RERANKER.env} to a folder holding {RERANKER.name}")
+        from sentence_transformers import CrossEncoder
+
+        logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
+        self.path = path
+        self.model = CrossEncoder(str(path), device="cpu", max_length=max_length)
+        self.batch_size = batch_size
+        if quantize:
+            import torch
+
+            self.model.model = torch.ao.quantization.quantize_dynamic(
+                self.model.model, {torch.nn.Linear}, dtype=torch.qint8)
+            self.name = "rerank-int8"
+
+    def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """One relevance score per text."""
+        if not texts:
+            return np.zeros(0)
+        pairs = [(query, t) for t in texts]
+        return np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False,
+                                             convert_to_numpy=True), dtype=np.float64).reshape(-1)
+
+
+class LateInteractionReranker:
+    """MaxSim over the bundled model's token vectors: sum over query tokens of the best chunk-token cosine."""
+
+    name = "maxsim"
+
+    def __init__(self, embedder=None):
+        if embedder is None:
+            from ragkit.embedding import default_embedder
+
+            embedder = default_embedder()
+        self.embedder = embedder
+        self._tokens: dict[str, np.ndarray] = {}
+
+    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._tokens]
+        if missing:
+            self._tokens.update(zip(missing, self.embedder.token_vectors(missing)))
+        return [self._tokens[t] for t in texts]
+
+    def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """One MaxSim score per text."""
+        (q,) = self.embedder.token_vectors([query])
+        return np.array([float((q @ d.T).max(axis=1).sum()) for d in self._vectors(texts)])
+
+
+def available_reranker() -> CrossEncoderReranker | None:
+    """The cross-encoder when its weights are on this machine, else None (callers say what is missing)."""
+    try:
+        return CrossEncoderReranker()
+    except ModelUnavailable:
+        return None

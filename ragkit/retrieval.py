@@ -1,0 +1,110 @@
+"""Retrievers over one strategy's chunks: dense, BM25, hybrid (RRF) and reranked, all queries at once.
+
+Every ranking is a full permutation of the chunks, best first; equal scores keep chunk
+order, so every result is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ragkit.chunking import Chunk
+from ragkit.errors import InputError
+from ragkit.fusion import rrf_many
+from ragkit.lexical import BM25
+
+RETRIEVERS = ("dense", "bm25", "hybrid")
+RERANK_DEPTH = 25
+
+
+@dataclass(frozen=True)
+class Run:
+    """One retriever's answer to many queries: chunk indices best first, one row per query."""
+
+    retriever: str
+    strategy: str
+    ranking: np.ndarray
+    distance: np.ndarray | None = None
+
+    def top(self, query: int, k: int) -> np.ndarray:
+        """The first k chunk indices for one query."""
+        return self.ranking[query, :k]
+
+
+def rank(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """Chunk indices best first per row; ties keep chunk order (stable sort)."""
+    keys = -scores if higher_is_better else scores
+    return np.argsort(keys, axis=-1, kind="stable")
+
+
+def cosine_distance(queries: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+    """``1 - q.c`` for unit vectors: all queries against all chunks in one product."""
+    return 1.0 - queries @ chunks.T
+
+
+def rerank_top(ranking: np.ndarray, scores: np.ndarray, depth: int = RERANK_DEPTH) -> np.ndarray:
+    """Reorder the first ``depth`` entries by score (high first, ties keep order); the rest keeps its place."""
+    head = ranking[:depth]
+    order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+    return np.concatenate([head[order], ranking[depth:]])
+
+
+class Retriever:
+    """The chunks of one strategy, embedded and indexed for BM25: ready for any query."""
+
+    def __init__(self, chunks: Sequence[Chunk], embedder=None, strategy: str = "", progress: bool = True):
+        if not chunks:
+            raise InputError("no chunks to search: load a corpus with at least one document")
+        if embedder is None:
+            from ragkit.embedding import default_embedder
+
+            embedder = default_embedder()
+        self.chunks = list(chunks)
+        self.strategy = strategy
+        self.embedder = embedder
+        self.texts = [c.text for c in self.chunks]
+        self.vectors = embedder.encode(self.texts, progress=progress)
+        self.lexical = BM25(self.texts)
+
+    def embed(self, queries: Sequence[str]) -> np.ndarray:
+        """Query vectors (cached by content like chunk vectors)."""
+        return self.embedder.encode(list(queries), progress=False)
+
+    def dense(self, queries: Sequence[str]) -> Run:
+        """Rank by cosine distance, nearest first."""
+        dist = cosine_distance(self.embed(queries), self.vectors)
+        return Run("dense", self.strategy, rank(dist, higher_is_better=False), dist)
+
+    def bm25(self, queries: Sequence[str]) -> Run:
+        """Rank by BM25 score over the same text that is embedded."""
+        return Run("bm25", self.strategy, rank(self.lexical.scores_many(list(queries))))
+
+    def hybrid(self, queries: Sequence[str], dense: Run | None = None, bm25: Run | None = None) -> Run:
+        """Reciprocal rank fusion of the dense and BM25 rankings."""
+        dense = dense or self.dense(queries)
+        bm25 = bm25 or self.bm25(queries)
+        return Run("hybrid", self.strategy, rrf_many(dense.ranking, bm25.ranking), dense.distance)
+
+    def reranked(self, queries: Sequence[str], reranker, base: Run | None = None,
+                 depth: int = RERANK_DEPTH) -> Run:
+        """Rerank the first ``depth`` chunks of a base run (hybrid by default) with a reranker."""
+        base = base or self.hybrid(queries)
+        rows = []
+        for i, query in enumerate(queries):
+            head = base.ranking[i, :depth]
+            scores = reranker.score(query, [self.texts[j] for j in head])
+            rows.append(rerank_top(base.ranking[i], scores, depth))
+        return Run(f"{base.retriever}+{reranker.name}", self.strategy, np.vstack(rows), base.distance)
+
+    def run(self, retriever: str, queries: Sequence[str]) -> Run:
+        """A run by name: ``dense``, ``bm25`` or ``hybrid``."""
+        if retriever == "dense":
+            return self.dense(queries)
+        if retriever == "bm25":
+            return self.bm25(queries)
+        if retriever == "hybrid":
+            return self.hybrid(queries)
+        raise InputError(f"unknown retriever {retriever!r}: use one of {', '.join(RETRIEVERS)}")
