@@ -41,8 +41,9 @@ class CrossEncoderReranker:
         if quantize:
             import torch
 
-            self.model.model = torch.ao.quantization.quantize_dynamic(
-                self.model.model, {torch.nn.Linear}, dtype=torch.qint8)
+            module = self.model[0]
+            module.auto_model = torch.ao.quantization.quantize_dynamic(
+                module.auto_model, {torch.nn.Linear}, dtype=torch.qint8)
             self.name = "rerank-int8"
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
