@@ -95,6 +95,24 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _models(args: argparse.Namespace) -> int:
+    from ragkit.models import GENERATOR, RERANKER, download, hub_model_path
+
+    failed = 0
+    for model in (RERANKER, GENERATOR):
+        try:
+            print(f"{model.name}: already at {hub_model_path(model)}")
+            continue
+        except RagkitError:
+            pass
+        try:
+            print(f"{model.name}: downloaded to {download(model)}")
+        except RagkitError as exc:
+            failed += 1
+            print(f"{model.name}: {exc}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -118,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write every figure and per-query rank to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_eval)
+    p = sub.add_parser("models", help="download the optional hub-only models at pinned revisions (needs internet)")
+    p.set_defaults(run=_models)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -166,7 +166,7 @@ class Embedder:
         return hashlib.sha256(f"{self.stamp.namespace}\0{text}".encode("utf-8")).digest()
 
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
-        vectors = self.model.encode(list(texts), batch_size=32, normalize_embeddings=True,
+        vectors = self.model.encode(list(texts), batch_size=8, normalize_embeddings=True,
                                     convert_to_numpy=True, show_progress_bar=progress)
         return np.asarray(vectors, dtype=np.float32)
 

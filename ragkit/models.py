@@ -90,3 +90,18 @@ def hub_model_path(model: HubModel) -> Path:
     raise ModelUnavailable(
         f"{model.name} is not on this machine (looked in {', '.join(str(c) for c in candidates)}): "
         f"run `make models` on a machine with internet, or set {model.env} to a local folder with the model")
+
+
+def download(model: HubModel) -> Path:
+    """Fetch a hub model at its pinned revision into ``RAGKIT_MODELS_DIR`` (needs internet)."""
+    from huggingface_hub import snapshot_download
+
+    target = models_dir() / model.folder_name
+    try:
+        snapshot_download(model.name, revision=model.revision, local_dir=str(target),
+                          allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model", "merges.txt"])
+    except Exception as exc:  # offline, DNS, HTTP: all mean the same thing to the user
+        raise ModelUnavailable(f"could not download {model.name}@{model.revision[:8]} ({type(exc).__name__}): "
+                               "this needs internet; copy the folder from another machine "
+                               f"into {target} or set {model.env}") from exc
+    return target

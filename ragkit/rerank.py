@@ -25,7 +25,7 @@ class CrossEncoderReranker:
 
     name = "rerank"
 
-    def __init__(self, model: str | Path | None = None, batch_size: int = 32, max_length: int = 512,
+    def __init__(self, model: str | Path | None = None, batch_size: int = 4, max_length: int = 512,
                  quantize: bool = False):
         path = Path(model) if model else hub_model_path(RERANKER)
         if not (path / "config.json").is_file():
@@ -41,18 +41,21 @@ class CrossEncoderReranker:
         if quantize:
             import torch
 
-            module = self.model[0]
-            module.auto_model = torch.ao.quantization.quantize_dynamic(
-                module.auto_model, {torch.nn.Linear}, dtype=torch.qint8)
+            torch.ao.quantization.quantize_dynamic(self.model.model, {torch.nn.Linear}, dtype=torch.qint8,
+                                                   inplace=True)
             self.name = "rerank-int8"
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """One relevance score per text."""
         if not texts:
             return np.zeros(0)
-        pairs = [(query, t) for t in texts]
-        return np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False,
-                                             convert_to_numpy=True), dtype=np.float64).reshape(-1)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch: less padding
+        pairs = [(query, texts[i]) for i in order]
+        scores = np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False,
+                                               convert_to_numpy=True), dtype=np.float64).reshape(-1)
+        out = np.empty(len(texts))
+        out[order] = scores
+        return out
 
 
 class LateInteractionReranker:
