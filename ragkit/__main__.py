@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragkit.errors import RagkitError
+from ragkit.errors import InputError, RagkitError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -113,6 +113,78 @@ def _models(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _ask(args: argparse.Namespace) -> int:
+    from ragkit.answer import answer, available_generator
+    from ragkit.chunking import chunk_corpus
+    from ragkit.citations import citation_table
+    from ragkit.corpus import load_corpus
+    from ragkit.retrieval import Retriever
+
+    if not args.question.strip():
+        raise InputError("empty question: type what you want to know, e.g. python -m ragkit ask \"how many test examples do I need?\"")
+    cut = None if args.cut is None or args.cut == 0 else args.cut
+    corpus = load_corpus(args.corpus)
+    retriever = Retriever(chunk_corpus(corpus, args.strategy), strategy=args.strategy, progress=False)
+    generator = available_generator() if args.generate else None
+    result = answer(args.question, retriever, cut, generator=generator)
+    if not hasattr(result, "citations"):
+        print(result)
+        return 0
+    rows = citation_table(result.citations)
+    print(f"{'#':>2}  {'document':<36} {'section':<44} {'fragment':<20} distance")
+    for r in rows:
+        print(f"{r['index']:>2}  {r['document']:<36} {r['section'][:44]:<44} {r['fragment']:<20} {r['distance']:.3f}")
+    print(f"\nprompt: {result.prompt_tokens} tokens ({result.counted_with})")
+    if args.show_prompt:
+        print("\n" + result.prompt)
+    if args.generate and generator is None:
+        print("no generator on this machine: run `make models` with internet to let Qwen write the answer")
+    if result.text is not None:
+        print(f"\n{result.generator} (greedy):\n{result.text}")
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from ragkit.corpus import load_corpus
+    from ragkit.data import load_out_of_domain, load_questions
+    from ragkit.threshold import sweep
+
+    s = sweep(load_corpus(args.corpus), load_questions(args.questions), load_out_of_domain(args.ood),
+              args.strategy, args.retriever, progress=False)
+    table = s.table()
+    print(f"gate: keep at most {s.keep} chunks under the cut; {args.retriever} on strategy {args.strategy}")
+    print(f"{'cut':>8}  {'bluffs':>7}  {'refused':>8}  {'with needle':>11}  {'without':>7}")
+    for row in table.itertuples():
+        cut = "none" if row.cut is None or row.cut != row.cut else f"{row.cut:.3f}"
+        print(f"{cut:>8}  {row.bluffs:>4}/{row.out_of_domain}  {row.refused:>5}/{row.in_domain}  "
+              f"{row.answered_with_needle:>11}  {row.answered_without_needle:>7}")
+    print(f"\nworst in-domain best-answer distance {s.worst_in_domain:.3f}; "
+          f"best out-of-domain distance {s.best_out_of_domain:.3f}"
+          + ("  (they overlap: no cut gets both right)" if s.best_out_of_domain < s.worst_in_domain else ""))
+    return 0
+
+
+def _index(args: argparse.Namespace) -> int:
+    from ragkit import index
+    from ragkit.corpus import load_corpus
+    from ragkit.embedding import default_embedder
+
+    corpus = load_corpus(args.corpus)
+    embedder = default_embedder()
+    if args.action == "status":
+        _, entries = index.read_manifest(args.out)
+        if not entries:
+            print(f"no index in {args.out}: run `python -m ragkit index build --out {args.out}`")
+            return 1
+        report = index.status(corpus, args.out, index.current_stamp(embedder, args.strategy))
+    elif args.action == "build":
+        report = index.build(corpus, args.out, embedder, args.strategy)
+    else:
+        report = index.update(corpus, args.out, embedder, args.strategy)
+    print("\n".join(report.lines()))
+    return 0 if report.searchable else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -138,6 +210,27 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_eval)
     p = sub.add_parser("models", help="download the optional hub-only models at pinned revisions (needs internet)")
     p.set_defaults(run=_models)
+    p = sub.add_parser("ask", help="retrieve, gate and cite (NO ANSWER when nothing passes the cut)")
+    p.add_argument("question")
+    p.add_argument("--cut", type=float, default=0.675, help="cosine distance cut in (0, 2]; 0 for no threshold")
+    p.add_argument("--strategy", default="E")
+    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--show-prompt", action="store_true")
+    p.add_argument("--generate", action="store_true", help="let the generator (Qwen) answer, when installed")
+    p.set_defaults(run=_ask)
+    p = sub.add_parser("sweep", help="bluffs and refusals against the cut")
+    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
+    p.add_argument("--strategy", default="E")
+    p.add_argument("--retriever", default="dense", choices=["dense", "bm25", "hybrid"])
+    p.set_defaults(run=_sweep)
+    p = sub.add_parser("index", help="a stamped on-disk index: build, status, update")
+    p.add_argument("action", choices=["build", "status", "update"])
+    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
+    p.add_argument("--strategy", default="E")
+    p.set_defaults(run=_index)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import uuid
+import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ import numpy as np
 
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
+from ragkit.tokens import TruncationWarning
 
 BACKENDS = ("onnx", "torch")
 log = logging.getLogger(__name__)
@@ -166,9 +168,18 @@ class Embedder:
         return hashlib.sha256(f"{self.stamp.namespace}\0{text}".encode("utf-8")).digest()
 
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
+        self._warn_truncation(texts)
         vectors = self.model.encode(list(texts), batch_size=8, normalize_embeddings=True,
                                     convert_to_numpy=True, show_progress_bar=progress)
         return np.asarray(vectors, dtype=np.float32)
+
+    def _warn_truncation(self, texts: Sequence[str]) -> None:
+        lengths = [len(ids) for ids in self.model.tokenizer(list(texts), truncation=False)["input_ids"]]
+        over = sum(n > self.stamp.window for n in lengths)
+        if over:
+            warnings.warn(f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
+                          "the encoder embeds only their beginning. Use smaller chunks or a shorter header.",
+                          TruncationWarning, stacklevel=3)
 
     def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
         """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""
@@ -189,6 +200,13 @@ class Embedder:
             computed = dict(zip(unique, fresh))
             found = [v if v is not None else computed[k] for v, k in zip(found, keys)]
         return np.stack(found).astype(np.float32, copy=False)
+
+    def pooled(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean-pooled vectors WITHOUT the final normalisation: what the identity fails on."""
+        out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=8,
+                                convert_to_numpy=False, show_progress_bar=False)
+        return np.stack([np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32).mean(axis=0)
+                         for t in out])
 
     def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Per-token vectors (special tokens included), each row L2-normalised: for late interaction."""

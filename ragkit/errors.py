@@ -23,3 +23,11 @@ class DataError(RagkitError):
 
 class InputError(RagkitError, ValueError):
     """A bad argument from the user (empty question, cut out of range, unknown strategy)."""
+
+
+class CorruptIndex(RagkitError):
+    """An on-disk index whose manifest or vector files cannot be read as written."""
+
+
+class StaleIndex(RagkitError):
+    """An index whose documents were embedded under another stamp, or have changed since."""

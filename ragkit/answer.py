@@ -1,0 +1,110 @@
+"""Answering: retrieve, gate, and only then (maybe) generate; when nothing passes, no model is ever called."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragkit.citations import Citation, build_context
+from ragkit.errors import InputError, ModelUnavailable
+from ragkit.models import GENERATOR, hub_model_path
+from ragkit.retrieval import Retriever
+from ragkit.threshold import KEEP, check_cut, gate
+
+DEFAULT_CUT = 0.675
+
+
+@dataclass(frozen=True)
+class NoAnswer:
+    """The gate let nothing through: the refusal is a comparison of two numbers, not a model's judgement."""
+
+    question: str
+    cut: float
+
+    def __str__(self) -> str:
+        return f'NO ANSWER: nothing under cosine distance {self.cut:g} for "{self.question}"'
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The prompt, the citations the model never sees, and the model's text when a generator ran."""
+
+    question: str
+    prompt: str
+    citations: tuple[Citation, ...]
+    prompt_tokens: int
+    counted_with: str
+    text: str | None = None
+    generator: str | None = None
+
+
+class Generator:
+    """A small instruction-tuned causal LM (Qwen2.5-0.5B-Instruct by default), greedy, on the CPU."""
+
+    def __init__(self, model: str | Path | None = None, max_new_tokens: int = 256):
+        path = Path(model) if model else hub_model_path(GENERATOR)
+        if not (path / "config.json").is_file():
+            raise ModelUnavailable(f"no generator in {path}: run `make models` on a machine with internet, "
+                                   f"or set {GENERATOR.env} to a folder holding {GENERATOR.name}")
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        logging.getLogger("transformers").setLevel(logging.ERROR)
+        self.name = GENERATOR.name if model is None else str(path)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self.model = AutoModelForCausalLM.from_pretrained(str(path)).eval()
+        self.max_new_tokens = max_new_tokens
+
+    def count(self, text: str) -> int:
+        """Tokens of a text by this model's tokenizer."""
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def generate(self, prompt: str) -> str:
+        """Greedy continuation of a user message (chat template when the tokenizer has one)."""
+        import torch
+
+        if getattr(self.tokenizer, "chat_template", None):
+            ids = self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
+                                                     add_generation_prompt=True, return_tensors="pt")
+            ids = ids if isinstance(ids, torch.Tensor) else ids["input_ids"]
+        else:
+            ids = self.tokenizer(prompt, return_tensors="pt")["input_ids"]
+        with torch.inference_mode():
+            out = self.model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                                      max_new_tokens=self.max_new_tokens,
+                                      pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id)
+        return self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
+
+
+def available_generator() -> Generator | None:
+    """The generator when its weights are on this machine, else None."""
+    try:
+        return Generator()
+    except ModelUnavailable:
+        return None
+
+
+def count_prompt_tokens(prompt: str, generator: Generator | None = None) -> tuple[int, str]:
+    """Prompt length in tokens, and which tokenizer counted (the generator's when there is one)."""
+    if generator is not None:
+        return generator.count(prompt), f"{generator.name} tokenizer"
+    from ragkit.tokens import count_pieces
+
+    return count_pieces([prompt])[0], "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)"
+
+
+def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT, keep: int = KEEP,
+           generator: Generator | None = None) -> Answer | NoAnswer:
+    """Retrieve (dense), gate at the cut, and build the prompt; generate only when a generator is given."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("empty question: type what you want to know")
+    cut = check_cut(cut)
+    run = retriever.dense([question])
+    kept = gate(run.ranking[0], run.distance[0], cut, keep)
+    if len(kept) == 0:
+        return NoAnswer(question, cut)
+    prompt, citations = build_context(question, [(retriever.chunks[i], run.distance[0, i]) for i in kept])
+    tokens, counted_with = count_prompt_tokens(prompt, generator)
+    text = generator.generate(prompt) if generator is not None else None
+    return Answer(question, prompt, tuple(citations), tokens, counted_with, text,
+                  generator.name if generator is not None else None)

@@ -1,0 +1,139 @@
+"""The threshold: the only part of the pipeline that can say no.
+
+The gate keeps at most four chunks, and only those whose cosine distance to the query is
+under the cut. A sweep counts, per cut, the *bluffs* (out-of-domain queries that still get
+chunks) and the answerable questions refused, from distances computed once: moving a
+slider re-evaluates a cut in microseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragkit.chunking import Chunk, chunk_corpus
+from ragkit.corpus import Corpus
+from ragkit.data import OutOfDomain, Question, queries as make_queries
+from ragkit.errors import InputError
+from ragkit.evaluation import needle_hits
+from ragkit.retrieval import Retriever
+
+KEEP = 4
+CHAPTER_CUTS = (0.675, 0.525)
+
+
+def check_cut(cut: float | None) -> float | None:
+    """A cut is a cosine distance in (0, 2], or None for no threshold."""
+    if cut is None:
+        return None
+    if not isinstance(cut, (int, float)) or not 0 < cut <= 2:
+        raise InputError(f"cut {cut!r} is not a cosine distance in (0, 2]: try 0.675, or None for no threshold")
+    return float(cut)
+
+
+def gate(ranking: np.ndarray, distance: np.ndarray, cut: float | None, keep: int = KEEP) -> np.ndarray:
+    """Chunk indices that pass: the first ``keep`` of the ranking, and only those under the cut."""
+    top = ranking[:keep]
+    cut = check_cut(cut)
+    return top if cut is None else top[distance[top] < cut]
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """What the gate does at one cut."""
+
+    cut: float | None
+    bluffs: int
+    out_of_domain: int
+    refused: int
+    answered_with_needle: int
+    answered_without_needle: int
+    in_domain: int
+
+
+@dataclass(frozen=True)
+class Bluff:
+    """An out-of-domain query that still got chunks, and the nearest one."""
+
+    query: OutOfDomain
+    chunk: Chunk
+    distance: float
+
+
+class Sweep:
+    """Distances of the gate's candidates for every query, computed once; any cut is then a comparison."""
+
+    def __init__(self, chunks: Sequence[Chunk], questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
+                 retriever: Retriever, retriever_name: str = "dense", keep: int = KEEP):
+        self.chunks, self.questions, self.out_of_domain = list(chunks), list(questions), list(out_of_domain)
+        self.queries = make_queries(questions)
+        self.keep = keep
+        run_in = retriever.run(retriever_name, [q.text for q in self.queries])
+        run_out = retriever.run(retriever_name, [o.query for o in self.out_of_domain])
+        dist_in = run_in.distance if run_in.distance is not None else retriever.dense([q.text for q in self.queries]).distance
+        dist_out = run_out.distance if run_out.distance is not None else retriever.dense([o.query for o in out_of_domain]).distance
+        self.top_in = run_in.ranking[:, :keep]
+        self.top_out = run_out.ranking[:, :keep]
+        self.d_in = np.take_along_axis(dist_in, self.top_in, axis=1)
+        self.d_out = np.take_along_axis(dist_out, self.top_out, axis=1)
+        hits = np.concatenate([needle_hits(self.chunks, self.questions)] * 2)
+        self.needle_in_top = np.take_along_axis(hits, self.top_in, axis=1)
+        # the best answer: nearest chunk that carries the needle, anywhere in the corpus
+        self.best_answer = np.where(hits, dist_in, np.inf).min(axis=1)
+        self.nearest_out = dist_out.min(axis=1)
+        self.nearest_in = dist_in.min(axis=1)
+        self.retriever_name = retriever_name
+
+    @property
+    def worst_in_domain(self) -> float:
+        """The in-domain query furthest from its answer: a cut under this refuses it."""
+        return float(self.best_answer[np.isfinite(self.best_answer)].max())
+
+    @property
+    def best_out_of_domain(self) -> float:
+        """The out-of-domain query closest to some chunk: a cut above this lets it bluff."""
+        return float(self.nearest_out.min())
+
+    def at(self, cut: float | None) -> SweepRow:
+        """Bluffs, refusals and answers at one cut (None: no threshold)."""
+        cut = check_cut(cut)
+        limit = np.inf if cut is None else cut
+        kept_in = self.d_in < limit
+        kept_out = self.d_out < limit
+        answered = kept_in.any(axis=1)
+        with_needle = (kept_in & self.needle_in_top).any(axis=1)
+        return SweepRow(cut, int(kept_out.any(axis=1).sum()), len(self.out_of_domain), int((~answered).sum()),
+                        int(with_needle.sum()), int((answered & ~with_needle).sum()), len(self.queries))
+
+    def table(self, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
+        """One row per cut, with 'no threshold' first."""
+        cuts = default_cuts() if cuts is None else list(cuts)
+        return pd.DataFrame([vars(self.at(c)) for c in cuts])
+
+    def bluffs(self, cut: float | None) -> list[Bluff]:
+        """The out-of-domain queries that get chunks at this cut, nearest chunk first, closest query first."""
+        cut = check_cut(cut)
+        limit = np.inf if cut is None else cut
+        out = []
+        for i, o in enumerate(self.out_of_domain):
+            kept = self.top_out[i][self.d_out[i] < limit]
+            if len(kept):
+                j = int(np.argmin(self.d_out[i][self.d_out[i] < limit]))
+                out.append(Bluff(o, self.chunks[kept[j]], float(self.d_out[i][self.d_out[i] < limit][j])))
+        return sorted(out, key=lambda b: b.distance)
+
+
+def default_cuts() -> list[float | None]:
+    """No threshold, then 0.30 to 1.00 in steps of 0.025 (the chapter's 0.675 and 0.525 among them)."""
+    grid = sorted(set(np.round(np.arange(0.30, 1.0001, 0.025), 3).tolist()) | set(CHAPTER_CUTS), reverse=True)
+    return [None, *grid]
+
+
+def sweep(corpus: Corpus, questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
+          strategy: str = "E", retriever: str = "dense", embedder=None, progress: bool = True) -> Sweep:
+    """Precompute the gate's candidates for the in-domain and out-of-domain queries (default: dense on E)."""
+    chunks = chunk_corpus(corpus, strategy)
+    return Sweep(chunks, questions, out_of_domain, Retriever(chunks, embedder, strategy, progress), retriever)

@@ -1,0 +1,92 @@
+"""The identity on unit vectors, the gate, and a sweep that equals the gate applied query by query."""
+
+import numpy as np
+import pytest
+
+from ragkit.chunking import chunk_corpus
+from ragkit.data import load_out_of_domain, load_questions
+from ragkit.distances import identity_check, max_identity_gap
+from ragkit.embedding import default_embedder
+from ragkit.errors import InputError
+from ragkit.evaluation import needle_hits
+from ragkit.threshold import Sweep, check_cut, default_cuts, gate
+from ragkit.retrieval import Retriever
+
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def chunk_texts(corpus):
+    return [c.text for c in chunk_corpus(corpus, "E")][:200]
+
+
+def test_identity_holds_on_unit_vectors_and_fails_without_normalisation(chunk_texts):
+    emb = default_embedder()
+    unit = emb.encode(chunk_texts[:2], progress=False)
+    check = identity_check(unit[0], unit[1])
+    assert check.norm_a == pytest.approx(1, abs=1e-6) and check.difference < 1e-6
+    raw = emb.pooled(chunk_texts[:2])
+    assert np.allclose(raw / np.linalg.norm(raw, axis=1, keepdims=True), unit, atol=1e-5)
+    broken = identity_check(raw[0], raw[1])
+    assert broken.norm_a != pytest.approx(1, abs=0.05) and broken.difference > 0.01
+
+
+def test_max_gap_over_200_chunks(chunk_texts):
+    emb = default_embedder()
+    assert max_identity_gap(emb.encode(chunk_texts, progress=False)) < 1e-5
+    assert max_identity_gap(emb.pooled(chunk_texts[:50])) > 0.01
+
+
+@pytest.mark.parametrize("cut", [0, -0.1, 2.5, float("nan"), "0.5"])
+def test_cut_outside_zero_two_is_refused(cut):
+    with pytest.raises(InputError, match=r"\(0, 2\]"):
+        check_cut(cut)
+
+
+def test_gate_keeps_at_most_four_under_the_cut():
+    ranking = np.array([5, 1, 2, 0, 3, 4])
+    distance = np.array([0.2, 0.3, 0.9, 0.1, 0.1, 0.4])
+    assert gate(ranking, distance, None).tolist() == [5, 1, 2, 0]
+    assert gate(ranking, distance, 0.35).tolist() == [1, 0]
+    assert gate(ranking, distance, 0.05).tolist() == []
+
+
+@pytest.fixture(scope="module")
+def bundled_sweep(corpus):
+    questions = load_questions(ROOT / "data" / "questions.jsonl")
+    ood = load_out_of_domain(ROOT / "data" / "out_of_domain.jsonl")
+    chunks = chunk_corpus(corpus, "E")
+    retriever = Retriever(chunks, strategy="E", progress=False)
+    return Sweep(chunks, questions, ood, retriever), retriever, questions, ood, chunks
+
+
+def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
+    s, retriever, questions, ood, chunks = bundled_sweep
+    in_run = retriever.dense([q.text for q in s.queries])
+    out_run = retriever.dense([o.query for o in ood])
+    hits = np.concatenate([needle_hits(chunks, questions)] * 2)
+    for cut in [None, 0.9, 0.675, 0.6, 0.525, 0.4]:
+        kept_in = [gate(in_run.ranking[i], in_run.distance[i], cut) for i in range(len(s.queries))]
+        kept_out = [gate(out_run.ranking[i], out_run.distance[i], cut) for i in range(len(ood))]
+        row = s.at(cut)
+        assert row.bluffs == sum(len(k) > 0 for k in kept_out)
+        assert row.refused == sum(len(k) == 0 for k in kept_in)
+        assert row.answered_with_needle == sum(hits[i, k].any() for i, k in enumerate(kept_in))
+        assert row.refused + row.answered_with_needle + row.answered_without_needle == 64
+        assert len(s.bluffs(cut)) == row.bluffs
+
+
+def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
+    s = bundled_sweep[0]
+    table = s.table()
+    assert table.cut.iloc[0] is None or np.isnan(table.cut.iloc[0])
+    assert {0.675, 0.525} <= set(table.cut.dropna())
+    assert table.bluffs.iloc[0] == 30 and table.refused.iloc[0] == 0
+    assert (np.diff(table.bluffs.to_numpy()) <= 0).all() and (np.diff(table.refused.to_numpy()) >= 0).all()
+    assert s.best_out_of_domain == pytest.approx(s.nearest_out.min())
+    assert s.worst_in_domain <= 2
+
+
+def test_default_cuts_are_descending_after_no_threshold():
+    cuts = default_cuts()
+    assert cuts[0] is None and cuts[1:] == sorted(cuts[1:], reverse=True)
