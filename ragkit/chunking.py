@@ -189,6 +189,13 @@ def _blind(text: str, size: int) -> Iterable[tuple[str, int, int]]:
                 yield (secs[owner].title if owner >= 0 else ""), *span
 
 
+def blind_window_start(document: Document, position: int, size: int = SIZE) -> int:
+    """Where the blind window holding a character starts (windows restart after the title line)."""
+    title = title_span(document.text)
+    lo = title[1] if title and position >= title[1] else 0
+    return lo + (position - lo) // size * size
+
+
 def chunk_document(document: Document, strategy: str | Strategy = "E",
                    size: int = SIZE, overlap: int = OVERLAP) -> list[Chunk]:
     """Chunk one document with one strategy; ``document.text[c.start:c.end] == c.content`` always."""

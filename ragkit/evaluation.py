@@ -199,3 +199,15 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
             if name in retrievers or "+" in name:
                 ev.results[f"{letter}/{name}"] = Result(letter, name, first_hit_ranks(run.ranking, query_hits), ids)
     return ev
+
+
+def needle_windows(corpus: Corpus, questions: Sequence[Question], size: int = 512) -> list[tuple[str, int, int]]:
+    """Each needle's id, offset inside its blind window, and length: offset + length > size means a cut inside it."""
+    from ragkit.chunking import blind_window_start
+
+    out = []
+    for q in questions:
+        doc = corpus[q.doc_id]
+        at = doc.text.find(q.needle)
+        out.append((q.id, at - blind_window_start(doc, at, size), len(q.needle)))
+    return out

@@ -22,3 +22,8 @@ def make_document(text: str, doc_id: str = "doc", title: str | None = None) -> D
     text = canonical_text(text.encode("utf-8"))
     span = title_span(text)
     return Document(doc_id, title or (span[2] if span else doc_id), text, Path(f"{doc_id}.md"))
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

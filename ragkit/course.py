@@ -1,0 +1,74 @@
+"""The bundled course in one object: corpus, ground truth, and the experiments the notebooks share.
+
+Notebooks start with ``course = ragkit.course.load()``; every heavy result (chunks,
+retrievers, the evaluation, the threshold sweep) is computed on first use and kept, and
+the vectors behind them come from the on-disk cache, so a second notebook starts warm.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragkit.chunking import Chunk, chunk_corpus
+from ragkit.corpus import Corpus, load_corpus
+from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
+from ragkit.evaluation import Evaluation, evaluate
+from ragkit.retrieval import Retriever
+from ragkit.threshold import Sweep
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass
+class Course:
+    """Corpus, questions and out-of-domain queries, with shared experiments computed lazily."""
+
+    corpus: Corpus
+    questions: list[Question]
+    out_of_domain: list[OutOfDomain]
+    progress: bool = True
+    _retrievers: dict = field(default_factory=dict, repr=False)
+    _evaluations: dict = field(default_factory=dict, repr=False)
+    _sweeps: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def queries(self):
+        """The 64 in-domain queries: 32 questions, then their 32 tickets."""
+        return queries(self.questions)
+
+    def chunks(self, strategy: str = "E") -> list[Chunk]:
+        """The corpus chunked with one strategy."""
+        return self.retriever(strategy).chunks if strategy in self._retrievers else chunk_corpus(self.corpus, strategy)
+
+    def retriever(self, strategy: str = "E") -> Retriever:
+        """Embedded and BM25-indexed chunks of one strategy (built once)."""
+        if strategy not in self._retrievers:
+            self._retrievers[strategy] = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy,
+                                                   progress=self.progress)
+        return self._retrievers[strategy]
+
+    def evaluation(self, strategies: str = "ABCDEF", rerankers: tuple = ()) -> Evaluation:
+        """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""
+        key = (strategies, tuple(r.name for r in rerankers))
+        if key not in self._evaluations:
+            self._evaluations[key] = evaluate(self.corpus, self.questions, strategies, rerankers=rerankers,
+                                              embedder=None, progress=self.progress)
+        return self._evaluations[key]
+
+    def sweep(self, strategy: str = "E", retriever: str = "dense") -> Sweep:
+        """The threshold sweep (gate's candidates precomputed) for one strategy and retriever."""
+        key = (strategy, retriever)
+        if key not in self._sweeps:
+            r = self.retriever(strategy)
+            self._sweeps[key] = Sweep(r.chunks, self.questions, self.out_of_domain, r, retriever)
+        return self._sweeps[key]
+
+
+@functools.lru_cache(maxsize=2)
+def load(data: Path | None = None, progress: bool = True) -> Course:
+    """The bundled course (or another data folder with ``corpus/``, ``questions.jsonl``, ``out_of_domain.jsonl``)."""
+    data = Path(data) if data else DATA
+    return Course(load_corpus(data / "corpus"), load_questions(data / "questions.jsonl"),
+                  load_out_of_domain(data / "out_of_domain.jsonl"), progress)

@@ -1,0 +1,111 @@
+"""Plotly figures for the notebooks (the interactive layer: the engine never imports this)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ragkit.chunking import STRATEGIES
+from ragkit.evaluation import Evaluation
+from ragkit.statistics import wilson
+from ragkit.threshold import Sweep
+
+COLOURS = {"A": "#9e9e9e", "B": "#616161", "C": "#64b5f6", "D": "#1565c0", "E": "#ef6c00", "F": "#b71c1c"}
+
+
+def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = range(1, 21)) -> go.Figure:
+    """Recall@k per strategy with its 95% Wilson band."""
+    fig = go.Figure()
+    for label, r in ev.results.items():
+        if r.retriever != retriever:
+            continue
+        n = len(r.ranks)
+        hits = [int(((r.ranks > 0) & (r.ranks <= k)).sum()) for k in ks]
+        lows, highs = zip(*(wilson(h, n) for h in hits))
+        colour = COLOURS.get(r.strategy, None)
+        fig.add_trace(go.Scatter(x=list(ks) + list(ks)[::-1], y=list(highs) + list(lows)[::-1], fill="toself",
+                                 line=dict(width=0), fillcolor=colour, opacity=0.12, hoverinfo="skip",
+                                 showlegend=False, legendgroup=r.strategy))
+        fig.add_trace(go.Scatter(x=list(ks), y=[h / n for h in hits], mode="lines+markers", name=
+                                 f"{r.strategy}: {STRATEGIES[r.strategy].name}", line=dict(color=colour),
+                                 legendgroup=r.strategy))
+    fig.update_layout(title=f"Recall@k ({retriever}), 95% Wilson bands", xaxis_title="k", yaxis_title="recall@k",
+                      yaxis_range=[0, 1], template="plotly_white")
+    return fig
+
+
+def distance_histogram(sweep: Sweep, cut: float | None = 0.675, widget: bool = False) -> go.Figure:
+    """Nearest-chunk distance of every in-domain and out-of-domain query, with the cut as a line."""
+    fig_cls = go.FigureWidget if widget else go.Figure
+    fig = fig_cls()
+    bins = dict(start=0.0, end=1.2, size=0.025)
+    fig.add_trace(go.Histogram(x=sweep.nearest_in, xbins=bins, name=f"in-domain ({len(sweep.nearest_in)})",
+                               marker_color="#1565c0", opacity=0.65))
+    fig.add_trace(go.Histogram(x=sweep.nearest_out, xbins=bins, name=f"out-of-domain ({len(sweep.nearest_out)})",
+                               marker_color="#c62828", opacity=0.65))
+    fig.update_layout(barmode="overlay", template="plotly_white", xaxis_title="cosine distance to the nearest chunk",
+                      yaxis_title="queries", title="Where a cut has to fall", shapes=[_cut_line(cut)])
+    return fig
+
+
+def _cut_line(cut: float | None) -> dict:
+    x = 2.0 if cut is None else cut
+    return dict(type="line", x0=x, x1=x, yref="paper", y0=0, y1=1, line=dict(color="black", dash="dash"))
+
+
+def move_cut(fig: go.Figure, cut: float | None) -> None:
+    """Move the cut line of a distance histogram."""
+    fig.layout.shapes = [_cut_line(cut)]
+
+
+def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
+    """Bluffs (of 30) and refused answerable questions (of 64) against the cut."""
+    table = sweep.table()
+    table = table[table.cut.notna()]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=table.cut, y=table.bluffs / table.out_of_domain, name="bluffs (share of 30)",
+                             line=dict(color="#c62828")))
+    fig.add_trace(go.Scatter(x=table.cut, y=table.refused / table.in_domain, name="refused answerable (share of 64)",
+                             line=dict(color="#1565c0")))
+    fig.add_trace(go.Scatter(x=table.cut, y=table.answered_with_needle / table.in_domain,
+                             name="answered with the needle kept", line=dict(color="#2e7d32", dash="dot")))
+    fig.update_layout(template="plotly_white", xaxis_title="cut (cosine distance)", yaxis_title="share of queries",
+                      title="What each cut costs", xaxis_autorange="reversed")
+    return fig
+
+
+def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense") -> go.Figure:
+    """Net wins (row minus column) of every pair of strategies, exact sign-test p in the hover."""
+    labels = [l for l, r in ev.results.items() if r.retriever == retriever]
+    net = np.zeros((len(labels), len(labels)))
+    text = [["" for _ in labels] for _ in labels]
+    for i, a in enumerate(labels):
+        for j, b in enumerate(labels):
+            if i != j:
+                c = ev.compare(a, b, metric)
+                net[i, j] = c.test.wins - c.test.losses
+                text[i][j] = f"{a} vs {b}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}"
+    fig = go.Figure(go.Heatmap(z=net, x=labels, y=labels, text=text, hoverinfo="text", colorscale="RdBu",
+                               zmid=0, texttemplate="%{z:+.0f}"))
+    fig.update_layout(title=f"Row vs column at {metric}: net wins (hover for p)", template="plotly_white",
+                      yaxis_autorange="reversed")
+    return fig
+
+
+def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = 512) -> go.Figure:
+    """Needles as (id, offset in their blind window, length): one that runs past the window's end is cut in two."""
+    fig = go.Figure()
+    for row, (qid, offset, length) in enumerate(spans):
+        cut = offset + length > size
+        fig.add_trace(go.Scatter(x=[offset, offset + length], y=[row, row], mode="lines",
+                                 line=dict(width=6, color="#c62828" if cut else "#2e7d32"),
+                                 name=qid, hovertext=f"{qid}: {length} characters from offset {offset}",
+                                 showlegend=False))
+    fig.add_vline(x=size, line_dash="dash", annotation_text="blind cut")
+    fig.update_layout(template="plotly_white", title="Needles within their blind windows (red: destroyed)",
+                      xaxis_title="offset within the window", yaxis=dict(tickvals=list(range(len(spans))),
+                                                                        ticktext=[s[0] for s in spans]),
+                      height=max(300, 18 * len(spans)))
+    return fig

@@ -1,0 +1,193 @@
+"""Interactive widgets for the notebooks: ipywidgets 8 and plotly FigureWidget (the engine never imports this).
+
+Each widget keeps its logic in plain methods (``update``, ``show``), so tests drive them
+headlessly: set a control's value, read the labels, compare with ragkit's own numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+import ipywidgets as w
+
+from ragkit import plots
+from ragkit.chunking import STRATEGIES, chunk_corpus
+from ragkit.evaluation import METRICS, Evaluation, needle_hits
+from ragkit.threshold import KEEP, Sweep, gate
+
+
+class ThresholdExplorer:
+    """The cut as a slider: bluffs, refusals, the cut on the distance plot and the bluffing queries, live."""
+
+    def __init__(self, sweep: Sweep, cut: float = 0.675):
+        self.sweep = sweep
+        self.slider = w.FloatSlider(value=cut, min=0.30, max=1.00, step=0.005, readout_format=".3f",
+                                    description="cut", continuous_update=True, layout=w.Layout(width="480px"))
+        self.bluffs = w.HTML(layout=w.Layout(margin="0 1em"))
+        self.refused = w.HTML(layout=w.Layout(margin="0 1em"))
+        self.answered = w.HTML(layout=w.Layout(margin="0 1em"))
+        self.bluff_list = w.HTML()
+        self.figure = plots.distance_histogram(sweep, cut, widget=True)
+        self.last_update_ms = 0.0
+        self.slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.update(cut)
+
+    def update(self, cut: float) -> None:
+        """Recompute everything shown for one cut."""
+        t = time.perf_counter()
+        row = self.sweep.at(cut)
+        self.bluffs.value = (f"<b class='ragkit-bluffs'>bluffs: <span class='ragkit-bluff-count'>{row.bluffs}</span>"
+                             f" / {row.out_of_domain}</b>")
+        self.refused.value = (f"<b class='ragkit-refused'>refused answerable: "
+                              f"<span class='ragkit-refused-count'>{row.refused}</span> / {row.in_domain}</b>")
+        self.answered.value = (f"answered with the needle kept: {row.answered_with_needle}, "
+                               f"without it: {row.answered_without_needle}")
+        items = "".join(
+            f"<li><code>{b.distance:.3f}</code> {html.escape(b.query.query)} "
+            f"<i>({b.query.kind})</i> &rarr; {html.escape(b.chunk.doc_id)}, {html.escape(b.chunk.section or 'introduction')}</li>"
+            for b in self.sweep.bluffs(cut))
+        self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
+            "<i>no out-of-domain query gets a chunk at this cut</i>"
+        with self.figure.batch_update():
+            plots.move_cut(self.figure, cut)
+        self.last_update_ms = 1000 * (time.perf_counter() - t)
+
+    def widget(self) -> w.Widget:
+        """The assembled widget to display."""
+        return w.VBox([self.slider, w.HBox([self.bluffs, self.refused]), self.answered, self.figure,
+                       w.HTML("<b>Bluffing queries and the nearest chunk they would get:</b>"), self.bluff_list])
+
+
+class ChunkExplorer:
+    """Pick a strategy and a question: the document around the needle, chunk boundaries drawn."""
+
+    def __init__(self, course, strategy: str = "A", margin: int = 700):
+        self.course, self.margin = course, margin
+        self.strategy = w.Dropdown(options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy,
+                                   description="strategy")
+        self.question = w.Dropdown(options=[(f"{q.id}: {q.question[:70]}", q.id) for q in course.questions],
+                                   description="question", layout=w.Layout(width="640px"))
+        self.verdict = w.HTML()
+        self.view = w.HTML()
+        self._chunks = {}
+        for control in (self.strategy, self.question):
+            control.observe(lambda _: self.update(), names="value")
+        self.update()
+
+    def chunks(self, strategy: str):
+        if strategy not in self._chunks:
+            self._chunks[strategy] = chunk_corpus(self.course.corpus, strategy)
+        return self._chunks[strategy]
+
+    def update(self) -> None:
+        """Redraw for the selected strategy and question."""
+        q = next(q for q in self.course.questions if q.id == self.question.value)
+        doc = self.course.corpus[q.doc_id]
+        chunks = [c for c in self.chunks(self.strategy.value) if c.doc_id == q.doc_id]
+        start = doc.text.find(q.needle)
+        end = start + len(q.needle)
+        carriers = [i for i, c in enumerate(chunks) if q.needle in c.carried]
+        inside = [c for c in chunks if c.start < end and c.end > start]
+        if carriers:
+            c = chunks[carriers[0]]
+            how = "inside its own words" if q.needle in c.content else "thanks to the overlap it carries"
+            self.verdict.value = (f"<b style='color:#2e7d32'>kept</b>: chunk {carriers[0] + 1} of {len(chunks)} "
+                                  f"in this document carries the whole needle ({how}).")
+        else:
+            cuts = sorted({c.end for c in inside if start < c.end < end} | {c.start for c in inside if start < c.start < end})
+            self.verdict.value = (f"<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
+                                  f"is split by cut(s) at {', '.join(map(str, cuts)) or 'a chunk edge'}; "
+                                  "no chunk carries it whole.")
+        lo, hi = max(0, start - self.margin), min(len(doc.text), end + self.margin)
+        marks = sorted({c.start for c in chunks if lo <= c.start <= hi} | {c.end for c in chunks if lo <= c.end <= hi})
+        pieces, pos = [], lo
+        for m in marks + [hi]:
+            pieces.append(self._segment(doc.text, pos, m, start, end))
+            if m != hi:
+                pieces.append("<span style='color:#ef6c00;font-weight:bold'>&#9474;</span>")
+            pos = m
+        self.view.value = ("<div style='font-family:monospace;white-space:pre-wrap;max-height:24em;overflow:auto;"
+                           f"border:1px solid #ddd;padding:.5em'>{''.join(pieces)}</div>")
+
+    @staticmethod
+    def _segment(text: str, a: int, b: int, start: int, end: int) -> str:
+        out = []
+        for lo, hi, mark in ((a, min(b, start), False), (max(a, start), min(b, end), True), (max(a, end), b, False)):
+            if lo < hi:
+                piece = html.escape(text[lo:hi])
+                out.append(f"<mark>{piece}</mark>" if mark else piece)
+        return "".join(out)
+
+    def widget(self) -> w.Widget:
+        return w.VBox([w.HBox([self.strategy, self.question]), self.verdict, self.view])
+
+
+class StrategyDuel:
+    """Two runs and a metric: wins, losses, the exact p and the queries that disagree."""
+
+    def __init__(self, ev: Evaluation, a: str = "E/dense", b: str = "A/dense", metric: str = "R@20"):
+        labels = list(ev.results)
+        self.ev = ev
+        self.a = w.Dropdown(options=labels, value=a if a in labels else labels[0], description="A")
+        self.b = w.Dropdown(options=labels, value=b if b in labels else labels[-1], description="B")
+        self.metric = w.Dropdown(options=list(METRICS), value=metric, description="metric")
+        self.result = w.HTML()
+        for control in (self.a, self.b, self.metric):
+            control.observe(lambda _: self.update(), names="value")
+        self.update()
+
+    def update(self) -> None:
+        c = self.ev.compare(self.a.value, self.b.value, self.metric.value)
+        queries = {f"{q.qid}/{q.phrasing}": q.text for q in self.ev.queries}
+        row = lambda ids: "".join(f"<li><code>{i}</code> {html.escape(queries[i])}</li>" for i in ids) or "<li>none</li>"
+        verdict = "a difference this data can tell apart" if c.test.p < 0.05 else "not distinguishable at 64 queries"
+        self.result.value = (f"<p><b>{c.a}</b> wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>; exact "
+                             f"two-sided sign test p = <b>{c.test.p:.3g}</b> ({verdict}).</p>"
+                             f"<details><summary>queries where {c.a} wins</summary><ul>{row(c.wins)}</ul></details>"
+                             f"<details><summary>queries where {c.b} wins</summary><ul>{row(c.losses)}</ul></details>")
+
+    def widget(self) -> w.Widget:
+        return w.VBox([w.HBox([self.a, self.b, self.metric]), self.result])
+
+
+class QueryPlayground:
+    """Type a question: dense, BM25, hybrid (and a reranker) side by side, with distances and the gate."""
+
+    def __init__(self, course, strategy: str = "E", cut: float = 0.675, reranker=None, k: int = 5):
+        self.course, self.k, self.reranker = course, k, reranker
+        self.retriever = course.retriever(strategy)
+        self.text = w.Text(value="How many test examples do I need?", description="question",
+                           layout=w.Layout(width="640px"), continuous_update=False)
+        self.cut = w.FloatSlider(value=cut, min=0.3, max=1.0, step=0.005, description="cut", readout_format=".3f")
+        self.gate = w.HTML()
+        self.table = w.HTML()
+        for control in (self.text, self.cut):
+            control.observe(lambda _: self.update(), names="value")
+        self.update()
+
+    def update(self) -> None:
+        query = self.text.value.strip()
+        if not query:
+            self.gate.value, self.table.value = "<i>type a question</i>", ""
+            return
+        r = self.retriever
+        dense = r.dense([query])
+        runs = {"dense": dense, "bm25": r.bm25([query]), "hybrid": r.hybrid([query], dense)}
+        if self.reranker is not None:
+            runs[self.reranker.name] = r.reranked([query], self.reranker, runs["hybrid"])
+        kept = gate(dense.ranking[0], dense.distance[0], self.cut.value, KEEP)
+        self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: " + (
+            f"{len(kept)} chunk(s) pass, the prompt would be built from them" if len(kept) else
+            f"<b style='color:#c62828'>NO ANSWER</b>: nothing under cosine distance {self.cut.value:g}"))
+        cols = []
+        for name, run in runs.items():
+            items = "".join(
+                f"<li><code>{dense.distance[0, i]:.3f}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
+                f"{html.escape(r.chunks[i].section or 'introduction')}<br><small>"
+                f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i in run.ranking[0, :self.k])
+            cols.append(f"<td style='vertical-align:top;width:25%'><b>{name}</b><ol>{items}</ol></td>")
+        self.table.value = f"<table><tr>{''.join(cols)}</tr></table><small>numbers: cosine distance</small>"
+
+    def widget(self) -> w.Widget:
+        return w.VBox([self.text, self.cut, self.gate, self.table])
