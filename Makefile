@@ -18,7 +18,9 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	cd notebooks && ../$(BIN)/jupyter lab 00-start-here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -185,6 +185,20 @@ def _index(args: argparse.Namespace) -> int:
     return 0 if report.searchable else 1
 
 
+def _warm(args: argparse.Namespace) -> int:
+    import time
+
+    import ragkit.course
+
+    t = time.perf_counter()
+    course = ragkit.course.load(progress=not args.quiet)
+    ev = course.evaluation()
+    course.sweep()
+    print(f"cache warm: {sum(ev.chunks.values()):,} chunks of 6 strategies and "
+          f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -231,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
     p.add_argument("--strategy", default="E")
     p.set_defaults(run=_index)
+    p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (Binder's build runs it)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(run=_warm)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

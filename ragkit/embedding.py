@@ -78,6 +78,61 @@ def _onnx_export(source: Path, weights: str, root: Path) -> Path:
     return target
 
 
+def _dimensions(folder: Path) -> int:
+    """Output dimensions of a sentence-transformers folder, read from its configuration (no model load)."""
+    import json
+
+    pooling = folder / "1_Pooling" / "config.json"
+    if pooling.is_file():
+        return int(json.loads(pooling.read_text())["word_embedding_dimension"])
+    return int(json.loads((folder / "config.json").read_text())["hidden_size"])
+
+
+class TokenCache:
+    """Per-token vectors by content key, in atomically written packs; rows that do not check out are dropped."""
+
+    def __init__(self, folder: Path, dimensions: int):
+        self.folder, self.dimensions = Path(folder), dimensions
+        self._rows: dict[bytes, np.ndarray] | None = None
+
+    def _load(self) -> dict[bytes, np.ndarray]:
+        if self._rows is None:
+            self._rows = {}
+            for pack in sorted(self.folder.glob("tok-*.npz")):
+                try:
+                    with np.load(pack, allow_pickle=False) as data:
+                        keys, offsets, rows, crc = data["keys"], data["offsets"], data["rows"], data["crc"]
+                except Exception as exc:
+                    log.warning("ignoring unreadable token pack %s (%s)", pack, exc)
+                    pack.unlink(missing_ok=True)
+                    continue
+                if rows.ndim != 2 or rows.shape[1] != self.dimensions or len(offsets) != len(keys) + 1:
+                    continue
+                for i, key in enumerate(keys):
+                    block = rows[offsets[i]:offsets[i + 1]]
+                    if zlib.crc32(block.tobytes()) == int(crc[i]):
+                        self._rows[bytes(key)] = block
+        return self._rows
+
+    def get(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
+        rows = self._load()
+        return [rows.get(k) for k in keys]
+
+    def put(self, keys: Sequence[bytes], blocks: Sequence[np.ndarray]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        offsets = np.cumsum([0] + [len(b) for b in blocks])
+        crc = np.array([zlib.crc32(np.ascontiguousarray(b).tobytes()) for b in blocks], dtype=np.uint32)
+        fd, tmp = tempfile.mkstemp(prefix=".tok-", suffix=".npz", dir=self.folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, keys=np.array(list(keys), dtype="S32"), offsets=offsets, rows=np.vstack(blocks), crc=crc)
+            os.replace(tmp, self.folder / f"tok-{uuid.uuid4().hex}.npz")
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        self._load().update(zip(keys, blocks))
+
+
 class VectorCache:
     """Content-keyed vectors on disk for one model stamp."""
 
@@ -150,18 +205,29 @@ class Embedder:
                 weights = weights_hash(source)
             else:
                 weights = hashlib.sha256(name.encode()).hexdigest()
-        try:
-            if backend == "onnx" and source.is_dir():
-                self.model = _quiet_load(str(_onnx_export(source, weights, root)), "onnx")
-            else:
-                self.model = _quiet_load(str(source), backend)
-        except (OSError, ValueError) as exc:
-            raise ModelUnavailable(f"cannot load embedding model {name!r} offline ({exc}): "
-                                   "pass a local sentence-transformers folder, or omit model for the bundled one") from exc
-        self.model.max_seq_length = window
-        dims = self.model.get_embedding_dimension()
+        self._source, self._root, self._model = source, root, None
+        self._backend, self._window, self._name = backend, window, name
+        dims = _dimensions(source) if source.is_dir() else self.model.get_embedding_dimension()
         self.stamp = ModelStamp(name, weights, dims, True, window, backend)
         self.cache = VectorCache(root / "vectors" / self.stamp.namespace, dims)
+        self.tokens = TokenCache(root / "tokens" / self.stamp.namespace, dims)
+
+    @property
+    def model(self):
+        """The sentence-transformers model, loaded (and exported to ONNX) only when something must be computed."""
+        if self._model is None:
+            try:
+                if self._backend == "onnx" and self._source.is_dir():
+                    weights = weights_hash(self._source)
+                    self._model = _quiet_load(str(_onnx_export(self._source, weights, self._root)), "onnx")
+                else:
+                    self._model = _quiet_load(str(self._source), self._backend)
+            except (OSError, ValueError) as exc:
+                raise ModelUnavailable(
+                    f"cannot load embedding model {self._name!r} offline ({exc}): pass a local "
+                    "sentence-transformers folder, or omit model for the bundled one") from exc
+            self._model.max_seq_length = self._window
+        return self._model
 
     def key(self, text: str) -> bytes:
         """Cache key of one text under this model stamp."""
@@ -209,11 +275,23 @@ class Embedder:
                          for t in out])
 
     def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """Per-token vectors (special tokens included), each row L2-normalised: for late interaction."""
-        out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=32,
-                                convert_to_numpy=False, show_progress_bar=False)
-        vecs = [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
-        return [v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12) for v in vecs]
+        """Per-token unit vectors (special tokens included) for late interaction; cached, stored as float16."""
+        texts = list(texts)
+        keys = [self.key(t) for t in texts]
+        found = self.tokens.get(keys)
+        todo = list(dict.fromkeys(k for k, v in zip(keys, found) if v is None))
+        if todo:
+            first = {k: t for t, k in zip(texts, keys)}
+            out = self.model.encode([first[k] for k in todo], output_value="token_embeddings", batch_size=8,
+                                    convert_to_numpy=False, show_progress_bar=False)
+            fresh = []
+            for t in out:
+                v = np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32)
+                fresh.append((v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16))
+            self.tokens.put(todo, fresh)
+            done = dict(zip(todo, fresh))
+            found = [v if v is not None else done[k] for v, k in zip(found, keys)]
+        return [v.astype(np.float32) for v in found]
 
 
 @functools.lru_cache(maxsize=4)

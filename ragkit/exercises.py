@@ -46,7 +46,7 @@ def _question(course, qid) -> Question | None:
 def check_destroyed_needle(course, question_id: str | None, cut_at: int | None) -> Feedback:
     """Exercise 1: a needle that blind chunking (A) destroys, and the offset of the cut inside it."""
     if question_id is None or cut_at is None:
-        return Feedback(False, ("set `question_id` (like 'q07') and `cut_at` (a character offset) first",
+        return Feedback(False, ("set `question_id` (like 'qNN') and `cut_at` (a character offset) first",
                                 "hint: `ragkit.evaluation.needle_windows` tells where each needle sits in its window"))
     q = _question(course, question_id)
     if q is None:

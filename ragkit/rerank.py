@@ -69,18 +69,11 @@ class LateInteractionReranker:
 
             embedder = default_embedder()
         self.embedder = embedder
-        self._tokens: dict[str, np.ndarray] = {}
-
-    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._tokens]
-        if missing:
-            self._tokens.update(zip(missing, self.embedder.token_vectors(missing)))
-        return [self._tokens[t] for t in texts]
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
-        """One MaxSim score per text."""
-        (q,) = self.embedder.token_vectors([query])
-        return np.array([float((q @ d.T).max(axis=1).sum()) for d in self._vectors(texts)])
+        """One MaxSim score per text (token vectors come from the embedder's disk cache when it has them)."""
+        q, *docs = self.embedder.token_vectors([query, *texts])
+        return np.array([float((q @ d.T).max(axis=1).sum()) for d in docs])
 
 
 def available_reranker() -> CrossEncoderReranker | None:

@@ -108,6 +108,16 @@ def test_onnx_and_torch_agree_on_the_bundled_corpus(corpus):
     assert np.abs(onnx - torch).max() < 1e-5
 
 
-def test_token_vectors_are_unit_rows(embedder):
+def test_token_vectors_are_unit_rows_and_cached(embedder, cache):
     (tokens,) = embedder.token_vectors(["hello world"])
-    assert tokens.shape == (4, 384) and np.allclose(np.linalg.norm(tokens, axis=1), 1.0, atol=1e-5)
+    assert tokens.shape == (4, 384) and np.allclose(np.linalg.norm(tokens, axis=1), 1.0, atol=2e-3)
+    again = Embedder(cache=cache)
+    assert np.array_equal(again.token_vectors(["hello world"])[0], tokens)
+    assert again._model is None
+
+
+def test_a_warm_cache_never_loads_the_model(embedder, cache):
+    embedder.encode(TEXTS)
+    warm = Embedder(cache=cache)
+    warm.encode(TEXTS)
+    assert warm._model is None and warm.stamp == embedder.stamp

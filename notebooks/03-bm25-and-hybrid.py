@@ -1,0 +1,232 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 03. BM25 and hybrid
+#
+# You will see a query built around an exact string, watch how dense retrieval and a classic word-counting formula (BM25) handle it, then measure whether that lexical edge holds across all the needle queries,
+# and whether fusing the two rankings (reciprocal rank fusion) beats either of them by more than the noise.
+
+# %%
+import numpy as np
+import pandas as pd
+from IPython.display import Markdown, display
+
+import ragkit.course
+from ragkit import chapter, widgets
+from ragkit.evaluation import METRICS
+from ragkit.exercises import STOPWORDS
+from ragkit.fusion import K, rrf
+from ragkit.lexical import tokenize
+from ragkit.rerank import available_reranker
+from ragkit.statistics import sign_test
+
+course = ragkit.course.load()
+ev = course.evaluation("E")
+r = course.retriever("E")
+
+# %% [markdown]
+# ## What an embedding cannot see
+#
+# An embedding model squeezes a text into a point that stands for its *meaning*. That is exactly what you want for paraphrases, and exactly what you do not want for strings that have no meaning of their own:
+# a function name, an error code, a part number, a magic constant. To the model, one long decimal looks much like any other.
+#
+# The transformer chapter of the corpus implements the GELU activation in a code block, and the tanh approximation it uses has a distinctive constant. Ask about that constant and see where each retriever ranks the chunk that contains it (strategy E).
+
+# %%
+token, query = "0.044715", "what is the constant 0.044715 for?"
+holders = [i for i, c in enumerate(r.chunks) if token in c.content]
+runs = {"dense": r.dense([query]), "bm25": r.bm25([query]), "hybrid": r.hybrid([query])}
+pos = lambda run, i: int(np.where(run.ranking[0] == i)[0][0]) + 1
+holder = holders[0]
+display(Markdown(f"Chunks containing `{token}`: **{len(holders)}**, in *{r.chunks[holder].doc_id}*, section *{r.chunks[holder].section}*. Its rank among **{len(r.chunks)}** chunks: "
+                 + ", ".join(f"{name} **{pos(run, holder)}**" for name, run in runs.items()) + "."))
+
+# %% [markdown]
+# Where did dense retrieval look instead? Its favourite chunk, and the distance of each:
+
+# %%
+best, dist = runs["dense"].ranking[0, 0], runs["dense"].distance[0]
+display(Markdown(f"Dense's first choice: *{r.chunks[best].doc_id}*, section *{r.chunks[best].section}*, distance **{dist[best]:.3f}**. "
+                 f"The chunk that holds the constant: distance **{dist[holder]:.3f}**.\n\n> {r.chunks[best].content[:300]}..."))
+
+# %% [markdown]
+# ## BM25: counting words, cleverly
+#
+# BM25 scores a chunk $d$ for a query $q$ by adding up, over the query's terms $t$, how often each term occurs in the chunk, with two corrections:
+#
+# $$\operatorname{score}(q, d) = \sum_{t \in q} \operatorname{idf}(t)\,\frac{f_{t,d}\,(k_1 + 1)}{f_{t,d} + k_1\left(1 - b + b\,\dfrac{|d|}{\operatorname{avgdl}}\right)},
+# \qquad \operatorname{idf}(t) = \ln\!\left(1 + \frac{N - n_t + 0.5}{n_t + 0.5}\right)$$
+#
+# - $f_{t,d}$ is how often $t$ occurs in $d$; $|d|$ is the chunk's length in tokens and $\operatorname{avgdl}$ the average length; $N$ is the number of chunks and $n_t$ how many contain $t$.
+# - **idf** rewards rare terms: a word in every chunk is worth almost nothing, a word in one chunk is worth a lot.
+# - **$k_1$** (here 1.2) makes repetition saturate: the second occurrence of a term adds less than the first, the tenth hardly anything.
+# - **$b$** (here 0.75) discounts long chunks, which would otherwise collect matches just by being long.
+#
+# Tokens are lower-cased runs of letters and digits, so `0.044715` becomes two tokens. Here is what each token of the query is worth:
+
+# %%
+lex = r.lexical
+terms = [t for t in dict.fromkeys(tokenize(query)) if t in lex.vocabulary]
+pd.DataFrame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
+              for t in terms]).sort_values("idf", ascending=False)
+
+# %% [markdown]
+# The saturation that $k_1$ buys, for a chunk of average length: the term-frequency factor for one to five occurrences.
+
+# %%
+f = np.arange(1, 6)
+pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
+
+# %% [markdown]
+# ## BM25 against dense, across all needle queries
+#
+# One hand-picked query is an anecdote. The question is how BM25 does on ordinary questions. Below: recall@k for k from 1 to 20 on strategy E, for dense, BM25 and the hybrid you will meet in a moment.
+
+# %%
+labels = ["E/dense", "E/bm25", "E/hybrid"]
+curve = pd.DataFrame({l: [ev[l].value(f"R@{k}") for k in range(1, 21)] for l in labels}, index=pd.Index(range(1, 21), name="k"))
+curve.round(3).T
+
+# %% [markdown]
+# The chapter reports that on its corpus BM25 more than doubled dense top-1 accuracy and then fell clearly behind around rank 8, because the two fail on different queries. Check each part on this corpus.
+
+# %%
+d1, b1, ch1 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1"), chapter.RERANK["R@1"][0]
+ahead = [k for k in curve.index if curve.loc[k, "E/bm25"] > curve.loc[k, "E/dense"]]
+t1, t8 = ev.compare("E/bm25", "E/dense", "R@1").test, ev.compare("E/bm25", "E/dense", "R@8").test
+display(Markdown(f"- **Top-1**: BM25 **{b1:.3f}**, dense **{d1:.3f}** (ratio **{b1 / d1:.2f}**; the chapter's dense top-1 was **{ch1}**, so its BM25 top-1 exceeded **{2 * ch1:.3f}**). "
+                 f"Paired at R@1: BM25 wins **{t1.wins}**, dense **{t1.losses}**, p = **{t1.p:.2g}**. 'More than doubles' **{'reproduces' if b1 > 2 * d1 else 'does not reproduce'}** here.\n"
+                 f"- **Where BM25 leads**: {'at k = ' + ', '.join(map(str, ahead)) if ahead else 'at no k from 1 to 20'}.\n"
+                 f"- **Around rank 8**: BM25 wins **{t8.wins}**, dense **{t8.losses}**, p = **{t8.p:.2g}**: BM25 behind at R@8 **{'reproduces' if t8.losses > t8.wins else 'does not reproduce'}**"
+                 f" ({'significantly' if t8.p < 0.05 else 'not significantly'}). They fail on different queries: **{t8.wins + t8.losses}** queries are found by one and not the other."))
+
+# %% [markdown]
+# Why would BM25 do better on one corpus than on another? It can only score words that the query and the chunk share. So look at how many of each query's content words (stop words removed) appear in its needle, split by the two phrasings,
+# next to top-1 accuracy for each retriever.
+
+# %%
+content = lambda s: set(tokenize(s)) - STOPWORDS
+shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content(q.text)))
+                   for q in course.queries for x in course.questions if x.id == q.qid])
+phrasing = np.array([q.phrasing for q in course.queries])
+pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
+                  **{f"{l} R@1": ev[l].per_query("R@1")[phrasing == p].mean() for l in labels}} for p in ("question", "ticket")}).T.round(3)
+
+# %% [markdown]
+# Read the table row by row. Where a phrasing shares few words with its needle, BM25 has little to hold on to, and whatever advantage it has at the top of the list should shrink.
+# The chapter's queries are not available, so whether they shared more vocabulary with their needles is a guess, not a finding; it is one plausible reason the two corpora can disagree.
+# Another is the corpus itself: exact strings (identifiers, constants, names) are where BM25 shines, and how many needles hinge on one is a property of the text and of who wrote the questions.
+
+# %% [markdown]
+# ## Fusion: ranks, not scores
+#
+# Running both retrievers is easy; combining their answers is where the obvious approach goes wrong. Look at what each one returns for the constant query.
+
+# %%
+d, b = runs["dense"].distance[0], lex.scores(query)
+display(Markdown(f"Dense distances run from **{d.min():.3f}** (best) to **{d.max():.3f}**: lower is better. "
+                 f"BM25 scores run from **{b.max():.2f}** (best) down to **{b.min():.2f}**: higher is better, and **{int((b == 0).sum())}** of **{len(b)}** chunks score exactly zero."))
+
+# %% [markdown]
+# The two are on different scales, bounded differently, and pointing in opposite directions. You could normalise each list per query (say, divide by the best score), but then the weight a list gets depends on how good its best hit happened to be for *that* query: a lucky top hit squashes everything below it.
+#
+# **Reciprocal rank fusion** (RRF) throws the scores away and keeps the ranks. Every list gives each chunk $1/(k + \text{rank})$, ranks counted from 1; the fused ranking sorts chunks by the sum. With the usual $k = 60$ the constant is large compared with the top ranks, so no single list can dominate with one confident hit. A toy example with two lists of chunk ids:
+
+# %%
+display(Markdown(f"`rrf([[7, 3, 5], [5, 7, 9]])` → **{rrf([[7, 3, 5], [5, 7, 9]]).tolist()}**. "
+                 f"With k = {K}, rank 1 is worth **{(K + 10) / (K + 1):.2f}** times rank 10; with k = 0 it would be worth **{10 / 1:.0f}** times."))
+
+# %% [markdown]
+# Now the constant query again. Fusion only sees ranks, so a chunk that one list loves and the other buries has to compete with chunks both lists rank as merely decent.
+
+# %%
+top = runs["hybrid"].ranking[0, 0]
+fused = lambda i: sum(1 / (K + pos(runs[n], i)) for n in ("dense", "bm25"))
+display(Markdown(f"The `{token}` chunk: dense rank **{pos(runs['dense'], holder)}**, BM25 rank **{pos(runs['bm25'], holder)}**, fused score **{fused(holder):.4f}**, hybrid rank **{pos(runs['hybrid'], holder)}**.\n\n"
+                 f"Hybrid's first chunk: dense rank **{pos(runs['dense'], top)}**, BM25 rank **{pos(runs['bm25'], top)}**, fused score **{fused(top):.4f}**."))
+
+# %% [markdown]
+# That is the price of fusion: it protects you from either retriever's wild misses, and in exchange it dilutes either retriever's lone brilliant hit. Whether the trade pays off is an empirical question, so measure it.
+#
+# ## Hybrid against each of its parents
+#
+# First every recall with its Wilson interval, for the three retrievers on strategy E.
+
+# %%
+ev.summary()
+
+# %% [markdown]
+# The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at R@4 the paired sign test could not separate it from either. Here are its two comparisons beside ours.
+
+# %%
+sig = lambda p: "significant" if p < 0.05 else "not significant"
+side = lambda a, b, w, l: f"{a} ahead" if w > l else f"{b} ahead" if l > w else "tied"
+hybrid = {k: v for k, v in chapter.COMPARISONS.items() if k[0].endswith("/hybrid")}
+ours = {k: ev.compare(*k).test for k in hybrid}
+pd.DataFrame([{"A": a, "B": b, "metric": m, "chapter": f"+{w}/-{l}", "chapter p": p, "ours": f"+{ours[a, b, m].wins}/-{ours[a, b, m].losses}",
+               "our p": float(f"{ours[a, b, m].p:.3g}")} for (a, b, m), (w, l, p) in hybrid.items()])
+
+# %% [markdown]
+# A comparison *reproduces* when the significance call (p below 0.05 or not) and the direction of the lead both agree.
+
+# %%
+ok = [(a, b, m, w, l, p, ours[a, b, m], sig(p) == sig(ours[a, b, m].p) and side(a, b, w, l) == side(a, b, ours[a, b, m].wins, ours[a, b, m].losses))
+      for (a, b, m), (w, l, p) in hybrid.items()]
+display(Markdown("\n".join(f"- **{a} vs {b} at {m}**: the chapter +{w}/-{l}, {sig(p)} (p = {p:.2g}), {side(a, b, w, l)}; this corpus +{t.wins}/-{t.losses}, {sig(t.p)} (p = {t.p:.2g}), "
+                           f"{side(a, b, t.wins, t.losses)}: **{'reproduces' if good else 'does not reproduce'}**." for a, b, m, w, l, p, t, good in ok)))
+
+# %% [markdown]
+# And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.
+
+# %%
+cmp = pd.DataFrame({l: [ev[l].value(m) for m in METRICS] for l in labels}, index=list(METRICS)).round(3)
+cmp["hybrid ahead of both"] = (cmp["E/hybrid"] > cmp[["E/dense", "E/bm25"]].max(axis=1))
+behind = [m for m in METRICS if not cmp.loc[m, "hybrid ahead of both"]]
+display(Markdown(f"Hybrid ahead of both parents on every metric: **{'reproduces' if not behind else 'does not reproduce'}**" + (f" (not ahead of both at {', '.join(behind)})." if behind else ".")))
+cmp
+
+# %% [markdown]
+# Where hybrid does lead its best parent on a point estimate, is the lead more than noise? The same paired test, on every metric, against dense (for MRR a win means a better reciprocal rank).
+
+# %%
+tests = {m: ev.compare("E/hybrid", "E/dense", m).test for m in METRICS}
+display(Markdown("\n".join(f"- **{m}**: hybrid +{t.wins}/-{t.losses} against dense, p = **{t.p:.2g}** ({sig(t.p)})" for m, t in tests.items())))
+
+# %% [markdown]
+# If a comparison above does not reproduce, do not reach for a story too quickly. With a few dozen queries, a sign test on a handful of discordant pairs swings from "nothing" to "significant" on a few queries.
+# A weak parent makes the hybrid look strong against it, whatever its merit against the strong parent, so always compare a fusion with its *best* parent.
+#
+# ## Try it yourself
+#
+# Type any question into the playground. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), with each chunk's cosine distance, and the threshold gate (a later notebook is devoted to it).
+# It starts on the constant query from the top of this notebook.
+
+# %%
+reranker = available_reranker()
+display(Markdown("The cross-encoder is installed: a fourth column shows its reranking of the hybrid top 25." if reranker else
+                 "The cross-encoder is **not installed** on this machine, so the playground shows three columns. To add it, run `make models` on a machine with internet, then rerun this cell."))
+playground = widgets.QueryPlayground(course, reranker=reranker)
+playground.text.value = query
+playground.widget()
+
+# %% [markdown]
+# ## Try this
+#
+# 1. In the playground, ask about another identifier from a code block in the corpus (open `data/corpus/12-reasoning.md` and pick a function name). Which column finds it? Now describe what the function does in plain words, without its name. Which column wins now?
+# 2. Change `ev = course.evaluation("E")` to `course.evaluation("ABCDEF")` and `labels` to blind chunking (`A/...`). Does BM25 fare better or worse against dense when chunks are cut blindly? Why might a header help one retriever more than the other?
+# 3. Rerun the fusion cell with a tiny $k$ (import `rrf_many` from `ragkit.fusion` and pass `k=1`). Which retriever now dominates the fused ranking, and what happens to the constant query?
+# 4. The sign test counts only discordant queries. Use `ev.compare("E/hybrid", "E/dense", "R@4").wins` and `.losses` to read the queries on which they disagree. Are hybrid's wins mostly questions or tickets?

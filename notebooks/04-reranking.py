@@ -1,0 +1,227 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04. Reranking
+#
+# You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
+# and how late interaction (MaxSim over token vectors, the shape of ColBERT) fares with a model that was never trained for it.
+
+# %%
+import time
+
+import pandas as pd
+from IPython.display import Markdown, display
+
+import ragkit.course
+from ragkit import chapter, widgets
+from ragkit.rerank import LateInteractionReranker, available_reranker
+from ragkit.retrieval import RERANK_DEPTH
+
+course = ragkit.course.load()
+ev = course.evaluation("E")
+metrics = ("R@1", "R@4", "MRR")
+
+# %% [markdown]
+# ## Two ways to score a pair
+#
+# Everything you have used so far is a *bi-encoder*: the model reads the chunk on its own at index time, reads the query on its own at
+# query time, and the two only meet as vectors in a dot product. That is why dense search is cheap: the expensive part (running the
+# network over every chunk) happened once, before anyone asked anything.
+#
+# A *cross-encoder* reads the query and the chunk **together**, as one input, and its attention layers can compare every query word with
+# every chunk word before it commits to a single relevance score. That is a much richer judgement, and it has a price: the score depends
+# on the query, so nothing can be computed in advance. For every query you must run the whole network once per candidate chunk.
+#
+# You cannot afford that for every chunk in the corpus, so the cross-encoder only reorders a shortlist that a cheap retriever produced.
+# In ragkit the shortlist is the top of the hybrid ranking (dense and BM25 fused, notebook 03); everything below it keeps its place.
+
+# %%
+display(Markdown(f"Shortlist depth in ragkit: the hybrid top **{RERANK_DEPTH}**, out of **{ev.chunks['E']}** chunks in strategy E. "
+                 f"A reranker can only promote what is already in that shortlist: the hybrid top {RERANK_DEPTH} holds the needle "
+                 f"for **{ev['E/hybrid'].value(f'R@{RERANK_DEPTH}'):.3f}** of the queries, the ceiling for any reranker here."))
+
+# %% [markdown]
+# ## The cross-encoder (if you have it)
+#
+# The chapter's reranker is `cross-encoder/ms-marco-MiniLM-L-6-v2`. Unlike the embedding model, it is not bundled with ragkit: it lives
+# only on the Hugging Face hub. The next cell looks for it on disk.
+
+# %%
+reranker = available_reranker()
+display(Markdown(f"Cross-encoder found in `{reranker.path}`: the next two cells use it." if reranker is not None else
+                 "**No cross-encoder on this machine.** Run `make models` on a machine with internet access (or set "
+                 "`RAGKIT_RERANKER` to a folder holding the model), then restart the kernel. The next two cells skip "
+                 "themselves; the late-interaction part further down runs without it."))
+
+# %% [markdown]
+# The chapter reports the cross-encoder as its largest single gain, and the only one right at the top of the list: R@1 and MRR,
+# where the first chunk is what counts. Here is the same experiment on our corpus, next to the chapter's figures.
+
+# %%
+if reranker is not None:
+    ev_ce = course.evaluation("E", rerankers=(reranker,))
+    display(pd.DataFrame({m: {"the chapter: dense": chapter.RERANK[m][0], "the chapter: hybrid + rerank": chapter.RERANK[m][1],
+                              "ours: E/dense": ev_ce["E/dense"].value(m), "ours: E/hybrid+rerank": ev_ce["E/hybrid+rerank"].value(m)}
+                          for m in chapter.RERANK}).round(3))
+else:
+    display(Markdown("*Skipped: no cross-encoder (see above for how to get it).*"))
+
+# %% [markdown]
+# Point estimates are not enough with 64 queries. The paired sign test (notebook 02) counts the queries where the reranked list does
+# better than dense and those where it does worse. For MRR a "win" means the needle sits higher in the list.
+
+# %%
+if reranker is not None:
+    ce_tests = [ev_ce.compare("E/hybrid+rerank", "E/dense", m) for m in chapter.RERANK]
+    display(Markdown("\n".join(f"- {c.metric}: **{c.test}**; the chapter's gain "
+                               f"**{'reproduces' if c.test.p < 0.05 and c.test.wins > c.test.losses else 'does not reproduce'}** "
+                               "here at p < 0.05" for c in ce_tests)))
+else:
+    display(Markdown("*Skipped: no cross-encoder.*"))
+
+# %% [markdown]
+# ## Late interaction: a middle ground you can run offline
+#
+# Between "one vector per chunk" and "read everything together" there is a third design. Keep **one vector per token** instead of
+# one per chunk. At query time, each query token looks for its single best match among the chunk's tokens, and those best matches add up:
+#
+# $$\operatorname{MaxSim}(q, d) = \sum_{i \in q} \max_{j \in d} \; \mathbf{q}_i \cdot \mathbf{d}_j$$
+#
+# with every token vector scaled to length one. This is the scoring rule of ColBERT. The chunk's token vectors do not depend on the
+# query, so a real system computes and stores them at index time; only the query's tokens and a few small matrix products are left
+# for query time. The query and the chunk still never see each other inside the network: the interaction happens late, after encoding.
+#
+# ColBERT trains its encoder so that individual token vectors are good at this matching. We have no such model offline, so
+# `LateInteractionReranker` borrows the token vectors of the bundled embedding model, which was trained to make their *average*
+# meaningful, not each one on its own. Treat what follows as a measurement, not a promise. It reranks the same hybrid shortlist.
+#
+# The next cell is the slowest in this notebook: it encodes every shortlisted chunk token by token, the first time each chunk is seen.
+
+# %%
+late = LateInteractionReranker()
+t = time.perf_counter()
+ev_li = course.evaluation("E", rerankers=(late,))
+cold_s = time.perf_counter() - t
+display(Markdown(f"MaxSim over the hybrid top **{RERANK_DEPTH}** for **{len(course.queries)}** queries took **{cold_s:.1f} s** on this "
+                 f"machine in this kernel (a repeat run reuses the result), about **{1000 * cold_s / len(course.queries):.0f} ms** per query "
+                 "including encoding the chunks' tokens on first sight."))
+
+# %% [markdown]
+# The whole evaluation, with 95% Wilson intervals on every recall:
+
+# %%
+ev_li.summary()
+
+# %% [markdown]
+# And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for R@1 and MRR only).
+
+# %%
+table = pd.DataFrame({f"ours: {l}": {m: ev_li[l].value(m) for m in metrics} for l in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
+for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + rerank")):
+    table.loc[name] = {m: chapter.RERANK[m][i] if m in chapter.RERANK else None for m in metrics}
+table.astype(float).round(3)
+
+# %% [markdown]
+# Now the honest part: paired sign tests of MaxSim against plain hybrid (did reranking the shortlist help at all?) and against dense
+# (the chapter's baseline), on all three metrics.
+
+# %%
+li_tests = [ev_li.compare("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics]
+pd.DataFrame([{"A": c.a, "B": c.b, "metric": c.metric, "A better on": c.test.wins, "B better on": c.test.losses,
+               "p (two-sided)": round(c.test.p, 3)} for c in li_tests])
+
+# %%
+gains = [f"{c.metric} vs {c.b}" for c in li_tests if c.test.p < 0.05 and c.test.wins > c.test.losses]
+losses = [f"{c.metric} vs {c.b}" for c in li_tests if c.test.p < 0.05 and c.test.wins < c.test.losses]
+ahead = [m for m in metrics if ev_li["E/hybrid+maxsim"].value(m) > ev_li["E/hybrid"].value(m)]
+display(Markdown(f"Significant gains for MaxSim (p < 0.05): **{', '.join(gains) or 'none'}**. Significant losses: **{', '.join(losses) or 'none'}**. "
+                 f"On point estimates alone MaxSim is ahead of plain hybrid on **{len(ahead)} of {len(metrics)}** metrics "
+                 f"(**{', '.join(ahead) or 'none'}**)."))
+
+# %% [markdown]
+# Averages hide which queries moved. Here are the queries where MaxSim and plain hybrid disagree about rank 1, with the rank of the
+# first needle-carrying chunk under each (0 would mean "not found at all").
+
+# %%
+c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "R@1")
+text = {f"{q.qid}/{q.phrasing}": q.text for q in course.queries}
+row = {qid: i for i, qid in enumerate(ev_li["E/hybrid"].query_ids)}
+pd.DataFrame([{"query": text[q], "MaxSim at R@1": "wins" if q in c.wins else "loses", "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
+               "MaxSim rank": ev_li["E/hybrid+maxsim"].ranks[row[q]]} for q in c.wins + c.losses])
+
+# %% [markdown]
+# ### Reading the result
+#
+# Whatever the tables above show on your machine, keep three things in mind before you draw a conclusion about late interaction itself:
+#
+# - **The model is borrowed.** A mean-pooled sentence model only ever had its token vectors judged through their average. Individual
+#   token vectors of such a model carry a lot of context and a lot of noise; nothing pushed them to line up with the matching word of a
+#   question. A trained ColBERT model is a different animal.
+# - **Special tokens count.** The token vectors include the model's `[CLS]` and `[SEP]` markers. The query's `[CLS]` tends to find its
+#   best match in the chunk's own `[CLS]`, whatever the chunk is about, so part of every score says nothing about relevance.
+# - **64 queries is few.** As everywhere in this course, a handful of wins or losses either way is within what a coin would do.
+#
+# So this is a fair measurement of *this* reranker on *this* corpus, and no more.
+
+# %% [markdown]
+# ## What each step costs
+#
+# Quality is one axis; time per query is the other. The chapter timed each stage on a CPU, single-threaded, on its own corpus.
+# Those are the chapter's figures, not ours.
+
+# %%
+display(Markdown(f"The chapter, per query: cross-encoder over the top 25 **{chapter.RERANK_MS} ms**, BM25 **{chapter.BM25_MS} ms**, "
+                 f"the dense vector scan **{chapter.SCAN_MS} ms**. The cross-encoder costs about **{chapter.RERANK_MS / chapter.BM25_MS:.0f}×** "
+                 f"BM25 and **{chapter.RERANK_MS / chapter.SCAN_MS:.0f}×** the scan: it is the stage that decides your latency."))
+
+# %% [markdown]
+# Late interaction shifts most of that cost to index time. Once a chunk's token vectors are stored, scoring a shortlist needs only the
+# query's own encoding plus one small matrix product per chunk. The cell below times exactly that, on one query, with the chunks'
+# token vectors already in memory. It also shows what you pay in storage instead: one vector per word piece rather than one per chunk.
+
+# %%
+r, q = course.retriever("E"), course.queries[0].text
+shortlist = [r.texts[j] for j in r.hybrid([q]).top(0, RERANK_DEPTH)]
+late.score(q, shortlist)  # make sure every chunk's token vectors are in memory
+t = time.perf_counter(); late.score(q, shortlist); warm_ms = 1000 * (time.perf_counter() - t)
+display(Markdown(f"MaxSim on one shortlist of **{len(shortlist)}** chunks, token vectors precomputed: **{warm_ms:.1f} ms** here. "
+                 f"Storage: **{ev.tokens['E'].pieces / ev.chunks['E']:.0f}** word-piece vectors per chunk on average instead of one."))
+
+# %% [markdown]
+# One timing of one query on a shared machine is an anecdote, not a benchmark. `make bench` measures our own pipeline properly
+# (best of several runs, every stage, next to the chapter's targets), including the cross-encoder when `make models` has fetched it.
+#
+# ## Try it yourself
+#
+# Type a question and compare the columns: dense, BM25, hybrid and the reranker (the cross-encoder if you have it, MaxSim otherwise).
+# The numbers are cosine distances from the dense model, shown for every column so you can see a reranker promote a chunk the
+# embedding thought was far away.
+
+# %%
+widgets.QueryPlayground(course, reranker=reranker if reranker is not None else late).widget()
+
+# %% [markdown]
+# ## Try this
+#
+# 1. In the playground, ask something with an exact term in it (an acronym or a symbol name from the corpus). Does the reranker keep
+#    the chunk that BM25 found at the top, or does it push it down?
+# 2. The reranker only sees the hybrid shortlist. Look at the ceiling printed near the top: which queries could no reranker ever fix,
+#    and what would you change to fix them: the chunker, the shortlist depth, or the first-stage retriever?
+# 3. MaxSim adds up one best match per query token, so long questions collect bigger scores than short ones. Does that matter when
+#    you rank chunks for one query? When would it matter?
+# 4. If the cross-encoder gives you a clear gain at R@1 but costs hundreds of milliseconds, in which product would you pay that, and in
+#    which would you rather show four chunks and let the reader choose?

@@ -1,0 +1,219 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05. Distances: cosine and L2
+#
+# You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
+# and how that identity falls apart, dragging text length into every distance, the moment the vectors are not normalised.
+
+# %%
+import numpy as np
+import pandas as pd
+import plotly.express as px
+from IPython.display import Markdown, display
+
+import ragkit.course
+from ragkit import chapter
+from ragkit.distances import identity_check, max_identity_gap
+from ragkit.embedding import default_embedder
+from ragkit.tokens import count_pieces
+
+course = ragkit.course.load()
+embedder = default_embedder()
+chunks = course.chunks("E")
+
+# %% [markdown]
+# ## One identity, two names
+#
+# Vector stores let you choose a metric: cosine, Euclidean (L2), sometimes inner product. The numbers they hand back look different, and
+# it is tempting to think they measure different things. For the vectors ragkit stores they do not. Write out the squared L2 distance
+# as a dot product of the difference with itself:
+#
+# $$\|\mathbf{a}-\mathbf{b}\|^2 = (\mathbf{a}-\mathbf{b})\cdot(\mathbf{a}-\mathbf{b})
+#   = \mathbf{a}\cdot\mathbf{a} - 2\,\mathbf{a}\cdot\mathbf{b} + \mathbf{b}\cdot\mathbf{b}
+#   = \|\mathbf{a}\|^2 + \|\mathbf{b}\|^2 - 2\,\|\mathbf{a}\|\,\|\mathbf{b}\|\cos\theta .$$
+#
+# The embedding model ends by dividing each vector by its own length, so $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, and the right-hand side collapses:
+#
+# $$\|\mathbf{a}-\mathbf{b}\|^2 = 2 - 2\cos\theta
+#   \qquad\Longleftrightarrow\qquad
+#   \tfrac12\,\|\mathbf{a}-\mathbf{b}\|^2 = 1 - \cos\theta .$$
+#
+# Half the squared L2 distance *is* the cosine distance. Both orderings are the same ordering, and a cut on one converts exactly into a
+# cut on the other. Keep the general line in mind too; it is what you get when the norms are *not* one:
+#
+# $$\tfrac12\,\|\mathbf{a}-\mathbf{b}\|^2 = \tfrac12\left(\|\mathbf{a}\|^2 + \|\mathbf{b}\|^2\right) - \|\mathbf{a}\|\,\|\mathbf{b}\|\cos\theta .$$
+#
+# ## Checked on two real chunks
+#
+# Algebra is one thing; floating point is another. Take two chunks of strategy E from different parts of the corpus, embed them, and
+# compute every quantity in the identity. The chapter did the same on a pair of its own; its pair is different from ours, so its L2
+# is not supposed to match. What should match is the last row: how far apart the two sides of the identity are.
+
+# %%
+pair = [chunks[0], chunks[len(chunks) // 2]]
+unit = embedder.encode([c.text for c in pair], progress=False)
+check = identity_check(*unit)
+display(Markdown("\n".join(f"- **{n}**: {c.doc_title} › {c.section or '(introduction)'}: _{c.content[:100]}…_" for n, c in zip("ab", pair))))
+rows = ["‖a‖", "‖b‖", "L2 = ‖a − b‖", "L2² / 2", "1 − cos", "|L2²/2 − (1 − cos)|"]
+fmt = lambda v: "" if v is None else (f"{v:.2e}" if abs(v) < 1e-3 else f"{v:.6f}")
+
+# %%
+ours = [check.norm_a, check.norm_b, check.l2, check.half_l2_squared, check.cosine_distance, check.difference]
+theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["diff"]]
+pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
+
+# %% [markdown]
+# (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.chapter` does not record them.)
+#
+# The vectors are stored as 32-bit floats, which carry about seven significant digits. A difference at that scale is rounding, not a
+# flaw in the identity.
+
+# %%
+eps = float(np.finfo(np.float32).eps)
+display(Markdown(f"The two sides differ by **{check.difference:.2e}** here and by **{chapter.IDENTITY['diff']:.2e}** in the chapter. "
+                 f"float32 resolves steps of about **{eps:.1e}** near 1, so this difference is "
+                 f"**{'rounding noise' if check.difference < 10 * eps else 'larger than rounding noise'}**."))
+
+# %% [markdown]
+# One pair could be lucky. `max_identity_gap` checks every pair among the first 200 chunk vectors, in float32 exactly as they are stored,
+# and reports the worst.
+
+# %%
+texts = [c.text for c in chunks[:200]]
+unit200 = embedder.encode(texts, progress=False)
+gap = max_identity_gap(unit200, 200)
+display(Markdown(f"Worst gap over **{len(texts) * (len(texts) - 1) // 2}** distinct pairs of **{len(texts)}** chunk vectors: **{gap:.2e}**; "
+                 f"the chapter, over its own 200: **{chapter.IDENTITY['max_diff_200']:.2e}**. That is "
+                 f"**{'still rounding noise' if gap < 100 * eps else 'more than rounding noise: look for a vector that is not unit length'}**."))
+
+# %% [markdown]
+# ## Now skip the normalisation
+#
+# The embedding model builds a text's vector in two steps: it averages the vectors of the text's word pieces (*mean pooling*), and then
+# divides the result by its own length. `embedder.pooled(...)` stops after the first step. Take the same two chunks, un-normalised.
+
+# %%
+raw = embedder.pooled([c.text for c in pair])
+raw_check = identity_check(*raw)
+general = 0.5 * (raw_check.norm_a ** 2 + raw_check.norm_b ** 2) - raw_check.norm_a * raw_check.norm_b * (1 - raw_check.cosine_distance)
+raw_vals = [raw_check.norm_a, raw_check.norm_b, raw_check.l2, raw_check.half_l2_squared, raw_check.cosine_distance, raw_check.difference]
+pd.DataFrame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for v in raw_vals]}, index=rows)
+
+# %%
+display(Markdown(f"Un-normalised, the two sides of the identity differ by **{raw_check.difference:.4f}**, against **{check.difference:.2e}** on unit vectors. "
+                 f"The cosine distance moved by only **{abs(raw_check.cosine_distance - check.cosine_distance):.1e}**: cosine divides the norms out, so it never noticed. "
+                 f"The general line above predicts L2²/2 = **{general:.6f}** from the norms and the cosine; measured: **{raw_check.half_l2_squared:.6f}**."))
+
+# %% [markdown]
+# ## The norm tracks the length of the text
+#
+# If the norms were all some other constant, say all 3, nothing much would be lost: every L2 distance would be scaled by the same factor.
+# The trouble is that they are not constant. Here are the un-normalised norms of the same 200 chunks, next to their length in word pieces.
+
+# %%
+raw200 = embedder.pooled(texts)
+lengths = pd.DataFrame({"word pieces": count_pieces(texts), "characters": [len(t) for t in texts],
+                        "norm, un-normalised": np.linalg.norm(raw200, axis=1), "norm, normalised": np.linalg.norm(unit200, axis=1)})
+lengths.describe().loc[["min", "50%", "max"]].round(3)
+
+# %%
+px.scatter(lengths, x="word pieces", y="norm, un-normalised", hover_data=["characters"],
+           title="Un-normalised chunk vectors: norm against length", height=380)
+
+# %%
+corr = lengths.corr().loc["word pieces", "norm, un-normalised"]
+display(Markdown(f"Correlation between length (word pieces) and un-normalised norm over these **{len(lengths)}** chunks: **{corr:.2f}**, so longer chunks "
+                 f"tend to have **{'shorter' if corr < 0 else 'longer'}** vectors. The normalised norms stay between "
+                 f"**{lengths['norm, normalised'].min():.6f}** and **{lengths['norm, normalised'].max():.6f}** whatever the length."))
+
+# %% [markdown]
+# Why would length move the norm at all? A mean of vectors that point in somewhat different directions is shorter than the vectors
+# themselves: the more word pieces go into the average, the more of their differences cancel. That predicts a negative correlation;
+# the cell above tells you whether this corpus shows one and how strong it is.
+#
+# ## What that does to a distance
+#
+# Now ask a question. For one of our queries, compute its distance to each of the 200 chunks both ways: plain L2 between un-normalised
+# vectors, and cosine distance between unit vectors. Then see which of the two listens to chunk length.
+
+# %%
+q = course.queries[0].text
+raw_q, unit_q = embedder.pooled([q])[0], embedder.encode([q], progress=False)[0]
+lengths["L2, un-normalised"] = np.linalg.norm(raw200 - raw_q, axis=1)
+lengths["cosine distance"] = 1 - unit200 @ unit_q
+display(Markdown(f"**Query:** {q}"))
+lengths.corr().loc[["L2, un-normalised", "cosine distance"], ["word pieces", "norm, un-normalised"]].round(3)
+
+# %%
+corr_l2, corr_cos = lengths.corr().loc[["L2, un-normalised", "cosine distance"], "word pieces"]
+display(Markdown(f"For this query, un-normalised L2 correlates with chunk length at **{corr_l2:.2f}**, cosine distance at **{corr_cos:.2f}**: "
+                 f"the un-normalised distance is the **{'more' if abs(corr_l2) > abs(corr_cos) else 'less'}** length-sensitive of the two."))
+
+# %% [markdown]
+# One query is an anecdote. Repeat it for every query of the course against the same 200 chunks, and ask two things: does the nearest
+# chunk change when you swap cosine for un-normalised L2, and what does the distance to the nearest chunk depend on?
+
+# %%
+qtexts = [x.text for x in course.queries]
+raw_q, unit_q = embedder.pooled(qtexts), embedder.encode(qtexts, progress=False)
+l2_all = np.linalg.norm(raw_q[:, None, :] - raw200[None, :, :], axis=2)
+cos_all = 1 - unit_q @ unit200.T
+nearest = pd.DataFrame({"query word pieces": count_pieces(qtexts), "query norm, un-normalised": np.linalg.norm(raw_q, axis=1),
+                        "nearest L2, un-normalised": l2_all.min(axis=1), "nearest cosine distance": cos_all.min(axis=1)})
+
+# %%
+moved = int((l2_all.argmin(axis=1) != cos_all.argmin(axis=1)).sum())
+display(Markdown(f"For **{moved}** of **{len(qtexts)}** queries the nearest of these chunks is a different one under un-normalised L2 than under cosine distance. "
+                 f"How the distance to the nearest chunk relates to the *query's* length and norm:"))
+nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], ["query word pieces", "query norm, un-normalised"]].round(3)
+
+# %%
+px.scatter(nearest, x="query word pieces", y=["nearest L2, un-normalised", "nearest cosine distance"], facet_col="variable",
+           title="Distance to the nearest chunk against query length", height=380).update_yaxes(matches=None, showticklabels=True)
+
+# %% [markdown]
+# Read the two panels as a threshold would: draw a horizontal line across each and ask which queries fall under it.
+
+# %%
+r_l2, r_cos = nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], "query word pieces"]
+display(Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_l2:.2f}**, nearest cosine distance **{r_cos:.2f}**. " + (
+    "A fixed cut on un-normalised L2 would largely be a cut on how many words the user typed; a cut on cosine distance is not."
+    if abs(r_l2) >= 0.5 and abs(r_cos) < abs(r_l2) / 2 else "On this corpus the contrast is weaker than the algebra suggests: look at the panels.")))
+
+# %% [markdown]
+# ## Why a threshold needs normalised vectors
+#
+# Notebook 06 refuses to answer when nothing is closer than a cut. That cut is a single number, chosen once and applied to every query.
+# It only means something if a distance measures *topic*, and nothing else:
+#
+# - On unit vectors cosine distance and half the squared L2 are the same number, bounded between 0 and 2, and blind to how long either text is.
+#   A cut transfers between the two metrics by a fixed formula and from one query to the next unchanged.
+# - Without normalisation the distance mixes topic with the length of the chunk *and* the length of the query. The same cut is strict for
+#   one query and lax for another, and ranking by it can move chunks up or down for how long they are, not for what they say.
+#
+# That is why ragkit normalises every vector it embeds and its vector cache refuses any stored row whose length is not one. If you
+# bring vectors from somewhere else, check their norms before you trust a threshold, or pick a metric (cosine) that divides them out.
+#
+# ## Try this
+#
+# 1. Change `pair` to two other chunks, for instance two from the same section. Is the gap between the two sides of the identity still
+#    rounding noise? Does the un-normalised gap get smaller or larger?
+# 2. Multiply one un-normalised vector by 2 and rerun `identity_check`. Which of L2, L2²/2 and 1 − cos change, and why does the cosine not care?
+# 3. Embed a chunk's text and the same text written twice in a row. Compare their un-normalised norms and their cosine distance: what did
+#    doubling the length do to each?
+# 4. Set `q` to a short query and then to a long ticket-style one. How does the smallest un-normalised L2 change, compared with the smallest cosine distance?

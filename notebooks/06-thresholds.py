@@ -1,0 +1,248 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06. Thresholds and bluffs
+#
+# What you will see: a retriever that answers every question, including ones about paella, and the one
+# component that can make it stop: a cut on cosine distance, with its price in refused questions.
+
+# %%
+from IPython.display import Markdown, display
+import numpy as np
+import pandas as pd
+import ragkit.course
+from ragkit import chapter, plots, widgets
+from ragkit.threshold import KEEP, gate
+
+course = ragkit.course.load()
+s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
+
+# %% [markdown]
+# ## A retriever always returns something
+#
+# Ranking is sorting, and a sorted list always has a first element. Ask the index about something it
+# has never heard of and it still hands you its "best" chunks, politely ordered. Below is the
+# out-of-domain query that sits furthest from the whole corpus, with the chunks dense retrieval gives it.
+
+# %%
+far = int(s.nearest_out.argmax())
+display(Markdown(f"Query: **{s.out_of_domain[far].query}** ({s.out_of_domain[far].kind})"))
+pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_out[far]],
+              "section": [s.chunks[j].section for j in s.top_out[far]],
+              "cosine distance": s.d_out[far].round(3)})
+
+# %% [markdown]
+# Nothing in that list says "I don't know". Left alone, the pipeline would paste these chunks into a
+# prompt and a language model would do its best to answer from them. That is a **bluff**: an answer
+# built on sources that have nothing to do with the question.
+#
+# ## The gate
+#
+# The remedy is almost embarrassingly simple. Keep at most a handful of chunks, and of those only the
+# ones whose distance to the query is under a cut. If nothing survives, the pipeline stops before any
+# model is called. Here is the gate applied to the same query, first without a cut, then with the
+# chapter's two cuts.
+
+# %%
+run = course.retriever("E").dense([s.out_of_domain[far].query])
+kept = {cut: len(gate(run.ranking[0], run.distance[0], cut)) for cut in (None, 0.675, 0.525)}
+display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
+                 ", ".join(f"cut {c if c else 'none'}: **{n}**" for c, n in kept.items())))
+
+# %% [markdown]
+# ## The out-of-domain set
+#
+# To measure bluffing you need questions that *should* get nothing. The bundled set mixes two kinds:
+# *adjacent* questions that sound like they belong in a machine-learning course but are not covered
+# (streaming, rate limits, vector databases...), and *absurd* ones that no one would expect it to answer.
+# The adjacent ones are the dangerous ones: they share vocabulary with the corpus.
+
+# %%
+ood = pd.DataFrame([vars(o) for o in course.out_of_domain])
+display(Markdown(f"**{len(ood)}** out-of-domain queries: " +
+                 ", ".join(f"**{n}** {k}" for k, n in ood.kind.value_counts().items())))
+ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
+
+# %% [markdown]
+# ## Two distributions
+#
+# For each of the 64 answerable queries and each out-of-domain query, take the distance to the nearest
+# chunk in the whole index. A useful cut would need the blue bars (answerable) on its left and the red
+# bars (out of domain) on its right. The dashed line is the chapter's default cut.
+
+# %%
+plots.distance_histogram(s, 0.675)
+
+# %% [markdown]
+# The histogram uses the nearest chunk of any kind. For the hard question, "can a cut separate them at
+# all?", what matters for an answerable query is the distance to the nearest chunk that *actually
+# carries its answer*. Take the worst such query and the most convincing out-of-domain one:
+
+# %%
+worst = int(np.argmax(np.where(np.isfinite(s.best_answer), s.best_answer, -np.inf)))
+overlap = s.worst_in_domain > s.best_out_of_domain
+display(Markdown(
+    f"Worst answerable query: *{s.queries[worst].text}*, its answer at **{s.worst_in_domain:.3f}** "
+    f"(the chapter: **{chapter.THRESHOLD['worst_in_domain']}**).  \n"
+    f"Closest out-of-domain query: at **{s.best_out_of_domain:.3f}** "
+    f"(the chapter: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
+    f"So the two distributions **{'overlap' if overlap else 'do not overlap'}**: "
+    + ("no single cut answers every answerable question and refuses every out-of-domain one, "
+       "as in the chapter." if overlap else "here a perfect cut exists, unlike in the chapter.")))
+
+# %%
+display(Markdown(
+    f"Answerable queries whose answer is further away than the closest out-of-domain query: "
+    f"**{int((s.best_answer > s.best_out_of_domain).sum())}** of {len(s.queries)}.  \n"
+    f"Out-of-domain queries closer to some chunk than the worst answer is to its query: "
+    f"**{int((s.nearest_out < s.worst_in_domain).sum())}** of {len(s.out_of_domain)}."))
+
+# %% [markdown]
+# ## Sweeping the cut
+#
+# Move the cut and count, for each position: the **bluffs** (out-of-domain queries that still get at
+# least one chunk), the **refused** answerable queries (nothing passes the gate), and among those
+# answered, whether a chunk carrying the needle was among the kept ones. Here are the three positions
+# the chapter reports, with its bluff counts alongside.
+
+# %%
+cuts = [None, 0.675, 0.525]
+table = s.table(cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
+table
+
+# %%
+ours, theirs = s.at(0.525), chapter.THRESHOLD
+display(Markdown(
+    f"At 0.525 this corpus refuses **{ours.refused}** of {ours.in_domain} answerable queries "
+    f"(the chapter: **{theirs['refused_at_0.525']}**) to bring bluffs down to **{ours.bluffs}** of "
+    f"{ours.out_of_domain} (the chapter: **{theirs['bluffs'][0.525]}**).  \n"
+    f"At 0.675 we bluff **{s.at(0.675).bluffs}** times against the chapter's **{theirs['bluffs'][0.675]}**: "
+    + ("the default cut is more forgiving to bluffs here than there."
+       if s.at(0.675).bluffs > theirs["bluffs"][0.675] else "the default cut does at least as well here.")))
+
+# %% [markdown]
+# Does the chapter's shape hold here: tighten the cut, bluffs fall, refusals rise? The cell below checks
+# it over the whole default grid of cuts, and looks at *which kind* of out-of-domain query still bluffs
+# at the default cut.
+
+# %%
+grid = s.table()
+shape = grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing
+kinds = pd.Series([b.query.kind for b in s.bluffs(0.675)]).value_counts()
+display(Markdown(f"Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
+                 f"({'reproduces' if shape else 'does not reproduce'} the chapter's trade-off).  \n"
+                 "Bluffs at 0.675 by kind: " + (", ".join(f"**{n}** {k}" for k, n in kinds.items()) or "none")))
+
+# %% [markdown]
+# The exact counts differ from the chapter's, and you should expect them to: a different corpus,
+# out-of-domain questions written for *this* corpus, and one small encoder whose distances depend on how
+# both were phrased. Look at the split by kind above: whichever kind dominates the bluffs tells you
+# whether the problem is vocabulary shared with the corpus (adjacent) or the encoder rating everything
+# as vaguely similar (absurd). A cut is a property of your corpus and your queries, never a constant to
+# copy from a blog post, or from a chapter.
+#
+# The whole curve makes the trade-off visible: the red line (bluffs) and the blue line (refusals) move in
+# opposite directions as you read from left to right.
+
+# %%
+plots.bluffs_and_refusals(s)
+
+# %% [markdown]
+# ## Your turn: move the cut
+#
+# Drag the slider. The counts, the dashed line on the histogram and the list of bluffing queries (with
+# the chunk each would be handed) update as you go. Each move is only a comparison of precomputed
+# numbers, so it is instant.
+
+# %%
+explorer = widgets.ThresholdExplorer(s)
+explorer.widget()
+
+# %% [markdown]
+# ## Two shapes of bluff
+#
+# ### A near miss
+#
+# The most convincing bluff is typically an adjacent question that lands on a chunk sharing its vocabulary but not
+# its subject. Here is this corpus's closest out-of-domain query and what it would be handed.
+
+# %%
+near = s.bluffs(None)[0]
+further = int((s.best_answer > near.distance).sum())
+display(Markdown(
+    f"*{near.query.query}* ({near.query.kind}, {near.query.topic}) lands on "
+    f"**{near.chunk.doc_id} > {near.chunk.section}** at **{near.distance:.3f}** "
+    f"(the chapter's near miss: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
+    f"That is closer than the true answer of **{further}** of {len(s.queries)} answerable queries: "
+    + ("most of them." if further > len(s.queries) / 2 else "not most of them, but a cut that stops it refuses those.")))
+print(near.chunk.content)
+
+# %% [markdown]
+# Read the chunk and judge for yourself: does it share the question's subject, or only its vocabulary?
+# A cut cannot tell "sounds related" from "answers the question"; all it can do is decide how much
+# similarity it is willing to trust.
+#
+# ### A literal match that is not an answer
+#
+# The second shape is stranger. The reasoning chapter uses "what is the capital of France?" as an
+# example of a question that needs no step-by-step thinking. So the corpus contains the question word
+# for word, yet its subject is the cost of reasoning, not geography: a user asking about France should
+# never be sent there. Where does that query land?
+
+# %%
+france = next(b for b in s.bluffs(None) if b.query.query == "what is the capital of france")
+passes = {c: any(b.query == france.query for b in s.bluffs(c)) for c in (0.675, 0.525)}
+display(Markdown(f"Nearest chunk: **{france.chunk.doc_id} > {france.chunk.section}** at **{france.distance:.3f}**. "
+                 + ", ".join(f"at cut {c}: **{'bluffs' if p else 'refused'}**" for c, p in passes.items())
+                 + f". Does that chunk contain the word *Paris*? **{'Paris' in france.chunk.content}**"))
+print(france.chunk.content)
+
+# %% [markdown]
+# And the chunk that quotes the question literally? Search every chunk for it and look up its rank and
+# distance for this query.
+
+# %%
+r = course.retriever("E")
+run = r.dense([france.query.query])
+literal = [j for j, c in enumerate(r.chunks) if france.query.query in c.content.lower()]
+ranks = [int(np.flatnonzero(run.ranking[0] == j)[0]) + 1 for j in literal]
+pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
+              "cosine distance": run.distance[0, literal].round(3)})
+
+# %% [markdown]
+# Compare the two cells: the chunk with your exact words need not be the nearest one, and the nearest one
+# may even contain the word you were hoping for. Either way, a model handed these sources could reply
+# "Paris" and cite a passage about reasoning budgets. A right word from the wrong source is still a
+# bluff: the citation claims support that the document never meant to give. Matching is not knowing.
+#
+# ## The point of all this
+#
+# Where you put the cut is a product decision: a medical help desk and a brainstorming tool should choose
+# differently, and both choices are defensible. What is not up for debate is whether you measure the
+# bluff column. A system that reports recall but never counts the questions it should have refused is
+# reporting half of its behaviour.
+#
+# ## Try this
+#
+# 1. With the slider, find the loosest cut that lets no *absurd* query through. How many adjacent
+#    queries still bluff there, and how many answerable ones are refused?
+# 2. Build the sweep for strategy A (`course.sweep("A", "dense")`) and compare its table to E's. Does the
+#    header make the two distributions easier or harder to separate?
+# 3. Write three out-of-domain questions of your own that you expect to bluff, and check their nearest
+#    distance with `course.retriever("E").dense([...]).distance.min(axis=1)`.
+# 4. The sweep counts a query as answered when *any* chunk passes. Look at `answered_without_needle` in
+#    the table: what would a user see in those cases, and is that better or worse than a refusal?

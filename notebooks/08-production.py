@@ -1,0 +1,321 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 08. Production: stamps, stale and failed documents
+#
+# What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
+# and how it behaves on upgrade day when files change, vanish, arrive broken or were embedded by another model.
+
+# %% [markdown]
+# Up to now every experiment lived in memory: load the corpus, chunk it, embed it, measure. A real system keeps
+# its vectors on disk for months while the folder underneath keeps moving. Someone fixes a typo, someone deletes
+# an outdated chapter, someone drops in a file exported from a tool that does not speak UTF-8, and one day you
+# swap the embedding model. None of these raise an error by themselves. This notebook shows what ragkit does
+# instead of staying quiet.
+#
+# You will work in a throwaway copy of the course corpus, so the bundled data is never touched.
+
+# %%
+import json, shutil, tempfile, textwrap, time
+from pathlib import Path
+import numpy as np, pandas as pd
+from IPython.display import Markdown, display
+import ragkit.course
+from ragkit import chapter, index
+from ragkit.corpus import load_corpus
+from ragkit.embedding import default_embedder
+from ragkit.errors import StaleIndex
+
+course = ragkit.course.load()
+work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
+folder, out = work / "corpus", work / "index"
+shutil.copytree(course.corpus.folder, folder)
+embedder = default_embedder()
+display(Markdown(f"Corpus copied to `{folder}`; the index will live in `{out}`."))
+
+# %% [markdown]
+# ## Extraction: where content dies before anyone notices
+#
+# Our corpus is Markdown, so "extraction" here is just decoding UTF-8. Real document collections are PDFs,
+# scans, slide decks and spreadsheets, and turning them into text is where most content is lost:
+#
+# - **Columns.** A PDF stores glyphs with positions, not sentences. A naive extractor reads straight across a
+#   two-column page and interleaves the left column's lines with the right column's.
+# - **Tables.** Rows and cells come out as a stream of values with the column headers left far behind, so a
+#   number no longer says what it measures.
+# - **Repeated page headers and footers.** "Company confidential, page 12" lands in the middle of every
+#   sentence that crosses a page break.
+# - **Scans.** An image has no text at all until OCR guesses it, and OCR confuses 0 with O and 1 with l.
+#
+# The cruel part is where the symptom shows up: not in the extractor, but three layers later, as a retriever
+# that "cannot find" an answer that is plainly in the original file. Let us damage one needle the way a page
+# header would, and see whether the sentence survives.
+
+# %%
+q = course.questions[0]
+text = course.corpus[q.doc_id].text
+at = text.index(q.needle) + len(q.needle) // 2
+extracted = text[:at] + "\n\nCourse notes | confidential | page 12\n\n" + text[at:]
+display(Markdown(f"Needle of **{q.id}** found in the clean text: **{q.needle in text}**; "
+                 f"after a page header lands in it: **{q.needle in extracted}**."))
+
+# %% [markdown]
+# Once the sentence is split by junk, no chunker, reranker or threshold can put it back together: the answer is
+# destroyed exactly as blind chunking destroys answers, only earlier and out of sight. That is
+# why the extractor's version is part of what an index records about every document: change the extractor and
+# every canonical text may change with it.
+
+# %% [markdown]
+# ## Build a stamped index
+#
+# `index.build` chunks every document (strategy E by default), embeds the chunks and writes one vector file per
+# document plus a `manifest.json`. The vectors come from the on-disk cache, so this is quick here; on a cold
+# machine it is a real embedding run.
+
+# %%
+started = time.perf_counter()
+built = index.build(load_corpus(folder), out, embedder)
+seconds = time.perf_counter() - started
+print("\n".join(built.lines()))
+display(Markdown(f"Built in **{seconds:.1f} s** (vectors read from the cache). For scale, the chapter embedded "
+                 f"**{chapter.CHUNKS_E}** chunks in **{chapter.INDEX_SECONDS} s**; at its "
+                 f"**{chapter.MS_PER_CHUNK} ms** per chunk, our **{built.chunks}** chunks would take about "
+                 f"**{built.chunks * chapter.MS_PER_CHUNK / 1000:.0f} s** without a cache."))
+
+# %% [markdown]
+# ### The stamp
+#
+# The manifest opens with a *stamp*: everything the vectors depend on. Two vectors are only comparable when
+# every field matches. The model name alone is not enough: the same name can point to different weights (hence
+# the hash), the same weights give different vectors with another window or without normalisation, and the same
+# vectors mean something else if the chunker, its size or the extractor changed.
+
+# %%
+stamp, entries = index.read_manifest(out)
+pd.DataFrame({"value": vars(stamp)})
+
+# %% [markdown]
+# ### One entry per document
+#
+# Next to the configuration, the manifest keeps an entry for every document: its status, the sha256 of the
+# canonical text it was embedded from, the number of chunks, the vector file, and its own copy of the stamp.
+# Keeping the stamp per document is what makes a half-finished migration visible: on upgrade day some documents
+# carry the old stamp and some the new, and the index can tell you which.
+
+# %%
+display(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
+                       "chunks": e.chunks, "file": e.file} for e in entries.values()]))
+first = next(iter(entries.values()))
+{k: v for k, v in vars(first).items() if k != "stamp"} | {"stamp equals the configuration": first.stamp == stamp}
+
+# %% [markdown]
+# ### Who counts the chunks?
+#
+# The chunk count in each entry is written by the indexer, after it has actually produced and stored the vectors.
+# It is never a number a client declares when it uploads a file. A client can only guess, say from the file's
+# length, and the guess says nothing about what really got embedded. Compare a plausible client-side guess with
+# what the indexer counted and what the vector file on disk actually holds.
+
+# %%
+corpus = load_corpus(folder)
+counts = pd.DataFrame([{"document": d.id, "guessed by a client (characters / 512)": len(d.text) // 512,
+                        "counted by the indexer": entries[d.id].chunks,
+                        "vectors in the file": np.load(out / entries[d.id].file)["vectors"].shape[0]}
+                       for d in corpus.documents]).set_index("document")
+guess, counted, stored = (counts[c] for c in counts.columns)
+display(counts, Markdown(f"The guess matches the indexer's count for **{(guess == counted).sum()}** of **{len(counts)}** "
+                         f"documents; the manifest matches the vector file for **{(counted == stored).sum()}**."))
+
+# %% [markdown]
+# A guess from the file's length cannot know that the chunker never cuts inside a paragraph, leaves headings out
+# of the content and cuts over-long paragraphs at sentence ends. When a search loads a document, ragkit checks that the file holds exactly the number of vectors
+# the manifest records (and a checksum of them); a mismatch marks that document as damaged rather than letting
+# the index answer with a hole in it. A count typed in by the client could never support that check.
+
+# %% [markdown]
+# ## Upgrade day
+#
+# Now let things go wrong, one at a time. After each step you will ask the index for its `status` against the
+# folder and the current stamp.
+#
+# ### Two files that do not load
+#
+# First, two bad files arrive: one saved in Latin-1 rather than UTF-8, and one that is empty.
+
+# %%
+(folder / "14-broken.md").write_bytes("# Café notes\n\nCafé au lait, s'il vous plaît.\n".encode("latin-1"))
+(folder / "15-empty.md").write_text("")
+corpus = load_corpus(folder)
+now = index.current_stamp(embedder)
+print("\n".join(index.status(corpus, out, now).lines()))
+
+# %% [markdown]
+# Each bad file ends up as a failed document with a reason that says what to do, not as an exception that stops
+# the whole folder from loading. Nothing already indexed is stale, so the index still opens and still answers.
+# Try one of the course questions:
+
+# %%
+hits = index.Index(corpus, out, embedder).search(q.question, k=4)
+display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
+                       "content": c.content[:90] + "…"} for c, d in hits]))
+found = next((rank for rank, (c, _) in enumerate(hits, 1) if q.needle in c.content), None)
+display(Markdown(f"Query: *{q.question}*  The needle of **{q.id}** is " +
+                 (f"at rank **{found}** of the top **{len(hits)}**." if found else f"not in the top **{len(hits)}**.")))
+
+# %% [markdown]
+# ### Someone edits a document
+#
+# Next, an author appends a paragraph to the classification chapter. The file still loads perfectly; only its
+# content hash changes.
+
+# %%
+edited = folder / "04-classification-and-evaluation.md"
+added = ("Keep the per-example predictions of both classifiers, not just their accuracies: "
+         "with them you can rerun the paired sign test whenever the test set or a model changes.")
+edited.write_text(edited.read_text(encoding="utf-8") + "\n" + added + "\n", encoding="utf-8")
+corpus = load_corpus(folder)
+print("\n".join(index.status(corpus, out, now).lines()))
+
+# %% [markdown]
+# The edited chapter is no longer current. Its old vectors describe text that no longer exists, and its stored
+# offsets point into the old version of the file, so a citation built from them would quote the wrong words.
+#
+# ### Someone deletes a document
+
+# %%
+(folder / "12-reasoning.md").unlink()
+corpus = load_corpus(folder)
+before = index.status(corpus, out, now)
+print("\n".join(before.lines()))
+
+# %% [markdown]
+# Its vectors are still in the index. Left there, they would keep being retrieved and cited as a source that
+# nobody can open any more.
+#
+# ### Searching a stale index
+#
+# With stale documents in it, the index refuses to open, and says why and what to run:
+
+# %%
+try:
+    index.Index(corpus, out, embedder).search(q.question)
+except StaleIndex as err:
+    print(textwrap.fill(str(err), 110))
+
+# %% [markdown]
+# Refusing is deliberate. The alternative, answering from a mixture of old and new vectors, returns results that
+# look just as confident as correct ones, and no log line anywhere tells you something is off.
+#
+# ### Update: re-embed only what changed
+#
+# `index.update` keeps every current document as it is, re-embeds the stale and new ones, drops the removed
+# ones, records the failed ones with their reasons, and swaps the manifest in last with an atomic rename (so a
+# crash half-way leaves the previous index intact). Compare the status before and after, and the manifest's
+# vector files.
+
+# %%
+old = index.read_manifest(out)[1]
+after = index.update(corpus, out, embedder)
+new = index.read_manifest(out)[1]
+to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
+rewritten = sorted(d for d, e in new.items() if e.file and e.file != getattr(old.get(d), "file", None))
+print("\n".join(after.lines()))
+
+# %%
+kept = [d for d in after.current if d not in rewritten]
+display(Markdown(
+    f"Status before the update: **{len(before.stale)}** stale and **{len(before.new)}** new; stale ones still in the folder, "
+    f"so to be embedded again: **{len(to_embed)}** ({', '.join(to_embed)}). The update wrote a new vector "
+    f"file for **{len(rewritten)}** document(s) ({', '.join(rewritten)}) and left **{len(kept)}** untouched. "
+    f"Dropped: **{', '.join(sorted(set(old) - set(new)))}**. Still failed: **{len(after.failed)}**. "
+    f"Only the changed documents were re-embedded: **{rewritten == to_embed}**."))
+
+# %% [markdown]
+# The index opens again, and the paragraph you added is now searchable:
+
+# %%
+hits = index.Index(corpus, out, embedder).search("should I keep the predictions of each model per example?", k=3)
+display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
+                       "content": c.content[:90] + "…"} for c, d in hits]))
+display(Markdown(f"The top hit is the paragraph you appended: **{hits[0][0].content == added}**."))
+
+# %% [markdown]
+# ## An index built with another model
+#
+# The most dangerous upgrade is the one that changes nothing visible: a new embedding model. Vectors from two
+# models live in unrelated spaces, even when they have the same number of dimensions, so a distance between a
+# query embedded by one and a chunk embedded by the other means nothing at all. Yet numpy will happily compute
+# it.
+#
+# To simulate an index embedded by someone else's model, rewrite the model name in every document's stamp.
+# (Only the label changes; that is enough.) The name is a real small embedding model whose vectors have the same
+# width as ours, so a check on the array shapes alone would let this through.
+
+# %%
+manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+for entry in manifest["documents"].values():
+    if entry["stamp"]:
+        entry["stamp"]["model"] = "BAAI/bge-small-en-v1.5"
+_ = (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+# %%
+try:
+    index.Index(corpus, out, embedder)
+except StaleIndex as err:
+    print(textwrap.fill(str(err), 110)[:600] + " …")
+foreign = index.status(corpus, out, now)
+display(pd.Series(foreign.stale).value_counts().rename("documents").to_frame())
+sample = index.read_manifest(out)[1][sorted(foreign.stale)[0]]
+display(Markdown(f"Fields in which `{sample.id}`'s stamp differs from the current one: **{', '.join(sample.stamp.differences(now))}**."))
+
+# %% [markdown]
+# Every indexed document is named, with the field that differs. In a real migration you would see this list shrink as
+# the update works through the folder, and the index would stay closed until no document carries the old stamp.
+# Run the update now: it treats every document as stale and re-embeds them all. (Here that is quick because our
+# vectors really came from the same MiniLM and sit in the cache; with a genuinely new model it is a full
+# indexing run.)
+
+# %%
+repaired = index.update(corpus, out, embedder)
+print("\n".join(repaired.lines()))
+display(Markdown(f"Stale before the update: **{len(foreign.stale)}** documents, of which **{sum(d in corpus.ids for d in foreign.stale)}** "
+                 f"were still in the folder and so re-embedded; after it: "
+                 f"**{len(repaired.current)}** current, **{len(repaired.stale)}** stale. "
+                 f"The index opens again: **{index.Index(corpus, out, embedder).status.searchable}**."))
+
+# %% [markdown]
+# ## The same from the command line
+#
+# Everything above is also a command, for scripts, cron jobs and CI. `status` exits with 1 while anything is
+# stale, so a deploy can refuse to go ahead:
+
+# %%
+display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folder} --out {out}"
+                           for action in ("build", "status", "update"))))
+
+# %% [markdown]
+# ## Try this
+#
+# 1. Damage a chapter that is already indexed: append one Latin-1 byte to it, e.g.
+#    `p.write_bytes(p.read_bytes() + "café".encode("latin-1"))`. What does `status` call a document that was
+#    indexed before and no longer loads, and what does `update` then do with its vectors?
+# 2. Truncate one of the `.npz` files in `out / "docs"` (write half its bytes back). Which status does that
+#    document get? Which two facts recorded by the indexer let it notice?
+# 3. Rewrite the stamp of only *half* the documents to the other model. What would a system without per-document
+#    stamps have returned for a query, and how would you have noticed?
+# 4. Put the page-header damage from the extraction cell into the copied file of that chapter and rebuild. Does
+#    the question still find its needle? Which of the course's retrieval measurements would have told you, and which would not?

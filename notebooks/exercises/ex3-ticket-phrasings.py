@@ -1,0 +1,110 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 3. Ask like a user: rewrite five questions as support tickets
+# What you will see: how dense retrieval copes when a question is phrased the way a user would type it.
+# What you will do: write five tickets of your own and measure them against the course phrasing, paired.
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# Every needle in the ground truth is asked twice: once in the course's own English, and once as a support ticket
+# (see 02-dense-retrieval, where both phrasings are compared). Course questions borrow the corpus's vocabulary;
+# users describe symptoms ("my loss blew up", "the GPU ran out of memory") and rarely name the concept. An
+# evaluation with only tidy questions flatters the retriever.
+#
+# Pick five questions. For each, write a ticket a real user might send: their words, their symptom, their
+# frustration. The rule: share at most two distinctive words with the needle (short function words such as "the"
+# or "how" do not count), and do not just repeat the course question. The check then runs dense retrieval on
+# strategy E with both phrasings for your five needles and compares recall@4, pair by pair.
+
+# %%
+from IPython.display import Markdown, display
+import numpy as np
+import pandas as pd
+import ragkit.course
+from ragkit.exercises import STOPWORDS, check_ticket_phrasings
+from ragkit.lexical import tokenize
+from ragkit.statistics import sign_test, wilson
+
+course = ragkit.course.load()
+ev = course.evaluation("E")
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# First, the existing tickets against the course questions, all of them, at recall@4 with 95% Wilson intervals.
+
+# %%
+phrasing = np.array([q.phrasing for q in course.queries])
+hit = ev["E/dense"].per_query("R@4")
+for name in ("question", "ticket"):
+    k, n = int(hit[phrasing == name].sum()), int((phrasing == name).sum())
+    low, high = wilson(k, n)
+    display(Markdown(f"E/dense, {name} phrasing: recall@4 **{k / n:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n})"))
+
+# %% [markdown]
+# Because both phrasings ask for the same needle, compare them pair by pair with the sign test: only the questions
+# where one phrasing finds the needle and the other does not count.
+
+# %%
+t = sign_test(hit[phrasing == "question"], hit[phrasing == "ticket"])
+display(Markdown(f"Course phrasing wins **{t.wins}**, ticket wins **{t.losses}**, p = **{t.p:.3g}**: the difference is "
+                 f"**{'significant' if t.p < 0.05 else 'not significant'}** at the 5% level."))
+
+# %% [markdown]
+# Rank of the first chunk carrying the needle, per question and phrasing (0 means it was never found). Use it to
+# choose your five: where is the gap between the two phrasings large, and where is there none?
+
+# %%
+ranks = ev["E/dense"].ranks
+pd.DataFrame({"question": [q.question for q in course.questions], "rank as question": ranks[phrasing == "question"],
+              "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions])
+
+# %% [markdown]
+# The word rule, on an existing ticket: these are the distinctive words it shares with its needle. Swap in any
+# question (and later your own text) to test a draft before you hand it in.
+
+# %%
+q = course.questions[0]
+display(Markdown(f"**{q.id}** needle: {q.needle}\n\nticket: {q.ticket}\n\nshared distinctive words: "
+                 f"**{sorted((set(tokenize(q.ticket)) & set(tokenize(q.needle))) - STOPWORDS)}**"))
+
+# %% [markdown]
+# ## ✏️ Your answer
+#
+# Fill the dictionary with five entries, `"question id": "your ticket text"`. Write your own tickets: the ones
+# already in the data do not count as yours.
+
+# %%
+my_tickets = {}  # your answer
+
+# %% [markdown]
+# ## Check
+
+# %%
+check_ticket_phrasings(course, my_tickets)
+
+# %% [markdown]
+# ## Try this
+#
+# 1. Which of your tickets did worse than the course question? Read the chunks it did retrieve
+#    (`course.retriever("E").dense([text]).top(0, 4)` gives their indices): what did the model latch on to?
+# 2. Run BM25 on your tickets (`course.retriever("E").bm25(...)`). Does a lexical retriever suffer more or less
+#    from the missing vocabulary, and why?
+# 3. The check reports a p-value for five pairs. What is the smallest p five pairs could ever give? Work it out
+#    with `sign_test`.

@@ -1,0 +1,149 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 4. Design a chunk header, and let the test judge it
+# What you will see: what strategy E's header adds to every chunk, what it buys and what it costs.
+# What you will do: design a different header, embed the corpus with it, and state only what a paired test supports.
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# Strategy E puts `[document title > section]` in front of every chunk before embedding it (see 01-chunking). A
+# paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
+# header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
+#
+# Design your own header, embed the whole corpus with it, and compare it with E on the same queries. Then state your
+# conclusion in one of three words: `"better"`, `"worse"` or `"no detectable difference"`. The point of the exercise
+# is the second half: a change that looks better on a point estimate is not a finding until a paired test says so.
+
+# %%
+import dataclasses
+
+from IPython.display import Markdown, display
+import numpy as np
+import ragkit.course
+from ragkit import chapter
+from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits
+from ragkit.exercises import check_header
+from ragkit.retrieval import Retriever
+
+course = ragkit.course.load()
+ev = course.evaluation("CE")
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# What E embeds for one chunk: the header line, then the chunk's own words. Only the words after the header are ever
+# quoted back to a user; the header exists for the embedding model alone.
+
+# %%
+chunk = next(c for c in course.chunks("E") if c.section)
+print(chunk.text[:400])
+
+# %% [markdown]
+# Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
+# measures the header and nothing else. Here is that comparison at recall@20, beside the chapter's.
+
+# %%
+duel = ev.compare("E/dense", "C/dense", "R@20").test
+wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "R@20")]
+verdict = "reproduces" if duel.p < 0.05 and duel.wins > duel.losses else "does not reproduce"
+display(Markdown(f"E vs C at R@20: the chapter **+{wins}/-{losses}**, p = **{p}**; this corpus **+{duel.wins}/"
+                 f"-{duel.losses}**, p = **{duel.p:.3g}**, which **{verdict}** the chapter's finding that the "
+                 "header helps."))
+
+# %% [markdown]
+# If that says "does not reproduce", it is a finding about this corpus, not a fault in the code, and it is worth
+# understanding. The sign test only counts the queries where the two strategies disagree, so look first at how
+# much room there was for a header to help:
+
+# %%
+display(Markdown(f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
+                 f"**{ev['E/dense'].value('R@20'):.3f}**; queries where they disagree: "
+                 f"**{duel.wins + duel.losses}** of **{len(ev['E/dense'].ranks)}**."))
+
+# %% [markdown]
+# When the header-less strategy already finds most needles in its top 20, few queries are left for a header to
+# rescue, and a handful of disagreements cannot reach significance. The text may matter too: this course was written
+# for the project, and a paragraph that already names its subject gains little from a label in front of it, whereas
+# the chapter's corpus may lean more on "this" and "it". Your own header is judged the same way: let the test, not
+# your hopes, decide.
+#
+# A header is paid for in word pieces: every chunk carries it into the encoder's limited window.
+
+# %%
+display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
+                 f"**{chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS:.1%}**, this corpus "
+                 f"**{ev.tokens['E'].header_share:.1%}**."))
+
+# %% [markdown]
+# How to turn a paired test into one of the three words: if p is 0.05 or more, the test cannot tell the two apart,
+# whatever the counts say, so the honest word is "no detectable difference". Only below 0.05 does the direction
+# (more wins than losses, or fewer) decide between "better" and "worse".
+#
+# ## ✏️ Your answer, part 1: the header
+#
+# Define `my_header` as a function of the document's title and the chunk's section that returns the header line.
+# The section is the empty string for a document's introduction, so decide what to do then.
+
+# %%
+my_header = None  # your answer: a function (doc_title, section) -> str
+
+# %% [markdown]
+# Preview your header on the chunk shown above.
+
+# %%
+print(my_header(chunk.doc_title, chunk.section) if my_header is not None else "define my_header first")
+
+# %% [markdown]
+# ## Measure it
+#
+# This cell rebuilds E's chunks with your header, embeds them all (about a minute the first time; the vectors are
+# then cached), and runs the paired test against E at recall@20 on every query.
+
+# %%
+if my_header is not None:
+    custom = [dataclasses.replace(c, header=my_header(c.doc_title, c.section).rstrip("\n") + "\n")
+              for c in course.chunks("E")]
+    hits = np.concatenate([needle_hits(custom, course.questions)] * 2)
+    ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
+    test = compare(Result("mine", "dense", ranks, ev["E/dense"].query_ids), ev["E/dense"], "R@20").test
+    display(Markdown(f"Your header vs E at R@20: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**"))
+
+# %% [markdown]
+# ## ✏️ Your answer, part 2: the conclusion
+#
+# One of `"better"`, `"worse"` or `"no detectable difference"`, as the test above supports it.
+
+# %%
+my_conclusion = None  # your answer
+
+# %% [markdown]
+# ## Check
+
+# %%
+check_header(course, my_header, my_conclusion)
+
+# %% [markdown]
+# ## Try this
+#
+# 1. Try a header that is a whole sentence, e.g. "This passage comes from the chapter ..., section ...". Does the
+#    model care about brackets and arrows, or only about the words?
+# 2. Measure your header's cost with `ragkit.tokens.token_report(custom, warn=False)`. How many chunks now go over
+#    the encoder's window?
+# 3. Change `"R@20"` to `"R@4"` in the comparison. Can the verdict change with the metric, and what would you then
+#    report?

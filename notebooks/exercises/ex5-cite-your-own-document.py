@@ -1,0 +1,99 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 5. Add a document of your own and get it cited
+# What you will see: what the pipeline does with a question the corpus cannot answer, and what a sound citation is.
+# What you will do: write a short document on a topic the course lacks, and a question that gets your file cited first.
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# A citation in ragkit is not a document name: it is a locator, `#char=from,to`, that slices the quoted words out
+# of the file exactly (see 07-citations). The quote is the chunk's own content, never the header or the
+# overlap, so a reader who follows the link lands on precisely the words the answer relied on.
+#
+# Your task is to feed the pipeline something new. Write a short Markdown document about a subject the course does
+# not cover, with a `# Title` line and at least one `## ` section, and a question about it. The check copies the
+# corpus, adds your file, chunks it with strategy E, embeds everything, asks your question with no threshold, and
+# wants two things: your document must be the first source, and its locator must slice the quote exactly.
+
+# %%
+from IPython.display import Markdown, display
+import pandas as pd
+import ragkit.course
+from ragkit.answer import NoAnswer, answer
+from ragkit.citations import citation_table, verify
+from ragkit.exercises import check_own_document
+
+course = ragkit.course.load()
+retriever = course.retriever("E")
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# What the course covers: one document per chapter. Your topic must be somewhere else.
+
+# %%
+pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"])
+
+# %% [markdown]
+# A question from the out-of-domain set, asked with the default threshold. Either the gate refuses it, or it
+# *bluffs*: it hands the model sources that are near in vector space and useless in content.
+
+# %%
+ood = course.out_of_domain[0]
+result = answer(ood.query, retriever)
+display(Markdown(f"**{ood.query}**\n\n" + (str(result) if isinstance(result, NoAnswer) else
+                 f"bluff: **{len(result.citations)}** sources, the nearest from `{result.citations[0].document_id}`")))
+
+# %% [markdown]
+# And a question the course does answer: the table the model never sees, with the locator of every source, and
+# whether each locator really slices its quote out of the document.
+
+# %%
+result = answer(course.questions[0].question, retriever)
+table = pd.DataFrame(citation_table(result.citations))
+table.assign(verified=[verify(c, course.corpus) for c in result.citations])
+
+# %% [markdown]
+# ## ✏️ Your answer
+#
+# `my_document` is the whole Markdown text of your file (a triple-quoted string is easiest); `my_question` is one
+# question a reader of it might ask. Use the words your section uses: the retriever matches meaning, but it helps
+# to talk about the same thing in the same terms.
+
+# %%
+my_document = None  # your answer
+my_question = None  # your answer
+
+# %% [markdown]
+# ## Check
+#
+# This embeds your document's chunks (the rest of the corpus comes from the cache), so it takes a few seconds.
+
+# %%
+check_own_document(course, my_document, my_question)
+
+# %% [markdown]
+# ## Try this
+#
+# 1. Ask a second question that your document answers only in passing. Is it still the first source, and how close
+#    is it compared with your first question?
+# 2. Add a sentence to your document that repeats words from a course chapter. Does your file now appear as a
+#    source for a course question, and what would that do to the course's evaluation?
+# 3. Put your question through `answer` with the default cut against the course alone. Refused, or bluffed? What
+#    does that tell you about the gate?

@@ -1,0 +1,148 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 2 (worked solution). Choose a threshold when a bluff costs five refusals
+# What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
+# What you will do: pick the cosine-distance cut that makes the total cost as small as possible.
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# A retriever always returns something. The threshold is the only part of the pipeline that can say "I don't know":
+# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). In the
+# chapter no single cut keeps every answerable question and refuses every out-of-domain one (the first tool below
+# checks whether that holds here too), so someone has to decide which mistake is worse.
+#
+# Here the decision has been made for you. Your product owner says a *bluff* (an out-of-domain query that still gets
+# sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable question turned
+# away). Find the cut that minimises
+#
+# > total cost = bluffs × bluff cost + refusals × refusal cost
+#
+# for dense retrieval on strategy E. Choosing a threshold from stated costs, rather than by feel, is a decision you
+# can defend and revisit when the costs change.
+
+# %%
+from IPython.display import Markdown, display
+import numpy as np
+import ragkit.course
+from ragkit import chapter, plots, widgets
+from ragkit.answer import DEFAULT_CUT
+from ragkit.exercises import check_threshold_choice
+from ragkit.statistics import wilson
+
+course = ragkit.course.load()
+s = course.sweep("E", "dense")
+BLUFF_COST, REFUSAL_COST = 5, 1
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# First the two distances that say why no cut is perfect: the answerable question furthest from its answer, and
+# the out-of-domain query closest to some chunk. The chapter's pair is shown beside ours.
+
+# %%
+display(Markdown(
+    f"Worst in-domain distance: the chapter **{chapter.THRESHOLD['worst_in_domain']}**, "
+    f"ours **{s.worst_in_domain:.3f}**. "
+    f"Best out-of-domain distance: the chapter **{chapter.THRESHOLD['best_out_of_domain']}**, "
+    f"ours **{s.best_out_of_domain:.3f}**. A perfect cut exists only when the second is larger than the first: "
+    f"here it **{'does' if s.best_out_of_domain > s.worst_in_domain else 'does not'}**."))
+
+# %% [markdown]
+# The sweep counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the refusals (`refused` of
+# `in_domain`). The first row is no threshold at all.
+
+# %%
+s.table()
+
+# %% [markdown]
+# The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
+
+# %%
+plots.bluffs_and_refusals(s)
+
+# %% [markdown]
+# Move the slider: the explorer shows, for any cut, the counts and which out-of-domain queries still bluff.
+
+# %%
+widgets.ThresholdExplorer(s).widget()
+
+# %% [markdown]
+# `s.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
+
+# %%
+row = s.at(DEFAULT_CUT)
+display(Markdown(f"At **{row.cut}**: **{row.bluffs}** bluffs, **{row.refused}** refusals, cost "
+                 f"**{row.bluffs * BLUFF_COST + row.refused * REFUSAL_COST}**."))
+
+# %% [markdown]
+# ## ✏️ The answer, worked out
+#
+# Do not eyeball the curves: compute the cost at every cut and take the smallest. The sweep's default grid is
+# coarse, so evaluate a finer one (steps of 0.005, the grid the check uses too). When several cuts tie, the first
+# in the table wins.
+
+# %%
+table = s.table(np.round(np.arange(0.30, 1.0001, 0.005), 3))
+table["cost"] = table.bluffs * BLUFF_COST + table.refused * REFUSAL_COST
+best, none = table.loc[table.cost.idxmin()], s.at(None)
+my_cut = float(best.cut)
+display(Markdown(f"Cheapest cut: **{my_cut:.3f}**, with **{int(best.bluffs)}** bluffs and "
+                 f"**{int(best.refused)}** refusals, cost **{best.cost:g}** "
+                 f"(no threshold at all costs **{none.bluffs * BLUFF_COST + none.refused * REFUSAL_COST}**)."))
+
+# %% [markdown]
+# How sharp is that minimum? If many cuts cost nearly the same, the exact value matters less than the region. Here
+# are the cheapest rows, and how wide the band of cuts within 5% of the best is.
+
+# %%
+near = table[table.cost <= best.cost * 1.05]
+display(Markdown(f"**{len(near)}** cuts on the grid are within 5% of the best; they lie between "
+                 f"**{near.cut.min():.3f}** and **{near.cut.max():.3f}**."))
+table.nsmallest(5, "cost")
+
+# %% [markdown]
+# Finally, remember that these counts come from a small set of queries, and the cut was tuned on the very queries
+# that judge it. The 95% Wilson intervals say how far the true rates could be from what you measured.
+
+# %%
+bl, bh = wilson(int(best.bluffs), int(best.out_of_domain))
+rl, rh = wilson(int(best.refused), int(best.in_domain))
+display(Markdown(f"At **{my_cut:.3f}**: bluff rate **{best.bluffs / best.out_of_domain:.3f}** [{bl:.3f}, {bh:.3f}], "
+                 f"refusal rate **{best.refused / best.in_domain:.3f}** [{rl:.3f}, {rh:.3f}]."))
+
+# %% [markdown]
+# ## Check
+
+# %%
+check_threshold_choice(s, my_cut, bluff_cost=BLUFF_COST, refusal_cost=REFUSAL_COST)
+
+# %% [markdown]
+# The reasoning in one paragraph: because a bluff is expensive, the cost keeps pushing the cut down (stricter) for
+# as long as each step removes bluffs worth more than the refusals it adds, and stops where that trade turns. The
+# cost was computed, not guessed, and the intervals above are a reminder that a fresh set of queries would move
+# the counts, and perhaps the cut.
+#
+# ## Try this
+#
+# 1. Make a refusal as expensive as a bluff (`BLUFF_COST = 1`). Where does the best cut move, and why in that
+#    direction?
+# 2. The Wilson intervals above are wide. With the same bluff rate, how many out-of-domain queries would you need
+#    to halve the width of that interval? Try `wilson(k, n)` for larger `n`.
+# 3. Look at the queries that still bluff at your cut (`s.bluffs(my_cut)`). Would more documents, a different
+#    retriever or a stricter cut fix them, and at what price?

@@ -1,0 +1,163 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: -all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 4 (worked solution). Design a chunk header, and let the test judge it
+# What you will see: what strategy E's header adds to every chunk, what it buys and what it costs.
+# What you will do: design a different header, embed the corpus with it, and state only what a paired test supports.
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# Strategy E puts `[document title > section]` in front of every chunk before embedding it (see 01-chunking). A
+# paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
+# header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
+#
+# Design your own header, embed the whole corpus with it, and compare it with E on the same queries. Then state your
+# conclusion in one of three words: `"better"`, `"worse"` or `"no detectable difference"`. The point of the exercise
+# is the second half: a change that looks better on a point estimate is not a finding until a paired test says so.
+
+# %%
+import dataclasses
+
+from IPython.display import Markdown, display
+import numpy as np
+import ragkit.course
+from ragkit import chapter
+from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits
+from ragkit.exercises import check_header
+from ragkit.retrieval import Retriever
+from ragkit.tokens import token_report
+
+course = ragkit.course.load()
+ev = course.evaluation("CE")
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# What E embeds for one chunk: the header line, then the chunk's own words. Only the words after the header are ever
+# quoted back to a user; the header exists for the embedding model alone.
+
+# %%
+chunk = next(c for c in course.chunks("E") if c.section)
+print(chunk.text[:400])
+
+# %% [markdown]
+# Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
+# measures the header and nothing else. Here is that comparison at recall@20, beside the chapter's.
+
+# %%
+duel = ev.compare("E/dense", "C/dense", "R@20").test
+wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "R@20")]
+verdict = "reproduces" if duel.p < 0.05 and duel.wins > duel.losses else "does not reproduce"
+display(Markdown(f"E vs C at R@20: the chapter **+{wins}/-{losses}**, p = **{p}**; this corpus **+{duel.wins}/"
+                 f"-{duel.losses}**, p = **{duel.p:.3g}**, which **{verdict}** the chapter's finding that the "
+                 "header helps."))
+
+# %% [markdown]
+# If that says "does not reproduce", it is a finding about this corpus, not a fault in the code, and it is worth
+# understanding. The sign test only counts the queries where the two strategies disagree, so look first at how
+# much room there was for a header to help:
+
+# %%
+display(Markdown(f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
+                 f"**{ev['E/dense'].value('R@20'):.3f}**; queries where they disagree: "
+                 f"**{duel.wins + duel.losses}** of **{len(ev['E/dense'].ranks)}**."))
+
+# %% [markdown]
+# When the header-less strategy already finds most needles in its top 20, few queries are left for a header to
+# rescue, and a handful of disagreements cannot reach significance. The text may matter too: this course was written
+# for the project, and a paragraph that already names its subject gains little from a label in front of it, whereas
+# the chapter's corpus may lean more on "this" and "it". Your own header is judged the same way: let the test, not
+# your hopes, decide.
+#
+# A header is paid for in word pieces: every chunk carries it into the encoder's limited window.
+
+# %%
+display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
+                 f"**{chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS:.1%}**, this corpus "
+                 f"**{ev.tokens['E'].header_share:.1%}**."))
+
+# %% [markdown]
+# How to turn a paired test into one of the three words: if p is 0.05 or more, the test cannot tell the two apart,
+# whatever the counts say, so the honest word is "no detectable difference". Only below 0.05 does the direction
+# (more wins than losses, or fewer) decide between "better" and "worse".
+#
+# ## ✏️ The answer, worked out: the header
+#
+# A clean experiment changes one thing. This header keeps E's brackets and drops the document title, keeping only
+# the section (and falling back on the title for an introduction, which has no section). The question it asks:
+# does the title add anything once the section is named?
+
+# %%
+def my_header(doc_title, section):
+    return f"[{section}]" if section else f"[{doc_title}]"
+
+
+print(my_header(chunk.doc_title, chunk.section))
+
+# %% [markdown]
+# ## Measure it
+#
+# Rebuild E's chunks with the new header (the cuts stay exactly where they were), embed them all (about a minute the
+# first time; the vectors are then cached) and run the paired test against E at recall@20 on every query.
+
+# %%
+custom = [dataclasses.replace(c, header=my_header(c.doc_title, c.section).rstrip("\n") + "\n")
+          for c in course.chunks("E")]
+hits = np.concatenate([needle_hits(custom, course.questions)] * 2)
+ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
+mine = Result("mine", "dense", ranks, ev["E/dense"].query_ids)
+test = compare(mine, ev["E/dense"], "R@20").test
+display(Markdown(f"Section-only header vs E at R@20: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; recall@20 "
+                 f"**{mine.value('R@20'):.3f}** against E's **{ev['E/dense'].value('R@20'):.3f}**."))
+
+# %% [markdown]
+# A header also has a price in word pieces; here is this one's next to E's.
+
+# %%
+display(Markdown(f"Header share of embedded word pieces: section only "
+                 f"**{token_report(custom, warn=False).header_share:.1%}**, E **{ev.tokens['E'].header_share:.1%}**."))
+
+# %% [markdown]
+# ## ✏️ The answer, worked out: the conclusion
+#
+# Apply the rule above to the test, in code, so that the conclusion cannot drift from the evidence: first the
+# p-value, and only when it is below 0.05, the direction.
+
+# %%
+my_conclusion = "no detectable difference" if test.p >= 0.05 else ("better" if test.wins > test.losses else "worse")
+display(Markdown(f"Conclusion: **{my_conclusion}**."))
+
+# %% [markdown]
+# ## Check
+
+# %%
+check_header(course, my_header, my_conclusion)
+
+# %% [markdown]
+# Whatever the word above turned out to be, note how it was reached: a rule stated in advance, applied to a paired
+# test on every query, not a glance at two recall figures. Note too that "no detectable difference" is a perfectly
+# respectable verdict: it says that, on this evidence, the title neither earns nor loses its place.
+#
+# ## Try this
+#
+# 1. Try a header that is a whole sentence, e.g. "This passage comes from the chapter ..., section ...". Does the
+#    model care about brackets and arrows, or only about the words?
+# 2. Measure your header's cost with `ragkit.tokens.token_report(custom, warn=False)`. How many chunks now go over
+#    the encoder's window?
+# 3. Change `"R@20"` to `"R@4"` in the comparison. Can the verdict change with the metric, and what would you then
+#    report?

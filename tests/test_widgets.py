@@ -1,0 +1,61 @@
+"""Widget callbacks, headless: move a control, read what the widget shows, compare with ragkit's own numbers."""
+
+import re
+
+import pytest
+
+import ragkit.course
+from ragkit import widgets
+
+
+@pytest.fixture(scope="module")
+def course():
+    return ragkit.course.load(progress=False)
+
+
+def shown(html: str) -> int:
+    return int(re.search(r"count'>(\d+)<", html).group(1))
+
+
+def test_threshold_slider_updates_bluffs_refusals_cut_line_and_list(course):
+    sweep = course.sweep()
+    explorer = widgets.ThresholdExplorer(sweep)
+    for cut in (0.9, 0.675, 0.6, 0.525, 0.45, 0.3):
+        explorer.slider.value = cut
+        row = sweep.at(cut)
+        assert shown(explorer.bluffs.value) == row.bluffs
+        assert shown(explorer.refused.value) == row.refused
+        assert explorer.figure.layout.shapes[0].x0 == pytest.approx(cut)
+        assert explorer.bluff_list.value.count("<li>") == row.bluffs
+        assert explorer.last_update_ms < 50
+
+
+def test_chunk_explorer_marks_destroyed_and_kept_needles(course):
+    explorer = widgets.ChunkExplorer(course, strategy="A")
+    destroyed = set(course.evaluation("A").destroyed["A"])
+    for q in course.questions[:12]:
+        explorer.question.value = q.id
+        assert ("destroyed" in explorer.verdict.value) == (q.id in destroyed)
+        assert "<mark>" in explorer.view.value
+    explorer.strategy.value = "C"
+    assert "kept" in explorer.verdict.value
+
+
+def test_strategy_duel_shows_the_sign_test(course):
+    ev = course.evaluation("ACE")
+    duel = widgets.StrategyDuel(ev, "E/dense", "A/dense", "R@20")
+    c = ev.compare("E/dense", "A/dense", "R@20")
+    assert f"wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>" in duel.result.value
+    duel.metric.value = "R@1"
+    c = ev.compare("E/dense", "A/dense", "R@1")
+    assert f"p = <b>{c.test.p:.3g}</b>" in duel.result.value
+
+
+def test_query_playground_gate_decision(course):
+    playground = widgets.QueryPlayground(course)
+    playground.text.value = "how do i renew my spanish passport"
+    playground.cut.value = 0.3
+    assert "NO ANSWER" in playground.gate.value
+    playground.cut.value = 1.0
+    assert "4 chunk(s) pass" in playground.gate.value
+    assert playground.table.value.count("<ol>") == 3
