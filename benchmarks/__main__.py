@@ -175,9 +175,49 @@ def bench_eval() -> None:
     print(f"  peak memory of the largest run: {peak:.0f} MB (target 1,500 MB: {verdict(peak, 1500)})")
 
 
+def bench_threshold() -> None:
+    import ragkit.course
+    from ragkit.widgets import ThresholdExplorer
+
+    course = ragkit.course.load(progress=False)
+    t = time.perf_counter()
+    sweep = course.sweep()
+    built = time.perf_counter() - t
+    one = best_of(lambda: sweep.at(0.6), 200)
+    explorer = ThresholdExplorer(sweep)
+    cuts = iter(np.tile(np.round(np.arange(0.30, 1.0, 0.005), 3), 3))
+    slider = best_of(lambda: explorer.update(float(next(cuts))), 100)
+    print(f"\n== threshold: sweep precomputed in {built:.2f} s (vectors cached)")
+    print(f"  one new cut: {one * 1e6:.0f} us (target 10 ms: {verdict(one, 0.010)})")
+    print(f"  slider update (counts, cut line, bluff list): {slider * 1000:.2f} ms (target 50 ms: {verdict(slider, 0.050)})")
+
+
+def bench_notebooks() -> None:
+    """Every notebook, exercise and solution executed on fresh kernels: once with an empty cache, once warm."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    paths = sorted(p for p in (ROOT / "notebooks").rglob("*.py"))
+    print(f"\n== notebooks: {len(paths)} executed one after another, fresh kernel each")
+    cache = tempfile.mkdtemp(prefix="ragkit-nb-cold-")
+    for label, target in (("cold (empty embedding cache)", 360), ("warm", 120)):
+        os.environ["RAGKIT_CACHE"] = cache
+        t = time.perf_counter()
+        slowest = []
+        for path in paths:
+            start = time.perf_counter()
+            nb = jupytext.read(path)
+            NotebookClient(nb, timeout=1200, kernel_name="python3",
+                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            slowest.append((time.perf_counter() - start, path.relative_to(ROOT / "notebooks")))
+        seconds = time.perf_counter() - t
+        top = ", ".join(f"{p} {s:.0f} s" for s, p in sorted(slowest, reverse=True)[:3])
+        print(f"  {label}: {seconds:.0f} s (target {target} s: {verdict(seconds, target)}); slowest: {top}")
+
+
 def main(argv: list[str]) -> None:
     corpus = load_corpus(CORPUS)
-    wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval"}
+    wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks"}
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:
@@ -186,8 +226,12 @@ def main(argv: list[str]) -> None:
         bench_search(corpus)
     if "rerank" in wanted:
         bench_cross_encoder(corpus)
+    if "threshold" in wanted:
+        bench_threshold()
     if "embedding" in wanted:
         bench_embedding(corpus)
+    if "notebooks" in wanted:
+        bench_notebooks()
 
 
 if __name__ == "__main__":

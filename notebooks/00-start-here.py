@@ -186,7 +186,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:512 - offset]} ✂ 
 
 # %%
 display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DESTROYED_BLIND}** of its "
-                 f"**{chapter.RECALL20['A'][1] // 2}** answers. Notebook 01 measures the same on this corpus."))
+                 f"**{chapter.QUESTIONS}** answers. Notebook 01 measures the same on this corpus."))
 
 # %% [markdown]
 # ## Try this

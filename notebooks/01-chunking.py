@@ -161,7 +161,7 @@ cuts
 
 # %%
 expected_b = np.clip(lengths - 1 - OVERLAP, 0, None).sum() / SIZE
-implied = SIZE * chapter.DESTROYED_BLIND / (chapter.RECALL20["A"][1] // 2) + 1
+implied = SIZE * chapter.DESTROYED_BLIND / chapter.QUESTIONS + 1
 tiny = (cuts[["before the cut", "after the cut"]].min(axis=1) <= 5).sum()
 display(Markdown(
     f"Rule and result agree on every split needle: **{(cuts['cut in first 64?'] == cuts['saved by B?']).all()}**. "

@@ -78,6 +78,11 @@ def _onnx_export(source: Path, weights: str, root: Path) -> Path:
     return target
 
 
+def _pack_keys(keys: Sequence[bytes]) -> np.ndarray:
+    """32-byte keys as a (n, 32) uint8 array: numpy's bytes dtype would drop trailing zero bytes."""
+    return np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, 32)
+
+
 def _dimensions(folder: Path) -> int:
     """Output dimensions of a sentence-transformers folder, read from its configuration (no model load)."""
     import json
@@ -108,10 +113,12 @@ class TokenCache:
                     continue
                 if rows.ndim != 2 or rows.shape[1] != self.dimensions or len(offsets) != len(keys) + 1:
                     continue
+                if keys.ndim != 2 or keys.shape[1] != 32:
+                    continue
                 for i, key in enumerate(keys):
                     block = rows[offsets[i]:offsets[i + 1]]
                     if zlib.crc32(block.tobytes()) == int(crc[i]):
-                        self._rows[bytes(key)] = block
+                        self._rows[key.tobytes()] = block
         return self._rows
 
     def get(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
@@ -125,7 +132,7 @@ class TokenCache:
         fd, tmp = tempfile.mkstemp(prefix=".tok-", suffix=".npz", dir=self.folder)
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, keys=np.array(list(keys), dtype="S32"), offsets=offsets, rows=np.vstack(blocks), crc=crc)
+                np.savez(fh, keys=_pack_keys(keys), offsets=offsets, rows=np.vstack(blocks), crc=crc)
             os.replace(tmp, self.folder / f"tok-{uuid.uuid4().hex}.npz")
         finally:
             if os.path.exists(tmp):
@@ -156,12 +163,13 @@ class VectorCache:
             log.warning("ignoring unreadable cache pack %s (%s); its vectors will be recomputed", pack, exc)
             pack.unlink(missing_ok=True)
             return {}
-        if vectors.ndim != 2 or vectors.shape[1] != self.dimensions or len(keys) != len(vectors):
+        if (vectors.ndim != 2 or vectors.shape[1] != self.dimensions or len(keys) != len(vectors)
+                or keys.ndim != 2 or keys.shape[1] != 32):
             return {}
         good = {}
         for key, vec, crc in zip(keys, vectors, sums):
             if zlib.crc32(vec.tobytes()) == int(crc) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-3:
-                good[bytes(key)] = vec
+                good[key.tobytes()] = vec
         return good
 
     def get(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
@@ -179,7 +187,7 @@ class VectorCache:
         fd, tmp = tempfile.mkstemp(prefix=".pack-", suffix=".npz", dir=self.folder)
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, keys=np.array(list(keys), dtype="S32"), vectors=vectors, crc=crc)
+                np.savez(fh, keys=_pack_keys(keys), vectors=vectors, crc=crc)
             os.replace(tmp, self.folder / f"pack-{uuid.uuid4().hex}.npz")
         finally:
             if os.path.exists(tmp):

@@ -8,7 +8,7 @@ import pytest
 
 import ragkit.models as models
 from ragkit.chunking import chunk_corpus
-from ragkit.embedding import Embedder, default_embedder
+from ragkit.embedding import Embedder, TokenCache, VectorCache, _pack_keys, default_embedder
 from ragkit.errors import InputError, ModelMismatch
 
 TEXTS = ["How many test examples do I need?", "The KV cache grows with context.", "paella"]
@@ -85,10 +85,10 @@ def test_foreign_or_flipped_rows_are_never_returned(cache):
     key = emb.key("foreign row test")
     # a pack whose row for this key holds another vector, with a checksum that does not match it
     bad = np.roll(good, 1, axis=1)
-    np.savez(emb.cache.folder / "pack-zzzz-foreign.npz", keys=np.array([key], dtype="S32"), vectors=bad,
+    np.savez(emb.cache.folder / "pack-zzzz-foreign.npz", keys=_pack_keys([key]), vectors=bad,
              crc=np.array([123], dtype=np.uint32))
     # and a pack of another dimensionality
-    np.savez(emb.cache.folder / "pack-zzzz-dims.npz", keys=np.array([key], dtype="S32"),
+    np.savez(emb.cache.folder / "pack-zzzz-dims.npz", keys=_pack_keys([key]),
              vectors=np.ones((1, 8), dtype=np.float32), crc=np.array([0], dtype=np.uint32))
     fresh = Embedder(cache=cache)
     assert np.allclose(fresh.encode(["foreign row test"]), good, atol=1e-6)
@@ -116,8 +116,18 @@ def test_token_vectors_are_unit_rows_and_cached(embedder, cache):
     assert again._model is None
 
 
-def test_a_warm_cache_never_loads_the_model(embedder, cache):
-    embedder.encode(TEXTS)
-    warm = Embedder(cache=cache)
+def test_a_warm_cache_never_loads_the_model(tmp_path):
+    cold = Embedder(cache=tmp_path)
+    cold.encode(TEXTS)
+    warm = Embedder(cache=tmp_path)
     warm.encode(TEXTS)
-    assert warm._model is None and warm.stamp == embedder.stamp
+    assert cold._model is not None and warm._model is None and warm.stamp == cold.stamp
+
+
+def test_keys_ending_in_zero_bytes_survive_the_disk(tmp_path):
+    keys = [b"\x01" * 31 + b"\x00", b"\x02" + b"\x00" * 31]
+    vectors = np.eye(2, 384, dtype=np.float32)
+    VectorCache(tmp_path / "v", 384).put(keys, vectors)
+    assert all(v is not None for v in VectorCache(tmp_path / "v", 384).get(keys))
+    TokenCache(tmp_path / "t", 384).put(keys, [vectors.astype(np.float16), vectors[:1].astype(np.float16)])
+    assert all(v is not None for v in TokenCache(tmp_path / "t", 384).get(keys))
