@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragkit.errors import InputError, RagkitError
+from ragkit.errors import RagkitError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -55,7 +55,7 @@ def _eval(args: argparse.Namespace) -> int:
     from ragkit.corpus import load_corpus
     from ragkit.data import load_questions
     from ragkit.evaluation import evaluate
-    from ragkit.rerank import CrossEncoderReranker, LateInteractionReranker, available_reranker
+    from ragkit.rerank import LateInteractionReranker, available_reranker
 
     corpus = load_corpus(args.corpus)
     questions = load_questions(args.questions)
@@ -114,20 +114,18 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from ragkit.answer import answer, available_generator
+    from ragkit.answer import NoAnswer, answer, available_generator
     from ragkit.chunking import chunk_corpus
     from ragkit.citations import citation_table
     from ragkit.corpus import load_corpus
     from ragkit.retrieval import Retriever
 
-    if not args.question.strip():
-        raise InputError("empty question: type what you want to know, e.g. python -m ragkit ask \"how many test examples do I need?\"")
-    cut = None if args.cut is None or args.cut == 0 else args.cut
+    cut = None if args.cut == 0 else args.cut
     corpus = load_corpus(args.corpus)
     retriever = Retriever(chunk_corpus(corpus, args.strategy), strategy=args.strategy, progress=False)
     generator = available_generator() if args.generate else None
     result = answer(args.question, retriever, cut, generator=generator)
-    if not hasattr(result, "citations"):
+    if isinstance(result, NoAnswer):
         print(result)
         return 0
     rows = citation_table(result.citations)

@@ -54,7 +54,7 @@ class Course:
         key = (strategies, tuple(r.name for r in rerankers))
         if key not in self._evaluations:
             self._evaluations[key] = evaluate(self.corpus, self.questions, strategies, rerankers=rerankers,
-                                              embedder=None, progress=self.progress)
+                                              retriever_for=self.retriever)
         return self._evaluations[key]
 
     def sweep(self, strategy: str = "E", retriever: str = "dense") -> Sweep:

@@ -143,32 +143,39 @@ class TokenCache:
 class VectorCache:
     """Content-keyed vectors on disk for one model stamp."""
 
-    def __init__(self, folder: Path, dimensions: int):
+    def __init__(self, folder: Path, dimensions: int, unit: bool = True):
         self.folder = Path(folder)
         self.dimensions = dimensions
+        self.unit = unit
         self._rows: dict[bytes, np.ndarray] | None = None
 
     def _load(self) -> dict[bytes, np.ndarray]:
         if self._rows is None:
-            self._rows = {}
+            self._rows, dropped = {}, 0
             for pack in sorted(self.folder.glob("pack-*.npz")):
-                self._rows.update(self._read(pack))
+                rows = self._read(pack)
+                if rows is None:  # torn, foreign or of another format: its rows get recomputed
+                    pack.unlink(missing_ok=True)
+                    dropped += 1
+                else:
+                    self._rows.update(rows)
+            if dropped:
+                log.warning("removed %d unreadable cache pack(s) in %s; their vectors will be recomputed",
+                            dropped, self.folder)
         return self._rows
 
-    def _read(self, pack: Path) -> dict[bytes, np.ndarray]:
+    def _read(self, pack: Path) -> dict[bytes, np.ndarray] | None:
         try:
             with np.load(pack, allow_pickle=False) as data:
                 keys, vectors, sums = data["keys"], data["vectors"], data["crc"]
-        except Exception as exc:  # a torn or foreign file: drop it, its rows get recomputed
-            log.warning("ignoring unreadable cache pack %s (%s); its vectors will be recomputed", pack, exc)
-            pack.unlink(missing_ok=True)
-            return {}
+        except Exception:
+            return None
         if (vectors.ndim != 2 or vectors.shape[1] != self.dimensions or len(keys) != len(vectors)
                 or keys.ndim != 2 or keys.shape[1] != 32):
-            return {}
+            return None
         good = {}
         for key, vec, crc in zip(keys, vectors, sums):
-            if zlib.crc32(vec.tobytes()) == int(crc) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-3:
+            if zlib.crc32(vec.tobytes()) == int(crc) and (not self.unit or abs(float(np.linalg.norm(vec)) - 1) < 1e-3):
                 good[key.tobytes()] = vec
         return good
 
@@ -219,6 +226,7 @@ class Embedder:
         self.stamp = ModelStamp(name, weights, dims, True, window, backend)
         self.cache = VectorCache(root / "vectors" / self.stamp.namespace, dims)
         self.tokens = TokenCache(root / "tokens" / self.stamp.namespace, dims)
+        self.raw = VectorCache(root / "pooled" / self.stamp.namespace, dims, unit=False)
 
     @property
     def model(self):
@@ -276,11 +284,21 @@ class Embedder:
         return np.stack(found).astype(np.float32, copy=False)
 
     def pooled(self, texts: Sequence[str]) -> np.ndarray:
-        """Mean-pooled vectors WITHOUT the final normalisation: what the identity fails on."""
-        out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=8,
-                                convert_to_numpy=False, show_progress_bar=False)
-        return np.stack([np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32).mean(axis=0)
-                         for t in out])
+        """Mean-pooled vectors WITHOUT the final normalisation (what the identity fails on); cached."""
+        texts = list(texts)
+        keys = [self.key(t) for t in texts]
+        found = self.raw.get(keys)
+        todo = list(dict.fromkeys(k for k, v in zip(keys, found) if v is None))
+        if todo:
+            first = {k: t for t, k in zip(texts, keys)}
+            out = self.model.encode([first[k] for k in todo], output_value="token_embeddings", batch_size=8,
+                                    convert_to_numpy=False, show_progress_bar=False)
+            fresh = np.stack([np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32).mean(axis=0)
+                              for t in out])
+            self.raw.put(todo, fresh)
+            done = dict(zip(todo, fresh))
+            found = [v if v is not None else done[k] for v, k in zip(found, keys)]
+        return np.stack(found)
 
     def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Per-token unit vectors (special tokens included) for late interaction; cached, stored as float16."""

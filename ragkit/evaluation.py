@@ -9,7 +9,7 @@ and rank 0 marks it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -166,8 +166,12 @@ class Evaluation:
 
 def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable[str] = "ABCDEF",
              retrievers: Iterable[str] = RETRIEVERS, rerankers: Sequence = (), rerank_on: Iterable[str] = ("E",),
-             embedder=None, progress: bool = True, size: int | None = None) -> Evaluation:
-    """Run every retriever on every strategy for the 64 queries; rerankers rerank hybrid on ``rerank_on``."""
+             embedder=None, progress: bool = True, size: int | None = None,
+             retriever_for: Callable[[str], Retriever] | None = None) -> Evaluation:
+    """Run every retriever on every strategy for the 64 queries; rerankers rerank hybrid on ``rerank_on``.
+
+    ``retriever_for(letter)`` can hand in retrievers built elsewhere (a notebook's shared ones).
+    """
     questions = list(questions)
     queries = make_queries(questions)
     texts = [q.text for q in queries]
@@ -178,13 +182,14 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
         raise InputError(f"unknown retriever {bad!r}: use one of {', '.join(RETRIEVERS)}")
     rerank_on = {get_strategy(s).letter for s in rerank_on}
     for letter in [get_strategy(s).letter for s in strategies]:
-        chunks = chunk_corpus(corpus, letter, **({"size": size} if size else {}))
+        retriever = retriever_for(letter) if retriever_for else \
+            Retriever(chunk_corpus(corpus, letter, **({"size": size} if size else {})), embedder, letter, progress)
+        chunks = retriever.chunks
         hits = needle_hits(chunks, questions)
         ev.chunks[letter] = len(chunks)
         ev.tokens[letter] = token_report(chunks, warn=False)
         ev.destroyed[letter] = tuple(q.id for q, h in zip(questions, hits) if not h.any())
         query_hits = np.concatenate([hits, hits])
-        retriever = Retriever(chunks, embedder, letter, progress)
         runs: dict[str, Run] = {}
         needed = set(retrievers) | ({"hybrid"} if rerankers and letter in rerank_on else set())
         for name in ("dense", "bm25", "hybrid"):

@@ -59,7 +59,13 @@ class BM25:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk for one query (zeros when no query term is known)."""
-        return self.scores_many([query])[0]
+        out = np.zeros(self.n_docs)
+        w = self.weights
+        for tok in tokenize(query):
+            if (term := self.vocabulary.get(tok)) is not None:
+                lo, hi = w.indptr[term], w.indptr[term + 1]
+                out[w.indices[lo:hi]] += w.data[lo:hi]  # a term's row holds each chunk at most once
+        return out
 
     def scores_many(self, queries: Sequence[str]) -> np.ndarray:
         """Scores for many queries at once: shape (len(queries), number of chunks)."""

@@ -30,7 +30,8 @@ def check_cut(cut: float | None) -> float | None:
     if cut is None:
         return None
     if not isinstance(cut, (int, float)) or not 0 < cut <= 2:
-        raise InputError(f"cut {cut!r} is not a cosine distance in (0, 2]: try 0.675, or None for no threshold")
+        raise InputError(f"cut {cut!r} is not a cosine distance in (0, 2]: try 0.675 "
+                         "(no cut at all: None, or 0 on the command line)")
     return float(cut)
 
 
