@@ -7,6 +7,8 @@ BIN := $(VENV)/bin
 # The CPU build of torch (the default Linux wheel on PyPI bundles CUDA, several GB).
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 STAMP := $(VENV)/.installed
+# Jupyter refuses to start as root unless told to (containers, this kind of machine)
+LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: lab test bench models clean
 
@@ -20,7 +22,7 @@ $(STAMP): pyproject.toml constraints.txt
 lab: $(STAMP)
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	cd notebooks && ../$(BIN)/jupyter lab 00-start-here.ipynb
+	cd notebooks && ../$(BIN)/jupyter lab $(LAB_FLAGS) 00-start-here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
