@@ -22,6 +22,9 @@ def test_postbuild_steps_offline(tmp_path):
     assert "cache warm:" in done.stdout
 
 
-def test_binder_environment_uses_cpu_torch_and_notebooks_carry_no_news_prompt():
-    assert "whl/cpu" in (ROOT / "binder" / "environment.yml").read_text()
+def test_shipped_settings_silence_the_news_prompt_and_start_the_notebook_kernel():
+    settings = json.loads((ROOT / "binder" / "overrides.json").read_text())
+    assert settings["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert settings["@jupyterlab/notebook-extension:tracker"]["autoStartDefaultKernel"] is True
     assert os.access(ROOT / "binder" / "postBuild", os.X_OK)
+    assert "binder/overrides.json" in (ROOT / "Makefile").read_text()
