@@ -26,7 +26,7 @@ import numpy as np
 
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
-from ragkit.tokens import TruncationWarning
+from ragkit.tokens import TruncationWarning, count_pieces
 
 BACKENDS = ("onnx", "torch")
 log = logging.getLogger(__name__)
@@ -250,74 +250,63 @@ class Embedder:
         return hashlib.sha256(f"{self.stamp.namespace}\0{text}".encode("utf-8")).digest()
 
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
-        self._warn_truncation(texts)
         vectors = self.model.encode(list(texts), batch_size=8, normalize_embeddings=True,
                                     convert_to_numpy=True, show_progress_bar=progress)
         return np.asarray(vectors, dtype=np.float32)
 
     def _warn_truncation(self, texts: Sequence[str]) -> None:
-        lengths = [len(ids) for ids in self.model.tokenizer(list(texts), truncation=False)["input_ids"]]
+        """Say how many texts the encoder will cut at its window (counted with special tokens, no model load)."""
+        if (self._source / "tokenizer.json").is_file():
+            lengths = [n + 2 for n in count_pieces(texts, self._source)]
+        else:
+            lengths = [len(ids) for ids in self.model.tokenizer(list(texts), truncation=False)["input_ids"]]
         over = sum(n > self.stamp.window for n in lengths)
         if over:
             warnings.warn(f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
                           "the encoder embeds only their beginning. Use smaller chunks or a shorter header.",
                           TruncationWarning, stacklevel=3)
 
+    def _through(self, cache, texts: list[str], compute) -> list[np.ndarray]:
+        """Values for texts from a cache; ``compute`` runs once on the distinct texts it lacks, and fills it."""
+        keys = [self.key(t) for t in texts]
+        found = cache.get(keys)
+        todo = list(dict.fromkeys(k for k, v in zip(keys, found) if v is None))
+        if todo:
+            first = {k: t for t, k in zip(texts, keys)}
+            fresh = compute([first[k] for k in todo])
+            cache.put(todo, fresh)
+            done = dict(zip(todo, fresh))
+            found = [v if v is not None else done[k] for v, k in zip(found, keys)]
+        return found
+
+    def _token_embeddings(self, texts: list[str]) -> list[np.ndarray]:
+        out = self.model.encode(texts, output_value="token_embeddings", batch_size=8, convert_to_numpy=False,
+                                show_progress_bar=False)
+        return [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
+
     def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
         """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.stamp.dimensions), dtype=np.float32)
+        self._warn_truncation(texts)
         if not cache:
             return self._compute(texts, progress and len(texts) > 64)
-        keys = [self.key(t) for t in texts]
-        found = self.cache.get(keys)
-        missing = sorted({i for i, v in enumerate(found) if v is None}, key=lambda i: keys[i])
-        unique: dict[bytes, int] = {}
-        for i in missing:
-            unique.setdefault(keys[i], i)
-        if unique:
-            fresh = self._compute([texts[i] for i in unique.values()], progress and len(unique) > 64)
-            self.cache.put(list(unique), fresh)
-            computed = dict(zip(unique, fresh))
-            found = [v if v is not None else computed[k] for v, k in zip(found, keys)]
+        found = self._through(self.cache, texts, lambda todo: self._compute(todo, progress and len(todo) > 64))
         return np.stack(found).astype(np.float32, copy=False)
 
     def pooled(self, texts: Sequence[str]) -> np.ndarray:
         """Mean-pooled vectors WITHOUT the final normalisation (what the identity fails on); cached."""
-        texts = list(texts)
-        keys = [self.key(t) for t in texts]
-        found = self.raw.get(keys)
-        todo = list(dict.fromkeys(k for k, v in zip(keys, found) if v is None))
-        if todo:
-            first = {k: t for t, k in zip(texts, keys)}
-            out = self.model.encode([first[k] for k in todo], output_value="token_embeddings", batch_size=8,
-                                    convert_to_numpy=False, show_progress_bar=False)
-            fresh = np.stack([np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32).mean(axis=0)
-                              for t in out])
-            self.raw.put(todo, fresh)
-            done = dict(zip(todo, fresh))
-            found = [v if v is not None else done[k] for v, k in zip(found, keys)]
-        return np.stack(found)
+        mean = lambda todo: np.stack([t.mean(axis=0) for t in self._token_embeddings(todo)])
+        return np.stack(self._through(self.raw, list(texts), mean))
 
     def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Per-token unit vectors (special tokens included) for late interaction; cached, stored as float16."""
-        texts = list(texts)
-        keys = [self.key(t) for t in texts]
-        found = self.tokens.get(keys)
-        todo = list(dict.fromkeys(k for k, v in zip(keys, found) if v is None))
-        if todo:
-            first = {k: t for t, k in zip(texts, keys)}
-            out = self.model.encode([first[k] for k in todo], output_value="token_embeddings", batch_size=8,
-                                    convert_to_numpy=False, show_progress_bar=False)
-            fresh = []
-            for t in out:
-                v = np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32)
-                fresh.append((v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16))
-            self.tokens.put(todo, fresh)
-            done = dict(zip(todo, fresh))
-            found = [v if v is not None else done[k] for v, k in zip(found, keys)]
-        return [v.astype(np.float32) for v in found]
+        def unit(todo: list[str]) -> list[np.ndarray]:
+            return [(v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16)
+                    for v in self._token_embeddings(todo)]
+
+        return [v.astype(np.float32) for v in self._through(self.tokens, list(texts), unit)]
 
 
 @functools.lru_cache(maxsize=4)

@@ -10,6 +10,7 @@ import ragkit.models as models
 from ragkit.chunking import chunk_corpus
 from ragkit.embedding import Embedder, TokenCache, VectorCache, _pack_keys, default_embedder
 from ragkit.errors import InputError, ModelMismatch
+from ragkit.tokens import TruncationWarning
 
 TEXTS = ["How many test examples do I need?", "The KV cache grows with context.", "paella"]
 
@@ -131,3 +132,12 @@ def test_keys_ending_in_zero_bytes_survive_the_disk(tmp_path):
     assert all(v is not None for v in VectorCache(tmp_path / "v", 384).get(keys))
     TokenCache(tmp_path / "t", 384).put(keys, [vectors.astype(np.float16), vectors[:1].astype(np.float16)])
     assert all(v is not None for v in TokenCache(tmp_path / "t", 384).get(keys))
+
+
+def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
+    long = "tokenisation " * 300
+    Embedder(cache=tmp_path).encode([long, "short"])
+    warm = Embedder(cache=tmp_path)
+    with pytest.warns(TruncationWarning, match="1 of 2 texts exceed"):
+        warm.encode([long, "short"])
+    assert warm._model is None
