@@ -18,7 +18,7 @@ COLOURS = {"A": "#9e9e9e", "B": "#616161", "C": "#64b5f6", "D": "#1565c0", "E": 
 def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = range(1, 21)) -> go.Figure:
     """Recall@k per strategy with its 95% Wilson band."""
     fig = go.Figure()
-    for label, r in ev.results.items():
+    for r in ev.results.values():
         if r.retriever != retriever:
             continue
         n = len(r.ranks)

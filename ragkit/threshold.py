@@ -87,7 +87,6 @@ class Sweep:
         self.best_answer = np.where(hits, dist_in, np.inf).min(axis=1)
         self.nearest_out = dist_out.min(axis=1)
         self.nearest_in = dist_in.min(axis=1)
-        self.retriever_name = retriever_name
 
     @property
     def worst_in_domain(self) -> float:

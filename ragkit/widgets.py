@@ -13,7 +13,7 @@ import ipywidgets as w
 
 from ragkit import plots
 from ragkit.chunking import STRATEGIES, chunk_corpus
-from ragkit.evaluation import METRICS, Evaluation, needle_hits
+from ragkit.evaluation import METRICS, Evaluation
 from ragkit.threshold import KEEP, Sweep, gate
 
 

@@ -1,7 +1,5 @@
 """Embeddings: verified weights, unit vectors, ONNX = torch, and a cache that never returns a bad row."""
 
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -38,8 +38,12 @@ def test_cross_encoder_scores_pairs_deterministically(tiny_cross_encoder):
 
 
 def test_int8_variant_runs(tiny_cross_encoder):
+    import torch
+
     reranker = CrossEncoderReranker(tiny_cross_encoder, quantize=True)
     assert reranker.name == "rerank-int8" and reranker.score("q", ["a", "b"]).shape == (2,)
+    layers = [m for m in reranker.model.model.modules() if isinstance(m, torch.ao.nn.quantized.dynamic.Linear)]
+    assert layers, "no Linear layer was quantised: the int8 variant would silently be fp32"
 
 
 def test_missing_cross_encoder_says_what_to_run(tmp_path, monkeypatch):
