@@ -168,19 +168,50 @@ def _index(args: argparse.Namespace) -> int:
     from ragkit.embedding import default_embedder
 
     corpus = load_corpus(args.corpus)
-    embedder = default_embedder()
+    strategy, size, overlap = index.configured(args.out, args.strategy)
     if args.action == "status":
-        _, entries = index.read_manifest(args.out)
-        if not entries:
-            print(f"no index in {args.out}: run `python -m ragkit index build --out {args.out}`")
+        stamp, entries = index.read_index(args.out)
+        if stamp is None:
+            print(f"no index in {args.out}: run `python -m ragkit index build --corpus {args.corpus} --out {args.out}`")
             return 1
-        report = index.status(corpus, args.out, index.current_stamp(embedder, args.strategy))
-    elif args.action == "build":
-        report = index.build(corpus, args.out, embedder, args.strategy)
+        report = index.status(corpus, args.out, index.current_stamp(default_embedder(), strategy, size, overlap))
     else:
-        report = index.update(corpus, args.out, embedder, args.strategy)
+        run = index.build if args.action == "build" else index.update
+        report = run(corpus, args.out, default_embedder(), strategy, size, overlap, wait=args.wait)
+    print(f"index {args.out}: strategy {strategy}, chunk size {size}, overlap {overlap}")
     print("\n".join(report.lines()))
     return 0 if report.searchable else 1
+
+
+def _cache(args: argparse.Namespace) -> int:
+    import shutil
+
+    from ragkit.cache import FILENAME, VectorCache
+    from ragkit.embedding import cache_dir, default_embedder
+
+    root = cache_dir()
+    if args.action == "clear":
+        removed = [p for p in (root / FILENAME, root / "onnx") if p.exists()]
+        removed += [root / f"{FILENAME}{s}" for s in ("-wal", "-shm") if (root / f"{FILENAME}{s}").exists()]
+        for path in removed:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+        print(f"cleared {root}: " + (", ".join(p.name for p in removed) if removed else "nothing to clear"))
+        return 0
+    cache: VectorCache = default_embedder().cache
+    print(f"private cache: {root} (RAGKIT_CACHE)")
+    if cache.shared is not None:
+        print(f"shared cache:  {cache.shared.parent} (RAGKIT_SHARED_CACHE, read-only)")
+    rows = cache.summary()
+    if not rows:
+        print("no cached vectors yet: `python -m ragkit warm` fills the cache")
+    for layer, stamp, kind, n, size in rows:
+        mark = "" if stamp == cache.stamp else "  (another model or configuration)"
+        print(f"  {layer:<7} {kind:<6} {n:6,d} rows {size / 1e6:7.1f} MB  {stamp}{mark}")
+    old = [p.name for p in (root / "vectors", root / "tokens", root / "pooled") if p.is_dir()]
+    if old:
+        print(f"note: {', '.join(old)} in {root} hold an older ragkit's cache packs: nothing reads them now, "
+              "delete them when you like")
+    return 0
 
 
 def _warm(args: argparse.Namespace) -> int:
@@ -241,8 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("action", choices=["build", "status", "update"])
     p.add_argument("--corpus", type=Path, default=DATA / "corpus")
     p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
-    p.add_argument("--strategy", default="E")
+    p.add_argument("--strategy", default=None, help="chunking strategy (default: the index's own, else E)")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for another writer (default 30)")
     p.set_defaults(run=_index)
+    p = sub.add_parser("cache", help="the vector cache: status (what it holds) or clear (the private one)")
+    p.add_argument("action", choices=["status", "clear"])
+    p.set_defaults(run=_cache)
     p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (Binder's build runs it)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(run=_warm)

@@ -31,3 +31,7 @@ class CorruptIndex(RagkitError):
 
 class StaleIndex(RagkitError):
     """An index whose documents were embedded under another stamp, or have changed since."""
+
+
+class IndexBusy(RagkitError):
+    """Another process holds the index's write lock longer than we were willing to wait."""

@@ -1,65 +1,94 @@
-"""A stamped index on disk: every document carries the stamp it was embedded under, and its state.
+"""A stamped index on disk: one SQLite database of documents, their chunks and vectors, under a stamp.
 
-Layout of an index folder::
+Inside the ``--out`` folder, ``index.sqlite`` holds four tables: ``meta`` (format, corpus,
+time written), ``stamps`` (everything a vector depends on), ``documents`` (id, path,
+content hash, status indexed/failed with its reason, chunk count, the stamp it was
+embedded under) and ``chunks`` (offsets, section, header, overlap and the float32 vector).
 
-    manifest.json            configuration stamp + one entry per document (status, hash, chunks, file)
-    docs/<id>-<key>.npz      that document's vectors, chunk offsets and a checksum
-
-A build or update writes new document files first and swaps ``manifest.json`` last, with
-an atomic rename: interrupted at any point, the previous manifest and the files it names
-are untouched. A search refuses to run while any document is stale (embedded under
-another stamp, changed, removed or damaged): vectors of two stamps are not comparable,
-and offsets into a changed text cite the wrong words.
+``build`` and ``update`` each run in ONE transaction opened with ``BEGIN IMMEDIATE``: a
+second writer waits up to a stated timeout and then stops with a clear message, and a
+crash (even kill -9) at any point leaves the last committed index, because SQLite commits
+all of a transaction or none of it. Readers see a consistent snapshot meanwhile. A search
+refuses to run while any document is stale (embedded under another stamp, changed or
+removed): vectors of two stamps are not comparable, and offsets into a changed text cite
+the wrong words. ragkit never deletes a file it did not write: ``--out`` naming a non-empty
+folder without an index is refused.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
-import zlib
-from dataclasses import asdict, dataclass, field
+import sqlite3
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
 from ragkit.chunking import OVERLAP, SIZE, Chunk, chunk_document, get_strategy
 from ragkit.corpus import LOADER_VERSION, Corpus, Document
-from ragkit.errors import CorruptIndex, InputError, StaleIndex
+from ragkit.embedding import ModelStamp
+from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
 from ragkit.retrieval import cosine_distance, rank
+from ragkit.storage import BUSY_SECONDS, connect, is_busy, move_aside
 
 PIPELINE_VERSION = "ragkit-1"
-FORMAT = 1
+FILENAME = "index.sqlite"
+FORMAT = "ragkit-index-2"
+_OLD_MANIFEST = "manifest.json"
+_OURS = {FILENAME, f"{FILENAME}-wal", f"{FILENAME}-shm", f"{FILENAME}-journal"}
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS stamps (
+    id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL, weights TEXT NOT NULL, dimensions INTEGER NOT NULL, normalised INTEGER NOT NULL,
+    window INTEGER NOT NULL, backend TEXT NOT NULL, pipeline TEXT NOT NULL, strategy TEXT NOT NULL,
+    size INTEGER NOT NULL, overlap INTEGER NOT NULL, extractor TEXT NOT NULL,
+    UNIQUE (model, weights, dimensions, normalised, window, backend, pipeline, strategy, size, overlap, extractor));
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY, path TEXT NOT NULL, content_hash TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('indexed', 'failed')), reason TEXT NOT NULL,
+    chunks INTEGER NOT NULL, stamp INTEGER REFERENCES stamps (id));
+CREATE TABLE IF NOT EXISTS chunks (
+    document TEXT NOT NULL REFERENCES documents (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+    start INTEGER NOT NULL, "end" INTEGER NOT NULL, section TEXT NOT NULL, header TEXT NOT NULL,
+    overlap TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (document, ord));
+"""
 
 
 @dataclass(frozen=True)
 class Stamp:
-    """Everything a document's vectors depend on; two different stamps never share a search."""
+    """Everything a document's vectors depend on: the embedding model's stamp plus how the text was cut."""
 
-    model: str
-    weights: str
-    dimensions: int
-    normalised: bool
-    window: int
-    backend: str
+    embedding: ModelStamp
     pipeline: str
     strategy: str
     size: int
     overlap: int
     extractor: str
 
+    def flat(self) -> dict[str, object]:
+        """One level of named fields, as the ``stamps`` table stores them."""
+        return {**asdict(self.embedding), **{f.name: getattr(self, f.name) for f in fields(self)[1:]}}
+
+    @classmethod
+    def from_flat(cls, row: dict) -> "Stamp":
+        """The inverse of ``flat``."""
+        model = ModelStamp(**{f.name: row[f.name] for f in fields(ModelStamp)})
+        model = ModelStamp(model.model, model.weights, int(model.dimensions), bool(model.normalised),
+                           int(model.window), model.backend)
+        return cls(model, row["pipeline"], row["strategy"], int(row["size"]), int(row["overlap"]), row["extractor"])
+
     def differences(self, other: "Stamp") -> list[str]:
         """Names of the fields that differ, e.g. ``['model', 'weights']``."""
-        return [k for k, v in asdict(self).items() if getattr(other, k) != v]
+        mine, theirs = self.flat(), other.flat()
+        return [k for k in mine if mine[k] != theirs[k]]
 
 
 def current_stamp(embedder, strategy: str = "E", size: int = SIZE, overlap: int = OVERLAP) -> Stamp:
     """The stamp that documents indexed now would get."""
-    s = embedder.stamp
-    return Stamp(s.model, s.weights, s.dimensions, s.normalised, s.window, s.backend, PIPELINE_VERSION,
-                 get_strategy(strategy).letter, size, overlap, LOADER_VERSION)
+    return Stamp(embedder.stamp, PIPELINE_VERSION, get_strategy(strategy).letter, size, overlap, LOADER_VERSION)
 
 
 @dataclass(frozen=True)
@@ -71,7 +100,7 @@ class Entry:
     content_hash: str = ""
     reason: str = ""
     chunks: int = 0
-    file: str = ""
+    path: str = ""
     stamp: Stamp | None = None
 
 
@@ -84,6 +113,7 @@ class Status:
     new: tuple[str, ...] = ()
     failed: dict[str, str] = field(default_factory=dict)
     chunks: int = 0
+    notes: tuple[str, ...] = ()
 
     @property
     def searchable(self) -> bool:
@@ -96,61 +126,79 @@ class Status:
         out += [f"  STALE  {d}: {why}" for d, why in sorted(self.stale.items())]
         out += [f"  NEW    {d}: not indexed yet" for d in self.new]
         out += [f"  FAILED {d}: {why}" for d, why in sorted(self.failed.items())]
-        return out
+        return out + [f"note: {n}" for n in self.notes]
 
 
-def _manifest_path(folder: Path) -> Path:
-    return Path(folder) / "manifest.json"
+def _advice(folder: Path, corpus: Corpus | None, action: str = "build") -> str:
+    where = f" --corpus {corpus.folder}" if corpus is not None else " --corpus <your folder>"
+    return f"`python -m ragkit index {action}{where} --out {folder}`"
 
 
-def read_manifest(folder: Path) -> tuple[Stamp | None, dict[str, Entry]]:
-    """The index's configuration and entries; an unreadable manifest is a CorruptIndex with what to do."""
-    path = _manifest_path(folder)
+def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3.Connection | None:
+    """The index's database, or None when the folder holds none; an old or damaged index is a clear error."""
+    folder = Path(folder)
+    path = folder / FILENAME
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--out {folder} is a file, not a folder: name a folder for the index")
     if not path.is_file():
+        if (folder / _OLD_MANIFEST).is_file():
+            raise StaleIndex(f"{folder} holds an index built by an older ragkit (manifest.json): rebuild it with "
+                             f"{_advice(folder, corpus)}")
+        return None
+    try:
+        conn = connect(path, readonly=readonly)
+        found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
+        check = conn.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise CorruptIndex(f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
+                           "(the damaged file is kept beside the new one)") from exc
+    if check != "ok":
+        raise CorruptIndex(f"{path} is damaged ({check}): rebuild it with {_advice(folder, corpus)} "
+                           "(the damaged file is kept beside the new one)")
+    if found is None or found[0] != FORMAT:
+        raise CorruptIndex(f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
+                           f"rebuild it with {_advice(folder, corpus)}")
+    return conn
+
+
+def _stamp_row(conn: sqlite3.Connection, stamp_id: int | None) -> Stamp | None:
+    if stamp_id is None:
+        return None
+    cur = conn.execute("SELECT * FROM stamps WHERE id = ?", (stamp_id,))
+    row = cur.fetchone()
+    return Stamp.from_flat(dict(zip([c[0] for c in cur.description], row))) if row else None
+
+
+def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dict[str, tuple[int, int]]]:
+    """The configuration stamp, the entries, and per document (chunk rows, well-formed vectors)."""
+    config = conn.execute("SELECT value FROM meta WHERE name = 'stamp'").fetchone()
+    stamps: dict[int, Stamp | None] = {}
+    entries = {}
+    for doc_id, path, content_hash, status_, reason, chunks, stamp_id in conn.execute(
+            "SELECT id, path, content_hash, status, reason, chunks, stamp FROM documents ORDER BY id"):
+        if stamp_id not in stamps:
+            stamps[stamp_id] = _stamp_row(conn, stamp_id)
+        entries[doc_id] = Entry(doc_id, status_, content_hash, reason, chunks, path, stamps[stamp_id])
+    stamp = _stamp_row(conn, int(config[0])) if config else None
+    width = stamp.embedding.dimensions * 4 if stamp else 0
+    rows = {d: (n, good) for d, n, good in conn.execute(
+        'SELECT document, count(*), sum(length(vector) = ?) FROM chunks GROUP BY document', (width,))}
+    return stamp, entries, rows
+
+
+def read_index(folder: Path) -> tuple[Stamp | None, dict[str, Entry]]:
+    """The index's configuration stamp and its entries (None and {} where there is no index)."""
+    conn = _open(folder, None)
+    if conn is None:
         return None, {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        config = Stamp(**data["config"])
-        entries = {}
-        for doc_id, e in data["documents"].items():
-            stamp = e.pop("stamp", None)
-            entries[doc_id] = Entry(**e, stamp=Stamp(**stamp) if stamp else None)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CorruptIndex(f"{path} is damaged ({type(exc).__name__}: {exc}): "
-                           f"rebuild it with `python -m ragkit index build --out {folder}`") from exc
-    return config, entries
+        stamp, entries, _ = _read(conn)
+    finally:
+        conn.close()
+    return stamp, entries
 
 
-def _write_manifest(folder: Path, config: Stamp, entries: dict[str, Entry], corpus: Corpus) -> None:
-    data = {"format": FORMAT, "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "corpus": str(corpus.folder), "config": asdict(config),
-            "documents": {d: {**asdict(e), "stamp": asdict(e.stamp) if e.stamp else None}
-                          for d, e in sorted(entries.items())}}
-    fd, tmp = tempfile.mkstemp(prefix=".manifest-", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, _manifest_path(folder))
-
-
-def _load_vectors(folder: Path, entry: Entry) -> dict[str, np.ndarray]:
-    path = Path(folder) / entry.file
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in ("vectors", "starts", "ends", "crc")}
-    except Exception as exc:
-        raise CorruptIndex(f"{path} (document {entry.id}) cannot be read ({type(exc).__name__}): "
-                           "run `python -m ragkit index update` to re-embed it") from exc
-    if len(arrays["vectors"]) != entry.chunks or zlib.crc32(arrays["vectors"].tobytes()) != int(arrays["crc"]):
-        raise CorruptIndex(f"{path} (document {entry.id}) does not hold the {entry.chunks} vectors the manifest "
-                           "records: run `python -m ragkit index update` to re-embed it")
-    return arrays
-
-
-def status(corpus: Corpus, folder: Path, stamp: Stamp) -> Status:
-    """Compare an index with a corpus and a stamp: current, stale (with why), new and failed documents."""
-    _, entries = read_manifest(folder)
+def _status(corpus: Corpus, stamp: Stamp, entries: dict[str, Entry], rows: dict[str, tuple[int, int]]) -> Status:
     docs = {d.id: d for d in corpus.documents}
     current, stale, new, chunks = [], {}, [], 0
     failed = {f.id: f.reason for f in corpus.failed}
@@ -161,67 +209,195 @@ def status(corpus: Corpus, folder: Path, stamp: Stamp) -> Status:
             continue
         doc = docs.get(doc_id)
         if doc is None:
-            stale[doc_id] = "removed from the folder (or it no longer loads)" if doc_id not in failed else \
-                f"no longer loads: {failed[doc_id]}"
+            stale[doc_id] = f"no longer loads: {failed[doc_id]}" if doc_id in failed else \
+                "removed from the folder (or it no longer loads)"
         elif entry.stamp != stamp:
             stale[doc_id] = "embedded under another stamp (differs in " + \
                 ", ".join(entry.stamp.differences(stamp) if entry.stamp else ["everything"]) + ")"
         elif entry.content_hash != doc.content_hash:
             stale[doc_id] = "changed since it was indexed"
+        elif rows.get(doc_id, (0, 0)) != (entry.chunks, entry.chunks):
+            stale[doc_id] = f"damaged: {entry.chunks} vectors recorded, {rows.get(doc_id, (0, 0))[1]} found"
         else:
-            try:
-                _load_vectors(folder, entry)
-            except CorruptIndex:
-                stale[doc_id] = f"damaged vector file ({Path(entry.file).name})"
-                continue
             current.append(doc_id)
             chunks += entry.chunks
     new += [d for d in docs if d not in entries]
     return Status(tuple(sorted(current)), stale, tuple(sorted(new)), failed, chunks)
 
 
-def _embed_document(doc: Document, stamp: Stamp, embedder, folder: Path) -> Entry:
+def status(corpus: Corpus, folder: Path, stamp: Stamp) -> Status:
+    """Compare an index with a corpus and a stamp: current, stale (with why), new and failed documents."""
+    conn = _open(folder, corpus)
+    if conn is None:
+        return Status(new=tuple(sorted(corpus.ids)), failed={f.id: f.reason for f in corpus.failed})
+    try:
+        _, entries, rows = _read(conn)
+    finally:
+        conn.close()
+    return _status(corpus, stamp, entries, rows)
+
+
+def configured(folder: Path, strategy: str | None = None, size: int | None = None,
+               overlap: int | None = None) -> tuple[str, int, int]:
+    """Strategy, size and overlap to use: what was asked, else what the index was built with, else the defaults."""
+    stamp, _ = read_index(folder) if (Path(folder) / FILENAME).is_file() else (None, {})
+    return (strategy or (stamp.strategy if stamp else "E"),
+            size if size is not None else (stamp.size if stamp else SIZE),
+            overlap if overlap is not None else (stamp.overlap if stamp else OVERLAP))
+
+
+def _prepare_folder(folder: Path, corpus: Corpus) -> None:
+    """Create ``--out`` when missing; refuse a non-empty folder that holds no ragkit index, touching nothing."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--out {folder} is a file, not a folder: name a new or empty folder for the index")
+    folder.mkdir(parents=True, exist_ok=True)
+    if (folder / FILENAME).exists() or (folder / _OLD_MANIFEST).is_file() and _is_old_index(folder):
+        return
+    foreign = sorted(p.name for p in folder.iterdir() if p.name not in _OURS)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+        raise InputError(f"--out {folder} is not empty ({shown}) and holds no ragkit index: name a new or empty "
+                         "folder (ragkit never deletes files it did not write)")
+
+
+def _is_old_index(folder: Path) -> bool:
+    """A manifest written by the file-based ragkit (format 1)."""
+    try:
+        data = json.loads((folder / _OLD_MANIFEST).read_text(encoding="utf-8"))
+        return isinstance(data, dict) and data.get("format") == 1 and {"config", "documents"} <= data.keys()
+    except (OSError, ValueError, RecursionError):
+        return False
+
+
+def _stamp_id(conn: sqlite3.Connection, stamp: Stamp) -> int:
+    flat = stamp.flat()
+    names = ", ".join(flat)
+    conn.execute(f"INSERT OR IGNORE INTO stamps ({names}) VALUES ({', '.join('?' * len(flat))})", tuple(flat.values()))
+    where = " AND ".join(f"{k} = ?" for k in flat)
+    return int(conn.execute(f"SELECT id FROM stamps WHERE {where}", tuple(flat.values())).fetchone()[0])
+
+
+def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp_id: int, embedder) -> None:
+    """Chunk and embed one document and replace its rows (inside the caller's transaction)."""
     chunks = chunk_document(doc, stamp.strategy, stamp.size, stamp.overlap)
     vectors = embedder.encode([c.text for c in chunks], progress=False) if chunks else \
-        np.zeros((0, stamp.dimensions), dtype=np.float32)
-    key = hashlib.sha256(f"{asdict(stamp)}{doc.content_hash}".encode()).hexdigest()[:12]
-    name = f"docs/{doc.id}-{key}.npz"
-    (folder / "docs").mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".doc-", suffix=".npz", dir=folder / "docs")
-    with os.fdopen(fd, "wb") as fh:
-        np.savez(fh, vectors=vectors, starts=np.array([c.start for c in chunks], dtype=np.int64),
-                 ends=np.array([c.end for c in chunks], dtype=np.int64),
-                 crc=np.array(zlib.crc32(np.ascontiguousarray(vectors).tobytes()), dtype=np.uint64))
-    os.replace(tmp, folder / name)
-    return Entry(doc.id, "indexed", doc.content_hash, "", len(vectors), name, stamp)
+        np.zeros((0, stamp.embedding.dimensions), dtype=np.float32)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    conn.execute("DELETE FROM chunks WHERE document = ?", (doc.id,))
+    conn.execute("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, 'indexed', '', ?, ?)",
+                 (doc.id, str(doc.path), doc.content_hash, len(chunks), stamp_id))
+    conn.executemany('INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+                     [(doc.id, i, c.start, c.end, c.section, c.header, c.overlap, v.tobytes())
+                      for i, (c, v) in enumerate(zip(chunks, vectors))])
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    """Make the transaction durable: before this returns, nothing of it is visible; after it, all of it is."""
+    conn.execute("COMMIT")
+
+
+def _set_aside_if_damaged(folder: Path, corpus: Corpus) -> tuple[str, ...]:
+    """Before a build: a damaged index file is renamed out of the way (kept, never deleted)."""
+    path = folder / FILENAME
+    if not path.exists():
+        return ()
+    try:
+        conn = _open(folder, corpus)
+    except CorruptIndex as exc:
+        aside = move_aside(path)
+        return (f"{path.name} was damaged ({exc.__cause__ or 'it failed its check'}); kept as {aside.name}",)
+    if conn is not None:
+        conn.close()
+    return ()
+
+
+def _writer(folder: Path, corpus: Corpus, wait: float) -> sqlite3.Connection:
+    """The index's database opened for writing, its write lock taken (BEGIN IMMEDIATE)."""
+    path = folder / FILENAME
+    if path.exists():
+        conn = _open(folder, corpus)  # a damaged or foreign file stops here with what to do
+        if conn is not None:
+            conn.close()
+    try:
+        conn = connect(path, timeout=wait)
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.executescript(_SCHEMA)
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise IndexBusy(f"another ragkit is writing the index {folder} (waited {wait:.0f} s): let it finish, "
+                            "then run the command again") from exc
+        raise InputError(f"cannot write the index in {folder} ({exc}): check the folder is writable and the disk "
+                         "has space") from exc
+    return conn
 
 
 def update(corpus: Corpus, folder: Path, embedder, strategy: str = "E", size: int = SIZE,
-           overlap: int = OVERLAP, rebuild: bool = False) -> Status:
-    """Re-embed only what is stale, new, failed or damaged; drop removed documents; swap the manifest last."""
+           overlap: int = OVERLAP, rebuild: bool = False, wait: float = BUSY_SECONDS) -> Status:
+    """Re-embed only what is stale, new, failed or damaged and drop removed documents, in one transaction."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    _prepare_folder(folder, corpus)
     stamp = current_stamp(embedder, strategy, size, overlap)
-    before = Status() if rebuild else status(corpus, folder, stamp)
-    _, old = ({}, {}) if rebuild else read_manifest(folder)
-    entries = {d: old[d] for d in before.current}
-    for doc in corpus.documents:
-        if doc.id not in entries:
-            entries[doc.id] = _embed_document(doc, stamp, embedder, folder)
-    for failed in corpus.failed:
-        entries[failed.id] = Entry(failed.id, "failed", reason=failed.reason)
-    _write_manifest(folder, stamp, entries, corpus)
-    keep = {e.file for e in entries.values() if e.file}
-    for path in (folder / "docs").glob("*.npz"):
-        if f"docs/{path.name}" not in keep:
-            path.unlink(missing_ok=True)
-    return status(corpus, folder, stamp)
+    notes = _set_aside_if_damaged(folder, corpus) if rebuild else ()
+    conn = _writer(folder, corpus, wait)
+    try:
+        if rebuild:
+            conn.execute("DELETE FROM chunks")
+            conn.execute("DELETE FROM documents")
+        _, entries, rows = _read(conn)
+        before = _status(corpus, stamp, entries, rows)
+        stamp_id = _stamp_id(conn, stamp)
+        keep = set(before.current)
+        for doc_id in entries:
+            if doc_id not in keep:
+                conn.execute("DELETE FROM chunks WHERE document = ?", (doc_id,))
+                conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+        for doc in corpus.documents:
+            if doc.id not in keep:
+                _write_document(conn, doc, stamp, stamp_id, embedder)
+        conn.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, '', 'failed', ?, 0, NULL)",
+                         [(f.id, str(f.path), f.reason) for f in corpus.failed])
+        written = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", str(corpus.folder)),
+                          ("written", written)])
+        conn.execute("DELETE FROM stamps WHERE id NOT IN (SELECT stamp FROM documents WHERE stamp IS NOT NULL) "
+                     "AND id != ?", (stamp_id,))
+        _, entries, rows = _read(conn)
+        _commit(conn)
+    except sqlite3.OperationalError as exc:
+        raise InputError(f"cannot write the index in {folder} ({exc}): check the folder is writable and the disk "
+                         "has space; the previous index is unchanged") from exc
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        conn.close()
+    report = _status(corpus, stamp, entries, rows)
+    if (folder / _OLD_MANIFEST).is_file() and _is_old_index(folder):
+        notes += (f"{_OLD_MANIFEST} and docs/ in {folder} belong to an older ragkit's index: nothing reads them now, "
+                  "delete them when you like",)
+    return Status(report.current, report.stale, report.new, report.failed, report.chunks, notes)
 
 
 def build(corpus: Corpus, folder: Path, embedder, strategy: str = "E", size: int = SIZE,
-          overlap: int = OVERLAP) -> Status:
-    """Index every document from scratch (the previous index stays usable until the manifest is swapped)."""
-    return update(corpus, folder, embedder, strategy, size, overlap, rebuild=True)
+          overlap: int = OVERLAP, wait: float = BUSY_SECONDS) -> Status:
+    """Index every document from scratch (the previous index stays usable until the transaction commits)."""
+    return update(corpus, folder, embedder, strategy, size, overlap, rebuild=True, wait=wait)
+
+
+def tables(folder: Path) -> Iterator[tuple[str, list[str], list[tuple]]]:
+    """Each table of the index with its column names and rows (vectors shown by size), for teaching."""
+    conn = _open(folder, None)
+    if conn is None:
+        return
+    try:
+        for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid").fetchall():
+            cur = conn.execute(f'SELECT * FROM "{name}"')
+            cols = [c[0] for c in cur.description]
+            rows = [tuple(f"<{len(v)} bytes>" if isinstance(v, bytes) else v for v in r) for r in cur.fetchall()]
+            yield name, cols, rows
+    finally:
+        conn.close()
 
 
 class Index:
@@ -229,28 +405,36 @@ class Index:
 
     def __init__(self, corpus: Corpus, folder: Path, embedder):
         folder = Path(folder)
-        config, entries = read_manifest(folder)
-        if config is None:
-            raise StaleIndex(f"no index in {folder}: build one with `python -m ragkit index build --out {folder}`")
-        self.stamp = current_stamp(embedder, config.strategy, config.size, config.overlap)
-        report = status(corpus, folder, self.stamp)
-        if not report.searchable:
-            names = ", ".join(f"{d} ({why})" for d, why in sorted(report.stale.items()))
-            raise StaleIndex(f"index {folder} is stale for: {names}. Run "
-                             f"`python -m ragkit index update --corpus {corpus.folder} --out {folder}`")
-        self.embedder, self.status = embedder, report
-        self.chunks: list[Chunk] = []
-        blocks = []
-        for doc_id in report.current:
-            entry = entries[doc_id]
-            arrays = _load_vectors(folder, entry)
-            chunks = chunk_document(corpus[doc_id], config.strategy, config.size, config.overlap)
-            if [(c.start, c.end) for c in chunks] != list(zip(arrays["starts"].tolist(), arrays["ends"].tolist())):
-                raise StaleIndex(f"{doc_id}: the chunker no longer cuts it where it was indexed: run "
-                                 f"`python -m ragkit index update --corpus {corpus.folder} --out {folder}`")
-            self.chunks += chunks
-            blocks.append(arrays["vectors"])
-        self.vectors = np.vstack(blocks) if blocks else np.zeros((0, self.stamp.dimensions), dtype=np.float32)
+        conn = _open(folder, corpus)
+        if conn is None:
+            raise StaleIndex(f"no index in {folder}: build one with {_advice(folder, corpus)}")
+        try:
+            conn.execute("BEGIN")  # one snapshot for everything read below, whatever a writer does meanwhile
+            config, entries, rows = _read(conn)
+            if config is None:
+                raise StaleIndex(f"no index in {folder}: build one with {_advice(folder, corpus)}")
+            self.stamp = current_stamp(embedder, config.strategy, config.size, config.overlap)
+            report = _status(corpus, self.stamp, entries, rows)
+            if not report.searchable:
+                names = ", ".join(f"{d} ({why})" for d, why in sorted(report.stale.items()))
+                raise StaleIndex(f"index {folder} is stale for: {names}. Run {_advice(folder, corpus, 'update')}")
+            self.embedder, self.status = embedder, report
+            self.chunks: list[Chunk] = []
+            blocks = []
+            for doc_id in report.current:
+                stored = conn.execute('SELECT start, "end", vector FROM chunks WHERE document = ? ORDER BY ord',
+                                      (doc_id,)).fetchall()
+                chunks = chunk_document(corpus[doc_id], config.strategy, config.size, config.overlap)
+                if [(c.start, c.end) for c in chunks] != [(s, e) for s, e, _ in stored]:
+                    raise StaleIndex(f"{doc_id}: the chunker no longer cuts it where it was indexed: run "
+                                     f"{_advice(folder, corpus, 'build')}")
+                self.chunks += chunks
+                blocks += [np.frombuffer(v, dtype=np.float32) for _, _, v in stored]
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        dims = self.stamp.embedding.dimensions
+        self.vectors = np.vstack(blocks) if blocks else np.zeros((0, dims), dtype=np.float32)
 
     def search(self, query: str, k: int = 4) -> list[tuple[Chunk, float]]:
         """The k nearest chunks with their cosine distances."""
@@ -258,3 +442,4 @@ class Index:
             raise InputError("empty query: type what you are looking for")
         dist = cosine_distance(self.embedder.encode([query], progress=False), self.vectors)[0]
         return [(self.chunks[i], float(dist[i])) for i in rank(dist, higher_is_better=False)[:k]]
+

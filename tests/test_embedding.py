@@ -6,7 +6,8 @@ import pytest
 
 import ragkit.models as models
 from ragkit.chunking import chunk_corpus
-from ragkit.embedding import Embedder, TokenCache, VectorCache, _pack_keys, default_embedder
+from ragkit.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import InputError, ModelMismatch
 from ragkit.tokens import TruncationWarning
 
@@ -69,35 +70,37 @@ def test_duplicates_in_one_call_are_computed_once(cache):
     assert np.array_equal(v[0], v[1]) and sorted(calls[0]) == ["once more", "twice unique text"]
 
 
-def test_corrupt_pack_is_detected_and_recomputed(cache):
-    emb = Embedder(cache=cache)
-    expected = emb.encode(["a text to corrupt"])
-    for pack in emb.cache.folder.glob("pack-*.npz"):
-        pack.write_bytes(pack.read_bytes()[:40])  # torn file
-    fresh = Embedder(cache=cache)
-    assert np.allclose(fresh.encode(["a text to corrupt"]), expected, atol=1e-6)
+def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_path):
+    Embedder(cache=tmp_path).encode(["export me"])
+    (model,) = tmp_path.glob("onnx/*/onnx/model.onnx")
+    model.write_bytes(model.read_bytes()[:1000])
+    fresh = Embedder(cache=tmp_path)
+    with pytest.warns(CacheWarning, match="does not match its record"):
+        vector = fresh.encode(["a text the cache lacks"], progress=False)
+    assert vector.shape == (1, 384) and model.stat().st_size > 1_000_000
+    assert list(tmp_path.glob("onnx/*.damaged-*"))
 
 
-def test_foreign_or_flipped_rows_are_never_returned(cache):
-    emb = Embedder(cache=cache)
-    good = emb.encode(["foreign row test"])
-    key = emb.key("foreign row test")
-    # a pack whose row for this key holds another vector, with a checksum that does not match it
-    bad = np.roll(good, 1, axis=1)
-    np.savez(emb.cache.folder / "pack-zzzz-foreign.npz", keys=_pack_keys([key]), vectors=bad,
-             crc=np.array([123], dtype=np.uint32))
-    # and a pack of another dimensionality
-    np.savez(emb.cache.folder / "pack-zzzz-dims.npz", keys=_pack_keys([key]),
-             vectors=np.ones((1, 8), dtype=np.float32), crc=np.array([0], dtype=np.uint32))
-    fresh = Embedder(cache=cache)
-    assert np.allclose(fresh.encode(["foreign row test"]), good, atol=1e-6)
-
-
-def test_interrupted_write_leaves_no_visible_pack(cache):
-    emb = Embedder(cache=cache)
-    (emb.cache.folder / ".pack-interrupted.npz").write_bytes(b"half a file")
-    assert all(p.name.startswith("pack-") for p in emb.cache.folder.glob("pack-*.npz"))
-    assert emb.encode(["after an interruption"]).shape == (1, 384)
+def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(tmp_path, monkeypatch):
+    teacher = tmp_path / "shared"
+    filler = Embedder(cache=teacher)
+    filler.encode(TEXTS)
+    filler.cache.close()
+    finish_shared(teacher)
+    for p in [teacher, *teacher.rglob("*")]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    monkeypatch.setenv("RAGKIT_SHARED_CACHE", str(teacher))
+    student = Embedder(cache=tmp_path / "student")
+    monkeypatch.setattr(student, "_compute", lambda *a, **k: pytest.fail("computed a vector the shared cache has"))
+    assert np.allclose(np.linalg.norm(student.encode(TEXTS), axis=1), 1, atol=1e-5)
+    monkeypatch.undo()
+    monkeypatch.setenv("RAGKIT_SHARED_CACHE", str(teacher))
+    before = sorted((p.relative_to(teacher), p.stat().st_mtime_ns) for p in teacher.rglob("*"))
+    student.encode(["a question only this student asked"], progress=False)
+    assert sorted((p.relative_to(teacher), p.stat().st_mtime_ns) for p in teacher.rglob("*")) == before
+    assert (tmp_path / "student" / FILENAME).is_file() and not (tmp_path / "student" / "onnx").exists()
+    for p in [teacher, *teacher.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
 
 
 def test_onnx_and_torch_agree_on_the_bundled_corpus(corpus):
@@ -121,15 +124,6 @@ def test_a_warm_cache_never_loads_the_model(tmp_path):
     warm = Embedder(cache=tmp_path)
     warm.encode(TEXTS)
     assert cold._model is not None and warm._model is None and warm.stamp == cold.stamp
-
-
-def test_keys_ending_in_zero_bytes_survive_the_disk(tmp_path):
-    keys = [b"\x01" * 31 + b"\x00", b"\x02" + b"\x00" * 31]
-    vectors = np.eye(2, 384, dtype=np.float32)
-    VectorCache(tmp_path / "v", 384).put(keys, vectors)
-    assert all(v is not None for v in VectorCache(tmp_path / "v", 384).get(keys))
-    TokenCache(tmp_path / "t", 384).put(keys, [vectors.astype(np.float16), vectors[:1].astype(np.float16)])
-    assert all(v is not None for v in TokenCache(tmp_path / "t", 384).get(keys))
 
 
 def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):

@@ -1,0 +1,301 @@
+"""The vector cache: one SQLite database of vectors keyed by (model stamp, kind, sha256 of the text).
+
+Layers: an optional shared cache (``RAGKIT_SHARED_CACHE``, filled once by a teacher with
+``python -m ragkit warm --cache DIR``, opened read-only) is read first, then the private
+cache, which is the only one ever written. Every row carries a checksum over its stamp, kind,
+key and bytes, so a row read back is the row computed for that text or it is not used; its
+norm is stored beside it. Misses are inserted in batches; two processes filling the same
+cache both succeed (WAL and a busy timeout). A cache is optional: a damaged private database
+is moved aside and started again, a damaged, foreign or writable shared one is skipped, and a
+read-only or full disk turns writing off; each with one warning, never a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import warnings
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ragkit.errors import InputError
+from ragkit.storage import connect, is_damaged, move_aside, writable_by_us
+
+FILENAME = "vectors.sqlite"
+FORMAT = "ragkit-cache-1"
+KINDS = {"unit": np.float32, "pooled": np.float32, "tokens": np.float16}
+"""What the cache holds: unit sentence vectors, un-normalised pooled vectors, per-token blocks."""
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (
+    stamp TEXT NOT NULL, kind TEXT NOT NULL, key BLOB NOT NULL,
+    rows INTEGER NOT NULL, dims INTEGER NOT NULL, norm REAL NOT NULL, checksum INTEGER NOT NULL,
+    data BLOB NOT NULL, PRIMARY KEY (stamp, kind, key));
+"""
+_BATCH = 500
+
+
+class _Foreign(Exception):
+    """A database file that SQLite reads but that is not a ragkit vector cache."""
+
+
+class CacheWarning(UserWarning):
+    """A cache could not be used as asked; ragkit goes on without it (the vectors are recomputed or kept in memory)."""
+
+
+def text_key(text: str) -> bytes:
+    """sha256 of a text: the cache's key (the model stamp is a separate column)."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _checksum(stamp: str, kind: str, key: bytes, data: bytes) -> int:
+    return zlib.crc32(data, zlib.crc32(key, zlib.crc32(f"{stamp}\0{kind}\0".encode())))
+
+
+def _norm(array: np.ndarray) -> float:
+    return float(np.linalg.norm(array.astype(np.float32)))
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One cache database as seen from here: where it is, and whether ragkit may write it."""
+
+    path: Path
+    shared: bool
+
+
+class VectorCache:
+    """Vectors of one model stamp, read from the shared layer then the private one, written to the private one."""
+
+    def __init__(self, private: Path | None, stamp: str, dimensions: int, shared: Path | None = None):
+        self.stamp, self.dimensions = stamp, dimensions
+        self.private = Path(private) / FILENAME if private else None
+        self.shared = Path(shared) / FILENAME if shared else None
+        self._conns: dict[Path, sqlite3.Connection | None] = {}
+        self._writable = self.private is not None
+        self._warned: set[str] = set()
+
+    def _warn(self, topic: str, message: str) -> None:
+        if topic not in self._warned:
+            self._warned.add(topic)
+            warnings.warn(message, CacheWarning, stacklevel=4)
+
+    # -- opening ---------------------------------------------------------------------------
+    def _open_shared(self) -> sqlite3.Connection | None:
+        path = self.shared
+        assert path is not None
+        where = f"the shared cache {path.parent} (RAGKIT_SHARED_CACHE)"
+        if not path.parent.is_dir():
+            self._warn("shared", f"{where} does not exist: using the private cache only")
+            return None
+        if not path.is_file():
+            self._warn("shared", f"{where} holds no {FILENAME}: fill it with `python -m ragkit warm --cache "
+                       f"{path.parent}`; using the private cache only")
+            return None
+        if writable_by_us(path.parent) or writable_by_us(path):
+            self._warn("shared", f"{where} is writable by this user: a shared cache must be read-only for students "
+                       f"(`chmod -R a-w {path.parent}`); not using it")
+            return None
+        try:
+            conn = connect(path, readonly=True)
+            stamps = {s for (s,) in conn.execute("SELECT DISTINCT stamp FROM vectors")}
+        except sqlite3.DatabaseError as exc:
+            self._warn("shared", f"{where} cannot be read ({exc}): using the private cache only")
+            return None
+        if stamps and self.stamp not in stamps:
+            self._warn("shared", f"{where} holds vectors of another model or configuration "
+                       f"({', '.join(sorted(stamps))}), not of {self.stamp}: using the private cache only")
+            conn.close()
+            return None
+        return conn
+
+    def _open_private(self) -> sqlite3.Connection | None:
+        path = self.private
+        assert path is not None
+        if path.parent.exists() and not path.parent.is_dir():
+            raise InputError(f"the cache location {path.parent} is a file, not a folder: point RAGKIT_CACHE at a "
+                             "folder (or unset it to use the default)")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = connect(path)
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
+            found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()[0]
+            if found == FORMAT:
+                return conn
+            conn.close()
+            exc: BaseException = _Foreign(f"it holds format {found!r}, not {FORMAT!r}")
+        except sqlite3.DatabaseError as err:
+            exc = err
+        except OSError as err:
+            return self._read_only_private(err)
+        if is_damaged(exc) or isinstance(exc, _Foreign):
+            aside = move_aside(path)
+            self._warn("damaged", f"the vector cache {path} was damaged ({exc}); moved aside to {aside.name} "
+                       "and started again: its vectors will be recomputed")
+            return self._open_private()
+        return self._read_only_private(exc)
+
+    def _read_only_private(self, why: BaseException) -> sqlite3.Connection | None:
+        """The private cache cannot be written here: read what it has, write nothing."""
+        self._writable = False
+        path = self.private
+        assert path is not None
+        self._warn("readonly", f"cannot write the vector cache {path.parent} ({why}): running without saving "
+                   "new vectors (set RAGKIT_CACHE to a writable folder to keep them)")
+        if not path.is_file():
+            return None
+        try:
+            return connect(path, readonly=True)
+        except sqlite3.DatabaseError:
+            return None
+
+    def _conn(self, layer: Path) -> sqlite3.Connection | None:
+        if layer not in self._conns:
+            self._conns[layer] = self._open_shared() if layer == self.shared else self._open_private()
+        return self._conns[layer]
+
+    def layers(self) -> list[Path]:
+        """The databases read, in order (shared first)."""
+        return [p for p in (self.shared, self.private) if p is not None]
+
+    # -- reading and writing ----------------------------------------------------------------
+    def _verified(self, kind: str, key: bytes, rows: int, dims: int, norm: float, checksum: int,
+                  data: bytes) -> np.ndarray | None:
+        dtype = KINDS[kind]
+        if dims != self.dimensions or len(data) != rows * dims * np.dtype(dtype).itemsize:
+            return None
+        if _checksum(self.stamp, kind, key, data) != checksum:
+            return None
+        array = np.frombuffer(data, dtype=dtype).reshape(rows, dims)
+        if kind != "tokens":
+            array = array[0]
+        if abs(_norm(array) - norm) > 1e-3 * max(1.0, norm) or (kind == "unit" and abs(norm - 1) > 1e-3):
+            return None
+        return array
+
+    def _read(self, layer: Path, kind: str, keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        conn = self._conn(layer)
+        if conn is None:
+            return {}
+        found, bad = {}, 0
+        try:
+            for i in range(0, len(keys), _BATCH):
+                part = keys[i:i + _BATCH]
+                marks = ",".join("?" * len(part))
+                rows = conn.execute(f"SELECT key, rows, dims, norm, checksum, data FROM vectors "
+                                    f"WHERE stamp = ? AND kind = ? AND key IN ({marks})", (self.stamp, kind, *part))
+                for key, n, dims, norm, checksum, data in rows:
+                    array = self._verified(kind, key, n, dims, norm, checksum, data)
+                    if array is None:
+                        bad += 1
+                    else:
+                        found[key] = array
+        except sqlite3.DatabaseError as exc:
+            self._drop(layer, exc)
+            return {}
+        if bad:
+            self._warn(f"bad-{layer}", f"{bad} cached vector(s) in {layer} do not check out (damaged or not computed "
+                       "for their text): ignored and recomputed")
+        return found
+
+    def _drop(self, layer: Path, exc: BaseException) -> None:
+        """A layer failed mid-read: a shared one is skipped from now on; a damaged private one is set aside."""
+        conn = self._conns.pop(layer, None)
+        if conn is not None:
+            conn.close()
+        if layer == self.shared:
+            self._conns[layer] = None
+            self._warn("shared-read", f"the shared cache {layer} failed while reading ({exc}): using the private "
+                       "cache only")
+        elif is_damaged(exc) and self._writable:
+            aside = move_aside(layer)
+            self._warn("damaged", f"the vector cache {layer} was damaged ({exc}); moved aside to {aside.name} and "
+                       "started again: its vectors will be recomputed")
+        else:
+            self._conns[layer] = None
+            self._warn("private-read", f"the vector cache {layer} cannot be read ({exc}): running without it")
+
+    def get(self, kind: str, keys: Sequence[bytes]) -> list[np.ndarray | None]:
+        """Arrays for keys, None where no layer has a row that checks out."""
+        found: dict[bytes, np.ndarray] = {}
+        wanted = list(dict.fromkeys(keys))
+        for layer in self.layers():
+            missing = [k for k in wanted if k not in found]
+            if not missing:
+                break
+            found.update(self._read(layer, kind, missing))
+        return [found.get(k) for k in keys]
+
+    def put(self, kind: str, keys: Sequence[bytes], arrays: Sequence[np.ndarray]) -> None:
+        """Insert rows into the private cache in one transaction; a cache that cannot be written is skipped."""
+        if not keys or self.private is None:
+            return
+        conn = self._conn(self.private)
+        if conn is None or not self._writable:
+            return
+        dtype = KINDS[kind]
+        rows = []
+        for key, array in zip(keys, arrays):
+            array = np.ascontiguousarray(array, dtype=dtype)
+            block = array.reshape(-1, self.dimensions)
+            data = block.tobytes()
+            rows.append((self.stamp, kind, key, len(block), self.dimensions, _norm(array),
+                         _checksum(self.stamp, kind, key, data), data))
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.DatabaseError:
+                    pass
+            self._writable = False
+            self._warn("write", f"cannot write the vector cache {self.private} ({exc}): running without saving "
+                       "new vectors (free some space or set RAGKIT_CACHE to a writable folder)")
+
+    def summary(self) -> list[tuple[str, str, str, int, int]]:
+        """Rows per (layer, stamp, kind) with their bytes, for ``python -m ragkit cache status``."""
+        out = []
+        for layer in self.layers():
+            conn = self._conn(layer)
+            if conn is None:
+                continue
+            name = "shared" if layer == self.shared else "private"
+            try:
+                for stamp, kind, n, size in conn.execute(
+                        "SELECT stamp, kind, count(*), sum(length(data)) FROM vectors GROUP BY stamp, kind"):
+                    out.append((name, stamp, kind, n, size))
+            except sqlite3.DatabaseError as exc:
+                self._drop(layer, exc)
+        return out
+
+    def close(self) -> None:
+        """Close every open connection."""
+        for conn in self._conns.values():
+            if conn is not None:
+                conn.close()
+        self._conns.clear()
+
+
+def finish_shared(folder: Path) -> Path:
+    """Make a filled cache ready to be shared read-only: fold the WAL in and switch to a rollback journal."""
+    path = Path(folder) / FILENAME
+    conn = connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    return path
+
+
+def shared_cache_dir() -> Path | None:
+    """The teacher's read-only cache named by ``RAGKIT_SHARED_CACHE``, if set."""
+    value = os.environ.get("RAGKIT_SHARED_CACHE", "").strip()
+    return Path(value) if value else None

@@ -1,0 +1,75 @@
+"""SQLite for ragkit's two stores (the index and the vector cache): one way to open, check and set aside a database.
+
+SQLite gives what a hand-written store gets wrong: atomic commits, crash safety, one writer at
+a time and readers that see a consistent snapshot. This module only opens connections the same
+way everywhere (WAL, a busy timeout, read-only when asked) and tells a damaged file apart from a
+busy one.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+
+BUSY_SECONDS = 30.0
+"""How long a writer waits for another writer before it gives up with a clear message."""
+
+
+def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL journal when writable."""
+    path = Path(path)
+    if readonly:
+        # mode=ro never creates or writes; immutable=1 also works where a WAL file cannot be created
+        # (a read-only folder), at the price of not seeing concurrent writes, which a read-only copy has none of
+        try:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        except sqlite3.OperationalError:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, timeout=timeout,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        return conn
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """True for errors that mean the file is not (or no longer) a readable SQLite database."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in str(exc) or "not a database" in str(exc))
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True when another connection holds the write lock past the busy timeout."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return isinstance(exc, sqlite3.OperationalError) and (name.startswith("SQLITE_BUSY") or "locked" in str(exc))
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged database (and its journal files) out of the way; nothing is deleted."""
+    path = Path(path)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    os.replace(path, target)
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, target.with_name(target.name + suffix))
+    return target
+
+
+def writable_by_us(path: Path) -> bool:
+    """Whether the permission bits let this user write ``path`` (root's override not counted)."""
+    st = Path(path).stat()
+    if st.st_uid == os.geteuid():
+        return bool(st.st_mode & stat.S_IWUSR)
+    if st.st_gid in os.getgroups() or st.st_gid == os.getegid():
+        return bool(st.st_mode & stat.S_IWGRP)
+    return bool(st.st_mode & stat.S_IWOTH)

@@ -1,0 +1,273 @@
+"""The SQLite vector cache: keys bound to their vectors, concurrent writers, damaged, read-only, full and shared caches."""
+
+import hashlib
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragkit.cache import FILENAME, CacheWarning, VectorCache, finish_shared, text_key
+from ragkit.errors import InputError
+
+STAMP, DIMS = "test-stamp-w256-d8", 8
+
+
+def unit_rows(n: int, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, DIMS)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def keys(n: int, prefix: str = "text") -> list[bytes]:
+    return [text_key(f"{prefix} {i}") for i in range(n)]
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_row_read_back_is_the_row_written(tmp_path):
+    k, v = keys(3), unit_rows(3)
+    VectorCache(tmp_path, STAMP, DIMS).put("unit", k, v)
+    got = VectorCache(tmp_path, STAMP, DIMS).get("unit", k + [text_key("absent")])
+    assert np.array_equal(np.stack(got[:3]), v) and got[3] is None
+
+
+def test_token_blocks_and_pooled_vectors_round_trip(tmp_path):
+    blocks = [unit_rows(5).astype(np.float16), unit_rows(2, seed=1).astype(np.float16)]
+    pooled = unit_rows(2) * 3.5
+    cache = VectorCache(tmp_path, STAMP, DIMS)
+    cache.put("tokens", keys(2), blocks)
+    cache.put("pooled", keys(2), pooled)
+    again = VectorCache(tmp_path, STAMP, DIMS)
+    assert [b.shape for b in again.get("tokens", keys(2))] == [(5, DIMS), (2, DIMS)]
+    assert np.array_equal(np.stack(again.get("pooled", keys(2))), pooled)
+    assert again.get("unit", keys(2)) == [None, None]  # kinds never mix
+
+
+def test_keys_ending_in_zero_bytes_survive_the_disk(tmp_path):
+    k = [b"\x01" * 31 + b"\x00", b"\x02" + b"\x00" * 31]
+    VectorCache(tmp_path, STAMP, DIMS).put("unit", k, unit_rows(2))
+    assert all(v is not None for v in VectorCache(tmp_path, STAMP, DIMS).get("unit", k))
+
+
+def test_swapped_keys_never_return_the_other_texts_vector(tmp_path):
+    """Defect 9: the checksum binds a key to its vector, so two keys swapped on disk are both refused."""
+    k, v = keys(2), unit_rows(2)
+    VectorCache(tmp_path, STAMP, DIMS).put("unit", k, v)
+    with sqlite3.connect(tmp_path / FILENAME) as db:
+        for old, new in ((k[0], b"tmp"), (k[1], k[0]), (b"tmp", k[1])):
+            db.execute("UPDATE vectors SET key = ? WHERE key = ?", (new, old))
+    with pytest.warns(CacheWarning, match="2 cached vector"):
+        assert VectorCache(tmp_path, STAMP, DIMS).get("unit", k) == [None, None]
+
+
+def test_rows_of_another_stamp_or_flipped_bytes_are_refused(tmp_path):
+    k, v = keys(2), unit_rows(2)
+    VectorCache(tmp_path, STAMP, DIMS).put("unit", k, v)
+    with sqlite3.connect(tmp_path / FILENAME) as db:
+        db.execute("UPDATE vectors SET stamp = 'other-model' WHERE key = ?", (k[0],))
+        flipped = bytearray(v[1].tobytes())
+        flipped[0] ^= 0xFF
+        db.execute("UPDATE vectors SET data = ? WHERE key = ?", (bytes(flipped), k[1]))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = VectorCache(tmp_path, STAMP, DIMS).get("unit", k)
+    assert got == [None, None] and len(seen) == 1  # the foreign stamp is simply no hit; the flipped row is named
+
+
+def test_a_garbage_database_is_moved_aside_with_one_warning_and_rebuilt(tmp_path):
+    (tmp_path / FILENAME).write_bytes(b"this is not a database at all" * 100)
+    cache = VectorCache(tmp_path, STAMP, DIMS)
+    with pytest.warns(CacheWarning, match="damaged.*moved aside") as seen:
+        assert cache.get("unit", keys(1)) == [None]
+        cache.put("unit", keys(1), unit_rows(1))
+        assert cache.get("unit", keys(1))[0] is not None
+    assert len(seen) == 1
+    assert [p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")] == [FILENAME]
+
+
+def test_a_database_damaged_mid_file_is_set_aside_when_read(tmp_path):
+    k = keys(400)
+    first = VectorCache(tmp_path, STAMP, DIMS)
+    first.put("unit", k, unit_rows(400))
+    first.close()  # the last connection folds the WAL into the file
+    path = tmp_path / FILENAME
+    assert not path.with_name(FILENAME + "-wal").exists() and path.stat().st_size > 20_000
+    raw = bytearray(path.read_bytes())
+    raw[4096:len(raw) - 4096] = b"\xaa" * (len(raw) - 8192)  # keep the header, wreck the pages
+    path.write_bytes(bytes(raw))
+    with pytest.warns(CacheWarning, match="damaged|cannot be read"):
+        got = VectorCache(tmp_path, STAMP, DIMS).get("unit", k)
+    assert all(g is None for g in got)
+
+
+def test_a_cache_location_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "cache").write_text("oops")
+    with pytest.raises(InputError, match="is a file, not a folder.*RAGKIT_CACHE"):
+        VectorCache(tmp_path / "cache", STAMP, DIMS).get("unit", keys(1))
+
+
+FILL = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from ragkit.cache import VectorCache, text_key
+    folder, name = sys.argv[1], sys.argv[2]
+    cache = VectorCache(folder, "test-stamp-w256-d8", 8)
+    for batch in range(20):
+        ks = [text_key(f"{name} {batch} {i}") for i in range(50)]
+        v = np.random.default_rng(batch).normal(size=(50, 8)).astype(np.float32)
+        cache.put("unit", ks, v / np.linalg.norm(v, axis=1, keepdims=True))
+    print("ok")
+""")
+
+
+def test_two_processes_filling_one_cache_both_succeed(tmp_path):
+    procs = [subprocess.Popen([sys.executable, "-c", FILL, str(tmp_path), name], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for name in ("first", "second")]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert all(o[0].strip() == "ok" and "Warning" not in o[1] for o in outs)
+    cache = VectorCache(tmp_path, STAMP, DIMS)
+    for name in ("first", "second"):
+        got = cache.get("unit", [text_key(f"{name} {b} {i}") for b in range(20) for i in range(50)])
+        assert all(g is not None for g in got)
+
+
+@pytest.fixture
+def mount(tmp_path):
+    """Mount a small tmpfs (root only): ``mount(size, readonly)`` returns its folder."""
+    made = []
+
+    def _mount(size: str = "1m", readonly: bool = False) -> Path:
+        where = tmp_path / f"mnt{len(made)}"
+        where.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                          capture_output=True).returncode != 0:
+            pytest.skip("cannot mount a tmpfs here (needs root): read-only and full-disk cases not exercised")
+        made.append(where)
+        return where
+
+    yield _mount
+    for where in reversed(made):
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def remount_readonly(where: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+
+
+def test_a_read_only_cache_is_read_and_never_written(mount):
+    where = mount()
+    first = VectorCache(where, STAMP, DIMS)
+    first.put("unit", keys(2), unit_rows(2))
+    first.close()
+    remount_readonly(where)
+    before = sha(where / FILENAME)
+    cache = VectorCache(where, STAMP, DIMS)
+    with pytest.warns(CacheWarning, match="cannot write the vector cache") as seen:
+        assert all(v is not None for v in cache.get("unit", keys(2)))
+        cache.put("unit", keys(3, "new"), unit_rows(3))
+        cache.put("unit", keys(3, "newer"), unit_rows(3))
+    assert len(seen) == 1 and sha(where / FILENAME) == before
+
+
+def test_a_read_only_empty_cache_folder_runs_without_a_cache(mount):
+    where = mount()
+    remount_readonly(where)
+    cache = VectorCache(where, STAMP, DIMS)
+    with pytest.warns(CacheWarning, match="cannot write"):
+        assert cache.get("unit", keys(1)) == [None]
+        cache.put("unit", keys(1), unit_rows(1))
+    assert not (where / FILENAME).exists()
+
+
+def test_a_full_disk_turns_writing_off_with_one_warning(mount):
+    where = mount("160k")
+    cache = VectorCache(where, STAMP, DIMS)
+    big = [unit_rows(300, seed=i).astype(np.float16) for i in range(6)]
+    with pytest.warns(CacheWarning, match="cannot write the vector cache") as seen:
+        for i in range(10):
+            cache.put("tokens", [text_key(f"big {i} {j}") for j in range(6)], big)
+    assert len(seen) == 1
+    assert VectorCache(where, STAMP, DIMS).get("tokens", [text_key("big 0 0")])[0] is not None
+
+
+# -- the layered cache (a teacher's read-only shared cache, then the student's own) -------------------------
+
+@pytest.fixture
+def shared(tmp_path):
+    folder = tmp_path / "shared"
+    filler = VectorCache(folder, STAMP, DIMS)
+    filler.put("unit", keys(3), unit_rows(3))
+    filler.close()
+    finish_shared(folder)
+    for p in [folder, *folder.iterdir()]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    yield folder
+    folder.chmod(0o755)
+
+
+def test_a_hit_in_the_shared_cache_is_used_and_a_miss_written_privately(shared, tmp_path):
+    before = sha(shared / FILENAME)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = cache.get("unit", keys(3))
+        assert np.array_equal(np.stack(got), unit_rows(3))
+        cache.put("unit", keys(2, "own"), unit_rows(2, seed=5))
+    assert sha(shared / FILENAME) == before and sorted(p.name for p in shared.iterdir()) == [FILENAME]
+    private = VectorCache(tmp_path / "mine", STAMP, DIMS)
+    assert private.get("unit", keys(3)) == [None] * 3  # nothing of the shared one was copied
+    assert all(v is not None for v in private.get("unit", keys(2, "own")))
+
+
+def test_a_damaged_shared_entry_is_skipped_and_computed_privately(shared, tmp_path):
+    shared.chmod(0o755)
+    (shared / FILENAME).chmod(0o644)
+    with sqlite3.connect(shared / FILENAME) as db:
+        db.execute("UPDATE vectors SET checksum = checksum + 1 WHERE key = ?", (keys(3)[1],))
+    (shared / FILENAME).chmod(0o444)
+    shared.chmod(0o555)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
+    with pytest.warns(CacheWarning, match="1 cached vector"):
+        got = cache.get("unit", keys(3))
+    assert got[1] is None and got[0] is not None and got[2] is not None
+
+
+def test_a_shared_cache_of_another_model_is_refused_once(shared, tmp_path):
+    cache = VectorCache(tmp_path / "mine", "another-model-w256-d8", DIMS, shared=shared)
+    with pytest.warns(CacheWarning, match="another model") as seen:
+        assert cache.get("unit", keys(3)) == [None] * 3
+        assert cache.get("unit", keys(3)) == [None] * 3
+    assert len(seen) == 1
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "writable", "garbage"])
+def test_an_unusable_shared_cache_says_so_once_and_falls_back(case, tmp_path):
+    folder = tmp_path / "shared"
+    if case != "missing":
+        folder.mkdir()
+    if case == "writable":
+        filler = VectorCache(folder, STAMP, DIMS)
+        filler.put("unit", keys(3), unit_rows(3))
+        filler.close()
+        finish_shared(folder)
+    if case == "garbage":
+        (folder / FILENAME).write_bytes(b"\x00garbage" * 512)
+        (folder / FILENAME).chmod(0o444)
+        folder.chmod(0o555)
+    files = {p.name: sha(p) for p in folder.iterdir()} if folder.exists() else {}
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=folder)
+    with pytest.warns(CacheWarning, match="shared cache") as seen:
+        assert cache.get("unit", keys(3)) == [None] * 3
+        cache.put("unit", keys(3), unit_rows(3))
+        assert all(v is not None for v in cache.get("unit", keys(3)))
+    assert len(seen) == 1
+    assert ({p.name: sha(p) for p in folder.iterdir()} if folder.exists() else {}) == files
+    if folder.exists():
+        folder.chmod(0o755)
