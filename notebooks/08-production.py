@@ -30,15 +30,15 @@
 # You will work in a throwaway copy of the course corpus, so the bundled data is never touched.
 
 # %%
-import json, shutil, tempfile, textwrap, time
+import shutil, sqlite3, subprocess, sys, tempfile, textwrap, time
 from pathlib import Path
-import numpy as np, pandas as pd
+import pandas as pd
 from IPython.display import Markdown, display
 import ragkit.course
 from ragkit import chapter, index
 from ragkit.corpus import load_corpus
 from ragkit.embedding import default_embedder
-from ragkit.errors import StaleIndex
+from ragkit.errors import IndexBusy, StaleIndex
 
 course = ragkit.course.load()
 work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
@@ -82,9 +82,15 @@ display(Markdown(f"Needle of **{q.id}** found in the clean text: **{q.needle in 
 # %% [markdown]
 # ## Build a stamped index
 #
-# `index.build` chunks every document (strategy E by default), embeds the chunks and writes one vector file per
-# document plus a `manifest.json`. The vectors come from the on-disk cache, so this is quick here; on a cold
-# machine it is a real embedding run.
+# `index.build` chunks every document (strategy E by default), embeds the chunks and writes everything into one
+# SQLite database, `index.sqlite`, in a single transaction. The vectors come from the on-disk cache, so this is
+# quick here; on a cold machine it is a real embedding run.
+#
+# Why a database and not a folder of files? An index must survive a crash half-way through an update, two
+# updates started at once, and a reader searching while a writer writes. SQLite (in Python's standard library)
+# gives exactly that: a transaction is committed whole or not at all, one writer holds the lock at a time, and
+# readers see the last committed state. Writing that by hand, with temporary files and renames, is how
+# indexes end up half old and half new.
 
 # %%
 started = time.perf_counter()
@@ -97,30 +103,41 @@ display(Markdown(f"Built in **{seconds:.1f} s** (vectors read from the cache). F
                  f"**{built.chunks * chapter.MS_PER_CHUNK / 1000:.0f} s** without a cache."))
 
 # %% [markdown]
+# ### The tables
+#
+# The whole index is four tables. `meta` says which format and corpus, `stamps` holds the configurations
+# vectors were embedded under, `documents` one row per file, `chunks` one row per chunk with its offsets and its
+# vector (a blob of float32 numbers).
+
+# %%
+for name, columns, rows in index.tables(out):
+    display(Markdown(f"**{name}**: {len(rows)} row(s)"),
+            pd.DataFrame(rows[:3], columns=columns).astype(str).map(lambda v: v if len(v) < 40 else v[:37] + "…"))
+
+# %% [markdown]
 # ### The stamp
 #
-# The manifest opens with a *stamp*: everything the vectors depend on. Two vectors are only comparable when
+# The index records a *stamp*: everything the vectors depend on. Two vectors are only comparable when
 # every field matches. The model name alone is not enough: the same name can point to different weights (hence
 # the hash), the same weights give different vectors with another window or without normalisation, and the same
 # vectors mean something else if the chunker, its size or the extractor changed.
 
 # %%
-stamp, entries = index.read_manifest(out)
-pd.DataFrame({"value": vars(stamp)})
+stamp, entries = index.read_index(out)
+pd.DataFrame({"value": stamp.flat()}).astype(str)
 
 # %% [markdown]
 # ### One entry per document
 #
-# Next to the configuration, the manifest keeps an entry for every document: its status, the sha256 of the
-# canonical text it was embedded from, the number of chunks, the vector file, and its own copy of the stamp.
+# Next to the configuration, the `documents` table keeps a row for every document: its status, the sha256 of the
+# canonical text it was embedded from, the number of chunks, its path, and the stamp it was embedded under.
 # Keeping the stamp per document is what makes a half-finished migration visible: on upgrade day some documents
 # carry the old stamp and some the new, and the index can tell you which.
 
 # %%
 display(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
-                       "chunks": e.chunks, "file": e.file} for e in entries.values()]))
-first = next(iter(entries.values()))
-{k: v for k, v in vars(first).items() if k != "stamp"} | {"stamp equals the configuration": first.stamp == stamp}
+                       "chunks": e.chunks, "stamp equals the configuration": e.stamp == stamp}
+                      for e in entries.values()]))
 
 # %% [markdown]
 # ### Who counts the chunks?
@@ -128,23 +145,25 @@ first = next(iter(entries.values()))
 # The chunk count in each entry is written by the indexer, after it has actually produced and stored the vectors.
 # It is never a number a client declares when it uploads a file. A client can only guess, say from the file's
 # length, and the guess says nothing about what really got embedded. Compare a plausible client-side guess with
-# what the indexer counted and what the vector file on disk actually holds.
+# what the indexer counted and how many vectors the `chunks` table actually holds.
 
 # %%
 corpus = load_corpus(folder)
+with sqlite3.connect(out / "index.sqlite") as db:
+    stored = dict(db.execute("SELECT document, count(*) FROM chunks GROUP BY document").fetchall())
 counts = pd.DataFrame([{"document": d.id, "guessed by a client (characters / 512)": len(d.text) // 512,
-                        "counted by the indexer": entries[d.id].chunks,
-                        "vectors in the file": np.load(out / entries[d.id].file)["vectors"].shape[0]}
+                        "counted by the indexer": entries[d.id].chunks, "vectors stored": stored.get(d.id, 0)}
                        for d in corpus.documents]).set_index("document")
-guess, counted, stored = (counts[c] for c in counts.columns)
+guess, counted, held = (counts[c] for c in counts.columns)
 display(counts, Markdown(f"The guess matches the indexer's count for **{(guess == counted).sum()}** of **{len(counts)}** "
-                         f"documents; the manifest matches the vector file for **{(counted == stored).sum()}**."))
+                         f"documents; the recorded count matches the stored vectors for **{(counted == held).sum()}**."))
 
 # %% [markdown]
 # A guess from the file's length cannot know that the chunker never cuts inside a paragraph, leaves headings out
-# of the content and cuts over-long paragraphs at sentence ends. When a search loads a document, ragkit checks that the file holds exactly the number of vectors
-# the manifest records (and a checksum of them); a mismatch marks that document as damaged rather than letting
-# the index answer with a hole in it. A count typed in by the client could never support that check.
+# of the content and cuts over-long paragraphs at sentence ends. When a search opens the index, ragkit checks that
+# every document has exactly the number of well-formed vectors its row records; a mismatch marks that document as
+# damaged rather than letting the index answer with a hole in it. A count typed in by the client could never
+# support that check.
 
 # %% [markdown]
 # ## Upgrade day
@@ -223,24 +242,65 @@ except StaleIndex as err:
 # ### Update: re-embed only what changed
 #
 # `index.update` keeps every current document as it is, re-embeds the stale and new ones, drops the removed
-# ones, records the failed ones with their reasons, and swaps the manifest in last with an atomic rename (so a
-# crash half-way leaves the previous index intact). Compare the status before and after, and the manifest's
-# vector files.
+# ones and records the failed ones with their reasons, all in ONE transaction. Before trusting that, watch it
+# fail: the next cell runs the update in a separate process and kills it (`kill -9`, no chance to clean up) while
+# it is writing the second document. Then it asks the index what it holds.
 
 # %%
-old = index.read_manifest(out)[1]
+KILL_AT_SECOND_DOCUMENT = f"""
+import os, signal
+from ragkit import index
+from ragkit.corpus import load_corpus
+from ragkit.embedding import default_embedder
+real, calls = index._write_document, []
+def write_then_die(*args, **kwargs):
+    calls.append(1)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*args, **kwargs)
+index._write_document = write_then_die
+index.update(load_corpus({str(folder)!r}), {str(out)!r}, default_embedder())
+"""
+old = index.read_index(out)[1]
+killed = subprocess.run([sys.executable, "-c", KILL_AT_SECOND_DOCUMENT], capture_output=True)
+display(Markdown(f"The update process ended with signal **{-killed.returncode}** (SIGKILL) in the middle of its "
+                 f"writes. The index still holds exactly what it held before: **{index.read_index(out)[1] == old}**; "
+                 f"its status is unchanged, stale documents and all."))
+print("\n".join(index.status(corpus, out, now).lines()))
+
+# %% [markdown]
+# A transaction is also a lock. While one update runs, a second one waits for it (up to a stated time), and a
+# search can go on reading the last committed index. Here a connection holds the write lock, and an update
+# that is willing to wait two seconds gives up with a message, not a half-written index:
+
+# %%
+holder = sqlite3.connect(out / "index.sqlite", isolation_level=None)
+holder.execute("BEGIN IMMEDIATE")
+try:
+    index.update(corpus, out, embedder, wait=2)
+except IndexBusy as err:
+    print(textwrap.fill(str(err), 110))
+finally:
+    holder.execute("ROLLBACK")
+    holder.close()
+
+# %% [markdown]
+# Now let the update run to the end, and compare the status before and after.
+
+# %%
 after = index.update(corpus, out, embedder)
-new = index.read_manifest(out)[1]
+new = index.read_index(out)[1]
 to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
-rewritten = sorted(d for d, e in new.items() if e.file and e.file != getattr(old.get(d), "file", None))
+rewritten = sorted(d for d, e in new.items() if e.status == "indexed" and
+                   (d not in old or old[d].content_hash != e.content_hash or old[d].status != "indexed"))
 print("\n".join(after.lines()))
 
 # %%
 kept = [d for d in after.current if d not in rewritten]
 display(Markdown(
     f"Status before the update: **{len(before.stale)}** stale and **{len(before.new)}** new; stale ones still in the folder, "
-    f"so to be embedded again: **{len(to_embed)}** ({', '.join(to_embed)}). The update wrote a new vector "
-    f"file for **{len(rewritten)}** document(s) ({', '.join(rewritten)}) and left **{len(kept)}** untouched. "
+    f"so to be embedded again: **{len(to_embed)}** ({', '.join(to_embed)}). The update wrote new vectors "
+    f"for **{len(rewritten)}** document(s) ({', '.join(rewritten)}) and left **{len(kept)}** untouched. "
     f"Dropped: **{', '.join(sorted(set(old) - set(new)))}**. Still failed: **{len(after.failed)}**. "
     f"Only the changed documents were re-embedded: **{rewritten == to_embed}**."))
 
@@ -261,16 +321,13 @@ display(Markdown(f"The top hit is the paragraph you appended: **{hits[0][0].cont
 # query embedded by one and a chunk embedded by the other means nothing at all. Yet numpy will happily compute
 # it.
 #
-# To simulate an index embedded by someone else's model, rewrite the model name in every document's stamp.
-# (Only the label changes; that is enough.) The name is a real small embedding model whose vectors have the same
-# width as ours, so a check on the array shapes alone would let this through.
+# To simulate an index embedded by someone else's model, rewrite the model name in the `stamps` table with one
+# line of SQL. (Only the label changes; that is enough.) The name is a real small embedding model whose vectors
+# have the same width as ours, so a check on the array shapes alone would let this through.
 
 # %%
-manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-for entry in manifest["documents"].values():
-    if entry["stamp"]:
-        entry["stamp"]["model"] = "BAAI/bge-small-en-v1.5"
-_ = (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+with sqlite3.connect(out / "index.sqlite") as db:
+    db.execute("UPDATE stamps SET model = 'BAAI/bge-small-en-v1.5'")
 
 # %%
 try:
@@ -279,7 +336,7 @@ except StaleIndex as err:
     print(textwrap.fill(str(err), 110)[:600] + " …")
 foreign = index.status(corpus, out, now)
 display(pd.Series(foreign.stale).value_counts().rename("documents").to_frame())
-sample = index.read_manifest(out)[1][sorted(foreign.stale)[0]]
+sample = index.read_index(out)[1][sorted(foreign.stale)[0]]
 display(Markdown(f"Fields in which `{sample.id}`'s stamp differs from the current one: **{', '.join(sample.stamp.differences(now))}**."))
 
 # %% [markdown]
@@ -313,9 +370,12 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 # 1. Damage a chapter that is already indexed: append one Latin-1 byte to it, e.g.
 #    `p.write_bytes(p.read_bytes() + "café".encode("latin-1"))`. What does `status` call a document that was
 #    indexed before and no longer loads, and what does `update` then do with its vectors?
-# 2. Truncate one of the `.npz` files in `out / "docs"` (write half its bytes back). Which status does that
-#    document get? Which two facts recorded by the indexer let it notice?
-# 3. Rewrite the stamp of only *half* the documents to the other model. What would a system without per-document
+# 2. Delete some of one document's vectors with SQL (`DELETE FROM chunks WHERE document = '...' AND ord > 2`).
+#    Which status does that document get? Which fact recorded by the indexer lets it notice? Then truncate the
+#    whole `index.sqlite` to a third of its bytes: what does ragkit say, and what does `index build` do with the
+#    damaged file?
+# 3. Give half the documents another stamp (insert a second row into `stamps` and point their `stamp` column
+#    at it). What would a system without per-document
 #    stamps have returned for a query, and how would you have noticed?
 # 4. Put the page-header damage from the extraction cell into the copied file of that chapter and rebuild. Does
 #    the question still find its needle? Which of the course's retrieval measurements would have told you, and which would not?

@@ -147,6 +147,9 @@ def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3
         return None
     try:
         conn = connect(path, readonly=readonly)
+        if not conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
+            conn.close()  # an empty database: a first build that never committed
+            return None
         found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
     except sqlite3.DatabaseError as exc:
@@ -321,8 +324,10 @@ def _writer(folder: Path, corpus: Corpus, wait: float) -> sqlite3.Connection:
     try:
         conn = connect(path, timeout=wait)
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.executescript(_SCHEMA)
         conn.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)  # inside the transaction: a first build killed early leaves an empty file
     except sqlite3.OperationalError as exc:
         if is_busy(exc):
             raise IndexBusy(f"another ragkit is writing the index {folder} (waited {wait:.0f} s): let it finish, "

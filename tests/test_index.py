@@ -1,7 +1,14 @@
 """The stamped index: stale documents named, only they re-embedded, failures kept, writes atomic, bad files clear."""
 
 import json
+import os
 import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -10,7 +17,7 @@ from ragkit import index
 from ragkit.__main__ import main
 from ragkit.corpus import load_corpus
 from ragkit.embedding import default_embedder
-from ragkit.errors import CorruptIndex, InputError, StaleIndex
+from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
 from ragkit.tokens import TruncationWarning
 
 from conftest import CORPUS
@@ -48,13 +55,17 @@ def built(folder, tmp_path):
 
 def test_build_records_stamp_hash_status_and_chunks_counted_by_the_indexer(built):
     folder, out = built
-    config, entries = index.read_manifest(out)
-    assert config.model == "sentence-transformers/all-MiniLM-L6-v2" and config.weights.startswith("53aa5117")
-    assert (config.dimensions, config.normalised, config.window, config.strategy) == (384, True, 256, "E")
+    config, entries = index.read_index(out)
+    model = config.embedding
+    assert model.model == "sentence-transformers/all-MiniLM-L6-v2" and model.weights.startswith("53aa5117")
+    assert (model.dimensions, model.normalised, model.window, config.strategy) == (384, True, 256, "E")
     assert config.pipeline == index.PIPELINE_VERSION and config.extractor
+    tables = {name: rows for name, _, rows in index.tables(out)}
+    assert set(tables) == {"meta", "stamps", "documents", "chunks"} and len(tables["stamps"]) == 1
     for e in entries.values():
         assert e.status == "indexed" and e.stamp == config and len(e.content_hash) == 64
-        assert e.chunks == len(np.load(out / e.file)["vectors"]) > 0
+        assert e.chunks == sum(r[0] == e.id for r in tables["chunks"]) > 0
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith("index.sqlite-")) == ["index.sqlite"]
 
 
 def test_search_returns_chunks_whose_offsets_slice_the_document(built):
@@ -84,34 +95,41 @@ def test_changed_and_removed_documents_are_stale_and_update_re_embeds_only_them(
 
     assert counting.texts == len(chunk_document(corpus["12-reasoning"], "E"))
     assert report.searchable and report.current == ("04-classification-and-evaluation", "12-reasoning")
-    assert len(list((out / "docs").glob("*.npz"))) == 2
+    assert sorted(e for e in index.read_index(out)[1]) == ["04-classification-and-evaluation", "12-reasoning"]
 
 
 def test_an_index_built_with_another_model_refuses_to_search(built):
     folder, out = built
-    manifest = json.loads((out / "manifest.json").read_text())
-    for entry in manifest["documents"].values():
-        entry["stamp"]["model"] = "some-org/another-embedder"
-        entry["stamp"]["weights"] = "f" * 64
-    (out / "manifest.json").write_text(json.dumps(manifest))
+    with sqlite3.connect(out / "index.sqlite") as db:
+        db.execute("UPDATE stamps SET model = 'some-org/another-embedder', weights = ?", ("f" * 64,))
     with pytest.raises(StaleIndex, match=r"another stamp \(differs in model, weights\)"):
         index.Index(load_corpus(folder), out, default_embedder())
 
 
-def test_corrupt_manifest_is_a_clear_error(built):
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_database_is_a_clear_error_and_build_keeps_it_aside(built, damage):
     folder, out = built
-    (out / "manifest.json").write_text('{"format": 1, "config": ')
-    with pytest.raises(CorruptIndex, match="damaged.*python -m ragkit index build"):
-        index.Index(load_corpus(folder), out, default_embedder())
-
-
-def test_truncated_vector_file_is_named_and_update_repairs_it(built):
-    folder, out = built
-    _, entries = index.read_manifest(out)
-    victim = out / entries["12-reasoning"].file
-    victim.write_bytes(victim.read_bytes()[:100])
+    path = out / "index.sqlite"
+    raw = path.read_bytes()
+    path.write_bytes(b"garbage " * 2000 if damage == "garbage" else raw[:len(raw) // 3])
     corpus = load_corpus(folder)
-    with pytest.raises(StaleIndex, match=r"12-reasoning \(damaged vector file"):
+    advice = rf"damaged.*python -m ragkit index build --corpus {folder} --out {out}"
+    with pytest.raises(CorruptIndex, match=advice):
+        index.Index(corpus, out, default_embedder())
+    with pytest.raises(CorruptIndex, match=advice):
+        index.update(corpus, out, default_embedder())
+    report = index.build(corpus, out, default_embedder())
+    assert report.searchable and any("kept as index.sqlite.damaged-" in n for n in report.notes)
+    assert len([p for p in out.glob("index.sqlite.damaged-*") if not p.name.endswith(("-wal", "-shm"))]) == 1
+    assert index.Index(corpus, out, default_embedder()).search("chain of thought")
+
+
+def test_missing_vectors_make_a_document_stale_and_update_repairs_it(built):
+    folder, out = built
+    with sqlite3.connect(out / "index.sqlite") as db:
+        db.execute("DELETE FROM chunks WHERE document = '12-reasoning' AND ord > 2")
+    corpus = load_corpus(folder)
+    with pytest.raises(StaleIndex, match=r"12-reasoning \(damaged: \d+ vectors recorded, 3 found"):
         index.Index(corpus, out, default_embedder())
     assert index.update(corpus, out, default_embedder()).searchable
     assert index.Index(corpus, out, default_embedder()).search("chain of thought")
@@ -125,28 +143,12 @@ def test_broken_documents_are_failed_with_reason_and_retried(built):
     report = index.update(corpus, out, default_embedder())
     assert report.searchable and len(report.current) == 3
     assert "not valid UTF-8 at byte 7" in report.failed["20-bad"] and "empty" in report.failed["21-empty"]
-    _, entries = index.read_manifest(out)
+    _, entries = index.read_index(out)
     assert entries["20-bad"].status == "failed" and entries["20-bad"].chunks == 0
     assert index.Index(corpus, out, default_embedder()).search("what is the capital of france")
     (folder / "20-bad.md").write_text("# Fixed\n\n## Now\nThis document loads after the fix.\n")
     report = index.update(load_corpus(folder), out, default_embedder())
     assert "20-bad" in report.current and "20-bad" not in report.failed
-
-
-def test_interrupted_update_leaves_the_previous_index_usable(built, monkeypatch):
-    folder, out = built
-    before = (out / "manifest.json").read_text()
-    (folder / "12-reasoning.md").write_text("# Reasoning\n\n## Replaced\nEntirely new text.\n")
-
-    def crash(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(index, "_write_manifest", crash)
-    with pytest.raises(KeyboardInterrupt):
-        index.update(load_corpus(folder), out, default_embedder())
-    assert (out / "manifest.json").read_text() == before
-    shutil.copy(CORPUS / "12-reasoning.md", folder / "12-reasoning.md")
-    assert index.Index(load_corpus(folder), out, default_embedder()).search("chain of thought")
 
 
 def test_very_large_single_line_document_is_indexed_with_a_truncation_warning(tmp_path):
@@ -169,3 +171,162 @@ def test_index_command_build_status_update(folder, tmp_path, capsys):
     assert main(["index", "status", "--corpus", str(folder), "--out", str(out)]) == 1
     assert "STALE  12-reasoning: changed since it was indexed" in capsys.readouterr().out
     assert main(["index", "update", "--corpus", str(folder), "--out", str(out)]) == 0
+
+
+def test_the_cli_keeps_the_index_own_strategy_unless_told(folder, tmp_path, capsys):
+    """Defect 3: `index status`/`update` without --strategy use the index's strategy, not E."""
+    out = tmp_path / "c-index"
+    assert main(["index", "build", "--corpus", str(folder), "--out", str(out), "--strategy", "C"]) == 0
+    assert main(["index", "status", "--corpus", str(folder), "--out", str(out)]) == 0
+    assert main(["index", "update", "--corpus", str(folder), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "STALE" not in printed and "strategy C" in printed
+    assert index.read_index(out)[0].strategy == "C"
+
+
+def test_a_foreign_out_folder_is_refused_and_left_untouched(folder, tmp_path):
+    """Defect 2: --out naming a non-empty folder that holds no ragkit index is never cleaned."""
+    out = tmp_path / "not-an-index"
+    (out / "docs").mkdir(parents=True)
+    (out / "manifest.json").write_text('{"name": "my web app", "version": 3}')
+    (out / "docs" / "notes.npz").write_bytes(b"precious")
+    before = sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*") if p.is_file())
+    with pytest.raises(InputError, match="not empty.*holds no ragkit index"):
+        index.build(load_corpus(folder), out, default_embedder())
+    assert main(["index", "build", "--corpus", str(folder), "--out", str(out)]) == 1
+    assert sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*") if p.is_file()) == before
+
+
+def test_an_index_of_the_file_based_ragkit_is_named_not_misread(folder, tmp_path):
+    out = tmp_path / "old"
+    (out / "docs").mkdir(parents=True)
+    (out / "manifest.json").write_text(json.dumps({"format": 1, "config": {}, "documents": {}}))
+    corpus = load_corpus(folder)
+    with pytest.raises(StaleIndex, match=rf"older ragkit.*index build --corpus {folder} --out {out}"):
+        index.Index(corpus, out, default_embedder())
+    report = index.build(corpus, out, default_embedder())
+    assert report.searchable and any("older ragkit" in n for n in report.notes)
+    assert (out / "manifest.json").is_file()
+
+
+def test_a_second_writer_waits_then_stops_with_a_clear_message(built):
+    folder, out = built
+    holder = sqlite3.connect(out / "index.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        t = time.perf_counter()
+        with pytest.raises(IndexBusy, match=r"another ragkit is writing the index .* \(waited 1 s\)"):
+            index.update(load_corpus(folder), out, default_embedder(), wait=1.0)
+        assert time.perf_counter() - t >= 0.9
+        assert index.Index(load_corpus(folder), out, default_embedder()).search("chain of thought")  # readers go on
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+KILLER = textwrap.dedent("""
+    import os, signal, sys
+    from ragkit import index
+    from ragkit.corpus import load_corpus
+    from ragkit.embedding import default_embedder
+    corpus, out, action, point, n = sys.argv[1:6]
+    real, calls = getattr(index, point), []
+    def die(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == int(n):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+    setattr(index, point, die)
+    getattr(index, action)(load_corpus(corpus), out, default_embedder())
+""")
+
+
+def kill_during(corpus, out, action, point, n):
+    done = subprocess.run([sys.executable, "-c", KILLER, str(corpus), str(out), action, point, str(n)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+
+
+@pytest.mark.parametrize("action,point,n", [("update", "_write_document", 1), ("update", "_write_document", 2),
+                                            ("update", "_commit", 1), ("build", "_write_document", 3),
+                                            ("build", "_commit", 1)])
+def test_kill_9_at_any_point_leaves_the_last_committed_index(built, action, point, n):
+    folder, out = built
+    before = index.read_index(out)
+    (folder / "12-reasoning.md").write_text("# Reasoning\n\n## Replaced\nEntirely new text.\n")
+    (folder / "30-new.md").write_text("# New\n\n## Part\nA new document about learning rates.\n")
+    kill_during(folder, out, action, point, n)
+    assert index.read_index(out) == before
+    (folder / "30-new.md").unlink()
+    shutil.copy(CORPUS / "12-reasoning.md", folder / "12-reasoning.md")
+    corpus = load_corpus(folder)
+    assert index.status(corpus, out, index.current_stamp(default_embedder())).searchable
+    assert index.Index(corpus, out, default_embedder()).search("chain of thought")
+
+
+def test_kill_9_during_a_first_build_leaves_no_index(folder, tmp_path):
+    out = tmp_path / "first"
+    kill_during(folder, out, "build", "_write_document", 2)
+    assert index.read_index(out) == (None, {})
+    assert index.build(load_corpus(folder), out, default_embedder()).searchable
+
+
+def test_two_concurrent_updates_leave_an_index_current_for_one_corpus(built, tmp_path):
+    """Defect 1: with the lock, one writer waits for the other; the index is whole for whichever ran last."""
+    folder, out = built
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ["02-gradient-descent.md", "03-backpropagation.md"]:
+        shutil.copy(CORPUS / name, other / name)
+    cmd = [sys.executable, "-m", "ragkit", "index", "update", "--out", str(out), "--corpus"]
+    procs = [subprocess.Popen(cmd + [str(c)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONWARNINGS": "ignore"}) for c in (folder, other)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    codes = [p.returncode for p in procs]
+    assert all(c == 0 or "another ragkit is writing" in o[1] for c, o in zip(codes, outs)), outs
+    _, entries = index.read_index(out)
+    current = [c for c in (folder, other) if sorted(entries) == sorted(load_corpus(c).ids)]
+    assert len(current) == 1
+    assert index.Index(load_corpus(current[0]), out, default_embedder()).search("gradient descent")
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    made = []
+
+    def _mount(size: str) -> "os.PathLike":
+        where = tmp_path / f"mnt{len(made)}"
+        where.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                          capture_output=True).returncode != 0:
+            pytest.skip("cannot mount a tmpfs here (needs root): read-only and full-disk cases not exercised")
+        made.append(where)
+        return where
+
+    yield _mount
+    for where in reversed(made):
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_a_read_only_index_folder_searches_and_refuses_to_update_clearly(folder, tmpfs):
+    out = tmpfs("8m")
+    corpus = load_corpus(folder)
+    index.build(corpus, out, default_embedder())
+    subprocess.run(["mount", "-o", "remount,ro", str(out)], check=True)
+    assert index.Index(corpus, out, default_embedder()).search("chain of thought")
+    (folder / "12-reasoning.md").write_text("# Reasoning\n\n## Replaced\nEntirely new text.\n")
+    with pytest.raises(InputError, match="cannot write the index .*writable"):
+        index.update(load_corpus(folder), out, default_embedder())
+
+
+def test_a_full_disk_during_build_keeps_the_previous_index(folder, tmpfs):
+    out = tmpfs("600k")
+    small = folder.parent / "small"
+    small.mkdir()
+    shutil.copy(folder / "12-reasoning.md", small)
+    index.build(load_corpus(small), out, default_embedder())
+    before = index.read_index(out)
+    with pytest.raises(InputError, match="disk has space; the previous index is unchanged"):
+        index.build(load_corpus(CORPUS), out, default_embedder())
+    assert index.read_index(out) == before
+    assert index.Index(load_corpus(small), out, default_embedder()).search("chain of thought")
