@@ -170,7 +170,18 @@ row = ev.table().query("strategy == 'E' and retriever == 'dense' and metric == '
 display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, {row.high:.3f}]**, "
                  f"**{row.high - row.low:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, {row.needle_high:.3f}]**, "
                  f"**{row.needle_high - row.needle_low:.3f}** wide. Design effect **{row.design_effect:.2f}**: the {row.n} queries weigh as much as "
-                 f"about **{row.n / row.design_effect:.0f}** independent ones."))
+                 f"about **{row.n / row.design_effect:.0f}** independent ones. The clustered interval is "
+                 f"**{'wider' if row.needle_high - row.needle_low > row.high - row.low else 'not wider'}** than Wilson's here."))
+
+# %% [markdown]
+# How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every recall:
+# where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
+
+# %%
+deff = ev.table().query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
+display(deff[[m for m in METRICS if m != "MRR"]].round(2))
+display(Markdown(f"Design effects of the dense runs range from **{deff.min().min():.2f}** to **{deff.max().max():.2f}**. Whatever the interval "
+                 "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of evidence."))
 
 # %% [markdown]
 # ## The chapter's comparisons, on this corpus
@@ -269,8 +280,8 @@ best = unchosen.iloc[0]
 hurts = unchosen[unchosen.comparison.isin(["F/dense vs E/dense", "B/dense vs A/dense"])].sort_values("p").groupby("comparison").head(1)
 display(Markdown(f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at {best.metric}**: "
                  f"**+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} = **{best['Holm p']:.3g}**. "
-                 + " ".join(f"{r.comparison} is most striking at **{r.metric}** (+{r.wins}/-{r.losses}, raw p = {r.p:.3g}, Holm p = {r['Holm p']:.3g})."
-                            for r in hurts.itertuples()) +
+                 + " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = {r['p']:.3g}, "
+                            f"Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows()) +
                  " Picking the metric that makes a story after seeing the table turns noise into a finding: the metric has to be fixed first, "
                  "and every extra look has to pay for itself in the correction."))
 

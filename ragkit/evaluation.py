@@ -44,6 +44,13 @@ def needle_hits(chunks: Sequence[Chunk], questions: Sequence[Question]) -> np.nd
     return hits
 
 
+def saved_by_overlap(chunks: Sequence[Chunk], questions: Sequence[Question]) -> tuple[str, ...]:
+    """Ids of needles that some chunk quotes whole only thanks to its overlap: no chunk's content alone holds them."""
+    quoted = needle_hits(chunks, questions).any(axis=1)
+    own = [any(c.doc_id == q.doc_id and q.needle in c.content for c in chunks) for q in questions]
+    return tuple(q.id for q, hit, alone in zip(questions, quoted, own) if hit and not alone)
+
+
 def query_hits(chunks: Sequence[Chunk], questions: Sequence[Question], queries: Sequence[Query]) -> np.ndarray:
     """Which chunk quotes each query's needle: bool array (queries, chunks), found by the query's question id."""
     row = {q.id: i for i, q in enumerate(questions)}
