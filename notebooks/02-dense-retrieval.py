@@ -191,8 +191,9 @@ display(Markdown(f"Design effects of the dense runs range from **{deff.min().min
 
 # %%
 p_of = lambda w, l: sign_test([1] * w + [0] * l, [0] * w + [1] * l).p  # exact p from a pair of counts
-table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}", "chapter p": p if p is not None else p_of(w, l),
-                       "chapter p reported": p is not None, "recomputed": float(f"{p_of(w, l):.3g}")}
+table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
+                       "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
+                       "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}"}
                       for (a, b, m), (w, l, p) in chapter.COMPARISONS.items()])
 match = [np.isclose(p_of(w, l), p, rtol=0.05) for w, l, p in chapter.COMPARISONS.values() if p is not None]
 display(Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in **{sum(match)} of {len(match)}** cases."))

@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ragkit.fusion import rrf_many
