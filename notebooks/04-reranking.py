@@ -139,7 +139,7 @@ ev_li.summary()
 table = pd.DataFrame({f"ours: {l}": {m: ev_li[l].value(m) for m in metrics} for l in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + rerank")):
     table.loc[name] = {m: chapter.RERANK[m][i] if m in chapter.RERANK else None for m in metrics}
-table.astype(float).round(3)
+table.astype(float).style.format("{:.3f}", na_rep="not reported")
 
 # %% [markdown]
 # Now the honest part: paired sign tests of MaxSim against plain hybrid (did reranking the shortlist help at all?) and against dense
