@@ -29,8 +29,9 @@ from IPython.display import Markdown, display
 
 import ragkit.course
 from ragkit import chapter, plots, widgets
-from ragkit.evaluation import METRICS
-from ragkit.statistics import sign_test, wilson
+from ragkit.evaluation import METRICS, against_chapter, family, metric_shopping
+from ragkit.latency import measure, timings_table
+from ragkit.statistics import sign_test, verdict, wilson
 
 course = ragkit.course.load()
 ev = course.evaluation("ABCDEF")
@@ -57,14 +58,23 @@ display(Markdown(f"Queries: **{Q.shape[0]}** vectors of **{Q.shape[1]}** dimensi
                  f"Sorting the rows by hand gives the same rankings as `r.dense(...)`: **{same}**."))
 
 # %% [markdown]
-# How expensive is that product? Time it for all queries at once and divide. The chapter timed its own vector scan per query; its figure sits beside ours (different machine, different corpus size, so treat the comparison loosely).
+# How expensive is that product? Time it for all queries at once and divide: that is a *batched* figure, with numpy free to use every core.
 
 # %%
 t = time.perf_counter()
 for _ in range(50):
     1.0 - Q @ r.vectors.T
 ms = 1000 * (time.perf_counter() - t) / 50 / len(Q)
-display(Markdown(f"One query scanned against **{len(r.vectors)}** chunks: **{ms:.4f} ms** here; the chapter: **{chapter.SCAN_MS} ms**."))
+display(Markdown(f"Batched: all **{len(Q)}** queries against **{len(r.vectors)}** chunks at once, numpy's default threads, divided by {len(Q)}: "
+                 f"**{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded one-query figure; the table below is."))
+
+# %% [markdown]
+# The chapter timed one query at a time on one thread. The next cell does the same here, and also times what dense search needs before the scan:
+# turning the question into a vector. Each row says how it was measured. The query is embedded by the model itself (the cache would make it free),
+# after the model is loaded. On a machine shared with others the figures move from run to run.
+
+# %%
+timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")])
 
 # %% [markdown]
 # Now look at one ranking. Below are the five nearest chunks for the first query, with their distances and whether each one carries the whole needle.
@@ -128,46 +138,102 @@ display(Markdown(f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has 
 
 # %%
 c = ev.compare("E/dense", "A/dense", "R@20")
-destroyed = sum(w.split("/")[0] in ev.destroyed["A"] for w in c.wins)
+destroyed = sum(q.qid in ev.destroyed["A"] for q in course.queries if q.id in c.wins)
 display(Markdown(f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. "
                  f"Of E's wins, **{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by better ranking."))
 
 # %% [markdown]
+# ## Queries are not needles
+#
+# That test counted every query as an independent pair. They are not: each needle is asked twice (question and ticket), and both phrasings
+# look for the same sentence in the same chunk. If E's chunk is easy to find, it is usually easy to find for both phrasings, so one good chunk
+# shows up as two wins. Counting them twice makes the evidence look stronger than it is (statisticians call it *pseudo-replication*).
+#
+# The honest unit is the needle. Give each needle a score per run: the share of its phrasings that hit (0, one half or 1 with two phrasings).
+# A needle whose score differs between the two runs is one win or one loss; the sign test then runs over needles.
+
+# %%
+n_level = ev.compare("E/dense", "A/dense", "R@20", "needle")
+needles_in_wins = len({q.qid for q in course.queries if q.id in c.wins})
+display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins come from only "
+                 f"**{needles_in_wins}** needles. Needle level: **+{n_level.test.wins}/-{n_level.test.losses}**, p = **{n_level.test.p:.2g}**."))
+
+# %% [markdown]
+# The same goes for the intervals. Wilson's interval assumes every query is independent. A *cluster bootstrap* makes no such assumption: it builds
+# 10,000 imaginary evaluation sets by drawing as many needles as there are, with replacement (each drawn needle brings all its phrasings), computes recall on each,
+# and keeps the middle 95%. The ratio of its variance to the independent-queries variance is the *design effect*: 1 when the phrasings of a
+# needle behave like strangers, 2 when they always agree (two phrasings then carry the information of one). Dividing 64 by it gives the
+# effective number of independent queries.
+
+# %%
+row = ev.table().query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
+display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, {row.high:.3f}]**, "
+                 f"**{row.high - row.low:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, {row.needle_high:.3f}]**, "
+                 f"**{row.needle_high - row.needle_low:.3f}** wide. Design effect **{row.design_effect:.2f}**: the {row.n} queries weigh as much as "
+                 f"about **{row.n / row.design_effect:.0f}** independent ones. The clustered interval is "
+                 f"**{'wider' if row.needle_high - row.needle_low > row.high - row.low else 'not wider'}** than Wilson's here."))
+
+# %% [markdown]
+# How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every recall:
+# where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
+
+# %%
+deff = ev.table().query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
+display(deff[[m for m in METRICS if m != "MRR"]].round(2))
+display(Markdown(f"Design effects of the dense runs range from **{deff.min().min():.2f}** to **{deff.max().max():.2f}**. Whatever the interval "
+                 "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of evidence."))
+
+# %% [markdown]
 # ## The chapter's comparisons, on this corpus
 #
-# The chapter reports a handful of paired comparisons between dense runs. The table puts its counts and p-values beside ours.
-# Where the chapter gave counts but no p-value, ragkit's sign test recomputes it from those counts (the column `chapter p reported` says which).
-# Recomputing the reported ones too (column `recomputed`) checks that ragkit's test is the chapter's test.
+# The chapter reports a handful of paired comparisons. First a check that ragkit's sign test is the chapter's: run it on the chapter's own counts.
+# Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
 
 # %%
 p_of = lambda w, l: sign_test([1] * w + [0] * l, [0] * w + [1] * l).p  # exact p from a pair of counts
-dense = {k: v for k, v in chapter.COMPARISONS.items() if k[0].endswith("/dense") and k[1].endswith("/dense")}
-ours = {k: ev.compare(*k).test for k in dense}
-table = pd.DataFrame([{"A": a, "B": b, "metric": m, "chapter": f"+{w}/-{l}", "chapter p": p if p is not None else p_of(w, l),
-                       "chapter p reported": p is not None, "recomputed": float(f"{p_of(w, l):.3g}"), "ours": f"+{ours[a, b, m].wins}/-{ours[a, b, m].losses}",
-                       "our p": float(f"{ours[a, b, m].p:.3g}")} for (a, b, m), (w, l, p) in dense.items()])
-match = [np.isclose(p_of(w, l), p, rtol=0.05) for w, l, p in dense.values() if p is not None]
+table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
+                       "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
+                       "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}"}
+                      for (a, b, m), (w, l, p) in chapter.COMPARISONS.items()])
+match = [np.isclose(p_of(w, l), p, rtol=0.05) for w, l, p in chapter.COMPARISONS.values() if p is not None]
 display(Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in **{sum(match)} of {len(match)}** cases."))
 table
 
 # %% [markdown]
-# Now the verdicts. A comparison *reproduces* when both the significance call (p below 0.05 or not) and the direction of the lead (which side won more discordant queries) agree.
+# ### Many looks at once: Holm
+#
+# Each p below 0.05 has a one-in-twenty chance of being a fluke. Look at seven comparisons and the chance that *some* fluke turns up is much
+# larger. Holm's correction fixes that for a *family* (here: the chapter's comparisons shown together): sort the m p-values, multiply the smallest
+# by m, the next by m - 1, and so on, never letting an adjusted p fall below the one before it, and cap at 1. A family of one is left as it is.
+#
+# ### Three words, one rule
+#
+# Each comparison gets one of three words, by a rule fixed before looking, written once in code and printed here. It uses the needle level
+# and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.chapter` fixes it).
 
 # %%
-sig = lambda p: "significant" if p < 0.05 else "not significant"
-side = lambda a, b, w, l: f"{a} ahead" if w > l else f"{b} ahead" if l > w else "tied"
-verdicts = [(a, b, m, w, l, p if p is not None else p_of(w, l), ours[a, b, m]) for (a, b, m), (w, l, p) in dense.items()]
-ok = [sig(p) == sig(t.p) and side(a, b, w, l) == side(a, b, t.wins, t.losses) for a, b, m, w, l, p, t in verdicts]
-display(Markdown("\n".join(f"- **{a} vs {b} at {m}**: the chapter +{w}/-{l}, {sig(p)} (p = {p:.2g}), {side(a, b, w, l)}; this corpus +{t.wins}/-{t.losses}, "
-                           f"{sig(t.p)} (p = {t.p:.2g}), {side(a, b, t.wins, t.losses)}: **{'reproduces' if good else 'does not reproduce'}**."
-                           for (a, b, m, w, l, p, t), good in zip(verdicts, ok)) + f"\n\n**{sum(ok)} of {len(ok)}** comparisons reproduce."))
+import inspect
+
+print(inspect.getsource(verdict))
+
+# %%
+seven = family(ev, chapter.COMPARISONS)
+verdicts = against_chapter(seven)
+verdicts.style.format({c: "{:.3g}" for c in verdicts.columns if c.startswith(("p ", "Holm"))}).hide(axis="index")
+
+# %%
+counts = verdicts.verdict.str.split(",").str[0].value_counts()
+display(Markdown("Of the chapter's **" + str(len(verdicts)) + "** comparisons, here: " +
+                 ", ".join(f"**{counts.get(v, 0)}** {v}" for v in ("consistent", "contradicts", "inconclusive")) + ". " +
+                 f"Inconclusive is not a failure to reproduce: it says this corpus cannot tell, in either direction, with {len(course.questions)} needles."))
 
 # %% [markdown]
-# How to read a "does not reproduce":
+# How to read an "inconclusive":
 #
-# - If both p-values are large and only the direction differs, neither corpus can tell the two strategies apart. The point estimates lean different ways, and that is what noise looks like.
-# - If the significance call differs, remember that this is a different corpus with different needles, and that a sign test at this sample size can only detect large effects. A real but modest effect will be significant on one set of queries and not on the next.
-# - A paired test can only find wins where there is room for them. If the weaker strategy already finds most needles, few discordant queries remain and the test has little to work with. The next cell counts that room for the header ablation (E against C).
+# - *Same direction*: this corpus leans the chapter's way but too few needles disagree to be sure. A larger test set might settle it.
+# - *Opposite direction*: the lean goes the other way, but so weakly that a coin could have produced it. It is not a contradiction.
+# - A paired test can only find wins where there is room for them. If the weaker strategy already finds most needles, few remain to disagree
+#   about. The next cell counts that room for the header ablation (E against C).
 
 # %%
 room = int((ev["C/dense"].per_query("R@20") == 0).sum())
@@ -178,10 +244,54 @@ display(Markdown(f"This corpus: C misses **{room}** of **{n}** queries at R@20, 
                  f"{'more' if n_ch - e_hits + w - l > room else 'no more'} room than here."))
 
 # %% [markdown]
+# ## The header, confronted
+#
+# The headline E-vs-A gain mixes two things: E's boundaries keep needles that A's blind cuts destroy, and E's header may help ranking.
+# Two comparisons pull them apart, both at R@20 and at both levels: E against A on the needles A did *not* destroy (what E buys beyond not
+# cutting answers in two), and E against C (same cuts, the header alone).
+
+# %%
+header = [("E vs A, A's destroyed needles left out", ev.compare("E/dense", "A/dense", "R@20", level, drop=ev.destroyed["A"]))
+          for level in ("query", "needle")]
+header += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "R@20", level)) for level in ("query", "needle")]
+pd.DataFrame([{"comparison": name, "level": c.level, "wins": c.test.wins, "losses": c.test.losses, "p": f"{c.test.p:.3g}"}
+              for name, c in header])
+
+# %%
+rest, alone = header[1][1].test, header[3][1].test
+display(Markdown(f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = **{rest.p:.2g}**. "
+                 f"The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = **{alone.p:.2g}**. "
+                 f"Of the headline's **{n_level.test.wins}** needle wins, **{n_level.test.wins - rest.wins}** are needles A destroyed."))
+
+# %% [markdown]
+# ## Metric shopping
+#
+# Every comparison above used the metric the chapter chose. But the evaluation computes five. Look at all of them for the seven pairs and some
+# cell will always look exciting. The table lists the ten most striking of every pair at every metric, needle level, sorted by raw p, with Holm
+# over all of them (the honest family once you have looked at everything).
+
+# %%
+pairs = list(dict.fromkeys((a, b) for a, b, _ in chapter.COMPARISONS))
+shopping = metric_shopping(ev, pairs, chapter.COMPARISONS).sort_values("p")
+shopping.head(10).style.format({"p": "{:.3g}", "Holm p": "{:.3g}"}).hide(axis="index")
+
+# %%
+unchosen = shopping[~shopping["chosen by the chapter"]]
+best = unchosen.iloc[0]
+hurts = unchosen[unchosen.comparison.isin(["F/dense vs E/dense", "B/dense vs A/dense"])].sort_values("p").groupby("comparison").head(1)
+display(Markdown(f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at {best.metric}**: "
+                 f"**+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} = **{best['Holm p']:.3g}**. "
+                 + " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = {r['p']:.3g}, "
+                            f"Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows()) +
+                 " Picking the metric that makes a story after seeing the table turns noise into a finding: the metric has to be fixed first, "
+                 "and every extra look has to pay for itself in the correction."))
+
+# %% [markdown]
 # ## Every pair at once
 #
-# The matrix shows, for each pair of strategies, the net wins of the row over the column at R@20 (wins minus losses). Hover over a cell for the counts and the exact p.
-# Blue means the row wins more queries than it loses, red the opposite. A deep colour with a large p is still noise.
+# The matrix shows, for each pair of strategies, the net wins of the row over the column at R@20 (wins minus losses), counted in needles.
+# Hover over a cell for the counts, the exact p and the Holm p. The Holm family is the whole matrix at all five metrics, because that is how many
+# looks this figure invites. Blue means the row wins more needles than it loses, red the opposite. A deep colour with a large p is still noise.
 
 # %%
 plots.win_loss_matrix(ev, "R@20", "dense")
@@ -189,7 +299,8 @@ plots.win_loss_matrix(ev, "R@20", "dense")
 # %% [markdown]
 # ## Duel any two runs
 #
-# Pick two runs and a metric. The widget shows the wins, the losses, the exact p, and (open the lists) the very queries on which they disagree.
+# Pick two runs and a metric. The widget shows the pair at all five metrics and both levels (Holm over the five at each level), highlights your
+# metric, and (open the lists) names the very needles on which they disagree, with both phrasings.
 # Reading those queries is the fastest way to find out *why* one strategy beats another.
 
 # %%
@@ -210,6 +321,7 @@ pd.DataFrame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("questio
 # Both phrasings ask about the same needles in the same order, so this is a paired comparison too: the question and the ticket for one needle form a pair.
 
 # %%
+sig = lambda p: "significant" if p < 0.05 else "not significant"
 for m in ("R@1", "R@8", "R@20"):
     t = sign_test(run_e.per_query(m)[phrasing == "question"], run_e.per_query(m)[phrasing == "ticket"])
     display(Markdown(f"At {m}, the question finds the needle and the ticket does not for **{t.wins}** needles; the reverse for **{t.losses}**; p = **{t.p:.2g}** ({sig(t.p)})."))
@@ -222,4 +334,4 @@ for m in ("R@1", "R@8", "R@20"):
 # 1. In the duel, set A to `F/dense`, B to `E/dense` and step through the metrics. Does overlap on top of the header ever win significantly? Open the query lists and look at the chunks that moved.
 # 2. Change `run_e` to `ev["A/dense"]` and rerun the phrasing cells. Is the gap between questions and tickets larger or smaller with blind chunking? Why might that be?
 # 3. Use `wilson(k, n)` to find out how many queries you would need for a recall of one half to have an interval about five points either side. What does that tell you about the evaluation sets in most blog posts?
-# 4. The E-vs-A comparison mixes two effects: needles that A destroys and needles that A merely ranks badly. Use `c.wins` and `ev.destroyed["A"]` to count the wins that remain once destroyed needles are set aside. Is the header still worth it?
+# 4. Run `ev.compare("E/dense", "F/dense", m, "needle")` for every metric `m`. Before you look, write down which metric you would report and why.

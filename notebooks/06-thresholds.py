@@ -144,7 +144,7 @@ grid = s.table()
 shape = grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing
 kinds = pd.Series([b.query.kind for b in s.bluffs(0.675)]).value_counts()
 display(Markdown(f"Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
-                 f"({'reproduces' if shape else 'does not reproduce'} the chapter's trade-off).  \n"
+                 f"({'the same' if shape else 'not the same'} trade-off as the chapter's).  \n"
                  "Bluffs at 0.675 by kind: " + (", ".join(f"**{n}** {k}" for k, n in kinds.items()) or "none")))
 
 # %% [markdown]

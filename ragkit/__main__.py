@@ -46,6 +46,22 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _writable(path: Path) -> None:
+    """Refuse an output file that cannot be written, before any work is done."""
+    import os
+
+    from ragkit.errors import InputError
+
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise InputError(f"--json {path} is a folder: name a file, e.g. {path / 'eval.json'}")
+    if not folder.is_dir():
+        raise InputError(f"cannot write --json {path}: the folder {folder} does not exist; create it first "
+                         f"(mkdir -p {folder}) or name a file in an existing folder")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"cannot write --json {path}: no write permission; name a file in a folder you can write to")
+
+
 def _eval(args: argparse.Namespace) -> int:
     import json
 
@@ -54,9 +70,11 @@ def _eval(args: argparse.Namespace) -> int:
     from ragkit import chapter
     from ragkit.corpus import load_corpus
     from ragkit.data import load_questions
-    from ragkit.evaluation import evaluate
+    from ragkit.evaluation import against_chapter, evaluate, family
     from ragkit.rerank import LateInteractionReranker, available_reranker
 
+    if args.json:
+        _writable(args.json)
     corpus = load_corpus(args.corpus)
     questions = load_questions(args.questions)
     rerankers = []
@@ -82,13 +100,23 @@ def _eval(args: argparse.Namespace) -> int:
     print("\nRecall@k with 95% Wilson intervals, MRR:")
     print(ev.summary().to_string(index=False))
     wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m) for r in rerankers for m in ("R@1", "MRR")]
-    comparisons = [ev.compare(a, b, m) for a, b, m in wanted if a in ev.results and b in ev.results]
+    comparisons = family(ev, wanted)
     if comparisons:
-        print("\nPaired comparisons (exact two-sided sign test on discordant queries):")
-        for c in comparisons:
-            ref = chapter.COMPARISONS.get((c.a, c.b, c.metric))
-            said = f"   chapter: +{ref[0]}/-{ref[1]}" + (f", p = {ref[2]}" if ref and ref[2] else "") if ref else ""
-            print(f"  {c.a:>17} vs {c.b:<9} {c.metric:>4}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}{said}")
+        print("\nPaired comparisons, exact two-sided sign test on discordant pairs; Holm within the "
+              f"{len(comparisons) // 2} comparisons of this report, at each level:")
+        for level, unit in (("query", "a query is a pair"), ("needle", "a needle is a pair, its phrasings scored together")):
+            print(f"  {level} level ({unit}):")
+            for c in (c for c in comparisons if c.level == level):
+                ref = chapter.COMPARISONS.get((c.a, c.b, c.metric))
+                said = f"   chapter: +{ref[0]}/-{ref[1]}" + (f", p = {ref[2]}" if ref[2] else "") if ref else ""
+                print(f"    {c.a:>17} vs {c.b:<9} {c.metric:>4}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}, "
+                      f"Holm p = {c.p_holm:.3g}{said}")
+        verdicts = against_chapter(comparisons)
+        if len(verdicts):
+            print("\nAgainst the chapter (consistent / contradicts: same / opposite direction with needle-level "
+                  "Holm p < 0.05; otherwise inconclusive):")
+            for row in verdicts.itertuples():
+                print(f"  {row.comparison:>22} {row.metric:>4}: {row.verdict}")
     if args.json:
         args.json.write_text(json.dumps(ev.to_dict(comparisons), indent=1))
         print(f"\nwrote {args.json}")

@@ -78,6 +78,7 @@ class Chunk:
     content: str
     header: str = ""
     overlap: str = ""
+    overlap_contiguous: bool = False
 
     @property
     def text(self) -> str:
@@ -88,6 +89,17 @@ class Chunk:
     def carried(self) -> str:
         """What the chunk carries to a reader of its text, header aside: overlap plus content."""
         return self.overlap + self.content
+
+    @property
+    def quoted(self) -> tuple[int, int, str]:
+        """What a prompt quotes and a hit counts: (start, end, words) of one verifiable range of the document.
+
+        The overlap is quoted with the content when it is the document's own text right before
+        ``start`` (the gap was whitespace); otherwise the range is the content alone.
+        """
+        if self.overlap and self.overlap_contiguous:
+            return self.start - len(self.overlap), self.end, self.carried
+        return self.start, self.end, self.content
 
 
 @dataclass(frozen=True)
@@ -215,7 +227,7 @@ def chunk_document(document: Document, strategy: str | Strategy = "E",
             gap = text[prev.end:start]
             carried = prev.content[-overlap:] + (gap if not gap.strip() else "\n")
         chunks.append(Chunk(document.id, document.title, section, start, end,
-                            text[start:end], header, carried))
+                            text[start:end], header, carried, text[start - len(carried):start] == carried))
     return chunks
 
 

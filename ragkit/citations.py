@@ -1,8 +1,11 @@
 """Honest citations: the model writes [n]; the server, which knows each fragment's offsets, writes the links.
 
-A citation quotes the chunk's own ``content`` (never the embedded ``text``, whose header
-and overlap are not where the citation says they are) and carries a locator that points at
-exactly that range: ``#char=start,end`` into the canonical text (RFC 5147). Other media
+A citation quotes ``Chunk.quoted``: the chunk's own ``content``, preceded by its overlap
+when the overlap is the document's text right before it (never the header, and never an
+overlap glued across a heading, which are not where the citation says they are). It
+carries a locator that points at exactly that range: ``#char=start,end`` into the
+canonical text (RFC 5147). The needle test counts the same range, so a hit is what the
+model sees. Other media
 have locators of their own: a PDF page (``#page=``), a media time range (``#t=``, W3C
 Media Fragments), a spreadsheet sheet and A1 range.
 """
@@ -116,9 +119,10 @@ class Citation:
 
 
 def cite(index: int, chunk: Chunk, distance: float) -> Citation:
-    """The citation for a retrieved chunk: its own content and its exact character range."""
+    """The citation for a retrieved chunk: what it quotes (``Chunk.quoted``) and that exact character range."""
+    start, end, words = chunk.quoted
     return Citation(index, chunk.doc_id, chunk.doc_title, chunk.section or "introduction",
-                    CharRange(chunk.start, chunk.end), chunk.content, float(distance))
+                    CharRange(start, end), words, float(distance))
 
 
 def build_context(question: str, hits: Sequence[tuple[Chunk, float]]) -> tuple[str, list[Citation]]:

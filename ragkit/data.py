@@ -64,11 +64,16 @@ class Problem:
 
 @dataclass(frozen=True)
 class Query:
-    """One of the 64 in-domain queries: a question id, which phrasing, and the text."""
+    """One of the 64 in-domain queries: a question id (its needle), which phrasing, and the text."""
 
     qid: str
     phrasing: str
     text: str
+
+    @property
+    def id(self) -> str:
+        """The query's own id, e.g. ``q07/ticket``."""
+        return f"{self.qid}/{self.phrasing}"
 
 
 def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls) -> tuple[list, list[Problem]]:

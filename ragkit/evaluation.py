@@ -1,14 +1,20 @@
 """Needle evaluation without generation: first-hit ranks, recall@k, MRR, answers destroyed, paired comparisons.
 
-A query is answered at rank r when the r-th chunk of its ranking carries the whole needle
-(``needle in chunk.carried``: the chunk's own words plus any overlap, never the header).
-A needle that no chunk carries is *destroyed* by the chunker: its recall ceiling is zero,
-and rank 0 marks it.
+A query is answered at rank r when the r-th chunk of its ranking quotes the whole needle
+(``needle in chunk.quoted``): what counts as a hit is what the model sees in its prompt,
+the chunk's own words plus its overlap when that overlap is the document's contiguous
+text, never the header. A needle that no chunk quotes is *destroyed* by the chunker: its
+recall ceiling is zero, and rank 0 marks it.
+
+Every paired comparison exists at two levels. At the *query* level each query is a pair
+(the chapter's test, which reproduces its p-values). At the *needle* level each needle is
+one pair, scored over all its phrasings: the two phrasings of a needle share its chunk,
+so they are not two independent pieces of evidence.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -17,24 +23,41 @@ import pandas as pd
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus, get_strategy
 from ragkit.corpus import Corpus
 from ragkit.data import Query, Question, queries as make_queries
-from ragkit.errors import InputError
+from ragkit.errors import DataError, InputError
 from ragkit.retrieval import RETRIEVERS, Retriever, Run
-from ragkit.statistics import SignTest, sign_test, wilson
+from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_sign_test, needle_scores, sign_test, wilson
 from ragkit.tokens import TokenReport, token_report
 
 KS = (1, 4, 8, 20)
 METRICS = tuple(f"R@{k}" for k in KS) + ("MRR",)
 NEVER = 0
+LEVELS = ("query", "needle")
 
 
 def needle_hits(chunks: Sequence[Chunk], questions: Sequence[Question]) -> np.ndarray:
-    """Which chunk carries which needle in full: bool array (questions, chunks)."""
+    """Which chunk quotes which needle in full: bool array (questions, chunks)."""
     hits = np.zeros((len(questions), len(chunks)), dtype=bool)
     for i, q in enumerate(questions):
         for j, c in enumerate(chunks):
-            if c.doc_id == q.doc_id and q.needle in c.carried:
+            if c.doc_id == q.doc_id and q.needle in c.quoted[2]:
                 hits[i, j] = True
     return hits
+
+
+def saved_by_overlap(chunks: Sequence[Chunk], questions: Sequence[Question]) -> tuple[str, ...]:
+    """Ids of needles that some chunk quotes whole only thanks to its overlap: no chunk's content alone holds them."""
+    quoted = needle_hits(chunks, questions).any(axis=1)
+    own = [any(c.doc_id == q.doc_id and q.needle in c.content for c in chunks) for q in questions]
+    return tuple(q.id for q, hit, alone in zip(questions, quoted, own) if hit and not alone)
+
+
+def query_hits(chunks: Sequence[Chunk], questions: Sequence[Question], queries: Sequence[Query]) -> np.ndarray:
+    """Which chunk quotes each query's needle: bool array (queries, chunks), found by the query's question id."""
+    row = {q.id: i for i, q in enumerate(questions)}
+    missing = sorted({q.qid for q in queries} - set(row))
+    if missing:
+        raise InputError(f"queries of unknown question(s) {', '.join(missing)}: pass the questions they come from")
+    return needle_hits(chunks, questions)[[row[q.qid] for q in queries]].reshape(len(queries), len(chunks))
 
 
 def first_hit_ranks(ranking: np.ndarray, hits: np.ndarray) -> np.ndarray:
@@ -46,12 +69,19 @@ def first_hit_ranks(ranking: np.ndarray, hits: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Result:
-    """The first-hit rank of every query for one strategy and retriever."""
+    """The first-hit rank of every query for one strategy and retriever, and the needle each query asks for."""
 
     strategy: str
     retriever: str
     ranks: np.ndarray
     query_ids: tuple[str, ...]
+    needle_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.needle_ids:  # one phrasing per needle: each query is its own needle
+            object.__setattr__(self, "needle_ids", tuple(self.query_ids))
+        if len(self.needle_ids) != len(self.query_ids):
+            raise InputError(f"{len(self.query_ids)} queries but {len(self.needle_ids)} needle ids: give one per query")
 
     @property
     def label(self) -> str:
@@ -69,12 +99,18 @@ class Result:
 
     def value(self, metric: str) -> float:
         """Mean of the metric over all queries."""
+        if len(self.ranks) == 0:
+            raise InputError(f"run {self.label} has no queries: evaluate at least one question")
         return float(self.per_query(metric).mean())
+
+    def per_needle(self, metric: str) -> tuple[tuple[str, ...], np.ndarray]:
+        """Needle ids and each needle's mean of the metric over its phrasings."""
+        return needle_scores(self.per_query(metric), self.needle_ids)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Run A against run B on one metric, query by query."""
+    """Run A against run B on one metric, pair by pair: queries or needles (``level``), discordant ones named."""
 
     a: str
     b: str
@@ -82,19 +118,43 @@ class Comparison:
     test: SignTest
     wins: tuple[str, ...]
     losses: tuple[str, ...]
+    level: str = "query"
+    p_holm: float | None = None
 
     def __str__(self) -> str:
-        return f"{self.a} vs {self.b} at {self.metric}: {self.test}"
+        holm_p = "" if self.p_holm is None else f", Holm p = {self.p_holm:.3g}"
+        return f"{self.a} vs {self.b} at {self.metric} ({self.level} level): {self.test}{holm_p}"
 
 
-def compare(a: Result, b: Result, metric: str) -> Comparison:
-    """Paired sign test of two results on the same queries, with the discordant queries named."""
-    if a.query_ids != b.query_ids:
+def compare(a: Result, b: Result, metric: str, level: str = "query", drop: Iterable[str] = ()) -> Comparison:
+    """Paired sign test of two results on the same queries, by query or by needle; ``drop`` leaves needles out."""
+    if level not in LEVELS:
+        raise InputError(f"unknown level {level!r}: use 'query' or 'needle'")
+    if a.query_ids != b.query_ids or a.needle_ids != b.needle_ids:
         raise InputError("the two results answer different queries: compare runs of one evaluation")
-    va, vb = a.per_query(metric), b.per_query(metric)
-    ids = np.array(a.query_ids)
-    return Comparison(a.label, b.label, metric, sign_test(va, vb),
-                      tuple(ids[va > vb]), tuple(ids[va < vb]))
+    keep = ~np.isin(np.array(a.needle_ids), list(drop))
+    if not keep.any():
+        raise InputError(f"no queries left to compare {a.label} with {b.label}: drop fewer needles")
+    va, vb = a.per_query(metric)[keep], b.per_query(metric)[keep]
+    needles = tuple(np.array(a.needle_ids)[keep])
+    if level == "query":
+        ids = np.array(a.query_ids)[keep]
+        return Comparison(a.label, b.label, metric, sign_test(va, vb), tuple(ids[va > vb]), tuple(ids[va < vb]))
+    ids_n, sa = needle_scores(va, needles)
+    sb = needle_scores(vb, needles)[1]
+    ids_n = np.array(ids_n)
+    return Comparison(a.label, b.label, metric, needle_sign_test(va, vb, needles),
+                      tuple(ids_n[sa > sb]), tuple(ids_n[sa < sb]), "needle")
+
+
+def with_holm(comparisons: Sequence[Comparison]) -> list[Comparison]:
+    """The comparisons with Holm-adjusted p filled in: one family per level, everything passed in shown together."""
+    out = list(comparisons)
+    for level in LEVELS:
+        at = [i for i, c in enumerate(out) if c.level == level]
+        for i, p in zip(at, holm([out[i].test.p for i in at])):
+            out[i] = replace(out[i], p_holm=p)
+    return out
 
 
 @dataclass
@@ -114,21 +174,25 @@ class Evaluation:
         except KeyError:
             raise InputError(f"no run {label!r} in this evaluation: have {', '.join(self.results)}") from None
 
-    def compare(self, a: str, b: str, metric: str) -> Comparison:
-        """Paired comparison of two runs by label, e.g. ``compare("E/dense", "A/dense", "R@20")``."""
-        return compare(self[a], self[b], metric)
+    def compare(self, a: str, b: str, metric: str, level: str = "query", drop: Iterable[str] = ()) -> Comparison:
+        """Paired comparison of two runs by label, e.g. ``compare("E/dense", "A/dense", "R@20", "needle")``."""
+        return compare(self[a], self[b], metric, level, drop)
 
     def table(self) -> pd.DataFrame:
-        """Tidy table: one row per run and metric, every recall with its 95% Wilson interval."""
+        """Tidy table: one row per run and metric, recall with its 95% Wilson interval (queries as independent)
+        and every metric with its needle-level cluster-bootstrap interval (``needle_low``, ``needle_high``)."""
         rows = []
         for r in self.results.values():
             n = len(r.ranks)
             for metric in METRICS:
-                value = r.value(metric)
-                hits = int(r.per_query(metric).sum()) if metric != "MRR" else None
+                values = r.per_query(metric)
+                hits = int(values.sum()) if metric != "MRR" else None
                 low, high = wilson(hits, n) if hits is not None else (np.nan, np.nan)
+                cluster = cluster_bootstrap(values, r.needle_ids)
                 rows.append({"strategy": r.strategy, "retriever": r.retriever, "metric": metric,
-                             "hits": hits, "n": n, "value": value, "low": low, "high": high})
+                             "hits": hits, "n": n, "value": r.value(metric), "low": low, "high": high,
+                             "needle_low": cluster.low, "needle_high": cluster.high,
+                             "design_effect": cluster.design_effect})
         return pd.DataFrame(rows)
 
     def summary(self) -> pd.DataFrame:
@@ -148,20 +212,65 @@ class Evaluation:
     def to_dict(self, comparisons: Iterable[Comparison] = ()) -> dict:
         """Everything as plain JSON-able data (the ``ragkit eval --json`` structure)."""
         return {
-            "queries": [{"id": f"{q.qid}/{q.phrasing}", "question": q.qid, "phrasing": q.phrasing, "text": q.text}
+            "queries": [{"id": q.id, "question": q.qid, "phrasing": q.phrasing, "text": q.text}
                         for q in self.queries],
             "strategies": {
                 s: {"name": STRATEGIES[s].name, "chunks": self.chunks[s], "destroyed": list(self.destroyed[s]),
                     "tokens": {"pieces": t.pieces, "header_pieces": t.header_pieces,
                                "header_share": t.header_share, "over_window": t.over_window, "window": t.window}}
                 for s, t in self.tokens.items()},
-            "runs": [{"strategy": r.strategy, "retriever": r.retriever, "ranks": r.ranks.tolist(),
+            "runs": [{"strategy": r.strategy, "retriever": r.retriever,
+                      "ranks": [int(x) if x != NEVER else None for x in r.ranks],
                       "metrics": {m: r.value(m) for m in METRICS}} for r in self.results.values()],
             "table": self.table().replace({np.nan: None}).to_dict(orient="records"),
-            "comparisons": [{"a": c.a, "b": c.b, "metric": c.metric, "wins": c.test.wins, "losses": c.test.losses,
-                             "p": c.test.p, "a_wins_on": list(c.wins), "b_wins_on": list(c.losses)}
-                            for c in comparisons],
+            "comparisons": [{"a": c.a, "b": c.b, "metric": c.metric, "level": c.level, "wins": c.test.wins,
+                             "losses": c.test.losses, "p": c.test.p, "p_holm": c.p_holm,
+                             "a_wins_on": list(c.wins), "b_wins_on": list(c.losses)}
+                            for c in with_holm(list(comparisons))],
         }
+
+
+def family(ev: Evaluation, wanted: Iterable[tuple[str, str, str]]) -> list[Comparison]:
+    """Every wanted (a, b, metric) present in the evaluation, at both levels, Holm-adjusted within each level."""
+    present = [w for w in wanted if w[0] in ev.results and w[1] in ev.results]
+    return with_holm([ev.compare(a, b, m, level) for level in LEVELS for a, b, m in present])
+
+
+def against_chapter(comparisons: Sequence[Comparison], published: dict | None = None) -> pd.DataFrame:
+    """One row per published comparison: the chapter's figures, ours at both levels (raw and Holm p), the verdict.
+
+    The verdict follows ``statistics.verdict`` on the needle level, the level that does not
+    count one needle twice; the metric is the chapter's own (``ragkit.chapter``).
+    """
+    from ragkit import chapter
+    from ragkit.statistics import verdict
+
+    published = chapter.COMPARISONS if published is None else published
+    by = {(c.a, c.b, c.metric, c.level): c for c in comparisons}
+    rows = []
+    for (a, b, metric), (w, l, p) in published.items():
+        if (a, b, metric, "needle") not in by:
+            continue
+        q, n = by[a, b, metric, "query"], by[a, b, metric, "needle"]
+        rows.append({"comparison": f"{a} vs {b}", "metric": metric,
+                     "chapter": f"+{w}/-{l}" + (f", p = {p:g}" if p is not None else ""),
+                     "queries": f"+{q.test.wins}/-{q.test.losses}", "p (queries)": q.test.p,
+                     "Holm p (queries)": q.p_holm,
+                     "needles": f"+{n.test.wins}/-{n.test.losses}", "p (needles)": n.test.p,
+                     "Holm p (needles)": n.p_holm,
+                     "verdict": verdict(w - l, n.test.wins, n.test.losses, n.p_holm)})
+    return pd.DataFrame(rows)
+
+
+def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: Iterable[tuple[str, str, str]] = (),
+                    level: str = "needle") -> pd.DataFrame:
+    """Every pair at every metric, Holm over all of them: what looking at five metrics after the fact finds."""
+    chosen = set(chosen)
+    cs = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
+    return pd.DataFrame([{"comparison": f"{c.a} vs {c.b}", "metric": c.metric,
+                          "chosen by the chapter": (c.a, c.b, c.metric) in chosen, "level": c.level,
+                          "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p, "Holm p": c.p_holm}
+                         for c in cs])
 
 
 def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable[str] = "ABCDEF",
@@ -173,9 +282,17 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
     ``retriever_for(letter)`` can hand in retrievers built elsewhere (a notebook's shared ones).
     """
     questions = list(questions)
+    if not questions:
+        raise DataError("the questions file holds no questions: add at least one line "
+                        '{"id": ..., "doc_id": ..., "needle": ..., "question": ..., "ticket": ...}')
+    absent = [q.id for q in questions if q.doc_id not in corpus.ids or q.needle not in corpus[q.doc_id].text]
+    if absent:
+        raise DataError(f"the needle of {', '.join(absent)} is not in its document: no chunker could keep it, so it "
+                        "would count as destroyed. Fix those questions (python -m ragkit validate names the problem) "
+                        "or pass the corpus they were written for (--corpus)")
     queries = make_queries(questions)
     texts = [q.text for q in queries]
-    ids = tuple(f"{q.qid}/{q.phrasing}" for q in queries)
+    ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
     ev = Evaluation(queries, n_questions=len(questions))
     retrievers = list(retrievers)
     for bad in set(retrievers) - set(RETRIEVERS):
@@ -189,7 +306,7 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
         ev.chunks[letter] = len(chunks)
         ev.tokens[letter] = token_report(chunks, warn=False)
         ev.destroyed[letter] = tuple(q.id for q, h in zip(questions, hits) if not h.any())
-        query_hits = np.concatenate([hits, hits])
+        hits_per_query = query_hits(chunks, questions, queries)
         runs: dict[str, Run] = {}
         needed = set(retrievers) | ({"hybrid"} if rerankers and letter in rerank_on else set())
         for name in ("dense", "bm25", "hybrid"):
@@ -202,7 +319,8 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
                 runs[run.retriever] = run
         for name, run in runs.items():
             if name in retrievers or "+" in name:
-                ev.results[f"{letter}/{name}"] = Result(letter, name, first_hit_ranks(run.ranking, query_hits), ids)
+                ev.results[f"{letter}/{name}"] = Result(letter, name, first_hit_ranks(run.ranking, hits_per_query),
+                                                        ids, needles)
     return ev
 
 

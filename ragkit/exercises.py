@@ -14,7 +14,7 @@ import numpy as np
 
 from ragkit.chunking import blind_window_start, chunk_corpus
 from ragkit.data import Question
-from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits
+from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits, query_hits
 from ragkit.lexical import tokenize
 from ragkit.retrieval import Retriever
 
@@ -139,13 +139,14 @@ def check_header(course, make_header: Callable[[str, str], str] | None, conclusi
         return Feedback(False, ("your header is the same as strategy E's: change something",))
     qs = course.questions
     texts = [q.text for q in course.queries]
-    hits = np.concatenate([needle_hits(chunks, qs)] * 2)
-    ids = tuple(f"{q.qid}/{q.phrasing}" for q in course.queries)
-    base = Result("E", "dense", first_hit_ranks(course.retriever("E").dense(texts).ranking, hits), ids)
-    mine = Result("mine", "dense", first_hit_ranks(Retriever(custom, progress=False).dense(texts).ranking, hits), ids)
-    c = compare(mine, base, metric)
+    hits = query_hits(chunks, qs, course.queries)
+    ids, needles = tuple(q.id for q in course.queries), tuple(q.qid for q in course.queries)
+    base = Result("E", "dense", first_hit_ranks(course.retriever("E").dense(texts).ranking, hits), ids, needles)
+    mine = Result("mine", "dense", first_hit_ranks(Retriever(custom, progress=False).dense(texts).ranking, hits),
+                  ids, needles)
+    c = compare(mine, base, metric, "needle")
     truth = "no detectable difference" if c.test.p >= 0.05 else ("better" if c.test.wins > c.test.losses else "worse")
-    notes = [f"your header vs E at {metric}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}"]
+    notes = [f"your header vs E at {metric}, needle by needle: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}"]
     if conclusion.strip().lower() != truth:
         return Feedback(False, tuple(notes + [f"your conclusion '{conclusion}' does not follow from that test",
                                               "a point estimate is not a finding: look at p before the sign"]))

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ragkit.chunking import STRATEGIES
-from ragkit.evaluation import Evaluation
+from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.statistics import wilson
 from ragkit.threshold import Sweep
 
@@ -76,21 +76,31 @@ def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
     return fig
 
 
-def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense") -> go.Figure:
-    """Net wins (row minus column) of every pair of strategies, exact sign-test p in the hover."""
+def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> go.Figure:
+    """Net wins (row minus column) of every pair of strategies; raw and Holm p in the hover.
+
+    The family for Holm is the whole matrix at every metric (each unordered pair once per
+    metric): that is how many looks a reader of this figure can take.
+    """
     labels = [l for l, r in ev.results.items() if r.retriever == retriever]
+    pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]
+    family = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
+    shown = {(c.a, c.b): c for c in family if c.metric == metric}
     net = np.zeros((len(labels), len(labels)))
     text = [["" for _ in labels] for _ in labels]
     for i, a in enumerate(labels):
         for j, b in enumerate(labels):
             if i != j:
-                c = ev.compare(a, b, metric)
-                net[i, j] = c.test.wins - c.test.losses
-                text[i][j] = f"{a} vs {b}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}"
+                c = shown.get((a, b)) or shown[b, a]
+                wins, losses = (c.test.wins, c.test.losses) if c.a == a else (c.test.losses, c.test.wins)
+                net[i, j] = wins - losses
+                text[i][j] = (f"{a} vs {b} ({level}s): +{wins}/-{losses}, p = {c.test.p:.3g}, "
+                              f"Holm p = {c.p_holm:.3g} over {len(family)} tests")
+    unit = "needles" if level == "needle" else "queries"
     fig = go.Figure(go.Heatmap(z=net, x=labels, y=labels, text=text, hoverinfo="text", colorscale="RdBu",
                                zmid=0, texttemplate="%{z:+.0f}"))
-    fig.update_layout(title=f"Row vs column at {metric}: net wins (hover for p)", template="plotly_white",
-                      yaxis_autorange="reversed")
+    fig.update_layout(title=f"Row vs column at {metric}: net wins in {unit} (hover for raw and Holm p)",
+                      template="plotly_white", yaxis_autorange="reversed")
     return fig
 
 

@@ -8,6 +8,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ragkit.errors import InputError
+
 Z95 = 1.959963984540054
 
 
@@ -30,6 +32,8 @@ class SignTest:
     p: float
 
     def __str__(self) -> str:
+        if self.wins + self.losses == 0:
+            return "no discordant pairs, so nothing to test: p = 1"
         return f"+{self.wins}/-{self.losses}, p = {self.p:.3g}"
 
 
@@ -44,3 +48,90 @@ def sign_test(a: Sequence[float], b: Sequence[float]) -> SignTest:
         return SignTest(0, 0, 1.0)
     tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1))
     return SignTest(wins, losses, min(1.0, 2 * tail / 2 ** n))
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment within one family: the i-th smallest p times (m - i), kept monotone, capped at 1."""
+    p = [float(x) for x in pvalues]
+    if any(not 0.0 <= x <= 1.0 for x in p):
+        raise InputError(f"p-values must lie in [0, 1] (got {[x for x in p if not 0.0 <= x <= 1.0][:3]}): "
+                         "pass the raw p of each comparison of one family")
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(sorted(range(len(p)), key=p.__getitem__)):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def needle_scores(values: Sequence[float], needles: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """Each needle's score: the mean of its phrasings' values (for recall, the share of its phrasings hit)."""
+    values = np.asarray(values, dtype=float)
+    if len(values) != len(needles):
+        raise InputError(f"one needle id per query is needed ({len(values)} values, {len(needles)} ids)")
+    ids = tuple(dict.fromkeys(needles))
+    where = {n: i for i, n in enumerate(ids)}
+    group = np.array([where[n] for n in needles], dtype=int)
+    sums = np.bincount(group, weights=values, minlength=len(ids))
+    return ids, sums / np.bincount(group, minlength=len(ids))
+
+
+def needle_sign_test(a: Sequence[float], b: Sequence[float], needles: Sequence[str]) -> SignTest:
+    """The sign test at the level of needles: a needle whose phrasings score differently in A and B is one pair.
+
+    Phrasings of one needle share its chunk, so they are not independent evidence; any
+    number of phrasings per needle works (one, two, three).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"paired samples must have the same length ({len(a)} vs {len(b)})")
+    return sign_test(needle_scores(a, needles)[1], needle_scores(b, needles)[1])
+
+
+@dataclass(frozen=True)
+class ClusterInterval:
+    """A percentile interval from resampling whole needles, and how much the clustering inflates the variance."""
+
+    low: float
+    high: float
+    design_effect: float
+
+
+def cluster_bootstrap(values: Sequence[float], needles: Sequence[str], resamples: int = 10_000,
+                      seed: int = 0, level: float = 0.95) -> ClusterInterval:
+    """Percentile interval of a mean over queries, resampling needles (with all their phrasings) with replacement.
+
+    The design effect is the bootstrap variance over the variance the same mean would have
+    if every query were independent (p(1 - p) / n for a proportion, s^2 / n otherwise).
+    """
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        raise InputError("no queries to resample: evaluate at least one question first")
+    ids, _ = needle_scores(values, needles)
+    where = {n: i for i, n in enumerate(ids)}
+    group = np.array([where[n] for n in needles], dtype=int)
+    sums = np.bincount(group, weights=values, minlength=len(ids))
+    sizes = np.bincount(group, minlength=len(ids)).astype(float)
+    draws = np.random.default_rng(seed).multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=resamples)
+    means = (draws @ sums) / (draws @ sizes)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    naive = values.var() / values.size
+    design = float(means.var() / naive) if naive > 0 else 1.0
+    return ClusterInterval(float(low), float(high), design)
+
+
+VERDICTS = ("consistent", "contradicts", "inconclusive")
+
+
+def verdict(chapter_lead: int, wins: int, losses: int, p_holm: float, alpha: float = 0.05) -> str:
+    """The one rule against a published finding: a direction, and whether the needle-level Holm p backs it.
+
+    ``chapter_lead`` is the published wins minus losses. *consistent*: same direction and
+    p_holm < alpha; *contradicts*: opposite direction and p_holm < alpha; otherwise
+    *inconclusive*, with the direction said.
+    """
+    ours, theirs = np.sign(wins - losses), np.sign(chapter_lead)
+    if ours == 0 or theirs == 0:
+        return "inconclusive, no lead either way" if ours == 0 else "inconclusive, the chapter shows no lead"
+    same = ours == theirs
+    if p_holm < alpha:
+        return "consistent" if same else "contradicts"
+    return f"inconclusive, {'same' if same else 'opposite'} direction"

@@ -18,7 +18,7 @@ from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus
 from ragkit.data import OutOfDomain, Question, queries as make_queries
 from ragkit.errors import InputError
-from ragkit.evaluation import needle_hits
+from ragkit.evaluation import query_hits
 from ragkit.retrieval import Retriever
 
 KEEP = 4
@@ -81,7 +81,7 @@ class Sweep:
         self.top_out = run_out.ranking[:, :keep]
         self.d_in = np.take_along_axis(dist_in, self.top_in, axis=1)
         self.d_out = np.take_along_axis(dist_out, self.top_out, axis=1)
-        hits = np.concatenate([needle_hits(self.chunks, self.questions)] * 2)
+        hits = query_hits(self.chunks, self.questions, self.queries)
         self.needle_in_top = np.take_along_axis(hits, self.top_in, axis=1)
         # the best answer: nearest chunk that carries the needle, anywhere in the corpus
         self.best_answer = np.where(hits, dist_in, np.inf).min(axis=1)

@@ -13,7 +13,7 @@ import ipywidgets as w
 
 from ragkit import plots
 from ragkit.chunking import STRATEGIES, chunk_corpus
-from ragkit.evaluation import METRICS, Evaluation
+from ragkit.evaluation import LEVELS, METRICS, Evaluation, with_holm
 from ragkit.threshold import KEEP, Sweep, gate
 
 
@@ -124,7 +124,7 @@ class ChunkExplorer:
 
 
 class StrategyDuel:
-    """Two runs and a metric: wins, losses, the exact p and the queries that disagree."""
+    """Two runs: wins, losses and exact p at every metric and both levels, Holm over what is shown, and who disagrees."""
 
     def __init__(self, ev: Evaluation, a: str = "E/dense", b: str = "A/dense", metric: str = "R@20"):
         labels = list(ev.results)
@@ -138,14 +138,32 @@ class StrategyDuel:
         self.update()
 
     def update(self) -> None:
-        c = self.ev.compare(self.a.value, self.b.value, self.metric.value)
-        queries = {f"{q.qid}/{q.phrasing}": q.text for q in self.ev.queries}
-        row = lambda ids: "".join(f"<li><code>{i}</code> {html.escape(queries[i])}</li>" for i in ids) or "<li>none</li>"
-        verdict = "a difference this data can tell apart" if c.test.p < 0.05 else "not distinguishable at 64 queries"
-        self.result.value = (f"<p><b>{c.a}</b> wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>; exact "
-                             f"two-sided sign test p = <b>{c.test.p:.3g}</b> ({verdict}).</p>"
-                             f"<details><summary>queries where {c.a} wins</summary><ul>{row(c.wins)}</ul></details>"
-                             f"<details><summary>queries where {c.b} wins</summary><ul>{row(c.losses)}</ul></details>")
+        a, b, chosen = self.a.value, self.b.value, self.metric.value
+        if a == b:
+            self.result.value = "<p>Pick two different runs: a run never disagrees with itself.</p>"
+            return
+        shown = with_holm([self.ev.compare(a, b, m, level) for level in LEVELS for m in METRICS])
+        by = {(c.metric, c.level): c for c in shown}
+        cell = lambda c: (f"+{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}, Holm p = {c.p_holm:.3g}"
+                          if c.test.wins + c.test.losses else "no discordant pairs: p = 1")
+        marked = " style='font-weight:bold;background:#fff3e0'"
+        rows = "".join(f"<tr{marked if m == chosen else ''}><td>{m}</td>"
+                       f"<td>{cell(by[m, 'query'])}</td><td>{cell(by[m, 'needle'])}</td></tr>" for m in METRICS)
+        c = by[chosen, "needle"]
+        verdict = ("a difference this data can tell apart" if c.p_holm < 0.05 else
+                   f"not distinguishable with {self.ev.n_questions} needles")
+        texts = {q.id: q.text for q in self.ev.queries}
+        asked = lambda needle: "".join(f"<br><small>{html.escape(q.phrasing)}: {html.escape(texts[q.id])}</small>"
+                                       for q in self.ev.queries if q.qid == needle)
+        row = lambda ids: "".join(f"<li><code>{html.escape(i)}</code>{asked(i)}</li>" for i in ids) or "<li>none</li>"
+        self.result.value = (
+            f"<p>At <b>{chosen}</b>, needle by needle, <b>{html.escape(a)}</b> wins <b>{c.test.wins}</b>, loses "
+            f"<b>{c.test.losses}</b>; exact two-sided sign test p = <b>{c.test.p:.3g}</b>, Holm p = "
+            f"<b>{c.p_holm:.3g}</b> over the {len(shown)} tests below ({verdict}).</p>"
+            "<table><tr><th>metric</th><th>queries as pairs</th><th>needles as pairs</th></tr>"
+            f"{rows}</table>"
+            f"<details><summary>needles where {html.escape(a)} wins at {chosen}</summary><ul>{row(c.wins)}</ul></details>"
+            f"<details><summary>needles where {html.escape(b)} wins at {chosen}</summary><ul>{row(c.losses)}</ul></details>")
 
     def widget(self) -> w.Widget:
         return w.VBox([w.HBox([self.a, self.b, self.metric]), self.result])

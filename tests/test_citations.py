@@ -21,15 +21,26 @@ def test_locators_render_fragment_and_label():
     assert SheetRange("Budget", "A1:C9").label == "sheet 'Budget', A1:C9"
 
 
-def test_quote_is_content_not_the_embedded_text():
+def test_quote_is_the_verifiable_range_never_the_embedded_text():
     doc = make_document("# Doc\n\n## Sec\nFirst paragraph. " + "x" * 600 + "\n\nSecond one.\n")
     chunks = chunk_document(doc, "F", size=512)
     prompt, citations = build_context("q?", [(c, 0.3) for c in chunks])
     for chunk, cit in zip(chunks, citations):
-        assert cit.quote == chunk.content and cit.quote != chunk.text
-        assert cit.fragment == f"#char={chunk.start},{chunk.end}"
+        start, end, words = chunk.quoted
+        assert cit.quote == words and cit.quote != chunk.text and doc.text[start:end] == words
+        assert cit.fragment == f"#char={start},{end}"
+    assert citations[1].quote == chunks[1].overlap + chunks[1].content  # contiguous overlap: quoted with it
     assert "SOURCES" in prompt and prompt.rstrip().endswith("QUESTION\nq?")
     assert "[2] Doc - Sec\n" in prompt and "[Doc > Sec]" not in prompt
+
+
+def test_an_overlap_glued_across_a_heading_is_not_quoted():
+    doc = make_document("# Doc\n\n## One\nThe tail sentence of section one.\n\n## Two\nBody of section two.\n")
+    first, second = chunk_document(doc, "D", size=512, overlap=64)
+    assert second.overlap == first.content + "\n" and not second.overlap_contiguous
+    assert second.quoted == (second.start, second.end, second.content)
+    _, (_, cit) = build_context("q?", [(first, 0.1), (second, 0.2)])
+    assert cit.quote == second.content and cit.fragment == f"#char={second.start},{second.end}"
 
 
 def test_every_citation_of_every_bundled_query_verifies(corpus):

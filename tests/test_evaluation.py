@@ -9,7 +9,7 @@ from ragkit.__main__ import main
 from ragkit.chunking import chunk_document
 from ragkit.data import Question, load_questions
 from ragkit.errors import InputError
-from ragkit.evaluation import Result, compare, evaluate, first_hit_ranks, needle_hits
+from ragkit.evaluation import Result, compare, evaluate, first_hit_ranks, needle_hits, query_hits
 
 from conftest import ROOT, make_document
 
@@ -72,7 +72,7 @@ def test_recall_and_mrr_equal_ranx(evaluation, corpus):
 
     ev, questions = evaluation
     chunks = chunk_corpus(corpus, "E")
-    hits = np.concatenate([needle_hits(chunks, questions)] * 2)
+    hits = query_hits(chunks, questions, ev.queries)
     texts = [q.text for q in ev.queries]
     run = Retriever(chunks, progress=False).dense(texts)
     ids = [f"q{i}" for i in range(len(texts))]
@@ -89,8 +89,8 @@ def test_destroyed_needles_rank_zero_everywhere_and_others_are_found(evaluation)
     ev, questions = evaluation
     for label, result in ev.results.items():
         lost = set(ev.destroyed[result.strategy])
-        for qid, rank in zip(result.query_ids, result.ranks):
-            assert (rank == 0) == (qid.split("/")[0] in lost), (label, qid)
+        for needle, rank in zip(result.needle_ids, result.ranks):
+            assert (rank == 0) == (needle in lost), (label, needle)
 
 
 def test_tables_carry_wilson_intervals(evaluation):
@@ -117,5 +117,123 @@ def test_eval_command_prints_and_writes_json(tmp_path, capsys):
     assert {"queries", "strategies", "runs", "table", "comparisons"} <= set(data)
     assert len(data["queries"]) == 64 and all(len(r["ranks"]) == 64 for r in data["runs"])
     assert data["strategies"]["E"]["tokens"]["header_pieces"] > 0
-    (cmp,) = [c for c in data["comparisons"] if (c["a"], c["b"], c["metric"]) == ("E/dense", "A/dense", "R@20")]
-    assert cmp["wins"] == len(cmp["a_wins_on"]) and cmp["losses"] == len(cmp["b_wins_on"])
+    ids = [q["id"] for q in data["queries"]]
+    for run in data["runs"]:
+        lost = set(data["strategies"][run["strategy"]]["destroyed"])
+        assert all((rank is None) == (qid.split("/")[0] in lost) for qid, rank in zip(ids, run["ranks"]))
+    pairs = [c for c in data["comparisons"] if (c["a"], c["b"], c["metric"]) == ("E/dense", "A/dense", "R@20")]
+    assert sorted(c["level"] for c in pairs) == ["needle", "query"]
+    for cmp in pairs:
+        assert cmp["wins"] == len(cmp["a_wins_on"]) and cmp["losses"] == len(cmp["b_wins_on"])
+        assert cmp["p"] <= cmp["p_holm"] <= 1
+    by_level = {c["level"]: c for c in pairs}
+    assert by_level["needle"]["wins"] <= len({q["question"] for q in data["queries"]}) < by_level["query"]["wins"] + 32
+    assert all(n.startswith("q") and "/" not in n for n in by_level["needle"]["a_wins_on"])
+    assert "needle level" in printed and "Holm p" in printed
+
+
+def test_hits_count_what_the_prompt_quotes(corpus):
+    from ragkit.citations import build_context
+
+    questions = load_questions(ROOT / "data" / "questions.jsonl")
+    for strategy in "BDF":
+        chunks = chunk_corpus_of(corpus, strategy)
+        hits = needle_hits(chunks, questions)
+        _, citations = build_context("q?", [(c, 0.0) for c in chunks])
+        for i, q in enumerate(questions):
+            quoted = [c.document_id == q.doc_id and q.needle in c.quote for c in citations]
+            assert hits[i].tolist() == quoted, (strategy, q.id)
+
+
+def test_a_needle_only_in_an_overlap_glued_across_a_heading_is_no_hit():
+    needle = "The whole needle sentence closes section one."
+    doc = make_document(f"# Doc\n\n## One\nOpening words. {needle}\n\n## Two\nBody of section two.\n")
+    first, second = chunk_document(doc, "D", size=512, overlap=64)
+    assert needle in second.carried and needle in first.content
+    assert needle_hits([first, second], [question(needle)]).tolist() == [[True, False]]
+
+
+def test_query_hits_follow_each_querys_question_not_its_position():
+    from ragkit.data import Query
+
+    doc = make_document("# Doc\n\nAlpha needle sentence number one.\n\nBeta needle sentence number two.\n")
+    chunks = chunk_document(doc, "C", size=40)
+    qa = Question("qa", "doc", "Alpha needle sentence number one.", "a?", "a!")
+    qb = Question("qb", "doc", "Beta needle sentence number two.", "b?", "b!")
+    qs = [Query("qb", "ticket", "b!"), Query("qa", "question", "a?"), Query("qb", "question", "b?")]
+    assert [q.id for q in qs] == ["qb/ticket", "qa/question", "qb/question"]
+    hits = query_hits(chunks, [qa, qb], qs)
+    assert hits.tolist() == [[False, True], [True, False], [False, True]]
+    with pytest.raises(InputError, match="qz"):
+        query_hits(chunks, [qa], [Query("qz", "question", "z?")])
+
+
+def test_needle_level_compare_names_needles_and_drop_leaves_them_out():
+    ids = ("n1/question", "n2/question", "n1/ticket", "n2/ticket")
+    needles = ("n1", "n2", "n1", "n2")
+    a = Result("E", "dense", np.array([1, 1, 1, 0]), ids, needles)
+    b = Result("A", "dense", np.array([0, 0, 0, 1]), ids, needles)
+    q = compare(a, b, "R@1")
+    n = compare(a, b, "R@1", "needle")
+    assert (q.test.wins, q.test.losses) == (3, 1) and (n.test.wins, n.test.losses, n.wins) == (1, 0, ("n1",))
+    assert n.level == "needle" and "needle level" in str(n)
+    d = compare(a, b, "R@1", "needle", drop=["n1"])
+    assert (d.test.wins, d.test.losses) == (0, 0) and d.test.p == 1.0
+    with pytest.raises(InputError, match="drop fewer"):
+        compare(a, b, "R@1", drop=["n1", "n2"])
+
+
+def test_holm_is_applied_per_level_within_the_family():
+    from ragkit.evaluation import with_holm
+    from ragkit.statistics import holm
+
+    ids = tuple(f"q{i}/{p}" for p in ("question", "ticket") for i in range(8))
+    needles = tuple(i.split("/")[0] for i in ids)
+    rng = np.random.default_rng(1)
+    runs = [Result(s, "dense", rng.integers(0, 6, size=16), ids, needles) for s in "ABC"]
+    cs = [compare(x, y, m, level) for level in ("query", "needle") for x, y in ((runs[0], runs[1]), (runs[2], runs[1]))
+          for m in ("R@1", "R@4")]
+    done = with_holm(cs)
+    for level in ("query", "needle"):
+        got = [c.p_holm for c in done if c.level == level]
+        assert got == holm([c.test.p for c in cs if c.level == level])
+    (single,) = with_holm([cs[0]])
+    assert single.p_holm == single.test.p
+
+
+def test_eval_refuses_an_empty_questions_file(tmp_path, capsys):
+    empty = tmp_path / "questions.jsonl"
+    empty.write_text("\n")
+    assert main(["eval", "--questions", str(empty), "--strategies", "E", "--rerankers", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "holds no questions" in err and "Traceback" not in err
+
+
+def test_eval_checks_the_json_path_before_evaluating(tmp_path, capsys, monkeypatch):
+    import ragkit.evaluation
+
+    monkeypatch.setattr(ragkit.evaluation, "evaluate", lambda *a, **k: pytest.fail("evaluated before the path check"))
+    missing = tmp_path / "no" / "such" / "out.json"
+    assert main(["eval", "--strategies", "E", "--rerankers", "--quiet", "--json", str(missing)]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["eval", "--strategies", "E", "--rerankers", "--quiet", "--json", str(tmp_path)]) == 1
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_eval_refuses_needles_absent_from_the_corpus(tmp_path, corpus, capsys):
+    lines = (ROOT / "data" / "questions.jsonl").read_text().splitlines()[:3]
+    rows = [json.loads(line) for line in lines]
+    rows[1]["needle"] = "This sentence appears nowhere in the bundled corpus at all."
+    rows[2]["doc_id"] = "no-such-document"
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["eval", "--questions", str(path), "--strategies", "E", "--rerankers", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{rows[1]['id']}, {rows[2]['id']}" in err and "not in its document" in err
+    assert rows[0]["id"] not in err.split("not in its document")[0]
+
+
+def chunk_corpus_of(corpus, strategy):
+    from ragkit.chunking import chunk_corpus
+
+    return chunk_corpus(corpus, strategy)

@@ -1,5 +1,6 @@
 """Wilson intervals and the exact sign test: checked against scipy and against the chapter's figures."""
 
+import numpy as np
 import pytest
 from scipy.stats import binomtest
 
@@ -37,3 +38,92 @@ def test_sign_test_reproduces_the_chapter(wins, losses, p):
 def test_sign_test_needs_paired_samples():
     with pytest.raises(ValueError):
         sign_test([1, 0], [1])
+
+
+def test_holm_equals_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from ragkit.statistics import holm
+
+    rng = np.random.default_rng(7)
+    families = [rng.uniform(0, 0.2, size=m).tolist() for m in (2, 5, 7, 15, 75)]
+    families += [[0.01, 0.01, 0.04], [1.0, 1.0], [0.0, 0.5, 1.0], [0.03, 0.2, 0.015, 0.9]]
+    for ps in families:
+        expected = multipletests(ps, method="holm")[1]
+        assert holm(ps) == pytest.approx(expected.tolist(), abs=1e-15)
+
+
+def test_holm_of_one_is_raw_and_empty_is_empty_and_bad_p_is_refused():
+    from ragkit.errors import InputError
+    from ragkit.statistics import holm
+
+    assert holm([0.037]) == [0.037] and holm([1.0]) == [1.0] and holm([]) == []
+    with pytest.raises(InputError, match="must lie in"):
+        holm([0.2, float("nan")])
+
+
+def test_needle_sign_test_counts_needles_not_queries():
+    from ragkit.statistics import needle_sign_test
+
+    # three needles asked twice: A wins both phrasings of n1 and n2, B wins one phrasing of n3
+    needles = ["n1", "n2", "n3", "n1", "n2", "n3"]
+    a, b = [1, 1, 0, 1, 1, 1], [0, 0, 1, 0, 0, 1]
+    assert (sign_test(a, b).wins, sign_test(a, b).losses) == (4, 1)
+    t = needle_sign_test(a, b, needles)
+    assert (t.wins, t.losses) == (2, 1)
+    assert t.p == pytest.approx(binomtest(2, 3, 0.5).pvalue)
+
+
+def test_needle_sign_test_with_one_or_three_phrasings_per_needle():
+    from ragkit.statistics import needle_scores, needle_sign_test
+
+    needles = ["n1", "n2", "n2", "n2", "n3"]
+    a, b = [1, 1, 1, 0, 0], [0, 1, 0, 0, 0]
+    ids, scores = needle_scores(a, needles)
+    assert ids == ("n1", "n2", "n3") and scores.tolist() == pytest.approx([1, 2 / 3, 0])
+    t = needle_sign_test(a, b, needles)
+    assert (t.wins, t.losses) == (2, 0)
+
+
+def test_no_discordant_needle_is_p_one_said_plainly():
+    from ragkit.statistics import needle_sign_test
+
+    t = needle_sign_test([1, 0, 1, 0], [1, 0, 1, 0], ["a", "b", "a", "b"])
+    assert (t.wins, t.losses, t.p) == (0, 0, 1.0)
+    assert str(t) == "no discordant pairs, so nothing to test: p = 1"
+
+
+def test_cluster_bootstrap_is_wider_when_phrasings_agree_and_equals_iid_for_singletons():
+    from ragkit.statistics import cluster_bootstrap
+
+    rng = np.random.default_rng(3)
+    hit = (rng.uniform(size=32) < 0.6).astype(float)
+    twice = np.concatenate([hit, hit])  # both phrasings of a needle always agree
+    ids = [f"n{i}" for i in range(32)] * 2
+    clustered = cluster_bootstrap(twice, ids)
+    singles = cluster_bootstrap(twice, [f"q{i}" for i in range(64)])
+    assert clustered.low <= twice.mean() <= clustered.high
+    assert clustered.high - clustered.low > 1.25 * (singles.high - singles.low)
+    assert clustered.design_effect == pytest.approx(2.0, rel=0.15)  # m = 2 identical phrasings: deff = 2
+    assert singles.design_effect == pytest.approx(1.0, rel=0.1)
+    again = cluster_bootstrap(twice, ids)
+    assert (again.low, again.high) == (clustered.low, clustered.high)  # fixed seed
+
+
+def test_cluster_bootstrap_refuses_an_empty_run():
+    from ragkit.errors import InputError
+    from ragkit.statistics import cluster_bootstrap
+
+    with pytest.raises(InputError, match="no queries"):
+        cluster_bootstrap([], [])
+
+
+@pytest.mark.parametrize("lead, wins, losses, p_holm, expected", [
+    (15, 14, 2, 0.01, "consistent"), (15, 2, 14, 0.01, "contradicts"),
+    (-4, 1, 2, 0.9, "inconclusive, same direction"), (-4, 2, 1, 0.9, "inconclusive, opposite direction"),
+    (10, 8, 1, 0.06, "inconclusive, same direction"), (10, 3, 3, 1.0, "inconclusive, no lead either way"),
+])
+def test_verdict_rule(lead, wins, losses, p_holm, expected):
+    from ragkit.statistics import verdict
+
+    assert verdict(lead, wins, losses, p_holm) == expected

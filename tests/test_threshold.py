@@ -8,7 +8,7 @@ from ragkit.data import load_out_of_domain, load_questions
 from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.errors import InputError
-from ragkit.evaluation import needle_hits
+from ragkit.evaluation import query_hits
 from ragkit.threshold import Sweep, check_cut, default_cuts, gate
 from ragkit.retrieval import Retriever
 
@@ -64,7 +64,7 @@ def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
     s, retriever, questions, ood, chunks = bundled_sweep
     in_run = retriever.dense([q.text for q in s.queries])
     out_run = retriever.dense([o.query for o in ood])
-    hits = np.concatenate([needle_hits(chunks, questions)] * 2)
+    hits = query_hits(chunks, questions, s.queries)
     for cut in [None, 0.9, 0.675, 0.6, 0.525, 0.4]:
         kept_in = [gate(in_run.ranking[i], in_run.distance[i], cut) for i in range(len(s.queries))]
         kept_out = [gate(out_run.ranking[i], out_run.distance[i], cut) for i in range(len(ood))]

@@ -1,0 +1,87 @@
+"""Per-query latency measured on this machine, stage by stage, each figure labelled with how it was measured.
+
+A figure that mixes batching, threads or a warm cache into a per-query cost cannot stand
+beside the chapter's single-threaded ones, so every timing here says what it did.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from threadpoolctl import threadpool_limits
+
+from ragkit.fusion import rrf_many
+from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One stage's median time per query, how it was measured, and the chapter's figure when it has one."""
+
+    stage: str
+    ms: float
+    how: str
+    chapter_ms: float | None = None
+
+
+def median_ms(work: Callable[[], object], repeat: int) -> float:
+    """Median wall time of ``work`` over ``repeat`` calls, in milliseconds (after one untimed call)."""
+    work()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - t)
+    return 1000 * statistics.median(times)
+
+
+def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH,
+            repeat: int = 20) -> list[Timing]:
+    """Time one query through each stage: embedding (computed, never read from the cache), scan, BM25, fusion, MaxSim."""
+    from ragkit import chapter
+
+    embedder = retriever.embedder
+    model = embedder.model  # loading the model is a start-up cost, not a per-query one
+    cores = os.cpu_count() or 1
+    embed_ms = median_ms(lambda: embedder.encode([query], progress=False, cache=False), max(3, repeat // 4))
+    q = embedder.encode([query], progress=False)
+    out = [Timing("query embedding", embed_ms, f"one query, batch 1, computed by the model (cache bypassed), "
+                                               f"onnxruntime's default threads on {cores} core(s)", chapter.QUERY_MS)]
+    with threadpool_limits(1):
+        dense = rank(cosine_distance(q, retriever.vectors), higher_is_better=False)
+        bm25 = rank(retriever.lexical.scores_many([query]))
+        out.append(Timing("dense scan", median_ms(lambda: rank(cosine_distance(q, retriever.vectors), False), repeat),
+                          f"one query against {len(retriever.vectors):,} vectors, product and sort, 1 thread",
+                          chapter.SCAN_MS))
+        out.append(Timing("BM25", median_ms(lambda: rank(retriever.lexical.scores_many([query])), repeat),
+                          f"one query over {len(retriever.texts):,} chunks, scores and sort, 1 thread", chapter.BM25_MS))
+        out.append(Timing("fusion (RRF)", median_ms(lambda: rrf_many(dense, bm25), repeat),
+                          "one query's two full rankings, 1 thread"))
+    if maxsim:
+        texts = [retriever.texts[j] for j in rrf_many(dense, bm25)[0, :depth]]
+        encode = lambda items, batch: model.encode(items, output_value="token_embeddings", batch_size=batch,
+                                                  convert_to_numpy=False, show_progress_bar=False)
+        out.append(Timing("query token vectors", median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
+                          f"one query, batch 1, computed by the model, onnxruntime's default threads on {cores} core(s)"))
+        blocks = embedder.token_vectors(texts)
+        qt = embedder.token_vectors([query])[0]
+        with threadpool_limits(1):
+            out.append(Timing("MaxSim products", median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat),
+                              f"{depth} chunks' token vectors already in memory, 1 thread"))
+        out.append(Timing("chunk token vectors", median_ms(lambda: encode(texts, 8), 1),
+                          f"{depth} chunks, batch 8, computed by the model: paid at index time when they are stored, "
+                          "at query time when they are not", None))
+    return out
+
+
+def timings_table(timings: list[Timing]):
+    """The timings as a table for people: stage, ours in ms (three decimals), the chapter's, how ours was measured."""
+    import pandas as pd
+
+    return pd.DataFrame([{"stage": t.stage, "here (ms)": f"{t.ms:.3f}",
+                          "chapter (ms)": "" if t.chapter_ms is None else f"{t.chapter_ms:g}", "how": t.how}
+                         for t in timings])
