@@ -28,6 +28,8 @@ class Run:
     strategy: str
     ranking: np.ndarray
     distance: np.ndarray | None = None
+    matched: np.ndarray | None = None
+    """Which chunks the retriever actually found per query (bool); None: every chunk (dense)."""
 
     def top(self, query: int, k: int) -> np.ndarray:
         """The first k chunk indices for one query."""
@@ -80,13 +82,15 @@ class Retriever:
 
     def bm25(self, queries: Sequence[str]) -> Run:
         """Rank by BM25 score over the same text that is embedded."""
-        return Run("bm25", self.strategy, rank(self.lexical.scores_many(list(queries))))
+        scores = self.lexical.scores_many(list(queries))
+        return Run("bm25", self.strategy, rank(scores), matched=scores > 0)
 
     def hybrid(self, queries: Sequence[str], dense: Run | None = None, bm25: Run | None = None) -> Run:
-        """Reciprocal rank fusion of the dense and BM25 rankings."""
+        """Reciprocal rank fusion of the dense and BM25 rankings; BM25 credits only chunks that share a term."""
         dense = dense or self.dense(queries)
         bm25 = bm25 or self.bm25(queries)
-        return Run("hybrid", self.strategy, rrf_many(dense.ranking, bm25.ranking), dense.distance)
+        fused = rrf_many(dense.ranking, bm25.ranking, matched=bm25.matched)
+        return Run("hybrid", self.strategy, fused, dense.distance)
 
     def reranked(self, queries: Sequence[str], reranker, base: Run | None = None,
                  depth: int = RERANK_DEPTH) -> Run:

@@ -33,5 +33,38 @@ def test_vectorised_equals_row_by_row(n, q, rnd):
     first = np.array([rnd.sample(range(n), n) for _ in range(q)])
     second = np.array([rnd.sample(range(n), n) for _ in range(q)])
     fused = rrf_many(first, second)
+    matched = np.array([[rnd.random() < 0.5 for _ in range(n)] for _ in range(q)])
+    partial = rrf_many(first, second, matched=matched)
     for i in range(q):
         assert fused[i].tolist() == rrf([first[i], second[i]]).tolist()
+        found = [item for item in second[i] if matched[i, item]]
+        assert partial[i].tolist() == rrf([first[i], found]).tolist()
+
+
+class _FixedEmbedder:
+    """Vectors from a lookup table: dense ranking is known in advance, no model needed."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def encode(self, texts, progress=False):
+        vectors = np.array([self.table[t] for t in texts], dtype=np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_hybrid_ignores_zero_score_bm25():
+    from ragkit.chunking import Chunk
+    from ragkit.retrieval import Retriever
+
+    contents = ["alpha beta", "gamma delta", "epsilon zeta", "eta theta", "iota kappa", "lambda mu"]
+    chunks = [Chunk("d", "D", "", 10 * i, 10 * i + len(t), t) for i, t in enumerate(contents)]
+    query = "nothing shared here"
+    # dense prefers the LAST chunks; BM25 scores every chunk zero, so its ranking is plain corpus order
+    table = {t: [1.0, float(i)] for i, t in enumerate(contents)} | {query: [0.0, 1.0], "gamma nothing": [0.0, 1.0]}
+    r = Retriever(chunks, _FixedEmbedder(table), progress=False)
+    assert not r.lexical.scores(query).any()
+    dense, hybrid = r.dense([query]), r.hybrid([query])
+    assert hybrid.ranking[0].tolist() == dense.ranking[0].tolist()
+    # a shared term still counts: the one chunk holding "gamma" is lifted above its dense rank
+    both = r.hybrid(["gamma nothing"])
+    assert both.ranking[0].tolist().index(1) < r.dense(["gamma nothing"]).ranking[0].tolist().index(1)
