@@ -23,7 +23,7 @@ def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndar
     """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row.
 
     ``matched`` (bool, queries x items) says which items the second retriever actually found;
-    the rest sit in its ranking only to make it a permutation and earn no credit (a BM25 chunk
+    they lead its ranking; the rest sit there only to make it a permutation and earn no credit (a BM25 chunk
     that shares no term with the query scores zero: its rank is corpus order, not relevance).
     """
     n_queries, n_items = first.shape
