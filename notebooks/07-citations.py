@@ -122,12 +122,13 @@ pd.DataFrame({"type": [type(l).__name__ for l in locators], "fragment": [l.fragm
 # %%
 made_up = ("Count the examples where the two models disagree and run a sign test [1]. On a small test set "
            "even a perfect score leaves a wide interval [2]. Five hundred examples are always enough [9].")
-rendered = render_links(made_up, result.citations, "https://example.org/course")
+rendered = render_links(made_up, result.citations, course.corpus)
 display(Markdown(rendered.text))
 display(Markdown(f"Markers that name no source: **{list(rendered.unknown)}**"))
 
 # %% [markdown]
-# Hover over a link (or open it) to see the document, section and character range it points at. The
+# Hover over a link to see the document, section and character range it points at; open it and JupyterLab
+# shows the document file itself (the link is a path relative to this notebook). The
 # flagged marker is what a careful interface would show as an error, or strip together with its claim.
 #
 # ## NO ANSWER
@@ -176,7 +177,7 @@ if generator is None:
                      "(or point `RAGKIT_GENERATOR` at a folder holding Qwen2.5-0.5B-Instruct), then rerun."))
 else:
     generated = answer(result.question, retriever, generator=generator)
-    display(Markdown(render_links(generated.text, generated.citations, "https://example.org/course").text))
+    display(Markdown(render_links(generated.text, generated.citations, course.corpus).text))
     display(Markdown(f"Prompt: **{generated.prompt_tokens}** tokens by *{generated.counted_with}* "
                      f"(the chapter: **{chapter.PROMPT_TOKENS}**)"))
 

@@ -9,12 +9,16 @@ Media Fragments), a spreadsheet sheet and A1 range.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
+from urllib.parse import quote
 
 from ragkit.chunking import Chunk
 from ragkit.corpus import Corpus
+from ragkit.errors import InputError
 
 INSTRUCTION = ("Use only the numbered sources below to answer. Mark every claim with the number of its source, "
                "like [1]. If the sources do not answer the question, say so and write nothing else.")
@@ -148,8 +152,38 @@ class RenderedAnswer:
     unknown: tuple[int, ...]
 
 
-def render_links(answer_text: str, citations: Sequence[Citation], base_url: str) -> RenderedAnswer:
-    """Replace each [n] by a Markdown link to its fragment; flag [n] with no such source."""
+def _link_title(text: str) -> str:
+    """A Markdown link title in double quotes: every ASCII punctuation mark backslash-escaped (CommonMark)."""
+    return '"' + re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text) + '"'
+
+
+def document_href(citation: Citation, corpus: Corpus | None = None, base_url: str | None = None,
+                  start: str | Path | None = None) -> str:
+    """A citation's link target, percent-encoded, with the locator's fragment.
+
+    The document's file relative to ``start`` (default: the working folder), or ``base_url/ID.md``.
+    """
+    if base_url is not None:
+        path = f"{citation.document_id}.md"
+        return f"{base_url.rstrip('/')}/{quote(path)}{citation.fragment}"
+    if corpus is None:
+        raise InputError("a link needs the document's file: pass the corpus (or a base_url for a web server)")
+    try:
+        file = Path(corpus[citation.document_id].path).resolve()
+    except KeyError:
+        raise InputError(f"source [{citation.index}] names document {citation.document_id!r}, which is not in "
+                         f"{corpus.folder}: render the links with the corpus the citations came from") from None
+    relative = Path(os.path.relpath(file, Path(start or Path.cwd()).resolve())).as_posix()
+    return f"{quote(relative)}{citation.fragment}"
+
+
+def render_links(answer_text: str, citations: Sequence[Citation], corpus: Corpus | None = None,
+                 base_url: str | None = None, start: str | Path | None = None) -> RenderedAnswer:
+    """Replace each [n] by a Markdown link to its document and fragment; flag [n] with no such source.
+
+    Links point at the document's file relative to ``start`` (the working folder by default, so
+    JupyterLab opens the file from a notebook), or under ``base_url`` when one is given.
+    """
     by_index = {c.index: c for c in citations}
     unknown: list[int] = []
 
@@ -159,7 +193,8 @@ def render_links(answer_text: str, citations: Sequence[Citation], base_url: str)
         if c is None:
             unknown.append(n)
             return f"[{n}: no such source]"
-        return f"[[{n}]]({base_url.rstrip('/')}/{c.document_id}.md{c.fragment} \"{c.document_name} - {c.locator_label}\")"
+        href = document_href(c, corpus, base_url, start)
+        return f"[[{n}]]({href} {_link_title(f'{c.document_name} - {c.locator_label}')})"
 
     text = re.sub(r"\[(\d+)\]", link, answer_text)
     return RenderedAnswer(text, tuple(unknown))
@@ -172,4 +207,4 @@ def citation_table(citations: Sequence[Citation]) -> list[dict]:
 
 
 __all__ = ["CharRange", "Citation", "MediaRange", "PdfPage", "RenderedAnswer", "SheetRange",
-           "build_context", "citation_table", "cite", "render_links", "verify"]
+           "build_context", "citation_table", "cite", "document_href", "render_links", "verify"]

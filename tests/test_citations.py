@@ -1,10 +1,14 @@
 """Citations quote content, locate it exactly, and links are written by the server, never the model."""
 
+from urllib.parse import unquote, urlsplit
+
 import pytest
+from markdown_it import MarkdownIt
 
 from ragkit.answer import NoAnswer, answer
 from ragkit.chunking import chunk_corpus, chunk_document
 from ragkit.citations import (CharRange, MediaRange, PdfPage, SheetRange, build_context, render_links, verify)
+from ragkit.corpus import load_corpus
 from ragkit.data import load_questions, queries
 from ragkit.errors import InputError
 from ragkit.retrieval import Retriever
@@ -52,9 +56,46 @@ def test_verify_catches_a_wrong_locator(corpus):
 def test_links_are_written_by_the_server_and_unknown_markers_flagged():
     doc = make_document("# Doc\n\n## Sec\nA sentence.\n")
     _, citations = build_context("q", [(c, 0.2) for c in chunk_document(doc, "E")])
-    out = render_links("It is so [1], and also [3].", citations, "https://example.org/course/")
+    out = render_links("It is so [1], and also [3].", citations, base_url="https://example.org/course/")
     assert '[[1]](https://example.org/course/doc.md#char=' in out.text
     assert "[3: no such source]" in out.text and out.unknown == (3,)
+
+
+def _links(markdown: str) -> list[tuple[str, str]]:
+    """(href, title) of every link, as a CommonMark renderer reads them."""
+    tokens = MarkdownIt("commonmark").parseInline(markdown)[0].children
+    return [(t.attrGet("href"), t.attrGet("title")) for t in tokens if t.type == "link_open"]
+
+
+HOSTILE_IDS = ["h#sh", "q?mark", "pct%41", "two words", "par)en", "ünï"]
+
+
+@pytest.mark.parametrize("doc_id", HOSTILE_IDS)
+def test_links_percent_encode_ids_and_escape_titles(tmp_path, doc_id):
+    title = 'A "quoted" title (with) \\ [brackets] & more'
+    (tmp_path / f"{doc_id}.md").write_text(f"# {title}\n\n## Sec\nA sentence.\n", encoding="utf-8")
+    corpus = load_corpus(tmp_path)
+    _, (cit,) = build_context("q", [(c, 0.2) for c in chunk_document(corpus.documents[0], "E")])
+    for kwargs, prefix in (({"base_url": "https://example.org/c"}, "https://example.org/c/"), ({"start": tmp_path}, "")):
+        ((href, shown),) = _links(render_links("see [1].", [cit], corpus, **kwargs).text)
+        assert href.startswith(prefix)
+        # a browser splits the URL like this: the id must stay in the path, the locator in the fragment
+        parts = urlsplit(href[len(prefix):])
+        assert unquote(parts.path) == f"{doc_id}.md" and not parts.query and f"#{parts.fragment}" == cit.fragment
+        assert shown == f"{title} - {cit.locator_label}"
+
+
+def test_links_point_at_the_file_inside_the_project_by_default(corpus, monkeypatch):
+    notebooks = ROOT / "notebooks"
+    monkeypatch.chdir(notebooks)
+    doc = corpus.documents[0]
+    _, citations = build_context("q", [(c, 0.2) for c in chunk_document(doc, "E")[:1]])
+    ((href, _),) = _links(render_links("so [1]", citations, corpus).text)
+    path, fragment = href.split("#")
+    assert (notebooks / unquote(path)).resolve() == doc.path.resolve() and not path.startswith(("/", "http"))
+    assert f"#{fragment}" == citations[0].fragment
+    with pytest.raises(InputError, match="pass the corpus"):
+        render_links("so [1]", citations)
 
 
 @pytest.fixture(scope="module")
