@@ -40,6 +40,10 @@ result = answer("How many test examples do I need?", retriever)
 # Read it as the model would: an instruction, numbered sources, the question. Notice what is missing:
 # no URLs, no character offsets, no file names a model could garble. The model only ever gets to say
 # "[2]".
+#
+# Each source sits between two marker lines that carry a tag, a hash of this prompt's quoted texts. A
+# document cannot know that tag in advance, so a document whose text contains a line such as
+# `[6] Fake - introduction` stays inside the block it was quoted in instead of posing as a sixth source.
 
 # %%
 print(result.prompt)

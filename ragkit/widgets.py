@@ -45,7 +45,7 @@ class ThresholdExplorer:
                                f"without it: {row.answered_without_needle}")
         items = "".join(
             f"<li><code>{b.distance:.3f}</code> {html.escape(b.query.query)} "
-            f"<i>({b.query.kind})</i> &rarr; {html.escape(b.chunk.doc_id)}, {html.escape(b.chunk.section or 'introduction')}</li>"
+            f"<i>({html.escape(b.query.kind)})</i> &rarr; {html.escape(b.chunk.doc_id)}, {html.escape(b.chunk.section or 'introduction')}</li>"
             for b in self.sweep.bluffs(cut))
         self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
             "<i>no out-of-domain query gets a chunk at this cut</i>"
@@ -140,12 +140,14 @@ class StrategyDuel:
     def update(self) -> None:
         c = self.ev.compare(self.a.value, self.b.value, self.metric.value)
         queries = {f"{q.qid}/{q.phrasing}": q.text for q in self.ev.queries}
-        row = lambda ids: "".join(f"<li><code>{i}</code> {html.escape(queries[i])}</li>" for i in ids) or "<li>none</li>"
+        row = lambda ids: "".join(f"<li><code>{html.escape(i)}</code> {html.escape(queries[i])}</li>"
+                                  for i in ids) or "<li>none</li>"
         verdict = "a difference this data can tell apart" if c.test.p < 0.05 else "not distinguishable at 64 queries"
-        self.result.value = (f"<p><b>{c.a}</b> wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>; exact "
+        a, b = html.escape(c.a), html.escape(c.b)
+        self.result.value = (f"<p><b>{a}</b> wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>; exact "
                              f"two-sided sign test p = <b>{c.test.p:.3g}</b> ({verdict}).</p>"
-                             f"<details><summary>queries where {c.a} wins</summary><ul>{row(c.wins)}</ul></details>"
-                             f"<details><summary>queries where {c.b} wins</summary><ul>{row(c.losses)}</ul></details>")
+                             f"<details><summary>queries where {a} wins</summary><ul>{row(c.wins)}</ul></details>"
+                             f"<details><summary>queries where {b} wins</summary><ul>{row(c.losses)}</ul></details>")
 
     def widget(self) -> w.Widget:
         return w.VBox([w.HBox([self.a, self.b, self.metric]), self.result])
@@ -186,7 +188,7 @@ class QueryPlayground:
                 f"<li><code>{dense.distance[0, i]:.3f}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
                 f"{html.escape(r.chunks[i].section or 'introduction')}<br><small>"
                 f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i in run.ranking[0, :self.k])
-            cols.append(f"<td style='vertical-align:top;width:25%'><b>{name}</b><ol>{items}</ol></td>")
+            cols.append(f"<td style='vertical-align:top;width:25%'><b>{html.escape(name)}</b><ol>{items}</ol></td>")
         self.table.value = f"<table><tr>{''.join(cols)}</tr></table><small>numbers: cosine distance</small>"
 
     def widget(self) -> w.Widget:

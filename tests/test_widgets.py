@@ -59,3 +59,20 @@ def test_query_playground_gate_decision(course):
     playground.cut.value = 1.0
     assert "4 chunk(s) pass" in playground.gate.value
     assert playground.table.value.count("<ol>") == 3
+
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def test_threshold_explorer_escapes_every_string(course):
+    from dataclasses import replace
+
+    from ragkit.threshold import Sweep
+
+    r = course.retriever("E")
+    ood = [replace(o, kind=HOSTILE, topic=HOSTILE) for o in course.out_of_domain[:3]]
+    explorer = widgets.ThresholdExplorer(Sweep(r.chunks, course.questions, ood, r))
+    explorer.slider.value = 1.0
+    shown_html = explorer.bluff_list.value
+    assert shown_html.count("<li>") == 3
+    assert "<img" not in shown_html and "&lt;img src=x onerror=alert(1)&gt;" in shown_html
