@@ -36,6 +36,7 @@ import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 import ragkit.course
 from ragkit import chapter, index
+from ragkit.chunking import SIZE
 from ragkit.corpus import load_corpus
 from ragkit.embedding import default_embedder
 from ragkit.errors import StaleIndex
@@ -132,7 +133,7 @@ first = next(iter(entries.values()))
 
 # %%
 corpus = load_corpus(folder)
-counts = pd.DataFrame([{"document": d.id, "guessed by a client (characters / 512)": len(d.text) // 512,
+counts = pd.DataFrame([{"document": d.id, f"guessed by a client (characters / {SIZE})": len(d.text) // SIZE,
                         "counted by the indexer": entries[d.id].chunks,
                         "vectors in the file": np.load(out / entries[d.id].file)["vectors"].shape[0]}
                        for d in corpus.documents]).set_index("document")

@@ -10,9 +10,7 @@ from ragkit.citations import Citation, build_context
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.models import GENERATOR, hub_model_path
 from ragkit.retrieval import Retriever
-from ragkit.threshold import KEEP, check_cut, gate
-
-DEFAULT_CUT = 0.675
+from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
 
 @dataclass(frozen=True)

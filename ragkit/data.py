@@ -75,7 +75,8 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
     records, problems = [], []
     name = str(path)
     try:
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        # utf-8-sig: a byte order mark (Windows editors write one) is not part of the first line
+        lines = Path(path).read_text(encoding="utf-8-sig").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         return [], [Problem(name, 0, f"cannot read the file ({exc}): check the path and that it is UTF-8")]
     for number, raw in enumerate(lines, 1):
@@ -86,16 +87,33 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
         except json.JSONDecodeError as exc:
             problems.append(Problem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
             continue
+        except RecursionError:
+            problems.append(Problem(name, number, "JSON nested too deeply to read: write one flat object per line"))
+            continue
         if not isinstance(obj, dict):
             problems.append(Problem(name, number, "not a JSON object: write {\"id\": ..., ...}"))
             continue
-        bad = [k for k in required if not isinstance(obj.get(k), str) or not obj[k].strip()]
+        typed = [f"{k} ({type(obj[k]).__name__} {_short(obj[k])})" for k in required
+                 if k in obj and not isinstance(obj[k], str)]
+        if typed:
+            problems.append(Problem(name, number, f"field(s) {', '.join(typed)} not a string: put the value in quotes"))
+            continue
+        bad = [k for k in required if not obj.get(k, "").strip()]
         if bad:
             problems.append(Problem(name, number, f"missing or empty field(s) {', '.join(bad)}: fill them in"))
             continue
         values = {k: obj[k] for k in required} | {k: str(obj[k]) for k in optional if k in obj}
         records.append(cls(**values, source=name, line=number))
     return records, problems
+
+
+def _short(value: object) -> str:
+    """A JSON value for a message, cut to 40 characters (a hostile value can be long or deeply nested)."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = "..."
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ragkit.chunking import blind_window_start, chunk_corpus
+from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.data import Question
 from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits
 from ragkit.lexical import tokenize
@@ -58,15 +58,15 @@ def check_destroyed_needle(course, question_id: str | None, cut_at: int | None) 
     carried = needle_hits(chunk_corpus(course.corpus, "A"), [q]).any()
     if carried:
         return Feedback(False, (f"{question_id} survives blind chunking: one chunk carries its whole needle",
-                                "a needle dies when a 512-character window ends inside it: look for "
-                                "offset + length > 512"))
+                                f"a needle dies when a {SIZE}-character window ends inside it: look for "
+                                f"offset + length > {SIZE}"))
     cut = blind_window_start(doc, end - 1)
     if cut_at != cut:
         side = "before the needle starts" if cut_at <= start else "after it ends" if cut_at >= end else \
             "inside the needle, but not where a window ends"
         return Feedback(False, (f"right question: {question_id} is destroyed by strategy A",
                                 f"but {cut_at} is {side}; windows restart right after the title line, "
-                                "every 512 characters"))
+                                f"every {SIZE} characters"))
     return Feedback(True, (f"{question_id}'s needle spans characters {start}-{end}; the blind window that starts "
                            f"at {cut} cuts it {cut - start} characters in", "no retriever can recover it: "
                            "its recall ceiling under A is zero"))

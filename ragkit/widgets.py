@@ -14,13 +14,13 @@ import ipywidgets as w
 from ragkit import plots
 from ragkit.chunking import STRATEGIES, chunk_corpus
 from ragkit.evaluation import METRICS, Evaluation
-from ragkit.threshold import KEEP, Sweep, gate
+from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
 
 
 class ThresholdExplorer:
     """The cut as a slider: bluffs, refusals, the cut on the distance plot and the bluffing queries, live."""
 
-    def __init__(self, sweep: Sweep, cut: float = 0.675):
+    def __init__(self, sweep: Sweep, cut: float = DEFAULT_CUT):
         self.sweep = sweep
         self.slider = w.FloatSlider(value=cut, min=0.30, max=1.00, step=0.005, readout_format=".3f",
                                     description="cut", continuous_update=True, layout=w.Layout(width="480px"))
@@ -156,7 +156,7 @@ class StrategyDuel:
 class QueryPlayground:
     """Type a question: dense, BM25, hybrid (and a reranker) side by side, with distances and the gate."""
 
-    def __init__(self, course, strategy: str = "E", cut: float = 0.675, reranker=None, k: int = 5):
+    def __init__(self, course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
         self.course, self.k, self.reranker = course, k, reranker
         self.retriever = course.retriever(strategy)
         self.text = w.Text(value="How many test examples do I need?", description="question",

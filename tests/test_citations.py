@@ -7,7 +7,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from ragkit.answer import NoAnswer, answer
-from ragkit.chunking import chunk_corpus, chunk_document
+from ragkit.chunking import SIZE, chunk_corpus, chunk_document
 from ragkit.citations import (CharRange, MediaRange, PdfPage, SheetRange, build_context, render_links, verify)
 from ragkit.corpus import load_corpus
 from ragkit.data import load_questions, queries
@@ -28,7 +28,7 @@ def test_locators_render_fragment_and_label():
 
 def test_quote_is_content_not_the_embedded_text():
     doc = make_document("# Doc\n\n## Sec\nFirst paragraph. " + "x" * 600 + "\n\nSecond one.\n")
-    chunks = chunk_document(doc, "F", size=512)
+    chunks = chunk_document(doc, "F", size=SIZE)
     prompt, citations = build_context("q?", [(c, 0.3) for c in chunks])
     for chunk, cit in zip(chunks, citations):
         assert cit.quote == chunk.content and cit.quote != chunk.text

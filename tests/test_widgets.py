@@ -6,6 +6,7 @@ import pytest
 
 import ragkit.course
 from ragkit import widgets
+from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def shown(html: str) -> int:
 def test_threshold_slider_updates_bluffs_refusals_cut_line_and_list(course):
     sweep = course.sweep()
     explorer = widgets.ThresholdExplorer(sweep)
-    for cut in (0.9, 0.675, 0.6, 0.525, 0.45, 0.3):
+    for cut in (0.9, DEFAULT_CUT, 0.6, STRICT_CUT, 0.45, 0.3):
         explorer.slider.value = cut
         row = sweep.at(cut)
         assert shown(explorer.bluffs.value) == row.bluffs
