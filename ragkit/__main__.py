@@ -49,7 +49,8 @@ def _corpus_stats(args: argparse.Namespace) -> int:
     width = max(len(r.id) for r in rows)
     print(f"{'document':<{width}}  " + "  ".join(c.replace("paragraphs_", "para_") for c in cols))
     for r in rows:
-        print(f"{r.id:<{width}}  " + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
+        print(f"{r.id:<{width}}  "
+              + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
         print(f"  FAILED {f.path.name}: {f.reason}")
@@ -107,7 +108,8 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"  {s}: {len(lost)}/{len(questions)}" + (f"  ({', '.join(lost)})" if lost else ""))
     print("\nRecall@k with 95% Wilson intervals, MRR:")
     print(ev.summary().to_string(index=False))
-    wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m) for r in rerankers for m in ("R@1", "MRR")]
+    wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m)
+                                          for r in rerankers for m in ("R@1", "MRR")]
     comparisons = [ev.compare(a, b, m) for a, b, m in wanted if a in ev.results and b in ev.results]
     if comparisons:
         print("\nPaired comparisons (exact two-sided sign test on discordant queries):")

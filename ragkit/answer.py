@@ -88,7 +88,8 @@ def count_prompt_tokens(prompt: str, generator: Generator | None = None) -> tupl
         return generator.count(prompt), f"{generator.name} tokenizer"
     from ragkit.tokens import count_pieces
 
-    return count_pieces([prompt])[0], "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)"
+    return (count_pieces([prompt])[0],
+            "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)")
 
 
 def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT, keep: int = KEEP,

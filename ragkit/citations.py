@@ -232,4 +232,5 @@ def citation_table(citations: Sequence[Citation]) -> list[dict]:
 
 
 __all__ = ["CharRange", "Citation", "MediaRange", "PdfPage", "RenderedAnswer", "SheetRange",
-           "build_context", "citation_table", "cite", "delimit_sources", "document_href", "render_links", "source_tag", "verify"]
+           "build_context", "citation_table", "cite", "delimit_sources", "document_href", "render_links", "source_tag",
+           "verify"]

@@ -128,7 +128,8 @@ def read_document(path: Path) -> Document | FailedDocument:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        return FailedDocument(path.stem, path, f"cannot read the file ({exc.strerror or exc}): check it exists and is readable")
+        return FailedDocument(path.stem, path,
+                              f"cannot read the file ({exc.strerror or exc}): check it exists and is readable")
     try:
         text = canonical_text(raw)
     except UnicodeDecodeError as exc:

@@ -85,7 +85,8 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
-            problems.append(Problem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
+            problems.append(Problem(name, number,
+                                    f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
             continue
         except RecursionError:
             problems.append(Problem(name, number, "JSON nested too deeply to read: write one flat object per line"))
@@ -187,10 +188,13 @@ def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutO
         seen: dict[str, int] = {}
         for r in records:
             if r.id in seen:
-                problems.append(Problem(r.source, r.line, f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids unique"))
+                problems.append(Problem(r.source, r.line,
+                                        f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids unique"))
             seen.setdefault(r.id, r.line)
     for q in questions:
-        p = lambda msg: problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
+        def p(msg: str, q: Question = q) -> None:
+            problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
+
         lo, hi = NEEDLE_LENGTH
         if not lo <= len(q.needle) <= hi:
             p(f"needle is {len(q.needle)} characters: pick one sentence of {lo} to {hi}")
@@ -226,7 +230,8 @@ def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutO
                 problems.append(Problem(source, 0, f"{got} {what}, expected {want}"))
         spread = len({q.doc_id for q in questions})
         if spread < counts["documents"]:
-            problems.append(Problem(src_q, 0, f"needles come from {spread} documents, expected at least {counts['documents']}"))
+            problems.append(Problem(src_q, 0,
+                                    f"needles come from {spread} documents, expected at least {counts['documents']}"))
     return problems
 
 
@@ -239,7 +244,9 @@ def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
     lines = [f"{len(questions)} questions ({2 * len(questions)} queries) over {len(per_doc)} documents:"]
     lines += [f"  {doc}: {n}" for doc, n in sorted(per_doc.items())]
     if lengths:
-        lines.append(f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, max {lengths[-1]} characters")
-    lines.append(f"{len(out_of_domain)} out-of-domain queries: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+        lines.append(f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, "
+                     f"max {lengths[-1]} characters")
+    lines.append(f"{len(out_of_domain)} out-of-domain queries: "
+                 + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     lines.append("  topics: " + ", ".join(f"{t} {n}" for t, n in sorted(topics.items())))
     return "\n".join(lines)

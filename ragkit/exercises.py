@@ -17,6 +17,7 @@ from ragkit.data import Question
 from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits
 from ragkit.lexical import tokenize
 from ragkit.retrieval import Retriever
+from ragkit.threshold import SweepRow
 
 STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
                 "what when where which why with you your not no".split())
@@ -77,7 +78,10 @@ def check_threshold_choice(sweep, cut: float | None, bluff_cost: float = 5.0, re
     if cut is None:
         return Feedback(False, ("set `my_cut` to a cosine distance between 0.3 and 1.0",
                                 "hint: total cost = bluffs x bluff cost + refusals x refusal cost"))
-    cost = lambda row: row.bluffs * bluff_cost + row.refused * refusal_cost
+
+    def cost(row: SweepRow) -> float:
+        return row.bluffs * bluff_cost + row.refused * refusal_cost
+
     mine = sweep.at(cut)
     grid = [sweep.at(c) for c in np.round(np.arange(0.30, 1.0001, 0.005), 3)]
     best = min(cost(r) for r in grid)

@@ -61,7 +61,7 @@ def move_cut(fig: go.Figure, cut: float | None) -> None:
 
 
 def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
-    """Bluffs (of the out-of-domain queries) and refused answerable questions (of the in-domain ones) against the cut."""
+    """Bluffs (share of out-of-domain queries) and refused answerable questions (share of in-domain) by cut."""
     table = sweep.table()
     table = table[table.cut.notna()]
     n_out, n_in = len(sweep.out_of_domain), len(sweep.queries)
@@ -79,7 +79,7 @@ def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
 
 def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense") -> go.Figure:
     """Net wins (row minus column) of every pair of strategies, exact sign-test p in the hover."""
-    labels = [l for l, r in ev.results.items() if r.retriever == retriever]
+    labels = [label for label, r in ev.results.items() if r.retriever == retriever]
     net = np.zeros((len(labels), len(labels)))
     text = [["" for _ in labels] for _ in labels]
     for i, a in enumerate(labels):

@@ -8,17 +8,17 @@ slider re-evaluates a cut in microseconds.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Iterable, Sequence
-
-import numbers
 
 import numpy as np
 import pandas as pd
 
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus
-from ragkit.data import OutOfDomain, Question, queries as make_queries
+from ragkit.data import OutOfDomain, Question
+from ragkit.data import queries as make_queries
 from ragkit.errors import DataError, InputError
 from ragkit.evaluation import needle_hits
 from ragkit.retrieval import Retriever

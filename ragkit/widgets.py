@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import time
+from typing import Sequence
 
 import ipywidgets as w
 
@@ -45,7 +46,8 @@ class ThresholdExplorer:
                                f"without it: {row.answered_without_needle}")
         items = "".join(
             f"<li><code>{b.distance:.3f}</code> {html.escape(b.query.query)} "
-            f"<i>({html.escape(b.query.kind)})</i> &rarr; {html.escape(b.chunk.doc_id)}, {html.escape(b.chunk.section or 'introduction')}</li>"
+            f"<i>({html.escape(b.query.kind)})</i> &rarr; {html.escape(b.chunk.doc_id)}, "
+            f"{html.escape(b.chunk.section or 'introduction')}</li>"
             for b in self.sweep.bluffs(cut))
         self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
             "<i>no out-of-domain query gets a chunk at this cut</i>"
@@ -95,7 +97,8 @@ class ChunkExplorer:
             self.verdict.value = (f"<b style='color:#2e7d32'>kept</b>: chunk {carriers[0] + 1} of {len(chunks)} "
                                   f"in this document carries the whole needle ({how}).")
         else:
-            cuts = sorted({c.end for c in inside if start < c.end < end} | {c.start for c in inside if start < c.start < end})
+            cuts = sorted({c.end for c in inside if start < c.end < end}
+                          | {c.start for c in inside if start < c.start < end})
             self.verdict.value = (f"<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
                                   f"is split by cut(s) at {', '.join(map(str, cuts)) or 'a chunk edge'}; "
                                   "no chunk carries it whole.")
@@ -140,8 +143,10 @@ class StrategyDuel:
     def update(self) -> None:
         c = self.ev.compare(self.a.value, self.b.value, self.metric.value)
         queries = {f"{q.qid}/{q.phrasing}": q.text for q in self.ev.queries}
-        row = lambda ids: "".join(f"<li><code>{html.escape(i)}</code> {html.escape(queries[i])}</li>"
-                                  for i in ids) or "<li>none</li>"
+        def row(ids: Sequence[str]) -> str:
+            return "".join(f"<li><code>{html.escape(i)}</code> {html.escape(queries[i])}</li>"
+                           for i in ids) or "<li>none</li>"
+
         verdict = "a difference this data can tell apart" if c.test.p < 0.05 else "not distinguishable at 64 queries"
         a, b = html.escape(c.a), html.escape(c.b)
         self.result.value = (f"<p><b>{a}</b> wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>; exact "

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from ragkit.chunking import SIZE, STRATEGIES, chunk_corpus, chunk_document, sections
 from ragkit.corpus import title_span
 from ragkit.errors import InputError
-from reference_chunker import reference_chunks
+
 from conftest import make_document
+from reference_chunker import reference_chunks
 
 SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")
 

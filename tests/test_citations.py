@@ -8,7 +8,7 @@ from markdown_it import MarkdownIt
 
 from ragkit.answer import NoAnswer, answer
 from ragkit.chunking import SIZE, chunk_corpus, chunk_document
-from ragkit.citations import (CharRange, MediaRange, PdfPage, SheetRange, build_context, render_links, verify)
+from ragkit.citations import CharRange, MediaRange, PdfPage, SheetRange, build_context, render_links, verify
 from ragkit.corpus import load_corpus
 from ragkit.data import load_questions, queries
 from ragkit.errors import InputError
@@ -77,7 +77,8 @@ def test_links_percent_encode_ids_and_escape_titles(tmp_path, doc_id):
     (tmp_path / f"{doc_id}.md").write_text(f"# {title}\n\n## Sec\nA sentence.\n", encoding="utf-8")
     corpus = load_corpus(tmp_path)
     _, (cit,) = build_context("q", [(c, 0.2) for c in chunk_document(corpus.documents[0], "E")])
-    for kwargs, prefix in (({"base_url": "https://example.org/c"}, "https://example.org/c/"), ({"start": tmp_path}, "")):
+    ways = (({"base_url": "https://example.org/c"}, "https://example.org/c/"), ({"start": tmp_path}, ""))
+    for kwargs, prefix in ways:
         ((href, shown),) = _links(render_links("see [1].", [cit], corpus, **kwargs).text)
         assert href.startswith(prefix)
         # a browser splits the URL like this: the id must stay in the path, the locator in the fragment

@@ -78,7 +78,8 @@ def test_sweep_refuses_a_needle_absent_from_the_corpus(tmp_path, capsys):
 
 def test_deeply_nested_json_line_names_file_and_line(tmp_path, capsys):
     deep = _jsonl(tmp_path / "deep.jsonl", QUESTION, "[" * 100_000 + "]" * 100_000)
-    for args in (["sweep", "--questions", str(deep)], ["sweep", "--ood", str(deep)], ["validate", "--questions", str(deep)]):
+    for command, option in (("sweep", "--questions"), ("sweep", "--ood"), ("validate", "--questions")):
+        args = [command, option, str(deep)]
         assert main(args) == 1
         captured = capsys.readouterr()
         assert f"{deep}:2: JSON nested too deeply" in captured.err + captured.out

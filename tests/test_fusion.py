@@ -22,7 +22,9 @@ def test_ties_keep_first_seen_order():
 def test_k_changes_the_weights():
     # X = 0 is ranked 1st and 10th, Y = 9 is 5th twice: a small k lets the top rank dominate
     lists = [[0, 1, 2, 3, 9, 4, 5, 6, 7, 8], [1, 2, 3, 4, 9, 5, 6, 7, 8, 0]]
-    before = lambda fused: fused.tolist().index(0) < fused.tolist().index(9)
+    def before(fused):
+        return fused.tolist().index(0) < fused.tolist().index(9)
+
     assert before(rrf(lists, k=0))
     assert not before(rrf(lists, k=60))
 

@@ -9,8 +9,8 @@ from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.errors import InputError
 from ragkit.evaluation import needle_hits
-from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Sweep, check_cut, default_cuts, gate
 from ragkit.retrieval import Retriever
+from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Sweep, check_cut, default_cuts, gate
 
 from conftest import ROOT
 
