@@ -13,6 +13,7 @@ from ragkit.threshold import DEFAULT_CUT
 
 if TYPE_CHECKING:
     from ragkit.corpus import Corpus
+    from ragkit.retrieval import Reranker
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -86,7 +87,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     corpus = _load_corpus(args.corpus)
     questions = load_questions(args.questions)
-    rerankers = []
+    rerankers: list[Reranker] = []
     if "rerank" in args.rerankers:
         found = available_reranker()
         if found:

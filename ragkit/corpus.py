@@ -155,10 +155,14 @@ def load_corpus(folder: str | Path) -> Corpus:
     paths = sorted(p for p in folder.glob("*.md") if not p.is_dir())
     if not paths:
         raise CorpusError(f"corpus folder {folder} has no *.md files: add Markdown documents to it")
-    documents, failed = [], []
+    documents: list[Document] = []
+    failed: list[FailedDocument] = []
     for path in paths:
         result = read_document(path)
-        (documents if isinstance(result, Document) else failed).append(result)
+        if isinstance(result, Document):
+            documents.append(result)
+        else:
+            failed.append(result)
     return Corpus(folder, tuple(documents), tuple(failed))
 
 

@@ -158,7 +158,7 @@ def check_header(course, make_header: Callable[[str, str], str] | None, conclusi
 
 def check_own_document(course, document: str | None, question: str | None, strategy: str = "E") -> Feedback:
     """Exercise 5: add your own document to the corpus and get it cited with a locator that verifies."""
-    from ragkit.answer import answer
+    from ragkit.answer import NoAnswer, answer
     from ragkit.citations import verify
     from ragkit.corpus import load_corpus
 
@@ -174,6 +174,8 @@ def check_own_document(course, document: str | None, question: str | None, strat
         corpus = load_corpus(folder)
         retriever = Retriever(chunk_corpus(corpus, strategy), progress=False)
         result = answer(question, retriever, cut=None)
+    if isinstance(result, NoAnswer):  # cannot happen without a cut; says so if it ever does
+        return Feedback(False, (str(result),))
     first = result.citations[0]
     notes = [f"top source: {first.document_id} - {first.locator_label} {first.fragment} (distance "
              f"{first.cosine_distance:.3f})"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 import numpy as np
 
@@ -22,6 +22,12 @@ from ragkit.models import RERANKER, hub_model_path
 
 if TYPE_CHECKING:
     import torch
+
+
+class TokenEncoder(Protocol):
+    """What late interaction needs: one unit vector per token of each text."""
+
+    def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]: ...
 
 
 class CrossEncoderReranker:
@@ -76,7 +82,7 @@ class LateInteractionReranker:
 
     name = "maxsim"
 
-    def __init__(self, embedder=None):
+    def __init__(self, embedder: TokenEncoder | None = None):
         if embedder is None:
             from ragkit.embedding import default_embedder
 

@@ -82,8 +82,8 @@ class Sweep:
         texts_in, texts_out = [q.text for q in self.queries], [o.query for o in self.out_of_domain]
         run_in, run_out = retriever.run(retriever_name, texts_in), retriever.run(retriever_name, texts_out)
         # the gate compares cosine distances, whichever retriever ranked the candidates
-        dist_in = retriever.dense(texts_in).distance if run_in.distance is None else run_in.distance
-        dist_out = retriever.dense(texts_out).distance if run_out.distance is None else run_out.distance
+        dist_in = retriever.distances(texts_in) if run_in.distance is None else run_in.distance
+        dist_out = retriever.distances(texts_out) if run_out.distance is None else run_out.distance
         self.top_in = run_in.ranking[:, :keep]
         self.top_out = run_out.ranking[:, :keep]
         self.d_in = np.take_along_axis(dist_in, self.top_in, axis=1)

@@ -13,7 +13,7 @@ from typing import Sequence
 import ipywidgets as w
 
 from ragkit import plots
-from ragkit.chunking import STRATEGIES, chunk_corpus
+from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.evaluation import METRICS, Evaluation
 from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
 
@@ -72,7 +72,7 @@ class ChunkExplorer:
                                    description="question", layout=w.Layout(width="640px"))
         self.verdict = w.HTML()
         self.view = w.HTML()
-        self._chunks = {}
+        self._chunks: dict[str, list[Chunk]] = {}
         for control in (self.strategy, self.question):
             control.observe(lambda _: self.update(), names="value")
         self.update()
