@@ -178,8 +178,8 @@ class RenderedAnswer:
 
 
 def _link_title(text: str) -> str:
-    """A Markdown link title in double quotes: every ASCII punctuation mark backslash-escaped (CommonMark)."""
-    return '"' + re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text) + '"'
+    """A Markdown link title in double quotes, its backslashes and double quotes backslash-escaped (CommonMark)."""
+    return '"' + re.sub(r'([\\"])', r"\\\1", text) + '"'
 
 
 def document_href(citation: Citation, corpus: Corpus | None = None, base_url: str | None = None,
