@@ -77,3 +77,13 @@ def test_threshold_explorer_escapes_every_string(course):
     shown_html = explorer.bluff_list.value
     assert shown_html.count("<li>") == 3
     assert "<img" not in shown_html and "&lt;img src=x onerror=alert(1)&gt;" in shown_html
+
+
+def test_plot_legends_count_the_queries_of_the_sweep(course):
+    from ragkit import plots
+    from ragkit.threshold import Sweep
+
+    r = course.retriever("E")
+    sweep = Sweep(r.chunks, course.questions[:5], course.out_of_domain[:3], r)
+    names = [trace.name for trace in plots.bluffs_and_refusals(sweep).data]
+    assert "bluffs (share of 3)" in names and "refused answerable (share of 10)" in names
