@@ -53,6 +53,7 @@ from IPython.display import Markdown, display
 
 import ragkit.course
 from ragkit import chapter
+from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
 from ragkit.errors import ModelUnavailable
@@ -159,9 +160,9 @@ for p in problems:
 # Here is a needle that the simplest chunker, a cut every 512 characters, splits in two (the ✂ marks the cut).
 
 # %%
-qid, offset, length = next(w for w in needle_windows(course.corpus, course.questions) if w[1] + w[2] > 512)
+qid, offset, length = next(w for w in needle_windows(course.corpus, course.questions) if w[1] + w[2] > SIZE)
 q = next(q for q in course.questions if q.id == qid)
-display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:512 - offset]} ✂ {q.needle[512 - offset:]}"))
+display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂ {q.needle[SIZE - offset:]}"))
 
 # %% [markdown]
 # The two pieces land in two different chunks. A prompt built from either one carries a fragment of the

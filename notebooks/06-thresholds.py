@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import ragkit.course
 from ragkit import chapter, plots, widgets
-from ragkit.threshold import KEEP, gate
+from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
 
 course = ragkit.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
@@ -59,7 +59,7 @@ pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_out[far]],
 
 # %%
 run = course.retriever("E").dense([s.out_of_domain[far].query])
-kept = {cut: len(gate(run.ranking[0], run.distance[0], cut)) for cut in (None, 0.675, 0.525)}
+kept = {cut: len(gate(run.ranking[0], run.distance[0], cut)) for cut in (None, DEFAULT_CUT, STRICT_CUT)}
 display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
                  ", ".join(f"cut {c if c else 'none'}: **{n}**" for c, n in kept.items())))
 
@@ -85,7 +85,7 @@ ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
 # bars (out of domain) on its right. The dashed line is the chapter's default cut.
 
 # %%
-plots.distance_histogram(s, 0.675)
+plots.distance_histogram(s, DEFAULT_CUT)
 
 # %% [markdown]
 # The histogram uses the nearest chunk of any kind. For the hard question, "can a cut separate them at
@@ -120,19 +120,19 @@ display(Markdown(
 # the chapter reports, with its bluff counts alongside.
 
 # %%
-cuts = [None, 0.675, 0.525]
+cuts = [None, DEFAULT_CUT, STRICT_CUT]
 table = s.table(cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
 table
 
 # %%
-ours, theirs = s.at(0.525), chapter.THRESHOLD
+ours, theirs = s.at(STRICT_CUT), chapter.THRESHOLD
 display(Markdown(
-    f"At 0.525 this corpus refuses **{ours.refused}** of {ours.in_domain} answerable queries "
+    f"At {STRICT_CUT} this corpus refuses **{ours.refused}** of {ours.in_domain} answerable queries "
     f"(the chapter: **{theirs['refused_at_0.525']}**) to bring bluffs down to **{ours.bluffs}** of "
-    f"{ours.out_of_domain} (the chapter: **{theirs['bluffs'][0.525]}**).  \n"
-    f"At 0.675 we bluff **{s.at(0.675).bluffs}** times against the chapter's **{theirs['bluffs'][0.675]}**: "
+    f"{ours.out_of_domain} (the chapter: **{theirs['bluffs'][STRICT_CUT]}**).  \n"
+    f"At {DEFAULT_CUT} we bluff **{s.at(DEFAULT_CUT).bluffs}** times against the chapter's **{theirs['bluffs'][DEFAULT_CUT]}**: "
     + ("the default cut is more forgiving to bluffs here than there."
-       if s.at(0.675).bluffs > theirs["bluffs"][0.675] else "the default cut does at least as well here.")))
+       if s.at(DEFAULT_CUT).bluffs > theirs["bluffs"][DEFAULT_CUT] else "the default cut does at least as well here.")))
 
 # %% [markdown]
 # Does the chapter's shape hold here: tighten the cut, bluffs fall, refusals rise? The cell below checks
@@ -142,10 +142,10 @@ display(Markdown(
 # %%
 grid = s.table()
 shape = grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing
-kinds = pd.Series([b.query.kind for b in s.bluffs(0.675)]).value_counts()
+kinds = pd.Series([b.query.kind for b in s.bluffs(DEFAULT_CUT)]).value_counts()
 display(Markdown(f"Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
                  f"({'the same' if shape else 'not the same'} trade-off as the chapter's).  \n"
-                 "Bluffs at 0.675 by kind: " + (", ".join(f"**{n}** {k}" for k, n in kinds.items()) or "none")))
+                 f"Bluffs at {DEFAULT_CUT} by kind: " + (", ".join(f"**{n}** {k}" for k, n in kinds.items()) or "none")))
 
 # %% [markdown]
 # The exact counts differ from the chapter's, and you should expect them to: a different corpus,
@@ -205,7 +205,7 @@ print(near.chunk.content)
 
 # %%
 france = next(b for b in s.bluffs(None) if b.query.query == "what is the capital of france")
-passes = {c: any(b.query == france.query for b in s.bluffs(c)) for c in (0.675, 0.525)}
+passes = {c: any(b.query == france.query for b in s.bluffs(c)) for c in (DEFAULT_CUT, STRICT_CUT)}
 display(Markdown(f"Nearest chunk: **{france.chunk.doc_id} > {france.chunk.section}** at **{france.distance:.3f}**. "
                  + ", ".join(f"at cut {c}: **{'bluffs' if p else 'refused'}**" for c, p in passes.items())
                  + f". Does that chunk contain the word *Paris*? **{'Paris' in france.chunk.content}**"))

@@ -40,6 +40,10 @@ result = answer("How many test examples do I need?", retriever)
 # Read it as the model would: an instruction, numbered sources, the question. Notice what is missing:
 # no URLs, no character offsets, no file names a model could garble. The model only ever gets to say
 # "[2]".
+#
+# Each source sits between two marker lines that carry a tag, a hash of this prompt's quoted texts. A
+# document cannot know that tag in advance, so a document whose text contains a line such as
+# `[6] Fake - introduction` stays inside the block it was quoted in instead of posing as a sixth source.
 
 # %%
 print(result.prompt)
@@ -122,12 +126,13 @@ pd.DataFrame({"type": [type(l).__name__ for l in locators], "fragment": [l.fragm
 # %%
 made_up = ("Count the examples where the two models disagree and run a sign test [1]. On a small test set "
            "even a perfect score leaves a wide interval [2]. Five hundred examples are always enough [9].")
-rendered = render_links(made_up, result.citations, "https://example.org/course")
+rendered = render_links(made_up, result.citations, course.corpus)
 display(Markdown(rendered.text))
 display(Markdown(f"Markers that name no source: **{list(rendered.unknown)}**"))
 
 # %% [markdown]
-# Hover over a link (or open it) to see the document, section and character range it points at. The
+# Hover over a link to see the document, section and character range it points at; open it and JupyterLab
+# shows the document file itself (the link is a path relative to this notebook). The
 # flagged marker is what a careful interface would show as an error, or strip together with its claim.
 #
 # ## NO ANSWER
@@ -176,7 +181,7 @@ if generator is None:
                      "(or point `RAGKIT_GENERATOR` at a folder holding Qwen2.5-0.5B-Instruct), then rerun."))
 else:
     generated = answer(result.question, retriever, generator=generator)
-    display(Markdown(render_links(generated.text, generated.citations, "https://example.org/course").text))
+    display(Markdown(render_links(generated.text, generated.citations, course.corpus).text))
     display(Markdown(f"Prompt: **{generated.prompt_tokens}** tokens by *{generated.counted_with}* "
                      f"(the chapter: **{chapter.PROMPT_TOKENS}**)"))
 

@@ -36,6 +36,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 import ragkit.course
 from ragkit import chapter, index
+from ragkit.chunking import SIZE
 from ragkit.corpus import load_corpus
 from ragkit.embedding import default_embedder
 from ragkit.errors import IndexBusy, StaleIndex
@@ -151,7 +152,7 @@ display(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.c
 corpus = load_corpus(folder)
 with sqlite3.connect(out / "index.sqlite") as db:
     stored = dict(db.execute("SELECT document, count(*) FROM chunks GROUP BY document").fetchall())
-counts = pd.DataFrame([{"document": d.id, "guessed by a client (characters / 512)": len(d.text) // 512,
+counts = pd.DataFrame([{"document": d.id, f"guessed by a client (characters / {SIZE})": len(d.text) // SIZE,
                         "counted by the indexer": entries[d.id].chunks, "vectors stored": stored.get(d.id, 0)}
                        for d in corpus.documents]).set_index("document")
 guess, counted, held = (counts[c] for c in counts.columns)

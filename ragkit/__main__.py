@@ -5,10 +5,39 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragkit.errors import RagkitError
+from ragkit.models import WINDOW
+from ragkit.threshold import DEFAULT_CUT
+
+if TYPE_CHECKING:
+    from ragkit.corpus import Corpus
+    from ragkit.retrieval import Reranker
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _load_corpus(folder: Path) -> Corpus:
+    """Load a corpus for a command and name every document left out, one line each on stderr."""
+    from ragkit.corpus import load_corpus
+
+    corpus = load_corpus(folder)
+    for f in corpus.failed:
+        print(f"FAILED {f.path.name}: {f.reason}", file=sys.stderr)
+    return corpus
+
+
+def _strategies(value: str) -> str:
+    """The --strategies argument: one or more letters of known strategies."""
+    from ragkit.chunking import STRATEGIES
+
+    letters = value.strip().upper()
+    unknown = sorted(set(letters) - set(STRATEGIES))
+    if not letters or unknown:
+        raise argparse.ArgumentTypeError(f"{value!r} names no strategy{' ' + ', '.join(unknown) if unknown else ''}: "
+                                         f"give one or more of the letters {''.join(STRATEGIES)}, e.g. ACE")
+    return letters
 
 
 def _corpus_stats(args: argparse.Namespace) -> int:
@@ -21,7 +50,8 @@ def _corpus_stats(args: argparse.Namespace) -> int:
     width = max(len(r.id) for r in rows)
     print(f"{'document':<{width}}  " + "  ".join(c.replace("paragraphs_", "para_") for c in cols))
     for r in rows:
-        print(f"{r.id:<{width}}  " + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
+        print(f"{r.id:<{width}}  "
+              + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
         print(f"  FAILED {f.path.name}: {f.reason}")
@@ -29,10 +59,9 @@ def _corpus_stats(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from ragkit.corpus import load_corpus
     from ragkit.data import EXPECTED, read_out_of_domain, read_questions, summary, validate
 
-    corpus = load_corpus(args.corpus)
+    corpus = _load_corpus(args.corpus)
     questions, problems = read_questions(args.questions)
     ood, more = read_out_of_domain(args.ood)
     problems += more + validate(corpus, questions, ood, None if args.any_count else EXPECTED)
@@ -68,16 +97,15 @@ def _eval(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ragkit import chapter
-    from ragkit.corpus import load_corpus
     from ragkit.data import load_questions
     from ragkit.evaluation import against_chapter, evaluate, family
     from ragkit.rerank import LateInteractionReranker, available_reranker
 
     if args.json:
         _writable(args.json)
-    corpus = load_corpus(args.corpus)
+    corpus = _load_corpus(args.corpus)
     questions = load_questions(args.questions)
-    rerankers = []
+    rerankers: list[Reranker] = []
     if "rerank" in args.rerankers:
         found = available_reranker()
         if found:
@@ -90,7 +118,7 @@ def _eval(args: argparse.Namespace) -> int:
     pd.set_option("display.width", 250)
     print(f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
           f"{len(questions)} questions, {len(ev.queries)} queries\n")
-    print("Token accounting (bundled model's word pieces; window 256 incl. special tokens):")
+    print(f"Token accounting (bundled model's word pieces; window {WINDOW} incl. special tokens):")
     for s, t in ev.tokens.items():
         print(f"  {s}: {ev.chunks[s]:5d} chunks, {t.pieces:7,d} pieces, header {t.header_pieces:6,d} "
               f"({t.header_share:.1%}), {t.over_window:3d} over the window")
@@ -99,7 +127,8 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"  {s}: {len(lost)}/{len(questions)}" + (f"  ({', '.join(lost)})" if lost else ""))
     print("\nRecall@k with 95% Wilson intervals, MRR:")
     print(ev.summary().to_string(index=False))
-    wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m) for r in rerankers for m in ("R@1", "MRR")]
+    wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m)
+                                          for r in rerankers for m in ("R@1", "MRR")]
     comparisons = family(ev, wanted)
     if comparisons:
         print("\nPaired comparisons, exact two-sided sign test on discordant pairs; Holm within the "
@@ -145,11 +174,10 @@ def _ask(args: argparse.Namespace) -> int:
     from ragkit.answer import NoAnswer, answer, available_generator
     from ragkit.chunking import chunk_corpus
     from ragkit.citations import citation_table
-    from ragkit.corpus import load_corpus
     from ragkit.retrieval import Retriever
 
     cut = None if args.cut == 0 else args.cut
-    corpus = load_corpus(args.corpus)
+    corpus = _load_corpus(args.corpus)
     retriever = Retriever(chunk_corpus(corpus, args.strategy), strategy=args.strategy, progress=False)
     generator = available_generator() if args.generate else None
     result = answer(args.question, retriever, cut, generator=generator)
@@ -171,11 +199,10 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from ragkit.corpus import load_corpus
     from ragkit.data import load_out_of_domain, load_questions
     from ragkit.threshold import sweep
 
-    s = sweep(load_corpus(args.corpus), load_questions(args.questions), load_out_of_domain(args.ood),
+    s = sweep(_load_corpus(args.corpus), load_questions(args.questions), load_out_of_domain(args.ood),
               args.strategy, args.retriever, progress=False)
     table = s.table()
     print(f"gate: keep at most {s.keep} chunks under the cut; {args.retriever} on strategy {args.strategy}")
@@ -272,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("eval", help="recall@k, MRR, destroyed answers and paired comparisons")
     p.add_argument("--corpus", type=Path, default=DATA / "corpus")
     p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
-    p.add_argument("--strategies", default="ABCDEF", help="letters, e.g. ACE")
+    p.add_argument("--strategies", type=_strategies, default="ABCDEF", help="letters, e.g. ACE")
     p.add_argument("--retrievers", nargs="+", default=["dense", "bm25", "hybrid"], choices=["dense", "bm25", "hybrid"])
     p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
                    help="rerank the hybrid top 25 of strategy E (rerank: cross-encoder, when installed)")
@@ -283,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_models)
     p = sub.add_parser("ask", help="retrieve, gate and cite (NO ANSWER when nothing passes the cut)")
     p.add_argument("question")
-    p.add_argument("--cut", type=float, default=0.675, help="cosine distance cut in (0, 2]; 0 for no threshold")
+    p.add_argument("--cut", type=float, default=DEFAULT_CUT, help="cosine distance cut in (0, 2]; 0 for no threshold")
     p.add_argument("--strategy", default="E")
     p.add_argument("--corpus", type=Path, default=DATA / "corpus")
     p.add_argument("--show-prompt", action="store_true")

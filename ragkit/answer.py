@@ -9,10 +9,8 @@ from pathlib import Path
 from ragkit.citations import Citation, build_context
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.models import GENERATOR, hub_model_path
-from ragkit.retrieval import Retriever
-from ragkit.threshold import KEEP, check_cut, gate
-
-DEFAULT_CUT = 0.675
+from ragkit.retrieval import Retriever, rank
+from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
 
 @dataclass(frozen=True)
@@ -20,7 +18,7 @@ class NoAnswer:
     """The gate let nothing through: the refusal is a comparison of two numbers, not a model's judgement."""
 
     question: str
-    cut: float
+    cut: float | None
 
     def __str__(self) -> str:
         return f'NO ANSWER: nothing under cosine distance {self.cut:g} for "{self.question}"'
@@ -90,7 +88,8 @@ def count_prompt_tokens(prompt: str, generator: Generator | None = None) -> tupl
         return generator.count(prompt), f"{generator.name} tokenizer"
     from ragkit.tokens import count_pieces
 
-    return count_pieces([prompt])[0], "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)"
+    return (count_pieces([prompt])[0],
+            "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)")
 
 
 def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT, keep: int = KEEP,
@@ -99,11 +98,11 @@ def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT,
     if not isinstance(question, str) or not question.strip():
         raise InputError("empty question: type what you want to know")
     cut = check_cut(cut)
-    run = retriever.dense([question])
-    kept = gate(run.ranking[0], run.distance[0], cut, keep)
+    distance = retriever.distances([question])[0]
+    kept = gate(rank(distance, higher_is_better=False), distance, cut, keep)
     if len(kept) == 0:
         return NoAnswer(question, cut)
-    prompt, citations = build_context(question, [(retriever.chunks[i], run.distance[0, i]) for i in kept])
+    prompt, citations = build_context(question, [(retriever.chunks[i], distance[i]) for i in kept])
     tokens, counted_with = count_prompt_tokens(prompt, generator)
     text = generator.generate(prompt) if generator is not None else None
     return Answer(question, prompt, tuple(citations), tokens, counted_with, text,

@@ -5,13 +5,16 @@ Every chunk keeps two texts. ``content`` is the chunk's own words, exactly
 the header (strategies E and F), the overlap carried from the previous chunk
 (B, D and F), then ``content``.
 
-Two decisions where the chapter's reference chunker is silent or wrong:
+Three decisions where the chapter's reference chunker is silent or wrong:
 
 - Text before the first ``## `` heading (a document's introduction) is a section with an
   empty title, chunked like any other; the reference drops it. The ``# `` title line is
   never chunked: like a ``## `` line it is a heading, not content.
-- A ``## `` line inside a fenced code block (````` or ``~~~``) is code, not a heading;
-  the reference would cut the section there.
+- A ``## `` line inside a fenced code block is code, not a heading; the reference would cut
+  the section there. Fences are CommonMark's (``ragkit.corpus.fenced_lines``): ``~~~`` and
+  ```````` fences, longer fences holding shorter ones, fences indented by up to three spaces.
+- Only the first heading line can be the title (``ragkit.corpus.title_span``); a later ``# ``
+  line starts a section like a ``## `` line does, where the reference would keep it as body text.
 
 A heading on the document's last line (no newline after it) is skipped too, where the
 reference would chunk it as body text. Everywhere else the boundaries strategies follow
@@ -25,13 +28,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ragkit.corpus import Corpus, Document, outside_fences, title_span
+from ragkit.corpus import Corpus, Document, heading_lines, title_span
 from ragkit.errors import InputError
 
 SIZE = 512
 OVERLAP = 64
 
-_SECTION_HEADING = re.compile(r"## (.+)")
 _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")
 _SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")
 
@@ -123,15 +125,10 @@ def get_strategy(strategy: str | Strategy) -> Strategy:
 
 
 def sections(text: str) -> list[Section]:
-    """Split a canonical text at its heading lines (``## `` lines outside fences, and the title line)."""
-    headings: list[tuple[int, int, str]] = []
+    """Split a canonical text at its heading lines (outside fences): the title line, ``## `` and later ``# `` lines."""
     title = title_span(text)
-    if title:
-        headings.append((title[0], title[1], ""))
-    for start, line in outside_fences(text):
-        if m := _SECTION_HEADING.fullmatch(line):
-            headings.append((start, min(start + len(line) + 1, len(text)), m.group(1).strip()))
-    headings.sort()
+    headings = [(start, end, "" if title and start == title[0] else name)
+                for _, start, end, name in heading_lines(text)]
     out = []
     if not headings or headings[0][0] > 0:
         out.append(Section("", 0, 0, headings[0][0] if headings else len(text)))

@@ -3,23 +3,36 @@
 The canonical text of a document is its file decoded as UTF-8, a leading BOM removed and
 line endings normalised to ``\\n``. Nothing else is changed: the ``# `` title line stays in
 the canonical text, so a ``#char=start,end`` fragment points into the file as a reader
-opens it. Every offset in ragkit refers to this text. The chunkers never put the title
-line into a chunk's ``content``: it is a heading, like the ``## `` lines.
+opens it. Every offset in ragkit refers to this text, counted in Unicode code points (Python's
+``str`` indices), not in UTF-16 units as JavaScript counts: the two differ after any character
+outside the Basic Multilingual Plane (most emoji). The chunkers never put the title line into a
+chunk's ``content``: it is a heading, like the ``## `` lines.
+
+Fenced code blocks are found by a CommonMark parser (markdown-it-py), never by a hand-written
+rule: a line inside a fence is code, whatever it looks like. The title is the document's first
+heading line outside a fence (``# `` or ``## ``), and only when that line is a ``# `` line:
+whatever comes before it (a README's HTML banner, a badge line) is the untitled introduction.
+A ``# `` line after the first heading is a section heading like ``## ``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
+
+from markdown_it import MarkdownIt
 
 from ragkit.errors import CorpusError
 
 LOADER_VERSION = "md-utf8-1"
 """Version of the extractor; part of an index's stamp (bump it when canonical texts change)."""
 
-_FENCE = re.compile(r"^(```|~~~)")
+_BLOCKS = MarkdownIt("commonmark").disable("inline")  # fences are block structure: inline parsing is not needed
+_HEADING = re.compile(r"(#|##) (.+)")
 
 
 @dataclass(frozen=True)
@@ -77,23 +90,35 @@ def canonical_text(raw: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def outside_fences(text: str):
+@functools.lru_cache(maxsize=64)
+def fenced_lines(text: str) -> frozenset[int]:
+    """Numbers (from 0) of the lines that belong to a fenced code block, fence lines included (CommonMark)."""
+    return frozenset(line for token in _BLOCKS.parse(text) if token.type == "fence" and token.map
+                     for line in range(*token.map))
+
+
+def outside_fences(text: str) -> Iterator[tuple[int, str]]:
     """Yield ``(start, line)`` for every line that is not part of a fenced code block."""
-    in_fence = False
+    code = fenced_lines(text)
     pos = 0
-    for line in text.split("\n"):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence:
+    for number, line in enumerate(text.split("\n")):
+        if number not in code:
             yield pos, line
         pos += len(line) + 1
 
 
-def title_span(text: str) -> tuple[int, int, str] | None:
-    """The title line: ``(start, end, title)``, end past its newline; the first ``# `` line outside a fence."""
+def heading_lines(text: str) -> Iterator[tuple[int, int, int, str]]:
+    """Yield ``(level, start, end, title)`` for every ``# `` and ``## `` line outside fences, end past its newline."""
     for start, line in outside_fences(text):
-        if line.startswith("# ") and line[2:].strip():
-            return start, min(start + len(line) + 1, len(text)), line[2:].strip()
+        if m := _HEADING.fullmatch(line):
+            yield len(m.group(1)), start, min(start + len(line) + 1, len(text)), m.group(2).strip()
+
+
+def title_span(text: str) -> tuple[int, int, str] | None:
+    """The title line ``(start, end, title)``: the first titled heading line outside fences, if it is a ``# `` line."""
+    for level, start, end, title in heading_lines(text):
+        if title:
+            return (start, end, title) if level == 1 else None
     return None
 
 
@@ -103,7 +128,8 @@ def read_document(path: Path) -> Document | FailedDocument:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        return FailedDocument(path.stem, path, f"cannot read the file ({exc.strerror or exc}): check it exists and is readable")
+        return FailedDocument(path.stem, path,
+                              f"cannot read the file ({exc.strerror or exc}): check it exists and is readable")
     try:
         text = canonical_text(raw)
     except UnicodeDecodeError as exc:
@@ -121,15 +147,22 @@ def read_document(path: Path) -> Document | FailedDocument:
 def load_corpus(folder: str | Path) -> Corpus:
     """Load every ``*.md`` file of a folder, sorted by file name; one bad file never breaks the folder."""
     folder = Path(folder)
+    if folder.is_file():
+        raise CorpusError(f"{folder} is a file, not a folder: pass the folder that holds the Markdown (*.md) files "
+                          f"(for this file: {folder.parent})")
     if not folder.is_dir():
         raise CorpusError(f"corpus folder {folder} does not exist: pass a folder of Markdown (*.md) files")
     paths = sorted(p for p in folder.glob("*.md") if not p.is_dir())
     if not paths:
         raise CorpusError(f"corpus folder {folder} has no *.md files: add Markdown documents to it")
-    documents, failed = [], []
+    documents: list[Document] = []
+    failed: list[FailedDocument] = []
     for path in paths:
         result = read_document(path)
-        (documents if isinstance(result, Document) else failed).append(result)
+        if isinstance(result, Document):
+            documents.append(result)
+        else:
+            failed.append(result)
     return Corpus(folder, tuple(documents), tuple(failed))
 
 

@@ -80,7 +80,8 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
     records, problems = [], []
     name = str(path)
     try:
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        # utf-8-sig: a byte order mark (Windows editors write one) is not part of the first line
+        lines = Path(path).read_text(encoding="utf-8-sig").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         return [], [Problem(name, 0, f"cannot read the file ({exc}): check the path and that it is UTF-8")]
     for number, raw in enumerate(lines, 1):
@@ -89,18 +90,36 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
-            problems.append(Problem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
+            problems.append(Problem(name, number,
+                                    f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
+            continue
+        except RecursionError:
+            problems.append(Problem(name, number, "JSON nested too deeply to read: write one flat object per line"))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(name, number, "not a JSON object: write {\"id\": ..., ...}"))
             continue
-        bad = [k for k in required if not isinstance(obj.get(k), str) or not obj[k].strip()]
+        typed = [f"{k} ({type(obj[k]).__name__} {_short(obj[k])})" for k in required
+                 if k in obj and not isinstance(obj[k], str)]
+        if typed:
+            problems.append(Problem(name, number, f"field(s) {', '.join(typed)} not a string: put the value in quotes"))
+            continue
+        bad = [k for k in required if not obj.get(k, "").strip()]
         if bad:
             problems.append(Problem(name, number, f"missing or empty field(s) {', '.join(bad)}: fill them in"))
             continue
         values = {k: obj[k] for k in required} | {k: str(obj[k]) for k in optional if k in obj}
         records.append(cls(**values, source=name, line=number))
     return records, problems
+
+
+def _short(value: object) -> str:
+    """A JSON value for a message, cut to 40 characters (a hostile value can be long or deeply nested)."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = "..."
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
@@ -174,10 +193,13 @@ def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutO
         seen: dict[str, int] = {}
         for r in records:
             if r.id in seen:
-                problems.append(Problem(r.source, r.line, f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids unique"))
+                problems.append(Problem(r.source, r.line,
+                                        f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids unique"))
             seen.setdefault(r.id, r.line)
     for q in questions:
-        p = lambda msg: problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
+        def p(msg: str, q: Question = q) -> None:
+            problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
+
         lo, hi = NEEDLE_LENGTH
         if not lo <= len(q.needle) <= hi:
             p(f"needle is {len(q.needle)} characters: pick one sentence of {lo} to {hi}")
@@ -213,7 +235,8 @@ def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutO
                 problems.append(Problem(source, 0, f"{got} {what}, expected {want}"))
         spread = len({q.doc_id for q in questions})
         if spread < counts["documents"]:
-            problems.append(Problem(src_q, 0, f"needles come from {spread} documents, expected at least {counts['documents']}"))
+            problems.append(Problem(src_q, 0,
+                                    f"needles come from {spread} documents, expected at least {counts['documents']}"))
     return problems
 
 
@@ -226,7 +249,9 @@ def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
     lines = [f"{len(questions)} questions ({2 * len(questions)} queries) over {len(per_doc)} documents:"]
     lines += [f"  {doc}: {n}" for doc, n in sorted(per_doc.items())]
     if lengths:
-        lines.append(f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, max {lengths[-1]} characters")
-    lines.append(f"{len(out_of_domain)} out-of-domain queries: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+        lines.append(f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, "
+                     f"max {lengths[-1]} characters")
+    lines.append(f"{len(out_of_domain)} out-of-domain queries: "
+                 + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     lines.append("  topics: " + ", ".join(f"{t} {n}" for t, n in sorted(topics.items())))
     return "\n".join(lines)

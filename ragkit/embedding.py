@@ -23,8 +23,8 @@ import numpy as np
 
 from ragkit.cache import CacheWarning, VectorCache, shared_cache_dir, text_key
 from ragkit.errors import InputError, ModelUnavailable
-from ragkit.storage import move_aside
 from ragkit.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
+from ragkit.storage import move_aside
 from ragkit.tokens import TruncationWarning, count_pieces
 
 BACKENDS = ("onnx", "torch")

@@ -22,10 +22,11 @@ import pandas as pd
 
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus, get_strategy
 from ragkit.corpus import Corpus
-from ragkit.data import Query, Question, queries as make_queries
+from ragkit.data import Query, Question
+from ragkit.data import queries as make_queries
 from ragkit.errors import DataError, InputError
 from ragkit.retrieval import RETRIEVERS, Retriever, Run
-from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_sign_test, needle_scores, sign_test, wilson
+from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_scores, needle_sign_test, sign_test, wilson
 from ragkit.tokens import TokenReport, token_report
 
 KS = (1, 4, 8, 20)

@@ -12,11 +12,12 @@ from typing import Callable
 
 import numpy as np
 
-from ragkit.chunking import blind_window_start, chunk_corpus
+from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.data import Question
 from ragkit.evaluation import Result, compare, first_hit_ranks, needle_hits, query_hits
 from ragkit.lexical import tokenize
 from ragkit.retrieval import Retriever
+from ragkit.threshold import SweepRow
 
 STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
                 "what when where which why with you your not no".split())
@@ -58,15 +59,15 @@ def check_destroyed_needle(course, question_id: str | None, cut_at: int | None) 
     carried = needle_hits(chunk_corpus(course.corpus, "A"), [q]).any()
     if carried:
         return Feedback(False, (f"{question_id} survives blind chunking: one chunk carries its whole needle",
-                                "a needle dies when a 512-character window ends inside it: look for "
-                                "offset + length > 512"))
+                                f"a needle dies when a {SIZE}-character window ends inside it: look for "
+                                f"offset + length > {SIZE}"))
     cut = blind_window_start(doc, end - 1)
     if cut_at != cut:
         side = "before the needle starts" if cut_at <= start else "after it ends" if cut_at >= end else \
             "inside the needle, but not where a window ends"
         return Feedback(False, (f"right question: {question_id} is destroyed by strategy A",
                                 f"but {cut_at} is {side}; windows restart right after the title line, "
-                                "every 512 characters"))
+                                f"every {SIZE} characters"))
     return Feedback(True, (f"{question_id}'s needle spans characters {start}-{end}; the blind window that starts "
                            f"at {cut} cuts it {cut - start} characters in", "no retriever can recover it: "
                            "its recall ceiling under A is zero"))
@@ -77,7 +78,10 @@ def check_threshold_choice(sweep, cut: float | None, bluff_cost: float = 5.0, re
     if cut is None:
         return Feedback(False, ("set `my_cut` to a cosine distance between 0.3 and 1.0",
                                 "hint: total cost = bluffs x bluff cost + refusals x refusal cost"))
-    cost = lambda row: row.bluffs * bluff_cost + row.refused * refusal_cost
+
+    def cost(row: SweepRow) -> float:
+        return row.bluffs * bluff_cost + row.refused * refusal_cost
+
     mine = sweep.at(cut)
     grid = [sweep.at(c) for c in np.round(np.arange(0.30, 1.0001, 0.005), 3)]
     best = min(cost(r) for r in grid)
@@ -155,7 +159,7 @@ def check_header(course, make_header: Callable[[str, str], str] | None, conclusi
 
 def check_own_document(course, document: str | None, question: str | None, strategy: str = "E") -> Feedback:
     """Exercise 5: add your own document to the corpus and get it cited with a locator that verifies."""
-    from ragkit.answer import answer
+    from ragkit.answer import NoAnswer, answer
     from ragkit.citations import verify
     from ragkit.corpus import load_corpus
 
@@ -171,6 +175,8 @@ def check_own_document(course, document: str | None, question: str | None, strat
         corpus = load_corpus(folder)
         retriever = Retriever(chunk_corpus(corpus, strategy), progress=False)
         result = answer(question, retriever, cut=None)
+    if isinstance(result, NoAnswer):  # cannot happen without a cut; says so if it ever does
+        return Feedback(False, (str(result),))
     first = result.citations[0]
     notes = [f"top source: {first.document_id} - {first.locator_label} {first.fragment} (distance "
              f"{first.cosine_distance:.3f})"]

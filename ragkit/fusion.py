@@ -19,14 +19,22 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = K) -> np.ndarray:
     return np.array(sorted(order, key=lambda item: -score[item]), dtype=np.int64)
 
 
-def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K) -> np.ndarray:
-    """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row."""
+def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndarray | None = None) -> np.ndarray:
+    """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row.
+
+    ``matched`` (bool, queries x items) says which items the second retriever actually found;
+    they lead its ranking; the rest sit there only to make it a permutation and earn no credit (a BM25 chunk
+    that shares no term with the query scores zero: its rank is corpus order, not relevance).
+    """
     n_queries, n_items = first.shape
     ranks = np.arange(1, n_items + 1, dtype=np.float64)
     score = np.zeros((n_queries, n_items))
     rows = np.arange(n_queries)[:, None]
     score[rows, first] += 1.0 / (k + ranks)
-    score[rows, second] += 1.0 / (k + ranks)
+    credit = np.broadcast_to(1.0 / (k + ranks), second.shape)
+    if matched is not None:
+        credit = np.where(np.take_along_axis(matched, second, axis=1), credit, 0.0)
+    score[rows, second] += credit
     # first-seen order of a full ranking pair is the first ranking's order
     seen = np.empty_like(first)
     seen[rows, first] = np.arange(n_items)

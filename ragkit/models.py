@@ -30,7 +30,8 @@ class HubModel:
         return self.name.replace("/", "--")
 
 
-RERANKER = HubModel("cross-encoder/ms-marco-MiniLM-L-6-v2", "c5ee24cb16019beea0893ab7796b1df96625c6b8", "RAGKIT_RERANKER")
+RERANKER = HubModel("cross-encoder/ms-marco-MiniLM-L-6-v2", "c5ee24cb16019beea0893ab7796b1df96625c6b8",
+                    "RAGKIT_RERANKER")
 GENERATOR = HubModel("Qwen/Qwen2.5-0.5B-Instruct", "7ae557604adf67be50417f59c2c2f167def9a775", "RAGKIT_GENERATOR")
 
 
@@ -63,7 +64,8 @@ def weights_hash(model_dir: Path) -> str:
     """sha256 of a model folder's ``model.safetensors`` (computed once per file version)."""
     path = Path(model_dir) / "model.safetensors"
     if not path.is_file():
-        raise ModelUnavailable(f"no model.safetensors in {model_dir}: point ragkit at a sentence-transformers model folder")
+        raise ModelUnavailable(f"no model.safetensors in {model_dir}: "
+                               "point ragkit at a sentence-transformers model folder")
     st = path.stat()
     return _sha256(path, st.st_size, st.st_mtime)
 

@@ -7,10 +7,10 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ragkit.chunking import STRATEGIES
+from ragkit.chunking import SIZE, STRATEGIES
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.statistics import wilson
-from ragkit.threshold import Sweep
+from ragkit.threshold import DEFAULT_CUT, Sweep
 
 COLOURS = {"A": "#9e9e9e", "B": "#616161", "C": "#64b5f6", "D": "#1565c0", "E": "#ef6c00", "F": "#b71c1c"}
 
@@ -36,7 +36,7 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
     return fig
 
 
-def distance_histogram(sweep: Sweep, cut: float | None = 0.675, widget: bool = False) -> go.Figure:
+def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bool = False) -> go.Figure:
     """Nearest-chunk distance of every in-domain and out-of-domain query, with the cut as a line."""
     fig_cls = go.FigureWidget if widget else go.Figure
     fig = fig_cls()
@@ -61,14 +61,15 @@ def move_cut(fig: go.Figure, cut: float | None) -> None:
 
 
 def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
-    """Bluffs (of 30) and refused answerable questions (of 64) against the cut."""
+    """Bluffs (share of out-of-domain queries) and refused answerable questions (share of in-domain) by cut."""
     table = sweep.table()
     table = table[table.cut.notna()]
+    n_out, n_in = len(sweep.out_of_domain), len(sweep.queries)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=table.cut, y=table.bluffs / table.out_of_domain, name="bluffs (share of 30)",
+    fig.add_trace(go.Scatter(x=table.cut, y=table.bluffs / table.out_of_domain, name=f"bluffs (share of {n_out})",
                              line=dict(color="#c62828")))
-    fig.add_trace(go.Scatter(x=table.cut, y=table.refused / table.in_domain, name="refused answerable (share of 64)",
-                             line=dict(color="#1565c0")))
+    fig.add_trace(go.Scatter(x=table.cut, y=table.refused / table.in_domain,
+                             name=f"refused answerable (share of {n_in})", line=dict(color="#1565c0")))
     fig.add_trace(go.Scatter(x=table.cut, y=table.answered_with_needle / table.in_domain,
                              name="answered with the needle kept", line=dict(color="#2e7d32", dash="dot")))
     fig.update_layout(template="plotly_white", xaxis_title="cut (cosine distance)", yaxis_title="share of queries",
@@ -82,7 +83,7 @@ def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dens
     The family for Holm is the whole matrix at every metric (each unordered pair once per
     metric): that is how many looks a reader of this figure can take.
     """
-    labels = [l for l, r in ev.results.items() if r.retriever == retriever]
+    labels = [label for label, r in ev.results.items() if r.retriever == retriever]
     pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]
     family = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
     shown = {(c.a, c.b): c for c in family if c.metric == metric}
@@ -104,7 +105,7 @@ def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dens
     return fig
 
 
-def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = 512) -> go.Figure:
+def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> go.Figure:
     """Needles as (id, offset in their blind window, length): one that runs past the window's end is cut in two."""
     fig = go.Figure()
     for row, (qid, offset, length) in enumerate(spans):

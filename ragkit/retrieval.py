@@ -7,7 +7,7 @@ order, so every result is deterministic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -20,6 +20,20 @@ RETRIEVERS = ("dense", "bm25", "hybrid")
 RERANK_DEPTH = 25
 
 
+class Encoder(Protocol):
+    """What a retriever needs from an embedding model: unit vectors for texts, one row each."""
+
+    def encode(self, texts: Sequence[str], progress: bool = True) -> np.ndarray: ...
+
+
+class Reranker(Protocol):
+    """What reranking needs: a name for the run, and one relevance score per text (higher is better)."""
+
+    name: str
+
+    def score(self, query: str, texts: Sequence[str]) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class Run:
     """One retriever's answer to many queries: chunk indices best first, one row per query."""
@@ -28,6 +42,8 @@ class Run:
     strategy: str
     ranking: np.ndarray
     distance: np.ndarray | None = None
+    matched: np.ndarray | None = None
+    """Which chunks the retriever actually found per query (bool); None: every chunk (dense)."""
 
     def top(self, query: int, k: int) -> np.ndarray:
         """The first k chunk indices for one query."""
@@ -55,7 +71,8 @@ def rerank_top(ranking: np.ndarray, scores: np.ndarray, depth: int = RERANK_DEPT
 class Retriever:
     """The chunks of one strategy, embedded and indexed for BM25: ready for any query."""
 
-    def __init__(self, chunks: Sequence[Chunk], embedder=None, strategy: str = "", progress: bool = True):
+    def __init__(self, chunks: Sequence[Chunk], embedder: Encoder | None = None, strategy: str = "",
+                 progress: bool = True):
         if not chunks:
             raise InputError("no chunks to search: load a corpus with at least one document")
         if embedder is None:
@@ -73,22 +90,28 @@ class Retriever:
         """Query vectors (cached by content like chunk vectors)."""
         return self.embedder.encode(list(queries), progress=False)
 
+    def distances(self, queries: Sequence[str]) -> np.ndarray:
+        """Cosine distance of every query (rows) to every chunk (columns)."""
+        return cosine_distance(self.embed(queries), self.vectors)
+
     def dense(self, queries: Sequence[str]) -> Run:
         """Rank by cosine distance, nearest first."""
-        dist = cosine_distance(self.embed(queries), self.vectors)
+        dist = self.distances(queries)
         return Run("dense", self.strategy, rank(dist, higher_is_better=False), dist)
 
     def bm25(self, queries: Sequence[str]) -> Run:
         """Rank by BM25 score over the same text that is embedded."""
-        return Run("bm25", self.strategy, rank(self.lexical.scores_many(list(queries))))
+        scores = self.lexical.scores_many(list(queries))
+        return Run("bm25", self.strategy, rank(scores), matched=scores > 0)
 
     def hybrid(self, queries: Sequence[str], dense: Run | None = None, bm25: Run | None = None) -> Run:
-        """Reciprocal rank fusion of the dense and BM25 rankings."""
+        """Reciprocal rank fusion of the dense and BM25 rankings; BM25 credits only chunks that share a term."""
         dense = dense or self.dense(queries)
         bm25 = bm25 or self.bm25(queries)
-        return Run("hybrid", self.strategy, rrf_many(dense.ranking, bm25.ranking), dense.distance)
+        fused = rrf_many(dense.ranking, bm25.ranking, matched=bm25.matched)
+        return Run("hybrid", self.strategy, fused, dense.distance)
 
-    def reranked(self, queries: Sequence[str], reranker, base: Run | None = None,
+    def reranked(self, queries: Sequence[str], reranker: Reranker, base: Run | None = None,
                  depth: int = RERANK_DEPTH) -> Run:
         """Rerank the first ``depth`` chunks of a base run (hybrid by default) with a reranker."""
         base = base or self.hybrid(queries)

@@ -8,6 +8,7 @@ slider re-evaluates a cut in microseconds.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -16,21 +17,26 @@ import pandas as pd
 
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus
-from ragkit.data import OutOfDomain, Question, queries as make_queries
-from ragkit.errors import InputError
+from ragkit.data import OutOfDomain, Question
+from ragkit.data import queries as make_queries
+from ragkit.errors import DataError, InputError
 from ragkit.evaluation import query_hits
 from ragkit.retrieval import Retriever
 
 KEEP = 4
-CHAPTER_CUTS = (0.675, 0.525)
+DEFAULT_CUT = 0.675
+"""The chapter's default cut (cosine distance): every default in ragkit and the notebooks uses this one."""
+STRICT_CUT = 0.525
+"""The chapter's strict cut."""
+CHAPTER_CUTS = (DEFAULT_CUT, STRICT_CUT)
 
 
 def check_cut(cut: float | None) -> float | None:
-    """A cut is a cosine distance in (0, 2], or None for no threshold."""
+    """A cut is a cosine distance in (0, 2] (any real number, numpy's included; not a bool), or None for none."""
     if cut is None:
         return None
-    if not isinstance(cut, (int, float)) or not 0 < cut <= 2:
-        raise InputError(f"cut {cut!r} is not a cosine distance in (0, 2]: try 0.675 "
+    if isinstance(cut, (bool, np.bool_)) or not isinstance(cut, numbers.Real) or not 0 < cut <= 2:
+        raise InputError(f"cut {cut!r} is not a cosine distance in (0, 2]: try {DEFAULT_CUT} "
                          "(no cut at all: None, or 0 on the command line)")
     return float(cut)
 
@@ -70,13 +76,14 @@ class Sweep:
     def __init__(self, chunks: Sequence[Chunk], questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
                  retriever: Retriever, retriever_name: str = "dense", keep: int = KEEP):
         self.chunks, self.questions, self.out_of_domain = list(chunks), list(questions), list(out_of_domain)
+        _check_both_kinds(self.questions, self.out_of_domain)
         self.queries = make_queries(questions)
         self.keep = keep
         texts_in, texts_out = [q.text for q in self.queries], [o.query for o in self.out_of_domain]
         run_in, run_out = retriever.run(retriever_name, texts_in), retriever.run(retriever_name, texts_out)
         # the gate compares cosine distances, whichever retriever ranked the candidates
-        dist_in = retriever.dense(texts_in).distance if run_in.distance is None else run_in.distance
-        dist_out = retriever.dense(texts_out).distance if run_out.distance is None else run_out.distance
+        dist_in = retriever.distances(texts_in) if run_in.distance is None else run_in.distance
+        dist_out = retriever.distances(texts_out) if run_out.distance is None else run_out.distance
         self.top_in = run_in.ranking[:, :keep]
         self.top_out = run_out.ranking[:, :keep]
         self.d_in = np.take_along_axis(dist_in, self.top_in, axis=1)
@@ -91,7 +98,11 @@ class Sweep:
     @property
     def worst_in_domain(self) -> float:
         """The in-domain query furthest from its answer: a cut under this refuses it."""
-        return float(self.best_answer[np.isfinite(self.best_answer)].max())
+        found = self.best_answer[np.isfinite(self.best_answer)]
+        if not len(found):
+            raise DataError("no chunk carries any question's needle, so no query has an answer to reach: "
+                            "check the questions against this corpus with `python -m ragkit validate`")
+        return float(found.max())
 
     @property
     def best_out_of_domain(self) -> float:
@@ -127,8 +138,16 @@ class Sweep:
         return sorted(out, key=lambda b: b.distance)
 
 
+def _check_both_kinds(questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain]) -> None:
+    """Refuse a sweep without in-domain questions or without out-of-domain queries."""
+    if not questions or not out_of_domain:
+        missing = "in-domain questions" if not questions else "out-of-domain queries"
+        raise DataError(f"no {missing} to sweep: a cut is judged on both kinds, so give at least one "
+                        "question and one out-of-domain query (the bundled files have 32 and 30)")
+
+
 def default_cuts() -> list[float | None]:
-    """No threshold, then 0.30 to 1.00 in steps of 0.025 (the chapter's 0.675 and 0.525 among them)."""
+    """No threshold, then 0.30 to 1.00 in steps of 0.025 (the chapter's two cuts among them)."""
     grid = sorted(set(np.round(np.arange(0.30, 1.0001, 0.025), 3).tolist()) | set(CHAPTER_CUTS), reverse=True)
     return [None, *grid]
 
@@ -136,5 +155,10 @@ def default_cuts() -> list[float | None]:
 def sweep(corpus: Corpus, questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
           strategy: str = "E", retriever: str = "dense", embedder=None, progress: bool = True) -> Sweep:
     """Precompute the gate's candidates for the in-domain and out-of-domain queries (default: dense on E)."""
+    _check_both_kinds(questions, out_of_domain)
+    absent = [q.id for q in questions if not any(q.needle in d.text for d in corpus.documents)]
+    if absent:
+        raise DataError(f"the needle of {', '.join(absent)} is not in the corpus {corpus.folder}: these questions "
+                        "cannot be answered from it; check them with `python -m ragkit validate --corpus ...`")
     chunks = chunk_corpus(corpus, strategy)
     return Sweep(chunks, questions, out_of_domain, Retriever(chunks, embedder, strategy, progress), retriever)

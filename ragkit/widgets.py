@@ -12,15 +12,15 @@ import time
 import ipywidgets as w
 
 from ragkit import plots
-from ragkit.chunking import STRATEGIES, chunk_corpus
+from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.evaluation import LEVELS, METRICS, Evaluation, with_holm
-from ragkit.threshold import KEEP, Sweep, gate
+from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
 
 
 class ThresholdExplorer:
     """The cut as a slider: bluffs, refusals, the cut on the distance plot and the bluffing queries, live."""
 
-    def __init__(self, sweep: Sweep, cut: float = 0.675):
+    def __init__(self, sweep: Sweep, cut: float = DEFAULT_CUT):
         self.sweep = sweep
         self.slider = w.FloatSlider(value=cut, min=0.30, max=1.00, step=0.005, readout_format=".3f",
                                     description="cut", continuous_update=True, layout=w.Layout(width="480px"))
@@ -45,7 +45,8 @@ class ThresholdExplorer:
                                f"without it: {row.answered_without_needle}")
         items = "".join(
             f"<li><code>{b.distance:.3f}</code> {html.escape(b.query.query)} "
-            f"<i>({b.query.kind})</i> &rarr; {html.escape(b.chunk.doc_id)}, {html.escape(b.chunk.section or 'introduction')}</li>"
+            f"<i>({html.escape(b.query.kind)})</i> &rarr; {html.escape(b.chunk.doc_id)}, "
+            f"{html.escape(b.chunk.section or 'introduction')}</li>"
             for b in self.sweep.bluffs(cut))
         self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
             "<i>no out-of-domain query gets a chunk at this cut</i>"
@@ -70,7 +71,7 @@ class ChunkExplorer:
                                    description="question", layout=w.Layout(width="640px"))
         self.verdict = w.HTML()
         self.view = w.HTML()
-        self._chunks = {}
+        self._chunks: dict[str, list[Chunk]] = {}
         for control in (self.strategy, self.question):
             control.observe(lambda _: self.update(), names="value")
         self.update()
@@ -95,7 +96,8 @@ class ChunkExplorer:
             self.verdict.value = (f"<b style='color:#2e7d32'>kept</b>: chunk {carriers[0] + 1} of {len(chunks)} "
                                   f"in this document carries the whole needle ({how}).")
         else:
-            cuts = sorted({c.end for c in inside if start < c.end < end} | {c.start for c in inside if start < c.start < end})
+            cuts = sorted({c.end for c in inside if start < c.end < end}
+                          | {c.start for c in inside if start < c.start < end})
             self.verdict.value = (f"<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
                                   f"is split by cut(s) at {', '.join(map(str, cuts)) or 'a chunk edge'}; "
                                   "no chunk carries it whole.")
@@ -172,7 +174,7 @@ class StrategyDuel:
 class QueryPlayground:
     """Type a question: dense, BM25, hybrid (and a reranker) side by side, with distances and the gate."""
 
-    def __init__(self, course, strategy: str = "E", cut: float = 0.675, reranker=None, k: int = 5):
+    def __init__(self, course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
         self.course, self.k, self.reranker = course, k, reranker
         self.retriever = course.retriever(strategy)
         self.text = w.Text(value="How many test examples do I need?", description="question",
@@ -204,7 +206,7 @@ class QueryPlayground:
                 f"<li><code>{dense.distance[0, i]:.3f}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
                 f"{html.escape(r.chunks[i].section or 'introduction')}<br><small>"
                 f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i in run.ranking[0, :self.k])
-            cols.append(f"<td style='vertical-align:top;width:25%'><b>{name}</b><ol>{items}</ol></td>")
+            cols.append(f"<td style='vertical-align:top;width:25%'><b>{html.escape(name)}</b><ol>{items}</ol></td>")
         self.table.value = f"<table><tr>{''.join(cols)}</tr></table><small>numbers: cosine distance</small>"
 
     def widget(self) -> w.Widget:

@@ -1,5 +1,7 @@
 """Shared fixtures: the bundled corpus and a helper to write small corpora."""
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,15 @@ def make_document(text: str, doc_id: str = "doc", title: str | None = None) -> D
     span = title_span(text)
     return Document(doc_id, title or (span[2] if span else doc_id), text, Path(f"{doc_id}.md"))
 
-import os
-
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After the run: how long each executed notebook took (nothing when none ran)."""
+    timings = getattr(sys.modules.get("test_notebooks"), "TIMINGS", None)
+    if timings:
+        terminalreporter.write_sep("-", f"notebook execution ({os.environ.get('RAGKIT_CACHE', 'default cache')}): "
+                                        f"{sum(timings.values()):.1f} s in all")
+        for name, seconds in sorted(timings.items()):
+            terminalreporter.write_line(f"{name}: {seconds:.1f} s")

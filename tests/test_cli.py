@@ -1,8 +1,15 @@
 """The command line on the bundled data: ask, sweep, models; errors print what to do and exit 1."""
 
+import json
 import re
+import shutil
+
+import pytest
 
 from ragkit.__main__ import main
+from ragkit.data import read_questions
+
+from conftest import ROOT
 
 
 def test_ask_prints_a_citation_table(capsys):
@@ -35,3 +42,81 @@ def test_models_offline_fails_with_instructions(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert main(["models"]) == 1
     assert "this needs internet" in capsys.readouterr().err
+
+
+QUESTION = {"id": "q1", "doc_id": "04-classification-and-evaluation", "needle": "placeholder",
+            "question": "How many test examples do I need?", "ticket": "how big must my test set be"}
+
+
+def _jsonl(path, *records, prefix=""):
+    path.write_text(prefix + "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def _no_traceback(err):
+    assert "Traceback" not in err and err.startswith("error: ")
+
+
+def test_sweep_refuses_empty_questions_and_out_of_domain_files(tmp_path, capsys):
+    empty = _jsonl(tmp_path / "empty.jsonl")
+    assert main(["sweep", "--questions", str(empty)]) == 1
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    assert "no in-domain questions to sweep" in err
+    assert main(["sweep", "--ood", str(empty)]) == 1
+    assert "no out-of-domain queries to sweep" in capsys.readouterr().err
+
+
+def test_sweep_refuses_a_needle_absent_from_the_corpus(tmp_path, capsys):
+    questions = _jsonl(tmp_path / "q.jsonl", QUESTION | {"needle": "This sentence is in no document at all."})
+    assert main(["sweep", "--questions", str(questions)]) == 1
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    assert "the needle of q1 is not in the corpus" in err
+
+
+def test_deeply_nested_json_line_names_file_and_line(tmp_path, capsys):
+    deep = _jsonl(tmp_path / "deep.jsonl", QUESTION, "[" * 100_000 + "]" * 100_000)
+    for command, option in (("sweep", "--questions"), ("sweep", "--ood"), ("validate", "--questions")):
+        args = [command, option, str(deep)]
+        assert main(args) == 1
+        captured = capsys.readouterr()
+        assert f"{deep}:2: JSON nested too deeply" in captured.err + captured.out
+        assert "Traceback" not in captured.err
+
+
+def test_bom_in_jsonl_is_accepted_and_a_numeric_id_is_not_a_string(tmp_path):
+    records, problems = read_questions(_jsonl(tmp_path / "bom.jsonl", QUESTION, prefix="\ufeff"))
+    assert not problems and records[0].id == "q1"
+    _, problems = read_questions(_jsonl(tmp_path / "num.jsonl", QUESTION | {"id": 7}))
+    assert [p.message for p in problems] == ["field(s) id (int 7) not a string: put the value in quotes"]
+
+
+def test_corpus_that_is_a_file_is_named_a_file(tmp_path, capsys):
+    file = tmp_path / "notes.md"
+    file.write_text("# Notes\n\ntext\n")
+    assert main(["ask", "what?", "--corpus", str(file)]) == 1
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    assert f"{file} is a file, not a folder" in err and "does not exist" not in err
+
+
+@pytest.mark.parametrize("value", ["", "  ", "XYZ"])
+def test_empty_or_unknown_strategies_are_refused(value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["eval", "--strategies", value])
+    assert stop.value.code == 2
+    assert "give one or more of the letters ABCDEF" in capsys.readouterr().err
+
+
+def test_ask_and_sweep_name_the_failed_documents(tmp_path, capsys):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    source = ROOT / "data" / "corpus" / "04-classification-and-evaluation.md"
+    shutil.copy(source, folder / source.name)
+    (folder / "broken.md").write_bytes(b"# Broken\n\n\xff\xfe not UTF-8\n")
+    assert main(["ask", "How many test examples do I need?", "--corpus", str(folder)]) == 0
+    assert "FAILED broken.md: not valid UTF-8" in capsys.readouterr().err
+    main(["sweep", "--corpus", str(folder), "--questions", str(_jsonl(tmp_path / "q.jsonl", QUESTION))])
+    assert "FAILED broken.md: not valid UTF-8" in capsys.readouterr().err

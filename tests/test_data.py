@@ -6,8 +6,15 @@ import pytest
 
 from ragkit.__main__ import main
 from ragkit.corpus import load_corpus
-from ragkit.data import (EXPECTED, load_out_of_domain, load_questions, queries, read_out_of_domain,
-                         read_questions, validate)
+from ragkit.data import (
+    EXPECTED,
+    load_out_of_domain,
+    load_questions,
+    queries,
+    read_out_of_domain,
+    read_questions,
+    validate,
+)
 from ragkit.errors import DataError
 
 from conftest import ROOT
@@ -71,7 +78,8 @@ def test_bundled_ground_truth_is_valid():
 
 
 def test_a_valid_tiny_set_has_no_problems(tmp_path, tiny):
-    assert problems_for(tmp_path, tiny, [q("q1", "The first needle sentence lives in this paragraph of prose text.")]) == []
+    needle = "The first needle sentence lives in this paragraph of prose text."
+    assert problems_for(tmp_path, tiny, [q("q1", needle)]) == []
 
 
 def test_malformed_json_reports_its_line(tmp_path, tiny):
@@ -151,5 +159,6 @@ def test_validate_command_exit_codes(tmp_path, tiny, capsys):
     assert "ground truth is valid" in capsys.readouterr().out
     bad = write_jsonl(tmp_path / "bad.jsonl", [q("q1", "nowhere to be found in any document of this corpus")])
     ood = write_jsonl(tmp_path / "o.jsonl", [{"id": "o1", "query": "x", "kind": "absurd", "topic": "t"}])
-    assert main(["validate", "--corpus", str(tiny.folder), "--questions", str(bad), "--ood", str(ood), "--any-count"]) == 1
+    args = ["validate", "--corpus", str(tiny.folder), "--questions", str(bad), "--ood", str(ood), "--any-count"]
+    assert main(args) == 1
     assert "needle not found" in capsys.readouterr().out

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import ragkit.models as models
-from ragkit.chunking import chunk_corpus
 from ragkit.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.chunking import chunk_corpus
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import InputError, ModelMismatch
 from ragkit.tokens import TruncationWarning

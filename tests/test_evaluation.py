@@ -65,7 +65,8 @@ def evaluation(corpus):
 
 
 def test_recall_and_mrr_equal_ranx(evaluation, corpus):
-    from ranx import Qrels, Run, evaluate as ranx_evaluate
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
 
     from ragkit.chunking import chunk_corpus
     from ragkit.retrieval import Retriever

@@ -10,7 +10,6 @@ import sys
 import textwrap
 import time
 
-import numpy as np
 import pytest
 
 from ragkit import index

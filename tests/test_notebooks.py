@@ -1,7 +1,6 @@
 """Notebooks: pairs in sync, no outputs, kernelspec set; every one runs top to bottom on a fresh kernel."""
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from conftest import ROOT
 NOTEBOOKS = ROOT / "notebooks"
 PAIRS = sorted(p for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 TIMINGS: dict[str, float] = {}
+"""Seconds per executed notebook; conftest.py prints them after the run (a report, not a test)."""
 
 
 def name(path: Path) -> str:
@@ -29,6 +29,10 @@ def test_there_are_notebooks_and_every_one_has_a_twin():
         assert py.with_suffix(".ipynb").is_file(), f"{name(py)} has no .ipynb twin"
 
 
+def _cells(notebook) -> list[tuple[str, str]]:
+    return [(c.cell_type, c.source.strip()) for c in notebook.cells]
+
+
 @pytest.mark.parametrize("ipynb", PAIRS, ids=name)
 def test_pair_in_sync_without_outputs_and_with_kernelspec(ipynb):
     nb = json.loads(ipynb.read_text())
@@ -38,8 +42,7 @@ def test_pair_in_sync_without_outputs_and_with_kernelspec(ipynb):
             assert not cell["outputs"] and cell["execution_count"] is None, f"{name(ipynb)} carries outputs"
     a = jupytext.read(ipynb)
     b = jupytext.read(ipynb.with_suffix(".py"))
-    cells = lambda n: [(c.cell_type, c.source.strip()) for c in n.cells]
-    assert cells(a) == cells(b), f"{name(ipynb)} and its .py twin differ: run `jupytext --sync {name(ipynb)}`"
+    assert _cells(a) == _cells(b), f"{name(ipynb)} and its .py twin differ: run `jupytext --sync {name(ipynb)}`"
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
@@ -71,10 +74,3 @@ def test_notebook_runs_on_a_fresh_kernel(ipynb):
     if "solutions" in ipynb.parts:
         assert "PASSED" in text and "NOT YET" not in text, "a solution must pass its check"
 
-
-def test_report_execution_times():
-    if TIMINGS:
-        total = sum(TIMINGS.values())
-        lines = [f"{k}: {v:.1f} s" for k, v in sorted(TIMINGS.items())]
-        print(f"\nnotebook execution ({os.environ.get('RAGKIT_CACHE', 'default cache')}): {total:.1f} s in all\n"
-              + "\n".join(lines))

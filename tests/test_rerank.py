@@ -83,3 +83,11 @@ def test_maxsim_prefers_the_text_that_contains_the_query():
     scores = reranker.score("gradient checkpointing memory",
                             ["gradient checkpointing trades memory for compute", "paella needs saffron"])
     assert scores[0] > scores[1]
+
+
+def test_scores_follow_the_order_of_the_texts(tiny_cross_encoder):
+    reranker = CrossEncoderReranker(tiny_cross_encoder, batch_size=2)
+    texts = ["short", "a much longer text about the kv cache and its memory", "mid length text", "x"]
+    scores = reranker.score("kv cache", texts)
+    assert np.allclose(reranker.score("kv cache", texts[::-1]), scores[::-1], atol=1e-6)
+    assert np.allclose([reranker.score("kv cache", [t])[0] for t in texts], scores, atol=1e-5)

@@ -9,8 +9,8 @@ from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.errors import InputError
 from ragkit.evaluation import query_hits
-from ragkit.threshold import Sweep, check_cut, default_cuts, gate
 from ragkit.retrieval import Retriever
+from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Sweep, check_cut, default_cuts, gate
 
 from conftest import ROOT
 
@@ -37,7 +37,7 @@ def test_max_gap_over_200_chunks(chunk_texts):
     assert max_identity_gap(emb.pooled(chunk_texts[:50])) > 0.01
 
 
-@pytest.mark.parametrize("cut", [0, -0.1, 2.5, float("nan"), "0.5"])
+@pytest.mark.parametrize("cut", [0, -0.1, 2.5, float("nan"), "0.5", True, np.True_, np.float64(2.5)])
 def test_cut_outside_zero_two_is_refused(cut):
     with pytest.raises(InputError, match=r"\(0, 2\]"):
         check_cut(cut)
@@ -65,7 +65,7 @@ def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
     in_run = retriever.dense([q.text for q in s.queries])
     out_run = retriever.dense([o.query for o in ood])
     hits = query_hits(chunks, questions, s.queries)
-    for cut in [None, 0.9, 0.675, 0.6, 0.525, 0.4]:
+    for cut in [None, 0.9, DEFAULT_CUT, 0.6, STRICT_CUT, 0.4]:
         kept_in = [gate(in_run.ranking[i], in_run.distance[i], cut) for i in range(len(s.queries))]
         kept_out = [gate(out_run.ranking[i], out_run.distance[i], cut) for i in range(len(ood))]
         row = s.at(cut)
@@ -80,11 +80,30 @@ def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
     s = bundled_sweep[0]
     table = s.table()
     assert table.cut.iloc[0] is None or np.isnan(table.cut.iloc[0])
-    assert {0.675, 0.525} <= set(table.cut.dropna())
+    assert {DEFAULT_CUT, STRICT_CUT} <= set(table.cut.dropna())
     assert table.bluffs.iloc[0] == 30 and table.refused.iloc[0] == 0
     assert (np.diff(table.bluffs.to_numpy()) <= 0).all() and (np.diff(table.refused.to_numpy()) >= 0).all()
-    assert s.best_out_of_domain == pytest.approx(s.nearest_out.min())
-    assert s.worst_in_domain <= 2
+
+
+def test_sweep_extremes_match_distances_recomputed_from_the_vectors(bundled_sweep):
+    s, retriever, questions, ood, chunks = bundled_sweep
+    out = 1.0 - retriever.embed([o.query for o in ood]) @ retriever.vectors.T
+    assert s.best_out_of_domain == pytest.approx(float(out.min()), abs=1e-6)
+    by_id = {q.id: q for q in questions}
+    inside = 1.0 - retriever.embed([q.text for q in s.queries]) @ retriever.vectors.T
+    best = [min(inside[i, j] for j, c in enumerate(chunks)
+                if c.doc_id == by_id[q.qid].doc_id and by_id[q.qid].needle in c.carried)
+            for i, q in enumerate(s.queries)]
+    assert s.worst_in_domain == pytest.approx(float(max(best)), abs=1e-6)
+    assert s.best_out_of_domain < 2 and s.worst_in_domain > s.nearest_in.min()
+
+
+def test_check_cut_takes_numpy_floats_from_a_run(bundled_sweep):
+    s, retriever, *_ = bundled_sweep
+    run = retriever.dense(["How many test examples do I need?"])
+    cut = run.distance[0, run.ranking[0, 3]]
+    assert isinstance(cut, np.floating) and check_cut(cut) == float(cut)
+    assert s.at(cut).cut == float(cut) and check_cut(np.float32(0.5)) == pytest.approx(0.5)
 
 
 def test_default_cuts_are_descending_after_no_threshold():

@@ -5,6 +5,7 @@ import warnings
 import pytest
 
 from ragkit.chunking import chunk_corpus, chunk_document
+from ragkit.models import WINDOW
 from ragkit.tokens import TruncationWarning, count_pieces, token_report
 
 from conftest import make_document
@@ -29,7 +30,7 @@ def test_chunks_over_the_window_are_counted_and_warned_about():
     long = " ".join(["tokenisation"] * 200) + "."
     doc = make_document(f"## S\n{long}\n\nshort.\n")
     chunks = chunk_document(doc, "C", size=5000)
-    with pytest.warns(TruncationWarning, match="1 of 1 chunks are longer than the encoder's 256-piece window"):
+    with pytest.warns(TruncationWarning, match=f"1 of 1 chunks are longer than the encoder's {WINDOW}-piece window"):
         report = token_report(chunks)
     assert report.over_window == 1
 

@@ -6,6 +6,7 @@ import pytest
 
 import ragkit.course
 from ragkit import widgets
+from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def shown(html: str) -> int:
 def test_threshold_slider_updates_bluffs_refusals_cut_line_and_list(course):
     sweep = course.sweep()
     explorer = widgets.ThresholdExplorer(sweep)
-    for cut in (0.9, 0.675, 0.6, 0.525, 0.45, 0.3):
+    for cut in (0.9, DEFAULT_CUT, 0.6, STRICT_CUT, 0.45, 0.3):
         explorer.slider.value = cut
         row = sweep.at(cut)
         assert shown(explorer.bluffs.value) == row.bluffs
@@ -82,3 +83,30 @@ def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course
     i, j = labels.index("E/dense"), labels.index("A/dense")
     assert fig.data[0].z[i][j] == c.test.wins - c.test.losses
     assert f"Holm p = {adjusted[at]:.3g} over {len(raw)} tests" in fig.data[0].text[i][j]
+
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def test_threshold_explorer_escapes_every_string(course):
+    from dataclasses import replace
+
+    from ragkit.threshold import Sweep
+
+    r = course.retriever("E")
+    ood = [replace(o, kind=HOSTILE, topic=HOSTILE) for o in course.out_of_domain[:3]]
+    explorer = widgets.ThresholdExplorer(Sweep(r.chunks, course.questions, ood, r))
+    explorer.slider.value = 1.0
+    shown_html = explorer.bluff_list.value
+    assert shown_html.count("<li>") == 3
+    assert "<img" not in shown_html and "&lt;img src=x onerror=alert(1)&gt;" in shown_html
+
+
+def test_plot_legends_count_the_queries_of_the_sweep(course):
+    from ragkit import plots
+    from ragkit.threshold import Sweep
+
+    r = course.retriever("E")
+    sweep = Sweep(r.chunks, course.questions[:5], course.out_of_domain[:3], r)
+    names = [trace.name for trace in plots.bluffs_and_refusals(sweep).data]
+    assert "bluffs (share of 3)" in names and "refused answerable (share of 10)" in names
