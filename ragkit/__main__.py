@@ -133,7 +133,8 @@ def _eval(args: argparse.Namespace) -> int:
     if comparisons:
         print("\nPaired comparisons, exact two-sided sign test on discordant pairs; Holm within the "
               f"{len(comparisons) // 2} comparisons of this report, at each level:")
-        for level, unit in (("query", "a query is a pair"), ("needle", "a needle is a pair, its phrasings scored together")):
+        levels = (("query", "a query is a pair"), ("needle", "a needle is a pair, its phrasings scored together"))
+        for level, unit in levels:
             print(f"  {level} level ({unit}):")
             for c in (c for c in comparisons if c.level == level):
                 ref = chapter.COMPARISONS.get((c.a, c.b, c.metric))

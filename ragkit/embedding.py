@@ -83,7 +83,7 @@ def _export_ok(target: Path) -> bool:
 
 
 def _onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None) -> Path:
-    """The model's ONNX export: a verified one from the shared or private cache, else exported once into the private one."""
+    """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one."""
     if shared is not None and _export_ok(shared / "onnx" / weights[:16]):
         return shared / "onnx" / weights[:16]
     target = root / "onnx" / weights[:16]
@@ -91,8 +91,8 @@ def _onnx_export(source: Path, weights: str, root: Path, shared: Path | None = N
         return target
     if target.exists():
         aside = move_aside(target)
-        warnings.warn(f"the ONNX export in {target} does not match its record (damaged, interrupted, or made by an older ragkit); moved aside "
-                      f"to {aside.name} and exported again", CacheWarning, stacklevel=4)
+        warnings.warn(f"the ONNX export in {target} does not match its record (damaged, interrupted, or made by an "
+                      f"older ragkit); moved aside to {aside.name} and exported again", CacheWarning, stacklevel=4)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
     tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
@@ -146,7 +146,8 @@ class Embedder:
             try:
                 if self._backend == "onnx" and self._source.is_dir():
                     weights = weights_hash(self._source)
-                    self._model = _quiet_load(str(_onnx_export(self._source, weights, self._root, self._shared)), "onnx")
+                    export = _onnx_export(self._source, weights, self._root, self._shared)
+                    self._model = _quiet_load(str(export), "onnx")
                 else:
                     self._model = _quiet_load(str(self._source), self._backend)
             except (OSError, ValueError) as exc:
@@ -204,7 +205,9 @@ class Embedder:
 
     def pooled(self, texts: Sequence[str]) -> np.ndarray:
         """Mean-pooled vectors WITHOUT the final normalisation (what the identity fails on); cached."""
-        mean = lambda todo: np.stack([t.mean(axis=0) for t in self._token_embeddings(todo)])
+        def mean(todo: list[str]) -> np.ndarray:
+            return np.stack([t.mean(axis=0) for t in self._token_embeddings(todo)])
+
         return np.stack(self._through("pooled", list(texts), mean))
 
     def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:

@@ -249,17 +249,17 @@ def against_chapter(comparisons: Sequence[Comparison], published: dict | None = 
     published = chapter.COMPARISONS if published is None else published
     by = {(c.a, c.b, c.metric, c.level): c for c in comparisons}
     rows = []
-    for (a, b, metric), (w, l, p) in published.items():
+    for (a, b, metric), (w, lost, p) in published.items():
         if (a, b, metric, "needle") not in by:
             continue
         q, n = by[a, b, metric, "query"], by[a, b, metric, "needle"]
         rows.append({"comparison": f"{a} vs {b}", "metric": metric,
-                     "chapter": f"+{w}/-{l}" + (f", p = {p:g}" if p is not None else ""),
+                     "chapter": f"+{w}/-{lost}" + (f", p = {p:g}" if p is not None else ""),
                      "queries": f"+{q.test.wins}/-{q.test.losses}", "p (queries)": q.test.p,
                      "Holm p (queries)": q.p_holm,
                      "needles": f"+{n.test.wins}/-{n.test.losses}", "p (needles)": n.test.p,
                      "Holm p (needles)": n.p_holm,
-                     "verdict": verdict(w - l, n.test.wins, n.test.losses, n.p_holm)})
+                     "verdict": verdict(w - lost, n.test.wins, n.test.losses, n.p_holm)})
     return pd.DataFrame(rows)
 
 

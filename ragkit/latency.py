@@ -41,7 +41,7 @@ def median_ms(work: Callable[[], object], repeat: int) -> float:
 
 def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH,
             repeat: int = 20) -> list[Timing]:
-    """Time one query through each stage: embedding (computed, never read from the cache), scan, BM25, fusion, MaxSim."""
+    """Time one query through each stage: embedding (computed, not read from the cache), scan, BM25, fusion, MaxSim."""
     from ragkit import chapter
 
     embedder = retriever.embedder
@@ -58,20 +58,24 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
                           f"one query against {len(retriever.vectors):,} vectors, product and sort, 1 thread",
                           chapter.SCAN_MS))
         out.append(Timing("BM25", median_ms(lambda: rank(retriever.lexical.scores_many([query])), repeat),
-                          f"one query over {len(retriever.texts):,} chunks, scores and sort, 1 thread", chapter.BM25_MS))
+                          f"one query over {len(retriever.texts):,} chunks, scores and sort, 1 thread",
+                          chapter.BM25_MS))
         out.append(Timing("fusion (RRF)", median_ms(lambda: rrf_many(dense, bm25), repeat),
                           "one query's two full rankings, 1 thread"))
     if maxsim:
         texts = [retriever.texts[j] for j in rrf_many(dense, bm25)[0, :depth]]
-        encode = lambda items, batch: model.encode(items, output_value="token_embeddings", batch_size=batch,
-                                                  convert_to_numpy=False, show_progress_bar=False)
+        def encode(items: list[str], batch: int):
+            return model.encode(items, output_value="token_embeddings", batch_size=batch, convert_to_numpy=False,
+                                show_progress_bar=False)
+
         out.append(Timing("query token vectors", median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
-                          f"one query, batch 1, computed by the model, onnxruntime's default threads on {cores} core(s)"))
+                          f"one query, batch 1, computed by the model, onnxruntime's default threads on "
+                          f"{cores} core(s)"))
         blocks = embedder.token_vectors(texts)
         qt = embedder.token_vectors([query])[0]
         with threadpool_limits(1):
-            out.append(Timing("MaxSim products", median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat),
-                              f"{depth} chunks' token vectors already in memory, 1 thread"))
+            products = median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat)
+            out.append(Timing("MaxSim products", products, f"{depth} chunks' token vectors already in memory, 1 thread"))
         out.append(Timing("chunk token vectors", median_ms(lambda: encode(texts, 8), 1),
                           f"{depth} chunks, batch 8, computed by the model: paid at index time when they are stored, "
                           "at query time when they are not", None))

@@ -1,4 +1,4 @@
-"""The SQLite vector cache: keys bound to their vectors, concurrent writers, damaged, read-only, full and shared caches."""
+"""The SQLite vector cache: keys bound to vectors, concurrent writers, damaged, read-only, full and shared caches."""
 
 import hashlib
 import sqlite3

@@ -79,7 +79,8 @@ def test_recall_and_mrr_equal_ranx(evaluation, corpus):
     ids = [f"q{i}" for i in range(len(texts))]
     qrels = {qid: ({f"c{j}": 1 for j in np.flatnonzero(h)} or {"none": 1}) for qid, h in zip(ids, hits)}
     scores = {qid: {f"c{j}": float(len(row) - pos) for pos, j in enumerate(row)} for qid, row in zip(ids, run.ranking)}
-    expected = ranx_evaluate(Qrels(qrels), Run(scores), ["hit_rate@1", "hit_rate@4", "hit_rate@8", "hit_rate@20", "mrr"])
+    metrics = ["hit_rate@1", "hit_rate@4", "hit_rate@8", "hit_rate@20", "mrr"]
+    expected = ranx_evaluate(Qrels(qrels), Run(scores), metrics)
     result = ev["E/dense"]
     for k in (1, 4, 8, 20):
         assert result.value(f"R@{k}") == pytest.approx(expected[f"hit_rate@{k}"], abs=1e-12)

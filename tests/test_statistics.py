@@ -20,7 +20,7 @@ def test_wilson_reproduces_the_chapter():
     assert [round(x, 3) for x in wilson(53, 64)] == [0.718, 0.901]
 
 
-@pytest.mark.parametrize("wins, losses", [(w, l) for w in range(0, 25, 3) for l in range(0, 25, 4)])
+@pytest.mark.parametrize("wins, losses", [(w, lost) for w in range(0, 25, 3) for lost in range(0, 25, 4)])
 def test_sign_test_equals_scipy(wins, losses):
     result = sign_test([1] * wins + [0] * losses + [1] * 5, [0] * wins + [1] * losses + [1] * 5)
     assert (result.wins, result.losses) == (wins, losses)
