@@ -75,7 +75,8 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
         qt = embedder.token_vectors([query])[0]
         with threadpool_limits(1):
             products = median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat)
-            out.append(Timing("MaxSim products", products, f"{depth} chunks' token vectors already in memory, 1 thread"))
+            out.append(Timing("MaxSim products", products,
+                              f"{depth} chunks' token vectors already in memory, 1 thread"))
         out.append(Timing("chunk token vectors", median_ms(lambda: encode(texts, 8), 1),
                           f"{depth} chunks, batch 8, computed by the model: paid at index time when they are stored, "
                           "at query time when they are not", None))
