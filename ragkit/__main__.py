@@ -8,7 +8,17 @@ from pathlib import Path
 
 from ragkit.errors import RagkitError
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
+"""Options that default to a file of the course data folder (ragkit.locations.data_dir)."""
+
+
+def _fill_data_defaults(args: argparse.Namespace) -> None:
+    """Point data options left unset at the course data folder, resolved only when a command needs it."""
+    from ragkit.locations import data_dir
+
+    for option, name in DATA_FILES.items():
+        if getattr(args, option, "") is None:
+            setattr(args, option, data_dir() / name)
 
 
 def _corpus_stats(args: argparse.Namespace) -> int:
@@ -202,17 +212,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("corpus-stats", help="documents, characters, sections, tables, formulas, code blocks")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--corpus", type=Path)
     p.set_defaults(run=_corpus_stats)
     p = sub.add_parser("validate", help="check the ground truth against the corpus; exit 1 with every problem")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
-    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
-    p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
+    p.add_argument("--corpus", type=Path)
+    p.add_argument("--questions", type=Path)
+    p.add_argument("--ood", type=Path)
     p.add_argument("--any-count", action="store_true", help="skip the bundled data's expected counts")
     p.set_defaults(run=_validate)
     p = sub.add_parser("eval", help="recall@k, MRR, destroyed answers and paired comparisons")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
-    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    p.add_argument("--corpus", type=Path)
+    p.add_argument("--questions", type=Path)
     p.add_argument("--strategies", default="ABCDEF", help="letters, e.g. ACE")
     p.add_argument("--retrievers", nargs="+", default=["dense", "bm25", "hybrid"], choices=["dense", "bm25", "hybrid"])
     p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
@@ -226,20 +236,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("question")
     p.add_argument("--cut", type=float, default=0.675, help="cosine distance cut in (0, 2]; 0 for no threshold")
     p.add_argument("--strategy", default="E")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--corpus", type=Path)
     p.add_argument("--show-prompt", action="store_true")
     p.add_argument("--generate", action="store_true", help="let the generator (Qwen) answer, when installed")
     p.set_defaults(run=_ask)
     p = sub.add_parser("sweep", help="bluffs and refusals against the cut")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
-    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
-    p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
+    p.add_argument("--corpus", type=Path)
+    p.add_argument("--questions", type=Path)
+    p.add_argument("--ood", type=Path)
     p.add_argument("--strategy", default="E")
     p.add_argument("--retriever", default="dense", choices=["dense", "bm25", "hybrid"])
     p.set_defaults(run=_sweep)
     p = sub.add_parser("index", help="a stamped on-disk index: build, status, update")
     p.add_argument("action", choices=["build", "status", "update"])
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--corpus", type=Path)
     p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
     p.add_argument("--strategy", default="E")
     p.set_defaults(run=_index)
@@ -248,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_warm)
     args = parser.parse_args(argv)
     try:
+        _fill_data_defaults(args)
         return args.run(args)
     except RagkitError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -15,11 +15,9 @@ from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
+from ragkit.locations import data_dir
 from ragkit.retrieval import Retriever
 from ragkit.threshold import Sweep
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-
 
 @dataclass
 class Course:
@@ -69,6 +67,6 @@ class Course:
 @functools.lru_cache(maxsize=2)
 def load(data: Path | None = None, progress: bool = True) -> Course:
     """The bundled course (or another data folder with ``corpus/``, ``questions.jsonl``, ``out_of_domain.jsonl``)."""
-    data = Path(data) if data else DATA
+    data = data_dir(data)
     return Course(load_corpus(data / "corpus"), load_questions(data / "questions.jsonl"),
                   load_out_of_domain(data / "out_of_domain.jsonl"), progress)
