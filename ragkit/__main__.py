@@ -194,16 +194,13 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _warm(args: argparse.Namespace) -> int:
-    import time
+    import os
 
-    import ragkit.course
+    from ragkit.warming import warm
 
-    t = time.perf_counter()
-    course = ragkit.course.load(progress=not args.quiet)
-    ev = course.evaluation()
-    course.sweep()
-    print(f"cache warm: {sum(ev.chunks.values()):,} chunks of 6 strategies and "
-          f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")
+    if args.cache:
+        os.environ["RAGKIT_CACHE"] = str(args.cache)
+    print(warm(progress=not args.quiet))
     return 0
 
 
@@ -253,8 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
     p.add_argument("--strategy", default="E")
     p.set_defaults(run=_index)
-    p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (Binder's build runs it)")
+    p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (`make lab` and Binder run it)")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
     p.set_defaults(run=_warm)
     args = parser.parse_args(argv)
     try:
