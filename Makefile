@@ -20,6 +20,7 @@ STAMP := $(VENV)/.installed
 LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The background warmer (`make lab`): lowest priority, logged; `ragkit warm` holds a lock itself
 WARM_LOG ?= $(VENV)/warm.log
+WARM_NICE ?= 19
 
 .PHONY: lab test bench models clean
 
@@ -38,7 +39,7 @@ lab: $(STAMP)
 	@echo "lab: $$($(BIN)/python --version) in $(VENV)"
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	nice -n 19 $(BIN)/python -m ragkit warm --quiet >$(WARM_LOG) 2>&1 & \
+	nice -n $(WARM_NICE) $(BIN)/python -m ragkit warm --quiet >$(WARM_LOG) 2>&1 & \
 	echo "warming the embedding cache in the background (log: $(WARM_LOG))"; \
 	cd notebooks && ../$(BIN)/jupyter lab $(LAB_FLAGS) 00-start-here.ipynb
 

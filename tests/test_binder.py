@@ -30,7 +30,10 @@ def binder(tmp_path_factory):
     root = tmp_path_factory.mktemp("binder")
     venv = root / "venv"
     env = dict(os.environ, PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", VIRTUAL_ENV=str(venv),
-               RAGKIT_MODELS_DIR=str(root / "models"), HF_HUB_OFFLINE="1")
+               RAGKIT_MODELS_DIR=str(root / "models"), HF_HUB_OFFLINE="1",
+               # where the CPU index is unreachable (this CI), fail each lookup there at once instead of
+               # retrying it for every one of ~160 packages; Binder itself reaches the index
+               PIP_RETRIES="0")
     env.pop("PYTHONPATH", None)
     t = time.perf_counter()
     subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
