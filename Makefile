@@ -30,9 +30,9 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
 		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 lab: $(STAMP)
