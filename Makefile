@@ -1,27 +1,46 @@
 # Two commands on a fresh machine: `make lab` (JupyterLab on the notebooks) and `make test`.
 # Both create .venv and install ragkit the first time; later runs skip straight to the job.
 
-PYTHON ?= python3.11
+# The newest Python 3.11-3.13 found on PATH (Ubuntu 24.04 and Debian 13 have no python3.11);
+# override with `make PYTHON=/path/to/python3.x`. A name that does not run (a pyenv shim for a
+# version not selected) is skipped.
+ifndef PYTHON
+PYTHON := $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	minor=$$($$p -c 'import sys; print(sys.version_info[1] if (3, 11) <= sys.version_info[:2] <= (3, 13) else "")' 2>/dev/null) \
+	&& [ -n "$$minor" ] && echo "$$minor $$p"; done | sort -rn | head -n 1 | cut -d' ' -f2)
+endif
 VENV := .venv
 BIN := $(VENV)/bin
-# The CPU build of torch (the default Linux wheel on PyPI bundles CUDA, several GB).
+# The CPU build of torch (the default Linux wheel on PyPI bundles CUDA: 527 MB plus several GB
+# of nvidia-* packages). Its version comes from constraints.txt.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed
 # Jupyter refuses to start as root unless told to (containers, this kind of machine)
 LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
+# The background warmer (`make lab`): lowest priority, logged; `ragkit warm` holds a lock itself
+WARM_LOG ?= $(VENV)/warm.log
+WARM_NICE ?= 19
 
 .PHONY: lab test bench models clean
 
 $(STAMP): pyproject.toml constraints.txt
+	@test -n "$(PYTHON)" || { echo "no Python 3.11-3.13 found: install one, or run make PYTHON=/path/to/python3.x"; exit 1; }
+	@echo "using $(PYTHON) ($$($(PYTHON) -c 'import platform; print(platform.python_version())'))"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-deps torch==2.13.0 --extra-index-url $(TORCH_INDEX)
+	$(BIN)/pip install --quiet --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
+		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)
 	touch $(STAMP)
 
 lab: $(STAMP)
+	@echo "lab: $$($(BIN)/python --version) in $(VENV)"
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	nice -n $(WARM_NICE) $(BIN)/python -m ragkit warm --quiet >$(WARM_LOG) 2>&1 & \
+	echo "warming the embedding cache in the background (log: $(WARM_LOG))"; \
 	cd notebooks && ../$(BIN)/jupyter lab $(LAB_FLAGS) 00-start-here.ipynb
 
 test: $(STAMP)

@@ -52,6 +52,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.course
+import ragkit.locations
 from ragkit import chapter
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
@@ -89,10 +90,11 @@ total = stats.loc["total"]
 display(Markdown(
     f"**{len(course.corpus)}** documents loaded, **{len(course.corpus.failed)}** failed; "
     f"**{total.characters:,}** characters in **{total.sections}** sections, with "
-    f"**{total.tables}** tables, **{total.formulas}** formulas and **{total.code_blocks}** code blocks."))
+    f"**{total.tables}** tables, **{total.formulas}** formulas and **{total.code_blocks}** code blocks. "
+    f"The files are in `{ragkit.locations.data_dir() / 'corpus'}`."))
 
 # %% [markdown]
-# Open one of the files in `data/corpus/` now and read a page of it. Everything the retrievers return
+# Open one of the files in that folder now and read a page of it. Everything the retrievers return
 # later is a piece of these files, and you will judge the results much better if you know the text.
 
 # %% [markdown]

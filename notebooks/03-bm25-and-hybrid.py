@@ -245,7 +245,7 @@ playground.widget()
 # %% [markdown]
 # ## Try this
 #
-# 1. In the playground, ask about another identifier from a code block in the corpus (open `data/corpus/12-reasoning.md` and pick a function name). Which column finds it? Now describe what the function does in plain words, without its name. Which column wins now?
+# 1. In the playground, ask about another identifier from a code block in the corpus (open `12-reasoning.md` in the corpus folder, which 00-start-here prints, and pick a function name). Which column finds it? Now describe what the function does in plain words, without its name. Which column wins now?
 # 2. Change `ev = course.evaluation("E")` to `course.evaluation("ABCDEF")` and `labels` to blind chunking (`A/...`). Does BM25 fare better or worse against dense when chunks are cut blindly? Why might a header help one retriever more than the other?
 # 3. Rerun the fusion cell with a tiny $k$ (import `rrf_many` from `ragkit.fusion` and pass `k=1`). Which retriever now dominates the fused ranking, and what happens to the constant query?
 # 4. The sign test counts only discordant pairs. Use `ev.compare("E/hybrid", "E/dense", "R@4").wins` and `.losses` to read the queries on which they disagree, then the same with `"needle"` as a fourth argument. How many needles do those queries come from?

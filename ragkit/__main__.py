@@ -15,7 +15,17 @@ if TYPE_CHECKING:
     from ragkit.corpus import Corpus
     from ragkit.retrieval import Reranker
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
+"""Options that default to a file of the course data folder (ragkit.locations.data_dir)."""
+
+
+def _fill_data_defaults(args: argparse.Namespace) -> None:
+    """Point data options left unset at the course data folder, resolved only when a command needs it."""
+    from ragkit.locations import data_dir
+
+    for option, name in DATA_FILES.items():
+        if getattr(args, option, "") is None:
+            setattr(args, option, data_dir() / name)
 
 
 def _load_corpus(folder: Path) -> Corpus:
@@ -271,16 +281,20 @@ def _cache(args: argparse.Namespace) -> int:
 
 
 def _warm(args: argparse.Namespace) -> int:
-    import time
+    import os
 
-    import ragkit.course
+    from ragkit.warming import warm
 
-    t = time.perf_counter()
-    course = ragkit.course.load(progress=not args.quiet)
-    ev = course.evaluation()
-    course.sweep()
-    print(f"cache warm: {sum(ev.chunks.values()):,} chunks of 6 strategies and "
-          f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")
+    if args.cache:
+        os.environ["RAGKIT_CACHE"] = str(args.cache)
+    print(warm(progress=not args.quiet))
+    if args.cache:
+        from ragkit.cache import finish_shared
+        from ragkit.embedding import default_embedder
+
+        default_embedder().cache.close()
+        print(f"{finish_shared(args.cache)} is ready to share: make it read-only (`chmod -R a-w {args.cache}`) and "
+              f"point RAGKIT_SHARED_CACHE at {args.cache}")
     return 0
 
 
@@ -289,17 +303,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("corpus-stats", help="documents, characters, sections, tables, formulas, code blocks")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--corpus", type=Path)
     p.set_defaults(run=_corpus_stats)
     p = sub.add_parser("validate", help="check the ground truth against the corpus; exit 1 with every problem")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
-    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
-    p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
+    p.add_argument("--corpus", type=Path)
+    p.add_argument("--questions", type=Path)
+    p.add_argument("--ood", type=Path)
     p.add_argument("--any-count", action="store_true", help="skip the bundled data's expected counts")
     p.set_defaults(run=_validate)
     p = sub.add_parser("eval", help="recall@k, MRR, destroyed answers and paired comparisons")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
-    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    p.add_argument("--corpus", type=Path)
+    p.add_argument("--questions", type=Path)
     p.add_argument("--strategies", type=_strategies, default="ABCDEF", help="letters, e.g. ACE")
     p.add_argument("--retrievers", nargs="+", default=["dense", "bm25", "hybrid"], choices=["dense", "bm25", "hybrid"])
     p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
@@ -313,20 +327,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("question")
     p.add_argument("--cut", type=float, default=DEFAULT_CUT, help="cosine distance cut in (0, 2]; 0 for no threshold")
     p.add_argument("--strategy", default="E")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--corpus", type=Path)
     p.add_argument("--show-prompt", action="store_true")
     p.add_argument("--generate", action="store_true", help="let the generator (Qwen) answer, when installed")
     p.set_defaults(run=_ask)
     p = sub.add_parser("sweep", help="bluffs and refusals against the cut")
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
-    p.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
-    p.add_argument("--ood", type=Path, default=DATA / "out_of_domain.jsonl")
+    p.add_argument("--corpus", type=Path)
+    p.add_argument("--questions", type=Path)
+    p.add_argument("--ood", type=Path)
     p.add_argument("--strategy", default="E")
     p.add_argument("--retriever", default="dense", choices=["dense", "bm25", "hybrid"])
     p.set_defaults(run=_sweep)
     p = sub.add_parser("index", help="a stamped on-disk index: build, status, update")
     p.add_argument("action", choices=["build", "status", "update"])
-    p.add_argument("--corpus", type=Path, default=DATA / "corpus")
+    p.add_argument("--corpus", type=Path)
     p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
     p.add_argument("--strategy", default=None, help="chunking strategy (default: the index's own, else E)")
     p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for another writer (default 30)")
@@ -334,11 +348,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("cache", help="the vector cache: status (what it holds) or clear (the private one)")
     p.add_argument("action", choices=["status", "clear"])
     p.set_defaults(run=_cache)
-    p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (Binder's build runs it)")
+    p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (`make lab` and Binder run it)")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
     p.set_defaults(run=_warm)
     args = parser.parse_args(argv)
     try:
+        _fill_data_defaults(args)
         return args.run(args)
     except RagkitError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -11,15 +11,14 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragkit import warming
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
+from ragkit.locations import data_dir
 from ragkit.retrieval import Retriever
 from ragkit.threshold import Sweep
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-
 
 @dataclass
 class Course:
@@ -45,6 +44,7 @@ class Course:
     def retriever(self, strategy: str = "E") -> Retriever:
         """Embedded and BM25-indexed chunks of one strategy (built once)."""
         if strategy not in self._retrievers:
+            warming.wait_for(strategy, self.progress)
             self._retrievers[strategy] = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy,
                                                    progress=self.progress)
         return self._retrievers[strategy]
@@ -53,6 +53,7 @@ class Course:
         """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""
         key = (strategies, tuple(r.name for r in rerankers))
         if key not in self._evaluations:
+            warming.wait_for("queries", self.progress)
             self._evaluations[key] = evaluate(self.corpus, self.questions, strategies, rerankers=rerankers,
                                               retriever_for=self.retriever)
         return self._evaluations[key]
@@ -62,6 +63,7 @@ class Course:
         key = (strategy, retriever)
         if key not in self._sweeps:
             r = self.retriever(strategy)
+            warming.wait_for("queries", self.progress)
             self._sweeps[key] = Sweep(r.chunks, self.questions, self.out_of_domain, r, retriever)
         return self._sweeps[key]
 
@@ -69,6 +71,6 @@ class Course:
 @functools.lru_cache(maxsize=2)
 def load(data: Path | None = None, progress: bool = True) -> Course:
     """The bundled course (or another data folder with ``corpus/``, ``questions.jsonl``, ``out_of_domain.jsonl``)."""
-    data = Path(data) if data else DATA
+    data = data_dir(data)
     return Course(load_corpus(data / "corpus"), load_questions(data / "questions.jsonl"),
                   load_out_of_domain(data / "out_of_domain.jsonl"), progress)

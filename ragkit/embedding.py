@@ -31,8 +31,10 @@ BACKENDS = ("onnx", "torch")
 
 
 def cache_dir() -> Path:
-    """Where ragkit keeps exported models and vectors: ``RAGKIT_CACHE`` or ``.ragkit-cache`` in the project."""
-    return Path(os.environ.get("RAGKIT_CACHE", Path(__file__).resolve().parent.parent / ".ragkit-cache"))
+    """Where ragkit keeps exported models and vectors (see ragkit.locations for the order)."""
+    from ragkit import locations
+
+    return locations.cache_dir()
 
 
 @dataclass(frozen=True)

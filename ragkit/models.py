@@ -36,8 +36,10 @@ GENERATOR = HubModel("Qwen/Qwen2.5-0.5B-Instruct", "7ae557604adf67be50417f59c2c2
 
 
 def models_dir() -> Path:
-    """Folder for downloaded hub models: ``RAGKIT_MODELS_DIR`` or ``./models`` under the project."""
-    return Path(os.environ.get("RAGKIT_MODELS_DIR", Path(__file__).resolve().parent.parent / "models"))
+    """Folder for downloaded hub models (see ragkit.locations for the order)."""
+    from ragkit import locations
+
+    return locations.models_dir()
 
 
 def bundled_model_dir() -> Path:

@@ -1,33 +1,80 @@
-"""The conda and Binder environments list exactly the packages and pins of pyproject.toml."""
+"""Ranges in pyproject.toml, exact pins in constraints.txt, and the conda and Binder files agree."""
 
 import re
+import subprocess
+import sys
 import tomllib
+import zipfile
 
-import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from conftest import ROOT
 
 
-def pyproject_pins() -> set[str]:
+def pyproject_requirements() -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     deps = project["dependencies"] + [d for group in project["optional-dependencies"].values() for d in group]
-    return {d.lower().replace("_", "-") for d in deps}
+    return [Requirement(d) for d in deps]
 
 
-def environment_pins(path) -> set[str]:
-    lines = re.findall(r"^\s+- ([A-Za-z0-9_.-]+==\S+)\s*$", path.read_text(), re.M)
-    return {line.lower().replace("_", "-") for line in lines}
+def constraint_pins() -> dict[str, str]:
+    pins = re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)\s*$", (ROOT / "constraints.txt").read_text(), re.M)
+    return {canonicalize_name(name): version for name, version in pins}
 
 
-@pytest.mark.parametrize("name", ["environment.yml", "binder/environment.yml"])
-def test_environment_mirrors_pyproject(name):
-    assert environment_pins(ROOT / name) == pyproject_pins()
+def environment_pins(path) -> dict[str, str]:
+    pins = re.findall(r"^\s+- ([A-Za-z0-9_.-]+)==(\S+)\s*$", path.read_text(), re.M)
+    return {canonicalize_name(name): version for name, version in pins}
 
 
-def test_every_dependency_is_pinned_and_torch_is_the_cpu_build():
-    pins = pyproject_pins()
-    assert all("==" in p for p in pins)
-    assert "torch==2.13.0" in pins
-    for name in ["environment.yml", "binder/environment.yml"]:
+def test_every_pinned_version_satisfies_the_pyproject_range():
+    pins = constraint_pins()
+    for req in pyproject_requirements():
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{name} has no exact pin in constraints.txt"
+        assert req.specifier.contains(pins[name], prereleases=True), f"{name}=={pins[name]} outside {req.specifier}"
+
+
+def test_ranges_have_tested_lower_bounds_and_python_is_not_capped():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11"
+    pins = constraint_pins()
+    for req in pyproject_requirements():
+        lower = [s.version for s in req.specifier if s.operator == ">="]
+        assert lower == [pins[canonicalize_name(req.name)]], f"{req}: lower bound should be the tested pin"
+
+
+def test_conda_environment_pins_what_constraints_pin():
+    conda = environment_pins(ROOT / "environment.yml")
+    pins = constraint_pins()
+    assert set(conda) == {canonicalize_name(r.name) for r in pyproject_requirements()}
+    assert {name: pins[name] for name in conda} == conda
+
+
+def test_binder_takes_the_pip_route_with_the_constraints():
+    assert not (ROOT / "binder" / "environment.yml").exists(), "repo2docker would prefer it over requirements.txt"
+    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
+    lines = [line.strip() for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    assert "-c ../constraints.txt" in lines
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
+    names = {canonicalize_name(line) for line in lines if not line.startswith("-")}
+    assert names == {canonicalize_name(r.name) for r in pyproject_requirements()}
+
+
+def test_torch_is_the_cpu_build_everywhere():
+    assert constraint_pins()["torch"] == "2.13.0"
+    for name in ["environment.yml", "binder/requirements.txt", "Makefile"]:
         assert "whl/cpu" in (ROOT / name).read_text()
-    assert "whl/cpu" in (ROOT / "Makefile").read_text()
+
+
+def test_the_wheel_carries_the_course_data(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    (wheel,) = tmp_path.glob("ragkit-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    wanted = {f"ragkit/_data/{p.relative_to(ROOT / 'data').as_posix()}"
+              for p in (ROOT / "data").rglob("*") if p.is_file()}
+    assert wanted and wanted <= names
+    assert not any(n.startswith("data/") for n in names)

@@ -1,0 +1,83 @@
+"""The background warmer: never two at once, notebooks wait for its stages, an interrupted one frees them."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from ragkit import warming
+
+from conftest import ROOT
+
+HOLDER = """
+import fcntl, json, sys, time
+lock = open(sys.argv[1] + "/warming.lock", "a")
+fcntl.flock(lock, fcntl.LOCK_EX)
+open(sys.argv[1] + "/warming.json", "w").write(json.dumps({"pid": 1, "done": []}))
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def hold_lock(folder):
+    """A stand-in warmer: a process that holds the lock and has finished no stage."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_second_warmer_leaves_the_first_one_to_finish(tmp_path):
+    holder = hold_lock(tmp_path)
+    try:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
+                              capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 0 and done.stderr == ""
+    assert "another warmer is running" in done.stdout
+
+
+def test_a_notebook_waits_for_the_stage_it_needs_and_no_longer(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(warming, "POLL_S", 0.02)
+    holder = hold_lock(tmp_path)
+    try:
+        assert warming.warmer_running()
+        waiter = threading.Thread(target=warming.wait_for, args=("E", False))
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive(), "returned before the warmer had embedded E"
+        (tmp_path / "warming.json").write_text(json.dumps({"pid": holder.pid, "done": ["E"]}))
+        waiter.join(5)
+        assert not waiter.is_alive(), "still waiting after E was done"
+        t = time.perf_counter()
+        warming.wait_for("E", False)
+        assert time.perf_counter() - t < 0.5
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_an_interrupted_warmer_releases_the_notebooks(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(warming, "POLL_S", 0.02)
+    holder = hold_lock(tmp_path)
+    waiter = threading.Thread(target=warming.wait_for, args=("A", False))
+    waiter.start()
+    waiter.join(0.3)
+    assert waiter.is_alive()
+    holder.send_signal(2)
+    holder.wait()
+    waiter.join(5)
+    assert not waiter.is_alive() and not warming.warmer_running()
+
+
+def test_no_warmer_no_wait(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "fresh"))
+    t = time.perf_counter()
+    warming.wait_for("E")
+    assert time.perf_counter() - t < 0.1 and not (tmp_path / "fresh").exists()
