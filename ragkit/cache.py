@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     data BLOB NOT NULL, PRIMARY KEY (stamp, kind, key));
 """
 _BATCH = 500
+_WARNED: set[tuple[str, str]] = set()
 
 
 class _Foreign(Exception):
@@ -78,11 +79,12 @@ class VectorCache:
         self.shared = Path(shared) / FILENAME if shared else None
         self._conns: dict[Path, sqlite3.Connection | None] = {}
         self._writable = self.private is not None
-        self._warned: set[str] = set()
 
     def _warn(self, topic: str, message: str) -> None:
-        if topic not in self._warned:
-            self._warned.add(topic)
+        """One warning per problem and cache file in a process, however many embedders open it."""
+        key = (topic, str(self.shared if topic.startswith("shared") else self.private))
+        if key not in _WARNED:
+            _WARNED.add(key)
             warnings.warn(message, CacheWarning, stacklevel=4)
 
     # -- opening ---------------------------------------------------------------------------
@@ -151,9 +153,13 @@ class VectorCache:
         if not path.is_file():
             return None
         try:
-            return connect(path, readonly=True)
+            conn = connect(path, readonly=True)
+            if conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'vectors'").fetchone():
+                return conn
+            conn.close()  # created but never filled (the disk was full): nothing to read
         except sqlite3.DatabaseError:
-            return None
+            pass
+        return None
 
     def _conn(self, layer: Path) -> sqlite3.Connection | None:
         if layer not in self._conns:
