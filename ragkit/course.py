@@ -8,6 +8,7 @@ the vectors behind them come from the on-disk cache, so a second notebook starts
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_question
 from ragkit.evaluation import Evaluation, evaluate
 from ragkit.retrieval import Retriever
 from ragkit.threshold import Sweep
+from ragkit.tokens import TruncationWarning, count_pieces
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -32,6 +34,7 @@ class Course:
     _retrievers: dict = field(default_factory=dict, repr=False)
     _evaluations: dict = field(default_factory=dict, repr=False)
     _sweeps: dict = field(default_factory=dict, repr=False)
+    truncated: dict = field(default_factory=dict, repr=False)
 
     @property
     def queries(self):
@@ -45,9 +48,34 @@ class Course:
     def retriever(self, strategy: str = "E") -> Retriever:
         """Embedded and BM25-indexed chunks of one strategy (built once)."""
         if strategy not in self._retrievers:
-            self._retrievers[strategy] = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy,
-                                                   progress=self.progress)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy, progress=self.progress)
+            self._retrievers[strategy] = r
+            for w in caught:
+                if issubclass(w.category, TruncationWarning):
+                    self._record_truncation(strategy, r)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return self._retrievers[strategy]
+
+    def _record_truncation(self, strategy: str, r: Retriever) -> None:
+        """Count, with the tokenizer, the chunk texts the encoder cut at its window (the warning becomes a note)."""
+        window = r.embedder.stamp.window
+        over = sum(n + 2 > window for n in count_pieces(r.texts))
+        self.truncated[strategy] = (over, len(r.texts), window)
+
+    def truncation_note(self) -> str:
+        """Markdown that says, once, which chunks the encoder truncated while this notebook embedded them."""
+        if not self.truncated:
+            return ""
+        window = next(iter(self.truncated.values()))[2]
+        counts = ", ".join(f"{s} **{over}** of {n}" for s, (over, n, _) in sorted(self.truncated.items()))
+        return (f"> **Note: truncated chunks.** The encoder reads at most **{window}** word pieces (its two markers "
+                f"included) and drops the rest without a word. Chunks longer than that, per strategy: {counts}. "
+                "Their vectors stand for their beginning only, yet they are returned and quoted in full. "
+                "ragkit counts them with the encoder's own tokenizer so that you see what the encoder does silently; "
+                "notebook 01 shows which chunks they are.")
 
     def evaluation(self, strategies: str = "ABCDEF", rerankers: tuple = ()) -> Evaluation:
         """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""
