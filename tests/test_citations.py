@@ -93,3 +93,11 @@ def test_empty_question_is_refused(retriever, question):
 def test_cut_out_of_range_is_refused(retriever):
     with pytest.raises(InputError):
         answer("what is a gradient?", retriever, cut=2.5)
+
+
+def test_text_fragment_names_the_quote_by_its_first_and_last_words_percent_encoded():
+    from ragkit.citations import text_fragment
+
+    assert text_fragment("a short quote") == "#:~:text=a%20short%20quote"
+    long = "Count the examples where two models disagree, then run the sign-test on them all."
+    assert text_fragment(long) == "#:~:text=Count%20the%20examples%20where,sign%2Dtest%20on%20them%20all."
