@@ -1,4 +1,4 @@
-# Two commands on a fresh machine: `make lab` (JupyterLab on the notebooks) and `make test`.
+# Two commands on a fresh machine: `make lab` (JupyterLab rooted at the project, 00 open) and `make test`.
 # Both create .venv and install ragkit the first time; later runs skip straight to the job.
 
 PYTHON ?= python3.11
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml constraints.txt
 lab: $(STAMP)
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	cd notebooks && ../$(BIN)/jupyter lab $(LAB_FLAGS) 00-start-here.ipynb
+	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00-start-here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -212,7 +212,7 @@ display(Markdown("\n".join(f"- **{m}**: hybrid +{t.wins}/-{t.losses} against den
 #
 # ## Try it yourself
 #
-# Type any question into the playground. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), with each chunk's cosine distance, and the threshold gate (a later notebook is devoted to it).
+# Type any question into the playground, then press Enter or click Search. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), each with its own number, labelled under the column's name: cosine distance for dense, BM25 score for BM25, the two fused ranks for hybrid. Above them is the threshold gate (notebook 06 is devoted to it).
 # It starts on the constant query from the top of this notebook.
 
 # %%
