@@ -37,6 +37,7 @@ from ragkit.statistics import sign_test
 course = ragkit.course.load()
 ev = course.evaluation("E")
 r = course.retriever("E")
+display(Markdown(course.truncation_note()))
 
 # %% [markdown]
 # ## What an embedding cannot see
@@ -99,7 +100,7 @@ pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).roun
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
 curve = pd.DataFrame({l: [ev[l].value(f"R@{k}") for k in range(1, 21)] for l in labels}, index=pd.Index(range(1, 21), name="k"))
-curve.round(3).T
+curve.round(3)
 
 # %% [markdown]
 # The chapter reports that on its corpus BM25 more than doubled dense top-1 accuracy and then fell clearly behind around rank 8, because the two fail on different queries. Check each part on this corpus.

@@ -35,6 +35,7 @@ course = ragkit.course.load()
 ev = course.evaluation("E")
 metrics = ("R@1", "R@4", "MRR")
 reranker = available_reranker()
+display(Markdown(course.truncation_note()))
 
 # %%
 if reranker is None:

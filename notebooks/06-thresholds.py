@@ -30,6 +30,7 @@ from ragkit.threshold import KEEP, gate
 
 course = ragkit.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
+display(Markdown(course.truncation_note()))
 
 # %% [markdown]
 # ## A retriever always returns something

@@ -7,6 +7,7 @@ the vectors behind them come from the on-disk cache, so a second notebook starts
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
+from ragkit.models import WINDOW
 from ragkit.retrieval import Retriever
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces
@@ -52,18 +54,24 @@ class Course:
                 warnings.simplefilter("always")
                 r = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy, progress=self.progress)
             self._retrievers[strategy] = r
-            for w in caught:
-                if issubclass(w.category, TruncationWarning):
-                    self._record_truncation(strategy, r)
-                else:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            self._sort(caught, strategy, r.texts, r.embedder.stamp.window)
         return self._retrievers[strategy]
 
-    def _record_truncation(self, strategy: str, r: Retriever) -> None:
-        """Count, with the tokenizer, the chunk texts the encoder cut at its window (the warning becomes a note)."""
-        window = r.embedder.stamp.window
-        over = sum(n + 2 > window for n in count_pieces(r.texts))
-        self.truncated[strategy] = (over, len(r.texts), window)
+    @contextlib.contextmanager
+    def recording(self, strategy: str = "E"):
+        """Inside the block, the encoder's TruncationWarning about a strategy's chunks becomes a note, not stderr."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        self._sort(caught, strategy, [c.text for c in self.chunks(strategy)], WINDOW)
+
+    def _sort(self, caught, strategy: str, texts: list[str], window: int) -> None:
+        """Record truncation for a strategy (counted with the tokenizer); pass every other warning on."""
+        for w in caught:
+            if issubclass(w.category, TruncationWarning):
+                self.truncated[strategy] = (sum(n + 2 > window for n in count_pieces(texts)), len(texts), window)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
     def truncation_note(self) -> str:
         """Markdown that says, once, which chunks the encoder truncated while this notebook embedded them."""

@@ -57,3 +57,14 @@ def test_other_warnings_still_reach_the_student(monkeypatch):
         warnings.simplefilter("always")
         Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False).retriever("E")
     assert [w.category for w in caught] == [RuntimeWarning]
+
+
+def test_recording_turns_truncation_raised_anywhere_in_the_block_into_a_note():
+    doc = make_document(f"# T\n\n## S\n\nA short first paragraph.\n\n{DENSE}\n", "d")
+    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with course.recording("E"):
+            WarningEmbedder().encode(["anything"])
+    over, n, window = course.truncated["E"]
+    assert n == len(course.chunks("E")) and 1 <= over < n and window == 256
