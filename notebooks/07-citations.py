@@ -186,12 +186,14 @@ display(Markdown(f"- path in this project: `{widgets.project_path(course.corpus[
 # %%
 made_up = ("Count the examples where the two models disagree and run a sign test [1]. On a small test set "
            "even a perfect score leaves a wide interval [2]. Five hundred examples are always enough [9].")
-rendered = render_links(made_up, result.citations, "https://example.org/course")
+rendered = render_links(made_up, result.citations, "../data/corpus")  # the documents' folder, seen from this notebook
 display(Markdown(rendered.text))
 display(Markdown(f"Markers that name no source: **{list(rendered.unknown)}**"))
 
 # %% [markdown]
-# Hover over a link (or open it) to see the document, section and character range it points at. The
+# Hover over a link to see the document, section and character range it points at. Click it and JupyterLab
+# opens the document from this project, at its top: as explained above, nothing follows `#char=`, which is why
+# the source viewer exists. On a web server the base would be the server's address instead of a folder. The
 # flagged marker is what a careful interface would show as an error, or strip together with its claim.
 #
 # ## NO ANSWER
@@ -240,7 +242,7 @@ if generator is None:
                      "(or point `RAGKIT_GENERATOR` at a folder holding Qwen2.5-0.5B-Instruct), then rerun."))
 else:
     generated = answer(result.question, retriever, generator=generator)
-    display(Markdown(render_links(generated.text, generated.citations, "https://example.org/course").text))
+    display(Markdown(render_links(generated.text, generated.citations, "../data/corpus").text))
     display(Markdown(f"Prompt: **{generated.prompt_tokens}** tokens by *{generated.counted_with}* "
                      f"(the chapter: **{chapter.PROMPT_TOKENS}**)"))
 
