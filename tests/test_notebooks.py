@@ -81,7 +81,7 @@ def test_notebook_runs_on_a_fresh_kernel(ipynb):
 
 
 NAN_CELL = re.compile(r"<td[^>]*>\s*(NaN|nan|None|<NA>)\s*</td>")
-SIX_DECIMALS = re.compile(r"<td[^>]*>\s*-?\d+\.\d{4,}\s*</td>")
+SIX_DECIMALS = re.compile(r"<td[^>]*>\s*-?\d+\.\d{6,}\s*</td>")  # pandas' default float format
 
 
 def student_problems(nb) -> list[str]:
@@ -97,7 +97,7 @@ def student_problems(nb) -> list[str]:
             if NAN_CELL.search(table):
                 problems.append(f"cell {i}: a table shows {NAN_CELL.search(table).group(1)}")
             if SIX_DECIMALS.search(table):
-                problems.append(f"cell {i}: a table shows {SIX_DECIMALS.search(table).group(0)} (three decimals)")
+                problems.append(f"cell {i}: a table shows {SIX_DECIMALS.search(table).group(0)} (round to three decimals)")
     return problems
 
 
