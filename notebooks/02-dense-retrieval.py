@@ -144,9 +144,9 @@ display(Markdown(f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**,
 p_of = lambda w, l: sign_test([1] * w + [0] * l, [0] * w + [1] * l).p  # exact p from a pair of counts
 dense = {k: v for k, v in chapter.COMPARISONS.items() if k[0].endswith("/dense") and k[1].endswith("/dense")}
 ours = {k: ev.compare(*k).test for k in dense}
-table = pd.DataFrame([{"A": a, "B": b, "metric": m, "chapter": f"+{w}/-{l}", "chapter p": p if p is not None else p_of(w, l),
-                       "chapter p reported": p is not None, "recomputed": float(f"{p_of(w, l):.3g}"), "ours": f"+{ours[a, b, m].wins}/-{ours[a, b, m].losses}",
-                       "our p": float(f"{ours[a, b, m].p:.3g}")} for (a, b, m), (w, l, p) in dense.items()])
+table = pd.DataFrame([{"A": a, "B": b, "metric": m, "chapter": f"+{w}/-{l}", "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
+                       "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}", "ours": f"+{ours[a, b, m].wins}/-{ours[a, b, m].losses}",
+                       "our p": f"{ours[a, b, m].p:.3g}"} for (a, b, m), (w, l, p) in dense.items()])
 match = [np.isclose(p_of(w, l), p, rtol=0.05) for w, l, p in dense.values() if p is not None]
 display(Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in **{sum(match)} of {len(match)}** cases."))
 table

@@ -123,7 +123,7 @@ display(Markdown(
 # %%
 cuts = [None, 0.675, 0.525]
 table = s.table(cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
-table
+table.assign(cut=["none" if c is None else f"{c:.3f}" for c in cuts])
 
 # %%
 ours, theirs = s.at(0.525), chapter.THRESHOLD
