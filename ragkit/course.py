@@ -58,12 +58,13 @@ class Course:
         return self._retrievers[strategy]
 
     @contextlib.contextmanager
-    def recording(self, strategy: str = "E"):
-        """Inside the block, the encoder's TruncationWarning about a strategy's chunks becomes a note, not stderr."""
+    def recording(self, strategy: str = "E", texts: list[str] | None = None):
+        """Inside the block, the encoder's TruncationWarning becomes a note, not stderr; counted over ``texts``
+        (the strategy's chunk texts unless given, e.g. chunks with a header of your own design)."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield
-        self._sort(caught, strategy, [c.text for c in self.chunks(strategy)], WINDOW)
+        self._sort(caught, strategy, texts if texts is not None else [c.text for c in self.chunks(strategy)], WINDOW)
 
     def _sort(self, caught, strategy: str, texts: list[str], window: int) -> None:
         """Record truncation for a strategy (counted with the tokenizer); pass every other warning on."""

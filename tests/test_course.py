@@ -68,3 +68,11 @@ def test_recording_turns_truncation_raised_anywhere_in_the_block_into_a_note():
             WarningEmbedder().encode(["anything"])
     over, n, window = course.truncated["E"]
     assert n == len(course.chunks("E")) and 1 <= over < n and window == 256
+
+
+def test_recording_counts_the_texts_it_is_given():
+    doc = make_document("# T\n\n## S\n\nA short paragraph.\n", "d")
+    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False)
+    with course.recording("mine", ["short", DENSE]):
+        WarningEmbedder().encode(["anything"])
+    assert course.truncated["mine"] == (1, 2, 256)
