@@ -1,4 +1,4 @@
-# Two commands on a fresh machine: `make lab` (JupyterLab on the notebooks) and `make test`.
+# Two commands on a fresh machine: `make lab` (JupyterLab rooted at the project, 00 open) and `make test`.
 # Both create .venv and install ragkit the first time; later runs skip straight to the job.
 
 # The newest Python 3.11-3.13 found on PATH (Ubuntu 24.04 and Debian 13 have no python3.11);
@@ -41,7 +41,7 @@ lab: $(STAMP)
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	nice -n $(WARM_NICE) $(BIN)/python -m ragkit warm --quiet >$(WARM_LOG) 2>&1 & \
 	echo "warming the embedding cache in the background (log: $(WARM_LOG))"; \
-	cd notebooks && ../$(BIN)/jupyter lab $(LAB_FLAGS) 00-start-here.ipynb
+	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00-start-here.ipynb
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -83,7 +83,7 @@ for model in (RERANKER, GENERATOR):
 
 # %%
 stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
-stats
+stats.rename(columns=lambda c: c.replace("_", " ").replace("outside bmp", "outside the BMP"))
 
 # %%
 total = stats.loc["total"]
@@ -93,9 +93,14 @@ display(Markdown(
     f"**{total.tables}** tables, **{total.formulas}** formulas and **{total.code_blocks}** code blocks. "
     f"The files are in `{ragkit.locations.data_dir() / 'corpus'}`."))
 
-# %% [markdown]
-# Open one of the files in that folder now and read a page of it. Everything the retrievers return
-# later is a piece of these files, and you will judge the results much better if you know the text.
+# %%
+first = course.corpus.documents[0]
+display(Markdown(
+    f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
+    f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in JupyterLab; "
+    "in the file browser on the left, go up from `notebooks/` to the project folder, then into `data/corpus/`). "
+    "Everything the retrievers return later is a piece of these files, and you will judge the results much better "
+    "if you know the text."))
 
 # %% [markdown]
 # ## The ground truth at a glance

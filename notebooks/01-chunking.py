@@ -43,13 +43,14 @@ from IPython.display import Markdown, display
 
 import ragkit.course
 from ragkit import chapter, plots, widgets
-from ragkit.chunking import OVERLAP, SIZE, STRATEGIES
+from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, pathologies
 from ragkit.evaluation import needle_windows, saved_by_overlap
 from ragkit.tokens import count_pieces
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.course.load()
 ev = course.evaluation("ABCDEF")
+display(Markdown(course.truncation_note()))
 
 # %%
 strategies = pd.DataFrame([{"strategy": k, "boundaries": s.boundaries, "header": s.header, "overlap": s.overlap,
@@ -204,13 +205,44 @@ display(Markdown("Needles that some chunk quotes whole only thanks to its overla
 # punctuation. A needle is one sentence, so it can only be split in the rare case where it sits in an over-long
 # paragraph *and* contains a full stop of its own (a decimal point such as "0.6" counts, for this rule) at
 # which the packer happens to close a chunk. Check the destroyed table above for how C to F fare on this corpus.
+#
+# ## What the reference rule costs
+#
+# The boundary rule is the chapter's, and ragkit keeps it. It is not free. Its sentence rule treats every full stop as
+# a sentence end, so it can cut a number such as "0.95" or a line of code such as `np.argsort(...)` in two, and the next
+# chunk then starts in the middle of a sentence. It also takes a `###` line for a paragraph like any other, so a
+# subheading can end up as a chunk on its own: a chunk with nothing to say that can still take one of the four slots in a
+# prompt. `ragkit.chunking.pathologies` counts these for every strategy. A chunk "starts mid-sentence" when it neither
+# opens a line nor follows a sentence end and a space.
+
+# %%
+found = {s: pathologies(course.chunks(s), course.corpus, s) for s in STRATEGIES}
+pd.DataFrame({s: p.counts() for s, p in found.items()}).T
+
+# %%
+e = found["E"]
+cut, heading = e.decimal_cuts[0], e.heading_only[0]
+display(Markdown(
+    f"Strategy E has **{len(e.heading_only)}** heading-only chunks, **{len(e.decimal_cuts)}** cuts inside a decimal "
+    f"number, **{len(e.code_cuts)}** cuts inside code and **{len(e.mid_sentence)}** chunks that start mid-sentence, "
+    f"out of **{e.chunks}**. Blind chunking (A) starts **{len(found['A'].mid_sentence)}** of its "
+    f"**{found['A'].chunks}** chunks mid-sentence: it never looks.\n\n"
+    f"Two examples from E. A number cut in two, in *{cut.before.doc_id}*:\n\n"
+    f"> end of one chunk: `…{cut.before.content[-50:]}`  \n> start of the next: `{cut.after.content[:50]}…`\n\n"
+    f"A chunk that is only a heading, in *{heading.doc_id}*, section *{heading.section}*: `{heading.content}`"))
+
+# %% [markdown]
+# None of this destroys a needle here (the destroyed table above says how many it does), but each one makes a source
+# harder to read when it lands in a prompt, and notebook 07 shows one that does. Counting them is the lesson: a rule
+# you keep should come with its price tag.
 
 # %% [markdown]
 # ## See it for yourself
 #
-# Pick a strategy and a question. The explorer shows the document around the needle (highlighted), with every
-# chunk boundary drawn as an orange bar, and says whether some chunk carries the whole needle. It opens on the
-# first needle that blind chunking destroys; switch to B, then to C, and see whether the verdict changes.
+# Pick a strategy and a question. The explorer shows the document around the needle (highlighted in yellow), with
+# every chunk boundary drawn as an orange bar; for B, D and F the text each chunk carries again as overlap is shaded
+# blue. It says whether some chunk carries the whole needle. It opens on the first needle that blind chunking
+# destroys; switch to B, then to C, and see whether the verdict changes.
 
 # %%
 explorer = widgets.ChunkExplorer(course, strategy="A")
@@ -249,8 +281,9 @@ display(Markdown(
 # ## The encoder's window: the chunk size you actually get
 #
 # The embedding model reads at most 256 word pieces, its two special markers included. Anything longer is
-# truncated **silently**: the end of the chunk never reaches the vector, yet the chunk is still stored, returned and
-# quoted in full. So the chunk size that counts for retrieval is the *smaller* of the configured budget and the
+# truncated **silently**: the encoder gives no sign, the end of the chunk never reaches the vector, yet the chunk is
+# still stored, returned and quoted in full. (The note under the first cell is ragkit counting what the encoder
+# does not tell you.) So the chunk size that counts for retrieval is the *smaller* of the configured budget and the
 # encoder's window, and headers and overlap eat into that window before the content does.
 
 # %%
@@ -279,9 +312,21 @@ display(Markdown(
 
 # %% [markdown]
 # The window bites on dense text (code, formulas, numbers), where each character costs more word pieces: read
-# the "starts with" column above. Every header and every overlap pushes some chunks over the edge, so F, which
-# has both, should have the most; check the counts above against the chapter's. On any corpus, count before you
-# trust your configured chunk size.
+# the "starts with" column above. Every header and every overlap adds word pieces to a chunk, so you might expect F,
+# which has both, to have the most chunks over the window. The cell below checks that expectation against the counts.
+
+# %%
+most = max(over, key=over.get)
+display(Markdown(
+    f"Most chunks over the window: **{most}** ({over[most]}). F, with header and overlap, has **{over['F']}**"
+    + (", the most, as expected." if over["F"] == over[most] else
+       f"; the expectation fails here. {most} wins because "
+       + ("a blind chunk is a full 512 characters (plus overlap, for B), while a boundary chunk usually closes before "
+          "the budget" if not STRATEGIES[most].boundaries else "its chunks are longer on this corpus")
+       + f": the embedded text averages **{np.mean([len(c.text) for c in course.chunks(most)]):.0f}** characters in "
+       f"{most} and **{np.mean([len(c.text) for c in F]):.0f}** in F.")
+    + " The chapter counted E and F only: " + ", ".join(f"{s} **{n}**" for s, n in chapter.OVER_WINDOW.items()) + "."
+    + " On any corpus, count before you trust your configured chunk size."))
 
 # %% [markdown]
 # ## Try this

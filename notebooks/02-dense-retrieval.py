@@ -37,6 +37,7 @@ course = ragkit.course.load()
 ev = course.evaluation("ABCDEF")
 r = course.retriever("E")
 texts = [q.text for q in course.queries]
+display(Markdown(course.truncation_note()))
 
 # %% [markdown]
 # ## A query is just one more vector

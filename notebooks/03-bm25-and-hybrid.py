@@ -41,6 +41,7 @@ from ragkit.tokens import TruncationWarning
 course = ragkit.course.load()
 ev = course.evaluation("E")
 r = course.retriever("E")
+display(Markdown(course.truncation_note()))
 
 # %% [markdown]
 # ## What an embedding cannot see
@@ -103,7 +104,7 @@ pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).roun
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
 curve = pd.DataFrame({l: [ev[l].value(f"R@{k}") for k in range(1, 21)] for l in labels}, index=pd.Index(range(1, 21), name="k"))
-curve.round(3).T
+curve.round(3)
 
 # %% [markdown]
 # The chapter reports that on its corpus BM25 more than doubled dense top-1 accuracy and then fell clearly behind around rank 8, because the two fail on different queries. Check each part on this corpus.
@@ -231,7 +232,7 @@ timings_table(measure(course.retriever("E"), query))
 #
 # ## Try it yourself
 #
-# Type any question into the playground. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), with each chunk's cosine distance, and the threshold gate (a later notebook is devoted to it).
+# Type any question into the playground, then press Enter or click Search. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), each with its own number, labelled under the column's name: cosine distance for dense, BM25 score for BM25, the two fused ranks for hybrid. Above them is the threshold gate (notebook 06 is devoted to it).
 # It starts on the constant query from the top of this notebook.
 
 # %%

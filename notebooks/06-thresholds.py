@@ -30,6 +30,7 @@ from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
 
 course = ragkit.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
+display(Markdown(course.truncation_note()))
 
 # %% [markdown]
 # ## A retriever always returns something
@@ -122,7 +123,7 @@ display(Markdown(
 # %%
 cuts = [None, DEFAULT_CUT, STRICT_CUT]
 table = s.table(cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
-table
+table.assign(cut=["none" if c is None else f"{c:.3f}" for c in cuts])
 
 # %%
 ours, theirs = s.at(STRICT_CUT), chapter.THRESHOLD

@@ -22,16 +22,21 @@
 
 # %%
 import dataclasses
+import re
 from IPython.display import Markdown, display
+import numpy as np
 import pandas as pd
 import ragkit.course
-from ragkit import chapter
+from ragkit import chapter, widgets
 from ragkit.answer import answer, available_generator, NoAnswer
-from ragkit.citations import verify, render_links, citation_table, CharRange, PdfPage, MediaRange, SheetRange
+from ragkit.chunking import pathologies
+from ragkit.citations import verify, render_links, citation_table, text_fragment, CharRange, PdfPage, MediaRange, SheetRange
+from ragkit.threshold import KEEP
 
 course = ragkit.course.load()
 retriever = course.retriever("E")   # boundaries + header, dense, gate at the default cut
 result = answer("How many test examples do I need?", retriever)
+display(Markdown(course.truncation_note()))
 
 # %% [markdown]
 # ## What the model sees
@@ -49,6 +54,35 @@ result = answer("How many test examples do I need?", retriever)
 print(result.prompt)
 
 # %% [markdown]
+# Read the sources as a careful editor would. Notebook 01 counted what the chapter's chunking rule costs: chunks that
+# are only a heading, numbers and code lines cut in two, chunks that start in the middle of a sentence. Here is what
+# lands in this very prompt.
+
+# %%
+flaws = pathologies(retriever.chunks, course.corpus, "E")
+key = lambda c: (c.doc_id, c.start)
+heading_only = {key(c) for c in flaws.heading_only}
+mid = {key(c) for c in flaws.mid_sentence}
+number_cut = {key(x.before): "ends inside a number" for x in flaws.decimal_cuts} | {key(x.after): "starts inside a number" for x in flaws.decimal_cuts}
+code_cut = {key(x.before): "ends inside code" for x in flaws.code_cuts} | {key(x.after): "starts inside code" for x in flaws.code_cuts}
+found_here = []
+for c in result.citations:
+    k = (c.document_id, c.locator.start)
+    found_here.append({"source": f"[{c.index}]", "section": c.locator_label, "what is wrong with it": "; ".join(
+        (["only a heading"] if k in heading_only else []) + ([number_cut[k]] if k in number_cut else [])
+        + ([code_cut[k]] if k in code_cut else []) + (["starts mid-sentence"] if k in mid else [])) or "nothing we count",
+        "first words": c.quote[:60]})
+pd.DataFrame(found_here).set_index("source")
+
+# %%
+bad = [row["source"] for row in found_here if row["what is wrong with it"] != "nothing we count"]
+display(Markdown(f"**{len(bad)}** of the **{len(found_here)}** sources in this prompt show a pathology ({', '.join(bad) or 'none'}). "
+                 f"Across all of E: **{len(flaws.heading_only)}** heading-only chunks, **{len(flaws.decimal_cuts)}** cuts inside a "
+                 f"decimal number, **{len(flaws.code_cuts)}** inside code, **{len(flaws.mid_sentence)}** chunks starting mid-sentence. "
+                 "A heading-only source takes one of the gate's slots and says nothing; half a number in a source is a "
+                 "number the model may quote wrong."))
+
+# %% [markdown]
 # ## What the model never sees
 #
 # The server keeps, for every number in that prompt, exactly where the words came from. This table is
@@ -57,6 +91,16 @@ print(result.prompt)
 
 # %%
 pd.DataFrame(citation_table(result.citations))
+
+# %% [markdown]
+# ## Open a citation
+#
+# A citation is worth what a reader can check. Pick a source below: the viewer opens its document with the cited range
+# highlighted and in view (the rest of the document is folded above and below), and shows the document's path in
+# this project and the `#char=` fragment, with the result of the check described next.
+
+# %%
+widgets.SourceViewer(result.citations, course.corpus).widget()
 
 # %% [markdown]
 # A locator is only worth something if it is right. `verify()` slices the document's canonical text at
@@ -113,9 +157,29 @@ pd.DataFrame({"type": [type(l).__name__ for l in locators], "fragment": [l.fragm
 
 # %% [markdown]
 # `#char=` comes from RFC 5147, `#page=` from Adobe's PDF open parameters and `#t=` from W3C Media
-# Fragments; spreadsheets have no standard, so ragkit makes up its own. Whatever the medium, a citation
+# Fragments. Spreadsheets have no standard fragment, so ragkit makes up its own; for a CSV file there is one,
+# RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), which a server could use instead. Whatever the medium, a citation
 # without a locator is just a document name, and a document name only tells the user where to start
 # searching.
+#
+# ### Who follows a locator
+#
+# Be clear about what `#char=` buys you. It is a **locator the server verifies**: `verify()` slices the text and
+# compares, so a wrong range is caught before anyone sees it. It is not something a browser acts on: no browser
+# implements RFC 5147, so a link ending in `#char=120,480` opens the file at the top, and the reader has to search.
+# That is why the notebooks open citations in the source viewer above instead.
+#
+# For sources that are HTML pages there is a form browsers do follow: the *text fragment*, `#:~:text=start,end`,
+# which names the first and last words of the passage. Chromium-based browsers and Safari scroll to it and highlight
+# it, and recent Firefox versions do too. It matches words as the page renders them, so Markdown marks or formulas in
+# the quote can make it miss, and it says nothing about *which* occurrence you meant if the words repeat. Here are
+# both forms for our first citation:
+
+# %%
+c = result.citations[0]
+display(Markdown(f"- path in this project: `{widgets.project_path(course.corpus[c.document_id].path)}`\n"
+                 f"- locator the server verifies (RFC 5147): `{c.fragment}`: verifies **{verify(c, course.corpus)}**\n"
+                 f"- text fragment a browser follows on an HTML page: `{text_fragment(c.quote)}`"))
 #
 # ## Turning [n] into links
 #
@@ -131,8 +195,10 @@ display(Markdown(rendered.text))
 display(Markdown(f"Markers that name no source: **{list(rendered.unknown)}**"))
 
 # %% [markdown]
-# Hover over a link to see the document, section and character range it points at; open it and JupyterLab
-# shows the document file itself (the link is a path relative to this notebook). The
+# Hover over a link to see the document, section and character range it points at. Click it and JupyterLab
+# opens the document from this project (the link is a path relative to this notebook), at its top: as explained
+# above, nothing follows `#char=`, which is why the source viewer exists. On a web server the base would be the
+# server's address instead of a folder. The
 # flagged marker is what a careful interface would show as an error, or strip together with its claim.
 #
 # ## NO ANSWER
@@ -188,6 +254,110 @@ else:
 # %% [markdown]
 # If it ran, check the model's markers yourself: does each claim really come from the source it cites?
 # The links guarantee where a quote is; they cannot guarantee that the model used it honestly.
+#
+# ## Why the model never writes a link
+#
+# It would be simpler to let the model write the link itself. The trouble is that a model writes what looks
+# right, and an identifier that looks right is not one that exists. The prompt gives the model numbers, never file
+# names or offsets, so any file name or range it produces is invented. Ask it for one and check what it wrote. With
+# a generator installed the next cell asks it; without one it checks a fixed example of the kind models write: the
+# right document with a range that is a little off, and a plausible file that does not exist.
+
+# %%
+if generator is not None:
+    asked = generator.generate(result.prompt + "\n\nAfter your answer, give the file name and the #char=start,end "
+                               "range of the source you used, like name.md#char=10,20.")
+    claims = [(doc, CharRange(int(a), int(b))) for doc, a, b in re.findall(r"([\w.-]+?)(?:\.md)?#char=(\d+),(\d+)", asked)]
+    origin = f"written by {generator.name}"
+else:
+    real = result.citations[0]
+    claims = [(real.document_id, CharRange(real.locator.start + 40, real.locator.end + 40)),
+              ("04-evaluation-handbook", CharRange(real.locator.start, real.locator.end))]
+    origin = "a fixed example (no generator on this machine)"
+rows = []
+for doc_id, locator in claims:
+    claimed = dataclasses.replace(result.citations[0], document_id=doc_id, locator=locator)
+    exists = doc_id in course.corpus.ids
+    rows.append({"the identifier": f"{doc_id}.md{locator.fragment}", "document exists": exists,
+                 "verifies": verify(claimed, course.corpus)})
+display(Markdown(f"Identifiers {origin}: **{len(rows)}**, of which **{sum(r['verifies'] for r in rows)}** verify."))
+pd.DataFrame(rows) if rows else display(Markdown("*The model wrote no `#char=` range at all this time.*"))
+
+# %% [markdown]
+# An invented range points at the wrong words; an invented file points nowhere. Both look exactly as trustworthy as a
+# real link, which is the danger. So the division of labour stays: the model writes `[n]`, which is easy to check
+# against the list of sources, and the server, which knows every offset, turns `[n]` into the link.
+#
+# ## Two halves, graded apart
+#
+# Every answer passes two stages: the retriever chooses the sources, the generator writes from them. When an answer is
+# wrong you want to know which stage to fix, and the needle questions tell you without running any model. If the
+# needle is not among the sources that pass the gate, no generator could have answered from them: the retriever (or
+# the gate) failed. Only when the needle is in the prompt can a wrong answer be blamed on the generator. That is why
+# every measurement in this course grades retrieval alone.
+
+# %%
+row = course.sweep().at(0.675)
+display(Markdown(
+    f"All **{row.in_domain}** in-domain queries at the default cut (0.675), dense retrieval on E:\n\n"
+    f"- **{row.answered_with_needle}** reach a prompt that holds the needle: here a wrong answer is the generator's fault;\n"
+    f"- **{row.answered_without_needle}** reach a prompt without the needle: a retrieval failure that no generator can repair;\n"
+    f"- **{row.refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
+    f"So at most **{row.answered_with_needle}** of {row.in_domain} answers are in the generator's hands, measured "
+    "without generating anything."))
+
+# %% [markdown]
+# ## Four chunks or twenty?
+#
+# If four sources sometimes miss the needle, why not give the model twenty? Because every source costs tokens, and
+# the needle then has more company. The cell below builds both prompts for every in-domain query at the default cut,
+# and counts the prompt's length (in the bundled tokenizer's word pieces, unless a generator is installed) and the
+# position of the first source that carries the needle.
+
+# %%
+needles = {q.id: q.needle for q in course.questions}
+def prompt_facts(keep):
+    facts = []
+    for q in course.queries:
+        reply = answer(q.text, retriever, keep=keep)
+        if isinstance(reply, NoAnswer):
+            facts.append({"tokens": np.nan, "sources": 0, "needle at": np.nan})
+            continue
+        at = next((c.index for c in reply.citations if needles[q.qid] in c.quote), np.nan)
+        facts.append({"tokens": reply.prompt_tokens, "sources": len(reply.citations), "needle at": at})
+    return pd.DataFrame(facts)
+
+facts = {k: prompt_facts(k) for k in (KEEP, 20)}
+compare = pd.DataFrame({f"{k} chunks": {
+    "prompts built": f"{int((f.sources > 0).sum())} of {len(f)}",
+    "median prompt length (tokens)": f"{f.tokens.median():.0f}",
+    "longest prompt (tokens)": f"{f.tokens.max():.0f}",
+    "prompts holding the needle": f"{int(f['needle at'].notna().sum())}",
+    "median position of the needle": f"{f['needle at'].median():.0f}" if f["needle at"].notna().any() else "–",
+    "needle past source 4": f"{int((f['needle at'] > 4).sum())}"} for k, f in facts.items()})
+compare
+
+# %%
+four, twenty = facts[KEEP], facts[20]
+gain = int(twenty["needle at"].notna().sum() - four["needle at"].notna().sum())
+rescued = sorted(twenty["needle at"][four["needle at"].isna() & twenty["needle at"].notna()])
+display(Markdown(
+    f"Twenty chunks put the needle into **{gain}** more prompts than four, and make the median prompt "
+    f"**{twenty.tokens.median() / four.tokens.median():.1f}×** as long. In the prompts that only twenty chunks "
+    f"rescue, the needle sits at source **{', '.join(str(int(x)) for x in rescued) or '–'}**"
+    + (f": the model reads at least **{int(min(rescued)) - 1}** other sources before it. " if rescued else ". ")
+    + "Counted with "
+    f"*{result.counted_with}*."
+    + ("" if generator is None else " With a generator installed, compare the two answers below.")))
+
+# %%
+if generator is not None:
+    for k in (KEEP, 20):
+        reply = answer(result.question, retriever, keep=k, generator=generator)
+        display(Markdown(f"**{k} chunks** ({reply.prompt_tokens} tokens):\n\n{reply.text}"))
+else:
+    display(Markdown("No generator on this machine, so answer quality with four against twenty chunks is not measured "
+                     "here: run `make models` where there is internet and rerun this notebook to read both answers."))
 #
 # ## Try this
 #

@@ -95,9 +95,11 @@ display(Markdown(f"Needle of **{q.id}** found in the clean text: **{q.needle in 
 
 # %%
 started = time.perf_counter()
-built = index.build(load_corpus(folder), out, embedder)
+with course.recording("E"):
+    built = index.build(load_corpus(folder), out, embedder)
 seconds = time.perf_counter() - started
 print("\n".join(built.lines()))
+display(Markdown(course.truncation_note()))
 display(Markdown(f"Built in **{seconds:.1f} s** (vectors read from the cache). For scale, the chapter embedded "
                  f"**{chapter.CHUNKS_E}** chunks in **{chapter.INDEX_SECONDS} s**; at its "
                  f"**{chapter.MS_PER_CHUNK} ms** per chunk, our **{built.chunks}** chunks would take about "
@@ -289,7 +291,8 @@ finally:
 # Now let the update run to the end, and compare the status before and after.
 
 # %%
-after = index.update(corpus, out, embedder)
+with course.recording("E"):
+    after = index.update(corpus, out, embedder)
 new = index.read_index(out)[1]
 to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
 rewritten = sorted(d for d, e in new.items() if e.status == "indexed" and
@@ -348,7 +351,8 @@ display(Markdown(f"Fields in which `{sample.id}`'s stamp differs from the curren
 # indexing run.)
 
 # %%
-repaired = index.update(corpus, out, embedder)
+with course.recording("E"):
+    repaired = index.update(corpus, out, embedder)
 print("\n".join(repaired.lines()))
 display(Markdown(f"Stale before the update: **{len(foreign.stale)}** documents, of which **{sum(d in corpus.ids for d in foreign.stale)}** "
                  f"were still in the folder and so re-embedded; after it: "

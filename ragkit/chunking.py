@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ragkit.corpus import Corpus, Document, heading_lines, title_span
 from ragkit.errors import InputError
@@ -232,3 +232,90 @@ def chunk_corpus(corpus: Corpus, strategy: str | Strategy = "E",
                  size: int = SIZE, overlap: int = OVERLAP) -> list[Chunk]:
     """Chunk every loaded document of a corpus, in corpus order."""
     return [c for doc in corpus.documents for c in chunk_document(doc, strategy, size, overlap)]
+
+
+_DECIMAL = re.compile(r"\d+\.\d+")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_FENCE_LINE = re.compile(r"^(```|~~~)")
+_HEADING_LINE = re.compile(r"#{1,6} \S.*")
+_CLOSERS = ")]\"'*_"
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The boundary between two neighbouring chunks of one document."""
+
+    before: Chunk
+    after: Chunk
+
+
+@dataclass(frozen=True)
+class Pathologies:
+    """What the reference rule costs: chunks and cuts a reader would call broken, found in one strategy."""
+
+    strategy: str
+    chunks: int
+    heading_only: tuple[Chunk, ...]
+    decimal_cuts: tuple[Cut, ...]
+    code_cuts: tuple[Cut, ...]
+    mid_sentence: tuple[Chunk, ...]
+
+    def counts(self) -> dict[str, int]:
+        """One row for a table: the count of each pathology."""
+        return {"chunks": self.chunks, "heading-only chunks": len(self.heading_only),
+                "cuts inside a decimal number": len(self.decimal_cuts),
+                "cuts inside code": len(self.code_cuts), "chunks starting mid-sentence": len(self.mid_sentence)}
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Inline code spans and every line inside a fenced block (fence lines included)."""
+    spans = [m.span() for m in _INLINE_CODE.finditer(text)]
+    in_fence, pos = False, 0
+    for line in text.split("\n"):
+        if _FENCE_LINE.match(line):
+            spans.append((pos, pos + len(line)))
+            in_fence = not in_fence
+        elif in_fence:
+            spans.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    return spans
+
+
+def _splits(cut: Cut, spans: Iterable[tuple[int, int]]) -> bool:
+    """True when one span has characters on both sides of the cut."""
+    return any(lo < cut.before.end and cut.after.start < hi for lo, hi in spans)
+
+
+def starts_mid_sentence(chunk: Chunk, text: str) -> bool:
+    """True unless the chunk opens a line, or follows a sentence end (``.!?``) and a space."""
+    before = text[:chunk.start]
+    stripped = before.rstrip(" \t")
+    if not stripped or stripped.endswith("\n"):
+        return False
+    return stripped == before or stripped.rstrip(_CLOSERS)[-1:] not in (".", "!", "?")
+
+
+def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> Pathologies:
+    """Count heading-only chunks, cuts inside a decimal number or code, and chunks starting mid-sentence."""
+    heading_only, decimal_cuts, code_cuts, mid_sentence = [], [], [], []
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc_id, []).append(c)
+    for doc_id, own in by_doc.items():
+        text = corpus[doc_id].text
+        decimals = [m.span() for m in _DECIMAL.finditer(text)]
+        code = _code_spans(text)
+        for c in own:
+            lines = [line for line in c.content.split("\n") if line.strip()]
+            if all(_HEADING_LINE.fullmatch(line.strip()) for line in lines):
+                heading_only.append(c)
+            if starts_mid_sentence(c, text):
+                mid_sentence.append(c)
+        for before, after in zip(own, own[1:]):
+            cut = Cut(before, after)
+            if _splits(cut, decimals):
+                decimal_cuts.append(cut)
+            if _splits(cut, code):
+                code_cuts.append(cut)
+    return Pathologies(strategy, len(chunks), tuple(heading_only), tuple(decimal_cuts), tuple(code_cuts),
+                       tuple(mid_sentence))

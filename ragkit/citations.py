@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -229,6 +230,15 @@ def render_links(answer_text: str, citations: Sequence[Citation], corpus: Corpus
     return RenderedAnswer(text, tuple(unknown))
 
 
+def text_fragment(quote: str, words: int = 4) -> str:
+    """The text-fragment form (``#:~:text=start,end``) that browsers follow to scroll to a quote in an HTML page."""
+    tokens = quote.split()
+    encode = lambda ws: urllib.parse.quote(" ".join(ws), safe="").replace("-", "%2D")
+    if len(tokens) <= 2 * words:
+        return f"#:~:text={encode(tokens)}"
+    return f"#:~:text={encode(tokens[:words])},{encode(tokens[-words:])}"
+
+
 def citation_table(citations: Sequence[Citation]) -> list[dict]:
     """Rows for people: index, document, section, fragment, distance."""
     return [{"index": c.index, "document": c.document_id, "section": c.locator_label, "fragment": c.fragment,
@@ -237,4 +247,4 @@ def citation_table(citations: Sequence[Citation]) -> list[dict]:
 
 __all__ = ["CharRange", "Citation", "MediaRange", "PdfPage", "RenderedAnswer", "SheetRange",
            "build_context", "citation_table", "cite", "delimit_sources", "document_href", "render_links", "source_tag",
-           "verify"]
+           "text_fragment", "verify"]

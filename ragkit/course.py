@@ -7,7 +7,9 @@ the vectors behind them come from the on-disk cache, so a second notebook starts
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,8 +19,10 @@ from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
 from ragkit.locations import data_dir
+from ragkit.models import WINDOW
 from ragkit.retrieval import Retriever
 from ragkit.threshold import Sweep
+from ragkit.tokens import TruncationWarning, count_pieces
 
 @dataclass
 class Course:
@@ -31,6 +35,7 @@ class Course:
     _retrievers: dict = field(default_factory=dict, repr=False)
     _evaluations: dict = field(default_factory=dict, repr=False)
     _sweeps: dict = field(default_factory=dict, repr=False)
+    truncated: dict = field(default_factory=dict, repr=False)
 
     @property
     def queries(self):
@@ -45,9 +50,41 @@ class Course:
         """Embedded and BM25-indexed chunks of one strategy (built once)."""
         if strategy not in self._retrievers:
             warming.wait_for(strategy, self.progress)
-            self._retrievers[strategy] = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy,
-                                                   progress=self.progress)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy, progress=self.progress)
+            self._retrievers[strategy] = r
+            self._sort(caught, strategy, r.texts, r.embedder.stamp.window)
         return self._retrievers[strategy]
+
+    @contextlib.contextmanager
+    def recording(self, strategy: str = "E", texts: list[str] | None = None):
+        """Inside the block, the encoder's TruncationWarning becomes a note, not stderr; counted over ``texts``
+        (the strategy's chunk texts unless given, e.g. chunks with a header of your own design)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        self._sort(caught, strategy, texts if texts is not None else [c.text for c in self.chunks(strategy)], WINDOW)
+
+    def _sort(self, caught, strategy: str, texts: list[str], window: int) -> None:
+        """Record truncation for a strategy (counted with the tokenizer); pass every other warning on."""
+        for w in caught:
+            if issubclass(w.category, TruncationWarning):
+                self.truncated[strategy] = (sum(n + 2 > window for n in count_pieces(texts)), len(texts), window)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    def truncation_note(self) -> str:
+        """Markdown that says, once, which chunks the encoder truncated while this notebook embedded them."""
+        if not self.truncated:
+            return ""
+        window = next(iter(self.truncated.values()))[2]
+        counts = ", ".join(f"{s} **{over}** of {n}" for s, (over, n, _) in sorted(self.truncated.items()))
+        return (f"> **Note: truncated chunks.** The encoder reads at most **{window}** word pieces (its two markers "
+                f"included) and drops the rest without a word. Chunks longer than that, per strategy: {counts}. "
+                "Their vectors stand for their beginning only, yet they are returned and quoted in full. "
+                "ragkit counts them with the encoder's own tokenizer so that you see what the encoder does silently; "
+                "notebook 01 shows which chunks they are.")
 
     def evaluation(self, strategies: str = "ABCDEF", rerankers: tuple = ()) -> Evaluation:
         """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import html
 import time
+from pathlib import Path
 
 import ipywidgets as w
 
 from ragkit import plots
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
+from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Evaluation, with_holm
 from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
 
@@ -61,9 +63,12 @@ class ThresholdExplorer:
 
 
 class ChunkExplorer:
-    """Pick a strategy and a question: the document around the needle, chunk boundaries drawn."""
+    """Pick a strategy and a question: a window around the needle, chunk boundaries and carried overlap drawn."""
 
-    def __init__(self, course, strategy: str = "A", margin: int = 700):
+    NEEDLE = "background:#fff176"
+    OVERLAP = "background:#bbdefb;text-decoration:underline dotted #1565c0"
+
+    def __init__(self, course, strategy: str = "A", margin: int = 400):
         self.course, self.margin = course, margin
         self.strategy = w.Dropdown(options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy,
                                    description="strategy")
@@ -77,12 +82,13 @@ class ChunkExplorer:
         self.update()
 
     def chunks(self, strategy: str):
+        """The corpus chunked with one strategy (kept once computed)."""
         if strategy not in self._chunks:
             self._chunks[strategy] = chunk_corpus(self.course.corpus, strategy)
         return self._chunks[strategy]
 
     def update(self) -> None:
-        """Redraw for the selected strategy and question."""
+        """Redraw for the selected strategy and question: the needle always sits inside the shown window."""
         q = next(q for q in self.course.questions if q.id == self.question.value)
         doc = self.course.corpus[q.doc_id]
         chunks = [c for c in self.chunks(self.strategy.value) if c.doc_id == q.doc_id]
@@ -102,26 +108,43 @@ class ChunkExplorer:
                                   f"is split by cut(s) at {', '.join(map(str, cuts)) or 'a chunk edge'}; "
                                   "no chunk carries it whole.")
         lo, hi = max(0, start - self.margin), min(len(doc.text), end + self.margin)
-        marks = sorted({c.start for c in chunks if lo <= c.start <= hi} | {c.end for c in chunks if lo <= c.end <= hi})
+        overlaps = [(max(lo, c.start - len(c.overlap)), min(hi, c.start)) for c in chunks
+                    if c.overlap and c.start - len(c.overlap) < hi and c.start > lo]
+        marks = sorted({c.start for c in chunks if lo < c.start < hi} | {c.end for c in chunks if lo < c.end < hi})
         pieces, pos = [], lo
         for m in marks + [hi]:
-            pieces.append(self._segment(doc.text, pos, m, start, end))
+            pieces.append(self._segment(doc.text, pos, m, [(start, end, self.NEEDLE)] +
+                                        [(a, b, self.OVERLAP) for a, b in overlaps]))
             if m != hi:
-                pieces.append("<span style='color:#ef6c00;font-weight:bold'>&#9474;</span>")
+                pieces.append("<span class='ragkit-cut' style='color:#ef6c00;font-weight:bold'>&#9474;</span>")
             pos = m
-        self.view.value = ("<div style='font-family:monospace;white-space:pre-wrap;max-height:24em;overflow:auto;"
-                           f"border:1px solid #ddd;padding:.5em'>{''.join(pieces)}</div>")
+        above = f"<i>&hellip; {lo:,} characters above</i>\n" if lo else ""
+        below = f"\n<i>&hellip; {len(doc.text) - hi:,} characters below</i>" if hi < len(doc.text) else ""
+        legend = ("<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
+                  f"<span style='{self.NEEDLE}'>the needle</span> &nbsp; "
+                  f"<span style='{self.OVERLAP}'>overlap: words the next chunk carries again</span></small>")
+        self.view.value = (f"{legend}<div class='ragkit-chunk-view' style='font-family:monospace;white-space:pre-wrap;"
+                           f"border:1px solid #ddd;padding:.5em'>{above}{''.join(pieces)}{below}</div>")
 
     @staticmethod
-    def _segment(text: str, a: int, b: int, start: int, end: int) -> str:
+    def _segment(text: str, a: int, b: int, spans: list[tuple[int, int, str]]) -> str:
+        """Text a..b as HTML, each character styled by the spans covering it (needle, overlap)."""
+        points = sorted({a, b} | {p for lo, hi, _ in spans for p in (lo, hi) if a < p < b})
         out = []
-        for lo, hi, mark in ((a, min(b, start), False), (max(a, start), min(b, end), True), (max(a, end), b, False)):
-            if lo < hi:
-                piece = html.escape(text[lo:hi])
-                out.append(f"<mark>{piece}</mark>" if mark else piece)
+        for x, y in zip(points, points[1:]):
+            piece = html.escape(text[x:y])
+            styles = [style for lo, hi, style in spans if lo <= x and y <= hi]
+            needle = any(style == ChunkExplorer.NEEDLE for style in styles)
+            overlap = any(style == ChunkExplorer.OVERLAP for style in styles)
+            if overlap:
+                piece = f"<span class='ragkit-overlap' style='{ChunkExplorer.OVERLAP}'>{piece}</span>"
+            if needle:
+                piece = f"<mark>{piece}</mark>"
+            out.append(piece)
         return "".join(out)
 
     def widget(self) -> w.Widget:
+        """The assembled widget to display."""
         return w.VBox([w.HBox([self.strategy, self.question]), self.verdict, self.view])
 
 
@@ -172,42 +195,120 @@ class StrategyDuel:
 
 
 class QueryPlayground:
-    """Type a question: dense, BM25, hybrid (and a reranker) side by side, with distances and the gate."""
+    """Type a question: dense, BM25, hybrid (and a reranker) side by side, each with its own score, and the gate."""
 
     def __init__(self, course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
         self.course, self.k, self.reranker = course, k, reranker
         self.retriever = course.retriever(strategy)
         self.text = w.Text(value="How many test examples do I need?", description="question",
-                           layout=w.Layout(width="640px"), continuous_update=False)
+                           placeholder="type a question, then press Enter or click Search",
+                           layout=w.Layout(width="560px"), continuous_update=False)
+        self.search = w.Button(description="Search", button_style="primary", icon="search")
         self.cut = w.FloatSlider(value=cut, min=0.3, max=1.0, step=0.005, description="cut", readout_format=".3f")
         self.gate = w.HTML()
         self.table = w.HTML()
         for control in (self.text, self.cut):
             control.observe(lambda _: self.update(), names="value")
+        self.search.on_click(lambda _: self.update())
         self.update()
 
     def update(self) -> None:
+        """Clear the old results at once, then search for the question in the box."""
+        self.gate.value, self.table.value = "<i>searching&hellip;</i>", ""
         query = self.text.value.strip()
         if not query:
-            self.gate.value, self.table.value = "<i>type a question</i>", ""
+            self.gate.value = "<i>type a question, then press Enter or click Search</i>"
             return
         r = self.retriever
         dense = r.dense([query])
-        runs = {"dense": dense, "bm25": r.bm25([query]), "hybrid": r.hybrid([query], dense)}
+        bm25_scores = r.lexical.scores_many([query])[0]
+        bm25 = r.bm25([query])
+        runs = {"dense": dense, "bm25": bm25, "hybrid": r.hybrid([query], dense, bm25)}
         if self.reranker is not None:
             runs[self.reranker.name] = r.reranked([query], self.reranker, runs["hybrid"])
-        kept = gate(dense.ranking[0], dense.distance[0], self.cut.value, KEEP)
-        self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: " + (
-            f"{len(kept)} chunk(s) pass, the prompt would be built from them" if len(kept) else
-            f"<b style='color:#c62828'>NO ANSWER</b>: nothing under cosine distance {self.cut.value:g}"))
+        distance = dense.distance[0]
+        under = int((distance < self.cut.value).sum())
+        kept = gate(dense.ranking[0], distance, self.cut.value, KEEP)
+        rule = (f"the gate keeps at most <b>{KEEP}</b> chunks: the first {KEEP} of the dense ranking, and of those only "
+                f"the ones under the cut")
+        if len(kept):
+            self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: <span class='ragkit-gate'>{len(kept)} chunk(s) "
+                               f"pass</span>; {under} chunk(s) in all are under the cut, and {rule}. "
+                               "The prompt would be built from these.")
+        else:
+            self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: <b class='ragkit-gate' style='color:#c62828'>"
+                               f"NO ANSWER</b>: no chunk is under cosine distance {self.cut.value:.3f} ({rule}).")
+        dense_rank = {int(i): n for n, i in enumerate(dense.ranking[0], 1)}
+        bm25_rank = {int(i): n for n, i in enumerate(bm25.ranking[0], 1)}
+        labels = {"dense": "cosine distance (lower is nearer)", "bm25": "BM25 score (higher is better)",
+                  "hybrid": "ranks fused by RRF: dense rank + BM25 rank"}
         cols = []
         for name, run in runs.items():
+            top = run.ranking[0, :self.k]
+            if name == "dense":
+                scores = [f"{distance[i]:.3f}" for i in top]
+            elif name == "bm25":
+                scores = [f"{bm25_scores[i]:.3f}" for i in top]
+            elif name == "hybrid":
+                scores = [f"#{dense_rank[int(i)]} + #{bm25_rank[int(i)]}" for i in top]
+            else:
+                labels[name] = f"{name} score (higher is better)"
+                scores = [f"{s:.3f}" for s in self.reranker.score(query, [r.texts[i] for i in top])]
             items = "".join(
-                f"<li><code>{dense.distance[0, i]:.3f}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
+                f"<li><code class='ragkit-score'>{score}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
                 f"{html.escape(r.chunks[i].section or 'introduction')}<br><small>"
-                f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i in run.ranking[0, :self.k])
-            cols.append(f"<td style='vertical-align:top;width:25%'><b>{html.escape(name)}</b><ol>{items}</ol></td>")
-        self.table.value = f"<table><tr>{''.join(cols)}</tr></table><small>numbers: cosine distance</small>"
+                f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i, score in zip(top, scores))
+            cols.append(f"<td class='ragkit-column' data-retriever='{html.escape(name)}' style='vertical-align:top;"
+                        f"width:25%'><b>{html.escape(name)}</b><br><small>{labels[name]}</small><ol>{items}</ol></td>")
+        self.table.value = f"<table><tr>{''.join(cols)}</tr></table>"
 
     def widget(self) -> w.Widget:
-        return w.VBox([self.text, self.cut, self.gate, self.table])
+        """The assembled widget to display."""
+        return w.VBox([w.HBox([self.text, self.search]), self.cut, self.gate, self.table])
+
+
+class SourceViewer:
+    """A citation opened: its document with the cited range highlighted and in view, its path and fragment."""
+
+    def __init__(self, citations, corpus, context: int = 300, root=None):
+        self.citations, self.corpus, self.context, self.root = list(citations), corpus, context, root
+        self.pick = w.Dropdown(options=[(f"[{c.index}] {c.document_id} - {c.locator_label}", c.index)
+                                        for c in self.citations], description="source",
+                               layout=w.Layout(width="640px"))
+        self.view = w.HTML()
+        self.pick.observe(lambda _: self.update(), names="value")
+        self.update()
+
+    def update(self) -> None:
+        """Show the selected citation."""
+        c = next(c for c in self.citations if c.index == self.pick.value)
+        doc = self.corpus[c.document_id]
+        ok = verify(c, self.corpus)
+        start, end = c.locator.start, c.locator.end
+        lo, hi = max(0, start - self.context), min(len(doc.text), end + self.context)
+        text = doc.text
+        fold = lambda a, b, where: (f"<details><summary>{b - a:,} characters {where}</summary>"
+                                    f"{html.escape(text[a:b])}</details>") if b > a else ""
+        path = project_path(doc.path, self.root)
+        status = ("<b class='ragkit-verified' style='color:#2e7d32'>verified</b>: the range slices the quote exactly"
+                  if ok else "<b class='ragkit-verified' style='color:#c62828'>does not verify</b>: the range does not "
+                  "give back the quote")
+        self.view.value = (
+            f"<div><code class='ragkit-path'>{html.escape(path)}</code><code class='ragkit-fragment'>"
+            f"{html.escape(c.fragment)}</code> &middot; {html.escape(c.document_name)} &middot; "
+            f"{html.escape(c.locator_label)} &middot; {status}</div>"
+            "<div class='ragkit-source' style='font-family:monospace;white-space:pre-wrap;border:1px solid #ddd;"
+            f"padding:.5em'>{fold(0, lo, 'above')}{html.escape(text[lo:start])}"
+            f"<mark class='ragkit-cited'>{html.escape(text[start:end])}</mark>{html.escape(text[end:hi])}"
+            f"{fold(hi, len(text), 'below')}</div>")
+
+    def widget(self) -> w.Widget:
+        """The assembled widget to display."""
+        return w.VBox([self.pick, self.view])
+
+
+def project_path(path, root=None) -> str:
+    """A document's path relative to the project (or to ``root``), as JupyterLab's file browser shows it."""
+    root = Path(root) if root else Path(__file__).resolve().parent.parent
+    path = Path(path).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)

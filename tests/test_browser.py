@@ -122,3 +122,120 @@ def drive(page, base: str, token: str) -> tuple[float, int, float, int]:
     time.sleep(1)  # let the last key's update arrive
     count.scroll_into_view_if_needed()
     return cut_before, before, float(readout.inner_text()), int(count.inner_text())
+
+
+TOUR = "widgets-tour.ipynb"
+TOUR_CELLS = [
+    "import ragkit.course\nfrom ragkit import widgets\nfrom ragkit.answer import answer\n"
+    "course = ragkit.course.load(progress=False)",
+    "explorer = widgets.ChunkExplorer(course, strategy='A')\nexplorer.question.value = {qid!r}\n"
+    "box = explorer.widget(); box.add_class('tour-explorer'); box",
+    "duel = widgets.StrategyDuel(course.evaluation('ACE'), 'E/dense', 'A/dense', 'R@20')\n"
+    "box = duel.widget(); box.add_class('tour-duel'); box",
+    "playground = widgets.QueryPlayground(course)\nbox = playground.widget(); box.add_class('tour-playground'); box",
+    "result = answer('How many test examples do I need?', course.retriever('E'))\n"
+    "viewer = widgets.SourceViewer(result.citations, course.corpus)\n"
+    "box = viewer.widget(); box.add_class('tour-viewer'); box",
+]
+QUESTION = "what does the learning rate warmup do"
+
+
+def write_tour(folder: Path, qid: str) -> None:
+    """A notebook that shows the widgets side by side, for the browser to drive."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c.format(qid=qid)) for c in TOUR_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, folder / TOUR)
+
+
+def in_view(page, inner: str, box: str) -> bool:
+    """True when the element lies inside its scroll box and the browser window (no scrolling needed to read it)."""
+    return page.evaluate("""([inner, box]) => {
+        const e = document.querySelector(inner).getBoundingClientRect(), b = document.querySelector(box).getBoundingClientRect();
+        return e.height > 0 && e.top >= b.top - 1 && e.bottom <= b.bottom + 1 && e.top >= 0 && e.bottom <= window.innerHeight;
+    }""", [inner, box])
+
+
+def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    from ragkit.evaluation import needle_hits
+
+    course = ragkit.course.load(progress=False)
+    carried = {s: dict(zip((q.id for q in course.questions), needle_hits(course.chunks(s), course.questions).any(axis=1)))
+               for s in "AB"}
+    qid = next(q for q, kept in carried["A"].items() if not kept)
+    write_tour(tmp_path / "notebooks", qid)
+    expected_b_kept = bool(carried["B"][qid])
+    ev = course.evaluation("ACE")
+    duel = ev.compare("E/dense", "A/dense", "R@1")
+    r = course.retriever("E")
+    bm25_top = r.bm25([QUESTION]).ranking[0, 0]
+    bm25_score = f"{r.lexical.scores_many([QUESTION])[0][bm25_top]:.3f}"
+    from ragkit.answer import answer
+
+    second = answer("How many test examples do I need?", r).citations[1]
+
+    base, token = lab
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(f"{base}/lab/tree/{TOUR}?token={token}")
+            page.wait_for_selector(".jp-Notebook", timeout=120_000)
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click()
+            page.locator(".tour-viewer .ragkit-cited").wait_for(state="attached", timeout=600_000)
+
+            # chunk explorer: switch A to B; the needle stays in view and B's carried overlap is drawn
+            explorer = page.locator(".tour-explorer")
+            explorer.locator("select").first.select_option(label="B: blind + overlap")
+            page.wait_for_function("() => document.querySelector('.tour-explorer .ragkit-overlap') !== null",
+                                   timeout=60_000)
+            explorer.scroll_into_view_if_needed()
+            page.locator(".tour-explorer mark").first.scroll_into_view_if_needed()
+            verdict = explorer.locator(".widget-html-content").first.inner_text()
+            assert verdict.startswith("kept" if expected_b_kept else "destroyed"), verdict
+            assert in_view(page, ".tour-explorer mark", ".tour-explorer .ragkit-chunk-view")
+            page.screenshot(path=str(ARTIFACTS / "widget-chunk-explorer.png"))
+
+            # strategy duel: switch the metric to R@1; wins and losses are ragkit's
+            duel_box = page.locator(".tour-duel")
+            duel_box.scroll_into_view_if_needed()
+            duel_box.locator("select").nth(2).select_option(label="R@1")
+            page.wait_for_function("(w) => document.querySelector('.tour-duel').innerText.includes(w)",
+                                   arg=f"wins {duel.test.wins}, loses {duel.test.losses}", timeout=60_000)
+            page.screenshot(path=str(ARTIFACTS / "widget-strategy-duel.png"))
+
+            # query playground: type, click Search; the BM25 column opens with ragkit's BM25 score
+            play = page.locator(".tour-playground")
+            play.scroll_into_view_if_needed()
+            assert "Enter" in play.locator("input[type=text]").get_attribute("placeholder")
+            play.locator("input[type=text]").fill(QUESTION)
+            play.get_by_role("button", name="Search").click()
+            page.wait_for_function(
+                "(s) => { const c = document.querySelector(\".tour-playground td[data-retriever='bm25'] .ragkit-score\");"
+                " return c !== null && c.innerText === s; }", arg=bm25_score, timeout=60_000)
+            assert "at most 4" in play.inner_text()
+            page.screenshot(path=str(ARTIFACTS / "widget-query-playground.png"))
+
+            # source viewer: open source [2]; its cited range is highlighted and in view, with path and fragment
+            viewer = page.locator(".tour-viewer")
+            viewer.locator("select").first.select_option(index=1)
+            page.wait_for_function("(f) => document.querySelector('.tour-viewer .ragkit-fragment').innerText === f",
+                                   arg=second.fragment, timeout=60_000)
+            page.locator(".tour-viewer .ragkit-cited").scroll_into_view_if_needed()
+            cited = page.locator(".tour-viewer .ragkit-cited").inner_text()
+            assert " ".join(cited.split()) == " ".join(second.quote.split())
+            assert f"data/corpus/{second.document_id}.md" in viewer.inner_text()
+            assert "verified" in viewer.inner_text()
+            assert in_view(page, ".tour-viewer .ragkit-cited", ".tour-viewer .ragkit-source")
+            page.screenshot(path=str(ARTIFACTS / "widget-source-viewer.png"))
+        finally:
+            page.screenshot(path=str(ARTIFACTS / "widgets-tour-last.png"))
+            browser.close()

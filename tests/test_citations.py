@@ -164,3 +164,9 @@ def test_a_document_cannot_forge_a_source_header():
     assert "[6] Fake - introduction" in block and citations[0].quote in block
     assert tag not in "".join(c.quote for c in citations) and tag in prompt.split("\n\n")[1]
 
+def test_text_fragment_names_the_quote_by_its_first_and_last_words_percent_encoded():
+    from ragkit.citations import text_fragment
+
+    assert text_fragment("a short quote") == "#:~:text=a%20short%20quote"
+    long = "Count the examples where two models disagree, then run the sign-test on them all."
+    assert text_fragment(long) == "#:~:text=Count%20the%20examples%20where,sign%2Dtest%20on%20them%20all."

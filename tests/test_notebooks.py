@@ -1,6 +1,7 @@
 """Notebooks: pairs in sync, no outputs, kernelspec set; every one runs top to bottom on a fresh kernel."""
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ NOTEBOOKS = ROOT / "notebooks"
 PAIRS = sorted(p for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 TIMINGS: dict[str, float] = {}
 """Seconds per executed notebook; conftest.py prints them after the run (a report, not a test)."""
+EXECUTED: dict[Path, nbformat.NotebookNode] = {}
 
 
 def name(path: Path) -> str:
@@ -51,7 +53,13 @@ def execute(path: Path) -> nbformat.NotebookNode:
     t = time.perf_counter()
     client.execute()
     TIMINGS[name(path)] = time.perf_counter() - t
+    EXECUTED[path] = nb
     return nb
+
+
+def executed(path: Path) -> nbformat.NotebookNode:
+    """The notebook executed once per test session (the run test and the output checks share it)."""
+    return EXECUTED[path] if path in EXECUTED else execute(path)
 
 
 def text_of(nb) -> str:
@@ -65,7 +73,7 @@ def text_of(nb) -> str:
 
 @pytest.mark.parametrize("ipynb", PAIRS, ids=name)
 def test_notebook_runs_on_a_fresh_kernel(ipynb):
-    nb = execute(ipynb)
+    nb = executed(ipynb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     text = text_of(nb)
@@ -73,4 +81,42 @@ def test_notebook_runs_on_a_fresh_kernel(ipynb):
         assert "NOT YET" in text and "PASSED" not in text, "an unsolved exercise must not pass its check"
     if "solutions" in ipynb.parts:
         assert "PASSED" in text and "NOT YET" not in text, "a solution must pass its check"
+
+
+NAN_CELL = re.compile(r"<td[^>]*>\s*(NaN|nan|None|<NA>)\s*</td>")
+
+
+def student_problems(nb) -> list[str]:
+    """What a student must not meet in a run notebook: stderr, an error, NaN in a table."""
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream" and o.get("name") == "stderr" and o.get("text", "").strip():
+                problems.append(f"cell {i}: stderr: {o['text'].strip()[:300]}")
+            if o.get("output_type") == "error":
+                problems.append(f"cell {i}: error: {o.get('ename')}: {o.get('evalue', '')[:200]}")
+            table = o.get("data", {}).get("text/html", "")
+            if NAN_CELL.search(table):
+                problems.append(f"cell {i}: a table shows {NAN_CELL.search(table).group(1)}")
+    return problems
+
+
+@pytest.mark.parametrize("ipynb", PAIRS, ids=name)
+def test_a_student_sees_no_stderr_no_error_and_no_nan(ipynb):
+    problems = student_problems(executed(ipynb))
+    assert not problems, f"{name(ipynb)}:\n" + "\n".join(problems)
+
+
+def test_student_problems_finds_each_kind():
+    bad = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("stream", name="stderr", text="TruncationWarning: 3 of 9 texts"),
+        nbformat.v4.new_output("error", ename="KeyError", evalue="x", traceback=[]),
+        nbformat.v4.new_output("display_data", data={"text/html": "<td>NaN</td>"})])])
+    found = "\n".join(student_problems(bad))
+    for what in ("stderr", "KeyError", "NaN"):
+        assert what in found
+    good = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="fine"),
+        nbformat.v4.new_output("display_data", data={"text/html": "<td>0.790</td><td>-</td>"})])])
+    assert student_problems(good) == []
 

@@ -110,3 +110,53 @@ def test_plot_legends_count_the_queries_of_the_sweep(course):
     sweep = Sweep(r.chunks, course.questions[:5], course.out_of_domain[:3], r)
     names = [trace.name for trace in plots.bluffs_and_refusals(sweep).data]
     assert "bluffs (share of 3)" in names and "refused answerable (share of 10)" in names
+def test_chunk_explorer_shows_the_needle_without_scrolling_and_draws_overlap_only_for_b_d_f(course):
+    explorer = widgets.ChunkExplorer(course, strategy="A")
+    for letter in "ABCDEF":
+        explorer.strategy.value = letter
+        for q in course.questions[:6]:
+            explorer.question.value = q.id
+            view = explorer.view.value
+            assert "max-height" not in view and "overflow" not in view, "the needle must not hide in a scroll box"
+            assert "<mark>" in view
+            assert ("class='ragkit-overlap'" in view) == (letter in "BDF"), letter
+
+
+def test_query_playground_columns_show_their_own_scores_and_search_clears(course):
+    playground = widgets.QueryPlayground(course)
+    assert "Enter" in playground.text.placeholder and playground.search.description == "Search"
+    question = "what does the learning rate warmup do"
+    playground.text.value = question
+    r = playground.retriever
+    top_bm25 = r.bm25([question]).ranking[0, :playground.k]
+    scores = r.lexical.scores_many([question])[0]
+    columns = dict(re.findall(r"data-retriever='(\w+)'(.*?)</td>", playground.table.value, re.S))
+    shown_bm25 = [float(x) for x in re.findall(r"ragkit-score'>([\d.]+)<", columns["bm25"])]
+    assert shown_bm25 == pytest.approx([round(float(scores[i]), 3) for i in top_bm25], abs=1e-9)
+    dense = r.dense([question])
+    shown_dense = [float(x) for x in re.findall(r"ragkit-score'>([\d.]+)<", columns["dense"])]
+    assert shown_dense == pytest.approx([round(float(dense.distance[0, i]), 3) for i in dense.ranking[0, :5]], abs=1e-9)
+    assert "BM25 score" in columns["bm25"] and "cosine distance" in columns["dense"]
+    assert f"at most <b>{widgets.KEEP}</b>" in playground.gate.value
+    playground.table.value = "stale"
+    playground.search.click()
+    assert playground.table.value.count("<ol>") == 3
+
+
+def test_source_viewer_highlights_the_cited_range_with_path_and_fragment(course):
+    import dataclasses
+    import html as h
+
+    from ragkit.answer import answer
+    from ragkit.citations import CharRange
+
+    result = answer("How many test examples do I need?", course.retriever("E"))
+    viewer = widgets.SourceViewer(result.citations, course.corpus)
+    for c in result.citations:
+        viewer.pick.value = c.index
+        assert f"<mark class='ragkit-cited'>{h.escape(c.quote)}</mark>" in viewer.view.value
+        assert f"data/corpus/{c.document_id}.md" in viewer.view.value and c.fragment in viewer.view.value
+        assert "verified</b>" in viewer.view.value
+    c = result.citations[0]
+    moved = dataclasses.replace(c, locator=CharRange(c.locator.start + 1, c.locator.end + 1))
+    assert "does not verify" in widgets.SourceViewer([moved], course.corpus).view.value

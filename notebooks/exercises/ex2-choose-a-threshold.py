@@ -67,7 +67,7 @@ display(Markdown(
 # `in_domain`). The first row is no threshold at all.
 
 # %%
-s.table()
+s.table().astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
 
 # %% [markdown]
 # The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.

@@ -121,7 +121,9 @@ if my_header is not None:
     custom = [dataclasses.replace(c, header=my_header(c.doc_title, c.section).rstrip("\n") + "\n")
               for c in course.chunks("E")]
     hits = query_hits(custom, course.questions, course.queries)
-    ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
+    with course.recording("mine", [c.text for c in custom]):
+        ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
+    display(Markdown(course.truncation_note()))
     test = compare(Result("mine", "dense", ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids),
                    ev["E/dense"], "R@20", "needle").test
     display(Markdown(f"Your header vs E at R@20: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**"))

@@ -120,7 +120,9 @@ print(my_header(chunk.doc_title, chunk.section))
 custom = [dataclasses.replace(c, header=my_header(c.doc_title, c.section).rstrip("\n") + "\n")
           for c in course.chunks("E")]
 hits = query_hits(custom, course.questions, course.queries)
-ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
+with course.recording("mine", [c.text for c in custom]):
+    ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
+display(Markdown(course.truncation_note()))
 mine = Result("mine", "dense", ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
 test = compare(mine, ev["E/dense"], "R@20", "needle").test
 display(Markdown(f"Section-only header vs E at R@20: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; recall@20 "
@@ -147,7 +149,9 @@ display(Markdown(f"Conclusion: **{my_conclusion}**."))
 # ## Check
 
 # %%
-check_header(course, my_header, my_conclusion)
+with course.recording("mine", [c.text for c in custom]):  # the check embeds your chunks again
+    feedback = check_header(course, my_header, my_conclusion)
+feedback
 
 # %% [markdown]
 # Whatever the word above turned out to be, note how it was reached: a rule stated in advance, applied to a paired
