@@ -10,13 +10,13 @@ STAMP := $(VENV)/.installed
 # Jupyter refuses to start as root unless told to (containers, this kind of machine)
 LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test bench models clean
+.PHONY: lab test bench book models clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --no-deps torch==2.13.0 --extra-index-url $(TORCH_INDEX)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,book]'
 	touch $(STAMP)
 
 lab: $(STAMP)
@@ -29,6 +29,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# the executed notebooks as a static site in build/book/ (open build/book/index.html; no network needed)
+book: $(STAMP)
+	$(BIN)/python -m book --out build/book
 
 models: $(STAMP)
 	$(BIN)/python -m ragkit models
