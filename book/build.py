@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import html
 import json
 import re
 import shutil
@@ -30,7 +31,7 @@ SETTINGS = HERE / "book.toml"
 SITE_TITLE = "ragkit: RAG in production, the notebooks"
 PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
-OBJECTIVES = re.compile(r"#{1,6}\s*(learning objectives|objectives|what you will learn)\b", re.I)
+OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn)\b", re.I)
 OBJECTIVES_TAG = "book-objectives"
 # tqdm's text form of a progress bar ("Batches: 100%|####| 134/134 [00:05<00:00, ...]"): nothing to show on a page
 PROGRESS = re.compile(r"\|\s*\d+/\d+ \[")
@@ -167,7 +168,7 @@ def _figure_html(figure: dict, number: int) -> str:
 
 def _kernel_note(binder: str) -> str:
     return ('<div class="book-needs-kernel">An interactive widget was here: it needs a running Python kernel. '
-            f'<a href="{binder}">Launch this notebook on Binder</a> or run it with <code>make lab</code>.</div>')
+            f'<a href="{html.escape(binder)}">Launch this notebook on Binder</a> or run it with <code>make lab</code>.</div>')
 
 
 def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:

@@ -208,6 +208,23 @@ def served(site):
     server.server_close()
 
 
+def offline_page(browser, served: str, outside: list[str], problems: list[str]):
+    """A browser tab that may load only from the local server (anything else is recorded and refused)."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+
+    def only_local(route):
+        if route.request.url.startswith(served):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_local)
+    return page
+
+
 def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_counts(served, sweep):
     from playwright.sync_api import sync_playwright
 
@@ -216,18 +233,7 @@ def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_coun
     problems: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM))
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-
-        def only_local(route):
-            if route.request.url.startswith(served):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        page.route("**/*", only_local)
+        page = offline_page(browser, served, outside, problems)
         page.goto(f"{served}/06-thresholds.html")
         slider = page.locator(".book-plotly[role='slider']")
         slider.wait_for(timeout=30_000)
@@ -255,3 +261,16 @@ def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_coun
     assert line == pytest.approx(cut)
     assert not outside, f"the page asked the network for {outside}"
     assert not problems, problems
+
+
+def test_formulas_render_offline_with_the_shipped_mathjax(served):
+    from playwright.sync_api import sync_playwright
+
+    outside: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM))
+        page = offline_page(browser, served, outside, [])
+        page.goto(f"{served}/03-bm25-and-hybrid.html")
+        page.locator(".MathJax_Display").first.wait_for(timeout=30_000)
+        browser.close()
+    assert not [u for u in outside if u.startswith("http")], f"the page asked the network for {outside}"
