@@ -3,12 +3,13 @@
 "use strict";
 
 function bookApplyStep(gd, index) {
-  const slider = gd.layout.sliders[0];
-  const steps = slider.steps;
-  index = Math.max(0, Math.min(steps.length - 1, index));
-  const step = steps[index];
-  return Plotly.relayout(gd, {"sliders[0].active": index})
-    .then(() => Plotly.Plots.executeAPICommand(gd, step.method, step.args))
+  const steps = gd.layout.sliders[0].steps;
+  const step = steps[Math.max(0, Math.min(steps.length - 1, index))];
+  const args = step.args || [];
+  const command = {relayout: Plotly.relayout, restyle: Plotly.restyle, update: Plotly.update,
+                   animate: Plotly.animate}[step.method];
+  return Plotly.relayout(gd, {"sliders[0].active": steps.indexOf(step)})
+    .then(() => command ? command(gd, ...args) : null)
     .then(() => bookLabel(gd));
 }
 
@@ -28,13 +29,18 @@ function bookKeyboardSlider(gd) {
   gd.setAttribute("aria-label", "slider: arrow keys move it");
   bookLabel(gd);
   gd.on("plotly_sliderchange", () => bookLabel(gd));
+  // keys can come faster than plotly redraws: count them at once, apply the steps one after another
+  let target = gd.layout.sliders[0].active || 0;
+  let pending = Promise.resolve();
+  gd.on("plotly_sliderchange", (event) => { target = event.slider.steps.indexOf(event.step); });
   gd.addEventListener("keydown", (event) => {
-    const now = gd.layout.sliders[0].active || 0;
-    const moves = {ArrowLeft: now - 1, ArrowDown: now - 1, ArrowRight: now + 1, ArrowUp: now + 1,
+    const moves = {ArrowLeft: target - 1, ArrowDown: target - 1, ArrowRight: target + 1, ArrowUp: target + 1,
                    Home: 0, End: steps.length - 1};
     if (event.key in moves) {
       event.preventDefault();
-      bookApplyStep(gd, moves[event.key]);
+      target = Math.max(0, Math.min(steps.length - 1, moves[event.key]));
+      const index = target;
+      pending = pending.then(() => bookApplyStep(gd, index));
     }
   });
 }
