@@ -116,7 +116,7 @@ def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             tokens = MARKDOWN.parse(cell.source)
-            for opening, inline in zip(tokens, tokens[1:]):
+            for opening, inline in zip(tokens, tokens[1:], strict=False):
                 if opening.type == "heading_open" and opening.tag == "h1":
                     return inline.content
     return fallback
@@ -275,7 +275,7 @@ def build(out: Path, jobs: int = 2, book: list[Page] | None = None) -> Report:
     out.mkdir(parents=True)
     copy_assets(out)
     exporter = _exporter()
-    for i, (page, nb) in enumerate(zip(book, executed)):
+    for i, (page, nb) in enumerate(zip(book, executed, strict=True)):
         (out / page.href).write_text(render(nb, book, i, settings, exporter))
         (out / page.download).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(page.path, out / page.download)

@@ -65,6 +65,8 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
                      cut: float | None = CHAPTER_CUTS[0]) -> go.Figure:
     """The distance histogram with a slider over the cuts: a plain figure, so it works without a kernel."""
     cuts = default_cuts() if cuts is None else list(cuts)
+    if cut not in cuts:
+        raise InputError(f"cut {cut!r} is not on the slider: start at one of its cuts, or pass cuts that include it")
     fig = distance_histogram(sweep, cut)
     fig.update_xaxes(range=[0.0, 1.2])
     steps = []
@@ -76,8 +78,6 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
         note = dict(text=text, xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
                     showarrow=False, font=dict(size=14))
         steps.append(dict(method="relayout", label=label, args=[{"shapes": [_cut_line(c)], "annotations": [note]}]))
-    if cut not in cuts:
-        raise InputError(f"cut {cut!r} is not on the slider: pick one of {cuts[:3]}..., or pass cuts that include it")
     active = cuts.index(cut)
     fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="cut: "), pad=dict(t=50))],
                       title="Where a cut has to fall: move the slider (no kernel needed)",

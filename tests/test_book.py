@@ -185,7 +185,7 @@ def test_static_slider_counts_equal_the_sweep_at_every_step(sweep):
     assert cuts[slider.active] == CHAPTER_CUTS[0]
     assert slider_counts(fig.layout.annotations[0].text) == (sweep.at(CHAPTER_CUTS[0]).bluffs,
                                                              sweep.at(CHAPTER_CUTS[0]).refused)
-    for cut, step in zip(cuts, slider.steps):
+    for cut, step in zip(cuts, slider.steps, strict=True):
         row = sweep.at(cut)
         layout = step.args[0]
         assert slider_counts(layout["annotations"][0]["text"]) == (row.bluffs, row.refused)
