@@ -22,7 +22,7 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 WARM_LOG ?= $(VENV)/warm.log
 WARM_NICE ?= 19
 
-.PHONY: lab test bench models clean
+.PHONY: lab test bench book models clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -n "$(PYTHON)" || { echo "no Python 3.11-3.13 found: install one, or run make PYTHON=/path/to/python3.x"; exit 1; }
@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,book]'
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
 		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)
 	touch $(STAMP)
@@ -50,6 +50,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# the executed notebooks as a static site in build/book/ (open build/book/index.html; no network needed)
+book: $(STAMP)
+	$(BIN)/python -m book --out build/book
 
 models: $(STAMP)
 	$(BIN)/python -m ragkit models

@@ -173,6 +173,10 @@ plots.bluffs_and_refusals(s)
 explorer = widgets.ThresholdExplorer(s)
 explorer.widget()
 
+# %%
+# The same cut as a plain figure: its slider steps were counted by ragkit in advance, so it moves without a kernel
+plots.threshold_slider(s)
+
 # %% [markdown]
 # ## Two shapes of bluff
 #

@@ -8,9 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ragkit.chunking import SIZE, STRATEGIES
+from ragkit.errors import InputError
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.statistics import wilson
-from ragkit.threshold import DEFAULT_CUT, Sweep
+from ragkit.threshold import CHAPTER_CUTS, DEFAULT_CUT, Sweep, default_cuts
 
 COLOURS = {"A": "#9e9e9e", "B": "#616161", "C": "#64b5f6", "D": "#1565c0", "E": "#ef6c00", "F": "#b71c1c"}
 
@@ -58,6 +59,30 @@ def _cut_line(cut: float | None) -> dict:
 def move_cut(fig: go.Figure, cut: float | None) -> None:
     """Move the cut line of a distance histogram."""
     fig.layout.shapes = [_cut_line(cut)]
+
+
+def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
+                     cut: float | None = CHAPTER_CUTS[0]) -> go.Figure:
+    """The distance histogram with a slider over the cuts: a plain figure, so it works without a kernel."""
+    cuts = default_cuts() if cuts is None else list(cuts)
+    if cut not in cuts:
+        raise InputError(f"cut {cut!r} is not on the slider: start at one of its cuts, or pass cuts that include it")
+    fig = distance_histogram(sweep, cut)
+    fig.update_xaxes(range=[0.0, 1.2])
+    steps = []
+    for c in cuts:
+        row = sweep.at(c)
+        label = "none" if c is None else f"{c:.3f}"
+        text = (f"cut {label}: bluffs {row.bluffs} / {row.out_of_domain}, "
+                f"refused answerable {row.refused} / {row.in_domain}")
+        note = dict(text=text, xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
+                    showarrow=False, font=dict(size=14))
+        steps.append(dict(method="relayout", label=label, args=[{"shapes": [_cut_line(c)], "annotations": [note]}]))
+    active = cuts.index(cut)
+    fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="cut: "), pad=dict(t=50))],
+                      title="Where a cut has to fall: move the slider (no kernel needed)",
+                      margin=dict(t=110), **steps[active]["args"][0])
+    return fig
 
 
 def bluffs_and_refusals(sweep: Sweep) -> go.Figure:

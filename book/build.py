@@ -1,0 +1,284 @@
+"""Execute the notebooks and turn them into pages: nbconvert's lab template, with every script shipped locally."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import html
+import json
+import re
+import shutil
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import jinja2
+import nbformat
+import plotly
+from markdown_it import MarkdownIt
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbconvert import HTMLExporter
+
+from ragkit.errors import RagkitError
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+NOTEBOOKS = ROOT / "notebooks"
+SETTINGS = HERE / "book.toml"
+SITE_TITLE = "ragkit: RAG in production, the notebooks"
+PLOTLY = "application/vnd.plotly.v1+json"
+WIDGET = "application/vnd.jupyter.widget-view+json"
+OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn)\b", re.I)
+OBJECTIVES_TAG = "book-objectives"
+# tqdm's text form of a progress bar ("Batches: 100%|####| 134/134 [00:05<00:00, ...]"): nothing to show on a page
+PROGRESS = re.compile(r"\|\s*\d+/\d+ \[")
+MATHJAX = "assets/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+MARKDOWN = MarkdownIt("commonmark").enable("table")
+
+
+class BookError(RagkitError):
+    """The book could not be built."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the course is published (book/book.toml): Binder and source links come from here."""
+
+    repository: str
+    branch: str
+
+    @classmethod
+    def load(cls, path: Path = SETTINGS) -> Settings:
+        """Read the settings file."""
+        data = tomllib.loads(path.read_text())
+        if not re.fullmatch(r"https://github\.com/[^/]+/[^/]+", data["repository"]):
+            raise BookError(f"repository {data['repository']!r} in {path} is not a GitHub address: "
+                            "write it as https://github.com/OWNER/NAME (Binder builds from GitHub)")
+        return cls(data["repository"].rstrip("/"), data["branch"])
+
+    def binder(self, rel: str) -> str:
+        """The notebook opened in JupyterLab on mybinder.org."""
+        slug = self.repository.removeprefix("https://github.com/")
+        return (f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
+                f"?urlpath={quote('lab/tree/notebooks/' + rel, safe='')}")
+
+    def source(self, rel: str) -> str:
+        """The notebook's source in the repository."""
+        return f"{self.repository}/blob/{quote(self.branch)}/notebooks/{quote(rel)}"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One notebook and the page it becomes."""
+
+    path: Path
+    rel: str
+    title: str
+
+    @property
+    def href(self) -> str:
+        """The page's file name: flat, so that every page finds assets/ beside it."""
+        return Path(self.rel).with_suffix(".html").name
+
+    @property
+    def download(self) -> str:
+        """Where the site keeps a copy of the notebook without outputs."""
+        return "notebooks/" + self.rel
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a build did and how long it took."""
+
+    out: Path
+    pages: list[Page]
+    execute_seconds: dict[str, float]
+    render_seconds: float
+    total_seconds: float
+
+    def size(self) -> int:
+        """Bytes on disk under the site folder."""
+        return sum(p.stat().st_size for p in self.out.rglob("*") if p.is_file())
+
+    def summary(self) -> str:
+        """A few lines for people."""
+        slowest = max(self.execute_seconds, key=self.execute_seconds.get)
+        return (f"book: {len(self.pages)} pages in {self.out} ({self.size() / 1e6:.1f} MB) in "
+                f"{self.total_seconds:.1f} s: executing {sum(self.execute_seconds.values()):.1f} s of notebook time "
+                f"(slowest {slowest} {self.execute_seconds[slowest]:.1f} s), rendering {self.render_seconds:.1f} s")
+
+
+def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
+    """The notebook's first level-one heading."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            tokens = MARKDOWN.parse(cell.source)
+            for opening, inline in zip(tokens, tokens[1:], strict=False):
+                if opening.type == "heading_open" and opening.tag == "h1":
+                    return inline.content
+    return fallback
+
+
+def pages() -> list[Page]:
+    """Every main notebook, then every exercise, in order (solutions stay off the site)."""
+    paths = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "exercises").glob("*.ipynb"))
+    out = []
+    for path in paths:
+        rel = path.relative_to(NOTEBOOKS).as_posix()
+        out.append(Page(path, rel, title_of(nbformat.read(path, as_version=4), path.stem)))
+    return out
+
+
+async def _execute(page: Page, limit: asyncio.Semaphore, seconds: dict[str, float]) -> nbformat.NotebookNode:
+    nb = nbformat.read(page.path, as_version=4)
+    async with limit:
+        t = time.perf_counter()
+        client = NotebookClient(nb, timeout=900, kernel_name="python3",
+                                resources={"metadata": {"path": str(page.path.parent)}})
+        try:
+            await client.async_execute()
+        except CellExecutionError as e:
+            raise BookError(f"{page.rel} failed while the book was executing it: {str(e)[-600:]}\n"
+                            f"Run the notebook in JupyterLab (`make lab`), fix it, then `make book` again") from e
+        seconds[page.rel] = time.perf_counter() - t
+    return nb
+
+
+def execute(book: list[Page], jobs: int = 2) -> tuple[list[nbformat.NotebookNode], dict[str, float]]:
+    """Run every notebook top to bottom on a fresh kernel, ``jobs`` at a time."""
+    seconds: dict[str, float] = {}
+
+    async def run_all():
+        limit = asyncio.Semaphore(jobs)
+        return await asyncio.gather(*(_execute(p, limit, seconds) for p in book))
+
+    return asyncio.run(run_all()), seconds
+
+
+def _figure_html(figure: dict, number: int) -> str:
+    """A plotly figure as a div and its JSON; assets/book.js draws it with the local plotly.js."""
+    name = f"figure-{number}"
+    data = json.dumps(figure).replace("</", "<\\/")
+    return (f'<div class="book-plotly" data-figure="{name}"></div>'
+            f'<script type="application/json" id="{name}">{data}</script>')
+
+
+def _kernel_note(binder: str) -> str:
+    return ('<div class="book-needs-kernel">An interactive widget was here: it needs a running Python kernel. '
+            f'<a href="{html.escape(binder)}">Launch this notebook on Binder</a> or run it with <code>make lab</code>.</div>')
+
+
+def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:
+    """A copy for the page: figures drawn by local plotly.js, widgets replaced by a note, objectives on top.
+
+    Progress bars (tqdm widgets, shown when vectors were computed) are dropped: they report work, not content.
+    """
+    nb = copy.deepcopy(nb)
+    figures = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.outputs = [o for o in cell.outputs
+                        if not (WIDGET in o.get("data", {}) and PROGRESS.search(o.data.get("text/plain", "")))]
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if PLOTLY in data:
+                figures += 1
+                output["data"] = {"text/html": _figure_html(data[PLOTLY], figures)}
+            elif WIDGET in data:
+                output["data"] = {"text/html": _kernel_note(settings.binder(page.rel))}
+    found = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and OBJECTIVES.match(c.source.lstrip())]
+    if found:
+        cell = nb.cells.pop(found[0])
+        cell.metadata.setdefault("tags", []).append(OBJECTIVES_TAG)
+        titled = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")]
+        nb.cells.insert(titled[0] + 1 if titled else 0, cell)
+    nb.metadata["title"] = page.title
+    nb.metadata.pop("widgets", None)  # saved widget state: megabytes that nothing on a static page can use
+    return nb
+
+
+def _exporter() -> HTMLExporter:
+    return HTMLExporter(template_name="ragkit", extra_template_basedirs=[str(HERE / "templates")])
+
+
+def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Settings,
+           exporter: HTMLExporter | None = None) -> str:
+    """One page of HTML, with links to the home page, its neighbours, Binder and the source."""
+    page = book[index]
+    neighbour = lambda i: {"href": book[i].href, "title": book[i].title} if 0 <= i < len(book) else None
+    resources = {"book": {"site_title": SITE_TITLE, "mathjax": MATHJAX, "binder": settings.binder(page.rel),
+                          "source": settings.source(page.rel), "download": page.download,
+                          "previous": neighbour(index - 1), "next": neighbour(index + 1)}}
+    body, _ = (exporter or _exporter()).from_notebook_node(prepare(nb, page, settings), resources=resources)
+    return body
+
+
+def _readme_section(md: MarkdownIt, heading: str) -> tuple[str, str]:
+    """The README's opening paragraph, and the first table under ``## heading``, as HTML."""
+    tokens = md.parse((ROOT / "README.md").read_text())
+    first = next(i for i, t in enumerate(tokens) if t.type == "paragraph_open")
+    intro = tokens[first:first + 3]
+    start = next(i for i, t in enumerate(tokens) if t.type == "inline" and t.content == heading
+                 and tokens[i - 1].tag == "h2")
+    opening = next(i for i in range(start, len(tokens)) if tokens[i].type == "table_open")
+    closing = next(i for i in range(opening, len(tokens)) if tokens[i].type == "table_close")
+    return (md.renderer.render(intro, md.options, {}),
+            md.renderer.render(tokens[opening:closing + 1], md.options, {}))
+
+
+def landing(book: list[Page], settings: Settings) -> str:
+    """index.html: the README's table of notebooks, each name a link to its page, then the exercises."""
+    hrefs = {Path(p.rel).stem: p.href for p in book}
+    md = MarkdownIt("commonmark").enable("table")
+    default = md.renderer.rules["code_inline"]
+
+    def code_inline(renderer, tokens, idx, options, env):
+        code = default(tokens, idx, options, env)
+        href = hrefs.get(tokens[idx].content)
+        return f'<a href="{href}">{code}</a>' if href else code
+
+    md.add_render_rule("code_inline", code_inline)
+    intro, table = _readme_section(md, "The notebooks")
+    missing = [p.rel for p in book if "/" not in p.rel and f'href="{p.href}"' not in table]
+    if missing:
+        raise BookError(f"the README's notebook table does not list {missing}: add a row for each, "
+                        "the landing page is built from that table")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    return env.get_template("landing.html.j2").render(
+        site_title=SITE_TITLE, intro=intro, table=table, binder=settings.binder(book[0].rel),
+        exercises=[p for p in book if p.rel.startswith("exercises/")])
+
+
+def copy_assets(out: Path) -> None:
+    """plotly.js, MathJax and the book's own style and script: everything a page loads, shipped beside it."""
+    import jupyter_server_mathjax
+
+    assets = out / "assets"
+    shutil.copytree(HERE / "assets", assets, dirs_exist_ok=True)
+    shutil.copy2(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", assets / "plotly.min.js")
+    shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", assets / "mathjax", dirs_exist_ok=True)
+
+
+def build(out: Path, jobs: int = 2, book: list[Page] | None = None) -> Report:
+    """Execute the notebooks and write the site to ``out`` (replacing what was there)."""
+    t = time.perf_counter()
+    settings = Settings.load()
+    book = pages() if book is None else book
+    executed, seconds = execute(book, jobs)
+    rendering = time.perf_counter()
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_assets(out)
+    exporter = _exporter()
+    for i, (page, nb) in enumerate(zip(book, executed, strict=True)):
+        (out / page.href).write_text(render(nb, book, i, settings, exporter))
+        (out / page.download).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(page.path, out / page.download)
+    (out / "index.html").write_text(landing(book, settings))
+    done = time.perf_counter()
+    return Report(out, book, seconds, done - rendering, done - t)
