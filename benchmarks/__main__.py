@@ -214,7 +214,8 @@ def run_notebook(path: Path):
     nb = jupytext.read(path)
     nb.cells.append(nbformat.v4.new_code_cell(PEAK_CELL))
     start = time.perf_counter()
-    NotebookClient(nb, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    resources = {"metadata": {"path": str(path.parent)}}
+    NotebookClient(nb, timeout=1200, kernel_name="python3", resources=resources).execute()
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     return time.perf_counter() - start, int(text.split()[-1]) / 1024
 

@@ -168,7 +168,8 @@ def _figure_html(figure: dict, number: int) -> str:
 
 def _kernel_note(binder: str) -> str:
     return ('<div class="book-needs-kernel">An interactive widget was here: it needs a running Python kernel. '
-            f'<a href="{html.escape(binder)}">Launch this notebook on Binder</a> or run it with <code>make lab</code>.</div>')
+            f'<a href="{html.escape(binder)}">Launch this notebook on Binder</a> '
+            'or run it with <code>make lab</code>.</div>')
 
 
 def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:
@@ -209,7 +210,11 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
            exporter: HTMLExporter | None = None) -> str:
     """One page of HTML, with links to the home page, its neighbours, Binder and the source."""
     page = book[index]
-    neighbour = lambda i: {"href": book[i].href, "title": book[i].title} if 0 <= i < len(book) else None
+
+    def neighbour(i: int) -> dict[str, str] | None:
+        """The link to page ``i``, or None past either end of the book."""
+        return {"href": book[i].href, "title": book[i].title} if 0 <= i < len(book) else None
+
     resources = {"book": {"site_title": SITE_TITLE, "mathjax": MATHJAX, "binder": settings.binder(page.rel),
                           "source": settings.source(page.rel), "download": page.download,
                           "previous": neighbour(index - 1), "next": neighbour(index + 1)}}

@@ -233,7 +233,11 @@ def render_links(answer_text: str, citations: Sequence[Citation], corpus: Corpus
 def text_fragment(quote: str, words: int = 4) -> str:
     """The text-fragment form (``#:~:text=start,end``) that browsers follow to scroll to a quote in an HTML page."""
     tokens = quote.split()
-    encode = lambda ws: urllib.parse.quote(" ".join(ws), safe="").replace("-", "%2D")
+
+    def encode(ws: Sequence[str]) -> str:
+        """The words joined and percent-encoded, hyphens included (they delimit the fragment's parts)."""
+        return urllib.parse.quote(" ".join(ws), safe="").replace("-", "%2D")
+
     if len(tokens) <= 2 * words:
         return f"#:~:text={encode(tokens)}"
     return f"#:~:text={encode(tokens[:words])},{encode(tokens[-words:])}"

@@ -24,6 +24,7 @@ from ragkit.retrieval import Retriever
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces
 
+
 @dataclass
 class Course:
     """Corpus, questions and out-of-domain queries, with shared experiments computed lazily."""

@@ -149,14 +149,15 @@ class Embedder:
                 if self._backend == "onnx" and self._source.is_dir():
                     weights = weights_hash(self._source)
                     export = _onnx_export(self._source, weights, self._root, self._shared)
-                    self._model = _quiet_load(str(export), "onnx")
+                    model = _quiet_load(str(export), "onnx")
                 else:
-                    self._model = _quiet_load(str(self._source), self._backend)
+                    model = _quiet_load(str(self._source), self._backend)
+                self._model = model
             except (OSError, ValueError) as exc:
                 raise ModelUnavailable(
                     f"cannot load embedding model {self._name!r} offline ({exc}): pass a local "
                     "sentence-transformers folder, or omit model for the bundled one") from exc
-            self._model.max_seq_length = self._window
+            model.max_seq_length = self._window
         return self._model
 
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
@@ -181,13 +182,13 @@ class Embedder:
         keys = [text_key(t) for t in texts]
         found = self.cache.get(kind, keys)
         todo = list(dict.fromkeys(k for k, v in zip(keys, found) if v is None))
+        done: dict[bytes, np.ndarray] = {}
         if todo:
             first = {k: t for t, k in zip(texts, keys)}
             fresh = compute([first[k] for k in todo])
             self.cache.put(kind, todo, fresh)
             done = dict(zip(todo, fresh))
-            found = [v if v is not None else done[k] for v, k in zip(found, keys)]
-        return found
+        return [v if v is not None else done[k] for v, k in zip(found, keys)]
 
     def _token_embeddings(self, texts: list[str]) -> list[np.ndarray]:
         out = self.model.encode(texts, output_value="token_embeddings", batch_size=8, convert_to_numpy=False,

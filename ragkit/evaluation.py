@@ -47,7 +47,7 @@ def needle_hits(chunks: Sequence[Chunk], questions: Sequence[Question]) -> np.nd
 
 def saved_by_overlap(chunks: Sequence[Chunk], questions: Sequence[Question]) -> tuple[str, ...]:
     """Ids of needles that some chunk quotes whole only thanks to its overlap: no chunk's content alone holds them."""
-    quoted = needle_hits(chunks, questions).any(axis=1)
+    quoted = np.asarray(needle_hits(chunks, questions).any(axis=1))
     own = [any(c.doc_id == q.doc_id and q.needle in c.content for c in chunks) for q in questions]
     return tuple(q.id for q, hit, alone in zip(questions, quoted, own) if hit and not alone)
 
@@ -141,9 +141,9 @@ def compare(a: Result, b: Result, metric: str, level: str = "query", drop: Itera
     if level == "query":
         ids = np.array(a.query_ids)[keep]
         return Comparison(a.label, b.label, metric, sign_test(va, vb), tuple(ids[va > vb]), tuple(ids[va < vb]))
-    ids_n, sa = needle_scores(va, needles)
+    needle_ids, sa = needle_scores(va, needles)
     sb = needle_scores(vb, needles)[1]
-    ids_n = np.array(ids_n)
+    ids_n = np.array(needle_ids)
     return Comparison(a.label, b.label, metric, needle_sign_test(va, vb, needles),
                       tuple(ids_n[sa > sb]), tuple(ids_n[sa < sb]), "needle")
 
@@ -253,6 +253,8 @@ def against_chapter(comparisons: Sequence[Comparison], published: dict | None = 
         if (a, b, metric, "needle") not in by:
             continue
         q, n = by[a, b, metric, "query"], by[a, b, metric, "needle"]
+        if n.p_holm is None:
+            raise InputError(f"{a} vs {b} at {metric} has no Holm p: pass comparisons through with_holm (or family)")
         rows.append({"comparison": f"{a} vs {b}", "metric": metric,
                      "chapter": f"+{w}/-{lost}" + (f", p = {p:g}" if p is not None else ""),
                      "queries": f"+{q.test.wins}/-{q.test.losses}", "p (queries)": q.test.p,

@@ -14,6 +14,8 @@ from typing import Callable
 
 from threadpoolctl import threadpool_limits
 
+from ragkit.embedding import Embedder
+from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
 
@@ -45,6 +47,9 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
     from ragkit import chapter
 
     embedder = retriever.embedder
+    if not isinstance(embedder, Embedder):
+        raise InputError("timing needs ragkit's Embedder (its model, uncached encoding and token vectors): "
+                         "build the retriever with the default embedder")
     model = embedder.model  # loading the model is a start-up cost, not a per-query one
     cores = os.cpu_count() or 1
     embed_ms = median_ms(lambda: embedder.encode([query], progress=False, cache=False), max(3, repeat // 4))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -69,7 +69,7 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
         raise InputError(f"cut {cut!r} is not on the slider: start at one of its cuts, or pass cuts that include it")
     fig = distance_histogram(sweep, cut)
     fig.update_xaxes(range=[0.0, 1.2])
-    steps = []
+    steps: list[dict[str, Any]] = []
     for c in cuts:
         row = sweep.at(c)
         label = "none" if c is None else f"{c:.3f}"

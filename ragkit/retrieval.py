@@ -7,7 +7,7 @@ order, so every result is deterministic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 import numpy as np
 
@@ -16,12 +16,20 @@ from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
 from ragkit.lexical import BM25
 
+if TYPE_CHECKING:
+    from ragkit.embedding import ModelStamp
+
 RETRIEVERS = ("dense", "bm25", "hybrid")
 RERANK_DEPTH = 25
 
 
 class Encoder(Protocol):
-    """What a retriever needs from an embedding model: unit vectors for texts, one row each."""
+    """What a retriever needs from an embedding model: unit vectors for texts, one row each, and its stamp."""
+
+    @property
+    def stamp(self) -> ModelStamp:
+        """What the vectors depend on (the course reads its window to count truncated chunks)."""
+        ...
 
     def encode(self, texts: Sequence[str], progress: bool = True) -> np.ndarray: ...
 

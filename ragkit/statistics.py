@@ -12,6 +12,9 @@ from ragkit.errors import InputError
 
 Z95 = 1.959963984540054
 
+Floats = Sequence[float] | np.ndarray
+"""One value per query: a list or a NumPy array."""
+
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval for k successes out of n (unlike the normal one it stays in [0, 1])."""
@@ -37,7 +40,7 @@ class SignTest:
         return f"+{self.wins}/-{self.losses}, p = {self.p:.3g}"
 
 
-def sign_test(a: Sequence[float], b: Sequence[float]) -> SignTest:
+def sign_test(a: Floats, b: Floats) -> SignTest:
     """Exact two-sided sign test on the discordant pairs (binomial, p = 0.5); ties are dropped."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
@@ -63,7 +66,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def needle_scores(values: Sequence[float], needles: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+def needle_scores(values: Floats, needles: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
     """Each needle's score: the mean of its phrasings' values (for recall, the share of its phrasings hit)."""
     values = np.asarray(values, dtype=float)
     if len(values) != len(needles):
@@ -75,7 +78,7 @@ def needle_scores(values: Sequence[float], needles: Sequence[str]) -> tuple[tupl
     return ids, sums / np.bincount(group, minlength=len(ids))
 
 
-def needle_sign_test(a: Sequence[float], b: Sequence[float], needles: Sequence[str]) -> SignTest:
+def needle_sign_test(a: Floats, b: Floats, needles: Sequence[str]) -> SignTest:
     """The sign test at the level of needles: a needle whose phrasings score differently in A and B is one pair.
 
     Phrasings of one needle share its chunk, so they are not independent evidence; any
@@ -95,7 +98,7 @@ class ClusterInterval:
     design_effect: float
 
 
-def cluster_bootstrap(values: Sequence[float], needles: Sequence[str], resamples: int = 10_000,
+def cluster_bootstrap(values: Floats, needles: Sequence[str], resamples: int = 10_000,
                       seed: int = 0, level: float = 0.95) -> ClusterInterval:
     """Percentile interval of a mean over queries, resampling needles (with all their phrasings) with replacement.
 

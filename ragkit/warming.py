@@ -124,7 +124,9 @@ def _warm_stages(t: float, progress: bool) -> str:
     with _exclusive() as held:
         if not held:
             return f"another warmer is running (pid {_status().get('pid', '?')}): this one leaves it to finish"
-        status = {"pid": os.getpid(), "done": [], "seconds": {}}
+        done: list[str] = []
+        seconds: dict[str, float] = {}
+        status = {"pid": os.getpid(), "done": done, "seconds": seconds}
         _write_status(status)
         course = ragkit.course.load(progress=progress)
         for stage in STAGES:
@@ -134,8 +136,8 @@ def _warm_stages(t: float, progress: bool) -> str:
                 ev = course.evaluation()
             else:
                 course.retriever(stage)
-            status["done"].append(stage)
-            status["seconds"][stage] = round(time.perf_counter() - t, 1)
+            done.append(stage)
+            seconds[stage] = round(time.perf_counter() - t, 1)
             _write_status(status)
     return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies and "
             f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")

@@ -15,7 +15,7 @@ import ipywidgets as w
 from ragkit import plots
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
-from ragkit.evaluation import LEVELS, METRICS, Evaluation, with_holm
+from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
 from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
 
 
@@ -149,7 +149,7 @@ class ChunkExplorer:
 
 
 class StrategyDuel:
-    """Two runs: wins, losses and exact p at every metric and both levels, Holm over what is shown, and who disagrees."""
+    """Two runs: wins, losses, exact p at every metric and both levels, Holm over what is shown, and who disagrees."""
 
     def __init__(self, ev: Evaluation, a: str = "E/dense", b: str = "A/dense", metric: str = "R@20"):
         labels = list(ev.results)
@@ -169,26 +169,40 @@ class StrategyDuel:
             return
         shown = with_holm([self.ev.compare(a, b, m, level) for level in LEVELS for m in METRICS])
         by = {(c.metric, c.level): c for c in shown}
-        cell = lambda c: (f"+{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}, Holm p = {c.p_holm:.3g}"
-                          if c.test.wins + c.test.losses else "no discordant pairs: p = 1")
+
+        def cell(c: Comparison) -> str:
+            """One table cell: wins, losses, raw and Holm p (or why there is nothing to test)."""
+            return (f"+{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}, Holm p = {c.p_holm:.3g}"
+                    if c.test.wins + c.test.losses else "no discordant pairs: p = 1")
+
         marked = " style='font-weight:bold;background:#fff3e0'"
         rows = "".join(f"<tr{marked if m == chosen else ''}><td>{m}</td>"
                        f"<td>{cell(by[m, 'query'])}</td><td>{cell(by[m, 'needle'])}</td></tr>" for m in METRICS)
         c = by[chosen, "needle"]
+        assert c.p_holm is not None, "with_holm fills in every comparison's Holm p"
         verdict = ("a difference this data can tell apart" if c.p_holm < 0.05 else
                    f"not distinguishable with {self.ev.n_questions} needles")
         texts = {q.id: q.text for q in self.ev.queries}
-        asked = lambda needle: "".join(f"<br><small>{html.escape(q.phrasing)}: {html.escape(texts[q.id])}</small>"
-                                       for q in self.ev.queries if q.qid == needle)
-        row = lambda ids: "".join(f"<li><code>{html.escape(i)}</code>{asked(i)}</li>" for i in ids) or "<li>none</li>"
+
+        def asked(needle: str) -> str:
+            """The needle's phrasings, each with its text, as small lines."""
+            return "".join(f"<br><small>{html.escape(q.phrasing)}: {html.escape(texts[q.id])}</small>"
+                           for q in self.ev.queries if q.qid == needle)
+
+        def row(ids: tuple[str, ...]) -> str:
+            """List items for needle ids, with their phrasings (or "none")."""
+            return "".join(f"<li><code>{html.escape(i)}</code>{asked(i)}</li>" for i in ids) or "<li>none</li>"
+
         self.result.value = (
             f"<p>At <b>{chosen}</b>, needle by needle, <b>{html.escape(a)}</b> wins <b>{c.test.wins}</b>, loses "
             f"<b>{c.test.losses}</b>; exact two-sided sign test p = <b>{c.test.p:.3g}</b>, Holm p = "
             f"<b>{c.p_holm:.3g}</b> over the {len(shown)} tests below ({verdict}).</p>"
             "<table><tr><th>metric</th><th>queries as pairs</th><th>needles as pairs</th></tr>"
             f"{rows}</table>"
-            f"<details><summary>needles where {html.escape(a)} wins at {chosen}</summary><ul>{row(c.wins)}</ul></details>"
-            f"<details><summary>needles where {html.escape(b)} wins at {chosen}</summary><ul>{row(c.losses)}</ul></details>")
+            f"<details><summary>needles where {html.escape(a)} wins at {chosen}</summary>"
+            f"<ul>{row(c.wins)}</ul></details>"
+            f"<details><summary>needles where {html.escape(b)} wins at {chosen}</summary>"
+            f"<ul>{row(c.losses)}</ul></details>")
 
     def widget(self) -> w.Widget:
         return w.VBox([w.HBox([self.a, self.b, self.metric]), self.result])
@@ -229,8 +243,8 @@ class QueryPlayground:
         distance = dense.distance[0]
         under = int((distance < self.cut.value).sum())
         kept = gate(dense.ranking[0], distance, self.cut.value, KEEP)
-        rule = (f"the gate keeps at most <b>{KEEP}</b> chunks: the first {KEEP} of the dense ranking, and of those only "
-                f"the ones under the cut")
+        rule = (f"the gate keeps at most <b>{KEEP}</b> chunks: the first {KEEP} of the dense ranking, "
+                "and of those only the ones under the cut")
         if len(kept):
             self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: <span class='ragkit-gate'>{len(kept)} chunk(s) "
                                f"pass</span>; {under} chunk(s) in all are under the cut, and {rule}. "
@@ -287,8 +301,12 @@ class SourceViewer:
         start, end = c.locator.start, c.locator.end
         lo, hi = max(0, start - self.context), min(len(doc.text), end + self.context)
         text = doc.text
-        fold = lambda a, b, where: (f"<details><summary>{b - a:,} characters {where}</summary>"
-                                    f"{html.escape(text[a:b])}</details>") if b > a else ""
+
+        def fold(a: int, b: int, where: str) -> str:
+            """The text between a and b folded away under a summary, or nothing when the range is empty."""
+            return (f"<details><summary>{b - a:,} characters {where}</summary>"
+                    f"{html.escape(text[a:b])}</details>") if b > a else ""
+
         path = project_path(doc.path, self.root)
         status = ("<b class='ragkit-verified' style='color:#2e7d32'>verified</b>: the range slices the quote exactly"
                   if ok else "<b class='ragkit-verified' style='color:#c62828'>does not verify</b>: the range does not "

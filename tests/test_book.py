@@ -113,7 +113,8 @@ def test_every_link_between_pages_resolves(site):
             if parts.fragment and target in pages:
                 # a browser looks for the fragment as written, then percent-decoded (HTML's indicated element)
                 ids = pages[target].ids
-                assert parts.fragment in ids or unquote(parts.fragment) in ids, f"{name} links to a missing anchor {url}"
+                assert parts.fragment in ids or unquote(parts.fragment) in ids, \
+                    f"{name} links to a missing anchor {url}"
 
 
 def test_landing_page_is_the_readme_table_and_every_page_launches_on_binder_and_links_its_source(site):
@@ -161,9 +162,12 @@ def test_widgets_become_a_kernel_note_progress_bars_go_and_figures_are_drawn_loc
     code = nbformat.v4.new_code_cell("explorer.widget()")
     widget = {"model_id": "abc", "version_major": 2, "version_minor": 0}
     code.outputs = [
-        nbformat.v4.new_output("display_data", {book.WIDGET: widget, "text/plain": "Batches: 100%|####| 134/134 [00:05<00:00]"}),
-        nbformat.v4.new_output("execute_result", {book.WIDGET: widget, "text/plain": "VBox(children=(FloatSlider(...),))"}),
-        nbformat.v4.new_output("display_data", {book.PLOTLY: {"data": [], "layout": {"title": {"text": "a </script>"}}}}),
+        nbformat.v4.new_output("display_data",
+                               {book.WIDGET: widget, "text/plain": "Batches: 100%|####| 134/134 [00:05<00:00]"}),
+        nbformat.v4.new_output("execute_result",
+                               {book.WIDGET: widget, "text/plain": "VBox(children=(FloatSlider(...),))"}),
+        nbformat.v4.new_output("display_data",
+                               {book.PLOTLY: {"data": [], "layout": {"title": {"text": "a </script>"}}}}),
     ]
     page = book.Page(Path("x.ipynb"), "x.ipynb", "x")
     out = book.prepare(notebook(code), page, book.Settings.load()).cells[0].outputs

@@ -152,8 +152,10 @@ def write_tour(folder: Path, qid: str) -> None:
 def in_view(page, inner: str, box: str) -> bool:
     """True when the element lies inside its scroll box and the browser window (no scrolling needed to read it)."""
     return page.evaluate("""([inner, box]) => {
-        const e = document.querySelector(inner).getBoundingClientRect(), b = document.querySelector(box).getBoundingClientRect();
-        return e.height > 0 && e.top >= b.top - 1 && e.bottom <= b.bottom + 1 && e.top >= 0 && e.bottom <= window.innerHeight;
+        const e = document.querySelector(inner).getBoundingClientRect(),
+              b = document.querySelector(box).getBoundingClientRect();
+        return e.height > 0 && e.top >= b.top - 1 && e.bottom <= b.bottom + 1
+            && e.top >= 0 && e.bottom <= window.innerHeight;
     }""", [inner, box])
 
 
@@ -163,8 +165,8 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     from ragkit.evaluation import needle_hits
 
     course = ragkit.course.load(progress=False)
-    carried = {s: dict(zip((q.id for q in course.questions), needle_hits(course.chunks(s), course.questions).any(axis=1)))
-               for s in "AB"}
+    ids = [q.id for q in course.questions]
+    carried = {s: dict(zip(ids, needle_hits(course.chunks(s), course.questions).any(axis=1))) for s in "AB"}
     qid = next(q for q, kept in carried["A"].items() if not kept)
     write_tour(tmp_path / "notebooks", qid)
     expected_b_kept = bool(carried["B"][qid])
@@ -219,7 +221,8 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             play.locator("input[type=text]").fill(QUESTION)
             play.get_by_role("button", name="Search").click()
             page.wait_for_function(
-                "(s) => { const c = document.querySelector(\".tour-playground td[data-retriever='bm25'] .ragkit-score\");"
+                "(s) => { const c = document.querySelector("
+                "\".tour-playground td[data-retriever='bm25'] .ragkit-score\");"
                 " return c !== null && c.innerText === s; }", arg=bm25_score, timeout=60_000)
             assert "at most 4" in play.inner_text()
             page.screenshot(path=str(ARTIFACTS / "widget-query-playground.png"))

@@ -39,8 +39,8 @@ def run_on(tmp_path, prepare: str):
     script = tmp_path / "embed.py"
     script.write_text(SCRIPT)
     env = dict(os.environ, PYTHONPATH=str(ROOT), RAGKIT_CACHE=str(folder), HF_HUB_OFFLINE="1")
-    done = subprocess.run(["unshare", "-rm", "sh", "-c", f"{prepare.format(f=folder)} && exec '{sys.executable}' '{script}'"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    command = f"{prepare.format(f=folder)} && exec '{sys.executable}' '{script}'"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=600)
     return done, folder
 
 
@@ -49,4 +49,5 @@ def test_a_read_only_cache_folder_warns_once_and_runs(tmp_path):
 
 
 def test_a_full_cache_folder_warns_once_and_runs(tmp_path):
-    check(*run_on(tmp_path, "mount -t tmpfs -o size=64k tmpfs '{f}' && (dd if=/dev/zero of='{f}/.fill' bs=4k 2>/dev/null || true)"))
+    fill = "(dd if=/dev/zero of='{f}/.fill' bs=4k 2>/dev/null || true)"
+    check(*run_on(tmp_path, f"mount -t tmpfs -o size=64k tmpfs '{{f}}' && {fill}"))
