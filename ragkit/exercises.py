@@ -498,3 +498,19 @@ def class_report(paths: Iterable[str | Path]) -> ClassReport:
             was_passed, attempts = cells.get((who, exercise), (False, 0))
             cells[who, exercise] = (was_passed or passed, attempts + 1)
     return ClassReport(cells, tuple(skipped), count)
+
+
+def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:
+    """The n cheapest local minima of a cost curve as (cut, cost), a flat bottom reported at its middle cut."""
+    costs = list(costs)
+    found, i = [], 0
+    while i < len(costs):
+        j = i
+        while j + 1 < len(costs) and costs[j + 1] == costs[i]:
+            j += 1
+        left = costs[i - 1] if i > 0 else np.inf
+        right = costs[j + 1] if j + 1 < len(costs) else np.inf
+        if costs[i] < left and costs[i] < right:
+            found.append((float(cuts[(i + j) // 2]), float(costs[i])))
+        i = j + 1
+    return sorted(found, key=lambda m: m[1])[:n]

@@ -24,6 +24,9 @@ def make_document(text: str, doc_id: str = "doc", title: str | None = None) -> D
     return Document(doc_id, title or (span[2] if span else doc_id), text, Path(f"{doc_id}.md"))
 
 import os
+import tempfile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# the exercise checks append results; tests (and the notebook kernels they start) must not write into ~/.ragkit
+os.environ.setdefault("RAGKIT_RESULTS", os.path.join(tempfile.mkdtemp(prefix="ragkit-results-"), "results.jsonl"))
