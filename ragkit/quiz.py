@@ -117,7 +117,7 @@ def _dense(course) -> list[Question]:
 
 
 def _bm25(course) -> list[Question]:
-    ev = course.evaluation()
+    ev = course.evaluation("E")
     dense, bm25 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1")
     return [
         Question("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
