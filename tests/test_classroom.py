@@ -51,6 +51,9 @@ def test_boundaries_by_hand_matches_ragkit_chunk_for_chunk(corpus):
     for body in bodies + tricky:
         for size in (512, 120, 2000):
             assert fn(body, size) == pack(body, size), (body[:60], size)
+    for size in (512, 120):  # a paragraph of exactly the budget still packs as a paragraph
+        body = "a b.\n\n" + "w" * size + "\n\nnext one."
+        assert fn(body, size) == pack(body, size)
 
 
 def test_sign_test_by_hand_matches_scipy():

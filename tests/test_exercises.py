@@ -158,6 +158,25 @@ def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
     assert not feedback.passed and "template" in str(feedback)
 
 
+def crowding(title, section):
+    """The solution's header: title and section twenty times over, filling the encoder's window."""
+    return "[" + " > ".join([title, section or title] * 20) + "]"
+
+
+def test_ex4_a_conclusion_the_test_does_not_support_is_not_yet(course):
+    feedback = ex.check_header(course, crowding, "better")
+    assert not feedback.passed and "does not follow" in str(feedback)
+    assert feedback.numbers["p"] < 0.05 and feedback.numbers["losses"] > feedback.numbers["wins"]
+    assert ex.check_header(course, crowding, "worse").passed
+
+
+def test_ex4_no_detectable_difference_is_not_yet_even_when_said(course, monkeypatch):
+    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
+    for said in ("no detectable difference", "better", "worse"):
+        feedback = ex.check_header(course, crowding, said)
+        assert not feedback.passed and "measurably matters" in str(feedback)
+
+
 def test_needle_sign_test_counts_needles_not_queries():
     a = np.array([1, 1, 0, 5, 0, 0])
     b = np.array([0, 0, 0, 0, 1, 0])
