@@ -226,6 +226,8 @@ def run_notebook(path: Path, cache: str) -> float:
 
     env = os.environ.get("RAGKIT_CACHE")
     os.environ["RAGKIT_CACHE"] = cache
+    # the solutions' checks append results: keep them out of the user's ~/.ragkit
+    os.environ.setdefault("RAGKIT_RESULTS", str(Path(tempfile.mkdtemp(prefix="ragkit-bench-")) / "results.jsonl"))
     try:
         nb = jupytext.read(path)
         t = time.perf_counter()
