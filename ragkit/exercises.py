@@ -491,7 +491,8 @@ def class_report(paths: Iterable[str | Path]) -> ClassReport:
                 if not isinstance(who, str) or not isinstance(exercise, str) or not isinstance(passed, bool):
                     raise TypeError("student and exercise must be strings, passed true or false")
             except (ValueError, KeyError, TypeError) as exc:
-                reason = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc).split(":")[0]
+                reason = (f"not valid JSON ({exc.msg} at column {exc.colno})" if isinstance(exc, json.JSONDecodeError)
+                          else f"missing field {exc}" if isinstance(exc, KeyError) else str(exc))
                 skipped.append(f"{path}:{n}: {reason}")
                 continue
             count += 1
