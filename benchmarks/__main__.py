@@ -255,6 +255,7 @@ def bench_guide() -> None:
     wanted = os.environ.get("RAGKIT_BENCH_COLD")
     cold_names = None if wanted is None else {n.strip() for n in wanted.split(",") if n.strip()}
     warm_cache = os.environ.get("RAGKIT_CACHE", str(ROOT / ".ragkit-cache"))
+    load = os.getloadavg()[0]
     print("\n== notebooks one by one for the teacher's guide: warm, and cold where asked")
     rows = []
     for path in paths:
@@ -269,11 +270,17 @@ def bench_guide() -> None:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     table = [GUIDE_START, "",
              f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "
-             f"{platform.python_version()}; warm = the embedding cache already filled (a second run, or Binder after "
-             "its build), cold = an empty cache (the first run on a new machine). Each notebook on a fresh kernel.",
+             f"{platform.python_version()}, load average {load:.1f} when it started (above the core count: the "
+             "machine was shared, and these times are slower than an idle one's); warm = the embedding cache already "
+             "filled (a second run, or Binder after its build), cold = an empty cache (the first run on a new "
+             "machine). Each notebook on a fresh kernel.",
              "", "| notebook | warm | cold |", "|---|---:|---:|"]
     table += [f"| {name} | {fmt(warm)} | {fmt(cold)} |" for name, warm, cold in rows]
-    table += ["", f"All {len(rows)} warm, one after another: {fmt(sum(w for _, w, _ in rows))}.", "", GUIDE_END]
+    table += ["", f"All {len(rows)} warm, one after another: {fmt(sum(w for _, w, _ in rows))}."]
+    if missing := sum(cold is None for _, _, cold in rows):
+        table += ["", f"Cold was not measured for {missing} notebooks (RAGKIT_BENCH_COLD limited it); unset it on an "
+                      "idle machine to measure every one."]
+    table += ["", GUIDE_END]
     text = GUIDE.read_text(encoding="utf-8")
     head, _, rest = text.partition(GUIDE_START)
     _, found, tail = rest.partition(GUIDE_END)
