@@ -270,8 +270,9 @@ def bench_guide() -> None:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     table = [GUIDE_START, "",
              f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "
-             f"{platform.python_version()}, load average {load:.1f} when it started (above the core count: the "
-             "machine was shared, and these times are slower than an idle one's); warm = the embedding cache already "
+             f"{platform.python_version()}, load average {load:.1f} when it started"
+             + (" (above the core count: the machine was shared, so these times are slower than an idle one's)"
+                if load > (os.cpu_count() or 1) else "") + "; warm = the embedding cache already "
              "filled (a second run, or Binder after its build), cold = an empty cache (the first run on a new "
              "machine). Each notebook on a fresh kernel.",
              "", "| notebook | warm | cold |", "|---|---:|---:|"]
