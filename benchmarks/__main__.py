@@ -298,10 +298,86 @@ def bench_book() -> None:
     print(f"  warm build {warm.total_seconds:.0f} s (target 120 s: {verdict(warm.total_seconds, 120)})")
 
 
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+GUIDE_START, GUIDE_END = "<!-- run-times: written by make bench, do not edit -->", "<!-- /run-times -->"
+
+
+def run_notebook(path: Path, cache: str) -> float:
+    """Seconds to execute one notebook top to bottom on a fresh kernel with this embedding cache."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    env = os.environ.get("RAGKIT_CACHE")
+    os.environ["RAGKIT_CACHE"] = cache
+    # the solutions' checks append results: keep them out of the user's ~/.ragkit
+    os.environ.setdefault("RAGKIT_RESULTS", str(Path(tempfile.mkdtemp(prefix="ragkit-bench-")) / "results.jsonl"))
+    try:
+        nb = jupytext.read(path)
+        t = time.perf_counter()
+        NotebookClient(nb, timeout=3600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        return time.perf_counter() - t
+    finally:
+        if env is None:
+            os.environ.pop("RAGKIT_CACHE")
+        else:
+            os.environ["RAGKIT_CACHE"] = env
+
+
+def bench_guide() -> None:
+    """Each notebook warm (the current cache) and cold (its own empty cache); the table goes into the teacher's guide.
+
+    A cold run embeds everything a notebook needs, minutes on a small machine: RAGKIT_BENCH_COLD limits it to some
+    notebooks (comma-separated names such as ``00-start-here,ex1-destroyed-needle``; empty: none) and the table says
+    which were not measured.
+    """
+    import platform
+
+    paths = sorted((ROOT / "notebooks").glob("0*.py")) + sorted((ROOT / "notebooks" / "exercises").glob("*.py")) + \
+        sorted((ROOT / "notebooks" / "solutions").glob("*.py"))
+    wanted = os.environ.get("RAGKIT_BENCH_COLD")
+    cold_names = None if wanted is None else {n.strip() for n in wanted.split(",") if n.strip()}
+    warm_cache = os.environ.get("RAGKIT_CACHE", str(ROOT / ".ragkit-cache"))
+    load = os.getloadavg()[0]
+    print("\n== notebooks one by one for the teacher's guide: warm, and cold where asked")
+    rows = []
+    for path in paths:
+        name = str(path.relative_to(ROOT / "notebooks").with_suffix(".ipynb"))
+        warm = run_notebook(path, warm_cache)
+        cold = None
+        if cold_names is None or path.stem in cold_names:
+            cold = run_notebook(path, tempfile.mkdtemp(prefix="ragkit-nb-cold-"))
+        rows.append((name, warm, cold))
+        print(f"  {name}: warm {warm:.0f} s" + (f", cold {cold:.0f} s" if cold is not None else ""))
+    fmt = lambda s: f"{s:.0f} s" if s is not None else "not measured"
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    table = [GUIDE_START, "",
+             f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "
+             f"{platform.python_version()}, load average {load:.1f} when it started"
+             + (" (above the core count: the machine was shared, so these times are slower than an idle one's)"
+                if load > (os.cpu_count() or 1) else "") + "; warm = the embedding cache already "
+             "filled (a second run, or Binder after its build), cold = an empty cache (the first run on a new "
+             "machine). Each notebook on a fresh kernel.",
+             "", "| notebook | warm | cold |", "|---|---:|---:|"]
+    table += [f"| {name} | {fmt(warm)} | {fmt(cold)} |" for name, warm, cold in rows]
+    table += ["", f"All {len(rows)} warm, one after another: {fmt(sum(w for _, w, _ in rows))}."]
+    if missing := sum(cold is None for _, _, cold in rows):
+        table += ["", f"Cold was not measured for {missing} notebooks (RAGKIT_BENCH_COLD limited it); unset it on an "
+                      "idle machine to measure every one."]
+    table += ["", GUIDE_END]
+    text = GUIDE.read_text(encoding="utf-8")
+    head, _, rest = text.partition(GUIDE_START)
+    _, found, tail = rest.partition(GUIDE_END)
+    if not found:
+        raise SystemExit(f"{GUIDE} lacks the markers {GUIDE_START} ... {GUIDE_END}: put them back where the table goes")
+    GUIDE.write_text(head + "\n".join(table) + tail, encoding="utf-8")
+    print(f"  table written into {GUIDE.relative_to(ROOT)}")
+
+
 def main(argv: list[str]) -> None:
     corpus = load_corpus(CORPUS)
     wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks", "coldstart",
-                           "book"}
+                           "book", "guide"}
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:
@@ -320,6 +396,8 @@ def main(argv: list[str]) -> None:
         bench_cold_start()
     if "book" in wanted:
         bench_book()
+    if "guide" in wanted:
+        bench_guide()
 
 
 if __name__ == "__main__":

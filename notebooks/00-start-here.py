@@ -15,6 +15,13 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - explain what a needle is and why a retrieval only counts when a chunk carries it in full
+# - tell a course question, a support ticket and an out-of-domain query apart, and say why an evaluation needs all three
+# - find your way through the notebooks, the exercises and the `ragkit` module behind them
+
+# %% [markdown]
 # # 00. Start here
 #
 # What you will see: what this companion is and how to drive it, the course text you will be searching,
@@ -206,3 +213,13 @@ display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DEST
 #    return for it. Check your guess in notebook 06.
 # 3. Why must a needle occur only once in the corpus? Imagine a needle that occurs twice and describe a
 #    retriever that would score well on it for the wrong reason.
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("00", course).widget()

@@ -15,6 +15,15 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - build the six chunking strategies from three ingredients: boundaries, header, overlap
+# - tell a chunk's `text` (what is embedded) from its `content` (what is quoted)
+# - count the needles a chunker destroys, and explain why no retriever can recover them
+# - read the boundaries rule written out by hand and check it chunk for chunk against `ragkit`
+# - say what a header costs in word pieces and in the encoder's window
+
+# %% [markdown]
 # # 01. Chunking
 #
 # What you will see: six ways to cut a document into chunks, how many answers each one destroys before any
@@ -329,6 +338,59 @@ display(Markdown(
     + " On any corpus, count before you trust your configured chunk size."))
 
 # %% [markdown]
+# ## The boundaries rule, written out
+#
+# Everything above came out of `ragkit.chunking`. Here is the rule behind strategies C to F, written from scratch in
+# plain Python so you can read it in one go. A section's body is split into paragraphs (runs of lines without a blank
+# line between them). Paragraphs are packed greedily: a chunk grows until the next paragraph would take it past 512
+# characters. A paragraph that is longer than 512 on its own is never packed with its neighbours; it is cut into
+# sentences, which are packed the same way.
+
+# %%
+# by hand: the boundaries rule
+import re
+
+
+def boundaries_by_hand(body, size=512):
+    """(start, end) ranges of one section body: greedy paragraphs, and the sentences of an oversized one."""
+    groups = []  # runs of pieces that may share a chunk
+    for p in re.finditer(r"[^\n]([^\n]|\n(?!\n))*", body):
+        if p.end() - p.start() <= size:
+            if not groups or groups[-1][0] != "paragraphs":
+                groups.append(("paragraphs", []))
+            groups[-1][1].append(p.span())
+        else:  # too long: its sentences, never mixed with the paragraphs around it
+            groups.append(("sentences", [(p.start() + s.start(), p.start() + s.end())
+                                         for s in re.finditer(r"[^.!?]*[.!?]*\s*", p.group()) if s.group()]))
+    chunks = []
+    for _, pieces in groups:
+        start = end = None
+        for a, b in pieces:
+            if start is not None and b - start > size:
+                chunks.append((start, end))
+                start = None
+            start, end = (a if start is None else start), b
+        if start is not None:
+            chunks.append((start, end))
+    return chunks
+
+
+# %% [markdown]
+# Now compare it with `ragkit`, chunk for chunk, over every section of the corpus. `ragkit` trims the whitespace
+# around each range and drops empty ones, so the hand-written ranges get the same treatment before comparing.
+
+# %%
+from ragkit.chunking import sections
+
+by_hand = [body[a:b].strip() for doc in course.corpus.documents for sec in sections(doc.text)
+           for body in [doc.text[sec.start:sec.end]] for a, b in boundaries_by_hand(body) if body[a:b].strip()]
+by_ragkit = [c.content for c in course.chunks("C")]
+same = sum(x == y for x, y in zip(by_hand, by_ragkit))
+display(Markdown(f"Chunks by hand **{len(by_hand)}**, by `ragkit` (strategy C) **{len(by_ragkit)}**; identical, "
+                 f"position by position: **{same}**."))
+assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
+
+# %% [markdown]
 # ## Try this
 #
 # 1. In the explorer, find a needle that B saves and one it does not. Measure, by eye, how far into the needle
@@ -341,3 +403,13 @@ display(Markdown(
 #    of the corpus and predict the change in `token_report` before you run it.
 # 4. A truncated chunk is still returned and quoted in full, yet its tail never reached the vector. Could a needle
 #    sit in such a tail? What would its retrieval look like?
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("01", course).widget()

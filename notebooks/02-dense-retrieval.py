@@ -15,6 +15,14 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - embed a query and rank chunks by cosine distance
+# - report recall@k and MRR with 95% Wilson intervals
+# - compare two runs with the paired sign test, and write that test in five lines checked against scipy
+# - say whether the chapter's comparisons reproduce on this corpus, and why they might not
+
+# %% [markdown]
 # # 02. Dense retrieval and paired comparisons
 #
 # You will see how a query becomes a vector and meets every chunk in one matrix product, how good the six chunking strategies are at finding the needles, with honest error bars,
@@ -328,6 +336,39 @@ for m in ("R@1", "R@8", "R@20"):
     display(Markdown(f"At {m}, the question finds the needle and the ticket does not for **{t.wins}** needles; the reverse for **{t.losses}**; p = **{t.p:.2g}** ({sig(t.p)})."))
 
 # %% [markdown]
+# ## The sign test, written out
+#
+# `ragkit.statistics.sign_test` hides nothing deep. Under "no difference", each discordant query is a fair coin:
+# the first run wins it or the second does, with probability one half each. The two-sided p-value is the chance of
+# a split at least as lopsided as the one observed. In five lines:
+
+# %%
+# by hand: the sign test
+from math import comb
+
+
+def sign_test_by_hand(wins, losses):
+    """Exact two-sided p of a wins/losses split under a fair coin (ties already dropped)."""
+    n, k = wins + losses, min(wins, losses)
+    return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+
+
+# %% [markdown]
+# Checked against `scipy.stats.binomtest` on every split of up to 40 discordant queries, and against `ragkit` on the
+# chapter's comparisons run on this corpus.
+
+# %%
+from scipy.stats import binomtest
+
+splits = [(w, n - w) for n in range(1, 41) for w in range(n + 1)]
+worst = max(abs(sign_test_by_hand(w, l) - binomtest(w, w + l, 0.5).pvalue) for w, l in splits)
+tests = [ev.compare(a, b, m).test for a, b, m in chapter.COMPARISONS]
+agree = sum(abs(sign_test_by_hand(t.wins, t.losses) - t.p) < 1e-12 for t in tests)
+display(Markdown(f"Largest difference from scipy over **{len(splits)}** splits: **{worst:.1e}**. Agreement with "
+                 f"`ragkit` on the chapter's comparisons: **{agree}** of **{len(tests)}**."))
+assert worst < 1e-9 and agree == len(tests)
+
+# %% [markdown]
 # Real users write tickets, not textbook questions. The difference between the two rows above is exactly what you would never see if you evaluated a retriever only on questions phrased in the vocabulary of your documents.
 #
 # ## Try this
@@ -336,3 +377,13 @@ for m in ("R@1", "R@8", "R@20"):
 # 2. Change `run_e` to `ev["A/dense"]` and rerun the phrasing cells. Is the gap between questions and tickets larger or smaller with blind chunking? Why might that be?
 # 3. Use `wilson(k, n)` to find out how many queries you would need for a recall of one half to have an interval about five points either side. What does that tell you about the evaluation sets in most blog posts?
 # 4. Run `ev.compare("E/dense", "F/dense", m, "needle")` for every metric `m`. Before you look, write down which metric you would report and why.
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("02", course).widget()

@@ -15,6 +15,13 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - tell a bi-encoder from a cross-encoder and from late interaction (MaxSim)
+# - explain why a reranker's ceiling is its shortlist
+# - weigh a reranker's gain against its cost per query
+
+# %% [markdown]
 # # 04. Reranking
 #
 # You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
@@ -253,3 +260,13 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 #    you rank chunks for one query? When would it matter?
 # 4. If the cross-encoder gives you a clear gain at R@1 but costs hundreds of milliseconds, in which product would you pay that, and in
 #    which would you rather show four chunks and let the reader choose?
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("04", course).widget()

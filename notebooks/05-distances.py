@@ -15,6 +15,13 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - show that cosine distance equals half the squared L2 distance on unit vectors
+# - explain what goes wrong without normalisation: norms that track text length
+# - say why a fixed threshold needs normalised vectors
+
+# %% [markdown]
 # # 05. Distances: cosine and L2
 #
 # You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
@@ -222,3 +229,13 @@ display(Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_
 # 3. Embed a chunk's text and the same text written twice in a row. Compare their un-normalised norms and their cosine distance: what did
 #    doubling the length do to each?
 # 4. Set `q` to a short query and then to a long ticket-style one. How does the smallest un-normalised L2 change, compared with the smallest cosine distance?
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("05", course).widget()

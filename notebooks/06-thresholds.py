@@ -15,6 +15,14 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - explain why a retriever always returns something and what a bluff is
+# - read a threshold sweep: bluffs and refusals against the cut
+# - say whether in-domain and out-of-domain distances overlap here, and what that forces
+# - treat the cut as a product decision with stated costs
+
+# %% [markdown]
 # # 06. Thresholds and bluffs
 #
 # What you will see: a retriever that answers every question, including ones about paella, and the one
@@ -251,3 +259,13 @@ pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
 #    distance with `course.retriever("E").dense([...]).distance.min(axis=1)`.
 # 4. The sweep counts a query as answered when *any* chunk passes. Look at `answered_without_needle` in
 #    the table: what would a user see in those cases, and is that better or worse than a refusal?
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("06", course).widget()

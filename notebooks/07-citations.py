@@ -15,6 +15,13 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - build a prompt with numbered sources and a citation table the model never sees
+# - verify a `#char=` locator by slicing the document
+# - explain NO ANSWER as a gate in code rather than an instruction in a prompt
+
+# %% [markdown]
 # # 07. Citations and NO ANSWER
 #
 # What you will see: the prompt a model receives, the citation table it never sees, links added by the
@@ -369,3 +376,13 @@ else:
 #    should a user interface show?
 # 4. Find an out-of-domain question that gets an answer at the default cut. Which chunk lets it through,
 #    and what cut would have stopped it?
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("07", course).widget()

@@ -15,6 +15,13 @@
 # ---
 
 # %% [markdown]
+# **Learning objectives.** After this notebook you can:
+#
+# - stamp an index with the model that built it, and refuse to search a stale one
+# - report a failed document without breaking the folder
+# - name the failures that happen before retrieval (extraction, stale vectors) and what would reveal them
+
+# %% [markdown]
 # # 08. Production: stamps, stale and failed documents
 #
 # What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
@@ -384,3 +391,13 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 #    stamps have returned for a query, and how would you have noticed?
 # 4. Put the page-header damage from the extraction cell into the copied file of that chapter and rebuild. Does
 #    the question still find its needle? Which of the course's retrieval measurements would have told you, and which would not?
+
+# %% [markdown]
+# ## Knowledge check
+#
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+
+# %%
+from ragkit.quiz import Quiz
+
+Quiz("08", course).widget()

@@ -70,12 +70,16 @@ def _corpus_stats(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     from ragkit.data import EXPECTED, read_out_of_domain, read_questions, summary, validate
+    from ragkit.exercises import MAX_SHARED, ticket_rule_breaches
 
     corpus = _load_corpus(args.corpus)
     questions, problems = read_questions(args.questions)
     ood, more = read_out_of_domain(args.ood)
     problems += more + validate(corpus, questions, ood, None if args.any_count else EXPECTED)
     print(summary(questions, ood))
+    for qid, words in ticket_rule_breaches(questions):
+        print(f"WARNING {qid}: its ticket shares {len(words)} distinctive words with the needle {words}, more than "
+              f"the {MAX_SHARED} exercise 3 allows (the ground truth stays frozen; students should not copy it)")
     if problems:
         print(f"\n{len(problems)} problem(s):")
         for problem in problems:
@@ -298,6 +302,32 @@ def _warm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _class_report(args: argparse.Namespace) -> int:
+    import csv
+
+    from ragkit.exercises import EXERCISES, class_report
+
+    report = class_report(args.paths)
+    rows = report.rows()
+    columns = ["student", *EXERCISES]
+    width = {c: max([len(c), *(len(r[c]) for r in rows)]) for c in columns}
+    print("  ".join(f"{c:<{width[c]}}" for c in columns))
+    for r in rows:
+        print("  ".join(f"{r[c]:<{width[c]}}" for c in columns))
+    print(f"\n{len(rows)} students, {report.lines} results read; 'yes (2)': passed, 2 attempts; '-': not tried")
+    if report.skipped:
+        print(f"{len(report.skipped)} line(s) skipped, not readable as a result:")
+        for line in report.skipped:
+            print(f"  {line}")
+    if args.csv:
+        with args.csv.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"wrote {args.csv}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -352,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
     p.set_defaults(run=_warm)
+    p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
+    p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
+    p.add_argument("--csv", type=Path, help="also write the table to this CSV file")
+    p.set_defaults(run=_class_report)
     args = parser.parse_args(argv)
     try:
         _fill_data_defaults(args)

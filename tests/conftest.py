@@ -2,6 +2,7 @@
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ def make_document(text: str, doc_id: str = "doc", title: str | None = None) -> D
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# the exercise checks append results; tests (and the notebook kernels they start) must not write into ~/.ragkit
+os.environ.setdefault("RAGKIT_RESULTS", os.path.join(tempfile.mkdtemp(prefix="ragkit-results-"), "results.jsonl"))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -27,8 +27,10 @@
 # *destroyed*: no retriever, reranker, threshold or larger model can ever bring it back, and from the outside it looks
 # exactly like a weak retriever.
 #
-# Your job is to prove one such destruction by hand. Give the id of a question whose needle strategy A destroys, and
-# the character offset in its document where the blind window that cuts it begins. If you can point at the cut, you
+# Your job is to prove one such destruction by hand, at a window size of your own: notebook 01 works through the
+# course's 512 characters, so its destroyed needles are no secret, but yours are. Give the id of a question whose
+# needle strategy A destroys at your size, and the character offset in its document where the blind window that cuts
+# it begins. If you can point at the cut, you
 # can tell a chunking failure from a retrieval failure, which is most of debugging a RAG system.
 
 # %%
@@ -36,21 +38,26 @@ from IPython.display import Markdown, display
 import pandas as pd
 import ragkit.course
 from ragkit import chapter, plots, widgets
-from ragkit.chunking import SIZE, blind_window_start
+from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits, needle_windows
-from ragkit.exercises import check_destroyed_needle
+from ragkit.exercises import check_destroyed_needle, current_student, own_size, results_path
 
 course = ragkit.course.load()
+my_size = own_size()
+display(Markdown(f"Your blind window: **{my_size}** characters (assigned to **{current_student()}**; run "
+                 f"`ragkit.exercises.student('your name')` first to use your own name). Checks record your results "
+                 f"in `{results_path()}`."))
 
 # %% [markdown]
 # ## Tools to investigate
 #
 # `needle_windows` gives, for every question, the needle's offset inside the blind window where it starts, and its
-# length. Each bar below is one needle drawn inside its window; the dashed line is where the window ends.
+# length, for any window size. Each bar below is one needle drawn inside a window of your size; the dashed line is
+# where the window ends.
 
 # %%
-windows = needle_windows(course.corpus, course.questions)
-plots.needle_cuts(windows)
+windows = needle_windows(course.corpus, course.questions, size=my_size)
+plots.needle_cuts(windows, size=my_size)
 
 # %% [markdown]
 # The same numbers as a table, so that you can sort and filter them yourself.
@@ -60,35 +67,39 @@ pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_in
 
 # %% [markdown]
 # How many needles does A destroy on this corpus? A needle is carried when some chunk's own words contain all of it.
-# The chapter's figure is shown beside ours; the two corpora differ, so the counts need not agree.
+# The chapter's figure (512-character windows) is shown beside ours, at 512 and at your size; the corpora differ,
+# so the counts need not agree.
 
 # %%
 carried = needle_hits(course.chunks("A"), course.questions).any(axis=1)
+mine = needle_hits(chunk_corpus(course.corpus, "A", size=my_size), course.questions).any(axis=1)
 display(Markdown(f"Needles destroyed by blind chunking: the chapter **{chapter.DESTROYED_BLIND}**; "
-                 f"this corpus **{int((~carried).sum())}** of **{len(course.questions)}**."))
+                 f"this corpus **{int((~carried).sum())}** of **{len(course.questions)}** at {SIZE} characters, "
+                 f"**{int((~mine).sum())}** at your {my_size}."))
 
 # %% [markdown]
-# Pick a strategy and a question to see the document around a needle, with every chunk edge drawn in orange.
+# Pick a strategy and a question to see the document around a needle, with every chunk edge drawn in orange (the
+# explorer shows the course's 512-character windows, not yours).
 
 # %%
 widgets.ChunkExplorer(course, strategy="A").widget()
 
 # %% [markdown]
 # One trap: the windows do not start at character 0 of the file. The `# ` title line is never chunked, so the
-# windows restart right after it. `blind_window_start(document, position)` tells you where the window holding any
-# character begins. Here it is for one position of the first document, next to the naive guess.
+# windows restart right after it. `blind_window_start(document, position, size)` tells you where the window holding
+# any character begins. Here it is for one position of the first document, next to the naive guess.
 
 # %%
 doc, position = course.corpus.documents[0], 1500
-display(Markdown(f"Character **{position}** of `{doc.id}`: its blind window starts at "
-                 f"**{blind_window_start(doc, position)}**; a naive `position // {SIZE} * {SIZE}` says "
-                 f"**{position // SIZE * SIZE}**."))
+display(Markdown(f"Character **{position}** of `{doc.id}`: its {my_size}-character blind window starts at "
+                 f"**{blind_window_start(doc, position, my_size)}**; a naive `position // {my_size} * {my_size}` "
+                 f"says **{position // my_size * my_size}**."))
 
 # %% [markdown]
 # ## ✏️ Your answer
 #
 # Replace the two `None`s. `question_id` is a string such as `"qNN"`; `cut_at` is a character offset in the whole
-# document (not inside the window).
+# document (not inside the window), for windows of your size `my_size`.
 
 # %%
 question_id = None  # your answer
@@ -98,7 +109,7 @@ cut_at = None  # your answer
 # ## Check
 
 # %%
-check_destroyed_needle(course, question_id, cut_at)
+check_destroyed_needle(course, question_id, cut_at, size=my_size)
 
 # %% [markdown]
 # ## Try this

@@ -28,8 +28,10 @@
 #
 # Your task is to feed the pipeline something new. Write a short Markdown document about a subject the course does
 # not cover, with a `# Title` line and at least one `## ` section, and a question about it. The check copies the
-# corpus, adds your file, chunks it with strategy E, embeds everything, asks your question with no threshold, and
-# wants two things: your document must be the first source, and its locator must slice the quote exactly.
+# corpus, adds your file, chunks it with strategy E, embeds everything, and asks your question through the gate
+# with the default cut. It wants four things: the question is a paraphrase (it repeats no run of five words of your
+# document: a question pasted from the text would find it by copying, not by meaning), something passes the
+# default cut, your document is the first source, and its locator slices the quote exactly.
 
 # %%
 from IPython.display import Markdown, display
@@ -73,8 +75,8 @@ table.assign(verified=[verify(c, course.corpus) for c in result.citations])
 # ## ✏️ Your answer
 #
 # `my_document` is the whole Markdown text of your file (a triple-quoted string is easiest); `my_question` is one
-# question a reader of it might ask. Use the words your section uses: the retriever matches meaning, but it helps
-# to talk about the same thing in the same terms.
+# question a reader of it might ask, in your own words: talk about the same thing as one section, but do not
+# copy five words in a row from it.
 
 # %%
 my_document = None  # your answer

@@ -27,8 +27,10 @@
 # *destroyed*: no retriever, reranker, threshold or larger model can ever bring it back, and from the outside it looks
 # exactly like a weak retriever.
 #
-# Your job is to prove one such destruction by hand. Give the id of a question whose needle strategy A destroys, and
-# the character offset in its document where the blind window that cuts it begins. If you can point at the cut, you
+# Your job is to prove one such destruction by hand, at a window size of your own: notebook 01 works through the
+# course's 512 characters, so its destroyed needles are no secret, but yours are. Give the id of a question whose
+# needle strategy A destroys at your size, and the character offset in its document where the blind window that cuts
+# it begins. If you can point at the cut, you
 # can tell a chunking failure from a retrieval failure, which is most of debugging a RAG system.
 
 # %%
@@ -36,21 +38,26 @@ from IPython.display import Markdown, display
 import pandas as pd
 import ragkit.course
 from ragkit import chapter, plots, widgets
-from ragkit.chunking import SIZE, blind_window_start
+from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits, needle_windows
-from ragkit.exercises import check_destroyed_needle
+from ragkit.exercises import check_destroyed_needle, current_student, own_size, results_path
 
 course = ragkit.course.load()
+my_size = own_size()
+display(Markdown(f"Your blind window: **{my_size}** characters (assigned to **{current_student()}**; run "
+                 f"`ragkit.exercises.student('your name')` first to use your own name). Checks record your results "
+                 f"in `{results_path()}`."))
 
 # %% [markdown]
 # ## Tools to investigate
 #
 # `needle_windows` gives, for every question, the needle's offset inside the blind window where it starts, and its
-# length. Each bar below is one needle drawn inside its window; the dashed line is where the window ends.
+# length, for any window size. Each bar below is one needle drawn inside a window of your size; the dashed line is
+# where the window ends.
 
 # %%
-windows = needle_windows(course.corpus, course.questions)
-plots.needle_cuts(windows)
+windows = needle_windows(course.corpus, course.questions, size=my_size)
+plots.needle_cuts(windows, size=my_size)
 
 # %% [markdown]
 # The same numbers as a table, so that you can sort and filter them yourself.
@@ -60,47 +67,51 @@ pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_in
 
 # %% [markdown]
 # How many needles does A destroy on this corpus? A needle is carried when some chunk's own words contain all of it.
-# The chapter's figure is shown beside ours; the two corpora differ, so the counts need not agree.
+# The chapter's figure (512-character windows) is shown beside ours, at 512 and at your size; the corpora differ,
+# so the counts need not agree.
 
 # %%
 carried = needle_hits(course.chunks("A"), course.questions).any(axis=1)
+mine = needle_hits(chunk_corpus(course.corpus, "A", size=my_size), course.questions).any(axis=1)
 display(Markdown(f"Needles destroyed by blind chunking: the chapter **{chapter.DESTROYED_BLIND}**; "
-                 f"this corpus **{int((~carried).sum())}** of **{len(course.questions)}**."))
+                 f"this corpus **{int((~carried).sum())}** of **{len(course.questions)}** at {SIZE} characters, "
+                 f"**{int((~mine).sum())}** at your {my_size}."))
 
 # %% [markdown]
-# Pick a strategy and a question to see the document around a needle, with every chunk edge drawn in orange.
+# Pick a strategy and a question to see the document around a needle, with every chunk edge drawn in orange (the
+# explorer shows the course's 512-character windows, not yours).
 
 # %%
 widgets.ChunkExplorer(course, strategy="A").widget()
 
 # %% [markdown]
 # One trap: the windows do not start at character 0 of the file. The `# ` title line is never chunked, so the
-# windows restart right after it. `blind_window_start(document, position)` tells you where the window holding any
-# character begins. Here it is for one position of the first document, next to the naive guess.
+# windows restart right after it. `blind_window_start(document, position, size)` tells you where the window holding
+# any character begins. Here it is for one position of the first document, next to the naive guess.
 
 # %%
 doc, position = course.corpus.documents[0], 1500
-display(Markdown(f"Character **{position}** of `{doc.id}`: its blind window starts at "
-                 f"**{blind_window_start(doc, position)}**; a naive `position // {SIZE} * {SIZE}` says "
-                 f"**{position // SIZE * SIZE}**."))
+display(Markdown(f"Character **{position}** of `{doc.id}`: its {my_size}-character blind window starts at "
+                 f"**{blind_window_start(doc, position, my_size)}**; a naive `position // {my_size} * {my_size}` "
+                 f"says **{position // my_size * my_size}**."))
 
 # %% [markdown]
 # ## ✏️ The answer, worked out
 #
 # A needle dies under A exactly when it runs past the end of its window: its offset inside the window plus its
-# length is more than 512. So take the first question for which `needle_windows` says so.
+# length is more than the window size. So take the first question for which `needle_windows` says so at your size.
 #
 # For the cut itself, look at the needle's *last* character. The window that holds it cannot be the window where the
 # needle starts (the needle overflows that one), so it begins somewhere inside the needle, and that beginning is the
 # cut. `blind_window_start` finds it, title line and all.
 
 # %%
-question_id = next(qid for qid, offset, length in windows if offset + length > SIZE)
+question_id = next(qid for qid, offset, length in windows if offset + length > my_size)
 q = next(q for q in course.questions if q.id == question_id)
 doc = course.corpus[q.doc_id]
 start = doc.text.find(q.needle)
 end = start + len(q.needle)
-cut_at = blind_window_start(doc, end - 1)
+cut_at = blind_window_start(doc, end - 1, my_size)
 
 # %% [markdown]
 # Before asking the check, see it with your own eyes: the needle, split where the window ends. The first part
@@ -115,7 +126,7 @@ display(Markdown(f"**{question_id}** in `{doc.id}`, characters {start}-{end}; cu
 # ## Check
 
 # %%
-check_destroyed_needle(course, question_id, cut_at)
+check_destroyed_needle(course, question_id, cut_at, size=my_size)
 
 # %% [markdown]
 # Why this is the right way to get the answer: nothing here was read off a plot or typed in. Change the corpus, or

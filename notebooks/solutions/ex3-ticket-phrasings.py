@@ -28,9 +28,12 @@
 # evaluation with only tidy questions flatters the retriever.
 #
 # Pick five questions. For each, write a ticket a real user might send: their words, their symptom, their
-# frustration. The rule: share at most two distinctive words with the needle (short function words such as "the"
-# or "how" do not count), and do not just repeat the course question. The check then runs dense retrieval on
-# strategy E with both phrasings for your five needles and compares recall@4, pair by pair.
+# frustration. The rules, all measured on distinctive words (short function words such as "the" or "how" do not
+# count): share at most two with the needle; use at least three that occur somewhere in the course (a user writes
+# real words, not "zzz qqq"); and write your own, not a copy: a ticket whose distinctive words are 60% or more
+# those of any course question or dataset ticket (shared words over all words of the two) is refused. The check
+# then runs dense retrieval on strategy E with both phrasings for your five needles and compares recall@4, pair
+# by pair.
 
 # %%
 from IPython.display import Markdown, display

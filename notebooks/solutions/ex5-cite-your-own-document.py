@@ -28,8 +28,10 @@
 #
 # Your task is to feed the pipeline something new. Write a short Markdown document about a subject the course does
 # not cover, with a `# Title` line and at least one `## ` section, and a question about it. The check copies the
-# corpus, adds your file, chunks it with strategy E, embeds everything, asks your question with no threshold, and
-# wants two things: your document must be the first source, and its locator must slice the quote exactly.
+# corpus, adds your file, chunks it with strategy E, embeds everything, and asks your question through the gate
+# with the default cut. It wants four things: the question is a paraphrase (it repeats no run of five words of your
+# document: a question pasted from the text would find it by copying, not by meaning), something passes the
+# default cut, your document is the first source, and its locator slices the quote exactly.
 
 # %%
 from IPython.display import Markdown, display
