@@ -302,7 +302,7 @@ GUIDE = ROOT / "docs" / "teacher-guide.md"
 GUIDE_START, GUIDE_END = "<!-- run-times: written by make bench, do not edit -->", "<!-- /run-times -->"
 
 
-def run_notebook(path: Path, cache: str) -> float:
+def time_notebook(path: Path, cache: str) -> float:
     """Seconds to execute one notebook top to bottom on a fresh kernel with this embedding cache."""
     import jupytext
     from nbclient import NotebookClient
@@ -343,13 +343,15 @@ def bench_guide() -> None:
     rows = []
     for path in paths:
         name = str(path.relative_to(ROOT / "notebooks").with_suffix(".ipynb"))
-        warm = run_notebook(path, warm_cache)
+        warm = time_notebook(path, warm_cache)
         cold = None
         if cold_names is None or path.stem in cold_names:
-            cold = run_notebook(path, tempfile.mkdtemp(prefix="ragkit-nb-cold-"))
+            cold = time_notebook(path, tempfile.mkdtemp(prefix="ragkit-nb-cold-"))
         rows.append((name, warm, cold))
         print(f"  {name}: warm {warm:.0f} s" + (f", cold {cold:.0f} s" if cold is not None else ""))
-    fmt = lambda s: f"{s:.0f} s" if s is not None else "not measured"
+    def fmt(seconds: float | None) -> str:
+        return f"{seconds:.0f} s" if seconds is not None else "not measured"
+
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     table = [GUIDE_START, "",
              f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "

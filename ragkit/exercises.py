@@ -300,7 +300,7 @@ def check_ticket_phrasings(course, tickets: dict[str, str] | None, strategy: str
             problems.append(f"{qid}: {share:.0%} of your distinctive words are those of {source} (a copy from "
                             f"{COPY_OVERLAP:.0%} on): write a ticket of your own")
         questions.append((q, text))
-    numbers = {"tickets": len(tickets)}
+    numbers: dict[str, object] = {"tickets": len(tickets)}
     if problems:
         return record("ex3", Feedback(False, tuple(problems), numbers))
     from ragkit.evaluation import Result, compare

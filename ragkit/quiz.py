@@ -185,7 +185,7 @@ def _thresholds(course) -> list[Question]:
                  f"{DEFAULT_CUT} here?",
                  tuple(Option(str(n), n == row.bluffs,
                               f"right: {row.bluffs} still get chunks under {DEFAULT_CUT}" if n == row.bluffs else
-                              f"that is the chapter's count; this corpus and its queries differ"
+                              "that is the chapter's count; this corpus and its queries differ"
                               if n == chapter.THRESHOLD["bluffs"][DEFAULT_CUT] else
                               "read it off the sweep table or the slider at the default cut")
                        for n in counts)),
@@ -193,7 +193,8 @@ def _thresholds(course) -> list[Question]:
                 not overlap,
                 "yes: the best out-of-domain distance lies beyond the worst in-domain one",
                 f"no: the worst in-domain distance {s.worst_in_domain:.3f} is beyond the best out-of-domain "
-                f"{s.best_out_of_domain:.3f}; the distributions overlap, so every cut trades one mistake for the other"),
+                f"{s.best_out_of_domain:.3f}; the distributions overlap, so every cut trades one mistake for the "
+                "other"),
         Question("Who should choose the cut?", (
             Option("whoever knows what a bluff and a refusal cost: it is a product decision", True,
                    "right: exercise 2 turns stated costs into a cut"),

@@ -11,10 +11,11 @@ import pytest
 from rank_bm25 import BM25Okapi
 from scipy.stats import binomtest
 
-from conftest import ROOT
 from ragkit.chunking import pack, sections
 from ragkit.fusion import rrf, rrf_many
 from ragkit.lexical import BM25, tokenize
+
+from conftest import ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
 MAIN = sorted(NOTEBOOKS.glob("0*.py"))
@@ -92,7 +93,8 @@ def test_rrf_by_hand_matches_ragkit():
 
 def test_the_from_scratch_cells_assert_their_agreement_in_the_notebook():
     for name, asserted in (("01-chunking", "by_hand == by_ragkit"), ("02-dense-retrieval", "worst < 1e-9"),
-                           ("03-bm25-and-hybrid", "diff_hand < 1e-9 and diff_library < 1e-9"), ("03-bm25-and-hybrid", "same == len(texts)")):
+                           ("03-bm25-and-hybrid", "diff_hand < 1e-9 and diff_library < 1e-9"),
+                           ("03-bm25-and-hybrid", "same == len(texts)")):
         assert re.search(rf"^assert {re.escape(asserted)}", (NOTEBOOKS / f"{name}.py").read_text(), re.M), name
 
 
@@ -144,7 +146,9 @@ def test_computed_quiz_answers_follow_the_course(course):
     from ragkit import quiz
     from ragkit.answer import DEFAULT_CUT
 
-    right = lambda nb, i: next(o.text for o in quiz.questions(nb, course)[i].options if o.right)
+    def right(nb: str, i: int) -> str:
+        return next(o.text for o in quiz.questions(nb, course)[i].options if o.right)
+
     assert right("01", 0) == str(len(course.evaluation().destroyed["A"]))
     assert right("06", 0) == str(course.sweep().at(DEFAULT_CUT).bluffs)
     c = course.evaluation().compare("E/dense", "C/dense", "R@20").test

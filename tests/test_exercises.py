@@ -143,7 +143,9 @@ def test_validate_warns_about_dataset_tickets_that_break_the_word_rule(capsys):
 # ex4 -------------------------------------------------------------------------------------------------------------
 
 def test_ex4_e_header_itself_is_not_yet(course):
-    same = lambda title, section: f"[{title} > {section}]" if section else f"[{title}]"
+    def same(title: str, section: str) -> str:
+        return f"[{title} > {section}]" if section else f"[{title}]"
+
     assert "same as strategy E" in str(ex.check_header(course, same, "better"))
 
 
@@ -153,7 +155,9 @@ def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
         for c in course.chunks("E"):
             if c.doc_id == q.doc_id and q.needle in c.content:
                 asked[c.section] = q.question
-    stuffed = lambda title, section: f"[{title} > {section}] {asked.get(section, '')}"
+    def stuffed(title: str, section: str) -> str:
+        return f"[{title} > {section}] {asked.get(section, '')}"
+
     feedback = ex.check_header(course, stuffed, "better")
     assert not feedback.passed and "template" in str(feedback)
 
