@@ -222,7 +222,7 @@ def run_notebook(path: Path):
 
 def bench_notebooks() -> None:
     """Every notebook, exercise and solution on fresh kernels, empty cache then warm: time and kernel peak memory."""
-    paths = sorted(p for p in (ROOT / "notebooks").rglob("*.py"))
+    paths = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     # BENCH_PASSES=warm measures only the warm pass, on the cache RAGKIT_CACHE names (no cold embedding)
     passes = [p for p in (("cold", 360), ("warm", 120)) if p[0] in os.environ.get("BENCH_PASSES", "cold,warm")]
     print(f"\n== notebooks: {len(paths)} executed one after another, fresh kernel each")
@@ -270,7 +270,7 @@ def bench_cold_start() -> None:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.environ["RAGKIT_CACHE"] = cache
     try:
-        seconds, peak = run_notebook(ROOT / "notebooks" / "06-thresholds.py")
+        seconds, peak = run_notebook(ROOT / "notebooks" / "06-thresholds.ipynb")
         answered = time.perf_counter() - t0
         import json
 
@@ -333,8 +333,9 @@ def bench_guide() -> None:
     """
     import platform
 
-    paths = sorted((ROOT / "notebooks").glob("0*.py")) + sorted((ROOT / "notebooks" / "exercises").glob("*.py")) + \
-        sorted((ROOT / "notebooks" / "solutions").glob("*.py"))
+    folder = ROOT / "notebooks"
+    paths = sorted(folder.glob("0*.ipynb")) + sorted((folder / "exercises").glob("*.ipynb")) + \
+        sorted((folder / "solutions").glob("*.ipynb"))
     wanted = os.environ.get("RAGKIT_BENCH_COLD")
     cold_names = None if wanted is None else {n.strip() for n in wanted.split(",") if n.strip()}
     warm_cache = os.environ.get("RAGKIT_CACHE", str(ROOT / ".ragkit-cache"))
@@ -342,7 +343,7 @@ def bench_guide() -> None:
     print("\n== notebooks one by one for the teacher's guide: warm, and cold where asked")
     rows = []
     for path in paths:
-        name = str(path.relative_to(ROOT / "notebooks").with_suffix(".ipynb"))
+        name = str(path.relative_to(ROOT / "notebooks"))
         warm = time_notebook(path, warm_cache)
         cold = None
         if cold_names is None or path.stem in cold_names:

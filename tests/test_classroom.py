@@ -18,12 +18,13 @@ from ragkit.lexical import BM25, tokenize
 from conftest import ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
-MAIN = sorted(NOTEBOOKS.glob("0*.py"))
+TWINS = NOTEBOOKS / "twins"
+MAIN = sorted(TWINS.glob("0*.py"))
 
 
 def by_hand(notebook: str, what: str) -> tuple[dict, str]:
     """Run the notebook cell that starts with '# by hand: <what>'; return what it defined, and its source."""
-    nb = jupytext.read(NOTEBOOKS / f"{notebook}.py")
+    nb = jupytext.read(TWINS / f"{notebook}.py")
     cell = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith(f"# by hand: {what}"))
     namespace: dict = {}
     exec(compile(cell.source, f"{notebook}: by hand: {what}", "exec"), namespace)
@@ -95,7 +96,7 @@ def test_the_from_scratch_cells_assert_their_agreement_in_the_notebook():
     for name, asserted in (("01-chunking", "by_hand == by_ragkit"), ("02-dense-retrieval", "worst < 1e-9"),
                            ("03-bm25-and-hybrid", "diff_hand < 1e-9 and diff_library < 1e-9"),
                            ("03-bm25-and-hybrid", "same == len(texts)")):
-        assert re.search(rf"^assert {re.escape(asserted)}", (NOTEBOOKS / f"{name}.py").read_text(), re.M), name
+        assert re.search(rf"^assert {re.escape(asserted)}", (TWINS / f"{name}.py").read_text(), re.M), name
 
 
 def objectives_in_guide() -> dict[str, list[str]]:

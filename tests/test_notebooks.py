@@ -13,6 +13,7 @@ from nbclient import NotebookClient
 from conftest import ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
+TWINS = NOTEBOOKS / "twins"
 PAIRS = sorted(p for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 TIMINGS: dict[str, float] = {}
 """Seconds per executed notebook; conftest.py prints them after the run (a report, not a test)."""
@@ -23,12 +24,18 @@ def name(path: Path) -> str:
     return str(path.relative_to(NOTEBOOKS))
 
 
+def twin(ipynb: Path) -> Path:
+    """The py:percent twin of a notebook, kept in notebooks/twins/ (see jupytext.toml)."""
+    return TWINS / ipynb.relative_to(NOTEBOOKS).with_suffix(".py")
+
+
 def test_there_are_notebooks_and_every_one_has_a_twin():
     assert PAIRS, "no notebooks found"
     for ipynb in PAIRS:
-        assert ipynb.with_suffix(".py").is_file(), f"{name(ipynb)} has no py:percent twin"
-    for py in NOTEBOOKS.rglob("*.py"):
-        assert py.with_suffix(".ipynb").is_file(), f"{name(py)} has no .ipynb twin"
+        assert twin(ipynb).is_file(), f"{name(ipynb)} has no py:percent twin in notebooks/twins/"
+    for py in TWINS.rglob("*.py"):
+        assert (NOTEBOOKS / py.relative_to(TWINS)).with_suffix(".ipynb").is_file(), f"{py} has no .ipynb twin"
+    assert not [p for p in NOTEBOOKS.rglob("*.py") if TWINS not in p.parents], "a twin outside notebooks/twins/"
 
 
 def _cells(notebook) -> list[tuple[str, str]]:
@@ -43,12 +50,12 @@ def test_pair_in_sync_without_outputs_and_with_kernelspec(ipynb):
         if cell["cell_type"] == "code":
             assert not cell["outputs"] and cell["execution_count"] is None, f"{name(ipynb)} carries outputs"
     a = jupytext.read(ipynb)
-    b = jupytext.read(ipynb.with_suffix(".py"))
+    b = jupytext.read(twin(ipynb))
     assert _cells(a) == _cells(b), f"{name(ipynb)} and its .py twin differ: run `jupytext --sync {name(ipynb)}`"
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
-    nb = jupytext.read(path.with_suffix(".py"))
+    nb = jupytext.read(twin(path))
     client = NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
     t = time.perf_counter()
     client.execute()

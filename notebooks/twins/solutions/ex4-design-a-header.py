@@ -172,14 +172,9 @@ feedback
 
 # %% [markdown]
 # Whatever the word above turned out to be, note how it was reached: a rule stated in advance, applied to a paired
-hits = query_hits(custom, course.questions, course.queries)
-with course.recording("mine", [c.text for c in custom]):
-    ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
-display(Markdown(course.truncation_note()))
-mine = Result("mine", "dense", ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
-test = needle_sign_test(ranks, ev["E/dense"].ranks, [q.qid for q in course.queries], k=20)
-display(Markdown(f"Crowding header vs E at R@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; "
-                 f"recall@20 **{mine.value('R@20'):.3f}** against E's **{ev['E/dense'].value('R@20'):.3f}**."))
+# test on every needle, not a glance at two recall figures. The header that matters here is one that costs the
+# whole window: the encoder embeds only its first word pieces (its window), so the chunk's own words never reach
+# the vector, and every chunk of a document gets nearly the same vector.
 #
 # ## Try this
 #
