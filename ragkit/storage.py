@@ -18,8 +18,12 @@ BUSY_SECONDS = 30.0
 """How long a writer waits for another writer before it gives up with a clear message."""
 
 
-def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL journal when writable."""
+def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
+            page_size: int | None = None) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL journal when writable.
+
+    ``page_size`` applies only to a database created by this call (SQLite fixes it at creation).
+    """
     path = Path(path)
     if readonly:
         # mode=ro never creates or writes; immutable=1 also works where a WAL file cannot be created
@@ -34,6 +38,8 @@ def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS) -
             conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         return conn
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    if page_size:
+        conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     return conn

@@ -187,7 +187,7 @@ def test_a_read_only_empty_cache_folder_runs_without_a_cache(mount):
 
 
 def test_a_full_disk_turns_writing_off_with_one_warning(mount):
-    where = mount("160k")
+    where = mount("320k")
     cache = VectorCache(where, STAMP, DIMS)
     big = [unit_rows(300, seed=i).astype(np.float16) for i in range(6)]
     with pytest.warns(CacheWarning, match="cannot write the vector cache") as seen:
