@@ -38,10 +38,8 @@ def _status() -> dict:
 
 
 def _write_status(status: dict) -> None:
-    path = _paths()[1]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(status))
-    os.replace(tmp, path)
+    # a plain write: a reader that catches it half-written sees {} and polls again a moment later
+    _paths()[1].write_text(json.dumps(status))
 
 
 def warmer_running() -> bool:
