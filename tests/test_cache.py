@@ -271,3 +271,26 @@ def test_an_unusable_shared_cache_says_so_once_and_falls_back(case, tmp_path):
     assert ({p.name: sha(p) for p in folder.iterdir()} if folder.exists() else {}) == files
     if folder.exists():
         folder.chmod(0o755)
+
+
+def test_cache_command_shows_the_layers_and_clears_only_the_private_cache(tmp_path, monkeypatch, capsys):
+    from ragkit.__main__ import main
+    from ragkit.embedding import default_embedder
+
+    private = tmp_path / "private"
+    filler = VectorCache(private, default_embedder().stamp.namespace, 384)
+    filler.put("unit", keys(2), np.eye(2, 384, dtype=np.float32))
+    filler.close()
+    (private / "vectors").mkdir()  # an older ragkit's pack folder
+    monkeypatch.setenv("RAGKIT_CACHE", str(private))
+    default_embedder.cache_clear()
+    try:
+        assert main(["cache", "status"]) == 0
+        shown = capsys.readouterr().out
+        assert f"private cache: {private}" in shown and "unit" in shown and "2 rows" in shown
+        assert "older ragkit's cache packs" in shown
+        default_embedder().cache.close()
+        assert main(["cache", "clear"]) == 0
+        assert not (private / FILENAME).exists() and "vectors.sqlite" in capsys.readouterr().out
+    finally:
+        default_embedder.cache_clear()
