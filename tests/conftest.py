@@ -1,6 +1,7 @@
 """Shared fixtures: the bundled corpus and a helper to write small corpora."""
 
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -40,3 +41,22 @@ def pytest_terminal_summary(terminalreporter):
                                         f"{sum(timings.values()):.1f} s in all")
         for name, seconds in sorted(timings.items()):
             terminalreporter.write_line(f"{name}: {seconds:.1f} s")
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """Mount small tmpfs folders (root only): ``tmpfs("1m")`` returns one; all are unmounted after the test."""
+    made = []
+
+    def mount(size: str) -> Path:
+        where = tmp_path / f"tmpfs{len(made)}"
+        where.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                          capture_output=True).returncode != 0:
+            pytest.skip("cannot mount a tmpfs here (needs root): read-only and full-disk cases not exercised")
+        made.append(where)
+        return where
+
+    yield mount
+    for where in reversed(made):
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)

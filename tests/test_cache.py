@@ -138,31 +138,12 @@ def test_two_processes_filling_one_cache_both_succeed(tmp_path):
         assert all(g is not None for g in got)
 
 
-@pytest.fixture
-def mount(tmp_path):
-    """Mount a small tmpfs (root only): ``mount(size, readonly)`` returns its folder."""
-    made = []
-
-    def _mount(size: str = "1m", readonly: bool = False) -> Path:
-        where = tmp_path / f"mnt{len(made)}"
-        where.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True).returncode != 0:
-            pytest.skip("cannot mount a tmpfs here (needs root): read-only and full-disk cases not exercised")
-        made.append(where)
-        return where
-
-    yield _mount
-    for where in reversed(made):
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
-
-
 def remount_readonly(where: Path) -> None:
     subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
 
 
-def test_a_read_only_cache_is_read_and_never_written(mount):
-    where = mount()
+def test_a_read_only_cache_is_read_and_never_written(tmpfs):
+    where = tmpfs("1m")
     first = VectorCache(where, STAMP, DIMS)
     first.put("unit", keys(2), unit_rows(2))
     first.close()
@@ -176,8 +157,8 @@ def test_a_read_only_cache_is_read_and_never_written(mount):
     assert len(seen) == 1 and sha(where / FILENAME) == before
 
 
-def test_a_read_only_empty_cache_folder_runs_without_a_cache(mount):
-    where = mount()
+def test_a_read_only_empty_cache_folder_runs_without_a_cache(tmpfs):
+    where = tmpfs("1m")
     remount_readonly(where)
     cache = VectorCache(where, STAMP, DIMS)
     with pytest.warns(CacheWarning, match="cannot write"):
@@ -186,8 +167,8 @@ def test_a_read_only_empty_cache_folder_runs_without_a_cache(mount):
     assert not (where / FILENAME).exists()
 
 
-def test_a_full_disk_turns_writing_off_with_one_warning(mount):
-    where = mount("320k")
+def test_a_full_disk_turns_writing_off_with_one_warning(tmpfs):
+    where = tmpfs("320k")
     cache = VectorCache(where, STAMP, DIMS)
     big = [unit_rows(300, seed=i).astype(np.float16) for i in range(6)]
     with pytest.warns(CacheWarning, match="cannot write the vector cache") as seen:

@@ -289,24 +289,6 @@ def test_two_concurrent_updates_leave_an_index_current_for_one_corpus(built, tmp
     assert index.Index(load_corpus(current[0]), out, default_embedder()).search("gradient descent")
 
 
-@pytest.fixture
-def tmpfs(tmp_path):
-    made = []
-
-    def _mount(size: str) -> "os.PathLike":
-        where = tmp_path / f"mnt{len(made)}"
-        where.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True).returncode != 0:
-            pytest.skip("cannot mount a tmpfs here (needs root): read-only and full-disk cases not exercised")
-        made.append(where)
-        return where
-
-    yield _mount
-    for where in reversed(made):
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
-
-
 def test_a_read_only_index_folder_searches_and_refuses_to_update_clearly(folder, tmpfs):
     out = tmpfs("8m")
     corpus = load_corpus(folder)
