@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -111,8 +112,8 @@ def _open(name: str):
             slider = time.perf_counter() - opened
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
     probe = json.loads(text.split("RAGKIT-PROBE", 1)[1])
-    stderr = [c.source.splitlines()[0] for c in nb.cells
-              if any(o.get("name") == "stderr" for o in c.get("outputs", []))]
+    stderr = [" ".join(o["text"].split())[:160] for c in nb.cells for o in c.get("outputs", [])
+              if o.get("name") == "stderr"]
     return client, {"notebook": name, "seconds": time.perf_counter() - opened, "slider_s": slider,
                     "stderr_cells": stderr, **probe}
 
@@ -130,7 +131,9 @@ def student(out: Path) -> None:
         for client in clients:
             client.kc.stop_channels()
             client.km.shutdown_kernel(now=True)
-    out.write_text(json.dumps({"kernels": kernels, "seconds": time.perf_counter() - started}))
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    out.write_text(json.dumps({"kernels": kernels, "seconds": time.perf_counter() - started,
+                               "driver_cpu_s": use.ru_utime + use.ru_stime}))
 
 
 # -- the class -------------------------------------------------------------------------------------
@@ -166,10 +169,7 @@ class Sampler(threading.Thread):
 
 def one_class(n: int, shared: Path, work: Path) -> dict:
     """N students at once; what each kernel reported, the class's memory peak, CPU seconds and cache misses."""
-    import resource
-
     procs, outs, privates = [], [], []
-    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     for i in range(n):
         home, private = work / f"n{n}-s{i:02d}" / "home", work / f"n{n}-s{i:02d}" / "cache"
@@ -192,11 +192,9 @@ def one_class(n: int, shared: Path, work: Path) -> dict:
     wall = time.perf_counter() - t
     sampler.stop.set()
     sampler.join()
-    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     students = [json.loads(o.read_text()) for o in outs if o.is_file()]
     return {"n": n, "wall_s": wall, "students": students, "failures": failures,
             "student_peak_mb": [b / 2**20 for b in sampler.student_peak], "class_peak_mb": sampler.class_peak / 2**20,
-            "cpu_all_s": (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
             "private_rows": [vector_rows(p) for p in privates],
             "private_files": sorted({f.name for p in privates for f in p.iterdir()}),
             "load": os.getloadavg()}
@@ -226,19 +224,20 @@ def report(result: dict) -> None:
     kernels = [k for s in students for k in s["kernels"]]
     sliders = [k["slider_s"] for k in kernels if k["notebook"] == SLIDER_NOTEBOOK]
     cpu_kernels = sum(k["cpu_s"] for k in kernels)
+    cpu_all = cpu_kernels + sum(s["driver_cpu_s"] for s in students)
     stderr = sorted({line for k in kernels for line in k["stderr_cells"]})
     print(f"    one kernel's peak (min/median/max): {_spread([k['peak_mb'] for k in kernels])} MB; one student's "
           f"kernels at once: {_spread(result['student_peak_mb'])} MB; whole class at once: "
           f"{result['class_peak_mb']:.0f} MB")
     print(f"    slider usable after opening 06 (min/median/max): {_spread(sliders, '{:.1f}')} s")
     print(f"    CPU: kernels {cpu_kernels:.0f} s ({cpu_kernels / max(len(students), 1):.1f} s per student), "
-          f"with the notebook drivers {result['cpu_all_s']:.0f} s, over {result['wall_s']:.0f} s wall = "
-          f"{result['cpu_all_s'] / result['wall_s']:.2f} cores busy on average")
+          f"with the notebook drivers {cpu_all:.0f} s, over {result['wall_s']:.0f} s wall = "
+          f"{cpu_all / result['wall_s']:.2f} cores busy on average")
     print(f"    vectors computed by students: {sum(result['private_rows'])} rows in {n} private caches "
           f"(files there: {', '.join(result['private_files']) or 'none'}); kernels that imported a model: "
           f"{sum(bool(k['model_modules']) for k in kernels)} of {len(kernels)}")
     if stderr:
-        print(f"    cells that wrote to stderr: {len(stderr)}: {stderr}")
+        print(f"    stderr (red in JupyterLab), {len(stderr)} distinct: {stderr}")
     for failure in result["failures"]:
         print(f"    FAILED {failure}")
 
