@@ -34,20 +34,23 @@ print("RAGKIT-PROBE", _json.dumps({{"peak_mb": _use.ru_maxrss / 1024, "cpu_s": _
                                    "model_modules": [m for m in {MODEL_MODULES!r} if m in _sys.modules]}}))"""
 
 
-def fill_shared(folder: Path) -> float:
-    """The teacher's part: ``python -m ragkit warm`` into an empty folder, finished for read-only use, chmod a-w."""
+def fill_shared(folder: Path) -> tuple[float, float]:
+    """The teacher's part: ``python -m ragkit warm`` into an empty folder, finished for read-only use, chmod a-w.
+
+    Returns wall seconds and the warm process's CPU seconds.
+    """
     from ragkit.cache import finish_shared
 
     env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
     env |= {"RAGKIT_CACHE": str(folder), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    t = time.perf_counter()
+    before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet"], env=env, check=True, cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     finish_shared(folder)
-    seconds = time.perf_counter() - t
+    seconds, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
     for p in [folder, *folder.rglob("*")]:
         p.chmod(0o555 if p.is_dir() else 0o444)
-    return seconds
+    return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def vector_rows(folder: Path) -> int:
@@ -255,10 +258,12 @@ def bench_classroom(sizes: list[int] | None = None) -> None:
             print(f"  shared cache reused from {shared} (CLASSROOM_SHARED; fill not timed)")
         else:
             shared = work / "shared"
-            seconds = fill_shared(shared)
+            seconds, cpu = fill_shared(shared)
+            vectors = (shared / "vectors.sqlite").stat().st_size
             size = sum(p.stat().st_size for p in shared.rglob("*") if p.is_file())
-            print(f"  teacher's fill into an empty shared cache: {seconds:.0f} s, {size / 2**20:.0f} MB, "
-                  f"{vector_rows(shared):,} vectors; finished read-only (rollback journal) and chmod a-w")
+            print(f"  teacher's fill into an empty shared cache (`ragkit warm`): {seconds:.0f} s wall, {cpu:.0f} s CPU; "
+                  f"{vector_rows(shared):,} vectors in {vectors / 2**20:.1f} MB, {size / 2**20:.0f} MB with the ONNX "
+                  "export; finished read-only (rollback journal) and chmod a-w")
         print(f"  one JupyterLab server, idle, no kernel: {idle_server_mb(work):.0f} MB resident")
         for n in sizes:
             result = one_class(n, shared, work)
