@@ -380,7 +380,7 @@ def bench_guide() -> None:
 def main(argv: list[str]) -> None:
     corpus = load_corpus(CORPUS)
     wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks", "coldstart",
-                           "book", "guide"}
+                           "book", "guide", "classroom"}
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:
@@ -401,6 +401,10 @@ def main(argv: list[str]) -> None:
         bench_book()
     if "guide" in wanted:
         bench_guide()
+    if "classroom" in wanted:
+        from benchmarks.classroom import bench_classroom
+
+        bench_classroom()
 
 
 if __name__ == "__main__":
