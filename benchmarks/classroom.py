@@ -63,11 +63,12 @@ def vector_rows(folder: Path) -> int:
 
 
 def idle_server_mb(work: Path) -> float:
-    """Resident memory of one JupyterLab server with no kernel, 5 s after it answers (the part of a user that is not a kernel)."""
-    import psutil
+    """Resident memory of one JupyterLab server with no kernel, 5 s after it answers (a user's part besides kernels)."""
     import secrets
     import socket
     import urllib.request
+
+    import psutil
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -261,7 +262,8 @@ def bench_classroom(sizes: list[int] | None = None) -> None:
             seconds, cpu = fill_shared(shared)
             vectors = (shared / "vectors.sqlite").stat().st_size
             size = sum(p.stat().st_size for p in shared.rglob("*") if p.is_file())
-            print(f"  teacher's fill into an empty shared cache (`ragkit warm`): {seconds:.0f} s wall, {cpu:.0f} s CPU; "
+            print(f"  teacher's fill into an empty shared cache (`ragkit warm`): {seconds:.0f} s wall, "
+                  f"{cpu:.0f} s CPU; "
                   f"{vector_rows(shared):,} vectors in {vectors / 2**20:.1f} MB, {size / 2**20:.0f} MB with the ONNX "
                   "export; finished read-only (rollback journal) and chmod a-w")
         print(f"  one JupyterLab server, idle, no kernel: {idle_server_mb(work):.0f} MB resident")

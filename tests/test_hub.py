@@ -67,7 +67,8 @@ def test_a_student_with_the_shared_cache_filled_computes_no_vector(small_course,
         p.chmod(0o555 if p.is_dir() else 0o444)
     try:
         _fresh_process(monkeypatch, RAGKIT_CACHE=student, RAGKIT_SHARED_CACHE=teacher)
-        monkeypatch.setattr(Embedder, "model", property(lambda self: pytest.fail("a student's kernel loaded the model")))
+        loaded = property(lambda self: pytest.fail("a student's kernel loaded the model"))
+        monkeypatch.setattr(Embedder, "model", loaded)
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             got = _run(small_course)
