@@ -330,7 +330,9 @@ assert diff_hand < 1e-9 and diff_library < 1e-9
 
 # %% [markdown]
 # Reciprocal rank fusion is even shorter: every ranking gives each chunk 1 / (k + its rank), and the sums are
-# sorted. Five lines, checked against the hybrid ranking `ragkit` computes for every needle query.
+# sorted. Five lines, checked against the hybrid ranking `ragkit` computes for every needle query. One detail
+# matters: BM25 ranks only the chunks it *found* (a score above zero). A chunk that shares no term with the query
+# scores zero, and its place behind the others is mere corpus order, so it must earn no BM25 credit.
 
 # %%
 # by hand: RRF
@@ -346,7 +348,8 @@ def rrf_by_hand(rankings, k=60):
 # %%
 dense, lexical = retriever.dense(texts), retriever.bm25(texts)
 hybrid = retriever.hybrid(texts, dense, lexical)
-same = sum(rrf_by_hand([dense.ranking[i].tolist(), lexical.ranking[i].tolist()]) == hybrid.ranking[i].tolist()
+found = [[j for j in lexical.ranking[i].tolist() if lexical.matched[i, j]] for i in range(len(texts))]
+same = sum(rrf_by_hand([dense.ranking[i].tolist(), found[i]]) == hybrid.ranking[i].tolist()
            for i in range(len(texts)))
 display(Markdown(f"Fused rankings identical to `ragkit`'s hybrid, all {len(retriever.texts)} chunks deep: "
                  f"**{same}** of **{len(texts)}** queries."))
