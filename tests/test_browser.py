@@ -136,6 +136,7 @@ TOUR_CELLS = [
     "result = answer('How many test examples do I need?', course.retriever('E'))\n"
     "viewer = widgets.SourceViewer(result.citations, course.corpus)\n"
     "box = viewer.widget(); box.add_class('tour-viewer'); box",
+    "from ragkit.quiz import Quiz\nquiz = Quiz('06', course)\nbox = quiz.widget(); box.add_class('tour-quiz'); box",
 ]
 QUESTION = "what does the learning rate warmup do"
 
@@ -171,13 +172,17 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     write_tour(tmp_path / "notebooks", qid)
     expected_b_kept = bool(carried["B"][qid])
     ev = course.evaluation("ACE")
-    duel = ev.compare("E/dense", "A/dense", "R@1")
+    duel = ev.compare("E/dense", "A/dense", "R@1", "needle")  # the duel reads needle by needle
     r = course.retriever("E")
     bm25_top = r.bm25([QUESTION]).ranking[0, 0]
     bm25_score = f"{r.lexical.scores_many([QUESTION])[0][bm25_top]:.3f}"
     from ragkit.answer import answer
 
     second = answer("How many test examples do I need?", r).citations[1]
+    from ragkit import quiz
+
+    asked = quiz.questions("06", course)
+    right = next(o for o in asked[0].options if o.right)
 
     base, token = lab
     ARTIFACTS.mkdir(exist_ok=True)
@@ -239,6 +244,17 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             assert "verified" in viewer.inner_text()
             assert in_view(page, ".tour-viewer .ragkit-cited", ".tour-viewer .ragkit-source")
             page.screenshot(path=str(ARTIFACTS / "widget-source-viewer.png"))
+
+            # knowledge check: answer the first question rightly, check; feedback and score are the quiz's own
+            box = page.locator(".tour-quiz")
+            box.scroll_into_view_if_needed()
+            box.locator(".widget-radio-box").first.get_by_text(right.text, exact=True).click()
+            box.get_by_role("button", name="check my answers").click()
+            page.wait_for_function("(s) => document.querySelector('.tour-quiz').innerText.includes(s)",
+                                   arg=f"1 of {len(asked)} right", timeout=60_000)
+            shown = box.inner_text()
+            assert "choose an option first" in shown and right.why in shown
+            page.screenshot(path=str(ARTIFACTS / "widget-knowledge-check.png"))
         finally:
             page.screenshot(path=str(ARTIFACTS / "widgets-tour-last.png"))
             browser.close()
