@@ -6,13 +6,14 @@ import asyncio
 import copy
 import html
 import json
+import posixpath
 import re
 import shutil
 import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import jinja2
 import nbformat
@@ -67,7 +68,11 @@ class Settings:
 
     def source(self, rel: str) -> str:
         """The notebook's source in the repository."""
-        return f"{self.repository}/blob/{quote(self.branch)}/notebooks/{quote(rel)}"
+        return self.blob(f"notebooks/{rel}")
+
+    def blob(self, path: str) -> str:
+        """Any file of the repository, by its path from the repository's root."""
+        return f"{self.repository}/blob/{quote(self.branch)}/{quote(path)}"
 
 
 @dataclass(frozen=True)
@@ -219,7 +224,21 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
                           "source": settings.source(page.rel), "download": page.download,
                           "previous": neighbour(index - 1), "next": neighbour(index + 1)}}
     body, _ = (exporter or _exporter()).from_notebook_node(prepare(nb, page, settings), resources=resources)
-    return body
+    return _project_links(body, page, settings)
+
+
+_RELATIVE_HREF = re.compile(r'href="(\.\./[^"#]*)(#[^"]*)?"')
+
+
+def _project_links(body: str, page: Page, settings: Settings) -> str:
+    """A notebook's links to project files (``../data/corpus/x.md#char=...``) point at the repository on a page."""
+    folder = posixpath.join("notebooks", posixpath.dirname(page.rel))
+
+    def repository(match: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(folder, unquote(html.unescape(match.group(1)))))
+        return f'href="{html.escape(settings.blob(target))}{match.group(2) or ""}"'
+
+    return _RELATIVE_HREF.sub(repository, body)
 
 
 def _readme_section(md: MarkdownIt, heading: str) -> tuple[str, str]:

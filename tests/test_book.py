@@ -285,3 +285,16 @@ def test_formulas_render_offline_with_the_shipped_mathjax(served):
         page.locator(".MathJax_Display").first.wait_for(timeout=30_000)
         browser.close()
     assert not [u for u in outside if u.startswith("http")], f"the page asked the network for {outside}"
+
+
+def test_links_to_project_files_point_at_the_repository():
+    """A link to ../data/corpus/x.md opens the file in JupyterLab; on a static page it goes to the repository."""
+    settings = book.Settings("https://github.com/someone/course", "v2")
+    body = ('<a href="../data/corpus/04-a.md#char=1,9" title="t">[1]</a> <a href="02-dense-retrieval.html">next</a>'
+            '<a href="assets/book.css">')
+    page = book.Page(Path("07-citations.ipynb"), "07-citations.ipynb", "07")
+    out = book._project_links(body, page, settings)
+    assert 'href="https://github.com/someone/course/blob/v2/data/corpus/04-a.md#char=1,9"' in out
+    assert 'href="02-dense-retrieval.html"' in out and 'href="assets/book.css"' in out
+    nested = book.Page(Path("exercises/ex5.ipynb"), "exercises/ex5.ipynb", "ex5")
+    assert "blob/v2/data/corpus/x.md" in book._project_links('<a href="../../data/corpus/x.md">', nested, settings)
