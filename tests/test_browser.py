@@ -78,15 +78,20 @@ def lab(tmp_path):
     log.close()
 
 
+def launch(playwright):
+    """Debian's chromium, headless, with nothing reaching for the network (this machine has none)."""
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"])
+
+
 def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab):
     from playwright.sync_api import sync_playwright
 
     base, token = lab
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             cut_before, before, cut_after, after = drive(page, base, token)
@@ -187,9 +192,7 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     base, token = lab
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             page.goto(f"{base}/lab/tree/{TOUR}?token={token}")
