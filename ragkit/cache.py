@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from ragkit.errors import InputError
-from ragkit.storage import connect, is_damaged, move_aside, writable_by_us
+from ragkit.storage import connect, is_busy, is_damaged, move_aside, writable_by_us
 
 FILENAME = "vectors.sqlite"
 FORMAT = "ragkit-cache-1"
@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS vectors (
 _BATCH = 500
 PAGE_SIZE = 8192
 """Five 384-dimension float32 rows fill an 8 KiB page; SQLite's default 4 KiB page holds two and wastes a fifth."""
+BUSY_SECONDS = 30.0
+"""How long opening the private cache waits for another process's write before it stops saving vectors."""
 _WARNED: set[tuple[str, str]] = set()
 
 
@@ -124,20 +126,34 @@ class VectorCache:
         if path.parent.exists() and not path.parent.is_dir():
             raise InputError(f"the cache location {path.parent} is a file, not a folder: point RAGKIT_CACHE at a "
                              "folder (or unset it to use the default)")
+        conn = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = connect(path, page_size=PAGE_SIZE)
-            conn.executescript(_SCHEMA)
+            conn = connect(path, timeout=BUSY_SECONDS, page_size=PAGE_SIZE)
+            # one write transaction taken up front (SQLite waits for it): a statement that read the schema and
+            # then wrote could be refused without waiting when another process created the tables in between
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                conn.execute(statement)
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
+            conn.execute("COMMIT")
             found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()[0]
             if found == FORMAT:
                 return conn
-            conn.close()
             exc: BaseException = _Foreign(f"it holds format {found!r}, not {FORMAT!r}")
         except sqlite3.DatabaseError as err:
             exc = err
         except OSError as err:
-            return self._read_only_private(err)
+            exc = err
+        if conn is not None:
+            conn.close()  # also ends a transaction the error left open, so no lock is kept
+        if isinstance(exc, OSError):
+            return self._read_only_private(exc)
+        if is_busy(exc):
+            self._writable = False
+            self._warn("busy", f"the vector cache {path} stayed locked by another process for {BUSY_SECONDS:g} s: "
+                       "reading it, but not saving new vectors in this session")
+            return self._reader()
         if is_damaged(exc) or isinstance(exc, _Foreign):
             aside = move_aside(path)
             self._warn("damaged", f"the vector cache {path} was damaged ({exc}); moved aside to {aside.name} "
@@ -152,6 +168,12 @@ class VectorCache:
         assert path is not None
         self._warn("readonly", f"cannot write the vector cache {path.parent} ({why}): running without saving "
                    "new vectors (set RAGKIT_CACHE to a writable folder to keep them)")
+        return self._reader()
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """The private cache opened read-only, or None when it has nothing to read."""
+        path = self.private
+        assert path is not None
         if not path.is_file():
             return None
         try:

@@ -9,8 +9,10 @@ busy one.
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import stat
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,9 +42,22 @@ def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     if page_size:
         conn.execute(f"PRAGMA page_size={int(page_size)}")
-    conn.execute("PRAGMA journal_mode=WAL")
+    _retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone(), timeout)
     conn.execute("PRAGMA synchronous=NORMAL")
     return conn
+
+
+def _retry_busy(step, timeout: float) -> None:
+    """Run a step SQLite answers BUSY without waiting (switching a new file to WAL), retrying until ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.01, 0.05))
 
 
 def is_damaged(exc: BaseException) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragkit import cache as cache_module
 from ragkit.cache import FILENAME, CacheWarning, VectorCache, finish_shared, text_key
 from ragkit.errors import InputError
 
@@ -126,12 +127,56 @@ FILL = textwrap.dedent("""
 """)
 
 
+OPEN_AT_ONCE = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    import numpy as np
+    from ragkit.cache import VectorCache, text_key
+    root, name, count, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    for r in range(rounds):
+        (root / f"ready-{r}-{name}").touch()
+        while len(list(root.glob(f"ready-{r}-*"))) < count:  # a barrier: all open a new cache at the same moment
+            time.sleep(0.001)
+        cache = VectorCache(root / f"cache-{r}", "test-stamp-w256-d8", 8)
+        cache.put("unit", [text_key(name)], np.full((1, 8), 8 ** -0.5, dtype=np.float32))
+        cache.close()
+    print("ok")
+""")
+
+
+def test_processes_creating_one_new_cache_at_the_same_moment_all_write_it(tmp_path):
+    """A notebook and the warmer start on an empty cache together: neither may fall back to not saving."""
+    count, rounds = 6, 8
+    procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path), f"p{i}", str(count), str(rounds)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(count)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [o[0].strip() for o in outs] == ["ok"] * count and not any(o[1] for o in outs), outs
+    for r in range(rounds):
+        got = VectorCache(tmp_path / f"cache-{r}", STAMP, DIMS).get("unit", [text_key(f"p{i}") for i in range(count)])
+        assert all(g is not None for g in got), r
+
+
+def test_a_cache_locked_past_the_wait_is_read_without_saving_and_says_so(tmp_path, monkeypatch):
+    VectorCache(tmp_path, STAMP, DIMS).put("unit", keys(3), unit_rows(3))
+    holder = sqlite3.connect(tmp_path / FILENAME, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process is writing and does not let go
+    monkeypatch.setattr(cache_module, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(cache_module, "_WARNED", set())
+    late = VectorCache(tmp_path, STAMP, DIMS)
+    with pytest.warns(CacheWarning, match="locked by another process"):
+        late.put("unit", keys(4), unit_rows(4))
+    assert [g is not None for g in late.get("unit", keys(4))] == [True, True, True, False]
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert VectorCache(tmp_path, STAMP, DIMS).get("unit", keys(4))[3] is None  # nothing written, nothing lost
+
+
 def test_two_processes_filling_one_cache_both_succeed(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", FILL, str(tmp_path), name], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for name in ("first", "second")]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
-    assert all(o[0].strip() == "ok" and "Warning" not in o[1] for o in outs)
+    assert all(o[0].strip() == "ok" and "Warning" not in o[1] for o in outs), outs
     cache = VectorCache(tmp_path, STAMP, DIMS)
     for name in ("first", "second"):
         got = cache.get("unit", [text_key(f"{name} {b} {i}") for b in range(20) for i in range(50)])
