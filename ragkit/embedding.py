@@ -3,6 +3,8 @@
 Vectors are looked up in ``ragkit.cache`` by the model's stamp and the sha256 of the exact
 text; only the texts the cache lacks are computed. The ONNX export of the model lives in the
 cache folder too (the shared one first), with a checksum that is verified before it is used.
+The export needs torch and runs once, in a child process; after it, a mean-pooled model runs on
+onnxruntime and its own tokenizer alone, so a notebook's kernel never imports torch.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -99,14 +103,106 @@ def _onnx_export(source: Path, weights: str, root: Path, shared: Path | None = N
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
     tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
     try:
-        _quiet_load(str(source), "onnx").save(str(tmp))
+        _export_in_child(source, tmp)
         model = tmp / "onnx" / "model.onnx"
         record = {"size": model.stat().st_size, "sha256": _file_sha256(model), "weights": weights}
         (tmp / EXPORT_RECORD).write_text(json.dumps(record), encoding="utf-8")
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not _export_ok(target):  # else another process (the warmer, a second notebook) finished first
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+_EXPORT = "import sys; from ragkit.embedding import _quiet_load; _quiet_load(sys.argv[1], 'onnx').save(sys.argv[2])"
+
+
+def _export_in_child(source: Path, into: Path) -> None:
+    """Export with torch in a child process: the caller's memory never holds torch (about 0.4 GB saved)."""
+    done = subprocess.run([sys.executable, "-c", _EXPORT, str(source), str(into)], capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        raise OSError(f"exporting {source} to ONNX failed: {lines[-1]}")
+
+
+def _mean_pooled(folder: Path) -> bool:
+    """True when a sentence-transformers folder is a transformer, mean pooling and at most a normalisation."""
+    try:
+        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
+        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    mean = pooling.get("pooling_mode") == "mean" or (
+        pooling.get("pooling_mode_mean_tokens") is True
+        and not any(v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
+    return modules in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]) and mean
+
+
+class OnnxEncoder:
+    """A mean-pooled model's ONNX graph on onnxruntime with its own tokenizer: what sentence-transformers computes."""
+
+    def __init__(self, folder: Path, window: int):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=window)  # the window counts the two special tokens
+        self.tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.enable_cpu_mem_arena = False  # the arena keeps its largest batch's memory for good (+0.2 GB)
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(folder / "onnx" / "model.onnx"), options,
+                                            providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def token_embeddings(self, texts: Sequence[str], progress: bool = False, batch_size: int = 8) -> list[np.ndarray]:
+        """The last layer's vector for every token (special tokens included), one array per text."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")  # similar lengths share a batch
+        out: list[np.ndarray] = [np.zeros(0)] * len(encodings)
+        batches = range(0, len(order), batch_size)
+        if progress:
+            from tqdm.auto import tqdm
+
+            batches = tqdm(batches, desc="embedding", unit="batch")
+        for start in batches:
+            rows = order[start:start + batch_size]
+            width = max(len(encodings[i].ids) for i in rows)
+            ids, mask, types = (np.zeros((len(rows), width), dtype=np.int64) for _ in range(3))
+            for r, i in enumerate(rows):
+                n = len(encodings[i].ids)
+                ids[r, :n], mask[r, :n], types[r, :n] = encodings[i].ids, 1, encodings[i].type_ids
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            (hidden,) = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})
+            for r, i in enumerate(rows):
+                out[i] = np.asarray(hidden[r, :len(encodings[i].ids)], dtype=np.float32)
+        return out
+
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Mean-pooled, L2-normalised vectors, shape (len(texts), dimensions)."""
+        pooled = np.stack([t.mean(axis=0) for t in self.token_embeddings(texts, progress)])
+        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+class _Sentence:
+    """sentence-transformers behind the same two calls (the torch backend and models that are not mean-pooled)."""
+
+    def __init__(self, model):
+        self.model, self.tokenizer = model, model.tokenizer
+
+    def token_embeddings(self, texts: Sequence[str], progress: bool = False, batch_size: int = 8) -> list[np.ndarray]:
+        out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=batch_size,
+                                convert_to_numpy=False,
+                                show_progress_bar=progress)
+        return [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
+
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        vectors = self.model.encode(list(texts), batch_size=8, normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=progress)
+        return np.asarray(vectors, dtype=np.float32)
 
 
 def _dimensions(folder: Path) -> int:
@@ -135,42 +231,50 @@ class Embedder:
                 weights = weights_hash(source)
             else:
                 weights = hashlib.sha256(name.encode()).hexdigest()
-        self._source, self._root, self._shared, self._model = source, root, shared, None
+        self._source, self._root, self._shared = source, root, shared
+        self._model: OnnxEncoder | _Sentence | None = None
         self._backend, self._window, self._name = backend, window, name
-        dims = _dimensions(source) if source.is_dir() else self.model.get_embedding_dimension()
+        dims = _dimensions(source) if source.is_dir() else self._sentence().get_embedding_dimension()
         self.stamp = ModelStamp(name, weights, dims, True, window, backend)
         self.cache = VectorCache(root, self.stamp.namespace, dims, shared=shared)
 
     @property
-    def model(self):
-        """The sentence-transformers model, loaded (and exported to ONNX) only when something must be computed."""
+    def model(self) -> OnnxEncoder | _Sentence:
+        """The encoder, loaded (and exported to ONNX) only when something must be computed."""
         if self._model is None:
             try:
                 if self._backend == "onnx" and self._source.is_dir():
                     weights = weights_hash(self._source)
                     export = _onnx_export(self._source, weights, self._root, self._shared)
-                    model = _quiet_load(str(export), "onnx")
+                    if _mean_pooled(export):
+                        self._model = OnnxEncoder(export, self._window)
+                    else:
+                        self._model = _Sentence(_quiet_load(str(export), "onnx"))
                 else:
-                    model = _quiet_load(str(self._source), self._backend)
-                self._model = model
+                    self._model = _Sentence(_quiet_load(str(self._source), self._backend))
             except (OSError, ValueError) as exc:
                 raise ModelUnavailable(
                     f"cannot load embedding model {self._name!r} offline ({exc}): pass a local "
                     "sentence-transformers folder, or omit model for the bundled one") from exc
-            model.max_seq_length = self._window
+            if isinstance(self._model, _Sentence):
+                self._model.model.max_seq_length = self._window
         return self._model
 
+    def _sentence(self):
+        """The sentence-transformers model itself (a model named on the hub, found in the local HF cache)."""
+        model = self.model
+        assert isinstance(model, _Sentence)
+        return model.model
+
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
-        vectors = self.model.encode(list(texts), batch_size=8, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=progress)
-        return np.asarray(vectors, dtype=np.float32)
+        return self.model.encode(list(texts), progress)
 
     def _warn_truncation(self, texts: Sequence[str]) -> None:
         """Say how many texts the encoder will cut at its window (counted with special tokens, no model load)."""
         if (self._source / "tokenizer.json").is_file():
             lengths = [n + 2 for n in count_pieces(texts, self._source)]
         else:
-            lengths = [len(ids) for ids in self.model.tokenizer(list(texts), truncation=False)["input_ids"]]
+            lengths = [len(ids) for ids in self._sentence().tokenizer(list(texts), truncation=False)["input_ids"]]
         over = sum(n > self.stamp.window for n in lengths)
         if over:
             warnings.warn(f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
@@ -191,9 +295,7 @@ class Embedder:
         return [v if v is not None else done[k] for v, k in zip(found, keys)]
 
     def _token_embeddings(self, texts: list[str]) -> list[np.ndarray]:
-        out = self.model.encode(texts, output_value="token_embeddings", batch_size=8, convert_to_numpy=False,
-                                show_progress_bar=False)
-        return [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
+        return self.model.token_embeddings(texts)
 
     def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
         """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""

@@ -70,8 +70,7 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
     if maxsim:
         texts = [retriever.texts[j] for j in rrf_many(dense, bm25)[0, :depth]]
         def encode(items: list[str], batch: int):
-            return model.encode(items, output_value="token_embeddings", batch_size=batch, convert_to_numpy=False,
-                                show_progress_bar=False)
+            return model.token_embeddings(items, batch_size=batch)
 
         out.append(Timing("query token vectors", median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
                           f"one query, batch 1, computed by the model, onnxruntime's default threads on "

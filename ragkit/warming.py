@@ -117,8 +117,6 @@ def warm(progress: bool = False) -> str:
 
 
 def _warm_stages(t: float, progress: bool) -> str:
-    import ragkit.course
-
     with _exclusive() as held:
         if not held:
             return f"another warmer is running (pid {_status().get('pid', '?')}): this one leaves it to finish"
@@ -126,6 +124,9 @@ def _warm_stages(t: float, progress: bool) -> str:
         seconds: dict[str, float] = {}
         status = {"pid": os.getpid(), "done": done, "seconds": seconds}
         _write_status(status)
+        # locked before the heavy imports: a notebook opened in the meantime already sees a warmer to wait for
+        import ragkit.course
+
         course = ragkit.course.load(progress=progress)
         for stage in STAGES:
             if stage == "queries":

@@ -1,6 +1,9 @@
 """Embeddings: verified weights, unit vectors, ONNX = torch, and a cache that never returns a bad row."""
 
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -133,3 +136,71 @@ def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     with pytest.warns(TruncationWarning, match="1 of 2 texts exceed"):
         warm.encode([long, "short"])
     assert warm._model is None
+
+
+def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder, cache):
+    from ragkit.embedding import OnnxEncoder, _quiet_load
+
+    embedder.encode(["load the model"], progress=False)
+    assert isinstance(embedder.model, OnnxEncoder)
+    (export,) = cache.glob("onnx/*")
+    reference = _quiet_load(str(export), "onnx")
+    reference.max_seq_length = 256
+    texts = TEXTS + ["tokenisation " * 300, "a"]  # one past the window: both must cut it at the same piece
+    ours = embedder.model.encode(texts)
+    theirs = reference.encode(texts, batch_size=8, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.abs(ours - theirs).max() < 1e-5
+    for mine, ref in zip(embedder.model.token_embeddings(texts),
+                         reference.encode(texts, output_value="token_embeddings", convert_to_numpy=False)):
+        assert mine.shape == tuple(ref.shape) and np.abs(mine - ref.numpy()).max() < 1e-4
+    assert len(embedder.model.token_embeddings([texts[3]])[0]) == 256
+
+
+def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
+    code = ("import sys; from ragkit.embedding import Embedder; Embedder(cache=sys.argv[1]).encode(['x'], "
+            "progress=False); Embedder(cache=sys.argv[1]).token_vectors(['y']); print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.stdout.strip() == "False", done.stderr[-2000:]
+    assert list(tmp_path.glob("onnx/*/onnx/model.onnx"))  # exported (by a child process), then used
+
+
+def test_an_export_another_process_finished_first_is_used_not_an_error(embedder, cache, tmp_path, monkeypatch):
+    import shutil
+
+    import ragkit.embedding as embedding
+
+    embedder.encode(["load the model"], progress=False)
+    (done,) = cache.glob("onnx/*")
+    target = tmp_path / "onnx" / done.name
+
+    def racing(source, into):  # the warmer's export lands while this one is still writing
+        shutil.copytree(done, target)
+        shutil.copytree(done, into, dirs_exist_ok=True)
+
+    monkeypatch.setattr(embedding, "_export_in_child", racing)
+    assert embedding._onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, tmp_path) == target
+    assert not list(target.parent.glob(".export-*"))
+
+
+def test_a_failed_export_says_what_failed(tmp_path):
+    from ragkit.embedding import _export_in_child
+
+    (tmp_path / "broken").mkdir()
+    with pytest.raises(OSError, match="exporting .*broken to ONNX failed: .+"):
+        _export_in_child(tmp_path / "broken", tmp_path / "out")
+
+
+def test_only_a_mean_pooled_model_runs_without_sentence_transformers(tmp_path):
+    import json
+    import shutil
+
+    from ragkit.embedding import _mean_pooled
+
+    source = models.verified_embedding_dir()
+    assert _mean_pooled(source)
+    copy = tmp_path / "cls"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("*.safetensors"))
+    config = json.loads((copy / "1_Pooling" / "config.json").read_text())
+    config.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
+    (copy / "1_Pooling" / "config.json").write_text(json.dumps(config))
+    assert not _mean_pooled(copy) and not _mean_pooled(tmp_path / "nothing")

@@ -81,3 +81,23 @@ def test_no_warmer_no_wait(tmp_path, monkeypatch):
     t = time.perf_counter()
     warming.wait_for("E")
     assert time.perf_counter() - t < 0.1 and not (tmp_path / "fresh").exists()
+
+
+SPY = """
+import os, sys
+from ragkit import warming
+class Spy:  # reports, at the moment the warmer imports the course (seconds of work), whether it holds its lock
+    def find_spec(self, name, path=None, target=None):
+        if name == "ragkit.course":
+            print("locked" if warming.warmer_running() else "unlocked", flush=True)
+            os._exit(0)
+sys.meta_path.insert(0, Spy())
+warming.warm()
+"""
+
+
+def test_the_warmer_holds_its_lock_before_its_heavy_imports(tmp_path):
+    """A notebook opened while the warmer is still starting must already see a warmer to wait for."""
+    env = dict(os.environ, RAGKIT_CACHE=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", SPY], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "locked", done.stderr
