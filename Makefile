@@ -18,7 +18,8 @@ TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed
 # Jupyter refuses to start as root unless told to (containers, this kind of machine)
 LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
-# The background warmer (`make lab`): lowest priority, logged; `ragkit warm` holds a lock itself
+# The background warmer (`make lab`): lowest priority, logged, started before JupyterLab and holding its
+# lock by the time JupyterLab starts, so no notebook embeds what it is embedding
 WARM_LOG ?= $(VENV)/warm.log
 WARM_NICE ?= 19
 
@@ -39,8 +40,7 @@ lab: $(STAMP)
 	@echo "lab: $$($(BIN)/python --version) in $(VENV)"
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	nice -n $(WARM_NICE) $(BIN)/python -m ragkit warm --quiet >$(WARM_LOG) 2>&1 & \
-	echo "warming the embedding cache in the background (log: $(WARM_LOG))"; \
+	$(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)
 	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00-start-here.ipynb
 
 test: $(STAMP)

@@ -287,10 +287,16 @@ def _cache(args: argparse.Namespace) -> int:
 def _warm(args: argparse.Namespace) -> int:
     import os
 
-    from ragkit.warming import warm
+    from ragkit.errors import InputError
+    from ragkit.warming import start_background, warm
 
     if args.cache:
         os.environ["RAGKIT_CACHE"] = str(args.cache)
+    if args.background:
+        if args.cache:
+            raise InputError("--background warms the notebooks' own cache; fill a shared one in the foreground")
+        print(start_background(args.background, args.nice))
+        return 0
     print(warm(progress=not args.quiet))
     if args.cache:
         from ragkit.cache import finish_shared
@@ -381,6 +387,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (`make lab` and Binder run it)")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
+    p.add_argument("--background", type=Path, metavar="LOG",
+                   help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)")
+    p.add_argument("--nice", type=int, default=19, help="the background warmer's niceness (default 19, the lowest)")
     p.set_defaults(run=_warm)
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")

@@ -14,6 +14,9 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -140,3 +143,29 @@ def _warm_stages(t: float, progress: bool) -> str:
             _write_status(status)
     return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies and "
             f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")
+
+
+def start_background(log: Path, niceness: int = 19, patience_s: float = 30.0) -> str:
+    """Start a detached warmer at low priority and return once it holds its lock (or has already finished).
+
+    Returning only then is what makes the hand-over safe: a notebook opened a moment later finds
+    a warmer to wait for instead of embedding the same chunks itself, at twice the cost.
+    """
+    log = Path(log)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "ragkit", "warm", "--quiet"]
+    if niceness and shutil.which("nice"):
+        command = ["nice", "-n", str(niceness), *command]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)  # Ctrl+C on JupyterLab does not kill it mid-write
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline:
+        if _status().get("pid") == proc.pid and warmer_running():  # it writes its pid once it holds the lock
+            return f"warming the embedding cache in the background (pid {proc.pid}, log: {log})"
+        if proc.poll() is not None:
+            last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+            return f"the warmer ended at once: {last}"
+        time.sleep(0.02)
+    return f"the warmer (pid {proc.pid}) has not started within {patience_s:.0f} s; it goes on in the background " \
+           f"(log: {log})"

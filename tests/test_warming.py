@@ -101,3 +101,29 @@ def test_the_warmer_holds_its_lock_before_its_heavy_imports(tmp_path):
     env = dict(os.environ, RAGKIT_CACHE=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", SPY], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == "locked", done.stderr
+
+
+def test_a_background_warmer_holds_its_lock_when_start_returns(tmp_path, monkeypatch):
+    """`make lab` starts JupyterLab only after this returns: by then a notebook finds the warmer to wait for."""
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    message = warming.start_background(tmp_path / "warm.log", niceness=19)
+    pid = json.loads((tmp_path / "warming.json").read_text())["pid"]
+    try:
+        assert warming.warmer_running() and f"pid {pid}" in message and "warm.log" in message
+    finally:
+        os.kill(pid, 15)
+    deadline = time.monotonic() + 10
+    while warming.warmer_running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not warming.warmer_running()  # interrupted, it leaves no stale lock behind
+
+
+def test_a_background_warmer_that_cannot_start_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    holder = hold_lock(tmp_path)
+    try:
+        message = warming.start_background(tmp_path / "warm.log", niceness=0)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert message.startswith("the warmer ended at once: another warmer is running")
