@@ -14,7 +14,7 @@ from typing import Callable
 
 from threadpoolctl import threadpool_limits
 
-from ragkit.embedding import Embedder
+from ragkit.embedding import BATCH, Embedder
 from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
@@ -81,9 +81,9 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
             products = median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat)
             out.append(Timing("MaxSim products", products,
                               f"{depth} chunks' token vectors already in memory, 1 thread"))
-        out.append(Timing("chunk token vectors", median_ms(lambda: encode(texts, 8), 1),
-                          f"{depth} chunks, batch 8, computed by the model: paid at index time when they are stored, "
-                          "at query time when they are not", None))
+        out.append(Timing("chunk token vectors", median_ms(lambda: encode(texts, BATCH), 1),
+                          f"{depth} chunks, batch {BATCH}, computed by the model: paid at index time when they are "
+                          "stored, at query time when they are not", None))
     return out
 
 

@@ -204,3 +204,10 @@ def test_only_a_mean_pooled_model_runs_without_sentence_transformers(tmp_path):
     config.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
     (copy / "1_Pooling" / "config.json").write_text(json.dumps(config))
     assert not _mean_pooled(copy) and not _mean_pooled(tmp_path / "nothing")
+
+
+def test_token_vectors_own_their_memory_not_a_view_of_their_whole_batch(embedder):
+    """A view would keep each batch's full output alive: 0.4 GB for the corpus's chunks, in a student's kernel."""
+    embedder.encode(["load the model"], progress=False)
+    blocks = embedder.model.token_embeddings(["short", "a somewhat longer text with more pieces in it", "mid size"])
+    assert all(b.flags.owndata for b in blocks) and [len(b) for b in blocks] == [3, 11, 4]
