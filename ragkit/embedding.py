@@ -123,7 +123,7 @@ _EXPORT = "import sys; from ragkit.embedding import _quiet_load; _quiet_load(sys
 
 
 def _export_in_child(source: Path, into: Path) -> None:
-    """Export with torch in a child process: the caller's memory never holds torch (about 0.4 GB saved)."""
+    """Export with torch in a child process: the caller never imports torch, the largest thing it would hold."""
     done = subprocess.run([sys.executable, "-c", _EXPORT, str(source), str(into)], capture_output=True, text=True)
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
@@ -155,7 +155,7 @@ class OnnxEncoder:
         self.tokenizer.no_padding()
         options = ort.SessionOptions()
         # the arena keeps its largest batch's memory for good, and a memory pattern is planned and kept for every
-        # new batch shape: both together cost a kernel about 0.3 GB on the course's chunks, and save no time
+        # new batch shape; a kernel embeds batches of many shapes, and memory it holds is memory a notebook lacks
         options.enable_cpu_mem_arena = False
         options.enable_mem_pattern = False
         options.log_severity_level = 3
@@ -206,12 +206,11 @@ class _Sentence:
     """sentence-transformers behind the same two calls (the torch backend and models that are not mean-pooled)."""
 
     def __init__(self, model):
-        self.model, self.tokenizer = model, model.tokenizer
+        self.model = model
 
     def token_embeddings(self, texts: Sequence[str], progress: bool = False, batch_size: int = 8) -> list[np.ndarray]:
         out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=batch_size,
-                                convert_to_numpy=False,
-                                show_progress_bar=progress)
+                                convert_to_numpy=False, show_progress_bar=progress)
         return [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
