@@ -90,22 +90,28 @@ def wait_for(stage: str, progress: bool = True) -> None:
     status = _status()
     if status.get("pid") == os.getpid() or stage in status.get("done", []):
         return
+    needed = STAGES[:STAGES.index(stage) + 1]  # the warmer embeds in order: these stages come first
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(STAGES), desc=f"waiting for the background warmer to embed {stage}", unit="stage")
+        bar = tqdm(total=len(needed), desc=f"waiting for the background warmer to embed {stage}", unit="stage",
+                   bar_format="{desc}: {n}/{total} stages {bar} {elapsed}")
+    finished = False
     try:
         while warmer_running():
             done = _status().get("done", [])
             if bar is not None:
-                bar.n = len(done)
+                bar.n = sum(s in done for s in needed)
                 bar.refresh()
             if stage in done:
+                finished = True
                 break
             time.sleep(POLL_S)
     finally:
         if bar is not None:
+            if not finished:  # the warmer stopped (or the wait was interrupted): the notebook embeds it itself
+                bar.leave = False
             bar.close()
 
 

@@ -127,3 +127,43 @@ def test_a_background_warmer_that_cannot_start_says_why(tmp_path, monkeypatch):
         holder.kill()
         holder.wait()
     assert message.startswith("the warmer ended at once: another warmer is running")
+
+
+class RecordingBar:
+    """A stand-in for tqdm that remembers how it was left (a bar closed short of its total is drawn red)."""
+
+    closed: list = []
+
+    def __init__(self, total, **kwargs):
+        self.total, self.n, self.leave = total, 0, True
+
+    def refresh(self):
+        pass
+
+    def close(self):
+        RecordingBar.closed.append((self.n, self.total, self.leave))
+
+
+def test_a_finished_wait_leaves_a_full_bar_and_an_interrupted_one_no_bar(tmp_path, monkeypatch):
+    import tqdm.auto
+
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(warming, "POLL_S", 0.02)
+    monkeypatch.setattr(tqdm.auto, "tqdm", RecordingBar)
+    RecordingBar.closed = []
+    holder = hold_lock(tmp_path)
+    try:
+        (tmp_path / "warming.json").write_text(json.dumps({"pid": holder.pid, "done": []}))
+        waiter = threading.Thread(target=warming.wait_for, args=("queries", True))
+        waiter.start()
+        time.sleep(0.2)
+        (tmp_path / "warming.json").write_text(json.dumps({"pid": holder.pid, "done": ["E", "queries"]}))
+        waiter.join(5)
+        waiter = threading.Thread(target=warming.wait_for, args=("A", True))
+        waiter.start()
+        time.sleep(0.2)
+    finally:
+        holder.kill()
+        holder.wait()
+    waiter.join(5)
+    assert RecordingBar.closed == [(2, 2, True), (2, 3, False)]
