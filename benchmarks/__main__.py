@@ -215,7 +215,8 @@ CHILD_MB = 100
 def run_notebook(path: Path):
     """Execute one notebook on a fresh kernel; (seconds, kernel peak MB, peak MB of its largest child process).
 
-    The child is the one-time ONNX export (torch), which ragkit runs outside the kernel; it is reported, not hidden.
+    A child is reported, not hidden: the one-time ONNX export (torch), which ragkit runs outside the kernel, or a
+    process the notebook starts itself (08 kills an index build in one).
     """
     import jupytext
     import nbformat
