@@ -104,13 +104,18 @@ def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab):
     assert after == expected, f"the page shows {after} bluffs at {cut_after}, ragkit counts {expected}"
 
 
-def drive(page, base: str, token: str) -> tuple[float, int, float, int]:
-    """Open the notebook, run all cells, move the slider with the keyboard; the readouts before and after."""
-    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+def run_all(page, base: str, token: str, notebook) -> None:
+    """Open a notebook in JupyterLab, wait for its kernel, and run all its cells from the Run menu."""
+    page.goto(f"{base}/lab/tree/{notebook}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=120_000)
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
+
+
+def drive(page, base: str, token: str) -> tuple[float, int, float, int]:
+    """Open the notebook, run all cells, move the slider with the keyboard; the readouts before and after."""
+    run_all(page, base, token, NOTEBOOK)
     count = page.locator(".ragkit-bluff-count").first
     count.wait_for(state="attached", timeout=600_000)
     count.scroll_into_view_if_needed()
@@ -195,11 +200,7 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page.goto(f"{base}/lab/tree/{TOUR}?token={token}")
-            page.wait_for_selector(".jp-Notebook", timeout=120_000)
-            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_text("Run All Cells", exact=True).click()
+            run_all(page, base, token, TOUR)
             page.locator(".tour-viewer .ragkit-cited").wait_for(state="attached", timeout=600_000)
 
             # chunk explorer: switch A to B; the needle stays in view and B's carried overlap is drawn

@@ -12,7 +12,7 @@ from ragkit.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.chunking import chunk_corpus
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import InputError, ModelMismatch
-from ragkit.tokens import TruncationWarning
+from ragkit.tokens import TruncationWarning, count_pieces
 
 TEXTS = ["How many test examples do I need?", "The KV cache grows with context.", "paella"]
 
@@ -153,7 +153,7 @@ def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder,
     for mine, ref in zip(embedder.model.token_embeddings(texts),
                          reference.encode(texts, output_value="token_embeddings", convert_to_numpy=False)):
         assert mine.shape == tuple(ref.shape) and np.abs(mine - ref.numpy()).max() < 1e-4
-    assert len(embedder.model.token_embeddings([texts[3]])[0]) == 256
+    assert len(embedder.model.token_embeddings([texts[3]])[0]) == embedder.stamp.window
 
 
 def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
@@ -209,5 +209,7 @@ def test_only_a_mean_pooled_model_runs_without_sentence_transformers(tmp_path):
 def test_token_vectors_own_their_memory_not_a_view_of_their_whole_batch(embedder):
     """A view would keep each batch's full output alive: 0.4 GB for the corpus's chunks, in a student's kernel."""
     embedder.encode(["load the model"], progress=False)
-    blocks = embedder.model.token_embeddings(["short", "a somewhat longer text with more pieces in it", "mid size"])
-    assert all(b.flags.owndata for b in blocks) and [len(b) for b in blocks] == [3, 11, 4]
+    texts = ["short", "a somewhat longer text with more pieces in it", "mid size"]
+    blocks = embedder.model.token_embeddings(texts)
+    assert all(b.flags.owndata for b in blocks)
+    assert [len(b) for b in blocks] == [n + 2 for n in count_pieces(texts)]  # its own tokens and two markers each

@@ -166,4 +166,5 @@ def test_a_finished_wait_leaves_a_full_bar_and_an_interrupted_one_no_bar(tmp_pat
         holder.kill()
         holder.wait()
     waiter.join(5)
-    assert RecordingBar.closed == [(2, 2, True), (2, 3, False)]
+    upto = {stage: warming.STAGES.index(stage) + 1 for stage in ("queries", "A")}  # stages embedded up to it
+    assert RecordingBar.closed == [(upto["queries"], upto["queries"], True), (upto["queries"], upto["A"], False)]
