@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit import chapter
 from ragkit.chunking import STRATEGIES, chunk_corpus
 from ragkit.corpus import fenced_lines, load_corpus
 from ragkit.data import load_questions, queries
+from ragkit.teach import chapter
 from ragkit.tokens import count_pieces
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,7 +142,7 @@ def bench_cross_encoder(corpus) -> None:
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
-    from ragkit.models import bundled_model_dir
+    from ragkit.plumbing.models import bundled_model_dir
     from ragkit.rerank import CrossEncoderReranker
     from ragkit.retrieval import Retriever
 
@@ -188,10 +188,10 @@ def bench_eval() -> None:
 
 
 def bench_threshold() -> None:
-    import ragkit.course
-    from ragkit.widgets import ThresholdExplorer
+    import ragkit.teach.course
+    from ragkit.teach.widgets import ThresholdExplorer
 
-    course = ragkit.course.load(progress=False)
+    course = ragkit.teach.course.load(progress=False)
     t = time.perf_counter()
     sweep = course.sweep()
     built = time.perf_counter() - t
@@ -297,7 +297,7 @@ def bench_cold_start() -> None:
           " executed on a fresh kernel")
     t0 = time.perf_counter()
     os.environ["RAGKIT_CACHE"] = cache
-    from ragkit import warming
+    from ragkit.teach import warming
 
     print(f"  {warming.start_background(Path(cache) / 'warm.log', int(niceness))} "
           f"({time.perf_counter() - t0:.1f} s after launch)")

@@ -39,7 +39,7 @@ def fill_shared(folder: Path) -> tuple[float, float]:
 
     Returns wall seconds and the warm process's CPU seconds.
     """
-    from ragkit.cache import finish_shared
+    from ragkit.plumbing.cache import finish_shared
 
     env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
     env |= {"RAGKIT_CACHE": str(folder), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}

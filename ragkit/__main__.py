@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragkit.errors import RagkitError
-from ragkit.models import WINDOW
+from ragkit.plumbing.models import WINDOW
 from ragkit.threshold import DEFAULT_CUT
 
 if TYPE_CHECKING:
@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from ragkit.retrieval import Reranker
 
 DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
-"""Options that default to a file of the course data folder (ragkit.locations.data_dir)."""
+"""Options that default to a file of the course data folder (ragkit.plumbing.locations.data_dir)."""
 
 
 def _fill_data_defaults(args: argparse.Namespace) -> None:
     """Point data options left unset at the course data folder, resolved only when a command needs it."""
-    from ragkit.locations import data_dir
+    from ragkit.plumbing.locations import data_dir
 
     for option, name in DATA_FILES.items():
         if getattr(args, option, "") is None:
@@ -70,7 +70,7 @@ def _corpus_stats(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     from ragkit.data import EXPECTED, read_out_of_domain, read_questions, summary, validate
-    from ragkit.exercises import MAX_SHARED, ticket_rule_breaches
+    from ragkit.teach.exercises import MAX_SHARED, ticket_rule_breaches
 
     corpus = _load_corpus(args.corpus)
     questions, problems = read_questions(args.questions)
@@ -110,10 +110,10 @@ def _eval(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from ragkit import chapter
     from ragkit.data import load_questions
     from ragkit.evaluation import against_chapter, evaluate, family
     from ragkit.rerank import LateInteractionReranker, available_reranker
+    from ragkit.teach import chapter
 
     if args.json:
         _writable(args.json)
@@ -168,7 +168,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _models(args: argparse.Namespace) -> int:
-    from ragkit.models import GENERATOR, RERANKER, download, hub_model_path
+    from ragkit.plumbing.models import GENERATOR, RERANKER, download, hub_model_path
 
     failed = 0
     for model in (RERANKER, GENERATOR):
@@ -256,8 +256,8 @@ def _index(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace) -> int:
     import shutil
 
-    from ragkit.cache import FILENAME, VectorCache
     from ragkit.embedding import cache_dir, default_embedder
+    from ragkit.plumbing.cache import FILENAME, VectorCache
 
     root = cache_dir()
     if args.action == "clear":
@@ -288,7 +288,7 @@ def _warm(args: argparse.Namespace) -> int:
     import os
 
     from ragkit.errors import InputError
-    from ragkit.warming import start_background, warm
+    from ragkit.teach.warming import start_background, warm
 
     if args.cache:
         os.environ["RAGKIT_CACHE"] = str(args.cache)
@@ -299,8 +299,8 @@ def _warm(args: argparse.Namespace) -> int:
         return 0
     print(warm(progress=not args.quiet))
     if args.cache:
-        from ragkit.cache import finish_shared
         from ragkit.embedding import default_embedder
+        from ragkit.plumbing.cache import finish_shared
 
         default_embedder().cache.close()
         print(f"{finish_shared(args.cache)} is ready to share: make it read-only (`chmod -R a-w {args.cache}`) and "
@@ -311,7 +311,7 @@ def _warm(args: argparse.Namespace) -> int:
 def _class_report(args: argparse.Namespace) -> int:
     import csv
 
-    from ragkit.exercises import EXERCISES, class_report
+    from ragkit.teach.exercises import EXERCISES, class_report
 
     report = class_report(args.paths)
     rows = report.rows()

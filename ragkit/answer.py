@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ragkit.citations import Citation, build_context
 from ragkit.errors import InputError, ModelUnavailable
-from ragkit.models import GENERATOR, hub_model_path
+from ragkit.plumbing.models import GENERATOR, hub_model_path
 from ragkit.retrieval import Retriever, rank
 from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 

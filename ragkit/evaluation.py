@@ -241,10 +241,10 @@ def against_chapter(comparisons: Sequence[Comparison], published: dict | None = 
     """One row per published comparison: the chapter's figures, ours at both levels (raw and Holm p), the verdict.
 
     The verdict follows ``statistics.verdict`` on the needle level, the level that does not
-    count one needle twice; the metric is the chapter's own (``ragkit.chapter``).
+    count one needle twice; the metric is the chapter's own (``ragkit.teach.chapter``).
     """
-    from ragkit import chapter
     from ragkit.statistics import verdict
+    from ragkit.teach import chapter
 
     published = chapter.COMPARISONS if published is None else published
     by = {(c.a, c.b, c.metric, c.level): c for c in comparisons}

@@ -30,8 +30,8 @@ from ragkit.chunking import OVERLAP, SIZE, Chunk, chunk_document, get_strategy
 from ragkit.corpus import LOADER_VERSION, Corpus, Document
 from ragkit.embedding import ModelStamp
 from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
+from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
 from ragkit.retrieval import cosine_distance, rank
-from ragkit.storage import BUSY_SECONDS, connect, is_busy, move_aside
 
 PIPELINE_VERSION = "ragkit-1"
 FILENAME = "index.sqlite"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol, Sequence
 import numpy as np
 
 from ragkit.errors import ModelUnavailable
-from ragkit.models import RERANKER, hub_model_path
+from ragkit.plumbing.models import RERANKER, hub_model_path
 
 if TYPE_CHECKING:
     import torch

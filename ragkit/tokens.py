@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ragkit.chunking import Chunk
-from ragkit.models import WINDOW, verified_embedding_dir
+from ragkit.plumbing.models import WINDOW, verified_embedding_dir
 
 
 class TruncationWarning(UserWarning):

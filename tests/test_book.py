@@ -16,10 +16,10 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-import ragkit.course
+import ragkit.teach.course
 from book import build as book
-from ragkit import plots
 from ragkit.errors import InputError
+from ragkit.teach import plots
 from ragkit.threshold import CHAPTER_CUTS, default_cuts
 
 from conftest import ROOT
@@ -62,7 +62,7 @@ def site():
 
 @pytest.fixture(scope="module")
 def sweep():
-    return ragkit.course.load(progress=False).sweep("E", "dense")
+    return ragkit.teach.course.load(progress=False).sweep("E", "dense")
 
 
 def output_areas(html: str) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import ragkit.course
+import ragkit.teach.course
 
 from conftest import ROOT
 
@@ -98,7 +98,7 @@ def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab):
         finally:
             page.screenshot(path=str(ARTIFACTS / "threshold-slider-moved.png"), full_page=False)
             browser.close()
-    expected = ragkit.course.load(progress=False).sweep().at(cut_after).bluffs
+    expected = ragkit.teach.course.load(progress=False).sweep().at(cut_after).bluffs
     assert cut_after < cut_before
     assert after != before
     assert after == expected, f"the page shows {after} bluffs at {cut_after}, ragkit counts {expected}"
@@ -136,8 +136,8 @@ def drive(page, base: str, token: str) -> tuple[float, int, float, int]:
 
 TOUR = "widgets-tour.ipynb"
 TOUR_CELLS = [
-    "import ragkit.course\nfrom ragkit import widgets\nfrom ragkit.answer import answer\n"
-    "course = ragkit.course.load(progress=False)",
+    "import ragkit.teach.course\nfrom ragkit.teach import widgets\nfrom ragkit.answer import answer\n"
+    "course = ragkit.teach.course.load(progress=False)",
     "explorer = widgets.ChunkExplorer(course, strategy='A')\nexplorer.question.value = {qid!r}\n"
     "box = explorer.widget(); box.add_class('tour-explorer'); box",
     "duel = widgets.StrategyDuel(course.evaluation('ACE'), 'E/dense', 'A/dense', 'R@20')\n"
@@ -146,7 +146,8 @@ TOUR_CELLS = [
     "result = answer('How many test examples do I need?', course.retriever('E'))\n"
     "viewer = widgets.SourceViewer(result.citations, course.corpus)\n"
     "box = viewer.widget(); box.add_class('tour-viewer'); box",
-    "from ragkit.quiz import Quiz\nquiz = Quiz('06', course)\nbox = quiz.widget(); box.add_class('tour-quiz'); box",
+    "from ragkit.teach.quiz import Quiz\nquiz = Quiz('06', course)\n"
+    "box = quiz.widget(); box.add_class('tour-quiz'); box",
 ]
 QUESTION = "what does the learning rate warmup do"
 
@@ -175,7 +176,7 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
 
     from ragkit.evaluation import needle_hits
 
-    course = ragkit.course.load(progress=False)
+    course = ragkit.teach.course.load(progress=False)
     ids = [q.id for q in course.questions]
     carried = {s: dict(zip(ids, needle_hits(course.chunks(s), course.questions).any(axis=1))) for s in "AB"}
     qid = next(q for q, kept in carried["A"].items() if not kept)
@@ -189,7 +190,7 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     from ragkit.answer import answer
 
     second = answer("How many test examples do I need?", r).citations[1]
-    from ragkit import quiz
+    from ragkit.teach import quiz
 
     asked = quiz.questions("06", course)
     right = next(o for o in asked[0].options if o.right)

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit import cache as cache_module
-from ragkit.cache import FILENAME, CacheWarning, VectorCache, finish_shared, text_key
 from ragkit.errors import InputError
+from ragkit.plumbing import cache as cache_module
+from ragkit.plumbing.cache import FILENAME, CacheWarning, VectorCache, finish_shared, text_key
 
 STAMP, DIMS = "test-stamp-w256-d8", 8
 
@@ -116,7 +116,7 @@ def test_a_cache_location_that_is_a_file_is_a_clear_error(tmp_path):
 FILL = textwrap.dedent("""
     import sys
     import numpy as np
-    from ragkit.cache import VectorCache, text_key
+    from ragkit.plumbing.cache import VectorCache, text_key
     folder, name = sys.argv[1], sys.argv[2]
     cache = VectorCache(folder, "test-stamp-w256-d8", 8)
     for batch in range(20):
@@ -131,7 +131,7 @@ OPEN_AT_ONCE = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     import numpy as np
-    from ragkit.cache import VectorCache, text_key
+    from ragkit.plumbing.cache import VectorCache, text_key
     root, name, count, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     for r in range(rounds):
         (root / f"ready-{r}-{name}").touch()

@@ -126,13 +126,13 @@ def test_last_cell_is_the_knowledge_check(path):
 
 @pytest.fixture(scope="module")
 def course():
-    import ragkit.course
+    import ragkit.teach.course
 
-    return ragkit.course.load(progress=False)
+    return ragkit.teach.course.load(progress=False)
 
 
 def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(course):
-    from ragkit import quiz
+    from ragkit.teach import quiz
 
     for notebook in quiz.BUILDERS:
         questions = quiz.questions(notebook, course)
@@ -144,8 +144,8 @@ def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(cou
 
 
 def test_computed_quiz_answers_follow_the_course(course):
-    from ragkit import quiz
     from ragkit.answer import DEFAULT_CUT
+    from ragkit.teach import quiz
 
     def right(nb: str, i: int) -> str:
         return next(o.text for o in quiz.questions(nb, course)[i].options if o.right)
@@ -157,7 +157,7 @@ def test_computed_quiz_answers_follow_the_course(course):
 
 
 def test_quiz_widget_explains_every_option(course):
-    from ragkit.quiz import Quiz
+    from ragkit.teach.quiz import Quiz
 
     z = Quiz("06", course)
     first = z.questions[0]

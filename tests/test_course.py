@@ -7,7 +7,7 @@ import numpy as np
 
 import ragkit.embedding
 from ragkit.corpus import Corpus
-from ragkit.course import Course
+from ragkit.teach.course import Course
 from ragkit.tokens import TruncationWarning
 
 from conftest import make_document

@@ -7,11 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-import ragkit.models as models
-from ragkit.cache import FILENAME, CacheWarning, finish_shared
+import ragkit.plumbing.models as models
 from ragkit.chunking import chunk_corpus
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import InputError, ModelMismatch
+from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.tokens import TruncationWarning, count_pieces
 
 TEXTS = ["How many test examples do I need?", "The KV cache grows with context.", "paella"]
@@ -139,12 +139,12 @@ def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
 
 
 def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder, cache):
-    from ragkit.embedding import OnnxEncoder, _quiet_load
+    from ragkit.plumbing.onnx import OnnxEncoder, quiet_load
 
     embedder.encode(["load the model"], progress=False)
     assert isinstance(embedder.model, OnnxEncoder)
     (export,) = cache.glob("onnx/*")
-    reference = _quiet_load(str(export), "onnx")
+    reference = quiet_load(str(export), "onnx")
     reference.max_seq_length = 256
     texts = TEXTS + ["tokenisation " * 300, "a"]  # one past the window: both must cut it at the same piece
     ours = embedder.model.encode(texts)
@@ -177,33 +177,33 @@ def test_an_export_another_process_finished_first_is_used_not_an_error(embedder,
         shutil.copytree(done, target)
         shutil.copytree(done, into, dirs_exist_ok=True)
 
-    monkeypatch.setattr(embedding, "_export_in_child", racing)
-    assert embedding._onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, tmp_path) == target
+    monkeypatch.setattr(embedding, "export_in_child", racing)
+    assert embedding.onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, tmp_path) == target
     assert not list(target.parent.glob(".export-*"))
 
 
 def test_a_failed_export_says_what_failed(tmp_path):
-    from ragkit.embedding import _export_in_child
+    from ragkit.plumbing.onnx import export_in_child
 
     (tmp_path / "broken").mkdir()
     with pytest.raises(OSError, match="exporting .*broken to ONNX failed: .+"):
-        _export_in_child(tmp_path / "broken", tmp_path / "out")
+        export_in_child(tmp_path / "broken", tmp_path / "out")
 
 
 def test_only_a_mean_pooled_model_runs_without_sentence_transformers(tmp_path):
     import json
     import shutil
 
-    from ragkit.embedding import _mean_pooled
+    from ragkit.plumbing.onnx import mean_pooled
 
     source = models.verified_embedding_dir()
-    assert _mean_pooled(source)
+    assert mean_pooled(source)
     copy = tmp_path / "cls"
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("*.safetensors"))
     config = json.loads((copy / "1_Pooling" / "config.json").read_text())
     config.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
     (copy / "1_Pooling" / "config.json").write_text(json.dumps(config))
-    assert not _mean_pooled(copy) and not _mean_pooled(tmp_path / "nothing")
+    assert not mean_pooled(copy) and not mean_pooled(tmp_path / "nothing")
 
 
 def test_token_vectors_own_their_memory_not_a_view_of_their_whole_batch(embedder):

@@ -5,15 +5,15 @@ import json
 import numpy as np
 import pytest
 
-import ragkit.course
-from ragkit import exercises as ex
+import ragkit.teach.course
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits
+from ragkit.teach import exercises as ex
 
 
 @pytest.fixture(scope="module")
 def course():
-    return ragkit.course.load(progress=False)
+    return ragkit.teach.course.load(progress=False)
 
 
 @pytest.fixture(autouse=True)
@@ -137,7 +137,7 @@ def test_validate_warns_about_dataset_tickets_that_break_the_word_rule(capsys):
     assert main(["validate"]) == 0
     out = capsys.readouterr().out
     assert "WARNING q04" in out and "WARNING q05" in out and "ground truth is valid" in out
-    assert len(ex.ticket_rule_breaches(ragkit.course.load(progress=False).questions)) == out.count("WARNING")
+    assert len(ex.ticket_rule_breaches(ragkit.teach.course.load(progress=False).questions)) == out.count("WARNING")
 
 
 # ex4 -------------------------------------------------------------------------------------------------------------

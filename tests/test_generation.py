@@ -5,7 +5,7 @@ import pytest
 from ragkit.answer import Answer, Generator, answer, available_generator, count_prompt_tokens
 from ragkit.chunking import chunk_document
 from ragkit.errors import ModelUnavailable
-from ragkit.models import GENERATOR, bundled_model_dir
+from ragkit.plumbing.models import GENERATOR, bundled_model_dir
 from ragkit.retrieval import Retriever
 
 from conftest import make_document

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import ragkit.course
-from ragkit.cache import FILENAME, CacheWarning, finish_shared
+import ragkit.teach.course
 from ragkit.embedding import Embedder, default_embedder
+from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DOC = "02-gradient-descent"
@@ -38,12 +38,12 @@ def _fresh_process(monkeypatch, **env: Path | None) -> None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, str(value))
-    ragkit.course.load.cache_clear()
+    ragkit.teach.course.load.cache_clear()
     default_embedder.cache_clear()
 
 
 def _run(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    course = ragkit.course.load(data, progress=False)
+    course = ragkit.teach.course.load(data, progress=False)
     sweep = course.sweep("E", "dense")
     evaluation = course.evaluation(STRATEGIES)
     return sweep.table(), evaluation.table()
@@ -51,7 +51,7 @@ def _run(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _forget(monkeypatch) -> None:
     default_embedder().cache.close()
-    ragkit.course.load.cache_clear()
+    ragkit.teach.course.load.cache_clear()
     default_embedder.cache_clear()
 
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from ragkit import locations
 from ragkit.__main__ import main
-from ragkit.course import load
 from ragkit.errors import DataError
+from ragkit.plumbing import locations
+from ragkit.teach.course import load
 
 from conftest import ROOT
 

@@ -5,7 +5,7 @@ import pytest
 
 from ragkit.chunking import chunk_document
 from ragkit.errors import ModelUnavailable
-from ragkit.models import RERANKER, bundled_model_dir
+from ragkit.plumbing.models import RERANKER, bundled_model_dir
 from ragkit.rerank import CrossEncoderReranker, LateInteractionReranker, available_reranker
 from ragkit.retrieval import Retriever, rerank_top
 

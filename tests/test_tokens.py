@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 from ragkit.chunking import chunk_corpus, chunk_document
-from ragkit.models import WINDOW
+from ragkit.plumbing.models import WINDOW
 from ragkit.tokens import TruncationWarning, count_pieces, token_report
 
 from conftest import make_document

@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 
-from ragkit import warming
+from ragkit.teach import warming
 
 from conftest import ROOT
 
@@ -85,10 +85,10 @@ def test_no_warmer_no_wait(tmp_path, monkeypatch):
 
 SPY = """
 import os, sys
-from ragkit import warming
+from ragkit.teach import warming
 class Spy:  # reports, at the moment the warmer imports the course (seconds of work), whether it holds its lock
     def find_spec(self, name, path=None, target=None):
-        if name == "ragkit.course":
+        if name == "ragkit.teach.course":
             print("locked" if warming.warmer_running() else "unlocked", flush=True)
             os._exit(0)
 sys.meta_path.insert(0, Spy())

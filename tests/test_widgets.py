@@ -4,14 +4,14 @@ import re
 
 import pytest
 
-import ragkit.course
-from ragkit import widgets
+import ragkit.teach.course
+from ragkit.teach import widgets
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
 
 
 @pytest.fixture(scope="module")
 def course():
-    return ragkit.course.load(progress=False)
+    return ragkit.teach.course.load(progress=False)
 
 
 def shown(html: str) -> int:
@@ -69,8 +69,8 @@ def test_query_playground_gate_decision(course):
 
 def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course):
     from ragkit.evaluation import METRICS
-    from ragkit.plots import win_loss_matrix
     from ragkit.statistics import holm
+    from ragkit.teach.plots import win_loss_matrix
 
     ev = course.evaluation("ACE")
     fig = win_loss_matrix(ev, "R@20", "dense")
@@ -103,7 +103,7 @@ def test_threshold_explorer_escapes_every_string(course):
 
 
 def test_plot_legends_count_the_queries_of_the_sweep(course):
-    from ragkit import plots
+    from ragkit.teach import plots
     from ragkit.threshold import Sweep
 
     r = course.retriever("E")

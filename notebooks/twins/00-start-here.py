@@ -58,18 +58,18 @@ from collections import Counter
 import pandas as pd
 from IPython.display import Markdown, display
 
-import ragkit.course
-import ragkit.locations
-from ragkit import chapter
+import ragkit.teach.course
+import ragkit.plumbing.locations
+from ragkit.teach import chapter
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
 from ragkit.errors import ModelUnavailable
 from ragkit.evaluation import needle_windows
-from ragkit.models import GENERATOR, RERANKER, hub_model_path
+from ragkit.plumbing.models import GENERATOR, RERANKER, hub_model_path
 
 pd.set_option("display.max_colwidth", None)
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 
 # %%
 for model in (RERANKER, GENERATOR):
@@ -98,7 +98,7 @@ display(Markdown(
     f"**{len(course.corpus)}** documents loaded, **{len(course.corpus.failed)}** failed; "
     f"**{total.characters:,}** characters in **{total.sections}** sections, with "
     f"**{total.tables}** tables, **{total.formulas}** formulas and **{total.code_blocks}** code blocks. "
-    f"The files are in `{ragkit.locations.data_dir() / 'corpus'}`."))
+    f"The files are in `{ragkit.plumbing.locations.data_dir() / 'corpus'}`."))
 
 # %%
 first = course.corpus.documents[0]
@@ -197,7 +197,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `08-production` | stale indexes, broken documents, and failures that make no noise |
 # | `exercises/` | graded exercises in `notebooks/exercises/`, with hints rather than answers |
 #
-# The chapter's figures live in `ragkit.chapter`; ours are computed in front of you. For instance:
+# The chapter's figures live in `ragkit.teach.chapter`; ours are computed in front of you. For instance:
 
 # %%
 display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DESTROYED_BLIND}** of its "
@@ -220,6 +220,6 @@ display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DEST
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("00", course).widget()

@@ -50,14 +50,14 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import ragkit.course
-from ragkit import chapter, plots, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, plots, widgets
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, pathologies
 from ragkit.evaluation import needle_windows, saved_by_overlap
 from ragkit.tokens import count_pieces
 
 pd.set_option("display.max_colwidth", None)
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
 display(Markdown(course.truncation_note()))
 
@@ -410,6 +410,6 @@ assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("01", course).widget()

@@ -35,13 +35,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import ragkit.course
-from ragkit import chapter, plots, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, plots, widgets
 from ragkit.evaluation import METRICS, against_chapter, family, metric_shopping
-from ragkit.latency import measure, timings_table
+from ragkit.teach.latency import measure, timings_table
 from ragkit.statistics import sign_test, verdict, wilson
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
 r = course.retriever("E")
 texts = [q.text for q in course.queries]
@@ -218,7 +218,7 @@ table
 # ### Three words, one rule
 #
 # Each comparison gets one of three words, by a rule fixed before looking, written once in code and printed here. It uses the needle level
-# and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.chapter` fixes it).
+# and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.teach.chapter` fixes it).
 
 # %%
 import inspect
@@ -384,6 +384,6 @@ assert worst < 1e-9 and agree == len(tests)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("02", course).widget()

@@ -35,18 +35,18 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-import ragkit.course
-from ragkit import chapter, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, widgets
 from ragkit.evaluation import METRICS, against_chapter, family, with_holm
-from ragkit.latency import measure, timings_table
-from ragkit.exercises import STOPWORDS
+from ragkit.teach.latency import measure, timings_table
+from ragkit.teach.exercises import STOPWORDS
 from ragkit.fusion import K, rrf
 from ragkit.lexical import tokenize
 from ragkit.rerank import available_reranker
 from ragkit.statistics import sign_test
 from ragkit.tokens import TruncationWarning
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 ev = course.evaluation("E")
 r = course.retriever("E")
 display(Markdown(course.truncation_note()))
@@ -369,6 +369,6 @@ assert same == len(texts)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("03", course).widget()

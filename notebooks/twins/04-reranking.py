@@ -33,15 +33,15 @@ import time
 import pandas as pd
 from IPython.display import HTML, Markdown, display
 
-import ragkit.course
-from ragkit import chapter, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, widgets
 from ragkit.evaluation import LEVELS, with_holm
-from ragkit.latency import measure, timings_table
+from ragkit.teach.latency import measure, timings_table
 from ragkit.statistics import verdict
 from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.retrieval import RERANK_DEPTH
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 ev = course.evaluation("E")
 metrics = ("R@1", "R@4", "MRR")
 reranker = available_reranker()
@@ -267,6 +267,6 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("04", course).widget()

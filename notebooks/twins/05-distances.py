@@ -33,13 +33,13 @@ import pandas as pd
 import plotly.express as px
 from IPython.display import Markdown, display
 
-import ragkit.course
-from ragkit import chapter
+import ragkit.teach.course
+from ragkit.teach import chapter
 from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.tokens import count_pieces
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 embedder = default_embedder()
 chunks = course.chunks("E")
 
@@ -85,7 +85,7 @@ theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"
 pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
-# (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.chapter` does not record them.)
+# (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.teach.chapter` does not record them.)
 #
 # The vectors are stored as 32-bit floats, which carry about seven significant digits. A difference at that scale is rounding, not a
 # flaw in the identity.
@@ -236,6 +236,6 @@ display(Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("05", course).widget()

@@ -32,11 +32,11 @@
 from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
-import ragkit.course
-from ragkit import chapter, plots, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, plots, widgets
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
 display(Markdown(course.truncation_note()))
 
@@ -266,6 +266,6 @@ pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("06", course).widget()

@@ -33,14 +33,14 @@ import re
 from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
-import ragkit.course
-from ragkit import chapter, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, widgets
 from ragkit.answer import answer, available_generator, NoAnswer
 from ragkit.chunking import pathologies
 from ragkit.citations import verify, render_links, citation_table, text_fragment, CharRange, PdfPage, MediaRange, SheetRange
 from ragkit.threshold import KEEP
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 retriever = course.retriever("E")   # boundaries + header, dense, gate at the default cut
 result = answer("How many test examples do I need?", retriever)
 display(Markdown(course.truncation_note()))
@@ -383,6 +383,6 @@ else:
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("07", course).widget()

@@ -41,14 +41,15 @@ import shutil, sqlite3, subprocess, sys, tempfile, textwrap, time
 from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
-import ragkit.course
-from ragkit import chapter, index
+import ragkit.teach.course
+from ragkit.teach import chapter
+from ragkit import index
 from ragkit.chunking import SIZE
 from ragkit.corpus import load_corpus
 from ragkit.embedding import default_embedder
 from ragkit.errors import IndexBusy, StaleIndex
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
 folder, out = work / "corpus", work / "index"
 shutil.copytree(course.corpus.folder, folder)
@@ -398,6 +399,6 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.quiz import Quiz
+from ragkit.teach.quiz import Quiz
 
 Quiz("08", course).widget()

@@ -43,13 +43,13 @@
 # %%
 from IPython.display import Markdown, display
 import numpy as np
-import ragkit.course
-from ragkit import chapter, plots, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, plots, widgets
 from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
-from ragkit.exercises import check_threshold_choice, cost_minima, cost_table, threshold_halves
+from ragkit.teach.exercises import check_threshold_choice, cost_minima, cost_table, threshold_halves
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")
 BLUFF_COST, REFUSAL_COST = 5, 1
 tune, judge = threshold_halves(s)

@@ -39,12 +39,12 @@
 from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
-import ragkit.course
-from ragkit.exercises import STOPWORDS, check_ticket_phrasings
+import ragkit.teach.course
+from ragkit.teach.exercises import STOPWORDS, check_ticket_phrasings
 from ragkit.lexical import tokenize
 from ragkit.statistics import sign_test, wilson
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 ev = course.evaluation("E")
 
 # %% [markdown]

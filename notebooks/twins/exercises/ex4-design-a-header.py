@@ -42,14 +42,14 @@ import dataclasses
 
 from IPython.display import Markdown, display
 import numpy as np
-import ragkit.course
-from ragkit import chapter
+import ragkit.teach.course
+from ragkit.teach import chapter
 from ragkit.evaluation import first_hit_ranks, query_hits
 from ragkit.statistics import verdict
-from ragkit.exercises import check_header, needle_sign_test
+from ragkit.teach.exercises import check_header, needle_sign_test
 from ragkit.retrieval import Retriever
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 ev = course.evaluation("CE")
 
 # %% [markdown]

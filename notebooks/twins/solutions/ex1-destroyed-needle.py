@@ -36,16 +36,16 @@
 # %%
 from IPython.display import Markdown, display
 import pandas as pd
-import ragkit.course
-from ragkit import chapter, plots, widgets
+import ragkit.teach.course
+from ragkit.teach import chapter, plots, widgets
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits, needle_windows
-from ragkit.exercises import check_destroyed_needle, current_student, own_size, results_path
+from ragkit.teach.exercises import check_destroyed_needle, current_student, own_size, results_path
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 my_size = own_size()
 display(Markdown(f"Your blind window: **{my_size}** characters (assigned to **{current_student()}**; run "
-                 f"`ragkit.exercises.student('your name')` first to use your own name). Checks record your results "
+                 f"`ragkit.teach.exercises.student('your name')` first to use your own name). Checks record your results "
                  f"in `{results_path()}`."))
 
 # %% [markdown]

@@ -36,12 +36,12 @@
 # %%
 from IPython.display import Markdown, display
 import pandas as pd
-import ragkit.course
+import ragkit.teach.course
 from ragkit.answer import NoAnswer, answer
 from ragkit.citations import citation_table, verify
-from ragkit.exercises import check_own_document
+from ragkit.teach.exercises import check_own_document
 
-course = ragkit.course.load()
+course = ragkit.teach.course.load()
 retriever = course.retriever("E")
 
 # %% [markdown]

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import ipywidgets as w
 
-from ragkit import chapter
 from ragkit.answer import DEFAULT_CUT
+from ragkit.teach import chapter
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ from typing import Callable
 
 from threadpoolctl import threadpool_limits
 
-from ragkit.embedding import BATCH, Embedder
+from ragkit.embedding import Embedder
 from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
+from ragkit.plumbing.onnx import BATCH
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
 
 
@@ -44,7 +45,7 @@ def median_ms(work: Callable[[], object], repeat: int) -> float:
 def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH,
             repeat: int = 20) -> list[Timing]:
     """Time one query through each stage: embedding (computed, not read from the cache), scan, BM25, fusion, MaxSim."""
-    from ragkit import chapter
+    from ragkit.teach import chapter
 
     embedder = retriever.embedder
     if not isinstance(embedder, Embedder):

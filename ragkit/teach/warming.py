@@ -5,7 +5,7 @@ releases it when the process ends, however it ends, so an interrupted warmer nev
 stale lock) and records the stages it has finished in ``warming.json`` beside it. A notebook
 about to embed a stage that a live warmer has not finished waits for it with a progress
 bar, then reads the vectors from the cache instead of computing them a second time. Only
-the public surface is used (``ragkit.course``), never the cache's storage format.
+the public surface is used (``ragkit.teach.course``), never the cache's storage format.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragkit.locations import cache_dir
+from ragkit.plumbing.locations import cache_dir
 
 STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation")
 """What the warmer embeds, in order: strategy E and the queries first (06's slider needs just those)."""
@@ -134,9 +134,9 @@ def _warm_stages(t: float, progress: bool) -> str:
         status = {"pid": os.getpid(), "done": done, "seconds": seconds}
         _write_status(status)
         # locked before the heavy imports: a notebook opened in the meantime already sees a warmer to wait for
-        import ragkit.course
+        import ragkit.teach.course
 
-        course = ragkit.course.load(progress=progress)
+        course = ragkit.teach.course.load(progress=progress)
         for stage in STAGES:
             if stage == "queries":
                 course.sweep("E")

@@ -1,6 +1,6 @@
 """The bundled course in one object: corpus, ground truth, and the experiments the notebooks share.
 
-Notebooks start with ``course = ragkit.course.load()``; every heavy result (chunks,
+Notebooks start with ``course = ragkit.teach.course.load()``; every heavy result (chunks,
 retrievers, the evaluation, the threshold sweep) is computed on first use and kept, and
 the vectors behind them come from the on-disk cache, so a second notebook starts warm.
 """
@@ -13,14 +13,14 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragkit import warming
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
-from ragkit.locations import data_dir
-from ragkit.models import WINDOW
+from ragkit.plumbing.locations import data_dir
+from ragkit.plumbing.models import WINDOW
 from ragkit.retrieval import Retriever
+from ragkit.teach import warming
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces
 

@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from ragkit.errors import InputError
-from ragkit.storage import connect, is_busy, is_damaged, move_aside, writable_by_us
+from ragkit.plumbing.storage import connect, is_busy, is_damaged, move_aside, writable_by_us
 
 FILENAME = "vectors.sqlite"
 FORMAT = "ragkit-cache-1"

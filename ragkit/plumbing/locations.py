@@ -18,9 +18,9 @@ from ragkit.errors import DataError
 DATA_ENV = "RAGKIT_DATA"
 CACHE_ENV = "RAGKIT_CACHE"
 MODELS_ENV = "RAGKIT_MODELS_DIR"
-PACKAGED_DATA = Path(__file__).resolve().parent / "_data"
+PACKAGED_DATA = Path(__file__).resolve().parent.parent / "_data"
 """Where the wheel carries ``data/`` (pyproject.toml maps it there at build time)."""
-_SOURCE_ROOT = Path(__file__).resolve().parent.parent
+_SOURCE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def checkout() -> Path | None:

@@ -36,8 +36,8 @@ GENERATOR = HubModel("Qwen/Qwen2.5-0.5B-Instruct", "7ae557604adf67be50417f59c2c2
 
 
 def models_dir() -> Path:
-    """Folder for downloaded hub models (see ragkit.locations for the order)."""
-    from ragkit import locations
+    """Folder for downloaded hub models (see ragkit.plumbing.locations for the order)."""
+    from ragkit.plumbing import locations
 
     return locations.models_dir()
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import ipywidgets as w
 
-from ragkit import plots
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
+from ragkit.teach import plots
 from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
 
 
@@ -327,6 +327,6 @@ class SourceViewer:
 
 def project_path(path, root=None) -> str:
     """A document's path relative to the project (or to ``root``), as JupyterLab's file browser shows it."""
-    root = Path(root) if root else Path(__file__).resolve().parent.parent
+    root = Path(root) if root else Path(__file__).resolve().parent.parent.parent
     path = Path(path).resolve()
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)

@@ -1,0 +1,171 @@
+"""The ONNX path of the embedding model: a one-time export in a child process, and an encoder on onnxruntime.
+
+The export needs torch, so it runs once in a child process and is stored in the cache folder
+(the shared one first) with a record of its size and sha256, checked before every load. After
+it, a mean-pooled model runs on onnxruntime and its own ``tokenizers`` tokenizer alone, so a
+notebook's kernel never imports torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ragkit.plumbing.cache import CacheWarning
+from ragkit.plumbing.storage import move_aside
+
+BATCH = 4
+"""Texts per onnxruntime call: about as fast as 8 on CPU, with a smaller peak (a batch's attention grows with it)."""
+
+
+def quiet_load(source: str, backend: str):
+    from sentence_transformers import SentenceTransformer
+
+    for name in ("sentence_transformers", "transformers", "optimum"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return SentenceTransformer(source, backend=backend, device="cpu")
+
+
+EXPORT_RECORD = "ragkit-export.json"
+"""Written beside an ONNX export: the size and sha256 of its model.onnx, checked before every load."""
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def export_ok(target: Path) -> bool:
+    """True when an export folder holds the model.onnx its record describes (a truncated file fails)."""
+    model = target / "onnx" / "model.onnx"
+    try:
+        record = json.loads((target / EXPORT_RECORD).read_text(encoding="utf-8"))
+        return model.stat().st_size == record["size"] and file_sha256(model) == record["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None) -> Path:
+    """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one."""
+    if shared is not None and export_ok(shared / "onnx" / weights[:16]):
+        return shared / "onnx" / weights[:16]
+    target = root / "onnx" / weights[:16]
+    if export_ok(target):
+        return target
+    if target.exists():
+        aside = move_aside(target)
+        warnings.warn(f"the ONNX export in {target} does not match its record (damaged, interrupted, or made by an "
+                      f"older ragkit); moved aside to {aside.name} and exported again", CacheWarning, stacklevel=4)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
+    tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
+    try:
+        export_in_child(source, tmp)
+        model = tmp / "onnx" / "model.onnx"
+        record = {"size": model.stat().st_size, "sha256": file_sha256(model), "weights": weights}
+        (tmp / EXPORT_RECORD).write_text(json.dumps(record), encoding="utf-8")
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not export_ok(target):  # else another process (the warmer, a second notebook) finished first
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+_EXPORT = "import sys; from ragkit.plumbing.onnx import quiet_load; quiet_load(sys.argv[1], 'onnx').save(sys.argv[2])"
+
+
+def export_in_child(source: Path, into: Path) -> None:
+    """Export with torch in a child process: the caller never imports torch, the largest thing it would hold."""
+    done = subprocess.run([sys.executable, "-c", _EXPORT, str(source), str(into)], capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        raise OSError(f"exporting {source} to ONNX failed: {lines[-1]}")
+
+
+def mean_pooled(folder: Path) -> bool:
+    """True when a sentence-transformers folder is a transformer, mean pooling and at most a normalisation."""
+    try:
+        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
+        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    mean = pooling.get("pooling_mode") == "mean" or (
+        pooling.get("pooling_mode_mean_tokens") is True
+        and not any(v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
+    return modules in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]) and mean
+
+
+class OnnxEncoder:
+    """A mean-pooled model's ONNX graph on onnxruntime with its own tokenizer: what sentence-transformers computes."""
+
+    def __init__(self, folder: Path, window: int):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=window)  # the window counts the two special tokens
+        self.tokenizer.no_padding()
+        options = ort.SessionOptions()
+        # the arena keeps its largest batch's memory for good, and a memory pattern is planned and kept for every
+        # new batch shape; a kernel embeds batches of many shapes, and memory it holds is memory a notebook lacks
+        options.enable_cpu_mem_arena = False
+        options.enable_mem_pattern = False
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(folder / "onnx" / "model.onnx"), options,
+                                            providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def _batches(self, texts: Sequence[str], progress: bool, batch_size: int):
+        """(indices into texts, the batch's last-layer output, each text's token count), batches of similar lengths."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
+        starts = range(0, len(order), batch_size)
+        if progress:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc="embedding", unit="batch")
+        for start in starts:
+            rows = order[start:start + batch_size]
+            lengths = [len(encodings[i].ids) for i in rows]
+            ids, mask, types = (np.zeros((len(rows), max(lengths)), dtype=np.int64) for _ in range(3))
+            for r, (i, n) in enumerate(zip(rows, lengths)):
+                ids[r, :n], mask[r, :n], types[r, :n] = encodings[i].ids, 1, encodings[i].type_ids
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            (hidden,) = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})
+            yield rows, hidden, lengths
+
+    def token_embeddings(self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH
+                         ) -> list[np.ndarray]:
+        """The last layer's vector for every token (special tokens included), one array per text."""
+        out: list[np.ndarray] = [np.zeros(0)] * len(texts)
+        for rows, hidden, lengths in self._batches(texts, progress, batch_size):
+            for r, (i, n) in enumerate(zip(rows, lengths)):
+                out[i] = np.array(hidden[r, :n], dtype=np.float32)  # a copy: a view would keep the whole batch alive
+        return out
+
+    def encode(self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH) -> np.ndarray:
+        """Mean-pooled, L2-normalised vectors, shape (len(texts), dimensions), pooled batch by batch."""
+        pooled = np.zeros((0, 0), dtype=np.float32)
+        for rows, hidden, lengths in self._batches(texts, progress, batch_size):
+            if not len(pooled):
+                pooled = np.zeros((len(texts), hidden.shape[-1]), dtype=np.float32)
+            for r, (i, n) in enumerate(zip(rows, lengths)):
+                pooled[i] = hidden[r, :n].mean(axis=0)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
