@@ -167,7 +167,7 @@ def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
 def test_an_export_another_process_finished_first_is_used_not_an_error(embedder, cache, tmp_path, monkeypatch):
     import shutil
 
-    import ragkit.embedding as embedding
+    import ragkit.plumbing.onnx as onnx
 
     embedder.encode(["load the model"], progress=False)
     (done,) = cache.glob("onnx/*")
@@ -177,8 +177,8 @@ def test_an_export_another_process_finished_first_is_used_not_an_error(embedder,
         shutil.copytree(done, target)
         shutil.copytree(done, into, dirs_exist_ok=True)
 
-    monkeypatch.setattr(embedding, "export_in_child", racing)
-    assert embedding.onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, tmp_path) == target
+    monkeypatch.setattr(onnx, "export_in_child", racing)
+    assert onnx.onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, tmp_path) == target
     assert not list(target.parent.glob(".export-*"))
 
 
