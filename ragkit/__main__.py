@@ -267,7 +267,8 @@ def _cache(args: argparse.Namespace) -> int:
         if not root.is_dir():
             print(f"cleared {root}: nothing to clear")
             return 0
-        # under the warmer's lock: clearing beneath a running warmer would leave it reporting vectors that are gone
+        # under the warmer's lock: clearing beneath a running warmer would leave it reporting vectors that are gone;
+        # taking the lock also rewrites the status file with no stage done
         with warming.holding(root) as holder:
             if holder is None:
                 pid = warming.read_status(root).pid or "?"
@@ -277,7 +278,6 @@ def _cache(args: argparse.Namespace) -> int:
             removed += [root / f"{FILENAME}{s}" for s in ("-wal", "-shm") if (root / f"{FILENAME}{s}").exists()]
             for path in removed:
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
-            warming.clear_status(root)  # no stage is warm any longer
         print(f"cleared {root}: " + (", ".join(p.name for p in removed) if removed else "nothing to clear"))
         return 0
     cache: VectorCache = default_embedder().cache

@@ -61,12 +61,6 @@ def read_status(folder: Path | None = None) -> Status:
         return Status()
 
 
-def clear_status(folder: Path | None = None) -> None:
-    """Forget the stages recorded as done (call it with the lock held, after removing what they computed)."""
-    with contextlib.suppress(FileNotFoundError):
-        _paths(folder)[1].unlink()
-
-
 def warmer_running(folder: Path | None = None) -> bool:
     """True while a process (another one, or another lock object in this one) holds the lock."""
     lock = _paths(folder)[0]
