@@ -161,10 +161,10 @@ def load(data: Path | None = None, progress: bool = True) -> Course:
                   load_out_of_domain(data / "out_of_domain.jsonl"), progress)
 
 
-def warm(holder: warming.Holder, progress: bool = False, course: Course | None = None) -> str:
-    """Compute every stage of the course (the bundled one by default) in order, reporting to a held warming lock."""
+def warm(holder: warming.Holder, progress: bool = False) -> str:
+    """Compute every stage of the bundled course in order, reporting to a held warming lock; a line saying so."""
     t = time.perf_counter()
-    course = course or load(progress=progress)
+    course = load(progress=progress)
     for stage in STAGES:
         course.compute(stage, holder.tick)
         holder.finished(stage)
