@@ -261,10 +261,23 @@ def _cache(args: argparse.Namespace) -> int:
 
     root = cache_dir()
     if args.action == "clear":
-        removed = [p for p in (root / FILENAME, root / "onnx") if p.exists()]
-        removed += [root / f"{FILENAME}{s}" for s in ("-wal", "-shm") if (root / f"{FILENAME}{s}").exists()]
-        for path in removed:
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
+        from ragkit.errors import InputError
+        from ragkit.teach import warming
+
+        if not root.is_dir():
+            print(f"cleared {root}: nothing to clear")
+            return 0
+        # under the warmer's lock: clearing beneath a running warmer would leave it reporting vectors that are gone;
+        # taking the lock also rewrites the status file with no stage done
+        with warming.holding(root) as holder:
+            if holder is None:
+                pid = warming.read_status(root).pid or "?"
+                raise InputError(f"a warmer (pid {pid}) is filling {root}: nothing cleared. Let it finish, or stop "
+                                 f"it (`kill {pid}`), then clear again")
+            removed = [p for p in (root / FILENAME, root / "onnx") if p.exists()]
+            removed += [root / f"{FILENAME}{s}" for s in ("-wal", "-shm") if (root / f"{FILENAME}{s}").exists()]
+            for path in removed:
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
         print(f"cleared {root}: " + (", ".join(p.name for p in removed) if removed else "nothing to clear"))
         return 0
     cache: VectorCache = default_embedder().cache
@@ -288,24 +301,51 @@ def _warm(args: argparse.Namespace) -> int:
     import os
 
     from ragkit.errors import InputError
-    from ragkit.teach.warming import start_background, warm
+    from ragkit.plumbing.locations import cache_dir
+    from ragkit.teach import warming
 
     if args.cache:
         os.environ["RAGKIT_CACHE"] = str(args.cache)
     if args.background:
         if args.cache:
             raise InputError("--background warms the notebooks' own cache; fill a shared one in the foreground")
-        print(start_background(args.background, args.nice))
+        print(warming.start_background(args.background, args.nice))
         return 0
-    print(warm(progress=not args.quiet))
-    if args.cache:
-        from ragkit.embedding import default_embedder
-        from ragkit.plumbing.cache import finish_shared
+    try:
+        with warming.holding() as holder:
+            if holder is None:
+                print(f"another warmer is running (pid {warming.read_status().pid or '?'}): this one leaves it to "
+                      "finish" + (f"; {args.cache} is not finished by this run: run this command again once that "
+                                  "warmer has ended" if args.cache else ""))
+                return 0
+            # the lock is held before the heavy imports: a notebook opened meanwhile already sees a warmer to wait for
+            from ragkit.teach.course import warm
 
-        default_embedder().cache.close()
-        print(f"{finish_shared(args.cache)} is ready to share: make it read-only (`chmod -R a-w {args.cache}`) and "
-              f"point RAGKIT_SHARED_CACHE at {args.cache}")
+            print(warm(holder, progress=not args.quiet))
+            if args.cache:
+                _finish_shared(args.cache)  # still under the lock: no other warmer writes into it meanwhile
+    except OSError as exc:
+        message = f"cache folder {cache_dir()} is not writable ({exc.strerror or exc}): nothing warmed"
+        if args.cache:
+            raise InputError(f"{message}; give --cache a folder you can write to") from exc
+        print(f"{message}; set RAGKIT_CACHE to a writable folder to keep vectors between sessions")
     return 0
+
+
+def _finish_shared(folder: Path) -> None:
+    """Finish a cache this run filled for sharing, and say so only once its journal mode really changed."""
+    from ragkit.embedding import default_embedder
+    from ragkit.errors import InputError
+    from ragkit.plumbing.cache import finish_shared
+
+    cache = default_embedder().cache
+    filled = sum(n for layer, stamp, _, n, _ in cache.summary() if layer == "private" and stamp == cache.stamp)
+    cache.close()
+    if not filled:
+        raise InputError(f"nothing was written into {folder} (see the warning above): it is not finished for "
+                         "sharing; fix the cause and run this command again")
+    print(f"{finish_shared(folder)} is ready to share: make it read-only (`chmod -R a-w {folder}`) and "
+          f"point RAGKIT_SHARED_CACHE at {folder}")
 
 
 def _class_report(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from ragkit.errors import InputError, ModelUnavailable
 from ragkit.plumbing.cache import VectorCache, shared_cache_dir, text_key
 from ragkit.plumbing.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
 from ragkit.plumbing.onnx import OnnxEncoder, mean_pooled, onnx_export, quiet_load
-from ragkit.tokens import TruncationWarning, count_pieces
+from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
 BACKENDS = ("onnx", "torch")
 
@@ -137,10 +137,11 @@ class Embedder:
     def _warn_truncation(self, texts: Sequence[str]) -> None:
         """Say how many texts the encoder will cut at its window (counted with special tokens, no model load)."""
         if (self._source / "tokenizer.json").is_file():
-            lengths = [n + 2 for n in count_pieces(texts, self._source)]
+            pieces = count_pieces(texts, self._source)
         else:
-            lengths = [len(ids) for ids in self._sentence().tokenizer(list(texts), truncation=False)["input_ids"]]
-        over = sum(n > self.stamp.window for n in lengths)
+            encoded = self._sentence().tokenizer(list(texts), truncation=False, add_special_tokens=False)
+            pieces = [len(ids) for ids in encoded["input_ids"]]
+        over = over_window(pieces, self.stamp.window)
         if over:
             warnings.warn(f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
                           "the encoder embeds only their beginning. Use smaller chunks or a shorter header.",

@@ -25,7 +25,7 @@ from ragkit.corpus import Corpus
 from ragkit.data import Query, Question
 from ragkit.data import queries as make_queries
 from ragkit.errors import DataError, InputError
-from ragkit.retrieval import RETRIEVERS, Retriever, Run
+from ragkit.retrieval import RETRIEVERS, Encoder, Retriever, Run
 from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_scores, needle_sign_test, sign_test, wilson
 from ragkit.tokens import TokenReport, token_report
 
@@ -278,7 +278,7 @@ def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: It
 
 def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable[str] = "ABCDEF",
              retrievers: Iterable[str] = RETRIEVERS, rerankers: Sequence = (), rerank_on: Iterable[str] = ("E",),
-             embedder=None, progress: bool = True, size: int | None = None,
+             embedder: Encoder | None = None, progress: bool = True, size: int | None = None,
              retriever_for: Callable[[str], Retriever] | None = None) -> Evaluation:
     """Run every retriever on every strategy for the 64 queries; rerankers rerank hybrid on ``rerank_on``.
 

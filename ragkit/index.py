@@ -31,7 +31,7 @@ from ragkit.corpus import LOADER_VERSION, Corpus, Document
 from ragkit.embedding import ModelStamp
 from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
 from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
-from ragkit.retrieval import cosine_distance, rank
+from ragkit.retrieval import Encoder, cosine_distance, rank
 
 PIPELINE_VERSION = "ragkit-1"
 FILENAME = "index.sqlite"
@@ -86,7 +86,7 @@ class Stamp:
         return [k for k in mine if mine[k] != theirs[k]]
 
 
-def current_stamp(embedder, strategy: str = "E", size: int = SIZE, overlap: int = OVERLAP) -> Stamp:
+def current_stamp(embedder: Encoder, strategy: str = "E", size: int = SIZE, overlap: int = OVERLAP) -> Stamp:
     """The stamp that documents indexed now would get."""
     return Stamp(embedder.stamp, PIPELINE_VERSION, get_strategy(strategy).letter, size, overlap, LOADER_VERSION)
 
@@ -280,7 +280,7 @@ def _stamp_id(conn: sqlite3.Connection, stamp: Stamp) -> int:
     return int(conn.execute(f"SELECT id FROM stamps WHERE {where}", tuple(flat.values())).fetchone()[0])
 
 
-def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp_id: int, embedder) -> None:
+def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp_id: int, embedder: Encoder) -> None:
     """Chunk and embed one document and replace its rows (inside the caller's transaction)."""
     chunks = chunk_document(doc, stamp.strategy, stamp.size, stamp.overlap)
     vectors = embedder.encode([c.text for c in chunks], progress=False) if chunks else \
@@ -337,7 +337,7 @@ def _writer(folder: Path, corpus: Corpus, wait: float) -> sqlite3.Connection:
     return conn
 
 
-def update(corpus: Corpus, folder: Path, embedder, strategy: str = "E", size: int = SIZE,
+def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E", size: int = SIZE,
            overlap: int = OVERLAP, rebuild: bool = False, wait: float = BUSY_SECONDS) -> Status:
     """Re-embed only what is stale, new, failed or damaged and drop removed documents, in one transaction."""
     folder = Path(folder)
@@ -384,7 +384,7 @@ def update(corpus: Corpus, folder: Path, embedder, strategy: str = "E", size: in
     return Status(report.current, report.stale, report.new, report.failed, report.chunks, notes)
 
 
-def build(corpus: Corpus, folder: Path, embedder, strategy: str = "E", size: int = SIZE,
+def build(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E", size: int = SIZE,
           overlap: int = OVERLAP, wait: float = BUSY_SECONDS) -> Status:
     """Index every document from scratch (the previous index stays usable until the transaction commits)."""
     return update(corpus, folder, embedder, strategy, size, overlap, rebuild=True, wait=wait)
@@ -408,7 +408,7 @@ def tables(folder: Path) -> Iterator[tuple[str, list[str], list[tuple]]]:
 class Index:
     """A searchable index: every document current under one stamp, or it refuses to open."""
 
-    def __init__(self, corpus: Corpus, folder: Path, embedder):
+    def __init__(self, corpus: Corpus, folder: Path, embedder: Encoder):
         folder = Path(folder)
         conn = _open(folder, corpus)
         if conn is None:

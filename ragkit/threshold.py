@@ -21,7 +21,7 @@ from ragkit.data import OutOfDomain, Question
 from ragkit.data import queries as make_queries
 from ragkit.errors import DataError, InputError
 from ragkit.evaluation import query_hits
-from ragkit.retrieval import Retriever
+from ragkit.retrieval import Encoder, Retriever
 
 KEEP = 4
 DEFAULT_CUT = 0.675
@@ -29,6 +29,8 @@ DEFAULT_CUT = 0.675
 STRICT_CUT = 0.525
 """The chapter's strict cut."""
 CHAPTER_CUTS = (DEFAULT_CUT, STRICT_CUT)
+CUT_RANGE = (0.30, 1.00)
+"""The cuts worth trying (cosine distance): the sweep's grid, the sliders and exercise 2 all span this range."""
 
 
 def check_cut(cut: float | None) -> float | None:
@@ -147,13 +149,15 @@ def _check_both_kinds(questions: Sequence[Question], out_of_domain: Sequence[Out
 
 
 def default_cuts() -> list[float | None]:
-    """No threshold, then 0.30 to 1.00 in steps of 0.025 (the chapter's two cuts among them)."""
-    grid = sorted(set(np.round(np.arange(0.30, 1.0001, 0.025), 3).tolist()) | set(CHAPTER_CUTS), reverse=True)
+    """No threshold, then the CUT_RANGE in steps of 0.025 (the chapter's two cuts among them)."""
+    low, high = CUT_RANGE
+    grid = sorted(set(np.round(np.arange(low, high + 1e-4, 0.025), 3).tolist()) | set(CHAPTER_CUTS), reverse=True)
     return [None, *grid]
 
 
 def sweep(corpus: Corpus, questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
-          strategy: str = "E", retriever: str = "dense", embedder=None, progress: bool = True) -> Sweep:
+          strategy: str = "E", retriever: str = "dense", embedder: Encoder | None = None, progress: bool = True
+          ) -> Sweep:
     """Precompute the gate's candidates for the in-domain and out-of-domain queries (default: dense on E)."""
     _check_both_kinds(questions, out_of_domain)
     absent = [q.id for q in questions if not any(q.needle in d.text for d in corpus.documents)]

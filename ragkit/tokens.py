@@ -6,10 +6,23 @@ import functools
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ragkit.chunking import Chunk
 from ragkit.plumbing.models import WINDOW, verified_embedding_dir
+
+SPECIAL_TOKENS = 2
+"""``[CLS]`` and ``[SEP]``: the encoder adds them to every text, inside its window."""
+
+
+def truncated(pieces: int, window: int) -> bool:
+    """True when a text of ``pieces`` word pieces (special tokens excluded) is cut by a window of ``window``."""
+    return pieces + SPECIAL_TOKENS > window
+
+
+def over_window(pieces: Iterable[int], window: int) -> int:
+    """How many texts, given their word pieces (special tokens excluded), the window truncates."""
+    return sum(truncated(n, window) for n in pieces)
 
 
 class TruncationWarning(UserWarning):
@@ -56,7 +69,7 @@ def token_report(chunks: Sequence[Chunk], window: int = WINDOW, model_dir: Path 
     """Count embedded word pieces; warn when chunks exceed the window (``[CLS]`` and ``[SEP]`` included)."""
     pieces = count_pieces([c.text for c in chunks], model_dir)
     headers = count_pieces([c.header for c in chunks if c.header], model_dir)
-    over = sum(n + 2 > window for n in pieces)
+    over = over_window(pieces, window)
     if over and warn:
         warnings.warn(
             f"{over} of {len(chunks)} chunks are longer than the encoder's {window}-piece window and will be "

@@ -5,7 +5,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import ragkit.embedding
 from ragkit.corpus import Corpus
 from ragkit.teach.course import Course
 from ragkit.tokens import TruncationWarning
@@ -16,7 +15,7 @@ DENSE = "x1y2z3 " * 200  # one paragraph far over 256 word pieces and over the 5
 
 
 class WarningEmbedder:
-    """Stands in for the encoder: unit vectors, and the TruncationWarning the real one raises."""
+    """Stands in for the encoder (handed to the Course): unit vectors, and the TruncationWarning the real one raises."""
 
     stamp = SimpleNamespace(window=256)
 
@@ -26,10 +25,9 @@ class WarningEmbedder:
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def test_truncation_is_recorded_with_counts_and_nothing_reaches_stderr(monkeypatch):
-    monkeypatch.setattr(ragkit.embedding, "default_embedder", lambda backend="onnx": WarningEmbedder())
+def test_truncation_is_recorded_with_counts_and_nothing_reaches_stderr():
     doc = make_document(f"# T\n\n## S\n\nA short first paragraph.\n\n{DENSE}\n", "d")
-    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False)
+    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=WarningEmbedder())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         r = course.retriever("E")
@@ -45,23 +43,22 @@ def test_no_note_when_nothing_is_truncated():
     assert Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False).truncation_note() == ""
 
 
-def test_other_warnings_still_reach_the_student(monkeypatch):
+def test_other_warnings_still_reach_the_student():
     class Other(WarningEmbedder):
         def encode(self, texts, progress=True):
             warnings.warn("something else", RuntimeWarning, stacklevel=2)
             return super().encode(texts, progress)
 
-    monkeypatch.setattr(ragkit.embedding, "default_embedder", lambda backend="onnx": Other())
     doc = make_document("# T\n\n## S\n\nA short paragraph.\n", "d")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False).retriever("E")
+        Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=Other()).retriever("E")
     assert [w.category for w in caught] == [RuntimeWarning]
 
 
 def test_recording_turns_truncation_raised_anywhere_in_the_block_into_a_note():
     doc = make_document(f"# T\n\n## S\n\nA short first paragraph.\n\n{DENSE}\n", "d")
-    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False)
+    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=WarningEmbedder())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with course.recording("E"):
@@ -72,7 +69,20 @@ def test_recording_turns_truncation_raised_anywhere_in_the_block_into_a_note():
 
 def test_recording_counts_the_texts_it_is_given():
     doc = make_document("# T\n\n## S\n\nA short paragraph.\n", "d")
-    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False)
+    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=WarningEmbedder())
     with course.recording("mine", ["short", DENSE]):
         WarningEmbedder().encode(["anything"])
     assert course.truncated["mine"] == (1, 2, 256)
+
+
+def test_the_course_uses_the_embedder_it_is_given_and_no_other(monkeypatch):
+    import ragkit.embedding
+
+    def refuse(backend="onnx"):
+        raise AssertionError("the default embedder was loaded although the course was handed one")
+
+    monkeypatch.setattr(ragkit.embedding, "default_embedder", refuse)
+    doc = make_document("# T\n\n## S\n\nA short paragraph.\n", "d")
+    embedder = WarningEmbedder()
+    course = Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=embedder)
+    assert course.retriever("E").embedder is embedder

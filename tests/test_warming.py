@@ -1,44 +1,179 @@
-"""The background warmer: never two at once, notebooks wait for its stages, an interrupted one frees them."""
+"""The background warmer: never two at once, notebooks wait for its stages while it makes progress, an interrupted
+one frees them, `cache clear` never runs beneath it, and `warm --cache` finishes only what it filled."""
 
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 
+import numpy as np
+import pytest
+
+from ragkit.corpus import Corpus
+from ragkit.errors import InputError
+from ragkit.plumbing.cache import FILENAME, VectorCache, finish_shared
+from ragkit.teach import course as course_module
 from ragkit.teach import warming
 
-from conftest import ROOT
+from conftest import ROOT, make_document
 
 HOLDER = """
-import fcntl, json, sys, time
-lock = open(sys.argv[1] + "/warming.lock", "a")
-fcntl.flock(lock, fcntl.LOCK_EX)
-open(sys.argv[1] + "/warming.json", "w").write(json.dumps({"pid": 1, "done": []}))
+import json, sys, time
+from filelock import FileLock
+folder, mode = sys.argv[1], sys.argv[2]
+lock = FileLock(folder + "/warming.lock")
+lock.acquire()
+open(folder + "/warming.json", "w").write(json.dumps({"pid": 1, "done": []}))
+if mode == "db":  # a warmer mid-fill has its database open
+    from ragkit.plumbing.storage import connect
+    conn = connect(folder + "/vectors.sqlite")
+    conn.execute("CREATE TABLE IF NOT EXISTS t (x)")
 print("held", flush=True)
 time.sleep(120)
 """
 
+TICKER = """
+import sys, time
+from ragkit.teach import warming
+with warming.holding(sys.argv[1]) as holder:
+    print("held", flush=True)
+    while True:
+        holder.tick()
+        time.sleep(0.05)
+"""
 
-def hold_lock(folder):
-    """A stand-in warmer: a process that holds the lock and has finished no stage."""
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdout=subprocess.PIPE, text=True)
+
+def env_for(folder=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if folder is not None:
+        env["RAGKIT_CACHE"] = str(folder)
+    return env
+
+
+def hold_lock(folder, mode="lock"):
+    """A stand-in warmer: a process that holds the lock and has finished no stage (mode "db": and has the db open)."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder), mode], stdout=subprocess.PIPE, text=True,
+                            env=env_for())
     assert proc.stdout.readline().strip() == "held"
     return proc
+
+
+def stop(proc):
+    proc.kill()
+    proc.wait()
 
 
 def test_a_second_warmer_leaves_the_first_one_to_finish(tmp_path):
     holder = hold_lock(tmp_path)
     try:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
         done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
-                              capture_output=True, text=True, env=env, timeout=60)
+                              capture_output=True, text=True, env=env_for(), timeout=60)
     finally:
-        holder.kill()
-        holder.wait()
+        stop(holder)
     assert done.returncode == 0 and done.stderr == ""
     assert "another warmer is running" in done.stdout
+    assert "ready to share" not in done.stdout and not (tmp_path / FILENAME).exists()  # it filled nothing
+
+
+def test_warm_cache_beside_a_warmer_that_has_the_database_open_finishes_nothing(tmp_path):
+    """Defect: the finishing step ran anyway and ended in a "database is locked" traceback."""
+    holder = hold_lock(tmp_path, "db")
+    try:
+        done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
+                              capture_output=True, text=True, env=env_for(), timeout=60)
+    finally:
+        stop(holder)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "another warmer is running" in done.stdout and "is not finished by this run" in done.stdout
+    assert "ready to share" not in done.stdout
+
+
+def test_warm_cache_into_a_folder_it_cannot_write_says_so_and_finishes_nothing(tmp_path):
+    """Defect: "nothing warmed", then the finishing step's "unable to open database file" traceback."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if os.access(folder, os.W_OK):  # root writes anyway: a folder that cannot be made fails the same way
+        (tmp_path / "a-file").write_text("")
+        folder = tmp_path / "a-file" / "cache"
+    done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(folder)],
+                          capture_output=True, text=True, env=env_for(), timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "not writable" in done.stderr and "nothing warmed" in done.stderr
+    assert "ready to share" not in done.stdout
+
+
+def test_warm_cache_that_wrote_nothing_is_not_called_ready(tmp_path, monkeypatch, capsys):
+    """The finishing step checks that this run filled the folder (here: a warm that embedded nothing)."""
+    from ragkit.__main__ import main
+    from ragkit.embedding import default_embedder
+
+    monkeypatch.setattr(course_module, "warm", lambda holder, progress=False: "warmed nothing")
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    default_embedder.cache_clear()  # the one the command opens is on --cache
+    try:
+        assert main(["warm", "--quiet", "--cache", str(tmp_path)]) == 1
+    finally:
+        default_embedder().cache.close()
+        default_embedder.cache_clear()
+    out, err = capsys.readouterr()
+    assert "ready to share" not in out and "nothing was written into" in err
+
+
+def small_cache(folder):
+    cache = VectorCache(folder, "stamp", 4)
+    cache.put("unit", [b"k" * 32], [np.ones(4, dtype=np.float32) / 2])
+    cache.close()
+
+
+def test_finish_shared_refuses_while_another_process_has_the_cache_open(tmp_path):
+    """Defect: "ready to share" (or a traceback) with the journal mode unchanged; now checked, and said."""
+    small_cache(tmp_path)
+    reader = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
+                               "c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM vectors').fetchall()"
+                               "\nprint('open', flush=True); time.sleep(60)", str(tmp_path / FILENAME)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout.readline().strip() == "open"
+        with pytest.raises(InputError, match="not ready to share"):
+            finish_shared(tmp_path)
+    finally:
+        stop(reader)
+    assert finish_shared(tmp_path) == tmp_path / FILENAME
+    assert sqlite3.connect(tmp_path / FILENAME).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_finish_shared_makes_nothing_in_a_folder_without_a_cache(tmp_path):
+    with pytest.raises(InputError, match="nothing to finish"):
+        finish_shared(tmp_path)
+    assert not (tmp_path / FILENAME).exists()
+
+
+def test_cache_clear_refuses_while_a_warmer_fills_the_cache(tmp_path):
+    """Defect: clearing beneath a warmer left it reporting "cache warm" over an empty cache."""
+    (tmp_path / FILENAME).write_bytes(b"")
+    holder = hold_lock(tmp_path)
+    try:
+        done = subprocess.run([sys.executable, "-m", "ragkit", "cache", "clear"], capture_output=True, text=True,
+                              env=env_for(tmp_path), timeout=60)
+    finally:
+        stop(holder)
+    assert done.returncode == 1 and "a warmer (pid 1) is filling" in done.stderr and "kill 1" in done.stderr
+    assert (tmp_path / FILENAME).exists()
+
+
+def test_cache_clear_forgets_the_stages_a_warmer_finished(tmp_path):
+    (tmp_path / FILENAME).write_bytes(b"")
+    (tmp_path / "warming.json").write_text(json.dumps({"pid": 1, "done": ["E", "queries", "A"]}))
+    done = subprocess.run([sys.executable, "-m", "ragkit", "cache", "clear"], capture_output=True, text=True,
+                          env=env_for(tmp_path), timeout=60)
+    assert done.returncode == 0 and FILENAME in done.stdout
+    assert not (tmp_path / FILENAME).exists()
+    assert json.loads((tmp_path / "warming.json").read_text())["done"] == []
 
 
 def test_a_notebook_waits_for_the_stage_it_needs_and_no_longer(tmp_path, monkeypatch):
@@ -47,7 +182,7 @@ def test_a_notebook_waits_for_the_stage_it_needs_and_no_longer(tmp_path, monkeyp
     holder = hold_lock(tmp_path)
     try:
         assert warming.warmer_running()
-        waiter = threading.Thread(target=warming.wait_for, args=("E", False))
+        waiter = threading.Thread(target=warming.wait_for, args=("E", ("E",), False))
         waiter.start()
         waiter.join(0.5)
         assert waiter.is_alive(), "returned before the warmer had embedded E"
@@ -55,18 +190,45 @@ def test_a_notebook_waits_for_the_stage_it_needs_and_no_longer(tmp_path, monkeyp
         waiter.join(5)
         assert not waiter.is_alive(), "still waiting after E was done"
         t = time.perf_counter()
-        warming.wait_for("E", False)
+        warming.wait_for("E", ("E",), False)
         assert time.perf_counter() - t < 0.5
     finally:
-        holder.kill()
-        holder.wait()
+        stop(holder)
+
+
+def test_a_stopped_warmer_is_waited_for_only_until_its_progress_stalls(tmp_path, monkeypatch, capsys):
+    """Defect: a SIGSTOPped warmer kept notebooks waiting with no limit; the limit counts from its last progress."""
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(warming, "POLL_S", 0.02)
+    monkeypatch.setattr(warming, "STALL_S", 0.6)
+    ticker = subprocess.Popen([sys.executable, "-c", TICKER, str(tmp_path)], stdout=subprocess.PIPE, text=True,
+                              env=env_for())
+    try:
+        assert ticker.stdout.readline().strip() == "held"
+        waiter = threading.Thread(target=warming.wait_for, args=("E", ("E",), False))
+        waiter.start()
+        waiter.join(1.5)
+        assert waiter.is_alive(), "gave up on a warmer that was making progress"
+        ticker.send_signal(signal.SIGSTOP)
+        t = time.perf_counter()
+        waiter.join(10)
+        assert not waiter.is_alive(), "still waiting for a stopped warmer"
+        assert time.perf_counter() - t < 5
+        said = capsys.readouterr().out
+        assert f"pid {ticker.pid}" in said and "no progress" in said and "kill -CONT" in said
+        t = time.perf_counter()
+        warming.wait_for("queries", ("E", "queries"), False)  # given up on: the next stage does not wait again
+        assert time.perf_counter() - t < 0.3
+    finally:
+        ticker.send_signal(signal.SIGCONT)
+        stop(ticker)
 
 
 def test_an_interrupted_warmer_releases_the_notebooks(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
     monkeypatch.setattr(warming, "POLL_S", 0.02)
     holder = hold_lock(tmp_path)
-    waiter = threading.Thread(target=warming.wait_for, args=("A", False))
+    waiter = threading.Thread(target=warming.wait_for, args=("A", course_module.needs("A"), False))
     waiter.start()
     waiter.join(0.3)
     assert waiter.is_alive()
@@ -79,7 +241,7 @@ def test_an_interrupted_warmer_releases_the_notebooks(tmp_path, monkeypatch):
 def test_no_warmer_no_wait(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "fresh"))
     t = time.perf_counter()
-    warming.wait_for("E")
+    warming.wait_for("E", ("E",))
     assert time.perf_counter() - t < 0.1 and not (tmp_path / "fresh").exists()
 
 
@@ -92,14 +254,15 @@ class Spy:  # reports, at the moment the warmer imports the course (seconds of w
             print("locked" if warming.warmer_running() else "unlocked", flush=True)
             os._exit(0)
 sys.meta_path.insert(0, Spy())
-warming.warm()
+from ragkit.__main__ import main
+main(["warm", "--quiet"])
 """
 
 
 def test_the_warmer_holds_its_lock_before_its_heavy_imports(tmp_path):
     """A notebook opened while the warmer is still starting must already see a warmer to wait for."""
-    env = dict(os.environ, RAGKIT_CACHE=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", SPY], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run([sys.executable, "-c", SPY], capture_output=True, text=True, env=env_for(tmp_path),
+                          timeout=60)
     assert done.stdout.strip() == "locked", done.stderr
 
 
@@ -124,8 +287,7 @@ def test_a_background_warmer_that_cannot_start_says_why(tmp_path, monkeypatch):
     try:
         message = warming.start_background(tmp_path / "warm.log", niceness=0)
     finally:
-        holder.kill()
-        holder.wait()
+        stop(holder)
     assert message.startswith("the warmer ended at once: another warmer is running")
 
 
@@ -151,20 +313,59 @@ def test_a_finished_wait_leaves_a_full_bar_and_an_interrupted_one_no_bar(tmp_pat
     monkeypatch.setattr(warming, "POLL_S", 0.02)
     monkeypatch.setattr(tqdm.auto, "tqdm", RecordingBar)
     RecordingBar.closed = []
+    course = course_module.Course(Corpus(tmp_path, ()), [], [])  # its stages decide what a wait counts
     holder = hold_lock(tmp_path)
     try:
         (tmp_path / "warming.json").write_text(json.dumps({"pid": holder.pid, "done": []}))
-        waiter = threading.Thread(target=warming.wait_for, args=("queries", True))
+        waiter = threading.Thread(target=course._wait, args=("queries",))
         waiter.start()
         time.sleep(0.2)
         (tmp_path / "warming.json").write_text(json.dumps({"pid": holder.pid, "done": ["E", "queries"]}))
         waiter.join(5)
-        waiter = threading.Thread(target=warming.wait_for, args=("A", True))
+        waiter = threading.Thread(target=course._wait, args=("A",))
         waiter.start()
         time.sleep(0.2)
     finally:
-        holder.kill()
-        holder.wait()
+        stop(holder)
     waiter.join(5)
-    upto = {stage: warming.STAGES.index(stage) + 1 for stage in ("queries", "A")}  # stages embedded up to it
+    stages = course_module.STAGES
+    upto = {stage: stages.index(stage) + 1 for stage in ("queries", "A")}  # stages embedded up to it
     assert RecordingBar.closed == [(upto["queries"], upto["queries"], True), (upto["queries"], upto["A"], False)]
+
+
+class CountingEmbedder:
+    """Unit vectors, counting how many texts it was asked for."""
+
+    stamp = type("Stamp", (), {"window": 256})()
+    texts = 0
+
+    def encode(self, texts, progress=True):
+        self.texts += len(texts)
+        v = np.ones((len(texts), 4), dtype=np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
+    """What a waiter follows: the progress count rises every SLICE chunks, not once per stage."""
+    paragraphs = "\n\n".join(f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6
+                             for i in range(150))
+    doc = make_document(f"# T\n\n## S\n\n{paragraphs}\n", "d")
+    embedder = CountingEmbedder()
+    course = course_module.Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=embedder)
+    ticks = []
+    course.compute("E", lambda: ticks.append(1))
+    n = len(course.chunks("E"))
+    assert n > 2 * course_module.SLICE and len(ticks) == -(-n // course_module.SLICE)
+    assert embedder.texts >= n
+
+
+def test_status_is_written_whole(tmp_path):
+    with warming.holding(tmp_path) as holder:
+        assert holder is not None
+        holder.tick()
+        holder.finished("E")
+        status = warming.read_status(tmp_path)
+        assert (status.pid, status.done, status.progress) == (os.getpid(), ("E",), 2)
+        assert warming.warmer_running(tmp_path)
+    assert not warming.warmer_running(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["warming.json", "warming.lock"]  # no temp file left

@@ -318,10 +318,23 @@ class VectorCache:
 def finish_shared(folder: Path) -> Path:
     """Make a filled cache ready to be shared read-only: fold the WAL in and switch to a rollback journal."""
     path = Path(folder) / FILENAME
-    conn = connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.execute("PRAGMA journal_mode=DELETE")
-    conn.close()
+    if not path.is_file():
+        raise InputError(f"{folder} holds no {FILENAME}: nothing to finish; fill it first with "
+                         f"`python -m ragkit warm --cache {folder}`")
+    try:
+        conn = connect(path)
+        try:
+            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            mode = "wal" if busy else conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+        finally:
+            conn.close()
+        why = f"it is still in journal mode {mode}"  # SQLite answers the mode it kept when it cannot switch
+    except sqlite3.DatabaseError as exc:
+        mode, why = "", f"it could not be switched out of WAL ({exc})"
+    if mode.lower() != "delete":
+        raise InputError(f"{path} is not ready to share: {why}. Another process may have it open (a notebook, "
+                         "`python -m ragkit cache status`, a warmer): close it and run "
+                         f"`python -m ragkit warm --cache {folder}` again (nothing is embedded twice)")
     return path
 
 

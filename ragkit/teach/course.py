@@ -3,15 +3,19 @@
 Notebooks start with ``course = ragkit.teach.course.load()``; every heavy result (chunks,
 retrievers, the evaluation, the threshold sweep) is computed on first use and kept, and
 the vectors behind them come from the on-disk cache, so a second notebook starts warm.
+The course owns its warm-up stages (``STAGES``): what each computes, and which ones a result
+needs; ``ragkit.teach.warming`` only holds the lock and the status while a warmer runs them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
@@ -19,10 +23,15 @@ from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_question
 from ragkit.evaluation import Evaluation, evaluate
 from ragkit.plumbing.locations import data_dir
 from ragkit.plumbing.models import WINDOW
-from ragkit.retrieval import Retriever
+from ragkit.retrieval import Encoder, Retriever
 from ragkit.teach import warming
 from ragkit.threshold import Sweep
-from ragkit.tokens import TruncationWarning, count_pieces
+from ragkit.tokens import TruncationWarning, count_pieces, over_window
+
+STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation")
+"""What warming computes, in order: strategy E and the queries first (06's slider needs just those)."""
+SLICE = 64
+"""Chunks a warmer embeds between two progress ticks (what a waiting notebook watches to know it is alive)."""
 
 
 @dataclass
@@ -33,6 +42,8 @@ class Course:
     questions: list[Question]
     out_of_domain: list[OutOfDomain]
     progress: bool = True
+    embedder: Encoder | None = None
+    """The embedding model (None: the bundled one, ``ragkit.embedding.default_embedder``)."""
     _retrievers: dict = field(default_factory=dict, repr=False)
     _evaluations: dict = field(default_factory=dict, repr=False)
     _sweeps: dict = field(default_factory=dict, repr=False)
@@ -50,10 +61,10 @@ class Course:
     def retriever(self, strategy: str = "E") -> Retriever:
         """Embedded and BM25-indexed chunks of one strategy (built once)."""
         if strategy not in self._retrievers:
-            warming.wait_for(strategy, self.progress)
+            self._wait(strategy)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                r = Retriever(chunk_corpus(self.corpus, strategy), strategy=strategy, progress=self.progress)
+                r = Retriever(chunk_corpus(self.corpus, strategy), self.embedder, strategy, self.progress)
             self._retrievers[strategy] = r
             self._sort(caught, strategy, r.texts, r.embedder.stamp.window)
         return self._retrievers[strategy]
@@ -65,13 +76,14 @@ class Course:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield
-        self._sort(caught, strategy, texts if texts is not None else [c.text for c in self.chunks(strategy)], WINDOW)
+        window = self.embedder.stamp.window if self.embedder is not None else WINDOW
+        self._sort(caught, strategy, texts if texts is not None else [c.text for c in self.chunks(strategy)], window)
 
-    def _sort(self, caught, strategy: str, texts: list[str], window: int) -> None:
+    def _sort(self, caught: list[warnings.WarningMessage], strategy: str, texts: list[str], window: int) -> None:
         """Record truncation for a strategy (counted with the tokenizer); pass every other warning on."""
         for w in caught:
             if issubclass(w.category, TruncationWarning):
-                self.truncated[strategy] = (sum(n + 2 > window for n in count_pieces(texts)), len(texts), window)
+                self.truncated[strategy] = (over_window(count_pieces(texts), window), len(texts), window)
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
@@ -91,7 +103,7 @@ class Course:
         """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""
         key = (strategies, tuple(r.name for r in rerankers))
         if key not in self._evaluations:
-            warming.wait_for("queries", self.progress)
+            self._wait("queries")
             self._evaluations[key] = evaluate(self.corpus, self.questions, strategies, rerankers=rerankers,
                                               retriever_for=self.retriever)
         return self._evaluations[key]
@@ -101,9 +113,44 @@ class Course:
         key = (strategy, retriever)
         if key not in self._sweeps:
             r = self.retriever(strategy)
-            warming.wait_for("queries", self.progress)
+            self._wait("queries")
             self._sweeps[key] = Sweep(r.chunks, self.questions, self.out_of_domain, r, retriever)
         return self._sweeps[key]
+
+    def _wait(self, stage: str) -> None:
+        """Let a background warmer finish ``stage`` first (a stage it does not compute is not waited for)."""
+        if stage in STAGES:
+            warming.wait_for(stage, needs(stage), self.progress)
+
+    def compute(self, stage: str, tick: Callable[[], None] = lambda: None) -> None:
+        """Compute one of STAGES ahead of the notebooks, calling ``tick`` every SLICE chunks embedded."""
+        if stage == "queries":
+            self.sweep("E")
+        elif stage == "evaluation":
+            self.evaluation()
+        else:
+            texts = [c.text for c in chunk_corpus(self.corpus, stage)]
+            embedder = self.embedder
+            if embedder is None:
+                from ragkit.embedding import default_embedder
+
+                embedder = default_embedder()
+            starts = range(0, len(texts), SLICE)
+            if self.progress:
+                from tqdm.auto import tqdm
+
+                starts = tqdm(starts, desc=f"embedding {stage}", unit="slice")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", TruncationWarning)  # counted once, by retriever() below
+                for start in starts:
+                    embedder.encode(texts[start:start + SLICE], progress=False)
+                    tick()
+            self.retriever(stage)  # from the cache now
+
+
+def needs(stage: str) -> tuple[str, ...]:
+    """The stages a warmer finishes up to ``stage``, in its order: what a wait for it counts."""
+    return STAGES[:STAGES.index(stage) + 1]
 
 
 @functools.lru_cache(maxsize=2)
@@ -112,3 +159,15 @@ def load(data: Path | None = None, progress: bool = True) -> Course:
     data = data_dir(data)
     return Course(load_corpus(data / "corpus"), load_questions(data / "questions.jsonl"),
                   load_out_of_domain(data / "out_of_domain.jsonl"), progress)
+
+
+def warm(holder: warming.Holder, progress: bool = False) -> str:
+    """Compute every stage of the bundled course in order, reporting to a held warming lock; a line saying so."""
+    t = time.perf_counter()
+    course = load(progress=progress)
+    for stage in STAGES:
+        course.compute(stage, holder.tick)
+        holder.finished(stage)
+    ev = course.evaluation()
+    return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies and "
+            f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")

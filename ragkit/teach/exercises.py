@@ -20,7 +20,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -32,7 +32,11 @@ from ragkit.evaluation import first_hit_ranks, needle_hits, query_hits
 from ragkit.lexical import tokenize
 from ragkit.retrieval import Retriever
 from ragkit.statistics import SignTest
+from ragkit.threshold import CUT_RANGE
 from ragkit.tokens import TruncationWarning
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
 
 STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
                 "what when where which why with you your not no".split())
@@ -43,7 +47,7 @@ OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 # ex2: the cut is tuned on half of the needles and judged on the other half
 SPLIT_SEED = 11
 TOLERANCE = 0.05
-GRID = tuple(np.round(np.arange(0.30, 1.0001, 0.005), 3).tolist())
+GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
 # ex3: a ticket is a copy when this share of its content words is another phrasing's; it must use real words
 COPY_OVERLAP = 0.6
 KNOWN_WORDS = 3
@@ -129,7 +133,7 @@ def _embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
     return retriever, tuple(f"note: {w.message}" for w in caught if issubclass(w.category, TruncationWarning))
 
 
-def _question(course, qid) -> Question | None:
+def _question(course: Course, qid: str | None) -> Question | None:
     return next((q for q in course.questions if q.id == qid), None)
 
 
@@ -154,7 +158,8 @@ def own_size(name: str | None = None) -> int:
     return OWN_SIZES[int.from_bytes(digest[:4], "big") % len(OWN_SIZES)]
 
 
-def check_destroyed_needle(course, question_id: str | None, cut_at: int | None, size: int | None = None) -> Feedback:
+def check_destroyed_needle(course: Course, question_id: str | None, cut_at: int | None,
+                           size: int | None = None) -> Feedback:
     """Exercise 1: a needle that blind chunking at your own window size destroys, and where the window cuts it."""
     size = own_size() if size is None else size
     if question_id is None or cut_at is None:
@@ -234,11 +239,13 @@ def cost_table(sweep, bluff_cost: float = 5.0, refusal_cost: float = 1.0, cuts: 
 
 def check_threshold_choice(sweep, cut: float | None, bluff_cost: float = 5.0, refusal_cost: float = 1.0) -> Feedback:
     """Exercise 2: a cut chosen on the tuning half for stated costs, then judged on the held-out half."""
+    low, high = CUT_RANGE
     if cut is None:
-        return Feedback(False, ("set `my_cut` to a cosine distance between 0.3 and 1.0, chosen on `tune` only",
+        return Feedback(False, (f"set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
                                 "hint: total cost = bluffs x bluff cost + refusals x refusal cost"))
-    if not isinstance(cut, (int, float)) or not 0.3 <= cut <= 1.0:
-        return record("ex2", Feedback(False, (f"{cut!r} is not a cosine distance between 0.3 and 1.0",), {"cut": cut}))
+    if not isinstance(cut, (int, float)) or not low <= cut <= high:
+        return record("ex2", Feedback(False, (f"{cut!r} is not a cosine distance between {low} and {high}",),
+                                      {"cut": cut}))
     tune, judge = threshold_halves(sweep)
     costs = np.array([_cost(tune.at(c), bluff_cost, refusal_cost) for c in GRID])
     best = float(costs.min())
@@ -271,7 +278,7 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
-def check_ticket_phrasings(course, tickets: dict[str, str] | None, strategy: str = "E") -> Feedback:
+def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None, strategy: str = "E") -> Feedback:
     """Exercise 3: five tickets of your own, with recall@4 measured for both phrasings."""
     if not tickets:
         return Feedback(False, ("fill `my_tickets` with five {question id: your ticket text} entries",))
@@ -337,7 +344,7 @@ def _template_words(chunks, make_header) -> list[set[str]]:
             for c in chunks]
 
 
-def check_header(course, make_header: Callable[[str, str], str] | None, conclusion: str | None,
+def check_header(course: Course, make_header: Callable[[str, str], str] | None, conclusion: str | None,
                  metric: str = "R@20") -> Feedback:
     """Exercise 4: a header that measurably changes retrieval, judged against E by the paired test at needle level."""
     if make_header is None or conclusion is None:
@@ -389,7 +396,8 @@ def shared_runs(question: str, document: str, n: int = RUN) -> list[str]:
     return [" ".join(q[i:i + n]) for i in range(len(q) - n + 1) if tuple(q[i:i + n]) in seen]
 
 
-def check_own_document(course, document: str | None, question: str | None, strategy: str = "E") -> Feedback:
+def check_own_document(course: Course, document: str | None, question: str | None,
+                       strategy: str = "E") -> Feedback:
     """Exercise 5: your own document cited first, under the default cut, for a question that paraphrases it."""
     from ragkit.answer import DEFAULT_CUT, NoAnswer, answer
     from ragkit.citations import verify

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
 from ragkit.answer import DEFAULT_CUT
+from ragkit.chunking import OVERLAP, SIZE
 from ragkit.teach import chapter
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,7 @@ def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> Question:
                              Option("no", not yes, why_no if not yes else why_yes)))
 
 
-def _start(course) -> list[Question]:
+def _start(course: Course) -> list[Question]:
     return [
         Question("A retrieval counts as correct when ...", (
             Option("a returned chunk contains the whole needle", True,
@@ -67,22 +72,22 @@ def _start(course) -> list[Question]:
     ]
 
 
-def _chunking(course) -> list[Question]:
+def _chunking(course: Course) -> list[Question]:
     ev = course.evaluation()
     lost_a, lost_b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
     counts = sorted({lost_a, chapter.DESTROYED_BLIND, 0, lost_a + 5} - {None})
     return [
         Question(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on this corpus?",
                  tuple(Option(str(n), n == lost_a,
-                              f"right: {lost_a} needles run past a 512-character window edge here" if n == lost_a
+                              f"right: {lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
                               else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; ours has longer needles"
                               if n == chapter.DESTROYED_BLIND else
                               "count the red bars of the needle plot: a needle dies when a window ends inside it")
                        for n in counts)),
         _yes_no("Does overlap (B) save every needle that A destroys on this corpus?", lost_b == 0,
-                "yes: every destroyed needle is rescued by the 64 carried characters",
-                f"no: {lost_b} stay destroyed, because the carried 64 characters only rescue a needle cut in its "
-                "first 64 characters"),
+                f"yes: every destroyed needle is rescued by the {OVERLAP} carried characters",
+                f"no: {lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a needle cut in "
+                f"its first {OVERLAP} characters"),
         Question("Which of a chunk's two texts is quoted back to the user?", (
             Option("content: the chunk's own words", True,
                    "right: its offsets slice it out of the document exactly, so the citation can be checked"),
@@ -92,7 +97,7 @@ def _chunking(course) -> list[Question]:
     ]
 
 
-def _dense(course) -> list[Question]:
+def _dense(course: Course) -> list[Question]:
     ev = course.evaluation()
     c = ev.compare("E/dense", "C/dense", "R@20").test
     significant = c.p < 0.05
@@ -116,7 +121,7 @@ def _dense(course) -> list[Question]:
     ]
 
 
-def _bm25(course) -> list[Question]:
+def _bm25(course: Course) -> list[Question]:
     ev = course.evaluation("E")
     dense, bm25 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1")
     return [
@@ -137,7 +142,7 @@ def _bm25(course) -> list[Question]:
     ]
 
 
-def _rerank(course) -> list[Question]:
+def _rerank(course: Course) -> list[Question]:
     return [
         Question("Why can a cross-encoder not be precomputed like the chunk vectors?", (
             Option("it reads query and chunk together, so every pair is new work at query time", True,
@@ -156,7 +161,7 @@ def _rerank(course) -> list[Question]:
     ]
 
 
-def _distances(course) -> list[Question]:
+def _distances(course: Course) -> list[Question]:
     return [
         Question("For unit-length vectors, how are the L2 distance d and the cosine distance related?", (
             Option("1 - cos = d² / 2", True, "right: expand |a - b|² with |a| = |b| = 1"),
@@ -175,7 +180,7 @@ def _distances(course) -> list[Question]:
     ]
 
 
-def _thresholds(course) -> list[Question]:
+def _thresholds(course: Course) -> list[Question]:
     s = course.sweep()
     row = s.at(DEFAULT_CUT)
     overlap = s.best_out_of_domain < s.worst_in_domain
@@ -203,7 +208,7 @@ def _thresholds(course) -> list[Question]:
     ]
 
 
-def _citations(course) -> list[Question]:
+def _citations(course: Course) -> list[Question]:
     return [
         Question("The model writes [2]. Who turns that into a link?", (
             Option("the server, from the citation table the model never sees", True,
@@ -225,7 +230,7 @@ def _citations(course) -> list[Question]:
     ]
 
 
-def _production(course) -> list[Question]:
+def _production(course: Course) -> list[Question]:
     return [
         Question("Why is every document in the index stamped with the model that embedded it?", (
             Option("vectors from two models are not comparable, so mixing them must be refused", True,
@@ -249,7 +254,7 @@ BUILDERS = {"00": _start, "01": _chunking, "02": _dense, "03": _bm25, "04": _rer
             "06": _thresholds, "07": _citations, "08": _production}
 
 
-def questions(notebook: str, course) -> list[Question]:
+def questions(notebook: str, course: Course) -> list[Question]:
     """The knowledge check of one notebook ('00' to '08'), right options computed from the course where needed."""
     try:
         return BUILDERS[notebook[:2]](course)
@@ -260,7 +265,7 @@ def questions(notebook: str, course) -> list[Question]:
 class Quiz:
     """Radio buttons per question and one button; the feedback explains every option, right and wrong."""
 
-    def __init__(self, notebook: str, course):
+    def __init__(self, notebook: str, course: Course):
         self.questions = questions(notebook, course)
         self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
                         for q in self.questions]

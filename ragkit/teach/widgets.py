@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
@@ -16,7 +17,10 @@ from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
 from ragkit.teach import plots
-from ragkit.threshold import DEFAULT_CUT, KEEP, Sweep, gate
+from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
 
 
 class ThresholdExplorer:
@@ -24,7 +28,7 @@ class ThresholdExplorer:
 
     def __init__(self, sweep: Sweep, cut: float = DEFAULT_CUT):
         self.sweep = sweep
-        self.slider = w.FloatSlider(value=cut, min=0.30, max=1.00, step=0.005, readout_format=".3f",
+        self.slider = w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, readout_format=".3f",
                                     description="cut", continuous_update=True, layout=w.Layout(width="480px"))
         self.bluffs = w.HTML(layout=w.Layout(margin="0 1em"))
         self.refused = w.HTML(layout=w.Layout(margin="0 1em"))
@@ -68,7 +72,7 @@ class ChunkExplorer:
     NEEDLE = "background:#fff176"
     OVERLAP = "background:#bbdefb;text-decoration:underline dotted #1565c0"
 
-    def __init__(self, course, strategy: str = "A", margin: int = 400):
+    def __init__(self, course: Course, strategy: str = "A", margin: int = 400):
         self.course, self.margin = course, margin
         self.strategy = w.Dropdown(options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy,
                                    description="strategy")
@@ -211,14 +215,15 @@ class StrategyDuel:
 class QueryPlayground:
     """Type a question: dense, BM25, hybrid (and a reranker) side by side, each with its own score, and the gate."""
 
-    def __init__(self, course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
+    def __init__(self, course: Course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
         self.course, self.k, self.reranker = course, k, reranker
         self.retriever = course.retriever(strategy)
         self.text = w.Text(value="How many test examples do I need?", description="question",
                            placeholder="type a question, then press Enter or click Search",
                            layout=w.Layout(width="560px"), continuous_update=False)
         self.search = w.Button(description="Search", button_style="primary", icon="search")
-        self.cut = w.FloatSlider(value=cut, min=0.3, max=1.0, step=0.005, description="cut", readout_format=".3f")
+        self.cut = w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, description="cut",
+                               readout_format=".3f")
         self.gate = w.HTML()
         self.table = w.HTML()
         for control in (self.text, self.cut):
@@ -240,6 +245,7 @@ class QueryPlayground:
         runs = {"dense": dense, "bm25": bm25, "hybrid": r.hybrid([query], dense, bm25)}
         if self.reranker is not None:
             runs[self.reranker.name] = r.reranked([query], self.reranker, runs["hybrid"])
+        assert dense.distance is not None  # a dense run always carries its distances
         distance = dense.distance[0]
         under = int((distance < self.cut.value).sum())
         kept = gate(dense.ranking[0], distance, self.cut.value, KEEP)
