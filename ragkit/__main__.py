@@ -309,11 +309,9 @@ def _warm(args: argparse.Namespace) -> int:
 
 
 def _class_report(args: argparse.Namespace) -> int:
-    import csv
+    from ragkit.teach.results import EXERCISES, class_report, write_csv
 
-    from ragkit.teach.exercises import EXERCISES, class_report
-
-    report = class_report(args.paths)
+    report = class_report(args.paths, args.name_by, output=args.csv)
     rows = report.rows()
     columns = ["student", *EXERCISES]
     width = {c: max([len(c), *(len(r[c]) for r in rows)]) for c in columns}
@@ -322,20 +320,19 @@ def _class_report(args: argparse.Namespace) -> int:
         print("  ".join(f"{r[c]:<{width[c]}}" for c in columns))
     print(f"\n{len(rows)} students, {report.lines} results read; 'yes (2)': passed, 2 attempts; '-': not tried")
     if report.skipped:
-        print(f"{len(report.skipped)} line(s) skipped, not readable as a result:")
+        print(f"{len(report.skipped)} line(s) skipped or file(s) not read, each with its reason:")
         for line in report.skipped:
             print(f"  {line}")
     if args.csv:
-        with args.csv.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(args.csv, columns, rows)
         print(f"wrote {args.csv}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
+    from ragkit.teach.results import NAME_RULES
+
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("corpus-stats", help="documents, characters, sections, tables, formulas, code blocks")
@@ -394,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
     p.add_argument("--csv", type=Path, help="also write the table to this CSV file")
+    p.add_argument("--name-by", choices=NAME_RULES, default=NAME_RULES[0],
+                   help="who a results file belongs to: its name without .jsonl (default), or its owner's login")
     p.set_defaults(run=_class_report)
     args = parser.parse_args(argv)
     try:

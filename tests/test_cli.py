@@ -120,3 +120,16 @@ def test_ask_and_sweep_name_the_failed_documents(tmp_path, capsys):
     assert "FAILED broken.md: not valid UTF-8" in capsys.readouterr().err
     main(["sweep", "--corpus", str(folder), "--questions", str(_jsonl(tmp_path / "q.jsonl", QUESTION))])
     assert "FAILED broken.md: not valid UTF-8" in capsys.readouterr().err
+
+
+def test_class_report_csv_into_a_missing_folder_or_onto_an_input_is_refused_before_any_work(tmp_path, capsys):
+    results = tmp_path / "ana.jsonl"
+    results.write_text(json.dumps({"exercise": "ex1", "student": "ana", "passed": True}) + "\n")
+    before = results.read_text()
+    assert main(["class-report", str(results), "--csv", str(tmp_path / "no" / "such" / "class.csv")]) == 1
+    captured = capsys.readouterr()
+    assert "the folder" in captured.err and "does not exist; create it first" in captured.err
+    assert "student" not in captured.out  # refused before the table was printed
+    assert main(["class-report", str(tmp_path), "--csv", str(results)]) == 1
+    assert "is one of the results files read: name another file" in capsys.readouterr().err
+    assert results.read_text() == before
