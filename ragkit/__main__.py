@@ -238,9 +238,9 @@ def _index(args: argparse.Namespace) -> int:
     from ragkit.embedding import default_embedder
 
     corpus = load_corpus(args.corpus)
-    strategy, size, overlap = index.configured(args.out, args.strategy)
+    strategy, size, overlap = index.configured(args.out, args.strategy, corpus=corpus, rebuild=args.action == "build")
     if args.action == "status":
-        stamp, entries = index.read_index(args.out)
+        stamp, entries = index.read_index(args.out, corpus)
         if stamp is None:
             print(f"no index in {args.out}: run `python -m ragkit index build --corpus {args.corpus} --out {args.out}`")
             return 1
