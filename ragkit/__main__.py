@@ -30,11 +30,11 @@ def _fill_data_defaults(args: argparse.Namespace) -> None:
 
 def _load_corpus(folder: Path) -> Corpus:
     """Load a corpus for a command and name every document left out, one line each on stderr."""
-    from ragkit.corpus import load_corpus
+    from ragkit.corpus import load_corpus, printable_name
 
     corpus = load_corpus(folder)
     for f in corpus.failed:
-        print(f"FAILED {f.path.name}: {f.reason}", file=sys.stderr)
+        print(f"FAILED {printable_name(f.path.name)}: {f.reason}", file=sys.stderr)
     return corpus
 
 
@@ -51,7 +51,7 @@ def _strategies(value: str) -> str:
 
 
 def _corpus_stats(args: argparse.Namespace) -> int:
-    from ragkit.corpus import corpus_stats, load_corpus
+    from ragkit.corpus import corpus_stats, load_corpus, printable_name
 
     corpus = load_corpus(args.corpus)
     rows = corpus_stats(corpus)
@@ -64,7 +64,7 @@ def _corpus_stats(args: argparse.Namespace) -> int:
               + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
-        print(f"  FAILED {f.path.name}: {f.reason}")
+        print(f"  FAILED {printable_name(f.path.name)}: {f.reason}")
     return 0
 
 

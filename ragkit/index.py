@@ -26,7 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from ragkit.chunking import OVERLAP, SIZE, Chunk, chunk_document, get_strategy
-from ragkit.corpus import LOADER_VERSION, Corpus, Document
+from ragkit.corpus import LOADER_VERSION, Corpus, Document, printable_name
 from ragkit.embedding import ModelStamp
 from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
 from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
@@ -334,7 +334,7 @@ def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     conn.execute("DELETE FROM chunks WHERE document = ?", (doc.id,))
     conn.execute("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, 'indexed', '', ?, ?)",
-                 (doc.id, str(doc.path), doc.content_hash, len(chunks), stamp_id))
+                 (doc.id, printable_name(str(doc.path)), doc.content_hash, len(chunks), stamp_id))
     conn.executemany('INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
                      [(doc.id, i, c.start, c.end, c.section, c.header, c.overlap, v.tobytes())
                       for i, (c, v) in enumerate(zip(chunks, vectors))])
@@ -407,10 +407,10 @@ def update(corpus: Corpus, folder: Path, embedder, strategy: str = "E", size: in
             if doc.id not in keep:
                 _write_document(conn, doc, stamp, stamp_id, embedder)
         conn.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, '', 'failed', ?, 0, NULL)",
-                         [(f.id, str(f.path), f.reason) for f in corpus.failed])
+                         [(f.id, printable_name(str(f.path)), f.reason) for f in corpus.failed])
         written = datetime.now(timezone.utc).isoformat(timespec="seconds")
         conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", str(corpus.folder)),
+                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", printable_name(str(corpus.folder))),
                           ("written", written)])
         conn.execute("DELETE FROM stamps WHERE id NOT IN (SELECT stamp FROM documents WHERE stamp IS NOT NULL) "
                      "AND id != ?", (stamp_id,))

@@ -347,3 +347,12 @@ def test_a_full_disk_during_build_keeps_the_previous_index(folder, tmpfs):
         index.build(load_corpus(CORPUS), out, default_embedder())
     assert index.read_index(out) == before
     assert index.Index(load_corpus(small), out, default_embedder()).search("chain of thought")
+
+
+def test_a_file_name_that_is_not_utf8_is_one_failed_document_and_the_folder_builds(folder, tmp_path, capsys):
+    (folder / os.fsdecode(b"99-caf\xe9.md")).write_bytes(b"# Latin-1 name\n\nBody.\n")
+    out = tmp_path / "index"
+    assert main(["index", "build", "--corpus", str(folder), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "3 current documents" in text
+    assert "FAILED 99-caf\\xe9: the file name 99-caf\\xe9.md is not valid UTF-8" in text
