@@ -1,6 +1,7 @@
 """The command line on the bundled data: ask, sweep, models; errors print what to do and exit 1."""
 
 import json
+import os
 import re
 import shutil
 
@@ -136,8 +137,6 @@ def test_class_report_csv_into_a_missing_folder_or_onto_an_input_is_refused_befo
 
 
 def test_corpus_stats_names_a_file_whose_name_is_not_utf8(tmp_path, capsys):
-    import os
-
     (tmp_path / "good.md").write_text("# Good\n\nBody.\n")
     (tmp_path / os.fsdecode(b"bad-\xff.md")).write_bytes(b"# Bad\n\nBody.\n")
     assert main(["corpus-stats", "--corpus", str(tmp_path)]) == 0
@@ -156,3 +155,12 @@ def test_bytes_that_are_not_utf8_in_a_query_or_a_title_are_answered(capsys):
     prompt, (citation,) = build_context("why?", [(chunk, 0.2)])
     prompt.encode("utf-8")
     assert citation.document_name == "Caf\ufffd notes" and citation.locator_label == "S\ufffd"
+
+
+def test_class_report_names_students_by_owner_when_asked(tmp_path, capsys):
+    from ragkit.teach.results import login
+
+    me = login(os.getuid())
+    (tmp_path / "results.jsonl").write_text(json.dumps({"exercise": "ex3", "student": me, "passed": False}) + "\n")
+    assert main(["class-report", str(tmp_path), "--name-by", "owner"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split() == [me, "-", "-", "not", "yet", "(1)", "-", "-"]
