@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.chunking import STRATEGIES, chunk_corpus
-from ragkit.corpus import fenced_lines, load_corpus
+from ragkit.chunking import STRATEGIES, chunk_corpus, chunk_document, pathologies
+from ragkit.corpus import Corpus, Document, corpus_stats, fenced_lines, fences, load_corpus
 from ragkit.data import load_questions, queries
 from ragkit.teach import chapter
 from ragkit.tokens import count_pieces
@@ -51,6 +51,7 @@ def bench_chunking(corpus) -> None:
         print(f"  {letter} {strategy.name:<32} {seconds * 1000:7.1f} ms  {chars / seconds / 1e6:6.2f} M chars/s")
 
     def parse_fences() -> None:
+        fences.cache_clear()
         fenced_lines.cache_clear()
         for d in corpus.documents:
             fenced_lines(d.text)
@@ -61,6 +62,31 @@ def bench_chunking(corpus) -> None:
     print(f"  CommonMark fence parse, once per document: {parse * 1000:7.1f} ms")
     target = 0.5 * chars / 360_000
     print(f"  all six: {total:.3f} s; target {target:.3f} s at this size: {verdict(total, target)}")
+
+
+def bench_hostile_inputs() -> None:
+    """Time on inputs a user can write, at growing sizes: a linear cost keeps the time per MB flat."""
+    print("\n== hostile inputs: one paragraph of short log lines with decimals and code, no sentence end (a cost "
+          "linear in size keeps ms per MB flat)")
+    line = "took 1.5 s and 2.25 ms at 3.75 GB for `x` run\n"  # each decimal and code span once cost a scan per cut
+    rows = []
+    for mb in (1, 2, 4):
+        text = "# Log\n\n" + line * (mb * 1_000_000 // len(line))
+        doc = Document("log", "Log", text, Path("log.md"))
+        corpus = Corpus(Path("."), (doc,))
+        fences.cache_clear()
+        fenced_lines.cache_clear()
+        stats = best_of(lambda corpus=corpus: corpus_stats(corpus), repeat=1)
+        chunk = best_of(lambda doc=doc: chunk_document(doc, "C"), repeat=1)
+        chunks = chunk_document(doc, "C")
+        patho = best_of(lambda chunks=chunks, corpus=corpus: pathologies(chunks, corpus, "C"), repeat=1)
+        rows.append((mb, stats, chunk, patho, max(len(c.content) for c in chunks)))
+    print("    MB  corpus_stats ms/MB  chunk C ms/MB  pathologies ms/MB  longest chunk")
+    for mb, stats, chunk, patho, longest in rows:
+        print(f"  {mb:>4}  {stats / mb * 1000:>18.0f}  {chunk / mb * 1000:>13.0f}  {patho / mb * 1000:>17.0f}  "
+              f"{longest:>13}")
+    growth = rows[-1][3] / rows[-1][0] / (rows[0][3] / rows[0][0])
+    print(f"  pathologies per MB at 4 MB / at 1 MB: {growth:.2f} (1 is linear; a quadratic cost gives 4)")
 
 
 def matmul_gflops() -> float:
@@ -415,11 +441,13 @@ def bench_guide() -> None:
 def main(argv: list[str]) -> None:
     corpus = load_corpus(CORPUS)
     wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks", "coldstart",
-                           "book", "guide", "classroom"}
+                           "book", "guide", "classroom", "hostile"}
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:
         bench_chunking(corpus)
+    if "hostile" in wanted:
+        bench_hostile_inputs()
     if "search" in wanted:
         bench_search(corpus)
     if "rerank" in wanted:

@@ -30,11 +30,11 @@ def _fill_data_defaults(args: argparse.Namespace) -> None:
 
 def _load_corpus(folder: Path) -> Corpus:
     """Load a corpus for a command and name every document left out, one line each on stderr."""
-    from ragkit.corpus import load_corpus
+    from ragkit.corpus import load_corpus, printable_name
 
     corpus = load_corpus(folder)
     for f in corpus.failed:
-        print(f"FAILED {f.path.name}: {f.reason}", file=sys.stderr)
+        print(f"FAILED {printable_name(f.path.name)}: {f.reason}", file=sys.stderr)
     return corpus
 
 
@@ -51,7 +51,7 @@ def _strategies(value: str) -> str:
 
 
 def _corpus_stats(args: argparse.Namespace) -> int:
-    from ragkit.corpus import corpus_stats, load_corpus
+    from ragkit.corpus import corpus_stats, load_corpus, printable_name
 
     corpus = load_corpus(args.corpus)
     rows = corpus_stats(corpus)
@@ -64,7 +64,7 @@ def _corpus_stats(args: argparse.Namespace) -> int:
               + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
-        print(f"  FAILED {f.path.name}: {f.reason}")
+        print(f"  FAILED {printable_name(f.path.name)}: {f.reason}")
     return 0
 
 
@@ -238,9 +238,9 @@ def _index(args: argparse.Namespace) -> int:
     from ragkit.embedding import default_embedder
 
     corpus = load_corpus(args.corpus)
-    strategy, size, overlap = index.configured(args.out, args.strategy)
+    strategy, size, overlap = index.configured(args.out, args.strategy, corpus=corpus, rebuild=args.action == "build")
     if args.action == "status":
-        stamp, entries = index.read_index(args.out)
+        stamp, entries = index.read_index(args.out, corpus)
         if stamp is None:
             print(f"no index in {args.out}: run `python -m ragkit index build --corpus {args.corpus} --out {args.out}`")
             return 1
@@ -349,11 +349,9 @@ def _finish_shared(folder: Path) -> None:
 
 
 def _class_report(args: argparse.Namespace) -> int:
-    import csv
+    from ragkit.teach.results import EXERCISES, class_report, write_csv
 
-    from ragkit.teach.exercises import EXERCISES, class_report
-
-    report = class_report(args.paths)
+    report = class_report(args.paths, args.name_by, output=args.csv)
     rows = report.rows()
     columns = ["student", *EXERCISES]
     width = {c: max([len(c), *(len(r[c]) for r in rows)]) for c in columns}
@@ -362,20 +360,19 @@ def _class_report(args: argparse.Namespace) -> int:
         print("  ".join(f"{r[c]:<{width[c]}}" for c in columns))
     print(f"\n{len(rows)} students, {report.lines} results read; 'yes (2)': passed, 2 attempts; '-': not tried")
     if report.skipped:
-        print(f"{len(report.skipped)} line(s) skipped, not readable as a result:")
+        print(f"{len(report.skipped)} line(s) skipped or file(s) not read, each with its reason:")
         for line in report.skipped:
             print(f"  {line}")
     if args.csv:
-        with args.csv.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(args.csv, columns, rows)
         print(f"wrote {args.csv}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
+    from ragkit.teach.results import NAME_RULES
+
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("corpus-stats", help="documents, characters, sections, tables, formulas, code blocks")
@@ -434,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
     p.add_argument("--csv", type=Path, help="also write the table to this CSV file")
+    p.add_argument("--name-by", choices=NAME_RULES, default=NAME_RULES[0],
+                   help="who a results file belongs to: its name without .jsonl (default), or its owner's login")
     p.set_defaults(run=_class_report)
     args = parser.parse_args(argv)
     try:

@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragkit.citations import Citation, build_context
+from ragkit.citations import Citation, build_context, well_formed
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.plumbing.models import GENERATOR, hub_model_path
 from ragkit.retrieval import Retriever, rank
@@ -97,6 +97,7 @@ def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT,
     """Retrieve (dense), gate at the cut, and build the prompt; generate only when a generator is given."""
     if not isinstance(question, str) or not question.strip():
         raise InputError("empty question: type what you want to know")
+    question = well_formed(question)  # bytes that are not UTF-8 (a terminal in another encoding) are answered
     cut = check_cut(cut)
     distance = retriever.distances([question])[0]
     kept = gate(rank(distance, higher_is_better=False), distance, cut, keep)

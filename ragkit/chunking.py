@@ -17,8 +17,12 @@ Three decisions where the chapter's reference chunker is silent or wrong:
   line starts a section like a ``## `` line does, where the reference would keep it as body text.
 
 A heading on the document's last line (no newline after it) is skipped too, where the
-reference would chunk it as body text. Everywhere else the boundaries strategies follow
-the reference rule chunk for chunk.
+reference would chunk it as body text. A stretch without a sentence end that is more than twice
+the budget long (a log file's million short lines make one) is cut into pieces of the budget, each
+after its last line break or space when it has one (``cut_at_budget``); the reference leaves it
+whole, however long. Up to twice the budget it stays whole, as in the reference: the bundled
+corpus's longest tables run to 1.5 budgets, and a table cut in two loses its header row.
+Everywhere else the boundaries strategies follow the reference rule chunk for chunk.
 """
 
 from __future__ import annotations
@@ -28,13 +32,14 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ragkit.corpus import Corpus, Document, heading_lines, title_span
+from ragkit.corpus import Corpus, Document, fenced_lines, heading_lines, paragraphs, title_span
 from ragkit.errors import InputError
 
 SIZE = 512
 OVERLAP = 64
+UNENDED = 2
+"""A stretch without a sentence end is cut once it is longer than this many budgets (see cut_at_budget)."""
 
-_PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")
 _SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")
 
 
@@ -142,8 +147,7 @@ def pack(body: str, size: int = SIZE) -> list[tuple[int, int]]:
     """The boundaries rule on one section body: greedy paragraphs, sentences for a huge one."""
     ranges: list[tuple[int, int]] = []
     open_: tuple[int, int] | None = None
-    for m in _PARAGRAPH.finditer(body):
-        pf, pt = m.span()
+    for pf, pt in paragraphs(body):
         if pt - pf > size:
             if open_:
                 ranges.append(open_)
@@ -169,6 +173,24 @@ def pack(body: str, size: int = SIZE) -> list[tuple[int, int]]:
     return ranges
 
 
+def cut_at_budget(body: str, start: int, end: int, size: int = SIZE) -> list[tuple[int, int]]:
+    """A range without a sentence end and over ``UNENDED`` budgets, cut into pieces of at most ``size``; others whole.
+
+    Each cut falls after the last line break inside the budget, else after the last space, else at the budget.
+    """
+    if end - start <= UNENDED * size or any(mark in body[start:end] for mark in ".!?"):
+        return [(start, end)]
+    pieces = []
+    while end - start > size:
+        limit = start + size
+        at = body.rfind("\n", start + 1, limit)
+        at = body.rfind(" ", start + 1, limit) if at == -1 else at
+        at = limit if at == -1 else at + 1
+        pieces.append((start, at))
+        start = at
+    return pieces + [(start, end)]
+
+
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The range without surrounding whitespace, or None when nothing is left."""
     raw = text[start:end]
@@ -181,9 +203,11 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 def _boundaries(text: str, size: int) -> Iterable[tuple[str, int, int]]:
     for sec in sections(text):
-        for f, t in pack(text[sec.start:sec.end], size):
-            if span := _trimmed(text, sec.start + f, sec.start + t):
-                yield sec.title, *span
+        body = text[sec.start:sec.end]
+        for range_ in pack(body, size):
+            for f, t in cut_at_budget(body, *range_, size):
+                if span := _trimmed(text, sec.start + f, sec.start + t):
+                    yield sec.title, *span
 
 
 def _blind(text: str, size: int) -> Iterable[tuple[str, int, int]]:
@@ -236,7 +260,6 @@ def chunk_corpus(corpus: Corpus, strategy: str | Strategy = "E",
 
 _DECIMAL = re.compile(r"\d+\.\d+")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
-_FENCE_LINE = re.compile(r"^(```|~~~)")
 _HEADING_LINE = re.compile(r"#{1,6} \S.*")
 _CLOSERS = ")]\"'*_"
 
@@ -268,31 +291,45 @@ class Pathologies:
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    """Inline code spans and every line inside a fenced block (fence lines included)."""
+    """Inline code spans and every line of a fenced block, fence lines included (CommonMark's fences)."""
     spans = [m.span() for m in _INLINE_CODE.finditer(text)]
-    in_fence, pos = False, 0
-    for line in text.split("\n"):
-        if _FENCE_LINE.match(line):
-            spans.append((pos, pos + len(line)))
-            in_fence = not in_fence
-        elif in_fence:
+    code, pos = fenced_lines(text), 0
+    for number, line in enumerate(text.split("\n")):
+        if number in code:
             spans.append((pos, pos + len(line)))
         pos += len(line) + 1
     return spans
 
 
-def _splits(cut: Cut, spans: Iterable[tuple[int, int]]) -> bool:
-    """True when one span has characters on both sides of the cut."""
-    return any(lo < cut.before.end and cut.after.start < hi for lo, hi in spans)
+class _Spans:
+    """Ranges of a text, asked whether one has characters on both sides of a cut (a log-time look-up)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]):
+        ordered = sorted(spans)
+        self.starts = [lo for lo, _ in ordered]
+        self.reach, furthest = [], -1  # reach[i]: the furthest end among the first i + 1 spans
+        for _, hi in ordered:
+            furthest = max(furthest, hi)
+            self.reach.append(furthest)
+
+    def split_by(self, cut: Cut) -> bool:
+        """True when one span starts before the first chunk ends and ends after the second starts."""
+        n = bisect.bisect_left(self.starts, cut.before.end)
+        return n > 0 and self.reach[n - 1] > cut.after.start
 
 
 def starts_mid_sentence(chunk: Chunk, text: str) -> bool:
     """True unless the chunk opens a line, or follows a sentence end (``.!?``) and a space."""
-    before = text[:chunk.start]
-    stripped = before.rstrip(" \t")
-    if not stripped or stripped.endswith("\n"):
+    at = chunk.start  # walk back from the chunk: copying the text before it would make pathologies quadratic
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    if at == 0 or text[at - 1] == "\n":
         return False
-    return stripped == before or stripped.rstrip(_CLOSERS)[-1:] not in (".", "!", "?")
+    if at == chunk.start:
+        return True
+    while at > 0 and text[at - 1] in _CLOSERS:
+        at -= 1
+    return text[at - 1:at] not in (".", "!", "?")
 
 
 def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> Pathologies:
@@ -303,8 +340,8 @@ def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> 
         by_doc.setdefault(c.doc_id, []).append(c)
     for doc_id, own in by_doc.items():
         text = corpus[doc_id].text
-        decimals = [m.span() for m in _DECIMAL.finditer(text)]
-        code = _code_spans(text)
+        decimals = _Spans(m.span() for m in _DECIMAL.finditer(text))
+        code = _Spans(_code_spans(text))
         for c in own:
             lines = [line for line in c.content.split("\n") if line.strip()]
             if all(_HEADING_LINE.fullmatch(line.strip()) for line in lines):
@@ -313,9 +350,9 @@ def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> 
                 mid_sentence.append(c)
         for before, after in zip(own, own[1:]):
             cut = Cut(before, after)
-            if _splits(cut, decimals):
+            if decimals.split_by(cut):
                 decimal_cuts.append(cut)
-            if _splits(cut, code):
+            if code.split_by(cut):
                 code_cuts.append(cut)
     return Pathologies(strategy, len(chunks), tuple(heading_only), tuple(decimal_cuts), tuple(code_cuts),
                        tuple(mid_sentence))

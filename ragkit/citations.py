@@ -124,10 +124,19 @@ class Citation:
                 "cosineDistance": self.cosine_distance}
 
 
+def well_formed(text: str) -> str:
+    """Text with every lone surrogate (a byte that was not UTF-8, as Python keeps it) replaced by U+FFFD.
+
+    Tokenizers and hashes take only well-formed text; a command-line argument or a file name in
+    another encoding arrives with such surrogates, and is answered with those bytes shown as U+FFFD.
+    """
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
 def cite(index: int, chunk: Chunk, distance: float) -> Citation:
     """The citation for a retrieved chunk: what it quotes (``Chunk.quoted``) and that exact character range."""
     start, end, words = chunk.quoted
-    return Citation(index, chunk.doc_id, chunk.doc_title, chunk.section or "introduction",
+    return Citation(index, chunk.doc_id, well_formed(chunk.doc_title), well_formed(chunk.section) or "introduction",
                     CharRange(start, end), words, float(distance))
 
 
@@ -251,4 +260,4 @@ def citation_table(citations: Sequence[Citation]) -> list[dict]:
 
 __all__ = ["CharRange", "Citation", "MediaRange", "PdfPage", "RenderedAnswer", "SheetRange",
            "build_context", "citation_table", "cite", "delimit_sources", "document_href", "render_links", "source_tag",
-           "text_fragment", "verify"]
+           "text_fragment", "verify", "well_formed"]

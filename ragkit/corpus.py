@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,10 +92,34 @@ def canonical_text(raw: bytes) -> str:
 
 
 @functools.lru_cache(maxsize=64)
+def fences(text: str) -> tuple[tuple[int, int], ...]:
+    """The fenced code blocks of a text as line ranges ``(first, past last)``, fence lines included (CommonMark)."""
+    return tuple((token.map[0], token.map[1]) for token in _BLOCKS.parse(text) if token.type == "fence" and token.map)
+
+
+@functools.lru_cache(maxsize=64)
 def fenced_lines(text: str) -> frozenset[int]:
     """Numbers (from 0) of the lines that belong to a fenced code block, fence lines included (CommonMark)."""
-    return frozenset(line for token in _BLOCKS.parse(text) if token.type == "fence" and token.map
-                     for line in range(*token.map))
+    return frozenset(line for first, last in fences(text) for line in range(first, last))
+
+
+def paragraphs(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tuple[int, int]]:
+    """Spans of the paragraphs of ``text[lo:hi]``: runs that hold no blank line (``\n\n``), one newline at the end kept.
+
+    A scan with ``str.find``, linear in time and constant in memory: a regular expression with a repeated
+    group costs memory per character of a match, which a 25 MB paragraph turns into gigabytes.
+    """
+    hi = len(text) if hi is None else hi
+    pos = lo
+    while pos < hi:
+        while pos < hi and text[pos] == "\n":
+            pos += 1
+        if pos >= hi:
+            return
+        end = text.find("\n\n", pos, hi)
+        end = hi if end == -1 else end
+        yield pos, end
+        pos = end
 
 
 def outside_fences(text: str) -> Iterator[tuple[int, str]]:
@@ -122,9 +147,18 @@ def title_span(text: str) -> tuple[int, int, str] | None:
     return None
 
 
+def printable_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) shown as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def read_document(path: Path) -> Document | FailedDocument:
     """Load one Markdown file; a problem becomes a FailedDocument, never an exception."""
     path = Path(path)
+    if (shown := printable_name(path.name)) != path.name:
+        return FailedDocument(printable_name(path.stem), path,
+                              f"the file name {shown} is not valid UTF-8: rename the file (a document's id is its "
+                              "name, and it is written into links and indexes)")
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -190,25 +224,25 @@ _COUNTS = ("characters", "sections", "tables", "formulas", "code_blocks", "bulle
            "paragraphs_over_512", "paragraphs_over_1200", "outside_bmp")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*\|")
 _FORMULA = re.compile(r"\$\$.+?\$\$|(?<![$\\])\$(?!\$)[^$\n]+?(?<![$\\])\$(?!\$)", re.S)
-_PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")
+_OUTSIDE_BMP = re.compile("[\U00010000-\U0010FFFF]")
 
 
 def document_stats(doc: Document) -> DocumentStats:
     """Count sections, tables, formulas, code blocks, bullets and long paragraphs of one document."""
     prose_lines = list(outside_fences(doc.text))
     prose = "\n".join(line for _, line in prose_lines)
-    paragraphs = [len(m.group(0)) for m in _PARAGRAPH.finditer(doc.text)]
+    lengths = [end - start for start, end in paragraphs(doc.text)]
     return DocumentStats(
         id=doc.id,
         characters=len(doc.text),
         sections=sum(line.startswith("## ") and bool(line[3:].strip()) for _, line in prose_lines),
         tables=sum(bool(_TABLE_RULE.match(line)) for _, line in prose_lines),
         formulas=len(_FORMULA.findall(prose)),
-        code_blocks=sum(line.startswith(("```", "~~~")) for line in doc.text.split("\n")) // 2,
+        code_blocks=len(fences(doc.text)),
         bullets=sum(line.lstrip().startswith(("- ", "* ")) for _, line in prose_lines),
-        paragraphs_over_512=sum(n > 512 for n in paragraphs),
-        paragraphs_over_1200=sum(n > 1200 for n in paragraphs),
-        outside_bmp=sum(ord(ch) > 0xFFFF for ch in doc.text),
+        paragraphs_over_512=sum(n > 512 for n in lengths),
+        paragraphs_over_1200=sum(n > 1200 for n in lengths),
+        outside_bmp=len(_OUTSIDE_BMP.findall(doc.text)),
     )
 
 

@@ -110,7 +110,21 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
             continue
         values = {k: obj[k] for k in required} | {k: str(obj[k]) for k in optional if k in obj}
         records.append(cls(**values, source=name, line=number))
-    return records, problems
+    repeated = _duplicates(records)
+    dropped = {p.line for p in repeated}
+    return [r for r in records if r.line not in dropped], problems + repeated
+
+
+def _duplicates(records: Iterable[Question | OutOfDomain]) -> list[Problem]:
+    """One problem per record whose id an earlier record already has: a repeated id would be counted twice."""
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for r in records:
+        if r.id in seen:
+            problems.append(Problem(r.source, r.line, f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids "
+                                                      "unique (a repeated question would be counted twice)"))
+        seen.setdefault(r.id, r.line)
+    return problems
 
 
 def _short(value: object) -> str:
@@ -190,12 +204,7 @@ def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutO
     problems: list[Problem] = []
     doc_ids = set(corpus.ids)
     for records in (questions, out_of_domain):
-        seen: dict[str, int] = {}
-        for r in records:
-            if r.id in seen:
-                problems.append(Problem(r.source, r.line,
-                                        f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids unique"))
-            seen.setdefault(r.id, r.line)
+        problems += _duplicates(records)
     for q in questions:
         def p(msg: str, q: Question = q) -> None:
             problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))

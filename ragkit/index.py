@@ -17,7 +17,6 @@ folder without an index is refused.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
@@ -27,7 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from ragkit.chunking import OVERLAP, SIZE, Chunk, chunk_document, get_strategy
-from ragkit.corpus import LOADER_VERSION, Corpus, Document
+from ragkit.corpus import LOADER_VERSION, Corpus, Document, printable_name
 from ragkit.embedding import ModelStamp
 from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
 from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
@@ -36,7 +35,6 @@ from ragkit.retrieval import Encoder, cosine_distance, rank
 PIPELINE_VERSION = "ragkit-1"
 FILENAME = "index.sqlite"
 FORMAT = "ragkit-index-2"
-_OLD_MANIFEST = "manifest.json"
 _OURS = {FILENAME, f"{FILENAME}-wal", f"{FILENAME}-shm", f"{FILENAME}-journal"}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -141,9 +139,6 @@ def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder: name a folder for the index")
     if not path.is_file():
-        if (folder / _OLD_MANIFEST).is_file():
-            raise StaleIndex(f"{folder} holds an index built by an older ragkit (manifest.json): rebuild it with "
-                             f"{_advice(folder, corpus)}")
         return None
     try:
         conn = connect(path, readonly=readonly)
@@ -159,9 +154,61 @@ def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3
         raise CorruptIndex(f"{path} is damaged ({check}): rebuild it with {_advice(folder, corpus)} "
                            "(the damaged file is kept beside the new one)")
     if found is None or found[0] != FORMAT:
+        conn.close()
         raise CorruptIndex(f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
-                           f"rebuild it with {_advice(folder, corpus)}")
+                           f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
+                           "file is kept beside the new one)")
+    try:
+        _check_tables(conn)
+    except (CorruptIndex, sqlite3.DatabaseError) as exc:
+        conn.close()
+        raise CorruptIndex(f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
+                           "(the damaged file is kept beside the new one)") from exc
     return conn
+
+
+def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Each table's column names, as a database holds them."""
+    names = [n for (n,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")]
+    return {n: [row[1] for row in conn.execute(f'PRAGMA table_info("{n}")')] for n in names}
+
+
+def _schema_columns() -> dict[str, list[str]]:
+    """The tables and columns ``_SCHEMA`` makes, read from an empty database made with it."""
+    empty = sqlite3.connect(":memory:")
+    try:
+        empty.executescript(_SCHEMA)
+        return _columns(empty)
+    finally:
+        empty.close()
+
+
+def _check_tables(conn: sqlite3.Connection) -> None:
+    """Raise CorruptIndex when a table or column of the schema is missing, or a stamp row cannot be read."""
+    found = _columns(conn)
+    for table, columns in _EXPECTED.items():
+        if found.get(table) != columns:
+            raise CorruptIndex(f"table {table} is missing" if table not in found else
+                               f"table {table} has columns {', '.join(found[table])}, not {', '.join(columns)}")
+    cur = conn.execute("SELECT * FROM stamps")
+    names = [c[0] for c in cur.description]
+    for row in cur:
+        _stamp_from(dict(zip(names, row)))
+    config = conn.execute("SELECT value FROM meta WHERE name = 'stamp'").fetchone()
+    if config is not None and not str(config[0]).isdigit():
+        raise CorruptIndex(f"the configuration names stamp {str(config[0])[:40]!r}, not a stamp's number")
+
+
+def _stamp_from(row: dict) -> Stamp:
+    """A stamps row as a Stamp; a malformed row (a text where a number belongs, a NULL) is CorruptIndex."""
+    try:
+        stamp = Stamp.from_flat(row)
+        values = stamp.flat()
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CorruptIndex(f"stamp {row.get('id')} cannot be read ({exc})") from None
+    if not all(isinstance(v, (str, int)) for v in values.values()):
+        raise CorruptIndex(f"stamp {row.get('id')} holds a value of the wrong type")
+    return stamp
 
 
 def _stamp_row(conn: sqlite3.Connection, stamp_id: int | None) -> Stamp | None:
@@ -169,7 +216,7 @@ def _stamp_row(conn: sqlite3.Connection, stamp_id: int | None) -> Stamp | None:
         return None
     cur = conn.execute("SELECT * FROM stamps WHERE id = ?", (stamp_id,))
     row = cur.fetchone()
-    return Stamp.from_flat(dict(zip([c[0] for c in cur.description], row))) if row else None
+    return _stamp_from(dict(zip([c[0] for c in cur.description], row))) if row else None
 
 
 def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dict[str, tuple[int, int]]]:
@@ -189,9 +236,9 @@ def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dic
     return stamp, entries, rows
 
 
-def read_index(folder: Path) -> tuple[Stamp | None, dict[str, Entry]]:
+def read_index(folder: Path, corpus: Corpus | None = None) -> tuple[Stamp | None, dict[str, Entry]]:
     """The index's configuration stamp and its entries (None and {} where there is no index)."""
-    conn = _open(folder, None)
+    conn = _open(folder, corpus)
     if conn is None:
         return None, {}
     try:
@@ -240,10 +287,18 @@ def status(corpus: Corpus, folder: Path, stamp: Stamp) -> Status:
     return _status(corpus, stamp, entries, rows)
 
 
-def configured(folder: Path, strategy: str | None = None, size: int | None = None,
-               overlap: int | None = None) -> tuple[str, int, int]:
-    """Strategy, size and overlap to use: what was asked, else what the index was built with, else the defaults."""
-    stamp, _ = read_index(folder) if (Path(folder) / FILENAME).is_file() else (None, {})
+def configured(folder: Path, strategy: str | None = None, size: int | None = None, overlap: int | None = None,
+               corpus: Corpus | None = None, rebuild: bool = False) -> tuple[str, int, int]:
+    """Strategy, size and overlap to use: what was asked, else what the index was built with, else the defaults.
+
+    A damaged index raises CorruptIndex, unless it is about to be rebuilt (and set aside): then the defaults.
+    """
+    try:
+        stamp, _ = read_index(folder, corpus) if (Path(folder) / FILENAME).is_file() else (None, {})
+    except CorruptIndex:
+        if not rebuild:
+            raise
+        stamp = None
     return (strategy or (stamp.strategy if stamp else "E"),
             size if size is not None else (stamp.size if stamp else SIZE),
             overlap if overlap is not None else (stamp.overlap if stamp else OVERLAP))
@@ -254,22 +309,13 @@ def _prepare_folder(folder: Path, corpus: Corpus) -> None:
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder: name a new or empty folder for the index")
     folder.mkdir(parents=True, exist_ok=True)
-    if (folder / FILENAME).exists() or (folder / _OLD_MANIFEST).is_file() and _is_old_index(folder):
+    if (folder / FILENAME).exists():
         return
     foreign = sorted(p.name for p in folder.iterdir() if p.name not in _OURS)
     if foreign:
         shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
         raise InputError(f"--out {folder} is not empty ({shown}) and holds no ragkit index: name a new or empty "
                          "folder (ragkit never deletes files it did not write)")
-
-
-def _is_old_index(folder: Path) -> bool:
-    """A manifest written by the file-based ragkit (format 1)."""
-    try:
-        data = json.loads((folder / _OLD_MANIFEST).read_text(encoding="utf-8"))
-        return isinstance(data, dict) and data.get("format") == 1 and {"config", "documents"} <= data.keys()
-    except (OSError, ValueError, RecursionError):
-        return False
 
 
 def _stamp_id(conn: sqlite3.Connection, stamp: Stamp) -> int:
@@ -288,7 +334,7 @@ def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     conn.execute("DELETE FROM chunks WHERE document = ?", (doc.id,))
     conn.execute("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, 'indexed', '', ?, ?)",
-                 (doc.id, str(doc.path), doc.content_hash, len(chunks), stamp_id))
+                 (doc.id, printable_name(str(doc.path)), doc.content_hash, len(chunks), stamp_id))
     conn.executemany('INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
                      [(doc.id, i, c.start, c.end, c.section, c.header, c.overlap, v.tobytes())
                       for i, (c, v) in enumerate(zip(chunks, vectors))])
@@ -361,10 +407,10 @@ def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E",
             if doc.id not in keep:
                 _write_document(conn, doc, stamp, stamp_id, embedder)
         conn.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, '', 'failed', ?, 0, NULL)",
-                         [(f.id, str(f.path), f.reason) for f in corpus.failed])
+                         [(f.id, printable_name(str(f.path)), f.reason) for f in corpus.failed])
         written = datetime.now(timezone.utc).isoformat(timespec="seconds")
         conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", str(corpus.folder)),
+                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", printable_name(str(corpus.folder))),
                           ("written", written)])
         conn.execute("DELETE FROM stamps WHERE id NOT IN (SELECT stamp FROM documents WHERE stamp IS NOT NULL) "
                      "AND id != ?", (stamp_id,))
@@ -378,9 +424,6 @@ def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E",
             conn.execute("ROLLBACK")
         conn.close()
     report = _status(corpus, stamp, entries, rows)
-    if (folder / _OLD_MANIFEST).is_file() and _is_old_index(folder):
-        notes += (f"{_OLD_MANIFEST} and docs/ in {folder} belong to an older ragkit's index: nothing reads them now, "
-                  "delete them when you like",)
     return Status(report.current, report.stale, report.new, report.failed, report.chunks, notes)
 
 
@@ -403,6 +446,9 @@ def tables(folder: Path) -> Iterator[tuple[str, list[str], list[tuple]]]:
             yield name, cols, rows
     finally:
         conn.close()
+
+
+_EXPECTED = _schema_columns()
 
 
 class Index:

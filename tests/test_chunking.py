@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragkit.chunking import SIZE, STRATEGIES, chunk_corpus, chunk_document, sections
+from ragkit.chunking import SIZE, STRATEGIES, UNENDED, chunk_corpus, chunk_document, cut_at_budget, sections
 from ragkit.corpus import title_span
 from ragkit.errors import InputError
 
@@ -41,6 +41,20 @@ def test_sentence_longer_than_budget_stays_whole():
     long = "word " * 20
     doc = make_document(f"## S\n{long.strip()}. Next one.\n")
     assert spans(doc) == [("S", long.strip() + "."), ("S", "Next one.")]
+
+
+def test_a_stretch_without_sentence_end_is_cut_at_the_budget_where_the_reference_keeps_it_whole():
+    log = "".join(f"12:00:{i % 60:02d} worker {i} handled a request\n" for i in range(400))
+    doc = make_document(f"# Log\n\n## Lines\n{log}\nEnd. Of the log.\n")
+    chunks = chunk_document(doc, "C", SIZE)
+    assert len(reference_chunks(doc.text, doc.title)[0]["content"]) > 25 * SIZE  # the reference: one huge chunk
+    assert len(chunks) > 25 and all(len(c.content) <= SIZE for c in chunks)
+    assert all(c.content.endswith("request") for c in chunks[:-2])  # each cut after a line break
+    assert "".join(c.content + "\n" for c in chunks[:-1]) == log and chunks[-1].content == "End. Of the log."
+    assert [(f, t) for f, t in cut_at_budget("x" * 1300, 0, 1300, 512)] == [(0, 512), (512, 1024), (1024, 1300)]
+    table = "| a | b |\n|---|---|\n" + "| cell | cell |\n" * 60  # under UNENDED budgets: whole, as in the reference
+    assert len(table) < UNENDED * SIZE and cut_at_budget(table, 0, len(table)) == [(0, len(table))]
+    assert cut_at_budget("word " * 300 + ".", 0, 1501) == [(0, 1501)]  # a sentence end: the reference's rule
 
 
 def test_introduction_is_a_section_without_title_and_title_line_is_never_content():
@@ -244,13 +258,27 @@ COMPARABLE = st.builds(
 )
 
 
+def with_the_budget_cut(ref, size):
+    """The reference's chunks, each over-long stretch without a sentence end cut as ragkit's decision says."""
+    out = []
+    for r in ref:
+        header = r["text"][:len(r["text"]) - len(r["content"])]
+        for f, t in cut_at_budget(r["content"], 0, len(r["content"]), size):
+            piece = r["content"][f:t]
+            lead = len(piece) - len(piece.lstrip())
+            if piece.strip():
+                out.append({"text": header + piece.strip(), "content": piece.strip(), "section": r["section"],
+                            "start": r["start"] + f + lead, "end": r["start"] + f + lead + len(piece.strip())})
+    return out
+
+
 @SETTINGS
 @given(COMPARABLE, st.sampled_from([64, 128, SIZE]))
 def test_boundaries_equal_the_reference_rule(raw, size):
     doc, first, ok = _comparable(raw)
     assert ok, "the generator must only make documents the reference rule is defined on"
     ours = [c for c in chunk_document(doc, "E", size) if c.start >= first.start()]
-    ref = reference_chunks(doc.text, doc.title, size)
+    ref = with_the_budget_cut(reference_chunks(doc.text, doc.title, size), size)
     assert [(c.text, c.content, c.section, c.start, c.end) for c in ours] == \
            [(r["text"], r["content"], r["section"], r["start"], r["end"]) for r in ref]
 

@@ -1,6 +1,7 @@
 """The command line on the bundled data: ask, sweep, models; errors print what to do and exit 1."""
 
 import json
+import os
 import re
 import shutil
 
@@ -120,3 +121,46 @@ def test_ask_and_sweep_name_the_failed_documents(tmp_path, capsys):
     assert "FAILED broken.md: not valid UTF-8" in capsys.readouterr().err
     main(["sweep", "--corpus", str(folder), "--questions", str(_jsonl(tmp_path / "q.jsonl", QUESTION))])
     assert "FAILED broken.md: not valid UTF-8" in capsys.readouterr().err
+
+
+def test_class_report_csv_into_a_missing_folder_or_onto_an_input_is_refused_before_any_work(tmp_path, capsys):
+    results = tmp_path / "ana.jsonl"
+    results.write_text(json.dumps({"exercise": "ex1", "student": "ana", "passed": True}) + "\n")
+    before = results.read_text()
+    assert main(["class-report", str(results), "--csv", str(tmp_path / "no" / "such" / "class.csv")]) == 1
+    captured = capsys.readouterr()
+    assert "the folder" in captured.err and "does not exist; create it first" in captured.err
+    assert "student" not in captured.out  # refused before the table was printed
+    assert main(["class-report", str(tmp_path), "--csv", str(results)]) == 1
+    assert "is one of the results files read: name another file" in capsys.readouterr().err
+    assert results.read_text() == before
+
+
+def test_corpus_stats_names_a_file_whose_name_is_not_utf8(tmp_path, capsys):
+    (tmp_path / "good.md").write_text("# Good\n\nBody.\n")
+    (tmp_path / os.fsdecode(b"bad-\xff.md")).write_bytes(b"# Bad\n\nBody.\n")
+    assert main(["corpus-stats", "--corpus", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    out.encode("utf-8")  # printable on any terminal
+    assert "1 documents loaded, 1 failed" in out and "FAILED bad-\\xff.md: the file name" in out
+
+
+def test_bytes_that_are_not_utf8_in_a_query_or_a_title_are_answered(capsys):
+    from ragkit.chunking import Chunk
+    from ragkit.citations import build_context
+
+    assert main(["ask", "what is caf\udce9 gradient descent"]) == 0  # how Python passes the byte 0xE9 of argv
+    assert "02-gradient-descent" in capsys.readouterr().out
+    chunk = Chunk("d", "Caf\udce9 notes", "S\udcff", 0, 4, "text")
+    prompt, (citation,) = build_context("why?", [(chunk, 0.2)])
+    prompt.encode("utf-8")
+    assert citation.document_name == "Caf\ufffd notes" and citation.locator_label == "S\ufffd"
+
+
+def test_class_report_names_students_by_owner_when_asked(tmp_path, capsys):
+    from ragkit.teach.results import login
+
+    me = login(os.getuid())
+    (tmp_path / "results.jsonl").write_text(json.dumps({"exercise": "ex3", "student": me, "passed": False}) + "\n")
+    assert main(["class-report", str(tmp_path), "--name-by", "owner"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split() == [me, "-", "-", "not", "yet", "(1)", "-", "-"]

@@ -80,3 +80,42 @@ def test_content_hash_changes_with_text(tmp_path):
     a = read_document(write(tmp_path, "a.md", b"one\n"))
     b = read_document(write(tmp_path, "b.md", b"two\n"))
     assert a.content_hash != b.content_hash and len(a.content_hash) == 64
+
+
+def test_a_file_name_that_is_not_utf8_is_one_failed_document_not_a_failed_folder(tmp_path):
+    write(tmp_path, "good.md", b"# Good\n\nBody.\n")
+    (tmp_path / os.fsdecode(b"bad-\xff.md")).write_bytes(b"# Bad name\n\nBody.\n")
+    corpus = load_corpus(tmp_path)
+    assert corpus.ids == ["good"]
+    (failed,) = corpus.failed
+    assert failed.id == "bad-\\xff" and "not valid UTF-8: rename the file" in failed.reason
+    failed.id.encode("utf-8")  # printable, storable in an index
+
+
+def test_paragraph_scan_equals_the_old_pattern():
+    import random
+    import re
+
+    from ragkit.corpus import paragraphs
+
+    old = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # the pattern it replaces: memory grew with each match's length
+    rng = random.Random(5)
+    for _ in range(2000):
+        text = "".join(rng.choice(["a", "b ", "\n", "\n\n", ".", "\n\n\n"]) for _ in range(rng.randint(0, 30)))
+        assert list(paragraphs(text)) == [m.span() for m in old.finditer(text)], repr(text)
+        lo, hi = sorted(rng.randint(0, len(text)) for _ in range(2))
+        assert list(paragraphs(text, lo, hi)) == [m.span() for m in old.finditer(text, lo, hi)], repr(text)
+
+
+FENCED = {"four backticks holding three": "# T\n\n````\n```\nx\n```\n````\n\nText.\n",
+          "an indented fence": "# T\n\n  ```\nx = 1\n  ```\n\nText.\n",
+          "an unclosed fence runs to the end": "# T\n\nText.\n\n~~~\nx\n"}
+
+
+@pytest.mark.parametrize("text", FENCED.values(), ids=FENCED.keys())
+def test_corpus_stats_counts_the_fences_markdown_it_finds(text):
+    from ragkit.corpus import document_stats
+
+    from conftest import make_document
+
+    assert document_stats(make_document(text)).code_blocks == 1

@@ -162,3 +162,13 @@ def test_validate_command_exit_codes(tmp_path, tiny, capsys):
     args = ["validate", "--corpus", str(tiny.folder), "--questions", str(bad), "--ood", str(ood), "--any-count"]
     assert main(args) == 1
     assert "needle not found" in capsys.readouterr().out
+
+
+def test_a_file_with_every_id_twice_is_refused_not_counted_twice(tmp_path):
+    rows = [json.loads(line) for line in (ROOT / "data" / "questions.jsonl").read_text().splitlines() if line.strip()]
+    path = write_jsonl(tmp_path / "twice.jsonl", rows + rows)
+    records, problems = read_questions(path)
+    assert len(records) == len(rows) and len(problems) == len(rows)
+    assert str(problems[0]).startswith(f"{path}:{len(rows) + 1}: duplicate id '{rows[0]['id']}' (first on line 1)")
+    with pytest.raises(DataError, match="duplicate id"):
+        load_questions(path)

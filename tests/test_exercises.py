@@ -1,6 +1,14 @@
 """The exercise checks cannot be gamed: every shortcut a student might try answers NOT YET, and results are recorded."""
 
+import contextlib
+import getpass
+import inspect
 import json
+import os
+import pwd
+import signal
+import stat
+import sys
 
 import numpy as np
 import pytest
@@ -9,6 +17,7 @@ import ragkit.teach.course
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits
 from ragkit.teach import exercises as ex
+from ragkit.teach import results as res
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +30,7 @@ def results(tmp_path, monkeypatch):
     path = tmp_path / "results.jsonl"
     monkeypatch.setenv("RAGKIT_RESULTS", str(path))
     monkeypatch.setenv("RAGKIT_STUDENT", "tester")
-    monkeypatch.setattr(ex, "_student", None)
+    monkeypatch.setattr(res, "_student", None)
     return path
 
 
@@ -266,7 +275,7 @@ def test_class_report_three_students_one_corrupt_line(tmp_path, capsys):
     assert lines[3].split() == ["chloe", "-", "-", "-", "-", "yes", "(1)"]
     assert f"{tmp_path / 'class' / 'ben.jsonl'}:3:" in out and "1 line(s) skipped" in out and "6 results read" in out
     assert out_csv.read_text().splitlines()[1] == "ana,yes (2),yes (1),-,-,-"
-    assert ex.class_report([chloe]).rows() == [{"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-",
+    assert res.class_report([chloe]).rows() == [{"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-",
                                                  "ex5": "yes (1)"}]
 
 
@@ -275,3 +284,160 @@ def test_class_report_on_a_missing_path_says_what_to_give(tmp_path, capsys):
 
     assert main(["class-report", str(tmp_path / "nope")]) == 1
     assert "neither a results file nor a folder" in capsys.readouterr().err
+
+
+# hostile results files: class-report and the checks read and write what students control ---------------------
+
+ROOT_USER = os.geteuid() == 0
+
+
+@contextlib.contextmanager
+def deadline(seconds=30):
+    """Fail instead of hanging (a FIFO read blocks forever)."""
+    def stop(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def line(student="ana", exercise="ex1", passed=True, **more):
+    return json.dumps({"exercise": exercise, "student": student, "passed": passed, **more}) + "\n"
+
+
+def test_class_report_survives_nesting_fifos_devices_sparse_and_unreadable_files(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ana.jsonl").write_text(line() + "[" * 8000 + "\n" + '{"a":' * 2500 + "1" + "}" * 2500 + "\n"
+                                      + line(exercise="ex2") + "x" * (res.MAX_LINE + 1) + "\n")
+    os.mkfifo(folder / "ben.jsonl")
+    with open(folder / "sparse.jsonl", "wb") as f:
+        f.truncate(5 * 2**30)  # a 5 GB file of holes: no disk used, and not read either
+    (folder / "locked.jsonl").write_text(line("locked"))
+    (folder / "locked.jsonl").chmod(0)
+    if ROOT_USER:
+        os.mknod(folder / "device.jsonl", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero's numbers
+    deep = folder.joinpath(*["d"] * 300)
+    deep.mkdir(parents=True)
+    (deep / "deep.jsonl").write_text(line("deep"))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 150)  # the tree is deeper than the stack has room for
+    try:
+        with deadline():
+            report = res.class_report([folder])
+    finally:
+        sys.setrecursionlimit(limit)
+    text = "\n".join(report.skipped)
+    assert report.rows()[0]["student"] == "ana" and report.cells["ana", "ex1"] == (True, 1)
+    assert report.cells["ana", "ex2"] == (True, 1) and "deep" not in report.students
+    assert "ana.jsonl:2: nested 8000 deep" in text and "ana.jsonl:3: nested 2500 deep" in text
+    assert f"ana.jsonl:5: a line of {res.MAX_LINE + 1:,} bytes" in text
+    assert "ben.jsonl: file not read (not a regular file" in text
+    assert "sparse.jsonl: file not read (5,368,709,120 bytes, more than" in text
+    assert f"more than {res.MAX_DEPTH} levels deep" in text
+    if ROOT_USER:
+        assert "device.jsonl: file not read (not a regular file" in text
+    else:
+        assert "locked.jsonl: file not read (Permission denied)" in text
+
+
+def test_class_report_counts_by_file_or_owner_never_by_the_line(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ana.jsonl").write_text(line("ana") + line("ben", passed=True) + line("ana", exercise="ex2"))
+    (folder / "ben.jsonl").write_text(line("ben", passed=False))
+    (folder / "mallory.jsonl").symlink_to(folder / "ben.jsonl")  # ben's attempts twice, or as mallory's
+    os.link(folder / "ana.jsonl", folder / "zed.jsonl")  # the same file under a second name
+    report = res.class_report([folder])
+    assert report.cells == {("ana", "ex1"): (True, 1), ("ana", "ex2"): (True, 1), ("ben", "ex1"): (False, 1)}
+    text = "\n".join(report.skipped)
+    assert "ana.jsonl:2: claims to be 'ben''s, but the file is 'ana''s: not counted" in text
+    assert "mallory.jsonl: file not read (a symbolic link, not followed)" in text
+    assert "zed.jsonl: the same file as" in text and "ana.jsonl, read once" in text
+    me = res.login(os.getuid())
+    (tmp_path / "results.jsonl").write_text(line(me) + line("ana"))
+    owned = res.class_report([tmp_path / "results.jsonl"], name_by="owner")
+    assert owned.students == [me] and owned.cells[me, "ex1"] == (True, 1)
+    assert owned.skipped == (f"{tmp_path / 'results.jsonl'}:2: claims to be 'ana''s, but the file is {me!r}'s: "
+                             "not counted",)
+
+
+def test_names_are_escaped_and_shortened_and_csv_cells_cannot_run(tmp_path, capsys):
+    from ragkit.__main__ import main
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    evil = "=HYPERLINK(\"x\")\n\x1b[2J"
+    (folder / f"{evil}.jsonl").write_text(line(evil))
+    (folder / "ana.jsonl").write_text(line("M" * 10_000) + line("M" * 2_000_000))
+    (folder / "@sum.jsonl").write_text(line("@sum"))
+    out_csv = tmp_path / "out.csv"
+    assert main(["class-report", str(folder), "--csv", str(out_csv)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[2J" in out and '=HYPERLINK("x")\\n' in out
+    assert "M" * 100 not in out and "(10,000 characters)" in out and "ana.jsonl:2: a line of 2,000,0" in out
+    rows = out_csv.read_text().splitlines()
+    assert rows[2].startswith("'@sum,") and rows[1].startswith('"\'=HYPERLINK(""x"")\\n')
+    assert res.spreadsheet_cell("-") == "-" and res.spreadsheet_cell("-1+2") == "'-1+2"
+    assert res.spreadsheet_cell("+x") == "'+x" and res.spreadsheet_cell("\tx") == "'\tx"
+
+
+def test_results_are_strict_json_written_and_read(course, results, tmp_path):
+    feedback = ex.record("ex2", ex.Feedback(True, (), {"cut": float("nan"), "p": np.float64("inf"), "n": np.int64(3)}))
+    assert feedback.notes == ()
+    row = json.loads(results.read_text(), parse_constant=lambda c: pytest.fail(f"{c} written"))
+    assert row["numbers"] == {"cut": None, "p": None, "n": 3}
+    (tmp_path / "nan.jsonl").write_text('{"exercise": "ex1", "passed": true, "score": NaN}\n')
+    assert "NaN is not JSON" in res.class_report([tmp_path / "nan.jsonl"]).skipped[0]
+
+
+def test_kernel_names_a_jovyan_student_by_the_hub_and_a_uid_without_passwd_still_works(course, results, monkeypatch):
+    monkeypatch.delenv("RAGKIT_STUDENT")
+    monkeypatch.setattr(res, "login", lambda uid: "jovyan")
+    monkeypatch.setenv("JUPYTERHUB_USER", "ana")
+    ana = (ex.current_student(), ex.own_size())
+    monkeypatch.setenv("JUPYTERHUB_USER", "ben")
+    assert ana[0] == "ana" and ex.current_student() == "ben" and ex.own_size() == ex.own_size("ben")
+    assert ex.own_size("ana") == ana[1]
+    monkeypatch.undo()
+    monkeypatch.setenv("RAGKIT_RESULTS", str(results))
+    monkeypatch.delenv("RAGKIT_STUDENT", raising=False)
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    monkeypatch.setattr(res, "_student", None)
+
+    def no_entry(uid):
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    monkeypatch.setattr(getpass, "getuser", lambda: no_entry(os.getuid()))
+    assert ex.current_student() == f"uid {os.getuid()}"
+    ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
+    assert json.loads(results.read_text())["student"] == f"uid {os.getuid()}"
+    monkeypatch.setenv("JUPYTERHUB_USER", "chloe")
+    assert ex.current_student() == "chloe"
+
+
+def test_a_planted_fifo_link_or_someone_elses_file_is_refused_not_written(course, tmp_path, monkeypatch):
+    target = tmp_path / "shared" / "tester.jsonl"
+    target.parent.mkdir()
+    monkeypatch.setenv("RAGKIT_RESULTS", str(target))
+    os.mkfifo(target)
+    with deadline():
+        feedback = ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
+    assert "was not recorded" in str(feedback) and "not a regular file" in str(feedback)
+    target.unlink()
+    (tmp_path / "elsewhere.jsonl").write_text("")
+    target.symlink_to(tmp_path / "elsewhere.jsonl")
+    feedback = ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
+    assert "symbolic link" in str(feedback) and (tmp_path / "elsewhere.jsonl").read_text() == ""
+    if ROOT_USER:
+        target.unlink()
+        target.write_text(line("tester", exercise="ex5"))
+        os.chown(target, 12345, 12345)
+        feedback = ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
+        assert "belongs to uid 12345, not to you" in str(feedback) and len(target.read_text().splitlines()) == 1

@@ -153,7 +153,8 @@ def test_broken_documents_are_failed_with_reason_and_retried(built):
 def test_very_large_single_line_document_is_indexed_with_a_truncation_warning(tmp_path):
     src = tmp_path / "corpus"
     src.mkdir()
-    (src / "huge.md").write_text("# Huge\n\n## One line\n" + "word " * 60_000 + "\n")
+    # one sentence with an end: kept whole, as the reference keeps it (one without an end is cut at the budget)
+    (src / "huge.md").write_text("# Huge\n\n## One line\n" + "word " * 60_000 + "end.\n")
     (src / "small.md").write_text("# Small\n\n## Part\nA short and ordinary paragraph about gradients.\n")
     with pytest.warns(TruncationWarning, match="exceed the encoder's 256-piece window"):
         report = index.build(load_corpus(src), tmp_path / "index", default_embedder())
@@ -196,16 +197,51 @@ def test_a_foreign_out_folder_is_refused_and_left_untouched(folder, tmp_path):
     assert sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*") if p.is_file()) == before
 
 
-def test_an_index_of_the_file_based_ragkit_is_named_not_misread(folder, tmp_path):
+def test_a_folder_of_the_file_based_ragkit_is_refused_untouched_not_migrated(folder, tmp_path, capsys):
     out = tmp_path / "old"
     (out / "docs").mkdir(parents=True)
     (out / "manifest.json").write_text(json.dumps({"format": 1, "config": {}, "documents": {}}))
     corpus = load_corpus(folder)
-    with pytest.raises(StaleIndex, match=rf"older ragkit.*index build --corpus {folder} --out {out}"):
+    with pytest.raises(StaleIndex, match=rf"no index in {out}: build one"):
         index.Index(corpus, out, default_embedder())
+    with pytest.raises(InputError, match=r"not empty \(docs, manifest.json\) and holds no ragkit index: name a new"):
+        index.build(corpus, out, default_embedder())
+    assert sorted(p.name for p in out.iterdir()) == ["docs", "manifest.json"]
+
+
+def test_an_index_of_an_older_format_is_refused_with_what_to_do_and_build_sets_it_aside(built):
+    folder, out = built
+    with sqlite3.connect(out / "index.sqlite") as db:
+        db.execute("UPDATE meta SET value = 'ragkit-index-1' WHERE name = 'format'")
+    corpus = load_corpus(folder)
+    advice = rf"found ragkit-index-1\): this ragkit reads no other format; rebuild it with .*--out {out}"
+    for call in (lambda: index.Index(corpus, out, default_embedder()), lambda: index.read_index(out),
+                 lambda: index.update(corpus, out, default_embedder())):
+        with pytest.raises(CorruptIndex, match=advice):
+            call()
     report = index.build(corpus, out, default_embedder())
-    assert report.searchable and any("older ragkit" in n for n in report.notes)
-    assert (out / "manifest.json").is_file()
+    assert report.searchable and any("kept as index.sqlite.damaged-" in n for n in report.notes)
+
+
+DAMAGE = {"chunks table dropped": "DROP TABLE chunks",
+          "a stamp's dimensions not a number": "UPDATE stamps SET dimensions = 'many'",
+          "a stamp's size not a number": "UPDATE stamps SET size = 'x'",
+          "configuration stamp not a number": "UPDATE meta SET value = 'one' WHERE name = 'stamp'",
+          "a column dropped": "ALTER TABLE documents DROP COLUMN reason"}
+
+
+@pytest.mark.parametrize("sql", DAMAGE.values(), ids=DAMAGE.keys())
+def test_damaged_tables_are_set_aside_like_a_damaged_file(built, sql, capsys):
+    folder, out = built
+    with sqlite3.connect(out / "index.sqlite") as db:
+        db.execute(sql)
+    for action in ("status", "update"):
+        assert main(["index", action, "--corpus", str(folder), "--out", str(out)]) == 1
+        err = capsys.readouterr().err
+        assert "is damaged" in err and f"index build --corpus {folder} --out {out}" in err, err
+    assert main(["index", "build", "--corpus", str(folder), "--out", str(out)]) == 0
+    assert "kept as index.sqlite.damaged-" in capsys.readouterr().out
+    assert index.Index(load_corpus(folder), out, default_embedder()).search("chain of thought")
 
 
 def test_a_second_writer_waits_then_stops_with_a_clear_message(built):
@@ -311,3 +347,12 @@ def test_a_full_disk_during_build_keeps_the_previous_index(folder, tmpfs):
         index.build(load_corpus(CORPUS), out, default_embedder())
     assert index.read_index(out) == before
     assert index.Index(load_corpus(small), out, default_embedder()).search("chain of thought")
+
+
+def test_a_file_name_that_is_not_utf8_is_one_failed_document_and_the_folder_builds(folder, tmp_path, capsys):
+    (folder / os.fsdecode(b"99-caf\xe9.md")).write_bytes(b"# Latin-1 name\n\nBody.\n")
+    out = tmp_path / "index"
+    assert main(["index", "build", "--corpus", str(folder), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "3 current documents" in text
+    assert "FAILED 99-caf\\xe9: the file name 99-caf\\xe9.md is not valid UTF-8" in text

@@ -37,3 +37,26 @@ def test_counts_on_the_bundled_corpus_are_the_same_for_every_boundaries_strategy
     rows = [pathologies(chunk_corpus(corpus, s), corpus, s).counts() for s in "CDEF"]
     assert all(r == rows[0] for r in rows)
     assert rows[0]["heading-only chunks"] > 0 and rows[0]["cuts inside a decimal number"] > 0
+
+
+def test_a_cut_inside_an_indented_or_nested_fence_is_a_cut_inside_code():
+    for fence in ("  ```", "````"):
+        body = "\n".join(f"value_{i} = compute_the_thing({i})" for i in range(6))
+        inner = "```\n" if fence == "````" else ""
+        doc = make_document(f"# T\n\n## S\n\n{fence}\n{inner}{body}\n{inner}{fence}\n\nAfter.\n", "d")
+        chunks = chunk_document(doc, "A", size=60)
+        p = pathologies(chunks, Corpus(doc.path.parent, (doc,)), "A")
+        assert len(p.code_cuts) >= 3, fence
+
+
+def test_pathologies_agree_with_a_brute_force_count():
+    import random
+
+    from ragkit.chunking import Chunk, Cut, _Spans
+
+    rng = random.Random(2)
+    for _ in range(500):
+        spans = [(a, a + rng.randint(1, 30)) for a in (rng.randint(0, 200) for _ in range(rng.randint(0, 12)))]
+        before, after = sorted(rng.randint(0, 230) for _ in range(2))
+        cut = Cut(Chunk("d", "", "", 0, before, ""), Chunk("d", "", "", after, 240, ""))
+        assert _Spans(spans).split_by(cut) == any(lo < before and after < hi for lo, hi in spans)

@@ -2,7 +2,8 @@
 
 Every check also appends one JSON line to a results file a teacher can collect
 (``RAGKIT_RESULTS``, else ``~/.ragkit/results.jsonl``); ``python -m ragkit class-report``
-reads many students' files. The student is named by ``student("name")`` or ``RAGKIT_STUDENT``.
+reads many students' files. Who the student is, and how the files are written and read,
+is ``ragkit.teach.results``.
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime
-import getpass
 import hashlib
-import json
-import os
 import re
 import shutil
 import tempfile
@@ -32,6 +30,8 @@ from ragkit.evaluation import first_hit_ranks, needle_hits, query_hits
 from ragkit.lexical import tokenize
 from ragkit.retrieval import Retriever
 from ragkit.statistics import SignTest
+from ragkit.teach.results import RESULTS_ENV, append_result, current_student, results_path
+from ragkit.teach.results import student as student
 from ragkit.threshold import CUT_RANGE
 from ragkit.tokens import TruncationWarning
 
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
                 "what when where which why with you your not no".split())
 
-RESULTS_ENV, STUDENT_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT"
 # ex1: every student gets a blind window size of their own, so no notebook prints their answer
 OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 # ex2: the cut is tuned on half of the needles and judged on the other half
@@ -54,29 +53,6 @@ KNOWN_WORDS = 3
 MAX_SHARED = 2
 # ex5: a paraphrase shares no run of this many words with the document
 RUN = 5
-
-_student: str | None = None
-
-
-def student(name: str) -> str:
-    """Name the student whose results the checks record (wins over RAGKIT_STUDENT)."""
-    global _student
-    if not isinstance(name, str) or not name.strip():
-        raise InputError("a student needs a name: call student('your name')")
-    _student = name.strip()
-    return _student
-
-
-def current_student() -> str:
-    """The student named by ``student()``, else RAGKIT_STUDENT, else the login name."""
-    return _student or os.environ.get(STUDENT_ENV, "").strip() or getpass.getuser()
-
-
-def results_path() -> Path:
-    """Where the checks append their results: RAGKIT_RESULTS, else ~/.ragkit/results.jsonl."""
-    env = os.environ.get(RESULTS_ENV, "").strip()
-    return Path(env).expanduser() if env else Path.home() / ".ragkit" / "results.jsonl"
-
 
 @dataclass(frozen=True)
 class Feedback:
@@ -96,32 +72,19 @@ class Feedback:
         return f"<b style='color:{colour}'>{'PASSED' if self.passed else 'NOT YET'}</b>\n\n{notes}"
 
 
-def _attempts(path: Path, who: str, exercise: str) -> int:
-    if not path.is_file():
-        return 0
-    count = 0
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        count += isinstance(row, dict) and row.get("student") == who and row.get("exercise") == exercise
-    return count
-
-
 def record(exercise: str, feedback: Feedback) -> Feedback:
     """Append the check's outcome to the results file; if that fails, say so in the feedback instead."""
-    path, who = results_path(), current_student()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        row = {"exercise": exercise, "student": who,
-               "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-               "passed": feedback.passed, "numbers": feedback.numbers, "attempt": _attempts(path, who, exercise) + 1}
-        with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(row, default=float) + "\n")
+        path = results_path()
+        append_result(path, {"exercise": exercise, "student": current_student(),
+                             "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                             "passed": feedback.passed, "numbers": feedback.numbers})
     except OSError as exc:
         return dataclasses.replace(feedback, notes=feedback.notes + (
             f"your result was not recorded ({exc.strerror} for {path}): set {RESULTS_ENV} to a file you can write",))
+    except InputError as exc:
+        return dataclasses.replace(feedback, notes=feedback.notes + (
+            f"your result was not recorded ({exc}): set {RESULTS_ENV} to a file of your own",))
     return feedback
 
 
@@ -437,74 +400,6 @@ def check_own_document(course: Course, document: str | None, question: str | Non
             "the locator does not slice the quote: report this, it is a bug"]), numbers))
     return record("ex5", Feedback(True, tuple(notes + [
         "the fragment slices exactly the quoted words out of your file"]), numbers))
-
-
-EXERCISES = ("ex1", "ex2", "ex3", "ex4", "ex5")
-
-
-@dataclass(frozen=True)
-class ClassReport:
-    """Per student and exercise: passed or not, and how many attempts; plus every line that could not be read."""
-
-    cells: dict  # (student, exercise) -> (passed, attempts)
-    skipped: tuple[str, ...]
-    lines: int
-
-    @property
-    def students(self) -> list[str]:
-        """Every student seen, sorted."""
-        return sorted({s for s, _ in self.cells})
-
-    def rows(self) -> list[dict[str, str]]:
-        """One row per student: 'yes (2)' passed on the second attempt, 'not yet (3)', or '-' never tried."""
-        out = []
-        for s in self.students:
-            row = {"student": s}
-            for e in EXERCISES:
-                if (s, e) in self.cells:
-                    passed, attempts = self.cells[s, e]
-                    row[e] = f"{'yes' if passed else 'not yet'} ({attempts})"
-                else:
-                    row[e] = "-"
-            out.append(row)
-        return out
-
-
-def _result_files(paths: Iterable[str | Path]) -> list[Path]:
-    files = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.jsonl") if f.is_file()))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise InputError(f"{p} is neither a results file nor a folder: give the .jsonl files or the folder "
-                             "that holds them")
-    return files
-
-
-def class_report(paths: Iterable[str | Path]) -> ClassReport:
-    """Read many students' results files (or folders of them); unreadable lines are listed, never dropped silently."""
-    cells: dict = {}
-    skipped, count = [], 0
-    for path in _result_files(paths):
-        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                who, exercise, passed = row["student"], row["exercise"], row["passed"]
-                if not isinstance(who, str) or not isinstance(exercise, str) or not isinstance(passed, bool):
-                    raise TypeError("student and exercise must be strings, passed true or false")
-            except (ValueError, KeyError, TypeError) as exc:
-                reason = (f"not valid JSON ({exc.msg} at column {exc.colno})" if isinstance(exc, json.JSONDecodeError)
-                          else f"missing field {exc}" if isinstance(exc, KeyError) else str(exc))
-                skipped.append(f"{path}:{n}: {reason}")
-                continue
-            count += 1
-            was_passed, attempts = cells.get((who, exercise), (False, 0))
-            cells[who, exercise] = (was_passed or passed, attempts + 1)
-    return ClassReport(cells, tuple(skipped), count)
 
 
 def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:
