@@ -106,13 +106,13 @@ class VectorCache:
             self._warn("shared", f"{where} holds no {FILENAME}: fill it with `python -m ragkit warm --cache "
                        f"{path.parent}`; using the private cache only")
             return None
-        why = changeable_by_others(path)
+        real = path.resolve()  # resolved once; checked and opened by that path, so a link swapped later is not followed
+        why = changeable_by_others(real)
         if why:
             self._warn("shared", f"{where} could be changed by someone other than root or you ({why}): a shared "
                        f"cache must belong to root and be writable by nobody else (`sudo chown -R root: {path.parent}"
                        f" && sudo chmod -R go-w {path.parent}`); not using it")
             return None
-        real = path.resolve()  # opened by its checked real path: a symlink swapped after the check is not followed
         try:
             if in_wal_mode(real):
                 self._warn("shared", f"{where} is not finished (its database is still in WAL mode, so part of it is "

@@ -105,10 +105,10 @@ def shared_export_problem(folder: Path) -> str | None:
 def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None) -> Path:
     """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one."""
     if shared is not None and (shared / "onnx" / weights[:16]).is_dir():
-        offered = shared / "onnx" / weights[:16]
+        offered = (shared / "onnx" / weights[:16]).resolve()  # checked and loaded by that path, not through a link
         why = shared_export_problem(offered)
         if why is None:
-            return offered.resolve()  # loaded by the real path that was checked, not through a link
+            return offered
         warnings.warn(f"the shared ONNX export {offered} is not used ({why}): using a private one; the teacher fills "
                       f"the shared cache again with `python -m ragkit warm --cache {shared}`", CacheWarning,
                       stacklevel=4)
