@@ -450,7 +450,7 @@ READ_SHARED = textwrap.dedent("""
 def read_as(uid: int, shared: Path, base: Path) -> subprocess.CompletedProcess:
     """READ_SHARED run as ``uid`` (no groups), with a private cache of its own."""
     mine = base / f"mine-{uid}"
-    mine.mkdir()
+    mine.mkdir(exist_ok=True)
     os.chown(mine, uid, uid)
     env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(mine))
     return subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c",
@@ -475,5 +475,7 @@ def test_a_shared_cache_a_student_owns_serves_that_student_and_no_other():
         assert owner.returncode == 0 and other.returncode == 0, owner.stderr + other.stderr
         assert "hits 3" in owner.stdout and "CacheWarning" not in owner.stderr, owner.stderr
         assert "hits 0" in other.stdout and f"belongs to uid {SPARE_UID}" in other.stderr, other.stdout + other.stderr
+        roots = read_as(OTHER_UID, finished(base / "roots"), base)  # the class's cache: root's, read by a student
+        assert "hits 3" in roots.stdout and "CacheWarning" not in roots.stderr, roots.stdout + roots.stderr
     finally:
         shutil.rmtree(base)
