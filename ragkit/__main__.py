@@ -290,10 +290,6 @@ def _cache(args: argparse.Namespace) -> int:
     for layer, stamp, kind, n, size in rows:
         mark = "" if stamp == cache.stamp else "  (another model or configuration)"
         print(f"  {layer:<7} {kind:<6} {n:6,d} rows {size / 1e6:7.1f} MB  {stamp}{mark}")
-    old = [p.name for p in (root / "vectors", root / "tokens", root / "pooled") if p.is_dir()]
-    if old:
-        print(f"note: {', '.join(old)} in {root} hold an older ragkit's cache packs: nothing reads them now, "
-              "delete them when you like")
     return 0
 
 

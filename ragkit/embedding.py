@@ -109,6 +109,9 @@ class Embedder:
         if self._model is None:
             try:
                 if self._backend == "onnx" and self._source.is_dir():
+                    # every file of the export is checked against its record here, and nothing computes a vector
+                    # (so nothing is stored in the private cache) without this encoder: a vector kept is one
+                    # computed from inputs that all checked out
                     weights = weights_hash(self._source)
                     export = onnx_export(self._source, weights, self._root, self._shared)
                     if mean_pooled(export):

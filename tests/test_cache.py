@@ -1,9 +1,12 @@
 """The SQLite vector cache: keys bound to vectors, concurrent writers, damaged, read-only, full and shared caches."""
 
 import hashlib
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 import warnings
 from pathlib import Path
@@ -14,6 +17,8 @@ import pytest
 from ragkit.errors import InputError
 from ragkit.plumbing import cache as cache_module
 from ragkit.plumbing.cache import FILENAME, CacheWarning, VectorCache, finish_shared, text_key
+
+from conftest import ROOT
 
 STAMP, DIMS = "test-stamp-w256-d8", 8
 
@@ -273,16 +278,17 @@ def test_a_shared_cache_of_another_model_is_refused_once(shared, tmp_path):
     assert len(seen) == 1
 
 
-@pytest.mark.parametrize("case", ["missing", "empty", "writable", "garbage"])
+@pytest.mark.parametrize("case", ["missing", "empty", "writable by others", "garbage"])
 def test_an_unusable_shared_cache_says_so_once_and_falls_back(case, tmp_path):
     folder = tmp_path / "shared"
     if case != "missing":
         folder.mkdir()
-    if case == "writable":
+    if case == "writable by others":
         filler = VectorCache(folder, STAMP, DIMS)
         filler.put("unit", keys(3), unit_rows(3))
         filler.close()
         finish_shared(folder)
+        folder.chmod(0o777)
     if case == "garbage":
         (folder / FILENAME).write_bytes(b"\x00garbage" * 512)
         (folder / FILENAME).chmod(0o444)
@@ -311,12 +317,165 @@ def test_cache_command_shows_the_layers_and_clears_only_the_private_cache(tmp_pa
     monkeypatch.setenv("RAGKIT_CACHE", str(private))
     default_embedder.cache_clear()
     try:
-        assert main(["cache", "status"]) == 0
+        with pytest.warns(CacheWarning, match=r"vectors/ in .* older ragkit's vectors.*computed again"):
+            assert main(["cache", "status"]) == 0  # the old packs are named, not read: there is no migration
         shown = capsys.readouterr().out
         assert f"private cache: {private}" in shown and "unit" in shown and "2 rows" in shown
-        assert "older ragkit's cache packs" in shown
         default_embedder().cache.close()
         assert main(["cache", "clear"]) == 0
         assert not (private / FILENAME).exists() and "vectors.sqlite" in capsys.readouterr().out
     finally:
         default_embedder.cache_clear()
+
+
+def test_a_private_cache_of_another_format_is_moved_aside_and_rebuilt_saying_so(tmp_path):
+    VectorCache(tmp_path, STAMP, DIMS).put("unit", keys(2), unit_rows(2))
+    with sqlite3.connect(tmp_path / FILENAME) as db:
+        db.execute("UPDATE meta SET value = 'ragkit-cache-0' WHERE name = 'format'")
+    cache = VectorCache(tmp_path, STAMP, DIMS)
+    with pytest.warns(CacheWarning, match="of another ragkit's format .*ragkit-cache-0.*moved aside.*started again"):
+        assert cache.get("unit", keys(2)) == [None, None]
+    assert {p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")} == {FILENAME}
+
+
+def test_a_shared_cache_of_another_format_is_refused_and_says_to_fill_it_again(shared, tmp_path):
+    shared.chmod(0o755)
+    (shared / FILENAME).chmod(0o644)
+    with sqlite3.connect(shared / FILENAME) as db:
+        db.execute("UPDATE meta SET value = 'ragkit-cache-0' WHERE name = 'format'")
+    db.close()
+    (shared / FILENAME).chmod(0o444)
+    shared.chmod(0o555)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
+    with pytest.warns(CacheWarning, match=r"another format \(ragkit-cache-0.*warm --cache"):
+        assert all(v is None for v in cache.get("unit", keys(3)))  # no row came through
+
+
+# -- who may change a shared cache (issue 21): its owner and every folder above it, not its mode bits ------------
+
+SPARE_UID, OTHER_UID = 4242, 4243
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give files to another user (os.chown)")
+
+
+def give(path: Path, uid: int) -> None:
+    """Make ``uid`` the owner of a folder (or file) and everything in it."""
+    for p in [path, *(path.rglob("*") if path.is_dir() else [])]:
+        os.chown(p, uid, uid, follow_symlinks=False)
+
+
+def finished(folder: Path, seed: int = 0) -> Path:
+    """A shared cache filled with three rows, finished and made read-only (mode a-w)."""
+    filler = VectorCache(folder, STAMP, DIMS)
+    filler.put("unit", keys(3), unit_rows(3, seed))
+    filler.close()
+    finish_shared(folder)
+    (folder / FILENAME).chmod(0o444)
+    folder.chmod(0o555)
+    return folder
+
+
+@needs_root
+def test_a_read_only_shared_cache_another_user_owns_is_refused(shared, tmp_path):
+    """Mode a-w proves nothing: its owner can make it writable again, rewrite it and put the bits back."""
+    give(shared, SPARE_UID)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
+    with pytest.warns(CacheWarning, match=f"belongs to uid {SPARE_UID}.*chown -R root"):
+        assert all(v is None for v in cache.get("unit", keys(3)))  # no row came through
+
+
+@needs_root
+def test_a_shared_database_linked_to_a_file_another_user_owns_is_refused(shared, tmp_path):
+    """The attack of issue 21: vectors.sqlite a symlink to a student's read-only file with recomputed checksums."""
+    forged = finished(tmp_path / "forged", seed=9)
+    give(forged / FILENAME, SPARE_UID)
+    shared.chmod(0o755)
+    (shared / FILENAME).unlink()
+    (shared / FILENAME).symlink_to(forged / FILENAME)
+    shared.chmod(0o555)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
+    with pytest.warns(CacheWarning, match=f"forged/{FILENAME} belongs to uid {SPARE_UID}"):
+        assert all(v is None for v in cache.get("unit", keys(3)))  # no row came through
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o1777], ids=["writable by all", "sticky, like /tmp"])
+def test_a_folder_others_can_write_above_a_shared_cache_is_refused_unless_sticky_and_roots(tmp_path, mode):
+    """Whoever can write a folder above can rename the cache away and put another in its place, except in a sticky
+    folder of root's (like /tmp), where nobody may rename or replace what another owns."""
+    if mode & 0o1000 and os.geteuid() != 0:
+        pytest.skip("needs root: only a sticky folder owned by root passes")
+    above = tmp_path / "open"
+    above.mkdir()
+    folder = finished(above / "shared")
+    above.chmod(mode)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=folder)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = cache.get("unit", keys(3))
+    above.chmod(0o755)
+    if mode & 0o1000:
+        assert not seen and np.array_equal(np.stack(got), unit_rows(3))
+    else:
+        assert all(v is None for v in got)  # no row came through
+        assert [f"{above} is writable by its group or by everyone" in str(w.message) for w in seen] == [True]
+
+
+def test_an_unfinished_shared_cache_is_never_written_and_says_how_to_finish_it(tmp_path):
+    """Read as root, a WAL database opened mode=ro got -wal and -shm files written beside it; immutable writes none."""
+    folder = tmp_path / "shared"
+    filler = VectorCache(folder, STAMP, DIMS)
+    filler.put("unit", keys(3), unit_rows(3))
+    filler.close()  # still in WAL mode: `warm --cache` would have finished it
+    (folder / FILENAME).chmod(0o444)
+    folder.chmod(0o555)
+    before = sha(folder / FILENAME)
+    cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=folder)
+    with pytest.warns(CacheWarning, match=f"not finished.*`python -m ragkit warm --cache {folder}`"):
+        assert all(v is None for v in cache.get("unit", keys(3)))  # no row came through
+    cache.summary()
+    cache.close()
+    assert sorted(p.name for p in folder.iterdir()) == [FILENAME] and sha(folder / FILENAME) == before
+    folder.chmod(0o755)
+
+
+READ_SHARED = textwrap.dedent("""
+    import sys, warnings
+    from ragkit.plumbing.cache import VectorCache, text_key
+    warnings.simplefilter("always")
+    cache = VectorCache(sys.argv[2], "test-stamp-w256-d8", 8, shared=sys.argv[1])
+    got = cache.get("unit", [text_key(f"text {i}") for i in range(3)])
+    print("hits", sum(g is not None for g in got))
+""")
+
+
+def read_as(uid: int, shared: Path, base: Path) -> subprocess.CompletedProcess:
+    """READ_SHARED run as ``uid`` (no groups), with a private cache of its own."""
+    mine = base / f"mine-{uid}"
+    mine.mkdir(exist_ok=True)
+    os.chown(mine, uid, uid)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(mine))
+    return subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c",
+                           READ_SHARED, str(shared), str(mine)], capture_output=True, text=True, env=env, timeout=120)
+
+
+@needs_root
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to read as another user")
+def test_a_shared_cache_a_student_owns_serves_that_student_and_no_other():
+    """The issue's attack: a student's cache, mode a-w, was accepted by every other student.
+
+    "Nobody but root or the reader can change it" is the rule. The student who owns it may use it (only they could
+    have poisoned it, and only for themselves; a teacher testing a fill as their own user is this case); any
+    other student must refuse it, whatever its mode bits say. A class's shared cache is therefore root's.
+    """
+    base = Path(tempfile.mkdtemp(prefix="ragkit-owners-", dir="/tmp"))
+    try:
+        base.chmod(0o755)  # pytest's own tmp folder is root's alone: the readers could not even reach it
+        shared = finished(base / "shared")
+        give(shared, SPARE_UID)
+        owner, other = read_as(SPARE_UID, shared, base), read_as(OTHER_UID, shared, base)
+        assert owner.returncode == 0 and other.returncode == 0, owner.stderr + other.stderr
+        assert "hits 3" in owner.stdout and "CacheWarning" not in owner.stderr, owner.stderr
+        assert "hits 0" in other.stdout and f"belongs to uid {SPARE_UID}" in other.stderr, other.stdout + other.stderr
+        roots = read_as(OTHER_UID, finished(base / "roots"), base)  # the class's cache: root's, read by a student
+        assert "hits 3" in roots.stdout and "CacheWarning" not in roots.stderr, roots.stdout + roots.stderr
+    finally:
+        shutil.rmtree(base)

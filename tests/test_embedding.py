@@ -1,17 +1,22 @@
 """Embeddings: verified weights, unit vectors, ONNX = torch, and a cache that never returns a bad row."""
 
-
+import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import ragkit.plumbing.models as models
+import ragkit.plumbing.onnx as onnx
 from ragkit.chunking import chunk_corpus
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import InputError, ModelMismatch
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.plumbing.onnx import EXPORT_RECORD
 from ragkit.tokens import TruncationWarning, count_pieces
 
 TEXTS = ["How many test examples do I need?", "The KV cache grows with context.", "paella"]
@@ -165,10 +170,6 @@ def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
 
 
 def test_an_export_another_process_finished_first_is_used_not_an_error(embedder, cache, tmp_path, monkeypatch):
-    import shutil
-
-    import ragkit.plumbing.onnx as onnx
-
     embedder.encode(["load the model"], progress=False)
     (done,) = cache.glob("onnx/*")
     target = tmp_path / "onnx" / done.name
@@ -213,3 +214,99 @@ def test_token_vectors_own_their_memory_not_a_view_of_their_whole_batch(embedder
     blocks = embedder.model.token_embeddings(texts)
     assert all(b.flags.owndata for b in blocks)
     assert [len(b) for b in blocks] == [n + 2 for n in count_pieces(texts)]  # its own tokens and two markers each
+
+
+# -- every file of an export is checked, and a shared one only used when nobody else can change it (issue 21) -----
+
+def good_export(embedder, cache) -> Path:
+    """The module's own verified export (made once, by the first test that computed a vector)."""
+    assert embedder.model is not None
+    (export,) = cache.glob("onnx/*")
+    return export
+
+
+@pytest.fixture
+def teacher(embedder, cache, tmp_path):
+    """A shared cache as a teacher leaves it: TEXTS' vectors and the export, finished, root's, mode a-w."""
+    folder = tmp_path / "shared"
+    shutil.copytree(good_export(embedder, cache).parent, folder / "onnx")
+    filler = Embedder(cache=folder)
+    filler.encode(TEXTS, progress=False)
+    filler.cache.close()
+    finish_shared(folder)
+    for p in [folder, *folder.rglob("*")]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    yield folder
+    for p in [folder, *folder.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+
+
+def student_with_export(embedder, cache, where: Path) -> Path:
+    """A student's private cache that already holds a verified export, so no test here waits for one."""
+    export = good_export(embedder, cache)
+    shutil.copytree(export, where / "onnx" / export.name)
+    return where
+
+
+def test_a_rewritten_shared_tokenizer_is_not_used_and_no_vector_from_it_is_kept(teacher, embedder, cache, tmp_path,
+                                                                               monkeypatch):
+    """Only model.onnx was checked: a changed tokenizer gave a student wrong query vectors, kept in their cache."""
+    (tokenizer,) = teacher.glob("onnx/*/tokenizer.json")
+    tokenizer.chmod(0o644)
+    config = json.loads(tokenizer.read_text(encoding="utf-8"))
+    config["normalizer"]["lowercase"] = False  # every capital becomes a different (or unknown) piece
+    tokenizer.write_text(json.dumps(config), encoding="utf-8")
+    tokenizer.chmod(0o444)
+    query = "What Does The KV Cache Hold While Decoding?"
+    expected = embedder.encode([query], progress=False, cache=False)
+    student = student_with_export(embedder, cache, tmp_path / "student")
+    monkeypatch.setenv("RAGKIT_SHARED_CACHE", str(teacher))
+    with pytest.warns(CacheWarning, match=r"shared ONNX export .* not used \(tokenizer.json is not the file"):
+        got = Embedder(cache=student).encode([query], progress=False)
+    assert np.abs(got - expected).max() < 1e-5
+    monkeypatch.delenv("RAGKIT_SHARED_CACHE")
+    kept = Embedder(cache=student)
+    monkeypatch.setattr(kept, "_compute", lambda *a, **k: pytest.fail("the student's query was not kept"))
+    assert np.abs(kept.encode([query], progress=False) - expected).max() < 1e-5
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the export to another user (os.chown)")
+def test_a_shared_export_another_user_owns_is_not_used(teacher, embedder, cache, tmp_path):
+    """Its checksums prove nothing when the one who could change the files could also rewrite the record."""
+    (export,) = teacher.glob("onnx/*")
+    for p in [export, *export.rglob("*")]:
+        os.chown(p, 4242, 4242)
+    student = student_with_export(embedder, cache, tmp_path / "student")
+    with pytest.warns(CacheWarning, match=r"shared ONNX export .* not used \(.* belongs to uid 4242"):
+        used = onnx.onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, student, teacher)
+    assert used == student / "onnx" / export.name
+
+
+def test_a_damaged_tokenizer_in_a_private_export_is_exported_again_with_a_message(embedder, cache, tmp_path,
+                                                                                 monkeypatch):
+    """It ended in the tokenizers library's raw parser error; now its checksum sends it aside, like a bad graph."""
+    export = good_export(embedder, cache)
+    mine = student_with_export(embedder, cache, tmp_path / "mine") / "onnx" / export.name
+    (mine / "tokenizer.json").write_text('{"version": "1.0", "truncat', encoding="utf-8")
+    exported = []
+
+    def export_again(source, into):  # what the child process writes, without waiting for torch
+        exported.append(into)
+        shutil.copytree(export, into, dirs_exist_ok=True, ignore=shutil.ignore_patterns(EXPORT_RECORD))
+
+    monkeypatch.setattr(onnx, "export_in_child", export_again)
+    with pytest.warns(CacheWarning, match=r"does not match its record \(tokenizer.json is not .*moved aside"):
+        vector = Embedder(cache=tmp_path / "mine").encode(["a text nobody embedded yet"], progress=False)
+    assert vector.shape == (1, 384) and len(exported) == 1
+    assert list(mine.parent.glob(f"{export.name}.damaged-*")) and onnx.export_problem(mine) is None
+
+
+def test_a_file_added_to_an_export_or_an_older_record_is_not_trusted(embedder, cache, tmp_path):
+    copy = tmp_path / "export"
+    shutil.copytree(good_export(embedder, cache), copy)
+    assert onnx.export_problem(copy) is None
+    (copy / "onnx" / "model_O4.onnx").write_bytes(b"a graph a loader might prefer")
+    assert "not in its record: onnx/model_O4.onnx" in onnx.export_problem(copy)
+    (copy / "onnx" / "model_O4.onnx").unlink()
+    (copy / EXPORT_RECORD).write_text(json.dumps({"size": 1, "sha256": "0" * 64}), encoding="utf-8")
+    assert "older ragkit" in onnx.export_problem(copy)

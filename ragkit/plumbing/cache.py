@@ -1,13 +1,16 @@
 """The vector cache: one SQLite database of vectors keyed by (model stamp, kind, sha256 of the text).
 
 Layers: an optional shared cache (``RAGKIT_SHARED_CACHE``, filled once by a teacher with
-``python -m ragkit warm --cache DIR``, opened read-only) is read first, then the private
-cache, which is the only one ever written. Every row carries a checksum over its stamp, kind,
-key and bytes, so a row read back is the row computed for that text or it is not used; its
-norm is stored beside it. Misses are inserted in batches; two processes filling the same
+``python -m ragkit warm --cache DIR``) is read first, then the private cache, which is the
+only one ever written. The shared one is used only when nobody but root and the reader can
+change it (owner and mode of the file and of every folder above it), and it is opened
+immutable, so that reading it never writes anything, not even a journal. Every row carries a
+checksum over its stamp, kind, key and bytes, so a row read back is the row computed for that
+text or it is not used; its norm is stored beside it. Misses are inserted in batches; two processes filling the same
 cache both succeed (WAL and a busy timeout). A cache is optional: a damaged private database
-is moved aside and started again, a damaged, foreign or writable shared one is skipped, and a
-read-only or full disk turns writing off; each with one warning, never a traceback.
+is moved aside and started again (so is one of an older format), a damaged, foreign, unfinished or
+changeable shared one is skipped, and a read-only or full disk turns writing off; each with one
+warning, never a traceback.
 """
 
 from __future__ import annotations
@@ -17,14 +20,22 @@ import os
 import sqlite3
 import warnings
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from ragkit.errors import InputError
-from ragkit.plumbing.storage import connect, is_busy, is_damaged, move_aside, writable_by_us
+from ragkit.plumbing.storage import (
+    BUSY_SECONDS,
+    changeable_by_others,
+    connect,
+    connect_immutable,
+    in_wal_mode,
+    is_busy,
+    is_damaged,
+    move_aside,
+)
 
 FILENAME = "vectors.sqlite"
 FORMAT = "ragkit-cache-1"
@@ -40,8 +51,8 @@ CREATE TABLE IF NOT EXISTS vectors (
 _BATCH = 500
 PAGE_SIZE = 8192
 """Five 384-dimension float32 rows fill an 8 KiB page; SQLite's default 4 KiB page holds two and wastes a fifth."""
-BUSY_SECONDS = 30.0
-"""How long opening the private cache waits for another process's write before it stops saving vectors."""
+OLD_PACKS = ("vectors", "tokens", "pooled")
+"""Folders in which a ragkit before the SQLite cache kept its vectors: nothing reads them now."""
 _WARNED: set[tuple[str, str]] = set()
 
 
@@ -64,14 +75,6 @@ def _checksum(stamp: str, kind: str, key: bytes, data: bytes) -> int:
 
 def _norm(array: np.ndarray) -> float:
     return float(np.linalg.norm(array.astype(np.float32)))
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One cache database as seen from here: where it is, and whether ragkit may write it."""
-
-    path: Path
-    shared: bool
 
 
 class VectorCache:
@@ -103,15 +106,30 @@ class VectorCache:
             self._warn("shared", f"{where} holds no {FILENAME}: fill it with `python -m ragkit warm --cache "
                        f"{path.parent}`; using the private cache only")
             return None
-        if writable_by_us(path.parent) or writable_by_us(path):
-            self._warn("shared", f"{where} is writable by this user: a shared cache must be read-only for students "
-                       f"(`chmod -R a-w {path.parent}`); not using it")
+        real = path.resolve()  # resolved once; checked and opened by that path, so a link swapped later is not followed
+        why = changeable_by_others(real)
+        if why:
+            self._warn("shared", f"{where} could be changed by someone other than root or you ({why}): a shared "
+                       f"cache must belong to root and be writable by nobody else (`sudo chown -R root: {path.parent}"
+                       f" && sudo chmod -R go-w {path.parent}`); not using it")
             return None
         try:
-            conn = connect(path, readonly=True)
+            if in_wal_mode(real):
+                self._warn("shared", f"{where} is not finished (its database is still in WAL mode, so part of it is "
+                           f"in a -wal file): finish it with `python -m ragkit warm --cache {path.parent}`; not "
+                           "using it")
+                return None
+            conn = connect_immutable(real)
+            found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
             stamps = {s for (s,) in conn.execute("SELECT DISTINCT stamp FROM vectors")}
-        except sqlite3.DatabaseError as exc:
+        except (OSError, sqlite3.DatabaseError) as exc:
             self._warn("shared", f"{where} cannot be read ({exc}): using the private cache only")
+            return None
+        if found is None or found[0] != FORMAT:
+            self._warn("shared", f"{where} is of another format ({found[0] if found else 'none'}, not {FORMAT}): "
+                       f"fill it again with `python -m ragkit warm --cache {path.parent}`; using the private cache "
+                       "only")
+            conn.close()
             return None
         if stamps and self.stamp not in stamps:
             self._warn("shared", f"{where} holds vectors of another model or configuration "
@@ -139,6 +157,7 @@ class VectorCache:
             conn.execute("COMMIT")
             found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()[0]
             if found == FORMAT:
+                self._note_old_packs()
                 return conn
             exc: BaseException = _Foreign(f"it holds format {found!r}, not {FORMAT!r}")
         except sqlite3.DatabaseError as err:
@@ -156,10 +175,20 @@ class VectorCache:
             return self._reader()
         if is_damaged(exc) or isinstance(exc, _Foreign):
             aside = move_aside(path)
-            self._warn("damaged", f"the vector cache {path} was damaged ({exc}); moved aside to {aside.name} "
+            what = "is of another ragkit's format" if isinstance(exc, _Foreign) else "was damaged"
+            self._warn("damaged", f"the vector cache {path} {what} ({exc}); moved aside to {aside.name} "
                        "and started again: its vectors will be recomputed")
             return self._open_private()
         return self._read_only_private(exc)
+
+    def _note_old_packs(self) -> None:
+        """Say once that a ragkit before the SQLite cache left its folders here: they are not read, not migrated."""
+        assert self.private is not None
+        old = [name for name in OLD_PACKS if (self.private.parent / name).is_dir()]
+        if old:
+            self._warn("old", f"{', '.join(f'{n}/' for n in old)} in {self.private.parent} hold an older ragkit's "
+                       f"vectors, in a format nothing reads now: they are computed again into {FILENAME}; delete "
+                       "those folders to free their space")
 
     def _read_only_private(self, why: BaseException) -> sqlite3.Connection | None:
         """The private cache cannot be written here: read what it has, write nothing."""

