@@ -340,8 +340,8 @@ def _finish_shared(folder: Path) -> None:
     if not filled:
         raise InputError(f"nothing was written into {folder} (see the warning above): it is not finished for "
                          "sharing; fix the cause and run this command again")
-    print(f"{finish_shared(folder)} is ready to share: make it read-only (`chmod -R a-w {folder}`) and "
-          f"point RAGKIT_SHARED_CACHE at {folder}")
+    print(f"{finish_shared(folder)} is ready to share: give it to root and make it read-only "
+          f"(`chown -R root: {folder}; chmod -R a-w,a+rX {folder}`), then point RAGKIT_SHARED_CACHE at {folder}")
 
 
 def _class_report(args: argparse.Namespace) -> int:
