@@ -195,11 +195,11 @@ class Evaluation:
         """Paired comparison of two runs by label, e.g. ``compare("E/dense", "A/dense", "R@20", "needle")``."""
         return compare(self[a], self[b], metric, level, drop)
 
-    def figures(self) -> list[Figure]:
-        """Every run at every metric: recall with its 95% Wilson interval (queries as independent), every metric
-        with its needle-level cluster-bootstrap interval."""
+    def figures(self, labels: Iterable[str] | None = None) -> list[Figure]:
+        """Every run (or the runs labelled) at every metric: recall with its 95% Wilson interval (queries as
+        independent), every metric with its needle-level cluster-bootstrap interval."""
         out = []
-        for r in self.results.values():
+        for r in (self.results.values() if labels is None else [self[label] for label in labels]):
             n = len(r.ranks)
             for metric in METRICS:
                 values = r.per_query(metric)

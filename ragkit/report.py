@@ -228,7 +228,7 @@ def report(ev: Evaluation, wanted: Iterable[Wanted] = (), published: Mapping[Wan
         queries=tuple(ev.queries), n_questions=ev.n_questions,
         strategies=tuple(Strategy(s, ev.chunks[s], ev.tokens[s], ev.destroyed[s]) for s in letters),
         runs=tuple(shown),
-        figures=tuple(f for f in ev.figures() if f"{f.strategy}/{f.retriever}" in {r.label for r in shown}),
+        figures=tuple(ev.figures([r.label for r in shown])),
         lines=tuple(lines))
 
 
