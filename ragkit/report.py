@@ -17,6 +17,7 @@ import numpy as np
 
 from ragkit.chunking import STRATEGIES
 from ragkit.data import Query
+from ragkit.errors import InputError
 from ragkit.evaluation import LEVELS, METRICS, NEVER, Comparison, Evaluation, Figure, Result, with_holm
 from ragkit.statistics import verdict
 from ragkit.tokens import TokenReport
@@ -74,6 +75,8 @@ class Line:
 
     def at(self, level: str) -> Comparison:
         """The comparison at one level, ``query`` or ``needle``."""
+        if level not in LEVELS:
+            raise InputError(f"unknown level {level!r}: use 'query' or 'needle'")
         return self.query if level == "query" else self.needle
 
 
@@ -108,7 +111,8 @@ class Report:
         for line in self.lines:
             if (line.a, line.b, line.metric) == (a, b, metric):
                 return line
-        raise KeyError(f"{a} vs {b} at {metric} is not in this report")
+        raise InputError(f"{a} vs {b} at {metric} is not in this report: have "
+                         + ", ".join(f"{x.a} vs {x.b} at {x.metric}" for x in self.lines))
 
     @property
     def judged(self) -> tuple[Line, ...]:

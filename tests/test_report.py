@@ -84,3 +84,14 @@ def test_runs_pick_the_figures_shown(ev):
     only = report(ev, runs=["E/dense"])
     assert [r.label for r in only.runs] == ["E/dense"] and {f.retriever for f in only.figures} == {"dense"}
     assert [s.letter for s in only.strategies] == ["E"] and not only.lines and "Paired" not in str(only)
+
+
+def test_a_line_is_found_by_its_names_and_an_unknown_one_is_a_clear_error(ev):
+    from ragkit.errors import InputError
+
+    rep = report(ev, WANTED)
+    assert rep.line("E/bm25", "E/dense", "R@1") is rep.lines[1] and rep.lines[1].at("needle") is rep.lines[1].needle
+    with pytest.raises(InputError, match="not in this report: have E/dense vs A/dense at R@4"):
+        rep.line("E/dense", "A/dense", "R@8")
+    with pytest.raises(InputError, match="unknown level"):
+        rep.lines[0].at("needles")
