@@ -96,8 +96,7 @@ class Strategy:
 
 @dataclass(frozen=True)
 class Report:
-    """An evaluation's figures and its paired comparisons, Holm-adjusted per level, with verdicts: print it, show it,
-    or write ``to_dict()`` as JSON."""
+    """An evaluation's figures and paired comparisons (Holm per level, verdicts): print, show or ``to_dict()`` it."""
 
     queries: tuple[Query, ...]
     n_questions: int
