@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragkit.errors import RagkitError
-from ragkit.plumbing.models import WINDOW
+from ragkit.retrieval import RETRIEVERS
 from ragkit.threshold import DEFAULT_CUT
 
 if TYPE_CHECKING:
@@ -69,13 +69,13 @@ def _corpus_stats(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from ragkit.data import EXPECTED, read_out_of_domain, read_questions, summary, validate
-    from ragkit.teach.exercises import MAX_SHARED, ticket_rule_breaches
+    from ragkit.data import EXPECTED, MAX_SHARED, read_out_of_domain, read_questions, summary, ticket_rule_breaches
+    from ragkit.data import validate as validate_data
 
     corpus = _load_corpus(args.corpus)
     questions, problems = read_questions(args.questions)
     ood, more = read_out_of_domain(args.ood)
-    problems += more + validate(corpus, questions, ood, None if args.any_count else EXPECTED)
+    problems += more + validate_data(corpus, questions, ood, None if args.any_count else EXPECTED)
     print(summary(questions, ood))
     for qid, words in ticket_rule_breaches(questions):
         print(f"WARNING {qid}: its ticket shares {len(words)} distinctive words with the needle {words}, more than "
@@ -108,10 +108,9 @@ def _writable(path: Path) -> None:
 def _eval(args: argparse.Namespace) -> int:
     import json
 
-    import pandas as pd
-
     from ragkit.data import load_questions
-    from ragkit.evaluation import against_chapter, evaluate, family
+    from ragkit.evaluation import evaluate
+    from ragkit.report import report
     from ragkit.rerank import LateInteractionReranker, available_reranker
     from ragkit.teach import chapter
 
@@ -129,40 +128,14 @@ def _eval(args: argparse.Namespace) -> int:
     if "maxsim" in args.rerankers:
         rerankers.append(LateInteractionReranker())
     ev = evaluate(corpus, questions, args.strategies, args.retrievers, rerankers, progress=not args.quiet)
-    pd.set_option("display.width", 250)
-    print(f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
-          f"{len(questions)} questions, {len(ev.queries)} queries\n")
-    print(f"Token accounting (bundled model's word pieces; window {WINDOW} incl. special tokens):")
-    for s, t in ev.tokens.items():
-        print(f"  {s}: {ev.chunks[s]:5d} chunks, {t.pieces:7,d} pieces, header {t.header_pieces:6,d} "
-              f"({t.header_share:.1%}), {t.over_window:3d} over the window")
-    print("\nAnswers destroyed (no chunk carries the needle):")
-    for s, lost in ev.destroyed.items():
-        print(f"  {s}: {len(lost)}/{len(questions)}" + (f"  ({', '.join(lost)})" if lost else ""))
-    print("\nRecall@k with 95% Wilson intervals, MRR:")
-    print(ev.summary().to_string(index=False))
     wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m)
                                           for r in rerankers for m in ("R@1", "MRR")]
-    comparisons = family(ev, wanted)
-    if comparisons:
-        print("\nPaired comparisons, exact two-sided sign test on discordant pairs; Holm within the "
-              f"{len(comparisons) // 2} comparisons of this report, at each level:")
-        levels = (("query", "a query is a pair"), ("needle", "a needle is a pair, its phrasings scored together"))
-        for level, unit in levels:
-            print(f"  {level} level ({unit}):")
-            for c in (c for c in comparisons if c.level == level):
-                ref = chapter.COMPARISONS.get((c.a, c.b, c.metric))
-                said = f"   chapter: +{ref[0]}/-{ref[1]}" + (f", p = {ref[2]}" if ref[2] else "") if ref else ""
-                print(f"    {c.a:>17} vs {c.b:<9} {c.metric:>4}: +{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}, "
-                      f"Holm p = {c.p_holm:.3g}{said}")
-        verdicts = against_chapter(comparisons)
-        if len(verdicts):
-            print("\nAgainst the chapter (consistent / contradicts: same / opposite direction with needle-level "
-                  "Holm p < 0.05; otherwise inconclusive):")
-            for row in verdicts.itertuples():
-                print(f"  {row.comparison:>22} {row.metric:>4}: {row.verdict}")
+    rep = report(ev, wanted, chapter.FINDINGS | chapter.RERANK_FINDINGS)
+    print(f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
+          f"{len(questions)} questions, {len(ev.queries)} queries\n")
+    print(rep)
     if args.json:
-        args.json.write_text(json.dumps(ev.to_dict(comparisons), indent=1))
+        args.json.write_text(json.dumps(rep.to_dict(), indent=1))
         print(f"\nwrote {args.json}")
     return 0
 
@@ -219,11 +192,10 @@ def _sweep(args: argparse.Namespace) -> int:
 
     s = sweep(_load_corpus(args.corpus), load_questions(args.questions), load_out_of_domain(args.ood),
               args.strategy, args.retriever, progress=False)
-    table = s.table()
     print(f"gate: keep at most {s.keep} chunks under the cut; {args.retriever} on strategy {args.strategy}")
     print(f"{'cut':>8}  {'bluffs':>7}  {'refused':>8}  {'with needle':>11}  {'without':>7}")
-    for row in table.itertuples():
-        cut = "none" if row.cut is None or row.cut != row.cut else f"{row.cut:.3f}"
+    for row in s.rows():
+        cut = "none" if row.cut is None else f"{row.cut:.3f}"
         print(f"{cut:>8}  {row.bluffs:>4}/{row.out_of_domain}  {row.refused:>5}/{row.in_domain}  "
               f"{row.answered_with_needle:>11}  {row.answered_without_needle:>7}")
     print(f"\nworst in-domain best-answer distance {s.worst_in_domain:.3f}; "
@@ -384,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", type=Path)
     p.add_argument("--questions", type=Path)
     p.add_argument("--strategies", type=_strategies, default="ABCDEF", help="letters, e.g. ACE")
-    p.add_argument("--retrievers", nargs="+", default=["dense", "bm25", "hybrid"], choices=["dense", "bm25", "hybrid"])
+    p.add_argument("--retrievers", nargs="+", default=list(RETRIEVERS), choices=RETRIEVERS)
     p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
                    help="rerank the hybrid top 25 of strategy E (rerank: cross-encoder, when installed)")
     p.add_argument("--json", type=Path, help="write every figure and per-query rank to this file")
@@ -405,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--questions", type=Path)
     p.add_argument("--ood", type=Path)
     p.add_argument("--strategy", default="E")
-    p.add_argument("--retriever", default="dense", choices=["dense", "bm25", "hybrid"])
+    p.add_argument("--retriever", default="dense", choices=RETRIEVERS)
     p.set_defaults(run=_sweep)
     p = sub.add_parser("index", help="a stamped on-disk index: build, status, update")
     p.add_argument("action", choices=["build", "status", "update"])

@@ -16,10 +16,15 @@ from typing import Iterable
 
 from ragkit.corpus import Corpus, outside_fences
 from ragkit.errors import DataError
+from ragkit.lexical import tokenize
 
 NEEDLE_LENGTH = (40, 250)
 EXPECTED = {"questions": 32, "out_of_domain": 30, "adjacent": 21, "absurd": 9, "documents": 11}
 KINDS = ("adjacent", "absurd")
+STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
+                "what when where which why with you your not no".split())
+MAX_SHARED = 2
+"""The ticket rule: a phrasing may share at most this many distinctive words with its needle (exercise 3 checks it)."""
 
 
 @dataclass(frozen=True)
@@ -264,3 +269,18 @@ def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
                  + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     lines.append("  topics: " + ", ".join(f"{t} {n}" for t, n in sorted(topics.items())))
     return "\n".join(lines)
+
+
+def content_words(text: str) -> set[str]:
+    """The distinctive words of a text: ragkit's BM25 tokens minus short function words."""
+    return set(tokenize(text)) - STOPWORDS
+
+
+def shared_needle_words(text: str, needle: str) -> list[str]:
+    """Distinctive words a phrasing shares with its needle (the ticket rule allows at most MAX_SHARED)."""
+    return sorted(content_words(text) & content_words(needle))
+
+
+def ticket_rule_breaches(questions: Iterable[Question]) -> list[tuple[str, list[str]]]:
+    """Dataset tickets that share more than MAX_SHARED distinctive words with their needle (validate warns)."""
+    return [(q.id, words) for q in questions if len(words := shared_needle_words(q.ticket, q.needle)) > MAX_SHARED]

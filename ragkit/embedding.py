@@ -184,13 +184,19 @@ class Embedder:
 
         return np.stack(self._through("pooled", list(texts), mean))
 
-    def token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """Per-token unit vectors (special tokens included) for late interaction; cached, stored as float16."""
-        def unit(todo: list[str]) -> list[np.ndarray]:
-            return [(v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16)
-                    for v in self._token_embeddings(todo)]
+    def token_vectors(self, texts: Sequence[str], cache: bool = True, batch_size: int | None = None
+                      ) -> list[np.ndarray]:
+        """Per-token unit vectors (special tokens included) for late interaction; cached, stored as float16.
 
-        return [v.astype(np.float32) for v in self._through("tokens", list(texts), unit)]
+        ``cache=False`` computes every text with the model, ``batch_size`` at a time (what a timing measures).
+        """
+        def unit(todo: list[str]) -> list[np.ndarray]:
+            raw = self._token_embeddings(todo) if batch_size is None else \
+                self.model.token_embeddings(todo, batch_size=batch_size)
+            return [(v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16) for v in raw]
+
+        found = unit(list(texts)) if not cache else self._through("tokens", list(texts), unit)
+        return [v.astype(np.float32) for v in found]
 
 
 @functools.lru_cache(maxsize=4)

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
-from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus, get_strategy
+from ragkit.chunking import SIZE, Chunk, blind_window_start, chunk_corpus, get_strategy
 from ragkit.corpus import Corpus
 from ragkit.data import Query, Question
 from ragkit.data import queries as make_queries
@@ -158,6 +157,23 @@ def with_holm(comparisons: Sequence[Comparison]) -> list[Comparison]:
     return out
 
 
+@dataclass(frozen=True)
+class Figure:
+    """One run at one metric: its value, hits of n with the Wilson interval (recall only), the needle-level interval."""
+
+    strategy: str
+    retriever: str
+    metric: str
+    hits: int | None
+    n: int
+    value: float
+    low: float | None
+    high: float | None
+    needle_low: float
+    needle_high: float
+    design_effect: float
+
+
 @dataclass
 class Evaluation:
     """Every run of one experiment, the answers each strategy destroyed, and the token bill."""
@@ -179,101 +195,20 @@ class Evaluation:
         """Paired comparison of two runs by label, e.g. ``compare("E/dense", "A/dense", "R@20", "needle")``."""
         return compare(self[a], self[b], metric, level, drop)
 
-    def table(self) -> pd.DataFrame:
-        """Tidy table: one row per run and metric, recall with its 95% Wilson interval (queries as independent)
-        and every metric with its needle-level cluster-bootstrap interval (``needle_low``, ``needle_high``)."""
-        rows = []
-        for r in self.results.values():
+    def figures(self, labels: Iterable[str] | None = None) -> list[Figure]:
+        """Every run (or the runs labelled) at every metric: recall with its 95% Wilson interval (queries as
+        independent), every metric with its needle-level cluster-bootstrap interval."""
+        out = []
+        for r in (self.results.values() if labels is None else [self[label] for label in labels]):
             n = len(r.ranks)
             for metric in METRICS:
                 values = r.per_query(metric)
                 hits = int(values.sum()) if metric != "MRR" else None
-                low, high = wilson(hits, n) if hits is not None else (np.nan, np.nan)
+                low, high = wilson(hits, n) if hits is not None else (None, None)
                 cluster = cluster_bootstrap(values, r.needle_ids)
-                rows.append({"strategy": r.strategy, "retriever": r.retriever, "metric": metric,
-                             "hits": hits, "n": n, "value": r.value(metric), "low": low, "high": high,
-                             "needle_low": cluster.low, "needle_high": cluster.high,
-                             "design_effect": cluster.design_effect})
-        return pd.DataFrame(rows)
-
-    def summary(self) -> pd.DataFrame:
-        """Wide table for people: one row per run, ``value [low, high]`` per recall, MRR, destroyed."""
-        rows = []
-        for r in self.results.values():
-            row = {"strategy": r.strategy, "retriever": r.retriever}
-            for metric in METRICS[:-1]:
-                hits = int(r.per_query(metric).sum())
-                low, high = wilson(hits, len(r.ranks))
-                row[metric] = f"{hits / len(r.ranks):.3f} [{low:.3f}, {high:.3f}]"
-            row["MRR"] = f"{r.value('MRR'):.3f}"
-            row["destroyed"] = f"{len(self.destroyed[r.strategy])}/{self.n_questions}"
-            rows.append(row)
-        return pd.DataFrame(rows)
-
-    def to_dict(self, comparisons: Iterable[Comparison] = ()) -> dict:
-        """Everything as plain JSON-able data (the ``ragkit eval --json`` structure)."""
-        return {
-            "queries": [{"id": q.id, "question": q.qid, "phrasing": q.phrasing, "text": q.text}
-                        for q in self.queries],
-            "strategies": {
-                s: {"name": STRATEGIES[s].name, "chunks": self.chunks[s], "destroyed": list(self.destroyed[s]),
-                    "tokens": {"pieces": t.pieces, "header_pieces": t.header_pieces,
-                               "header_share": t.header_share, "over_window": t.over_window, "window": t.window}}
-                for s, t in self.tokens.items()},
-            "runs": [{"strategy": r.strategy, "retriever": r.retriever,
-                      "ranks": [int(x) if x != NEVER else None for x in r.ranks],
-                      "metrics": {m: r.value(m) for m in METRICS}} for r in self.results.values()],
-            "table": self.table().replace({np.nan: None}).to_dict(orient="records"),
-            "comparisons": [{"a": c.a, "b": c.b, "metric": c.metric, "level": c.level, "wins": c.test.wins,
-                             "losses": c.test.losses, "p": c.test.p, "p_holm": c.p_holm,
-                             "a_wins_on": list(c.wins), "b_wins_on": list(c.losses)}
-                            for c in with_holm(list(comparisons))],
-        }
-
-
-def family(ev: Evaluation, wanted: Iterable[tuple[str, str, str]]) -> list[Comparison]:
-    """Every wanted (a, b, metric) present in the evaluation, at both levels, Holm-adjusted within each level."""
-    present = [w for w in wanted if w[0] in ev.results and w[1] in ev.results]
-    return with_holm([ev.compare(a, b, m, level) for level in LEVELS for a, b, m in present])
-
-
-def against_chapter(comparisons: Sequence[Comparison], published: dict | None = None) -> pd.DataFrame:
-    """One row per published comparison: the chapter's figures, ours at both levels (raw and Holm p), the verdict.
-
-    The verdict follows ``statistics.verdict`` on the needle level, the level that does not
-    count one needle twice; the metric is the chapter's own (``ragkit.teach.chapter``).
-    """
-    from ragkit.statistics import verdict
-    from ragkit.teach import chapter
-
-    published = chapter.COMPARISONS if published is None else published
-    by = {(c.a, c.b, c.metric, c.level): c for c in comparisons}
-    rows = []
-    for (a, b, metric), (w, lost, p) in published.items():
-        if (a, b, metric, "needle") not in by:
-            continue
-        q, n = by[a, b, metric, "query"], by[a, b, metric, "needle"]
-        if n.p_holm is None:
-            raise InputError(f"{a} vs {b} at {metric} has no Holm p: pass comparisons through with_holm (or family)")
-        rows.append({"comparison": f"{a} vs {b}", "metric": metric,
-                     "chapter": f"+{w}/-{lost}" + (f", p = {p:g}" if p is not None else ""),
-                     "queries": f"+{q.test.wins}/-{q.test.losses}", "p (queries)": q.test.p,
-                     "Holm p (queries)": q.p_holm,
-                     "needles": f"+{n.test.wins}/-{n.test.losses}", "p (needles)": n.test.p,
-                     "Holm p (needles)": n.p_holm,
-                     "verdict": verdict(w - lost, n.test.wins, n.test.losses, n.p_holm)})
-    return pd.DataFrame(rows)
-
-
-def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: Iterable[tuple[str, str, str]] = (),
-                    level: str = "needle") -> pd.DataFrame:
-    """Every pair at every metric, Holm over all of them: what looking at five metrics after the fact finds."""
-    chosen = set(chosen)
-    cs = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
-    return pd.DataFrame([{"comparison": f"{c.a} vs {c.b}", "metric": c.metric,
-                          "chosen by the chapter": (c.a, c.b, c.metric) in chosen, "level": c.level,
-                          "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p, "Holm p": c.p_holm}
-                         for c in cs])
+                out.append(Figure(r.strategy, r.retriever, metric, hits, n, r.value(metric), low, high,
+                                  cluster.low, cluster.high, cluster.design_effect))
+        return out
 
 
 def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable[str] = "ABCDEF",
@@ -327,10 +262,8 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
     return ev
 
 
-def needle_windows(corpus: Corpus, questions: Sequence[Question], size: int = 512) -> list[tuple[str, int, int]]:
+def needle_windows(corpus: Corpus, questions: Sequence[Question], size: int = SIZE) -> list[tuple[str, int, int]]:
     """Each needle's id, offset inside its blind window, and length: offset + length > size means a cut inside it."""
-    from ragkit.chunking import blind_window_start
-
     out = []
     for q in questions:
         doc = corpus[q.doc_id]

@@ -52,6 +52,8 @@ class Run:
     distance: np.ndarray | None = None
     matched: np.ndarray | None = None
     """Which chunks the retriever actually found per query (bool); None: every chunk (dense)."""
+    score: np.ndarray | None = None
+    """BM25's score of every chunk per query (higher is better); None for the other runs."""
 
     def top(self, query: int, k: int) -> np.ndarray:
         """The first k chunk indices for one query."""
@@ -110,7 +112,7 @@ class Retriever:
     def bm25(self, queries: Sequence[str]) -> Run:
         """Rank by BM25 score over the same text that is embedded."""
         scores = self.lexical.scores_many(list(queries))
-        return Run("bm25", self.strategy, rank(scores), matched=scores > 0)
+        return Run("bm25", self.strategy, rank(scores), matched=scores > 0, score=scores)
 
     def hybrid(self, queries: Sequence[str], dense: Run | None = None, bm25: Run | None = None) -> Run:
         """Reciprocal rank fusion of the dense and BM25 rankings; BM25 credits only chunks that share a term."""

@@ -8,12 +8,12 @@ slider re-evaluates a cut in microseconds.
 
 from __future__ import annotations
 
+import copy
 import numbers
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus
@@ -75,6 +75,11 @@ class Bluff:
 class Sweep:
     """Distances of the gate's candidates for every query, computed once; any cut is then a comparison."""
 
+    PER_QUERY = ("top_in", "d_in", "needle_in_top", "best_answer", "nearest_in")
+    """Arrays with one row per in-domain query."""
+    PER_OUT_OF_DOMAIN = ("top_out", "d_out", "nearest_out")
+    """Arrays with one row per out-of-domain query."""
+
     def __init__(self, chunks: Sequence[Chunk], questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
                  retriever: Retriever, retriever_name: str = "dense", keep: int = KEEP):
         self.chunks, self.questions, self.out_of_domain = list(chunks), list(questions), list(out_of_domain)
@@ -122,10 +127,31 @@ class Sweep:
         return SweepRow(cut, int(kept_out.any(axis=1).sum()), len(self.out_of_domain), int((~answered).sum()),
                         int(with_needle.sum()), int((answered & ~with_needle).sum()), len(self.queries))
 
-    def table(self, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
-        """One row per cut, with 'no threshold' first."""
-        cuts = default_cuts() if cuts is None else list(cuts)
-        return pd.DataFrame([vars(self.at(c)) for c in cuts])
+    def rows(self, cuts: Iterable[float | None] | None = None) -> list[SweepRow]:
+        """What the gate does at each cut (default: ``default_cuts()``, 'no threshold' first)."""
+        return [self.at(c) for c in (default_cuts() if cuts is None else cuts)]
+
+    def subset(self, ids: Iterable[str]) -> Sweep:
+        """The same sweep on some questions (with all their phrasings) and some out-of-domain queries, by id."""
+        ids = set(ids)
+        unknown = ids - {q.id for q in self.questions} - {o.id for o in self.out_of_domain}
+        if unknown:
+            raise InputError(f"no question or out-of-domain query {', '.join(sorted(unknown))} in this sweep: "
+                             "pick ids of its own queries (sweep.questions, sweep.out_of_domain)")
+        keep = {"in": np.array([q.qid in ids for q in self.queries], dtype=bool),
+                "out": np.array([o.id in ids for o in self.out_of_domain], dtype=bool)}
+        part = copy.copy(self)
+        part.questions = [q for q in self.questions if q.id in ids]
+        part.queries = [q for q in self.queries if q.qid in ids]
+        part.out_of_domain = [o for o in self.out_of_domain if o.id in ids]
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray):
+                # every array must say which queries its rows are: one left out would silently stay full size
+                rows = "in" if name in self.PER_QUERY else "out" if name in self.PER_OUT_OF_DOMAIN else None
+                if rows is None:
+                    raise TypeError(f"Sweep.{name} is in neither PER_QUERY nor PER_OUT_OF_DOMAIN: name its rows")
+                setattr(part, name, value[keep[rows]])
+        return part
 
     def bluffs(self, cut: float | None) -> list[Bluff]:
         """The out-of-domain queries that get chunks at this cut, nearest chunk first, closest query first."""

@@ -172,3 +172,16 @@ def test_a_file_with_every_id_twice_is_refused_not_counted_twice(tmp_path):
     assert str(problems[0]).startswith(f"{path}:{len(rows) + 1}: duplicate id '{rows[0]['id']}' (first on line 1)")
     with pytest.raises(DataError, match="duplicate id"):
         load_questions(path)
+
+
+def test_the_ticket_rule_lives_in_the_engine_and_flags_more_than_max_shared_words():
+    import ragkit.teach.exercises as ex
+    from ragkit.data import MAX_SHARED, Question, ticket_rule_breaches
+
+    needle = "The vector cache stores unit embeddings keyed by sha256 of the exact text."
+    base = dict(doc_id="d", needle=needle, question="where do embeddings live?")
+    ok = Question(id="q1", ticket="my embeddings vanish after a restart of the cache", **base)
+    copied = Question(id="q2", ticket="cache stores unit embeddings keyed by what?", **base)
+    breaches = dict(ticket_rule_breaches([ok, copied]))
+    assert list(breaches) == ["q2"] and len(breaches["q2"]) > MAX_SHARED
+    assert ex.MAX_SHARED is MAX_SHARED and ex.shared_needle_words("cache embeddings", needle) == ["cache", "embeddings"]

@@ -97,11 +97,13 @@ def test_destroyed_needles_rank_zero_everywhere_and_others_are_found(evaluation)
 
 def test_tables_carry_wilson_intervals(evaluation):
     ev, _ = evaluation
-    table = ev.table()
+    from ragkit.teach import tables
+
+    table = tables.figures(ev)
     recall = table[table.metric != "MRR"]
     assert ((recall.low <= recall.value) & (recall.value <= recall.high)).all()
     assert set(table.metric) == {"R@1", "R@4", "R@8", "R@20", "MRR"}
-    assert len(ev.summary()) == 6
+    assert len(tables.summary(ev)) == 6
 
 
 def test_unknown_run_label_is_a_clear_error(evaluation):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ragkit.teach.course
+from ragkit import data
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits
 from ragkit.teach import exercises as ex
@@ -146,7 +147,7 @@ def test_validate_warns_about_dataset_tickets_that_break_the_word_rule(capsys):
     assert main(["validate"]) == 0
     out = capsys.readouterr().out
     assert "WARNING q04" in out and "WARNING q05" in out and "ground truth is valid" in out
-    assert len(ex.ticket_rule_breaches(ragkit.teach.course.load(progress=False).questions)) == out.count("WARNING")
+    assert len(data.ticket_rule_breaches(ragkit.teach.course.load(progress=False).questions)) == out.count("WARNING")
 
 
 # ex4 -------------------------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 import ragkit.teach.course
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.teach import tables
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DOC = "02-gradient-descent"
@@ -46,7 +47,7 @@ def _run(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     course = ragkit.teach.course.load(data, progress=False)
     sweep = course.sweep("E", "dense")
     evaluation = course.evaluation(STRATEGIES)
-    return sweep.table(), evaluation.table()
+    return tables.sweep(sweep), tables.figures(evaluation)
 
 
 def _forget(monkeypatch) -> None:

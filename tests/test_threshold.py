@@ -77,8 +77,10 @@ def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
 
 
 def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
+    from ragkit.teach import tables
+
     s = bundled_sweep[0]
-    table = s.table()
+    table = tables.sweep(s)
     assert table.cut.iloc[0] is None or np.isnan(table.cut.iloc[0])
     assert {DEFAULT_CUT, STRICT_CUT} <= set(table.cut.dropna())
     assert table.bluffs.iloc[0] == 30 and table.refused.iloc[0] == 0
@@ -109,3 +111,32 @@ def test_check_cut_takes_numpy_floats_from_a_run(bundled_sweep):
 def test_default_cuts_are_descending_after_no_threshold():
     cuts = default_cuts()
     assert cuts[0] is None and cuts[1:] == sorted(cuts[1:], reverse=True)
+
+
+def test_subset_keeps_every_array_of_the_queries_it_keeps(bundled_sweep):
+    s = bundled_sweep[0]
+    ids = {q.id for q in s.questions[::3]} | {o.id for o in s.out_of_domain[::2]}
+    part = s.subset(ids)
+    keep_in = [i for i, q in enumerate(s.queries) if q.qid in ids]
+    keep_out = [i for i, o in enumerate(s.out_of_domain) if o.id in ids]
+    assert [q.qid for q in part.queries] == [s.queries[i].qid for i in keep_in]
+    for name in Sweep.PER_QUERY:
+        assert np.array_equal(getattr(part, name), getattr(s, name)[keep_in]), name
+    for name in Sweep.PER_OUT_OF_DOMAIN:
+        assert np.array_equal(getattr(part, name), getattr(s, name)[keep_out]), name
+    arrays = {k for k, v in vars(s).items() if isinstance(v, np.ndarray)}
+    assert arrays == set(Sweep.PER_QUERY) | set(Sweep.PER_OUT_OF_DOMAIN)
+    row = part.at(DEFAULT_CUT)
+    assert (row.in_domain, row.out_of_domain) == (len(keep_in), len(keep_out))
+    assert row.bluffs == int((s.d_out[keep_out] < DEFAULT_CUT).any(axis=1).sum())
+
+
+def test_subset_refuses_an_array_whose_rows_it_cannot_name_and_an_unknown_id(bundled_sweep):
+    import copy
+
+    s = copy.copy(bundled_sweep[0])
+    s.new_scores = np.zeros(len(s.queries))  # a field added later: it must not silently stay full size
+    with pytest.raises(TypeError, match="new_scores"):
+        s.subset({s.questions[0].id})
+    with pytest.raises(InputError, match="q999"):
+        bundled_sweep[0].subset({"q999"})

@@ -160,3 +160,13 @@ def test_source_viewer_highlights_the_cited_range_with_path_and_fragment(course)
     c = result.citations[0]
     moved = dataclasses.replace(c, locator=CharRange(c.locator.start + 1, c.locator.end + 1))
     assert "does not verify" in widgets.SourceViewer([moved], course.corpus).view.value
+
+
+def test_query_playground_scores_bm25_once_per_search(course, monkeypatch):
+    playground = widgets.QueryPlayground(course)
+    lexical = playground.retriever.lexical
+    calls = []
+    original = lexical.scores_many
+    monkeypatch.setattr(lexical, "scores_many", lambda queries: calls.append(queries) or original(queries))
+    playground.text.value = "how warm is the cache after a restart"
+    assert len(calls) == 1 and "<ol>" in playground.table.value

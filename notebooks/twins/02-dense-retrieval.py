@@ -36,8 +36,9 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, widgets
-from ragkit.evaluation import METRICS, against_chapter, family, metric_shopping
+from ragkit.teach import chapter, plots, tables, widgets
+from ragkit.evaluation import METRICS
+from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
 from ragkit.statistics import sign_test, verdict, wilson
 
@@ -111,7 +112,7 @@ pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "
 # Each recall is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. The last column counts needles that no chunk carries at all (the chunking notebook shows why).
 
 # %%
-ev.summary().query("retriever == 'dense'").drop(columns="retriever")
+tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
 # The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
@@ -175,7 +176,7 @@ display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.te
 # effective number of independent queries.
 
 # %%
-row = ev.table().query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
+row = tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
 display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, {row.high:.3f}]**, "
                  f"**{row.high - row.low:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, {row.needle_high:.3f}]**, "
                  f"**{row.needle_high - row.needle_low:.3f}** wide. Design effect **{row.design_effect:.2f}**: the {row.n} queries weigh as much as "
@@ -187,7 +188,7 @@ display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independ
 # where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
 
 # %%
-deff = ev.table().query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
+deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
 display(deff[[m for m in METRICS if m != "MRR"]].round(2))
 display(Markdown(f"Design effects of the dense runs range from **{deff.min().min():.2f}** to **{deff.max().max():.2f}**. Whatever the interval "
                  "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of evidence."))
@@ -226,14 +227,14 @@ import inspect
 print(inspect.getsource(verdict))
 
 # %%
-seven = family(ev, chapter.COMPARISONS)
-verdicts = against_chapter(seven)
-verdicts.style.format({c: "{:.3g}" for c in verdicts.columns if c.startswith(("p ", "Holm"))}).hide(axis="index")
+seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
+seven
 
 # %%
-counts = verdicts.verdict.str.split(",").str[0].value_counts()
-display(Markdown("Of the chapter's **" + str(len(verdicts)) + "** comparisons, here: " +
-                 ", ".join(f"**{counts.get(v, 0)}** {v}" for v in ("consistent", "contradicts", "inconclusive")) + ". " +
+words = ("consistent", "contradicts", "inconclusive")
+counts = {v: sum(line.verdict.startswith(v) for line in seven.judged) for v in words}
+display(Markdown("Of the chapter's **" + str(len(seven.judged)) + "** comparisons, here: " +
+                 ", ".join(f"**{counts[v]}** {v}" for v in words) + ". " +
                  f"Inconclusive is not a failure to reproduce: it says this corpus cannot tell, in either direction, with {len(course.questions)} needles."))
 
 # %% [markdown]
@@ -281,7 +282,7 @@ display(Markdown(f"Without the needles A destroyed, E against A, needle by needl
 
 # %%
 pairs = list(dict.fromkeys((a, b) for a, b, _ in chapter.COMPARISONS))
-shopping = metric_shopping(ev, pairs, chapter.COMPARISONS).sort_values("p")
+shopping = tables.metric_shopping(ev, pairs, chapter.COMPARISONS).sort_values("p")
 shopping.head(10).style.format({"p": "{:.3g}", "Holm p": "{:.3g}"}).hide(axis="index")
 
 # %%

@@ -36,10 +36,11 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, widgets
-from ragkit.evaluation import METRICS, against_chapter, family, with_holm
+from ragkit.teach import chapter, tables, widgets
+from ragkit.evaluation import METRICS
+from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
-from ragkit.teach.exercises import STOPWORDS
+from ragkit.data import STOPWORDS
 from ragkit.fusion import K, rrf
 from ragkit.lexical import tokenize
 from ragkit.rerank import available_reranker
@@ -182,12 +183,12 @@ display(Markdown(f"The `{token}` chunk: dense rank **{pos(runs['dense'], holder)
 # First every recall with its Wilson interval, for the three retrievers on strategy E.
 
 # %%
-ev.summary()
+tables.summary(ev)
 
 # %% [markdown]
 # The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at R@4 the paired sign test could not separate it from either.
 # Its two hybrid comparisons belong to the family of the chapter's comparisons (notebook 02 shows all of them), so the Holm correction runs over
-# that whole family here too. Each is shown at the query level (the chapter's test) and at the needle level (both phrasings of a needle count
+# that whole family here too, and the table shows all of it: the two hybrid rows are this notebook's. Each is shown at the query level (the chapter's test) and at the needle level (both phrasings of a needle count
 # once), and gets its verdict by the one rule of `ragkit.statistics.verdict`: *consistent* or *contradicts* only when the needle-level Holm p is
 # under 0.05, *inconclusive* (with the direction) otherwise.
 
@@ -196,15 +197,14 @@ sig = lambda p: "significant" if p < 0.05 else "not significant"
 with warnings.catch_warnings():  # notebook 01 reports how many chunks the encoder truncates; here it would only repeat it
     warnings.simplefilter("ignore", TruncationWarning)
     everything = course.evaluation("ABCDEF")
-seven = family(everything, chapter.COMPARISONS)
-verdicts = against_chapter(seven)
-hybrid_rows = verdicts[verdicts.comparison.str.startswith("E/hybrid")]
-hybrid_rows.style.format({c: "{:.3g}" for c in verdicts.columns if c.startswith(("p ", "Holm"))}).hide(axis="index")
+seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())
+hybrid = [line for line in seven.lines if line.a == "E/hybrid"]
+seven
 
 # %%
-display(Markdown("\n".join(f"- **{r['comparison']} at {r['metric']}**: the chapter {r['chapter']}; here {r['queries']} queries "
-                           f"(p = {r['p (queries)']:.2g}), {r['needles']} needles (p = {r['p (needles)']:.2g}, Holm p over "
-                           f"{len(verdicts)} = {r['Holm p (needles)']:.2g}): **{r['verdict']}**." for _, r in hybrid_rows.iterrows())))
+display(Markdown("\n".join(f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/-{x.query.test.losses} "
+                           f"queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} needles (p = {x.needle.test.p:.2g}, "
+                           f"Holm p over {len(seven.lines)} = {x.needle.p_holm:.2g}): **{x.verdict}**." for x in hybrid)))
 
 # %% [markdown]
 # And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.
@@ -221,9 +221,9 @@ cmp
 # against dense (for MRR a win means a better mean reciprocal rank over the needle's phrasings). Five metrics are five looks, so Holm runs over the five.
 
 # %%
-tests = with_holm([ev.compare("E/hybrid", "E/dense", m, "needle") for m in METRICS])
+five = report(ev, [("E/hybrid", "E/dense", m) for m in METRICS], runs=())
 display(Markdown("\n".join(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.losses} needles against dense, p = **{c.test.p:.2g}**, "
-                           f"Holm p = **{c.p_holm:.2g}** ({sig(c.p_holm)} after correction)" for c in tests)))
+                           f"Holm p = **{c.p_holm:.2g}** ({sig(c.p_holm)} after correction)" for c in (x.needle for x in five.lines))))
 
 # %% [markdown]
 # ## What a query costs

@@ -34,10 +34,9 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, widgets
-from ragkit.evaluation import LEVELS, with_holm
+from ragkit.teach import chapter, tables, widgets
+from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
-from ragkit.statistics import verdict
 from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.retrieval import RERANK_DEPTH
 
@@ -114,11 +113,7 @@ else:
 
 # %%
 if reranker is not None:
-    ce_tests = with_holm([ev_ce.compare("E/hybrid+rerank", "E/dense", m, level) for level in LEVELS for m in chapter.RERANK])
-    gain = {m: 1 if after > before else -1 for m, (before, after) in chapter.RERANK.items()}
-    display(Markdown("\n".join(f"- {c.metric}, {c.level} level: **{c.test}**, Holm p = **{c.p_holm:.3g}**"
-                               + (f": **{verdict(gain[c.metric], c.test.wins, c.test.losses, c.p_holm)}**" if c.level == "needle" else "")
-                               for c in ce_tests)))
+    display(report(ev_ce, chapter.RERANK_FINDINGS, chapter.RERANK_FINDINGS, runs=()))
 else:
     display(Markdown("*Skipped: no cross-encoder.*"))
 
@@ -153,7 +148,7 @@ display(Markdown(f"MaxSim over the hybrid top **{RERANK_DEPTH}** for **{len(cour
 # The whole evaluation, with 95% Wilson intervals on every recall:
 
 # %%
-ev_li.summary()
+tables.summary(ev_li)
 
 # %% [markdown]
 # And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for R@1 and MRR only).
@@ -171,14 +166,13 @@ display(Markdown("A dash: the chapter does not report that figure. The chapter's
 # (the chapter's baseline), on all three metrics, by query and by needle. The table is one family: Holm runs over its tests at each level.
 
 # %%
-li_tests = with_holm([ev_li.compare("E/hybrid+maxsim", b, m, level) for level in LEVELS
-                      for b in ("E/hybrid", "E/dense") for m in metrics])
-pd.DataFrame([{"A": c.a, "B": c.b, "metric": c.metric, "level": c.level, "A better on": c.test.wins, "B better on": c.test.losses,
-               "p (two-sided)": f"{c.test.p:.3f}", "Holm p": f"{c.p_holm:.3f}"} for c in li_tests])
+li = report(ev_li, [("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics], runs=())
+li
 
 # %%
-gains = [f"{c.metric} vs {c.b}" for c in li_tests if c.level == "needle" and c.p_holm < 0.05 and c.test.wins > c.test.losses]
-losses = [f"{c.metric} vs {c.b}" for c in li_tests if c.level == "needle" and c.p_holm < 0.05 and c.test.wins < c.test.losses]
+needles = [x.needle for x in li.lines]
+gains = [f"{c.metric} vs {c.b}" for c in needles if c.p_holm < 0.05 and c.test.wins > c.test.losses]
+losses = [f"{c.metric} vs {c.b}" for c in needles if c.p_holm < 0.05 and c.test.wins < c.test.losses]
 ahead = [m for m in metrics if ev_li["E/hybrid+maxsim"].value(m) > ev_li["E/hybrid"].value(m)]
 display(Markdown(f"Gains for MaxSim that survive Holm at the needle level (p < 0.05): **{', '.join(gains) or 'none'}**. Losses: **{', '.join(losses) or 'none'}**. "
                  f"On point estimates alone MaxSim is ahead of plain hybrid on **{len(ahead)} of {len(metrics)}** metrics "

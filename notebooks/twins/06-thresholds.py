@@ -33,7 +33,7 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, widgets
+from ragkit.teach import chapter, plots, tables, widgets
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
@@ -130,7 +130,7 @@ display(Markdown(
 
 # %%
 cuts = [None, DEFAULT_CUT, STRICT_CUT]
-table = s.table(cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
+table = tables.sweep(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
 table.assign(cut=["none" if c is None else f"{c:.3f}" for c in cuts])
 
 # %%
@@ -149,7 +149,7 @@ display(Markdown(
 # at the default cut.
 
 # %%
-grid = s.table()
+grid = tables.sweep(s)
 shape = grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing
 kinds = pd.Series([b.query.kind for b in s.bluffs(DEFAULT_CUT)]).value_counts()
 display(Markdown(f"Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "

@@ -8,7 +8,6 @@ is ``ragkit.teach.results``.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import datetime
 import hashlib
@@ -18,13 +17,13 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from ragkit import statistics
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
-from ragkit.data import Question
+from ragkit.data import MAX_SHARED, Question, content_words, shared_needle_words
 from ragkit.errors import InputError
 from ragkit.evaluation import first_hit_ranks, needle_hits, query_hits
 from ragkit.lexical import tokenize
@@ -38,9 +37,6 @@ from ragkit.tokens import TruncationWarning
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
-STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
-                "what when where which why with you your not no".split())
-
 # ex1: every student gets a blind window size of their own, so no notebook prints their answer
 OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 # ex2: the cut is tuned on half of the needles and judged on the other half
@@ -50,7 +46,6 @@ GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).to
 # ex3: a ticket is a copy when this share of its content words is another phrasing's; it must use real words
 COPY_OVERLAP = 0.6
 KNOWN_WORDS = 3
-MAX_SHARED = 2
 # ex5: a paraphrase shares no run of this many words with the document
 RUN = 5
 
@@ -98,21 +93,6 @@ def _embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
 
 def _question(course: Course, qid: str | None) -> Question | None:
     return next((q for q in course.questions if q.id == qid), None)
-
-
-def content_words(text: str) -> set[str]:
-    """The distinctive words of a text: ragkit's BM25 tokens minus short function words."""
-    return set(tokenize(text)) - STOPWORDS
-
-
-def shared_needle_words(text: str, needle: str) -> list[str]:
-    """Distinctive words a phrasing shares with its needle (ex3 allows at most two)."""
-    return sorted(content_words(text) & content_words(needle))
-
-
-def ticket_rule_breaches(questions: Iterable[Question]) -> list[tuple[str, list[str]]]:
-    """Dataset tickets that share more than two distinctive words with their needle (validate warns)."""
-    return [(q.id, words) for q in questions if len(words := shared_needle_words(q.ticket, q.needle)) > MAX_SHARED]
 
 
 def own_size(name: str | None = None) -> int:
@@ -163,21 +143,6 @@ def _cost(row, bluff_cost: float, refusal_cost: float) -> float:
     return row.bluffs * bluff_cost + row.refused * refusal_cost
 
 
-def _half(sweep, qids: set[str], ood_ids: set[str]):
-    """A copy of a sweep that keeps only some needles (both phrasings) and some out-of-domain queries."""
-    keep_in = np.array([q.qid in qids for q in sweep.queries])
-    keep_out = np.array([o.id in ood_ids for o in sweep.out_of_domain])
-    half = copy.copy(sweep)
-    half.questions = [q for q in sweep.questions if q.id in qids]
-    half.queries = [q for q in sweep.queries if q.qid in qids]
-    half.out_of_domain = [o for o in sweep.out_of_domain if o.id in ood_ids]
-    for name in ("top_in", "d_in", "needle_in_top", "best_answer", "nearest_in"):
-        setattr(half, name, getattr(sweep, name)[keep_in])
-    for name in ("top_out", "d_out", "nearest_out"):
-        setattr(half, name, getattr(sweep, name)[keep_out])
-    return half
-
-
 def threshold_halves(sweep, seed: int = SPLIT_SEED):
     """The sweep split in two, by needle and by out-of-domain query, with a fixed seed: (tune, judge)."""
     rng = np.random.default_rng(seed)
@@ -185,8 +150,7 @@ def threshold_halves(sweep, seed: int = SPLIT_SEED):
     oods = sorted(o.id for o in sweep.out_of_domain)
     tune_q = set(rng.permutation(qids)[: len(qids) // 2].tolist())
     tune_o = set(rng.permutation(oods)[: len(oods) // 2].tolist())
-    return (_half(sweep, tune_q, tune_o),
-            _half(sweep, set(qids) - tune_q, set(oods) - tune_o))
+    return sweep.subset(tune_q | tune_o), sweep.subset((set(qids) - tune_q) | (set(oods) - tune_o))
 
 
 def cost_table(sweep, bluff_cost: float = 5.0, refusal_cost: float = 1.0, cuts: Sequence[float] = GRID):

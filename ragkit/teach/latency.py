@@ -19,6 +19,7 @@ from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
 from ragkit.plumbing.onnx import BATCH
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
+from ragkit.teach import chapter
 
 
 @dataclass(frozen=True)
@@ -45,13 +46,10 @@ def median_ms(work: Callable[[], object], repeat: int) -> float:
 def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH,
             repeat: int = 20) -> list[Timing]:
     """Time one query through each stage: embedding (computed, not read from the cache), scan, BM25, fusion, MaxSim."""
-    from ragkit.teach import chapter
-
     embedder = retriever.embedder
     if not isinstance(embedder, Embedder):
-        raise InputError("timing needs ragkit's Embedder (its model, uncached encoding and token vectors): "
+        raise InputError("timing needs ragkit's Embedder (uncached encoding and token vectors): "
                          "build the retriever with the default embedder")
-    model = embedder.model  # loading the model is a start-up cost, not a per-query one
     cores = os.cpu_count() or 1
     embed_ms = median_ms(lambda: embedder.encode([query], progress=False, cache=False), max(3, repeat // 4))
     q = embedder.encode([query], progress=False)
@@ -71,7 +69,7 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
     if maxsim:
         texts = [retriever.texts[j] for j in rrf_many(dense, bm25)[0, :depth]]
         def encode(items: list[str], batch: int):
-            return model.token_embeddings(items, batch_size=batch)
+            return embedder.token_vectors(items, cache=False, batch_size=batch)
 
         out.append(Timing("query token vectors", median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
                           f"one query, batch 1, computed by the model, onnxruntime's default threads on "

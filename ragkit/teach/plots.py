@@ -87,15 +87,15 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
 
 def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
     """Bluffs (share of out-of-domain queries) and refused answerable questions (share of in-domain) by cut."""
-    table = sweep.table()
-    table = table[table.cut.notna()]
+    rows = [row for row in sweep.rows() if row.cut is not None]
+    cuts = [row.cut for row in rows]
     n_out, n_in = len(sweep.out_of_domain), len(sweep.queries)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=table.cut, y=table.bluffs / table.out_of_domain, name=f"bluffs (share of {n_out})",
+    fig.add_trace(go.Scatter(x=cuts, y=[r.bluffs / r.out_of_domain for r in rows], name=f"bluffs (share of {n_out})",
                              line=dict(color="#c62828")))
-    fig.add_trace(go.Scatter(x=table.cut, y=table.refused / table.in_domain,
+    fig.add_trace(go.Scatter(x=cuts, y=[r.refused / r.in_domain for r in rows],
                              name=f"refused answerable (share of {n_in})", line=dict(color="#1565c0")))
-    fig.add_trace(go.Scatter(x=table.cut, y=table.answered_with_needle / table.in_domain,
+    fig.add_trace(go.Scatter(x=cuts, y=[r.answered_with_needle / r.in_domain for r in rows],
                              name="answered with the needle kept", line=dict(color="#2e7d32", dash="dot")))
     fig.update_layout(template="plotly_white", xaxis_title="cut (cosine distance)", yaxis_title="share of queries",
                       title="What each cut costs", xaxis_autorange="reversed")

@@ -240,8 +240,9 @@ class QueryPlayground:
             return
         r = self.retriever
         dense = r.dense([query])
-        bm25_scores = r.lexical.scores_many([query])[0]
         bm25 = r.bm25([query])
+        assert bm25.score is not None, "a BM25 run carries its scores"
+        bm25_scores = bm25.score[0]
         runs = {"dense": dense, "bm25": bm25, "hybrid": r.hybrid([query], dense, bm25)}
         if self.reranker is not None:
             runs[self.reranker.name] = r.reranked([query], self.reranker, runs["hybrid"])

@@ -44,7 +44,7 @@
 from IPython.display import Markdown, display
 import numpy as np
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, widgets
+from ragkit.teach import chapter, plots, tables, widgets
 from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
 from ragkit.teach.exercises import check_threshold_choice, cost_minima, cost_table, threshold_halves
@@ -76,7 +76,7 @@ display(Markdown(
 # `in_domain`). The first row is no threshold at all.
 
 # %%
-s.table().astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+tables.sweep(s).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
 
 # %% [markdown]
 # The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
@@ -114,7 +114,7 @@ display(Markdown(f"At **{row.cut}**: **{row.bluffs}** bluffs, **{row.refused}** 
 # %% [markdown]
 # ## ✏️ Your answer
 #
-# Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only. Hint: `tune.table(cuts)`
+# Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only. Hint: `tables.sweep(tune, cuts)`
 # accepts your own grid of cuts, and a table can take a new column.
 
 # %%

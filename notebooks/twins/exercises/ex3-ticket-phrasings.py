@@ -40,7 +40,8 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach.exercises import STOPWORDS, check_ticket_phrasings
+from ragkit.data import STOPWORDS
+from ragkit.teach.exercises import check_ticket_phrasings
 from ragkit.lexical import tokenize
 from ragkit.statistics import sign_test, wilson
 

@@ -44,7 +44,7 @@
 from IPython.display import Markdown, display
 import numpy as np
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, widgets
+from ragkit.teach import chapter, plots, tables, widgets
 from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
 from ragkit.teach.exercises import TOLERANCE, check_threshold_choice, cost_minima, cost_table, threshold_halves
@@ -77,7 +77,7 @@ display(Markdown(
 # `in_domain`). The first row is no threshold at all.
 
 # %%
-s.table().astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+tables.sweep(s).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
 
 # %% [markdown]
 # The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
@@ -120,7 +120,7 @@ display(Markdown(f"At **{row.cut}**: **{row.bluffs}** bluffs, **{row.refused}** 
 # tie, the first in the table wins. The judging half is not touched.
 
 # %%
-table = tune.table(np.round(np.arange(0.30, 1.0001, 0.005), 3))
+table = tables.sweep(tune, np.round(np.arange(0.30, 1.0001, 0.005), 3))
 table["cost"] = table.bluffs * BLUFF_COST + table.refused * REFUSAL_COST
 best, none = table.loc[table.cost.idxmin()], tune.at(None)
 my_cut = float(best.cut)

@@ -1,0 +1,40 @@
+"""Tables for people: the engine's results as pandas DataFrames, for notebooks to filter, pivot and show."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pandas as pd
+
+from ragkit.evaluation import METRICS, Evaluation, with_holm
+from ragkit.report import report
+from ragkit.threshold import Sweep
+
+
+def figures(ev: Evaluation) -> pd.DataFrame:
+    """Tidy table: one row per run and metric, recall with its 95% Wilson interval (``low``, ``high``) and every
+    metric with its needle-level cluster-bootstrap interval (``needle_low``, ``needle_high``, ``design_effect``)."""
+    return pd.DataFrame([vars(f) for f in ev.figures()])
+
+
+def summary(ev: Evaluation) -> pd.DataFrame:
+    """Wide table: one row per run, ``value [low, high]`` per recall, MRR, destroyed (the report's run table)."""
+    rep = report(ev)
+    rows = rep.recall_rows()
+    return pd.DataFrame(rows, columns=list(rep.RECALL_COLUMNS))
+
+
+def sweep(s: Sweep, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
+    """One row per cut (default: every cut of ``default_cuts``, 'no threshold' first): bluffs, refusals, answers."""
+    return pd.DataFrame([vars(row) for row in s.rows(cuts)])
+
+
+def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: Iterable[tuple[str, str, str]] = (),
+                    level: str = "needle") -> pd.DataFrame:
+    """Every pair at every metric, Holm over all of them: what looking at five metrics after the fact finds."""
+    chosen = set(chosen)
+    cs = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
+    return pd.DataFrame([{"comparison": f"{c.a} vs {c.b}", "metric": c.metric,
+                          "chosen by the chapter": (c.a, c.b, c.metric) in chosen, "level": c.level,
+                          "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p, "Holm p": c.p_holm}
+                         for c in cs])
