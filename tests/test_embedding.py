@@ -106,6 +106,7 @@ def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(
         p.chmod(0o755 if p.is_dir() else 0o644)
 
 
+@pytest.mark.slow
 def test_onnx_and_torch_agree_on_the_bundled_corpus(corpus):
     texts = [c.text for c in chunk_corpus(corpus, "E")]
     onnx = default_embedder().encode(texts, progress=False)
