@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import time
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -161,9 +161,9 @@ def _failure(path: Path, nb: nbformat.NotebookNode, exc: Exception) -> str:
     """Which cell failed and with what error, in one line a teacher can act on (no traceback)."""
     where = next((i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code"
                   and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
-    if where is None:  # a timeout or a dead kernel leaves no error output: the first cell without a count is it
-        where = next((i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code" and c.get("execution_count") is None
-                      and c.source.strip()), None)
+    if where is None:  # a timeout or a dead kernel leaves no error output: the last cell the kernel started is it
+        started = [i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code" and c.get("execution_count")]
+        where = started[-1] if started else None
     if isinstance(exc, CellExecutionError):
         error = f"{exc.ename}: {exc.evalue}"
     else:
@@ -181,11 +181,9 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-async def _execute(path: Path, limit: asyncio.Semaphore, before: Callable[[Path], None] | None) -> Execution:
+async def _execute(path: Path, limit: asyncio.Semaphore) -> Execution:
     async with limit:
         nb = nbformat.read(path, as_version=4)
-        if before is not None:
-            before(path)
         t = time.perf_counter()
         client = NotebookClient(nb, timeout=900, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}})
@@ -196,15 +194,11 @@ async def _execute(path: Path, limit: asyncio.Semaphore, before: Callable[[Path]
         return Execution(path, nb, time.perf_counter() - t)
 
 
-def run_notebooks(paths: Sequence[Path], jobs: int = 2,
-                  before: Callable[[Path], None] | None = None) -> dict[Path, Execution]:
-    """Run each notebook top to bottom on a fresh kernel, ``jobs`` at a time; a failure is recorded, not raised.
-
-    ``before`` is called with each path just before its kernel starts (the test suite counts executions there).
-    """
+def run_notebooks(paths: Sequence[Path], jobs: int = 2) -> dict[Path, Execution]:
+    """Run each notebook top to bottom on a fresh kernel, ``jobs`` at a time; a failure is recorded, not raised."""
     async def run_all() -> list[Execution]:
         limit = asyncio.Semaphore(jobs)
-        return await asyncio.gather(*(_execute(p, limit, before) for p in paths))
+        return await asyncio.gather(*(_execute(p, limit) for p in paths))
 
     return {run.path: run for run in asyncio.run(run_all())}
 
@@ -404,8 +398,7 @@ def _replace(out: Path, new: Path) -> None:
         folders = {parent for rel in old for parent in Path(rel).parents if parent != Path(".")}
         for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
             (out / folder).rmdir()
-        out.rmdir()
-    new.rename(out)
+    new.replace(out)  # rename(2) onto the now empty folder: the new site appears whole, in one step
 
 
 def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookNode], settings: Settings) -> None:
@@ -437,7 +430,7 @@ def build(out: Path, jobs: int = 2, book: list[Page] | None = None,
     seconds = {_shown(path): run.seconds for path, run in runs.items()}
     rendering = time.perf_counter()
     out.absolute().parent.mkdir(parents=True, exist_ok=True)
-    site = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.absolute().parent))
+    site = Path(tempfile.mkdtemp(prefix=f".{out.absolute().name}.", dir=out.absolute().parent))
     try:
         mask = os.umask(0)
         os.umask(mask)
