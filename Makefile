@@ -44,8 +44,8 @@ lab: $(STAMP)
 	$(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)
 	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00-start-here.ipynb
 
-# The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install or whole-course
-# embedding), so it takes about a minute even on an empty cache.
+# The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
+# or whole-course embedding). Budget: under 2 minutes on 2 cores, even on an empty cache.
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy

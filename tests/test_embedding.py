@@ -73,6 +73,7 @@ def test_duplicates_in_one_call_are_computed_once(cache):
     assert np.array_equal(v[0], v[1]) and sorted(calls[0]) == ["once more", "twice unique text"]
 
 
+@pytest.mark.slow
 def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_path):
     Embedder(cache=tmp_path).encode(["export me"])
     (model,) = tmp_path.glob("onnx/*/onnx/model.onnx")
@@ -84,6 +85,7 @@ def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_p
     assert list(tmp_path.glob("onnx/*.damaged-*"))
 
 
+@pytest.mark.slow
 def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(tmp_path, monkeypatch):
     teacher = tmp_path / "shared"
     filler = Embedder(cache=teacher)
@@ -122,6 +124,7 @@ def test_token_vectors_are_unit_rows_and_cached(embedder, cache):
     assert again._model is None
 
 
+@pytest.mark.slow
 def test_a_warm_cache_never_loads_the_model(tmp_path):
     cold = Embedder(cache=tmp_path)
     cold.encode(TEXTS)
@@ -130,6 +133,7 @@ def test_a_warm_cache_never_loads_the_model(tmp_path):
     assert cold._model is not None and warm._model is None and warm.stamp == cold.stamp
 
 
+@pytest.mark.slow
 def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     long = "tokenisation " * 300
     Embedder(cache=tmp_path).encode([long, "short"])
@@ -139,6 +143,7 @@ def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     assert warm._model is None
 
 
+@pytest.mark.slow
 def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder, cache):
     from ragkit.plumbing.onnx import OnnxEncoder, quiet_load
 
@@ -157,6 +162,7 @@ def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder,
     assert len(embedder.model.token_embeddings([texts[3]])[0]) == embedder.stamp.window
 
 
+@pytest.mark.slow
 def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
     code = ("import sys; from ragkit.embedding import Embedder; Embedder(cache=sys.argv[1]).encode(['x'], "
             "progress=False); Embedder(cache=sys.argv[1]).token_vectors(['y']); print('torch' in sys.modules)")
@@ -183,6 +189,7 @@ def test_an_export_another_process_finished_first_is_used_not_an_error(embedder,
     assert not list(target.parent.glob(".export-*"))
 
 
+@pytest.mark.slow
 def test_a_failed_export_says_what_failed(tmp_path):
     from ragkit.plumbing.onnx import export_in_child
 
