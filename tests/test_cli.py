@@ -25,6 +25,7 @@ def test_ask_says_no_answer_under_a_strict_cut(capsys):
     assert capsys.readouterr().out.startswith('NO ANSWER: nothing under cosine distance 0.3 for "how do i renew')
 
 
+@pytest.mark.slow
 def test_ask_rejects_an_empty_question_and_a_bad_cut(capsys):
     assert main(["ask", "  "]) == 1
     assert main(["ask", "what is a gradient", "--cut", "3"]) == 1
