@@ -131,6 +131,7 @@ def course():
     return ragkit.teach.course.load(progress=False)
 
 
+@pytest.mark.slow
 def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(course):
     from ragkit.teach import quiz
 
@@ -143,6 +144,7 @@ def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(cou
             assert len({o.text for o in q.options}) == len(q.options)
 
 
+@pytest.mark.slow
 def test_computed_quiz_answers_follow_the_course(course):
     from ragkit.answer import DEFAULT_CUT
     from ragkit.teach import quiz
@@ -156,6 +158,7 @@ def test_computed_quiz_answers_follow_the_course(course):
     assert right("02", 2) == ("yes" if c.p < 0.05 else "no")
 
 
+@pytest.mark.slow
 def test_quiz_widget_explains_every_option(course):
     from ragkit.teach.quiz import Quiz
 
