@@ -73,6 +73,11 @@ class Settings:
         return (f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
                 f"?urlpath={quote('lab/tree/notebooks/' + rel, safe='')}")
 
+    def colab(self, rel: str) -> str:
+        """The notebook opened on Google Colab, from the repository's copy at ``branch``."""
+        return "https://colab.research.google.com/github/" + self.blob(f"notebooks/{rel}").removeprefix(
+            "https://github.com/")
+
     def source(self, rel: str) -> str:
         """The notebook's source in the repository."""
         return self.blob(f"notebooks/{rel}")
@@ -271,6 +276,7 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
         return {"href": book[i].href, "title": book[i].title} if 0 <= i < len(book) else None
 
     resources = {"book": {"site_title": SITE_TITLE, "mathjax": MATHJAX, "binder": settings.binder(page.rel),
+                          "colab": settings.colab(page.rel),
                           "source": settings.source(page.rel), "download": page.download,
                           "previous": neighbour(index - 1), "next": neighbour(index + 1)}}
     body, _ = (exporter or _exporter()).from_notebook_node(prepare(nb, page, settings), resources=resources)

@@ -22,6 +22,18 @@
 # - compare two runs with the paired sign test, and write that test in five lines checked against scipy
 # - say whether the chapter's comparisons reproduce on this corpus, and why they might not
 
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
 # %% [markdown]
 # # 02. Dense retrieval and paired comparisons
 #
