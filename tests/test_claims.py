@@ -1,0 +1,88 @@
+"""The chapter's claims, judged right: its own p-values under Holm, one wording of the verdicts everywhere."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ragkit.report import Finding, report
+from ragkit.statistics import INCONCLUSIVE, NEITHER, NO_DIFFERENCE, VERDICTS
+from ragkit.teach import chapter, claims
+
+ROOT = Path(__file__).resolve().parent.parent
+TWINS = ROOT / "notebooks" / "twins"
+
+
+def test_the_chapter_s_own_holm_matches_statsmodels_and_fills_in_f_vs_e():
+    from statsmodels.stats.multitest import multipletests
+
+    corrected = claims.own_holm()
+    raw = [p for p, _ in corrected.values()]
+    assert [h for _, h in corrected.values()] == pytest.approx(list(multipletests(raw, method="holm")[1]))
+    f_vs_e = corrected["F/dense", "E/dense", "R@20"]
+    assert f_vs_e[0] == pytest.approx(74 / 256)  # +2/-6: the chapter gives no p, its counts do
+    assert chapter.FINDINGS["F/dense", "E/dense", "R@20"].claim == NO_DIFFERENCE
+    assert corrected["E/dense", "A/dense", "R@20"][1] == pytest.approx(7 * 0.0015)
+
+
+def test_the_survivors_sentence_says_what_the_computation_found():
+    corrected = claims.own_holm()
+    kept = [k for k, (_, h) in corrected.items() if h < 0.05]
+    text = claims.survivors()
+    assert f"**{len(kept)}** {'survives' if len(kept) == 1 else 'survive'}" in text
+    for key in kept:
+        assert f"{key[0]} vs {key[1]} at {key[2]}, Holm p = {corrected[key][1]:.3g}" in text
+    assert "three results survive" in text
+
+
+def test_a_stricter_alpha_changes_the_sentence():
+    assert "**0** survive" in claims.survivors(alpha=0.01)
+
+
+def _fake_report():
+    """A report of two runs where A wins every needle: a claimed difference is consistent, a null one differs."""
+    import numpy as np
+
+    from ragkit.data import Query
+    from ragkit.evaluation import Evaluation, Result
+    from ragkit.tokens import TokenReport
+
+    queries = [Query(f"q{i}", p, f"text {i}") for p in ("question", "ticket") for i in range(12)]
+    ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
+    ev = Evaluation(queries, n_questions=12)
+    for s, rank in (("A", 1), ("B", 0)):
+        ev.chunks[s], ev.tokens[s], ev.destroyed[s] = 5, TokenReport(5, 100, 10, 0, 256), ()
+        ev.results[f"{s}/dense"] = Result(s, "dense", np.full(24, rank), ids, needles)
+    return report(ev, [("A/dense", "B/dense", "R@1"), ("A/dense", "B/dense", "R@4")],
+                  {("A/dense", "B/dense", "R@1"): Finding.counts(9, 1, 0.02),
+                   ("A/dense", "B/dense", "R@4"): Finding.counts(5, 4, 1.0)})
+
+
+def test_verdict_counts_name_every_word_and_the_meaning_of_inconclusive():
+    rep = _fake_report()
+    assert [x.verdict for x in rep.judged] == ["consistent", "differs: ours finds A/dense ahead"]
+    text = claims.verdict_counts(rep, 12)
+    assert all(f"** {word}" in text for word in VERDICTS) and INCONCLUSIVE in text
+    assert "**1** consistent" in text and "**1** differs" in text
+
+
+WRONG = ("does not reproduce", "failure to reproduce", "fails to reproduce", "not reproduce",
+         "p below 0.05 has a one-in-twenty chance")
+
+
+def test_prose_quiz_and_report_use_one_wording_for_the_verdicts():
+    """The quiz, the notebooks and the report say *inconclusive* the same way, and never "does not reproduce"."""
+    quiz = (ROOT / "ragkit" / "teach" / "quiz.py").read_text()
+    texts = {"quiz": quiz, "report": (ROOT / "ragkit" / "report.py").read_text()}
+    texts |= {p.name: p.read_text() for p in TWINS.glob("0*.py")}
+    for name, text in texts.items():
+        flat = " ".join(text.replace("#", " ").split())
+        for phrase in WRONG:
+            assert phrase not in flat, f"{name} says {phrase!r}: use the verdict words of ragkit.statistics"
+    assert "inconclusive, {INCONCLUSIVE}" in quiz  # the quiz's verdict question says what the report says
+    rendered = str(_fake_report())
+    assert INCONCLUSIVE in rendered and NEITHER in rendered
+    # every verdict word a notebook puts in italics is one of the rule's words
+    for p in TWINS.glob("0*.py"):
+        for word in re.findall(r"\*(consistent|contradicts|inconclusive|differs|reproduces?)[*:]", p.read_text()):
+            assert word in VERDICTS, f"{p.name} uses *{word}*, not a verdict of ragkit.statistics.verdict"
