@@ -86,3 +86,51 @@ def test_prose_quiz_and_report_use_one_wording_for_the_verdicts():
     for p in TWINS.glob("0*.py"):
         for word in re.findall(r"\*(consistent|contradicts|inconclusive|differs|reproduces?)[*:]", p.read_text()):
             assert word in VERDICTS, f"{p.name} uses *{word}*, not a verdict of ragkit.statistics.verdict"
+
+
+def test_overlap_pull_measures_the_move_toward_the_previous_section():
+    import numpy as np
+
+    from ragkit.chunking import Chunk
+    from ragkit.teach import overlap
+
+    sections = ["s1", "s1", "s1", "s2", "s2", "s2"]
+    plain = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}") for i, sec in enumerate(sections)]
+    lapped = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}", overlap="tail" if i else "")
+              for i, sec in enumerate(sections)]
+    topic1, topic2, noise = np.eye(4)[0], np.eye(4)[1], np.eye(4)[2]
+
+    def unit(v):
+        return v / np.linalg.norm(v)
+
+    before = np.array([unit(topic1 + 0.1 * k * noise) for k in range(3)]
+                      + [unit(topic2 + 0.1 * k * noise) for k in range(3)])
+    after = before.copy()
+    after[3] = unit(topic2 + 0.5 * topic1)  # the first chunk of s2 drawn toward s1 by its overlap
+    m = overlap.measure(("E", plain, before), ("F", lapped, after), [("q3", "needle3"), ("q1", "needle1")])
+    assert [p.index for p in m.pulls] == [3]  # the only chunk whose overlap comes from another section
+    pull = m.pulls[0]
+    assert pull.neighbour_after > pull.neighbour_before and pull.own_after < pull.own_before and pull.toward > 0
+    assert m.share_toward == 1.0
+    assert [(x.needle, x.index) for x in m.lost] == [("q3", 3), ("q1", 1)]
+    assert m.lost[0].pull is pull and m.lost[0].percentile == 5 / 6 and m.lost[1].moved == pytest.approx(0.0)
+    text = overlap.sentence(m)
+    assert "mechanism is there" in text and f"{pull.toward:+.4f}" in text and "**2** needles F loses" in text
+    still = overlap.measure(("E", plain, before), ("F", lapped, before))
+    assert still.mean("toward") == 0
+    assert "does not show" in overlap.sentence(still) and "loses no needle" in overlap.sentence(still)
+
+
+def test_overlap_pull_refuses_strategies_that_cut_differently():
+    import numpy as np
+
+    from ragkit.chunking import Chunk
+    from ragkit.errors import InputError
+    from ragkit.teach import overlap
+
+    a = [Chunk("d", "D", "s", 0, 5, "abcde")]
+    b = [Chunk("d", "D", "s", 0, 6, "abcdef")]
+    with pytest.raises(InputError, match="do not cut alike"):
+        overlap.measure(("E", a, np.ones((1, 2))), ("F", b, np.ones((1, 2))))
+    with pytest.raises(InputError, match="one vector per chunk"):
+        overlap.measure(("E", a, np.ones((2, 2))), ("F", a, np.ones((1, 2))))
