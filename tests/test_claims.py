@@ -134,3 +134,37 @@ def test_overlap_pull_refuses_strategies_that_cut_differently():
         overlap.measure(("E", a, np.ones((1, 2))), ("F", b, np.ones((1, 2))))
     with pytest.raises(InputError, match="one vector per chunk"):
         overlap.measure(("E", a, np.ones((2, 2))), ("F", a, np.ones((1, 2))))
+
+
+def test_binary_accuracy_rewards_always_answering_and_a_penalty_rewards_abstaining():
+    from ragkit.threshold import SweepRow
+
+    rows = [SweepRow(None, bluffs=30, out_of_domain=30, refused=0, answered_with_needle=50,
+                     answered_without_needle=14, in_domain=64),
+            SweepRow(0.6, bluffs=5, out_of_domain=30, refused=10, answered_with_needle=47,
+                     answered_without_needle=7, in_domain=64)]
+    table = claims.guessing(rows)
+    assert list(table["binary accuracy"]) == pytest.approx([50 / 94, 47 / 94])
+    assert list(table["score, wrong = -1"]) == pytest.approx([(50 - 44) / 94, (47 - 12) / 94])
+    assert list(table["abstained"]) == [0, 35]
+    text = claims.guessing_sentence(table)
+    assert "rewards the system that always answers" in text and "best cut is **0.600**" in text
+    assert "abstaining pays" in text
+    even = claims.guessing_sentence(claims.guessing(rows, penalty=0.01))
+    assert "even then answering everything comes out best" in even
+
+
+def test_every_claim_in_the_guide_points_at_a_section_that_exists():
+    guide = (ROOT / "docs" / "teacher-guide.md").read_text()
+    table = guide.split("## The chapter's claims, and where the companion meets them", 1)[1].split("\n## ", 1)[0]
+    rows = [r for r in table.splitlines() if r.startswith("| ") and not r.startswith("| the chapter claims")]
+    assert len(rows) >= 25
+    for row in rows:
+        where = row.strip("| ").rsplit(" | ", 1)[1]
+        for place in where.split("; "):
+            notebook, heading = place.split(": ", 1)
+            twin = TWINS / f"{notebook}.py"
+            assert twin.is_file(), f"{row}: no notebook {notebook}"
+            headings = {line.lstrip("# ").strip() for line in twin.read_text().splitlines()
+                        if re.match(r"^# #{2,4} ", line)}
+            assert heading in headings, f"{row}: {notebook} has no section {heading!r}"

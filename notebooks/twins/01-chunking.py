@@ -71,7 +71,11 @@ display(Markdown(
     f"Blind cuts give **{ev.chunks['A']}** chunks and boundary cuts **{ev.chunks['C']}**. Overlap and header never "
     f"move a cut: B has {'the same' if ev.chunks['A'] == ev.chunks['B'] else 'a different'} count as A, and D, E, F "
     f"{'the same' if len({ev.chunks[s] for s in 'CDEF'}) == 1 else 'different counts'} as C. "
-    f"The chapter's corpus gave **{chapter.CHUNKS_E}** chunks for E; this one gives **{ev.chunks['E']}**."))
+    f"The chapter's corpus gave **{chapter.CHUNKS_E}** chunks for E; this one gives **{ev.chunks['E']}**. The chapter's "
+    f"corpus: **{chapter.CORPUS['documents']}** documents, **{chapter.CORPUS['characters']:,}** characters, "
+    f"**{chapter.CORPUS['sections']}** sections; this one: **{len(course.corpus.documents)}** documents, "
+    f"**{sum(len(d.text) for d in course.corpus.documents):,}** characters, "
+    f"**{len({(c.doc_id, c.section) for c in course.chunks('E')})}** sections that hold text."))
 
 # %% [markdown]
 # The two families differ in count for a simple reason. A blind chunk is always full, except the last one of a
@@ -110,8 +114,11 @@ display(Markdown(
 # Read F's `text` again. Under a header announcing one section sits a tail of words from the section before it.
 # That is not fine for a quotation: a citation that shows `text` puts a header the document never contains at that
 # spot, plus a sentence fragment that belongs somewhere else. Embed `text`, quote `content`, always.
+
+# %% [markdown]
+# ### Overlap's pull on a vector, measured
 #
-# Nor is it neutral for the embedding. The chapter's reason why overlap on top of the header hurts ranking (F against E,
+# Nor is the tail neutral for the embedding. The chapter's reason why overlap on top of the header hurts ranking (F against E,
 # +2/-6 in the chapter) is mechanical: a chunk's vector is an average over its tokens, so 64 characters of the previous
 # chunk pull that average toward the neighbour's topic. That is a claim you can measure. For every chunk that starts a
 # new section (so its overlap comes from another section), take the cosine of its vector to its own section's centroid

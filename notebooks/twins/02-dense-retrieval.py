@@ -115,6 +115,17 @@ pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "
 tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
+# The chapter prints two of these intervals, for A and E at R@20. Wilson's interval depends only on the counts, so
+# ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
+
+# %%
+ours20 = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "R@20"}
+pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
+               "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
+               "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
+               "ours": f"{ours20[x].value:.3f} [{ours20[x].low:.3f}, {ours20[x].high:.3f}]"} for x in chapter.WILSON20])
+
+# %% [markdown]
 # The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
 
 # %%

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import pandas as pd
 
 from ragkit.report import Report, Wanted
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, holm
 from ragkit.teach import chapter
+from ragkit.threshold import SweepRow
 
 
 def own_holm() -> dict[Wanted, tuple[float, float]]:
@@ -84,3 +87,42 @@ def verdict_counts(rep: Report, needles: int) -> str:
             + ", ".join(f"**{counts[w]}** {w}" + (f" ({neither} of them because neither detects a difference)"
                                                    if w == "consistent" and neither else "") for w in VERDICTS)
             + f". *Inconclusive*, with {needles} needles, means {INCONCLUSIVE}.")
+
+
+def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
+    """The 2025 argument on our own sweep: each cut's score under binary accuracy and with a wrong answer penalised.
+
+    Every query, in-domain and out-of-domain, is one exam question. The generator is taken to be
+    right exactly when the needle reached its prompt and wrong on every other answer (a bluff on
+    an out-of-domain query is wrong); a refusal scores 0 under both rules. Binary accuracy gives
+    a wrong answer 0 too, so answering never costs; the penalised score takes ``penalty`` off.
+    """
+    out = []
+    for r in rows:
+        n = r.in_domain + r.out_of_domain
+        right, wrong = r.answered_with_needle, r.answered_without_needle + r.bluffs
+        out.append({"cut": "none" if r.cut is None else f"{r.cut:.3f}", "answered right": right,
+                    "answered wrong": wrong, "abstained": n - right - wrong,
+                    "binary accuracy": right / n, f"score, wrong = -{penalty:g}": (right - penalty * wrong) / n})
+    return pd.DataFrame(out)
+
+
+def guessing_sentence(table: pd.DataFrame) -> str:
+    """In words: which policy binary accuracy rewards, and which one a penalty for wrong answers rewards."""
+    penalised = table.columns[-1]
+    best_binary = table.loc[table["binary accuracy"].idxmax()]
+    best_penalised = table.loc[table[penalised].idxmax()]
+    always = table.iloc[0]
+    text = (f"Under binary accuracy, answering everything (cut {always.cut}) scores "
+            f"**{always['binary accuracy']:.3f}**; "
+            f"the best cut by that rule is **{best_binary.cut}** ({best_binary['binary accuracy']:.3f}). ")
+    text += ("Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system that "
+             "always answers: the chapter's 2025 argument, on our own numbers. "
+             if best_binary.cut == always.cut else
+             "Here a tighter cut does at least as well even under binary accuracy, so the incentive does not show. ")
+    text += (f"Take {penalised.split('= -')[1]} point off per wrong answer and the best cut is "
+             f"**{best_penalised.cut}** "
+             f"({best_penalised[penalised]:.3f} against {always[penalised]:.3f} for answering everything): "
+             + ("once a bluff costs something, abstaining pays." if best_penalised.cut != always.cut else
+                "even then answering everything comes out best on this corpus."))
+    return text
