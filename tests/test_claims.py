@@ -168,3 +168,31 @@ def test_every_claim_in_the_guide_points_at_a_section_that_exists():
             headings = {line.lstrip("# ").strip() for line in twin.read_text().splitlines()
                         if re.match(r"^# #{2,4} ", line)}
             assert heading in headings, f"{row}: {notebook} has no section {heading!r}"
+
+
+def test_the_json_of_the_chapter_s_report_carries_each_claim_and_our_verdict():
+    """What ``ragkit eval --json`` writes for the chapter: each claim kind, by its own p, and our verdict."""
+    import json
+
+    import numpy as np
+
+    from ragkit.data import Query
+    from ragkit.evaluation import Evaluation, Result
+    from ragkit.statistics import claim_of, verdict
+
+    queries = [Query(f"q{i}", p, f"text {i}") for p in ("question", "ticket") for i in range(16)]
+    ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
+    ev = Evaluation(queries, n_questions=16)
+    rng = np.random.default_rng(5)
+    for label in {x for key in chapter.COMPARISONS for x in key[:2]}:
+        s, name = label.split("/")
+        ev.results[label] = Result(s, name, rng.integers(0, 25, size=32), ids, needles)
+    data = json.loads(json.dumps(report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=()).to_dict()))
+    needle = [c for c in data["comparisons"] if c["level"] == "needle"]
+    assert len(needle) == len(chapter.COMPARISONS)
+    for c in needle:
+        finding = chapter.FINDINGS[c["a"], c["b"], c["metric"]]
+        assert c["claim"] == claim_of(c["chapter_p"]) == finding.claim
+        assert c["verdict"] == verdict(finding.lead, c["wins"], c["losses"], c["p_holm"], kind=finding.claim,
+                                       a=c["a"], b=c["b"])
+    assert sorted(c["claim"] for c in needle).count(NO_DIFFERENCE) == 5

@@ -40,7 +40,7 @@ from ragkit.teach import chapter, claims, plots, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
-from ragkit.statistics import sign_test, verdict, wilson
+from ragkit.statistics import counts_test, sign_test, verdict, wilson
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -186,7 +186,7 @@ display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.te
 # Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
 
 # %%
-p_of = lambda w, l: sign_test([1] * w + [0] * l, [0] * w + [1] * l).p  # exact p from a pair of counts
+p_of = lambda w, l: counts_test(w, l).p  # the exact sign test on a pair of counts
 table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
                        "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
                        "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}"}
