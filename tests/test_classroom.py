@@ -102,7 +102,7 @@ def test_the_from_scratch_cells_assert_their_agreement_in_the_notebook():
 def objectives_in_guide() -> dict[str, list[str]]:
     text = (ROOT / "docs" / "teacher-guide.md").read_text()
     out = {}
-    for m in re.finditer(r"^### (\d\d-[a-z0-9-]+)\n(.*?)(?=^### |\Z)", text, re.M | re.S):
+    for m in re.finditer(r"^### (\d\d[a-z]?-[a-z0-9-]+)\n(.*?)(?=^### |\Z)", text, re.M | re.S):
         block = m.group(2).split("**Learning objectives.**", 1)
         if len(block) == 2:
             out[m.group(1)] = re.findall(r"^- (.+)$", block[1].split("\n\n", 2)[1], re.M)

@@ -121,7 +121,8 @@ else:
 # Point estimates are not enough with a few dozen needles. The paired sign test (notebook 02) counts where the reranked list does
 # better than dense and where it does worse, by query and by needle (both phrasings of a needle count once); for MRR a "win" means the
 # needle sits higher in the list. The two metrics are one family (Holm), and each gets its verdict by the one rule of notebook 02
-# (`ragkit.statistics.verdict`), against the chapter's gain.
+# (`ragkit.statistics.verdict`), against the chapter's gain. The chapter gives these gains as two point estimates without a p, so each counts as
+# a claimed difference: *consistent*, *contradicts* or *inconclusive*.
 
 # %%
 if reranker is not None:
