@@ -383,6 +383,30 @@ def _asks_for_needle(course: Course, retriever: Retriever, questions: Sequence[t
     return problems
 
 
+def ticket_measures(course: Course, tickets: dict[str, str]):
+    """What exercise 3's rules measure, per ticket, to test drafts with (a pandas table)."""
+    import pandas as pd
+
+    others = _phrasings(course)
+    questions = [(q, text) for qid, text in tickets.items() if (q := _question(course, qid)) is not None]
+    retriever = course.retriever(EX3.strategy)
+    ranks = first_hit_ranks(retriever.dense([t for _, t in questions]).ranking,
+                            needle_hits(retriever.chunks, [q for q, _ in questions]))
+    nearest = cosine_distance(retriever.embed([t for _, t in questions]),
+                              retriever.embed([q.question for q in course.questions])).argmin(axis=1)
+    return pd.DataFrame({"shared with the needle": [shared_needle_words(t, q.needle) for q, t in questions],
+                         "largest copied share": [round(_nearest_copy(t, others)[1], 2) for _, t in questions],
+                         "needle's rank": ranks,
+                         "nearest course question": [course.questions[i].id for i in nearest]},
+                        index=[q.id for q, _ in questions])
+
+
+def _phrasings(course: Course) -> list[tuple[str, set[str]]]:
+    """Every phrasing a ticket must not copy: the course questions and the dataset tickets."""
+    return [(f"the course question of {q.id}", content_words(q.question)) for q in course.questions] + \
+           [(f"the dataset ticket of {q.id}", content_words(q.ticket)) for q in course.questions]
+
+
 def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Feedback:
     """Exercise 3: five tickets of your own that ask for their needles, with recall@4 measured for both phrasings."""
     if not tickets:
@@ -392,8 +416,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
                                               f"{EX3.tickets} {{question id: your ticket text}} entries",)))
     problems = [] if len(tickets) == EX3.tickets else [f"{len(tickets)} tickets; write {EX3.tickets}"]
     vocabulary = _vocabulary(course.corpus)
-    others = [(f"the course question of {q.id}", content_words(q.question)) for q in course.questions] + \
-             [(f"the dataset ticket of {q.id}", content_words(q.ticket)) for q in course.questions]
+    others = _phrasings(course)
     for qid, text in tickets.items():
         problems += _word_problems(course, qid, text, vocabulary, others)
     numbers: dict[str, object] = {"tickets": len(tickets)}
