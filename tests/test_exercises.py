@@ -269,39 +269,94 @@ def test_ex4_e_header_itself_is_not_yet(course):
     def same(title: str, section: str) -> str:
         return f"[{title} > {section}]" if section else f"[{title}]"
 
-    assert "same as strategy E" in str(ex.check_header(course, same, "better"))
+    assert "same as strategy E" in str(ex.check_header(course, same, "better", "consistent"))
 
 
-def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
+def sections_asked(course):
     asked = {}
     for q in course.questions:
         for c in course.chunks("E"):
             if c.doc_id == q.doc_id and q.needle in c.content:
                 asked[c.section] = q.question
+    return asked
+
+
+def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
+    asked = sections_asked(course)
+
     def stuffed(title: str, section: str) -> str:
         return f"[{title} > {section}] {asked.get(section, '')}"
 
-    feedback = ex.check_header(course, stuffed, "better")
+    feedback = ex.check_header(course, stuffed, "better", "consistent")
     assert not feedback.passed and "template" in str(feedback)
 
 
+@pytest.mark.parametrize("disguise", [lambda w, n: " ".join([w] * n), lambda w, n: accented(" ".join([w] * n))])
+def test_ex4_the_same_words_repeated_differently_per_section_are_not_yet(course, disguise):
+    asked = sections_asked(course)
+
+    def repeated(title: str, section: str) -> str:
+        return f"[{title} > {section}] " + disguise("important", 3 if section in asked else 1)
+
+    feedback = ex.check_header(course, repeated, "better", "consistent")
+    assert not feedback.passed and "as often, to every chunk" in str(feedback)
+
+
 def crowding(title, section):
-    """The solution's header: title and section twenty times over, filling the encoder's window."""
+    """The old solution's header: title and section twenty times over, filling the encoder's window."""
     return "[" + " > ".join([title, section or title] * 20) + "]"
 
 
-def test_ex4_a_conclusion_the_test_does_not_support_is_not_yet(course):
-    feedback = ex.check_header(course, crowding, "better")
+def test_ex4_a_header_that_only_fills_the_window_is_refused_and_told_why(course):
+    for header in (crowding, lambda t, s: f"[{t} > {s}] " + "filler " * 200):
+        feedback = ex.check_header(course, header, "worse", "consistent")
+        assert not feedback.passed and f"more than {ex.EX4.max_header_pieces}" in str(feedback)
+        assert "crowds the chunk's own words out" in str(feedback) and "wins" not in feedback.numbers
+
+
+@pytest.mark.parametrize("header", [lambda t, s: "[document]", lambda t, s: "7 8 9 " * 5,
+                                    lambda t, s: f"[{t}]" if s else "[introduction]"])
+def test_ex4_a_header_with_no_words_of_its_section_is_refused_and_told_why(course, header):
+    feedback = ex.check_header(course, header, "better", "consistent")
+    assert not feedback.passed and "carries no word of its section" in str(feedback)
+
+
+def sentence(title, section):
+    """The solution's header: a sentence that says where the passage comes from."""
+    return (f"This passage is from the chapter {title}, section {section}." if section
+            else f"This passage introduces the chapter {title}.")
+
+
+def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course):
+    from ragkit.statistics import verdict
+
+    first = ex.check_header(course, sentence, "better", "consistent")
+    n = first.numbers
+    truth = verdict(1, n["wins"], n["losses"], n["p"])
+    assert first.passed == (truth == "consistent") and n["metric"] == "R@20"
+    assert ex.check_header(course, sentence, "better", truth.upper()).passed
+    wrong = next(v for v in ("consistent", "contradicts", "inconclusive, same direction") if v != truth)
+    feedback = ex.check_header(course, sentence, "better", wrong)
     assert not feedback.passed and "does not follow" in str(feedback)
-    assert feedback.numbers["p"] < 0.05 and feedback.numbers["losses"] > feedback.numbers["wins"]
-    assert ex.check_header(course, crowding, "worse").passed
 
 
-def test_ex4_no_detectable_difference_is_not_yet_even_when_said(course, monkeypatch):
+def test_ex4_a_well_argued_null_result_passes(course, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
-    for said in ("no detectable difference", "better", "worse"):
-        feedback = ex.check_header(course, crowding, said)
-        assert not feedback.passed and "measurably matters" in str(feedback)
+    assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
+    assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction").passed
+    for said in ("consistent", "better", "no detectable difference"):
+        feedback = ex.check_header(course, sentence, "better", said)
+        assert not feedback.passed and "does not follow" in str(feedback)
+    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(1, 12, 0.003))
+    assert ex.check_header(course, sentence, "better", "contradicts").passed
+    assert ex.check_header(course, sentence, "worse", "consistent").passed
+
+
+def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(course):
+    assert "metric" not in inspect.signature(ex.check_header).parameters
+    for expectation in ("maybe", "no detectable difference", ""):
+        feedback = ex.check_header(course, sentence, expectation or "  ", "consistent")
+        assert not feedback.passed and "the direction you expect before you measure" in str(feedback)
 
 
 def broken(title, section):
@@ -309,11 +364,11 @@ def broken(title, section):
 
 
 @pytest.mark.parametrize("header, conclusion, says", [("[title]", "worse", "define `my_header` as a function"),
-                                                      (crowding, 3, "write the conclusion as text"),
+                                                      (crowding, 3, "write the expectation and the conclusion"),
                                                       (broken, "worse", "`my_header` raised KeyError"),
                                                       (lambda t, s: None, "worse", "it must return text")])
 def test_ex4_wrong_types_and_failing_functions_are_answered_in_words_at_once(course, header, conclusion, says):
-    feedback = ex.check_header(course, header, conclusion)
+    feedback = ex.check_header(course, header, "worse", conclusion)
     assert not feedback.passed and says in str(feedback)
 
 

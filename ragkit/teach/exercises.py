@@ -17,6 +17,7 @@ import re
 import shutil
 import tempfile
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
@@ -33,9 +34,9 @@ from ragkit.statistics import SignTest
 from ragkit.teach.results import RESULTS_ENV, append_result, current_student, results_path, shown
 from ragkit.teach.results import student as student
 from ragkit.teach.words import STOPWORDS as STOPWORDS
-from ragkit.teach.words import content_words, copied_share, words
+from ragkit.teach.words import content_words, copied_share, plain, words
 from ragkit.threshold import CUT_RANGE
-from ragkit.tokens import TruncationWarning
+from ragkit.tokens import WINDOW, TruncationWarning, count_pieces
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -104,7 +105,27 @@ class DocumentRules:
     elsewhere in the document is fair)."""
 
 
-EX2, EX3, EX5 = ThresholdRules(), TicketRules(), DocumentRules()
+@dataclass(frozen=True)
+class HeaderRules:
+    """Exercise 4's fixed judging parameters: the metric is chosen in advance, never by the student."""
+
+    strategy: str = "E"
+    metric: str = "R@20"
+    k: int = 20
+    alpha: float = 0.05
+    max_header_pieces: int = WINDOW // 4
+    """A header may take at most a quarter of the encoder's window: one that fills it crowds the chunk out."""
+
+
+@dataclass(frozen=True)
+class NeedleRules:
+    """Exercise 1's fixed judging parameters: the strategy, and the window sizes students are assigned from."""
+
+    strategy: str = "A"
+    sizes: tuple[int, ...] = OWN_SIZES
+
+
+EX1, EX2, EX3, EX4, EX5 = NeedleRules(), ThresholdRules(), TicketRules(), HeaderRules(), DocumentRules()
 
 @dataclass(frozen=True)
 class Feedback:
@@ -171,7 +192,7 @@ def ticket_rule_breaches(questions: Iterable[Question]) -> list[tuple[str, list[
 def own_size(name: str | None = None) -> int:
     """The blind window size assigned to a student: a stable hash of the name, never the course's 512."""
     digest = hashlib.sha256((name or current_student()).encode("utf-8")).digest()
-    return OWN_SIZES[int.from_bytes(digest[:4], "big") % len(OWN_SIZES)]
+    return EX1.sizes[int.from_bytes(digest[:4], "big") % len(EX1.sizes)]
 
 
 def _whole(value: object) -> bool:
@@ -209,7 +230,7 @@ def check_destroyed_needle(course: Course, question_id: str | None, cut_at: int 
     doc = course.corpus[q.doc_id]
     start = doc.text.find(q.needle)
     end = start + len(q.needle)
-    if needle_hits(chunk_corpus(course.corpus, "A", size=size), [q]).any():
+    if needle_hits(chunk_corpus(course.corpus, EX1.strategy, size=size), [q]).any():
         return record("ex1", Feedback(False, (f"{question_id} survives blind chunking at {size} characters: one chunk "
                                               "carries its whole needle",
                                               f"a needle dies when a {size}-character window ends inside it: look "
@@ -219,8 +240,8 @@ def check_destroyed_needle(course: Course, question_id: str | None, cut_at: int 
         side = "before the needle starts" if cut_at <= start else "after it ends" if cut_at >= end else \
             "inside the needle, but not where a window ends"
         return record("ex1", Feedback(False, (f"right question: {question_id} is destroyed by strategy A at {size}",
-                                              f"but {cut_at} is {side}; windows restart right after the title line, "
-                                              f"every {size} characters"), numbers))
+                                              f"but {cut_at} is {side}"), numbers,
+                                      hints=(f"windows restart right after the title line, every {size} characters",)))
     return record("ex1", Feedback(True, (f"{question_id}'s needle spans characters {start}-{end}; the {size}-character "
                                          f"blind window that starts at {cut} cuts it {cut - start} characters in",
                                          "no retriever can recover it: its recall ceiling under A is zero"), numbers))
@@ -456,26 +477,68 @@ def needle_sign_test(a_ranks: np.ndarray, b_ranks: np.ndarray, query_needles: Se
     return statistics.needle_sign_test(found(a_ranks), found(b_ranks), list(query_needles))
 
 
-def _template_words(chunks, headers: Sequence[str]) -> list[set[str]]:
-    """Per chunk, the words its header adds beyond its own document title and section (introductions may differ)."""
-    return [content_words(h) - content_words(f"{c.doc_title} {c.section}") for c, h in zip(chunks, headers)]
+def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
+    """Per chunk, the words its header adds beyond its title and section, counted (repeating a word adds it again)."""
+    out = []
+    for c, h in zip(chunks, headers):
+        own = content_words(f"{c.doc_title} {c.section}")
+        out.append(Counter(t for t in words(h) if t not in STOPWORDS and t not in own))
+    return out
 
 
-def check_header(course: Course, make_header: Callable[[str, str], str] | None, conclusion: str | None,
-                 metric: str = "R@20") -> Feedback:
-    """Exercise 4: a header that measurably changes retrieval, judged against E by the paired test at needle level."""
-    if make_header is None or conclusion is None:
-        return Feedback(False, ("define `my_header(doc_title, section)` and set `my_conclusion` to 'better' or "
-                                "'worse'",))
-    if not callable(make_header) or not isinstance(conclusion, str):
-        return record("ex4", Feedback(False, (f"`my_header` is a {type(make_header).__name__} and `my_conclusion` a "
+def _says_nothing_of_its_section(chunks, headers: Sequence[str]):
+    """The first chunk whose header carries no distinctive word of its own section (or title, for an introduction)."""
+    return next((c for c, h in zip(chunks, headers)
+                 if (own := content_words(c.section or c.doc_title)) and not own & content_words(h)), None)
+
+
+def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
+    """Why a header says nothing about its section, only fills the window, or smuggles in words per section."""
+    if (silent := _says_nothing_of_its_section(chunks, headers)) is not None:
+        return [f"the header of '{silent.doc_title} > {silent.section}' carries no word of its section "
+                f"({sorted(content_words(silent.section or silent.doc_title))}): a header is judged on what it "
+                "says about its section, and one that names nothing specific to it is junk the encoder must read"]
+    pieces = count_pieces(headers)
+    if (longest := max(pieces)) > EX4.max_header_pieces:
+        worst = chunks[pieces.index(longest)]
+        return [f"the header of '{worst.doc_title} > {worst.section}' is {longest} word pieces, more than "
+                f"{EX4.max_header_pieces} (a quarter of the encoder's {WINDOW}-piece window): a header that fills "
+                "the window crowds the chunk's own words out of the vector, and measures the encoder's limit, "
+                "not a design"]
+    added = _template_words(chunks, headers)
+    for intro in (False, True):
+        group = [(c, extra) for c, extra in zip(chunks, added) if (not c.section) == intro]
+        if odd := next(((c, w) for c, w in group if w != group[0][1]), None):
+            return ["a header is a template: beyond its own title and section it must add the same words, as "
+                    f"often, to every chunk, but '{odd[0].doc_title} > {odd[0].section}' gets "
+                    f"{sorted(odd[1].elements())} where '{group[0][0].doc_title} > {group[0][0].section}' gets "
+                    f"{sorted(group[0][1].elements())}; a header that smuggles in words chosen per section (say, "
+                    "from the questions) measures the questions, not the header"]
+    return []
+
+
+def check_header(course: Course, make_header: Callable[[str, str], str] | None, expectation: str | None,
+                 conclusion: str | None) -> Feedback:
+    """Exercise 4: a header that says what its section is about, an expected direction, and the test's verdict.
+
+    The metric, the baseline and the level are the exercise's own (``EX4``). A null result passes when the
+    conclusion says so in the verdict words of ``ragkit.statistics.verdict``.
+    """
+    verdicts = "'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'"
+    if make_header is None or expectation is None or conclusion is None:
+        return Feedback(False, ("define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
+                                f"'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",))
+    if not callable(make_header) or not isinstance(conclusion, str) or not isinstance(expectation, str):
+        return record("ex4", Feedback(False, (f"`my_header` is a {type(make_header).__name__}, `my_expectation` a "
+                                              f"{type(expectation).__name__} and `my_conclusion` a "
                                               f"{type(conclusion).__name__}: define `my_header` as a function of "
-                                              "(doc_title, section) that returns text, and write the conclusion as "
-                                              "text",)))
-    if not re.fullmatch(r"R@\d+", metric):
-        return Feedback(False, (f"metric {metric!r}: use recall at some depth, such as 'R@4' or 'R@20'",))
-    k = int(metric[2:])
-    chunks = chunk_corpus(course.corpus, "E")
+                                              "(doc_title, section) that returns text, and write the expectation "
+                                              "and the conclusion as text",)))
+    expected = " ".join(words(expectation))
+    if expected not in ("better", "worse"):
+        return record("ex4", Feedback(False, (f"your expectation {shown(repr(expectation))}: say 'better' or "
+                                              "'worse', the direction you expect before you measure",)))
+    chunks = chunk_corpus(course.corpus, EX4.strategy)
     try:
         headers = [make_header(c.doc_title, c.section) for c in chunks]
     except Exception as exc:  # a student's function may fail in any way: answer it in words, never a traceback
@@ -488,36 +551,29 @@ def check_header(course: Course, make_header: Callable[[str, str], str] | None, 
     custom = [dataclasses.replace(c, header=h.rstrip("\n") + "\n") for c, h in zip(chunks, headers)]
     if all(a.header == b.header for a, b in zip(chunks, custom)):
         return record("ex4", Feedback(False, ("your header is the same as strategy E's: change something",)))
-    added = _template_words(chunks, headers)
-    for intro in (False, True):
-        group = [(c, extra) for c, extra in zip(chunks, added) if (not c.section) == intro]
-        if odd := next(((c, w) for c, w in group if w != group[0][1]), None):
-            return record("ex4", Feedback(False, (
-                "a header is a template: beyond its own title and section it must add the same words to every "
-                f"chunk, but '{odd[0].doc_title} > {odd[0].section}' gets {sorted(odd[1])} where "
-                f"'{group[0][0].doc_title} > {group[0][0].section}' gets {sorted(group[0][1])}",
-                "a header that smuggles in words chosen per section (say, from the questions) measures the "
-                "questions, not the header")))
+    if problems := _header_problems(chunks, headers):
+        return record("ex4", Feedback(False, tuple(problems)))
     texts = [q.text for q in course.queries]
-    needles = [q.qid for q in course.queries]
     hits = query_hits(chunks, course.questions, course.queries)
-    base = first_hit_ranks(course.retriever("E").dense(texts).ranking, hits)
+    base = first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits)
     retriever, truncated = _embedded(custom)
     mine = first_hit_ranks(retriever.dense(texts).ranking, hits)
-    t = needle_sign_test(mine, base, needles, k)
-    truth = "no detectable difference" if t.p >= 0.05 else ("better" if t.wins > t.losses else "worse")
-    numbers = {"metric": metric, "wins": t.wins, "losses": t.losses, "p": t.p, "conclusion": conclusion}
-    notes = [f"your header vs E at {metric}, per needle: +{t.wins}/-{t.losses} needles, p = {t.p:.3g}", *truncated]
-    said = conclusion.strip().lower()
-    if truth == "no detectable difference":
-        return record("ex4", Feedback(False, tuple(notes + [
-            "the test cannot tell your header from E's: this exercise asks for a header that measurably matters",
-            "a header is embedded with every chunk: think of what it could hide, crowd out or mislead"]), numbers))
+    t = needle_sign_test(mine, base, [q.qid for q in course.queries], EX4.k)
+    truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
+    said = " ".join(plain(conclusion).replace(",", " , ").split()).replace(" ,", ",")
+    numbers = {"metric": EX4.metric, "wins": t.wins, "losses": t.losses, "p": t.p, "expected": expected,
+               "verdict": truth, "conclusion": shown(conclusion)}
+    notes = [f"you expected '{expected}'; your header vs E at {EX4.metric}, per needle: +{t.wins}/-{t.losses} "
+             f"needles, p = {t.p:.3g}", *truncated]
     if said != truth:
         return record("ex4", Feedback(False, tuple(notes + [
-            f"your conclusion '{conclusion}' does not follow from that test: look at who wins more needles"]),
-            numbers))
-    return record("ex4", Feedback(True, tuple(notes + [f"'{truth}' is what the paired test supports"]), numbers))
+            f"your conclusion '{shown(conclusion)}' does not follow from that test: the verdict is one of "
+            f"{verdicts}, from your expected direction, who wins more needles, and whether p < {EX4.alpha}"]),
+            numbers, hints=("'consistent' and 'contradicts' need p below the level; anything else is inconclusive, "
+                            "with the direction said",)))
+    return record("ex4", Feedback(True, tuple(notes + [
+        f"'{truth}' is what the paired test supports"
+        + (": a null result, stated as one, is a finding" if truth.startswith("inconclusive") else "")]), numbers))
 
 
 def shared_runs(question: str, document: str, n: int = RUN) -> list[str]:
