@@ -244,3 +244,35 @@ def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
         ("quiz 03", "tester", 1, True), ("quiz 03", "tester", 2, True)]
     n = len(z.questions)
     assert rows[0]["numbers"] == {"right": n, "answered": n, "questions": n}
+
+
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+
+
+def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
+    from ragkit.teach.pace import class_minutes, sections
+
+    text = GUIDE.read_text(encoding="utf-8")
+    for path in MAIN:
+        block = text[text.index(f"### {path.stem}\n"):]
+        full, core = map(int, re.search(r"\*\*Class time\.\*\* (\d+) min in full, (\d+) min core\.", block).groups())
+        assert (full, core) == (class_minutes(path), class_minutes(path, core_only=True)), path.stem
+        assert any(optional for _, optional, _, _ in sections(path)), f"{path.stem} marks no section optional"
+
+
+@pytest.mark.parametrize("slot, minutes", [("A 90-minute session", 90), ("A 3-hour lab", 180)])
+def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes):
+    from ragkit.teach.pace import class_minutes, exercise_minutes
+
+    text = GUIDE.read_text(encoding="utf-8")
+    plan = text[text.index(f"### {slot}"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+)-(\d+) \| (.+?) \| (\d+) \|$", plan, re.M)
+    assert rows and rows[0][0] == "0" and rows[-1][1] == str(minutes)
+    for (start, end, what, length), following in zip(rows, rows[1:] + [(str(minutes),)]):
+        assert int(end) - int(start) == int(length) and end == following[0], what
+        if m := re.match(r"(0\d) core", what):
+            assert int(length) == class_minutes(TWINS / next(p.name for p in MAIN if p.stem.startswith(m[1])), True)
+        if m := re.match(r"Exercise (\d)", what):
+            assert int(length) == exercise_minutes(next((TWINS / "exercises").glob(f"ex{m[1]}-*.py")))
+        assert re.match(r"(0\d core|Exercise \d)", what) or "allowance" in what or what.startswith("Questions"), what
+    assert f"= {minutes}." in plan

@@ -73,7 +73,7 @@ display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
                  ", ".join(f"cut {c if c else 'none'}: **{n}**" for c, n in kept.items())))
 
 # %% [markdown]
-# ## The out-of-domain set
+# ## The out-of-domain set (optional)
 #
 # To measure bluffing you need questions that *should* get nothing. The bundled set mixes two kinds:
 # *adjacent* questions that sound like they belong in a machine-learning course but are not covered
@@ -249,7 +249,7 @@ pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
 # bluff column. A system that reports recall but never counts the questions it should have refused is
 # reporting half of its behaviour.
 #
-# ## Try this
+# ## Try this (optional)
 #
 # 1. With the slider, find the loosest cut that lets no *absurd* query through. How many adjacent
 #    queries still bluff there, and how many answerable ones are refused?

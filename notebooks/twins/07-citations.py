@@ -224,7 +224,7 @@ for question in ("what is the offside rule in football", "which vector database 
 # If the second line is not a NO ANSWER, that is the bluff column from notebook 06 in action: the gate
 # only refuses what its cut tells it to refuse.
 #
-# ## How long is the prompt?
+# ## How long is the prompt? (optional)
 #
 # Prompt length is what you pay for and what competes for the model's context. The count depends on
 # which tokenizer does the counting, so `answer()` records that too.
@@ -262,7 +262,7 @@ else:
 # If it ran, check the model's markers yourself: does each claim really come from the source it cites?
 # The links guarantee where a quote is; they cannot guarantee that the model used it honestly.
 #
-# ## Why the model never writes a link
+# ## Why the model never writes a link (optional)
 #
 # It would be simpler to let the model write the link itself. The trouble is that a model writes what looks
 # right, and an identifier that looks right is not one that exists. The prompt gives the model numbers, never file
@@ -295,7 +295,7 @@ pd.DataFrame(rows) if rows else display(Markdown("*The model wrote no `#char=` r
 # real link, which is the danger. So the division of labour stays: the model writes `[n]`, which is easy to check
 # against the list of sources, and the server, which knows every offset, turns `[n]` into the link.
 #
-# ## Two halves, graded apart
+# ## Two halves, graded apart (optional)
 #
 # Every answer passes two stages: the retriever chooses the sources, the generator writes from them. When an answer is
 # wrong you want to know which stage to fix, and the needle questions tell you without running any model. If the
@@ -314,7 +314,7 @@ display(Markdown(
     "without generating anything."))
 
 # %% [markdown]
-# ## Four chunks or twenty?
+# ## Four chunks or twenty? (optional)
 #
 # If four sources sometimes miss the needle, why not give the model twenty? Because every source costs tokens, and
 # the needle then has more company. The cell below builds both prompts for every in-domain query at the default cut,
@@ -366,7 +366,7 @@ else:
     display(Markdown("No generator on this machine, so answer quality with four against twenty chunks is not measured "
                      "here: run `make models` where there is internet and rerun this notebook to read both answers."))
 #
-# ## Try this
+# ## Try this (optional)
 #
 # 1. Ask `answer()` a question of your own with `cut=0.525` and then `cut=None`. How do the citation
 #    table and the distances change?
