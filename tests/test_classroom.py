@@ -276,3 +276,18 @@ def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes
             assert int(length) == exercise_minutes(next((TWINS / "exercises").glob(f"ex{m[1]}-*.py")))
         assert re.match(r"(0\d core|Exercise \d)", what) or "allowance" in what or what.startswith("Questions"), what
     assert f"= {minutes}." in plan
+
+
+def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
+    text = GUIDE.read_text(encoding="utf-8")
+    table = text[text.index("## Map of the Dutch chapter"):text.index("## Glossary")]
+    for row in re.findall(r"^\| \".+?\| .+? \| (.+) \|$", table, re.M):
+        for part in re.split(r"; (?=0\d: )", row):
+            notebook, _, named = part.partition(": ")
+            twin = next(TWINS.glob(f"{notebook}-*.py"))
+            headings = {h.strip().removesuffix(" (optional)")
+                        for h in re.findall(r"^# ## (.+)$", twin.read_text(encoding="utf-8"), re.M)}
+            for name in named.split("; "):
+                name = name.strip().removesuffix(" (optional)")
+                if name != "all sections" and not name.startswith("exercise"):
+                    assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
