@@ -291,3 +291,15 @@ def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
                 name = name.strip().removesuffix(" (optional)")
                 if name != "all sections" and not name.startswith("exercise"):
                     assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
+
+
+def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
+    from ragkit.teach import reminders
+
+    letters = reminders.strategy_letters()
+    assert all(f"**{s}** " in letters for s in "ABCDEF") and "256" in reminders.word_pieces()
+    for path in MAIN[2:]:
+        text = path.read_text(encoding="utf-8")
+        assert "reminders.strategy_letters()" in text, path.stem
+        if "word piece" in text.split("reminders.", 1)[1].lower():
+            assert "reminders.word_pieces()" in text, path.stem

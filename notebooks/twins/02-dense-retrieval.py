@@ -47,6 +47,11 @@ r = course.retriever("E")
 texts = [q.text for q in course.queries]
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## A query is just one more vector
 #

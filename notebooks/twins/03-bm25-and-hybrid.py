@@ -51,6 +51,11 @@ ev = course.evaluation("E")
 r = course.retriever("E")
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## What an embedding cannot see
 #

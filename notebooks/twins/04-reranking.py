@@ -48,6 +48,11 @@ reranker = available_reranker()
 display(Markdown(course.truncation_note()))
 
 # %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
+
+# %%
 if reranker is None:
     display(HTML(
         "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"

@@ -43,6 +43,11 @@ course = ragkit.teach.course.load()
 embedder = default_embedder()
 chunks = course.chunks("E")
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
+
 # %% [markdown]
 # ## One identity, two names
 #

@@ -40,6 +40,11 @@ course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## A retriever always returns something
 #

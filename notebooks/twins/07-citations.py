@@ -45,6 +45,11 @@ retriever = course.retriever("E")   # boundaries + header, dense, gate at the de
 result = answer("How many test examples do I need?", retriever)
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
+
 # %% [markdown]
 # ## What the model sees
 #

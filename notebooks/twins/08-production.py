@@ -56,6 +56,11 @@ shutil.copytree(course.corpus.folder, folder)
 embedder = default_embedder()
 display(Markdown(f"Corpus copied to `{folder}`; the index will live in `{out}`."))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## Extraction: where content dies before anyone notices
 #
