@@ -495,7 +495,8 @@ def _says_nothing_of_its_section(chunks, headers: Sequence[str]):
 def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
     """Why a header says nothing about its section, only fills the window, or smuggles in words per section."""
     if (silent := _says_nothing_of_its_section(chunks, headers)) is not None:
-        return [f"the header of '{silent.doc_title} > {silent.section}' carries no word of its section "
+        return [f"the header of '{silent.doc_title} > {silent.section or '(introduction)'}' carries no word of its "
+                f"section{'' if silent.section else ' (for an introduction: of its title)'} "
                 f"({sorted(content_words(silent.section or silent.doc_title))}): a header is judged on what it "
                 "says about its section, and one that names nothing specific to it is junk the encoder must read"]
     pieces = count_pieces(headers)
