@@ -159,6 +159,8 @@ def test_ex2_the_costs_are_the_exercises_own(course):
     with pytest.raises(TypeError):
         ex.check_threshold_choice(course, 1.0, bluff_cost=0)
     assert not ex.check_threshold_choice(course, 1.0).passed
+    feedback = ex.check_threshold_choice(course.sweep("E", "dense"), 0.545)  # a doctored sweep cannot be the judge
+    assert not feedback.passed and "pass the course" in str(feedback)
 
 
 @pytest.mark.parametrize("cut", [float("nan"), float("inf"), np.float32("nan"), "0.55", True, [0.55], 1.5])

@@ -313,6 +313,9 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     if cut is None:
         return Feedback(False, (f"set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
                                 f"the rules: {rules}; total cost = bluffs x bluff cost + refusals x refusal cost"))
+    if not callable(getattr(course, "sweep", None)):
+        return Feedback(False, (f"the first argument is a {type(course).__name__}: pass the course, "
+                                "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",))
     value = _as_cut(cut)
     if value is None or not math.isfinite(value) or not low <= value <= high:
         return record("ex2", Feedback(False, (f"{shown(repr(cut))} is not a cosine distance between {low} and {high}: "
