@@ -86,6 +86,12 @@ class TicketRules:
     top_k: int = 10
     """A ticket asks for its needle: the needle's chunk in this top k, or its own course question the nearest."""
 
+    def __str__(self) -> str:
+        return (f"The rules (`EX3`): {self.tickets} tickets; at most {self.max_shared} distinctive words shared with "
+                f"the needle; at least {self.known_words} that occur in the course; a copy from {self.copy_share:.0%} "
+                f"on; the needle's chunk in the top {self.top_k} of {self.strategy}/dense, or the ticket's own course "
+                "question the nearest.")
+
 
 @dataclass(frozen=True)
 class DocumentRules:
@@ -103,6 +109,11 @@ class DocumentRules:
     The median course chunk lies 0.455 from the nearest chunk of another chapter: the cited section must be at
     least about as far from the course as one chapter is from the others (a passing mention of a course topic
     elsewhere in the document is fair)."""
+
+    def __str__(self) -> str:
+        return (f"The rules (`EX5`): no run of {self.run} words copied; no sentence (of {self.sentence_words} or more "
+                f"distinctive words) copied from {self.copy_share:.0%} on, in any order; the cited section farther "
+                f"than cosine distance {self.off_course} from every course chunk (strategy {self.strategy}).")
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,12 @@
 # Pick five questions. For each, write a ticket a real user might send: their words, their symptom, their
 # frustration. The word rules are measured on distinctive words (short function words such as "the" or "how" do
 # not count), compared as the encoder reads them: accents, zero-width characters and case are removed first, so a
-# word dressed up is still the same word. Share at most `EX3.max_shared` (two) with the needle; use at least
-# `EX3.known_words` (three) that occur somewhere in the course (a user writes real words, not "zzz qqq"); and
-# write your own, not a copy: when `EX3.copy_share` (half) or more of the distinctive words of the shorter of your
+# word dressed up is still the same word. Share at most `EX3.max_shared` with the needle; use at least
+# `EX3.known_words` that occur somewhere in the course (a user writes real words, not "zzz qqq"); and
+# write your own, not a copy: when `EX3.copy_share` or more of the distinctive words of the shorter of your
 # ticket and any course question or dataset ticket are in the other, it is a copy, however many words were added
 # to it or left out of it. And a ticket must ask for its needle: either the needle's chunk is among the first
-# `EX3.top_k` (ten) that dense retrieval on strategy E returns for it, or of all the course questions, the one
+# `EX3.top_k` that dense retrieval on strategy E returns for it, or of all the course questions, the one
 # nearest to your ticket (cosine distance) is its own. The check then runs dense retrieval on strategy E with both
 # phrasings for your five needles and compares recall@4, pair by pair.
 
@@ -50,6 +50,7 @@ from ragkit.statistics import sign_test, wilson
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
+display(Markdown(str(EX3)))
 
 # %% [markdown]
 # ## Tools to investigate

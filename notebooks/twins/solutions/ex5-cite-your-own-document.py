@@ -31,15 +31,15 @@
 # corpus, adds your file, chunks it with strategy E, embeds everything, and asks your question through the gate
 # with the default cut. It wants five things, each with its bound in `EX5`:
 #
-# 1. the question is a paraphrase, judged on form: it repeats no run of `EX5.run` (five) words of your document,
-#    and it is no sentence of it in disguise: when half (`EX5.copy_share`) or more of the distinctive words of the
+# 1. the question is a paraphrase, judged on form: it repeats no run of `EX5.run` words of your document,
+#    and it is no sentence of it in disguise: when `EX5.copy_share` or more of the distinctive words of the
 #    shorter of your question and a sentence are in the other, it is a copy, whatever the word order and however
 #    many words were added (words are compared as the encoder reads them: accents, zero-width characters and
 #    case removed). A question pasted from the text would find it by copying, not by meaning;
 # 2. something passes the default cut;
 # 3. your document is the first source;
 # 4. the cited section is about something the course does not cover: its nearest course chunk is farther than
-#    cosine distance `EX5.off_course` (0.45, about as far as one course chapter lies from the others);
+#    cosine distance `EX5.off_course` (about as far as one course chapter lies from the others);
 # 5. its locator slices the quote exactly.
 
 # %%
@@ -52,6 +52,7 @@ from ragkit.teach.exercises import EX5, check_own_document
 
 course = ragkit.teach.course.load()
 retriever = course.retriever("E")
+display(Markdown(str(EX5)))
 
 # %% [markdown]
 # ## Tools to investigate
