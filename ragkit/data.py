@@ -16,13 +16,12 @@ from typing import Iterable
 
 from ragkit.corpus import Corpus, outside_fences
 from ragkit.errors import DataError
-from ragkit.lexical import tokenize
+from ragkit.words import STOPWORDS as STOPWORDS
+from ragkit.words import content_words
 
 NEEDLE_LENGTH = (40, 250)
 EXPECTED = {"questions": 32, "out_of_domain": 30, "adjacent": 21, "absurd": 9, "documents": 11}
 KINDS = ("adjacent", "absurd")
-STOPWORDS = set("a an and are as at be by can do does for from how i in is it its my of on or so that the this to "
-                "what when where which why with you your not no".split())
 MAX_SHARED = 2
 """The ticket rule: a phrasing may share at most this many distinctive words with its needle (exercise 3 checks it)."""
 
@@ -269,11 +268,6 @@ def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
                  + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     lines.append("  topics: " + ", ".join(f"{t} {n}" for t, n in sorted(topics.items())))
     return "\n".join(lines)
-
-
-def content_words(text: str) -> set[str]:
-    """The distinctive words of a text: ragkit's BM25 tokens minus short function words."""
-    return set(tokenize(text)) - STOPWORDS
 
 
 def shared_needle_words(text: str, needle: str) -> list[str]:

@@ -171,4 +171,138 @@ def test_quiz_widget_explains_every_option(course):
     assert "not quite" in z.feedback[0].value and all(o.why[:30] in z.feedback[0].value.replace("&#x27;", "'")
                                                        for o in first.options)
     assert "right" in z.feedback[1].value and "choose an option first" in z.feedback[2].value
-    assert "1 of 3 right" in z.score.value
+    assert f"1 of {len(z.questions)} right" in z.score.value
+
+
+@pytest.fixture()
+def results(tmp_path, monkeypatch):
+    from ragkit.teach import results as res
+
+    path = tmp_path / "results.jsonl"
+    monkeypatch.setenv("RAGKIT_RESULTS", str(path))
+    monkeypatch.setenv("RAGKIT_STUDENT", "tester")
+    monkeypatch.setattr(res, "_student", None)
+    return path
+
+
+def test_clicking_the_same_position_everywhere_scores_chance_on_average_over_students(course):
+    from ragkit.teach import quiz
+
+    built = {nb: build(course) for nb, build in quiz.BUILDERS.items()}
+    chance = np.mean([1 / len(q.options) for qs in built.values() for q in qs])
+    students = [f"student {i}" for i in range(300)]
+    for position in range(max(len(q.options) for qs in built.values() for q in qs)):
+        scores = [np.mean([q.options[min(position, len(q.options) - 1)].right
+                           for nb, qs in built.items() for q in quiz.shuffled(qs, nb, name)]) for name in students]
+        assert abs(np.mean(scores) - chance) < 0.03, (position, np.mean(scores), chance)
+
+
+def test_a_student_sees_the_same_order_on_every_reload_and_students_differ(course, results):
+    from ragkit.teach import quiz
+
+    def order(name):
+        return [tuple(o.text for o in q.options) for q in quiz.questions("06", course, name)]
+
+    assert order("ana") == order("ana") and order("ana") != order("ben")
+    assert order(None) == order("tester")
+
+
+def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(course):
+    from ragkit.statistics import sign_test
+    from ragkit.teach import quiz
+
+    for notebook, build in quiz.BUILDERS.items():
+        assert any(q.applies for q in build(course)), notebook
+
+    def applied(nb):
+        return next(q for q in quiz.BUILDERS[nb](course) if q.applies)
+
+    def right(q):
+        return next(o.text for o in q.options if o.right)
+
+    boundary = applied("01")
+    start, end, window = map(int, re.findall(r"\d+", boundary.prompt)[:2] + re.findall(r"starts at (\d+)",
+                                                                                      boundary.prompt))
+    assert right(boundary).startswith("it is destroyed") == (end > window + 512)
+    wins, losses = map(int, re.findall(r"(\d+) times", applied("02").prompt))
+    detected = sign_test([1] * wins + [0] * losses, [0] * wins + [1] * losses).p < 0.05
+    assert right(applied("02")) == ("a difference the test detects" if detected else
+                                    "no difference the test can detect")
+    d = float(re.search(r"L2 distance (\d\.\d+)", applied("05").prompt).group(1))
+    assert abs(float(right(applied("05"))) - d * d / 2) < 0.002
+
+
+def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
+    import json
+
+    from ragkit.teach.quiz import Quiz
+
+    z = Quiz("03", course)
+    for q, choice in zip(z.questions, z.choices):
+        choice.value = next(o.text for o in q.options if o.right)
+    assert z.check() == len(z.questions)
+    z.check()
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [(r["exercise"], r["student"], r["attempt"], r["passed"]) for r in rows] == [
+        ("quiz 03", "tester", 1, True), ("quiz 03", "tester", 2, True)]
+    n = len(z.questions)
+    assert rows[0]["numbers"] == {"right": n, "answered": n, "questions": n}
+
+
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+
+
+def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
+    from ragkit.teach.pace import class_minutes, sections
+
+    text = GUIDE.read_text(encoding="utf-8")
+    for path in MAIN:
+        block = text[text.index(f"### {path.stem}\n"):]
+        full, core = map(int, re.search(r"\*\*Class time\.\*\* (\d+) min in full, (\d+) min core\.", block).groups())
+        assert (full, core) == (class_minutes(path), class_minutes(path, core_only=True)), path.stem
+        assert any(optional for _, optional, _, _ in sections(path)), f"{path.stem} marks no section optional"
+
+
+@pytest.mark.parametrize("slot, minutes", [("A 90-minute session", 90), ("A 3-hour lab", 180)])
+def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes):
+    from ragkit.teach.pace import class_minutes, exercise_minutes
+
+    text = GUIDE.read_text(encoding="utf-8")
+    plan = text[text.index(f"### {slot}"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+)-(\d+) \| (.+?) \| (\d+) \|$", plan, re.M)
+    assert rows and rows[0][0] == "0" and rows[-1][1] == str(minutes)
+    for (start, end, what, length), following in zip(rows, rows[1:] + [(str(minutes),)]):
+        assert int(end) - int(start) == int(length) and end == following[0], what
+        if m := re.match(r"(0\d) core", what):
+            assert int(length) == class_minutes(TWINS / next(p.name for p in MAIN if p.stem.startswith(m[1])), True)
+        if m := re.match(r"Exercise (\d)", what):
+            assert int(length) == exercise_minutes(next((TWINS / "exercises").glob(f"ex{m[1]}-*.py")))
+        assert re.match(r"(0\d core|Exercise \d)", what) or "allowance" in what or what.startswith("Questions"), what
+    assert f"= {minutes}." in plan
+
+
+def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
+    text = GUIDE.read_text(encoding="utf-8")
+    table = text[text.index("## Map of the Dutch chapter"):text.index("## Glossary")]
+    for row in re.findall(r"^\| \".+?\| .+? \| (.+) \|$", table, re.M):
+        for part in re.split(r"; (?=0\d: )", row):
+            notebook, _, named = part.partition(": ")
+            twin = next(TWINS.glob(f"{notebook}-*.py"))
+            headings = {h.strip().removesuffix(" (optional)")
+                        for h in re.findall(r"^# ## (.+)$", twin.read_text(encoding="utf-8"), re.M)}
+            for name in named.split("; "):
+                name = name.strip().removesuffix(" (optional)")
+                if name != "all sections" and not name.startswith("exercise"):
+                    assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
+
+
+def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
+    from ragkit.teach import reminders
+
+    letters = reminders.strategy_letters()
+    assert all(f"**{s}** " in letters for s in "ABCDEF") and "256" in reminders.word_pieces()
+    for path in MAIN[2:]:
+        text = path.read_text(encoding="utf-8")
+        assert "reminders.strategy_letters()" in text, path.stem
+        if "word piece" in text.split("reminders.", 1)[1].lower():
+            assert "reminders.word_pieces()" in text, path.stem

@@ -75,6 +75,24 @@ def test_ex1_own_size_answer_passes_and_sizes_differ_by_student(course):
     assert SIZE not in {ex.own_size(str(i)) for i in range(500)}
 
 
+@pytest.mark.parametrize("question_id, cut_at", [(7, 1536), ("q07", "1536"), ("q07", True), ("q07", 1536.0),
+                                                  (["q07"], None), ("q07", [1, 2])])
+@pytest.mark.slow
+def test_ex1_wrong_types_are_answered_in_words(course, question_id, cut_at):
+    feedback = ex.check_destroyed_needle(course, question_id, cut_at if cut_at is not None else 0)
+    assert not feedback.passed and "as a whole number" in str(feedback)
+
+
+@pytest.mark.slow
+def test_ex1_the_window_is_the_students_own_never_an_argument(course):
+    qid, cut = destroyed(course, ex.own_size())[0]
+    assert ex.check_destroyed_needle(course, qid, np.int64(cut), size=ex.own_size()).passed
+    other = next(s for s in ex.OWN_SIZES if s != ex.own_size())
+    for size in (other, "512", np.array([1, 2]), 512.0):
+        feedback = ex.check_destroyed_needle(course, qid, cut, size=size)
+        assert not feedback.passed and "your own size" in str(feedback), size
+
+
 # ex2 -------------------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -97,33 +115,78 @@ def test_ex2_halves_split_by_needle_with_both_phrasings_together(sweep):
     assert [q.id for q in again.questions] == [q.id for q in tune.questions]
 
 
+def allowed_best(half):
+    """The cheapest cuts of a half within the refusal ceiling, and their cost."""
+    table = ex.cost_table(half)
+    allowed = table[table["within ceiling"]]
+    return allowed.cut[allowed.cost == allowed.cost.min()], allowed.cost.min()
+
+
 @pytest.mark.slow
-def test_ex2_hint_points_towards_the_cheapest_cut(sweep):
-    table = ex.cost_table(sweep)
-    best = table.cut[table.tune == table.tune.min()]
+def test_ex2_hint_points_towards_the_cheapest_cut(course, sweep):
+    tune, _ = ex.threshold_halves(sweep)
+    best, _ = allowed_best(tune)
     below, above = round(best.min() - 0.06, 3), round(best.max() + 0.2, 3)
-    for cut, direction in ((below, "higher"), (above, "lower")):
-        feedback = ex.check_threshold_choice(sweep, cut)
-        assert not feedback.passed and f"try a {direction} one" in str(feedback), (cut, str(feedback))
+    for cut, hint in ((below, "higher"), (above, "try a lower one")):
+        feedback = ex.check_threshold_choice(course, cut)
+        assert not feedback.passed and hint in " ".join(feedback.hints), (cut, str(feedback))
 
 
 @pytest.mark.slow
-def test_ex2_a_cut_tuned_on_the_judging_queries_is_not_yet(sweep):
-    table = ex.cost_table(sweep)
-    limit = table.tune.min() + max(ex.TOLERANCE * table.tune.min(), 1)
-    for column in ("judge", "all"):
-        cut = float(table.cut[table[column].idxmin()])
-        assert table.tune[table.cut == cut].item() > limit, "on this corpus the shortcut would be cheap anyway"
-        assert not ex.check_threshold_choice(sweep, cut).passed
+def test_ex2_a_cut_tuned_on_the_judging_queries_is_not_yet(course, sweep):
+    tune, judge = ex.threshold_halves(sweep)
+    best, cost = allowed_best(tune)
+    limit = cost + max(ex.TOLERANCE * cost, 1)
+    for half in (judge, sweep):  # the cheapest cut of the queries that judge, as a student who peeks would take it
+        table = ex.cost_table(half)
+        cut = float(table.cut[table.cost.idxmin()])
+        row = ex.cost_table(tune, [cut]).iloc[0]
+        assert row.cost > limit or not row["within ceiling"], "on this corpus the shortcut would pass anyway"
+        assert not ex.check_threshold_choice(course, cut).passed
 
 
 @pytest.mark.slow
-def test_ex2_cheapest_tuning_cut_passes_and_is_judged_on_the_other_half(sweep):
-    table = ex.cost_table(sweep)
-    cut = float(table.cut[table.tune.idxmin()])
-    feedback = ex.check_threshold_choice(sweep, cut)
+def test_ex2_cheapest_tuning_cut_passes_and_is_judged_on_the_other_half(course, sweep):
+    tune, judge = ex.threshold_halves(sweep)
+    cut = float(allowed_best(tune)[0].iloc[0])
+    feedback = ex.check_threshold_choice(course, cut)
     assert feedback.passed and "held-out half" in str(feedback)
-    assert feedback.numbers["judge_cost"] == table.judge[table.cut == cut].item()
+    assert feedback.numbers["judge_cost"] == ex.cost_table(judge, [cut]).cost.item()
+    assert all(ex.check_threshold_choice(course, kind(cut)).passed for kind in (np.float32, np.float64))
+
+
+@pytest.mark.slow
+def test_ex2_the_cheapest_cut_that_refuses_most_answerable_questions_is_not_yet(course, sweep):
+    tune, _ = ex.threshold_halves(sweep)
+    table = ex.cost_table(tune)
+    cheapest = table.loc[table.cost.idxmin()]
+    assert not cheapest["within ceiling"], "on this corpus the ceiling would not bind"
+    feedback = ex.check_threshold_choice(course, float(cheapest.cut))
+    assert not feedback.passed and f"more than {ex.EX2.max_refused:.0%} of the answerable queries" in str(feedback)
+
+
+@pytest.mark.slow
+def test_ex2_the_costs_are_the_exercises_own(course):
+    assert {"bluff_cost", "refusal_cost"}.isdisjoint(inspect.signature(ex.check_threshold_choice).parameters)
+    with pytest.raises(TypeError):
+        ex.check_threshold_choice(course, 1.0, bluff_cost=0)
+    assert not ex.check_threshold_choice(course, 1.0).passed
+    feedback = ex.check_threshold_choice(course.sweep("E", "dense"), 0.545)  # a doctored sweep cannot be the judge
+    assert not feedback.passed and "pass the course" in str(feedback)
+
+
+@pytest.mark.parametrize("cut", [float("nan"), float("inf"), np.float32("nan"), "0.55", True, [0.55], 1.5])
+@pytest.mark.slow
+def test_ex2_a_cut_that_is_no_distance_is_answered_in_words(course, cut):
+    feedback = ex.check_threshold_choice(course, cut)
+    assert not feedback.passed and "is not a cosine distance" in str(feedback)
+
+
+@pytest.mark.slow
+def test_hints_thin_out_after_many_attempts(course, results):
+    seen = [bool(ex.check_threshold_choice(course, 1.0).hints) for _ in range(10)]
+    assert seen == [True] * 5 + [True, False, False, True, False]
+    assert "a hint comes once every 3 attempts" in str(ex.check_threshold_choice(course, 1.0))
 
 
 # ex3 -------------------------------------------------------------------------------------------------------------
@@ -151,6 +214,69 @@ def test_ex3_copying_the_needle_is_not_yet(course):
     assert not feedback.passed and "copies the needle's words" in str(feedback)
 
 
+def padded(text):
+    """Fifteen filler words added."""
+    return text + (" honestly really truly just simply basically literally actually quite rather very totally fully "
+                   "wholly utterly")
+
+
+def deleted(text):
+    """About 40% of the words left out: every second and fourth of five."""
+    return " ".join(w for i, w in enumerate(text.split()) if i % 5 not in (1, 3))
+
+
+def accented(text):
+    return text.replace("e", "\u00e9").replace("a", "\u00e0")
+
+
+def zero_width(text):
+    return " ".join(w[:2] + "\u200b" + w[2:] for w in text.split())
+
+
+def test_words_are_compared_as_the_encoder_reads_them():
+    from ragkit.words import content_words, copied_share, plain, words
+
+    assert plain("Ne\u200bedle \u00c9T\u00c9 \ufb01le Stra\u00dfe") == "needle ete file strasse"
+    assert words(accented("needle cache")) == words(zero_width("needle cache")) == ["needle", "cache"]
+    assert content_words("The CAF\u00c9 is open") == {"cafe", "open"}
+    ticket = content_words("my gpu runs out of memory")
+    assert copied_share(ticket | set("abcdefghijklmno"), ticket) == copied_share(ticket - {"gpu"}, ticket) == 1.0
+
+
+@pytest.mark.parametrize("disguise", [padded, deleted, zero_width, lambda t: deleted(padded(t)).upper()])
+@pytest.mark.slow
+def test_ex3_a_dataset_ticket_padded_cut_or_disguised_is_a_copy(course, disguise):
+    picked = [q for q in course.questions if len(ex.shared_needle_words(q.ticket, q.needle)) <= ex.MAX_SHARED][:5]
+    feedback = ex.check_ticket_phrasings(course, {q.id: disguise(q.ticket) for q in picked})
+    assert not feedback.passed and all("a copy from 50%" in n for n in feedback.notes), str(feedback)
+    if disguise in (padded, deleted):
+        assert all(n.startswith(f"{q.id}: 100% of") for q, n in zip(picked, feedback.notes)), str(feedback)
+
+
+@pytest.mark.slow
+def test_ex3_the_needle_in_accents_or_zero_width_characters_still_copies_it(course):
+    for disguise in (accented, zero_width):
+        feedback = ex.check_ticket_phrasings(course, {q.id: disguise(q.needle) + " please help me"
+                                                      for q in course.questions[:5]})
+        assert not feedback.passed and "copies the needle's words" in str(feedback)
+
+
+@pytest.mark.parametrize("ticket", ["7 8 9", "error problem issue broken wrong"])
+@pytest.mark.slow
+def test_ex3_a_ticket_that_does_not_ask_for_its_needle_is_not_yet(course, ticket):
+    feedback = ex.check_ticket_phrasings(course, {q.id: ticket for q in course.questions[:5]})
+    assert not feedback.passed
+    if ticket != "7 8 9":  # digits shared with a dataset ticket already make it a copy
+        assert f"top {ex.EX3.top_k} of E/dense" in str(feedback) and "nearest course question" in str(feedback)
+
+
+@pytest.mark.parametrize("tickets", [["q01", "q02"], {1: "x", "q01": 3, "q02": None}, "q01: help"])
+@pytest.mark.slow
+def test_ex3_wrong_types_are_answered_in_words(course, tickets):
+    feedback = ex.check_ticket_phrasings(course, tickets)
+    assert not feedback.passed and ("make it a dict" in str(feedback) or "an entry is a question id" in str(feedback))
+
+
 def test_validate_warns_about_dataset_tickets_that_break_the_word_rule(capsys):
     from ragkit.__main__ import main
 
@@ -167,42 +293,115 @@ def test_ex4_e_header_itself_is_not_yet(course):
     def same(title: str, section: str) -> str:
         return f"[{title} > {section}]" if section else f"[{title}]"
 
-    assert "same as strategy E" in str(ex.check_header(course, same, "better"))
+    assert "same as strategy E" in str(ex.check_header(course, same, "better", "consistent"))
 
 
-@pytest.mark.slow
-def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
+def sections_asked(course):
     asked = {}
     for q in course.questions:
         for c in course.chunks("E"):
             if c.doc_id == q.doc_id and q.needle in c.content:
                 asked[c.section] = q.question
+    return asked
+
+
+@pytest.mark.slow
+def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
+    asked = sections_asked(course)
+
     def stuffed(title: str, section: str) -> str:
         return f"[{title} > {section}] {asked.get(section, '')}"
 
-    feedback = ex.check_header(course, stuffed, "better")
+    feedback = ex.check_header(course, stuffed, "better", "consistent")
     assert not feedback.passed and "template" in str(feedback)
 
 
+@pytest.mark.parametrize("disguise", [lambda w, n: " ".join([w] * n), lambda w, n: accented(" ".join([w] * n))])
+@pytest.mark.slow
+def test_ex4_the_same_words_repeated_differently_per_section_are_not_yet(course, disguise):
+    asked = sections_asked(course)
+
+    def repeated(title: str, section: str) -> str:
+        return f"[{title} > {section}] " + disguise("important", 3 if section in asked else 1)
+
+    feedback = ex.check_header(course, repeated, "better", "consistent")
+    assert not feedback.passed and "as often, to every chunk" in str(feedback)
+
+
 def crowding(title, section):
-    """The solution's header: title and section twenty times over, filling the encoder's window."""
+    """The old solution's header: title and section twenty times over, filling the encoder's window."""
     return "[" + " > ".join([title, section or title] * 20) + "]"
 
 
 @pytest.mark.slow
-def test_ex4_a_conclusion_the_test_does_not_support_is_not_yet(course):
-    feedback = ex.check_header(course, crowding, "better")
-    assert not feedback.passed and "does not follow" in str(feedback)
-    assert feedback.numbers["p"] < 0.05 and feedback.numbers["losses"] > feedback.numbers["wins"]
-    assert ex.check_header(course, crowding, "worse").passed
+def test_ex4_a_header_that_only_fills_the_window_is_refused_and_told_why(course):
+    for header in (crowding, lambda t, s: f"[{t} > {s}] " + "filler " * 200):
+        feedback = ex.check_header(course, header, "worse", "consistent")
+        assert not feedback.passed and f"more than {ex.EX4.max_header_pieces}" in str(feedback)
+        assert "crowds the chunk's own words out" in str(feedback) and "wins" not in feedback.numbers
+
+
+@pytest.mark.parametrize("header", [lambda t, s: "[document]", lambda t, s: "7 8 9 " * 5,
+                                    lambda t, s: f"[{t}]" if s else "[introduction]"])
+@pytest.mark.slow
+def test_ex4_a_header_with_no_words_of_its_section_is_refused_and_told_why(course, header):
+    feedback = ex.check_header(course, header, "better", "consistent")
+    assert not feedback.passed and "carries no word of its section" in str(feedback)
+
+
+def sentence(title, section):
+    """The solution's header: a sentence that says where the passage comes from."""
+    return (f"This passage is from the chapter {title}, section {section}." if section
+            else f"This passage introduces the chapter {title}.")
 
 
 @pytest.mark.slow
-def test_ex4_no_detectable_difference_is_not_yet_even_when_said(course, monkeypatch):
+def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course):
+    from ragkit.statistics import verdict
+
+    first = ex.check_header(course, sentence, "better", "consistent")
+    n = first.numbers
+    truth = verdict(1, n["wins"], n["losses"], n["p"])
+    assert first.passed == (truth == "consistent") and n["metric"] == "R@20"
+    assert ex.check_header(course, sentence, "better", truth.upper()).passed
+    wrong = next(v for v in ("consistent", "contradicts", "inconclusive, same direction") if v != truth)
+    feedback = ex.check_header(course, sentence, "better", wrong)
+    assert not feedback.passed and "does not follow" in str(feedback)
+
+
+@pytest.mark.slow
+def test_ex4_a_well_argued_null_result_passes(course, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
-    for said in ("no detectable difference", "better", "worse"):
-        feedback = ex.check_header(course, crowding, said)
-        assert not feedback.passed and "measurably matters" in str(feedback)
+    assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
+    assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction").passed
+    for said in ("consistent", "better", "no detectable difference"):
+        feedback = ex.check_header(course, sentence, "better", said)
+        assert not feedback.passed and "does not follow" in str(feedback)
+    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(1, 12, 0.003))
+    assert ex.check_header(course, sentence, "better", "contradicts").passed
+    assert ex.check_header(course, sentence, "worse", "consistent").passed
+
+
+@pytest.mark.slow
+def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(course):
+    assert "metric" not in inspect.signature(ex.check_header).parameters
+    for expectation in ("maybe", "no detectable difference", ""):
+        feedback = ex.check_header(course, sentence, expectation or "  ", "consistent")
+        assert not feedback.passed and "the direction you expect before you measure" in str(feedback)
+
+
+def broken(title, section):
+    raise KeyError(section)
+
+
+@pytest.mark.parametrize("header, conclusion, says", [("[title]", "worse", "define `my_header` as a function"),
+                                                      (crowding, 3, "write the expectation and the conclusion"),
+                                                      (broken, "worse", "`my_header` raised KeyError"),
+                                                      (lambda t, s: None, "worse", "it must return text")])
+@pytest.mark.slow
+def test_ex4_wrong_types_and_failing_functions_are_answered_in_words_at_once(course, header, conclusion, says):
+    feedback = ex.check_header(course, header, "worse", conclusion)
+    assert not feedback.passed and says in str(feedback)
 
 
 def test_needle_sign_test_counts_needles_not_queries():
@@ -234,6 +433,55 @@ def test_ex5_a_verbatim_sentence_is_not_yet(course):
 def test_ex5_a_question_refused_by_the_default_cut_is_not_yet(course):
     feedback = ex.check_own_document(course, DOCUMENT, "how do i renew my spanish passport")
     assert not feedback.passed and "nothing is under the default cut 0.675" in str(feedback)
+
+
+SENTENCE = "Do not retry at once: wait, and double the wait after every further rejection, up to a ceiling of about"
+
+
+def filler(text):
+    return " ".join(w + (" really" if i % 4 == 3 else "") for i, w in enumerate(text.split()))
+
+
+def shuffled(text):
+    words = text.split()
+    return " ".join(words[1::2] + words[::2])
+
+
+@pytest.mark.parametrize("disguise", [filler, shuffled, accented, zero_width, lambda t: deleted(t).upper()])
+@pytest.mark.slow
+def test_ex5_a_copied_sentence_with_filler_shuffled_or_disguised_is_not_yet(course, disguise):
+    feedback = ex.check_own_document(course, DOCUMENT, disguise(SENTENCE))
+    assert not feedback.passed and "in other words" in str(feedback), str(feedback)
+
+
+@pytest.mark.slow
+def test_ex5_a_document_about_a_course_topic_is_not_yet(course):
+    document = ("# Notes on text pieces\n\n## Splitting words\n\nA tokenizer splits text into pieces from a fixed "
+                "vocabulary. Byte pair encoding merges the most frequent pair of symbols again and again until the "
+                "vocabulary reaches its planned size, so rare words end up as several pieces.\n")
+    question = "why is an uncommon name chopped into many bits by the tokenizer?"
+    feedback = ex.check_own_document(course, document, question)
+    assert not feedback.passed and feedback.numbers["top_document"] == "99-my-document"
+    assert feedback.numbers["nearest_course"] <= ex.EX5.off_course
+    assert f"farther than {ex.EX5.off_course}" in str(feedback)
+
+
+@pytest.mark.slow
+def test_ex5_the_off_course_bound_is_about_as_far_as_one_chapter_is_from_the_others(course):
+    from ragkit.retrieval import cosine_distance
+
+    retriever = course.retriever("E")
+    distance = cosine_distance(retriever.vectors, retriever.vectors)
+    docs = np.array([c.doc_id for c in retriever.chunks])
+    distance[docs[:, None] == docs[None, :]] = np.inf
+    assert abs(np.median(distance.min(axis=1)) - ex.EX5.off_course) < 0.02
+
+
+@pytest.mark.parametrize("document, question", [(3, "why?"), (DOCUMENT, ["why"]), (b"# T\n## S\n", "why?")])
+@pytest.mark.slow
+def test_ex5_wrong_types_are_answered_in_words(course, document, question):
+    feedback = ex.check_own_document(course, document, question)
+    assert not feedback.passed and "make both text" in str(feedback)
 
 
 # results ---------------------------------------------------------------------------------------------------------
@@ -407,6 +655,7 @@ def test_names_are_escaped_and_shortened_and_csv_cells_cannot_run(tmp_path, caps
     assert res.spreadsheet_cell("+x") == "'+x" and res.spreadsheet_cell("\tx") == "'\tx"
 
 
+@pytest.mark.slow
 def test_results_are_strict_json_written_and_read(course, results, tmp_path):
     feedback = ex.record("ex2", ex.Feedback(True, (), {"cut": float("nan"), "p": np.float64("inf"), "n": np.int64(3)}))
     assert feedback.notes == ()
@@ -416,6 +665,7 @@ def test_results_are_strict_json_written_and_read(course, results, tmp_path):
     assert "NaN is not JSON" in res.class_report([tmp_path / "nan.jsonl"]).skipped[0]
 
 
+@pytest.mark.slow
 def test_kernel_names_a_jovyan_student_by_the_hub_and_a_uid_without_passwd_still_works(course, results, monkeypatch):
     monkeypatch.delenv("RAGKIT_STUDENT")
     monkeypatch.setattr(res, "login", lambda uid: "jovyan")
@@ -442,6 +692,7 @@ def test_kernel_names_a_jovyan_student_by_the_hub_and_a_uid_without_passwd_still
     assert ex.current_student() == "chloe"
 
 
+@pytest.mark.slow
 def test_a_planted_fifo_link_or_someone_elses_file_is_refused_not_written(course, tmp_path, monkeypatch):
     target = tmp_path / "shared" / "tester.jsonl"
     target.parent.mkdir()

@@ -52,7 +52,7 @@ if "google.colab" in sys.modules:
 # below was computed a moment ago on this machine. Where the chapter reports a figure, it is shown next to ours, and when
 # the two disagree the notebook says so rather than hiding it.
 #
-# ## How to use the notebooks
+# ## How to use the notebooks (optional)
 #
 # - **Run each notebook top to bottom** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
 #   The cells depend on each other, so jumping around on a fresh kernel will fail.
@@ -195,7 +195,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # answer at best, so the test counts it as a miss, and no amount of clever ranking can glue the pieces back
 # together. Notebook 01 counts how often this happens and what prevents it.
 #
-# ## The map
+# ## The map (optional)
 #
 # | notebook | what you will find out |
 # |---|---|
@@ -216,7 +216,7 @@ display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DEST
                  f"**{chapter.QUESTIONS}** answers. Notebook 01 measures the same on this corpus."))
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. Read the ticket phrasing of three questions, then search the corpus file with your editor for the
 #    words they use. How many of their words appear in the needle? Which retriever do you expect to suffer more

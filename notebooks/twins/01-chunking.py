@@ -257,7 +257,7 @@ display(Markdown("Needles that some chunk quotes whole only thanks to its overla
 # paragraph *and* contains a full stop of its own (a decimal point such as "0.6" counts, for this rule) at
 # which the packer happens to close a chunk. Check the destroyed table above for how C to F fare on this corpus.
 #
-# ## What the reference rule costs
+# ## What the reference rule costs (optional)
 #
 # The boundary rule is the chapter's, and ragkit keeps it. It is not free. Its sentence rule treats every full stop as
 # a sentence end, so it can cut a number such as "0.95" or a line of code such as `np.argsort(...)` in two, and the next
@@ -288,7 +288,7 @@ display(Markdown(
 # you keep should come with its price tag.
 
 # %% [markdown]
-# ## See it for yourself
+# ## See it for yourself (optional)
 #
 # Pick a strategy and a question. The explorer shows the document around the needle (highlighted in yellow), with
 # every chunk boundary drawn as an orange bar; for B, D and F the text each chunk carries again as overlap is shaded
@@ -329,7 +329,7 @@ display(Markdown(
 # headings pays more for its headers than one with short headings, and the chunker cannot know in advance.
 
 # %% [markdown]
-# ## The encoder's window: the chunk size you actually get
+# ## The encoder's window: the chunk size you actually get (optional)
 #
 # The embedding model reads at most 256 word pieces, its two special markers included. Anything longer is
 # truncated **silently**: the encoder gives no sign, the end of the chunk never reaches the vector, yet the chunk is
@@ -433,7 +433,7 @@ display(Markdown(f"Chunks by hand **{len(by_hand)}**, by `ragkit` (strategy C) *
 assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. In the explorer, find a needle that B saves and one it does not. Measure, by eye, how far into the needle
 #    the cut falls in each case. Does the 64-character rule explain both?

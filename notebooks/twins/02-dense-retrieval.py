@@ -60,6 +60,11 @@ r = course.retriever("E")
 texts = [q.text for q in course.queries]
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## A query is just one more vector
 #
@@ -256,7 +261,7 @@ display(Markdown(f"This corpus: C misses **{room}** of **{n}** queries at R@20, 
                  f"{'more' if n_ch - e_hits + w - l > room else 'no more'} room than here."))
 
 # %% [markdown]
-# ## The header, confronted
+# ## The header, confronted (optional)
 #
 # The headline E-vs-A gain mixes two things: E's boundaries keep needles that A's blind cuts destroy, and E's header may help ranking.
 # Two comparisons pull them apart, both at R@20 and at both levels: E against A on the needles A did *not* destroy (what E buys beyond not
@@ -276,7 +281,7 @@ display(Markdown(f"Without the needles A destroyed, E against A, needle by needl
                  f"Of the headline's **{n_level.test.wins}** needle wins, **{n_level.test.wins - rest.wins}** are needles A destroyed."))
 
 # %% [markdown]
-# ## Duel any two runs
+# ## Duel any two runs (optional)
 #
 # Pick two runs and a metric. The widget shows the pair at all five metrics and both levels (Holm over the five at each level), highlights your
 # metric, and (open the lists) names the very needles on which they disagree, with both phrasings.
@@ -286,7 +291,7 @@ display(Markdown(f"Without the needles A destroyed, E against A, needle by needl
 widgets.StrategyDuel(ev).widget()
 
 # %% [markdown]
-# ## Question or ticket: does phrasing matter?
+# ## Question or ticket: does phrasing matter? (optional)
 #
 # Every needle is asked twice: once as a tidy course question, once the way a frustrated user writes a support ticket, with different words and no textbook vocabulary.
 # Split E's dense recall by phrasing.
@@ -341,7 +346,7 @@ assert worst < 1e-9 and agree == len(tests)
 # %% [markdown]
 # Real users write tickets, not textbook questions. The difference between the two rows above is exactly what you would never see if you evaluated a retriever only on questions phrased in the vocabulary of your documents.
 #
-# ## Try this
+# ## Try this (optional)
 #
 # 1. In the duel, set A to `F/dense`, B to `E/dense` and step through the metrics. Does overlap on top of the header ever win significantly? Open the query lists and look at the chunks that moved.
 # 2. Change `run_e` to `ev["A/dense"]` and rerun the phrasing cells. Is the gap between questions and tickets larger or smaller with blind chunking? Why might that be?

@@ -64,6 +64,11 @@ ev = course.evaluation("E")
 r = course.retriever("E")
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## What an embedding cannot see
 #
@@ -240,7 +245,7 @@ display(Markdown("\n".join(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.lo
                            f"Holm p = **{c.p_holm:.2g}** ({sig(c.p_holm)} after correction)" for c in (x.needle for x in five.lines))))
 
 # %% [markdown]
-# ## What a query costs
+# ## What a query costs (optional)
 #
 # The chapter timed BM25 and the dense scan one query at a time, single-threaded, on its own corpus. The next cell measures the same stages here,
 # plus the query's embedding and the fusion, each labelled with how it was measured. On a machine shared with others the figures move from run to run.
@@ -252,7 +257,7 @@ timings_table(measure(course.retriever("E"), query))
 # If an inconclusive verdict above surprises you, do not reach for a story too quickly. With a few dozen queries, a sign test on a handful of discordant pairs swings from "nothing" to "significant" on a few queries.
 # A weak parent makes the hybrid look strong against it, whatever its merit against the strong parent, so always compare a fusion with its *best* parent.
 #
-# ## Try it yourself
+# ## Try it yourself (optional)
 #
 # Type any question into the playground, then press Enter or click Search. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), each with its own number, labelled under the column's name: cosine distance for dense, BM25 score for BM25, the two fused ranks for hybrid. Above them is the threshold gate (notebook 06 is devoted to it).
 # It starts on the constant query from the top of this notebook.
@@ -370,7 +375,7 @@ display(Markdown(f"Fused rankings identical to `ragkit`'s hybrid, all {len(retri
 assert same == len(texts)
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. In the playground, ask about another identifier from a code block in the corpus (open `12-reasoning.md` in the corpus folder, which 00-start-here prints, and pick a function name). Which column finds it? Now describe what the function does in plain words, without its name. Which column wins now?
 # 2. Change `ev = course.evaluation("E")` to `course.evaluation("ABCDEF")` and `labels` to blind chunking (`A/...`). Does BM25 fare better or worse against dense when chunks are cut blindly? Why might a header help one retriever more than the other?

@@ -59,6 +59,11 @@ reranker = available_reranker()
 display(Markdown(course.truncation_note()))
 
 # %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
+
+# %%
 if reranker is None:
     display(HTML(
         "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"
@@ -131,7 +136,7 @@ else:
     display(Markdown("*Skipped: no cross-encoder.*"))
 
 # %% [markdown]
-# ## Late interaction: a middle ground you can run offline
+# ## Late interaction: a middle ground you can run offline (optional)
 #
 # Between "one vector per chunk" and "read everything together" there is a third design. Keep **one vector per token** instead of
 # one per chunk. At query time, each query token looks for its single best match among the chunk's tokens, and those best matches add up:
@@ -217,7 +222,7 @@ pd.DataFrame([{"query": text[q], "MaxSim at R@1": "wins" if q in c.wins else "lo
 # So this is a fair measurement of *this* reranker on *this* corpus, and no more.
 
 # %% [markdown]
-# ## What each step costs
+# ## What each step costs (optional)
 #
 # Quality is one axis; time per query is the other. The chapter timed each stage on a CPU, single-threaded, on its own corpus.
 # Those are the chapter's figures, not ours.
@@ -246,7 +251,7 @@ display(Markdown(f"MaxSim at query time here: query token vectors **{by_stage['q
 # One timing of one query on a shared machine is an anecdote, not a benchmark. `make bench` measures our own pipeline properly
 # (best of several runs, every stage, next to the chapter's targets), including the cross-encoder when `make models` has fetched it.
 #
-# ## Try it yourself
+# ## Try it yourself (optional)
 #
 # Type a question, then press Enter or click Search, and compare the columns: dense, BM25, hybrid and the reranker (the cross-encoder
 # if you have it, MaxSim otherwise). Each column shows its own number, labelled under its name: cosine distance for dense, the BM25
@@ -257,7 +262,7 @@ display(Markdown(f"MaxSim at query time here: query token vectors **{by_stage['q
 widgets.QueryPlayground(course, reranker=reranker if reranker is not None else late).widget()
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. In the playground, ask something with an exact term in it (an acronym or a symbol name from the corpus). Does the reranker keep
 #    the chunk that BM25 found at the top, or does it push it down?

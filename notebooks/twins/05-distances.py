@@ -55,6 +55,11 @@ course = ragkit.teach.course.load()
 embedder = default_embedder()
 chunks = course.chunks("E")
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
+
 # %% [markdown]
 # ## One identity, two names
 #
@@ -170,7 +175,7 @@ display(Markdown(f"Correlation between length (word pieces) and un-normalised no
 # themselves: the more word pieces go into the average, the more of their differences cancel. That predicts a negative correlation;
 # the cell above tells you whether this corpus shows one and how strong it is.
 #
-# ## What that does to a distance
+# ## What that does to a distance (optional)
 #
 # Now ask a question. For one of our queries, compute its distance to each of the 200 chunks both ways: plain L2 between un-normalised
 # vectors, and cosine distance between unit vectors. Then see which of the two listens to chunk length.
@@ -233,7 +238,7 @@ display(Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_
 # That is why ragkit normalises every vector it embeds and its vector cache refuses any stored row whose length is not one. If you
 # bring vectors from somewhere else, check their norms before you trust a threshold, or pick a metric (cosine) that divides them out.
 #
-# ## Try this
+# ## Try this (optional)
 #
 # 1. Change `pair` to two other chunks, for instance two from the same section. Is the gap between the two sides of the identity still
 #    rounding noise? Does the un-normalised gap get smaller or larger?

@@ -52,6 +52,11 @@ course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## A retriever always returns something
 #
@@ -85,7 +90,7 @@ display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
                  ", ".join(f"cut {c if c else 'none'}: **{n}**" for c, n in kept.items())))
 
 # %% [markdown]
-# ## The out-of-domain set
+# ## The out-of-domain set (optional)
 #
 # To measure bluffing you need questions that *should* get nothing. The bundled set mixes two kinds:
 # *adjacent* questions that sound like they belong in a machine-learning course but are not covered
@@ -274,7 +279,7 @@ scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))
 display(scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index"))
 display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 #
-# ## Try this
+# ## Try this (optional)
 #
 # 1. With the slider, find the loosest cut that lets no *absurd* query through. How many adjacent
 #    queries still bluff there, and how many answerable ones are refused?

@@ -57,6 +57,11 @@ retriever = course.retriever("E")   # boundaries + header, dense, gate at the de
 result = answer("How many test examples do I need?", retriever)
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
+
 # %% [markdown]
 # ## What the model sees
 #
@@ -236,7 +241,7 @@ for question in ("what is the offside rule in football", "which vector database 
 # If the second line is not a NO ANSWER, that is the bluff column from notebook 06 in action: the gate
 # only refuses what its cut tells it to refuse.
 #
-# ## How long is the prompt?
+# ## How long is the prompt? (optional)
 #
 # Prompt length is what you pay for and what competes for the model's context. The count depends on
 # which tokenizer does the counting, so `answer()` records that too.
@@ -274,7 +279,7 @@ else:
 # If it ran, check the model's markers yourself: does each claim really come from the source it cites?
 # The links guarantee where a quote is; they cannot guarantee that the model used it honestly.
 #
-# ## Why the model never writes a link
+# ## Why the model never writes a link (optional)
 #
 # It would be simpler to let the model write the link itself. The trouble is that a model writes what looks
 # right, and an identifier that looks right is not one that exists. The prompt gives the model numbers, never file
@@ -323,7 +328,7 @@ display(Markdown(f"The same two checks on the identifiers above: *does it exist*
 # real link, which is the danger. So the division of labour stays: the model writes `[n]`, which is easy to check
 # against the list of sources, and the server, which knows every offset, turns `[n]` into the link.
 #
-# ## Two halves, graded apart
+# ## Two halves, graded apart (optional)
 #
 # Every answer passes two stages: the retriever chooses the sources, the generator writes from them. When an answer is
 # wrong you want to know which stage to fix, and the needle questions tell you without running any model. If the
@@ -342,7 +347,7 @@ display(Markdown(
     "without generating anything."))
 
 # %% [markdown]
-# ## Four chunks or twenty?
+# ## Four chunks or twenty? (optional)
 #
 # If four sources sometimes miss the needle, why not give the model twenty? Because every source costs tokens, and
 # the needle then has more company. The cell below builds both prompts for every in-domain query at the default cut,
@@ -433,7 +438,7 @@ display(Markdown(
     "honest reply to them is NO ANSWER."))
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. Ask `answer()` a question of your own with `cut=0.525` and then `cut=None`. How do the citation
 #    table and the distances change?

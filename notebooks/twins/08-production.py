@@ -68,6 +68,11 @@ shutil.copytree(course.corpus.folder, folder)
 embedder = default_embedder()
 display(Markdown(f"Corpus copied to `{folder}`; the index will live in `{out}`."))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## Extraction: where content dies before anyone notices
 #
@@ -338,7 +343,7 @@ display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": r
 display(Markdown(f"The top hit is the paragraph you appended: **{hits[0][0].content == added}**."))
 
 # %% [markdown]
-# ## An index built with another model
+# ## An index built with another model (optional)
 #
 # The most dangerous upgrade is the one that changes nothing visible: a new embedding model. Vectors from two
 # models live in unrelated spaces, even when they have the same number of dimensions, so a distance between a
@@ -380,7 +385,7 @@ display(Markdown(f"Stale before the update: **{len(foreign.stale)}** documents, 
                  f"The index opens again: **{index.Index(corpus, out, embedder).status.searchable}**."))
 
 # %% [markdown]
-# ## The same from the command line
+# ## The same from the command line (optional)
 #
 # Everything above is also a command, for scripts, cron jobs and CI. `status` exits with 1 while anything is
 # stale, so a deploy can refuse to go ahead:
@@ -390,7 +395,7 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
                            for action in ("build", "status", "update"))))
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. Damage a chapter that is already indexed: append one Latin-1 byte to it, e.g.
 #    `p.write_bytes(p.read_bytes() + "café".encode("latin-1"))`. What does `status` call a document that was

@@ -1,21 +1,34 @@
 """Knowledge checks: a few multiple-choice questions at the end of each notebook, with feedback on every option.
 
-Where the right option depends on this corpus's numbers, it is computed from the course, never typed in.
-The questions are plain data (``questions(notebook, course)``); ``Quiz`` shows them as ipywidgets.
+Where the right option depends on this corpus's numbers, it is computed from the course, never typed in; every
+notebook's check has at least one question that applies its idea to a new case (a cut, a chunk boundary, a pair
+of win/loss counts). Options are shuffled per student, with a seed from the student's name, so a reload shows the
+same order and clicking the same position everywhere scores chance. The questions are plain data
+(``questions(notebook, course)``); ``Quiz`` shows them as ipywidgets and records each score in the student's
+results file, like the exercises' checks.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import html
+import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import ipywidgets as w
+import numpy as np
 
 from ragkit.answer import DEFAULT_CUT
-from ragkit.chunking import OVERLAP, SIZE
+from ragkit.chunking import OVERLAP, SIZE, blind_window_start
+from ragkit.lexical import tokenize
+from ragkit.retrieval import RERANK_DEPTH
 from ragkit.statistics import INCONCLUSIVE
 from ragkit.teach import chapter
+from ragkit.teach.exercises import Feedback, record
+from ragkit.teach.results import current_student
+from ragkit.words import STOPWORDS
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -36,6 +49,8 @@ class Question:
 
     prompt: str
     options: tuple[Option, ...]
+    applies: bool = False
+    """The question applies the idea to a new case (its right option computed from the course), not recall."""
 
     def __post_init__(self):
         if sum(o.right for o in self.options) != 1:
@@ -45,6 +60,140 @@ class Question:
 def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> Question:
     return Question(prompt, (Option("yes", yes, why_yes if yes else why_no),
                              Option("no", not yes, why_no if not yes else why_yes)))
+
+
+def _applied(prompt: str, options: tuple[Option, ...]) -> Question:
+    """A question that applies the notebook's idea to a new case, its right option computed from the course."""
+    return Question(prompt, options, applies=True)
+
+
+def _found_at_four(course: Course) -> Question:
+    ranks = course.evaluation("E")["E/dense"].ranks
+    i = next((i for i, r in enumerate(ranks) if 4 < r <= 12), int(np.argmax(ranks)))
+    rank, query = int(ranks[i]), course.queries[i]
+    found = 0 < rank <= 4
+    where = f"at rank {rank}" if rank else "nowhere in the ranking"
+    return _applied(f"For the query \"{query.text}\", E/dense returns the first chunk carrying its needle {where}. "
+                    "Does the query count as found for recall@4?", (
+        Option("yes", found, f"{'right' if found else 'no'}: a hit is the whole needle in one of the first 4 "
+                              f"chunks, and here it arrives {where}"),
+        Option("no", not found, f"{'right' if not found else 'no'}: a hit is the whole needle in one of the first "
+                                f"4 chunks, and here it arrives {where}"),
+        Option("yes, if a chunk of the needle's document is among the first 4", False,
+               "too loose: a chunk from the right document may not hold the sentence that answers")))
+
+
+def _boundary(course: Course) -> Question:
+    lost = set(course.evaluation().destroyed["A"])
+    q = next((q for q in course.questions if q.id in lost), course.questions[0])
+    doc = course.corpus[q.doc_id]
+    start = doc.text.find(q.needle)
+    end = start + len(q.needle)
+    window = blind_window_start(doc, start, SIZE)
+    cut = blind_window_start(doc, end - 1, SIZE) != window
+    return _applied(f"A needle spans characters {start} to {end} of its document. Blind chunking (A) puts its first "
+                    f"character in the {SIZE}-character window that starts at {window}. What happens to the needle?", (
+        Option("it is destroyed: that window ends inside it", cut,
+               f"{'right' if cut else 'no'}: the window ends at {window + SIZE}, "
+               f"{'before' if cut else 'after'} the needle's end at {end}"),
+        Option("one chunk carries it whole", not cut,
+               f"{'right' if not cut else 'no'}: the window ends at {window + SIZE}, "
+               f"{'before' if cut else 'after'} the needle's end at {end}"),
+        Option("that depends on the embedding model", False,
+               "chunking happens before any model sees the text: the offsets alone decide")))
+
+
+def _pair(course: Course) -> Question:
+    c = course.evaluation().compare("D/dense", "E/dense", "R@4").test
+    detected = c.p < 0.05
+    return _applied(f"Two strategies answer the same queries. The first finds the needle where the second misses it "
+                    f"{c.wins} times; the second where the first misses {c.losses} times; on every other query they "
+                    "agree. What does the exact sign test say at the 5% level?", (
+        Option("a difference the test detects", detected,
+               f"{'right' if detected else 'no'}: +{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
+        Option("no difference the test can detect", not detected,
+               f"{'right' if not detected else 'no'}: +{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
+        Option("nothing without the number of queries where they agree", False,
+               "the sign test drops the ties: only the discordant pairs count")))
+
+
+def _weighs_most(course: Course) -> Question:
+    bm25 = course.retriever("E").lexical
+    q = course.questions[0]
+    known = sorted({t for t in tokenize(q.question) if t in bm25.vocabulary and t not in STOPWORDS},
+                   key=lambda t: (bm25.idf[bm25.vocabulary[t]], t))
+    common, rare = known[0], known[-1]
+    return _applied(f"In the query \"{q.question}\", which word weighs most in a chunk's BM25 score when the chunk "
+                    "contains each of them once?", (
+        Option(f"'{rare}'", True, f"right: it occurs in the fewest chunks, so its idf is the largest "
+                                  f"({bm25.idf[bm25.vocabulary[rare]]:.2f})"),
+        Option(f"'{common}'", False, f"it occurs in the most chunks, so its idf is the smallest "
+                                     f"({bm25.idf[bm25.vocabulary[common]]:.2f})"),
+        Option("every word weighs the same", False, "that ignores idf: a rare word tells more than a common one")))
+
+
+def _shortlist(course: Course) -> Question:
+    ranks = course.evaluation("E")["E/hybrid"].ranks
+    i = next((i for i, r in enumerate(ranks) if r > RERANK_DEPTH or r == 0), int(np.argmax(ranks)))
+    rank, query = int(ranks[i]), course.queries[i]
+    reachable = 0 < rank <= RERANK_DEPTH
+    where = f"at rank {rank}" if rank else "nowhere"
+    return _applied(f"For the query \"{query.text}\", E/hybrid ranks the first chunk carrying its needle {where}. "
+                    f"The reranker rereads the hybrid top {RERANK_DEPTH}. Can it put that chunk first?", (
+        Option("no", not reachable, f"{'right' if not reachable else 'no'}: the reranker sees only the top "
+                                    f"{RERANK_DEPTH}, and the chunk is {where}"),
+        Option("yes", reachable, f"{'right' if reachable else 'no'}: the reranker sees only the top "
+                                 f"{RERANK_DEPTH}, and the chunk is {where}"),
+        Option("yes, because a cross-encoder reads every chunk of the corpus", False,
+               "it reads query-chunk pairs, which is why it only rereads a shortlist")))
+
+
+def _l2_to_cosine(course: Course) -> Question:
+    vectors = course.retriever("E").vectors
+    similarity = vectors[1:] @ vectors[0]
+    a, b = vectors[0], vectors[1 + int(np.argmax(similarity))]  # a near pair: d, d² and d²/2 read apart
+    d = float(np.linalg.norm(a - b))
+    return _applied(f"Two normalised chunk vectors of this course lie at L2 distance {d:.3f}. What is their cosine "
+                    "distance?", (
+        Option(f"{d * d / 2:.3f}", True, f"right: 1 - cos = d² / 2 = {d:.3f}² / 2"),
+        Option(f"{d:.3f}", False, "the square is missing: the two distances rank pairs alike but are not equal"),
+        Option(f"{d * d:.3f}", False, "half of that: expand |a - b|² = 2 - 2 cos for unit vectors")))
+
+
+def _at_the_cut(course: Course) -> Question:
+    s = course.sweep()
+    i = int(np.argmin(np.abs(s.nearest_out - DEFAULT_CUT)))
+    d, query = float(s.nearest_out[i]), s.out_of_domain[i].query
+    bluffs = d < DEFAULT_CUT
+    return _applied(f"The out-of-domain query \"{query}\" has its nearest chunk at cosine distance {d:.3f}. What "
+                    f"does the gate do with it at the default cut {DEFAULT_CUT}?", (
+        Option("it bluffs: chunks pass the cut and come back as sources", bluffs,
+               f"{'right' if bluffs else 'no'}: {d:.3f} is {'under' if bluffs else 'over'} the cut {DEFAULT_CUT}"),
+        Option("NO ANSWER: nothing passes the cut", not bluffs,
+               f"{'right' if not bluffs else 'no'}: {d:.3f} is {'under' if bluffs else 'over'} the cut "
+               f"{DEFAULT_CUT}"),
+        Option("it asks the language model whether the chunks fit", False,
+               "the gate compares two numbers and nothing else")))
+
+
+def _quote_length(course: Course) -> Question:
+    c = next(c for c in course.chunks("E") if c.header and len(c.text) != len(c.content))
+    n = c.end - c.start
+    return _applied(f"A citation's locator is #char={c.start},{c.end}, and the chunk it cites was embedded as "
+                    f"{len(c.text)} characters of text. How many characters does the quote have?", (
+        Option(str(n), True, "right: the quote is the chunk's content, the document sliced from start to end"),
+        Option(str(len(c.text)), False, "that is the embedded text, header included: the header is not in the "
+                                        "document, so it is never quoted"),
+        Option(str(n + 1), False, "the end is exclusive, as in a Python slice")))
+
+
+def _unreadable(course: Course) -> Question:
+    n = len(course.corpus.documents)
+    return _applied(f"A folder holds this course's {n} documents, and one of them cannot be read. How many documents "
+                    "does indexing put in the index?", (
+        Option(str(n - 1), True, "right: the others are indexed, and the failed one is reported with its reason"),
+        Option(str(n), False, "the unreadable one has no text to embed; it is reported, not indexed"),
+        Option("0", False, "stopping would let one stray file block every update")))
 
 
 def _start(course: Course) -> list[Question]:
@@ -70,6 +219,7 @@ def _start(course: Course) -> list[Question]:
                    "that is exactly the bluff notebook 06 counts"),
             Option("let the language model decide whether the sources fit", False,
                    "the gate is a comparison of two numbers; a model asked to judge can itself bluff"))),
+        _found_at_four(course),
     ]
 
 
@@ -95,6 +245,7 @@ def _chunking(course: Course) -> list[Question]:
             Option("text: header, overlap and content", False,
                    "text is what gets embedded; the header is not in the document, so a quote of it would not verify"),
             Option("both, one after the other", False, "a citation quotes one range of the document, no more"))),
+        _boundary(course),
     ]
 
 
@@ -119,6 +270,7 @@ def _dense(course: Course) -> list[Question]:
                 f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
                 f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][0]}/"
                 f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][1]}: inconclusive, {INCONCLUSIVE}"),
+        _pair(course),
     ]
 
 
@@ -129,7 +281,8 @@ def _bm25(course: Course) -> list[Question]:
         Question("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
             Option("cosine distances and BM25 scores are not on one scale", True,
                    "right: ranks are comparable, raw scores are not; nothing needs calibrating"),
-            Option("because it is faster", False, "both are cheap; the reason is scale, not speed"),
+            Option("because the best chunk of each list should win", False,
+                   "that is taking the maximum; summing 1 / (k + rank) rewards chunks both lists rank well"),
             Option("because BM25 scores can be negative", False,
                    "with this idf they are never negative; the problem is their unbounded scale")),),
         _yes_no("On this corpus, does BM25 beat dense retrieval at recall@1 (strategy E)?", bm25 > dense,
@@ -140,6 +293,7 @@ def _bm25(course: Course) -> list[Question]:
                    "right: a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
             Option("dense: it understands meaning", False, "the meaning of an identifier is mostly its spelling"),
             Option("neither can", False, "BM25 finds exact strings well; that is why hybrid keeps it"))),
+        _weighs_most(course),
     ]
 
 
@@ -159,6 +313,7 @@ def _rerank(course: Course) -> list[Question]:
             Option("word piece", True, "right: each query piece takes its best match among a chunk's pieces"),
             Option("chunk", False, "that is the bi-encoder of notebook 02"),
             Option("document", False, "far too coarse: a document holds many topics"))),
+        _shortlist(course),
     ]
 
 
@@ -178,6 +333,7 @@ def _distances(course: Course) -> list[Question]:
                    "right: otherwise a long chunk and a short one would need different cuts"),
             Option("because the database requires it", False, "the reason is the meaning of the number"),
             Option("it does not", False, "see the un-normalised distances above: they drift with length"))),
+        _l2_to_cosine(course),
     ]
 
 
@@ -205,7 +361,9 @@ def _thresholds(course: Course) -> list[Question]:
             Option("whoever knows what a bluff and a refusal cost: it is a product decision", True,
                    "right: exercise 2 turns stated costs into a cut"),
             Option("the embedding model", False, "the model gives distances, not costs"),
-            Option("always 0.5, the middle", False, "a round number is a guess, not a decision"))),
+            Option("the cut with the fewest bluffs", False,
+                   "fewest bluffs means refusing most answerable questions: exercise 2's cut without its ceiling"))),
+        _at_the_cut(course),
     ]
 
 
@@ -228,6 +386,7 @@ def _citations(course: Course) -> list[Question]:
             Option("the question, with an instruction to say it does not know", False,
                    "an instruction can be ignored; a gate cannot"),
             Option("the four nearest chunks anyway", False, "that is the bluff"))),
+        _quote_length(course),
     ]
 
 
@@ -236,7 +395,8 @@ def _production(course: Course) -> list[Question]:
         Question("Why is every document in the index stamped with the model that embedded it?", (
             Option("vectors from two models are not comparable, so mixing them must be refused", True,
                    "right: the distances would be meaningless, and nothing would look wrong"),
-            Option("for the licence", False, "the stamp is a safety check, not paperwork"),
+            Option("so that queries can be filtered by model", False,
+                   "a query is embedded with one model; the stamp is there to refuse an index of another"),
             Option("to make the index smaller", False, "it adds a few bytes"))),
         Question("One document of the folder cannot be read. What should indexing do?", (
             Option("index the others, and report the failed one with its reason", True,
@@ -248,6 +408,7 @@ def _production(course: Course) -> list[Question]:
                    "right: a needle cut by a page header no longer matches, and recall drops"),
             Option("the embedding model", False, "it embeds whatever text it gets"),
             Option("the threshold", False, "the distances may barely move"))),
+        _unreadable(course),
     ]
 
 
@@ -255,19 +416,32 @@ BUILDERS = {"00": _start, "01": _chunking, "02": _dense, "03": _bm25, "04": _rer
             "06": _thresholds, "07": _citations, "08": _production}
 
 
-def questions(notebook: str, course: Course) -> list[Question]:
-    """The knowledge check of one notebook ('00' to '08'), right options computed from the course where needed."""
+def shuffled(questions: list[Question], notebook: str, student: str) -> list[Question]:
+    """The questions with their options in this student's order: the same on every reload, another student's differs."""
+    out = []
+    for i, q in enumerate(questions):
+        seed = hashlib.sha256(f"{student}\0{notebook}\0{i}".encode("utf-8")).digest()
+        options = list(q.options)
+        random.Random(seed).shuffle(options)
+        out.append(dataclasses.replace(q, options=tuple(options)))
+    return out
+
+
+def questions(notebook: str, course: Course, student: str | None = None) -> list[Question]:
+    """The knowledge check of one notebook ('00' to '08') in a student's order (default: this kernel's student)."""
     try:
-        return BUILDERS[notebook[:2]](course)
+        build = BUILDERS[notebook[:2]]
     except KeyError:
         raise KeyError(f"no knowledge check for notebook {notebook!r}: use one of {', '.join(BUILDERS)}") from None
+    return shuffled(build(course), notebook[:2], student or current_student())
 
 
 class Quiz:
     """Radio buttons per question and one button; the feedback explains every option, right and wrong."""
 
-    def __init__(self, notebook: str, course: Course):
-        self.questions = questions(notebook, course)
+    def __init__(self, notebook: str, course: Course, student: str | None = None):
+        self.notebook = notebook[:2]
+        self.questions = questions(notebook, course, student)
         self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
                         for q in self.questions]
         self.feedback = [w.HTML() for _ in self.questions]
@@ -276,19 +450,23 @@ class Quiz:
         self.button.on_click(lambda _: self.check())
 
     def check(self) -> int:
-        """Show the feedback for every question; return how many were answered right."""
-        right = 0
+        """Show the feedback for every question, record the score in the results file; return how many were right."""
+        right = answered = 0
         for q, choice, out in zip(self.questions, self.choices, self.feedback):
             if choice.value is None:
                 out.value = "<i>choose an option first</i>"
                 continue
+            answered += 1
             picked = next(o for o in q.options if o.text == choice.value)
             right += picked.right
             verdict = "<b style='color:#2e7d32'>right</b>" if picked.right else "<b style='color:#c62828'>not quite</b>"
             items = "".join(f"<li>{'&#10003;' if o.right else '&#10007;'} <b>{html.escape(o.text)}</b>: "
                             f"{html.escape(o.why)}</li>" for o in q.options)
             out.value = f"{verdict}<ul>{items}</ul>"
-        self.score.value = f"<b>{right} of {len(self.questions)} right</b>"
+        recorded = record(f"quiz {self.notebook}", Feedback(right == len(self.questions), (), {
+            "right": right, "answered": answered, "questions": len(self.questions)}))
+        notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in recorded.notes)
+        self.score.value = f"<b>{right} of {len(self.questions)} right</b>{notes}"
         return right
 
     def widget(self) -> w.Widget:

@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Exercise 2. Choose a threshold when a bluff costs five refusals
 # What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
-# What you will do: pick the cosine-distance cut that makes the total cost as small as possible.
+# What you will do: pick the cosine-distance cut with the smallest total cost that refuses few enough answerable questions.
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -41,93 +41,103 @@ if "google.colab" in sys.modules:
 #
 # Here the decision has been made for you. Your product owner says a *bluff* (an out-of-domain query that still gets
 # sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable question turned
-# away). Find the cut that minimises
+# away), and sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
+# because a product that turns away more than that of what it could answer does not ship, however cheap its
+# bluffs. Among the cuts within that ceiling, find the one that minimises
 #
 # > total cost = bluffs × bluff cost + refusals × refusal cost
 #
-# for dense retrieval on strategy E. Choosing a threshold from stated costs, rather than by feel, is a decision you
-# can defend and revisit when the costs change.
+# for dense retrieval on strategy E. The costs, the ceiling and the split are the exercise's own (`EX2`, printed
+# below); the check uses those, whatever you pass it. Choosing a threshold from stated costs and a stated ceiling,
+# rather than by feel, is a decision you can defend and revisit when they change.
 #
 # One more rule, the one that makes the number honest: a cut tuned on the very queries that judge it flatters itself.
 # So the queries are split in two with a fixed seed, by needle (both phrasings of a needle stay on the same side)
-# and by out-of-domain query. You choose on `tune`; the check judges your cut on `judge`, which you must not use.
+# and by out-of-domain query. You choose on `tune`; the check judges your cut on `judge`, which you must not use:
+# every tool below shows `tune` only, and the judging half appears after the check, as its evidence.
 
 # %%
 from IPython.display import Markdown, display
 import numpy as np
+import pandas as pd
 import ragkit.teach.course
 from ragkit.teach import chapter, plots, tables, widgets
 from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
-from ragkit.teach.exercises import check_threshold_choice, cost_minima, cost_table, threshold_halves
+from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 
 course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")
-BLUFF_COST, REFUSAL_COST = 5, 1
 tune, judge = threshold_halves(s)
-display(Markdown(f"Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
+display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
+                 f"**{EX2.max_refused:.0%}** of the answerable queries refused. Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
                  f"**{len(tune.out_of_domain)}** out-of-domain queries; the judging half keeps the other "
                  f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
 
 # %% [markdown]
 # ## Tools to investigate
 #
-# First the two distances that say why no cut is perfect: the answerable question furthest from its answer, and
-# the out-of-domain query closest to some chunk. The chapter's pair is shown beside ours.
+# Everything in this section is computed on `tune`, the half you choose on. First the two distances that say why
+# no cut is perfect: the answerable question furthest from its answer, and the out-of-domain query closest to some
+# chunk. The chapter's pair (over all its queries) is shown beside ours.
 
 # %%
 display(Markdown(
     f"Worst in-domain distance: the chapter **{chapter.THRESHOLD['worst_in_domain']}**, "
-    f"ours **{s.worst_in_domain:.3f}**. "
+    f"`tune` **{tune.worst_in_domain:.3f}**. "
     f"Best out-of-domain distance: the chapter **{chapter.THRESHOLD['best_out_of_domain']}**, "
-    f"ours **{s.best_out_of_domain:.3f}**. A perfect cut exists only when the second is larger than the first: "
-    f"here it **{'does' if s.best_out_of_domain > s.worst_in_domain else 'does not'}**."))
+    f"`tune` **{tune.best_out_of_domain:.3f}**. A perfect cut exists only when the second is larger than the first: "
+    f"here it **{'does' if tune.best_out_of_domain > tune.worst_in_domain else 'does not'}**."))
 
 # %% [markdown]
-# The sweep counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the refusals (`refused` of
-# `in_domain`). The first row is no threshold at all.
+# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the
+# refusals (`refused` of `in_domain`). The first row is no threshold at all.
 
 # %%
-tables.sweep(s).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
 
 # %% [markdown]
 # The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
 
 # %%
-plots.bluffs_and_refusals(s)
+plots.bluffs_and_refusals(tune)
 
 # %% [markdown]
-# Move the slider: the explorer shows, for any cut, the counts and which out-of-domain queries still bluff.
+# Move the slider: the explorer shows, for any cut, the counts on `tune` and which of its out-of-domain queries
+# still bluff.
 
 # %%
-widgets.ThresholdExplorer(s).widget()
+widgets.ThresholdExplorer(tune).widget()
 
 # %% [markdown]
-# The total cost over every cut, on all queries and on each half. On all queries the curve has two valleys of nearly
-# the same depth; which one is "the" minimum is decided by a query or two, which is exactly why a cut should be
-# chosen on one set of queries and judged on another.
+# The total cost at every cut of the tuning half, and where it stays within the refusal ceiling. The curve can have
+# more than one valley of nearly the same depth; which one is "the" minimum is decided by a query or two, which is
+# exactly why the cut is judged afterwards on queries it was not chosen on.
 
 # %%
-costs = cost_table(s, BLUFF_COST, REFUSAL_COST)
-(first, c1), (second, c2) = cost_minima(costs["all"])
-display(Markdown(f"On all queries the two cheapest valleys: **{first:.3f}** (cost **{c1:g}**) and **{second:.3f}** "
-                 f"(cost **{c2:g}**)."))
-px.line(costs, x="cut", y=["all", "tune", "judge"], labels={"value": "total cost", "variable": "queries"},
-        title=f"Total cost (bluff {BLUFF_COST}, refusal {REFUSAL_COST}) against the cut", template="plotly_white")
+costs = cost_table(tune)
+valleys = cost_minima(costs["cost"])
+display(Markdown("On `tune`, the cheapest valleys: " + ", ".join(
+    f"**{cut:.3f}** (cost **{cost:g}**, {int(costs.refused[costs.cut == cut].item())} refused)"
+    for cut, cost in valleys) + f"; at most **{EX2.max_refused * len(tune.queries):g}** of the "
+    f"**{len(tune.queries)}** answerable queries may be refused."))
+px.line(costs, x="cut", y="cost", color="within ceiling", markers=True, template="plotly_white",
+        title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")
 
 # %% [markdown]
-# `s.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
+# `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
 
 # %%
-row = s.at(DEFAULT_CUT)
-display(Markdown(f"At **{row.cut}**: **{row.bluffs}** bluffs, **{row.refused}** refusals, cost "
-                 f"**{row.bluffs * BLUFF_COST + row.refused * REFUSAL_COST}**."))
+row = tune.at(DEFAULT_CUT)
+display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.refused}** of **{row.in_domain}** "
+                 f"refused, cost **{row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost:g}**."))
 
 # %% [markdown]
 # ## ✏️ Your answer
 #
-# Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only. Hint: `tables.sweep(tune, cuts)`
-# accepts your own grid of cuts, and a table can take a new column.
+# Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only: the cheapest cut
+# within the refusal ceiling. Hint: `cost_table(tune, cuts)` accepts your own grid of cuts; its column
+# `within ceiling` says which cuts refuse few enough answerable queries.
 
 # %%
 my_cut = None  # your answer
@@ -136,15 +146,27 @@ my_cut = None  # your answer
 # ## Check
 
 # %%
-check_threshold_choice(s, my_cut, bluff_cost=BLUFF_COST, refusal_cost=REFUSAL_COST)
+check_threshold_choice(course, my_cut)
+
+# %% [markdown]
+# ## After the check: the judging half
+#
+# Only now, the check's evidence: the cost on the half that judged your cut, beside the half you chose on. Where
+# the two curves disagree, a cut chosen on one set of queries would have been wrong on the other.
+
+# %%
+both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
+px.line(both, x="cut", y="cost", color="half", template="plotly_white",
+        title="Total cost on the half chosen on (tune) and the half judged on (judge)")
 
 # %% [markdown]
 # ## Try this
 #
-# 1. Make a refusal as expensive as a bluff (`BLUFF_COST = 1`). Where does the best cut move, and why in that
-#    direction?
+# 1. Suppose a refusal cost as much as a bluff. The check's costs stay fixed, but you can recompute the cost
+#    yourself: `t = tune.table(cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
+#    in that direction?
 # 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
-#    about a threshold tuned on 32 needles? Compute a Wilson interval for its bluff rate with
+#    about a threshold tuned on 16 needles (32 queries)? Compute a Wilson interval for its bluff rate with
 #    `ragkit.statistics.wilson`.
-# 3. Look at the queries that still bluff at your cut (`s.bluffs(my_cut)`). Would more documents, a different
+# 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different
 #    retriever or a stricter cut fix them, and at what price?

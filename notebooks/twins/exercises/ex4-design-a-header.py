@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Exercise 4. Design a chunk header, and let the test judge it
 # What you will see: what strategy E's header adds to every chunk, what it buys and what it costs.
-# What you will do: design a header that measurably changes retrieval, embed the corpus with it, and say which way.
+# What you will do: design a header, say which way you expect it to go, measure it, and state the test's verdict.
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -38,16 +38,22 @@ if "google.colab" in sys.modules:
 # paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
 # header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
 #
-# On this corpus E's header does not measurably beat no header at all (the first tool below shows it), so a header
-# that merely looks different will most likely make no detectable difference either. Your task is harder and more
-# instructive: design a header that *measurably* changes retrieval, judged against E by a paired sign test at
-# needle level (per needle, how many of its two phrasings are found in the top 20), and state which way it went:
-# `"better"` or `"worse"`. A header that makes no detectable difference does not pass, and neither does a
-# conclusion the test does not support.
+# On this corpus E's header does not measurably beat no header at all (the first tool below shows it). Your task is
+# to design a header of your own, say in advance which way you expect it to move retrieval against E (`"better"`
+# or `"worse"`), measure it, and state what the measurement supports. The judging is fixed in advance (`EX4`): a
+# paired sign test at needle level against E (per needle, how many of its two phrasings are found in the top 20,
+# `EX4.metric`), at the 5% level. Your conclusion is the verdict in the words of `ragkit.statistics.verdict`:
+# `"consistent"` (your direction, p < 0.05), `"contradicts"` (the other direction, p < 0.05), or
+# `"inconclusive, same direction"` / `"inconclusive, opposite direction"` (p of 0.05 or more). A null result passes
+# when you call it one: the check judges whether your conclusion follows from the test, not whether p < 0.05.
 #
-# Two rules keep the experiment honest. A header is a template: beyond its own document title and section it must
-# add the same words to every chunk (introductions, which have no section, may differ), so it cannot smuggle in
-# words chosen per section, such as the questions. And it is built from `(doc_title, section)` only.
+# Three rules keep the experiment about headers. A header is judged on what it says about its section: it must
+# carry a distinctive word of its own section (of the title, for an introduction), so a constant or junk header is
+# refused. It may take at most `EX4.max_header_pieces` word pieces (a quarter of the encoder's window): a header
+# that fills the window crowds the chunk's own words out of the vector, which measures the encoder's limit, not a
+# design. And a header is a template: beyond its own document title and section it must add the same words, as
+# often, to every chunk (introductions may differ), so it cannot smuggle in words chosen per section, such as the
+# questions. It is built from `(doc_title, section)` only.
 
 # %%
 import dataclasses
@@ -58,7 +64,7 @@ import ragkit.teach.course
 from ragkit.teach import chapter
 from ragkit.evaluation import first_hit_ranks, query_hits
 from ragkit.statistics import verdict
-from ragkit.teach.exercises import check_header, needle_sign_test
+from ragkit.teach.exercises import EX4, check_header, needle_sign_test
 from ragkit.retrieval import Retriever
 
 course = ragkit.teach.course.load()
@@ -121,8 +127,9 @@ display(Markdown(f"Share of embedded word pieces spent on E's header: the chapte
 
 # %% [markdown]
 # How to turn a paired test into a word: if p is 0.05 or more, the test cannot tell the two apart, whatever the
-# counts say, so the honest word is "no detectable difference" (and this exercise asks you to try again). Only below
-# 0.05 does the direction (more needles won than lost, or fewer) decide between "better" and "worse".
+# counts say, so the verdict is "inconclusive", with the direction said. Only below 0.05 does the direction decide
+# between "consistent" (the one you expected) and "contradicts" (the other). That is why the expectation comes
+# first: a direction chosen after seeing the counts would always agree.
 #
 # ## ✏️ Your answer, part 1: the header
 #
@@ -131,6 +138,13 @@ display(Markdown(f"Share of embedded word pieces spent on E's header: the chapte
 
 # %%
 my_header = None  # your answer: a function (doc_title, section) -> str
+
+# %% [markdown]
+# Before you measure: which way do you expect your header to move retrieval against E, `"better"` or `"worse"`?
+# Write it down now; the check reads it as your prediction.
+
+# %%
+my_expectation = None  # your answer
 
 # %% [markdown]
 # Preview your header on the chunk shown above.
@@ -158,7 +172,9 @@ if my_header is not None:
 # %% [markdown]
 # ## ✏️ Your answer, part 2: the conclusion
 #
-# `"better"` or `"worse"`, as the test above supports it.
+# The verdict of the test above for your expectation, in the statistics' words: `"consistent"`, `"contradicts"`,
+# `"inconclusive, same direction"` or `"inconclusive, opposite direction"` (`ragkit.statistics.verdict` computes
+# it, given +1 for an expected "better" or -1 for "worse").
 
 # %%
 my_conclusion = None  # your answer
@@ -167,7 +183,7 @@ my_conclusion = None  # your answer
 # ## Check
 
 # %%
-check_header(course, my_header, my_conclusion)
+check_header(course, my_header, my_expectation, my_conclusion)
 
 # %% [markdown]
 # ## Try this

@@ -41,9 +41,18 @@ if "google.colab" in sys.modules:
 # Your task is to feed the pipeline something new. Write a short Markdown document about a subject the course does
 # not cover, with a `# Title` line and at least one `## ` section, and a question about it. The check copies the
 # corpus, adds your file, chunks it with strategy E, embeds everything, and asks your question through the gate
-# with the default cut. It wants four things: the question is a paraphrase (it repeats no run of five words of your
-# document: a question pasted from the text would find it by copying, not by meaning), something passes the
-# default cut, your document is the first source, and its locator slices the quote exactly.
+# with the default cut. It wants five things, each with its bound in `EX5`:
+#
+# 1. the question is a paraphrase, judged on form: it repeats no run of `EX5.run` words of your document,
+#    and it is no sentence of it in disguise: when `EX5.copy_share` or more of the distinctive words of the
+#    shorter of your question and a sentence are in the other, it is a copy, whatever the word order and however
+#    many words were added (words are compared as the encoder reads them: accents, zero-width characters and
+#    case removed). A question pasted from the text would find it by copying, not by meaning;
+# 2. something passes the default cut;
+# 3. your document is the first source;
+# 4. the cited section is about something the course does not cover: its nearest course chunk is farther than
+#    cosine distance `EX5.off_course` (about as far as one course chapter lies from the others);
+# 5. its locator slices the quote exactly.
 
 # %%
 from IPython.display import Markdown, display
@@ -51,15 +60,17 @@ import pandas as pd
 import ragkit.teach.course
 from ragkit.answer import NoAnswer, answer
 from ragkit.citations import citation_table, verify
-from ragkit.teach.exercises import check_own_document
+from ragkit.teach.exercises import EX5, check_own_document
 
 course = ragkit.teach.course.load()
 retriever = course.retriever("E")
+display(Markdown(str(EX5)))
 
 # %% [markdown]
 # ## Tools to investigate
 #
-# What the course covers: one document per chapter. Your topic must be somewhere else.
+# What the course covers: one document per chapter. Your topic must be somewhere else: the check wants the section
+# it cites farther than cosine distance **`EX5.off_course`** from every course chunk.
 
 # %%
 pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"])
@@ -88,7 +99,7 @@ table.assign(verified=[verify(c, course.corpus) for c in result.citations])
 #
 # `my_document` is the whole Markdown text of your file (a triple-quoted string is easiest); `my_question` is one
 # question a reader of it might ask, in your own words: talk about the same thing as one section, but do not
-# copy five words in a row from it.
+# copy five words in a row from it, nor most of the words of one of its sentences in another order.
 
 # %%
 my_document = None  # your answer

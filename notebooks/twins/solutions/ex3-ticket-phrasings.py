@@ -40,25 +40,29 @@ if "google.colab" in sys.modules:
 # evaluation with only tidy questions flatters the retriever.
 #
 # Pick five questions. For each, write a ticket a real user might send: their words, their symptom, their
-# frustration. The rules, all measured on distinctive words (short function words such as "the" or "how" do not
-# count): share at most two with the needle; use at least three that occur somewhere in the course (a user writes
-# real words, not "zzz qqq"); and write your own, not a copy: a ticket whose distinctive words are 60% or more
-# those of any course question or dataset ticket (shared words over all words of the two) is refused. The check
-# then runs dense retrieval on strategy E with both phrasings for your five needles and compares recall@4, pair
-# by pair.
+# frustration. The word rules are measured on distinctive words (short function words such as "the" or "how" do
+# not count), compared as the encoder reads them: accents, zero-width characters and case are removed first, so a
+# word dressed up is still the same word. Share at most `EX3.max_shared` with the needle; use at least
+# `EX3.known_words` that occur somewhere in the course (a user writes real words, not "zzz qqq"); and
+# write your own, not a copy: when `EX3.copy_share` or more of the distinctive words of the shorter of your
+# ticket and any course question or dataset ticket are in the other, it is a copy, however many words were added
+# to it or left out of it. And a ticket must ask for its needle: either the needle's chunk is among the first
+# `EX3.top_k` that dense retrieval on strategy E returns for it, or of all the course questions, the one
+# nearest to your ticket (cosine distance) is its own. The check then runs dense retrieval on strategy E with both
+# phrasings for your five needles and compares recall@4, pair by pair.
 
 # %%
 from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.data import STOPWORDS
-from ragkit.teach.exercises import check_ticket_phrasings
-from ragkit.lexical import tokenize
+from ragkit.teach.exercises import EX3, check_ticket_phrasings, shared_needle_words, ticket_measures
+from ragkit.words import content_words, copied_share
 from ragkit.statistics import sign_test, wilson
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
+display(Markdown(str(EX3)))
 
 # %% [markdown]
 # ## Tools to investigate
@@ -92,13 +96,16 @@ pd.DataFrame({"question": [q.question for q in course.questions], "rank as quest
               "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions])
 
 # %% [markdown]
-# The word rule, on an existing ticket: these are the distinctive words it shares with its needle. Swap in any
-# question (and later your own text) to test a draft before you hand it in.
+# The word rules, on an existing ticket: the distinctive words it shares with its needle, and how much of its
+# words are those of its own course question (`copied_share`). Swap in any question (and later your own text) to
+# test a draft before you hand it in: these are the functions the check uses.
 
 # %%
 q = course.questions[0]
 display(Markdown(f"**{q.id}** needle: {q.needle}\n\nticket: {q.ticket}\n\nshared distinctive words: "
-                 f"**{sorted((set(tokenize(q.ticket)) & set(tokenize(q.needle))) - STOPWORDS)}**"))
+                 f"**{shared_needle_words(q.ticket, q.needle)}**; copied share of the course question: "
+                 f"**{copied_share(content_words(q.ticket), content_words(q.question)):.0%}** "
+                 f"(a copy from {EX3.copy_share:.0%} on)"))
 
 # %% [markdown]
 # ## ✏️ The answer, worked out
@@ -123,12 +130,12 @@ my_tickets = {
 }
 
 # %% [markdown]
-# Test the word rule before handing in, with the same tokeniser and stop words the check uses.
+# Test the rules before handing in, with the functions the check uses: the words shared with the needle, the
+# largest copied share of any phrasing, the rank of the needle's chunk for the ticket, and which course question
+# lies nearest to it.
 
 # %%
-needles = {q.id: q.needle for q in course.questions}
-pd.DataFrame({"shared distinctive words": [sorted((set(tokenize(t)) & set(tokenize(needles[qid]))) - STOPWORDS)
-                                           for qid, t in my_tickets.items()]}, index=list(my_tickets))
+ticket_measures(course, my_tickets)
 
 # %% [markdown]
 # Before reading the check's verdict, know what five pairs can and cannot show. Even if every ticket lost to its

@@ -1,0 +1,57 @@
+"""Class time of a notebook at a stated pace, in full or its core sections only.
+
+The pace: a class reads prose at about ``WORDS_PER_MINUTE`` (on screen, with code beside it), spends
+``MINUTES_PER_CELL`` on each code cell (run it, look at the output), and ``DISCUSSION`` minutes per
+notebook on talk and the knowledge check. A section whose ``## `` heading ends in ``(optional)`` can be
+skipped in a short session; everything else is core.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import jupytext  # type: ignore[import-untyped]
+
+WORDS_PER_MINUTE = 100
+MINUTES_PER_CELL = 0.5
+DISCUSSION = 5
+OPTIONAL = "(optional)"
+
+
+def sections(path: Path) -> list[tuple[str, bool, int, int]]:
+    """Per section of a notebook twin: (heading, optional, prose words, code cells); the opening cells first.
+
+    A section starts at a ``## `` line, also one in the middle of a markdown cell.
+    """
+    out: list[tuple[str, bool, int, int]] = [("(opening)", False, 0, 0)]
+    for cell in jupytext.read(path).cells:
+        if cell.cell_type != "markdown":
+            name, optional, words, cells = out[-1]
+            out[-1] = (name, optional, words, cells + 1)
+            continue
+        for line in cell.source.splitlines():
+            if line.startswith("## "):
+                heading = line[3:].strip()
+                out.append((heading, heading.endswith(OPTIONAL), 0, 0))
+            name, optional, words, cells = out[-1]
+            out[-1] = (name, optional, words + len(re.findall(r"\w+", line)), cells)
+    return out
+
+
+def class_minutes(path: Path, core_only: bool = False) -> int:
+    """Minutes a class needs for a notebook at the stated pace, rounded up."""
+    kept = [s for s in sections(path) if not (core_only and s[1])]
+    words = sum(s[2] for s in kept)
+    cells = sum(s[3] for s in kept)
+    return math.ceil(words / WORDS_PER_MINUTE + cells * MINUTES_PER_CELL + DISCUSSION)
+
+
+EXERCISE_WORK = 15
+"""Minutes of a student's own work on an exercise, on top of reading and running it at the pace above."""
+
+
+def exercise_minutes(path: Path) -> int:
+    """Minutes a class needs for an exercise notebook: read and run it, then the work itself."""
+    return class_minutes(path) + EXERCISE_WORK

@@ -1,0 +1,25 @@
+"""Reminders of words a notebook uses that another notebook explains: the strategy letters and word pieces.
+
+Each notebook that uses them shows the reminder near the top, built from the definitions themselves, so a
+student who opens notebook 06 first still knows what "strategy E" and "256 word pieces" mean.
+"""
+
+from __future__ import annotations
+
+from ragkit.chunking import OVERLAP, SIZE, STRATEGIES
+from ragkit.tokens import WINDOW
+
+
+def strategy_letters() -> str:
+    """The six strategies A-F in one sentence (Markdown), from ragkit's own table."""
+    letters = "; ".join(f"**{s.letter}** {s.name}" for s in STRATEGIES.values())
+    return (f"*The strategy letters (built in 01-chunking):* {letters}. Blind cuts every {SIZE} characters; "
+            f"boundaries packs whole paragraphs up to {SIZE}; the header is `[title > section]`; overlap carries "
+            f"the previous chunk's last {OVERLAP} characters.")
+
+
+def word_pieces() -> str:
+    """What a word piece is, in one sentence (Markdown)."""
+    return (f"*Word pieces:* the units the encoder reads, whole words or fragments of rarer ones (\"tokenisation\" "
+            f"may become \"token\" + \"##isation\"); it embeds at most {WINDOW} of them per text (its window), and "
+            "ignores the rest.")
