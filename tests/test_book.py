@@ -53,7 +53,7 @@ def parse(path: Path) -> Links:
     return parser
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site():
     report = book.build(SITE)
     print("\n" + report.summary())

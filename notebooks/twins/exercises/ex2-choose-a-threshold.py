@@ -100,8 +100,9 @@ costs = cost_table(s, BLUFF_COST, REFUSAL_COST)
 (first, c1), (second, c2) = cost_minima(costs["all"])
 display(Markdown(f"On all queries the two cheapest valleys: **{first:.3f}** (cost **{c1:g}**) and **{second:.3f}** "
                  f"(cost **{c2:g}**)."))
-px.line(costs, x="cut", y=["all", "tune", "judge"], labels={"value": "total cost", "variable": "queries"},
-        title=f"Total cost (bluff {BLUFF_COST}, refusal {REFUSAL_COST}) against the cut", template="plotly_white")
+plots.described(px.line(costs, x="cut", y=["all", "tune", "judge"], labels={"value": "total cost", "variable": "queries"},
+        title=f"Total cost (bluff {BLUFF_COST}, refusal {REFUSAL_COST}) against the cut", template="plotly_white"),
+                plots.lowest_points(costs, "cut", ["all", "tune", "judge"]))
 
 # %% [markdown]
 # `s.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
