@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import threading
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +112,26 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(site, browser_re
 
 
 # every figure says what it shows
+
+
+def test_a_page_captions_each_figure_with_its_text_once():
+    import nbformat
+
+    from book import build as book
+
+    fig = plots.needle_cuts([("q1", 10, 50), ("q2", 480, 60)], size=512)
+    code = nbformat.v4.new_code_cell("plots.needle_cuts(windows)")
+    code.outputs = [nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
+                    nbformat.v4.new_output("display_data", {"text/markdown": plots.caption(fig.description),
+                                                            "text/plain": "<Markdown>"})]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [code]
+    page = book.Page(Path("x.ipynb"), "x.ipynb", "x")
+    outputs = book.prepare(nb, page, book.Settings.load()).cells[0].outputs
+    assert len(outputs) == 1, "the figure's sentence is shown twice"
+    shown = outputs[0].data["text/html"]
+    assert shown.count("1 of 2 run past it") == 1 and 'aria-describedby="figure-1-text"' in shown
+    assert '<figcaption class="book-figure-text" id="figure-1-text">' in shown
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +281,7 @@ def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # 
     starts = [page for _, page in outline]
     assert starts == sorted(starts) and len(set(starts)) == len(starts), "the pages are not in reading order"
     assert len(reader.pages) > starts[-1] >= len(site.pages), f"{len(reader.pages)} pages for {len(site.pages)}"
-    flat = lambda text: re.sub(r"\s+", " ", text)  # noqa: E731
+    flat = lambda text: re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text))  # noqa: E731  (ligatures: ﬀ is ff)
     for (title, start), end in zip(outline[1:], [*starts[2:], len(reader.pages)], strict=True):
         assert flat(title) in flat(reader.pages[start].extract_text()), f"{title} does not open page {start + 1}"
         if "06" in title:
@@ -269,4 +290,6 @@ def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # 
             assert f"cut {CHAPTER_CUTS[0]:.3f}: bluffs {row.bluffs} / {row.out_of_domain}" in text, \
                 "the static slider is not printed at its default cut"
             assert "needs a running Python kernel" in text, "a widget's place does not say it needs a kernel"
+            assert "cosine distance to the nearest chunk" in text, "06's figures are not drawn in the PDF"
+            assert "Histograms of each query's cosine distance" in text, "06's figures are printed without their text"
     print(f"\n{path}: {len(reader.pages)} pages, {path.stat().st_size / 1e6:.1f} MB")
