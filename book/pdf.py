@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import io
 import shutil
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from ragkit.errors import RagkitError
 
 if TYPE_CHECKING:
     from book.build import Page
@@ -27,17 +26,12 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync"]
 
 
-class PdfError(RagkitError):
-    """The book's PDF could not be printed."""
-
-
-def chromium() -> Path:
-    """The chromium that prints (Debian's, or the first on PATH)."""
-    found = CHROMIUM if CHROMIUM.exists() else Path(shutil.which("chromium") or shutil.which("chromium-browser") or "")
-    if not found.name:
-        raise PdfError("no chromium to print the book's PDF with: install it (`apt-get install chromium`) "
-                       "and run `make book` again; the HTML pages are written already")
-    return found
+def chromium() -> Path | None:
+    """The chromium that prints (Debian's, or the first on PATH), or None."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
 
 
 def wait_until_drawn(page) -> None:
@@ -48,15 +42,24 @@ def wait_until_drawn(page) -> None:
                            "new Promise(done => MathJax.Hub.Queue(() => done(true)))", timeout=DRAWN_SECONDS * 1000)
 
 
-def write(out: Path, pages: list[Page], title: str) -> Path:
-    """Print the site in ``out`` (its index, then every page in the book's order) to ``out/NAME``, titled ``title``."""
+def write(out: Path, pages: list[Page], title: str) -> Path | None:
+    """Print the site in ``out`` (its index, then every page in the book's order) to ``out/NAME``, titled ``title``.
+
+    Without a chromium there is no PDF (the HTML pages are complete without it): a warning says what to install.
+    """
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
+
+    browser_path = chromium()
+    if browser_path is None:
+        warnings.warn(f"no chromium to print the book's PDF with, so {out / NAME} was not written: install it "
+                      "(`apt-get install chromium`) and run `make book` again", stacklevel=2)
+        return None
 
     names = [(CONTENTS, "index.html"), *((page.title, page.href) for page in pages)]
     writer = PdfWriter()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
+        browser = p.chromium.launch(executable_path=str(browser_path), headless=True, args=FLAGS)
         try:
             for name, href in names:
                 tab = browser.new_page(viewport={"width": PRINT_WIDTH, "height": 1000})
