@@ -53,11 +53,16 @@ def parse(path: Path) -> Links:
     return parser
 
 
+BUILT: list[book.Report] = []
+"""The one build of a run: test_accessibility imports this fixture, and pytest would run an imported one again."""
+
+
 @pytest.fixture(scope="session")
 def site():
-    report = book.build(SITE)
-    print("\n" + report.summary())
-    return report
+    if not BUILT:
+        BUILT.append(book.build(SITE))
+        print("\n" + BUILT[0].summary())
+    return BUILT[0]
 
 
 @pytest.fixture(scope="module")
