@@ -74,7 +74,7 @@ def write(out: Path, pages: list[Page], title: str) -> Path | None:
                 tab.close()
                 start = len(writer.pages)
                 writer.append(PdfReader(io.BytesIO(sheet)))
-                writer.add_outline_item(name, start)
+                writer.add_outline_item(title=name, page_number=start)
         finally:
             browser.close()
     writer.add_metadata({"/Title": title})
