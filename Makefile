@@ -1,4 +1,5 @@
-# Two commands on a fresh machine: `make lab` (JupyterLab rooted at the project, 00 open) and `make test`.
+# Two commands on a fresh machine: `make lab` (JupyterLab rooted at the project, 00 open) and `make test`;
+# `make check` is the quick loop for someone editing one module.
 # Both create .venv and install ragkit the first time; later runs skip straight to the job.
 
 # The newest Python 3.11-3.13 found on PATH (Ubuntu 24.04 and Debian 13 have no python3.11);
@@ -23,7 +24,7 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 WARM_LOG ?= $(VENV)/warm.log
 WARM_NICE ?= 19
 
-.PHONY: lab test bench book models clean
+.PHONY: lab check warm test bench book models clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -n "$(PYTHON)" || { echo "no Python 3.11-3.13 found: install one, or run make PYTHON=/path/to/python3.x"; exit 1; }
@@ -43,10 +44,24 @@ lab: $(STAMP)
 	$(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)
 	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00-start-here.ipynb
 
+# The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
+# or whole-course embedding). Budget: under 2 minutes on 2 cores, even on an empty cache.
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -m "not slow" -q
+
+# Embed the course once into the cache every later step reads (the tests, the notebook kernels they start, the
+# Binder venv's postBuild): no vector is computed twice in a run. On a warm cache it returns in seconds.
+warm: $(STAMP)
+	$(BIN)/python -m ragkit warm
+
+# Everything, what CI runs (.ci/run): lint, types, the warm step, then the whole suite with its slowest tests listed.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m ragkit warm
+	$(BIN)/python -m pytest --durations=15
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -438,10 +438,27 @@ def bench_guide() -> None:
     print(f"  table written into {GUIDE.relative_to(ROOT)}")
 
 
+def bench_newest() -> None:
+    """tests/test_colab.py's slow tests on the newest versions PyPI offers: a new release breaks this, not CI."""
+    print("\n== newest versions: the lowest-versions run of tests/test_colab.py (unit subset, 00 and 06 on a Colab "
+          "stand-in) on uv's highest resolution; torch stays at its pin (PyPI's newest is the multi-GB CUDA build)")
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_colab.py", "-q", "-s", "-p", "no:cacheprovider",
+                           "-k", "not lower_bounds"], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, RAGKIT_TEST_RESOLUTION="highest"))
+    lines = done.stdout.splitlines()
+    for line in lines:
+        if line.startswith("highest versions"):
+            print(f"  {line}")
+    print(f"  {lines[-1] if lines else done.stderr[-300:]} ({time.perf_counter() - t:.0f} s in all)")
+    if done.returncode != 0:
+        print("  FAILED on the newest versions: " + "\n  ".join(lines[-40:]))
+
+
 def main(argv: list[str]) -> None:
     corpus = load_corpus(CORPUS)
     wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks", "coldstart",
-                           "book", "guide", "classroom", "hostile"}
+                           "book", "guide", "classroom", "hostile", "newest"}
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:
@@ -468,6 +485,8 @@ def main(argv: list[str]) -> None:
         from benchmarks.classroom import bench_classroom
 
         bench_classroom()
+    if "newest" in wanted:
+        bench_newest()
 
 
 if __name__ == "__main__":

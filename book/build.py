@@ -6,11 +6,14 @@ import asyncio
 import copy
 import html
 import json
+import os
 import posixpath
 import re
 import shutil
+import tempfile
 import time
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -20,7 +23,7 @@ import nbformat
 import plotly
 from markdown_it import MarkdownIt
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
 
 from book import pdf
@@ -40,6 +43,10 @@ OBJECTIVES_TAG = "book-objectives"
 PROGRESS = re.compile(r"\|\s*\d+/\d+ \[")
 MATHJAX = "assets/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
 MARKDOWN = MarkdownIt("commonmark").enable("table")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+MARKER = ".ragkit-book"
+"""The file that says a folder is a site this builder wrote, and lists every file in it (nothing else is deleted)."""
+MARKER_FORMAT = "ragkit-book-1"
 
 
 class BookError(RagkitError):
@@ -67,6 +74,11 @@ class Settings:
         slug = self.repository.removeprefix("https://github.com/")
         return (f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
                 f"?urlpath={quote('lab/tree/notebooks/' + rel, safe='')}")
+
+    def colab(self, rel: str) -> str:
+        """The notebook opened on Google Colab, from the repository's copy at ``branch``."""
+        return "https://colab.research.google.com/github/" + self.blob(f"notebooks/{rel}").removeprefix(
+            "https://github.com/")
 
     def source(self, rel: str) -> str:
         """The notebook's source in the repository."""
@@ -112,10 +124,13 @@ class Report:
 
     def summary(self) -> str:
         """A few lines for people."""
-        slowest = max(self.execute_seconds, key=self.execute_seconds.get)
+        ran = "no notebook executed (all given with their outputs)"
+        if self.execute_seconds:
+            slowest = max(self.execute_seconds, key=lambda rel: self.execute_seconds[rel])
+            ran = (f"executing {sum(self.execute_seconds.values()):.1f} s of notebook time "
+                   f"(slowest {slowest} {self.execute_seconds[slowest]:.1f} s)")
         return (f"book: {len(self.pages)} pages in {self.out} ({self.size() / 1e6:.1f} MB) in "
-                f"{self.total_seconds:.1f} s: executing {sum(self.execute_seconds.values()):.1f} s of notebook time "
-                f"(slowest {slowest} {self.execute_seconds[slowest]:.1f} s), rendering {self.render_seconds:.1f} s")
+                f"{self.total_seconds:.1f} s: {ran}, rendering {self.render_seconds:.1f} s")
 
 
 def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
@@ -139,30 +154,70 @@ def pages() -> list[Page]:
     return out
 
 
-async def _execute(page: Page, limit: asyncio.Semaphore, seconds: dict[str, float]) -> nbformat.NotebookNode:
-    nb = nbformat.read(page.path, as_version=4)
+@dataclass(frozen=True)
+class Execution:
+    """One notebook run top to bottom on a fresh kernel: the notebook with its outputs, or why it failed."""
+
+    path: Path
+    notebook: nbformat.NotebookNode
+    seconds: float
+    error: str | None = None
+
+
+def _failure(path: Path, nb: nbformat.NotebookNode, exc: Exception) -> str:
+    """Which cell failed and with what error, in one line a teacher can act on (no traceback)."""
+    where = next((i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code"
+                  and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
+    if where is None:  # a timeout or a dead kernel leaves no error output: the last cell the kernel started is it
+        started = [i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code" and c.get("execution_count")]
+        where = started[-1] if started else None
+    if isinstance(exc, CellExecutionError):
+        error = f"{exc.ename}: {exc.evalue}"
+    else:
+        error = f"{type(exc).__name__}: {exc}"
+    error = ANSI.sub("", error).strip().splitlines()[0][:300] if error.strip() else type(exc).__name__
+    cell = "" if where is None else f", cell {where} ({nb.cells[where - 1].source.strip().splitlines()[0][:60]!r})"
+    return f"{_shown(path)}{cell}: {error}"
+
+
+def _shown(path: Path) -> str:
+    """A notebook's name as a reader finds it: from notebooks/ when it lives there."""
+    try:
+        return path.relative_to(NOTEBOOKS).as_posix()
+    except ValueError:
+        return str(path)
+
+
+async def _execute(path: Path, limit: asyncio.Semaphore) -> Execution:
     async with limit:
+        nb = nbformat.read(path, as_version=4)
         t = time.perf_counter()
         client = NotebookClient(nb, timeout=900, kernel_name="python3",
-                                resources={"metadata": {"path": str(page.path.parent)}})
+                                resources={"metadata": {"path": str(path.parent)}})
         try:
             await client.async_execute()
-        except CellExecutionError as e:
-            raise BookError(f"{page.rel} failed while the book was executing it: {str(e)[-600:]}\n"
-                            f"Run the notebook in JupyterLab (`make lab`), fix it, then `make book` again") from e
-        seconds[page.rel] = time.perf_counter() - t
-    return nb
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+            return Execution(path, nb, time.perf_counter() - t, _failure(path, nb, exc))
+        return Execution(path, nb, time.perf_counter() - t)
 
 
-def execute(book: list[Page], jobs: int = 2) -> tuple[list[nbformat.NotebookNode], dict[str, float]]:
-    """Run every notebook top to bottom on a fresh kernel, ``jobs`` at a time."""
-    seconds: dict[str, float] = {}
-
-    async def run_all():
+def run_notebooks(paths: Sequence[Path], jobs: int = 2) -> dict[Path, Execution]:
+    """Run each notebook top to bottom on a fresh kernel, ``jobs`` at a time; a failure is recorded, not raised."""
+    async def run_all() -> list[Execution]:
         limit = asyncio.Semaphore(jobs)
-        return await asyncio.gather(*(_execute(p, limit, seconds) for p in book))
+        return await asyncio.gather(*(_execute(p, limit) for p in paths))
 
-    return asyncio.run(run_all()), seconds
+    return {run.path: run for run in asyncio.run(run_all())}
+
+
+def execute(book: list[Page], jobs: int = 2) -> dict[Path, Execution]:
+    """Run every page's notebook; a BookError naming each failed notebook, its cell and its error."""
+    runs = run_notebooks([p.path for p in book], jobs)
+    failed = [run.error for run in runs.values() if run.error]
+    if failed:
+        raise BookError("a notebook failed while the book was executing it:\n  " + "\n  ".join(failed)
+                        + "\nRun it in JupyterLab (`make lab`), fix it, then `make book` again")
+    return runs
 
 
 def _figure_html(figure: dict, number: int) -> str:
@@ -229,6 +284,7 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
         return {"href": book[i].href, "title": book[i].title} if 0 <= i < len(book) else None
 
     resources = {"book": {"site_title": SITE_TITLE, "mathjax": MATHJAX, "binder": settings.binder(page.rel),
+                          "colab": settings.colab(page.rel),
                           "source": settings.source(page.rel), "download": page.download,
                           "previous": neighbour(index - 1), "next": neighbour(index + 1)}}
     body, _ = (exporter or _exporter()).from_notebook_node(prepare(nb, page, settings), resources=resources)
@@ -295,23 +351,109 @@ def copy_assets(out: Path) -> None:
     shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", assets / "mathjax", dirs_exist_ok=True)
 
 
-def build(out: Path, jobs: int = 2, book: list[Page] | None = None) -> Report:
-    """Execute the notebooks and write the site to ``out`` (replacing what was there)."""
+def _listing(out: Path) -> list[str]:
+    """Every file, link and folder under ``out``, as paths relative to it (links are listed, never followed)."""
+    found = []
+    for folder, dirs, files in os.walk(out):
+        here = Path(folder).relative_to(out)
+        found += [(here / name).as_posix() for name in dirs + files]
+    return found
+
+
+def _written(out: Path) -> list[str]:
+    """The files the builder wrote into ``out`` (its marker lists them); a BookError when anything else is there."""
+    entries = _listing(out)
+    if not entries:
+        return []
+    marker = out / MARKER
+    listed: list[str] = []
+    if marker.is_file() and not marker.is_symlink():
+        try:
+            data = json.loads(marker.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("format") == MARKER_FORMAT and isinstance(data.get("files"), list):
+                listed = [f for f in data["files"] if isinstance(f, str)]
+        except (OSError, UnicodeDecodeError, ValueError):
+            listed = []
+    ours = set(listed) | {MARKER} | {parent.as_posix() for f in listed for parent in Path(f).parents}
+    foreign = [e for e in entries if e not in ours or (out / e).is_symlink()]
+    if foreign:
+        shown = ", ".join(sorted(foreign)[:3]) + (" ..." if len(foreign) > 3 else "")
+        what = "holds files the book builder did not write" if marker.is_file() else "is not empty and is not a book"
+        raise BookError(f"--out {out} {what} ({shown}): name a new or empty folder for the site, or move those "
+                        "files away (the builder replaces only a site it wrote, and never deletes anything else)")
+    present = set(entries)
+    return [f for f in listed if f in present and (out / f).is_file()]
+
+
+def check_out(out: Path) -> None:
+    """Refuse at once an ``--out`` the builder may not replace: a link, a file, a folder it did not write, no access."""
+    if out.is_symlink():
+        raise BookError(f"--out {out} is a symbolic link: name the folder itself")
+    if out.exists() and not out.is_dir():
+        raise BookError(f"--out {out} is a file, not a folder: name a new or empty folder for the site")
+    if out.is_dir():
+        _written(out)
+        where = out.absolute().parent
+    else:
+        where = next(p for p in out.absolute().parents if p.exists())
+        if not where.is_dir():
+            raise BookError(f"--out {out} cannot be created: {where} is a file, not a folder")
+    if not os.access(where, os.W_OK | os.X_OK) or out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
+        raise BookError(f"--out {out} is not writable here: name a folder you can write to")
+
+
+def _replace(out: Path, new: Path) -> None:
+    """Remove the site the builder wrote in ``out`` (only its listed files), then move the new site there."""
+    if out.is_dir():
+        old = _written(out)  # again: minutes have passed while the notebooks ran
+        for rel in old:
+            (out / rel).unlink()
+        (out / MARKER).unlink(missing_ok=True)
+        folders = {parent for rel in old for parent in Path(rel).parents if parent != Path(".")}
+        for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+            (out / folder).rmdir()
+    new.replace(out)  # rename(2) onto the now empty folder: the new site appears whole, in one step
+
+
+def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookNode], settings: Settings) -> None:
+    copy_assets(site)
+    exporter = _exporter()
+    for i, (page, nb) in enumerate(zip(book, notebooks, strict=True)):
+        (site / page.href).write_text(render(nb, book, i, settings, exporter))
+        (site / page.download).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(page.path, site / page.download)
+    (site / "index.html").write_text(landing(book, settings))
+    pdf.write(site, book, SITE_TITLE)
+    files = sorted(e for e in _listing(site) if (site / e).is_file())
+    (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
+
+
+def build(out: Path, jobs: int = 2, book: list[Page] | None = None,
+          executed: Mapping[Path, nbformat.NotebookNode] | None = None) -> Report:
+    """Write the site to ``out``: a notebook found in ``executed`` is rendered as it is, the others are run first.
+
+    ``out`` is checked before anything runs, and replaced only when it is empty or holds a site this builder wrote.
+    """
     t = time.perf_counter()
+    out = Path(out)
+    check_out(out)
     settings = Settings.load()
     book = pages() if book is None else book
-    executed, seconds = execute(book, jobs)
+    executed = dict(executed or {})
+    runs = execute([p for p in book if p.path not in executed], jobs)
+    notebooks = [executed[p.path] if p.path in executed else runs[p.path].notebook for p in book]
+    seconds = {_shown(path): run.seconds for path, run in runs.items()}
     rendering = time.perf_counter()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    copy_assets(out)
-    exporter = _exporter()
-    for i, (page, nb) in enumerate(zip(book, executed, strict=True)):
-        (out / page.href).write_text(render(nb, book, i, settings, exporter))
-        (out / page.download).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(page.path, out / page.download)
-    (out / "index.html").write_text(landing(book, settings))
-    pdf.write(out, book, SITE_TITLE)
+    out.absolute().parent.mkdir(parents=True, exist_ok=True)
+    site = Path(tempfile.mkdtemp(prefix=f".{out.absolute().name}.", dir=out.absolute().parent))
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        site.chmod(0o777 & ~mask)  # a web server reads the site; mkdtemp made it private
+        _write_site(site, book, notebooks, settings)
+        _replace(out, site)
+    finally:
+        if site.exists():
+            shutil.rmtree(site)  # a half-written site of ours, never moved into place
     done = time.perf_counter()
     return Report(out, book, seconds, done - rendering, done - t)

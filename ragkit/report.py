@@ -3,8 +3,8 @@
 In the spirit of ranx's ``compare``: ``report(ev, wanted, published)`` runs every wanted paired
 comparison at both levels (query and needle), adjusts the p-values with Holm within each level
 over everything the report shows, and judges each comparison the chapter published by the one
-verdict rule (``statistics.verdict``). The chapter's figures come in from the caller as
-``Finding`` values: the engine quotes no chapter of its own.
+verdict rule (``statistics.verdict``), according to what it claims: a difference or none. The
+chapter's figures come in from the caller as ``Finding`` values: the engine quotes no chapter of its own.
 """
 
 from __future__ import annotations
@@ -19,37 +19,49 @@ from ragkit.chunking import STRATEGIES
 from ragkit.data import Query
 from ragkit.errors import InputError
 from ragkit.evaluation import LEVELS, METRICS, NEVER, Comparison, Evaluation, Figure, Result, with_holm
-from ragkit.statistics import verdict
+from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, claim_of, counts_test, verdict
 from ragkit.tokens import TokenReport
 
 Wanted = tuple[str, str, str]
 """One comparison a report shows: run A's label, run B's label, the metric, e.g. ``("E/dense", "A/dense", "R@20")``."""
 
-RULE = ("consistent / contradicts: same / opposite direction with needle-level Holm p < 0.05; otherwise inconclusive")
+RULE = ("a claimed difference (the chapter's raw p < 0.05) is consistent / contradicts when ours goes the same / "
+        f"opposite way with needle-level Holm p < 0.05, otherwise inconclusive ({INCONCLUSIVE}); a claim of no "
+        f"detectable difference is consistent when {NEITHER}, and differs when ours detects one")
 
 
 @dataclass(frozen=True)
 class Finding:
-    """What the chapter published about one comparison: which way it went (A ahead: positive) and how it said so."""
+    """What the chapter published about one comparison: which way it went (A ahead: positive), how it said so,
+    what it claims (``statistics.DIFFERENCE`` or ``NO_DIFFERENCE``) and its raw p (None when it has none)."""
 
     lead: int
     said: str
+    claim: str = DIFFERENCE
+    p: float | None = None
 
     @classmethod
     def counts(cls, wins: int, losses: int, p: float | None = None) -> Finding:
-        """A paired count as the chapter reports it: A's wins, its losses, and the p when it gave one."""
-        return cls(wins - losses, f"+{wins}/-{losses}" + (f", p = {p:g}" if p is not None else ""))
+        """A paired count as the chapter reports it: A's wins, its losses, and the p when it gave one; without
+        one, the exact sign test's p on its counts stands in, and the claim follows from that p."""
+        if p is None:
+            p = counts_test(wins, losses).p
+            said = f"+{wins}/-{losses} (p = {p:.2g} from its counts)"
+        else:
+            said = f"+{wins}/-{losses}, p = {p:g}"
+        return cls(wins - losses, said, claim_of(p), p)
 
     @classmethod
     def gain(cls, b_value: float, a_value: float) -> Finding:
-        """Two point estimates as the chapter reports them: B's figure, then A's."""
+        """Two point estimates as the chapter reports them, B's figure then A's: a claimed gain, with no p."""
         return cls(int(np.sign(a_value - b_value)), f"{b_value:.3f} -> {a_value:.3f}")
 
 
 def judge(finding: Finding, needle: Comparison) -> str:
     """The verdict on a published finding: the one rule, on the needle level and its Holm p (the only call site)."""
     assert needle.p_holm is not None, "a report fills in every comparison's Holm p before judging it"
-    return verdict(finding.lead, needle.test.wins, needle.test.losses, needle.p_holm)
+    return verdict(finding.lead, needle.test.wins, needle.test.losses, needle.p_holm, kind=finding.claim,
+                   a=needle.a, b=needle.b)
 
 
 @dataclass(frozen=True)
@@ -137,13 +149,14 @@ class Report:
             cells = [f"{line.a} vs {line.b}", line.metric]
             for c in (line.query, line.needle):
                 cells += [f"+{c.test.wins}/-{c.test.losses}", f"{c.test.p:.3g}", f"{c.p_holm:.3g}"]
-            cells += [line.finding.said if line.finding else "", line.verdict or ""]
+            cells += [line.finding.said if line.finding else "", line.finding.claim if line.finding else "",
+                      line.verdict or ""]
             rows.append(cells)
         return rows
 
     RECALL_COLUMNS = ("strategy", "retriever", *METRICS[:-1], "MRR", "destroyed")
     COMPARISON_COLUMNS = ("comparison", "metric", "queries", "p", "Holm p", "needles", "p", "Holm p", "chapter",
-                        "verdict")
+                          "claims", "verdict")
 
     def _comparisons_title(self) -> str:
         return (f"Paired comparisons: exact two-sided sign test on the discordant pairs, Holm within the "
@@ -208,7 +221,8 @@ class Report:
                 {"a": c.a, "b": c.b, "metric": c.metric, "level": c.level, "wins": c.test.wins,
                  "losses": c.test.losses, "p": c.test.p, "p_holm": c.p_holm, "a_wins_on": list(c.wins),
                  "b_wins_on": list(c.losses), "chapter": line.finding.said if line.finding else None,
-                 "verdict": line.verdict}
+                 "chapter_p": line.finding.p if line.finding else None,
+                 "claim": line.finding.claim if line.finding else None, "verdict": line.verdict}
                 for level in LEVELS for line in self.lines for c in (line.at(level),)],
         }
 
@@ -235,7 +249,7 @@ def report(ev: Evaluation, wanted: Iterable[Wanted] = (), published: Mapping[Wan
         lines=tuple(lines))
 
 
-WORDS = {"strategy", "retriever", "comparison", "chapter", "verdict"}
+WORDS = {"strategy", "retriever", "comparison", "chapter", "claims", "verdict"}
 """Columns of words, aligned left in a text table; figures align right."""
 
 

@@ -41,7 +41,13 @@ def sign_test(a: Floats, b: Floats) -> SignTest:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples must have the same length ({len(a)} vs {len(b)})")
-    wins, losses = int((a > b).sum()), int((a < b).sum())
+    return counts_test(int((a > b).sum()), int((a < b).sum()))
+
+
+def counts_test(wins: int, losses: int) -> SignTest:
+    """The exact two-sided sign test on a published pair of counts (wins, losses), no per-query data needed."""
+    if wins < 0 or losses < 0:
+        raise InputError(f"counts must be whole numbers of pairs, not negative (got +{wins}/-{losses})")
     if wins + losses == 0:
         return SignTest(0, 0, 1.0)
     return SignTest(wins, losses, float(binomtest(wins, wins + losses, 0.5).pvalue))
@@ -85,11 +91,12 @@ def needle_sign_test(a: Floats, b: Floats, needles: Sequence[str]) -> SignTest:
 
 @dataclass(frozen=True)
 class ClusterInterval:
-    """A percentile interval from resampling whole needles, and how much the clustering inflates the variance."""
+    """A percentile interval from resampling whole needles, its variance, and how much clustering inflates it."""
 
     low: float
     high: float
     design_effect: float
+    variance: float = 0.0
 
 
 def cluster_bootstrap(values: Floats, needles: Sequence[str], resamples: int = 10_000,
@@ -97,7 +104,10 @@ def cluster_bootstrap(values: Floats, needles: Sequence[str], resamples: int = 1
     """Percentile interval of a mean over queries, resampling needles (with all their phrasings) with replacement.
 
     The design effect is the bootstrap variance over the variance the same mean would have
-    if every query were independent (p(1 - p) / n for a proportion, s^2 / n otherwise).
+    if every query were independent (s^2 / n, s^2 with n - 1). Resampling G needles gives a
+    variance too small by (G - 1) / G (31/32 with 32 needles), so it is scaled by G / (G - 1)
+    to match. The percentile interval itself is not corrected: with a few dozen needles it
+    covers somewhat less than its nominal 95%; read its edges as approximate.
     """
     values = np.asarray(values, dtype=float)
     if values.size == 0:
@@ -110,21 +120,66 @@ def cluster_bootstrap(values: Floats, needles: Sequence[str], resamples: int = 1
     draws = np.random.default_rng(seed).multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=resamples)
     means = (draws @ sums) / (draws @ sizes)
     low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    naive = values.var() / values.size
-    design = float(means.var() / naive) if naive > 0 else 1.0
-    return ClusterInterval(float(low), float(high), design)
+    g = len(ids)
+    variance = float(means.var() * g / (g - 1)) if g > 1 else 0.0
+    naive = values.var(ddof=1) / values.size if values.size > 1 else 0.0
+    design = variance / naive if naive > 0 else 1.0
+    return ClusterInterval(float(low), float(high), design, variance)
 
 
-def verdict(chapter_lead: int, wins: int, losses: int, p_holm: float, alpha: float = 0.05) -> str:
-    """The one rule against a published finding: a direction, and whether the needle-level Holm p backs it.
+DIFFERENCE, NO_DIFFERENCE = "a difference", "no detectable difference"
+"""The two kinds of claim a published paired comparison makes, fixed by its own raw p (see ``claim_of``)."""
 
-    ``chapter_lead`` is the published wins minus losses. *consistent*: same direction and
-    p_holm < alpha; *contradicts*: opposite direction and p_holm < alpha; otherwise
-    *inconclusive*, with the direction said.
+VERDICTS = ("consistent", "contradicts", "inconclusive", "differs")
+"""Every word a verdict starts with; prose, quiz and report use these and no others."""
+
+NEITHER = "neither detects a difference"
+INCONCLUSIVE = "this data cannot tell either way, so the published finding is neither confirmed nor refuted"
+"""What *inconclusive* means, in the one wording the report, the notebooks and the quiz share."""
+
+
+def claim_of(p: float, alpha: float = 0.05) -> str:
+    """What a published comparison claims, by its own raw p: *a difference* below alpha, else *no detectable
+    difference* (whatever words the publication put on it: a p of 0.29 found nothing)."""
+    if not 0.0 <= p <= 1.0:
+        raise InputError(f"a p-value must lie in [0, 1] (got {p}): pass the publication's raw sign-test p")
+    return DIFFERENCE if p < alpha else NO_DIFFERENCE
+
+
+def verdict(lead: int, wins: int, losses: int, p_holm: float, alpha: float = 0.05, *, kind: str = DIFFERENCE,
+            a: str = "the first", b: str = "the second") -> str:
+    """The one rule against a published finding: what it claims, our direction, and our needle-level Holm p.
+
+    ``lead`` is the published wins minus losses (A ahead: positive) and ``kind`` what it claims
+    (``DIFFERENCE`` or ``NO_DIFFERENCE``, see ``claim_of``); ``wins``/``losses``/``p_holm`` are
+    ours; ``a`` and ``b`` name the two runs in the words of a *differs*. Every outcome:
+
+    ========================  ===============================  =====================================
+    the publication claims    ours                             verdict
+    ========================  ===============================  =====================================
+    a difference              same direction, p_holm < alpha   consistent
+    a difference              opposite, p_holm < alpha         contradicts
+    a difference              p_holm >= alpha                  inconclusive, same / opposite
+                                                               direction (or no lead either way)
+    a difference, no lead     anything                         inconclusive, the chapter shows no lead
+    no detectable difference  p_holm >= alpha                  consistent: neither detects a difference
+    no detectable difference  p_holm < alpha                   differs: ours finds A (or B) ahead
+    ========================  ===============================  =====================================
+
+    *Inconclusive*: ``INCONCLUSIVE``.
     """
-    ours, theirs = np.sign(wins - losses), np.sign(chapter_lead)
-    if ours == 0 or theirs == 0:
-        return "inconclusive, no lead either way" if ours == 0 else "inconclusive, the chapter shows no lead"
+    if kind not in (DIFFERENCE, NO_DIFFERENCE):
+        raise InputError(f"unknown claim {kind!r}: use statistics.DIFFERENCE or statistics.NO_DIFFERENCE")
+    ours = int(np.sign(wins - losses))
+    if kind == NO_DIFFERENCE:
+        if p_holm < alpha and ours != 0:
+            return f"differs: ours finds {a if ours > 0 else b} ahead"
+        return f"consistent: {NEITHER}"
+    theirs = int(np.sign(lead))
+    if theirs == 0:
+        return "inconclusive, the chapter shows no lead"
+    if ours == 0:
+        return "inconclusive, no lead either way"
     same = ours == theirs
     if p_holm < alpha:
         return "consistent" if same else "contradicts"

@@ -2,7 +2,7 @@
 colour never carries meaning alone, the palette stays apart under colour-vision deficiencies, and the course prints
 to one PDF in reading order.
 
-The pages come from test_book's ``site`` fixture (the book is built once per run, not again here).
+The pages come from test_book's ``site`` fixture: the book is built once per run, from the notebooks executed once.
 """
 
 import functools
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_book import Quiet, site  # noqa: F401  (the fixture, shared with test_book)
+from test_book import Quiet, reads_the_site, site  # noqa: F401  (the fixture, shared with test_book)
 from test_browser import CHROMIUM, launch
 
 import ragkit.teach.course
@@ -103,6 +103,7 @@ def browser_ready():
         pytest.skip("no /usr/bin/chromium here (apt-get install chromium); CI runs this test")
 
 
+@reads_the_site
 def test_axe_finds_no_serious_or_critical_violation_on_any_page(site, browser_ready):  # noqa: F811
     results = axe_pages(site.out, install_axe())
     print("\naxe-core " + AXE_VERSION + ", tags " + ", ".join(AXE_TAGS) + ":\n" + summary(results))
@@ -148,6 +149,7 @@ def numbers(text: str) -> list[str]:
     return re.findall(r"\d+(?:\.\d+)?", text)
 
 
+@pytest.mark.slow  # the course's vectors
 def test_the_histograms_text_gives_the_counts_ragkit_computes_at_the_cut(sweep):
     fig = plots.distance_histogram(sweep, CHAPTER_CUTS[0])
     row = sweep.at(CHAPTER_CUTS[0])
@@ -160,6 +162,7 @@ def test_the_histograms_text_gives_the_counts_ragkit_computes_at_the_cut(sweep):
     assert plots.describe(slider.to_plotly_json()) == slider.description  # it survives into the notebook's JSON
 
 
+@pytest.mark.slow  # the course's vectors
 def test_the_bluff_curves_text_follows_the_sweep(sweep):
     rows = [r for r in sweep.rows() if r.cut is not None]
     text = plots.bluffs_and_refusals(sweep).description
@@ -176,6 +179,7 @@ def test_the_needle_figures_text_counts_the_destroyed_ones():
     assert kinds["destroyed"] != kinds["kept"], "kept and destroyed differ by colour only"
 
 
+@pytest.mark.slow  # the course's vectors
 def test_the_recall_and_win_loss_texts_give_ragkits_numbers(course):
     ev = course.evaluation()
     text = plots.recall_curves(ev, "dense").description
@@ -195,6 +199,7 @@ def test_a_figure_without_a_description_is_named_by_its_title():
     assert plots.describe(plots.described(go.Figure(), "Two dots.")) == "Two dots."
 
 
+@pytest.mark.slow  # the course's vectors
 def test_lines_and_bars_differ_by_more_than_colour(sweep, course):
     hist = plots.distance_histogram(sweep)
     assert len({t.marker.pattern.shape for t in hist.data}) == len(hist.data), "the histograms differ by colour only"
@@ -270,6 +275,7 @@ def test_the_simulation_is_machados():
 # the course on paper
 
 
+@reads_the_site
 def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # noqa: F811
     from pypdf import PdfReader
 

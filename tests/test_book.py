@@ -1,14 +1,19 @@
 """The course as a book: every notebook has a page with its outputs, nothing comes from the network, every link
 between pages resolves; in a real browser the 06 page's static slider moves by keyboard and shows ragkit's counts.
 
-The site is built once for the module into build/book/ (the same place as `make book`): every notebook executes.
+The site is built once per run into a temporary folder, from the notebooks the ``executed`` fixture ran once
+(conftest.py): the book builder renders them and executes none again.
 """
 
 import functools
 import http.server
+import json
 import os
 import re
+import subprocess
+import sys
 import threading
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -24,7 +29,8 @@ from ragkit.threshold import CHAPTER_CUTS, default_cuts
 
 from conftest import ROOT
 
-SITE = ROOT / "build" / "book"
+BOOK = book.pages()
+reads_the_site = pytest.mark.notebooks(*(p.path for p in BOOK))
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 RAW_WIDGET = re.compile(r"\b(VBox|HBox|Box|FigureWidget|FloatSlider|IntSlider|Dropdown|Output|HTML|Label)\(")
@@ -58,11 +64,18 @@ BUILT: list[book.Report] = []
 
 
 @pytest.fixture(scope="session")
-def site():
-    if not BUILT:
-        BUILT.append(book.build(SITE))
-        print("\n" + BUILT[0].summary())
-    return BUILT[0]
+def site(executed, tmp_path_factory):
+    if BUILT:
+        return BUILT[0]
+    runs = {p.path: executed(p.path) for p in BOOK}
+    failed = [run.error for run in runs.values() if run.error]
+    if failed:
+        pytest.fail("the book cannot be built: " + "; ".join(failed), pytrace=False)
+    report = book.build(tmp_path_factory.mktemp("book") / "site", executed={p: r.notebook for p, r in runs.items()})
+    print("\n" + report.summary())
+    assert not report.execute_seconds, "the book executed a notebook again"
+    BUILT.append(report)
+    return report
 
 
 @pytest.fixture(scope="module")
@@ -75,46 +88,50 @@ def output_areas(html: str) -> str:
     return "\n".join(re.findall(r'<div class="jp-OutputArea-output[^"]*"[^>]*>(.*?)</div>', html, re.S))
 
 
+@reads_the_site
 def test_every_notebook_and_exercise_has_a_page_with_its_outputs(site):
     expected = sorted(NB.relative_to(ROOT / "notebooks").as_posix() for NB in
                       [*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "notebooks" / "exercises").glob("*.ipynb")])
     assert sorted(p.rel for p in site.pages) == expected
     for page in site.pages:
-        html = (SITE / page.href).read_text()
+        html = (site.out / page.href).read_text()
         assert f"<title>{page.title}</title>" in html
         code_cells = [c for c in nbformat.read(page.path, as_version=4).cells if c.cell_type == "code"]
         assert html.count("jp-Cell jp-CodeCell") == len(code_cells), f"{page.href} lost cells"
         assert "jp-OutputArea-output" in html, f"{page.href} shows no output"
-        assert (SITE / page.download).is_file()
+        assert (site.out / page.download).is_file()
 
 
+@reads_the_site
 def test_no_page_shows_an_error_a_broken_widget_or_a_raw_widget_repr(site):
     for page in site.pages:
-        html = (SITE / page.href).read_text()
+        html = (site.out / page.href).read_text()
         assert "Traceback" not in html and "jp-OutputArea-error" not in html, f"{page.href} shows an error"
         assert "Error displaying widget" not in html
         assert "application/vnd.jupyter.widget-view+json" not in html, f"{page.href} still carries a widget view"
         assert not RAW_WIDGET.search(output_areas(html)), f"{page.href} shows a raw widget repr"
 
 
+@reads_the_site
 def test_nothing_is_fetched_from_the_network(site):
-    for path in [SITE / "index.html", *(SITE / p.href for p in site.pages)]:
+    for path in [site.out / "index.html", *(site.out / p.href for p in site.pages)]:
         for tag, url in parse(path).links:
             if tag in ("script", "link", "img") and urlsplit(url).scheme != "data":
                 assert not urlsplit(url).scheme, f"{path.name} loads {url} from the network"
-                assert (SITE / unquote(urlsplit(url).path)).is_file(), f"{path.name}: {url} is not in the site"
+                assert (site.out / unquote(urlsplit(url).path)).is_file(), f"{path.name}: {url} is not in the site"
         assert not re.search(r"(cdn|unpkg|jsdelivr)\.", path.read_text()), f"{path.name} names a CDN"
 
 
+@reads_the_site
 def test_every_link_between_pages_resolves(site):
-    pages = {p.name: parse(p) for p in SITE.glob("*.html")}
+    pages = {p.name: parse(p) for p in site.out.glob("*.html")}
     for name, links in pages.items():
         for _, url in links.links:
             parts = urlsplit(url)
             if parts.scheme:
                 continue
             target = unquote(parts.path) or name
-            assert (SITE / target).is_file(), f"{name} links to {url}, which is not in the site"
+            assert (site.out / target).is_file(), f"{name} links to {url}, which is not in the site"
             if parts.fragment and target in pages:
                 # a browser looks for the fragment as written, then percent-decoded (HTML's indicated element)
                 ids = pages[target].ids
@@ -122,14 +139,15 @@ def test_every_link_between_pages_resolves(site):
                     f"{name} links to a missing anchor {url}"
 
 
+@reads_the_site
 def test_landing_page_is_the_readme_table_and_every_page_launches_on_binder_and_links_its_source(site):
     settings = book.Settings.load()
-    index = (SITE / "index.html").read_text()
-    hrefs = {url for _, url in parse(SITE / "index.html").links}
+    index = (site.out / "index.html").read_text()
+    hrefs = {url for _, url in parse(site.out / "index.html").links}
     assert "<table>" in index
     assert all(p.href in hrefs for p in site.pages)
     for page in site.pages:
-        links = {url for _, url in parse(SITE / page.href).links}
+        links = {url for _, url in parse(site.out / page.href).links}
         assert settings.binder(page.rel) in links and settings.source(page.rel) in links
         assert "urlpath=lab%2Ftree%2Fnotebooks%2F" + page.rel.replace("/", "%2F") in settings.binder(page.rel)
 
@@ -186,6 +204,7 @@ def slider_counts(text: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
+@pytest.mark.slow
 def test_static_slider_counts_equal_the_sweep_at_every_step(sweep):
     fig = plots.threshold_slider(sweep)
     slider = fig.layout.sliders[0]
@@ -216,7 +235,7 @@ def served(site):
         if os.environ.get("CI") == "true":
             pytest.fail("chromium is missing: .ci/run must install Debian's chromium package")
         pytest.skip("no /usr/bin/chromium here (apt-get install chromium); CI runs this test")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SITE)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site.out)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -241,6 +260,7 @@ def offline_page(browser, served: str, outside: list[str], problems: list[str]):
     return page
 
 
+@reads_the_site
 def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_counts(served, sweep):
     from playwright.sync_api import sync_playwright
 
@@ -279,6 +299,7 @@ def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_coun
     assert not problems, problems
 
 
+@reads_the_site
 def test_formulas_render_offline_with_the_shipped_mathjax(served):
     from playwright.sync_api import sync_playwright
 
@@ -303,3 +324,126 @@ def test_links_to_project_files_point_at_the_repository():
     assert 'href="02-dense-retrieval.html"' in out and 'href="assets/book.css"' in out
     nested = book.Page(Path("exercises/ex5.ipynb"), "exercises/ex5.ipynb", "ex5")
     assert "blob/v2/data/corpus/x.md" in book._project_links('<a href="../../data/corpus/x.md">', nested, settings)
+
+
+# ragkit deletes only what it made: `--out` is replaced only when it holds a site the builder wrote
+
+
+def tiny_book(folder: Path, *sources: str) -> list[book.Page]:
+    """A one-page book (an exercise, so the README's table need not list it) whose code cells are ``sources``."""
+    nb = notebook(nbformat.v4.new_markdown_cell("# Tiny"), *(nbformat.v4.new_code_cell(c) for c in sources))
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = folder / "exercises" / "tiny.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return [book.Page(path, "exercises/tiny.ipynb", "Tiny")]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _thesis(out: Path) -> None:
+    out.mkdir()
+    (out / "thesis.tex").write_text("four years of work")
+    (out / "figures").mkdir()
+    (out / "figures" / "f1.pdf").write_bytes(b"%PDF")
+
+
+def _home(out: Path) -> None:
+    out.mkdir()
+    (out / ".bashrc").write_text("export PATH")
+    (out / "index.html").write_text("my own page")  # a name the book also writes
+
+
+def _file(out: Path) -> None:
+    out.write_text("not a folder")
+
+
+def _link(out: Path) -> None:
+    (out.parent / "elsewhere").mkdir()
+    out.symlink_to(out.parent / "elsewhere")
+
+
+@pytest.mark.parametrize("make", [_thesis, _home, _file, _link], ids=["thesis-folder", "home-folder", "file", "link"])
+def test_an_out_the_builder_did_not_write_is_refused_before_any_notebook_runs(tmp_path, make):
+    ran = tmp_path / "ran"
+    pages = tiny_book(tmp_path / "src", f"open({str(ran)!r}, 'w').close()")
+    out = tmp_path / "out"
+    make(out)
+    before = snapshot(tmp_path)
+    with pytest.raises(book.BookError, match="--out"):
+        book.build(out, book=pages)
+    assert not ran.exists(), "a notebook ran before --out was checked"
+    assert snapshot(tmp_path) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "a temporary site was left behind"
+
+
+def _executed(pages: list[book.Page]) -> dict[Path, nbformat.NotebookNode]:
+    """The pages' notebooks with an output each, as if run: the builder renders them without a kernel."""
+    done = {}
+    for page in pages:
+        nb = nbformat.read(page.path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
+        done[page.path] = nb
+    return done
+
+
+def test_a_site_the_builder_wrote_is_replaced_and_a_file_added_to_it_is_kept(tmp_path):
+    pages = tiny_book(tmp_path / "src", "print('ran')")
+    out = tmp_path / "out"
+    out.mkdir()  # an empty folder is fine
+    report = book.build(out, book=pages, executed=_executed(pages))
+    assert report.execute_seconds == {}
+    assert "no notebook executed" in report.summary()
+    marker = json.loads((out / book.MARKER).read_text())
+    assert sorted(marker["files"]) == sorted(snapshot(out).keys() - {book.MARKER})
+    (out / "tiny.html").write_text("stale")
+    book.build(out, book=pages, executed=_executed(pages))
+    assert "stale" not in (out / "tiny.html").read_text()
+    (out / "notes.txt").write_text("mine")
+    before = snapshot(out)
+    with pytest.raises(book.BookError, match="did not write.*notes.txt"):
+        book.build(out, book=pages, executed=_executed(pages))
+    assert snapshot(out) == before
+
+
+def test_a_forged_marker_deletes_nothing_outside_the_site(tmp_path):
+    pages = tiny_book(tmp_path / "src", "print('ran')")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / book.MARKER).write_text(json.dumps({"format": book.MARKER_FORMAT, "files": ["../victim.txt"]}))
+    book.build(out, book=pages, executed=_executed(pages))
+    assert victim.read_text() == "keep me"
+    assert (out / "tiny.html").is_file()
+
+
+def test_a_failing_notebook_is_named_with_its_cell_and_error_not_a_traceback(tmp_path):
+    pages = tiny_book(tmp_path / "src", "x = 1", "1 / 0", "print('never')")
+    out = tmp_path / "out"
+    with pytest.raises(book.BookError) as failed:
+        book.build(out, book=pages)
+    message = str(failed.value)
+    assert "tiny.ipynb, cell 3 ('1 / 0'): ZeroDivisionError: division by zero" in message
+    assert "Traceback" not in message and "\x1b[" not in message and "make lab" in message
+    assert not out.exists()
+
+
+def test_python_m_book_refuses_a_file_or_a_full_folder_at_once_and_without_a_traceback(tmp_path):
+    target = tmp_path / "site.html"
+    target.write_text("a file")
+    _thesis(tmp_path / "mine")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for out, cwd, says in ((target, ROOT, "is a file"), (Path("."), tmp_path / "mine", "is not a book")):
+        t = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "book", "--out", str(out)], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1 and says in done.stderr, done.stderr[-2000:]
+        assert "Traceback" not in done.stderr
+        assert time.perf_counter() - t < 60, "python -m book ran notebooks before checking --out"
+    assert target.read_text() == "a file"
+    assert (tmp_path / "mine" / "thesis.tex").read_text() == "four years of work"

@@ -85,6 +85,7 @@ def launch(playwright):
         "--disable-component-update", "--disable-sync"])
 
 
+@pytest.mark.slow
 def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab):
     from playwright.sync_api import sync_playwright
 
@@ -171,6 +172,7 @@ def in_view(page, inner: str, box: str) -> bool:
     }""", [inner, box])
 
 
+@pytest.mark.slow
 def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     from playwright.sync_api import sync_playwright
 

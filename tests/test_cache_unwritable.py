@@ -44,10 +44,12 @@ def run_on(tmp_path, prepare: str):
     return done, folder
 
 
+@pytest.mark.slow
 def test_a_read_only_cache_folder_warns_once_and_runs(tmp_path):
     check(*run_on(tmp_path, "mount -t tmpfs -o ro,size=1m tmpfs '{f}'"))
 
 
+@pytest.mark.slow
 def test_a_full_cache_folder_warns_once_and_runs(tmp_path):
     fill = "(dd if=/dev/zero of='{f}/.fill' bs=4k 2>/dev/null || true)"
     check(*run_on(tmp_path, f"mount -t tmpfs -o size=64k tmpfs '{{f}}' && {fill}"))

@@ -48,6 +48,7 @@ def test_an_overlap_glued_across_a_heading_is_not_quoted():
     assert cit.quote == second.content and cit.fragment == f"#char={second.start},{second.end}"
 
 
+@pytest.mark.slow
 def test_every_citation_of_every_bundled_query_verifies(corpus):
     retriever = Retriever(chunk_corpus(corpus, "F"), strategy="F", progress=False)
     texts = [q.text for q in queries(load_questions(ROOT / "data" / "questions.jsonl"))]
@@ -116,6 +117,7 @@ def retriever(corpus):
     return Retriever(chunk_corpus(corpus, "E"), strategy="E", progress=False)
 
 
+@pytest.mark.slow
 def test_nothing_under_the_cut_is_no_answer_without_a_model(retriever):
     class Exploding:
         name = "must not be called"
@@ -131,6 +133,7 @@ def test_nothing_under_the_cut_is_no_answer_without_a_model(retriever):
     assert str(result) == 'NO ANSWER: nothing under cosine distance 0.3 for "how do i renew my spanish passport"'
 
 
+@pytest.mark.slow
 def test_answer_returns_prompt_and_citations(retriever, corpus):
     result = answer("How many test examples do I need?", retriever, cut=0.9)
     assert 1 <= len(result.citations) <= 4 and result.text is None
@@ -138,12 +141,14 @@ def test_answer_returns_prompt_and_citations(retriever, corpus):
     assert all(verify(c, corpus) for c in result.citations)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("question", ["", "   \n"])
 def test_empty_question_is_refused(retriever, question):
     with pytest.raises(InputError, match="empty question"):
         answer(question, retriever)
 
 
+@pytest.mark.slow
 def test_cut_out_of_range_is_refused(retriever):
     with pytest.raises(InputError):
         answer("what is a gradient?", retriever, cut=2.5)

@@ -102,7 +102,7 @@ def test_the_from_scratch_cells_assert_their_agreement_in_the_notebook():
 def objectives_in_guide() -> dict[str, list[str]]:
     text = (ROOT / "docs" / "teacher-guide.md").read_text()
     out = {}
-    for m in re.finditer(r"^### (\d\d-[a-z0-9-]+)\n(.*?)(?=^### |\Z)", text, re.M | re.S):
+    for m in re.finditer(r"^### (\d\d[a-z]?-[a-z0-9-]+)\n(.*?)(?=^### |\Z)", text, re.M | re.S):
         block = m.group(2).split("**Learning objectives.**", 1)
         if len(block) == 2:
             out[m.group(1)] = re.findall(r"^- (.+)$", block[1].split("\n\n", 2)[1], re.M)
@@ -131,6 +131,7 @@ def course():
     return ragkit.teach.course.load(progress=False)
 
 
+@pytest.mark.slow
 def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(course):
     from ragkit.teach import quiz
 
@@ -143,6 +144,7 @@ def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(cou
             assert len({o.text for o in q.options}) == len(q.options)
 
 
+@pytest.mark.slow
 def test_computed_quiz_answers_follow_the_course(course):
     from ragkit.answer import DEFAULT_CUT
     from ragkit.teach import quiz
@@ -156,6 +158,7 @@ def test_computed_quiz_answers_follow_the_course(course):
     assert right("02", 2) == ("yes" if c.p < 0.05 else "no")
 
 
+@pytest.mark.slow
 def test_quiz_widget_explains_every_option(course):
     from ragkit.teach.quiz import Quiz
 

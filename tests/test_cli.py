@@ -13,17 +13,20 @@ from ragkit.data import read_questions
 from conftest import ROOT
 
 
+@pytest.mark.slow
 def test_ask_prints_a_citation_table(capsys):
     assert main(["ask", "How many test examples do I need?"]) == 0
     out = capsys.readouterr().out
     assert "#char=" in out and "04-classification-and-evaluation" in out and "prompt:" in out
 
 
+@pytest.mark.slow
 def test_ask_says_no_answer_under_a_strict_cut(capsys):
     assert main(["ask", "how do i renew my spanish passport", "--cut", "0.3"]) == 0
     assert capsys.readouterr().out.startswith('NO ANSWER: nothing under cosine distance 0.3 for "how do i renew')
 
 
+@pytest.mark.slow
 def test_ask_rejects_an_empty_question_and_a_bad_cut(capsys):
     assert main(["ask", "  "]) == 1
     assert main(["ask", "what is a gradient", "--cut", "3"]) == 1
@@ -31,6 +34,7 @@ def test_ask_rejects_an_empty_question_and_a_bad_cut(capsys):
     assert "empty question" in err and "(0, 2]" in err
 
 
+@pytest.mark.slow
 def test_sweep_prints_the_chapter_cuts(capsys):
     assert main(["sweep"]) == 0
     out = capsys.readouterr().out

@@ -78,6 +78,7 @@ def test_duplicates_in_one_call_are_computed_once(cache):
     assert np.array_equal(v[0], v[1]) and sorted(calls[0]) == ["once more", "twice unique text"]
 
 
+@pytest.mark.slow
 def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_path):
     Embedder(cache=tmp_path).encode(["export me"])
     (model,) = tmp_path.glob("onnx/*/onnx/model.onnx")
@@ -89,6 +90,7 @@ def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_p
     assert list(tmp_path.glob("onnx/*.damaged-*"))
 
 
+@pytest.mark.slow
 def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(tmp_path, monkeypatch):
     teacher = tmp_path / "shared"
     filler = Embedder(cache=teacher)
@@ -111,6 +113,7 @@ def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(
         p.chmod(0o755 if p.is_dir() else 0o644)
 
 
+@pytest.mark.slow
 def test_onnx_and_torch_agree_on_the_bundled_corpus(corpus):
     texts = [c.text for c in chunk_corpus(corpus, "E")]
     onnx = default_embedder().encode(texts, progress=False)
@@ -126,6 +129,7 @@ def test_token_vectors_are_unit_rows_and_cached(embedder, cache):
     assert again._model is None
 
 
+@pytest.mark.slow
 def test_a_warm_cache_never_loads_the_model(tmp_path):
     cold = Embedder(cache=tmp_path)
     cold.encode(TEXTS)
@@ -134,6 +138,7 @@ def test_a_warm_cache_never_loads_the_model(tmp_path):
     assert cold._model is not None and warm._model is None and warm.stamp == cold.stamp
 
 
+@pytest.mark.slow
 def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     long = "tokenisation " * 300
     Embedder(cache=tmp_path).encode([long, "short"])
@@ -143,6 +148,7 @@ def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     assert warm._model is None
 
 
+@pytest.mark.slow
 def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder, cache):
     from ragkit.plumbing.onnx import OnnxEncoder, quiet_load
 
@@ -161,6 +167,7 @@ def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder,
     assert len(embedder.model.token_embeddings([texts[3]])[0]) == embedder.stamp.window
 
 
+@pytest.mark.slow
 def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
     code = ("import sys; from ragkit.embedding import Embedder; Embedder(cache=sys.argv[1]).encode(['x'], "
             "progress=False); Embedder(cache=sys.argv[1]).token_vectors(['y']); print('torch' in sys.modules)")
@@ -183,6 +190,7 @@ def test_an_export_another_process_finished_first_is_used_not_an_error(embedder,
     assert not list(target.parent.glob(".export-*"))
 
 
+@pytest.mark.slow
 def test_a_failed_export_says_what_failed(tmp_path):
     from ragkit.plumbing.onnx import export_in_child
 

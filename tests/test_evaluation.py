@@ -64,6 +64,7 @@ def evaluation(corpus):
     return evaluate(corpus, questions, strategies="AE", progress=False), questions
 
 
+@pytest.mark.slow
 def test_recall_and_mrr_equal_ranx(evaluation, corpus):
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
@@ -87,6 +88,7 @@ def test_recall_and_mrr_equal_ranx(evaluation, corpus):
     assert result.value("MRR") == pytest.approx(expected["mrr"], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_destroyed_needles_rank_zero_everywhere_and_others_are_found(evaluation):
     ev, questions = evaluation
     for label, result in ev.results.items():
@@ -95,6 +97,7 @@ def test_destroyed_needles_rank_zero_everywhere_and_others_are_found(evaluation)
             assert (rank == 0) == (needle in lost), (label, needle)
 
 
+@pytest.mark.slow
 def test_tables_carry_wilson_intervals(evaluation):
     ev, _ = evaluation
     from ragkit.teach import tables
@@ -106,12 +109,14 @@ def test_tables_carry_wilson_intervals(evaluation):
     assert len(tables.summary(ev)) == 6
 
 
+@pytest.mark.slow
 def test_unknown_run_label_is_a_clear_error(evaluation):
     ev, _ = evaluation
     with pytest.raises(InputError, match="no run 'Z/dense'"):
         ev.compare("Z/dense", "E/dense", "R@4")
 
 
+@pytest.mark.slow
 def test_eval_command_prints_and_writes_json(tmp_path, capsys):
     out = tmp_path / "eval.json"
     assert main(["eval", "--strategies", "AE", "--rerankers", "--quiet", "--json", str(out)]) == 0

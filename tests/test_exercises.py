@@ -48,11 +48,13 @@ def destroyed(course, size):
 
 # ex1 -------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_ex1_every_own_size_destroys_some_needle(course):
     for size in ex.OWN_SIZES:
         assert destroyed(course, size), f"no needle destroyed at {size}: that student could not do exercise 1"
 
 
+@pytest.mark.slow
 def test_ex1_the_answer_printed_for_512_is_not_yet(course):
     size = ex.own_size()
     mine = set(destroyed(course, size))
@@ -65,6 +67,7 @@ def test_ex1_the_answer_printed_for_512_is_not_yet(course):
     assert not feedback.passed and "own" in str(feedback)
 
 
+@pytest.mark.slow
 def test_ex1_own_size_answer_passes_and_sizes_differ_by_student(course):
     qid, cut = destroyed(course, ex.own_size())[0]
     assert ex.check_destroyed_needle(course, qid, cut).passed
@@ -79,6 +82,7 @@ def sweep(course):
     return course.sweep("E", "dense")
 
 
+@pytest.mark.slow
 def test_ex2_halves_split_by_needle_with_both_phrasings_together(sweep):
     tune, judge = ex.threshold_halves(sweep)
     assert {q.id for q in tune.questions}.isdisjoint({q.id for q in judge.questions})
@@ -93,6 +97,7 @@ def test_ex2_halves_split_by_needle_with_both_phrasings_together(sweep):
     assert [q.id for q in again.questions] == [q.id for q in tune.questions]
 
 
+@pytest.mark.slow
 def test_ex2_hint_points_towards_the_cheapest_cut(sweep):
     table = ex.cost_table(sweep)
     best = table.cut[table.tune == table.tune.min()]
@@ -102,6 +107,7 @@ def test_ex2_hint_points_towards_the_cheapest_cut(sweep):
         assert not feedback.passed and f"try a {direction} one" in str(feedback), (cut, str(feedback))
 
 
+@pytest.mark.slow
 def test_ex2_a_cut_tuned_on_the_judging_queries_is_not_yet(sweep):
     table = ex.cost_table(sweep)
     limit = table.tune.min() + max(ex.TOLERANCE * table.tune.min(), 1)
@@ -111,6 +117,7 @@ def test_ex2_a_cut_tuned_on_the_judging_queries_is_not_yet(sweep):
         assert not ex.check_threshold_choice(sweep, cut).passed
 
 
+@pytest.mark.slow
 def test_ex2_cheapest_tuning_cut_passes_and_is_judged_on_the_other_half(sweep):
     table = ex.cost_table(sweep)
     cut = float(table.cut[table.tune.idxmin()])
@@ -121,6 +128,7 @@ def test_ex2_cheapest_tuning_cut_passes_and_is_judged_on_the_other_half(sweep):
 
 # ex3 -------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_ex3_dataset_tickets_and_course_questions_are_copies(course):
     picked = [q for q in course.questions if len(ex.shared_needle_words(q.ticket, q.needle)) <= ex.MAX_SHARED][:5]
     for field in ("ticket", "question"):
@@ -131,11 +139,13 @@ def test_ex3_dataset_tickets_and_course_questions_are_copies(course):
     assert not ex.check_ticket_phrasings(course, shifted).passed
 
 
+@pytest.mark.slow
 def test_ex3_gibberish_is_not_yet(course):
     feedback = ex.check_ticket_phrasings(course, {q.id: "zzz qqq" for q in course.questions[:5]})
     assert not feedback.passed and "occur anywhere in the course" in str(feedback)
 
 
+@pytest.mark.slow
 def test_ex3_copying_the_needle_is_not_yet(course):
     feedback = ex.check_ticket_phrasings(course, {q.id: "help: " + q.needle for q in course.questions[:5]})
     assert not feedback.passed and "copies the needle's words" in str(feedback)
@@ -152,6 +162,7 @@ def test_validate_warns_about_dataset_tickets_that_break_the_word_rule(capsys):
 
 # ex4 -------------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_ex4_e_header_itself_is_not_yet(course):
     def same(title: str, section: str) -> str:
         return f"[{title} > {section}]" if section else f"[{title}]"
@@ -159,6 +170,7 @@ def test_ex4_e_header_itself_is_not_yet(course):
     assert "same as strategy E" in str(ex.check_header(course, same, "better"))
 
 
+@pytest.mark.slow
 def test_ex4_words_smuggled_in_per_section_are_not_yet(course):
     asked = {}
     for q in course.questions:
@@ -177,6 +189,7 @@ def crowding(title, section):
     return "[" + " > ".join([title, section or title] * 20) + "]"
 
 
+@pytest.mark.slow
 def test_ex4_a_conclusion_the_test_does_not_support_is_not_yet(course):
     feedback = ex.check_header(course, crowding, "better")
     assert not feedback.passed and "does not follow" in str(feedback)
@@ -184,6 +197,7 @@ def test_ex4_a_conclusion_the_test_does_not_support_is_not_yet(course):
     assert ex.check_header(course, crowding, "worse").passed
 
 
+@pytest.mark.slow
 def test_ex4_no_detectable_difference_is_not_yet_even_when_said(course, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
     for said in ("no detectable difference", "better", "worse"):
@@ -210,11 +224,13 @@ every further rejection, up to a ceiling of about a minute.
 """
 
 
+@pytest.mark.slow
 def test_ex5_a_verbatim_sentence_is_not_yet(course):
     feedback = ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
     assert not feedback.passed and "5 words in a row" in str(feedback)
 
 
+@pytest.mark.slow
 def test_ex5_a_question_refused_by_the_default_cut_is_not_yet(course):
     feedback = ex.check_own_document(course, DOCUMENT, "how do i renew my spanish passport")
     assert not feedback.passed and "nothing is under the default cut 0.675" in str(feedback)
@@ -222,6 +238,7 @@ def test_ex5_a_question_refused_by_the_default_cut_is_not_yet(course):
 
 # results ---------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_checks_record_student_attempts_and_numbers(course, results):
     ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
     ex.student("Ana")
@@ -233,11 +250,13 @@ def test_checks_record_student_attempts_and_numbers(course, results):
     assert rows[0]["exercise"] == "ex5" and rows[0]["numbers"] == {"copied_runs": 6} and "T" in rows[0]["time"]
 
 
+@pytest.mark.slow
 def test_an_unset_answer_is_not_recorded(course, results):
     ex.check_destroyed_needle(course, None, None)
     assert not results.exists()
 
 
+@pytest.mark.slow
 def test_an_unwritable_results_file_is_a_note_not_a_crash(course, tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("")

@@ -56,6 +56,7 @@ def _forget(monkeypatch) -> None:
     default_embedder.cache_clear()
 
 
+@pytest.mark.slow
 def test_a_student_with_the_shared_cache_filled_computes_no_vector(small_course, tmp_path, monkeypatch):
     teacher, student = tmp_path / "shared", tmp_path / "student"
     _fresh_process(monkeypatch, RAGKIT_CACHE=teacher, RAGKIT_SHARED_CACHE=None)

@@ -1,23 +1,21 @@
-"""Notebooks: pairs in sync, no outputs, kernelspec set; every one runs top to bottom on a fresh kernel."""
+"""Notebooks: pairs in sync, no outputs, kernelspec set; every one runs top to bottom on a fresh kernel.
+
+Each notebook is executed once per run (the ``executed`` fixture of conftest.py); every test here and the
+book's pages read that one run, and a second execution of the same notebook fails the test that started it.
+"""
 
 import json
 import re
-import time
 from pathlib import Path
 
 import jupytext
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from conftest import ROOT
+from conftest import ALL_NOTEBOOKS, NOTEBOOKS, ExecutionCount
 
-NOTEBOOKS = ROOT / "notebooks"
 TWINS = NOTEBOOKS / "twins"
-PAIRS = sorted(p for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-TIMINGS: dict[str, float] = {}
-"""Seconds per executed notebook; conftest.py prints them after the run (a report, not a test)."""
-EXECUTED: dict[Path, nbformat.NotebookNode] = {}
+PAIRS = ALL_NOTEBOOKS
 
 
 def name(path: Path) -> str:
@@ -54,21 +52,6 @@ def test_pair_in_sync_without_outputs_and_with_kernelspec(ipynb):
     assert _cells(a) == _cells(b), f"{name(ipynb)} and its .py twin differ: run `jupytext --sync {name(ipynb)}`"
 
 
-def execute(path: Path) -> nbformat.NotebookNode:
-    nb = jupytext.read(twin(path))
-    client = NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
-    t = time.perf_counter()
-    client.execute()
-    TIMINGS[name(path)] = time.perf_counter() - t
-    EXECUTED[path] = nb
-    return nb
-
-
-def executed(path: Path) -> nbformat.NotebookNode:
-    """The notebook executed once per test session (the run test and the output checks share it)."""
-    return EXECUTED[path] if path in EXECUTED else execute(path)
-
-
 def text_of(nb) -> str:
     out = []
     for cell in nb.cells:
@@ -78,9 +61,18 @@ def text_of(nb) -> str:
     return "\n".join(out)
 
 
+def run_of(executed, ipynb: Path) -> nbformat.NotebookNode:
+    """The notebook as its one run in this session left it; the test fails with the failing cell's error."""
+    run = executed(ipynb)
+    if run.error:
+        pytest.fail(run.error, pytrace=False)
+    return run.notebook
+
+
+@pytest.mark.notebooks
 @pytest.mark.parametrize("ipynb", PAIRS, ids=name)
-def test_notebook_runs_on_a_fresh_kernel(ipynb):
-    nb = executed(ipynb)
+def test_notebook_runs_on_a_fresh_kernel(ipynb, executed):
+    nb = run_of(executed, ipynb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     text = text_of(nb)
@@ -108,9 +100,10 @@ def student_problems(nb) -> list[str]:
     return problems
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("ipynb", PAIRS, ids=name)
-def test_a_student_sees_no_stderr_no_error_and_no_nan(ipynb):
-    problems = student_problems(executed(ipynb))
+def test_a_student_sees_no_stderr_no_error_and_no_nan(ipynb, executed):
+    problems = student_problems(run_of(executed, ipynb))
     assert not problems, f"{name(ipynb)}:\n" + "\n".join(problems)
 
 
@@ -127,3 +120,14 @@ def test_student_problems_finds_each_kind():
         nbformat.v4.new_output("display_data", data={"text/html": "<td>0.790</td><td>-</td>"})])])
     assert student_problems(good) == []
 
+
+
+def test_a_notebook_executed_twice_in_one_run_fails():
+    count = ExecutionCount(PAIRS[:2])
+    first, second = (nbformat.read(p, as_version=4) for p in PAIRS[:2])
+    count.record(first)
+    count.record(second)
+    count.record(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))  # not a project notebook
+    count.record(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))
+    with pytest.raises(AssertionError, match=f"{name(PAIRS[0])} executed 2 times in one test run"):
+        count.record(nbformat.read(PAIRS[0], as_version=4))

@@ -46,16 +46,17 @@ def test_the_report_holds_both_levels_holm_per_level_and_the_rule_s_verdicts(ev)
     for line in rep.lines:
         finding = PUBLISHED.get((line.a, line.b, line.metric))
         want = None if finding is None else verdict(finding.lead, line.needle.test.wins, line.needle.test.losses,
-                                                    line.needle.p_holm)
+                                                    line.needle.p_holm, kind=finding.claim, a=line.a, b=line.b)
         assert line.verdict == want
     assert PUBLISHED[("E/bm25", "E/dense", "R@1")].lead == -1 and rep.judged == rep.lines[:2]
 
 
 def test_every_verdict_goes_through_the_one_rule_on_the_needle_level(ev, monkeypatch):
-    monkeypatch.setattr(ragkit.report, "verdict", lambda *args: args)
+    monkeypatch.setattr(ragkit.report, "verdict", lambda *args, **kwargs: (args, kwargs["kind"]))
     rep = report(ev, WANTED, PUBLISHED)
     assert [x.verdict for x in rep.lines] == [
-        (PUBLISHED[x.a, x.b, x.metric].lead, x.needle.test.wins, x.needle.test.losses, x.needle.p_holm)
+        ((PUBLISHED[x.a, x.b, x.metric].lead, x.needle.test.wins, x.needle.test.losses, x.needle.p_holm),
+         PUBLISHED[x.a, x.b, x.metric].claim)
         for x in rep.lines[:2]] + [None]
 
 
@@ -95,3 +96,22 @@ def test_a_line_is_found_by_its_names_and_an_unknown_one_is_a_clear_error(ev):
         rep.line("E/dense", "A/dense", "R@8")
     with pytest.raises(InputError, match="unknown level"):
         rep.lines[0].at("needles")
+
+
+def test_a_finding_records_what_it_claims_by_its_own_p():
+    from ragkit.statistics import DIFFERENCE, NO_DIFFERENCE
+
+    assert Finding.counts(18, 3, 0.0015).claim == DIFFERENCE
+    computed = Finding.counts(2, 6)  # the chapter's F vs E: no p given, +2/-6 says p = 0.29
+    assert computed.claim == NO_DIFFERENCE and computed.p == pytest.approx(74 / 256)
+    assert "from its counts" in computed.said
+    assert Finding.counts(10, 3, 0.09).claim == NO_DIFFERENCE  # whatever the chapter's words say of it
+    assert Finding.gain(0.094, 0.312).claim == DIFFERENCE and Finding.gain(0.094, 0.312).p is None
+
+
+def test_json_carries_each_finding_s_claim_and_p(ev):
+    data = report(ev, WANTED, PUBLISHED).to_dict()
+    needle = [c for c in data["comparisons"] if c["level"] == "needle"]
+    assert [c["claim"] for c in needle] == ["a difference", "a difference", None]
+    assert [c["chapter_p"] for c in needle] == [0.0015, None, None]
+    assert "claims" in str(report(ev, WANTED, PUBLISHED))

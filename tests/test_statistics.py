@@ -110,6 +110,21 @@ def test_cluster_bootstrap_is_wider_when_phrasings_agree_and_equals_iid_for_sing
     assert (again.low, again.high) == (clustered.low, clustered.high)  # fixed seed
 
 
+def test_cluster_bootstrap_variance_is_unbiased_for_few_clusters():
+    """Eight needles of two correlated phrasings: the true variance of the mean is known, (1 + 1/2) / 8."""
+    from ragkit.statistics import cluster_bootstrap
+
+    rng = np.random.default_rng(11)
+    ids = [f"n{i}" for i in range(8)] * 2
+    found = []
+    for _ in range(1000):
+        shared = rng.normal(size=8)
+        values = np.concatenate([shared, shared]) + rng.normal(size=16)
+        found.append(cluster_bootstrap(values, ids, resamples=400, seed=int(rng.integers(1 << 30))).variance)
+    # uncorrected, the bootstrap would find 7/8 of the true variance: 12.5% low, outside this tolerance
+    assert np.mean(found) == pytest.approx(1.5 / 8, rel=0.06)
+
+
 def test_cluster_bootstrap_refuses_an_empty_run():
     from ragkit.errors import InputError
     from ragkit.statistics import cluster_bootstrap
@@ -122,8 +137,59 @@ def test_cluster_bootstrap_refuses_an_empty_run():
     (15, 14, 2, 0.01, "consistent"), (15, 2, 14, 0.01, "contradicts"),
     (-4, 1, 2, 0.9, "inconclusive, same direction"), (-4, 2, 1, 0.9, "inconclusive, opposite direction"),
     (10, 8, 1, 0.06, "inconclusive, same direction"), (10, 3, 3, 1.0, "inconclusive, no lead either way"),
+    (0, 8, 1, 0.01, "inconclusive, the chapter shows no lead"),
 ])
 def test_verdict_rule(lead, wins, losses, p_holm, expected):
-    from ragkit.statistics import verdict
+    from ragkit.statistics import DIFFERENCE, verdict
 
     assert verdict(lead, wins, losses, p_holm) == expected
+    assert verdict(lead, wins, losses, p_holm, kind=DIFFERENCE) == expected  # a difference is the default claim
+
+
+@pytest.mark.parametrize("lead, wins, losses, p_holm, expected", [
+    (2, 6, 6, 1.0, "consistent: neither detects a difference"),
+    (-4, 1, 2, 0.9, "consistent: neither detects a difference"),  # the chapter's lean does not matter
+    (7, 11, 1, 0.06, "consistent: neither detects a difference"),  # significant raw, not after Holm
+    (7, 11, 1, 0.038, "differs: ours finds E/hybrid ahead"),  # hybrid vs BM25 on this corpus
+    (-4, 1, 12, 0.01, "differs: ours finds E/dense ahead"),
+])
+def test_verdict_rule_for_a_claim_of_no_detectable_difference(lead, wins, losses, p_holm, expected):
+    from ragkit.statistics import NO_DIFFERENCE, verdict
+
+    assert verdict(lead, wins, losses, p_holm, kind=NO_DIFFERENCE, a="E/hybrid", b="E/dense") == expected
+
+
+def test_every_verdict_starts_with_one_of_the_four_words():
+    from ragkit.statistics import DIFFERENCE, NO_DIFFERENCE, VERDICTS, verdict
+
+    said = {verdict(lead, wins, losses, p, kind=kind).split(",")[0].split(":")[0]
+            for kind in (DIFFERENCE, NO_DIFFERENCE) for lead in (-3, 0, 3)
+            for wins, losses in ((5, 1), (1, 5), (2, 2)) for p in (0.01, 0.5)}
+    assert said == set(VERDICTS)
+
+
+def test_an_unknown_claim_is_a_clear_error():
+    from ragkit.errors import InputError
+    from ragkit.statistics import verdict
+
+    with pytest.raises(InputError, match="unknown claim"):
+        verdict(3, 5, 1, 0.01, kind="a big difference")
+
+
+@pytest.mark.parametrize("p, expected", [(0.0015, "a difference"), (0.0499, "a difference"),
+                                         (0.05, "no detectable difference"), (0.289, "no detectable difference")])
+def test_a_claim_is_what_its_own_raw_p_says(p, expected):
+    from ragkit.statistics import claim_of
+
+    assert claim_of(p) == expected
+
+
+def test_counts_test_is_the_sign_test_on_published_counts():
+    from ragkit.errors import InputError
+    from ragkit.statistics import counts_test, sign_test
+
+    assert counts_test(2, 6) == sign_test([1, 1] + [0] * 6, [0, 0] + [1] * 6)
+    assert counts_test(2, 6).p == pytest.approx(74 / 256)  # 2 * (C(8,0) + C(8,1) + C(8,2)) / 2^8
+    assert counts_test(0, 0).p == 1.0
+    with pytest.raises(InputError, match="not negative"):
+        counts_test(-1, 3)

@@ -31,6 +31,7 @@ def test_identity_holds_on_unit_vectors_and_fails_without_normalisation(chunk_te
     assert broken.norm_a != pytest.approx(1, abs=0.05) and broken.difference > 0.01
 
 
+@pytest.mark.slow
 def test_max_gap_over_200_chunks(chunk_texts):
     emb = default_embedder()
     assert max_identity_gap(emb.encode(chunk_texts, progress=False)) < 1e-5
@@ -60,6 +61,7 @@ def bundled_sweep(corpus):
     return Sweep(chunks, questions, ood, retriever), retriever, questions, ood, chunks
 
 
+@pytest.mark.slow
 def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
     s, retriever, questions, ood, chunks = bundled_sweep
     in_run = retriever.dense([q.text for q in s.queries])
@@ -76,6 +78,7 @@ def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
         assert len(s.bluffs(cut)) == row.bluffs
 
 
+@pytest.mark.slow
 def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
     from ragkit.teach import tables
 
@@ -87,6 +90,7 @@ def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
     assert (np.diff(table.bluffs.to_numpy()) <= 0).all() and (np.diff(table.refused.to_numpy()) >= 0).all()
 
 
+@pytest.mark.slow
 def test_sweep_extremes_match_distances_recomputed_from_the_vectors(bundled_sweep):
     s, retriever, questions, ood, chunks = bundled_sweep
     out = 1.0 - retriever.embed([o.query for o in ood]) @ retriever.vectors.T
@@ -100,6 +104,7 @@ def test_sweep_extremes_match_distances_recomputed_from_the_vectors(bundled_swee
     assert s.best_out_of_domain < 2 and s.worst_in_domain > s.nearest_in.min()
 
 
+@pytest.mark.slow
 def test_check_cut_takes_numpy_floats_from_a_run(bundled_sweep):
     s, retriever, *_ = bundled_sweep
     run = retriever.dense(["How many test examples do I need?"])

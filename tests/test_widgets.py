@@ -18,6 +18,7 @@ def shown(html: str) -> int:
     return int(re.search(r"count'>(\d+)<", html).group(1))
 
 
+@pytest.mark.slow
 def test_threshold_slider_updates_bluffs_refusals_cut_line_and_list(course):
     sweep = course.sweep()
     explorer = widgets.ThresholdExplorer(sweep)
@@ -30,6 +31,7 @@ def test_threshold_slider_updates_bluffs_refusals_cut_line_and_list(course):
         assert explorer.bluff_list.value.count("<li>") == row.bluffs
 
 
+@pytest.mark.slow
 def test_chunk_explorer_marks_destroyed_and_kept_needles(course):
     explorer = widgets.ChunkExplorer(course, strategy="A")
     destroyed = set(course.evaluation("A").destroyed["A"])
@@ -41,6 +43,7 @@ def test_chunk_explorer_marks_destroyed_and_kept_needles(course):
     assert "kept" in explorer.verdict.value
 
 
+@pytest.mark.slow
 def test_strategy_duel_shows_the_sign_test(course):
     ev = course.evaluation("ACE")
     from ragkit.evaluation import with_holm
@@ -57,6 +60,7 @@ def test_strategy_duel_shows_the_sign_test(course):
     assert f"+{q.test.wins}/-{q.test.losses}, p = {q.test.p:.3g}" in duel.result.value
 
 
+@pytest.mark.slow
 def test_query_playground_gate_decision(course):
     playground = widgets.QueryPlayground(course)
     playground.text.value = "how do i renew my spanish passport"
@@ -67,6 +71,7 @@ def test_query_playground_gate_decision(course):
     assert playground.table.value.count("<ol>") == 3
 
 
+@pytest.mark.slow
 def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course):
     from ragkit.evaluation import METRICS
     from ragkit.statistics import holm
@@ -88,6 +93,7 @@ def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
+@pytest.mark.slow
 def test_threshold_explorer_escapes_every_string(course):
     from dataclasses import replace
 
@@ -102,6 +108,7 @@ def test_threshold_explorer_escapes_every_string(course):
     assert "<img" not in shown_html and "&lt;img src=x onerror=alert(1)&gt;" in shown_html
 
 
+@pytest.mark.slow
 def test_plot_legends_count_the_queries_of_the_sweep(course):
     from ragkit.teach import plots
     from ragkit.threshold import Sweep
@@ -110,6 +117,7 @@ def test_plot_legends_count_the_queries_of_the_sweep(course):
     sweep = Sweep(r.chunks, course.questions[:5], course.out_of_domain[:3], r)
     names = [trace.name for trace in plots.bluffs_and_refusals(sweep).data]
     assert "bluffs (share of 3)" in names and "refused answerable (share of 10)" in names
+@pytest.mark.slow
 def test_chunk_explorer_shows_the_needle_without_scrolling_and_draws_overlap_only_for_b_d_f(course):
     explorer = widgets.ChunkExplorer(course, strategy="A")
     for letter in "ABCDEF":
@@ -122,6 +130,7 @@ def test_chunk_explorer_shows_the_needle_without_scrolling_and_draws_overlap_onl
             assert ("class='ragkit-overlap'" in view) == (letter in "BDF"), letter
 
 
+@pytest.mark.slow
 def test_query_playground_columns_show_their_own_scores_and_search_clears(course):
     playground = widgets.QueryPlayground(course)
     assert "Enter" in playground.text.placeholder and playground.search.description == "Search"
@@ -143,6 +152,7 @@ def test_query_playground_columns_show_their_own_scores_and_search_clears(course
     assert playground.table.value.count("<ol>") == 3
 
 
+@pytest.mark.slow
 def test_source_viewer_highlights_the_cited_range_with_path_and_fragment(course):
     import dataclasses
     import html as h

@@ -23,6 +23,18 @@
 # - read the boundaries rule written out by hand and check it chunk for chunk against `ragkit`
 # - say what a header costs in word pieces and in the encoder's window
 
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
 # %% [markdown]
 # # 01. Chunking
 #
@@ -71,7 +83,11 @@ display(Markdown(
     f"Blind cuts give **{ev.chunks['A']}** chunks and boundary cuts **{ev.chunks['C']}**. Overlap and header never "
     f"move a cut: B has {'the same' if ev.chunks['A'] == ev.chunks['B'] else 'a different'} count as A, and D, E, F "
     f"{'the same' if len({ev.chunks[s] for s in 'CDEF'}) == 1 else 'different counts'} as C. "
-    f"The chapter's corpus gave **{chapter.CHUNKS_E}** chunks for E; this one gives **{ev.chunks['E']}**."))
+    f"The chapter's corpus gave **{chapter.CHUNKS_E}** chunks for E; this one gives **{ev.chunks['E']}**. The chapter's "
+    f"corpus: **{chapter.CORPUS['documents']}** documents, **{chapter.CORPUS['characters']:,}** characters, "
+    f"**{chapter.CORPUS['sections']}** sections; this one: **{len(course.corpus.documents)}** documents, "
+    f"**{sum(len(d.text) for d in course.corpus.documents):,}** characters, "
+    f"**{len({(c.doc_id, c.section) for c in course.chunks('E')})}** sections that hold text."))
 
 # %% [markdown]
 # The two families differ in count for a simple reason. A blind chunk is always full, except the last one of a
@@ -108,9 +124,35 @@ display(Markdown(
 
 # %% [markdown]
 # Read F's `text` again. Under a header announcing one section sits a tail of words from the section before it.
-# That is fine for an embedding, which only needs a hint of context. It is not fine for a quotation: a citation
-# that shows `text` puts a header the document never contains at that spot, plus a sentence fragment that
-# belongs somewhere else. Embed `text`, quote `content`, always.
+# That is not fine for a quotation: a citation that shows `text` puts a header the document never contains at that
+# spot, plus a sentence fragment that belongs somewhere else. Embed `text`, quote `content`, always.
+
+# %% [markdown]
+# ### Overlap's pull on a vector, measured
+#
+# Nor is the tail neutral for the embedding. The chapter's reason why overlap on top of the header hurts ranking (F against E,
+# +2/-6 in the chapter) is mechanical: a chunk's vector is an average over its tokens, so 64 characters of the previous
+# chunk pull that average toward the neighbour's topic. That is a claim you can measure. For every chunk that starts a
+# new section (so its overlap comes from another section), take the cosine of its vector to its own section's centroid
+# (the mean of the other chunks of that section, without overlap) and to the previous section's centroid, without the
+# overlap and with it. Then look at the needles the overlapped run loses: are they in the chunks that moved?
+
+# %%
+from ragkit.teach import overlap
+
+texts_of = {q.id: q.needle for q in course.questions}
+pulls = {}
+for plain, lapped in (("E", "F"), ("A", "B")):
+    lost = ev.compare(f"{lapped}/dense", f"{plain}/dense", "R@20", "needle").losses
+    pulls[plain] = overlap.measure((plain, course.retriever(plain).chunks, course.retriever(plain).vectors),
+                                   (lapped, course.retriever(lapped).chunks, course.retriever(lapped).vectors),
+                                   [(n, texts_of[n]) for n in lost])
+display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
+
+# %% [markdown]
+# Read those figures with the ranking results beside them (notebook 02): whatever the pull, F against E at R@20 here is
+# a handful of needles either way, which no test can tell from chance. The mechanism is real and measurable; whether it
+# costs a needle depends on how close that needle's chunk was to losing its place anyway.
 
 # %% [markdown]
 # ## Answers destroyed before retrieval starts

@@ -20,7 +20,19 @@
 # - embed a query and rank chunks by cosine distance
 # - report recall@k and MRR with 95% Wilson intervals
 # - compare two runs with the paired sign test, and write that test in five lines checked against scipy
-# - say whether the chapter's comparisons reproduce on this corpus, and why they might not
+# - say what each of the chapter's comparisons claims (a difference, or none detectable) and whether this corpus agrees, and why it might not
+
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
 # # 02. Dense retrieval and paired comparisons
@@ -36,11 +48,11 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, tables, widgets
+from ragkit.teach import chapter, claims, plots, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
-from ragkit.statistics import sign_test, verdict, wilson
+from ragkit.statistics import counts_test, sign_test, verdict, wilson
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -115,6 +127,17 @@ pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "
 tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
+# The chapter prints two of these intervals, for A and E at R@20. Wilson's interval depends only on the counts, so
+# ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
+
+# %%
+ours20 = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "R@20"}
+pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
+               "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
+               "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
+               "ours": f"{ours20[x].value:.3f} [{ours20[x].low:.3f}, {ours20[x].high:.3f}]"} for x in chapter.WILSON20])
+
+# %% [markdown]
 # The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
 
 # %%
@@ -169,38 +192,13 @@ display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.te
                  f"**{needles_in_wins}** needles. Needle level: **+{n_level.test.wins}/-{n_level.test.losses}**, p = **{n_level.test.p:.2g}**."))
 
 # %% [markdown]
-# The same goes for the intervals. Wilson's interval assumes every query is independent. A *cluster bootstrap* makes no such assumption: it builds
-# 10,000 imaginary evaluation sets by drawing as many needles as there are, with replacement (each drawn needle brings all its phrasings), computes recall on each,
-# and keeps the middle 95%. The ratio of its variance to the independent-queries variance is the *design effect*: 1 when the phrasings of a
-# needle behave like strangers, 2 when they always agree (two phrasings then carry the information of one). Dividing 64 by it gives the
-# effective number of independent queries.
-
-# %%
-row = tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
-display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, {row.high:.3f}]**, "
-                 f"**{row.high - row.low:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, {row.needle_high:.3f}]**, "
-                 f"**{row.needle_high - row.needle_low:.3f}** wide. Design effect **{row.design_effect:.2f}**: the {row.n} queries weigh as much as "
-                 f"about **{row.n / row.design_effect:.0f}** independent ones. The clustered interval is "
-                 f"**{'wider' if row.needle_high - row.needle_low > row.high - row.low else 'not wider'}** than Wilson's here."))
-
-# %% [markdown]
-# How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every recall:
-# where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
-
-# %%
-deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
-display(deff[[m for m in METRICS if m != "MRR"]].round(2))
-display(Markdown(f"Design effects of the dense runs range from **{deff.min().min():.2f}** to **{deff.max().max():.2f}**. Whatever the interval "
-                 "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of evidence."))
-
-# %% [markdown]
 # ## The chapter's comparisons, on this corpus
 #
 # The chapter reports a handful of paired comparisons. First a check that ragkit's sign test is the chapter's: run it on the chapter's own counts.
 # Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
 
 # %%
-p_of = lambda w, l: sign_test([1] * w + [0] * l, [0] * w + [1] * l).p  # exact p from a pair of counts
+p_of = lambda w, l: counts_test(w, l).p  # the exact sign test on a pair of counts
 table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
                        "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
                        "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}"}
@@ -212,13 +210,18 @@ table
 # %% [markdown]
 # ### Many looks at once: Holm
 #
-# Each p below 0.05 has a one-in-twenty chance of being a fluke. Look at seven comparisons and the chance that *some* fluke turns up is much
-# larger. Holm's correction fixes that for a *family* (here: the chapter's comparisons shown together): sort the m p-values, multiply the smallest
-# by m, the next by m - 1, and so on, never letting an adjusted p fall below the one before it, and cap at 1. A family of one is left as it is.
+# A p-value is the chance of a split at least as lopsided as the observed one *if the two runs were equally good*. It is not the chance that
+# the finding is a fluke. What it does promise: when there is no difference, a test falls below 0.05 one time in twenty. Look at seven
+# comparisons where nothing is going on and the chance that *some* p falls below 0.05 is much larger (for seven independent ones, 1 - 0.95⁷).
+# Holm's correction keeps that chance at 0.05 for a *family* (here: the chapter's comparisons shown together): sort the m p-values, multiply the
+# smallest by m, the next by m - 1, and so on, never letting an adjusted p fall below the one before it, and cap at 1. A family of one is left as
+# it is. Notebook 02b explains it further and applies it to the chapter's own p-values.
 #
-# ### Three words, one rule
+# ### Four words, one rule, by the kind of claim
 #
-# Each comparison gets one of three words, by a rule fixed before looking, written once in code and printed here. It uses the needle level
+# A published comparison claims one of two things. Where the chapter's own raw p is below 0.05 it claims *a difference*. Where it is not, it
+# claims *no detectable difference*, whatever its words say (F against E, +2/-6, has no p in the chapter; its counts give one, and it is above 0.05).
+# Each comparison then gets one word, by a rule fixed before looking, written once in code and printed here. It uses the needle level
 # and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.teach.chapter` fixes it).
 
 # %%
@@ -231,17 +234,16 @@ seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
 seven
 
 # %%
-words = ("consistent", "contradicts", "inconclusive")
-counts = {v: sum(line.verdict.startswith(v) for line in seven.judged) for v in words}
-display(Markdown("Of the chapter's **" + str(len(seven.judged)) + "** comparisons, here: " +
-                 ", ".join(f"**{counts[v]}** {v}" for v in words) + ". " +
-                 f"Inconclusive is not a failure to reproduce: it says this corpus cannot tell, in either direction, with {len(course.questions)} needles."))
+display(Markdown(claims.verdict_counts(seven, len(course.questions))))
 
 # %% [markdown]
 # How to read an "inconclusive":
 #
 # - *Same direction*: this corpus leans the chapter's way but too few needles disagree to be sure. A larger test set might settle it.
 # - *Opposite direction*: the lean goes the other way, but so weakly that a coin could have produced it. It is not a contradiction.
+# - *Consistent: neither detects a difference* (for a claim of no detectable difference): the chapter found nothing and neither do we. That is
+#   agreement about an absence of evidence, not proof that the two runs are equal.
+# - *Differs*: the chapter found nothing, and this corpus finds a difference it can tell apart, in the direction named.
 # - A paired test can only find wins where there is room for them. If the weaker strategy already finds most needles, few remain to disagree
 #   about. The next cell counts that room for the header ablation (E against C).
 
@@ -272,39 +274,6 @@ rest, alone = header[1][1].test, header[3][1].test
 display(Markdown(f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = **{rest.p:.2g}**. "
                  f"The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = **{alone.p:.2g}**. "
                  f"Of the headline's **{n_level.test.wins}** needle wins, **{n_level.test.wins - rest.wins}** are needles A destroyed."))
-
-# %% [markdown]
-# ## Metric shopping
-#
-# Every comparison above used the metric the chapter chose. But the evaluation computes five. Look at all of them for the seven pairs and some
-# cell will always look exciting. The table lists the ten most striking of every pair at every metric, needle level, sorted by raw p, with Holm
-# over all of them (the honest family once you have looked at everything).
-
-# %%
-pairs = list(dict.fromkeys((a, b) for a, b, _ in chapter.COMPARISONS))
-shopping = tables.metric_shopping(ev, pairs, chapter.COMPARISONS).sort_values("p")
-shopping.head(10).style.format({"p": "{:.3g}", "Holm p": "{:.3g}"}).hide(axis="index")
-
-# %%
-unchosen = shopping[~shopping["chosen by the chapter"]]
-best = unchosen.iloc[0]
-hurts = unchosen[unchosen.comparison.isin(["F/dense vs E/dense", "B/dense vs A/dense"])].sort_values("p").groupby("comparison").head(1)
-display(Markdown(f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at {best.metric}**: "
-                 f"**+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} = **{best['Holm p']:.3g}**. "
-                 + " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = {r['p']:.3g}, "
-                            f"Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows()) +
-                 " Picking the metric that makes a story after seeing the table turns noise into a finding: the metric has to be fixed first, "
-                 "and every extra look has to pay for itself in the correction."))
-
-# %% [markdown]
-# ## Every pair at once
-#
-# The matrix shows, for each pair of strategies, the net wins of the row over the column at R@20 (wins minus losses), counted in needles.
-# Hover over a cell for the counts, the exact p and the Holm p. The Holm family is the whole matrix at all five metrics, because that is how many
-# looks this figure invites. Blue means the row wins more needles than it loses, red the opposite. A deep colour with a large p is still noise.
-
-# %%
-plots.win_loss_matrix(ev, "R@20", "dense")
 
 # %% [markdown]
 # ## Duel any two runs

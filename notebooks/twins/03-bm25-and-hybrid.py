@@ -22,6 +22,18 @@
 # - fuse two rankings with reciprocal rank fusion, and say why ranks and not scores
 # - judge hybrid against each of its parents with a paired test
 
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
 # %% [markdown]
 # # 03. BM25 and hybrid
 #
@@ -189,8 +201,9 @@ tables.summary(ev)
 # The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at R@4 the paired sign test could not separate it from either.
 # Its two hybrid comparisons belong to the family of the chapter's comparisons (notebook 02 shows all of them), so the Holm correction runs over
 # that whole family here too, and the table shows all of it: the two hybrid rows are this notebook's. Each is shown at the query level (the chapter's test) and at the needle level (both phrasings of a needle count
-# once), and gets its verdict by the one rule of `ragkit.statistics.verdict`: *consistent* or *contradicts* only when the needle-level Holm p is
-# under 0.05, *inconclusive* (with the direction) otherwise.
+# once), and gets its verdict by the one rule of `ragkit.statistics.verdict`. The chapter's own p for both hybrid comparisons is above 0.05, so
+# both are claims of *no detectable difference*: the verdict is *consistent* when neither detects a difference, and *differs* when this corpus
+# does (needle-level Holm p under 0.05), naming the run ahead.
 
 # %%
 sig = lambda p: "significant" if p < 0.05 else "not significant"
@@ -204,7 +217,8 @@ seven
 # %%
 display(Markdown("\n".join(f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/-{x.query.test.losses} "
                            f"queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} needles (p = {x.needle.test.p:.2g}, "
-                           f"Holm p over {len(seven.lines)} = {x.needle.p_holm:.2g}): **{x.verdict}**." for x in hybrid)))
+                           f"Holm p over {len(seven.lines)} = {x.needle.p_holm:.2g}); the chapter claims {x.finding.claim}: **{x.verdict}**."
+                           for x in hybrid)))
 
 # %% [markdown]
 # And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.

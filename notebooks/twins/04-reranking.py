@@ -21,6 +21,18 @@
 # - explain why a reranker's ceiling is its shortlist
 # - weigh a reranker's gain against its cost per query
 
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
 # %% [markdown]
 # # 04. Reranking
 #
@@ -109,7 +121,8 @@ else:
 # Point estimates are not enough with a few dozen needles. The paired sign test (notebook 02) counts where the reranked list does
 # better than dense and where it does worse, by query and by needle (both phrasings of a needle count once); for MRR a "win" means the
 # needle sits higher in the list. The two metrics are one family (Holm), and each gets its verdict by the one rule of notebook 02
-# (`ragkit.statistics.verdict`), against the chapter's gain.
+# (`ragkit.statistics.verdict`), against the chapter's gain. The chapter gives these gains as two point estimates without a p, so each counts as
+# a claimed difference: *consistent*, *contradicts* or *inconclusive*.
 
 # %%
 if reranker is not None:

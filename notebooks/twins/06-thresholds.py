@@ -22,6 +22,18 @@
 # - say whether in-domain and out-of-domain distances overlap here, and what that forces
 # - treat the cut as a product decision with stated costs
 
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
 # %% [markdown]
 # # 06. Thresholds and bluffs
 #
@@ -33,7 +45,7 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, tables, widgets
+from ragkit.teach import chapter, claims, plots, tables, widgets
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
@@ -248,6 +260,19 @@ pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
 # differently, and both choices are defensible. What is not up for debate is whether you measure the
 # bluff column. A system that reports recall but never counts the questions it should have refused is
 # reporting half of its behaviour.
+#
+# ### Why models guess: the exam without a penalty
+#
+# The chapter cites a 2025 analysis: benchmarks score with binary accuracy and give no credit for abstaining, so a model
+# that always answers scores higher than an identical one that says "I don't know" when it does not know. Our sweep
+# lets you score that argument on real numbers. Treat every query (answerable or out-of-domain) as one exam question,
+# and assume the generator is right exactly when the needle reached its prompt and wrong on every other answer (a bluff
+# is wrong; a refusal scores nothing). Then score each cut twice: binary accuracy, and with one point off per wrong answer.
+
+# %%
+scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))
+display(scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index"))
+display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 #
 # ## Try this
 #

@@ -21,6 +21,18 @@
 # - verify a `#char=` locator by slicing the document
 # - explain NO ANSWER as a gate in code rather than an instruction in a prompt
 
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
 # %% [markdown]
 # # 07. Citations and NO ANSWER
 #
@@ -291,6 +303,22 @@ display(Markdown(f"Identifiers {origin}: **{len(rows)}**, of which **{sum(r['ver
 pd.DataFrame(rows) if rows else display(Markdown("*The model wrote no `#char=` range at all this time.*"))
 
 # %% [markdown]
+# The chapter's own example is the same failure at full size, with arXiv identifiers instead of files and ranges.
+# Its facts, quoted (they need the arXiv API, so they are not rechecked here):
+
+# %%
+q = chapter.QWEN
+display(Markdown(f"Asked for **{q['asked']}** papers on contrastive sentence embeddings with identifiers, **{q['model']}** "
+                 f"wrote **{q['well_formed']}** well-formed identifiers; **{q['real']}** resolve to real arXiv papers; "
+                 f"**{q['right']}** are the paper claimed. The chapter prints **{len(q['printed'])}** of them:"))
+display(pd.DataFrame([{"identifier": i, "claimed title": c, "actual paper": a} for i, c, a in q["printed"]]))
+exists, ok = sum(r["document exists"] for r in rows), sum(r["verifies"] for r in rows)
+display(Markdown(f"The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{len(rows)}**; "
+                 f"*does it point at what is claimed* passes **{ok}**. The chapter's eight would pass the first check "
+                 f"{q['real']} times out of {q['asked']} and the second {q['right']} times: the failure is in the "
+                 "association, never in the format."))
+
+# %% [markdown]
 # An invented range points at the wrong words; an invented file points nowhere. Both look exactly as trustworthy as a
 # real link, which is the danger. So the division of labour stays: the model writes `[n]`, which is easy to check
 # against the list of sources, and the server, which knows every offset, turns `[n]` into the link.
@@ -365,7 +393,46 @@ if generator is not None:
 else:
     display(Markdown("No generator on this machine, so answer quality with four against twenty chunks is not measured "
                      "here: run `make models` where there is internet and rerun this notebook to read both answers."))
+
+# %% [markdown]
+# ### What these figures can and cannot say
 #
+# The chapter ends its honesty with two warnings. RAG reduces hallucination, it does not remove it: putting the right
+# passage in the prompt does not oblige the model to use it. And long contexts degrade: a model finds information at the
+# beginning and end of a long prompt more reliably than in the middle, so twenty chunks instead of four can lower accuracy
+# while they raise the bill (the chapter cites its chapter 24 for the measurement). Without a generator, this notebook
+# measures only the retriever's side of both.
+
+# %%
+held = twenty["needle at"].dropna()
+middle = int(((held > KEEP) & (held <= twenty.sources[held.index] - KEEP)).sum())
+row = course.sweep().at(0.675)
+display(Markdown(
+    f"What the figures say: twenty chunks put the needle into **{gain}** more prompts than {KEEP}, at "
+    f"**{twenty.tokens.median() / four.tokens.median():.1f}×** the median length. Of the **{len(held)}** twenty-chunk "
+    f"prompts that hold the needle, **{middle}** have it in the middle (past the first {KEEP} sources and before the last "
+    f"{KEEP}), where the chapter says a model reads least reliably. What they cannot say: whether a model then uses the "
+    f"needle, in the middle or anywhere; that takes a generator and graded answers. The same limit is \"reduces, not "
+    f"removes\" on the retriever's side: at the default cut **{row.answered_without_needle}** prompts lack the needle "
+    f"altogether, and the **{row.answered_with_needle}** that hold it are only an upper bound on right answers."))
+
+# %% [markdown]
+# ## What this chapter cannot answer: fine-tune, retrieve or prompt
+#
+# The chapter closes with a bridge. Its chapter 20 prices fine-tuning, retrieval and prompting end to end on the same
+# question, and finds the decision economic before it is technical: the crossover point is a token count. This companion
+# cannot price the other two, but it measures retrieval's side of that bill.
+
+# %%
+display(Markdown(
+    f"Retrieval adds a prompt of median **{four.tokens.median():.0f}** tokens with {KEEP} chunks and "
+    f"**{twenty.tokens.median():.0f}** with 20 (counted with *{result.counted_with}*), on every query, for as long as "
+    "the system runs; a fine-tune pays up front and then cannot cite its sources. That per-query token count is the "
+    "figure the decision compares. And the question the chapter leaves open, what to do when the answer was never "
+    "written, is one retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the "
+    "honest reply to them is NO ANSWER."))
+
+# %% [markdown]
 # ## Try this
 #
 # 1. Ask `answer()` a question of your own with `cut=0.525` and then `cut=None`. How do the citation

@@ -14,6 +14,7 @@ import ipywidgets as w
 
 from ragkit.answer import DEFAULT_CUT
 from ragkit.chunking import OVERLAP, SIZE
+from ragkit.statistics import INCONCLUSIVE
 from ragkit.teach import chapter
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _dense(course: Course) -> list[Question]:
                 f"yes: +{c.wins}/-{c.losses}, p = {c.p:.3g}",
                 f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
                 f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][0]}/"
-                f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][1]}: a finding that does not reproduce"),
+                f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][1]}: inconclusive, {INCONCLUSIVE}"),
     ]
 
 

@@ -1,0 +1,128 @@
+"""The chapter's claims beside ours: its own p-values under Holm, and the sentences that say what they mean."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from ragkit.report import Report, Wanted
+from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, holm
+from ragkit.teach import chapter
+from ragkit.threshold import SweepRow
+
+
+def own_holm() -> dict[Wanted, tuple[float, float]]:
+    """Each chapter comparison's raw p (F vs E's from its counts) and its Holm p over the chapter's own family."""
+    keys = list(chapter.FINDINGS)
+    raw = [_p(key) for key in keys]
+    return {key: (p, adjusted) for key, p, adjusted in zip(keys, raw, holm(raw))}
+
+
+def _p(key: Wanted) -> float:
+    p = chapter.FINDINGS[key].p
+    assert p is not None, "every counted finding carries a p (given, or computed from its counts)"
+    return p
+
+
+def beside(rep: Report) -> pd.DataFrame:
+    """One row per chapter comparison: its counts, raw p and Holm p, its claim, ours at both levels, the verdict."""
+    corrected = own_holm()
+    rows = []
+    for key, (p, p_holm) in corrected.items():
+        line = rep.line(*key)
+        finding = chapter.FINDINGS[key]
+        rows.append({"comparison": f"{line.a} vs {line.b}", "metric": line.metric,
+                     "chapter": "+{}/-{}".format(*chapter.COMPARISONS[key][:2]), "chapter p": p,
+                     "chapter Holm p": p_holm, "claims": finding.claim,
+                     "ours, queries": f"+{line.query.test.wins}/-{line.query.test.losses}",
+                     "queries Holm p": line.query.p_holm,
+                     "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
+                     "needles Holm p": line.needle.p_holm, "verdict": line.verdict})
+    return pd.DataFrame(rows)
+
+
+def survivors(alpha: float = 0.05) -> str:
+    """In words: how many of the chapter's results survive Holm over its own p-values, against its "three survive"."""
+    corrected = own_holm()
+    raw = [key for key, (p, _) in corrected.items() if p < alpha]
+    kept = [key for key, (_, p_holm) in corrected.items() if p_holm < alpha]
+    fallen = [key for key in raw if key not in kept]
+    text = (f"Of the chapter's **{len(corrected)}** paired comparisons, **{len(raw)}** have a raw p below {alpha} "
+            f"({'; '.join(f'{_name(k)}, p = {corrected[k][0]:.3g}' for k in raw) or 'none'}). "
+            f"Under Holm over its own {len(corrected)} p-values, **{len(kept)}** "
+            f"{'survives' if len(kept) == 1 else 'survive'}"
+            + (f" ({'; '.join(f'{_name(k)}, Holm p = {corrected[k][1]:.3g}' for k in kept)})" if kept else "")
+            + (f", and {'; '.join(f'{_name(k)} becomes Holm p = {corrected[k][1]:.3g}' for k in fallen)}" if fallen
+               else "") + ". ")
+    if len(raw) < 3:
+        text += (f"Even uncorrected, only {len(raw)} of these {len(corrected)} fall below {alpha}, so the "
+                 "chapter's \"three results survive\" must count a result outside its listed comparisons (it does "
+                 "not say which). ")
+    text += (f"Under its own correction, {len(kept)} {'does' if len(kept) == 1 else 'do'}: a reader who weighs all "
+             f"{len(corrected)} comparisons at once may trust only {'that one' if len(kept) == 1 else 'those'}. "
+             "The others are not shown false, only not established." if len(kept) < 3 else
+             "The chapter's \"three results survive\" holds under its own correction.")
+    return text
+
+
+def _name(key: Wanted) -> str:
+    return f"{key[0]} vs {key[1]} at {key[2]}"
+
+
+def claim_kinds() -> dict[str, int]:
+    """How many of the chapter's comparisons claim a difference, and how many claim none detectable."""
+    kinds = [f.claim for f in chapter.FINDINGS.values()]
+    return {kind: kinds.count(kind) for kind in dict.fromkeys([DIFFERENCE, *kinds])}
+
+
+def verdict_counts(rep: Report, needles: int) -> str:
+    """In words: what the chapter's comparisons claim, and how many of each verdict this report gives them."""
+    kinds = claim_kinds()
+    said = [line.verdict or "" for line in rep.judged]
+    counts = {word: sum(v.startswith(word) for v in said) for word in VERDICTS}
+    neither = sum(v.startswith("consistent:") for v in said)
+    return (f"Of the chapter's **{len(said)}** comparisons judged here, **{kinds.get(DIFFERENCE, 0)}** claim "
+            f"{DIFFERENCE} and **{kinds.get(NO_DIFFERENCE, 0)}** claim {NO_DIFFERENCE}. Here: "
+            + ", ".join(f"**{counts[w]}** {w}" + (f" ({neither} of them because neither detects a difference)"
+                                                   if w == "consistent" and neither else "") for w in VERDICTS)
+            + f". *Inconclusive*, with {needles} needles, means {INCONCLUSIVE}.")
+
+
+def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
+    """The 2025 argument on our own sweep: each cut's score under binary accuracy and with a wrong answer penalised.
+
+    Every query, in-domain and out-of-domain, is one exam question. The generator is taken to be
+    right exactly when the needle reached its prompt and wrong on every other answer (a bluff on
+    an out-of-domain query is wrong); a refusal scores 0 under both rules. Binary accuracy gives
+    a wrong answer 0 too, so answering never costs; the penalised score takes ``penalty`` off.
+    """
+    out = []
+    for r in rows:
+        n = r.in_domain + r.out_of_domain
+        right, wrong = r.answered_with_needle, r.answered_without_needle + r.bluffs
+        out.append({"cut": "none" if r.cut is None else f"{r.cut:.3f}", "answered right": right,
+                    "answered wrong": wrong, "abstained": n - right - wrong,
+                    "binary accuracy": right / n, f"score, wrong = -{penalty:g}": (right - penalty * wrong) / n})
+    return pd.DataFrame(out)
+
+
+def guessing_sentence(table: pd.DataFrame) -> str:
+    """In words: which policy binary accuracy rewards, and which one a penalty for wrong answers rewards."""
+    penalised = table.columns[-1]
+    best_binary = table.loc[table["binary accuracy"].idxmax()]
+    best_penalised = table.loc[table[penalised].idxmax()]
+    always = table.iloc[0]
+    text = (f"Under binary accuracy, answering everything (cut {always.cut}) scores "
+            f"**{always['binary accuracy']:.3f}**; "
+            f"the best cut by that rule is **{best_binary.cut}** ({best_binary['binary accuracy']:.3f}). ")
+    text += ("Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system that "
+             "always answers: the chapter's 2025 argument, on our own numbers. "
+             if best_binary.cut == always.cut else
+             "Here a tighter cut does at least as well even under binary accuracy, so the incentive does not show. ")
+    text += (f"Take {penalised.split('= -')[1]} point off per wrong answer and the best cut is "
+             f"**{best_penalised.cut}** "
+             f"({best_penalised[penalised]:.3f} against {always[penalised]:.3f} for answering everything): "
+             + ("once a bluff costs something, abstaining pays." if best_penalised.cut != always.cut else
+                "even then answering everything comes out best on this corpus."))
+    return text

@@ -1,0 +1,298 @@
+"""The low end of pyproject's ranges, installed and run; and the notebooks' Colab cell, outside Colab and on a stand-in.
+
+The slow tests share one venv (Python 3.11, every dependency at the lowest version its range allows, by uv's
+lowest-direct resolution from PyPI): a quick subset of the unit tests runs in it against the clone, then a
+stand-in ``google.colab`` lets each notebook's first cell install ragkit into it, and 00 and 06 run there.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from test_notebooks import PAIRS, student_problems, twin
+from test_packaging import constraint_pins
+
+import book.build as book
+
+from conftest import ROOT
+
+MARK = 'if "google.colab" in sys.modules:'
+# Where the CPU index is unreachable (this CI), one failed lookup instead of retries; the Makefile's own variable
+TORCH_INDEX = os.environ.get("TORCH_INDEX", "https://download.pytorch.org/whl/cpu")
+# A quick subset: the engine on the lowest numpy/scipy/tokenizers/onnxruntime, the ONNX export on the lowest
+# transformers/sentence-transformers/optimum, and the widgets on the lowest ipywidgets/plotly/anywidget
+UNIT_TESTS = ["tests/test_corpus.py", "tests/test_tokens.py", "tests/test_threshold.py",
+              "tests/test_citations.py", "tests/test_fusion.py", "tests/test_locations.py", "tests/test_widgets.py",
+              "tests/test_embedding.py::test_vectors_are_384_dimensional_unit_vectors",
+              "tests/test_embedding.py::test_the_onnx_encoder_computes_what_sentence_transformers_computes",
+              "tests/test_embedding.py::test_a_kernel_that_embeds_never_imports_torch"]
+# `make bench` runs the same slow tests on the newest versions PyPI offers (RAGKIT_TEST_RESOLUTION=highest)
+RESOLUTION = os.environ.get("RAGKIT_TEST_RESOLUTION", "lowest-direct")
+TIMES: dict[str, float] = {}
+VERSIONS: dict[str, str] = {}
+
+
+def colab_cell(path: Path) -> str:
+    """The first code cell of a notebook (the Colab cell), checking that only markdown comes before it."""
+    nb = jupytext.read(path)
+    first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    return nb.cells[first].source
+
+
+def expected_target() -> str:
+    """What the cell installs on Colab: this repository at the branch or tag the book's links point at."""
+    settings = book.Settings.load()
+    return f"ragkit @ git+{settings.repository}@{settings.branch}"
+
+
+@pytest.mark.parametrize("ipynb", PAIRS, ids=lambda p: str(p.relative_to(ROOT / "notebooks")))
+def test_every_notebook_first_runs_the_colab_cell_of_the_published_repository(ipynb):
+    cell = colab_cell(ipynb)
+    assert MARK in cell, f"{ipynb.name}: the first code cell is not the Colab cell"
+    assert cell == colab_cell(twin(ipynb)) == colab_cell(PAIRS[0]), "every notebook has the same Colab cell"
+    assert f'"{expected_target()}"' in cell, "the Colab cell installs another repository or ref than book/book.toml's"
+
+
+def test_the_readme_and_every_book_page_open_each_notebook_on_colab():
+    settings = book.Settings.load()
+    readme = (ROOT / "README.md").read_text()
+    pages = book.pages()
+    for page in pages:
+        url = settings.colab(page.rel)
+        slug = settings.repository.removeprefix("https://github.com/")
+        assert url == f"https://colab.research.google.com/github/{slug}/blob/{settings.branch}/notebooks/{page.rel}"
+        if "/" not in page.rel:
+            assert f"({url})" in readme, f"the README's notebook table has no Colab link for {page.rel}"
+    nb = jupytext.read(pages[0].path)
+    html = book.render(nb, pages, 0, settings)
+    assert f'href="{settings.colab(pages[0].rel)}">Open in Colab</a>' in html
+
+
+def test_the_colab_link_comes_from_the_one_setting(tmp_path):
+    (tmp_path / "book.toml").write_text('repository = "https://github.com/someone/course"\nbranch = "v2"\n')
+    assert book.Settings.load(tmp_path / "book.toml").colab("exercises/ex1.ipynb") == \
+        "https://colab.research.google.com/github/someone/course/blob/v2/notebooks/exercises/ex1.ipynb"
+
+
+def run_cell(source: str) -> dict:
+    namespace: dict = {}
+    exec(compile(source, "colab-cell", "exec"), namespace)
+    return namespace
+
+
+def test_outside_colab_the_cell_binds_sys_and_does_nothing_else(monkeypatch, capsys):
+    def no_install(*args, **kwargs):
+        raise AssertionError(f"the Colab cell ran a process outside Colab: {args}")
+
+    monkeypatch.setattr(subprocess, "run", no_install)
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    before = set(sys.modules)
+    namespace = run_cell(colab_cell(PAIRS[0]))
+    assert set(namespace) == {"__builtins__", "sys"}
+    assert set(sys.modules) == before
+    assert capsys.readouterr() == ("", "")
+
+
+def stand_in(folder: Path) -> Path:
+    """A ``google.colab`` package whose widget-manager switch leaves a file behind (RAGKIT_TEST_WIDGETS names it)."""
+    package = folder / "google" / "colab"
+    package.mkdir(parents=True)
+    (folder / "google" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "output.py").write_text(
+        "import os, pathlib\n\n\ndef enable_custom_widget_manager():\n"
+        "    pathlib.Path(os.environ['RAGKIT_TEST_WIDGETS']).write_text('enabled')\n")
+    return folder
+
+
+def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypatch, capsys, tmp_path):
+    calls = []
+    monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
+    monkeypatch.setenv("RAGKIT_TEST_WIDGETS", str(tmp_path / "widgets"))
+    monkeypatch.syspath_prepend(str(stand_in(tmp_path / "colab")))
+    for name in ["google", "google.colab", "google.colab.output"]:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    __import__("google.colab")
+    monkeypatch.delenv("RAGKIT_INSTALL", raising=False)
+    run_cell(colab_cell(PAIRS[0]))
+    assert calls == [([sys.executable, "-m", "pip", "install", "-q", expected_target()], True)]
+    assert (tmp_path / "widgets").read_text() == "enabled"
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "FigureWidget" in out, "one line on what Colab cannot show"
+    monkeypatch.setenv("RAGKIT_INSTALL", "/somewhere/ragkit")
+    run_cell(colab_cell(PAIRS[0]))
+    assert calls[-1][0][-1] == "/somewhere/ragkit"
+
+
+def test_the_colab_cell_is_short_and_pins_nothing():
+    cell = colab_cell(PAIRS[0])
+    assert len(cell.splitlines()) <= 12
+    assert not re.search(r"==|<|-c |--constraint|--upgrade|-U ", cell), "no pins or upgrades beyond the ranges"
+
+
+# ---- the lowest versions the ranges allow, in one venv shared by the slow tests below ----
+
+def lowest_requirements(venv: Path, tools: Path) -> str:
+    """pyproject's dependencies at their lowest (uv lowest-direct), torch left out: it comes from the CPU index."""
+    never = tools / "no-torch.txt"
+    never.write_text('torch; sys_platform == "never"\n')
+    done = subprocess.run([uv(), "pip", "compile", "pyproject.toml", "--resolution", RESOLUTION, "-q",
+                           "--no-header", "--no-annotate", "-p", str(venv / "bin/python"), "--override", str(never)],
+                          cwd=ROOT, capture_output=True, text=True, check=True, timeout=600)
+    return done.stdout
+
+
+def uv() -> str:
+    found = shutil.which("uv", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    if found is None:
+        pytest.fail("uv is not installed: it is in the test extra (`pip install -c constraints.txt -e '.[test]'`)")
+    return found
+
+
+def python311() -> str:
+    """A Python 3.11 of this machine: the one running the tests, else one uv finds (it downloads none)."""
+    if sys.version_info[:2] == (3, 11):
+        return sys._base_executable
+    found = subprocess.run([uv(), "python", "find", "3.11"], capture_output=True, text=True,
+                           env=dict(os.environ, UV_PYTHON_DOWNLOADS="never"))
+    if found.returncode != 0:
+        pytest.fail("no Python 3.11 here: the lowest versions are tested on the oldest Python ragkit supports")
+    return found.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def lowest(tmp_path_factory):
+    """A Python 3.11 venv with pip, the dependencies at the lowest versions of the ranges, and the tools to test."""
+    root = tmp_path_factory.mktemp("lowest")
+    venv = root / "venv"
+    env = dict(os.environ, VIRTUAL_ENV=str(venv), PIP_RETRIES="0", HF_HUB_OFFLINE="1", UV_PYTHON_DOWNLOADS="never")
+    env.pop("PYTHONPATH", None)
+    t = time.perf_counter()
+    subprocess.run([uv(), "venv", "-q", "--seed", "-p", python311(), str(venv)], check=True, env=env, timeout=600)
+    (root / "lowest.txt").write_text(lowest_requirements(venv, root))
+    pins = constraint_pins()
+    tools = [f"{name}=={pins[name]}" for name in ["pytest", "hypothesis", "nbclient"]]
+    subprocess.run([uv(), "pip", "install", "-q", "-p", str(venv / "bin/python"), "-r", str(root / "lowest.txt"),
+                    *tools], check=True, env=env, timeout=1800)
+    subprocess.run([venv / "bin/python", "-m", "pip", "install", "-q", f"torch=={pins['torch']}",
+                    "--extra-index-url", TORCH_INDEX], check=True, env=env, timeout=1800, capture_output=True)
+    TIMES[f"{RESOLUTION} venv"] = time.perf_counter() - t
+    have = installed(venv)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    VERSIONS.update({r.name: have[canonicalize_name(r.name)] for r in map(Requirement, project["dependencies"])})
+    return venv, env
+
+
+def installed(venv: Path) -> dict[str, str]:
+    """Every distribution in a venv: its version, or where it was installed from."""
+    done = subprocess.run([uv(), "pip", "freeze", "-p", str(venv / "bin/python")], capture_output=True, text=True,
+                          check=True)
+    pairs = (re.split(r"==| @ ", line, maxsplit=1) for line in done.stdout.splitlines() if line.strip())
+    return {canonicalize_name(name): version for name, version in pairs}
+
+
+@pytest.mark.slow
+def test_the_lowest_versions_are_the_lower_bounds(lowest):
+    if RESOLUTION != "lowest-direct":
+        pytest.skip(f"resolution {RESOLUTION}: the versions are reported, not compared with the bounds")
+    venv, _ = lowest
+    have = installed(venv)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for line in project["dependencies"]:
+        req = Requirement(line)
+        if req.name == "torch":
+            continue
+        lower = next(s.version for s in req.specifier if s.operator == ">=")
+        version = have[canonicalize_name(req.name)]
+        assert version == lower, f"{req.name} installed at {version}, its lower bound is {lower}"
+
+
+@pytest.mark.slow
+def test_unit_tests_pass_at_the_lowest_versions(lowest):
+    venv, env = lowest
+    t = time.perf_counter()
+    done = subprocess.run([venv / "bin/python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *UNIT_TESTS],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    TIMES["unit tests"] = time.perf_counter() - t
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+EXECUTE = """
+import json, sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": sys.argv[2]}}).execute()
+nbformat.write(nb, sys.argv[1])
+"""
+WHERE = "import ragkit, ragkit.plumbing.locations as l; print(ragkit.__file__, l.data_dir(), l.checkout())"
+
+
+@pytest.fixture(scope="module")
+def colab(lowest, tmp_path_factory):
+    """The lowest venv made to look like Colab: a ``google.colab`` stand-in, a working folder outside the clone."""
+    venv, env = lowest
+    root = tmp_path_factory.mktemp("colab")
+    content = root / "content"
+    content.mkdir()
+    import ragkit.plumbing.locations
+
+    # the kernel may start before the cell installs ragkit: the stand-in sits on PYTHONPATH, ragkit must not
+    env = dict(env, PYTHONPATH=str(stand_in(root / "stand-in")), RAGKIT_INSTALL=str(ROOT),
+               RAGKIT_TEST_WIDGETS=str(root / "widgets"), RAGKIT_CACHE=str(ragkit.plumbing.locations.cache_dir()))
+    before = installed(venv)
+    return venv, env, content, before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ["00-start-here", "06-thresholds"])
+def test_on_a_stand_in_colab_the_first_cell_installs_ragkit_and_the_notebook_runs(colab, notebook):
+    venv, env, content, before = colab
+    nb = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text())
+    # Colab's kernel has google.colab imported before the first cell runs
+    nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": "import google.colab"})
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                        "source": "print('KERNEL-PREFIX', sys.prefix)"})
+    path = content / f"{notebook}.ipynb"
+    path.write_text(json.dumps(nb))
+    (content.parent / "widgets").unlink(missing_ok=True)
+    t = time.perf_counter()
+    done = subprocess.run([venv / "bin/python", "-c", EXECUTE, str(path), str(content)], cwd=content, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    TIMES[f"colab {notebook}"] = time.perf_counter() - t
+    assert done.returncode == 0, done.stderr[-3000:]
+    ran = nbformat.read(path, as_version=4)
+    assert f"KERNEL-PREFIX {venv}" in ran.cells[-1].outputs[0]["text"], "the notebook ran in another environment"
+    cell = next(i for i, c in enumerate(ran.cells) if MARK in c.source)
+    assert not [o for o in ran.cells[cell].outputs if o["output_type"] == "error"]
+    # pip may warn on stderr on Colab too (about Colab's own pins): only the cells after it must be clean
+    ran.cells = ran.cells[cell + 1:]
+    problems = student_problems(ran)
+    assert not problems, "\n".join(problems)
+    assert (content.parent / "widgets").read_text() == "enabled", "the custom widget manager was not turned on"
+    after = installed(venv)
+    assert "ragkit" in after and set(after) - {"ragkit"} == set(before) - {"ragkit"}
+    assert {k: v for k, v in after.items() if k != "ragkit"} == {k: v for k, v in before.items() if k != "ragkit"}, \
+        "installing ragkit changed a version that was already inside the ranges"
+    where = subprocess.run([venv / "bin/python", "-c", WHERE], cwd=content, env=dict(env, PYTHONPATH=""),
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert where[0].startswith(str(venv)) and where[1].endswith("ragkit/_data") and where[2] == "None", \
+        "the installed ragkit should find the course inside the package"
+
+
+def test_report_versions_and_times():
+    if TIMES:
+        print(f"\n{RESOLUTION} versions: " + ", ".join(f"{k} {v}" for k, v in VERSIONS.items()))
+        print(f"{RESOLUTION} versions and Colab stand-in, seconds: "
+              + ", ".join(f"{k} {v:.0f}" for k, v in TIMES.items()))
