@@ -66,7 +66,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-# the executed notebooks as a static site in build/book/ (open build/book/index.html; no network needed)
+# the executed notebooks as a static site in build/book/ (open build/book/index.html; no network needed),
+# and the whole course as one PDF, build/book/course.pdf (printed by chromium)
 book: $(STAMP)
 	$(BIN)/python -m book --out build/book
 

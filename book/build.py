@@ -26,7 +26,9 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
 
+from book import pdf
 from ragkit.errors import RagkitError
+from ragkit.teach import plots
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -219,10 +221,13 @@ def execute(book: list[Page], jobs: int = 2) -> dict[Path, Execution]:
 
 
 def _figure_html(figure: dict, number: int) -> str:
-    """A plotly figure as a div and its JSON; assets/book.js draws it with the local plotly.js."""
+    """A plotly figure as a div and its JSON, captioned by its text alternative; assets/book.js draws it."""
     name = f"figure-{number}"
     data = json.dumps(figure).replace("</", "<\\/")
-    return (f'<div class="book-plotly" data-figure="{name}"></div>'
+    text = html.escape(plots.describe(figure))
+    return (f'<figure class="book-figure">'
+            f'<div class="book-plotly" data-figure="{name}" aria-describedby="{name}-text"></div>'
+            f'<figcaption class="book-figure-text" id="{name}-text">{text}</figcaption></figure>'
             f'<script type="application/json" id="{name}">{data}</script>')
 
 
@@ -244,6 +249,9 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
             continue
         cell.outputs = [o for o in cell.outputs
                         if not (WIDGET in o.get("data", {}) and PROGRESS.search(o.data.get("text/plain", "")))]
+        # the sentence a notebook prints under a figure is the page's caption of it: shown once
+        captions = {plots.caption(plots.describe(o.data[PLOTLY])) for o in cell.outputs if PLOTLY in o.get("data", {})}
+        cell.outputs = [o for o in cell.outputs if o.get("data", {}).get("text/markdown") not in captions]
         for output in cell.outputs:
             data = output.get("data", {})
             if PLOTLY in data:
@@ -415,6 +423,7 @@ def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookN
         (site / page.download).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(page.path, site / page.download)
     (site / "index.html").write_text(landing(book, settings))
+    pdf.write(site, book, SITE_TITLE)
     files = sorted(e for e in _listing(site) if (site / e).is_file())
     (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
 

@@ -59,8 +59,14 @@ def parse(path: Path) -> Links:
     return parser
 
 
-@pytest.fixture(scope="module")
+BUILT: list[book.Report] = []
+"""The one build of a run: test_accessibility imports this fixture, and pytest would run an imported one again."""
+
+
+@pytest.fixture(scope="session")
 def site(executed, tmp_path_factory):
+    if BUILT:
+        return BUILT[0]
     runs = {p.path: executed(p.path) for p in BOOK}
     failed = [run.error for run in runs.values() if run.error]
     if failed:
@@ -68,6 +74,7 @@ def site(executed, tmp_path_factory):
     report = book.build(tmp_path_factory.mktemp("book") / "site", executed={p: r.notebook for p, r in runs.items()})
     print("\n" + report.summary())
     assert not report.execute_seconds, "the book executed a notebook again"
+    BUILT.append(report)
     return report
 
 

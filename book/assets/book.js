@@ -26,7 +26,7 @@ function bookKeyboardSlider(gd) {
   gd.setAttribute("role", "slider");
   gd.setAttribute("aria-valuemin", "0");
   gd.setAttribute("aria-valuemax", String(steps.length - 1));
-  gd.setAttribute("aria-label", "slider: arrow keys move it");
+  gd.setAttribute("aria-label", "the cut: arrow keys move it, Home and End go to either end");
   bookLabel(gd);
   gd.on("plotly_sliderchange", () => bookLabel(gd));
   // keys can come faster than plotly redraws: count them at once, apply the steps one after another
@@ -48,7 +48,10 @@ function bookKeyboardSlider(gd) {
 document.addEventListener("DOMContentLoaded", () => {
   for (const gd of document.querySelectorAll(".book-plotly")) {
     const figure = JSON.parse(document.getElementById(gd.dataset.figure).textContent);
-    Plotly.newPlot(gd, figure.data || [], figure.layout || {}, {responsive: true}).then(() => {
+    // a slider figure is one control (role="slider"): plotly's toolbar buttons cannot sit inside it
+    const slider = Boolean(figure.layout && figure.layout.sliders && figure.layout.sliders.length);
+    Plotly.newPlot(gd, figure.data || [], figure.layout || {},
+                   {responsive: true, displayModeBar: slider ? false : "hover"}).then(() => {
       if (gd.layout.sliders && gd.layout.sliders.length) {
         bookKeyboardSlider(gd);
       }

@@ -46,7 +46,7 @@ import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter
+from ragkit.teach import chapter, plots
 from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.tokens import count_pieces
@@ -161,8 +161,9 @@ lengths = pd.DataFrame({"word pieces": count_pieces(texts), "characters": [len(t
 lengths.describe().loc[["min", "50%", "max"]].round(3)
 
 # %%
-px.scatter(lengths, x="word pieces", y="norm, un-normalised", hover_data=["characters"],
-           title="Un-normalised chunk vectors: norm against length", height=380)
+plots.described(px.scatter(lengths, x="word pieces", y="norm, un-normalised", hover_data=["characters"],
+                           title="Un-normalised chunk vectors: norm against length", height=380),
+                plots.scatter_summary(lengths, "word pieces", ["norm, un-normalised"], "chunks"))
 
 # %%
 corr = lengths.corr().loc["word pieces", "norm, un-normalised"]
@@ -212,8 +213,9 @@ display(Markdown(f"For **{moved}** of **{len(qtexts)}** queries the nearest of t
 nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], ["query word pieces", "query norm, un-normalised"]].round(3)
 
 # %%
-px.scatter(nearest, x="query word pieces", y=["nearest L2, un-normalised", "nearest cosine distance"], facet_col="variable",
-           title="Distance to the nearest chunk against query length", height=380).update_yaxes(matches=None, showticklabels=True)
+plots.described(px.scatter(nearest, x="query word pieces", y=["nearest L2, un-normalised", "nearest cosine distance"], facet_col="variable",
+           title="Distance to the nearest chunk against query length", height=380).update_yaxes(matches=None, showticklabels=True),
+                plots.scatter_summary(nearest, "query word pieces", ["nearest L2, un-normalised", "nearest cosine distance"], "queries, one panel per distance,"))
 
 # %% [markdown]
 # Read the two panels as a threshold would: draw a horizontal line across each and ask which queries fall under it.

@@ -1,8 +1,15 @@
-"""Plotly figures for the notebooks (the interactive layer: the engine never imports this)."""
+"""Plotly figures for the notebooks (the interactive layer: the engine never imports this).
+
+Every figure carries a sentence saying what it shows, computed from the same data (its text alternative): a
+notebook shows it under the figure, the book gives it to screen readers. Colour never carries meaning alone
+(dashes, markers, patterns and labels say it too), and the colours are Okabe and Ito's palette ("Color Universal
+Design", 2002), chosen to stay apart under protanopia, deuteranopia and tritanopia (tests/test_accessibility.py
+simulates them).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,12 +20,83 @@ from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.statistics import wilson
 from ragkit.threshold import CHAPTER_CUTS, DEFAULT_CUT, Sweep, default_cuts
 
-COLOURS = {"A": "#9e9e9e", "B": "#616161", "C": "#64b5f6", "D": "#1565c0", "E": "#ef6c00", "F": "#b71c1c"}
+if TYPE_CHECKING:
+    import pandas as pd
+
+OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73",
+             "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7"}
+# the strategies without overlap are solid, with overlap dashed; each has its own colour and marker as well
+COLOURS = {"A": OKABE_ITO["black"], "B": OKABE_ITO["reddish purple"], "C": OKABE_ITO["sky blue"],
+           "D": OKABE_ITO["blue"], "E": OKABE_ITO["orange"], "F": OKABE_ITO["vermillion"]}
+MARKERS = {"A": "circle", "B": "square", "C": "diamond", "D": "triangle-up", "E": "x", "F": "star"}
+IN_DOMAIN, OUT_OF_DOMAIN = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
+KEPT, DESTROYED = OKABE_ITO["black"], OKABE_ITO["vermillion"]
+DESCRIPTION = "description"
+"""The key of a figure's text alternative in ``layout.meta`` (where it survives into the notebook's JSON)."""
 
 
-def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = range(1, 21)) -> go.Figure:
+class Described(go.Figure):
+    """A figure with its text alternative: in a notebook the sentence is shown under it."""
+
+    @property
+    def description(self) -> str:
+        """What the figure shows, in one or two sentences."""
+        return describe(self)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import Markdown, display
+
+        super()._ipython_display_()
+        display(Markdown(caption(self.description)))
+
+
+def caption(text: str) -> str:
+    """The Markdown a notebook shows under a figure: its text alternative."""
+    return f"*The figure above:* {text}"
+
+
+def described(fig: go.Figure, text: str) -> Described:
+    """``fig`` with ``text`` as its text alternative (kept in ``layout.meta``)."""
+    out = fig if isinstance(fig, Described) else Described(fig)
+    meta = out.layout.meta if isinstance(out.layout.meta, dict) else {}
+    out.layout.meta = {**meta, DESCRIPTION: text}
+    return out
+
+
+def describe(fig: go.BaseFigure | dict) -> str:
+    """A figure's text alternative; a figure made without one says so by its title."""
+    layout = fig.get("layout", {}) if isinstance(fig, dict) else fig.to_plotly_json()["layout"]
+    meta = layout.get("meta")
+    if isinstance(meta, dict) and meta.get(DESCRIPTION):
+        return str(meta[DESCRIPTION])
+    title = layout.get("title", {})
+    title = title.get("text", "") if isinstance(title, dict) else str(title or "")
+    return f"A figure titled “{title}”." if title else "A figure without a title or description."
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k} of {n}"
+
+
+def scatter_summary(frame: pd.DataFrame, x: str, ys: Sequence[str], what: str) -> str:
+    """One sentence for a scatter of ``ys`` against ``x``: how many points, the ranges and each correlation."""
+    parts = [f"“{y}” from {frame[y].min():.3g} to {frame[y].max():.3g} (correlation with {x} "
+             f"{frame[[x, y]].corr().iloc[0, 1]:.2f})" for y in ys]
+    return (f"{len(frame)} {what} as points, {x} ({frame[x].min():.4g} to {frame[x].max():.4g}) across, "
+            + "; ".join(parts) + " up.")
+
+
+def lowest_points(frame: pd.DataFrame, x: str, ys: Sequence[str]) -> str:
+    """One sentence for lines of ``ys`` against ``x``: where each is lowest."""
+    parts = [f"“{y}” lowest at {x} = {frame.loc[frame[y].idxmin(), x]:.3f} ({frame[y].min():g})" for y in ys]
+    return f"{len(ys)} lines over {len(frame)} values of {x}: " + "; ".join(parts) + "."
+
+
+def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = range(1, 21)) -> Described:
     """Recall@k per strategy with its 95% Wilson band."""
     fig = go.Figure()
+    ks = list(ks)
+    found = []
     for r in ev.results.values():
         if r.retriever != retriever:
             continue
@@ -26,15 +104,37 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
         hits = [int(((r.ranks > 0) & (r.ranks <= k)).sum()) for k in ks]
         lows, highs = zip(*(wilson(h, n) for h in hits))
         colour = COLOURS.get(r.strategy, None)
-        fig.add_trace(go.Scatter(x=list(ks) + list(ks)[::-1], y=list(highs) + list(lows)[::-1], fill="toself",
+        dash = "dash" if STRATEGIES[r.strategy].overlap else "solid"
+        fig.add_trace(go.Scatter(x=ks + ks[::-1], y=list(highs) + list(lows)[::-1], fill="toself",
                                  line=dict(width=0), fillcolor=colour, opacity=0.12, hoverinfo="skip",
                                  showlegend=False, legendgroup=r.strategy))
-        fig.add_trace(go.Scatter(x=list(ks), y=[h / n for h in hits], mode="lines+markers", name=
-                                 f"{r.strategy}: {STRATEGIES[r.strategy].name}", line=dict(color=colour),
+        fig.add_trace(go.Scatter(x=ks, y=[h / n for h in hits], mode="lines+markers", name=
+                                 f"{r.strategy}: {STRATEGIES[r.strategy].name}", line=dict(color=colour, dash=dash),
+                                 marker=dict(symbol=MARKERS.get(r.strategy, "circle"), size=7),
                                  legendgroup=r.strategy))
+        found.append((r.strategy, hits[0], hits[-1], n, lows[-1], highs[-1]))
     fig.update_layout(title=f"Recall@k ({retriever}), 95% Wilson bands", xaxis_title="k", yaxis_title="recall@k",
                       yaxis_range=[0, 1], template="plotly_white")
-    return fig
+    if not found:
+        return described(fig, f"Recall@k for the {retriever} retriever: no strategy was evaluated with it.")
+    best = max(found, key=lambda f: f[2])
+    lines = "; ".join(f"{s} finds {_share(last, n)} needles at k = {ks[-1]} (band {lo:.2f} to {hi:.2f}), "
+                      f"{first} at k = {ks[0]}" for s, first, last, n, lo, hi in found)
+    return described(fig, f"Recall@k of the {retriever} retriever for k = {ks[0]} to {ks[-1]}, one line per chunking "
+                          f"strategy (overlapping strategies dashed) with its 95% Wilson band: {lines}. "
+                          f"Highest at k = {ks[-1]}: {best[0]}.")
+
+
+def _histogram_text(sweep: Sweep, cut: float | None) -> str:
+    row = sweep.at(cut)
+    where = "no cut (every query answered)" if cut is None else f"the cut at {cut:.3f}"
+    return (f"Histograms of each query's cosine distance to its nearest chunk: {len(sweep.nearest_in)} in-domain "
+            f"queries (blue, hatched /), median {np.median(sweep.nearest_in):.3f}, from {sweep.nearest_in.min():.3f} "
+            f"to {sweep.nearest_in.max():.3f}; {len(sweep.nearest_out)} out-of-domain queries (red, "
+            f"hatched x), median {np.median(sweep.nearest_out):.3f}, from {sweep.nearest_out.min():.3f} to "
+            f"{sweep.nearest_out.max():.3f}. The dashed line marks {where}: {_share(row.bluffs, row.out_of_domain)} "
+            f"out-of-domain queries are answered anyway (bluffs) and {_share(row.refused, row.in_domain)} "
+            f"answerable ones refused.")
 
 
 def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bool = False) -> go.Figure:
@@ -43,12 +143,13 @@ def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bo
     fig = fig_cls()
     bins = dict(start=0.0, end=1.2, size=0.025)
     fig.add_trace(go.Histogram(x=sweep.nearest_in, xbins=bins, name=f"in-domain ({len(sweep.nearest_in)})",
-                               marker_color="#1565c0", opacity=0.65))
+                               marker=dict(color=IN_DOMAIN, pattern=dict(shape="/", solidity=0.3)), opacity=0.65))
     fig.add_trace(go.Histogram(x=sweep.nearest_out, xbins=bins, name=f"out-of-domain ({len(sweep.nearest_out)})",
-                               marker_color="#c62828", opacity=0.65))
+                               marker=dict(color=OUT_OF_DOMAIN, pattern=dict(shape="x", solidity=0.3)), opacity=0.65))
     fig.update_layout(barmode="overlay", template="plotly_white", xaxis_title="cosine distance to the nearest chunk",
                       yaxis_title="queries", title="Where a cut has to fall", shapes=[_cut_line(cut)])
-    return fig
+    # a widget's figure is redrawn in place as its cut moves: its readout says the counts, not a fixed sentence
+    return fig if widget else described(fig, _histogram_text(sweep, cut))
 
 
 def _cut_line(cut: float | None) -> dict:
@@ -62,7 +163,7 @@ def move_cut(fig: go.Figure, cut: float | None) -> None:
 
 
 def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
-                     cut: float | None = CHAPTER_CUTS[0]) -> go.Figure:
+                     cut: float | None = CHAPTER_CUTS[0]) -> Described:
     """The distance histogram with a slider over the cuts: a plain figure, so it works without a kernel."""
     cuts = default_cuts() if cuts is None else list(cuts)
     if cut not in cuts:
@@ -82,27 +183,38 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
     fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="cut: "), pad=dict(t=50))],
                       title="Where a cut has to fall: move the slider (no kernel needed)",
                       margin=dict(t=110), **steps[active]["args"][0])
-    return fig
+    return described(fig, _histogram_text(sweep, cut) + f" A slider moves the line over {len(cuts)} cuts (from "
+                          f"{steps[0]['label']} to {steps[-1]['label']}) and a caption above the plot gives the "
+                          "bluffs and refusals at each.")
 
 
-def bluffs_and_refusals(sweep: Sweep) -> go.Figure:
+def bluffs_and_refusals(sweep: Sweep) -> Described:
     """Bluffs (share of out-of-domain queries) and refused answerable questions (share of in-domain) by cut."""
     rows = [row for row in sweep.rows() if row.cut is not None]
     cuts = [row.cut for row in rows]
     n_out, n_in = len(sweep.out_of_domain), len(sweep.queries)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=cuts, y=[r.bluffs / r.out_of_domain for r in rows], name=f"bluffs (share of {n_out})",
-                             line=dict(color="#c62828")))
+                             mode="lines+markers", line=dict(color=OUT_OF_DOMAIN), marker=dict(symbol="x", size=6)))
     fig.add_trace(go.Scatter(x=cuts, y=[r.refused / r.in_domain for r in rows],
-                             name=f"refused answerable (share of {n_in})", line=dict(color="#1565c0")))
+                             name=f"refused answerable (share of {n_in})", mode="lines+markers",
+                             line=dict(color=IN_DOMAIN, dash="dash"), marker=dict(symbol="square", size=6)))
     fig.add_trace(go.Scatter(x=cuts, y=[r.answered_with_needle / r.in_domain for r in rows],
-                             name="answered with the needle kept", line=dict(color="#2e7d32", dash="dot")))
+                             name="answered with the needle kept", line=dict(color=KEPT, dash="dot", width=3)))
     fig.update_layout(template="plotly_white", xaxis_title="cut (cosine distance)", yaxis_title="share of queries",
                       title="What each cut costs", xaxis_autorange="reversed")
-    return fig
+    if not rows:
+        return described(fig, "What each cut costs: no cut to show.")
+    first, last = rows[0], rows[-1]
+    return described(fig, f"Three lines over {len(rows)} cuts, from {first.cut:.3f} down to {last.cut:.3f}: bluffs "
+                          f"(solid, x marks) go from {_share(first.bluffs, n_out)} out-of-domain queries to "
+                          f"{_share(last.bluffs, n_out)}; refused answerable questions (dashed, squares) from "
+                          f"{_share(first.refused, n_in)} to {_share(last.refused, n_in)}; answered with the needle "
+                          f"kept (dotted) from {_share(first.answered_with_needle, n_in)} to "
+                          f"{_share(last.answered_with_needle, n_in)}.")
 
 
-def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> go.Figure:
+def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> Described:
     """Net wins (row minus column) of every pair of strategies; raw and Holm p in the hover.
 
     The family for Holm is the whole matrix at every metric (each unordered pair once per
@@ -123,25 +235,47 @@ def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dens
                 text[i][j] = (f"{a} vs {b} ({level}s): +{wins}/-{losses}, p = {c.test.p:.3g}, "
                               f"Holm p = {c.p_holm:.3g} over {len(family)} tests")
     unit = "needles" if level == "needle" else "queries"
+    # the signed number in every cell says what the colour says (blue: the row wins, red: it loses)
     fig = go.Figure(go.Heatmap(z=net, x=labels, y=labels, text=text, hoverinfo="text", colorscale="RdBu",
                                zmid=0, texttemplate="%{z:+.0f}"))
     fig.update_layout(title=f"Row vs column at {metric}: net wins in {unit} (hover for raw and Holm p)",
                       template="plotly_white", yaxis_autorange="reversed")
-    return fig
+    if len(labels) < 2:
+        return described(fig, f"Net wins at {metric}: fewer than two strategies to compare.")
+    i, j = (int(v) for v in np.unravel_index(int(np.argmax(net)), net.shape))
+    best = shown.get((labels[i], labels[j])) or shown[labels[j], labels[i]]
+    holding = [f"{c.a} vs {c.b}" for c in shown.values() if c.p_holm is not None and c.p_holm < 0.05]
+    return described(fig, f"A {len(labels)} by {len(labels)} grid of net wins in {unit} at {metric} ({retriever}), "
+                          f"row strategy minus column strategy, the signed number written in each cell: the largest is "
+                          f"{labels[i]} over {labels[j]}, {net[i, j]:+.0f} (Holm p = {best.p_holm:.3g}). "
+                          f"{len(holding)} of {len(shown)} pairs hold after Holm's correction at 0.05"
+                          + (f": {', '.join(holding)}." if holding else "."))
 
 
-def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> go.Figure:
+def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Described:
     """Needles as (id, offset in their blind window, length): one that runs past the window's end is cut in two."""
     fig = go.Figure()
+    legend: set[bool] = set()
     for row, (qid, offset, length) in enumerate(spans):
         cut = offset + length > size
-        fig.add_trace(go.Scatter(x=[offset, offset + length], y=[row, row], mode="lines",
-                                 line=dict(width=6, color="#c62828" if cut else "#2e7d32"),
-                                 name=qid, hovertext=f"{qid}: {length} characters from offset {offset}",
-                                 showlegend=False))
+        state = "destroyed" if cut else "kept"
+        fig.add_trace(go.Scatter(x=[offset, offset + length], y=[row, row], mode="lines+markers",
+                                 line=dict(width=6, color=DESTROYED if cut else KEPT, dash="dot" if cut else "solid"),
+                                 marker=dict(symbol="x" if cut else "circle", size=10),
+                                 name=f"{state} (crosses the cut)" if cut else f"{state} (inside the window)",
+                                 legendgroup=state, showlegend=cut not in legend,
+                                 hovertext=f"{qid}: {length} characters from offset {offset}, {state}"))
+        legend.add(cut)
     fig.add_vline(x=size, line_dash="dash", annotation_text="blind cut")
-    fig.update_layout(template="plotly_white", title="Needles within their blind windows (red: destroyed)",
+    fig.update_layout(template="plotly_white",
+                      title="Needles within their blind windows (red, dotted, crossed: destroyed)",
                       xaxis_title="offset within the window", yaxis=dict(tickvals=list(range(len(spans))),
                                                                         ticktext=[s[0] for s in spans]),
                       height=max(300, 18 * len(spans)))
-    return fig
+    destroyed = [qid for qid, offset, length in spans if offset + length > size]
+    kept = len(spans) - len(destroyed)
+    named = ": " + ", ".join(destroyed) if destroyed else ""
+    return described(fig, f"{len(spans)} needles drawn as bars at their place in a blind window of {size} characters, "
+                          f"with the cut at {size} as a dashed line: {_share(len(destroyed), len(spans))} run past it "
+                          f"and are destroyed (red, dotted, crossed){named}"
+                          + f"; {kept} {'is' if kept == 1 else 'are'} kept whole (black, solid, round ends).")

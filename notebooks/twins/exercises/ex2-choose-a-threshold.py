@@ -121,8 +121,12 @@ display(Markdown("On `tune`, the cheapest valleys: " + ", ".join(
     f"**{cut:.3f}** (cost **{cost:g}**, {int(costs.refused[costs.cut == cut].item())} refused)"
     for cut, cost in valleys) + f"; at most **{EX2.max_refused * len(tune.queries):g}** of the "
     f"**{len(tune.queries)}** answerable queries may be refused."))
-px.line(costs, x="cut", y="cost", color="within ceiling", markers=True, template="plotly_white",
-        title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")
+plots.described(
+    px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
+            template="plotly_white",
+            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut"),
+    plots.lowest_points(costs, "cut", ["cost"])
+    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling (round marks).")
 
 # %% [markdown]
 # `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:

@@ -1,0 +1,84 @@
+"""The built book as one PDF, in reading order: chromium prints every page once its figures and formulas are drawn.
+
+Each page is printed on its own (so each notebook starts on a new sheet) and the sheets are joined, with an outline
+entry per page. The figures print as they are drawn (plotly's vector graphics), the static slider at its default
+cut, and the widgets' places keep their note that they need a kernel.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from book.build import Page
+
+NAME = "course.pdf"
+CONTENTS = "Contents"
+CHROMIUM = Path("/usr/bin/chromium")
+# an A4 sheet's printable width at 96 dpi, less its margins: plotly draws each figure to fit it
+PRINT_WIDTH = 720
+DRAWN_SECONDS = 60
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+
+
+def chromium() -> Path | None:
+    """The chromium that prints (Debian's, or the first on PATH), or None."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
+
+
+def wait_until_drawn(page) -> None:
+    """Wait for every plotly figure of a playwright page to be drawn (book.js marks it) and MathJax to finish."""
+    page.wait_for_function("() => [...document.querySelectorAll('.book-plotly')].every(gd => gd.dataset.ready)",
+                           timeout=DRAWN_SECONDS * 1000)
+    page.wait_for_function("() => !window.MathJax || !MathJax.Hub || "
+                           "new Promise(done => MathJax.Hub.Queue(() => done(true)))", timeout=DRAWN_SECONDS * 1000)
+
+
+def write(out: Path, pages: list[Page], title: str) -> Path | None:
+    """Print the site in ``out`` (its index, then every page in the book's order) to ``out/NAME``, titled ``title``.
+
+    Without a chromium there is no PDF (the HTML pages are complete without it): a warning says what to install.
+    """
+    from playwright.sync_api import sync_playwright
+    from pypdf import PdfReader, PdfWriter
+
+    browser_path = chromium()
+    if browser_path is None:
+        warnings.warn(f"no chromium to print the book's PDF with, so {out / NAME} was not written: install it "
+                      "(`apt-get install chromium`) and run `make book` again", stacklevel=2)
+        return None
+
+    names = [(CONTENTS, "index.html"), *((page.title, page.href) for page in pages)]
+    writer = PdfWriter()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(browser_path), headless=True, args=FLAGS)
+        try:
+            for name, href in names:
+                tab = browser.new_page(viewport={"width": PRINT_WIDTH, "height": 1000})
+                # a page of the book loads only from its own folder: anything else is refused, not waited for
+                tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                          else route.abort())
+                tab.goto((out / href).resolve().as_uri())
+                wait_until_drawn(tab)
+                tab.emulate_media(media="print")
+                sheet = tab.pdf(format="A4", print_background=True, tagged=True,
+                                margin=dict(top="15mm", bottom="15mm", left="12mm", right="12mm"))
+                tab.close()
+                start = len(writer.pages)
+                writer.append(PdfReader(io.BytesIO(sheet)))
+                writer.add_outline_item(title=name, page_number=start)
+        finally:
+            browser.close()
+    writer.add_metadata({"/Title": title})
+    target = out / NAME
+    with target.open("wb") as f:
+        writer.write(f)
+    return target

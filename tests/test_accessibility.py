@@ -1,0 +1,311 @@
+"""Accessibility: axe-core finds nothing serious on any page of the book, every figure says in words what it shows,
+colour never carries meaning alone, the palette stays apart under colour-vision deficiencies, and the course prints
+to one PDF in reading order.
+
+The pages come from test_book's ``site`` fixture: the book is built once per run, from the notebooks executed once.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_book import Quiet, reads_the_site, site  # noqa: F401  (the fixture, shared with test_book)
+from test_browser import CHROMIUM, launch
+
+import ragkit.teach.course
+from book import pdf
+from ragkit.teach import plots
+from ragkit.threshold import CHAPTER_CUTS
+
+from conftest import ROOT
+
+AXE_VERSION = "4.10.3"
+AXE_DIR = ROOT / "build" / "node"
+AXE = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+# The rules axe runs: every WCAG 2.0, 2.1 and 2.2 level A and AA rule it has (axe's own tags for them).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+FORBIDDEN = {"serious", "critical"}
+
+
+def install_axe() -> Path:
+    """axe-core at the pinned version in build/node (ignored by git), installed by npm the first time."""
+    installed = AXE_DIR / "node_modules" / "axe-core" / "package.json"
+    if installed.is_file() and json.loads(installed.read_text())["version"] == AXE_VERSION:
+        return AXE
+    if shutil.which("npm") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("npm is missing: .ci/run must install Debian's npm package (it installs axe-core)")
+        pytest.skip("no npm here (apt-get install npm): axe-core cannot be installed; CI runs this test")
+    AXE_DIR.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["npm", "install", "--prefix", str(AXE_DIR), "--no-audit", "--no-fund", "--no-save",
+                           f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.fail(f"npm could not install axe-core@{AXE_VERSION}: {done.stderr[-1000:]}")
+    return AXE
+
+
+def serve(folder: Path):
+    """A local static server for ``folder``; the caller shuts it down."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def axe_pages(folder: Path, axe: Path) -> dict[str, list[dict]]:
+    """axe-core's violations on every page of a built book, by file name, each page drawn first (figures, formulas)."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(folder)
+    results: dict[str, list[dict]] = {}
+    try:
+        with sync_playwright() as p:
+            browser = launch(p)
+            for name in sorted(f.name for f in folder.glob("*.html")):
+                page = browser.new_page(viewport={"width": 1200, "height": 900})
+                page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                           else route.abort())
+                page.goto(f"{base}/{name}")
+                pdf.wait_until_drawn(page)
+                page.add_script_tag(path=str(axe))
+                found = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
+                                      "resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id, "
+                                      "impact: v.impact, nodes: v.nodes.length, "
+                                      "where: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))", AXE_TAGS)
+                results[name] = found
+                page.close()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return results
+
+
+def summary(results: dict[str, list[dict]]) -> str:
+    """One line per page: each violated rule, its impact and how many elements."""
+    return "\n".join(f"{name}: " + (", ".join(f"{v['id']} ({v['impact']}, {v['nodes']})" for v in found) or "none")
+                     for name, found in results.items())
+
+
+@pytest.fixture(scope="module")
+def browser_ready():
+    if not CHROMIUM.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is missing: .ci/run must install Debian's chromium package")
+        pytest.skip("no /usr/bin/chromium here (apt-get install chromium); CI runs this test")
+
+
+@reads_the_site
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(site, browser_ready):  # noqa: F811
+    results = axe_pages(site.out, install_axe())
+    print("\naxe-core " + AXE_VERSION + ", tags " + ", ".join(AXE_TAGS) + ":\n" + summary(results))
+    assert set(results) == {"index.html", *(p.href for p in site.pages)}
+    bad = {name: [v for v in found if v["impact"] in FORBIDDEN] for name, found in results.items()}
+    assert not any(bad.values()), summary({k: v for k, v in bad.items() if v})
+
+
+# every figure says what it shows
+
+
+def test_a_page_captions_each_figure_with_its_text_once():
+    import nbformat
+
+    from book import build as book
+
+    fig = plots.needle_cuts([("q1", 10, 50), ("q2", 480, 60)], size=512)
+    code = nbformat.v4.new_code_cell("plots.needle_cuts(windows)")
+    code.outputs = [nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
+                    nbformat.v4.new_output("display_data", {"text/markdown": plots.caption(fig.description),
+                                                            "text/plain": "<Markdown>"})]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [code]
+    page = book.Page(Path("x.ipynb"), "x.ipynb", "x")
+    outputs = book.prepare(nb, page, book.Settings.load()).cells[0].outputs
+    assert len(outputs) == 1, "the figure's sentence is shown twice"
+    shown = outputs[0].data["text/html"].split("<script")[0]  # the figure's JSON carries its text for book.js
+    assert shown.count("1 of 2 run past it") == 1 and 'aria-describedby="figure-1-text"' in shown
+    assert '<figcaption class="book-figure-text" id="figure-1-text">' in shown
+
+
+@pytest.fixture(scope="module")
+def course():
+    return ragkit.teach.course.load(progress=False)
+
+
+@pytest.fixture(scope="module")
+def sweep(course):
+    return course.sweep("E", "dense")
+
+
+def numbers(text: str) -> list[str]:
+    return re.findall(r"\d+(?:\.\d+)?", text)
+
+
+@pytest.mark.slow  # the course's vectors
+def test_the_histograms_text_gives_the_counts_ragkit_computes_at_the_cut(sweep):
+    fig = plots.distance_histogram(sweep, CHAPTER_CUTS[0])
+    row = sweep.at(CHAPTER_CUTS[0])
+    text = fig.description
+    assert f"{row.bluffs} of {row.out_of_domain} out-of-domain" in text
+    assert f"{row.refused} of {row.in_domain} answerable" in text
+    assert f"{CHAPTER_CUTS[0]:.3f}" in text and f"{np.median(sweep.nearest_out):.3f}" in text
+    slider = plots.threshold_slider(sweep)
+    assert slider.description.startswith(text) and "slider" in slider.description
+    assert plots.describe(slider.to_plotly_json()) == slider.description  # it survives into the notebook's JSON
+
+
+@pytest.mark.slow  # the course's vectors
+def test_the_bluff_curves_text_follows_the_sweep(sweep):
+    rows = [r for r in sweep.rows() if r.cut is not None]
+    text = plots.bluffs_and_refusals(sweep).description
+    assert f"{rows[0].bluffs} of {rows[0].out_of_domain} out-of-domain queries to {rows[-1].bluffs}" in text
+    assert f"from {rows[0].refused} of {rows[0].in_domain} to {rows[-1].refused}" in text
+
+
+def test_the_needle_figures_text_counts_the_destroyed_ones():
+    spans = [("q1", 10, 50), ("q2", 480, 60), ("q3", 0, 512), ("q4", 500, 13)]
+    fig = plots.needle_cuts(spans, size=512)
+    assert "2 of 4 run past it" in fig.description and "q2, q4" in fig.description
+    assert "2 are kept whole" in fig.description
+    kinds = {t.legendgroup: (t.line.dash, t.marker.symbol) for t in fig.data}
+    assert kinds["destroyed"] != kinds["kept"], "kept and destroyed differ by colour only"
+
+
+@pytest.mark.slow  # the course's vectors
+def test_the_recall_and_win_loss_texts_give_ragkits_numbers(course):
+    ev = course.evaluation()
+    text = plots.recall_curves(ev, "dense").description
+    for r in ev.results.values():
+        if r.retriever == "dense":
+            hits = int(((r.ranks > 0) & (r.ranks <= 20)).sum())
+            assert f"{r.strategy} finds {hits} of {len(r.ranks)} needles at k = 20" in text
+    matrix = plots.win_loss_matrix(ev, "R@20", "dense")
+    net = np.array(matrix.data[0].z)
+    assert f"{net.max():+.0f}" in matrix.description and "Holm" in matrix.description
+
+
+def test_a_figure_without_a_description_is_named_by_its_title():
+    import plotly.graph_objects as go
+
+    assert plots.describe(go.Figure(layout=dict(title="Some plot"))) == "A figure titled “Some plot”."
+    assert plots.describe(plots.described(go.Figure(), "Two dots.")) == "Two dots."
+
+
+@pytest.mark.slow  # the course's vectors
+def test_lines_and_bars_differ_by_more_than_colour(sweep, course):
+    hist = plots.distance_histogram(sweep)
+    assert len({t.marker.pattern.shape for t in hist.data}) == len(hist.data), "the histograms differ by colour only"
+    curves = plots.bluffs_and_refusals(sweep)
+    assert len({(t.line.dash, t.marker.symbol) for t in curves.data}) == len(curves.data)
+    recall = [t for t in plots.recall_curves(course.evaluation(), "dense").data if t.mode == "lines+markers"]
+    assert len({t.marker.symbol for t in recall}) == len(recall), "two strategies share a marker"
+
+
+# the palette under colour-vision deficiencies: Machado, Oliveira and Fernandes (2009), severity 1, on linear RGB
+
+MACHADO = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                     [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+}
+MIN_DELTA_E = 20.0
+"""The smallest CIE76 distance allowed between two colours of one figure, for normal vision and each deficiency."""
+MIN_DELTA_E_MARKED = 15.0
+"""The same for the recall curves: six lines that also differ by marker and dash (tested above)."""
+
+
+def linear(hex_colour: str) -> np.ndarray:
+    srgb = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+
+
+def lab(rgb_linear: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) of a linear sRGB colour."""
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb_linear
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def seen(hex_colour: str, deficiency: str | None) -> np.ndarray:
+    rgb = linear(hex_colour)
+    if deficiency:
+        rgb = np.clip(np.array(MACHADO[deficiency]) @ rgb, 0, 1)
+    return lab(rgb)
+
+
+def closest_pair(colours: list[str], deficiency: str | None) -> tuple[float, str, str]:
+    return min((float(np.linalg.norm(seen(a, deficiency) - seen(b, deficiency))), a, b)
+               for i, a in enumerate(colours) for b in colours[i + 1:])
+
+
+FIGURE_PALETTES = {
+    "recall curves": (list(plots.COLOURS.values()), MIN_DELTA_E_MARKED),
+    "distance histogram": ([plots.IN_DOMAIN, plots.OUT_OF_DOMAIN], MIN_DELTA_E),
+    "bluffs and refusals": ([plots.OUT_OF_DOMAIN, plots.IN_DOMAIN, plots.KEPT], MIN_DELTA_E),
+    "needle cuts": ([plots.KEPT, plots.DESTROYED], MIN_DELTA_E),
+}
+
+
+@pytest.mark.parametrize("deficiency", [None, *MACHADO])
+@pytest.mark.parametrize("figure", FIGURE_PALETTES)
+def test_each_figures_colours_stay_apart_under_colour_vision_deficiencies(figure, deficiency):
+    colours, least = FIGURE_PALETTES[figure]
+    distance, a, b = closest_pair(colours, deficiency)
+    assert distance >= least, f"{figure}: {a} and {b} are {distance:.1f} apart under {deficiency or 'normal'}"
+
+
+def test_the_simulation_is_machados():
+    """Their matrices keep white white, and deuteranopia folds red and green (the known confusion) together."""
+    for matrix in MACHADO.values():
+        assert np.allclose(np.array(matrix) @ np.ones(3), 1, atol=1e-3)
+    normal = np.linalg.norm(seen("#FF0000", None) - seen("#00A000", None))
+    assert np.linalg.norm(seen("#FF0000", "deuteranopia") - seen("#00A000", "deuteranopia")) < normal / 3
+
+
+# the course on paper
+
+
+@reads_the_site
+def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # noqa: F811
+    from pypdf import PdfReader
+
+    path = site.out / pdf.NAME
+    if pdf.chromium() is None and os.environ.get("CI") != "true":
+        pytest.skip("no chromium here (apt-get install chromium), so the book has no PDF; CI runs this test")
+    assert path.is_file(), "the book wrote no PDF"
+    reader = PdfReader(path)
+    outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
+    assert [title for title, _ in outline] == [pdf.CONTENTS, *(p.title for p in site.pages)]
+    starts = [page for _, page in outline]
+    assert starts == sorted(starts) and len(set(starts)) == len(starts), "the pages are not in reading order"
+    assert len(reader.pages) > starts[-1] >= len(site.pages), f"{len(reader.pages)} pages for {len(site.pages)}"
+    flat = lambda text: re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text))  # noqa: E731  (ligatures: ﬀ is ff)
+    for (title, start), end in zip(outline[1:], [*starts[2:], len(reader.pages)], strict=True):
+        assert flat(title) in flat(reader.pages[start].extract_text()), f"{title} does not open page {start + 1}"
+        if "06" in title:
+            text = flat(" ".join(reader.pages[i].extract_text() for i in range(start, end)))
+            row = ragkit.teach.course.load(progress=False).sweep("E", "dense").at(CHAPTER_CUTS[0])
+            assert f"cut {CHAPTER_CUTS[0]:.3f}: bluffs {row.bluffs} / {row.out_of_domain}" in text, \
+                "the static slider is not printed at its default cut"
+            assert "needs a running Python kernel" in text, "a widget's place does not say it needs a kernel"
+            assert "cosine distance to the nearest chunk" in text, "06's figures are not drawn in the PDF"
+            assert "Histograms of each query's cosine distance" in text, "06's figures are printed without their text"
+    print(f"\n{path}: {len(reader.pages)} pages, {path.stat().st_size / 1e6:.1f} MB")
+
+
+def test_without_chromium_the_book_warns_and_writes_no_pdf(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
+    with pytest.warns(UserWarning, match="apt-get install chromium"):
+        assert pdf.write(tmp_path, [], "a book") is None
+    assert not (tmp_path / pdf.NAME).exists()
