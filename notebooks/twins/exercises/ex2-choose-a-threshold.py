@@ -126,7 +126,7 @@ plots.described(
             template="plotly_white",
             title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut"),
     plots.lowest_points(costs, "cut", ["cost"])
-    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling (round marks).")
+    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
 
 # %% [markdown]
 # `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
@@ -160,14 +160,16 @@ check_threshold_choice(course, my_cut)
 
 # %%
 both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
-px.line(both, x="cut", y="cost", color="half", template="plotly_white",
-        title="Total cost on the half chosen on (tune) and the half judged on (judge)")
+plots.described(
+    px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
+            title="Total cost on the half chosen on (tune) and the half judged on (judge)"),
+    plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
 
 # %% [markdown]
 # ## Try this
 #
 # 1. Suppose a refusal cost as much as a bluff. The check's costs stay fixed, but you can recompute the cost
-#    yourself: `t = tune.table(cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
+#    yourself: `t = tables.sweep(tune, cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
 #    in that direction?
 # 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
 #    about a threshold tuned on 16 needles (32 queries)? Compute a Wilson interval for its bluff rate with
