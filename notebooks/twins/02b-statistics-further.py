@@ -55,6 +55,11 @@ course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
 display(Markdown(course.truncation_note()))
 
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
 # %% [markdown]
 # ## Intervals over needles: the cluster bootstrap
 #
