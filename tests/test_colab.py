@@ -5,6 +5,7 @@ lowest-direct resolution from PyPI): a quick subset of the unit tests runs in it
 stand-in ``google.colab`` lets each notebook's first cell install ragkit into it, and 00 and 06 run there.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -116,14 +117,49 @@ def stand_in(folder: Path) -> Path:
     return folder
 
 
-def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypatch, capsys, tmp_path):
+@contextlib.contextmanager
+def colab_imported(folder: Path):
+    """The stand-in ``google.colab`` imported while inside; every ``google`` module is as before afterwards.
+
+    The real ``google`` namespace (protobuf, which onnx imports) must come back whole, and no stand-in may stay
+    in sys.modules: anywidget calls ``google.colab.output`` whenever it finds one, in every later test.
+    """
+    def google() -> dict:
+        return {name: m for name, m in sys.modules.items() if name == "google" or name.startswith("google.")}
+
+    before = google()
+    for name in before:
+        del sys.modules[name]
+    sys.path.insert(0, str(stand_in(folder)))
+    try:
+        __import__("google.colab")
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        for name in google():
+            del sys.modules[name]
+        sys.modules.update(before)
+
+
+@pytest.fixture
+def google_stand_in(tmp_path):
+    with colab_imported(tmp_path / "colab"):
+        yield
+
+
+def test_the_stand_in_colab_leaves_no_trace_for_later_tests(tmp_path):
+    before = {name for name in sys.modules if name.startswith("google")}
+    with colab_imported(tmp_path / "colab"):
+        assert "google.colab" in sys.modules
+    assert "google.colab" not in sys.modules and {n for n in sys.modules if n.startswith("google")} == before
+    import google.protobuf  # noqa: F401  (onnx needs the real namespace back)
+
+
+def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypatch, capsys, tmp_path,
+                                                                        google_stand_in):
     calls = []
     monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
     monkeypatch.setenv("RAGKIT_TEST_WIDGETS", str(tmp_path / "widgets"))
-    monkeypatch.syspath_prepend(str(stand_in(tmp_path / "colab")))
-    for name in ["google", "google.colab", "google.colab.output"]:
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    __import__("google.colab")
     monkeypatch.delenv("RAGKIT_INSTALL", raising=False)
     run_cell(colab_cell(PAIRS[0]))
     assert calls == [([sys.executable, "-m", "pip", "install", "-q", expected_target()], True)]
