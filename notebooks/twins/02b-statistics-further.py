@@ -168,7 +168,7 @@ display(Markdown(f"Of **{len(shopping)}** looks, the most striking one the chapt
                  "and every extra look has to pay for itself in the correction."))
 
 # %% [markdown]
-# ## Every pair at once
+# ## Every pair at once (optional)
 #
 # The matrix shows, for each pair of strategies, the net wins of the row over the column at R@20 (wins minus losses), counted in needles.
 # Hover over a cell for the counts, the exact p and the Holm p. The Holm family is the whole matrix at all five metrics, because that is how many
@@ -179,7 +179,7 @@ plots.win_loss_matrix(ev, "R@20", "dense")
 
 
 # %% [markdown]
-# ## Try this
+# ## Try this (optional)
 #
 # 1. Change the seed of `cluster_bootstrap` (call it on `ev["E/dense"].per_query("R@20")` and `ev["E/dense"].needle_ids`) and watch how much
 #    the interval's edges move. What does that say about the third decimal of any interval?
