@@ -366,6 +366,16 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nbgrader(args: argparse.Namespace) -> int:
+    from ragkit.teach.nbgrading import POINTS, write_course
+
+    for path in write_course(args.folder, args.force):
+        print(f"wrote {path}")
+    print(f"each exercise is one assignment worth {POINTS} point (its locked check cell); next, in {args.folder}: "
+          "`nbgrader generate_assignment ASSIGNMENT --create` (see docs/grading.md)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     from ragkit.teach.results import NAME_RULES
@@ -445,6 +455,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--csv", type=Path, help="also write the grades to this CSV file")
     p.add_argument("--json", type=Path, help="also write the grades to this JSON file")
     p.set_defaults(run=_grade)
+    p = sub.add_parser("nbgrader", help="write the five exercises as an nbgrader course (source/<assignment>/)")
+    p.add_argument("folder", type=Path, help="the nbgrader course folder to write into")
+    p.add_argument("--force", action="store_true", help="write the assignments again over earlier ones")
+    p.set_defaults(run=_nbgrader)
     args = parser.parse_args(argv)
     try:
         _fill_data_defaults(args)

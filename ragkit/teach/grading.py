@@ -316,13 +316,17 @@ def answers_of(run: Run, exercise: Exercise) -> tuple[dict, str | None]:
         raw = json.loads(run.answers)
     except (ValueError, RecursionError):
         return {}, "the notebook ran but its answers could not be read (was the last cell's output replaced?)"
-    if not isinstance(raw, dict) or (why := _plain(raw)):
-        return {}, f"the answers are not plain values ({why or 'not a mapping'})"
+    if not isinstance(raw, dict):
+        return {}, "the answers are not plain values (not a mapping)"
+    if why := _plain(raw):
+        return {}, f"the answers are not plain values ({why})"
     answers = {}
     for name, kind in exercise.answers.items():
         entry = raw.get(name)
         if not isinstance(entry, dict):
             return {}, f"`{name}` was not reported"
+        if entry.get("absent"):
+            return {}, f"`{name}` is not defined at the end of the notebook"
         if "error" in entry:
             return {}, f"`{name}` could not be read: {shown(str(entry['error']), 200)}"
         value, why = _kind(name, entry.get("value"), kind)

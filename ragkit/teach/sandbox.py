@@ -31,6 +31,7 @@ import resource
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -71,28 +72,34 @@ def _ragkit_no_network(event, args):
 _sys.addaudithook(_ragkit_no_network)
 del _ragkit_no_network
 '''
-EXTRACT = '''
-def _ragkit_answers(names, functions, pairs):
-    import json
+EXTRACT = "from ragkit.teach.sandbox import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
+
+
+def found_answers(namespace: dict, names: list[str], functions: list[str], pairs: list[tuple[str, str]]) -> str:
+    """The declared names' values in a kernel, as JSON: plain values as they are, a function's strings per pair.
+
+    It runs in the student's kernel, so everything it returns is the student's to choose: the
+    grader validates it as any hostile input, and judges it with checks the kernel never touched.
+    """
     def plain(value):
         if hasattr(value, "item"):  # a numpy number is a number
             return value.item()
         raise TypeError(f"a {type(value).__name__} is not a plain value (str, int, float, list or dict)")
-    found = {}
+
+    found: dict[str, dict] = {}
     for name in names:
-        if name not in globals():
+        if name not in namespace:
             found[name] = {"absent": True}
             continue
-        value = globals()[name]
+        value = namespace[name]
         try:
             if name in functions and value is not None:
                 found[name] = {"value": [[t, s, value(t, s)] for t, s in pairs]}
             else:
                 found[name] = {"value": json.loads(json.dumps(value, default=plain, allow_nan=False))}
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - an answer that cannot be read is reported, with why
             found[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-    print(SENTINEL + json.dumps(found, default=str))
-'''
+    return json.dumps(found, default=str)
 
 
 @dataclass(frozen=True)
@@ -229,6 +236,9 @@ class Sandbox:
                                   [Path("/tmp"), Path("/dev/shm"), self.root, *([home] if home else []), *hidden]
                                   if Path(p).exists()])
         self.readonly = _python_folders() + ([Path(os.path.realpath(self.seed))] if self.seed else [])
+        # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered
+        closed = [a for p in self.readonly for a in p.parents if not os.stat(a).st_mode & stat.S_IXOTH]
+        self.hidden = _outermost(self.hidden + closed)
         self._uids = _free_uids(SANDBOX_UIDS)
         self._count = 0
         self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a home and uid of its own
@@ -278,14 +288,14 @@ class Sandbox:
         (home / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         for p in [home, *home.rglob("*")]:
             os.lchown(p, uid, gid)
-        out = self.root / "out" / f"{n}.json"
+        out, err = self.root / "out" / f"{n}.json", self.root / "out" / f"{n}.err"
         command = [sys.executable, "-m", "ragkit.teach.sandbox", str(home)]
         if self.isolation.namespaces:
             command = [*_unshare(os.geteuid() == 0), *command]
         start = time.monotonic()
         try:
-            with out.open("wb") as sink:
-                child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.DEVNULL,
+            with out.open("wb") as sink, err.open("wb") as errors:
+                child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=errors,
                                          env={**env, "HOME": "/"}, cwd="/", start_new_session=True)
                 try:
                     child.wait(timeout=self.limits.timeout)
@@ -298,10 +308,11 @@ class Sandbox:
             if timed_out:
                 return Run(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
                                   "a wait, or too slow): stopped", seconds=seconds)
-            return _read_result(out, self.limits.output, seconds)
+            return _read_result(out, err, self.limits.output, seconds)
         finally:
             shutil.rmtree(home, ignore_errors=True)
             out.unlink(missing_ok=True)
+            err.unlink(missing_ok=True)
 
 
 def _kill(child: subprocess.Popen, uid: int | None) -> None:
@@ -332,8 +343,8 @@ def _kill(child: subprocess.Popen, uid: int | None) -> None:
         time.sleep(0.1)
 
 
-def _read_result(out: Path, limit: int, seconds: float) -> Run:
-    """The child's report, read as hostile: at most ``limit`` bytes of one JSON object."""
+def _read_result(out: Path, err: Path, limit: int, seconds: float) -> Run:
+    """The child's report, read as hostile: at most ``limit`` bytes of one JSON object; else its last error line."""
     with out.open("rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:
@@ -344,8 +355,11 @@ def _read_result(out: Path, limit: int, seconds: float) -> Run:
         if not isinstance(ran, bool) or not isinstance(reason, str) or not isinstance(answers, str):
             raise TypeError
     except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
-        return Run(False, "the sandbox ended without a report (the kernel or its process was killed: memory, "
-                          "a signal, or os._exit)", seconds=seconds)
+        with err.open("rb") as f:
+            f.seek(max(0, err.stat().st_size - 4096))
+            last = next(reversed(f.read().decode("utf-8", "replace").strip().splitlines() or [""]))
+        return Run(False, "the sandbox ended without a report (killed: memory, a signal, os._exit)"
+                          + (f": {last[:300]}" if last else ""), seconds=seconds)
     return Run(ran, reason[:500], answers, seconds)
 
 
@@ -396,12 +410,25 @@ def _drop(spec: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _execute(spec: dict) -> dict:
+def _send(fd: int, report: dict) -> None:
+    os.write(fd, json.dumps(report).encode("utf-8"))
+    os.close(fd)
+
+
+def _watch(km, done: threading.Event, report_fd: int) -> None:
+    """End the run when the kernel process is gone before the last cell (nbclient would wait for the time limit)."""
+    while not done.wait(1.0):
+        if km.has_kernel and not km.is_alive() and not done.is_set():
+            _send(report_fd, {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"})
+            os._exit(0)
+
+
+def _execute(spec: dict, report_fd: int) -> dict:
     """Run the notebook in a fresh kernel, then print the declared names' values; the report to send back."""
     import nbformat
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from nbclient.exceptions import CellExecutionError, DeadKernelError
 
     home = Path(spec["home"])
     try:
@@ -409,15 +436,18 @@ def _execute(spec: dict) -> dict:
     except Exception as exc:  # noqa: BLE001 - any unreadable notebook is a reason, not a crash
         return {"ran": False, "reason": f"not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})"}
     nb.cells = [c for c in nb.cells if c.get("cell_type") in ("code", "markdown", "raw")]
-    call = f"_ragkit_answers({spec['names']!r}, {spec['functions']!r}, {[tuple(p) for p in spec['pairs']]!r})"
-    nb.cells.append(nbformat.v4.new_code_cell(EXTRACT.replace("SENTINEL", repr(SENTINEL)) + call))
+    args = f"{spec['names']!r}, {spec['functions']!r}, {[tuple(p) for p in spec['pairs']]!r}"
+    nb.cells.append(nbformat.v4.new_code_cell(EXTRACT.format(sentinel=SENTINEL, args=args)))
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(home / "runtime" / "kernel"))
-    client = NotebookClient(nb, km=km, timeout=int(spec["limits"]["timeout"]), allow_errors=False,
-                            record_timing=False, resources={"metadata": {"path": str(home)}})
+    # no time limit per cell: the grader's limit covers the whole run, kernel start included
+    client = NotebookClient(nb, km=km, timeout=None, allow_errors=False, record_timing=False,
+                            resources={"metadata": {"path": str(home)}})
+    done, last = threading.Event(), len(nb.cells) - 1
+    client.on_cell_error = lambda **_: done.set()
+    client.on_cell_executed = lambda cell_index, **_: done.set() if cell_index == last else None
+    threading.Thread(target=_watch, args=(km, done, report_fd), daemon=True).start()
     try:
         client.execute()
-    except CellTimeoutError:
-        return {"ran": False, "reason": "a cell ran past the time limit: stopped"}
     except DeadKernelError:
         return {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"}
     except CellExecutionError as exc:
@@ -447,11 +477,10 @@ def main(home: str) -> int:
         os.environ.clear()
         os.environ.update(spec["env"])
         os.chdir(home)
-        report = _execute(spec)
-    except OSError as exc:
-        report = {"ran": False, "reason": f"the sandbox could not be set up ({exc})"}
-    os.write(report_fd, json.dumps(report).encode("utf-8"))
-    os.close(report_fd)
+        report = _execute(spec, report_fd)
+    except Exception as exc:  # noqa: BLE001 - whatever stops the sandbox is the reason it did not run
+        report = {"ran": False, "reason": f"the sandbox could not run the notebook ({type(exc).__name__}: {exc})"}
+    _send(report_fd, report)
     return 0
 
 
