@@ -373,3 +373,99 @@ def test_class_report_says_it_is_self_reported(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ragkit", "class-report", str(tmp_path)], capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.stdout.startswith("Self-reported progress")
+
+
+# nbgrader: the exercises as a course, autograded offline
+
+def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_path):
+    from ragkit.teach import nbgrading
+
+    written = nbgrading.write_course(tmp_path)
+    assert (tmp_path / "nbgrader_config.py") in written
+    for exercise in grading.TABLE.values():
+        nb = nbformat.read(tmp_path / "source" / Path(exercise.notebook).stem / exercise.notebook, as_version=4)
+        marked = [c for c in nb.cells if "nbgrader" in c.metadata]
+        tests = [c for c in marked if c.metadata.nbgrader["grade"]]
+        solutions = [c for c in marked if c.metadata.nbgrader["solution"]]
+        assert len(tests) == 1 and tests[0].metadata.nbgrader["locked"] and tests[0].metadata.nbgrader["points"] == 1
+        assert f'autograded_check("{exercise.key}", globals())' in tests[0].source
+        assert solutions and all("### BEGIN SOLUTION" in c.source and "# your answer" in c.source for c in solutions)
+        assert not any("check_" in c.source and c not in tests for c in nb.cells if c.cell_type == "code"
+                       and "import" not in c.source and "nbgrader" not in c.metadata)
+    with pytest.raises(InputError, match="exists"):
+        nbgrading.write_course(tmp_path)
+
+
+def test_the_autograded_check_raises_the_feedback_and_writes_no_stderr(course, capfd):
+    from ragkit.teach.nbgrading import autograded_check
+
+    with pytest.raises(AssertionError, match="NOT YET"):
+        autograded_check("ex2", {"my_cut": 1.0})
+    cut = next(c for c in ex.GRID if ex.check_threshold_choice(course.sweep("E", "dense"), c).passed)
+    original = ex.check_threshold_choice
+    ex.check_threshold_choice = lambda *a, **k: ex.Feedback(True)  # a kernel's monkeypatch: not the judge's check
+    try:
+        with pytest.raises(AssertionError, match="NOT YET"):
+            autograded_check("ex2", {"my_cut": 1.0})
+    finally:
+        ex.check_threshold_choice = original
+    autograded_check("ex2", {"my_cut": cut})
+    out, err = capfd.readouterr()
+    assert out.startswith("PASSED") and err == ""
+
+
+@pytest.mark.slow
+def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
+    """nbgrader installed afresh; the right student scores every point, the gamed one none."""
+    import site
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pth = next((venv / "lib").glob("python3*/site-packages")) / "ragkit-env.pth"
+    pth.write_text("\n".join(site.getsitepackages()) + "\n")  # ragkit's own dependencies, as installed
+    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "nbgrader>=0.9.6"], capture_output=True,
+                         text=True)
+    if pip.returncode != 0:
+        pytest.skip(f"nbgrader could not be installed (PyPI unreachable?): {pip.stderr[-300:]}")
+    course_dir = tmp_path / "course"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "-m", "ragkit", "nbgrader", str(course_dir)], check=True, env=env)
+
+    def nbgrader(*args):
+        done = subprocess.run([str(venv / "bin" / "nbgrader"), *args], cwd=course_dir, env=env, capture_output=True,
+                              text=True, timeout=900)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+    right, gamed = "ivan", "mal"
+    assert ex.own_size(right) != ex.own_size(os.environ.get("USER") or "root")  # the naming cell matters
+    assignments = [Path(EX1).stem, Path(EX2).stem]
+    for a in assignments:
+        nbgrader("generate_assignment", a, "--create")
+        (course_dir / "submitted" / right / a).mkdir(parents=True)
+        nbformat.write(nbformat.read(course_dir / "source" / a / f"{a}.ipynb", as_version=4),
+                       course_dir / "submitted" / right / a / f"{a}.ipynb")
+        nb = nbformat.read(course_dir / "release" / a / f"{a}.ipynb", as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution"):
+                cell.source = (SOLVE_EX1.format(size=1000) if a == assignments[0] else "my_cut = 1.0")
+            elif meta.get("grade"):
+                cell.source = "print('PASSED')"  # a locked cell edited: nbgrader puts the original back
+        nb.cells.append(nbformat.v4.new_code_cell(  # the student's own call with judging parameters of their choice
+            "check_destroyed_needle(course, question_id, cut_at, size=1000)" if a == assignments[0]
+            else "check_threshold_choice(s, my_cut, bluff_cost=0)"))
+        nb.cells.insert(2, nbformat.v4.new_code_cell(
+            "import ragkit.teach.exercises as ex\n"
+            "ex.check_threshold_choice = ex.check_destroyed_needle = lambda *a, **k: ex.Feedback(True)"))
+        (course_dir / "submitted" / gamed / a).mkdir(parents=True)
+        nbformat.write(nb, course_dir / "submitted" / gamed / a / f"{a}.ipynb")
+        nbgrader("autograde", a, "--create")
+    nbgrader("export", "--to", str(tmp_path / "grades.csv"))
+    scores = {(r["student_id"], r["assignment"]): float(r["score"])
+              for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    print(scores)
+    assert scores == {(s, a): (1.0 if s == right else 0.0) for s in (right, gamed) for a in assignments}
+    for a in assignments:
+        graded = nbformat.read(course_dir / "autograded" / right / a / f"{a}.ipynb", as_version=4)
+        check = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade"))
+        assert not any(o.get("name") == "stderr" for o in check.outputs) and "PASSED" in check.outputs[0]["text"]

@@ -5,9 +5,13 @@ exercise notebook and its solution: each answer cell keeps its ``None`` stubs an
 solution's code between nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers; the
 check cell becomes a locked test cell worth ``POINTS`` that calls ``autograded_check``. That
 function reads the answers as the grader does (plain values; a header as its strings per
-pair), calls the check with the exercise's own fixed parameters, prints the feedback when it
-passes and raises it when it does not, and writes nothing on stderr (nbgrader scores a cell
-that does zero, whatever it printed).
+pair), calls the check in a fresh Python process with the exercise's own fixed parameters,
+prints the feedback when it passes and raises it when it does not, and writes nothing on
+stderr (nbgrader scores a cell that does zero, whatever it printed). A locked first cell names
+the student after the submission's folder while nbgrader autogrades.
+
+nbgrader runs the student's code and the test cell in one kernel: a student who replaces
+``autograded_check`` itself can still fool it. ``python -m ragkit grade`` has no such hole.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ if TYPE_CHECKING:
     from ragkit.teach.grading import Exercise
 
 POINTS = 1
+JUDGE_SECONDS = 900
+MAX_ANSWERS = 4 * 2**20
+_SOURCE = str(Path(__file__).resolve().parent.parent.parent)  # where this ragkit is imported from
 EXECUTION_ENV = "NBGRADER_EXECUTION"
 """Set to ``autograde`` by nbgrader while it autogrades; the kernel then runs in autograded/<student>/<assignment>."""
 CONFIG = '''c = get_config()  # noqa: F821 - nbgrader's configuration object
@@ -35,6 +42,9 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 # ex4 embeds the whole corpus with the student's header (about a minute; longer on a busy machine)
 c.ExecutePreprocessor.timeout = 900
 '''
+NAMING_CELL = '''# Names you as the student when nbgrader autogrades this notebook; otherwise it does nothing. Keep it.
+from ragkit.teach.nbgrading import name_the_student
+name_the_student()'''
 TEST_CELL = '''# Autograded, {points} point{plural}: the check with this exercise's fixed parameters (a locked cell).
 from ragkit.teach.nbgrading import autograded_check
 autograded_check("{key}", globals())'''
@@ -78,7 +88,7 @@ def _calls_a_check(source: str) -> bool:
 
 def _meta(kind: str, grade_id: str) -> dict:
     solution, grade = kind == "solution", kind == "test"
-    return {"nbgrader": {"grade": grade, "grade_id": grade_id, "locked": grade, "schema_version": 3,
+    return {"nbgrader": {"grade": grade, "grade_id": grade_id, "locked": kind != "solution", "schema_version": 3,
                          "solution": solution, "task": False, **({"points": POINTS} if grade else {})}}
 
 
@@ -107,6 +117,10 @@ def source_notebook(exercise: Exercise):
             checks += 1
             cell.source = TEST_CELL.format(points=POINTS, plural="" if POINTS == 1 else "s", key=exercise.key)
             cell.metadata.update(_meta("test", f"{exercise.key}-check"))
+    first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    naming = nbformat.v4.new_code_cell(NAMING_CELL)
+    naming.metadata.update(_meta("locked", f"{exercise.key}-student"))
+    nb.cells.insert(first, naming)
     if not answers or checks != 1:
         raise InputError(f"notebooks/exercises/{exercise.notebook}: expected answer cells and one check cell, found "
                          f"{answers} and {checks}")
@@ -159,34 +173,71 @@ def _student() -> str:
     return current_student()
 
 
+def name_the_student() -> None:
+    """Under nbgrader's autograde, name this kernel's student after the submission's folder (else do nothing).
+
+    So ``own_size()`` in the notebook gives the student the size the check judges, not the teacher's.
+    """
+    from ragkit.teach.results import student
+
+    if os.environ.get(EXECUTION_ENV) == "autograde":
+        student(_student())
+
+
 def autograded_check(key: str, namespace: dict) -> None:
     """The autograded cell: judge the answers in ``namespace`` as the grader does; raise the feedback on NOT YET.
 
-    It returns nothing: a cell whose value is an object gets nbgrader's full marks, passed or not.
+    The check runs in a fresh Python process (``judge``), so a check or a ragkit function the
+    notebook replaced is not the one that judges. It returns nothing: a cell whose value is an
+    object gets nbgrader's full marks, passed or not.
     """
+    import json
+    import subprocess
+    import sys
+
     from ragkit.teach import course as courses
-    from ragkit.teach.grading import TABLE, answers_of, header_pairs
-    from ragkit.teach.results import RESULTS_ENV
-    from ragkit.teach.sandbox import Run, found_answers
+    from ragkit.teach.grading import TABLE, header_pairs
+    from ragkit.teach.sandbox import found_answers
 
     exercise = TABLE[key]
-    with _quiet(), tempfile.TemporaryDirectory() as tmp:
-        course = courses.load(progress=False)
-        pairs = header_pairs(course) if exercise.functions else []
+    with _quiet():
+        pairs = header_pairs(courses.load(progress=False)) if exercise.functions else []
         raw = found_answers(namespace, list(exercise.answers), list(exercise.functions), pairs)
-        answers, why = answers_of(Run(True, answers=raw), exercise)
-        if why:
-            raise AssertionError(f"NOT YET\n- {why}")
-        previous = os.environ.get(RESULTS_ENV)
+        env = {k: v for k, v in os.environ.items() if k.startswith(("RAGKIT_", "HF_", "NBGRADER_"))}
+        env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=os.environ.get("HOME", "/"),
+                   PYTHONPATH=_SOURCE, TOKENIZERS_PARALLELISM="false")
+        done = subprocess.run([sys.executable, "-m", "ragkit.teach.nbgrading", key, _student()], input=raw,
+                              capture_output=True, text=True, env=env, timeout=JUDGE_SECONDS)
+    try:
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        passed, text = bool(report["passed"]), str(report["text"])
+    except (ValueError, IndexError, KeyError, TypeError):
+        raise AssertionError(f"NOT YET\n- the check could not run (exit {done.returncode}): ask your teacher") from None
+    if not passed:
+        raise AssertionError(text)
+    print(text)
+
+
+def judge(key: str, student: str, raw: str) -> dict:
+    """The check on answers read as the grader reads them: {"passed": ..., "text": the feedback}."""
+    from ragkit.teach import course as courses
+    from ragkit.teach.grading import TABLE, answers_of
+    from ragkit.teach.results import RESULTS_ENV
+    from ragkit.teach.sandbox import Run
+
+    exercise = TABLE[key]
+    answers, why = answers_of(Run(True, answers=raw), exercise)
+    if why:
+        return {"passed": False, "text": f"NOT YET\n- {why}"}
+    with _quiet(), tempfile.TemporaryDirectory() as tmp:
         if os.environ.get(EXECUTION_ENV) == "autograde":  # the teacher's autograding records nothing
             os.environ[RESULTS_ENV] = str(Path(tmp) / "results.jsonl")
-        try:
-            feedback = exercise.judge(course, _student(), answers)
-        finally:
-            if previous is None:
-                os.environ.pop(RESULTS_ENV, None)
-            else:
-                os.environ[RESULTS_ENV] = previous
-    if not feedback.passed:
-        raise AssertionError(str(feedback))
-    print(feedback)
+        feedback = exercise.judge(courses.load(progress=False), student, answers)
+    return {"passed": feedback.passed, "text": str(feedback)}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(judge(sys.argv[1], sys.argv[2], sys.stdin.read(MAX_ANSWERS)), default=str))
