@@ -469,3 +469,19 @@ def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
         graded = nbformat.read(course_dir / "autograded" / right / a / f"{a}.ipynb", as_version=4)
         check = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade"))
         assert not any(o.get("name") == "stderr" for o in check.outputs) and "PASSED" in check.outputs[0]["text"]
+
+
+def test_a_time_limit_and_jobs_must_be_positive(tmp_path):
+    with pytest.raises(InputError, match="--timeout"):
+        grading.grade([tmp_path], limits=Limits(timeout=0))
+    with pytest.raises(InputError, match="--jobs"):
+        grading.grade([tmp_path], jobs=0)
+
+
+def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
+    from ragkit.teach.sandbox import Isolation
+
+    full = str(Isolation(True, True))
+    assert "no network" in full and "a uid of its own" in full
+    bare = str(Isolation(False, False, ("not root: every submission runs as you",)))
+    assert "no network" not in bare and "not root" in bare

@@ -164,8 +164,7 @@ class ClassGrades:
         width = {c: min(60, max([len(c), *(len(r[c]) for r in rows)])) for c in columns}
         lines = ["  ".join(f"{c:<{width[c]}}" for c in columns)]
         lines += ["  ".join(f"{r[c][:width[c]]:<{width[c]}}" for c in columns) for r in rows]
-        lines += ["", self.summary()]
-        lines += [f"sandbox: {n}" for n in self.isolation.notes]
+        lines += ["", self.summary(), f"sandbox: {self.isolation}"]
         lines += [f"left out: {s}" for s in self.skipped]
         return "\n".join(lines)
 
@@ -174,7 +173,7 @@ class ClassGrades:
         return strict({"grades": [{**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1)}
                                   for g in self.grades],
                        "counts": self.counts(), "skipped": list(self.skipped),
-                       "sandbox": list(self.isolation.notes), "seconds": round(self.seconds, 1)})  # type: ignore
+                       "sandbox": str(self.isolation).splitlines(), "seconds": round(self.seconds, 1)})  # type: ignore
 
 
 def exercise_of(name: str) -> str | None:
@@ -378,8 +377,10 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
 
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: give at least 1")
-    start = time.monotonic()
     limits = limits or Limits()
+    if limits.timeout <= 0:
+        raise InputError(f"--timeout {limits.timeout:g}: give a number of seconds above 0")
+    start = time.monotonic()
     roots = [Path(p) for p in paths]
     skipped: list[str] = []
     found = submissions(roots, layout, skipped)

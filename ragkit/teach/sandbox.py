@@ -132,6 +132,14 @@ class Isolation:
     change_user: bool
     notes: tuple[str, ...] = field(default=())
 
+    def __str__(self) -> str:
+        held = ["a time limit", "a throwaway HOME, results file and cache"]
+        if self.namespaces:
+            held[:0] = ["no network", "your files, /tmp and the other submissions hidden", "Python read-only"]
+        if self.change_user:
+            held.append("a uid of its own")
+        return "each notebook runs with " + ", ".join(held) + "".join(f"\n{n}" for n in self.notes)
+
 
 def _unshare(root: bool) -> list[str]:
     flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--mount-proc"]
@@ -244,7 +252,10 @@ class Sandbox:
         self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a home and uid of its own
 
     def close(self) -> None:
-        """Remove the grader's temporary folder (every home, the snapshot)."""
+        """Remove the grader's temporary folder (every home, the snapshot, made writable again to be removed)."""
+        for p in [self.root, *self.root.rglob("*")]:
+            if p.is_dir() and not p.is_symlink() and p.stat().st_uid == os.getuid():
+                p.chmod(0o700)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Sandbox:
