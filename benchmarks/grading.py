@@ -60,5 +60,8 @@ def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
     ratio = TARGET_MINUTES / minutes
     print(f"  a class of {CLASS}: {minutes:.0f} min, {how}; target {TARGET_MINUTES} min: "
           f"{ratio:.2f}x {'within' if ratio >= 1 else 'MISSES'} target")
-    for note in result.isolation.notes:
-        print(f"  sandbox: {note}")
+    for g in result.grades:
+        if g.grade != "yes":
+            print(f"  {g.student} {g.exercise}: {g.grade} ({g.reason[:200]})")
+    print(f"  load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  sandbox: {result.isolation}")
