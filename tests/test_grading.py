@@ -485,3 +485,20 @@ def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
     assert "no network" in full and "a uid of its own" in full
     bare = str(Isolation(False, False, ("not root: every submission runs as you",)))
     assert "no network" not in bare and "not root" in bare
+
+
+@pytest.mark.slow
+def test_without_a_change_of_user_the_user_namespace_still_hides_and_protects(tmp_path, monkeypatch):
+    """What a teacher without root gets (unshare --user): the same hiding and read-only mounts, the teacher's uid."""
+    from ragkit.teach.sandbox import Isolation, Sandbox
+
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    (teacher / "canary.txt").write_text("the teacher's")
+    monkeypatch.setenv("HOME", str(teacher))
+    with Sandbox([tmp_path], Limits(timeout=60), probe=Isolation(True, False, ("forced",))) as sandbox:
+        seen = sandbox.run(_notebook(f"import os\nx = [os.path.exists({str(teacher / 'canary.txt')!r}), "
+                                     f"os.access({str(ROOT / 'ragkit')!r}, os.W_OK)]"), "a", ("x",))
+        write = sandbox.run(_notebook(f"open({str(ROOT / 'ragkit' / 'grade-probe.txt')!r}, 'w')"), "a", ())
+    assert seen.ran and json.loads(seen.answers)["x"]["value"] == [False, False]
+    assert not write.ran and "Read-only" in write.reason and not (ROOT / "ragkit" / "grade-probe.txt").exists()

@@ -302,7 +302,7 @@ class Sandbox:
         out, err = self.root / "out" / f"{n}.json", self.root / "out" / f"{n}.err"
         command = [sys.executable, "-m", "ragkit.teach.sandbox", str(home)]
         if self.isolation.namespaces:
-            command = [*_unshare(os.geteuid() == 0), *command]
+            command = [*_unshare(self.isolation.change_user), *command]
         start = time.monotonic()
         try:
             with out.open("wb") as sink, err.open("wb") as errors:
