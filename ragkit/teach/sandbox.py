@@ -42,8 +42,8 @@ from pathlib import Path
 
 SANDBOX_UIDS = 2_900_000_000
 """The first uid a submission runs as when the grader is root (no account uses uids this high)."""
-TIMEOUT = 300.0
-"""Seconds a notebook may take, kernel start included (ex4 embeds the corpus once: about a minute)."""
+TIMEOUT = 600.0
+"""Seconds a notebook may take, kernel start included (ex4 embeds the corpus once: 1 to 4 minutes on 2 busy cores)."""
 MAX_OUTPUT = 2 * 2**20
 MAX_FILE = 256 * 2**20
 MAX_MEMORY = 8 * 2**30
