@@ -2,8 +2,8 @@
 
 ``python -m benchmarks grading`` grades a generated class of ``GRADING_N`` students (default 60)
 with ``GRADING_JOBS`` notebooks at a time (default 2), on the machine's own cache. Every student
-hands in the five solution notebooks; ex4's header repeats the title a number of times of the
-student's own, so that every header is new text: each sandbox embeds the corpus with it, and
+hands in the five solution notebooks; ex4's header ends in a word of the student's own, so that
+every header is new text: each sandbox embeds the corpus with it, and
 the grader embeds it again to judge it, as with a real class where no two headers agree. With a
 small N, the figure for sixty is extrapolated from the time per student, and says so.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -23,9 +24,14 @@ CLASS = 60
 
 
 def make_class(home: Path, n: int) -> None:
-    """``home/<student>/ragkit/notebooks/exercises/`` with the five solutions, ex4's header each student's own."""
+    """``home/<student>/ragkit/notebooks/exercises/`` with the five solutions, ex4's header each student's own.
+
+    The header ends in a word of this run and student (after the encoder's window, so the verdict
+    stays the solution's): text no cache has seen, as a real class's headers would be.
+    """
     from ragkit.teach.grading import TABLE
 
+    run = uuid.uuid4().hex[:8]
     for i in range(n):
         folder = home / f"student{i:02d}" / "ragkit" / "notebooks" / "exercises"
         folder.mkdir(parents=True)
@@ -33,7 +39,7 @@ def make_class(home: Path, n: int) -> None:
             nb = nbformat.read(ROOT / "notebooks" / "solutions" / exercise.notebook, as_version=4)
             for cell in nb.cells:
                 if exercise.key == "ex4" and "def my_header" in cell.source:
-                    cell.source = cell.source.replace("* 20", f"* {20 + i}")
+                    cell.source = cell.source.replace('* 20) + "]"', f'* 20) + "] run{run}x{i}"')
             nbformat.write(nb, folder / exercise.notebook)
 
 
