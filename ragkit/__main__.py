@@ -324,12 +324,14 @@ def _class_report(args: argparse.Namespace) -> int:
     rows = report.rows()
     columns = ["student", *EXERCISES]
     width = {c: max([len(c), *(len(r[c]) for r in rows)]) for c in columns}
+    # the header goes to stderr, so the table on stdout keeps its shape for scripts that read it
     print("Self-reported progress: what the students' own kernels recorded, not grades "
-          "(grades: python -m ragkit grade)\n")
+          "(grades: python -m ragkit grade)", file=sys.stderr)
     print("  ".join(f"{c:<{width[c]}}" for c in columns))
     for r in rows:
         print("  ".join(f"{r[c]:<{width[c]}}" for c in columns))
-    print(f"\n{len(rows)} students, {report.lines} results read; 'yes (2)': passed, 2 attempts; '-': not tried")
+    print(f"\n{len(rows)} students, {report.lines} results read (self-reported, not grades); 'yes (2)': passed, "
+          "2 attempts; '-': not tried")
     if report.skipped:
         print(f"{len(report.skipped)} line(s) skipped or file(s) not read, each with its reason:")
         for line in report.skipped:

@@ -372,7 +372,7 @@ def test_class_report_says_it_is_self_reported(tmp_path):
     (tmp_path / "alice.jsonl").write_text('{"exercise": "ex1", "student": "alice", "passed": true}\n')
     out = subprocess.run([sys.executable, "-m", "ragkit", "class-report", str(tmp_path)], capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert out.stdout.startswith("Self-reported progress")
+    assert out.stderr.startswith("Self-reported progress") and "(self-reported, not grades)" in out.stdout
 
 
 # nbgrader: the exercises as a course, autograded offline
