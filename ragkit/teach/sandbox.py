@@ -151,7 +151,8 @@ def isolation() -> Isolation:
     root = os.geteuid() == 0
     notes = []
     try:
-        probe = subprocess.run([*_unshare(root), "true"], capture_output=True, timeout=30)
+        # the probe runs this Python, as the sandbox will: an interpreter under a private folder may not start there
+        probe = subprocess.run([*_unshare(root), sys.executable, "-c", "pass"], capture_output=True, timeout=60)
         namespaces, why = probe.returncode == 0, probe.stderr.decode("utf-8", "replace").strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         namespaces, why = False, str(exc)
@@ -305,25 +306,31 @@ class Sandbox:
             command = [*_unshare(self.isolation.change_user), *command]
         start = time.monotonic()
         try:
-            with out.open("wb") as sink, err.open("wb") as errors:
-                child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=errors,
-                                         env={**env, "HOME": "/"}, cwd="/", start_new_session=True)
-                try:
-                    child.wait(timeout=self.limits.timeout)
-                    timed_out = False
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                finally:
-                    _kill(child, uid if self.isolation.change_user else None)
-            seconds = time.monotonic() - start
-            if timed_out:
-                return Run(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
-                                  "a wait, or too slow): stopped", seconds=seconds)
-            return _read_result(out, err, self.limits.output, seconds)
+            return self._start(command, env, out, err, uid, start)
+        except OSError as exc:
+            return Run(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
         finally:
             shutil.rmtree(home, ignore_errors=True)
             out.unlink(missing_ok=True)
             err.unlink(missing_ok=True)
+
+    def _start(self, command: list[str], env: dict, out: Path, err: Path, uid: int, start: float) -> Run:
+        """Start the child, wait for it within the time limit, kill what is left, read its report."""
+        with out.open("wb") as sink, err.open("wb") as errors:
+            child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=errors,
+                                     env={**env, "HOME": "/"}, cwd="/", start_new_session=True)
+            try:
+                child.wait(timeout=self.limits.timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                _kill(child, uid if self.isolation.change_user else None)
+        seconds = time.monotonic() - start
+        if timed_out:
+            return Run(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
+                              "a wait, or too slow): stopped", seconds=seconds)
+        return _read_result(out, err, self.limits.output, seconds)
 
 
 def _kill(child: subprocess.Popen, uid: int | None) -> None:
