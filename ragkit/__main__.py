@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -323,10 +324,14 @@ def _class_report(args: argparse.Namespace) -> int:
     rows = report.rows()
     columns = ["student", *EXERCISES]
     width = {c: max([len(c), *(len(r[c]) for r in rows)]) for c in columns}
+    # the header goes to stderr, so the table on stdout keeps its shape for scripts that read it
+    print("Self-reported progress: what the students' own kernels recorded, not grades "
+          "(grades: python -m ragkit grade)", file=sys.stderr)
     print("  ".join(f"{c:<{width[c]}}" for c in columns))
     for r in rows:
         print("  ".join(f"{r[c]:<{width[c]}}" for c in columns))
-    print(f"\n{len(rows)} students, {report.lines} results read; 'yes (2)': passed, 2 attempts; '-': not tried")
+    print(f"\n{len(rows)} students, {report.lines} results read (self-reported, not grades); 'yes (2)': passed, "
+          "2 attempts; '-': not tried")
     if report.skipped:
         print(f"{len(report.skipped)} line(s) skipped or file(s) not read, each with its reason:")
         for line in report.skipped:
@@ -334,6 +339,42 @@ def _class_report(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(args.csv, columns, rows)
         print(f"wrote {args.csv}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    import json
+
+    from ragkit.teach.grading import COLUMNS, grade
+    from ragkit.teach.results import write_csv
+    from ragkit.teach.sandbox import Limits
+
+    for option in (args.csv, args.json):
+        if option is not None and not option.parent.is_dir():
+            from ragkit.errors import InputError
+
+            raise InputError(f"cannot write {option}: its folder does not exist; create it first or name another file")
+    limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
+    print(f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time", file=sys.stderr)
+    result = grade(args.paths, args.layout, limits, args.jobs,
+                   progress=lambda g: print(f"  {g.student} {g.exercise}: {g.grade}", file=sys.stderr))
+    print(result)
+    if args.csv:
+        write_csv(args.csv, COLUMNS, [g.row() for g in result.grades])
+        print(f"wrote {args.csv}")
+    if args.json:
+        args.json.write_text(json.dumps(result.to_json(), indent=1, allow_nan=False), encoding="utf-8")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _nbgrader(args: argparse.Namespace) -> int:
+    from ragkit.teach.nbgrading import POINTS, write_course
+
+    for path in write_course(args.folder, args.force):
+        print(f"wrote {path}")
+    print(f"each exercise is one assignment worth {POINTS} point (its locked check cell); next, in {args.folder}: "
+          "`nbgrader generate_assignment ASSIGNMENT --create` (see docs/grading.md)")
     return 0
 
 
@@ -402,6 +443,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name-by", choices=NAME_RULES, default=NAME_RULES[0],
                    help="who a results file belongs to: its name without .jsonl (default), or its owner's login")
     p.set_defaults(run=_class_report)
+    from ragkit.teach.grading import LAYOUTS
+    from ragkit.teach.sandbox import TIMEOUT
+
+    p = sub.add_parser("grade", help="grade submitted exercise notebooks: each run afresh in a sandbox, judged here")
+    p.add_argument("paths", nargs="+", type=Path, help="submitted .ipynb files, or folders searched for them")
+    p.add_argument("--layout", choices=LAYOUTS, default=LAYOUTS[0],
+                   help="who a notebook belongs to: home (default), the folder after /home/ in its path; platform, "
+                        "the first folder under the PATH given (<download>/<student>/<file>.ipynb)")
+    p.add_argument("--timeout", type=float, default=TIMEOUT,
+                   help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})")
+    p.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default 1)")
+    p.add_argument("--csv", type=Path, help="also write the grades to this CSV file")
+    p.add_argument("--json", type=Path, help="also write the grades to this JSON file")
+    p.set_defaults(run=_grade)
+    p = sub.add_parser("nbgrader", help="write the five exercises as an nbgrader course (source/<assignment>/)")
+    p.add_argument("folder", type=Path, help="the nbgrader course folder to write into")
+    p.add_argument("--force", action="store_true", help="write the assignments again over earlier ones")
+    p.set_defaults(run=_nbgrader)
     args = parser.parse_args(argv)
     try:
         _fill_data_defaults(args)

@@ -199,12 +199,13 @@ def _whole(value: object) -> bool:
 
 
 def check_destroyed_needle(course: Course, question_id: str | None, cut_at: int | None,
-                           size: int | None = None) -> Feedback:
+                           size: int | None = None, *, student: str | None = None) -> Feedback:
     """Exercise 1: a needle that blind chunking at your own window size destroys, and where the window cuts it.
 
     ``size`` is there to be read, not chosen: the window is ``own_size()``, from who you are; any other is refused.
+    ``student`` is the grader's: it names whose size judges (by the grader's path rule); a kernel leaves it out.
     """
-    mine = own_size()
+    mine = own_size(student)
     size = mine if size is None else size
     if question_id is None or cut_at is None:
         return Feedback(False, (f"set `question_id` (like 'qNN') and `cut_at` (a character offset) for windows of "

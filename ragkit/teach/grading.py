@@ -1,0 +1,434 @@
+"""Grades from submitted notebooks: each one run afresh in the sandbox, its answers judged by the grader's own checks.
+
+What a student's kernel printed, recorded in a results file or redefined never reaches a grade:
+the sandbox (``ragkit.teach.sandbox``) hands back only the values of the names each exercise
+declares, the grader validates them as plain values, and calls the check itself, in its own
+process, with the exercise's fixed parameters and the per-student ones derived from the
+student's name. That name comes from the notebook's path, by a documented rule (``LAYOUTS``),
+never from the notebook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+
+from ragkit.errors import InputError
+from ragkit.teach.results import EXERCISES, shown, strict
+from ragkit.teach.sandbox import Isolation, Limits, Run, Sandbox
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
+    from ragkit.teach.exercises import Feedback
+
+LAYOUTS = ("home", "platform")
+"""How a notebook's path names its student: ``home``, the folder after the last ``home`` in the notebook's real path
+(``/home/<student>/...``, a hub); ``platform``, the first folder under the PATH given
+(``<download>/<student>/.../<file>.ipynb``, a learning platform's download)."""
+GRADES = ("yes", "not yet", "not run", "missing")
+COLUMNS = ["student", "exercise", "grade", "numbers", "reason", "seconds", "notebook"]
+MAX_NOTEBOOK = 32 * 2**20
+MAX_DEPTH = 8
+MAX_NESTING = 8
+MAX_ITEMS = 20_000
+MAX_TEXT = 200_000
+_EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def _ex1(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_destroyed_needle, own_size
+
+    return check_destroyed_needle(course, a["question_id"], a["cut_at"], size=own_size(student), student=student)
+
+
+def _ex2(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_threshold_choice
+
+    return check_threshold_choice(course, a["my_cut"])  # the exercise's own costs and ceiling (EX2)
+
+
+def _ex3(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_ticket_phrasings
+
+    return check_ticket_phrasings(course, a["my_tickets"])
+
+
+def _ex4(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_header
+
+    headers = a["my_header"]
+    make = None if headers is None else (lambda title, section: headers[title, section])
+    return check_header(course, make, a["my_expectation"], a["my_conclusion"])  # metric fixed in EX4
+
+
+def _ex5(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_own_document
+
+    return check_own_document(course, a["my_document"], a["my_question"])
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """How to grade one exercise: its notebook, the answers to read and their kinds, and the call to its check.
+
+    ``answers`` maps each declared name to its kind: ``str``, ``int``, ``number``, ``tickets``
+    ({question id: text}) or ``header`` (a function of (title, section), run in the sandbox over
+    every pair; the check receives the strings). ``judge`` calls the check with the exercise's
+    fixed parameters and the student's own (the only place that knows the checks' signatures).
+    """
+
+    key: str
+    notebook: str
+    answers: dict[str, str]
+    judge: Callable[[Course, str, dict], Feedback]
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        """The answers that are functions, run inside the sandbox."""
+        return tuple(n for n, kind in self.answers.items() if kind == "header")
+
+
+TABLE = {e.key: e for e in (
+    Exercise("ex1", "ex1-destroyed-needle.ipynb", {"question_id": "str", "cut_at": "int"}, _ex1),
+    Exercise("ex2", "ex2-choose-a-threshold.ipynb", {"my_cut": "number"}, _ex2),
+    Exercise("ex3", "ex3-ticket-phrasings.ipynb", {"my_tickets": "tickets"}, _ex3),
+    Exercise("ex4", "ex4-design-a-header.ipynb",
+             {"my_header": "header", "my_expectation": "str", "my_conclusion": "str"}, _ex4),
+    Exercise("ex5", "ex5-cite-your-own-document.ipynb", {"my_document": "str", "my_question": "str"}, _ex5),
+)}
+assert tuple(TABLE) == EXERCISES
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook handed in: whose (by the path rule), which exercise, where."""
+
+    student: str
+    exercise: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One row of the gradebook: a student's grade for one exercise, its key numbers and the reason."""
+
+    student: str
+    exercise: str
+    grade: str
+    numbers: dict = field(default_factory=dict)
+    reason: str = ""
+    seconds: float = 0.0
+    notebook: str = ""
+
+    def row(self) -> dict[str, str]:
+        """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
+        numbers = " ".join(f"{k}={_number(v)}" for k, v in self.numbers.items())
+        return {"student": shown(self.student), "exercise": self.exercise, "grade": self.grade,
+                "numbers": shown(numbers, 200), "reason": shown(self.reason, 300),
+                "seconds": f"{self.seconds:.1f}", "notebook": shown(self.notebook, 200)}
+
+
+def _number(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class ClassGrades:
+    """Every student's grade per exercise, what was left out and why, and what the sandbox could not enforce."""
+
+    grades: tuple[Grade, ...]
+    skipped: tuple[str, ...]
+    isolation: Isolation
+    seconds: float
+
+    def counts(self) -> dict[str, int]:
+        """How many rows have each grade."""
+        return {g: sum(1 for r in self.grades if r.grade == g) for g in GRADES}
+
+    def summary(self) -> str:
+        """One line: students, rows and the count of each grade, and the time taken."""
+        students = len({g.student for g in self.grades})
+        counts = ", ".join(f"{n} {g}" for g, n in self.counts().items())
+        return f"{students} students, {len(self.grades)} grades: {counts} ({self.seconds:.0f} s)"
+
+    def __str__(self) -> str:
+        rows = [g.row() for g in self.grades]
+        columns = COLUMNS[:-1]
+        width = {c: min(60, max([len(c), *(len(r[c]) for r in rows)])) for c in columns}
+        lines = ["  ".join(f"{c:<{width[c]}}" for c in columns)]
+        lines += ["  ".join(f"{r[c][:width[c]]:<{width[c]}}" for c in columns) for r in rows]
+        lines += ["", self.summary(), f"sandbox: {self.isolation}"]
+        lines += [f"left out: {s}" for s in self.skipped]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The grades as JSON-ready data: rows with their numbers as numbers, the counts, the notes."""
+        return strict({"grades": [{**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1)}
+                                  for g in self.grades],
+                       "counts": self.counts(), "skipped": list(self.skipped),
+                       "sandbox": str(self.isolation).splitlines(), "seconds": round(self.seconds, 1)})  # type: ignore
+
+
+def exercise_of(name: str) -> str | None:
+    """The exercise a notebook's file name is for (``ex1-destroyed-needle.ipynb``, ``alice ex3.ipynb``), or None."""
+    found = _EXERCISE_NAME.search(name.lower())
+    return f"ex{found.group(1)}" if found and name.lower().endswith(".ipynb") else None
+
+
+def student_of(notebook: Path, root: Path, layout: str) -> str | None:
+    """The student a notebook belongs to by the layout's rule, from its real path; None when the rule names nobody."""
+    real = Path(os.path.realpath(notebook))
+    if layout == "home":
+        parts = real.parts
+        index = max((i for i, p in enumerate(parts[:-2]) if p == "home"), default=None)
+        return parts[index + 1] if index is not None else None
+    base = Path(os.path.realpath(root))
+    if base == real:  # a notebook named on the command line: its folder is the student's
+        return real.parent.name or None
+    return real.relative_to(base).parts[0] if base in real.parents and real.parent != base else None
+
+
+def _walk(folder: Path, skipped: list[str]) -> Iterator[Path]:
+    """Notebooks under a folder, in name order: never into a linked or hidden folder (checkpoints), never too deep."""
+    stack = [(folder, 0)]
+    while stack:
+        here, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError as exc:
+            skipped.append(f"{shown(str(here), 160)}: folder not read ({exc.strerror or exc})")
+            continue
+        folders = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if depth < MAX_DEPTH:
+                    folders.append((Path(entry.path), depth + 1))
+            elif exercise_of(entry.name):
+                yield Path(entry.path)
+        stack.extend(reversed(folders))
+
+
+def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str]) -> list[Submission]:
+    """Every exercise notebook named or found under the folders named, with its student by the layout's rule."""
+    if layout not in LAYOUTS:
+        raise InputError(f"unknown layout {layout!r}: use one of {', '.join(LAYOUTS)}")
+    found: list[Submission] = []
+    for root in map(Path, paths):
+        if root.is_dir():
+            notebooks = list(_walk(root, skipped))
+        elif root.exists() or root.is_symlink():
+            notebooks = [root]
+        else:
+            raise InputError(f"{shown(str(root), 160)} is neither a notebook nor a folder: give the submitted "
+                             ".ipynb files or the folders that hold them")
+        for nb in notebooks:
+            exercise, who = exercise_of(nb.name), student_of(nb, root, layout)
+            if exercise is None:
+                skipped.append(f"{shown(str(nb), 160)}: not an exercise notebook (its name has no ex1..ex5)")
+            elif not who:
+                other = "platform" if layout == "home" else "home"
+                skipped.append(f"{shown(str(nb), 160)}: the {layout} layout names no student for it "
+                               f"(see --layout; try --layout {other})")
+            else:
+                found.append(Submission(who, exercise, nb))
+    return found
+
+
+def read_notebook(path: Path) -> bytes:
+    """A submitted notebook's bytes: a regular file (no link, FIFO or device), at most MAX_NOTEBOOK bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise InputError("a symbolic link, not followed" if path.is_symlink() else exc.strerror or str(exc)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("not a regular file (a FIFO, device or socket)")
+        data = os.read(fd, MAX_NOTEBOOK + 1)
+        while len(data) <= MAX_NOTEBOOK and (block := os.read(fd, MAX_NOTEBOOK + 1 - len(data))):
+            data += block
+        if len(data) > MAX_NOTEBOOK:
+            raise InputError(f"more than the {MAX_NOTEBOOK:,} bytes a notebook may have")
+        return data
+    finally:
+        os.close(fd)
+
+
+def _plain(value: object, depth: int = 0, budget: list[int] | None = None) -> str | None:
+    """Why a parsed JSON value is not a plain answer (too deep, too big), or None when it is one."""
+    budget = budget if budget is not None else [MAX_ITEMS]
+    budget[0] -= 1
+    if budget[0] < 0:
+        return f"more than {MAX_ITEMS:,} values"
+    if depth > MAX_NESTING:
+        return f"nested more than {MAX_NESTING} deep"
+    if isinstance(value, str):
+        return f"a text of {len(value):,} characters (at most {MAX_TEXT:,})" if len(value) > MAX_TEXT else None
+    if value is None or isinstance(value, (bool, int, float)):
+        return None
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    if items is None:
+        return f"a {type(value).__name__}"
+    return next((why for v in items if (why := _plain(v, depth + 1, budget))), None)
+
+
+def _kind(name: str, value: object, kind: str) -> tuple[object, str | None]:
+    """The value a check receives for an answer of this kind, or why the answer is not of that kind."""
+    if value is None:
+        return None, None
+    if kind == "str" and not isinstance(value, str):
+        return None, f"`{name}` must be a string, not {_described(value)}"
+    if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+        return None, f"`{name}` must be a whole number, not {_described(value)}"
+    if kind == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        return None, f"`{name}` must be a number, not {_described(value)}"
+    if kind == "tickets" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+        return None, f"`{name}` must map question ids to ticket texts, not {_described(value)}"
+    if kind == "header":
+        if not (isinstance(value, list) and all(isinstance(r, list) and len(r) == 3 for r in value)):
+            return None, f"`{name}` must be a function of (doc_title, section)"
+        if odd := next((r for r in value if not isinstance(r[2], str)), None):
+            return None, (f"`{name}({odd[0]!r}, {odd[1]!r})` returned {_described(odd[2])}, not a string")
+        return {(t, s): h for t, s, h in value}, None
+    return value, None
+
+
+def _described(value: object) -> str:
+    return {dict: "a dict", list: "a list", bool: "true/false"}.get(type(value), f"{type(value).__name__} "
+                                                                                  f"{shown(repr(value), 40)}")
+
+
+def answers_of(run: Run, exercise: Exercise) -> tuple[dict, str | None]:
+    """The declared answers from a run's report, validated and typed; or the reason they cannot be judged."""
+    if len(run.answers) > MAX_TEXT * 10:
+        return {}, "the answers are too large to judge"
+    try:
+        raw = json.loads(run.answers)
+    except (ValueError, RecursionError):
+        return {}, "the notebook ran but its answers could not be read (was the last cell's output replaced?)"
+    if not isinstance(raw, dict):
+        return {}, "the answers are not plain values (not a mapping)"
+    if why := _plain(raw):
+        return {}, f"the answers are not plain values ({why})"
+    answers = {}
+    for name, kind in exercise.answers.items():
+        entry = raw.get(name)
+        if not isinstance(entry, dict):
+            return {}, f"`{name}` was not reported"
+        if entry.get("absent"):
+            return {}, f"`{name}` is not defined at the end of the notebook"
+        if "error" in entry:
+            return {}, f"`{name}` could not be read: {shown(str(entry['error']), 200)}"
+        value, why = _kind(name, entry.get("value"), kind)
+        if why:
+            return {}, why
+        answers[name] = value
+    return answers, None
+
+
+def judged(submission: Submission, run: Run, course: Course) -> Grade:
+    """A submission's grade from its run: not run (and why), or yes / not yet by the grader's own check."""
+    where = str(submission.path)
+    if not run.ran:
+        return Grade(submission.student, submission.exercise, "not run", reason=run.reason, seconds=run.seconds,
+                     notebook=where)
+    exercise = TABLE[submission.exercise]
+    answers, why = answers_of(run, exercise)
+    if why:
+        return Grade(submission.student, submission.exercise, "not yet", reason=why, seconds=run.seconds,
+                     notebook=where)
+    try:
+        feedback = exercise.judge(course, submission.student, answers)
+    except Exception as exc:  # noqa: BLE001 - an answer the check cannot handle is not yet right, never a crash
+        return Grade(submission.student, submission.exercise, "not yet", reason=f"the check could not judge this "
+                     f"answer ({type(exc).__name__}: {shown(str(exc), 200)})", seconds=run.seconds, notebook=where)
+    return Grade(submission.student, submission.exercise, "yes" if feedback.passed else "not yet",
+                 dict(feedback.numbers), "; ".join(feedback.notes), run.seconds, where)
+
+
+def header_pairs(course: Course) -> list[tuple[str, str]]:
+    """Every (document title, section) pair a header is asked for: those of strategy E's chunks, in order."""
+    return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
+
+
+def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
+          course: Course | None = None, progress: Callable[[Grade], None] | None = None) -> ClassGrades:
+    """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
+
+    Every student found gets a row for each of the five exercises ("missing" when no notebook
+    was found); the checks' own results file is a throwaway one, so grading records nothing.
+    """
+    import tempfile
+    import time
+
+    from ragkit.embedding import cache_dir
+    from ragkit.plumbing.cache import shared_cache_dir
+    from ragkit.teach import course as courses
+    from ragkit.teach.results import RESULTS_ENV
+
+    if jobs < 1:
+        raise InputError(f"--jobs {jobs}: give at least 1")
+    limits = limits or Limits()
+    if limits.timeout <= 0:
+        raise InputError(f"--timeout {limits.timeout:g}: give a number of seconds above 0")
+    start = time.monotonic()
+    roots = [Path(p) for p in paths]
+    skipped: list[str] = []
+    found = submissions(roots, layout, skipped)
+    course = course if course is not None else courses.load(progress=False)
+    pairs = header_pairs(course)
+    by_cell: dict[tuple[str, str], list[Submission]] = {}
+    for s in found:
+        by_cell.setdefault((s.student, s.exercise), []).append(s)
+    grades: list[Grade] = []
+    runnable = []
+    for (who, ex), subs in by_cell.items():
+        if len(subs) > 1:
+            grades.append(Grade(who, ex, "not run", reason=f"{len(subs)} notebooks for {ex}: "
+                                + ", ".join(shown(str(s.path), 80) for s in subs) + "; keep one"))
+        else:
+            runnable.append(subs[0])
+    hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
+    previous = os.environ.get(RESULTS_ENV)
+    with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
+            Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir()) as sandbox:
+        os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
+
+        def execute(s: Submission) -> Run:
+            try:
+                notebook = read_notebook(s.path)
+            except InputError as exc:
+                return Run(False, f"notebook not read ({exc})")
+            exercise = TABLE[s.exercise]
+            return sandbox.run(notebook, s.student, tuple(exercise.answers), exercise.functions,
+                               pairs if exercise.functions else None)
+
+        try:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                for s, run in zip(runnable, pool.map(execute, runnable)):
+                    g = judged(s, run, course)
+                    grades.append(g)
+                    if progress is not None:
+                        progress(g)
+        finally:
+            if previous is None:
+                os.environ.pop(RESULTS_ENV, None)
+            else:
+                os.environ[RESULTS_ENV] = previous
+        isolation = sandbox.isolation
+    for who in {s.student for s in found}:
+        for ex in EXERCISES:
+            if (who, ex) not in by_cell:
+                grades.append(Grade(who, ex, "missing", reason=f"no notebook for {ex} found"))
+    grades.sort(key=lambda g: (g.student, g.exercise))
+    return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start)

@@ -1,0 +1,243 @@
+"""The five exercises as an nbgrader course: answer cells as solution cells, each check a locked autograded cell.
+
+``write_course(DIR)`` writes ``DIR/source/<assignment>/<notebook>.ipynb`` per exercise from the
+exercise notebook and its solution: each answer cell keeps its ``None`` stubs and gets the
+solution's code between nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers; the
+check cell becomes a locked test cell worth ``POINTS`` that calls ``autograded_check``. That
+function reads the answers as the grader does (plain values; a header as its strings per
+pair), calls the check in a fresh Python process with the exercise's own fixed parameters,
+prints the feedback when it passes and raises it when it does not, and writes nothing on
+stderr (nbgrader scores a cell that does zero, whatever it printed). A locked first cell names
+the student after the submission's folder while nbgrader autogrades.
+
+nbgrader runs the student's code and the test cell in one kernel: a student who replaces
+``autograded_check`` itself can still fool it. ``python -m ragkit grade`` has no such hole.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from ragkit.errors import InputError
+
+if TYPE_CHECKING:
+    from ragkit.teach.grading import Exercise
+
+POINTS = 1
+JUDGE_SECONDS = 900
+MAX_ANSWERS = 4 * 2**20
+_SOURCE = str(Path(__file__).resolve().parent.parent.parent)  # where this ragkit is imported from
+EXECUTION_ENV = "NBGRADER_EXECUTION"
+"""Set to ``autograde`` by nbgrader while it autogrades; the kernel then runs in autograded/<student>/<assignment>."""
+CONFIG = '''c = get_config()  # noqa: F821 - nbgrader's configuration object
+# written by `python -m ragkit nbgrader`: the student's version keeps the `None` stubs above each solution
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
+# ex4 embeds the whole corpus with the student's header (about a minute; longer on a busy machine)
+c.ExecutePreprocessor.timeout = 900
+'''
+NAMING_CELL = '''# Names you as the student when nbgrader autogrades this notebook; otherwise it does nothing. Keep it.
+from ragkit.teach.nbgrading import name_the_student
+name_the_student()'''
+TEST_CELL = '''# Autograded, {points} point{plural}: the check with this exercise's fixed parameters (a locked cell).
+from ragkit.teach.nbgrading import autograded_check
+autograded_check("{key}", globals())'''
+
+
+def _notebooks() -> Path:
+    from ragkit.plumbing.locations import checkout
+
+    root = checkout()
+    if root is None or not (root / "notebooks" / "solutions").is_dir():
+        raise InputError("the nbgrader course is built from the exercise and solution notebooks of a ragkit clone: "
+                         "run `python -m ragkit nbgrader DIR` from a clone (git clone, then make)")
+    return root / "notebooks"
+
+
+def _assigned(source: str) -> set[str]:
+    """The names a cell assigns or defines at its top level."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+    return names
+
+
+def _calls_a_check(source: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id.startswith("check_")
+               for n in ast.walk(tree))
+
+
+def _meta(kind: str, grade_id: str) -> dict:
+    solution, grade = kind == "solution", kind == "test"
+    return {"nbgrader": {"grade": grade, "grade_id": grade_id, "locked": kind != "solution", "schema_version": 3,
+                         "solution": solution, "task": False, **({"points": POINTS} if grade else {})}}
+
+
+def source_notebook(exercise: Exercise):
+    """The instructor's version of one exercise for nbgrader (an nbformat notebook)."""
+    import nbformat
+
+    folder = _notebooks()
+    nb = nbformat.read(folder / "exercises" / exercise.notebook, as_version=4)
+    solution = nbformat.read(folder / "solutions" / exercise.notebook, as_version=4)
+    worked = [c.source for c in solution.cells if c.cell_type == "code"]
+    answers, checks = 0, 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        names = _assigned(cell.source) & set(exercise.answers)
+        if names and "# your answer" in cell.source:
+            code = [s for s in worked if _assigned(s) & names]
+            if not code:
+                raise InputError(f"the solution of {exercise.key} sets none of {sorted(names)}: fix "
+                                 f"notebooks/solutions/{exercise.notebook}")
+            answers += 1
+            cell.source = cell.source.rstrip() + "\n### BEGIN SOLUTION\n" + "\n\n".join(code) + "\n### END SOLUTION"
+            cell.metadata.update(_meta("solution", f"{exercise.key}-answer-{answers}"))
+        elif _calls_a_check(cell.source):
+            checks += 1
+            cell.source = TEST_CELL.format(points=POINTS, plural="" if POINTS == 1 else "s", key=exercise.key)
+            cell.metadata.update(_meta("test", f"{exercise.key}-check"))
+    first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    naming = nbformat.v4.new_code_cell(NAMING_CELL)
+    naming.metadata.update(_meta("locked", f"{exercise.key}-student"))
+    nb.cells.insert(first, naming)
+    if not answers or checks != 1:
+        raise InputError(f"notebooks/exercises/{exercise.notebook}: expected answer cells and one check cell, found "
+                         f"{answers} and {checks}")
+    return nb
+
+
+def write_course(folder: Path, force: bool = False) -> list[Path]:
+    """Write ``source/<assignment>/<notebook>`` for the five exercises (and an nbgrader_config.py when none exists)."""
+    import nbformat
+
+    from ragkit.teach.grading import TABLE
+
+    folder = Path(folder)
+    written = []
+    for exercise in TABLE.values():
+        target = folder / "source" / Path(exercise.notebook).stem / exercise.notebook
+        if target.exists() and not force:
+            raise InputError(f"{target} exists: give another folder, or --force to write the assignments again")
+        nb = source_notebook(exercise)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, target)
+        written.append(target)
+    config = folder / "nbgrader_config.py"
+    if not config.exists():
+        config.write_text(CONFIG, encoding="utf-8")
+        written.append(config)
+    return written
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Nothing reaches stderr, from Python (warnings, progress bars) or below it (a native library's log)."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null, warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _student() -> str:
+    """Whose notebook this is: under nbgrader's autograde the folder above the assignment's, else this kernel's."""
+    from ragkit.teach.results import current_student
+
+    if os.environ.get(EXECUTION_ENV) == "autograde":
+        return Path.cwd().parent.name
+    return current_student()
+
+
+def name_the_student() -> None:
+    """Under nbgrader's autograde, name this kernel's student after the submission's folder (else do nothing).
+
+    So ``own_size()`` in the notebook gives the student the size the check judges, not the teacher's.
+    """
+    from ragkit.teach.results import student
+
+    if os.environ.get(EXECUTION_ENV) == "autograde":
+        student(_student())
+
+
+def autograded_check(key: str, namespace: dict) -> None:
+    """The autograded cell: judge the answers in ``namespace`` as the grader does; raise the feedback on NOT YET.
+
+    The check runs in a fresh Python process (``judge``), so a check or a ragkit function the
+    notebook replaced is not the one that judges. It returns nothing: a cell whose value is an
+    object gets nbgrader's full marks, passed or not.
+    """
+    import json
+    import subprocess
+    import sys
+
+    from ragkit.teach import course as courses
+    from ragkit.teach.grading import TABLE, header_pairs
+    from ragkit.teach.sandbox import found_answers
+
+    exercise = TABLE[key]
+    with _quiet():
+        pairs = header_pairs(courses.load(progress=False)) if exercise.functions else []
+        raw = found_answers(namespace, list(exercise.answers), list(exercise.functions), pairs)
+        env = {k: v for k, v in os.environ.items() if k.startswith(("RAGKIT_", "HF_", "NBGRADER_"))}
+        env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=os.environ.get("HOME", "/"),
+                   PYTHONPATH=_SOURCE, TOKENIZERS_PARALLELISM="false")
+        done = subprocess.run([sys.executable, "-m", "ragkit.teach.nbgrading", key, _student()], input=raw,
+                              capture_output=True, text=True, env=env, timeout=JUDGE_SECONDS)
+    try:
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        passed, text = bool(report["passed"]), str(report["text"])
+    except (ValueError, IndexError, KeyError, TypeError):
+        raise AssertionError(f"NOT YET\n- the check could not run (exit {done.returncode}): ask your teacher") from None
+    if not passed:
+        raise AssertionError(text)
+    print(text)
+
+
+def judge(key: str, student: str, raw: str) -> dict:
+    """The check on answers read as the grader reads them: {"passed": ..., "text": the feedback}."""
+    from ragkit.teach import course as courses
+    from ragkit.teach.grading import TABLE, answers_of
+    from ragkit.teach.results import RESULTS_ENV
+    from ragkit.teach.sandbox import Run
+
+    exercise = TABLE[key]
+    answers, why = answers_of(Run(True, answers=raw), exercise)
+    if why:
+        return {"passed": False, "text": f"NOT YET\n- {why}"}
+    with _quiet(), tempfile.TemporaryDirectory() as tmp:
+        if os.environ.get(EXECUTION_ENV) == "autograde":  # the teacher's autograding records nothing
+            os.environ[RESULTS_ENV] = str(Path(tmp) / "results.jsonl")
+        feedback = exercise.judge(courses.load(progress=False), student, answers)
+    return {"passed": feedback.passed, "text": str(feedback)}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(judge(sys.argv[1], sys.argv[2], sys.stdin.read(MAX_ANSWERS)), default=str))

@@ -1,0 +1,511 @@
+"""Grades come from the submitted notebooks, run afresh in the sandbox, never from what a student reports."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import ragkit.teach.course
+from ragkit.errors import InputError
+from ragkit.teach import exercises as ex
+from ragkit.teach import grading
+from ragkit.teach.sandbox import Limits, Run
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES = ROOT / "notebooks" / "exercises"
+SOLUTIONS = ROOT / "notebooks" / "solutions"
+EX1, EX2 = "ex1-destroyed-needle.ipynb", "ex2-choose-a-threshold.ipynb"
+CLASS_TIMEOUT = 90.0  # the sleeper costs this much; every honest notebook of the class runs in 10-30 s here
+
+SOLVE_EX1 = """
+windows = needle_windows(course.corpus, course.questions, size={size})
+question_id = next(qid for qid, offset, length in windows if offset + length > {size})
+q = next(q for q in course.questions if q.id == question_id)
+doc = course.corpus[q.doc_id]
+cut_at = blind_window_start(doc, doc.text.find(q.needle) + len(q.needle) - 1, {size})
+"""
+
+
+@pytest.fixture(scope="module")
+def course():
+    return ragkit.teach.course.load(progress=False)
+
+
+def edited(source: Path, answer: str | None = None, check: str | None = None, first: str | None = None,
+           last: str | None = None) -> nbformat.NotebookNode:
+    """An exercise notebook with its answer cell, its check cell, a cell before all and one after all replaced."""
+    nb = nbformat.read(source, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if answer is not None:
+        next(c for c in code if "# your answer" in c.source).source = answer
+    if check is not None:
+        next(c for c in code if c.source.lstrip().startswith(("check_", "with course.recording"))).source = check
+    if first is not None:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(first))
+    if last is not None:
+        nb.cells.append(nbformat.v4.new_code_cell(last))
+    return nb
+
+
+def hand_in(home: Path, student: str, name: str, nb: nbformat.NotebookNode) -> Path:
+    """Save a notebook where a hub keeps it: <home>/<student>/ragkit/notebooks/exercises/<name>."""
+    folder = home / student / "ragkit" / "notebooks" / "exercises"
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / name)
+    return folder / name
+
+
+def grades_by_cell(result):
+    return {(g.student, g.exercise): g for g in result.grades}
+
+
+# The rules: whose a notebook is, which exercise, what an answer may be
+
+def test_the_exercise_comes_from_the_file_name():
+    assert grading.exercise_of("ex1-destroyed-needle.ipynb") == "ex1"
+    assert grading.exercise_of("Alice EX3 (1).ipynb") == "ex3"
+    assert grading.exercise_of("alice_ex2.ipynb") == "ex2"
+    assert grading.exercise_of("apex1.ipynb") is None  # part of a word
+    assert grading.exercise_of("ex12.ipynb") is None
+    assert grading.exercise_of("ex1-destroyed-needle.py") is None
+
+
+def test_the_student_comes_from_the_path_never_the_notebook(tmp_path):
+    nb = tmp_path / "home" / "alice" / "ragkit" / "notebooks" / "exercises" / EX1
+    nb.parent.mkdir(parents=True)
+    nb.write_text("{}")
+    assert grading.student_of(nb, tmp_path / "home", "home") == "alice"
+    assert grading.student_of(nb, tmp_path / "home", "platform") == "alice"
+    assert grading.student_of(nb, nb, "platform") == "exercises"
+    download = tmp_path / "download"
+    (download / "bob smith").mkdir(parents=True)
+    (download / "bob smith" / "ex2.ipynb").write_text("{}")
+    (download / "ex3.ipynb").write_text("{}")
+    assert grading.student_of(download / "bob smith" / "ex2.ipynb", download, "platform") == "bob smith"
+    assert grading.student_of(download / "bob smith" / "ex2.ipynb", download, "home") is None
+    skipped: list[str] = []
+    found = grading.submissions([download], "platform", skipped)
+    assert [(s.student, s.exercise) for s in found] == [("bob smith", "ex2")]
+    assert any("names no student" in s for s in skipped)
+
+
+def test_a_link_names_the_student_it_leads_to(tmp_path):
+    """A student who links their folder to another's is graded as no one new: the real path names the owner."""
+    real = tmp_path / "home" / "bob" / "ex"
+    real.mkdir(parents=True)
+    (real / EX1).write_text("{}")
+    (tmp_path / "home" / "mallory").mkdir()
+    (tmp_path / "home" / "mallory" / "ex").symlink_to(real)
+    assert grading.student_of(tmp_path / "home" / "mallory" / "ex" / EX1, tmp_path / "home", "home") == "bob"
+    skipped: list[str] = []
+    found = grading.submissions([tmp_path / "home"], "home", skipped)
+    assert [(s.student, s.path.parent.name) for s in found] == [("bob", "ex")]  # the linked folder is not entered
+
+
+def test_checkpoints_and_hidden_folders_are_not_submissions(tmp_path):
+    folder = tmp_path / "home" / "alice"
+    (folder / ".ipynb_checkpoints").mkdir(parents=True)
+    (folder / ".ipynb_checkpoints" / "ex1-destroyed-needle-checkpoint.ipynb").write_text("{}")
+    (folder / EX1).write_text("{}")
+    found = grading.submissions([tmp_path / "home"], "home", [])
+    assert [s.path.name for s in found] == [EX1]
+
+
+def test_a_notebook_is_read_only_as_a_bounded_regular_file(tmp_path):
+    fifo = tmp_path / EX1
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        grading.read_notebook(fifo)
+    link = tmp_path / EX2
+    link.symlink_to("/etc/passwd")
+    with pytest.raises(InputError, match="symbolic link"):
+        grading.read_notebook(link)
+
+
+@pytest.mark.parametrize("value, kind, why", [
+    ("q01", "int", "whole number"), (True, "int", "whole number"), ([1], "number", "number"),
+    (True, "number", "number"), (3, "str", "string"), ({"q01": 3}, "tickets", "question ids"),
+    ([["T", "S", 7]], "header", "returned int"), ("x", "header", "function"),
+])
+def test_an_answer_of_the_wrong_kind_is_named(value, kind, why):
+    assert why in grading._kind("answer", value, kind)[1]
+
+
+def test_answers_are_plain_bounded_values():
+    exercise = grading.TABLE["ex2"]
+    assert grading.answers_of(Run(True, answers='{"my_cut": {"value": 0.4}}'), exercise) == ({"my_cut": 0.4}, None)
+    assert grading.answers_of(Run(True, answers='{"my_cut": {"value": null}}'), exercise) == ({"my_cut": None}, None)
+    deep = '{"my_cut": {"value": ' + "[" * 20 + "]" * 20 + "}}"
+    for text, why in [("not json", "could not be read"), ("[1]", "not a mapping"), (deep, "nested"),
+                      ('{"my_cut": {"absent": true}}', "not defined"),
+                      ('{"my_cut": {"value": "0.4"}}', "must be a number"), ("{}", "not reported"),
+                      ('{"my_cut": {"error": "ValueError: no"}}', "could not be read: ValueError"),
+                      ("[" * 100_000 + "]" * 100_000, "")]:
+        answers, reason = grading.answers_of(Run(True, answers=text), exercise)
+        assert answers == {} and reason is not None and why in reason
+
+
+def test_a_header_reaches_the_check_as_strings_per_pair(course):
+    pairs = grading.header_pairs(course)
+    assert len(pairs) == len(set(pairs)) and ("", "") not in pairs
+    answers = {"my_header": {"value": [[t, s, f"[{t} > {s}]"] for t, s in pairs]},
+               "my_expectation": {"value": "better"}, "my_conclusion": {"value": "x"}}
+    typed, why = grading.answers_of(Run(True, answers=json.dumps(answers)), grading.TABLE["ex4"])
+    assert why is None and typed["my_header"][pairs[0]] == f"[{pairs[0][0]} > {pairs[0][1]}]"
+
+
+def test_a_check_that_cannot_judge_an_answer_is_not_yet_never_a_crash(course, monkeypatch):
+    def fails(course, student, answers):
+        raise TypeError("'<=' not supported")
+
+    monkeypatch.setitem(grading.TABLE, "ex2", grading.Exercise("ex2", EX2, {"my_cut": "number"}, fails))
+    g = grading.judged(grading.Submission("alice", "ex2", Path(EX2)), Run(True, answers='{"my_cut": {"value": 1}}'),
+                       course)
+    assert g.grade == "not yet" and "could not judge" in g.reason and "TypeError" in g.reason
+
+
+def test_every_exercise_declares_the_names_its_notebook_leaves_for_answers():
+    """The adapter's names are the ones the exercise notebooks set to None for the student to fill."""
+    for key, exercise in grading.TABLE.items():
+        nb = nbformat.read(EXERCISES / exercise.notebook, as_version=4)
+        sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        for name in exercise.answers:
+            assert f"{name} = None" in sources or f"{name} = {{}}" in sources, (key, name)
+
+
+# The sandbox on its own: one notebook each, the hostile ones graded "not run" with the reason
+
+def _notebook(*cells: str) -> bytes:
+    return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])).encode()
+
+
+@pytest.mark.slow
+def test_the_sandbox_runs_as_nobody_without_network_or_the_teachers_files(tmp_path, monkeypatch):
+    from ragkit.teach.sandbox import Sandbox
+
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    (teacher / "canary.txt").write_text("the teacher's")
+    monkeypatch.setenv("HOME", str(teacher))
+    marker = f"/tmp/ragkit-left-behind-{uuid.uuid4().hex}"
+    with Sandbox([tmp_path], Limits(timeout=60)) as sandbox:
+        probe = sandbox.isolation
+        plain = sandbox.run(_notebook("import os, socket\nx = [os.getuid(), os.getgroups()]\n"
+                                      f"open({marker!r}, 'w').write('x')\n"
+                                      "try:\n    socket.create_connection(('10.1.2.3', 80), timeout=2)\n"
+                                      "    y = 'connected'\nexcept OSError as exc:\n    y = str(exc)"),
+                            "alice", ("x", "y"))
+        socket = sandbox.run(_notebook("import socket\nsocket.socket().connect(('93.184.216.34', 80))"), "a", ("x",))
+        teacher_file = sandbox.run(_notebook(f"x = open({str(teacher / 'canary.txt')!r}).read()"), "a", ("x",))
+        deleted = sandbox.run(_notebook(f"import os\nos.remove({str(teacher / 'canary.txt')!r})"), "a", ("x",))
+        source = sandbox.run(_notebook(f"open({str(ROOT / 'ragkit' / 'teach' / 'exercises.py')!r}, 'a')"), "a", ())
+        dead = sandbox.run(_notebook("import os\nos.kill(os.getpid(), 9)"), "a", ())
+    assert (teacher / "canary.txt").read_text() == "the teacher's"
+    assert not os.path.exists(marker)
+    answers = json.loads(plain.answers)
+    assert "no network" in answers["y"]["value"]
+    if probe.change_user:
+        assert answers["x"]["value"][0] != 0 and answers["x"]["value"][1] == []
+    assert not socket.ran and "no network" in socket.reason
+    assert not teacher_file.ran and "No such file" in teacher_file.reason
+    assert not deleted.ran and "No such file" in deleted.reason
+    assert not source.ran and ("Read-only" in source.reason or "Permission" in source.reason)
+    assert not dead.ran and "kernel died" in dead.reason
+
+
+@pytest.mark.slow
+def test_a_teacher_without_root_is_told_and_still_sandboxed(tmp_path):
+    """Run the grader itself as an unprivileged user: every limit holds but the change of user, and it says so."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to start the grader as another user")
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable]
+    probe = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import nbclient'], check=True)"
+    if subprocess.run([*as_nobody, "-c", probe], capture_output=True).returncode != 0:
+        pytest.skip(f"{sys.executable} cannot be run by an unprivileged user here (installed in a private folder)")
+    base = Path(tempfile.mkdtemp(prefix="ragkit-grade-nonroot-"))
+    try:
+        base.chmod(0o755)
+        nb = hand_in(base / "home", "carol", EX1, nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+            "import os\nquestion_id = 'q01'\ncut_at = os.getuid()\nopen(os.path.expanduser('~') + '/x', 'w')")]))
+        teacher = base / "teacher"
+        teacher.mkdir()
+        for p in [base, *base.rglob("*")]:
+            os.chown(p, 65534, 65534)
+        env = {**os.environ, "HOME": str(teacher), "RAGKIT_CACHE": str(teacher / "cache"), "PYTHONPATH": str(ROOT)}
+        out = subprocess.run([*as_nobody, "-m", "ragkit", "grade", str(base / "home"), "--timeout", "60", "--json",
+                              str(teacher / "g.json")], capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "not root: every submission runs as you" in out.stdout
+        rows = {g["exercise"]: g for g in json.loads((teacher / "g.json").read_text())["grades"]}
+        namespaced = "`unshare` failed here" not in out.stdout  # else the grader said why, and ran without
+        assert rows["ex1"]["grade"] == "not yet", rows["ex1"]
+        assert rows["ex1"]["numbers"]["cut_at"] == (0 if namespaced else 65534)  # root inside its namespace
+        assert nb.exists()
+    finally:
+        subprocess.run(["rm", "-rf", str(base)])
+
+
+# The class: right, gamed with every trick, forged, hanging, snooping, vandal, monkeypatching
+
+@pytest.fixture(scope="module")
+def graded_class(course, tmp_path_factory):
+    """Ten notebooks of nine students on a fake hub, graded two at a time; (result, seconds, names, teacher)."""
+    base = tmp_path_factory.mktemp("hub")
+    home, teacher = base / "home", base / "teacher"
+    teacher.mkdir()
+    (teacher / "canary.txt").write_text("keep me")
+    names = {"right": "ada", "forger": "fay", "costs": "cole", "sizer": "sid", "impostor": "ivan",
+             "sleeper": "sam", "snoop": "sno", "vandal": "val", "patcher": "pat"}
+    assert ex.own_size("ivan") != ex.own_size("ada")  # the impostor solves for ada's size, is judged at his own
+    right = hand_in(home, names["right"], EX1, nbformat.read(SOLUTIONS / EX1, as_version=4))
+    hand_in(home, names["right"], EX2, nbformat.read(SOLUTIONS / EX2, as_version=4))
+    hand_in(home, names["forger"], EX1, edited(EXERCISES / EX1, last=(
+        "import json, os\nfrom ragkit.teach.results import results_path\n"
+        "for path in (results_path(), os.path.expanduser('~/.ragkit/results.jsonl')):\n"
+        "    os.makedirs(os.path.dirname(path), exist_ok=True)\n"
+        "    open(path, 'a').write(json.dumps({'exercise': 'ex1', 'student': 'fay', 'passed': True}) + '\\n')")))
+    hand_in(home, names["costs"], EX2, edited(EXERCISES / EX2, answer="my_cut = 1.0",
+                                              check="check_threshold_choice(course, my_cut)"))
+    hand_in(home, names["sizer"], EX1, edited(EXERCISES / EX1, answer=SOLVE_EX1.format(size=1000),
+                                              check="check_destroyed_needle(course, question_id, cut_at, size=1000)"))
+    hand_in(home, names["impostor"], EX1, edited(SOLUTIONS / EX1, first=(
+        "import os\nimport ragkit.teach.results\nragkit.teach.results.student('ada')\n"
+        "os.environ['RAGKIT_STUDENT'] = 'ada'")))
+    hand_in(home, names["sleeper"], EX2, edited(SOLUTIONS / EX2, first="import time\ntime.sleep(10**6)"))
+    hand_in(home, names["snoop"], EX1, edited(SOLUTIONS / EX1, first=f"theirs = open({str(right)!r}).read()"))
+    hand_in(home, names["vandal"], EX2, edited(SOLUTIONS / EX2, first=(
+        f"import os\nos.remove({str(teacher / 'canary.txt')!r})")))
+    hand_in(home, names["patcher"], EX1, edited(EXERCISES / EX1, answer="question_id, cut_at = 'q01', 0", first=(
+        "import ragkit.teach.exercises as ex\n"
+        "passed = ex.Feedback(True, ('PASSED',))\n"
+        "ex.check_destroyed_needle = lambda *a, **k: passed\n"
+        "ex.own_size = lambda *a, **k: 1000\n"
+        "try:\n    open(ex.__file__, 'a').write('\\ncheck_destroyed_needle = lambda *a, **k: Feedback(True)\\n')\n"
+        "except OSError:\n    pass"), check="check_destroyed_needle(course, question_id, cut_at)"))
+    previous = os.environ.get("HOME")
+    os.environ["HOME"] = str(teacher)
+    try:
+        start = time.monotonic()
+        result = grading.grade([home], "home", Limits(timeout=CLASS_TIMEOUT, threads=1), jobs=2, course=course)
+        seconds = time.monotonic() - start
+    finally:
+        os.environ["HOME"] = previous or ""
+    print(f"\n{result}\nclass graded in {seconds:.0f} s")
+    return result, seconds, names, teacher
+
+
+@pytest.mark.slow
+def test_the_class_is_graded_from_its_notebooks(graded_class, course):
+    result, seconds, names, teacher = graded_class
+    cells = grades_by_cell(result)
+    grade = {k: next(g for g in result.grades if g.student == who and g.grade != "missing")
+             for k, who in names.items() if k != "right"}
+    assert cells["ada", "ex1"].grade == "yes" and cells["ada", "ex2"].grade == "yes"
+    assert cells["ada", "ex1"].numbers["size"] == ex.own_size("ada")
+    for trick in ("forger", "costs", "sizer", "impostor", "patcher"):
+        assert grade[trick].grade == "not yet", (trick, grade[trick])
+    for hostile in ("sleeper", "snoop", "vandal"):
+        assert grade[hostile].grade == "not run", (hostile, grade[hostile])
+    assert "time limit" in grade["sleeper"].reason
+    assert "No such file" in grade["snoop"].reason and "No such file" in grade["vandal"].reason
+    assert (teacher / "canary.txt").read_text() == "keep me"
+    assert cells["sid", "ex1"].numbers["size"] == ex.own_size("sid") != 1000
+    assert cells["ivan", "ex1"].numbers["size"] == ex.own_size("ivan") != ex.own_size("ada")
+    assert cells["cole", "ex2"].numbers["cut"] == 1.0
+    assert cells["ada", "ex3"].grade == "missing" and cells["fay", "ex2"].grade == "missing"
+    assert result.counts() == {"yes": 2, "not yet": 5, "not run": 3, "missing": 45 - 10}
+    assert "ragkit" in (ROOT / "ragkit" / "teach" / "exercises.py").read_text()
+    assert "Feedback(True)\n" not in (ROOT / "ragkit" / "teach" / "exercises.py").read_text()[-200:]
+    assert seconds < 600
+
+
+@pytest.mark.slow
+def test_the_checks_themselves_take_no_judging_parameter_from_the_student(course):
+    """The parameter tricks the class plays: the checks (issue 24) refuse them before the grader has to."""
+    with pytest.raises(TypeError):
+        ex.check_threshold_choice(course, 1.0, bluff_cost=0)  # type: ignore[call-arg]
+    assert not ex.check_threshold_choice(course, 1.0).passed
+    windows = __import__("ragkit.evaluation", fromlist=["x"]).needle_windows(course.corpus, course.questions, size=1000)
+    qid = next(qid for qid, offset, length in windows if offset + length > 1000)
+    q = next(q for q in course.questions if q.id == qid)
+    doc = course.corpus[q.doc_id]
+    from ragkit.chunking import blind_window_start
+
+    cut = blind_window_start(doc, doc.text.find(q.needle) + len(q.needle) - 1, 1000)
+    assert not ex.check_destroyed_needle(course, qid, cut, size=1000).passed
+    assert not ex.check_destroyed_needle(course, qid, cut, size=ex.own_size("sid"), student="sid").passed
+
+
+@pytest.mark.slow
+def test_the_grades_are_written_as_csv_and_json(graded_class, tmp_path):
+    result, *_ = graded_class
+    from ragkit.teach.results import write_csv
+
+    write_csv(tmp_path / "g.csv", grading.COLUMNS, [g.row() for g in result.grades])
+    rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
+    assert len(rows) == len(result.grades) and {r["grade"] for r in rows} == set(grading.GRADES)
+    data = json.loads(json.dumps(result.to_json(), allow_nan=False))
+    assert data["counts"] == result.counts()
+    assert "2 yes, 5 not yet, 3 not run, 35 missing" in result.summary()
+
+
+def test_a_formula_in_a_students_folder_name_is_neutralised_in_the_csv(tmp_path):
+    """The platform layout names the student from the folder: a formula there is a cell, never a formula."""
+    download = tmp_path / "download"
+    folder = download / '=HYPERLINK("http:x.example","click")+cmd|" calc"!A0'
+    folder.mkdir(parents=True)
+    (folder / EX1).write_text("not a notebook")
+    out = subprocess.run([sys.executable, "-m", "ragkit", "grade", str(download), "--layout", "platform",
+                          "--timeout", "60", "--csv", str(tmp_path / "g.csv")], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
+    students = {r["student"] for r in rows}
+    assert students == {"'" + folder.name}
+    ex1 = next(r for r in rows if r["exercise"] == "ex1")
+    assert ex1["grade"] == "not run" and "not a readable notebook" in ex1["reason"]
+    assert "5 grades: 0 yes, 0 not yet, 1 not run, 4 missing" in out.stdout
+
+
+def test_class_report_says_it_is_self_reported(tmp_path):
+    (tmp_path / "alice.jsonl").write_text('{"exercise": "ex1", "student": "alice", "passed": true}\n')
+    out = subprocess.run([sys.executable, "-m", "ragkit", "class-report", str(tmp_path)], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stderr.startswith("Self-reported progress") and "(self-reported, not grades)" in out.stdout
+
+
+# nbgrader: the exercises as a course, autograded offline
+
+def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_path):
+    from ragkit.teach import nbgrading
+
+    written = nbgrading.write_course(tmp_path)
+    assert (tmp_path / "nbgrader_config.py") in written
+    for exercise in grading.TABLE.values():
+        nb = nbformat.read(tmp_path / "source" / Path(exercise.notebook).stem / exercise.notebook, as_version=4)
+        marked = [c for c in nb.cells if "nbgrader" in c.metadata]
+        tests = [c for c in marked if c.metadata.nbgrader["grade"]]
+        solutions = [c for c in marked if c.metadata.nbgrader["solution"]]
+        assert len(tests) == 1 and tests[0].metadata.nbgrader["locked"] and tests[0].metadata.nbgrader["points"] == 1
+        assert f'autograded_check("{exercise.key}", globals())' in tests[0].source
+        assert solutions and all("### BEGIN SOLUTION" in c.source and "# your answer" in c.source for c in solutions)
+        assert not any("check_" in c.source and c not in tests for c in nb.cells if c.cell_type == "code"
+                       and "import" not in c.source and "nbgrader" not in c.metadata)
+    with pytest.raises(InputError, match="exists"):
+        nbgrading.write_course(tmp_path)
+
+
+def test_the_autograded_check_raises_the_feedback_and_writes_no_stderr(course, capfd):
+    from ragkit.teach.nbgrading import autograded_check
+
+    with pytest.raises(AssertionError, match="NOT YET"):
+        autograded_check("ex2", {"my_cut": 1.0})
+    cut = next(c for c in ex.GRID if ex.check_threshold_choice(course, c).passed)
+    original = ex.check_threshold_choice
+    ex.check_threshold_choice = lambda *a, **k: ex.Feedback(True)  # a kernel's monkeypatch: not the judge's check
+    try:
+        with pytest.raises(AssertionError, match="NOT YET"):
+            autograded_check("ex2", {"my_cut": 1.0})
+    finally:
+        ex.check_threshold_choice = original
+    autograded_check("ex2", {"my_cut": cut})
+    out, err = capfd.readouterr()
+    assert out.startswith("PASSED") and err == ""
+
+
+@pytest.mark.slow
+def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
+    """nbgrader installed afresh; the right student scores every point, the gamed one none."""
+    import site
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pth = next((venv / "lib").glob("python3*/site-packages")) / "ragkit-env.pth"
+    pth.write_text("\n".join(site.getsitepackages()) + "\n")  # ragkit's own dependencies, as installed
+    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "nbgrader>=0.9.6"], capture_output=True,
+                         text=True)
+    if pip.returncode != 0:
+        pytest.skip(f"nbgrader could not be installed (PyPI unreachable?): {pip.stderr[-300:]}")
+    course_dir = tmp_path / "course"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "-m", "ragkit", "nbgrader", str(course_dir)], check=True, env=env)
+
+    def nbgrader(*args):
+        done = subprocess.run([str(venv / "bin" / "nbgrader"), *args], cwd=course_dir, env=env, capture_output=True,
+                              text=True, timeout=900)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+    right, gamed = "ivan", "mal"
+    assert ex.own_size(right) != ex.own_size(os.environ.get("USER") or "root")  # the naming cell matters
+    assignments = [Path(EX1).stem, Path(EX2).stem]
+    for a in assignments:
+        nbgrader("generate_assignment", a, "--create")
+        (course_dir / "submitted" / right / a).mkdir(parents=True)
+        nbformat.write(nbformat.read(course_dir / "source" / a / f"{a}.ipynb", as_version=4),
+                       course_dir / "submitted" / right / a / f"{a}.ipynb")
+        nb = nbformat.read(course_dir / "release" / a / f"{a}.ipynb", as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution"):
+                cell.source = (SOLVE_EX1.format(size=1000) if a == assignments[0] else "my_cut = 1.0")
+            elif meta.get("grade"):
+                cell.source = "print('PASSED')"  # a locked cell edited: nbgrader puts the original back
+        nb.cells.append(nbformat.v4.new_code_cell(  # the student's own call with judging parameters of their choice
+            "check_destroyed_needle(course, question_id, cut_at, size=1000)" if a == assignments[0]
+            else "check_threshold_choice(course, my_cut)"))
+        nb.cells.insert(2, nbformat.v4.new_code_cell(
+            "import ragkit.teach.exercises as ex\n"
+            "ex.check_threshold_choice = ex.check_destroyed_needle = lambda *a, **k: ex.Feedback(True)"))
+        (course_dir / "submitted" / gamed / a).mkdir(parents=True)
+        nbformat.write(nb, course_dir / "submitted" / gamed / a / f"{a}.ipynb")
+        nbgrader("autograde", a, "--create")
+    nbgrader("export", "--to", str(tmp_path / "grades.csv"))
+    scores = {(r["student_id"], r["assignment"]): float(r["score"])
+              for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    print(scores)
+    assert scores == {(s, a): (1.0 if s == right else 0.0) for s in (right, gamed) for a in assignments}
+    for a in assignments:
+        graded = nbformat.read(course_dir / "autograded" / right / a / f"{a}.ipynb", as_version=4)
+        check = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade"))
+        assert not any(o.get("name") == "stderr" for o in check.outputs) and "PASSED" in check.outputs[0]["text"]
+
+
+def test_a_time_limit_and_jobs_must_be_positive(tmp_path):
+    with pytest.raises(InputError, match="--timeout"):
+        grading.grade([tmp_path], limits=Limits(timeout=0))
+    with pytest.raises(InputError, match="--jobs"):
+        grading.grade([tmp_path], jobs=0)
+
+
+def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
+    from ragkit.teach.sandbox import Isolation
+
+    full = str(Isolation(True, True))
+    assert "no network" in full and "a uid of its own" in full
+    bare = str(Isolation(False, False, ("not root: every submission runs as you",)))
+    assert "no network" not in bare and "not root" in bare
+
+
+@pytest.mark.slow
+def test_without_a_change_of_user_the_user_namespace_still_hides_and_protects(tmp_path, monkeypatch):
+    """What a teacher without root gets (unshare --user): the same hiding and read-only mounts, the teacher's uid."""
+    from ragkit.teach.sandbox import Isolation, Sandbox
+
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    (teacher / "canary.txt").write_text("the teacher's")
+    monkeypatch.setenv("HOME", str(teacher))
+    with Sandbox([tmp_path], Limits(timeout=60), probe=Isolation(True, False, ("forced",))) as sandbox:
+        seen = sandbox.run(_notebook(f"import os\nx = [os.path.exists({str(teacher / 'canary.txt')!r}), "
+                                     f"os.access({str(ROOT / 'ragkit')!r}, os.W_OK)]"), "a", ("x",))
+        write = sandbox.run(_notebook(f"open({str(ROOT / 'ragkit' / 'grade-probe.txt')!r}, 'w')"), "a", ())
+    assert seen.ran and json.loads(seen.answers)["x"]["value"] == [False, False]
+    assert not write.ran and "Read-only" in write.reason and not (ROOT / "ragkit" / "grade-probe.txt").exists()
