@@ -17,10 +17,10 @@ import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ragkit.errors import InputError
-from ragkit.teach.results import EXERCISES, shown, strict
+from ragkit.teach.results import EXERCISES, shown, strict, walk
 from ragkit.teach.sandbox import Isolation, Limits, Run, Sandbox
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ LAYOUTS = ("home", "platform")
 GRADES = ("yes", "not yet", "not run", "missing")
 COLUMNS = ["student", "exercise", "grade", "numbers", "reason", "seconds", "notebook"]
 MAX_NOTEBOOK = 32 * 2**20
-MAX_DEPTH = 8
 MAX_NESTING = 8
 MAX_ITEMS = 20_000
 MAX_TEXT = 200_000
@@ -196,28 +195,6 @@ def student_of(notebook: Path, root: Path, layout: str) -> str | None:
     return real.relative_to(base).parts[0] if base in real.parents and real.parent != base else None
 
 
-def _walk(folder: Path, skipped: list[str]) -> Iterator[Path]:
-    """Notebooks under a folder, in name order: never into a linked or hidden folder (checkpoints), never too deep."""
-    stack = [(folder, 0)]
-    while stack:
-        here, depth = stack.pop()
-        try:
-            entries = sorted(os.scandir(here), key=lambda e: e.name)
-        except OSError as exc:
-            skipped.append(f"{shown(str(here), 160)}: folder not read ({exc.strerror or exc})")
-            continue
-        folders = []
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if depth < MAX_DEPTH:
-                    folders.append((Path(entry.path), depth + 1))
-            elif exercise_of(entry.name):
-                yield Path(entry.path)
-        stack.extend(reversed(folders))
-
-
 def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str]) -> list[Submission]:
     """Every exercise notebook named or found under the folders named, with its student by the layout's rule."""
     if layout not in LAYOUTS:
@@ -225,7 +202,7 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str]) ->
     found: list[Submission] = []
     for root in map(Path, paths):
         if root.is_dir():
-            notebooks = list(_walk(root, skipped))
+            notebooks = list(walk(root, skipped, lambda name: exercise_of(name) is not None, hidden=False))
         elif root.exists() or root.is_symlink():
             notebooks = [root]
         else:

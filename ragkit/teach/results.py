@@ -19,7 +19,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ragkit.errors import InputError
 
@@ -230,8 +230,10 @@ def _where(path: Path) -> str:
     return shown(str(path), 160)
 
 
-def _walk(folder: Path, skipped: list[str]) -> Iterator[Path]:
-    """The ``*.jsonl`` entries under a folder, in name order, never entering a linked folder or going too deep."""
+def walk(folder: Path, skipped: list[str], wanted: Callable[[str], bool], hidden: bool = True) -> Iterator[Path]:
+    """Entries under a folder whose name ``wanted`` accepts, in name order: never into a linked folder, never
+    more than MAX_DEPTH levels deep (a deeper folder is skipped and said), and with ``hidden=False`` never into
+    a dot entry (JupyterLab's checkpoints)."""
     stack = [(folder, 0)]
     while stack:
         here, depth = stack.pop()
@@ -242,12 +244,14 @@ def _walk(folder: Path, skipped: list[str]) -> Iterator[Path]:
             continue
         folders = []
         for entry in entries:
+            if not hidden and entry.name.startswith("."):
+                continue
             if entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH:
                     folders.append((Path(entry.path), depth + 1))
                 else:
                     skipped.append(f"{_where(Path(entry.path))}: folder not read (more than {MAX_DEPTH} levels deep)")
-            elif entry.name.endswith(".jsonl"):
+            elif wanted(entry.name):
                 yield Path(entry.path)
         stack.extend(reversed(folders))
 
@@ -257,7 +261,7 @@ def result_files(paths: Iterable[str | Path], skipped: list[str]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(_walk(p, skipped))
+            files.extend(walk(p, skipped, lambda name: name.endswith(".jsonl")))
         elif p.exists() or p.is_symlink():
             files.append(p)
         else:
