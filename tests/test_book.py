@@ -208,7 +208,8 @@ def slider_counts(text: str) -> tuple[int, int]:
 def test_static_slider_counts_equal_the_sweep_at_every_step(sweep):
     fig = plots.threshold_slider(sweep)
     slider = fig.layout.sliders[0]
-    cuts = default_cuts()
+    cuts = plots.slider_cuts()
+    assert sorted(cuts, key=lambda c: 2.0 if c is None else c) == cuts and set(cuts) == set(default_cuts())
     assert len(slider.steps) == len(cuts)
     assert cuts[slider.active] == CHAPTER_CUTS[0]
     assert slider_counts(fig.layout.annotations[0].text) == (sweep.at(CHAPTER_CUTS[0]).bluffs,
@@ -278,7 +279,7 @@ def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_coun
         slider.focus()
         for _ in range(presses):
             page.keyboard.press("ArrowRight")
-        cuts = default_cuts()
+        cuts = plots.slider_cuts()
         cut = cuts[start + presses]
         label = "none" if cut is None else f"{cut:.3f}"
         page.wait_for_function("(el) => el.getAttribute('aria-valuenow') === '%d'" % (start + presses),
@@ -295,6 +296,83 @@ def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_coun
     assert cuts[start] == CHAPTER_CUTS[0]
     assert slider_counts(text) == (row.bluffs, row.refused), text
     assert line == pytest.approx(cut)
+    assert not outside, f"the page asked the network for {outside}"
+    assert not problems, problems
+
+
+def served_folder(folder: Path):
+    """A static server of one folder, stopped on exit."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.slow  # the course's vectors and a browser
+def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep, tmp_path):
+    """A page of the book's own HTML and script with 06's static slider: click or drag it, then the keys move it."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium here (apt-get install chromium); CI runs this test")
+    fig = plots.threshold_slider(sweep)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("plots.threshold_slider(s)", outputs=[
+        nbformat.v4.new_output("display_data", data={book.PLOTLY: fig.to_plotly_json()})])])
+    page = book.Page(ROOT / "notebooks" / "06-thresholds.ipynb", "06-thresholds.ipynb", "06")
+    book.copy_assets(tmp_path)
+    (tmp_path / page.href).write_text(book.render(nb, [page], 0, book.Settings.load()))
+    cuts = plots.slider_cuts()
+    server = served_folder(tmp_path)
+    served = f"http://127.0.0.1:{server.server_address[1]}"
+    outside: list[str] = []
+    problems: list[str] = []
+    seen = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM))
+            tab = offline_page(browser, served, outside, problems)
+            tab.goto(f"{served}/{page.href}")
+            slider = tab.locator(".book-plotly[role='slider']")
+            slider.wait_for(timeout=30_000)
+            slider.scroll_into_view_if_needed()
+
+            def at() -> int:
+                return int(slider.get_attribute("aria-valuenow"))
+
+            def settle(index: int) -> tuple[int, str]:
+                tab.wait_for_function("([el, i]) => el.getAttribute('aria-valuenow') === String(i)",
+                                      arg=[slider.element_handle(), index], timeout=10_000)
+                label = "none" if cuts[index] is None else f"{cuts[index]:.3f}"
+                shown = slider.locator(".annotation-text").first
+                tab.wait_for_function("([el, label]) => el.textContent.startsWith('cut ' + label + ':')",
+                                      arg=[shown.element_handle(), label], timeout=10_000)
+                return index, shown.text_content()
+
+            rail = slider.locator(".slider-rail-rect").bounding_box()
+            tab.mouse.click(rail["x"] + rail["width"] * 0.2, rail["y"] + rail["height"] / 2)  # a click on the rail
+            clicked = at()
+            assert clicked != cuts.index(CHAPTER_CUTS[0]), "the click on the rail did not move the slider"
+            for _ in range(3):
+                tab.keyboard.press("ArrowRight")
+            seen.append(settle(clicked + 3))
+            grip = slider.locator(".slider-grip-rect").bounding_box()
+            tab.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+            tab.mouse.down()
+            tab.mouse.move(rail["x"] + rail["width"] * 0.7, grip["y"] + grip["height"] / 2, steps=8)
+            tab.mouse.up()
+            dragged = at()
+            assert dragged > clicked + 3, "the drag did not move the slider to the right"
+            for _ in range(2):
+                tab.keyboard.press("ArrowLeft")
+            seen.append(settle(dragged - 2))
+            ARTIFACTS.mkdir(exist_ok=True)
+            slider.screenshot(path=str(ARTIFACTS / "book-threshold-slider-after-drag.png"))
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    for index, text in seen:
+        row = sweep.at(cuts[index])
+        assert slider_counts(text) == (row.bluffs, row.refused), text
     assert not outside, f"the page asked the network for {outside}"
     assert not problems, problems
 

@@ -26,13 +26,20 @@ function bookKeyboardSlider(gd) {
   gd.setAttribute("role", "slider");
   gd.setAttribute("aria-valuemin", "0");
   gd.setAttribute("aria-valuemax", String(steps.length - 1));
-  gd.setAttribute("aria-label", "the cut: arrow keys move it, Home and End go to either end");
+  gd.setAttribute("aria-label", "the cut: the right arrow loosens it, the left arrow tightens it, "
+                  + "Home and End go to either end");
   bookLabel(gd);
   gd.on("plotly_sliderchange", () => bookLabel(gd));
   // keys can come faster than plotly redraws: count them at once, apply the steps one after another
   let target = gd.layout.sliders[0].active || 0;
   let pending = Promise.resolve();
   gd.on("plotly_sliderchange", (event) => { target = event.slider.steps.indexOf(event.step); });
+  // plotly's grip and rail swallow the mouse's default, so a click or a drag left the focus on the page and the
+  // arrow keys did nothing: the slider takes the focus itself, and the keys go on from where the mouse left it
+  const focus = () => { if (document.activeElement !== gd) gd.focus({preventScroll: true}); };
+  gd.addEventListener("pointerdown", focus, true);
+  gd.on("plotly_sliderstart", focus);
+  gd.on("plotly_sliderend", focus);
   gd.addEventListener("keydown", (event) => {
     const moves = {ArrowLeft: target - 1, ArrowDown: target - 1, ArrowRight: target + 1, ArrowUp: target + 1,
                    Home: 0, End: steps.length - 1};

@@ -31,6 +31,13 @@ COLOURS = {"A": OKABE_ITO["black"], "B": OKABE_ITO["reddish purple"], "C": OKABE
 MARKERS = {"A": "circle", "B": "square", "C": "diamond", "D": "triangle-up", "E": "x", "F": "star"}
 IN_DOMAIN, OUT_OF_DOMAIN = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
 KEPT, DESTROYED = OKABE_ITO["black"], OKABE_ITO["vermillion"]
+DISTANCE_RANGE = (0.0, 1.0)
+"""The x-axis of every figure of cosine distance (a cut, a query's nearest chunk): figures side by side line up.
+
+From identical (0) to unrelated (1); a cut slider spans CUT_RANGE inside it, and data beyond it widens the axis."""
+TIGHTER = "← tighter cut: refuses more"
+LOOSER = "looser cut: answers more, bluffs more →"
+"""What moving a cut left and right means on every cut axis and slider: right is looser (more distance allowed)."""
 DESCRIPTION = "description"
 """The key of a figure's text alternative in ``layout.meta`` (where it survives into the notebook's JSON)."""
 
@@ -125,6 +132,23 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
                           f"Highest at k = {ks[-1]}: {best[0]}.")
 
 
+def on_cut_axis(fig: go.Figure, title: str = "cut (cosine distance)") -> go.Figure:
+    """``fig`` with its x-axis on the shared cut axis: DISTANCE_RANGE (widened to every x it plots), right is looser."""
+    xs = [getattr(trace, "x", None) for trace in fig.data]
+    finite = [float(x) for values in xs if values is not None for x in values
+              if isinstance(x, (int, float, np.number)) and np.isfinite(x)]
+    # widened in steps of 0.05 so that a point beyond the range is shown, never clipped
+    low = min(DISTANCE_RANGE[0], np.floor(min(finite, default=DISTANCE_RANGE[0]) * 20) / 20)
+    high = max(DISTANCE_RANGE[1], np.ceil(max(finite, default=DISTANCE_RANGE[1]) * 20) / 20)
+    fig.update_xaxes(range=[low, high], autorange=False,
+                     title_text=f"{title}<br><span style='font-size:12px'>{TIGHTER}   ·   {LOOSER}</span>")
+    return fig
+
+
+CUT_WORDS = "The cut's axis runs from tighter (left) to looser (right), over the same distances in every figure."
+"""The sentence every cut figure's text alternative ends with."""
+
+
 def _histogram_text(sweep: Sweep, cut: float | None) -> str:
     row = sweep.at(cut)
     where = "no cut (every query answered)" if cut is None else f"the cut at {cut:.3f}"
@@ -134,20 +158,21 @@ def _histogram_text(sweep: Sweep, cut: float | None) -> str:
             f"hatched x), median {np.median(sweep.nearest_out):.3f}, from {sweep.nearest_out.min():.3f} to "
             f"{sweep.nearest_out.max():.3f}. The dashed line marks {where}: {_share(row.bluffs, row.out_of_domain)} "
             f"out-of-domain queries are answered anyway (bluffs) and {_share(row.refused, row.in_domain)} "
-            f"answerable ones refused.")
+            f"answerable ones refused. {CUT_WORDS}")
 
 
 def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bool = False) -> go.Figure:
     """Nearest-chunk distance of every in-domain and out-of-domain query, with the cut as a line."""
     fig_cls = go.FigureWidget if widget else go.Figure
     fig = fig_cls()
-    bins = dict(start=0.0, end=1.2, size=0.025)
+    bins = dict(start=0.0, end=2.0, size=0.025)
     fig.add_trace(go.Histogram(x=sweep.nearest_in, xbins=bins, name=f"in-domain ({len(sweep.nearest_in)})",
                                marker=dict(color=IN_DOMAIN, pattern=dict(shape="/", solidity=0.3)), opacity=0.65))
     fig.add_trace(go.Histogram(x=sweep.nearest_out, xbins=bins, name=f"out-of-domain ({len(sweep.nearest_out)})",
                                marker=dict(color=OUT_OF_DOMAIN, pattern=dict(shape="x", solidity=0.3)), opacity=0.65))
-    fig.update_layout(barmode="overlay", template="plotly_white", xaxis_title="cosine distance to the nearest chunk",
-                      yaxis_title="queries", title="Where a cut has to fall", shapes=[_cut_line(cut)])
+    fig.update_layout(barmode="overlay", template="plotly_white", yaxis_title="queries",
+                      title="Where a cut has to fall", shapes=[_cut_line(cut)])
+    on_cut_axis(fig, "cosine distance to the nearest chunk")
     # a widget's figure is redrawn in place as its cut moves: its readout says the counts, not a fixed sentence
     return fig if widget else described(fig, _histogram_text(sweep, cut))
 
@@ -162,14 +187,18 @@ def move_cut(fig: go.Figure, cut: float | None) -> None:
     fig.layout.shapes = [_cut_line(cut)]
 
 
+def slider_cuts(cuts: Sequence[float | None] | None = None) -> list[float | None]:
+    """The cuts in slider order: tightest on the left, looser to the right, no cut at all (None) at the right end."""
+    return sorted(default_cuts() if cuts is None else cuts, key=lambda c: np.inf if c is None else c)
+
+
 def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
                      cut: float | None = CHAPTER_CUTS[0]) -> Described:
     """The distance histogram with a slider over the cuts: a plain figure, so it works without a kernel."""
-    cuts = default_cuts() if cuts is None else list(cuts)
+    cuts = slider_cuts(cuts)
     if cut not in cuts:
         raise InputError(f"cut {cut!r} is not on the slider: start at one of its cuts, or pass cuts that include it")
     fig = distance_histogram(sweep, cut)
-    fig.update_xaxes(range=[0.0, 1.2])
     steps: list[dict[str, Any]] = []
     for c in cuts:
         row = sweep.at(c)
@@ -184,13 +213,14 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
                       title="Where a cut has to fall: move the slider (no kernel needed)",
                       margin=dict(t=110), **steps[active]["args"][0])
     return described(fig, _histogram_text(sweep, cut) + f" A slider moves the line over {len(cuts)} cuts (from "
-                          f"{steps[0]['label']} to {steps[-1]['label']}) and a caption above the plot gives the "
-                          "bluffs and refusals at each.")
+                          f"{steps[0]['label']} on the left to {steps[-1]['label']} on the right) and a caption "
+                          "above the plot gives the bluffs and refusals at each.")
 
 
 def bluffs_and_refusals(sweep: Sweep) -> Described:
     """Bluffs (share of out-of-domain queries) and refused answerable questions (share of in-domain) by cut."""
-    rows = [row for row in sweep.rows() if row.cut is not None]
+    # left to right from the tightest cut to the loosest, as on every cut axis
+    rows = sweep.rows(sorted(c for c in default_cuts() if c is not None))
     cuts = [row.cut for row in rows]
     n_out, n_in = len(sweep.out_of_domain), len(sweep.queries)
     fig = go.Figure()
@@ -201,17 +231,17 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
                              line=dict(color=IN_DOMAIN, dash="dash"), marker=dict(symbol="square", size=6)))
     fig.add_trace(go.Scatter(x=cuts, y=[r.answered_with_needle / r.in_domain for r in rows],
                              name="answered with the needle kept", line=dict(color=KEPT, dash="dot", width=3)))
-    fig.update_layout(template="plotly_white", xaxis_title="cut (cosine distance)", yaxis_title="share of queries",
-                      title="What each cut costs", xaxis_autorange="reversed")
+    fig.update_layout(template="plotly_white", yaxis_title="share of queries", title="What each cut costs")
+    on_cut_axis(fig)
     if not rows:
         return described(fig, "What each cut costs: no cut to show.")
     first, last = rows[0], rows[-1]
-    return described(fig, f"Three lines over {len(rows)} cuts, from {first.cut:.3f} down to {last.cut:.3f}: bluffs "
+    return described(fig, f"Three lines over {len(rows)} cuts, from {first.cut:.3f} up to {last.cut:.3f}: bluffs "
                           f"(solid, x marks) go from {_share(first.bluffs, n_out)} out-of-domain queries to "
                           f"{_share(last.bluffs, n_out)}; refused answerable questions (dashed, squares) from "
                           f"{_share(first.refused, n_in)} to {_share(last.refused, n_in)}; answered with the needle "
                           f"kept (dotted) from {_share(first.answered_with_needle, n_in)} to "
-                          f"{_share(last.answered_with_needle, n_in)}.")
+                          f"{_share(last.answered_with_needle, n_in)}. {CUT_WORDS}")
 
 
 def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> Described:

@@ -23,13 +23,29 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
 
+SLIDER_WIDTH = "480px"
+
+
+def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
+    """A slider over CUT_RANGE, as every cut slider of the course: left is tighter, right is looser."""
+    return w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, readout_format=".3f",
+                         description="cut", continuous_update=True, layout=w.Layout(width=SLIDER_WIDTH))
+
+
+def cut_direction() -> w.HTML:
+    """What left and right mean, written under a cut slider's two ends."""
+    return w.HTML(f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
+                  f"width:{SLIDER_WIDTH};padding-left:90px;box-sizing:border-box'>"
+                  f"<span>{html.escape(plots.TIGHTER)}</span><span>{html.escape(plots.LOOSER)}</span></small>")
+
+
 class ThresholdExplorer:
     """The cut as a slider: bluffs, refusals, the cut on the distance plot and the bluffing queries, live."""
 
     def __init__(self, sweep: Sweep, cut: float = DEFAULT_CUT):
         self.sweep = sweep
-        self.slider = w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, readout_format=".3f",
-                                    description="cut", continuous_update=True, layout=w.Layout(width="480px"))
+        self.slider = cut_slider(cut)
+        self.direction = cut_direction()
         self.bluffs = w.HTML(layout=w.Layout(margin="0 1em"))
         self.refused = w.HTML(layout=w.Layout(margin="0 1em"))
         self.answered = w.HTML(layout=w.Layout(margin="0 1em"))
@@ -62,7 +78,7 @@ class ThresholdExplorer:
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([self.slider, w.HBox([self.bluffs, self.refused]), self.answered, self.figure,
+        return w.VBox([self.slider, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.figure,
                        w.HTML("<b>Bluffing queries and the nearest chunk they would get:</b>"), self.bluff_list])
 
 
@@ -222,8 +238,8 @@ class QueryPlayground:
                            placeholder="type a question, then press Enter or click Search",
                            layout=w.Layout(width="560px"), continuous_update=False)
         self.search = w.Button(description="Search", button_style="primary", icon="search")
-        self.cut = w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, description="cut",
-                               readout_format=".3f")
+        self.cut = cut_slider(cut)
+        self.direction = cut_direction()
         self.gate = w.HTML()
         self.table = w.HTML()
         for control in (self.text, self.cut):
@@ -285,7 +301,7 @@ class QueryPlayground:
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([w.HBox([self.text, self.search]), self.cut, self.gate, self.table])
+        return w.VBox([w.HBox([self.text, self.search]), self.cut, self.direction, self.gate, self.table])
 
 
 class SourceViewer:

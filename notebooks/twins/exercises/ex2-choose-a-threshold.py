@@ -122,9 +122,9 @@ display(Markdown("On `tune`, the cheapest valleys: " + ", ".join(
     for cut, cost in valleys) + f"; at most **{EX2.max_refused * len(tune.queries):g}** of the "
     f"**{len(tune.queries)}** answerable queries may be refused."))
 plots.described(
-    px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
+    plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
             template="plotly_white",
-            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut"),
+            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")),
     plots.lowest_points(costs, "cut", ["cost"])
     + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
 
@@ -161,8 +161,8 @@ check_threshold_choice(course, my_cut)
 # %%
 both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
 plots.described(
-    px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
-            title="Total cost on the half chosen on (tune) and the half judged on (judge)"),
+    plots.on_cut_axis(px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
+            title="Total cost on the half chosen on (tune) and the half judged on (judge)")),
     plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
 
 # %% [markdown]

@@ -1,0 +1,78 @@
+"""One direction for every cut: each slider and each axis of cosine distance runs tighter on the left, looser on the
+right, over the same range, and says so. Quick: the sweep's distances are drawn at random, seeded."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import plotly.express as px
+import pytest
+
+from ragkit.chunking import chunk_corpus
+from ragkit.data import load_out_of_domain, load_questions
+from ragkit.plumbing.locations import data_dir
+from ragkit.teach import plots, widgets
+from ragkit.teach.exercises import cost_table
+from ragkit.threshold import CUT_RANGE, Sweep
+
+
+class RandomDistances:
+    """A stand-in retriever: each query's cosine distance to each chunk drawn uniformly, seeded."""
+
+    def __init__(self, n_chunks: int, seed: int = 7):
+        self.n_chunks, self.rng = n_chunks, np.random.default_rng(seed)
+
+    def run(self, name, texts):
+        distance = self.rng.uniform(0.15, 0.95, (len(texts), self.n_chunks))
+        return SimpleNamespace(ranking=np.argsort(distance, axis=1), distance=distance)
+
+
+@pytest.fixture(scope="module")
+def sweep(corpus):
+    chunks = chunk_corpus(corpus, "A")
+    questions = load_questions(data_dir() / "questions.jsonl")[:6]
+    ood = load_out_of_domain(data_dir() / "out_of_domain.jsonl")[:5]
+    return Sweep(chunks, questions, ood, RandomDistances(len(chunks)))
+
+
+def cut_axes(sweep) -> dict:
+    """Every figure of the course with a cut on its x-axis, by name."""
+    return {"histogram": plots.distance_histogram(sweep), "widget histogram": widgets.ThresholdExplorer(sweep).figure,
+            "static slider": plots.threshold_slider(sweep), "what each cut costs": plots.bluffs_and_refusals(sweep),
+            "ex2's cost": plots.on_cut_axis(px.line(cost_table(sweep), x="cut", y="cost"))}
+
+
+def test_every_cut_axis_runs_tighter_to_looser_over_one_range(sweep):
+    assert plots.DISTANCE_RANGE[0] <= CUT_RANGE[0] < CUT_RANGE[1] <= plots.DISTANCE_RANGE[1]
+    for name, fig in cut_axes(sweep).items():
+        axis = fig.layout.xaxis
+        assert axis.autorange in (None, False), f"{name}: its axis is {axis.autorange}, not the shared range"
+        assert tuple(axis.range) == plots.DISTANCE_RANGE, f"{name} spans {axis.range}"
+        title = axis.title.text
+        assert plots.TIGHTER in title and plots.LOOSER in title, f"{name} does not say which way is looser"
+        assert title.index(plots.TIGHTER) < title.index(plots.LOOSER), f"{name} says looser on the left"
+
+
+def test_the_cost_lines_and_the_static_slider_run_from_tight_to_loose(sweep):
+    for trace in plots.bluffs_and_refusals(sweep).data:
+        assert list(trace.x) == sorted(trace.x), f"{trace.name} is drawn from the loose end"
+    steps = plots.threshold_slider(sweep).layout.sliders[0].steps
+    labels = [step.label for step in steps]
+    assert labels[-1] == "none", "no cut at all is the loosest: the right end of the slider"
+    values = [float(label) for label in labels[:-1]]
+    assert values == sorted(values) and (values[0], values[-1]) == CUT_RANGE
+    assert "on the left" in plots.threshold_slider(sweep).description
+
+
+def test_the_widgets_sliders_span_the_cut_range_with_the_direction_under_them(sweep):
+    explorer = widgets.ThresholdExplorer(sweep)
+    sliders = [explorer.slider, widgets.cut_slider()]
+    for slider in sliders:
+        assert (slider.min, slider.max) == CUT_RANGE and slider.orientation == "horizontal"
+    shown = explorer.direction.value
+    assert shown.index("tighter") < shown.index("looser")
+    assert explorer.direction in explorer.widget().children
+
+
+def test_a_distance_beyond_the_range_widens_the_axis_instead_of_hiding():
+    fig = plots.on_cut_axis(px.line(x=[0.4, 1.33], y=[1, 2]))
+    assert fig.layout.xaxis.range[0] == plots.DISTANCE_RANGE[0] and fig.layout.xaxis.range[1] >= 1.33
