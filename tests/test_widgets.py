@@ -1,6 +1,8 @@
 """Widget callbacks, headless: move a control, read what the widget shows, compare with ragkit's own numbers."""
 
+import html
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -68,6 +70,8 @@ def test_query_playground_gate_decision(course):
     assert "NO ANSWER" in playground.gate.value
     playground.cut.value = 1.0
     assert "4 chunk(s) pass" in playground.gate.value
+    assert (playground.cut.min, playground.cut.max) == widgets.CUT_RANGE  # the same slider as 06's
+    assert playground.direction in playground.widget().children
     assert playground.table.value.count("<ol>") == 3
 
 
@@ -146,6 +150,13 @@ def test_query_playground_columns_show_their_own_scores_and_search_clears(course
     shown_dense = [float(x) for x in re.findall(r"ragkit-score'>([\d.]+)<", columns["dense"])]
     assert shown_dense == pytest.approx([round(float(dense.distance[0, i]), 3) for i in dense.ranking[0, :5]], abs=1e-9)
     assert "BM25 score" in columns["bm25"] and "cosine distance" in columns["dense"]
+    # the hybrid column names its two ranks: "#4 + #3" read as a sum
+    dense_rank = {int(i): n for n, i in enumerate(dense.ranking[0], 1)}
+    bm25_rank = {int(i): n for n, i in enumerate(r.bm25([question]).ranking[0], 1)}
+    fused = r.hybrid([question]).ranking[0, :playground.k]
+    shown_hybrid = re.findall(r"ragkit-score'>([^<]+)<", columns["hybrid"])
+    assert shown_hybrid == [f"dense #{dense_rank[int(i)]}, BM25 #{bm25_rank[int(i)]}" for i in fused]
+    assert "+" not in "".join(shown_hybrid) and "rank by dense" in columns["hybrid"]
     assert f"at most <b>{widgets.KEEP}</b>" in playground.gate.value
     playground.table.value = "stale"
     playground.search.click()
@@ -180,3 +191,61 @@ def test_query_playground_scores_bm25_once_per_search(course, monkeypatch):
     monkeypatch.setattr(lexical, "scores_many", lambda queries: calls.append(queries) or original(queries))
     playground.text.value = "how warm is the cache after a restart"
     assert len(calls) == 1 and "<ol>" in playground.table.value
+
+
+class Painted(HTMLParser):
+    """Each piece of text of a chunk view with the elements around it, outermost first."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, str]] = []
+        self.pieces: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.stack.append((tag, dict(attrs).get("style") or ""))
+
+    def handle_endtag(self, tag):
+        while self.stack and self.stack.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        self.pieces.append((data, list(self.stack)))
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    """The bundled corpus and questions, as much of a course as the chunk explorer reads (no vectors)."""
+    from types import SimpleNamespace
+
+    from ragkit.corpus import load_corpus
+    from ragkit.data import load_questions
+    from ragkit.plumbing.locations import data_dir
+
+    return SimpleNamespace(corpus=load_corpus(data_dir() / "corpus"),
+                           questions=load_questions(data_dir() / "questions.jsonl"))
+
+
+def test_chunk_explorer_draws_the_needle_over_the_overlap(bundled):
+    explorer = widgets.ChunkExplorer(bundled, strategy="B")
+    explorer.question.value = "q24"  # its needle starts in the overlap the next chunk carries
+    parser = Painted()
+    parser.feed(explorer.view.value.split("ragkit-chunk-view", 1)[1])
+    needle = [(text, around) for text, around in parser.pieces if any(tag == "mark" for tag, _ in around)]
+    assert "".join(text for text, _ in needle) == next(q.needle for q in bundled.questions if q.id == "q24")
+    shared = [around for _, around in needle if any("background" in style for tag, style in around if tag == "span")]
+    assert shared, "q24's needle no longer meets the overlap: pick a question whose needle does"
+    for around in shared:
+        inner = around[[tag for tag, _ in around].index("mark") + 1:]
+        assert not any("background" in style for _, style in inner), "the overlap's shading covers the needle"
+
+
+def test_chunk_explorer_lists_questions_cut_between_words_and_shows_the_whole_one(bundled):
+    explorer = widgets.ChunkExplorer(bundled, strategy="A")
+    for (label, qid), q in zip(explorer.question.options, bundled.questions, strict=True):
+        shown = label.removeprefix(f"{qid}: ")
+        whole = " ".join(q.question.split())
+        assert shown == whole or (shown.endswith(" …") and whole.startswith(shown[:-2])
+                                  and whole[len(shown) - 2] == " "), f"{qid} is cut inside a word: {shown!r}"
+    long = next(q for q in bundled.questions if len(q.question) > 70)
+    explorer.question.value = long.id
+    assert html.escape(long.question) in explorer.asked.value and explorer.asked in explorer.widget().children

@@ -59,6 +59,7 @@ from ragkit.rerank import available_reranker
 from ragkit.statistics import sign_test
 from ragkit.tokens import TruncationWarning
 
+pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
 r = course.retriever("E")

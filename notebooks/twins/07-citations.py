@@ -46,12 +46,13 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, widgets
+from ragkit.teach import chapter, tables, widgets
 from ragkit.answer import answer, available_generator, NoAnswer
 from ragkit.chunking import pathologies
 from ragkit.citations import verify, render_links, citation_table, text_fragment, CharRange, PdfPage, MediaRange, SheetRange
 from ragkit.threshold import KEEP
 
+pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
 retriever = course.retriever("E")   # boundaries + header, dense, gate at the default cut
 result = answer("How many test examples do I need?", retriever)
@@ -95,7 +96,7 @@ for c in result.citations:
     found_here.append({"source": f"[{c.index}]", "section": c.locator_label, "what is wrong with it": "; ".join(
         (["only a heading"] if k in heading_only else []) + ([number_cut[k]] if k in number_cut else [])
         + ([code_cut[k]] if k in code_cut else []) + (["starts mid-sentence"] if k in mid else [])) or "nothing we count",
-        "first words": c.quote[:60]})
+        "first words": tables.first_words(c.quote, 60)})
 pd.DataFrame(found_here).set_index("source")
 
 # %%

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Iterable
 
 import pandas as pd
@@ -9,6 +10,11 @@ import pandas as pd
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.report import report
 from ragkit.threshold import Sweep
+
+
+def first_words(text: str, width: int = 60) -> str:
+    """At most ``width`` characters of ``text``, cut between words (an ellipsis says so), never inside one."""
+    return textwrap.shorten(text, width, placeholder=" …", break_on_hyphens=False)  # all-MiniLM is one word
 
 
 def figures(ev: Evaluation) -> pd.DataFrame:

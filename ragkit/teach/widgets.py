@@ -17,6 +17,7 @@ from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
 from ragkit.teach import plots
+from ragkit.teach.tables import first_words
 from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
 
 if TYPE_CHECKING:
@@ -92,8 +93,10 @@ class ChunkExplorer:
         self.course, self.margin = course, margin
         self.strategy = w.Dropdown(options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy,
                                    description="strategy")
-        self.question = w.Dropdown(options=[(f"{q.id}: {q.question[:70]}", q.id) for q in course.questions],
+        self.question = w.Dropdown(options=[(f"{q.id}: {first_words(q.question, 70)}", q.id)
+                                            for q in course.questions],
                                    description="question", layout=w.Layout(width="640px"))
+        self.asked = w.HTML()  # the whole question, wrapped as prose: a list entry has room for its first words only
         self.verdict = w.HTML()
         self.view = w.HTML()
         self._chunks: dict[str, list[Chunk]] = {}
@@ -110,6 +113,7 @@ class ChunkExplorer:
     def update(self) -> None:
         """Redraw for the selected strategy and question: the needle always sits inside the shown window."""
         q = next(q for q in self.course.questions if q.id == self.question.value)
+        self.asked.value = f"<p class='ragkit-asked'><b>{html.escape(q.id)}</b>: {html.escape(q.question)}</p>"
         doc = self.course.corpus[q.doc_id]
         chunks = [c for c in self.chunks(self.strategy.value) if c.doc_id == q.doc_id]
         start = doc.text.find(q.needle)
@@ -142,7 +146,8 @@ class ChunkExplorer:
         below = f"\n<i>&hellip; {len(doc.text) - hi:,} characters below</i>" if hi < len(doc.text) else ""
         legend = ("<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
                   f"<span style='{self.NEEDLE}'>the needle</span> &nbsp; "
-                  f"<span style='{self.OVERLAP}'>overlap: words the next chunk carries again</span></small>")
+                  f"<span style='{self.OVERLAP}'>overlap: words the next chunk carries again</span> &nbsp; "
+                  f"<span style='{self.OVERLAP}'><mark>needle in an overlap</mark></span></small>")
         self.view.value = (f"{legend}<div class='ragkit-chunk-view' style='font-family:monospace;white-space:pre-wrap;"
                            f"border:1px solid #ddd;padding:.5em'>{above}{''.join(pieces)}{below}</div>")
 
@@ -156,16 +161,17 @@ class ChunkExplorer:
             styles = [style for lo, hi, style in spans if lo <= x and y <= hi]
             needle = any(style == ChunkExplorer.NEEDLE for style in styles)
             overlap = any(style == ChunkExplorer.OVERLAP for style in styles)
-            if overlap:
-                piece = f"<span class='ragkit-overlap' style='{ChunkExplorer.OVERLAP}'>{piece}</span>"
+            # the needle is drawn over the overlap, never under it: its yellow inside, the overlap's underline kept
             if needle:
                 piece = f"<mark>{piece}</mark>"
+            if overlap:
+                piece = f"<span class='ragkit-overlap' style='{ChunkExplorer.OVERLAP}'>{piece}</span>"
             out.append(piece)
         return "".join(out)
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([w.HBox([self.strategy, self.question]), self.verdict, self.view])
+        return w.VBox([w.HBox([self.strategy, self.question]), self.asked, self.verdict, self.view])
 
 
 class StrategyDuel:
@@ -278,7 +284,7 @@ class QueryPlayground:
         dense_rank = {int(i): n for n, i in enumerate(dense.ranking[0], 1)}
         bm25_rank = {int(i): n for n, i in enumerate(bm25.ranking[0], 1)}
         labels = {"dense": "cosine distance (lower is nearer)", "bm25": "BM25 score (higher is better)",
-                  "hybrid": "ranks fused by RRF: dense rank + BM25 rank"}
+                  "hybrid": "RRF fuses two ranks: the chunk's rank by dense and its rank by BM25"}
         cols = []
         for name, run in runs.items():
             top = run.ranking[0, :self.k]
@@ -287,7 +293,7 @@ class QueryPlayground:
             elif name == "bm25":
                 scores = [f"{bm25_scores[i]:.3f}" for i in top]
             elif name == "hybrid":
-                scores = [f"#{dense_rank[int(i)]} + #{bm25_rank[int(i)]}" for i in top]
+                scores = [f"dense #{dense_rank[int(i)]}, BM25 #{bm25_rank[int(i)]}" for i in top]
             else:
                 labels[name] = f"{name} score (higher is better)"
                 scores = [f"{s:.3f}" for s in self.reranker.score(query, [r.texts[i] for i in top])]
