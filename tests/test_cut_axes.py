@@ -61,6 +61,11 @@ def test_the_cost_lines_and_the_static_slider_run_from_tight_to_loose(sweep):
     values = [float(label) for label in labels[:-1]]
     assert values == sorted(values) and (values[0], values[-1]) == CUT_RANGE
     assert "on the left" in plots.threshold_slider(sweep).description
+    # under the axis, each step under its cut: the first at 0.300, "none" one step past 1.000
+    slider, axis = plots.threshold_slider(sweep).layout.sliders[0], plots.DISTANCE_RANGE
+    span = axis[1] - axis[0]
+    assert slider.x == pytest.approx((CUT_RANGE[0] - axis[0]) / span)
+    assert slider.x + slider.len == pytest.approx((CUT_RANGE[1] + values[1] - values[0] - axis[0]) / span)
 
 
 def test_the_widgets_sliders_span_the_cut_range_with_the_direction_under_them(sweep):

@@ -209,12 +209,24 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
                     showarrow=False, font=dict(size=14))
         steps.append(dict(method="relayout", label=label, args=[{"shapes": [_cut_line(c)], "annotations": [note]}]))
     active = cuts.index(cut)
-    fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="cut: "), pad=dict(t=50))],
+    fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="cut: "), pad=dict(t=80),
+                                    **_under_the_axis(cuts, fig.layout.xaxis.range))],
                       title="Where a cut has to fall: move the slider (no kernel needed)",
                       margin=dict(t=110), **steps[active]["args"][0])
     return described(fig, _histogram_text(sweep, cut) + f" A slider moves the line over {len(cuts)} cuts (from "
                           f"{steps[0]['label']} on the left to {steps[-1]['label']} on the right) and a caption "
                           "above the plot gives the bluffs and refusals at each.")
+
+
+def _under_the_axis(cuts: Sequence[float | None], axis: Sequence[float]) -> dict[str, Any]:
+    """Where a slider over evenly spaced cuts lies so that each step sits under its cut ("none" one step further)."""
+    numeric = [c for c in cuts if c is not None]
+    gaps = np.diff(numeric)
+    if len(numeric) < 2 or not np.allclose(gaps, gaps[0]):
+        return {}
+    low, high = axis
+    end = numeric[-1] + (gaps[0] if None in cuts else 0.0)
+    return dict(x=(numeric[0] - low) / (high - low), len=(end - numeric[0]) / (high - low), xanchor="left")
 
 
 def bluffs_and_refusals(sweep: Sweep) -> Described:

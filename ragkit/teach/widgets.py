@@ -36,7 +36,7 @@ def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
 def cut_direction() -> w.HTML:
     """What left and right mean, written under a cut slider's two ends."""
     return w.HTML(f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
-                  f"width:{SLIDER_WIDTH};padding-left:90px;box-sizing:border-box'>"
+                  f"width:{SLIDER_WIDTH};padding:0 70px 0 90px;box-sizing:border-box'>"
                   f"<span>{html.escape(plots.TIGHTER)}</span><span>{html.escape(plots.LOOSER)}</span></small>")
 
 
