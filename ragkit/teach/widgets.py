@@ -36,7 +36,7 @@ def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
 def cut_direction() -> w.HTML:
     """What left and right mean, written under a cut slider's two ends."""
     return w.HTML(f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
-                  f"width:{SLIDER_WIDTH};padding:0 70px 0 90px;box-sizing:border-box'>"
+                  f"width:{SLIDER_WIDTH};padding-left:90px;box-sizing:border-box;white-space:nowrap;gap:1em'>"
                   f"<span>{html.escape(plots.TIGHTER)}</span><span>{html.escape(plots.LOOSER)}</span></small>")
 
 
@@ -145,7 +145,7 @@ class ChunkExplorer:
         above = f"<i>&hellip; {lo:,} characters above</i>\n" if lo else ""
         below = f"\n<i>&hellip; {len(doc.text) - hi:,} characters below</i>" if hi < len(doc.text) else ""
         legend = ("<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
-                  f"<span style='{self.NEEDLE}'>the needle</span> &nbsp; "
+                  "<mark>the needle</mark> &nbsp; "
                   f"<span style='{self.OVERLAP}'>overlap: words the next chunk carries again</span> &nbsp; "
                   f"<span style='{self.OVERLAP}'><mark>needle in an overlap</mark></span></small>")
         self.view.value = (f"{legend}<div class='ragkit-chunk-view' style='font-family:monospace;white-space:pre-wrap;"
