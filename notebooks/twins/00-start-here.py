@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 00. Start here
+#
+# What you will see: what this companion is and how to drive it, the course text you will be searching,
+# and the questions used to grade every retriever in the notebooks that follow.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -32,12 +38,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 00. Start here
-#
-# What you will see: what this companion is and how to drive it, the course text you will be searching,
-# and the questions used to grade every retriever in the notebooks that follow.
 
 # %% [markdown]
 # ## What this is

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 02. Dense retrieval and paired comparisons
+#
+# You will see how a query becomes a vector and meets every chunk in one matrix product, how good the six chunking strategies are at finding the needles, with honest error bars,
+# and why the right way to compare two strategies is query by query, with a sign test, not by staring at two averages.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -33,12 +39,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 02. Dense retrieval and paired comparisons
-#
-# You will see how a query becomes a vector and meets every chunk in one matrix product, how good the six chunking strategies are at finding the needles, with honest error bars,
-# and why the right way to compare two strategies is query by query, with a sign test, not by staring at two averages.
 
 # %%
 import time

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,13 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 02b. Statistics further: clusters, families, many looks
+#
+# Notebook 02 gave every student what is needed to judge a comparison: recall@k with Wilson intervals, the paired sign test at query and
+# needle level, and the verdicts. This notebook goes further, for those who want to know how much the needles weigh, why Holm's correction is
+# built the way it is, and what it does to the chapter's own results.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -33,13 +40,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 02b. Statistics further: clusters, families, many looks
-#
-# Notebook 02 gave every student what is needed to judge a comparison: recall@k with Wilson intervals, the paired sign test at query and
-# needle level, and the verdicts. This notebook goes further, for those who want to know how much the needles weigh, why Holm's correction is
-# built the way it is, and what it does to the chapter's own results.
 
 # %%
 import numpy as np

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 03. BM25 and hybrid
+#
+# You will see a query built around an exact string, watch how dense retrieval and a classic word-counting formula (BM25) handle it, then measure whether that lexical edge holds across all the needle queries,
+# and whether fusing the two rankings (reciprocal rank fusion) beats either of them by more than the noise.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -33,12 +39,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 03. BM25 and hybrid
-#
-# You will see a query built around an exact string, watch how dense retrieval and a classic word-counting formula (BM25) handle it, then measure whether that lexical edge holds across all the needle queries,
-# and whether fusing the two rankings (reciprocal rank fusion) beats either of them by more than the noise.
 
 # %%
 import warnings

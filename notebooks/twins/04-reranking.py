@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 04. Reranking
+#
+# You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
+# and how late interaction (MaxSim over token vectors, the shape of ColBERT) fares with a model that was never trained for it.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -32,12 +38,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 04. Reranking
-#
-# You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
-# and how late interaction (MaxSim over token vectors, the shape of ColBERT) fares with a model that was never trained for it.
 
 # %%
 import time

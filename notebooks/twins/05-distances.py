@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 05. Distances: cosine and L2
+#
+# You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
+# and how that identity falls apart, dragging text length into every distance, the moment the vectors are not normalised.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -32,12 +38,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 05. Distances: cosine and L2
-#
-# You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
-# and how that identity falls apart, dragging text length into every distance, the moment the vectors are not normalised.
 
 # %%
 import numpy as np

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 08. Production: stamps, stale and failed documents
+#
+# What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
+# and how it behaves on upgrade day when files change, vanish, arrive broken or were embedded by another model.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -32,12 +38,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 08. Production: stamps, stale and failed documents
-#
-# What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
-# and how it behaves on upgrade day when files change, vanish, arrive broken or were embedded by another model.
 
 # %% [markdown]
 # Up to now every experiment lived in memory: load the corpus, chunk it, embed it, measure. A real system keeps

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -104,8 +104,9 @@ tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first 
 plots.bluffs_and_refusals(tune)
 
 # %% [markdown]
-# Move the slider: the explorer shows, for any cut, the counts on `tune` and which of its out-of-domain queries
-# still bluff.
+# With a running kernel (JupyterLab, Binder, Colab), move the explorer's slider: it shows, for any cut, the counts
+# on `tune` and which of its out-of-domain queries still bluff. On the book's page the explorer needs a kernel; the
+# two curves above hold the same counts.
 
 # %%
 widgets.ThresholdExplorer(tune).widget()
