@@ -185,7 +185,7 @@ def crossings(s: Sweep) -> Markdown:
 
 
 def strict_cut(s: Sweep) -> Markdown:
-    """What the strict cut costs in refusals for the bluffs it stops, and the default cut's bluffs, and the chapter's."""
+    """The strict cut's refusals for the bluffs it stops, and the default cut's bluffs, beside the chapter's."""
     ours, theirs, default = s.at(STRICT_CUT), chapter.THRESHOLD, s.at(DEFAULT_CUT)
     verdict = ("the default cut is more forgiving to bluffs here than there."
                if default.bluffs > theirs["bluffs"][DEFAULT_CUT] else "the default cut does at least as well here.")
