@@ -72,7 +72,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 import ragkit.plumbing.locations
-from ragkit.teach import chapter
+from ragkit.teach import chapter, narrate
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
@@ -104,22 +104,11 @@ for model in (RERANKER, GENERATOR):
 stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
 stats.rename(columns=lambda c: c.replace("_", " ").replace("outside bmp", "outside the BMP"))
 
-# %%
-total = stats.loc["total"]
-display(Markdown(
-    f"**{len(course.corpus)}** documents loaded, **{len(course.corpus.failed)}** failed; "
-    f"**{total.characters:,}** characters in **{total.sections}** sections, with "
-    f"**{total.tables}** tables, **{total.formulas}** formulas and **{total.code_blocks}** code blocks. "
-    f"The files are in `{ragkit.plumbing.locations.data_dir() / 'corpus'}`."))
+# %% jupyter={"source_hidden": true}
+narrate.corpus_loaded(course.corpus, stats.loc["total"])
 
-# %%
-first = course.corpus.documents[0]
-display(Markdown(
-    f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
-    f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in JupyterLab; "
-    "in the file browser on the left, go up from `notebooks/` to the project folder, then into `data/corpus/`). "
-    "Everything the retrievers return later is a piece of these files, and you will judge the results much better "
-    "if you know the text."))
+# %% jupyter={"source_hidden": true}
+narrate.read_a_file(course.corpus)
 
 # %% [markdown]
 # ## The ground truth at a glance
@@ -132,11 +121,7 @@ display(Markdown(
 # %%
 questions = pd.DataFrame(course.questions)
 questions["needle length"] = questions.needle.str.len()
-lengths = questions["needle length"]
-display(Markdown(
-    f"**{len(questions)}** questions, so **{len(course.queries)}** queries, spread over "
-    f"**{questions.doc_id.nunique()}** of the **{len(course.corpus)}** documents. Needles are "
-    f"**{lengths.min()}** to **{lengths.max()}** characters long (median **{lengths.median():.0f}**)."))
+display(narrate.ground_truth(course.questions, course.queries, course.corpus))
 questions.groupby("doc_id").agg(needles=("id", "size"), shortest=("needle length", "min"),
                                 longest=("needle length", "max"))
 

@@ -48,7 +48,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, plots, tables, widgets
+from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
@@ -203,13 +203,11 @@ display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.te
 # Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
 
 # %%
-p_of = lambda w, l: counts_test(w, l).p  # the exact sign test on a pair of counts
 table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
-                       "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
-                       "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}"}
+                       "chapter p": f"{p if p is not None else counts_test(w, l).p:.3g}",
+                       "chapter p reported": p is not None, "recomputed": f"{counts_test(w, l).p:.3g}"}
                       for (a, b, m), (w, l, p) in chapter.COMPARISONS.items()])
-match = [np.isclose(p_of(w, l), p, rtol=0.05) for w, l, p in chapter.COMPARISONS.values() if p is not None]
-display(Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in **{sum(match)} of {len(match)}** cases."))
+display(narrate.sign_test_on_chapter_counts())
 table
 
 # %% [markdown]
@@ -252,13 +250,8 @@ display(Markdown(claims.verdict_counts(seven, len(course.questions))))
 # - A paired test can only find wins where there is room for them. If the weaker strategy already finds most needles, few remain to disagree
 #   about. The next cell counts that room for the header ablation (E against C).
 
-# %%
-room = int((ev["C/dense"].per_query("R@20") == 0).sum())
-t = ev.compare("E/dense", "C/dense", "R@20").test
-(e_hits, n_ch), (w, l, _) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
-display(Markdown(f"This corpus: C misses **{room}** of **{n}** queries at R@20, so E can win at most **{room}**; it wins **{t.wins}** and loses **{t.losses}**. "
-                 f"The chapter: E found **{e_hits}/{n_ch}** and beat C **+{w}/-{l}**, so its C found **{e_hits - w + l}/{n_ch}** and missed **{n_ch - e_hits + w - l}**: "
-                 f"{'more' if n_ch - e_hits + w - l > room else 'no more'} room than here."))
+# %% jupyter={"source_hidden": true}
+narrate.room_to_win(ev)
 
 # %% [markdown]
 # ## The header, confronted (optional)

@@ -12,15 +12,23 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown
+from IPython.display import HTML, Markdown
 
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, verify
 from ragkit.corpus import Corpus
 from ragkit.data import Question
 from ragkit.evaluation import Evaluation
+from ragkit.fusion import K, rrf
+from ragkit.index import Entry, Status
+from ragkit.plumbing import locations
+from ragkit.report import Line, Report
+from ragkit.retrieval import Retriever, Run
+from ragkit.statistics import counts_test, verdict
 from ragkit.teach import chapter, tables
+from ragkit.teach.exercises import EX2, EX3, cost_minima, shared_needle_words
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Bluff, Sweep, SweepRow
+from ragkit.words import content_words, copied_share
 
 
 def _same(flag: bool, same: str = "the same", other: str = "a different") -> str:
@@ -351,3 +359,336 @@ def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: str) -> Mark
         "is the figure the decision compares. And the question the chapter leaves open, what to do when the answer "
         "was never written, is one retrieval cannot answer at all: notebook 06's out-of-domain queries are those "
         "questions, and the honest reply to them is NO ANSWER.")
+
+
+# 03. BM25 and hybrid
+
+def _rank(run: Run, chunk: int) -> int:
+    """Where a chunk sits in a run's first ranking, counted from 1."""
+    return int(np.where(run.ranking[0] == chunk)[0][0]) + 1
+
+
+def constant_ranks(r: Retriever, token: str, runs: Mapping[str, Run]) -> Markdown:
+    """Which chunks hold a rare token, and where each retriever ranks the first of them."""
+    holders = [i for i, c in enumerate(r.chunks) if token in c.content]
+    holder = r.chunks[holders[0]]
+    ranks = ", ".join(f"{name} **{_rank(run, holders[0])}**" for name, run in runs.items())
+    return Markdown(
+        f"Chunks containing `{token}`: **{len(holders)}**, in *{holder.doc_id}*, section *{holder.section}*. Its rank "
+        f"among **{len(r.chunks)}** chunks: {ranks}.")
+
+
+def dense_first_choice(r: Retriever, dense: Run, holder: int) -> Markdown:
+    """Where dense retrieval looked instead of the chunk that holds the token, and how far each is."""
+    best, dist = dense.ranking[0, 0], dense.distance[0] if dense.distance is not None else None
+    assert dist is not None, "a dense run carries its distances"
+    return Markdown(
+        f"Dense's first choice: *{r.chunks[best].doc_id}*, section *{r.chunks[best].section}*, distance "
+        f"**{dist[best]:.3f}**. The chunk that holds the constant: distance **{dist[holder]:.3f}**.\n\n"
+        f"> {r.chunks[best].content[:300]}...")
+
+
+def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
+    """The chapter's three claims on BM25 (doubles top-1, falls behind around rank 8, fails elsewhere), checked."""
+    d1, b1, ch1 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1"), chapter.RERANK["R@1"][0]
+    ahead = [k for k in curve.index if curve.loc[k, "E/bm25"] > curve.loc[k, "E/dense"]]
+    t1 = ev.compare("E/bm25", "E/dense", "R@1", "needle").test
+    t8 = ev.compare("E/bm25", "E/dense", "R@8", "needle").test
+    q8 = ev.compare("E/bm25", "E/dense", "R@8").test
+    side = "behind" if t8.losses > t8.wins else "ahead" if t8.wins > t8.losses else "level"
+    told = "a difference this data can tell apart" if t8.p < 0.05 else "but not distinguishably"
+    return Markdown(
+        f"- **Top-1**: BM25 **{b1:.3f}**, dense **{d1:.3f}** (ratio **{b1 / d1:.2f}**; the chapter's dense top-1 was "
+        f"**{ch1}**, so its BM25 top-1 exceeded **{2 * ch1:.3f}**). Needle by needle at R@1: BM25 wins "
+        f"**{t1.wins}**, dense **{t1.losses}**, p = **{t1.p:.2g}**. BM25 more than doubles dense here: "
+        f"**{'yes' if b1 > 2 * d1 else 'no'}**.\n"
+        f"- **Where BM25 leads**: {'at k = ' + ', '.join(map(str, ahead)) if ahead else 'at no k from 1 to 20'}.\n"
+        f"- **Around rank 8**, needle by needle: BM25 wins **{t8.wins}**, dense **{t8.losses}**, p = **{t8.p:.2g}**: "
+        f"BM25 is **{side}**, {told}. They fail on different queries: **{q8.wins + q8.losses}** queries are found by "
+        "one and not the other.")
+
+
+def two_scales(distances: np.ndarray, scores: np.ndarray) -> Markdown:
+    """The ranges and directions of dense distances and BM25 scores for one query."""
+    d, b = distances, scores
+    return Markdown(
+        f"Dense distances run from **{d.min():.3f}** (best) to **{d.max():.3f}**: lower is better. BM25 scores run "
+        f"from **{b.max():.2f}** (best) down to **{b.min():.2f}**: higher is better, and **{int((b == 0).sum())}** of "
+        f"**{len(b)}** chunks score exactly zero.")
+
+
+def rrf_weights(k: int = K) -> Markdown:
+    """Reciprocal rank fusion on a small example, and how much rank 1 outweighs rank 10 at ``k`` and at 0."""
+    return Markdown(
+        f"`rrf([[7, 3, 5], [5, 7, 9]])` → **{rrf([[7, 3, 5], [5, 7, 9]], k).tolist()}**. With k = {k}, rank 1 is "
+        f"worth **{(k + 10) / (k + 1):.2f}** times rank 10; with k = 0 it would be worth **{10 / 1:.0f}** times.")
+
+
+def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) -> Markdown:
+    """The token's chunk and hybrid's first chunk: their ranks in each list and their fused scores."""
+    top = int(runs["hybrid"].ranking[0, 0])
+
+    def fused(i: int) -> float:
+        return sum(1 / (k + _rank(runs[n], i)) for n in ("dense", "bm25"))
+
+    return Markdown(
+        f"The `{token}` chunk: dense rank **{_rank(runs['dense'], holder)}**, BM25 rank "
+        f"**{_rank(runs['bm25'], holder)}**, fused score **{fused(holder):.4f}**, hybrid rank "
+        f"**{_rank(runs['hybrid'], holder)}**.\n\n"
+        f"Hybrid's first chunk: dense rank **{_rank(runs['dense'], top)}**, BM25 rank **{_rank(runs['bm25'], top)}**, "
+        f"fused score **{fused(top):.4f}**.")
+
+
+def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
+    """Each chapter comparison in a list: what the chapter said, ours at both levels, the claim and the verdict."""
+    items = []
+    for x in lines:
+        assert x.finding is not None and x.needle.p_holm is not None, "a chapter line carries its finding and Holm p"
+        items.append(
+            f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/"
+            f"-{x.query.test.losses} queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} "
+            f"needles (p = {x.needle.test.p:.2g}, Holm p over {family} = {x.needle.p_holm:.2g}); the chapter claims "
+            f"{x.finding.claim}: **{x.verdict}**.")
+    return Markdown("\n".join(items))
+
+
+def ahead_of_both(table: pd.DataFrame) -> Markdown:
+    """Whether hybrid is ahead of both parents on every metric's point estimate, and where it is not."""
+    behind = [m for m in table.index if not table.loc[m, "hybrid ahead of both"]]
+    return Markdown(
+        f"Hybrid ahead of both parents on every metric's point estimate here: **{'yes' if not behind else 'no'}**"
+        + (f" (not ahead of both at {', '.join(behind)})." if behind else "."))
+
+
+def needle_tests(rep: Report, against: str = "dense") -> Markdown:
+    """A report's comparisons at the needle level, one line each: wins, losses, p, Holm p and what it means."""
+    items = []
+    for c in (x.needle for x in rep.lines):
+        assert c.p_holm is not None, "a report fills in every comparison's Holm p"
+        sig = "significant" if c.p_holm < 0.05 else "not significant"
+        items.append(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.losses} needles against {against}, "
+                     f"p = **{c.test.p:.2g}**, Holm p = **{c.p_holm:.2g}** ({sig} after correction).")
+    return Markdown("\n".join(items))
+
+
+# 00. Start here
+
+def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
+    """How much was loaded, what it holds, and where the files are."""
+    return Markdown(
+        f"**{len(corpus)}** documents loaded, **{len(corpus.failed)}** failed; **{total.characters:,}** characters in "
+        f"**{total.sections}** sections, with **{total.tables}** tables, **{total.formulas}** formulas and "
+        f"**{total.code_blocks}** code blocks. The files are in `{locations.data_dir() / 'corpus'}`.")
+
+
+def read_a_file(corpus: Corpus) -> Markdown:
+    """An invitation to read one document of the corpus, linked from the notebook."""
+    first = corpus.documents[0]
+    return Markdown(
+        f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
+        f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in "
+        "JupyterLab; in the file browser on the left, go up from `notebooks/` to the project folder, then into "
+        "`data/corpus/`). Everything the retrievers return later is a piece of these files, and you will judge the "
+        "results much better if you know the text.")
+
+
+def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
+    """How many questions and queries, over how many documents, and how long the needles are."""
+    lengths = pd.Series([len(q.needle) for q in questions])
+    return Markdown(
+        f"**{len(questions)}** questions, so **{len(queries)}** queries, spread over "
+        f"**{len({q.doc_id for q in questions})}** of the **{len(corpus)}** documents. Needles are "
+        f"**{lengths.min()}** to **{lengths.max()}** characters long (median **{lengths.median():.0f}**).")
+
+
+# 02. Dense retrieval and paired comparisons
+
+def sign_test_on_chapter_counts() -> Markdown:
+    """Whether ragkit's exact sign test gives back the chapter's reported p-values from its own counts."""
+    match = [np.isclose(counts_test(wins, losses).p, p, rtol=0.05) for wins, losses, p in chapter.COMPARISONS.values()
+             if p is not None]
+    return Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in "
+                    f"**{sum(match)} of {len(match)}** cases.")
+
+
+def room_to_win(ev: Evaluation) -> Markdown:
+    """How many queries E could win over C at R@20 (those C misses), here and in the chapter."""
+    n = len(ev.queries)
+    room = int((ev["C/dense"].per_query("R@20") == 0).sum())
+    t = ev.compare("E/dense", "C/dense", "R@20").test
+    (e_hits, n_ch), (w, lost, _) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
+    missed = n_ch - e_hits + w - lost
+    return Markdown(
+        f"This corpus: C misses **{room}** of **{n}** queries at R@20, so E can win at most **{room}**; it wins "
+        f"**{t.wins}** and loses **{t.losses}**. The chapter: E found **{e_hits}/{n_ch}** and beat C "
+        f"**+{w}/-{lost}**, so its C found **{e_hits - w + lost}/{n_ch}** and missed **{missed}**: "
+        f"{'more' if missed > room else 'no more'} room than here.")
+
+
+# 02b. Statistics further
+
+def clustered_interval(row: pd.Series) -> Markdown:
+    """One figure's Wilson interval beside its needle-level cluster bootstrap, and the design effect between them."""
+    wilson_width, needle_width = row.high - row.low, row.needle_high - row.needle_low
+    return Markdown(
+        f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, "
+        f"{row.high:.3f}]**, **{wilson_width:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, "
+        f"{row.needle_high:.3f}]**, **{needle_width:.3f}** wide. Design effect **{row.design_effect:.2f}**: the "
+        f"{row.n} queries weigh as much as about **{row.n / row.design_effect:.0f}** independent ones. The clustered "
+        f"interval is **{'wider' if needle_width > wilson_width else 'not wider'}** than Wilson's here.")
+
+
+def design_effects(deff: pd.DataFrame) -> Markdown:
+    """The range of the design effects, what one below 1 means, and why the sign test's unit stays the needle."""
+    low, high = deff.min().min(), deff.max().max()
+    below = "" if low >= 1 else (
+        " Below 1, the phrasings of a needle disagree more often than two independent queries would (one finds the "
+        "needle, the other does not), and the clustered interval is the narrower one.")
+    return Markdown(
+        f"Design effects of the dense runs range from **{low:.2f}** to **{high:.2f}**.{below} Whatever the interval "
+        "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of "
+        "evidence.")
+
+
+def metric_shopping(shopping: pd.DataFrame, watched: Sequence[str] = ("F/dense vs E/dense", "B/dense vs A/dense")
+                    ) -> Markdown:
+    """The most striking look the chapter did not choose, the watched pairs' best metric, and why that misleads."""
+    unchosen = shopping[~shopping["chosen by the chapter"]]
+    best = unchosen.iloc[0]
+    hurts = unchosen[unchosen.comparison.isin(list(watched))].sort_values("p").groupby("comparison").head(1)
+    each = " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = "
+                    f"{r['p']:.3g}, Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows())
+    return Markdown(
+        f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at "
+        f"{best.metric}**: **+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} "
+        f"= **{best['Holm p']:.3g}**. {each} Picking the metric that makes a story after seeing the table turns noise "
+        "into a finding: the metric has to be fixed first, and every extra look has to pay for itself in the "
+        "correction.")
+
+
+# 04. Reranking
+
+def no_cross_encoder() -> HTML:
+    """The boxed warning shown when the chapter's cross-encoder is not installed: what is missing and what to do."""
+    return HTML(
+        "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"
+        "<b>No cross-encoder on this machine.</b> The chapter's reranker, "
+        "<code>cross-encoder/ms-marco-MiniLM-L-6-v2</code>, is not installed here, so this notebook cannot measure its "
+        "gain. Below you get the chapter's own figures, labelled as such, and an offline reranker (MaxSim) that runs "
+        "without it. <b>MaxSim is not a stand-in for the cross-encoder's gain</b>: it is a different, untrained "
+        "method, and whatever it scores tells you nothing about what the cross-encoder would do on this corpus. To "
+        "measure the real thing, run <code>make models</code> on a machine with internet, then rerun this "
+        "notebook.</div>")
+
+
+def chapter_rerank_time() -> Markdown:
+    """What the chapter's cross-encoder cost per query."""
+    return Markdown(f"The chapter's cross-encoder over its top 25 took **{chapter.RERANK_MS} ms** per query on its "
+                    "CPU.")
+
+
+# 08. Production
+
+def needle_after_extraction(q: Question, clean: str, extracted: str) -> Markdown:
+    """Whether a needle survives a page header that extraction put in the middle of it."""
+    return Markdown(f"Needle of **{q.id}** found in the clean text: **{q.needle in clean}**; after a page header "
+                    f"lands in it: **{q.needle in extracted}**.")
+
+
+def guessed_counts(counts: pd.DataFrame) -> Markdown:
+    """Whether a client's guess of the chunk count, the indexer's count and the stored vectors agree."""
+    guess, counted, held = (counts[c] for c in counts.columns)
+    return Markdown(f"The guess matches the indexer's count for **{(guess == counted).sum()}** of **{len(counts)}** "
+                    f"documents; the recorded count matches the stored vectors for **{(counted == held).sum()}**.")
+
+
+def killed_update(returncode: int, unchanged: bool) -> Markdown:
+    """What an update killed in the middle of its writes left behind."""
+    return Markdown(f"The update process ended with signal **{-returncode}** (SIGKILL) in the middle of its writes. "
+                    f"The index still holds exactly what it held before: **{unchanged}**; its status is unchanged, "
+                    "stale documents and all.")
+
+
+def update_summary(before: Status, after: Status, old: Mapping[str, Entry], new: Mapping[str, Entry],
+                   corpus: Corpus) -> Markdown:
+    """What an update re-embedded, kept and dropped, against what the status before it said it would."""
+    to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
+    rewritten = sorted(d for d, e in new.items() if e.status == "indexed" and
+                       (d not in old or old[d].content_hash != e.content_hash or old[d].status != "indexed"))
+    kept = [d for d in after.current if d not in rewritten]
+    return Markdown(
+        f"Status before the update: **{len(before.stale)}** stale and **{len(before.new)}** new; stale ones still in "
+        f"the folder, so to be embedded again: **{len(to_embed)}** ({', '.join(to_embed)}). The update wrote new "
+        f"vectors for **{len(rewritten)}** document(s) ({', '.join(rewritten)}) and left **{len(kept)}** untouched. "
+        f"Dropped: **{', '.join(sorted(set(old) - set(new))) or 'none'}**. Still failed: **{len(after.failed)}**. "
+        f"Only the changed documents were re-embedded: **{rewritten == to_embed}**.")
+
+
+def repaired(foreign: Status, after: Status, corpus: Corpus, searchable: bool) -> Markdown:
+    """What an update did to an index another configuration had made stale, and whether it opens again."""
+    return Markdown(
+        f"Stale before the update: **{len(foreign.stale)}** documents, of which "
+        f"**{sum(d in corpus.ids for d in foreign.stale)}** were still in the folder and so re-embedded; after it: "
+        f"**{len(after.current)}** current, **{len(after.stale)}** stale. The index opens again: **{searchable}**.")
+
+
+# The exercises
+
+def destroyed_at_size(carried: np.ndarray, mine: np.ndarray, size: int) -> Markdown:
+    """Needles blind chunking destroys at the course's size and at the student's, beside the chapter's count."""
+    return Markdown(f"Needles destroyed by blind chunking: the chapter **{chapter.DESTROYED_BLIND}**; this corpus "
+                    f"**{int((~carried).sum())}** of **{len(carried)}** at {SIZE} characters, **{int((~mine).sum())}** "
+                    f"at your {size}.")
+
+
+def perfect_cut(tune: Sweep) -> Markdown:
+    """The worst in-domain and best out-of-domain distances of a half, beside the chapter's: is a perfect cut there?"""
+    exists = tune.best_out_of_domain > tune.worst_in_domain
+    return Markdown(
+        f"Worst in-domain distance: the chapter **{chapter.THRESHOLD['worst_in_domain']}**, `tune` "
+        f"**{tune.worst_in_domain:.3f}**. Best out-of-domain distance: the chapter "
+        f"**{chapter.THRESHOLD['best_out_of_domain']}**, `tune` **{tune.best_out_of_domain:.3f}**. A perfect cut "
+        f"exists only when the second is larger than the first: here it **{'does' if exists else 'does not'}**.")
+
+
+def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
+    """The cheapest valleys of a cost curve, with their refusals, and the refusal ceiling."""
+    valleys = ", ".join(f"**{cut:.3f}** (cost **{cost:g}**, {int(costs.refused[costs.cut == cut].item())} refused)"
+                        for cut, cost in cost_minima(costs["cost"]))
+    return Markdown(
+        f"On `tune`, the cheapest valleys: {valleys}; at most **{EX2.max_refused * len(tune.queries):g}** of the "
+        f"**{len(tune.queries)}** answerable queries may be refused.")
+
+
+def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:
+    """The cheapest cut of all against the cheapest within the refusal ceiling, and what no threshold costs."""
+    cheapest = table.loc[table.cost.idxmin()]
+    allowed = table[table["within ceiling"]]
+    best, none = allowed.loc[allowed.cost.idxmin()], tune.at(None)
+    return Markdown(
+        f"Cheapest cut of all: **{cheapest.cut:.3f}** (cost **{cheapest.cost:g}**), but it refuses "
+        f"**{int(cheapest.refused)}** of **{len(tune.queries)}** answerable queries ({cheapest['refused share']:.0%}), "
+        f"over the ceiling of {EX2.max_refused:.0%}. Cheapest cut within the ceiling: **{float(best.cut):.3f}**, with "
+        f"**{int(best.bluffs)}** bluffs and **{int(best.refused)}** refusals ({best['refused share']:.0%}), cost "
+        f"**{best.cost:g}** (no threshold at all costs "
+        f"**{none.bluffs * EX2.bluff_cost + none.refused * EX2.refusal_cost:g}**).")
+
+
+def ticket_words(q: Question) -> Markdown:
+    """One question's needle and ticket, the distinctive words they share and how much the ticket copies."""
+    copied = copied_share(content_words(q.ticket), content_words(q.question))
+    return Markdown(
+        f"**{q.id}** needle: {q.needle}\n\nTicket: {q.ticket}\n\nShared distinctive words: "
+        f"**{shared_needle_words(q.ticket, q.needle)}**; copied share of the course question: **{copied:.0%}** "
+        f"(a copy from {EX3.copy_share:.0%} on).")
+
+
+def header_duel(ev: Evaluation) -> Markdown:
+    """E against C at R@20, needle by needle, beside the chapter's count and the verdict on its finding."""
+    duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
+    wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "R@20")]
+    return Markdown(
+        f"E vs C at R@20: the chapter **+{wins}/-{losses}** queries, p = **{p}**; this corpus, needle by needle (both "
+        f"phrasings of a needle count once), **+{duel.wins}/-{duel.losses}**, p = **{duel.p:.3g}**: "
+        f"**{verdict(wins - losses, duel.wins, duel.losses, duel.p)}** with the chapter's finding that the header "
+        "helps.")
