@@ -136,11 +136,7 @@ tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 # ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
 
 # %%
-ours20 = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "R@20"}
-pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
-               "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
-               "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
-               "ours": f"{ours20[x].value:.3f} [{ours20[x].low:.3f}, {ours20[x].high:.3f}]"} for x in chapter.WILSON20])
+claims.recall20_intervals(ev)
 
 # %% [markdown]
 # The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
@@ -203,12 +199,8 @@ display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.te
 # Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
 
 # %%
-table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
-                       "chapter p": f"{p if p is not None else counts_test(w, l).p:.3g}",
-                       "chapter p reported": p is not None, "recomputed": f"{counts_test(w, l).p:.3g}"}
-                      for (a, b, m), (w, l, p) in chapter.COMPARISONS.items()])
 display(narrate.sign_test_on_chapter_counts())
-table
+claims.sign_tests_recomputed()
 
 # %% [markdown]
 # ### Many looks at once: Holm
@@ -261,11 +253,7 @@ narrate.room_to_win(ev)
 # cutting answers in two), and E against C (same cuts, the header alone).
 
 # %%
-header = [("E vs A, A's destroyed needles left out", ev.compare("E/dense", "A/dense", "R@20", level, drop=ev.destroyed["A"]))
-          for level in ("query", "needle")]
-header += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "R@20", level)) for level in ("query", "needle")]
-pd.DataFrame([{"comparison": name, "level": c.level, "wins": c.test.wins, "losses": c.test.losses, "p": f"{c.test.p:.3g}"}
-              for name, c in header])
+claims.header_confronted(ev)
 
 # %%
 rest, alone = header[1][1].test, header[3][1].test

@@ -46,7 +46,7 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, tables, widgets
+from ragkit.teach import chapter, claims, narrate, tables, widgets
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
 from ragkit.rerank import LateInteractionReranker, available_reranker
@@ -65,11 +65,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
 # %%
 if reranker is None:
-    display(narrate.no_cross_encoder())
-    display(pd.DataFrame({m: {"the chapter: dense": f"{chapter.RERANK[m][0]:.3f}",
-                              "the chapter: hybrid + cross-encoder": f"{chapter.RERANK[m][1]:.3f}"}
-                          for m in chapter.RERANK}).rename_axis("the chapter's figures (its corpus; not measured here)"))
-    display(narrate.chapter_rerank_time())
+    display(narrate.no_cross_encoder(), claims.chapter_rerank(), narrate.chapter_rerank_time())
 
 # %% [markdown]
 # ## Two ways to score a pair

@@ -226,7 +226,7 @@ def near_miss(s: Sweep, near: Bluff) -> Markdown:
     verdict = ("most of them." if further > len(s.queries) / 2
                else "not most of them, but a cut that stops it refuses those.")
     return Markdown(
-        f"*{near.query.query}* ({near.query.kind}, {near.query.topic}) lands on "
+        f"The nearest out-of-domain query, *{near.query.query}* ({near.query.kind}, {near.query.topic}), lands on "
         f"**{near.chunk.doc_id} > {near.chunk.section}** at **{near.distance:.3f}** "
         f"(the chapter's near miss: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
         f"That is closer than the true answer of **{further}** of {len(s.queries)} answerable queries: {verdict}"
@@ -262,10 +262,10 @@ def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
     quoting_text = verify(dataclasses.replace(citation, quote=f.text), corpus)
     return Markdown(
         f"Header: `{f.header.strip()}`.  \nOverlap carried from the previous chunk: `{f.overlap}`.\n\n"
-        f"Is `content` found at its range in the document? **{doc[f.start:f.end] == f.content}**  \n"
-        f"Does `text` occur anywhere in the document? **{f.text in doc}**  \n"
-        f"Does the overlap sit right before the content? **{doc[f.start - len(f.overlap):f.start] == f.overlap}**  \n"
-        f"Would a citation quoting `text` verify? **{quoting_text}**")
+        f"Is `content` found at its range in the document? **{doc[f.start:f.end] == f.content}**.  \n"
+        f"Does `text` occur anywhere in the document? **{f.text in doc}**.  \n"
+        f"Does the overlap sit right before the content? **{doc[f.start - len(f.overlap):f.start] == f.overlap}**.  \n"
+        f"Would a citation quoting `text` verify? **{quoting_text}**.")
 
 
 def unknown_markers(rendered: RenderedAnswer) -> Markdown:
@@ -678,7 +678,7 @@ def ticket_words(q: Question) -> Markdown:
     """One question's needle and ticket, the distinctive words they share and how much the ticket copies."""
     copied = copied_share(content_words(q.ticket), content_words(q.question))
     return Markdown(
-        f"**{q.id}** needle: {q.needle}\n\nTicket: {q.ticket}\n\nShared distinctive words: "
+        f"Needle of **{q.id}**:\n\n> {q.needle}\n\nIts ticket:\n\n> {q.ticket}\n\nShared distinctive words: "
         f"**{shared_needle_words(q.ticket, q.needle)}**; copied share of the course question: **{copied:.0%}** "
         f"(a copy from {EX3.copy_share:.0%} on).")
 
@@ -692,3 +692,12 @@ def header_duel(ev: Evaluation) -> Markdown:
         f"phrasings of a needle count once), **+{duel.wins}/-{duel.losses}**, p = **{duel.p:.3g}**: "
         f"**{verdict(wins - losses, duel.wins, duel.losses, duel.p)}** with the chapter's finding that the header "
         "helps.")
+
+
+def header_room(ev: Evaluation, questions: int) -> Markdown:
+    """How much room there was for a header to help: recall at 20 without and with it, and the needles at stake."""
+    duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
+    return Markdown(
+        f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
+        f"**{ev['E/dense'].value('R@20'):.3f}**; needles where they disagree: **{duel.wins + duel.losses}** of "
+        f"**{questions}**.")

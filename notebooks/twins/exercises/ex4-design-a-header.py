@@ -101,10 +101,8 @@ display(Markdown(f"E vs C at R@20, per needle: **+{per_needle.wins}/-{per_needle
 # understanding. The sign test only counts the queries where the two strategies disagree, so look first at how
 # much room there was for a header to help:
 
-# %%
-display(Markdown(f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
-                 f"**{ev['E/dense'].value('R@20'):.3f}**; needles where they disagree: "
-                 f"**{duel.wins + duel.losses}** of **{len(course.questions)}**."))
+# %% jupyter={"source_hidden": true}
+narrate.header_room(ev, len(course.questions))
 
 # %% [markdown]
 # When the header-less strategy already finds most needles in its top 20, few queries are left for a header to
