@@ -16,6 +16,7 @@ from IPython.display import HTML, Markdown
 
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
+from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation
 from ragkit.teach import chapter, narrate
 from ragkit.threshold import SweepRow
@@ -178,7 +179,25 @@ def edge_cases() -> dict[str, list]:
     flaws = SimpleNamespace(heading_only=(chunk("## A heading"),), decimal_cuts=(cut,), code_cuts=(), mid_sentence=(),
                             chunks=9, strategy="E")
     blind = SimpleNamespace(mid_sentence=(chunk(),) * 3, chunks=10)
+    unit = IdentityCheck(1.0, 1.0, 0.5, 0.125, 0.12500001)
+    raw = IdentityCheck(3.0, 2.0, 1.5, 0.6251, 0.1251)
+    lengths = pd.DataFrame({"word pieces": [10, 20, 30], "norm, un-normalised": [3.0, 2.0, 1.0],
+                            "norm, normalised": [1.0, 0.9999999, 1.0000001],
+                            "L2, un-normalised": [1.0, 2.0, 3.1], "cosine distance": [0.3, 0.2, 0.35]})
+    nearest = pd.DataFrame({"query word pieces": [5, 10, 20, 40], "nearest L2, un-normalised": [1.0, 2.0, 3.0, 4.0],
+                            "nearest cosine distance": [0.3, 0.1, 0.4, 0.2]})
     return {
+        "identity_noise": [narrate.identity_noise(unit), narrate.identity_noise(raw)],
+        "identity_gap": [narrate.identity_gap([chunk(), chunk(doc_id="e")], 10, 3, 1e-8),
+                         narrate.identity_gap([chunk()] * 3, 9, 3, 0.1)],
+        "unnormalised": [narrate.unnormalised(raw, unit, 1.125)],
+        "length_and_norm": [narrate.length_and_norm(lengths), narrate.length_and_norm(lengths.assign(
+            **{"norm, un-normalised": [1.0, 2.0, 3.0]}))],
+        "length_sensitivity": [narrate.length_sensitivity(lengths)],
+        "nearest_moved": [narrate.nearest_moved(np.array([[0.1, 0.2], [0.3, 0.1]]),
+                                                np.array([[0.1, 0.2], [0.1, 0.3]]))],
+        "length_cut": [narrate.length_cut(nearest), narrate.length_cut(nearest.assign(
+            **{"nearest cosine distance": [0.1, 0.2, 0.3, 0.4]}))],
         "reference_costs": [narrate.reference_costs({"E": flaws, "A": blind}, d) for d in ((), ("q1",), ("q1", "q2"))],
         "prompt_flaws": [narrate.prompt_flaws([{"source": "[1]", "what is wrong with it": "nothing we count"}], flaws),
                          narrate.prompt_flaws([{"source": "[2]", "what is wrong with it": "only a heading"}], flaws)],
@@ -282,6 +301,21 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert text["reference_costs"][2].endswith("E destroys **2** needles all the same (q1, q2): no chunk of E quotes "
                                                "them whole.")
     assert "A starts **3** of its **10** chunks mid-sentence" in text["reference_costs"][0].replace("(A) ", "A ")
+    assert "differ by **1.00e-08** here" in text["identity_noise"][0]
+    assert "**rounding noise**" in text["identity_noise"][0]
+    assert "**larger than rounding noise**" in text["identity_noise"][1]
+    assert "every **5.0**th chunk of **10** and covers **2** of the **3** documents" in text["identity_gap"][0]
+    assert "over **1** distinct pairs of **2** chunk vectors" in text["identity_gap"][0]
+    assert "**still rounding noise**" in text["identity_gap"][0] and "not unit length" in text["identity_gap"][1]
+    assert "differ by **0.5000**, against **1.00e-08**" in text["unnormalised"][0]
+    assert "moved by only **1.0e-04**" in text["unnormalised"][0]
+    assert "**-1.00**, so longer chunks tend to have **shorter**" in text["length_and_norm"][0]
+    assert "**longer** vectors" in text["length_and_norm"][1]
+    assert "the **more** length-sensitive" in text["length_sensitivity"][0]
+    assert text["nearest_moved"][0].startswith("For **1** of **2** queries")
+    assert "would largely be a cut on how many words the user typed" in text["length_cut"][0]
+    assert "**0.96**, nearest cosine distance **-0.04**" in text["length_cut"][0]
+    assert "the contrast is weaker" in text["length_cut"][1] and "user typed" not in text["length_cut"][1]
     assert text["prompt_flaws"][0].startswith("**0** of the **1** sources in this prompt show a pathology (none).")
     assert text["prompt_flaws"][1].startswith("**1** of the **1** sources in this prompt show a pathology ([2]).")
 
