@@ -187,6 +187,7 @@ def edge_cases() -> dict[str, list]:
     nearest = pd.DataFrame({"query word pieces": [5, 10, 20, 40], "nearest L2, un-normalised": [1.0, 2.0, 3.0, 4.0],
                             "nearest cosine distance": [0.3, 0.1, 0.4, 0.2]})
     return {
+        "interval_width": [narrate.interval_width(64), narrate.interval_width(2000)],
         "identity_noise": [narrate.identity_noise(unit), narrate.identity_noise(raw)],
         "identity_gap": [narrate.identity_gap([chunk(), chunk(doc_id="e")], 10, 3, 1e-8),
                          narrate.identity_gap([chunk()] * 3, 9, 3, 0.1)],
@@ -301,6 +302,9 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert text["reference_costs"][2].endswith("E destroys **2** needles all the same (q1, q2): no chunk of E quotes "
                                                "them whole.")
     assert "A starts **3** of its **10** chunks mid-sentence" in text["reference_costs"][0].replace("(A) ", "A ")
+    assert "With **64** queries, a recall of **0.50** has the interval **[0.381, 0.619]**" in text["interval_width"][0]
+    assert "the two intervals overlap." in text["interval_width"][0]
+    assert "the two intervals overlap." in text["interval_width"][1]
     assert "differ by **1.00e-08** here" in text["identity_noise"][0]
     assert "**rounding noise**" in text["identity_noise"][0]
     assert "**larger than rounding noise**" in text["identity_noise"][1]
@@ -333,7 +337,8 @@ ON_THE_COURSE = ("blind_losses", "overlap_rule", "reference_costs", "window_limi
                  "strict_cut", "sweep_shape", "near_miss", "literal_match", "prompt_flaws", "quote_or_text",
                  "constant_ranks", "dense_first_choice", "bm25_against_dense", "fused_ranks", "chapter_verdicts",
                  "needle_tests", "corpus_loaded", "read_a_file", "ground_truth", "room_to_win", "clustered_interval",
-                 "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room")
+                 "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room",
+                 "headline", "queries_or_needles", "header_alone")
 
 
 @pytest.fixture(scope="module")
@@ -407,6 +412,8 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "cost_valleys": narrate.cost_valleys(cost_table(tune), tune),
         "ticket_words": narrate.ticket_words(course.questions[0]), "header_duel": narrate.header_duel(ev),
         "header_room": narrate.header_room(ev, len(course.questions)),
+        "headline": narrate.headline(ev), "queries_or_needles": narrate.queries_or_needles(ev),
+        "header_alone": narrate.header_alone(ev),
     }
     assert set(shown) == set(ON_THE_COURSE)
     bad = {name: bad_sentences(m) for name, m in shown.items() if bad_sentences(m)}

@@ -149,14 +149,8 @@ plots.recall_curves(ev, "dense")
 #
 # Suppose a strategy finds the needle for exactly half of the queries. How sure can you be that its true recall is one half? The Wilson interval answers that.
 
-# %%
-n = len(course.queries)
-low, high = wilson(n // 2, n)
-lead = 3 / n  # the smallest whole number of queries worth at least four points
-low3, high3 = wilson(n // 2 + 3, n)
-display(Markdown(f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
-                 f"**{high - low:.3f}** wide, roughly **±{(high - low) / 2:.3f}**. Three more hits (a lead of **{lead:.3f}**) "
-                 f"give **[{low3:.3f}, {high3:.3f}]**; the two intervals {'overlap' if low3 < high else 'do not overlap'}."))
+# %% jupyter={"source_hidden": true}
+narrate.interval_width(len(course.queries))
 
 # %% [markdown]
 # So two strategies a few points apart are, on their own intervals, indistinguishable. But the intervals treat the two strategies as if they had been tested on different queries.
@@ -170,11 +164,8 @@ display(Markdown(f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has 
 #
 # Here is the chapter's headline comparison, boundaries plus header (E) against blind cuts (A), at R@20, on this corpus.
 
-# %%
-c = ev.compare("E/dense", "A/dense", "R@20")
-destroyed = sum(q.qid in ev.destroyed["A"] for q in course.queries if q.id in c.wins)
-display(Markdown(f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. "
-                 f"Of E's wins, **{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by better ranking."))
+# %% jupyter={"source_hidden": true}
+narrate.headline(ev)
 
 # %% [markdown]
 # ## Queries are not needles
@@ -186,11 +177,8 @@ display(Markdown(f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**,
 # The honest unit is the needle. Give each needle a score per run: the share of its phrasings that hit (0, one half or 1 with two phrasings).
 # A needle whose score differs between the two runs is one win or one loss; the sign test then runs over needles.
 
-# %%
-n_level = ev.compare("E/dense", "A/dense", "R@20", "needle")
-needles_in_wins = len({q.qid for q in course.queries if q.id in c.wins})
-display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins come from only "
-                 f"**{needles_in_wins}** needles. Needle level: **+{n_level.test.wins}/-{n_level.test.losses}**, p = **{n_level.test.p:.2g}**."))
+# %% jupyter={"source_hidden": true}
+narrate.queries_or_needles(ev)
 
 # %% [markdown]
 # ## The chapter's comparisons, on this corpus
@@ -255,11 +243,8 @@ narrate.room_to_win(ev)
 # %%
 claims.header_confronted(ev)
 
-# %%
-rest, alone = header[1][1].test, header[3][1].test
-display(Markdown(f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = **{rest.p:.2g}**. "
-                 f"The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = **{alone.p:.2g}**. "
-                 f"Of the headline's **{n_level.test.wins}** needle wins, **{n_level.test.wins - rest.wins}** are needles A destroyed."))
+# %% jupyter={"source_hidden": true}
+narrate.header_alone(ev)
 
 # %% [markdown]
 # ## Duel any two runs (optional)

@@ -25,7 +25,7 @@ from ragkit.index import Entry, Status
 from ragkit.plumbing import locations
 from ragkit.report import Line, Report
 from ragkit.retrieval import Retriever, Run
-from ragkit.statistics import counts_test, verdict
+from ragkit.statistics import counts_test, verdict, wilson
 from ragkit.teach import chapter, tables
 from ragkit.teach.exercises import EX2, EX3, cost_minima, shared_needle_words
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Bluff, Sweep, SweepRow
@@ -525,6 +525,48 @@ def room_to_win(ev: Evaluation) -> Markdown:
         f"**+{w}/-{lost}**, so its C found **{e_hits - w + lost}/{n_ch}** and missed **{missed}**: "
         f"{'more' if missed > room else 'no more'} room than here.")
 
+
+def interval_width(n: int) -> Markdown:
+    """How wide a Wilson interval is at ``n`` queries, and whether a lead of three hits clears it."""
+    low, high = wilson(n // 2, n)
+    low3, high3 = wilson(n // 2 + 3, n)
+    return Markdown(
+        f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
+        f"**{high - low:.3f}** wide, roughly **±{(high - low) / 2:.3f}**. Three more hits (a lead of **{3 / n:.3f}**) "
+        f"give **[{low3:.3f}, {high3:.3f}]**; the two intervals {'overlap' if low3 < high else 'do not overlap'}.")
+
+
+def headline(ev: Evaluation) -> Markdown:
+    """E against A at R@20, query by query, and how many of E's wins are needles A destroyed."""
+    c = ev.compare("E/dense", "A/dense", "R@20")
+    destroyed = sum(q.qid in ev.destroyed["A"] for q in ev.queries if q.id in c.wins)
+    return Markdown(
+        f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. Of E's wins, "
+        f"**{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by "
+        "better ranking.")
+
+
+def queries_or_needles(ev: Evaluation) -> Markdown:
+    """The headline comparison counted in queries and in needles: how many needles the query wins come from."""
+    c = ev.compare("E/dense", "A/dense", "R@20")
+    n_level = ev.compare("E/dense", "A/dense", "R@20", "needle").test
+    needles = len({q.qid for q in ev.queries if q.id in c.wins})
+    return Markdown(
+        f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins "
+        f"come from only **{needles}** needles. Needle level: **+{n_level.wins}/-{n_level.losses}**, p = "
+        f"**{n_level.p:.2g}**.")
+
+
+def header_alone(ev: Evaluation) -> Markdown:
+    """E against A without A's destroyed needles, and E against C: what the header buys, needle by needle."""
+    rest = ev.compare("E/dense", "A/dense", "R@20", "needle", drop=ev.destroyed["A"]).test
+    alone = ev.compare("E/dense", "C/dense", "R@20", "needle").test
+    headline = ev.compare("E/dense", "A/dense", "R@20", "needle").test
+    return Markdown(
+        f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = "
+        f"**{rest.p:.2g}**. The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = "
+        f"**{alone.p:.2g}**. Of the headline's **{headline.wins}** needle wins, **{headline.wins - rest.wins}** are "
+        "needles A destroyed.")
 
 # 02b. Statistics further
 
