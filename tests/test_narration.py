@@ -338,7 +338,8 @@ ON_THE_COURSE = ("blind_losses", "overlap_rule", "reference_costs", "window_limi
                  "constant_ranks", "dense_first_choice", "bm25_against_dense", "fused_ranks", "chapter_verdicts",
                  "needle_tests", "corpus_loaded", "read_a_file", "ground_truth", "room_to_win", "clustered_interval",
                  "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room",
-                 "headline", "queries_or_needles", "header_alone")
+                 "headline", "queries_or_needles", "header_alone",
+                 "two_locators", "prompt_length")
 
 
 @pytest.fixture(scope="module")
@@ -414,6 +415,7 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "header_room": narrate.header_room(ev, len(course.questions)),
         "headline": narrate.headline(ev), "queries_or_needles": narrate.queries_or_needles(ev),
         "header_alone": narrate.header_alone(ev),
+        "two_locators": narrate.two_locators(course.corpus, c), "prompt_length": narrate.prompt_length(result),
     }
     assert set(shown) == set(ON_THE_COURSE)
     bad = {name: bad_sentences(m) for name, m in shown.items() if bad_sentences(m)}

@@ -191,9 +191,7 @@ pd.DataFrame({"type": [type(l).__name__ for l in locators], "fragment": [l.fragm
 
 # %%
 c = result.citations[0]
-display(Markdown(f"- path in this project: `{widgets.project_path(course.corpus[c.document_id].path)}`\n"
-                 f"- locator the server verifies (RFC 5147): `{c.fragment}`: verifies **{verify(c, course.corpus)}**\n"
-                 f"- text fragment a browser follows on an HTML page: `{text_fragment(c.quote)}`"))
+narrate.two_locators(course.corpus, c)
 
 # %% [markdown]
 # ## Turning [n] into links
@@ -236,11 +234,8 @@ for question in ("what is the offside rule in football", "which vector database 
 # Prompt length is what you pay for and what competes for the model's context. The count depends on
 # which tokenizer does the counting, so `answer()` records that too.
 
-# %%
-display(Markdown(
-    f"This prompt: **{result.prompt_tokens}** tokens, counted with *{result.counted_with}*; "
-    f"**{len(result.citations)}** sources, **{len(result.prompt):,}** characters.  \n"
-    f"The chapter's opening prompt: **{chapter.PROMPT_TOKENS}** tokens, counted with Qwen2.5's tokenizer."))
+# %% jupyter={"source_hidden": true}
+narrate.prompt_length(result)
 
 # %% [markdown]
 # Compare those two numbers with care. Different tokenizers cut the same text into different numbers of

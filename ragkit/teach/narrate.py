@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 from IPython.display import HTML, Markdown
 
+from ragkit.answer import Answer
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Chunk, Pathologies
-from ragkit.citations import Citation, RenderedAnswer, verify
+from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
 from ragkit.data import Question
 from ragkit.distances import IdentityCheck
@@ -28,6 +29,7 @@ from ragkit.retrieval import Retriever, Run
 from ragkit.statistics import counts_test, verdict, wilson
 from ragkit.teach import chapter, tables
 from ragkit.teach.exercises import EX2, EX3, cost_minima, shared_needle_words
+from ragkit.teach.widgets import project_path
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Bluff, Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
@@ -268,6 +270,22 @@ def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
         f"Does the overlap sit right before the content? **{doc[f.start - len(f.overlap):f.start] == f.overlap}**.  \n"
         f"Would a citation quoting `text` verify? **{quoting_text}**.")
 
+
+def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
+    """One citation's path, the locator the server verifies and the text fragment a browser follows."""
+    return Markdown(
+        f"- Path in this project: `{project_path(corpus[citation.document_id].path)}`.\n"
+        f"- Locator the server verifies (RFC 5147): `{citation.fragment}`: verifies "
+        f"**{verify(citation, corpus)}**.\n"
+        f"- Text fragment a browser follows on an HTML page: `{text_fragment(citation.quote)}`.")
+
+
+def prompt_length(result: Answer) -> Markdown:
+    """How long a prompt is, in tokens (and by whose count), sources and characters, beside the chapter's."""
+    return Markdown(
+        f"This prompt: **{result.prompt_tokens}** tokens, counted with *{result.counted_with}*; "
+        f"**{len(result.citations)}** sources, **{len(result.prompt):,}** characters.  \n"
+        f"The chapter's opening prompt: **{chapter.PROMPT_TOKENS}** tokens, counted with Qwen2.5's tokenizer.")
 
 def unknown_markers(rendered: RenderedAnswer) -> Markdown:
     """The markers of an answer that name no source."""
