@@ -238,7 +238,8 @@ def _kernel_note(binder: str) -> str:
 
 
 def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:
-    """A copy for the page: figures drawn by local plotly.js, widgets replaced by a note, objectives on top.
+    """A copy for the page: figures drawn by local plotly.js, widgets replaced by a note, objectives on top,
+    the input of a cell whose input the lab collapses (``jupyter.source_hidden``) left out.
 
     Progress bars (tqdm widgets, shown when vectors were computed) are dropped: they report work, not content.
     """
@@ -247,6 +248,9 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
+        if cell.metadata.get("jupyter", {}).get("source_hidden"):
+            # a narrating cell: collapsed in the lab, and on the page only the prose it writes (nbconvert's own flag)
+            cell.metadata.setdefault("transient", {})["remove_source"] = True
         cell.outputs = [o for o in cell.outputs
                         if not (WIDGET in o.get("data", {}) and PROGRESS.search(o.data.get("text/plain", "")))]
         # the sentence a notebook prints under a figure is the page's caption of it: shown once

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -179,6 +180,29 @@ def test_learning_objectives_go_to_the_top_of_the_page_marked(objectives_first):
     out = book.prepare(notebook(*cells), page, book.Settings.load())
     assert [c.source for c in out.cells] == [title.source, objectives.source, code.source]
     assert book.OBJECTIVES_TAG in out.cells[1].metadata["tags"]
+
+
+def test_a_narrating_cell_shows_its_prose_and_not_its_input_while_a_computing_cell_shows_both():
+    title = nbformat.v4.new_markdown_cell("# 09. Something")
+    narrating = nbformat.v4.new_code_cell("narrate.figures_of(ev)", metadata={"jupyter": {"source_hidden": True}})
+    narrating.outputs = [nbformat.v4.new_output("execute_result", {"text/markdown": "The prose it writes, **12**.",
+                                                                   "text/plain": "<IPython.core.display.Markdown>"})]
+    computing = nbformat.v4.new_code_cell("computed = 1 + 1")
+    page = book.Page(Path("09-something.ipynb"), "09-something.ipynb", "09. Something")
+    html = book.render(notebook(title, narrating, computing), [page], 0, book.Settings.load())
+    assert "figures_of" not in html and "The prose it writes" in html
+    assert "computed" in html and html.count("jp-Cell jp-CodeCell") == 2
+
+
+@reads_the_site
+def test_no_page_shows_the_input_of_a_cell_the_lab_collapses(site):
+    for page in site.pages:
+        html = (site.out / page.href).read_text()
+        hidden = [c for c in nbformat.read(page.path, as_version=4).cells
+                  if c.cell_type == "code" and c.metadata.get("jupyter", {}).get("source_hidden")]
+        text = unescape(re.sub(r"<[^>]+>", "", html))  # highlighted code is split into spans: compare the text
+        for cell in hidden:
+            assert cell.source.strip() not in text, f"{page.href} shows the input of {cell.source.strip()[:60]!r}"
 
 
 def test_widgets_become_a_kernel_note_progress_bars_go_and_figures_are_drawn_locally():

@@ -110,8 +110,9 @@ def objectives_in_guide() -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("path", MAIN, ids=lambda p: p.stem)
-def test_first_cell_states_the_guides_learning_objectives(path):
-    first = jupytext.read(path).cells[0]
+def test_the_title_then_the_guides_learning_objectives_open_the_notebook(path):
+    title, first = jupytext.read(path).cells[:2]  # title first, as the book shows it (book.prepare)
+    assert title.cell_type == "markdown" and title.source.startswith("# ")
     assert first.cell_type == "markdown" and "Learning objectives" in first.source
     bullets = re.findall(r"^- (.+)$", first.source, re.M)
     assert 3 <= len(bullets) <= 5

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 00. Start here
+#
+# What you will see: what this companion is and how to drive it, the course text you will be searching,
+# and the questions used to grade every retriever in the notebooks that follow.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -32,12 +38,6 @@ if "google.colab" in sys.modules:
     from google.colab import output
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
-
-# %% [markdown]
-# # 00. Start here
-#
-# What you will see: what this companion is and how to drive it, the course text you will be searching,
-# and the questions used to grade every retriever in the notebooks that follow.
 
 # %% [markdown]
 # ## What this is
@@ -72,7 +72,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 import ragkit.plumbing.locations
-from ragkit.teach import chapter
+from ragkit.teach import chapter, narrate
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
@@ -104,22 +104,11 @@ for model in (RERANKER, GENERATOR):
 stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
 stats.rename(columns=lambda c: c.replace("_", " ").replace("outside bmp", "outside the BMP"))
 
-# %%
-total = stats.loc["total"]
-display(Markdown(
-    f"**{len(course.corpus)}** documents loaded, **{len(course.corpus.failed)}** failed; "
-    f"**{total.characters:,}** characters in **{total.sections}** sections, with "
-    f"**{total.tables}** tables, **{total.formulas}** formulas and **{total.code_blocks}** code blocks. "
-    f"The files are in `{ragkit.plumbing.locations.data_dir() / 'corpus'}`."))
+# %% jupyter={"source_hidden": true}
+narrate.corpus_loaded(course.corpus, stats.loc["total"])
 
-# %%
-first = course.corpus.documents[0]
-display(Markdown(
-    f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
-    f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in JupyterLab; "
-    "in the file browser on the left, go up from `notebooks/` to the project folder, then into `data/corpus/`). "
-    "Everything the retrievers return later is a piece of these files, and you will judge the results much better "
-    "if you know the text."))
+# %% jupyter={"source_hidden": true}
+narrate.read_a_file(course.corpus)
 
 # %% [markdown]
 # ## The ground truth at a glance
@@ -132,11 +121,7 @@ display(Markdown(
 # %%
 questions = pd.DataFrame(course.questions)
 questions["needle length"] = questions.needle.str.len()
-lengths = questions["needle length"]
-display(Markdown(
-    f"**{len(questions)}** questions, so **{len(course.queries)}** queries, spread over "
-    f"**{questions.doc_id.nunique()}** of the **{len(course.corpus)}** documents. Needles are "
-    f"**{lengths.min()}** to **{lengths.max()}** characters long (median **{lengths.median():.0f}**)."))
+display(narrate.ground_truth(course.questions, course.queries, course.corpus))
 questions.groupby("doc_id").agg(needles=("id", "size"), shortest=("needle length", "min"),
                                 longest=("needle length", "max"))
 

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 01. Chunking
+#
+# What you will see: six ways to cut a document into chunks, how many answers each one destroys before any
+# retriever runs, and what the helpful header costs in word pieces and in the encoder's window.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -36,12 +42,6 @@ if "google.colab" in sys.modules:
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
-# # 01. Chunking
-#
-# What you will see: six ways to cut a document into chunks, how many answers each one destroys before any
-# retriever runs, and what the helpful header costs in word pieces and in the encoder's window.
-
-# %% [markdown]
 # ## Three ingredients, six strategies
 #
 # Before anything can be retrieved, every document has to be cut into pieces small enough to embed and to
@@ -63,7 +63,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, widgets
+from ragkit.teach import chapter, narrate, plots, widgets
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, pathologies
 from ragkit.evaluation import needle_windows, saved_by_overlap
 from ragkit.tokens import count_pieces
@@ -78,16 +78,8 @@ strategies = pd.DataFrame([{"strategy": k, "boundaries": s.boundaries, "header":
                             "name": s.name, "chunks": ev.chunks[k]} for k, s in STRATEGIES.items()])
 strategies.set_index("strategy")
 
-# %%
-display(Markdown(
-    f"Blind cuts give **{ev.chunks['A']}** chunks and boundary cuts **{ev.chunks['C']}**. Overlap and header never "
-    f"move a cut: B has {'the same' if ev.chunks['A'] == ev.chunks['B'] else 'a different'} count as A, and D, E, F "
-    f"{'the same' if len({ev.chunks[s] for s in 'CDEF'}) == 1 else 'different counts'} as C. "
-    f"The chapter's corpus gave **{chapter.CHUNKS_E}** chunks for E; this one gives **{ev.chunks['E']}**. The chapter's "
-    f"corpus: **{chapter.CORPUS['documents']}** documents, **{chapter.CORPUS['characters']:,}** characters, "
-    f"**{chapter.CORPUS['sections']}** sections; this one: **{len(course.corpus.documents)}** documents, "
-    f"**{sum(len(d.text) for d in course.corpus.documents):,}** characters, "
-    f"**{len({(c.doc_id, c.section) for c in course.chunks('E')})}** sections that hold text."))
+# %% jupyter={"source_hidden": true}
+narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 
 # %% [markdown]
 # The two families differ in count for a simple reason. A blind chunk is always full, except the last one of a
@@ -114,13 +106,8 @@ for c in (E[i], F[i]):
     display(Markdown(f"**{c.doc_id}, strategy {'F' if c.overlap else 'E'}**\n\n`text` (embedded):\n```text\n{c.text}\n```"
                      f"\n`content` (quoted):\n```text\n{c.content}\n```"))
 
-# %%
-doc = course.corpus[E[i].doc_id]
-display(Markdown(
-    f"`content` is exactly `document.text[{E[i].start}:{E[i].end}]`: **{doc.text[E[i].start:E[i].end] == E[i].content}**. "
-    f"E's `text` occurs anywhere in the document: **{E[i].text in doc.text}**; F's: **{F[i].text in doc.text}**. "
-    f"F's overlap is the last **{len(F[i].overlap.strip())}** characters of the chunk before, from section "
-    f"**{F[i - 1].section!r}**."))
+# %% jupyter={"source_hidden": true}
+narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 
 # %% [markdown]
 # Read F's `text` again. Under a header announcing one section sits a tail of words from the section before it.
@@ -166,12 +153,8 @@ destroyed = pd.DataFrame([{"strategy": s, "name": STRATEGIES[s].name, "answers d
                            "of": ev.n_questions, "which": ", ".join(ids)} for s, ids in ev.destroyed.items()])
 destroyed.set_index("strategy")
 
-# %%
-a, b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
-display(Markdown(
-    f"The chapter: blind chunking destroyed **{chapter.DESTROYED_BLIND}** answers. This corpus: **{a}** of "
-    f"**{ev.n_questions}**, {'more' if a > chapter.DESTROYED_BLIND else 'no more'} than the chapter. With overlap (B): "
-    f"**{b}**. The four boundary strategies: **{sum(len(ev.destroyed[s]) for s in 'CDEF')}** between them."))
+# %% jupyter={"source_hidden": true}
+narrate.destroyed(ev)
 
 # %% [markdown]
 # ### Why blind cuts destroy needles
@@ -188,13 +171,8 @@ display(Markdown(
 windows = needle_windows(course.corpus, course.questions)
 plots.needle_cuts(windows)
 
-# %%
-lengths = np.array([len(q.needle) for q in course.questions])
-expected = (lengths - 1).sum() / SIZE
-display(Markdown(
-    f"Needles here average **{lengths.mean():.0f}** characters. Expected losses to blind cuts: about "
-    f"**{expected:.1f}**; observed: **{a}**. The plot's red bars are exactly the destroyed set: "
-    f"**{ {q for q, off, n in windows if off + n > SIZE} == set(ev.destroyed['A']) }**."))
+# %% jupyter={"source_hidden": true}
+narrate.blind_losses(ev, course.questions, windows)
 
 # %% [markdown]
 # ### What overlap can and cannot save
@@ -211,18 +189,8 @@ cuts["cut in first 64?"] = cuts["before the cut"] <= OVERLAP
 cuts["saved by B?"] = ~cuts.index.isin(ev.destroyed["B"])
 cuts
 
-# %%
-expected_b = np.clip(lengths - 1 - OVERLAP, 0, None).sum() / SIZE
-implied = SIZE * chapter.DESTROYED_BLIND / chapter.QUESTIONS + 1
-tiny = (cuts[["before the cut", "after the cut"]].min(axis=1) <= 5).sum()
-display(Markdown(
-    f"Rule and result agree on every split needle: **{(cuts['cut in first 64?'] == cuts['saved by B?']).all()}**. "
-    f"Overlap saved **{a - b}** of **{a}**; expected still lost with overlap: about **{expected_b:.1f}**, observed **{b}**.\n\n"
-    f"The chapter says overlap lost zero answers. This corpus, blind chunking with overlap (B): "
-    f"**{'zero as well' if b == 0 else f'{b} lost, not zero'}**. "
-    f"For the chapter's count of {chapter.DESTROYED_BLIND} to be the expected loss, its needles would average about "
-    f"**{implied:.0f}** characters; ours average **{lengths.mean():.0f}**.\n\n"
-    f"Split needles with five characters or fewer on one side of the cut: **{tiny}** of **{a}**."))
+# %% jupyter={"source_hidden": true}
+narrate.overlap_rule(ev, course.questions, cuts)
 
 # %% [markdown]
 # A needle counts as found only when the prompt shows it whole, so the overlap is quoted to the model together
@@ -270,21 +238,12 @@ display(Markdown("Needles that some chunk quotes whole only thanks to its overla
 found = {s: pathologies(course.chunks(s), course.corpus, s) for s in STRATEGIES}
 pd.DataFrame({s: p.counts() for s, p in found.items()}).T
 
-# %%
-e = found["E"]
-cut, heading = e.decimal_cuts[0], e.heading_only[0]
-display(Markdown(
-    f"Strategy E has **{len(e.heading_only)}** heading-only chunks, **{len(e.decimal_cuts)}** cuts inside a decimal "
-    f"number, **{len(e.code_cuts)}** cuts inside code and **{len(e.mid_sentence)}** chunks that start mid-sentence, "
-    f"out of **{e.chunks}**. Blind chunking (A) starts **{len(found['A'].mid_sentence)}** of its "
-    f"**{found['A'].chunks}** chunks mid-sentence: it never looks.\n\n"
-    f"Two examples from E. A number cut in two, in *{cut.before.doc_id}*:\n\n"
-    f"> end of one chunk: `…{cut.before.content[-50:]}`  \n> start of the next: `{cut.after.content[:50]}…`\n\n"
-    f"A chunk that is only a heading, in *{heading.doc_id}*, section *{heading.section}*: `{heading.content}`"))
+# %% jupyter={"source_hidden": true}
+narrate.reference_costs(found, ev.destroyed["E"])
 
 # %% [markdown]
-# None of this destroys a needle here (the destroyed table above says how many it does), but each one makes a source
-# harder to read when it lands in a prompt, and notebook 07 shows one that does. Counting them is the lesson: a rule
+# Whether or not a flaw destroys a needle (the last sentence above says), each one makes a source harder to read
+# when it lands in a prompt, and notebook 07 shows one that does. Counting them is the lesson: a rule
 # you keep should come with its price tag.
 
 # %% [markdown]
@@ -313,15 +272,8 @@ tokens = pd.DataFrame.from_dict(orient="index", data={s: {"chunks": t.chunks, "w
                        for s, t in ev.tokens.items()})
 tokens
 
-# %%
-t, ours, theirs = ev.tokens["E"], ev.tokens["E"].header_share, chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS
-display(Markdown(
-    f"Header share in E. The chapter: **{chapter.HEADER_TOKENS:,}** of **{chapter.EMBEDDED_TOKENS:,}** pieces "
-    f"(**{theirs:.1%}**). This corpus: **{t.header_pieces:,}** of **{t.pieces:,}** (**{ours:.1%}**).\n\n"
-    f"Per chunk, a header costs **{chapter.HEADER_TOKENS / chapter.CHUNKS_E:.1f}** pieces in the chapter and "
-    f"**{t.header_pieces / t.chunks:.1f}** here, while the rest of each chunk costs "
-    f"**{(chapter.EMBEDDED_TOKENS - chapter.HEADER_TOKENS) / chapter.CHUNKS_E:.1f}** and "
-    f"**{(t.pieces - t.header_pieces) / t.chunks:.1f}**."))
+# %% jupyter={"source_hidden": true}
+narrate.header_share(ev)
 
 # %% [markdown]
 # Compare the two per-chunk figures above. Where the words per chunk are similar, a difference in header share
@@ -350,34 +302,16 @@ too_long = pd.DataFrame([{"document": c.doc_id, "section": c.section, "pieces": 
                          for c, n in zip(F, pieces) if n + 2 > window])
 too_long
 
-# %%
-per_piece = sum(len(c.text) for c in F) / sum(pieces)
-longest = max(course.chunks("C"), key=lambda c: len(c.content))
-display(Markdown(
-    f"Across all of F, a word piece covers **{per_piece:.1f}** characters on average, so the window holds about "
-    f"**{(window - 2) * per_piece:.0f}** characters of typical text: there the "
-    f"{'character budget' if (window - 2) * per_piece > SIZE else 'window'} is the limit that bites. The chunks over the window average "
-    f"**{too_long['characters per piece'].mean() if len(too_long) else float('nan'):.1f}** characters per piece.\n\n"
-    f"The longest boundary chunk (C, section *{longest.section}*) has **{len(longest.content)}** characters of content: "
-    f"{'longer than the budget, because a run of text without sentence-ending punctuation cannot be split by this rule.' if len(longest.content) > SIZE else 'within the budget.'}"))
+# %% jupyter={"source_hidden": true}
+narrate.window_limit(F, pieces, window, too_long, course.chunks("C"))
 
 # %% [markdown]
 # The window bites on dense text (code, formulas, numbers), where each character costs more word pieces: read
 # the "starts with" column above. Every header and every overlap adds word pieces to a chunk, so you might expect F,
 # which has both, to have the most chunks over the window. The cell below checks that expectation against the counts.
 
-# %%
-most = max(over, key=over.get)
-display(Markdown(
-    f"Most chunks over the window: **{most}** ({over[most]}). F, with header and overlap, has **{over['F']}**"
-    + (", the most, as expected." if over["F"] == over[most] else
-       f"; the expectation fails here. {most} wins because "
-       + ("a blind chunk is a full 512 characters (plus overlap, for B), while a boundary chunk usually closes before "
-          "the budget" if not STRATEGIES[most].boundaries else "its chunks are longer on this corpus")
-       + f": the embedded text averages **{np.mean([len(c.text) for c in course.chunks(most)]):.0f}** characters in "
-       f"{most} and **{np.mean([len(c.text) for c in F]):.0f}** in F.")
-    + " The chapter counted E and F only: " + ", ".join(f"{s} **{n}**" for s, n in chapter.OVER_WINDOW.items()) + "."
-    + " On any corpus, count before you trust your configured chunk size."))
+# %% jupyter={"source_hidden": true}
+narrate.most_over_window(over, course.chunks)
 
 # %% [markdown]
 # ## The boundaries rule, written out
@@ -415,7 +349,6 @@ def boundaries_by_hand(body, size=512):
         if start is not None:
             chunks.append((start, end))
     return chunks
-
 
 # %% [markdown]
 # Now compare it with `ragkit`, chunk for chunk, over every section of the corpus. `ragkit` trims the whitespace

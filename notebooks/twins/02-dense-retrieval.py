@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 02. Dense retrieval and paired comparisons
+#
+# You will see how a query becomes a vector and meets every chunk in one matrix product, how good the six chunking strategies are at finding the needles, with honest error bars,
+# and why the right way to compare two strategies is query by query, with a sign test, not by staring at two averages.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -34,12 +40,6 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 02. Dense retrieval and paired comparisons
-#
-# You will see how a query becomes a vector and meets every chunk in one matrix product, how good the six chunking strategies are at finding the needles, with honest error bars,
-# and why the right way to compare two strategies is query by query, with a sign test, not by staring at two averages.
-
 # %%
 import time
 
@@ -48,7 +48,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, plots, tables, widgets
+from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
@@ -136,11 +136,7 @@ tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 # ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
 
 # %%
-ours20 = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "R@20"}
-pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
-               "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
-               "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
-               "ours": f"{ours20[x].value:.3f} [{ours20[x].low:.3f}, {ours20[x].high:.3f}]"} for x in chapter.WILSON20])
+claims.recall20_intervals(ev)
 
 # %% [markdown]
 # The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
@@ -153,14 +149,8 @@ plots.recall_curves(ev, "dense")
 #
 # Suppose a strategy finds the needle for exactly half of the queries. How sure can you be that its true recall is one half? The Wilson interval answers that.
 
-# %%
-n = len(course.queries)
-low, high = wilson(n // 2, n)
-lead = 3 / n  # the smallest whole number of queries worth at least four points
-low3, high3 = wilson(n // 2 + 3, n)
-display(Markdown(f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
-                 f"**{high - low:.3f}** wide, roughly **±{(high - low) / 2:.3f}**. Three more hits (a lead of **{lead:.3f}**) "
-                 f"give **[{low3:.3f}, {high3:.3f}]**; the two intervals {'overlap' if low3 < high else 'do not overlap'}."))
+# %% jupyter={"source_hidden": true}
+narrate.interval_width(len(course.queries))
 
 # %% [markdown]
 # So two strategies a few points apart are, on their own intervals, indistinguishable. But the intervals treat the two strategies as if they had been tested on different queries.
@@ -174,11 +164,8 @@ display(Markdown(f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has 
 #
 # Here is the chapter's headline comparison, boundaries plus header (E) against blind cuts (A), at R@20, on this corpus.
 
-# %%
-c = ev.compare("E/dense", "A/dense", "R@20")
-destroyed = sum(q.qid in ev.destroyed["A"] for q in course.queries if q.id in c.wins)
-display(Markdown(f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. "
-                 f"Of E's wins, **{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by better ranking."))
+# %% jupyter={"source_hidden": true}
+narrate.headline(ev)
 
 # %% [markdown]
 # ## Queries are not needles
@@ -190,11 +177,8 @@ display(Markdown(f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**,
 # The honest unit is the needle. Give each needle a score per run: the share of its phrasings that hit (0, one half or 1 with two phrasings).
 # A needle whose score differs between the two runs is one win or one loss; the sign test then runs over needles.
 
-# %%
-n_level = ev.compare("E/dense", "A/dense", "R@20", "needle")
-needles_in_wins = len({q.qid for q in course.queries if q.id in c.wins})
-display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins come from only "
-                 f"**{needles_in_wins}** needles. Needle level: **+{n_level.test.wins}/-{n_level.test.losses}**, p = **{n_level.test.p:.2g}**."))
+# %% jupyter={"source_hidden": true}
+narrate.queries_or_needles(ev)
 
 # %% [markdown]
 # ## The chapter's comparisons, on this corpus
@@ -203,14 +187,8 @@ display(Markdown(f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.te
 # Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
 
 # %%
-p_of = lambda w, l: counts_test(w, l).p  # the exact sign test on a pair of counts
-table = pd.DataFrame([{"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{l}",
-                       "chapter p": f"{p if p is not None else p_of(w, l):.3g}",
-                       "chapter p reported": p is not None, "recomputed": f"{p_of(w, l):.3g}"}
-                      for (a, b, m), (w, l, p) in chapter.COMPARISONS.items()])
-match = [np.isclose(p_of(w, l), p, rtol=0.05) for w, l, p in chapter.COMPARISONS.values() if p is not None]
-display(Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in **{sum(match)} of {len(match)}** cases."))
-table
+display(narrate.sign_test_on_chapter_counts())
+claims.sign_tests_recomputed()
 
 # %% [markdown]
 # ### Many looks at once: Holm
@@ -252,13 +230,8 @@ display(Markdown(claims.verdict_counts(seven, len(course.questions))))
 # - A paired test can only find wins where there is room for them. If the weaker strategy already finds most needles, few remain to disagree
 #   about. The next cell counts that room for the header ablation (E against C).
 
-# %%
-room = int((ev["C/dense"].per_query("R@20") == 0).sum())
-t = ev.compare("E/dense", "C/dense", "R@20").test
-(e_hits, n_ch), (w, l, _) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
-display(Markdown(f"This corpus: C misses **{room}** of **{n}** queries at R@20, so E can win at most **{room}**; it wins **{t.wins}** and loses **{t.losses}**. "
-                 f"The chapter: E found **{e_hits}/{n_ch}** and beat C **+{w}/-{l}**, so its C found **{e_hits - w + l}/{n_ch}** and missed **{n_ch - e_hits + w - l}**: "
-                 f"{'more' if n_ch - e_hits + w - l > room else 'no more'} room than here."))
+# %% jupyter={"source_hidden": true}
+narrate.room_to_win(ev)
 
 # %% [markdown]
 # ## The header, confronted (optional)
@@ -268,17 +241,10 @@ display(Markdown(f"This corpus: C misses **{room}** of **{n}** queries at R@20, 
 # cutting answers in two), and E against C (same cuts, the header alone).
 
 # %%
-header = [("E vs A, A's destroyed needles left out", ev.compare("E/dense", "A/dense", "R@20", level, drop=ev.destroyed["A"]))
-          for level in ("query", "needle")]
-header += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "R@20", level)) for level in ("query", "needle")]
-pd.DataFrame([{"comparison": name, "level": c.level, "wins": c.test.wins, "losses": c.test.losses, "p": f"{c.test.p:.3g}"}
-              for name, c in header])
+claims.header_confronted(ev)
 
-# %%
-rest, alone = header[1][1].test, header[3][1].test
-display(Markdown(f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = **{rest.p:.2g}**. "
-                 f"The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = **{alone.p:.2g}**. "
-                 f"Of the headline's **{n_level.test.wins}** needle wins, **{n_level.test.wins - rest.wins}** are needles A destroyed."))
+# %% jupyter={"source_hidden": true}
+narrate.header_alone(ev)
 
 # %% [markdown]
 # ## Duel any two runs (optional)

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,13 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 02b. Statistics further: clusters, families, many looks
+#
+# Notebook 02 gave every student what is needed to judge a comparison: recall@k with Wilson intervals, the paired sign test at query and
+# needle level, and the verdicts. This notebook goes further, for those who want to know how much the needles weigh, why Holm's correction is
+# built the way it is, and what it does to the chapter's own results.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -34,13 +41,6 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 02b. Statistics further: clusters, families, many looks
-#
-# Notebook 02 gave every student what is needed to judge a comparison: recall@k with Wilson intervals, the paired sign test at query and
-# needle level, and the verdicts. This notebook goes further, for those who want to know how much the needles weigh, why Holm's correction is
-# built the way it is, and what it does to the chapter's own results.
-
 # %%
 import numpy as np
 from IPython.display import Markdown, display
@@ -49,7 +49,7 @@ import ragkit.teach.course
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.statistics import holm
-from ragkit.teach import chapter, claims, plots, tables
+from ragkit.teach import chapter, claims, narrate, plots, tables
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -74,13 +74,8 @@ display(Markdown(reminders.strategy_letters()))
 # needles, 31/32), so ragkit scales it back by G/(G - 1) and uses n - 1 in the independent-queries variance. And a percentile interval
 # built from a few dozen clusters covers somewhat less than its nominal 95%: read its edges as approximate, not as exact 95% bounds.
 
-# %%
-row = tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
-display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, {row.high:.3f}]**, "
-                 f"**{row.high - row.low:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, {row.needle_high:.3f}]**, "
-                 f"**{row.needle_high - row.needle_low:.3f}** wide. Design effect **{row.design_effect:.2f}**: the {row.n} queries weigh as much as "
-                 f"about **{row.n / row.design_effect:.0f}** independent ones. The clustered interval is "
-                 f"**{'wider' if row.needle_high - row.needle_low > row.high - row.low else 'not wider'}** than Wilson's here."))
+# %% jupyter={"source_hidden": true}
+narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0])
 
 # %% [markdown]
 # How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every recall:
@@ -89,10 +84,7 @@ display(Markdown(f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independ
 # %%
 deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
 display(deff[[m for m in METRICS if m != "MRR"]].round(2))
-below = "" if deff.min().min() >= 1 else (" Below 1, the phrasings of a needle disagree more often than two independent queries would "
-                                         "(one finds the needle, the other does not), and the clustered interval is the narrower one.")
-display(Markdown(f"Design effects of the dense runs range from **{deff.min().min():.2f}** to **{deff.max().max():.2f}**.{below} Whatever the "
-                 "interval does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of evidence."))
+narrate.design_effects(deff)
 
 # %% [markdown]
 # ## Holm, explained
@@ -156,16 +148,8 @@ pairs = list(dict.fromkeys((a, b) for a, b, _ in chapter.COMPARISONS))
 shopping = tables.metric_shopping(ev, pairs, chapter.COMPARISONS).sort_values("p")
 shopping.head(10).style.format({"p": "{:.3g}", "Holm p": "{:.3g}"}).hide(axis="index")
 
-# %%
-unchosen = shopping[~shopping["chosen by the chapter"]]
-best = unchosen.iloc[0]
-hurts = unchosen[unchosen.comparison.isin(["F/dense vs E/dense", "B/dense vs A/dense"])].sort_values("p").groupby("comparison").head(1)
-display(Markdown(f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at {best.metric}**: "
-                 f"**+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} = **{best['Holm p']:.3g}**. "
-                 + " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = {r['p']:.3g}, "
-                            f"Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows()) +
-                 " Picking the metric that makes a story after seeing the table turns noise into a finding: the metric has to be fixed first, "
-                 "and every extra look has to pay for itself in the correction."))
+# %% jupyter={"source_hidden": true}
+narrate.metric_shopping(shopping)
 
 # %% [markdown]
 # ## Every pair at once (optional)

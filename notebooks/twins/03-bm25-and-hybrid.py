@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 03. BM25 and hybrid
+#
+# You will see a query built around an exact string, watch how dense retrieval and a classic word-counting formula (BM25) handle it, then measure whether that lexical edge holds across all the needle queries,
+# and whether fusing the two rankings (reciprocal rank fusion) beats either of them by more than the noise.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -34,12 +40,6 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 03. BM25 and hybrid
-#
-# You will see a query built around an exact string, watch how dense retrieval and a classic word-counting formula (BM25) handle it, then measure whether that lexical edge holds across all the needle queries,
-# and whether fusing the two rankings (reciprocal rank fusion) beats either of them by more than the noise.
-
 # %%
 import warnings
 
@@ -48,7 +48,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, tables, widgets
+from ragkit.teach import chapter, narrate, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
@@ -84,16 +84,13 @@ holders = [i for i, c in enumerate(r.chunks) if token in c.content]
 runs = {"dense": r.dense([query]), "bm25": r.bm25([query]), "hybrid": r.hybrid([query])}
 pos = lambda run, i: int(np.where(run.ranking[0] == i)[0][0]) + 1
 holder = holders[0]
-display(Markdown(f"Chunks containing `{token}`: **{len(holders)}**, in *{r.chunks[holder].doc_id}*, section *{r.chunks[holder].section}*. Its rank among **{len(r.chunks)}** chunks: "
-                 + ", ".join(f"{name} **{pos(run, holder)}**" for name, run in runs.items()) + "."))
+narrate.constant_ranks(r, token, runs)
 
 # %% [markdown]
 # Where did dense retrieval look instead? Its favourite chunk, and the distance of each:
 
-# %%
-best, dist = runs["dense"].ranking[0, 0], runs["dense"].distance[0]
-display(Markdown(f"Dense's first choice: *{r.chunks[best].doc_id}*, section *{r.chunks[best].section}*, distance **{dist[best]:.3f}**. "
-                 f"The chunk that holds the constant: distance **{dist[holder]:.3f}**.\n\n> {r.chunks[best].content[:300]}..."))
+# %% jupyter={"source_hidden": true}
+narrate.dense_first_choice(r, runs["dense"], holder)
 
 # %% [markdown]
 # ## BM25: counting words, cleverly
@@ -136,17 +133,8 @@ curve.round(3)
 # %% [markdown]
 # The chapter reports that on its corpus BM25 more than doubled dense top-1 accuracy and then fell clearly behind around rank 8, because the two fail on different queries. Check each part on this corpus.
 
-# %%
-d1, b1, ch1 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1"), chapter.RERANK["R@1"][0]
-ahead = [k for k in curve.index if curve.loc[k, "E/bm25"] > curve.loc[k, "E/dense"]]
-t1, t8 = ev.compare("E/bm25", "E/dense", "R@1", "needle").test, ev.compare("E/bm25", "E/dense", "R@8", "needle").test
-q8 = ev.compare("E/bm25", "E/dense", "R@8").test
-display(Markdown(f"- **Top-1**: BM25 **{b1:.3f}**, dense **{d1:.3f}** (ratio **{b1 / d1:.2f}**; the chapter's dense top-1 was **{ch1}**, so its BM25 top-1 exceeded **{2 * ch1:.3f}**). "
-                 f"Needle by needle at R@1: BM25 wins **{t1.wins}**, dense **{t1.losses}**, p = **{t1.p:.2g}**. BM25 more than doubles dense here: **{'yes' if b1 > 2 * d1 else 'no'}**.\n"
-                 f"- **Where BM25 leads**: {'at k = ' + ', '.join(map(str, ahead)) if ahead else 'at no k from 1 to 20'}.\n"
-                 f"- **Around rank 8**, needle by needle: BM25 wins **{t8.wins}**, dense **{t8.losses}**, p = **{t8.p:.2g}**: BM25 is "
-                 f"**{'behind' if t8.losses > t8.wins else 'ahead' if t8.wins > t8.losses else 'level'}**, "
-                 f"{'a difference this data can tell apart' if t8.p < 0.05 else 'but not distinguishably'}. They fail on different queries: **{q8.wins + q8.losses}** queries are found by one and not the other."))
+# %% jupyter={"source_hidden": true}
+narrate.bm25_against_dense(ev, curve)
 
 # %% [markdown]
 # Why would BM25 do better on one corpus than on another? It can only score words that the query and the chunk share. So look at how many of each query's content words (stop words removed) appear in its needle, split by the two phrasings,
@@ -170,28 +158,22 @@ pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].me
 #
 # Running both retrievers is easy; combining their answers is where the obvious approach goes wrong. Look at what each one returns for the constant query.
 
-# %%
-d, b = runs["dense"].distance[0], lex.scores(query)
-display(Markdown(f"Dense distances run from **{d.min():.3f}** (best) to **{d.max():.3f}**: lower is better. "
-                 f"BM25 scores run from **{b.max():.2f}** (best) down to **{b.min():.2f}**: higher is better, and **{int((b == 0).sum())}** of **{len(b)}** chunks score exactly zero."))
+# %% jupyter={"source_hidden": true}
+narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
 
 # %% [markdown]
 # The two are on different scales, bounded differently, and pointing in opposite directions. You could normalise each list per query (say, divide by the best score), but then the weight a list gets depends on how good its best hit happened to be for *that* query: a lucky top hit squashes everything below it.
 #
 # **Reciprocal rank fusion** (RRF) throws the scores away and keeps the ranks. Every list gives each chunk $1/(k + \text{rank})$, ranks counted from 1; the fused ranking sorts chunks by the sum. With the usual $k = 60$ the constant is large compared with the top ranks, so no single list can dominate with one confident hit. A toy example with two lists of chunk ids:
 
-# %%
-display(Markdown(f"`rrf([[7, 3, 5], [5, 7, 9]])` → **{rrf([[7, 3, 5], [5, 7, 9]]).tolist()}**. "
-                 f"With k = {K}, rank 1 is worth **{(K + 10) / (K + 1):.2f}** times rank 10; with k = 0 it would be worth **{10 / 1:.0f}** times."))
+# %% jupyter={"source_hidden": true}
+narrate.rrf_weights(K)
 
 # %% [markdown]
 # Now the constant query again. Fusion only sees ranks, so a chunk that one list loves and the other buries has to compete with chunks both lists rank as merely decent.
 
-# %%
-top = runs["hybrid"].ranking[0, 0]
-fused = lambda i: sum(1 / (K + pos(runs[n], i)) for n in ("dense", "bm25"))
-display(Markdown(f"The `{token}` chunk: dense rank **{pos(runs['dense'], holder)}**, BM25 rank **{pos(runs['bm25'], holder)}**, fused score **{fused(holder):.4f}**, hybrid rank **{pos(runs['hybrid'], holder)}**.\n\n"
-                 f"Hybrid's first chunk: dense rank **{pos(runs['dense'], top)}**, BM25 rank **{pos(runs['bm25'], top)}**, fused score **{fused(top):.4f}**."))
+# %% jupyter={"source_hidden": true}
+narrate.fused_ranks(runs, token, holder, K)
 
 # %% [markdown]
 # That is the price of fusion: it protects you from either retriever's wild misses, and in exchange it dilutes either retriever's lone brilliant hit. Whether the trade pays off is an empirical question, so measure it.
@@ -212,7 +194,6 @@ tables.summary(ev)
 # does (needle-level Holm p under 0.05), naming the run ahead.
 
 # %%
-sig = lambda p: "significant" if p < 0.05 else "not significant"
 with warnings.catch_warnings():  # notebook 01 reports how many chunks the encoder truncates; here it would only repeat it
     warnings.simplefilter("ignore", TruncationWarning)
     everything = course.evaluation("ABCDEF")
@@ -220,11 +201,8 @@ seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())
 hybrid = [line for line in seven.lines if line.a == "E/hybrid"]
 seven
 
-# %%
-display(Markdown("\n".join(f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/-{x.query.test.losses} "
-                           f"queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} needles (p = {x.needle.test.p:.2g}, "
-                           f"Holm p over {len(seven.lines)} = {x.needle.p_holm:.2g}); the chapter claims {x.finding.claim}: **{x.verdict}**."
-                           for x in hybrid)))
+# %% jupyter={"source_hidden": true}
+narrate.chapter_verdicts(hybrid, len(seven.lines))
 
 # %% [markdown]
 # And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.
@@ -232,8 +210,7 @@ display(Markdown("\n".join(f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.
 # %%
 cmp = pd.DataFrame({l: [ev[l].value(m) for m in METRICS] for l in labels}, index=list(METRICS)).round(3)
 cmp["hybrid ahead of both"] = (cmp["E/hybrid"] > cmp[["E/dense", "E/bm25"]].max(axis=1))
-behind = [m for m in METRICS if not cmp.loc[m, "hybrid ahead of both"]]
-display(Markdown(f"Hybrid ahead of both parents on every metric's point estimate here: **{'yes' if not behind else 'no'}**" + (f" (not ahead of both at {', '.join(behind)})." if behind else ".")))
+display(narrate.ahead_of_both(cmp))
 cmp
 
 # %% [markdown]
@@ -242,8 +219,7 @@ cmp
 
 # %%
 five = report(ev, [("E/hybrid", "E/dense", m) for m in METRICS], runs=())
-display(Markdown("\n".join(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.losses} needles against dense, p = **{c.test.p:.2g}**, "
-                           f"Holm p = **{c.p_holm:.2g}** ({sig(c.p_holm)} after correction)" for c in (x.needle for x in five.lines))))
+narrate.needle_tests(five)
 
 # %% [markdown]
 # ## What a query costs (optional)

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 04. Reranking
+#
+# You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
+# and how late interaction (MaxSim over token vectors, the shape of ColBERT) fares with a model that was never trained for it.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -33,12 +39,6 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 04. Reranking
-#
-# You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
-# and how late interaction (MaxSim over token vectors, the shape of ColBERT) fares with a model that was never trained for it.
-
 # %%
 import time
 
@@ -46,7 +46,7 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, tables, widgets
+from ragkit.teach import chapter, claims, narrate, tables, widgets
 from ragkit.report import report
 from ragkit.teach.latency import measure, timings_table
 from ragkit.rerank import LateInteractionReranker, available_reranker
@@ -65,18 +65,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
 # %%
 if reranker is None:
-    display(HTML(
-        "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"
-        "<b>No cross-encoder on this machine.</b> The chapter's reranker, <code>cross-encoder/ms-marco-MiniLM-L-6-v2</code>, "
-        "is not installed here, so this notebook cannot measure its gain. Below you get the chapter's own figures, "
-        "labelled as such, and an offline reranker (MaxSim) that runs without it. <b>MaxSim is not a stand-in for the "
-        "cross-encoder's gain</b>: it is a different, untrained method, and whatever it scores tells you nothing about "
-        "what the cross-encoder would do on this corpus. To measure the real thing, run <code>make models</code> on a "
-        "machine with internet, then rerun this notebook.</div>"))
-    display(pd.DataFrame({m: {"the chapter: dense": f"{chapter.RERANK[m][0]:.3f}",
-                              "the chapter: hybrid + cross-encoder": f"{chapter.RERANK[m][1]:.3f}"}
-                          for m in chapter.RERANK}).rename_axis("the chapter's figures (its corpus; not measured here)"))
-    display(Markdown(f"The chapter's cross-encoder over its top 25 took **{chapter.RERANK_MS} ms** per query on its CPU."))
+    display(narrate.no_cross_encoder(), claims.chapter_rerank(), narrate.chapter_rerank_time())
 
 # %% [markdown]
 # ## Two ways to score a pair
@@ -175,9 +164,11 @@ tables.summary(ev_li)
 table = pd.DataFrame({f"ours: {l}": {m: f"{ev_li[l].value(m):.3f}" for m in metrics} for l in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-encoder")):
     table.loc[name] = {m: f"{chapter.RERANK[m][i]:.3f}" if m in chapter.RERANK else "–" for m in metrics}
-display(table)
-display(Markdown("A dash: the chapter does not report that figure. The chapter's rows are its cross-encoder on its corpus; "
-                 "the MaxSim row is ours, and it measures MaxSim, not the cross-encoder's gain."))
+table
+
+# %% [markdown]
+# A dash: the chapter does not report that figure. The chapter's rows are its cross-encoder on its corpus; the MaxSim
+# row is ours, and it measures MaxSim, not the cross-encoder's gain.
 
 # %% [markdown]
 # Now the honest part: paired sign tests of MaxSim against plain hybrid (did reranking the shortlist help at all?) and against dense

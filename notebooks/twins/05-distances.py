@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 05. Distances: cosine and L2
+#
+# You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
+# and how that identity falls apart, dragging text length into every distance, the moment the vectors are not normalised.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -33,12 +39,6 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 05. Distances: cosine and L2
-#
-# You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
-# and how that identity falls apart, dragging text length into every distance, the moment the vectors are not normalised.
-
 # %%
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, plots
+from ragkit.teach import chapter, narrate, plots
 from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.tokens import count_pieces
@@ -107,11 +107,8 @@ pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for 
 # The vectors are stored as 32-bit floats, which carry about seven significant digits. A difference at that scale is rounding, not a
 # flaw in the identity.
 
-# %%
-eps = float(np.finfo(np.float32).eps)
-display(Markdown(f"The two sides differ by **{check.difference:.2e}** here and by **{chapter.IDENTITY['diff']:.2e}** in the chapter. "
-                 f"float32 resolves steps of about **{eps:.1e}** near 1, so this difference is "
-                 f"**{'rounding noise' if check.difference < 10 * eps else 'larger than rounding noise'}**."))
+# %% jupyter={"source_hidden": true}
+narrate.identity_noise(check)
 
 # %% [markdown]
 # One pair could be lucky. `max_identity_gap` checks every pair among 200 chunk vectors, in float32 exactly as they are stored,
@@ -124,11 +121,7 @@ with course.recording("E"):  # a few of these chunks are over the encoder's wind
     unit200 = embedder.encode(texts, progress=False)
 display(Markdown(course.truncation_note()))
 gap = max_identity_gap(unit200, 200)
-display(Markdown(f"The sample takes every **{len(chunks) / len(sample):.1f}**th chunk of **{len(chunks)}** and covers "
-                 f"**{len({c.doc_id for c in sample})}** of the **{len(course.corpus)}** documents.  \n"
-                 f"Worst gap over **{len(texts) * (len(texts) - 1) // 2}** distinct pairs of **{len(texts)}** chunk vectors: **{gap:.2e}**; "
-                 f"the chapter, over its own 200: **{chapter.IDENTITY['max_diff_200']:.2e}**. That is "
-                 f"**{'still rounding noise' if gap < 100 * eps else 'more than rounding noise: look for a vector that is not unit length'}**."))
+narrate.identity_gap(sample, len(chunks), len(course.corpus), gap)
 
 # %% [markdown]
 # ## Now skip the normalisation
@@ -143,10 +136,8 @@ general = 0.5 * (raw_check.norm_a ** 2 + raw_check.norm_b ** 2) - raw_check.norm
 raw_vals = [raw_check.norm_a, raw_check.norm_b, raw_check.l2, raw_check.half_l2_squared, raw_check.cosine_distance, raw_check.difference]
 pd.DataFrame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for v in raw_vals]}, index=rows)
 
-# %%
-display(Markdown(f"Un-normalised, the two sides of the identity differ by **{raw_check.difference:.4f}**, against **{check.difference:.2e}** on unit vectors. "
-                 f"The cosine distance moved by only **{abs(raw_check.cosine_distance - check.cosine_distance):.1e}**: cosine divides the norms out, so it never noticed. "
-                 f"The general line above predicts L2²/2 = **{general:.6f}** from the norms and the cosine; measured: **{raw_check.half_l2_squared:.6f}**."))
+# %% jupyter={"source_hidden": true}
+narrate.unnormalised(raw_check, check, general)
 
 # %% [markdown]
 # ## The norm tracks the length of the text
@@ -165,11 +156,8 @@ plots.described(px.scatter(lengths, x="word pieces", y="norm, un-normalised", ho
                            title="Un-normalised chunk vectors: norm against length", height=380),
                 plots.scatter_summary(lengths, "word pieces", ["norm, un-normalised"], "chunks"))
 
-# %%
-corr = lengths.corr().loc["word pieces", "norm, un-normalised"]
-display(Markdown(f"Correlation between length (word pieces) and un-normalised norm over these **{len(lengths)}** chunks: **{corr:.2f}**, so longer chunks "
-                 f"tend to have **{'shorter' if corr < 0 else 'longer'}** vectors. The normalised norms stay between "
-                 f"**{lengths['norm, normalised'].min():.6f}** and **{lengths['norm, normalised'].max():.6f}** whatever the length."))
+# %% jupyter={"source_hidden": true}
+narrate.length_and_norm(lengths)
 
 # %% [markdown]
 # Why would length move the norm at all? A mean of vectors that point in somewhat different directions is shorter than the vectors
@@ -189,10 +177,8 @@ lengths["cosine distance"] = 1 - unit200 @ unit_q
 display(Markdown(f"**Query:** {q}"))
 lengths.corr().loc[["L2, un-normalised", "cosine distance"], ["word pieces", "norm, un-normalised"]].round(3)
 
-# %%
-corr_l2, corr_cos = lengths.corr().loc[["L2, un-normalised", "cosine distance"], "word pieces"]
-display(Markdown(f"For this query, un-normalised L2 correlates with chunk length at **{corr_l2:.2f}**, cosine distance at **{corr_cos:.2f}**: "
-                 f"the un-normalised distance is the **{'more' if abs(corr_l2) > abs(corr_cos) else 'less'}** length-sensitive of the two."))
+# %% jupyter={"source_hidden": true}
+narrate.length_sensitivity(lengths)
 
 # %% [markdown]
 # One query is an anecdote. Repeat it for every query of the course against the same 200 chunks, and ask two things: does the nearest
@@ -207,9 +193,7 @@ nearest = pd.DataFrame({"query word pieces": count_pieces(qtexts), "query norm, 
                         "nearest L2, un-normalised": l2_all.min(axis=1), "nearest cosine distance": cos_all.min(axis=1)})
 
 # %%
-moved = int((l2_all.argmin(axis=1) != cos_all.argmin(axis=1)).sum())
-display(Markdown(f"For **{moved}** of **{len(qtexts)}** queries the nearest of these chunks is a different one under un-normalised L2 than under cosine distance. "
-                 f"How the distance to the nearest chunk relates to the *query's* length and norm:"))
+display(narrate.nearest_moved(l2_all, cos_all))
 nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], ["query word pieces", "query norm, un-normalised"]].round(3)
 
 # %%
@@ -220,11 +204,8 @@ plots.described(px.scatter(nearest, x="query word pieces", y=["nearest L2, un-no
 # %% [markdown]
 # Read the two panels as a threshold would: draw a horizontal line across each and ask which queries fall under it.
 
-# %%
-r_l2, r_cos = nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], "query word pieces"]
-display(Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_l2:.2f}**, nearest cosine distance **{r_cos:.2f}**. " + (
-    "A fixed cut on un-normalised L2 would largely be a cut on how many words the user typed; a cut on cosine distance is not."
-    if abs(r_l2) >= 0.5 and abs(r_cos) < abs(r_l2) / 2 else "On this corpus the contrast is weaker than the algebra suggests: look at the panels.")))
+# %% jupyter={"source_hidden": true}
+narrate.length_cut(nearest)
 
 # %% [markdown]
 # ## Why a threshold needs normalised vectors

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 06. Thresholds and bluffs
+#
+# What you will see: a retriever that answers every question, including ones about paella, and the one
+# component that can make it stop: a cut on cosine distance, with its price in refused questions.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -34,18 +40,12 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 06. Thresholds and bluffs
-#
-# What you will see: a retriever that answers every question, including ones about paella, and the one
-# component that can make it stop: a cut on cosine distance, with its price in refused questions.
-
 # %%
 from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, plots, tables, widgets
+from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
@@ -118,24 +118,11 @@ plots.distance_histogram(s, DEFAULT_CUT)
 # all?", what matters for an answerable query is the distance to the nearest chunk that *actually
 # carries its answer*. Take the worst such query and the most convincing out-of-domain one:
 
-# %%
-worst = int(np.argmax(np.where(np.isfinite(s.best_answer), s.best_answer, -np.inf)))
-overlap = s.worst_in_domain > s.best_out_of_domain
-display(Markdown(
-    f"Worst answerable query: *{s.queries[worst].text}*, its answer at **{s.worst_in_domain:.3f}** "
-    f"(the chapter: **{chapter.THRESHOLD['worst_in_domain']}**).  \n"
-    f"Closest out-of-domain query: at **{s.best_out_of_domain:.3f}** "
-    f"(the chapter: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
-    f"So the two distributions **{'overlap' if overlap else 'do not overlap'}**: "
-    + ("no single cut answers every answerable question and refuses every out-of-domain one, "
-       "as in the chapter." if overlap else "here a perfect cut exists, unlike in the chapter.")))
+# %% jupyter={"source_hidden": true}
+narrate.distributions(s)
 
-# %%
-display(Markdown(
-    f"Answerable queries whose answer is further away than the closest out-of-domain query: "
-    f"**{int((s.best_answer > s.best_out_of_domain).sum())}** of {len(s.queries)}.  \n"
-    f"Out-of-domain queries closer to some chunk than the worst answer is to its query: "
-    f"**{int((s.nearest_out < s.worst_in_domain).sum())}** of {len(s.out_of_domain)}."))
+# %% jupyter={"source_hidden": true}
+narrate.crossings(s)
 
 # %% [markdown]
 # ## Sweeping the cut
@@ -150,28 +137,16 @@ cuts = [None, DEFAULT_CUT, STRICT_CUT]
 table = tables.sweep(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
 table.assign(cut=["none" if c is None else f"{c:.3f}" for c in cuts])
 
-# %%
-ours, theirs = s.at(STRICT_CUT), chapter.THRESHOLD
-display(Markdown(
-    f"At {STRICT_CUT} this corpus refuses **{ours.refused}** of {ours.in_domain} answerable queries "
-    f"(the chapter: **{theirs['refused_at_0.525']}**) to bring bluffs down to **{ours.bluffs}** of "
-    f"{ours.out_of_domain} (the chapter: **{theirs['bluffs'][STRICT_CUT]}**).  \n"
-    f"At {DEFAULT_CUT} we bluff **{s.at(DEFAULT_CUT).bluffs}** times against the chapter's **{theirs['bluffs'][DEFAULT_CUT]}**: "
-    + ("the default cut is more forgiving to bluffs here than there."
-       if s.at(DEFAULT_CUT).bluffs > theirs["bluffs"][DEFAULT_CUT] else "the default cut does at least as well here.")))
+# %% jupyter={"source_hidden": true}
+narrate.strict_cut(s)
 
 # %% [markdown]
 # Does the chapter's shape hold here: tighten the cut, bluffs fall, refusals rise? The cell below checks
 # it over the whole default grid of cuts, and looks at *which kind* of out-of-domain query still bluffs
 # at the default cut.
 
-# %%
-grid = tables.sweep(s)
-shape = grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing
-kinds = pd.Series([b.query.kind for b in s.bluffs(DEFAULT_CUT)]).value_counts()
-display(Markdown(f"Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
-                 f"({'the same' if shape else 'not the same'} trade-off as the chapter's).  \n"
-                 f"Bluffs at {DEFAULT_CUT} by kind: " + (", ".join(f"**{n}** {k}" for k, n in kinds.items()) or "none")))
+# %% jupyter={"source_hidden": true}
+narrate.sweep_shape(s)
 
 # %% [markdown]
 # The exact counts differ from the chapter's, and you should expect them to: a different corpus,
@@ -190,9 +165,11 @@ plots.bluffs_and_refusals(s)
 # %% [markdown]
 # ## Your turn: move the cut
 #
-# Drag the slider. The counts, the dashed line on the histogram and the list of bluffing queries (with
-# the chunk each would be handed) update as you go. Each move is only a comparison of precomputed
-# numbers, so it is instant.
+# Two sliders move the cut. With a running kernel (JupyterLab, Binder, Colab), the explorer below updates the
+# counts, the dashed line on the histogram and the list of bluffing queries (with the chunk each would be handed)
+# as you go; each move is only a comparison of precomputed numbers, so it is instant. The figure after it carries
+# its own slider, whose steps ragkit counted in advance: it moves without a kernel, and on the book's page it is
+# the one that works.
 
 # %%
 explorer = widgets.ThresholdExplorer(s)
@@ -212,14 +189,7 @@ plots.threshold_slider(s)
 
 # %%
 near = s.bluffs(None)[0]
-further = int((s.best_answer > near.distance).sum())
-display(Markdown(
-    f"*{near.query.query}* ({near.query.kind}, {near.query.topic}) lands on "
-    f"**{near.chunk.doc_id} > {near.chunk.section}** at **{near.distance:.3f}** "
-    f"(the chapter's near miss: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
-    f"That is closer than the true answer of **{further}** of {len(s.queries)} answerable queries: "
-    + ("most of them." if further > len(s.queries) / 2 else "not most of them, but a cut that stops it refuses those.")))
-print(near.chunk.content)
+narrate.near_miss(s, near)
 
 # %% [markdown]
 # Read the chunk and judge for yourself: does it share the question's subject, or only its vocabulary?
@@ -235,11 +205,7 @@ print(near.chunk.content)
 
 # %%
 france = next(b for b in s.bluffs(None) if b.query.query == "what is the capital of france")
-passes = {c: any(b.query == france.query for b in s.bluffs(c)) for c in (DEFAULT_CUT, STRICT_CUT)}
-display(Markdown(f"Nearest chunk: **{france.chunk.doc_id} > {france.chunk.section}** at **{france.distance:.3f}**. "
-                 + ", ".join(f"at cut {c}: **{'bluffs' if p else 'refused'}**" for c, p in passes.items())
-                 + f". Does that chunk contain the word *Paris*? **{'Paris' in france.chunk.content}**"))
-print(france.chunk.content)
+narrate.literal_match(s, france)
 
 # %% [markdown]
 # And the chunk that quotes the question literally? Search every chunk for it and look up its rank and
@@ -278,7 +244,8 @@ pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))
 display(scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index"))
 display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
-#
+
+# %% [markdown]
 # ## Try this (optional)
 #
 # 1. With the slider, find the loosest cut that lets no *absurd* query through. How many adjacent

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 07. Citations and NO ANSWER
+#
+# What you will see: the prompt a model receives, the citation table it never sees, links added by the
+# server rather than written by the model, and the refusal that happens before any model is called.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -33,12 +39,6 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
-# %% [markdown]
-# # 07. Citations and NO ANSWER
-#
-# What you will see: the prompt a model receives, the citation table it never sees, links added by the
-# server rather than written by the model, and the refusal that happens before any model is called.
-
 # %%
 import dataclasses
 import re
@@ -46,11 +46,11 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, tables, widgets
+from ragkit.teach import chapter, narrate, tables, widgets
 from ragkit.answer import answer, available_generator, NoAnswer
 from ragkit.chunking import pathologies
 from ragkit.citations import verify, render_links, citation_table, text_fragment, CharRange, PdfPage, MediaRange, SheetRange
-from ragkit.threshold import KEEP
+from ragkit.threshold import DEFAULT_CUT, KEEP
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -99,13 +99,8 @@ for c in result.citations:
         "first words": tables.first_words(c.quote, 60)})
 pd.DataFrame(found_here).set_index("source")
 
-# %%
-bad = [row["source"] for row in found_here if row["what is wrong with it"] != "nothing we count"]
-display(Markdown(f"**{len(bad)}** of the **{len(found_here)}** sources in this prompt show a pathology ({', '.join(bad) or 'none'}). "
-                 f"Across all of E: **{len(flaws.heading_only)}** heading-only chunks, **{len(flaws.decimal_cuts)}** cuts inside a "
-                 f"decimal number, **{len(flaws.code_cuts)}** inside code, **{len(flaws.mid_sentence)}** chunks starting mid-sentence. "
-                 "A heading-only source takes one of the gate's slots and says nothing; half a number in a source is a "
-                 "number the model may quote wrong."))
+# %% jupyter={"source_hidden": true}
+narrate.prompt_flaws(found_here, flaws)
 
 # %% [markdown]
 # ## What the model never sees
@@ -154,12 +149,7 @@ display(Markdown(f"Original range verifies: **{verify(c, course.corpus)}**; shif
 
 # %%
 f = next(x for x in course.chunks("F") if (x.doc_id, x.start) == (c.document_id, c.locator.start))
-doc = course.corpus[f.doc_id].text
-display(Markdown(f"Header: `{f.header.strip()}`  \nOverlap carried from the previous chunk: `{f.overlap}`"))
-display(Markdown(f"Is `content` found at its range in the document? **{doc[f.start:f.end] == f.content}**  \n"
-                 f"Does `text` occur anywhere in the document? **{f.text in doc}**  \n"
-                 f"Does the overlap sit right before the content? **{doc[f.start - len(f.overlap):f.start] == f.overlap}**  \n"
-                 f"Would a citation quoting `text` verify? **{verify(dataclasses.replace(c, quote=f.text), course.corpus)}**"))
+narrate.quote_or_text(course.corpus, c, f)
 
 # %% [markdown]
 # Quote `text` and your citation puts a header in the reader's mouth that the document never says at
@@ -202,10 +192,9 @@ pd.DataFrame({"type": [type(l).__name__ for l in locators], "fragment": [l.fragm
 
 # %%
 c = result.citations[0]
-display(Markdown(f"- path in this project: `{widgets.project_path(course.corpus[c.document_id].path)}`\n"
-                 f"- locator the server verifies (RFC 5147): `{c.fragment}`: verifies **{verify(c, course.corpus)}**\n"
-                 f"- text fragment a browser follows on an HTML page: `{text_fragment(c.quote)}`"))
-#
+narrate.two_locators(course.corpus, c)
+
+# %% [markdown]
 # ## Turning [n] into links
 #
 # The model writes numbers; the server writes links. Below is an answer *we invented* (no model was
@@ -216,8 +205,7 @@ display(Markdown(f"- path in this project: `{widgets.project_path(course.corpus[
 made_up = ("Count the examples where the two models disagree and run a sign test [1]. On a small test set "
            "even a perfect score leaves a wide interval [2]. Five hundred examples are always enough [9].")
 rendered = render_links(made_up, result.citations, course.corpus)
-display(Markdown(rendered.text))
-display(Markdown(f"Markers that name no source: **{list(rendered.unknown)}**"))
+display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 
 # %% [markdown]
 # Hover over a link to see the document, section and character range it points at. Click it and JupyterLab
@@ -247,11 +235,8 @@ for question in ("what is the offside rule in football", "which vector database 
 # Prompt length is what you pay for and what competes for the model's context. The count depends on
 # which tokenizer does the counting, so `answer()` records that too.
 
-# %%
-display(Markdown(
-    f"This prompt: **{result.prompt_tokens}** tokens, counted with *{result.counted_with}*; "
-    f"**{len(result.citations)}** sources, **{len(result.prompt):,}** characters.  \n"
-    f"The chapter's opening prompt: **{chapter.PROMPT_TOKENS}** tokens, counted with Qwen2.5's tokenizer."))
+# %% jupyter={"source_hidden": true}
+narrate.prompt_length(result)
 
 # %% [markdown]
 # Compare those two numbers with care. Different tokenizers cut the same text into different numbers of
@@ -313,16 +298,9 @@ pd.DataFrame(rows) if rows else display(Markdown("*The model wrote no `#char=` r
 # Its facts, quoted (they need the arXiv API, so they are not rechecked here):
 
 # %%
-q = chapter.QWEN
-display(Markdown(f"Asked for **{q['asked']}** papers on contrastive sentence embeddings with identifiers, **{q['model']}** "
-                 f"wrote **{q['well_formed']}** well-formed identifiers; **{q['real']}** resolve to real arXiv papers; "
-                 f"**{q['right']}** are the paper claimed. The chapter prints **{len(q['printed'])}** of them:"))
-display(pd.DataFrame([{"identifier": i, "claimed title": c, "actual paper": a} for i, c, a in q["printed"]]))
-exists, ok = sum(r["document exists"] for r in rows), sum(r["verifies"] for r in rows)
-display(Markdown(f"The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{len(rows)}**; "
-                 f"*does it point at what is claimed* passes **{ok}**. The chapter's eight would pass the first check "
-                 f"{q['real']} times out of {q['asked']} and the second {q['right']} times: the failure is in the "
-                 "association, never in the format."))
+display(narrate.chapter_identifiers())
+display(pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"]))
+narrate.identifier_checks(rows)
 
 # %% [markdown]
 # An invented range points at the wrong words; an invented file points nowhere. Both look exactly as trustworthy as a
@@ -337,15 +315,8 @@ display(Markdown(f"The same two checks on the identifiers above: *does it exist*
 # the gate) failed. Only when the needle is in the prompt can a wrong answer be blamed on the generator. That is why
 # every measurement in this course grades retrieval alone.
 
-# %%
-row = course.sweep().at(0.675)
-display(Markdown(
-    f"All **{row.in_domain}** in-domain queries at the default cut (0.675), dense retrieval on E:\n\n"
-    f"- **{row.answered_with_needle}** reach a prompt that holds the needle: here a wrong answer is the generator's fault;\n"
-    f"- **{row.answered_without_needle}** reach a prompt without the needle: a retrieval failure that no generator can repair;\n"
-    f"- **{row.refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
-    f"So at most **{row.answered_with_needle}** of {row.in_domain} answers are in the generator's hands, measured "
-    "without generating anything."))
+# %% jupyter={"source_hidden": true}
+narrate.two_halves(course.sweep().at(DEFAULT_CUT))
 
 # %% [markdown]
 # ## Four chunks or twenty? (optional)
@@ -378,18 +349,8 @@ compare = pd.DataFrame({f"{k} chunks": {
     "needle past source 4": f"{int((f['needle at'] > 4).sum())}"} for k, f in facts.items()})
 compare
 
-# %%
-four, twenty = facts[KEEP], facts[20]
-gain = int(twenty["needle at"].notna().sum() - four["needle at"].notna().sum())
-rescued = sorted(twenty["needle at"][four["needle at"].isna() & twenty["needle at"].notna()])
-display(Markdown(
-    f"Twenty chunks put the needle into **{gain}** more prompts than four, and make the median prompt "
-    f"**{twenty.tokens.median() / four.tokens.median():.1f}×** as long. In the prompts that only twenty chunks "
-    f"rescue, the needle sits at source **{', '.join(str(int(x)) for x in rescued) or '–'}**"
-    + (f": the model reads at least **{int(min(rescued)) - 1}** other sources before it. " if rescued else ". ")
-    + "Counted with "
-    f"*{result.counted_with}*."
-    + ("" if generator is None else " With a generator installed, compare the two answers below.")))
+# %% jupyter={"source_hidden": true}
+narrate.four_or_twenty(facts, result.counted_with, generator is not None)
 
 # %%
 if generator is not None:
@@ -409,18 +370,8 @@ else:
 # while they raise the bill (the chapter cites its chapter 24 for the measurement). Without a generator, this notebook
 # measures only the retriever's side of both.
 
-# %%
-held = twenty["needle at"].dropna()
-middle = int(((held > KEEP) & (held <= twenty.sources[held.index] - KEEP)).sum())
-row = course.sweep().at(0.675)
-display(Markdown(
-    f"What the figures say: twenty chunks put the needle into **{gain}** more prompts than {KEEP}, at "
-    f"**{twenty.tokens.median() / four.tokens.median():.1f}×** the median length. Of the **{len(held)}** twenty-chunk "
-    f"prompts that hold the needle, **{middle}** have it in the middle (past the first {KEEP} sources and before the last "
-    f"{KEEP}), where the chapter says a model reads least reliably. What they cannot say: whether a model then uses the "
-    f"needle, in the middle or anywhere; that takes a generator and graded answers. The same limit is \"reduces, not "
-    f"removes\" on the retriever's side: at the default cut **{row.answered_without_needle}** prompts lack the needle "
-    f"altogether, and the **{row.answered_with_needle}** that hold it are only an upper bound on right answers."))
+# %% jupyter={"source_hidden": true}
+narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))
 
 # %% [markdown]
 # ## What this chapter cannot answer: fine-tune, retrieve or prompt
@@ -429,14 +380,8 @@ display(Markdown(
 # question, and finds the decision economic before it is technical: the crossover point is a token count. This companion
 # cannot price the other two, but it measures retrieval's side of that bill.
 
-# %%
-display(Markdown(
-    f"Retrieval adds a prompt of median **{four.tokens.median():.0f}** tokens with {KEEP} chunks and "
-    f"**{twenty.tokens.median():.0f}** with 20 (counted with *{result.counted_with}*), on every query, for as long as "
-    "the system runs; a fine-tune pays up front and then cannot cite its sources. That per-query token count is the "
-    "figure the decision compares. And the question the chapter leaves open, what to do when the answer was never "
-    "written, is one retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the "
-    "honest reply to them is NO ANSWER."))
+# %% jupyter={"source_hidden": true}
+narrate.retrieval_bill(facts, result.counted_with)
 
 # %% [markdown]
 # ## Try this (optional)

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -13,6 +13,12 @@
 #     language: python
 #     name: python3
 # ---
+
+# %% [markdown]
+# # 08. Production: stamps, stale and failed documents
+#
+# What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
+# and how it behaves on upgrade day when files change, vanish, arrive broken or were embedded by another model.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -34,12 +40,6 @@ if "google.colab" in sys.modules:
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
-# # 08. Production: stamps, stale and failed documents
-#
-# What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
-# and how it behaves on upgrade day when files change, vanish, arrive broken or were embedded by another model.
-
-# %% [markdown]
 # Up to now every experiment lived in memory: load the corpus, chunk it, embed it, measure. A real system keeps
 # its vectors on disk for months while the folder underneath keeps moving. Someone fixes a typo, someone deletes
 # an outdated chapter, someone drops in a file exported from a tool that does not speak UTF-8, and one day you
@@ -54,7 +54,7 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 import ragkit.teach.course
-from ragkit.teach import chapter
+from ragkit.teach import chapter, narrate
 from ragkit import index
 from ragkit.chunking import SIZE
 from ragkit.corpus import load_corpus
@@ -96,8 +96,7 @@ q = course.questions[0]
 text = course.corpus[q.doc_id].text
 at = text.index(q.needle) + len(q.needle) // 2
 extracted = text[:at] + "\n\nCourse notes | confidential | page 12\n\n" + text[at:]
-display(Markdown(f"Needle of **{q.id}** found in the clean text: **{q.needle in text}**; "
-                 f"after a page header lands in it: **{q.needle in extracted}**."))
+narrate.needle_after_extraction(q, text, extracted)
 
 # %% [markdown]
 # Once the sentence is split by junk, no chunker, reranker or threshold can put it back together: the answer is
@@ -182,9 +181,7 @@ with sqlite3.connect(out / "index.sqlite") as db:
 counts = pd.DataFrame([{"document": d.id, f"guessed by a client (characters / {SIZE})": len(d.text) // SIZE,
                         "counted by the indexer": entries[d.id].chunks, "vectors stored": stored.get(d.id, 0)}
                        for d in corpus.documents]).set_index("document")
-guess, counted, held = (counts[c] for c in counts.columns)
-display(counts, Markdown(f"The guess matches the indexer's count for **{(guess == counted).sum()}** of **{len(counts)}** "
-                         f"documents; the recorded count matches the stored vectors for **{(counted == held).sum()}**."))
+display(counts, narrate.guessed_counts(counts))
 
 # %% [markdown]
 # A guess from the file's length cannot know that the chunker never cuts inside a paragraph, leaves headings out
@@ -291,9 +288,7 @@ index.update(load_corpus({str(folder)!r}), {str(out)!r}, default_embedder())
 """
 old = index.read_index(out)[1]
 killed = subprocess.run([sys.executable, "-c", KILL_AT_SECOND_DOCUMENT], capture_output=True)
-display(Markdown(f"The update process ended with signal **{-killed.returncode}** (SIGKILL) in the middle of its "
-                 f"writes. The index still holds exactly what it held before: **{index.read_index(out)[1] == old}**; "
-                 f"its status is unchanged, stale documents and all."))
+display(narrate.killed_update(killed.returncode, index.read_index(out)[1] == old))
 print("\n".join(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
@@ -319,19 +314,10 @@ finally:
 with course.recording("E"):
     after = index.update(corpus, out, embedder)
 new = index.read_index(out)[1]
-to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
-rewritten = sorted(d for d, e in new.items() if e.status == "indexed" and
-                   (d not in old or old[d].content_hash != e.content_hash or old[d].status != "indexed"))
 print("\n".join(after.lines()))
 
-# %%
-kept = [d for d in after.current if d not in rewritten]
-display(Markdown(
-    f"Status before the update: **{len(before.stale)}** stale and **{len(before.new)}** new; stale ones still in the folder, "
-    f"so to be embedded again: **{len(to_embed)}** ({', '.join(to_embed)}). The update wrote new vectors "
-    f"for **{len(rewritten)}** document(s) ({', '.join(rewritten)}) and left **{len(kept)}** untouched. "
-    f"Dropped: **{', '.join(sorted(set(old) - set(new)))}**. Still failed: **{len(after.failed)}**. "
-    f"Only the changed documents were re-embedded: **{rewritten == to_embed}**."))
+# %% jupyter={"source_hidden": true}
+narrate.update_summary(before, after, old, new, corpus)
 
 # %% [markdown]
 # The index opens again, and the paragraph you added is now searchable:
@@ -379,10 +365,7 @@ display(Markdown(f"Fields in which `{sample.id}`'s stamp differs from the curren
 with course.recording("E"):
     repaired = index.update(corpus, out, embedder)
 print("\n".join(repaired.lines()))
-display(Markdown(f"Stale before the update: **{len(foreign.stale)}** documents, of which **{sum(d in corpus.ids for d in foreign.stale)}** "
-                 f"were still in the folder and so re-embedded; after it: "
-                 f"**{len(repaired.current)}** current, **{len(repaired.stale)}** stale. "
-                 f"The index opens again: **{index.Index(corpus, out, embedder).status.searchable}**."))
+narrate.repaired(foreign, repaired, corpus, index.Index(corpus, out, embedder).status.searchable)
 
 # %% [markdown]
 # ## The same from the command line (optional)

@@ -6,8 +6,9 @@ from typing import Sequence
 
 import pandas as pd
 
+from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
-from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, holm
+from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
 from ragkit.teach import chapter
 from ragkit.threshold import SweepRow
 
@@ -126,3 +127,41 @@ def guessing_sentence(table: pd.DataFrame) -> str:
              + ("once a bluff costs something, abstaining pays." if best_penalised.cut != always.cut else
                 "even then answering everything comes out best on this corpus."))
     return text
+
+
+def recall20_intervals(ev: Evaluation) -> pd.DataFrame:
+    """The chapter's R@20 counts and printed Wilson intervals, Wilson recomputed on its counts, and ours (dense)."""
+    ours = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "R@20"}
+    return pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
+                          "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
+                          "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
+                          "ours": f"{ours[x].value:.3f} [{ours[x].low:.3f}, {ours[x].high:.3f}]"}
+                         for x in chapter.WILSON20])
+
+
+def sign_tests_recomputed() -> pd.DataFrame:
+    """Each chapter comparison's counts, its p (reported, or recomputed where it gave none) and ours on its counts."""
+    rows = []
+    for (a, b, m), (w, lost, p) in chapter.COMPARISONS.items():
+        recomputed = counts_test(w, lost).p
+        rows.append({"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{lost}",
+                     "chapter p": f"{p if p is not None else recomputed:.3g}", "chapter p reported": p is not None,
+                     "recomputed": f"{recomputed:.3g}"})
+    return pd.DataFrame(rows)
+
+
+def header_confronted(ev: Evaluation) -> pd.DataFrame:
+    """E against A without A's destroyed needles, and E against C (the header alone), at R@20 and both levels."""
+    looks = [("E vs A, A's destroyed needles left out",
+              ev.compare("E/dense", "A/dense", "R@20", level, drop=ev.destroyed["A"])) for level in ("query", "needle")]
+    looks += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "R@20", level))
+              for level in ("query", "needle")]
+    return pd.DataFrame([{"comparison": name, "level": c.level, "wins": c.test.wins, "losses": c.test.losses,
+                          "p": f"{c.test.p:.3g}"} for name, c in looks])
+
+
+def chapter_rerank() -> pd.DataFrame:
+    """The chapter's reranking figures (its corpus, not measured here): dense, and hybrid with its cross-encoder."""
+    return pd.DataFrame({m: {"the chapter: dense": f"{chapter.RERANK[m][0]:.3f}",
+                             "the chapter: hybrid + cross-encoder": f"{chapter.RERANK[m][1]:.3f}"}
+                         for m in chapter.RERANK}).rename_axis("the chapter's figures (its corpus; not measured here)")

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -56,6 +56,7 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
+from ragkit.teach import narrate
 from ragkit.teach.exercises import EX3, check_ticket_phrasings, shared_needle_words
 from ragkit.words import content_words, copied_share
 from ragkit.statistics import sign_test, wilson
@@ -100,12 +101,8 @@ pd.DataFrame({"question": [q.question for q in course.questions], "rank as quest
 # words are those of its own course question (`copied_share`). Swap in any question (and later your own text) to
 # test a draft before you hand it in: these are the functions the check uses.
 
-# %%
-q = course.questions[0]
-display(Markdown(f"**{q.id}** needle: {q.needle}\n\nticket: {q.ticket}\n\nshared distinctive words: "
-                 f"**{shared_needle_words(q.ticket, q.needle)}**; copied share of the course question: "
-                 f"**{copied_share(content_words(q.ticket), content_words(q.question)):.0%}** "
-                 f"(a copy from {EX3.copy_share:.0%} on)"))
+# %% jupyter={"source_hidden": true}
+narrate.ticket_words(course.questions[0])
 
 # %% [markdown]
 # ## ✏️ Your answer

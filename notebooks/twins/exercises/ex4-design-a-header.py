@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -61,7 +61,7 @@ import dataclasses
 from IPython.display import Markdown, display
 import numpy as np
 import ragkit.teach.course
-from ragkit.teach import chapter
+from ragkit.teach import chapter, narrate
 from ragkit.evaluation import first_hit_ranks, query_hits
 from ragkit.statistics import verdict
 from ragkit.teach.exercises import EX4, check_header, needle_sign_test
@@ -84,13 +84,8 @@ print(chunk.text[:400])
 # Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
 # measures the header and nothing else. Here is that comparison at recall@20, beside the chapter's.
 
-# %%
-duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
-wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "R@20")]
-display(Markdown(f"E vs C at R@20: the chapter **+{wins}/-{losses}** queries, p = **{p}**; this corpus, needle by "
-                 f"needle (both phrasings of a needle count once), **+{duel.wins}/-{duel.losses}**, p = **{duel.p:.3g}**: "
-                 f"**{verdict(wins - losses, duel.wins, duel.losses, duel.p)}** with the chapter's finding that the "
-                 "header helps."))
+# %% jupyter={"source_hidden": true}
+narrate.header_duel(ev)
 
 # %% [markdown]
 # The check judges at needle level: per needle, how many of its two phrasings each strategy finds in the top 20.
@@ -106,10 +101,8 @@ display(Markdown(f"E vs C at R@20, per needle: **+{per_needle.wins}/-{per_needle
 # understanding. The sign test only counts the queries where the two strategies disagree, so look first at how
 # much room there was for a header to help:
 
-# %%
-display(Markdown(f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
-                 f"**{ev['E/dense'].value('R@20'):.3f}**; needles where they disagree: "
-                 f"**{duel.wins + duel.losses}** of **{len(course.questions)}**."))
+# %% jupyter={"source_hidden": true}
+narrate.header_room(ev, len(course.questions))
 
 # %% [markdown]
 # When the header-less strategy already finds most needles in its top 20, few queries are left for a header to

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -49,7 +49,7 @@ if "google.colab" in sys.modules:
 from IPython.display import Markdown, display
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, widgets
+from ragkit.teach import chapter, narrate, plots, widgets
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits, needle_windows
 from ragkit.teach.exercises import check_destroyed_needle, current_student, own_size, results_path
@@ -85,9 +85,7 @@ pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_in
 # %%
 carried = needle_hits(course.chunks("A"), course.questions).any(axis=1)
 mine = needle_hits(chunk_corpus(course.corpus, "A", size=my_size), course.questions).any(axis=1)
-display(Markdown(f"Needles destroyed by blind chunking: the chapter **{chapter.DESTROYED_BLIND}**; "
-                 f"this corpus **{int((~carried).sum())}** of **{len(course.questions)}** at {SIZE} characters, "
-                 f"**{int((~mine).sum())}** at your {my_size}."))
+narrate.destroyed_at_size(carried, mine, my_size)
 
 # %% [markdown]
 # Pick a strategy and a question to see the document around a needle, with every chunk edge drawn in orange (the

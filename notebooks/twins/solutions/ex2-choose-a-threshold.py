@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -all
+#     cell_metadata_filter: jupyter,-all
 #     notebook_metadata_filter: kernelspec,jupytext
 #     text_representation:
 #       extension: .py
@@ -61,7 +61,7 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, plots, tables, widgets
+from ragkit.teach import chapter, narrate, plots, tables, widgets
 from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
@@ -82,13 +82,8 @@ display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **
 # no cut is perfect: the answerable question furthest from its answer, and the out-of-domain query closest to some
 # chunk. The chapter's pair (over all its queries) is shown beside ours.
 
-# %%
-display(Markdown(
-    f"Worst in-domain distance: the chapter **{chapter.THRESHOLD['worst_in_domain']}**, "
-    f"`tune` **{tune.worst_in_domain:.3f}**. "
-    f"Best out-of-domain distance: the chapter **{chapter.THRESHOLD['best_out_of_domain']}**, "
-    f"`tune` **{tune.best_out_of_domain:.3f}**. A perfect cut exists only when the second is larger than the first: "
-    f"here it **{'does' if tune.best_out_of_domain > tune.worst_in_domain else 'does not'}**."))
+# %% jupyter={"source_hidden": true}
+narrate.perfect_cut(tune)
 
 # %% [markdown]
 # The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the
@@ -104,8 +99,9 @@ tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first 
 plots.bluffs_and_refusals(tune)
 
 # %% [markdown]
-# Move the slider: the explorer shows, for any cut, the counts on `tune` and which of its out-of-domain queries
-# still bluff.
+# With a running kernel (JupyterLab, Binder, Colab), move the explorer's slider: it shows, for any cut, the counts
+# on `tune` and which of its out-of-domain queries still bluff. On the book's page the explorer needs a kernel; the
+# two curves above hold the same counts.
 
 # %%
 widgets.ThresholdExplorer(tune).widget()
@@ -117,11 +113,7 @@ widgets.ThresholdExplorer(tune).widget()
 
 # %%
 costs = cost_table(tune)
-valleys = cost_minima(costs["cost"])
-display(Markdown("On `tune`, the cheapest valleys: " + ", ".join(
-    f"**{cut:.3f}** (cost **{cost:g}**, {int(costs.refused[costs.cut == cut].item())} refused)"
-    for cut, cost in valleys) + f"; at most **{EX2.max_refused * len(tune.queries):g}** of the "
-    f"**{len(tune.queries)}** answerable queries may be refused."))
+display(narrate.cost_valleys(costs, tune))
 plots.described(
     plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
             template="plotly_white",
@@ -147,17 +139,10 @@ display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.r
 
 # %%
 table = cost_table(tune, np.round(np.arange(0.30, 1.0001, 0.005), 3))
-cheapest = table.loc[table.cost.idxmin()]
 allowed = table[table["within ceiling"]]
-best, none = allowed.loc[allowed.cost.idxmin()], tune.at(None)
+best = allowed.loc[allowed.cost.idxmin()]
 my_cut = float(best.cut)
-display(Markdown(
-    f"Cheapest cut of all: **{cheapest.cut:.3f}** (cost **{cheapest.cost:g}**), but it refuses "
-    f"**{int(cheapest.refused)}** of **{len(tune.queries)}** answerable queries ({cheapest['refused share']:.0%}), "
-    f"over the ceiling of {EX2.max_refused:.0%}. Cheapest cut within the ceiling: **{my_cut:.3f}**, with "
-    f"**{int(best.bluffs)}** bluffs and **{int(best.refused)}** refusals ({best['refused share']:.0%}), cost "
-    f"**{best.cost:g}** (no threshold at all costs "
-    f"**{none.bluffs * EX2.bluff_cost + none.refused * EX2.refusal_cost:g}**)."))
+display(narrate.cheapest_cuts(table, tune))
 
 # %% [markdown]
 # How sharp is that minimum? If many cuts cost nearly the same, the exact value matters less than the region. Here

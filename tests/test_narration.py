@@ -1,0 +1,424 @@
+"""Prose is prose: no twin cell is mostly string literals, no markdown heading hides in a code cell, and every
+sentence a narrator (ragkit.teach.narrate) writes starts with a capital and ends with punctuation."""
+
+import inspect
+import io
+import re
+import tokenize
+from pathlib import Path
+from types import SimpleNamespace
+
+import jupytext
+import numpy as np
+import pandas as pd
+import pytest
+from IPython.display import HTML, Markdown
+
+from ragkit.chunking import Chunk
+from ragkit.citations import RenderedAnswer
+from ragkit.distances import IdentityCheck
+from ragkit.evaluation import Evaluation
+from ragkit.teach import chapter, narrate
+from ragkit.threshold import SweepRow
+
+from conftest import ROOT
+
+TWINS = ROOT / "notebooks" / "twins"
+ALL_TWINS = sorted(TWINS.rglob("*.py"))
+
+DATA = {
+    ("08-production.py", "edited = folder"): "the sentence the cell appends to a document: data, shown as written",
+    ("08-production.py", "KILL_AT_SECOND_DOCUMENT"): "the program the cell runs in a child process",
+    ("solutions/ex3-ticket-phrasings.py", "my_tickets = {"): "the student's answer: five tickets",
+    ("solutions/ex5-cite-your-own-document.py", 'my_document = """'): "the student's answer: a document",
+}
+"""Cells whose strings are data the lesson shows or runs, not prose: each is named, with why."""
+
+
+def string_lines(source: str) -> int:
+    """Lines of a cell where string literals make up half or more of the non-blank characters."""
+    lines = source.splitlines()
+    chars = [0] * len(lines)
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type != tokenize.STRING:
+            continue
+        (r0, c0), (r1, c1) = tok.start, tok.end
+        for row in range(r0, r1 + 1):
+            line = lines[row - 1]
+            piece = line[c0 if row == r0 else 0:c1 if row == r1 else len(line)]
+            chars[row - 1] += len(piece.replace(" ", ""))
+    return sum(1 for line, n in zip(lines, chars) if line.strip() and 2 * n >= len(line.replace(" ", "")))
+
+
+def prose_as_code(source: str) -> bool:
+    """Five or more lines of which half or more are string literals: a sentence written as formatting code."""
+    n = len(source.splitlines())
+    return n >= 5 and 2 * string_lines(source) >= n
+
+
+def headings_in_code(source: str) -> list[str]:
+    """Comments of a code cell that are markdown headings (``# ## Title``): a cell marker is missing."""
+    return [tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type == tokenize.COMMENT and re.match(r"#\s*#{1,6}\s+\S", tok.string)]
+
+
+def code_cells(path: Path) -> list[str]:
+    return [c.source for c in jupytext.read(path).cells if c.cell_type == "code"]
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(TWINS).as_posix()
+
+
+def exempt(path: Path, source: str) -> str | None:
+    return next((key[1] for key in DATA if key[0] == rel(path) and source.startswith(key[1])), None)
+
+
+@pytest.mark.parametrize("twin", ALL_TWINS, ids=rel)
+def test_no_code_cell_of_a_twin_is_prose_written_as_code(twin):
+    found = [s.splitlines()[0] for s in code_cells(twin) if prose_as_code(s) and not exempt(twin, s)]
+    assert not found, (f"{rel(twin)}: cells of five or more lines, half or more string literals (write the "
+                       f"sentence in ragkit.teach.narrate, call it in one line): {found}")
+
+
+def test_every_cell_let_through_as_data_is_still_there_and_still_data():
+    for (name, start), why in DATA.items():
+        cells = [s for s in code_cells(TWINS / name) if s.startswith(start)]
+        assert len(cells) == 1 and prose_as_code(cells[0]), f"{name}: {start!r} ({why}) is gone: drop it from DATA"
+
+
+@pytest.mark.parametrize("twin", ALL_TWINS, ids=rel)
+def test_no_markdown_heading_inside_a_code_cell_of_a_twin(twin):
+    found = [h for s in code_cells(twin) for h in headings_in_code(s)]
+    assert not found, f"{rel(twin)}: markdown headings inside code cells (a `# %% [markdown]` is missing): {found}"
+
+
+def test_the_detectors_tell_prose_from_code():
+    narration = 'display(Markdown(\n    f"**{a}** of **{b}** "\n    f"documents; "\n    "and so on."\n))\n'
+    assert string_lines(narration) == 3 and prose_as_code(narration)
+    computing = 'x = np.arange(10)\ny = x * 2\nz = {"a": y}\nprint(z["a"])\nw = x + y\n'
+    assert string_lines(computing) == 0 and not prose_as_code(computing)
+    assert not prose_as_code('narrate.cut_costs(sweep)')
+    docstring = 'def f():\n    """One line\n    and another\n    and a third."""\n    return 1\n'
+    assert string_lines(docstring) == 3
+    assert headings_in_code("x = 1\n#\n# ## Turning [n] into links\n#") == ["# ## Turning [n] into links"]
+    assert headings_in_code("# # Title\ny = 2") == ["# # Title"]
+    assert headings_in_code('x = "# ## not a comment"\n# a comment about ## marks\n#%% nothing') == []
+
+
+# What a sentence of narration is
+
+CODE = re.compile(r"`[^`]*`")
+FENCE = re.compile(r"```.*?```", re.S)
+START = re.compile(r"^[(\"']?([A-Z0-9–]|CODE\b|QUOTED\b|ragkit\b)")
+END = re.compile(r"[.!?:;]['\")]?$")
+
+
+def units(text: str) -> list[str]:
+    """The sentences and list items a narrator wrote: quotes, code blocks and emphasis marks set aside."""
+    text = FENCE.sub("", text)
+    text = re.sub(r"<[^>]+>", "", text)  # HTML narration: its text
+    text = CODE.sub("CODE", text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # a link: its words
+    text = re.sub(r"(?<!\*)\*(?!\*)[^*]+(?<!\*)\*(?!\*)", "QUOTED", text)  # a query or a name, in italics
+    text = text.replace("**", "")
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line for line in block.split("\n") if line.strip() and not line.lstrip().startswith(">")]
+        for line in "\n".join(lines).split("  \n"):  # a hard line break ends a line of its own
+            for item in re.split(r"\n(?=- )", line):
+                item = " ".join(item.split()).removeprefix("- ")
+                out += [s for s in re.split(r"(?<=[.!?])\s+", item) if s]
+    return out
+
+
+def bad_sentences(shown: Markdown | HTML | str) -> list[str]:
+    text = shown if isinstance(shown, str) else shown.data
+    return [s for s in units(text) if not (START.match(s) and END.search(s))]
+
+
+def test_the_sentence_check_finds_each_fault():
+    assert bad_sentences(Markdown("Nearest at 0.526. at cut 0.675: **bluffs**")) == ["at cut 0.675: bluffs"]
+    assert bad_sentences("The figure is 0.526. It ends here") == ["It ends here"]
+    assert bad_sentences("lower case start.") == ["lower case start."]
+    assert bad_sentences("`content` is exact: **True**.  \nLabel: **x**.\n\n- **3** items;\n- Two more.") == []
+    assert bad_sentences("Quoted:\n\n> any words at all\n\n```text\nno rule here\n```") == []
+    assert bad_sentences(HTML("<div><b>Bold start.</b> Then <code>x</code> text.</div>")) == []
+
+
+# The narrators on made-up results: every branch, and the figures they must carry
+
+def chunk(text: str = "words", **kw) -> Chunk:
+    fields = {"doc_id": "d", "doc_title": "D", "section": "S", "start": 0, "end": len(text), "content": text}
+    return Chunk(**(fields | kw))
+
+
+def facts(needle_at: list[float], tokens: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"tokens": tokens, "sources": [4 if t == t else 0 for t in tokens], "needle at": needle_at})
+
+
+ROW = SweepRow(cut=0.675, bluffs=3, out_of_domain=20, refused=5, answered_with_needle=50,
+               answered_without_needle=9, in_domain=64)
+
+
+def edge_cases() -> dict[str, list]:
+    """Each narrator's Markdown on made-up inputs, one per branch it has."""
+    ev = Evaluation([], destroyed={s: () for s in "ABCDEF"}, chunks=dict.fromkeys("ABCDEF", 10), n_questions=32)
+    lost = Evaluation([], destroyed={"A": ("q1", "q2"), "B": ("q2",), **{s: () for s in "CDEF"}},
+                      chunks={"A": 10, "B": 11, "C": 8, "D": 8, "E": 9, "F": 8}, n_questions=32)
+    f = chunk("F body", overlap="tail ", header="D - S\n")
+    shopping = pd.DataFrame({"comparison": ["F/dense vs E/dense", "B/dense vs A/dense", "C/dense vs A/dense"],
+                             "metric": ["R@1", "MRR", "R@4"], "chosen by the chapter": [False, False, True],
+                             "wins": [5, 4, 9], "losses": [1, 2, 0], "p": [0.2, 0.6, 0.004], "Holm p": [1.0, 1.0, 0.1]})
+    tune = SimpleNamespace(worst_in_domain=0.7, best_out_of_domain=0.6, queries=[0] * 32, at=lambda cut: ROW)
+    costs = pd.DataFrame({"cut": [0.5, 0.6], "cost": [20.0, 25.0], "refused": [8, 4], "within ceiling": [False, True],
+                          "refused share": [0.25, 0.125], "bluffs": [0, 3]})
+    four = facts([1.0, np.nan, np.nan], [400.0, 380.0, 420.0])
+    twenty = facts([1.0, 7.0, 12.0], [2000.0, 1900.0, 2100.0])
+    cut = SimpleNamespace(before=chunk("0.0"), after=chunk("44715 is it"))
+    flaws = SimpleNamespace(heading_only=(chunk("## A heading"),), decimal_cuts=(cut,), code_cuts=(), mid_sentence=(),
+                            chunks=9, strategy="E")
+    blind = SimpleNamespace(mid_sentence=(chunk(),) * 3, chunks=10)
+    unit = IdentityCheck(1.0, 1.0, 0.5, 0.125, 0.12500001)
+    raw = IdentityCheck(3.0, 2.0, 1.5, 0.6251, 0.1251)
+    lengths = pd.DataFrame({"word pieces": [10, 20, 30], "norm, un-normalised": [3.0, 2.0, 1.0],
+                            "norm, normalised": [1.0, 0.9999999, 1.0000001],
+                            "L2, un-normalised": [1.0, 2.0, 3.1], "cosine distance": [0.3, 0.2, 0.35]})
+    nearest = pd.DataFrame({"query word pieces": [5, 10, 20, 40], "nearest L2, un-normalised": [1.0, 2.0, 3.0, 4.0],
+                            "nearest cosine distance": [0.3, 0.1, 0.4, 0.2]})
+    return {
+        "interval_width": [narrate.interval_width(64), narrate.interval_width(2000)],
+        "identity_noise": [narrate.identity_noise(unit), narrate.identity_noise(raw)],
+        "identity_gap": [narrate.identity_gap([chunk(), chunk(doc_id="e")], 10, 3, 1e-8),
+                         narrate.identity_gap([chunk()] * 3, 9, 3, 0.1)],
+        "unnormalised": [narrate.unnormalised(raw, unit, 1.125)],
+        "length_and_norm": [narrate.length_and_norm(lengths), narrate.length_and_norm(lengths.assign(
+            **{"norm, un-normalised": [1.0, 2.0, 3.0]}))],
+        "length_sensitivity": [narrate.length_sensitivity(lengths)],
+        "nearest_moved": [narrate.nearest_moved(np.array([[0.1, 0.2], [0.3, 0.1]]),
+                                                np.array([[0.1, 0.2], [0.1, 0.3]]))],
+        "length_cut": [narrate.length_cut(nearest), narrate.length_cut(nearest.assign(
+            **{"nearest cosine distance": [0.1, 0.2, 0.3, 0.4]}))],
+        "reference_costs": [narrate.reference_costs({"E": flaws, "A": blind}, d) for d in ((), ("q1",), ("q1", "q2"))],
+        "prompt_flaws": [narrate.prompt_flaws([{"source": "[1]", "what is wrong with it": "nothing we count"}], flaws),
+                         narrate.prompt_flaws([{"source": "[2]", "what is wrong with it": "only a heading"}], flaws)],
+        "chunk_counts": [narrate.chunk_counts(ev, SimpleNamespace(documents=[SimpleNamespace(text="abc")]), [chunk()]),
+                         narrate.chunk_counts(lost, SimpleNamespace(documents=[]), [])],
+        "destroyed": [narrate.destroyed(ev), narrate.destroyed(lost)],
+        "most_over_window": [narrate.most_over_window({"A": 2, "F": 5}, lambda s: [chunk()]),
+                             narrate.most_over_window({"A": 9, "C": 1, "F": 5}, lambda s: [chunk("x" * 600)]),
+                             narrate.most_over_window({"C": 9, "F": 5}, lambda s: [chunk()])],
+        "ahead_of_both": [narrate.ahead_of_both(pd.DataFrame({"hybrid ahead of both": [True, False]},
+                                                             index=["R@1", "R@4"])),
+                          narrate.ahead_of_both(pd.DataFrame({"hybrid ahead of both": [True]}, index=["R@1"]))],
+        "design_effects": [narrate.design_effects(pd.DataFrame({"R@1": [0.8, 1.2]})),
+                           narrate.design_effects(pd.DataFrame({"R@1": [1.1, 1.9]}))],
+        "metric_shopping": [narrate.metric_shopping(shopping)],
+        "four_or_twenty": [narrate.four_or_twenty({4: four, 20: twenty}, "a tokenizer", generator=True),
+                           narrate.four_or_twenty({4: twenty, 20: twenty}, "a tokenizer", generator=False)],
+        "what_figures_say": [narrate.what_figures_say({4: four, 20: twenty}, ROW)],
+        "retrieval_bill": [narrate.retrieval_bill({4: four, 20: twenty}, "a tokenizer")],
+        "two_halves": [narrate.two_halves(ROW)],
+        "identifier_checks": [narrate.identifier_checks([{"document exists": True, "verifies": False}]),
+                              narrate.identifier_checks([])],
+        "unknown_markers": [narrate.unknown_markers(RenderedAnswer("x", (9,))),
+                            narrate.unknown_markers(RenderedAnswer("x", ()))],
+        "chapter_identifiers": [narrate.chapter_identifiers()],
+        "sign_test_on_chapter_counts": [narrate.sign_test_on_chapter_counts()],
+        "rrf_weights": [narrate.rrf_weights(), narrate.rrf_weights(1)],
+        "two_scales": [narrate.two_scales(np.array([0.3, 0.9]), np.array([7.5, 0.0, 0.0]))],
+        "chapter_rerank_time": [narrate.chapter_rerank_time()],
+        "no_cross_encoder": [narrate.no_cross_encoder()],
+        "killed_update": [narrate.killed_update(-9, True)],
+        "guessed_counts": [narrate.guessed_counts(pd.DataFrame({"g": [1, 2], "c": [1, 3], "h": [1, 3]}))],
+        "perfect_cut": [narrate.perfect_cut(tune),
+                        narrate.perfect_cut(SimpleNamespace(worst_in_domain=0.5, best_out_of_domain=0.6))],
+        "cheapest_cuts": [narrate.cheapest_cuts(costs, tune)],
+        "destroyed_at_size": [narrate.destroyed_at_size(np.array([True, False]), np.array([True, True]), 300)],
+        "needle_after_extraction": [narrate.needle_after_extraction(
+            SimpleNamespace(id="q01", needle="a b"), "a b c", "a X b c")],
+        "two_texts": [narrate.two_texts({"d": SimpleNamespace(text="words")}, chunk(), f, chunk(section="Before"))],
+        "header_share": [narrate.header_share(Evaluation([], tokens={"E": SimpleNamespace(
+            chunks=10, pieces=1000, header_pieces=100, header_share=0.1)}))],
+    }
+
+
+@pytest.mark.parametrize("name", list(edge_cases()))
+def test_every_sentence_of_a_narrator_on_made_up_results_is_a_sentence(name):
+    for shown in edge_cases()[name]:
+        assert isinstance(shown, Markdown | HTML)
+        assert not bad_sentences(shown), f"narrate.{name}: {bad_sentences(shown)}"
+
+
+def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
+    cases = edge_cases()
+    text = {name: [m.data for m in shown] for name, shown in cases.items()}
+    assert "B has the same count as A, and D, E, F the same as C" in text["chunk_counts"][0]
+    assert "B has a different count as A, and D, E, F different counts as C" in text["chunk_counts"][1]
+    assert "This corpus: **0** of **32**, no more than" in text["destroyed"][0]
+    assert "This corpus: **2** of **32**" in text["destroyed"][1] and "With overlap (B): **1**" in text["destroyed"][1]
+    assert "has **5**, the most, as expected." in text["most_over_window"][0]
+    assert "A wins because a blind chunk is a full 512" in text["most_over_window"][1]
+    assert "**600** characters in A" in text["most_over_window"][1]
+    assert "C wins because its chunks are longer" in text["most_over_window"][2]
+    assert text["ahead_of_both"] == [
+        "Hybrid ahead of both parents on every metric's point estimate here: **no** (not ahead of both at R@4).",
+        "Hybrid ahead of both parents on every metric's point estimate here: **yes**."]
+    assert "Below 1" in text["design_effects"][0] and "Below 1" not in text["design_effects"][1]
+    assert "**0.80** to **1.20**" in text["design_effects"][0]
+    assert "is **F/dense vs E/dense at R@1**: **+5/-1**, raw p = **0.2**" in text["metric_shopping"][0]
+    assert "C/dense vs A/dense" not in text["metric_shopping"][0]  # the chapter chose it: not a look it skipped
+    assert "into **2** more prompts than four" in text["four_or_twenty"][0]
+    assert "source **7, 12**: the model reads at least **6** other sources" in text["four_or_twenty"][0]
+    assert "**5.0×** as long" in text["four_or_twenty"][0] and "compare the two answers" in text["four_or_twenty"][0]
+    assert "source **–**. Counted with" in text["four_or_twenty"][1]
+    assert "compare the two answers" not in text["four_or_twenty"][1]
+    assert "Of the **3** twenty-chunk prompts that hold the needle, **0** have it in the middle" in \
+        text["what_figures_say"][0]
+    assert "median **400** tokens with 4 chunks and **2000** with 20" in text["retrieval_bill"][0]
+    assert "- **50** reach a prompt that holds the needle" in text["two_halves"][0]
+    assert "(0.675)" in text["two_halves"][0]
+    assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
+    assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
+    assert f"**{chapter.QWEN['well_formed']}** well-formed" in text["chapter_identifiers"][0]
+    assert "**[7, 5, 3, 9]**" in text["rrf_weights"][0] and "**1.15** times rank 10" in text["rrf_weights"][0]
+    assert "**5.50** times rank 10" in text["rrf_weights"][1]
+    assert "**2** of **3** chunks score exactly zero" in text["two_scales"][0]
+    assert "signal **9** (SIGKILL)" in text["killed_update"][0]
+    assert "count for **1** of **2** documents; the recorded count matches the stored vectors for **2**" in \
+        text["guessed_counts"][0]
+    assert "here it **does not**" in text["perfect_cut"][0] and "here it **does**." in text["perfect_cut"][1]
+    assert "Cheapest cut of all: **0.500** (cost **20**), but it refuses **8** of **32**" in text["cheapest_cuts"][0]
+    assert "Cheapest cut within the ceiling: **0.600**" in text["cheapest_cuts"][0]
+    assert "this corpus **1** of **2** at 512 characters, **0** at your 300" in text["destroyed_at_size"][0]
+    assert "clean text: **True**; after a page header lands in it: **False**" in text["needle_after_extraction"][0]
+    assert "`document.text[0:5]`: **True**" in text["two_texts"][0] and "last **4** characters" in text["two_texts"][0]
+    assert "from section **'Before'**" in text["two_texts"][0]
+    assert "**100** of **1,000** (**10.0%**)" in text["header_share"][0]
+    assert text["reference_costs"][0].endswith("None of these flaws destroys a needle here: every needle sits whole in "
+                                               "some chunk of E.")
+    assert text["reference_costs"][1].endswith("E destroys **1** needle all the same (q1): no chunk of E quotes it "
+                                               "whole.")
+    assert text["reference_costs"][2].endswith("E destroys **2** needles all the same (q1, q2): no chunk of E quotes "
+                                               "them whole.")
+    assert "A starts **3** of its **10** chunks mid-sentence" in text["reference_costs"][0].replace("(A) ", "A ")
+    assert "With **64** queries, a recall of **0.50** has the interval **[0.381, 0.619]**" in text["interval_width"][0]
+    assert "the two intervals overlap." in text["interval_width"][0]
+    assert "the two intervals overlap." in text["interval_width"][1]
+    assert "differ by **1.00e-08** here" in text["identity_noise"][0]
+    assert "**rounding noise**" in text["identity_noise"][0]
+    assert "**larger than rounding noise**" in text["identity_noise"][1]
+    assert "every **5.0**th chunk of **10** and covers **2** of the **3** documents" in text["identity_gap"][0]
+    assert "over **1** distinct pairs of **2** chunk vectors" in text["identity_gap"][0]
+    assert "**still rounding noise**" in text["identity_gap"][0] and "not unit length" in text["identity_gap"][1]
+    assert "differ by **0.5000**, against **1.00e-08**" in text["unnormalised"][0]
+    assert "moved by only **1.0e-04**" in text["unnormalised"][0]
+    assert "**-1.00**, so longer chunks tend to have **shorter**" in text["length_and_norm"][0]
+    assert "**longer** vectors" in text["length_and_norm"][1]
+    assert "the **more** length-sensitive" in text["length_sensitivity"][0]
+    assert text["nearest_moved"][0].startswith("For **1** of **2** queries")
+    assert "would largely be a cut on how many words the user typed" in text["length_cut"][0]
+    assert "**0.96**, nearest cosine distance **-0.04**" in text["length_cut"][0]
+    assert "the contrast is weaker" in text["length_cut"][1] and "user typed" not in text["length_cut"][1]
+    assert text["prompt_flaws"][0].startswith("**0** of the **1** sources in this prompt show a pathology (none).")
+    assert text["prompt_flaws"][1].startswith("**1** of the **1** sources in this prompt show a pathology ([2]).")
+
+
+def test_every_narrator_is_exercised_by_a_test():
+    public = {name for name, f in inspect.getmembers(narrate, inspect.isfunction)
+              if not name.startswith("_") and f.__module__ == narrate.__name__}
+    assert public == set(edge_cases()) | set(ON_THE_COURSE), \
+        f"narrators no test calls: {sorted(public - set(edge_cases()) - set(ON_THE_COURSE))}"
+
+
+# The narrators on the course's own results (the warm cache: no model runs when it is warm)
+
+ON_THE_COURSE = ("blind_losses", "overlap_rule", "reference_costs", "window_limit", "distributions", "crossings",
+                 "strict_cut", "sweep_shape", "near_miss", "literal_match", "prompt_flaws", "quote_or_text",
+                 "constant_ranks", "dense_first_choice", "bm25_against_dense", "fused_ranks", "chapter_verdicts",
+                 "needle_tests", "corpus_loaded", "read_a_file", "ground_truth", "room_to_win", "clustered_interval",
+                 "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room",
+                 "headline", "queries_or_needles", "header_alone",
+                 "two_locators", "prompt_length")
+
+
+@pytest.fixture(scope="module")
+def course():
+    import ragkit.teach.course
+
+    return ragkit.teach.course.load(progress=False)
+
+
+@pytest.mark.slow
+def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
+    from ragkit.answer import answer
+    from ragkit.chunking import SIZE, pathologies
+    from ragkit.corpus import corpus_stats
+    from ragkit.evaluation import METRICS, needle_windows
+    from ragkit.report import report
+    from ragkit.teach import tables
+    from ragkit.teach.exercises import cost_table, threshold_halves
+    from ragkit.threshold import STRICT_CUT
+
+    ev = course.evaluation("ABCDEF")
+    s = course.sweep("E", "dense")
+    r = course.retriever("E")
+    windows = needle_windows(course.corpus, course.questions)
+    cuts = pd.DataFrame([{"question": q, "before the cut": SIZE - off, "after the cut": off + n - SIZE}
+                         for q, off, n in windows if off + n > SIZE]).set_index("question")
+    cuts["cut in first 64?"] = cuts["before the cut"] <= 64
+    cuts["saved by B?"] = ~cuts.index.isin(ev.destroyed["B"])
+    found = {x: pathologies(course.chunks(x), course.corpus, x) for x in "AE"}
+    chunks_f = course.chunks("F")
+    too_long = pd.DataFrame({"characters per piece": [4.0]})
+    result = answer("How many test examples do I need?", r)
+    c = result.citations[0]
+    f = next((x for x in chunks_f if (x.doc_id, x.start) == (c.document_id, c.locator.start)), chunks_f[0])
+    query = "what is the constant 0.044715 for?"
+    runs = {"dense": r.dense([query]), "bm25": r.bm25([query]), "hybrid": r.hybrid([query])}
+    holder = next(i for i, x in enumerate(r.chunks) if "0.044715" in x.content)
+    curve = pd.DataFrame({lab: [ev[lab].value(f"R@{k}") for k in range(1, 21)] for lab in ("E/dense", "E/bm25")},
+                         index=range(1, 21))
+    seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
+    stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
+    row = tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
+    status = SimpleNamespace(stale={}, new=(), failed={}, current=tuple(course.corpus.ids))
+    entries = {d: SimpleNamespace(status="indexed", content_hash="h") for d in course.corpus.ids}
+    tune, _ = threshold_halves(s)
+    shown = {
+        "blind_losses": narrate.blind_losses(ev, course.questions, windows),
+        "overlap_rule": narrate.overlap_rule(ev, course.questions, cuts),
+        "reference_costs": narrate.reference_costs(found, ev.destroyed["E"]),
+        "window_limit": narrate.window_limit(chunks_f, [len(x.text) // 4 for x in chunks_f], 256, too_long,
+                                             course.chunks("C")),
+        "distributions": narrate.distributions(s), "crossings": narrate.crossings(s),
+        "strict_cut": narrate.strict_cut(s), "sweep_shape": narrate.sweep_shape(s),
+        "near_miss": narrate.near_miss(s, s.bluffs(None)[0]),
+        "literal_match": narrate.literal_match(s, s.bluffs(None)[-1], (None, STRICT_CUT)),
+        "prompt_flaws": narrate.prompt_flaws([{"source": "[1]", "what is wrong with it": "only a heading"}],
+                                             found["E"]),
+        "quote_or_text": narrate.quote_or_text(course.corpus, c, f),
+        "constant_ranks": narrate.constant_ranks(r, "0.044715", runs),
+        "dense_first_choice": narrate.dense_first_choice(r, runs["dense"], holder),
+        "bm25_against_dense": narrate.bm25_against_dense(ev, curve),
+        "fused_ranks": narrate.fused_ranks(runs, "0.044715", holder),
+        "chapter_verdicts": narrate.chapter_verdicts(seven.lines, len(seven.lines)),
+        "needle_tests": narrate.needle_tests(report(ev, [("E/hybrid", "E/dense", m) for m in METRICS], runs=())),
+        "corpus_loaded": narrate.corpus_loaded(course.corpus, stats.loc["total"]),
+        "read_a_file": narrate.read_a_file(course.corpus),
+        "ground_truth": narrate.ground_truth(course.questions, course.queries, course.corpus),
+        "room_to_win": narrate.room_to_win(ev), "clustered_interval": narrate.clustered_interval(row),
+        "update_summary": narrate.update_summary(status, status, entries, entries, course.corpus),
+        "repaired": narrate.repaired(status, status, course.corpus, True),
+        "cost_valleys": narrate.cost_valleys(cost_table(tune), tune),
+        "ticket_words": narrate.ticket_words(course.questions[0]), "header_duel": narrate.header_duel(ev),
+        "header_room": narrate.header_room(ev, len(course.questions)),
+        "headline": narrate.headline(ev), "queries_or_needles": narrate.queries_or_needles(ev),
+        "header_alone": narrate.header_alone(ev),
+        "two_locators": narrate.two_locators(course.corpus, c), "prompt_length": narrate.prompt_length(result),
+    }
+    assert set(shown) == set(ON_THE_COURSE)
+    bad = {name: bad_sentences(m) for name, m in shown.items() if bad_sentences(m)}
+    assert not bad, bad
+    assert f"**{len(ev.destroyed['A'])}**" in shown["blind_losses"].data
+    assert f"**{len(course.questions)}** questions, so **{len(course.queries)}** queries" in shown["ground_truth"].data
