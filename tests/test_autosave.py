@@ -20,13 +20,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 import websocket
 
-from conftest import ROOT
+from conftest import JOBS, ROOT
 
 pytestmark = pytest.mark.slow
 TOKEN = uuid.uuid4().hex
@@ -47,10 +48,10 @@ class Server:
         self.port, self.root = free_port(), root
         self.base = f"http://127.0.0.1:{self.port}"
         config = home / "config"
-        (config / "jupyter_server_config.d").mkdir(parents=True)
-        shipped = root / "binder" / "jupyter_server_config.json"  # what `make lab`, Binder and a hub install
+        config.mkdir()
+        shipped = root / "binder" / "jupyter_server_config.json"  # what `make lab` and Binder install, a hub too
         if shipped.exists():
-            shutil.copy(shipped, config / "jupyter_server_config.d" / "ragkit.json")
+            shutil.copy(shipped, config / "jupyter_server_config.json")
         env = dict(os.environ, PYTHONPATH=str(root), JUPYTER_CONFIG_PATH=str(config),
                    JUPYTER_RUNTIME_DIR=str(home / "runtime"), JUPYTER_DATA_DIR=str(home / "data"))
         argv = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
@@ -194,14 +195,17 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
     assert len(tracked) >= 15
     server = Server(clone, tmp_path)
     try:
-        saved = [session_of(server, opened(server, rel), rel == EDITED) for rel in tracked]
+        with ThreadPoolExecutor(JOBS) as pool:  # two notebooks open at once, as a student with two tabs
+            saved = list(pool.map(lambda rel: session_of(server, opened(server, rel), rel == EDITED), tracked))
         edited = server.request("GET", contents_path(saved[tracked.index(EDITED)]))["content"]
     finally:
         server.stop()
     log = server.log.read_text()
     ran = [nbformat.read(clone / path, as_version=4) for path in saved]
-    assert all(any(c.get("outputs") for c in nb.cells) for nb in ran), "a saved notebook has no outputs"
-    assert "my_cut = 0.675" in edited["cells"][-1]["source"]  # the student's cell was saved, somewhere
+    counts = [[c.execution_count for c in nb.cells if c.cell_type == "code"][:CELLS_RUN] for nb in ran]
+    assert all(n == list(range(1, CELLS_RUN + 1)) for n in counts), f"not saved as run: {counts}"
+    mine = edited["cells"][-1]  # the student's cell was saved, with its output, wherever the student's work lives
+    assert "my_cut = 0.675" in mine["source"] and "my cut: 0.675" in mine["outputs"][0]["text"]
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True,
                             text=True, check=True).stdout
     assert status == "", f"the session dirtied the clone:\n{status}"
