@@ -196,5 +196,23 @@ def _load_jupyter_server_extension(server_app) -> None:
             self.log.info("ragkit workspace: %s", said)
             self.redirect(url_path_join(self.base_url, "lab", "tree", url_escape(target.relative_to(root).as_posix())))
 
+    _short_sockets(server_app)
     web_app = server_app.web_app
     web_app.add_handlers(".*$", [(url_path_join(web_app.settings["base_url"], "ragkit", "workspace"), Open)])
+
+
+SOCKET_PATH_MAX = 100
+"""Bytes a unix socket's path may take, with a margin (the system's limit is 104 on macOS, 108 on Linux)."""
+
+
+def _short_sockets(server_app) -> None:
+    """Kernels on unix sockets (binder/jupyter_server_config.json) name them after their connection file: under a
+    long home folder that path is too long for a socket and the kernel cannot start, so use a short private one."""
+    import tempfile
+
+    manager = server_app.kernel_manager
+    longest = os.path.join(manager.connection_dir, f"kernel-{'0' * 36}-ipc-99")  # a kernel id is a uuid
+    if len(os.fsencode(longest)) > SOCKET_PATH_MAX:
+        manager.connection_dir = tempfile.mkdtemp(prefix="ragkit-kernels-")  # mode 0700: this user's only
+        server_app.log.info("ragkit: kernel sockets in %s (%s is too long a path for them)", manager.connection_dir,
+                            longest)
