@@ -117,6 +117,10 @@ def opened(server: Server, notebook: str) -> str:
     return urllib.parse.unquote(urllib.parse.urlsplit(location).path.split("/lab/tree/", 1)[1])
 
 
+def opened_outside(server: Server) -> int:
+    return server.request("GET", "/ragkit/workspace?folder=..&open=00-start-here.ipynb", follow=False)[0]
+
+
 def run_cells(server: Server, kernel: str, cells: list, session: str) -> None:
     """Execute ``cells`` over the kernel's websocket as the front-end does, writing outputs and counts into them."""
     ws = websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/kernels/{kernel}/channels?session_id="
@@ -198,6 +202,8 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
         with ThreadPoolExecutor(JOBS) as pool:  # two notebooks open at once, as a student with two tabs
             saved = list(pool.map(lambda rel: session_of(server, opened(server, rel), rel == EDITED), tracked))
         edited = server.request("GET", contents_path(saved[tracked.index(EDITED)]))["content"]
+        if (clone / "binder" / "jupyter_server_config.json").exists():  # the link opens nothing outside the course
+            assert opened_outside(server) == 400
     finally:
         server.stop()
     log = server.log.read_text()

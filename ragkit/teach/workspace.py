@@ -208,11 +208,14 @@ SOCKET_PATH_MAX = 100
 def _short_sockets(server_app) -> None:
     """Kernels on unix sockets (binder/jupyter_server_config.json) name them after their connection file: under a
     long home folder that path is too long for a socket and the kernel cannot start, so use a short private one."""
+    import atexit
+    import shutil
     import tempfile
 
     manager = server_app.kernel_manager
     longest = os.path.join(manager.connection_dir, f"kernel-{'0' * 36}-ipc-99")  # a kernel id is a uuid
     if len(os.fsencode(longest)) > SOCKET_PATH_MAX:
         manager.connection_dir = tempfile.mkdtemp(prefix="ragkit-kernels-")  # mode 0700: this user's only
+        atexit.register(shutil.rmtree, manager.connection_dir, ignore_errors=True)  # made here, removed here
         server_app.log.info("ragkit: kernel sockets in %s (%s is too long a path for them)", manager.connection_dir,
                             longest)
