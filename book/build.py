@@ -74,10 +74,10 @@ class Settings:
         return cls(data["repository"].rstrip("/"), data["branch"])
 
     def binder(self, rel: str) -> str:
-        """The notebook opened in JupyterLab on mybinder.org."""
+        """The notebook opened in JupyterLab on mybinder.org: the student's copy, through ragkit's workspace link."""
         slug = self.repository.removeprefix("https://github.com/")
         return (f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
-                f"?urlpath={quote('lab/tree/notebooks/' + rel, safe='')}")
+                f"?urlpath={quote('ragkit/workspace?open=' + quote(rel, safe='/'), safe='')}")
 
     def colab(self, rel: str) -> str:
         """The notebook opened on Google Colab, from the repository's copy at ``branch``."""
