@@ -11,6 +11,7 @@ also adds a cell of their own to an exercise and saves it, as in the session the
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -216,3 +217,5 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
                             text=True, check=True).stdout
     assert status == "", f"the session dirtied the clone:\n{status}"
     assert "without encryption" not in log, "a kernel ran over TCP (its warning reaches the terminal of `make lab`)"
+    moved = re.search(r"ragkit: kernel sockets in (\S+)", log)  # this runtime folder's path is too long for sockets
+    assert moved is None or not Path(moved.group(1)).exists(), "the short sockets folder was left behind"
