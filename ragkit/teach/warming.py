@@ -187,7 +187,7 @@ class _Line:
             return
         from IPython.display import Markdown, display
 
-        shown = Markdown(f"{sentence} ({seconds:.0f} s so far)")
+        shown = Markdown(f"{sentence} (waited {seconds:.0f} s)")
         if self._handle is None:
             self._handle = display(shown, display_id=True)
         else:
