@@ -448,3 +448,28 @@ def test_status_is_written_whole(tmp_path):
         assert warming.warmer_running(tmp_path)
     assert not warming.warmer_running(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["warming.json", "warming.lock"]  # no temp file left
+
+
+def test_in_a_notebook_the_wait_is_one_output_rewritten_in_place(monkeypatch, capsys):
+    """One display, then updates of it (no new line per poll, nothing on stderr)."""
+    import IPython
+    import IPython.display
+
+    shown = []
+
+    class Handle:
+        def update(self, obj):
+            shown.append(("update", obj.data))
+
+    def display(obj, display_id=False):
+        shown.append(("display", obj.data))
+        return Handle()
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Shell", (), {"kernel": object()})())
+    monkeypatch.setattr(IPython.display, "display", display)
+    line = warming._Line()
+    line("Waiting for strategy A.", 0.4)
+    line("Waiting for strategy A.", 1.6)
+    assert shown == [("display", "Waiting for strategy A. (waited 0 s)"),
+                     ("update", "Waiting for strategy A. (waited 2 s)")]
+    assert capsys.readouterr() == ("", "")
