@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import time
 import tomllib
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,9 @@ from urllib.parse import quote, unquote
 import jinja2
 import nbformat
 import plotly
+import zmq
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.paths import jupyter_runtime_dir
 from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -70,10 +74,10 @@ class Settings:
         return cls(data["repository"].rstrip("/"), data["branch"])
 
     def binder(self, rel: str) -> str:
-        """The notebook opened in JupyterLab on mybinder.org."""
+        """The notebook opened in JupyterLab on mybinder.org: the student's copy, through ragkit's workspace link."""
         slug = self.repository.removeprefix("https://github.com/")
         return (f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
-                f"?urlpath={quote('lab/tree/notebooks/' + rel, safe='')}")
+                f"?urlpath={quote('ragkit/workspace?open=' + quote(rel, safe='/'), safe='')}")
 
     def colab(self, rel: str) -> str:
         """The notebook opened on Google Colab, from the repository's copy at ``branch``."""
@@ -188,14 +192,29 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def local_kernel() -> AsyncKernelManager:
+    """A python3 kernel spoken to over unix sockets in Jupyter's runtime folder (TCP where the system has none).
+
+    Over TCP, ipykernel prints "Kernel is running over TCP without encryption" on stderr for every kernel: 14
+    times in the terminal during a `make book`. A kernel on this machine needs no network port at all.
+    """
+    if not zmq.has("ipc"):
+        return AsyncKernelManager(kernel_name="python3")
+    runtime = Path(jupyter_runtime_dir())
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # the socket files' prefix: short (a unix socket's path has about 100 bytes), never in the project folder
+    prefix = runtime / f"ragkit-{uuid.uuid4().hex[:12]}"
+    return AsyncKernelManager(kernel_name="python3", transport="ipc", ip=str(prefix))
+
+
 async def _execute(path: Path, limit: asyncio.Semaphore) -> Execution:
     async with limit:
         nb = nbformat.read(path, as_version=4)
         t = time.perf_counter()
-        client = NotebookClient(nb, timeout=900, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(nb, timeout=900, km=local_kernel(), resources={"metadata": {"path": str(path.parent)}})
         try:
-            await client.async_execute()
+            # given its kernel manager, nbclient would leave the kernel running: shut it down (sockets removed)
+            await client.async_execute(cleanup_kc=True)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
             return Execution(path, nb, time.perf_counter() - t, _failure(path, nb, exc))
         return Execution(path, nb, time.perf_counter() - t)

@@ -378,6 +378,13 @@ def _nbgrader(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workspace(args: argparse.Namespace) -> int:
+    from ragkit.teach.workspace import project, refresh
+
+    print(refresh(project(args.project)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     from ragkit.teach.results import NAME_RULES
@@ -437,6 +444,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)")
     p.add_argument("--nice", type=int, default=19, help="the background warmer's niceness (default 19, the lowest)")
     p.set_defaults(run=_warm)
+    p = sub.add_parser("workspace", help="copy the notebooks into my-notebooks/ (yours, ignored by git), or bring "
+                                         "the teacher's updates there without touching a notebook you changed")
+    p.add_argument("--project", type=Path, help="the course's folder (default: the current one, else this clone)")
+    p.set_defaults(run=_workspace)
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
     p.add_argument("--csv", type=Path, help="also write the table to this CSV file")

@@ -150,14 +150,14 @@ def test_landing_page_is_the_readme_table_and_every_page_launches_on_binder_and_
     for page in site.pages:
         links = {url for _, url in parse(site.out / page.href).links}
         assert settings.binder(page.rel) in links and settings.source(page.rel) in links
-        assert "urlpath=lab%2Ftree%2Fnotebooks%2F" + page.rel.replace("/", "%2F") in settings.binder(page.rel)
+        assert "urlpath=ragkit%2Fworkspace%3Fopen%3D" + page.rel.replace("/", "%2F") in settings.binder(page.rel)
 
 
 def test_binder_and_source_links_come_from_the_one_setting(tmp_path):
     (tmp_path / "book.toml").write_text('repository = "https://github.com/someone/course"\nbranch = "v2"\n')
     settings = book.Settings.load(tmp_path / "book.toml")
     assert settings.binder("exercises/ex1.ipynb") == (
-        "https://mybinder.org/v2/gh/someone/course/v2?urlpath=lab%2Ftree%2Fnotebooks%2Fexercises%2Fex1.ipynb")
+        "https://mybinder.org/v2/gh/someone/course/v2?urlpath=ragkit%2Fworkspace%3Fopen%3Dexercises%2Fex1.ipynb")
     assert settings.source("06-thresholds.ipynb") == "https://github.com/someone/course/blob/v2/notebooks/06-thresholds.ipynb"
     (tmp_path / "book.toml").write_text('repository = "gitlab.com/someone/course"\nbranch = "main"\n')
     with pytest.raises(book.BookError, match="https://github.com/OWNER/NAME"):

@@ -291,28 +291,24 @@ def test_a_background_warmer_that_cannot_start_says_why(tmp_path, monkeypatch):
     assert message.startswith("the warmer ended at once: another warmer is running")
 
 
-class RecordingBar:
-    """A stand-in for tqdm that remembers how it was left (a bar closed short of its total is drawn red)."""
+class RecordingLine:
+    """A stand-in for the wait's line in a notebook: remembers every sentence it was given."""
 
-    closed: list = []
+    made: list = []
 
-    def __init__(self, total, **kwargs):
-        self.total, self.n, self.leave = total, 0, True
+    def __init__(self):
+        self.said = []
+        RecordingLine.made.append(self)
 
-    def refresh(self):
-        pass
-
-    def close(self):
-        RecordingBar.closed.append((self.n, self.total, self.leave))
+    def __call__(self, sentence, seconds):
+        self.said.append(sentence)
 
 
-def test_a_finished_wait_leaves_a_full_bar_and_an_interrupted_one_no_bar(tmp_path, monkeypatch):
-    import tqdm.auto
-
+def test_a_finished_wait_says_so_and_an_interrupted_one_says_the_notebook_computes_it(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
     monkeypatch.setattr(warming, "POLL_S", 0.02)
-    monkeypatch.setattr(tqdm.auto, "tqdm", RecordingBar)
-    RecordingBar.closed = []
+    monkeypatch.setattr(warming, "_Line", RecordingLine)
+    RecordingLine.made = []
     course = course_module.Course(Corpus(tmp_path, ()), [], [])  # its stages decide what a wait counts
     holder = hold_lock(tmp_path)
     try:
@@ -330,7 +326,89 @@ def test_a_finished_wait_leaves_a_full_bar_and_an_interrupted_one_no_bar(tmp_pat
     waiter.join(5)
     stages = course_module.STAGES
     upto = {stage: stages.index(stage) + 1 for stage in ("queries", "A")}  # stages embedded up to it
-    assert RecordingBar.closed == [(upto["queries"], upto["queries"], True), (upto["queries"], upto["A"], False)]
+    first, second = RecordingLine.made
+    assert f"0 of the {upto['queries']} stages" in first.said[0] and first.said[-1].endswith("the queries: done.")
+    assert f"{upto['queries']} of the {upto['A']} stages" in second.said[0]
+    assert second.said[-1] == "The background warmer ended before strategy A: this notebook computes it itself."
+
+
+def test_the_wait_says_which_stage_it_waits_for_and_how_far_the_warmer_is(tmp_path, monkeypatch):
+    """Defect: a notebook waited 45 s with no word (the cells showed [*]); now the wait names the stage it waits for,
+    the stages done, the one the warmer is on and its count, rewritten as the warmer goes."""
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    monkeypatch.setattr(warming, "POLL_S", 0.02)
+    holder = hold_lock(tmp_path)
+    said = []
+    status = {"pid": holder.pid, "done": ["E", "queries"], "progress": 3, "working_on": "A", "count": 128,
+              "total": 1204, "unit": "chunks embedded"}
+    try:
+        (tmp_path / "warming.json").write_text(json.dumps(status))
+        waiter = threading.Thread(target=warming.wait_for,
+                                  args=("B", course_module.needs("B"), True, course_module.label,
+                                        lambda sentence, seconds: said.append(sentence)))
+        waiter.start()
+        time.sleep(0.2)
+        (tmp_path / "warming.json").write_text(json.dumps(dict(status, count=192, progress=4)))
+        time.sleep(0.2)
+        (tmp_path / "warming.json").write_text(json.dumps(dict(status, done=["E", "queries", "A", "B"])))
+        waiter.join(5)
+        assert not waiter.is_alive()
+    finally:
+        stop(holder)
+    assert said[0] == (f"Waiting for the background warmer (pid {holder.pid}) to finish strategy B: it has done 2 of "
+                       "the 4 stages this needs (strategy E, the queries) and is on strategy A, 128 of 1,204 chunks "
+                       "embedded.")
+    assert any("192 of 1,204" in s for s in said), "the sentence did not follow the warmer"
+    assert said[-1] == "Waited for the background warmer to finish strategy B: done."
+
+
+def test_outside_a_notebook_the_wait_prints_each_new_sentence_once_on_stdout(capsys):
+    line = warming._Line()
+    for seconds in range(3):
+        line("Waiting for strategy A.", seconds)
+    line("Waiting for strategy B.", 3)
+    out, err = capsys.readouterr()
+    assert out == "Waiting for strategy A.\nWaiting for strategy B.\n" and err == ""
+
+
+WARM_LOGGER = """
+import sys, time
+from types import SimpleNamespace
+from ragkit.teach import course, warming
+def log():
+    with open(sys.argv[1]) as f:
+        return f.read()
+seen = []
+def compute(self, stage, tick=lambda done: None):
+    seen.append(log().count("warm: stage"))  # lines in the log when this stage starts
+    time.sleep(0.05)
+    return f"{stage} computed"
+course.Course.compute = compute
+course.Course.evaluation = lambda self, *args, **kwargs: SimpleNamespace(chunks={"E": 1})
+course.Course.chunks = lambda self, strategy="E": [None] * 3
+with warming.holding() as holder:
+    print(course.warm(holder))
+print("seen", *seen)
+"""
+
+
+def test_the_warmer_logs_each_stage_as_it_finishes(tmp_path):
+    """Defect: warm.log stayed empty for the warmer's whole run (433 s) and got one line at the end; now each stage
+    writes its line, flushed, before the next one starts, naming the stage with its counts and seconds."""
+    log = tmp_path / "warm.log"
+    log.write_text("")
+    env = env_for(tmp_path / "cache")
+    env.pop("PYTHONUNBUFFERED", None)  # as a student's shell starts it: stdout to a file is buffered
+    with open(log, "a") as out:  # as `--background` runs it: stdout is the log file, not a terminal
+        done = subprocess.run([sys.executable, "-c", WARM_LOGGER, str(log)], stdout=out, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    lines = log.read_text().splitlines()
+    stages = course_module.STAGES
+    assert lines[-1] == "seen " + " ".join(str(i) for i in range(len(stages)))
+    for i, (stage, line) in enumerate(zip(stages, lines, strict=False), 1):
+        assert line.startswith(f"warm: stage {i} of {len(stages)}, {course_module.label(stage)}: {stage} computed in ")
+        assert line.endswith(" s so far)")
 
 
 class CountingEmbedder:
@@ -353,9 +431,10 @@ def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
     embedder = CountingEmbedder()
     course = course_module.Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=embedder)
     ticks = []
-    course.compute("E", lambda: ticks.append(1))
+    course.compute("E", ticks.append)
     n = len(course.chunks("E"))
     assert n > 2 * course_module.SLICE and len(ticks) == -(-n // course_module.SLICE)
+    assert ticks == sorted(ticks) and ticks[-1] == n  # each tick says how many chunks are embedded so far
     assert embedder.texts >= n
 
 
@@ -369,3 +448,28 @@ def test_status_is_written_whole(tmp_path):
         assert warming.warmer_running(tmp_path)
     assert not warming.warmer_running(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["warming.json", "warming.lock"]  # no temp file left
+
+
+def test_in_a_notebook_the_wait_is_one_output_rewritten_in_place(monkeypatch, capsys):
+    """One display, then updates of it (no new line per poll, nothing on stderr)."""
+    import IPython
+    import IPython.display
+
+    shown = []
+
+    class Handle:
+        def update(self, obj):
+            shown.append(("update", obj.data))
+
+    def display(obj, display_id=False):
+        shown.append(("display", obj.data))
+        return Handle()
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Shell", (), {"kernel": object()})())
+    monkeypatch.setattr(IPython.display, "display", display)
+    line = warming._Line()
+    line("Waiting for strategy A.", 0.4)
+    line("Waiting for strategy A.", 1.6)
+    assert shown == [("display", "Waiting for strategy A. (waited 0 s)"),
+                     ("update", "Waiting for strategy A. (waited 2 s)")]
+    assert capsys.readouterr() == ("", "")

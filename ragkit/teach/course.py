@@ -120,32 +120,45 @@ class Course:
     def _wait(self, stage: str) -> None:
         """Let a background warmer finish ``stage`` first (a stage it does not compute is not waited for)."""
         if stage in STAGES:
-            warming.wait_for(stage, needs(stage), self.progress)
+            warming.wait_for(stage, needs(stage), self.progress, label)
 
-    def compute(self, stage: str, tick: Callable[[], None] = lambda: None) -> None:
-        """Compute one of STAGES ahead of the notebooks, calling ``tick`` every SLICE chunks embedded."""
+    def compute(self, stage: str, tick: Callable[[int], None] = lambda done: None) -> str:
+        """Compute one of STAGES ahead of the notebooks, calling ``tick`` with the chunks embedded every SLICE;
+        what was computed, in a few words with its counts."""
         if stage == "queries":
             self.sweep("E")
-        elif stage == "evaluation":
-            self.evaluation()
-        else:
-            texts = [c.text for c in chunk_corpus(self.corpus, stage)]
-            embedder = self.embedder
-            if embedder is None:
-                from ragkit.embedding import default_embedder
+            return f"{len(self.queries) + len(self.out_of_domain)} queries embedded"
+        if stage == "evaluation":
+            ev = self.evaluation()
+            return f"dense, BM25 and hybrid evaluated on {len(ev.chunks)} strategies, {len(self.queries)} queries"
+        texts = [c.text for c in chunk_corpus(self.corpus, stage)]
+        embedder = self.embedder
+        if embedder is None:
+            from ragkit.embedding import default_embedder
 
-                embedder = default_embedder()
-            starts = range(0, len(texts), SLICE)
-            if self.progress:
-                from tqdm.auto import tqdm
+            embedder = default_embedder()
+        starts = range(0, len(texts), SLICE)
+        if self.progress:
+            from tqdm.auto import tqdm
 
-                starts = tqdm(starts, desc=f"embedding {stage}", unit="slice")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", TruncationWarning)  # counted once, by retriever() below
-                for start in starts:
-                    embedder.encode(texts[start:start + SLICE], progress=False)
-                    tick()
-            self.retriever(stage)  # from the cache now
+            starts = tqdm(starts, desc=f"embedding {stage}", unit="slice")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncationWarning)  # counted once, by retriever() below
+            for start in starts:
+                embedder.encode(texts[start:start + SLICE], progress=False)
+                tick(min(start + SLICE, len(texts)))
+        self.retriever(stage)  # from the cache now
+        return f"{len(texts):,} chunks embedded"
+
+
+def label(stage: str) -> str:
+    """A stage as a waiting notebook names it: "strategy A", "the queries", "the evaluation"."""
+    return f"the {stage}" if stage in ("queries", "evaluation") else f"strategy {stage}"
+
+
+def total(course: Course, stage: str) -> tuple[int, str]:
+    """The items a stage counts as it goes, and what they are: a strategy's chunks (other stages count none)."""
+    return (len(course.chunks(stage)), "chunks embedded") if stage not in ("queries", "evaluation") else (0, "")
 
 
 def needs(stage: str) -> tuple[str, ...]:
@@ -161,13 +174,24 @@ def load(data: Path | None = None, progress: bool = True) -> Course:
                   load_out_of_domain(data / "out_of_domain.jsonl"), progress)
 
 
-def warm(holder: warming.Holder, progress: bool = False) -> str:
-    """Compute every stage of the bundled course in order, reporting to a held warming lock; a line saying so."""
+def _say(line: str) -> None:
+    print(line, flush=True)  # at once: a background warmer's stdout is a log file, read while it runs
+
+
+def warm(holder: warming.Holder, progress: bool = False, say: Callable[[str], None] = _say) -> str:
+    """Compute every stage of the bundled course in order, reporting to a held warming lock; a line saying so.
+
+    Each stage, as it finishes, is also said (``say``: a flushed line on stdout) with its counts and seconds.
+    """
     t = time.perf_counter()
     course = load(progress=progress)
-    for stage in STAGES:
-        course.compute(stage, holder.tick)
+    for i, stage in enumerate(STAGES, 1):
+        began = time.perf_counter()
+        holder.begin(stage, *total(course, stage))
+        what = course.compute(stage, holder.tick)
         holder.finished(stage)
+        say(f"warm: stage {i} of {len(STAGES)}, {label(stage)}: {what} in {time.perf_counter() - began:.1f} s "
+            f"({time.perf_counter() - t:.0f} s so far)")
     ev = course.evaluation()
     return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies and "
             f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")

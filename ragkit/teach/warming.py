@@ -3,10 +3,11 @@
 The holder takes an exclusive lock on ``warming.lock`` in the cache folder (``filelock``: the
 system releases it when the process ends, however it ends, so an interrupted holder never
 leaves a stale lock) and keeps a status file, ``warming.json``, beside it: who holds the lock,
-the stages it has finished and a progress count it raises as it works. A waiter follows that
+the stages it has finished, the stage it is on with how many of its items are done, and a
+progress count it raises as it works. A waiter shows that, updated in place, and follows the
 count: when it stops moving for ``STALL_S`` seconds (a stopped or hung holder), the wait ends
 with a message. This module knows nothing about what the stages compute: the caller names them
-(``ragkit.teach.course`` owns the course's stages).
+(``ragkit.teach.course`` owns the course's stages and says what each one is called).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from filelock import FileLock, Timeout
 
@@ -38,12 +39,17 @@ _given_up: dict[int, int] = {}
 
 @dataclass(frozen=True)
 class Status:
-    """What the status file says: the holder's pid, the stages it finished, its progress count."""
+    """What the status file says: the holder's pid, the stages it finished, its progress count, what it is on."""
 
     pid: int | None = None
     done: tuple[str, ...] = ()
     progress: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    working_on: str | None = None
+    count: int = 0
+    """Items of ``working_on`` done so far, of ``total`` (0: the stage does not count its items)."""
+    total: int = 0
+    unit: str = ""
 
 
 def _paths(folder: Path | None = None) -> tuple[Path, Path]:
@@ -56,7 +62,8 @@ def read_status(folder: Path | None = None) -> Status:
     try:
         raw = json.loads(_paths(folder)[1].read_text())
         return Status(raw.get("pid"), tuple(raw.get("done", ())), int(raw.get("progress", 0)),
-                      dict(raw.get("seconds", {})))
+                      dict(raw.get("seconds", {})), raw.get("working_on"), int(raw.get("count", 0)),
+                      int(raw.get("total", 0)), str(raw.get("unit", "")))
     except (OSError, ValueError, TypeError, AttributeError):
         return Status()
 
@@ -85,6 +92,9 @@ class Holder:
         self.done: list[str] = []
         self.seconds: dict[str, float] = {}
         self.progress = 0
+        self.working_on: str | None = None
+        self.count = self.total = 0
+        self.unit = ""
         self._write()
 
     def _write(self) -> None:
@@ -92,13 +102,22 @@ class Holder:
         tmp = self._path.with_name(f"{self._path.name}.{os.getpid()}.tmp")
         try:
             tmp.write_text(json.dumps({"pid": os.getpid(), "done": self.done, "progress": self.progress,
-                                       "seconds": self.seconds}))
+                                       "seconds": self.seconds, "working_on": self.working_on,
+                                       "count": self.count, "total": self.total, "unit": self.unit}))
             os.replace(tmp, self._path)
         finally:
             tmp.unlink(missing_ok=True)
 
-    def tick(self) -> None:
-        """Some work was done: waiters keep waiting."""
+    def begin(self, stage: str, total: int = 0, unit: str = "") -> None:
+        """Work on ``stage`` starts (``total``: its items, e.g. 1204 chunks; 0 when it does not count them)."""
+        self.working_on, self.count, self.total, self.unit = stage, 0, total, unit
+        self.progress += 1
+        self._write()
+
+    def tick(self, count: int | None = None) -> None:
+        """Some work was done (``count``: items of the current stage done so far): waiters keep waiting."""
+        if count is not None:
+            self.count = count
         self.progress += 1
         self._write()
 
@@ -106,6 +125,7 @@ class Holder:
         """A stage is done: waiters for it go on."""
         self.done.append(stage)
         self.seconds[stage] = round(time.perf_counter() - self._start, 1)
+        self.working_on, self.count, self.total, self.unit = None, 0, 0, ""
         self.progress += 1
         self._write()
 
@@ -131,9 +151,55 @@ def holding(folder: Path | None = None, patience_s: float = 2.0) -> Iterator[Hol
         lock.release()
 
 
-def wait_for(stage: str, needed: Sequence[str], progress: bool = True) -> None:
+def describe_wait(stage: str, needed: Sequence[str], status: Status, label: Callable[[str], str] = str) -> str:
+    """One sentence: which stage a wait is for, which of the stages it needs the warmer has done, what it is on."""
+    done = [label(s) for s in needed if s in status.done]
+    said = (f"Waiting for the background warmer (pid {status.pid}) to finish {label(stage)}: it has done "
+            f"{len(done)} of the {len(needed)} stages this needs" + (f" ({', '.join(done)})" if done else ""))
+    if status.working_on is None:
+        return said + "."
+    said += f" and is on {label(status.working_on)}"
+    if status.total:
+        said += f", {status.count:,} of {status.total:,} {status.unit or 'items done'}"
+    return said + "."
+
+
+class _Line:
+    """One line of output that a wait rewrites in place: an updatable display in a notebook, stdout elsewhere.
+
+    Never stderr: JupyterLab paints stderr red, and the notebooks' tests fail on any.
+    """
+
+    def __init__(self) -> None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        self._kernel = shell is not None and getattr(shell, "kernel", None) is not None
+        self._handle = None
+        self._printed = ""
+
+    def __call__(self, sentence: str, seconds: float) -> None:
+        """Show ``sentence`` with the seconds waited so far (outside a notebook: only when the sentence changes)."""
+        if not self._kernel:
+            if sentence != self._printed:
+                print(sentence, flush=True)
+                self._printed = sentence
+            return
+        from IPython.display import Markdown, display
+
+        shown = Markdown(f"{sentence} (waited {seconds:.0f} s)")
+        if self._handle is None:
+            self._handle = display(shown, display_id=True)
+        else:
+            self._handle.update(shown)
+
+
+def wait_for(stage: str, needed: Sequence[str], progress: bool = True, label: Callable[[str], str] = str,
+             show: Callable[[str, float], None] | None = None) -> None:
     """Block until a live holder has finished ``stage``; ``needed``: the stages it finishes up to it, ``stage`` last.
 
+    While waiting, ``show`` (by default, with ``progress``: a line rewritten in place) is given a sentence saying
+    what the wait is for and how far the warmer is (``label`` names a stage), and the seconds waited.
     Returns at once when no one holds the lock (or in the holder); returns with a message when the holder's
     progress stops for ``STALL_S`` seconds: the caller then computes the stage itself.
     """
@@ -142,36 +208,30 @@ def wait_for(stage: str, needed: Sequence[str], progress: bool = True) -> None:
     status = _latest = read_status()
     if status.pid == os.getpid() or stage in status.done or _given_up.get(status.pid or 0) == status.progress:
         return
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(needed), desc=f"waiting for the background warmer: {stage}", unit="stage",
-                   bar_format="{desc}: {n}/{total} stages {bar} {elapsed}")
-    finished, moved = False, time.monotonic()
-    try:
-        while warmer_running():
-            status = read_status()
-            if bar is not None:
-                bar.n = sum(s in status.done for s in needed)
-                bar.refresh()
-            if stage in status.done:
-                finished = True
-                break
-            if (status.pid, status.progress) != (_latest.pid, _latest.progress):
-                _latest, moved = status, time.monotonic()
-            elif time.monotonic() - moved > STALL_S:
-                _given_up[status.pid or 0] = status.progress
-                print(f"The background warmer (pid {status.pid}) has made no progress for {STALL_S:.0f} s: it may be "
-                      f"stopped (`kill -CONT {status.pid}` resumes it, `kill {status.pid}` ends it). Not waiting "
-                      f"for it any longer: this notebook computes {stage} itself.")
-                break
-            time.sleep(POLL_S)
-    finally:
-        if bar is not None:
-            if not finished:  # the warmer stopped (or the wait was interrupted): the notebook computes it itself
-                bar.leave = False
-            bar.close()
+    if show is None and progress:
+        show = _Line()
+    began = moved = time.monotonic()
+    finished = False
+    while warmer_running():
+        status = read_status()
+        if stage in status.done:
+            finished = True
+            break
+        if show is not None:
+            show(describe_wait(stage, needed, status, label), time.monotonic() - began)
+        if (status.pid, status.progress) != (_latest.pid, _latest.progress):
+            _latest, moved = status, time.monotonic()
+        elif time.monotonic() - moved > STALL_S:
+            _given_up[status.pid or 0] = status.progress
+            print(f"The background warmer (pid {status.pid}) has made no progress for {STALL_S:.0f} s: it may be "
+                  f"stopped (`kill -CONT {status.pid}` resumes it, `kill {status.pid}` ends it). Not waiting "
+                  f"for it any longer: this notebook computes {label(stage)} itself.")
+            return
+        time.sleep(POLL_S)
+    if show is not None:
+        show(f"Waited for the background warmer to finish {label(stage)}: done." if finished else
+             f"The background warmer ended before {label(stage)}: this notebook computes it itself.",
+             time.monotonic() - began)
 
 
 def start_background(log: Path, niceness: int = 19, patience_s: float = 30.0,

@@ -1,0 +1,139 @@
+"""my-notebooks/: the student's copies, made from notebooks/ and refreshed without losing a notebook the student
+changed; git ignores them, their relative links lead where the tracked ones' do, and the book never reads them."""
+
+import json
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from ragkit.errors import InputError
+from ragkit.teach import workspace
+
+from conftest import ROOT
+
+
+def notebook(*sources: str) -> str:
+    return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources]))
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A course folder with two tracked notebooks, one in exercises/, and a twin that is not a notebook."""
+    (tmp_path / "notebooks" / "exercises").mkdir(parents=True)
+    (tmp_path / "notebooks" / "twins").mkdir()
+    (tmp_path / "notebooks" / "00-start.ipynb").write_text(notebook("x = 1"))
+    (tmp_path / "notebooks" / "exercises" / "ex1.ipynb").write_text(notebook("answer = None"))
+    (tmp_path / "notebooks" / "twins" / "00-start.py").write_text("x = 1\n")
+    return tmp_path
+
+
+def run(path):
+    """The notebook as a student leaves it after running it: outputs and counts, cells unchanged."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        cell.execution_count, cell.outputs = 1, [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.write(nb, path)
+
+
+def edit(path, source):
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].source = source
+    nbformat.write(nb, path)
+
+
+def test_a_first_refresh_copies_every_notebook_and_nothing_else(course):
+    done = workspace.refresh(course)
+    mine = course / "my-notebooks"
+    assert done.copied == ("00-start.ipynb", "exercises/ex1.ipynb")
+    assert (mine / "00-start.ipynb").read_bytes() == (course / "notebooks" / "00-start.ipynb").read_bytes()
+    assert not (mine / "twins").exists()
+    assert "Your notebooks are in" in str(done) and "00-start.ipynb" in str(done)
+    again = workspace.refresh(course)
+    assert (again.copied, again.updated, again.kept, again.unchanged) == ((), (), (), 2)
+    assert "All 2 notebooks are up to date." in str(again)
+
+
+def test_a_refresh_brings_the_teachers_update_and_never_overwrites_a_students_change(course):
+    workspace.refresh(course)
+    mine = course / "my-notebooks"
+    run(mine / "00-start.ipynb")  # only run: the teacher's new version may replace it
+    edit(mine / "exercises" / "ex1.ipynb", "answer = 0.675")  # the student's work: kept
+    (course / "notebooks" / "00-start.ipynb").write_text(notebook("x = 2"))
+    (course / "notebooks" / "exercises" / "ex1.ipynb").write_text(notebook("answer = None  # between 0 and 1"))
+    (course / "notebooks" / "01-new.ipynb").write_text(notebook("y = 1"))
+    done = workspace.refresh(course)
+    assert done.copied == ("01-new.ipynb",) and done.updated == ("00-start.ipynb",)
+    assert done.kept == (("exercises/ex1.ipynb", "my-notebooks/exercises/ex1-updated.ipynb"),)
+    assert nbformat.read(mine / "00-start.ipynb", as_version=4).cells[0].source == "x = 2"
+    assert nbformat.read(mine / "exercises" / "ex1.ipynb", as_version=4).cells[0].source == "answer = 0.675"
+    beside = mine / "exercises" / "ex1-updated.ipynb"
+    assert beside.read_bytes() == (course / "notebooks" / "exercises" / "ex1.ipynb").read_bytes()
+    assert "Kept your exercises/ex1.ipynb (you changed it)" in str(done)
+    edit(beside, "answer = 0.7")  # the student works in the updated copy too: a later refresh keeps it
+    (course / "notebooks" / "exercises" / "ex1.ipynb").write_text(notebook("answer = None  # third version"))
+    later = workspace.refresh(course)
+    assert nbformat.read(beside, as_version=4).cells[0].source == "answer = 0.7"
+    assert "not written" in later.kept[0][1]
+
+
+def test_a_notebook_the_student_deleted_comes_back_and_a_stray_file_counts_as_theirs(course):
+    workspace.refresh(course)
+    mine = course / "my-notebooks"
+    (mine / "00-start.ipynb").unlink()
+    (mine / "exercises" / "ex1.ipynb").write_text("not a notebook")
+    (course / "notebooks" / "exercises" / "ex1.ipynb").write_text(notebook("answer = 1"))
+    done = workspace.refresh(course)
+    assert done.copied == ("00-start.ipynb",)
+    assert (mine / "exercises" / "ex1.ipynb").read_text() == "not a notebook"  # theirs, whatever it is
+    assert done.kept[0][0] == "exercises/ex1.ipynb"
+
+
+def test_a_workspace_that_is_not_a_folder_is_refused_with_what_to_do(course, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (course / "my-notebooks").symlink_to(elsewhere)
+    with pytest.raises(InputError, match="move it away"):
+        workspace.refresh(course)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_no_course_folder_says_where_to_run_it(tmp_path):
+    with pytest.raises(InputError, match="run this from the course's folder"):
+        workspace.project(tmp_path)
+
+
+def test_the_copies_are_ignored_by_git_and_keep_their_links():
+    """At the depth of notebooks/, so ``../data/corpus/x.md`` (00's link) and ``exercises/...`` resolve the same."""
+    ignored = subprocess.run(["git", "check-ignore", "-q", "my-notebooks/00-start-here.ipynb"], cwd=ROOT)
+    assert ignored.returncode == 0, "my-notebooks/ is not in .gitignore"
+    mine = ROOT / workspace.COPIES
+    assert (mine / ".." / "data" / "corpus").resolve() == (ROOT / "notebooks" / ".." / "data" / "corpus").resolve()
+
+
+def test_the_book_reads_the_tracked_notebooks_only():
+    from book.build import pages
+
+    assert all(p.path.parent.is_relative_to(ROOT / "notebooks") for p in pages())
+    assert not any(workspace.COPIES in p.path.parts for p in pages())
+
+
+def test_the_command_says_where_the_students_work_lives(course):
+    done = subprocess.run([sys.executable, "-m", "ragkit", "workspace", "--project", str(course)],
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert f"Your notebooks are in {course / 'my-notebooks'}" in done.stdout
+    manifest = json.loads((course / "my-notebooks" / workspace.MANIFEST).read_text())
+    assert sorted(manifest["copied"]) == ["00-start.ipynb", "exercises/ex1.ipynb"]
+
+
+def test_the_shipped_server_settings_use_unix_sockets_and_the_workspace_link():
+    """What `make lab`, Binder's postBuild and a hub install (the Makefile says why)."""
+    settings = json.loads((ROOT / "binder" / "jupyter_server_config.json").read_text())
+    assert settings["KernelManager"]["transport"] == "ipc"
+    assert settings["ServerApp"]["jpserver_extensions"] == {"ragkit.teach.workspace": True}
+    makefile = (ROOT / "Makefile").read_text()
+    assert "binder/jupyter_server_config.json" in makefile and "/ragkit/workspace?open=00-start-here" in makefile
+    assert "binder/jupyter_server_config.json" in (ROOT / "binder" / "postBuild").read_text()
