@@ -433,6 +433,39 @@ def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_meas
     assert ex._STATED == {}  # the grader's process locks nothing of its own
 
 
+@pytest.mark.slow
+def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, tmp_path, monkeypatch):
+    """The grader runs the notebook from the top: a direction set after the measuring cell is refused there."""
+    import nbformat
+
+    from ragkit.teach import grading
+    from ragkit.teach.sandbox import Limits
+
+    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    for student in ("ada", "tom", "lea"):
+        nb = nbformat.read(notebooks / ("exercises" if student == "lea" else "solutions") / "ex4-design-a-header.ipynb",
+                           as_version=4)
+        if student == "tom":  # the direction turned after seeing the counts, with the verdict to match
+            check = next(i for i, c in enumerate(nb.cells) if "check_header(" in c.source)
+            nb.cells.insert(check, nbformat.v4.new_code_cell(
+                'my_expectation = "worse"\nmy_conclusion = verdict(-1, test.wins, test.losses, test.p)'))
+        if student == "lea":  # nothing stated when the measuring cell runs; the direction written in afterwards
+            answers = [c for c in nb.cells if "# your answer" in c.source]
+            answers[0].source = inspect.getsource(sentence).replace("def sentence(title, section):", "def my_header("
+                                                                    "title, section):")
+            answers[2].source = 'my_expectation = "better"\nmy_conclusion = "inconclusive, same direction"'
+        folder = tmp_path / "home" / student / "ex"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / "ex4-design-a-header.ipynb")
+    monkeypatch.setenv("HOME", str(tmp_path / "teacher"))
+    result = grading.grade([tmp_path / "home"], "home", Limits(timeout=300), jobs=2, course=course)
+    got = {g.student: g for g in result.grades if g.exercise == "ex4"}
+    assert got["ada"].grade == "yes", got["ada"]
+    tom = got["tom"]
+    assert tom.grade == "not yet" and "you stated 'better' before your first measurement" in tom.reason, tom
+    assert got["lea"].grade == "not yet" and "no expectation was stated" in got["lea"].reason, got["lea"]
+
+
 def broken(title, section):
     raise KeyError(section)
 
