@@ -530,6 +530,33 @@ def test_ex5_a_copied_sentence_with_filler_shuffled_or_disguised_is_not_yet(cour
     assert not feedback.passed and "in other words" in str(feedback), str(feedback)
 
 
+REWORDED = ["Don't retrying at once: waiting, and doubling the waiting after every furthers rejections, up to ceilings "
+            "of about minutes",
+            "Retrying at once? Don't: waits, doubled after each further rejections, ceilinged at about one minute",
+            "Don't retry right away: pause, and double the pause after each additional refusal, up to a maximum of "
+            "around a minute"]
+
+
+@pytest.mark.parametrize("question", REWORDED)
+@pytest.mark.slow
+def test_ex5_a_sentence_reworded_in_form_that_the_word_bag_misses_is_not_yet(course, question):
+    assert ex.copied_sentence(question, DOCUMENT) is None and not ex.shared_runs(question, DOCUMENT)
+    feedback = ex.check_own_document(course, DOCUMENT, question)
+    assert not feedback.passed and f"closer than {ex.EX5.copy_distance}" in str(feedback), str(feedback)
+    assert feedback.numbers["sentence_distance"] < ex.EX5.copy_distance
+
+
+@pytest.mark.slow
+def test_ex5_the_reworded_bound_lies_below_every_written_paraphrase_of_the_course(course):
+    from ragkit.retrieval import cosine_distance
+
+    retriever = course.retriever("E")
+    kept = [q for q in course.questions if ex.copied_sentence(q.question, q.needle) is None]
+    distance = np.diag(cosine_distance(retriever.embed([q.question for q in kept]),
+                                       retriever.embed([q.needle for q in kept])))
+    assert len(kept) > 20 and distance.min() > ex.EX5.copy_distance + 0.05, distance.min()
+
+
 @pytest.mark.slow
 def test_ex5_a_document_about_a_course_topic_is_not_yet(course):
     document = ("# Notes on text pieces\n\n## Splitting words\n\nA tokenizer splits text into pieces from a fixed "

@@ -111,6 +111,12 @@ class DocumentRules:
     """A copied sentence: this share of the shorter word set (question or sentence) is in the other."""
     sentence_words: int = 4
     """Only sentences with at least this many distinctive words count (a heading's two words are fair to use)."""
+    copy_distance: float = 0.2
+    """A sentence reworded in form: the question's embedding this close (cosine distance) to a sentence's.
+
+    Inflections, word order, filler and synonyms change the words, not the sentence: such rewordings land at 0.05 to
+    0.18 here, while every course question that the word-bag rule does not call a copy lies at 0.27 or more from
+    its needle (a test keeps the bound below that), and the solution's question at 0.43 from its nearest sentence."""
     off_course: float = 0.45
     """A topic the course lacks: the cited chunk is farther than this cosine distance from every course chunk.
 
@@ -120,7 +126,8 @@ class DocumentRules:
 
     def __str__(self) -> str:
         return (f"The rules (`EX5`): no run of {self.run} words copied; no sentence (of {self.sentence_words} or more "
-                f"distinctive words) copied from {self.copy_share:.0%} on, in any order; the cited section farther "
+                f"distinctive words) copied from {self.copy_share:.0%} on, in any order, nor within cosine distance "
+                f"{self.copy_distance} of the question; the cited section farther "
                 f"than cosine distance {self.off_course} from every course chunk (strategy {self.strategy}).")
 
 
@@ -685,6 +692,18 @@ def copied_sentence(question: str, document: str) -> tuple[str, float] | None:
     return best if best is not None and best[1] >= EX5.copy_share else None
 
 
+def reworded_sentence(course: Course, question: str, document: str) -> tuple[str, float] | None:
+    """The document sentence whose embedding lies nearest the question's, and their cosine distance (None: none)."""
+    counted = [s for s in sentences(document) if len(content_words(s)) >= EX5.sentence_words]
+    if not counted:
+        return None
+    retriever = course.retriever(EX5.strategy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncationWarning)
+        distance = cosine_distance(retriever.embed([question]), retriever.embed(counted))[0]
+    return counted[int(np.argmin(distance))], float(np.min(distance))
+
+
 def _off_course(course: Course, chunks) -> tuple[float, str]:
     """How near the document gets to the course: the smallest cosine distance from its chunks to a course chunk."""
     retriever = course.retriever(EX5.strategy)
@@ -723,6 +742,12 @@ def check_own_document(course: Course, document: str | None, question: str | Non
             f"'{shown(' '.join(bag[0].split()), 80)}' are in the other (a copy from {EX5.copy_share:.0%} on, "
             "whatever the word order or the words added): ask it in other words, as a reader would",),
             {"copied_share": bag[1]}, hints=(PARAPHRASE_HINT,)))
+    if (near := reworded_sentence(course, question, document)) and near[1] < EX5.copy_distance:
+        return record("ex5", Feedback(False, (
+            f"your question lies at cosine distance {near[1]:.3f} from the sentence "
+            f"'{shown(' '.join(near[0].split()), 80)}', closer than {EX5.copy_distance}: that sentence reworded in "
+            "form (inflections, word order, filler or synonyms change its words, not the sentence); ask it in other "
+            "words, as a reader would",), {"sentence_distance": near[1]}, hints=(PARAPHRASE_HINT,)))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "corpus"
         shutil.copytree(course.corpus.folder, folder)
