@@ -232,6 +232,24 @@ def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(
     assert abs(float(right(applied("05"))) - d * d / 2) < 0.002
 
 
+def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course):
+    """A distractor of more than one word, not computed (no digits), is quoted under its notebook in the guide."""
+    from ragkit.teach import quiz
+
+    text = GUIDE.read_text(encoding="utf-8")
+    checked = 0
+    for notebook, build in quiz.BUILDERS.items():
+        name = next(p.stem for p in MAIN if p.stem.startswith(f"{notebook}-"))
+        section = text[text.index(f"### {name}\n"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
+        listed = " ".join(section[section.index("**Common wrong answers**"):].split())
+        for q in build(course):
+            for o in q.options:
+                if not o.right and len(o.text.split()) > 1 and not re.search(r"\d", o.text):
+                    assert f'"{o.text}"' in listed, (notebook, o.text)
+                    checked += 1
+    assert checked >= 40
+
+
 def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
     import json
 
