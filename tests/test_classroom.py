@@ -314,6 +314,18 @@ def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
                     assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
 
 
+def test_every_exercise_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
+    """An exercise may be opened first: one that names strategies B-F or word pieces shows the reminders."""
+    twins = sorted((TWINS / "exercises").glob("*.py")) + sorted((TWINS / "solutions").glob("*.py"))
+    for path in twins:
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"\bstrateg(y|ies) [B-F]\b|\b[B-F]/dense\b", text):
+            assert "reminders.strategy_letters()" in text, path
+        if "word piece" in text.lower():
+            assert "reminders.word_pieces()" in text, path
+    assert sum("reminders.strategy_letters()" in p.read_text(encoding="utf-8") for p in twins) >= 8
+
+
 def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
     from ragkit.teach import reminders
 

@@ -209,6 +209,7 @@ def test_ex3_gibberish_is_not_yet(course):
 def test_ex3_copying_the_needle_is_not_yet(course):
     feedback = ex.check_ticket_phrasings(course, {q.id: "help: " + q.needle for q in course.questions[:5]})
     assert not feedback.passed and "copies the needle's words" in str(feedback)
+    assert f"more than the {ex.EX3.max_shared} distinctive words of the needle" in str(feedback)
 
 
 def padded(text):
@@ -528,6 +529,8 @@ def shuffled(text):
 def test_ex5_a_copied_sentence_with_filler_shuffled_or_disguised_is_not_yet(course, disguise):
     feedback = ex.check_own_document(course, DOCUMENT, disguise(SENTENCE))
     assert not feedback.passed and "in other words" in str(feedback), str(feedback)
+    if "copied_share" in feedback.numbers:
+        assert f"(of {ex.EX5.sentence_words} or more distinctive words)" in str(feedback)
 
 
 REWORDED = ["Don't retrying at once: waiting, and doubling the waiting after every furthers rejections, up to ceilings "

@@ -379,7 +379,8 @@ def _word_problems(course: Course, qid: object, text: object, vocabulary: set[st
                 f"writes real words: use at least {EX3.known_words}"]
     problems = []
     if len(shared := shared_needle_words(text, q.needle)) > EX3.max_shared:
-        problems.append(f"{qid}: your ticket copies the needle's words {shared}: say it like a user would")
+        problems.append(f"{qid}: your ticket copies the needle's words {shared}, more than the {EX3.max_shared} "
+                        "distinctive words of the needle a ticket may share: say it like a user would")
     source, share = _nearest_copy(text, others)
     if share >= EX3.copy_share:
         problems.append(f"{qid}: {share:.0%} of the distinctive words of the shorter of your ticket and {source} "
@@ -738,7 +739,8 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                                       {"copied_runs": len(copied)}, hints=(PARAPHRASE_HINT,)))
     if bag := copied_sentence(question, document):
         return record("ex5", Feedback(False, (
-            f"{bag[1]:.0%} of the distinctive words of the shorter of your question and the sentence "
+            f"{bag[1]:.0%} of the distinctive words of the shorter of your question and the sentence (of "
+            f"{EX5.sentence_words} or more distinctive words) "
             f"'{shown(' '.join(bag[0].split()), 80)}' are in the other (a copy from {EX5.copy_share:.0%} on, "
             "whatever the word order or the words added): ask it in other words, as a reader would",),
             {"copied_share": bag[1]}, hints=(PARAPHRASE_HINT,)))

@@ -57,6 +57,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import numpy as np
 import ragkit.teach.course
 from ragkit.teach import chapter
@@ -64,6 +65,7 @@ from ragkit.statistics import verdict
 from ragkit.teach.exercises import EX4, check_header, measure_header, needle_sign_test
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters() + "\n\n" + reminders.word_pieces()))
 ev = course.evaluation("CE")
 
 # %% [markdown]

@@ -58,6 +58,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import pandas as pd
 import ragkit.teach.course
 from ragkit.answer import NoAnswer, answer
@@ -65,6 +66,7 @@ from ragkit.citations import citation_table, verify
 from ragkit.teach.exercises import EX5, check_own_document
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
 retriever = course.retriever("E")
 display(Markdown(str(EX5)))
 
