@@ -389,11 +389,16 @@ def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(c
 
 
 @pytest.mark.slow
-def test_ex4_the_measurement_waits_for_a_stated_direction(course):
+def test_ex4_the_measurement_waits_for_a_stated_direction(course, monkeypatch):
+    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
     for expectation in (None, "maybe"):
         run = ex.measure_header(course, sentence, expectation)
         assert run.expectation is None and run.test is None and "before you measure" in str(run)
-    assert ex._STATED == {}
+    feedback = ex.check_header(course, sentence, "better", "inconclusive, same direction")
+    assert not feedback.passed and "no expectation was stated before your first measurement" in str(feedback)
+    run = ex.measure_header(course, sentence, "better")  # nothing was measured yet: this run may lock it
+    assert run.expectation == "better" and run.test == ex.SignTest(3, 2, 1.0)
+    assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
 
 
 @pytest.mark.slow

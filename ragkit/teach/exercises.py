@@ -535,14 +535,21 @@ def _direction(expectation: object) -> str | None:
 
 
 _STATED: dict[str, str] = {}
-"""ex4 in a kernel: the direction stated before the first measurement; the first measurement locks it."""
+"""ex4 in a kernel: the direction stated before the first measurement, which locks it ('': measured without one)."""
 
 
-def _stated_now(expectation: object) -> str | None:
-    """The kernel's locked direction; a first valid expectation locks it (a measurement is about to run)."""
-    if "ex4" not in _STATED and (said := _direction(expectation)) is not None:
+def _stated_now(expectation: object, *, measuring: bool) -> str | None:
+    """This kernel's locked direction, after locking a stated one if nothing has been measured with a direction yet.
+
+    The measuring cell run without a direction shows nothing, so a later run of it may still lock one; but the
+    check then refuses until it has, as the grader does, which reads the direction in force when that cell ran.
+    """
+    said = _direction(expectation)
+    if said is not None and not _STATED.get("ex4") and (measuring or "ex4" not in _STATED):
         _STATED["ex4"] = said
-    return _STATED.get("ex4")
+    elif measuring:
+        _STATED.setdefault("ex4", "")
+    return _STATED.get("ex4") or None
 
 
 def _custom_headers(course: Course, make_header: object) -> tuple[list, list, list[str]]:
@@ -602,7 +609,7 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
 
     The first measurement in a kernel locks the direction stated before it; the check holds you to it.
     """
-    stated = _stated_now(expectation)
+    stated = _stated_now(expectation, measuring=True)
     if stated is None:
         return HeaderRun(None, notes=(f"{shown(repr(expectation))} is no expectation: set `my_expectation` to "
                                       "'better' or 'worse' before you measure; the measurement runs only then",))
@@ -639,11 +646,12 @@ def check_header(course: Course, make_header: Callable[[str, str], str] | None, 
     if expected is None:
         return record("ex4", Feedback(False, (f"your expectation {shown(repr(expectation))}: say 'better' or "
                                               "'worse', the direction you expect before you measure",)))
-    before = _stated_now(expected) if stated is ... else _direction(stated)
+    before = _stated_now(expected, measuring=False) if stated is ... else _direction(stated)
     if before is None:
         return record("ex4", Feedback(False, (
             "no expectation was stated before your first measurement (`stated_expectation` is empty: `my_expectation` "
-            "was not 'better' or 'worse' when the measuring cell ran): state it above that cell, then measure",),
+            "was not 'better' or 'worse' when the measuring cell ran): state it above that cell, then run that cell "
+            "again",),
             {"expected": expected}))
     if before != expected:
         return record("ex4", Feedback(False, (
