@@ -233,6 +233,24 @@ def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(
     assert abs(float(right(applied("05"))) - d * d / 2) < 0.002
 
 
+def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course):
+    """A distractor of more than one word, not computed (no digits), is quoted under its notebook in the guide."""
+    from ragkit.teach import quiz
+
+    text = GUIDE.read_text(encoding="utf-8")
+    checked = 0
+    for notebook, build in quiz.BUILDERS.items():
+        name = next(p.stem for p in MAIN if p.stem.startswith(f"{notebook}-"))
+        section = text[text.index(f"### {name}\n"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
+        listed = " ".join(section[section.index("**Common wrong answers**"):].split())
+        for q in build(course):
+            for o in q.options:
+                if not o.right and len(o.text.split()) > 1 and not re.search(r"\d", o.text):
+                    assert f'"{o.text}"' in listed, (notebook, o.text)
+                    checked += 1
+    assert checked >= 40
+
+
 def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
     import json
 
@@ -295,6 +313,18 @@ def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
                 name = name.strip().removesuffix(" (optional)")
                 if name != "all sections" and not name.startswith("exercise"):
                     assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
+
+
+def test_every_exercise_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
+    """An exercise may be opened first: one that names strategies B-F or word pieces shows the reminders."""
+    twins = sorted((TWINS / "exercises").glob("*.py")) + sorted((TWINS / "solutions").glob("*.py"))
+    for path in twins:
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"\bstrateg(y|ies) [B-F]\b|\b[B-F]/dense\b", text):
+            assert "reminders.strategy_letters()" in text, path
+        if "word piece" in text.lower():
+            assert "reminders.word_pieces()" in text, path
+    assert sum("reminders.strategy_letters()" in p.read_text(encoding="utf-8") for p in twins) >= 8
 
 
 def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they_are():

@@ -9,6 +9,7 @@ import pwd
 import signal
 import stat
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,6 +33,7 @@ def results(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_RESULTS", str(path))
     monkeypatch.setenv("RAGKIT_STUDENT", "tester")
     monkeypatch.setattr(res, "_student", None)
+    monkeypatch.setattr(ex, "_STATED", {})  # ex4's direction, locked per kernel: each test is a fresh kernel
     return path
 
 
@@ -182,11 +184,6 @@ def test_ex2_a_cut_that_is_no_distance_is_answered_in_words(course, cut):
     assert not feedback.passed and "is not a cosine distance" in str(feedback)
 
 
-@pytest.mark.slow
-def test_hints_thin_out_after_many_attempts(course, results):
-    seen = [bool(ex.check_threshold_choice(course, 1.0).hints) for _ in range(10)]
-    assert seen == [True] * 5 + [True, False, False, True, False]
-    assert "a hint comes once every 3 attempts" in str(ex.check_threshold_choice(course, 1.0))
 
 
 # ex3 -------------------------------------------------------------------------------------------------------------
@@ -212,6 +209,7 @@ def test_ex3_gibberish_is_not_yet(course):
 def test_ex3_copying_the_needle_is_not_yet(course):
     feedback = ex.check_ticket_phrasings(course, {q.id: "help: " + q.needle for q in course.questions[:5]})
     assert not feedback.passed and "copies the needle's words" in str(feedback)
+    assert f"more than the {ex.EX3.max_shared} distinctive words of the needle" in str(feedback)
 
 
 def padded(text):
@@ -373,13 +371,13 @@ def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course):
 def test_ex4_a_well_argued_null_result_passes(course, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
-    assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction").passed
+    assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction", stated="worse").passed
     for said in ("consistent", "better", "no detectable difference"):
         feedback = ex.check_header(course, sentence, "better", said)
         assert not feedback.passed and "does not follow" in str(feedback)
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(1, 12, 0.003))
     assert ex.check_header(course, sentence, "better", "contradicts").passed
-    assert ex.check_header(course, sentence, "worse", "consistent").passed
+    assert ex.check_header(course, sentence, "worse", "consistent", stated="worse").passed
 
 
 @pytest.mark.slow
@@ -388,6 +386,90 @@ def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(c
     for expectation in ("maybe", "no detectable difference", ""):
         feedback = ex.check_header(course, sentence, expectation or "  ", "consistent")
         assert not feedback.passed and "the direction you expect before you measure" in str(feedback)
+
+
+@pytest.mark.slow
+def test_ex4_the_measurement_waits_for_a_stated_direction(course, monkeypatch):
+    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
+    for expectation in (None, "maybe"):
+        run = ex.measure_header(course, sentence, expectation)
+        assert run.expectation is None and run.test is None and "before you measure" in str(run)
+    feedback = ex.check_header(course, sentence, "better", "inconclusive, same direction")
+    assert not feedback.passed and "no expectation was stated before your first measurement" in str(feedback)
+    run = ex.measure_header(course, sentence, "better")  # nothing was measured yet: this run may lock it
+    assert run.expectation == "better" and run.test == ex.SignTest(3, 2, 1.0)
+    assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
+
+
+@pytest.mark.slow
+def test_ex4_a_direction_changed_after_the_first_measurement_is_not_yet(course):
+    from ragkit.statistics import verdict
+
+    first = ex.measure_header(course, sentence, "better")
+    assert first.expectation == "better" and first.test is not None
+    again = ex.measure_header(course, sentence, "Worse")
+    assert again.expectation == "better" and "'Worse' now is not taken" in str(again)
+    truth = verdict(-1, first.test.wins, first.test.losses, first.test.p)
+    feedback = ex.check_header(course, sentence, "worse", truth)
+    assert not feedback.passed and "you stated 'better' before your first measurement" in str(feedback)
+    assert feedback.numbers == {"expected": "worse", "stated": "better"}
+
+
+@pytest.mark.slow
+def test_ex4_the_check_run_first_locks_the_direction_itself(course, monkeypatch):
+    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
+    assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
+    feedback = ex.check_header(course, sentence, "worse", "inconclusive, opposite direction")
+    assert not feedback.passed and "holds you to the one stated first" in str(feedback)
+
+
+@pytest.mark.parametrize("stated, says", [(None, "no expectation was stated before your first measurement"),
+                                          ("worse", "you stated 'worse' before your first measurement")])
+def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_measured(course, stated, says):
+    from ragkit.teach import grading
+    from ragkit.teach.sandbox import Run
+
+    pairs = grading.header_pairs(course)
+    answers = {"my_header": {"value": [[t, s, sentence(t, s)] for t, s in pairs]},
+               "my_expectation": {"value": "better"}, "my_conclusion": {"value": "inconclusive, same direction"},
+               "stated_expectation": {"value": stated}}
+    g = grading.judged(grading.Submission("ana", "ex4", Path("ex4.ipynb")), Run(True, answers=json.dumps(answers)),
+                       course)
+    assert g.grade == "not yet" and says in g.reason, g
+    assert ex._STATED == {}  # the grader's process locks nothing of its own
+
+
+@pytest.mark.slow
+def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, tmp_path, monkeypatch):
+    """The grader runs the notebook from the top: a direction set after the measuring cell is refused there."""
+    import nbformat
+
+    from ragkit.teach import grading
+    from ragkit.teach.sandbox import Limits
+
+    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    for student in ("ada", "tom", "lea"):
+        nb = nbformat.read(notebooks / ("exercises" if student == "lea" else "solutions") / "ex4-design-a-header.ipynb",
+                           as_version=4)
+        if student == "tom":  # the direction turned after seeing the counts, with the verdict to match
+            check = next(i for i, c in enumerate(nb.cells) if "check_header(" in c.source)
+            nb.cells.insert(check, nbformat.v4.new_code_cell(
+                'my_expectation = "worse"\nmy_conclusion = verdict(-1, test.wins, test.losses, test.p)'))
+        if student == "lea":  # nothing stated when the measuring cell runs; the direction written in afterwards
+            answers = [c for c in nb.cells if "# your answer" in c.source]
+            answers[0].source = inspect.getsource(sentence).replace("def sentence(title, section):", "def my_header("
+                                                                    "title, section):")
+            answers[2].source = 'my_expectation = "better"\nmy_conclusion = "inconclusive, same direction"'
+        folder = tmp_path / "home" / student / "ex"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / "ex4-design-a-header.ipynb")
+    monkeypatch.setenv("HOME", str(tmp_path / "teacher"))
+    result = grading.grade([tmp_path / "home"], "home", Limits(timeout=300), jobs=2, course=course)
+    got = {g.student: g for g in result.grades if g.exercise == "ex4"}
+    assert got["ada"].grade == "yes", got["ada"]
+    tom = got["tom"]
+    assert tom.grade == "not yet" and "you stated 'better' before your first measurement" in tom.reason, tom
+    assert got["lea"].grade == "not yet" and "no expectation was stated" in got["lea"].reason, got["lea"]
 
 
 def broken(title, section):
@@ -452,6 +534,35 @@ def shuffled(text):
 def test_ex5_a_copied_sentence_with_filler_shuffled_or_disguised_is_not_yet(course, disguise):
     feedback = ex.check_own_document(course, DOCUMENT, disguise(SENTENCE))
     assert not feedback.passed and "in other words" in str(feedback), str(feedback)
+    if "copied_share" in feedback.numbers:
+        assert f"(of {ex.EX5.sentence_words} or more distinctive words)" in str(feedback)
+
+
+REWORDED = ["Don't retrying at once: waiting, and doubling the waiting after every furthers rejections, up to ceilings "
+            "of about minutes",
+            "Retrying at once? Don't: waits, doubled after each further rejections, ceilinged at about one minute",
+            "Don't retry right away: pause, and double the pause after each additional refusal, up to a maximum of "
+            "around a minute"]
+
+
+@pytest.mark.parametrize("question", REWORDED)
+@pytest.mark.slow
+def test_ex5_a_sentence_reworded_in_form_that_the_word_bag_misses_is_not_yet(course, question):
+    assert ex.copied_sentence(question, DOCUMENT) is None and not ex.shared_runs(question, DOCUMENT)
+    feedback = ex.check_own_document(course, DOCUMENT, question)
+    assert not feedback.passed and f"closer than {ex.EX5.copy_distance}" in str(feedback), str(feedback)
+    assert feedback.numbers["sentence_distance"] < ex.EX5.copy_distance
+
+
+@pytest.mark.slow
+def test_ex5_the_reworded_bound_lies_below_every_written_paraphrase_of_the_course(course):
+    from ragkit.retrieval import cosine_distance
+
+    retriever = course.retriever("E")
+    kept = [q for q in course.questions if ex.copied_sentence(q.question, q.needle) is None]
+    distance = np.diag(cosine_distance(retriever.embed([q.question for q in kept]),
+                                       retriever.embed([q.needle for q in kept])))
+    assert len(kept) > 20 and distance.min() > ex.EX5.copy_distance + 0.05, distance.min()
 
 
 @pytest.mark.slow
@@ -485,6 +596,29 @@ def test_ex5_wrong_types_are_answered_in_words(course, document, question):
 
 
 # results ---------------------------------------------------------------------------------------------------------
+
+VERBATIM = "Do not retry at once: wait, and double the wait"
+
+
+def wrong_cut(course):
+    qid, cut = destroyed(course, ex.own_size())[0]
+    return qid, cut + 1
+
+
+TRIED = {"ex1": lambda course: ex.check_destroyed_needle(course, *wrong_cut(course)),
+         "ex2": lambda course: ex.check_threshold_choice(course, 1.0),
+         "ex3": lambda course: ex.check_ticket_phrasings(course, {q.id: "zzz qqq" for q in course.questions[:5]}),
+         "ex5": lambda course: ex.check_own_document(course, DOCUMENT, VERBATIM)}
+
+
+@pytest.mark.parametrize("exercise", TRIED)
+@pytest.mark.slow
+def test_hints_thin_out_after_many_attempts_in_every_check(course, results, exercise):
+    seen = [bool(TRIED[exercise](course).hints) for _ in range(10)]
+    assert seen == [True] * 5 + [True, False, False, True, False]
+    assert seen == [i <= ex.HINTS.free or i % ex.HINTS.every == 0 for i in range(1, 11)]
+    assert "a hint comes once every 3 attempts" in str(TRIED[exercise](course))
+
 
 @pytest.mark.slow
 def test_checks_record_student_attempts_and_numbers(course, results):

@@ -157,7 +157,8 @@ def test_a_header_reaches_the_check_as_strings_per_pair(course):
     pairs = grading.header_pairs(course)
     assert len(pairs) == len(set(pairs)) and ("", "") not in pairs
     answers = {"my_header": {"value": [[t, s, f"[{t} > {s}]"] for t, s in pairs]},
-               "my_expectation": {"value": "better"}, "my_conclusion": {"value": "x"}}
+               "my_expectation": {"value": "better"}, "my_conclusion": {"value": "x"},
+               "stated_expectation": {"value": "better"}}
     typed, why = grading.answers_of(Run(True, answers=json.dumps(answers)), grading.TABLE["ex4"])
     assert why is None and typed["my_header"][pairs[0]] == f"[{pairs[0][0]} > {pairs[0][1]}]"
 

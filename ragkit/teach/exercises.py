@@ -19,6 +19,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -47,9 +48,19 @@ OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 SPLIT_SEED = 11
 TOLERANCE = 0.05
 GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
-FREE_ATTEMPTS, HINT_EVERY = 5, 3
-"""After this many attempts at one exercise, a check's hints come only on every third attempt: looping over
-answers teaches less than thinking."""
+
+
+@dataclass(frozen=True)
+class HintRules:
+    """How every check thins out its hints once the same student has tried many answers at one exercise."""
+
+    free: int = 5
+    """Attempts with every hint given."""
+    every: int = 3
+    """After ``free`` attempts, a hint comes only on every ``every``-th attempt: looping teaches less than thinking."""
+
+
+HINTS = HintRules()
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,12 @@ class DocumentRules:
     """A copied sentence: this share of the shorter word set (question or sentence) is in the other."""
     sentence_words: int = 4
     """Only sentences with at least this many distinctive words count (a heading's two words are fair to use)."""
+    copy_distance: float = 0.2
+    """A sentence reworded in form: the question's embedding this close (cosine distance) to a sentence's.
+
+    Inflections, word order, filler and synonyms change the words, not the sentence: such rewordings land at 0.05 to
+    0.18 here, while every course question that the word-bag rule does not call a copy lies at 0.27 or more from
+    its needle (a test keeps the bound below that), and the solution's question at 0.43 from its nearest sentence."""
     off_course: float = 0.45
     """A topic the course lacks: the cited chunk is farther than this cosine distance from every course chunk.
 
@@ -109,7 +126,8 @@ class DocumentRules:
 
     def __str__(self) -> str:
         return (f"The rules (`EX5`): no run of {self.run} words copied; no sentence (of {self.sentence_words} or more "
-                f"distinctive words) copied from {self.copy_share:.0%} on, in any order; the cited section farther "
+                f"distinctive words) copied from {self.copy_share:.0%} on, in any order, nor within cosine distance "
+                f"{self.copy_distance} of the question; the cited section farther "
                 f"than cosine distance {self.off_course} from every course chunk (strategy {self.strategy}).")
 
 
@@ -143,7 +161,7 @@ class Feedback:
     notes: tuple[str, ...] = field(default=())
     numbers: dict = field(default_factory=dict, compare=False)
     hints: tuple[str, ...] = field(default=())
-    """Where to look next: given freely at first, then only every few attempts (``FREE_ATTEMPTS``)."""
+    """Where to look next: given freely at first, then only every few attempts (``HINTS``)."""
 
     def __str__(self) -> str:
         head = "PASSED" if self.passed else "NOT YET"
@@ -168,9 +186,9 @@ def record(exercise: str, feedback: Feedback) -> Feedback:
     except InputError as exc:
         return dataclasses.replace(feedback, notes=feedback.notes + (
             f"your result was not recorded ({exc}): set {RESULTS_ENV} to a file of your own",))
-    if feedback.hints and attempt > FREE_ATTEMPTS and attempt % HINT_EVERY:
+    if feedback.hints and attempt > HINTS.free and attempt % HINTS.every:
         return dataclasses.replace(feedback, hints=(), notes=feedback.notes + (
-            f"attempt {attempt}: after {FREE_ATTEMPTS} attempts a hint comes once every {HINT_EVERY} attempts; "
+            f"attempt {attempt}: after {HINTS.free} attempts a hint comes once every {HINTS.every} attempts; "
             "think about the numbers above before the next try",))
     return feedback
 
@@ -361,7 +379,8 @@ def _word_problems(course: Course, qid: object, text: object, vocabulary: set[st
                 f"writes real words: use at least {EX3.known_words}"]
     problems = []
     if len(shared := shared_needle_words(text, q.needle)) > EX3.max_shared:
-        problems.append(f"{qid}: your ticket copies the needle's words {shared}: say it like a user would")
+        problems.append(f"{qid}: your ticket copies the needle's words {shared}, more than the {EX3.max_shared} "
+                        "distinctive words of the needle a ticket may share: say it like a user would")
     source, share = _nearest_copy(text, others)
     if share >= EX3.copy_share:
         problems.append(f"{qid}: {share:.0%} of the distinctive words of the shorter of your ticket and {source} "
@@ -385,8 +404,7 @@ def _asks_for_needle(course: Course, retriever: Retriever, questions: Sequence[t
         problems.append(f"{q.id}: your ticket does not ask for its needle: the needle's chunk is {where} (the rule: "
                         f"in the top {EX3.top_k} of {EX3.strategy}/dense, or else the ticket nearest to its own "
                         f"course question), and the nearest course question is {ids[nearest]}'s (cosine distance "
-                        f"{distance[row, nearest]:.3f}; {q.id}'s own is at {distance[row, ids.index(q.id)]:.3f}): "
-                        "describe the problem its needle solves")
+                        f"{distance[row, nearest]:.3f}; {q.id}'s own is at {distance[row, ids.index(q.id)]:.3f})")
     return problems
 
 
@@ -406,6 +424,10 @@ def ticket_measures(course: Course, tickets: dict[str, str]):
                          "needle's rank": ranks,
                          "nearest course question": [course.questions[i].id for i in nearest]},
                         index=[q.id for q, _ in questions])
+
+
+TICKET_HINT = ("write what the user sees go wrong, in their words, not the course's; `ticket_measures(course, "
+               "my_tickets)` shows each draft's shared needle words and largest copied share")
 
 
 def _phrasings(course: Course) -> list[tuple[str, set[str]]]:
@@ -428,7 +450,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
         problems += _word_problems(course, qid, text, vocabulary, others)
     numbers: dict[str, object] = {"tickets": len(tickets)}
     if problems:
-        return record("ex3", Feedback(False, tuple(problems), numbers))
+        return record("ex3", Feedback(False, tuple(problems), numbers, hints=(TICKET_HINT,)))
     from ragkit.evaluation import Result, compare
 
     retriever = course.retriever(EX3.strategy)
@@ -437,7 +459,9 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
     hits = needle_hits(retriever.chunks, qs)
     ticket_ranks = first_hit_ranks(retriever.dense([t for _, t in questions]).ranking, hits)
     if problems := _asks_for_needle(course, retriever, questions, ticket_ranks):
-        return record("ex3", Feedback(False, tuple(problems), numbers))
+        return record("ex3", Feedback(False, tuple(problems), numbers, hints=(
+            "describe the problem each needle solves, as the user meets it; `ticket_measures(course, my_tickets)` "
+            "shows the needle's rank and the nearest course question for a draft",)))
     course_ranks = first_hit_ranks(retriever.dense([q.question for q in qs]).ranking, hits)
     ids = tuple(q.id for q in qs)
     c = compare(Result(EX3.strategy, "course", course_ranks, ids),
@@ -504,12 +528,109 @@ def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
     return []
 
 
+def _direction(expectation: object) -> str | None:
+    """'better' or 'worse' as the student wrote it (words as the encoder reads them), or None for anything else."""
+    said = " ".join(words(expectation)) if isinstance(expectation, str) else None
+    return said if said in ("better", "worse") else None
+
+
+_STATED: dict[str, str] = {}
+"""ex4 in a kernel: the direction stated before the first measurement, which locks it ('': measured without one)."""
+
+
+def _stated_now(expectation: object, *, measuring: bool) -> str | None:
+    """This kernel's locked direction, after locking a stated one if nothing has been measured with a direction yet.
+
+    The measuring cell run without a direction shows nothing, so a later run of it may still lock one; but the
+    check then refuses until it has, as the grader does, which reads the direction in force when that cell ran.
+    """
+    said = _direction(expectation)
+    if said is not None and not _STATED.get("ex4") and (measuring or "ex4" not in _STATED):
+        _STATED["ex4"] = said
+    elif measuring:
+        _STATED.setdefault("ex4", "")
+    return _STATED.get("ex4") or None
+
+
+def _custom_headers(course: Course, make_header: object) -> tuple[list, list, list[str]]:
+    """E's chunks, the student's header for each, and why those headers cannot be measured (empty: they can)."""
+    chunks = chunk_corpus(course.corpus, EX4.strategy)
+    if not callable(make_header):
+        return chunks, [], [f"`my_header` is a {type(make_header).__name__}: define it as a function of "
+                            "(doc_title, section) that returns text"]
+    try:
+        headers = [make_header(c.doc_title, c.section) for c in chunks]
+    except Exception as exc:  # a student's function may fail in any way: answer it in words, never a traceback
+        return chunks, [], [f"`my_header` raised {type(exc).__name__}: {shown(str(exc))}; it is called with every "
+                            "chunk's (doc_title, section), and section is '' for an introduction"]
+    if bad := [h for h in headers if not isinstance(h, str)]:
+        return chunks, [], [f"`my_header` returned a {type(bad[0]).__name__} ({shown(repr(bad[0]))}): it must "
+                            "return text"]
+    if all(c.header == h.rstrip("\n") + "\n" for c, h in zip(chunks, headers)):
+        return chunks, headers, ["your header is the same as strategy E's: change something"]
+    return chunks, headers, _header_problems(chunks, headers)
+
+
+@dataclass(frozen=True)
+class HeaderRun:
+    """One measurement of a header against E: the direction stated before it, the paired test, and its notes."""
+
+    expectation: str | None
+    """The direction the check holds you to: the one stated before the first measurement (None: none stated)."""
+    test: SignTest | None = None
+    chunks: tuple = field(default=(), repr=False)
+    ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        head = ([] if self.test is None else
+                [f"your header vs {EX4.strategy} at {EX4.metric}, per needle: +{self.test.wins}/-{self.test.losses} "
+                 f"needles, p = {self.test.p:.3g}"])
+        return "\n".join(head + [f"- {n}" for n in self.notes])
+
+    def _repr_markdown_(self) -> str:
+        return "\n\n".join(str(self).splitlines())
+
+
+def _header_test(course: Course, chunks, headers: Sequence[str]) -> tuple[list, np.ndarray, SignTest, tuple[str, ...]]:
+    """The custom chunks, their first-hit ranks, the paired test against E at EX4's metric, and truncation notes."""
+    custom = [dataclasses.replace(c, header=h.rstrip("\n") + "\n") for c, h in zip(chunks, headers)]
+    texts = [q.text for q in course.queries]
+    hits = query_hits(chunks, course.questions, course.queries)
+    base = first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits)
+    retriever, truncated = _embedded(custom)
+    mine = first_hit_ranks(retriever.dense(texts).ranking, hits)
+    return custom, mine, needle_sign_test(mine, base, [q.qid for q in course.queries], EX4.k), truncated
+
+
+def measure_header(course: Course, make_header: Callable[[str, str], str] | None,
+                   expectation: str | None) -> HeaderRun:
+    """Exercise 4's experiment: your header against E, run only once a direction is stated, which it then locks.
+
+    The first measurement in a kernel locks the direction stated before it; the check holds you to it.
+    """
+    stated = _stated_now(expectation, measuring=True)
+    if stated is None:
+        return HeaderRun(None, notes=(f"{shown(repr(expectation))} is no expectation: set `my_expectation` to "
+                                      "'better' or 'worse' before you measure; the measurement runs only then",))
+    notes = [] if _direction(expectation) == stated else [
+        f"you stated '{stated}' before your first measurement; {shown(repr(expectation))} now is not taken: "
+        "a direction chosen after seeing the counts always agrees with them"]
+    chunks, headers, problems = _custom_headers(course, make_header)
+    if problems:
+        return HeaderRun(stated, notes=tuple(notes + problems))
+    custom, ranks, test, truncated = _header_test(course, chunks, headers)
+    return HeaderRun(stated, test, tuple(custom), ranks, tuple(notes) + truncated)
+
+
 def check_header(course: Course, make_header: Callable[[str, str], str] | None, expectation: str | None,
-                 conclusion: str | None) -> Feedback:
+                 conclusion: str | None, *, stated: str | None | EllipsisType = ...) -> Feedback:
     """Exercise 4: a header that says what its section is about, an expected direction, and the test's verdict.
 
     The metric, the baseline and the level are the exercise's own (``EX4``). A null result passes when the
-    conclusion says so in the verdict words of ``ragkit.statistics.verdict``.
+    conclusion says so in the verdict words of ``ragkit.statistics.verdict``. ``stated`` is the direction stated
+    before the first measurement: in a kernel (``...``) the one ``measure_header`` locked (or this check, when it
+    runs first); the grader passes the notebook's ``stated_expectation`` from its fresh run.
     """
     verdicts = "'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'"
     if make_header is None or expectation is None or conclusion is None:
@@ -521,31 +642,27 @@ def check_header(course: Course, make_header: Callable[[str, str], str] | None, 
                                               f"{type(conclusion).__name__}: define `my_header` as a function of "
                                               "(doc_title, section) that returns text, and write the expectation "
                                               "and the conclusion as text",)))
-    expected = " ".join(words(expectation))
-    if expected not in ("better", "worse"):
+    expected = _direction(expectation)
+    if expected is None:
         return record("ex4", Feedback(False, (f"your expectation {shown(repr(expectation))}: say 'better' or "
                                               "'worse', the direction you expect before you measure",)))
-    chunks = chunk_corpus(course.corpus, EX4.strategy)
-    try:
-        headers = [make_header(c.doc_title, c.section) for c in chunks]
-    except Exception as exc:  # a student's function may fail in any way: answer it in words, never a traceback
-        return record("ex4", Feedback(False, (f"`my_header` raised {type(exc).__name__}: {shown(str(exc))}; it is "
-                                              "called with every chunk's (doc_title, section), and section is '' "
-                                              "for an introduction",)))
-    if bad := [h for h in headers if not isinstance(h, str)]:
-        return record("ex4", Feedback(False, (f"`my_header` returned a {type(bad[0]).__name__} "
-                                              f"({shown(repr(bad[0]))}): it must return text",)))
-    custom = [dataclasses.replace(c, header=h.rstrip("\n") + "\n") for c, h in zip(chunks, headers)]
-    if all(a.header == b.header for a, b in zip(chunks, custom)):
-        return record("ex4", Feedback(False, ("your header is the same as strategy E's: change something",)))
-    if problems := _header_problems(chunks, headers):
+    before = _stated_now(expected, measuring=False) if stated is ... else _direction(stated)
+    if before is None:
+        return record("ex4", Feedback(False, (
+            "no expectation was stated before your first measurement (`stated_expectation` is empty: `my_expectation` "
+            "was not 'better' or 'worse' when the measuring cell ran): state it above that cell, then run that cell "
+            "again",),
+            {"expected": expected}))
+    if before != expected:
+        return record("ex4", Feedback(False, (
+            f"you stated '{before}' before your first measurement and now say '{expected}': a direction chosen "
+            "after seeing the counts always agrees with them, so the check holds you to the one stated first "
+            "(a new experiment starts in a fresh kernel, with its expectation written before it runs)",),
+            {"expected": expected, "stated": before}))
+    chunks, headers, problems = _custom_headers(course, make_header)
+    if problems:
         return record("ex4", Feedback(False, tuple(problems)))
-    texts = [q.text for q in course.queries]
-    hits = query_hits(chunks, course.questions, course.queries)
-    base = first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits)
-    retriever, truncated = _embedded(custom)
-    mine = first_hit_ranks(retriever.dense(texts).ranking, hits)
-    t = needle_sign_test(mine, base, [q.qid for q in course.queries], EX4.k)
+    _, _, t, truncated = _header_test(course, chunks, headers)
     truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
     said = " ".join(plain(conclusion).replace(",", " , ").split()).replace(" ,", ",")
     numbers = {"metric": EX4.metric, "wins": t.wins, "losses": t.losses, "p": t.p, "expected": expected,
@@ -584,6 +701,18 @@ def copied_sentence(question: str, document: str) -> tuple[str, float] | None:
     return best if best is not None and best[1] >= EX5.copy_share else None
 
 
+def reworded_sentence(course: Course, question: str, document: str) -> tuple[str, float] | None:
+    """The document sentence whose embedding lies nearest the question's, and their cosine distance (None: none)."""
+    counted = [s for s in sentences(document) if len(content_words(s)) >= EX5.sentence_words]
+    if not counted:
+        return None
+    retriever = course.retriever(EX5.strategy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncationWarning)
+        distance = cosine_distance(retriever.embed([question]), retriever.embed(counted))[0]
+    return counted[int(np.argmin(distance))], float(np.min(distance))
+
+
 def _off_course(course: Course, chunks) -> tuple[float, str]:
     """How near the document gets to the course: the smallest cosine distance from its chunks to a course chunk."""
     retriever = course.retriever(EX5.strategy)
@@ -593,6 +722,9 @@ def _off_course(course: Course, chunks) -> tuple[float, str]:
     row, col = np.unravel_index(int(np.argmin(distance)), distance.shape)
     near = retriever.chunks[int(col)]
     return float(distance[row, col]), f"{near.doc_id} > {near.section or near.doc_title}"
+
+
+PARAPHRASE_HINT = "ask what a reader who has not seen the section would ask, in the words they would use"
 
 
 def check_own_document(course: Course, document: str | None, question: str | None) -> Feedback:
@@ -612,13 +744,20 @@ def check_own_document(course: Course, document: str | None, question: str | Non
     if copied := shared_runs(question, document):
         return record("ex5", Feedback(False, (f"your question copies {RUN} words in a row from your document "
                                               f"('{copied[0]}'): ask it in other words, as a reader would",),
-                                      {"copied_runs": len(copied)}))
+                                      {"copied_runs": len(copied)}, hints=(PARAPHRASE_HINT,)))
     if bag := copied_sentence(question, document):
         return record("ex5", Feedback(False, (
-            f"{bag[1]:.0%} of the distinctive words of the shorter of your question and the sentence "
+            f"{bag[1]:.0%} of the distinctive words of the shorter of your question and the sentence (of "
+            f"{EX5.sentence_words} or more distinctive words) "
             f"'{shown(' '.join(bag[0].split()), 80)}' are in the other (a copy from {EX5.copy_share:.0%} on, "
             "whatever the word order or the words added): ask it in other words, as a reader would",),
-            {"copied_share": bag[1]}))
+            {"copied_share": bag[1]}, hints=(PARAPHRASE_HINT,)))
+    if (near := reworded_sentence(course, question, document)) and near[1] < EX5.copy_distance:
+        return record("ex5", Feedback(False, (
+            f"your question lies at cosine distance {near[1]:.3f} from the sentence "
+            f"'{shown(' '.join(near[0].split()), 80)}', closer than {EX5.copy_distance}: that sentence reworded in "
+            "form (inflections, word order, filler or synonyms change its words, not the sentence); ask it in other "
+            "words, as a reader would",), {"sentence_distance": near[1]}, hints=(PARAPHRASE_HINT,)))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "corpus"
         shutil.copytree(course.corpus.folder, folder)
@@ -629,17 +768,15 @@ def check_own_document(course: Course, document: str | None, question: str | Non
         result = answer(question, retriever, cut=DEFAULT_CUT)
     if isinstance(result, NoAnswer):
         return record("ex5", Feedback(False, (f"nothing is under the default cut {DEFAULT_CUT}: the gate refuses your "
-                                              "question, so nothing gets cited",
-                                              "make the question and one section about the same thing"),
-                                      {"answered": False}))
+                                              "question, so nothing gets cited",), {"answered": False},
+                                      hints=("make the question and one section about the same thing",)))
     first = result.citations[0]
     numbers = {"answered": True, "top_document": first.document_id, "distance": float(first.cosine_distance)}
     notes = [f"top source: {first.document_id} - {first.locator_label} {first.fragment} (distance "
              f"{first.cosine_distance:.3f}, under the default cut {DEFAULT_CUT})", *truncated]
     if first.document_id != "99-my-document":
-        return record("ex5", Feedback(False, tuple(notes + [
-            "your document is not the first source: make the question and the section about the same thing"]),
-            numbers))
+        return record("ex5", Feedback(False, tuple(notes + ["your document is not the first source"]), numbers,
+                                      hints=("make the question and the section about the same thing",)))
     cited = [c for c in chunks if c.doc_id == first.document_id and c.content == first.quote]
     nearest, where = _off_course(course, cited or [c for c in chunks if c.doc_id == first.document_id])
     numbers["nearest_course"] = nearest
@@ -647,7 +784,7 @@ def check_own_document(course: Course, document: str | None, question: str | Non
         return record("ex5", Feedback(False, tuple(notes + [
             f"the cited section comes within cosine distance {nearest:.3f} of the course ({where}); a topic the "
             f"course lacks stays farther than {EX5.off_course} from every course chunk (about as far as one course "
-            "chapter is from the others): write about something the course does not cover"]), numbers))
+            "chapter is from the others)"]), numbers, hints=("write about something the course does not cover",)))
     notes.append(f"the cited section's nearest course chunk is at cosine distance {nearest:.3f} ({where}), farther "
                  f"than {EX5.off_course}: a topic the course lacks")
     if not verify(first, corpus):

@@ -65,7 +65,8 @@ def _ex4(course: Course, student: str, a: dict) -> Feedback:
 
     headers = a["my_header"]
     make = None if headers is None else (lambda title, section: headers[title, section])
-    return check_header(course, make, a["my_expectation"], a["my_conclusion"])  # metric fixed in EX4
+    return check_header(course, make, a["my_expectation"], a["my_conclusion"],  # metric fixed in EX4
+                        stated=a["stated_expectation"])  # the direction locked when the measuring cell ran
 
 
 def _ex5(course: Course, student: str, a: dict) -> Feedback:
@@ -100,7 +101,8 @@ TABLE = {e.key: e for e in (
     Exercise("ex2", "ex2-choose-a-threshold.ipynb", {"my_cut": "number"}, _ex2),
     Exercise("ex3", "ex3-ticket-phrasings.ipynb", {"my_tickets": "tickets"}, _ex3),
     Exercise("ex4", "ex4-design-a-header.ipynb",
-             {"my_header": "header", "my_expectation": "str", "my_conclusion": "str"}, _ex4),
+             {"my_header": "header", "my_expectation": "str", "my_conclusion": "str", "stated_expectation": "str"},
+             _ex4),
     Exercise("ex5", "ex5-cite-your-own-document.ipynb", {"my_document": "str", "my_question": "str"}, _ex5),
 )}
 assert tuple(TABLE) == EXERCISES

@@ -264,7 +264,8 @@ def _dense(course: Course) -> list[Question]:
                    "right: ties tell nothing about which run is better"),
             Option("every query, with the recall difference as weight", False,
                    "that is a different test; the sign test throws the ties away"),
-            Option("the chunks both runs return", False, "it works per query, not per chunk"))),
+            Option("the queries where both runs find the needle", False,
+                   "those agree, so they say nothing about which run is better: the test drops them"))),
         _yes_no("Does the header's gain (E against C at R@20) reach significance on this corpus?", significant,
                 f"yes: +{c.wins}/-{c.losses}, p = {c.p:.3g}",
                 f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
@@ -292,7 +293,8 @@ def _bm25(course: Course) -> list[Question]:
             Option("BM25: it matches the exact string", True,
                    "right: a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
             Option("dense: it understands meaning", False, "the meaning of an identifier is mostly its spelling"),
-            Option("neither can", False, "BM25 finds exact strings well; that is why hybrid keeps it"))),
+            Option("a reranker, since it reads query and chunk word by word", False,
+                   "a reranker only reorders a shortlist: a chunk neither retriever returns never reaches it"))),
         _weighs_most(course),
     ]
 
@@ -302,7 +304,8 @@ def _rerank(course: Course) -> list[Question]:
         Question("Why can a cross-encoder not be precomputed like the chunk vectors?", (
             Option("it reads query and chunk together, so every pair is new work at query time", True,
                    "right: that joint reading is what makes it precise and slow"),
-            Option("its weights are too large to store", False, "storage is not the issue; the pairing is"),
+            Option("it is a bi-encoder with a larger model, so its vectors are too big to store", False,
+                   "a cross-encoder makes no chunk vector at all: it scores each (query, chunk) pair"),
             Option("it can, with a larger cache", False, "no cache holds pairs with queries nobody has asked yet"))),
         Question("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
             Option("can never be fixed by the reranker", True,
@@ -312,7 +315,8 @@ def _rerank(course: Course) -> list[Question]:
         Question("Late interaction (MaxSim) keeps one vector per ...", (
             Option("word piece", True, "right: each query piece takes its best match among a chunk's pieces"),
             Option("chunk", False, "that is the bi-encoder of notebook 02"),
-            Option("document", False, "far too coarse: a document holds many topics"))),
+            Option("query, matched against every piece of the chunk", False,
+                   "the query keeps one vector per piece too: each query piece takes its own best match"))),
         _shortlist(course),
     ]
 
@@ -322,7 +326,7 @@ def _distances(course: Course) -> list[Question]:
         Question("For unit-length vectors, how are the L2 distance d and the cosine distance related?", (
             Option("1 - cos = d² / 2", True, "right: expand |a - b|² with |a| = |b| = 1"),
             Option("1 - cos = d", False, "the square is missing: check it on two real chunks"),
-            Option("they are unrelated", False, "on normalised vectors they rank every pair the same way"))),
+            Option("1 - cos = d²", False, "half of that: |a - b|² = 2 - 2 cos for unit vectors"))),
         Question("Without normalisation, what does a vector's norm track?", (
             Option("largely the length of the text", True,
                    "right: a mean-pooled vector's norm grows and shrinks with the text, not only its meaning"),
@@ -331,7 +335,8 @@ def _distances(course: Course) -> list[Question]:
         Question("Why does a fixed threshold need normalised vectors?", (
             Option("so that one cut means the same closeness for every chunk and query", True,
                    "right: otherwise a long chunk and a short one would need different cuts"),
-            Option("because the database requires it", False, "the reason is the meaning of the number"),
+            Option("so that distances lie between 0 and 1", False,
+                   "the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness per number"),
             Option("it does not", False, "see the un-normalised distances above: they drift with length"))),
         _l2_to_cosine(course),
     ]
@@ -374,7 +379,8 @@ def _citations(course: Course) -> list[Question]:
                    "right: a model that writes links can invent them; one that writes numbers cannot point anywhere"),
             Option("the model, by copying the URL from the prompt", False,
                    "a small model copies identifiers badly, as the chapter's invented papers show"),
-            Option("the user", False, "the user should get a link that works"))),
+            Option("the model, in a citation table it writes at the end of its answer", False,
+                   "a table the model writes can name sources that were never retrieved; the server builds it"))),
         Question("What does a `#char=from,to` locator promise?", (
             Option("slicing the document's canonical text there gives exactly the quoted words", True,
                    "right: `verify()` checks just that"),
@@ -397,7 +403,8 @@ def _production(course: Course) -> list[Question]:
                    "right: the distances would be meaningless, and nothing would look wrong"),
             Option("so that queries can be filtered by model", False,
                    "a query is embedded with one model; the stamp is there to refuse an index of another"),
-            Option("to make the index smaller", False, "it adds a few bytes"))),
+            Option("so that an old index keeps working when the model is upgraded", False,
+                   "the opposite: the stamp makes the index refuse queries of another model; an upgrade re-embeds"))),
         Question("One document of the folder cannot be read. What should indexing do?", (
             Option("index the others, and report the failed one with its reason", True,
                    "right: one bad file must not break the folder, and the count must say what happened"),

@@ -47,6 +47,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import pandas as pd
 import ragkit.teach.course
 from ragkit.teach import chapter, narrate, plots, widgets
@@ -55,6 +56,7 @@ from ragkit.evaluation import needle_hits, needle_windows
 from ragkit.teach.exercises import check_destroyed_needle, current_student, own_size, results_path
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
 my_size = own_size()
 display(Markdown(f"Your blind window: **{my_size}** characters (assigned to **{current_student()}**; run "
                  f"`ragkit.teach.exercises.student('your name')` first to use your own name). Checks record your results "

@@ -56,18 +56,16 @@ if "google.colab" in sys.modules:
 # questions. It is built from `(doc_title, section)` only.
 
 # %%
-import dataclasses
-
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import numpy as np
 import ragkit.teach.course
 from ragkit.teach import chapter, narrate
-from ragkit.evaluation import first_hit_ranks, query_hits
 from ragkit.statistics import verdict
-from ragkit.teach.exercises import EX4, check_header, needle_sign_test
-from ragkit.retrieval import Retriever
+from ragkit.teach.exercises import EX4, check_header, measure_header, needle_sign_test
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters() + "\n\n" + reminders.word_pieces()))
 ev = course.evaluation("CE")
 
 # %% [markdown]
@@ -149,18 +147,17 @@ print(my_header(chunk.doc_title, chunk.section) if my_header is not None else "d
 # ## Measure it
 #
 # This cell rebuilds E's chunks with your header, embeds them all (about a minute the first time; the vectors are
-# then cached), and runs the paired test against E at recall@20, needle by needle.
+# then cached), and runs the paired test against E at recall@20, needle by needle. It runs only once
+# `my_expectation` says "better" or "worse", and its first run locks that direction in `stated_expectation`: the
+# check holds you to it, and a grader, running your notebook from the top, takes the one in force when this cell
+# ran.
 
 # %%
+stated_expectation = None  # filled in by the measurement, not by you
 if my_header is not None:
-    custom = [dataclasses.replace(c, header=my_header(c.doc_title, c.section).rstrip("\n") + "\n")
-              for c in course.chunks("E")]
-    hits = query_hits(custom, course.questions, course.queries)
-    with course.recording("mine", [c.text for c in custom]):
-        ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
-    display(Markdown(course.truncation_note()))
-    test = needle_sign_test(ranks, ev["E/dense"].ranks, [q.qid for q in course.queries], k=20)
-    display(Markdown(f"Your header vs E at R@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**"))
+    measured = measure_header(course, my_header, my_expectation)
+    stated_expectation = measured.expectation
+    display(measured)
 
 # %% [markdown]
 # ## ✏️ Your answer, part 2: the conclusion
@@ -183,7 +180,7 @@ check_header(course, my_header, my_expectation, my_conclusion)
 #
 # 1. Try a header that is a whole sentence, e.g. "This passage comes from the chapter ..., section ...". Does the
 #    model care about brackets and arrows, or only about the words?
-# 2. Measure your header's cost with `ragkit.tokens.token_report(custom, warn=False)`. How many chunks now go over
+# 2. Measure your header's cost with `ragkit.tokens.token_report(measured.chunks, warn=False)`. How many chunks now go over
 #    the encoder's window?
 # 3. Change `"R@20"` to `"R@4"` in the comparison. Can the verdict change with the metric, and what would you then
 #    report?

@@ -58,6 +58,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
@@ -68,6 +69,7 @@ from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cos
 from ragkit.statistics import wilson
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
 s = course.sweep("E", "dense")
 tune, judge = threshold_halves(s)
 display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "

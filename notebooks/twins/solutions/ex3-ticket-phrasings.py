@@ -53,6 +53,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
@@ -62,6 +63,7 @@ from ragkit.words import content_words, copied_share
 from ragkit.statistics import sign_test, wilson
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
 ev = course.evaluation("E")
 display(Markdown(str(EX3)))
 

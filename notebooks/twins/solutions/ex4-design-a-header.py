@@ -56,19 +56,18 @@ if "google.colab" in sys.modules:
 # questions. It is built from `(doc_title, section)` only.
 
 # %%
-import dataclasses
-
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import numpy as np
 import ragkit.teach.course
 from ragkit.teach import chapter, narrate
-from ragkit.evaluation import Result, first_hit_ranks, query_hits
+from ragkit.evaluation import Result
 from ragkit.statistics import verdict
-from ragkit.teach.exercises import EX4, check_header, needle_sign_test
-from ragkit.retrieval import Retriever
+from ragkit.teach.exercises import EX4, check_header, measure_header, needle_sign_test
 from ragkit.tokens import token_report
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters() + "\n\n" + reminders.word_pieces()))
 ev = course.evaluation("CE")
 
 # %% [markdown]
@@ -154,14 +153,11 @@ my_expectation = "better"
 # first time; the vectors are then cached) and run the paired test against E at recall@20, needle by needle.
 
 # %%
-custom = [dataclasses.replace(c, header=my_header(c.doc_title, c.section).rstrip("\n") + "\n")
-          for c in course.chunks("E")]
-hits = query_hits(custom, course.questions, course.queries)
-with course.recording("mine", [c.text for c in custom]):
-    ranks = first_hit_ranks(Retriever(custom, strategy="mine").dense([q.text for q in course.queries]).ranking, hits)
-display(Markdown(course.truncation_note()))
-mine = Result("mine", "dense", ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
-test = needle_sign_test(ranks, ev["E/dense"].ranks, [q.qid for q in course.queries], k=20)
+measured = measure_header(course, my_header, my_expectation)
+stated_expectation = measured.expectation
+custom, test = measured.chunks, measured.test
+mine = Result("mine", "dense", measured.ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
+display(measured)
 display(Markdown(f"Sentence header vs E at R@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; "
                  f"recall@20 **{mine.value('R@20'):.3f}** against E's **{ev['E/dense'].value('R@20'):.3f}**."))
 

@@ -47,7 +47,9 @@ if "google.colab" in sys.modules:
 #    and it is no sentence of it in disguise: when `EX5.copy_share` or more of the distinctive words of the
 #    shorter of your question and a sentence are in the other, it is a copy, whatever the word order and however
 #    many words were added (words are compared as the encoder reads them: accents, zero-width characters and
-#    case removed). A question pasted from the text would find it by copying, not by meaning;
+#    case removed); nor is it a sentence reworded in form (inflections, synonyms, the clauses turned round): its
+#    embedding lies farther than cosine distance `EX5.copy_distance` from every sentence's. A question pasted from
+#    the text would find it by copying, not by meaning;
 # 2. something passes the default cut;
 # 3. your document is the first source;
 # 4. the cited section is about something the course does not cover: its nearest course chunk is farther than
@@ -56,6 +58,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
+from ragkit.teach import reminders
 import pandas as pd
 import ragkit.teach.course
 from ragkit.answer import NoAnswer, answer
@@ -63,6 +66,7 @@ from ragkit.citations import citation_table, verify
 from ragkit.teach.exercises import EX5, check_own_document
 
 course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
 retriever = course.retriever("E")
 display(Markdown(str(EX5)))
 
