@@ -38,6 +38,36 @@ def _same(flag: bool, same: str = "the same", other: str = "a different") -> str
     return same if flag else other
 
 
+# 00. Start here
+
+def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
+    """How much was loaded, what it holds, and where the files are."""
+    return Markdown(
+        f"**{len(corpus)}** documents loaded, **{len(corpus.failed)}** failed; **{total.characters:,}** characters in "
+        f"**{total.sections}** sections, with **{total.tables}** tables, **{total.formulas}** formulas and "
+        f"**{total.code_blocks}** code blocks. The files are in `{locations.data_dir() / 'corpus'}`.")
+
+
+def read_a_file(corpus: Corpus) -> Markdown:
+    """An invitation to read one document of the corpus, linked from the notebook."""
+    first = corpus.documents[0]
+    return Markdown(
+        f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
+        f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in "
+        "JupyterLab; in the file browser on the left, go up from `notebooks/` to the project folder, then into "
+        "`data/corpus/`). Everything the retrievers return later is a piece of these files, and you will judge the "
+        "results much better if you know the text.")
+
+
+def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
+    """How many questions and queries, over how many documents, and how long the needles are."""
+    lengths = pd.Series([len(q.needle) for q in questions])
+    return Markdown(
+        f"**{len(questions)}** questions, so **{len(queries)}** queries, spread over "
+        f"**{len({q.doc_id for q in questions})}** of the **{len(corpus)}** documents. Needles are "
+        f"**{lengths.min()}** to **{lengths.max()}** characters long (median **{lengths.median():.0f}**).")
+
+
 # 01. Chunking
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
@@ -168,6 +198,320 @@ def most_over_window(over: Mapping[str, int], chunks_of: Callable[[str], Sequenc
         f"Most chunks over the window: **{most}** ({over[most]}). F, with header and overlap, has **{over['F']}**"
         f"{why} The chapter counted E and F only: {theirs}. On any corpus, count before you trust your configured "
         "chunk size.")
+
+
+# 02. Dense retrieval and paired comparisons
+
+def sign_test_on_chapter_counts() -> Markdown:
+    """Whether ragkit's exact sign test gives back the chapter's reported p-values from its own counts."""
+    match = [np.isclose(counts_test(wins, losses).p, p, rtol=0.05) for wins, losses, p in chapter.COMPARISONS.values()
+             if p is not None]
+    return Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in "
+                    f"**{sum(match)} of {len(match)}** cases.")
+
+
+def room_to_win(ev: Evaluation) -> Markdown:
+    """How many queries E could win over C at R@20 (those C misses), here and in the chapter."""
+    n = len(ev.queries)
+    room = int((ev["C/dense"].per_query("R@20") == 0).sum())
+    t = ev.compare("E/dense", "C/dense", "R@20").test
+    (e_hits, n_ch), (w, lost, _) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
+    missed = n_ch - e_hits + w - lost
+    return Markdown(
+        f"This corpus: C misses **{room}** of **{n}** queries at R@20, so E can win at most **{room}**; it wins "
+        f"**{t.wins}** and loses **{t.losses}**. The chapter: E found **{e_hits}/{n_ch}** and beat C "
+        f"**+{w}/-{lost}**, so its C found **{e_hits - w + lost}/{n_ch}** and missed **{missed}**: "
+        f"{'more' if missed > room else 'no more'} room than here.")
+
+
+def interval_width(n: int) -> Markdown:
+    """How wide a Wilson interval is at ``n`` queries, and whether a lead of three hits clears it."""
+    low, high = wilson(n // 2, n)
+    low3, high3 = wilson(n // 2 + 3, n)
+    return Markdown(
+        f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
+        f"**{high - low:.3f}** wide, roughly **±{(high - low) / 2:.3f}**. Three more hits (a lead of **{3 / n:.3f}**) "
+        f"give **[{low3:.3f}, {high3:.3f}]**; the two intervals {'overlap' if low3 < high else 'do not overlap'}.")
+
+
+def headline(ev: Evaluation) -> Markdown:
+    """E against A at R@20, query by query, and how many of E's wins are needles A destroyed."""
+    c = ev.compare("E/dense", "A/dense", "R@20")
+    destroyed = sum(q.qid in ev.destroyed["A"] for q in ev.queries if q.id in c.wins)
+    return Markdown(
+        f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. Of E's wins, "
+        f"**{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by "
+        "better ranking.")
+
+
+def queries_or_needles(ev: Evaluation) -> Markdown:
+    """The headline comparison counted in queries and in needles: how many needles the query wins come from."""
+    c = ev.compare("E/dense", "A/dense", "R@20")
+    n_level = ev.compare("E/dense", "A/dense", "R@20", "needle").test
+    needles = len({q.qid for q in ev.queries if q.id in c.wins})
+    return Markdown(
+        f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins "
+        f"come from only **{needles}** needles. Needle level: **+{n_level.wins}/-{n_level.losses}**, p = "
+        f"**{n_level.p:.2g}**.")
+
+
+def header_alone(ev: Evaluation) -> Markdown:
+    """E against A without A's destroyed needles, and E against C: what the header buys, needle by needle."""
+    rest = ev.compare("E/dense", "A/dense", "R@20", "needle", drop=ev.destroyed["A"]).test
+    alone = ev.compare("E/dense", "C/dense", "R@20", "needle").test
+    headline = ev.compare("E/dense", "A/dense", "R@20", "needle").test
+    return Markdown(
+        f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = "
+        f"**{rest.p:.2g}**. The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = "
+        f"**{alone.p:.2g}**. Of the headline's **{headline.wins}** needle wins, **{headline.wins - rest.wins}** are "
+        "needles A destroyed.")
+
+# 02b. Statistics further
+
+def clustered_interval(row: pd.Series) -> Markdown:
+    """One figure's Wilson interval beside its needle-level cluster bootstrap, and the design effect between them."""
+    wilson_width, needle_width = row.high - row.low, row.needle_high - row.needle_low
+    return Markdown(
+        f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, "
+        f"{row.high:.3f}]**, **{wilson_width:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, "
+        f"{row.needle_high:.3f}]**, **{needle_width:.3f}** wide. Design effect **{row.design_effect:.2f}**: the "
+        f"{row.n} queries weigh as much as about **{row.n / row.design_effect:.0f}** independent ones. The clustered "
+        f"interval is **{'wider' if needle_width > wilson_width else 'not wider'}** than Wilson's here.")
+
+
+def design_effects(deff: pd.DataFrame) -> Markdown:
+    """The range of the design effects, what one below 1 means, and why the sign test's unit stays the needle."""
+    low, high = deff.min().min(), deff.max().max()
+    below = "" if low >= 1 else (
+        " Below 1, the phrasings of a needle disagree more often than two independent queries would (one finds the "
+        "needle, the other does not), and the clustered interval is the narrower one.")
+    return Markdown(
+        f"Design effects of the dense runs range from **{low:.2f}** to **{high:.2f}**.{below} Whatever the interval "
+        "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of "
+        "evidence.")
+
+
+def metric_shopping(shopping: pd.DataFrame, watched: Sequence[str] = ("F/dense vs E/dense", "B/dense vs A/dense")
+                    ) -> Markdown:
+    """The most striking look the chapter did not choose, the watched pairs' best metric, and why that misleads."""
+    unchosen = shopping[~shopping["chosen by the chapter"]]
+    best = unchosen.iloc[0]
+    hurts = unchosen[unchosen.comparison.isin(list(watched))].sort_values("p").groupby("comparison").head(1)
+    each = " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = "
+                    f"{r['p']:.3g}, Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows())
+    return Markdown(
+        f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at "
+        f"{best.metric}**: **+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} "
+        f"= **{best['Holm p']:.3g}**. {each} Picking the metric that makes a story after seeing the table turns noise "
+        "into a finding: the metric has to be fixed first, and every extra look has to pay for itself in the "
+        "correction.")
+
+
+# 03. BM25 and hybrid
+
+def _rank(run: Run, chunk: int) -> int:
+    """Where a chunk sits in a run's first ranking, counted from 1."""
+    return int(np.where(run.ranking[0] == chunk)[0][0]) + 1
+
+
+def constant_ranks(r: Retriever, token: str, runs: Mapping[str, Run]) -> Markdown:
+    """Which chunks hold a rare token, and where each retriever ranks the first of them."""
+    holders = [i for i, c in enumerate(r.chunks) if token in c.content]
+    holder = r.chunks[holders[0]]
+    ranks = ", ".join(f"{name} **{_rank(run, holders[0])}**" for name, run in runs.items())
+    return Markdown(
+        f"Chunks containing `{token}`: **{len(holders)}**, in *{holder.doc_id}*, section *{holder.section}*. Its rank "
+        f"among **{len(r.chunks)}** chunks: {ranks}.")
+
+
+def dense_first_choice(r: Retriever, dense: Run, holder: int) -> Markdown:
+    """Where dense retrieval looked instead of the chunk that holds the token, and how far each is."""
+    best, dist = dense.ranking[0, 0], dense.distance[0] if dense.distance is not None else None
+    assert dist is not None, "a dense run carries its distances"
+    return Markdown(
+        f"Dense's first choice: *{r.chunks[best].doc_id}*, section *{r.chunks[best].section}*, distance "
+        f"**{dist[best]:.3f}**. The chunk that holds the constant: distance **{dist[holder]:.3f}**.\n\n"
+        f"> {r.chunks[best].content[:300]}...")
+
+
+def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
+    """The chapter's three claims on BM25 (doubles top-1, falls behind around rank 8, fails elsewhere), checked."""
+    d1, b1, ch1 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1"), chapter.RERANK["R@1"][0]
+    ahead = [k for k in curve.index if curve.loc[k, "E/bm25"] > curve.loc[k, "E/dense"]]
+    t1 = ev.compare("E/bm25", "E/dense", "R@1", "needle").test
+    t8 = ev.compare("E/bm25", "E/dense", "R@8", "needle").test
+    q8 = ev.compare("E/bm25", "E/dense", "R@8").test
+    side = "behind" if t8.losses > t8.wins else "ahead" if t8.wins > t8.losses else "level"
+    told = "a difference this data can tell apart" if t8.p < 0.05 else "but not distinguishably"
+    return Markdown(
+        f"- **Top-1**: BM25 **{b1:.3f}**, dense **{d1:.3f}** (ratio **{b1 / d1:.2f}**; the chapter's dense top-1 was "
+        f"**{ch1}**, so its BM25 top-1 exceeded **{2 * ch1:.3f}**). Needle by needle at R@1: BM25 wins "
+        f"**{t1.wins}**, dense **{t1.losses}**, p = **{t1.p:.2g}**. BM25 more than doubles dense here: "
+        f"**{'yes' if b1 > 2 * d1 else 'no'}**.\n"
+        f"- **Where BM25 leads**: {'at k = ' + ', '.join(map(str, ahead)) if ahead else 'at no k from 1 to 20'}.\n"
+        f"- **Around rank 8**, needle by needle: BM25 wins **{t8.wins}**, dense **{t8.losses}**, p = **{t8.p:.2g}**: "
+        f"BM25 is **{side}**, {told}. They fail on different queries: **{q8.wins + q8.losses}** queries are found by "
+        "one and not the other.")
+
+
+def two_scales(distances: np.ndarray, scores: np.ndarray) -> Markdown:
+    """The ranges and directions of dense distances and BM25 scores for one query."""
+    d, b = distances, scores
+    return Markdown(
+        f"Dense distances run from **{d.min():.3f}** (best) to **{d.max():.3f}**: lower is better. BM25 scores run "
+        f"from **{b.max():.2f}** (best) down to **{b.min():.2f}**: higher is better, and **{int((b == 0).sum())}** of "
+        f"**{len(b)}** chunks score exactly zero.")
+
+
+def rrf_weights(k: int = K) -> Markdown:
+    """Reciprocal rank fusion on a small example, and how much rank 1 outweighs rank 10 at ``k`` and at 0."""
+    return Markdown(
+        f"`rrf([[7, 3, 5], [5, 7, 9]])` → **{rrf([[7, 3, 5], [5, 7, 9]], k).tolist()}**. With k = {k}, rank 1 is "
+        f"worth **{(k + 10) / (k + 1):.2f}** times rank 10; with k = 0 it would be worth **{10 / 1:.0f}** times.")
+
+
+def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) -> Markdown:
+    """The token's chunk and hybrid's first chunk: their ranks in each list and their fused scores."""
+    top = int(runs["hybrid"].ranking[0, 0])
+
+    def fused(i: int) -> float:
+        return sum(1 / (k + _rank(runs[n], i)) for n in ("dense", "bm25"))
+
+    return Markdown(
+        f"The `{token}` chunk: dense rank **{_rank(runs['dense'], holder)}**, BM25 rank "
+        f"**{_rank(runs['bm25'], holder)}**, fused score **{fused(holder):.4f}**, hybrid rank "
+        f"**{_rank(runs['hybrid'], holder)}**.\n\n"
+        f"Hybrid's first chunk: dense rank **{_rank(runs['dense'], top)}**, BM25 rank **{_rank(runs['bm25'], top)}**, "
+        f"fused score **{fused(top):.4f}**.")
+
+
+def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
+    """Each chapter comparison in a list: what the chapter said, ours at both levels, the claim and the verdict."""
+    items = []
+    for x in lines:
+        assert x.finding is not None and x.needle.p_holm is not None, "a chapter line carries its finding and Holm p"
+        items.append(
+            f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/"
+            f"-{x.query.test.losses} queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} "
+            f"needles (p = {x.needle.test.p:.2g}, Holm p over {family} = {x.needle.p_holm:.2g}); the chapter claims "
+            f"{x.finding.claim}: **{x.verdict}**.")
+    return Markdown("\n".join(items))
+
+
+def ahead_of_both(table: pd.DataFrame) -> Markdown:
+    """Whether hybrid is ahead of both parents on every metric's point estimate, and where it is not."""
+    behind = [m for m in table.index if not table.loc[m, "hybrid ahead of both"]]
+    return Markdown(
+        f"Hybrid ahead of both parents on every metric's point estimate here: **{'yes' if not behind else 'no'}**"
+        + (f" (not ahead of both at {', '.join(behind)})." if behind else "."))
+
+
+def needle_tests(rep: Report, against: str = "dense") -> Markdown:
+    """A report's comparisons at the needle level, one line each: wins, losses, p, Holm p and what it means."""
+    items = []
+    for c in (x.needle for x in rep.lines):
+        assert c.p_holm is not None, "a report fills in every comparison's Holm p"
+        sig = "significant" if c.p_holm < 0.05 else "not significant"
+        items.append(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.losses} needles against {against}, "
+                     f"p = **{c.test.p:.2g}**, Holm p = **{c.p_holm:.2g}** ({sig} after correction).")
+    return Markdown("\n".join(items))
+
+
+# 04. Reranking
+
+def no_cross_encoder() -> HTML:
+    """The boxed warning shown when the chapter's cross-encoder is not installed: what is missing and what to do."""
+    return HTML(
+        "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"
+        "<b>No cross-encoder on this machine.</b> The chapter's reranker, "
+        "<code>cross-encoder/ms-marco-MiniLM-L-6-v2</code>, is not installed here, so this notebook cannot measure its "
+        "gain. Below you get the chapter's own figures, labelled as such, and an offline reranker (MaxSim) that runs "
+        "without it. <b>MaxSim is not a stand-in for the cross-encoder's gain</b>: it is a different, untrained "
+        "method, and whatever it scores tells you nothing about what the cross-encoder would do on this corpus. To "
+        "measure the real thing, run <code>make models</code> on a machine with internet, then rerun this "
+        "notebook.</div>")
+
+
+def chapter_rerank_time() -> Markdown:
+    """What the chapter's cross-encoder cost per query."""
+    return Markdown(f"The chapter's cross-encoder over its top 25 took **{chapter.RERANK_MS} ms** per query on its "
+                    "CPU.")
+
+
+# 05. Distances
+
+FLOAT32_STEP = float(np.finfo(np.float32).eps)
+"""The step float32 resolves near 1: the size of rounding noise in a stored unit vector."""
+
+
+def identity_noise(check: IdentityCheck) -> Markdown:
+    """The identity's two sides on one pair, here and in the chapter: rounding noise or not."""
+    noise = "rounding noise" if check.difference < 10 * FLOAT32_STEP else "larger than rounding noise"
+    return Markdown(
+        f"The two sides differ by **{check.difference:.2e}** here and by **{chapter.IDENTITY['diff']:.2e}** in the "
+        f"chapter. A float32 resolves steps of about **{FLOAT32_STEP:.1e}** near 1, so this difference is "
+        f"**{noise}**.")
+
+
+def identity_gap(sample: Sequence[Chunk], chunks: int, documents: int, gap: float) -> Markdown:
+    """How a sample of chunk vectors was drawn from ``chunks`` over ``documents``, and its worst identity gap."""
+    vectors = len(sample)
+    verdict = ("still rounding noise" if gap < 100 * FLOAT32_STEP
+               else "more than rounding noise: look for a vector that is not unit length")
+    return Markdown(
+        f"The sample takes every **{chunks / vectors:.1f}**th chunk of **{chunks}** and covers "
+        f"**{len({c.doc_id for c in sample})}** of the **{documents}** documents.  \n"
+        f"Worst gap over **{vectors * (vectors - 1) // 2}** distinct pairs of **{vectors}** chunk vectors: "
+        f"**{gap:.2e}**; the chapter, over its own 200: **{chapter.IDENTITY['max_diff_200']:.2e}**. That is "
+        f"**{verdict}**.")
+
+
+def unnormalised(raw: IdentityCheck, unit: IdentityCheck, predicted: float) -> Markdown:
+    """What dropping the normalisation does to the identity, to cosine, and to the general formula's prediction."""
+    return Markdown(
+        f"Un-normalised, the two sides of the identity differ by **{raw.difference:.4f}**, against "
+        f"**{unit.difference:.2e}** on unit vectors. The cosine distance moved by only "
+        f"**{abs(raw.cosine_distance - unit.cosine_distance):.1e}**: cosine divides the norms out, so it never "
+        f"noticed. The general line above predicts L2²/2 = **{predicted:.6f}** from the norms and the cosine; "
+        f"measured: **{raw.half_l2_squared:.6f}**.")
+
+
+def length_and_norm(lengths: pd.DataFrame) -> Markdown:
+    """How a chunk's length goes with its un-normalised norm, and that normalised norms stay at 1."""
+    corr = lengths.corr().loc["word pieces", "norm, un-normalised"]
+    return Markdown(
+        f"Correlation between length (word pieces) and un-normalised norm over these **{len(lengths)}** chunks: "
+        f"**{corr:.2f}**, so longer chunks tend to have **{'shorter' if corr < 0 else 'longer'}** vectors. The "
+        f"normalised norms stay between **{lengths['norm, normalised'].min():.6f}** and "
+        f"**{lengths['norm, normalised'].max():.6f}** whatever the length.")
+
+
+def length_sensitivity(lengths: pd.DataFrame) -> Markdown:
+    """For one query: which distance follows chunk length more, un-normalised L2 or cosine."""
+    corr_l2, corr_cos = lengths.corr().loc[["L2, un-normalised", "cosine distance"], "word pieces"]
+    return Markdown(
+        f"For this query, un-normalised L2 correlates with chunk length at **{corr_l2:.2f}**, cosine distance at "
+        f"**{corr_cos:.2f}**: the un-normalised distance is the "
+        f"**{'more' if abs(corr_l2) > abs(corr_cos) else 'less'}** length-sensitive of the two.")
+
+
+def nearest_moved(l2: np.ndarray, cosine: np.ndarray) -> Markdown:
+    """For how many queries the nearest chunk differs between un-normalised L2 and cosine distance."""
+    moved = int((l2.argmin(axis=1) != cosine.argmin(axis=1)).sum())
+    return Markdown(
+        f"For **{moved}** of **{len(l2)}** queries the nearest of these chunks is a different one under "
+        "un-normalised L2 than under cosine distance. How the distance to the nearest chunk relates to the *query's* "
+        "length and norm:")
+
+
+def length_cut(nearest: pd.DataFrame) -> Markdown:
+    """Whether a fixed cut on each distance would be a cut on the query's length."""
+    r_l2, r_cos = nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], "query word pieces"]
+    verdict = ("A fixed cut on un-normalised L2 would largely be a cut on how many words the user typed; a cut on "
+               "cosine distance is not." if abs(r_l2) >= 0.5 and abs(r_cos) < abs(r_l2) / 2
+               else "On this corpus the contrast is weaker than the algebra suggests: look at the panels.")
+    return Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_l2:.2f}**, nearest cosine distance "
+                    f"**{r_cos:.2f}**. {verdict}")
 
 
 # 06. Thresholds and bluffs
@@ -380,274 +724,6 @@ def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: str) -> Mark
         "questions, and the honest reply to them is NO ANSWER.")
 
 
-# 03. BM25 and hybrid
-
-def _rank(run: Run, chunk: int) -> int:
-    """Where a chunk sits in a run's first ranking, counted from 1."""
-    return int(np.where(run.ranking[0] == chunk)[0][0]) + 1
-
-
-def constant_ranks(r: Retriever, token: str, runs: Mapping[str, Run]) -> Markdown:
-    """Which chunks hold a rare token, and where each retriever ranks the first of them."""
-    holders = [i for i, c in enumerate(r.chunks) if token in c.content]
-    holder = r.chunks[holders[0]]
-    ranks = ", ".join(f"{name} **{_rank(run, holders[0])}**" for name, run in runs.items())
-    return Markdown(
-        f"Chunks containing `{token}`: **{len(holders)}**, in *{holder.doc_id}*, section *{holder.section}*. Its rank "
-        f"among **{len(r.chunks)}** chunks: {ranks}.")
-
-
-def dense_first_choice(r: Retriever, dense: Run, holder: int) -> Markdown:
-    """Where dense retrieval looked instead of the chunk that holds the token, and how far each is."""
-    best, dist = dense.ranking[0, 0], dense.distance[0] if dense.distance is not None else None
-    assert dist is not None, "a dense run carries its distances"
-    return Markdown(
-        f"Dense's first choice: *{r.chunks[best].doc_id}*, section *{r.chunks[best].section}*, distance "
-        f"**{dist[best]:.3f}**. The chunk that holds the constant: distance **{dist[holder]:.3f}**.\n\n"
-        f"> {r.chunks[best].content[:300]}...")
-
-
-def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
-    """The chapter's three claims on BM25 (doubles top-1, falls behind around rank 8, fails elsewhere), checked."""
-    d1, b1, ch1 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1"), chapter.RERANK["R@1"][0]
-    ahead = [k for k in curve.index if curve.loc[k, "E/bm25"] > curve.loc[k, "E/dense"]]
-    t1 = ev.compare("E/bm25", "E/dense", "R@1", "needle").test
-    t8 = ev.compare("E/bm25", "E/dense", "R@8", "needle").test
-    q8 = ev.compare("E/bm25", "E/dense", "R@8").test
-    side = "behind" if t8.losses > t8.wins else "ahead" if t8.wins > t8.losses else "level"
-    told = "a difference this data can tell apart" if t8.p < 0.05 else "but not distinguishably"
-    return Markdown(
-        f"- **Top-1**: BM25 **{b1:.3f}**, dense **{d1:.3f}** (ratio **{b1 / d1:.2f}**; the chapter's dense top-1 was "
-        f"**{ch1}**, so its BM25 top-1 exceeded **{2 * ch1:.3f}**). Needle by needle at R@1: BM25 wins "
-        f"**{t1.wins}**, dense **{t1.losses}**, p = **{t1.p:.2g}**. BM25 more than doubles dense here: "
-        f"**{'yes' if b1 > 2 * d1 else 'no'}**.\n"
-        f"- **Where BM25 leads**: {'at k = ' + ', '.join(map(str, ahead)) if ahead else 'at no k from 1 to 20'}.\n"
-        f"- **Around rank 8**, needle by needle: BM25 wins **{t8.wins}**, dense **{t8.losses}**, p = **{t8.p:.2g}**: "
-        f"BM25 is **{side}**, {told}. They fail on different queries: **{q8.wins + q8.losses}** queries are found by "
-        "one and not the other.")
-
-
-def two_scales(distances: np.ndarray, scores: np.ndarray) -> Markdown:
-    """The ranges and directions of dense distances and BM25 scores for one query."""
-    d, b = distances, scores
-    return Markdown(
-        f"Dense distances run from **{d.min():.3f}** (best) to **{d.max():.3f}**: lower is better. BM25 scores run "
-        f"from **{b.max():.2f}** (best) down to **{b.min():.2f}**: higher is better, and **{int((b == 0).sum())}** of "
-        f"**{len(b)}** chunks score exactly zero.")
-
-
-def rrf_weights(k: int = K) -> Markdown:
-    """Reciprocal rank fusion on a small example, and how much rank 1 outweighs rank 10 at ``k`` and at 0."""
-    return Markdown(
-        f"`rrf([[7, 3, 5], [5, 7, 9]])` → **{rrf([[7, 3, 5], [5, 7, 9]], k).tolist()}**. With k = {k}, rank 1 is "
-        f"worth **{(k + 10) / (k + 1):.2f}** times rank 10; with k = 0 it would be worth **{10 / 1:.0f}** times.")
-
-
-def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) -> Markdown:
-    """The token's chunk and hybrid's first chunk: their ranks in each list and their fused scores."""
-    top = int(runs["hybrid"].ranking[0, 0])
-
-    def fused(i: int) -> float:
-        return sum(1 / (k + _rank(runs[n], i)) for n in ("dense", "bm25"))
-
-    return Markdown(
-        f"The `{token}` chunk: dense rank **{_rank(runs['dense'], holder)}**, BM25 rank "
-        f"**{_rank(runs['bm25'], holder)}**, fused score **{fused(holder):.4f}**, hybrid rank "
-        f"**{_rank(runs['hybrid'], holder)}**.\n\n"
-        f"Hybrid's first chunk: dense rank **{_rank(runs['dense'], top)}**, BM25 rank **{_rank(runs['bm25'], top)}**, "
-        f"fused score **{fused(top):.4f}**.")
-
-
-def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
-    """Each chapter comparison in a list: what the chapter said, ours at both levels, the claim and the verdict."""
-    items = []
-    for x in lines:
-        assert x.finding is not None and x.needle.p_holm is not None, "a chapter line carries its finding and Holm p"
-        items.append(
-            f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/"
-            f"-{x.query.test.losses} queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} "
-            f"needles (p = {x.needle.test.p:.2g}, Holm p over {family} = {x.needle.p_holm:.2g}); the chapter claims "
-            f"{x.finding.claim}: **{x.verdict}**.")
-    return Markdown("\n".join(items))
-
-
-def ahead_of_both(table: pd.DataFrame) -> Markdown:
-    """Whether hybrid is ahead of both parents on every metric's point estimate, and where it is not."""
-    behind = [m for m in table.index if not table.loc[m, "hybrid ahead of both"]]
-    return Markdown(
-        f"Hybrid ahead of both parents on every metric's point estimate here: **{'yes' if not behind else 'no'}**"
-        + (f" (not ahead of both at {', '.join(behind)})." if behind else "."))
-
-
-def needle_tests(rep: Report, against: str = "dense") -> Markdown:
-    """A report's comparisons at the needle level, one line each: wins, losses, p, Holm p and what it means."""
-    items = []
-    for c in (x.needle for x in rep.lines):
-        assert c.p_holm is not None, "a report fills in every comparison's Holm p"
-        sig = "significant" if c.p_holm < 0.05 else "not significant"
-        items.append(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.losses} needles against {against}, "
-                     f"p = **{c.test.p:.2g}**, Holm p = **{c.p_holm:.2g}** ({sig} after correction).")
-    return Markdown("\n".join(items))
-
-
-# 00. Start here
-
-def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
-    """How much was loaded, what it holds, and where the files are."""
-    return Markdown(
-        f"**{len(corpus)}** documents loaded, **{len(corpus.failed)}** failed; **{total.characters:,}** characters in "
-        f"**{total.sections}** sections, with **{total.tables}** tables, **{total.formulas}** formulas and "
-        f"**{total.code_blocks}** code blocks. The files are in `{locations.data_dir() / 'corpus'}`.")
-
-
-def read_a_file(corpus: Corpus) -> Markdown:
-    """An invitation to read one document of the corpus, linked from the notebook."""
-    first = corpus.documents[0]
-    return Markdown(
-        f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
-        f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in "
-        "JupyterLab; in the file browser on the left, go up from `notebooks/` to the project folder, then into "
-        "`data/corpus/`). Everything the retrievers return later is a piece of these files, and you will judge the "
-        "results much better if you know the text.")
-
-
-def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
-    """How many questions and queries, over how many documents, and how long the needles are."""
-    lengths = pd.Series([len(q.needle) for q in questions])
-    return Markdown(
-        f"**{len(questions)}** questions, so **{len(queries)}** queries, spread over "
-        f"**{len({q.doc_id for q in questions})}** of the **{len(corpus)}** documents. Needles are "
-        f"**{lengths.min()}** to **{lengths.max()}** characters long (median **{lengths.median():.0f}**).")
-
-
-# 02. Dense retrieval and paired comparisons
-
-def sign_test_on_chapter_counts() -> Markdown:
-    """Whether ragkit's exact sign test gives back the chapter's reported p-values from its own counts."""
-    match = [np.isclose(counts_test(wins, losses).p, p, rtol=0.05) for wins, losses, p in chapter.COMPARISONS.values()
-             if p is not None]
-    return Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in "
-                    f"**{sum(match)} of {len(match)}** cases.")
-
-
-def room_to_win(ev: Evaluation) -> Markdown:
-    """How many queries E could win over C at R@20 (those C misses), here and in the chapter."""
-    n = len(ev.queries)
-    room = int((ev["C/dense"].per_query("R@20") == 0).sum())
-    t = ev.compare("E/dense", "C/dense", "R@20").test
-    (e_hits, n_ch), (w, lost, _) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
-    missed = n_ch - e_hits + w - lost
-    return Markdown(
-        f"This corpus: C misses **{room}** of **{n}** queries at R@20, so E can win at most **{room}**; it wins "
-        f"**{t.wins}** and loses **{t.losses}**. The chapter: E found **{e_hits}/{n_ch}** and beat C "
-        f"**+{w}/-{lost}**, so its C found **{e_hits - w + lost}/{n_ch}** and missed **{missed}**: "
-        f"{'more' if missed > room else 'no more'} room than here.")
-
-
-def interval_width(n: int) -> Markdown:
-    """How wide a Wilson interval is at ``n`` queries, and whether a lead of three hits clears it."""
-    low, high = wilson(n // 2, n)
-    low3, high3 = wilson(n // 2 + 3, n)
-    return Markdown(
-        f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
-        f"**{high - low:.3f}** wide, roughly **±{(high - low) / 2:.3f}**. Three more hits (a lead of **{3 / n:.3f}**) "
-        f"give **[{low3:.3f}, {high3:.3f}]**; the two intervals {'overlap' if low3 < high else 'do not overlap'}.")
-
-
-def headline(ev: Evaluation) -> Markdown:
-    """E against A at R@20, query by query, and how many of E's wins are needles A destroyed."""
-    c = ev.compare("E/dense", "A/dense", "R@20")
-    destroyed = sum(q.qid in ev.destroyed["A"] for q in ev.queries if q.id in c.wins)
-    return Markdown(
-        f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. Of E's wins, "
-        f"**{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by "
-        "better ranking.")
-
-
-def queries_or_needles(ev: Evaluation) -> Markdown:
-    """The headline comparison counted in queries and in needles: how many needles the query wins come from."""
-    c = ev.compare("E/dense", "A/dense", "R@20")
-    n_level = ev.compare("E/dense", "A/dense", "R@20", "needle").test
-    needles = len({q.qid for q in ev.queries if q.id in c.wins})
-    return Markdown(
-        f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins "
-        f"come from only **{needles}** needles. Needle level: **+{n_level.wins}/-{n_level.losses}**, p = "
-        f"**{n_level.p:.2g}**.")
-
-
-def header_alone(ev: Evaluation) -> Markdown:
-    """E against A without A's destroyed needles, and E against C: what the header buys, needle by needle."""
-    rest = ev.compare("E/dense", "A/dense", "R@20", "needle", drop=ev.destroyed["A"]).test
-    alone = ev.compare("E/dense", "C/dense", "R@20", "needle").test
-    headline = ev.compare("E/dense", "A/dense", "R@20", "needle").test
-    return Markdown(
-        f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = "
-        f"**{rest.p:.2g}**. The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = "
-        f"**{alone.p:.2g}**. Of the headline's **{headline.wins}** needle wins, **{headline.wins - rest.wins}** are "
-        "needles A destroyed.")
-
-# 02b. Statistics further
-
-def clustered_interval(row: pd.Series) -> Markdown:
-    """One figure's Wilson interval beside its needle-level cluster bootstrap, and the design effect between them."""
-    wilson_width, needle_width = row.high - row.low, row.needle_high - row.needle_low
-    return Markdown(
-        f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, "
-        f"{row.high:.3f}]**, **{wilson_width:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, "
-        f"{row.needle_high:.3f}]**, **{needle_width:.3f}** wide. Design effect **{row.design_effect:.2f}**: the "
-        f"{row.n} queries weigh as much as about **{row.n / row.design_effect:.0f}** independent ones. The clustered "
-        f"interval is **{'wider' if needle_width > wilson_width else 'not wider'}** than Wilson's here.")
-
-
-def design_effects(deff: pd.DataFrame) -> Markdown:
-    """The range of the design effects, what one below 1 means, and why the sign test's unit stays the needle."""
-    low, high = deff.min().min(), deff.max().max()
-    below = "" if low >= 1 else (
-        " Below 1, the phrasings of a needle disagree more often than two independent queries would (one finds the "
-        "needle, the other does not), and the clustered interval is the narrower one.")
-    return Markdown(
-        f"Design effects of the dense runs range from **{low:.2f}** to **{high:.2f}**.{below} Whatever the interval "
-        "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of "
-        "evidence.")
-
-
-def metric_shopping(shopping: pd.DataFrame, watched: Sequence[str] = ("F/dense vs E/dense", "B/dense vs A/dense")
-                    ) -> Markdown:
-    """The most striking look the chapter did not choose, the watched pairs' best metric, and why that misleads."""
-    unchosen = shopping[~shopping["chosen by the chapter"]]
-    best = unchosen.iloc[0]
-    hurts = unchosen[unchosen.comparison.isin(list(watched))].sort_values("p").groupby("comparison").head(1)
-    each = " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = "
-                    f"{r['p']:.3g}, Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows())
-    return Markdown(
-        f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at "
-        f"{best.metric}**: **+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} "
-        f"= **{best['Holm p']:.3g}**. {each} Picking the metric that makes a story after seeing the table turns noise "
-        "into a finding: the metric has to be fixed first, and every extra look has to pay for itself in the "
-        "correction.")
-
-
-# 04. Reranking
-
-def no_cross_encoder() -> HTML:
-    """The boxed warning shown when the chapter's cross-encoder is not installed: what is missing and what to do."""
-    return HTML(
-        "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"
-        "<b>No cross-encoder on this machine.</b> The chapter's reranker, "
-        "<code>cross-encoder/ms-marco-MiniLM-L-6-v2</code>, is not installed here, so this notebook cannot measure its "
-        "gain. Below you get the chapter's own figures, labelled as such, and an offline reranker (MaxSim) that runs "
-        "without it. <b>MaxSim is not a stand-in for the cross-encoder's gain</b>: it is a different, untrained "
-        "method, and whatever it scores tells you nothing about what the cross-encoder would do on this corpus. To "
-        "measure the real thing, run <code>make models</code> on a machine with internet, then rerun this "
-        "notebook.</div>")
-
-
-def chapter_rerank_time() -> Markdown:
-    """What the chapter's cross-encoder cost per query."""
-    return Markdown(f"The chapter's cross-encoder over its top 25 took **{chapter.RERANK_MS} ms** per query on its "
-                    "CPU.")
-
-
 # 08. Production
 
 def needle_after_extraction(q: Question, clean: str, extracted: str) -> Markdown:
@@ -762,79 +838,3 @@ def header_room(ev: Evaluation, questions: int) -> Markdown:
         f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
         f"**{ev['E/dense'].value('R@20'):.3f}**; needles where they disagree: **{duel.wins + duel.losses}** of "
         f"**{questions}**.")
-
-
-# 05. Distances
-
-FLOAT32_STEP = float(np.finfo(np.float32).eps)
-"""The step float32 resolves near 1: the size of rounding noise in a stored unit vector."""
-
-
-def identity_noise(check: IdentityCheck) -> Markdown:
-    """The identity's two sides on one pair, here and in the chapter: rounding noise or not."""
-    noise = "rounding noise" if check.difference < 10 * FLOAT32_STEP else "larger than rounding noise"
-    return Markdown(
-        f"The two sides differ by **{check.difference:.2e}** here and by **{chapter.IDENTITY['diff']:.2e}** in the "
-        f"chapter. A float32 resolves steps of about **{FLOAT32_STEP:.1e}** near 1, so this difference is "
-        f"**{noise}**.")
-
-
-def identity_gap(sample: Sequence[Chunk], chunks: int, documents: int, gap: float) -> Markdown:
-    """How a sample of chunk vectors was drawn from ``chunks`` over ``documents``, and its worst identity gap."""
-    vectors = len(sample)
-    verdict = ("still rounding noise" if gap < 100 * FLOAT32_STEP
-               else "more than rounding noise: look for a vector that is not unit length")
-    return Markdown(
-        f"The sample takes every **{chunks / vectors:.1f}**th chunk of **{chunks}** and covers "
-        f"**{len({c.doc_id for c in sample})}** of the **{documents}** documents.  \n"
-        f"Worst gap over **{vectors * (vectors - 1) // 2}** distinct pairs of **{vectors}** chunk vectors: "
-        f"**{gap:.2e}**; the chapter, over its own 200: **{chapter.IDENTITY['max_diff_200']:.2e}**. That is "
-        f"**{verdict}**.")
-
-
-def unnormalised(raw: IdentityCheck, unit: IdentityCheck, predicted: float) -> Markdown:
-    """What dropping the normalisation does to the identity, to cosine, and to the general formula's prediction."""
-    return Markdown(
-        f"Un-normalised, the two sides of the identity differ by **{raw.difference:.4f}**, against "
-        f"**{unit.difference:.2e}** on unit vectors. The cosine distance moved by only "
-        f"**{abs(raw.cosine_distance - unit.cosine_distance):.1e}**: cosine divides the norms out, so it never "
-        f"noticed. The general line above predicts L2²/2 = **{predicted:.6f}** from the norms and the cosine; "
-        f"measured: **{raw.half_l2_squared:.6f}**.")
-
-
-def length_and_norm(lengths: pd.DataFrame) -> Markdown:
-    """How a chunk's length goes with its un-normalised norm, and that normalised norms stay at 1."""
-    corr = lengths.corr().loc["word pieces", "norm, un-normalised"]
-    return Markdown(
-        f"Correlation between length (word pieces) and un-normalised norm over these **{len(lengths)}** chunks: "
-        f"**{corr:.2f}**, so longer chunks tend to have **{'shorter' if corr < 0 else 'longer'}** vectors. The "
-        f"normalised norms stay between **{lengths['norm, normalised'].min():.6f}** and "
-        f"**{lengths['norm, normalised'].max():.6f}** whatever the length.")
-
-
-def length_sensitivity(lengths: pd.DataFrame) -> Markdown:
-    """For one query: which distance follows chunk length more, un-normalised L2 or cosine."""
-    corr_l2, corr_cos = lengths.corr().loc[["L2, un-normalised", "cosine distance"], "word pieces"]
-    return Markdown(
-        f"For this query, un-normalised L2 correlates with chunk length at **{corr_l2:.2f}**, cosine distance at "
-        f"**{corr_cos:.2f}**: the un-normalised distance is the "
-        f"**{'more' if abs(corr_l2) > abs(corr_cos) else 'less'}** length-sensitive of the two.")
-
-
-def nearest_moved(l2: np.ndarray, cosine: np.ndarray) -> Markdown:
-    """For how many queries the nearest chunk differs between un-normalised L2 and cosine distance."""
-    moved = int((l2.argmin(axis=1) != cosine.argmin(axis=1)).sum())
-    return Markdown(
-        f"For **{moved}** of **{len(l2)}** queries the nearest of these chunks is a different one under "
-        "un-normalised L2 than under cosine distance. How the distance to the nearest chunk relates to the *query's* "
-        "length and norm:")
-
-
-def length_cut(nearest: pd.DataFrame) -> Markdown:
-    """Whether a fixed cut on each distance would be a cut on the query's length."""
-    r_l2, r_cos = nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], "query word pieces"]
-    verdict = ("A fixed cut on un-normalised L2 would largely be a cut on how many words the user typed; a cut on "
-               "cosine distance is not." if abs(r_l2) >= 0.5 and abs(r_cos) < abs(r_l2) / 2
-               else "On this corpus the contrast is weaker than the algebra suggests: look at the panels.")
-    return Markdown(f"Correlation with query length: nearest un-normalised L2 **{r_l2:.2f}**, nearest cosine distance "
-                    f"**{r_cos:.2f}**. {verdict}")
