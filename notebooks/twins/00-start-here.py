@@ -192,7 +192,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `06-thresholds` | the only part of the pipeline that can say "no answer", and what each cut costs |
 # | `07-citations` | quoting the chunk's own words with a locator a reader can follow |
 # | `08-production` | stale indexes, broken documents, and failures that make no noise |
-# | `exercises/` | graded exercises in `notebooks/exercises/`, with hints rather than answers |
+# | `exercises/` | graded exercises in the `exercises/` folder beside this notebook, with hints rather than answers |
 #
 # The chapter's figures live in `ragkit.teach.chapter`; ours are computed in front of you. For instance:
 
