@@ -320,3 +320,14 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
                 p.chmod(0o755)
         shutil.rmtree(work, ignore_errors=True)
         print(f"hub test: {time.monotonic() - started:.0f} s")
+
+
+def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
+    """One file: the guide's section 3 shows docs/jupyterhub_config.py verbatim, and the harness loads that path."""
+    from benchmarks.hub import CONFIG
+
+    config = (ROOT_DIR / "docs" / "jupyterhub_config.py").read_text(encoding="utf-8")
+    assert CONFIG == ROOT_DIR / "docs" / "jupyterhub_config.py"
+    section = GUIDE.read_text(encoding="utf-8").split("## 3.", 1)[1].split("\n## ", 1)[0]
+    assert f"```python\n{config.rstrip()}\n```" in section
+    assert "c.Spawner.environment" in config and '"RAGKIT_CACHE": "~/.ragkit-cache"' in config
