@@ -105,6 +105,7 @@ class Hub:
     students: list[Student] = field(default_factory=list)
     log: Path | None = None
     environment: dict[str, str] = field(default_factory=dict)  # more variables for every student's server
+    allow_root: bool = True  # servers that run as root get --allow-root (the guide's root case); False to see why
 
     @property
     def url(self) -> str:
@@ -145,7 +146,7 @@ class Hub:
         ]
         if not self.real_users:
             lines.append(f"c.SimpleLocalProcessSpawner.home_dir_template = {str(self.homes / '{username}')!r}")
-            if os.geteuid() == 0:  # the guide's root case: servers that run as root need the flag
+            if os.geteuid() == 0 and self.allow_root:  # the guide's root case: servers run as root need the flag
                 lines.append("c.Spawner.args = ['--allow-root']")
         path = self.work / "hub" / "jupyterhub_config.py"
         path.write_text("\n".join(lines) + "\n")

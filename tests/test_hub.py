@@ -331,3 +331,37 @@ def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
     section = GUIDE.read_text(encoding="utf-8").split("## 3.", 1)[1].split("\n## ", 1)[0]
     assert f"```python\n{config.rstrip()}\n```" in section
     assert "c.Spawner.environment" in config and '"RAGKIT_CACHE": "~/.ragkit-cache"' in config
+
+
+@pytest.mark.slow
+def test_a_single_user_server_run_as_root_starts_only_with_allow_root(tmp_path):
+    """The guide's root case: as root with a spawner that keeps root, the spawn fails without --allow-root."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: only a server started as root refuses to start")
+    if importlib.util.find_spec("jupyterhub") is None:
+        _needs("jupyterhub is not installed (the test extra)")
+    work = Path(tempfile.mkdtemp(prefix="ragkit-hub-root-"))
+    try:
+        for allow, expected in ((False, "fails"), (True, "starts")):
+            hub = Hub(work / str(allow), work / "no-shared-cache", real_users=False, allow_root=allow)
+            hub.work.mkdir()
+            try:
+                try:
+                    hub.start()
+                except HubUnavailable as exc:
+                    _needs(str(exc))
+                student = hub.add_student("rootcase")
+                try:
+                    hub.spawn(student, timeout=120)
+                    got = "starts"
+                except (RuntimeError, OSError):
+                    got = "fails"
+                assert got == expected, (allow, hub.tail())
+                if not allow:
+                    assert "--allow-root" in hub.tail(20000), "the server's own refusal is in the hub's log"
+                else:
+                    assert hub.processes(student)[0], "the server runs, as root, in the student's home"
+            finally:
+                hub.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
