@@ -1,19 +1,28 @@
-"""A class on one server: the teacher fills a shared cache once, then N students run 00, 06 and an exercise at once.
+"""A class on a real JupyterHub: the teacher's shared cache filled once, then N students at once through the hub.
 
-``python -m benchmarks classroom`` (N = 4, 8, 16; ``CLASSROOM_N=2`` for a quick look). Each student is
-one process that opens the three notebooks one after another, each on a fresh kernel, and leaves
-the earlier kernels running, as JupyterLab does when a student opens the next notebook. Every
-student has its own home and an EMPTY private cache (``RAGKIT_CACHE``), and reads the teacher's
-read-only cache (``RAGKIT_SHARED_CACHE``). A probe cell appended to each notebook reports the
-kernel's own peak memory, CPU seconds and whether an embedding model was ever imported; a sampler
-here adds up the resident memory of every kernel of the class, every 0.2 s.
+``python -m benchmarks classroom`` (N = 4, 8, 16; ``CLASSROOM_N=2`` for a quick look). Per class size a
+fresh hub (benchmarks/hub.py, configured from docs/jupyterhub_config.py) on 127.0.0.1; N students are
+created and their servers started through the REST API, all at once; each follows the guide's
+nbgitpuller link to a ``file://`` copy of this repository, then opens 00-start-here, 06-thresholds
+and exercises/ex2-choose-a-threshold one after another, each on a fresh kernel over its websocket,
+leaving the earlier kernels running (as JupyterLab does), and moves 06's cut slider. Every student
+has an empty private cache and reads the teacher's read-only one.
+
+Measured per student: spawn time, the single-user server's and each kernel's RSS and PSS
+(/proc/PID/smaps_rollup, with all three kernels up), their CPU seconds, the time from opening 06
+until the slider answers; for the class: the hub's and the proxy's memory, the peak of everything
+at once (sampled every second) and the time until every student's slider has answered.
+
+The shared cache is seeded from your own cache (``RAGKIT_CACHE``, filled by ``python -m ragkit warm``)
+and then filled by the guide's commands, which embed only what it lacks; ``CLASSROOM_SHARED=DIR``
+reuses a finished one. Needs root for real users (else one user with a home per student), jupyterhub
+and nbgitpuller (the test extra), and configurable-http-proxy (``make test`` installs it).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -22,35 +31,23 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from benchmarks.hub import (
+    Hub,
+    Student,
+    follow_pull_link,
+    pull_link,
+    reachable_by_others,
+    restore_modes,
+    smaps_rollup,
+    work_through,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ("00-start-here", "06-thresholds", "exercises/ex2-choose-a-threshold")
-SLIDER_NOTEBOOK, SLIDER_CELL = "06-thresholds", "widgets.ThresholdExplorer("
-MODEL_MODULES = ("sentence_transformers", "onnxruntime", "torch")
-PROBE = f"""import json as _json, resource as _resource, sys as _sys
-_use = _resource.getrusage(_resource.RUSAGE_SELF)
-print("RAGKIT-PROBE", _json.dumps({{"peak_mb": _use.ru_maxrss / 1024, "cpu_s": _use.ru_utime + _use.ru_stime,
-                                   "model_modules": [m for m in {MODEL_MODULES!r} if m in _sys.modules]}}))"""
-
-
-def fill_shared(folder: Path) -> tuple[float, float]:
-    """The teacher's part: ``python -m ragkit warm`` into an empty folder, finished for read-only use, chmod a-w.
-
-    Returns wall seconds and the warm process's CPU seconds.
-    """
-    from ragkit.plumbing.cache import finish_shared
-
-    env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
-    env |= {"RAGKIT_CACHE": str(folder), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet"], env=env, check=True, cwd=ROOT,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    finish_shared(folder)
-    seconds, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
-    for p in [folder, *folder.rglob("*")]:
-        p.chmod(0o555 if p.is_dir() else 0o444)
-    return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+NOTEBOOKS = ("notebooks/00-start-here.ipynb", "notebooks/06-thresholds.ipynb",
+             "notebooks/exercises/ex2-choose-a-threshold.ipynb")
 
 
 def vector_rows(folder: Path) -> int:
@@ -58,223 +55,221 @@ def vector_rows(folder: Path) -> int:
     path = folder / "vectors.sqlite"
     if not path.is_file():
         return 0
-    with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:  # closed at once: an open reader keeps a WAL database from being finished
         return db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    finally:
+        db.close()
 
 
-def idle_server_mb(work: Path) -> float:
-    """Resident memory of one JupyterLab server with no kernel, 5 s after it answers (a user's part besides kernels)."""
-    import secrets
-    import socket
-    import urllib.request
+def fill_shared(folder: Path) -> tuple[float, int, int]:
+    """The teacher's part, seeded from this machine's cache; (seconds, rows seeded, rows after the fill)."""
+    from ragkit.plumbing.cache import finish_shared
+    from ragkit.plumbing.locations import cache_dir
 
+    folder.mkdir(parents=True)
+    mine = cache_dir()
+    if (mine / "vectors.sqlite").is_file():
+        src = sqlite3.connect(f"file:{mine / 'vectors.sqlite'}?mode=ro", uri=True)
+        dst = sqlite3.connect(folder / "vectors.sqlite")
+        try:
+            src.backup(dst)
+        finally:
+            src.close()
+            dst.close()
+        if (mine / "onnx").is_dir():
+            shutil.copytree(mine / "onnx", folder / "onnx")
+    seeded = vector_rows(folder)
+    env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(folder)], env=env, check=True,
+                   cwd=ROOT, stdout=subprocess.DEVNULL)
+    finish_shared(folder)
+    for p in [folder, *folder.rglob("*")]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    return time.perf_counter() - t, seeded, vector_rows(folder)
+
+
+def _memory(pids: list[int]) -> tuple[float, float]:
+    rss = pss = 0.0
+    for pid in pids:
+        try:
+            r, p = smaps_rollup(pid)
+        except (OSError, KeyError, ValueError):
+            continue
+        rss, pss = rss + r, pss + p
+    return rss, pss
+
+
+def _cpu(pids: list[int]) -> float:
     import psutil
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    token, home = secrets.token_hex(16), work / "server-home"
-    home.mkdir()
-    server = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
-                               "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-                               f"--ServerApp.root_dir={ROOT / 'notebooks'}"], env=dict(os.environ, HOME=str(home)),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.2)
-        time.sleep(5)
-        return psutil.Process(server.pid).memory_info().rss / 2**20
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
+    total = 0.0
+    for pid in pids:
+        try:
+            t = psutil.Process(pid).cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
 
-
-# -- one student (run in its own process by ``student``) -------------------------------------------
-
-def _open(name: str):
-    """Start a kernel on one notebook (with the probe cell appended) and run every cell; the kernel stays up."""
-    import jupytext
-    from nbclient import NotebookClient
-    from nbformat.v4 import new_code_cell
-
-    path = ROOT / "notebooks" / f"{name}.py"
-    nb = jupytext.read(path)
-    nb.cells.append(new_code_cell(PROBE))
-    client = NotebookClient(nb, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
-    opened = time.perf_counter()
-    client.km = client.create_kernel_manager()
-    client.start_new_kernel()
-    client.start_new_kernel_client()
-    slider = None
-    for index, cell in enumerate(nb.cells):
-        client.execute_cell(cell, index)
-        if cell.cell_type == "code" and SLIDER_CELL in cell.source:
-            slider = time.perf_counter() - opened
-    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
-    probe = json.loads(text.split("RAGKIT-PROBE", 1)[1])
-    stderr = [" ".join(o["text"].split())[:160] for c in nb.cells for o in c.get("outputs", [])
-              if o.get("name") == "stderr"]
-    return client, {"notebook": name, "seconds": time.perf_counter() - opened, "slider_s": slider,
-                    "stderr_cells": stderr, **probe}
-
-
-def student(out: Path) -> None:
-    """Open the three notebooks in order, keep their kernels until the last one is done, write what each reported."""
-    started = time.perf_counter()
-    clients, kernels = [], []
-    try:
-        for name in NOTEBOOKS:
-            client, report = _open(name)
-            clients.append(client)
-            kernels.append(report | {"opened_after_s": time.perf_counter() - started - report["seconds"]})
-    finally:
-        for client in clients:
-            client.kc.stop_channels()
-            client.km.shutdown_kernel(now=True)
-    use = resource.getrusage(resource.RUSAGE_SELF)
-    out.write_text(json.dumps({"kernels": kernels, "seconds": time.perf_counter() - started,
-                               "driver_cpu_s": use.ru_utime + use.ru_stime}))
-
-
-# -- the class -------------------------------------------------------------------------------------
 
 class Sampler(threading.Thread):
-    """Adds up the resident memory of every student's kernels (a student process's descendants) every 0.2 s."""
+    """Every second: the RSS and PSS of every student's server and kernels, the hub and the proxy, added up."""
 
-    def __init__(self, pids: list[int]):
+    def __init__(self, hub: Hub):
         super().__init__(daemon=True)
-        self.pids, self.stop, self.class_peak = pids, threading.Event(), 0
-        self.student_peak = [0] * len(pids)
+        self.hub, self.stop, self.peak_rss, self.peak_pss = hub, threading.Event(), 0.0, 0.0
 
     def run(self) -> None:
-        import psutil
-
         while not self.stop.is_set():
-            total = 0
-            for i, pid in enumerate(self.pids):
-                rss = 0
-                try:
-                    for child in psutil.Process(pid).children(recursive=True):
-                        try:
-                            rss += child.memory_info().rss
-                        except psutil.Error:
-                            pass
-                except psutil.Error:
-                    pass
-                self.student_peak[i] = max(self.student_peak[i], rss)
-                total += rss
-            self.class_peak = max(self.class_peak, total)
-            self.stop.wait(0.2)
+            pids = [self.hub.process.pid] if self.hub.process else []
+            if proxy := self.hub.proxy_pid():
+                pids.append(proxy)
+            for student in list(self.hub.students):
+                servers, kernels = self.hub.processes(student)
+                pids += servers + kernels
+            rss, pss = _memory(pids)
+            self.peak_rss, self.peak_pss = max(self.peak_rss, rss), max(self.peak_pss, pss)
+            self.stop.wait(1.0)
 
 
-def one_class(n: int, shared: Path, work: Path) -> dict:
-    """N students at once; what each kernel reported, the class's memory peak, CPU seconds and cache misses."""
-    procs, outs, privates = [], [], []
+def one_student(hub: Hub, student: Student, link: str, start: float) -> dict:
+    """Spawn, pull, open the three notebooks keeping their kernels; memory and CPU measured with all three up."""
+    hub.spawn(student)
     t = time.perf_counter()
-    for i in range(n):
-        home, private = work / f"n{n}-s{i:02d}" / "home", work / f"n{n}-s{i:02d}" / "cache"
-        home.mkdir(parents=True)
-        private.mkdir()
-        env = dict(os.environ, HOME=str(home), RAGKIT_CACHE=str(private), RAGKIT_SHARED_CACHE=str(shared),
-                   HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", PYTHONPATH=str(ROOT))
-        out = home.parent / "report.json"
-        procs.append(subprocess.Popen([sys.executable, "-m", "benchmarks.classroom", "student", str(out)],
-                                      env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
-        outs.append(out)
-        privates.append(private)
-    sampler = Sampler([p.pid for p in procs])
-    sampler.start()
-    failures = []
-    for i, p in enumerate(procs):
-        _, err = p.communicate()
-        if p.returncode:
-            failures.append(f"student {i}: exit {p.returncode}: {err.decode(errors='replace').strip()[-400:]}")
-    wall = time.perf_counter() - t
-    sampler.stop.set()
-    sampler.join()
-    students = [json.loads(o.read_text()) for o in outs if o.is_file()]
-    return {"n": n, "wall_s": wall, "students": students, "failures": failures,
-            "student_peak_mb": [b / 2**20 for b in sampler.student_peak], "class_peak_mb": sampler.class_peak / 2**20,
-            "private_rows": [vector_rows(p) for p in privates],
-            "private_files": sorted({f.name for p in privates for f in p.iterdir()}),
-            "load": os.getloadavg()}
+    follow_pull_link(hub, student, link)
+    pulled = time.perf_counter() - t
+    kernels, reports = [], []
+    try:
+        for notebook in NOTEBOOKS:
+            kernel, report = work_through(hub, student, notebook, keep_open=True)
+            kernels.append(kernel)
+            reports.append(report)
+        servers, pids = hub.processes(student)
+        server_rss, server_pss = _memory(servers)
+        each = [smaps_rollup(pid) for pid in pids]
+        cpu = _cpu(servers + pids)
+    finally:
+        for kernel in kernels:
+            kernel.close()
+    slider = next(r for r in reports if "slider_s" in r)
+    return {"name": student.name, "spawn_s": student.spawn_s, "pull_s": pulled, "server_rss": server_rss,
+            "server_pss": server_pss, "kernels_rss": sum(r for r, _ in each), "kernels_pss": sum(p for _, p in each),
+            "kernel_peaks": [r["peak_mb"] for r in reports], "cpu_s": cpu, "slider_s": slider["slider_s"],
+            "slider_move_s": slider["slider_move_s"], "slider_at": slider["slider_at"] - start,
+            "errors": [e for r in reports for e in r["errors"]], "models": sorted({m for r in reports
+                                                                                  for m in r["models"]}),
+            "private_rows": vector_rows(student.home / ".ragkit-cache")}
+
+
+def one_class(n: int, shared: Path, repo: Path, work: Path) -> dict:
+    """A fresh hub, N students at once; what each used and what the class used."""
+    hub = Hub(work / f"n{n}", shared, environment={"GIT_CONFIG_GLOBAL": str(work / "gitconfig")})
+    hub.work.mkdir()
+    hub.work.chmod(0o755)
+    try:
+        hub.start()
+        time.sleep(3)
+        idle_hub = _memory([hub.process.pid]), _memory([hub.proxy_pid() or 0])
+        tag = os.urandom(2).hex()
+        students = [hub.add_student(f"rkb{tag}s{i:02d}") for i in range(n)]
+        link = pull_link(repo.as_uri(), "main", NOTEBOOKS[0])
+        sampler = Sampler(hub)
+        sampler.start()
+        start = time.perf_counter()
+        with ThreadPoolExecutor(n) as pool:
+            futures = [pool.submit(one_student, hub, s, link, start) for s in students]
+            results, failures = [], []
+            for s, f in zip(students, futures):
+                try:
+                    results.append(f.result())
+                except Exception as exc:  # noqa: BLE001 - one student's failure is reported, the class goes on
+                    failures.append(f"{s.name}: {type(exc).__name__}: {str(exc)[-300:]}")
+        wall = time.perf_counter() - start
+        busy_hub = _memory([hub.process.pid]), _memory([hub.proxy_pid() or 0])
+        sampler.stop.set()
+        sampler.join()
+        return {"n": n, "wall_s": wall, "students": results, "failures": failures, "hub_idle": idle_hub,
+                "hub_busy": busy_hub, "class_peak": (sampler.peak_rss, sampler.peak_pss),
+                "load": os.getloadavg()}
+    finally:
+        hub.stop()
 
 
 def _spread(values: list[float], fmt: str = "{:.0f}") -> str:
     if not values:
         return "-"
-    return "/".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
+    return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
 
 
-def report(result: dict) -> None:
-    """One block per class size: per-student lines, then the totals."""
-    n, students = result["n"], result["students"]
-    print(f"\n  N = {n}: {len(students)} of {n} students finished in {result['wall_s']:.0f} s wall; "
-          f"load average {', '.join(f'{x:.1f}' for x in result['load'])} at the end")
-    print("    student  kernels' peak MB (00 / 06 / ex2)  all kernels at once MB  06 slider after opening s  "
-          "CPU s  vectors in private cache  model imported")
-    for i, s in enumerate(students):
-        ks = s["kernels"]
-        slider = next(k["slider_s"] for k in ks if k["notebook"] == SLIDER_NOTEBOOK)
-        loaded = sorted({m for k in ks for m in k["model_modules"]}) or ["no"]
-        peaks = " / ".join(f"{k['peak_mb']:.0f}" for k in ks)
-        print(f"    s{i:02d}     {peaks:<34} "
-              f"{result['student_peak_mb'][i]:>22.0f}  {slider:>25.1f}  {sum(k['cpu_s'] for k in ks):5.1f}  "
-              f"{result['private_rows'][i]:>24}  {', '.join(loaded)}")
-    kernels = [k for s in students for k in s["kernels"]]
-    sliders = [k["slider_s"] for k in kernels if k["notebook"] == SLIDER_NOTEBOOK]
-    cpu_kernels = sum(k["cpu_s"] for k in kernels)
-    cpu_all = cpu_kernels + sum(s["driver_cpu_s"] for s in students)
-    stderr = sorted({line for k in kernels for line in k["stderr_cells"]})
-    print(f"    one kernel's peak (min/median/max): {_spread([k['peak_mb'] for k in kernels])} MB; one student's "
-          f"kernels at once: {_spread(result['student_peak_mb'])} MB; whole class at once: "
-          f"{result['class_peak_mb']:.0f} MB")
-    print(f"    slider usable after opening 06 (min/median/max): {_spread(sliders, '{:.1f}')} s")
-    print(f"    CPU: kernels {cpu_kernels:.0f} s ({cpu_kernels / max(len(students), 1):.1f} s per student), "
-          f"with the notebook drivers {cpu_all:.0f} s, over {result['wall_s']:.0f} s wall = "
-          f"{cpu_all / result['wall_s']:.2f} cores busy on average")
-    print(f"    vectors computed by students: {sum(result['private_rows'])} rows in {n} private caches "
-          f"(files there: {', '.join(result['private_files']) or 'none'}); kernels that imported a model: "
-          f"{sum(bool(k['model_modules']) for k in kernels)} of {len(kernels)}")
-    if stderr:
-        print(f"    stderr (red in JupyterLab), {len(stderr)} distinct: {stderr}")
-    for failure in result["failures"]:
+def report(r: dict) -> None:
+    n, students = r["n"], r["students"]
+    print(f"\n  N = {n}: {len(students)} of {n} students done, {r['wall_s']:.0f} s wall; load average "
+          f"{', '.join(f'{x:.1f}' for x in r['load'])} at the end")
+    print("    student  spawn s  pull s  server RSS/PSS MiB  3 kernels RSS/PSS MiB  kernel peaks 00/06/ex2  "
+          "CPU s  slider after opening 06 s  private vectors  models")
+    for s in students:
+        print(f"    {s['name'][-3:]:<7}  {s['spawn_s']:7.1f}  {s['pull_s']:6.1f}  {s['server_rss']:8.0f} / "
+              f"{s['server_pss']:<6.0f}  {s['kernels_rss']:11.0f} / {s['kernels_pss']:<7.0f}  "
+              f"{' / '.join(f'{p:.0f}' for p in s['kernel_peaks']):<22}  {s['cpu_s']:5.1f}  {s['slider_s']:25.1f}  "
+              f"{s['private_rows']:15}  {', '.join(s['models']) or 'none'}")
+    (hub_rss, hub_pss), (proxy_rss, proxy_pss) = r["hub_busy"]
+    (ihub_rss, _), (iproxy_rss, _) = r["hub_idle"]
+    per = [s["server_rss"] + s["kernels_rss"] for s in students]
+    per_pss = [s["server_pss"] + s["kernels_pss"] for s in students]
+    print(f"    min / median / max: spawn {_spread([s['spawn_s'] for s in students], '{:.1f}')} s; server RSS "
+          f"{_spread([s['server_rss'] for s in students])} MiB; server + 3 kernels RSS {_spread(per)} MiB, PSS "
+          f"{_spread(per_pss)} MiB; CPU {_spread([s['cpu_s'] for s in students], '{:.1f}')} s; slider after "
+          f"opening 06 {_spread([s['slider_s'] for s in students], '{:.1f}')} s (a slider move answered in "
+          f"{_spread([1000 * s['slider_move_s'] for s in students])} ms)")
+    last = max((s["slider_at"] for s in students), default=float("nan"))
+    print(f"    class: every student's slider answered {last:.0f} s after the class started; hub RSS/PSS "
+          f"{hub_rss:.0f}/{hub_pss:.0f} MiB (idle {ihub_rss:.0f}), proxy {proxy_rss:.0f}/{proxy_pss:.0f} MiB "
+          f"(idle {iproxy_rss:.0f}); everything at once, peak RSS {r['class_peak'][0]:.0f} MiB, PSS "
+          f"{r['class_peak'][1]:.0f} MiB")
+    print(f"    vectors computed by students: {sum(s['private_rows'] for s in students)}; students whose kernels "
+          f"imported a model: {sum(bool(s['models']) for s in students)}; cell errors: "
+          f"{sorted({e for s in students for e in s['errors']}) or 'none'}")
+    for failure in r["failures"]:
         print(f"    FAILED {failure}")
 
 
 def bench_classroom(sizes: list[int] | None = None) -> None:
-    """Fill the shared cache once (or reuse ``CLASSROOM_SHARED``), then one class per size."""
+    """Fill the shared cache once (or reuse ``CLASSROOM_SHARED``), then one class per size, each on a fresh hub."""
     sizes = sizes or [int(x) for x in os.environ.get("CLASSROOM_N", "4,8,16").split(",")]
     work = Path(tempfile.mkdtemp(prefix="ragkit-classroom-"))
-    reuse = os.environ.get("CLASSROOM_SHARED")
+    work.chmod(0o755)
+    opened = reachable_by_others([Path(sys.executable), Path(sys.prefix), ROOT,
+                                  *[Path(p) for p in sys.path if p and Path(p).exists()]]) if os.geteuid() == 0 else []
     try:
-        print(f"\n== classroom: N = {', '.join(map(str, sizes))} students on {os.cpu_count()} cores; load average "
-              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} at the start")
-        if reuse:
+        print(f"\n== classroom through a JupyterHub: N = {', '.join(map(str, sizes))} students on {os.cpu_count()} "
+              f"cores; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the start; students are "
+              f"{'real system users' if os.geteuid() == 0 else 'homes of one user'}")
+        if opened:
+            print(f"  made traversable for the students (x only, put back afterwards): {[str(p) for p, _ in opened]}")
+        repo = work / "ragkit"
+        subprocess.run(["git", "init", "--quiet", "--bare", str(repo)], check=True)
+        subprocess.run(["git", "push", "--quiet", repo.as_uri(), "HEAD:refs/heads/main"], cwd=ROOT, check=True)
+        subprocess.run(["git", "symbolic-ref", "HEAD", "refs/heads/main"], cwd=repo, check=True)
+        (work / "gitconfig").write_text(f"[safe]\n\tdirectory = {repo}\n")
+        if reuse := os.environ.get("CLASSROOM_SHARED"):
             shared = Path(reuse)
-            print(f"  shared cache reused from {shared} (CLASSROOM_SHARED; fill not timed)")
+            print(f"  shared cache reused from {shared} (CLASSROOM_SHARED)")
         else:
             shared = work / "shared"
-            seconds, cpu = fill_shared(shared)
-            vectors = (shared / "vectors.sqlite").stat().st_size
-            size = sum(p.stat().st_size for p in shared.rglob("*") if p.is_file())
-            print(f"  teacher's fill into an empty shared cache (`ragkit warm`): {seconds:.0f} s wall, "
-                  f"{cpu:.0f} s CPU; "
-                  f"{vector_rows(shared):,} vectors in {vectors / 2**20:.1f} MB, {size / 2**20:.0f} MB with the ONNX "
-                  "export; finished read-only (rollback journal) and chmod a-w")
-        print(f"  one JupyterLab server, idle, no kernel: {idle_server_mb(work):.0f} MB resident")
+            seconds, seeded, rows = fill_shared(shared)
+            print(f"  shared cache: {seeded:,} vectors seeded from {os.environ.get('RAGKIT_CACHE', 'the cache')}, "
+                  f"{rows - seeded:,} more embedded by `ragkit warm --cache` ({seconds:.0f} s with the finish)")
         for n in sizes:
-            result = one_class(n, shared, work)
+            result = one_class(n, shared, repo, work)
             report(result)
-            json.dump(result, open(work / f"class-{n}.json", "w"))
+            (work / f"class-{n}.json").write_text(json.dumps(result))
         print(f"  raw figures: {work}/class-N.json")
     finally:
+        restore_modes(opened)
         for p in [work, *work.rglob("*")]:
-            if p.is_dir():
+            if p.is_dir() and not p.is_symlink():
                 p.chmod(0o755)
         for p in work.iterdir():
             if p.is_dir():
@@ -282,7 +277,4 @@ def bench_classroom(sizes: list[int] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["student"]:
-        student(Path(sys.argv[2]))
-    else:
-        bench_classroom([int(x) for x in sys.argv[1:]] or None)
+    bench_classroom([int(x) for x in sys.argv[1:]] or None)

@@ -1,19 +1,41 @@
 """A class on one hub: with the teacher's shared cache filled, a student's course computes no vector at all."""
 
+import hashlib
+import importlib.util
 import json
+import os
+import secrets
 import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import jupytext
 import pandas as pd
 import pytest
 
 import ragkit.teach.course
+from benchmarks.hub import (
+    Hub,
+    HubUnavailable,
+    follow_pull_link,
+    pull_link,
+    reachable_by_others,
+    restore_modes,
+    work_through,
+)
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.plumbing.locations import cache_dir
 from ragkit.teach import tables
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+ROOT_DIR = Path(__file__).resolve().parent.parent
+DATA = ROOT_DIR / "data"
 DOC = "02-gradient-descent"
 STRATEGIES = "AE"
 
@@ -83,3 +105,265 @@ def test_a_student_with_the_shared_cache_filled_computes_no_vector(small_course,
         _forget(monkeypatch)
         for p in [teacher, *teacher.rglob("*")]:
             p.chmod(0o755 if p.is_dir() else 0o644)
+
+
+# -- a class on a real JupyterHub ------------------------------------------------------------------------------
+
+GUIDE = ROOT_DIR / "docs" / "deploy-jupyterhub.md"
+EX2_NB = "notebooks/exercises/ex2-choose-a-threshold.ipynb"
+TEACHER_TITLE = ("Exercise 2. Choose a threshold when a bluff costs five refusals",
+                 "Exercise 2. Choose a threshold when a bluff costs five refusals (revised by your teacher)")
+
+
+def _needs(what: str) -> None:
+    """Skip where this machine lacks something the hub needs; CI must have it, so there it is a failure."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what}; CI provisions it (.ci/run, make test)")
+    pytest.skip(f"{what}; CI runs this test")
+
+
+def _guide_fill_commands(shared: Path) -> list[str]:
+    """The guide's section-2 commands that fill the shared cache, `sudo` dropped and the paths substituted."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split("## 2.", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = []
+    for line in block.splitlines():
+        line = line.replace("sudo -E ", "").replace("sudo ", "")
+        line = line.replace("/srv/ragkit-shared", str(shared)).replace("/opt/tljh/user/bin/python", sys.executable)
+        commands.append(line)
+    assert any("ragkit warm" in c for c in commands) and any("finish_shared" in c for c in commands), block
+    return commands
+
+
+def _seed(suite_cache: Path, shared: Path) -> int:
+    """Copy the suite's own vectors and ONNX export into the (empty) shared folder: the fill then embeds nothing."""
+    shared.mkdir(parents=True, exist_ok=True)
+    src = sqlite3.connect(f"file:{suite_cache / FILENAME}?mode=ro", uri=True)
+    dst = sqlite3.connect(shared / FILENAME)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    if (suite_cache / "onnx").is_dir():
+        shutil.copytree(suite_cache / "onnx", shared / "onnx")
+    return _rows(shared)
+
+
+def _rows(cache: Path) -> int:
+    if not (cache / FILENAME).is_file():
+        return 0
+    db = sqlite3.connect(f"file:{cache / FILENAME}?mode=ro", uri=True)
+    try:  # closed at once: a reader left open would keep the teacher's finish from leaving WAL mode
+        return db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    finally:
+        db.close()
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(folder.rglob("*"))}
+
+
+def _git(*args: str, cwd: Path | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (args, done.stderr)
+    return done.stdout
+
+
+def _files_of(uids: set[int], folders: list[Path]) -> list[tuple[int, Path]]:
+    """Every file or folder under these folders that belongs to one of these uids (links not followed)."""
+    found = []
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            for name in dirnames + filenames:
+                p = Path(dirpath) / name
+                try:
+                    uid = p.lstat().st_uid
+                except OSError:
+                    continue
+                if uid in uids:
+                    found.append((uid, p))
+    return found
+
+
+@pytest.mark.slow
+def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
+    """A real hub on 127.0.0.1 from docs/jupyterhub_config.py: four students pull, work, pull again, are graded.
+
+    As root (CI, this machine) the students are real system users, each with a uid and a home
+    (LocalProcessSpawner); otherwise they share the runner's uid, each with a home of their own.
+    """
+
+    if importlib.util.find_spec("jupyterhub") is None or importlib.util.find_spec("nbgitpuller") is None:
+        _needs("jupyterhub or nbgitpuller is not installed (the test extra)")
+    if shutil.which("git") is None:
+        _needs("no git here")
+    started = time.monotonic()
+    real = os.geteuid() == 0
+    print(f"\nstudents are {'real system users (root here)' if real else 'homes of one user (not root here)'}")
+    work = Path(tempfile.mkdtemp(prefix="ragkit-hub-"))
+    work.chmod(0o755)
+    shared = work / "ragkit-shared"
+    # the students' uids must start this Python and import ragkit from this checkout
+    opened = reachable_by_others([Path(sys.executable), Path(sys.prefix), ROOT_DIR,
+                                  *[Path(p) for p in sys.path if p and Path(p).exists()]]) if real else []
+    if opened:
+        print("made traversable (x only) for the students' uids, put back afterwards:", [str(p) for p, _ in opened])
+    # git refuses a repository owned by another user ("dubious ownership") unless told it is safe: a file://
+    # repository of root's needs this for the students' git, one from https:// (the guide's link) does not
+    bare = work / "teacher" / "ragkit"
+    safe = work / "gitconfig"
+    safe.write_text(f"[safe]\n\tdirectory = {bare}\n")
+    hub = Hub(work, shared, real_users=real, environment={"GIT_CONFIG_GLOBAL": str(safe)})
+    try:
+        # the teacher's repository, served as file:// (nbgitpuller clones and pulls it)
+        checkout = work / "teacher" / "checkout"
+        bare.parent.mkdir()
+        _git("init", "--quiet", "--bare", str(bare))
+        _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=ROOT_DIR)
+        _git("symbolic-ref", "HEAD", "refs/heads/main", cwd=bare)
+        # the teacher fills the shared cache with the guide's commands, seeded from the suite's own cache
+        seeded = _seed(cache_dir(), shared)
+        env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
+        for command in _guide_fill_commands(shared):
+            done = subprocess.run(["bash", "-c", command], env=env, cwd=ROOT_DIR, capture_output=True, text=True,
+                                  timeout=900)
+            assert done.returncode == 0, (command, done.stdout[-1000:], done.stderr[-2000:])
+        assert _rows(shared) == seeded, "the fill embedded what the suite's cache already held"
+        assert not os.stat(shared).st_mode & 0o222
+        before = _digest(shared)
+
+        try:
+            hub.start()
+        except HubUnavailable as exc:
+            _needs(str(exc))
+        tag = secrets.token_hex(2)
+        students = [hub.add_student(f"rk{tag}s{i}") for i in range(4)]
+        link = pull_link(bare.as_uri(), "main", "notebooks/00-start-here.ipynb")
+        for s in students:
+            hub.spawn(s)
+            follow_pull_link(hub, s, link)
+            assert (s.home / "ragkit" / "notebooks" / "06-thresholds.ipynb").is_file()
+        print("spawn seconds:", [round(s.spawn_s, 1) for s in students], f"({time.monotonic() - started:.0f} s in)")
+
+        solution = jupytext.read(ROOT_DIR / "notebooks" / "twins" / "solutions" / "ex2-choose-a-threshold.py")
+        right = next(c.source for c in solution.cells if c.cell_type == "code" and "my_cut = " in c.source)
+        answers = [right, "my_cut = 1.0  # your answer", None, None]
+
+        def one(i: int) -> tuple[dict, dict]:
+            return (work_through(hub, students[i], "notebooks/06-thresholds.ipynb")[1],
+                    work_through(hub, students[i], EX2_NB, answers[i])[1])
+
+        with ThreadPoolExecutor(len(students)) as pool:
+            reports = list(pool.map(one, range(len(students))))
+        for s, (r06, rex) in zip(students, reports):
+            for r in (r06, rex):
+                assert not r["errors"], (s.name, r["errors"])
+                assert r["models"] == [], f"{s.name}'s kernel imported an embedding model: {r['models']}"
+                assert (r["uid"], r["home"]) == (s.uid, str(s.home))
+            assert r06["slider_s"] < 60
+            # no student computed a vector: the private cache was not even created
+            assert _rows(s.home / ".ragkit-cache") == 0
+        print("06 opened to slider answered (s):", [round(r[0]["slider_s"], 1) for r in reports],
+              f"({time.monotonic() - started:.0f} s into the test)")
+        assert _digest(shared) == before, "the shared cache changed"
+        if real:
+            uids = {s.uid: s for s in students}
+            for uid, p in _files_of(set(uids), [Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), ROOT_DIR]):
+                home = uids[uid].home
+                assert p == home or home in p.parents, f"{uids[uid].name} left {p} outside their home"
+            for s in students:
+                strangers = [p for p in s.home.rglob("*") if p.lstat().st_uid != s.uid]
+                assert not strangers, f"in {s.name}'s home, files of someone else: {strangers[:3]}"
+
+        # the teacher revises ex2; the student who answered it wrong pulls again
+        _git("clone", "--quiet", bare.as_uri(), str(checkout))
+        revised = checkout / EX2_NB
+        revised.write_text(revised.read_text(encoding="utf-8").replace(*TEACHER_TITLE), encoding="utf-8")
+        _git("-c", "user.name=teacher", "-c", "user.email=teacher@example.org", "commit", "--quiet", "-am",
+             "ex2: a revised title", cwd=checkout)
+        _git("push", "--quiet", "origin", "main", cwd=checkout)
+        events = follow_pull_link(hub, students[1], link)
+        mine = (students[1].home / "ragkit" / EX2_NB).read_text(encoding="utf-8")
+        assert TEACHER_TITLE[1] in mine, ("the teacher's change did not arrive", events[-5:])
+        assert "my_cut = 1.0  # your answer" in mine, "the student's answer was lost"
+        assert '"output_type"' in mine, "the student's outputs were lost"
+
+        # the teacher grades ex2 over the students' homes
+        out = work / "teacher" / "grades.json"
+        notebooks = sorted(str(s.home / "ragkit" / EX2_NB) for s in students)
+        done = subprocess.run([sys.executable, "-m", "ragkit", "grade", *notebooks, "--jobs", "2", "--json",
+                               str(out)], env={**env, "RAGKIT_SHARED_CACHE": str(shared)}, capture_output=True,
+                              text=True, timeout=900, cwd=work / "teacher")
+        assert done.returncode == 0, done.stderr[-2000:]
+        print(done.stdout)
+        table = json.loads(out.read_text())["grades"]
+        grades = {g["student"]: g for g in table if g["exercise"] == "ex2"}
+        assert set(grades) == {s.name for s in students}
+        assert grades[students[0].name]["grade"] == "yes", grades[students[0].name]
+        assert grades[students[1].name]["grade"] == "not yet" and grades[students[1].name]["numbers"]["cut"] == 1.0
+        for s in students[2:]:
+            assert grades[s.name]["grade"] == "not yet" and "set `my_cut`" in grades[s.name]["reason"]
+        # only ex2 was handed to the grader: every other exercise of every student is missing, none was run
+        assert {g["grade"] for g in table if g["exercise"] != "ex2"} == {"missing"}
+        assert _digest(shared) == before
+    except BaseException:
+        print(hub.tail())
+        raise
+    finally:
+        hub.stop()
+        restore_modes(opened)
+        for p in [work, *work.rglob("*")]:
+            if p.is_dir() and not p.is_symlink():
+                p.chmod(0o755)
+        shutil.rmtree(work, ignore_errors=True)
+        print(f"hub test: {time.monotonic() - started:.0f} s")
+
+
+def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
+    """One file: the guide's section 3 shows docs/jupyterhub_config.py verbatim, and the harness loads that path."""
+    from benchmarks.hub import CONFIG
+
+    config = (ROOT_DIR / "docs" / "jupyterhub_config.py").read_text(encoding="utf-8")
+    assert CONFIG == ROOT_DIR / "docs" / "jupyterhub_config.py"
+    section = GUIDE.read_text(encoding="utf-8").split("## 3.", 1)[1].split("\n## ", 1)[0]
+    assert f"```python\n{config.rstrip()}\n```" in section
+    assert "c.Spawner.environment" in config and '"RAGKIT_CACHE": "~/.ragkit-cache"' in config
+
+
+@pytest.mark.slow
+def test_a_single_user_server_run_as_root_starts_only_with_allow_root(tmp_path):
+    """The guide's root case: as root with a spawner that keeps root, the spawn fails without --allow-root."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: only a server started as root refuses to start")
+    if importlib.util.find_spec("jupyterhub") is None:
+        _needs("jupyterhub is not installed (the test extra)")
+    work = Path(tempfile.mkdtemp(prefix="ragkit-hub-root-"))
+    try:
+        for allow, expected in ((False, "fails"), (True, "starts")):
+            hub = Hub(work / str(allow), work / "no-shared-cache", real_users=False, allow_root=allow)
+            hub.work.mkdir()
+            try:
+                try:
+                    hub.start()
+                except HubUnavailable as exc:
+                    _needs(str(exc))
+                student = hub.add_student("rootcase")
+                try:
+                    hub.spawn(student, timeout=120)
+                    got = "starts"
+                except (RuntimeError, OSError):
+                    got = "fails"
+                assert got == expected, (allow, hub.tail())
+                if not allow:
+                    log = hub.tail(10**7)
+                    assert "Use --allow-root to bypass" in log, "the server's own refusal is in the hub's log"
+                    assert "InvalidStateError: Exception is not set" in log, "all the hub itself says (the guide)"
+                else:
+                    assert hub.processes(student)[0], "the server runs, as root, in the student's home"
+            finally:
+                hub.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

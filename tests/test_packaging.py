@@ -14,13 +14,18 @@ from conftest import ROOT
 
 TEACHER_ONLY = ("grading",)
 """Extras for the teacher's machine (nbgrader), left out of the students' conda and Binder environments."""
+HUB_SIDE = ("jupyterhub", "nbgitpuller")
+"""Test tools that belong to the hub, left out too: a hub puts them in its user environment at its own hub's
+version (repo2docker already ships jupyterhub-singleuser matching mybinder.org's hub, which a pin here would
+replace), and a laptop needs neither."""
 
 
 def pyproject_requirements(students: bool = False) -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     deps = project["dependencies"] + [d for name, group in project["optional-dependencies"].items()
                                       if not (students and name in TEACHER_ONLY) for d in group]
-    return [Requirement(d) for d in deps]
+    requirements = [Requirement(d) for d in deps]
+    return [r for r in requirements if not (students and canonicalize_name(r.name) in HUB_SIDE)]
 
 
 def constraint_pins() -> dict[str, str]:
