@@ -9,7 +9,9 @@ descriptor the grader gave it. Around it:
   audit hook in the kernel refuses every Internet socket with a reason the grade shows;
 - a throwaway HOME, results file and private vector cache; the teacher's vectors offered read-only
   as a shared cache (a snapshot of the teacher's cache, made once per grading run), so nothing the
-  course already embedded is embedded again;
+  course already embedded is embedded again; the vectors of new texts (ex4's chunks with the
+  student's header) lent by the grader, which computes them once for the kernel and its own check
+  (``ragkit.plumbing.service``: the kernel sends texts, never vectors);
 - inside the mount namespace the grader's temporary folder, the teacher's HOME, ``/tmp``, ``/dev/shm``
   and every folder of submissions are hidden under empty tmpfs, and Python, ragkit and the snapshot
   are mounted back read-only: the notebook sees no one else's files and can change none of the
@@ -39,6 +41,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ragkit.plumbing.service import SERVICE_ENV, Lender
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SANDBOX_UIDS = 2_900_000_000
 """The first uid a submission runs as when the grader is root (no account uses uids this high)."""
@@ -112,6 +120,17 @@ class Limits:
     processes: int = MAX_PROCESSES
     output: int = MAX_OUTPUT
     threads: int = 1
+
+
+@dataclass(frozen=True)
+class Lending:
+    """What the grader lends each run: its model's cache namespace, the call that embeds, and the lock it holds."""
+
+    namespace: str
+    encode: Callable[[list[str]], np.ndarray]
+    lock: threading.Lock
+    wait: float = 0.0
+    """Seconds a run's request waits for the lock (another run's or the check's) before its kernel computes."""
 
 
 @dataclass(frozen=True)
@@ -231,8 +250,9 @@ class Sandbox:
     """Runs submitted notebooks one by one (or a few at a time), each in a child process of its own."""
 
     def __init__(self, hidden: list[Path], limits: Limits | None = None, cache: Path | None = None,
-                 shared: Path | None = None, probe: Isolation | None = None):
+                 shared: Path | None = None, probe: Isolation | None = None, lend: Lending | None = None):
         self.limits = limits or Limits()
+        self.lend = lend
         self.isolation = probe or isolation()
         self.root = Path(tempfile.mkdtemp(prefix="ragkit-grade-"))
         self.root.chmod(0o711)  # submissions may pass through to their own home, never list the others
@@ -288,6 +308,8 @@ class Sandbox:
                **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
         if self.seed is not None:
             env["RAGKIT_SHARED_CACHE"] = str(self.seed)
+        if self.lend is not None:  # the grader lends the vectors of the texts its own check will embed too
+            env[SERVICE_ENV] = str(home / "embed.sock")
         for folder in ("tmp", "cache", ".ipython/profile_default/startup", "runtime", ".jupyter", "data", "mpl"):
             (home / folder).mkdir(parents=True)
         (home / ".ipython/profile_default/startup/00-ragkit-sandbox.py").write_text(AUDIT_HOOK, encoding="utf-8")
@@ -305,11 +327,17 @@ class Sandbox:
         if self.isolation.namespaces:
             command = [*_unshare(self.isolation.change_user), *command]
         start = time.monotonic()
+        lender = None
         try:
+            if self.lend is not None:
+                lender = Lender(home / "embed.sock", self.lend.namespace, self.lend.encode, self.lend.lock, (uid, gid),
+                                self.lend.wait)
             return self._start(command, env, out, err, uid, start)
         except OSError as exc:
             return Run(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
         finally:
+            if lender is not None:
+                lender.close()
             shutil.rmtree(home, ignore_errors=True)
             out.unlink(missing_ok=True)
             err.unlink(missing_ok=True)
