@@ -26,8 +26,10 @@ SERVICE_ENV = "RAGKIT_EMBEDDING_SERVICE"
 MAX_REQUEST = 32 * 2**20
 """Bytes of one request (the texts as JSON): a few corpora; a larger request is refused, never read."""
 MAX_TEXTS = 20_000
-BUDGET = 8_000_000
-"""Characters one run may have embedded by the grader (the course's chunks are about 0.45 M): beyond, it computes."""
+BUDGET = 2_000_000
+"""Characters one run may have embedded by the grader (the course's chunks are 0.44 M): beyond, the kernel computes.
+
+It also bounds the grader's time on a run whose kernel was stopped mid-request: a few corpora, never more."""
 READ_SECONDS = 30.0
 _LENGTH = 8
 _lending = threading.Event()  # set in a process that lends: it computes its own vectors, never asks itself
