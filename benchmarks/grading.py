@@ -13,6 +13,7 @@ time per student, and is labelled so.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -54,6 +55,12 @@ def make_class(home: Path, n: int) -> None:
             nbformat.write(nb, folder / exercise.notebook)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of every child it has waited for (the sandboxes and their kernels)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
     from ragkit.teach.grading import grade
     from ragkit.teach.sandbox import Limits
@@ -66,10 +73,10 @@ def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="ragkit-bench-grading-") as tmp:
         make_class(Path(tmp) / "home", n)
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), _cpu()
         result = grade([Path(tmp) / "home"], "home", Limits(threads=max(1, (os.cpu_count() or 1) // jobs)), jobs,
                        lending=lending)
-        seconds = time.perf_counter() - t
+        seconds, cpu = time.perf_counter() - t, _cpu() - cpu
     print(f"  {result.summary()}")
     print("  per notebook, measured (mean / max): the run in the sandbox, then the grader's own check")
     for key in sorted({g.exercise for g in result.grades}):
@@ -82,6 +89,10 @@ def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
     how = "MEASURED" if n == CLASS else f"EXTRAPOLATED from the {n} students measured, linearly"
     print(f"  a class of {CLASS}: {minutes:.0f} min, {how}; target {TARGET_MINUTES} min: "
           f"{TARGET_MINUTES / minutes:.2f}x {'within' if minutes <= TARGET_MINUTES else 'MISSES'} target")
+    cores = os.cpu_count() or 1
+    print(f"  CPU used: {cpu / n:.0f} core-seconds per student (grader and sandboxes); on {cores} idle cores a "
+          f"class of {CLASS} needs at least {cpu / n * CLASS / cores / 60:.0f} min (a lower bound from the CPU "
+          "measured, not a measured time)")
     for g in result.grades:
         if g.grade != "yes":
             print(f"  {g.student} {g.exercise}: {g.grade} ({g.reason[:200]})")

@@ -41,8 +41,11 @@ MAX_NOTEBOOK = 32 * 2**20
 MAX_NESTING = 8
 MAX_ITEMS = 20_000
 MAX_TEXT = 200_000
-LEND_WAIT = 60.0
-"""Seconds a kernel's request for vectors waits for the grader's model (busy with another run), then it computes."""
+LEND_SHARE = 3
+"""A kernel's request for vectors waits for the grader's model (busy with another run) a third of the time limit.
+
+Waiting costs less than computing: a kernel refused computes its vectors, and the check then
+computes them again; one that waits has them computed once."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -408,7 +411,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
     previous = os.environ.get(RESULTS_ENV)
     model = threading.Lock()  # one model: the checks and the lending take turns
-    lend = _lending(model, min(LEND_WAIT, limits.timeout / 10)) if lending else None
+    lend = _lending(model, limits.timeout / LEND_SHARE) if lending else None
     with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
             Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
         os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
