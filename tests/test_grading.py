@@ -608,3 +608,17 @@ def test_nbgraders_submitted_folder_is_the_platform_layout(tmp_path):
     found = grading.submissions([submitted], "platform", skipped)
     assert sorted((s.student, s.exercise) for s in found) == [(w, e) for w in ("ivan", "mal") for e in ("ex1", "ex2")]
     assert skipped == []
+
+
+def test_two_graders_at_once_never_share_a_uid(tmp_path, monkeypatch):
+    """Two graders as root (a test beside a real run): the end of one run must not kill the other's processes."""
+    from ragkit.teach import sandbox as sandboxes
+
+    monkeypatch.setattr(sandboxes, "CLAIMS", tmp_path / "claims")
+    probe = sandboxes.Isolation(True, True)
+    with sandboxes.Sandbox([tmp_path], probe=probe) as one, sandboxes.Sandbox([tmp_path], probe=probe) as other:
+        mine = [next(one._uids), next(one._uids)]
+        theirs = next(other._uids)
+        assert theirs not in mine and len(set(mine)) == 2
+    with sandboxes.Sandbox([tmp_path], probe=probe) as later:  # a grader that ended leaves no claim behind
+        assert next(later._uids) == min(mine + [theirs])

@@ -26,6 +26,7 @@ The child's answer is read as hostile input: bounded in size, parsed as JSON, va
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import pwd
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
 
 SANDBOX_UIDS = 2_900_000_000
 """The first uid a submission runs as when the grader is root (no account uses uids this high)."""
+CLAIMS = Path("/run/ragkit-sandbox-uids")
+"""Where a grader running as root claims its uids (a locked file each), so that two graders never share one."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 TIMEOUT = 600.0
 """Seconds a notebook may take, kernel start included (ex4 embeds the corpus once: 1 to 4 minutes on 2 busy cores)."""
 MAX_OUTPUT = 2 * 2**20
@@ -198,6 +202,25 @@ def _free_uids(start: int):
         uid += 1
 
 
+def _claimed_uids(start: int, held: list[int]):
+    """Free uids that no other grader on this machine holds, each claimed by a lock on a file in ``CLAIMS``.
+
+    Two graders at once (two teachers, a test beside a real run) would otherwise both start at
+    ``start``: one run's end would kill the other's processes, and their limits would add up. The
+    lock goes with its descriptor (``held``), so a grader that dies leaves no claim behind.
+    """
+    CLAIMS.mkdir(mode=0o700, exist_ok=True)
+    for uid in _free_uids(start):
+        fd = os.open(CLAIMS / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | _NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        held.append(fd)
+        yield uid
+
+
 def snapshot_cache(cache: Path, into: Path) -> Path | None:
     """A read-only copy of the teacher's vectors and ONNX export, shaped like a shared cache; None with no cache.
 
@@ -268,7 +291,8 @@ class Sandbox:
         # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered
         closed = [a for p in self.readonly for a in p.parents if not os.stat(a).st_mode & stat.S_IXOTH]
         self.hidden = _outermost(self.hidden + closed)
-        self._uids = _free_uids(SANDBOX_UIDS)
+        self._claims: list[int] = []
+        self._uids = _claimed_uids(SANDBOX_UIDS, self._claims)
         self._count = 0
         self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a home and uid of its own
 
@@ -278,6 +302,9 @@ class Sandbox:
             if p.is_dir() and not p.is_symlink() and p.stat().st_uid == os.getuid():
                 p.chmod(0o700)
         shutil.rmtree(self.root, ignore_errors=True)
+        for fd in self._claims:  # every process of those uids was killed when its run ended
+            os.close(fd)
+        self._claims.clear()
 
     def __enter__(self) -> Sandbox:
         return self
