@@ -622,3 +622,31 @@ def test_two_graders_at_once_never_share_a_uid(tmp_path, monkeypatch):
         assert theirs not in mine and len(set(mine)) == 2
     with sandboxes.Sandbox([tmp_path], probe=probe) as later:  # a grader that ended leaves no claim behind
         assert next(later._uids) == min(mine + [theirs])
+
+
+def test_a_run_that_ends_stops_the_graders_work_for_it(tmp_path):
+    """The grader embeds a run's texts a slice at a time, and stops when the run ends (a time limit, a crash)."""
+    import socket
+    import threading
+
+    import numpy as np
+
+    from ragkit.plumbing import service
+
+    calls: list[int] = []
+
+    def slow(texts):
+        calls.append(len(texts))
+        time.sleep(0.3)
+        return np.zeros((len(texts), 4), dtype=np.float32)
+
+    lender = service.Lender(tmp_path / "s.sock", "model", slow, threading.Lock())
+    request = json.dumps({"namespace": "model", "texts": ["t"] * (10 * service.SLICE)}).encode()
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(str(tmp_path / "s.sock"))
+        conn.sendall(len(request).to_bytes(8, "big") + request)
+        time.sleep(0.5)
+        began = time.monotonic()
+        lender.close()
+    assert time.monotonic() - began < 2
+    assert calls and max(calls) <= service.SLICE and len(calls) < 5
