@@ -650,3 +650,14 @@ def test_a_run_that_ends_stops_the_graders_work_for_it(tmp_path):
         lender.close()
     assert time.monotonic() - began < 2
     assert calls and sum(calls) < 1280, calls  # a slice or two, not the whole request
+
+
+def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):
+    """Python under /root (or a teacher's /home/x) stays reachable if that home is closed while the class is graded."""
+    from ragkit.teach import sandbox as sandboxes
+
+    python = [Path("/root/.pyenv/versions/3.11.7"), Path("/home/teacher/venv")]
+    monkeypatch.setattr(sandboxes, "_python_folders", lambda: python)
+    monkeypatch.setattr(sandboxes.os, "stat", lambda p, **k: os.stat_result((0o40755,) + (0,) * 9))  # all open now
+    with sandboxes.Sandbox([tmp_path], probe=sandboxes.Isolation(True, True)) as sandbox:
+        assert Path("/root") in sandbox.hidden and Path("/home/teacher") in sandbox.hidden

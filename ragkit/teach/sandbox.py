@@ -288,8 +288,11 @@ class Sandbox:
                                   [Path("/tmp"), Path("/dev/shm"), self.root, *([home] if home else []), *hidden]
                                   if Path(p).exists()])
         self.readonly = _python_folders() + ([Path(os.path.realpath(self.seed))] if self.seed else [])
-        # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered
-        closed = [a for p in self.readonly for a in p.parents if not os.stat(a).st_mode & stat.S_IXOTH]
+        # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered;
+        # and every home above one (/root, /home/<teacher>) is hidden whatever its mode now, since its owner may
+        # close it while the class is graded (seen: /root went from 701 to 700 and a run lost the standard library)
+        closed = [a for p in self.readonly for a in p.parents
+                  if not os.stat(a).st_mode & stat.S_IXOTH or a == Path("/root") or a.parent == Path("/home")]
         self.hidden = _outermost(self.hidden + closed)
         self._claims: list[int] = []
         self._uids = _claimed_uids(SANDBOX_UIDS, self._claims)
