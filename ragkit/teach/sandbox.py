@@ -17,7 +17,8 @@ descriptor the grader gave it. Around it:
   are mounted back read-only: the notebook sees no one else's files and can change none of the
   teacher's;
 - never as root: when the grader runs as root, each notebook runs as a uid of its own
-  (``SANDBOX_UIDS`` upward, unused by any account) with no groups and no new privileges; a teacher
+  (``SANDBOX_UIDS`` upward, unused by any account, claimed machine-wide so that two graders never
+  share one) with no groups and no new privileges; a teacher
   without root gets every limit but that one (``unshare --user``), and is told so.
 
 The child's answer is read as hostile input: bounded in size, parsed as JSON, validated by the grader.
