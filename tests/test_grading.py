@@ -230,7 +230,10 @@ def test_a_teacher_without_root_is_told_and_still_sandboxed(tmp_path):
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable]
     probe = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import nbclient'], check=True)"
     if subprocess.run([*as_nobody, "-c", probe], capture_output=True).returncode != 0:
-        pytest.skip(f"{sys.executable} cannot be run by an unprivileged user here (installed in a private folder)")
+        real = Path(os.path.realpath(sys.executable))
+        closed = [str(p) for p in reversed(real.parents) if not os.stat(p).st_mode & 0o001]
+        pytest.skip(f"{sys.executable} ({real}) cannot be run by uid 65534 here: "
+                    + (f"{closed[0]} is closed to other users (no o+x)" if closed else "it fails to start as nobody"))
     base = Path(tempfile.mkdtemp(prefix="ragkit-grade-nonroot-"))
     try:
         base.chmod(0o755)
@@ -333,6 +336,8 @@ def test_the_checks_themselves_take_no_judging_parameter_from_the_student(course
     """The parameter tricks the class plays: the checks (issue 24) refuse them before the grader has to."""
     with pytest.raises(TypeError):
         ex.check_threshold_choice(course, 1.0, bluff_cost=0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):  # ex4's metric is chosen in advance: no metric to try until one is significant
+        ex.check_header(course, lambda t, s: f"[{t} > {s}]", "better", "consistent", metric="R@4")  # type: ignore
     assert not ex.check_threshold_choice(course, 1.0).passed
     windows = __import__("ragkit.evaluation", fromlist=["x"]).needle_windows(course.corpus, course.questions, size=1000)
     qid = next(qid for qid, offset, length in windows if offset + length > 1000)
@@ -510,3 +515,150 @@ def test_without_a_change_of_user_the_user_namespace_still_hides_and_protects(tm
         write = sandbox.run(_notebook(f"open({str(ROOT / 'ragkit' / 'grade-probe.txt')!r}, 'w')"), "a", ())
     assert seen.ran and json.loads(seen.answers)["x"]["value"] == [False, False]
     assert not write.ran and "Read-only" in write.reason and not (ROOT / "ragkit" / "grade-probe.txt").exists()
+
+
+# The grader lends its vectors: a new text is embedded once, by the grader, for the kernel and the check
+
+def test_the_grader_lends_vectors_for_texts_and_refuses_what_it_should(tmp_path):
+    """A kernel sends texts and gets the grader's own vectors; busy, another model, over budget or garbage: refused."""
+    import socket
+    import threading
+
+    import numpy as np
+
+    from ragkit.embedding import default_embedder
+    from ragkit.plumbing import service
+
+    embedder = default_embedder()
+    asked: list[list[str]] = []
+
+    def encode(texts):
+        asked.append(texts)
+        return embedder.encode(texts, progress=False, cache=False)
+
+    lock = threading.Lock()
+    lender = service.Lender(tmp_path / "s.sock", embedder.stamp.namespace, encode, lock, budget=10_000)
+    kernel = ("import sys, json\nfrom ragkit.embedding import default_embedder\nfrom ragkit.plumbing import service\n"
+              "e = default_embedder()\ntexts = json.loads(sys.argv[1])\n"
+              "v = service.borrowed(texts, sys.argv[2] or e.stamp.namespace, e.stamp.dimensions)\n"
+              "print(json.dumps(None if v is None else v.tolist()))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), service.SERVICE_ENV: str(tmp_path / "s.sock")}
+
+    def borrow(texts, namespace=""):
+        out = subprocess.run([sys.executable, "-c", kernel, json.dumps(texts), namespace], capture_output=True,
+                             text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    try:
+        texts = ["a chunk with a header of its own", f"a text no cache has seen {uuid.uuid4().hex}"]
+        lent = borrow(texts)
+        assert asked == [texts]
+        assert np.allclose(lent, embedder.encode(texts, progress=False, cache=False), atol=1e-6)
+        assert borrow(["another model"], namespace="not-this-model") is None
+        assert borrow(["x" * 20_000]) is None  # over the run's budget
+        with lock:  # the grader's model is busy with another run: the kernel computes itself
+            assert borrow(["busy"]) is None
+        with socket.socket(socket.AF_UNIX) as raw:  # a length far beyond MAX_REQUEST is refused unread
+            raw.connect(str(tmp_path / "s.sock"))
+            raw.sendall((2**62).to_bytes(8, "big") + b"[")
+        with socket.socket(socket.AF_UNIX) as raw:
+            raw.connect(str(tmp_path / "s.sock"))
+            raw.sendall((5).to_bytes(8, "big") + b"[1, 2")
+        assert borrow(["still lending"]) is not None and len(asked) == 2
+    finally:
+        lender.close()
+    assert not (tmp_path / "s.sock").exists()
+    assert borrow(["no lender"]) is None
+
+
+@pytest.mark.slow
+def test_a_sandboxed_kernel_borrows_its_new_texts_from_the_grader(tmp_path, monkeypatch):
+    """The kernel's new texts reach the grader's encoder (through the namespaces, as the sandbox's uid)."""
+    import threading
+
+    from ragkit.embedding import default_embedder
+    from ragkit.teach.sandbox import Lending, Sandbox
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    embedder, asked = default_embedder(), []
+
+    def encode(texts):
+        asked.extend(texts)
+        return embedder.encode(texts, progress=False)
+
+    new = f"a header no one has written {uuid.uuid4().hex}"
+    lend = Lending(embedder.stamp.namespace, encode, threading.Lock(), wait=5)
+    with Sandbox([tmp_path], Limits(timeout=120), lend=lend) as sandbox:
+        run = sandbox.run(_notebook(f"from ragkit.embedding import default_embedder\n"
+                                    f"x = default_embedder().encode([{new!r}], progress=False)[0].tolist()"),
+                          "a", ("x",))
+    assert run.ran, run.reason
+    assert asked == [new]
+    assert json.loads(run.answers)["x"]["value"] == pytest.approx(embedder.encode([new])[0].tolist(), abs=1e-6)
+
+
+def test_nbgraders_submitted_folder_is_the_platform_layout(tmp_path):
+    """docs/grading.md: `ragkit grade course/submitted --layout platform` names the students nbgrader collected."""
+    submitted = tmp_path / "course" / "submitted"
+    for who in ("ivan", "mal"):
+        for name in (EX1, EX2):
+            (submitted / who / Path(name).stem).mkdir(parents=True, exist_ok=True)
+            (submitted / who / Path(name).stem / name).write_text("{}")
+    skipped: list[str] = []
+    found = grading.submissions([submitted], "platform", skipped)
+    assert sorted((s.student, s.exercise) for s in found) == [(w, e) for w in ("ivan", "mal") for e in ("ex1", "ex2")]
+    assert skipped == []
+
+
+def test_two_graders_at_once_never_share_a_uid(tmp_path, monkeypatch):
+    """Two graders as root (a test beside a real run): the end of one run must not kill the other's processes."""
+    from ragkit.teach import sandbox as sandboxes
+
+    monkeypatch.setattr(sandboxes, "CLAIMS", tmp_path / "claims")
+    probe = sandboxes.Isolation(True, True)
+    with sandboxes.Sandbox([tmp_path], probe=probe) as one, sandboxes.Sandbox([tmp_path], probe=probe) as other:
+        mine = [next(one._uids), next(one._uids)]
+        theirs = next(other._uids)
+        assert theirs not in mine and len(set(mine)) == 2
+    with sandboxes.Sandbox([tmp_path], probe=probe) as later:  # a grader that ended leaves no claim behind
+        assert next(later._uids) == min(mine + [theirs])
+
+
+def test_a_run_that_ends_stops_the_graders_work_for_it(tmp_path):
+    """The grader embeds a run's texts a slice at a time, and stops when the run ends (a time limit, a crash)."""
+    import socket
+    import threading
+
+    import numpy as np
+
+    from ragkit.plumbing import service
+
+    calls: list[int] = []
+
+    def slow(texts):
+        calls.append(len(texts))
+        time.sleep(0.3)
+        return np.zeros((len(texts), 4), dtype=np.float32)
+
+    lender = service.Lender(tmp_path / "s.sock", "model", slow, threading.Lock())
+    request = json.dumps({"namespace": "model", "texts": ["t"] * 1280}).encode()  # ten slices of 128
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(str(tmp_path / "s.sock"))
+        conn.sendall(len(request).to_bytes(8, "big") + request)
+        time.sleep(0.5)
+        began = time.monotonic()
+        lender.close()
+    assert time.monotonic() - began < 2
+    assert calls and sum(calls) < 1280, calls  # a slice or two, not the whole request
+
+
+def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):
+    """Python under /root (or a teacher's /home/x) stays reachable if that home is closed while the class is graded."""
+    from ragkit.teach import sandbox as sandboxes
+
+    python = [Path("/root/.pyenv/versions/3.11.7"), Path("/home/teacher/venv")]
+    monkeypatch.setattr(sandboxes, "_python_folders", lambda: python)
+    monkeypatch.setattr(sandboxes.os, "stat", lambda p, **k: os.stat_result((0o40755,) + (0,) * 9))  # all open now
+    with sandboxes.Sandbox([tmp_path], probe=sandboxes.Isolation(True, True)) as sandbox:
+        assert Path("/root") in sandbox.hidden and Path("/home/teacher") in sandbox.hidden

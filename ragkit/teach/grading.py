@@ -14,16 +14,20 @@ import json
 import os
 import re
 import stat
+import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ragkit.errors import InputError
 from ragkit.teach.results import EXERCISES, shown, strict, walk
-from ragkit.teach.sandbox import Isolation, Limits, Run, Sandbox
+from ragkit.teach.sandbox import Isolation, Lending, Limits, Run, Sandbox
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragkit.teach.course import Course
     from ragkit.teach.exercises import Feedback
 
@@ -37,6 +41,11 @@ MAX_NOTEBOOK = 32 * 2**20
 MAX_NESTING = 8
 MAX_ITEMS = 20_000
 MAX_TEXT = 200_000
+LEND_SHARE = 3
+"""A kernel's request for vectors waits for the grader's model (busy with another run) a third of the time limit.
+
+Waiting costs less than computing: a kernel refused computes its vectors, and the check then
+computes them again; one that waits has them computed once."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -128,6 +137,8 @@ class Grade:
     reason: str = ""
     seconds: float = 0.0
     notebook: str = ""
+    judging: float = 0.0
+    """Seconds the grader's own check took (``seconds`` is the notebook's run in the sandbox)."""
 
     def row(self) -> dict[str, str]:
         """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
@@ -172,7 +183,8 @@ class ClassGrades:
 
     def to_json(self) -> dict:
         """The grades as JSON-ready data: rows with their numbers as numbers, the counts, the notes."""
-        return strict({"grades": [{**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1)}
+        return strict({"grades": [{**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1),
+                                   "judging": round(g.judging, 1)}
                                   for g in self.grades],
                        "counts": self.counts(), "skipped": list(self.skipped),
                        "sandbox": str(self.isolation).splitlines(), "seconds": round(self.seconds, 1)})  # type: ignore
@@ -340,12 +352,33 @@ def header_pairs(course: Course) -> list[tuple[str, str]]:
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
 
 
+def _lending(lock: threading.Lock, wait: float) -> Lending | None:
+    """The grader's model, lent to the kernels; None where it cannot load (the kernels then compute as they can)."""
+    from ragkit.embedding import default_embedder
+    from ragkit.errors import RagkitError
+    from ragkit.tokens import TruncationWarning
+
+    try:
+        embedder = default_embedder()
+    except (RagkitError, OSError):
+        return None
+    def encode(texts: list[str]) -> np.ndarray:
+        with warnings.catch_warnings():  # the kernel warns of truncation itself; the grader's log stays the grades'
+            warnings.simplefilter("ignore", TruncationWarning)
+            return embedder.encode(texts, progress=False)
+
+    return Lending(embedder.stamp.namespace, encode, lock, wait)
+
+
 def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
-          course: Course | None = None, progress: Callable[[Grade], None] | None = None) -> ClassGrades:
+          course: Course | None = None, progress: Callable[[Grade], None] | None = None,
+          lending: bool = True) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
     Every student found gets a row for each of the five exercises ("missing" when no notebook
     was found); the checks' own results file is a throwaway one, so grading records nothing.
+    With ``lending``, a kernel's new texts are embedded by the grader, whose check then finds
+    them in its own cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     """
     import tempfile
     import time
@@ -379,8 +412,10 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             runnable.append(subs[0])
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
     previous = os.environ.get(RESULTS_ENV)
+    model = threading.Lock()  # one model: the checks and the lending take turns
+    lend = _lending(model, limits.timeout / LEND_SHARE) if lending else None
     with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
-            Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir()) as sandbox:
+            Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
         os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
 
         def execute(s: Submission) -> Run:
@@ -395,7 +430,9 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
         try:
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 for s, run in zip(runnable, pool.map(execute, runnable)):
-                    g = judged(s, run, course)
+                    with model:
+                        began = time.monotonic()
+                        g = replace(judged(s, run, course), judging=time.monotonic() - began)
                     grades.append(g)
                     if progress is not None:
                         progress(g)

@@ -10,8 +10,11 @@ prints the feedback when it passes and raises it when it does not, and writes no
 stderr (nbgrader scores a cell that does zero, whatever it printed). A locked first cell names
 the student after the submission's folder while nbgrader autogrades.
 
-nbgrader runs the student's code and the test cell in one kernel: a student who replaces
-``autograded_check`` itself can still fool it. ``python -m ragkit grade`` has no such hole.
+nbgrader runs the student's code and the test cell in one kernel and scores the cell by what that
+kernel reports: code run before it can replace ``autograded_check`` in ``sys.modules``, the
+subprocess call or IPython's handling of the cell's exception, and no cell can detect all of that
+from inside the kernel it distrusts. nbgrader's points are the kernel's word; for grades, run
+``python -m ragkit grade course/submitted --layout platform`` on the same notebooks (docs/grading.md).
 """
 
 from __future__ import annotations

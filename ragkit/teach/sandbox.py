@@ -9,13 +9,16 @@ descriptor the grader gave it. Around it:
   audit hook in the kernel refuses every Internet socket with a reason the grade shows;
 - a throwaway HOME, results file and private vector cache; the teacher's vectors offered read-only
   as a shared cache (a snapshot of the teacher's cache, made once per grading run), so nothing the
-  course already embedded is embedded again;
+  course already embedded is embedded again; the vectors of new texts (ex4's chunks with the
+  student's header) lent by the grader, which computes them once for the kernel and its own check
+  (``ragkit.plumbing.service``: the kernel sends texts, never vectors);
 - inside the mount namespace the grader's temporary folder, the teacher's HOME, ``/tmp``, ``/dev/shm``
   and every folder of submissions are hidden under empty tmpfs, and Python, ragkit and the snapshot
   are mounted back read-only: the notebook sees no one else's files and can change none of the
   teacher's;
 - never as root: when the grader runs as root, each notebook runs as a uid of its own
-  (``SANDBOX_UIDS`` upward, unused by any account) with no groups and no new privileges; a teacher
+  (``SANDBOX_UIDS`` upward, unused by any account, claimed machine-wide so that two graders never
+  share one) with no groups and no new privileges; a teacher
   without root gets every limit but that one (``unshare --user``), and is told so.
 
 The child's answer is read as hostile input: bounded in size, parsed as JSON, validated by the grader.
@@ -24,6 +27,7 @@ The child's answer is read as hostile input: bounded in size, parsed as JSON, va
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import pwd
@@ -39,9 +43,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ragkit.plumbing.service import SERVICE_ENV, Lender
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SANDBOX_UIDS = 2_900_000_000
 """The first uid a submission runs as when the grader is root (no account uses uids this high)."""
+CLAIMS = Path("/run/ragkit-sandbox-uids")
+"""Where a grader running as root claims its uids (a locked file each), so that two graders never share one."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 TIMEOUT = 600.0
 """Seconds a notebook may take, kernel start included (ex4 embeds the corpus once: 1 to 4 minutes on 2 busy cores)."""
 MAX_OUTPUT = 2 * 2**20
@@ -115,6 +128,17 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Lending:
+    """What the grader lends each run: its model's cache namespace, the call that embeds, and the lock it holds."""
+
+    namespace: str
+    encode: Callable[[list[str]], np.ndarray]
+    lock: threading.Lock
+    wait: float = 0.0
+    """Seconds a run's request waits for the lock (another run's or the check's) before its kernel computes."""
+
+
+@dataclass(frozen=True)
 class Run:
     """What came back from one notebook: ran or not (and why not), and the raw answer text the kernel printed."""
 
@@ -179,6 +203,25 @@ def _free_uids(start: int):
         uid += 1
 
 
+def _claimed_uids(start: int, held: list[int]):
+    """Free uids that no other grader on this machine holds, each claimed by a lock on a file in ``CLAIMS``.
+
+    Two graders at once (two teachers, a test beside a real run) would otherwise both start at
+    ``start``: one run's end would kill the other's processes, and their limits would add up. The
+    lock goes with its descriptor (``held``), so a grader that dies leaves no claim behind.
+    """
+    CLAIMS.mkdir(mode=0o700, exist_ok=True)
+    for uid in _free_uids(start):
+        fd = os.open(CLAIMS / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | _NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        held.append(fd)
+        yield uid
+
+
 def snapshot_cache(cache: Path, into: Path) -> Path | None:
     """A read-only copy of the teacher's vectors and ONNX export, shaped like a shared cache; None with no cache.
 
@@ -231,8 +274,9 @@ class Sandbox:
     """Runs submitted notebooks one by one (or a few at a time), each in a child process of its own."""
 
     def __init__(self, hidden: list[Path], limits: Limits | None = None, cache: Path | None = None,
-                 shared: Path | None = None, probe: Isolation | None = None):
+                 shared: Path | None = None, probe: Isolation | None = None, lend: Lending | None = None):
         self.limits = limits or Limits()
+        self.lend = lend
         self.isolation = probe or isolation()
         self.root = Path(tempfile.mkdtemp(prefix="ragkit-grade-"))
         self.root.chmod(0o711)  # submissions may pass through to their own home, never list the others
@@ -245,10 +289,14 @@ class Sandbox:
                                   [Path("/tmp"), Path("/dev/shm"), self.root, *([home] if home else []), *hidden]
                                   if Path(p).exists()])
         self.readonly = _python_folders() + ([Path(os.path.realpath(self.seed))] if self.seed else [])
-        # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered
-        closed = [a for p in self.readonly for a in p.parents if not os.stat(a).st_mode & stat.S_IXOTH]
+        # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered;
+        # and every home above one (/root, /home/<teacher>) is hidden whatever its mode now, since its owner may
+        # close it while the class is graded (seen: /root went from 701 to 700 and a run lost the standard library)
+        closed = [a for p in self.readonly for a in p.parents
+                  if not os.stat(a).st_mode & stat.S_IXOTH or a == Path("/root") or a.parent == Path("/home")]
         self.hidden = _outermost(self.hidden + closed)
-        self._uids = _free_uids(SANDBOX_UIDS)
+        self._claims: list[int] = []
+        self._uids = _claimed_uids(SANDBOX_UIDS, self._claims)
         self._count = 0
         self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a home and uid of its own
 
@@ -258,6 +306,9 @@ class Sandbox:
             if p.is_dir() and not p.is_symlink() and p.stat().st_uid == os.getuid():
                 p.chmod(0o700)
         shutil.rmtree(self.root, ignore_errors=True)
+        for fd in self._claims:  # every process of those uids was killed when its run ended
+            os.close(fd)
+        self._claims.clear()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -288,6 +339,8 @@ class Sandbox:
                **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
         if self.seed is not None:
             env["RAGKIT_SHARED_CACHE"] = str(self.seed)
+        if self.lend is not None:  # the grader lends the vectors of the texts its own check will embed too
+            env[SERVICE_ENV] = str(home / "embed.sock")
         for folder in ("tmp", "cache", ".ipython/profile_default/startup", "runtime", ".jupyter", "data", "mpl"):
             (home / folder).mkdir(parents=True)
         (home / ".ipython/profile_default/startup/00-ragkit-sandbox.py").write_text(AUDIT_HOOK, encoding="utf-8")
@@ -305,11 +358,17 @@ class Sandbox:
         if self.isolation.namespaces:
             command = [*_unshare(self.isolation.change_user), *command]
         start = time.monotonic()
+        lender = None
         try:
+            if self.lend is not None:
+                lender = Lender(home / "embed.sock", self.lend.namespace, self.lend.encode, self.lend.lock, (uid, gid),
+                                self.lend.wait)
             return self._start(command, env, out, err, uid, start)
         except OSError as exc:
             return Run(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
         finally:
+            if lender is not None:
+                lender.close()
             shutil.rmtree(home, ignore_errors=True)
             out.unlink(missing_ok=True)
             err.unlink(missing_ok=True)
