@@ -54,9 +54,9 @@ def read_a_file(corpus: Corpus) -> Markdown:
     return Markdown(
         f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
         f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in "
-        "JupyterLab; in the file browser on the left, go up from this notebook's folder to the project folder, then into "
-        "`data/corpus/`). Everything the retrievers return later is a piece of these files, and you will judge the "
-        "results much better if you know the text.")
+        "JupyterLab; in the file browser on the left, go up from this notebook's folder to the project folder, "
+        "then into `data/corpus/`). Everything the retrievers return later is a piece of these files, and you "
+        "will judge the results much better if you know the text.")
 
 
 def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
