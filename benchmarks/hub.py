@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "docs" / "jupyterhub_config.py"
 CHP_VERSION = "5.3.0"
 # what a student's server inherits from the hub's process (JupyterHub 5+ passes none of it by default)
-ENV_KEEP = ("PATH", "PYTHONPATH", "JUPYTER_CONFIG_PATH", "HF_HUB_OFFLINE", "TOKENIZERS_PARALLELISM", "LANG")
+ENV_KEEP = ("PATH", "PYTHONPATH", "HF_HUB_OFFLINE", "TOKENIZERS_PARALLELISM", "LANG")
 
 
 class HubUnavailable(Exception):
@@ -120,6 +121,7 @@ class Hub:
         spawner = "jupyterhub.spawner.LocalProcessSpawner" if self.real_users else \
             "jupyterhub.spawner.SimpleLocalProcessSpawner"
         lines = [
+            "import os",
             "c = get_config()  # noqa: F821",
             f"load_subconfig({str(CONFIG)!r})  # noqa: F821 (the guide's file)",
             "# the harness's own: ports on 127.0.0.1, the proxy, the database, a service token for the teacher",
@@ -133,6 +135,11 @@ class Hub:
             f"c.Spawner.cmd = [{sys.executable!r}, '-m', 'jupyterhub.singleuser']",
             f"c.Spawner.env_keep = {list(ENV_KEEP)!r}",
             f"c.Spawner.environment['RAGKIT_SHARED_CACHE'] = {str(self.shared)!r}  # in place of /srv/ragkit-shared",
+            # the guide's server settings from this checkout (in place of /srv/ragkit), then any config folder this
+            # machine's hub needs beside them (where jupyterhub and nbgitpuller were installed outside the venv)
+            f"c.Spawner.environment['JUPYTER_CONFIG_PATH'] = os.pathsep.join(["
+            f"c.Spawner.environment['JUPYTER_CONFIG_PATH'].replace('/srv/ragkit', {str(ROOT)!r}), "
+            f"*{[p for p in os.environ.get('JUPYTER_CONFIG_PATH', '').split(os.pathsep) if p]!r}])",
             f"c.Spawner.environment.update({self.environment!r})",
             "c.Spawner.start_timeout = 120",
             "c.Spawner.http_timeout = 120",
@@ -433,16 +440,27 @@ class Kernel:
         self.hub.request("DELETE", f"/user/{self.student.name}/api/kernels/{self.kernel_id}", self.student.token)
 
 
-def pull_link(repo: str, branch: str, notebook: str) -> str:
-    """The guide's nbgitpuller link (section 6), for this hub's users; the folder is the repository's name."""
-    name = repo.rstrip("/").split("/")[-1].removesuffix(".git")
-    query = urllib.parse.urlencode({"repo": repo, "branch": branch, "urlpath": f"lab/tree/{name}/{notebook}"})
+def pull_link(repo: str, branch: str, notebook: str = "00-start-here.ipynb") -> str:
+    """The guide's nbgitpuller link (section 6): pull, then ragkit's workspace link opens the student's copy of
+    ``notebook`` (a path under my-notebooks/); the folder is nbgitpuller's default, the repository's last part."""
+    folder = repo.rstrip("/").split("/")[-1]
+    urlpath = "ragkit/workspace?" + urllib.parse.urlencode({"folder": folder, "open": notebook})
+    query = urllib.parse.urlencode({"repo": repo, "branch": branch, "urlpath": urlpath})
     return f"/hub/user-redirect/git-pull?{query}"
 
 
-def follow_pull_link(hub: Hub, student: Student, link: str) -> list[dict]:
+def _page_data(html: str, key: str) -> str:
+    """A ``data-KEY="..."`` value of nbgitpuller's page, decoded as its script decodes it."""
+    found = re.search(rf'data-{re.escape(key)}="([^"]*)"', html)
+    if found is None:
+        raise RuntimeError(f"nbgitpuller's page has no data-{key}: {html[:300]}")
+    return urllib.parse.unquote(found.group(1))
+
+
+def follow_pull_link(hub: Hub, student: Student, link: str) -> tuple[list[dict], str]:
     """Follow the link in the student's logged-in browser: the hub sends it to the student's own server (OAuth
-    redirects included), whose nbgitpuller page then runs the pull as the event stream its script opens."""
+    redirects included), whose nbgitpuller page runs the pull as the event stream its script opens, then sends
+    the browser on to the link's ``urlpath``; nbgitpuller's events, and the path the browser lands on."""
     page = student.browser.get(hub.url + link, timeout=120)
     page.raise_for_status()
     target = urllib.parse.urlsplit(page.url)
@@ -454,7 +472,11 @@ def follow_pull_link(hub: Hub, student: Student, link: str) -> list[dict]:
     events = [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
     if not events or events[-1].get("phase") != "finished":
         raise RuntimeError(f"nbgitpuller did not finish: {events[-3:]}")
-    return events
+    # what the page's script does once the pull has finished: window.location = its base url + its path
+    then = student.browser.get(hub.url + _page_data(page.text, "base-url") + _page_data(page.text, "path"),
+                               timeout=120)
+    then.raise_for_status()
+    return events, urllib.parse.urlsplit(then.url).path
 
 
 def smaps_rollup(pid: int) -> tuple[float, float]:
@@ -476,9 +498,10 @@ SLIDER_CELL = "widgets.ThresholdExplorer("
 
 def work_through(hub: Hub, student: Student, notebook: str, answer: str | None = None,
                  keep_open: bool = False) -> tuple[Kernel | None, dict]:
-    """Open a notebook of the student's pulled copy (``ragkit/<notebook>``), optionally type an answer into its
-    answer cell, Run All over the kernel's websocket (moving the cut slider where there is one), save it with its
-    outputs as JupyterLab does; the kernel (if kept open) and what the probe cell reported."""
+    """Open a notebook under the student's pulled folder (``ragkit/<notebook>``: ``my-notebooks/...``, the student's
+    copies), optionally type an answer into its answer cell, Run All over the kernel's websocket (moving the cut
+    slider where there is one), save it with its outputs as JupyterLab does; the kernel (if kept open) and what the
+    probe cell reported."""
     path = f"ragkit/{notebook}"
     nb = hub.request("GET", f"/user/{student.name}/api/contents/{path}?content=1", student.token)["content"]
     if answer is not None:

@@ -11,8 +11,12 @@ c.Spawner.environment = {
     "RAGKIT_SHARED_CACHE": "/srv/ragkit-shared",
     # the student's own: every spawner sets HOME to the student's home, and ragkit expands "~"
     "RAGKIT_CACHE": "~/.ragkit-cache",
+    # the server settings `make lab` and Binder use, from the checkout of section 1 (binder/jupyter_server_config.json):
+    # the /ragkit/workspace link the class link opens (the student's copies in my-notebooks/, so a pull never meets
+    # a student's change), and kernels on unix sockets
+    "JUPYTER_CONFIG_PATH": "/srv/ragkit/binder",
 }
-# JupyterLab, not the classic file tree, when a student's server starts (and after an nbgitpuller link)
+# JupyterLab, not the classic file tree, when a student's server starts
 c.Spawner.default_url = "/lab"
 
 # Only where single-user servers run AS ROOT (a container whose spawner does not change user, such as

@@ -111,6 +111,8 @@ def test_a_student_with_the_shared_cache_filled_computes_no_vector(small_course,
 
 GUIDE = ROOT_DIR / "docs" / "deploy-jupyterhub.md"
 EX2_NB = "notebooks/exercises/ex2-choose-a-threshold.ipynb"
+MY_EX2 = "my-notebooks/exercises/ex2-choose-a-threshold.ipynb"  # the student's copy (ragkit/teach/workspace.py)
+MY_EX2_UPDATED = "my-notebooks/exercises/ex2-choose-a-threshold-updated.ipynb"
 TEACHER_TITLE = ("Exercise 2. Choose a threshold when a bluff costs five refusals",
                  "Exercise 2. Choose a threshold when a bluff costs five refusals (revised by your teacher)")
 
@@ -172,18 +174,28 @@ def _git(*args: str, cwd: Path | None = None) -> str:
     return done.stdout
 
 
-def _files_of(uids: set[int], folders: list[Path]) -> list[tuple[int, Path]]:
-    """Every file or folder under these folders that belongs to one of these uids (links not followed)."""
+def _clean(checkout: Path) -> None:
+    """The student's clone is as the teacher published it: nothing modified, nothing untracked that git would see."""
+    # --no-optional-locks: status must not refresh the student's .git/index as root (a file of root's in their home)
+    status = _git("--no-optional-locks", "-c", f"safe.directory={checkout}", "status", "--porcelain",
+                  "--untracked-files=all", cwd=checkout)
+    assert status == "", f"{checkout} is dirty:\n{status}"
+
+
+def _files_of(uids: set[int], folders: list[Path], since: float) -> list[tuple[int, Path]]:
+    """Every file or folder under these folders that belongs to one of these uids and changed since ``since`` (a
+    time.time()), links not followed: a uid is reused once its user is deleted, so older files are a former user's."""
     found = []
     for folder in folders:
         for dirpath, dirnames, filenames in os.walk(folder):
             for name in dirnames + filenames:
                 p = Path(dirpath) / name
                 try:
-                    uid = p.lstat().st_uid
+                    st = p.lstat()
                 except OSError:
                     continue
-                if uid in uids:
+                uid = st.st_uid
+                if uid in uids and st.st_ctime >= since:
                     found.append((uid, p))
     return found
 
@@ -200,7 +212,7 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         _needs("jupyterhub or nbgitpuller is not installed (the test extra)")
     if shutil.which("git") is None:
         _needs("no git here")
-    started = time.monotonic()
+    started, since = time.monotonic(), time.time()
     real = os.geteuid() == 0
     print(f"\nstudents are {'real system users (root here)' if real else 'homes of one user (not root here)'}")
     work = Path(tempfile.mkdtemp(prefix="ragkit-hub-"))
@@ -217,6 +229,7 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
     safe = work / "gitconfig"
     safe.write_text(f"[safe]\n\tdirectory = {bare}\n")
     hub = Hub(work, shared, real_users=real, environment={"GIT_CONFIG_GLOBAL": str(safe)})
+    kernel_dirs: set[Path] = set()
     try:
         # the teacher's repository, served as file:// (nbgitpuller clones and pulls it)
         checkout = work / "teacher" / "checkout"
@@ -241,11 +254,13 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
             _needs(str(exc))
         tag = secrets.token_hex(2)
         students = [hub.add_student(f"rk{tag}s{i}") for i in range(4)]
-        link = pull_link(bare.as_uri(), "main", "notebooks/00-start-here.ipynb")
+        link = pull_link(bare.as_uri(), "main")  # the guide's link (section 6): the workspace opens 00
         for s in students:
             hub.spawn(s)
-            follow_pull_link(hub, s, link)
+            _, landed = follow_pull_link(hub, s, link)
+            assert landed == f"/user/{s.name}/lab/tree/ragkit/my-notebooks/00-start-here.ipynb", landed
             assert (s.home / "ragkit" / "notebooks" / "06-thresholds.ipynb").is_file()
+            assert (s.home / "ragkit" / "my-notebooks" / "06-thresholds.ipynb").is_file()
         print("spawn seconds:", [round(s.spawn_s, 1) for s in students], f"({time.monotonic() - started:.0f} s in)")
 
         solution = jupytext.read(ROOT_DIR / "notebooks" / "twins" / "solutions" / "ex2-choose-a-threshold.py")
@@ -253,8 +268,8 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         answers = [right, "my_cut = 1.0  # your answer", None, None]
 
         def one(i: int) -> tuple[dict, dict]:
-            return (work_through(hub, students[i], "notebooks/06-thresholds.ipynb")[1],
-                    work_through(hub, students[i], EX2_NB, answers[i])[1])
+            return (work_through(hub, students[i], "my-notebooks/06-thresholds.ipynb")[1],
+                    work_through(hub, students[i], MY_EX2, answers[i])[1])
 
         with ThreadPoolExecutor(len(students)) as pool:
             reports = list(pool.map(one, range(len(students))))
@@ -266,34 +281,54 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
             assert r06["slider_s"] < 60
             # no student computed a vector: the private cache was not even created
             assert _rows(s.home / ".ragkit-cache") == 0
+            # run and saved with outputs, in the copies only: the clone is as the teacher published it
+            assert '"output_type"' in (s.home / "ragkit" / MY_EX2).read_text(encoding="utf-8")
+            _clean(s.home / "ragkit")
         print("06 opened to slider answered (s):", [round(r[0]["slider_s"], 1) for r in reports],
               f"({time.monotonic() - started:.0f} s into the test)")
         assert _digest(shared) == before, "the shared cache changed"
         if real:
             uids = {s.uid: s for s in students}
-            for uid, p in _files_of(set(uids), [Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), ROOT_DIR]):
+            for uid, p in _files_of(set(uids), [Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), ROOT_DIR],
+                                    since):
                 home = uids[uid].home
-                assert p == home or home in p.parents, f"{uids[uid].name} left {p} outside their home"
+                if p == home or home in p.parents:
+                    continue
+                # the one exception: the kernels' unix sockets, in a private folder when the home's path is too
+                # long for a socket (ragkit.teach.workspace._short_sockets), removed when the server stops
+                sockets = next((q for q in [p, *p.parents] if q.parent == Path("/tmp")), p)
+                assert sockets.name.startswith("ragkit-kernels-") and sockets.lstat().st_uid == uid \
+                    and sockets.lstat().st_mode & 0o777 == 0o700, f"{uids[uid].name} left {p} outside their home"
+                kernel_dirs.add(sockets)
             for s in students:
                 strangers = [p for p in s.home.rglob("*") if p.lstat().st_uid != s.uid]
                 assert not strangers, f"in {s.name}'s home, files of someone else: {strangers[:3]}"
 
-        # the teacher revises ex2; the student who answered it wrong pulls again
+        # the teacher revises ex2 (tracked); the student who answered it wrong follows the link again
         _git("clone", "--quiet", bare.as_uri(), str(checkout))
         revised = checkout / EX2_NB
         revised.write_text(revised.read_text(encoding="utf-8").replace(*TEACHER_TITLE), encoding="utf-8")
         _git("-c", "user.name=teacher", "-c", "user.email=teacher@example.org", "commit", "--quiet", "-am",
              "ex2: a revised title", cwd=checkout)
         _git("push", "--quiet", "origin", "main", cwd=checkout)
-        events = follow_pull_link(hub, students[1], link)
-        mine = (students[1].home / "ragkit" / EX2_NB).read_text(encoding="utf-8")
-        assert TEACHER_TITLE[1] in mine, ("the teacher's change did not arrive", events[-5:])
+        events, landed = follow_pull_link(hub, students[1], link)
+        clone = students[1].home / "ragkit"
+        assert landed == f"/user/{students[1].name}/lab/tree/ragkit/my-notebooks/00-start-here.ipynb", landed
+        # the pull succeeded as a fast-forward: the student's clone is the teacher's commit, no merge, no WIP commit
+        pushed = _git("rev-parse", "HEAD", cwd=checkout).strip()
+        assert _git("-c", f"safe.directory={clone}", "rev-parse", "HEAD", cwd=clone).strip() == pushed, events[-5:]
+        assert TEACHER_TITLE[1] in (clone / EX2_NB).read_text(encoding="utf-8"), "the teacher's change did not arrive"
+        _clean(clone)
+        # the student's edited copy is kept as it was; the teacher's new version is beside it (workspace.UPDATED)
+        mine = (clone / MY_EX2).read_text(encoding="utf-8")
         assert "my_cut = 1.0  # your answer" in mine, "the student's answer was lost"
         assert '"output_type"' in mine, "the student's outputs were lost"
+        assert TEACHER_TITLE[1] not in mine, "the student's copy was overwritten"
+        assert (clone / MY_EX2_UPDATED).read_bytes() == (clone / EX2_NB).read_bytes(), "no teacher's version beside it"
 
         # the teacher grades ex2 over the students' homes
         out = work / "teacher" / "grades.json"
-        notebooks = sorted(str(s.home / "ragkit" / EX2_NB) for s in students)
+        notebooks = sorted(str(s.home / "ragkit" / MY_EX2) for s in students)
         done = subprocess.run([sys.executable, "-m", "ragkit", "grade", *notebooks, "--jobs", "2", "--json",
                                str(out)], env={**env, "RAGKIT_SHARED_CACHE": str(shared)}, capture_output=True,
                               text=True, timeout=900, cwd=work / "teacher")
@@ -314,12 +349,17 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         raise
     finally:
         hub.stop()
+        left = sorted(d for d in kernel_dirs if d.exists())
+        for d in left:
+            shutil.rmtree(d, ignore_errors=True)
         restore_modes(opened)
         for p in [work, *work.rglob("*")]:
             if p.is_dir() and not p.is_symlink():
                 p.chmod(0o755)
         shutil.rmtree(work, ignore_errors=True)
         print(f"hub test: {time.monotonic() - started:.0f} s")
+    print("kernel socket folders outside the homes (removed when the servers stopped):", sorted(map(str, kernel_dirs)))
+    assert not left, f"a stopped server left its kernel socket folder behind: {left}"
 
 
 def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
@@ -331,6 +371,36 @@ def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
     section = GUIDE.read_text(encoding="utf-8").split("## 3.", 1)[1].split("\n## ", 1)[0]
     assert f"```python\n{config.rstrip()}\n```" in section
     assert "c.Spawner.environment" in config and '"RAGKIT_CACHE": "~/.ragkit-cache"' in config
+
+
+def test_the_guide_links_to_the_workspace_and_its_servers_load_the_settings_that_serve_it():
+    """Section 6's link is the one the hub test follows, and the config's settings folder enables the workspace."""
+    from benchmarks.hub import pull_link
+
+    guide = GUIDE.read_text(encoding="utf-8")
+    section = guide.split("## 6.", 1)[1].split("\n## ", 1)[0]
+    link = pull_link("https://github.com/OWNER/REPO", "main").replace("OWNER", "<owner>").replace("REPO", "<repo>")
+    assert f"https://<your hub>{link}\n" in section, link
+    assert "urlpath=ragkit%2Fworkspace%3Ffolder%3D<repo>%26open%3D00-start-here.ipynb" in link
+    assert "lab%2Ftree" not in guide, "a link that opens the tracked notebooks"
+    config = _guide_config()
+    folder = config.Spawner.environment["JUPYTER_CONFIG_PATH"]
+    assert folder == "/srv/ragkit/binder" and "git clone https://github.com/<owner>/<repo> /srv/ragkit\n" in guide
+    settings = json.loads((ROOT_DIR / Path(folder).relative_to("/srv/ragkit") / "jupyter_server_config.json")
+                          .read_text(encoding="utf-8"))
+    assert settings["ServerApp"]["jpserver_extensions"]["ragkit.teach.workspace"] is True
+    assert settings["KernelManager"]["transport"] == "ipc"
+
+
+def _guide_config():
+    """docs/jupyterhub_config.py run as JupyterHub runs it (``get_config`` given); the config it builds."""
+    from traitlets.config import Config
+
+    config = Config()
+    namespace = {"get_config": lambda: config}
+    exec(compile((ROOT_DIR / "docs" / "jupyterhub_config.py").read_text(encoding="utf-8"), "jupyterhub_config.py",
+                 "exec"), namespace)
+    return config
 
 
 @pytest.mark.slow
