@@ -28,6 +28,8 @@ import nbformat
 import pytest
 import websocket
 
+from ragkit.plumbing.locations import cache_dir
+
 from conftest import JOBS, ROOT
 
 pytestmark = pytest.mark.slow
@@ -53,7 +55,8 @@ class Server:
         shipped = root / "binder" / "jupyter_server_config.json"  # what `make lab` and Binder install, a hub too
         if shipped.exists():
             shutil.copy(shipped, config / "jupyter_server_config.json")
-        env = dict(os.environ, PYTHONPATH=str(root), JUPYTER_CONFIG_PATH=str(config),
+        # the run's own warm cache: a clone's .ragkit-cache/ is empty, and its kernels would embed the course again
+        env = dict(os.environ, PYTHONPATH=str(root), JUPYTER_CONFIG_PATH=str(config), RAGKIT_CACHE=str(cache_dir()),
                    JUPYTER_RUNTIME_DIR=str(home / "runtime"), JUPYTER_DATA_DIR=str(home / "data"))
         argv = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
                 f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}", "--ServerApp.port_retries=0"]
