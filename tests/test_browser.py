@@ -212,10 +212,12 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             page.wait_for_function("() => document.querySelector('.tour-explorer .ragkit-overlap') !== null",
                                    timeout=60_000)
             explorer.scroll_into_view_if_needed()
-            page.locator(".tour-explorer mark").first.scroll_into_view_if_needed()
-            verdict = explorer.locator(".widget-html-content").first.inner_text()
+            # the needle in the text (the legend above the text has marks of its own)
+            page.locator(".tour-explorer .ragkit-chunk-view mark").first.scroll_into_view_if_needed()
+            # the explorer's prose: the whole question first, then the verdict
+            verdict = explorer.locator(".widget-html-content").nth(1).inner_text()
             assert verdict.startswith("kept" if expected_b_kept else "destroyed"), verdict
-            assert in_view(page, ".tour-explorer mark", ".tour-explorer .ragkit-chunk-view")
+            assert in_view(page, ".tour-explorer .ragkit-chunk-view mark", ".tour-explorer .ragkit-chunk-view")
             page.screenshot(path=str(ARTIFACTS / "widget-chunk-explorer.png"))
 
             # strategy duel: switch the metric to R@1; wins and losses are ragkit's
