@@ -334,6 +334,7 @@ def served_folder(folder: Path):
 @pytest.mark.slow  # the course's vectors and a browser
 def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep, tmp_path):
     """A page of the book's own HTML and script with 06's static slider: click or drag it, then the keys move it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():
@@ -359,7 +360,13 @@ def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep
             slider.wait_for(timeout=30_000)
             slider.scroll_into_view_if_needed()
 
-            def at() -> int:
+            def at(other_than: int) -> int:
+                """The slider's position once it has left ``other_than`` (a loaded machine redraws late), or that."""
+                try:
+                    tab.wait_for_function("([el, i]) => el.getAttribute('aria-valuenow') !== String(i)",
+                                          arg=[slider.element_handle(), other_than], timeout=10_000)
+                except PlaywrightTimeout:
+                    pass  # it did not move: the assertion after the call says so
                 return int(slider.get_attribute("aria-valuenow"))
 
             def settle(index: int) -> tuple[int, str]:
@@ -372,24 +379,28 @@ def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep
                 return index, shown.text_content()
 
             rail = slider.locator(".slider-rail-rect").bounding_box()
+            start = int(slider.get_attribute("aria-valuenow"))
             tab.mouse.click(rail["x"] + rail["width"] * 0.2, rail["y"] + rail["height"] / 2)  # a click on the rail
-            clicked = at()
+            clicked = at(start)
             assert clicked != cuts.index(CHAPTER_CUTS[0]), "the click on the rail did not move the slider"
             for _ in range(3):
                 tab.keyboard.press("ArrowRight")
             seen.append(settle(clicked + 3))
             # the grip sits under the dashed line it moves: left and right mean the same on the axis and the slider
-            time.sleep(0.5)
-            grip, line = (slider.locator(f"{css}").first.bounding_box() for css in (".slider-grip-rect",
-                                                                                     ".shapelayer path"))
             step = rail["width"] / (len(cuts) - 1)
+            for _ in range(20):  # the dashed line is redrawn after the value: give a loaded machine a few seconds
+                time.sleep(0.5)
+                grip, line = (slider.locator(f"{css}").first.bounding_box() for css in (".slider-grip-rect",
+                                                                                         ".shapelayer path"))
+                if abs(grip["x"] + grip["width"] / 2 - (line["x"] + line["width"] / 2)) < step:
+                    break
             assert abs(grip["x"] + grip["width"] / 2 - (line["x"] + line["width"] / 2)) < step, (grip, line, step)
             grip = slider.locator(".slider-grip-rect").bounding_box()
             tab.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
             tab.mouse.down()
             tab.mouse.move(rail["x"] + rail["width"] * 0.7, grip["y"] + grip["height"] / 2, steps=8)
             tab.mouse.up()
-            dragged = at()
+            dragged = at(clicked + 3)
             assert dragged > clicked + 3, "the drag did not move the slider to the right"
             for _ in range(2):
                 tab.keyboard.press("ArrowLeft")
