@@ -441,7 +441,9 @@ def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
     if pip.returncode != 0:
         pytest.skip(f"nbgrader could not be installed (PyPI unreachable?): {pip.stderr[-300:]}")
     course_dir = tmp_path / "course"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"}
+    # nbgrader runs `alembic` by name: pip leaves its script in the suite's venv when the .pth already offers it
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "PATH": f"{venv / 'bin'}:{Path(sys.executable).parent}:{os.environ['PATH']}"}
     subprocess.run([sys.executable, "-m", "ragkit", "nbgrader", str(course_dir)], check=True, env=env)
 
     def nbgrader(*args):

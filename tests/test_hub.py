@@ -328,10 +328,14 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
 
         # the teacher grades ex2 over the students' homes
         out = work / "teacher" / "grades.json"
+        # not work/teacher: its bare repository is a folder named ragkit, which `python -m ragkit` run from there
+        # imports as a namespace package (an editable install's finder comes after the current folder)
+        grading = work / "grading"
+        grading.mkdir()
         notebooks = sorted(str(s.home / "ragkit" / MY_EX2) for s in students)
         done = subprocess.run([sys.executable, "-m", "ragkit", "grade", *notebooks, "--jobs", "2", "--json",
                                str(out)], env={**env, "RAGKIT_SHARED_CACHE": str(shared)}, capture_output=True,
-                              text=True, timeout=900, cwd=work / "teacher")
+                              text=True, timeout=900, cwd=grading)
         assert done.returncode == 0, done.stderr[-2000:]
         print(done.stdout)
         table = json.loads(out.read_text())["grades"]
