@@ -441,9 +441,14 @@ def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
     if pip.returncode != 0:
         pytest.skip(f"nbgrader could not be installed (PyPI unreachable?): {pip.stderr[-300:]}")
     course_dir = tmp_path / "course"
-    # nbgrader runs `alembic` by name: pip leaves its script in the suite's venv when the .pth already offers it
-    env = {**os.environ, "PYTHONPATH": str(ROOT),
-           "PATH": f"{venv / 'bin'}:{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    # nbgrader runs `alembic` by name, with nbgrader importable: where the .pth already offers alembic (jupyterhub
+    # in the test extra), pip writes no script for it here, so write the console script pip would have written
+    alembic = venv / "bin" / "alembic"
+    if not alembic.exists():
+        alembic.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom alembic.config import main\n"
+                           "sys.exit(main())\n")
+        alembic.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"}
     subprocess.run([sys.executable, "-m", "ragkit", "nbgrader", str(course_dir)], check=True, env=env)
 
     def nbgrader(*args):
