@@ -386,15 +386,6 @@ def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep
             for _ in range(3):
                 tab.keyboard.press("ArrowRight")
             seen.append(settle(clicked + 3))
-            # the grip sits under the dashed line it moves: left and right mean the same on the axis and the slider
-            step = rail["width"] / (len(cuts) - 1)
-            for _ in range(20):  # the dashed line is redrawn after the value: give a loaded machine a few seconds
-                time.sleep(0.5)
-                grip, line = (slider.locator(f"{css}").first.bounding_box() for css in (".slider-grip-rect",
-                                                                                         ".shapelayer path"))
-                if abs(grip["x"] + grip["width"] / 2 - (line["x"] + line["width"] / 2)) < step:
-                    break
-            assert abs(grip["x"] + grip["width"] / 2 - (line["x"] + line["width"] / 2)) < step, (grip, line, step)
             grip = slider.locator(".slider-grip-rect").bounding_box()
             tab.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
             tab.mouse.down()
