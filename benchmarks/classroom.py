@@ -41,6 +41,7 @@ from benchmarks.hub import (
     pull_link,
     reachable_by_others,
     restore_modes,
+    seed_cache,
     smaps_rollup,
     work_through,
 )
@@ -67,18 +68,7 @@ def fill_shared(folder: Path) -> tuple[float, int, int]:
     from ragkit.plumbing.cache import finish_shared
     from ragkit.plumbing.locations import cache_dir
 
-    folder.mkdir(parents=True)
-    mine = cache_dir()
-    if (mine / "vectors.sqlite").is_file():
-        src = sqlite3.connect(f"file:{mine / 'vectors.sqlite'}?mode=ro", uri=True)
-        dst = sqlite3.connect(folder / "vectors.sqlite")
-        try:
-            src.backup(dst)
-        finally:
-            src.close()
-            dst.close()
-        if (mine / "onnx").is_dir():
-            shutil.copytree(mine / "onnx", folder / "onnx")
+    seed_cache(cache_dir(), folder)
     seeded = vector_rows(folder)
     env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
     t = time.perf_counter()

@@ -19,6 +19,7 @@ import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -532,3 +533,21 @@ def work_through(hub: Hub, student: Student, notebook: str, answer: str | None =
     hub.request("PUT", f"/user/{student.name}/api/contents/{path}", student.token,
                 {"type": "notebook", "format": "json", "content": nb})
     return (kernel if keep_open else None), report
+
+
+def seed_cache(source: Path, folder: Path) -> None:
+    """Copy a cache's vectors (SQLite's backup) and ONNX export into ``folder``: a fill there embeds nothing."""
+    from ragkit.plumbing.cache import FILENAME
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (source / FILENAME).is_file():
+        return
+    src = sqlite3.connect(f"file:{source / FILENAME}?mode=ro", uri=True)
+    dst = sqlite3.connect(folder / FILENAME)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    if (source / "onnx").is_dir():
+        shutil.copytree(source / "onnx", folder / "onnx")

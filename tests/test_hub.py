@@ -27,6 +27,7 @@ from benchmarks.hub import (
     pull_link,
     reachable_by_others,
     restore_modes,
+    seed_cache,
     work_through,
 )
 from ragkit.embedding import Embedder, default_embedder
@@ -140,16 +141,7 @@ def _guide_fill_commands(shared: Path) -> list[str]:
 
 def _seed(suite_cache: Path, shared: Path) -> int:
     """Copy the suite's own vectors and ONNX export into the (empty) shared folder: the fill then embeds nothing."""
-    shared.mkdir(parents=True, exist_ok=True)
-    src = sqlite3.connect(f"file:{suite_cache / FILENAME}?mode=ro", uri=True)
-    dst = sqlite3.connect(shared / FILENAME)
-    try:
-        src.backup(dst)
-    finally:
-        src.close()
-        dst.close()
-    if (suite_cache / "onnx").is_dir():
-        shutil.copytree(suite_cache / "onnx", shared / "onnx")
+    seed_cache(suite_cache, shared)
     return _rows(shared)
 
 
