@@ -1,0 +1,108 @@
+"""The notebook's language: English is the source and the fallback, Dutch comes from a catalogue beside this module.
+
+A kernel speaks one language, set by the first cell of a Dutch notebook (``language.use("nl")``). Every sentence
+the teaching layer writes for people goes through ``say`` (a template with named fields) or ``_`` (a fixed string):
+the English template is the key into ``locale/<lang>.toml``, so a changed English template finds no translation and
+falls back to English, which the Dutch edition's tests catch.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit.errors import RagkitError
+
+LANGUAGES = ("en", "nl")
+SOURCE = "en"
+# The kernel's default before any ``use``: RAGKIT_LANGUAGE, so a teacher's tool (a grader, a book build) can choose.
+_ENV = "RAGKIT_LANGUAGE"
+_LOCALE = Path(__file__).parent / "locale"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One entry of a catalogue: the English template and its translation."""
+
+    en: str
+    translated: str
+
+
+class _State:
+    language: str | None = None
+
+
+def use(language: str) -> None:
+    """Speak ``language`` from now on in this kernel."""
+    if language not in LANGUAGES:
+        raise RagkitError(f"language {language!r} is not one of {', '.join(LANGUAGES)}: pick one of those")
+    _State.language = language
+
+
+def current() -> str:
+    """The language this kernel speaks: the last ``use``, else RAGKIT_LANGUAGE, else English."""
+    if _State.language is not None:
+        return _State.language
+    chosen = os.environ.get(_ENV, SOURCE)
+    return chosen if chosen in LANGUAGES else SOURCE
+
+
+@cache
+def catalogue(language: str) -> Mapping[str, Message]:
+    """The messages of ``language``, keyed by their English template (empty for English itself)."""
+    if language == SOURCE:
+        return {}
+    path = _LOCALE / f"{language}.toml"
+    with path.open("rb") as f:
+        entries = tomllib.load(f).get("message", [])
+    messages: dict[str, Message] = {}
+    for entry in entries:
+        message = Message(en=entry["en"], translated=entry[language])
+        if message.en in messages:
+            raise RagkitError(f"{path} translates {message.en[:60]!r} twice: keep one entry")
+        messages[message.en] = message
+    return messages
+
+
+def _(en: str) -> str:
+    """``en`` in the kernel's language (English where no translation exists)."""
+    message = catalogue(current()).get(en)
+    return en if message is None else message.translated
+
+
+class _Numbers(string.Formatter):
+    """Formats numbers the way the language writes them: Dutch swaps the decimal point and the thousands comma."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        text = super().format_field(value, format_spec)
+        if self.language == "nl" and _is_number(value):
+            text = text.translate(str.maketrans({".": ",", ",": "."}))
+        return text
+
+
+def _is_number(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float | np.integer | np.floating)
+
+
+def say(en: str, /, **fields: object) -> str:
+    """The template ``en`` in the kernel's language, filled with ``fields`` (numbers written as that language does)."""
+    language = current()
+    return _Numbers(language).format(_(en), **fields)
+
+
+def number(value: float, format_spec: str = "") -> str:
+    """One number written as the kernel's language writes it."""
+    return _Numbers(current()).format_field(value, format_spec)
