@@ -669,3 +669,19 @@ def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypat
     monkeypatch.setattr(sandboxes.os, "stat", lambda p, **k: os.stat_result((0o40755,) + (0,) * 9))  # all open now
     with sandboxes.Sandbox([tmp_path], probe=sandboxes.Isolation(True, True)) as sandbox:
         assert Path("/root") in sandbox.hidden and Path("/home/teacher") in sandbox.hidden
+
+
+def test_the_sandbox_finds_ragkit_from_a_folder_holding_a_folder_named_ragkit(tmp_path):
+    """A teacher grading from ~ with the clone in ~/ragkit: under an editable install, ``python -m ragkit`` there
+    imports that folder as a namespace package (``ragkit.__file__`` is None), and the sandbox must still find ragkit."""
+    (tmp_path / "ragkit").mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = ("import ragkit; from ragkit.teach import sandbox; "
+             "print(ragkit.__file__ is None); print(*sandbox._python_folders(), sep='\\n')")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    shadowed, *folders = out.stdout.splitlines()
+    if shadowed != "True":
+        pytest.skip("ragkit is not an editable install here, so a folder named ragkit does not shadow it")
+    checkout = Path(grading.__file__).resolve().parents[2]
+    assert any(checkout.is_relative_to(f) for f in folders)

@@ -63,6 +63,10 @@ MAX_MEMORY = 8 * 2**30
 MAX_PROCESSES = 512  # threads count too: torch, zmq and the kernel start a few dozen
 TMP_SIZE = "512m"
 SENTINEL = "ragkit-sandbox-answers:"
+# The folder holding the ragkit package, from this module's own path: ``ragkit.__file__`` is None when the grader
+# runs beside a folder named ragkit (a clone in ~/ragkit) under an editable install, which imports that folder
+# as a namespace package first
+CHECKOUT = Path(__file__).resolve().parents[2]
 NO_NETWORK = "no network in the grader's sandbox"
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -263,10 +267,8 @@ def _python_folders() -> list[Path]:
     """What a kernel needs to read: the interpreter's prefixes, site-packages and the folder ragkit comes from."""
     import site
 
-    import ragkit
-
     found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), *map(Path, site.getsitepackages()),
-             Path(ragkit.__file__).resolve().parent.parent]
+             CHECKOUT]
     return _outermost([Path(os.path.realpath(p)) for p in found if Path(p).is_dir()])
 
 
@@ -319,8 +321,6 @@ class Sandbox:
     def run(self, notebook: bytes, student: str, names: tuple[str, ...], functions: tuple[str, ...] = (),
             pairs: list[tuple[str, str]] | None = None) -> Run:
         """Execute one notebook afresh as ``student`` and return the answers it holds at the end, or why not."""
-        import ragkit
-
         with self._lock:
             self._count += 1
             n = self._count
@@ -335,7 +335,7 @@ class Sandbox:
                "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "IPYTHONDIR": str(home / ".ipython"),
                "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
                "JUPYTER_DATA_DIR": str(home / "data"), "MPLCONFIGDIR": str(home / "mpl"),
-               "PYTHONPATH": str(Path(ragkit.__file__).resolve().parent.parent),
+               "PYTHONPATH": str(CHECKOUT),
                **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
         if self.seed is not None:
             env["RAGKIT_SHARED_CACHE"] = str(self.seed)
