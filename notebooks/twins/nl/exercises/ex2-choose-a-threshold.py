@@ -1,0 +1,179 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: jupyter,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 2. Choose a threshold when a bluff costs five refusals
+# What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
+# What you will do: pick the cosine-distance cut with the smallest total cost that refuses few enough answerable questions.
+
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# A retriever always returns something. The threshold is the only part of the pipeline that can say "I don't know":
+# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). In the
+# chapter no single cut keeps every answerable question and refuses every out-of-domain one (the first tool below
+# checks whether that holds here too), so someone has to decide which mistake is worse.
+#
+# Here the decision has been made for you. Your product owner says a *bluff* (an out-of-domain query that still gets
+# sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable question turned
+# away), and sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
+# because a product that turns away more than that of what it could answer does not ship, however cheap its
+# bluffs. Among the cuts within that ceiling, find the one that minimises
+#
+# > total cost = bluffs × bluff cost + refusals × refusal cost
+#
+# for dense retrieval on strategy E. The costs, the ceiling and the split are the exercise's own (`EX2`, printed
+# below); the check uses those, whatever you pass it. Choosing a threshold from stated costs and a stated ceiling,
+# rather than by feel, is a decision you can defend and revisit when they change.
+#
+# One more rule, the one that makes the number honest: a cut tuned on the very queries that judge it flatters itself.
+# So the queries are split in two with a fixed seed, by needle (both phrasings of a needle stay on the same side)
+# and by out-of-domain query. You choose on `tune`; the check judges your cut on `judge`, which you must not use:
+# every tool below shows `tune` only, and the judging half appears after the check, as its evidence.
+
+# %%
+# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
+# %%
+from IPython.display import Markdown, display
+from ragkit.teach import reminders
+import numpy as np
+import pandas as pd
+import ragkit.teach.course
+from ragkit.teach import chapter, narrate, plots, tables, widgets
+from ragkit.answer import DEFAULT_CUT
+import plotly.express as px
+from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
+
+course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
+s = course.sweep("E", "dense")
+tune, judge = threshold_halves(s)
+display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
+                 f"**{EX2.max_refused:.0%}** of the answerable queries refused. Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
+                 f"**{len(tune.out_of_domain)}** out-of-domain queries; the judging half keeps the other "
+                 f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# Everything in this section is computed on `tune`, the half you choose on. First the two distances that say why
+# no cut is perfect: the answerable question furthest from its answer, and the out-of-domain query closest to some
+# chunk. The chapter's pair (over all its queries) is shown beside ours.
+
+# %% jupyter={"source_hidden": true}
+narrate.perfect_cut(tune)
+
+# %% [markdown]
+# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the
+# refusals (`refused` of `in_domain`). The first row is no threshold at all.
+
+# %%
+tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+
+# %% [markdown]
+# The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
+
+# %%
+plots.bluffs_and_refusals(tune)
+
+# %% [markdown]
+# With a running kernel (JupyterLab, Binder, Colab), move the explorer's slider: it shows, for any cut, the counts
+# on `tune` and which of its out-of-domain queries still bluff. On the book's page the explorer needs a kernel; the
+# two curves above hold the same counts.
+
+# %%
+widgets.ThresholdExplorer(tune).widget()
+
+# %% [markdown]
+# The total cost at every cut of the tuning half, and where it stays within the refusal ceiling. The curve can have
+# more than one valley of nearly the same depth; which one is "the" minimum is decided by a query or two, which is
+# exactly why the cut is judged afterwards on queries it was not chosen on.
+
+# %%
+costs = cost_table(tune)
+display(narrate.cost_valleys(costs, tune))
+plots.described(
+    plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
+            template="plotly_white",
+            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")),
+    plots.lowest_points(costs, "cut", ["cost"])
+    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
+
+# %% [markdown]
+# `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
+
+# %%
+row = tune.at(DEFAULT_CUT)
+display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.refused}** of **{row.in_domain}** "
+                 f"refused, cost **{row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost:g}**."))
+
+# %% [markdown]
+# ## ✏️ Your answer
+#
+# Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only: the cheapest cut
+# within the refusal ceiling. Hint: `cost_table(tune, cuts)` accepts your own grid of cuts; its column
+# `within ceiling` says which cuts refuse few enough answerable queries.
+
+# %%
+my_cut = None  # your answer
+
+# %% [markdown]
+# ## Check
+
+# %%
+check_threshold_choice(course, my_cut)
+
+# %% [markdown]
+# ## After the check: the judging half
+#
+# Only now, the check's evidence: the cost on the half that judged your cut, beside the half you chose on. Where
+# the two curves disagree, a cut chosen on one set of queries would have been wrong on the other.
+
+# %%
+both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
+plots.described(
+    plots.on_cut_axis(px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
+            title="Total cost on the half chosen on (tune) and the half judged on (judge)")),
+    plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
+
+# %% [markdown]
+# ## Try this
+#
+# 1. Suppose a refusal cost as much as a bluff. The check's costs stay fixed, but you can recompute the cost
+#    yourself: `t = tables.sweep(tune, cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
+#    in that direction?
+# 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
+#    about a threshold tuned on 16 needles (32 queries)? Compute a Wilson interval for its bluff rate with
+#    `ragkit.statistics.wilson`.
+# 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different
+#    retriever or a stricter cut fix them, and at what price?
