@@ -15,17 +15,17 @@
 # ---
 
 # %% [markdown]
-# # 00. Start here
+# # 00. Begin hier
 #
-# What you will see: what this companion is and how to drive it, the course text you will be searching,
-# and the questions used to grade every retriever in the notebooks that follow.
+# Wat je hier ziet: wat deze companion is en hoe je hem bedient, de cursustekst waarin je gaat zoeken,
+# en de vragen waarmee elke retriever in de volgende notebooks wordt beoordeeld.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na deze notebook kun je:
 #
-# - explain what a needle is and why a retrieval only counts when a chunk carries it in full
-# - tell a course question, a support ticket and an out-of-domain query apart, and say why an evaluation needs all three
-# - find your way through the notebooks, the exercises and the `ragkit` module behind them
+# - uitleggen wat een needle is en waarom een retrieval alleen telt als een chunk hem volledig bevat
+# - een cursusvraag, een supportticket en een out-of-domain query van elkaar onderscheiden, en zeggen waarom een evaluatie alle drie nodig heeft
+# - je weg vinden in de notebooks, de oefeningen en de module `ragkit` die erachter zit
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -40,29 +40,29 @@ if "google.colab" in sys.modules:
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
-# ## What this is
+# ## Wat dit is
 #
-# These notebooks go with the chapter *RAG in production: chunking, retrieval and honest citations*.
-# The chapter makes claims about chunking, lexical and dense search, fusion, reranking, distance
-# thresholds and citations, and backs each one with a measurement on its own corpus. Here you rerun
-# those measurements on a corpus you can open and read, and you check for yourself which claims hold.
+# Deze notebooks horen bij het hoofdstuk *RAG in productie: chunking, retrieval en eerlijke citaties*.
+# Het hoofdstuk doet uitspraken over chunking, lexicaal en dense zoeken, fusie, reranking, thresholds op de
+# afstand en citaties, en onderbouwt elke uitspraak met een meting op zijn eigen corpus. Hier voer je die metingen
+# opnieuw uit op een corpus dat je kunt openen en lezen, en controleer je zelf welke uitspraken standhouden.
 #
-# The work is split in two. A small Python package, `ragkit`, does every computation; the notebooks only
-# ask it questions and tell the story around the answers. So every number about this corpus that you read
-# below was computed a moment ago on this machine. Where the chapter reports a figure, it is shown next to ours, and when
-# the two disagree the notebook says so rather than hiding it.
+# Het werk is in tweeën gedeeld. Een klein Python-pakket, `ragkit`, doet alle berekeningen; de notebooks stellen het
+# alleen vragen en vertellen het verhaal rond de antwoorden. Elk getal over dit corpus dat je hieronder leest, is dus
+# zojuist op deze machine berekend. Waar het hoofdstuk een getal rapporteert, staat het naast het onze, en als de
+# twee verschillen zegt de notebook dat, in plaats van het te verbergen.
 #
-# ## How to use the notebooks (optional)
+# ## Hoe je de notebooks gebruikt (optioneel)
 #
-# - **Run each notebook top to bottom** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
-#   The cells depend on each other, so jumping around on a fresh kernel will fail.
-# - **The first run is the slowest.** Chunks are embedded once and the vectors are kept on disk in
-#   `.ragkit-cache/`, so later runs, and later notebooks, start warm. Progress bars show you what is happening.
-# - **Move the widgets.** Sliders and drop-downs recompute on the spot; they are there so that you can
-#   poke at a claim instead of taking it on trust.
-# - **Two models are optional.** The cross-encoder reranker and the small Qwen generator are not on PyPI.
-#   Run `make models` on a machine with internet to fetch them; without them, the cells that need them say so
-#   and everything else still runs. The cell below tells you what this machine has.
+# - **Draai elke notebook van boven naar beneden** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
+#   De cellen hangen van elkaar af, dus heen en weer springen op een verse kernel gaat mis.
+# - **De eerste run is de traagste.** Chunks worden één keer ge-embed en de vectors blijven op schijf bewaard in
+#   `.ragkit-cache/`, zodat latere runs, en latere notebooks, warm beginnen. Voortgangsbalken laten zien wat er gebeurt.
+# - **Beweeg de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
+#   kunt uitproberen in plaats van haar op goed vertrouwen aan te nemen.
+# - **Twee modellen zijn optioneel.** De cross-encoder-reranker en de kleine Qwen-generator staan niet op PyPI.
+#   Draai `make models` op een machine met internet om ze op te halen; zonder die modellen zeggen de cellen die ze
+#   nodig hebben dat ook, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
 
 # %%
 # Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -98,14 +98,14 @@ for model in (RERANKER, GENERATOR):
         display(Markdown(f"- `{model.name}`: **not on this machine**; run `make models` where there is internet"))
 
 # %% [markdown]
-# ## The corpus at a glance
+# ## Het corpus in één oogopslag
 #
-# The chapter measured its claims on the chapters of its own course. We do not have those, so ragkit
-# ships a course text of the same shape: Markdown chapters on machine learning and language models,
-# with prose, tables, formulas and code. Each file is one document; `## ` lines start sections.
+# Het hoofdstuk mat zijn uitspraken op de hoofdstukken van zijn eigen cursus. Die hebben wij niet, dus ragkit
+# levert een cursustekst van dezelfde vorm mee: Markdown-hoofdstukken over machine learning en taalmodellen,
+# met proza, tabellen, formules en code. Elk bestand is één document; regels die met `## ` beginnen openen een sectie.
 #
-# The table counts what a chunker will run into. Long paragraphs matter most: the boundary-respecting chunkers
-# of notebook 01 never cut inside a paragraph unless it alone is over budget.
+# De tabel telt waar een chunker tegenaan zal lopen. Lange alinea's tellen het zwaarst: de chunkers van notebook 01
+# die grenzen respecteren, knippen nooit binnen een alinea, tenzij die alinea in haar eentje over het budget gaat.
 
 # %%
 stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
@@ -118,12 +118,12 @@ narrate.corpus_loaded(course.corpus, stats.loc["total"])
 narrate.read_a_file(course.corpus)
 
 # %% [markdown]
-# ## The ground truth at a glance
+# ## De ground truth in één oogopslag
 #
-# A retriever is graded against **needle questions**. Each question has one *needle*: a sentence copied
-# word for word from the corpus that answers it. Every question is asked twice, once as a student would
-# phrase it in the course's own vocabulary and once the way a frustrated user writes a support ticket,
-# which rarely shares many words with the text.
+# Een retriever wordt beoordeeld met **needle-vragen**. Elke vraag heeft één *needle*: een zin die woord voor woord
+# uit het corpus is overgenomen en de vraag beantwoordt. Elke vraag wordt twee keer gesteld: één keer zoals een student
+# hem in de eigen woordenschat van de cursus zou formuleren, en één keer zoals een gefrustreerde gebruiker een
+# supportticket schrijft, dat zelden veel woorden met de tekst deelt.
 
 # %%
 questions = pd.DataFrame(course.questions)
@@ -133,19 +133,19 @@ questions.groupby("doc_id").agg(needles=("id", "size"), shortest=("needle length
                                 longest=("needle length", "max"))
 
 # %% [markdown]
-# Two examples, with the needle that answers them. Notice how little the ticket has in common with the
-# needle's wording: that is what makes the second phrasing hard.
+# Twee voorbeelden, met de needle die ze beantwoordt. Let erop hoe weinig het supportticket gemeen heeft met de
+# formulering van de needle: dat is wat de tweede formulering moeilijk maakt.
 
 # %%
 questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id").T
 
 # %% [markdown]
-# ### Questions the corpus cannot answer
+# ### Vragen die het corpus niet kan beantwoorden
 #
-# A retriever always returns *something*, even when the honest answer is "this is not in the material".
-# To measure that, there is a second set of queries with no answer anywhere in the corpus. Some are
-# *adjacent*: they sound like they belong (streaming, rate limits, vector databases) but the course never
-# covers them. Others are *absurd*: cooking, passports, football. Notebook 06 uses them to test thresholds.
+# Een retriever geeft altijd *iets* terug, ook als het eerlijke antwoord is: "dit staat niet in het materiaal".
+# Om dat te meten is er een tweede set queries waarop nergens in het corpus een antwoord staat. Sommige zijn
+# *aangrenzend*: ze klinken alsof ze erbij horen (streaming, rate limits, vector databases), maar de cursus behandelt
+# ze nooit. Andere zijn *absurd*: koken, paspoorten, voetbal. Notebook 06 gebruikt ze om thresholds te testen.
 
 # %%
 ood = pd.DataFrame(course.out_of_domain)
@@ -154,14 +154,14 @@ display(Markdown(f"**{len(ood)}** out-of-domain queries: " + ", ".join(
 ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), example=("query", "first"))
 
 # %% [markdown]
-# ## What a needle is, and why it must arrive in full
+# ## Wat een needle is, en waarom hij volledig moet aankomen
 #
-# A needle is a single sentence, long enough to carry a real answer, that occurs **exactly once** in the
-# whole corpus and sits in ordinary prose: never in a heading, a table row or a code block. Both rules keep
-# the test honest. A sentence that occurs twice could be "found" in the wrong place; a needle inside a
-# heading would be found by any chunker that copies headings into its chunks, whatever it retrieved.
+# Een needle is één zin, lang genoeg om een echt antwoord te dragen, die **precies één keer** in het hele corpus
+# voorkomt en in gewone proza staat: nooit in een sectiekop, een tabelrij of een code block. Beide regels houden de
+# test eerlijk. Een zin die twee keer voorkomt, kan op de verkeerde plek "gevonden" worden; een needle in een
+# sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, wat hij ook retrievede.
 #
-# ragkit checks every rule against the corpus you loaded:
+# ragkit controleert elke regel op het corpus dat je hebt geladen:
 
 # %%
 problems = validate(course.corpus, course.questions, course.out_of_domain)
@@ -170,12 +170,12 @@ for p in problems:
     print(p)
 
 # %% [markdown]
-# A retrieval counts as correct only when one returned chunk **contains the whole needle**. Not most of it,
-# not a chunk from the right section: the whole sentence. The reason is practical. The language model can
-# only answer from what lands in its prompt, and half a sentence is not an answer; often it is worse,
-# because the missing half held the condition or the number that made the answer true.
+# Een retrieval telt alleen als correct wanneer één teruggegeven chunk **de hele needle bevat**. Niet het grootste
+# deel ervan, niet een chunk uit de goede sectie: de hele zin. De reden is praktisch. Het taalmodel kan alleen
+# antwoorden met wat er in zijn prompt terechtkomt, en een halve zin is geen antwoord; vaak is het erger, omdat de
+# ontbrekende helft de voorwaarde of het getal bevatte dat het antwoord waar maakte.
 #
-# Here is a needle that the simplest chunker, a cut every 512 characters, splits in two (the ✂ marks the cut).
+# Hier is een needle die de eenvoudigste chunker, een knip om de 512 tekens, in tweeën splitst (de ✂ markeert de knip).
 
 # %%
 qid, offset, length = next(w for w in needle_windows(course.corpus, course.questions) if w[1] + w[2] > SIZE)
@@ -183,45 +183,45 @@ q = next(q for q in course.questions if q.id == qid)
 display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂ {q.needle[SIZE - offset:]}"))
 
 # %% [markdown]
-# The two pieces land in two different chunks. A prompt built from either one carries a fragment of the
-# answer at best, so the test counts it as a miss, and no amount of clever ranking can glue the pieces back
-# together. Notebook 01 counts how often this happens and what prevents it.
+# De twee stukken komen in twee verschillende chunks terecht. Een prompt die uit een van beide is opgebouwd, bevat
+# hooguit een fragment van het antwoord, dus de test telt het als een misser, en geen enkele slimme ranking kan de
+# stukken weer aan elkaar plakken. Notebook 01 telt hoe vaak dit gebeurt en wat het voorkomt.
 #
-# ## The map (optional)
+# ## De kaart (optioneel)
 #
-# | notebook | what you will find out |
+# | notebook | wat je te weten komt |
 # |---|---|
-# | `01-chunking` | six ways to cut the text, which of them destroy answers, and what a header costs |
-# | `02-dense-retrieval` | embedding search, recall@k with intervals, and paired tests between strategies |
-# | `03-bm25-and-hybrid` | exact-word search, where it beats embeddings, and fusing the two by rank |
-# | `04-reranking` | a model that reads query and chunk together, and what it costs per query |
-# | `05-distances` | cosine, dot product and Euclidean distance, and when they agree |
-# | `06-thresholds` | the only part of the pipeline that can say "no answer", and what each cut costs |
-# | `07-citations` | quoting the chunk's own words with a locator a reader can follow |
-# | `08-production` | stale indexes, broken documents, and failures that make no noise |
-# | `exercises/` | graded exercises in the `exercises/` folder beside this notebook, with hints rather than answers |
+# | `01-chunking` | zes manieren om de tekst te knippen, welke ervan antwoorden vernietigen, en wat een header kost |
+# | `02-dense-retrieval` | zoeken met embeddings, recall@k met intervallen, en gepaarde tests tussen strategieën |
+# | `03-bm25-and-hybrid` | zoeken op exacte woorden, waar dat embeddings verslaat, en de twee fuseren op rang |
+# | `04-reranking` | een model dat query en chunk samen leest, en wat dat per query kost |
+# | `05-distances` | cosine distance, dot product en euclidische afstand, en wanneer ze het eens zijn |
+# | `06-thresholds` | het enige deel van de pipeline dat "geen antwoord" kan zeggen, en wat elke cut kost |
+# | `07-citations` | de eigen woorden van de chunk citeren, met een locator die een lezer kan volgen |
+# | `08-production` | stale indexen, kapotte documenten, en fouten die geen lawaai maken |
+# | `exercises/` | beoordeelde oefeningen in de map `exercises/` naast deze notebook, met hints in plaats van antwoorden |
 #
-# The chapter's figures live in `ragkit.teach.chapter`; ours are computed in front of you. For instance:
+# De getallen van het hoofdstuk staan in `ragkit.teach.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
 
 # %%
 display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DESTROYED_BLIND}** of its "
                  f"**{chapter.QUESTIONS}** answers. Notebook 01 measures the same on this corpus."))
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. Read the ticket phrasing of three questions, then search the corpus file with your editor for the
-#    words they use. How many of their words appear in the needle? Which retriever do you expect to suffer more
-#    from tickets, one that matches words or one that matches meaning?
-# 2. Pick an *adjacent* out-of-domain query and write down which chapter you think a retriever will wrongly
-#    return for it. Check your guess in notebook 06.
-# 3. Why must a needle occur only once in the corpus? Imagine a needle that occurs twice and describe a
-#    retriever that would score well on it for the wrong reason.
+# 1. Lees de supportticket-formulering van drie vragen en zoek daarna met je editor in het corpusbestand naar de
+#    woorden die ze gebruiken. Hoeveel van hun woorden komen in de needle voor? Van welke retriever verwacht je dat
+#    hij meer last heeft van supporttickets: een die woorden matcht, of een die betekenis matcht?
+# 2. Kies een *aangrenzende* out-of-domain query en schrijf op welk hoofdstuk een retriever er volgens jou ten
+#    onrechte voor teruggeeft. Controleer je gok in notebook 06.
+# 3. Waarom mag een needle maar één keer in het corpus voorkomen? Stel je een needle voor die twee keer voorkomt, en
+#    beschrijf een retriever die er om de verkeerde reden goed op zou scoren.
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.quiz import Quiz

@@ -15,9 +15,9 @@
 # ---
 
 # %% [markdown]
-# # Exercise 2. Choose a threshold when a bluff costs five refusals
-# What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
-# What you will do: pick the cosine-distance cut with the smallest total cost that refuses few enough answerable questions.
+# # Oefening 2. Kies een threshold als een bluf vijf weigeringen kost
+# Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
+# Wat je doet: de cut op de cosine distance kiezen met de laagste totale kosten die weinig genoeg beantwoordbare vragen weigert.
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -32,29 +32,31 @@ if "google.colab" in sys.modules:
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
-# ## The task, and why it matters
+# ## De opdracht, en waarom die ertoe doet
 #
-# A retriever always returns something. The threshold is the only part of the pipeline that can say "I don't know":
-# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). In the
-# chapter no single cut keeps every answerable question and refuses every out-of-domain one (the first tool below
-# checks whether that holds here too), so someone has to decide which mistake is worse.
+# Een retriever geeft altijd iets terug. De threshold is het enige deel van de pipeline dat "ik weet het niet" kan
+# zeggen: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie 06-thresholds).
+# In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag houdt en elke out-of-domain vraag weigert (het
+# eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
-# Here the decision has been made for you. Your product owner says a *bluff* (an out-of-domain query that still gets
-# sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable question turned
-# away), and sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
-# because a product that turns away more than that of what it could answer does not ship, however cheap its
-# bluffs. Among the cuts within that ceiling, find the one that minimises
+# Hier is die beslissing al voor je genomen. Je product owner zegt dat een *bluf* (een out-of-domain query die toch
+# bronnen krijgt en daarmee een verzonnen ogend antwoord) vijf keer zoveel kost als een *weigering* (een beantwoordbare
+# vraag die wordt afgewezen), en legt een plafond op: de gate mag hooguit een kwart van de beantwoordbare queries
+# weigeren (`EX2.max_refused`), omdat een product dat meer dan dat weigert van wat het had kunnen beantwoorden niet
+# wordt uitgebracht, hoe goedkoop zijn blufs ook zijn. Zoek onder de cuts binnen dat plafond de cut die
 #
-# > total cost = bluffs × bluff cost + refusals × refusal cost
+# > totale kosten = blufs × kosten per bluf + weigeringen × kosten per weigering
 #
-# for dense retrieval on strategy E. The costs, the ceiling and the split are the exercise's own (`EX2`, printed
-# below); the check uses those, whatever you pass it. Choosing a threshold from stated costs and a stated ceiling,
-# rather than by feel, is a decision you can defend and revisit when they change.
+# zo laag mogelijk maakt, voor dense retrieval op strategie E. De kosten, het plafond en de splitsing zijn die van de
+# oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een threshold kiezen op
+# grond van uitgesproken kosten en een uitgesproken plafond, en niet op gevoel, is een beslissing die je kunt
+# verdedigen en opnieuw kunt bekijken als die kosten veranderen.
 #
-# One more rule, the one that makes the number honest: a cut tuned on the very queries that judge it flatters itself.
-# So the queries are split in two with a fixed seed, by needle (both phrasings of a needle stay on the same side)
-# and by out-of-domain query. You choose on `tune`; the check judges your cut on `judge`, which you must not use:
-# every tool below shows `tune` only, and the judging half appears after the check, as its evidence.
+# Nog één regel, de regel die het getal eerlijk maakt: een cut die is afgesteld op precies de queries die hem
+# beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
+# formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`; de check
+# beoordeelt je cut op `judge`, dat je niet mag gebruiken: elk hulpmiddel hieronder laat alleen `tune` zien, en de
+# beoordelende helft verschijnt pas na de check, als zijn bewijs.
 
 # %%
 # Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -84,40 +86,40 @@ display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **
                  f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
 
 # %% [markdown]
-# ## Tools to investigate
+# ## Hulpmiddelen om te onderzoeken
 #
-# Everything in this section is computed on `tune`, the half you choose on. First the two distances that say why
-# no cut is perfect: the answerable question furthest from its answer, and the out-of-domain query closest to some
-# chunk. The chapter's pair (over all its queries) is shown beside ours.
+# Alles in deze sectie wordt berekend op `tune`, de helft waarop je kiest. Eerst de twee afstanden die zeggen waarom
+# geen enkele cut perfect is: de beantwoordbare vraag die het verst van haar antwoord ligt, en de out-of-domain query
+# die het dichtst bij een chunk ligt. Het paar van het hoofdstuk (over al zijn queries) staat naast het onze.
 
 # %% jupyter={"source_hidden": true}
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the
-# refusals (`refused` of `in_domain`). The first row is no threshold at all.
+# De sweep van de afstemhelft telt, voor een rooster van cuts, de blufs (`bluffs` van `out_of_domain`) en de
+# weigeringen (`refused` van `in_domain`). De eerste rij is helemaal geen threshold.
 
 # %%
 tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
 
 # %% [markdown]
-# The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
+# Dezelfde sweep als twee curves: de blufs dalen naarmate de cut strenger wordt, de weigeringen stijgen.
 
 # %%
 plots.bluffs_and_refusals(tune)
 
 # %% [markdown]
-# With a running kernel (JupyterLab, Binder, Colab), move the explorer's slider: it shows, for any cut, the counts
-# on `tune` and which of its out-of-domain queries still bluff. On the book's page the explorer needs a kernel; the
-# two curves above hold the same counts.
+# Verschuif met een draaiende kernel (JupyterLab, Binder, Colab) de slider van de explorer: die laat voor elke cut de
+# aantallen op `tune` zien, en welke van zijn out-of-domain queries nog bluffen. Op de pagina van het boek heeft de
+# explorer een kernel nodig; de twee curves hierboven bevatten dezelfde aantallen.
 
 # %%
 widgets.ThresholdExplorer(tune).widget()
 
 # %% [markdown]
-# The total cost at every cut of the tuning half, and where it stays within the refusal ceiling. The curve can have
-# more than one valley of nearly the same depth; which one is "the" minimum is decided by a query or two, which is
-# exactly why the cut is judged afterwards on queries it was not chosen on.
+# De totale kosten bij elke cut van de afstemhelft, en waar ze binnen het plafond voor weigeringen blijven. De curve
+# kan meer dan één dal van bijna dezelfde diepte hebben; welk dal "het" minimum is, hangt dan af van een query of
+# twee, en precies daarom wordt de cut achteraf beoordeeld op queries waarop hij niet is gekozen.
 
 # %%
 costs = cost_table(tune)
@@ -130,7 +132,7 @@ plots.described(
     + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
 
 # %% [markdown]
-# `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
+# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaard-cut van het hoofdstuk:
 
 # %%
 row = tune.at(DEFAULT_CUT)
@@ -138,11 +140,11 @@ display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.r
                  f"refused, cost **{row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost:g}**."))
 
 # %% [markdown]
-# ## ✏️ Your answer
+# ## ✏️ Jouw antwoord
 #
-# Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only: the cheapest cut
-# within the refusal ceiling. Hint: `cost_table(tune, cuts)` accepts your own grid of cuts; its column
-# `within ceiling` says which cuts refuse few enough answerable queries.
+# Vervang `None` door een cosine distance tussen 0,3 en 1,0, gekozen op alleen de afstemhelft: de goedkoopste cut
+# binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
+# `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
 my_cut = None  # your answer
@@ -154,10 +156,11 @@ my_cut = None  # your answer
 check_threshold_choice(course, my_cut)
 
 # %% [markdown]
-# ## After the check: the judging half
+# ## Na de check: de beoordelende helft
 #
-# Only now, the check's evidence: the cost on the half that judged your cut, beside the half you chose on. Where
-# the two curves disagree, a cut chosen on one set of queries would have been wrong on the other.
+# Pas nu het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt
+# gekozen. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere fout
+# zijn geweest.
 
 # %%
 both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
@@ -167,13 +170,13 @@ plots.described(
     plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
 
 # %% [markdown]
-# ## Try this
+# ## Probeer dit
 #
-# 1. Suppose a refusal cost as much as a bluff. The check's costs stay fixed, but you can recompute the cost
-#    yourself: `t = tables.sweep(tune, cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
-#    in that direction?
-# 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
-#    about a threshold tuned on 16 needles (32 queries)? Compute a Wilson interval for its bluff rate with
-#    `ragkit.statistics.wilson`.
-# 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different
-#    retriever or a stricter cut fix them, and at what price?
+# 1. Stel dat een weigering evenveel kost als een bluf. De kosten van de check blijven vast, maar je kunt de kosten
+#    zelf opnieuw berekenen: `t = tables.sweep(tune, cuts)` en een kolom `t.bluffs + t.refused`. Waarheen verschuift
+#    de beste cut, en waarom in die richting?
+# 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
+#    dat over een threshold die is afgesteld op de helft van de needles (bovenaan geteld)? Bereken een Wilson-interval
+#    voor zijn bluf-rate met `ragkit.statistics.wilson`.
+# 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
+#    retriever of een strengere cut ze oplossen, en tegen welke prijs?
