@@ -124,17 +124,22 @@ def _imports_ragkit(cell: nbformat.NotebookNode) -> bool:
 def translate(english: nbformat.NotebookNode, entries: dict[str, Entry]) -> nbformat.NotebookNode:
     """The Dutch notebook: translated markdown, code verbatim, the language cell before the first ragkit import."""
     dutch = copy.deepcopy(english)
-    cells: list[nbformat.NotebookNode] = []
     for cell in dutch.cells:
-        if _imports_ragkit(cell) and not any(c.get("id") == LANGUAGE_CELL_ID for c in cells):
-            cells.append(language_cell())
         entry = entries.get(cell.id)
         # a stale entry still gives the reader Dutch (the check fails until it is updated); a missing one, English
         if cell.cell_type == "markdown" and entry is not None:
             cell.source = deeper_links(entry.nl)
-        cells.append(cell)
-    dutch.cells = cells
+    dutch.cells.insert(_language_cell_at(dutch.cells), language_cell())
     return dutch
+
+
+def _language_cell_at(cells: list[nbformat.NotebookNode]) -> int:
+    """Right after the code cell before the first that imports ragkit (the Colab cell, which installs it)."""
+    first = next((i for i, c in enumerate(cells) if _imports_ragkit(c)), None)
+    if first is None:
+        raise InputError("the notebook never imports ragkit: it has nothing to say in Dutch")
+    before = [i for i, c in enumerate(cells[:first]) if c.cell_type == "code"]
+    return before[-1] + 1 if before else first
 
 
 def _read(path: Path) -> nbformat.NotebookNode:

@@ -39,6 +39,13 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
+# %%
+# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
 # %% [markdown]
 # ## Wat dit is
 #
@@ -63,13 +70,6 @@ if "google.colab" in sys.modules:
 # - **Twee modellen zijn optioneel.** De cross-encoder-reranker en de kleine Qwen-generator staan niet op PyPI.
 #   Draai `make models` op een machine met internet om ze op te halen; zonder die modellen zeggen de cellen die ze
 #   nodig hebben dat ook, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
-
-# %%
-# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
-# komen uit de Nederlandse catalogus van ragkit.teach.language.
-from ragkit.teach import language
-
-language.use("nl")
 
 # %%
 from collections import Counter

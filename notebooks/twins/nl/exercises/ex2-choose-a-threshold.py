@@ -31,6 +31,13 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
+# %%
+# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
@@ -57,13 +64,6 @@ if "google.colab" in sys.modules:
 # formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`; de check
 # beoordeelt je cut op `judge`, dat je niet mag gebruiken: elk hulpmiddel hieronder laat alleen `tune` zien, en de
 # beoordelende helft verschijnt pas na de check, als zijn bewijs.
-
-# %%
-# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
-# komen uit de Nederlandse catalogus van ragkit.teach.language.
-from ragkit.teach import language
-
-language.use("nl")
 
 # %%
 from IPython.display import Markdown, display
