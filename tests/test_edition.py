@@ -15,6 +15,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from ragkit.__main__ import main
+from ragkit.data import read_out_of_domain, read_questions
 from ragkit.errors import InputError
 from ragkit.teach import edition
 
@@ -351,13 +352,63 @@ def test_the_dutch_notebook_computes_the_english_figures(name, executed):
     assert compared >= 20, "too few figures compared: the test is not looking at the outputs"
 
 
+QUOTE_MARKS = re.compile(r"\*+|^>[ \t]?|\n|[\"“”‘’]|✂|\(|\)", re.M)
+
+
+@pytest.fixture(scope="module")
+def quotable(corpus) -> str:
+    """Everything a narrated sentence may quote in English: the corpus and the ground truth's questions and queries."""
+    questions, _ = read_questions(ROOT / "data" / "questions.jsonl")
+    ood, _ = read_out_of_domain(ROOT / "data" / "out_of_domain.jsonl")
+    texts = [d.text for d in corpus.documents] + [t for q in questions for t in (q.question, q.ticket, q.needle)]
+    return "\n".join(texts + [o.query for o in ood]).lower()
+
+
+def without_quotes(markdown: str, quotable: str) -> str:
+    """``markdown`` without the pieces it quotes from the corpus or the ground truth (the issue exempts those).
+
+    A piece is the text between markdown's quoting marks (emphasis, a blockquote's marker, quotation marks, line
+    ends, brackets, the ✂ of a cut); it is left out when it has three words or more and occurs verbatim in ``quotable``.
+    """
+    pieces = QUOTE_MARKS.split(markdown)
+    kept = [p for p in pieces if len(p.split()) < 3 or p.strip().lower() not in quotable]
+    return " ".join(kept)
+
+
+def test_without_quotes_leaves_out_only_what_the_corpus_says():
+    quotable = "a needle is a sentence copied word for word from the course.\nwhat is the capital of france"
+    text = "> a needle is a sentence copied word for word\n\nDe query *what is the capital of france* is geen vraag."
+    assert without_quotes(text, quotable).split() == ["De", "query", "is", "geen", "vraag."]
+    unquoted = "the capital of spain is not here"
+    assert without_quotes(f"*{unquoted}*", quotable).split() == unquoted.split()
+
+
 @pytest.mark.parametrize("name", PAIRS)
-def test_every_narrated_sentence_of_the_dutch_notebook_is_dutch(name, executed):
+def test_every_narrated_sentence_of_the_dutch_notebook_is_dutch(name, executed, quotable):
     english_prose = []
     for cell in code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name))):
         for output in cell.outputs:
             text = output.get("data", {}).get("text/markdown")
-            share = dutch_share(text) if text else None
+            share = dutch_share(without_quotes(text, quotable)) if text else None
             if share is not None and share < SHARE:
                 english_prose.append(f"cell {cell.id}: {share:.0%} Dutch function words: {text[:300]}")
     assert not english_prose, "\n".join(english_prose)
+
+
+def broken_links(nb: nbformat.NotebookNode, folder: Path) -> tuple[int, list[str]]:
+    """How many relative links the markdown cells and narrated outputs of ``nb`` have, and those naming no file."""
+    texts = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    texts += [o.get("data", {}).get("text/markdown", "") for c in nb.cells for o in c.get("outputs", [])]
+    targets = [t for text in texts for t in edition.link_targets(text)]
+    return len(targets), [t for t in targets if not (folder / t.split("#")[0]).exists()]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_the_links_of_both_editions_open_a_file(name, executed):
+    english_path, dutch_path = NOTEBOOKS / f"{name}.ipynb", edition.dutch_path(NOTEBOOKS, name)
+    counts = []
+    for path in (english_path, dutch_path):
+        count, broken = broken_links(run(executed, path), path.parent)
+        assert not broken, f"{path.relative_to(NOTEBOOKS)} links to files that are not there: {broken}"
+        counts.append(count)
+    assert counts[0] == counts[1]

@@ -88,14 +88,19 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
     return entries
 
 
-def deeper_links(markdown: str) -> str:
-    """``markdown`` with every relative link and image one folder deeper (a Dutch notebook sits in notebooks/nl/)."""
-    targets = set()
+def link_targets(markdown: str) -> list[str]:
+    """The relative targets of the links and images in ``markdown`` (not web addresses, nor anchors)."""
+    targets = []
     for token in _inline_tokens(MarkdownIt().parse(markdown)):
         target = token.attrGet("href") or token.attrGet("src")
         if isinstance(target, str) and _relative(target):
-            targets.add(target)
-    for target in targets:
+            targets.append(target)
+    return targets
+
+
+def deeper_links(markdown: str) -> str:
+    """``markdown`` with every relative link and image one folder deeper (a Dutch notebook sits in notebooks/nl/)."""
+    for target in set(link_targets(markdown)):
         markdown = markdown.replace(f"]({target}", f"](../{target}")
     return markdown
 
