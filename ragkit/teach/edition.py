@@ -28,7 +28,7 @@ LANGUAGE = "nl"
 PILOT = ("00-start-here", "06-thresholds", "exercises/ex2-choose-a-threshold")
 """The notebooks of the Dutch pilot, named relative to notebooks/."""
 LANGUAGE_CELL_ID = "nl-language"
-LANGUAGE_CELL = ("# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
+LANGUAGE_CELL = ("# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
                  "# komen uit de Nederlandse catalogus van ragkit.teach.language.\n"
                  "from ragkit.teach import language\n"
                  "\n"
