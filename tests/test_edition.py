@@ -412,3 +412,24 @@ def test_the_links_of_both_editions_open_a_file(name, executed):
         assert not broken, f"{path.relative_to(NOTEBOOKS)} links to files that are not there: {broken}"
         counts.append(count)
     assert counts[0] == counts[1]
+
+
+def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
+    """The only figures the pilot's markdown writes by hand are the method's constants: each must be the code's."""
+    from ragkit.chunking import SIZE, STRATEGIES
+    from ragkit.teach.exercises import CUT_RANGE, EX2
+    from ragkit.threshold import KEEP
+
+    en_word, nl_word = {4: "four", 5: "five", 6: "six"}.get, {4: "vier", 5: "vijf", 6: "zes"}.get
+    ratio, strategies = int(EX2.bluff_cost / EX2.refusal_cost), len(STRATEGIES)
+    low, high = CUT_RANGE
+    ex2 = "exercises/ex2-choose-a-threshold"
+    named = [("00-start-here", "057b6e06", f"every {SIZE} characters", f"om de {SIZE} tekens"),
+             ("00-start-here", "84c4df84", f"{en_word(strategies)} ways", f"{nl_word(strategies)} manieren"),
+             (ex2, "089924d9", f"at most {en_word(KEEP)} chunks", f"hooguit {nl_word(KEEP)} chunks"),
+             (ex2, "089924d9", f"costs {en_word(ratio)} times", f"{nl_word(ratio)} keer zoveel"),
+             (ex2, "089924d9", {0.25: "a quarter"}.get(EX2.max_refused), {0.25: "een kwart"}.get(EX2.max_refused)),
+             (ex2, "d6c3fbce", f"between {low} and {high}", f"tussen {low} en {high}".replace(".", ","))]
+    for name, cell_id, en, nl in named:
+        assert f"{en}" in next(c.source for c in english(name).cells if c.id == cell_id), (name, cell_id, en)
+        assert f"{nl}" in next(c.source for c in dutch(name).cells if c.id == cell_id), (name, cell_id, nl)
