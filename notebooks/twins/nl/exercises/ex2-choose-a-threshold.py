@@ -142,8 +142,8 @@ display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.r
 # %% [markdown]
 # ## ✏️ Jouw antwoord
 #
-# Vervang `None` door een cosine distance tussen 0,3 en 1,0, alleen gekozen op de afstemhelft: de goedkoopste cut
-# binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
+# Vervang `None` door een cosine distance tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
+# tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
 # `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
