@@ -21,7 +21,7 @@
 # onderdeel dat hem kan laten stoppen: een cut op de cosine distance, met als prijs de vragen die hij weigert.
 
 # %% [markdown]
-# **Leerdoelen.** Na deze notebook kun je:
+# **Leerdoelen.** Na dit notebook kun je:
 #
 # - uitleggen waarom een retriever altijd iets teruggeeft en wat een bluf is
 # - een threshold-sweep lezen: blufs en weigeringen uitgezet tegen de cut
