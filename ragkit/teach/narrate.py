@@ -609,7 +609,7 @@ def near_miss(s: Sweep, near: Bluff) -> Markdown:
 def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, STRICT_CUT)) -> Markdown:
     """Where an out-of-domain query lands, what each cut does with it, and whether the chunk holds *Paris*."""
     bluffs = {c: any(b.query == bluff.query for b in s.bluffs(c)) for c in cuts}
-    fate = "; ".join(say("at cut {cut} it **{fate}**", cut=c, fate=_("bluffs") if p else _("is refused"))
+    fate = "; ".join(say("at cut {cut} it **bluffs**", cut=c) if p else say("at cut {cut} it **is refused**", cut=c)
                      for c, p in bluffs.items())
     return Markdown(say(
         "Nearest chunk: **{doc_id} > {section}** at **{distance:.3f}**. "
