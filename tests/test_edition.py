@@ -8,6 +8,7 @@ an edited English cell fail the check, and compare the executed Dutch notebooks 
 import html.parser
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -296,13 +297,22 @@ def figures(output) -> list[tuple[str, list[str], bool]]:
 
 
 def same_numbers(en: list[str], nl: list[str], narrated: bool) -> bool:
-    """Whether two texts write the same numbers in order: as written, or (narrated Dutch) with . and , swapped.
+    """Whether two texts write the same numbers: in order, or (narrated Dutch) in any order, as written or swapped.
 
     language.say writes a number the Dutch way by swapping the decimal point and the thousands comma (0.79 becomes
     0,79, 1,068 becomes 1.068), so a Dutch narrated number is either that swap of the English one or, where its
-    template is not translated yet, the English writing itself; nothing else passes.
+    template is not translated yet, the English writing itself; a Dutch sentence may also put its figures in another
+    order than the English one ("8 van de 32" against "32 ... 8"). Nothing else passes.
     """
-    return len(en) == len(nl) and all(e == n or (narrated and e == n.translate(SWAP)) for e, n in zip(en, nl))
+    if not narrated:
+        return en == nl
+    left = Counter(en)
+    for n in nl:
+        match = n if left[n] else n.translate(SWAP)
+        if not left[match]:
+            return False
+        left[match] -= 1
+    return not +left
 
 
 def test_same_numbers_accepts_the_two_writings_of_a_number_and_nothing_else():
@@ -311,6 +321,9 @@ def test_same_numbers_accepts_the_two_writings_of_a_number_and_nothing_else():
     assert not same_numbers(["0.79"], ["0,79"], narrated=False)
     assert not same_numbers(["0.79"], ["0,80"], narrated=True)
     assert not same_numbers(["0.79", "3"], ["0,79"], narrated=True)
+    assert same_numbers(["8", "32", "0.5"], ["32", "0,5", "8"], narrated=True)
+    assert not same_numbers(["8", "32"], ["32", "8"], narrated=False)
+    assert not same_numbers(["8", "8"], ["8", "80"], narrated=True)
     assert NUMBER.findall("cut 0,675: 12 van de 1.068 chunks (25%).") == ["0,675", "12", "1.068", "25"]
     assert visible('<div id="a1b2-99"><script>var x = 42;</script><td>0.790</td></div>') == "0.790"
 
