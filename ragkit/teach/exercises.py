@@ -324,8 +324,9 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
                 "the answerable queries refused", bluff=EX2.bluff_cost, refusal=EX2.refusal_cost,
                 ceiling=EX2.max_refused)
     if cut is None:
+        # the bounds are what a student types into Python, so they keep the decimal point in every language
         return Feedback(False, (say("set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
-                                    low=low, high=high),
+                                    low=str(low), high=str(high)),
                                 say("the rules: {rules}; total cost = bluffs x bluff cost + refusals x refusal cost",
                                     rules=rules)))
     if not callable(getattr(course, "sweep", None)):
@@ -335,8 +336,8 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     value = _as_cut(cut)
     if value is None or not math.isfinite(value) or not low <= value <= high:
         return record("ex2", Feedback(False, (say("{cut} is not a cosine distance between {low} and {high}: "
-                                                  "give a number such as {example}", cut=shown(repr(cut)), low=low,
-                                                  high=high, example=0.55),), {"cut": value}))
+                                                  "give a number such as {example}", cut=shown(repr(cut)), low=str(low),
+                                                  high=str(high), example="0.55"),), {"cut": value}))
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     allowed = [c for c in GRID if not _too_many_refused(tune.at(c))]
     best = min(_cost(tune.at(c)) for c in allowed)
