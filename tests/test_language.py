@@ -179,11 +179,16 @@ def shown(value) -> str:
 
 
 def numbers(text: str, dutch: bool = False) -> Counter:
-    """The numbers of a text outside its fenced blocks (quoted chunks), Dutch ones written back the English way."""
-    found = NUMBER.findall(re.sub(r"<[^>]*>|&#?\w+;", " ", FENCE.sub(" ", text)))  # tags and entities carry none
+    """The numbers of a text outside its fenced blocks (quoted chunks), Dutch ones written back the English way.
+
+    A number in a code span is what a student types into Python, so it keeps its decimal point in Dutch too.
+    """
+    text = re.sub(r"<[^>]*>|&#?\w+;", " ", FENCE.sub(" ", text))  # tags and entities carry none
+    code = [n for span in re.findall(r"`([^`]*)`", text) for n in NUMBER.findall(span)] if dutch else []
+    found = NUMBER.findall(re.sub(r"`[^`]*`", " ", text) if dutch else text)
     if dutch:
         found = [n.translate(str.maketrans({".": ",", ",": "."})) for n in found]
-    return Counter(found)
+    return Counter(found + code)
 
 
 def both(render) -> tuple[str, str]:
@@ -221,7 +226,9 @@ def test_the_quick_sentences_come_out_dutch_with_the_same_figures(tmp_path, monk
     for name, render in cases.items():
         assert_dutch(*both(render), name)
     english, dutch = both(lambda: str(check_threshold_choice(None, None)))  # type: ignore[arg-type]
-    assert "between 0.3 and 1.0" in english and "tussen 0,3 en 1,0" in dutch and dutch.startswith("NOG NIET")
+    # the bounds are what a Dutch student types into Python: a decimal point, and why (0,5 would be a tuple)
+    assert "between 0.3 and 1.0" in english and "tussen `0.3` en `1.0`" in dutch and dutch.startswith("NOG NIET")
+    assert "met een punt" in dutch and "tuple" in dutch
     # a results file that cannot be written is a note, in the kernel's language
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "missing" / "deeper" / "results.jsonl"))
     (tmp_path / "missing").write_text("a file where a folder should be")
