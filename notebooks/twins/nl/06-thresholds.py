@@ -18,7 +18,7 @@
 # # 06. Thresholds en blufs
 #
 # Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het enige
-# onderdeel dat hem kan laten stoppen: een cut op de cosine distance, met als prijs de vragen die hij weigert.
+# onderdeel dat hem kan laten stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:

@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Oefening 2. Kies een threshold als een bluf vijf weigeringen kost
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
-# Wat je doet: de cut op de cosine distance kiezen met de laagste totale kosten die weinig genoeg beantwoordbare vragen weigert.
+# Wat je doet: de cut op de cosine-afstand kiezen met de laagste totale kosten die weinig genoeg beantwoordbare vragen weigert.
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -142,7 +142,7 @@ display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.r
 # %% [markdown]
 # ## ✏️ Jouw antwoord
 #
-# Vervang `None` door een cosine distance tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
+# Vervang `None` door een cosine-afstand tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
 # tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
 # `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
