@@ -86,7 +86,12 @@ def launch(playwright):
 
 
 @pytest.mark.slow
-def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab):
+@pytest.mark.parametrize("notebook, shot, words", [
+    (NOTEBOOK, "threshold-slider-moved.png", ("bluffs:", "tighter cut")),
+    (f"nl/{NOTEBOOK}", "nl-threshold-slider-moved.png", ("blufs:", "strengere cut")),
+], ids=["en", "nl"])
+def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab, notebook, shot, words):
+    """The signature widget in each edition: the count follows the slider, and the Dutch 06 labels it in Dutch."""
     from playwright.sync_api import sync_playwright
 
     base, token = lab
@@ -95,14 +100,52 @@ def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab):
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            cut_before, before, cut_after, after = drive(page, base, token)
+            cut_before, before, cut_after, after = drive(page, base, token, notebook)
+            labels = page.locator(".ragkit-bluffs").first.inner_text() + " " + \
+                page.locator(".ragkit-cut-direction").first.inner_text()
         finally:
-            page.screenshot(path=str(ARTIFACTS / "threshold-slider-moved.png"), full_page=False)
+            page.screenshot(path=str(ARTIFACTS / shot), full_page=False)
             browser.close()
     expected = ragkit.teach.course.load(progress=False).sweep().at(cut_after).bluffs
     assert cut_after < cut_before
     assert after != before
     assert after == expected, f"the page shows {after} bluffs at {cut_after}, ragkit counts {expected}"
+    assert all(word in labels for word in words), labels
+
+
+@pytest.mark.slow
+def test_the_dutch_exercise_answers_in_dutch_in_a_browser(lab, tmp_path):
+    """The Dutch ex2 with a too loose cut typed in: its check's verdict, notes and hint come out Dutch, as ragkit's."""
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    from ragkit.teach import exercises, language
+
+    path = tmp_path / "notebooks" / "nl" / "exercises" / "ex2-choose-a-threshold.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    answer = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("my_cut = None"))
+    answer.source = answer.source.replace("my_cut = None", "my_cut = 0.95", 1)
+    nbformat.write(nb, path)
+    with language.speaking("nl"):
+        expected = exercises.check_threshold_choice(ragkit.teach.course.load(progress=False), 0.95)
+    assert not expected.passed and expected.hints
+    base, token = lab
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            run_all(page, base, token, "nl/exercises/ex2-choose-a-threshold.ipynb")
+            feedback = page.locator(".jp-OutputArea-output", has_text="NOG NIET").first
+            feedback.wait_for(timeout=600_000)
+            feedback.scroll_into_view_if_needed()
+            shown = feedback.inner_text()
+            feedback.screenshot(path=str(ARTIFACTS / "nl-ex2-feedback.png"))
+        finally:
+            page.screenshot(path=str(ARTIFACTS / "nl-ex2-last.png"))
+            browser.close()
+    assert "tip:" in shown and expected.hints[0] in shown, shown
+    assert all(" ".join(n.replace("`", "").split()) in " ".join(shown.split()) for n in expected.notes), shown
 
 
 def run_all(page, base: str, token: str, notebook) -> None:
@@ -114,9 +157,9 @@ def run_all(page, base: str, token: str, notebook) -> None:
     page.get_by_text("Run All Cells", exact=True).click()
 
 
-def drive(page, base: str, token: str) -> tuple[float, int, float, int]:
+def drive(page, base: str, token: str, notebook: str = NOTEBOOK) -> tuple[float, int, float, int]:
     """Open the notebook, run all cells, move the slider with the keyboard; the readouts before and after."""
-    run_all(page, base, token, NOTEBOOK)
+    run_all(page, base, token, notebook)
     count = page.locator(".ragkit-bluff-count").first
     count.wait_for(state="attached", timeout=600_000)
     count.scroll_into_view_if_needed()
