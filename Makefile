@@ -29,7 +29,7 @@ WARM_NICE ?= 19
 CHP_VERSION := 5.3.0
 CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 
-.PHONY: lab check warm test bench book models clean
+.PHONY: lab check warm test bench book models nl clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -n "$(PYTHON)" || { echo "no Python 3.11-3.13 found: install one, or run make PYTHON=/path/to/python3.x"; exit 1; }
@@ -87,6 +87,11 @@ bench: $(STAMP) $(CHP)
 # and the whole course as one PDF, build/book/course.pdf (printed by chromium)
 book: $(STAMP)
 	$(BIN)/python -m book --out build/book
+
+# The Dutch notebooks (notebooks/nl/, twins in notebooks/twins/nl/), written from the English ones and the translations
+# in notebooks/nl/catalogue/; `python -m ragkit edition --check` says which translations an English edit made stale
+nl: $(STAMP)
+	$(BIN)/python -m ragkit edition
 
 models: $(STAMP)
 	$(BIN)/python -m ragkit models

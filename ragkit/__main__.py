@@ -378,6 +378,27 @@ def _nbgrader(args: argparse.Namespace) -> int:
     return 0
 
 
+def _edition(args: argparse.Namespace) -> int:
+    from ragkit.errors import InputError
+    from ragkit.plumbing.locations import checkout
+    from ragkit.teach import edition
+
+    root = checkout()
+    if root is None:
+        raise InputError("the Dutch edition is generated in a clone of the course: run this from its checkout")
+    notebooks = root / "notebooks"
+    if not args.check:
+        for path in edition.write(notebooks):
+            print(f"wrote {path.relative_to(root)}")
+    problems = edition.check(notebooks)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) in the Dutch edition: {edition.UPDATE}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _workspace(args: argparse.Namespace) -> int:
     from ragkit.teach.workspace import project, refresh
 
@@ -448,6 +469,11 @@ def main(argv: list[str] | None = None) -> int:
                                          "the teacher's updates there without touching a notebook you changed")
     p.add_argument("--project", type=Path, help="the course's folder (default: the current one, else this clone)")
     p.set_defaults(run=_workspace)
+    p = sub.add_parser("edition", help="write the Dutch notebooks from the English ones and notebooks/nl/catalogue/")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
+                        "Dutch notebook that differs from what would be written")
+    p.set_defaults(run=_edition)
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
     p.add_argument("--csv", type=Path, help="also write the table to this CSV file")

@@ -106,7 +106,7 @@ ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
 # %% [markdown]
 # ## Two distributions
 #
-# For each of the 64 answerable queries and each out-of-domain query, take the distance to the nearest
+# For each answerable query and each out-of-domain query, take the distance to the nearest
 # chunk in the whole index. A useful cut would need the blue bars (answerable) on its left and the red
 # bars (out of domain) on its right. The dashed line is the chapter's default cut.
 

@@ -166,7 +166,7 @@ plots.described(
 #    yourself: `t = tables.sweep(tune, cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
 #    in that direction?
 # 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
-#    about a threshold tuned on 16 needles (32 queries)? Compute a Wilson interval for its bluff rate with
+#    about a threshold tuned on half of the needles (counted at the top)? Compute a Wilson interval for its bluff rate with
 #    `ragkit.statistics.wilson`.
 # 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different
 #    retriever or a stricter cut fix them, and at what price?

@@ -1,0 +1,279 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: jupyter,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06. Thresholds en blufs
+#
+# Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het enige
+# onderdeel dat hem kan laten stoppen: een cut op de cosine distance, met als prijs de vragen die hij weigert.
+
+# %% [markdown]
+# **Leerdoelen.** Na deze notebook kun je:
+#
+# - uitleggen waarom een retriever altijd iets teruggeeft en wat een bluf is
+# - een threshold-sweep lezen: blufs en weigeringen uitgezet tegen de cut
+# - zeggen of de afstanden van in-domain en out-of-domain queries hier overlappen, en wat dat afdwingt
+# - de cut behandelen als een productbeslissing met uitgesproken kosten
+
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
+# %%
+# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
+# %%
+from IPython.display import Markdown, display
+import numpy as np
+import pandas as pd
+import ragkit.teach.course
+from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
+from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
+
+course = ragkit.teach.course.load()
+s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
+display(Markdown(course.truncation_note()))
+
+# %%
+from ragkit.teach import reminders
+
+display(Markdown(reminders.strategy_letters()))
+
+# %% [markdown]
+# ## Een retriever geeft altijd iets terug
+#
+# Ranken is sorteren, en een gesorteerde lijst heeft altijd een eerste element. Vraag de index naar iets waar hij
+# nog nooit van heeft gehoord, en hij geeft je nog steeds zijn "beste" chunks, keurig op volgorde. Hieronder staat
+# de out-of-domain query die het verst van het hele corpus af ligt, met de chunks die dense retrieval hem geeft.
+
+# %%
+far = int(s.nearest_out.argmax())
+display(Markdown(f"Query: **{s.out_of_domain[far].query}** ({s.out_of_domain[far].kind})"))
+pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_out[far]],
+              "section": [s.chunks[j].section for j in s.top_out[far]],
+              "cosine distance": s.d_out[far].round(3)})
+
+# %% [markdown]
+# Niets in die lijst zegt "ik weet het niet". Laat je de pipeline zijn gang gaan, dan plakt hij deze chunks in een
+# prompt en doet een taalmodel zijn best om er een antwoord uit te halen. Dat is een **bluf**: een antwoord
+# dat steunt op bronnen die niets met de vraag te maken hebben.
+#
+# ## De gate
+#
+# De remedie is bijna beschamend eenvoudig. Houd hooguit een handvol chunks, en daarvan alleen de chunks
+# waarvan de afstand tot de query onder een cut ligt. Blijft er niets over, dan stopt de pipeline voordat er
+# een model wordt aangeroepen. Hier zie je de gate op dezelfde query, eerst zonder cut en daarna met de
+# twee cuts van het hoofdstuk.
+
+# %%
+run = course.retriever("E").dense([s.out_of_domain[far].query])
+kept = {cut: len(gate(run.ranking[0], run.distance[0], cut)) for cut in (None, DEFAULT_CUT, STRICT_CUT)}
+display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
+                 ", ".join(f"cut {c if c else 'none'}: **{n}**" for c, n in kept.items())))
+
+# %% [markdown]
+# ## De out-of-domain set (optioneel)
+#
+# Om blufs te meten heb je vragen nodig die *niets* zouden moeten krijgen. De meegeleverde set mengt twee soorten:
+# *aangrenzende* vragen die klinken alsof ze in een cursus machine learning thuishoren maar er niet in behandeld
+# worden (streaming, rate limits, vector databases...), en *absurde* vragen waarvan niemand zou verwachten dat de
+# cursus ze beantwoordt. De aangrenzende zijn de gevaarlijke: ze delen hun woordenschat met het corpus.
+
+# %%
+ood = pd.DataFrame([vars(o) for o in course.out_of_domain])
+display(Markdown(f"**{len(ood)}** out-of-domain queries: " +
+                 ", ".join(f"**{n}** {k}" for k, n in ood.kind.value_counts().items())))
+ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
+
+# %% [markdown]
+# ## Twee verdelingen
+#
+# Neem voor elke beantwoordbare query en voor elke out-of-domain query de afstand tot de dichtstbijzijnde
+# chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
+# de rode staven (out-of-domain) rechts. De gestippelde lijn is de standaard-cut van het hoofdstuk.
+
+# %%
+plots.distance_histogram(s, DEFAULT_CUT)
+
+# %% [markdown]
+# Het histogram gebruikt de dichtstbijzijnde chunk, van welke soort ook. Voor de moeilijke vraag, "kan een cut ze
+# überhaupt scheiden?", telt voor een beantwoordbare query de afstand tot de dichtstbijzijnde chunk die *echt
+# zijn antwoord bevat*. Neem de slechtste van die queries en de overtuigendste out-of-domain query:
+
+# %% jupyter={"source_hidden": true}
+narrate.distributions(s)
+
+# %% jupyter={"source_hidden": true}
+narrate.crossings(s)
+
+# %% [markdown]
+# ## De cut verschuiven
+#
+# Verschuif de cut en tel bij elke positie: de **blufs** (out-of-domain queries die nog minstens één chunk
+# krijgen), de **geweigerde** beantwoordbare queries (niets komt door de gate), en bij de beantwoorde queries
+# of er een chunk met de needle bij de bewaarde chunks zat. Hier zijn de drie posities die het hoofdstuk
+# rapporteert, met zijn aantallen blufs ernaast.
+
+# %%
+cuts = [None, DEFAULT_CUT, STRICT_CUT]
+table = tables.sweep(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
+table.assign(cut=["none" if c is None else f"{c:.3f}" for c in cuts])
+
+# %% jupyter={"source_hidden": true}
+narrate.strict_cut(s)
+
+# %% [markdown]
+# Houdt de vorm uit het hoofdstuk hier stand: een strengere cut, minder blufs en meer weigeringen? De cel
+# hieronder controleert dat over het hele standaardrooster van cuts, en kijkt welke *soort* out-of-domain query
+# bij de standaard-cut nog bluft.
+
+# %% jupyter={"source_hidden": true}
+narrate.sweep_shape(s)
+
+# %% [markdown]
+# De precieze aantallen verschillen van die in het hoofdstuk, en dat mag je ook verwachten: een ander corpus,
+# out-of-domain vragen die voor *dit* corpus zijn geschreven, en één kleine encoder waarvan de afstanden afhangen
+# van hoe beide geformuleerd zijn. Kijk naar de uitsplitsing per soort hierboven: de soort die de blufs
+# domineert, vertelt je of het probleem de woordenschat is die de queries met het corpus delen (aangrenzend) of
+# een encoder die alles als een beetje verwant beoordeelt (absurd). Een cut is een eigenschap van je corpus en je
+# queries, nooit een constante die je overneemt uit een blogpost, of uit een hoofdstuk.
+#
+# De hele curve maakt de afweging zichtbaar: de rode lijn (blufs) en de blauwe lijn (weigeringen) bewegen in
+# tegengestelde richting als je van links naar rechts leest.
+
+# %%
+plots.bluffs_and_refusals(s)
+
+# %% [markdown]
+# ## Jouw beurt: verschuif de cut
+#
+# Twee sliders verschuiven de cut. Met een draaiende kernel (JupyterLab, Binder, Colab) werkt de explorer hieronder
+# de aantallen bij, de gestippelde lijn in het histogram en de lijst van blufende queries (met de chunk die elk van
+# hen zou krijgen), terwijl je schuift; elke beweging is alleen een vergelijking van vooraf berekende getallen, dus
+# het gaat meteen. De figuur daarna heeft een eigen slider, waarvan ragkit de stappen vooraf heeft geteld: die
+# beweegt zonder kernel, en op de pagina van het boek is dat de slider die werkt.
+
+# %%
+explorer = widgets.ThresholdExplorer(s)
+explorer.widget()
+
+# %%
+# The same cut as a plain figure: its slider steps were counted by ragkit in advance, so it moves without a kernel
+plots.threshold_slider(s)
+
+# %% [markdown]
+# ## Twee vormen van bluf
+#
+# ### Een near miss
+#
+# De overtuigendste bluf is meestal een aangrenzende vraag die uitkomt bij een chunk met dezelfde woordenschat maar
+# niet hetzelfde onderwerp. Hier is de out-of-domain query die in dit corpus het dichtst bij komt, en wat hij zou
+# krijgen.
+
+# %%
+near = s.bluffs(None)[0]
+narrate.near_miss(s, near)
+
+# %% [markdown]
+# Lees de chunk en oordeel zelf: deelt hij het onderwerp van de vraag, of alleen de woordenschat?
+# Een cut kan "klinkt verwant" niet onderscheiden van "beantwoordt de vraag"; hij kan alleen beslissen
+# hoeveel gelijkenis hij bereid is te vertrouwen.
+#
+# ### Een letterlijke match die geen antwoord is
+#
+# De tweede vorm is vreemder. Het hoofdstuk over reasoning gebruikt "what is the capital of France?" als
+# voorbeeld van een vraag die geen stap-voor-stap-denken nodig heeft. Het corpus bevat de vraag dus woord voor
+# woord, maar het onderwerp is de kosten van reasoning, niet de aardrijkskunde: een gebruiker die naar Frankrijk
+# vraagt, hoort daar nooit terecht te komen. Waar komt die query uit?
+
+# %%
+france = next(b for b in s.bluffs(None) if b.query.query == "what is the capital of france")
+narrate.literal_match(s, france)
+
+# %% [markdown]
+# En de chunk die de vraag letterlijk citeert? Zoek hem op tussen alle chunks en kijk welke rang en
+# afstand hij voor deze query heeft.
+
+# %%
+r = course.retriever("E")
+run = r.dense([france.query.query])
+literal = [j for j, c in enumerate(r.chunks) if france.query.query in c.content.lower()]
+ranks = [int(np.flatnonzero(run.ranking[0] == j)[0]) + 1 for j in literal]
+pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
+              "cosine distance": run.distance[0, literal].round(3)})
+
+# %% [markdown]
+# Vergelijk de twee cellen: de chunk met precies jouw woorden hoeft niet de dichtstbijzijnde te zijn, en de
+# dichtstbijzijnde kan zelfs het woord bevatten waarop je hoopte. Hoe dan ook: een model dat deze bronnen krijgt, zou
+# "Parijs" kunnen antwoorden en een passage over reasoning-budgetten als citatie geven. Een goed woord uit de
+# verkeerde bron is nog steeds een bluf: de citatie claimt steun die het document nooit heeft willen geven.
+# Matchen is geen weten.
+#
+# ## Waar het allemaal om draait
+#
+# Waar je de cut legt, is een productbeslissing: een medische helpdesk en een brainstormtool horen verschillend te
+# kiezen, en beide keuzes zijn te verdedigen. Waarover niet te onderhandelen valt, is of je de kolom met blufs meet.
+# Een systeem dat recall rapporteert maar nooit de vragen telt die het had moeten weigeren, rapporteert de helft van
+# zijn gedrag.
+#
+# ### Waarom modellen gokken: het examen zonder aftrek
+#
+# Het hoofdstuk haalt een analyse uit 2025 aan: benchmarks scoren met binaire accuracy en geven geen credit voor
+# onthouding, dus een model dat altijd antwoordt, scoort hoger dan een identiek model dat "ik weet het niet" zegt
+# wanneer het het niet weet. Met onze sweep kun je dat argument op echte getallen toetsen. Behandel elke query
+# (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed zit wanneer
+# de needle in zijn prompt is beland, en fout bij elk ander antwoord (een bluf is fout; een weigering levert niets
+# op). Scoor dan elke cut twee keer: met binaire accuracy, en met één punt aftrek per fout antwoord.
+
+# %%
+scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))
+display(scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index"))
+display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
+
+# %% [markdown]
+# ## Probeer dit (optioneel)
+#
+# 1. Zoek met de slider de ruimste cut die geen enkele *absurde* query doorlaat. Hoeveel aangrenzende queries
+#    bluffen daar nog, en hoeveel beantwoordbare worden geweigerd?
+# 2. Bouw de sweep voor strategie A (`course.sweep("A", "dense")`) en vergelijk zijn tabel met die van E. Maakt de
+#    header de twee verdelingen makkelijker of moeilijker te scheiden?
+# 3. Schrijf drie eigen out-of-domain vragen waarvan je verwacht dat ze bluffen, en controleer hun kleinste
+#    afstand met `course.retriever("E").dense([...]).distance.min(axis=1)`.
+# 4. De sweep telt een query als beantwoord wanneer *een* chunk door de gate komt. Kijk naar
+#    `answered_without_needle` in de tabel: wat zou een gebruiker in die gevallen te zien krijgen, en is dat beter of
+#    slechter dan een weigering?
+
+# %% [markdown]
+# ## Kennischeck
+#
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
+
+# %%
+from ragkit.teach.quiz import Quiz
+
+Quiz("06", course).widget()

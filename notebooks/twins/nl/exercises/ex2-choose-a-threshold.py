@@ -1,0 +1,182 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: jupyter,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Oefening 2. Kies een threshold als een bluf vijf weigeringen kost
+# Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
+# Wat je doet: de cut op de cosine distance kiezen met de laagste totale kosten die weinig genoeg beantwoordbare vragen weigert.
+
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os, subprocess
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+    from google.colab import output
+    output.enable_custom_widget_manager()
+    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+
+# %% [markdown]
+# ## De opdracht, en waarom die ertoe doet
+#
+# Een retriever geeft altijd iets terug. De threshold is het enige deel van de pipeline dat "ik weet het niet" kan
+# zeggen: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie 06-thresholds).
+# In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag houdt en elke out-of-domain vraag weigert (het
+# eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
+#
+# Hier is die beslissing al voor je genomen. Je product owner zegt dat een *bluf* (een out-of-domain query die toch
+# bronnen krijgt en daarmee een verzonnen ogend antwoord) vijf keer zoveel kost als een *weigering* (een beantwoordbare
+# vraag die wordt afgewezen), en legt een plafond op: de gate mag hooguit een kwart van de beantwoordbare queries
+# weigeren (`EX2.max_refused`), omdat een product dat meer dan dat weigert van wat het had kunnen beantwoorden niet
+# wordt uitgebracht, hoe goedkoop zijn blufs ook zijn. Zoek onder de cuts binnen dat plafond de cut die
+#
+# > totale kosten = blufs × kosten per bluf + weigeringen × kosten per weigering
+#
+# zo laag mogelijk maakt, voor dense retrieval op strategie E. De kosten, het plafond en de splitsing zijn die van de
+# oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een threshold kiezen op
+# grond van uitgesproken kosten en een uitgesproken plafond, en niet op gevoel, is een beslissing die je kunt
+# verdedigen en opnieuw kunt bekijken als die kosten veranderen.
+#
+# Nog één regel, de regel die het getal eerlijk maakt: een cut die is afgesteld op precies de queries die hem
+# beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
+# formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`; de check
+# beoordeelt je cut op `judge`, dat je niet mag gebruiken: elk hulpmiddel hieronder laat alleen `tune` zien, en de
+# beoordelende helft verschijnt pas na de check, als zijn bewijs.
+
+# %%
+# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
+# %%
+from IPython.display import Markdown, display
+from ragkit.teach import reminders
+import numpy as np
+import pandas as pd
+import ragkit.teach.course
+from ragkit.teach import chapter, narrate, plots, tables, widgets
+from ragkit.answer import DEFAULT_CUT
+import plotly.express as px
+from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
+
+course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters()))
+s = course.sweep("E", "dense")
+tune, judge = threshold_halves(s)
+display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
+                 f"**{EX2.max_refused:.0%}** of the answerable queries refused. Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
+                 f"**{len(tune.out_of_domain)}** out-of-domain queries; the judging half keeps the other "
+                 f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
+
+# %% [markdown]
+# ## Hulpmiddelen om te onderzoeken
+#
+# Alles in deze sectie wordt berekend op `tune`, de helft waarop je kiest. Eerst de twee afstanden die zeggen waarom
+# geen enkele cut perfect is: de beantwoordbare vraag die het verst van haar antwoord ligt, en de out-of-domain query
+# die het dichtst bij een chunk ligt. Het paar van het hoofdstuk (over al zijn queries) staat naast het onze.
+
+# %% jupyter={"source_hidden": true}
+narrate.perfect_cut(tune)
+
+# %% [markdown]
+# De sweep van de afstemhelft telt, voor een rooster van cuts, de blufs (`bluffs` van `out_of_domain`) en de
+# weigeringen (`refused` van `in_domain`). De eerste rij is helemaal geen threshold.
+
+# %%
+tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+
+# %% [markdown]
+# Dezelfde sweep als twee curves: de blufs dalen naarmate de cut strenger wordt, de weigeringen stijgen.
+
+# %%
+plots.bluffs_and_refusals(tune)
+
+# %% [markdown]
+# Verschuif met een draaiende kernel (JupyterLab, Binder, Colab) de slider van de explorer: die laat voor elke cut de
+# aantallen op `tune` zien, en welke van zijn out-of-domain queries nog bluffen. Op de pagina van het boek heeft de
+# explorer een kernel nodig; de twee curves hierboven bevatten dezelfde aantallen.
+
+# %%
+widgets.ThresholdExplorer(tune).widget()
+
+# %% [markdown]
+# De totale kosten bij elke cut van de afstemhelft, en waar ze binnen het plafond voor weigeringen blijven. De curve
+# kan meer dan één dal van bijna dezelfde diepte hebben; welk dal "het" minimum is, hangt dan af van een query of
+# twee, en precies daarom wordt de cut achteraf beoordeeld op queries waarop hij niet is gekozen.
+
+# %%
+costs = cost_table(tune)
+display(narrate.cost_valleys(costs, tune))
+plots.described(
+    plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
+            template="plotly_white",
+            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")),
+    plots.lowest_points(costs, "cut", ["cost"])
+    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
+
+# %% [markdown]
+# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaard-cut van het hoofdstuk:
+
+# %%
+row = tune.at(DEFAULT_CUT)
+display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.refused}** of **{row.in_domain}** "
+                 f"refused, cost **{row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost:g}**."))
+
+# %% [markdown]
+# ## ✏️ Jouw antwoord
+#
+# Vervang `None` door een cosine distance tussen 0,3 en 1,0, gekozen op alleen de afstemhelft: de goedkoopste cut
+# binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
+# `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
+
+# %%
+my_cut = None  # your answer
+
+# %% [markdown]
+# ## Check
+
+# %%
+check_threshold_choice(course, my_cut)
+
+# %% [markdown]
+# ## Na de check: de beoordelende helft
+#
+# Pas nu het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt
+# gekozen. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere fout
+# zijn geweest.
+
+# %%
+both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
+plots.described(
+    plots.on_cut_axis(px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
+            title="Total cost on the half chosen on (tune) and the half judged on (judge)")),
+    plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
+
+# %% [markdown]
+# ## Probeer dit
+#
+# 1. Stel dat een weigering evenveel kost als een bluf. De kosten van de check blijven vast, maar je kunt de kosten
+#    zelf opnieuw berekenen: `t = tables.sweep(tune, cuts)` en een kolom `t.bluffs + t.refused`. Waarheen verschuift
+#    de beste cut, en waarom in die richting?
+# 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
+#    dat over een threshold die is afgesteld op de helft van de needles (bovenaan geteld)? Bereken een Wilson-interval
+#    voor zijn bluf-rate met `ragkit.statistics.wilson`.
+# 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
+#    retriever of een strengere cut ze oplossen, en tegen welke prijs?
