@@ -6,6 +6,7 @@ stand-in check for ex2's, so they exercise ``grade`` itself, its grouping and it
 """
 
 import json
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -121,3 +122,28 @@ def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_
     assert ex2.reason == "judged in en" and ex2.grade == "yes"
     assert str(result).splitlines()[0].split() == ["student", "exercise", "grade", "numbers", "reason", "seconds"]
     assert language.current() == "nl", "the teacher's own language was not given back"
+
+
+@pytest.mark.slow  # two notebooks run in the real sandbox, the course's vectors
+def test_a_students_dutch_ex2_and_her_untouched_english_copy_are_graded_yes_in_the_sandbox(tmp_path):
+    import ragkit.teach.course
+    from ragkit.teach.sandbox import Limits
+
+    course = ragkit.teach.course.load(progress=False)
+    grid = [round(0.30 + 0.005 * i, 3) for i in range(141)]
+    right = next(cut for cut in grid if ex.check_threshold_choice(course, cut).passed)
+    mine = tmp_path / "home" / "ada" / "ragkit" / "my-notebooks"
+    (mine / "exercises").mkdir(parents=True)
+    (mine / "nl" / "exercises").mkdir(parents=True)
+    shutil.copy(ROOT / "notebooks" / "exercises" / EX2, mine / "exercises" / EX2)  # the copy she never opened
+    nb = nbformat.read(DUTCH_EX2, as_version=4)
+    answer = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("my_cut = None"))
+    answer.source = f"my_cut = {right}"
+    nbformat.write(nb, mine / "nl" / "exercises" / EX2)
+    result = grading.grade([tmp_path / "home"], "home", Limits(timeout=300, threads=1), jobs=2, course=course)
+    print(f"\n{result}")
+    ex2 = next(g for g in result.grades if g.exercise == "ex2")
+    assert ex2.grade == "yes" and ex2.notebook == str(mine / "nl" / "exercises" / EX2), ex2
+    assert ex2.numbers["cut"] == right
+    assert f"also handed in {mine / 'exercises' / EX2}: not yet" in ex2.reason
+    assert [g.exercise for g in result.grades if g.grade != "missing"] == ["ex2"]

@@ -370,7 +370,7 @@ def better(rows: list[Grade]) -> Grade:
     best, others = ordered[0], ordered[1:]
     if not others:
         return best
-    also = "; ".join(f"also handed in {shown(g.notebook, 120)}: {g.grade}" + (f" ({shown(g.reason, 120)})"
+    also = "; ".join(f"also handed in {shown(g.notebook, 200)}: {g.grade}" + (f" ({shown(g.reason, 120)})"
                                                                              if g.reason else "") for g in others)
     return replace(best, reason="; ".join(r for r in (best.reason, also) if r))
 
