@@ -10,6 +10,7 @@ from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
 from ragkit.teach import chapter
+from ragkit.teach.language import _, say
 from ragkit.threshold import SweepRow
 
 
@@ -102,30 +103,33 @@ def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
     for r in rows:
         n = r.in_domain + r.out_of_domain
         right, wrong = r.answered_with_needle, r.answered_without_needle + r.bluffs
-        out.append({"cut": "none" if r.cut is None else f"{r.cut:.3f}", "answered right": right,
-                    "answered wrong": wrong, "abstained": n - right - wrong,
-                    "binary accuracy": right / n, f"score, wrong = -{penalty:g}": (right - penalty * wrong) / n})
+        out.append({_("cut"): _("none") if r.cut is None else say("{cut:.3f}", cut=r.cut), _("answered right"): right,
+                    _("answered wrong"): wrong, _("abstained"): n - right - wrong,
+                    _("binary accuracy"): right / n,
+                    say("score, wrong = -{penalty:g}", penalty=penalty): (right - penalty * wrong) / n})
     return pd.DataFrame(out)
 
 
 def guessing_sentence(table: pd.DataFrame) -> str:
     """In words: which policy binary accuracy rewards, and which one a penalty for wrong answers rewards."""
-    penalised = table.columns[-1]
-    best_binary = table.loc[table["binary accuracy"].idxmax()]
+    penalised, binary, cut = table.columns[-1], _("binary accuracy"), _("cut")
+    best_binary = table.loc[table[binary].idxmax()]
     best_penalised = table.loc[table[penalised].idxmax()]
     always = table.iloc[0]
-    text = (f"Under binary accuracy, answering everything (cut {always.cut}) scores "
-            f"**{always['binary accuracy']:.3f}**; "
-            f"the best cut by that rule is **{best_binary.cut}** ({best_binary['binary accuracy']:.3f}). ")
-    text += ("Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system that "
-             "always answers: the chapter's 2025 argument, on our own numbers. "
-             if best_binary.cut == always.cut else
-             "Here a tighter cut does at least as well even under binary accuracy, so the incentive does not show. ")
-    text += (f"Take {penalised.split('= -')[1]} point off per wrong answer and the best cut is "
-             f"**{best_penalised.cut}** "
-             f"({best_penalised[penalised]:.3f} against {always[penalised]:.3f} for answering everything): "
-             + ("once a bluff costs something, abstaining pays." if best_penalised.cut != always.cut else
-                "even then answering everything comes out best on this corpus."))
+    text = say("Under binary accuracy, answering everything (cut {always}) scores **{score:.3f}**; "
+               "the best cut by that rule is **{best}** ({best_score:.3f}). ",
+               always=always[cut], score=always[binary], best=best_binary[cut], best_score=best_binary[binary])
+    text += (_("Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system "
+               "that always answers: the chapter's 2025 argument, on our own numbers. ")
+             if best_binary[cut] == always[cut] else
+             _("Here a tighter cut does at least as well even under binary accuracy, so the incentive does not "
+               "show. "))
+    text += (say("Take {penalty} point off per wrong answer and the best cut is **{best}** "
+                 "({best_score:.3f} against {always_score:.3f} for answering everything): ",
+                 penalty=penalised.split("= -")[1], best=best_penalised[cut], best_score=best_penalised[penalised],
+                 always_score=always[penalised])
+             + (_("once a bluff costs something, abstaining pays.") if best_penalised[cut] != always[cut] else
+                _("even then answering everything comes out best on this corpus.")))
     return text
 
 

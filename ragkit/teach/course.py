@@ -24,7 +24,7 @@ from ragkit.evaluation import Evaluation, evaluate
 from ragkit.plumbing.locations import data_dir
 from ragkit.plumbing.models import WINDOW
 from ragkit.retrieval import Encoder, Retriever
-from ragkit.teach import warming
+from ragkit.teach import language, warming
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
@@ -92,12 +92,14 @@ class Course:
         if not self.truncated:
             return ""
         window = next(iter(self.truncated.values()))[2]
-        counts = ", ".join(f"{s} **{over}** of {n}" for s, (over, n, _) in sorted(self.truncated.items()))
-        return (f"> **Note: truncated chunks.** The encoder reads at most **{window}** word pieces (its two markers "
-                f"included) and drops the rest without a word. Chunks longer than that, per strategy: {counts}. "
-                "Their vectors stand for their beginning only, yet they are returned and quoted in full. "
-                "ragkit counts them with the encoder's own tokenizer so that you see what the encoder does silently; "
-                "notebook 01 shows which chunks they are.")
+        counts = ", ".join(language.say("{strategy} **{over}** of {n}", strategy=s, over=over, n=n)
+                           for s, (over, n, _window) in sorted(self.truncated.items()))
+        return language.say(
+            "> **Note: truncated chunks.** The encoder reads at most **{window}** word pieces (its two markers "
+            "included) and drops the rest without a word. Chunks longer than that, per strategy: {counts}. "
+            "Their vectors stand for their beginning only, yet they are returned and quoted in full. "
+            "ragkit counts them with the encoder's own tokenizer so that you see what the encoder does "
+            "silently; notebook 01 shows which chunks they are.", window=window, counts=counts)
 
     def evaluation(self, strategies: str = "ABCDEF", rerankers: tuple = ()) -> Evaluation:
         """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""

@@ -31,6 +31,7 @@ from ragkit.errors import InputError
 from ragkit.evaluation import first_hit_ranks, needle_hits, query_hits
 from ragkit.retrieval import Retriever, cosine_distance
 from ragkit.statistics import SignTest
+from ragkit.teach.language import _, say
 from ragkit.teach.results import RESULTS_ENV, append_result, current_student, results_path, shown
 from ragkit.teach.results import student as student
 from ragkit.threshold import CUT_RANGE
@@ -163,14 +164,21 @@ class Feedback:
     hints: tuple[str, ...] = field(default=())
     """Where to look next: given freely at first, then only every few attempts (``HINTS``)."""
 
+    @property
+    def verdict(self) -> str:
+        """PASSED or NOT YET, in the kernel's language."""
+        return _("PASSED") if self.passed else _("NOT YET")
+
+    def _lines(self) -> list[str]:
+        return [f"- {n}" for n in self.notes] + [say("- hint: {hint}", hint=h) for h in self.hints]
+
     def __str__(self) -> str:
-        head = "PASSED" if self.passed else "NOT YET"
-        return "\n".join([head] + [f"- {n}" for n in self.notes] + [f"- hint: {h}" for h in self.hints])
+        return "\n".join([self.verdict] + self._lines())
 
     def _repr_markdown_(self) -> str:
         colour = "#2e7d32" if self.passed else "#c62828"
-        notes = "\n".join([f"- {n}" for n in self.notes] + [f"- hint: {h}" for h in self.hints])
-        return f"<b style='color:{colour}'>{'PASSED' if self.passed else 'NOT YET'}</b>\n\n{notes}"
+        notes = "\n".join(self._lines())
+        return f"<b style='color:{colour}'>{self.verdict}</b>\n\n{notes}"
 
 
 def record(exercise: str, feedback: Feedback) -> Feedback:
@@ -182,14 +190,17 @@ def record(exercise: str, feedback: Feedback) -> Feedback:
                              "passed": feedback.passed, "numbers": feedback.numbers})
     except OSError as exc:
         return dataclasses.replace(feedback, notes=feedback.notes + (
-            f"your result was not recorded ({exc.strerror} for {path}): set {RESULTS_ENV} to a file you can write",))
+            say("your result was not recorded ({reason} for {path}): set {variable} to a file you can write",
+                reason=exc.strerror, path=str(path), variable=RESULTS_ENV),))
     except InputError as exc:
         return dataclasses.replace(feedback, notes=feedback.notes + (
-            f"your result was not recorded ({exc}): set {RESULTS_ENV} to a file of your own",))
+            say("your result was not recorded ({reason}): set {variable} to a file of your own", reason=str(exc),
+                variable=RESULTS_ENV),))
     if feedback.hints and attempt > HINTS.free and attempt % HINTS.every:
         return dataclasses.replace(feedback, hints=(), notes=feedback.notes + (
-            f"attempt {attempt}: after {HINTS.free} attempts a hint comes once every {HINTS.every} attempts; "
-            "think about the numbers above before the next try",))
+            say("attempt {attempt}: after {free} attempts a hint comes once every {every} attempts; "
+                "think about the numbers above before the next try", attempt=attempt, free=HINTS.free,
+                every=HINTS.every),))
     return feedback
 
 
@@ -309,18 +320,23 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     The costs, the ceiling and the split are the exercise's own (``EX2``): nothing a student passes changes them.
     """
     low, high = CUT_RANGE
-    rules = (f"bluff cost {EX2.bluff_cost:g}, refusal cost {EX2.refusal_cost:g}, at most {EX2.max_refused:.0%} of "
-             "the answerable queries refused")
+    rules = say("bluff cost {bluff:g}, refusal cost {refusal:g}, at most {ceiling:.0%} of "
+                "the answerable queries refused", bluff=EX2.bluff_cost, refusal=EX2.refusal_cost,
+                ceiling=EX2.max_refused)
     if cut is None:
-        return Feedback(False, (f"set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
-                                f"the rules: {rules}; total cost = bluffs x bluff cost + refusals x refusal cost"))
+        return Feedback(False, (say("set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
+                                    low=low, high=high),
+                                say("the rules: {rules}; total cost = bluffs x bluff cost + refusals x refusal cost",
+                                    rules=rules)))
     if not callable(getattr(course, "sweep", None)):
-        return Feedback(False, (f"the first argument is a {type(course).__name__}: pass the course, "
-                                "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",))
+        return Feedback(False, (say("the first argument is a {kind}: pass the course, "
+                                    "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",
+                                    kind=type(course).__name__),))
     value = _as_cut(cut)
     if value is None or not math.isfinite(value) or not low <= value <= high:
-        return record("ex2", Feedback(False, (f"{shown(repr(cut))} is not a cosine distance between {low} and {high}: "
-                                              "give a number such as 0.55",), {"cut": value}))
+        return record("ex2", Feedback(False, (say("{cut} is not a cosine distance between {low} and {high}: "
+                                                  "give a number such as {example}", cut=shown(repr(cut)), low=low,
+                                                  high=high, example=0.55),), {"cut": value}))
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     allowed = [c for c in GRID if not _too_many_refused(tune.at(c))]
     best = min(_cost(tune.at(c)) for c in allowed)
@@ -331,26 +347,30 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     limit = best + max(EX2.tolerance * best, EX2.refusal_cost)
     numbers = {"cut": value, "tune_cost": mine, "tune_refused": row.refused, "tune_best": best,
                "judge_cost": judged, "judge_refused": held.refused, "judge_best": judge_best}
-    notes = [f"the rules: {rules}",
-             f"on the tuning half at {value:.3f}: {row.bluffs} bluffs x {EX2.bluff_cost:g} + {row.refused} refusals x "
-             f"{EX2.refusal_cost:g} = {mine:g}; {row.refused} of {row.in_domain} answerable queries refused "
-             f"({row.refused / row.in_domain:.0%})"]
+    notes = [say("the rules: {rules}", rules=rules),
+             say("on the tuning half at {cut:.3f}: {bluffs} bluffs x {bluff:g} + {refused} refusals x "
+                 "{refusal:g} = {cost:g}; {refused} of {in_domain} answerable queries refused ({share:.0%})",
+                 cut=value, bluffs=row.bluffs, bluff=EX2.bluff_cost, refused=row.refused, refusal=EX2.refusal_cost,
+                 cost=mine, in_domain=row.in_domain, share=row.refused / row.in_domain)]
     if _too_many_refused(row):
         return record("ex2", Feedback(False, tuple(notes + [
-            f"more than {EX2.max_refused:.0%} of the answerable queries refused: no product team ships a gate that "
-            "turns away that many questions it could answer"]), numbers,
-            hints=("a looser (higher) cut refuses fewer",)))
+            say("more than {ceiling:.0%} of the answerable queries refused: no product team ships a gate that "
+                "turns away that many questions it could answer", ceiling=EX2.max_refused)]), numbers,
+            hints=(_("a looser (higher) cut refuses fewer"),)))
     if mine > limit:
         nearest = min(cheapest, key=lambda c: abs(c - value))
         return record("ex2", Feedback(False, tuple(notes + [
-            f"a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at most "
-            f"{limit:g}: the cheapest plus {EX2.tolerance:.0%}, or one refusal)"]), numbers,
-            hints=(f"try a {'higher' if nearest > value else 'lower'} one",)))
+            say("a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at most "
+                "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)", limit=limit,
+                tolerance=EX2.tolerance)]), numbers,
+            hints=(_("try a higher one") if nearest > value else _("try a lower one"),)))
     return record("ex2", Feedback(True, tuple(notes + [
-        f"within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
-        f"{EX2.tolerance:.0%}, or one refusal)",
-        f"judged on the held-out half: {held.bluffs} bluffs, {held.refused} of {held.in_domain} refused, cost "
-        f"{judged:g} (the best any cut within the ceiling could have done there: {judge_best:g})"]), numbers))
+        say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
+            "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
+        say("judged on the held-out half: {bluffs} bluffs, {refused} of {in_domain} refused, cost "
+            "{cost:g} (the best any cut within the ceiling could have done there: {judge_best:g})",
+            bluffs=held.bluffs, refused=held.refused, in_domain=held.in_domain, cost=judged,
+            judge_best=judge_best)]), numbers))
 
 
 def _vocabulary(corpus) -> set[str]:
@@ -396,7 +416,7 @@ def _asks_for_needle(course: Course, retriever: Retriever, questions: Sequence[t
     distance = cosine_distance(retriever.embed([t for _, t in questions]),
                                retriever.embed([q.question for q in course.questions]))
     problems = []
-    for row, ((q, _), rank) in enumerate(zip(questions, ranks)):
+    for row, ((q, _ticket), rank) in enumerate(zip(questions, ranks)):
         nearest = int(np.argmin(distance[row]))
         if 0 < rank <= EX3.top_k or ids[nearest] == q.id:
             continue

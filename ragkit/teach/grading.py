@@ -352,7 +352,8 @@ def judged(submission: Submission, run: Run, course: Course) -> Grade:
         return Grade(submission.student, submission.exercise, "not yet", reason=why, seconds=run.seconds,
                      notebook=where)
     try:
-        feedback = exercise.judge(course, submission.student, answers)
+        with language.speaking("en"):  # the teacher's table is English, whatever the notebook or the kernel spoke
+            feedback = exercise.judge(course, submission.student, answers)
     except Exception as exc:  # noqa: BLE001 - an answer the check cannot handle is not yet right, never a crash
         return Grade(submission.student, submission.exercise, "not yet", reason=f"the check could not judge this "
                      f"answer ({type(exc).__name__}: {shown(str(exc), 200)})", seconds=run.seconds, notebook=where)

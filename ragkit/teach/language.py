@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import string
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -45,6 +46,17 @@ def use(language: str) -> None:
     if language not in LANGUAGES:
         raise RagkitError(f"language {language!r} is not one of {', '.join(LANGUAGES)}: pick one of those")
     _State.language = language
+
+
+@contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """Speak ``language`` inside a ``with`` block only, then as before (a teacher's table stays in its language)."""
+    before = _State.language
+    use(language)
+    try:
+        yield
+    finally:
+        _State.language = before
 
 
 def current() -> str:

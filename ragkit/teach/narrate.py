@@ -29,7 +29,8 @@ from ragkit.retrieval import Retriever, Run
 from ragkit.statistics import counts_test, verdict, wilson
 from ragkit.teach import chapter, tables
 from ragkit.teach.exercises import EX2, EX3, cost_minima, shared_needle_words
-from ragkit.teach.widgets import project_path
+from ragkit.teach.language import _, say
+from ragkit.teach.widgets import kind_of, project_path
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Bluff, Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
@@ -42,30 +43,36 @@ def _same(flag: bool, same: str = "the same", other: str = "a different") -> str
 
 def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
     """How much was loaded, what it holds, and where the files are."""
-    return Markdown(
-        f"**{len(corpus)}** documents loaded, **{len(corpus.failed)}** failed; **{total.characters:,}** characters in "
-        f"**{total.sections}** sections, with **{total.tables}** tables, **{total.formulas}** formulas and "
-        f"**{total.code_blocks}** code blocks. The files are in `{locations.data_dir() / 'corpus'}`.")
+    return Markdown(say(
+        "**{documents}** documents loaded, **{failed}** failed; **{characters:,}** characters in "
+        "**{sections}** sections, with **{tables}** tables, **{formulas}** formulas and "
+        "**{code_blocks}** code blocks. The files are in `{folder}`.",
+        documents=len(corpus), failed=len(corpus.failed), characters=total.characters, sections=total.sections,
+        tables=total.tables, formulas=total.formulas, code_blocks=total.code_blocks,
+        folder=str(locations.data_dir() / "corpus")))
 
 
 def read_a_file(corpus: Corpus) -> Markdown:
     """An invitation to read one document of the corpus, linked from the notebook."""
     first = corpus.documents[0]
-    return Markdown(
-        f"Open one of the files in `data/corpus/` now and read a page of it, for instance "
-        f"[{first.path.parent.name}/{first.path.name}](../data/corpus/{first.path.name}) (the link opens it in "
+    return Markdown(say(
+        "Open one of the files in `data/corpus/` now and read a page of it, for instance "
+        "[{folder}/{name}](../data/corpus/{name}) (the link opens it in "
         "JupyterLab; in the file browser on the left, go up from this notebook's folder to the project folder, "
         "then into `data/corpus/`). Everything the retrievers return later is a piece of these files, and you "
-        "will judge the results much better if you know the text.")
+        "will judge the results much better if you know the text.", folder=first.path.parent.name,
+        name=first.path.name))
 
 
 def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
     """How many questions and queries, over how many documents, and how long the needles are."""
     lengths = pd.Series([len(q.needle) for q in questions])
-    return Markdown(
-        f"**{len(questions)}** questions, so **{len(queries)}** queries, spread over "
-        f"**{len({q.doc_id for q in questions})}** of the **{len(corpus)}** documents. Needles are "
-        f"**{lengths.min()}** to **{lengths.max()}** characters long (median **{lengths.median():.0f}**).")
+    return Markdown(say(
+        "**{questions}** questions, so **{queries}** queries, spread over "
+        "**{covered}** of the **{documents}** documents. Needles are "
+        "**{shortest}** to **{longest}** characters long (median **{median:.0f}**).",
+        questions=len(questions), queries=len(queries), covered=len({q.doc_id for q in questions}),
+        documents=len(corpus), shortest=lengths.min(), longest=lengths.max(), median=lengths.median()))
 
 
 # 01. Chunking
@@ -520,36 +527,45 @@ def distributions(s: Sweep) -> Markdown:
     """The worst answerable query against the closest out-of-domain one: do the two distributions overlap?"""
     worst = int(np.argmax(np.where(np.isfinite(s.best_answer), s.best_answer, -np.inf)))
     overlap = s.worst_in_domain > s.best_out_of_domain
-    verdict = ("no single cut answers every answerable question and refuses every out-of-domain one, as in the "
-               "chapter." if overlap else "here a perfect cut exists, unlike in the chapter.")
-    return Markdown(
-        f"Worst answerable query: *{s.queries[worst].text}*, its answer at **{s.worst_in_domain:.3f}** "
-        f"(the chapter: **{chapter.THRESHOLD['worst_in_domain']}**).  \n"
-        f"Closest out-of-domain query: at **{s.best_out_of_domain:.3f}** "
-        f"(the chapter: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
-        f"So the two distributions **{'overlap' if overlap else 'do not overlap'}**: {verdict}")
+    verdict = (_("no single cut answers every answerable question and refuses every out-of-domain one, as in the "
+                 "chapter.") if overlap else _("here a perfect cut exists, unlike in the chapter."))
+    return Markdown(say(
+        "Worst answerable query: *{query}*, its answer at **{worst:.3f}** "
+        "(the chapter: **{chapter_worst}**).  \n"
+        "Closest out-of-domain query: at **{best:.3f}** "
+        "(the chapter: **{chapter_best}**).  \n"
+        "So the two distributions **{relation}**: {verdict}",
+        query=s.queries[worst].text, worst=s.worst_in_domain, chapter_worst=chapter.THRESHOLD["worst_in_domain"],
+        best=s.best_out_of_domain, chapter_best=chapter.THRESHOLD["best_out_of_domain"],
+        relation=_("overlap") if overlap else _("do not overlap"), verdict=verdict))
 
 
 def crossings(s: Sweep) -> Markdown:
     """How many queries of each kind sit on the wrong side of the other kind's extreme."""
-    return Markdown(
+    return Markdown(say(
         "Answerable queries whose answer is further away than the closest out-of-domain query: "
-        f"**{int((s.best_answer > s.best_out_of_domain).sum())}** of {len(s.queries)}.  \n"
+        "**{further}** of {queries}.  \n"
         "Out-of-domain queries closer to some chunk than the worst answer is to its query: "
-        f"**{int((s.nearest_out < s.worst_in_domain).sum())}** of {len(s.out_of_domain)}.")
+        "**{closer}** of {out_of_domain}.",
+        further=int((s.best_answer > s.best_out_of_domain).sum()), queries=len(s.queries),
+        closer=int((s.nearest_out < s.worst_in_domain).sum()), out_of_domain=len(s.out_of_domain)))
 
 
 def strict_cut(s: Sweep) -> Markdown:
     """The strict cut's refusals for the bluffs it stops, and the default cut's bluffs, beside the chapter's."""
     ours, theirs, default = s.at(STRICT_CUT), chapter.THRESHOLD, s.at(DEFAULT_CUT)
-    verdict = ("the default cut is more forgiving to bluffs here than there."
-               if default.bluffs > theirs["bluffs"][DEFAULT_CUT] else "the default cut does at least as well here.")
-    return Markdown(
-        f"At {STRICT_CUT} this corpus refuses **{ours.refused}** of {ours.in_domain} answerable queries "
-        f"(the chapter: **{theirs['refused_at_0.525']}**) to bring bluffs down to **{ours.bluffs}** of "
-        f"{ours.out_of_domain} (the chapter: **{theirs['bluffs'][STRICT_CUT]}**).  \n"
-        f"At {DEFAULT_CUT} we bluff **{default.bluffs}** times against the chapter's "
-        f"**{theirs['bluffs'][DEFAULT_CUT]}**: {verdict}")
+    verdict = (_("the default cut is more forgiving to bluffs here than there.")
+               if default.bluffs > theirs["bluffs"][DEFAULT_CUT] else _("the default cut does at least as well here."))
+    return Markdown(say(
+        "At {strict} this corpus refuses **{refused}** of {in_domain} answerable queries "
+        "(the chapter: **{chapter_refused}**) to bring bluffs down to **{bluffs}** of "
+        "{out_of_domain} (the chapter: **{chapter_bluffs}**).  \n"
+        "At {default} we bluff **{default_bluffs}** times against the chapter's "
+        "**{chapter_default_bluffs}**: {verdict}",
+        strict=STRICT_CUT, refused=ours.refused, in_domain=ours.in_domain, chapter_refused=theirs["refused_at_0.525"],
+        bluffs=ours.bluffs, out_of_domain=ours.out_of_domain, chapter_bluffs=theirs["bluffs"][STRICT_CUT],
+        default=DEFAULT_CUT, default_bluffs=default.bluffs, chapter_default_bluffs=theirs["bluffs"][DEFAULT_CUT],
+        verdict=verdict))
 
 
 def sweep_shape(s: Sweep) -> Markdown:
@@ -557,10 +573,17 @@ def sweep_shape(s: Sweep) -> Markdown:
     grid = tables.sweep(s)
     shape = bool(grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing)
     kinds = pd.Series([b.query.kind for b in s.bluffs(DEFAULT_CUT)]).value_counts()
-    return Markdown(
-        f"Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
-        f"({'the same' if shape else 'not the same'} trade-off as the chapter's).  \n"
-        f"Bluffs at {DEFAULT_CUT} by kind: {', '.join(f'**{n}** {k}' for k, n in kinds.items()) or 'none'}.")
+    by_kind = ", ".join(say("**{n}** {kind}", n=n, kind=kind_of(k)) for k, n in kinds.items()) or _("none")
+    return Markdown(say(
+        "Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
+        "({same} trade-off as the chapter's).  \n"
+        "Bluffs at {cut} by kind: {by_kind}.",
+        shape=_truth(shape), same=_("the same") if shape else _("not the same"), cut=DEFAULT_CUT, by_kind=by_kind))
+
+
+def _truth(flag: bool) -> str:
+    """A yes/no figure as the notebooks print it: Python's True and False in English."""
+    return _("True") if flag else _("False")
 
 
 def _quoted(chunk: Chunk) -> str:
@@ -570,23 +593,29 @@ def _quoted(chunk: Chunk) -> str:
 def near_miss(s: Sweep, near: Bluff) -> Markdown:
     """Where the nearest out-of-domain query lands, and how many true answers are further away; then the chunk."""
     further = int((s.best_answer > near.distance).sum())
-    verdict = ("most of them." if further > len(s.queries) / 2
-               else "not most of them, but a cut that stops it refuses those.")
-    return Markdown(
-        f"The nearest out-of-domain query, *{near.query.query}* ({near.query.kind}, {near.query.topic}), lands on "
-        f"**{near.chunk.doc_id} > {near.chunk.section}** at **{near.distance:.3f}** "
-        f"(the chapter's near miss: **{chapter.THRESHOLD['best_out_of_domain']}**).  \n"
-        f"That is closer than the true answer of **{further}** of {len(s.queries)} answerable queries: {verdict}"
+    verdict = (_("most of them.") if further > len(s.queries) / 2
+               else _("not most of them, but a cut that stops it refuses those."))
+    return Markdown(say(
+        "The nearest out-of-domain query, *{query}* ({kind}, {topic}), lands on "
+        "**{doc_id} > {section}** at **{distance:.3f}** "
+        "(the chapter's near miss: **{chapter_best}**).  \n"
+        "That is closer than the true answer of **{further}** of {queries} answerable queries: {verdict}",
+        query=near.query.query, kind=kind_of(near.query.kind), topic=near.query.topic, doc_id=near.chunk.doc_id,
+        section=near.chunk.section, distance=near.distance, chapter_best=chapter.THRESHOLD["best_out_of_domain"],
+        further=further, queries=len(s.queries), verdict=verdict)
         + _quoted(near.chunk))
 
 
 def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, STRICT_CUT)) -> Markdown:
     """Where an out-of-domain query lands, what each cut does with it, and whether the chunk holds *Paris*."""
     bluffs = {c: any(b.query == bluff.query for b in s.bluffs(c)) for c in cuts}
-    fate = "; ".join(f"at cut {c} it **{'bluffs' if p else 'is refused'}**" for c, p in bluffs.items())
-    return Markdown(
-        f"Nearest chunk: **{bluff.chunk.doc_id} > {bluff.chunk.section}** at **{bluff.distance:.3f}**. "
-        f"{fate[0].upper()}{fate[1:]}. Does that chunk contain the word *Paris*? **{'Paris' in bluff.chunk.content}**."
+    fate = "; ".join(say("at cut {cut} it **bluffs**", cut=c) if p else say("at cut {cut} it **is refused**", cut=c)
+                     for c, p in bluffs.items())
+    return Markdown(say(
+        "Nearest chunk: **{doc_id} > {section}** at **{distance:.3f}**. "
+        "{fate}. Does that chunk contain the word *Paris*? **{paris}**.",
+        doc_id=bluff.chunk.doc_id, section=bluff.chunk.section, distance=bluff.distance,
+        fate=f"{fate[0].upper()}{fate[1:]}", paris=_truth("Paris" in bluff.chunk.content))
         + _quoted(bluff.chunk))
 
 
@@ -781,20 +810,25 @@ def destroyed_at_size(carried: np.ndarray, mine: np.ndarray, size: int) -> Markd
 def perfect_cut(tune: Sweep) -> Markdown:
     """The worst in-domain and best out-of-domain distances of a half, beside the chapter's: is a perfect cut there?"""
     exists = tune.best_out_of_domain > tune.worst_in_domain
-    return Markdown(
-        f"Worst in-domain distance: the chapter **{chapter.THRESHOLD['worst_in_domain']}**, `tune` "
-        f"**{tune.worst_in_domain:.3f}**. Best out-of-domain distance: the chapter "
-        f"**{chapter.THRESHOLD['best_out_of_domain']}**, `tune` **{tune.best_out_of_domain:.3f}**. A perfect cut "
-        f"exists only when the second is larger than the first: here it **{'does' if exists else 'does not'}**.")
+    return Markdown(say(
+        "Worst in-domain distance: the chapter **{chapter_worst}**, `tune` "
+        "**{worst:.3f}**. Best out-of-domain distance: the chapter "
+        "**{chapter_best}**, `tune` **{best:.3f}**. A perfect cut "
+        "exists only when the second is larger than the first: here it **{exists}**.",
+        chapter_worst=chapter.THRESHOLD["worst_in_domain"], worst=tune.worst_in_domain,
+        chapter_best=chapter.THRESHOLD["best_out_of_domain"], best=tune.best_out_of_domain,
+        exists=_("does") if exists else _("does not")))
 
 
 def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
     """The cheapest valleys of a cost curve, with their refusals, and the refusal ceiling."""
-    valleys = ", ".join(f"**{cut:.3f}** (cost **{cost:g}**, {int(costs.refused[costs.cut == cut].item())} refused)"
+    valleys = ", ".join(say("**{cut:.3f}** (cost **{cost:g}**, {refused} refused)", cut=cut, cost=cost,
+                            refused=int(costs.refused[costs.cut == cut].item()))
                         for cut, cost in cost_minima(costs["cost"]))
-    return Markdown(
-        f"On `tune`, the cheapest valleys: {valleys}; at most **{EX2.max_refused * len(tune.queries):g}** of the "
-        f"**{len(tune.queries)}** answerable queries may be refused.")
+    return Markdown(say(
+        "On `tune`, the cheapest valleys: {valleys}; at most **{ceiling:g}** of the "
+        "**{queries}** answerable queries may be refused.",
+        valleys=valleys, ceiling=EX2.max_refused * len(tune.queries), queries=len(tune.queries)))
 
 
 def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:

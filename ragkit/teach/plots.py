@@ -18,6 +18,7 @@ from ragkit.chunking import SIZE, STRATEGIES
 from ragkit.errors import InputError
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.statistics import wilson
+from ragkit.teach.language import _, say
 from ragkit.threshold import CHAPTER_CUTS, DEFAULT_CUT, Sweep, default_cuts
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class Described(go.Figure):
 
 def caption(text: str) -> str:
     """The Markdown a notebook shows under a figure: its text alternative."""
-    return f"*The figure above:* {text}"
+    return say("*The figure above:* {text}", text=text)
 
 
 def described(fig: go.Figure, text: str) -> Described:
@@ -82,7 +83,7 @@ def describe(fig: go.BaseFigure | dict) -> str:
 
 
 def _share(k: int, n: int) -> str:
-    return f"{k} of {n}"
+    return say("{k} of {n}", k=k, n=n)
 
 
 def scatter_summary(frame: pd.DataFrame, x: str, ys: Sequence[str], what: str) -> str:
@@ -95,8 +96,10 @@ def scatter_summary(frame: pd.DataFrame, x: str, ys: Sequence[str], what: str) -
 
 def lowest_points(frame: pd.DataFrame, x: str, ys: Sequence[str]) -> str:
     """One sentence for lines of ``ys`` against ``x``: where each is lowest."""
-    parts = [f"“{y}” lowest at {x} = {frame.loc[frame[y].idxmin(), x]:.3f} ({frame[y].min():g})" for y in ys]
-    return f"{len(ys)} lines over {len(frame)} values of {x}: " + "; ".join(parts) + "."
+    parts = [say("“{y}” lowest at {x} = {at:.3f} ({lowest:g})", y=y, x=x, at=frame.loc[frame[y].idxmin(), x],
+                 lowest=frame[y].min()) for y in ys]
+    return say("{lines} lines over {values} values of {x}: ", lines=len(ys), values=len(frame), x=x) \
+        + "; ".join(parts) + "."
 
 
 def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = range(1, 21)) -> Described:
@@ -132,7 +135,7 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
                           f"Highest at k = {ks[-1]}: {best[0]}.")
 
 
-def on_cut_axis(fig: go.Figure, title: str = "cut (cosine distance)") -> go.Figure:
+def on_cut_axis(fig: go.Figure, title: str | None = None) -> go.Figure:
     """``fig`` with its x-axis on the shared cut axis: DISTANCE_RANGE (widened to every x it plots), right is looser."""
     xs = [getattr(trace, "x", None) for trace in fig.data]
     finite = [float(x) for values in xs if values is not None for x in values
@@ -140,8 +143,9 @@ def on_cut_axis(fig: go.Figure, title: str = "cut (cosine distance)") -> go.Figu
     # widened in steps of 0.05 so that a point beyond the range is shown, never clipped
     low = min(DISTANCE_RANGE[0], np.floor(min(finite, default=DISTANCE_RANGE[0]) * 20) / 20)
     high = max(DISTANCE_RANGE[1], np.ceil(max(finite, default=DISTANCE_RANGE[1]) * 20) / 20)
+    title = _("cut (cosine distance)") if title is None else title
     fig.update_xaxes(range=[low, high], autorange=False,
-                     title_text=f"{title}<br><span style='font-size:12px'>{TIGHTER}   ·   {LOOSER}</span>")
+                     title_text=f"{title}<br><span style='font-size:12px'>{_(TIGHTER)}   ·   {_(LOOSER)}</span>")
     return fig
 
 
@@ -151,14 +155,19 @@ CUT_WORDS = "The cut's axis runs from tighter (left) to looser (right), over the
 
 def _histogram_text(sweep: Sweep, cut: float | None) -> str:
     row = sweep.at(cut)
-    where = "no cut (every query answered)" if cut is None else f"the cut at {cut:.3f}"
-    return (f"Histograms of each query's cosine distance to its nearest chunk: {len(sweep.nearest_in)} in-domain "
-            f"queries (blue, hatched /), median {np.median(sweep.nearest_in):.3f}, from {sweep.nearest_in.min():.3f} "
-            f"to {sweep.nearest_in.max():.3f}; {len(sweep.nearest_out)} out-of-domain queries (red, "
-            f"hatched x), median {np.median(sweep.nearest_out):.3f}, from {sweep.nearest_out.min():.3f} to "
-            f"{sweep.nearest_out.max():.3f}. The dashed line marks {where}: {_share(row.bluffs, row.out_of_domain)} "
-            f"out-of-domain queries are answered anyway (bluffs) and {_share(row.refused, row.in_domain)} "
-            f"answerable ones refused. {CUT_WORDS}")
+    where = _("no cut (every query answered)") if cut is None else say("the cut at {cut:.3f}", cut=cut)
+    return say("Histograms of each query's cosine distance to its nearest chunk: {n_in} in-domain "
+               "queries (blue, hatched /), median {median_in:.3f}, from {low_in:.3f} "
+               "to {high_in:.3f}; {n_out} out-of-domain queries (red, "
+               "hatched x), median {median_out:.3f}, from {low_out:.3f} to "
+               "{high_out:.3f}. The dashed line marks {where}: {bluffs} "
+               "out-of-domain queries are answered anyway (bluffs) and {refused} "
+               "answerable ones refused. {cut_words}",
+               n_in=len(sweep.nearest_in), median_in=np.median(sweep.nearest_in), low_in=sweep.nearest_in.min(),
+               high_in=sweep.nearest_in.max(), n_out=len(sweep.nearest_out), median_out=np.median(sweep.nearest_out),
+               low_out=sweep.nearest_out.min(), high_out=sweep.nearest_out.max(), where=where,
+               bluffs=_share(row.bluffs, row.out_of_domain), refused=_share(row.refused, row.in_domain),
+               cut_words=_(CUT_WORDS))
 
 
 def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bool = False) -> go.Figure:
@@ -166,13 +175,14 @@ def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bo
     fig_cls = go.FigureWidget if widget else go.Figure
     fig = fig_cls()
     bins = dict(start=0.0, end=2.0, size=0.025)
-    fig.add_trace(go.Histogram(x=sweep.nearest_in, xbins=bins, name=f"in-domain ({len(sweep.nearest_in)})",
+    fig.add_trace(go.Histogram(x=sweep.nearest_in, xbins=bins, name=say("in-domain ({n})", n=len(sweep.nearest_in)),
                                marker=dict(color=IN_DOMAIN, pattern=dict(shape="/", solidity=0.3)), opacity=0.65))
-    fig.add_trace(go.Histogram(x=sweep.nearest_out, xbins=bins, name=f"out-of-domain ({len(sweep.nearest_out)})",
+    fig.add_trace(go.Histogram(x=sweep.nearest_out, xbins=bins,
+                               name=say("out-of-domain ({n})", n=len(sweep.nearest_out)),
                                marker=dict(color=OUT_OF_DOMAIN, pattern=dict(shape="x", solidity=0.3)), opacity=0.65))
-    fig.update_layout(barmode="overlay", template="plotly_white", yaxis_title="queries",
-                      title="Where a cut has to fall", shapes=[_cut_line(cut)])
-    on_cut_axis(fig, "cosine distance to the nearest chunk")
+    fig.update_layout(barmode="overlay", template="plotly_white", yaxis_title=_("queries"),
+                      title=_("Where a cut has to fall"), shapes=[_cut_line(cut)])
+    on_cut_axis(fig, _("cosine distance to the nearest chunk"))
     # a widget's figure is redrawn in place as its cut moves: its readout says the counts, not a fixed sentence
     return fig if widget else described(fig, _histogram_text(sweep, cut))
 
@@ -202,20 +212,22 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
     steps: list[dict[str, Any]] = []
     for c in cuts:
         row = sweep.at(c)
-        label = "none" if c is None else f"{c:.3f}"
-        text = (f"cut {label}: bluffs {row.bluffs} / {row.out_of_domain}, "
-                f"refused answerable {row.refused} / {row.in_domain}")
+        label = _("none") if c is None else say("{cut:.3f}", cut=c)
+        text = say("cut {label}: bluffs {bluffs} / {out_of_domain}, refused answerable {refused} / {in_domain}",
+                   label=label, bluffs=row.bluffs, out_of_domain=row.out_of_domain, refused=row.refused,
+                   in_domain=row.in_domain)
         note = dict(text=text, xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
                     showarrow=False, font=dict(size=14))
         steps.append(dict(method="relayout", label=label, args=[{"shapes": [_cut_line(c)], "annotations": [note]}]))
     active = cuts.index(cut)
-    fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="cut: "), pad=dict(t=80),
-                                    **_under_the_axis(cuts, fig.layout.xaxis.range))],
-                      title="Where a cut has to fall: move the slider (no kernel needed)",
+    fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=_("cut: ")),
+                                    pad=dict(t=80), **_under_the_axis(cuts, fig.layout.xaxis.range))],
+                      title=_("Where a cut has to fall: move the slider (no kernel needed)"),
                       margin=dict(t=110), **steps[active]["args"][0])
-    return described(fig, _histogram_text(sweep, cut) + f" A slider moves the line over {len(cuts)} cuts (from "
-                          f"{steps[0]['label']} on the left to {steps[-1]['label']} on the right) and a caption "
-                          "above the plot gives the bluffs and refusals at each.")
+    return described(fig, _histogram_text(sweep, cut) + say(
+        " A slider moves the line over {cuts} cuts (from {first} on the left to {last} on the right) and a caption "
+        "above the plot gives the bluffs and refusals at each.",
+        cuts=len(cuts), first=steps[0]["label"], last=steps[-1]["label"]))
 
 
 def _under_the_axis(cuts: Sequence[float | None], axis: Sequence[float]) -> dict[str, Any]:
@@ -236,24 +248,29 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
     cuts = [row.cut for row in rows]
     n_out, n_in = len(sweep.out_of_domain), len(sweep.queries)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=cuts, y=[r.bluffs / r.out_of_domain for r in rows], name=f"bluffs (share of {n_out})",
+    fig.add_trace(go.Scatter(x=cuts, y=[r.bluffs / r.out_of_domain for r in rows],
+                             name=say("bluffs (share of {n})", n=n_out),
                              mode="lines+markers", line=dict(color=OUT_OF_DOMAIN), marker=dict(symbol="x", size=6)))
     fig.add_trace(go.Scatter(x=cuts, y=[r.refused / r.in_domain for r in rows],
-                             name=f"refused answerable (share of {n_in})", mode="lines+markers",
+                             name=say("refused answerable (share of {n})", n=n_in), mode="lines+markers",
                              line=dict(color=IN_DOMAIN, dash="dash"), marker=dict(symbol="square", size=6)))
     fig.add_trace(go.Scatter(x=cuts, y=[r.answered_with_needle / r.in_domain for r in rows],
-                             name="answered with the needle kept", line=dict(color=KEPT, dash="dot", width=3)))
-    fig.update_layout(template="plotly_white", yaxis_title="share of queries", title="What each cut costs")
+                             name=_("answered with the needle kept"), line=dict(color=KEPT, dash="dot", width=3)))
+    fig.update_layout(template="plotly_white", yaxis_title=_("share of queries"), title=_("What each cut costs"))
     on_cut_axis(fig)
     if not rows:
-        return described(fig, "What each cut costs: no cut to show.")
+        return described(fig, _("What each cut costs: no cut to show."))
     first, last = rows[0], rows[-1]
-    return described(fig, f"Three lines over {len(rows)} cuts, from {first.cut:.3f} up to {last.cut:.3f}: bluffs "
-                          f"(solid, x marks) go from {_share(first.bluffs, n_out)} out-of-domain queries to "
-                          f"{_share(last.bluffs, n_out)}; refused answerable questions (dashed, squares) from "
-                          f"{_share(first.refused, n_in)} to {_share(last.refused, n_in)}; answered with the needle "
-                          f"kept (dotted) from {_share(first.answered_with_needle, n_in)} to "
-                          f"{_share(last.answered_with_needle, n_in)}. {CUT_WORDS}")
+    return described(fig, say(
+        "Three lines over {cuts} cuts, from {first:.3f} up to {last:.3f}: bluffs "
+        "(solid, x marks) go from {bluffs_first} out-of-domain queries to "
+        "{bluffs_last}; refused answerable questions (dashed, squares) from "
+        "{refused_first} to {refused_last}; answered with the needle "
+        "kept (dotted) from {kept_first} to {kept_last}. {cut_words}",
+        cuts=len(rows), first=first.cut, last=last.cut, bluffs_first=_share(first.bluffs, n_out),
+        bluffs_last=_share(last.bluffs, n_out), refused_first=_share(first.refused, n_in),
+        refused_last=_share(last.refused, n_in), kept_first=_share(first.answered_with_needle, n_in),
+        kept_last=_share(last.answered_with_needle, n_in), cut_words=_(CUT_WORDS)))
 
 
 def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> Described:

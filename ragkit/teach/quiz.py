@@ -27,6 +27,7 @@ from ragkit.retrieval import RERANK_DEPTH
 from ragkit.statistics import INCONCLUSIVE
 from ragkit.teach import chapter
 from ragkit.teach.exercises import Feedback, record
+from ragkit.teach.language import _, say
 from ragkit.teach.results import current_student
 from ragkit.words import STOPWORDS
 
@@ -58,8 +59,13 @@ class Question:
 
 
 def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> Question:
-    return Question(prompt, (Option("yes", yes, why_yes if yes else why_no),
-                             Option("no", not yes, why_no if not yes else why_yes)))
+    return Question(prompt, (Option(_("yes"), yes, why_yes if yes else why_no),
+                             Option(_("no"), not yes, why_no if not yes else why_yes)))
+
+
+def _right(flag: bool) -> str:
+    """The word a computed option's explanation starts with: right, or no."""
+    return _("right") if flag else _("no")
 
 
 def _applied(prompt: str, options: tuple[Option, ...]) -> Question:
@@ -72,15 +78,15 @@ def _found_at_four(course: Course) -> Question:
     i = next((i for i, r in enumerate(ranks) if 4 < r <= 12), int(np.argmax(ranks)))
     rank, query = int(ranks[i]), course.queries[i]
     found = 0 < rank <= 4
-    where = f"at rank {rank}" if rank else "nowhere in the ranking"
-    return _applied(f"For the query \"{query.text}\", E/dense returns the first chunk carrying its needle {where}. "
-                    "Does the query count as found for recall@4?", (
-        Option("yes", found, f"{'right' if found else 'no'}: a hit is the whole needle in one of the first 4 "
-                              f"chunks, and here it arrives {where}"),
-        Option("no", not found, f"{'right' if not found else 'no'}: a hit is the whole needle in one of the first "
-                                f"4 chunks, and here it arrives {where}"),
-        Option("yes, if a chunk of the needle's document is among the first 4", False,
-               "too loose: a chunk from the right document may not hold the sentence that answers")))
+    where = say("at rank {rank}", rank=rank) if rank else _("nowhere in the ranking")
+    return _applied(say("For the query \"{query}\", E/dense returns the first chunk carrying its needle {where}. "
+                        "Does the query count as found for recall@4?", query=query.text, where=where), (
+        Option(_("yes"), found, say("{verdict}: a hit is the whole needle in one of the first 4 chunks, and here it "
+                                    "arrives {where}", verdict=_right(found), where=where)),
+        Option(_("no"), not found, say("{verdict}: a hit is the whole needle in one of the first 4 chunks, and here "
+                                       "it arrives {where}", verdict=_right(not found), where=where)),
+        Option(_("yes, if a chunk of the needle's document is among the first 4"), False,
+               _("too loose: a chunk from the right document may not hold the sentence that answers"))))
 
 
 def _boundary(course: Course) -> Question:
@@ -165,15 +171,17 @@ def _at_the_cut(course: Course) -> Question:
     i = int(np.argmin(np.abs(s.nearest_out - DEFAULT_CUT)))
     d, query = float(s.nearest_out[i]), s.out_of_domain[i].query
     bluffs = d < DEFAULT_CUT
-    return _applied(f"The out-of-domain query \"{query}\" has its nearest chunk at cosine distance {d:.3f}. What "
-                    f"does the gate do with it at the default cut {DEFAULT_CUT}?", (
-        Option("it bluffs: chunks pass the cut and come back as sources", bluffs,
-               f"{'right' if bluffs else 'no'}: {d:.3f} is {'under' if bluffs else 'over'} the cut {DEFAULT_CUT}"),
-        Option("NO ANSWER: nothing passes the cut", not bluffs,
-               f"{'right' if not bluffs else 'no'}: {d:.3f} is {'under' if bluffs else 'over'} the cut "
-               f"{DEFAULT_CUT}"),
-        Option("it asks the language model whether the chunks fit", False,
-               "the gate compares two numbers and nothing else")))
+    side = _("under") if bluffs else _("over")
+    return _applied(say("The out-of-domain query \"{query}\" has its nearest chunk at cosine distance {d:.3f}. What "
+                        "does the gate do with it at the default cut {cut}?", query=query, d=d, cut=DEFAULT_CUT), (
+        Option(_("it bluffs: chunks pass the cut and come back as sources"), bluffs,
+               say("{verdict}: {d:.3f} is {side} the cut {cut}", verdict=_right(bluffs), d=d, side=side,
+                   cut=DEFAULT_CUT)),
+        Option(_("NO ANSWER: nothing passes the cut"), not bluffs,
+               say("{verdict}: {d:.3f} is {side} the cut {cut}", verdict=_right(not bluffs), d=d, side=side,
+                   cut=DEFAULT_CUT)),
+        Option(_("it asks the language model whether the chunks fit"), False,
+               _("the gate compares two numbers and nothing else"))))
 
 
 def _quote_length(course: Course) -> Question:
@@ -198,27 +206,27 @@ def _unreadable(course: Course) -> Question:
 
 def _start(course: Course) -> list[Question]:
     return [
-        Question("A retrieval counts as correct when ...", (
-            Option("a returned chunk contains the whole needle", True,
-                   "right: the generator can only quote what arrived, so the needle must arrive in full"),
-            Option("a returned chunk comes from the right document", False,
-                   "too loose: a chunk from the right chapter may not hold the sentence that answers"),
-            Option("the top chunk is about the same topic as the question", False,
-                   "topic is what embeddings measure anyway; the test must be stricter than the thing it tests"))),
-        Question("Why is every needle asked twice, as a course question and as a ticket?", (
-            Option("users describe symptoms in their own words, and an evaluation should include that", True,
-                   "right: course questions borrow the corpus's vocabulary and flatter the retriever"),
-            Option("to double the number of queries so that the p-values get smaller", False,
-                   "the two phrasings of a needle are not independent; the point is the phrasing, not the count"),
-            Option("because one of the two phrasings is always wrong", False,
-                   "both ask for the same needle; only the words differ"))),
-        Question("What should the assistant do with an out-of-domain query?", (
-            Option("answer NO ANSWER: the corpus does not cover it", True,
-                   "right: anything else is a bluff with real-looking citations"),
-            Option("answer from the nearest chunks anyway", False,
-                   "that is exactly the bluff notebook 06 counts"),
-            Option("let the language model decide whether the sources fit", False,
-                   "the gate is a comparison of two numbers; a model asked to judge can itself bluff"))),
+        Question(_("A retrieval counts as correct when ..."), (
+            Option(_("a returned chunk contains the whole needle"), True,
+                   _("right: the generator can only quote what arrived, so the needle must arrive in full")),
+            Option(_("a returned chunk comes from the right document"), False,
+                   _("too loose: a chunk from the right chapter may not hold the sentence that answers")),
+            Option(_("the top chunk is about the same topic as the question"), False,
+                   _("topic is what embeddings measure anyway; the test must be stricter than the thing it tests")))),
+        Question(_("Why is every needle asked twice, as a course question and as a ticket?"), (
+            Option(_("users describe symptoms in their own words, and an evaluation should include that"), True,
+                   _("right: course questions borrow the corpus's vocabulary and flatter the retriever")),
+            Option(_("to double the number of queries so that the p-values get smaller"), False,
+                   _("the two phrasings of a needle are not independent; the point is the phrasing, not the count")),
+            Option(_("because one of the two phrasings is always wrong"), False,
+                   _("both ask for the same needle; only the words differ")))),
+        Question(_("What should the assistant do with an out-of-domain query?"), (
+            Option(_("answer NO ANSWER: the corpus does not cover it"), True,
+                   _("right: anything else is a bluff with real-looking citations")),
+            Option(_("answer from the nearest chunks anyway"), False,
+                   _("that is exactly the bluff notebook 06 counts")),
+            Option(_("let the language model decide whether the sources fit"), False,
+                   _("the gate is a comparison of two numbers; a model asked to judge can itself bluff")))),
         _found_at_four(course),
     ]
 
@@ -348,26 +356,28 @@ def _thresholds(course: Course) -> list[Question]:
     overlap = s.best_out_of_domain < s.worst_in_domain
     counts = sorted({row.bluffs, chapter.THRESHOLD["bluffs"][DEFAULT_CUT], row.out_of_domain, 0})
     return [
-        Question(f"How many of the {row.out_of_domain} out-of-domain queries bluff at the default cut "
-                 f"{DEFAULT_CUT} here?",
+        Question(say("How many of the {out_of_domain} out-of-domain queries bluff at the default cut {cut} here?",
+                     out_of_domain=row.out_of_domain, cut=DEFAULT_CUT),
                  tuple(Option(str(n), n == row.bluffs,
-                              f"right: {row.bluffs} still get chunks under {DEFAULT_CUT}" if n == row.bluffs else
-                              "that is the chapter's count; this corpus and its queries differ"
+                              say("right: {bluffs} still get chunks under {cut}", bluffs=row.bluffs, cut=DEFAULT_CUT)
+                              if n == row.bluffs else
+                              _("that is the chapter's count; this corpus and its queries differ")
                               if n == chapter.THRESHOLD["bluffs"][DEFAULT_CUT] else
-                              "read it off the sweep table or the slider at the default cut")
+                              _("read it off the sweep table or the slider at the default cut"))
                        for n in counts)),
-        _yes_no("Is there a cut that refuses every out-of-domain query and answers every in-domain one here?",
+        _yes_no(_("Is there a cut that refuses every out-of-domain query and answers every in-domain one here?"),
                 not overlap,
-                "yes: the best out-of-domain distance lies beyond the worst in-domain one",
-                f"no: the worst in-domain distance {s.worst_in_domain:.3f} is beyond the best out-of-domain "
-                f"{s.best_out_of_domain:.3f}; the distributions overlap, so every cut trades one mistake for the "
-                "other"),
-        Question("Who should choose the cut?", (
-            Option("whoever knows what a bluff and a refusal cost: it is a product decision", True,
-                   "right: exercise 2 turns stated costs into a cut"),
-            Option("the embedding model", False, "the model gives distances, not costs"),
-            Option("the cut with the fewest bluffs", False,
-                   "fewest bluffs means refusing most answerable questions: exercise 2's cut without its ceiling"))),
+                _("yes: the best out-of-domain distance lies beyond the worst in-domain one"),
+                say("no: the worst in-domain distance {worst:.3f} is beyond the best out-of-domain "
+                    "{best:.3f}; the distributions overlap, so every cut trades one mistake for the other",
+                    worst=s.worst_in_domain, best=s.best_out_of_domain)),
+        Question(_("Who should choose the cut?"), (
+            Option(_("whoever knows what a bluff and a refusal cost: it is a product decision"), True,
+                   _("right: exercise 2 turns stated costs into a cut")),
+            Option(_("the embedding model"), False, _("the model gives distances, not costs")),
+            Option(_("the cut with the fewest bluffs"), False,
+                   _("fewest bluffs means refusing most answerable questions: exercise 2's cut without its "
+                     "ceiling")))),
         _at_the_cut(course),
     ]
 
@@ -452,7 +462,7 @@ class Quiz:
         self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
                         for q in self.questions]
         self.feedback = [w.HTML() for _ in self.questions]
-        self.button = w.Button(description="check my answers", button_style="primary")
+        self.button = w.Button(description=_("check my answers"), button_style="primary")
         self.score = w.HTML()
         self.button.on_click(lambda _: self.check())
 
@@ -461,19 +471,21 @@ class Quiz:
         right = answered = 0
         for q, choice, out in zip(self.questions, self.choices, self.feedback):
             if choice.value is None:
-                out.value = "<i>choose an option first</i>"
+                out.value = _("<i>choose an option first</i>")
                 continue
             answered += 1
             picked = next(o for o in q.options if o.text == choice.value)
             right += picked.right
-            verdict = "<b style='color:#2e7d32'>right</b>" if picked.right else "<b style='color:#c62828'>not quite</b>"
+            verdict = (_("<b style='color:#2e7d32'>right</b>") if picked.right
+                       else _("<b style='color:#c62828'>not quite</b>"))
             items = "".join(f"<li>{'&#10003;' if o.right else '&#10007;'} <b>{html.escape(o.text)}</b>: "
                             f"{html.escape(o.why)}</li>" for o in q.options)
             out.value = f"{verdict}<ul>{items}</ul>"
         recorded = record(f"quiz {self.notebook}", Feedback(right == len(self.questions), (), {
             "right": right, "answered": answered, "questions": len(self.questions)}))
         notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in recorded.notes)
-        self.score.value = f"<b>{right} of {len(self.questions)} right</b>{notes}"
+        self.score.value = say("<b>{right} of {questions} right</b>", right=right,
+                               questions=len(self.questions)) + notes
         return right
 
     def widget(self) -> w.Widget:

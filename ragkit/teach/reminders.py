@@ -7,15 +7,16 @@ student who opens notebook 06 first still knows what "strategy E" and "256 word 
 from __future__ import annotations
 
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES
+from ragkit.teach.language import say
 from ragkit.tokens import WINDOW
 
 
 def strategy_letters() -> str:
     """The six strategies A-F in one sentence (Markdown), from ragkit's own table."""
     letters = "; ".join(f"**{s.letter}** {s.name}" for s in STRATEGIES.values())
-    return (f"*The strategy letters (built in 01-chunking):* {letters}. Blind cuts every {SIZE} characters; "
-            f"boundaries packs whole paragraphs up to {SIZE}; the header is `[title > section]`; overlap carries "
-            f"the previous chunk's last {OVERLAP} characters.")
+    return say("*The strategy letters (built in 01-chunking):* {letters}. Blind cuts every {size} characters; "
+               "boundaries packs whole paragraphs up to {size}; the header is `[title > section]`; overlap carries "
+               "the previous chunk's last {overlap} characters.", letters=letters, size=SIZE, overlap=OVERLAP)
 
 
 def word_pieces() -> str:

@@ -17,6 +17,7 @@ from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
 from ragkit.teach import plots
+from ragkit.teach.language import _, say
 from ragkit.teach.tables import first_words
 from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
 
@@ -27,17 +28,22 @@ if TYPE_CHECKING:
 SLIDER_WIDTH = "480px"
 
 
+def kind_of(kind: str) -> str:
+    """An out-of-domain query's kind (the ground truth's English word) in the kernel's language."""
+    return {"adjacent": _("adjacent"), "absurd": _("absurd")}.get(kind, kind)
+
+
 def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
     """A slider over CUT_RANGE, as every cut slider of the course: left is tighter, right is looser."""
     return w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, readout_format=".3f",
-                         description="cut", continuous_update=True, layout=w.Layout(width=SLIDER_WIDTH))
+                         description=_("cut"), continuous_update=True, layout=w.Layout(width=SLIDER_WIDTH))
 
 
 def cut_direction() -> w.HTML:
     """What left and right mean, written under a cut slider's two ends."""
     return w.HTML(f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
                   f"width:{SLIDER_WIDTH};padding-left:90px;box-sizing:border-box;white-space:nowrap;gap:1em'>"
-                  f"<span>{html.escape(plots.TIGHTER)}</span><span>{html.escape(plots.LOOSER)}</span></small>")
+                  f"<span>{html.escape(_(plots.TIGHTER))}</span><span>{html.escape(_(plots.LOOSER))}</span></small>")
 
 
 class ThresholdExplorer:
@@ -60,19 +66,20 @@ class ThresholdExplorer:
         """Recompute everything shown for one cut."""
         t = time.perf_counter()
         row = self.sweep.at(cut)
-        self.bluffs.value = (f"<b class='ragkit-bluffs'>bluffs: <span class='ragkit-bluff-count'>{row.bluffs}</span>"
-                             f" / {row.out_of_domain}</b>")
-        self.refused.value = (f"<b class='ragkit-refused'>refused answerable: "
-                              f"<span class='ragkit-refused-count'>{row.refused}</span> / {row.in_domain}</b>")
-        self.answered.value = (f"answered with the needle kept: {row.answered_with_needle}, "
-                               f"without it: {row.answered_without_needle}")
+        self.bluffs.value = say("<b class='ragkit-bluffs'>bluffs: <span class='ragkit-bluff-count'>{bluffs}</span>"
+                                " / {out_of_domain}</b>", bluffs=row.bluffs, out_of_domain=row.out_of_domain)
+        self.refused.value = say("<b class='ragkit-refused'>refused answerable: "
+                                 "<span class='ragkit-refused-count'>{refused}</span> / {in_domain}</b>",
+                                 refused=row.refused, in_domain=row.in_domain)
+        self.answered.value = say("answered with the needle kept: {kept}, without it: {without}",
+                                  kept=row.answered_with_needle, without=row.answered_without_needle)
         items = "".join(
-            f"<li><code>{b.distance:.3f}</code> {html.escape(b.query.query)} "
-            f"<i>({html.escape(b.query.kind)})</i> &rarr; {html.escape(b.chunk.doc_id)}, "
-            f"{html.escape(b.chunk.section or 'introduction')}</li>"
+            say("<li><code>{distance:.3f}</code> {query} <i>({kind})</i> &rarr; {doc_id}, {section}</li>",
+                distance=b.distance, query=html.escape(b.query.query), kind=html.escape(kind_of(b.query.kind)),
+                doc_id=html.escape(b.chunk.doc_id), section=html.escape(b.chunk.section or _("introduction")))
             for b in self.sweep.bluffs(cut))
         self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
-            "<i>no out-of-domain query gets a chunk at this cut</i>"
+            _("<i>no out-of-domain query gets a chunk at this cut</i>")
         with self.figure.batch_update():
             plots.move_cut(self.figure, cut)
         self.last_update_ms = 1000 * (time.perf_counter() - t)
@@ -80,7 +87,7 @@ class ThresholdExplorer:
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
         return w.VBox([self.slider, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.figure,
-                       w.HTML("<b>Bluffing queries and the nearest chunk they would get:</b>"), self.bluff_list])
+                       w.HTML(_("<b>Bluffing queries and the nearest chunk they would get:</b>")), self.bluff_list])
 
 
 class ChunkExplorer:

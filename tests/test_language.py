@@ -1,0 +1,438 @@
+"""The Dutch pilot's strings: every catalogue entry translates a template the code still writes, every template of
+the pilot notebooks has its Dutch, and what the teaching layer writes there in Dutch carries the English figures."""
+
+import ast
+import importlib
+import json
+import re
+import string
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from IPython.display import HTML, Markdown
+
+from ragkit.errors import RagkitError
+from ragkit.teach import language
+
+from conftest import ROOT
+from dutch import dutch_share
+
+TEACH = ROOT / "ragkit" / "teach"
+CALLS = {"say", "_"}
+
+
+@pytest.fixture(autouse=True)
+def english_again():
+    """Every test starts in English and leaves the kernel as it found it, whatever it switched to."""
+    with language.speaking("en"):
+        yield
+
+
+# The catalogue against the source
+
+def _called(call: ast.Call) -> str | None:
+    """``say`` or ``_`` for a call of the language module's functions (bare or as ``language.say``), else None."""
+    f = call.func
+    if isinstance(f, ast.Name) and f.id in CALLS:
+        return f.id
+    if isinstance(f, ast.Attribute) and f.attr in CALLS and isinstance(f.value, ast.Name) and f.value.id == "language":
+        return f.attr
+    return None
+
+
+def templates(path: Path) -> dict[str, list[object]]:
+    """Each function's say()/_() first arguments in ``path`` (qualified name: templates), constants resolved.
+
+    A first argument that is a name or an attribute (``_(TIGHTER)``, ``_(plots.LOOSER)``) is looked up in the
+    imported module; anything else (an f-string, an expression) is kept as its ast node, which the tests refuse.
+    A function with a parameter named ``say`` or ``_`` (``course.warm``'s reporter) calls that, not the catalogue.
+    """
+    module = importlib.import_module(f"ragkit.teach.{path.stem}")
+    found: dict[str, list[object]] = {}
+
+    def visit(node: ast.AST, scope: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                shadowed = {a.arg for a in child.args.args + child.args.kwonlyargs} & CALLS
+                if not shadowed:
+                    visit(child, scope + [child.name])
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, scope + [child.name])
+                continue
+            if isinstance(child, ast.Call) and _called(child) and child.args:
+                first = child.args[0]
+                if isinstance(first, ast.Constant):
+                    value: object = first.value
+                elif isinstance(first, ast.Name | ast.Attribute):
+                    value = eval(ast.unparse(first), vars(module))  # noqa: S307 - a module constant of our own
+                else:
+                    value = first
+                found.setdefault(".".join(scope), []).append(value)
+            visit(child, scope)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), [])
+    return found
+
+
+def all_templates() -> dict[str, dict[str, list[object]]]:
+    return {p.stem: templates(p) for p in sorted(TEACH.glob("*.py")) if p.stem != "language"}
+
+
+def in_source() -> set[str]:
+    return {t for functions in all_templates().values() for ts in functions.values() for t in ts
+            if isinstance(t, str)}
+
+
+def fields(template: str) -> Counter:
+    """The {fields} of a template with their conversion and format: a translation must fill the same ones."""
+    return Counter((name, conversion, spec) for _, name, spec, conversion in string.Formatter().parse(template)
+                   if name is not None)
+
+
+def test_every_template_is_a_literal_the_tests_can_find():
+    odd = {f"{module}.{function}": ast.unparse(t) for module, functions in all_templates().items()
+           for function, ts in functions.items() for t in ts if not isinstance(t, str)}
+    assert not odd, f"say()/_() must take a literal English template (or a module constant) first: {odd}"
+
+
+def test_every_catalogue_entry_translates_a_template_the_code_writes_with_the_same_fields():
+    source = in_source()
+    catalogue = language.catalogue("nl")
+    stale = [en for en in catalogue if en not in source]
+    assert not stale, ("stale entries of ragkit/teach/locale/nl.toml (their English template is no longer in the code: "
+                       f"update `en` to the new template and its Dutch): {stale}")
+    unlike = {en: (sorted(fields(en)), sorted(fields(m.translated))) for en, m in catalogue.items()
+              if fields(en) != fields(m.translated)}
+    assert not unlike, f"Dutch templates with other fields than their English: {unlike}"
+
+
+# The functions whose sentences the three pilot notebooks show (00-start-here, 06-thresholds, ex2). Listed by hand,
+# read off the notebooks' code cells: a notebook calls them directly (narrate.*, Quiz, ThresholdExplorer, plots.*,
+# claims.guessing*, course.truncation_note, reminders.strategy_letters, check_threshold_choice) or through the
+# helpers they call (the quiz's builders, the plots' captions and shares, the check's record and Feedback).
+PILOT = {
+    "narrate": ("corpus_loaded", "read_a_file", "ground_truth", "distributions", "crossings", "strict_cut",
+                "sweep_shape", "_truth", "near_miss", "literal_match", "perfect_cut", "cost_valleys"),
+    "widgets": ("kind_of", "cut_slider", "cut_direction", "ThresholdExplorer.update", "ThresholdExplorer.widget"),
+    "plots": ("caption", "_share", "lowest_points", "on_cut_axis", "_histogram_text", "distance_histogram",
+              "threshold_slider", "bluffs_and_refusals"),
+    "claims": ("guessing", "guessing_sentence"),
+    "course": ("Course.truncation_note",),
+    "reminders": ("strategy_letters",),
+    "quiz": ("_yes_no", "_right", "_start", "_found_at_four", "_thresholds", "_at_the_cut", "Quiz.__init__",
+             "Quiz.check"),
+    "exercises": ("Feedback.verdict", "Feedback._lines", "record", "check_threshold_choice"),
+}
+
+
+def wordless(template: str) -> bool:
+    """A template with no word outside its fields, tags and entities (``{cut:.3f}``): nothing to translate."""
+    rest = "".join(literal for literal, *_ in string.Formatter().parse(template))
+    return not re.search(r"[A-Za-z]", re.sub(r"<[^>]*>|&\w+;", "", rest))
+
+
+def test_every_template_of_the_pilot_notebooks_has_its_dutch():
+    found = all_templates()
+    missing_functions = [f"{m}.{f}" for m, names in PILOT.items() for f in names if f not in found[m]]
+    assert not missing_functions, f"pilot functions that write no say()/_() template (renamed?): {missing_functions}"
+    catalogue = language.catalogue("nl")
+    untranslated = {f"{m}.{f}": t for m, names in PILOT.items() for f in names for t in found[m][f]
+                    if isinstance(t, str) and not wordless(t) and t not in catalogue}
+    assert not untranslated, f"templates of the pilot notebooks without a Dutch entry in nl.toml: {untranslated}"
+
+
+def test_a_template_without_words_needs_no_entry_and_one_with_words_does():
+    assert wordless("{cut:.3f}") and wordless("<li><code>{d:.3f}</code> {q} <i>({k})</i> &rarr; {x}</li>")
+    assert not wordless("{k} of {n}") and not wordless("<b>right</b>")
+
+
+def test_speaking_restores_the_language_it_found_even_after_an_error():
+    language.use("nl")
+    with pytest.raises(ZeroDivisionError), language.speaking("en"):
+        assert language.current() == "en"
+        raise ZeroDivisionError("inside the block")
+    assert language.current() == "nl"
+    with pytest.raises(RagkitError, match="pick one of"), language.speaking("fr"):
+        pass
+    assert language.current() == "nl"
+
+
+# What the pilot's functions write, in both languages
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+FENCE = re.compile(r"```.*?```", re.S)
+QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|(?<!\*)\*(?!\*)[^*\n]+(?<!\*)\*(?!\*)|<li>.*?</li>')
+"""Quoted corpus text and queries (in quotes, in italics as the narrators set them, or listed as the explorer's
+bluffing queries with their sections): English in both editions."""
+
+
+def shown(value) -> str:
+    """The text a student sees of a function's result."""
+    if isinstance(value, Markdown | HTML):
+        return value.data
+    if hasattr(value, "value"):  # an ipywidgets HTML
+        return value.value
+    return str(value)
+
+
+def numbers(text: str, dutch: bool = False) -> Counter:
+    """The numbers of a text outside its fenced blocks (quoted chunks), Dutch ones written back the English way."""
+    found = NUMBER.findall(re.sub(r"<[^>]*>|&#?\w+;", " ", FENCE.sub(" ", text)))  # tags and entities carry none
+    if dutch:
+        found = [n.translate(str.maketrans({".": ",", ",": "."})) for n in found]
+    return Counter(found)
+
+
+def both(render) -> tuple[str, str]:
+    """``render()`` shown in English and in Dutch."""
+    with language.speaking("en"):
+        english = shown(render())
+    with language.speaking("nl"):
+        dutch = shown(render())
+    return english, dutch
+
+
+def assert_dutch(english: str, dutch: str, name: str) -> None:
+    """The Dutch carries the English figures and quotes, differs from it, and is Dutch where it is long enough."""
+    assert dutch != english, f"{name}: still English under use('nl'): {dutch[:120]}"
+    assert numbers(dutch, dutch=True) == numbers(english), f"{name}: other numbers in Dutch\n{english}\n{dutch}"
+    assert FENCE.findall(dutch) == FENCE.findall(english), f"{name}: the quoted chunk changed"
+    share = dutch_share(QUOTED.sub(" ", dutch))
+    assert share is None or share >= 0.8, f"{name}: only {share:.0%} of its function words are Dutch: {dutch}"
+
+
+def test_the_quick_sentences_come_out_dutch_with_the_same_figures(tmp_path, monkeypatch):
+    from ragkit.teach import reminders
+    from ragkit.teach.course import Course
+    from ragkit.teach.exercises import Feedback, check_threshold_choice, record
+
+    monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
+    truncated = SimpleNamespace(truncated={"E": (3, 1068, 256), "F": (12, 1068, 256)})
+    cases = {
+        "strategy_letters": reminders.strategy_letters,
+        "truncation_note": lambda: Course.truncation_note(truncated),  # type: ignore[arg-type]
+        "check_threshold_choice, no answer yet": lambda: check_threshold_choice(None, None),  # type: ignore[arg-type]
+        "check_threshold_choice, not a course": lambda: check_threshold_choice("course", 0.6),  # type: ignore[arg-type]
+        "Feedback": lambda: Feedback(False, ("a note",), hints=("a hint",))._repr_markdown_(),
+    }
+    for name, render in cases.items():
+        assert_dutch(*both(render), name)
+    english, dutch = both(lambda: str(check_threshold_choice(None, None)))  # type: ignore[arg-type]
+    assert "between 0.3 and 1.0" in english and "tussen 0,3 en 1,0" in dutch and dutch.startswith("NOG NIET")
+    # a results file that cannot be written is a note, in the kernel's language
+    monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "missing" / "deeper" / "results.jsonl"))
+    (tmp_path / "missing").write_text("a file where a folder should be")
+    english, dutch = both(lambda: record("ex2", Feedback(False)).notes[-1])
+    assert english.startswith("your result was not recorded") and dutch.startswith("je resultaat is niet vastgelegd")
+
+
+def test_the_truncation_note_stays_empty_when_nothing_was_truncated():
+    from ragkit.teach.course import Course
+
+    assert both(lambda: Course.truncation_note(SimpleNamespace(truncated={}))) == ("", "")  # type: ignore[arg-type]
+
+
+# On the course's own results (the warm cache: its vectors are read, not computed)
+
+@pytest.fixture(scope="module")
+def course():
+    import ragkit.teach.course
+
+    return ragkit.teach.course.load(progress=False)
+
+
+@pytest.fixture(scope="module")
+def sweep(course):
+    return course.sweep("E", "dense")
+
+
+@pytest.mark.slow
+def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course, sweep):
+    import pandas as pd
+
+    from ragkit.corpus import corpus_stats
+    from ragkit.teach import claims, narrate
+    from ragkit.teach.exercises import cost_table, threshold_halves
+    from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
+
+    s = sweep
+    tune, _judge = threshold_halves(s)
+    stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
+    france = next(b for b in s.bluffs(None) if b.query.query == "what is the capital of france")
+    cases = {
+        "corpus_loaded": lambda: narrate.corpus_loaded(course.corpus, stats.loc["total"]),
+        "read_a_file": lambda: narrate.read_a_file(course.corpus),
+        "ground_truth": lambda: narrate.ground_truth(course.questions, course.queries, course.corpus),
+        "distributions": lambda: narrate.distributions(s), "crossings": lambda: narrate.crossings(s),
+        "strict_cut": lambda: narrate.strict_cut(s), "sweep_shape": lambda: narrate.sweep_shape(s),
+        "near_miss": lambda: narrate.near_miss(s, s.bluffs(None)[0]),
+        "literal_match": lambda: narrate.literal_match(s, france),
+        "literal_match, refused": lambda: narrate.literal_match(s, france, (None, STRICT_CUT)),
+        "perfect_cut": lambda: narrate.perfect_cut(tune),
+        "cost_valleys": lambda: narrate.cost_valleys(cost_table(tune), tune),
+        "guessing_sentence": lambda: claims.guessing_sentence(claims.guessing(s.rows())),
+    }
+    for name, render in cases.items():
+        assert_dutch(*both(render), name)
+    english, dutch = both(lambda: claims.guessing(s.rows([None, DEFAULT_CUT])).to_string())
+    assert "binary accuracy" in english and "binaire accuracy" in dutch and "geen" in dutch
+
+
+@pytest.mark.slow
+def test_the_read_a_file_link_of_the_dutch_notebook_opens_the_file(course):
+    """The Dutch 00 lives one folder deeper (notebooks/nl/), so its link climbs one folder more."""
+    from ragkit.teach import narrate
+
+    with language.speaking("nl"):
+        link = re.search(r"\]\(([^)]+)\)", narrate.read_a_file(course.corpus).data).group(1)
+    assert (ROOT / "notebooks" / "nl" / link).resolve().is_file(), link
+
+
+@pytest.mark.slow
+def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
+    from ragkit.teach import plots, widgets
+    from ragkit.teach.exercises import threshold_halves
+
+    tune, _judge = threshold_halves(sweep)
+
+    def explorer(half, cut):
+        def render():
+            e = widgets.ThresholdExplorer(half, cut)
+            return "\n".join([e.slider.description, e.direction.value, e.bluffs.value, e.refused.value,
+                              e.answered.value, e.bluff_list.value, e.widget().children[5].value])
+        return render
+
+    def figure(make):
+        def render():
+            fig = make()
+            layout = fig.layout
+            names = " / ".join(trace.name for trace in fig.data)
+            steps = " / ".join(str(a["text"]) for step in (layout.sliders[0].steps if layout.sliders else ())
+                               for a in step.args[0]["annotations"])
+            return "\n".join([str(layout.title.text), str(layout.xaxis.title.text), str(layout.yaxis.title.text),
+                              names, steps, plots.caption(fig.description)])
+        return render
+
+    cases = {"ThresholdExplorer": explorer(sweep, 0.675), "ThresholdExplorer on tune": explorer(tune, 0.7),
+             "ThresholdExplorer, nothing bluffs": explorer(sweep, 0.3),
+             "distance_histogram": figure(lambda: plots.distance_histogram(sweep)),
+             "threshold_slider": figure(lambda: plots.threshold_slider(sweep)),
+             "bluffs_and_refusals": figure(lambda: plots.bluffs_and_refusals(tune))}
+    for name, render in cases.items():
+        english, dutch = both(render)
+        assert_dutch(english, dutch, name)
+        if not name.startswith("ThresholdExplorer"):  # a figure's first line is its title
+            assert english.splitlines()[0] != dutch.splitlines()[0], f"{name}: its title is English"
+    english, dutch = both(figure(lambda: plots.bluffs_and_refusals(tune)))
+    assert "What each cut costs" in english and "Wat elke cut kost" in dutch and "strengere cut" in dutch
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ["00", "06"])
+def test_the_quiz_comes_out_dutch_with_the_same_figures_and_the_same_order(course, notebook, tmp_path, monkeypatch):
+    from ragkit.teach.quiz import Quiz
+
+    monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
+
+    def quiz():
+        q = Quiz(notebook, course, student="ana")
+        for question, choice in zip(q.questions, q.choices):
+            choice.value = next(o.text for o in question.options if not o.right)  # a wrong answer each: all feedback
+        q.check()
+        return q
+
+    with language.speaking("en"):
+        english = quiz()
+    with language.speaking("nl"):
+        dutch = quiz()
+    assert [[o.right for o in q.options] for q in dutch.questions] == \
+        [[o.right for o in q.options] for q in english.questions]  # the same student sees the same order
+    assert dutch.button.description != english.button.description
+    for i, (en, nl) in enumerate(zip(english.questions, dutch.questions)):
+        assert_dutch(en.prompt, nl.prompt, f"quiz {notebook}, question {i + 1}")
+        for a, b in zip(en.options, nl.options):
+            if not a.text.isdigit():
+                assert_dutch(a.text, b.text, f"quiz {notebook}, question {i + 1}, option")
+            assert_dutch(a.why, b.why, f"quiz {notebook}, question {i + 1}, feedback")
+    for en, nl in zip(english.feedback, dutch.feedback):
+        assert_dutch(en.value, nl.value, f"quiz {notebook}, feedback")
+    assert_dutch(english.score.value, dutch.score.value, f"quiz {notebook}, score")
+
+
+# Exercise 2's check, in the student's language; the grader's table in English
+
+def _cheapest_within_ceiling(course) -> float:
+    from ragkit.teach.exercises import EX2, cost_table, threshold_halves
+
+    tune, _judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
+    costs = cost_table(tune)
+    allowed = costs[costs["within ceiling"]]
+    return float(allowed.cut[allowed.cost.idxmin()])
+
+
+@pytest.mark.slow
+def test_ex2s_check_speaks_dutch_on_a_wrong_and_a_right_answer(course, tmp_path, monkeypatch):
+    from ragkit.teach.exercises import check_threshold_choice
+
+    monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
+    answers = {"too strict": 0.3, "too loose": 1.0, "right": _cheapest_within_ceiling(course)}
+    for name, cut in answers.items():
+        with language.speaking("en"):
+            english = check_threshold_choice(course, cut)
+        with language.speaking("nl"):
+            dutch = check_threshold_choice(course, cut)
+        assert english.passed == dutch.passed == (name == "right") and english.numbers == dutch.numbers
+        assert len(english.notes) == len(dutch.notes) and len(english.hints) == len(dutch.hints)
+        assert (name == "right") or english.hints, name  # both wrong answers get a hint
+        for a, b in zip(english.notes + english.hints, dutch.notes + dutch.hints):
+            assert_dutch(a, b, f"ex2 {name}")
+        with language.speaking("nl"):
+            text, markdown = str(dutch), dutch._repr_markdown_()
+        head = "GESLAAGD" if name == "right" else "NOG NIET"
+        assert text.startswith(head) and f">{head}</b>" in markdown, text
+        assert ("- tip: " in text) == bool(dutch.hints)
+        with language.speaking("en"):
+            assert str(english).startswith("PASSED" if name == "right" else "NOT YET")
+
+
+@pytest.mark.slow
+def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monkeypatch):
+    from ragkit.teach import grading
+    from ragkit.teach.sandbox import Run
+
+    submission = grading.Submission("ana", "ex2", Path("ex2-choose-a-threshold.ipynb"))
+    answers = Run(True, answers=json.dumps({"my_cut": {"value": 0.3}}))
+    english = grading.judged(submission, answers, course)
+    assert english.reason.startswith("the rules: bluff cost")
+    monkeypatch.setenv("RAGKIT_LANGUAGE", "nl")
+    language.use("nl")  # as a Dutch notebook does, should the grader ever run in its kernel
+    dutch_kernel = grading.judged(submission, answers, course)
+    assert (dutch_kernel.grade, dutch_kernel.reason, dutch_kernel.numbers) == \
+        (english.grade, english.reason, english.numbers)
+    assert language.current() == "nl"  # the grader spoke English for its table only
+
+
+@pytest.mark.slow
+def test_a_dutch_ex2_notebook_is_graded_in_english(course, tmp_path):
+    """A Dutch ex2 calls language.use("nl") in the sandboxed kernel: the grade and its reason are the English ones."""
+    import nbformat
+    from test_grading import EX2, EXERCISES, edited, hand_in
+
+    from ragkit.teach import grading
+    from ragkit.teach.sandbox import Limits
+
+    dutch = edited(EXERCISES / EX2, answer="my_cut = 0.3",
+                   first='from ragkit.teach import language\nlanguage.use("nl")')
+    hand_in(tmp_path / "home", "ana", EX2, dutch)
+    result = grading.grade([tmp_path / "home"], "home", Limits(timeout=300, threads=1), course=course)
+    row = next(g for g in result.grades if g.exercise == "ex2")
+    assert row.grade == "not yet", row
+    with language.speaking("en"):
+        from ragkit.teach.exercises import check_threshold_choice
+
+        expected = "; ".join(check_threshold_choice(course, 0.3).notes)
+    assert row.reason == expected, row.reason
+    assert isinstance(dutch, nbformat.NotebookNode)
