@@ -444,12 +444,10 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     previous = os.environ.get(RESULTS_ENV)
     model = threading.Lock()  # one model: the checks and the lending take turns
     lend = _lending(model, limits.timeout / LEND_SHARE) if lending else None
-    spoken = os.environ.get(language._ENV)
     ran: dict[tuple[str, str], list[Grade]] = {}
     with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
             Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
         os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
-        os.environ[language._ENV] = language.SOURCE  # the checks' notes, the table's reasons: in English, always
 
         def execute(s: Submission) -> Run:
             try:
@@ -470,11 +468,10 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
                     if progress is not None:
                         progress(g)
         finally:
-            for name, value in ((RESULTS_ENV, previous), (language._ENV, spoken)):
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+            if previous is None:
+                os.environ.pop(RESULTS_ENV, None)
+            else:
+                os.environ[RESULTS_ENV] = previous
         isolation = sandbox.isolation
     grades += [better(rows) for rows in ran.values()]
     for who in {s.student for s in found}:
