@@ -12,6 +12,8 @@ import jupytext
 import nbformat
 import pytest
 
+from ragkit.teach.language import catalogue
+
 from conftest import ALL_NOTEBOOKS, NOTEBOOKS, ExecutionCount
 
 TWINS = NOTEBOOKS / "twins"
@@ -76,10 +78,18 @@ def test_notebook_runs_on_a_fresh_kernel(ipynb, executed):
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     text = text_of(nb)
+    passed, not_yet = verdict("PASSED", ipynb), verdict("NOT YET", ipynb)
     if "exercises" in ipynb.parts and "solutions" not in ipynb.parts:
-        assert "NOT YET" in text and "PASSED" not in text, "an unsolved exercise must not pass its check"
+        assert not_yet in text and passed not in text, "an unsolved exercise must not pass its check"
     if "solutions" in ipynb.parts:
-        assert "PASSED" in text and "NOT YET" not in text, "a solution must pass its check"
+        assert passed in text and not_yet not in text, "a solution must pass its check"
+
+
+def verdict(word: str, ipynb: Path) -> str:
+    """A check's verdict word in the notebook's language (the Dutch edition lives in notebooks/nl/)."""
+    language = "nl" if ipynb.relative_to(NOTEBOOKS).parts[0] == "nl" else "en"
+    message = catalogue(language).get(word)
+    return word if message is None else message.translated
 
 
 NAN_CELL = re.compile(r"<td[^>]*>\s*(NaN|nan|None|<NA>)\s*</td>")

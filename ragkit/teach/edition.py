@@ -28,7 +28,7 @@ LANGUAGE = "nl"
 PILOT = ("00-start-here", "06-thresholds", "exercises/ex2-choose-a-threshold")
 """The notebooks of the Dutch pilot, named relative to notebooks/."""
 LANGUAGE_CELL_ID = "nl-language"
-LANGUAGE_CELL = ("# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
+LANGUAGE_CELL = ("# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
                  "# komen uit de Nederlandse catalogus van ragkit.teach.language.\n"
                  "from ragkit.teach import language\n"
                  "\n"
@@ -88,14 +88,19 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
     return entries
 
 
-def deeper_links(markdown: str) -> str:
-    """``markdown`` with every relative link and image one folder deeper (a Dutch notebook sits in notebooks/nl/)."""
-    targets = set()
+def link_targets(markdown: str) -> list[str]:
+    """The relative targets of the links and images in ``markdown`` (not web addresses, nor anchors)."""
+    targets = []
     for token in _inline_tokens(MarkdownIt().parse(markdown)):
         target = token.attrGet("href") or token.attrGet("src")
         if isinstance(target, str) and _relative(target):
-            targets.add(target)
-    for target in targets:
+            targets.append(target)
+    return targets
+
+
+def deeper_links(markdown: str) -> str:
+    """``markdown`` with every relative link and image one folder deeper (a Dutch notebook sits in notebooks/nl/)."""
+    for target in set(link_targets(markdown)):
         markdown = markdown.replace(f"]({target}", f"](../{target}")
     return markdown
 
@@ -124,17 +129,22 @@ def _imports_ragkit(cell: nbformat.NotebookNode) -> bool:
 def translate(english: nbformat.NotebookNode, entries: dict[str, Entry]) -> nbformat.NotebookNode:
     """The Dutch notebook: translated markdown, code verbatim, the language cell before the first ragkit import."""
     dutch = copy.deepcopy(english)
-    cells: list[nbformat.NotebookNode] = []
     for cell in dutch.cells:
-        if _imports_ragkit(cell) and not any(c.get("id") == LANGUAGE_CELL_ID for c in cells):
-            cells.append(language_cell())
         entry = entries.get(cell.id)
         # a stale entry still gives the reader Dutch (the check fails until it is updated); a missing one, English
         if cell.cell_type == "markdown" and entry is not None:
             cell.source = deeper_links(entry.nl)
-        cells.append(cell)
-    dutch.cells = cells
+    dutch.cells.insert(_language_cell_at(dutch.cells), language_cell())
     return dutch
+
+
+def _language_cell_at(cells: list[nbformat.NotebookNode]) -> int:
+    """Right after the code cell before the first that imports ragkit (the Colab cell, which installs it)."""
+    first = next((i for i, c in enumerate(cells) if _imports_ragkit(c)), None)
+    if first is None:
+        raise InputError("the notebook never imports ragkit: it has nothing to say in Dutch")
+    before = [i for i, c in enumerate(cells[:first]) if c.cell_type == "code"]
+    return before[-1] + 1 if before else first
 
 
 def _read(path: Path) -> nbformat.NotebookNode:

@@ -17,11 +17,11 @@
 # %% [markdown]
 # # 00. Begin hier
 #
-# Wat je hier ziet: wat deze companion is en hoe je hem bedient, de cursustekst waarin je gaat zoeken,
+# Wat je hier ziet: wat deze notebooks bij het hoofdstuk zijn en hoe je ermee werkt, de cursustekst waarin je gaat zoeken,
 # en de vragen waarmee elke retriever in de volgende notebooks wordt beoordeeld.
 
 # %% [markdown]
-# **Leerdoelen.** Na deze notebook kun je:
+# **Leerdoelen.** Na dit notebook kun je:
 #
 # - uitleggen wat een needle is en waarom een retrieval alleen telt als een chunk hem volledig bevat
 # - een cursusvraag, een supportticket en een out-of-domain query van elkaar onderscheiden, en zeggen waarom een evaluatie alle drie nodig heeft
@@ -39,6 +39,13 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
+# %%
+# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
 # %% [markdown]
 # ## Wat dit is
 #
@@ -47,14 +54,14 @@ if "google.colab" in sys.modules:
 # afstand en citaties, en onderbouwt elke uitspraak met een meting op zijn eigen corpus. Hier voer je die metingen
 # opnieuw uit op een corpus dat je kunt openen en lezen, en controleer je zelf welke uitspraken standhouden.
 #
-# Het werk is in tweeën gedeeld. Een klein Python-pakket, `ragkit`, doet alle berekeningen; de notebooks stellen het
+# Het werk is in tweeën verdeeld. Een klein Python-pakket, `ragkit`, doet alle berekeningen; de notebooks stellen het
 # alleen vragen en vertellen het verhaal rond de antwoorden. Elk getal over dit corpus dat je hieronder leest, is dus
 # zojuist op deze machine berekend. Waar het hoofdstuk een getal rapporteert, staat het naast het onze, en als de
-# twee verschillen zegt de notebook dat, in plaats van het te verbergen.
+# twee verschillen zegt het notebook dat, in plaats van het te verbergen.
 #
 # ## Hoe je de notebooks gebruikt (optioneel)
 #
-# - **Draai elke notebook van boven naar beneden** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
+# - **Draai elk notebook van boven naar beneden** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
 #   De cellen hangen van elkaar af, dus heen en weer springen op een verse kernel gaat mis.
 # - **De eerste run is de traagste.** Chunks worden één keer ge-embed en de vectors blijven op schijf bewaard in
 #   `.ragkit-cache/`, zodat latere runs, en latere notebooks, warm beginnen. Voortgangsbalken laten zien wat er gebeurt.
@@ -63,13 +70,6 @@ if "google.colab" in sys.modules:
 # - **Twee modellen zijn optioneel.** De cross-encoder-reranker en de kleine Qwen-generator staan niet op PyPI.
 #   Draai `make models` op een machine met internet om ze op te halen; zonder die modellen zeggen de cellen die ze
 #   nodig hebben dat ook, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
-
-# %%
-# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
-# komen uit de Nederlandse catalogus van ragkit.teach.language.
-from ragkit.teach import language
-
-language.use("nl")
 
 # %%
 from collections import Counter
@@ -159,7 +159,7 @@ ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), example=("query", "fi
 # Een needle is één zin, lang genoeg om een echt antwoord te dragen, die **precies één keer** in het hele corpus
 # voorkomt en in gewone proza staat: nooit in een sectiekop, een tabelrij of een code block. Beide regels houden de
 # test eerlijk. Een zin die twee keer voorkomt, kan op de verkeerde plek "gevonden" worden; een needle in een
-# sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, wat hij ook retrievede.
+# sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, wat hij verder ook ophaalde.
 #
 # ragkit controleert elke regel op het corpus dat je hebt geladen:
 
@@ -199,7 +199,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `06-thresholds` | het enige deel van de pipeline dat "geen antwoord" kan zeggen, en wat elke cut kost |
 # | `07-citations` | de eigen woorden van de chunk citeren, met een locator die een lezer kan volgen |
 # | `08-production` | stale indexen, kapotte documenten, en fouten die geen lawaai maken |
-# | `exercises/` | beoordeelde oefeningen in de map `exercises/` naast deze notebook, met hints in plaats van antwoorden |
+# | `exercises/` | beoordeelde oefeningen in de map `exercises/` naast dit notebook, met hints in plaats van antwoorden |
 #
 # De getallen van het hoofdstuk staan in `ragkit.teach.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
 

@@ -21,7 +21,7 @@
 # onderdeel dat hem kan laten stoppen: een cut op de cosine distance, met als prijs de vragen die hij weigert.
 
 # %% [markdown]
-# **Leerdoelen.** Na deze notebook kun je:
+# **Leerdoelen.** Na dit notebook kun je:
 #
 # - uitleggen waarom een retriever altijd iets teruggeeft en wat een bluf is
 # - een threshold-sweep lezen: blufs en weigeringen uitgezet tegen de cut
@@ -41,7 +41,7 @@ if "google.colab" in sys.modules:
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
-# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
 # komen uit de Nederlandse catalogus van ragkit.teach.language.
 from ragkit.teach import language
 
@@ -115,7 +115,7 @@ ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
 #
 # Neem voor elke beantwoordbare query en voor elke out-of-domain query de afstand tot de dichtstbijzijnde
 # chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
-# de rode staven (out-of-domain) rechts. De gestippelde lijn is de standaard-cut van het hoofdstuk.
+# de rode staven (out-of-domain) rechts. De gestreepte lijn is de standaard-cut van het hoofdstuk.
 
 # %%
 plots.distance_histogram(s, DEFAULT_CUT)
@@ -173,7 +173,7 @@ plots.bluffs_and_refusals(s)
 # ## Jouw beurt: verschuif de cut
 #
 # Twee sliders verschuiven de cut. Met een draaiende kernel (JupyterLab, Binder, Colab) werkt de explorer hieronder
-# de aantallen bij, de gestippelde lijn in het histogram en de lijst van blufende queries (met de chunk die elk van
+# de aantallen bij, de gestreepte lijn in het histogram en de lijst van bluffende queries (met de chunk die elk van
 # hen zou krijgen), terwijl je schuift; elke beweging is alleen een vergelijking van vooraf berekende getallen, dus
 # het gaat meteen. De figuur daarna heeft een eigen slider, waarvan ragkit de stappen vooraf heeft geteld: die
 # beweegt zonder kernel, en op de pagina van het boek is dat de slider die werkt.
@@ -264,7 +264,7 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 #    header de twee verdelingen makkelijker of moeilijker te scheiden?
 # 3. Schrijf drie eigen out-of-domain vragen waarvan je verwacht dat ze bluffen, en controleer hun kleinste
 #    afstand met `course.retriever("E").dense([...]).distance.min(axis=1)`.
-# 4. De sweep telt een query als beantwoord wanneer *een* chunk door de gate komt. Kijk naar
+# 4. De sweep telt een query als beantwoord wanneer er *ook maar één* chunk door de gate komt. Kijk naar
 #    `answered_without_needle` in de tabel: wat zou een gebruiker in die gevallen te zien krijgen, en is dat beter of
 #    slechter dan een weigering?
 

@@ -31,6 +31,13 @@ if "google.colab" in sys.modules:
     output.enable_custom_widget_manager()
     print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
+# %%
+# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
@@ -56,14 +63,7 @@ if "google.colab" in sys.modules:
 # beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
 # formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`; de check
 # beoordeelt je cut op `judge`, dat je niet mag gebruiken: elk hulpmiddel hieronder laat alleen `tune` zien, en de
-# beoordelende helft verschijnt pas na de check, als zijn bewijs.
-
-# %%
-# Deze notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
-# komen uit de Nederlandse catalogus van ragkit.teach.language.
-from ragkit.teach import language
-
-language.use("nl")
+# beoordelende helft verschijnt pas na de check, als bewijs van de check.
 
 # %%
 from IPython.display import Markdown, display
@@ -142,8 +142,8 @@ display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.r
 # %% [markdown]
 # ## ✏️ Jouw antwoord
 #
-# Vervang `None` door een cosine distance tussen 0,3 en 1,0, gekozen op alleen de afstemhelft: de goedkoopste cut
-# binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
+# Vervang `None` door een cosine distance tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
+# tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
 # `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%

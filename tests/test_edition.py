@@ -1,0 +1,435 @@
+"""The Dutch edition: generated, never drifting from the English notebooks, Dutch in its prose, same figures.
+
+The Dutch notebooks of the pilot (notebooks/nl/) are written by ragkit.teach.edition from the English notebooks
+and the catalogues in notebooks/nl/catalogue/; these tests keep the committed files equal to what it writes, make
+an edited English cell fail the check, and compare the executed Dutch notebooks with the English ones.
+"""
+
+import html.parser
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from markdown_it import MarkdownIt
+
+from ragkit.__main__ import main
+from ragkit.data import read_out_of_domain, read_questions
+from ragkit.errors import InputError
+from ragkit.teach import edition
+
+from conftest import NOTEBOOKS, ROOT
+from dutch import dutch_share
+
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+SHARE = 0.8
+"""The issue's rule: at least 80% of the function words of a Dutch text are Dutch (texts with 20 or more)."""
+
+
+def english(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def dutch(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(edition.dutch_path(NOTEBOOKS, name), as_version=4)
+
+
+# ---- one source: the committed Dutch files are the generator's ----
+
+@pytest.mark.parametrize("name", edition.PILOT)
+def test_the_committed_dutch_notebook_and_twin_are_what_the_generator_writes(name):
+    notebook, twin = edition.generated(NOTEBOOKS, name)
+    assert edition.dutch_path(NOTEBOOKS, name).read_text(encoding="utf-8") == notebook, "run `make nl`"
+    assert edition.twin_path(NOTEBOOKS, name).read_text(encoding="utf-8") == twin, "run `make nl`"
+
+
+def test_the_catalogues_translate_every_markdown_cell_of_the_current_english():
+    assert edition.check(NOTEBOOKS) == []
+    assert main(["edition", "--check"]) == 0
+
+
+@pytest.mark.parametrize("name", edition.PILOT)
+def test_code_is_copied_verbatim_with_its_metadata_and_one_language_cell_after_the_colab_cell(name):
+    en, nl = english(name), dutch(name)
+    injected = [i for i, c in enumerate(nl.cells) if c.get("id") == edition.LANGUAGE_CELL_ID]
+    assert len(injected) == 1
+    first_import = next(i for i, c in enumerate(en.cells) if edition._imports_ragkit(c))
+    assert "google.colab" in en.cells[injected[0] - 1].source and injected[0] <= first_import
+    rest = [c for c in nl.cells if c.get("id") != edition.LANGUAGE_CELL_ID]
+    assert [(c.id, c.cell_type, c.metadata) for c in rest] == [(c.id, c.cell_type, c.metadata) for c in en.cells]
+    assert [c.source for c in rest if c.cell_type == "code"] == [c.source for c in en.cells if c.cell_type == "code"]
+    hidden = [c.id for c in rest if c.metadata.get("jupyter", {}).get("source_hidden")]
+    assert hidden == [c.id for c in en.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+    assert all(not c.get("outputs") for c in nl.cells if c.cell_type == "code")
+
+
+def test_relative_links_go_one_folder_deeper_and_others_stay():
+    text = "See [the data](../data/corpus/x.md), ![a plot](img/p.png), [web](https://x.org/a) and [here](#top)."
+    assert edition.deeper_links(text) == ("See [the data](../../data/corpus/x.md), ![a plot](../img/p.png), "
+                                          "[web](https://x.org/a) and [here](#top).")
+
+
+# ---- a changed English cell marks its translation stale ----
+
+@pytest.fixture
+def copy_of_the_pilot(tmp_path) -> Path:
+    """A notebooks/ folder holding the pilot's English notebooks and the whole committed Dutch edition."""
+    notebooks = tmp_path / "notebooks"
+    for name in edition.PILOT:
+        (notebooks / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(NOTEBOOKS / f"{name}.ipynb", notebooks / f"{name}.ipynb")
+    shutil.copytree(NOTEBOOKS / "nl", notebooks / "nl")
+    shutil.copytree(NOTEBOOKS / "twins" / "nl", notebooks / "twins" / "nl")
+    assert edition.check(notebooks) == []
+    return notebooks
+
+
+def edit_english(notebooks: Path, name: str, change) -> nbformat.NotebookNode:
+    path = notebooks / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    change(nb)
+    nbformat.write(nb, path)
+    return nb
+
+
+def test_an_edited_english_cell_is_reported_stale_with_the_diff(copy_of_the_pilot):
+    cell_id = "e4939c98"  # 06's "Two distributions"
+
+    def change(nb):
+        cell = next(c for c in nb.cells if c.id == cell_id)
+        cell.source = cell.source.replace("The dashed line", "The dotted line")
+
+    edit_english(copy_of_the_pilot, "06-thresholds", change)
+    problems = [str(p) for p in edition.check(copy_of_the_pilot)]
+    stale = [p for p in problems if f"cell {cell_id} is stale" in p]
+    assert len(stale) == 1, problems
+    assert "-bars (out of domain) on its right. The dashed line" in stale[0]
+    assert "+bars (out of domain) on its right. The dotted line" in stale[0]
+    # nothing else is reported: the committed Dutch notebook is still what the generator writes
+    assert len(problems) == 1
+
+
+def test_a_new_cell_and_a_removed_cell_are_reported(copy_of_the_pilot):
+    def change(nb):
+        nb.cells.insert(1, nbformat.v4.new_markdown_cell("A new paragraph nobody translated.", id="fresh123"))
+        nb.cells = [c for c in nb.cells if c.id != "6169e19e"]
+
+    edit_english(copy_of_the_pilot, "00-start-here", change)
+    problems = [str(p) for p in edition.check(copy_of_the_pilot)]
+    assert any("markdown cell fresh123 has no translation" in p for p in problems), problems
+    assert any("the entry 6169e19e translates no markdown cell" in p for p in problems), problems
+    assert any("nl/00-start-here.ipynb is not what the generator writes" in p for p in problems), problems
+    assert any("twins/nl/00-start-here.py is not what the generator writes" in p for p in problems), problems
+
+
+def test_a_hand_edited_dutch_notebook_is_reported(copy_of_the_pilot):
+    path = edition.dutch_path(copy_of_the_pilot, "exercises/ex2-choose-a-threshold")
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[-1].source += "\nmet de hand toegevoegd"
+    nbformat.write(nb, path)
+    problems = [str(p) for p in edition.check(copy_of_the_pilot)]
+    assert problems == ["exercises/ex2-choose-a-threshold: nl/exercises/ex2-choose-a-threshold.ipynb is not what "
+                        "the generator writes"]
+
+
+def test_a_broken_catalogue_is_an_error_saying_what_to_do(tmp_path):
+    bad = tmp_path / "x.toml"
+    bad.write_text('[[cell]]\nid = "a"\nsha = "b"\nen = "c"\n')
+    with pytest.raises(InputError, match="has no nl"):
+        edition.read_catalogue(bad)
+    bad.write_text("[[cell]\n")
+    with pytest.raises(InputError, match="not valid TOML"):
+        edition.read_catalogue(bad)
+
+
+# ---- Dutch prose ----
+
+@pytest.mark.parametrize("name", edition.PILOT)
+def test_every_dutch_markdown_cell_is_dutch(name):
+    judged = 0
+    for cell in dutch(name).cells:
+        share = dutch_share(cell.source) if cell.cell_type == "markdown" else None
+        if share is not None:
+            judged += 1
+            assert share >= SHARE, f"{name} cell {cell.id}: {share:.0%} Dutch function words:\n{cell.source}"
+    assert judged >= 5, "too few cells long enough to judge: the rule is not being tested"
+    # the measure tells the languages apart: the English cells fail it
+    shares = [dutch_share(c.source) for c in english(name).cells if c.cell_type == "markdown"]
+    assert any(share is not None and share < SHARE for share in shares)
+
+
+def _table_rows(markdown: str) -> list[list[str]]:
+    """The body rows of the first table in ``markdown``, each a list of its cells' text."""
+    rows: list[list[str]] = []
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    for token in tokens:
+        if token.type == "tbody_open":
+            rows = []
+        elif token.type == "tr_open":
+            rows.append([])
+        elif token.type == "inline" and rows:
+            rows[-1].append(token.content)
+        elif token.type == "tbody_close":
+            return rows
+    return rows
+
+
+def glossary() -> list[tuple[list[str], list[str]]]:
+    """The glossary's rows as (English terms, Dutch terms): each cell split at commas, slashes, 'vs' and brackets."""
+    section = GUIDE.read_text(encoding="utf-8").split("## Glossary, English-Dutch", 1)[1].split("\n## ", 1)[0]
+
+    def terms(cell: str) -> list[str]:
+        cell = re.sub(r"[`*]", "", cell).lower()
+        inside = re.findall(r"\(([^)]*)\)", cell)
+        parts = re.split(r",|/| vs ", re.sub(r"\([^)]*\)", ",", cell)) + [p for i in inside for p in re.split(",", i)]
+        return [p.strip() for p in parts if p.strip()]
+
+    return [(terms(row[0]), terms(row[1])) for row in _table_rows(section)]
+
+
+def _prose(markdown: str) -> str:
+    return re.sub(r"```.*?```|`[^`]*`|\]\([^)]*\)", " ", markdown, flags=re.S).lower()
+
+
+def _english_word(term: str) -> re.Pattern:
+    return re.compile(rf"\b{re.escape(term)}(s|es|ed|ing)?\b")
+
+
+def glossary_breaches(en: str, nl: str, rows) -> tuple[list[str], list[str]]:
+    """The English-only glossary terms ``en`` uses, and each one ``nl`` (its Dutch) translates against the glossary.
+
+    The rule: a row's English-only term is one of its English terms that occurs in none of its Dutch terms
+    ("bluff" against "bluf (blufs)"; not "blind" against "blind knippen", nor "threshold" against "threshold
+    (drempel)", which the chapter keeps). Where the English cell uses such a term (as a word, with an English
+    ending: bluffs, refusals), the Dutch cell must use one of the row's Dutch terms (at the start of a word, so
+    Dutch endings and compounds count: blufs, weigeringen, sectiekop) and must not use the English term itself.
+    Code spans, code blocks and link targets are left out on both sides.
+    """
+    en, nl = _prose(en), _prose(nl)
+    used, breaches = [], []
+    for english_terms, dutch_terms in rows:
+        for term in english_terms:
+            if any(re.search(rf"\b{re.escape(term)}\b", d) for d in dutch_terms) or not _english_word(term).search(en):
+                continue
+            used.append(term)
+            if _english_word(term).search(nl):
+                breaches.append(f"the English term {term!r} is left in the Dutch")
+            elif not any(re.search(rf"\b{re.escape(d)}", nl) for d in dutch_terms):
+                breaches.append(f"{term!r} is not translated as the glossary says ({' / '.join(dutch_terms)})")
+    return used, breaches
+
+
+def test_the_glossary_rule_catches_an_english_term_and_a_wrong_translation():
+    rows = glossary()
+    assert (["bluff"], ["bluf", "blufs"]) in rows and (["refusal"], ["weigering", "weigeren"]) in rows
+    english_text = "At this cut the bluffs fall and the refusals rise."
+    assert glossary_breaches(english_text, "Bij deze cut dalen de blufs en stijgen de weigeringen.", rows)[1] == []
+    left = glossary_breaches(english_text, "Bij deze cut dalen de bluffs en stijgen de weigeringen.", rows)[1]
+    assert left == ["the English term 'bluff' is left in the Dutch"]
+    other = glossary_breaches(english_text, "Bij deze cut dalen de blufs en stijgen de afwijzingen.", rows)[1]
+    assert other == ["'refusal' is not translated as the glossary says (weigering / weigeren)"]
+
+
+def test_the_dutch_notebooks_use_the_glossary_terms():
+    rows = glossary()
+    used, breaches = set(), []
+    for name in edition.PILOT:
+        nl = {c.id: c.source for c in dutch(name).cells if c.cell_type == "markdown"}
+        for cell in english(name).cells:
+            if cell.cell_type == "markdown":
+                terms, wrong = glossary_breaches(cell.source, nl[cell.id], rows)
+                used.update(terms)
+                breaches += [f"{name} cell {cell.id}: {w}" for w in wrong]
+    assert not breaches, "\n".join(breaches)
+    # the rule reached the pilot's own terms, so it can fail on them
+    assert {"bluff", "refusal", "ticket", "sentence", "paragraph", "section", "citation", "literal match"} <= used
+
+
+# ---- the executed Dutch notebooks: the English figures, Dutch narration ----
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+SWAP = str.maketrans({".": ",", ",": "."})
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+class _Text(html.parser.HTMLParser):
+    """The text a reader sees in HTML: no tags, attributes, scripts or styles (a plotly div's id changes per run)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.hidden += tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        self.hidden -= tag in ("script", "style")
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def visible(html_text: str) -> str:
+    parser = _Text()
+    parser.feed(html_text)
+    return " ".join(parser.parts)
+
+
+def figures(output) -> list[tuple[str, list[str], bool]]:
+    """The text of one output a reader sees, as (kind, its numbers as written, whether it is narrated prose).
+
+    That is the richest of markdown, HTML (its visible text) and plain text: a styled table's plain text is its
+    object's address, which differs from run to run. A widget's plain text is its description.
+    """
+    if output.get("output_type") == "stream":
+        return [(f"stream {output['name']}", NUMBER.findall(output.get("text", "")), True)]
+    data = output.get("data", {})
+    kinds = ["text/plain"] if WIDGET in data else ["text/markdown", "text/html", "text/plain"]
+    kind = next((k for k in kinds if k in data), None)
+    if kind is None:
+        return []
+    text = visible(data[kind]) if kind == "text/html" else data[kind]
+    return [(kind, NUMBER.findall(text), kind == "text/markdown" or WIDGET in data)]
+
+
+def same_numbers(en: list[str], nl: list[str], narrated: bool) -> bool:
+    """Whether two texts write the same numbers in order: as written, or (narrated Dutch) with . and , swapped.
+
+    language.say writes a number the Dutch way by swapping the decimal point and the thousands comma (0.79 becomes
+    0,79, 1,068 becomes 1.068), so a Dutch narrated number is either that swap of the English one or, where its
+    template is not translated yet, the English writing itself; nothing else passes.
+    """
+    return len(en) == len(nl) and all(e == n or (narrated and e == n.translate(SWAP)) for e, n in zip(en, nl))
+
+
+def test_same_numbers_accepts_the_two_writings_of_a_number_and_nothing_else():
+    assert same_numbers(["0.79", "1,068", "64"], ["0,79", "1.068", "64"], narrated=True)
+    assert same_numbers(["0.79"], ["0.79"], narrated=True)
+    assert not same_numbers(["0.79"], ["0,79"], narrated=False)
+    assert not same_numbers(["0.79"], ["0,80"], narrated=True)
+    assert not same_numbers(["0.79", "3"], ["0,79"], narrated=True)
+    assert NUMBER.findall("cut 0,675: 12 van de 1.068 chunks (25%).") == ["0,675", "12", "1.068", "25"]
+    assert visible('<div id="a1b2-99"><script>var x = 42;</script><td>0.790</td></div>') == "0.790"
+
+
+def code_cells(nb: nbformat.NotebookNode) -> list:
+    return [c for c in nb.cells if c.cell_type == "code" and c.get("id") != edition.LANGUAGE_CELL_ID]
+
+
+def run(executed, path: Path) -> nbformat.NotebookNode:
+    result = executed(path)
+    if result.error:
+        pytest.fail(result.error, pytrace=False)
+    return result.notebook
+
+
+PAIRS = [pytest.param(name, id=name, marks=pytest.mark.notebooks(NOTEBOOKS / f"{name}.ipynb",
+                                                                 edition.dutch_path(NOTEBOOKS, name)))
+         for name in edition.PILOT]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_the_dutch_notebook_computes_the_english_figures(name, executed):
+    en = code_cells(run(executed, NOTEBOOKS / f"{name}.ipynb"))
+    nl = code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name)))
+    assert [c.source for c in en] == [c.source for c in nl]
+    differ, compared = [], 0
+    for cell_en, cell_nl in zip(en, nl):
+        texts_en = [f for o in cell_en.outputs for f in figures(o)]
+        texts_nl = [f for o in cell_nl.outputs for f in figures(o)]
+        if [k for k, _, _ in texts_en] != [k for k, _, _ in texts_nl]:
+            differ.append(f"cell {cell_en.id}: outputs {[k for k, _, _ in texts_en]} in English, "
+                          f"{[k for k, _, _ in texts_nl]} in Dutch")
+            continue
+        for (kind, numbers_en, _), (_, numbers_nl, narrated) in zip(texts_en, texts_nl):
+            compared += len(numbers_en)
+            if not same_numbers(numbers_en, numbers_nl, narrated):
+                differ.append(f"cell {cell_en.id} {kind}: {numbers_en} in English, {numbers_nl} in Dutch")
+    assert not differ, "\n".join(differ)
+    assert compared >= 20, "too few figures compared: the test is not looking at the outputs"
+
+
+QUOTE_MARKS = re.compile(r"\*+|^>[ \t]?|\n|[\"“”‘’]|✂|\(|\)", re.M)
+
+
+@pytest.fixture(scope="module")
+def quotable(corpus) -> str:
+    """Everything a narrated sentence may quote in English: the corpus and the ground truth's questions and queries."""
+    questions, _ = read_questions(ROOT / "data" / "questions.jsonl")
+    ood, _ = read_out_of_domain(ROOT / "data" / "out_of_domain.jsonl")
+    texts = [d.text for d in corpus.documents] + [t for q in questions for t in (q.question, q.ticket, q.needle)]
+    return "\n".join(texts + [o.query for o in ood]).lower()
+
+
+def without_quotes(markdown: str, quotable: str) -> str:
+    """``markdown`` without the pieces it quotes from the corpus or the ground truth (the issue exempts those).
+
+    A piece is the text between markdown's quoting marks (emphasis, a blockquote's marker, quotation marks, line
+    ends, brackets, the ✂ of a cut); it is left out when it has three words or more and occurs verbatim in ``quotable``.
+    """
+    pieces = QUOTE_MARKS.split(markdown)
+    kept = [p for p in pieces if len(p.split()) < 3 or p.strip().lower() not in quotable]
+    return " ".join(kept)
+
+
+def test_without_quotes_leaves_out_only_what_the_corpus_says():
+    quotable = "a needle is a sentence copied word for word from the course.\nwhat is the capital of france"
+    text = "> a needle is a sentence copied word for word\n\nDe query *what is the capital of france* is geen vraag."
+    assert without_quotes(text, quotable).split() == ["De", "query", "is", "geen", "vraag."]
+    unquoted = "the capital of spain is not here"
+    assert without_quotes(f"*{unquoted}*", quotable).split() == unquoted.split()
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_every_narrated_sentence_of_the_dutch_notebook_is_dutch(name, executed, quotable):
+    english_prose = []
+    for cell in code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name))):
+        for output in cell.outputs:
+            text = output.get("data", {}).get("text/markdown")
+            share = dutch_share(without_quotes(text, quotable)) if text else None
+            if share is not None and share < SHARE:
+                english_prose.append(f"cell {cell.id}: {share:.0%} Dutch function words: {text[:300]}")
+    assert not english_prose, "\n".join(english_prose)
+
+
+def broken_links(nb: nbformat.NotebookNode, folder: Path) -> tuple[int, list[str]]:
+    """How many relative links the markdown cells and narrated outputs of ``nb`` have, and those naming no file."""
+    texts = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    texts += [o.get("data", {}).get("text/markdown", "") for c in nb.cells for o in c.get("outputs", [])]
+    targets = [t for text in texts for t in edition.link_targets(text)]
+    return len(targets), [t for t in targets if not (folder / t.split("#")[0]).exists()]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_the_links_of_both_editions_open_a_file(name, executed):
+    english_path, dutch_path = NOTEBOOKS / f"{name}.ipynb", edition.dutch_path(NOTEBOOKS, name)
+    counts = []
+    for path in (english_path, dutch_path):
+        count, broken = broken_links(run(executed, path), path.parent)
+        assert not broken, f"{path.relative_to(NOTEBOOKS)} links to files that are not there: {broken}"
+        counts.append(count)
+    assert counts[0] == counts[1]
+
+
+def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
+    """The only figures the pilot's markdown writes by hand are the method's constants: each must be the code's."""
+    from ragkit.chunking import SIZE, STRATEGIES
+    from ragkit.teach.exercises import CUT_RANGE, EX2
+    from ragkit.threshold import KEEP
+
+    en_word, nl_word = {4: "four", 5: "five", 6: "six"}.get, {4: "vier", 5: "vijf", 6: "zes"}.get
+    ratio, strategies = int(EX2.bluff_cost / EX2.refusal_cost), len(STRATEGIES)
+    low, high = CUT_RANGE
+    ex2 = "exercises/ex2-choose-a-threshold"
+    named = [("00-start-here", "057b6e06", f"every {SIZE} characters", f"om de {SIZE} tekens"),
+             ("00-start-here", "84c4df84", f"{en_word(strategies)} ways", f"{nl_word(strategies)} manieren"),
+             (ex2, "089924d9", f"at most {en_word(KEEP)} chunks", f"hooguit {nl_word(KEEP)} chunks"),
+             (ex2, "089924d9", f"costs {en_word(ratio)} times", f"{nl_word(ratio)} keer zoveel"),
+             (ex2, "089924d9", {0.25: "a quarter"}.get(EX2.max_refused), {0.25: "een kwart"}.get(EX2.max_refused)),
+             (ex2, "d6c3fbce", f"between {low} and {high}", f"tussen {low} en {high}".replace(".", ","))]
+    for name, cell_id, en, nl in named:
+        assert f"{en}" in next(c.source for c in english(name).cells if c.id == cell_id), (name, cell_id, en)
+        assert f"{nl}" in next(c.source for c in dutch(name).cells if c.id == cell_id), (name, cell_id, nl)
