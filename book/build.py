@@ -380,7 +380,8 @@ def _readme_section(md: MarkdownIt, heading: str) -> tuple[str, str]:
 
 
 def landing(book: list[Page], settings: Settings) -> str:
-    """index.html: the README's table of notebooks, each name a link to its page, then the exercises."""
+    """index.html: the README's table of notebooks, each name a link to its page, then the exercises, then a section
+    of each translation's pages (``#pilot-nl``), in its language."""
     hrefs = {Path(p.rel).stem: p.href for p in book if p.language == SOURCE}  # the README's table is English
     md = MarkdownIt("commonmark").enable("table")
     default = md.renderer.rules["code_inline"]

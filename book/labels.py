@@ -6,7 +6,8 @@ a language is a folder of notebooks (``notebooks/nl/``) and a table here.
 
 from __future__ import annotations
 
-SOURCE = "en"
+from ragkit.teach.language import SOURCE
+
 NAMES = {"en": "English", "nl": "Nederlands"}
 """Each language by its own name: the label of the switch that leads to it."""
 
