@@ -31,6 +31,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from nbconvert import HTMLExporter
 
 from book import pdf
+from book.labels import LABELS, NAMES, SOURCE, TRANSLATIONS
 from ragkit.errors import RagkitError
 from ragkit.teach import plots
 
@@ -38,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 NOTEBOOKS = ROOT / "notebooks"
 SETTINGS = HERE / "book.toml"
-SITE_TITLE = "ragkit: RAG in production, the notebooks"
+SITE_TITLE = LABELS[SOURCE]["site_title"]
 PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn)\b", re.I)
@@ -102,9 +103,21 @@ class Page:
     title: str
 
     @property
+    def language(self) -> str:
+        """The notebook's language: a translation lives under notebooks/<language>/, the English one does not."""
+        first = self.rel.split("/", 1)[0]
+        return first if first in TRANSLATIONS and "/" in self.rel else SOURCE
+
+    @property
+    def original(self) -> str:
+        """The English notebook this one translates (its own rel for an English page)."""
+        return self.rel if self.language == SOURCE else self.rel.split("/", 1)[1]
+
+    @property
     def href(self) -> str:
-        """The page's file name: flat, so that every page finds assets/ beside it."""
-        return Path(self.rel).with_suffix(".html").name
+        """The page's file name: flat, so that every page finds assets/ beside it (``06-thresholds.nl.html``)."""
+        name = Path(self.rel).with_suffix(".html").name
+        return name if self.language == SOURCE else name.removesuffix(".html") + f".{self.language}.html"
 
     @property
     def download(self) -> str:
@@ -148,14 +161,27 @@ def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
     return fallback
 
 
-def pages() -> list[Page]:
-    """Every main notebook, then every exercise, in order (solutions stay off the site)."""
-    paths = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "exercises").glob("*.ipynb"))
+def pages(notebooks: Path = NOTEBOOKS) -> list[Page]:
+    """Every main notebook, then every exercise, in order (solutions stay off the site); then each translation's.
+
+    A translation is ``notebooks/<language>/`` (``nl/00-start-here.ipynb``, ``nl/exercises/...``): its pages follow
+    the English ones, in the same order.
+    """
+    folders = [notebooks, *(notebooks / language for language in TRANSLATIONS)]
+    paths = [p for folder in folders
+             for p in sorted(folder.glob("*.ipynb")) + sorted((folder / "exercises").glob("*.ipynb"))]
     out = []
     for path in paths:
-        rel = path.relative_to(NOTEBOOKS).as_posix()
+        rel = path.relative_to(notebooks).as_posix()
         out.append(Page(path, rel, title_of(nbformat.read(path, as_version=4), path.stem)))
     return out
+
+
+def counterparts(page: Page, book: Sequence[Page]) -> list[dict[str, str]]:
+    """The same page in the book's other languages: each as its language's code, own name and href."""
+    return [{"language": other.language, "name": NAMES[other.language], "href": other.href,
+             "label": LABELS[other.language]["switch"]}
+            for other in book if other.original == page.original and other.language != page.language]
 
 
 @dataclass(frozen=True)
@@ -250,10 +276,11 @@ def _figure_html(figure: dict, number: int) -> str:
             f'<script type="application/json" id="{name}">{data}</script>')
 
 
-def _kernel_note(binder: str) -> str:
-    return ('<div class="book-needs-kernel">An interactive widget was here: it needs a running Python kernel. '
-            f'<a href="{html.escape(binder)}">Launch this notebook on Binder</a> '
-            'or run it with <code>make lab</code>.</div>')
+def _kernel_note(binder: str, language: str = SOURCE) -> str:
+    words = LABELS[language]
+    return (f'<div class="book-needs-kernel">{html.escape(words["kernel_note"])} '
+            f'<a href="{html.escape(binder)}">{html.escape(words["kernel_launch"])}</a> '
+            f'{html.escape(words["kernel_local"])} <code>make lab</code>.</div>')
 
 
 def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:
@@ -281,7 +308,7 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
                 figures += 1
                 output["data"] = {"text/html": _figure_html(data[PLOTLY], figures)}
             elif WIDGET in data:
-                output["data"] = {"text/html": _kernel_note(settings.binder(page.rel))}
+                output["data"] = {"text/html": _kernel_note(settings.binder(page.rel), page.language)}
     found = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and OBJECTIVES.match(c.source.lstrip())]
     if found:
         cell = nb.cells.pop(found[0])
@@ -293,27 +320,38 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
     return nb
 
 
-def _exporter() -> HTMLExporter:
-    return HTMLExporter(template_name="ragkit", extra_template_basedirs=[str(HERE / "templates")])
+def _exporter(language: str = SOURCE) -> HTMLExporter:
+    """nbconvert's exporter for the pages of one language (``<html lang>`` is the exporter's own setting)."""
+    return HTMLExporter(template_name="ragkit", extra_template_basedirs=[str(HERE / "templates")],
+                        language_code=language)
 
 
 def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Settings,
            exporter: HTMLExporter | None = None) -> str:
-    """One page of HTML, with links to the home page, its neighbours, Binder and the source."""
+    """One page of HTML, with links to the home page, its neighbours, Binder and the source, and a switch to the
+    same page in each other language; its neighbours are the pages of its own language, its words in that language.
+    """
     page = book[index]
+    same = [p for p in book if p.language == page.language]
+    here = same.index(page)
 
     def neighbour(i: int) -> dict[str, str] | None:
-        """The link to page ``i``, or None past either end of the book."""
-        return {"href": book[i].href, "title": book[i].title} if 0 <= i < len(book) else None
+        """The link to page ``i`` of the page's language, or None past either end of the book."""
+        return {"href": same[i].href, "title": same[i].title} if 0 <= i < len(same) else None
 
-    resources = {"book": {"site_title": SITE_TITLE, "mathjax": MATHJAX, "binder": settings.binder(page.rel),
-                          "colab": settings.colab(page.rel),
+    home = "index.html" if page.language == SOURCE else f"index.html#{LANDING_SECTION}{page.language}"
+    resources = {"book": {"site_title": LABELS[page.language]["site_title"], "mathjax": MATHJAX, "home": home,
+                          "labels": LABELS[page.language], "binder": settings.binder(page.rel),
+                          "colab": settings.colab(page.rel), "languages": counterparts(page, book),
                           "source": settings.source(page.rel), "download": page.download,
-                          "previous": neighbour(index - 1), "next": neighbour(index + 1)}}
-    body, _ = (exporter or _exporter()).from_notebook_node(prepare(nb, page, settings), resources=resources)
+                          "previous": neighbour(here - 1), "next": neighbour(here + 1)}}
+    body, _ = (exporter or _exporter(page.language)).from_notebook_node(prepare(nb, page, settings),
+                                                                        resources=resources)
     return _project_links(body, page, settings)
 
 
+LANDING_SECTION = "pilot-"
+"""The landing page's section of a translation's pages: ``index.html#pilot-nl``."""
 _RELATIVE_HREF = re.compile(r'href="(\.\./[^"#]*)(#[^"]*)?"')
 
 
@@ -342,8 +380,9 @@ def _readme_section(md: MarkdownIt, heading: str) -> tuple[str, str]:
 
 
 def landing(book: list[Page], settings: Settings) -> str:
-    """index.html: the README's table of notebooks, each name a link to its page, then the exercises."""
-    hrefs = {Path(p.rel).stem: p.href for p in book}
+    """index.html: the README's table of notebooks, each name a link to its page, then the exercises, then a section
+    of each translation's pages (``#pilot-nl``), in its language."""
+    hrefs = {Path(p.rel).stem: p.href for p in book if p.language == SOURCE}  # the README's table is English
     md = MarkdownIt("commonmark").enable("table")
     default = md.renderer.rules["code_inline"]
 
@@ -359,9 +398,12 @@ def landing(book: list[Page], settings: Settings) -> str:
         raise BookError(f"the README's notebook table does not list {missing}: add a row for each, "
                         "the landing page is built from that table")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    translations = [{"language": language, "id": LANDING_SECTION + language, "name": NAMES[language],
+                     "pages": [p for p in book if p.language == language]} for language in TRANSLATIONS]
     return env.get_template("landing.html.j2").render(
         site_title=SITE_TITLE, intro=intro, table=table, binder=settings.binder(book[0].rel),
-        exercises=[p for p in book if p.rel.startswith("exercises/")])
+        exercises=[p for p in book if p.rel.startswith("exercises/")],
+        translations=[t for t in translations if t["pages"]])
 
 
 def copy_assets(out: Path) -> None:
@@ -440,13 +482,13 @@ def _replace(out: Path, new: Path) -> None:
 
 def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookNode], settings: Settings) -> None:
     copy_assets(site)
-    exporter = _exporter()
+    exporters = {language: _exporter(language) for language in LABELS}
     for i, (page, nb) in enumerate(zip(book, notebooks, strict=True)):
-        (site / page.href).write_text(render(nb, book, i, settings, exporter))
+        (site / page.href).write_text(render(nb, book, i, settings, exporters[page.language]))
         (site / page.download).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(page.path, site / page.download)
     (site / "index.html").write_text(landing(book, settings))
-    pdf.write(site, book, SITE_TITLE)
+    pdf.write(site, [p for p in book if p.language == SOURCE], SITE_TITLE)  # the course on paper: the English one
     files = sorted(e for e in _listing(site) if (site / e).is_file())
     (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
 

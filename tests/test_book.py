@@ -91,8 +91,9 @@ def output_areas(html: str) -> str:
 
 @reads_the_site
 def test_every_notebook_and_exercise_has_a_page_with_its_outputs(site):
-    expected = sorted(NB.relative_to(ROOT / "notebooks").as_posix() for NB in
-                      [*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "notebooks" / "exercises").glob("*.ipynb")])
+    folders = [ROOT / "notebooks", ROOT / "notebooks" / "nl"]  # the course, then its Dutch pilot
+    expected = sorted(NB.relative_to(ROOT / "notebooks").as_posix() for folder in folders for NB in
+                      [*folder.glob("*.ipynb"), *(folder / "exercises").glob("*.ipynb")])
     assert sorted(p.rel for p in site.pages) == expected
     for page in site.pages:
         html = (site.out / page.href).read_text()

@@ -37,6 +37,7 @@ LAYOUTS = ("home", "platform")
 (``/home/<student>/...``, a hub); ``platform``, the first folder under the PATH given
 (``<download>/<student>/.../<file>.ipynb``, a learning platform's download)."""
 GRADES = ("yes", "not yet", "not run", "missing")
+"""Best first: when a student hands in one exercise in two languages, the better of the two grades counts."""
 COLUMNS = ["student", "exercise", "grade", "numbers", "reason", "seconds", "notebook"]
 MAX_NOTEBOOK = 32 * 2**20
 MAX_NESTING = 8
@@ -125,6 +126,17 @@ class Submission:
     student: str
     exercise: str
     path: Path
+
+    @property
+    def language(self) -> str:
+        """The notebook's language by its folder: ``.../nl/exercises/ex2-...`` or ``.../nl/ex2-...`` is Dutch."""
+        return language_of(self.path)
+
+
+def language_of(path: Path) -> str:
+    """A translation's exercise sits in a folder named after its language, or in that folder's exercises/."""
+    folders = Path(path).parent.parts[-2:]
+    return next((lang for lang in language.LANGUAGES if lang != language.SOURCE and lang in folders), language.SOURCE)
 
 
 @dataclass(frozen=True)
@@ -349,6 +361,21 @@ def judged(submission: Submission, run: Run, course: Course) -> Grade:
                  dict(feedback.numbers), "; ".join(feedback.notes), run.seconds, where)
 
 
+def better(rows: list[Grade]) -> Grade:
+    """One row for an exercise handed in once per language: the best grade (English first on a tie), the others named.
+
+    The two notebooks are one exercise with one check, in two languages: a student who solved it in either has
+    solved it. Each was run and judged on its own; what the other one got is kept in the reason.
+    """
+    ordered = sorted(rows, key=lambda g: (GRADES.index(g.grade), language_of(Path(g.notebook)) != language.SOURCE))
+    best, others = ordered[0], ordered[1:]
+    if not others:
+        return best
+    also = "; ".join(f"also handed in {shown(g.notebook, 200)}: {g.grade}" + (f" ({shown(g.reason, 120)})"
+                                                                             if g.reason else "") for g in others)
+    return replace(best, reason="; ".join(r for r in (best.reason, also) if r))
+
+
 def header_pairs(course: Course) -> list[tuple[str, str]]:
     """Every (document title, section) pair a header is asked for: those of strategy E's chunks, in order."""
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
@@ -407,15 +434,17 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     grades: list[Grade] = []
     runnable = []
     for (who, ex), subs in by_cell.items():
-        if len(subs) > 1:
+        languages = [s.language for s in subs]
+        if len(set(languages)) < len(languages):  # two of one language: which one is the work is not ours to guess
             grades.append(Grade(who, ex, "not run", reason=f"{len(subs)} notebooks for {ex}: "
                                 + ", ".join(shown(str(s.path), 80) for s in subs) + "; keep one"))
         else:
-            runnable.append(subs[0])
+            runnable += subs  # one, or one per language: each is run, and the better grade counts (``better``)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
     previous = os.environ.get(RESULTS_ENV)
     model = threading.Lock()  # one model: the checks and the lending take turns
     lend = _lending(model, limits.timeout / LEND_SHARE) if lending else None
+    ran: dict[tuple[str, str], list[Grade]] = {}
     with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
             Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
         os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
@@ -435,7 +464,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
                     with model:
                         began = time.monotonic()
                         g = replace(judged(s, run, course), judging=time.monotonic() - began)
-                    grades.append(g)
+                    ran.setdefault((g.student, g.exercise), []).append(g)
                     if progress is not None:
                         progress(g)
         finally:
@@ -444,6 +473,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             else:
                 os.environ[RESULTS_ENV] = previous
         isolation = sandbox.isolation
+    grades += [better(rows) for rows in ran.values()]
     for who in {s.student for s in found}:
         for ex in EXERCISES:
             if (who, ex) not in by_cell:

@@ -2,8 +2,8 @@
 
 The pace: a class reads prose at about ``WORDS_PER_MINUTE`` (on screen, with code beside it), spends
 ``MINUTES_PER_CELL`` on each code cell (run it, look at the output), and ``DISCUSSION`` minutes per
-notebook on talk and the knowledge check. A section whose ``## `` heading ends in ``(optional)`` can be
-skipped in a short session; everything else is core.
+notebook on talk and the knowledge check. A section whose ``## `` heading ends in ``(optional)`` (in a Dutch
+notebook ``(optioneel)``) can be skipped in a short session; everything else is core.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import jupytext  # type: ignore[import-untyped]
 WORDS_PER_MINUTE = 100
 MINUTES_PER_CELL = 0.5
 DISCUSSION = 5
-OPTIONAL = "(optional)"
+OPTIONAL = ("(optional)", "(optioneel)")
+"""How a heading marks its section optional, in English and in the Dutch edition."""
 
 
 def sections(path: Path) -> list[tuple[str, bool, int, int]]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ragkit.errors import InputError
+from ragkit.teach import language
 
 TRACKED, COPIES = "notebooks", "my-notebooks"
 MANIFEST = ".ragkit-workspace.json"
@@ -40,6 +41,8 @@ class Refresh:
     kept: tuple[tuple[str, str], ...] = ()
     """Notebooks the student changed whose tracked version changed too: (notebook, where the new version went)."""
     unchanged: int = 0
+    translated: tuple[str, ...] = ()
+    """The notebooks in a language folder (``nl/00-start-here.ipynb``): the pilot of a translated edition."""
 
     def __str__(self) -> str:
         lines = [f"Your notebooks are in {self.folder}: work there. They are yours; git ignores them, so updating "
@@ -52,6 +55,9 @@ class Refresh:
             lines.append(f"Kept your {name} (you changed it); the teacher's new version is {beside}.")
         if not (self.copied or self.updated or self.kept):
             lines.append(f"All {self.unchanged} notebooks are up to date.")
+        dutch = [rel.removeprefix("nl/") for rel in self.translated if rel.startswith("nl/")]
+        if dutch:  # said to a Dutch student in Dutch: where the pilot is
+            lines.append(f"In het Nederlands: {COPIES}/nl/ ({', '.join(dutch)}).")
         return "\n".join(lines)
 
 
@@ -128,7 +134,8 @@ def refresh(root: Path) -> Refresh:
         raise InputError(f"{folder} is not a folder: move it away, then run `python -m ragkit workspace` again")
     manifest = _manifest(folder)
     copied, updated, kept, unchanged = [], [], [], 0
-    for rel in _tracked(root):
+    tracked = _tracked(root)
+    for rel in tracked:
         source = (root / TRACKED / rel).read_bytes()
         record = {"sha": _sha(source), "cells": _cells(source) or ""}
         mine = folder / rel
@@ -158,7 +165,9 @@ def refresh(root: Path) -> Refresh:
             continue
         manifest[rel] = record
     _write(folder / MANIFEST, json.dumps({"format": MANIFEST_FORMAT, "copied": manifest}, indent=1).encode())
-    return Refresh(folder, tuple(copied), tuple(updated), tuple(kept), unchanged)
+    translations = set(language.LANGUAGES) - {language.SOURCE}
+    translated = tuple(rel for rel in tracked if "/" in rel and rel.split("/", 1)[0] in translations)
+    return Refresh(folder, tuple(copied), tuple(updated), tuple(kept), unchanged, translated)
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:

@@ -1,0 +1,185 @@
+"""The book in two languages: each translated page and its English page link to each other, a Dutch page is
+``lang="nl"`` with Dutch navigation and launches the Dutch notebook, and the landing page lists the Dutch pilot.
+
+The fast tests build a small book of stand-in notebooks given as already run (no kernel); the slow one reads the
+real site that test_book builds once per run from the ``executed`` fixture.
+"""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+from test_book import parse, reads_the_site, site  # noqa: F401  (the fixture, shared with test_book)
+
+from book import build as book
+from book.labels import LABELS, NAMES
+
+
+def notebook(title: str, *sources: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {title}"),
+                                         *(nbformat.v4.new_code_cell(s) for s in sources)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+STAND_INS = {
+    "00-start-here.ipynb": "00. Start here",
+    "01-chunking.ipynb": "01. Chunking",  # no translation: its page has no switch
+    "06-thresholds.ipynb": "06. Thresholds",
+    "exercises/ex2-choose-a-threshold.ipynb": "Exercise 2: choose a threshold",
+    "nl/00-start-here.ipynb": "00. Begin hier",
+    "nl/06-thresholds.ipynb": "06. Drempels",
+    "nl/exercises/ex2-choose-a-threshold.ipynb": "Oefening 2: kies een threshold",
+}
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory):
+    """A book of the stand-ins, built by the real builder from outputs given (no kernel runs, no PDF printed)."""
+    folder = tmp_path_factory.mktemp("notebooks")
+    for rel, title in STAND_INS.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook(title, "print('ran')"), folder / rel)
+    pages = book.pages(folder)
+    executed = {}
+    for page in pages:
+        nb = nbformat.read(page.path, as_version=4)
+        nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
+        executed[page.path] = nb
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(book.pdf, "write", lambda *args: None)
+        return book.build(tmp_path_factory.mktemp("book") / "site", book=pages, executed=executed)
+
+
+class Anchors(HTMLParser):
+    """Every <a> of a page, with its attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.anchors: list[dict[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.anchors.append({k: v or "" for k, v in attrs})
+
+
+def anchors(path: Path, css_class: str) -> list[dict[str, str]]:
+    parser = Anchors()
+    parser.feed(path.read_text())
+    return [a for a in parser.anchors if css_class in a.get("class", "").split()]
+
+
+def switches(path: Path) -> list[dict[str, str]]:
+    """The language switches of a page: each <a class="book-language"> with its attributes."""
+    return anchors(path, "book-language")
+
+
+def check_switches(out: Path, pages: list[book.Page]) -> int:
+    """Every page with a counterpart links to it by its language's name, and the counterpart links straight back."""
+    by_href = {p.href: p for p in pages}
+    checked = 0
+    for page in pages:
+        others = [p for p in pages if p.original == page.original and p is not page]
+        found = switches(out / page.href)
+        assert [s["href"] for s in found] == [p.href for p in others], f"{page.href}: switches {found}"
+        for switch, other in zip(found, others, strict=True):
+            assert (out / unquote(switch["href"])).is_file(), f"{page.href} switches to a missing page {switch}"
+            assert switch["hreflang"] == switch["lang"] == other.language
+            assert f'>{NAMES[other.language]}</a>' in (out / page.href).read_text()
+            back = [s["href"] for s in switches(out / switch["href"])]
+            assert page.href in back, f"{other.href} does not switch back to {page.href}"
+            assert by_href[switch["href"]].original == page.original
+            checked += 1
+    return checked
+
+
+def test_each_translated_page_and_its_english_page_switch_to_each_other(small_site):
+    pages = small_site.pages
+    assert check_switches(small_site.out, pages) == 6  # three pairs, both ways
+    assert switches(small_site.out / "01-chunking.html") == []
+    assert {p.href for p in pages if p.language == "nl"} == {
+        "00-start-here.nl.html", "06-thresholds.nl.html", "ex2-choose-a-threshold.nl.html"}
+
+
+def launch_links(path: Path) -> dict[str, str]:
+    """The page's launch buttons by kind (binder, colab, source, download), their addresses percent-decoded once."""
+    return {kind: unquote(a["href"]) for kind in ("binder", "colab", "source", "download")
+            for a in anchors(path, f"book-{kind}")}
+
+
+def test_a_dutch_page_is_lang_nl_in_dutch_words_and_launches_the_dutch_notebook(small_site):
+    settings = book.Settings.load()
+    for page in small_site.pages:
+        text = (small_site.out / page.href).read_text()
+        assert f'<html lang="{page.language}">' in text, page.href
+        words = LABELS[page.language]
+        for label in ("binder", "colab", "source"):
+            assert f">{words[label]}</a>" in text, (page.href, label)
+        links = launch_links(small_site.out / page.href)
+        if page.language == "nl":
+            assert "Launch on Binder" not in text and "Open in Colab" not in text
+            assert links["binder"].endswith("workspace?open=nl/" + page.original)
+            assert links["colab"].endswith("/notebooks/nl/" + page.original)
+            assert links["source"] == unquote(settings.source("nl/" + page.original))
+            assert links["download"] == "notebooks/nl/" + page.original
+        else:
+            assert "/nl/" not in "".join(links.values()), page.href
+        copy = small_site.out / links["download"]
+        assert copy.read_bytes() == page.path.read_bytes()
+
+
+def test_a_dutch_pages_neighbours_are_dutch_pages_and_its_home_is_the_dutch_section_of_the_index(small_site):
+    out = small_site.out
+    start = (out / "00-start-here.nl.html").read_text()
+    assert re.search(r'href="06-thresholds\.nl\.html" rel="next">06\. Drempels', start)
+    assert 'rel="prev"' not in start
+    english = (out / "06-thresholds.html").read_text()
+    assert 'href="01-chunking.html" rel="prev"' in english
+    assert 'href="ex2-choose-a-threshold.html" rel="next"' in english
+    home = re.search(r'<nav class="book-nav">\s*<a href="([^"]+)">([^<]+)</a>', start)
+    assert home.group(2) == LABELS["nl"]["site_title"]
+    target = urlsplit(home.group(1))
+    assert target.path == "index.html" and target.fragment in parse(out / "index.html").ids
+
+
+def test_the_index_lists_the_dutch_pilot_in_a_dutch_section(small_site):
+    index = (small_site.out / "index.html").read_text()
+    section = re.search(r'<section id="pilot-nl" lang="nl">(.*?)</section>', index, re.S)
+    assert section, "the index has no Dutch section"
+    listed = re.findall(r'<a href="([^"]+)">', section.group(1))
+    assert listed == [p.href for p in small_site.pages if p.language == "nl"]
+    assert "In het Nederlands" in section.group(1)
+
+
+def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
+    code = nbformat.v4.new_code_cell("explorer.widget()")
+    code.outputs = [nbformat.v4.new_output("execute_result", {book.WIDGET: {"model_id": "x"}, "text/plain": "VBox()"})]
+    nb = nbformat.v4.new_notebook(cells=[code])
+    page = book.Page(Path("nl/06-thresholds.ipynb"), "nl/06-thresholds.ipynb", "06")
+    note = book.prepare(nb, page, book.Settings.load()).cells[0].outputs[0].data["text/html"]
+    assert LABELS["nl"]["kernel_note"] in note and "open%3Dnl%2F06-thresholds.ipynb" in note
+    assert "needs a running Python kernel" not in note
+
+
+def test_a_page_knows_its_language_from_its_folder():
+    assert book.Page(Path("x"), "nl/exercises/ex2.ipynb", "t").language == "nl"
+    assert book.Page(Path("x"), "exercises/ex2.ipynb", "t").language == "en"
+    assert book.Page(Path("x"), "nl.ipynb", "t").language == "en"  # a notebook named nl is not a folder
+    assert book.Page(Path("x"), "nl/exercises/ex2.ipynb", "t").original == "exercises/ex2.ipynb"
+
+
+@reads_the_site
+def test_the_real_books_dutch_pages_switch_both_ways_and_launch_the_dutch_notebooks(site):  # noqa: F811
+    dutch = [p for p in site.pages if p.language == "nl"]
+    assert dutch, "the book has no Dutch page (notebooks/nl/ is empty)"
+    assert check_switches(site.out, site.pages) == 2 * len(dutch)
+    for page in dutch:
+        text = (site.out / page.href).read_text()
+        assert '<html lang="nl">' in text
+        links = launch_links(site.out / page.href)
+        assert links["colab"].endswith("/notebooks/nl/" + page.original) and "open=nl/" in links["binder"]
+    index = (site.out / "index.html").read_text()
+    assert all(f'href="{p.href}"' in index for p in dutch)

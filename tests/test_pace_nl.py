@@ -1,0 +1,40 @@
+"""The Dutch pilot's class times: the teacher's guide plans a Dutch notebook at its English twin's time, which holds
+while the pace (ragkit/teach/pace.py) computes at most a minute more for it, in full and core alike."""
+
+import re
+
+import pytest
+
+from ragkit.teach.pace import class_minutes, exercise_minutes, sections
+
+from conftest import ROOT
+
+TWINS = ROOT / "notebooks" / "twins"
+DUTCH = sorted((TWINS / "nl").rglob("*.py"))
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+MORE = 1
+"""The minutes a Dutch notebook may take beyond its English twin's (the guide's note says so)."""
+
+
+def test_the_pilot_has_dutch_twins():
+    assert {p.relative_to(TWINS / "nl").as_posix() for p in DUTCH} >= {
+        "00-start-here.py", "06-thresholds.py", "exercises/ex2-choose-a-threshold.py"}
+
+
+@pytest.mark.parametrize("dutch", DUTCH, ids=lambda p: p.relative_to(TWINS).as_posix())
+def test_a_dutch_notebook_has_its_english_twins_sections_and_class_time(dutch):
+    english = TWINS / dutch.relative_to(TWINS / "nl")
+    assert [optional for _, optional, _, _ in sections(dutch)] == \
+        [optional for _, optional, _, _ in sections(english)], "the Dutch sections are not the English ones"
+    if dutch.parent.name == "exercises":
+        assert 0 <= exercise_minutes(dutch) - exercise_minutes(english) <= MORE
+        return
+    for core_only in (False, True):
+        extra = class_minutes(dutch, core_only) - class_minutes(english, core_only)
+        assert 0 <= extra <= MORE, (dutch.name, core_only, extra)
+
+
+def test_the_guide_says_the_dutch_notebooks_take_their_english_twins_time():
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text[text.index("## The Dutch pilot"):].split("\n## ", 1)[0]
+    assert re.search(r"English twin.s class time.*at most a minute\s+more", section, re.S)

@@ -1,0 +1,75 @@
+"""The student's workspace offers the Dutch pilot: ``my-notebooks/nl/...`` is copied and refreshed like the rest,
+the command says where it is (in Dutch), and the course's link ``/ragkit/workspace?open=nl/...`` opens the copy."""
+
+import shutil
+import urllib.parse
+
+import nbformat
+import pytest
+
+from ragkit.teach import workspace
+
+from conftest import ROOT
+
+PILOT = ("nl/00-start-here.ipynb", "nl/06-thresholds.ipynb", "nl/exercises/ex2-choose-a-threshold.ipynb")
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A course folder with an English notebook, the pilot's three Dutch ones and a Dutch catalogue (not a notebook)."""
+    for rel in ("00-start-here.ipynb", *PILOT):
+        path = tmp_path / "notebooks" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"# {rel}")]), path)
+    (tmp_path / "notebooks" / "nl" / "catalogue").mkdir()
+    (tmp_path / "notebooks" / "nl" / "catalogue" / "00-start-here.toml").write_text("[[cell]]\n")
+    return tmp_path
+
+
+def test_the_dutch_notebooks_are_copied_into_my_notebooks_nl_and_the_command_says_so_in_dutch(course):
+    done = workspace.refresh(course)
+    mine = course / workspace.COPIES
+    assert set(PILOT) <= set(done.copied)
+    for rel in PILOT:
+        assert (mine / rel).read_bytes() == (course / "notebooks" / rel).read_bytes()
+    assert not (mine / "nl" / "catalogue").exists(), "a catalogue is not a notebook"
+    said = str(done)
+    assert ("In het Nederlands: my-notebooks/nl/ (00-start-here.ipynb, 06-thresholds.ipynb, "
+            "exercises/ex2-choose-a-threshold.ipynb).") in said
+    edited = nbformat.read(mine / PILOT[2], as_version=4)
+    edited.cells[0].source = "my_cut = 0.675"  # the student's work in the Dutch ex2 is kept on the next refresh
+    nbformat.write(edited, mine / PILOT[2])
+    teachers = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("# new")])
+    nbformat.write(teachers, course / "notebooks" / PILOT[2])
+    again = workspace.refresh(course)
+    assert again.kept == ((PILOT[2], f"my-notebooks/{PILOT[2].removesuffix('.ipynb')}-updated.ipynb"),)
+    assert nbformat.read(mine / PILOT[2], as_version=4).cells[0].source == "my_cut = 0.675"
+    assert "In het Nederlands" in str(again)
+
+
+def test_an_english_only_course_says_nothing_in_dutch(course):
+    shutil.rmtree(course / "notebooks" / "nl")
+    assert "Nederlands" not in str(workspace.refresh(course))
+
+
+def test_the_dutch_copies_links_lead_where_the_tracked_ones_do():
+    """One folder deeper, at the same depth as notebooks/nl/: ``../../data/corpus`` resolves the same."""
+    mine = ROOT / workspace.COPIES / "nl"
+    assert (mine / ".." / ".." / "data").resolve() == (ROOT / "notebooks" / "nl" / ".." / ".." / "data").resolve()
+
+
+@pytest.mark.slow  # a Jupyter server
+def test_the_course_link_opens_the_students_copy_of_a_dutch_notebook(course, tmp_path_factory):
+    from test_autosave import Server
+
+    shutil.copytree(ROOT / "binder", course / "binder")  # the server settings that enable the workspace link
+    server = Server(course, tmp_path_factory.mktemp("jupyter"))
+    try:
+        for rel in PILOT:
+            status, location = server.request("GET", "/ragkit/workspace?open=" + urllib.parse.quote(rel),
+                                              follow=False)
+            assert status == 302, (status, location, server.log.read_text()[-2000:])
+            assert urllib.parse.unquote(urllib.parse.urlsplit(location).path).endswith(f"/lab/tree/my-notebooks/{rel}")
+            assert (course / workspace.COPIES / rel).is_file()
+    finally:
+        server.stop()
