@@ -677,11 +677,11 @@ def test_the_sandbox_finds_ragkit_from_a_folder_holding_a_folder_named_ragkit(tm
     (tmp_path / "ragkit").mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = ("import ragkit; from ragkit.teach import sandbox; "
-             "print(ragkit.__file__ is None); print(*sandbox._python_folders(), sep='\\n')")
+             "print(ragkit.__file__ is None); print(sandbox.__file__); print(*sandbox._python_folders(), sep='\\n')")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    shadowed, *folders = out.stdout.splitlines()
+    shadowed, module, *folders = out.stdout.splitlines()
     if shadowed != "True":
         pytest.skip("ragkit is not an editable install here, so a folder named ragkit does not shadow it")
-    checkout = Path(grading.__file__).resolve().parents[2]
-    assert any(checkout.is_relative_to(f) for f in folders)
+    checkout = Path(module).resolve().parents[2]  # the checkout the child imported ragkit from
+    assert any(checkout.is_relative_to(f) for f in folders), (checkout, folders)
