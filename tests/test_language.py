@@ -387,7 +387,7 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
 
     import pandas as pd
 
-    from ragkit.teach.exercises import cost_table
+    from ragkit.teach.exercises import EX2, cost_table
 
     costs = cost_table(tune)
     halves = pd.concat([costs.assign(half="tune"), cost_table(_judge).assign(half="judge")])
@@ -408,6 +408,10 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
     with language.speaking("nl"):
         layout = plots.cost_curve(costs).layout
     assert (layout.legend.title.text, layout.yaxis.title.text) == ("binnen het plafond", "kosten")
+    too_strict = costs[costs.refused > EX2.max_refused * len(tune.queries)]
+    english, dutch = both(lambda: plots.cost_curve(too_strict).description)
+    assert english.endswith("No cut of these stays within the refusal ceiling.") and "nan" not in english
+    assert dutch.endswith("Geen van deze cuts blijft binnen het plafond voor weigeringen.")
 
 
 @pytest.mark.slow

@@ -281,8 +281,9 @@ def cost_curve(costs: pd.DataFrame) -> Described:
                   template="plotly_white", labels={"cost": _("cost"), "within ceiling": _("within ceiling")},
                   title=say("Total cost on tune (bluff {bluff:g}, refusal {refusal:g}) against the cut",
                             bluff=EX2.bluff_cost, refusal=EX2.refusal_cost))
-    within = say("Cuts from {cut:.3f} up stay within the refusal ceiling.",
-                 cut=costs.cut[costs["within ceiling"]].min())
+    allowed = costs.cut[costs["within ceiling"]]
+    within = (say("Cuts from {cut:.3f} up stay within the refusal ceiling.", cut=allowed.min()) if len(allowed)
+              else _("No cut of these stays within the refusal ceiling."))
     lowest = lowest_points(costs.rename(columns={"cost": _("cost")}), "cut", [_("cost")])
     return described(on_cut_axis(fig), lowest + " " + within)
 
