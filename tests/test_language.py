@@ -406,8 +406,9 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
     english, dutch = both(figure(lambda: plots.bluffs_and_refusals(tune)))
     assert "What each cut costs" in english and "Wat elke cut kost" in dutch and "strengere cut" in dutch
     with language.speaking("nl"):
-        layout = plots.cost_curve(costs).layout
-    assert (layout.legend.title.text, layout.yaxis.title.text) == ("binnen het plafond", "kosten")
+        fig = plots.cost_curve(costs)
+    assert (fig.layout.legend.title.text, fig.layout.yaxis.title.text) == ("binnen het plafond", "kosten")
+    assert {trace.name for trace in fig.data} == {"ja", "nee"}
     too_strict = costs[costs.refused > EX2.max_refused * len(tune.queries)]
     english, dutch = both(lambda: plots.cost_curve(too_strict).description)
     assert english.endswith("No cut of these stays within the refusal ceiling.") and "nan" not in english

@@ -277,7 +277,9 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
 
 def cost_curve(costs: pd.DataFrame) -> Described:
     """Exercise 2's total cost against the cut on the tuning half, marked by whether it is within the ceiling."""
-    fig = px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
+    # the legend's True and False in the notebook's language (English: the same figure as from the bools)
+    shown = costs.assign(**{"within ceiling": costs["within ceiling"].map({True: _("True"), False: _("False")})})
+    fig = px.line(shown, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
                   template="plotly_white", labels={"cost": _("cost"), "within ceiling": _("within ceiling")},
                   title=say("Total cost on tune (bluff {bluff:g}, refusal {refusal:g}) against the cut",
                             bluff=EX2.bluff_cost, refusal=EX2.refusal_cost))
