@@ -4,6 +4,7 @@ right, over the same range, and says so. Quick: the sweep's distances are drawn 
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import plotly.express as px
 import pytest
 
@@ -38,7 +39,9 @@ def cut_axes(sweep) -> dict:
     """Every figure of the course with a cut on its x-axis, by name."""
     return {"histogram": plots.distance_histogram(sweep), "widget histogram": widgets.ThresholdExplorer(sweep).figure,
             "static slider": plots.threshold_slider(sweep), "what each cut costs": plots.bluffs_and_refusals(sweep),
-            "ex2's cost": plots.on_cut_axis(px.line(cost_table(sweep), x="cut", y="cost"))}
+            "ex2's cost": plots.cost_curve(cost_table(sweep)),
+            "ex2's two halves": plots.cost_halves(pd.concat([cost_table(sweep).assign(half=half)
+                                                             for half in ("tune", "judge")]))}
 
 
 def test_every_cut_axis_runs_tighter_to_looser_over_one_range(sweep):

@@ -111,14 +111,19 @@ def test_every_catalogue_entry_translates_a_template_the_code_writes_with_the_sa
 
 # The functions whose sentences the three pilot notebooks show (00-start-here, 06-thresholds, ex2). Listed by hand,
 # read off the notebooks' code cells: a notebook calls them directly (narrate.*, Quiz, ThresholdExplorer, plots.*,
-# claims.guessing*, course.truncation_note, reminders.strategy_letters, check_threshold_choice) or through the
-# helpers they call (the quiz's builders, the plots' captions and shares, the check's record and Feedback).
+# claims.guessing*, course.truncation_note, reminders.strategy_letters, check_threshold_choice, the headings of
+# tables.for_people and the label tables.no_cut) or through the helpers they call (the quiz's builders, the plots'
+# captions and shares, the check's record and Feedback).
 PILOT = {
     "narrate": ("corpus_loaded", "read_a_file", "ground_truth", "distributions", "crossings", "strict_cut",
-                "sweep_shape", "_truth", "near_miss", "literal_match", "perfect_cut", "cost_valleys"),
+                "sweep_shape", "_truth", "near_miss", "literal_match", "perfect_cut", "cost_valleys",
+                # the sentences the notebooks' code cells used to write themselves
+                "model_here", "out_of_domain_kinds", "ground_truth_problems", "chapter_figure", "query_line",
+                "gate_kept", "ex2_rules", "cost_on_tune"),
     "widgets": ("kind_of", "cut_slider", "cut_direction", "ThresholdExplorer.update", "ThresholdExplorer.widget"),
     "plots": ("caption", "_share", "lowest_points", "on_cut_axis", "_histogram_text", "distance_histogram",
-              "threshold_slider", "bluffs_and_refusals"),
+              "threshold_slider", "bluffs_and_refusals", "cost_curve", "cost_halves"),
+    "tables": ("_headings", "no_cut"),
     "claims": ("guessing", "guessing_sentence"),
     "course": ("Course.truncation_note",),
     "reminders": ("strategy_letters",),
@@ -236,6 +241,63 @@ def test_the_quick_sentences_come_out_dutch_with_the_same_figures(tmp_path, monk
     assert english.startswith("your result was not recorded") and dutch.startswith("je resultaat is niet vastgelegd")
 
 
+def test_the_sentences_moved_out_of_the_notebooks_code_cells_come_out_dutch(tmp_path, monkeypatch):
+    from ragkit.data import OutOfDomain
+    from ragkit.plumbing.models import HubModel
+    from ragkit.teach import narrate
+    from ragkit.threshold import SweepRow
+
+    model = HubModel("nobody/no-such-model", "0" * 40, "RAGKIT_NO_SUCH_MODEL")
+    ood = [OutOfDomain("o1", "how do i stream tokens", "adjacent", "streaming"),
+           OutOfDomain("o2", "best paella rice", "absurd", "cooking")]
+    half = SimpleNamespace(questions=[0] * 16, queries=[0] * 32, out_of_domain=[0] * 15)
+    row = SweepRow(cut=0.675, bluffs=3, out_of_domain=15, refused=5, answered_with_needle=20,
+                   answered_without_needle=7, in_domain=32)
+    cases = {
+        "model_here, missing": lambda: narrate.model_here(model),
+        "out_of_domain_kinds": lambda: narrate.out_of_domain_kinds(ood),
+        "ground_truth_problems": lambda: narrate.ground_truth_problems(["a problem"]),
+        "chapter_figure": narrate.chapter_figure, "query_line": lambda: narrate.query_line(ood[1]),
+        "gate_kept": lambda: narrate.gate_kept({None: 4, 0.675: 1, 0.525: 0}),
+        "ex2_rules": lambda: narrate.ex2_rules(half, half), "cost_on_tune": lambda: narrate.cost_on_tune(row),
+    }
+    for name, render in cases.items():
+        assert_dutch(*both(render), name)
+    (tmp_path / "config.json").write_text("{}")
+    monkeypatch.setenv(model.env, str(tmp_path))
+    english, dutch = both(lambda: narrate.model_here(model))
+    assert f"found at `{tmp_path}`" in english and f"gevonden in `{tmp_path}`" in dutch  # a path keeps its dots
+    english, dutch = both(lambda: narrate.gate_kept({None: 4, 0.675: 1}))
+    assert "cut none: **4**, cut 0.675: **1**" in english and "cut geen: **4**, cut 0,675: **1**" in dutch
+    english, dutch = both(lambda: narrate.out_of_domain_kinds(ood))
+    assert "**1** adjacent, **1** absurd" in english and "**1** aangrenzend, **1** absurd" in dutch
+
+
+def test_the_headings_of_the_tables_for_people_come_out_dutch_and_the_data_stay():
+    import pandas as pd
+
+    from ragkit.teach import tables
+
+    with language.speaking("en"):
+        headings = list(tables._headings())
+    frame = pd.DataFrame([range(len(headings))], columns=headings).set_index(["kind", "topic"])
+    with language.speaking("en"):
+        english = tables.for_people(frame)
+        assert english.equals(frame) and list(english.columns) == list(frame.columns)
+        assert list(english.index.names) == ["kind", "topic"] and tables.no_cut() == "none"
+    with language.speaking("nl"):
+        dutch = tables.for_people(frame)
+        assert tables.no_cut() == "geen"
+    assert (dutch.to_numpy() == frame.to_numpy()).all() and list(dutch.index.names) == ["soort", "onderwerp"]
+    kept = {"needles", "needle", "document", "queries"}  # the chapter's own words, or the same word in Dutch
+    same = [c for c, d in zip(frame.columns, dutch.columns) if c == d and c not in kept]
+    assert not same, f"headings still English under use('nl'): {same}"
+    assert {"cosine-afstand", "supportticket", "sectie", "rang", "tekens"} <= set(dutch.columns)
+    untouched = pd.DataFrame({"doc_id": [1], "cut": [0.5]}).set_index("doc_id")
+    with language.speaking("nl"):
+        assert tables.for_people(untouched).equals(untouched) and tables.for_people(untouched).index.name == "doc_id"
+
+
 def test_the_truncation_note_stays_empty_when_nothing_was_truncated():
     from ragkit.teach.course import Course
 
@@ -261,6 +323,7 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
     import pandas as pd
 
     from ragkit.corpus import corpus_stats
+    from ragkit.data import validate
     from ragkit.teach import claims, narrate
     from ragkit.teach.exercises import cost_table, threshold_halves
     from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
@@ -281,6 +344,12 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
         "perfect_cut": lambda: narrate.perfect_cut(tune),
         "cost_valleys": lambda: narrate.cost_valleys(cost_table(tune), tune),
         "guessing_sentence": lambda: claims.guessing_sentence(claims.guessing(s.rows())),
+        "out_of_domain_kinds": lambda: narrate.out_of_domain_kinds(course.out_of_domain),
+        "query_line": lambda: narrate.query_line(s.out_of_domain[int(s.nearest_out.argmax())]),
+        "ex2_rules": lambda: narrate.ex2_rules(tune, _judge),
+        "cost_on_tune": lambda: narrate.cost_on_tune(tune.at(DEFAULT_CUT)),
+        "ground_truth_problems": lambda: narrate.ground_truth_problems(
+            validate(course.corpus, course.questions, course.out_of_domain)),
     }
     for name, render in cases.items():
         assert_dutch(*both(render), name)
@@ -323,11 +392,19 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
                               names, steps, plots.caption(fig.description)])
         return render
 
+    import pandas as pd
+
+    from ragkit.teach.exercises import EX2, cost_table
+
+    costs = cost_table(tune)
+    halves = pd.concat([costs.assign(half="tune"), cost_table(_judge).assign(half="judge")])
     cases = {"ThresholdExplorer": explorer(sweep, 0.675), "ThresholdExplorer on tune": explorer(tune, 0.7),
              "ThresholdExplorer, nothing bluffs": explorer(sweep, 0.3),
              "distance_histogram": figure(lambda: plots.distance_histogram(sweep)),
              "threshold_slider": figure(lambda: plots.threshold_slider(sweep)),
-             "bluffs_and_refusals": figure(lambda: plots.bluffs_and_refusals(tune))}
+             "bluffs_and_refusals": figure(lambda: plots.bluffs_and_refusals(tune)),
+             "cost_curve": figure(lambda: plots.cost_curve(costs)),
+             "cost_halves": figure(lambda: plots.cost_halves(halves))}
     for name, render in cases.items():
         english, dutch = both(render)
         assert_dutch(english, dutch, name)
@@ -335,6 +412,14 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
             assert english.splitlines()[0] != dutch.splitlines()[0], f"{name}: its title is English"
     english, dutch = both(figure(lambda: plots.bluffs_and_refusals(tune)))
     assert "What each cut costs" in english and "Wat elke cut kost" in dutch and "strengere cut" in dutch
+    with language.speaking("nl"):
+        fig = plots.cost_curve(costs)
+    assert (fig.layout.legend.title.text, fig.layout.yaxis.title.text) == ("binnen het plafond", "kosten")
+    assert {trace.name for trace in fig.data} == {"ja", "nee"}
+    too_strict = costs[costs.refused > EX2.max_refused * len(tune.queries)]
+    english, dutch = both(lambda: plots.cost_curve(too_strict).description)
+    assert english.endswith("No cut of these stays within the refusal ceiling.") and "nan" not in english
+    assert dutch.endswith("Geen van deze cuts blijft binnen het plafond voor weigeringen.")
 
 
 @pytest.mark.slow

@@ -16,8 +16,10 @@ from IPython.display import HTML, Markdown
 
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
+from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation
+from ragkit.plumbing.models import HubModel
 from ragkit.teach import chapter, narrate
 from ragkit.threshold import SweepRow
 
@@ -157,6 +159,9 @@ def facts(needle_at: list[float], tokens: list[float]) -> pd.DataFrame:
     return pd.DataFrame({"tokens": tokens, "sources": [4 if t == t else 0 for t in tokens], "needle at": needle_at})
 
 
+NO_MODEL = HubModel("nobody/no-such-model", "0" * 40, "RAGKIT_NO_SUCH_MODEL")
+"""A model no machine has: ``narrate.model_here`` says what to run."""
+
 ROW = SweepRow(cut=0.675, bluffs=3, out_of_domain=20, refused=5, answered_with_needle=50,
                answered_without_needle=9, in_domain=64)
 
@@ -186,7 +191,19 @@ def edge_cases() -> dict[str, list]:
                             "L2, un-normalised": [1.0, 2.0, 3.1], "cosine distance": [0.3, 0.2, 0.35]})
     nearest = pd.DataFrame({"query word pieces": [5, 10, 20, 40], "nearest L2, un-normalised": [1.0, 2.0, 3.0, 4.0],
                             "nearest cosine distance": [0.3, 0.1, 0.4, 0.2]})
+    ood = [OutOfDomain("o1", "how do i stream tokens", "adjacent", "streaming"),
+           OutOfDomain("o2", "best paella rice", "absurd", "cooking"),
+           OutOfDomain("o3", "what is a rate limit", "adjacent", "rate limits")]
+    half = SimpleNamespace(questions=[0] * 16, queries=[0] * 32, out_of_domain=[0] * 15)
     return {
+        "model_here": [narrate.model_here(NO_MODEL)],
+        "out_of_domain_kinds": [narrate.out_of_domain_kinds(ood)],
+        "ground_truth_problems": [narrate.ground_truth_problems([]), narrate.ground_truth_problems(["a problem"])],
+        "chapter_figure": [narrate.chapter_figure()],
+        "query_line": [narrate.query_line(ood[1])],
+        "gate_kept": [narrate.gate_kept({None: 4, 0.675: 1, 0.525: 0})],
+        "ex2_rules": [narrate.ex2_rules(half, half)],
+        "cost_on_tune": [narrate.cost_on_tune(ROW)],
         "interval_width": [narrate.interval_width(64), narrate.interval_width(2000)],
         "identity_noise": [narrate.identity_noise(unit), narrate.identity_noise(raw)],
         "identity_gap": [narrate.identity_gap([chunk(), chunk(doc_id="e")], 10, 3, 1e-8),
@@ -253,6 +270,18 @@ def test_every_sentence_of_a_narrator_on_made_up_results_is_a_sentence(name):
 def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
     cases = edge_cases()
     text = {name: [m.data for m in shown] for name, shown in cases.items()}
+    assert text["model_here"][0] == ("- `nobody/no-such-model`: **not on this machine**; run `make models` where there "
+                                     "is internet.")
+    assert text["out_of_domain_kinds"] == ["**3** out-of-domain queries: **2** adjacent, **1** absurd."]
+    assert text["ground_truth_problems"] == ["Problems found in the ground truth: **0**.",
+                                             "Problems found in the ground truth: **1**."]
+    assert f"destroying **{chapter.DESTROYED_BLIND}** of its **{chapter.QUESTIONS}** answers" in \
+        text["chapter_figure"][0]
+    assert text["query_line"] == ["Query: **best paella rice** (absurd)."]
+    assert text["gate_kept"] == ["The gate keeps at most **4** chunks. Chunks kept: cut none: **4**, cut 0.675: **1**, "
+                                 "cut 0.525: **0**."]
+    assert "Tuning half: **16** needles (**32** queries) and **15** out-of-domain" in text["ex2_rules"][0]
+    assert text["cost_on_tune"] == ["At **0.675** on `tune`: **3** bluffs, **5** of **64** refused, cost **20**."]
     assert "B has the same count as A, and D, E, F the same as C" in text["chunk_counts"][0]
     assert "B has a different count as A, and D, E, F different counts as C" in text["chunk_counts"][1]
     assert "This corpus: **0** of **32**, no more than" in text["destroyed"][0]
@@ -322,6 +351,13 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "the contrast is weaker" in text["length_cut"][1] and "user typed" not in text["length_cut"][1]
     assert text["prompt_flaws"][0].startswith("**0** of the **1** sources in this prompt show a pathology (none).")
     assert text["prompt_flaws"][1].startswith("**1** of the **1** sources in this prompt show a pathology ([2]).")
+
+
+def test_a_model_on_this_machine_is_named_with_its_folder(tmp_path, monkeypatch):
+    (tmp_path / "config.json").write_text("{}")
+    monkeypatch.setenv(NO_MODEL.env, str(tmp_path))
+    shown = narrate.model_here(NO_MODEL)
+    assert shown.data == f"- `nobody/no-such-model`: found at `{tmp_path}`." and not bad_sentences(shown)
 
 
 def test_every_narrator_is_exercised_by_a_test():

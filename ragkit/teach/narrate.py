@@ -7,6 +7,7 @@ figures in it are always the computation's (the corpus can change, the prose mus
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
@@ -18,12 +19,14 @@ from ragkit.answer import Answer
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
-from ragkit.data import Question
+from ragkit.data import OutOfDomain, Question
 from ragkit.distances import IdentityCheck
+from ragkit.errors import ModelUnavailable
 from ragkit.evaluation import Evaluation
 from ragkit.fusion import K, rrf
 from ragkit.index import Entry, Status
 from ragkit.plumbing import locations
+from ragkit.plumbing.models import HubModel, hub_model_path
 from ragkit.report import Line, Report
 from ragkit.retrieval import Retriever, Run
 from ragkit.statistics import counts_test, verdict, wilson
@@ -31,7 +34,7 @@ from ragkit.teach import chapter, tables
 from ragkit.teach.exercises import EX2, EX3, cost_minima, shared_needle_words
 from ragkit.teach.language import _, say
 from ragkit.teach.widgets import kind_of, project_path
-from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, Bluff, Sweep, SweepRow
+from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Bluff, Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
 
@@ -73,6 +76,35 @@ def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpu
         "**{shortest}** to **{longest}** characters long (median **{median:.0f}**).",
         questions=len(questions), queries=len(queries), covered=len({q.doc_id for q in questions}),
         documents=len(corpus), shortest=lengths.min(), longest=lengths.max(), median=lengths.median()))
+
+
+def model_here(model: HubModel) -> Markdown:
+    """Whether one optional model is on this machine (and where), or what to run where there is internet."""
+    try:
+        path = hub_model_path(model)
+    except ModelUnavailable:
+        return Markdown(say("- `{name}`: **not on this machine**; run `make models` where there is internet.",
+                            name=model.name))
+    return Markdown(say("- `{name}`: found at `{path}`.", name=model.name, path=str(path)))
+
+
+def out_of_domain_kinds(queries: Sequence[OutOfDomain]) -> Markdown:
+    """How many out-of-domain queries there are, and how many of each kind (in the order the set first has them)."""
+    counts = Counter(q.kind for q in queries)
+    kinds = ", ".join(say("**{n}** {kind}", n=n, kind=kind_of(kind)) for kind, n in counts.items())
+    return Markdown(say("**{n}** out-of-domain queries: {kinds}.", n=len(queries), kinds=kinds))
+
+
+def ground_truth_problems(problems: Sequence[object]) -> Markdown:
+    """How many problems the ground truth's checks found against the corpus."""
+    return Markdown(say("Problems found in the ground truth: **{n}**.", n=len(problems)))
+
+
+def chapter_figure() -> Markdown:
+    """One figure of the chapter, as an example of where they live, and the notebook that measures it here."""
+    return Markdown(say("The chapter reports blind chunking destroying **{destroyed}** of its **{questions}** answers. "
+                        "Notebook 01 measures the same on this corpus.",
+                        destroyed=chapter.DESTROYED_BLIND, questions=chapter.QUESTIONS))
 
 
 # 01. Chunking
@@ -523,6 +555,17 @@ def length_cut(nearest: pd.DataFrame) -> Markdown:
 
 # 06. Thresholds and bluffs
 
+def query_line(query: OutOfDomain) -> Markdown:
+    """One out-of-domain query, with its kind."""
+    return Markdown(say("Query: **{query}** ({kind}).", query=query.query, kind=kind_of(query.kind)))
+
+
+def gate_kept(kept: Mapping[float | None, int]) -> Markdown:
+    """How many chunks the gate keeps for one query at each cut (None: no cut), and how many it keeps at most."""
+    cuts = ", ".join(say("cut {cut}: **{n}**", cut=_("none") if cut is None else cut, n=n) for cut, n in kept.items())
+    return Markdown(say("The gate keeps at most **{keep}** chunks. Chunks kept: {cuts}.", keep=KEEP, cuts=cuts))
+
+
 def distributions(s: Sweep) -> Markdown:
     """The worst answerable query against the closest out-of-domain one: do the two distributions overlap?"""
     worst = int(np.argmax(np.where(np.isfinite(s.best_answer), s.best_answer, -np.inf)))
@@ -829,6 +872,26 @@ def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
         "On `tune`, the cheapest valleys: {valleys}; at most **{ceiling:g}** of the "
         "**{queries}** answerable queries may be refused.",
         valleys=valleys, ceiling=EX2.max_refused * len(tune.queries), queries=len(tune.queries)))
+
+
+def ex2_rules(tune: Sweep, judge: Sweep) -> Markdown:
+    """Exercise 2's costs and refusal ceiling, and how many needles and queries each half holds."""
+    return Markdown(say(
+        "The rules: bluff cost **{bluff:g}**, refusal cost **{refusal:g}**, at most **{ceiling:.0%}** of the "
+        "answerable queries refused. Tuning half: **{needles}** needles (**{queries}** queries) and "
+        "**{out_of_domain}** out-of-domain queries; the judging half keeps the other **{judge_needles}** and "
+        "**{judge_out_of_domain}**.",
+        bluff=EX2.bluff_cost, refusal=EX2.refusal_cost, ceiling=EX2.max_refused, needles=len(tune.questions),
+        queries=len(tune.queries), out_of_domain=len(tune.out_of_domain), judge_needles=len(judge.questions),
+        judge_out_of_domain=len(judge.out_of_domain)))
+
+
+def cost_on_tune(row: SweepRow) -> Markdown:
+    """What one cut does on the tuning half: bluffs, refusals and exercise 2's total cost."""
+    return Markdown(say(
+        "At **{cut}** on `tune`: **{bluffs}** bluffs, **{refused}** of **{in_domain}** refused, cost **{cost:g}**.",
+        cut=row.cut, bluffs=row.bluffs, refused=row.refused, in_domain=row.in_domain,
+        cost=row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost))
 
 
 def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:

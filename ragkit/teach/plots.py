@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+import plotly.express as px
 import plotly.graph_objects as go
 
 from ragkit.chunking import SIZE, STRATEGIES
 from ragkit.errors import InputError
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.statistics import wilson
+from ragkit.teach.exercises import EX2
 from ragkit.teach.language import _, say
 from ragkit.threshold import CHAPTER_CUTS, DEFAULT_CUT, Sweep, default_cuts
 
@@ -271,6 +273,30 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
         bluffs_last=_share(last.bluffs, n_out), refused_first=_share(first.refused, n_in),
         refused_last=_share(last.refused, n_in), kept_first=_share(first.answered_with_needle, n_in),
         kept_last=_share(last.answered_with_needle, n_in), cut_words=_(CUT_WORDS)))
+
+
+def cost_curve(costs: pd.DataFrame) -> Described:
+    """Exercise 2's total cost against the cut on the tuning half, marked by whether it is within the ceiling."""
+    # the legend's True and False in the notebook's language (English: the same figure as from the bools)
+    shown = costs.assign(**{"within ceiling": costs["within ceiling"].map({True: _("True"), False: _("False")})})
+    fig = px.line(shown, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
+                  template="plotly_white", labels={"cost": _("cost"), "within ceiling": _("within ceiling")},
+                  title=say("Total cost on tune (bluff {bluff:g}, refusal {refusal:g}) against the cut",
+                            bluff=EX2.bluff_cost, refusal=EX2.refusal_cost))
+    allowed = costs.cut[costs["within ceiling"]]
+    within = (say("Cuts from {cut:.3f} up stay within the refusal ceiling.", cut=allowed.min()) if len(allowed)
+              else _("No cut of these stays within the refusal ceiling."))
+    lowest = lowest_points(costs.rename(columns={"cost": _("cost")}), "cut", [_("cost")])
+    return described(on_cut_axis(fig), lowest + " " + within)
+
+
+def cost_halves(both: pd.DataFrame) -> Described:
+    """Exercise 2's total cost against the cut on the half it was chosen on and the half that judged it."""
+    fig = px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
+                  labels={"cost": _("cost"), "half": _("half")},
+                  title=_("Total cost on the half chosen on (tune) and the half judged on (judge)"))
+    halves = both.pivot(index="cut", columns="half", values="cost").reset_index()
+    return described(on_cut_axis(fig), lowest_points(halves, "cut", ["tune", "judge"]))
 
 
 def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> Described:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.report import report
+from ragkit.teach.language import _
 from ragkit.threshold import Sweep
 
 
@@ -28,6 +29,33 @@ def summary(ev: Evaluation) -> pd.DataFrame:
     rep = report(ev)
     rows = rep.recall_rows()
     return pd.DataFrame(rows, columns=list(rep.RECALL_COLUMNS))
+
+
+def _headings() -> dict[str, str]:
+    """The column headings of the pilot notebooks' tables for people, each in the notebook's language."""
+    return {"characters": _("characters"), "sections": _("sections"), "tables": _("tables"),
+            "formulas": _("formulas"), "code blocks": _("code blocks"), "bullets": _("bullets"),
+            "paragraphs over 512": _("paragraphs over 512"), "paragraphs over 1200": _("paragraphs over 1200"),
+            "outside the BMP": _("outside the BMP"), "needles": _("needles"), "shortest": _("shortest"),
+            "longest": _("longest"), "question": _("question"), "ticket": _("ticket"), "needle": _("needle"),
+            "kind": _("kind"), "topic": _("topic"), "queries": _("queries"), "example": _("example"),
+            "document": _("document"), "section": _("section"), "cosine distance": _("cosine distance"),
+            "rank": _("rank")}
+
+
+def for_people(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column and index headings in the notebook's language, for showing (English: unchanged).
+
+    Only a table that is shown and not indexed afterwards: code reading a column keeps its English name.
+    """
+    names = _headings()
+    shown = frame.rename(columns=lambda c: names.get(c, c))
+    return shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
+
+
+def no_cut() -> str:
+    """The label of a table's row without a threshold, in the notebook's language."""
+    return _("none")
 
 
 def sweep(s: Sweep, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
