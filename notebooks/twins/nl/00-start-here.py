@@ -72,30 +72,24 @@ language.use("nl")
 #   nodig hebben dat ook, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
 
 # %%
-from collections import Counter
-
 import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
 import ragkit.plumbing.locations
-from ragkit.teach import chapter, narrate
+from ragkit.teach import narrate, tables
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
-from ragkit.errors import ModelUnavailable
 from ragkit.evaluation import needle_windows
-from ragkit.plumbing.models import GENERATOR, RERANKER, hub_model_path
+from ragkit.plumbing.models import GENERATOR, RERANKER
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
 
 # %%
 for model in (RERANKER, GENERATOR):
-    try:
-        display(Markdown(f"- `{model.name}`: found at `{hub_model_path(model)}`"))
-    except ModelUnavailable:
-        display(Markdown(f"- `{model.name}`: **not on this machine**; run `make models` where there is internet"))
+    display(narrate.model_here(model))
 
 # %% [markdown]
 # ## Het corpus in één oogopslag
@@ -109,7 +103,7 @@ for model in (RERANKER, GENERATOR):
 
 # %%
 stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
-stats.rename(columns=lambda c: c.replace("_", " ").replace("outside bmp", "outside the BMP"))
+tables.for_people(stats.rename(columns=lambda c: c.replace("_", " ").replace("outside bmp", "outside the BMP")))
 
 # %% jupyter={"source_hidden": true}
 narrate.corpus_loaded(course.corpus, stats.loc["total"])
@@ -129,15 +123,15 @@ narrate.read_a_file(course.corpus)
 questions = pd.DataFrame(course.questions)
 questions["needle length"] = questions.needle.str.len()
 display(narrate.ground_truth(course.questions, course.queries, course.corpus))
-questions.groupby("doc_id").agg(needles=("id", "size"), shortest=("needle length", "min"),
-                                longest=("needle length", "max"))
+tables.for_people(questions.groupby("doc_id").agg(needles=("id", "size"), shortest=("needle length", "min"),
+                                                  longest=("needle length", "max")))
 
 # %% [markdown]
 # Twee voorbeelden, met de needle die ze beantwoordt. Let erop hoe weinig het supportticket gemeen heeft met de
 # formulering van de needle: dat is wat de tweede formulering moeilijk maakt.
 
 # %%
-questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id").T
+tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id")).T
 
 # %% [markdown]
 # ### Vragen die het corpus niet kan beantwoorden
@@ -149,9 +143,8 @@ questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id").
 
 # %%
 ood = pd.DataFrame(course.out_of_domain)
-display(Markdown(f"**{len(ood)}** out-of-domain queries: " + ", ".join(
-    f"**{n}** {kind}" for kind, n in Counter(ood.kind).items()) + "."))
-ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), example=("query", "first"))
+display(narrate.out_of_domain_kinds(course.out_of_domain))
+tables.for_people(ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), example=("query", "first")))
 
 # %% [markdown]
 # ## Wat een needle is, en waarom hij volledig moet aankomen
@@ -165,7 +158,7 @@ ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), example=("query", "fi
 
 # %%
 problems = validate(course.corpus, course.questions, course.out_of_domain)
-display(Markdown(f"Problems found in the ground truth: **{len(problems)}**"))
+display(narrate.ground_truth_problems(problems))
 for p in problems:
     print(p)
 
@@ -204,8 +197,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # De getallen van het hoofdstuk staan in `ragkit.teach.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
 
 # %%
-display(Markdown(f"The chapter reports blind chunking destroying **{chapter.DESTROYED_BLIND}** of its "
-                 f"**{chapter.QUESTIONS}** answers. Notebook 01 measures the same on this corpus."))
+narrate.chapter_figure()
 
 # %% [markdown]
 # ## Probeer dit (optioneel)

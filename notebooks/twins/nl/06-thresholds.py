@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 import ragkit.teach.course
 from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
-from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, gate
+from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
@@ -73,10 +73,10 @@ display(Markdown(reminders.strategy_letters()))
 
 # %%
 far = int(s.nearest_out.argmax())
-display(Markdown(f"Query: **{s.out_of_domain[far].query}** ({s.out_of_domain[far].kind})"))
-pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_out[far]],
-              "section": [s.chunks[j].section for j in s.top_out[far]],
-              "cosine distance": s.d_out[far].round(3)})
+display(narrate.query_line(s.out_of_domain[far]))
+tables.for_people(pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_out[far]],
+                                "section": [s.chunks[j].section for j in s.top_out[far]],
+                                "cosine distance": s.d_out[far].round(3)}))
 
 # %% [markdown]
 # Niets in die lijst zegt "ik weet het niet". Laat je de pipeline zijn gang gaan, dan plakt hij deze chunks in een
@@ -93,8 +93,7 @@ pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_out[far]],
 # %%
 run = course.retriever("E").dense([s.out_of_domain[far].query])
 kept = {cut: len(gate(run.ranking[0], run.distance[0], cut)) for cut in (None, DEFAULT_CUT, STRICT_CUT)}
-display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
-                 ", ".join(f"cut {c if c else 'none'}: **{n}**" for c, n in kept.items())))
+narrate.gate_kept(kept)
 
 # %% [markdown]
 # ## De out-of-domain set (optioneel)
@@ -106,9 +105,8 @@ display(Markdown(f"The gate keeps at most **{KEEP}** chunks. Chunks kept: " +
 
 # %%
 ood = pd.DataFrame([vars(o) for o in course.out_of_domain])
-display(Markdown(f"**{len(ood)}** out-of-domain queries: " +
-                 ", ".join(f"**{n}** {k}" for k, n in ood.kind.value_counts().items())))
-ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
+display(narrate.out_of_domain_kinds(course.out_of_domain))
+tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_index())
 
 # %% [markdown]
 # ## Twee verdelingen
@@ -142,7 +140,7 @@ narrate.crossings(s)
 # %%
 cuts = [None, DEFAULT_CUT, STRICT_CUT]
 table = tables.sweep(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
-table.assign(cut=["none" if c is None else f"{c:.3f}" for c in cuts])
+table.assign(cut=[tables.no_cut() if c is None else f"{c:.3f}" for c in cuts])
 
 # %% jupyter={"source_hidden": true}
 narrate.strict_cut(s)
@@ -224,8 +222,8 @@ r = course.retriever("E")
 run = r.dense([france.query.query])
 literal = [j for j, c in enumerate(r.chunks) if france.query.query in c.content.lower()]
 ranks = [int(np.flatnonzero(run.ranking[0] == j)[0]) + 1 for j in literal]
-pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
-              "cosine distance": run.distance[0, literal].round(3)})
+tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section for j in literal],
+                                "cosine distance": run.distance[0, literal].round(3)}))
 
 # %% [markdown]
 # Vergelijk de twee cellen: de chunk met precies jouw woorden hoeft niet de dichtstbijzijnde te zijn, en de

@@ -73,17 +73,13 @@ import pandas as pd
 import ragkit.teach.course
 from ragkit.teach import chapter, narrate, plots, tables, widgets
 from ragkit.answer import DEFAULT_CUT
-import plotly.express as px
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
 s = course.sweep("E", "dense")
 tune, judge = threshold_halves(s)
-display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
-                 f"**{EX2.max_refused:.0%}** of the answerable queries refused. Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
-                 f"**{len(tune.out_of_domain)}** out-of-domain queries; the judging half keeps the other "
-                 f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
+display(narrate.ex2_rules(tune, judge))
 
 # %% [markdown]
 # ## Hulpmiddelen om te onderzoeken
@@ -100,7 +96,7 @@ narrate.perfect_cut(tune)
 # weigeringen (`refused` van `in_domain`). De eerste rij is helemaal geen threshold.
 
 # %%
-tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+tables.sweep(tune).astype({"cut": object}).fillna({"cut": tables.no_cut()})  # the first row: no threshold at all
 
 # %% [markdown]
 # Dezelfde sweep als twee curves: de blufs dalen naarmate de cut strenger wordt, de weigeringen stijgen.
@@ -124,20 +120,14 @@ widgets.ThresholdExplorer(tune).widget()
 # %%
 costs = cost_table(tune)
 display(narrate.cost_valleys(costs, tune))
-plots.described(
-    plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
-            template="plotly_white",
-            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")),
-    plots.lowest_points(costs, "cut", ["cost"])
-    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
+plots.cost_curve(costs)
 
 # %% [markdown]
 # `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaard-cut van het hoofdstuk:
 
 # %%
 row = tune.at(DEFAULT_CUT)
-display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.refused}** of **{row.in_domain}** "
-                 f"refused, cost **{row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost:g}**."))
+narrate.cost_on_tune(row)
 
 # %% [markdown]
 # ## ✏️ Jouw antwoord
@@ -164,10 +154,7 @@ check_threshold_choice(course, my_cut)
 
 # %%
 both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
-plots.described(
-    plots.on_cut_axis(px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
-            title="Total cost on the half chosen on (tune) and the half judged on (judge)")),
-    plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
+plots.cost_halves(both)
 
 # %% [markdown]
 # ## Probeer dit
