@@ -146,4 +146,7 @@ def test_a_students_dutch_ex2_and_her_untouched_english_copy_are_graded_yes_in_t
     assert ex2.grade == "yes" and ex2.notebook == str(mine / "nl" / "exercises" / EX2), ex2
     assert ex2.numbers["cut"] == right
     assert f"also handed in {mine / 'exercises' / EX2}: not yet" in ex2.reason
+    # the Dutch notebook spoke Dutch in its sandboxed kernel; the grader's reason is the English check's
+    with language.speaking("en"):
+        assert ex2.reason.startswith("; ".join(ex.check_threshold_choice(course, right).notes[:2]))
     assert [g.exercise for g in result.grades if g.grade != "missing"] == ["ex2"]

@@ -509,26 +509,3 @@ def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monk
     assert (dutch_kernel.grade, dutch_kernel.reason, dutch_kernel.numbers) == \
         (english.grade, english.reason, english.numbers)
     assert language.current() == "nl"  # the grader spoke English for its table only
-
-
-@pytest.mark.slow
-def test_a_dutch_ex2_notebook_is_graded_in_english(course, tmp_path):
-    """A Dutch ex2 calls language.use("nl") in the sandboxed kernel: the grade and its reason are the English ones."""
-    import nbformat
-    from test_grading import EX2, EXERCISES, edited, hand_in
-
-    from ragkit.teach import grading
-    from ragkit.teach.sandbox import Limits
-
-    dutch = edited(EXERCISES / EX2, answer="my_cut = 0.3",
-                   first='from ragkit.teach import language\nlanguage.use("nl")')
-    hand_in(tmp_path / "home", "ana", EX2, dutch)
-    result = grading.grade([tmp_path / "home"], "home", Limits(timeout=300, threads=1), course=course)
-    row = next(g for g in result.grades if g.exercise == "ex2")
-    assert row.grade == "not yet", row
-    with language.speaking("en"):
-        from ragkit.teach.exercises import check_threshold_choice
-
-        expected = "; ".join(check_threshold_choice(course, 0.3).notes)
-    assert row.reason == expected, row.reason
-    assert isinstance(dutch, nbformat.NotebookNode)
