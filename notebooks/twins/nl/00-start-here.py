@@ -192,7 +192,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `06-thresholds` | het enige deel van de pipeline dat "geen antwoord" kan zeggen, en wat elke cut kost |
 # | `07-citations` | de eigen woorden van de chunk citeren, met een locator die een lezer kan volgen |
 # | `08-production` | stale indexen, kapotte documenten, en fouten die niemand opmerkt |
-# | `exercises/` | nagekeken oefeningen in de map `exercises/` naast dit notebook, met hints in plaats van antwoorden |
+# | `exercises/` | nagekeken oefeningen in de map `exercises/` naast dit notebook, met tips in plaats van antwoorden |
 #
 # De getallen van het hoofdstuk staan in `ragkit.teach.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
 

@@ -83,7 +83,7 @@ tune, judge = threshold_halves(s)
 display(narrate.ex2_rules(tune, judge))
 
 # %% [markdown]
-# ## Hulpmiddelen om te onderzoeken
+# ## Hulpmiddelen voor je onderzoek
 #
 # Alles in deze sectie wordt berekend op `tune`, de afstemhelft waarop je kiest. Eerst de twee afstanden die zeggen waarom
 # geen enkele cut perfect is: de beantwoordbare vraag die het verst van haar antwoord ligt, en de out-of-domain query
@@ -124,7 +124,7 @@ display(narrate.cost_valleys(costs, tune))
 plots.cost_curve(costs)
 
 # %% [markdown]
-# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaard-cut van het hoofdstuk:
+# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaardcut van het hoofdstuk:
 
 # %%
 row = tune.at(DEFAULT_CUT)
@@ -134,8 +134,8 @@ narrate.cost_on_tune(row)
 # ## ✏️ Jouw antwoord
 #
 # Vervang `None` door een cosine-afstand tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
-# tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Tip: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
-# `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
+# tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Tip:
+# `cost_table(tune, cuts)` accepteert ook je eigen rooster van cuts; de kolom `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
 my_cut = None  # your answer
@@ -164,7 +164,7 @@ plots.cost_halves(both)
 #    zelf opnieuw berekenen: `t = tables.sweep(tune, cuts)` en een kolom `t.bluffs + t.refused`. Naar welke kant
 #    schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
-#    dat over een threshold die is afgestemd op de helft van de needles (bovenaan geteld)? Bereken een Wilson-interval
+#    dat over een threshold die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
 #    voor zijn aandeel blufs met `ragkit.statistics.wilson`.
 # 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
 #    retriever of een strengere cut ze oplossen, en tegen welke prijs?
