@@ -57,7 +57,7 @@ language.use("nl")
 # Het werk is in tweeën verdeeld. Een klein Python-pakket, `ragkit`, doet alle berekeningen; de notebooks stellen het
 # alleen vragen en vertellen het verhaal rond de antwoorden. Elk getal over dit corpus dat je hieronder leest, is dus
 # zojuist op deze machine berekend. Waar het hoofdstuk een getal rapporteert, staat het naast het onze, en als de
-# twee verschillen zegt het notebook dat, in plaats van het te verbergen.
+# twee verschillen, zegt het notebook dat, in plaats van het te verbergen.
 #
 # ## Hoe je de notebooks gebruikt (optioneel)
 #
@@ -96,7 +96,7 @@ for model in (RERANKER, GENERATOR):
 #
 # Het hoofdstuk mat zijn uitspraken op de hoofdstukken van zijn eigen cursus. Die hebben wij niet, dus ragkit
 # levert een cursustekst van dezelfde vorm mee: Markdown-hoofdstukken over machine learning en taalmodellen,
-# met proza, tabellen, formules en code. Elk bestand is één document; regels die met `## ` beginnen openen een sectie.
+# met proza, tabellen, formules en code. Elk bestand is één document; regels die met `## ` beginnen, openen een sectie.
 #
 # De tabel telt waar een chunker tegenaan zal lopen. Lange alinea's tellen het zwaarst: de chunkers van notebook 01
 # die grenzen respecteren, knippen nooit binnen een alinea, tenzij die alinea in haar eentje over het budget gaat.
