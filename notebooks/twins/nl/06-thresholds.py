@@ -206,7 +206,7 @@ narrate.near_miss(s, near)
 #
 # De tweede vorm is vreemder. Het hoofdstuk over reasoning gebruikt "what is the capital of France?" als
 # voorbeeld van een vraag die geen stap-voor-stap-denken nodig heeft. Het corpus bevat de vraag dus woord voor
-# woord, maar het gaat over de kosten van reasoning, niet over aardrijkskunde: een gebruiker die naar Frankrijk
+# woord, maar die passage gaat over de kosten van reasoning, niet over aardrijkskunde: een gebruiker die naar Frankrijk
 # vraagt, hoort daar nooit terecht te komen. Waar komt die query uit?
 
 # %%
