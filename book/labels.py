@@ -28,7 +28,7 @@ LABELS: dict[str, dict[str, str]] = {
         "binder": "Starten op Binder",
         "colab": "Openen in Colab",
         "source": "Bron",
-        "download": "Download .ipynb",
+        "download": ".ipynb downloaden",
         "switch": "Deze pagina in het Nederlands",
         "kernel_note": "Hier stond een interactieve widget: die werkt alleen met een draaiende Python-kernel.",
         "kernel_launch": "Start dit notebook op Binder",

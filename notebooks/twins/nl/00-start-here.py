@@ -50,26 +50,26 @@ language.use("nl")
 # ## Wat dit is
 #
 # Deze notebooks horen bij het hoofdstuk *RAG in productie: chunking, retrieval en eerlijke citaties*.
-# Het hoofdstuk doet uitspraken over chunking, lexicaal en dense zoeken, fusie, reranking, thresholds op de
+# Het hoofdstuk doet uitspraken over chunking, lexicale en dense retrieval, fusie, reranking, thresholds op de
 # afstand en citaties, en onderbouwt elke uitspraak met een meting op zijn eigen corpus. Hier voer je die metingen
 # opnieuw uit op een corpus dat je kunt openen en lezen, en controleer je zelf welke uitspraken standhouden.
 #
 # Het werk is in tweeën verdeeld. Een klein Python-pakket, `ragkit`, doet alle berekeningen; de notebooks stellen het
 # alleen vragen en vertellen het verhaal rond de antwoorden. Elk getal over dit corpus dat je hieronder leest, is dus
 # zojuist op deze machine berekend. Waar het hoofdstuk een getal rapporteert, staat het naast het onze, en als de
-# twee verschillen zegt het notebook dat, in plaats van het te verbergen.
+# twee verschillen, zegt het notebook dat, in plaats van het te verbergen.
 #
 # ## Hoe je de notebooks gebruikt (optioneel)
 #
 # - **Draai elk notebook van boven naar beneden** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
-#   De cellen hangen van elkaar af, dus heen en weer springen op een verse kernel gaat mis.
+#   De cellen hangen van elkaar af, dus heen en weer springen op een net gestarte kernel gaat mis.
 # - **De eerste run is de traagste.** Chunks worden één keer ge-embed en de vectors blijven op schijf bewaard in
-#   `.ragkit-cache/`, zodat latere runs, en latere notebooks, warm beginnen. Voortgangsbalken laten zien wat er gebeurt.
-# - **Beweeg de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
-#   kunt uitproberen in plaats van haar op goed vertrouwen aan te nemen.
+#   `.ragkit-cache/`, zodat latere runs, en latere notebooks, met een warme cache beginnen. Voortgangsbalken laten zien wat er gebeurt.
+# - **Gebruik de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
+#   zelf op de proef kunt stellen in plaats van haar op goed vertrouwen aan te nemen.
 # - **Twee modellen zijn optioneel.** De cross-encoder-reranker en de kleine Qwen-generator staan niet op PyPI.
-#   Draai `make models` op een machine met internet om ze op te halen; zonder die modellen zeggen de cellen die ze
-#   nodig hebben dat ook, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
+#   Draai `make models` op een machine met internet om ze op te halen; zonder die modellen melden de cellen die ze
+#   nodig hebben dat, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
 
 # %%
 import pandas as pd
@@ -96,7 +96,7 @@ for model in (RERANKER, GENERATOR):
 #
 # Het hoofdstuk mat zijn uitspraken op de hoofdstukken van zijn eigen cursus. Die hebben wij niet, dus ragkit
 # levert een cursustekst van dezelfde vorm mee: Markdown-hoofdstukken over machine learning en taalmodellen,
-# met proza, tabellen, formules en code. Elk bestand is één document; regels die met `## ` beginnen openen een sectie.
+# met proza, tabellen, formules en code. Elk bestand is één document; regels die met `## ` beginnen, openen een sectie.
 #
 # De tabel telt waar een chunker tegenaan zal lopen. Lange alinea's tellen het zwaarst: de chunkers van notebook 01
 # die grenzen respecteren, knippen nooit binnen een alinea, tenzij die alinea in haar eentje over het budget gaat.
@@ -127,8 +127,8 @@ tables.for_people(questions.groupby("doc_id").agg(needles=("id", "size"), shorte
                                                   longest=("needle length", "max")))
 
 # %% [markdown]
-# Twee voorbeelden, met de needle die ze beantwoordt. Let erop hoe weinig het supportticket gemeen heeft met de
-# formulering van de needle: dat is wat de tweede formulering moeilijk maakt.
+# Twee voorbeelden, met de needle die ze beantwoordt. Let op hoe weinig het supportticket gemeen heeft met de
+# formulering van de needle: juist dat maakt de tweede formulering moeilijk.
 
 # %%
 tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id")).T
@@ -149,8 +149,8 @@ tables.for_people(ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), exa
 # %% [markdown]
 # ## Wat een needle is, en waarom hij volledig moet aankomen
 #
-# Een needle is één zin, lang genoeg om een echt antwoord te dragen, die **precies één keer** in het hele corpus
-# voorkomt en in gewone proza staat: nooit in een sectiekop, een tabelrij of een code block. Beide regels houden de
+# Een needle is één zin, lang genoeg om een echt antwoord te bevatten, die **precies één keer** in het hele corpus
+# voorkomt en in gewone proza staat: nooit in een sectiekop, een tabelrij of een codeblok. Beide regels houden de
 # test eerlijk. Een zin die twee keer voorkomt, kan op de verkeerde plek "gevonden" worden; een needle in een
 # sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, wat hij verder ook ophaalde.
 #
@@ -178,7 +178,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # %% [markdown]
 # De twee stukken komen in twee verschillende chunks terecht. Een prompt die uit een van beide is opgebouwd, bevat
 # hooguit een fragment van het antwoord, dus de test telt het als een misser, en geen enkele slimme ranking kan de
-# stukken weer aan elkaar plakken. Notebook 01 telt hoe vaak dit gebeurt en wat het voorkomt.
+# stukken weer aan elkaar plakken. Notebook 01 telt hoe vaak dit gebeurt en wat het verhindert.
 #
 # ## De kaart (optioneel)
 #
@@ -191,8 +191,8 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `05-distances` | cosine-afstand, dot product en euclidische afstand, en wanneer ze het eens zijn |
 # | `06-thresholds` | het enige deel van de pipeline dat "geen antwoord" kan zeggen, en wat elke cut kost |
 # | `07-citations` | de eigen woorden van de chunk citeren, met een locator die een lezer kan volgen |
-# | `08-production` | stale indexen, kapotte documenten, en fouten die geen lawaai maken |
-# | `exercises/` | beoordeelde oefeningen in de map `exercises/` naast dit notebook, met hints in plaats van antwoorden |
+# | `08-production` | stale indexen, kapotte documenten, en fouten die niemand opmerkt |
+# | `exercises/` | nagekeken oefeningen in de map `exercises/` naast dit notebook, met tips in plaats van antwoorden |
 #
 # De getallen van het hoofdstuk staan in `ragkit.teach.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
 

@@ -26,7 +26,7 @@
 # - uitleggen waarom een retriever altijd iets teruggeeft en wat een bluf is
 # - een threshold-sweep lezen: blufs en weigeringen uitgezet tegen de cut
 # - zeggen of de afstanden van in-domain en out-of-domain queries hier overlappen, en wat dat afdwingt
-# - de cut behandelen als een productbeslissing met uitgesproken kosten
+# - de cut behandelen als een productbeslissing met expliciete kosten
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -85,9 +85,9 @@ tables.for_people(pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_o
 #
 # ## De gate
 #
-# De remedie is bijna beschamend eenvoudig. Houd hooguit een handvol chunks, en daarvan alleen de chunks
+# De oplossing is bijna beschamend eenvoudig. Houd hooguit een handvol chunks over, en daarvan alleen de chunks
 # waarvan de afstand tot de query onder een cut ligt. Blijft er niets over, dan stopt de pipeline voordat er
-# een model wordt aangeroepen. Hier zie je de gate op dezelfde query, eerst zonder cut en daarna met de
+# een model wordt aangeroepen. Hier zie je de gate toegepast op dezelfde query, eerst zonder cut en daarna met de
 # twee cuts van het hoofdstuk.
 
 # %%
@@ -101,7 +101,7 @@ narrate.gate_kept(kept)
 # Om blufs te meten heb je vragen nodig die *niets* zouden moeten krijgen. De meegeleverde set mengt twee soorten:
 # *aangrenzende* vragen die klinken alsof ze in een cursus machine learning thuishoren maar er niet in behandeld
 # worden (streaming, rate limits, vector databases...), en *absurde* vragen waarvan niemand zou verwachten dat de
-# cursus ze beantwoordt. De aangrenzende zijn de gevaarlijke: ze delen hun woordenschat met het corpus.
+# cursus ze beantwoordt. De aangrenzende vragen zijn de gevaarlijke: ze delen hun woordenschat met het corpus.
 
 # %%
 ood = pd.DataFrame([vars(o) for o in course.out_of_domain])
@@ -113,7 +113,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 #
 # Neem voor elke beantwoordbare query en voor elke out-of-domain query de afstand tot de dichtstbijzijnde
 # chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
-# de rode staven (out-of-domain) rechts. De gestreepte lijn is de standaard-cut van het hoofdstuk.
+# de rode staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
 
 # %%
 plots.distance_histogram(s, DEFAULT_CUT)
@@ -134,7 +134,7 @@ narrate.crossings(s)
 #
 # Verschuif de cut en tel bij elke positie: de **blufs** (out-of-domain queries die nog minstens één chunk
 # krijgen), de **geweigerde** beantwoordbare queries (niets komt door de gate), en bij de beantwoorde queries
-# of er een chunk met de needle bij de bewaarde chunks zat. Hier zijn de drie posities die het hoofdstuk
+# of er een chunk met de needle bij de behouden chunks zat. Hier zijn de drie posities die het hoofdstuk
 # rapporteert, met zijn aantallen blufs ernaast.
 
 # %%
@@ -148,7 +148,7 @@ narrate.strict_cut(s)
 # %% [markdown]
 # Houdt de vorm uit het hoofdstuk hier stand: een strengere cut, minder blufs en meer weigeringen? De cel
 # hieronder controleert dat over het hele standaardrooster van cuts, en kijkt welke *soort* out-of-domain query
-# bij de standaard-cut nog bluft.
+# bij de standaardcut nog bluft.
 
 # %% jupyter={"source_hidden": true}
 narrate.sweep_shape(s)
@@ -161,7 +161,7 @@ narrate.sweep_shape(s)
 # een encoder die alles als een beetje verwant beoordeelt (absurd). Een cut is een eigenschap van je corpus en je
 # queries, nooit een constante die je overneemt uit een blogpost, of uit een hoofdstuk.
 #
-# De hele curve maakt de afweging zichtbaar: de rode lijn (blufs) en de blauwe lijn (weigeringen) bewegen in
+# De hele curve maakt de trade-off zichtbaar: de rode lijn (blufs) en de blauwe lijn (weigeringen) bewegen in
 # tegengestelde richting als je van links naar rechts leest.
 
 # %%
@@ -171,9 +171,9 @@ plots.bluffs_and_refusals(s)
 # ## Jouw beurt: verschuif de cut
 #
 # Twee sliders verschuiven de cut. Met een draaiende kernel (JupyterLab, Binder, Colab) werkt de explorer hieronder
-# de aantallen bij, de gestreepte lijn in het histogram en de lijst van bluffende queries (met de chunk die elk van
-# hen zou krijgen), terwijl je schuift; elke beweging is alleen een vergelijking van vooraf berekende getallen, dus
-# het gaat meteen. De figuur daarna heeft een eigen slider, waarvan ragkit de stappen vooraf heeft geteld: die
+# de aantallen bij terwijl je schuift, en ook de gestreepte lijn in het histogram en de lijst van bluffende queries
+# (met de chunk die elk ervan zou krijgen). Elke beweging is alleen een vergelijking van vooraf berekende getallen, dus dat
+# gaat meteen. De figuur daarna heeft een eigen slider, waarvan ragkit de stappen vooraf heeft geteld: die
 # beweegt zonder kernel, en op de pagina van het boek is dat de slider die werkt.
 
 # %%
@@ -190,7 +190,7 @@ plots.threshold_slider(s)
 # ### Een near miss
 #
 # De overtuigendste bluf is meestal een aangrenzende vraag die uitkomt bij een chunk met dezelfde woordenschat maar
-# niet hetzelfde onderwerp. Hier is de out-of-domain query die in dit corpus het dichtst bij komt, en wat hij zou
+# niet hetzelfde onderwerp. Hier is de out-of-domain query die het dichtst bij dit corpus ligt, en wat hij zou
 # krijgen.
 
 # %%
@@ -206,7 +206,7 @@ narrate.near_miss(s, near)
 #
 # De tweede vorm is vreemder. Het hoofdstuk over reasoning gebruikt "what is the capital of France?" als
 # voorbeeld van een vraag die geen stap-voor-stap-denken nodig heeft. Het corpus bevat de vraag dus woord voor
-# woord, maar het onderwerp is de kosten van reasoning, niet de aardrijkskunde: een gebruiker die naar Frankrijk
+# woord, maar die passage gaat over de kosten van reasoning, niet over aardrijkskunde: een gebruiker die naar Frankrijk
 # vraagt, hoort daar nooit terecht te komen. Waar komt die query uit?
 
 # %%
@@ -230,7 +230,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 # dichtstbijzijnde kan zelfs het woord bevatten waarop je hoopte. Hoe dan ook: een model dat deze bronnen krijgt, zou
 # "Parijs" kunnen antwoorden en een passage over reasoning-budgetten als citatie geven. Een goed woord uit de
 # verkeerde bron is nog steeds een bluf: de citatie claimt steun die het document nooit heeft willen geven.
-# Matchen is geen weten.
+# Matchen is nog geen weten.
 #
 # ## Waar het allemaal om draait
 #
@@ -244,9 +244,9 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 # Het hoofdstuk haalt een analyse uit 2025 aan: benchmarks scoren met binaire accuracy en geven geen credit voor
 # onthouding, dus een model dat altijd antwoordt, scoort hoger dan een identiek model dat "ik weet het niet" zegt
 # wanneer het het niet weet. Met onze sweep kun je dat argument op echte getallen toetsen. Behandel elke query
-# (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed zit wanneer
-# de needle in zijn prompt is beland, en fout bij elk ander antwoord (een bluf is fout; een weigering levert niets
-# op). Scoor dan elke cut twee keer: met binaire accuracy, en met één punt aftrek per fout antwoord.
+# (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed antwoordt wanneer
+# de needle in zijn prompt is beland, en dat elk ander antwoord fout is (een bluf is fout; een weigering levert
+# niets op). Geef dan elke cut twee scores: een met binaire accuracy, en een met één punt aftrek per fout antwoord.
 
 # %%
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))

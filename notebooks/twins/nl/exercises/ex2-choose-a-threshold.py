@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Oefening 2. Kies een threshold als een bluf vijf weigeringen kost
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
-# Wat je doet: de cut op de cosine-afstand kiezen met de laagste totale kosten die weinig genoeg beantwoordbare vragen weigert.
+# Wat je doet: de cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert en de laagste totale kosten heeft.
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -43,27 +43,28 @@ language.use("nl")
 #
 # Een retriever geeft altijd iets terug. De threshold is het enige deel van de pipeline dat "ik weet het niet" kan
 # zeggen: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie 06-thresholds).
-# In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag houdt en elke out-of-domain vraag weigert (het
+# In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
 # eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
 # Hier is die beslissing al voor je genomen. Je product owner zegt dat een *bluf* (een out-of-domain query die toch
-# bronnen krijgt en daarmee een verzonnen ogend antwoord) vijf keer zoveel kost als een *weigering* (een beantwoordbare
-# vraag die wordt afgewezen), en legt een plafond op: de gate mag hooguit een kwart van de beantwoordbare queries
-# weigeren (`EX2.max_refused`), omdat een product dat meer dan dat weigert van wat het had kunnen beantwoorden niet
-# wordt uitgebracht, hoe goedkoop zijn blufs ook zijn. Zoek onder de cuts binnen dat plafond de cut die
+# bronnen krijgt, en dus een antwoord dat verzonnen lijkt) vijf keer zoveel kost als een *weigering* (een
+# beantwoordbare vraag die wordt weggestuurd). Daarnaast geldt een plafond: de gate mag hooguit een kwart van de
+# beantwoordbare queries weigeren (`EX2.max_refused`). Een product dat een groter deel weigert van wat het had kunnen
+# beantwoorden, wordt namelijk niet uitgebracht, hoe goedkoop zijn blufs ook zijn.
+# Zoek onder de cuts binnen dat plafond de cut die
 #
 # > totale kosten = blufs × kosten per bluf + weigeringen × kosten per weigering
 #
 # zo laag mogelijk maakt, voor dense retrieval op strategie E. De kosten, het plafond en de splitsing zijn die van de
 # oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een threshold kiezen op
-# grond van uitgesproken kosten en een uitgesproken plafond, en niet op gevoel, is een beslissing die je kunt
-# verdedigen en opnieuw kunt bekijken als die kosten veranderen.
+# grond van expliciete kosten en een expliciet plafond, en niet op gevoel, is een beslissing die je kunt
+# verdedigen en opnieuw kunt bekijken als ze veranderen.
 #
-# Nog één regel, de regel die het getal eerlijk maakt: een cut die is afgesteld op precies de queries die hem
+# Nog één regel, de regel die het getal eerlijk maakt: een cut die is afgestemd op precies de queries die hem
 # beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
-# formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`; de check
-# beoordeelt je cut op `judge`, dat je niet mag gebruiken: elk hulpmiddel hieronder laat alleen `tune` zien, en de
-# beoordelende helft verschijnt pas na de check, als bewijs van de check.
+# formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`, de
+# afstemhelft; de check beoordeelt je cut op `judge`, de achtergehouden helft, die je niet mag gebruiken: elk
+# hulpmiddel hieronder laat alleen `tune` zien, en `judge` verschijnt pas na de check, als bewijs.
 
 # %%
 from IPython.display import Markdown, display
@@ -82,9 +83,9 @@ tune, judge = threshold_halves(s)
 display(narrate.ex2_rules(tune, judge))
 
 # %% [markdown]
-# ## Hulpmiddelen om te onderzoeken
+# ## Hulpmiddelen voor je onderzoek
 #
-# Alles in deze sectie wordt berekend op `tune`, de helft waarop je kiest. Eerst de twee afstanden die zeggen waarom
+# Alles in deze sectie wordt berekend op `tune`, de afstemhelft waarop je kiest. Eerst de twee afstanden die zeggen waarom
 # geen enkele cut perfect is: de beantwoordbare vraag die het verst van haar antwoord ligt, en de out-of-domain query
 # die het dichtst bij een chunk ligt. Het paar van het hoofdstuk (over al zijn queries) staat naast het onze.
 
@@ -93,7 +94,7 @@ narrate.perfect_cut(tune)
 
 # %% [markdown]
 # De sweep van de afstemhelft telt, voor een rooster van cuts, de blufs (`bluffs` van `out_of_domain`) en de
-# weigeringen (`refused` van `in_domain`). De eerste rij is helemaal geen threshold.
+# weigeringen (`refused` van `in_domain`). De eerste rij heeft helemaal geen threshold.
 
 # %%
 tables.sweep(tune).astype({"cut": object}).fillna({"cut": tables.no_cut()})  # the first row: no threshold at all
@@ -106,14 +107,14 @@ plots.bluffs_and_refusals(tune)
 
 # %% [markdown]
 # Verschuif met een draaiende kernel (JupyterLab, Binder, Colab) de slider van de explorer: die laat voor elke cut de
-# aantallen op `tune` zien, en welke van zijn out-of-domain queries nog bluffen. Op de pagina van het boek heeft de
+# aantallen op `tune` zien, en welke out-of-domain queries van `tune` nog bluffen. Op de pagina van het boek heeft de
 # explorer een kernel nodig; de twee curves hierboven bevatten dezelfde aantallen.
 
 # %%
 widgets.ThresholdExplorer(tune).widget()
 
 # %% [markdown]
-# De totale kosten bij elke cut van de afstemhelft, en waar ze binnen het plafond voor weigeringen blijven. De curve
+# De totale kosten op de afstemhelft bij elke cut, en waar ze binnen het plafond voor weigeringen blijven. De curve
 # kan meer dan één dal van bijna dezelfde diepte hebben; welk dal "het" minimum is, hangt dan af van een query of
 # twee, en precies daarom wordt de cut achteraf beoordeeld op queries waarop hij niet is gekozen.
 
@@ -123,7 +124,7 @@ display(narrate.cost_valleys(costs, tune))
 plots.cost_curve(costs)
 
 # %% [markdown]
-# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaard-cut van het hoofdstuk:
+# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaardcut van het hoofdstuk:
 
 # %%
 row = tune.at(DEFAULT_CUT)
@@ -133,8 +134,8 @@ narrate.cost_on_tune(row)
 # ## ✏️ Jouw antwoord
 #
 # Vervang `None` door een cosine-afstand tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
-# tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Hint: `cost_table(tune, cuts)` accepteert je eigen rooster van cuts; de kolom
-# `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
+# tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Tip:
+# `cost_table(tune, cuts)` accepteert ook je eigen rooster van cuts; de kolom `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
 my_cut = None  # your answer
@@ -146,9 +147,9 @@ my_cut = None  # your answer
 check_threshold_choice(course, my_cut)
 
 # %% [markdown]
-# ## Na de check: de beoordelende helft
+# ## Na de check: de achtergehouden helft
 #
-# Pas nu het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt
+# Pas nu komt het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt
 # gekozen. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere fout
 # zijn geweest.
 
@@ -160,10 +161,10 @@ plots.cost_halves(both)
 # ## Probeer dit
 #
 # 1. Stel dat een weigering evenveel kost als een bluf. De kosten van de check blijven vast, maar je kunt de kosten
-#    zelf opnieuw berekenen: `t = tables.sweep(tune, cuts)` en een kolom `t.bluffs + t.refused`. Waarheen verschuift
-#    de beste cut, en waarom in die richting?
+#    zelf opnieuw berekenen: `t = tables.sweep(tune, cuts)` en een kolom `t.bluffs + t.refused`. Naar welke kant
+#    schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
-#    dat over een threshold die is afgesteld op de helft van de needles (bovenaan geteld)? Bereken een Wilson-interval
-#    voor zijn bluf-rate met `ragkit.statistics.wilson`.
+#    dat over een threshold die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
+#    voor zijn aandeel blufs met `ragkit.statistics.wilson`.
 # 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
 #    retriever of een strengere cut ze oplossen, en tegen welke prijs?
