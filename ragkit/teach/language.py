@@ -110,9 +110,19 @@ def _is_number(value: object) -> bool:
 
 
 def say(en: str, /, **fields: object) -> str:
-    """The template ``en`` in the kernel's language, filled with ``fields`` (numbers written as that language does)."""
-    language = current()
-    return _Numbers(language).format(_(en), **fields)
+    """The template ``en`` in the kernel's language, filled with ``fields`` (numbers written as that language does).
+
+    A translation that cannot be filled (a field it names that ``en`` does not, a stray brace) falls back to ``en``:
+    a bad catalogue entry must not crash a student's cell; test_language's field check names the entry.
+    """
+    numbers = _Numbers(current())
+    translated = _(en)
+    if translated != en:
+        try:
+            return numbers.format(translated, **fields)
+        except (KeyError, IndexError, AttributeError, ValueError, TypeError):
+            pass  # English below: an error there is the caller's, and raises
+    return numbers.format(en, **fields)
 
 
 def number(value: float, format_spec: str = "") -> str:
