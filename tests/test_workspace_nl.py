@@ -61,6 +61,7 @@ def test_the_dutch_copies_links_lead_where_the_tracked_ones_do(course):
         assert rel in done.copied
         up = "/".join([".."] * rel.count("/")) + "/../data/corpus"
         tracked, mine = course / "notebooks" / rel, course / workspace.COPIES / rel
+        assert mine.is_file(), f"refresh did not copy {rel} to {mine}"
         project_data = (course / "data" / "corpus").resolve()
         assert (mine.parent / up).resolve() == (tracked.parent / up).resolve() == project_data, rel
 
