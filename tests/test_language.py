@@ -127,6 +127,23 @@ BROKEN = {"{n} of {k}": "{n} van de {m}", "{cut:.3f} here": "{cut:.3f hier", "at
 """Translations a careless edit could write: a renamed field, a stray brace, another format, a positional field."""
 
 
+def test_the_catalogue_has_no_broken_entry():
+    assert language.problems("nl") == ()
+
+
+def test_a_broken_entry_or_file_is_left_out_and_named_not_raised(tmp_path):
+    path = tmp_path / "nl.toml"
+    path.write_text('[[message]]\nen = "yes"\nnl = "ja"\n\n[[message]]\nen = "no"\n\n'
+                    '[[message]]\nnl = "geen"\n\n[[message]]\nen = "yes"\nnl = "jawel"\n', encoding="utf-8")
+    messages, found = language.read(path, "nl")
+    assert messages == {"yes": language.Message("yes", "ja")}  # the first of two entries for one template
+    assert len(found) == 3 and "'no' needs `en` and `nl`" in found[0] and "number 3 needs" in found[1]
+    assert "translates 'yes' twice" in found[2]
+    path.write_text("[[message]\n", encoding="utf-8")
+    messages, found = language.read(path, "nl")
+    assert messages == {} and len(found) == 1 and "cannot be read" in found[0]
+
+
 def test_a_broken_translation_falls_back_to_english_and_the_field_check_names_it(monkeypatch):
     broken = {en: language.Message(en, nl) for en, nl in BROKEN.items()}
     monkeypatch.setattr(language, "catalogue", lambda lang: broken if lang == "nl" else {})
