@@ -33,7 +33,7 @@ from nbconvert import HTMLExporter
 from book import pdf
 from book.labels import LABELS, NAMES, SOURCE, TRANSLATIONS
 from ragkit.errors import RagkitError
-from ragkit.teach import plots
+from ragkit.teach import language, plots
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -42,7 +42,8 @@ SETTINGS = HERE / "book.toml"
 SITE_TITLE = LABELS[SOURCE]["site_title"]
 PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
-OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn)\b", re.I)
+OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn|leerdoelen)\b",
+                        re.I)
 OBJECTIVES_TAG = "book-objectives"
 # tqdm's text form of a progress bar ("Batches: 100%|####| 134/134 [00:05<00:00, ...]"): nothing to show on a page
 PROGRESS = re.compile(r"\|\s*\d+/\d+ \[")
@@ -299,8 +300,11 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
             cell.metadata.setdefault("transient", {})["remove_source"] = True
         cell.outputs = [o for o in cell.outputs
                         if not (WIDGET in o.get("data", {}) and PROGRESS.search(o.data.get("text/plain", "")))]
-        # the sentence a notebook prints under a figure is the page's caption of it: shown once
-        captions = {plots.caption(plots.describe(o.data[PLOTLY])) for o in cell.outputs if PLOTLY in o.get("data", {})}
+        # the sentence a notebook prints under a figure is the page's caption of it: shown once (written, as the
+        # notebook's kernel wrote it, in the page's language, not the builder's)
+        with language.speaking(page.language):
+            captions = {plots.caption(plots.describe(o.data[PLOTLY])) for o in cell.outputs
+                        if PLOTLY in o.get("data", {})}
         cell.outputs = [o for o in cell.outputs if o.get("data", {}).get("text/markdown") not in captions]
         for output in cell.outputs:
             data = output.get("data", {})

@@ -164,6 +164,32 @@ def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
     assert "needs a running Python kernel" not in note
 
 
+def test_a_dutch_page_captions_each_figure_once_as_its_dutch_notebook_wrote_the_caption():
+    """The builder speaks English; the Dutch kernel wrote the sentence under the figure in Dutch: still shown once."""
+    from ragkit.teach import language, plots
+
+    fig = plots.needle_cuts([("q1", 10, 50), ("q2", 480, 60)], size=512)
+    with language.speaking("nl"):
+        dutch_caption = plots.caption(fig.description)
+    assert dutch_caption != plots.caption(fig.description)  # the caption's frame is translated
+    code = nbformat.v4.new_code_cell("plots.needle_cuts(windows)")
+    code.outputs = [nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
+                    nbformat.v4.new_output("display_data", {"text/markdown": dutch_caption,
+                                                            "text/plain": "<Markdown>"})]
+    page = book.Page(Path("nl/06-thresholds.ipynb"), "nl/06-thresholds.ipynb", "06")
+    outputs = book.prepare(nbformat.v4.new_notebook(cells=[code]), page, book.Settings.load()).cells[0].outputs
+    assert len(outputs) == 1, "the figure's sentence is shown twice on the Dutch page"
+
+
+def test_a_dutch_pages_learning_objectives_are_the_pages_objectives():
+    cells = [nbformat.v4.new_markdown_cell("# 06. Drempels"), nbformat.v4.new_markdown_cell("Een inleiding."),
+             nbformat.v4.new_markdown_cell("**Leerdoelen.** Na dit notebook kun je:\n\n- een cut kiezen")]
+    page = book.Page(Path("nl/06-thresholds.ipynb"), "nl/06-thresholds.ipynb", "06")
+    prepared = book.prepare(nbformat.v4.new_notebook(cells=cells), page, book.Settings.load()).cells
+    assert book.OBJECTIVES_TAG in prepared[1].metadata.get("tags", []), [c.source for c in prepared]
+    assert prepared[1].source.startswith("**Leerdoelen.**")
+
+
 def test_a_page_knows_its_language_from_its_folder():
     assert book.Page(Path("x"), "nl/exercises/ex2.ipynb", "t").language == "nl"
     assert book.Page(Path("x"), "exercises/ex2.ipynb", "t").language == "en"

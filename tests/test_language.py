@@ -104,9 +104,58 @@ def test_every_catalogue_entry_translates_a_template_the_code_writes_with_the_sa
     stale = [en for en in catalogue if en not in source]
     assert not stale, ("stale entries of ragkit/teach/locale/nl.toml (their English template is no longer in the code: "
                        f"update `en` to the new template and its Dutch): {stale}")
-    unlike = {en: (sorted(fields(en)), sorted(fields(m.translated))) for en, m in catalogue.items()
-              if fields(en) != fields(m.translated)}
+    unlike = mismatched(catalogue)
     assert not unlike, f"Dutch templates with other fields than their English: {unlike}"
+
+
+def mismatched(catalogue) -> dict[str, object]:
+    """The entries whose translation fills other fields than its English template, or cannot be parsed at all."""
+    unlike: dict[str, object] = {}
+    for en, message in catalogue.items():
+        try:
+            theirs = fields(message.translated)
+        except ValueError as exc:  # a stray brace
+            unlike[en] = str(exc)
+            continue
+        if fields(en) != theirs:
+            unlike[en] = (sorted(fields(en)), sorted(theirs))
+    return unlike
+
+
+BROKEN = {"{n} of {k}": "{n} van de {m}", "{cut:.3f} here": "{cut:.3f hier", "at {cut}": "bij {cut:.1f}",
+          "{a} and {b}": "{a} en {}"}
+"""Translations a careless edit could write: a renamed field, a stray brace, another format, a positional field."""
+
+
+def test_the_catalogue_has_no_broken_entry():
+    assert language.problems("nl") == ()
+
+
+def test_a_broken_entry_or_file_is_left_out_and_named_not_raised(tmp_path):
+    path = tmp_path / "nl.toml"
+    path.write_text('[[message]]\nen = "yes"\nnl = "ja"\n\n[[message]]\nen = "no"\n\n'
+                    '[[message]]\nnl = "geen"\n\n[[message]]\nen = "yes"\nnl = "jawel"\n', encoding="utf-8")
+    messages, found = language.read(path, "nl")
+    assert messages == {"yes": language.Message("yes", "ja")}  # the first of two entries for one template
+    assert len(found) == 3 and "'no' needs `en` and `nl`" in found[0] and "number 3 needs" in found[1]
+    assert "translates 'yes' twice" in found[2]
+    path.write_text("[[message]\n", encoding="utf-8")
+    messages, found = language.read(path, "nl")
+    assert messages == {} and len(found) == 1 and "cannot be read" in found[0]
+
+
+def test_a_broken_translation_falls_back_to_english_and_the_field_check_names_it(monkeypatch):
+    broken = {en: language.Message(en, nl) for en, nl in BROKEN.items()}
+    monkeypatch.setattr(language, "catalogue", lambda lang: broken if lang == "nl" else {})
+    with language.speaking("nl"):
+        # English words, the kernel's numbers: the sentence a student sees when its translation is broken
+        assert language.say("{n} of {k}", n=3, k=4) == "3 of 4"
+        assert language.say("{cut:.3f} here", cut=0.675) == "0,675 here"
+        assert language.say("at {cut}", cut="none") == "at none"
+        assert language.say("{a} and {b}", a=1, b=2) == "1 and 2"
+        with pytest.raises(KeyError):  # the English template itself unfilled: the caller's bug, not hidden
+            language.say("{n} of {k}", n=3)
+    assert set(mismatched(broken)) == set(BROKEN)
 
 
 # The functions whose sentences the three pilot notebooks show (00-start-here, 06-thresholds, ex2). Listed by hand,

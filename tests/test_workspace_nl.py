@@ -52,10 +52,18 @@ def test_an_english_only_course_says_nothing_in_dutch(course):
     assert "Nederlands" not in str(workspace.refresh(course))
 
 
-def test_the_dutch_copies_links_lead_where_the_tracked_ones_do():
-    """One folder deeper, at the same depth as notebooks/nl/: ``../../data/corpus`` resolves the same."""
-    mine = ROOT / workspace.COPIES / "nl"
-    assert (mine / ".." / ".." / "data").resolve() == (ROOT / "notebooks" / "nl" / ".." / ".." / "data").resolve()
+def test_the_dutch_copies_links_lead_where_the_tracked_ones_do(course):
+    """Each copy sits as deep under my-notebooks/ as its notebook under notebooks/: a link climbing to the project
+    folder (the Dutch 00's ``../../data/corpus/...``) opens the same file from either."""
+    (course / "data" / "corpus").mkdir(parents=True)
+    done = workspace.refresh(course)
+    for rel in PILOT:
+        assert rel in done.copied
+        up = "/".join([".."] * rel.count("/")) + "/../data/corpus"
+        tracked, mine = course / "notebooks" / rel, course / workspace.COPIES / rel
+        assert mine.is_file(), f"refresh did not copy {rel} to {mine}"
+        project_data = (course / "data" / "corpus").resolve()
+        assert (mine.parent / up).resolve() == (tracked.parent / up).resolve() == project_data, rel
 
 
 @pytest.mark.slow  # a Jupyter server

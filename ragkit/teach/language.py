@@ -69,19 +69,39 @@ def current() -> str:
 
 @cache
 def catalogue(language: str) -> Mapping[str, Message]:
-    """The messages of ``language``, keyed by their English template (empty for English itself)."""
-    if language == SOURCE:
-        return {}
-    path = _LOCALE / f"{language}.toml"
-    with path.open("rb") as f:
-        entries = tomllib.load(f).get("message", [])
+    """The usable messages of ``language``, keyed by their English template (empty for English itself).
+
+    A broken entry is left out, so that a student's cell shows its English instead of failing: ``problems`` names it.
+    """
+    return {} if language == SOURCE else read(_LOCALE / f"{language}.toml", language)[0]
+
+
+def problems(language: str) -> tuple[str, ...]:
+    """What is wrong with the catalogue of ``language`` (a test keeps it empty), each with what to do."""
+    return () if language == SOURCE else read(_LOCALE / f"{language}.toml", language)[1]
+
+
+def read(path: Path, language: str) -> tuple[dict[str, Message], tuple[str, ...]]:
+    """The usable messages of one catalogue file, and a sentence for each entry (or the file) that is not usable."""
+    try:
+        with path.open("rb") as f:
+            entries = tomllib.load(f).get("message", [])
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return {}, (f"{path} cannot be read ({exc}): fix it; until then every sentence stays English",)
     messages: dict[str, Message] = {}
-    for entry in entries:
-        message = Message(en=entry["en"], translated=entry[language])
-        if message.en in messages:
-            raise RagkitError(f"{path} translates {message.en[:60]!r} twice: keep one entry")
-        messages[message.en] = message
-    return messages
+    found = []
+    for number, entry in enumerate(entries if isinstance(entries, list) else [entries], start=1):
+        en = entry.get("en") if isinstance(entry, dict) else None
+        translated = entry.get(language) if isinstance(entry, dict) else None
+        if not (isinstance(en, str) and isinstance(translated, str)):
+            which = repr(en[:60]) if isinstance(en, str) else f"number {number}"
+            found.append(f"{path}: the [[message]] {which} needs `en` and `{language}`, both strings: "
+                         "add the one missing (its English shows until then)")
+        elif en in messages:
+            found.append(f"{path} translates {en[:60]!r} twice: keep one entry (the first one is used)")
+        else:
+            messages[en] = Message(en, translated)
+    return messages, tuple(found)
 
 
 def _(en: str) -> str:
@@ -110,9 +130,19 @@ def _is_number(value: object) -> bool:
 
 
 def say(en: str, /, **fields: object) -> str:
-    """The template ``en`` in the kernel's language, filled with ``fields`` (numbers written as that language does)."""
-    language = current()
-    return _Numbers(language).format(_(en), **fields)
+    """The template ``en`` in the kernel's language, filled with ``fields`` (numbers written as that language does).
+
+    A translation that cannot be filled (a field it names that ``en`` does not, a stray brace) falls back to ``en``:
+    a bad catalogue entry must not crash a student's cell; test_language's field check names the entry.
+    """
+    numbers = _Numbers(current())
+    translated = _(en)
+    if translated != en:
+        try:
+            return numbers.format(translated, **fields)
+        except (KeyError, IndexError, AttributeError, ValueError, TypeError):
+            pass  # English below: an error there is the caller's, and raises
+    return numbers.format(en, **fields)
 
 
 def number(value: float, format_spec: str = "") -> str:
