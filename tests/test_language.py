@@ -407,13 +407,18 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
 
 
 @pytest.mark.slow
-def test_the_read_a_file_link_of_the_dutch_notebook_opens_the_file(course):
-    """The Dutch 00 lives one folder deeper (notebooks/nl/), so its link climbs one folder more."""
+@pytest.mark.parametrize("folder", ["notebooks", "notebooks/nl"])
+@pytest.mark.parametrize("spoken", ["en", "nl"])
+def test_the_read_a_file_link_opens_the_file_from_the_notebooks_folder_in_either_language(course, folder, spoken,
+                                                                                          monkeypatch):
+    """The link is found from the kernel's folder, the notebook's: the Dutch 00 lives one folder deeper
+    (notebooks/nl/), and an English 00 may run in a kernel that speaks Dutch (RAGKIT_LANGUAGE=nl)."""
     from ragkit.teach import narrate
 
-    with language.speaking("nl"):
+    monkeypatch.chdir(ROOT / folder)
+    with language.speaking(spoken):
         link = re.search(r"\]\(([^)]+)\)", narrate.read_a_file(course.corpus).data).group(1)
-    assert (ROOT / "notebooks" / "nl" / link).resolve().is_file(), link
+    assert (Path.cwd() / link).resolve().is_file(), link
 
 
 @pytest.mark.slow

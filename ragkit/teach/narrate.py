@@ -7,8 +7,10 @@ figures in it are always the computation's (the corpus can change, the prose mus
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import cast
 
 import numpy as np
@@ -60,11 +62,19 @@ def read_a_file(corpus: Corpus) -> Markdown:
     first = corpus.documents[0]
     return Markdown(say(
         "Open one of the files in `data/corpus/` now and read a page of it, for instance "
-        "[{folder}/{name}](../data/corpus/{name}) (the link opens it in "
+        "[{folder}/{name}]({link}) (the link opens it in "
         "JupyterLab; in the file browser on the left, go up from this notebook's folder to the project folder, "
         "then into `data/corpus/`). Everything the retrievers return later is a piece of these files, and you "
         "will judge the results much better if you know the text.", folder=first.path.parent.name,
-        name=first.path.name))
+        name=first.path.name, link=_from_here(first.path)))
+
+
+def _from_here(path: Path) -> str:
+    """A link to ``path`` from the kernel's folder, the notebook's: right at any depth (notebooks/, notebooks/nl/)."""
+    try:
+        return Path(os.path.relpath(path.resolve(), Path.cwd())).as_posix()
+    except ValueError:  # another drive on Windows: no relative way there
+        return path.resolve().as_uri()
 
 
 def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
