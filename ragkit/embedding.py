@@ -83,7 +83,7 @@ class Embedder:
     """A sentence-embedding model: mean-pooled, L2-normalised vectors, cached on disk by content."""
 
     def __init__(self, model: str | Path | None = None, backend: str = "onnx",
-                 window: int = WINDOW, cache: Path | None = None):
+                 window: int = WINDOW, cache: Path | None = None, threads: int | None = None):
         if backend not in BACKENDS:
             raise InputError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
         root = Path(cache) if cache else cache_dir()
@@ -100,6 +100,7 @@ class Embedder:
         self._source, self._root, self._shared = source, root, shared
         self._model: OnnxEncoder | _Sentence | None = None
         self._backend, self._window, self._name = backend, window, name
+        self._threads = threads  # the ONNX encoder's threads (None: OMP_NUM_THREADS, else one per core)
         dims = _dimensions(source) if source.is_dir() else self._sentence().get_embedding_dimension()
         self.stamp = ModelStamp(name, weights, dims, True, window, backend)
         self.cache = VectorCache(root, self.stamp.namespace, dims, shared=shared)
@@ -116,7 +117,7 @@ class Embedder:
                     weights = weights_hash(self._source)
                     export = onnx_export(self._source, weights, self._root, self._shared)
                     if mean_pooled(export):
-                        self._model = OnnxEncoder(export, self._window)
+                        self._model = OnnxEncoder(export, self._window, self._threads)
                     else:
                         self._model = _Sentence(quiet_load(str(export), "onnx"))
                 else:

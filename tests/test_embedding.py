@@ -324,3 +324,23 @@ def test_a_file_added_to_an_export_or_an_older_record_is_not_trusted(embedder, c
     (copy / "onnx" / "model_O4.onnx").unlink()
     (copy / EXPORT_RECORD).write_text(json.dumps({"size": 1, "sha256": "0" * 64}), encoding="utf-8")
     assert "older ragkit" in onnx.export_problem(copy)
+
+
+def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embedder, monkeypatch):
+    """onnxruntime ignores OMP_NUM_THREADS: the grader's sandbox sets it, so the encoder must pass it on itself."""
+    from ragkit.plumbing.onnx import OnnxEncoder
+
+    embedder.encode(["load the model"], progress=False, cache=False)
+    assert isinstance(embedder.model, OnnxEncoder)
+    folder = onnx.onnx_export(models.verified_embedding_dir(), embedder.stamp.weights, embedder._root)
+
+    def threads(**kwargs) -> int:
+        return OnnxEncoder(folder, WINDOW, **kwargs).session.get_session_options().intra_op_num_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert threads() == 1
+    assert threads(threads=3) == 3  # an explicit number wins over the variable
+    for unusable in ("", "0", "-2", "two"):  # unset or nonsense: onnxruntime's own default (0, one per core)
+        monkeypatch.setenv("OMP_NUM_THREADS", unusable)
+        assert threads() == 0
+    assert Embedder(cache=embedder._root, threads=1).model.session.get_session_options().intra_op_num_threads == 1

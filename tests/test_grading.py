@@ -660,6 +660,57 @@ def test_a_run_that_ends_stops_the_graders_work_for_it(tmp_path):
     assert calls and sum(calls) < 1280, calls  # a slice or two, not the whole request
 
 
+def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_thread(tmp_path, monkeypatch):
+    """Two ex4 runs asking at once are embedded at once, by two one-thread encoders, not one after the other."""
+    import threading
+
+    import numpy as np
+
+    import ragkit.embedding
+    from ragkit.plumbing import service
+
+    made: list[dict] = []
+    busy, most = [0], [0]
+    count = threading.Lock()
+
+    class Slow:
+        """An encoder that takes its time and counts how many of it compute at once."""
+
+        stamp = type("Stamp", (), {"namespace": "model"})
+
+        def __init__(self, **kwargs):
+            made.append(kwargs)
+
+        def encode(self, texts, progress=False):
+            with count:
+                busy[0] += 1
+                most[0] = max(most[0], busy[0])
+            time.sleep(0.5)
+            with count:
+                busy[0] -= 1
+            return np.zeros((len(texts), 4), dtype=np.float32)
+
+    monkeypatch.setattr(ragkit.embedding, "Embedder", Slow)
+    lend = grading._lending(2, wait=5)
+    assert lend is not None and made == [{"threads": 1}, {"threads": 1}]
+    lenders = [service.Lender(tmp_path / f"{i}.sock", "model", lend.encode, lend.lock, wait=lend.wait)
+               for i in range(3)]
+    request = json.dumps({"namespace": "model", "texts": ["a header", "a chunk"]}).encode()
+    answers: list[bytes] = []
+    try:
+        asking = [threading.Thread(target=lambda lender=lender: answers.append(lender._answer(request)))
+                  for lender in lenders]
+        for thread in asking:
+            thread.start()
+        for thread in asking:
+            thread.join(timeout=30)
+    finally:
+        for lender in lenders:
+            lender.close()
+    assert len(answers) == 3 and all(a.startswith(b"V") for a in answers), answers  # the third waited its turn
+    assert most[0] == 2  # two at once, never three
+
+
 def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):
     """Python under /root (or a teacher's /home/x) stays reachable if that home is closed while the class is graded."""
     from ragkit.teach import sandbox as sandboxes

@@ -82,10 +82,10 @@ def borrowed(texts: Sequence[str], namespace: str, dimensions: int) -> np.ndarra
 
 
 class Lender:
-    """The grader's side: one socket for one run, answering with ``encode``'s vectors while ``lock`` is free."""
+    """The grader's side: one socket for one run, answering with ``encode``'s vectors when ``lock`` gives a turn."""
 
     def __init__(self, path: Path, namespace: str, encode: Callable[[list[str]], np.ndarray],
-                 lock: threading.Lock, owner: tuple[int, int] | None = None, wait: float = 0.0,
+                 lock: threading.Lock | threading.Semaphore, owner: tuple[int, int] | None = None, wait: float = 0.0,
                  budget: int = BUDGET):
         self.path, self.namespace, self.encode, self.lock, self.left = path, namespace, encode, lock, budget
         self.wait = wait

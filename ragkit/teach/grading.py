@@ -381,22 +381,34 @@ def header_pairs(course: Course) -> list[tuple[str, str]]:
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
 
 
-def _lending(lock: threading.Lock, wait: float) -> Lending | None:
-    """The grader's model, lent to the kernels; None where it cannot load (the kernels then compute as they can)."""
-    from ragkit.embedding import default_embedder
+def _lending(jobs: int, wait: float) -> Lending | None:
+    """The grader's models lent to the kernels, one per job and one thread each; None where none can load."""
+    import queue
+
+    from ragkit.embedding import Embedder
     from ragkit.errors import RagkitError
     from ragkit.tokens import TruncationWarning
 
     try:
-        embedder = default_embedder()
+        # an encoder of their own for each run waiting, each with its own cache connection, so that ``jobs`` ex4
+        # runs are embedded at once, each on one core, as their kernels would; the checks keep the default encoder
+        embedders = [Embedder(threads=1) for _ in range(jobs)]
     except (RagkitError, OSError):
         return None
-    def encode(texts: list[str]) -> np.ndarray:
-        with warnings.catch_warnings():  # the kernel warns of truncation itself; the grader's log stays the grades'
-            warnings.simplefilter("ignore", TruncationWarning)
-            return embedder.encode(texts, progress=False)
+    free: queue.SimpleQueue[Embedder] = queue.SimpleQueue()
+    for embedder in embedders:
+        free.put(embedder)
 
-    return Lending(embedder.stamp.namespace, encode, lock, wait)
+    def encode(texts: list[str]) -> np.ndarray:
+        embedder = free.get()  # never waits: the Lender holds one of ``jobs`` turns of the semaphore
+        try:
+            with warnings.catch_warnings():  # the kernel warns of truncation itself; the grader's log stays the grades'
+                warnings.simplefilter("ignore", TruncationWarning)
+                return embedder.encode(texts, progress=False)
+        finally:
+            free.put(embedder)
+
+    return Lending(embedders[0].stamp.namespace, encode, threading.BoundedSemaphore(jobs), wait)
 
 
 def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
@@ -442,8 +454,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             runnable += subs  # one, or one per language: each is run, and the better grade counts (``better``)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
     previous = os.environ.get(RESULTS_ENV)
-    model = threading.Lock()  # one model: the checks and the lending take turns
-    lend = _lending(model, limits.timeout / LEND_SHARE) if lending else None
+    lend = _lending(jobs, limits.timeout / LEND_SHARE) if lending else None
     ran: dict[tuple[str, str], list[Grade]] = {}
     with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
             Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
@@ -461,9 +472,8 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
         try:
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 for s, run in zip(runnable, pool.map(execute, runnable)):
-                    with model:
-                        began = time.monotonic()
-                        g = replace(judged(s, run, course), judging=time.monotonic() - began)
+                    began = time.monotonic()
+                    g = replace(judged(s, run, course), judging=time.monotonic() - began)
                     ran.setdefault((g.student, g.exercise), []).append(g)
                     if progress is not None:
                         progress(g)

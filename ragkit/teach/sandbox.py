@@ -133,13 +133,14 @@ class Limits:
 
 @dataclass(frozen=True)
 class Lending:
-    """What the grader lends each run: its model's cache namespace, the call that embeds, and the lock it holds."""
+    """What the grader lends each run: its model's cache namespace, the call that embeds, and the turns it takes."""
 
     namespace: str
     encode: Callable[[list[str]], np.ndarray]
-    lock: threading.Lock
+    lock: threading.Lock | threading.Semaphore
+    """Held while ``encode`` runs: a lock for one encoder, a semaphore for as many as it counts."""
     wait: float = 0.0
-    """Seconds a run's request waits for the lock (another run's or the check's) before its kernel computes."""
+    """Seconds a run's request waits for a turn (other runs hold them all) before its kernel computes."""
 
 
 @dataclass(frozen=True)
