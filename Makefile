@@ -29,6 +29,10 @@ WARM_NICE ?= 19
 CHP_VERSION := 5.3.0
 CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 
+# pytest-xdist workers for `make check` and `make test`: the tests that read executed notebooks share one worker,
+# every other module runs whole on one (tests/conftest.py); `make test TEST_WORKERS=0` runs them in one process
+TEST_WORKERS ?= 2
+
 .PHONY: lab check warm test bench book models nl clean
 
 $(STAMP): pyproject.toml constraints.txt
@@ -60,7 +64,7 @@ lab: $(STAMP)
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -m "not slow" -q
+	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup
 
 # Embed the course once into the cache every later step reads (the tests, the notebook kernels they start, the
 # Binder venv's postBuild): no vector is computed twice in a run. On a warm cache it returns in seconds.
@@ -78,7 +82,7 @@ test: $(STAMP) $(CHP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m ragkit warm
-	$(BIN)/python -m pytest --durations=15
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
 
 bench: $(STAMP) $(CHP)
 	$(BIN)/python -m benchmarks

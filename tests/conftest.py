@@ -47,25 +47,32 @@ def _cells(nb) -> tuple:
 
 
 class ExecutionCount:
-    """Counts every execution of a project notebook in this process; the second one of the same notebook fails.
+    """Counts every execution of a project notebook in this run; the second one of the same notebook fails.
 
     A notebook is recognised by its cells, so an execution by any route (the book builder, nbclient called
-    directly) is counted, whichever test starts it.
+    directly) is counted, whichever test starts it. Under pytest-xdist the workers of one run append to one
+    ``log`` (in the run's own temporary folder), so an execution in another worker counts too.
     """
 
-    def __init__(self, paths: list[Path]):
+    def __init__(self, paths: list[Path], log: Path | None = None):
         import nbformat
 
         self.names = {_cells(nbformat.read(p, as_version=4)): notebook_name(p) for p in paths}
         self.count: Counter[str] = Counter()
+        self.log = log
 
     def record(self, nb) -> None:
         name = self.names.get(_cells(nb))
         if name is None:
             return
         self.count[name] += 1
-        if self.count[name] > 1:
-            raise AssertionError(f"{name} executed {self.count[name]} times in one test run: take it from the "
+        times = self.count[name]
+        if self.log is not None:
+            with open(self.log, "a", encoding="utf-8") as log:  # one short line per write: appends do not interleave
+                log.write(name + "\n")
+            times = self.log.read_text(encoding="utf-8").splitlines().count(name)
+        if times > 1:
+            raise AssertionError(f"{name} executed {times} times in one test run: take it from the "
                                  "`executed` fixture (tests/conftest.py), which runs each notebook once")
 
 
@@ -111,7 +118,9 @@ def pytest_configure(config):
     global COUNT
     from nbclient import NotebookClient
 
-    COUNT = ExecutionCount(ALL_NOTEBOOKS)
+    worker = getattr(config, "workerinput", None)  # a pytest-xdist worker: its basetemp is in the run's folder
+    COUNT = ExecutionCount(ALL_NOTEBOOKS, Path(config.option.basetemp).parent / "notebook-executions.txt"
+                           if worker is not None else None)
     original = NotebookClient.async_execute
 
     async def counted(self, *args, **kwargs):
@@ -123,10 +132,33 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """A test that reads executed notebooks is slow (before ``-m`` deselects)."""
+    """A test that reads executed notebooks is slow (before ``-m`` deselects); and under pytest-xdist, grouped.
+
+    ``make test`` runs ``--dist loadgroup``: every test that reads executed notebooks goes to one worker (which
+    executes each notebook once), and every other test goes with the rest of its module (whose module fixtures, a
+    fresh venv or a hub, are then built once).
+    """
+    grouped = bool(getattr(config.option, "loadgroup", False))  # set in a pytest-xdist worker of --dist loadgroup
     for item in items:
-        if item.get_closest_marker("notebooks"):
+        reads = item.get_closest_marker("notebooks") is not None or "executed" in item.fixturenames
+        if reads:
             item.add_marker(pytest.mark.slow)
+        if grouped:
+            _group(item, "notebooks" if reads else item.path.stem)
+
+
+def _group(item, name: str) -> None:
+    """Put a test in an xdist group: the ``@name`` its node id ends with is what the scheduler groups by.
+
+    pytest-xdist 3.8 appends it by setting ``item._nodeid``, which pytest 9.2 no longer reads (its node id is a
+    NodeId in ``item._id``), so every test would be scheduled alone; the suffix is set here the way pytest reads it.
+    """
+    from _pytest.nodeid import NodeId
+
+    item.add_marker(pytest.mark.xdist_group(name))
+    if not item.nodeid.endswith(f"@{name}"):
+        item._id = NodeId.parse(f"{item.nodeid}@{name}")
+    assert item.nodeid.endswith(f"@{name}"), f"{item.nodeid}: pytest ignored its xdist group; see tests/conftest.py"
 
 
 @pytest.fixture(scope="session")
@@ -137,10 +169,30 @@ def executed(request) -> Executions:
     return RUNS
 
 
+def _seconds() -> dict[str, float]:
+    return {notebook_name(p): run.seconds for p, run in RUNS.runs.items()} if RUNS else {}
+
+
+SECONDS: dict[str, float] = {}
+"""The notebooks' kernel seconds the pytest-xdist workers sent back (the controller executes none itself)."""
+
+
+def pytest_sessionfinish(session):
+    """A pytest-xdist worker sends its notebooks' seconds to the controller, which prints the summary."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None and _seconds():
+        out["notebook_seconds"] = _seconds()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    SECONDS.update(getattr(node, "workeroutput", {}).get("notebook_seconds", {}))
+
+
 def pytest_terminal_summary(terminalreporter):
     """After the run: how long each executed notebook took (nothing when none ran)."""
-    if RUNS and RUNS.runs:
-        seconds = {notebook_name(p): run.seconds for p, run in RUNS.runs.items()}
+    seconds = {**SECONDS, **_seconds()}
+    if seconds:
         terminalreporter.write_sep("-", f"notebook execution, {JOBS} at a time "
                                         f"({os.environ.get('RAGKIT_CACHE', 'default cache')}): "
                                         f"{sum(seconds.values()):.1f} s of kernel time in all")

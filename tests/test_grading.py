@@ -691,7 +691,7 @@ def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_threa
             return np.zeros((len(texts), 4), dtype=np.float32)
 
     monkeypatch.setattr(ragkit.embedding, "Embedder", Slow)
-    lend = grading._lending(2, wait=5)
+    lend = grading._lending(2, threads=1, wait=5)
     assert lend is not None and made == [{"threads": 1}, {"threads": 1}]
     lenders = [service.Lender(tmp_path / f"{i}.sock", "model", lend.encode, lend.lock, wait=lend.wait)
                for i in range(3)]
@@ -709,6 +709,25 @@ def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_threa
             lender.close()
     assert len(answers) == 3 and all(a.startswith(b"V") for a in answers), answers  # the third waited its turn
     assert most[0] == 2  # two at once, never three
+
+
+def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_grammar():
+    """nbformat still validates in the child, and lark (rfc3987-syntax's grammar, 1.3 s per child) is never loaded."""
+    import importlib.util
+
+    if importlib.util.find_spec("rfc3987_syntax") is None:
+        pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
+    probe = ("import sys\n{skip}import nbformat\nnb = nbformat.v4.new_notebook()\nnbformat.validate(nb)\n"
+             "nbformat.reads(nbformat.writes(nb), as_version=4)\nprint('lark' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def lark_loaded(skip: str) -> str:
+        out = subprocess.run([sys.executable, "-c", probe.format(skip=skip)], capture_output=True, text=True, env=env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert lark_loaded("") == "True"  # what the child paid before
+    assert lark_loaded("from ragkit.teach.sandbox import skip_iri_grammar\nskip_iri_grammar()\n") == "False"
 
 
 def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):

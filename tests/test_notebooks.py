@@ -141,3 +141,13 @@ def test_a_notebook_executed_twice_in_one_run_fails():
     count.record(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))
     with pytest.raises(AssertionError, match=f"{name(PAIRS[0])} executed 2 times in one test run"):
         count.record(nbformat.read(PAIRS[0], as_version=4))
+
+
+def test_a_notebook_executed_by_two_workers_of_one_run_fails(tmp_path):
+    """Under pytest-xdist each worker counts in its own process: the run's shared log catches the second one."""
+    log = tmp_path / "notebook-executions.txt"
+    one, other = ExecutionCount(PAIRS[:2], log), ExecutionCount(PAIRS[:2], log)  # two workers of one run
+    one.record(nbformat.read(PAIRS[0], as_version=4))
+    other.record(nbformat.read(PAIRS[1], as_version=4))
+    with pytest.raises(AssertionError, match=f"{name(PAIRS[0])} executed 2 times in one test run"):
+        other.record(nbformat.read(PAIRS[0], as_version=4))

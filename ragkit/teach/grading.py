@@ -381,8 +381,8 @@ def header_pairs(course: Course) -> list[tuple[str, str]]:
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
 
 
-def _lending(jobs: int, wait: float) -> Lending | None:
-    """The grader's models lent to the kernels, one per job and one thread each; None where none can load."""
+def _lending(jobs: int, threads: int, wait: float) -> Lending | None:
+    """The grader's models lent to the kernels, one per job with a kernel's threads; None where none can load."""
     import queue
 
     from ragkit.embedding import Embedder
@@ -390,9 +390,10 @@ def _lending(jobs: int, wait: float) -> Lending | None:
     from ragkit.tokens import TruncationWarning
 
     try:
-        # an encoder of their own for each run waiting, each with its own cache connection, so that ``jobs`` ex4
-        # runs are embedded at once, each on one core, as their kernels would; the checks keep the default encoder
-        embedders = [Embedder(threads=1) for _ in range(jobs)]
+        # an encoder of its own for each run waiting, each with its own cache connection, so that ``jobs`` ex4 runs
+        # are embedded at once, each on the threads its kernel has (its share of the cores); the checks keep the
+        # default encoder
+        embedders = [Embedder(threads=threads) for _ in range(jobs)]
     except (RagkitError, OSError):
         return None
     free: queue.SimpleQueue[Embedder] = queue.SimpleQueue()
@@ -454,7 +455,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             runnable += subs  # one, or one per language: each is run, and the better grade counts (``better``)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
     previous = os.environ.get(RESULTS_ENV)
-    lend = _lending(jobs, limits.timeout / LEND_SHARE) if lending else None
+    lend = _lending(jobs, limits.threads, limits.timeout / LEND_SHARE) if lending else None
     ran: dict[tuple[str, str], list[Grade]] = {}
     with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
             Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
