@@ -22,7 +22,7 @@ import numpy as np
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.plumbing.cache import VectorCache, shared_cache_dir, text_key
 from ragkit.plumbing.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
-from ragkit.plumbing.onnx import OnnxEncoder, mean_pooled, onnx_export, quiet_load
+from ragkit.plumbing.onnx import OnnxEncoder, env_threads, mean_pooled, onnx_export, quiet_load
 from ragkit.plumbing.service import borrowed
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
@@ -104,6 +104,11 @@ class Embedder:
         dims = _dimensions(source) if source.is_dir() else self._sentence().get_embedding_dimension()
         self.stamp = ModelStamp(name, weights, dims, True, window, backend)
         self.cache = VectorCache(root, self.stamp.namespace, dims, shared=shared)
+
+    @property
+    def threads(self) -> int | None:
+        """The ONNX encoder's threads: the number given, else ``OMP_NUM_THREADS``, else None (one per core)."""
+        return self._threads or env_threads()
 
     @property
     def model(self) -> OnnxEncoder | _Sentence:

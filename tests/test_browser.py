@@ -52,7 +52,10 @@ def lab(tmp_path):
     port, token = free_port(), secrets.token_hex(16)
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               HF_HUB_OFFLINE="1")
+               HF_HUB_OFFLINE="1",
+               # a results file of this server's own: the checks count a student's attempts there, and the run's
+               # shared file holds every earlier test's attempts (the hint a test looks for stops after five)
+               RAGKIT_RESULTS=str(tmp_path / "results.jsonl"))
     log = open(tmp_path / "lab.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
@@ -114,7 +117,7 @@ def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab, notebook, sho
 
 
 @pytest.mark.slow
-def test_the_dutch_exercise_answers_in_dutch_in_a_browser(lab, tmp_path):
+def test_the_dutch_exercise_answers_in_dutch_in_a_browser(lab, tmp_path, monkeypatch):
     """The Dutch ex2 with a too loose cut typed in: its check's verdict, notes and hint come out Dutch, as ragkit's."""
     import nbformat
     from playwright.sync_api import sync_playwright
@@ -126,6 +129,9 @@ def test_the_dutch_exercise_answers_in_dutch_in_a_browser(lab, tmp_path):
     answer = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("my_cut = None"))
     answer.source = answer.source.replace("my_cut = None", "my_cut = 0.95", 1)
     nbformat.write(nb, path)
+    # a first attempt, in a results file of its own: the run's file has every earlier test's attempts at ex2, and
+    # after five a check gives its hint only every third attempt
+    monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "expected.jsonl"))
     with language.speaking("nl"):
         expected = exercises.check_threshold_choice(ragkit.teach.course.load(progress=False), 0.95)
     assert not expected.passed and expected.hints

@@ -343,4 +343,8 @@ def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embed
     for unusable in ("", "0", "-2", "two"):  # unset or nonsense: onnxruntime's own default (0, one per core)
         monkeypatch.setenv("OMP_NUM_THREADS", unusable)
         assert threads() == 0
-    assert Embedder(cache=embedder._root, threads=1).model.session.get_session_options().intra_op_num_threads == 1
+    assert embedder.threads is None  # what a timing says it ran on (ragkit.teach.latency)
+    one = Embedder(cache=embedder._root, threads=1)
+    assert one.threads == 1 and one.model.session.get_session_options().intra_op_num_threads == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert embedder.threads == 2

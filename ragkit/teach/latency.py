@@ -51,10 +51,12 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
         raise InputError("timing needs ragkit's Embedder (uncached encoding and token vectors): "
                          "build the retriever with the default embedder")
     cores = os.cpu_count() or 1
+    threads = f"{embedder.threads} onnxruntime thread(s)" if embedder.threads else \
+        f"onnxruntime's default threads on {cores} core(s)"
     embed_ms = median_ms(lambda: embedder.encode([query], progress=False, cache=False), max(3, repeat // 4))
     q = embedder.encode([query], progress=False)
     out = [Timing("query embedding", embed_ms, f"one query, batch 1, computed by the model (cache bypassed), "
-                                               f"onnxruntime's default threads on {cores} core(s)", chapter.QUERY_MS)]
+                                               f"{threads}", chapter.QUERY_MS)]
     with threadpool_limits(1):
         dense = rank(cosine_distance(q, retriever.vectors), higher_is_better=False)
         bm25 = rank(retriever.lexical.scores_many([query]))
@@ -72,8 +74,7 @@ def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int =
             return embedder.token_vectors(items, cache=False, batch_size=batch)
 
         out.append(Timing("query token vectors", median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
-                          f"one query, batch 1, computed by the model, onnxruntime's default threads on "
-                          f"{cores} core(s)"))
+                          f"one query, batch 1, computed by the model, {threads}"))
         blocks = embedder.token_vectors(texts)
         qt = embedder.token_vectors([query])[0]
         with threadpool_limits(1):
