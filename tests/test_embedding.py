@@ -344,6 +344,9 @@ def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embed
         monkeypatch.setenv("OMP_NUM_THREADS", unusable)
         assert threads() == 0
     assert embedder.threads is None  # what a timing says it ran on (ragkit.teach.latency)
+    for too_many in ("100000", "9" * 30):  # a typo must not start a hundred thousand threads (it hung)
+        monkeypatch.setenv("OMP_NUM_THREADS", too_many)
+        assert threads() == (os.cpu_count() or 1) == embedder.threads
     one = Embedder(cache=embedder._root, threads=1)
     assert one.threads == 1 and one.model.session.get_session_options().intra_op_num_threads == 1
     monkeypatch.setenv("OMP_NUM_THREADS", "2")

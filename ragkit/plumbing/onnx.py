@@ -161,12 +161,16 @@ def mean_pooled(folder: Path) -> bool:
 
 
 def env_threads() -> int | None:
-    """The threads ``OMP_NUM_THREADS`` asks for (a whole number above 0), else None: onnxruntime does not read it."""
+    """The threads ``OMP_NUM_THREADS`` asks for, at most one per core; None when it is not a whole number above 0.
+
+    onnxruntime does not read the variable itself; a value beyond the cores (a typo, 100000) would have it start that
+    many threads and hang, so it is capped.
+    """
     try:
         wanted = int(os.environ.get("OMP_NUM_THREADS", ""))
     except ValueError:
         return None
-    return wanted if wanted > 0 else None
+    return min(wanted, os.cpu_count() or 1) if wanted > 0 else None
 
 
 class OnnxEncoder:
