@@ -730,6 +730,26 @@ def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_gram
     assert lark_loaded("from ragkit.teach.sandbox import skip_iri_grammar\nskip_iri_grammar()\n") == "False"
 
 
+@pytest.mark.slow
+def test_a_sandbox_kernels_first_figure_imports_jsonschema_without_its_iri_grammar(tmp_path):
+    """A kernel's first plotly figure imports nbformat (so jsonschema): its startup file keeps lark out, 1.3 s a run."""
+    import importlib.util
+
+    from ragkit.teach.sandbox import Sandbox
+
+    if importlib.util.find_spec("rfc3987_syntax") is None:
+        pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
+    with Sandbox([tmp_path], Limits(timeout=120)) as sandbox:
+        run = sandbox.run(_notebook("import sys\nimport plotly.graph_objects as go\nfrom IPython.display import display\n"
+                                    "display(go.Figure(go.Bar(x=[1], y=[2])))\n"
+                                    "imported = 'jsonschema' in sys.modules\nlark = 'lark' in sys.modules"),
+                          "a", ("imported", "lark"))
+    assert run.ran, run.reason
+    answers = json.loads(run.answers)
+    assert answers["imported"]["value"] is True  # the figure took the path that builds the grammar
+    assert answers["lark"]["value"] is False
+
+
 def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):
     """Python under /root (or a teacher's /home/x) stays reachable if that home is closed while the class is graded."""
     from ragkit.teach import sandbox as sandboxes

@@ -88,6 +88,8 @@ def _ragkit_no_network(event, args):
 
 _sys.addaudithook(_ragkit_no_network)
 del _ragkit_no_network
+# a kernel's first plotly figure imports nbformat and so jsonschema, which builds an IRI grammar nobody uses
+_sys.modules.setdefault("rfc3987_syntax", None)
 '''
 EXTRACT = "from ragkit.teach.sandbox import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
 
@@ -447,7 +449,8 @@ def skip_iri_grammar() -> None:
     """Tell jsonschema that rfc3987-syntax is missing, before nbformat imports it (call before importing nbformat).
 
     jupyter-events installs that package, and jsonschema then builds its IRI grammar with lark at import: 1.3 s of
-    CPU, for a format check nbformat never makes. A class of sixty runs three hundred sandbox children.
+    CPU, for a format check nbformat never makes. A class of sixty runs three hundred sandbox children, and as many
+    kernels, whose startup file (``AUDIT_HOOK``) does the same: their first plotly figure imports nbformat.
     """
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
