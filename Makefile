@@ -61,10 +61,13 @@ lab: $(STAMP)
 
 # The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
 # or whole-course embedding). Budget: under 2 minutes on 2 cores, even on an empty cache.
+# mypy runs beside the tests (it takes one core, which the two workers leave idle often); its report follows theirs.
 check: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy
-	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup
+	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
+	echo "mypy runs beside the tests; its report follows them"; \
+	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup; tests=$$?; \
+	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$tests -eq 0 && test $$typed -eq 0
 
 # Embed the course once into the cache every later step reads (the tests, the notebook kernels they start, the
 # Binder venv's postBuild): no vector is computed twice in a run. On a warm cache it returns in seconds.

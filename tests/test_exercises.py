@@ -353,8 +353,23 @@ def sentence(title, section):
             else f"This passage introduces the chapter {title}.")
 
 
+EX4_SOLUTION = Path(__file__).resolve().parent.parent / "notebooks" / "solutions" / "ex4-design-a-header.ipynb"
+
+
+@pytest.fixture
+def solved(executed):
+    """The ex4 solution's one run: it embeds the chunks with ``sentence`` as their header into the run's cache.
+
+    The tests that measure ``sentence`` take it, so they read those vectors instead of embedding the 1,068 chunks
+    a second time; asking for ``executed`` puts them on the notebooks' pytest-xdist worker, after that run.
+    """
+    run = executed(EX4_SOLUTION)
+    assert run.error is None, run.error
+    return run
+
+
 @pytest.mark.slow
-def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course):
+def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course, solved):
     from ragkit.statistics import verdict
 
     first = ex.check_header(course, sentence, "better", "consistent")
@@ -368,7 +383,7 @@ def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course):
 
 
 @pytest.mark.slow
-def test_ex4_a_well_argued_null_result_passes(course, monkeypatch):
+def test_ex4_a_well_argued_null_result_passes(course, solved, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
     assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction", stated="worse").passed
@@ -381,7 +396,7 @@ def test_ex4_a_well_argued_null_result_passes(course, monkeypatch):
 
 
 @pytest.mark.slow
-def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(course):
+def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(course, solved):
     assert "metric" not in inspect.signature(ex.check_header).parameters
     for expectation in ("maybe", "no detectable difference", ""):
         feedback = ex.check_header(course, sentence, expectation or "  ", "consistent")
@@ -389,7 +404,7 @@ def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(c
 
 
 @pytest.mark.slow
-def test_ex4_the_measurement_waits_for_a_stated_direction(course, monkeypatch):
+def test_ex4_the_measurement_waits_for_a_stated_direction(course, solved, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
     for expectation in (None, "maybe"):
         run = ex.measure_header(course, sentence, expectation)
@@ -402,7 +417,7 @@ def test_ex4_the_measurement_waits_for_a_stated_direction(course, monkeypatch):
 
 
 @pytest.mark.slow
-def test_ex4_a_direction_changed_after_the_first_measurement_is_not_yet(course):
+def test_ex4_a_direction_changed_after_the_first_measurement_is_not_yet(course, solved):
     from ragkit.statistics import verdict
 
     first = ex.measure_header(course, sentence, "better")
@@ -416,7 +431,7 @@ def test_ex4_a_direction_changed_after_the_first_measurement_is_not_yet(course):
 
 
 @pytest.mark.slow
-def test_ex4_the_check_run_first_locks_the_direction_itself(course, monkeypatch):
+def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monkeypatch):
     monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
     feedback = ex.check_header(course, sentence, "worse", "inconclusive, opposite direction")
@@ -440,7 +455,7 @@ def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_meas
 
 
 @pytest.mark.slow
-def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, tmp_path, monkeypatch):
+def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, solved, tmp_path, monkeypatch):
     """The grader runs the notebook from the top: a direction set after the measuring cell is refused there."""
     import nbformat
 

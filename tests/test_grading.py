@@ -740,8 +740,8 @@ def test_a_sandbox_kernels_first_figure_imports_jsonschema_without_its_iri_gramm
     if importlib.util.find_spec("rfc3987_syntax") is None:
         pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
     with Sandbox([tmp_path], Limits(timeout=120)) as sandbox:
-        run = sandbox.run(_notebook("import sys\nimport plotly.graph_objects as go\nfrom IPython.display import display\n"
-                                    "display(go.Figure(go.Bar(x=[1], y=[2])))\n"
+        run = sandbox.run(_notebook("import sys\nimport plotly.graph_objects as go\n"
+                                    "from IPython.display import display\ndisplay(go.Figure(go.Bar(x=[1], y=[2])))\n"
                                     "imported = 'jsonschema' in sys.modules\nlark = 'lark' in sys.modules"),
                           "a", ("imported", "lark"))
     assert run.ran, run.reason
