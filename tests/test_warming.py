@@ -22,8 +22,10 @@ from ragkit.teach import warming
 from conftest import ROOT, make_document
 
 HOLDER = """
-import json, sys, time
+import json, signal, sys, time
 from filelock import FileLock
+# a process started in the background (a CI job under `&`) inherits SIGINT ignored: this one is interrupted by it
+signal.signal(signal.SIGINT, signal.default_int_handler)
 folder, mode = sys.argv[1], sys.argv[2]
 lock = FileLock(folder + "/warming.lock")
 lock.acquire()
