@@ -52,6 +52,10 @@ def sign_test(a: Floats, b: Floats) -> SignTest:
     return counts_test(int((a > b).sum()), int((a < b).sum()))
 
 
+EXACT_SUM_LIMIT = 2_000
+"""Up to this many discordant pairs the sign test sums binomial terms itself, in whole numbers, without scipy."""
+
+
 def counts_test(wins: int, losses: int) -> SignTest:
     """The exact two-sided sign test on a published pair of counts (wins, losses), no per-query data needed."""
     if wins < 0 or losses < 0:
@@ -59,6 +63,10 @@ def counts_test(wins: int, losses: int) -> SignTest:
     if wins + losses == 0:
         return SignTest(0, 0, 1.0)
     n, fewer = wins + losses, min(wins, losses)
+    if n > EXACT_SUM_LIMIT:  # the sum below grows with n; scipy's binomial is quick at any n (and imported only then)
+        from scipy.stats import binomtest
+
+        return SignTest(wins, losses, float(binomtest(wins, n, 0.5).pvalue))
     tail = Fraction(sum(comb(n, i) for i in range(fewer + 1)), 2 ** n)  # P(X <= fewer) for X ~ Binomial(n, 1/2)
     return SignTest(wins, losses, float(min(Fraction(1), 2 * tail)))
 

@@ -28,6 +28,15 @@ def test_sign_test_equals_scipy(wins, losses):
     assert result.p == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize("wins, losses", [(990, 1_010), (1_100, 900), (1_300, 700), (1_100, 901), (26_000, 24_000)])
+def test_sign_test_equals_scipy_on_either_side_of_the_exact_sum_limit(wins, losses):
+    """2,000 pairs are summed exactly (the limit), 2,001 and 50,000 go to scipy: both agree with scipy."""
+    from ragkit.statistics import counts_test
+
+    expected = binomtest(wins, wins + losses, 0.5).pvalue
+    assert counts_test(wins, losses).p == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
 @pytest.mark.parametrize("wins, losses, p", [(18, 3, 0.0015), (12, 2, 0.0129), (8, 6, 0.79), (9, 7, 0.80),
                                              (10, 3, 0.09), (10, 6, 0.45)])
 def test_sign_test_reproduces_the_chapter(wins, losses, p):
