@@ -15,6 +15,14 @@ def test_wilson_equals_scipy(n):
         assert low == pytest.approx(expected.low, abs=1e-12) and high == pytest.approx(expected.high, abs=1e-12)
 
 
+@pytest.mark.parametrize("args", [(5, 3), (-1, 3), (3, -1), (1.5, 3), (True, 3), (1, 3, 1.5), (1, 3, 1.0)])
+def test_wilson_refuses_counts_or_levels_that_are_not_an_interval_in_words(args):
+    from ragkit.errors import InputError
+
+    with pytest.raises(InputError, match="Wilson interval needs whole counts|confidence level must lie"):
+        wilson(*args)
+
+
 def test_wilson_reproduces_the_chapter():
     assert [round(x, 3) for x in wilson(38, 64)] == [0.471, 0.705]
     assert [round(x, 3) for x in wilson(53, 64)] == [0.718, 0.901]
