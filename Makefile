@@ -14,6 +14,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch (the default Linux wheel on PyPI bundles CUDA: 527 MB plus several GB
 # of nvidia-* packages). Its version comes from constraints.txt.
+# --no-compile: pip would byte-compile every file it installs (about 50 s on one core here, most of it modules
+# nothing imports); Python compiles what is imported on first import instead.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed
@@ -33,15 +35,15 @@ CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 # every other module runs whole on one (tests/conftest.py); `make test TEST_WORKERS=0` runs them in one process
 TEST_WORKERS ?= 2
 
-.PHONY: lab check warm test bench book models nl clean
+.PHONY: lab check warm test binder-early bench book models nl clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -n "$(PYTHON)" || { echo "no Python 3.11-3.13 found: install one, or run make PYTHON=/path/to/python3.x"; exit 1; }
 	@echo "using $(PYTHON) ($$($(PYTHON) -c 'import platform; print(platform.python_version())'))"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,book]'
+	$(BIN)/pip install --quiet --no-compile --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
+	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e '.[test,book]'
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
 		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)
 	touch $(STAMP)
@@ -66,7 +68,7 @@ check: $(STAMP)
 	$(BIN)/ruff check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the tests; its report follows them"; \
-	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup; tests=$$?; \
+	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder; tests=$$?; \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$tests -eq 0 && test $$typed -eq 0
 
 # Embed the course once into the cache every later step reads (the tests, the notebook kernels they start, the
@@ -80,12 +82,23 @@ $(CHP): | $(STAMP)
 		npm install --silent --no-fund --no-audit --prefix $(VENV)/node configurable-http-proxy@$(CHP_VERSION); \
 	else echo "no npm (apt-get install npm): the hub test will skip"; fi
 
-# Everything, what CI runs (.ci/run): lint, types, the warm step, then the whole suite with its slowest tests listed.
-test: $(STAMP) $(CHP)
+# Everything, what CI runs (.ci/run): lint, then types beside the warm step (mypy takes one core, the warm step's
+# model mostly the other), then the whole suite with its slowest tests listed. Before its own install it starts
+# test_binder's fresh venv in the background (tests/binder_venv.py): pip is single-threaded, so the two installs
+# share the 2 cores. The suite runs its xdist groups in the order tests/conftest.py gives, the longest first.
+test: binder-early $(STAMP) $(CHP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy
-	$(BIN)/python -m ragkit warm
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
+	echo "mypy runs beside the warm step; its report follows it"; \
+	$(BIN)/python -m ragkit warm; warmed=$$?; \
+	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$warmed -eq 0 && test $$typed -eq 0
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
+
+BINDER_EARLY := build/test-binder
+binder-early:
+	@if [ -n "$(PYTHON)" ]; then mkdir -p $(BINDER_EARLY); \
+		nohup $(PYTHON) tests/binder_venv.py $(BINDER_EARLY) > $(BINDER_EARLY)/log 2>&1 & \
+		echo "test_binder's venv is being built in the background ($(BINDER_EARLY)/log)"; fi
 
 bench: $(STAMP) $(CHP)
 	$(BIN)/python -m benchmarks

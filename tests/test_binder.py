@@ -8,10 +8,12 @@ notebook. postBuild's warm step shares the run's cache, so after `make test`'s w
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import binder_venv
 import pytest
 
 from conftest import ROOT
@@ -27,22 +29,25 @@ print(len(bad), kernel, bad[:1])
 """
 
 
+EARLY = ROOT / "build" / "test-binder"
+"""Where `make test` builds the venv in the background before its own install (tests/binder_venv.py)."""
+
+
 @pytest.fixture(scope="module")
 def binder(tmp_path_factory):
     """A fresh venv built the way repo2docker builds Binder's: pip install -r binder/requirements.txt, postBuild."""
     root = tmp_path_factory.mktemp("binder")
-    venv = root / "venv"
-    env = dict(os.environ, PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", VIRTUAL_ENV=str(venv),
-               RAGKIT_MODELS_DIR=str(root / "models"), HF_HUB_OFFLINE="1",
-               # where the CPU index is unreachable (this CI), fail each lookup there at once instead of
-               # retrying it for every one of ~160 packages; Binder itself reaches the index
-               PIP_RETRIES="0")
-    env.pop("PYTHONPATH", None)
-    subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([venv / "bin/pip", "install", "--quiet", "-r", "binder/requirements.txt"], cwd=ROOT, env=env,
-                   check=True, capture_output=True, timeout=2400)
+    venv, how = binder_venv.take_early(EARLY)
+    if venv is None:
+        venv, how = root / "venv", f"built by this test ({how})"
+        done = binder_venv.build(venv, sys._base_executable)
+        assert done.returncode == 0, f"pip install -r binder/requirements.txt failed:\n{done.stderr[-3000:]}"
+    print(f"\nthe Binder venv: {how}")
+    env = dict(binder_venv.environment(venv), RAGKIT_MODELS_DIR=str(root / "models"), HF_HUB_OFFLINE="1")
     post = subprocess.run(["bash", "binder/postBuild"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
-    return venv, env, post
+    yield venv, env, post
+    if venv.parent == EARLY:
+        shutil.rmtree(venv)  # the early build is used once; the next `make test` builds it again
 
 
 @pytest.mark.slow

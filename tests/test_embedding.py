@@ -13,7 +13,7 @@ import pytest
 import ragkit.plumbing.models as models
 import ragkit.plumbing.onnx as onnx
 from ragkit.chunking import chunk_corpus
-from ragkit.embedding import Embedder, default_embedder
+from ragkit.embedding import Embedder, cache_dir, default_embedder
 from ragkit.errors import InputError, ModelMismatch
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.plumbing.models import WINDOW
@@ -23,9 +23,22 @@ from ragkit.tokens import TruncationWarning, count_pieces, truncated
 TEXTS = ["How many test examples do I need?", "The KV cache grows with context.", "paella"]
 
 
+def seeded(folder: Path) -> Path:
+    """``folder`` as a cache holding a copy of the run's ONNX export, for the tests that are not about exporting.
+
+    An export takes a child process about 8 s of one core; the run's own cache has one (the warm step made it, or
+    this makes it there once), and a copy of it passes the same record check a fresh export does.
+    """
+    source = models.verified_embedding_dir()
+    weights = models.weights_hash(source)
+    export = onnx.onnx_export(source, weights, cache_dir())
+    shutil.copytree(export, folder / "onnx" / weights[:16])
+    return folder
+
+
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("cache")
+    return seeded(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +94,7 @@ def test_duplicates_in_one_call_are_computed_once(cache):
 
 @pytest.mark.slow
 def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_path):
-    Embedder(cache=tmp_path).encode(["export me"])
+    Embedder(cache=seeded(tmp_path)).encode(["export me"])
     (model,) = tmp_path.glob("onnx/*/onnx/model.onnx")
     model.write_bytes(model.read_bytes()[:1000])
     fresh = Embedder(cache=tmp_path)
@@ -93,7 +106,7 @@ def test_a_truncated_onnx_export_is_exported_again_not_failed_on_every_run(tmp_p
 
 @pytest.mark.slow
 def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(tmp_path, monkeypatch):
-    teacher = tmp_path / "shared"
+    teacher = seeded(tmp_path / "shared")
     filler = Embedder(cache=teacher)
     filler.encode(TEXTS)
     filler.cache.close()
@@ -137,7 +150,7 @@ def test_token_vectors_are_unit_rows_and_cached(embedder, cache):
 
 @pytest.mark.slow
 def test_a_warm_cache_never_loads_the_model(tmp_path):
-    cold = Embedder(cache=tmp_path)
+    cold = Embedder(cache=seeded(tmp_path))
     cold.encode(TEXTS)
     warm = Embedder(cache=tmp_path)
     warm.encode(TEXTS)
@@ -147,7 +160,7 @@ def test_a_warm_cache_never_loads_the_model(tmp_path):
 @pytest.mark.slow
 def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     long = "tokenisation " * 300
-    Embedder(cache=tmp_path).encode([long, "short"])
+    Embedder(cache=seeded(tmp_path)).encode([long, "short"])
     warm = Embedder(cache=tmp_path)
     with pytest.warns(TruncationWarning, match="1 of 2 texts exceed"):
         warm.encode([long, "short"])
