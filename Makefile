@@ -68,7 +68,7 @@ check: $(STAMP)
 	$(BIN)/ruff check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the tests; its report follows them"; \
-	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder; tests=$$?; \
+	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup; tests=$$?; \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$tests -eq 0 && test $$typed -eq 0
 
 # Embed the course once into the cache every later step reads (the tests, the notebook kernels they start, the
@@ -85,14 +85,14 @@ $(CHP): | $(STAMP)
 # Everything, what CI runs (.ci/run): lint, then types beside the warm step (mypy takes one core, the warm step's
 # model mostly the other), then the whole suite with its slowest tests listed. Before its own install it starts
 # test_binder's fresh venv in the background (tests/binder_venv.py): pip is single-threaded, so the two installs
-# share the 2 cores. The suite runs its xdist groups in the order tests/conftest.py gives, the longest first.
+# share the 2 cores.
 test: binder-early $(STAMP) $(CHP)
 	$(BIN)/ruff check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the warm step; its report follows it"; \
 	$(BIN)/python -m ragkit warm; warmed=$$?; \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$warmed -eq 0 && test $$typed -eq 0
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
 
 BINDER_EARLY := build/test-binder
 binder-early:

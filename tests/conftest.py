@@ -145,25 +145,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if grouped:
             _group(item, "notebooks" if reads else item.path.stem)
-    if grouped:
-        longest_first(items)
-
-
-LONGEST_FIRST = ("notebooks", "test_grading", "test_hub", "test_colab", "test_embedding", "test_browser",
-                 "test_autosave", "test_binder", "test_book", "test_warming")
-"""The xdist groups that take a minute or more, longest first (a fresh-clone run's --durations). ``make test`` runs
-with ``--no-loadscope-reorder``, so a worker that is free takes the next group in this order, and the groups of a
-few seconds fill in at the end; by the number of tests (xdist's default) the 2-test Binder group came last and ran
-alone for 2.5 minutes. The Binder group waits behind the first ones for the venv `make test` builds early."""
-
-
-def longest_first(items) -> None:
-    """Sort the tests by their group's place in LONGEST_FIRST, the rest after; stable, so a group keeps its order."""
-    def rank(item) -> int:
-        group = item.get_closest_marker("xdist_group").args[0]
-        return LONGEST_FIRST.index(group) if group in LONGEST_FIRST else len(LONGEST_FIRST)
-
-    items.sort(key=rank)
 
 
 def _group(item, name: str) -> None:

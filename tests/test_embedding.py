@@ -38,7 +38,10 @@ def seeded(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    return seeded(tmp_path_factory.mktemp("cache"))
+    """A cache that exports the model itself: its export is the one sentence-transformers here compares against
+    (an export written by another sentence-transformers, as the run's cache may hold at the lowest versions, need
+    not load in this one)."""
+    return tmp_path_factory.mktemp("cache")
 
 
 @pytest.fixture(scope="module")

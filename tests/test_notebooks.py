@@ -14,7 +14,7 @@ import pytest
 
 from ragkit.teach.language import catalogue
 
-from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, ROOT, ExecutionCount, longest_first
+from conftest import ALL_NOTEBOOKS, NOTEBOOKS, ExecutionCount
 
 TWINS = NOTEBOOKS / "twins"
 PAIRS = ALL_NOTEBOOKS
@@ -151,23 +151,3 @@ def test_a_notebook_executed_by_two_workers_of_one_run_fails(tmp_path):
     other.record(nbformat.read(PAIRS[1], as_version=4))
     with pytest.raises(AssertionError, match=f"{name(PAIRS[0])} executed 2 times in one test run"):
         other.record(nbformat.read(PAIRS[0], as_version=4))
-
-
-class _Item:
-    def __init__(self, group: str, name: str):
-        self.group, self.name = group, name
-
-    def get_closest_marker(self, name: str):
-        return pytest.mark.xdist_group(self.group).mark if name == "xdist_group" else None
-
-
-def test_the_longest_groups_are_scheduled_first_and_the_suite_keeps_that_order():
-    """xdist's default order (most tests first) left the 2-test Binder group, minutes long, to run alone at the end."""
-    items = [_Item(g, n) for g, n in [("test_cli", "a"), ("test_binder", "b"), ("test_cli", "c"),
-                                      ("notebooks", "d"), ("test_binder", "e"), ("notebooks", "f")]]
-    longest_first(items)
-    assert [i.name for i in items] == ["d", "f", "b", "e", "a", "c"]
-    groups = {"notebooks"} | {p.stem for p in (ROOT / "tests").glob("test_*.py")}
-    assert set(LONGEST_FIRST) <= groups, set(LONGEST_FIRST) - groups
-    make_test = (ROOT / "Makefile").read_text().split("\ntest:")[1].split("\n\n")[0]
-    assert "--dist loadgroup --no-loadscope-reorder" in make_test, "without it xdist reorders the groups by size"
