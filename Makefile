@@ -14,8 +14,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch (the default Linux wheel on PyPI bundles CUDA: 527 MB plus several GB
 # of nvidia-* packages). Its version comes from constraints.txt.
-# --no-compile: pip would byte-compile every file it installs (about 50 s on one core here, most of it modules
-# nothing imports); Python compiles what is imported on first import instead.
+# --no-compile, then compileall on every core: pip byte-compiles what it installs on one core (about 50 s here).
+# The venv is compiled all the same: a module compiled on first import would print its SyntaxWarnings (invalid
+# escapes, shown by default from Python 3.12) in a student's cell; compileall's go to /dev/null, as pip's do, and
+# like pip it fails no install over a file that does not compile.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed
@@ -44,6 +46,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --no-compile --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
 	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e '.[test,book]'
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null 2>&1 || true
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
 		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)
 	touch $(STAMP)

@@ -84,3 +84,33 @@ def test_shipped_settings_silence_the_news_prompt_and_start_the_notebook_kernel(
     assert os.access(ROOT / "binder" / "postBuild", os.X_OK)
     assert "binder/overrides.json" in (ROOT / "Makefile").read_text()
     assert not Path(ROOT / "binder" / "environment.yml").exists()
+
+
+def _early(folder: Path, **state) -> Path:
+    import platform
+
+    (folder / "venv").mkdir(parents=True)
+    state = {"fingerprint": binder_venv.fingerprint(platform.python_version()), "returncode": 0, "seconds": 1.0,
+             "stderr": "", **state}
+    (folder / binder_venv.STATE).write_text(json.dumps(state))
+    return folder
+
+
+def test_the_early_venv_is_taken_once_and_only_if_built_from_these_files_with_this_python(tmp_path):
+    assert binder_venv.take_early(tmp_path / "none", timeout=1)[0] is None  # `pytest` alone: the test builds one
+    early = _early(tmp_path / "early")
+    venv, how = binder_venv.take_early(early, timeout=1)
+    assert venv == early / "venv" and "built early" in how
+    assert binder_venv.take_early(early, timeout=1)[0] is None, "a used venv is not fresh: it is taken once"
+    stale = _early(tmp_path / "stale", fingerprint="0" * 64)  # requirements edited since, or another Python
+    assert binder_venv.take_early(stale, timeout=1) == (None, "the early build was made from other requirement "
+                                                              "files or another Python")
+    failed = _early(tmp_path / "failed", returncode=1, stderr="ERROR: No matching distribution found for numpy")
+    with pytest.raises(AssertionError, match="No matching distribution found for numpy"):
+        binder_venv.take_early(failed, timeout=1)
+
+
+def test_make_test_starts_the_binder_venv_before_its_own_install_where_the_test_looks_for_it():
+    make = (ROOT / "Makefile").read_text()
+    assert "test: binder-early $(STAMP)" in make and "tests/binder_venv.py $(BINDER_EARLY)" in make
+    assert "BINDER_EARLY := build/test-binder" in make and EARLY == ROOT / "build" / "test-binder"
