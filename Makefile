@@ -14,10 +14,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch (the default Linux wheel on PyPI bundles CUDA: 527 MB plus several GB
 # of nvidia-* packages). Its version comes from constraints.txt.
-# --no-compile, then compileall on every core: pip byte-compiles what it installs on one core (about 50 s here).
-# The venv is compiled all the same: a module compiled on first import would print its SyntaxWarnings (invalid
-# escapes, shown by default from Python 3.12) in a student's cell; compileall's go to /dev/null, as pip's do, and
-# like pip it fails no install over a file that does not compile.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed
@@ -39,6 +35,10 @@ TEST_WORKERS ?= 2
 
 .PHONY: lab check warm test binder-early bench book models nl clean
 
+# --no-compile, then `compileall` on every core: pip byte-compiles what it installs on one core (about 50 s here).
+# The venv is compiled all the same: a module compiled on first import would print its SyntaxWarnings (invalid
+# escapes, shown by default from Python 3.12) in a student's cell; compileall's go to /dev/null, as pip's do, and
+# like pip it fails no install over a file that does not compile.
 $(STAMP): pyproject.toml constraints.txt
 	@test -n "$(PYTHON)" || { echo "no Python 3.11-3.13 found: install one, or run make PYTHON=/path/to/python3.x"; exit 1; }
 	@echo "using $(PYTHON) ($$($(PYTHON) -c 'import platform; print(platform.python_version())'))"

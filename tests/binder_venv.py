@@ -8,6 +8,7 @@ if it was built from the files as they are now, with this Python, and never used
 import hashlib
 import json
 import os
+import platform
 import shutil
 import signal
 import subprocess
@@ -84,15 +85,18 @@ def take_early(folder: Path, timeout: float = 2400) -> tuple[Path | None, str]:
         time.sleep(1)
     if not (folder / STATE).is_file():
         return None, f"no early build in {folder}"
-    state = json.loads((folder / STATE).read_text())
+    text = (folder / STATE).read_text(errors="replace")
     (folder / STATE).unlink()  # taken once: a second run builds afresh
-    import platform
-
-    if state["fingerprint"] != fingerprint(platform.python_version()):
+    try:
+        state = json.loads(text)
+        made_from, returncode = state["fingerprint"], state["returncode"]
+    except (ValueError, KeyError, TypeError):
+        return None, f"the early build's {STATE} cannot be read: {text[:80]!r}"
+    if made_from != fingerprint(platform.python_version()):
         return None, "the early build was made from other requirement files or another Python"
-    if state["returncode"] != 0:
+    if returncode != 0:
         raise AssertionError(f"pip install -r binder/requirements.txt failed:\n{state['stderr']}")
-    return folder / "venv", f"the venv `make test` built early ({state['seconds']} s)"
+    return folder / "venv", f"the venv `make test` built early ({state.get('seconds', '?')} s)"
 
 
 if __name__ == "__main__":

@@ -105,6 +105,12 @@ def test_the_early_venv_is_taken_once_and_only_if_built_from_these_files_with_th
     stale = _early(tmp_path / "stale", fingerprint="0" * 64)  # requirements edited since, or another Python
     assert binder_venv.take_early(stale, timeout=1) == (None, "the early build was made from other requirement "
                                                               "files or another Python")
+    for garbage in ("{not json", "[1, 2]", '{"returncode": 0}', "\udcff"):  # a damaged or hand-written state file
+        broken = tmp_path / f"broken-{len(garbage)}"
+        broken.mkdir()
+        (broken / binder_venv.STATE).write_text(garbage, errors="surrogateescape")
+        venv, how = binder_venv.take_early(broken, timeout=1)
+        assert venv is None and "cannot be read" in how and not (broken / binder_venv.STATE).exists()
     failed = _early(tmp_path / "failed", returncode=1, stderr="ERROR: No matching distribution found for numpy")
     with pytest.raises(AssertionError, match="No matching distribution found for numpy"):
         binder_venv.take_early(failed, timeout=1)

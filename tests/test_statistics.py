@@ -45,6 +45,15 @@ def test_sign_test_equals_scipy_on_either_side_of_the_exact_sum_limit(wins, loss
     assert counts_test(wins, losses).p == pytest.approx(expected, rel=1e-9, abs=1e-300)
 
 
+def test_above_the_exact_sum_limit_no_binomial_term_is_summed(monkeypatch):
+    """The sum of comb(n, i) grows without bound (0.56 s at 5,000 pairs): past the limit it is never started."""
+    import ragkit.statistics as statistics
+
+    monkeypatch.setattr(statistics, "comb", lambda *a: pytest.fail("summed binomial terms past the limit"))
+    n = statistics.EXACT_SUM_LIMIT + 1
+    assert statistics.counts_test(n // 2, n - n // 2).p == pytest.approx(binomtest(n // 2, n, 0.5).pvalue, rel=1e-9)
+
+
 @pytest.mark.parametrize("wins, losses, p", [(18, 3, 0.0015), (12, 2, 0.0129), (8, 6, 0.79), (9, 7, 0.80),
                                              (10, 3, 0.09), (10, 6, 0.45)])
 def test_sign_test_reproduces_the_chapter(wins, losses, p):
