@@ -56,12 +56,35 @@ def tokenizer(model_dir: Path | None = None):
     return tok
 
 
+COUNTS_KEPT = 50_000
+"""Texts whose word pieces a process remembers per tokenizer (the bundled course has about 6,000 distinct texts)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled() -> Path:
+    return verified_embedding_dir().resolve()
+
+
+@functools.lru_cache(maxsize=4)
+def _counted(model_dir: Path) -> dict[str, int]:
+    """The word pieces of the texts this process has counted with the tokenizer of ``model_dir``."""
+    return {}
+
+
 def count_pieces(texts: Sequence[str], model_dir: Path | None = None) -> list[int]:
-    """Word pieces per text, special tokens excluded."""
+    """Word pieces per text, special tokens excluded; each distinct text is tokenized once per process."""
     if not texts:
         return []
-    encodings = tokenizer(model_dir).encode_batch(list(texts), add_special_tokens=False)
-    return [len(e.ids) for e in encodings]
+    folder = Path(model_dir).resolve() if model_dir is not None else _bundled()  # one memory, however it is named
+    known = _counted(folder)
+    todo = list(dict.fromkeys(t for t in texts if t not in known))
+    if todo:
+        if len(known) + len(todo) > COUNTS_KEPT:
+            known.clear()
+        tok = tokenizer(folder)
+        encode = getattr(tok, "encode_batch_fast", tok.encode_batch)  # tokenizers 0.20+: the same ids, no offsets
+        known.update(zip(todo, (len(e.ids) for e in encode(todo, add_special_tokens=False))))
+    return [known[t] for t in texts]
 
 
 def token_report(chunks: Sequence[Chunk], window: int = WINDOW, model_dir: Path | None = None,

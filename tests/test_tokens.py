@@ -6,6 +6,7 @@ import pytest
 
 from ragkit.chunking import chunk_corpus, chunk_document
 from ragkit.plumbing.models import WINDOW
+import ragkit.tokens
 from ragkit.tokens import TruncationWarning, count_pieces, token_report
 
 from conftest import make_document
@@ -13,6 +14,36 @@ from conftest import make_document
 
 def test_pieces_are_word_pieces_without_special_tokens():
     assert count_pieces(["hello world", "unaffable"]) == [2, 3]
+
+
+class Counting:
+    """A tokenizer that counts the texts it is given, and has (or lacks) tokenizers' encode_batch_fast."""
+
+    def __init__(self, real, fast: bool):
+        self.real, self.seen = real, []
+        if fast:
+            self.encode_batch_fast = self.encode_batch
+
+    def encode_batch(self, texts, add_special_tokens=True):
+        self.seen += texts
+        return self.real.encode_batch(texts, add_special_tokens=add_special_tokens)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["tokenizers 0.20+", "tokenizers 0.19"])
+def test_a_process_tokenizes_each_distinct_text_once_and_forgets_past_its_limit(monkeypatch, tmp_path, fast):
+    real = ragkit.tokens.tokenizer()
+    counting = Counting(real, fast)
+    folder = tmp_path / "model"  # a model folder of its own: the counts remembered for the bundled one do not answer
+    monkeypatch.setattr(ragkit.tokens, "tokenizer", lambda model_dir=None: counting)
+    texts = ["hello world", "unaffable", "hello world"]
+    assert count_pieces(texts, folder) == [2, 3, 2]
+    assert counting.seen == ["hello world", "unaffable"]
+    assert count_pieces(["unaffable", "hello world"], folder) == [3, 2]
+    assert counting.seen == ["hello world", "unaffable"], "a text counted before was tokenized again"
+    monkeypatch.setattr(ragkit.tokens, "COUNTS_KEPT", 3)
+    assert count_pieces(["one more", "and another"], folder) == [2, 2]  # past the limit: the memory starts again
+    assert len(ragkit.tokens._counted(folder)) == 2
+    assert count_pieces(["hello world"], folder) == [2] and counting.seen[-1] == "hello world"
 
 
 def test_header_share_counts_only_header_pieces():
