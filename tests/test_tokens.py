@@ -4,9 +4,9 @@ import warnings
 
 import pytest
 
+import ragkit.tokens
 from ragkit.chunking import chunk_corpus, chunk_document
 from ragkit.plumbing.models import WINDOW
-import ragkit.tokens
 from ragkit.tokens import TruncationWarning, count_pieces, token_report
 
 from conftest import make_document
