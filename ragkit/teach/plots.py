@@ -9,6 +9,7 @@ simulates them).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -56,8 +57,28 @@ class Described(go.Figure):
     def _ipython_display_(self) -> None:
         from IPython.display import Markdown, display
 
+        import_nbformat_quickly()
         super()._ipython_display_()
         display(Markdown(caption(self.description)))
+
+
+def import_nbformat_quickly() -> None:
+    """Import nbformat, which plotly's renderer imports at a kernel's first figure, without the IRI grammar.
+
+    jupyter-events installs rfc3987-syntax, and jsonschema (which nbformat imports) then builds that package's IRI
+    grammar with lark: 1.5 to 2.5 s before a kernel's first figure appears, for an "iri" format check nbformat never
+    makes. The package is hidden only while nbformat is imported; the kernel's jsonschema then checks no "iri" format.
+    """
+    if "nbformat" in sys.modules or "jsonschema" in sys.modules:
+        return
+    hidden = "rfc3987_syntax" not in sys.modules
+    if hidden:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    try:
+        import nbformat  # noqa: F401
+    finally:
+        if hidden and "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None:
+            del sys.modules["rfc3987_syntax"]
 
 
 def caption(text: str) -> str:
