@@ -200,12 +200,41 @@ class Embedder:
         ``cache=False`` computes every text with the model, ``batch_size`` at a time (what a timing measures).
         """
         def unit(todo: list[str]) -> list[np.ndarray]:
-            raw = self._token_embeddings(todo) if batch_size is None else \
-                self.model.token_embeddings(todo, batch_size=batch_size)
-            return [(v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16) for v in raw]
+            return _token_units(self._token_embeddings(todo) if batch_size is None else
+                                self.model.token_embeddings(todo, batch_size=batch_size))
 
         found = unit(list(texts)) if not cache else self._through("tokens", list(texts), unit)
         return [v.astype(np.float32) for v in found]
+
+    def encode_with_tokens(self, texts: Sequence[str]) -> None:
+        """Cache unit vectors and token vectors for texts, both from one pass of the model where it can (ONNX).
+
+        What a warmer does for the strategy late interaction reranks (notebook 04): its shortlists then cost no model
+        run in a kernel. Vectors come from the model, never lent by a grader (a sandbox runs no warmer).
+        """
+        texts = list(texts)
+        self._warn_truncation(texts)
+        keys = [text_key(t) for t in texts]
+        have = {kind: {k for k, v in zip(keys, self.cache.get(kind, keys)) if v is not None}
+                for kind in ("unit", "tokens")}
+        first = dict(zip(keys, texts))
+        todo = [k for k in first if k not in have["unit"] or k not in have["tokens"]]
+        if not todo:
+            return
+        model, todo_texts = self.model, [first[k] for k in todo]
+        if isinstance(model, OnnxEncoder):
+            units, raw = model.encode_with_tokens(todo_texts)
+        else:  # sentence-transformers (torch): two passes, as encode and token_vectors make
+            units, raw = model.encode(todo_texts), model.token_embeddings(todo_texts)
+        self.cache.put("unit", [k for k in todo if k not in have["unit"]],
+                       [u for k, u in zip(todo, units) if k not in have["unit"]])
+        self.cache.put("tokens", [k for k in todo if k not in have["tokens"]],
+                       [t for k, t in zip(todo, _token_units(raw)) if k not in have["tokens"]])
+
+
+def _token_units(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each token's vector scaled to unit length, as float16 (what the cache stores for late interaction)."""
+    return [(v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float16) for v in raw]
 
 
 @functools.lru_cache(maxsize=4)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from ragkit.corpus import Corpus
+from ragkit.data import OutOfDomain, Question
 from ragkit.errors import InputError
 from ragkit.plumbing.cache import FILENAME, VectorCache, finish_shared
 from ragkit.teach import course as course_module
@@ -438,6 +439,33 @@ def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
     assert n > 2 * course_module.SLICE and len(ticks) == -(-n // course_module.SLICE)
     assert ticks == sorted(ticks) and ticks[-1] == n  # each tick says how many chunks are embedded so far
     assert embedder.texts >= n
+
+
+class KeepingEmbedder(CountingEmbedder):
+    """Also keeps token vectors in the pass that embeds, as the bundled Embedder does; records which texts."""
+
+    def __init__(self):
+        self.kept: list[str] = []
+
+    def encode_with_tokens(self, texts):
+        self.kept += texts
+
+
+def test_a_warmer_keeps_token_vectors_for_the_reranked_strategy_and_its_queries_only(tmp_path):
+    """Notebook 04's MaxSim reads token vectors of E's shortlists and of the queries: the warmer keeps them from the
+    pass that embeds E; the other strategies are embedded as before, without token vectors."""
+    doc = make_document("# T\n\n## S\n\nA paragraph long enough to stand alone as a chunk of its own here.\n", "d")
+    question = Question("q01", "d", needle="long enough to stand alone", question="What stands alone?",
+                        ticket="Where does it stand?")
+    embedder = KeepingEmbedder()
+    away = OutOfDomain("o01", "How do I bake bread?", "unrelated", "baking")
+    course = course_module.Course(Corpus(doc.path.parent, (doc,)), [question], [away], progress=False,
+                                  embedder=embedder)
+    for stage in ("E", "A", "C"):
+        course.compute(stage)
+    assert embedder.kept == [c.text for c in course.chunks("E")]  # what evaluate reranks unless told otherwise
+    course.compute("queries")
+    assert embedder.kept[-2:] == ["What stands alone?", "Where does it stand?"]
 
 
 def test_status_is_written_whole(tmp_path):

@@ -234,10 +234,18 @@ class OnnxEncoder:
 
     def encode(self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH) -> np.ndarray:
         """Mean-pooled, L2-normalised vectors, shape (len(texts), dimensions), pooled batch by batch."""
+        return self.encode_with_tokens(texts, progress, batch_size, keep=False)[0]
+
+    def encode_with_tokens(self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH,
+                           keep: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``encode``'s vectors and, from the same pass, ``token_embeddings``' arrays (empty unless ``keep``)."""
         pooled = np.zeros((0, 0), dtype=np.float32)
+        tokens: list[np.ndarray] = [np.zeros(0)] * len(texts) if keep else []
         for rows, hidden, lengths in self._batches(texts, progress, batch_size):
             if not len(pooled):
                 pooled = np.zeros((len(texts), hidden.shape[-1]), dtype=np.float32)
             for r, (i, n) in enumerate(zip(rows, lengths)):
                 pooled[i] = hidden[r, :n].mean(axis=0)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+                if keep:
+                    tokens[i] = np.array(hidden[r, :n], dtype=np.float32)  # a copy, as in token_embeddings
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12), tokens

@@ -30,6 +30,9 @@ from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
 STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation")
 """What warming computes, in order: strategy E and the queries first (06's slider needs just those)."""
+LATE = "E"
+"""The strategy whose shortlists the course's rerankers rerank (``evaluate``'s ``rerank_on``): its warmer keeps the
+token vectors late interaction reads (notebook 04) from the pass that embeds its chunks."""
 SLICE = 64
 """Chunks a warmer embeds between two progress ticks (what a waiting notebook watches to know it is alive)."""
 
@@ -124,21 +127,29 @@ class Course:
         if stage in STAGES:
             warming.wait_for(stage, needs(stage), self.progress, label)
 
+    def _embedder(self) -> Encoder:
+        if self.embedder is not None:
+            return self.embedder
+        from ragkit.embedding import default_embedder
+
+        return default_embedder()
+
     def compute(self, stage: str, tick: Callable[[int], None] = lambda done: None) -> str:
         """Compute one of STAGES ahead of the notebooks, calling ``tick`` with the chunks embedded every SLICE;
         what was computed, in a few words with its counts."""
         if stage == "queries":
+            keep = getattr(self._embedder(), "encode_with_tokens", None)
+            if keep is not None:
+                keep([q.text for q in self.queries])
             self.sweep("E")
             return f"{len(self.queries) + len(self.out_of_domain)} queries embedded"
         if stage == "evaluation":
             ev = self.evaluation()
             return f"dense, BM25 and hybrid evaluated on {len(ev.chunks)} strategies, {len(self.queries)} queries"
         texts = [c.text for c in chunk_corpus(self.corpus, stage)]
-        embedder = self.embedder
-        if embedder is None:
-            from ragkit.embedding import default_embedder
-
-            embedder = default_embedder()
+        embedder = self._embedder()
+        keep = getattr(embedder, "encode_with_tokens", None) if stage == LATE else None
+        encode = keep or functools.partial(embedder.encode, progress=False)
         starts = range(0, len(texts), SLICE)
         if self.progress:
             from tqdm.auto import tqdm
@@ -147,10 +158,10 @@ class Course:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncationWarning)  # counted once, by retriever() below
             for start in starts:
-                embedder.encode(texts[start:start + SLICE], progress=False)
+                encode(texts[start:start + SLICE])
                 tick(min(start + SLICE, len(texts)))
         self.retriever(stage)  # from the cache now
-        return f"{len(texts):,} chunks embedded"
+        return f"{len(texts):,} chunks embedded" + (", with their token vectors for late interaction" if keep else "")
 
 
 def label(stage: str) -> str:
