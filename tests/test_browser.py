@@ -81,11 +81,13 @@ def lab(tmp_path):
     log.close()
 
 
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
 def launch(playwright):
     """Debian's chromium, headless, with nothing reaching for the network (this machine has none)."""
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"])
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
 
 
 @pytest.mark.slow
