@@ -53,8 +53,8 @@ print(run.error or run.notebook.cells[1].outputs[0]["text"].strip())
 
 @pytest.mark.slow
 def test_a_kernels_first_ragkit_figure_imports_nbformat_without_building_the_iri_grammar(tmp_path):
-    """plotly's renderer imports nbformat, and so jsonschema, which built rfc3987-syntax's grammar with lark (1.5-2.5 s
-    before a student's first figure); ragkit's figures import it with that package hidden, and only for that import."""
+    """plotly's renderer imports nbformat, and so jsonschema, which built rfc3987-syntax's grammar with lark (1.3 s of
+    CPU before a student's first figure); ragkit's figures import it with that package hidden, only for that import."""
     import importlib.util
 
     if importlib.util.find_spec("rfc3987_syntax") is None:

@@ -66,8 +66,9 @@ def import_nbformat_quickly() -> None:
     """Import nbformat, which plotly's renderer imports at a kernel's first figure, without the IRI grammar.
 
     jupyter-events installs rfc3987-syntax, and jsonschema (which nbformat imports) then builds that package's IRI
-    grammar with lark: 1.5 to 2.5 s before a kernel's first figure appears, for an "iri" format check nbformat never
-    makes. The package is hidden only while nbformat is imported; the kernel's jsonschema then checks no "iri" format.
+    grammar with lark: 1.3 s of CPU (2 s and more on a busy machine) before a kernel's first figure appears, for an
+    "iri" format check nbformat never makes. The package is hidden only while nbformat is imported; the kernel's
+    jsonschema then checks no "iri" format.
     """
     if "nbformat" in sys.modules or "jsonschema" in sys.modules:
         return
