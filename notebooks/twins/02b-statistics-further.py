@@ -111,8 +111,8 @@ def holm_by_hand(pvalues):
 # %%
 from statsmodels.stats.multitest import multipletests
 
-# three random families of every size from 1 to 11 (statsmodels collects the garbage on every Holm call, a tenth
-# of a second in a kernel holding the course, so a few dozen families keep this cell quick)
+# three random families of every size from 1 to 11: statsmodels collects the garbage on every Holm call, which is
+# slow in a kernel holding the course, so a few dozen families keep this cell quick
 rng = np.random.default_rng(0)
 families = [list(rng.uniform(0, 0.2, size=m)) for m in range(1, 12) for _ in range(3)]
 worst = max(max(abs(a - b) for a, b in zip(holm_by_hand(f), multipletests(f, method="holm")[1])) for f in families)
