@@ -30,7 +30,9 @@ CHP_VERSION := 5.3.0
 CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 
 # pytest-xdist workers for `make check` and `make test`: the tests that read executed notebooks share one worker,
-# every other module runs whole on one (tests/conftest.py); `make test TEST_WORKERS=0` runs them in one process
+# every other module runs whole on one (tests/conftest.py); `make test TEST_WORKERS=0` runs them in one process.
+# The groups are handed out in the order conftest.py sorts them, the longest first (not xdist's own order, by
+# the number of tests), so that the quick modules fill in at the end and both workers finish near together.
 TEST_WORKERS ?= 2
 
 .PHONY: lab check warm test binder-early bench book models nl clean
@@ -72,7 +74,7 @@ check: $(STAMP)
 	$(BIN)/ruff check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the tests; its report follows them"; \
-	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup; tests=$$?; \
+	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder; tests=$$?; \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$tests -eq 0 && test $$typed -eq 0
 
 # Embed the course once into the cache every later step reads (the tests, the notebook kernels they start, the
@@ -96,7 +98,7 @@ test: binder-early $(STAMP) $(CHP)
 	echo "mypy runs beside the warm step; its report follows it"; \
 	$(BIN)/python -m ragkit warm; warmed=$$?; \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$warmed -eq 0 && test $$typed -eq 0
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 BINDER_EARLY := build/test-binder
 binder-early:
