@@ -207,18 +207,19 @@ class Embedder:
         return [v.astype(np.float32) for v in found]
 
     def encode_with_tokens(self, texts: Sequence[str]) -> None:
-        """Cache unit vectors and token vectors for texts, both from one pass of the model where it can (ONNX).
+        """Cache unit, pooled and token vectors for texts, all from one pass of the model where it can (ONNX).
 
-        What a warmer does for the strategy late interaction reranks (notebook 04): its shortlists then cost no model
-        run in a kernel. Vectors come from the model, never lent by a grader (a sandbox runs no warmer).
+        What a warmer does for the strategy late interaction reranks (notebook 04, whose chunks notebook 05 pools):
+        its shortlists then cost no model run in a kernel. Vectors come from the model, never lent by a grader (a
+        sandbox runs no warmer).
         """
         texts = list(texts)
         self._warn_truncation(texts)
         keys = [text_key(t) for t in texts]
-        have = {kind: {k for k, v in zip(keys, self.cache.get(kind, keys)) if v is not None}
-                for kind in ("unit", "tokens")}
+        kinds = ("unit", "pooled", "tokens")
+        have = {kind: {k for k, v in zip(keys, self.cache.get(kind, keys)) if v is not None} for kind in kinds}
         first = dict(zip(keys, texts))
-        todo = [k for k in first if k not in have["unit"] or k not in have["tokens"]]
+        todo = [k for k in first if any(k not in have[kind] for kind in kinds)]
         if not todo:
             return
         model, todo_texts = self.model, [first[k] for k in todo]
@@ -226,10 +227,10 @@ class Embedder:
             units, raw = model.encode_with_tokens(todo_texts)
         else:  # sentence-transformers (torch): two passes, as encode and token_vectors make
             units, raw = model.encode(todo_texts), model.token_embeddings(todo_texts)
-        self.cache.put("unit", [k for k in todo if k not in have["unit"]],
-                       [u for k, u in zip(todo, units) if k not in have["unit"]])
-        self.cache.put("tokens", [k for k in todo if k not in have["tokens"]],
-                       [t for k, t in zip(todo, _token_units(raw)) if k not in have["tokens"]])
+        computed = {"unit": list(units), "pooled": [t.mean(axis=0) for t in raw], "tokens": _token_units(raw)}
+        for kind in kinds:
+            self.cache.put(kind, [k for k in todo if k not in have[kind]],
+                           [v for k, v in zip(todo, computed[kind]) if k not in have[kind]])
 
 
 def _token_units(raw: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -246,9 +246,9 @@ def test_token_vectors_own_their_memory_not_a_view_of_their_whole_batch(embedder
     assert [len(b) for b in blocks] == [n + 2 for n in count_pieces(texts)]  # its own tokens and two markers each
 
 
-def test_one_pass_caches_the_vectors_and_token_vectors_that_two_passes_compute(embedder, tmp_path, monkeypatch):
-    """A warmer's pass for strategy E: the unit vectors ``encode`` gives and the token vectors ``token_vectors``
-    gives, both cached, from one run of the model; what was cached already is not computed again."""
+def test_one_pass_caches_the_vectors_and_token_vectors_that_three_passes_compute(embedder, tmp_path, monkeypatch):
+    """A warmer's pass for strategy E: the vectors ``encode``, ``pooled`` and ``token_vectors`` give, all cached,
+    from one run of the model; what was cached already is not computed again."""
     texts = ["a warmer embeds this chunk", "and this one, which is a little longer than the first", "paella"]
     both = Embedder(cache=seeded(tmp_path))
     runs = []
@@ -258,9 +258,11 @@ def test_one_pass_caches_the_vectors_and_token_vectors_that_two_passes_compute(e
     both.encode_with_tokens(texts + texts[:1])
     assert runs == [texts[:1], texts[1:]], "a text was run through the model twice, or once per kind"
     monkeypatch.setattr(Embedder, "model", property(lambda self: pytest.fail("the cached vectors were computed")))
-    units, tokens = both.encode(texts), both.token_vectors(texts)
+    units, pooled, tokens = both.encode(texts), both.pooled(texts), both.token_vectors(texts)
     monkeypatch.undo()
     assert np.abs(units - embedder.encode(texts, cache=False)).max() < 1e-5
+    alone = np.stack([t.mean(axis=0) for t in embedder.model.token_embeddings(texts)])
+    assert np.abs(pooled - alone).max() < 1e-5 and abs(np.linalg.norm(pooled[0]) - 1) > 0.01  # not normalised
     for got, want in zip(tokens, embedder.token_vectors(texts, cache=False)):
         assert got.shape == want.shape and np.abs(got - want).max() < 2e-3  # both stored as float16
 

@@ -161,7 +161,8 @@ class Course:
                 encode(texts[start:start + SLICE])
                 tick(min(start + SLICE, len(texts)))
         self.retriever(stage)  # from the cache now
-        return f"{len(texts):,} chunks embedded" + (", with their token vectors for late interaction" if keep else "")
+        kept = ", with the token vectors late interaction reads and the un-normalised ones notebook 05 measures"
+        return f"{len(texts):,} chunks embedded" + (kept if keep else "")
 
 
 def label(stage: str) -> str:
