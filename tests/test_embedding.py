@@ -246,7 +246,7 @@ def test_token_vectors_own_their_memory_not_a_view_of_their_whole_batch(embedder
     assert [len(b) for b in blocks] == [n + 2 for n in count_pieces(texts)]  # its own tokens and two markers each
 
 
-def test_one_pass_caches_the_vectors_and_token_vectors_that_three_passes_compute(embedder, tmp_path, monkeypatch):
+def test_one_pass_caches_the_unit_pooled_and_token_vectors_three_passes_compute(embedder, tmp_path, monkeypatch):
     """A warmer's pass for strategy E: the vectors ``encode``, ``pooled`` and ``token_vectors`` give, all cached,
     from one run of the model; what was cached already is not computed again."""
     texts = ["a warmer embeds this chunk", "and this one, which is a little longer than the first", "paella"]

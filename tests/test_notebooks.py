@@ -14,7 +14,7 @@ import pytest
 
 from ragkit.teach.language import catalogue
 
-from conftest import ALL_NOTEBOOKS, NOTEBOOKS, ExecutionCount
+from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, ExecutionCount
 
 TWINS = NOTEBOOKS / "twins"
 PAIRS = ALL_NOTEBOOKS
@@ -141,6 +141,13 @@ def test_a_notebook_executed_twice_in_one_run_fails():
     count.record(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))
     with pytest.raises(AssertionError, match=f"{name(PAIRS[0])} executed 2 times in one test run"):
         count.record(nbformat.read(PAIRS[0], as_version=4))
+
+
+def test_the_groups_handed_out_first_are_the_notebooks_and_modules_that_exist():
+    """A module renamed or gone from conftest's LONGEST_FIRST would go back to the end of the queue unnoticed."""
+    modules = {p.stem for p in Path(__file__).parent.glob("test_*.py")}
+    assert LONGEST_FIRST[0] == "notebooks" and set(LONGEST_FIRST[1:]) <= modules, set(LONGEST_FIRST[1:]) - modules
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
 
 
 def test_a_notebook_executed_by_two_workers_of_one_run_fails(tmp_path):
