@@ -16,6 +16,13 @@ NOTEBOOKS = ROOT / "notebooks"
 ALL_NOTEBOOKS = sorted(p for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 JOBS = 2
 """Notebooks executed at once: kernel start-up and imports are single-threaded, so two share 2 cores well."""
+QUICK_TEXTS = 600
+"""The most texts a quick-tier test (one not marked ``slow``) may ask the embedder for, its fixtures included.
+
+Below the smallest strategy's chunk count (738): a quick test embeds small corpora, never the course's vectors,
+so ``make check`` from an empty cache takes as long as from a warm one.
+"""
+QUICK = {"now": False, "texts": 0}
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -128,6 +135,35 @@ def pytest_configure(config):
         return await original(self, *args, **kwargs)
 
     NotebookClient.async_execute = counted
+    _guard_the_quick_tier()
+
+
+def _guard_the_quick_tier() -> None:
+    """Fail a quick-tier test that asks the embedder for more than ``QUICK_TEXTS`` texts (cached or not)."""
+    from ragkit.embedding import Embedder
+
+    original = Embedder._through
+
+    def counted(self, kind, texts, compute):
+        if QUICK["now"]:
+            QUICK["texts"] += len(texts)
+            if QUICK["texts"] > QUICK_TEXTS:
+                pytest.fail(f"a quick-tier test asked the embedder for {QUICK['texts']} texts (more than "
+                            f"{QUICK_TEXTS}): it reads the course's vectors, which an empty cache computes for "
+                            "minutes. Give it a small corpus, or mark it @pytest.mark.slow", pytrace=False)
+        return original(self, kind, texts, compute)
+
+    Embedder._through = counted
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Count a quick-tier test's embedder texts (``_guard_the_quick_tier``) from its setup to its teardown."""
+    QUICK.update(now=item.get_closest_marker("slow") is None, texts=0)
+    try:
+        return (yield)
+    finally:
+        QUICK.update(now=False, texts=0)
 
 
 LONGEST_FIRST = ("notebooks", "test_grading", "test_hub", "test_colab", "test_browser", "test_embedding",

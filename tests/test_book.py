@@ -502,6 +502,7 @@ def _executed(pages: list[book.Page]) -> dict[Path, nbformat.NotebookNode]:
     return done
 
 
+@pytest.mark.filterwarnings("ignore:no chromium to print")  # about the site, not its PDF
 def test_a_site_the_builder_wrote_is_replaced_and_a_file_added_to_it_is_kept(tmp_path):
     pages = tiny_book(tmp_path / "src", "print('ran')")
     out = tmp_path / "out"
@@ -521,6 +522,7 @@ def test_a_site_the_builder_wrote_is_replaced_and_a_file_added_to_it_is_kept(tmp
     assert snapshot(out) == before
 
 
+@pytest.mark.filterwarnings("ignore:no chromium to print")  # about the site, not its PDF
 def test_a_forged_marker_deletes_nothing_outside_the_site(tmp_path):
     pages = tiny_book(tmp_path / "src", "print('ran')")
     victim = tmp_path / "victim.txt"

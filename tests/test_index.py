@@ -343,8 +343,12 @@ def test_a_full_disk_during_build_keeps_the_previous_index(folder, tmpfs):
     shutil.copy(folder / "12-reasoning.md", small)
     index.build(load_corpus(small), out, default_embedder())
     before = index.read_index(out)
+    bigger = folder.parent / "bigger"  # four chapters, about 750 kB of index: more than the 400 kB left
+    bigger.mkdir()
+    for name in ("01-vectors-and-similarity.md", "02-gradient-descent.md", "03-backpropagation.md", "12-reasoning.md"):
+        shutil.copy(CORPUS / name, bigger)
     with pytest.raises(InputError, match="disk has space; the previous index is unchanged"):
-        index.build(load_corpus(CORPUS), out, default_embedder())
+        index.build(load_corpus(bigger), out, default_embedder())
     assert index.read_index(out) == before
     assert index.Index(load_corpus(small), out, default_embedder()).search("chain of thought")
 
