@@ -13,7 +13,8 @@ endif
 VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch (the default Linux wheel on PyPI bundles CUDA: 527 MB plus several GB
-# of nvidia-* packages). Its version comes from constraints.txt.
+# of nvidia-* packages). Its version comes from constraints.txt. Where that index is unreachable (a registry
+# mirror only) pip takes torch from PyPI: one retry, not pip's five, which back off for 7 s of a fresh install.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed
@@ -47,7 +48,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@echo "using $(PYTHON) ($$($(PYTHON) -c 'import platform; print(platform.python_version())'))"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile --no-deps $(TORCH) --extra-index-url $(TORCH_INDEX)
+	$(BIN)/pip install --quiet --no-compile --no-deps --retries 1 $(TORCH) --extra-index-url $(TORCH_INDEX)
 	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e '.[test,book]'
 	$(BIN)/python -m compileall -q -j 0 -x '/site-packages/.+/tests?/' $(VENV)/lib > /dev/null 2>&1 || true
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
