@@ -20,7 +20,7 @@ QUICK_TEXTS = 600
 """The most texts a quick-tier test (one not marked ``slow``) may ask the embedder for, its fixtures included.
 
 Below the smallest strategy's chunk count (738): a quick test embeds small corpora, never the course's vectors,
-so ``make check`` from an empty cache takes as long as from a warm one.
+so ``make check`` from an empty cache embeds for seconds, not the minutes the course's six strategies take.
 """
 QUICK = {"now": False, "texts": 0}
 
@@ -149,8 +149,9 @@ def _guard_the_quick_tier() -> None:
             QUICK["texts"] += len(texts)
             if QUICK["texts"] > QUICK_TEXTS:
                 pytest.fail(f"a quick-tier test asked the embedder for {QUICK['texts']} texts (more than "
-                            f"{QUICK_TEXTS}): it reads the course's vectors, which an empty cache computes for "
-                            "minutes. Give it a small corpus, or mark it @pytest.mark.slow", pytrace=False)
+                            f"{QUICK_TEXTS}): it reads the course's vectors, which an empty cache needs tens of "
+                            "seconds of model run per strategy to fill. Give it a few chapters, or mark it "
+                            "@pytest.mark.slow", pytrace=False)
         return original(self, kind, texts, compute)
 
     Embedder._through = counted

@@ -14,7 +14,7 @@ import pytest
 
 from ragkit.teach.language import catalogue
 
-from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, ExecutionCount
+from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, QUICK, QUICK_TEXTS, ExecutionCount
 
 TWINS = NOTEBOOKS / "twins"
 PAIRS = ALL_NOTEBOOKS
@@ -148,6 +148,16 @@ def test_the_groups_handed_out_first_are_the_notebooks_and_modules_that_exist():
     modules = {p.stem for p in Path(__file__).parent.glob("test_*.py")}
     assert LONGEST_FIRST[0] == "notebooks" and set(LONGEST_FIRST[1:]) <= modules, set(LONGEST_FIRST[1:]) - modules
     assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
+
+
+def test_a_quick_test_that_asks_for_more_texts_than_the_tier_allows_fails_before_embedding(monkeypatch):
+    """The guard make check's budget rests on (conftest.py): it counts this test's texts, and refuses the 601st."""
+    from ragkit.embedding import default_embedder
+
+    assert QUICK["now"], "this test is in the quick tier, so the guard counts its texts"
+    monkeypatch.setitem(QUICK, "texts", QUICK_TEXTS)
+    with pytest.raises(pytest.fail.Exception, match=f"{QUICK_TEXTS + 1} texts .* mark it @pytest.mark.slow"):
+        default_embedder().encode(["one text too many"], progress=False)
 
 
 def test_a_notebook_executed_by_two_workers_of_one_run_fails(tmp_path):
