@@ -14,7 +14,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch (the default Linux wheel on PyPI bundles CUDA: 527 MB plus several GB
 # of nvidia-* packages). Its version comes from constraints.txt. Where that index is unreachable (a registry
-# mirror only) pip takes torch from PyPI: one retry, not pip's five, which back off for 7 s of a fresh install.
+# mirror only) pip takes torch from the registry: one retry, not pip's five, which back off for 7 s of a fresh install.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH := $(shell grep '^torch==' constraints.txt)
 STAMP := $(VENV)/.installed

@@ -186,7 +186,7 @@ def results(tmp_path, monkeypatch):
     return path
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_clicking_the_same_position_everywhere_scores_chance_on_average_over_students(course):
     from ragkit.teach import quiz
 
@@ -199,7 +199,7 @@ def test_clicking_the_same_position_everywhere_scores_chance_on_average_over_stu
         assert abs(np.mean(scores) - chance) < 0.03, (position, np.mean(scores), chance)
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_a_student_sees_the_same_order_on_every_reload_and_students_differ(course, results):
     from ragkit.teach import quiz
 
@@ -210,7 +210,7 @@ def test_a_student_sees_the_same_order_on_every_reload_and_students_differ(cours
     assert order(None) == order("tester")
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(course):
     from ragkit.statistics import sign_test
     from ragkit.teach import quiz
@@ -236,7 +236,7 @@ def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(
     assert abs(float(right(applied("05"))) - d * d / 2) < 0.002
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course):
     """A distractor of more than one word, not computed (no digits), is quoted under its notebook in the guide."""
     from ragkit.teach import quiz
@@ -255,7 +255,7 @@ def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course
     assert checked >= 40
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
     import json
 

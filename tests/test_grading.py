@@ -411,7 +411,7 @@ def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_pa
         nbgrading.write_course(tmp_path)
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_the_autograded_check_raises_the_feedback_and_writes_no_stderr(course, capfd):
     from ragkit.teach.nbgrading import autograded_check
 

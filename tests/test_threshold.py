@@ -118,7 +118,7 @@ def test_default_cuts_are_descending_after_no_threshold():
     assert cuts[0] is None and cuts[1:] == sorted(cuts[1:], reverse=True)
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_subset_keeps_every_array_of_the_queries_it_keeps(bundled_sweep):
     s = bundled_sweep[0]
     ids = {q.id for q in s.questions[::3]} | {o.id for o in s.out_of_domain[::2]}
@@ -137,7 +137,7 @@ def test_subset_keeps_every_array_of_the_queries_it_keeps(bundled_sweep):
     assert row.bluffs == int((s.d_out[keep_out] < DEFAULT_CUT).any(axis=1).sum())
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_subset_refuses_an_array_whose_rows_it_cannot_name_and_an_unknown_id(bundled_sweep):
     import copy
 

@@ -183,7 +183,7 @@ def test_source_viewer_highlights_the_cited_range_with_path_and_fragment(course)
     assert "does not verify" in widgets.SourceViewer([moved], course.corpus).view.value
 
 
-@pytest.mark.slow  # the course's vectors: minutes from an empty cache
+@pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_query_playground_scores_bm25_once_per_search(course, monkeypatch):
     playground = widgets.QueryPlayground(course)
     lexical = playground.retriever.lexical
