@@ -60,13 +60,15 @@ $(STAMP): pyproject.toml constraints.txt
 # kernel; and ragkit's /ragkit/workspace link, which copies the notebooks into my-notebooks/ (the student's, ignored by
 # git), brings the teacher's updates there without touching a notebook the student changed, and opens one. The
 # tracked notebooks/ stay as published: `git pull` never conflicts and `make book` never shows a student's work.
+# The link opens 00 by itself: no `?open=` in the default URL, to which jupyter_server appends `?token=` (the link
+# it prints would lose its token).
 lab: $(STAMP)
 	@echo "lab: $$($(BIN)/python --version) in $(VENV)"
 	mkdir -p $(VENV)/share/jupyter/lab/settings $(VENV)/etc/jupyter
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	cp binder/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
 	$(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)
-	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. '--LabApp.default_url=/ragkit/workspace?open=00-start-here.ipynb'
+	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. '--LabApp.default_url=/ragkit/workspace'
 
 # The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
 # or whole-course embedding). Budget: under 2 minutes on 2 cores, even on an empty cache.

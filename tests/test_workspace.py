@@ -135,5 +135,49 @@ def test_the_shipped_server_settings_use_unix_sockets_and_the_workspace_link():
     assert settings["KernelManager"]["transport"] == "ipc"
     assert settings["ServerApp"]["jpserver_extensions"] == {"ragkit.teach.workspace": True}
     makefile = (ROOT / "Makefile").read_text()
-    assert "binder/jupyter_server_config.json" in makefile and "/ragkit/workspace?open=00-start-here" in makefile
+    assert "binder/jupyter_server_config.json" in makefile and "'--LabApp.default_url=/ragkit/workspace'" in makefile
     assert "binder/jupyter_server_config.json" in (ROOT / "binder" / "postBuild").read_text()
+
+
+@pytest.mark.slow  # starts JupyterLab
+def test_the_link_make_lab_prints_logs_in_and_opens_the_students_copy_of_00(tmp_path):
+    """Defect: `make lab` printed ``/ragkit/workspace?open=00-start-here.ipynb?token=…`` (jupyter_server appends
+    ``?token=`` to the default URL), so the link in the terminal lost its token and asked for a password."""
+    import re
+    import shlex
+    import time
+    import urllib.error
+    import urllib.request
+
+    from test_autosave import NoRedirect, free_port
+
+    (default,) = re.findall(r"'--LabApp\.default_url=([^']*)'", (ROOT / "Makefile").read_text())
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, capture_output=True)
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "jupyter_server_config.json").write_text((ROOT / "binder" / "jupyter_server_config.json").read_text())
+    port, log = free_port(), tmp_path / "lab.log"
+    argv = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+            "--ServerApp.port_retries=0", f"--ServerApp.root_dir={clone}", f"--LabApp.default_url={default}",
+            *(["--allow-root"] if os.geteuid() == 0 else [])]
+    env = dict(os.environ, PYTHONPATH=str(clone), JUPYTER_CONFIG_PATH=str(config),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
+    with open(log, "w") as out:
+        lab = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=clone)
+    try:
+        deadline, printed = time.monotonic() + 90, []
+        while not printed:
+            printed = re.findall(rf"http://127\.0\.0\.1:{port}/\S+", log.read_text())
+            assert lab.poll() is None and time.monotonic() < deadline, f"{shlex.join(argv)}:\n{log.read_text()}"
+            time.sleep(0.25)
+        try:
+            urllib.request.build_opener(NoRedirect()).open(printed[0], timeout=60)
+            raise AssertionError(f"{printed[0]} answered without a redirect")
+        except urllib.error.HTTPError as exc:
+            status, location = exc.code, exc.headers.get("Location")
+    finally:
+        lab.terminate()
+        lab.wait(30)
+    assert status == 302 and location.endswith("/lab/tree/my-notebooks/00-start-here.ipynb"), (printed[0], location)
+    assert (clone / "my-notebooks" / "00-start-here.ipynb").is_file()
