@@ -18,7 +18,7 @@ import numpy as np
 from ragkit.chunking import STRATEGIES, chunk_corpus, chunk_document, pathologies
 from ragkit.corpus import Corpus, Document, corpus_stats, fenced_lines, fences, load_corpus
 from ragkit.data import load_questions, queries
-from ragkit.teach import chapter
+from ragkit.teach.course import chapter
 from ragkit.tokens import count_pieces
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,7 +215,7 @@ def bench_eval() -> None:
 
 def bench_threshold() -> None:
     import ragkit.teach.course
-    from ragkit.teach.widgets import ThresholdExplorer
+    from ragkit.teach.lesson.widgets import ThresholdExplorer
 
     course = ragkit.teach.course.load(progress=False)
     t = time.perf_counter()
@@ -323,7 +323,7 @@ def bench_cold_start() -> None:
           " executed on a fresh kernel")
     t0 = time.perf_counter()
     os.environ["RAGKIT_CACHE"] = cache
-    from ragkit.teach import warming
+    from ragkit.plumbing import warming
 
     print(f"  {warming.start_background(Path(cache) / 'warm.log', int(niceness))} "
           f"({time.perf_counter() - t0:.1f} s after launch)")

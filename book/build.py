@@ -33,7 +33,8 @@ from nbconvert import HTMLExporter
 from book import pdf
 from book.labels import LABELS, NAMES, SOURCE, TRANSLATIONS
 from ragkit.errors import RagkitError
-from ragkit.teach import language, plots
+from ragkit.teach import language
+from ragkit.teach.lesson import plots
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

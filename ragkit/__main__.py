@@ -113,7 +113,7 @@ def _eval(args: argparse.Namespace) -> int:
     from ragkit.evaluation import evaluate
     from ragkit.report import report
     from ragkit.rerank import LateInteractionReranker, available_reranker
-    from ragkit.teach import chapter
+    from ragkit.teach.course import chapter
 
     if args.json:
         _writable(args.json)
@@ -235,7 +235,7 @@ def _cache(args: argparse.Namespace) -> int:
     root = cache_dir()
     if args.action == "clear":
         from ragkit.errors import InputError
-        from ragkit.teach import warming
+        from ragkit.plumbing import warming
 
         if not root.is_dir():
             print(f"cleared {root}: nothing to clear")
@@ -270,8 +270,8 @@ def _warm(args: argparse.Namespace) -> int:
     import os
 
     from ragkit.errors import InputError
+    from ragkit.plumbing import warming
     from ragkit.plumbing.locations import cache_dir
-    from ragkit.teach import warming
 
     if args.cache:
         os.environ["RAGKIT_CACHE"] = str(args.cache)
@@ -318,7 +318,9 @@ def _finish_shared(folder: Path) -> None:
 
 
 def _class_report(args: argparse.Namespace) -> int:
-    from ragkit.teach.results import EXERCISES, class_report, write_csv
+    from ragkit.teach.exercises.results import EXERCISES
+    from ragkit.teach.grading.class_report import class_report
+    from ragkit.teach.untrusted import write_csv
 
     report = class_report(args.paths, args.name_by, output=args.csv)
     rows = report.rows()
@@ -345,9 +347,9 @@ def _class_report(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     import json
 
-    from ragkit.teach.grading import COLUMNS, grade
-    from ragkit.teach.results import write_csv
-    from ragkit.teach.sandbox import Limits
+    from ragkit.teach.grading.grader import COLUMNS, grade
+    from ragkit.teach.grading.sandbox import Limits
+    from ragkit.teach.untrusted import write_csv
 
     for option in (args.csv, args.json):
         if option is not None and not option.parent.is_dir():
@@ -369,7 +371,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _nbgrader(args: argparse.Namespace) -> int:
-    from ragkit.teach.nbgrading import POINTS, write_course
+    from ragkit.teach.grading.nbgrader_export import POINTS, write_course
 
     for path in write_course(args.folder, args.force):
         print(f"wrote {path}")
@@ -381,7 +383,7 @@ def _nbgrader(args: argparse.Namespace) -> int:
 def _edition(args: argparse.Namespace) -> int:
     from ragkit.errors import InputError
     from ragkit.plumbing.locations import checkout
-    from ragkit.teach import edition
+    from ragkit.teach.classroom import edition
 
     root = checkout()
     if root is None:
@@ -400,7 +402,7 @@ def _edition(args: argparse.Namespace) -> int:
 
 
 def _workspace(args: argparse.Namespace) -> int:
-    from ragkit.teach.workspace import project, refresh
+    from ragkit.teach.classroom.workspace import project, refresh
 
     print(refresh(project(args.project)))
     return 0
@@ -408,7 +410,7 @@ def _workspace(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
-    from ragkit.teach.results import NAME_RULES
+    from ragkit.teach.grading.class_report import NAME_RULES
 
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -480,8 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name-by", choices=NAME_RULES, default=NAME_RULES[0],
                    help="who a results file belongs to: its name without .jsonl (default), or its owner's login")
     p.set_defaults(run=_class_report)
-    from ragkit.teach.grading import LAYOUTS
-    from ragkit.teach.sandbox import TIMEOUT
+    from ragkit.teach.grading.grader import LAYOUTS
+    from ragkit.teach.grading.sandbox import TIMEOUT
 
     p = sub.add_parser("grade", help="grade submitted exercise notebooks: each run afresh in a sandbox, judged here")
     p.add_argument("paths", nargs="+", type=Path, help="submitted .ipynb files, or folders searched for them")

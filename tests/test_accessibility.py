@@ -24,7 +24,7 @@ from test_browser import CHROMIUM, CHROMIUM_FLAGS
 
 import ragkit.teach.course
 from book import pdf
-from ragkit.teach import plots
+from ragkit.teach.lesson import plots
 from ragkit.threshold import CHAPTER_CUTS
 
 from conftest import ROOT

@@ -25,7 +25,7 @@ import pytest
 import ragkit.teach.course
 from book import build as book
 from ragkit.errors import InputError
-from ragkit.teach import plots
+from ragkit.teach.lesson import plots
 from ragkit.threshold import CHAPTER_CUTS, default_cuts
 
 from conftest import ROOT

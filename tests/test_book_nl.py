@@ -166,7 +166,8 @@ def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
 
 def test_a_dutch_page_captions_each_figure_once_as_its_dutch_notebook_wrote_the_caption():
     """The builder speaks English; the Dutch kernel wrote the sentence under the figure in Dutch: still shown once."""
-    from ragkit.teach import language, plots
+    from ragkit.teach import language
+    from ragkit.teach.lesson import plots
 
     fig = plots.needle_cuts([("q1", 10, 50), ("q2", 480, 60)], size=512)
     with language.speaking("nl"):

@@ -188,7 +188,7 @@ def drive(page, base: str, token: str, notebook: str = NOTEBOOK) -> tuple[float,
 
 TOUR = "widgets-tour.ipynb"
 TOUR_CELLS = [
-    "import ragkit.teach.course\nfrom ragkit.teach import widgets\nfrom ragkit.answer import answer\n"
+    "import ragkit.teach.course\nfrom ragkit.teach.lesson import widgets\nfrom ragkit.answer import answer\n"
     "course = ragkit.teach.course.load(progress=False)",
     "explorer = widgets.ChunkExplorer(course, strategy='A')\nexplorer.question.value = {qid!r}\n"
     "box = explorer.widget(); box.add_class('tour-explorer'); box",
@@ -198,7 +198,7 @@ TOUR_CELLS = [
     "result = answer('How many test examples do I need?', course.retriever('E'))\n"
     "viewer = widgets.SourceViewer(result.citations, course.corpus)\n"
     "box = viewer.widget(); box.add_class('tour-viewer'); box",
-    "from ragkit.teach.quiz import Quiz\nquiz = Quiz('06', course)\n"
+    "from ragkit.teach.lesson.quiz import Quiz\nquiz = Quiz('06', course)\n"
     "box = quiz.widget(); box.add_class('tour-quiz'); box",
 ]
 QUESTION = "what does the learning rate warmup do"
@@ -243,7 +243,7 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     from ragkit.answer import answer
 
     second = answer("How many test examples do I need?", r).citations[1]
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     asked = quiz.questions("06", course)
     right = next(o for o in asked[0].options if o.right)

@@ -7,7 +7,8 @@ import pytest
 
 from ragkit.report import Finding, report
 from ragkit.statistics import INCONCLUSIVE, NEITHER, NO_DIFFERENCE, VERDICTS
-from ragkit.teach import chapter, claims
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims
 
 ROOT = Path(__file__).resolve().parent.parent
 TWINS = ROOT / "notebooks" / "twins"
@@ -72,7 +73,7 @@ WRONG = ("does not reproduce", "failure to reproduce", "fails to reproduce", "no
 
 def test_prose_quiz_and_report_use_one_wording_for_the_verdicts():
     """The quiz, the notebooks and the report say *inconclusive* the same way, and never "does not reproduce"."""
-    quiz = (ROOT / "ragkit" / "teach" / "quiz.py").read_text()
+    quiz = (ROOT / "ragkit" / "teach" / "lesson" / "quiz.py").read_text()
     texts = {"quiz": quiz, "report": (ROOT / "ragkit" / "report.py").read_text()}
     texts |= {p.name: p.read_text() for p in TWINS.glob("0*.py")}
     for name, text in texts.items():
@@ -92,7 +93,7 @@ def test_overlap_pull_measures_the_move_toward_the_previous_section():
     import numpy as np
 
     from ragkit.chunking import Chunk
-    from ragkit.teach import overlap
+    from ragkit.teach.lesson import overlap
 
     sections = ["s1", "s1", "s1", "s2", "s2", "s2"]
     plain = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}") for i, sec in enumerate(sections)]
@@ -126,7 +127,7 @@ def test_overlap_pull_refuses_strategies_that_cut_differently():
 
     from ragkit.chunking import Chunk
     from ragkit.errors import InputError
-    from ragkit.teach import overlap
+    from ragkit.teach.lesson import overlap
 
     a = [Chunk("d", "D", "s", 0, 5, "abcde")]
     b = [Chunk("d", "D", "s", 0, 6, "abcdef")]

@@ -134,7 +134,7 @@ def course():
 
 @pytest.mark.slow
 def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(course):
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     for notebook in quiz.BUILDERS:
         questions = quiz.questions(notebook, course)
@@ -148,7 +148,7 @@ def test_every_quiz_has_three_to_five_questions_one_right_option_and_reasons(cou
 @pytest.mark.slow
 def test_computed_quiz_answers_follow_the_course(course):
     from ragkit.answer import DEFAULT_CUT
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     def right(nb: str, i: int) -> str:
         return next(o.text for o in quiz.questions(nb, course)[i].options if o.right)
@@ -161,7 +161,7 @@ def test_computed_quiz_answers_follow_the_course(course):
 
 @pytest.mark.slow
 def test_quiz_widget_explains_every_option(course):
-    from ragkit.teach.quiz import Quiz
+    from ragkit.teach.lesson.quiz import Quiz
 
     z = Quiz("06", course)
     first = z.questions[0]
@@ -177,7 +177,7 @@ def test_quiz_widget_explains_every_option(course):
 
 @pytest.fixture()
 def results(tmp_path, monkeypatch):
-    from ragkit.teach import results as res
+    from ragkit.teach.exercises import results as res
 
     path = tmp_path / "results.jsonl"
     monkeypatch.setenv("RAGKIT_RESULTS", str(path))
@@ -188,7 +188,7 @@ def results(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_clicking_the_same_position_everywhere_scores_chance_on_average_over_students(course):
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     built = {nb: build(course) for nb, build in quiz.BUILDERS.items()}
     chance = np.mean([1 / len(q.options) for qs in built.values() for q in qs])
@@ -201,7 +201,7 @@ def test_clicking_the_same_position_everywhere_scores_chance_on_average_over_stu
 
 @pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_a_student_sees_the_same_order_on_every_reload_and_students_differ(course, results):
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     def order(name):
         return [tuple(o.text for o in q.options) for q in quiz.questions("06", course, name)]
@@ -213,7 +213,7 @@ def test_a_student_sees_the_same_order_on_every_reload_and_students_differ(cours
 @pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(course):
     from ragkit.statistics import sign_test
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     for notebook, build in quiz.BUILDERS.items():
         assert any(q.applies for q in build(course)), notebook
@@ -239,7 +239,7 @@ def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(
 @pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course):
     """A distractor of more than one word, not computed (no digits), is quoted under its notebook in the guide."""
-    from ragkit.teach import quiz
+    from ragkit.teach.lesson import quiz
 
     text = GUIDE.read_text(encoding="utf-8")
     checked = 0
@@ -259,7 +259,7 @@ def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course
 def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
     import json
 
-    from ragkit.teach.quiz import Quiz
+    from ragkit.teach.lesson.quiz import Quiz
 
     z = Quiz("03", course)
     for q, choice in zip(z.questions, z.choices):
@@ -277,7 +277,7 @@ GUIDE = ROOT / "docs" / "teacher-guide.md"
 
 
 def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
-    from ragkit.teach.pace import class_minutes, sections
+    from ragkit.teach.classroom.pace import class_minutes, sections
 
     text = GUIDE.read_text(encoding="utf-8")
     for path in MAIN:
@@ -289,7 +289,7 @@ def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
 
 @pytest.mark.parametrize("slot, minutes", [("A 90-minute session", 90), ("A 3-hour lab", 180)])
 def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes):
-    from ragkit.teach.pace import class_minutes, exercise_minutes
+    from ragkit.teach.classroom.pace import class_minutes, exercise_minutes
 
     text = GUIDE.read_text(encoding="utf-8")
     plan = text[text.index(f"### {slot}"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
@@ -333,7 +333,7 @@ def test_every_exercise_that_uses_strategy_letters_or_word_pieces_says_what_they
 
 
 def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
-    from ragkit.teach import reminders
+    from ragkit.teach.lesson import reminders
 
     letters = reminders.strategy_letters()
     assert all(f"**{s}** " in letters for s in "ABCDEF") and "256" in reminders.word_pieces()

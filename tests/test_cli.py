@@ -164,7 +164,7 @@ def test_bytes_that_are_not_utf8_in_a_query_or_a_title_are_answered(tmp_path, ca
 
 
 def test_class_report_names_students_by_owner_when_asked(tmp_path, capsys):
-    from ragkit.teach.results import login
+    from ragkit.teach.exercises.results import login
 
     me = login(os.getuid())
     (tmp_path / "results.jsonl").write_text(json.dumps({"exercise": "ex3", "student": me, "passed": False}) + "\n")

@@ -11,8 +11,8 @@ import pytest
 from ragkit.chunking import chunk_corpus
 from ragkit.data import load_out_of_domain, load_questions
 from ragkit.plumbing.locations import data_dir
-from ragkit.teach import plots, widgets
 from ragkit.teach.exercises import cost_table
+from ragkit.teach.lesson import plots, widgets
 from ragkit.threshold import CUT_RANGE, Sweep
 
 

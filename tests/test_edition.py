@@ -1,8 +1,8 @@
 """The Dutch edition: generated, never drifting from the English notebooks, Dutch in its prose, same figures.
 
-The Dutch notebooks of the pilot (notebooks/nl/) are written by ragkit.teach.edition from the English notebooks
-and the catalogues in notebooks/nl/catalogue/; these tests keep the committed files equal to what it writes, make
-an edited English cell fail the check, and compare the executed Dutch notebooks with the English ones.
+The Dutch notebooks of the pilot (notebooks/nl/) are written by ragkit.teach.classroom.edition from the English
+notebooks and the catalogues in notebooks/nl/catalogue/; these tests keep the committed files equal to what it writes,
+make an edited English cell fail the check, and compare the executed Dutch notebooks with the English ones.
 """
 
 import html.parser
@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from ragkit.__main__ import main
 from ragkit.data import read_out_of_domain, read_questions
 from ragkit.errors import InputError
-from ragkit.teach import edition
+from ragkit.teach.classroom import edition
 
 from conftest import NOTEBOOKS, ROOT
 from dutch import dutch_share
@@ -434,8 +434,8 @@ def test_the_links_of_both_editions_open_a_file(name, executed):
 def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
     """The only figures the pilot's markdown writes by hand are the method's constants: each must be the code's."""
     from ragkit.chunking import SIZE, STRATEGIES
-    from ragkit.teach.exercises import CUT_RANGE, EX2
-    from ragkit.threshold import KEEP
+    from ragkit.teach.exercises import EX2
+    from ragkit.threshold import CUT_RANGE, KEEP
 
     en_word, nl_word = {4: "four", 5: "five", 6: "six"}.get, {4: "vier", 5: "vijf", 6: "zes"}.get
     ratio, strategies = int(EX2.bluff_cost / EX2.refusal_cost), len(STRATEGIES)

@@ -380,7 +380,7 @@ def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embed
     for unusable in ("", "0", "-2", "two"):  # unset or nonsense: onnxruntime's own default (0, one per core)
         monkeypatch.setenv("OMP_NUM_THREADS", unusable)
         assert threads() == 0
-    assert embedder.threads is None  # what a timing says it ran on (ragkit.teach.latency)
+    assert embedder.threads is None  # what a timing says it ran on (ragkit.teach.lesson.latency)
     for too_many in ("100000", "9" * 30):  # a typo must not start a hundred thousand threads (it hung)
         monkeypatch.setenv("OMP_NUM_THREADS", too_many)
         assert threads() == (os.cpu_count() or 1) == embedder.threads

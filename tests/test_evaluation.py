@@ -103,7 +103,7 @@ def test_destroyed_needles_rank_zero_everywhere_and_others_are_found(evaluation)
 @pytest.mark.slow
 def test_tables_carry_wilson_intervals(evaluation):
     ev, _ = evaluation
-    from ragkit.teach import tables
+    from ragkit.teach.lesson import tables
 
     table = tables.figures(ev)
     recall = table[table.metric != "MRR"]

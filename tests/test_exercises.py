@@ -17,9 +17,14 @@ import pytest
 import ragkit.teach.course
 from ragkit import data
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
+from ragkit.data import MAX_SHARED, shared_needle_words
 from ragkit.evaluation import needle_hits
+from ragkit.statistics import SignTest
 from ragkit.teach import exercises as ex
-from ragkit.teach import results as res
+from ragkit.teach import untrusted
+from ragkit.teach.exercises import ex4_header
+from ragkit.teach.exercises import results as res
+from ragkit.teach.grading import class_report as reports
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +38,7 @@ def results(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_RESULTS", str(path))
     monkeypatch.setenv("RAGKIT_STUDENT", "tester")
     monkeypatch.setattr(res, "_student", None)
-    monkeypatch.setattr(ex, "_STATED", {})  # ex4's direction, locked per kernel: each test is a fresh kernel
+    monkeypatch.setattr(ex4_header, "_STATED", {})  # ex4's direction, locked per kernel: each test is a fresh kernel
     return path
 
 
@@ -190,7 +195,7 @@ def test_ex2_a_cut_that_is_no_distance_is_answered_in_words(course, cut):
 
 @pytest.mark.slow
 def test_ex3_dataset_tickets_and_course_questions_are_copies(course):
-    picked = [q for q in course.questions if len(ex.shared_needle_words(q.ticket, q.needle)) <= ex.MAX_SHARED][:5]
+    picked = [q for q in course.questions if len(shared_needle_words(q.ticket, q.needle)) <= MAX_SHARED][:5]
     for field in ("ticket", "question"):
         feedback = ex.check_ticket_phrasings(course, {q.id: getattr(q, field) for q in picked})
         assert not feedback.passed and "a copy" in str(feedback), field
@@ -244,7 +249,7 @@ def test_words_are_compared_as_the_encoder_reads_them():
 @pytest.mark.parametrize("disguise", [padded, deleted, zero_width, lambda t: deleted(padded(t)).upper()])
 @pytest.mark.slow
 def test_ex3_a_dataset_ticket_padded_cut_or_disguised_is_a_copy(course, disguise):
-    picked = [q for q in course.questions if len(ex.shared_needle_words(q.ticket, q.needle)) <= ex.MAX_SHARED][:5]
+    picked = [q for q in course.questions if len(shared_needle_words(q.ticket, q.needle)) <= MAX_SHARED][:5]
     feedback = ex.check_ticket_phrasings(course, {q.id: disguise(q.ticket) for q in picked})
     assert not feedback.passed and all("a copy from 50%" in n for n in feedback.notes), str(feedback)
     if disguise in (padded, deleted):
@@ -384,13 +389,13 @@ def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course, solve
 
 @pytest.mark.slow
 def test_ex4_a_well_argued_null_result_passes(course, solved, monkeypatch):
-    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
+    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(3, 2, 1.0))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
     assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction", stated="worse").passed
     for said in ("consistent", "better", "no detectable difference"):
         feedback = ex.check_header(course, sentence, "better", said)
         assert not feedback.passed and "does not follow" in str(feedback)
-    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(1, 12, 0.003))
+    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(1, 12, 0.003))
     assert ex.check_header(course, sentence, "better", "contradicts").passed
     assert ex.check_header(course, sentence, "worse", "consistent", stated="worse").passed
 
@@ -405,14 +410,14 @@ def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(c
 
 @pytest.mark.slow
 def test_ex4_the_measurement_waits_for_a_stated_direction(course, solved, monkeypatch):
-    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
+    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(3, 2, 1.0))
     for expectation in (None, "maybe"):
         run = ex.measure_header(course, sentence, expectation)
         assert run.expectation is None and run.test is None and "before you measure" in str(run)
     feedback = ex.check_header(course, sentence, "better", "inconclusive, same direction")
     assert not feedback.passed and "no expectation was stated before your first measurement" in str(feedback)
     run = ex.measure_header(course, sentence, "better")  # nothing was measured yet: this run may lock it
-    assert run.expectation == "better" and run.test == ex.SignTest(3, 2, 1.0)
+    assert run.expectation == "better" and run.test == SignTest(3, 2, 1.0)
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
 
 
@@ -432,7 +437,7 @@ def test_ex4_a_direction_changed_after_the_first_measurement_is_not_yet(course, 
 
 @pytest.mark.slow
 def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monkeypatch):
-    monkeypatch.setattr(ex, "needle_sign_test", lambda *args: ex.SignTest(3, 2, 1.0))
+    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(3, 2, 1.0))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
     feedback = ex.check_header(course, sentence, "worse", "inconclusive, opposite direction")
     assert not feedback.passed and "holds you to the one stated first" in str(feedback)
@@ -441,8 +446,8 @@ def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monk
 @pytest.mark.parametrize("stated, says", [(None, "no expectation was stated before your first measurement"),
                                           ("worse", "you stated 'worse' before your first measurement")])
 def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_measured(course, stated, says):
-    from ragkit.teach import grading
-    from ragkit.teach.sandbox import Run
+    from ragkit.teach.grading import grader as grading
+    from ragkit.teach.grading.sandbox import Run
 
     pairs = grading.header_pairs(course)
     answers = {"my_header": {"value": [[t, s, sentence(t, s)] for t, s in pairs]},
@@ -451,7 +456,7 @@ def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_meas
     g = grading.judged(grading.Submission("ana", "ex4", Path("ex4.ipynb")), Run(True, answers=json.dumps(answers)),
                        course)
     assert g.grade == "not yet" and says in g.reason, g
-    assert ex._STATED == {}  # the grader's process locks nothing of its own
+    assert ex4_header._STATED == {}  # the grader's process locks nothing of its own
 
 
 @pytest.mark.slow
@@ -459,8 +464,8 @@ def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, solved, tmp
     """The grader runs the notebook from the top: a direction set after the measuring cell is refused there."""
     import nbformat
 
-    from ragkit.teach import grading
-    from ragkit.teach.sandbox import Limits
+    from ragkit.teach.grading import grader as grading
+    from ragkit.teach.grading.sandbox import Limits
 
     notebooks = Path(__file__).resolve().parent.parent / "notebooks"
     for student in ("ada", "tom", "lea"):
@@ -692,7 +697,7 @@ def test_class_report_three_students_one_corrupt_line(tmp_path, capsys):
     assert lines[3].split() == ["chloe", "-", "-", "-", "-", "yes", "(1)"]
     assert f"{tmp_path / 'class' / 'ben.jsonl'}:3:" in out and "1 line(s) skipped" in out and "6 results read" in out
     assert out_csv.read_text().splitlines()[1] == "ana,yes (2),yes (1),-,-,-"
-    assert res.class_report([chloe]).rows() == [{"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-",
+    assert reports.class_report([chloe]).rows() == [{"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-",
                                                  "ex5": "yes (1)"}]
 
 
@@ -731,7 +736,7 @@ def test_class_report_survives_nesting_fifos_devices_sparse_and_unreadable_files
     folder = tmp_path / "class"
     folder.mkdir()
     (folder / "ana.jsonl").write_text(line() + "[" * 8000 + "\n" + '{"a":' * 2500 + "1" + "}" * 2500 + "\n"
-                                      + line(exercise="ex2") + "x" * (res.MAX_LINE + 1) + "\n")
+                                      + line(exercise="ex2") + "x" * (untrusted.MAX_LINE + 1) + "\n")
     os.mkfifo(folder / "ben.jsonl")
     with open(folder / "sparse.jsonl", "wb") as f:
         f.truncate(5 * 2**30)  # a 5 GB file of holes: no disk used, and not read either
@@ -746,17 +751,17 @@ def test_class_report_survives_nesting_fifos_devices_sparse_and_unreadable_files
     sys.setrecursionlimit(len(inspect.stack()) + 150)  # the tree is deeper than the stack has room for
     try:
         with deadline():
-            report = res.class_report([folder])
+            report = reports.class_report([folder])
     finally:
         sys.setrecursionlimit(limit)
     text = "\n".join(report.skipped)
     assert report.rows()[0]["student"] == "ana" and report.cells["ana", "ex1"] == (True, 1)
     assert report.cells["ana", "ex2"] == (True, 1) and "deep" not in report.students
     assert "ana.jsonl:2: nested 8000 deep" in text and "ana.jsonl:3: nested 2500 deep" in text
-    assert f"ana.jsonl:5: a line of {res.MAX_LINE + 1:,} bytes" in text
+    assert f"ana.jsonl:5: a line of {untrusted.MAX_LINE + 1:,} bytes" in text
     assert "ben.jsonl: file not read (not a regular file" in text
     assert "sparse.jsonl: file not read (5,368,709,120 bytes, more than" in text
-    assert f"more than {res.MAX_DEPTH} levels deep" in text
+    assert f"more than {reports.MAX_DEPTH} levels deep" in text
     if ROOT_USER:
         assert "device.jsonl: file not read (not a regular file" in text
     else:
@@ -770,7 +775,7 @@ def test_class_report_counts_by_file_or_owner_never_by_the_line(tmp_path):
     (folder / "ben.jsonl").write_text(line("ben", passed=False))
     (folder / "mallory.jsonl").symlink_to(folder / "ben.jsonl")  # ben's attempts twice, or as mallory's
     os.link(folder / "ana.jsonl", folder / "zed.jsonl")  # the same file under a second name
-    report = res.class_report([folder])
+    report = reports.class_report([folder])
     assert report.cells == {("ana", "ex1"): (True, 1), ("ana", "ex2"): (True, 1), ("ben", "ex1"): (False, 1)}
     text = "\n".join(report.skipped)
     assert "ana.jsonl:2: claims to be 'ben''s, but the file is 'ana''s: not counted" in text
@@ -778,7 +783,7 @@ def test_class_report_counts_by_file_or_owner_never_by_the_line(tmp_path):
     assert "zed.jsonl: the same file as" in text and "ana.jsonl, read once" in text
     me = res.login(os.getuid())
     (tmp_path / "results.jsonl").write_text(line(me) + line("ana"))
-    owned = res.class_report([tmp_path / "results.jsonl"], name_by="owner")
+    owned = reports.class_report([tmp_path / "results.jsonl"], name_by="owner")
     assert owned.students == [me] and owned.cells[me, "ex1"] == (True, 1)
     assert owned.skipped == (f"{tmp_path / 'results.jsonl'}:2: claims to be 'ana''s, but the file is {me!r}'s: "
                              "not counted",)
@@ -800,8 +805,8 @@ def test_names_are_escaped_and_shortened_and_csv_cells_cannot_run(tmp_path, caps
     assert "M" * 100 not in out and "(10,000 characters)" in out and "ana.jsonl:2: a line of 2,000,0" in out
     rows = out_csv.read_text().splitlines()
     assert rows[2].startswith("'@sum,") and rows[1].startswith('"\'=HYPERLINK(""x"")\\n')
-    assert res.spreadsheet_cell("-") == "-" and res.spreadsheet_cell("-1+2") == "'-1+2"
-    assert res.spreadsheet_cell("+x") == "'+x" and res.spreadsheet_cell("\tx") == "'\tx"
+    assert untrusted.spreadsheet_cell("-") == "-" and untrusted.spreadsheet_cell("-1+2") == "'-1+2"
+    assert untrusted.spreadsheet_cell("+x") == "'+x" and untrusted.spreadsheet_cell("\tx") == "'\tx"
 
 
 @pytest.mark.slow
@@ -811,7 +816,7 @@ def test_results_are_strict_json_written_and_read(course, results, tmp_path):
     row = json.loads(results.read_text(), parse_constant=lambda c: pytest.fail(f"{c} written"))
     assert row["numbers"] == {"cut": None, "p": None, "n": 3}
     (tmp_path / "nan.jsonl").write_text('{"exercise": "ex1", "passed": true, "score": NaN}\n')
-    assert "NaN is not JSON" in res.class_report([tmp_path / "nan.jsonl"]).skipped[0]
+    assert "NaN is not JSON" in reports.class_report([tmp_path / "nan.jsonl"]).skipped[0]
 
 
 @pytest.mark.slow

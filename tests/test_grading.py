@@ -16,8 +16,8 @@ import pytest
 import ragkit.teach.course
 from ragkit.errors import InputError
 from ragkit.teach import exercises as ex
-from ragkit.teach import grading
-from ragkit.teach.sandbox import Limits, Run
+from ragkit.teach.grading import grader as grading
+from ragkit.teach.grading.sandbox import Limits, Run
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -192,7 +192,7 @@ def _notebook(*cells: str) -> bytes:
 
 @pytest.mark.slow
 def test_the_sandbox_runs_as_nobody_without_network_or_the_teachers_files(tmp_path, monkeypatch):
-    from ragkit.teach.sandbox import Sandbox
+    from ragkit.teach.grading.sandbox import Sandbox
 
     teacher = tmp_path / "teacher"
     teacher.mkdir()
@@ -209,7 +209,8 @@ def test_the_sandbox_runs_as_nobody_without_network_or_the_teachers_files(tmp_pa
         socket = sandbox.run(_notebook("import socket\nsocket.socket().connect(('93.184.216.34', 80))"), "a", ("x",))
         teacher_file = sandbox.run(_notebook(f"x = open({str(teacher / 'canary.txt')!r}).read()"), "a", ("x",))
         deleted = sandbox.run(_notebook(f"import os\nos.remove({str(teacher / 'canary.txt')!r})"), "a", ("x",))
-        source = sandbox.run(_notebook(f"open({str(ROOT / 'ragkit' / 'teach' / 'exercises.py')!r}, 'a')"), "a", ())
+        checks = ROOT / "ragkit" / "teach" / "exercises" / "__init__.py"
+        source = sandbox.run(_notebook(f"open({str(checks)!r}, 'a')"), "a", ())
         dead = sandbox.run(_notebook("import os\nos.kill(os.getpid(), 9)"), "a", ())
     assert (teacher / "canary.txt").read_text() == "the teacher's"
     assert not os.path.exists(marker)
@@ -274,7 +275,7 @@ def graded_class(course, tmp_path_factory):
     right = hand_in(home, names["right"], EX1, nbformat.read(SOLUTIONS / EX1, as_version=4))
     hand_in(home, names["right"], EX2, nbformat.read(SOLUTIONS / EX2, as_version=4))
     hand_in(home, names["forger"], EX1, edited(EXERCISES / EX1, last=(
-        "import json, os\nfrom ragkit.teach.results import results_path\n"
+        "import json, os\nfrom ragkit.teach.exercises.results import results_path\n"
         "for path in (results_path(), os.path.expanduser('~/.ragkit/results.jsonl')):\n"
         "    os.makedirs(os.path.dirname(path), exist_ok=True)\n"
         "    open(path, 'a').write(json.dumps({'exercise': 'ex1', 'student': 'fay', 'passed': True}) + '\\n')")))
@@ -283,7 +284,7 @@ def graded_class(course, tmp_path_factory):
     hand_in(home, names["sizer"], EX1, edited(EXERCISES / EX1, answer=SOLVE_EX1.format(size=1000),
                                               check="check_destroyed_needle(course, question_id, cut_at, size=1000)"))
     hand_in(home, names["impostor"], EX1, edited(SOLUTIONS / EX1, first=(
-        "import os\nimport ragkit.teach.results\nragkit.teach.results.student('ada')\n"
+        "import os\nimport ragkit.teach.exercises.results\nragkit.teach.exercises.results.student('ada')\n"
         "os.environ['RAGKIT_STUDENT'] = 'ada'")))
     hand_in(home, names["sleeper"], EX2, edited(SOLUTIONS / EX2, first="import time\ntime.sleep(10**6)"))
     hand_in(home, names["snoop"], EX1, edited(SOLUTIONS / EX1, first=f"theirs = open({str(right)!r}).read()"))
@@ -328,8 +329,8 @@ def test_the_class_is_graded_from_its_notebooks(graded_class, course):
     assert cells["cole", "ex2"].numbers["cut"] == 1.0
     assert cells["ada", "ex3"].grade == "missing" and cells["fay", "ex2"].grade == "missing"
     assert result.counts() == {"yes": 2, "not yet": 5, "not run": 3, "missing": 45 - 10}
-    assert "ragkit" in (ROOT / "ragkit" / "teach" / "exercises.py").read_text()
-    assert "Feedback(True)\n" not in (ROOT / "ragkit" / "teach" / "exercises.py").read_text()[-200:]
+    assert "ragkit" in (ROOT / "ragkit" / "teach" / "exercises" / "__init__.py").read_text()
+    assert "Feedback(True)\n" not in (ROOT / "ragkit" / "teach" / "exercises" / "__init__.py").read_text()[-200:]
     assert seconds < 600
 
 
@@ -355,7 +356,7 @@ def test_the_checks_themselves_take_no_judging_parameter_from_the_student(course
 @pytest.mark.slow
 def test_the_grades_are_written_as_csv_and_json(graded_class, tmp_path):
     result, *_ = graded_class
-    from ragkit.teach.results import write_csv
+    from ragkit.teach.untrusted import write_csv
 
     write_csv(tmp_path / "g.csv", grading.COLUMNS, [g.row() for g in result.grades])
     rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
@@ -393,7 +394,7 @@ def test_class_report_says_it_is_self_reported(tmp_path):
 # nbgrader: the exercises as a course, autograded offline
 
 def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_path):
-    from ragkit.teach import nbgrading
+    from ragkit.teach.grading import nbgrader_export as nbgrading
 
     written = nbgrading.write_course(tmp_path)
     assert (tmp_path / "nbgrader_config.py") in written
@@ -413,7 +414,7 @@ def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_pa
 
 @pytest.mark.slow  # the course's vectors, which an empty cache computes (conftest.QUICK_TEXTS)
 def test_the_autograded_check_raises_the_feedback_and_writes_no_stderr(course, capfd):
-    from ragkit.teach.nbgrading import autograded_check
+    from ragkit.teach.grading.nbgrader_export import autograded_check
 
     with pytest.raises(AssertionError, match="NOT YET"):
         autograded_check("ex2", {"my_cut": 1.0})
@@ -503,7 +504,7 @@ def test_a_time_limit_and_jobs_must_be_positive(tmp_path):
 
 
 def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
-    from ragkit.teach.sandbox import Isolation
+    from ragkit.teach.grading.sandbox import Isolation
 
     full = str(Isolation(True, True))
     assert "no network" in full and "a uid of its own" in full
@@ -514,7 +515,7 @@ def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
 @pytest.mark.slow
 def test_without_a_change_of_user_the_user_namespace_still_hides_and_protects(tmp_path, monkeypatch):
     """What a teacher without root gets (unshare --user): the same hiding and read-only mounts, the teacher's uid."""
-    from ragkit.teach.sandbox import Isolation, Sandbox
+    from ragkit.teach.grading.sandbox import Isolation, Sandbox
 
     teacher = tmp_path / "teacher"
     teacher.mkdir()
@@ -589,7 +590,7 @@ def test_a_sandboxed_kernel_borrows_its_new_texts_from_the_grader(tmp_path, monk
     import threading
 
     from ragkit.embedding import default_embedder
-    from ragkit.teach.sandbox import Lending, Sandbox
+    from ragkit.teach.grading.sandbox import Lending, Sandbox
 
     monkeypatch.setenv("HOME", str(tmp_path))
     embedder, asked = default_embedder(), []
@@ -624,7 +625,7 @@ def test_nbgraders_submitted_folder_is_the_platform_layout(tmp_path):
 
 def test_two_graders_at_once_never_share_a_uid(tmp_path, monkeypatch):
     """Two graders as root (a test beside a real run): the end of one run must not kill the other's processes."""
-    from ragkit.teach import sandbox as sandboxes
+    from ragkit.teach.grading import sandbox as sandboxes
 
     monkeypatch.setattr(sandboxes, "CLAIMS", tmp_path / "claims")
     probe = sandboxes.Isolation(True, True)
@@ -731,7 +732,7 @@ def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_gram
         return out.stdout.strip()
 
     assert lark_loaded("") == "True"  # what the child paid before
-    assert lark_loaded("from ragkit.teach.sandbox import skip_iri_grammar\nskip_iri_grammar()\n") == "False"
+    assert lark_loaded("from ragkit.teach.grading.sandbox import skip_iri_grammar\nskip_iri_grammar()\n") == "False"
 
 
 @pytest.mark.slow
@@ -739,7 +740,7 @@ def test_a_sandbox_kernels_first_figure_imports_jsonschema_without_its_iri_gramm
     """A kernel's first plotly figure imports nbformat (so jsonschema): its startup file keeps lark out, 1.3 s a run."""
     import importlib.util
 
-    from ragkit.teach.sandbox import Sandbox
+    from ragkit.teach.grading.sandbox import Sandbox
 
     if importlib.util.find_spec("rfc3987_syntax") is None:
         pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
@@ -756,7 +757,7 @@ def test_a_sandbox_kernels_first_figure_imports_jsonschema_without_its_iri_gramm
 
 def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):
     """Python under /root (or a teacher's /home/x) stays reachable if that home is closed while the class is graded."""
-    from ragkit.teach import sandbox as sandboxes
+    from ragkit.teach.grading import sandbox as sandboxes
 
     python = [Path("/root/.pyenv/versions/3.11.7"), Path("/home/teacher/venv")]
     monkeypatch.setattr(sandboxes, "_python_folders", lambda: python)
@@ -770,7 +771,7 @@ def test_the_sandbox_finds_ragkit_from_a_folder_holding_a_folder_named_ragkit(tm
     imports that folder as a namespace package (``ragkit.__file__`` is None), and the sandbox must still find ragkit."""
     (tmp_path / "ragkit").mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    probe = ("import ragkit; from ragkit.teach import sandbox; "
+    probe = ("import ragkit; from ragkit.teach.grading import sandbox; "
              "print(ragkit.__file__ is None); print(sandbox.__file__); print(*sandbox._python_folders(), sep='\\n')")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -14,8 +14,9 @@ import nbformat
 import pytest
 
 from ragkit.teach import exercises as ex
-from ragkit.teach import grading, language
-from ragkit.teach.sandbox import Isolation, Run
+from ragkit.teach import language
+from ragkit.teach.grading import grader as grading
+from ragkit.teach.grading.sandbox import Isolation, Run
 
 ROOT = Path(__file__).resolve().parent.parent
 EX2 = "ex2-choose-a-threshold.ipynb"
@@ -127,7 +128,7 @@ def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_
 @pytest.mark.slow  # two notebooks run in the real sandbox, the course's vectors
 def test_a_students_dutch_ex2_and_her_untouched_english_copy_are_graded_yes_in_the_sandbox(tmp_path):
     import ragkit.teach.course
-    from ragkit.teach.sandbox import Limits
+    from ragkit.teach.grading.sandbox import Limits
 
     course = ragkit.teach.course.load(progress=False)
     grid = [round(0.30 + 0.005 * i, 3) for i in range(141)]

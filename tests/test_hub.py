@@ -33,7 +33,7 @@ from benchmarks.hub import (
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.plumbing.locations import cache_dir
-from ragkit.teach import tables
+from ragkit.teach.lesson import tables
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = ROOT_DIR / "data"
@@ -112,7 +112,7 @@ def test_a_student_with_the_shared_cache_filled_computes_no_vector(small_course,
 
 GUIDE = ROOT_DIR / "docs" / "deploy-jupyterhub.md"
 EX2_NB = "notebooks/exercises/ex2-choose-a-threshold.ipynb"
-MY_EX2 = "my-notebooks/exercises/ex2-choose-a-threshold.ipynb"  # the student's copy (ragkit/teach/workspace.py)
+MY_EX2 = "my-notebooks/exercises/ex2-choose-a-threshold.ipynb"  # the student's copy (classroom/workspace.py)
 MY_EX2_UPDATED = "my-notebooks/exercises/ex2-choose-a-threshold-updated.ipynb"
 TEACHER_TITLE = ("Exercise 2. Choose a threshold when a bluff costs five refusals",
                  "Exercise 2. Choose a threshold when a bluff costs five refusals (revised by your teacher)")
@@ -287,7 +287,7 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
                 if p == home or home in p.parents:
                     continue
                 # the one exception: the kernels' unix sockets, in a private folder when the home's path is too
-                # long for a socket (ragkit.teach.workspace._short_sockets), removed when the server stops
+                # long for a socket (ragkit.teach.classroom.workspace._short_sockets), removed when the server stops
                 sockets = next((q for q in [p, *p.parents] if q.parent == Path("/tmp")), p)
                 assert sockets.name.startswith("ragkit-kernels-") and sockets.lstat().st_uid == uid \
                     and sockets.lstat().st_mode & 0o777 == 0o700, f"{uids[uid].name} left {p} outside their home"
@@ -384,7 +384,7 @@ def test_the_guide_links_to_the_workspace_and_its_servers_load_the_settings_that
     assert folder == "/srv/ragkit/binder" and "git clone https://github.com/<owner>/<repo> /srv/ragkit\n" in guide
     settings = json.loads((ROOT_DIR / Path(folder).relative_to("/srv/ragkit") / "jupyter_server_config.json")
                           .read_text(encoding="utf-8"))
-    assert settings["ServerApp"]["jpserver_extensions"]["ragkit.teach.workspace"] is True
+    assert settings["ServerApp"]["jpserver_extensions"]["ragkit.teach.classroom.workspace"] is True
     assert settings["KernelManager"]["transport"] == "ipc"
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 import nbformat
 from book.build import run_notebooks
 path = Path(sys.argv[1])
-cells = ["import plotly.graph_objects as go\\nfrom ragkit.teach import plots\\n"
+cells = ["import plotly.graph_objects as go\\nfrom ragkit.teach.lesson import plots\\n"
          "plots.described(go.Figure(go.Bar(x=[1], y=[2])), 'One bar.')",
          "import json, sys\\nseen = {m: m in sys.modules for m in ('jsonschema', 'lark', 'rfc3987_syntax')}\\n"
          "import rfc3987_syntax\\nprint(json.dumps({**seen, 'importable': rfc3987_syntax.__name__}))"]

@@ -49,7 +49,7 @@ def templates(path: Path) -> dict[str, list[object]]:
     imported module; anything else (an f-string, an expression) is kept as its ast node, which the tests refuse.
     A function with a parameter named ``say`` or ``_`` (``course.warm``'s reporter) calls that, not the catalogue.
     """
-    module = importlib.import_module(f"ragkit.teach.{path.stem}")
+    module = importlib.import_module(_module(path))
     found: dict[str, list[object]] = {}
 
     def visit(node: ast.AST, scope: list[str]) -> None:
@@ -77,8 +77,23 @@ def templates(path: Path) -> dict[str, list[object]]:
     return found
 
 
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def all_templates() -> dict[str, dict[str, list[object]]]:
-    return {p.stem: templates(p) for p in sorted(TEACH.glob("*.py")) if p.stem != "language"}
+    """Templates by module, named from ``ragkit.teach`` on (``lesson.plots``); a package also holds its modules'."""
+    found: dict[str, dict[str, list[object]]] = {}
+    for p in sorted(TEACH.rglob("*.py")):
+        if p.stem == "language":
+            continue
+        name = _module(p).removeprefix("ragkit.teach.")
+        parts = name.split(".")
+        for key in {".".join(parts[:i]) for i in range(1, len(parts) + 1)}:
+            for function, ts in templates(p).items():
+                found.setdefault(key, {}).setdefault(function, []).extend(ts)
+    return found
 
 
 def in_source() -> set[str]:
@@ -164,20 +179,21 @@ def test_a_broken_translation_falls_back_to_english_and_the_field_check_names_it
 # tables.for_people and the label tables.no_cut) or through the helpers they call (the quiz's builders, the plots'
 # captions and shares, the check's record and Feedback).
 PILOT = {
-    "narrate": ("corpus_loaded", "read_a_file", "ground_truth", "distributions", "crossings", "strict_cut",
+    "lesson.narrate": ("corpus_loaded", "read_a_file", "ground_truth", "distributions", "crossings", "strict_cut",
                 "sweep_shape", "_truth", "near_miss", "literal_match", "perfect_cut", "cost_valleys",
                 # the sentences the notebooks' code cells used to write themselves
                 "model_here", "out_of_domain_kinds", "ground_truth_problems", "chapter_figure", "query_line",
                 "gate_kept", "ex2_rules", "cost_on_tune"),
-    "widgets": ("kind_of", "cut_slider", "cut_direction", "ThresholdExplorer.update", "ThresholdExplorer.widget"),
-    "plots": ("caption", "_share", "lowest_points", "on_cut_axis", "_histogram_text", "distance_histogram",
-              "threshold_slider", "bluffs_and_refusals", "cost_curve", "cost_halves"),
-    "tables": ("_headings", "no_cut"),
-    "claims": ("guessing", "guessing_sentence"),
+    "lesson.widgets": ("kind_of", "cut_slider", "cut_direction", "ThresholdExplorer.update",
+                       "ThresholdExplorer.widget"),
+    "lesson.plots": ("caption", "_share", "lowest_points", "on_cut_axis", "_histogram_text", "distance_histogram",
+                     "threshold_slider", "bluffs_and_refusals", "cost_curve", "cost_halves"),
+    "lesson.tables": ("_headings", "no_cut"),
+    "lesson.claims": ("guessing", "guessing_sentence"),
     "course": ("Course.truncation_note",),
-    "reminders": ("strategy_letters",),
-    "quiz": ("_yes_no", "_right", "_start", "_found_at_four", "_thresholds", "_at_the_cut", "Quiz.__init__",
-             "Quiz.check"),
+    "lesson.reminders": ("strategy_letters",),
+    "lesson.quiz": ("_yes_no", "_right", "_start", "_found_at_four", "_thresholds", "_at_the_cut", "Quiz.__init__",
+                    "Quiz.check"),
     "exercises": ("Feedback.verdict", "Feedback._lines", "record", "check_threshold_choice"),
 }
 
@@ -264,9 +280,9 @@ def assert_dutch(english: str, dutch: str, name: str) -> None:
 
 
 def test_the_quick_sentences_come_out_dutch_with_the_same_figures(tmp_path, monkeypatch):
-    from ragkit.teach import reminders
     from ragkit.teach.course import Course
     from ragkit.teach.exercises import Feedback, check_threshold_choice, record
+    from ragkit.teach.lesson import reminders
 
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     truncated = SimpleNamespace(truncated={"E": (3, 1068, 256), "F": (12, 1068, 256)})
@@ -293,7 +309,7 @@ def test_the_quick_sentences_come_out_dutch_with_the_same_figures(tmp_path, monk
 def test_the_sentences_moved_out_of_the_notebooks_code_cells_come_out_dutch(tmp_path, monkeypatch):
     from ragkit.data import OutOfDomain
     from ragkit.plumbing.models import HubModel
-    from ragkit.teach import narrate
+    from ragkit.teach.lesson import narrate
     from ragkit.threshold import SweepRow
 
     model = HubModel("nobody/no-such-model", "0" * 40, "RAGKIT_NO_SUCH_MODEL")
@@ -325,7 +341,7 @@ def test_the_sentences_moved_out_of_the_notebooks_code_cells_come_out_dutch(tmp_
 def test_the_headings_of_the_tables_for_people_come_out_dutch_and_the_data_stay():
     import pandas as pd
 
-    from ragkit.teach import tables
+    from ragkit.teach.lesson import tables
 
     with language.speaking("en"):
         headings = list(tables._headings())
@@ -373,8 +389,8 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
 
     from ragkit.corpus import corpus_stats
     from ragkit.data import validate
-    from ragkit.teach import claims, narrate
     from ragkit.teach.exercises import cost_table, threshold_halves
+    from ragkit.teach.lesson import claims, narrate
     from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
 
     s = sweep
@@ -413,7 +429,7 @@ def test_the_read_a_file_link_opens_the_file_from_the_notebooks_folder_in_either
                                                                                           monkeypatch):
     """The link is found from the kernel's folder, the notebook's: the Dutch 00 lives one folder deeper
     (notebooks/nl/), and an English 00 may run in a kernel that speaks Dutch (RAGKIT_LANGUAGE=nl)."""
-    from ragkit.teach import narrate
+    from ragkit.teach.lesson import narrate
 
     monkeypatch.chdir(ROOT / folder)
     with language.speaking(spoken):
@@ -423,8 +439,8 @@ def test_the_read_a_file_link_opens_the_file_from_the_notebooks_folder_in_either
 
 @pytest.mark.slow
 def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
-    from ragkit.teach import plots, widgets
     from ragkit.teach.exercises import threshold_halves
+    from ragkit.teach.lesson import plots, widgets
 
     tune, _judge = threshold_halves(sweep)
 
@@ -479,7 +495,7 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", ["00", "06"])
 def test_the_quiz_comes_out_dutch_with_the_same_figures_and_the_same_order(course, notebook, tmp_path, monkeypatch):
-    from ragkit.teach.quiz import Quiz
+    from ragkit.teach.lesson.quiz import Quiz
 
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
 
@@ -546,8 +562,8 @@ def test_ex2s_check_speaks_dutch_on_a_wrong_and_a_right_answer(course, tmp_path,
 
 @pytest.mark.slow
 def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monkeypatch, tmp_path):
-    from ragkit.teach import grading
-    from ragkit.teach.sandbox import Run
+    from ragkit.teach.grading import grader as grading
+    from ragkit.teach.grading.sandbox import Run
 
     submission = grading.Submission("ana", "ex2", Path("ex2-choose-a-threshold.ipynb"))
     answers = Run(True, answers=json.dumps({"my_cut": {"value": 0.3}}))

@@ -16,7 +16,7 @@ def installed(tmp_path, monkeypatch):
     packaged = tmp_path / "site-packages" / "ragkit" / "_data"
     (packaged / "corpus").mkdir(parents=True)
     (packaged / "questions.jsonl").write_text("")
-    monkeypatch.setattr(locations, "_SOURCE_ROOT", tmp_path / "site-packages")
+    monkeypatch.setattr(locations, "SOURCE_ROOT", tmp_path / "site-packages")
     monkeypatch.setattr(locations, "PACKAGED_DATA", packaged)
     for name in (locations.DATA_ENV, locations.CACHE_ENV, locations.MODELS_ENV):
         monkeypatch.delenv(name, raising=False)

@@ -1,5 +1,5 @@
 """Prose is prose: no twin cell is mostly string literals, no markdown heading hides in a code cell, and every
-sentence a narrator (ragkit.teach.narrate) writes starts with a capital and ends with punctuation."""
+sentence a narrator (ragkit.teach.lesson.narrate) writes starts with a capital and ends with punctuation."""
 
 import inspect
 import io
@@ -20,7 +20,8 @@ from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation
 from ragkit.plumbing.models import HubModel
-from ragkit.teach import chapter, narrate
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate
 from ragkit.threshold import SweepRow
 
 from conftest import ROOT
@@ -80,7 +81,7 @@ def exempt(path: Path, source: str) -> str | None:
 def test_no_code_cell_of_a_twin_is_prose_written_as_code(twin):
     found = [s.splitlines()[0] for s in code_cells(twin) if prose_as_code(s) and not exempt(twin, s)]
     assert not found, (f"{rel(twin)}: cells of five or more lines, half or more string literals (write the "
-                       f"sentence in ragkit.teach.narrate, call it in one line): {found}")
+                       f"sentence in ragkit.teach.lesson.narrate, call it in one line): {found}")
 
 
 def test_every_cell_let_through_as_data_is_still_there_and_still_data():
@@ -362,7 +363,7 @@ def test_a_model_on_this_machine_is_named_with_its_folder(tmp_path, monkeypatch)
 
 def test_every_narrator_is_exercised_by_a_test():
     public = {name for name, f in inspect.getmembers(narrate, inspect.isfunction)
-              if not name.startswith("_") and f.__module__ == narrate.__name__}
+              if not name.startswith("_") and f.__module__.startswith(narrate.__name__ + ".")}
     assert public == set(edge_cases()) | set(ON_THE_COURSE), \
         f"narrators no test calls: {sorted(public - set(edge_cases()) - set(ON_THE_COURSE))}"
 
@@ -392,8 +393,8 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
     from ragkit.corpus import corpus_stats
     from ragkit.evaluation import METRICS, needle_windows
     from ragkit.report import report
-    from ragkit.teach import tables
     from ragkit.teach.exercises import cost_table, threshold_halves
+    from ragkit.teach.lesson import tables
     from ragkit.threshold import STRICT_CUT
 
     ev = course.evaluation("ABCDEF")

@@ -1,11 +1,11 @@
 """The Dutch pilot's class times: the teacher's guide plans a Dutch notebook at its English twin's time, which holds
-while the pace (ragkit/teach/pace.py) computes at most a minute more for it, in full and core alike."""
+while the pace (ragkit/teach/classroom/pace.py) computes at most a minute more for it, in full and core alike."""
 
 import re
 
 import pytest
 
-from ragkit.teach.pace import class_minutes, exercise_minutes, sections
+from ragkit.teach.classroom.pace import class_minutes, exercise_minutes, sections
 
 from conftest import ROOT
 

@@ -80,7 +80,7 @@ def test_sweep_equals_the_gate_query_by_query(bundled_sweep):
 
 @pytest.mark.slow
 def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
-    from ragkit.teach import tables
+    from ragkit.teach.lesson import tables
 
     s = bundled_sweep[0]
     table = tables.sweep(s)

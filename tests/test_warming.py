@@ -16,9 +16,9 @@ import pytest
 from ragkit.corpus import Corpus
 from ragkit.data import OutOfDomain, Question
 from ragkit.errors import InputError
+from ragkit.plumbing import warming
 from ragkit.plumbing.cache import FILENAME, VectorCache, finish_shared
 from ragkit.teach import course as course_module
-from ragkit.teach import warming
 
 from conftest import ROOT, make_document
 
@@ -41,7 +41,7 @@ time.sleep(120)
 
 TICKER = """
 import sys, time
-from ragkit.teach import warming
+from ragkit.plumbing import warming
 with warming.holding(sys.argv[1]) as holder:
     print("held", flush=True)
     while True:
@@ -250,7 +250,7 @@ def test_no_warmer_no_wait(tmp_path, monkeypatch):
 
 SPY = """
 import os, sys
-from ragkit.teach import warming
+from ragkit.plumbing import warming
 class Spy:  # reports, at the moment the warmer imports the course (seconds of work), whether it holds its lock
     def find_spec(self, name, path=None, target=None):
         if name == "ragkit.teach.course":
@@ -377,7 +377,8 @@ def test_outside_a_notebook_the_wait_prints_each_new_sentence_once_on_stdout(cap
 WARM_LOGGER = """
 import sys, time
 from types import SimpleNamespace
-from ragkit.teach import course, warming
+from ragkit.teach import course
+from ragkit.plumbing import warming
 def log():
     with open(sys.argv[1]) as f:
         return f.read()

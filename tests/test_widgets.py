@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 import pytest
 
 import ragkit.teach.course
-from ragkit.teach import widgets
+from ragkit.teach.lesson import widgets
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT
 
 
@@ -79,7 +79,7 @@ def test_query_playground_gate_decision(course):
 def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course):
     from ragkit.evaluation import METRICS
     from ragkit.statistics import holm
-    from ragkit.teach.plots import win_loss_matrix
+    from ragkit.teach.lesson.plots import win_loss_matrix
 
     ev = course.evaluation("ACE")
     fig = win_loss_matrix(ev, "R@20", "dense")
@@ -114,7 +114,7 @@ def test_threshold_explorer_escapes_every_string(course):
 
 @pytest.mark.slow
 def test_plot_legends_count_the_queries_of_the_sweep(course):
-    from ragkit.teach import plots
+    from ragkit.teach.lesson import plots
     from ragkit.threshold import Sweep
 
     r = course.retriever("E")

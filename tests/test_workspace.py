@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from ragkit.errors import InputError
-from ragkit.teach import workspace
+from ragkit.teach.classroom import workspace
 
 from conftest import ROOT
 
@@ -133,7 +133,7 @@ def test_the_shipped_server_settings_use_unix_sockets_and_the_workspace_link():
     """What `make lab`, Binder's postBuild and a hub install (the Makefile says why)."""
     settings = json.loads((ROOT / "binder" / "jupyter_server_config.json").read_text())
     assert settings["KernelManager"]["transport"] == "ipc"
-    assert settings["ServerApp"]["jpserver_extensions"] == {"ragkit.teach.workspace": True}
+    assert settings["ServerApp"]["jpserver_extensions"] == {"ragkit.teach.classroom.workspace": True}
     makefile = (ROOT / "Makefile").read_text()
     assert "binder/jupyter_server_config.json" in makefile and "'--LabApp.default_url=/ragkit/workspace'" in makefile
     assert "binder/jupyter_server_config.json" in (ROOT / "binder" / "postBuild").read_text()

@@ -7,7 +7,7 @@ import urllib.parse
 import nbformat
 import pytest
 
-from ragkit.teach import workspace
+from ragkit.teach.classroom import workspace
 
 from conftest import ROOT
 

@@ -70,7 +70,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 import ragkit.plumbing.locations
-from ragkit.teach import narrate, tables
+from ragkit.teach.lesson import narrate, tables
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
@@ -187,7 +187,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `08-production` | stale indexes, broken documents, and failures that make no noise |
 # | `exercises/` | graded exercises in the `exercises/` folder beside this notebook, with hints rather than answers |
 #
-# The chapter's figures live in `ragkit.teach.chapter`; ours are computed in front of you. For instance:
+# The chapter's figures live in `ragkit.teach.course.chapter`; ours are computed in front of you. For instance:
 
 # %%
 narrate.chapter_figure()
@@ -209,6 +209,6 @@ narrate.chapter_figure()
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("00", course).widget()

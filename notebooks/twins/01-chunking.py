@@ -63,7 +63,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, plots, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate, plots, widgets
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, pathologies
 from ragkit.evaluation import needle_windows, saved_by_overlap
 from ragkit.tokens import count_pieces
@@ -125,7 +126,7 @@ narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 # overlap and with it. Then look at the needles the overlapped run loses: are they in the chunks that moved?
 
 # %%
-from ragkit.teach import overlap
+from ragkit.teach.lesson import overlap
 
 texts_of = {q.id: q.needle for q in course.questions}
 pulls = {}
@@ -385,6 +386,6 @@ assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("01", course).widget()

@@ -48,10 +48,11 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
-from ragkit.teach.latency import measure, timings_table
+from ragkit.teach.lesson.latency import measure, timings_table
 from ragkit.statistics import counts_test, sign_test, verdict, wilson
 
 course = ragkit.teach.course.load()
@@ -61,7 +62,7 @@ texts = [q.text for q in course.queries]
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters()))
 
@@ -205,7 +206,7 @@ claims.sign_tests_recomputed()
 # A published comparison claims one of two things. Where the chapter's own raw p is below 0.05 it claims *a difference*. Where it is not, it
 # claims *no detectable difference*, whatever its words say (F against E, +2/-6, has no p in the chapter; its counts give one, and it is above 0.05).
 # Each comparison then gets one word, by a rule fixed before looking, written once in code and printed here. It uses the needle level
-# and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.teach.chapter` fixes it).
+# and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.teach.course.chapter` fixes it).
 
 # %%
 import inspect
@@ -325,6 +326,6 @@ assert worst < 1e-9 and agree == len(tests)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("02", course).widget()

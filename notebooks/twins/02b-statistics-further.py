@@ -49,14 +49,15 @@ import ragkit.teach.course
 from ragkit.evaluation import METRICS
 from ragkit.report import report
 from ragkit.statistics import holm
-from ragkit.teach import chapter, claims, narrate, plots, tables
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, narrate, plots, tables
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters()))
 
@@ -179,6 +180,6 @@ plots.win_loss_matrix(ev, "R@20", "dense")
 # The questions of notebook 02, which this notebook deepens: choose one answer per question, then press the button.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("02", course).widget()

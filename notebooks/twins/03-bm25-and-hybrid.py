@@ -48,10 +48,11 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate, tables, widgets
 from ragkit.evaluation import METRICS
 from ragkit.report import report
-from ragkit.teach.latency import measure, timings_table
+from ragkit.teach.lesson.latency import measure, timings_table
 from ragkit.data import STOPWORDS
 from ragkit.fusion import K, rrf
 from ragkit.lexical import tokenize
@@ -66,7 +67,7 @@ r = course.retriever("E")
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters()))
 
@@ -365,6 +366,6 @@ assert same == len(texts)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("03", course).widget()

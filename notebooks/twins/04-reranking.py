@@ -46,9 +46,10 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, narrate, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, narrate, tables, widgets
 from ragkit.report import report
-from ragkit.teach.latency import measure, timings_table
+from ragkit.teach.lesson.latency import measure, timings_table
 from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.retrieval import RERANK_DEPTH
 
@@ -59,7 +60,7 @@ reranker = available_reranker()
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
@@ -270,6 +271,6 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("04", course).widget()

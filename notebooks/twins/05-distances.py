@@ -46,7 +46,8 @@ import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, plots
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate, plots
 from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import default_embedder
 from ragkit.tokens import count_pieces
@@ -56,7 +57,7 @@ embedder = default_embedder()
 chunks = course.chunks("E")
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
@@ -102,7 +103,7 @@ theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"
 pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
-# (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.teach.chapter` does not record them.)
+# (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.teach.course.chapter` does not record them.)
 #
 # The vectors are stored as 32-bit floats, which carry about seven significant digits. A difference at that scale is rounding, not a
 # flaw in the identity.
@@ -236,6 +237,6 @@ narrate.length_cut(nearest)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("05", course).widget()

@@ -45,7 +45,8 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
@@ -53,7 +54,7 @@ s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters()))
 
@@ -261,6 +262,6 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("06", course).widget()

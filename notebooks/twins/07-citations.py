@@ -46,7 +46,8 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate, tables, widgets
 from ragkit.answer import answer, available_generator, NoAnswer
 from ragkit.chunking import pathologies
 from ragkit.citations import verify, render_links, citation_table, text_fragment, CharRange, PdfPage, MediaRange, SheetRange
@@ -59,7 +60,7 @@ result = answer("How many test examples do I need?", retriever)
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
@@ -401,6 +402,6 @@ narrate.retrieval_bill(facts, result.counted_with)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("07", course).widget()

@@ -54,7 +54,8 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate
 from ragkit import index
 from ragkit.chunking import SIZE
 from ragkit.corpus import load_corpus
@@ -69,7 +70,7 @@ embedder = default_embedder()
 display(Markdown(f"Corpus copied to `{folder}`; the index will live in `{out}`."))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters()))
 
@@ -399,6 +400,6 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("08", course).widget()

@@ -20,12 +20,13 @@ CACHE_ENV = "RAGKIT_CACHE"
 MODELS_ENV = "RAGKIT_MODELS_DIR"
 PACKAGED_DATA = Path(__file__).resolve().parent.parent / "_data"
 """Where the wheel carries ``data/`` (pyproject.toml maps it there at build time)."""
-_SOURCE_ROOT = Path(__file__).resolve().parent.parent.parent
+SOURCE_ROOT = Path(__file__).resolve().parent.parent.parent
+"""The folder holding the ragkit package (a clone, or site-packages): every module finds the checkout from here."""
 
 
 def checkout() -> Path | None:
     """The clone ragkit runs from (pyproject.toml and data/ beside the package), or None when installed."""
-    root = _SOURCE_ROOT
+    root = SOURCE_ROOT
     if (root / "pyproject.toml").is_file() and (root / "data" / "questions.jsonl").is_file():
         return root
     return None

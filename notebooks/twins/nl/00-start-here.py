@@ -77,7 +77,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 import ragkit.plumbing.locations
-from ragkit.teach import narrate, tables
+from ragkit.teach.lesson import narrate, tables
 from ragkit.chunking import SIZE
 from ragkit.corpus import corpus_stats
 from ragkit.data import validate
@@ -194,7 +194,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `08-production` | stale indexen, kapotte documenten, en fouten die niemand opmerkt |
 # | `exercises/` | nagekeken oefeningen in de map `exercises/` naast dit notebook, met tips in plaats van antwoorden |
 #
-# De getallen van het hoofdstuk staan in `ragkit.teach.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
+# De getallen van het hoofdstuk staan in `ragkit.teach.course.chapter`; de onze worden voor je ogen berekend. Bijvoorbeeld:
 
 # %%
 narrate.chapter_figure()
@@ -216,6 +216,6 @@ narrate.chapter_figure()
 # Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("00", course).widget()

@@ -52,7 +52,8 @@ from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, claims, narrate, plots, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
 from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
@@ -60,7 +61,7 @@ s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance
 display(Markdown(course.truncation_note()))
 
 # %%
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 
 display(Markdown(reminders.strategy_letters()))
 
@@ -272,6 +273,6 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 # Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
-from ragkit.teach.quiz import Quiz
+from ragkit.teach.lesson.quiz import Quiz
 
 Quiz("06", course).widget()

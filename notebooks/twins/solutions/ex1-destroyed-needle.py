@@ -47,10 +47,11 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, plots, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate, plots, widgets
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits, needle_windows
 from ragkit.teach.exercises import check_destroyed_needle, current_student, own_size, results_path

@@ -58,11 +58,12 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate, plots, tables, widgets
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate, plots, tables, widgets
 from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves

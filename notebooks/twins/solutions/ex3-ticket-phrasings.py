@@ -53,12 +53,13 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 import numpy as np
 import pandas as pd
 import ragkit.teach.course
-from ragkit.teach import narrate
-from ragkit.teach.exercises import EX3, check_ticket_phrasings, shared_needle_words, ticket_measures
+from ragkit.teach.lesson import narrate
+from ragkit.data import shared_needle_words
+from ragkit.teach.exercises import EX3, check_ticket_phrasings, ticket_measures
 from ragkit.words import content_words, copied_share
 from ragkit.statistics import sign_test, wilson
 

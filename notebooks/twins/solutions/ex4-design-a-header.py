@@ -57,10 +57,11 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 import numpy as np
 import ragkit.teach.course
-from ragkit.teach import chapter, narrate
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import narrate
 from ragkit.evaluation import Result
 from ragkit.statistics import verdict
 from ragkit.teach.exercises import EX4, check_header, measure_header, needle_sign_test

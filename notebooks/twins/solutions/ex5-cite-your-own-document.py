@@ -58,7 +58,7 @@ if "google.colab" in sys.modules:
 
 # %%
 from IPython.display import Markdown, display
-from ragkit.teach import reminders
+from ragkit.teach.lesson import reminders
 import pandas as pd
 import ragkit.teach.course
 from ragkit.answer import NoAnswer, answer

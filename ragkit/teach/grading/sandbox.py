@@ -1,6 +1,6 @@
 """The grader's sandbox: one submitted notebook executed afresh, in a child process that can harm nothing.
 
-Per notebook, a child process (``python -m ragkit.teach.sandbox HOME``) runs the notebook with
+Per notebook, a child process (``python -m ragkit.teach.grading.sandbox HOME``) runs the notebook with
 nbclient and hands back only the values of the names the exercise declares, as JSON on a file
 descriptor the grader gave it. Around it:
 
@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ragkit.plumbing import locations
 from ragkit.plumbing.service import SERVICE_ENV, Lender
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ SENTINEL = "ragkit-sandbox-answers:"
 # The folder holding the ragkit package, from this module's own path: ``ragkit.__file__`` is None when the grader
 # runs beside a folder named ragkit (a clone in ~/ragkit) under an editable install, which imports that folder
 # as a namespace package first
-CHECKOUT = Path(__file__).resolve().parents[2]
+CHECKOUT = locations.SOURCE_ROOT
 NO_NETWORK = "no network in the grader's sandbox"
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -91,7 +92,7 @@ del _ragkit_no_network
 # a kernel's first plotly figure imports nbformat and so jsonschema, which builds an IRI grammar nobody uses
 _sys.modules.setdefault("rfc3987_syntax", None)
 '''
-EXTRACT = "from ragkit.teach.sandbox import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
+EXTRACT = "from ragkit.teach.grading.sandbox import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
 
 
 def found_answers(namespace: dict, names: list[str], functions: list[str], pairs: list[tuple[str, str]]) -> str:
@@ -357,7 +358,7 @@ class Sandbox:
         for p in [home, *home.rglob("*")]:
             os.lchown(p, uid, gid)
         out, err = self.root / "out" / f"{n}.json", self.root / "out" / f"{n}.err"
-        command = [sys.executable, "-m", "ragkit.teach.sandbox", str(home)]
+        command = [sys.executable, "-m", "ragkit.teach.grading.sandbox", str(home)]
         if self.isolation.namespaces:
             command = [*_unshare(self.isolation.change_user), *command]
         start = time.monotonic()

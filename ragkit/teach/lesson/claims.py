@@ -9,7 +9,7 @@ import pandas as pd
 from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
-from ragkit.teach import chapter
+from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
 from ragkit.threshold import SweepRow
 

@@ -25,10 +25,10 @@ from ragkit.chunking import OVERLAP, SIZE, blind_window_start
 from ragkit.lexical import tokenize
 from ragkit.retrieval import RERANK_DEPTH
 from ragkit.statistics import INCONCLUSIVE
-from ragkit.teach import chapter
+from ragkit.teach.course import chapter
 from ragkit.teach.exercises import Feedback, record
+from ragkit.teach.exercises.results import current_student
 from ragkit.teach.language import _, say
-from ragkit.teach.results import current_student
 from ragkit.words import STOPWORDS
 
 if TYPE_CHECKING:

@@ -29,14 +29,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from ragkit.errors import InputError
+from ragkit.plumbing import locations
 
 if TYPE_CHECKING:
-    from ragkit.teach.grading import Exercise
+    from ragkit.teach.grading.grader import Exercise
 
 POINTS = 1
 JUDGE_SECONDS = 900
 MAX_ANSWERS = 4 * 2**20
-_SOURCE = str(Path(__file__).resolve().parent.parent.parent)  # where this ragkit is imported from
+_SOURCE = str(locations.SOURCE_ROOT)  # where this ragkit is imported from
 EXECUTION_ENV = "NBGRADER_EXECUTION"
 """Set to ``autograde`` by nbgrader while it autogrades; the kernel then runs in autograded/<student>/<assignment>."""
 CONFIG = '''c = get_config()  # noqa: F821 - nbgrader's configuration object
@@ -46,10 +47,10 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 c.ExecutePreprocessor.timeout = 900
 '''
 NAMING_CELL = '''# Names you as the student when nbgrader autogrades this notebook; otherwise it does nothing. Keep it.
-from ragkit.teach.nbgrading import name_the_student
+from ragkit.teach.grading.nbgrader_export import name_the_student
 name_the_student()'''
 TEST_CELL = '''# Autograded, {points} point{plural}: the check with this exercise's fixed parameters (a locked cell).
-from ragkit.teach.nbgrading import autograded_check
+from ragkit.teach.grading.nbgrader_export import autograded_check
 autograded_check("{key}", globals())'''
 
 
@@ -134,7 +135,7 @@ def write_course(folder: Path, force: bool = False) -> list[Path]:
     """Write ``source/<assignment>/<notebook>`` for the five exercises (and an nbgrader_config.py when none exists)."""
     import nbformat
 
-    from ragkit.teach.grading import TABLE
+    from ragkit.teach.grading.grader import TABLE
 
     folder = Path(folder)
     written = []
@@ -169,7 +170,7 @@ def _quiet() -> Iterator[None]:
 
 def _student() -> str:
     """Whose notebook this is: under nbgrader's autograde the folder above the assignment's, else this kernel's."""
-    from ragkit.teach.results import current_student
+    from ragkit.teach.exercises.results import current_student
 
     if os.environ.get(EXECUTION_ENV) == "autograde":
         return Path.cwd().parent.name
@@ -181,7 +182,7 @@ def name_the_student() -> None:
 
     So ``own_size()`` in the notebook gives the student the size the check judges, not the teacher's.
     """
-    from ragkit.teach.results import student
+    from ragkit.teach.exercises.results import student
 
     if os.environ.get(EXECUTION_ENV) == "autograde":
         student(_student())
@@ -199,8 +200,8 @@ def autograded_check(key: str, namespace: dict) -> None:
     import sys
 
     from ragkit.teach import course as courses
-    from ragkit.teach.grading import TABLE, header_pairs
-    from ragkit.teach.sandbox import found_answers
+    from ragkit.teach.grading.grader import TABLE, header_pairs
+    from ragkit.teach.grading.sandbox import found_answers
 
     exercise = TABLE[key]
     with _quiet():
@@ -209,8 +210,8 @@ def autograded_check(key: str, namespace: dict) -> None:
         env = {k: v for k, v in os.environ.items() if k.startswith(("RAGKIT_", "HF_", "NBGRADER_"))}
         env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=os.environ.get("HOME", "/"),
                    PYTHONPATH=_SOURCE, TOKENIZERS_PARALLELISM="false")
-        done = subprocess.run([sys.executable, "-m", "ragkit.teach.nbgrading", key, _student()], input=raw,
-                              capture_output=True, text=True, env=env, timeout=JUDGE_SECONDS)
+        done = subprocess.run([sys.executable, "-m", "ragkit.teach.grading.nbgrader_export", key, _student()],
+                              input=raw, capture_output=True, text=True, env=env, timeout=JUDGE_SECONDS)
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
         passed, text = bool(report["passed"]), str(report["text"])
@@ -224,9 +225,9 @@ def autograded_check(key: str, namespace: dict) -> None:
 def judge(key: str, student: str, raw: str) -> dict:
     """The check on answers read as the grader reads them: {"passed": ..., "text": the feedback}."""
     from ragkit.teach import course as courses
-    from ragkit.teach.grading import TABLE, answers_of
-    from ragkit.teach.results import RESULTS_ENV
-    from ragkit.teach.sandbox import Run
+    from ragkit.teach.exercises.results import RESULTS_ENV
+    from ragkit.teach.grading.grader import TABLE, answers_of
+    from ragkit.teach.grading.sandbox import Run
 
     exercise = TABLE[key]
     answers, why = answers_of(Run(True, answers=raw), exercise)

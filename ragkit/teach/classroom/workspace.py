@@ -172,7 +172,7 @@ def refresh(root: Path) -> Refresh:
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
     """This module is a Jupyter server extension (enabled in binder/jupyter_server_config.json)."""
-    return [{"module": "ragkit.teach.workspace"}]
+    return [{"module": "ragkit.teach.classroom.workspace"}]
 
 
 def _load_jupyter_server_extension(server_app) -> None:

@@ -4,7 +4,7 @@ Notebooks start with ``course = ragkit.teach.course.load()``; every heavy result
 retrievers, the evaluation, the threshold sweep) is computed on first use and kept, and
 the vectors behind them come from the on-disk cache, so a second notebook starts warm.
 The course owns its warm-up stages (``STAGES``): what each computes, and which ones a result
-needs; ``ragkit.teach.warming`` only holds the lock and the status while a warmer runs them.
+needs; ``ragkit.plumbing.warming`` only holds the lock and the status while a warmer runs them.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
+from ragkit.plumbing import warming
 from ragkit.plumbing.locations import data_dir
 from ragkit.plumbing.models import WINDOW
 from ragkit.retrieval import Encoder, Retriever
-from ragkit.teach import language, warming
+from ragkit.teach import language
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 

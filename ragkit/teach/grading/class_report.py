@@ -1,194 +1,25 @@
-"""Results files: whose a result is, writing one safely, and reading a whole class's without trusting any of them.
-
-In a student's kernel the checks append one JSON line per attempt to a results file
-(``RAGKIT_RESULTS``, else ``~/.ragkit/results.jsonl``). The teacher's ``class-report`` reads
-many such files as hostile input: it opens only regular files (never a link, a FIFO or a
-device), reads each file once, bounds file size, line length, nesting and folder depth,
-and takes a result's student from the system (the file's name or its owner), never from
-the line. Every file or line it leaves out is listed with the reason.
-"""
+"""The teacher's class-report: a class's results files read as hostile input, each result's student from the system."""
 
 from __future__ import annotations
 
-import csv
 import json
-import math
 import os
-import pwd
-import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ragkit.errors import InputError
+from ragkit.teach.exercises.results import EXERCISES, login
+from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, _nesting, _not_json, _read_regular, shown
 
-RESULTS_ENV, STUDENT_ENV, HUB_USER_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT", "JUPYTERHUB_USER"
-SHARED_LOGINS = frozenset({"jovyan"})
-"""Logins every user of a hub shares (the Jupyter docker-stacks images): the hub's user name names the student."""
-EXERCISES = ("ex1", "ex2", "ex3", "ex4", "ex5")
 NAME_RULES = ("file", "owner")
 """How class-report names the student of a results file: its file name without ``.jsonl``, or its owner's login."""
-MAX_FILE = 4 * 2**20  # a check writes ~300 bytes: thousands of attempts fit, a sparse multi-GB file does not
-MAX_LINE = 16 * 2**10
-MAX_NESTING = 8
+
+
 MAX_DEPTH = 8
-SHOWN = 60
+
+
 SKIPS_PER_FILE = 5
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-
-_student: str | None = None
-
-
-def login(uid: int) -> str:
-    """The login name of a uid, or ``uid N`` when the system has no passwd entry for it (``docker run --user``)."""
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return f"uid {uid}"
-
-
-def student(name: str) -> str:
-    """Name the student whose results the checks record (wins over every default)."""
-    global _student
-    if not isinstance(name, str) or not name.strip():
-        raise InputError("a student needs a name: call student('your name')")
-    _student = name.strip()
-    return _student
-
-
-def current_student() -> str:
-    """The student of this kernel: ``student()``, else RAGKIT_STUDENT, else the login name.
-
-    Where the login names nobody (``jovyan`` on a Zero to JupyterHub image, or a uid without a
-    passwd entry), the hub's user name ``JUPYTERHUB_USER`` names the student instead.
-    """
-    if _student:
-        return _student
-    if named := os.environ.get(STUDENT_ENV, "").strip():
-        return named
-    name = login(os.getuid())
-    hub = os.environ.get(HUB_USER_ENV, "").strip()
-    return hub if hub and (name in SHARED_LOGINS or name.startswith("uid ")) else name
-
-
-def results_path() -> Path:
-    """Where the checks append their results: RAGKIT_RESULTS, else ~/.ragkit/results.jsonl."""
-    env = os.environ.get(RESULTS_ENV, "").strip()
-    if env:
-        return Path(env).expanduser()
-    try:
-        return Path.home() / ".ragkit" / "results.jsonl"
-    except RuntimeError:
-        raise InputError(f"this account has no home folder: set {RESULTS_ENV} to a file you can write") from None
-
-
-def shown(text: str, limit: int = SHOWN) -> str:
-    """Text safe to print on a terminal or in a table: control characters escaped, at most ``limit`` characters kept."""
-    kept = "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for ch in text[:limit])
-    return kept + (f"... ({len(text):,} characters)" if len(text) > limit else "")
-
-
-def spreadsheet_cell(text: str) -> str:
-    """A CSV cell a spreadsheet cannot run: text that would start a formula gets a leading apostrophe."""
-    return "'" + text if len(text) > 1 and text.startswith(_FORMULA_STARTS) else text
-
-
-def write_csv(path: Path, columns: list[str], rows: Iterable[dict[str, str]]) -> None:
-    """Every CSV ragkit writes: a header and rows, each cell neutralised for spreadsheets."""
-    with Path(path).open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows({c: spreadsheet_cell(str(r[c])) for c in columns} for r in rows)
-
-
-def strict(value: object) -> object:
-    """A value JSON can hold as it is: NaN and infinities become null (strict JSON has neither)."""
-    if isinstance(value, dict):
-        return {str(k): strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict(v) for v in value]
-    if isinstance(value, (bool, int, str)) or value is None:
-        return value
-    number = float(value)  # type: ignore[arg-type]  # numpy scalars and other numbers
-    return number if math.isfinite(number) else None
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
-
-
-def _nesting(line: str) -> int:
-    """How deep brackets nest in a JSON line, strings aside (a scan, no recursion)."""
-    depth = deepest = 0
-    for ch in _STRING.sub("", line):
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
-def _read_regular(path: Path, flags: int = os.O_RDONLY) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file, opened without following a link or blocking on a FIFO; OSError or InputError."""
-    fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("not a regular file (a FIFO, device or socket)")
-        if st.st_size > MAX_FILE:
-            raise InputError(f"{st.st_size:,} bytes, more than the {MAX_FILE:,} a results file may hold")
-        data = b""
-        while len(data) <= MAX_FILE and (block := os.read(fd, MAX_FILE + 1 - len(data))):
-            data += block
-        if len(data) > MAX_FILE:
-            raise InputError(f"grew past the {MAX_FILE:,} bytes a results file may hold while it was read")
-        return data, st
-    finally:
-        os.close(fd)
-
-
-def append_result(path: Path, row: dict) -> int:
-    """Append one result line (its ``attempt`` counted from the file) to a results file of one's own.
-
-    The file is created without following a link, and refused when it is not a regular file
-    or belongs to someone else: a file planted in a shared folder can neither block the check
-    (a FIFO) nor take this student's results. Returns the attempt number written.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        if exc.errno == getattr(os, "ELOOP", None) or path.is_symlink():
-            raise InputError(f"{path} is a symbolic link: ragkit does not follow it") from None
-        raise
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path} is not a regular file (a FIFO, device or socket)")
-        if st.st_uid != os.getuid():
-            raise InputError(f"{path} belongs to {login(st.st_uid)}, not to you")
-        data = os.pread(fd, MAX_FILE, 0)
-        attempts = sum(1 for line in data.decode("utf-8", "replace").splitlines()
-                       if _is_row(line, row["student"], row["exercise"]))
-        row = {**row, "attempt": attempts + 1}
-        os.write(fd, (json.dumps(strict(row), allow_nan=False) + "\n").encode("utf-8"))
-        return attempts + 1
-    finally:
-        os.close(fd)
-
-
-def _is_row(line: str, who: str, exercise: str) -> bool:
-    try:
-        row = json.loads(line) if len(line) <= MAX_LINE and _nesting(line) <= MAX_NESTING else None
-    except ValueError:
-        return False
-    return isinstance(row, dict) and row.get("student") == who and row.get("exercise") == exercise
 
 
 def whose(path: Path, st: os.stat_result, rule: str) -> str:

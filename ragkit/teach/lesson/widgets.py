@@ -16,9 +16,10 @@ import ipywidgets as w
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
-from ragkit.teach import plots
+from ragkit.plumbing import locations
 from ragkit.teach.language import _, say
-from ragkit.teach.tables import first_words
+from ragkit.teach.lesson import plots
+from ragkit.teach.lesson.tables import first_words
 from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
 
 if TYPE_CHECKING:
@@ -363,6 +364,6 @@ class SourceViewer:
 
 def project_path(path, root=None) -> str:
     """A document's path relative to the project (or to ``root``), as JupyterLab's file browser shows it."""
-    root = Path(root) if root else Path(__file__).resolve().parent.parent.parent
+    root = Path(root) if root else locations.SOURCE_ROOT
     path = Path(path).resolve()
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)

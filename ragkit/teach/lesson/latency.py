@@ -19,7 +19,7 @@ from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
 from ragkit.plumbing.onnx import BATCH
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
-from ragkit.teach import chapter
+from ragkit.teach.course import chapter
 
 
 @dataclass(frozen=True)

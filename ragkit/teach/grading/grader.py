@@ -1,7 +1,7 @@
 """Grades from submitted notebooks: each one run afresh in the sandbox, its answers judged by the grader's own checks.
 
 What a student's kernel printed, recorded in a results file or redefined never reaches a grade:
-the sandbox (``ragkit.teach.sandbox``) hands back only the values of the names each exercise
+the sandbox (``ragkit.teach.grading.sandbox``) hands back only the values of the names each exercise
 declares, the grader validates them as plain values, and calls the check itself, in its own
 process, with the exercise's fixed parameters and the per-student ones derived from the
 student's name. That name comes from the notebook's path, by a documented rule (``LAYOUTS``),
@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from ragkit.errors import InputError
 from ragkit.teach import language
-from ragkit.teach.results import EXERCISES, shown, strict, walk
-from ragkit.teach.sandbox import Isolation, Lending, Limits, Run, Sandbox
+from ragkit.teach.exercises.results import EXERCISES
+from ragkit.teach.grading.class_report import walk
+from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Run, Sandbox
+from ragkit.teach.untrusted import shown, strict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -428,7 +430,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     from ragkit.embedding import cache_dir
     from ragkit.plumbing.cache import shared_cache_dir
     from ragkit.teach import course as courses
-    from ragkit.teach.results import RESULTS_ENV
+    from ragkit.teach.exercises.results import RESULTS_ENV
 
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: give at least 1")

@@ -1,0 +1,132 @@
+"""Exercise 2's check: a cut tuned on one half of the needles and judged on the other."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ragkit.teach.language import _, say
+from ragkit.teach.untrusted import shown
+from ragkit.threshold import CUT_RANGE
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
+from ragkit.teach.exercises.feedback import Feedback, record
+from ragkit.teach.exercises.rules import EX2, GRID, SPLIT_SEED
+
+
+def _cost(row) -> float:
+    return row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost
+
+
+def _too_many_refused(row) -> bool:
+    return row.refused > EX2.max_refused * row.in_domain
+
+
+def threshold_halves(sweep, seed: int = SPLIT_SEED):
+    """The sweep split in two, by needle and by out-of-domain query, with a fixed seed: (tune, judge)."""
+    rng = np.random.default_rng(seed)
+    qids = sorted(q.id for q in sweep.questions)
+    oods = sorted(o.id for o in sweep.out_of_domain)
+    tune_q = set(rng.permutation(qids)[: len(qids) // 2].tolist())
+    tune_o = set(rng.permutation(oods)[: len(oods) // 2].tolist())
+    return sweep.subset(tune_q | tune_o), sweep.subset((set(qids) - tune_q) | (set(oods) - tune_o))
+
+
+def cost_table(half, cuts: Sequence[float] = GRID):
+    """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table).
+
+    Give it ``tune`` to choose; the judging half is the check's evidence, shown after the check.
+    """
+    import pandas as pd
+
+    rows = [half.at(c) for c in cuts]
+    return pd.DataFrame({"cut": list(cuts), "bluffs": [r.bluffs for r in rows], "refused": [r.refused for r in rows],
+                         "refused share": [r.refused / r.in_domain for r in rows],
+                         "cost": [_cost(r) for r in rows],
+                         "within ceiling": [not _too_many_refused(r) for r in rows]})
+
+
+def _as_cut(cut: object) -> float | None:
+    """A cut a student may write (a Python or numpy number, not a bool), or None when it is no number at all."""
+    if isinstance(cut, (bool, np.bool_)) or not isinstance(cut, (int, float, np.integer, np.floating)):
+        return None
+    return float(cut)
+
+
+def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
+    """Exercise 2: the cheapest cut under the exercise's costs and refusal ceiling, chosen on `tune`, judged on `judge`.
+
+    The costs, the ceiling and the split are the exercise's own (``EX2``): nothing a student passes changes them.
+    """
+    low, high = CUT_RANGE
+    rules = say("bluff cost {bluff:g}, refusal cost {refusal:g}, at most {ceiling:.0%} of "
+                "the answerable queries refused", bluff=EX2.bluff_cost, refusal=EX2.refusal_cost,
+                ceiling=EX2.max_refused)
+    if cut is None:
+        # the bounds are what a student types into Python, so they keep the decimal point in every language
+        return Feedback(False, (say("set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
+                                    low=str(low), high=str(high)),
+                                say("the rules: {rules}; total cost = bluffs x bluff cost + refusals x refusal cost",
+                                    rules=rules)))
+    if not callable(getattr(course, "sweep", None)):
+        return Feedback(False, (say("the first argument is a {kind}: pass the course, "
+                                    "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",
+                                    kind=type(course).__name__),))
+    value = _as_cut(cut)
+    if value is None or not math.isfinite(value) or not low <= value <= high:
+        return record("ex2", Feedback(False, (say("{cut} is not a cosine distance between {low} and {high}: "
+                                                  "give a number such as {example}", cut=shown(repr(cut)), low=str(low),
+                                                  high=str(high), example="0.55"),), {"cut": value}))
+    tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
+    allowed = [c for c in GRID if not _too_many_refused(tune.at(c))]
+    best = min(_cost(tune.at(c)) for c in allowed)
+    cheapest = [c for c in allowed if _cost(tune.at(c)) == best]
+    row, held = tune.at(value), judge.at(value)
+    mine, judged = _cost(row), _cost(held)
+    judge_best = min(_cost(judge.at(c)) for c in GRID if not _too_many_refused(judge.at(c)))
+    limit = best + max(EX2.tolerance * best, EX2.refusal_cost)
+    numbers = {"cut": value, "tune_cost": mine, "tune_refused": row.refused, "tune_best": best,
+               "judge_cost": judged, "judge_refused": held.refused, "judge_best": judge_best}
+    notes = [say("the rules: {rules}", rules=rules),
+             say("on the tuning half at {cut:.3f}: {bluffs} bluffs x {bluff:g} + {refused} refusals x "
+                 "{refusal:g} = {cost:g}; {refused} of {in_domain} answerable queries refused ({share:.0%})",
+                 cut=value, bluffs=row.bluffs, bluff=EX2.bluff_cost, refused=row.refused, refusal=EX2.refusal_cost,
+                 cost=mine, in_domain=row.in_domain, share=row.refused / row.in_domain)]
+    if _too_many_refused(row):
+        return record("ex2", Feedback(False, tuple(notes + [
+            say("more than {ceiling:.0%} of the answerable queries refused: no product team ships a gate that "
+                "turns away that many questions it could answer", ceiling=EX2.max_refused)]), numbers,
+            hints=(_("a looser (higher) cut refuses fewer"),)))
+    if mine > limit:
+        nearest = min(cheapest, key=lambda c: abs(c - value))
+        return record("ex2", Feedback(False, tuple(notes + [
+            say("a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at most "
+                "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)", limit=limit,
+                tolerance=EX2.tolerance)]), numbers,
+            hints=(_("try a higher one") if nearest > value else _("try a lower one"),)))
+    return record("ex2", Feedback(True, tuple(notes + [
+        say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
+            "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
+        say("judged on the held-out half: {bluffs} bluffs, {refused} of {in_domain} refused, cost "
+            "{cost:g} (the best any cut within the ceiling could have done there: {judge_best:g})",
+            bluffs=held.bluffs, refused=held.refused, in_domain=held.in_domain, cost=judged,
+            judge_best=judge_best)]), numbers))
+
+
+def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:
+    """The n cheapest local minima of a cost curve as (cut, cost), a flat bottom reported at its middle cut."""
+    costs = list(costs)
+    found, i = [], 0
+    while i < len(costs):
+        j = i
+        while j + 1 < len(costs) and costs[j + 1] == costs[i]:
+            j += 1
+        left = costs[i - 1] if i > 0 else np.inf
+        right = costs[j + 1] if j + 1 < len(costs) else np.inf
+        if costs[i] < left and costs[i] < right:
+            found.append((float(cuts[(i + j) // 2]), float(costs[i])))
+        i = j + 1
+    return sorted(found, key=lambda m: m[1])[:n]

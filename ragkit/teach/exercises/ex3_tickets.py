@@ -1,0 +1,143 @@
+"""Exercise 3's check: tickets in a user's own words that still find their needle."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ragkit.data import Question, shared_needle_words
+from ragkit.evaluation import first_hit_ranks, needle_hits
+from ragkit.retrieval import Retriever, cosine_distance
+from ragkit.teach.untrusted import shown
+from ragkit.words import content_words, copied_share, words
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
+from ragkit.teach.exercises.feedback import Feedback, _question, record
+from ragkit.teach.exercises.rules import EX3
+
+
+def _vocabulary(corpus) -> set[str]:
+    return {t for doc in corpus.documents for t in words(doc.text)}
+
+
+def _nearest_copy(text: str, others: Sequence[tuple[str, set[str]]]) -> tuple[str, float]:
+    """The phrasing among ``others`` a text copies most, and how much (``copied_share``)."""
+    mine = content_words(text)
+    source, theirs = max(others, key=lambda o: copied_share(mine, o[1]))
+    return source, copied_share(mine, theirs)
+
+
+def _word_problems(course: Course, qid: object, text: object, vocabulary: set[str],
+                   others: Sequence[tuple[str, set[str]]]) -> list[str]:
+    """What the word rules find wrong with one ticket (nothing: an empty list)."""
+    if not isinstance(qid, str) or not isinstance(text, str):
+        return [f"{shown(repr(qid))}: {shown(repr(text))}: an entry is a question id (text like 'q07') and your "
+                "ticket (text)"]
+    q = _question(course, qid)
+    if q is None:
+        return [f"{shown(repr(qid))} is not a question id"]
+    known = content_words(text) & vocabulary
+    if len(known) < EX3.known_words:
+        return [f"{qid}: only {len(known)} of your words occur anywhere in the course ({sorted(known)}); a user "
+                f"writes real words: use at least {EX3.known_words}"]
+    problems = []
+    if len(shared := shared_needle_words(text, q.needle)) > EX3.max_shared:
+        problems.append(f"{qid}: your ticket copies the needle's words {shared}, more than the {EX3.max_shared} "
+                        "distinctive words of the needle a ticket may share: say it like a user would")
+    source, share = _nearest_copy(text, others)
+    if share >= EX3.copy_share:
+        problems.append(f"{qid}: {share:.0%} of the distinctive words of the shorter of your ticket and {source} "
+                        f"are in the other (a copy from {EX3.copy_share:.0%} on, however much is added or left out): "
+                        "write a ticket of your own")
+    return problems
+
+
+def _asks_for_needle(course: Course, retriever: Retriever, questions: Sequence[tuple[Question, str]],
+                     ranks: np.ndarray) -> list[str]:
+    """Tickets that neither retrieve their needle in the top k nor sit nearest to their own course question."""
+    ids = [q.id for q in course.questions]
+    distance = cosine_distance(retriever.embed([t for _, t in questions]),
+                               retriever.embed([q.question for q in course.questions]))
+    problems = []
+    for row, ((q, _ticket), rank) in enumerate(zip(questions, ranks)):
+        nearest = int(np.argmin(distance[row]))
+        if 0 < rank <= EX3.top_k or ids[nearest] == q.id:
+            continue
+        where = f"at rank {rank}" if rank > 0 else "not found"
+        problems.append(f"{q.id}: your ticket does not ask for its needle: the needle's chunk is {where} (the rule: "
+                        f"in the top {EX3.top_k} of {EX3.strategy}/dense, or else the ticket nearest to its own "
+                        f"course question), and the nearest course question is {ids[nearest]}'s (cosine distance "
+                        f"{distance[row, nearest]:.3f}; {q.id}'s own is at {distance[row, ids.index(q.id)]:.3f})")
+    return problems
+
+
+def ticket_measures(course: Course, tickets: dict[str, str]):
+    """What exercise 3's rules measure, per ticket, to test drafts with (a pandas table)."""
+    import pandas as pd
+
+    others = _phrasings(course)
+    questions = [(q, text) for qid, text in tickets.items() if (q := _question(course, qid)) is not None]
+    retriever = course.retriever(EX3.strategy)
+    ranks = first_hit_ranks(retriever.dense([t for _, t in questions]).ranking,
+                            needle_hits(retriever.chunks, [q for q, _ in questions]))
+    nearest = cosine_distance(retriever.embed([t for _, t in questions]),
+                              retriever.embed([q.question for q in course.questions])).argmin(axis=1)
+    return pd.DataFrame({"shared with the needle": [shared_needle_words(t, q.needle) for q, t in questions],
+                         "largest copied share": [round(_nearest_copy(t, others)[1], 2) for _, t in questions],
+                         "needle's rank": ranks,
+                         "nearest course question": [course.questions[i].id for i in nearest]},
+                        index=[q.id for q, _ in questions])
+
+
+TICKET_HINT = ("write what the user sees go wrong, in their words, not the course's; `ticket_measures(course, "
+               "my_tickets)` shows each draft's shared needle words and largest copied share")
+
+
+def _phrasings(course: Course) -> list[tuple[str, set[str]]]:
+    """Every phrasing a ticket must not copy: the course questions and the dataset tickets."""
+    return [(f"the course question of {q.id}", content_words(q.question)) for q in course.questions] + \
+           [(f"the dataset ticket of {q.id}", content_words(q.ticket)) for q in course.questions]
+
+
+def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Feedback:
+    """Exercise 3: five tickets of your own that ask for their needles, with recall@4 measured for both phrasings."""
+    if not tickets:
+        return Feedback(False, (f"fill `my_tickets` with {EX3.tickets} {{question id: your ticket text}} entries",))
+    if not isinstance(tickets, dict):
+        return record("ex3", Feedback(False, (f"`my_tickets` is a {type(tickets).__name__}: make it a dict of "
+                                              f"{EX3.tickets} {{question id: your ticket text}} entries",)))
+    problems = [] if len(tickets) == EX3.tickets else [f"{len(tickets)} tickets; write {EX3.tickets}"]
+    vocabulary = _vocabulary(course.corpus)
+    others = _phrasings(course)
+    for qid, text in tickets.items():
+        problems += _word_problems(course, qid, text, vocabulary, others)
+    numbers: dict[str, object] = {"tickets": len(tickets)}
+    if problems:
+        return record("ex3", Feedback(False, tuple(problems), numbers, hints=(TICKET_HINT,)))
+    from ragkit.evaluation import Result, compare
+
+    retriever = course.retriever(EX3.strategy)
+    questions = [(q, text) for qid, text in tickets.items() if (q := _question(course, qid)) is not None]
+    qs = [q for q, _ in questions]
+    hits = needle_hits(retriever.chunks, qs)
+    ticket_ranks = first_hit_ranks(retriever.dense([t for _, t in questions]).ranking, hits)
+    if problems := _asks_for_needle(course, retriever, questions, ticket_ranks):
+        return record("ex3", Feedback(False, tuple(problems), numbers, hints=(
+            "describe the problem each needle solves, as the user meets it; `ticket_measures(course, my_tickets)` "
+            "shows the needle's rank and the nearest course question for a draft",)))
+    course_ranks = first_hit_ranks(retriever.dense([q.question for q in qs]).ranking, hits)
+    ids = tuple(q.id for q in qs)
+    c = compare(Result(EX3.strategy, "course", course_ranks, ids),
+                Result(EX3.strategy, "tickets", ticket_ranks, ids), "R@4")
+    course_recall = float(np.mean((course_ranks > 0) & (course_ranks <= 4)))
+    ticket_recall = float(np.mean((ticket_ranks > 0) & (ticket_ranks <= 4)))
+    numbers.update({"course_recall4": course_recall, "ticket_recall4": ticket_recall,
+                    "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p})
+    return record("ex3", Feedback(True, (
+        f"every ticket asks for its needle (the needle's chunk in the top {EX3.top_k}, or its own course question "
+        f"the nearest) and copies under {EX3.copy_share:.0%} of any phrasing",
+        f"recall@4: course phrasing {course_recall:.2f}, your tickets {ticket_recall:.2f}",
+        f"course phrasing wins {c.test.wins}, your tickets win {c.test.losses} (p = {c.test.p:.2f} with "
+        f"{len(ids)} pairs: far too few to conclude anything; that is the point of 64)"), numbers))

@@ -1,0 +1,226 @@
+"""Exercise 4's check: a chunk header of the student's design, its expected direction stated before it is measured."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+from types import EllipsisType
+from typing import TYPE_CHECKING, Callable, Sequence
+
+import numpy as np
+
+from ragkit import statistics
+from ragkit.chunking import chunk_corpus
+from ragkit.evaluation import first_hit_ranks, query_hits
+from ragkit.statistics import SignTest
+from ragkit.teach.untrusted import shown
+from ragkit.tokens import WINDOW, count_pieces
+from ragkit.words import STOPWORDS, content_words, plain, words
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
+from ragkit.teach.exercises.feedback import Feedback, _embedded, record
+from ragkit.teach.exercises.rules import EX4
+
+
+def needle_sign_test(a_ranks: np.ndarray, b_ranks: np.ndarray, query_needles: Sequence[str], k: int) -> SignTest:
+    """Paired sign test at needle level on first-hit ranks: a hit is a rank in 1..k (see statistics)."""
+    def found(ranks: np.ndarray) -> np.ndarray:
+        ranks = np.asarray(ranks)
+        return ((ranks > 0) & (ranks <= k)).astype(float)
+
+    return statistics.needle_sign_test(found(a_ranks), found(b_ranks), list(query_needles))
+
+
+def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
+    """Per chunk, the words its header adds beyond its title and section, counted (repeating a word adds it again)."""
+    out = []
+    for c, h in zip(chunks, headers):
+        own = content_words(f"{c.doc_title} {c.section}")
+        out.append(Counter(t for t in words(h) if t not in STOPWORDS and t not in own))
+    return out
+
+
+def _says_nothing_of_its_section(chunks, headers: Sequence[str]):
+    """The first chunk whose header carries no distinctive word of its own section (or title, for an introduction)."""
+    return next((c for c, h in zip(chunks, headers)
+                 if (own := content_words(c.section or c.doc_title)) and not own & content_words(h)), None)
+
+
+def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
+    """Why a header says nothing about its section, only fills the window, or smuggles in words per section."""
+    if (silent := _says_nothing_of_its_section(chunks, headers)) is not None:
+        return [f"the header of '{silent.doc_title} > {silent.section or '(introduction)'}' carries no word of its "
+                f"section{'' if silent.section else ' (for an introduction: of its title)'} "
+                f"({sorted(content_words(silent.section or silent.doc_title))}): a header is judged on what it "
+                "says about its section, and one that names nothing specific to it is junk the encoder must read"]
+    pieces = count_pieces(headers)
+    if (longest := max(pieces)) > EX4.max_header_pieces:
+        worst = chunks[pieces.index(longest)]
+        return [f"the header of '{worst.doc_title} > {worst.section}' is {longest} word pieces, more than "
+                f"{EX4.max_header_pieces} (a quarter of the encoder's {WINDOW}-piece window): a header that fills "
+                "the window crowds the chunk's own words out of the vector, and measures the encoder's limit, "
+                "not a design"]
+    added = _template_words(chunks, headers)
+    for intro in (False, True):
+        group = [(c, extra) for c, extra in zip(chunks, added) if (not c.section) == intro]
+        if odd := next(((c, w) for c, w in group if w != group[0][1]), None):
+            return ["a header is a template: beyond its own title and section it must add the same words, as "
+                    f"often, to every chunk, but '{odd[0].doc_title} > {odd[0].section}' gets "
+                    f"{sorted(odd[1].elements())} where '{group[0][0].doc_title} > {group[0][0].section}' gets "
+                    f"{sorted(group[0][1].elements())}; a header that smuggles in words chosen per section (say, "
+                    "from the questions) measures the questions, not the header"]
+    return []
+
+
+def _direction(expectation: object) -> str | None:
+    """'better' or 'worse' as the student wrote it (words as the encoder reads them), or None for anything else."""
+    said = " ".join(words(expectation)) if isinstance(expectation, str) else None
+    return said if said in ("better", "worse") else None
+
+
+_STATED: dict[str, str] = {}
+"""ex4 in a kernel: the direction stated before the first measurement, which locks it ('': measured without one)."""
+
+
+def _stated_now(expectation: object, *, measuring: bool) -> str | None:
+    """This kernel's locked direction, after locking a stated one if nothing has been measured with a direction yet.
+
+    The measuring cell run without a direction shows nothing, so a later run of it may still lock one; but the
+    check then refuses until it has, as the grader does, which reads the direction in force when that cell ran.
+    """
+    said = _direction(expectation)
+    if said is not None and not _STATED.get("ex4") and (measuring or "ex4" not in _STATED):
+        _STATED["ex4"] = said
+    elif measuring:
+        _STATED.setdefault("ex4", "")
+    return _STATED.get("ex4") or None
+
+
+def _custom_headers(course: Course, make_header: object) -> tuple[list, list, list[str]]:
+    """E's chunks, the student's header for each, and why those headers cannot be measured (empty: they can)."""
+    chunks = chunk_corpus(course.corpus, EX4.strategy)
+    if not callable(make_header):
+        return chunks, [], [f"`my_header` is a {type(make_header).__name__}: define it as a function of "
+                            "(doc_title, section) that returns text"]
+    try:
+        headers = [make_header(c.doc_title, c.section) for c in chunks]
+    except Exception as exc:  # a student's function may fail in any way: answer it in words, never a traceback
+        return chunks, [], [f"`my_header` raised {type(exc).__name__}: {shown(str(exc))}; it is called with every "
+                            "chunk's (doc_title, section), and section is '' for an introduction"]
+    if bad := [h for h in headers if not isinstance(h, str)]:
+        return chunks, [], [f"`my_header` returned a {type(bad[0]).__name__} ({shown(repr(bad[0]))}): it must "
+                            "return text"]
+    if all(c.header == h.rstrip("\n") + "\n" for c, h in zip(chunks, headers)):
+        return chunks, headers, ["your header is the same as strategy E's: change something"]
+    return chunks, headers, _header_problems(chunks, headers)
+
+
+@dataclass(frozen=True)
+class HeaderRun:
+    """One measurement of a header against E: the direction stated before it, the paired test, and its notes."""
+
+    expectation: str | None
+    """The direction the check holds you to: the one stated before the first measurement (None: none stated)."""
+    test: SignTest | None = None
+    chunks: tuple = field(default=(), repr=False)
+    ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        head = ([] if self.test is None else
+                [f"your header vs {EX4.strategy} at {EX4.metric}, per needle: +{self.test.wins}/-{self.test.losses} "
+                 f"needles, p = {self.test.p:.3g}"])
+        return "\n".join(head + [f"- {n}" for n in self.notes])
+
+    def _repr_markdown_(self) -> str:
+        return "\n\n".join(str(self).splitlines())
+
+
+def _header_test(course: Course, chunks, headers: Sequence[str]) -> tuple[list, np.ndarray, SignTest, tuple[str, ...]]:
+    """The custom chunks, their first-hit ranks, the paired test against E at EX4's metric, and truncation notes."""
+    custom = [dataclasses.replace(c, header=h.rstrip("\n") + "\n") for c, h in zip(chunks, headers)]
+    texts = [q.text for q in course.queries]
+    hits = query_hits(chunks, course.questions, course.queries)
+    base = first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits)
+    retriever, truncated = _embedded(custom)
+    mine = first_hit_ranks(retriever.dense(texts).ranking, hits)
+    return custom, mine, needle_sign_test(mine, base, [q.qid for q in course.queries], EX4.k), truncated
+
+
+def measure_header(course: Course, make_header: Callable[[str, str], str] | None,
+                   expectation: str | None) -> HeaderRun:
+    """Exercise 4's experiment: your header against E, run only once a direction is stated, which it then locks.
+
+    The first measurement in a kernel locks the direction stated before it; the check holds you to it.
+    """
+    stated = _stated_now(expectation, measuring=True)
+    if stated is None:
+        return HeaderRun(None, notes=(f"{shown(repr(expectation))} is no expectation: set `my_expectation` to "
+                                      "'better' or 'worse' before you measure; the measurement runs only then",))
+    notes = [] if _direction(expectation) == stated else [
+        f"you stated '{stated}' before your first measurement; {shown(repr(expectation))} now is not taken: "
+        "a direction chosen after seeing the counts always agrees with them"]
+    chunks, headers, problems = _custom_headers(course, make_header)
+    if problems:
+        return HeaderRun(stated, notes=tuple(notes + problems))
+    custom, ranks, test, truncated = _header_test(course, chunks, headers)
+    return HeaderRun(stated, test, tuple(custom), ranks, tuple(notes) + truncated)
+
+
+def check_header(course: Course, make_header: Callable[[str, str], str] | None, expectation: str | None,
+                 conclusion: str | None, *, stated: str | None | EllipsisType = ...) -> Feedback:
+    """Exercise 4: a header that says what its section is about, an expected direction, and the test's verdict.
+
+    The metric, the baseline and the level are the exercise's own (``EX4``). A null result passes when the
+    conclusion says so in the verdict words of ``ragkit.statistics.verdict``. ``stated`` is the direction stated
+    before the first measurement: in a kernel (``...``) the one ``measure_header`` locked (or this check, when it
+    runs first); the grader passes the notebook's ``stated_expectation`` from its fresh run.
+    """
+    verdicts = "'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'"
+    if make_header is None or expectation is None or conclusion is None:
+        return Feedback(False, ("define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
+                                f"'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",))
+    if not callable(make_header) or not isinstance(conclusion, str) or not isinstance(expectation, str):
+        return record("ex4", Feedback(False, (f"`my_header` is a {type(make_header).__name__}, `my_expectation` a "
+                                              f"{type(expectation).__name__} and `my_conclusion` a "
+                                              f"{type(conclusion).__name__}: define `my_header` as a function of "
+                                              "(doc_title, section) that returns text, and write the expectation "
+                                              "and the conclusion as text",)))
+    expected = _direction(expectation)
+    if expected is None:
+        return record("ex4", Feedback(False, (f"your expectation {shown(repr(expectation))}: say 'better' or "
+                                              "'worse', the direction you expect before you measure",)))
+    before = _stated_now(expected, measuring=False) if stated is ... else _direction(stated)
+    if before is None:
+        return record("ex4", Feedback(False, (
+            "no expectation was stated before your first measurement (`stated_expectation` is empty: `my_expectation` "
+            "was not 'better' or 'worse' when the measuring cell ran): state it above that cell, then run that cell "
+            "again",),
+            {"expected": expected}))
+    if before != expected:
+        return record("ex4", Feedback(False, (
+            f"you stated '{before}' before your first measurement and now say '{expected}': a direction chosen "
+            "after seeing the counts always agrees with them, so the check holds you to the one stated first "
+            "(a new experiment starts in a fresh kernel, with its expectation written before it runs)",),
+            {"expected": expected, "stated": before}))
+    chunks, headers, problems = _custom_headers(course, make_header)
+    if problems:
+        return record("ex4", Feedback(False, tuple(problems)))
+    _, _, t, truncated = _header_test(course, chunks, headers)
+    truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
+    said = " ".join(plain(conclusion).replace(",", " , ").split()).replace(" ,", ",")
+    numbers = {"metric": EX4.metric, "wins": t.wins, "losses": t.losses, "p": t.p, "expected": expected,
+               "verdict": truth, "conclusion": shown(conclusion)}
+    notes = [f"you expected '{expected}'; your header vs E at {EX4.metric}, per needle: +{t.wins}/-{t.losses} "
+             f"needles, p = {t.p:.3g}", *truncated]
+    if said != truth:
+        return record("ex4", Feedback(False, tuple(notes + [
+            f"your conclusion '{shown(conclusion)}' does not follow from that test: the verdict is one of "
+            f"{verdicts}, from your expected direction, who wins more needles, and whether p < {EX4.alpha}"]),
+            numbers, hints=("'consistent' and 'contradicts' need p below the level; anything else is inconclusive, "
+                            "with the direction said",)))
+    return record("ex4", Feedback(True, tuple(notes + [
+        f"'{truth}' is what the paired test supports"
+        + (": a null result, stated as one, is a finding" if truth.startswith("inconclusive") else "")]), numbers))

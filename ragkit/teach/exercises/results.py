@@ -1,0 +1,101 @@
+"""The student's results file: who the student of a kernel is, and a check's line appended to a file of their own."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import stat
+from pathlib import Path
+
+from ragkit.errors import InputError
+from ragkit.teach.untrusted import _NOFOLLOW, _NONBLOCK, MAX_FILE, MAX_LINE, MAX_NESTING, _nesting, strict
+
+RESULTS_ENV, STUDENT_ENV, HUB_USER_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT", "JUPYTERHUB_USER"
+SHARED_LOGINS = frozenset({"jovyan"})
+"""Logins every user of a hub shares (the Jupyter docker-stacks images): the hub's user name names the student."""
+EXERCISES = ("ex1", "ex2", "ex3", "ex4", "ex5")
+
+
+_student: str | None = None
+
+
+def login(uid: int) -> str:
+    """The login name of a uid, or ``uid N`` when the system has no passwd entry for it (``docker run --user``)."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def student(name: str) -> str:
+    """Name the student whose results the checks record (wins over every default)."""
+    global _student
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("a student needs a name: call student('your name')")
+    _student = name.strip()
+    return _student
+
+
+def current_student() -> str:
+    """The student of this kernel: ``student()``, else RAGKIT_STUDENT, else the login name.
+
+    Where the login names nobody (``jovyan`` on a Zero to JupyterHub image, or a uid without a
+    passwd entry), the hub's user name ``JUPYTERHUB_USER`` names the student instead.
+    """
+    if _student:
+        return _student
+    if named := os.environ.get(STUDENT_ENV, "").strip():
+        return named
+    name = login(os.getuid())
+    hub = os.environ.get(HUB_USER_ENV, "").strip()
+    return hub if hub and (name in SHARED_LOGINS or name.startswith("uid ")) else name
+
+
+def results_path() -> Path:
+    """Where the checks append their results: RAGKIT_RESULTS, else ~/.ragkit/results.jsonl."""
+    env = os.environ.get(RESULTS_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    try:
+        return Path.home() / ".ragkit" / "results.jsonl"
+    except RuntimeError:
+        raise InputError(f"this account has no home folder: set {RESULTS_ENV} to a file you can write") from None
+
+
+def append_result(path: Path, row: dict) -> int:
+    """Append one result line (its ``attempt`` counted from the file) to a results file of one's own.
+
+    The file is created without following a link, and refused when it is not a regular file
+    or belongs to someone else: a file planted in a shared folder can neither block the check
+    (a FIFO) nor take this student's results. Returns the attempt number written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == getattr(os, "ELOOP", None) or path.is_symlink():
+            raise InputError(f"{path} is a symbolic link: ragkit does not follow it") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path} is not a regular file (a FIFO, device or socket)")
+        if st.st_uid != os.getuid():
+            raise InputError(f"{path} belongs to {login(st.st_uid)}, not to you")
+        data = os.pread(fd, MAX_FILE, 0)
+        attempts = sum(1 for line in data.decode("utf-8", "replace").splitlines()
+                       if _is_row(line, row["student"], row["exercise"]))
+        row = {**row, "attempt": attempts + 1}
+        os.write(fd, (json.dumps(strict(row), allow_nan=False) + "\n").encode("utf-8"))
+        return attempts + 1
+    finally:
+        os.close(fd)
+
+
+def _is_row(line: str, who: str, exercise: str) -> bool:
+    try:
+        row = json.loads(line) if len(line) <= MAX_LINE and _nesting(line) <= MAX_NESTING else None
+    except ValueError:
+        return False
+    return isinstance(row, dict) and row.get("student") == who and row.get("exercise") == exercise

@@ -1,0 +1,128 @@
+"""The exercises' rules: each exercise's fixed parameters, costs, ceilings and bounds, and how hints thin out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ragkit.chunking import SIZE
+from ragkit.data import MAX_SHARED
+from ragkit.threshold import CUT_RANGE
+from ragkit.tokens import WINDOW
+
+if TYPE_CHECKING:
+    pass
+
+
+# ex1: every student gets a blind window size of their own, so no notebook prints their answer
+OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
+# ex2: the cut is tuned on half of the needles and judged on the other half
+SPLIT_SEED = 11
+TOLERANCE = 0.05
+GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
+
+
+@dataclass(frozen=True)
+class HintRules:
+    """How every check thins out its hints once the same student has tried many answers at one exercise."""
+
+    free: int = 5
+    """Attempts with every hint given."""
+    every: int = 3
+    """After ``free`` attempts, a hint comes only on every ``every``-th attempt: looping teaches less than thinking."""
+
+
+HINTS = HintRules()
+
+
+@dataclass(frozen=True)
+class ThresholdRules:
+    """Exercise 2's fixed judging parameters (a grader calls the check with these, never the student's)."""
+
+    bluff_cost: float = 5.0
+    refusal_cost: float = 1.0
+    max_refused: float = 0.25
+    """The refusal ceiling: at most this share of the tuning half's answerable queries may be refused."""
+    tolerance: float = TOLERANCE
+    strategy: str = "E"
+    retriever: str = "dense"
+
+
+RUN = 5
+"""ex5: a paraphrase shares no run of this many words with the document."""
+
+
+@dataclass(frozen=True)
+class TicketRules:
+    """Exercise 3's fixed judging parameters (a grader calls the check with these, never the student's)."""
+
+    tickets: int = 5
+    strategy: str = "E"
+    known_words: int = 3
+    """At least this many distinctive words of a ticket occur somewhere in the course."""
+    max_shared: int = MAX_SHARED
+    copy_share: float = 0.5
+    """A copy: this share of the shorter word set (ticket or phrasing) is in the other (``copied_share``)."""
+    top_k: int = 10
+    """A ticket asks for its needle: the needle's chunk in this top k, or its own course question the nearest."""
+
+    def __str__(self) -> str:
+        return (f"The rules (`EX3`): {self.tickets} tickets; at most {self.max_shared} distinctive words shared with "
+                f"the needle; at least {self.known_words} that occur in the course; a copy from {self.copy_share:.0%} "
+                f"on; the needle's chunk in the top {self.top_k} of {self.strategy}/dense, or the ticket's own course "
+                "question the nearest.")
+
+
+@dataclass(frozen=True)
+class DocumentRules:
+    """Exercise 5's fixed judging parameters."""
+
+    strategy: str = "E"
+    run: int = RUN
+    copy_share: float = 0.5
+    """A copied sentence: this share of the shorter word set (question or sentence) is in the other."""
+    sentence_words: int = 4
+    """Only sentences with at least this many distinctive words count (a heading's two words are fair to use)."""
+    copy_distance: float = 0.2
+    """A sentence reworded in form: the question's embedding this close (cosine distance) to a sentence's.
+
+    Inflections, word order, filler and synonyms change the words, not the sentence: such rewordings land at 0.05 to
+    0.18 here, while every course question that the word-bag rule does not call a copy lies at 0.27 or more from
+    its needle (a test keeps the bound below that), and the solution's question at 0.43 from its nearest sentence."""
+    off_course: float = 0.45
+    """A topic the course lacks: the cited chunk is farther than this cosine distance from every course chunk.
+
+    The median course chunk lies 0.455 from the nearest chunk of another chapter: the cited section must be at
+    least about as far from the course as one chapter is from the others (a passing mention of a course topic
+    elsewhere in the document is fair)."""
+
+    def __str__(self) -> str:
+        return (f"The rules (`EX5`): no run of {self.run} words copied; no sentence (of {self.sentence_words} or more "
+                f"distinctive words) copied from {self.copy_share:.0%} on, in any order, nor within cosine distance "
+                f"{self.copy_distance} of the question; the cited section farther "
+                f"than cosine distance {self.off_course} from every course chunk (strategy {self.strategy}).")
+
+
+@dataclass(frozen=True)
+class HeaderRules:
+    """Exercise 4's fixed judging parameters: the metric is chosen in advance, never by the student."""
+
+    strategy: str = "E"
+    metric: str = "R@20"
+    k: int = 20
+    alpha: float = 0.05
+    max_header_pieces: int = WINDOW // 4
+    """A header may take at most a quarter of the encoder's window: one that fills it crowds the chunk out."""
+
+
+@dataclass(frozen=True)
+class NeedleRules:
+    """Exercise 1's fixed judging parameters: the strategy, and the window sizes students are assigned from."""
+
+    strategy: str = "A"
+    sizes: tuple[int, ...] = OWN_SIZES
+
+
+EX1, EX2, EX3, EX4, EX5 = NeedleRules(), ThresholdRules(), TicketRules(), HeaderRules(), DocumentRules()

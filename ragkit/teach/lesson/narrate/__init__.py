@@ -1,0 +1,317 @@
+"""Narration, a module per notebook: the sentences a notebook writes from its results, so a cell of prose is one call.
+
+Each narrator takes the result objects a cell has computed and returns the Markdown the notebook displays; the
+figures in it are always the computation's (the corpus can change, the prose must not lie).
+"""
+
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    ahead_of_both as ahead_of_both,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    bm25_against_dense as bm25_against_dense,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    chapter_verdicts as chapter_verdicts,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    constant_ranks as constant_ranks,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    dense_first_choice as dense_first_choice,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    fused_ranks as fused_ranks,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    needle_tests as needle_tests,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    rrf_weights as rrf_weights,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    two_scales as two_scales,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    blind_losses as blind_losses,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    chunk_counts as chunk_counts,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    destroyed as destroyed,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    header_share as header_share,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    most_over_window as most_over_window,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    overlap_rule as overlap_rule,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    reference_costs as reference_costs,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    two_texts as two_texts,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    window_limit as window_limit,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    chapter_identifiers as chapter_identifiers,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    four_or_twenty as four_or_twenty,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    identifier_checks as identifier_checks,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    prompt_flaws as prompt_flaws,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    prompt_length as prompt_length,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    quote_or_text as quote_or_text,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    retrieval_bill as retrieval_bill,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    two_halves as two_halves,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    two_locators as two_locators,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    unknown_markers as unknown_markers,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    what_figures_say as what_figures_say,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    header_alone as header_alone,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    headline as headline,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    interval_width as interval_width,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    queries_or_needles as queries_or_needles,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    room_to_win as room_to_win,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    sign_test_on_chapter_counts as sign_test_on_chapter_counts,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    FLOAT32_STEP as FLOAT32_STEP,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    identity_gap as identity_gap,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    identity_noise as identity_noise,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    length_and_norm as length_and_norm,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    length_cut as length_cut,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    length_sensitivity as length_sensitivity,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    nearest_moved as nearest_moved,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    unnormalised as unnormalised,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    cheapest_cuts as cheapest_cuts,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    cost_on_tune as cost_on_tune,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    cost_valleys as cost_valleys,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    destroyed_at_size as destroyed_at_size,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    ex2_rules as ex2_rules,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    header_duel as header_duel,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    header_room as header_room,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    perfect_cut as perfect_cut,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    ticket_words as ticket_words,
+)
+from ragkit.teach.lesson.narrate.production import (
+    guessed_counts as guessed_counts,
+)
+from ragkit.teach.lesson.narrate.production import (
+    killed_update as killed_update,
+)
+from ragkit.teach.lesson.narrate.production import (
+    needle_after_extraction as needle_after_extraction,
+)
+from ragkit.teach.lesson.narrate.production import (
+    repaired as repaired,
+)
+from ragkit.teach.lesson.narrate.production import (
+    update_summary as update_summary,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    chapter_rerank_time as chapter_rerank_time,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    no_cross_encoder as no_cross_encoder,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    chapter_figure as chapter_figure,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    corpus_loaded as corpus_loaded,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    ground_truth as ground_truth,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    ground_truth_problems as ground_truth_problems,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    model_here as model_here,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    out_of_domain_kinds as out_of_domain_kinds,
+)
+from ragkit.teach.lesson.narrate.start_here import (
+    read_a_file as read_a_file,
+)
+from ragkit.teach.lesson.narrate.statistics_further import (
+    clustered_interval as clustered_interval,
+)
+from ragkit.teach.lesson.narrate.statistics_further import (
+    design_effects as design_effects,
+)
+from ragkit.teach.lesson.narrate.statistics_further import (
+    metric_shopping as metric_shopping,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    crossings as crossings,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    distributions as distributions,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    gate_kept as gate_kept,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    literal_match as literal_match,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    near_miss as near_miss,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    query_line as query_line,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    strict_cut as strict_cut,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
+    sweep_shape as sweep_shape,
+)
+
+__all__ = [
+    "FLOAT32_STEP",
+    "ahead_of_both",
+    "blind_losses",
+    "bm25_against_dense",
+    "chapter_figure",
+    "chapter_identifiers",
+    "chapter_rerank_time",
+    "chapter_verdicts",
+    "cheapest_cuts",
+    "chunk_counts",
+    "clustered_interval",
+    "constant_ranks",
+    "corpus_loaded",
+    "cost_on_tune",
+    "cost_valleys",
+    "crossings",
+    "dense_first_choice",
+    "design_effects",
+    "destroyed",
+    "destroyed_at_size",
+    "distributions",
+    "ex2_rules",
+    "four_or_twenty",
+    "fused_ranks",
+    "gate_kept",
+    "ground_truth",
+    "ground_truth_problems",
+    "guessed_counts",
+    "header_alone",
+    "header_duel",
+    "header_room",
+    "header_share",
+    "headline",
+    "identifier_checks",
+    "identity_gap",
+    "identity_noise",
+    "interval_width",
+    "killed_update",
+    "length_and_norm",
+    "length_cut",
+    "length_sensitivity",
+    "literal_match",
+    "metric_shopping",
+    "model_here",
+    "most_over_window",
+    "near_miss",
+    "nearest_moved",
+    "needle_after_extraction",
+    "needle_tests",
+    "no_cross_encoder",
+    "out_of_domain_kinds",
+    "overlap_rule",
+    "perfect_cut",
+    "prompt_flaws",
+    "prompt_length",
+    "queries_or_needles",
+    "query_line",
+    "quote_or_text",
+    "read_a_file",
+    "reference_costs",
+    "repaired",
+    "retrieval_bill",
+    "room_to_win",
+    "rrf_weights",
+    "sign_test_on_chapter_counts",
+    "strict_cut",
+    "sweep_shape",
+    "ticket_words",
+    "two_halves",
+    "two_locators",
+    "two_scales",
+    "two_texts",
+    "unknown_markers",
+    "unnormalised",
+    "update_summary",
+    "what_figures_say",
+    "window_limit",
+]

@@ -1,0 +1,93 @@
+"""What a student wrote, read without trusting it: regular files only, bounded sizes and nesting, text safe to show."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Iterable
+
+from ragkit.errors import InputError
+
+MAX_FILE = 4 * 2**20  # a check writes ~300 bytes: thousands of attempts fit, a sparse multi-GB file does not
+MAX_LINE = 16 * 2**10
+MAX_NESTING = 8
+
+
+SHOWN = 60
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def shown(text: str, limit: int = SHOWN) -> str:
+    """Text safe to print on a terminal or in a table: control characters escaped, at most ``limit`` characters kept."""
+    kept = "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for ch in text[:limit])
+    return kept + (f"... ({len(text):,} characters)" if len(text) > limit else "")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A CSV cell a spreadsheet cannot run: text that would start a formula gets a leading apostrophe."""
+    return "'" + text if len(text) > 1 and text.startswith(_FORMULA_STARTS) else text
+
+
+def write_csv(path: Path, columns: list[str], rows: Iterable[dict[str, str]]) -> None:
+    """Every CSV ragkit writes: a header and rows, each cell neutralised for spreadsheets."""
+    with Path(path).open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows({c: spreadsheet_cell(str(r[c])) for c in columns} for r in rows)
+
+
+def strict(value: object) -> object:
+    """A value JSON can hold as it is: NaN and infinities become null (strict JSON has neither)."""
+    if isinstance(value, dict):
+        return {str(k): strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    number = float(value)  # type: ignore[arg-type]  # numpy scalars and other numbers
+    return number if math.isfinite(number) else None
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _nesting(line: str) -> int:
+    """How deep brackets nest in a JSON line, strings aside (a scan, no recursion)."""
+    depth = deepest = 0
+    for ch in _STRING.sub("", line):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _read_regular(path: Path, flags: int = os.O_RDONLY) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file, opened without following a link or blocking on a FIFO; OSError or InputError."""
+    fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("not a regular file (a FIFO, device or socket)")
+        if st.st_size > MAX_FILE:
+            raise InputError(f"{st.st_size:,} bytes, more than the {MAX_FILE:,} a results file may hold")
+        data = b""
+        while len(data) <= MAX_FILE and (block := os.read(fd, MAX_FILE + 1 - len(data))):
+            data += block
+        if len(data) > MAX_FILE:
+            raise InputError(f"grew past the {MAX_FILE:,} bytes a results file may hold while it was read")
+        return data, st
+    finally:
+        os.close(fd)
