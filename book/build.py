@@ -128,7 +128,7 @@ class Page:
 
 
 @dataclass(frozen=True)
-class Report:
+class BookBuild:
     """What a build did and how long it took."""
 
     out: Path
@@ -499,7 +499,7 @@ def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookN
 
 
 def build(out: Path, jobs: int = 2, book: list[Page] | None = None,
-          executed: Mapping[Path, nbformat.NotebookNode] | None = None) -> Report:
+          executed: Mapping[Path, nbformat.NotebookNode] | None = None) -> BookBuild:
     """Write the site to ``out``: a notebook found in ``executed`` is rendered as it is, the others are run first.
 
     ``out`` is checked before anything runs, and replaced only when it is empty or holds a site this builder wrote.
@@ -526,4 +526,4 @@ def build(out: Path, jobs: int = 2, book: list[Page] | None = None,
         if site.exists():
             shutil.rmtree(site)  # a half-written site of ours, never moved into place
     done = time.perf_counter()
-    return Report(out, book, seconds, done - rendering, done - t)
+    return BookBuild(out, book, seconds, done - rendering, done - t)

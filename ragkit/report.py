@@ -93,7 +93,7 @@ class Line:
 
 
 @dataclass(frozen=True)
-class Strategy:
+class StrategySummary:
     """What one chunking strategy did before any ranking: chunks, word pieces, and the needles it destroyed."""
 
     letter: str
@@ -112,7 +112,7 @@ class Report:
 
     queries: tuple[Query, ...]
     n_questions: int
-    strategies: tuple[Strategy, ...]
+    strategies: tuple[StrategySummary, ...]
     runs: tuple[Result, ...]
     figures: tuple[Figure, ...]
     lines: tuple[Line, ...]
@@ -243,7 +243,7 @@ def report(ev: Evaluation, wanted: Iterable[Wanted] = (), published: Mapping[Wan
     letters = list(dict.fromkeys(r.strategy for r in shown))
     return Report(
         queries=tuple(ev.queries), n_questions=ev.n_questions,
-        strategies=tuple(Strategy(s, ev.chunks[s], ev.tokens[s], ev.destroyed[s]) for s in letters),
+        strategies=tuple(StrategySummary(s, ev.chunks[s], ev.tokens[s], ev.destroyed[s]) for s in letters),
         runs=tuple(shown),
         figures=tuple(ev.figures([r.label for r in shown])),
         lines=tuple(lines))

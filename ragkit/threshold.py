@@ -81,16 +81,17 @@ class Sweep:
     """Arrays with one row per out-of-domain query."""
 
     def __init__(self, chunks: Sequence[Chunk], questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
-                 retriever: Retriever, retriever_name: str = "dense", keep: int = KEEP):
+                 ranker: Retriever, retriever: str = "dense", keep: int = KEEP):
+        """``ranker`` ranks the chunks; ``retriever`` names which of its rankings the gate reads (RETRIEVERS)."""
         self.chunks, self.questions, self.out_of_domain = list(chunks), list(questions), list(out_of_domain)
         _check_both_kinds(self.questions, self.out_of_domain)
         self.queries = make_queries(questions)
         self.keep = keep
         texts_in, texts_out = [q.text for q in self.queries], [o.query for o in self.out_of_domain]
-        run_in, run_out = retriever.run(retriever_name, texts_in), retriever.run(retriever_name, texts_out)
+        run_in, run_out = ranker.run(retriever, texts_in), ranker.run(retriever, texts_out)
         # the gate compares cosine distances, whichever retriever ranked the candidates
-        dist_in = retriever.distances(texts_in) if run_in.distance is None else run_in.distance
-        dist_out = retriever.distances(texts_out) if run_out.distance is None else run_out.distance
+        dist_in = ranker.distances(texts_in) if run_in.distance is None else run_in.distance
+        dist_out = ranker.distances(texts_out) if run_out.distance is None else run_out.distance
         self.top_in = run_in.ranking[:, :keep]
         self.top_out = run_out.ranking[:, :keep]
         self.d_in = np.take_along_axis(dist_in, self.top_in, axis=1)

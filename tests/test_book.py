@@ -60,7 +60,7 @@ def parse(path: Path) -> Links:
     return parser
 
 
-BUILT: list[book.Report] = []
+BUILT: list[book.BookBuild] = []
 """The one build of a run: test_accessibility imports this fixture, and pytest would run an imported one again."""
 
 

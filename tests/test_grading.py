@@ -17,7 +17,7 @@ import ragkit.teach.course
 from ragkit.errors import InputError
 from ragkit.teach import exercises as ex
 from ragkit.teach.grading import grader as grading
-from ragkit.teach.grading.sandbox import Limits, Run
+from ragkit.teach.grading.sandbox import Limits, SandboxRun
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -143,15 +143,17 @@ def test_an_answer_of_the_wrong_kind_is_named(value, kind, why):
 
 def test_answers_are_plain_bounded_values():
     exercise = grading.TABLE["ex2"]
-    assert grading.answers_of(Run(True, answers='{"my_cut": {"value": 0.4}}'), exercise) == ({"my_cut": 0.4}, None)
-    assert grading.answers_of(Run(True, answers='{"my_cut": {"value": null}}'), exercise) == ({"my_cut": None}, None)
+    run = SandboxRun(True, answers='{"my_cut": {"value": 0.4}}')
+    assert grading.answers_of(run, exercise) == ({"my_cut": 0.4}, None)
+    run = SandboxRun(True, answers='{"my_cut": {"value": null}}')
+    assert grading.answers_of(run, exercise) == ({"my_cut": None}, None)
     deep = '{"my_cut": {"value": ' + "[" * 20 + "]" * 20 + "}}"
     for text, why in [("not json", "could not be read"), ("[1]", "not a mapping"), (deep, "nested"),
                       ('{"my_cut": {"absent": true}}', "not defined"),
                       ('{"my_cut": {"value": "0.4"}}', "must be a number"), ("{}", "not reported"),
                       ('{"my_cut": {"error": "ValueError: no"}}', "could not be read: ValueError"),
                       ("[" * 100_000 + "]" * 100_000, "")]:
-        answers, reason = grading.answers_of(Run(True, answers=text), exercise)
+        answers, reason = grading.answers_of(SandboxRun(True, answers=text), exercise)
         assert answers == {} and reason is not None and why in reason
 
 
@@ -161,7 +163,7 @@ def test_a_header_reaches_the_check_as_strings_per_pair(course):
     answers = {"my_header": {"value": [[t, s, f"[{t} > {s}]"] for t, s in pairs]},
                "my_expectation": {"value": "better"}, "my_conclusion": {"value": "x"},
                "stated_expectation": {"value": "better"}}
-    typed, why = grading.answers_of(Run(True, answers=json.dumps(answers)), grading.TABLE["ex4"])
+    typed, why = grading.answers_of(SandboxRun(True, answers=json.dumps(answers)), grading.TABLE["ex4"])
     assert why is None and typed["my_header"][pairs[0]] == f"[{pairs[0][0]} > {pairs[0][1]}]"
 
 
@@ -170,8 +172,8 @@ def test_a_check_that_cannot_judge_an_answer_is_not_yet_never_a_crash(course, mo
         raise TypeError("'<=' not supported")
 
     monkeypatch.setitem(grading.TABLE, "ex2", grading.Exercise("ex2", EX2, {"my_cut": "number"}, fails))
-    g = grading.judged(grading.Submission("alice", "ex2", Path(EX2)), Run(True, answers='{"my_cut": {"value": 1}}'),
-                       course)
+    run = SandboxRun(True, answers='{"my_cut": {"value": 1}}')
+    g = grading.judged(grading.Submission("alice", "ex2", Path(EX2)), run, course)
     assert g.grade == "not yet" and "could not judge" in g.reason and "TypeError" in g.reason
 
 

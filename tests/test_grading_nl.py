@@ -16,7 +16,7 @@ import pytest
 from ragkit.teach import exercises as ex
 from ragkit.teach import language
 from ragkit.teach.grading import grader as grading
-from ragkit.teach.grading.sandbox import Isolation, Run
+from ragkit.teach.grading.sandbox import Isolation, SandboxRun
 
 ROOT = Path(__file__).resolve().parent.parent
 EX2 = "ex2-choose-a-threshold.ipynb"
@@ -61,11 +61,11 @@ class FakeSandbox:
     def __exit__(self, *exc):
         return None
 
-    def run(self, notebook: bytes, student: str, names, functions=(), pairs=None) -> Run:
+    def run(self, notebook: bytes, student: str, names, functions=(), pairs=None) -> SandboxRun:
         source = nbformat.reads(notebook.decode(), as_version=4).cells[0].source
         FakeSandbox.runs.append(student)
         value = json.loads(source.split("=", 1)[1].strip().replace("None", "null"))
-        return Run(True, answers=json.dumps({"my_cut": {"value": value}}), seconds=1.0)
+        return SandboxRun(True, answers=json.dumps({"my_cut": {"value": value}}), seconds=1.0)
 
 
 def stand_in_check(course, student, answers) -> ex.Feedback:

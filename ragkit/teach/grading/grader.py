@@ -25,7 +25,7 @@ from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.class_report import walk
-from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Run, Sandbox
+from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Sandbox, SandboxRun
 from ragkit.teach.untrusted import shown, strict
 
 if TYPE_CHECKING:
@@ -314,7 +314,7 @@ def _described(value: object) -> str:
                                                                                   f"{shown(repr(value), 40)}")
 
 
-def answers_of(run: Run, exercise: Exercise) -> tuple[dict, str | None]:
+def answers_of(run: SandboxRun, exercise: Exercise) -> tuple[dict, str | None]:
     """The declared answers from a run's report, validated and typed; or the reason they cannot be judged."""
     if len(run.answers) > MAX_TEXT * 10:
         return {}, "the answers are too large to judge"
@@ -342,7 +342,7 @@ def answers_of(run: Run, exercise: Exercise) -> tuple[dict, str | None]:
     return answers, None
 
 
-def judged(submission: Submission, run: Run, course: Course) -> Grade:
+def judged(submission: Submission, run: SandboxRun, course: Course) -> Grade:
     """A submission's grade from its run: not run (and why), or yes / not yet by the grader's own check."""
     where = str(submission.path)
     if not run.ran:
@@ -463,11 +463,11 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
         os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
 
-        def execute(s: Submission) -> Run:
+        def execute(s: Submission) -> SandboxRun:
             try:
                 notebook = read_notebook(s.path)
             except InputError as exc:
-                return Run(False, f"notebook not read ({exc})")
+                return SandboxRun(False, f"notebook not read ({exc})")
             exercise = TABLE[s.exercise]
             return sandbox.run(notebook, s.student, tuple(exercise.answers), exercise.functions,
                                pairs if exercise.functions else None)

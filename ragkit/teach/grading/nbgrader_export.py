@@ -227,10 +227,10 @@ def judge(key: str, student: str, raw: str) -> dict:
     from ragkit.teach import course as courses
     from ragkit.teach.exercises.results import RESULTS_ENV
     from ragkit.teach.grading.grader import TABLE, answers_of
-    from ragkit.teach.grading.sandbox import Run
+    from ragkit.teach.grading.sandbox import SandboxRun
 
     exercise = TABLE[key]
-    answers, why = answers_of(Run(True, answers=raw), exercise)
+    answers, why = answers_of(SandboxRun(True, answers=raw), exercise)
     if why:
         return {"passed": False, "text": f"NOT YET\n- {why}"}
     with _quiet(), tempfile.TemporaryDirectory() as tmp:

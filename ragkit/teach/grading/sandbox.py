@@ -147,7 +147,7 @@ class Lending:
 
 
 @dataclass(frozen=True)
-class Run:
+class SandboxRun:
     """What came back from one notebook: ran or not (and why not), and the raw answer text the kernel printed."""
 
     ran: bool
@@ -323,7 +323,7 @@ class Sandbox:
         self.close()
 
     def run(self, notebook: bytes, student: str, names: tuple[str, ...], functions: tuple[str, ...] = (),
-            pairs: list[tuple[str, str]] | None = None) -> Run:
+            pairs: list[tuple[str, str]] | None = None) -> SandboxRun:
         """Execute one notebook afresh as ``student`` and return the answers it holds at the end, or why not."""
         with self._lock:
             self._count += 1
@@ -369,7 +369,7 @@ class Sandbox:
                                 self.lend.wait)
             return self._start(command, env, out, err, uid, start)
         except OSError as exc:
-            return Run(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
+            return SandboxRun(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
         finally:
             if lender is not None:
                 lender.close()
@@ -377,7 +377,7 @@ class Sandbox:
             out.unlink(missing_ok=True)
             err.unlink(missing_ok=True)
 
-    def _start(self, command: list[str], env: dict, out: Path, err: Path, uid: int, start: float) -> Run:
+    def _start(self, command: list[str], env: dict, out: Path, err: Path, uid: int, start: float) -> SandboxRun:
         """Start the child, wait for it within the time limit, kill what is left, read its report."""
         with out.open("wb") as sink, err.open("wb") as errors:
             child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=errors,
@@ -391,7 +391,7 @@ class Sandbox:
                 _kill(child, uid if self.isolation.change_user else None)
         seconds = time.monotonic() - start
         if timed_out:
-            return Run(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
+            return SandboxRun(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
                               "a wait, or too slow): stopped", seconds=seconds)
         return _read_result(out, err, self.limits.output, seconds)
 
@@ -424,12 +424,12 @@ def _kill(child: subprocess.Popen, uid: int | None) -> None:
         time.sleep(0.1)
 
 
-def _read_result(out: Path, err: Path, limit: int, seconds: float) -> Run:
+def _read_result(out: Path, err: Path, limit: int, seconds: float) -> SandboxRun:
     """The child's report, read as hostile: at most ``limit`` bytes of one JSON object; else its last error line."""
     with out.open("rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        return Run(False, f"the notebook's answers exceed {limit:,} bytes", seconds=seconds)
+        return SandboxRun(False, f"the notebook's answers exceed {limit:,} bytes", seconds=seconds)
     try:
         report = json.loads(data.decode("utf-8"))
         ran, reason, answers = report["ran"], report.get("reason", ""), report.get("answers", "")
@@ -439,9 +439,9 @@ def _read_result(out: Path, err: Path, limit: int, seconds: float) -> Run:
         with err.open("rb") as f:
             f.seek(max(0, err.stat().st_size - 4096))
             last = next(reversed(f.read().decode("utf-8", "replace").strip().splitlines() or [""]))
-        return Run(False, "the sandbox ended without a report (killed: memory, a signal, os._exit)"
+        return SandboxRun(False, "the sandbox ended without a report (killed: memory, a signal, os._exit)"
                           + (f": {last[:300]}" if last else ""), seconds=seconds)
-    return Run(ran, reason[:500], answers, seconds)
+    return SandboxRun(ran, reason[:500], answers, seconds)
 
 
 # The child side: everything below runs in the sandbox's own process.

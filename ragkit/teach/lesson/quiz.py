@@ -45,7 +45,7 @@ class Option:
 
 
 @dataclass(frozen=True)
-class Question:
+class QuizQuestion:
     """A multiple-choice question with exactly one right option."""
 
     prompt: str
@@ -58,8 +58,8 @@ class Question:
             raise ValueError(f"{self.prompt!r} needs exactly one right option")
 
 
-def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> Question:
-    return Question(prompt, (Option(_("yes"), yes, why_yes if yes else why_no),
+def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> QuizQuestion:
+    return QuizQuestion(prompt, (Option(_("yes"), yes, why_yes if yes else why_no),
                              Option(_("no"), not yes, why_no if not yes else why_yes)))
 
 
@@ -68,12 +68,12 @@ def _right(flag: bool) -> str:
     return _("right") if flag else _("no")
 
 
-def _applied(prompt: str, options: tuple[Option, ...]) -> Question:
+def _applied(prompt: str, options: tuple[Option, ...]) -> QuizQuestion:
     """A question that applies the notebook's idea to a new case, its right option computed from the course."""
-    return Question(prompt, options, applies=True)
+    return QuizQuestion(prompt, options, applies=True)
 
 
-def _found_at_four(course: Course) -> Question:
+def _found_at_four(course: Course) -> QuizQuestion:
     ranks = course.evaluation("E")["E/dense"].ranks
     i = next((i for i, r in enumerate(ranks) if 4 < r <= 12), int(np.argmax(ranks)))
     rank, query = int(ranks[i]), course.queries[i]
@@ -89,7 +89,7 @@ def _found_at_four(course: Course) -> Question:
                _("too loose: a chunk from the right document may not hold the sentence that answers"))))
 
 
-def _boundary(course: Course) -> Question:
+def _boundary(course: Course) -> QuizQuestion:
     lost = set(course.evaluation().destroyed["A"])
     q = next((q for q in course.questions if q.id in lost), course.questions[0])
     doc = course.corpus[q.doc_id]
@@ -109,7 +109,7 @@ def _boundary(course: Course) -> Question:
                "chunking happens before any model sees the text: the offsets alone decide")))
 
 
-def _pair(course: Course) -> Question:
+def _pair(course: Course) -> QuizQuestion:
     c = course.evaluation().compare("D/dense", "E/dense", "R@4").test
     detected = c.p < 0.05
     return _applied(f"Two strategies answer the same queries. The first finds the needle where the second misses it "
@@ -123,7 +123,7 @@ def _pair(course: Course) -> Question:
                "the sign test drops the ties: only the discordant pairs count")))
 
 
-def _weighs_most(course: Course) -> Question:
+def _weighs_most(course: Course) -> QuizQuestion:
     bm25 = course.retriever("E").lexical
     q = course.questions[0]
     known = sorted({t for t in tokenize(q.question) if t in bm25.vocabulary and t not in STOPWORDS},
@@ -138,7 +138,7 @@ def _weighs_most(course: Course) -> Question:
         Option("every word weighs the same", False, "that ignores idf: a rare word tells more than a common one")))
 
 
-def _shortlist(course: Course) -> Question:
+def _shortlist(course: Course) -> QuizQuestion:
     ranks = course.evaluation("E")["E/hybrid"].ranks
     i = next((i for i, r in enumerate(ranks) if r > RERANK_DEPTH or r == 0), int(np.argmax(ranks)))
     rank, query = int(ranks[i]), course.queries[i]
@@ -154,7 +154,7 @@ def _shortlist(course: Course) -> Question:
                "it reads query-chunk pairs, which is why it only rereads a shortlist")))
 
 
-def _l2_to_cosine(course: Course) -> Question:
+def _l2_to_cosine(course: Course) -> QuizQuestion:
     vectors = course.retriever("E").vectors
     similarity = vectors[1:] @ vectors[0]
     a, b = vectors[0], vectors[1 + int(np.argmax(similarity))]  # a near pair: d, d² and d²/2 read apart
@@ -166,7 +166,7 @@ def _l2_to_cosine(course: Course) -> Question:
         Option(f"{d * d:.3f}", False, "half of that: expand |a - b|² = 2 - 2 cos for unit vectors")))
 
 
-def _at_the_cut(course: Course) -> Question:
+def _at_the_cut(course: Course) -> QuizQuestion:
     s = course.sweep()
     i = int(np.argmin(np.abs(s.nearest_out - DEFAULT_CUT)))
     d, query = float(s.nearest_out[i]), s.out_of_domain[i].query
@@ -184,7 +184,7 @@ def _at_the_cut(course: Course) -> Question:
                _("the gate compares two numbers and nothing else"))))
 
 
-def _quote_length(course: Course) -> Question:
+def _quote_length(course: Course) -> QuizQuestion:
     c = next(c for c in course.chunks("E") if c.header and len(c.text) != len(c.content))
     n = c.end - c.start
     return _applied(f"A citation's locator is #char={c.start},{c.end}, and the chunk it cites was embedded as "
@@ -195,7 +195,7 @@ def _quote_length(course: Course) -> Question:
         Option(str(n + 1), False, "the end is exclusive, as in a Python slice")))
 
 
-def _unreadable(course: Course) -> Question:
+def _unreadable(course: Course) -> QuizQuestion:
     n = len(course.corpus.documents)
     return _applied(f"A folder holds this course's {n} documents, and one of them cannot be read. How many documents "
                     "does indexing put in the index?", (
@@ -204,23 +204,23 @@ def _unreadable(course: Course) -> Question:
         Option("0", False, "stopping would let one stray file block every update")))
 
 
-def _start(course: Course) -> list[Question]:
+def _start(course: Course) -> list[QuizQuestion]:
     return [
-        Question(_("A retrieval counts as correct when ..."), (
+        QuizQuestion(_("A retrieval counts as correct when ..."), (
             Option(_("a returned chunk contains the whole needle"), True,
                    _("right: the generator can only quote what arrived, so the needle must arrive in full")),
             Option(_("a returned chunk comes from the right document"), False,
                    _("too loose: a chunk from the right chapter may not hold the sentence that answers")),
             Option(_("the top chunk is about the same topic as the question"), False,
                    _("topic is what embeddings measure anyway; the test must be stricter than the thing it tests")))),
-        Question(_("Why is every needle asked twice, as a course question and as a ticket?"), (
+        QuizQuestion(_("Why is every needle asked twice, as a course question and as a ticket?"), (
             Option(_("users describe symptoms in their own words, and an evaluation should include that"), True,
                    _("right: course questions borrow the corpus's vocabulary and flatter the retriever")),
             Option(_("to double the number of queries so that the p-values get smaller"), False,
                    _("the two phrasings of a needle are not independent; the point is the phrasing, not the count")),
             Option(_("because one of the two phrasings is always wrong"), False,
                    _("both ask for the same needle; only the words differ")))),
-        Question(_("What should the assistant do with an out-of-domain query?"), (
+        QuizQuestion(_("What should the assistant do with an out-of-domain query?"), (
             Option(_("answer NO ANSWER: the corpus does not cover it"), True,
                    _("right: anything else is a bluff with real-looking citations")),
             Option(_("answer from the nearest chunks anyway"), False,
@@ -231,12 +231,12 @@ def _start(course: Course) -> list[Question]:
     ]
 
 
-def _chunking(course: Course) -> list[Question]:
+def _chunking(course: Course) -> list[QuizQuestion]:
     ev = course.evaluation()
     lost_a, lost_b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
     counts = sorted({lost_a, chapter.DESTROYED_BLIND, 0, lost_a + 5} - {None})
     return [
-        Question(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on this corpus?",
+        QuizQuestion(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on this corpus?",
                  tuple(Option(str(n), n == lost_a,
                               f"right: {lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
                               else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; ours has longer needles"
@@ -247,7 +247,7 @@ def _chunking(course: Course) -> list[Question]:
                 f"yes: every destroyed needle is rescued by the {OVERLAP} carried characters",
                 f"no: {lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a needle cut in "
                 f"its first {OVERLAP} characters"),
-        Question("Which of a chunk's two texts is quoted back to the user?", (
+        QuizQuestion("Which of a chunk's two texts is quoted back to the user?", (
             Option("content: the chunk's own words", True,
                    "right: its offsets slice it out of the document exactly, so the citation can be checked"),
             Option("text: header, overlap and content", False,
@@ -257,17 +257,17 @@ def _chunking(course: Course) -> list[Question]:
     ]
 
 
-def _dense(course: Course) -> list[Question]:
+def _dense(course: Course) -> list[QuizQuestion]:
     ev = course.evaluation()
     c = ev.compare("E/dense", "C/dense", "R@20").test
     significant = c.p < 0.05
     return [
-        Question("Two runs on the same 64 queries: 0.62 against 0.58 recall. What can you conclude?", (
+        QuizQuestion("Two runs on the same 64 queries: 0.62 against 0.58 recall. What can you conclude?", (
             Option("nothing yet: run a paired test on the queries where they disagree", True,
                    "right: a four-point gap on 64 queries is well inside the noise"),
             Option("the first is better, by four points", False, "a point estimate is not a finding"),
             Option("they are equal", False, "no test said that either: not detected is not the same as equal"))),
-        Question("What does the sign test count?", (
+        QuizQuestion("What does the sign test count?", (
             Option("the queries where exactly one of the two runs finds the needle", True,
                    "right: ties tell nothing about which run is better"),
             Option("every query, with the recall difference as weight", False,
@@ -283,11 +283,11 @@ def _dense(course: Course) -> list[Question]:
     ]
 
 
-def _bm25(course: Course) -> list[Question]:
+def _bm25(course: Course) -> list[QuizQuestion]:
     ev = course.evaluation("E")
     dense, bm25 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1")
     return [
-        Question("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
+        QuizQuestion("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
             Option("cosine distances and BM25 scores are not on one scale", True,
                    "right: ranks are comparable, raw scores are not; nothing needs calibrating"),
             Option("because the best chunk of each list should win", False,
@@ -297,7 +297,7 @@ def _bm25(course: Course) -> list[Question]:
         _yes_no("On this corpus, does BM25 beat dense retrieval at recall@1 (strategy E)?", bm25 > dense,
                 f"yes: {bm25:.3f} against {dense:.3f}",
                 f"no: {bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so"),
-        Question("A query names an exact function from a code block. Which retriever should find it?", (
+        QuizQuestion("A query names an exact function from a code block. Which retriever should find it?", (
             Option("BM25: it matches the exact string", True,
                    "right: a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
             Option("dense: it understands meaning", False, "the meaning of an identifier is mostly its spelling"),
@@ -307,20 +307,20 @@ def _bm25(course: Course) -> list[Question]:
     ]
 
 
-def _rerank(course: Course) -> list[Question]:
+def _rerank(course: Course) -> list[QuizQuestion]:
     return [
-        Question("Why can a cross-encoder not be precomputed like the chunk vectors?", (
+        QuizQuestion("Why can a cross-encoder not be precomputed like the chunk vectors?", (
             Option("it reads query and chunk together, so every pair is new work at query time", True,
                    "right: that joint reading is what makes it precise and slow"),
             Option("it is a bi-encoder with a larger model, so its vectors are too big to store", False,
                    "a cross-encoder makes no chunk vector at all: it scores each (query, chunk) pair"),
             Option("it can, with a larger cache", False, "no cache holds pairs with queries nobody has asked yet"))),
-        Question("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
+        QuizQuestion("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
             Option("can never be fixed by the reranker", True,
                    "right: a reranker reorders a shortlist; the shortlist sets its ceiling"),
             Option("is found if the reranker is good enough", False, "it never sees that chunk"),
             Option("moves into the top 25 after reranking", False, "reranking only reorders"))),
-        Question("Late interaction (MaxSim) keeps one vector per ...", (
+        QuizQuestion("Late interaction (MaxSim) keeps one vector per ...", (
             Option("word piece", True, "right: each query piece takes its best match among a chunk's pieces"),
             Option("chunk", False, "that is the bi-encoder of notebook 02"),
             Option("query, matched against every piece of the chunk", False,
@@ -329,18 +329,18 @@ def _rerank(course: Course) -> list[Question]:
     ]
 
 
-def _distances(course: Course) -> list[Question]:
+def _distances(course: Course) -> list[QuizQuestion]:
     return [
-        Question("For unit-length vectors, how are the L2 distance d and the cosine distance related?", (
+        QuizQuestion("For unit-length vectors, how are the L2 distance d and the cosine distance related?", (
             Option("1 - cos = d² / 2", True, "right: expand |a - b|² with |a| = |b| = 1"),
             Option("1 - cos = d", False, "the square is missing: check it on two real chunks"),
             Option("1 - cos = d²", False, "half of that: |a - b|² = 2 - 2 cos for unit vectors"))),
-        Question("Without normalisation, what does a vector's norm track?", (
+        QuizQuestion("Without normalisation, what does a vector's norm track?", (
             Option("largely the length of the text", True,
                    "right: a mean-pooled vector's norm grows and shrinks with the text, not only its meaning"),
             Option("how relevant the chunk is", False, "relevance is a relation to a query; a norm has no query"),
             Option("nothing: all norms are 1", False, "only after normalisation"))),
-        Question("Why does a fixed threshold need normalised vectors?", (
+        QuizQuestion("Why does a fixed threshold need normalised vectors?", (
             Option("so that one cut means the same closeness for every chunk and query", True,
                    "right: otherwise a long chunk and a short one would need different cuts"),
             Option("so that distances lie between 0 and 1", False,
@@ -350,13 +350,13 @@ def _distances(course: Course) -> list[Question]:
     ]
 
 
-def _thresholds(course: Course) -> list[Question]:
+def _thresholds(course: Course) -> list[QuizQuestion]:
     s = course.sweep()
     row = s.at(DEFAULT_CUT)
     overlap = s.best_out_of_domain < s.worst_in_domain
     counts = sorted({row.bluffs, chapter.THRESHOLD["bluffs"][DEFAULT_CUT], row.out_of_domain, 0})
     return [
-        Question(say("How many of the {out_of_domain} out-of-domain queries bluff at the default cut {cut} here?",
+        QuizQuestion(say("How many of the {out_of_domain} out-of-domain queries bluff at the default cut {cut} here?",
                      out_of_domain=row.out_of_domain, cut=DEFAULT_CUT),
                  tuple(Option(str(n), n == row.bluffs,
                               say("right: {bluffs} still get chunks under {cut}", bluffs=row.bluffs, cut=DEFAULT_CUT)
@@ -371,7 +371,7 @@ def _thresholds(course: Course) -> list[Question]:
                 say("no: the worst in-domain distance {worst:.3f} is beyond the best out-of-domain "
                     "{best:.3f}; the distributions overlap, so every cut trades one mistake for the other",
                     worst=s.worst_in_domain, best=s.best_out_of_domain)),
-        Question(_("Who should choose the cut?"), (
+        QuizQuestion(_("Who should choose the cut?"), (
             Option(_("whoever knows what a bluff and a refusal cost: it is a product decision"), True,
                    _("right: exercise 2 turns stated costs into a cut")),
             Option(_("the embedding model"), False, _("the model gives distances, not costs")),
@@ -382,21 +382,21 @@ def _thresholds(course: Course) -> list[Question]:
     ]
 
 
-def _citations(course: Course) -> list[Question]:
+def _citations(course: Course) -> list[QuizQuestion]:
     return [
-        Question("The model writes [2]. Who turns that into a link?", (
+        QuizQuestion("The model writes [2]. Who turns that into a link?", (
             Option("the server, from the citation table the model never sees", True,
                    "right: a model that writes links can invent them; one that writes numbers cannot point anywhere"),
             Option("the model, by copying the URL from the prompt", False,
                    "a small model copies identifiers badly, as the chapter's invented papers show"),
             Option("the model, in a citation table it writes at the end of its answer", False,
                    "a table the model writes can name sources that were never retrieved; the server builds it"))),
-        Question("What does a `#char=from,to` locator promise?", (
+        QuizQuestion("What does a `#char=from,to` locator promise?", (
             Option("slicing the document's canonical text there gives exactly the quoted words", True,
                    "right: `verify()` checks just that"),
             Option("the answer is somewhere in the document", False, "that is a document name, not a locator"),
             Option("the chunk's text, header included, starts there", False, "the header is not in the document"))),
-        Question("When nothing passes the cut, what does the pipeline send to the language model?", (
+        QuizQuestion("When nothing passes the cut, what does the pipeline send to the language model?", (
             Option("nothing: it answers NO ANSWER without calling the model", True,
                    "right: the refusal costs one comparison and cannot be talked out of"),
             Option("the question, with an instruction to say it does not know", False,
@@ -406,21 +406,21 @@ def _citations(course: Course) -> list[Question]:
     ]
 
 
-def _production(course: Course) -> list[Question]:
+def _production(course: Course) -> list[QuizQuestion]:
     return [
-        Question("Why is every document in the index stamped with the model that embedded it?", (
+        QuizQuestion("Why is every document in the index stamped with the model that embedded it?", (
             Option("vectors from two models are not comparable, so mixing them must be refused", True,
                    "right: the distances would be meaningless, and nothing would look wrong"),
             Option("so that queries can be filtered by model", False,
                    "a query is embedded with one model; the stamp is there to refuse an index of another"),
             Option("so that an old index keeps working when the model is upgraded", False,
                    "the opposite: the stamp makes the index refuse queries of another model; an upgrade re-embeds"))),
-        Question("One document of the folder cannot be read. What should indexing do?", (
+        QuizQuestion("One document of the folder cannot be read. What should indexing do?", (
             Option("index the others, and report the failed one with its reason", True,
                    "right: one bad file must not break the folder, and the count must say what happened"),
             Option("stop with an error", False, "then one stray file blocks every update"),
             Option("skip it silently", False, "a silent skip is a hole nobody will find"))),
-        Question("A PDF's page headers ended up in the middle of a paragraph. What notices it?", (
+        QuizQuestion("A PDF's page headers ended up in the middle of a paragraph. What notices it?", (
             Option("an evaluation whose needles must arrive in full", True,
                    "right: a needle cut by a page header no longer matches, and recall drops"),
             Option("the embedding model", False, "it embeds whatever text it gets"),
@@ -433,7 +433,7 @@ BUILDERS = {"00": _start, "01": _chunking, "02": _dense, "03": _bm25, "04": _rer
             "06": _thresholds, "07": _citations, "08": _production}
 
 
-def shuffled(questions: list[Question], notebook: str, student: str) -> list[Question]:
+def shuffled(questions: list[QuizQuestion], notebook: str, student: str) -> list[QuizQuestion]:
     """The questions with their options in this student's order: the same on every reload, another student's differs."""
     out = []
     for i, q in enumerate(questions):
@@ -444,7 +444,7 @@ def shuffled(questions: list[Question], notebook: str, student: str) -> list[Que
     return out
 
 
-def questions(notebook: str, course: Course, student: str | None = None) -> list[Question]:
+def questions(notebook: str, course: Course, student: str | None = None) -> list[QuizQuestion]:
     """The knowledge check of one notebook ('00' to '08') in a student's order (default: this kernel's student)."""
     try:
         build = BUILDERS[notebook[:2]]
