@@ -1,7 +1,8 @@
-"""The arrows point one way: engine <- teaching layer <- CLI, plumbing under the engine, and no import cycle.
+"""The arrows point one way: plumbing under the engine, the engine under the classroom's rooms, the rooms in their
+order, the CLI, the book and the benchmarks on top, and no import cycle anywhere.
 
-Imports are read with ``ast`` from the source (function-level ones included), so a lazy
-import inside a function counts as much as one at the top of a module.
+Imports are read with ``ast`` from the source (function-level and type-only ones included), so a lazy import
+inside a function or under ``if TYPE_CHECKING:`` counts as much as one at the top of a module.
 """
 
 from __future__ import annotations
@@ -9,12 +10,39 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "ragkit"
+import pytest
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "ragkit"
+TOOLS = ("book", "benchmarks", "harness")
+"""The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness."""
 CLI = "ragkit.__main__"
 INTERACTIVE = ("ipywidgets", "plotly")
+SHARED = ("ragkit.teach", "ragkit.teach.language", "ragkit.teach.untrusted")
+"""The teaching layer's own commons: every room may reach them; they reach no room."""
 
-def _module_name(path: Path, root: Path = PACKAGE) -> str:
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+MAY_IMPORT = {
+    "plumbing": {"plumbing"},
+    "engine": {"engine", "plumbing"},
+    "teach": {"engine", "plumbing", "teach"},
+    "course": {"engine", "plumbing", "teach", "course"},
+    "exercises": {"engine", "plumbing", "teach", "course", "exercises"},
+    "lesson": {"engine", "plumbing", "teach", "course", "exercises", "lesson"},
+    "grading": {"engine", "plumbing", "teach", "course", "exercises", "grading"},
+    "classroom": {"engine", "plumbing", "teach", "course", "classroom"},
+    "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom"},
+    "book": {"engine", "plumbing", "teach", "course", "lesson", "book"},
+    "harness": {"harness"},
+    "benchmarks": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "book", "harness",
+                   "benchmarks"},
+}
+"""What each layer or room may import. ``lesson`` reads the exercises' rules, ``grading`` runs the exercises' checks;
+the exercises know neither; nothing but the CLI imports ``classroom``; nothing in ragkit imports the tools."""
+
+
+def _module_name(path: Path, base: Path) -> str:
+    parts = list(path.relative_to(base).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -37,17 +65,20 @@ def _imports(path: Path, name: str) -> set[str]:
     return found
 
 
-def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """Module -> the modules of the package it imports (only those that exist as files)."""
-    files = {_module_name(p, root): p for p in root.rglob("*.py")}
+def _files(roots: tuple[Path, ...]) -> dict[str, Path]:
+    return {_module_name(p, root.parent): p for root in roots for p in root.rglob("*.py")}
+
+
+def import_graph(*roots: Path) -> dict[str, set[str]]:
+    """Module -> the modules of these folders it imports (only those that exist as files); default: all of ours."""
+    files = _files(roots or (PACKAGE, *(ROOT / t for t in TOOLS)))
     return {name: {m for m in _imports(path, name) if m in files and m != name} for name, path in files.items()}
 
 
 def external_imports(root: Path = PACKAGE) -> dict[str, set[str]]:
     """Module -> every top-level name it imports (``plotly``, ``pandas``, ``ragkit``, ...) and full ragkit names."""
     out = {}
-    for path in root.rglob("*.py"):
-        name = _module_name(path)
+    for name, path in _files((root,)).items():
         mods = _imports(path, name)
         out[name] = {m.split(".")[0] for m in mods} | {m for m in mods if m.startswith("ragkit.")}
     return out
@@ -88,33 +119,75 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def _layer(name: str) -> str:
+def layer(name: str) -> str:
+    """The layer or room a module belongs to (the keys of MAY_IMPORT)."""
+    top, *rest = name.split(".")
+    if top != "ragkit":
+        return top
     if name == CLI:
         return "cli"
-    if name.startswith("ragkit.teach"):
-        return "teach"
-    if name.startswith("ragkit.plumbing"):
+    if rest[:1] == ["plumbing"]:
         return "plumbing"
-    return "engine"
+    if rest[:1] != ["teach"]:
+        return "engine"
+    if name in SHARED:
+        return "teach"
+    return rest[1]
 
 
-def test_only_the_teaching_layer_and_the_cli_import_teach_widgets_or_plots():
+def wrong_arrows(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Module -> what it imports against MAY_IMPORT (``ragkit.errors`` is every layer's, plumbing's too)."""
+    bad = {name: sorted(m for m in mods if m != "ragkit.errors" and layer(m) not in MAY_IMPORT[layer(name)])
+           for name, mods in graph.items()}
+    return {k: v for k, v in bad.items() if v}
+
+
+def test_every_module_belongs_to_a_known_layer_or_room():
+    assert not {name: layer(name) for name in import_graph() if layer(name) not in MAY_IMPORT}
+
+
+def test_every_import_points_the_allowed_way():
+    assert wrong_arrows(import_graph()) == {}
+
+
+@pytest.mark.parametrize("where, planted, arrow", [
+    ("ragkit/retrieval.py", "from ragkit.teach.lesson import plots", "engine -> lesson"),
+    ("ragkit/teach/exercises/rules.py", "from ragkit.teach.grading import grader", "exercises -> grading"),
+    ("ragkit/teach/exercises/feedback.py", "if TYPE_CHECKING:\n    from ragkit.teach.lesson.quiz import Quiz",
+     "exercises -> lesson, type-only"),
+    ("ragkit/teach/lesson/quiz.py", "def f():\n    from ragkit.teach.classroom import edition", "lesson -> classroom"),
+    ("ragkit/teach/grading/grader.py", "import ragkit.teach.lesson.plots", "grading -> lesson"),
+    ("ragkit/teach/course/chapter.py", "from ragkit.teach.exercises import rules", "course -> exercises"),
+    ("ragkit/plumbing/cache.py", "from ragkit import chunking", "plumbing -> engine"),
+    ("ragkit/corpus.py", "import book.build", "engine -> book"),
+    ("book/pdf.py", "from ragkit.teach.grading import sandbox", "book -> grading"),
+])
+def test_a_planted_wrong_import_is_found(tmp_path, where, planted, arrow):
+    """The rule on a copy of the tree with one wrong import added: it must be the one reported."""
+    copy = {}
+    for top in ("ragkit", *TOOLS):
+        for p in (ROOT / top).rglob("*.py"):
+            target = tmp_path / p.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = p.read_text(encoding="utf-8")
+            copy[target] = text + ("\n" + planted + "\n" if p == ROOT / where else "")
+            target.write_text(copy[target], encoding="utf-8")
+    graph = import_graph(*(tmp_path / top for top in ("ragkit", *TOOLS) if (tmp_path / top).is_dir()))
+    found = wrong_arrows(graph)
+    planted_in = _module_name(tmp_path / where, tmp_path)
+    assert list(found) == [planted_in], arrow
+
+
+def test_only_the_teaching_layer_and_the_cli_import_widgets_or_plots():
     bad = {name: sorted(m for m in mods if m.startswith("ragkit.teach") or m in INTERACTIVE)
-           for name, mods in external_imports().items() if _layer(name) in ("engine", "plumbing")}
+           for name, mods in external_imports().items() if layer(name) in ("engine", "plumbing")}
     assert not {k: v for k, v in bad.items() if v}
 
 
 def test_pandas_only_in_the_teaching_layer_and_the_cli():
     bad = [name for name, mods in external_imports().items()
-           if "pandas" in mods and _layer(name) in ("engine", "plumbing")]
+           if "pandas" in mods and layer(name) in ("engine", "plumbing")]
     assert not bad
-
-
-def test_plumbing_imports_nothing_of_the_engine_but_its_errors():
-    bad = {name: sorted(m for m in mods if m.startswith("ragkit.") and _layer(m) != "plumbing"
-                        and m != "ragkit.errors")
-           for name, mods in import_graph().items() if _layer(name) == "plumbing"}
-    assert not {k: v for k, v in bad.items() if v}
 
 
 def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path):
@@ -129,5 +202,5 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path
     assert cycles(import_graph(pkg)) == [["ragkit.a", "ragkit.b", "ragkit.teach.c"]]
 
 
-def test_no_import_cycle_in_the_package():
+def test_no_import_cycle_in_the_package_the_book_or_the_benchmarks():
     assert cycles(import_graph()) == []
