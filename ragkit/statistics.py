@@ -54,7 +54,7 @@ def sign_test(a: Floats, b: Floats) -> SignTest:
     """Exact two-sided sign test on the discordant pairs (binomial, p = 0.5); ties are dropped."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
-        raise ValueError(f"paired samples must have the same length ({len(a)} vs {len(b)})")
+        raise InputError(f"paired samples must have the same length ({len(a)} vs {len(b)}): pair each query's results")
     return counts_test(int((a > b).sum()), int((a < b).sum()))
 
 
@@ -109,7 +109,7 @@ def needle_sign_test(a: Floats, b: Floats, needles: Sequence[str]) -> SignTest:
     number of phrasings per needle works (one, two, three).
     """
     if len(a) != len(b):
-        raise ValueError(f"paired samples must have the same length ({len(a)} vs {len(b)})")
+        raise InputError(f"paired samples must have the same length ({len(a)} vs {len(b)}): pair each query's results")
     return sign_test(needle_scores(a, needles)[1], needle_scores(b, needles)[1])
 
 

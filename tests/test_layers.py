@@ -204,3 +204,12 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path
 
 def test_no_import_cycle_in_the_package_the_book_or_the_benchmarks():
     assert cycles(import_graph()) == []
+
+
+def test_the_engine_raises_its_own_errors_never_a_bare_value_error():
+    """What a user typed is an InputError (a ValueError too, so ``except ValueError`` still catches it)."""
+    bare = [f"{name}:{node.lineno}" for name, path in _files((PACKAGE,)).items()
+            if layer(name) in ("engine", "plumbing") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+            and isinstance(node.exc.func, ast.Name) and node.exc.func.id == "ValueError"]
+    assert bare == []
