@@ -244,7 +244,7 @@ def run_notebook(path: Path):
     A child is reported, not hidden: the one-time ONNX export (torch), which ragkit runs outside the kernel, or a
     process the notebook starts itself (08 kills an index build in one).
     """
-    import jupytext
+    import jupytext  # type: ignore[import-untyped]
     import nbformat
     from nbclient import NotebookClient
 

@@ -1,7 +1,7 @@
 """A class on a real JupyterHub: the teacher's shared cache filled once, then N students at once through the hub.
 
 ``python -m benchmarks classroom`` (N = 4, 8, 16; ``CLASSROOM_N=2`` for a quick look). Per class size a
-fresh hub (benchmarks/hub.py, configured from docs/jupyterhub_config.py) on 127.0.0.1; N students are
+fresh hub (harness/hub.py, configured from docs/jupyterhub_config.py) on 127.0.0.1; N students are
 created and their servers started through the REST API, all at once; each follows the guide's
 nbgitpuller link to a ``file://`` copy of this repository, then opens 00-start-here, 06-thresholds
 and exercises/ex2-choose-a-threshold one after another, each on a fresh kernel over its websocket,
@@ -34,7 +34,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.hub import (
+from harness.hub import (
     Hub,
     Student,
     follow_pull_link,
@@ -53,7 +53,9 @@ NOTEBOOKS = ("my-notebooks/00-start-here.ipynb", "my-notebooks/06-thresholds.ipy
 
 def vector_rows(folder: Path) -> int:
     """Rows in the cache database under ``folder`` (0 when there is none)."""
-    path = folder / "vectors.sqlite"
+    from ragkit.plumbing.cache import FILENAME
+
+    path = folder / FILENAME
     if not path.is_file():
         return 0
     db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
@@ -65,10 +67,10 @@ def vector_rows(folder: Path) -> int:
 
 def fill_shared(folder: Path) -> tuple[float, int, int]:
     """The teacher's part, seeded from this machine's cache; (seconds, rows seeded, rows after the fill)."""
-    from ragkit.plumbing.cache import finish_shared
+    from ragkit.plumbing.cache import FILENAME, finish_shared
     from ragkit.plumbing.locations import cache_dir
 
-    seed_cache(cache_dir(), folder)
+    seed_cache(cache_dir(), folder, FILENAME)
     seeded = vector_rows(folder)
     env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
     t = time.perf_counter()
@@ -134,6 +136,7 @@ def one_student(hub: Hub, student: Student, link: str, start: float) -> dict:
     try:
         for notebook in NOTEBOOKS:
             kernel, report = work_through(hub, student, notebook, keep_open=True)
+            assert kernel is not None, "work_through returns the kernel it keeps open"
             kernels.append(kernel)
             reports.append(report)
         servers, pids = hub.processes(student)
@@ -161,7 +164,7 @@ def one_class(n: int, shared: Path, repo: Path, work: Path) -> dict:
     try:
         hub.start()
         time.sleep(3)
-        idle_hub = _memory([hub.process.pid]), _memory([hub.proxy_pid() or 0])
+        idle_hub = _memory([hub.process.pid] if hub.process else []), _memory([hub.proxy_pid() or 0])
         tag = os.urandom(2).hex()
         students = [hub.add_student(f"rkb{tag}s{i:02d}") for i in range(n)]
         link = pull_link(repo.as_uri(), "main")  # the workspace link opens my-notebooks/00-start-here
@@ -174,10 +177,10 @@ def one_class(n: int, shared: Path, repo: Path, work: Path) -> dict:
             for s, f in zip(students, futures):
                 try:
                     results.append(f.result())
-                except Exception as exc:  # noqa: BLE001 - one student's failure is reported, the class goes on
+                except Exception as exc:  # whatever failed, one student's failure is reported, the class goes on
                     failures.append(f"{s.name}: {type(exc).__name__}: {str(exc)[-300:]}")
         wall = time.perf_counter() - start
-        busy_hub = _memory([hub.process.pid]), _memory([hub.proxy_pid() or 0])
+        busy_hub = _memory([hub.process.pid] if hub.process else []), _memory([hub.proxy_pid() or 0])
         sampler.stop.set()
         sampler.join()
         return {"n": n, "wall_s": wall, "students": results, "failures": failures, "hub_idle": idle_hub,

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 from urllib.parse import quote, unquote
 
 import jinja2
@@ -26,6 +27,7 @@ import zmq
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.paths import jupyter_runtime_dir
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
@@ -389,7 +391,7 @@ def landing(book: list[Page], settings: Settings) -> str:
     of each translation's pages (``#pilot-nl``), in its language."""
     hrefs = {Path(p.rel).stem: p.href for p in book if p.language == SOURCE}  # the README's table is English
     md = MarkdownIt("commonmark").enable("table")
-    default = md.renderer.rules["code_inline"]
+    default = cast(RendererHTML, md.renderer).rules["code_inline"]  # MarkdownIt types it as the protocol; it is HTML
 
     def code_inline(renderer, tokens, idx, options, env):
         code = default(tokens, idx, options, env)

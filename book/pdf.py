@@ -10,11 +10,9 @@ from __future__ import annotations
 import io
 import shutil
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from book.build import Page
+from typing import Protocol
 
 NAME = "course.pdf"
 CONTENTS = "Contents"
@@ -24,6 +22,19 @@ PRINT_WIDTH = 720
 DRAWN_SECONDS = 60
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
+
+
+class Sheet(Protocol):
+    """What the printer needs of a page of the book (``book.build.Page``): its outline entry and its file in the site.
+
+    A protocol rather than an import of ``Page``: the builder calls the printer, so the printer must not import it.
+    """
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def href(self) -> str: ...
 
 
 def chromium() -> Path | None:
@@ -42,7 +53,7 @@ def wait_until_drawn(page) -> None:
                            "new Promise(done => MathJax.Hub.Queue(() => done(true)))", timeout=DRAWN_SECONDS * 1000)
 
 
-def write(out: Path, pages: list[Page], title: str) -> Path | None:
+def write(out: Path, pages: Sequence[Sheet], title: str) -> Path | None:
     """Print the site in ``out`` (its index, then every page in the book's order) to ``out/NAME``, titled ``title``.
 
     Without a chromium there is no PDF (the HTML pages are complete without it): a warning says what to install.

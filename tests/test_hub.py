@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import ragkit.teach.course
-from benchmarks.hub import (
+from harness.hub import (
     Hub,
     HubUnavailable,
     follow_pull_link,
@@ -141,7 +141,7 @@ def _guide_fill_commands(shared: Path) -> list[str]:
 
 def _seed(suite_cache: Path, shared: Path) -> int:
     """Copy the suite's own vectors and ONNX export into the (empty) shared folder: the fill then embeds nothing."""
-    seed_cache(suite_cache, shared)
+    seed_cache(suite_cache, shared, FILENAME)
     return _rows(shared)
 
 
@@ -360,7 +360,7 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
 
 def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
     """One file: the guide's section 3 shows docs/jupyterhub_config.py verbatim, and the harness loads that path."""
-    from benchmarks.hub import CONFIG
+    from harness.hub import CONFIG
 
     config = (ROOT_DIR / "docs" / "jupyterhub_config.py").read_text(encoding="utf-8")
     assert CONFIG == ROOT_DIR / "docs" / "jupyterhub_config.py"
@@ -371,7 +371,7 @@ def test_the_guide_shows_the_hub_configuration_the_hub_test_starts_from():
 
 def test_the_guide_links_to_the_workspace_and_its_servers_load_the_settings_that_serve_it():
     """Section 6's link is the one the hub test follows, and the config's settings folder enables the workspace."""
-    from benchmarks.hub import pull_link
+    from harness.hub import pull_link
 
     guide = GUIDE.read_text(encoding="utf-8")
     section = guide.split("## 6.", 1)[1].split("\n## ", 1)[0]

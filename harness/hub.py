@@ -1,7 +1,7 @@
 """A class on a real JupyterHub on 127.0.0.1: the hub, its proxy, one single-user server per student, kernels.
 
-Used by tests/test_hub.py and ``python -m benchmarks classroom``. The hub is configured from
-docs/jupyterhub_config.py (the file the guide shows) plus this harness's ports, proxy and users. As
+Used by tests/test_hub.py and ``python -m benchmarks classroom``; it imports nothing of ragkit. The hub is
+configured from docs/jupyterhub_config.py (the file the guide shows) plus this harness's ports, proxy and users. As
 root, each student is a real system user (``useradd``, LocalProcessSpawner: a uid and a home of
 their own); otherwise every student's server runs as the one user running this, each in a home of its
 own (SimpleLocalProcessSpawner). Students and the teacher talk to the hub only over HTTP through
@@ -30,6 +30,10 @@ import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "docs" / "jupyterhub_config.py"
@@ -90,7 +94,7 @@ class Student:
     uid: int
     token: str = ""
     spawn_s: float = 0.0
-    browser: object = None  # a requests.Session holding the student's login cookies
+    browser: requests.Session | None = None  # holds the student's login cookies (Hub.add_student logs in)
 
 
 @dataclass
@@ -462,20 +466,21 @@ def follow_pull_link(hub: Hub, student: Student, link: str) -> tuple[list[dict],
     """Follow the link in the student's logged-in browser: the hub sends it to the student's own server (OAuth
     redirects included), whose nbgitpuller page runs the pull as the event stream its script opens, then sends
     the browser on to the link's ``urlpath``; nbgitpuller's events, and the path the browser lands on."""
-    page = student.browser.get(hub.url + link, timeout=120)
+    browser = student.browser
+    assert browser is not None, f"{student.name} has not logged in: add students with Hub.add_student"
+    page = browser.get(hub.url + link, timeout=120)
     page.raise_for_status()
     target = urllib.parse.urlsplit(page.url)
     if target.path != f"/user/{student.name}/git-pull":
         raise RuntimeError(f"the link led to {page.url}, not to {student.name}'s nbgitpuller page")
-    stream = student.browser.get(f"{hub.url}{target.path}/api?{target.query}", timeout=600)
+    stream = browser.get(f"{hub.url}{target.path}/api?{target.query}", timeout=600)
     stream.raise_for_status()
     text = stream.text
     events = [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
     if not events or events[-1].get("phase") != "finished":
         raise RuntimeError(f"nbgitpuller did not finish: {events[-3:]}")
     # what the page's script does once the pull has finished: window.location = its base url + its path
-    then = student.browser.get(hub.url + _page_data(page.text, "base-url") + _page_data(page.text, "path"),
-                               timeout=120)
+    then = browser.get(hub.url + _page_data(page.text, "base-url") + _page_data(page.text, "path"), timeout=120)
     then.raise_for_status()
     return events, urllib.parse.urlsplit(then.url).path
 
@@ -535,15 +540,17 @@ def work_through(hub: Hub, student: Student, notebook: str, answer: str | None =
     return (kernel if keep_open else None), report
 
 
-def seed_cache(source: Path, folder: Path) -> None:
-    """Copy a cache's vectors (SQLite's backup) and ONNX export into ``folder``: a fill there embeds nothing."""
-    from ragkit.plumbing.cache import FILENAME
+def seed_cache(source: Path, folder: Path, database: str) -> None:
+    """Copy a cache's vectors (SQLite's backup) and ONNX export into ``folder``: a fill there embeds nothing.
 
+    ``database`` is the cache's file name (``ragkit.plumbing.cache.FILENAME``), passed in so that the harness imports
+    nothing of the package it deploys.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    if not (source / FILENAME).is_file():
+    if not (source / database).is_file():
         return
-    src = sqlite3.connect(f"file:{source / FILENAME}?mode=ro", uri=True)
-    dst = sqlite3.connect(folder / FILENAME)
+    src = sqlite3.connect(f"file:{source / database}?mode=ro", uri=True)
+    dst = sqlite3.connect(folder / database)
     try:
         src.backup(dst)
     finally:
