@@ -21,6 +21,8 @@ class NoAnswer:
     cut: float | None
 
     def __str__(self) -> str:
+        if self.cut is None:  # no gate at all: only an empty retrieval (no chunks, or keep=0) leaves nothing
+            return f'NO ANSWER: no cut, and no chunk was retrieved for "{self.question}"'
         return f'NO ANSWER: nothing under cosine distance {self.cut:g} for "{self.question}"'
 
 

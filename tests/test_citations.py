@@ -3,6 +3,7 @@
 import re
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
@@ -131,6 +132,22 @@ def test_nothing_under_the_cut_is_no_answer_without_a_model(retriever):
     result = answer("how do i renew my spanish passport", retriever, cut=0.3, generator=Exploding())
     assert isinstance(result, NoAnswer)
     assert str(result) == 'NO ANSWER: nothing under cosine distance 0.3 for "how do i renew my spanish passport"'
+
+
+class EmptyRetriever:
+    """A retriever over no chunks: with no cut, the only way the gate lets nothing through."""
+
+    chunks: list = []
+
+    def distances(self, texts):
+        return np.zeros((len(texts), 0))
+
+
+def test_no_answer_prints_with_a_cut_and_without_one():
+    assert str(NoAnswer("q?", 0.3)) == 'NO ANSWER: nothing under cosine distance 0.3 for "q?"'
+    result = answer("anything at all?", EmptyRetriever(), cut=None)
+    assert result == NoAnswer("anything at all?", None)
+    assert str(result) == 'NO ANSWER: no cut, and no chunk was retrieved for "anything at all?"'
 
 
 @pytest.mark.slow
