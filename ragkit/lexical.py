@@ -59,13 +59,14 @@ class BM25:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk for one query (zeros when no query term is known)."""
-        out = np.zeros(self.n_docs)
         w = self.weights
-        for tok in tokenize(query):
-            if (term := self.vocabulary.get(tok)) is not None:
-                lo, hi = w.indptr[term], w.indptr[term + 1]
-                out[w.indices[lo:hi]] += w.data[lo:hi]  # a term's row holds each chunk at most once
-        return out
+        rows = [(w.indptr[t], w.indptr[t + 1]) for t in map(self.vocabulary.get, tokenize(query)) if t is not None]
+        if not rows:
+            return np.zeros(self.n_docs)
+        # the query terms' rows of the term x chunk matrix, added per chunk in one pass, in the query's order
+        chunks = np.concatenate([w.indices[lo:hi] for lo, hi in rows])
+        weights = np.concatenate([w.data[lo:hi] for lo, hi in rows])
+        return np.bincount(chunks, weights=weights, minlength=self.n_docs)
 
     def scores_many(self, queries: Sequence[str]) -> np.ndarray:
         """Scores for many queries at once: shape (len(queries), number of chunks)."""
