@@ -162,6 +162,34 @@ def bench_search(corpus) -> None:
     print(f"  BM25, one query: {one * 1000:.3f} ms; rank_bm25 {theirs * 1000:.3f} ms: "
           f"{theirs / one:.0f}x faster (target 20x: {verdict(theirs / one, 20, lower_is_better=False)}; "
           f"chapter {chapter.BM25_MS} ms)")
+    bench_bm25s(bm, texts, qs)
+
+
+def bench_bm25s(bm, texts: list[str], qs: list[str], k: int = 20) -> None:
+    """ragkit's BM25 against bm25s, the peer it must beat: the same tokens and scores, top k with the selection."""
+    import bm25s
+
+    from ragkit.lexical import tokenize
+    from ragkit.retrieval import rank
+
+    batches = {"one query": qs[:1], f"{len(qs)} queries": qs}
+    ragkit = {"one query": best_of(lambda: rank(bm.scores(qs[0]))[:k], 50),
+              f"{len(qs)} queries": best_of(lambda: rank(bm.scores_many(qs))[:, :k], 50)}
+    print(f"  BM25 against bm25s {bm25s.__version__}, top {k} with the selection (ragkit's stable ranking, bm25s's "
+          "top-k);\n    bm25s: method lucene, our k1 and b, fed ragkit's tokens, so both compute the same scores")
+    for backend in ("numpy", "numba"):  # numpy is bm25s's default, numba its fast path (compiled before the timing)
+        peer = bm25s.BM25(k1=bm.k1, b=bm.b, method="lucene", backend=backend)
+        peer.index([tokenize(t) for t in texts], show_progress=False)
+        for label, batch in batches.items():
+            def retrieve(peer=peer, batch=batch):
+                return peer.retrieve([tokenize(q) for q in batch], k=k, show_progress=False)
+
+            retrieve()
+            seconds = best_of(retrieve, 50)
+            ratio = seconds / ragkit[label]
+            target = f" (target 4x: {verdict(ratio, 4, lower_is_better=False)})" if backend == "numpy" else ""
+            print(f"    {label:>10}: ragkit {ragkit[label] * 1000:.3f} ms, bm25s {backend:<5} {seconds * 1000:.3f} ms: "
+                  f"ragkit {ratio:.2f}x as fast{target}")
 
 
 def bench_cross_encoder(corpus) -> None:
