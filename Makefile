@@ -36,7 +36,7 @@ CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 # the number of tests), so that the quick modules fill in at the end and both workers finish near together.
 TEST_WORKERS ?= 2
 
-.PHONY: lab check warm test binder-early bench book models nl clean
+.PHONY: lab check warm test binder-early bench book models nl address clean
 
 # --no-compile, then `compileall` on every core: pip byte-compiles what it installs on one core (about 50 s here).
 # The venv is compiled all the same: a module compiled on first import would print its SyntaxWarnings (invalid
@@ -121,6 +121,11 @@ book: $(STAMP)
 # in notebooks/nl/catalogue/; `python -m ragkit edition --check` says which translations an English edit made stale
 nl: $(STAMP)
 	$(BIN)/python -m ragkit edition
+
+# The course's address (book/book.toml) written into every notebook's Colab cell and the README's and docs' links;
+# `make address REPOSITORY=https://github.com/YOU/NAME [BRANCH=v2]` sets it first
+address: $(STAMP)
+	$(BIN)/python -m ragkit address $(REPOSITORY) $(if $(BRANCH),--branch $(BRANCH),)
 
 models: $(STAMP)
 	$(BIN)/python -m ragkit models

@@ -401,6 +401,32 @@ def _edition(args: argparse.Namespace) -> int:
     return 0
 
 
+def _address(args: argparse.Namespace) -> int:
+    from ragkit.errors import InputError
+    from ragkit.plumbing.locations import checkout
+    from ragkit.teach.classroom import address
+
+    root = checkout()
+    if root is None:
+        raise InputError("the course's address is written into a clone of the course: run this from its checkout")
+    asked = args.repository is not None or args.branch is not None
+    if args.check and asked:
+        raise InputError("--check writes nothing: leave out the repository and --branch, or leave out --check")
+    if not args.check:
+        for path in address.write(root, address.asked(root, args.repository, args.branch) if asked else None):
+            print(f"wrote {path.relative_to(root)}")
+    stale = address.check(root)
+    for path in stale:
+        print(f"{path.relative_to(root)} does not carry the address in {address.SETTING}")
+    if not address.Address.load(root).is_set:
+        print(address.UNSET_NOTE)
+    if stale:
+        print(f"{len(stale)} file(s) disagree with {address.SETTING}: run `make address` and commit them",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def _workspace(args: argparse.Namespace) -> int:
     from ragkit.teach.classroom.workspace import project, refresh
 
@@ -476,6 +502,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
                         "Dutch notebook that differs from what would be written")
     p.set_defaults(run=_edition)
+    p = sub.add_parser("address", help="set the course's address (book/book.toml) and write it into every notebook's "
+                                       "Colab cell and the README's and docs' links")
+    p.add_argument("repository", nargs="?", help="https://github.com/OWNER/NAME (default: book/book.toml's)")
+    p.add_argument("--branch", help="the branch or tag students install and open (default: book/book.toml's)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 naming every file that does not carry book/book.toml's address")
+    p.set_defaults(run=_address)
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
     p.add_argument("--csv", type=Path, help="also write the table to this CSV file")

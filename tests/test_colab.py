@@ -25,10 +25,13 @@ from test_notebooks import PAIRS, student_problems, twin
 from test_packaging import constraint_pins
 
 import book.build as book
+from ragkit.teach.classroom import address
 
 from conftest import ROOT
 
 MARK = 'if "google.colab" in sys.modules:'
+PUBLISHED = address.Address.parse("https://github.com/someone/course", "v2")
+"""An address a teacher has set: the cell written for it installs from it (the committed one may be unset)."""
 # Where the CPU index is unreachable (this CI), one failed lookup instead of retries; the Makefile's own variable
 TORCH_INDEX = os.environ.get("TORCH_INDEX", "https://download.pytorch.org/whl/cpu")
 # A quick subset: the engine on the lowest numpy/scipy/tokenizers/onnxruntime, the ONNX export on the lowest
@@ -92,14 +95,15 @@ def run_cell(source: str) -> dict:
     return namespace
 
 
-def test_outside_colab_the_cell_binds_sys_and_does_nothing_else(monkeypatch, capsys):
+@pytest.mark.parametrize("written", ["committed", "published"])
+def test_outside_colab_the_cell_binds_sys_and_does_nothing_else(monkeypatch, capsys, written):
     def no_install(*args, **kwargs):
         raise AssertionError(f"the Colab cell ran a process outside Colab: {args}")
 
     monkeypatch.setattr(subprocess, "run", no_install)
     monkeypatch.delitem(sys.modules, "google.colab", raising=False)
     before = set(sys.modules)
-    namespace = run_cell(colab_cell(PAIRS[0]))
+    namespace = run_cell(colab_cell(PAIRS[0]) if written == "committed" else address.colab_cell(PUBLISHED))
     assert set(namespace) == {"__builtins__", "sys"}
     assert set(sys.modules) == before
     assert capsys.readouterr() == ("", "")
@@ -161,14 +165,37 @@ def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypa
     monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
     monkeypatch.setenv("RAGKIT_TEST_WIDGETS", str(tmp_path / "widgets"))
     monkeypatch.delenv("RAGKIT_INSTALL", raising=False)
-    run_cell(colab_cell(PAIRS[0]))
-    assert calls == [([sys.executable, "-m", "pip", "install", "-q", expected_target()], True)]
+    cell = address.colab_cell(PUBLISHED)
+    run_cell(cell)
+    assert calls == [([sys.executable, "-m", "pip", "install", "-q", PUBLISHED.target], True)]
+    assert PUBLISHED.target == "ragkit @ git+https://github.com/someone/course@v2"
     assert (tmp_path / "widgets").read_text() == "enabled"
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "FigureWidget" in out, "one line on what Colab cannot show"
     monkeypatch.setenv("RAGKIT_INSTALL", "/somewhere/ragkit")
-    run_cell(colab_cell(PAIRS[0]))
+    run_cell(cell)
     assert calls[-1][0][-1] == "/somewhere/ragkit"
+
+
+def test_on_colab_an_unset_address_installs_nothing_and_says_what_to_do(monkeypatch, capsys, tmp_path,
+                                                                       google_stand_in):
+    calls = []
+    monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
+    monkeypatch.setenv("RAGKIT_TEST_WIDGETS", str(tmp_path / "widgets"))
+    monkeypatch.delenv("RAGKIT_INSTALL", raising=False)
+    cell = address.colab_cell(address.Address(address.PLACEHOLDER))
+    run_cell(cell)
+    assert calls == [], "pip was asked to install from a repository that does not exist"
+    assert not (tmp_path / "widgets").exists()
+    out, err = capsys.readouterr()
+    assert out == address.NOT_SET + "\n" and err == ""
+    assert "address is not set" in out and "RAGKIT_INSTALL" in out and "`make address`" in out
+    # a student (or the stand-in Colab of the slow tests below) names what to install: the cell installs it
+    monkeypatch.setenv("RAGKIT_INSTALL", "git+https://github.com/someone/course@main")
+    run_cell(cell)
+    assert calls == [([sys.executable, "-m", "pip", "install", "-q", "git+https://github.com/someone/course@main"],
+                      True)]
+    assert (tmp_path / "widgets").read_text() == "enabled"
 
 
 def test_the_colab_cell_is_short_and_pins_nothing():

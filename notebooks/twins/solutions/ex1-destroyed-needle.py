@@ -24,12 +24,14 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess
+    import os, subprocess, google.colab.output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-    from google.colab import output
-    output.enable_custom_widget_manager()
-    print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+    if "github.com/OWNER/" in target:
+        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+    else:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+        google.colab.output.enable_custom_widget_manager()
+        print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
 # ## The task, and why it matters
