@@ -15,7 +15,7 @@ import json
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -23,8 +23,10 @@ from ragkit.errors import InputError, ModelUnavailable
 from ragkit.plumbing.cache import VectorCache, shared_cache_dir, text_key
 from ragkit.plumbing.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
 from ragkit.plumbing.onnx import OnnxEncoder, env_threads, mean_pooled, onnx_export, quiet_load
-from ragkit.plumbing.service import borrowed
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
+
+if TYPE_CHECKING:
+    from ragkit.plumbing.service import Borrower
 
 BACKENDS = ("onnx", "torch")
 
@@ -83,7 +85,8 @@ class Embedder:
     """A sentence-embedding model: mean-pooled, L2-normalised vectors, cached on disk by content."""
 
     def __init__(self, model: str | Path | None = None, backend: str = "onnx",
-                 window: int = WINDOW, cache: Path | None = None, threads: int | None = None):
+                 window: int = WINDOW, cache: Path | None = None, threads: int | None = None,
+                 borrower: Borrower | None = None):
         if backend not in BACKENDS:
             raise InputError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
         root = Path(cache) if cache else cache_dir()
@@ -101,6 +104,7 @@ class Embedder:
         self._model: OnnxEncoder | _Sentence | None = None
         self._backend, self._window, self._name = backend, window, name
         self._threads = threads  # the ONNX encoder's threads (None: OMP_NUM_THREADS, else one per core)
+        self.borrower = borrower  # asked for vectors before the model computes them: the grader, in its sandbox
         dims = _dimensions(source) if source.is_dir() else self._sentence().get_embedding_dimension()
         self.stamp = ModelStamp(name, weights, dims, True, window, backend)
         self.cache = VectorCache(root, self.stamp.namespace, dims, shared=shared)
@@ -142,8 +146,10 @@ class Embedder:
         return model.model
 
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
-        # in the grader's sandbox the grader lends the vectors it needs for its own check (see plumbing.service)
-        lent = borrowed(texts, self.stamp.namespace, self.stamp.dimensions)
+        # in the grader's sandbox the grader lends the vectors it needs for its own check (see plumbing.service);
+        # an embedder nobody lends to asks no one
+        lent = None if self.borrower is None else self.borrower.borrowed(texts, self.stamp.namespace,
+                                                                         self.stamp.dimensions)
         return lent if lent is not None else self.model.encode(list(texts), progress)
 
     def _warn_truncation(self, texts: Sequence[str]) -> None:

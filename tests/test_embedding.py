@@ -388,3 +388,61 @@ def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embed
     assert one.threads == 1 and one.model.session.get_session_options().intra_op_num_threads == 1
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     assert embedder.threads == 2
+
+
+# Lending: an embedder asks the grader for vectors only when it is given a borrower (the grader's sandbox gives one)
+
+class Grader:
+    """A borrower that answers with ``answer(texts, dimensions)`` and remembers what it was asked."""
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, []
+
+    def borrowed(self, texts, namespace, dimensions):
+        self.asked.append(list(texts))
+        return self.answer(texts, dimensions)
+
+
+def test_an_embedder_asks_its_borrower_first_and_computes_what_it_refuses(embedder, cache):
+    new = f"a text only the grader embeds {os.getpid()} {id(cache)}"
+    lent = Embedder(cache=cache, borrower=Grader(lambda texts, d: np.eye(d, dtype=np.float32)[:len(texts)]))
+    assert np.array_equal(lent.encode([new], cache=False)[0], np.eye(384, dtype=np.float32)[0])
+    assert lent.borrower.asked == [[new]] and lent._model is None  # the model never loaded
+    refused = Embedder(cache=cache, borrower=Grader(lambda texts, d: None))
+    assert np.allclose(refused.encode(TEXTS, cache=False), embedder.encode(TEXTS), atol=1e-6)
+    assert refused.borrower.asked == [TEXTS]
+
+
+def test_an_embedder_nobody_lends_to_asks_no_service(tmp_path):
+    """Defect: every embedding looked the grader's service up (its variable, then its socket), in every process; now
+    an embedder asks only the borrower it was given, and only a kernel in the grader's sandbox is given one."""
+    import contextlib
+    import socket
+    import threading
+    import uuid
+
+    from ragkit.plumbing.service import SERVICE_ENV
+
+    asked: list[bool] = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "s.sock"))
+        server.listen(1)
+
+        def serve() -> None:
+            try:
+                conn, _ = server.accept()
+            except OSError:  # closed at the end of the test: nobody asked
+                return
+            asked.append(True)
+            conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        code = ("import sys; from ragkit.embedding import Embedder; "
+                "Embedder(cache=sys.argv[1]).encode([sys.argv[2]], progress=False)")
+        done = subprocess.run([sys.executable, "-c", code, str(seeded(tmp_path / "cache")), f"new {uuid.uuid4().hex}"],
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, SERVICE_ENV: str(tmp_path / "s.sock")})
+        assert done.returncode == 0, done.stderr[-2000:]
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_RDWR)  # wakes the accept that waits in vain
+    assert asked == []

@@ -361,6 +361,13 @@ def sentence(title, section):
 EX4_SOLUTION = Path(__file__).resolve().parent.parent / "notebooks" / "solutions" / "ex4-design-a-header.ipynb"
 
 
+def finding(test: SignTest):
+    """A stand-in for the engine's comparison in ex4's check: whatever the header, the needle-level test is ``test``."""
+    from ragkit.evaluation import Comparison
+
+    return lambda a, b, metric, level: Comparison(a.label, b.label, metric, test, (), (), level)
+
+
 @pytest.fixture
 def solved(executed):
     """The ex4 solution's one run: it embeds the chunks with ``sentence`` as their header into the run's cache.
@@ -389,13 +396,13 @@ def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course, solve
 
 @pytest.mark.slow
 def test_ex4_a_well_argued_null_result_passes(course, solved, monkeypatch):
-    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(3, 2, 1.0))
+    monkeypatch.setattr(ex4_header, "compare", finding(SignTest(3, 2, 1.0)))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
     assert ex.check_header(course, sentence, "worse", "Inconclusive, opposite direction", stated="worse").passed
     for said in ("consistent", "better", "no detectable difference"):
         feedback = ex.check_header(course, sentence, "better", said)
         assert not feedback.passed and "does not follow" in str(feedback)
-    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(1, 12, 0.003))
+    monkeypatch.setattr(ex4_header, "compare", finding(SignTest(1, 12, 0.003)))
     assert ex.check_header(course, sentence, "better", "contradicts").passed
     assert ex.check_header(course, sentence, "worse", "consistent", stated="worse").passed
 
@@ -410,7 +417,7 @@ def test_ex4_the_metric_is_the_exercises_own_and_an_expectation_is_a_direction(c
 
 @pytest.mark.slow
 def test_ex4_the_measurement_waits_for_a_stated_direction(course, solved, monkeypatch):
-    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(3, 2, 1.0))
+    monkeypatch.setattr(ex4_header, "compare", finding(SignTest(3, 2, 1.0)))
     for expectation in (None, "maybe"):
         run = ex.measure_header(course, sentence, expectation)
         assert run.expectation is None and run.test is None and "before you measure" in str(run)
@@ -437,7 +444,7 @@ def test_ex4_a_direction_changed_after_the_first_measurement_is_not_yet(course, 
 
 @pytest.mark.slow
 def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monkeypatch):
-    monkeypatch.setattr(ex4_header, "needle_sign_test", lambda *args: SignTest(3, 2, 1.0))
+    monkeypatch.setattr(ex4_header, "compare", finding(SignTest(3, 2, 1.0)))
     assert ex.check_header(course, sentence, "better", "inconclusive, same direction").passed
     feedback = ex.check_header(course, sentence, "worse", "inconclusive, opposite direction")
     assert not feedback.passed and "holds you to the one stated first" in str(feedback)
@@ -447,14 +454,14 @@ def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monk
                                           ("worse", "you stated 'worse' before your first measurement")])
 def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_measured(course, stated, says):
     from ragkit.teach.grading import grader as grading
-    from ragkit.teach.grading.sandbox import Run
+    from ragkit.teach.grading.sandbox import SandboxRun
 
     pairs = grading.header_pairs(course)
     answers = {"my_header": {"value": [[t, s, sentence(t, s)] for t, s in pairs]},
                "my_expectation": {"value": "better"}, "my_conclusion": {"value": "inconclusive, same direction"},
                "stated_expectation": {"value": stated}}
-    g = grading.judged(grading.Submission("ana", "ex4", Path("ex4.ipynb")), Run(True, answers=json.dumps(answers)),
-                       course)
+    g = grading.judged(grading.Submission("ana", "ex4", Path("ex4.ipynb")),
+                       SandboxRun(True, answers=json.dumps(answers)), course)
     assert g.grade == "not yet" and says in g.reason, g
     assert ex4_header._STATED == {}  # the grader's process locks nothing of its own
 
@@ -507,9 +514,14 @@ def test_ex4_wrong_types_and_failing_functions_are_answered_in_words_at_once(cou
 
 
 def test_needle_sign_test_counts_needles_not_queries():
+    """ex4's check compares first-hit ranks with the engine's needle-level test (evaluation.compare)."""
+    from ragkit.evaluation import Result, compare
+
     a = np.array([1, 1, 0, 5, 0, 0])
     b = np.array([0, 0, 0, 0, 1, 0])
-    t = ex.needle_sign_test(a, b, ["q1", "q2", "q3", "q1", "q2", "q3"], k=4)
+    needles = ("q1", "q2", "q3", "q1", "q2", "q3")
+    ids = tuple(f"{n}/{i}" for i, n in enumerate(needles))
+    t = compare(Result("A", "dense", a, ids, needles), Result("B", "dense", b, ids, needles), "R@4", "needle").test
     # per needle, phrasings found: a = (1, 1, 0), b = (0, 1, 0)
     assert (t.wins, t.losses) == (1, 0)
 

@@ -130,6 +130,16 @@ def test_a_notebook_is_read_only_as_a_bounded_regular_file(tmp_path):
     link.symlink_to("/etc/passwd")
     with pytest.raises(InputError, match="symbolic link"):
         grading.read_notebook(link)
+    huge = tmp_path / "ex3.ipynb"
+    with huge.open("wb") as f:  # sparse: refused by its size, never read
+        f.truncate(grading.MAX_NOTEBOOK + 1)
+    with pytest.raises(InputError, match=f"{grading.MAX_NOTEBOOK + 1:,} bytes, more than the "
+                                         f"{grading.MAX_NOTEBOOK:,} a notebook may hold"):
+        grading.read_notebook(huge)
+    os.chmod(huge, 0)
+    if not os.access(huge, os.R_OK):  # root reads it anyway
+        with pytest.raises(InputError, match="Permission denied"):
+            grading.read_notebook(huge)
 
 
 @pytest.mark.parametrize("value, kind, why", [
@@ -554,7 +564,8 @@ def test_the_grader_lends_vectors_for_texts_and_refuses_what_it_should(tmp_path)
     lender = service.Lender(tmp_path / "s.sock", embedder.stamp.namespace, encode, lock, budget=10_000)
     kernel = ("import sys, json\nfrom ragkit.embedding import default_embedder\nfrom ragkit.plumbing import service\n"
               "e = default_embedder()\ntexts = json.loads(sys.argv[1])\n"
-              "v = service.borrowed(texts, sys.argv[2] or e.stamp.namespace, e.stamp.dimensions)\n"
+              "v = service.Borrower(service.service_path()).borrowed(texts, sys.argv[2] or e.stamp.namespace, "
+              "e.stamp.dimensions)\n"
               "print(json.dumps(None if v is None else v.tolist()))")
     env = {**os.environ, "PYTHONPATH": str(ROOT), service.SERVICE_ENV: str(tmp_path / "s.sock")}
 
@@ -718,6 +729,24 @@ def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_threa
     assert most[0] == 2  # two at once, never three
 
 
+def test_a_sandbox_kernel_borrows_from_the_grader_only_when_the_sandbox_names_a_socket(tmp_path):
+    """The kernel's startup gives its embedder the grader's socket; without one the embedder asks no one."""
+    from ragkit.plumbing import service
+
+    probe = ("from ragkit.teach.grading.sandbox import start_kernel\nfrom ragkit.embedding import default_embedder\n"
+             "start_kernel()\nprint(default_embedder().borrower)")
+    env = {k: v for k, v in os.environ.items() if k != service.SERVICE_ENV}
+
+    def borrower(**more: str) -> str:
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env={**env, **more},
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert borrower() == "None"
+    assert borrower(**{service.SERVICE_ENV: str(tmp_path / "s.sock")}) == repr(service.Borrower(tmp_path / "s.sock"))
+
+
 def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_grammar():
     """nbformat still validates in the child, and lark (rfc3987-syntax's grammar, 1.3 s per child) is never loaded."""
     import importlib.util
@@ -734,7 +763,8 @@ def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_gram
         return out.stdout.strip()
 
     assert lark_loaded("") == "True"  # what the child paid before
-    assert lark_loaded("from ragkit.teach.grading.sandbox import skip_iri_grammar\nskip_iri_grammar()\n") == "False"
+    assert lark_loaded("from ragkit.plumbing.nbformat_import import import_nbformat_quickly\n"
+                       "import_nbformat_quickly()\n") == "False"
 
 
 @pytest.mark.slow
@@ -749,12 +779,15 @@ def test_a_sandbox_kernels_first_figure_imports_jsonschema_without_its_iri_gramm
     with Sandbox([tmp_path], Limits(timeout=120)) as sandbox:
         run = sandbox.run(_notebook("import sys\nimport plotly.graph_objects as go\n"
                                     "from IPython.display import display\ndisplay(go.Figure(go.Bar(x=[1], y=[2])))\n"
-                                    "imported = 'jsonschema' in sys.modules\nlark = 'lark' in sys.modules"),
-                          "a", ("imported", "lark"))
+                                    "imported = 'jsonschema' in sys.modules\nlark = 'lark' in sys.modules\n"
+                                    "try:\n    import rfc3987_syntax\n    mine = True\nexcept ImportError:\n"
+                                    "    mine = False"),
+                          "a", ("imported", "lark", "mine"))
     assert run.ran, run.reason
     answers = json.loads(run.answers)
     assert answers["imported"]["value"] is True  # the figure took the path that builds the grammar
     assert answers["lark"]["value"] is False
+    assert answers["mine"]["value"] is True  # hidden only while nbformat was imported: the student may import it
 
 
 def test_a_home_above_python_is_hidden_whatever_its_mode_now(tmp_path, monkeypatch):

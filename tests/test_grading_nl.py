@@ -125,6 +125,13 @@ def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_
     assert language.current() == "nl", "the teacher's own language was not given back"
 
 
+def test_the_grade_tables_numbers_are_written_in_english_whatever_language_the_teacher_speaks(monkeypatch):
+    monkeypatch.setenv("RAGKIT_LANGUAGE", "nl")
+    row = grading.Grade("ada", "ex2", "yes", {"cut": 0.123456, "wins": 1234, "verdict": "consistent"}).row()
+    assert row["numbers"] == "cut=0.1235 wins=1234 verdict=consistent"
+    assert language.current() == "nl"
+
+
 @pytest.mark.slow  # two notebooks run in the real sandbox, the course's vectors
 def test_a_students_dutch_ex2_and_her_untouched_english_copy_are_graded_yes_in_the_sandbox(tmp_path):
     import ragkit.teach.course

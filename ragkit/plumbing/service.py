@@ -1,8 +1,9 @@
 """Vectors lent by the grader: a kernel in the grader's sandbox asks for them instead of computing them itself.
 
 A submission's kernel and the grader's check embed the same texts (ex4 embeds the whole corpus
-with the student's header). With ``RAGKIT_EMBEDDING_SERVICE`` naming a Unix socket, the kernel's
-embedder sends the texts it lacks and receives the grader's vectors: the grader computes them
+with the student's header). The sandbox names a Unix socket in ``RAGKIT_EMBEDDING_SERVICE``, and the
+kernel's startup gives its embedder a ``Borrower`` of it (an embedder without one asks no one): the
+embedder sends the texts it lacks and receives the grader's vectors. The grader computes them
 once, from the texts alone, with its own model, and keeps them in its own cache, where its check
 finds them. A kernel chooses only texts, never a vector, so nothing it sends can change what a
 text is judged to mean. The service lends to one run, within a budget of characters, and waits
@@ -17,10 +18,13 @@ import json
 import os
 import socket
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+
+from ragkit.errors import InputError
 
 SERVICE_ENV = "RAGKIT_EMBEDDING_SERVICE"
 MAX_REQUEST = 32 * 2**20
@@ -34,7 +38,6 @@ READ_SECONDS = 30.0
 SLICE = 128
 """Texts embedded between two looks at whether the run is still on: a stopped run costs the grader one slice."""
 _LENGTH = 8
-_lending = threading.Event()  # set in a process that lends: it computes its own vectors, never asks itself
 
 
 def service_path() -> Path | None:
@@ -56,7 +59,7 @@ def _read_exactly(conn: socket.socket, n: int) -> bytes:
 def _message(conn: socket.socket, limit: int) -> bytes:
     n = int.from_bytes(_read_exactly(conn, _LENGTH), "big")
     if n > limit:
-        raise ValueError(f"a message of {n:,} bytes (at most {limit:,})")
+        raise InputError(f"a message of {n:,} bytes (at most {limit:,})")  # what the other side sent: refused unread
     return _read_exactly(conn, n)
 
 
@@ -64,21 +67,26 @@ def _send(conn: socket.socket, data: bytes) -> None:
     conn.sendall(len(data).to_bytes(_LENGTH, "big") + data)
 
 
-def borrowed(texts: Sequence[str], namespace: str, dimensions: int) -> np.ndarray | None:
-    """The service's vectors for these texts (one row each), or None when there is no service or it refuses."""
-    path = service_path()
-    if path is None or not texts or _lending.is_set():
-        return None
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.connect(str(path))
-            _send(conn, json.dumps({"namespace": namespace, "texts": list(texts)}).encode("utf-8"))
-            reply = _message(conn, len(texts) * dimensions * 4 + 1)
-    except (OSError, ValueError, ConnectionError):
-        return None
-    if reply[:1] != b"V" or len(reply) != 1 + len(texts) * dimensions * 4:
-        return None
-    return np.frombuffer(reply[1:], dtype=np.float32).reshape(len(texts), dimensions).copy()
+@dataclass(frozen=True)
+class Borrower:
+    """A kernel's side: asks the grader's socket for vectors; an embedder that holds one asks it before its model."""
+
+    path: Path
+
+    def borrowed(self, texts: Sequence[str], namespace: str, dimensions: int) -> np.ndarray | None:
+        """The service's vectors for these texts (one row each), or None when it refuses or cannot be reached."""
+        if not texts:
+            return None
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(self.path))
+                _send(conn, json.dumps({"namespace": namespace, "texts": list(texts)}).encode("utf-8"))
+                reply = _message(conn, len(texts) * dimensions * 4 + 1)
+        except (OSError, ValueError, ConnectionError):
+            return None
+        if reply[:1] != b"V" or len(reply) != 1 + len(texts) * dimensions * 4:
+            return None
+        return np.frombuffer(reply[1:], dtype=np.float32).reshape(len(texts), dimensions).copy()
 
 
 class Lender:
@@ -90,7 +98,6 @@ class Lender:
         self.path, self.namespace, self.encode, self.lock, self.left = path, namespace, encode, lock, budget
         self.wait = wait
         self.lent = 0
-        _lending.set()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.bind(str(path))
         if owner is not None:
@@ -138,7 +145,7 @@ class Lender:
                     return b"Eclosed"
                 parts.append(np.asarray(self.encode(texts[start:start + SLICE]), dtype=np.float32))
             vectors = np.concatenate(parts)
-        except Exception:  # noqa: BLE001 - whatever fails here, the kernel computes the vectors itself
+        except Exception:  # whatever fails here, the kernel computes the vectors itself
             return b"Ecould not embed"
         finally:
             self.lock.release()

@@ -15,6 +15,7 @@ from ragkit.errors import InputError
 MAX_FILE = 4 * 2**20  # a check writes ~300 bytes: thousands of attempts fit, a sparse multi-GB file does not
 MAX_LINE = 16 * 2**10
 MAX_NESTING = 8
+"""How deep anything a student wrote may nest, once parsed: a line of a results file, a notebook's answers."""
 
 
 SHOWN = 60
@@ -74,20 +75,29 @@ def _nesting(line: str) -> int:
     return deepest
 
 
-def _read_regular(path: Path, flags: int = os.O_RDONLY) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file, opened without following a link or blocking on a FIFO; OSError or InputError."""
-    fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
+def read_regular(path: Path, limit: int, called: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file, opened without following a link or blocking on a FIFO, at most ``limit`` of them.
+
+    Anything else is an InputError saying why, for a teacher to read: ``called`` names the file in it.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        why = "a symbolic link, not followed" if Path(path).is_symlink() else exc.strerror or str(exc)
+        raise InputError(why) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InputError("not a regular file (a FIFO, device or socket)")
-        if st.st_size > MAX_FILE:
-            raise InputError(f"{st.st_size:,} bytes, more than the {MAX_FILE:,} a results file may hold")
+        if st.st_size > limit:  # a sparse file of many gigabytes is refused unread
+            raise InputError(f"{st.st_size:,} bytes, more than the {limit:,} {called} may hold")
         data = b""
-        while len(data) <= MAX_FILE and (block := os.read(fd, MAX_FILE + 1 - len(data))):
+        while len(data) <= limit and (block := os.read(fd, limit + 1 - len(data))):
             data += block
-        if len(data) > MAX_FILE:
-            raise InputError(f"grew past the {MAX_FILE:,} bytes a results file may hold while it was read")
+        if len(data) > limit:
+            raise InputError(f"grew past the {limit:,} bytes {called} may hold while it was read")
         return data, st
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc)) from None
     finally:
         os.close(fd)

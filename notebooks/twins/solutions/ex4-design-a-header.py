@@ -66,7 +66,7 @@ from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate
 from ragkit.evaluation import Result
 from ragkit.statistics import verdict
-from ragkit.teach.exercises import EX4, check_header, measure_header, needle_sign_test
+from ragkit.teach.exercises import EX4, check_header, measure_header
 from ragkit.tokens import token_report
 
 course = ragkit.teach.course.load()
@@ -95,7 +95,7 @@ narrate.header_duel(ev)
 # Here is the header's own comparison (E against C) judged that way.
 
 # %%
-per_needle = needle_sign_test(ev["E/dense"].ranks, ev["C/dense"].ranks, [q.qid for q in course.queries], k=20)
+per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
 display(Markdown(f"E vs C at R@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
                  f"p = **{per_needle.p:.3g}**."))
 

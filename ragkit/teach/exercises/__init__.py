@@ -41,9 +41,6 @@ from ragkit.teach.exercises.ex4_header import (
 from ragkit.teach.exercises.ex4_header import (
     measure_header as measure_header,
 )
-from ragkit.teach.exercises.ex4_header import (
-    needle_sign_test as needle_sign_test,
-)
 from ragkit.teach.exercises.ex5_own_document import (
     PARAPHRASE_HINT as PARAPHRASE_HINT,
 )
@@ -189,7 +186,6 @@ __all__ = [
     "current_student",
     "login",
     "measure_header",
-    "needle_sign_test",
     "own_size",
     "record",
     "results_path",

@@ -12,7 +12,7 @@ import numpy as np
 
 from ragkit import statistics
 from ragkit.chunking import chunk_corpus
-from ragkit.evaluation import first_hit_ranks, query_hits
+from ragkit.evaluation import Result, compare, first_hit_ranks, query_hits
 from ragkit.statistics import SignTest
 from ragkit.teach.untrusted import shown
 from ragkit.tokens import WINDOW, count_pieces
@@ -22,15 +22,6 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
 from ragkit.teach.exercises.feedback import Feedback, _embedded, record
 from ragkit.teach.exercises.rules import EX4
-
-
-def needle_sign_test(a_ranks: np.ndarray, b_ranks: np.ndarray, query_needles: Sequence[str], k: int) -> SignTest:
-    """Paired sign test at needle level on first-hit ranks: a hit is a rank in 1..k (see statistics)."""
-    def found(ranks: np.ndarray) -> np.ndarray:
-        ranks = np.asarray(ranks)
-        return ((ranks > 0) & (ranks <= k)).astype(float)
-
-    return statistics.needle_sign_test(found(a_ranks), found(b_ranks), list(query_needles))
 
 
 def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
@@ -139,14 +130,16 @@ class HeaderRun:
 
 
 def _header_test(course: Course, chunks, headers: Sequence[str]) -> tuple[list, np.ndarray, SignTest, tuple[str, ...]]:
-    """The custom chunks, their first-hit ranks, the paired test against E at EX4's metric, and truncation notes."""
+    """The custom chunks, their first-hit ranks, the test against E per needle at EX4's metric, truncation notes."""
     custom = [dataclasses.replace(c, header=h.rstrip("\n") + "\n") for c, h in zip(chunks, headers)]
     texts = [q.text for q in course.queries]
+    ids, needles = tuple(q.id for q in course.queries), tuple(q.qid for q in course.queries)
     hits = query_hits(chunks, course.questions, course.queries)
-    base = first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits)
+    base = Result(EX4.strategy, "dense", first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits),
+                  ids, needles)
     retriever, truncated = _embedded(custom)
-    mine = first_hit_ranks(retriever.dense(texts).ranking, hits)
-    return custom, mine, needle_sign_test(mine, base, [q.qid for q in course.queries], EX4.k), truncated
+    mine = Result("yours", "dense", first_hit_ranks(retriever.dense(texts).ranking, hits), ids, needles)
+    return custom, mine.ranks, compare(mine, base, EX4.metric, level="needle").test, truncated
 
 
 def measure_header(course: Course, make_header: Callable[[str, str], str] | None,

@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Iterator
 
 from ragkit.errors import InputError
 from ragkit.teach.exercises.results import EXERCISES, login
-from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, _nesting, _not_json, _read_regular, shown
+from ragkit.teach.untrusted import MAX_FILE, MAX_LINE, MAX_NESTING, _nesting, _not_json, read_regular, shown
 
 NAME_RULES = ("file", "owner")
 """How class-report names the student of a results file: its file name without ``.jsonl``, or its owner's login."""
@@ -162,13 +162,9 @@ def class_report(paths: Iterable[str | Path], name_by: str = "file", output: Pat
     for path in files:
         where = _where(path)
         try:
-            data, st = _read_regular(path)
+            data, st = read_regular(path, MAX_FILE, "a results file")
         except InputError as exc:
             skipped.append(f"{where}: file not read ({exc})")
-            continue
-        except OSError as exc:
-            reason = "a symbolic link, not followed" if path.is_symlink() else exc.strerror or str(exc)
-            skipped.append(f"{where}: file not read ({reason})")
             continue
         if (st.st_dev, st.st_ino) in seen:
             skipped.append(f"{where}: the same file as {_where(seen[st.st_dev, st.st_ino])}, read once")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +25,7 @@ from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.class_report import walk
 from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Sandbox, SandboxRun
-from ragkit.teach.untrusted import shown, strict
+from ragkit.teach.untrusted import MAX_NESTING, read_regular, shown, strict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +41,6 @@ GRADES = ("yes", "not yet", "not run", "missing")
 """Best first: when a student hands in one exercise in two languages, the better of the two grades counts."""
 COLUMNS = ["student", "exercise", "grade", "numbers", "reason", "seconds", "notebook"]
 MAX_NOTEBOOK = 32 * 2**20
-MAX_NESTING = 8
 MAX_ITEMS = 20_000
 MAX_TEXT = 200_000
 LEND_SHARE = 3
@@ -51,8 +49,6 @@ LEND_SHARE = 3
 Waiting costs less than computing: a kernel refused computes its vectors, and the check then
 computes them again; one that waits has them computed once."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def _ex1(course: Course, student: str, a: dict) -> Feedback:
@@ -157,14 +153,12 @@ class Grade:
 
     def row(self) -> dict[str, str]:
         """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
-        numbers = " ".join(f"{k}={_number(v)}" for k, v in self.numbers.items())
+        with language.speaking("en"):  # the teacher's table is English, whatever language the grader's process speaks
+            numbers = " ".join(f"{k}={language.number(v, '.4g') if isinstance(v, float) else v}"
+                               for k, v in self.numbers.items())
         return {"student": shown(self.student), "exercise": self.exercise, "grade": self.grade,
                 "numbers": shown(numbers, 200), "reason": shown(self.reason, 300),
                 "seconds": f"{self.seconds:.1f}", "notebook": shown(self.notebook, 200)}
-
-
-def _number(value: object) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 @dataclass(frozen=True)
@@ -252,22 +246,7 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str]) ->
 
 def read_notebook(path: Path) -> bytes:
     """A submitted notebook's bytes: a regular file (no link, FIFO or device), at most MAX_NOTEBOOK bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise InputError("a symbolic link, not followed" if path.is_symlink() else exc.strerror or str(exc)) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("not a regular file (a FIFO, device or socket)")
-        data = os.read(fd, MAX_NOTEBOOK + 1)
-        while len(data) <= MAX_NOTEBOOK and (block := os.read(fd, MAX_NOTEBOOK + 1 - len(data))):
-            data += block
-        if len(data) > MAX_NOTEBOOK:
-            raise InputError(f"more than the {MAX_NOTEBOOK:,} bytes a notebook may have")
-        return data
-    finally:
-        os.close(fd)
+    return read_regular(path, MAX_NOTEBOOK, "a notebook")[0]
 
 
 def _plain(value: object, depth: int = 0, budget: list[int] | None = None) -> str | None:
@@ -356,7 +335,7 @@ def judged(submission: Submission, run: SandboxRun, course: Course) -> Grade:
     try:
         with language.speaking("en"):  # the teacher's table is English, whatever the notebook or the kernel spoke
             feedback = exercise.judge(course, submission.student, answers)
-    except Exception as exc:  # noqa: BLE001 - an answer the check cannot handle is not yet right, never a crash
+    except Exception as exc:  # an answer the check cannot handle is not yet right, never a crash
         return Grade(submission.student, submission.exercise, "not yet", reason=f"the check could not judge this "
                      f"answer ({type(exc).__name__}: {shown(str(exc), 200)})", seconds=run.seconds, notebook=where)
     return Grade(submission.student, submission.exercise, "yes" if feedback.passed else "not yet",

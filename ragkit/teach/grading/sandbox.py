@@ -46,7 +46,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ragkit.plumbing import locations
-from ragkit.plumbing.service import SERVICE_ENV, Lender
+from ragkit.plumbing.nbformat_import import import_nbformat_quickly
+from ragkit.plumbing.service import SERVICE_ENV, Borrower, Lender, service_path
+from ragkit.teach.untrusted import _NOFOLLOW
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,7 +57,6 @@ SANDBOX_UIDS = 2_900_000_000
 """The first uid a submission runs as when the grader is root (no account uses uids this high)."""
 CLAIMS = Path("/run/ragkit-sandbox-uids")
 """Where a grader running as root claims its uids (a locked file each), so that two graders never share one."""
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 TIMEOUT = 600.0
 """Seconds a notebook may take, kernel start included (ex4 embeds the corpus once: 1 to 4 minutes on 2 busy cores)."""
 MAX_OUTPUT = 2 * 2**20
@@ -76,7 +77,7 @@ _ST_TO_MS = {1: _MS_RDONLY, 2: _MS_NOSUID, 4: _MS_NODEV, 8: _MS_NOEXEC, 1024: _M
              4096: _MS_RELATIME}
 _PR_SET_NO_NEW_PRIVS = 38
 
-AUDIT_HOOK = f'''
+STARTUP = f'''
 import socket as _socket, sys as _sys
 
 def _ragkit_no_network(event, args):
@@ -89,9 +90,11 @@ def _ragkit_no_network(event, args):
 
 _sys.addaudithook(_ragkit_no_network)
 del _ragkit_no_network
-# a kernel's first plotly figure imports nbformat and so jsonschema, which builds an IRI grammar nobody uses
-_sys.modules.setdefault("rfc3987_syntax", None)
+from ragkit.teach.grading.sandbox import start_kernel as _start_kernel
+_start_kernel()
+del _start_kernel
 '''
+"""Every sandbox kernel's startup file: first the audit hook that refuses the network, then ``start_kernel``."""
 EXTRACT = "from ragkit.teach.grading.sandbox import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
 
 
@@ -117,7 +120,7 @@ def found_answers(namespace: dict, names: list[str], functions: list[str], pairs
                 found[name] = {"value": [[t, s, value(t, s)] for t, s in pairs]}
             else:
                 found[name] = {"value": json.loads(json.dumps(value, default=plain, allow_nan=False))}
-        except Exception as exc:  # noqa: BLE001 - an answer that cannot be read is reported, with why
+        except Exception as exc:  # an answer that cannot be read is reported, with why
             found[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     return json.dumps(found, default=str)
 
@@ -347,7 +350,7 @@ class Sandbox:
             env[SERVICE_ENV] = str(home / "embed.sock")
         for folder in ("tmp", "cache", ".ipython/profile_default/startup", "runtime", ".jupyter", "data", "mpl"):
             (home / folder).mkdir(parents=True)
-        (home / ".ipython/profile_default/startup/00-ragkit-sandbox.py").write_text(AUDIT_HOOK, encoding="utf-8")
+        (home / ".ipython/profile_default/startup/00-ragkit-sandbox.py").write_text(STARTUP, encoding="utf-8")
         spec = {"uid": uid if self.isolation.change_user else None, "gid": gid, "env": env,
                 "namespaces": self.isolation.namespaces, "hidden": [str(p) for p in self.hidden],
                 "readonly": [str(p) for p in self.readonly], "home": str(home),
@@ -446,14 +449,19 @@ def _read_result(out: Path, err: Path, limit: int, seconds: float) -> SandboxRun
 
 # The child side: everything below runs in the sandbox's own process.
 
-def skip_iri_grammar() -> None:
-    """Tell jsonschema that rfc3987-syntax is missing, before nbformat imports it (call before importing nbformat).
+def start_kernel() -> None:
+    """In a sandbox's kernel, before its first cell: nbformat imported quickly, and the grader's lending taken.
 
-    jupyter-events installs that package, and jsonschema then builds its IRI grammar with lark at import: 1.3 s of
-    CPU, for a format check nbformat never makes. A class of sixty runs three hundred sandbox children, and as many
-    kernels, whose startup file (``AUDIT_HOOK``) does the same: their first plotly figure imports nbformat.
+    Every exercise notebook shows figures, and its first one imports nbformat (plotly's renderer): importing it here
+    costs a kernel nothing more, and a student's own figure gets the quick import too. The kernel's embedder borrows
+    from the grader because it is given the socket here (``plumbing.service``); outside a sandbox no embedder asks.
     """
-    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+    import_nbformat_quickly()
+    path = service_path()
+    if path is not None:
+        from ragkit.embedding import default_embedder
+
+        default_embedder().borrower = Borrower(path)
 
 
 def _libc_mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
@@ -516,7 +524,7 @@ def _watch(km, done: threading.Event, report_fd: int) -> None:
 
 def _execute(spec: dict, report_fd: int) -> dict:
     """Run the notebook in a fresh kernel, then print the declared names' values; the report to send back."""
-    skip_iri_grammar()
+    import_nbformat_quickly()
     import nbformat
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
@@ -525,7 +533,7 @@ def _execute(spec: dict, report_fd: int) -> dict:
     home = Path(spec["home"])
     try:
         nb = nbformat.read(home / "submission.ipynb", as_version=4)
-    except Exception as exc:  # noqa: BLE001 - any unreadable notebook is a reason, not a crash
+    except Exception as exc:  # any unreadable notebook is a reason, not a crash
         return {"ran": False, "reason": f"not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})"}
     nb.cells = [c for c in nb.cells if c.get("cell_type") in ("code", "markdown", "raw")]
     args = f"{spec['names']!r}, {spec['functions']!r}, {[tuple(p) for p in spec['pairs']]!r}"
@@ -547,7 +555,7 @@ def _execute(spec: dict, report_fd: int) -> dict:
             o.get("output_type") == "error" for o in c.get("outputs", []))), None)
         where = f"cell {index + 1}" if index is not None else "a cell"
         return {"ran": False, "reason": f"{where} raised {exc.ename}: {str(exc.evalue)[:300]}"}
-    except Exception as exc:  # noqa: BLE001 - the kernel could not start or talk: say so
+    except Exception as exc:  # the kernel could not start or talk: say so
         return {"ran": False, "reason": f"the notebook could not be run ({type(exc).__name__}: {str(exc)[:300]})"}
     printed = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout")
     answers = next((line[len(SENTINEL):] for line in reversed(printed.splitlines()) if line.startswith(SENTINEL)), "")
@@ -570,7 +578,7 @@ def main(home: str) -> int:
         os.environ.update(spec["env"])
         os.chdir(home)
         report = _execute(spec, report_fd)
-    except Exception as exc:  # noqa: BLE001 - whatever stops the sandbox is the reason it did not run
+    except Exception as exc:  # whatever stops the sandbox is the reason it did not run
         report = {"ran": False, "reason": f"the sandbox could not run the notebook ({type(exc).__name__}: {exc})"}
     _send(report_fd, report)
     return 0

@@ -9,7 +9,6 @@ simulates them).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -19,6 +18,7 @@ import plotly.graph_objects as go
 from ragkit.chunking import SIZE, STRATEGIES
 from ragkit.errors import InputError
 from ragkit.evaluation import METRICS, Evaluation, with_holm
+from ragkit.plumbing.nbformat_import import import_nbformat_quickly
 from ragkit.statistics import wilson
 from ragkit.teach.exercises import EX2
 from ragkit.teach.language import _, say
@@ -57,29 +57,9 @@ class Described(go.Figure):
     def _ipython_display_(self) -> None:
         from IPython.display import Markdown, display
 
-        import_nbformat_quickly()
+        import_nbformat_quickly()  # plotly's renderer imports nbformat at a kernel's first figure
         super()._ipython_display_()
         display(Markdown(caption(self.description)))
-
-
-def import_nbformat_quickly() -> None:
-    """Import nbformat, which plotly's renderer imports at a kernel's first figure, without the IRI grammar.
-
-    jupyter-events installs rfc3987-syntax, and jsonschema (which nbformat imports) then builds that package's IRI
-    grammar with lark: 1.3 s of CPU (2 s and more on a busy machine) before a kernel's first figure appears, for an
-    "iri" format check nbformat never makes. The package is hidden only while nbformat is imported; the kernel's
-    jsonschema then checks no "iri" format.
-    """
-    if "nbformat" in sys.modules or "jsonschema" in sys.modules:
-        return
-    hidden = "rfc3987_syntax" not in sys.modules
-    if hidden:
-        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-    try:
-        import nbformat  # noqa: F401
-    finally:
-        if hidden and "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None:
-            del sys.modules["rfc3987_syntax"]
 
 
 def caption(text: str) -> str:
