@@ -11,12 +11,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import reach
 from IPython.display import HTML, Markdown
 
 from ragkit.errors import RagkitError
 from ragkit.teach import language
+from ragkit.teach.classroom.edition import PILOT, twin_path
 
-from conftest import ROOT
+from conftest import NOTEBOOKS, ROOT
 from dutch import dutch_share
 
 TEACH = ROOT / "ragkit" / "teach"
@@ -173,50 +175,63 @@ def test_a_broken_translation_falls_back_to_english_and_the_field_check_names_it
     assert set(mismatched(broken)) == set(BROKEN)
 
 
-# The functions whose sentences the three pilot notebooks show (00-start-here, 06-thresholds, ex2). Listed by hand,
-# read off the notebooks' code cells: a notebook calls them directly (narrate.*, Quiz, ThresholdExplorer, plots.*,
-# claims.guessing*, course.truncation_note, reminders.strategy_letters, check_threshold_choice, the headings of
-# tables.for_people and the label tables.no_cut) or through the helpers they call (the quiz's builders, the plots'
-# captions and shares, the check's record and Feedback).
-PILOT = {
-    "lesson.narrate": ("corpus_loaded", "read_a_file", "ground_truth", "distributions", "crossings", "strict_cut",
-                "sweep_shape", "_truth", "near_miss", "literal_match", "perfect_cut", "cost_valleys",
-                # the sentences the notebooks' code cells used to write themselves
-                "model_here", "out_of_domain_kinds", "ground_truth_problems", "chapter_figure", "query_line",
-                "gate_kept", "ex2_rules", "cost_on_tune"),
-    "lesson.widgets": ("kind_of", "cut_slider", "cut_direction", "ThresholdExplorer.update",
-                       "ThresholdExplorer.widget"),
-    "lesson.plots": ("caption", "_share", "lowest_points", "on_cut_axis", "_histogram_text", "distance_histogram",
-                     "threshold_slider", "bluffs_and_refusals", "cost_curve", "cost_halves"),
-    "lesson.tables": ("_headings", "no_cut"),
-    "lesson.claims": ("guessing", "guessing_sentence"),
-    "course": ("Course.truncation_note",),
-    "lesson.reminders": ("strategy_letters",),
-    "lesson.quiz": ("_yes_no", "_right", "_start", "_found_at_four", "_thresholds", "_at_the_cut", "Quiz.__init__",
-                    "Quiz.check"),
-    "exercises": ("Feedback.verdict", "Feedback._lines", "record", "check_threshold_choice"),
-}
+DUTCH_TWINS = [twin_path(NOTEBOOKS, name) for name in PILOT]
+"""The Dutch notebooks (their py:percent twins): every sentence ragkit writes in them must have its Dutch."""
+
+
+@pytest.fixture(scope="module")
+def shown_in_dutch() -> dict[str, list[str]]:
+    """The functions whose sentences a Dutch notebook shows, found by reading the notebooks and ragkit with ast:
+    what their cells use of ragkit.teach (narrate.*, plots.*, widgets.*, tables.*, claims.*, reminders.*, Quiz,
+    check_threshold_choice, course.truncation_note) and every helper those use; by module, as all_templates names it."""
+    found: dict[str, list[str]] = {}
+    for twin in DUTCH_TWINS:
+        for obj in reach.reached(twin):
+            module, name = reach.qualified(obj)
+            found.setdefault(module, []).append(name)
+    return found
+
+
+def templates_of(found: dict[str, dict[str, list[object]]], module: str, function: str) -> list[object]:
+    """The templates a function writes, those of the functions nested in it included."""
+    return [t for name, ts in found.get(module, {}).items() if name == function or name.startswith(function + ".")
+            for t in ts]
 
 
 def wordless(template: str) -> bool:
-    """A template with no word outside its fields, tags and entities (``{cut:.3f}``): nothing to translate."""
+    """A template with no word outside its fields, tags, entities and code fences (``{cut:.3f}``, a quoted chunk's
+    ```` ```text ````): nothing to translate."""
     rest = "".join(literal for literal, *_ in string.Formatter().parse(template))
-    return not re.search(r"[A-Za-z]", re.sub(r"<[^>]*>|&\w+;", "", rest))
+    return not re.search(r"[A-Za-z]", re.sub(r"<[^>]*>|&\w+;|```\w*", "", rest))
 
 
-def test_every_template_of_the_pilot_notebooks_has_its_dutch():
+def test_every_template_a_dutch_notebook_shows_has_its_dutch(shown_in_dutch):
     found = all_templates()
-    missing_functions = [f"{m}.{f}" for m, names in PILOT.items() for f in names if f not in found[m]]
-    assert not missing_functions, f"pilot functions that write no say()/_() template (renamed?): {missing_functions}"
     catalogue = language.catalogue("nl")
-    untranslated = {f"{m}.{f}": t for m, names in PILOT.items() for f in names for t in found[m][f]
-                    if isinstance(t, str) and not wordless(t) and t not in catalogue}
-    assert not untranslated, f"templates of the pilot notebooks without a Dutch entry in nl.toml: {untranslated}"
+    untranslated = {f"{m}.{f}": t for m, names in shown_in_dutch.items() for f in names
+                    for t in templates_of(found, m, f) if isinstance(t, str) and not wordless(t) and t not in catalogue}
+    assert not untranslated, f"templates the Dutch notebooks show without a Dutch entry in nl.toml: {untranslated}"
+
+
+def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_quiz(shown_in_dutch):
+    """The derivation reaches what a cell never names (a figure's caption, its display hook, the quiz's builders, a
+    narrator's helper, the check's feedback), and no narrator only an English notebook calls."""
+    expected = {"lesson.plots": {"caption", "Described._ipython_display_", "_share", "lowest_points"},
+                "lesson.quiz": {"Quiz.check", "_start", "_thresholds", "_at_the_cut", "_yes_no"},
+                "lesson.narrate.thresholds": {"_truth", "_quoted", "near_miss"},
+                "lesson.widgets": {"ThresholdExplorer.update", "kind_of"}, "course": {"Course.truncation_note"},
+                "exercises.feedback": {"Feedback.verdict", "Feedback._lines", "record"},
+                "exercises.ex2_threshold": {"check_threshold_choice"}, "lesson.tables": {"_headings", "no_cut"}}
+    missing = {m: names - set(shown_in_dutch.get(m, ())) for m, names in expected.items()}
+    assert not any(missing.values()), f"the derivation misses: {missing}"
+    assert "_chunking" not in shown_in_dutch["lesson.quiz"] and "lesson.narrate.chunking" not in shown_in_dutch
+    assert "lesson.narrate.reranking" not in shown_in_dutch
 
 
 def test_a_template_without_words_needs_no_entry_and_one_with_words_does():
     assert wordless("{cut:.3f}") and wordless("<li><code>{d:.3f}</code> {q} <i>({k})</i> &rarr; {x}</li>")
     assert not wordless("{k} of {n}") and not wordless("<b>right</b>")
+    assert wordless("\n\n```text\n{content}\n```") and not wordless("```text\nthe {content}\n```")
 
 
 def test_speaking_restores_the_language_it_found_even_after_an_error():
@@ -563,10 +578,10 @@ def test_ex2s_check_speaks_dutch_on_a_wrong_and_a_right_answer(course, tmp_path,
 @pytest.mark.slow
 def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monkeypatch, tmp_path):
     from ragkit.teach.grading import grader as grading
-    from ragkit.teach.grading.sandbox import Run
+    from ragkit.teach.grading.sandbox import SandboxRun
 
     submission = grading.Submission("ana", "ex2", Path("ex2-choose-a-threshold.ipynb"))
-    answers = Run(True, answers=json.dumps({"my_cut": {"value": 0.3}}))
+    answers = SandboxRun(True, answers=json.dumps({"my_cut": {"value": 0.3}}))
     # each judgement with a results file of its own, as grade() gives its checks: a check's note counts the attempts
     # in its results file, and the run's shared file holds every other test's attempts
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "english.jsonl"))

@@ -53,7 +53,6 @@ from ragkit.teach.lesson import claims, narrate, tables, widgets
 from ragkit.report import report
 from ragkit.teach.lesson.latency import measure, timings_table
 from ragkit.rerank import LateInteractionReranker, available_reranker
-from ragkit.retrieval import RERANK_DEPTH
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -84,10 +83,8 @@ if reranker is None:
 # You cannot afford that for every chunk in the corpus, so the cross-encoder only reorders a shortlist that a cheap retriever produced.
 # In ragkit the shortlist is the top of the hybrid ranking (dense and BM25 fused, notebook 03); everything below it keeps its place.
 
-# %%
-display(Markdown(f"Shortlist depth in ragkit: the hybrid top **{RERANK_DEPTH}**, out of **{ev.chunks['E']}** chunks in strategy E. "
-                 f"A reranker can only promote what is already in that shortlist: the hybrid top {RERANK_DEPTH} holds the needle "
-                 f"for **{ev['E/hybrid'].value(f'R@{RERANK_DEPTH}'):.3f}** of the queries, the ceiling for any reranker here."))
+# %% jupyter={"source_hidden": true}
+narrate.shortlist_ceiling(ev)
 
 # %% [markdown]
 # ## The cross-encoder (if you have it)
@@ -95,11 +92,8 @@ display(Markdown(f"Shortlist depth in ragkit: the hybrid top **{RERANK_DEPTH}**,
 # The chapter's reranker is `cross-encoder/ms-marco-MiniLM-L-6-v2`. Unlike the embedding model, it is not bundled with ragkit: it lives
 # only on the Hugging Face hub. The next cell looks for it on disk.
 
-# %%
-display(Markdown(f"Cross-encoder found in `{reranker.path}`: the next two cells use it." if reranker is not None else
-                 "**No cross-encoder on this machine.** Run `make models` on a machine with internet access (or set "
-                 "`RAGKIT_RERANKER` to a folder holding the model), then restart the kernel. The next two cells skip "
-                 "themselves; the late-interaction part further down runs without it."))
+# %% jupyter={"source_hidden": true}
+narrate.cross_encoder_here(reranker)
 
 # %% [markdown]
 # The chapter reports the cross-encoder as its largest single gain, and the only one right at the top of the list: R@1 and MRR,
@@ -112,7 +106,7 @@ if reranker is not None:
                               "ours: E/dense": ev_ce["E/dense"].value(m), "ours: E/hybrid+rerank": ev_ce["E/hybrid+rerank"].value(m)}
                           for m in chapter.RERANK}).round(3))
 else:
-    display(Markdown("*Skipped: no cross-encoder (see above for how to get it).*"))
+    display(narrate.rerank_skipped(first=True))
 
 # %% [markdown]
 # Point estimates are not enough with a few dozen needles. The paired sign test (notebook 02) counts where the reranked list does
@@ -125,7 +119,7 @@ else:
 if reranker is not None:
     display(report(ev_ce, chapter.RERANK_FINDINGS, chapter.RERANK_FINDINGS, runs=()))
 else:
-    display(Markdown("*Skipped: no cross-encoder.*"))
+    display(narrate.rerank_skipped())
 
 # %% [markdown]
 # ## Late interaction: a middle ground you can run offline (optional)
@@ -150,9 +144,7 @@ late = LateInteractionReranker()
 t = time.perf_counter()
 ev_li = course.evaluation("E", rerankers=(late,))
 cold_s = time.perf_counter() - t
-display(Markdown(f"MaxSim over the hybrid top **{RERANK_DEPTH}** for **{len(course.queries)}** queries took **{cold_s:.1f} s** on this "
-                 f"machine in this kernel (a repeat run reuses the result). That is wall time for the whole evaluation, with whatever token vectors "
-                 "the cache already held read from disk, so it is not a per-query cost: the timings at the end of this notebook are."))
+narrate.maxsim_wall_time(cold_s, len(course.queries))
 
 # %% [markdown]
 # The whole evaluation, with 95% Wilson intervals on every recall:
@@ -181,14 +173,8 @@ table
 li = report(ev_li, [("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics], runs=())
 li
 
-# %%
-needles = [x.needle for x in li.lines]
-gains = [f"{c.metric} vs {c.b}" for c in needles if c.p_holm < 0.05 and c.test.wins > c.test.losses]
-losses = [f"{c.metric} vs {c.b}" for c in needles if c.p_holm < 0.05 and c.test.wins < c.test.losses]
-ahead = [m for m in metrics if ev_li["E/hybrid+maxsim"].value(m) > ev_li["E/hybrid"].value(m)]
-display(Markdown(f"Gains for MaxSim that survive Holm at the needle level (p < 0.05): **{', '.join(gains) or 'none'}**. Losses: **{', '.join(losses) or 'none'}**. "
-                 f"On point estimates alone MaxSim is ahead of plain hybrid on **{len(ahead)} of {len(metrics)}** metrics "
-                 f"(**{', '.join(ahead) or 'none'}**)."))
+# %% jupyter={"source_hidden": true}
+narrate.maxsim_gains(li, ev_li, metrics)
 
 # %% [markdown]
 # Averages hide which queries moved. Here are the queries where MaxSim and plain hybrid disagree about rank 1, with the rank of the
@@ -221,10 +207,8 @@ pd.DataFrame([{"query": text[q], "MaxSim at R@1": "wins" if q in c.wins else "lo
 # Quality is one axis; time per query is the other. The chapter timed each stage on a CPU, single-threaded, on its own corpus.
 # Those are the chapter's figures, not ours.
 
-# %%
-display(Markdown(f"The chapter, per query: cross-encoder over the top 25 **{chapter.RERANK_MS} ms**, BM25 **{chapter.BM25_MS} ms**, "
-                 f"the dense vector scan **{chapter.SCAN_MS} ms**. The cross-encoder costs about **{chapter.RERANK_MS / chapter.BM25_MS:.0f}×** "
-                 f"BM25 and **{chapter.RERANK_MS / chapter.SCAN_MS:.0f}×** the scan: it is the stage that decides your latency."))
+# %% jupyter={"source_hidden": true}
+narrate.chapter_latencies()
 
 # %% [markdown]
 # Late interaction shifts most of that cost to index time. Once a chunk's token vectors are stored, scoring a shortlist needs the
@@ -235,11 +219,8 @@ display(Markdown(f"The chapter, per query: cross-encoder over the top 25 **{chap
 # %%
 r, q = course.retriever("E"), course.queries[0].text
 timings = measure(r, q, maxsim=True)
-by_stage = {t.stage: t.ms for t in timings}
 display(timings_table(timings))
-display(Markdown(f"MaxSim at query time here: query token vectors **{by_stage['query token vectors']:.1f} ms** plus the products "
-                 f"**{by_stage['MaxSim products']:.1f} ms**. Without stored token vectors, add **{by_stage['chunk token vectors']:.0f} ms** "
-                 f"for the shortlist. Storage: **{ev.tokens['E'].pieces / ev.chunks['E']:.0f}** word-piece vectors per chunk on average instead of one."))
+narrate.maxsim_query_time(timings, ev)
 
 # %% [markdown]
 # One timing of one query on a shared machine is an anecdote, not a benchmark. `make bench` measures our own pipeline properly

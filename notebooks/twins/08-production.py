@@ -56,7 +56,6 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 import ragkit.teach.course
-from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate
 from ragkit import index
 from ragkit.chunking import SIZE
@@ -69,7 +68,7 @@ work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
 folder, out = work / "corpus", work / "index"
 shutil.copytree(course.corpus.folder, folder)
 embedder = default_embedder()
-display(Markdown(f"Corpus copied to `{folder}`; the index will live in `{out}`."))
+display(narrate.working_copy(folder, out))
 
 # %%
 from ragkit.teach.lesson import reminders
@@ -127,10 +126,7 @@ with course.recording("E"):
 seconds = time.perf_counter() - started
 print("\n".join(built.lines()))
 display(Markdown(course.truncation_note()))
-display(Markdown(f"Built in **{seconds:.1f} s** (vectors read from the cache). For scale, the chapter embedded "
-                 f"**{chapter.CHUNKS_E}** chunks in **{chapter.INDEX_SECONDS} s**; at its "
-                 f"**{chapter.MS_PER_CHUNK} ms** per chunk, our **{built.chunks}** chunks would take about "
-                 f"**{built.chunks * chapter.MS_PER_CHUNK / 1000:.0f} s** without a cache."))
+display(narrate.build_time(seconds, built))
 
 # %% [markdown]
 # ### The tables
@@ -141,7 +137,7 @@ display(Markdown(f"Built in **{seconds:.1f} s** (vectors read from the cache). F
 
 # %%
 for name, columns, rows in index.tables(out):
-    display(Markdown(f"**{name}**: {len(rows)} row(s)"),
+    display(narrate.index_table(name, rows),
             pd.DataFrame(rows[:3], columns=columns).astype(str).map(lambda v: v if len(v) < 40 else v[:37] + "…"))
 
 # %% [markdown]
@@ -219,9 +215,7 @@ print("\n".join(index.status(corpus, out, now).lines()))
 hits = index.Index(corpus, out, embedder).search(q.question, k=4)
 display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
                        "content": c.content[:90] + "…"} for c, d in hits]))
-found = next((rank for rank, (c, _) in enumerate(hits, 1) if q.needle in c.content), None)
-display(Markdown(f"Query: *{q.question}*  The needle of **{q.id}** is " +
-                 (f"at rank **{found}** of the top **{len(hits)}**." if found else f"not in the top **{len(hits)}**.")))
+display(narrate.needle_in_hits(q, hits))
 
 # %% [markdown]
 # ### Someone edits a document
@@ -271,26 +265,24 @@ except StaleIndex as err:
 #
 # `index.update` keeps every current document as it is, re-embeds the stale and new ones, drops the removed
 # ones and records the failed ones with their reasons, all in ONE transaction. Before trusting that, watch it
-# fail: the next cell runs the update in a separate process and kills it (`kill -9`, no chance to clean up) while
-# it is writing the second document. Then it asks the index what it holds.
+# fail: the next cell runs the update in a separate process and kills it (`kill -9`, no chance to clean up) right
+# after it has written its first document, before it commits. Then it asks the index what it holds.
 
 # %%
-KILL_AT_SECOND_DOCUMENT = f"""
+KILL_AFTER_FIRST_DOCUMENT = f"""
 import os, signal
 from ragkit import index
 from ragkit.corpus import load_corpus
 from ragkit.embedding import default_embedder
-real, calls = index._write_document, []
+real = index._write_document
 def write_then_die(*args, **kwargs):
-    calls.append(1)
-    if len(calls) == 2:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return real(*args, **kwargs)
+    real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
 index._write_document = write_then_die
 index.update(load_corpus({str(folder)!r}), {str(out)!r}, default_embedder())
 """
 old = index.read_index(out)[1]
-killed = subprocess.run([sys.executable, "-c", KILL_AT_SECOND_DOCUMENT], capture_output=True)
+killed = subprocess.run([sys.executable, "-c", KILL_AFTER_FIRST_DOCUMENT], capture_output=True)
 display(narrate.killed_update(killed.returncode, index.read_index(out)[1] == old))
 print("\n".join(index.status(corpus, out, now).lines()))
 
@@ -329,7 +321,7 @@ narrate.update_summary(before, after, old, new, corpus)
 hits = index.Index(corpus, out, embedder).search("should I keep the predictions of each model per example?", k=3)
 display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
                        "content": c.content[:90] + "…"} for c, d in hits]))
-display(Markdown(f"The top hit is the paragraph you appended: **{hits[0][0].content == added}**."))
+display(narrate.appended_found(hits, added))
 
 # %% [markdown]
 # ## An index built with another model (optional)
@@ -355,7 +347,7 @@ except StaleIndex as err:
 foreign = index.status(corpus, out, now)
 display(pd.Series(foreign.stale).value_counts().rename("documents").to_frame())
 sample = index.read_index(out)[1][sorted(foreign.stale)[0]]
-display(Markdown(f"Fields in which `{sample.id}`'s stamp differs from the current one: **{', '.join(sample.stamp.differences(now))}**."))
+display(narrate.stamp_differences(sample, now))
 
 # %% [markdown]
 # Every indexed document is named, with the field that differs. In a real migration you would see this list shrink as

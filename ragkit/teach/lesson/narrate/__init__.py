@@ -161,7 +161,16 @@ from ragkit.teach.lesson.narrate.exercises import (
     ticket_words as ticket_words,
 )
 from ragkit.teach.lesson.narrate.production import (
+    appended_found as appended_found,
+)
+from ragkit.teach.lesson.narrate.production import (
+    build_time as build_time,
+)
+from ragkit.teach.lesson.narrate.production import (
     guessed_counts as guessed_counts,
+)
+from ragkit.teach.lesson.narrate.production import (
+    index_table as index_table,
 )
 from ragkit.teach.lesson.narrate.production import (
     killed_update as killed_update,
@@ -170,16 +179,46 @@ from ragkit.teach.lesson.narrate.production import (
     needle_after_extraction as needle_after_extraction,
 )
 from ragkit.teach.lesson.narrate.production import (
+    needle_in_hits as needle_in_hits,
+)
+from ragkit.teach.lesson.narrate.production import (
     repaired as repaired,
 )
 from ragkit.teach.lesson.narrate.production import (
+    stamp_differences as stamp_differences,
+)
+from ragkit.teach.lesson.narrate.production import (
     update_summary as update_summary,
+)
+from ragkit.teach.lesson.narrate.production import (
+    working_copy as working_copy,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    chapter_latencies as chapter_latencies,
 )
 from ragkit.teach.lesson.narrate.reranking import (
     chapter_rerank_time as chapter_rerank_time,
 )
 from ragkit.teach.lesson.narrate.reranking import (
+    cross_encoder_here as cross_encoder_here,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    maxsim_gains as maxsim_gains,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    maxsim_query_time as maxsim_query_time,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    maxsim_wall_time as maxsim_wall_time,
+)
+from ragkit.teach.lesson.narrate.reranking import (
     no_cross_encoder as no_cross_encoder,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    rerank_skipped as rerank_skipped,
+)
+from ragkit.teach.lesson.narrate.reranking import (
+    shortlist_ceiling as shortlist_ceiling,
 )
 from ragkit.teach.lesson.narrate.start_here import (
     chapter_figure as chapter_figure,
@@ -239,10 +278,13 @@ from ragkit.teach.lesson.narrate.thresholds import (
 __all__ = [
     "FLOAT32_STEP",
     "ahead_of_both",
+    "appended_found",
     "blind_losses",
     "bm25_against_dense",
+    "build_time",
     "chapter_figure",
     "chapter_identifiers",
+    "chapter_latencies",
     "chapter_rerank_time",
     "chapter_verdicts",
     "cheapest_cuts",
@@ -252,6 +294,7 @@ __all__ = [
     "corpus_loaded",
     "cost_on_tune",
     "cost_valleys",
+    "cross_encoder_here",
     "crossings",
     "dense_first_choice",
     "design_effects",
@@ -273,18 +316,23 @@ __all__ = [
     "identifier_checks",
     "identity_gap",
     "identity_noise",
+    "index_table",
     "interval_width",
     "killed_update",
     "length_and_norm",
     "length_cut",
     "length_sensitivity",
     "literal_match",
+    "maxsim_gains",
+    "maxsim_query_time",
+    "maxsim_wall_time",
     "metric_shopping",
     "model_here",
     "most_over_window",
     "near_miss",
     "nearest_moved",
     "needle_after_extraction",
+    "needle_in_hits",
     "needle_tests",
     "no_cross_encoder",
     "out_of_domain_kinds",
@@ -298,10 +346,13 @@ __all__ = [
     "read_a_file",
     "reference_costs",
     "repaired",
+    "rerank_skipped",
     "retrieval_bill",
     "room_to_win",
     "rrf_weights",
+    "shortlist_ceiling",
     "sign_test_on_chapter_counts",
+    "stamp_differences",
     "strict_cut",
     "sweep_shape",
     "ticket_words",
@@ -314,4 +365,5 @@ __all__ = [
     "update_summary",
     "what_figures_say",
     "window_limit",
+    "working_copy",
 ]

@@ -13,6 +13,7 @@ from ragkit.fusion import K, rrf
 from ragkit.report import Line, Report
 from ragkit.retrieval import Retriever, Run
 from ragkit.teach.course import chapter
+from ragkit.teach.language import _, say
 
 
 def _rank(run: Run, chunk: int) -> int:
@@ -24,20 +25,24 @@ def constant_ranks(r: Retriever, token: str, runs: Mapping[str, Run]) -> Markdow
     """Which chunks hold a rare token, and where each retriever ranks the first of them."""
     holders = [i for i, c in enumerate(r.chunks) if token in c.content]
     holder = r.chunks[holders[0]]
-    ranks = ", ".join(f"{name} **{_rank(run, holders[0])}**" for name, run in runs.items())
-    return Markdown(
-        f"Chunks containing `{token}`: **{len(holders)}**, in *{holder.doc_id}*, section *{holder.section}*. Its rank "
-        f"among **{len(r.chunks)}** chunks: {ranks}.")
+    ranks = ", ".join(say("{retriever} **{rank}**", retriever=name, rank=_rank(run, holders[0]))
+                      for name, run in runs.items())
+    return Markdown(say(
+        "Chunks containing `{token}`: **{holders}**, in *{doc_id}*, section *{section}*. Its rank among "
+        "**{chunks}** chunks: {ranks}.",
+        token=token, holders=len(holders), doc_id=holder.doc_id, section=holder.section, chunks=len(r.chunks),
+        ranks=ranks))
 
 
 def dense_first_choice(r: Retriever, dense: Run, holder: int) -> Markdown:
     """Where dense retrieval looked instead of the chunk that holds the token, and how far each is."""
     best, dist = dense.ranking[0, 0], dense.distance[0] if dense.distance is not None else None
     assert dist is not None, "a dense run carries its distances"
-    return Markdown(
-        f"Dense's first choice: *{r.chunks[best].doc_id}*, section *{r.chunks[best].section}*, distance "
-        f"**{dist[best]:.3f}**. The chunk that holds the constant: distance **{dist[holder]:.3f}**.\n\n"
-        f"> {r.chunks[best].content[:300]}...")
+    return Markdown(say(
+        "Dense's first choice: *{doc_id}*, section *{section}*, distance **{distance:.3f}**. The chunk that holds "
+        "the constant: distance **{holder_distance:.3f}**.\n\n> {content}...",
+        doc_id=r.chunks[best].doc_id, section=r.chunks[best].section, distance=dist[best],
+        holder_distance=dist[holder], content=r.chunks[best].content[:300]))
 
 
 def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
@@ -47,33 +52,39 @@ def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
     t1 = ev.compare("E/bm25", "E/dense", "R@1", "needle").test
     t8 = ev.compare("E/bm25", "E/dense", "R@8", "needle").test
     q8 = ev.compare("E/bm25", "E/dense", "R@8").test
-    side = "behind" if t8.losses > t8.wins else "ahead" if t8.wins > t8.losses else "level"
-    told = "a difference this data can tell apart" if t8.p < 0.05 else "but not distinguishably"
-    return Markdown(
-        f"- **Top-1**: BM25 **{b1:.3f}**, dense **{d1:.3f}** (ratio **{b1 / d1:.2f}**; the chapter's dense top-1 was "
-        f"**{ch1}**, so its BM25 top-1 exceeded **{2 * ch1:.3f}**). Needle by needle at R@1: BM25 wins "
-        f"**{t1.wins}**, dense **{t1.losses}**, p = **{t1.p:.2g}**. BM25 more than doubles dense here: "
-        f"**{'yes' if b1 > 2 * d1 else 'no'}**.\n"
-        f"- **Where BM25 leads**: {'at k = ' + ', '.join(map(str, ahead)) if ahead else 'at no k from 1 to 20'}.\n"
-        f"- **Around rank 8**, needle by needle: BM25 wins **{t8.wins}**, dense **{t8.losses}**, p = **{t8.p:.2g}**: "
-        f"BM25 is **{side}**, {told}. They fail on different queries: **{q8.wins + q8.losses}** queries are found by "
-        "one and not the other.")
+    side = _("behind") if t8.losses > t8.wins else _("ahead") if t8.wins > t8.losses else _("level")
+    told = _("a difference this data can tell apart") if t8.p < 0.05 else _("but not distinguishably")
+    leads = say("at k = {ks}", ks=", ".join(map(str, ahead))) if ahead else _("at no k from 1 to 20")
+    return Markdown(say(
+        "- **Top-1**: BM25 **{bm25:.3f}**, dense **{dense:.3f}** (ratio **{ratio:.2f}**; the chapter's dense top-1 "
+        "was **{chapter_dense}**, so its BM25 top-1 exceeded **{chapter_double:.3f}**). Needle by needle at R@1: "
+        "BM25 wins **{wins_1}**, dense **{losses_1}**, p = **{p_1:.2g}**. BM25 more than doubles dense here: "
+        "**{doubles}**.\n"
+        "- **Where BM25 leads**: {leads}.\n"
+        "- **Around rank 8**, needle by needle: BM25 wins **{wins_8}**, dense **{losses_8}**, p = **{p_8:.2g}**: "
+        "BM25 is **{side}**, {told}. They fail on different queries: **{apart}** queries are found by one and not "
+        "the other.",
+        bm25=b1, dense=d1, ratio=b1 / d1, chapter_dense=ch1, chapter_double=2 * ch1, wins_1=t1.wins,
+        losses_1=t1.losses, p_1=t1.p, doubles=_("yes") if b1 > 2 * d1 else _("no"), leads=leads, wins_8=t8.wins,
+        losses_8=t8.losses, p_8=t8.p, side=side, told=told, apart=q8.wins + q8.losses))
 
 
 def two_scales(distances: np.ndarray, scores: np.ndarray) -> Markdown:
     """The ranges and directions of dense distances and BM25 scores for one query."""
     d, b = distances, scores
-    return Markdown(
-        f"Dense distances run from **{d.min():.3f}** (best) to **{d.max():.3f}**: lower is better. BM25 scores run "
-        f"from **{b.max():.2f}** (best) down to **{b.min():.2f}**: higher is better, and **{int((b == 0).sum())}** of "
-        f"**{len(b)}** chunks score exactly zero.")
+    return Markdown(say(
+        "Dense distances run from **{nearest:.3f}** (best) to **{farthest:.3f}**: lower is better. BM25 scores run "
+        "from **{highest:.2f}** (best) down to **{lowest:.2f}**: higher is better, and **{zeros}** of **{chunks}** "
+        "chunks score exactly zero.",
+        nearest=d.min(), farthest=d.max(), highest=b.max(), lowest=b.min(), zeros=int((b == 0).sum()), chunks=len(b)))
 
 
 def rrf_weights(k: int = K) -> Markdown:
     """Reciprocal rank fusion on a small example, and how much rank 1 outweighs rank 10 at ``k`` and at 0."""
-    return Markdown(
-        f"`rrf([[7, 3, 5], [5, 7, 9]])` → **{rrf([[7, 3, 5], [5, 7, 9]], k).tolist()}**. With k = {k}, rank 1 is "
-        f"worth **{(k + 10) / (k + 1):.2f}** times rank 10; with k = 0 it would be worth **{10 / 1:.0f}** times.")
+    return Markdown(say(
+        "`rrf([[7, 3, 5], [5, 7, 9]])` → **{fused}**. With k = {k}, rank 1 is worth **{ratio:.2f}** times rank 10; "
+        "with k = 0 it would be worth **{ratio_at_0:.0f}** times.",
+        fused=rrf([[7, 3, 5], [5, 7, 9]], k).tolist(), k=k, ratio=(k + 10) / (k + 1), ratio_at_0=10 / 1))
 
 
 def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) -> Markdown:
@@ -83,12 +94,13 @@ def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) ->
     def fused(i: int) -> float:
         return sum(1 / (k + _rank(runs[n], i)) for n in ("dense", "bm25"))
 
-    return Markdown(
-        f"The `{token}` chunk: dense rank **{_rank(runs['dense'], holder)}**, BM25 rank "
-        f"**{_rank(runs['bm25'], holder)}**, fused score **{fused(holder):.4f}**, hybrid rank "
-        f"**{_rank(runs['hybrid'], holder)}**.\n\n"
-        f"Hybrid's first chunk: dense rank **{_rank(runs['dense'], top)}**, BM25 rank **{_rank(runs['bm25'], top)}**, "
-        f"fused score **{fused(top):.4f}**.")
+    return Markdown(say(
+        "The `{token}` chunk: dense rank **{dense}**, BM25 rank **{bm25}**, fused score **{fused:.4f}**, hybrid rank "
+        "**{hybrid}**.\n\n"
+        "Hybrid's first chunk: dense rank **{top_dense}**, BM25 rank **{top_bm25}**, fused score **{top_fused:.4f}**.",
+        token=token, dense=_rank(runs["dense"], holder), bm25=_rank(runs["bm25"], holder), fused=fused(holder),
+        hybrid=_rank(runs["hybrid"], holder), top_dense=_rank(runs["dense"], top), top_bm25=_rank(runs["bm25"], top),
+        top_fused=fused(top)))
 
 
 def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
@@ -96,20 +108,24 @@ def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
     items = []
     for x in lines:
         assert x.finding is not None and x.needle.p_holm is not None, "a chapter line carries its finding and Holm p"
-        items.append(
-            f"- **{x.a} vs {x.b} at {x.metric}**: the chapter {x.finding.said}; here +{x.query.test.wins}/"
-            f"-{x.query.test.losses} queries (p = {x.query.test.p:.2g}), +{x.needle.test.wins}/-{x.needle.test.losses} "
-            f"needles (p = {x.needle.test.p:.2g}, Holm p over {family} = {x.needle.p_holm:.2g}); the chapter claims "
-            f"{x.finding.claim}: **{x.verdict}**.")
+        items.append(say(
+            "- **{a} vs {b} at {metric}**: the chapter {said}; here +{query_wins}/-{query_losses} queries "
+            "(p = {query_p:.2g}), +{needle_wins}/-{needle_losses} needles (p = {needle_p:.2g}, Holm p over {family} "
+            "= {holm:.2g}); the chapter claims {claim}: **{verdict}**.",
+            a=x.a, b=x.b, metric=x.metric, said=x.finding.said, query_wins=x.query.test.wins,
+            query_losses=x.query.test.losses, query_p=x.query.test.p, needle_wins=x.needle.test.wins,
+            needle_losses=x.needle.test.losses, needle_p=x.needle.test.p, family=family, holm=x.needle.p_holm,
+            claim=x.finding.claim, verdict=x.verdict))
     return Markdown("\n".join(items))
 
 
 def ahead_of_both(table: pd.DataFrame) -> Markdown:
     """Whether hybrid is ahead of both parents on every metric's point estimate, and where it is not."""
     behind = [m for m in table.index if not table.loc[m, "hybrid ahead of both"]]
-    return Markdown(
-        f"Hybrid ahead of both parents on every metric's point estimate here: **{'yes' if not behind else 'no'}**"
-        + (f" (not ahead of both at {', '.join(behind)})." if behind else "."))
+    if behind:
+        return Markdown(say("Hybrid ahead of both parents on every metric's point estimate here: **no** (not ahead "
+                            "of both at {metrics}).", metrics=", ".join(behind)))
+    return Markdown(_("Hybrid ahead of both parents on every metric's point estimate here: **yes**."))
 
 
 def needle_tests(rep: Report, against: str = "dense") -> Markdown:
@@ -117,7 +133,9 @@ def needle_tests(rep: Report, against: str = "dense") -> Markdown:
     items = []
     for c in (x.needle for x in rep.lines):
         assert c.p_holm is not None, "a report fills in every comparison's Holm p"
-        sig = "significant" if c.p_holm < 0.05 else "not significant"
-        items.append(f"- **{c.metric}**: hybrid +{c.test.wins}/-{c.test.losses} needles against {against}, "
-                     f"p = **{c.test.p:.2g}**, Holm p = **{c.p_holm:.2g}** ({sig} after correction).")
+        sig = _("significant") if c.p_holm < 0.05 else _("not significant")
+        items.append(say("- **{metric}**: hybrid +{wins}/-{losses} needles against {against}, p = **{p:.2g}**, "
+                         "Holm p = **{holm:.2g}** ({significance} after correction).",
+                         metric=c.metric, wins=c.test.wins, losses=c.test.losses, against=against, p=c.test.p,
+                         holm=c.p_holm, significance=sig))
     return Markdown("\n".join(items))

@@ -13,54 +13,59 @@ from ragkit.corpus import Corpus
 from ragkit.data import Question
 from ragkit.evaluation import Evaluation
 from ragkit.teach.course import chapter
-
-
-def _same(flag: bool, same: str = "the same", other: str = "a different") -> str:
-    return same if flag else other
+from ragkit.teach.language import _, say
 
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
     """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are."""
     c = ev.chunks
-    return Markdown(
-        f"Blind cuts give **{c['A']}** chunks and boundary cuts **{c['C']}**. Overlap and header never move a cut: "
-        f"B has {_same(c['A'] == c['B'])} count as A, and D, E, F "
-        f"{_same(len({c[s] for s in 'CDEF'}) == 1, other='different counts')} as C. "
-        f"The chapter's corpus gave **{chapter.CHUNKS_E}** chunks for E; this one gives **{c['E']}**. The chapter's "
-        f"corpus: **{chapter.CORPUS['documents']}** documents, **{chapter.CORPUS['characters']:,}** characters, "
-        f"**{chapter.CORPUS['sections']}** sections; this one: **{len(corpus.documents)}** documents, "
-        f"**{sum(len(d.text) for d in corpus.documents):,}** characters, "
-        f"**{len({(x.doc_id, x.section) for x in chunks_e})}** sections that hold text.")
+    return Markdown(say(
+        "Blind cuts give **{blind}** chunks and boundary cuts **{boundaries}**. Overlap and header never move a cut: "
+        "B has {b_like_a} count as A, and D, E, F {def_like_c} as C. "
+        "The chapter's corpus gave **{chapter_e}** chunks for E; this one gives **{e}**. The chapter's "
+        "corpus: **{chapter_documents}** documents, **{chapter_characters:,}** characters, "
+        "**{chapter_sections}** sections; this one: **{documents}** documents, "
+        "**{characters:,}** characters, **{sections}** sections that hold text.",
+        blind=c["A"], boundaries=c["C"], b_like_a=_("the same") if c["A"] == c["B"] else _("a different"),
+        def_like_c=_("the same") if len({c[s] for s in "CDEF"}) == 1 else _("different counts"),
+        chapter_e=chapter.CHUNKS_E, e=c["E"], chapter_documents=chapter.CORPUS["documents"],
+        chapter_characters=chapter.CORPUS["characters"], chapter_sections=chapter.CORPUS["sections"],
+        documents=len(corpus.documents), characters=sum(len(d.text) for d in corpus.documents),
+        sections=len({(x.doc_id, x.section) for x in chunks_e})))
 
 
 def two_texts(corpus: Corpus, e: Chunk, f: Chunk, before_f: Chunk) -> Markdown:
     """What slicing the document proves about one chunk's ``content``, E's and F's ``text``, and F's overlap."""
     doc = corpus[e.doc_id].text
-    return Markdown(
-        f"`content` is exactly `document.text[{e.start}:{e.end}]`: **{doc[e.start:e.end] == e.content}**. "
-        f"E's `text` occurs anywhere in the document: **{e.text in doc}**; F's: **{f.text in doc}**. "
-        f"F's overlap is the last **{len(f.overlap.strip())}** characters of the chunk before, from section "
-        f"**{before_f.section!r}**.")
+    return Markdown(say(
+        "`content` is exactly `document.text[{start}:{end}]`: **{exact}**. "
+        "E's `text` occurs anywhere in the document: **{e_in_document}**; F's: **{f_in_document}**. "
+        "F's overlap is the last **{overlap}** characters of the chunk before, from section **{section!r}**.",
+        start=e.start, end=e.end, exact=doc[e.start:e.end] == e.content, e_in_document=e.text in doc,
+        f_in_document=f.text in doc, overlap=len(f.overlap.strip()), section=before_f.section))
 
 
 def destroyed(ev: Evaluation) -> Markdown:
     """Needles destroyed by blind cuts, with and without overlap, against the chapter's count."""
     a, b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
-    return Markdown(
-        f"The chapter: blind chunking destroyed **{chapter.DESTROYED_BLIND}** answers. This corpus: **{a}** of "
-        f"**{ev.n_questions}**, {'more' if a > chapter.DESTROYED_BLIND else 'no more'} than the chapter. With "
-        f"overlap (B): **{b}**. The four boundary strategies: **{sum(len(ev.destroyed[s]) for s in 'CDEF')}** "
-        "between them.")
+    return Markdown(say(
+        "The chapter: blind chunking destroyed **{chapter_destroyed}** answers. This corpus: **{a}** of "
+        "**{questions}**, {more} than the chapter. With overlap (B): **{b}**. The four boundary strategies: "
+        "**{boundaries}** between them.",
+        chapter_destroyed=chapter.DESTROYED_BLIND, a=a, questions=ev.n_questions,
+        more=_("more") if a > chapter.DESTROYED_BLIND else _("no more"), b=b,
+        boundaries=sum(len(ev.destroyed[s]) for s in "CDEF")))
 
 
 def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequence[tuple[str, int, int]]) -> Markdown:
     """Expected against observed losses to blind cuts, and whether the plot's red bars are the destroyed set."""
     lengths = np.array([len(q.needle) for q in questions])
     split = {q for q, off, n in windows if off + n > SIZE}
-    return Markdown(
-        f"Needles here average **{lengths.mean():.0f}** characters. Expected losses to blind cuts: about "
-        f"**{(lengths - 1).sum() / SIZE:.1f}**; observed: **{len(ev.destroyed['A'])}**. The plot's red bars are "
-        f"exactly the destroyed set: **{split == set(ev.destroyed['A'])}**.")
+    return Markdown(say(
+        "Needles here average **{mean:.0f}** characters. Expected losses to blind cuts: about **{expected:.1f}**; "
+        "observed: **{observed}**. The plot's red bars are exactly the destroyed set: **{same}**.",
+        mean=lengths.mean(), expected=(lengths - 1).sum() / SIZE, observed=len(ev.destroyed["A"]),
+        same=split == set(ev.destroyed["A"])))
 
 
 def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFrame) -> Markdown:
@@ -70,47 +75,60 @@ def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFra
     expected_b = np.clip(lengths - 1 - OVERLAP, 0, None).sum() / SIZE
     implied = SIZE * chapter.DESTROYED_BLIND / chapter.QUESTIONS + 1
     tiny = (cuts[["before the cut", "after the cut"]].min(axis=1) <= 5).sum()
-    lost = "zero as well" if b == 0 else f"{b} lost, not zero"
-    return Markdown(
-        f"Rule and result agree on every split needle: **{(cuts['cut in first 64?'] == cuts['saved by B?']).all()}**. "
-        f"Overlap saved **{a - b}** of **{a}**; expected still lost with overlap: about **{expected_b:.1f}**, "
-        f"observed **{b}**.\n\n"
-        f"The chapter says overlap lost zero answers. This corpus, blind chunking with overlap (B): **{lost}**. "
-        f"For the chapter's count of {chapter.DESTROYED_BLIND} to be the expected loss, its needles would average "
-        f"about **{implied:.0f}** characters; ours average **{lengths.mean():.0f}**.\n\n"
-        f"Split needles with five characters or fewer on one side of the cut: **{tiny}** of **{a}**.")
+    lost = _("zero as well") if b == 0 else say("{b} lost, not zero", b=b)
+    return Markdown(say(
+        "Rule and result agree on every split needle: **{agree}**. Overlap saved **{saved}** of **{a}**; expected "
+        "still lost with overlap: about **{expected:.1f}**, observed **{b}**.\n\n"
+        "The chapter says overlap lost zero answers. This corpus, blind chunking with overlap (B): **{lost}**. "
+        "For the chapter's count of {chapter_destroyed} to be the expected loss, its needles would average "
+        "about **{implied:.0f}** characters; ours average **{mean:.0f}**.\n\n"
+        "Split needles with five characters or fewer on one side of the cut: **{tiny}** of **{a}**.",
+        agree=(cuts["cut in first 64?"] == cuts["saved by B?"]).all(), saved=a - b, a=a, expected=expected_b, b=b,
+        lost=lost, chapter_destroyed=chapter.DESTROYED_BLIND, implied=implied, mean=lengths.mean(), tiny=tiny))
 
 
 def reference_costs(found: Mapping[str, Pathologies], destroyed_by_e: Sequence[str]) -> Markdown:
     """What the reference rule costs in E, against blind chunking, with one example of each kind of flaw."""
     e = found["E"]
     cut, heading = e.decimal_cuts[0], e.heading_only[0]
-    fate = ("None of these flaws destroys a needle here: every needle sits whole in some chunk of E."
-            if not destroyed_by_e else
-            f"E destroys **{len(destroyed_by_e)}** needle{'s' if len(destroyed_by_e) > 1 else ''} all the same "
-            f"({', '.join(destroyed_by_e)}): no chunk of E quotes {'them' if len(destroyed_by_e) > 1 else 'it'} whole.")
-    return Markdown(
-        f"Strategy E has **{len(e.heading_only)}** heading-only chunks, **{len(e.decimal_cuts)}** cuts inside a "
-        f"decimal number, **{len(e.code_cuts)}** cuts inside code and **{len(e.mid_sentence)}** chunks that start "
-        f"mid-sentence, out of **{e.chunks}**. Blind chunking (A) starts **{len(found['A'].mid_sentence)}** of its "
-        f"**{found['A'].chunks}** chunks mid-sentence: it never looks.\n\n"
-        f"Two examples from E. A number cut in two, in *{cut.before.doc_id}*:\n\n"
-        f"> end of one chunk: `…{cut.before.content[-50:]}`  \n> start of the next: `{cut.after.content[:50]}…`\n\n"
-        f"A chunk that is only a heading, in *{heading.doc_id}*, section *{heading.section}*: `{heading.content}`.\n\n"
-        + fate)
+    if not destroyed_by_e:
+        fate = _("None of these flaws destroys a needle here: every needle sits whole in some chunk of E.")
+    elif len(destroyed_by_e) == 1:
+        fate = say("E destroys **{n}** needle all the same ({needles}): no chunk of E quotes it whole.",
+                   n=1, needles=destroyed_by_e[0])
+    else:
+        fate = say("E destroys **{n}** needles all the same ({needles}): no chunk of E quotes them whole.",
+                   n=len(destroyed_by_e), needles=", ".join(destroyed_by_e))
+    return Markdown(say(
+        "Strategy E has **{heading_only}** heading-only chunks, **{decimal_cuts}** cuts inside a decimal number, "
+        "**{code_cuts}** cuts inside code and **{mid_sentence}** chunks that start mid-sentence, out of **{chunks}**. "
+        "Blind chunking (A) starts **{blind_mid_sentence}** of its **{blind_chunks}** chunks mid-sentence: it never "
+        "looks.\n\n"
+        "Two examples from E. A number cut in two, in *{cut_doc_id}*:\n\n"
+        "> end of one chunk: `…{end_of_one}`  \n> start of the next: `{start_of_next}…`\n\n"
+        "A chunk that is only a heading, in *{heading_doc_id}*, section *{heading_section}*: `{heading}`.\n\n"
+        "{fate}",
+        heading_only=len(e.heading_only), decimal_cuts=len(e.decimal_cuts), code_cuts=len(e.code_cuts),
+        mid_sentence=len(e.mid_sentence), chunks=e.chunks, blind_mid_sentence=len(found["A"].mid_sentence),
+        blind_chunks=found["A"].chunks, cut_doc_id=cut.before.doc_id, end_of_one=cut.before.content[-50:],
+        start_of_next=cut.after.content[:50], heading_doc_id=heading.doc_id, heading_section=heading.section,
+        heading=heading.content, fate=fate))
 
 
 def header_share(ev: Evaluation) -> Markdown:
     """What the header costs in word pieces, in total and per chunk, here and in the chapter."""
     t = ev.tokens["E"]
-    theirs = chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS
-    return Markdown(
-        f"Header share in E. The chapter: **{chapter.HEADER_TOKENS:,}** of **{chapter.EMBEDDED_TOKENS:,}** pieces "
-        f"(**{theirs:.1%}**). This corpus: **{t.header_pieces:,}** of **{t.pieces:,}** (**{t.header_share:.1%}**).\n\n"
-        f"Per chunk, a header costs **{chapter.HEADER_TOKENS / chapter.CHUNKS_E:.1f}** pieces in the chapter and "
-        f"**{t.header_pieces / t.chunks:.1f}** here, while the rest of each chunk costs "
-        f"**{(chapter.EMBEDDED_TOKENS - chapter.HEADER_TOKENS) / chapter.CHUNKS_E:.1f}** and "
-        f"**{(t.pieces - t.header_pieces) / t.chunks:.1f}**.")
+    return Markdown(say(
+        "Header share in E. The chapter: **{chapter_header:,}** of **{chapter_pieces:,}** pieces "
+        "(**{chapter_share:.1%}**). This corpus: **{header:,}** of **{pieces:,}** (**{share:.1%}**).\n\n"
+        "Per chunk, a header costs **{chapter_per_chunk:.1f}** pieces in the chapter and **{per_chunk:.1f}** here, "
+        "while the rest of each chunk costs **{chapter_rest:.1f}** and **{rest:.1f}**.",
+        chapter_header=chapter.HEADER_TOKENS, chapter_pieces=chapter.EMBEDDED_TOKENS,
+        chapter_share=chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, header=t.header_pieces, pieces=t.pieces,
+        share=t.header_share, chapter_per_chunk=chapter.HEADER_TOKENS / chapter.CHUNKS_E,
+        per_chunk=t.header_pieces / t.chunks,
+        chapter_rest=(chapter.EMBEDDED_TOKENS - chapter.HEADER_TOKENS) / chapter.CHUNKS_E,
+        rest=(t.pieces - t.header_pieces) / t.chunks))
 
 
 def window_limit(chunks_f: Sequence[Chunk], pieces: Sequence[int], window: int, too_long: pd.DataFrame,
@@ -120,15 +138,15 @@ def window_limit(chunks_f: Sequence[Chunk], pieces: Sequence[int], window: int, 
     holds = (window - 2) * per_piece
     longest = max(chunks_c, key=lambda c: len(c.content))
     over = too_long["characters per piece"].mean() if len(too_long) else float("nan")
-    fits = ("longer than the budget, because a run of text without sentence-ending punctuation cannot be split by "
-            "this rule." if len(longest.content) > SIZE else "within the budget.")
-    return Markdown(
-        f"Across all of F, a word piece covers **{per_piece:.1f}** characters on average, so the window holds about "
-        f"**{holds:.0f}** characters of typical text: there the "
-        f"{'character budget' if holds > SIZE else 'window'} is the limit that bites. The chunks over the window "
-        f"average **{over:.1f}** characters per piece.\n\n"
-        f"The longest boundary chunk (C, section *{longest.section}*) has **{len(longest.content)}** characters of "
-        f"content: {fits}")
+    fits = (_("longer than the budget, because a run of text without sentence-ending punctuation cannot be split by "
+              "this rule.") if len(longest.content) > SIZE else _("within the budget."))
+    return Markdown(say(
+        "Across all of F, a word piece covers **{per_piece:.1f}** characters on average, so the window holds about "
+        "**{holds:.0f}** characters of typical text: there the {limit} is the limit that bites. The chunks over the "
+        "window average **{over:.1f}** characters per piece.\n\n"
+        "The longest boundary chunk (C, section *{section}*) has **{characters}** characters of content: {fits}",
+        per_piece=per_piece, holds=holds, limit=_("character budget") if holds > SIZE else _("window"), over=over,
+        section=longest.section, characters=len(longest.content), fits=fits))
 
 
 def most_over_window(over: Mapping[str, int], chunks_of: Callable[[str], Sequence[Chunk]]) -> Markdown:
@@ -136,14 +154,16 @@ def most_over_window(over: Mapping[str, int], chunks_of: Callable[[str], Sequenc
     most = max(over, key=lambda s: over[s])
     mean = {s: np.mean([len(c.text) for c in chunks_of(s)]) for s in {most, "F"}}
     if over["F"] == over[most]:
-        why = ", the most, as expected."
+        why = _(", the most, as expected.")
     else:
-        cause = ("a blind chunk is a full 512 characters (plus overlap, for B), while a boundary chunk usually closes "
-                 "before the budget" if not STRATEGIES[most].boundaries else "its chunks are longer on this corpus")
-        why = (f"; the expectation fails here. {most} wins because {cause}: the embedded text averages "
-               f"**{mean[most]:.0f}** characters in {most} and **{mean['F']:.0f}** in F.")
-    theirs = ", ".join(f"{s} **{n}**" for s, n in chapter.OVER_WINDOW.items())
-    return Markdown(
-        f"Most chunks over the window: **{most}** ({over[most]}). F, with header and overlap, has **{over['F']}**"
-        f"{why} The chapter counted E and F only: {theirs}. On any corpus, count before you trust your configured "
-        "chunk size.")
+        cause = (_("a blind chunk is a full 512 characters (plus overlap, for B), while a boundary chunk usually "
+                   "closes before the budget") if not STRATEGIES[most].boundaries
+                 else _("its chunks are longer on this corpus"))
+        why = say("; the expectation fails here. {most} wins because {cause}: the embedded text averages "
+                  "**{mean_most:.0f}** characters in {most} and **{mean_f:.0f}** in F.",
+                  most=most, cause=cause, mean_most=mean[most], mean_f=mean["F"])
+    theirs = ", ".join(say("{strategy} **{n}**", strategy=s, n=n) for s, n in chapter.OVER_WINDOW.items())
+    return Markdown(say(
+        "Most chunks over the window: **{most}** ({n}). F, with header and overlap, has **{f}**{why} The chapter "
+        "counted E and F only: {theirs}. On any corpus, count before you trust your configured chunk size.",
+        most=most, n=over[most], f=over["F"], why=why, theirs=theirs))

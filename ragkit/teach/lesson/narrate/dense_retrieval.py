@@ -8,14 +8,15 @@ from IPython.display import Markdown
 from ragkit.evaluation import Evaluation
 from ragkit.statistics import counts_test, wilson
 from ragkit.teach.course import chapter
+from ragkit.teach.language import _, say
 
 
 def sign_test_on_chapter_counts() -> Markdown:
     """Whether ragkit's exact sign test gives back the chapter's reported p-values from its own counts."""
     match = [np.isclose(counts_test(wins, losses).p, p, rtol=0.05) for wins, losses, p in chapter.COMPARISONS.values()
              if p is not None]
-    return Markdown(f"ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in "
-                    f"**{sum(match)} of {len(match)}** cases.")
+    return Markdown(say("ragkit's sign test on the chapter's own counts matches its reported p (within rounding) in "
+                        "**{matches} of {cases}** cases.", matches=sum(match), cases=len(match)))
 
 
 def room_to_win(ev: Evaluation) -> Markdown:
@@ -23,33 +24,38 @@ def room_to_win(ev: Evaluation) -> Markdown:
     n = len(ev.queries)
     room = int((ev["C/dense"].per_query("R@20") == 0).sum())
     t = ev.compare("E/dense", "C/dense", "R@20").test
-    (e_hits, n_ch), (w, lost, _) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
+    (e_hits, n_ch), (w, lost, _p) = chapter.RECALL20["E"], chapter.COMPARISONS["E/dense", "C/dense", "R@20"]
     missed = n_ch - e_hits + w - lost
-    return Markdown(
-        f"This corpus: C misses **{room}** of **{n}** queries at R@20, so E can win at most **{room}**; it wins "
-        f"**{t.wins}** and loses **{t.losses}**. The chapter: E found **{e_hits}/{n_ch}** and beat C "
-        f"**+{w}/-{lost}**, so its C found **{e_hits - w + lost}/{n_ch}** and missed **{missed}**: "
-        f"{'more' if missed > room else 'no more'} room than here.")
+    return Markdown(say(
+        "This corpus: C misses **{room}** of **{queries}** queries at R@20, so E can win at most **{room}**; it wins "
+        "**{wins}** and loses **{losses}**. The chapter: E found **{e_hits}/{chapter_queries}** and beat C "
+        "**+{chapter_wins}/-{chapter_losses}**, so its C found **{c_hits}/{chapter_queries}** and missed "
+        "**{missed}**: {more} room than here.",
+        room=room, queries=n, wins=t.wins, losses=t.losses, e_hits=e_hits, chapter_queries=n_ch, chapter_wins=w,
+        chapter_losses=lost, c_hits=e_hits - w + lost, missed=missed,
+        more=_("more") if missed > room else _("no more")))
 
 
 def interval_width(n: int) -> Markdown:
     """How wide a Wilson interval is at ``n`` queries, and whether a lead of three hits clears it."""
     low, high = wilson(n // 2, n)
     low3, high3 = wilson(n // 2 + 3, n)
-    return Markdown(
-        f"With **{n}** queries, a recall of **{(n // 2) / n:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
-        f"**{high - low:.3f}** wide, roughly **±{(high - low) / 2:.3f}**. Three more hits (a lead of **{3 / n:.3f}**) "
-        f"give **[{low3:.3f}, {high3:.3f}]**; the two intervals {'overlap' if low3 < high else 'do not overlap'}.")
+    return Markdown(say(
+        "With **{n}** queries, a recall of **{recall:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
+        "**{width:.3f}** wide, roughly **±{half:.3f}**. Three more hits (a lead of **{lead:.3f}**) give "
+        "**[{low3:.3f}, {high3:.3f}]**; the two intervals {relation}.",
+        n=n, recall=(n // 2) / n, low=low, high=high, width=high - low, half=(high - low) / 2, lead=3 / n,
+        low3=low3, high3=high3, relation=_("overlap") if low3 < high else _("do not overlap")))
 
 
 def headline(ev: Evaluation) -> Markdown:
     """E against A at R@20, query by query, and how many of E's wins are needles A destroyed."""
     c = ev.compare("E/dense", "A/dense", "R@20")
     destroyed = sum(q.qid in ev.destroyed["A"] for q in ev.queries if q.id in c.wins)
-    return Markdown(
-        f"E wins **{c.test.wins}** queries, A wins **{c.test.losses}**, p = **{c.test.p:.2g}**. Of E's wins, "
-        f"**{destroyed}** are queries whose needle A destroyed outright, so they are wins by construction, not by "
-        "better ranking.")
+    return Markdown(say(
+        "E wins **{wins}** queries, A wins **{losses}**, p = **{p:.2g}**. Of E's wins, **{destroyed}** are queries "
+        "whose needle A destroyed outright, so they are wins by construction, not by better ranking.",
+        wins=c.test.wins, losses=c.test.losses, p=c.test.p, destroyed=destroyed))
 
 
 def queries_or_needles(ev: Evaluation) -> Markdown:
@@ -57,10 +63,11 @@ def queries_or_needles(ev: Evaluation) -> Markdown:
     c = ev.compare("E/dense", "A/dense", "R@20")
     n_level = ev.compare("E/dense", "A/dense", "R@20", "needle").test
     needles = len({q.qid for q in ev.queries if q.id in c.wins})
-    return Markdown(
-        f"Query level: **+{c.test.wins}/-{c.test.losses}**, p = **{c.test.p:.2g}**. The **{c.test.wins}** query wins "
-        f"come from only **{needles}** needles. Needle level: **+{n_level.wins}/-{n_level.losses}**, p = "
-        f"**{n_level.p:.2g}**.")
+    return Markdown(say(
+        "Query level: **+{wins}/-{losses}**, p = **{p:.2g}**. The **{wins}** query wins come from only **{needles}** "
+        "needles. Needle level: **+{needle_wins}/-{needle_losses}**, p = **{needle_p:.2g}**.",
+        wins=c.test.wins, losses=c.test.losses, p=c.test.p, needles=needles, needle_wins=n_level.wins,
+        needle_losses=n_level.losses, needle_p=n_level.p))
 
 
 def header_alone(ev: Evaluation) -> Markdown:
@@ -68,8 +75,11 @@ def header_alone(ev: Evaluation) -> Markdown:
     rest = ev.compare("E/dense", "A/dense", "R@20", "needle", drop=ev.destroyed["A"]).test
     alone = ev.compare("E/dense", "C/dense", "R@20", "needle").test
     headline = ev.compare("E/dense", "A/dense", "R@20", "needle").test
-    return Markdown(
-        f"Without the needles A destroyed, E against A, needle by needle: **+{rest.wins}/-{rest.losses}**, p = "
-        f"**{rest.p:.2g}**. The header alone (E against C), needle by needle: **+{alone.wins}/-{alone.losses}**, p = "
-        f"**{alone.p:.2g}**. Of the headline's **{headline.wins}** needle wins, **{headline.wins - rest.wins}** are "
-        "needles A destroyed.")
+    return Markdown(say(
+        "Without the needles A destroyed, E against A, needle by needle: **+{rest_wins}/-{rest_losses}**, p = "
+        "**{rest_p:.2g}**. The header alone (E against C), needle by needle: **+{alone_wins}/-{alone_losses}**, p = "
+        "**{alone_p:.2g}**. Of the headline's **{headline_wins}** needle wins, **{destroyed}** are needles A "
+        "destroyed.",
+        rest_wins=rest.wins, rest_losses=rest.losses, rest_p=rest.p, alone_wins=alone.wins,
+        alone_losses=alone.losses, alone_p=alone.p, headline_wins=headline.wins,
+        destroyed=headline.wins - rest.wins))

@@ -19,9 +19,10 @@ from ragkit.words import content_words, copied_share
 
 def destroyed_at_size(carried: np.ndarray, mine: np.ndarray, size: int) -> Markdown:
     """Needles blind chunking destroys at the course's size and at the student's, beside the chapter's count."""
-    return Markdown(f"Needles destroyed by blind chunking: the chapter **{chapter.DESTROYED_BLIND}**; this corpus "
-                    f"**{int((~carried).sum())}** of **{len(carried)}** at {SIZE} characters, **{int((~mine).sum())}** "
-                    f"at your {size}.")
+    return Markdown(say("Needles destroyed by blind chunking: the chapter **{chapter_destroyed}**; this corpus "
+                        "**{destroyed}** of **{needles}** at {course_size} characters, **{mine}** at your {size}.",
+                        chapter_destroyed=chapter.DESTROYED_BLIND, destroyed=int((~carried).sum()),
+                        needles=len(carried), course_size=SIZE, mine=int((~mine).sum()), size=size))
 
 
 def perfect_cut(tune: Sweep) -> Markdown:
@@ -73,39 +74,44 @@ def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:
     cheapest = table.loc[table.cost.idxmin()]
     allowed = table[table["within ceiling"]]
     best, none = allowed.loc[allowed.cost.idxmin()], tune.at(None)
-    return Markdown(
-        f"Cheapest cut of all: **{cheapest.cut:.3f}** (cost **{cheapest.cost:g}**), but it refuses "
-        f"**{int(cheapest.refused)}** of **{len(tune.queries)}** answerable queries ({cheapest['refused share']:.0%}), "
-        f"over the ceiling of {EX2.max_refused:.0%}. Cheapest cut within the ceiling: **{float(best.cut):.3f}**, with "
-        f"**{int(best.bluffs)}** bluffs and **{int(best.refused)}** refusals ({best['refused share']:.0%}), cost "
-        f"**{best.cost:g}** (no threshold at all costs "
-        f"**{none.bluffs * EX2.bluff_cost + none.refused * EX2.refusal_cost:g}**).")
+    return Markdown(say(
+        "Cheapest cut of all: **{cut:.3f}** (cost **{cost:g}**), but it refuses **{refused}** of **{queries}** "
+        "answerable queries ({share:.0%}), over the ceiling of {ceiling:.0%}. Cheapest cut within the ceiling: "
+        "**{best_cut:.3f}**, with **{best_bluffs}** bluffs and **{best_refused}** refusals ({best_share:.0%}), cost "
+        "**{best_cost:g}** (no threshold at all costs **{no_threshold:g}**).",
+        cut=cheapest.cut, cost=cheapest.cost, refused=int(cheapest.refused), queries=len(tune.queries),
+        share=cheapest["refused share"], ceiling=EX2.max_refused, best_cut=float(best.cut),
+        best_bluffs=int(best.bluffs), best_refused=int(best.refused), best_share=best["refused share"],
+        best_cost=best.cost, no_threshold=none.bluffs * EX2.bluff_cost + none.refused * EX2.refusal_cost))
 
 
 def ticket_words(q: Question) -> Markdown:
     """One question's needle and ticket, the distinctive words they share and how much the ticket copies."""
     copied = copied_share(content_words(q.ticket), content_words(q.question))
-    return Markdown(
-        f"Needle of **{q.id}**:\n\n> {q.needle}\n\nIts ticket:\n\n> {q.ticket}\n\nShared distinctive words: "
-        f"**{shared_needle_words(q.ticket, q.needle)}**; copied share of the course question: **{copied:.0%}** "
-        f"(a copy from {EX3.copy_share:.0%} on).")
+    return Markdown(say(
+        "Needle of **{id}**:\n\n> {needle}\n\nIts ticket:\n\n> {ticket}\n\nShared distinctive words: **{shared}**; "
+        "copied share of the course question: **{copied:.0%}** (a copy from {copy_share:.0%} on).",
+        id=q.id, needle=q.needle, ticket=q.ticket, shared=shared_needle_words(q.ticket, q.needle), copied=copied,
+        copy_share=EX3.copy_share))
 
 
 def header_duel(ev: Evaluation) -> Markdown:
     """E against C at R@20, needle by needle, beside the chapter's count and the verdict on its finding."""
     duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
     wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "R@20")]
-    return Markdown(
-        f"E vs C at R@20: the chapter **+{wins}/-{losses}** queries, p = **{p}**; this corpus, needle by needle (both "
-        f"phrasings of a needle count once), **+{duel.wins}/-{duel.losses}**, p = **{duel.p:.3g}**: "
-        f"**{verdict(wins - losses, duel.wins, duel.losses, duel.p)}** with the chapter's finding that the header "
-        "helps.")
+    return Markdown(say(
+        "E vs C at R@20: the chapter **+{chapter_wins}/-{chapter_losses}** queries, p = **{chapter_p}**; this "
+        "corpus, needle by needle (both phrasings of a needle count once), **+{wins}/-{losses}**, p = **{p:.3g}**: "
+        "**{verdict}** with the chapter's finding that the header helps.",
+        chapter_wins=wins, chapter_losses=losses, chapter_p=p, wins=duel.wins, losses=duel.losses, p=duel.p,
+        verdict=verdict(wins - losses, duel.wins, duel.losses, duel.p)))
 
 
 def header_room(ev: Evaluation, questions: int) -> Markdown:
     """How much room there was for a header to help: recall at 20 without and with it, and the needles at stake."""
     duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
-    return Markdown(
-        f"Recall@20 without the header (C): **{ev['C/dense'].value('R@20'):.3f}**; with it (E): "
-        f"**{ev['E/dense'].value('R@20'):.3f}**; needles where they disagree: **{duel.wins + duel.losses}** of "
-        f"**{questions}**.")
+    return Markdown(say(
+        "Recall@20 without the header (C): **{without:.3f}**; with it (E): **{with_header:.3f}**; needles where "
+        "they disagree: **{disagree}** of **{questions}**.",
+        without=ev["C/dense"].value("R@20"), with_header=ev["E/dense"].value("R@20"),
+        disagree=duel.wins + duel.losses, questions=questions))

@@ -7,28 +7,32 @@ from collections.abc import Sequence
 import pandas as pd
 from IPython.display import Markdown
 
+from ragkit.teach.language import _, say
+
 
 def clustered_interval(row: pd.Series) -> Markdown:
     """One figure's Wilson interval beside its needle-level cluster bootstrap, and the design effect between them."""
     wilson_width, needle_width = row.high - row.low, row.needle_high - row.needle_low
-    return Markdown(
-        f"E dense, R@20 = **{row.value:.3f}**. Wilson ({row.n} independent queries): **[{row.low:.3f}, "
-        f"{row.high:.3f}]**, **{wilson_width:.3f}** wide. Cluster bootstrap over needles: **[{row.needle_low:.3f}, "
-        f"{row.needle_high:.3f}]**, **{needle_width:.3f}** wide. Design effect **{row.design_effect:.2f}**: the "
-        f"{row.n} queries weigh as much as about **{row.n / row.design_effect:.0f}** independent ones. The clustered "
-        f"interval is **{'wider' if needle_width > wilson_width else 'not wider'}** than Wilson's here.")
+    return Markdown(say(
+        "E dense, R@20 = **{value:.3f}**. Wilson ({n} independent queries): **[{low:.3f}, {high:.3f}]**, "
+        "**{wilson_width:.3f}** wide. Cluster bootstrap over needles: **[{needle_low:.3f}, {needle_high:.3f}]**, "
+        "**{needle_width:.3f}** wide. Design effect **{design_effect:.2f}**: the {n} queries weigh as much as about "
+        "**{effective:.0f}** independent ones. The clustered interval is **{wider}** than Wilson's here.",
+        value=row.value, n=row.n, low=row.low, high=row.high, wilson_width=wilson_width, needle_low=row.needle_low,
+        needle_high=row.needle_high, needle_width=needle_width, design_effect=row.design_effect,
+        effective=row.n / row.design_effect, wider=_("wider") if needle_width > wilson_width else _("not wider")))
 
 
 def design_effects(deff: pd.DataFrame) -> Markdown:
     """The range of the design effects, what one below 1 means, and why the sign test's unit stays the needle."""
     low, high = deff.min().min(), deff.max().max()
-    below = "" if low >= 1 else (
+    below = "" if low >= 1 else _(
         " Below 1, the phrasings of a needle disagree more often than two independent queries would (one finds the "
         "needle, the other does not), and the clustered interval is the narrower one.")
-    return Markdown(
-        f"Design effects of the dense runs range from **{low:.2f}** to **{high:.2f}**.{below} Whatever the interval "
+    return Markdown(say(
+        "Design effects of the dense runs range from **{low:.2f}** to **{high:.2f}**.{below} Whatever the interval "
         "does, the sign test's unit still has to be the needle: two wins that come from one chunk are one piece of "
-        "evidence.")
+        "evidence.", low=low, high=high, below=below))
 
 
 def metric_shopping(shopping: pd.DataFrame, watched: Sequence[str] = ("F/dense vs E/dense", "B/dense vs A/dense")
@@ -37,11 +41,13 @@ def metric_shopping(shopping: pd.DataFrame, watched: Sequence[str] = ("F/dense v
     unchosen = shopping[~shopping["chosen by the chapter"]]
     best = unchosen.iloc[0]
     hurts = unchosen[unchosen.comparison.isin(list(watched))].sort_values("p").groupby("comparison").head(1)
-    each = " ".join(f"{r['comparison']} is most striking at **{r['metric']}** (+{r['wins']}/-{r['losses']}, raw p = "
-                    f"{r['p']:.3g}, Holm p = {r['Holm p']:.3g})." for _, r in hurts.iterrows())
-    return Markdown(
-        f"Of **{len(shopping)}** looks, the most striking one the chapter did *not* choose is **{best.comparison} at "
-        f"{best.metric}**: **+{best.wins}/-{best.losses}**, raw p = **{best.p:.3g}**, Holm p over all {len(shopping)} "
-        f"= **{best['Holm p']:.3g}**. {each} Picking the metric that makes a story after seeing the table turns noise "
-        "into a finding: the metric has to be fixed first, and every extra look has to pay for itself in the "
-        "correction.")
+    each = " ".join(say("{comparison} is most striking at **{metric}** (+{wins}/-{losses}, raw p = {p:.3g}, Holm p "
+                        "= {holm:.3g}).", comparison=r["comparison"], metric=r["metric"], wins=r["wins"],
+                        losses=r["losses"], p=r["p"], holm=r["Holm p"]) for _i, r in hurts.iterrows())
+    return Markdown(say(
+        "Of **{looks}** looks, the most striking one the chapter did *not* choose is **{comparison} at {metric}**: "
+        "**+{wins}/-{losses}**, raw p = **{p:.3g}**, Holm p over all {looks} = **{holm:.3g}**. {each} Picking the "
+        "metric that makes a story after seeing the table turns noise into a finding: the metric has to be fixed "
+        "first, and every extra look has to pay for itself in the correction.",
+        looks=len(shopping), comparison=best.comparison, metric=best.metric, wins=best.wins, losses=best.losses,
+        p=best.p, holm=best["Holm p"], each=each))

@@ -92,7 +92,7 @@ def _truth(flag: bool) -> str:
 
 
 def _quoted(chunk: Chunk) -> str:
-    return f"\n\n```text\n{chunk.content}\n```"
+    return say("\n\n```text\n{content}\n```", content=chunk.content)
 
 
 def near_miss(s: Sweep, near: Bluff) -> Markdown:
@@ -120,5 +120,5 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
         "Nearest chunk: **{doc_id} > {section}** at **{distance:.3f}**. "
         "{fate}. Does that chunk contain the word *Paris*? **{paris}**.",
         doc_id=bluff.chunk.doc_id, section=bluff.chunk.section, distance=bluff.distance,
-        fate=f"{fate[0].upper()}{fate[1:]}", paris=_truth("Paris" in bluff.chunk.content))
+        fate=fate[0].upper() + fate[1:], paris=_truth("Paris" in bluff.chunk.content))
         + _quoted(bluff.chunk))
