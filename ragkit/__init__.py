@@ -8,7 +8,17 @@ are imported from ``ragkit.answer`` and ``ragkit.report``; the classroom layer i
 """
 
 from ragkit.answer import Answer, NoAnswer, available_generator
-from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Chunk, chunk_corpus, chunk_document, pathologies, sections
+from ragkit.chunking import (
+    OVERLAP,
+    SIZE,
+    STRATEGIES,
+    Chunk,
+    blind_window_start,
+    chunk_corpus,
+    chunk_document,
+    pathologies,
+    sections,
+)
 from ragkit.citations import (
     CharRange,
     Citation,
@@ -21,31 +31,42 @@ from ragkit.citations import (
     verify,
 )
 from ragkit.corpus import Corpus, Document, FailedDocument, corpus_stats, load_corpus
-from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries, validate
+from ragkit.data import (
+    OutOfDomain,
+    Question,
+    load_out_of_domain,
+    load_questions,
+    queries,
+    shared_needle_words,
+    validate,
+)
 from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import DataError, IndexBusy, InputError, ModelUnavailable, RagkitError, StaleIndex
-from ragkit.evaluation import METRICS, Evaluation, evaluate, needle_windows, saved_by_overlap
+from ragkit.evaluation import METRICS, Evaluation, Result, evaluate, needle_hits, needle_windows, saved_by_overlap
 from ragkit.fusion import K, rrf, rrf_many
 from ragkit.lexical import BM25, tokenize
+from ragkit.plumbing.models import GENERATOR, RERANKER
 from ragkit.report import Report
 from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Retriever, Run
 from ragkit.statistics import counts_test, holm, needle_sign_test, sign_test, verdict, wilson
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Sweep, gate, sweep
-from ragkit.tokens import TruncationWarning, count_pieces
+from ragkit.tokens import TruncationWarning, count_pieces, token_report
+from ragkit.words import STOPWORDS, content_words, copied_share
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BM25", "DEFAULT_CUT", "KEEP", "METRICS", "OVERLAP", "RERANK_DEPTH", "RETRIEVERS", "SIZE", "STRATEGIES",
-    "STRICT_CUT", "Answer", "CharRange", "Chunk", "Citation", "Corpus", "DataError", "Document", "Embedder",
-    "Evaluation", "FailedDocument", "IndexBusy", "InputError", "K", "LateInteractionReranker", "MediaRange",
-    "ModelUnavailable", "NoAnswer", "OutOfDomain", "PdfPage", "Question", "RagkitError", "Report", "Retriever", "Run",
-    "SheetRange", "StaleIndex", "Sweep", "TruncationWarning", "available_generator", "available_reranker",
-    "chunk_corpus", "chunk_document", "citation_table", "corpus_stats", "count_pieces", "counts_test",
-    "default_embedder", "evaluate", "gate", "holm", "identity_check", "load_corpus", "load_out_of_domain",
-    "load_questions", "max_identity_gap", "needle_sign_test", "needle_windows", "pathologies", "queries",
-    "render_links", "rrf", "rrf_many", "saved_by_overlap", "sections", "sign_test", "sweep", "text_fragment",
+    "BM25", "DEFAULT_CUT", "GENERATOR", "K", "KEEP", "METRICS", "OVERLAP", "RERANKER", "RERANK_DEPTH", "RETRIEVERS",
+    "SIZE", "STOPWORDS", "STRATEGIES", "STRICT_CUT", "Answer", "CharRange", "Chunk", "Citation", "Corpus", "DataError",
+    "Document", "Embedder", "Evaluation", "FailedDocument", "IndexBusy", "InputError", "LateInteractionReranker",
+    "MediaRange", "ModelUnavailable", "NoAnswer", "OutOfDomain", "PdfPage", "Question", "RagkitError", "Report",
+    "Result", "Retriever", "Run", "SheetRange", "StaleIndex", "Sweep", "TruncationWarning", "available_generator",
+    "available_reranker", "blind_window_start", "chunk_corpus", "chunk_document", "citation_table", "content_words",
+    "copied_share", "corpus_stats", "count_pieces", "counts_test", "default_embedder", "evaluate", "gate", "holm",
+    "identity_check", "load_corpus", "load_out_of_domain", "load_questions", "max_identity_gap", "needle_hits",
+    "needle_sign_test", "needle_windows", "pathologies", "queries", "render_links", "rrf", "rrf_many",
+    "saved_by_overlap", "sections", "shared_needle_words", "sign_test", "sweep", "text_fragment", "token_report",
     "tokenize", "validate", "verdict", "verify", "wilson",
 ]

@@ -32,13 +32,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -71,13 +74,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-import ragkit.plumbing.locations
+from ragkit import GENERATOR, RERANKER, SIZE, corpus_stats, needle_windows, validate
 from ragkit.teach.lesson import narrate, tables
-from ragkit.chunking import SIZE
-from ragkit.corpus import corpus_stats
-from ragkit.data import validate
-from ragkit.evaluation import needle_windows
-from ragkit.plumbing.models import GENERATOR, RERANKER
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -211,6 +209,6 @@ narrate.chapter_figure()
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("00", course).widget()

@@ -34,13 +34,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -60,16 +63,13 @@ if "google.colab" in sys.modules:
 # takes a while, and later runs read the vectors from disk.
 
 # %%
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
+from ragkit import OVERLAP, SIZE, STRATEGIES, count_pieces, needle_windows, pathologies, saved_by_overlap
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate, plots, widgets
-from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, pathologies
-from ragkit.evaluation import needle_windows, saved_by_overlap
-from ragkit.tokens import count_pieces
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -358,7 +358,7 @@ def boundaries_by_hand(body, size=512):
 # around each range and drops empty ones, so the hand-written ranges get the same treatment before comparing.
 
 # %%
-from ragkit.chunking import sections
+from ragkit import sections
 
 by_hand = [body[a:b].strip() for doc in course.corpus.documents for sec in sections(doc.text)
            for body in [doc.text[sec.start:sec.end]] for a, b in boundaries_by_hand(body) if body[a:b].strip()]
@@ -388,6 +388,6 @@ assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("01", course).widget()

@@ -33,13 +33,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
@@ -50,12 +53,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
-from ragkit.evaluation import METRICS
+from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: the third try-this uses it)
 from ragkit.report import report
-from ragkit.teach.lesson.latency import measure, timings_table
-from ragkit.statistics import counts_test, sign_test, verdict, wilson
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, measure, narrate, plots, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -305,7 +306,7 @@ def sign_test_by_hand(wins, losses):
 from scipy.stats import binomtest
 
 splits = [(w, n - w) for n in range(1, 41) for w in range(n + 1)]
-worst = max(abs(sign_test_by_hand(w, l) - binomtest(w, w + l, 0.5).pvalue) for w, l in splits)
+worst = max(abs(sign_test_by_hand(w, lost) - binomtest(w, w + lost, 0.5).pvalue) for w, lost in splits)
 tests = [ev.compare(a, b, m).test for a, b, m in chapter.COMPARISONS]
 agree = sum(abs(sign_test_by_hand(t.wins, t.losses) - t.p) < 1e-12 for t in tests)
 display(Markdown(f"Largest difference from scipy over **{len(splits)}** splits: **{worst:.1e}**. Agreement with "
@@ -328,6 +329,6 @@ assert worst < 1e-9 and agree == len(tests)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("02", course).widget()

@@ -34,13 +34,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
@@ -48,9 +51,8 @@ import numpy as np
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.evaluation import METRICS
+from ragkit import METRICS, holm
 from ragkit.report import report
-from ragkit.statistics import holm
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, narrate, plots, tables
 
@@ -182,6 +184,6 @@ plots.win_loss_matrix(ev, "R@20", "dense")
 # The questions of notebook 02, which this notebook deepens: choose one answer per question, then press the button.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("02", course).widget()

@@ -33,13 +33,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
@@ -50,17 +53,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, tables, widgets
-from ragkit.evaluation import METRICS
+from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
-from ragkit.teach.lesson.latency import measure, timings_table
-from ragkit.data import STOPWORDS
-from ragkit.fusion import K, rrf
-from ragkit.lexical import tokenize
-from ragkit.rerank import available_reranker
-from ragkit.statistics import sign_test
-from ragkit.tokens import TruncationWarning
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import measure, narrate, tables, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -130,7 +126,7 @@ pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).roun
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
-curve = pd.DataFrame({l: [ev[l].value(f"R@{k}") for k in range(1, 21)] for l in labels}, index=pd.Index(range(1, 21), name="k"))
+curve = pd.DataFrame({label: [ev[label].value(f"R@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
 curve.round(3)
 
 # %% [markdown]
@@ -149,7 +145,7 @@ shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content
                    for q in course.queries for x in course.questions if x.id == q.qid])
 phrasing = np.array([q.phrasing for q in course.queries])
 pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
-                  **{f"{l} R@1": ev[l].per_query("R@1")[phrasing == p].mean() for l in labels}} for p in ("question", "ticket")}).T.round(3)
+                  **{f"{label} R@1": ev[label].per_query("R@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
 # Read the table row by row. Where a phrasing shares few words with its needle, BM25 has little to hold on to, and whatever advantage it has at the top of the list should shrink.
@@ -211,7 +207,7 @@ narrate.chapter_verdicts(hybrid, len(seven.lines))
 # And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.
 
 # %%
-cmp = pd.DataFrame({l: [ev[l].value(m) for m in METRICS] for l in labels}, index=list(METRICS)).round(3)
+cmp = pd.DataFrame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
 cmp["hybrid ahead of both"] = (cmp["E/hybrid"] > cmp[["E/dense", "E/bm25"]].max(axis=1))
 display(narrate.ahead_of_both(cmp))
 cmp
@@ -368,6 +364,6 @@ assert same == len(texts)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("03", course).widget()

@@ -32,27 +32,29 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
 import time
 
 import pandas as pd
-from IPython.display import HTML, Markdown, display
+from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, narrate, tables, widgets
+from ragkit import LateInteractionReranker, available_reranker
 from ragkit.report import report
-from ragkit.teach.lesson.latency import measure, timings_table
-from ragkit.rerank import LateInteractionReranker, available_reranker
+from ragkit.teach.course import chapter
+from ragkit.teach.lesson import claims, measure, narrate, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -156,7 +158,7 @@ tables.summary(ev_li)
 # And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for R@1 and MRR only).
 
 # %%
-table = pd.DataFrame({f"ours: {l}": {m: f"{ev_li[l].value(m):.3f}" for m in metrics} for l in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
+table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-encoder")):
     table.loc[name] = {m: f"{chapter.RERANK[m][i]:.3f}" if m in chapter.RERANK else "–" for m in metrics}
 table
@@ -254,6 +256,6 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("04", course).widget()

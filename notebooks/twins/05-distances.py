@@ -32,13 +32,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
@@ -48,11 +51,9 @@ import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
+from ragkit import count_pieces, default_embedder, identity_check, max_identity_gap
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate, plots
-from ragkit.distances import identity_check, max_identity_gap
-from ragkit.embedding import default_embedder
-from ragkit.tokens import count_pieces
 
 course = ragkit.teach.course.load()
 embedder = default_embedder()
@@ -239,6 +240,6 @@ narrate.length_cut(nearest)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("05", course).widget()

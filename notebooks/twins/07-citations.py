@@ -32,28 +32,44 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
 import dataclasses
 import re
-from IPython.display import Markdown, display
+
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
+
 import ragkit.teach.course
+from ragkit import (
+    DEFAULT_CUT,
+    KEEP,
+    CharRange,
+    MediaRange,
+    NoAnswer,
+    PdfPage,
+    SheetRange,
+    available_generator,
+    citation_table,
+    pathologies,
+    render_links,
+    verify,
+)
+from ragkit.answer import answer
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate, tables, widgets
-from ragkit.answer import answer, available_generator, NoAnswer
-from ragkit.chunking import pathologies
-from ragkit.citations import verify, render_links, citation_table, text_fragment, CharRange, PdfPage, MediaRange, SheetRange
-from ragkit.threshold import DEFAULT_CUT, KEEP
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -170,8 +186,8 @@ narrate.quote_or_text(course.corpus, c, f)
 
 # %%
 locators = [c.locator, PdfPage(12), MediaRange(132.4, 158.9), SheetRange("Results", "B2:D40")]
-pd.DataFrame({"type": [type(l).__name__ for l in locators], "fragment": [l.fragment for l in locators],
-              "label": [l.label for l in locators]})
+pd.DataFrame({"type": [type(loc).__name__ for loc in locators], "fragment": [loc.fragment for loc in locators],
+              "label": [loc.label for loc in locators]})
 
 # %% [markdown]
 # `#char=` comes from RFC 5147, `#page=` from Adobe's PDF open parameters and `#t=` from W3C Media
@@ -404,6 +420,6 @@ narrate.retrieval_bill(facts, result.counted_with)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("07", course).widget()

@@ -32,13 +32,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -51,17 +54,21 @@ if "google.colab" in sys.modules:
 # You will work in a throwaway copy of the course corpus, so the bundled data is never touched.
 
 # %%
-import shutil, sqlite3, subprocess, sys, tempfile, textwrap, time
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
 from pathlib import Path
+
 import pandas as pd
 from IPython.display import Markdown, display
+
 import ragkit.teach.course
+from ragkit import SIZE, IndexBusy, StaleIndex, default_embedder, index, load_corpus
 from ragkit.teach.lesson import narrate
-from ragkit import index
-from ragkit.chunking import SIZE
-from ragkit.corpus import load_corpus
-from ragkit.embedding import default_embedder
-from ragkit.errors import IndexBusy, StaleIndex
 
 course = ragkit.teach.course.load()
 work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
@@ -272,8 +279,8 @@ except StaleIndex as err:
 KILL_AFTER_FIRST_DOCUMENT = f"""
 import os, signal
 from ragkit import index
-from ragkit.corpus import load_corpus
-from ragkit.embedding import default_embedder
+from ragkit import load_corpus
+from ragkit import default_embedder
 real = index._write_document
 def write_then_die(*args, **kwargs):
     real(*args, **kwargs)
@@ -394,6 +401,6 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("08", course).widget()

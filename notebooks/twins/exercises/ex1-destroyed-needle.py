@@ -24,13 +24,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -48,15 +51,14 @@ if "google.colab" in sys.modules:
 # can tell a chunking failure from a retrieval failure, which is most of debugging a RAG system.
 
 # %%
-from IPython.display import Markdown, display
-from ragkit.teach.lesson import reminders
 import pandas as pd
+from IPython.display import Markdown, display
+
 import ragkit.teach.course
+from ragkit import SIZE, blind_window_start, chunk_corpus, needle_hits, needle_windows
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, plots, widgets
-from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
-from ragkit.evaluation import needle_hits, needle_windows
 from ragkit.teach.exercises import check_destroyed_needle, current_student, own_size, results_path
+from ragkit.teach.lesson import narrate, plots, reminders, widgets
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))

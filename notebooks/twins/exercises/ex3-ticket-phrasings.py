@@ -24,13 +24,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -54,16 +57,14 @@ if "google.colab" in sys.modules:
 # phrasings for your five needles and compares recall@4, pair by pair.
 
 # %%
-from IPython.display import Markdown, display
-from ragkit.teach.lesson import reminders
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
+
 import ragkit.teach.course
-from ragkit.teach.lesson import narrate
-from ragkit.data import shared_needle_words
+from ragkit import content_words, copied_share, shared_needle_words, sign_test, wilson
 from ragkit.teach.exercises import EX3, check_ticket_phrasings
-from ragkit.words import content_words, copied_share
-from ragkit.statistics import sign_test, wilson
+from ragkit.teach.lesson import narrate, reminders
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))

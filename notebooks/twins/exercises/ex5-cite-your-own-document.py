@@ -24,13 +24,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -59,13 +62,14 @@ if "google.colab" in sys.modules:
 # 5. its locator slices the quote exactly.
 
 # %%
-from IPython.display import Markdown, display
-from ragkit.teach.lesson import reminders
 import pandas as pd
+from IPython.display import Markdown, display
+
 import ragkit.teach.course
-from ragkit.answer import NoAnswer, answer
-from ragkit.citations import citation_table, verify
+from ragkit import NoAnswer, citation_table, verify
+from ragkit.answer import answer
 from ragkit.teach.exercises import EX5, check_own_document
+from ragkit.teach.lesson import reminders
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))

@@ -33,13 +33,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %%
@@ -50,13 +53,14 @@ from ragkit.teach import language
 language.use("nl")
 
 # %%
-from IPython.display import Markdown, display
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
+
 import ragkit.teach.course
+from ragkit import DEFAULT_CUT, STRICT_CUT, gate
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
-from ragkit.threshold import DEFAULT_CUT, STRICT_CUT, gate
 
 course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
@@ -275,6 +279,6 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 # Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
-from ragkit.teach.lesson.quiz import Quiz
+from ragkit.teach.lesson import Quiz
 
 Quiz("06", course).widget()

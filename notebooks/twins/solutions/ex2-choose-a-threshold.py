@@ -24,13 +24,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -59,17 +62,16 @@ if "google.colab" in sys.modules:
 # every tool below shows `tune` only, and the judging half appears after the check, as its evidence.
 
 # %%
-from IPython.display import Markdown, display
-from ragkit.teach.lesson import reminders
 import numpy as np
 import pandas as pd
-import ragkit.teach.course
-from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, plots, tables, widgets
-from ragkit.answer import DEFAULT_CUT
 import plotly.express as px
+from IPython.display import Markdown, display
+
+import ragkit.teach.course
+from ragkit import DEFAULT_CUT, wilson
+from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
-from ragkit.statistics import wilson
+from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))

@@ -24,13 +24,16 @@
 import sys
 
 if "google.colab" in sys.modules:
-    import os, subprocess, google.colab.output
+    import os
+    import subprocess
+
+    from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
-        google.colab.output.enable_custom_widget_manager()
+        output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
 # %% [markdown]
@@ -58,16 +61,14 @@ if "google.colab" in sys.modules:
 # questions. It is built from `(doc_title, section)` only.
 
 # %%
-from IPython.display import Markdown, display
-from ragkit.teach.lesson import reminders
 import numpy as np
+from IPython.display import Markdown, display
+
 import ragkit.teach.course
+from ragkit import Result, token_report, verdict
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate
-from ragkit.evaluation import Result
-from ragkit.statistics import verdict
 from ragkit.teach.exercises import EX4, check_header, measure_header
-from ragkit.tokens import token_report
+from ragkit.teach.lesson import narrate, reminders
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters() + "\n\n" + reminders.word_pieces()))

@@ -141,13 +141,16 @@ def colab_cell(address: Address) -> str:
         "import sys",
         "",
         COLAB_MARK,
-        "    import os, subprocess, google.colab.output",
+        "    import os",
+        "    import subprocess",
+        "",
+        "    from google.colab import output",
         f'    target = os.environ.get("RAGKIT_INSTALL", {json.dumps(address.target)})',
         f"    if {json.dumps(UNSET)} in target:",
         f"        print({json.dumps(NOT_SET)})",
         "    else:",
         '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)',
-        "        google.colab.output.enable_custom_widget_manager()",
+        "        output.enable_custom_widget_manager()",
         f"        print({json.dumps(WIDGETS_NOTE)})",
     ])
 
