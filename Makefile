@@ -25,7 +25,7 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 WARM_LOG ?= $(VENV)/warm.log
 WARM_NICE ?= 19
 
-# The hub test's proxy (tests/test_hub.py, `python -m benchmarks classroom`): configurable-http-proxy from npm,
+# The hub test's proxy (tests/integration/hub/test_hub.py, `python -m benchmarks classroom`): configurable-http-proxy from npm,
 # into the venv, never a global install; its version is the one the hub test was measured with
 CHP_VERSION := 5.3.0
 CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy

@@ -467,11 +467,12 @@ def bench_guide() -> None:
 
 
 def bench_newest() -> None:
-    """tests/test_colab.py's slow tests on the newest versions PyPI offers: a new release breaks this, not CI."""
-    print("\n== newest versions: the lowest-versions run of tests/test_colab.py (unit subset, 00 and 06 on a Colab "
+    """test_colab.py's slow tests on the newest versions PyPI offers: a new release breaks this, not CI."""
+    print("\n== newest versions: the lowest-versions run of test_colab.py (unit subset, 00 and 06 on a Colab "
           "stand-in) on uv's highest resolution; torch stays at its pin (PyPI's newest is the multi-GB CUDA build)")
     t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_colab.py", "-q", "-s", "-p", "no:cacheprovider",
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/integration/colab/test_colab.py", "-q", "-s",
+                           "-p", "no:cacheprovider",
                            "-k", "not lower_bounds"], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, RAGKIT_TEST_RESOLUTION="highest"))
     lines = done.stdout.splitlines()

@@ -2,8 +2,8 @@
 #
 # TLJH: copy this file to /opt/tljh/config/jupyterhub_config.d/ragkit.py, then `sudo tljh-config reload`.
 # A plain JupyterHub: `load_subconfig("/srv/ragkit/docs/jupyterhub_config.py")` in your jupyterhub_config.py.
-# tests/test_hub.py starts a real hub with this very file; it adds only its ports, its proxy, its users and
-# its own folder in place of /srv/ragkit-shared.
+# tests/integration/hub/test_hub.py starts a real hub with this very file; it adds only its ports, its proxy, its
+# users and its own folder in place of /srv/ragkit-shared.
 c = get_config()  # noqa: F821 (JupyterHub defines get_config in its configuration files)
 
 c.Spawner.environment = {

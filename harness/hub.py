@@ -1,12 +1,11 @@
 """A class on a real JupyterHub on 127.0.0.1: the hub, its proxy, one single-user server per student, kernels.
 
-Used by tests/test_hub.py and ``python -m benchmarks classroom``; it imports nothing of ragkit. The hub is
-configured from docs/jupyterhub_config.py (the file the guide shows) plus this harness's ports, proxy and users. As
-root, each student is a real system user (``useradd``, LocalProcessSpawner: a uid and a home of
-their own); otherwise every student's server runs as the one user running this, each in a home of its
-own (SimpleLocalProcessSpawner). Students and the teacher talk to the hub only over HTTP through
-the proxy, as a browser would: the REST API, the nbgitpuller link, the contents API, and kernels
-over their websocket.
+Used by tests/integration/hub/test_hub.py and ``python -m benchmarks classroom``; it imports nothing of ragkit. The
+hub is configured from docs/jupyterhub_config.py (the file the guide shows) plus this harness's ports, proxy and
+users. As root, each student is a real system user (``useradd``, LocalProcessSpawner: a uid and a home of their
+own); otherwise every student's server runs as the one user running this, each in a home of its own
+(SimpleLocalProcessSpawner). Students and the teacher talk to the hub only over HTTP through the proxy, as a browser
+would: the REST API, the nbgitpuller link, the contents API, and kernels over their websocket.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every figure carries a sentence saying what it shows, computed from the same data (its text alternative): a
 notebook shows it under the figure, the book gives it to screen readers. Colour never carries meaning alone
 (dashes, markers, patterns and labels say it too), and the colours are Okabe and Ito's palette ("Color Universal
-Design", 2002), chosen to stay apart under protanopia, deuteranopia and tritanopia (tests/test_accessibility.py
+Design", 2002), chosen to stay apart under protanopia, deuteranopia and tritanopia (test_accessibility.py
 simulates them).
 """
 

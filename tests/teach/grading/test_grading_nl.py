@@ -18,7 +18,8 @@ from ragkit.teach import language
 from ragkit.teach.grading import grader as grading
 from ragkit.teach.grading.sandbox import Isolation, SandboxRun
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 EX2 = "ex2-choose-a-threshold.ipynb"
 DUTCH_EX2 = ROOT / "notebooks" / "nl" / "exercises" / EX2
 

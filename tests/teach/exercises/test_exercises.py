@@ -26,6 +26,8 @@ from ragkit.teach.exercises import ex4_header
 from ragkit.teach.exercises import results as res
 from ragkit.teach.grading import class_report as reports
 
+from conftest import ROOT
+
 
 @pytest.fixture(scope="module")
 def course():
@@ -358,7 +360,7 @@ def sentence(title, section):
             else f"This passage introduces the chapter {title}.")
 
 
-EX4_SOLUTION = Path(__file__).resolve().parent.parent / "notebooks" / "solutions" / "ex4-design-a-header.ipynb"
+EX4_SOLUTION = ROOT / "notebooks" / "solutions" / "ex4-design-a-header.ipynb"
 
 
 def finding(test: SignTest):
@@ -474,7 +476,7 @@ def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, solved, tmp
     from ragkit.teach.grading import grader as grading
     from ragkit.teach.grading.sandbox import Limits
 
-    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    notebooks = ROOT / "notebooks"
     for student in ("ada", "tom", "lea"):
         nb = nbformat.read(notebooks / ("exercises" if student == "lea" else "solutions") / "ex4-design-a-header.ipynb",
                            as_version=4)

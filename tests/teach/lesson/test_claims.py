@@ -1,7 +1,6 @@
 """The chapter's claims, judged right: its own p-values under Holm, one wording of the verdicts everywhere."""
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -10,7 +9,8 @@ from ragkit.statistics import INCONCLUSIVE, NEITHER, NO_DIFFERENCE, VERDICTS
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 TWINS = ROOT / "notebooks" / "twins"
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from ragkit.teach.language import catalogue
 
-from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, QUICK, QUICK_TEXTS, ExecutionCount
+from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, QUICK, QUICK_TEXTS, ROOT, ExecutionCount
 
 TWINS = NOTEBOOKS / "twins"
 PAIRS = ALL_NOTEBOOKS
@@ -145,7 +145,7 @@ def test_a_notebook_executed_twice_in_one_run_fails():
 
 def test_the_groups_handed_out_first_are_the_notebooks_and_modules_that_exist():
     """A module renamed or gone from conftest's LONGEST_FIRST would go back to the end of the queue unnoticed."""
-    modules = {p.stem for p in Path(__file__).parent.glob("test_*.py")}
+    modules = {p.stem for p in (ROOT / "tests").rglob("test_*.py")}
     assert LONGEST_FIRST[0] == "notebooks" and set(LONGEST_FIRST[1:]) <= modules, set(LONGEST_FIRST[1:]) - modules
     assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
 

@@ -35,7 +35,9 @@ from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.plumbing.locations import cache_dir
 from ragkit.teach.lesson import tables
 
-ROOT_DIR = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
+ROOT_DIR = ROOT
 DATA = ROOT_DIR / "data"
 DOC = "02-gradient-descent"
 STRATEGIES = "AE"

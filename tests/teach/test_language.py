@@ -11,13 +11,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import reach
 from IPython.display import HTML, Markdown
 
 from ragkit.errors import RagkitError
 from ragkit.teach import language
 from ragkit.teach.classroom.edition import PILOT, twin_path
 
+import reach
 from conftest import NOTEBOOKS, ROOT
 from dutch import dutch_share
 

@@ -19,7 +19,8 @@ from ragkit.teach import exercises as ex
 from ragkit.teach.grading import grader as grading
 from ragkit.teach.grading.sandbox import Limits, SandboxRun
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 EXERCISES = ROOT / "notebooks" / "exercises"
 SOLUTIONS = ROOT / "notebooks" / "solutions"
 EX1, EX2 = "ex1-destroyed-needle.ipynb", "ex2-choose-a-threshold.ipynb"

@@ -285,7 +285,7 @@ def figures(output) -> list[tuple[str, list[str], bool]]:
     That is the richest of markdown, HTML (its visible text) and plain text: a styled table's plain text is its
     object's address, which differs from run to run. A widget is left out: what a reader sees is drawn from its state,
     and its plain text is its repr cut at 110 characters, mid-number where a Dutch sentence runs longer; the widgets'
-    figures are compared in tests/test_language.py.
+    figures are compared in tests/teach/test_language.py.
     """
     if output.get("output_type") == "stream":
         return [(f"stream {output['name']}", NUMBER.findall(output.get("text", "")), True)]

@@ -49,7 +49,7 @@ def test_every_pinned_version_satisfies_the_pyproject_range():
 
 
 def test_ranges_have_a_lower_bound_no_cap_and_python_is_not_capped():
-    """A lower bound each (tests/test_colab.py installs them all and runs on them); no upper bound, no pin."""
+    """A lower bound each (test_colab.py installs them all and runs on them); no upper bound, no pin."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=3.11"
     for req in pyproject_requirements():

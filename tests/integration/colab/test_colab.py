@@ -36,11 +36,12 @@ PUBLISHED = address.Address.parse("https://github.com/someone/course", "v2")
 TORCH_INDEX = os.environ.get("TORCH_INDEX", "https://download.pytorch.org/whl/cpu")
 # A quick subset: the engine on the lowest numpy/scipy/tokenizers/onnxruntime, the ONNX export on the lowest
 # transformers/sentence-transformers/optimum, and the widgets on the lowest ipywidgets/plotly/anywidget
-UNIT_TESTS = ["tests/test_corpus.py", "tests/test_tokens.py", "tests/test_threshold.py",
-              "tests/test_citations.py", "tests/test_fusion.py", "tests/test_locations.py", "tests/test_widgets.py",
-              "tests/test_embedding.py::test_vectors_are_384_dimensional_unit_vectors",
-              "tests/test_embedding.py::test_the_onnx_encoder_computes_what_sentence_transformers_computes",
-              "tests/test_embedding.py::test_a_kernel_that_embeds_never_imports_torch"]
+UNIT_TESTS = ["tests/engine/test_corpus.py", "tests/engine/test_tokens.py", "tests/engine/test_threshold.py",
+              "tests/engine/test_citations.py", "tests/engine/test_fusion.py", "tests/plumbing/test_locations.py",
+              "tests/teach/lesson/test_widgets.py",
+              "tests/engine/test_embedding.py::test_vectors_are_384_dimensional_unit_vectors",
+              "tests/engine/test_embedding.py::test_the_onnx_encoder_computes_what_sentence_transformers_computes",
+              "tests/engine/test_embedding.py::test_a_kernel_that_embeds_never_imports_torch"]
 # `make bench` runs the same slow tests on the newest versions PyPI offers (RAGKIT_TEST_RESOLUTION=highest)
 RESOLUTION = os.environ.get("RAGKIT_TEST_RESOLUTION", "lowest-direct")
 TIMES: dict[str, float] = {}
