@@ -173,10 +173,11 @@ def bench_bm25s(bm, texts: list[str], qs: list[str], k: int = 20) -> None:
     from ragkit.retrieval import rank
 
     batches = {"one query": qs[:1], f"{len(qs)} queries": qs}
-    ragkit = {"one query": best_of(lambda: rank(bm.scores(qs[0]))[:k], 50),
-              f"{len(qs)} queries": best_of(lambda: rank(bm.scores_many(qs))[:, :k], 50)}
-    print(f"  BM25 against bm25s {bm25s.__version__}, top {k} with the selection (ragkit's stable ranking, bm25s's "
-          "top-k);\n    bm25s: method lucene, our k1 and b, fed ragkit's tokens, so both compute the same scores")
+    ragkit = {"one query": best_of(lambda: rank(bm.scores(qs[0]), k=k), 50),
+              f"{len(qs)} queries": best_of(lambda: rank(bm.scores_many(qs), k=k), 50)}
+    print(f"  BM25 against bm25s {bm25s.__version__}, top {k} with the selection (ragkit's rank(k={k}), the first k of "
+          "its stable ranking;\n    bm25s's top-k, method lucene, our k1 and b, fed ragkit's tokens: both compute the "
+          "same scores)")
     for backend in ("numpy", "numba"):  # numpy is bm25s's default, numba its fast path (compiled before the timing)
         peer = bm25s.BM25(k1=bm.k1, b=bm.b, method="lucene", backend=backend)
         peer.index([tokenize(t) for t in texts], show_progress=False)

@@ -102,7 +102,7 @@ def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT,
     question = well_formed(question)  # bytes that are not UTF-8 (a terminal in another encoding) are answered
     cut = check_cut(cut)
     distance = retriever.distances([question])[0]
-    kept = gate(rank(distance, higher_is_better=False), distance, cut, keep)
+    kept = gate(rank(distance, higher_is_better=False, k=keep), distance, cut, keep)
     if len(kept) == 0:
         return NoAnswer(question, cut)
     prompt, citations = build_context(question, [(retriever.chunks[i], distance[i]) for i in kept])

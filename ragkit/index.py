@@ -492,5 +492,5 @@ class Index:
         if not query.strip():
             raise InputError("empty query: type what you are looking for")
         dist = cosine_distance(self.embedder.encode([query], progress=False), self.vectors)[0]
-        return [(self.chunks[i], float(dist[i])) for i in rank(dist, higher_is_better=False)[:k]]
+        return [(self.chunks[i], float(dist[i])) for i in rank(dist, higher_is_better=False, k=k)]
 

@@ -60,10 +60,31 @@ class Run:
         return self.ranking[query, :k]
 
 
-def rank(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
-    """Chunk indices best first per row; ties keep chunk order (stable sort)."""
-    keys = -scores if higher_is_better else scores
-    return np.argsort(keys, axis=-1, kind="stable")
+SORT_ALL = 4096
+"""Up to this many scores, ``rank(k=...)`` sorts them all: the selection pays off on larger arrays only."""
+
+
+def rank(scores: np.ndarray, higher_is_better: bool = True, k: int | None = None) -> np.ndarray:
+    """Chunk indices best first per row; ties keep chunk order (stable sort). ``k``: only the first k of that ranking.
+
+    A search that shows k chunks needs no order among the rest: the k are selected in linear time (``partition``),
+    ties at the k-th key resolved by chunk order as the full sort would, then only they are sorted.
+    """
+    keys = -np.asarray(scores) if higher_is_better else np.asarray(scores)
+    n = keys.shape[-1]
+    # below a few thousand keys one sort costs less than the selection's several passes
+    if k is None or k >= n or keys.size <= SORT_ALL or np.isnan(keys).any():
+        return np.argsort(keys, axis=-1, kind="stable")[..., :k]
+    if k <= 0:
+        return np.zeros(keys.shape[:-1] + (0,), dtype=np.intp)
+    kth = np.partition(keys, k - 1, axis=-1)[..., k - 1:k]
+    below = keys < kth
+    # of the keys equal to the k-th, the lowest chunk indices fill the k places the smaller keys leave
+    tied = keys == kth
+    taken = below | (tied & (np.cumsum(tied, axis=-1) <= k - below.sum(axis=-1, keepdims=True)))
+    chosen = np.nonzero(taken)[-1].reshape(keys.shape[:-1] + (k,))  # ascending chunk order in each row
+    order = np.argsort(np.take_along_axis(keys, chosen, axis=-1), axis=-1, kind="stable")
+    return np.take_along_axis(chosen, order, axis=-1)
 
 
 def cosine_distance(queries: np.ndarray, chunks: np.ndarray) -> np.ndarray:
