@@ -196,3 +196,10 @@ __all__ = [
     "threshold_halves",
     "ticket_measures",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Names an older copy of an exercise notebook imports from here (``ragkit.teach.moved``)."""
+    from ragkit.teach.moved import moved_name
+
+    return moved_name(__name__, name)
