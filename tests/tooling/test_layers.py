@@ -19,7 +19,7 @@ TOOLS = ("book", "benchmarks", "harness")
 """The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness."""
 CLI = "ragkit.__main__"
 INTERACTIVE = ("ipywidgets", "plotly")
-SHARED = ("ragkit.teach", "ragkit.teach.language", "ragkit.teach.untrusted")
+SHARED = ("ragkit.teach", "ragkit.teach.language", "ragkit.teach.untrusted", "ragkit.teach.moved")
 """The teaching layer's own commons: every room may reach them; they reach no room."""
 
 MAY_IMPORT = {
