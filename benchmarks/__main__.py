@@ -173,7 +173,7 @@ def bench_bm25s(bm, texts: list[str], qs: list[str], k: int = 20) -> None:
     from ragkit.retrieval import rank
 
     batches = {"one query": qs[:1], f"{len(qs)} queries": qs}
-    ragkit = {"one query": best_of(lambda: rank(bm.scores(qs[0]), k=k), 50),
+    ours = {"one query": best_of(lambda: rank(bm.scores(qs[0]), k=k), 50),
               f"{len(qs)} queries": best_of(lambda: rank(bm.scores_many(qs), k=k), 50)}
     print(f"  BM25 against bm25s {bm25s.__version__}, top {k} with the selection (ragkit's rank(k={k}), the first k of "
           "its stable ranking;\n    bm25s's top-k, method lucene, our k1 and b, fed ragkit's tokens: both compute the "
@@ -187,9 +187,9 @@ def bench_bm25s(bm, texts: list[str], qs: list[str], k: int = 20) -> None:
 
             retrieve()
             seconds = best_of(retrieve, 50)
-            ratio = seconds / ragkit[label]
+            ratio = seconds / ours[label]
             target = f" (target 4x: {verdict(ratio, 4, lower_is_better=False)})" if backend == "numpy" else ""
-            print(f"    {label:>10}: ragkit {ragkit[label] * 1000:.3f} ms, bm25s {backend:<5} {seconds * 1000:.3f} ms: "
+            print(f"    {label:>10}: ragkit {ours[label] * 1000:.3f} ms, bm25s {backend:<5} {seconds * 1000:.3f} ms: "
                   f"ragkit {ratio:.2f}x as fast{target}")
 
 

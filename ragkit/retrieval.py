@@ -70,6 +70,8 @@ def rank(scores: np.ndarray, higher_is_better: bool = True, k: int | None = None
     A search that shows k chunks needs no order among the rest: the k are selected in linear time (``partition``),
     ties at the k-th key resolved by chunk order as the full sort would, then only they are sorted.
     """
+    if k is not None and k < 0:
+        raise InputError(f"k = {k}: ask for 0 or more chunks")
     keys = -np.asarray(scores) if higher_is_better else np.asarray(scores)
     n = keys.shape[-1]
     # below a few thousand keys one sort costs less than the selection's several passes

@@ -1,11 +1,10 @@
 """nbformat imported without jsonschema's IRI grammar: the one workaround every place that imports nbformat shares.
 
 jupyter-events installs the package of that grammar (``GRAMMAR``), and jsonschema, which nbformat imports, then
-builds the grammar with lark when it is imported: 1.3 s of CPU (2 s and more on a busy machine) for an "iri" format
-check nbformat never makes. A student's kernel would pay it at its first figure (plotly's renderer imports
-nbformat), the grader's sandbox child when it reads a submission, and each kernel the sandbox starts: a class of
-sixty is three hundred children and as many kernels. This module imports nothing but ``sys``, so that a child
-imports it cheaply.
+builds the grammar with lark when it is imported, seconds of CPU for an "iri" format check nbformat never makes. A
+student's kernel would pay it at its first figure (plotly's renderer imports nbformat), the grader's sandbox child
+when it reads a submission, and each kernel the sandbox starts: a class of sixty is three hundred children and as
+many kernels. The module itself imports nothing but ``sys``.
 """
 
 from __future__ import annotations

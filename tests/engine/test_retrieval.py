@@ -34,3 +34,11 @@ def test_ties_keep_chunk_order_and_the_best_comes_first():
     assert rank(scores, k=2).tolist() == [[1, 2], [0, 1]]
     assert rank(scores, higher_is_better=False, k=3).tolist() == [[0, 3, 1], [0, 1, 2]]
     assert rank(np.array([2.0, np.nan, 1.0]), k=2).tolist() == rank(np.array([2.0, np.nan, 1.0]))[:2].tolist()
+
+
+def test_a_negative_k_is_refused_whatever_the_size():
+    from ragkit.errors import InputError
+
+    for n in (10, retrieval.SORT_ALL + 1):
+        with pytest.raises(InputError, match="0 or more"):
+            rank(np.zeros(n), k=-1)

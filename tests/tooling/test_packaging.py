@@ -96,7 +96,7 @@ BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "ragkit", 
 
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory) -> set[str]:
-    """The file names in a wheel built from this checkout's sources (about 2 s, without build isolation: offline)."""
+    """The file names in a wheel built from this checkout's sources (without build isolation: offline)."""
     source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
     for name in BUILD_INPUTS:
         if (ROOT / name).is_dir():

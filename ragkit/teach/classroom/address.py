@@ -129,6 +129,7 @@ def asked(root: Path, repository: str | None, branch: str | None) -> Address:
     current = Address.load(root) if (root / SETTING).is_file() else Address(PLACEHOLDER)
     return Address.parse(repository or current.repository, branch or current.branch)
 
+
 def setting_text(address: Address) -> str:
     """book/book.toml holding ``address``."""
     return SETTING_TEXT.format(repository=json.dumps(address.repository), branch=json.dumps(address.branch))

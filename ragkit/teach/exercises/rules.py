@@ -111,7 +111,6 @@ class HeaderRules:
 
     strategy: str = "E"
     metric: str = "R@20"
-    k: int = 20
     alpha: float = 0.05
     max_header_pieces: int = WINDOW // 4
     """A header may take at most a quarter of the encoder's window: one that fills it crowds the chunk out."""

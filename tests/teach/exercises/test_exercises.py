@@ -367,7 +367,11 @@ def finding(test: SignTest):
     """A stand-in for the engine's comparison in ex4's check: whatever the header, the needle-level test is ``test``."""
     from ragkit.evaluation import Comparison
 
-    return lambda a, b, metric, level: Comparison(a.label, b.label, metric, test, (), (), level)
+    def compare(a, b, metric, level):
+        assert (metric, level) == (ex.EX4.metric, "needle"), "ex4 judges at the metric chosen in advance, per needle"
+        return Comparison(a.label, b.label, metric, test, (), (), level)
+
+    return compare
 
 
 @pytest.fixture

@@ -814,5 +814,6 @@ def test_the_sandbox_finds_ragkit_from_a_folder_holding_a_folder_named_ragkit(tm
     shadowed, module, *folders = out.stdout.splitlines()
     if shadowed != "True":
         pytest.skip("ragkit is not an editable install here, so a folder named ragkit does not shadow it")
-    checkout = Path(module).resolve().parents[2]  # the checkout the child imported ragkit from
+    checkout = Path(module).resolve().parents[3]  # ragkit/teach/grading/sandbox.py: the checkout it came from
+    assert (checkout / "ragkit" / "teach" / "grading" / "sandbox.py").is_file()
     assert any(checkout.is_relative_to(f) for f in folders), (checkout, folders)
