@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits
+from ragkit.teach.exercises.feedback import Feedback, _question, _whole, record
 from ragkit.teach.exercises.results import current_student
+from ragkit.teach.exercises.rules import EX1
 from ragkit.teach.untrusted import shown
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
-from ragkit.teach.exercises.feedback import Feedback, _question, _whole, record
-from ragkit.teach.exercises.rules import EX1
 
 
 def own_size(name: str | None = None) -> int:

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ragkit.teach.exercises.feedback import Feedback, record
+from ragkit.teach.exercises.rules import EX2, GRID, SPLIT_SEED
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.threshold import CUT_RANGE
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
-from ragkit.teach.exercises.feedback import Feedback, record
-from ragkit.teach.exercises.rules import EX2, GRID, SPLIT_SEED
 
 
 def _cost(row) -> float:

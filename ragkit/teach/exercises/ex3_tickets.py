@@ -9,13 +9,13 @@ import numpy as np
 from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import first_hit_ranks, needle_hits
 from ragkit.retrieval import Retriever, cosine_distance
+from ragkit.teach.exercises.feedback import Feedback, _question, record
+from ragkit.teach.exercises.rules import EX3
 from ragkit.teach.untrusted import shown
 from ragkit.words import content_words, copied_share, words
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
-from ragkit.teach.exercises.feedback import Feedback, _question, record
-from ragkit.teach.exercises.rules import EX3
 
 
 def _vocabulary(corpus) -> set[str]:

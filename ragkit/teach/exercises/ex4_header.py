@@ -14,14 +14,14 @@ from ragkit import statistics
 from ragkit.chunking import chunk_corpus
 from ragkit.evaluation import Result, compare, first_hit_ranks, query_hits
 from ragkit.statistics import SignTest
+from ragkit.teach.exercises.feedback import Feedback, _embedded, record
+from ragkit.teach.exercises.rules import EX4
 from ragkit.teach.untrusted import shown
 from ragkit.tokens import WINDOW, count_pieces
 from ragkit.words import STOPWORDS, content_words, plain, words
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
-from ragkit.teach.exercises.feedback import Feedback, _embedded, record
-from ragkit.teach.exercises.rules import EX4
 
 
 def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:

@@ -13,14 +13,14 @@ import numpy as np
 
 from ragkit.chunking import chunk_corpus
 from ragkit.retrieval import cosine_distance
+from ragkit.teach.exercises.feedback import Feedback, _embedded, record
+from ragkit.teach.exercises.rules import EX5, RUN
 from ragkit.teach.untrusted import shown
 from ragkit.tokens import TruncationWarning
 from ragkit.words import content_words, copied_share, words
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
-from ragkit.teach.exercises.feedback import Feedback, _embedded, record
-from ragkit.teach.exercises.rules import EX5, RUN
 
 
 def shared_runs(question: str, document: str, n: int = RUN) -> list[str]:

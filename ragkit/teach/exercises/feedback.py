@@ -14,12 +14,12 @@ from ragkit.data import Question
 from ragkit.errors import InputError
 from ragkit.retrieval import Retriever
 from ragkit.teach.exercises.results import RESULTS_ENV, append_result, current_student, results_path
+from ragkit.teach.exercises.rules import HINTS
 from ragkit.teach.language import _, say
 from ragkit.tokens import TruncationWarning
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
-from ragkit.teach.exercises.rules import HINTS
 
 
 @dataclass(frozen=True)
