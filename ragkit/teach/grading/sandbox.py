@@ -1,37 +1,40 @@
 """The grader's sandbox: one submitted notebook executed afresh, in a child process that can harm nothing.
 
-Per notebook, a child process (``python -m ragkit.teach.grading.sandbox HOME``) runs the notebook with
-nbclient and hands back only the values of the names the exercise declares, as JSON on a file
-descriptor the grader gave it. Around it:
+Per notebook, a child process (``python -m ragkit.teach.grading.confinement``, its side) runs the notebook
+with nbclient and hands back only the values of the names the exercise declares, as JSON on a file
+descriptor the grader gave it. The containment is a whitelist, not a list of things to hide:
 
-- a time limit (the whole run, kernel start included), after which every process of the run is killed;
-- no network: the child runs in new network, mount, PID and IPC namespaces (``unshare``), and an
-  audit hook in the kernel refuses every Internet socket with a reason the grade shows;
-- a throwaway HOME, results file and private vector cache; the teacher's vectors offered read-only
-  as a shared cache (a snapshot of the teacher's cache, made once per grading run), so nothing the
-  course already embedded is embedded again; the vectors of new texts (ex4's chunks with the
-  student's header) lent by the grader, which computes them once for the kernel and its own check
-  (``ragkit.plumbing.service``: the kernel sends texts, never vectors);
-- inside the mount namespace the grader's temporary folder, the teacher's HOME, ``/tmp``, ``/dev/shm``
-  and every folder of submissions are hidden under empty tmpfs, and Python, ragkit and the snapshot
-  are mounted back read-only: the notebook sees no one else's files and can change none of the
-  teacher's;
-- never as root: when the grader runs as root, each notebook runs as a uid of its own
-  (``SANDBOX_UIDS`` upward, unused by any account, claimed machine-wide so that two graders never
-  share one) with no groups and no new privileges; a teacher
-  without root gets every limit but that one (``unshare --user``), and is told so.
+- a root of its own, assembled from read-only binds of the system's program folders, the Python the
+  grader runs on, ragkit, its course data and a snapshot of the teacher's cache, and tmpfs of bounded
+  size for HOME, ``/tmp`` and ``/dev/shm``; every mount ``nosuid`` (and ``nodev``, but five devices),
+  the root read-only; nothing else of the machine has a path inside (``confinement.build_root``);
+- new network, mount, PID and IPC namespaces (``unshare``): no network, no host socket, no other
+  process; an audit hook in the kernel names the missing network in the grade;
+- as root, a uid of its own per run, drawn at random from a billion unused ones and claimed
+  machine-wide, with no groups and no new privileges; every process of that uid is killed after the
+  run and every file it left where the host is writable is removed and reported;
+- limits for the whole run: time (kernel start included), memory and processes in a cgroup where the
+  machine has one (``cgroup``), file size, answer size;
+- the run's spec and notebook reach the child on an inherited descriptor of a root-owned file, never
+  through a folder the run's uid can write; its report comes back the same way, read as hostile input;
+- the vectors of new texts (ex4's chunks with the student's header) lent by the grader, which
+  computes them once for the kernel and its own check (``ragkit.plumbing.service``: the kernel sends
+  texts, never vectors), through one socket bound into that run alone.
 
-The child's answer is read as hostile input: bounded in size, parsed as JSON, validated by the grader.
+A teacher without root gets the same root and namespaces inside a user namespace (every capability
+dropped before the notebook runs), as their own uid, without a cgroup; where ``unshare`` fails, the run
+has only the time limit, the audit hook and per-process limits. ``isolation`` says which, in words,
+before anything runs.
 """
 
 from __future__ import annotations
 
-import ctypes
+import base64
 import fcntl
 import json
 import os
 import pwd
-import resource
+import secrets
 import shutil
 import signal
 import sqlite3
@@ -42,19 +45,27 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from math import isfinite
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ragkit.errors import InputError
 from ragkit.plumbing import locations
-from ragkit.plumbing.nbformat_import import import_nbformat_quickly
-from ragkit.plumbing.service import SERVICE_ENV, Borrower, Lender, service_path
+from ragkit.plumbing.service import SERVICE_ENV, Lender
+from ragkit.teach.grading import cgroup
+from ragkit.teach.grading.confinement import HOME, INSIDE, found_answers, start_kernel
 from ragkit.teach.untrusted import _NOFOLLOW
 
 if TYPE_CHECKING:
     import numpy as np
 
+__all__ = ["Isolation", "Lending", "Limits", "Sandbox", "SandboxRun", "found_answers", "isolation", "leftovers",
+           "snapshot_cache", "start_kernel"]
+
 SANDBOX_UIDS = 2_900_000_000
-"""The first uid a submission runs as when the grader is root (no account uses uids this high)."""
+"""The lowest uid a submission runs as when the grader is root (no account uses uids this high)."""
+UID_SPAN = 2**30
+"""How many uids from ``SANDBOX_UIDS`` a run's uid is drawn from, at random: no student can count on one."""
 CLAIMS = Path("/run/ragkit-sandbox-uids")
 """Where a grader running as root claims its uids (a locked file each), so that two graders never share one."""
 TIMEOUT = 600.0
@@ -63,71 +74,22 @@ MAX_OUTPUT = 2 * 2**20
 MAX_FILE = 256 * 2**20
 MAX_MEMORY = 8 * 2**30
 MAX_PROCESSES = 512  # threads count too: torch, zmq and the kernel start a few dozen
-TMP_SIZE = "512m"
-SENTINEL = "ragkit-sandbox-answers:"
+HOME_SIZE = 512 * 2**20
+TMP_SIZE = 512 * 2**20
+SHM_SIZE = 64 * 2**20
+SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+"""The system's program folders, bound read-only (or, where they are links into /usr, linked the same way)."""
+WRITABLE = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path("/run/lock"), Path("/dev/mqueue"))
+"""Where any uid may write on a host: swept after every run for what the run's uid left (a failed containment)."""
 # The folder holding the ragkit package, from this module's own path: ``ragkit.__file__`` is None when the grader
 # runs beside a folder named ragkit (a clone in ~/ragkit) under an editable install, which imports that folder
 # as a namespace package first
 CHECKOUT = locations.SOURCE_ROOT
-NO_NETWORK = "no network in the grader's sandbox"
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
-_MS_NOATIME, _MS_NODIRATIME, _MS_RELATIME = 1024, 2048, 1 << 21
-_ST_TO_MS = {1: _MS_RDONLY, 2: _MS_NOSUID, 4: _MS_NODEV, 8: _MS_NOEXEC, 1024: _MS_NOATIME, 2048: _MS_NODIRATIME,
-             4096: _MS_RELATIME}
-_PR_SET_NO_NEW_PRIVS = 38
-
-STARTUP = f'''
-import socket as _socket, sys as _sys
-
-def _ragkit_no_network(event, args):
-    """Refuse every Internet socket: the grade then says why the notebook did not run."""
-    if event in ("socket.connect", "socket.sendto", "socket.bind") and \\
-            getattr(args[0], "family", None) in (_socket.AF_INET, _socket.AF_INET6):
-        raise PermissionError("{NO_NETWORK}: {{}} {{!r}} refused".format(event, args[1]))
-    if event == "socket.getaddrinfo":
-        raise PermissionError("{NO_NETWORK}: looking up {{!r}} refused".format(args[0]))
-
-_sys.addaudithook(_ragkit_no_network)
-del _ragkit_no_network
-from ragkit.teach.grading.sandbox import start_kernel as _start_kernel
-_start_kernel()
-del _start_kernel
-'''
-"""Every sandbox kernel's startup file: first the audit hook that refuses the network, then ``start_kernel``."""
-EXTRACT = "from ragkit.teach.grading.sandbox import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
-
-
-def found_answers(namespace: dict, names: list[str], functions: list[str], pairs: list[tuple[str, str]]) -> str:
-    """The declared names' values in a kernel, as JSON: plain values as they are, a function's strings per pair.
-
-    It runs in the student's kernel, so everything it returns is the student's to choose: the
-    grader validates it as any hostile input, and judges it with checks the kernel never touched.
-    """
-    def plain(value):
-        if hasattr(value, "item"):  # a numpy number is a number
-            return value.item()
-        raise TypeError(f"a {type(value).__name__} is not a plain value (str, int, float, list or dict)")
-
-    found: dict[str, dict] = {}
-    for name in names:
-        if name not in namespace:
-            found[name] = {"absent": True}
-            continue
-        value = namespace[name]
-        try:
-            if name in functions and value is not None:
-                found[name] = {"value": [[t, s, value(t, s)] for t, s in pairs]}
-            else:
-                found[name] = {"value": json.loads(json.dumps(value, default=plain, allow_nan=False))}
-        except Exception as exc:  # an answer that cannot be read is reported, with why
-            found[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-    return json.dumps(found, default=str)
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one notebook may use: seconds, bytes of memory and per file, processes, answer bytes."""
+    """What one run may use: seconds, memory (the whole run in a cgroup), file and tmpfs sizes, processes."""
 
     timeout: float = TIMEOUT
     memory: int = MAX_MEMORY
@@ -135,6 +97,19 @@ class Limits:
     processes: int = MAX_PROCESSES
     output: int = MAX_OUTPUT
     threads: int = 1
+    home: int = HOME_SIZE
+    tmp: int = TMP_SIZE
+    shm: int = SHM_SIZE
+
+    def __post_init__(self) -> None:
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or \
+                not isfinite(self.timeout) or self.timeout <= 0:
+            raise InputError(f"--timeout {self.timeout}: give a number of seconds above 0 (a finite number, "
+                             f"such as {TIMEOUT:g})")
+        for name in ("memory", "file_size", "processes", "output", "threads", "home", "tmp", "shm"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise InputError(f"a sandbox limit `{name}` of {value!r}: give a whole number above 0")
 
 
 @dataclass(frozen=True)
@@ -151,86 +126,192 @@ class Lending:
 
 @dataclass(frozen=True)
 class SandboxRun:
-    """What came back from one notebook: ran or not (and why not), and the raw answer text the kernel printed."""
+    """What came back from one notebook: ran or not (and why not), the raw answer text, and what the run used."""
 
     ran: bool
     reason: str = ""
     answers: str = ""
     seconds: float = 0.0
+    memory: int | None = None
+    """The most memory the run held at once, in bytes, where a cgroup measured it."""
 
 
 @dataclass(frozen=True)
 class Isolation:
-    """What this machine lets the grader do: namespaces (no network, hidden files), a change of user; in words."""
+    """What this machine lets the grader do: a root of its own, a uid per run, run-wide limits; in words."""
 
     namespaces: bool
     change_user: bool
     notes: tuple[str, ...] = field(default=())
+    run_limits: str = ""
+    """The cgroup that bounds whole runs (``cgroup v2``, ``cgroup v1``), or empty where only processes are bounded."""
 
     def __str__(self) -> str:
         held = ["a time limit", "a throwaway HOME, results file and cache"]
         if self.namespaces:
-            held[:0] = ["no network", "your files, /tmp and the other submissions hidden", "Python read-only"]
+            held[:0] = ["no network", "a read-only root of its own (the system, Python, ragkit, the course: no one "
+                        "else's files, no host socket)", "HOME and /tmp on bounded tmpfs"]
         if self.change_user:
             held.append("a uid of its own")
+        held.append(f"memory and processes bounded for the whole run ({self.run_limits})" if self.run_limits
+                    else "memory bounded per process only")
         return "each notebook runs with " + ", ".join(held) + "".join(f"\n{n}" for n in self.notes)
 
 
 def _unshare(root: bool) -> list[str]:
+    """The namespaces of a run; a teacher without root gets them in a user namespace, as their own uid, with the
+    capabilities the child needs to build its root (it drops them all before the notebook runs)."""
     flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--mount-proc"]
-    return ["unshare", *([] if root else ["--user", "--map-root-user"]), *flags]
+    return ["unshare", *([] if root else ["--user", "--map-current-user", "--keep-caps"]), *flags]
+
+
+def _system() -> tuple[list[tuple[Path, Path]], list[Path]]:
+    """The system's program folders: (folder, folder) pairs to bind read-only, and the top-level links to copy."""
+    binds, links = [], []
+    for name in SYSTEM:
+        path = Path("/") / name
+        if path.is_symlink():
+            links.append(path)
+        elif path.is_dir():
+            binds.append((path, path))
+    return binds, links
+
+
+def _course_files() -> list[Path]:
+    """What ragkit needs of its checkout: the package, the course data and pyproject.toml (how it knows a checkout)."""
+    return [p for p in (CHECKOUT / "ragkit", CHECKOUT / "data", CHECKOUT / "pyproject.toml") if p.exists()]
+
+
+def whitelist(seed: Path | None = None) -> list[tuple[Path, Path]]:
+    """Every (host path, path inside) a run sees, all read-only: the system, Python, ragkit, the course, the seed."""
+    system, _ = _system()
+    mine = _outermost([Path(os.path.realpath(p)) for p in [*_python_folders(), *_course_files()]])
+    pairs = [*system, *((p, p) for p in mine if not any(_inside(p, [s]) for s, _ in system))]
+    if seed is not None:
+        pairs.append((Path(os.path.realpath(seed)), INSIDE / "seed"))
+    return pairs
+
+
+def _probe_spec(change_user: bool, namespaces: bool) -> dict:
+    """A spec that builds the run's root and drops privileges, then reports: what ``isolation`` tries first."""
+    _, links = _system()
+    uid = SANDBOX_UIDS if change_user else None
+    limits = Limits()
+    return {"uid": uid, "gid": uid if change_user else os.getgid(), "namespaces": namespaces, "cgroup": [],
+            "readonly": [[str(a), str(b)] for a, b in whitelist()], "links": [str(p) for p in links], "masked": [],
+            "socket": None, "notebook": "", "probe": True, "env": {"HOME": str(HOME)},
+            "limits": {"memory": limits.memory, "file_size": limits.file_size, "processes": limits.processes,
+                       "home": "1m", "tmp": "1m", "shm": "1m"}}
+
+
+def _child(spec: dict, root: bool, namespaces: bool, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run the confinement child once with ``spec`` on stdin (the probe)."""
+    command = [sys.executable, "-m", "ragkit.teach.grading.confinement"]
+    with tempfile.TemporaryFile() as spec_file:
+        spec_file.write(json.dumps(spec).encode())
+        spec_file.seek(0)
+        return subprocess.run([*(_unshare(root) if namespaces else []), *command], stdin=spec_file,
+                              capture_output=True, timeout=timeout, cwd="/",
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(map(str, _python_path())),
+                                   "LANG": "C.UTF-8"})
 
 
 def isolation() -> Isolation:
-    """Probe what this machine allows (unshare, root), and say in words what the submissions will run without."""
+    """Probe what this machine allows (a root built in namespaces, root, a cgroup), and say in words what is missing."""
     root = os.geteuid() == 0
     notes = []
     try:
-        # the probe runs this Python, as the sandbox will: an interpreter under a private folder may not start there
-        probe = subprocess.run([*_unshare(root), sys.executable, "-c", "pass"], capture_output=True, timeout=60)
-        namespaces, why = probe.returncode == 0, probe.stderr.decode("utf-8", "replace").strip()
+        # the probe builds the run's root and drops privileges exactly as a run will, then reports
+        probe = _child(_probe_spec(root, True), root, True)
+        report = probe.stdout.decode("utf-8", "replace")
+        namespaces = probe.returncode == 0 and '"ran": true' in report
+        why = (report + probe.stderr.decode("utf-8", "replace")).strip().splitlines()
     except (OSError, subprocess.TimeoutExpired) as exc:
-        namespaces, why = False, str(exc)
+        namespaces, why = False, [str(exc)]
     if not namespaces:
-        notes.append(f"`unshare` failed here ({why or 'no reason given'}): submissions run WITHOUT network "
-                     "isolation and see the machine's files as their user would (an audit hook still refuses "
-                     "Internet sockets; the time limit and the throwaway HOME still hold); grade on a machine "
-                     "where `unshare --net --mount` works (root, or unprivileged user namespaces enabled)")
+        notes.append(f"the sandbox's own root could not be built here ({why[-1][-300:] if why else 'no reason given'}):"
+                     " submissions run WITHOUT network isolation and see the machine's files as their user would "
+                     "(an audit hook still refuses Internet sockets; the time limit, per-process limits and the "
+                     "throwaway HOME still hold); grade on a machine where `unshare --net --mount --pid` works "
+                     "(root, or unprivileged user namespaces enabled)")
     if not root:
         notes.append(f"not root: every submission runs as you ({pwd.getpwuid(os.getuid()).pw_name}), not as a user "
-                     "of its own; " + ("your files are hidden and read-only for it, " if namespaces else "")
-                     + "run the grader as root to give each submission an unprivileged uid")
-    return Isolation(namespaces, root, tuple(notes))
+                     "of its own" + (", in its own root with no capability" if namespaces else "")
+                     + "; run the grader as root to give each submission an unprivileged uid")
+    found, why_not = cgroup.hierarchy()
+    if found is None:
+        notes.append(f"memory is bounded per process only, not for the whole run ({why_not}): a run's processes "
+                     "together may hold more than the bound")
+    return Isolation(namespaces, root, tuple(notes), str(found) if found is not None else "")
 
 
-def _free_uids(start: int):
-    """Uids from ``start`` up that no account on this machine has."""
-    uid = start
-    while True:
-        try:
-            pwd.getpwuid(uid)
-        except KeyError:
-            yield uid
-        uid += 1
+class _Uid:
+    """A uid drawn at random for one run and claimed machine-wide by a lock on a file in ``CLAIMS``.
 
-
-def _claimed_uids(start: int, held: list[int]):
-    """Free uids that no other grader on this machine holds, each claimed by a lock on a file in ``CLAIMS``.
-
-    Two graders at once (two teachers, a test beside a real run) would otherwise both start at
-    ``start``: one run's end would kill the other's processes, and their limits would add up. The
-    lock goes with its descriptor (``held``), so a grader that dies leaves no claim behind.
+    Two graders at once (two teachers, a test beside a real run) never share one: one run's end would
+    kill the other's processes. The lock goes with its descriptor, so a grader that dies leaves no claim;
+    ``release`` removes the file while still holding the lock.
     """
-    CLAIMS.mkdir(mode=0o700, exist_ok=True)
-    for uid in _free_uids(start):
-        fd = os.open(CLAIMS / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | _NOFOLLOW, 0o600)
+
+    def __init__(self) -> None:
+        CLAIMS.mkdir(mode=0o700, exist_ok=True)
+        for _ in range(1000):
+            uid = SANDBOX_UIDS + secrets.randbelow(UID_SPAN)
+            try:
+                pwd.getpwuid(uid)
+                continue  # an account has it
+            except KeyError:
+                pass
+            path = CLAIMS / str(uid)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | _NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.fstat(fd).st_ino != os.stat(path, follow_symlinks=False).st_ino:
+                    raise OSError("claimed and released by another grader meanwhile")
+            except OSError:
+                os.close(fd)
+                continue
+            self.uid, self._fd, self._path = uid, fd, path
+            return
+        raise OSError("no free sandbox uid found in 1000 draws")
+
+    def release(self) -> None:
+        """Give the uid back: its claim file removed under the lock, then the lock."""
+        self._path.unlink(missing_ok=True)
+        os.close(self._fd)
+
+
+def leftovers(uid: int, places: tuple[Path, ...] = WRITABLE) -> list[Path]:
+    """Every file or folder ``uid`` owns in the host's writable places (and in world-writable folders below them)."""
+    found: list[Path] = []
+
+    def look(folder: Path, depth: int) -> None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            entries = list(os.scandir(folder))
         except OSError:
-            os.close(fd)
-            continue
-        held.append(fd)
-        yield uid
+            return
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if st.st_uid == uid:
+                found.append(Path(entry.path))
+            elif stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_IWOTH and depth < 3:
+                look(Path(entry.path), depth + 1)
+
+    for place in places:
+        if place.is_dir() and not place.is_symlink():
+            look(place, 0)
+    return found
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def snapshot_cache(cache: Path, into: Path) -> Path | None:
@@ -271,12 +352,21 @@ def _outermost(paths: list[Path]) -> list[Path]:
 
 
 def _python_folders() -> list[Path]:
-    """What a kernel needs to read: the interpreter's prefixes, site-packages and the folder ragkit comes from."""
+    """What a kernel needs of Python: the interpreter's prefixes, its site-packages and the grader's own path."""
     import site
 
-    found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), *map(Path, site.getsitepackages()),
-             CHECKOUT]
-    return _outermost([Path(os.path.realpath(p)) for p in found if Path(p).is_dir()])
+    found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), *map(Path, site.getsitepackages())]
+    return _outermost([Path(os.path.realpath(p)) for p in found if Path(p).is_dir()] + _python_path()[1:])
+
+
+def _python_path() -> list[Path]:
+    """A kernel's PYTHONPATH: the checkout, then the site-packages the grader finds beyond its interpreter's own
+    (on its PYTHONPATH, a ``pip install --user``), which a kernel with another HOME and environment would miss.
+    Only folders named site-packages or dist-packages: a PYTHONPATH of the teacher's HOME is not a whitelist."""
+    own = [Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
+    found = [Path(os.path.realpath(p)) for p in sys.path[1:] if p and os.path.isdir(p)]
+    extra = [p for p in found if p.name in ("site-packages", "dist-packages") and not _inside(p, own)]
+    return [CHECKOUT, *dict.fromkeys(extra)]
 
 
 class Sandbox:
@@ -287,37 +377,32 @@ class Sandbox:
         self.limits = limits or Limits()
         self.lend = lend
         self.isolation = probe or isolation()
-        self.root = Path(tempfile.mkdtemp(prefix="ragkit-grade-"))
-        self.root.chmod(0o711)  # submissions may pass through to their own home, never list the others
-        (self.root / "homes").mkdir(mode=0o711)
+        self.root = Path(tempfile.mkdtemp(prefix="ragkit-grade-"))  # 0700: no run's uid can enter it
         (self.root / "out").mkdir(mode=0o700)
+        if not self.isolation.namespaces:  # no root of its own: each run's HOME is a host folder in here
+            self.root.chmod(0o711)
+            (self.root / "homes").mkdir(mode=0o711)
         self.seed = shared if shared is not None else (
             snapshot_cache(cache, self.root / "seed") if cache is not None else None)
+        self.readonly = whitelist(self.seed)
+        _, self.links = _system()
+        # a folder of submissions, the grader's own or the teacher's HOME may lie inside a whitelisted folder (a class
+        # handed in under the checkout): an empty, closed tmpfs covers it there
         home = Path(os.path.realpath(Path.home())) if Path.home().is_dir() else None
-        self.hidden = _outermost([Path(os.path.realpath(p)) for p in
-                                  [Path("/tmp"), Path("/dev/shm"), self.root, *([home] if home else []), *hidden]
-                                  if Path(p).exists()])
-        self.readonly = _python_folders() + ([Path(os.path.realpath(self.seed))] if self.seed else [])
-        # a folder only its owner may enter (Python under /root) is hidden too: its mounted-back copy can be entered;
-        # and every home above one (/root, /home/<teacher>) is hidden whatever its mode now, since its owner may
-        # close it while the class is graded (seen: /root went from 701 to 700 and a run lost the standard library)
-        closed = [a for p in self.readonly for a in p.parents
-                  if not os.stat(a).st_mode & stat.S_IXOTH or a == Path("/root") or a.parent == Path("/home")]
-        self.hidden = _outermost(self.hidden + closed)
-        self._claims: list[int] = []
-        self._uids = _claimed_uids(SANDBOX_UIDS, self._claims)
+        private = [Path(os.path.realpath(p)) for p in [self.root, *([home] if home else []), *hidden]
+                   if Path(p).exists()]
+        self.masked = _outermost([p for p in private for src, dst in self.readonly
+                                  if src == dst and _inside(p, [src]) and p != src])
+        self.hierarchy = cgroup.hierarchy()[0] if self.isolation.change_user else None
         self._count = 0
-        self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a home and uid of its own
+        self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a uid and a cgroup of its own
 
     def close(self) -> None:
-        """Remove the grader's temporary folder (every home, the snapshot, made writable again to be removed)."""
+        """Remove the grader's temporary folder (the snapshot, made writable again to be removed)."""
         for p in [self.root, *self.root.rglob("*")]:
             if p.is_dir() and not p.is_symlink() and p.stat().st_uid == os.getuid():
                 p.chmod(0o700)
         shutil.rmtree(self.root, ignore_errors=True)
-        for fd in self._claims:  # every process of those uids was killed when its run ended
-            os.close(fd)
-        self._claims.clear()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -325,65 +410,98 @@ class Sandbox:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def _spec(self, n: int, uid: int | None, gid: int, env: dict, socket: Path | None, run: list[str],
+              notebook: bytes, names: tuple[str, ...], functions: tuple[str, ...],
+              pairs: list[tuple[str, str]] | None) -> dict:
+        limits = self.limits
+        return {"uid": uid, "gid": gid, "env": env, "namespaces": self.isolation.namespaces, "cgroup": run,
+                "readonly": [[str(a), str(b)] for a, b in self.readonly], "links": [str(p) for p in self.links],
+                "masked": [str(p) for p in self.masked], "socket": str(socket) if socket else None,
+                "notebook": base64.b64encode(notebook).decode("ascii"),
+                "limits": {"memory": limits.memory, "file_size": limits.file_size, "processes": limits.processes,
+                           "home": str(limits.home), "tmp": str(limits.tmp), "shm": str(limits.shm)},
+                "names": list(names), "functions": list(functions), "pairs": pairs or []}
+
     def run(self, notebook: bytes, student: str, names: tuple[str, ...], functions: tuple[str, ...] = (),
-            pairs: list[tuple[str, str]] | None = None) -> SandboxRun:
-        """Execute one notebook afresh as ``student`` and return the answers it holds at the end, or why not."""
+            pairs: list[tuple[str, str]] | None = None, lend: bool = True) -> SandboxRun:
+        """Execute one notebook afresh as ``student`` and return the answers it holds at the end, or why not.
+
+        ``lend``: whether this run may ask the grader for vectors (only an exercise that embeds new texts needs to).
+        """
         with self._lock:
             self._count += 1
             n = self._count
-            uid = next(self._uids) if self.isolation.change_user else os.getuid()
-        home = self.root / "homes" / str(n)
-        home.mkdir(mode=0o700)
-        gid = uid if self.isolation.change_user else os.getgid()
-        (home / "submission.ipynb").write_bytes(notebook)
+        change = self.isolation.change_user
+        claim = _Uid() if change else None
+        uid = claim.uid if claim is not None else os.getuid()
+        gid = uid if change else os.getgid()
+        out, err, spec_path = (self.root / "out" / f"{n}.{kind}" for kind in ("json", "err", "spec"))
+        socket = self.root / "out" / f"{n}.sock" if self.lend is not None and lend else None
+        seed: Path | None
+        if self.isolation.namespaces:
+            home, seed, service = HOME, INSIDE / "seed" if self.seed is not None else None, INSIDE / "embed.sock"
+        else:  # no root of its own: a host folder, the host's paths (what ``isolation`` warned of)
+            home, seed, service = self.root / "homes" / str(n), self.seed, None
+            home.mkdir(mode=0o700)
+            if socket is not None:
+                socket = service = home / "embed.sock"
         env = {"HOME": str(home), "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
                "LANG": "C.UTF-8", "TMPDIR": str(home / "tmp"), "RAGKIT_RESULTS": str(home / "results.jsonl"),
                "RAGKIT_CACHE": str(home / "cache"), "RAGKIT_STUDENT": student, "HF_HUB_OFFLINE": "1",
                "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "IPYTHONDIR": str(home / ".ipython"),
                "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
                "JUPYTER_DATA_DIR": str(home / "data"), "MPLCONFIGDIR": str(home / "mpl"),
-               "PYTHONPATH": str(CHECKOUT),
+               "PYTHONPATH": os.pathsep.join(map(str, _python_path())),
                **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
-        if self.seed is not None:
-            env["RAGKIT_SHARED_CACHE"] = str(self.seed)
-        if self.lend is not None:  # the grader lends the vectors of the texts its own check will embed too
-            env[SERVICE_ENV] = str(home / "embed.sock")
-        for folder in ("tmp", "cache", ".ipython/profile_default/startup", "runtime", ".jupyter", "data", "mpl"):
-            (home / folder).mkdir(parents=True)
-        (home / ".ipython/profile_default/startup/00-ragkit-sandbox.py").write_text(STARTUP, encoding="utf-8")
-        spec = {"uid": uid if self.isolation.change_user else None, "gid": gid, "env": env,
-                "namespaces": self.isolation.namespaces, "hidden": [str(p) for p in self.hidden],
-                "readonly": [str(p) for p in self.readonly], "home": str(home),
-                "limits": {"memory": self.limits.memory, "file_size": self.limits.file_size,
-                           "processes": self.limits.processes, "timeout": self.limits.timeout},
-                "names": list(names), "functions": list(functions), "pairs": pairs or []}
-        (home / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        for p in [home, *home.rglob("*")]:
-            os.lchown(p, uid, gid)
-        out, err = self.root / "out" / f"{n}.json", self.root / "out" / f"{n}.err"
-        command = [sys.executable, "-m", "ragkit.teach.grading.sandbox", str(home)]
+        if seed is not None:
+            env["RAGKIT_SHARED_CACHE"] = str(seed)
+        if socket is not None:
+            env[SERVICE_ENV] = str(service)
+        command = [sys.executable, "-m", "ragkit.teach.grading.confinement"]
         if self.isolation.namespaces:
-            command = [*_unshare(self.isolation.change_user), *command]
+            command = [*_unshare(change), *command]
         start = time.monotonic()
-        lender = None
+        lender, group = None, None
         try:
-            if self.lend is not None:
-                lender = Lender(home / "embed.sock", self.lend.namespace, self.lend.encode, self.lend.lock, (uid, gid),
+            if self.hierarchy is not None:
+                group = self.hierarchy.create(f"ragkit-sandbox-{uid}", self.limits.memory, self.limits.processes)
+            fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | _NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(json.dumps(self._spec(n, uid if change else None, gid, env, socket,
+                                              group.procs if group is not None else [], notebook, names, functions,
+                                              pairs)).encode("utf-8"))
+            if socket is not None and self.lend is not None:
+                lender = Lender(socket, self.lend.namespace, self.lend.encode, self.lend.lock, (uid, gid),
                                 self.lend.wait)
-            return self._start(command, env, out, err, uid, start)
+            result = self._start(command, env, spec_path, out, err, uid, start, group)
         except OSError as exc:
-            return SandboxRun(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
+            result = SandboxRun(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
         finally:
             if lender is not None:
                 lender.close()
-            shutil.rmtree(home, ignore_errors=True)
-            out.unlink(missing_ok=True)
-            err.unlink(missing_ok=True)
+            if group is not None:
+                group.kill()
+                group.remove()
+            left = leftovers(uid) if claim is not None else []
+            _remove(left)
+            if claim is not None:
+                claim.release()
+            if not self.isolation.namespaces:
+                shutil.rmtree(home, ignore_errors=True)
+            for path in (out, err, spec_path):
+                path.unlink(missing_ok=True)
+        if left:
+            where = ", ".join(sorted({str(p.parent) for p in left}))
+            return SandboxRun(False, f"the run left {len(left)} files where the machine is writable ({where}): removed;"
+                              " the sandbox failed to contain it, so it is not graded (please report this)",
+                              seconds=result.seconds, memory=result.memory)
+        return result
 
-    def _start(self, command: list[str], env: dict, out: Path, err: Path, uid: int, start: float) -> SandboxRun:
+    def _start(self, command: list[str], env: dict, spec: Path, out: Path, err: Path, uid: int, start: float,
+               group: cgroup.RunGroup | None) -> SandboxRun:
         """Start the child, wait for it within the time limit, kill what is left, read its report."""
-        with out.open("wb") as sink, err.open("wb") as errors:
-            child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=errors,
+        with spec.open("rb") as given, out.open("wb") as sink, err.open("wb") as errors:
+            child = subprocess.Popen(command, stdin=given, stdout=sink, stderr=errors,
                                      env={**env, "HOME": "/"}, cwd="/", start_new_session=True)
             try:
                 child.wait(timeout=self.limits.timeout)
@@ -393,10 +511,16 @@ class Sandbox:
             finally:
                 _kill(child, uid if self.isolation.change_user else None)
         seconds = time.monotonic() - start
+        memory = group.peak() if group is not None else None
         if timed_out:
             return SandboxRun(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
-                              "a wait, or too slow): stopped", seconds=seconds)
-        return _read_result(out, err, self.limits.output, seconds)
+                              "a wait, or too slow): stopped", seconds=seconds, memory=memory)
+        result = _read_result(out, err, self.limits.output, seconds)
+        if not result.ran and group is not None and group.out_of_memory():
+            reason = (f"{result.reason} (the run reached its memory bound of {self.limits.memory / 2**30:.3g} GiB, "
+                      "all its processes together)")
+            return SandboxRun(False, reason, seconds=seconds, memory=memory)
+        return SandboxRun(result.ran, result.reason, result.answers, seconds, memory)
 
 
 def _kill(child: subprocess.Popen, uid: int | None) -> None:
@@ -445,144 +569,3 @@ def _read_result(out: Path, err: Path, limit: int, seconds: float) -> SandboxRun
         return SandboxRun(False, "the sandbox ended without a report (killed: memory, a signal, os._exit)"
                           + (f": {last[:300]}" if last else ""), seconds=seconds)
     return SandboxRun(ran, reason[:500], answers, seconds)
-
-
-# The child side: everything below runs in the sandbox's own process.
-
-def start_kernel() -> None:
-    """In a sandbox's kernel, before its first cell: nbformat imported quickly, and the grader's lending taken.
-
-    Every exercise notebook shows figures, and its first one imports nbformat (plotly's renderer): importing it here
-    costs a kernel nothing more, and a student's own figure gets the quick import too. The kernel's embedder borrows
-    from the grader because it is given the socket here (``plumbing.service``); outside a sandbox no embedder asks.
-    """
-    import_nbformat_quickly()
-    path = service_path()
-    if path is not None:
-        from ragkit.embedding import default_embedder
-
-        default_embedder().borrower = Borrower(path)
-
-
-def _libc_mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    arg = [None if s is None else s.encode() for s in (source, target, fstype, data)]
-    if libc.mount(arg[0], arg[1], arg[2], ctypes.c_ulong(flags), arg[3]) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
-
-
-def _bind(fd: int, target: Path, readonly: bool) -> None:
-    """Mount the folder open as ``fd`` on ``target``, read-only if asked (keeping the flags the kernel locks)."""
-    target.mkdir(parents=True, exist_ok=True)
-    _libc_mount(f"/proc/self/fd/{fd}", str(target), None, _MS_BIND | _MS_REC)
-    if readonly:
-        st = os.statvfs(target)
-        kept = sum(ms for st_flag, ms in _ST_TO_MS.items() if st.f_flag & st_flag)
-        _libc_mount(None, str(target), None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | kept)
-
-
-def _confine(spec: dict) -> None:
-    """Hide the grader's, the teacher's and the other students' folders; mount back Python and ragkit read-only."""
-    home = Path(spec["home"])
-    keep = [(Path(p), True) for p in spec["readonly"]] + [(home, False)]
-    fds = [(os.open(p, os.O_PATH | os.O_DIRECTORY), p, ro) for p, ro in keep]
-    _libc_mount(None, "/", None, _MS_REC | _MS_PRIVATE)
-    for folder in spec["hidden"]:
-        mode = "1777" if folder == "/tmp" else "755"
-        _libc_mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={TMP_SIZE},mode={mode}")
-    for fd, path, readonly in sorted(fds, key=lambda k: len(k[1].parts)):
-        _bind(fd, path, readonly)
-        os.close(fd)
-
-
-def _drop(spec: dict) -> None:
-    """Become the submission's own uid (no groups), never regain privileges, and take the limits."""
-    if spec["uid"] is not None:
-        os.setgroups([])
-        os.setresgid(spec["gid"], spec["gid"], spec["gid"])
-        os.setresuid(spec["uid"], spec["uid"], spec["uid"])
-        resource.setrlimit(resource.RLIMIT_NPROC, (spec["limits"]["processes"],) * 2)
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    resource.setrlimit(resource.RLIMIT_AS, (spec["limits"]["memory"],) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (spec["limits"]["file_size"],) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
-def _send(fd: int, report: dict) -> None:
-    os.write(fd, json.dumps(report).encode("utf-8"))
-    os.close(fd)
-
-
-def _watch(km, done: threading.Event, report_fd: int) -> None:
-    """End the run when the kernel process is gone before the last cell (nbclient would wait for the time limit)."""
-    while not done.wait(1.0):
-        if km.has_kernel and not km.is_alive() and not done.is_set():
-            _send(report_fd, {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"})
-            os._exit(0)
-
-
-def _execute(spec: dict, report_fd: int) -> dict:
-    """Run the notebook in a fresh kernel, then print the declared names' values; the report to send back."""
-    import_nbformat_quickly()
-    import nbformat
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, DeadKernelError
-
-    home = Path(spec["home"])
-    try:
-        nb = nbformat.read(home / "submission.ipynb", as_version=4)
-    except Exception as exc:  # any unreadable notebook is a reason, not a crash
-        return {"ran": False, "reason": f"not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})"}
-    nb.cells = [c for c in nb.cells if c.get("cell_type") in ("code", "markdown", "raw")]
-    args = f"{spec['names']!r}, {spec['functions']!r}, {[tuple(p) for p in spec['pairs']]!r}"
-    nb.cells.append(nbformat.v4.new_code_cell(EXTRACT.format(sentinel=SENTINEL, args=args)))
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(home / "runtime" / "kernel"))
-    # no time limit per cell: the grader's limit covers the whole run, kernel start included
-    client = NotebookClient(nb, km=km, timeout=None, allow_errors=False, record_timing=False,
-                            resources={"metadata": {"path": str(home)}})
-    done, last = threading.Event(), len(nb.cells) - 1
-    client.on_cell_error = lambda **_: done.set()
-    client.on_cell_executed = lambda cell_index, **_: done.set() if cell_index == last else None
-    threading.Thread(target=_watch, args=(km, done, report_fd), daemon=True).start()
-    try:
-        client.execute()
-    except DeadKernelError:
-        return {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"}
-    except CellExecutionError as exc:
-        index = next((i for i, c in enumerate(nb.cells) if c.get("cell_type") == "code" and any(
-            o.get("output_type") == "error" for o in c.get("outputs", []))), None)
-        where = f"cell {index + 1}" if index is not None else "a cell"
-        return {"ran": False, "reason": f"{where} raised {exc.ename}: {str(exc.evalue)[:300]}"}
-    except Exception as exc:  # the kernel could not start or talk: say so
-        return {"ran": False, "reason": f"the notebook could not be run ({type(exc).__name__}: {str(exc)[:300]})"}
-    printed = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout")
-    answers = next((line[len(SENTINEL):] for line in reversed(printed.splitlines()) if line.startswith(SENTINEL)), "")
-    return {"ran": True, "answers": answers}
-
-
-def main(home: str) -> int:
-    """The child: confine, drop privileges, execute, and write one JSON report on the descriptor given as stdout."""
-    report_fd = os.dup(1)
-    with open(Path(home) / "spec.json", encoding="utf-8") as f:
-        spec = json.load(f)
-    try:
-        if spec["namespaces"]:
-            _confine(spec)
-        _drop(spec)
-        log = os.open(Path(home) / "kernel.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.environ.clear()
-        os.environ.update(spec["env"])
-        os.chdir(home)
-        report = _execute(spec, report_fd)
-    except Exception as exc:  # whatever stops the sandbox is the reason it did not run
-        report = {"ran": False, "reason": f"the sandbox could not run the notebook ({type(exc).__name__}: {exc})"}
-    _send(report_fd, report)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
