@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ragkit.errors import RagkitError
 from ragkit.retrieval import RETRIEVERS
@@ -49,6 +50,31 @@ def _strategies(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{value!r} names no strategy{' ' + ', '.join(unknown) if unknown else ''}: "
                                          f"give one or more of the letters {''.join(STRATEGIES)}, e.g. ACE")
     return letters
+
+
+def _number(kind: type[int] | type[float], low: float, high: float = math.inf, above: bool = False,
+            give: str = "") -> Callable[[str], float]:
+    """An argparse type: a finite ``kind`` from ``low`` (excluded when ``above``) to ``high``.
+
+    ``give`` says what to type instead, after the value refused: nan, an infinity or a value out of range
+    would otherwise be taken and enforce nothing (``--timeout nan`` stops no notebook).
+    """
+    def parse(value: str) -> float:
+        try:
+            number = kind(value)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number) and (low < number if above else low <= number) and number <= high:
+            return number
+        raise argparse.ArgumentTypeError(f"{value}: give {give}")
+
+    return parse
+
+
+_positive_seconds = _number(float, 0, above=True, give="a finite number of seconds above 0")
+_seconds = _number(float, 0, give="a finite number of seconds, 0 or more")
+_jobs = _number(int, 1, give="a whole number of notebooks, at least 1")
+_niceness = _number(int, -20, 19, give="a whole number from -20 (the highest priority) to 19 (the lowest)")
 
 
 def _corpus_stats(args: argparse.Namespace) -> int:
@@ -164,8 +190,9 @@ def _ask(args: argparse.Namespace) -> int:
     from ragkit.chunking import chunk_corpus
     from ragkit.citations import citation_table
     from ragkit.retrieval import Retriever
+    from ragkit.threshold import check_cut
 
-    cut = None if args.cut == 0 else args.cut
+    cut = None if args.cut == 0 else check_cut(args.cut)  # before any work: nan, an infinity or 3 is refused at once
     corpus = _load_corpus(args.corpus)
     retriever = Retriever(chunk_corpus(corpus, args.strategy), strategy=args.strategy, progress=False)
     generator = available_generator() if args.generate else None
@@ -481,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", type=Path)
     p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
     p.add_argument("--strategy", default=None, help="chunking strategy (default: the index's own, else E)")
-    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for another writer (default 30)")
+    p.add_argument("--wait", type=_seconds, default=30.0, help="seconds to wait for another writer (default 30)")
     p.set_defaults(run=_index)
     p = sub.add_parser("cache", help="the vector cache: status (what it holds) or clear (the private one)")
     p.add_argument("action", choices=["status", "clear"])
@@ -491,7 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
     p.add_argument("--background", type=Path, metavar="LOG",
                    help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)")
-    p.add_argument("--nice", type=int, default=19, help="the background warmer's niceness (default 19, the lowest)")
+    p.add_argument("--nice", type=_niceness, default=19,
+                   help="the background warmer's niceness (default 19, the lowest)")
     p.set_defaults(run=_warm)
     p = sub.add_parser("workspace", help="copy the notebooks into my-notebooks/ (yours, ignored by git), or bring "
                                          "the teacher's updates there without touching a notebook you changed")
@@ -523,9 +551,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--layout", choices=LAYOUTS, default=LAYOUTS[0],
                    help="who a notebook belongs to: home (default), the folder after /home/ in its path; platform, "
                         "the first folder under the PATH given (<download>/<student>/<file>.ipynb)")
-    p.add_argument("--timeout", type=float, default=TIMEOUT,
+    p.add_argument("--timeout", type=_positive_seconds, default=TIMEOUT,
                    help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})")
-    p.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default 1)")
+    p.add_argument("--jobs", type=_jobs, default=1, help="notebooks run at the same time (default 1)")
     p.add_argument("--csv", type=Path, help="also write the grades to this CSV file")
     p.add_argument("--json", type=Path, help="also write the grades to this JSON file")
     p.set_defaults(run=_grade)
