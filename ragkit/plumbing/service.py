@@ -6,7 +6,8 @@ kernel's startup gives its embedder a ``Borrower`` of it (an embedder without on
 embedder sends the texts it lacks and receives the grader's vectors. The grader computes them
 once, from the texts alone, with its own model, and keeps them in its own cache, where its check
 finds them. A kernel chooses only texts, never a vector, so nothing it sends can change what a
-text is judged to mean. The service lends to one run, within a budget of characters, and waits
+text is judged to mean. The service lends to one run, within a budget of characters and one of
+texts (a flood of short texts costs the model per text, not per character), and waits
 at most ``wait`` seconds for the grader's model (another run may hold it): a kernel that is
 refused (busy, over budget, any error) computes locally, as without a service, so no submission
 waits long for another one's texts.
@@ -30,6 +31,7 @@ SERVICE_ENV = "RAGKIT_EMBEDDING_SERVICE"
 MAX_REQUEST = 32 * 2**20
 """Bytes of one request (the texts as JSON): a few corpora; a larger request is refused, never read."""
 MAX_TEXTS = 20_000
+"""Texts of one request; also the texts one run may have embedded where the grader sizes no budget of its own."""
 BUDGET = 2_000_000
 """Characters one run may have embedded by the grader (the course's chunks are 0.44 M): beyond, the kernel computes.
 
@@ -94,9 +96,9 @@ class Lender:
 
     def __init__(self, path: Path, namespace: str, encode: Callable[[list[str]], np.ndarray],
                  lock: threading.Lock | threading.Semaphore, owner: tuple[int, int] | None = None, wait: float = 0.0,
-                 budget: int = BUDGET):
+                 budget: int = BUDGET, texts: int = MAX_TEXTS):
         self.path, self.namespace, self.encode, self.lock, self.left = path, namespace, encode, lock, budget
-        self.wait = wait
+        self.wait, self.left_texts = wait, texts
         self.lent = 0
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.bind(str(path))
@@ -134,7 +136,7 @@ class Lender:
         if asked.get("namespace") != self.namespace:
             return b"Eanother model"
         chars = sum(len(t) for t in texts)
-        if chars > self.left:
+        if chars > self.left or len(texts) > self.left_texts:
             return b"Eover budget"
         if self._closed.is_set() or not self.lock.acquire(timeout=self.wait):
             return b"Ebusy"
@@ -150,6 +152,7 @@ class Lender:
         finally:
             self.lock.release()
         self.left -= chars
+        self.left_texts -= len(texts)
         self.lent += len(texts)
         return b"V" + vectors.tobytes()
 
