@@ -67,6 +67,14 @@ def _off_course(course: Course, chunks) -> tuple[float, str]:
     return float(distance[row, col]), f"{near.doc_id} > {near.section or near.doc_title}"
 
 
+MAX_WORDS = 6_000
+"""Words of a document the check reads: more than the course's longest chapter (a test keeps it so).
+
+The exercise asks for a short document; a longer one is refused before anything is embedded, so that
+judging it stays short (every chunk of the document is embedded)."""
+MAX_CHARACTERS = 12 * MAX_WORDS
+"""Characters of a document the check reads: twice the course's characters per word, for long words (a test keeps it
+above twice its longest chapter); a few very long "words" are as costly to embed as many short ones."""
 PARAPHRASE_HINT = "ask what a reader who has not seen the section would ask, in the words they would use"
 
 
@@ -82,6 +90,11 @@ def check_own_document(course: Course, document: str | None, question: str | Non
     if not isinstance(document, str) or not isinstance(question, str):
         return record("ex5", Feedback(False, (f"`my_document` is a {type(document).__name__} and `my_question` a "
                                               f"{type(question).__name__}: make both text (str)",)))
+    if len(counted := words(document)) > MAX_WORDS or len(document) > MAX_CHARACTERS:
+        return record("ex5", Feedback(False, (
+            f"the document has {len(counted):,} words and {len(document):,} characters; at most {MAX_WORDS:,} words "
+            f"and {MAX_CHARACTERS:,} characters are checked: the exercise asks for a short document, one or a few "
+            "sections",), {"words": len(counted)}))
     if not re.search(r"^# \S", document, re.M) or not re.search(r"^## \S", document, re.M):
         return record("ex5", Feedback(False, ("give the document a '# Title' line and at least one '## ' section",)))
     if copied := shared_runs(question, document):

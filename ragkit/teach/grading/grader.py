@@ -10,6 +10,7 @@ never from the notebook.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -18,18 +19,19 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.class_report import walk
-from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Sandbox, SandboxRun
+from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.untrusted import MAX_NESTING, read_regular, shown, strict
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from ragkit.embedding import Embedder
     from ragkit.teach.course import Course
     from ragkit.teach.exercises import Feedback
 
@@ -48,6 +50,11 @@ LEND_SHARE = 3
 
 Waiting costs less than computing: a kernel refused computes its vectors, and the check then
 computes them again; one that waits has them computed once."""
+JUDGING = 300.0
+"""Seconds the grader waits for one check; a check past it is graded "not run", with that reason.
+
+The slowest honest check is ex4's when its kernel borrowed nothing: it embeds the course's header chunks, as the
+notebook did within its own time limit. The others embed a few texts (ex5's document is bounded in words)."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
 
 
@@ -321,8 +328,13 @@ def answers_of(run: SandboxRun, exercise: Exercise) -> tuple[dict, str | None]:
     return answers, None
 
 
-def judged(submission: Submission, run: SandboxRun, course: Course) -> Grade:
-    """A submission's grade from its run: not run (and why), or yes / not yet by the grader's own check."""
+def judged(submission: Submission, run: SandboxRun, course: Course, late: list[threading.Thread] | None = None
+           ) -> Grade:
+    """A submission's grade from its run: not run (and why), or yes / not yet by the grader's own check.
+
+    The check gets ``JUDGING`` seconds; one that takes longer is not run, and its thread, still running, joins ``late``
+    (the grader waits for it before it removes the cache that check writes into).
+    """
     where = str(submission.path)
     if not run.ran:
         return Grade(submission.student, submission.exercise, "not run", reason=run.reason, seconds=run.seconds,
@@ -332,12 +344,31 @@ def judged(submission: Submission, run: SandboxRun, course: Course) -> Grade:
     if why:
         return Grade(submission.student, submission.exercise, "not yet", reason=why, seconds=run.seconds,
                      notebook=where)
-    try:
-        with language.speaking("en"):  # the teacher's table is English, whatever the notebook or the kernel spoke
-            feedback = exercise.judge(course, submission.student, answers)
-    except Exception as exc:  # an answer the check cannot handle is not yet right, never a crash
+    done: list[Feedback | BaseException] = []
+
+    def judge() -> None:
+        try:
+            done.append(exercise.judge(course, submission.student, answers))
+        except BaseException as exc:  # handed to the grader's thread, which decides as if the check had run there
+            done.append(exc)
+
+    # a thread, not a call: a check past its bound is left behind (Python cannot stop a thread) and the grading goes on
+    judging = threading.Thread(target=judge, name=f"judging {submission.exercise}", daemon=True)
+    with language.speaking("en"):  # the teacher's table is English, whatever the notebook or the kernel spoke
+        judging.start()
+        judging.join(JUDGING)
+    if not done:
+        if late is not None:
+            late.append(judging)
+        return Grade(submission.student, submission.exercise, "not run", reason=f"its check took longer than "
+                     f"{JUDGING:g} s", seconds=run.seconds, notebook=where)
+    feedback = done[0]
+    if isinstance(feedback, BaseException) and not isinstance(feedback, Exception):
+        raise feedback
+    if isinstance(feedback, Exception):  # an answer the check cannot handle is not yet right, never a crash
         return Grade(submission.student, submission.exercise, "not yet", reason=f"the check could not judge this "
-                     f"answer ({type(exc).__name__}: {shown(str(exc), 200)})", seconds=run.seconds, notebook=where)
+                     f"answer ({type(feedback).__name__}: {shown(str(feedback), 200)})", seconds=run.seconds,
+                     notebook=where)
     return Grade(submission.student, submission.exercise, "yes" if feedback.passed else "not yet",
                  dict(feedback.numbers), "; ".join(feedback.notes), run.seconds, where)
 
@@ -362,12 +393,17 @@ def header_pairs(course: Course) -> list[tuple[str, str]]:
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
 
 
-def _lending(jobs: int, threads: int, wait: float) -> Lending | None:
-    """The grader's models lent to the kernels, one per job with a kernel's threads; None where none can load."""
+def _lending(jobs: int, threads: int, wait: float, cache: Path | None = None, seed: Path | None = None
+             ) -> Lending | None:
+    """The grader's models lent to the kernels, one per job with a kernel's threads; None where none can load.
+
+    With ``cache``, the lent vectors are kept there, over the teacher's vectors in ``seed`` (see ``_writing_into``).
+    """
     import queue
 
     from ragkit.embedding import Embedder
     from ragkit.errors import RagkitError
+    from ragkit.plumbing.cache import VectorCache
     from ragkit.tokens import TruncationWarning
 
     try:
@@ -377,6 +413,9 @@ def _lending(jobs: int, threads: int, wait: float) -> Lending | None:
         embedders = [Embedder(threads=threads) for _ in range(jobs)]
     except (RagkitError, OSError):
         return None
+    if cache is not None:
+        for embedder in embedders:
+            embedder.cache = VectorCache(cache, embedder.stamp.namespace, embedder.stamp.dimensions, shared=seed)
     free: queue.SimpleQueue[Embedder] = queue.SimpleQueue()
     for embedder in embedders:
         free.put(embedder)
@@ -393,6 +432,26 @@ def _lending(jobs: int, threads: int, wait: float) -> Lending | None:
     return Lending(embedders[0].stamp.namespace, encode, threading.BoundedSemaphore(jobs), wait)
 
 
+@contextlib.contextmanager
+def _writing_into(embedder: Embedder, cache: Path, seed: Path | None) -> Iterator[None]:
+    """Inside the block, the embedder reads the teacher's vectors in ``seed`` and writes only into ``cache``.
+
+    What a grading embeds (a kernel's borrowed texts, a student's document, tickets and headers) is the students', not
+    the course's: it goes to a cache thrown away with the grading, never into the teacher's, while the course's
+    vectors are still read from the snapshot. The checks embed with the default embedder, so it is that one's cache
+    that is swapped for the block.
+    """
+    from ragkit.plumbing.cache import VectorCache
+
+    kept = embedder.cache
+    embedder.cache = VectorCache(cache, kept.stamp, kept.dimensions, shared=seed)
+    try:
+        yield
+    finally:
+        embedder.cache.close()
+        embedder.cache = kept
+
+
 def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
           course: Course | None = None, progress: Callable[[Grade], None] | None = None,
           lending: bool = True) -> ClassGrades:
@@ -400,22 +459,21 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
 
     Every student found gets a row for each of the five exercises ("missing" when no notebook
     was found); the checks' own results file is a throwaway one, so grading records nothing.
-    With ``lending``, a kernel's new texts are embedded by the grader, whose check then finds
-    them in its own cache (``ragkit.plumbing.service``): each is embedded once, not twice.
+    With ``lending``, an ex4 kernel's new texts are embedded by the grader, whose check then finds
+    them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
+    That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
     """
     import tempfile
     import time
 
-    from ragkit.embedding import cache_dir
+    from ragkit.embedding import cache_dir, default_embedder
     from ragkit.plumbing.cache import shared_cache_dir
     from ragkit.teach import course as courses
     from ragkit.teach.exercises.results import RESULTS_ENV
 
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: give at least 1")
-    limits = limits or Limits()
-    if limits.timeout <= 0:
-        raise InputError(f"--timeout {limits.timeout:g}: give a number of seconds above 0")
+    limits = limits or Limits()  # a Limits refuses a time limit that is not a finite number of seconds above 0
     start = time.monotonic()
     roots = [Path(p) for p in paths]
     skipped: list[str] = []
@@ -436,35 +494,44 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             runnable += subs  # one, or one per language: each is run, and the better grade counts (``better``)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
     previous = os.environ.get(RESULTS_ENV)
-    lend = _lending(jobs, limits.threads, limits.timeout / LEND_SHARE) if lending else None
     ran: dict[tuple[str, str], list[Grade]] = {}
-    with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway, \
-            Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox:
-        os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
+    late: list[threading.Thread] = []
+    with tempfile.TemporaryDirectory(prefix="ragkit-grader-") as throwaway:
+        # the grader's own embedders read what the kernels read (the teacher's shared cache, else a snapshot of the
+        # teacher's cache) and write into a cache of this grading's own
+        vectors = Path(throwaway) / "vectors"
+        seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed")
+        lend = _lending(jobs, limits.threads, limits.timeout / LEND_SHARE, vectors, seed) if lending else None
+        with Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox, \
+                _writing_into(default_embedder(), vectors, seed):
+            os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
 
-        def execute(s: Submission) -> SandboxRun:
+            def execute(s: Submission) -> SandboxRun:
+                try:
+                    notebook = read_notebook(s.path)
+                except InputError as exc:
+                    return SandboxRun(False, f"notebook not read ({exc})")
+                exercise = TABLE[s.exercise]
+                # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
+                return sandbox.run(notebook, s.student, tuple(exercise.answers), exercise.functions,
+                                   pairs if exercise.functions else None, lend=bool(exercise.functions))
+
             try:
-                notebook = read_notebook(s.path)
-            except InputError as exc:
-                return SandboxRun(False, f"notebook not read ({exc})")
-            exercise = TABLE[s.exercise]
-            return sandbox.run(notebook, s.student, tuple(exercise.answers), exercise.functions,
-                               pairs if exercise.functions else None)
-
-        try:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for s, run in zip(runnable, pool.map(execute, runnable)):
-                    began = time.monotonic()
-                    g = replace(judged(s, run, course), judging=time.monotonic() - began)
-                    ran.setdefault((g.student, g.exercise), []).append(g)
-                    if progress is not None:
-                        progress(g)
-        finally:
-            if previous is None:
-                os.environ.pop(RESULTS_ENV, None)
-            else:
-                os.environ[RESULTS_ENV] = previous
-        isolation = sandbox.isolation
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    for s, run in zip(runnable, pool.map(execute, runnable)):
+                        began = time.monotonic()
+                        g = replace(judged(s, run, course, late), judging=time.monotonic() - began)
+                        ran.setdefault((g.student, g.exercise), []).append(g)
+                        if progress is not None:
+                            progress(g)
+            finally:
+                for judging in late:  # a check past its bound still writes into this grading's cache and results
+                    judging.join()
+                if previous is None:
+                    os.environ.pop(RESULTS_ENV, None)
+                else:
+                    os.environ[RESULTS_ENV] = previous
+            isolation = sandbox.isolation
     grades += [better(rows) for rows in ran.values()]
     for who in {s.student for s in found}:
         for ex in EXERCISES:
