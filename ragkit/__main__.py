@@ -386,7 +386,8 @@ def _grade(args: argparse.Namespace) -> int:
     limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
     print(f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time", file=sys.stderr)
     result = grade(args.paths, args.layout, limits, args.jobs,
-                   progress=lambda g: print(f"  {g.student} {g.exercise}: {g.grade}", file=sys.stderr))
+                   progress=lambda g: print(f"  {g.student} {g.exercise}: {g.grade}", file=sys.stderr),
+                   announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr))
     print(result)
     if args.csv:
         write_csv(args.csv, COLUMNS, [g.row() for g in result.grades])

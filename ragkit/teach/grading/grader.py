@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ragkit.errors import InputError
+from ragkit.plumbing.service import MAX_TEXTS
 from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.class_report import walk
@@ -50,6 +51,9 @@ LEND_SHARE = 3
 
 Waiting costs less than computing: a kernel refused computes its vectors, and the check then
 computes them again; one that waits has them computed once."""
+LEND_TEXTS = 2
+"""A run may have the grader embed this many times the course's header (strategy E) chunks: its own header's,
+and one more try (a header changed and measured again); a flood of short texts stops there."""
 JUDGING = 300.0
 """Seconds the grader waits for one check; a check past it is graded "not run", with that reason.
 
@@ -393,8 +397,8 @@ def header_pairs(course: Course) -> list[tuple[str, str]]:
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
 
 
-def _lending(jobs: int, threads: int, wait: float, cache: Path | None = None, seed: Path | None = None
-             ) -> Lending | None:
+def _lending(jobs: int, threads: int, wait: float, cache: Path | None = None, seed: Path | None = None,
+             texts: int | None = None) -> Lending | None:
     """The grader's models lent to the kernels, one per job with a kernel's threads; None where none can load.
 
     With ``cache``, the lent vectors are kept there, over the teacher's vectors in ``seed`` (see ``_writing_into``).
@@ -429,7 +433,8 @@ def _lending(jobs: int, threads: int, wait: float, cache: Path | None = None, se
         finally:
             free.put(embedder)
 
-    return Lending(embedders[0].stamp.namespace, encode, threading.BoundedSemaphore(jobs), wait)
+    return Lending(embedders[0].stamp.namespace, encode, threading.BoundedSemaphore(jobs), wait,
+                   texts if texts is not None else MAX_TEXTS)
 
 
 @contextlib.contextmanager
@@ -454,7 +459,7 @@ def _writing_into(embedder: Embedder, cache: Path, seed: Path | None) -> Iterato
 
 def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
           course: Course | None = None, progress: Callable[[Grade], None] | None = None,
-          lending: bool = True) -> ClassGrades:
+          lending: bool = True, announce: Callable[[Isolation], None] | None = None) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
     Every student found gets a row for each of the five exercises ("missing" when no notebook
@@ -462,6 +467,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     With ``lending``, an ex4 kernel's new texts are embedded by the grader, whose check then finds
     them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
+    ``announce`` hears what the sandbox holds on this machine (and what it cannot) before any notebook runs.
     """
     import tempfile
     import time
@@ -501,10 +507,13 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
         # teacher's cache) and write into a cache of this grading's own
         vectors = Path(throwaway) / "vectors"
         seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed")
-        lend = _lending(jobs, limits.threads, limits.timeout / LEND_SHARE, vectors, seed) if lending else None
+        lend = _lending(jobs, limits.threads, limits.timeout / LEND_SHARE, vectors, seed,
+                        LEND_TEXTS * len(course.chunks("E"))) if lending else None
         with Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox, \
                 _writing_into(default_embedder(), vectors, seed):
             os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
+            if announce is not None:  # what the sandbox holds here, and what it cannot, before anything runs
+                announce(sandbox.isolation)
 
             def execute(s: Submission) -> SandboxRun:
                 try:

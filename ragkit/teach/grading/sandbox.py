@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ragkit.errors import InputError
 from ragkit.plumbing import locations
-from ragkit.plumbing.service import SERVICE_ENV, Lender
+from ragkit.plumbing.service import MAX_TEXTS, SERVICE_ENV, Lender
 from ragkit.teach.grading import cgroup
 from ragkit.teach.grading.confinement import HOME, INSIDE, found_answers, start_kernel
 from ragkit.teach.untrusted import _NOFOLLOW
@@ -122,6 +122,8 @@ class Lending:
     """Held while ``encode`` runs: a lock for one encoder, a semaphore for as many as it counts."""
     wait: float = 0.0
     """Seconds a run's request waits for a turn (other runs hold them all) before its kernel computes."""
+    texts: int = MAX_TEXTS
+    """Texts one run may have embedded by the grader (the grader sizes it from ex4's header chunks)."""
 
 
 @dataclass(frozen=True)
@@ -472,7 +474,7 @@ class Sandbox:
                                               pairs)).encode("utf-8"))
             if socket is not None and self.lend is not None:
                 lender = Lender(socket, self.lend.namespace, self.lend.encode, self.lend.lock, (uid, gid),
-                                self.lend.wait)
+                                self.lend.wait, texts=self.lend.texts)
             result = self._start(command, env, spec_path, out, err, uid, start, group)
         except OSError as exc:
             result = SandboxRun(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")

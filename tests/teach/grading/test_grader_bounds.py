@@ -174,6 +174,7 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
 
         def run(self, notebook, student, names, functions, pairs=None, lend=True):
             exercise = next(k for k, e in grading.TABLE.items() if tuple(e.answers) == names)
+            assert said, "the grader ran a notebook before saying what its sandbox holds"
             asked.append((exercise, lend))
             if lend:
                 assert self.lend is not None
@@ -182,7 +183,13 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
 
     rows, files = _rows(teacher), _files(teacher)
     monkeypatch.setattr(grading, "Sandbox", Standin)
-    result = grading.grade([home], "home", jobs=1, course=course)
+    said: list[Isolation] = []
+    lent: list = []
+    original = grading._lending
+    monkeypatch.setattr(grading, "_lending", lambda *a: lent.append(original(*a)) or lent[-1])
+    result = grading.grade([home], "home", jobs=1, course=course, announce=said.append)
+    assert said == [Isolation(True, True)]
+    assert lent[0].texts == grading.LEND_TEXTS * len(course.chunks("E"))  # a run's count budget, from the course
     assert sorted(asked) == [("ex2", False), ("ex4", True), ("ex5", False)]
     assert {g.exercise: g.grade for g in result.grades if g.grade != "missing"} == \
         {"ex2": "not yet", "ex4": "not yet", "ex5": "yes"}, result
