@@ -374,19 +374,18 @@ def _class_report(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     import json
 
-    from ragkit.teach.grading.grader import COLUMNS, grade
+    from ragkit.teach.grading.grader import COLUMNS, grade, read_class_list, refuse_outputs
     from ragkit.teach.grading.sandbox import Limits
-    from ragkit.teach.untrusted import write_csv
+    from ragkit.teach.untrusted import shown, write_csv
 
-    for option in (args.csv, args.json):
-        if option is not None and not option.parent.is_dir():
-            from ragkit.errors import InputError
-
-            raise InputError(f"cannot write {option}: its folder does not exist; create it first or name another file")
+    refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
+    students = read_class_list(args.students) if args.students else None
     limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
-    print(f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time", file=sys.stderr)
-    result = grade(args.paths, args.layout, limits, args.jobs,
-                   progress=lambda g: print(f"  {g.student} {g.exercise}: {g.grade}", file=sys.stderr),
+    print(f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time"
+          + (f", the {len(students)} students of {shown(str(args.students), 160)}" if students else ""),
+          file=sys.stderr)
+    result = grade(args.paths, args.layout, limits, args.jobs, students=students,
+                   progress=lambda g: print(f"  {shown(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
                    announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr))
     print(result)
     if args.csv:
@@ -550,8 +549,12 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("grade", help="grade submitted exercise notebooks: each run afresh in a sandbox, judged here")
     p.add_argument("paths", nargs="+", type=Path, help="submitted .ipynb files, or folders searched for them")
     p.add_argument("--layout", choices=LAYOUTS, default=LAYOUTS[0],
-                   help="who a notebook belongs to: home (default), the folder after /home/ in its path; platform, "
-                        "the first folder under the PATH given (<download>/<student>/<file>.ipynb)")
+                   help="who a notebook belongs to: home (default), the folder after the first /home/ in its path; "
+                        "platform, the first folder under the PATH given (<download>/<student>/<file>.ipynb); a link "
+                        "on the way is refused, never followed")
+    p.add_argument("--students", type=Path, metavar="FILE",
+                   help="the class list, one login a line (a hub's admin page exports it): only they are graded, "
+                        "each gets a row per exercise, a notebook naming anyone else is listed and not graded")
     p.add_argument("--timeout", type=_positive_seconds, default=TIMEOUT,
                    help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})")
     p.add_argument("--jobs", type=_jobs, default=1, help="notebooks run at the same time (default 1)")

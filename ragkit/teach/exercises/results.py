@@ -28,28 +28,51 @@ def login(uid: int) -> str:
         return f"uid {uid}"
 
 
+NOBODY = frozenset({"root"})
+"""Logins that name no student either: a machine of one's own run as root (Colab)."""
+
+
+def system_student() -> str | None:
+    """The student the system names, or None where it names nobody.
+
+    RAGKIT_STUDENT (set by the grader for the notebook it runs, or by a deployment), else the login, else, where
+    the login is shared (``jovyan``), root (Colab) or has no passwd entry, the hub's user name ``JUPYTERHUB_USER``.
+    """
+    if named := os.environ.get(STUDENT_ENV, "").strip():
+        return named
+    name = login(os.getuid())
+    if name not in SHARED_LOGINS and name not in NOBODY and not name.startswith("uid "):
+        return name
+    return os.environ.get(HUB_USER_ENV, "").strip() or None
+
+
 def student(name: str) -> str:
-    """Name the student whose results the checks record (wins over every default)."""
+    """Name the student where the system names nobody (Binder, Colab); where it does, agree with it or refuse.
+
+    One identity everywhere: the checks, the results file, the quiz's shuffle and the grader name a student the
+    same way. A name that disagrees with the system's would give the student another's exercise 1 window and
+    results lines the teacher's report does not count, so it is an error that says which name is in force.
+    """
     global _student
     if not isinstance(name, str) or not name.strip():
         raise InputError("a student needs a name: call student('your name')")
+    named = system_student()
+    if named is not None and name.strip() != named:
+        where = ("RAGKIT_STUDENT" if os.environ.get(STUDENT_ENV, "").strip()
+                 else "this hub's user name" if named == os.environ.get(HUB_USER_ENV, "").strip()
+                 else "your login")
+        raise InputError(f"this machine already names you {named!r} ({where}), and the teacher's grader uses that "
+                         f"name: leave out student({name.strip()!r}); the checks record your results as {named!r}")
     _student = name.strip()
     return _student
 
 
 def current_student() -> str:
-    """The student of this kernel: ``student()``, else RAGKIT_STUDENT, else the login name.
+    """The student of this kernel: the one the system names (``system_student``), else ``student()``'s, else the login.
 
-    Where the login names nobody (``jovyan`` on a Zero to JupyterHub image, or a uid without a
-    passwd entry), the hub's user name ``JUPYTERHUB_USER`` names the student instead.
+    The login is the last resort where nothing names the student (``jovyan`` on Binder, ``root`` on Colab).
     """
-    if _student:
-        return _student
-    if named := os.environ.get(STUDENT_ENV, "").strip():
-        return named
-    name = login(os.getuid())
-    hub = os.environ.get(HUB_USER_ENV, "").strip()
-    return hub if hub and (name in SHARED_LOGINS or name.startswith("uid ")) else name
+    return system_student() or _student or login(os.getuid())
 
 
 def results_path() -> Path:

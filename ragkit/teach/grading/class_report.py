@@ -61,10 +61,18 @@ def _where(path: Path) -> str:
     return shown(str(path), 160)
 
 
+def linked(path: Path) -> str:
+    """Where a link leads, as text safe to show (a link's target is whatever its maker wrote)."""
+    try:
+        return "to " + shown(os.readlink(path), 400)
+    except OSError as exc:
+        return f"its target not read: {exc.strerror or exc}"
+
+
 def walk(folder: Path, skipped: list[str], wanted: Callable[[str], bool], hidden: bool = True) -> Iterator[Path]:
-    """Entries under a folder whose name ``wanted`` accepts, in name order: never into a linked folder, never
-    more than MAX_DEPTH levels deep (a deeper folder is skipped and said), and with ``hidden=False`` never into
-    a dot entry (JupyterLab's checkpoints)."""
+    """Entries under a folder whose name ``wanted`` accepts, in name order: never into a linked folder (said, with
+    where it leads), never more than MAX_DEPTH levels deep (a deeper folder is skipped and said), and with
+    ``hidden=False`` never into a dot entry (JupyterLab's checkpoints)."""
     stack = [(folder, 0)]
     while stack:
         here, depth = stack.pop()
@@ -77,7 +85,10 @@ def walk(folder: Path, skipped: list[str], wanted: Callable[[str], bool], hidden
         for entry in entries:
             if not hidden and entry.name.startswith("."):
                 continue
-            if entry.is_dir(follow_symlinks=False):
+            if entry.is_symlink() and entry.is_dir():
+                skipped.append(f"{_where(Path(entry.path))}: a link to a folder ({linked(Path(entry.path))}), "
+                               "not followed: only what lies in the folders given is read")
+            elif entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH:
                     folders.append((Path(entry.path), depth + 1))
                 else:
@@ -138,7 +149,7 @@ def _rows(data: bytes, where: str, who: str) -> Iterator[tuple[str, bool] | str]
             continue
         claimed = row.get("student", who)
         if claimed != who:
-            yield (f"{where}:{n}: claims to be {shown(str(claimed))!r}'s, but the file is {shown(who)!r}'s: "
+            yield (f"{where}:{n}: claims to be '{shown(str(claimed))}''s, but the file is '{shown(who)}''s: "
                    "not counted")
             continue
         yield exercise, passed

@@ -4,8 +4,9 @@ What a student's kernel printed, recorded in a results file or redefined never r
 the sandbox (``ragkit.teach.grading.sandbox``) hands back only the values of the names each exercise
 declares, the grader validates them as plain values, and calls the check itself, in its own
 process, with the exercise's fixed parameters and the per-student ones derived from the
-student's name. That name comes from the notebook's path, by a documented rule (``LAYOUTS``),
-never from the notebook.
+student's name. That name comes from the notebook's path as the teacher gave it, by a documented rule
+(``LAYOUTS``), checked against the teacher's class list when there is one, never from the notebook: a path
+that runs through a link is refused, never followed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ragkit.errors import InputError
 from ragkit.plumbing.service import MAX_TEXTS
 from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES
-from ragkit.teach.grading.class_report import walk
+from ragkit.teach.grading.class_report import linked, walk
 from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.untrusted import MAX_NESTING, read_regular, shown, strict
 
@@ -37,9 +38,11 @@ if TYPE_CHECKING:
     from ragkit.teach.exercises import Feedback
 
 LAYOUTS = ("home", "platform")
-"""How a notebook's path names its student: ``home``, the folder after the last ``home`` in the notebook's real path
+"""How a notebook's path names its student: ``home``, the folder after the first ``home`` of the path as given
 (``/home/<student>/...``, a hub); ``platform``, the first folder under the PATH given
-(``<download>/<student>/.../<file>.ipynb``, a learning platform's download)."""
+(``<download>/<student>/.../<file>.ipynb``, a learning platform's download). Neither resolves a link."""
+MAX_CLASS_LIST = 2**20
+"""Bytes a class list may take: a login a line, tens of thousands of them."""
 GRADES = ("yes", "not yet", "not run", "missing")
 """Best first: when a student hands in one exercise in two languages, the better of the two grades counts."""
 COLUMNS = ["student", "exercise", "grade", "numbers", "reason", "seconds", "notebook"]
@@ -161,15 +164,18 @@ class Grade:
     notebook: str = ""
     judging: float = 0.0
     """Seconds the grader's own check took (``seconds`` is the notebook's run in the sandbox)."""
+    also: tuple[str, ...] = ()
+    """The other notebooks handed in for this exercise (another language), each with its grade: never cut."""
 
     def row(self) -> dict[str, str]:
         """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
         with language.speaking("en"):  # the teacher's table is English, whatever language the grader's process speaks
             numbers = " ".join(f"{k}={language.number(v, '.4g') if isinstance(v, float) else v}"
                                for k, v in self.numbers.items())
+        reason = "; ".join(r for r in (shown(self.reason, 300), *self.also) if r)
         return {"student": shown(self.student), "exercise": self.exercise, "grade": self.grade,
-                "numbers": shown(numbers, 200), "reason": shown(self.reason, 300),
-                "seconds": f"{self.seconds:.1f}", "notebook": shown(self.notebook, 200)}
+                "numbers": shown(numbers, 200), "reason": reason,
+                "seconds": f"{self.seconds:.1f}", "notebook": shown(self.notebook, 400)}
 
 
 @dataclass(frozen=True)
@@ -192,11 +198,12 @@ class ClassGrades:
         return f"{students} students, {len(self.grades)} grades: {counts} ({self.seconds:.0f} s)"
 
     def __str__(self) -> str:
-        rows = [g.row() for g in self.grades]
-        columns = COLUMNS[:-1]
+        rows = [{**g.row(), "notebook": _tail(g.row()["notebook"], NOTEBOOK_SHOWN)} for g in self.grades]
+        columns = ["student", "exercise", "grade", "numbers", "seconds", "notebook"]
         width = {c: min(60, max([len(c), *(len(r[c]) for r in rows)])) for c in columns}
-        lines = ["  ".join(f"{c:<{width[c]}}" for c in columns)]
-        lines += ["  ".join(f"{r[c][:width[c]]:<{width[c]}}" for c in columns) for r in rows]
+        # the reason comes last and whole: where it says another notebook was handed in, nothing of that is cut
+        lines = ["  ".join(f"{c:<{width[c]}}" for c in columns) + "  reason"]
+        lines += ["  ".join(f"{r[c][:width[c]]:<{width[c]}}" for c in columns) + "  " + r["reason"] for r in rows]
         lines += ["", self.summary(), f"sandbox: {self.isolation}"]
         lines += [f"left out: {s}" for s in self.skipped]
         return "\n".join(lines)
@@ -210,32 +217,130 @@ class ClassGrades:
                        "sandbox": str(self.isolation).splitlines(), "seconds": round(self.seconds, 1)})  # type: ignore
 
 
+NOTEBOOK_SHOWN = 60
+"""Characters of a notebook's path the printed table shows: its end, where the file's name is (the CSV has all)."""
+
+
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "..." + text[-(limit - 3):]
+
+
 def exercise_of(name: str) -> str | None:
     """The exercise a notebook's file name is for (``ex1-destroyed-needle.ipynb``, ``alice ex3.ipynb``), or None."""
     found = _EXERCISE_NAME.search(name.lower())
     return f"ex{found.group(1)}" if found and name.lower().endswith(".ipynb") else None
 
 
+def _given(path: str | Path) -> Path:
+    """A path as the teacher gave it, absolute and without ``.``/``..``, no link resolved (links are refused)."""
+    return Path(os.path.abspath(path))
+
+
 def student_of(notebook: Path, root: Path, layout: str) -> str | None:
-    """The student a notebook belongs to by the layout's rule, from its real path; None when the rule names nobody."""
-    real = Path(os.path.realpath(notebook))
+    """The student a notebook belongs to by the layout's rule, from its path as given; None when the rule names nobody.
+
+    ``home``: the folder after the first ``home`` of the path (``/home/<student>/...``); ``platform``: the first
+    folder under ``root``, the PATH given (the notebook's own folder when the PATH is the notebook).
+    """
+    path = _given(notebook)
     if layout == "home":
-        parts = real.parts
-        index = max((i for i, p in enumerate(parts[:-2]) if p == "home"), default=None)
+        parts = path.parts
+        index = next((i for i, p in enumerate(parts[:-2]) if p == "home"), None)
         return parts[index + 1] if index is not None else None
-    base = Path(os.path.realpath(root))
-    if base == real:  # a notebook named on the command line: its folder is the student's
-        return real.parent.name or None
-    return real.relative_to(base).parts[0] if base in real.parents and real.parent != base else None
+    base = _given(root)
+    if base == path:  # a notebook named on the command line: its folder is the student's
+        return path.parent.name or None
+    return path.relative_to(base).parts[0] if base in path.parents and path.parent != base else None
 
 
-def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str]) -> list[Submission]:
-    """Every exercise notebook named or found under the folders named, with its student by the layout's rule."""
+def _student_folder(notebook: Path, root: Path, layout: str) -> Path:
+    """The folder that names the notebook's student (``/home/<student>``, ``<PATH>/<student>``)."""
+    path = _given(notebook)
+    if layout == "home":
+        index = next(i for i, p in enumerate(path.parts[:-2]) if p == "home")
+        return Path(*path.parts[:index + 2])
+    base = _given(root)
+    return path.parent if base == path else base / path.relative_to(base).parts[0]
+
+
+def refused(notebook: Path, root: Path, layout: str) -> str | None:
+    """Why a notebook is not graded as its path's student, or None: a link on the way, or a home inside a home.
+
+    From the student's folder down to the notebook, no part of the path may be a link: a link would hand in a file
+    that lies elsewhere (another student's, or anything on the machine) under this student's name. A folder named
+    ``home`` inside the student's own folder is refused too: it stands for another student's home, planted.
+    """
+    path, folder = _given(notebook), _student_folder(notebook, root, layout)
+    for step in [folder, *(folder / Path(*path.relative_to(folder).parts[:n + 1])
+                           for n in range(len(path.relative_to(folder).parts)))]:
+        if step.is_symlink():
+            return f"{shown(str(step), 400)} is a link ({linked(step)}): not graded, a submission is read where it " \
+                   "lies, never through a link"
+    if layout == "home" and "home" in path.relative_to(folder).parts[:-1]:
+        return f"a folder named home inside {shown(folder.name)}'s folder: not graded as anyone's (it stands for " \
+               "another student's home; the student is named by the first home of the path)"
+    return None
+
+
+def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path]) -> None:
+    """Refuse, before anything runs, an output whose folder is missing, that is a folder, the same file as another
+    output or as an input, or that lies inside a folder read: grades never overwrite a submission or land where the
+    next grading reads them."""
+    given = [_given(p) for p in inputs]
+    written: list[Path] = []
+    for out in (Path(o) for o in outputs if o is not None):
+        where, path = shown(str(out), 160), _given(out)
+        if not path.parent.is_dir():
+            raise InputError(f"cannot write {where}: its folder does not exist; create it first or name another file")
+        if path.is_dir():
+            raise InputError(f"{where} is a folder: name a file in it, e.g. {shown(str(path / 'grades.csv'), 160)}")
+        for other in [*given, *written]:
+            same = path == other or (path.exists() and other.exists() and os.path.samefile(path, other))
+            inside = other.is_dir() and (other in path.parents or Path(os.path.realpath(other)) in
+                                         Path(os.path.realpath(path)).parents)
+            if same or inside:
+                raise InputError(f"{where} is {'one of the files given' if same else 'inside a folder graded'} "
+                                 f"({shown(str(other), 160)}): name a file elsewhere, so nothing handed in is "
+                                 "overwritten or read as a submission next time")
+        written.append(path)
+
+
+def read_class_list(path: Path) -> tuple[str, ...]:
+    """The teacher's class list: one login a line (as a hub's admin page exports it); blank and ``#`` lines skipped."""
+    try:
+        data = read_regular(Path(path), MAX_CLASS_LIST, "a class list")[0]
+    except OSError as exc:
+        raise InputError(f"class list {shown(str(path), 160)} not read ({exc.strerror or exc}): give a text file "
+                         "with one login a line") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"class list {shown(str(path), 160)} is not UTF-8 text: save it as UTF-8, one login a line"
+                         ) from None
+    names = [line.strip() for line in text.splitlines()]
+    names = [n for n in names if n and not n.startswith("#")]
+    if odd := next((n for n in names if "/" in n or not n.isprintable() or n in (".", "..")), None):
+        raise InputError(f"class list {shown(str(path), 160)}: '{shown(odd)}' is not a login (a login has no '/' "
+                         "and no control characters): fix that line")
+    if not names:
+        raise InputError(f"class list {shown(str(path), 160)} names no student: one login a line")
+    return tuple(dict.fromkeys(names))
+
+
+def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str],
+                students: Iterable[str] | None = None) -> list[Submission]:
+    """Every exercise notebook named or found under the folders named, with its student by the layout's rule.
+
+    Nothing outside the PATHs given is read: a link on the way is refused and said, and a file reached twice (the same
+    file under two names) is one submission. With ``students`` (the class list), a notebook whose path names someone
+    not on it is said, not graded.
+    """
     if layout not in LAYOUTS:
         raise InputError(f"unknown layout {layout!r}: use one of {', '.join(LAYOUTS)}")
+    listed = None if students is None else set(students)
     found: list[Submission] = []
-    for root in map(Path, paths):
-        if root.is_dir():
+    for root in map(_given, paths):
+        if root.is_dir() and not root.is_symlink():
             notebooks = list(walk(root, skipped, lambda name: exercise_of(name) is not None, hidden=False))
         elif root.exists() or root.is_symlink():
             notebooks = [root]
@@ -245,14 +350,54 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str]) ->
         for nb in notebooks:
             exercise, who = exercise_of(nb.name), student_of(nb, root, layout)
             if exercise is None:
-                skipped.append(f"{shown(str(nb), 160)}: not an exercise notebook (its name has no ex1..ex5)")
+                skipped.append(f"{shown(str(nb), 400)}: not an exercise notebook (its name has no ex1..ex5)")
             elif not who:
                 other = "platform" if layout == "home" else "home"
-                skipped.append(f"{shown(str(nb), 160)}: the {layout} layout names no student for it "
+                skipped.append(f"{shown(str(nb), 400)}: the {layout} layout names no student for it "
                                f"(see --layout; try --layout {other})")
+            elif why := refused(nb, root, layout):
+                skipped.append(f"{shown(str(nb), 400)}: {why}")
+            elif listed is not None and who not in listed:
+                skipped.append(f"{shown(str(nb), 400)}: names '{shown(who)}', who is not on the class list: not graded")
             else:
                 found.append(Submission(who, exercise, nb))
-    return found
+    return _once(found, skipped)
+
+
+def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
+    """Each file once: one reached under two names is one submission, its owner's when two students claim it."""
+    from ragkit.teach.exercises.results import login
+
+    by_file: dict[tuple[int, int], list[Submission]] = {}
+    kept: list[Submission] = []
+    for s in found:
+        try:
+            st = os.stat(s.path, follow_symlinks=False)
+        except OSError:
+            kept.append(s)  # not there any more: its run says so
+            continue
+        by_file.setdefault((st.st_dev, st.st_ino), []).append(s)
+    for subs in by_file.values():
+        whose = {s.student for s in subs}
+        if len(whose) == 1:
+            kept.append(subs[0])
+            skipped.extend(f"{shown(str(s.path), 400)}: the same file as {shown(str(subs[0].path), 400)}, graded once"
+                           for s in subs[1:])
+            continue
+        try:
+            owner = login(os.stat(subs[0].path, follow_symlinks=False).st_uid)
+        except OSError:
+            owner = None
+        mine = next((s for s in subs if s.student == owner), None)
+        if mine is not None:
+            kept.append(mine)
+        names = ", ".join(f"'{shown(w)}'" for w in sorted(whose))
+        for s in subs:
+            if s is not mine:
+                skipped.append(f"{shown(str(s.path), 400)}: one file handed in by {len(whose)} students ({names}) "
+                               "under several names; " + (f"graded once, as its owner '{shown(owner)}''s" if mine
+                                                          else "its owner is none of them: not graded"))
+    return sorted(kept, key=lambda s: (s.student, s.exercise, str(s.path)))
 
 
 def read_notebook(path: Path) -> bytes:
@@ -381,15 +526,14 @@ def better(rows: list[Grade]) -> Grade:
     """One row for an exercise handed in once per language: the best grade (English first on a tie), the others named.
 
     The two notebooks are one exercise with one check, in two languages: a student who solved it in either has
-    solved it. Each was run and judged on its own; what the other one got is kept in the reason.
+    solved it. Each was run and judged on its own; what the other one got is kept in ``also``, which the table and CSV show whole.
     """
     ordered = sorted(rows, key=lambda g: (GRADES.index(g.grade), language_of(Path(g.notebook)) != language.SOURCE))
     best, others = ordered[0], ordered[1:]
     if not others:
         return best
-    also = "; ".join(f"also handed in {shown(g.notebook, 200)}: {g.grade}" + (f" ({shown(g.reason, 120)})"
-                                                                             if g.reason else "") for g in others)
-    return replace(best, reason="; ".join(r for r in (best.reason, also) if r))
+    return replace(best, also=tuple(f"also handed in {shown(g.notebook, 400)}: {g.grade}"
+                                    + (f" ({shown(g.reason, 120)})" if g.reason else "") for g in others))
 
 
 def header_pairs(course: Course) -> list[tuple[str, str]]:
@@ -459,7 +603,8 @@ def _writing_into(embedder: Embedder, cache: Path, seed: Path | None) -> Iterato
 
 def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
           course: Course | None = None, progress: Callable[[Grade], None] | None = None,
-          lending: bool = True, announce: Callable[[Isolation], None] | None = None) -> ClassGrades:
+          lending: bool = True, announce: Callable[[Isolation], None] | None = None,
+          students: Iterable[str] | None = None) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
     Every student found gets a row for each of the five exercises ("missing" when no notebook
@@ -468,6 +613,8 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
     ``announce`` hears what the sandbox holds on this machine (and what it cannot) before any notebook runs.
+    ``students`` is the teacher's class list: only they are graded, each gets a row per exercise (``missing`` when
+    nothing was handed in), and a notebook naming anyone else is listed under "left out".
     """
     import tempfile
     import time
@@ -483,7 +630,8 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     start = time.monotonic()
     roots = [Path(p) for p in paths]
     skipped: list[str] = []
-    found = submissions(roots, layout, skipped)
+    listed = None if students is None else tuple(students)
+    found = submissions(roots, layout, skipped, listed)
     course = course if course is not None else courses.load(progress=False)
     pairs = header_pairs(course)
     by_cell: dict[tuple[str, str], list[Submission]] = {}
@@ -494,11 +642,11 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     for (who, ex), subs in by_cell.items():
         languages = [s.language for s in subs]
         if len(set(languages)) < len(languages):  # two of one language: which one is the work is not ours to guess
-            grades.append(Grade(who, ex, "not run", reason=f"{len(subs)} notebooks for {ex}: "
-                                + ", ".join(shown(str(s.path), 80) for s in subs) + "; keep one"))
+            grades.append(Grade(who, ex, "not run", reason=f"{len(subs)} notebooks for {ex} in one language: keep "
+                                "one", also=tuple(f"handed in {shown(str(s.path), 400)}" for s in subs)))
         else:
             runnable += subs  # one, or one per language: each is run, and the better grade counts (``better``)
-    hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]
+    hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]  # the folders, wherever they lie
     previous = os.environ.get(RESULTS_ENV)
     ran: dict[tuple[str, str], list[Grade]] = {}
     late: list[threading.Thread] = []
@@ -542,7 +690,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
                     os.environ[RESULTS_ENV] = previous
             isolation = sandbox.isolation
     grades += [better(rows) for rows in ran.values()]
-    for who in {s.student for s in found}:
+    for who in {s.student for s in found} | set(listed or ()):
         for ex in EXERCISES:
             if (who, ex) not in by_cell:
                 grades.append(Grade(who, ex, "missing", reason=f"no notebook for {ex} found"))

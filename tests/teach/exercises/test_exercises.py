@@ -22,6 +22,7 @@ from ragkit.evaluation import needle_hits
 from ragkit.statistics import SignTest
 from ragkit.teach import exercises as ex
 from ragkit.teach import untrusted
+from ragkit.errors import InputError
 from ragkit.teach.exercises import ex4_header
 from ragkit.teach.exercises import results as res
 from ragkit.teach.grading import class_report as reports
@@ -661,12 +662,9 @@ def test_hints_thin_out_after_many_attempts_in_every_check(course, results, exer
 @pytest.mark.slow
 def test_checks_record_student_attempts_and_numbers(course, results):
     ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
-    ex.student("Ana")
-    ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
     ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
     rows = [json.loads(line) for line in results.read_text().splitlines()]
-    assert [(r["student"], r["attempt"], r["passed"]) for r in rows] == [("tester", 1, False), ("Ana", 1, False),
-                                                                         ("Ana", 2, False)]
+    assert [(r["student"], r["attempt"], r["passed"]) for r in rows] == [("tester", 1, False), ("tester", 2, False)]
     assert rows[0]["exercise"] == "ex5" and rows[0]["numbers"] == {"copied_runs": 6} and "T" in rows[0]["time"]
 
 
@@ -884,3 +882,30 @@ def test_a_planted_fifo_link_or_someone_elses_file_is_refused_not_written(course
         os.chown(target, 12345, 12345)
         feedback = ex.check_own_document(course, DOCUMENT, "Do not retry at once: wait, and double the wait")
         assert "belongs to uid 12345, not to you" in str(feedback) and len(target.read_text().splitlines()) == 1
+
+
+def test_one_identity_student_can_only_agree_with_the_name_the_system_gives(monkeypatch):
+    """Where the system names the student (the grader's RAGKIT_STUDENT, a login, a hub user), student() agrees or
+    refuses: a typed name would give another's ex1 window and results lines the teacher's report drops."""
+    assert ex.student("tester") == "tester" and ex.current_student() == "tester"  # RAGKIT_STUDENT, set by the fixture
+    with pytest.raises(InputError, match="already names you 'tester' .RAGKIT_STUDENT."):
+        ex.student("ada")
+    assert ex.current_student() == "tester" and ex.own_size() == ex.own_size("tester")
+    monkeypatch.delenv("RAGKIT_STUDENT")
+    monkeypatch.setattr(res, "login", lambda uid: "bob")  # a login on a shared server (/home/bob)
+    with pytest.raises(InputError, match="already names you 'bob' .your login."):
+        ex.student("ada")
+    assert ex.current_student() == "bob"
+    monkeypatch.setattr(res, "login", lambda uid: "jovyan")  # a hub's shared login: the hub's user name names
+    monkeypatch.setenv("JUPYTERHUB_USER", "chloe")
+    with pytest.raises(InputError, match="this hub's user name"):
+        ex.student("ada")
+    for nobody in ("jovyan", "root", f"uid {os.getuid()}"):  # Binder, Colab, a container's uid: nothing names anyone
+        monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+        monkeypatch.setattr(res, "_student", None)
+        monkeypatch.setattr(res, "login", lambda uid, name=nobody: name)
+        assert ex.current_student() == nobody
+        assert ex.student(" dana ") == "dana" and ex.current_student() == "dana" and ex.own_size() == ex.own_size("dana")
+        monkeypatch.setenv("RAGKIT_STUDENT", "erin")  # the grader's name for the notebook wins over the typed one
+        assert ex.current_student() == "erin"
+        monkeypatch.delenv("RAGKIT_STUDENT")

@@ -101,17 +101,23 @@ def test_the_student_comes_from_the_path_never_the_notebook(tmp_path):
     assert any("names no student" in s for s in skipped)
 
 
-def test_a_link_names_the_student_it_leads_to(tmp_path):
-    """A student who links their folder to another's is graded as no one new: the real path names the owner."""
+def test_a_link_on_the_way_is_refused_and_named_never_followed(tmp_path):
+    """A student who links their folder to another's hands in nothing: the link is said, the file is graded once."""
     real = tmp_path / "home" / "bob" / "ex"
     real.mkdir(parents=True)
     (real / EX1).write_text("{}")
     (tmp_path / "home" / "mallory").mkdir()
     (tmp_path / "home" / "mallory" / "ex").symlink_to(real)
-    assert grading.student_of(tmp_path / "home" / "mallory" / "ex" / EX1, tmp_path / "home", "home") == "bob"
+    assert grading.student_of(tmp_path / "home" / "mallory" / "ex" / EX1, tmp_path / "home", "home") == "mallory"
     skipped: list[str] = []
     found = grading.submissions([tmp_path / "home"], "home", skipped)
     assert [(s.student, s.path.parent.name) for s in found] == [("bob", "ex")]  # the linked folder is not entered
+    assert skipped == [f"{tmp_path}/home/mallory/ex: a link to a folder (to {real}), not followed: only what lies in "
+                       "the folders given is read"]
+    skipped = []
+    found = grading.submissions([tmp_path / "home" / "mallory" / "ex" / EX1, real / EX1], "home", skipped)
+    assert [s.student for s in found] == ["bob"]
+    assert skipped[0].startswith(f"{tmp_path}/home/mallory/ex/{EX1}: {tmp_path}/home/mallory/ex is a link (to ")
 
 
 def test_checkpoints_and_hidden_folders_are_not_submissions(tmp_path):
@@ -293,8 +299,7 @@ def graded_class(course, tmp_path_factory):
     hand_in(home, names["sizer"], EX1, edited(EXERCISES / EX1, answer=SOLVE_EX1.format(size=1000),
                                               check="check_destroyed_needle(course, question_id, cut_at, size=1000)"))
     hand_in(home, names["impostor"], EX1, edited(SOLUTIONS / EX1, first=(
-        "import os\nimport ragkit.teach.exercises.results\nragkit.teach.exercises.results.student('ada')\n"
-        "os.environ['RAGKIT_STUDENT'] = 'ada'")))
+        "import os\nos.environ['RAGKIT_STUDENT'] = 'ada'  # student('ada') refuses: the sandbox names him ivan")))
     hand_in(home, names["sleeper"], EX2, edited(SOLUTIONS / EX2, first="import time\ntime.sleep(10**6)"))
     hand_in(home, names["snoop"], EX1, edited(SOLUTIONS / EX1, first=f"theirs = open({str(right)!r}).read()"))
     hand_in(home, names["vandal"], EX2, edited(SOLUTIONS / EX2, first=(
@@ -835,3 +840,133 @@ def test_the_sandbox_finds_ragkit_from_a_folder_holding_a_folder_named_ragkit(tm
     checkout = Path(module).resolve().parents[3]  # ragkit/teach/grading/sandbox.py: the checkout it came from
     assert (checkout / "ragkit" / "teach" / "grading" / "sandbox.py").is_file()
     assert any((checkout / "ragkit").is_relative_to(f) for f in folders), (checkout, folders)
+
+
+def hostile_class(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
+    """ada and bob hand in ex2 honestly; eve plants a nested home for each, links a folder to the homes, her ex2 to
+    ada's, and a folder to the machine's root. Returns (home, the planted paths by name)."""
+    home = tmp_path / "home"
+    ada = hand_in(home, "ada", EX2, nbformat.read(SOLUTIONS / EX2, as_version=4))
+    hand_in(home, "bob", EX2, nbformat.read(EXERCISES / EX2, as_version=4))
+    eve = home / "eve" / "ragkit" / "my-notebooks" / "exercises"
+    eve.mkdir(parents=True)
+    planted = {"for ada": eve / "home" / "ada" / "ragkit" / "my-notebooks" / "exercises" / EX2,
+               "for bob": eve / "home" / "bob" / "ragkit" / "my-notebooks" / "nl" / "exercises" / EX2}
+    for path in planted.values():
+        path.parent.mkdir(parents=True)
+    nbformat.write(edited(SOLUTIONS / EX2, first="raise SystemExit('ada fails')"), planted["for ada"])
+    nbformat.write(nbformat.read(SOLUTIONS / EX2, as_version=4), planted["for bob"])
+    (eve / "homes").symlink_to(home)
+    (eve / "root").symlink_to("/")
+    (eve / EX2).symlink_to(ada)
+    planted.update(homes=eve / "homes", root=eve / "root", file=eve / EX2)
+    return home, planted
+
+
+def test_a_planted_home_and_links_grade_no_one_and_are_each_reported(tmp_path):
+    """Issue 44's class: only ada's and bob's own notebooks are submissions; everything eve planted is said."""
+    home, planted = hostile_class(tmp_path)
+    for paths in ([home], sorted(home.glob("*/ragkit/my-notebooks/exercises/" + EX2)) + sorted(
+            home.glob("*/ragkit/notebooks/exercises/" + EX2))):
+        skipped: list[str] = []
+        found = grading.submissions(paths, "home", skipped)
+        assert [(s.student, s.path) for s in found] == [
+            ("ada", home / "ada" / "ragkit" / "notebooks" / "exercises" / EX2),
+            ("bob", home / "bob" / "ragkit" / "notebooks" / "exercises" / EX2)], skipped
+        said = "\n".join(skipped)
+        if paths == [home]:  # walked: the folder links are not entered, the nested homes lie too deep
+            assert f"{planted['for ada'].parent}: folder not read (more than 8 levels deep)" in said
+            assert f"{planted['for bob'].parents[1]}: folder not read (more than 8 levels deep)" in said
+            assert f"{planted['homes']}: a link to a folder (to {home})" in said
+            assert f"{planted['root']}: a link to a folder (to /)" in said
+        assert f"{planted['file']}: {planted['file']} is a link (to " in said  # named on the command line: refused
+        assert len(skipped) == (5 if paths == [home] else 1)
+    skipped = []
+    assert grading.submissions([planted["file"].parent], "home", skipped) == []  # walked from there, the homes are found
+    assert f"{planted['for ada']}: a folder named home inside eve's folder" in "\n".join(skipped)
+    assert f"{planted['for bob']}: a folder named home inside eve's folder" in "\n".join(skipped)
+    skipped = []
+    found = grading.submissions([home], "home", skipped, students=["ada", "zed"])
+    assert [s.student for s in found] == ["ada"]
+    assert f"{home / 'bob' / 'ragkit' / 'notebooks' / 'exercises' / EX2}: names 'bob', who is not on the class list" \
+        in "\n".join(skipped)
+
+
+def test_the_first_home_names_the_student_not_the_last(tmp_path):
+    nb = tmp_path / "home" / "eve" / "x" / "home" / "ada" / EX2
+    assert grading.student_of(nb, tmp_path, "home") == "eve"
+    assert grading.student_of(Path("/home/ada/../eve/ragkit") / EX2, Path("/"), "home") == "eve"  # as given, no ..
+
+
+def test_the_class_list_is_read_as_hostile_input(tmp_path):
+    good = tmp_path / "class.txt"
+    good.write_text("# exported from the hub\nada\n\n bob \nada\n", encoding="utf-8")
+    assert grading.read_class_list(good) == ("ada", "bob")
+    for text, why in ((b"ada\n../bob\n", "is not a login"), (b"ada\n\x1b[2Jzed\n", "is not a login"),
+                      (b"# nobody\n", "names no student"), (b"\xff\xfe", "not UTF-8")):
+        good.write_bytes(text)
+        with pytest.raises(InputError, match=why):
+            grading.read_class_list(good)
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(InputError, match="not a regular file"):
+        grading.read_class_list(tmp_path / "fifo")
+
+
+def test_one_file_under_two_students_is_graded_once_as_its_owners(tmp_path):
+    home = tmp_path / "home"
+    ada = hand_in(home, "ada", EX2, nbformat.read(EXERCISES / EX2, as_version=4))
+    (home / "eve" / "w").mkdir(parents=True)
+    os.link(ada, home / "eve" / "w" / EX2)  # a hard link: no link on the path, the same file
+    skipped: list[str] = []
+    found = grading.submissions([home], "home", skipped)
+    me = __import__("ragkit.teach.exercises.results", fromlist=["login"]).login(os.getuid())
+    assert len(found) == (1 if me in ("ada", "eve") else 0)
+    assert "one file handed in by 2 students ('ada', 'eve') under several names" in skipped[-1]
+    assert "its owner is none of them: not graded" in "\n".join(skipped) or me in ("ada", "eve")
+    found = grading.submissions([ada, ada], "home", skipped := [])
+    assert len(found) == 1 and "the same file as" in skipped[0]
+
+
+def test_the_grades_never_overwrite_what_was_handed_in(tmp_path):
+    """`grade --csv` pointed at a submission, the class list or a folder graded is refused before anything runs."""
+    home = tmp_path / "home"
+    ada = hand_in(home, "ada", EX2, nbformat.read(EXERCISES / EX2, as_version=4))
+    before = ada.read_bytes()
+    listed = tmp_path / "class.txt"
+    listed.write_text("ada\n")
+    for args, why in (([str(ada), "--csv", str(ada)], "is one of the files given"),
+                      ([str(home), "--csv", str(home / "ada" / "grades.csv")], "is inside a folder graded"),
+                      ([str(ada), "--students", str(listed), "--json", str(listed)], "is one of the files given"),
+                      ([str(ada), "--csv", str(tmp_path / "g"), "--json", str(tmp_path / "g")], "is one of the files"),
+                      ([str(ada), "--csv", str(tmp_path)], "is a folder")):
+        out = subprocess.run([sys.executable, "-m", "ragkit", "grade", *args], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert out.returncode == 1 and why in out.stderr and "grading with" not in out.stderr, (args, out.stderr)
+    assert ada.read_bytes() == before and listed.read_text() == "ada\n" and not (home / "ada" / "grades.csv").exists()
+
+
+@pytest.mark.slow
+def test_issue_44s_class_grades_exactly_the_honest_grades_and_reports_what_was_planted(tmp_path):
+    """Run as a teacher would: the honest grades, eve's plants listed, a name with escapes printed escaped."""
+    home, planted = hostile_class(tmp_path)
+    zed = "zed\x1b[2J\x1b[H"
+    hand_in(home, zed, EX2, nbformat.read(EXERCISES / EX2, as_version=4))
+    listed = tmp_path / "class.txt"
+    listed.write_text(f"ada\nbob\neve\n{zed}\n".replace("\x1b", "") + "\n")  # the list has no escapes: zed is not on it
+    out = subprocess.run([sys.executable, "-m", "ragkit", "grade", str(home), "--jobs", "2", "--timeout", "90",
+                          "--csv", str(tmp_path / "g.csv"), "--students", str(listed)], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout + out.stderr
+    rows = {(r["student"], r["exercise"]): r for r in csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8"))}
+    assert {k: r["grade"] for k, r in rows.items() if r["grade"] != "missing"} == {
+        ("ada", "ex2"): "yes", ("bob", "ex2"): "not yet"}
+    assert {s for s, _ in rows} == {"ada", "bob", "eve", "zed[2J[H"}  # everyone listed has a row, eve all missing
+    assert rows["ada", "ex2"]["notebook"] == str(home / "ada" / "ragkit" / "notebooks" / "exercises" / EX2)
+    said = out.stdout
+    assert f"left out: {planted['file']}: {planted['file']} is a link (to " in said
+    assert f"left out: {planted['root']}: a link to a folder (to /)" in said
+    assert "'zed\\x1b[2J\\x1b[H', who is not on the class list: not graded" in said
+    ada = next(line for line in said.splitlines() if line.startswith("ada       ex2"))
+    assert "ragkit/notebooks/exercises/ex2-choose-a-threshold.ipynb" in ada  # the notebook column
+    print(said)

@@ -107,9 +107,9 @@ def test_an_exercise_handed_in_in_both_languages_is_run_twice_and_the_better_gra
     assert len(rows) == len(result.grades), "an exercise got two rows"
     ada = rows["ada", "ex2"]
     assert ada.grade == "yes" and ada.notebook == str(dutch)
-    assert f"also handed in {tmp_path / 'ada' / 'my-notebooks' / 'exercises' / EX2}: not yet" in ada.reason
+    assert f"also handed in {tmp_path / 'ada' / 'my-notebooks' / 'exercises' / EX2}: not yet" in ada.row()["reason"]
     assert rows["bob", "ex2"].grade == "yes" and "/nl/" not in rows["bob", "ex2"].notebook  # a tie: the English one
-    assert rows["cy", "ex2"].grade == "not yet" and "also handed in" in rows["cy", "ex2"].reason
+    assert rows["cy", "ex2"].grade == "not yet" and "also handed in" in rows["cy", "ex2"].row()["reason"]
     assert rows["dee", "ex2"].grade == "yes" and rows["dee", "ex2"].reason == "judged in en"
     assert rows["eve", "ex2"].grade == "not run" and "3 notebooks for ex2" in rows["eve", "ex2"].reason
     assert "eve" not in FakeSandbox.runs and sorted(FakeSandbox.runs) == ["ada", "ada", "bob", "bob", "cy", "cy", "dee"]
@@ -122,7 +122,7 @@ def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_
     result = fake_grader([tmp_path])
     ex2 = next(g for g in result.grades if g.exercise == "ex2")
     assert ex2.reason == "judged in en" and ex2.grade == "yes"
-    assert str(result).splitlines()[0].split() == ["student", "exercise", "grade", "numbers", "reason", "seconds"]
+    assert str(result).splitlines()[0].split() == ["student", "exercise", "grade", "numbers", "seconds", "notebook", "reason"]
     assert language.current() == "nl", "the teacher's own language was not given back"
 
 
@@ -154,7 +154,7 @@ def test_a_students_dutch_ex2_and_her_untouched_english_copy_are_graded_yes_in_t
     ex2 = next(g for g in result.grades if g.exercise == "ex2")
     assert ex2.grade == "yes" and ex2.notebook == str(mine / "nl" / "exercises" / EX2), ex2
     assert ex2.numbers["cut"] == right
-    assert f"also handed in {mine / 'exercises' / EX2}: not yet" in ex2.reason
+    assert f"also handed in {mine / 'exercises' / EX2}: not yet" in ex2.row()["reason"]
     # the Dutch notebook spoke Dutch in its sandboxed kernel; the grader's reason is the English check's
     with language.speaking("en"):
         assert ex2.reason.startswith("; ".join(ex.check_threshold_choice(course, right).notes[:2]))
