@@ -63,9 +63,10 @@ from ragkit.teach.lesson import narrate, plots, reminders, widgets
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
 my_size = own_size()
-display(Markdown(f"Your blind window: **{my_size}** characters (assigned to **{current_student()}**; run "
-                 f"`ragkit.teach.exercises.student('your name')` first to use your own name). Checks record your results "
-                 f"in `{results_path()}`."))
+display(Markdown(f"Your blind window: **{my_size}** characters, assigned to **{current_student()}**: the name "
+                 f"your teacher's grader gives you too (your login, or your hub name). Only where the machine does not "
+                 f"know you (Binder, Colab) call `ragkit.teach.exercises.student('the name on your class list')` first. "
+                 f"Checks record your results in `{results_path()}`."))
 
 # %% [markdown]
 # ## Tools to investigate

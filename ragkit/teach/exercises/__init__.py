@@ -72,6 +72,9 @@ from ragkit.teach.exercises.results import (
     HUB_USER_ENV as HUB_USER_ENV,
 )
 from ragkit.teach.exercises.results import (
+    NOBODY as NOBODY,
+)
+from ragkit.teach.exercises.results import (
     RESULTS_ENV as RESULTS_ENV,
 )
 from ragkit.teach.exercises.results import (
@@ -88,6 +91,9 @@ from ragkit.teach.exercises.results import (
 )
 from ragkit.teach.exercises.results import (
     login as login,
+)
+from ragkit.teach.exercises.results import (
+    system_student as system_student,
 )
 from ragkit.teach.exercises.results import (
     results_path as results_path,
@@ -162,6 +168,7 @@ __all__ = [
     "HeaderRules",
     "HeaderRun",
     "HintRules",
+    "NOBODY",
     "NeedleRules",
     "OWN_SIZES",
     "PARAPHRASE_HINT",
@@ -193,6 +200,7 @@ __all__ = [
     "sentences",
     "shared_runs",
     "student",
+    "system_student",
     "threshold_halves",
     "ticket_measures",
 ]
