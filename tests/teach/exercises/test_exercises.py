@@ -805,6 +805,15 @@ def test_class_report_counts_by_file_or_owner_never_by_the_line(tmp_path):
                              "not counted",)
 
 
+def test_a_line_from_a_kernel_the_system_named_nobody_counts_for_its_files_student(tmp_path):
+    """Binder's jovyan, Colab's root, a bare uid: one identity, so such a line is the file's student's, not dropped."""
+    for n, nobody in enumerate(("jovyan", "root", "uid 1000")):
+        (tmp_path / f"s{n}.jsonl").write_text(line(nobody) + line("ana", exercise="ex2"))
+    report = reports.class_report([tmp_path])
+    assert report.cells == {(f"s{n}", "ex1"): (True, 1) for n in range(3)}
+    assert all("claims to be 'ana''s" in s for s in report.skipped) and len(report.skipped) == 3
+
+
 def test_names_are_escaped_and_shortened_and_csv_cells_cannot_run(tmp_path, capsys):
     from ragkit.__main__ import main
 
