@@ -21,9 +21,12 @@ from pathlib import Path, PurePosixPath
 
 from ragkit.errors import InputError
 from ragkit.teach import language
+from ragkit.teach.untrusted import MAX_NESTING, _nesting
 
 TRACKED, COPIES = "notebooks", "my-notebooks"
 MANIFEST = ".ragkit-workspace.json"
+SOLUTIONS = "solutions"
+"""The folder of worked solutions: never copied into a student's workspace (self-study opens notebooks/solutions/)."""
 MANIFEST_FORMAT = "ragkit-workspace-1"
 UPDATED = "-updated"
 """Suffix of the teacher's new version of a notebook the student changed, written beside it."""
@@ -73,11 +76,11 @@ def project(start: Path | None = None) -> Path:
 
 
 def _tracked(root: Path) -> list[str]:
-    """The tracked notebooks, as paths under notebooks/ (checkpoints and the jupytext twins are not notebooks)."""
+    """The notebooks a student works in, as paths under notebooks/: no checkpoints, no worked solutions."""
     found = []
     for path in sorted((root / TRACKED).rglob("*.ipynb")):
         rel = path.relative_to(root / TRACKED)
-        if ".ipynb_checkpoints" not in rel.parts and path.is_file() and not path.is_symlink():
+        if not ({".ipynb_checkpoints", SOLUTIONS} & set(rel.parts)) and path.is_file() and not path.is_symlink():
             found.append(rel.as_posix())
     return found
 
@@ -118,12 +121,15 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _manifest(folder: Path) -> dict[str, dict[str, str]]:
+    """What the last refresh copied; a manifest that is not one (edited, too deep, not JSON) counts as none."""
     raw = _read(folder / MANIFEST)
     try:
+        if raw is not None and _nesting(raw.decode("utf-8", "replace")) > MAX_NESTING:
+            return {}  # the student's file, read as hostile: deep nesting would exhaust the parser's recursion
         data = json.loads(raw) if raw is not None else {}
         return {str(k): dict(v) for k, v in data.get("copied", {}).items()} \
             if data.get("format") == MANIFEST_FORMAT else {}
-    except (ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError, RecursionError):
         return {}
 
 
@@ -175,12 +181,28 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "ragkit.teach.classroom.workspace"}]
 
 
+OPENING = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Opening the course</title></head>
+<body><form method="post" action="{action}">{xsrf}
+<input type="hidden" name="folder" value="{folder}"><input type="hidden" name="open" value="{open}">
+<p>Copying the course's notebooks into your {copies}/ and opening {open}.</p>
+<button type="submit">Open the course</button></form>
+<script>document.forms[0].submit()</script></body></html>
+"""
+"""The page ``GET /ragkit/workspace`` answers: a form that POSTs itself, carrying the server's XSRF token. A GET changes
+nothing (another site can make a student's browser send one); the POST, which another site cannot forge without the
+token, refreshes the copies. The student still clicks once: the page sends itself."""
+
+
 def _load_jupyter_server_extension(server_app) -> None:
     """``/ragkit/workspace?open=NOTEBOOK&folder=PROJECT``: refresh the student's copies, then open one in JupyterLab.
 
     ``folder`` is the project's folder under the server's root (nbgitpuller's target on a hub; empty when the
-    server runs in the project, as ``make lab`` and Binder do): one link that works the same everywhere.
+    server runs in the project, as ``make lab`` and Binder do): one link that works the same everywhere. A GET only
+    answers with a page that POSTs the same request with Jupyter's XSRF token (``OPENING``); the POST does the work.
     """
+    from html import escape
+
     from jupyter_server.auth.decorator import authorized
     from jupyter_server.base.handlers import JupyterHandler
     from jupyter_server.utils import url_escape, url_path_join
@@ -191,18 +213,36 @@ def _load_jupyter_server_extension(server_app) -> None:
     class Open(JupyterHandler):
         auth_resource = "contents"
 
-        @web.authenticated
-        @authorized(action="write", resource="contents")  # it writes the copies
-        def get(self) -> None:
+        def _where(self) -> tuple[Path, Path]:
             where = (root / self.get_argument("folder", "")).resolve()
             target = (where / COPIES / self.get_argument("open", "00-start-here.ipynb")).resolve()
             if not (where.is_relative_to(root) and target.is_relative_to(where / COPIES)):
                 raise web.HTTPError(400, "folder and open must name paths inside the server's folder")
+            return where, target
+
+        @web.authenticated
+        @authorized(action="read", resource="contents")  # it writes nothing: the page asks the browser to POST
+        def get(self) -> None:
+            where, target = self._where()
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(OPENING.format(action=escape(url_path_join(self.base_url, "ragkit", "workspace")),
+                                       xsrf=self.xsrf_form_html(), folder=escape(self.get_argument("folder", "")),
+                                       open=escape(self.get_argument("open", "00-start-here.ipynb")),
+                                       copies=COPIES))
+
+        @web.authenticated
+        @authorized(action="write", resource="contents")  # it writes the copies; Jupyter checks the XSRF token
+        def post(self) -> None:
+            where, target = self._where()
             try:
                 said = refresh(project(where))
             except InputError as exc:
                 raise web.HTTPError(404, str(exc)) from exc
             self.log.info("ragkit workspace: %s", said)
+            tracked = (where / TRACKED / target.relative_to(where / COPIES)).resolve()
+            if not target.exists() and tracked.is_relative_to(where / TRACKED) and tracked.is_file():
+                target = tracked  # a worked solution is never copied: it opens where it is tracked, to be read
             self.redirect(url_path_join(self.base_url, "lab", "tree", url_escape(target.relative_to(root).as_posix())))
 
     _short_sockets(server_app)

@@ -114,7 +114,7 @@ def contents_path(rel: str) -> str:
 def opened(server: Server, notebook: str) -> str:
     """Where the lab opens a notebook of notebooks/: the course's link (/ragkit/workspace) when the server has it,
     else the tracked file itself (what `make lab` opened before the workspace existed)."""
-    status, location = server.request("GET", "/ragkit/workspace?open=" + urllib.parse.quote(notebook), follow=False)
+    status, location = server.request("POST", "/ragkit/workspace?open=" + urllib.parse.quote(notebook), follow=False)
     if status == 404 and location is None:
         return f"notebooks/{notebook}"
     assert status == 302 and location, (status, location)
@@ -122,7 +122,7 @@ def opened(server: Server, notebook: str) -> str:
 
 
 def opened_outside(server: Server) -> int:
-    return server.request("GET", "/ragkit/workspace?folder=..&open=00-start-here.ipynb", follow=False)[0]
+    return server.request("POST", "/ragkit/workspace?folder=..&open=00-start-here.ipynb", follow=False)[0]
 
 
 def run_cells(server: Server, kernel: str, cells: list, session: str) -> None:
@@ -199,7 +199,8 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
     notebooks and their twins, so `git pull` conflicted and `make book` published the edit."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, capture_output=True)
-    tracked = sorted(p.relative_to(clone / "notebooks").as_posix() for p in (clone / "notebooks").rglob("*.ipynb"))
+    tracked = sorted(p.relative_to(clone / "notebooks").as_posix() for p in (clone / "notebooks").rglob("*.ipynb")
+                     if "solutions" not in p.parts)  # a solution opens where it is tracked, to be read (below)
     assert len(tracked) >= 15
     server = Server(clone, tmp_path)
     try:
@@ -208,6 +209,8 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
         edited = server.request("GET", contents_path(saved[tracked.index(EDITED)]))["content"]
         if (clone / "binder" / "jupyter_server_config.json").exists():  # the link opens nothing outside the course
             assert opened_outside(server) == 400
+            assert opened(server, "solutions/ex1-destroyed-needle.ipynb") == "notebooks/solutions/ex1-destroyed-needle.ipynb"
+            assert not (clone / "my-notebooks" / "solutions").exists()
     finally:
         server.stop()
     log = server.log.read_text()

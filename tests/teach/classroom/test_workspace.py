@@ -147,6 +147,7 @@ def test_the_link_make_lab_prints_logs_in_and_opens_the_students_copy_of_00(tmp_
     import shlex
     import time
     import urllib.error
+    import urllib.parse
     import urllib.request
 
     from test_autosave import NoRedirect, free_port
@@ -171,8 +172,15 @@ def test_the_link_make_lab_prints_logs_in_and_opens_the_students_copy_of_00(tmp_
             printed = re.findall(rf"http://127\.0\.0\.1:{port}/\S+", log.read_text())
             assert lab.poll() is None and time.monotonic() < deadline, f"{shlex.join(argv)}:\n{log.read_text()}"
             time.sleep(0.25)
+        import http.cookiejar
+
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()),
+                                              NoRedirect())
+        with browser.open(printed[0], timeout=60) as page:  # the page that POSTs itself, as the browser runs it
+            form = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', page.read().decode()))
+        action = f"http://127.0.0.1:{port}/ragkit/workspace"
         try:
-            urllib.request.build_opener(NoRedirect()).open(printed[0], timeout=60)
+            browser.open(urllib.request.Request(action, urllib.parse.urlencode(form).encode()), timeout=60)
             raise AssertionError(f"{printed[0]} answered without a redirect")
         except urllib.error.HTTPError as exc:
             status, location = exc.code, exc.headers.get("Location")
@@ -181,3 +189,71 @@ def test_the_link_make_lab_prints_logs_in_and_opens_the_students_copy_of_00(tmp_
         lab.wait(30)
     assert status == 302 and location.endswith("/lab/tree/my-notebooks/00-start-here.ipynb"), (printed[0], location)
     assert (clone / "my-notebooks" / "00-start-here.ipynb").is_file()
+
+
+def test_worked_solutions_are_never_copied_into_a_students_workspace(course):
+    (course / "notebooks" / "solutions").mkdir()
+    (course / "notebooks" / "solutions" / "ex1.ipynb").write_text(notebook("answer = 42"))
+    (course / "notebooks" / "nl" / "solutions").mkdir(parents=True)
+    (course / "notebooks" / "nl" / "solutions" / "ex2.ipynb").write_text(notebook("answer = 43"))
+    done = workspace.refresh(course)
+    assert done.copied == ("00-start.ipynb", "exercises/ex1.ipynb")
+    assert not (course / "my-notebooks" / "solutions").exists()
+    assert not (course / "my-notebooks" / "nl" / "solutions").exists()
+
+
+def test_a_manifest_nested_100000_deep_is_no_manifest_not_a_crash(course):
+    workspace.refresh(course)
+    (course / "my-notebooks" / workspace.MANIFEST).write_text("[" * 100_000 + "]" * 100_000)
+    edit(course / "notebooks" / "00-start.ipynb", "x = 2")  # the teacher's update meets a manifest that is none
+    done = workspace.refresh(course)
+    assert done.kept and done.kept[0][0] == "00-start.ipynb"  # unknown history: the copy is kept, the update beside it
+    out = subprocess.run([sys.executable, "-m", "ragkit", "workspace", "--project", str(course)], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+@pytest.mark.slow  # a Jupyter server
+def test_the_course_link_changes_files_only_on_a_post_another_site_cannot_forge(course, tmp_path_factory):
+    """Defect: a GET rewrote files, so a page on another site could make a logged-in student's browser recreate a
+    notebook. A GET now answers with a page that POSTs itself with Jupyter's XSRF token; only that POST writes."""
+    import http.cookiejar
+    import re
+    import shutil
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from test_autosave import TOKEN, NoRedirect, Server
+
+    shutil.copytree(ROOT / "binder", course / "binder")
+    server = Server(course, tmp_path_factory.mktemp("jupyter"))
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect())
+    link = server.base + "/ragkit/workspace?open=exercises%2Fex1.ipynb"
+
+    def send(method, url, data=None, origin=None):
+        req = urllib.request.Request(url, data=data, method=method, headers={"Origin": origin} if origin else {})
+        try:
+            with browser.open(req, timeout=60) as answer:
+                return answer.status, answer.read().decode(), answer.headers.get("Location")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode(errors="replace"), exc.headers.get("Location")
+
+    try:
+        send("GET", server.base + f"/api/status?token={TOKEN}")  # logs the browser in: the student's cookie
+        assert any("login" in c.name or c.name.startswith("username") for c in jar), [c.name for c in jar]
+        status, page, _ = send("GET", link, origin="http://evil.example")  # what another site's <img> or link sends
+        assert status == 200 and not (course / "my-notebooks").exists(), status
+        assert 'method="post"' in page and 'name="_xsrf"' in page and "document.forms[0].submit()" in page
+        form = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', page))
+        forged = urllib.parse.urlencode({"open": form["open"], "folder": form["folder"]}).encode()
+        status, _, _ = send("POST", server.base + "/ragkit/workspace", forged, origin="http://evil.example")
+        assert status == 404 and not (course / "my-notebooks").exists(), status  # another site's: refused (origin)
+        status, _, _ = send("POST", server.base + "/ragkit/workspace", forged)
+        assert status == 403 and not (course / "my-notebooks").exists(), status  # no XSRF token: refused
+        status, _, location = send("POST", server.base + "/ragkit/workspace", urllib.parse.urlencode(form).encode())
+        assert status == 302 and location.endswith("/lab/tree/my-notebooks/exercises/ex1.ipynb"), (status, location)
+        assert (course / "my-notebooks" / "exercises" / "ex1.ipynb").is_file()
+    finally:
+        server.stop()

@@ -74,7 +74,7 @@ def test_the_course_link_opens_the_students_copy_of_a_dutch_notebook(course, tmp
     server = Server(course, tmp_path_factory.mktemp("jupyter"))
     try:
         for rel in PILOT:
-            status, location = server.request("GET", "/ragkit/workspace?open=" + urllib.parse.quote(rel),
+            status, location = server.request("POST", "/ragkit/workspace?open=" + urllib.parse.quote(rel),
                                               follow=False)
             assert status == 302, (status, location, server.log.read_text()[-2000:])
             assert urllib.parse.unquote(urllib.parse.urlsplit(location).path).endswith(f"/lab/tree/my-notebooks/{rel}")
