@@ -10,6 +10,7 @@ would: the REST API, the nbgitpuller link, the contents API, and kernels over th
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import pwd
@@ -481,6 +482,13 @@ def follow_pull_link(hub: Hub, student: Student, link: str) -> tuple[list[dict],
     # what the page's script does once the pull has finished: window.location = its base url + its path
     then = browser.get(hub.url + _page_data(page.text, "base-url") + _page_data(page.text, "path"), timeout=120)
     then.raise_for_status()
+    form = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', then.text))
+    if "_xsrf" in form:  # ragkit's workspace page, which POSTs itself with the server's XSRF token: as its script does
+        action = re.search(r'<form method="post" action="([^"]+)"', then.text)
+        assert action is not None, then.text[:300]
+        then = browser.post(hub.url + html.unescape(action.group(1)), data={k: html.unescape(v) for k, v in form.items()},
+                            timeout=120)
+        then.raise_for_status()
     return events, urllib.parse.urlsplit(then.url).path
 
 

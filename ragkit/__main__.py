@@ -461,6 +461,18 @@ def _workspace(args: argparse.Namespace) -> int:
     return 0
 
 
+def _class_repo(args: argparse.Namespace) -> int:
+    from ragkit.errors import InputError
+    from ragkit.plumbing.locations import checkout
+    from ragkit.teach.classroom.class_repo import write
+
+    root = checkout()
+    if root is None:
+        raise InputError("the class's repository is written from a clone of the course: run this from its checkout")
+    print(write(root, args.out))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
     from ragkit.teach.grading.class_report import NAME_RULES
@@ -525,6 +537,10 @@ def main(argv: list[str] | None = None) -> int:
                                          "the teacher's updates there without touching a notebook you changed")
     p.add_argument("--project", type=Path, help="the course's folder (default: the current one, else this clone)")
     p.set_defaults(run=_workspace)
+    p = sub.add_parser("class-repo", help="write the repository a class pulls: the course without its worked "
+                                          "solutions and the teacher's guide")
+    p.add_argument("out", type=Path, help="a new or empty folder outside this clone")
+    p.set_defaults(run=_class_repo)
     p = sub.add_parser("edition", help="write the Dutch notebooks from the English ones and notebooks/nl/catalogue/")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "

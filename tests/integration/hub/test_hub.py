@@ -225,11 +225,15 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
     hub = Hub(work, shared, real_users=real, environment={"GIT_CONFIG_GLOBAL": str(safe)})
     kernel_dirs: set[Path] = set()
     try:
-        # the teacher's repository, served as file:// (nbgitpuller clones and pulls it)
+        # the class's repository (the guide's section 0: no solutions, no teacher's guide), served as file://
+        # (nbgitpuller clones and pulls it)
         checkout = work / "teacher" / "checkout"
         bare.parent.mkdir()
         _git("init", "--quiet", "--bare", str(bare))
-        _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=ROOT_DIR)
+        written = subprocess.run([sys.executable, "-m", "ragkit", "class-repo", str(work / "teacher" / "class")],
+                                 cwd=ROOT_DIR, capture_output=True, text=True, timeout=300)
+        assert written.returncode == 0, written.stderr
+        _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=work / "teacher" / "class")
         _git("symbolic-ref", "HEAD", "refs/heads/main", cwd=bare)
         # the teacher fills the shared cache with the guide's commands, seeded from the suite's own cache
         seeded = _seed(cache_dir(), shared)
@@ -255,6 +259,9 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
             assert landed == f"/user/{s.name}/lab/tree/ragkit/my-notebooks/00-start-here.ipynb", landed
             assert (s.home / "ragkit" / "notebooks" / "06-thresholds.ipynb").is_file()
             assert (s.home / "ragkit" / "my-notebooks" / "06-thresholds.ipynb").is_file()
+            pulled = [p for p in (s.home / "ragkit").rglob("*") if "solutions" in p.name or p.name in (
+                "teacher-guide.md", "grading.md")]
+            assert not pulled, f"the class pulled answers: {pulled[:3]}"
         print("spawn seconds:", [round(s.spawn_s, 1) for s in students], f"({time.monotonic() - started:.0f} s in)")
 
         solution = jupytext.read(ROOT_DIR / "notebooks" / "twins" / "solutions" / "ex2-choose-a-threshold.py")

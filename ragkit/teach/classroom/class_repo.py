@@ -1,0 +1,130 @@
+"""The repository a class pulls: the course as committed, without the worked solutions and the teacher's answers.
+
+The public repository keeps its solutions for students who learn alone. A class pulls another one,
+written by ``python -m ragkit class-repo OUT`` from this clone's last commit: every tracked file a
+student's notebooks, ``make lab``, Binder and a hub need, and none that holds an exercise's answer
+(``LEFT_OUT``). A link in the copied Markdown that led to a file left out becomes plain text, so
+nothing in the class's copy points at what it does not hold.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ragkit.errors import InputError
+
+LEFT_OUT = ("notebooks/solutions/", "notebooks/twins/solutions/", "notebooks/nl/solutions/",
+            "notebooks/twins/nl/solutions/", "docs/teacher-guide.md", "docs/grading.md",
+            "tests/", "benchmarks/", "harness/", ".ci/")
+"""What a class's copy leaves out: the worked solutions and their twins, the teacher's guide and the grading guide
+(the answers to every exercise and "Try this"), and the developers' tests, benchmarks and CI, which run the
+solutions."""
+NOTICE = """> **This is the class's copy of the course**, written by `python -m ragkit class-repo` from {source} at
+> commit `{commit}`. It holds the notebooks and exercises without their worked solutions, and without the
+> teacher's guide; the public repository keeps both for students who learn on their own. Start with `make lab`.
+
+"""
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+@dataclass(frozen=True)
+class ClassRepo:
+    """What ``write`` made: where, from which commit, how many files it holds and which it left out."""
+
+    folder: Path
+    commit: str
+    files: int
+    left_out: tuple[str, ...]
+    unlinked: int
+
+    def __str__(self) -> str:
+        return (f"wrote the class's repository to {self.folder}: {self.files} files from commit {self.commit[:12]}, "
+                f"one commit on branch main; left out {len(self.left_out)} files (worked solutions, the teacher's and "
+                f"grading guides, tests, benchmarks, CI) and turned {self.unlinked} links to them into plain text.\n"
+                f"Push it where your class pulls from (the nbgitpuller link and Binder point there): "
+                f"git -C {self.folder} push <the class's repository URL> main")
+
+
+def _git(*args: str, cwd: Path, data: bytes | None = None) -> bytes:
+    done = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True)
+    if done.returncode != 0:
+        raise InputError(f"git {' '.join(args[:2])} failed in {cwd}: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+def left_out(path: str) -> bool:
+    """Whether a tracked file stays out of the class's copy."""
+    return any(path == rule or (rule.endswith("/") and path.startswith(rule)) for rule in LEFT_OUT)
+
+
+def _unlinked(text: str, here: PurePosixPath) -> tuple[str, int]:
+    """Markdown whose links to files left out are plain text; and how many there were."""
+    count = 0
+
+    def plain(match: re.Match) -> str:
+        nonlocal count
+        target = match.group(2).split("#", 1)[0]
+        if not target or "://" in target or target.startswith(("#", "mailto:")):
+            return match.group(0)
+        resolved = os.path.normpath((here.parent / target).as_posix())
+        if left_out(resolved) or left_out(resolved + "/"):
+            count += 1
+            return f"{match.group(1)} (in the public repository)"
+        return match.group(0)
+
+    return _LINK.sub(plain, text), count
+
+
+def write(root: Path, out: Path) -> ClassRepo:
+    """Write the class's repository at ``out`` (new or empty, outside this clone) from ``root``'s last commit."""
+    root, out = Path(root).resolve(), Path(out).absolute()
+    if not (root / ".git").exists():
+        raise InputError(f"{root} is not a git clone of the course: run class-repo from the clone (git clone, then "
+                         "make)")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(f"{out} exists and is not an empty folder: name a new folder for the class's repository")
+    if out.resolve() == root or root in out.resolve().parents:
+        raise InputError(f"{out} is inside the clone {root}: name a folder outside it (the copy is a repository of "
+                         "its own)")
+    commit = _git("rev-parse", "HEAD", cwd=root).decode().strip()
+    listing = _git("ls-tree", "-r", "-z", "--full-tree", "HEAD", cwd=root).split(b"\0")
+    entries = []
+    for line in filter(None, listing):
+        meta, path = line.split(b"\t", 1)
+        mode, kind, blob = meta.decode().split()
+        entries.append((mode, kind, blob, path.decode()))
+    remote = _git("config", "--get", "remote.origin.url", cwd=root).decode().strip() \
+        if subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=root,
+                          capture_output=True).returncode == 0 else str(root)
+    out.mkdir(parents=True, exist_ok=True)
+    kept, dropped, unlinked = 0, [], 0
+    for mode, kind, blob, path in entries:
+        if kind != "blob":  # a submodule: not the course's
+            continue
+        if left_out(path):
+            dropped.append(path)
+            continue
+        data = _git("cat-file", "blob", blob, cwd=root)
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            target.symlink_to(data.decode())
+        else:
+            if path.endswith(".md"):
+                text, n = _unlinked(data.decode("utf-8"), PurePosixPath(path))
+                if path == "README.md":
+                    text = NOTICE.format(source=remote, commit=commit[:12]) + text
+                data, unlinked = text.encode("utf-8"), unlinked + n
+            target.write_bytes(data)
+            target.chmod(0o755 if mode == "100755" else 0o644)
+        kept += 1
+    _git("init", "--quiet", "--initial-branch=main", str(out), cwd=out)
+    _git("add", "--all", cwd=out)
+    _git("-c", "user.name=ragkit class-repo", "-c", "user.email=class-repo@ragkit.invalid", "commit", "--quiet",
+         "-m", f"The class's copy of the course at {commit[:12]}, without worked solutions or the teacher's guide",
+         cwd=out)
+    return ClassRepo(out, commit, kept, tuple(dropped), unlinked)
