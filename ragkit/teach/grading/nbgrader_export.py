@@ -8,7 +8,8 @@ function reads the answers as the grader does (plain values; a header as its str
 pair), calls the check in a fresh Python process with the exercise's own fixed parameters,
 prints the feedback when it passes and raises it when it does not, and writes nothing on
 stderr (nbgrader scores a cell that does zero, whatever it printed). A locked first cell names
-the student after the submission's folder while nbgrader autogrades.
+the student after the submission's folder while nbgrader autogrades, before the student's code
+runs; the judging process gets the environment the kernel was started with and a folder of its own.
 
 nbgrader runs the student's code and the test cell in one kernel and scores the cell by what that
 kernel reports: code run before it can replace ``autograded_check`` in ``sys.modules``, the
@@ -168,32 +169,80 @@ def _quiet() -> Iterator[None]:
         os.close(saved)
 
 
+_named: str | None = None
+"""The student named by the locked first cell, before any of the student's code ran (autograde only)."""
+KEPT_ENV = ("RAGKIT_", "HF_", "NBGRADER_")
+"""The settings the judging process keeps: as nbgrader started the kernel, never as the kernel changed them."""
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def autograding() -> bool:
+    """Whether nbgrader started this kernel to autograde it: by the environment it was started with, which the
+    notebook's code cannot unset."""
+    return starting_environment().get(EXECUTION_ENV) == "autograde"
+
+
 def _student() -> str:
-    """Whose notebook this is: under nbgrader's autograde the folder above the assignment's, else this kernel's."""
+    """Whose notebook this is: under autograde, the folder nbgrader started the kernel in (as the locked first cell
+    saw it), else this kernel's student."""
     from ragkit.teach.exercises.results import current_student
 
-    if os.environ.get(EXECUTION_ENV) == "autograde":
-        return Path.cwd().parent.name
+    if autograding():
+        return _named or Path.cwd().parent.name
     return current_student()
 
 
 def name_the_student() -> None:
     """Under nbgrader's autograde, name this kernel's student after the submission's folder (else do nothing).
 
-    So ``own_size()`` in the notebook gives the student the size the check judges, not the teacher's.
+    The locked first cell runs it before any of the student's code, so a later ``os.chdir`` names no one else; and
+    ``own_size()`` in the notebook gives the student the size the check judges, not the teacher's.
     """
-    from ragkit.teach.exercises.results import student
+    global _named
+    from ragkit.teach.exercises.results import STUDENT_ENV
 
-    if os.environ.get(EXECUTION_ENV) == "autograde":
-        student(_student())
+    if autograding():
+        _named = Path.cwd().parent.name
+        os.environ[STUDENT_ENV] = _named  # the system's name for this kernel: the teacher's login names no student
+
+
+def starting_environment() -> dict[str, str]:
+    """This process's environment as it was started (``/proc/self/environ``), whatever its code set since.
+
+    Python's ``os.environ`` changes the process's variables, not the block it was started with; where there is no
+    /proc (not Linux), the current environment is all there is, and the guide says so.
+    """
+    try:
+        raw = Path("/proc/self/environ").read_bytes()
+    except OSError:
+        return dict(os.environ)
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
+
+
+def judging_environment() -> dict[str, str]:
+    """What the judging process runs with: the teacher's ragkit, Hugging Face and nbgrader settings as the kernel was
+    started with them, the system's PATH, and this ragkit on PYTHONPATH; under autograde, nothing the notebook set.
+
+    Outside autograde (a student checking in their own kernel) nothing is graded and the results file is the
+    student's own: the kernel's current settings are used, as every other check does.
+    """
+    started = starting_environment() if autograding() else dict(os.environ)
+    env = {k: v for k, v in started.items() if k.startswith(KEPT_ENV)}
+    env.update(PATH=SYSTEM_PATH, HOME=started.get("HOME", "/"), PYTHONPATH=_SOURCE, TOKENIZERS_PARALLELISM="false")
+    if _named is not None:
+        env["RAGKIT_STUDENT"] = _named
+    return env
 
 
 def autograded_check(key: str, namespace: dict) -> None:
     """The autograded cell: judge the answers in ``namespace`` as the grader does; raise the feedback on NOT YET.
 
     The check runs in a fresh Python process (``judge``), so a check or a ragkit function the
-    notebook replaced is not the one that judges. It returns nothing: a cell whose value is an
-    object gets nbgrader's full marks, passed or not.
+    notebook replaced is not the one that judges; that process gets the environment the kernel was
+    started with (``judging_environment``) and a working folder of its own, so a notebook that
+    points ``RAGKIT_DATA`` at another data set or changes folder judges nothing differently. It
+    returns nothing: a cell whose value is an object gets nbgrader's full marks, passed or not.
     """
     import json
     import subprocess
@@ -207,11 +256,10 @@ def autograded_check(key: str, namespace: dict) -> None:
     with _quiet():
         pairs = header_pairs(courses.load(progress=False)) if exercise.functions else []
         raw = found_answers(namespace, list(exercise.answers), list(exercise.functions), pairs)
-        env = {k: v for k, v in os.environ.items() if k.startswith(("RAGKIT_", "HF_", "NBGRADER_"))}
-        env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=os.environ.get("HOME", "/"),
-                   PYTHONPATH=_SOURCE, TOKENIZERS_PARALLELISM="false")
-        done = subprocess.run([sys.executable, "-m", "ragkit.teach.grading.nbgrader_export", key, _student()],
-                              input=raw, capture_output=True, text=True, env=env, timeout=JUDGE_SECONDS)
+        with tempfile.TemporaryDirectory(prefix="ragkit-judge-") as fixed:  # a working folder no notebook chose
+            done = subprocess.run([sys.executable, "-m", "ragkit.teach.grading.nbgrader_export", key, _student()],
+                                  input=raw, capture_output=True, text=True, env=judging_environment(), cwd=fixed,
+                                  timeout=JUDGE_SECONDS)
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
         passed, text = bool(report["passed"]), str(report["text"])
