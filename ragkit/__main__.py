@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     from ragkit.retrieval import Reranker
 
 DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
+
+
+def print(*values: object, sep: str = " ", end: str = "\n", file=None) -> None:  # noqa: A001 - on purpose
+    """Every line a command writes, through ``ragkit.terminal.shown``: a document's name or heading, a student's
+    folder, a prompt or an answer cannot carry a terminal escape (newlines and tabs stay)."""
+    import builtins
+
+    from ragkit.terminal import shown
+
+    builtins.print(shown(sep.join(map(str, values)), None, lines=True), end=end, file=file)
 """Options that default to a file of the course data folder (ragkit.plumbing.locations.data_dir)."""
 
 

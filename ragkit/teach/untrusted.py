@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Iterable
 
 from ragkit.errors import InputError
+from ragkit.terminal import SHOWN as SHOWN
+from ragkit.terminal import shown as shown
 
 MAX_FILE = 4 * 2**20  # a check writes ~300 bytes: thousands of attempts fit, a sparse multi-GB file does not
 MAX_LINE = 16 * 2**10
@@ -18,20 +20,10 @@ MAX_NESTING = 8
 """How deep anything a student wrote may nest, once parsed: a line of a results file, a notebook's answers."""
 
 
-SHOWN = 60
-
-
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-
-
-def shown(text: str, limit: int = SHOWN) -> str:
-    """Text safe to print on a terminal or in a table: control characters escaped, at most ``limit`` characters kept."""
-    kept = "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for ch in text[:limit])
-    return kept + (f"... ({len(text):,} characters)" if len(text) > limit else "")
 
 
 def spreadsheet_cell(text: str) -> str:

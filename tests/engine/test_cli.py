@@ -170,3 +170,26 @@ def test_class_report_names_students_by_owner_when_asked(tmp_path, capsys):
     (tmp_path / "results.jsonl").write_text(json.dumps({"exercise": "ex3", "student": me, "passed": False}) + "\n")
     assert main(["class-report", str(tmp_path), "--name-by", "owner"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split() == [me, "-", "-", "not", "yet", "(1)", "-", "-"]
+
+
+def test_no_name_heading_or_text_of_a_corpus_file_reaches_the_terminal_as_an_escape(tmp_path, capsys):
+    """Issue 44: file names and headings printed raw escapes (a cleared screen, a retitled window, reversed text)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    text = (ROOT / "data" / "corpus" / "02-gradient-descent.md").read_text(encoding="utf-8")
+    evil = "\x1b[2J\x1b]0;pwned\x07\u202e"
+    text = text.replace("\n## ", f"\n## Step size {evil} ", 1)
+    (corpus / f"02-gradient{evil}.md").write_text(text, encoding="utf-8")
+    (corpus / f"broken{evil}.md").write_bytes(b"# Broken\n\n\xff\xfe not UTF-8\n")
+    runs = [["corpus-stats", "--corpus", str(corpus)],
+            ["ask", "what is the step size in gradient descent", "--corpus", str(corpus), "--show-prompt"],
+            ["index", "build", "--corpus", str(corpus), "--out", str(tmp_path / "index")],
+            ["index", "status", "--corpus", str(corpus), "--out", str(tmp_path / "index")]]
+    for argv in runs:
+        main(argv)
+        out, err = capsys.readouterr()
+        for raw in ("\x1b", "\x07", "\u202e"):
+            assert raw not in out + err, (argv, repr(raw))
+        assert "\\x1b[2J" in out + err, argv  # shown, escaped, not dropped
+    assert main(["corpus-stats", "--corpus", str(corpus)]) == 0
+    assert "FAILED broken\\x1b[2J\\x1b]0;pwned\\x07\\u202e.md: not valid UTF-8" in capsys.readouterr().out

@@ -1,0 +1,21 @@
+"""Text that reaches a terminal: every name a student or a corpus file controls goes through ``shown`` first."""
+
+from __future__ import annotations
+
+SHOWN = 60
+"""Characters of a name kept by default: enough to tell two apart, short enough for a table's column."""
+_KEPT_IN_LINES = "\n\t"
+
+
+def shown(text: str, limit: int | None = SHOWN, *, lines: bool = False) -> str:
+    """Text safe to print on a terminal or in a table: control and invisible formatting characters escaped.
+
+    Escaped are C0 and C1 controls (ESC starts every terminal sequence), DEL, the bidirectional overrides and
+    isolates, zero-width characters and lone surrogates (a file name's bytes that are not UTF-8). With ``lines``,
+    newlines and tabs stay (a prompt, an answer); ``limit`` keeps at most that many characters (None: all).
+    """
+    text = str(text)
+    cut = text if limit is None else text[:limit]
+    kept = "".join(ch if ch.isprintable() or (lines and ch in _KEPT_IN_LINES)
+                   else ch.encode("unicode_escape", "backslashreplace").decode("ascii") for ch in cut)
+    return kept + (f"... ({len(text):,} characters)" if limit is not None and len(text) > limit else "")
