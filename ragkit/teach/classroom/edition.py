@@ -23,6 +23,7 @@ import nbformat
 from markdown_it import MarkdownIt
 
 from ragkit.errors import InputError
+from ragkit.terminal import shown
 
 LANGUAGE = "nl"
 PILOT = ("00-start-here", "06-thresholds", "exercises/ex2-choose-a-threshold")
@@ -77,11 +78,22 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
         raise InputError(f"{path} is missing: write one [[cell]] per markdown cell (id, sha, en, nl)") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path} is not valid TOML ({exc}): fix it, then run `make nl`") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path} could not be read ({exc}): save it as UTF-8 TOML, then run `make nl`") from None
+    if not isinstance(cells, list):
+        raise InputError(f"{path}: `cell` must be an array of tables ([[cell]] entries), not {type(cells).__name__}")
     entries: dict[str, Entry] = {}
-    for cell in cells:
+    for n, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            raise InputError(f"{path}: entry {n} is not a table: write it as [[cell]] with id, sha, en and nl")
         missing = sorted({"id", "sha", "en", "nl"} - set(cell))
         if missing:
-            raise InputError(f"{path}: the entry {cell.get('id', '?')!r} has no {', '.join(missing)}: add it")
+            raise InputError(f"{path}: the entry {shown(str(cell.get('id', n)))!r} (entry {n}) has no "
+                             f"{', '.join(missing)}: add it")
+        odd = sorted(k for k in ("id", "sha", "en", "nl") if not isinstance(cell[k], str))
+        if odd:
+            raise InputError(f"{path}: in the entry {shown(str(cell['id']))!r} (entry {n}), {', '.join(odd)} must be "
+                             "text (a quoted string)")
         if cell["id"] in entries:
             raise InputError(f"{path} translates cell {cell['id']!r} twice: keep one entry")
         entries[cell["id"]] = Entry(cell["id"], cell["sha"], cell["en"], cell["nl"])
@@ -148,7 +160,15 @@ def _language_cell_at(cells: list[nbformat.NotebookNode]) -> int:
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
-    return nbformat.read(path, as_version=4)
+    """A notebook, or an InputError that names it: missing, not UTF-8, not a notebook."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except FileNotFoundError:
+        raise InputError(f"{path} is missing") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text: a notebook is JSON in UTF-8") from None
+    except Exception as exc:  # nbformat raises its own NotJSONError, ValidationError and others
+        raise InputError(f"{path} is not a notebook ({type(exc).__name__}: {shown(str(exc), 200)})") from None
 
 
 def dutch_path(notebooks: Path, name: str) -> Path:
@@ -187,22 +207,32 @@ def check(notebooks: Path, names: tuple[str, ...] = PILOT) -> list[Problem]:
     """Every stale, missing and orphaned entry, and every committed Dutch file the generator would write otherwise."""
     problems = []
     for name in names:
-        english = _read(notebooks / f"{name}.ipynb")
-        entries = read_catalogue(catalogue_path(notebooks, name))
-        markdown = {c.id: c.source for c in english.cells if c.cell_type == "markdown"}
-        for cell_id, source in markdown.items():
-            entry = entries.get(cell_id)
-            if entry is None:
-                problems.append(Problem(name, f"markdown cell {cell_id} has no translation (sha {cell_sha(source)})"))
-            elif entry.sha != cell_sha(source):
-                problems.append(Problem(name, f"cell {cell_id} is stale: its English changed (new sha "
-                                              f"{cell_sha(source)}, the entry has {entry.sha}):\n"
-                                              + _diff(entry.en, source)))
-        for cell_id in sorted(set(entries) - set(markdown)):
-            problems.append(Problem(name, f"the entry {cell_id} translates no markdown cell of the English notebook "
-                                          "(removed, or no longer markdown): delete it"))
-        for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated(notebooks, name)):
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                problems.append(Problem(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the "
-                                              "generator writes"))
+        try:
+            problems += _check_one(notebooks, name)
+        except InputError as exc:  # a broken catalogue or notebook is this notebook's problem; the others are checked
+            problems.append(Problem(name, str(exc)))
+    return problems
+
+
+def _check_one(notebooks: Path, name: str) -> list[Problem]:
+    """The problems of one notebook's translation; an InputError when its catalogue or notebook cannot be read."""
+    problems = []
+    english = _read(notebooks / f"{name}.ipynb")
+    entries = read_catalogue(catalogue_path(notebooks, name))
+    markdown = {c.id: c.source for c in english.cells if c.cell_type == "markdown"}
+    for cell_id, source in markdown.items():
+        entry = entries.get(cell_id)
+        if entry is None:
+            problems.append(Problem(name, f"markdown cell {cell_id} has no translation (sha {cell_sha(source)})"))
+        elif entry.sha != cell_sha(source):
+            problems.append(Problem(name, f"cell {cell_id} is stale: its English changed (new sha "
+                                          f"{cell_sha(source)}, the entry has {entry.sha}):\n"
+                                          + _diff(entry.en, source)))
+    for cell_id in sorted(set(entries) - set(markdown)):
+        problems.append(Problem(name, f"the entry {cell_id} translates no markdown cell of the English notebook "
+                                      "(removed, or no longer markdown): delete it"))
+    for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated(notebooks, name)):
+        if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
+            problems.append(Problem(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the "
+                                          "generator writes"))
     return problems
