@@ -479,7 +479,7 @@ def _class_repo(args: argparse.Namespace) -> int:
     root = checkout()
     if root is None:
         raise InputError("the class's repository is written from a clone of the course: run this from its checkout")
-    print(write(root, args.out))
+    print(write(root, args.out, args.repository, args.branch))
     return 0
 
 
@@ -550,6 +550,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("class-repo", help="write the repository a class pulls: the course without its worked "
                                           "solutions and the teacher's guide")
     p.add_argument("out", type=Path, help="a new or empty folder outside this clone")
+    p.add_argument("--repository", help="the class's repository (https://github.com/OWNER/REPO): the copy's Colab, "
+                                        "Binder and hub links lead there, not to the public repository")
+    p.add_argument("--branch", help="its branch (default main)")
     p.set_defaults(run=_class_repo)
     p = sub.add_parser("edition", help="write the Dutch notebooks from the English ones and notebooks/nl/catalogue/")
     p.add_argument("--check", action="store_true",

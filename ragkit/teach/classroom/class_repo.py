@@ -40,13 +40,17 @@ class ClassRepo:
     files: int
     left_out: tuple[str, ...]
     unlinked: int
+    repository: str
+    """The address its links carry (book/book.toml): the class's repository when one was given."""
 
     def __str__(self) -> str:
         return (f"wrote the class's repository to {self.folder}: {self.files} files from commit {self.commit[:12]}, "
                 f"one commit on branch main; left out {len(self.left_out)} files (worked solutions, the teacher's and "
                 f"grading guides, tests, benchmarks, CI) and turned {self.unlinked} links to them into plain text.\n"
-                f"Push it where your class pulls from (the nbgitpuller link and Binder point there): "
-                f"git -C {self.folder} push <the class's repository URL> main")
+                f"Its Colab, Binder and hub links lead to {self.repository}"
+                + (" (the placeholder: give --repository, the class's repository, so they lead to the class's copy)"
+                   if "github.com/OWNER/" in self.repository else "") + ".\n"
+                f"Push it where your class pulls from: git -C {self.folder} push <the class's repository URL> main")
 
 
 def _git(*args: str, cwd: Path, data: bytes | None = None) -> bytes:
@@ -79,8 +83,17 @@ def _unlinked(text: str, here: PurePosixPath) -> tuple[str, int]:
     return _LINK.sub(plain, text), count
 
 
-def write(root: Path, out: Path) -> ClassRepo:
-    """Write the class's repository at ``out`` (new or empty, outside this clone) from ``root``'s last commit."""
+def write(root: Path, out: Path, repository: str | None = None, branch: str | None = None) -> ClassRepo:
+    """Write the class's repository at ``out`` (new or empty, outside this clone) from ``root``'s last commit.
+
+    With ``repository`` (where the class pulls from), the copy's address (book/book.toml) is that repository's, and
+    every link that carries it (the notebooks' Colab cell, the README's Binder and Colab links, the hub guide's
+    commands) leads the class to its own copy, never to the public one with its solutions.
+    """
+    from ragkit.teach.classroom import address
+
+    wanted = None if repository is None and branch is None else address.Address.parse(
+        repository or address.PLACEHOLDER, branch or "main")  # refused before anything is written
     root, out = Path(root).resolve(), Path(out).absolute()
     if not (root / ".git").exists():
         raise InputError(f"{root} is not a git clone of the course: run class-repo from the clone (git clone, then "
@@ -122,9 +135,11 @@ def write(root: Path, out: Path) -> ClassRepo:
             target.write_bytes(data)
             target.chmod(0o755 if mode == "100755" else 0o644)
         kept += 1
+    if wanted is not None:
+        address.write(out, address.asked(out, repository, branch))
     _git("init", "--quiet", "--initial-branch=main", str(out), cwd=out)
     _git("add", "--all", cwd=out)
     _git("-c", "user.name=ragkit class-repo", "-c", "user.email=class-repo@ragkit.invalid", "commit", "--quiet",
          "-m", f"The class's copy of the course at {commit[:12]}, without worked solutions or the teacher's guide",
          cwd=out)
-    return ClassRepo(out, commit, kept, tuple(dropped), unlinked)
+    return ClassRepo(out, commit, kept, tuple(dropped), unlinked, address.Address.load(out).repository)

@@ -90,3 +90,17 @@ def test_links_to_what_is_left_out_become_plain_text():
                                "[web](https://x.example/docs/grading.md).")
     text, n = class_repo._unlinked("[grading](grading.md)", class_repo.PurePosixPath("docs/deploy-jupyterhub.md"))
     assert n == 1
+
+
+def test_the_class_repositorys_links_lead_to_the_class_not_to_the_public_solutions(tmp_path):
+    from ragkit.teach.classroom import address
+
+    done = class_repo.write(ROOT, tmp_path / "class", "https://github.com/uni-x/rag-class-2027", "spring")
+    assert done.repository == "https://github.com/uni-x/rag-class-2027"
+    assert address.Address.load(tmp_path / "class") == address.Address("https://github.com/uni-x/rag-class-2027",
+                                                                       "spring")
+    assert address.check(tmp_path / "class") == []  # every carrier written with the class's address
+    assert "uni-x/rag-class-2027" in (tmp_path / "class" / "notebooks" / "00-start-here.ipynb").read_text()
+    with pytest.raises(InputError, match="not a GitHub address"):
+        class_repo.write(ROOT, tmp_path / "other", "evil; rm -rf ~")
+    assert not (tmp_path / "other").exists()
