@@ -94,10 +94,12 @@ def _corpus_stats(args: argparse.Namespace) -> int:
     rows = corpus_stats(corpus)
     cols = ["characters", "sections", "tables", "formulas", "code_blocks", "bullets",
             "paragraphs_over_512", "paragraphs_over_1200", "outside_bmp"]
-    width = max(len(r.id) for r in rows)
+    from ragkit.terminal import shown
+
+    width = max(len(shown(r.id, None)) for r in rows)  # as printed: an escaped name is longer than the raw one
     print(f"{'document':<{width}}  " + "  ".join(c.replace("paragraphs_", "para_") for c in cols))
     for r in rows:
-        print(f"{r.id:<{width}}  "
+        print(f"{shown(r.id, None):<{width}}  "
               + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
@@ -212,8 +214,11 @@ def _ask(args: argparse.Namespace) -> int:
         return 0
     rows = citation_table(result.citations)
     print(f"{'#':>2}  {'document':<36} {'section':<44} {'fragment':<20} distance")
-    for r in rows:
-        print(f"{r['index']:>2}  {r['document']:<36} {r['section'][:44]:<44} {r['fragment']:<20} {r['distance']:.3f}")
+    from ragkit.terminal import shown
+
+    for r in rows:  # the names escaped before they are padded, so the columns stay aligned
+        print(f"{r['index']:>2}  {shown(r['document'], None):<36} {shown(r['section'], 44)[:44]:<44} "
+              f"{r['fragment']:<20} {r['distance']:.3f}")
     print(f"\nprompt: {result.prompt_tokens} tokens ({result.counted_with})")
     if args.show_prompt:
         print("\n" + result.prompt)
