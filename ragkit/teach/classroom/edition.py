@@ -80,6 +80,9 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
         raise InputError(f"{path} is not valid TOML ({exc}): fix it, then run `make nl`") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path} could not be read ({exc}): save it as UTF-8 TOML, then run `make nl`") from None
+    except RecursionError:
+        raise InputError(f"{path} is nested too deep to be a catalogue: write one [[cell]] per markdown cell "
+                         "(id, sha, en, nl)") from None
     if not isinstance(cells, list):
         raise InputError(f"{path}: `cell` must be an array of tables ([[cell]] entries), not {type(cells).__name__}")
     entries: dict[str, Entry] = {}
@@ -160,15 +163,20 @@ def _language_cell_at(cells: list[nbformat.NotebookNode]) -> int:
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
-    """A notebook, or an InputError that names it: missing, not UTF-8, not a notebook."""
+    """A valid notebook whose cells all have ids, or an InputError that names it: missing, not UTF-8, not a notebook."""
     try:
-        return nbformat.read(path, as_version=4)
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)  # read only warns: a cell of no kind would fail later, far from its cause
     except FileNotFoundError:
         raise InputError(f"{path} is missing") from None
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text: a notebook is JSON in UTF-8") from None
     except Exception as exc:  # nbformat raises its own NotJSONError, ValidationError and others
         raise InputError(f"{path} is not a notebook ({type(exc).__name__}: {shown(str(exc), 200)})") from None
+    if unnamed := [n for n, cell in enumerate(notebook.cells, 1) if not isinstance(cell.get("id"), str)]:
+        raise InputError(f"{path}: cell {unnamed[0]} has no id (a catalogue names cells by id): open and save the "
+                         "notebook in Jupyter, which gives every cell one (nbformat 4.5)")
+    return notebook
 
 
 def dutch_path(notebooks: Path, name: str) -> Path:
@@ -188,10 +196,11 @@ def generated(notebooks: Path, name: str) -> tuple[str, str]:
 
 
 def write(notebooks: Path, names: tuple[str, ...] = PILOT) -> list[Path]:
-    """Write every Dutch notebook and twin of ``names``; the paths written."""
+    """Write every Dutch notebook and twin of ``names``; the paths written. Nothing is written if one cannot be made."""
+    texts = {name: generated(notebooks, name) for name in names}
     written = []
-    for name in names:
-        for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated(notebooks, name)):
+    for name, generated_texts in texts.items():
+        for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated_texts):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)

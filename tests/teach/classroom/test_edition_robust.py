@@ -1,5 +1,6 @@
 """`edition --check` on a broken catalogue or notebook names it and checks the rest, never a traceback (issue 44)."""
 
+import json
 import shutil
 
 import pytest
@@ -43,3 +44,35 @@ def test_a_dutch_notebook_that_is_not_utf8_and_an_english_one_that_is_not_a_note
     assert "nl/00-start-here.ipynb is not what the generator writes" in problems["00-start-here"]
     assert "06-thresholds.ipynb is not a notebook" in problems["06-thresholds"]
     assert "exercises/ex2-choose-a-threshold" not in problems  # checked, and fine
+
+
+def test_a_catalogue_nested_too_deep_is_a_named_problem(notebooks):
+    """A 100,000-deep TOML array crashed the check with a RecursionError."""
+    edition.catalogue_path(notebooks, "06-thresholds").write_text("cell = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    problems = edition.check(notebooks)
+    assert [p.notebook for p in problems] == ["06-thresholds"] and "nested too deep" in problems[0].message, problems
+
+
+@pytest.mark.parametrize("spoil, said", [
+    (lambda cells: [c.pop("id") for c in cells], "has no id"),
+    (lambda cells: cells[0].pop("cell_type"), "is not a notebook"),
+])
+def test_an_english_notebook_without_cell_ids_or_kinds_is_a_named_problem(notebooks, spoil, said):
+    """A notebook of nbformat 4.4 (no cell ids) or with a cell of no kind crashed the check with an AttributeError."""
+    path = notebooks / "06-thresholds.ipynb"
+    book = json.loads(path.read_text(encoding="utf-8"))
+    book["nbformat_minor"] = 4
+    spoil(book["cells"])
+    path.write_text(json.dumps(book), encoding="utf-8")
+    problems = edition.check(notebooks)
+    assert [p.notebook for p in problems] == ["06-thresholds"] and said in problems[0].message, problems
+
+
+def test_writing_refuses_before_it_writes_anything(notebooks):
+    """A broken last notebook leaves the first notebook's Dutch edition as it was, not half a regenerated edition."""
+    first = edition.dutch_path(notebooks, edition.PILOT[0])
+    first.unlink()
+    edition.catalogue_path(notebooks, edition.PILOT[-1]).write_text("[[cell]\n", encoding="utf-8")
+    with pytest.raises(InputError, match="is not valid TOML"):
+        edition.write(notebooks)
+    assert not first.exists()
