@@ -340,7 +340,7 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str],
     listed = None if students is None else set(students)
     found: list[Submission] = []
     for root in map(_given, paths):
-        if root.is_dir() and not root.is_symlink():
+        if root.is_dir():  # a linked PATH is walked: a link below a student's folder is refused per notebook
             notebooks = list(walk(root, skipped, lambda name: exercise_of(name) is not None, hidden=False))
         elif root.exists() or root.is_symlink():
             notebooks = [root]
