@@ -305,6 +305,21 @@ def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path])
         written.append(path)
 
 
+def _linked_folder(root: Path, layout: str) -> str | None:
+    """Why a folder given in the home layout is not searched: a link between the student's folder and it (a glob
+    over ``/home/*/...`` meets a student's folder linked to ``/home`` or ``/``); None when there is none."""
+    parts = root.parts
+    index = next((i for i, p in enumerate(parts) if p == "home"), None)
+    if layout != "home" or index is None or len(parts) < index + 2:
+        return None
+    for n in range(index + 2, len(parts) + 1):
+        step = Path(*parts[:n])
+        if step.is_symlink():
+            return (f"{shown(str(step), 400)} is a link ({linked(step)}): not searched, a submission is read where "
+                    "it lies, never through a link")
+    return None
+
+
 def read_class_list(path: Path) -> tuple[str, ...]:
     """The teacher's class list: one login a line (as a hub's admin page exports it); blank and ``#`` lines skipped."""
     try:
@@ -340,7 +355,10 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str],
     listed = None if students is None else set(students)
     found: list[Submission] = []
     for root in map(_given, paths):
-        if root.is_dir():  # a linked PATH is walked: a link below a student's folder is refused per notebook
+        if root.is_dir():
+            if why := _linked_folder(root, layout):  # a student's folder linked elsewhere: not walked at all
+                skipped.append(f"{shown(str(root), 400)}: {why}")
+                continue
             notebooks = list(walk(root, skipped, lambda name: exercise_of(name) is not None, hidden=False))
         elif root.exists() or root.is_symlink():
             notebooks = [root]
