@@ -486,7 +486,8 @@ def follow_pull_link(hub: Hub, student: Student, link: str) -> tuple[list[dict],
     if "_xsrf" in form:  # ragkit's workspace page, which POSTs itself with the server's XSRF token: as its script does
         action = re.search(r'<form method="post" action="([^"]+)"', then.text)
         assert action is not None, then.text[:300]
-        then = browser.post(hub.url + html.unescape(action.group(1)), data={k: html.unescape(v) for k, v in form.items()},
+        fields = {k: html.unescape(v) for k, v in form.items()}
+        then = browser.post(hub.url + html.unescape(action.group(1)), data=fields,
                             timeout=120)
         then.raise_for_status()
     return events, urllib.parse.urlsplit(then.url).path

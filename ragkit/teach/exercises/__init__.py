@@ -93,13 +93,13 @@ from ragkit.teach.exercises.results import (
     login as login,
 )
 from ragkit.teach.exercises.results import (
-    system_student as system_student,
-)
-from ragkit.teach.exercises.results import (
     results_path as results_path,
 )
 from ragkit.teach.exercises.results import (
     student as student,
+)
+from ragkit.teach.exercises.results import (
+    system_student as system_student,
 )
 from ragkit.teach.exercises.rules import (
     EX1 as EX1,

@@ -23,7 +23,7 @@ SKIPS_PER_FILE = 5
 
 
 def nobody(name: object) -> bool:
-    """A line's name that names no student (``jovyan`` on Binder, ``root`` on Colab, a bare uid): the file's student's."""
+    """A line's name that names no student (``jovyan`` on Binder, ``root`` on Colab, a bare uid): its file's."""
     return isinstance(name, str) and (name in SHARED_LOGINS or name in NOBODY or name.startswith("uid "))
 
 

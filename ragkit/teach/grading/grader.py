@@ -544,7 +544,8 @@ def better(rows: list[Grade]) -> Grade:
     """One row for an exercise handed in once per language: the best grade (English first on a tie), the others named.
 
     The two notebooks are one exercise with one check, in two languages: a student who solved it in either has
-    solved it. Each was run and judged on its own; what the other one got is kept in ``also``, which the table and CSV show whole.
+    solved it. Each was run and judged on its own; what the other one got is kept in ``also``, which the table and
+    CSV show whole.
     """
     ordered = sorted(rows, key=lambda g: (GRADES.index(g.grade), language_of(Path(g.notebook)) != language.SOURCE))
     best, others = ordered[0], ordered[1:]

@@ -882,7 +882,7 @@ def test_a_planted_home_and_links_grade_no_one_and_are_each_reported(tmp_path):
         assert f"{planted['file']}: {planted['file']} is a link (to " in said  # named on the command line: refused
         assert len(skipped) == (5 if paths == [home] else 1)
     skipped = []
-    assert grading.submissions([planted["file"].parent], "home", skipped) == []  # walked from there, the homes are found
+    assert grading.submissions([planted["file"].parent], "home", skipped) == []  # walked from there: homes found
     assert f"{planted['for ada']}: a folder named home inside eve's folder" in "\n".join(skipped)
     assert f"{planted['for bob']}: a folder named home inside eve's folder" in "\n".join(skipped)
     skipped = []

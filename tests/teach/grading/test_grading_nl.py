@@ -122,7 +122,8 @@ def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_
     result = fake_grader([tmp_path])
     ex2 = next(g for g in result.grades if g.exercise == "ex2")
     assert ex2.reason == "judged in en" and ex2.grade == "yes"
-    assert str(result).splitlines()[0].split() == ["student", "exercise", "grade", "numbers", "seconds", "notebook", "reason"]
+    assert str(result).splitlines()[0].split() == ["student", "exercise", "grade", "numbers", "seconds",
+                                                  "notebook", "reason"]
     assert language.current() == "nl", "the teacher's own language was not given back"
 
 
