@@ -107,14 +107,15 @@ def write(root: Path, out: Path, repository: str | None = None, branch: str | No
     listing = _git("ls-tree", "-r", "-z", "--full-tree", "HEAD", cwd=root).split(b"\0")
     entries = []
     for line in filter(None, listing):
-        meta, path = line.split(b"\t", 1)
+        meta, name = line.split(b"\t", 1)
         mode, kind, blob = meta.decode().split()
-        entries.append((mode, kind, blob, path.decode()))
+        entries.append((mode, kind, blob, name.decode()))
     remote = _git("config", "--get", "remote.origin.url", cwd=root).decode().strip() \
         if subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=root,
                           capture_output=True).returncode == 0 else str(root)
     out.mkdir(parents=True, exist_ok=True)
-    kept, dropped, unlinked = 0, [], 0
+    kept, unlinked = 0, 0
+    dropped: list[str] = []
     for mode, kind, blob, path in entries:
         if kind != "blob":  # a submodule: not the course's
             continue

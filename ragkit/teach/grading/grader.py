@@ -413,7 +413,7 @@ def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
         for s in subs:
             if s is not mine:
                 skipped.append(f"{shown(str(s.path), 400)}: one file handed in by {len(whose)} students ({names}) "
-                               "under several names; " + (f"graded once, as its owner '{shown(owner)}''s" if mine
+                               "under several names; " + (f"graded once, as its owner '{shown(str(owner))}''s" if mine
                                                           else "its owner is none of them: not graded"))
     return sorted(kept, key=lambda s: (s.student, s.exercise, str(s.path)))
 
