@@ -9,7 +9,7 @@ pair), calls the check in a fresh Python process with the exercise's own fixed p
 prints the feedback when it passes and raises it when it does not, and writes nothing on
 stderr (nbgrader scores a cell that does zero, whatever it printed). A locked first cell names
 the student after the submission's folder while nbgrader autogrades, before the student's code
-runs; the judging process gets the environment the kernel was started with and a folder of its own.
+runs; the judging process takes no setting from the kernel and runs in a folder of its own.
 
 nbgrader runs the student's code and the test cell in one kernel and scores the cell by what that
 kernel reports: code run before it can replace ``autograded_check`` in ``sys.modules``, the
@@ -171,24 +171,26 @@ def _quiet() -> Iterator[None]:
 
 _named: str | None = None
 """The student named by the locked first cell, before any of the student's code ran (autograde only)."""
-KEPT_ENV = ("RAGKIT_", "HF_", "NBGRADER_")
-"""The settings the judging process keeps: as nbgrader started the kernel, never as the kernel changed them."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def autograding() -> bool:
-    """Whether nbgrader started this kernel to autograde it: by the environment it was started with, which the
-    notebook's code cannot unset."""
-    return starting_environment().get(EXECUTION_ENV) == "autograde"
+    """Whether nbgrader started this kernel to autograde it, by the environment it was started with.
+
+    A cell's ``os.environ`` does not change that block, but a cell can rewrite it in place (``/proc/self/mem``): so
+    once the locked first cell has named a student, that, not this, says the notebook is being graded.
+    """
+    return _named is not None or starting_environment().get(EXECUTION_ENV) == "autograde"
 
 
 def _student() -> str:
-    """Whose notebook this is: under autograde, the folder nbgrader started the kernel in (as the locked first cell
-    saw it), else this kernel's student."""
+    """Whose notebook this is: the student the locked first cell named under autograde, else this kernel's."""
     from ragkit.teach.exercises.results import current_student
 
+    if _named is not None:
+        return _named
     if autograding():
-        return _named or Path.cwd().parent.name
+        return Path.cwd().parent.name
     return current_student()
 
 
@@ -207,10 +209,9 @@ def name_the_student() -> None:
 
 
 def starting_environment() -> dict[str, str]:
-    """This process's environment as it was started (``/proc/self/environ``), whatever its code set since.
+    """This process's environment as it was started (``/proc/self/environ``); the current one where there is no /proc.
 
-    Python's ``os.environ`` changes the process's variables, not the block it was started with; where there is no
-    /proc (not Linux), the current environment is all there is, and the guide says so.
+    It tells whether nbgrader started the kernel to autograde; the judging process takes no setting from it.
     """
     try:
         raw = Path("/proc/self/environ").read_bytes()
@@ -220,18 +221,35 @@ def starting_environment() -> dict[str, str]:
     return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
 
 
-def judging_environment() -> dict[str, str]:
-    """What the judging process runs with: the teacher's ragkit, Hugging Face and nbgrader settings as the kernel was
-    started with them, the system's PATH, and this ragkit on PYTHONPATH; under autograde, nothing the notebook set.
+def _system_home() -> str:
+    """This user's home folder as the password database has it (``HOME`` is the kernel's to change)."""
+    import pwd
 
-    Outside autograde (a student checking in their own kernel) nothing is graded and the results file is the
-    student's own: the kernel's current settings are used, as every other check does.
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir or "/"
+    except KeyError:
+        return "/"
+
+
+def judging_environment() -> dict[str, str]:
+    """What the judging process runs with, built from nothing the kernel can change.
+
+    No ``RAGKIT_*`` or ``HF_*`` setting of the kernel's, now or as it was started: the judge uses this installation's
+    data, cache and models (``ragkit.plumbing.locations`` without settings), the home folder of the system's user
+    record, the system's PATH, this ragkit on PYTHONPATH, offline. Under autograde the student is the one the locked
+    first cell named and the results file a throwaway (``judge``); in a student's own kernel, where nothing is graded,
+    the check records in the kernel's results file under the kernel's student, as every other check does.
     """
-    started = starting_environment() if autograding() else dict(os.environ)
-    env = {k: v for k, v in started.items() if k.startswith(KEPT_ENV)}
-    env.update(PATH=SYSTEM_PATH, HOME=started.get("HOME", "/"), PYTHONPATH=_SOURCE, TOKENIZERS_PARALLELISM="false")
-    if _named is not None:
-        env["RAGKIT_STUDENT"] = _named
+    from ragkit.teach.exercises.results import RESULTS_ENV, STUDENT_ENV, results_path
+
+    env = {"PATH": SYSTEM_PATH, "HOME": _system_home(), "LANG": "C.UTF-8", "PYTHONPATH": _SOURCE,
+           "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           STUDENT_ENV: _student()}
+    if autograding():
+        env[EXECUTION_ENV] = "autograde"
+    else:
+        with contextlib.suppress(InputError):
+            env[RESULTS_ENV] = str(results_path())
     return env
 
 
@@ -239,9 +257,9 @@ def autograded_check(key: str, namespace: dict) -> None:
     """The autograded cell: judge the answers in ``namespace`` as the grader does; raise the feedback on NOT YET.
 
     The check runs in a fresh Python process (``judge``), so a check or a ragkit function the
-    notebook replaced is not the one that judges; that process gets the environment the kernel was
-    started with (``judging_environment``) and a working folder of its own, so a notebook that
-    points ``RAGKIT_DATA`` at another data set or changes folder judges nothing differently. It
+    notebook replaced is not the one that judges; that process takes no setting from the kernel
+    (``judging_environment``) and runs in a folder of its own, so a notebook that points
+    ``RAGKIT_DATA`` at another data set or changes folder judges nothing differently. It
     returns nothing: a cell whose value is an object gets nbgrader's full marks, passed or not.
     """
     import json

@@ -1,8 +1,11 @@
-"""The nbgrader route judges in a process of its own that the notebook cannot steer: neither its environment (set
-after the kernel started) nor its working folder names another data set or another student (issue 44)."""
+"""The nbgrader route judges in a process of its own that the notebook cannot steer: no setting of the kernel's
+(now or as it started) and no working folder names another data set or another student (issue 44)."""
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,5 +70,94 @@ def test_a_chdir_into_another_students_folder_names_no_one_else(autograde, tmp_p
     nbx.name_the_student()  # the locked first cell, before any of the student's code
     assert ex.current_student() == ada and ex.own_size() == size
     os.chdir(tmp_path / "autograded" / bob / "ex1-destroyed-needle")  # the student's code
-    os.environ["RAGKIT_STUDENT"] = bob
+    monkeypatch.setenv("RAGKIT_STUDENT", bob)
     nbx.autograded_check("ex1", {"question_id": qid, "cut_at": cut})  # judged at ada's window: passes
+
+
+KERNEL_SETTINGS = ("RAGKIT_DATA", "RAGKIT_CACHE", "RAGKIT_SHARED_CACHE", "RAGKIT_MODELS_DIR",
+                   "RAGKIT_EMBEDDING_SERVICE", "RAGKIT_LANGUAGE", "HF_HOME", "HF_HUB_CACHE", "XDG_CACHE_HOME")
+
+
+@pytest.mark.parametrize("graded", [True, False], ids=["autograde", "own-kernel"])
+def test_the_judging_environment_takes_no_setting_from_the_kernel(graded, tmp_path, monkeypatch):
+    """Neither the kernel's environment nor the one it was started with (which a cell can rewrite in place) steers
+    the judge: data, cache, models, embedding service and home come from the installation and the system."""
+    import pwd
+
+    planted = {name: str(tmp_path / name) for name in KERNEL_SETTINGS}
+    started = {**os.environ, **planted, **({nbx.EXECUTION_ENV: "autograde"} if graded else {})}
+    monkeypatch.setattr(nbx, "starting_environment", lambda: dict(started))
+    monkeypatch.setattr(nbx, "_named", "ada" if graded else None)
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    env = nbx.judging_environment()
+    assert not set(KERNEL_SETTINGS) & set(env)
+    assert env["HOME"] == pwd.getpwuid(os.getuid()).pw_dir and env["PATH"] == nbx.SYSTEM_PATH
+    assert not any(str(tmp_path) in value for name, value in env.items() if name != "RAGKIT_RESULTS")
+
+
+def test_rewriting_the_environment_the_kernel_started_with_steers_nothing(tmp_path):
+    """A cell can rewrite its process's starting environment block in place (/proc/self/mem), so that
+    /proc/self/environ no longer says autograde; the judge still takes no RAGKIT_DATA from the kernel."""
+    cell = f'''
+import json, os
+from ragkit.teach.grading import nbgrader_export as nbx
+nbx.name_the_student()
+fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+start, end = int(fields[47]), int(fields[48])
+with open("/proc/self/mem", "r+b", buffering=0) as mem:
+    mem.seek(start)
+    at = mem.read(end - start).find(b"NBGRADER_EXECUTION=")
+    mem.seek(start + at)
+    mem.write(b"X")
+os.environ["RAGKIT_DATA"] = {str(tmp_path)!r}
+print(json.dumps([nbx.starting_environment().get(nbx.EXECUTION_ENV), nbx.judging_environment()]))
+'''
+    folder = tmp_path / "autograded" / "ada" / "ex2-choose-a-threshold"
+    folder.mkdir(parents=True)
+    env = {**os.environ, nbx.EXECUTION_ENV: "autograde", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", cell], cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    started_as, judging = json.loads(done.stdout.splitlines()[-1])
+    assert started_as is None  # the rewrite worked: /proc/self/environ no longer says autograde
+    assert "RAGKIT_DATA" not in judging and judging["RAGKIT_STUDENT"] == "ada"
+
+
+@pytest.mark.slow  # a judging process loads the course
+def test_a_data_set_the_notebook_points_to_does_not_judge_it_even_unseen_autograde(autograde, tmp_path, monkeypatch):
+    """Where the cell has hidden autograde from the kernel's eyes, the judge still uses the installation's data."""
+    monkeypatch.setattr(nbx, "starting_environment", lambda: {k: v for k, v in os.environ.items()
+                                                              if k != nbx.EXECUTION_ENV})
+    monkeypatch.delenv(nbx.EXECUTION_ENV)
+    monkeypatch.setenv("RAGKIT_DATA", str(gamed_data(tmp_path)))
+    with pytest.raises(AssertionError, match="NOT YET"):
+        nbx.autograded_check("ex2", {"my_cut": 1.0})
+
+
+@pytest.mark.slow
+def test_the_first_cells_student_is_judged_even_when_autograde_is_hidden(autograde, tmp_path, monkeypatch):
+    """After the locked first cell named ada, hiding autograde and naming bob everywhere the kernel can still judges
+    ex1 at ada's window (and the same answer at bob's window is NOT YET, so the test can fail)."""
+    course = ragkit.teach.course.load(progress=False)
+    ada, bob = "ada", next(n for n in ("bob", "cy", "dee", "eli") if ex.own_size(n) != ex.own_size("ada"))
+    for who in (ada, bob):
+        (tmp_path / "autograded" / who / "ex1-destroyed-needle").mkdir(parents=True)
+    size = ex.own_size(ada)
+    windows = needle_windows(course.corpus, course.questions, size=size)
+    qid = next(q for q, offset, length in windows if offset + length > size)
+    q = next(q for q in course.questions if q.id == qid)
+    doc = course.corpus[q.doc_id]
+    cut = blind_window_start(doc, doc.text.find(q.needle) + len(q.needle) - 1, size)
+    monkeypatch.chdir(tmp_path / "autograded" / ada / "ex1-destroyed-needle")
+    monkeypatch.delenv("RAGKIT_STUDENT", raising=False)
+    nbx.name_the_student()  # the locked first cell
+    monkeypatch.setattr(nbx, "starting_environment", lambda: {k: v for k, v in os.environ.items()
+                                                              if k != nbx.EXECUTION_ENV})
+    monkeypatch.delenv(nbx.EXECUTION_ENV)  # the student's code from here on
+    os.chdir(tmp_path / "autograded" / bob / "ex1-destroyed-needle")
+    monkeypatch.setenv("RAGKIT_STUDENT", bob)
+    assert not nbx.judge("ex1", bob, json.dumps({"question_id": qid, "cut_at": cut}))["passed"]
+    nbx.autograded_check("ex1", {"question_id": qid, "cut_at": cut})
