@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Iterator
 from markdown_it import MarkdownIt
 
 from ragkit.errors import CorpusError
+from ragkit.terminal import shown
 
 LOADER_VERSION = "md-utf8-1"
 """Version of the extractor; part of an index's stamp (bump it when canonical texts change)."""
@@ -147,18 +147,15 @@ def title_span(text: str) -> tuple[int, int, str] | None:
     return None
 
 
-def printable_name(name: str) -> str:
-    """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) shown as ``\\xNN``."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
-
-
 def read_document(path: Path) -> Document | FailedDocument:
     """Load one Markdown file; a problem becomes a FailedDocument, never an exception."""
     path = Path(path)
-    if (shown := printable_name(path.name)) != path.name:
-        return FailedDocument(printable_name(path.stem), path,
-                              f"the file name {shown} is not valid UTF-8: rename the file (a document's id is its "
-                              "name, and it is written into links and indexes)")
+    try:
+        path.name.encode("utf-8")  # bytes that are not UTF-8 are kept by Python as lone surrogates, which fail here
+    except UnicodeEncodeError:
+        return FailedDocument(shown(path.stem, None), path,
+                              f"the file name {shown(path.name, None)} is not valid UTF-8: rename the file (a "
+                              "document's id is its name, and it is written into links and indexes)")
     try:
         raw = path.read_bytes()
     except OSError as exc:

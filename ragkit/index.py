@@ -26,11 +26,12 @@ from typing import Iterator
 import numpy as np
 
 from ragkit.chunking import OVERLAP, SIZE, Chunk, chunk_document, get_strategy
-from ragkit.corpus import LOADER_VERSION, Corpus, Document, printable_name
+from ragkit.corpus import LOADER_VERSION, Corpus, Document
 from ragkit.embedding import ModelStamp
 from ragkit.errors import CorruptIndex, IndexBusy, InputError, StaleIndex
 from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
 from ragkit.retrieval import Encoder, cosine_distance, rank
+from ragkit.terminal import shown
 
 PIPELINE_VERSION = "ragkit-1"
 FILENAME = "index.sqlite"
@@ -121,9 +122,9 @@ class Status:
     def lines(self) -> list[str]:
         """Printable report."""
         out = [f"{len(self.current)} current documents, {self.chunks} chunks"]
-        out += [f"  STALE  {d}: {why}" for d, why in sorted(self.stale.items())]
-        out += [f"  NEW    {d}: not indexed yet" for d in self.new]
-        out += [f"  FAILED {d}: {why}" for d, why in sorted(self.failed.items())]
+        out += [f"  STALE  {shown(d, None)}: {why}" for d, why in sorted(self.stale.items())]
+        out += [f"  NEW    {shown(d, None)}: not indexed yet" for d in self.new]
+        out += [f"  FAILED {shown(d, None)}: {why}" for d, why in sorted(self.failed.items())]
         return out + [f"note: {n}" for n in self.notes]
 
 
@@ -313,8 +314,8 @@ def _prepare_folder(folder: Path, corpus: Corpus) -> None:
         return
     foreign = sorted(p.name for p in folder.iterdir() if p.name not in _OURS)
     if foreign:
-        shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
-        raise InputError(f"--out {folder} is not empty ({shown}) and holds no ragkit index: name a new or empty "
+        some = ", ".join(shown(name) for name in foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+        raise InputError(f"--out {folder} is not empty ({some}) and holds no ragkit index: name a new or empty "
                          "folder (ragkit never deletes files it did not write)")
 
 
@@ -334,7 +335,7 @@ def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     conn.execute("DELETE FROM chunks WHERE document = ?", (doc.id,))
     conn.execute("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, 'indexed', '', ?, ?)",
-                 (doc.id, printable_name(str(doc.path)), doc.content_hash, len(chunks), stamp_id))
+                 (doc.id, shown(str(doc.path), None), doc.content_hash, len(chunks), stamp_id))
     conn.executemany('INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
                      [(doc.id, i, c.start, c.end, c.section, c.header, c.overlap, v.tobytes())
                       for i, (c, v) in enumerate(zip(chunks, vectors))])
@@ -407,10 +408,10 @@ def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E",
             if doc.id not in keep:
                 _write_document(conn, doc, stamp, stamp_id, embedder)
         conn.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, '', 'failed', ?, 0, NULL)",
-                         [(f.id, printable_name(str(f.path)), f.reason) for f in corpus.failed])
+                         [(f.id, shown(str(f.path), None), f.reason) for f in corpus.failed])
         written = datetime.now(timezone.utc).isoformat(timespec="seconds")
         conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", printable_name(str(corpus.folder))),
+                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", shown(str(corpus.folder), None)),
                           ("written", written)])
         conn.execute("DELETE FROM stamps WHERE id NOT IN (SELECT stamp FROM documents WHERE stamp IS NOT NULL) "
                      "AND id != ?", (stamp_id,))

@@ -20,6 +20,7 @@ from ragkit.data import Query
 from ragkit.errors import InputError
 from ragkit.evaluation import LEVELS, METRICS, NEVER, Comparison, Evaluation, Figure, Result, with_holm
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, claim_of, counts_test, verdict
+from ragkit.terminal import shown
 from ragkit.tokens import TokenReport
 
 Wanted = tuple[str, str, str]
@@ -173,7 +174,8 @@ class Report:
                     "the window" for s in self.strategies]
             out.append("\nAnswers destroyed (no chunk carries the needle):")
             out += [f"  {s.letter}: {len(s.destroyed)}/{self.n_questions}"
-                    + (f"  ({', '.join(s.destroyed)})" if s.destroyed else "") for s in self.strategies]
+                    + (f"  ({', '.join(shown(q, None) for q in s.destroyed)})" if s.destroyed else "")
+                    for s in self.strategies]
         if self.runs:
             out.append("\nRecall@k with 95% Wilson intervals, MRR:")
             out += _text_table(self.RECALL_COLUMNS, self.recall_rows())

@@ -115,3 +115,13 @@ def test_json_carries_each_finding_s_claim_and_p(ev):
     assert [c["claim"] for c in needle] == ["a difference", "a difference", None]
     assert [c["chapter_p"] for c in needle] == [0.0015, None, None]
     assert "claims" in str(report(ev, WANTED, PUBLISHED))
+
+
+def test_text_escapes_the_names_a_data_file_controls(ev):
+    """Issue 44: a query id from a questions file reaches the terminal escaped, as every name does."""
+    import dataclasses
+
+    rep = report(ev, WANTED)
+    evil = dataclasses.replace(rep.strategies[0], destroyed=("q0\x1b[2J\u202e",))
+    text = str(dataclasses.replace(rep, strategies=(evil, *rep.strategies[1:])))
+    assert "\x1b" not in text and "\u202e" not in text and "(q0\\x1b[2J\\u202e)" in text
