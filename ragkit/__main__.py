@@ -42,11 +42,12 @@ def _fill_data_defaults(args: argparse.Namespace) -> None:
 
 def _load_corpus(folder: Path) -> Corpus:
     """Load a corpus for a command and name every document left out, one line each on stderr."""
-    from ragkit.corpus import load_corpus, printable_name
+    from ragkit.corpus import load_corpus
+    from ragkit.terminal import shown
 
     corpus = load_corpus(folder)
     for f in corpus.failed:
-        print(f"FAILED {printable_name(f.path.name)}: {f.reason}", file=sys.stderr)
+        print(f"FAILED {shown(f.path.name, None)}: {f.reason}", file=sys.stderr)
     return corpus
 
 
@@ -88,14 +89,13 @@ _niceness = _number(int, -20, 19, give="a whole number from -20 (the highest pri
 
 
 def _corpus_stats(args: argparse.Namespace) -> int:
-    from ragkit.corpus import corpus_stats, load_corpus, printable_name
+    from ragkit.corpus import corpus_stats, load_corpus
+    from ragkit.terminal import shown
 
     corpus = load_corpus(args.corpus)
     rows = corpus_stats(corpus)
     cols = ["characters", "sections", "tables", "formulas", "code_blocks", "bullets",
             "paragraphs_over_512", "paragraphs_over_1200", "outside_bmp"]
-    from ragkit.terminal import shown
-
     width = max(len(shown(r.id, None)) for r in rows)  # as printed: an escaped name is longer than the raw one
     print(f"{'document':<{width}}  " + "  ".join(c.replace("paragraphs_", "para_") for c in cols))
     for r in rows:
@@ -103,7 +103,7 @@ def _corpus_stats(args: argparse.Namespace) -> int:
               + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
-        print(f"  FAILED {printable_name(f.path.name)}: {f.reason}")
+        print(f"  FAILED {shown(f.path.name, None)}: {f.reason}")
     return 0
 
 
