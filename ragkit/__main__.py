@@ -18,17 +18,18 @@ if TYPE_CHECKING:
     from ragkit.retrieval import Reranker
 
 DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
+"""Options that default to a file of the course data folder (ragkit.plumbing.locations.data_dir)."""
 
 
-def print(*values: object, sep: str = " ", end: str = "\n", file=None) -> None:  # noqa: A001 - on purpose
+def print(*values: object, sep: str = " ", end: str = "\n", file=None,  # noqa: A001 - shadows print on purpose
+          flush: bool = False) -> None:
     """Every line a command writes, through ``ragkit.terminal.shown``: a document's name or heading, a student's
     folder, a prompt or an answer cannot carry a terminal escape (newlines and tabs stay)."""
     import builtins
 
     from ragkit.terminal import shown
 
-    builtins.print(shown(sep.join(map(str, values)), None, lines=True), end=end, file=file)
-"""Options that default to a file of the course data folder (ragkit.plumbing.locations.data_dir)."""
+    builtins.print(shown(sep.join(map(str, values)), None, lines=True), end=end, file=file, flush=flush)
 
 
 def _fill_data_defaults(args: argparse.Namespace) -> None:
