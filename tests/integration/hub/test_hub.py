@@ -33,6 +33,7 @@ from harness.hub import (
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.plumbing.locations import cache_dir
+from ragkit.teach.classroom import class_repo
 from ragkit.teach.lesson import tables
 
 from conftest import ROOT
@@ -305,18 +306,22 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
                 strangers = [p for p in s.home.rglob("*") if p.lstat().st_uid != s.uid]
                 assert not strangers, f"in {s.name}'s home, files of someone else: {strangers[:3]}"
 
-        # the teacher revises ex2 (tracked); the student who answered it wrong follows the link again
-        _git("clone", "--quiet", bare.as_uri(), str(checkout))
+        # the teacher revises ex2 in their clone of the course and writes the class's repository again, into the
+        # folder it wrote before (the guide's section 0): the next commit, pushed as a fast-forward; the student who
+        # answered ex2 wrong follows the link again
+        _git("clone", "--quiet", str(ROOT_DIR), str(checkout))
         revised = checkout / EX2_NB
         revised.write_text(revised.read_text(encoding="utf-8").replace(*TEACHER_TITLE), encoding="utf-8")
         _git("-c", "user.name=teacher", "-c", "user.email=teacher@example.org", "commit", "--quiet", "-am",
              "ex2: a revised title", cwd=checkout)
-        _git("push", "--quiet", "origin", "main", cwd=checkout)
+        again = class_repo.write(checkout, work / "teacher" / "class")
+        assert again.earlier is not None and again.changed, again
+        _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=work / "teacher" / "class")
         events, landed = follow_pull_link(hub, students[1], link)
         clone = students[1].home / "ragkit"
         assert landed == f"/user/{students[1].name}/lab/tree/ragkit/my-notebooks/00-start-here.ipynb", landed
         # the pull succeeded as a fast-forward: the student's clone is the teacher's commit, no merge, no WIP commit
-        pushed = _git("rev-parse", "HEAD", cwd=checkout).strip()
+        pushed = again.head
         assert _git("-c", f"safe.directory={clone}", "rev-parse", "HEAD", cwd=clone).strip() == pushed, events[-5:]
         assert TEACHER_TITLE[1] in (clone / EX2_NB).read_text(encoding="utf-8"), "the teacher's change did not arrive"
         _clean(clone)

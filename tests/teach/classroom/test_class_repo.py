@@ -104,3 +104,70 @@ def test_the_class_repositorys_links_lead_to_the_class_not_to_the_public_solutio
     with pytest.raises(InputError, match="not a GitHub address"):
         class_repo.write(ROOT, tmp_path / "other", "evil; rm -rf ~")
     assert not (tmp_path / "other").exists()
+
+
+def test_the_class_copys_make_targets_for_what_it_leaves_out_say_where_those_are(written):
+    """Defect: `make test`, `make check` and `make bench` ran tests/ and benchmarks/, which the copy leaves out (they
+    run the worked solutions): pytest found nothing and `make test` started tests/binder_venv.py, which is not there."""
+    out, _ = written
+    for target in ("test", "check", "bench"):
+        done = subprocess.run(["make", "-n", target], cwd=out, capture_output=True, text=True, timeout=60)
+        said = done.stdout + done.stderr
+        assert "public repository" in said and "pytest" not in said and "benchmarks" not in said.replace(
+            "no tests or benchmarks", ""), (target, said)
+        assert "pip install" not in said, f"make {target} installs a venv first: {said}"
+    lab = subprocess.run(["make", "-n", "lab"], cwd=out, capture_output=True, text=True, timeout=60)
+    assert lab.returncode == 0 and "jupyter lab" in lab.stdout, lab.stdout + lab.stderr
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "make test" in readme.split("\n\n", 1)[0]  # the notice says where the tests are
+
+
+def _commit(folder, message):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-am", message],
+                   cwd=folder, check=True)
+
+
+def test_the_next_version_is_the_next_commit_so_the_class_pulls_it(tmp_path):
+    """Defect: the guide said to write the class's repository again into a new folder and push it: a new history,
+    which the class's repository refuses without --force and which nbgitpuller cannot merge into a student's clone
+    ("refusing to merge unrelated histories"). Written into the folder it wrote before, the next version is one
+    commit more, its address kept, and a student's clone fast-forwards to it."""
+    source = tmp_path / "source"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(source)], check=True)
+    first = class_repo.write(source, tmp_path / "class", "https://github.com/uni-x/rag-class-2027")
+    assert first.earlier is None
+    served = tmp_path / "served.git"
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(tmp_path / "class"), str(served)], check=True)
+    student = tmp_path / "student"
+    subprocess.run(["git", "clone", "--quiet", served.as_uri(), str(student)], check=True)
+
+    ex2 = source / "notebooks" / "exercises" / "ex2-choose-a-threshold.ipynb"
+    ex2.write_text(ex2.read_text(encoding="utf-8").replace("Exercise 2.", "Exercise 2 (revised)."), encoding="utf-8")
+    solution = source / "notebooks" / "solutions" / "ex2-choose-a-threshold.ipynb"
+    solution.write_text(solution.read_text(encoding="utf-8").replace("Exercise 2", "Exercise 2 NEW ANSWER"),
+                        encoding="utf-8")
+    _commit(source, "ex2 revised")
+    second = class_repo.write(source, tmp_path / "class")
+    assert second.earlier == first.head and second.changed, second
+    assert "next commit" in str(second)
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=tmp_path / "class", capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert len(log) == 2, log
+    from ragkit.teach.classroom import address
+
+    assert address.Address.load(tmp_path / "class").repository == "https://github.com/uni-x/rag-class-2027"
+    assert address.check(tmp_path / "class") == []
+    subprocess.run(["git", "push", "--quiet", served.as_uri(), "main"], cwd=tmp_path / "class", check=True)
+    subprocess.run(["git", "pull", "--quiet", "--ff-only"], cwd=student, check=True)
+    pulled = (student / "notebooks" / "exercises" / "ex2-choose-a-threshold.ipynb").read_text(encoding="utf-8")
+    assert "Exercise 2 (revised)." in pulled and "uni-x/rag-class-2027" in pulled
+    assert not (student / "notebooks" / "solutions").exists()
+    assert "NEW ANSWER" not in "".join(p.read_text(errors="replace") for p in student.rglob("*") if p.is_file()
+                                      and ".git" not in p.parts)
+
+    third = class_repo.write(source, tmp_path / "class")
+    assert not third.changed and "nothing changed" in str(third)
+    (tmp_path / "class" / "notes.txt").write_text("the teacher's own file")
+    with pytest.raises(InputError, match="commit or remove"):
+        class_repo.write(source, tmp_path / "class")
+    assert (tmp_path / "class" / "notes.txt").is_file()

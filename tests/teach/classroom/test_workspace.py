@@ -246,6 +246,9 @@ def test_the_course_link_changes_files_only_on_a_post_another_site_cannot_forge(
         status, page, _ = send("GET", link, origin="http://evil.example")  # what another site's <img> or link sends
         assert status == 200 and not (course / "my-notebooks").exists(), status
         assert 'method="post"' in page and 'name="_xsrf"' in page and "document.forms[0].submit()" in page
+        with browser.open(link, timeout=60) as answer:  # nor can another site run the page hidden in its own frame
+            assert "frame-ancestors 'self'" in answer.headers.get("Content-Security-Policy", ""), answer.headers
+        assert not (course / "my-notebooks").exists()
         form = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', page))
         forged = urllib.parse.urlencode({"open": form["open"], "folder": form["folder"]}).encode()
         status, _, _ = send("POST", server.base + "/ragkit/workspace", forged, origin="http://evil.example")
