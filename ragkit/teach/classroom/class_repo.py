@@ -16,6 +16,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit, urlunsplit
 
 from ragkit.errors import InputError
 
@@ -123,6 +124,12 @@ def _makefile(text: str) -> str:
     return "".join(kept)
 
 
+def _without_credentials(remote: str) -> str:
+    """A remote's address as the class may read it: no user name or password (a token) in it."""
+    parts = urlsplit(remote)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])) if "@" in parts.netloc else remote
+
+
 def _earlier(out: Path) -> str | None:
     """The commit of the class's repository at ``out`` that class-repo wrote before, if ``out`` is one; else None."""
     if not (out / ".git").exists():
@@ -182,9 +189,8 @@ def write(root: Path, out: Path, repository: str | None = None, branch: str | No
         meta, name = line.split(b"\t", 1)
         mode, kind, blob = meta.decode().split()
         entries.append((mode, kind, blob, name.decode()))
-    remote = _git("config", "--get", "remote.origin.url", cwd=root).decode().strip() \
-        if subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=root,
-                          capture_output=True).returncode == 0 else str(root)
+    origin = subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=root, capture_output=True, text=True)
+    remote = _without_credentials(origin.stdout.strip()) if origin.returncode == 0 else str(root)
     if earlier is not None:
         _emptied(out)
     out.mkdir(parents=True, exist_ok=True)
