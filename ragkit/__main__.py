@@ -555,7 +555,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_workspace)
     p = sub.add_parser("class-repo", help="write the repository a class pulls: the course without its worked "
                                           "solutions and the teacher's guide")
-    p.add_argument("out", type=Path, help="a new or empty folder outside this clone")
+    p.add_argument("out", type=Path, help="a new or empty folder outside this clone, or the class's repository "
+                                          "written there before (a clone of it): the next version, its next commit")
     p.add_argument("--repository", help="the class's repository (https://github.com/OWNER/REPO): the copy's Colab, "
                                         "Binder and hub links lead there, not to the public repository")
     p.add_argument("--branch", help="its branch (default main)")
