@@ -42,8 +42,11 @@ def gamed_data(folder: Path) -> Path:
 @pytest.mark.slow  # a judging process loads the course
 def test_a_data_set_the_notebook_points_to_does_not_judge_it(autograde, tmp_path, monkeypatch):
     gamed = gamed_data(tmp_path)
-    monkeypatch.setenv("RAGKIT_DATA", str(gamed))
-    assert ex.check_threshold_choice(ragkit.teach.course.load(progress=False), 1.0).passed  # the trick works here
+    works = subprocess.run([sys.executable, "-c", "import ragkit.teach.course as c, ragkit.teach.exercises as ex; "
+                            "print(ex.check_threshold_choice(c.load(progress=False), 1.0).passed)"],
+                           env={**os.environ, "RAGKIT_DATA": str(gamed), "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, timeout=300)
+    assert works.stdout.split()[-1:] == ["True"], works.stderr[-2000:]  # the trick works when judged on that data
     monkeypatch.setenv("RAGKIT_DATA", str(gamed))  # what the student's cell does: os.environ[...]
     monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
     with pytest.raises(AssertionError, match="NOT YET"):
