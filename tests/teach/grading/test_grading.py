@@ -973,4 +973,3 @@ def test_issue_44s_class_grades_exactly_the_honest_grades_and_reports_what_was_p
     assert "'zed\\x1b[2J\\x1b[H', who is not on the class list: not graded" in said
     ada = next(line for line in said.splitlines() if line.startswith("ada       ex2"))
     assert "ragkit/notebooks/exercises/ex2-choose-a-threshold.ipynb" in ada  # the notebook column
-    print(said)
