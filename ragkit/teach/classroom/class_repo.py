@@ -78,8 +78,8 @@ class ClassRepo:
                 f"Push it where your class pulls from: git -C {self.folder} push <the class's repository URL> main")
 
 
-def _git(*args: str, cwd: Path, data: bytes | None = None) -> bytes:
-    done = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True)
+def _git(*args: str, cwd: Path) -> bytes:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
     if done.returncode != 0:
         raise InputError(f"git {' '.join(args[:2])} failed in {cwd}: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout

@@ -236,6 +236,11 @@ def _given(path: str | Path) -> Path:
     return Path(os.path.abspath(path))
 
 
+def _first_home(parts: tuple[str, ...]) -> int | None:
+    """Where the first ``home`` of a path is, when a folder follows it: the home layout's student is that folder."""
+    return next((i for i, p in enumerate(parts[:-1]) if p == "home"), None)
+
+
 def student_of(notebook: Path, root: Path, layout: str) -> str | None:
     """The student a notebook belongs to by the layout's rule, from its path as given; None when the rule names nobody.
 
@@ -244,9 +249,8 @@ def student_of(notebook: Path, root: Path, layout: str) -> str | None:
     """
     path = _given(notebook)
     if layout == "home":
-        parts = path.parts
-        index = next((i for i, p in enumerate(parts[:-2]) if p == "home"), None)
-        return parts[index + 1] if index is not None else None
+        index = _first_home(path.parts[:-1])  # the folder after it, not the notebook itself
+        return path.parts[index + 1] if index is not None else None
     base = _given(root)
     if base == path:  # a notebook named on the command line: its folder is the student's
         return path.parent.name or None
@@ -257,7 +261,8 @@ def _student_folder(notebook: Path, root: Path, layout: str) -> Path:
     """The folder that names the notebook's student (``/home/<student>``, ``<PATH>/<student>``)."""
     path = _given(notebook)
     if layout == "home":
-        index = next(i for i, p in enumerate(path.parts[:-2]) if p == "home")
+        index = _first_home(path.parts[:-1])
+        assert index is not None, "only a notebook the layout names a student for has a student's folder"
         return Path(*path.parts[:index + 2])
     base = _given(root)
     return path.parent if base == path else base / path.relative_to(base).parts[0]
@@ -309,8 +314,8 @@ def _linked_folder(root: Path, layout: str) -> str | None:
     """Why a folder given in the home layout is not searched: a link between the student's folder and it (a glob
     over ``/home/*/...`` meets a student's folder linked to ``/home`` or ``/``); None when there is none."""
     parts = root.parts
-    index = next((i for i, p in enumerate(parts) if p == "home"), None)
-    if layout != "home" or index is None or len(parts) < index + 2:
+    index = _first_home(parts)
+    if layout != "home" or index is None:
         return None
     for n in range(index + 2, len(parts) + 1):
         step = Path(*parts[:n])

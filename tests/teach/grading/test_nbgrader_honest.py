@@ -39,6 +39,20 @@ def gamed_data(folder: Path) -> Path:
     return data
 
 
+def two_students(folder: Path) -> tuple[str, str, str, int]:
+    """ada and a student whose ex1 window differs, each with nbgrader's autograded folder; ada's right ex1 answer."""
+    course = ragkit.teach.course.load(progress=False)
+    ada, bob = "ada", next(n for n in ("bob", "cy", "dee", "eli") if ex.own_size(n) != ex.own_size("ada"))
+    for who in (ada, bob):
+        (folder / "autograded" / who / "ex1-destroyed-needle").mkdir(parents=True)
+    size = ex.own_size(ada)
+    windows = needle_windows(course.corpus, course.questions, size=size)
+    qid = next(q for q, offset, length in windows if offset + length > size)
+    q = next(q for q in course.questions if q.id == qid)
+    doc = course.corpus[q.doc_id]
+    return ada, bob, qid, blind_window_start(doc, doc.text.find(q.needle) + len(q.needle) - 1, size)
+
+
 @pytest.mark.slow  # a judging process loads the course
 def test_a_data_set_the_notebook_points_to_does_not_judge_it(autograde, tmp_path, monkeypatch):
     gamed = gamed_data(tmp_path)
@@ -58,22 +72,14 @@ def test_a_data_set_the_notebook_points_to_does_not_judge_it(autograde, tmp_path
 
 @pytest.mark.slow
 def test_a_chdir_into_another_students_folder_names_no_one_else(autograde, tmp_path, monkeypatch):
-    course = ragkit.teach.course.load(progress=False)
-    ada, bob = "ada", next(n for n in ("bob", "cy", "dee", "eli") if ex.own_size(n) != ex.own_size("ada"))
-    for who in (ada, bob):
-        (tmp_path / "autograded" / who / "ex1-destroyed-needle").mkdir(parents=True)
-    size = ex.own_size(ada)
-    windows = needle_windows(course.corpus, course.questions, size=size)
-    qid = next(q for q, offset, length in windows if offset + length > size)
-    q = next(q for q in course.questions if q.id == qid)
-    doc = course.corpus[q.doc_id]
-    cut = blind_window_start(doc, doc.text.find(q.needle) + len(q.needle) - 1, size)
+    ada, bob, qid, cut = two_students(tmp_path)
     monkeypatch.chdir(tmp_path / "autograded" / ada / "ex1-destroyed-needle")
     monkeypatch.delenv("RAGKIT_STUDENT", raising=False)
     nbx.name_the_student()  # the locked first cell, before any of the student's code
-    assert ex.current_student() == ada and ex.own_size() == size
+    assert ex.current_student() == ada and ex.own_size() == ex.own_size(ada)
     os.chdir(tmp_path / "autograded" / bob / "ex1-destroyed-needle")  # the student's code
     monkeypatch.setenv("RAGKIT_STUDENT", bob)
+    assert not nbx.judge("ex1", bob, json.dumps({"question_id": qid, "cut_at": cut}))["passed"]  # bob's: NOT YET
     nbx.autograded_check("ex1", {"question_id": qid, "cut_at": cut})  # judged at ada's window: passes
 
 
@@ -144,16 +150,7 @@ def test_a_data_set_the_notebook_points_to_does_not_judge_it_even_unseen_autogra
 def test_the_first_cells_student_is_judged_even_when_autograde_is_hidden(autograde, tmp_path, monkeypatch):
     """After the locked first cell named ada, hiding autograde and naming bob everywhere the kernel can still judges
     ex1 at ada's window (and the same answer at bob's window is NOT YET, so the test can fail)."""
-    course = ragkit.teach.course.load(progress=False)
-    ada, bob = "ada", next(n for n in ("bob", "cy", "dee", "eli") if ex.own_size(n) != ex.own_size("ada"))
-    for who in (ada, bob):
-        (tmp_path / "autograded" / who / "ex1-destroyed-needle").mkdir(parents=True)
-    size = ex.own_size(ada)
-    windows = needle_windows(course.corpus, course.questions, size=size)
-    qid = next(q for q, offset, length in windows if offset + length > size)
-    q = next(q for q in course.questions if q.id == qid)
-    doc = course.corpus[q.doc_id]
-    cut = blind_window_start(doc, doc.text.find(q.needle) + len(q.needle) - 1, size)
+    ada, bob, qid, cut = two_students(tmp_path)
     monkeypatch.chdir(tmp_path / "autograded" / ada / "ex1-destroyed-needle")
     monkeypatch.delenv("RAGKIT_STUDENT", raising=False)
     nbx.name_the_student()  # the locked first cell
