@@ -91,11 +91,11 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
             raise InputError(f"{path}: entry {n} is not a table: write it as [[cell]] with id, sha, en and nl")
         missing = sorted({"id", "sha", "en", "nl"} - set(cell))
         if missing:
-            raise InputError(f"{path}: the entry {shown(str(cell.get('id', n)))!r} (entry {n}) has no "
+            raise InputError(f"{path}: the entry '{shown(str(cell.get('id', n)))}' (entry {n}) has no "
                              f"{', '.join(missing)}: add it")
         odd = sorted(k for k in ("id", "sha", "en", "nl") if not isinstance(cell[k], str))
         if odd:
-            raise InputError(f"{path}: in the entry {shown(str(cell['id']))!r} (entry {n}), {', '.join(odd)} must be "
+            raise InputError(f"{path}: in the entry '{shown(str(cell['id']))}' (entry {n}), {', '.join(odd)} must be "
                              "text (a quoted string)")
         if cell["id"] in entries:
             raise InputError(f"{path} translates cell {cell['id']!r} twice: keep one entry")
