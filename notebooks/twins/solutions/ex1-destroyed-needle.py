@@ -51,37 +51,19 @@ if "google.colab" in sys.modules:
 # can tell a chunking failure from a retrieval failure, which is most of debugging a RAG system.
 
 # %%
-import os
-
 import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import SIZE, blind_window_start, chunk_corpus, needle_hits, needle_windows
 from ragkit.teach.course import chapter
-from ragkit.teach.exercises import (
-    check_destroyed_needle,
-    current_student,
-    login,
-    own_size,
-    results_path,
-    system_student,
-)
+from ragkit.teach.exercises import check_destroyed_needle, own_size
 from ragkit.teach.lesson import narrate, plots, reminders, widgets
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
 my_size = own_size()
-me = current_student()
-if system_student():
-    whose = f"**{me}**: the name your teacher's grader gives you too (your login, or your hub name)"
-elif me != login(os.getuid()):
-    whose = f"**{me}**, the name you gave `student(...)`: it must be exactly the name on your class list"
-else:
-    whose = (f"**{me}**, a name this machine gives everyone (Binder, Colab): call "
-             f"`ragkit.teach.exercises.student('the name on your class list')` first, then run this cell again")
-display(Markdown(f"Your blind window: **{my_size}** characters, assigned to {whose}. Checks record your results in "
-                 f"`{results_path()}`."))
+display(narrate.window_owner(my_size))
 
 # %% [markdown]
 # ## Tools to investigate

@@ -160,6 +160,9 @@ from ragkit.teach.lesson.narrate.exercises import (
 from ragkit.teach.lesson.narrate.exercises import (
     ticket_words as ticket_words,
 )
+from ragkit.teach.lesson.narrate.exercises import (
+    window_owner as window_owner,
+)
 from ragkit.teach.lesson.narrate.production import (
     appended_found as appended_found,
 )
@@ -365,5 +368,6 @@ __all__ = [
     "update_summary",
     "what_figures_say",
     "window_limit",
+    "window_owner",
     "working_copy",
 ]

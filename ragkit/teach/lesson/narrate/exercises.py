@@ -25,6 +25,27 @@ def destroyed_at_size(carried: np.ndarray, mine: np.ndarray, size: int) -> Markd
                         needles=len(carried), course_size=SIZE, mine=int((~mine).sum()), size=size))
 
 
+def window_owner(size: int) -> Markdown:
+    """Whose ex1 window this is: the name the grader uses too, a name given to ``student()``, or nobody's yet."""
+    import os
+
+    from ragkit.teach.exercises import current_student, login, results_path, system_student
+
+    me, where = current_student(), results_path()
+    if system_student():
+        return Markdown(say("Your blind window: **{size}** characters, assigned to **{me}**: the name your teacher's "
+                            "grader gives you too (your login, or your hub name). Checks record your results in "
+                            "`{where}`.", size=size, me=me, where=where))
+    if me != login(os.getuid()):
+        return Markdown(say("Your blind window: **{size}** characters, assigned to **{me}**, the name you gave "
+                            "`student(...)`: it must be exactly the name on your class list. Checks record your "
+                            "results in `{where}`.", size=size, me=me, where=where))
+    return Markdown(say("Your blind window: **{size}** characters, assigned to **{me}**, a name this machine gives "
+                        "everyone (Binder, Colab): call `ragkit.teach.exercises.student('the name on your class "
+                        "list')` first, then run this cell again. Checks record your results in `{where}`.",
+                        size=size, me=me, where=where))
+
+
 def perfect_cut(tune: Sweep) -> Markdown:
     """The worst in-domain and best out-of-domain distances of a half, beside the chapter's: is a perfect cut there?"""
     exists = tune.best_out_of_domain > tune.worst_in_domain
