@@ -3,7 +3,8 @@
 The pace: a class reads prose at about ``WORDS_PER_MINUTE`` (on screen, with code beside it), spends
 ``MINUTES_PER_CELL`` on each code cell (run it, look at the output), and ``DISCUSSION`` minutes per
 notebook on talk and the knowledge check. A section whose ``## `` heading ends in ``(optional)`` (in a Dutch
-notebook ``(optioneel)``) can be skipped in a short session; everything else is core.
+notebook ``(optioneel)``) can be skipped in a short session; everything else is core. A notebook's closing list of
+sources (``## Sources``, in Dutch ``## Bronnen``) is read after class, so it takes no class time.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ MINUTES_PER_CELL = 0.5
 DISCUSSION = 5
 OPTIONAL = ("(optional)", "(optioneel)")
 """How a heading marks its section optional, in English and in the Dutch edition."""
+UNTIMED = ("Sources", "Bronnen")
+"""The headings of a section that is no class time (the notebook's references), in English and in Dutch."""
 
 
 def sections(path: Path) -> list[tuple[str, bool, int, int]]:
     """Per section of a notebook twin: (heading, optional, prose words, code cells); the opening cells first.
 
-    A section starts at a ``## `` line, also one in the middle of a markdown cell.
+    A section starts at a ``## `` line, also one in the middle of a markdown cell. A section headed exactly as
+    ``UNTIMED`` names is left out: its words and cells are no class time.
     """
     out: list[tuple[str, bool, int, int]] = [("(opening)", False, 0, 0)]
     for cell in jupytext.read(path).cells:
@@ -38,7 +42,7 @@ def sections(path: Path) -> list[tuple[str, bool, int, int]]:
                 out.append((heading, heading.endswith(OPTIONAL), 0, 0))
             name, optional, words, cells = out[-1]
             out[-1] = (name, optional, words + len(re.findall(r"\w+", line)), cells)
-    return out
+    return [section for section in out if section[0] not in UNTIMED]
 
 
 def class_minutes(path: Path, core_only: bool = False) -> int:

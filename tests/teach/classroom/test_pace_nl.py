@@ -1,5 +1,6 @@
 """The Dutch pilot's class times: the teacher's guide plans a Dutch notebook at its English twin's time, which holds
-while the pace (ragkit/teach/classroom/pace.py) computes at most a minute more for it, in full and core alike."""
+while the pace (ragkit/teach/classroom/pace.py) computes at most a minute more for it, in full and core alike; and in
+either language a notebook's closing list of sources takes no class time."""
 
 import re
 
@@ -38,3 +39,24 @@ def test_the_guide_says_the_dutch_notebooks_take_their_english_twins_time():
     text = GUIDE.read_text(encoding="utf-8")
     section = text[text.index("## The Dutch pilot"):].split("\n## ", 1)[0]
     assert re.search(r"English twin.s class time.*at most a minute\s+more", section, re.S)
+
+
+def twin(folder, name: str, closing: str = ""):
+    """A py:percent twin: a taught section with a code cell, then ``closing`` (markdown) and one more code cell."""
+    path = folder / f"{name}.py"
+    text = "# %% [markdown]\n# ## Taught\n#\n# " + "word " * 50 + "\n\n# %%\nx = 1\n"
+    path.write_text(text + (f"\n# %% [markdown]\n{closing}\n\n# %%\ny = 2\n" if closing else ""), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("heading", ["Sources", "Bronnen"])
+def test_a_notebooks_sources_take_no_class_time_in_either_language(tmp_path, heading):
+    references = "\n".join(f"# - Author {n} (2009), A long title of a work about ranking, a venue [key{n}]"
+                           for n in range(40))
+    listed = twin(tmp_path, "listed", f"# ## {heading}\n#\n{references}")
+    assert [name for name, *_ in sections(listed)] == ["(opening)", "Taught"]
+    assert class_minutes(listed) == class_minutes(twin(tmp_path, "bare"))
+    # only the exact heading: a taught section whose name begins with the word is class time
+    taught = twin(tmp_path, "taught", f"# ## {heading} of error\n#\n{references}")
+    assert [name for name, *_ in sections(taught)] == ["(opening)", "Taught", f"{heading} of error"]
+    assert class_minutes(taught) > class_minutes(listed)
