@@ -212,3 +212,10 @@ narrate.chapter_figure()
 from ragkit.teach.lesson import Quiz
 
 Quiz("00", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

@@ -391,3 +391,12 @@ assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 from ragkit.teach.lesson import Quiz
 
 Quiz("01", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

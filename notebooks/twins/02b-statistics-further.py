@@ -187,3 +187,15 @@ plots.win_loss_matrix(ev, "R@20", "dense")
 from ragkit.teach.lesson import Quiz
 
 Quiz("02", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
+# - Davison & Hinkley (1997), Bootstrap methods and their application, Cambridge University Press [davison1997]
+# - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
+# - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
+# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
+# - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

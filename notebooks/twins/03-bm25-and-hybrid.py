@@ -367,3 +367,16 @@ assert same == len(texts)
 from ragkit.teach.lesson import Quiz
 
 Quiz("03", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Robertson et al. (1994), Okapi at TREC-3, TREC-3 [robertson1994]
+# - Robertson & Zaragoza (2009), The probabilistic relevance framework: BM25 and beyond, Foundations and Trends in Information Retrieval [robertson2009]
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+# - Cormack, Clarke & Büttcher (2009), Reciprocal rank fusion outperforms Condorcet and individual rank learning methods, SIGIR [cormack2009]
+# - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
+# - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
+# - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

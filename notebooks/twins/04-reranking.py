@@ -259,3 +259,18 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 from ragkit.teach.lesson import Quiz
 
 Quiz("04", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+# - Nogueira & Cho (2019), Passage re-ranking with BERT, arXiv:1901.04085 [nogueira2019]
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+# - Cormack, Clarke & Büttcher (2009), Reciprocal rank fusion outperforms Condorcet and individual rank learning methods, SIGIR [cormack2009]
+# - Khattab & Zaharia (2020), ColBERT: efficient and effective passage search via contextualized late interaction over BERT, SIGIR [khattab2020]
+# - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
+# - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
+# - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
+# - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

@@ -423,3 +423,13 @@ narrate.retrieval_bill(facts, result.counted_with)
 from ragkit.teach.lesson import Quiz
 
 Quiz("07", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+# - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
+# - Hausenblas, Wilde & Tennison (2014), URI fragment identifiers for the text/csv media type, RFC 7111 [hausenblas2014]
+# - Liu et al. (2024), Lost in the middle: how language models use long contexts, TACL [liu2024]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

@@ -404,3 +404,11 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 from ragkit.teach.lesson import Quiz
 
 Quiz("08", course).widget()
+
+# %% [markdown]
+# ## Sources
+#
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

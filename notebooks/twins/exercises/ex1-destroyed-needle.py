@@ -135,3 +135,11 @@ check_destroyed_needle(course, question_id, cut_at, size=my_size)
 #    or fewer, and why would you expect that?
 # 3. Your needle is destroyed for every retriever. Which number in an evaluation table would show that, and which
 #    number would hide it?
+
+# %% [markdown]
+# ## Sources
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.

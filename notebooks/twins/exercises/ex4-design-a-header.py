@@ -190,3 +190,12 @@ check_header(course, my_header, my_expectation, my_conclusion)
 #    the encoder's window?
 # 3. Change `"R@20"` to `"R@4"` in the comparison. Can the verdict change with the metric, and what would you then
 #    report?
+
+# %% [markdown]
+# ## Sources
+#
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+# - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.

@@ -219,3 +219,10 @@ narrate.chapter_figure()
 from ragkit.teach.lesson import Quiz
 
 Quiz("00", course).widget()
+
+# %% [markdown]
+# ## Bronnen
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+#
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -282,3 +282,11 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 from ragkit.teach.lesson import Quiz
 
 Quiz("06", course).widget()
+
+# %% [markdown]
+# ## Bronnen
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+#
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

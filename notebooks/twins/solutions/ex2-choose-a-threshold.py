@@ -207,3 +207,11 @@ plots.described(
 #    to halve the width of that interval? Try `wilson(k, n)` for larger `n`.
 # 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different
 #    retriever or a stricter cut fix them, and at what price?
+
+# %% [markdown]
+# ## Sources
+#
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+# - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.

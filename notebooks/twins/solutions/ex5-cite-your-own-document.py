@@ -173,3 +173,12 @@ feedback
 #    source for a course question, and what would that do to the course's evaluation?
 # 3. Put your question through `answer` with the default cut against the course alone. Refused, or bluffed? What
 #    does that tell you about the gate?
+
+# %% [markdown]
+# ## Sources
+#
+# - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
+# - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.

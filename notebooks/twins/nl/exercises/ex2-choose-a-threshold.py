@@ -174,3 +174,11 @@ plots.cost_halves(both)
 #    voor zijn aandeel blufs met `ragkit.statistics.wilson`.
 # 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
 #    retriever of een strengere cut ze oplossen, en tegen welke prijs?
+
+# %% [markdown]
+# ## Bronnen
+#
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+# - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
+#
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
