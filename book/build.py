@@ -53,6 +53,8 @@ PROGRESS = re.compile(r"\|\s*\d+/\d+ \[")
 MATHJAX = "assets/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
 MARKDOWN = MarkdownIt("commonmark").enable("table")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+SOURCES = ROOT / "docs" / "sources.md"
+"""The course's bibliography: every notebook's closing Sources cell names its works by their keys there."""
 MARKER = ".ragkit-book"
 """The file that says a folder is a site this builder wrote, and lists every file in it (nothing else is deleted)."""
 MARKER_FORMAT = "ragkit-book-1"
@@ -130,6 +132,18 @@ class Page:
 
 
 @dataclass(frozen=True)
+class Sheet:
+    """A page of the site that is no notebook (the bibliography): its title and file, as the PDF's outline needs."""
+
+    title: str
+    href: str
+
+
+BIBLIOGRAPHY = "sources.html"
+"""The bibliography's page: docs/sources.md rendered, linked from the landing page and printed last in the PDF."""
+
+
+@dataclass(frozen=True)
 class BookBuild:
     """What a build did and how long it took."""
 
@@ -154,14 +168,19 @@ class BookBuild:
                 f"{self.total_seconds:.1f} s: {ran}, rendering {self.render_seconds:.1f} s")
 
 
+def _heading(tokens: list) -> str | None:
+    """The first level-one heading of parsed markdown, or None."""
+    for opening, inline in zip(tokens, tokens[1:], strict=False):
+        if opening.type == "heading_open" and opening.tag == "h1":
+            return inline.content
+    return None
+
+
 def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
     """The notebook's first level-one heading."""
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            tokens = MARKDOWN.parse(cell.source)
-            for opening, inline in zip(tokens, tokens[1:], strict=False):
-                if opening.type == "heading_open" and opening.tag == "h1":
-                    return inline.content
+        if cell.cell_type == "markdown" and (heading := _heading(MARKDOWN.parse(cell.source))) is not None:
+            return heading
     return fallback
 
 
@@ -363,11 +382,15 @@ _RELATIVE_HREF = re.compile(r'href="(\.\./[^"#]*)(#[^"]*)?"')
 
 
 def _project_links(body: str, page: Page, settings: Settings) -> str:
-    """A notebook's links to project files (``../data/corpus/x.md#char=...``) point at the repository on a page."""
+    """A notebook's links to project files (``../data/corpus/x.md#char=...``) point at the repository on a page,
+    except a link to the bibliography (``../docs/sources.md``), which the book has as a page of its own."""
     folder = posixpath.join("notebooks", posixpath.dirname(page.rel))
+    sources = SOURCES.relative_to(ROOT).as_posix()
 
     def repository(match: re.Match) -> str:
         target = posixpath.normpath(posixpath.join(folder, unquote(html.unescape(match.group(1)))))
+        if target == sources:
+            return f'href="{BIBLIOGRAPHY}{match.group(2) or ""}"'
         return f'href="{html.escape(settings.blob(target))}{match.group(2) or ""}"'
 
     return _RELATIVE_HREF.sub(repository, body)
@@ -410,7 +433,21 @@ def landing(book: list[Page], settings: Settings) -> str:
     return env.get_template("landing.html.j2").render(
         site_title=SITE_TITLE, intro=intro, table=table, binder=settings.binder(book[0].rel),
         exercises=[p for p in book if p.rel.startswith("exercises/")],
-        translations=[t for t in translations if t["pages"]])
+        translations=[t for t in translations if t["pages"]], bibliography=BIBLIOGRAPHY)
+
+
+_ENTRY = re.compile(r"<li><strong>\[([a-z0-9]+)\]</strong>")
+
+
+def bibliography(source: Path = SOURCES) -> tuple[Sheet, str]:
+    """The bibliography's page: docs/sources.md as HTML, titled by its first heading, each entry anchored by its key
+    (``sources.html#robertson2009``)."""
+    tokens = MARKDOWN.parse(source.read_text(encoding="utf-8"))
+    title = _heading(tokens) or source.stem
+    body = _ENTRY.sub(r'<li id="\1"><strong>[\1]</strong>', MARKDOWN.renderer.render(tokens, MARKDOWN.options, {}))
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    return Sheet(title, BIBLIOGRAPHY), env.get_template("sources.html.j2").render(
+        site_title=SITE_TITLE, title=title, body=body)
 
 
 def copy_assets(out: Path) -> None:
@@ -495,7 +532,10 @@ def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookN
         (site / page.download).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(page.path, site / page.download)
     (site / "index.html").write_text(landing(book, settings))
-    pdf.write(site, [p for p in book if p.language == SOURCE], SITE_TITLE)  # the course on paper: the English one
+    sheet, text = bibliography()
+    (site / sheet.href).write_text(text, encoding="utf-8")
+    # the course on paper: the English one, its bibliography last
+    pdf.write(site, [*(p for p in book if p.language == SOURCE), sheet], SITE_TITLE)
     files = sorted(e for e in _listing(site) if (site / e).is_file())
     (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
 

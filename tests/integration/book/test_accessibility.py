@@ -23,7 +23,7 @@ from test_book import Quiet, reads_the_site, site  # noqa: F401  (the fixture, s
 from test_browser import CHROMIUM, CHROMIUM_FLAGS
 
 import ragkit.teach.course
-from book import pdf
+from book import build, pdf
 from ragkit.teach.lesson import plots
 from ragkit.threshold import CHAPTER_CUTS
 
@@ -111,7 +111,7 @@ def browser_ready():
 def test_axe_finds_no_serious_or_critical_violation_on_any_page(site, browser_ready):  # noqa: F811
     results = axe_pages(site.out, install_axe())
     print("\naxe-core " + AXE_VERSION + ", tags " + ", ".join(AXE_TAGS) + ":\n" + summary(results))
-    assert set(results) == {"index.html", *(p.href for p in site.pages)}
+    assert set(results) == {"index.html", build.BIBLIOGRAPHY, *(p.href for p in site.pages)}
     bad = {name: [v for v in found if v["impact"] in FORBIDDEN] for name, found in results.items()}
     assert not any(bad.values()), summary({k: v for k, v in bad.items() if v})
 
@@ -290,7 +290,8 @@ def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # 
     reader = PdfReader(path)
     outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
     english = [p for p in site.pages if p.language == "en"]  # the PDF is the English course; the Dutch pilot is online
-    assert [title for title, _ in outline] == [pdf.CONTENTS, *(p.title for p in english)]
+    sources = build.bibliography()[0].title  # the bibliography's page, printed last
+    assert [title for title, _ in outline] == [pdf.CONTENTS, *(p.title for p in english), sources]
     starts = [page for _, page in outline]
     assert starts == sorted(starts) and len(set(starts)) == len(starts), "the pages are not in reading order"
     assert len(reader.pages) > starts[-1] >= len(english), f"{len(reader.pages)} pages for {len(english)}"
