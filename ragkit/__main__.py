@@ -169,7 +169,7 @@ def _eval(args: argparse.Namespace) -> int:
         rerankers.append(LateInteractionReranker())
     ev = evaluate(corpus, questions, args.strategies, args.retrievers, rerankers, progress=not args.quiet)
     wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m)
-                                          for r in rerankers for m in ("R@1", "MRR")]
+                                          for r in rerankers for m in ("Hit@1", "MRR")]
     rep = report(ev, wanted, chapter.FINDINGS | chapter.RERANK_FINDINGS)
     print(f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
           f"{len(questions)} questions, {len(ev.queries)} queries\n")
@@ -444,6 +444,31 @@ def _edition(args: argparse.Namespace) -> int:
     return 0
 
 
+def _guide(args: argparse.Namespace) -> int:
+    from ragkit.errors import InputError
+    from ragkit.plumbing.locations import checkout
+    from ragkit.teach.course import load
+    from ragkit.teach.lesson import guide
+
+    root = checkout()
+    if root is None:
+        raise InputError("the teacher's guide is written in a clone of the course: run this from its checkout")
+    path = root / "docs" / "teacher-guide.md"
+    text = path.read_text(encoding="utf-8")
+    marked = guide.quoted(text)
+    values = guide.figures(load(progress=False), root / "notebooks" / "twins" / "solutions")
+    kept = {name: next(iter(marked[name])) for name in guide.EXECUTED if name in marked}
+    drift = sorted(n for n, v in values.items() if n in marked and marked[n] != {v})
+    for name in drift:
+        print(f"{name}: the guide says {' / '.join(sorted(marked[name]))}, the computation {values[name]}")
+    if args.write and drift:
+        path.write_text(guide.render(text, {**kept, **values}), encoding="utf-8")
+        print(f"wrote {len(drift)} figure(s) into {path.relative_to(root)}; the executed-only ones "
+              f"({', '.join(guide.EXECUTED)}) are checked by the notebook tests")
+        return 0
+    return 1 if drift else 0
+
+
 def _address(args: argparse.Namespace) -> int:
     from ragkit.errors import InputError
     from ragkit.plumbing.locations import checkout
@@ -504,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ood", type=Path)
     p.add_argument("--any-count", action="store_true", help="skip the bundled data's expected counts")
     p.set_defaults(run=_validate)
-    p = sub.add_parser("eval", help="recall@k, MRR, destroyed answers and paired comparisons")
+    p = sub.add_parser("eval", help="hit@k, MRR, destroyed answers and paired comparisons")
     p.add_argument("--corpus", type=Path)
     p.add_argument("--questions", type=Path)
     p.add_argument("--strategies", type=_strategies, default="ABCDEF", help="letters, e.g. ACE")
@@ -566,6 +591,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
                         "Dutch notebook that differs from what would be written")
     p.set_defaults(run=_edition)
+    p = sub.add_parser("guide", help="check (or --write) the figures the teacher's guide quotes about the corpus")
+    p.add_argument("--write", action="store_true", help="write the computed figures into docs/teacher-guide.md")
+    p.set_defaults(run=_guide)
     p = sub.add_parser("address", help="set the course's address (book/book.toml) and write it into every notebook's "
                                        "Colab cell and the README's and docs' links")
     p.add_argument("repository", nargs="?", help="https://github.com/OWNER/NAME (default: book/book.toml's)")

@@ -1,10 +1,23 @@
-"""Needle evaluation without generation: first-hit ranks, recall@k, MRR, answers destroyed, paired comparisons.
+"""Needle evaluation without generation: the field's ranking metrics, answers destroyed, paired comparisons.
 
-A query is answered at rank r when the r-th chunk of its ranking quotes the whole needle
-(``needle in chunk.quoted``): what counts as a hit is what the model sees in its prompt,
-the chunk's own words plus its overlap when that overlap is the document's contiguous
-text, never the header. A needle that no chunk quotes is *destroyed* by the chunker: its
-recall ceiling is zero, and rank 0 marks it.
+A chunk is *relevant* to a query when it quotes the whole needle (``needle in chunk.quoted``):
+relevance is binary, what counts is what the model sees in its prompt, the chunk's own words
+plus its overlap when that overlap is the document's contiguous text, never the header. A
+chunk holding part of a needle cannot answer, so it earns nothing. An overlapping strategy
+can put one needle whole in two chunks: then the query has two relevant chunks. A needle that
+no chunk quotes is *destroyed* by the chunker: it has no relevant chunk, every metric scores
+it 0, and first-hit rank 0 marks it.
+
+The metrics, as the field names them (``metric`` strings; k any whole number from 1):
+
+- ``Hit@k``: hit rate or success@k, 1 when some relevant chunk is in the top k (the chapter
+  calls this recall@k; it equals recall only when a query has one relevant chunk);
+- ``Recall@k``: the share of the query's relevant chunks in the top k;
+- ``P@k``: precision, the share of the top k that is relevant;
+- ``MRR@k`` and ``MRR``: the reciprocal rank of the first relevant chunk, 0 below rank k, or
+  over the whole ranking;
+- ``MAP``: mean average precision over the whole ranking;
+- ``nDCG@k``: normalised discounted cumulative gain with binary gains.
 
 Every paired comparison exists at two levels. At the *query* level each query is a pair
 (the chapter's test, which reproduces its p-values). At the *needle* level each needle is
@@ -14,6 +27,7 @@ so they are not two independent pieces of evidence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
@@ -29,8 +43,12 @@ from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_scores, 
 from ragkit.tokens import TokenReport, token_report
 
 KS = (1, 4, 8, 20)
-METRICS = tuple(f"R@{k}" for k in KS) + ("MRR",)
+METRICS = tuple(f"Hit@{k}" for k in KS) + ("MRR",)
+"""The chapter's figures: hit rates at its four depths and MRR over the whole ranking."""
+FIELD_METRICS = ("Hit@10", "Recall@10", "P@10", "MRR@10", "MRR", "MAP", "nDCG@10")
+"""What an IR paper reports, at the usual cutoff of 10."""
 NEVER = 0
+_CUT = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]*)")
 LEVELS = ("query", "needle")
 
 
@@ -67,21 +85,37 @@ def first_hit_ranks(ranking: np.ndarray, hits: np.ndarray) -> np.ndarray:
     return np.where(found, ordered.argmax(axis=1) + 1, NEVER)
 
 
+def relevant_ranks(ranking: np.ndarray, hits: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """Ranks (from 1, ascending) of every chunk carrying the needle, per query; empty when none does."""
+    ordered = np.take_along_axis(hits, ranking, axis=1)
+    return tuple(tuple(int(r) + 1 for r in np.flatnonzero(row)) for row in ordered)
+
+
 @dataclass(frozen=True)
 class Result:
-    """The first-hit rank of every query for one strategy and retriever, and the needle each query asks for."""
+    """The first-hit rank of every query for one strategy and retriever, and the needle each query asks for.
+
+    ``relevant``: the ranks of every relevant chunk per query; left out, each query has one relevant chunk, at its
+    first-hit rank (none when that rank is 0).
+    """
 
     strategy: str
     retriever: str
     ranks: np.ndarray
     query_ids: tuple[str, ...]
     needle_ids: tuple[str, ...] = ()
+    relevant: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.needle_ids:  # one phrasing per needle: each query is its own needle
             object.__setattr__(self, "needle_ids", tuple(self.query_ids))
         if len(self.needle_ids) != len(self.query_ids):
             raise InputError(f"{len(self.query_ids)} queries but {len(self.needle_ids)} needle ids: give one per query")
+        if not self.relevant:
+            object.__setattr__(self, "relevant", tuple((int(r),) if r > 0 else () for r in self.ranks))
+        if len(self.relevant) != len(self.ranks) or any(
+                (min(rel) if rel else NEVER) != r for rel, r in zip(self.relevant, self.ranks)):
+            raise InputError("the relevant chunks' ranks disagree with the first-hit ranks: give both from one run")
 
     @property
     def label(self) -> str:
@@ -89,13 +123,30 @@ class Result:
         return f"{self.strategy}/{self.retriever}"
 
     def per_query(self, metric: str) -> np.ndarray:
-        """Per-query value of a metric: 1/0 for ``R@k``, the reciprocal rank for ``MRR``."""
+        """Per-query value of a metric (the module's list): 1/0 for ``Hit@k``, a share or a gain for the others."""
+        first = self.ranks.astype(float)
         if metric == "MRR":
-            return np.where(self.ranks > 0, 1.0 / np.maximum(self.ranks, 1), 0.0)
-        if metric.startswith("R@") and metric[2:].isdigit():
-            k = int(metric[2:])
-            return ((self.ranks > 0) & (self.ranks <= k)).astype(float)
-        raise InputError(f"unknown metric {metric!r}: use R@k (e.g. R@4) or MRR")
+            return np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)
+        if metric == "MAP":
+            return np.array([sum(i / r for i, r in enumerate(rel, 1)) / len(rel) if rel else 0.0
+                             for rel in self.relevant])
+        cut = _CUT.fullmatch(metric)
+        if cut is None:
+            raise InputError(f"unknown metric {metric!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1, e.g. "
+                             "Hit@4), MRR or MAP")
+        name, k = cut.group(1), int(cut.group(2))
+        within = np.array([sum(r <= k for r in rel) for rel in self.relevant], dtype=float)
+        if name in ("Hit", "R"):  # R@k: this course's earlier name for the hit rate, kept for older notebooks
+            return ((first > 0) & (first <= k)).astype(float)
+        if name == "Recall":
+            return np.array([w / len(rel) if rel else 0.0 for w, rel in zip(within, self.relevant)])
+        if name == "P":
+            return within / k
+        if name == "MRR":
+            return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
+        return np.array([sum(1 / np.log2(r + 1) for r in rel if r <= k) /
+                         sum(1 / np.log2(i + 1) for i in range(1, min(len(rel), k) + 1)) if rel else 0.0
+                         for rel in self.relevant])
 
     def value(self, metric: str) -> float:
         """Mean of the metric over all queries."""
@@ -258,7 +309,7 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
         for name, run in runs.items():
             if name in retrievers or "+" in name:
                 ev.results[f"{letter}/{name}"] = Result(letter, name, first_hit_ranks(run.ranking, hits_per_query),
-                                                        ids, needles)
+                                                        ids, needles, relevant_ranks(run.ranking, hits_per_query))
     return ev
 
 

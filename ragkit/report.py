@@ -24,7 +24,7 @@ from ragkit.terminal import shown
 from ragkit.tokens import TokenReport
 
 Wanted = tuple[str, str, str]
-"""One comparison a report shows: run A's label, run B's label, the metric, e.g. ``("E/dense", "A/dense", "R@20")``."""
+"""One comparison a report shows: run A's label, run B's label, the metric, e.g. ``("E/dense", "A/dense", "Hit@4")``."""
 
 RULE = ("a claimed difference (the chapter's raw p < 0.05) is consistent / contradicts when ours goes the same / "
         f"opposite way with needle-level Holm p < 0.05, otherwise inconclusive ({INCONCLUSIVE}); a claim of no "
@@ -177,7 +177,7 @@ class Report:
                     + (f"  ({', '.join(shown(q, None) for q in s.destroyed)})" if s.destroyed else "")
                     for s in self.strategies]
         if self.runs:
-            out.append("\nRecall@k with 95% Wilson intervals, MRR:")
+            out.append("\nHit@k with 95% Wilson intervals, MRR:")
             out += _text_table(self.RECALL_COLUMNS, self.recall_rows())
         if self.lines:
             out.append("\n" + self._comparisons_title() + ":")
@@ -196,7 +196,7 @@ class Report:
                   f"{s.tokens.header_pieces:,} ({s.tokens.header_share:.1%})", str(s.tokens.over_window),
                   f"{len(s.destroyed)}/{self.n_questions}"] for s in self.strategies]))
         if self.runs:
-            parts.append(_html_table("Recall@k with 95% Wilson intervals, MRR", self.RECALL_COLUMNS,
+            parts.append(_html_table("Hit@k with 95% Wilson intervals, MRR", self.RECALL_COLUMNS,
                                      self.recall_rows()))
         if self.lines:
             parts.append(_html_table(self._comparisons_title(), self.COMPARISON_COLUMNS, self.comparison_rows()))

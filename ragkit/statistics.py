@@ -1,4 +1,4 @@
-"""Intervals and paired tests: with 64 queries a four-point lead says nothing, and these show it."""
+"""Intervals and paired tests: with 64 queries a lead of a few points is not yet a finding, and these show it."""
 
 from __future__ import annotations
 

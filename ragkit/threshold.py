@@ -1,4 +1,4 @@
-"""The threshold: the only part of the pipeline that can say no.
+"""The threshold: where the course's pipeline says no, a cut on cosine distance.
 
 The gate keeps at most four chunks, and only those whose cosine distance to the query is
 under the cut. A sweep counts, per cut, the *bluffs* (out-of-domain queries that still get

@@ -178,11 +178,11 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | notebook | what you will find out |
 # |---|---|
 # | `01-chunking` | six ways to cut the text, which of them destroy answers, and what a header costs |
-# | `02-dense-retrieval` | embedding search, recall@k with intervals, and paired tests between strategies |
+# | `02-dense-retrieval` | embedding search, the hit rate and the field's other ranking metrics with intervals, and paired tests between strategies |
 # | `03-bm25-and-hybrid` | exact-word search, where it beats embeddings, and fusing the two by rank |
 # | `04-reranking` | a model that reads query and chunk together, and what it costs per query |
 # | `05-distances` | cosine, dot product and Euclidean distance, and when they agree |
-# | `06-thresholds` | the only part of the pipeline that can say "no answer", and what each cut costs |
+# | `06-thresholds` | a cut on cosine distance that lets the pipeline say "no answer" (one of several ways to abstain), and what each cut costs |
 # | `07-citations` | quoting the chunk's own words with a locator a reader can follow |
 # | `08-production` | stale indexes, broken documents, and failures that make no noise |
 # | `exercises/` | graded exercises in the `exercises/` folder beside this notebook, with hints rather than answers |

@@ -133,22 +133,22 @@ from ragkit.teach.lesson import overlap
 texts_of = {q.id: q.needle for q in course.questions}
 pulls = {}
 for plain, lapped in (("E", "F"), ("A", "B")):
-    lost = ev.compare(f"{lapped}/dense", f"{plain}/dense", "R@20", "needle").losses
+    lost = ev.compare(f"{lapped}/dense", f"{plain}/dense", "Hit@20", "needle").losses
     pulls[plain] = overlap.measure((plain, course.retriever(plain).chunks, course.retriever(plain).vectors),
                                    (lapped, course.retriever(lapped).chunks, course.retriever(lapped).vectors),
                                    [(n, texts_of[n]) for n in lost])
 display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 
 # %% [markdown]
-# Read those figures with the ranking results beside them (notebook 02): whatever the pull, F against E at R@20 here is
-# a handful of needles either way, which no test can tell from chance. The mechanism is real and measurable; whether it
-# costs a needle depends on how close that needle's chunk was to losing its place anyway.
+# Read those figures with the ranking results beside them: notebook 02 tests F against E at Hit@20, needle by needle, and
+# says whether the difference is more than chance. The mechanism is real and measurable; whether it costs a needle
+# depends on how close that needle's chunk was to losing its place anyway.
 
 # %% [markdown]
 # ## Answers destroyed before retrieval starts
 #
 # A needle is *destroyed* by a chunker when no chunk carries it in full. For those questions the best possible
-# recall is zero, whatever the retriever, reranker or threshold does afterwards. From the outside it looks
+# hit rate is zero, whatever the retriever, reranker or threshold does afterwards. From the outside it looks
 # exactly like a poor retriever, which is why it so often goes unnoticed.
 
 # %%

@@ -24,7 +24,7 @@
 # **Learning objectives.** After this notebook you can:
 #
 # - embed a query and rank chunks by cosine distance
-# - report recall@k and MRR with 95% Wilson intervals
+# - report hit@k and MRR with 95% Wilson intervals
 # - compare two runs with the paired sign test, and write that test in five lines checked against scipy
 # - say what each of the chapter's comparisons claims (a difference, or none detectable) and whether this corpus agrees, and why it might not
 
@@ -122,21 +122,24 @@ pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "
               for i, j in enumerate(run.top(0, 5))])
 
 # %% [markdown]
-# ## Recall@k and MRR, with intervals
+# ## Hit@k and MRR, with intervals
 #
-# For each query ragkit records the rank of the first chunk that carries the whole needle (0 if none does).
-# Two summaries follow from those ranks:
+# A chunk is *relevant* to a query when it carries the whole needle; for each query ragkit records the rank of the first relevant
+# chunk (0 if none is). The chapter summarises those ranks two ways:
 #
-# - **recall@k**: the share of queries whose needle appears in the top k. Use k equal to the number of chunks you will put in the prompt.
-# - **MRR** (mean reciprocal rank): the average of 1/rank, counting a miss as 0. It rewards putting the answer first, not just somewhere near the top.
+# - **Hit@k**: the share of queries with a relevant chunk in the top k. The field calls this the *hit rate* or *success@k*; the chapter
+#   calls it recall@k, which is the field's name for something else (the share of a query's relevant chunks in the top k, next section).
+#   Use k equal to the number of chunks you will put in the prompt.
+# - **MRR** (mean reciprocal rank): the average of 1/rank of the first relevant chunk, counting a miss as 0, here over the whole ranking
+#   (no cutoff; MRR@10 below counts anything after rank 10 as a miss). It rewards putting the answer first, not just somewhere near the top.
 #
-# Each recall is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. The last column counts needles that no chunk carries at all (the chunking notebook shows why).
+# Each hit rate is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. The last column counts needles that no chunk carries at all (the chunking notebook shows why).
 
 # %%
 tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
-# The chapter prints two of these intervals, for A and E at R@20. Wilson's interval depends only on the counts, so
+# The chapter prints two of these intervals, for A and E at Hit@20. Wilson's interval depends only on the counts, so
 # ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
 
 # %%
@@ -149,15 +152,41 @@ claims.recall20_intervals(ev)
 plots.recall_curves(ev, "dense")
 
 # %% [markdown]
-# ## Why a four-point lead says nothing
+# ## The field's metrics, and where they disagree
 #
-# Suppose a strategy finds the needle for exactly half of the queries. How sure can you be that its true recall is one half? The Wilson interval answers that.
+# An IR paper reports more than the hit rate, usually at a cutoff of 10. With binary relevance (a chunk is relevant or not: it carries
+# the whole needle, a chunk with part of it earns nothing, because half a needle cannot answer):
+#
+# - **Recall@10**: the share of the query's relevant chunks in the top 10. It differs from Hit@10 only when a query has several relevant
+#   chunks, as when an overlap carries a needle whole in two neighbouring chunks.
+# - **P@10** (precision): the share of the top 10 that is relevant. With one relevant chunk per query it can reach 0.1 at most.
+# - **MRR@10**: MRR with a cutoff: a first relevant chunk below rank 10 counts 0.
+# - **MAP** (mean average precision): the precision at the rank of each relevant chunk, averaged over them, then over queries.
+# - **nDCG@10** (normalised discounted cumulative gain): each relevant chunk in the top 10 earns 1 / log2(rank + 1), divided by the best
+#   score possible for that query; binary gains here.
+#
+# ragkit computes every one of them itself, and its tests check each against the ranx library on the course's runs.
+#
+# Before you run the next cell: for which of these pairs do you expect identical figures on this course, and which metric might
+# crown a different strategy than Hit@10 does? The last column counts queries with more than one relevant chunk.
+
+# %%
+for name in ("dense", "bm25", "hybrid"):
+    display(Markdown(f"**{name}**"), tables.field_metrics(ev, name))
+
+# %% jupyter={"source_hidden": true}
+narrate.metrics_disagree(ev)
+
+# %% [markdown]
+# ## Why a lead of a few points is not yet a finding
+#
+# Suppose a strategy finds the needle for exactly half of the queries. How sure can you be that its true hit rate is one half? The Wilson interval answers that.
 
 # %% jupyter={"source_hidden": true}
 narrate.interval_width(len(course.queries))
 
 # %% [markdown]
-# So two strategies a few points apart are, on their own intervals, indistinguishable. But the intervals treat the two strategies as if they had been tested on different queries.
+# So the intervals of two strategies a few points apart overlap widely. Overlap is not a test of the difference, though (two intervals can overlap while a proper test separates the runs), and the intervals treat the two strategies as if they had been tested on different queries.
 # They were not: both answered *the same* queries. That pairing is information you should use.
 #
 # ## The paired sign test
@@ -166,7 +195,7 @@ narrate.interval_width(len(course.queries))
 # What is left are the *discordant* queries: A wins (A hits, B misses) or B wins. If the two strategies were equally good, each discordant query would be a fair coin toss.
 # The exact two-sided sign test asks how surprising the observed split of wins and losses would be under that coin.
 #
-# Here is the chapter's headline comparison, boundaries plus header (E) against blind cuts (A), at R@20, on this corpus.
+# Here is the chapter's headline comparison, boundaries plus header (E) against blind cuts (A), at Hit@20, on this corpus.
 
 # %% jupyter={"source_hidden": true}
 narrate.headline(ev)
@@ -175,8 +204,9 @@ narrate.headline(ev)
 # ## Queries are not needles
 #
 # That test counted every query as an independent pair. They are not: each needle is asked twice (question and ticket), and both phrasings
-# look for the same sentence in the same chunk. If E's chunk is easy to find, it is usually easy to find for both phrasings, so one good chunk
-# shows up as two wins. Counting them twice makes the evidence look stronger than it is (statisticians call it *pseudo-replication*).
+# look for the same sentence in the same chunk. So the two results of a needle are not independent: where both phrasings find an easy chunk, one
+# good chunk shows up as two wins. Counting them as two makes the evidence look stronger than it is (statisticians call it *pseudo-replication*);
+# how strongly the phrasings agree differs by run and metric, and 02b measures it.
 #
 # The honest unit is the needle. Give each needle a score per run: the share of its phrasings that hit (0, one half or 1 with two phrasings).
 # A needle whose score differs between the two runs is one win or one loss; the sign test then runs over needles.
@@ -198,9 +228,10 @@ claims.sign_tests_recomputed()
 # ### Many looks at once: Holm
 #
 # A p-value is the chance of a split at least as lopsided as the observed one *if the two runs were equally good*. It is not the chance that
-# the finding is a fluke. What it does promise: when there is no difference, a test falls below 0.05 one time in twenty. Look at seven
-# comparisons where nothing is going on and the chance that *some* p falls below 0.05 is much larger (for seven independent ones, 1 - 0.95⁷).
-# Holm's correction keeps that chance at 0.05 for a *family* (here: the chapter's comparisons shown together): sort the m p-values, multiply the
+# the finding is a fluke. What it does promise: when there is no difference, a test falls below 0.05 at most one time in twenty (an exact
+# test on whole counts rarely lands on 0.05 exactly, so the sign test falls below it less often than that). Look at seven
+# comparisons where nothing is going on and the chance that *some* p falls below 0.05 is much larger (for seven independent ones, up to 1 - 0.95⁷).
+# Holm's correction keeps that chance at or below 0.05 for a *family* (here: the chapter's comparisons shown together): sort the m p-values, multiply the
 # smallest by m, the next by m - 1, and so on, never letting an adjusted p fall below the one before it, and cap at 1. A family of one is left as
 # it is. Notebook 02b explains it further and applies it to the chapter's own p-values.
 #
@@ -241,7 +272,7 @@ narrate.room_to_win(ev)
 # ## The header, confronted (optional)
 #
 # The headline E-vs-A gain mixes two things: E's boundaries keep needles that A's blind cuts destroy, and E's header may help ranking.
-# Two comparisons pull them apart, both at R@20 and at both levels: E against A on the needles A did *not* destroy (what E buys beyond not
+# Two comparisons pull them apart, both at Hit@20 and at both levels: E against A on the needles A did *not* destroy (what E buys beyond not
 # cutting answers in two), and E against C (same cuts, the header alone).
 
 # %%
@@ -264,7 +295,7 @@ widgets.StrategyDuel(ev).widget()
 # ## Question or ticket: does phrasing matter? (optional)
 #
 # Every needle is asked twice: once as a tidy course question, once the way a frustrated user writes a support ticket, with different words and no textbook vocabulary.
-# Split E's dense recall by phrasing.
+# Split E's dense hit rate and MRR by phrasing.
 
 # %%
 phrasing = np.array([q.phrasing for q in course.queries])
@@ -276,7 +307,7 @@ pd.DataFrame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("questio
 
 # %%
 sig = lambda p: "significant" if p < 0.05 else "not significant"
-for m in ("R@1", "R@8", "R@20"):
+for m in ("Hit@1", "Hit@8", "Hit@20"):
     t = sign_test(run_e.per_query(m)[phrasing == "question"], run_e.per_query(m)[phrasing == "ticket"])
     display(Markdown(f"At {m}, the question finds the needle and the ticket does not for **{t.wins}** needles; the reverse for **{t.losses}**; p = **{t.p:.2g}** ({sig(t.p)})."))
 
@@ -320,7 +351,7 @@ assert worst < 1e-9 and agree == len(tests)
 #
 # 1. In the duel, set A to `F/dense`, B to `E/dense` and step through the metrics. Does overlap on top of the header ever win significantly? Open the query lists and look at the chunks that moved.
 # 2. Change `run_e` to `ev["A/dense"]` and rerun the phrasing cells. Is the gap between questions and tickets larger or smaller with blind chunking? Why might that be?
-# 3. Use `wilson(k, n)` to find out how many queries you would need for a recall of one half to have an interval about five points either side. What does that tell you about the evaluation sets in most blog posts?
+# 3. Use `wilson(k, n)` to find out how many queries you would need for a hit rate of one half to have an interval about five points either side. What does that tell you about the evaluation sets in most blog posts?
 # 4. Run `ev.compare("E/dense", "F/dense", m, "needle")` for every metric `m`. Before you look, write down which metric you would report and why.
 
 # %% [markdown]
@@ -340,6 +371,8 @@ Quiz("02", course).widget()
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 # - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
 # - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
+# - Järvelin & Kekäläinen (2002), Cumulated gain-based evaluation of IR techniques, ACM Transactions on Information Systems [jarvelin2002]
+# - Bassani (2022), ranx: a blazing-fast Python library for ranking evaluation and comparison, ECIR [bassani2022]
 # - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]

@@ -17,14 +17,14 @@
 # %% [markdown]
 # # 02b. Statistics further: clusters, families, many looks
 #
-# Notebook 02 gave every student what is needed to judge a comparison: recall@k with Wilson intervals, the paired sign test at query and
+# Notebook 02 gave every student what is needed to judge a comparison: hit@k with Wilson intervals, the paired sign test at query and
 # needle level, and the verdicts. This notebook goes further, for those who want to know how much the needles weigh, why Holm's correction is
 # built the way it is, and what it does to the chapter's own results.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
 #
-# - give an interval for a recall that respects the needles (the cluster bootstrap), and say what its design effect means
+# - give an interval for a hit rate that respects the needles (the cluster bootstrap), and say what its design effect means
 # - explain Holm's correction, write it in a few lines and check it against statsmodels
 # - put the chapter's own p-values under Holm and say how many of its results survive
 # - recognise metric shopping, and read a win/loss matrix without being fooled by its colours
@@ -70,20 +70,20 @@ display(Markdown(reminders.strategy_letters()))
 #
 # Notebook 02 moved the sign test from queries to needles, because both phrasings of a needle look for the same sentence in the same chunk.
 # The same goes for the intervals. Wilson's interval assumes every query is independent. A *cluster bootstrap* makes no such assumption: it builds
-# 10,000 imaginary evaluation sets by drawing as many needles as there are, with replacement (each drawn needle brings all its phrasings), computes recall on each,
+# 10,000 imaginary evaluation sets by drawing as many needles as there are, with replacement (each drawn needle brings all its phrasings), computes the hit rate on each,
 # and keeps the middle 95%. The ratio of its variance to the independent-queries variance is the *design effect*: 1 when the phrasings of a
-# needle behave like strangers, 2 when they always agree (two phrasings then carry the information of one). Dividing 64 by it gives the
-# effective number of independent queries.
+# needle behave like strangers, 2 when they always agree (two phrasings then carry the information of one). Dividing the number of queries by it gives
+# the effective number of independent queries.
 #
-# Two honest caveats, both in `ragkit.statistics.cluster_bootstrap`. Resampling G needles gives a variance too small by (G - 1)/G (with 32
+# Two honest caveats, both in `ragkit.statistics.cluster_bootstrap`. Resampling G needles gives a variance too small by (G - 1)/G (with G = 32
 # needles, 31/32), so ragkit scales it back by G/(G - 1) and uses n - 1 in the independent-queries variance. And a percentile interval
 # built from a few dozen clusters covers somewhat less than its nominal 95%: read its edges as approximate, not as exact 95% bounds.
 
 # %% jupyter={"source_hidden": true}
-narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0])
+narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
 
 # %% [markdown]
-# How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every recall:
+# How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every hit rate:
 # where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
 
 # %%
@@ -95,9 +95,9 @@ narrate.design_effects(deff)
 # ## Holm, explained
 #
 # A p-value is the chance, *if the two runs were equally good*, of a split at least as lopsided as the one observed. Below 0.05 means such a
-# split would happen less than one time in twenty by chance alone; it does not mean the finding has a one-in-twenty chance of being a fluke.
+# split would happen at most one time in twenty by chance alone; it does not mean the finding has a one-in-twenty chance of being a fluke.
 # Run m comparisons where nothing is going on, and the chance that at least one falls below 0.05 grows with m. Holm's step-down correction
-# keeps that chance (the *family-wise error rate*) at 0.05 without assuming the tests are independent: sort the p-values, multiply the smallest
+# keeps that chance (the *family-wise error rate*) at or below 0.05 without assuming the tests are independent: sort the p-values, multiply the smallest
 # by m, the next by m - 1, and so on; an adjusted p never falls below the one before it, and none exceeds 1. Each comparison then counts as a
 # finding only if its adjusted p is below 0.05. In a few lines, checked against `ragkit` and statsmodels:
 
@@ -125,7 +125,8 @@ same = all(holm_by_hand(f) == holm(f) for f in families)
 chance = 1 - 0.95 ** len(chapter.COMPARISONS)
 display(Markdown(f"Largest difference from statsmodels over **{len(families)}** random families: **{worst:.1e}**; identical to "
                  f"`ragkit.statistics.holm` on every one: **{same}**. Without a correction, {len(chapter.COMPARISONS)} independent "
-                 f"comparisons with nothing going on would give at least one p below 0.05 with probability **{chance:.2f}**."))
+                 f"comparisons with nothing going on would give at least one p below 0.05 with probability up to **{chance:.2f}** "
+                 f"(up to: an exact test falls below 0.05 at most one time in twenty)."))
 assert worst < 1e-12 and same
 
 # %% [markdown]
@@ -161,18 +162,18 @@ narrate.metric_shopping(shopping)
 # %% [markdown]
 # ## Every pair at once (optional)
 #
-# The matrix shows, for each pair of strategies, the net wins of the row over the column at R@20 (wins minus losses), counted in needles.
+# The matrix shows, for each pair of strategies, the net wins of the row over the column at Hit@20 (wins minus losses), counted in needles.
 # Hover over a cell for the counts, the exact p and the Holm p. The Holm family is the whole matrix at all five metrics, because that is how many
-# looks this figure invites. Blue means the row wins more needles than it loses, red the opposite. A deep colour with a large p is still noise.
+# looks this figure invites. Blue means the row wins more needles than it loses, red the opposite. A deep colour with a large p is not evidence of a difference.
 
 # %%
-plots.win_loss_matrix(ev, "R@20", "dense")
+plots.win_loss_matrix(ev, "Hit@20", "dense")
 
 
 # %% [markdown]
 # ## Try this (optional)
 #
-# 1. Change the seed of `cluster_bootstrap` (call it on `ev["E/dense"].per_query("R@20")` and `ev["E/dense"].needle_ids`) and watch how much
+# 1. Change the seed of `cluster_bootstrap` (call it on `ev["E/dense"].per_query("Hit@20")` and `ev["E/dense"].needle_ids`) and watch how much
 #    the interval's edges move. What does that say about the third decimal of any interval?
 # 2. Give `holm_by_hand` the chapter's seven p-values plus one more comparison with p = 0.001. Before you run it, predict which of the
 #    chapter's results survive now; then work out from the multipliers why the answer is what it is.

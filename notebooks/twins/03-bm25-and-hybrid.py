@@ -122,11 +122,11 @@ pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).roun
 # %% [markdown]
 # ## BM25 against dense, across all needle queries
 #
-# One hand-picked query is an anecdote. The question is how BM25 does on ordinary questions. Below: recall@k for k from 1 to 20 on strategy E, for dense, BM25 and the hybrid you will meet in a moment.
+# One hand-picked query is an anecdote. The question is how BM25 does on ordinary questions. Below: hit@k for k from 1 to 20 on strategy E, for dense, BM25 and the hybrid you will meet in a moment.
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
-curve = pd.DataFrame({label: [ev[label].value(f"R@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
+curve = pd.DataFrame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
 curve.round(3)
 
 # %% [markdown]
@@ -145,7 +145,7 @@ shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content
                    for q in course.queries for x in course.questions if x.id == q.qid])
 phrasing = np.array([q.phrasing for q in course.queries])
 pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
-                  **{f"{label} R@1": ev[label].per_query("R@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
+                  **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
 # Read the table row by row. Where a phrasing shares few words with its needle, BM25 has little to hold on to, and whatever advantage it has at the top of the list should shrink.
@@ -179,13 +179,13 @@ narrate.fused_ranks(runs, token, holder, K)
 #
 # ## Hybrid against each of its parents
 #
-# First every recall with its Wilson interval, for the three retrievers on strategy E.
+# First every hit rate with its Wilson interval, for the three retrievers on strategy E.
 
 # %%
 tables.summary(ev)
 
 # %% [markdown]
-# The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at R@4 the paired sign test could not separate it from either.
+# The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at Hit@4 the paired sign test could not separate it from either.
 # Its two hybrid comparisons belong to the family of the chapter's comparisons (notebook 02 shows all of them), so the Holm correction runs over
 # that whole family here too, and the table shows all of it: the two hybrid rows are this notebook's. Each is shown at the query level (the chapter's test) and at the needle level (both phrasings of a needle count
 # once), and gets its verdict by the one rule of `ragkit.statistics.verdict`. The chapter's own p for both hybrid comparisons is above 0.05, so
@@ -355,8 +355,8 @@ assert same == len(texts)
 #
 # 1. In the playground, ask about another identifier from a code block in the corpus (open `12-reasoning.md` in the corpus folder, which 00-start-here prints, and pick a function name). Which column finds it? Now describe what the function does in plain words, without its name. Which column wins now?
 # 2. Change `ev = course.evaluation("E")` to `course.evaluation("ABCDEF")` and `labels` to blind chunking (`A/...`). Does BM25 fare better or worse against dense when chunks are cut blindly? Why might a header help one retriever more than the other?
-# 3. Rerun the fusion cell with a tiny $k$ (import `rrf_many` from `ragkit.fusion` and pass `k=1`). Which retriever now dominates the fused ranking, and what happens to the constant query?
-# 4. The sign test counts only discordant pairs. Use `ev.compare("E/hybrid", "E/dense", "R@4").wins` and `.losses` to read the queries on which they disagree, then the same with `"needle"` as a fourth argument. How many needles do those queries come from?
+# 3. Fuse with a tiny $k$: import `rrf_many` from `ragkit.fusion` and call `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` (keep `matched=`: without it BM25's zero-score chunks earn credit for their corpus order, the mistake the by-hand check above avoids). Before you run it, work out on paper whether a chunk at rank 1 in one list and nowhere in the other beats a chunk at rank 2 in both, with $k = 1$ and with $k = 60$. Then compare the top ten of a few queries with `hybrid.ranking`: which retriever now dominates the fused ranking, and what happens to the constant query?
+# 4. The sign test counts only discordant pairs. Use `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` and `.losses` to read the queries on which they disagree, then the same with `"needle"` as a fourth argument. How many needles do those queries come from?
 
 # %% [markdown]
 # ## Knowledge check

@@ -58,7 +58,7 @@ from ragkit.teach.lesson import claims, measure, narrate, tables, timings_table,
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
-metrics = ("R@1", "R@4", "MRR")
+metrics = ("Hit@1", "Hit@4", "MRR")
 reranker = available_reranker()
 display(Markdown(course.truncation_note()))
 
@@ -98,7 +98,7 @@ narrate.shortlist_ceiling(ev)
 narrate.cross_encoder_here(reranker)
 
 # %% [markdown]
-# The chapter reports the cross-encoder as its largest single gain, and the only one right at the top of the list: R@1 and MRR,
+# The chapter reports the cross-encoder as its largest single gain, and the only one right at the top of the list: Hit@1 and MRR,
 # where the first chunk is what counts. Here is the same experiment on our corpus, next to the chapter's figures.
 
 # %%
@@ -149,13 +149,13 @@ cold_s = time.perf_counter() - t
 narrate.maxsim_wall_time(cold_s, len(course.queries))
 
 # %% [markdown]
-# The whole evaluation, with 95% Wilson intervals on every recall:
+# The whole evaluation, with 95% Wilson intervals on every hit rate:
 
 # %%
 tables.summary(ev_li)
 
 # %% [markdown]
-# And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for R@1 and MRR only).
+# And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for Hit@1 and MRR only).
 
 # %%
 table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
@@ -183,10 +183,10 @@ narrate.maxsim_gains(li, ev_li, metrics)
 # first needle-carrying chunk under each (0 would mean "not found at all").
 
 # %%
-c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "R@1")
+c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "Hit@1")
 text = {q.id: q.text for q in course.queries}
 row = {qid: i for i, qid in enumerate(ev_li["E/hybrid"].query_ids)}
-pd.DataFrame([{"query": text[q], "MaxSim at R@1": "wins" if q in c.wins else "loses", "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
+pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if q in c.wins else "loses", "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
                "MaxSim rank": ev_li["E/hybrid+maxsim"].ranks[row[q]]} for q in c.wins + c.losses])
 
 # %% [markdown]
@@ -199,7 +199,7 @@ pd.DataFrame([{"query": text[q], "MaxSim at R@1": "wins" if q in c.wins else "lo
 #   question. A trained ColBERT model is a different animal.
 # - **Special tokens count.** The token vectors include the model's `[CLS]` and `[SEP]` markers. The query's `[CLS]` tends to find its
 #   best match in the chunk's own `[CLS]`, whatever the chunk is about, so part of every score says nothing about relevance.
-# - **64 queries is few.** As everywhere in this course, a handful of wins or losses either way is within what a coin would do.
+# - **A few dozen queries is few.** As everywhere in this course, a handful of wins or losses either way is within what a coin would do.
 #
 # So this is a fair measurement of *this* reranker on *this* corpus, and no more.
 
@@ -247,7 +247,7 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 #    and what would you change to fix them: the chunker, the shortlist depth, or the first-stage retriever?
 # 3. MaxSim adds up one best match per query token, so long questions collect bigger scores than short ones. Does that matter when
 #    you rank chunks for one query? When would it matter?
-# 4. If the cross-encoder gives you a clear gain at R@1 but costs hundreds of milliseconds, in which product would you pay that, and in
+# 4. If the cross-encoder gives you a clear gain at Hit@1 but costs hundreds of milliseconds, in which product would you pay that, and in
 #    which would you rather show four chunks and let the reader choose?
 
 # %% [markdown]

@@ -18,13 +18,13 @@
 # # 05. Distances: cosine and L2
 #
 # You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
-# and how that identity falls apart, dragging text length into every distance, the moment the vectors are not normalised.
+# and how that identity falls apart the moment the vectors are not normalised, and whether text length then drags on every distance.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
 #
 # - show that cosine distance equals half the squared L2 distance on unit vectors
-# - explain what goes wrong without normalisation: norms that track text length
+# - explain what goes wrong without normalisation, and measure whether norms track text length
 # - say why a fixed threshold needs normalised vectors
 
 # %%
@@ -144,7 +144,7 @@ pd.DataFrame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for
 narrate.unnormalised(raw_check, check, general)
 
 # %% [markdown]
-# ## The norm tracks the length of the text
+# ## Does the norm track the length of the text?
 #
 # If the norms were all some other constant, say all 3, nothing much would be lost: every L2 distance would be scaled by the same factor.
 # The trouble is that they are not constant. Here are the un-normalised norms of the same 200 chunks, next to their length in word pieces.
@@ -217,8 +217,11 @@ narrate.length_cut(nearest)
 # Notebook 06 refuses to answer when nothing is closer than a cut. That cut is a single number, chosen once and applied to every query.
 # It only means something if a distance measures *topic*, and nothing else:
 #
-# - On unit vectors cosine distance and half the squared L2 are the same number, bounded between 0 and 2, and blind to how long either text is.
-#   A cut transfers between the two metrics by a fixed formula and from one query to the next unchanged.
+# - On unit vectors cosine distance and half the squared L2 are the same number, bounded between 0 and 2, and the vector's length no
+#   longer carries the text's length. A cut transfers between the two metrics by a fixed formula. Normalising does not make a distance
+#   blind to length, though: the length of a text still moves the direction of its mean-pooled vector (fewer word pieces, a noisier
+#   average), so short and long texts can sit at different typical distances. The correlations above measure how much, on this corpus;
+#   the third try-this probes it on one chunk.
 # - Without normalisation the distance mixes topic with the length of the chunk *and* the length of the query. The same cut is strict for
 #   one query and lax for another, and ranking by it can move chunks up or down for how long they are, not for what they say.
 #

@@ -17,8 +17,10 @@
 # %% [markdown]
 # # 06. Thresholds and bluffs
 #
-# What you will see: a retriever that answers every question, including ones about paella, and the one
-# component that can make it stop: a cut on cosine distance, with its price in refused questions.
+# What you will see: a retriever that answers every question, including ones about paella, and the
+# component this chapter uses to make it stop: a cut on cosine distance, with its price in refused questions.
+# It is not the only way a pipeline can abstain: a cut on a reranker's score or on BM25's score, or a model
+# that declines on its own, are the common alternatives; this notebook measures the cosine cut.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -85,7 +87,7 @@ tables.for_people(pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_o
 #
 # ## The gate
 #
-# The remedy is almost embarrassingly simple. Keep at most a handful of chunks, and of those only the
+# The remedy is simple to state. Keep at most a handful of chunks, and of those only the
 # ones whose distance to the query is under a cut. If nothing survives, the pipeline stops before any
 # model is called. Here is the gate applied to the same query, first without a cut, then with the
 # chapter's two cuts.

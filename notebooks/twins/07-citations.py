@@ -236,8 +236,8 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 # ## NO ANSWER
 #
 # When nothing passes the gate, `answer()` returns a `NoAnswer` and the prompt is never built, so no
-# model is ever called. The refusal is a comparison of two numbers, which is cheaper and more reliable
-# than asking a model to please admit ignorance. Here are two out-of-domain questions; the second is
+# model is ever called. The refusal is a comparison of two numbers: cheaper than a model call and deterministic
+# (no prompt can talk it out of refusing), but only as good as its cut, whose bluffs notebook 06 counts. Here are two out-of-domain questions; the second is
 # one of the adjacent questions from notebook 06. See what the gate does with each.
 
 # %%
@@ -330,9 +330,10 @@ narrate.identifier_checks(rows)
 #
 # Every answer passes two stages: the retriever chooses the sources, the generator writes from them. When an answer is
 # wrong you want to know which stage to fix, and the needle questions tell you without running any model. If the
-# needle is not among the sources that pass the gate, no generator could have answered from them: the retriever (or
-# the gate) failed. Only when the needle is in the prompt can a wrong answer be blamed on the generator. That is why
-# every measurement in this course grades retrieval alone.
+# needle is not among the sources that pass the gate, the retriever (or the gate) failed to supply it: a right answer
+# would have to come from elsewhere (the model's memory, or a passage that says the same in other words), which the
+# needle test cannot see. Only when the needle is in the prompt is a wrong answer clearly the generator's. That is why
+# every measurement in this course grades retrieval alone, and why the needle is a proxy for a grounded answer.
 
 # %% jupyter={"source_hidden": true}
 narrate.two_halves(course.sweep().at(DEFAULT_CUT))

@@ -86,7 +86,7 @@ display(Markdown(reminders.strategy_letters()))
 # ## Extraction: where content dies before anyone notices
 #
 # Our corpus is Markdown, so "extraction" here is just decoding UTF-8. Real document collections are PDFs,
-# scans, slide decks and spreadsheets, and turning them into text is where most content is lost:
+# scans, slide decks and spreadsheets, and turning them into text is often where content is lost:
 #
 # - **Columns.** A PDF stores glyphs with positions, not sentences. A naive extractor reads straight across a
 #   two-column page and interleaves the left column's lines with the right column's.

@@ -9,7 +9,7 @@ from ragkit.__main__ import main
 from ragkit.chunking import chunk_document
 from ragkit.data import Question, load_questions
 from ragkit.errors import InputError
-from ragkit.evaluation import Result, compare, evaluate, first_hit_ranks, needle_hits, query_hits
+from ragkit.evaluation import Result, compare, evaluate, first_hit_ranks, needle_hits, query_hits, relevant_ranks
 
 from conftest import ROOT, make_document
 
@@ -42,17 +42,18 @@ def test_header_text_never_counts_as_a_hit():
 
 def test_metrics_per_query():
     r = Result("E", "dense", np.array([1, 3, 0, 25]), ("a", "b", "c", "d"))
-    assert r.per_query("R@1").tolist() == [1, 0, 0, 0]
-    assert r.value("R@4") == 0.5 and r.value("R@20") == 0.5
+    assert r.per_query("Hit@1").tolist() == [1, 0, 0, 0]
+    assert r.value("Hit@4") == 0.5 and r.value("Hit@20") == 0.5
     assert r.value("MRR") == pytest.approx((1 + 1 / 3 + 0 + 1 / 25) / 4)
     with pytest.raises(InputError):
         r.per_query("nDCG")
+    assert r.value("MRR@10") == pytest.approx((1 + 1 / 3) / 4) and r.value("Recall@20") == r.value("Hit@20")
 
 
 def test_compare_names_the_discordant_queries():
     a = Result("E", "dense", np.array([1, 5, 0, 2]), ("q1", "q2", "q3", "q4"))
     b = Result("A", "dense", np.array([3, 1, 0, 2]), ("q1", "q2", "q3", "q4"))
-    c = compare(a, b, "R@1")
+    c = compare(a, b, "Hit@1")
     assert (c.test.wins, c.test.losses, c.wins, c.losses) == (1, 1, ("q1",), ("q2",))
     c = compare(a, b, "MRR")
     assert (c.wins, c.losses) == (("q1",), ("q2",))
@@ -87,8 +88,67 @@ def test_recall_and_mrr_equal_ranx(evaluation, corpus, monkeypatch):
     expected = ranx_evaluate(Qrels(qrels), Run(scores), metrics)
     result = ev["E/dense"]
     for k in (1, 4, 8, 20):
-        assert result.value(f"R@{k}") == pytest.approx(expected[f"hit_rate@{k}"], abs=1e-12)
+        assert result.value(f"Hit@{k}") == pytest.approx(expected[f"hit_rate@{k}"], abs=1e-12)
     assert result.value("MRR") == pytest.approx(expected["mrr"], abs=1e-12)
+
+
+RANX = {"Hit@10": "hit_rate@10", "Recall@10": "recall@10", "P@10": "precision@10", "MRR@10": "mrr@10", "MRR": "mrr",
+        "MAP": "map", "nDCG@10": "ndcg@10", "Recall@4": "recall@4", "P@1": "precision@1", "nDCG@3": "ndcg@3"}
+
+
+def _ranx(ranking: np.ndarray, hits: np.ndarray) -> dict[str, float]:
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
+
+    ids = [f"q{i}" for i in range(len(ranking))]  # a destroyed needle: relevant to a chunk no run returns, so all 0
+    qrels = {qid: ({f"c{j}": 1 for j in np.flatnonzero(h)} or {"none": 1}) for qid, h in zip(ids, hits)}
+    scores = {qid: {f"c{j}": float(len(row) - pos) for pos, j in enumerate(row)} for qid, row in zip(ids, ranking)}
+    out = ranx_evaluate(Qrels(qrels), Run(scores), list(RANX.values()))
+    return {ours: float(out[theirs]) for ours, theirs in RANX.items()}
+
+
+def test_the_fields_metrics_equal_ranx_with_several_relevant_chunks_and_none(monkeypatch):
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    rng = np.random.default_rng(7)
+    ranking = np.array([rng.permutation(30) for _ in range(12)])
+    hits = np.zeros((12, 30), dtype=bool)
+    for i in range(12):  # 0 to 3 relevant chunks per query, anywhere in the ranking
+        hits[i, rng.choice(30, size=i % 4, replace=False)] = True
+    result = Result("E", "dense", first_hit_ranks(ranking, hits), tuple(f"q{i}" for i in range(12)),
+                    relevant=relevant_ranks(ranking, hits))
+    expected = _ranx(ranking, hits)
+    for metric, value in expected.items():
+        assert result.value(metric) == pytest.approx(value, abs=1e-9), metric
+
+
+@pytest.mark.slow
+def test_every_course_run_at_every_field_metric_equals_ranx(evaluation, corpus, monkeypatch):
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    from ragkit.chunking import chunk_corpus
+    from ragkit.retrieval import Retriever
+
+    ev, questions = evaluation
+    texts = [q.text for q in ev.queries]
+    for letter in "AE":
+        retriever = Retriever(chunk_corpus(corpus, letter), progress=False)
+        hits = query_hits(retriever.chunks, questions, ev.queries)
+        for name, run in (("dense", retriever.dense(texts)), ("bm25", retriever.bm25(texts))):
+            for metric, value in _ranx(run.ranking, hits).items():
+                assert ev[f"{letter}/{name}"].value(metric) == pytest.approx(value, abs=1e-9), (letter, name, metric)
+
+
+def test_metric_names_are_the_fields_and_a_wrong_one_says_which_exist():
+    r = Result("B", "dense", np.array([2, 0]), ("a", "b"), relevant=((2, 5), ()))
+    assert r.per_query("Hit@1").tolist() == [0, 0] and r.per_query("Hit@2").tolist() == [1, 0]
+    assert r.per_query("Recall@2").tolist() == [0.5, 0] and r.per_query("Recall@5").tolist() == [1, 0]
+    assert r.per_query("P@5").tolist() == [0.4, 0] and r.per_query("MRR@1").tolist() == [0, 0]
+    assert r.per_query("MAP").tolist() == pytest.approx([(1 / 2 + 2 / 5) / 2, 0])
+    assert r.per_query("R@2").tolist() == r.per_query("Hit@2").tolist()  # older notebooks' name for the hit rate
+    for bad in ("nDCG", "Hit@0", "Recall@", "precision@10"):
+        with pytest.raises(InputError, match="use Hit@k, Recall@k"):
+            r.per_query(bad)
+    with pytest.raises(InputError, match="disagree with the first-hit ranks"):
+        Result("B", "dense", np.array([3]), ("a",), relevant=((2, 5),))
 
 
 @pytest.mark.slow
@@ -108,7 +168,7 @@ def test_tables_carry_wilson_intervals(evaluation):
     table = tables.figures(ev)
     recall = table[table.metric != "MRR"]
     assert ((recall.low <= recall.value) & (recall.value <= recall.high)).all()
-    assert set(table.metric) == {"R@1", "R@4", "R@8", "R@20", "MRR"}
+    assert set(table.metric) == {"Hit@1", "Hit@4", "Hit@8", "Hit@20", "MRR"}
     assert len(tables.summary(ev)) == 6
 
 
@@ -116,7 +176,7 @@ def test_tables_carry_wilson_intervals(evaluation):
 def test_unknown_run_label_is_a_clear_error(evaluation):
     ev, _ = evaluation
     with pytest.raises(InputError, match="no run 'Z/dense'"):
-        ev.compare("Z/dense", "E/dense", "R@4")
+        ev.compare("Z/dense", "E/dense", "Hit@4")
 
 
 @pytest.mark.slow
@@ -133,7 +193,7 @@ def test_eval_command_prints_and_writes_json(tmp_path, capsys):
     for run in data["runs"]:
         lost = set(data["strategies"][run["strategy"]]["destroyed"])
         assert all((rank is None) == (qid.split("/")[0] in lost) for qid, rank in zip(ids, run["ranks"]))
-    pairs = [c for c in data["comparisons"] if (c["a"], c["b"], c["metric"]) == ("E/dense", "A/dense", "R@20")]
+    pairs = [c for c in data["comparisons"] if (c["a"], c["b"], c["metric"]) == ("E/dense", "A/dense", "Hit@20")]
     assert sorted(c["level"] for c in pairs) == ["needle", "query"]
     for cmp in pairs:
         assert cmp["wins"] == len(cmp["a_wins_on"]) and cmp["losses"] == len(cmp["b_wins_on"])
@@ -185,14 +245,14 @@ def test_needle_level_compare_names_needles_and_drop_leaves_them_out():
     needles = ("n1", "n2", "n1", "n2")
     a = Result("E", "dense", np.array([1, 1, 1, 0]), ids, needles)
     b = Result("A", "dense", np.array([0, 0, 0, 1]), ids, needles)
-    q = compare(a, b, "R@1")
-    n = compare(a, b, "R@1", "needle")
+    q = compare(a, b, "Hit@1")
+    n = compare(a, b, "Hit@1", "needle")
     assert (q.test.wins, q.test.losses) == (3, 1) and (n.test.wins, n.test.losses, n.wins) == (1, 0, ("n1",))
     assert n.level == "needle" and "needle level" in str(n)
-    d = compare(a, b, "R@1", "needle", drop=["n1"])
+    d = compare(a, b, "Hit@1", "needle", drop=["n1"])
     assert (d.test.wins, d.test.losses) == (0, 0) and d.test.p == 1.0
     with pytest.raises(InputError, match="drop fewer"):
-        compare(a, b, "R@1", drop=["n1", "n2"])
+        compare(a, b, "Hit@1", drop=["n1", "n2"])
 
 
 def test_holm_is_applied_per_level_within_the_family():
@@ -204,7 +264,7 @@ def test_holm_is_applied_per_level_within_the_family():
     rng = np.random.default_rng(1)
     runs = [Result(s, "dense", rng.integers(0, 6, size=16), ids, needles) for s in "ABC"]
     cs = [compare(x, y, m, level) for level in ("query", "needle") for x, y in ((runs[0], runs[1]), (runs[2], runs[1]))
-          for m in ("R@1", "R@4")]
+          for m in ("Hit@1", "Hit@4")]
     done = with_holm(cs)
     for level in ("query", "needle"):
         got = [c.p_holm for c in done if c.level == level]

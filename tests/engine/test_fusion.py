@@ -73,3 +73,21 @@ def test_hybrid_ignores_zero_score_bm25():
     # a shared term still counts: the one chunk holding "gamma" is lifted above its dense rank
     both = r.hybrid(["gamma nothing"])
     assert both.ranking[0].tolist().index(1) < r.dense(["gamma nothing"]).ranking[0].tolist().index(1)
+
+
+def _lead(k: int, both_at: int) -> str:
+    """Who wins: chunk 0 at rank 1 in the first list only, or chunk 1 at rank ``both_at`` in both lists."""
+    filler = list(range(2, 200))
+    first = [0] + filler[: both_at - 2] + [1] + filler[both_at - 2:]
+    second = filler[: both_at - 1] + [1] + filler[both_at - 1:] + [0]  # 0 last, unmatched: the second list lacks it
+    matched = np.arange(200) != 0
+    fused = rrf_many(np.array([first]), np.array([second]), k=k, matched=matched[None, :]).tolist()[0]
+    return "alone" if fused.index(0) < fused.index(1) else "both"
+
+
+def test_the_guides_k_equals_one_arithmetic():
+    # the teacher's guide, 03's third try-this: k = 1, rank 2 in both (2/3) beats rank 1 alone (1/2), rank 4 in both
+    # (2/5) does not; k = 60, any rank up to 61 in both (2/121 > 1/61) beats it, rank 62 (2/122 = 1/61) ties and
+    # loses on first-seen order
+    assert _lead(1, 2) == "both" and _lead(1, 4) == "alone"
+    assert _lead(60, 61) == "both" and _lead(60, 62) == "alone"

@@ -31,10 +31,10 @@ def ev():
     return out
 
 
-WANTED = [("E/dense", "A/dense", "R@4"), ("E/bm25", "E/dense", "R@1"), ("E/dense", "A/dense", "MRR"),
-          ("Z/dense", "A/dense", "R@4")]
-PUBLISHED = {("E/dense", "A/dense", "R@4"): Finding.counts(18, 3, 0.0015),
-             ("E/bm25", "E/dense", "R@1"): Finding.gain(0.3, 0.2)}
+WANTED = [("E/dense", "A/dense", "Hit@4"), ("E/bm25", "E/dense", "Hit@1"), ("E/dense", "A/dense", "MRR"),
+          ("Z/dense", "A/dense", "Hit@4")]
+PUBLISHED = {("E/dense", "A/dense", "Hit@4"): Finding.counts(18, 3, 0.0015),
+             ("E/bm25", "E/dense", "Hit@1"): Finding.gain(0.3, 0.2)}
 
 
 def test_the_report_holds_both_levels_holm_per_level_and_the_rule_s_verdicts(ev):
@@ -48,7 +48,7 @@ def test_the_report_holds_both_levels_holm_per_level_and_the_rule_s_verdicts(ev)
         want = None if finding is None else verdict(finding.lead, line.needle.test.wins, line.needle.test.losses,
                                                     line.needle.p_holm, kind=finding.claim, a=line.a, b=line.b)
         assert line.verdict == want
-    assert PUBLISHED[("E/bm25", "E/dense", "R@1")].lead == -1 and rep.judged == rep.lines[:2]
+    assert PUBLISHED[("E/bm25", "E/dense", "Hit@1")].lead == -1 and rep.judged == rep.lines[:2]
 
 
 def test_every_verdict_goes_through_the_one_rule_on_the_needle_level(ev, monkeypatch):
@@ -66,7 +66,7 @@ def test_text_html_and_json_show_the_same_figures(ev):
     for line in rep.lines:
         for c in (line.query, line.needle):
             assert f"+{c.test.wins}/-{c.test.losses}" in text and f"{c.p_holm:.3g}" in page
-    assert "Answers destroyed" in text and "A: 1/8  (q0)" in text and "Recall@k" in text
+    assert "Answers destroyed" in text and "A: 1/8  (q0)" in text and "Hit@k" in text
     data = json.loads(json.dumps(rep.to_dict()))
     assert len(data["comparisons"]) == 2 * len(rep.lines) and len(data["table"]) == 4 * 5
     assert [c["verdict"] for c in data["comparisons"] if c["level"] == "needle"] == [x.verdict for x in rep.lines]
@@ -91,9 +91,9 @@ def test_a_line_is_found_by_its_names_and_an_unknown_one_is_a_clear_error(ev):
     from ragkit.errors import InputError
 
     rep = report(ev, WANTED)
-    assert rep.line("E/bm25", "E/dense", "R@1") is rep.lines[1] and rep.lines[1].at("needle") is rep.lines[1].needle
-    with pytest.raises(InputError, match="not in this report: have E/dense vs A/dense at R@4"):
-        rep.line("E/dense", "A/dense", "R@8")
+    assert rep.line("E/bm25", "E/dense", "Hit@1") is rep.lines[1] and rep.lines[1].at("needle") is rep.lines[1].needle
+    with pytest.raises(InputError, match="not in this report: have E/dense vs A/dense at Hit@4"):
+        rep.line("E/dense", "A/dense", "Hit@8")
     with pytest.raises(InputError, match="unknown level"):
         rep.lines[0].at("needles")
 

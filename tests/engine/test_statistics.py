@@ -219,3 +219,13 @@ def test_counts_test_is_the_sign_test_on_published_counts():
     assert counts_test(0, 0).p == 1.0
     with pytest.raises(InputError, match="not negative"):
         counts_test(-1, 3)
+
+
+def test_the_exact_sign_test_falls_below_005_at_most_one_time_in_twenty():
+    # 02's words: under no difference a p below 0.05 happens at most one time in twenty (an exact test on whole counts)
+    from math import comb
+
+    from ragkit.statistics import counts_test
+
+    sizes = [sum(comb(n, k) for k in range(n + 1) if counts_test(k, n - k).p < 0.05) / 2 ** n for n in range(1, 61)]
+    assert max(sizes) <= 0.05 and min(sizes) == 0 and max(sizes) > 0.03

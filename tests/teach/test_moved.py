@@ -48,7 +48,7 @@ def test_the_old_ex4_call_gives_the_engines_needle_test():
     ids = tuple(f"q{i}" for i in range(40))
     a, b = rng.integers(0, 30, size=40), rng.integers(0, 30, size=40)
     engine = compare(Result("A", "dense", a, ids, tuple(needles)), Result("B", "dense", b, ids, tuple(needles)),
-                     "R@20", level="needle").test
+                     "Hit@20", level="needle").test
     assert moved.needle_sign_test(a, b, needles, k=20) == engine
 
 

@@ -39,18 +39,21 @@ if "google.colab" in sys.modules:
 # %% [markdown]
 # ## The task, and why it matters
 #
-# A retriever always returns something. The threshold is the only part of the pipeline that can say "I don't know":
-# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). In the
+# A retriever always returns something. The course's pipeline says "I don't know" at one place, the threshold:
+# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). (A cut on a
+# reranker's or BM25's score, or a model that declines, are other ways to abstain; this exercise tunes the cosine cut.) In the
 # chapter no single cut keeps every answerable question and refuses every out-of-domain one (the first tool below
 # checks whether that holds here too), so someone has to decide which mistake is worse.
 #
-# Here the decision has been made for you. Your product owner says a *bluff* (an out-of-domain query that still gets
-# sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable question turned
-# away), and sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
+# Here the decision has been made for you. Your product owner prices three mistakes. A *bluff* (an out-of-domain query
+# that still gets sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable
+# question turned away). An *answer without the needle* (an answerable question that gets sources, none of which holds
+# its answer) costs three: worse than a refusal, because the user is misled instead of sent elsewhere, milder than a
+# bluff, because its sources are at least about the course. The owner also sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
 # because a product that turns away more than that of what it could answer does not ship, however cheap its
 # bluffs. Among the cuts within that ceiling, find the one that minimises
 #
-# > total cost = bluffs × bluff cost + refusals × refusal cost
+# > total cost = bluffs × bluff cost + answers without the needle × their cost + refusals × refusal cost
 #
 # for dense retrieval on strategy E. The costs, the ceiling and the split are the exercise's own (`EX2`, printed
 # below); the check uses those, whatever you pass it. Choosing a threshold from stated costs and a stated ceiling,
@@ -89,8 +92,9 @@ display(narrate.ex2_rules(tune, judge))
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the
-# refusals (`refused` of `in_domain`). The first row is no threshold at all.
+# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`), the
+# refusals (`refused` of `in_domain`) and the answerable queries answered without their needle
+# (`answered_without_needle`). The first row is no threshold at all.
 
 # %%
 tables.sweep(tune).astype({"cut": object}).fillna({"cut": tables.no_cut()})  # the first row: no threshold at all
@@ -155,9 +159,9 @@ plots.cost_halves(both)
 # %% [markdown]
 # ## Try this
 #
-# 1. Suppose a refusal cost as much as a bluff. The check's costs stay fixed, but you can recompute the cost
-#    yourself: `t = tables.sweep(tune, cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
-#    in that direction?
+# 1. Suppose every mistake cost the same (a refusal as much as a bluff). The check's costs stay fixed, but you can
+#    recompute the cost yourself: `t = tables.sweep(tune)` and a column `t.bluffs + t.answered_without_needle + t.refused`.
+#    Where does the best cut move, and why in that direction?
 # 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
 #    about a threshold tuned on half of the needles (counted at the top)? Compute a Wilson interval for its bluff rate with
 #    `ragkit.statistics.wilson`.

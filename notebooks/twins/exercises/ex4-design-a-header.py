@@ -43,7 +43,7 @@ if "google.colab" in sys.modules:
 # paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
 # header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
 #
-# On this corpus E's header does not measurably beat no header at all (the first tool below shows it). Your task is
+# Does E's header measurably beat no header at all on this corpus? The first tool below tests it. Your task is
 # to design a header of your own, say in advance which way you expect it to move retrieval against E (`"better"`
 # or `"worse"`), measure it, and state what the measurement supports. The judging is fixed in advance (`EX4`): a
 # paired sign test at needle level against E (per needle, how many of its two phrasings are found in the top 20,
@@ -86,7 +86,7 @@ print(chunk.text[:400])
 
 # %% [markdown]
 # Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
-# measures the header and nothing else. Here is that comparison at recall@20, beside the chapter's.
+# measures the header and nothing else. Here is that comparison at hit@20, beside the chapter's.
 
 # %% jupyter={"source_hidden": true}
 narrate.header_duel(ev)
@@ -97,7 +97,7 @@ narrate.header_duel(ev)
 
 # %%
 per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
-display(Markdown(f"E vs C at R@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
+display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
                  f"p = **{per_needle.p:.3g}**."))
 
 # %% [markdown]
@@ -153,7 +153,7 @@ print(my_header(chunk.doc_title, chunk.section) if my_header is not None else "d
 # ## Measure it
 #
 # This cell rebuilds E's chunks with your header, embeds them all (about a minute the first time; the vectors are
-# then cached), and runs the paired test against E at recall@20, needle by needle. It runs only once
+# then cached), and runs the paired test against E at hit@20, needle by needle. It runs only once
 # `my_expectation` says "better" or "worse", and its first run locks that direction in `stated_expectation`: the
 # check holds you to it, and a grader, running your notebook from the top, takes the one in force when this cell
 # ran.
@@ -188,7 +188,7 @@ check_header(course, my_header, my_expectation, my_conclusion)
 #    model care about brackets and arrows, or only about the words?
 # 2. Measure your header's cost with `ragkit.tokens.token_report(measured.chunks, warn=False)`. How many chunks now go over
 #    the encoder's window?
-# 3. Change `"R@20"` to `"R@4"` in the comparison. Can the verdict change with the metric, and what would you then
+# 3. Change `"Hit@20"` to `"Hit@4"` in the comparison. Can the verdict change with the metric, and what would you then
 #    report?
 
 # %% [markdown]

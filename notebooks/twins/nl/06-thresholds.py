@@ -17,8 +17,10 @@
 # %% [markdown]
 # # 06. Thresholds en blufs
 #
-# Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het enige
-# onderdeel dat hem kan laten stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
+# Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het onderdeel
+# waarmee dit hoofdstuk hem laat stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
+# Het is niet de enige manier waarop een pipeline zich kan onthouden: een cut op de score van een reranker of van
+# BM25, of een model dat zelf weigert, zijn de gangbare alternatieven; dit notebook meet de cut op de cosine-afstand.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -92,7 +94,7 @@ tables.for_people(pd.DataFrame({"document": [s.chunks[j].doc_id for j in s.top_o
 #
 # ## De gate
 #
-# De oplossing is bijna beschamend eenvoudig. Houd hooguit een handvol chunks over, en daarvan alleen de chunks
+# De oplossing is eenvoudig te formuleren. Houd hooguit een handvol chunks over, en daarvan alleen de chunks
 # waarvan de afstand tot de query onder een cut ligt. Blijft er niets over, dan stopt de pipeline voordat er
 # een model wordt aangeroepen. Hier zie je de gate toegepast op dezelfde query, eerst zonder cut en daarna met de
 # twee cuts van het hoofdstuk.

@@ -39,18 +39,21 @@ if "google.colab" in sys.modules:
 # %% [markdown]
 # ## The task, and why it matters
 #
-# A retriever always returns something. The threshold is the only part of the pipeline that can say "I don't know":
-# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). In the
+# A retriever always returns something. The course's pipeline says "I don't know" at one place, the threshold:
+# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). (A cut on a
+# reranker's or BM25's score, or a model that declines, are other ways to abstain; this exercise tunes the cosine cut.) In the
 # chapter no single cut keeps every answerable question and refuses every out-of-domain one (the first tool below
 # checks whether that holds here too), so someone has to decide which mistake is worse.
 #
-# Here the decision has been made for you. Your product owner says a *bluff* (an out-of-domain query that still gets
-# sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable question turned
-# away), and sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
+# Here the decision has been made for you. Your product owner prices three mistakes. A *bluff* (an out-of-domain query
+# that still gets sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable
+# question turned away). An *answer without the needle* (an answerable question that gets sources, none of which holds
+# its answer) costs three: worse than a refusal, because the user is misled instead of sent elsewhere, milder than a
+# bluff, because its sources are at least about the course. The owner also sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
 # because a product that turns away more than that of what it could answer does not ship, however cheap its
 # bluffs. Among the cuts within that ceiling, find the one that minimises
 #
-# > total cost = bluffs × bluff cost + refusals × refusal cost
+# > total cost = bluffs × bluff cost + answers without the needle × their cost + refusals × refusal cost
 #
 # for dense retrieval on strategy E. The costs, the ceiling and the split are the exercise's own (`EX2`, printed
 # below); the check uses those, whatever you pass it. Choosing a threshold from stated costs and a stated ceiling,
@@ -70,14 +73,15 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import DEFAULT_CUT, wilson
 from ragkit.teach.course import chapter
-from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
+from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, exercise_cost, threshold_halves
 from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
 s = course.sweep("E", "dense")
 tune, judge = threshold_halves(s)
-display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
+display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, answer without the needle cost "
+                 f"**{EX2.without_needle_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
                  f"**{EX2.max_refused:.0%}** of the answerable queries refused. Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
                  f"**{len(tune.out_of_domain)}** out-of-domain queries; the judging half keeps the other "
                  f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
@@ -93,8 +97,9 @@ display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, refusal cost **
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`) and the
-# refusals (`refused` of `in_domain`). The first row is no threshold at all.
+# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`), the
+# refusals (`refused` of `in_domain`) and the answerable queries answered without their needle
+# (`answered_without_needle`). The first row is no threshold at all.
 
 # %%
 tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
@@ -124,7 +129,8 @@ display(narrate.cost_valleys(costs, tune))
 plots.described(
     plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
             template="plotly_white",
-            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, refusal {EX2.refusal_cost:g}) against the cut")),
+            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, without needle {EX2.without_needle_cost:g}, "
+                  f"refusal {EX2.refusal_cost:g}) against the cut")),
     plots.lowest_points(costs, "cut", ["cost"])
     + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
 
@@ -133,8 +139,8 @@ plots.described(
 
 # %%
 row = tune.at(DEFAULT_CUT)
-display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.refused}** of **{row.in_domain}** "
-                 f"refused, cost **{row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost:g}**."))
+display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.answered_without_needle}** answers "
+                 f"without the needle, **{row.refused}** of **{row.in_domain}** refused, cost **{exercise_cost(row):g}**."))
 
 # %% [markdown]
 # ## ✏️ The answer, worked out
@@ -180,10 +186,11 @@ display(Markdown(f"At **{my_cut:.3f}**: bluff rate **{best.bluffs / len(tune.out
 check_threshold_choice(course, my_cut)
 
 # %% [markdown]
-# The reasoning in one paragraph: because a bluff is expensive, the cost alone pushes the cut down (stricter) for
-# as long as each step removes bluffs worth more than the refusals it adds, and on `tune` it would stop at a cut
-# that turns away most answerable questions. The ceiling stops it earlier, where the gate still answers three
-# in four: a cut a product team could ship. The cost was computed, not guessed, and the intervals above are a
+# The reasoning in one paragraph: because a bluff and an answer without the needle are expensive, the cost alone
+# pushes the cut down (stricter) for as long as each step removes mistakes worth more than the refusals it adds, and
+# on `tune` it would stop at the cheapest cut of all, whose refusals the table above prints. The ceiling rules that
+# out and leaves the cheapest cut refusing at most a quarter of the answerable queries: a cut a product team could
+# ship. The cost was computed, not guessed, and the intervals above are a
 # reminder that a fresh set of queries would move the counts, and perhaps the cut.
 #
 # ## After the check: the judging half
@@ -200,9 +207,9 @@ plots.described(
 # %% [markdown]
 # ## Try this
 #
-# 1. Suppose a refusal cost as much as a bluff. The check's costs stay fixed, but you can recompute the cost
-#    yourself: `t = tables.sweep(tune, cuts)` and a column `t.bluffs + t.refused`. Where does the best cut move, and why
-#    in that direction?
+# 1. Suppose every mistake cost the same (a refusal as much as a bluff). The check's costs stay fixed, but you can
+#    recompute the cost yourself: `t = tables.sweep(tune)` and a column `t.bluffs + t.answered_without_needle + t.refused`.
+#    Where does the best cut move, and why in that direction?
 # 2. The Wilson intervals above are wide. With the same bluff rate, how many out-of-domain queries would you need
 #    to halve the width of that interval? Try `wilson(k, n)` for larger `n`.
 # 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different

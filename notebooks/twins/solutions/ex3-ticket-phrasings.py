@@ -54,7 +54,7 @@ if "google.colab" in sys.modules:
 # to it or left out of it. And a ticket must ask for its needle: either the needle's chunk is among the first
 # `EX3.top_k` that dense retrieval on strategy E returns for it, or of all the course questions, the one
 # nearest to your ticket (cosine distance) is its own. The check then runs dense retrieval on strategy E with both
-# phrasings for your five needles and compares recall@4, pair by pair.
+# phrasings for your five needles and compares hit@4, pair by pair.
 
 # %%
 import numpy as np
@@ -74,15 +74,15 @@ display(Markdown(str(EX3)))
 # %% [markdown]
 # ## Tools to investigate
 #
-# First, the existing tickets against the course questions, all of them, at recall@4 with 95% Wilson intervals.
+# First, the existing tickets against the course questions, all of them, at hit@4 with 95% Wilson intervals.
 
 # %%
 phrasing = np.array([q.phrasing for q in course.queries])
-hit = ev["E/dense"].per_query("R@4")
+hit = ev["E/dense"].per_query("Hit@4")
 for name in ("question", "ticket"):
     k, n = int(hit[phrasing == name].sum()), int((phrasing == name).sum())
     low, high = wilson(k, n)
-    display(Markdown(f"E/dense, {name} phrasing: recall@4 **{k / n:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n})"))
+    display(Markdown(f"E/dense, {name} phrasing: hit@4 **{k / n:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n})"))
 
 # %% [markdown]
 # Because both phrasings ask for the same needle, compare them pair by pair with the sign test: only the questions
@@ -156,7 +156,7 @@ display(Markdown(f"Smallest possible p with five discordant pairs: **{p_min:.4f}
 check_ticket_phrasings(course, my_tickets)
 
 # %% [markdown]
-# Read the verdict as a measurement, not a grade: the recall figures describe five needles only, and the p-value
+# Read the verdict as a measurement, not a grade: the hit rates describe five needles only, and the p-value
 # says whether five pairs could tell the two phrasings apart at all. The full set of tickets above, with its paired
 # test over every question, is the evidence worth quoting.
 #

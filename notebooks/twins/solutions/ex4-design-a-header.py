@@ -43,7 +43,7 @@ if "google.colab" in sys.modules:
 # paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
 # header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
 #
-# On this corpus E's header does not measurably beat no header at all (the first tool below shows it). Your task is
+# Does E's header measurably beat no header at all on this corpus? The first tool below tests it. Your task is
 # to design a header of your own, say in advance which way you expect it to move retrieval against E (`"better"`
 # or `"worse"`), measure it, and state what the measurement supports. The judging is fixed in advance (`EX4`): a
 # paired sign test at needle level against E (per needle, how many of its two phrasings are found in the top 20,
@@ -86,7 +86,7 @@ print(chunk.text[:400])
 
 # %% [markdown]
 # Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
-# measures the header and nothing else. Here is that comparison at recall@20, beside the chapter's.
+# measures the header and nothing else. Here is that comparison at hit@20, beside the chapter's.
 
 # %% jupyter={"source_hidden": true}
 narrate.header_duel(ev)
@@ -97,7 +97,7 @@ narrate.header_duel(ev)
 
 # %%
 per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
-display(Markdown(f"E vs C at R@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
+display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
                  f"p = **{per_needle.p:.3g}**."))
 
 # %% [markdown]
@@ -154,7 +154,7 @@ my_expectation = "better"
 # ## Measure it
 #
 # Rebuild E's chunks with the new header (the cuts stay exactly where they were), embed them all (about a minute the
-# first time; the vectors are then cached) and run the paired test against E at recall@20, needle by needle.
+# first time; the vectors are then cached) and run the paired test against E at hit@20, needle by needle.
 
 # %%
 measured = measure_header(course, my_header, my_expectation)
@@ -162,8 +162,10 @@ stated_expectation = measured.expectation
 custom, test = measured.chunks, measured.test
 mine = Result("mine", "dense", measured.ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
 display(measured)
-display(Markdown(f"Sentence header vs E at R@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; "
-                 f"recall@20 **{mine.value('R@20'):.3f}** against E's **{ev['E/dense'].value('R@20'):.3f}**."))
+display(Markdown(f"Sentence header vs E at Hit@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; "
+                 f"hit@20 **{mine.value('Hit@20'):.3f}** against E's **{ev['E/dense'].value('Hit@20'):.3f}**; "
+                 f"against the expectation ({stated_expectation}), the verdict: "
+                 f"**{verdict(1 if stated_expectation == 'better' else -1, test.wins, test.losses, test.p, EX4.alpha)}**."))
 
 # %% [markdown]
 # A header also has a price in word pieces; here is this one's next to E's.
@@ -192,7 +194,7 @@ feedback
 
 # %% [markdown]
 # Whatever the word above turned out to be, note how it was reached: a direction stated before measuring, a
-# metric fixed in advance, and a rule applied to a paired test on every needle, not a glance at two recall figures.
+# metric fixed in advance, and a rule applied to a paired test on every needle, not a glance at two hit rates.
 # On this corpus the sentence header is likely to land close to E (few needles change their fate), and
 # "inconclusive" is then the honest verdict: a well-argued null result is a finding, not a failure.
 #
@@ -202,7 +204,7 @@ feedback
 #    model care about brackets and arrows, or only about the words?
 # 2. Measure your header's cost with `ragkit.tokens.token_report(custom, warn=False)`. How many chunks now go over
 #    the encoder's window?
-# 3. Change `"R@20"` to `"R@4"` in the comparison. Can the verdict change with the metric, and what would you then
+# 3. Change `"Hit@20"` to `"Hit@4"` in the comparison. Can the verdict change with the metric, and what would you then
 #    report?
 
 # %% [markdown]

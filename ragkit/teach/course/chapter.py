@@ -20,17 +20,17 @@ RERANK_MS, BM25_MS, SCAN_MS = 569, 1.14, 0.3
 # (a, b, metric) -> (wins, losses, p or None), as the chapter reports them; the metric is the one the chapter
 # chose for that comparison, so our verdicts use it too (every other metric is shown, marked as not chosen)
 COMPARISONS = {
-    ("B/dense", "A/dense", "R@8"): (8, 6, 0.79),
-    ("B/dense", "A/dense", "R@20"): (9, 7, 0.80),
-    ("F/dense", "E/dense", "R@20"): (2, 6, None),
-    ("E/dense", "A/dense", "R@20"): (18, 3, 0.0015),
-    ("E/dense", "C/dense", "R@20"): (12, 2, 0.0129),
-    ("E/hybrid", "E/bm25", "R@4"): (10, 3, 0.09),
-    ("E/hybrid", "E/dense", "R@4"): (10, 6, 0.45),
+    ("B/dense", "A/dense", "Hit@8"): (8, 6, 0.79),
+    ("B/dense", "A/dense", "Hit@20"): (9, 7, 0.80),
+    ("F/dense", "E/dense", "Hit@20"): (2, 6, None),
+    ("E/dense", "A/dense", "Hit@20"): (18, 3, 0.0015),
+    ("E/dense", "C/dense", "Hit@20"): (12, 2, 0.0129),
+    ("E/hybrid", "E/bm25", "Hit@4"): (10, 3, 0.09),
+    ("E/hybrid", "E/dense", "Hit@4"): (10, 6, 0.45),
 }
 FINDINGS = {key: Finding.counts(*figures) for key, figures in COMPARISONS.items()}
 """The comparisons as findings for ``ragkit.report.report`` to judge."""
-RERANK = {"R@1": (0.094, 0.312), "MRR": (0.280, 0.447)}
+RERANK = {"Hit@1": (0.094, 0.312), "MRR": (0.280, 0.447)}
 """Dense, then hybrid top 25 reranked by the cross-encoder."""
 RERANK_FINDINGS = {("E/hybrid+rerank", "E/dense", m): Finding.gain(*figures) for m, figures in RERANK.items()}
 """The cross-encoder's gain over dense, as findings (a direction, no counts)."""
@@ -43,7 +43,7 @@ THRESHOLD: dict[str, Any] = {
 IDENTITY = {"l2": 0.795183, "half_l2_squared": 0.316158, "diff": 7.66e-08, "max_diff_200": 8.3e-07}
 PROMPT_TOKENS = 591
 WILSON20 = {"A": (0.471, 0.705), "E": (0.718, 0.901)}
-"""The chapter's printed 95% Wilson intervals on R@20 for A and E (from ``RECALL20``'s counts)."""
+"""The chapter's printed 95% Wilson intervals on Hit@20 for A and E (from ``RECALL20``'s counts)."""
 
 QWEN = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "asked": 8, "well_formed": 8, "real": 8, "right": 0,
         "printed": (("arXiv:1907.06432", "Contrastive Sentence Embeddings for Text Retrieval",

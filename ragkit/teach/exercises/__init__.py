@@ -21,6 +21,9 @@ from ragkit.teach.exercises.ex2_threshold import (
     cost_table as cost_table,
 )
 from ragkit.teach.exercises.ex2_threshold import (
+    exercise_cost as exercise_cost,
+)
+from ragkit.teach.exercises.ex2_threshold import (
     threshold_halves as threshold_halves,
 )
 from ragkit.teach.exercises.ex3_tickets import (
@@ -190,6 +193,7 @@ __all__ = [
     "copied_sentence",
     "cost_minima",
     "cost_table",
+    "exercise_cost",
     "current_student",
     "login",
     "measure_header",

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
 
-def _cost(row) -> float:
-    return row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost
+def exercise_cost(row) -> float:
+    """Exercise 2's total cost of one sweep row: bluffs, answers without the needle and refusals at their prices."""
+    return (row.bluffs * EX2.bluff_cost + row.answered_without_needle * EX2.without_needle_cost
+            + row.refused * EX2.refusal_cost)
 
 
 def _too_many_refused(row) -> bool:
@@ -43,9 +45,10 @@ def cost_table(half, cuts: Sequence[float] = GRID):
     import pandas as pd
 
     rows = [half.at(c) for c in cuts]
-    return pd.DataFrame({"cut": list(cuts), "bluffs": [r.bluffs for r in rows], "refused": [r.refused for r in rows],
-                         "refused share": [r.refused / r.in_domain for r in rows],
-                         "cost": [_cost(r) for r in rows],
+    return pd.DataFrame({"cut": list(cuts), "bluffs": [r.bluffs for r in rows],
+                         "answered without needle": [r.answered_without_needle for r in rows],
+                         "refused": [r.refused for r in rows], "refused share": [r.refused / r.in_domain for r in rows],
+                         "cost": [exercise_cost(r) for r in rows],
                          "within ceiling": [not _too_many_refused(r) for r in rows]})
 
 
@@ -62,15 +65,15 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     The costs, the ceiling and the split are the exercise's own (``EX2``): nothing a student passes changes them.
     """
     low, high = CUT_RANGE
-    rules = say("bluff cost {bluff:g}, refusal cost {refusal:g}, at most {ceiling:.0%} of "
-                "the answerable queries refused", bluff=EX2.bluff_cost, refusal=EX2.refusal_cost,
-                ceiling=EX2.max_refused)
+    rules = say("bluff cost {bluff:g}, answer without the needle cost {without:g}, refusal cost {refusal:g}, at most "
+                "{ceiling:.0%} of the answerable queries refused", bluff=EX2.bluff_cost,
+                without=EX2.without_needle_cost, refusal=EX2.refusal_cost, ceiling=EX2.max_refused)
     if cut is None:
         # the bounds are what a student types into Python, so they keep the decimal point in every language
         return Feedback(False, (say("set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
                                     low=str(low), high=str(high)),
-                                say("the rules: {rules}; total cost = bluffs x bluff cost + refusals x refusal cost",
-                                    rules=rules)))
+                                say("the rules: {rules}; total cost = bluffs x bluff cost + answers without the needle "
+                                    "x their cost + refusals x refusal cost", rules=rules)))
     if not callable(getattr(course, "sweep", None)):
         return Feedback(False, (say("the first argument is a {kind}: pass the course, "
                                     "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",
@@ -82,18 +85,20 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
                                                   high=str(high), example="0.55"),), {"cut": value}))
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     allowed = [c for c in GRID if not _too_many_refused(tune.at(c))]
-    best = min(_cost(tune.at(c)) for c in allowed)
-    cheapest = [c for c in allowed if _cost(tune.at(c)) == best]
+    best = min(exercise_cost(tune.at(c)) for c in allowed)
+    cheapest = [c for c in allowed if exercise_cost(tune.at(c)) == best]
     row, held = tune.at(value), judge.at(value)
-    mine, judged = _cost(row), _cost(held)
-    judge_best = min(_cost(judge.at(c)) for c in GRID if not _too_many_refused(judge.at(c)))
+    mine, judged = exercise_cost(row), exercise_cost(held)
+    judge_best = min(exercise_cost(judge.at(c)) for c in GRID if not _too_many_refused(judge.at(c)))
     limit = best + max(EX2.tolerance * best, EX2.refusal_cost)
     numbers = {"cut": value, "tune_cost": mine, "tune_refused": row.refused, "tune_best": best,
                "judge_cost": judged, "judge_refused": held.refused, "judge_best": judge_best}
     notes = [say("the rules: {rules}", rules=rules),
-             say("on the tuning half at {cut:.3f}: {bluffs} bluffs x {bluff:g} + {refused} refusals x "
-                 "{refusal:g} = {cost:g}; {refused} of {in_domain} answerable queries refused ({share:.0%})",
-                 cut=value, bluffs=row.bluffs, bluff=EX2.bluff_cost, refused=row.refused, refusal=EX2.refusal_cost,
+             say("on the tuning half at {cut:.3f}: {bluffs} bluffs x {bluff:g} + {without} answers without the needle "
+                 "x {without_cost:g} + {refused} refusals x {refusal:g} = {cost:g}; {refused} of {in_domain} "
+                 "answerable queries refused ({share:.0%})",
+                 cut=value, bluffs=row.bluffs, bluff=EX2.bluff_cost, without=row.answered_without_needle,
+                 without_cost=EX2.without_needle_cost, refused=row.refused, refusal=EX2.refusal_cost,
                  cost=mine, in_domain=row.in_domain, share=row.refused / row.in_domain)]
     if _too_many_refused(row):
         return record("ex2", Feedback(False, tuple(notes + [
@@ -110,10 +115,10 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     return record("ex2", Feedback(True, tuple(notes + [
         say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
             "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
-        say("judged on the held-out half: {bluffs} bluffs, {refused} of {in_domain} refused, cost "
-            "{cost:g} (the best any cut within the ceiling could have done there: {judge_best:g})",
-            bluffs=held.bluffs, refused=held.refused, in_domain=held.in_domain, cost=judged,
-            judge_best=judge_best)]), numbers))
+        say("judged on the held-out half: {bluffs} bluffs, {without} answers without the needle, {refused} of "
+            "{in_domain} refused, cost {cost:g} (the best any cut within the ceiling could have done there: "
+            "{judge_best:g})", bluffs=held.bluffs, without=held.answered_without_needle, refused=held.refused,
+            in_domain=held.in_domain, cost=judged, judge_best=judge_best)]), numbers))
 
 
 def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:

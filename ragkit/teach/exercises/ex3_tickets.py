@@ -102,7 +102,7 @@ def _phrasings(course: Course) -> list[tuple[str, set[str]]]:
 
 
 def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Feedback:
-    """Exercise 3: five tickets of your own that ask for their needles, with recall@4 measured for both phrasings."""
+    """Exercise 3: five tickets of your own that ask for their needles, with hit@4 measured for both phrasings."""
     if not tickets:
         return Feedback(False, (f"fill `my_tickets` with {EX3.tickets} {{question id: your ticket text}} entries",))
     if not isinstance(tickets, dict):
@@ -130,7 +130,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
     course_ranks = first_hit_ranks(retriever.dense([q.question for q in qs]).ranking, hits)
     ids = tuple(q.id for q in qs)
     c = compare(Result(EX3.strategy, "course", course_ranks, ids),
-                Result(EX3.strategy, "tickets", ticket_ranks, ids), "R@4")
+                Result(EX3.strategy, "tickets", ticket_ranks, ids), "Hit@4")
     course_recall = float(np.mean((course_ranks > 0) & (course_ranks <= 4)))
     ticket_recall = float(np.mean((ticket_ranks > 0) & (ticket_ranks <= 4)))
     numbers.update({"course_recall4": course_recall, "ticket_recall4": ticket_recall,
@@ -138,6 +138,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
     return record("ex3", Feedback(True, (
         f"every ticket asks for its needle (the needle's chunk in the top {EX3.top_k}, or its own course question "
         f"the nearest) and copies under {EX3.copy_share:.0%} of any phrasing",
-        f"recall@4: course phrasing {course_recall:.2f}, your tickets {ticket_recall:.2f}",
+        f"hit@4: course phrasing {course_recall:.2f}, your tickets {ticket_recall:.2f}",
         f"course phrasing wins {c.test.wins}, your tickets win {c.test.losses} (p = {c.test.p:.2f} with "
-        f"{len(ids)} pairs: far too few to conclude anything; that is the point of 64)"), numbers))
+        f"{len(ids)} pairs: far too few to conclude anything; that is why the course measures all "
+        f"{len(course.queries)} queries)"), numbers))

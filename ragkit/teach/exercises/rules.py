@@ -43,6 +43,10 @@ class ThresholdRules:
 
     bluff_cost: float = 5.0
     refusal_cost: float = 1.0
+    without_needle_cost: float = 3.0
+    """An answerable question answered from chunks that lack its needle: worse than a refusal (the user is misled, not
+    sent elsewhere), milder than a bluff (its sources are on the course's topic, and a reader who follows them finds
+    related text)."""
     max_refused: float = 0.25
     """The refusal ceiling: at most this share of the tuning half's answerable queries may be refused."""
     tolerance: float = TOLERANCE
@@ -110,7 +114,7 @@ class HeaderRules:
     """Exercise 4's fixed judging parameters: the metric is chosen in advance, never by the student."""
 
     strategy: str = "E"
-    metric: str = "R@20"
+    metric: str = "Hit@20"
     alpha: float = 0.05
     max_header_pieces: int = WINDOW // 4
     """A header may take at most a quarter of the encoder's window: one that fills it crowds the chunk out."""

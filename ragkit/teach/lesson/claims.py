@@ -140,8 +140,8 @@ def guessing_sentence(table: pd.DataFrame) -> str:
 
 
 def recall20_intervals(ev: Evaluation) -> pd.DataFrame:
-    """The chapter's R@20 counts and printed Wilson intervals, Wilson recomputed on its counts, and ours (dense)."""
-    ours = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "R@20"}
+    """The chapter's Hit@20 counts and printed Wilson intervals, Wilson recomputed on its counts, and ours (dense)."""
+    ours = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "Hit@20"}
     return pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
                           "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
                           "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
@@ -161,10 +161,11 @@ def sign_tests_recomputed() -> pd.DataFrame:
 
 
 def header_confronted(ev: Evaluation) -> pd.DataFrame:
-    """E against A without A's destroyed needles, and E against C (the header alone), at R@20 and both levels."""
+    """E against A without A's destroyed needles, and E against C (the header alone), at Hit@20 and both levels."""
     looks = [("E vs A, A's destroyed needles left out",
-              ev.compare("E/dense", "A/dense", "R@20", level, drop=ev.destroyed["A"])) for level in ("query", "needle")]
-    looks += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "R@20", level))
+              ev.compare("E/dense", "A/dense", "Hit@20", level, drop=ev.destroyed["A"]))
+             for level in ("query", "needle")]
+    looks += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "Hit@20", level))
               for level in ("query", "needle")]
     return pd.DataFrame([{"comparison": name, "level": c.level, "wins": c.test.wins, "losses": c.test.losses,
                           "p": f"{c.test.p:.3g}"} for name, c in looks])

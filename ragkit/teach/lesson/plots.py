@@ -107,7 +107,7 @@ def lowest_points(frame: pd.DataFrame, x: str, ys: Sequence[str]) -> str:
 
 
 def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = range(1, 21)) -> Described:
-    """Recall@k per strategy with its 95% Wilson band."""
+    """Hit@k per strategy with its 95% Wilson band."""
     fig = go.Figure()
     ks = list(ks)
     found = []
@@ -127,14 +127,14 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
                                  marker=dict(symbol=MARKERS.get(r.strategy, "circle"), size=7),
                                  legendgroup=r.strategy))
         found.append((r.strategy, hits[0], hits[-1], n, lows[-1], highs[-1]))
-    fig.update_layout(title=f"Recall@k ({retriever}), 95% Wilson bands", xaxis_title="k", yaxis_title="recall@k",
+    fig.update_layout(title=f"Hit@k ({retriever}), 95% Wilson bands", xaxis_title="k", yaxis_title="hit@k",
                       yaxis_range=[0, 1], template="plotly_white")
     if not found:
-        return described(fig, f"Recall@k for the {retriever} retriever: no strategy was evaluated with it.")
+        return described(fig, f"Hit@k for the {retriever} retriever: no strategy was evaluated with it.")
     best = max(found, key=lambda f: f[2])
     lines = "; ".join(f"{s} finds {_share(last, n)} needles at k = {ks[-1]} (band {lo:.2f} to {hi:.2f}), "
                       f"{first} at k = {ks[0]}" for s, first, last, n, lo, hi in found)
-    return described(fig, f"Recall@k of the {retriever} retriever for k = {ks[0]} to {ks[-1]}, one line per chunking "
+    return described(fig, f"Hit@k of the {retriever} retriever for k = {ks[0]} to {ks[-1]}, one line per chunking "
                           f"strategy (overlapping strategies dashed) with its 95% Wilson band: {lines}. "
                           f"Highest at k = {ks[-1]}: {best[0]}.")
 
@@ -283,8 +283,9 @@ def cost_curve(costs: pd.DataFrame) -> Described:
     shown = costs.assign(**{"within ceiling": costs["within ceiling"].map({True: _("True"), False: _("False")})})
     fig = px.line(shown, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
                   template="plotly_white", labels={"cost": _("cost"), "within ceiling": _("within ceiling")},
-                  title=say("Total cost on tune (bluff {bluff:g}, refusal {refusal:g}) against the cut",
-                            bluff=EX2.bluff_cost, refusal=EX2.refusal_cost))
+                  title=say("Total cost on tune (bluff {bluff:g}, answer without the needle {without:g}, refusal "
+                            "{refusal:g}) against the cut", bluff=EX2.bluff_cost, without=EX2.without_needle_cost,
+                            refusal=EX2.refusal_cost))
     allowed = costs.cut[costs["within ceiling"]]
     within = (say("Cuts from {cut:.3f} up stay within the refusal ceiling.", cut=allowed.min()) if len(allowed)
               else _("No cut of these stays within the refusal ceiling."))
@@ -301,7 +302,8 @@ def cost_halves(both: pd.DataFrame) -> Described:
     return described(on_cut_axis(fig), lowest_points(halves, "cut", ["tune", "judge"]))
 
 
-def win_loss_matrix(ev: Evaluation, metric: str = "R@20", retriever: str = "dense", level: str = "needle") -> Described:
+def win_loss_matrix(ev: Evaluation, metric: str = "Hit@20", retriever: str = "dense",
+                    level: str = "needle") -> Described:
     """Net wins (row minus column) of every pair of strategies; raw and Holm p in the hover.
 
     The family for Holm is the whole matrix at every metric (each unordered pair once per

@@ -80,7 +80,7 @@ def _found_at_four(course: Course) -> QuizQuestion:
     found = 0 < rank <= 4
     where = say("at rank {rank}", rank=rank) if rank else _("nowhere in the ranking")
     return _applied(say("For the query \"{query}\", E/dense returns the first chunk carrying its needle {where}. "
-                        "Does the query count as found for recall@4?", query=query.text, where=where), (
+                        "Does the query count as found for hit@4?", query=query.text, where=where), (
         Option(_("yes"), found, say("{verdict}: a hit is the whole needle in one of the first 4 chunks, and here it "
                                     "arrives {where}", verdict=_right(found), where=where)),
         Option(_("no"), not found, say("{verdict}: a hit is the whole needle in one of the first 4 chunks, and here "
@@ -110,7 +110,7 @@ def _boundary(course: Course) -> QuizQuestion:
 
 
 def _pair(course: Course) -> QuizQuestion:
-    c = course.evaluation().compare("D/dense", "E/dense", "R@4").test
+    c = course.evaluation().compare("D/dense", "E/dense", "Hit@4").test
     detected = c.p < 0.05
     return _applied(f"Two strategies answer the same queries. The first finds the needle where the second misses it "
                     f"{c.wins} times; the second where the first misses {c.losses} times; on every other query they "
@@ -239,7 +239,8 @@ def _chunking(course: Course) -> list[QuizQuestion]:
         QuizQuestion(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on this corpus?",
                  tuple(Option(str(n), n == lost_a,
                               f"right: {lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
-                              else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; ours has longer needles"
+                              else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; this corpus and its needles "
+                                   "differ"
                               if n == chapter.DESTROYED_BLIND else
                               "count the red bars of the needle plot: a needle dies when a window ends inside it")
                        for n in counts)),
@@ -259,33 +260,35 @@ def _chunking(course: Course) -> list[QuizQuestion]:
 
 def _dense(course: Course) -> list[QuizQuestion]:
     ev = course.evaluation()
-    c = ev.compare("E/dense", "C/dense", "R@20").test
+    c = ev.compare("E/dense", "C/dense", "Hit@20").test
     significant = c.p < 0.05
     return [
-        QuizQuestion("Two runs on the same 64 queries: 0.62 against 0.58 recall. What can you conclude?", (
+        QuizQuestion("Two runs on the same 64 queries find the needle in the top 20 for 40 and 37 of them (Hit@20 "
+                     "0.625 against 0.578). What can you conclude?", (
             Option("nothing yet: run a paired test on the queries where they disagree", True,
-                   "right: a four-point gap on 64 queries is well inside the noise"),
-            Option("the first is better, by four points", False, "a point estimate is not a finding"),
+                   "right: three queries out of 64 sit well inside either run's Wilson interval; only the paired "
+                   "test on the discordant queries can tell"),
+            Option("the first is better, by three queries", False, "a point estimate is not a finding"),
             Option("they are equal", False, "no test said that either: not detected is not the same as equal"))),
         QuizQuestion("What does the sign test count?", (
             Option("the queries where exactly one of the two runs finds the needle", True,
                    "right: ties tell nothing about which run is better"),
-            Option("every query, with the recall difference as weight", False,
+            Option("every query, weighted by how far apart the two runs rank its needle", False,
                    "that is a different test; the sign test throws the ties away"),
             Option("the queries where both runs find the needle", False,
                    "those agree, so they say nothing about which run is better: the test drops them"))),
-        _yes_no("Does the header's gain (E against C at R@20) reach significance on this corpus?", significant,
+        _yes_no("Does the header's gain (E against C at Hit@20) reach significance on this corpus?", significant,
                 f"yes: +{c.wins}/-{c.losses}, p = {c.p:.3g}",
                 f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
-                f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][0]}/"
-                f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'R@20')][1]}: inconclusive, {INCONCLUSIVE}"),
+                f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0]}/"
+                f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1]}: inconclusive, {INCONCLUSIVE}"),
         _pair(course),
     ]
 
 
 def _bm25(course: Course) -> list[QuizQuestion]:
     ev = course.evaluation("E")
-    dense, bm25 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1")
+    dense, bm25 = ev["E/dense"].value("Hit@1"), ev["E/bm25"].value("Hit@1")
     return [
         QuizQuestion("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
             Option("cosine distances and BM25 scores are not on one scale", True,
@@ -294,8 +297,8 @@ def _bm25(course: Course) -> list[QuizQuestion]:
                    "that is taking the maximum; summing 1 / (k + rank) rewards chunks both lists rank well"),
             Option("because BM25 scores can be negative", False,
                    "with this idf they are never negative; the problem is their unbounded scale")),),
-        _yes_no("On this corpus, does BM25 beat dense retrieval at recall@1 (strategy E)?", bm25 > dense,
-                f"yes: {bm25:.3f} against {dense:.3f}",
+        _yes_no("On this corpus, is BM25's Hit@1 point estimate above dense retrieval's (strategy E)?", bm25 > dense,
+                f"yes: {bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
                 f"no: {bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so"),
         QuizQuestion("A query names an exact function from a code block. Which retriever should find it?", (
             Option("BM25: it matches the exact string", True,
@@ -341,11 +344,12 @@ def _distances(course: Course) -> list[QuizQuestion]:
             Option("how relevant the chunk is", False, "relevance is a relation to a query; a norm has no query"),
             Option("nothing: all norms are 1", False, "only after normalisation"))),
         QuizQuestion("Why does a fixed threshold need normalised vectors?", (
-            Option("so that one cut means the same closeness for every chunk and query", True,
-                   "right: otherwise a long chunk and a short one would need different cuts"),
+            Option("so that a vector's length, which tracks the text's length, no longer adds to the distance", True,
+                   "right: without it a long chunk and a short one would need different cuts; length still moves "
+                   "the mean-pooled direction, so check a cut on short and long queries alike"),
             Option("so that distances lie between 0 and 1", False,
                    "the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness per number"),
-            Option("it does not", False, "see the un-normalised distances above: they drift with length"))),
+            Option("it does not", False, "see the un-normalised distances above: they drift with length far more"))),
         _l2_to_cosine(course),
     ]
 
@@ -422,7 +426,7 @@ def _production(course: Course) -> list[QuizQuestion]:
             Option("skip it silently", False, "a silent skip is a hole nobody will find"))),
         QuizQuestion("A PDF's page headers ended up in the middle of a paragraph. What notices it?", (
             Option("an evaluation whose needles must arrive in full", True,
-                   "right: a needle cut by a page header no longer matches, and recall drops"),
+                   "right: a needle cut by a page header no longer matches, and the hit rate drops"),
             Option("the embedding model", False, "it embeds whatever text it gets"),
             Option("the threshold", False, "the distances may barely move"))),
         _unreadable(course),

@@ -7,7 +7,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ragkit.evaluation import METRICS, Evaluation, with_holm
+from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
 from ragkit.report import report
 from ragkit.teach.language import _
 from ragkit.threshold import Sweep
@@ -72,3 +72,14 @@ def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: It
                           "chosen by the chapter": (c.a, c.b, c.metric) in chosen, "level": c.level,
                           "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p, "Holm p": c.p_holm}
                          for c in cs])
+
+
+def field_metrics(ev: Evaluation, retriever: str = "dense") -> pd.DataFrame:
+    """One row per strategy: the field's metrics at cutoff 10 and uncut, and how many relevant chunks a query has."""
+    rows = {}
+    for r in ev.results.values():
+        if r.retriever == retriever:
+            row = {m: round(r.value(m), 3) for m in FIELD_METRICS}
+            row["queries with two or more relevant chunks"] = sum(len(rel) > 1 for rel in r.relevant)
+            rows[r.strategy] = row
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(index="strategy")

@@ -185,7 +185,7 @@ class ChunkExplorer:
 class StrategyDuel:
     """Two runs: wins, losses, exact p at every metric and both levels, Holm over what is shown, and who disagrees."""
 
-    def __init__(self, ev: Evaluation, a: str = "E/dense", b: str = "A/dense", metric: str = "R@20"):
+    def __init__(self, ev: Evaluation, a: str = "E/dense", b: str = "A/dense", metric: str = "Hit@20"):
         labels = list(ev.results)
         self.ev = ev
         self.a = w.Dropdown(options=labels, value=a if a in labels else labels[0], description="A")

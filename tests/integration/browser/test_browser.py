@@ -192,7 +192,7 @@ TOUR_CELLS = [
     "course = ragkit.teach.course.load(progress=False)",
     "explorer = widgets.ChunkExplorer(course, strategy='A')\nexplorer.question.value = {qid!r}\n"
     "box = explorer.widget(); box.add_class('tour-explorer'); box",
-    "duel = widgets.StrategyDuel(course.evaluation('ACE'), 'E/dense', 'A/dense', 'R@20')\n"
+    "duel = widgets.StrategyDuel(course.evaluation('ACE'), 'E/dense', 'A/dense', 'Hit@20')\n"
     "box = duel.widget(); box.add_class('tour-duel'); box",
     "playground = widgets.QueryPlayground(course)\nbox = playground.widget(); box.add_class('tour-playground'); box",
     "result = answer('How many test examples do I need?', course.retriever('E'))\n"
@@ -236,7 +236,7 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
     write_tour(tmp_path / "notebooks", qid)
     expected_b_kept = bool(carried["B"][qid])
     ev = course.evaluation("ACE")
-    duel = ev.compare("E/dense", "A/dense", "R@1", "needle")  # the duel reads needle by needle
+    duel = ev.compare("E/dense", "A/dense", "Hit@1", "needle")  # the duel reads needle by needle
     r = course.retriever("E")
     bm25_top = r.bm25([QUESTION]).ranking[0, 0]
     bm25_score = f"{r.lexical.scores_many([QUESTION])[0][bm25_top]:.3f}"
@@ -271,10 +271,10 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             assert in_view(page, ".tour-explorer .ragkit-chunk-view mark", ".tour-explorer .ragkit-chunk-view")
             page.screenshot(path=str(ARTIFACTS / "widget-chunk-explorer.png"))
 
-            # strategy duel: switch the metric to R@1; wins and losses are ragkit's
+            # strategy duel: switch the metric to Hit@1; wins and losses are ragkit's
             duel_box = page.locator(".tour-duel")
             duel_box.scroll_into_view_if_needed()
-            duel_box.locator("select").nth(2).select_option(label="R@1")
+            duel_box.locator("select").nth(2).select_option(label="Hit@1")
             page.wait_for_function("(w) => document.querySelector('.tour-duel').innerText.includes(w)",
                                    arg=f"wins {duel.test.wins}, loses {duel.test.losses}", timeout=60_000)
             page.screenshot(path=str(ARTIFACTS / "widget-strategy-duel.png"))

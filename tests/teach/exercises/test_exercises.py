@@ -394,7 +394,7 @@ def test_ex4_the_conclusion_must_be_the_verdict_of_the_paired_test(course, solve
     first = ex.check_header(course, sentence, "better", "consistent")
     n = first.numbers
     truth = verdict(1, n["wins"], n["losses"], n["p"])
-    assert first.passed == (truth == "consistent") and n["metric"] == "R@20"
+    assert first.passed == (truth == "consistent") and n["metric"] == "Hit@20"
     assert ex.check_header(course, sentence, "better", truth.upper()).passed
     wrong = next(v for v in ("consistent", "contradicts", "inconclusive, same direction") if v != truth)
     feedback = ex.check_header(course, sentence, "better", wrong)
@@ -528,7 +528,7 @@ def test_needle_sign_test_counts_needles_not_queries():
     b = np.array([0, 0, 0, 0, 1, 0])
     needles = ("q1", "q2", "q3", "q1", "q2", "q3")
     ids = tuple(f"{n}/{i}" for i, n in enumerate(needles))
-    t = compare(Result("A", "dense", a, ids, needles), Result("B", "dense", b, ids, needles), "R@4", "needle").test
+    t = compare(Result("A", "dense", a, ids, needles), Result("B", "dense", b, ids, needles), "Hit@4", "needle").test
     # per needle, phrasings found: a = (1, 1, 0), b = (0, 1, 0)
     assert (t.wins, t.losses) == (1, 0)
 

@@ -354,7 +354,7 @@ def test_the_checks_themselves_take_no_judging_parameter_from_the_student(course
     with pytest.raises(TypeError):
         ex.check_threshold_choice(course, 1.0, bluff_cost=0)  # type: ignore[call-arg]
     with pytest.raises(TypeError):  # ex4's metric is chosen in advance: no metric to try until one is significant
-        ex.check_header(course, lambda t, s: f"[{t} > {s}]", "better", "consistent", metric="R@4")  # type: ignore
+        ex.check_header(course, lambda t, s: f"[{t} > {s}]", "better", "consistent", metric="Hit@4")  # type: ignore
     assert not ex.check_threshold_choice(course, 1.0).passed
     windows = __import__("ragkit.evaluation", fromlist=["x"]).needle_windows(course.corpus, course.questions, size=1000)
     qid = next(qid for qid, offset, length in windows if offset + length > 1000)

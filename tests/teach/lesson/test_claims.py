@@ -20,10 +20,10 @@ def test_the_chapter_s_own_holm_matches_statsmodels_and_fills_in_f_vs_e():
     corrected = claims.own_holm()
     raw = [p for p, _ in corrected.values()]
     assert [h for _, h in corrected.values()] == pytest.approx(list(multipletests(raw, method="holm")[1]))
-    f_vs_e = corrected["F/dense", "E/dense", "R@20"]
+    f_vs_e = corrected["F/dense", "E/dense", "Hit@20"]
     assert f_vs_e[0] == pytest.approx(74 / 256)  # +2/-6: the chapter gives no p, its counts do
-    assert chapter.FINDINGS["F/dense", "E/dense", "R@20"].claim == NO_DIFFERENCE
-    assert corrected["E/dense", "A/dense", "R@20"][1] == pytest.approx(7 * 0.0015)
+    assert chapter.FINDINGS["F/dense", "E/dense", "Hit@20"].claim == NO_DIFFERENCE
+    assert corrected["E/dense", "A/dense", "Hit@20"][1] == pytest.approx(7 * 0.0015)
 
 
 def test_the_survivors_sentence_says_what_the_computation_found():
@@ -54,9 +54,9 @@ def _fake_report():
     for s, rank in (("A", 1), ("B", 0)):
         ev.chunks[s], ev.tokens[s], ev.destroyed[s] = 5, TokenReport(5, 100, 10, 0, 256), ()
         ev.results[f"{s}/dense"] = Result(s, "dense", np.full(24, rank), ids, needles)
-    return report(ev, [("A/dense", "B/dense", "R@1"), ("A/dense", "B/dense", "R@4")],
-                  {("A/dense", "B/dense", "R@1"): Finding.counts(9, 1, 0.02),
-                   ("A/dense", "B/dense", "R@4"): Finding.counts(5, 4, 1.0)})
+    return report(ev, [("A/dense", "B/dense", "Hit@1"), ("A/dense", "B/dense", "Hit@4")],
+                  {("A/dense", "B/dense", "Hit@1"): Finding.counts(9, 1, 0.02),
+                   ("A/dense", "B/dense", "Hit@4"): Finding.counts(5, 4, 1.0)})
 
 
 def test_verdict_counts_name_every_word_and_the_meaning_of_inconclusive():

@@ -156,7 +156,7 @@ def test_computed_quiz_answers_follow_the_course(course):
 
     assert right("01", 0) == str(len(course.evaluation().destroyed["A"]))
     assert right("06", 0) == str(course.sweep().at(DEFAULT_CUT).bluffs)
-    c = course.evaluation().compare("E/dense", "C/dense", "R@20").test
+    c = course.evaluation().compare("E/dense", "C/dense", "Hit@20").test
     assert right("02", 2) == ("yes" if c.p < 0.05 else "no")
 
 
@@ -343,3 +343,28 @@ def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they
         assert "reminders.strategy_letters()" in text, path.stem
         if "word piece" in text.split("reminders.", 1)[1].lower():
             assert "reminders.word_pieces()" in text, path.stem
+
+
+def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pace():
+    from ragkit.teach.classroom.pace import class_minutes, exercise_minutes
+
+    text = GUIDE.read_text(encoding="utf-8")
+    plan = text[text.index("### A ten-week term"):].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (.+?) \| (.+?) \| (.+?) \| (\d+) \|$", plan, re.M)
+    assert [int(r[0]) for r in rows] == list(range(1, 11))
+    taught = set()
+    for week, notebooks, exercise, graded, minutes in rows:
+        assert int(minutes) <= 120, week
+        if "allowance" in notebooks:
+            continue
+        names = notebooks.split(", ")
+        taught.update(names)
+        expected = sum(class_minutes(next(TWINS.glob(f"{n}-*.py"))) for n in names)
+        if exercise != "-":
+            number = re.fullmatch(r"Exercise (\d)", exercise)[1]
+            expected += exercise_minutes(next((TWINS / "exercises").glob(f"ex{number}-*.py")))
+            assert graded.startswith(f"ex{number}:"), week
+        assert int(minutes) == expected, (week, int(minutes), expected)
+    assert taught == {p.stem.split("-")[0] for p in MAIN}, "every main notebook in some week"
+    order = [n for r in rows for n in r[1].split(", ")]
+    assert order.index("02b") < order.index("03"), "02b before the first notebook that leans on it"

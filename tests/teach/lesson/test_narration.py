@@ -20,7 +20,7 @@ from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
 from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
-from ragkit.evaluation import Evaluation
+from ragkit.evaluation import Evaluation, Result
 from ragkit.plumbing.models import HubModel
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate
@@ -264,7 +264,7 @@ def test_the_language_check_finds_prose_written_past_say():
     assert set(prose_past_language('w = {4: "four"}[n]\nv = "Total: " + say("{n}", n=n)')) == {"'four'", "'Total: '"}
     assert set(prose_past_language('t = "{n} left".format(n=n)\nu = "%d left" % n')) == {"'{n} left'", "'%d left'"}
     assert prose_past_language('__all__ = ["near_miss"]\nnames = ["near miss"]') == ["'near miss'"]
-    keys = ('x = ev["E/dense"].value(f"R@{k}")\nassert d, "a run has distances"\ny = [c for c in "CDEF"]\n'
+    keys = ('x = ev["E/dense"].value(f"Hit@{k}")\nassert d, "a run has distances"\ny = [c for c in "CDEF"]\n'
             'z = row["what"] != "nothing we count"\np = folder / "corpus"\n'
             'def g(a, against="dense"):\n    return a.loc[["L2, un", "cosine"], "word pieces"]')
     assert prose_past_language(keys) == []
@@ -312,7 +312,7 @@ def edge_cases() -> dict[str, list]:
                       chunks={"A": 10, "B": 11, "C": 8, "D": 8, "E": 9, "F": 8}, n_questions=32)
     f = chunk("F body", overlap="tail ", header="D - S\n")
     shopping = pd.DataFrame({"comparison": ["F/dense vs E/dense", "B/dense vs A/dense", "C/dense vs A/dense"],
-                             "metric": ["R@1", "MRR", "R@4"], "chosen by the chapter": [False, False, True],
+                             "metric": ["Hit@1", "MRR", "Hit@4"], "chosen by the chapter": [False, False, True],
                              "wins": [5, 4, 9], "losses": [1, 2, 0], "p": [0.2, 0.6, 0.004], "Holm p": [1.0, 1.0, 0.1]})
     tune = SimpleNamespace(worst_in_domain=0.7, best_out_of_domain=0.6, queries=[0] * 32, at=lambda cut: ROW)
     costs = pd.DataFrame({"cut": [0.5, 0.6], "cost": [20.0, 25.0], "refused": [8, 4], "within ceiling": [False, True],
@@ -334,8 +334,8 @@ def edge_cases() -> dict[str, list]:
            OutOfDomain("o2", "best paella rice", "absurd", "cooking"),
            OutOfDomain("o3", "what is a rate limit", "adjacent", "rate limits")]
     half = SimpleNamespace(questions=[0] * 16, queries=[0] * 32, out_of_domain=[0] * 15)
-    maxsim = Figures({"E/hybrid": {"R@25": 0.84375, "R@1": 0.3, "R@4": 0.5, "MRR": 0.4},
-                      "E/hybrid+maxsim": {"R@1": 0.25, "R@4": 0.55, "MRR": 0.4}}, {"E": 1068}, {"E": 116951})
+    maxsim = Figures({"E/hybrid": {"Hit@25": 0.84375, "Hit@1": 0.3, "Hit@4": 0.5, "MRR": 0.4},
+                      "E/hybrid+maxsim": {"Hit@1": 0.25, "Hit@4": 0.55, "MRR": 0.4}}, {"E": 1068}, {"E": 116951})
     timings = [Timing("query token vectors", 4.43, "computed"), Timing("MaxSim products", 1.2, "one thread"),
                Timing("chunk token vectors", 361.2, "computed"), Timing("dense scan", 0.3, "numpy")]
     question = SimpleNamespace(id="q01", question="Do the three rank alike?", needle="x b y")
@@ -371,10 +371,10 @@ def edge_cases() -> dict[str, list]:
                              narrate.most_over_window({"A": 9, "C": 1, "F": 5}, lambda s: [chunk("x" * 600)]),
                              narrate.most_over_window({"C": 9, "F": 5}, lambda s: [chunk()])],
         "ahead_of_both": [narrate.ahead_of_both(pd.DataFrame({"hybrid ahead of both": [True, False]},
-                                                             index=["R@1", "R@4"])),
-                          narrate.ahead_of_both(pd.DataFrame({"hybrid ahead of both": [True]}, index=["R@1"]))],
-        "design_effects": [narrate.design_effects(pd.DataFrame({"R@1": [0.8, 1.2]})),
-                           narrate.design_effects(pd.DataFrame({"R@1": [1.1, 1.9]}))],
+                                                             index=["Hit@1", "Hit@4"])),
+                          narrate.ahead_of_both(pd.DataFrame({"hybrid ahead of both": [True]}, index=["Hit@1"]))],
+        "design_effects": [narrate.design_effects(pd.DataFrame({"Hit@1": [0.8, 1.2]})),
+                           narrate.design_effects(pd.DataFrame({"Hit@1": [1.1, 1.9]}))],
         "metric_shopping": [narrate.metric_shopping(shopping)],
         "four_or_twenty": [narrate.four_or_twenty({4: four, 20: twenty}, "a tokenizer", generator=True),
                            narrate.four_or_twenty({4: twenty, 20: twenty}, "a tokenizer", generator=False)],
@@ -396,10 +396,10 @@ def edge_cases() -> dict[str, list]:
                                narrate.cross_encoder_here(SimpleNamespace(path=Path("models/cross-encoder")))],
         "rerank_skipped": [narrate.rerank_skipped(first=True), narrate.rerank_skipped()],
         "maxsim_wall_time": [narrate.maxsim_wall_time(0.54, 64)],
-        "maxsim_gains": [narrate.maxsim_gains(SimpleNamespace(lines=[]), maxsim, ("R@1", "R@4", "MRR")),
+        "maxsim_gains": [narrate.maxsim_gains(SimpleNamespace(lines=[]), maxsim, ("Hit@1", "Hit@4", "MRR")),
                          narrate.maxsim_gains(SimpleNamespace(lines=[
-                             needle_line("R@1", "E/hybrid", 9, 1, 0.04), needle_line("MRR", "E/dense", 1, 12, 0.01),
-                             needle_line("R@4", "E/dense", 8, 1, 0.2)]), maxsim, ("R@1",))],
+                             needle_line("Hit@1", "E/hybrid", 9, 1, 0.04), needle_line("MRR", "E/dense", 1, 12, 0.01),
+                             needle_line("Hit@4", "E/dense", 8, 1, 0.2)]), maxsim, ("Hit@1",))],
         "chapter_latencies": [narrate.chapter_latencies()],
         "maxsim_query_time": [narrate.maxsim_query_time(timings, maxsim)],
         "killed_update": [narrate.killed_update(-9, True), narrate.killed_update(0, False)],
@@ -420,7 +420,18 @@ def edge_cases() -> dict[str, list]:
         "two_texts": [narrate.two_texts({"d": SimpleNamespace(text="words")}, chunk(), f, chunk(section="Before"))],
         "header_share": [narrate.header_share(Evaluation([], tokens={"E": SimpleNamespace(
             chunks=10, pieces=1000, header_pieces=100, header_share=0.1)}))],
+        "metrics_disagree": [narrate.metrics_disagree(_runs({"A": [12, 0], "E": [1, 3]}), ("dense",)),
+                             narrate.metrics_disagree(_runs({"A": [1, 1], "E": [2, 9]}, {"E": ((2, 4), (9,))}),
+                                                      ("dense",))],
     }
+
+
+def _runs(ranks: dict[str, list[int]], relevant: dict | None = None) -> Evaluation:
+    """Dense runs of two queries per strategy, first-hit ranks given (and the relevant chunks' ranks, where several)."""
+    ev = Evaluation([])
+    for s, r in ranks.items():
+        ev.results[f"{s}/dense"] = Result(s, "dense", np.array(r), ("q1", "q2"), relevant=(relevant or {}).get(s, ()))
+    return ev
 
 
 @pytest.mark.parametrize("name", list(edge_cases()))
@@ -444,7 +455,15 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert text["gate_kept"] == ["The gate keeps at most **4** chunks. Chunks kept: cut none: **4**, cut 0.675: **1**, "
                                  "cut 0.525: **0**."]
     assert "Tuning half: **16** needles (**32** queries) and **15** out-of-domain" in text["ex2_rules"][0]
-    assert text["cost_on_tune"] == ["At **0.675** on `tune`: **3** bluffs, **5** of **64** refused, cost **20**."]
+    assert text["cost_on_tune"] == ["At **0.675** on `tune`: **3** bluffs, **9** answers without the needle, **5** of "
+                                    "**64** refused, cost **47**."]  # 3 x 5 + 9 x 3 + 5 x 1
+    agree, split = text["metrics_disagree"]
+    assert "(**0** of **4**" in agree and "- With dense, every metric crowns **E**." in agree
+    assert "agree on the winner" in agree
+    assert "**1** of **4** query-runs have two or more relevant chunks" in split
+    assert "- With dense, Hit@10 crowns **A, E**; MRR@10 crowns **A**, MRR **A** and nDCG@10 **A**." in split
+    assert "E has a relevant chunk in the top 10 for **2** queries, A for **2**" in split
+    assert "A's first relevant chunk sits at rank 1 for **2** queries, E's for **0**" in split
     assert "B has the same count as A, and D, E, F the same as C" in text["chunk_counts"][0]
     assert "B has a different count as A, and D, E, F different counts as C" in text["chunk_counts"][1]
     assert "This corpus: **0** of **32**, no more than" in text["destroyed"][0]
@@ -454,11 +473,11 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "**600** characters in A" in text["most_over_window"][1]
     assert "C wins because its chunks are longer" in text["most_over_window"][2]
     assert text["ahead_of_both"] == [
-        "Hybrid ahead of both parents on every metric's point estimate here: **no** (not ahead of both at R@4).",
+        "Hybrid ahead of both parents on every metric's point estimate here: **no** (not ahead of both at Hit@4).",
         "Hybrid ahead of both parents on every metric's point estimate here: **yes**."]
     assert "Below 1" in text["design_effects"][0] and "Below 1" not in text["design_effects"][1]
     assert "**0.80** to **1.20**" in text["design_effects"][0]
-    assert "is **F/dense vs E/dense at R@1**: **+5/-1**, raw p = **0.2**" in text["metric_shopping"][0]
+    assert "is **F/dense vs E/dense at Hit@1**: **+5/-1**, raw p = **0.2**" in text["metric_shopping"][0]
     assert "C/dense vs A/dense" not in text["metric_shopping"][0]  # the chapter chose it: not a look it skipped
     assert "into **2** more prompts than four" in text["four_or_twenty"][0]
     assert "source **7, 12**: the model reads at least **6** other sources" in text["four_or_twenty"][0]
@@ -496,7 +515,8 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert text["reference_costs"][2].endswith("E destroys **2** needles all the same (q1, q2): no chunk of E quotes "
                                                "them whole.")
     assert "A starts **3** of its **10** chunks mid-sentence" in text["reference_costs"][0].replace("(A) ", "A ")
-    assert "With **64** queries, a recall of **0.50** has the interval **[0.381, 0.619]**" in text["interval_width"][0]
+    assert "With **64** queries, a hit rate of **0.50** has the interval **[0.381, 0.619]**" in \
+        text["interval_width"][0]
     assert "the two intervals overlap." in text["interval_width"][0]
     assert "the two intervals overlap." in text["interval_width"][1]
     assert "differ by **1.00e-08** here" in text["identity_noise"][0]
@@ -538,8 +558,8 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
         "already held read from disk, so it is not a per-query cost: the timings at the end of this notebook are."]
     assert text["maxsim_gains"] == [
         "Gains for MaxSim that survive Holm at the needle level (p < 0.05): **none**. Losses: **none**. On point "
-        "estimates alone MaxSim is ahead of plain hybrid on **1 of 3** metrics (**R@4**).",
-        "Gains for MaxSim that survive Holm at the needle level (p < 0.05): **R@1 vs E/hybrid**. Losses: **MRR vs "
+        "estimates alone MaxSim is ahead of plain hybrid on **1 of 3** metrics (**Hit@4**).",
+        "Gains for MaxSim that survive Holm at the needle level (p < 0.05): **Hit@1 vs E/hybrid**. Losses: **MRR vs "
         "E/dense**. On point estimates alone MaxSim is ahead of plain hybrid on **0 of 1** metrics (**none**)."]
     assert text["chapter_latencies"] == [
         f"The chapter, per query: cross-encoder over the top 25 **{chapter.RERANK_MS} ms**, BM25 **{chapter.BM25_MS} "
@@ -593,7 +613,7 @@ ON_THE_COURSE = ("blind_losses", "overlap_rule", "reference_costs", "window_limi
                  "constant_ranks", "dense_first_choice", "bm25_against_dense", "fused_ranks", "chapter_verdicts",
                  "needle_tests", "corpus_loaded", "read_a_file", "ground_truth", "room_to_win", "clustered_interval",
                  "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room",
-                 "headline", "queries_or_needles", "header_alone",
+                 "headline", "queries_or_needles", "header_alone", "metrics_disagree",
                  "two_locators", "prompt_length")
 
 
@@ -632,11 +652,11 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
     query = "what is the constant 0.044715 for?"
     runs = {"dense": r.dense([query]), "bm25": r.bm25([query]), "hybrid": r.hybrid([query])}
     holder = next(i for i, x in enumerate(r.chunks) if "0.044715" in x.content)
-    curve = pd.DataFrame({lab: [ev[lab].value(f"R@{k}") for k in range(1, 21)] for lab in ("E/dense", "E/bm25")},
+    curve = pd.DataFrame({lab: [ev[lab].value(f"Hit@{k}") for k in range(1, 21)] for lab in ("E/dense", "E/bm25")},
                          index=range(1, 21))
     seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
     stats = pd.DataFrame(corpus_stats(course.corpus)).set_index("id")
-    row = tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'R@20'").iloc[0]
+    row = tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0]
     status = SimpleNamespace(stale={}, new=(), failed={}, current=tuple(course.corpus.ids))
     entries = {d: SimpleNamespace(status="indexed", content_hash="h") for d in course.corpus.ids}
     tune, _ = threshold_halves(s)
@@ -669,7 +689,7 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "ticket_words": narrate.ticket_words(course.questions[0]), "header_duel": narrate.header_duel(ev),
         "header_room": narrate.header_room(ev, len(course.questions)),
         "headline": narrate.headline(ev), "queries_or_needles": narrate.queries_or_needles(ev),
-        "header_alone": narrate.header_alone(ev),
+        "header_alone": narrate.header_alone(ev), "metrics_disagree": narrate.metrics_disagree(ev),
         "two_locators": narrate.two_locators(course.corpus, c), "prompt_length": narrate.prompt_length(result),
     }
     assert set(shown) == set(ON_THE_COURSE)

@@ -51,14 +51,14 @@ def test_strategy_duel_shows_the_sign_test(course):
     from ragkit.evaluation import with_holm
     from ragkit.statistics import holm
 
-    duel = widgets.StrategyDuel(ev, "E/dense", "A/dense", "R@20")
-    c = ev.compare("E/dense", "A/dense", "R@20", "needle")
+    duel = widgets.StrategyDuel(ev, "E/dense", "A/dense", "Hit@20")
+    c = ev.compare("E/dense", "A/dense", "Hit@20", "needle")
     assert f"wins <b>{c.test.wins}</b>, loses <b>{c.test.losses}</b>" in duel.result.value
-    duel.metric.value = "R@1"
-    family = [ev.compare("E/dense", "A/dense", m, "needle") for m in ("R@1", "R@4", "R@8", "R@20", "MRR")]
+    duel.metric.value = "Hit@1"
+    family = [ev.compare("E/dense", "A/dense", m, "needle") for m in ("Hit@1", "Hit@4", "Hit@8", "Hit@20", "MRR")]
     c = family[0]
     assert f"p = <b>{c.test.p:.3g}</b>, Holm p = <b>{holm([x.test.p for x in family])[0]:.3g}</b>" in duel.result.value
-    q = with_holm([ev.compare("E/dense", "A/dense", "R@1", "query")])[0]
+    q = with_holm([ev.compare("E/dense", "A/dense", "Hit@1", "query")])[0]
     assert f"+{q.test.wins}/-{q.test.losses}, p = {q.test.p:.3g}" in duel.result.value
 
 
@@ -82,13 +82,13 @@ def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course
     from ragkit.teach.lesson.plots import win_loss_matrix
 
     ev = course.evaluation("ACE")
-    fig = win_loss_matrix(ev, "R@20", "dense")
+    fig = win_loss_matrix(ev, "Hit@20", "dense")
     labels = list(fig.data[0].x)
     pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]
     raw = [ev.compare(a, b, m, "needle").test.p for a, b in pairs for m in METRICS]
     adjusted = holm(raw)
-    at = [(a, b, m) for a, b in pairs for m in METRICS].index(("A/dense", "E/dense", "R@20"))
-    c = ev.compare("E/dense", "A/dense", "R@20", "needle")
+    at = [(a, b, m) for a, b in pairs for m in METRICS].index(("A/dense", "E/dense", "Hit@20"))
+    c = ev.compare("E/dense", "A/dense", "Hit@20", "needle")
     i, j = labels.index("E/dense"), labels.index("A/dense")
     assert fig.data[0].z[i][j] == c.test.wins - c.test.losses
     assert f"Holm p = {adjusted[at]:.3g} over {len(raw)} tests" in fig.data[0].text[i][j]

@@ -46,19 +46,24 @@ language.use("nl")
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
-# Een retriever geeft altijd iets terug. De threshold is het enige deel van de pipeline dat "ik weet het niet" kan
-# zeggen: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie 06-thresholds).
+# Een retriever geeft altijd iets terug. De pipeline van deze cursus zegt op één plek "ik weet het niet", bij de
+# threshold: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie
+# 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere manieren
+# om zich te onthouden; deze oefening stemt de cut op de cosine-afstand af.)
 # In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
 # eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
-# Hier is die beslissing al voor je genomen. Je product owner zegt dat een *bluf* (een out-of-domain query die toch
-# bronnen krijgt, en dus een antwoord dat verzonnen lijkt) vijf keer zoveel kost als een *weigering* (een
-# beantwoordbare vraag die wordt weggestuurd). Daarnaast geldt een plafond: de gate mag hooguit een kwart van de
+# Hier is die beslissing al voor je genomen. Je product owner prijst drie fouten. Een *bluf* (een out-of-domain
+# query die toch bronnen krijgt, en dus een antwoord dat verzonnen lijkt) kost vijf keer zoveel als een *weigering*
+# (een beantwoordbare vraag die wordt weggestuurd). Een *antwoord zonder de needle* (een beantwoordbare vraag die
+# bronnen krijgt waarvan geen enkele het antwoord bevat) kost drie: erger dan een weigering, want de gebruiker wordt
+# misleid in plaats van doorverwezen, milder dan een bluf, want de bronnen gaan in elk geval over de cursus. Daarnaast
+# geldt een plafond: de gate mag hooguit een kwart van de
 # beantwoordbare queries weigeren (`EX2.max_refused`). Een product dat een groter deel weigert van wat het had kunnen
 # beantwoorden, wordt namelijk niet uitgebracht, hoe goedkoop zijn blufs ook zijn.
 # Zoek onder de cuts binnen dat plafond de cut die
 #
-# > totale kosten = blufs × kosten per bluf + weigeringen × kosten per weigering
+# > totale kosten = blufs × kosten per bluf + antwoorden zonder de needle × hun kosten + weigeringen × kosten per weigering
 #
 # zo laag mogelijk maakt, voor dense retrieval op strategie E. De kosten, het plafond en de splitsing zijn die van de
 # oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een threshold kiezen op
@@ -99,8 +104,9 @@ display(narrate.ex2_rules(tune, judge))
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# De sweep van de afstemhelft telt, voor een rooster van cuts, de blufs (`bluffs` van `out_of_domain`) en de
-# weigeringen (`refused` van `in_domain`). De eerste rij heeft helemaal geen threshold.
+# De sweep van de afstemhelft telt, voor een rooster van cuts, de blufs (`bluffs` van `out_of_domain`), de
+# weigeringen (`refused` van `in_domain`) en de beantwoordbare queries die zonder hun needle worden beantwoord
+# (`answered_without_needle`). De eerste rij heeft helemaal geen threshold.
 
 # %%
 tables.sweep(tune).astype({"cut": object}).fillna({"cut": tables.no_cut()})  # the first row: no threshold at all
@@ -166,9 +172,9 @@ plots.cost_halves(both)
 # %% [markdown]
 # ## Probeer dit
 #
-# 1. Stel dat een weigering evenveel kost als een bluf. De kosten van de check blijven vast, maar je kunt de kosten
-#    zelf opnieuw berekenen: `t = tables.sweep(tune, cuts)` en een kolom `t.bluffs + t.refused`. Naar welke kant
-#    schuift de beste cut, en waarom in die richting?
+# 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check blijven vast, maar je
+#    kunt de kosten zelf opnieuw berekenen: `t = tables.sweep(tune)` en een kolom
+#    `t.bluffs + t.answered_without_needle + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
 #    dat over een threshold die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
 #    voor zijn aandeel blufs met `ragkit.statistics.wilson`.

@@ -101,6 +101,9 @@ from ragkit.teach.lesson.narrate.dense_retrieval import (
     interval_width as interval_width,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
+    metrics_disagree as metrics_disagree,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
     queries_or_needles as queries_or_needles,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
@@ -330,6 +333,7 @@ __all__ = [
     "maxsim_query_time",
     "maxsim_wall_time",
     "metric_shopping",
+    "metrics_disagree",
     "model_here",
     "most_over_window",
     "near_miss",

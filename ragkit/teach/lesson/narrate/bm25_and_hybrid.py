@@ -47,17 +47,17 @@ def dense_first_choice(r: Retriever, dense: Run, holder: int) -> Markdown:
 
 def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
     """The chapter's three claims on BM25 (doubles top-1, falls behind around rank 8, fails elsewhere), checked."""
-    d1, b1, ch1 = ev["E/dense"].value("R@1"), ev["E/bm25"].value("R@1"), chapter.RERANK["R@1"][0]
+    d1, b1, ch1 = ev["E/dense"].value("Hit@1"), ev["E/bm25"].value("Hit@1"), chapter.RERANK["Hit@1"][0]
     ahead = [k for k in curve.index if curve.loc[k, "E/bm25"] > curve.loc[k, "E/dense"]]
-    t1 = ev.compare("E/bm25", "E/dense", "R@1", "needle").test
-    t8 = ev.compare("E/bm25", "E/dense", "R@8", "needle").test
-    q8 = ev.compare("E/bm25", "E/dense", "R@8").test
+    t1 = ev.compare("E/bm25", "E/dense", "Hit@1", "needle").test
+    t8 = ev.compare("E/bm25", "E/dense", "Hit@8", "needle").test
+    q8 = ev.compare("E/bm25", "E/dense", "Hit@8").test
     side = _("behind") if t8.losses > t8.wins else _("ahead") if t8.wins > t8.losses else _("level")
     told = _("a difference this data can tell apart") if t8.p < 0.05 else _("but not distinguishably")
     leads = say("at k = {ks}", ks=", ".join(map(str, ahead))) if ahead else _("at no k from 1 to 20")
     return Markdown(say(
         "- **Top-1**: BM25 **{bm25:.3f}**, dense **{dense:.3f}** (ratio **{ratio:.2f}**; the chapter's dense top-1 "
-        "was **{chapter_dense}**, so its BM25 top-1 exceeded **{chapter_double:.3f}**). Needle by needle at R@1: "
+        "was **{chapter_dense}**, so its BM25 top-1 exceeded **{chapter_double:.3f}**). Needle by needle at Hit@1: "
         "BM25 wins **{wins_1}**, dense **{losses_1}**, p = **{p_1:.2g}**. BM25 more than doubles dense here: "
         "**{doubles}**.\n"
         "- **Where BM25 leads**: {leads}.\n"

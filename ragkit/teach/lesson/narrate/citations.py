@@ -89,8 +89,8 @@ def identifier_checks(rows: Sequence[Mapping[str, object]]) -> Markdown:
     return Markdown(say(
         "The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{rows}**; "
         "*does it point at what is claimed* passes **{ok}**. The chapter's {asked} identifiers would pass the "
-        "first check {real} times out of {asked} and the second {right} times: the failure is in the "
-        "association, never in the format.",
+        "first check {real} times out of {asked} and the second {right} times: for the chapter's identifiers "
+        "the failure was in the association, not in the format.",
         exists=exists, rows=len(rows), ok=ok, asked=q["asked"], real=q["real"], right=q["right"]))
 
 
@@ -99,10 +99,10 @@ def two_halves(row: SweepRow) -> Markdown:
     return Markdown(say(
         "All **{in_domain}** in-domain queries at the default cut ({cut}), dense retrieval on E:\n\n"
         "- **{with_needle}** reach a prompt that holds the needle: here a wrong answer is the generator's fault;\n"
-        "- **{without_needle}** reach a prompt without the needle: a retrieval failure that no generator can "
-        "repair;\n"
+        "- **{without_needle}** reach a prompt without the needle: retrieval did not supply the answer, so a right "
+        "answer could only come from elsewhere (the model's own memory, or a passage saying it in other words);\n"
         "- **{refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
-        "So at most **{with_needle}** of {in_domain} answers are in the generator's hands, measured without "
+        "So **{with_needle}** of {in_domain} answers can be grounded in their needle, measured without "
         "generating anything.",
         in_domain=row.in_domain, cut=row.cut, with_needle=row.answered_with_needle,
         without_needle=row.answered_without_needle, refused=row.refused))
@@ -151,7 +151,7 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
         "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
         "the middle or anywhere; that takes a generator and graded answers. The same limit is \"reduces, not "
         "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
-        "altogether, and the **{with_needle}** that hold it are only an upper bound on right answers.",
+        "altogether, and the **{with_needle}** that hold it bound the answers grounded in the needle.",
         many=_spelled_out(many), gained=_needles_gained(four, twenty), few=few,
         growth=twenty.tokens.median() / four.tokens.median(), held=len(held), middle=middle,
         without_needle=row.answered_without_needle, with_needle=row.answered_with_needle))

@@ -85,7 +85,7 @@ def length_cut(nearest: pd.DataFrame) -> Markdown:
     """Whether a fixed cut on each distance would be a cut on the query's length."""
     r_l2, r_cos = nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], "query word pieces"]
     verdict = (_("A fixed cut on un-normalised L2 would largely be a cut on how many words the user typed; a cut on "
-                 "cosine distance is not.") if abs(r_l2) >= 0.5 and abs(r_cos) < abs(r_l2) / 2
+                 "cosine distance much less so.") if abs(r_l2) >= 0.5 and abs(r_cos) < abs(r_l2) / 2
                else _("On this corpus the contrast is weaker than the algebra suggests: look at the panels."))
     return Markdown(say("Correlation with query length: nearest un-normalised L2 **{l2:.2f}**, nearest cosine "
                         "distance **{cosine:.2f}**. {verdict}", l2=r_l2, cosine=r_cos, verdict=verdict))

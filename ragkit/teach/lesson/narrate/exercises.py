@@ -11,7 +11,7 @@ from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import Evaluation
 from ragkit.statistics import verdict
 from ragkit.teach.course import chapter
-from ragkit.teach.exercises import EX2, EX3, cost_minima
+from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost
 from ragkit.teach.language import _, say
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
@@ -73,11 +73,13 @@ def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
 def ex2_rules(tune: Sweep, judge: Sweep) -> Markdown:
     """Exercise 2's costs and refusal ceiling, and how many needles and queries each half holds."""
     return Markdown(say(
-        "The rules: bluff cost **{bluff:g}**, refusal cost **{refusal:g}**, at most **{ceiling:.0%}** of the "
-        "answerable queries refused. Tuning half: **{needles}** needles (**{queries}** queries) and "
+        "The rules: bluff cost **{bluff:g}**, answer without the needle cost **{without:g}**, refusal cost "
+        "**{refusal:g}**, at most **{ceiling:.0%}** of the answerable queries refused. Tuning half: **{needles}** "
+        "needles (**{queries}** queries) and "
         "**{out_of_domain}** out-of-domain queries; the judging half keeps the other **{judge_needles}** and "
         "**{judge_out_of_domain}**.",
-        bluff=EX2.bluff_cost, refusal=EX2.refusal_cost, ceiling=EX2.max_refused, needles=len(tune.questions),
+        bluff=EX2.bluff_cost, without=EX2.without_needle_cost, refusal=EX2.refusal_cost, ceiling=EX2.max_refused,
+        needles=len(tune.questions),
         queries=len(tune.queries), out_of_domain=len(tune.out_of_domain), judge_needles=len(judge.questions),
         judge_out_of_domain=len(judge.out_of_domain)))
 
@@ -85,9 +87,10 @@ def ex2_rules(tune: Sweep, judge: Sweep) -> Markdown:
 def cost_on_tune(row: SweepRow) -> Markdown:
     """What one cut does on the tuning half: bluffs, refusals and exercise 2's total cost."""
     return Markdown(say(
-        "At **{cut}** on `tune`: **{bluffs}** bluffs, **{refused}** of **{in_domain}** refused, cost **{cost:g}**.",
-        cut=row.cut, bluffs=row.bluffs, refused=row.refused, in_domain=row.in_domain,
-        cost=row.bluffs * EX2.bluff_cost + row.refused * EX2.refusal_cost))
+        "At **{cut}** on `tune`: **{bluffs}** bluffs, **{without}** answers without the needle, **{refused}** of "
+        "**{in_domain}** refused, cost **{cost:g}**.",
+        cut=row.cut, bluffs=row.bluffs, without=row.answered_without_needle, refused=row.refused,
+        in_domain=row.in_domain, cost=exercise_cost(row)))
 
 
 def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:
@@ -103,7 +106,7 @@ def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:
         cut=cheapest.cut, cost=cheapest.cost, refused=int(cheapest.refused), queries=len(tune.queries),
         share=cheapest["refused share"], ceiling=EX2.max_refused, best_cut=float(best.cut),
         best_bluffs=int(best.bluffs), best_refused=int(best.refused), best_share=best["refused share"],
-        best_cost=best.cost, no_threshold=none.bluffs * EX2.bluff_cost + none.refused * EX2.refusal_cost))
+        best_cost=best.cost, no_threshold=exercise_cost(none)))
 
 
 def ticket_words(q: Question) -> Markdown:
@@ -117,11 +120,11 @@ def ticket_words(q: Question) -> Markdown:
 
 
 def header_duel(ev: Evaluation) -> Markdown:
-    """E against C at R@20, needle by needle, beside the chapter's count and the verdict on its finding."""
-    duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
-    wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "R@20")]
+    """E against C at Hit@20, needle by needle, beside the chapter's count and the verdict on its finding."""
+    duel = ev.compare("E/dense", "C/dense", "Hit@20", "needle").test
+    wins, losses, p = chapter.COMPARISONS[("E/dense", "C/dense", "Hit@20")]
     return Markdown(say(
-        "E vs C at R@20: the chapter **+{chapter_wins}/-{chapter_losses}** queries, p = **{chapter_p}**; this "
+        "E vs C at Hit@20: the chapter **+{chapter_wins}/-{chapter_losses}** queries, p = **{chapter_p}**; this "
         "corpus, needle by needle (both phrasings of a needle count once), **+{wins}/-{losses}**, p = **{p:.3g}**: "
         "**{verdict}** with the chapter's finding that the header helps.",
         chapter_wins=wins, chapter_losses=losses, chapter_p=p, wins=duel.wins, losses=duel.losses, p=duel.p,
@@ -129,10 +132,10 @@ def header_duel(ev: Evaluation) -> Markdown:
 
 
 def header_room(ev: Evaluation, questions: int) -> Markdown:
-    """How much room there was for a header to help: recall at 20 without and with it, and the needles at stake."""
-    duel = ev.compare("E/dense", "C/dense", "R@20", "needle").test
+    """How much room there was for a header to help: Hit@20 without and with it, and the needles at stake."""
+    duel = ev.compare("E/dense", "C/dense", "Hit@20", "needle").test
     return Markdown(say(
-        "Recall@20 without the header (C): **{without:.3f}**; with it (E): **{with_header:.3f}**; needles where "
+        "Hit@20 without the header (C): **{without:.3f}**; with it (E): **{with_header:.3f}**; needles where "
         "they disagree: **{disagree}** of **{questions}**.",
-        without=ev["C/dense"].value("R@20"), with_header=ev["E/dense"].value("R@20"),
+        without=ev["C/dense"].value("Hit@20"), with_header=ev["E/dense"].value("Hit@20"),
         disagree=duel.wins + duel.losses, questions=questions))

@@ -43,7 +43,7 @@ def shortlist_ceiling(ev: Evaluation) -> Markdown:
         "Shortlist depth in ragkit: the hybrid top **{depth}**, out of **{chunks}** chunks in strategy E. A reranker "
         "can only promote what is already in that shortlist: the hybrid top {depth} holds the needle for "
         "**{ceiling:.3f}** of the queries, the ceiling for any reranker here.",
-        depth=RERANK_DEPTH, chunks=ev.chunks["E"], ceiling=ev["E/hybrid"].value(f"R@{RERANK_DEPTH}")))
+        depth=RERANK_DEPTH, chunks=ev.chunks["E"], ceiling=ev["E/hybrid"].value(f"Hit@{RERANK_DEPTH}")))
 
 
 def cross_encoder_here(reranker: CrossEncoderReranker | None) -> Markdown:

@@ -1,0 +1,175 @@
+"""The teacher's guide's figures about the corpus, computed: each is marked in the guide and checked against these.
+
+A figure in ``docs/teacher-guide.md`` is written ``<!--fig:name-->value<!--/fig-->`` (the markers do not render);
+``figures(course)`` computes every name, ``render`` writes them in, and a test fails when one drifts.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ragkit.errors import DataError
+
+if TYPE_CHECKING:
+    from ragkit.teach.course import Course
+
+MARK = re.compile(r"<!--fig:(\w+)-->(.*?)<!--/fig-->")
+FINE = 0.005
+"""The grid step the check and the solution of exercise 2 use."""
+
+
+def quoted(text: str) -> dict[str, set[str]]:
+    """Every marked figure in a text: its name and the values written for it (one, when the text is consistent)."""
+    out: dict[str, set[str]] = {}
+    for m in MARK.finditer(text):
+        out.setdefault(m.group(1), set()).add(m.group(2))
+    return out
+
+
+def render(text: str, values: dict[str, str]) -> str:
+    """The text with every marked figure set to its computed value; a name without one is an error that says so."""
+    unknown = sorted(set(quoted(text)) - set(values))
+    if unknown:
+        raise DataError(f"the guide marks figures nothing computes: {', '.join(unknown)}; add them to "
+                        "ragkit.teach.lesson.guide.figures or remove the markers")
+    return MARK.sub(lambda m: f"<!--fig:{m.group(1)}-->{values[m.group(1)]}<!--/fig-->", text)
+
+
+def literal(twin: Path, name: str) -> object:
+    """The literal value a notebook twin assigns to ``name`` (the solution's answer cell), read without running it."""
+    for node in ast.walk(ast.parse(twin.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise DataError(f"{twin} assigns no literal {name}: the guide's figures read the solution's answer from it")
+
+
+def _ex2(course: Course) -> dict[str, str]:
+    from ragkit.teach.exercises import EX2, cost_table, threshold_halves
+
+    tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
+    grid = [float(c) for c in np.round(np.arange(0.30, 1.0 + FINE / 5, FINE), 3)]
+    t, j = cost_table(tune, grid), cost_table(judge, grid)
+    allowed = t[t["within ceiling"]]
+    best = allowed.loc[allowed.cost.idxmin()]
+    free = t.loc[t.cost.idxmin()]
+    limit = best.cost + max(EX2.tolerance * best.cost, EX2.refusal_cost)
+    passing = allowed[allowed.cost <= limit].cut
+    held = j[j.cut == best.cut].iloc[0]
+    judge_allowed = j[j["within ceiling"]]
+    judge_best = judge_allowed.loc[judge_allowed.cost.idxmin()]
+    return {"ex2_cut": f"{best.cut:.3f}", "ex2_bluffs": str(int(best.bluffs)),
+            "ex2_without": str(int(best["answered without needle"])), "ex2_refused": str(int(best.refused)),
+            "ex2_in_domain": str(len(tune.queries)), "ex2_ceiling": f"{EX2.max_refused * len(tune.queries):g}",
+            "ex2_cost": f"{best.cost:g}", "ex2_pass_low": f"{passing.min():.3f}",
+            "ex2_pass_high": f"{passing.max():.3f}", "ex2_free_cut": f"{free.cut:.3f}",
+            "ex2_free_cost": f"{free.cost:g}", "ex2_free_refused": str(int(free.refused)),
+            "ex2_held_cost": f"{held.cost:g}", "ex2_held_refused": str(int(held.refused)),
+            "ex2_held_share": f"{held['refused share']:.0%}",
+            "ex2_held_ceiling": ("over the ceiling" if held["refused share"] > EX2.max_refused
+                                 else "within the ceiling"),
+            "ex2_judge_best_cost": f"{judge_best.cost:g}", "ex2_judge_best_cut": f"{judge_best.cut:.3f}",
+            "ex2_needles": str(len(tune.questions)), **_equal_costs(tune, float(best.cut))}
+
+
+def _equal_costs(tune, chosen: float) -> dict[str, str]:
+    """Exercise 2's first try-this: every mistake at one price, on the sweep's own grid (``tables.sweep(tune)``)."""
+    rows = [r for r in tune.rows() if r.cut is not None]
+    best = min(rows, key=lambda r: r.bluffs + r.answered_without_needle + r.refused)
+    move = "up (looser)" if best.cut > chosen else "down (stricter)" if best.cut < chosen else "nowhere"
+    return {"ex2_equal_cut": f"{best.cut:.3f}", "ex2_equal_move": move,
+            "ex2_equal_refused": str(best.refused)}
+
+
+def _ex3(course: Course, solutions: Path) -> dict[str, str]:
+    from ragkit.teach.exercises import ticket_measures
+
+    tickets = literal(solutions / "ex3-ticket-phrasings.py", "my_tickets")
+    ranks = sorted(int(r) for r in ticket_measures(course, tickets)["needle's rank"])  # type: ignore[arg-type]
+    return {"ex3_ranks": ", ".join(str(r) for r in ranks[:-1]) + f" and {ranks[-1]}"}
+
+
+def _ex5(course: Course, solutions: Path) -> dict[str, str]:
+    from ragkit.retrieval import cosine_distance
+    from ragkit.teach.exercises import check_own_document, copied_sentence
+
+    retriever = course.retriever("E")
+    distance = cosine_distance(retriever.vectors, retriever.vectors)
+    docs = np.array([c.doc_id for c in retriever.chunks])
+    distance[docs[:, None] == docs[None, :]] = np.inf
+    kept = [q for q in course.questions if copied_sentence(q.question, q.needle) is None]
+    own = np.diag(cosine_distance(retriever.embed([q.question for q in kept]),
+                                  retriever.embed([q.needle for q in kept])))
+    twin = solutions / "ex5-cite-your-own-document.py"
+    with tempfile.TemporaryDirectory() as scratch:  # the check records a result line: not into the teacher's file
+        before = os.environ.get("RAGKIT_RESULTS")
+        os.environ["RAGKIT_RESULTS"] = str(Path(scratch) / "results.jsonl")
+        try:
+            solved = check_own_document(course, literal(twin, "my_document"),  # type: ignore[arg-type]
+                                        literal(twin, "my_question"))  # type: ignore[arg-type]
+        finally:
+            if before is None:
+                del os.environ["RAGKIT_RESULTS"]
+            else:
+                os.environ["RAGKIT_RESULTS"] = before
+    return {"ex5_median": f"{np.median(distance.min(axis=1)):.3f}",
+            "ex5_paraphrase_min": f"{np.floor(own.min() * 100) / 100:.2f}",
+            "ex5_solution_course": f"{solved.numbers['nearest_course']:.3f}"}
+
+
+EXECUTED = ("ex4_split", "ex4_p", "ex4_verdict")
+"""Figures the executed ex4 solution prints (measuring a header embeds the corpus anew): read from its run."""
+
+
+def ex4_from_output(text: str) -> dict[str, str]:
+    """Exercise 4's figures from the executed solution's printed measurement."""
+    found = re.search(r"per needle: \*\*([+]\d+/-\d+)\*\*, p = \*\*([^*]+)\*\*", text)
+    verdict = re.search(r"verdict: \*\*([^*]+)\*\*", text)
+    if found is None or verdict is None:
+        raise DataError("the executed ex4 solution printed no 'per needle: **+w/-l**, p = **p**' and verdict line")
+    return {"ex4_split": found.group(1), "ex4_p": found.group(2), "ex4_verdict": verdict.group(1)}
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}"
+
+
+def _differs(course: Course) -> dict[str, str]:
+    """The guide's "where this corpus differs from the chapter" figures, from the notebooks' own evaluation."""
+    from ragkit.evaluation import METRICS, with_holm
+    from ragkit.teach.course import chapter
+    from ragkit.threshold import DEFAULT_CUT
+
+    ev = course.evaluation("ABCDEF")
+    ec = ev.compare("E/dense", "C/dense", "Hit@20", "needle").test
+    ea = ev.compare("E/dense", "A/dense", "Hit@20", "needle").test
+    hb = ev.compare("E/hybrid", "E/bm25", "Hit@4", "needle").test
+    dense1, bm25_1 = ev["E/dense"].value("Hit@1"), ev["E/bm25"].value("Hit@1")
+    below = [f for f in ev.figures() if f.retriever == "dense" and f.design_effect < 1]
+    bluffs = course.sweep("E", "dense").at(DEFAULT_CUT).bluffs
+    fe = with_holm([ev.compare("F/dense", "E/dense", m, "needle") for m in METRICS])
+    fe_won = [c.metric for c in fe if c.p_holm is not None and c.p_holm < 0.05]
+    return {"needles": str(ev.n_questions), "destroyed_a": str(len(ev.destroyed["A"])),
+            "destroyed_b": str(len(ev.destroyed["B"])),
+            "ec_split": f"+{ec.wins}/-{ec.losses}", "ec_p": _p(ec.p), "ec_reach": "reaches" if ec.p < 0.05 else
+            "does not reach", "ea_split": f"+{ea.wins}/-{ea.losses}", "ea_p": _p(ea.p),
+            "bm25_top1": "beats" if bm25_1 > dense1 else "does not beat",
+            "bm25_hit1": f"{bm25_1:.3f}", "dense_hit1": f"{dense1:.3f}",
+            "hb_split": f"+{hb.wins}/-{hb.losses}", "hb_p": _p(hb.p),
+            "design_below_1": str(len(below)),
+            "design_total": str(len([f for f in ev.figures() if f.retriever == "dense"])),
+            "bluffs_default": str(bluffs),
+            "fe_verdict": ("wins or loses significantly at " + ", ".join(fe_won)) if fe_won else
+            "does not differ significantly at any metric",
+            "bluffs_chapter": str(chapter.THRESHOLD["bluffs"][DEFAULT_CUT])}
+
+
+def figures(course: Course, solutions: Path) -> dict[str, str]:
+    """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
+    return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course)}
