@@ -75,7 +75,22 @@ def _ex2(course: Course) -> dict[str, str]:
             "ex2_held_ceiling": ("over the ceiling" if held["refused share"] > EX2.max_refused
                                  else "within the ceiling"),
             "ex2_judge_best_cost": f"{judge_best.cost:g}", "ex2_judge_best_cut": f"{judge_best.cut:.3f}",
-            "ex2_needles": str(len(tune.questions)), **_equal_costs(tune, float(best.cut))}
+            "ex2_needles": str(len(tune.questions)), **_equal_costs(tune, float(best.cut)),
+            "ex2_price_span": _price_span(tune, grid)}
+
+
+def _price_span(tune, grid: list[float]) -> str:
+    """The cut exercise 2's rules choose on ``tune`` when an answer without the needle costs 1.5 to 4.5, in halves."""
+    from ragkit.teach.exercises import EX2
+
+    chosen = set()
+    for price in np.arange(1.5, 4.51, 0.5):
+        rows = [r for r in (tune.at(c) for c in grid) if r.refused <= EX2.max_refused * r.in_domain]
+        cost = [r.bluffs * EX2.bluff_cost + r.answered_without_needle * price + r.refused * EX2.refusal_cost
+                for r in rows]
+        chosen.add(rows[int(np.argmin(cost))].cut)
+    low, high = min(chosen), max(chosen)
+    return f"{low:.3f} at every one of them" if low == high else f"from {low:.3f} to {high:.3f}"
 
 
 def _equal_costs(tune, chosen: float) -> dict[str, str]:
@@ -165,7 +180,7 @@ def _differs(course: Course) -> dict[str, str]:
             "design_below_1": str(len(below)),
             "design_total": str(len([f for f in ev.figures() if f.retriever == "dense"])),
             "bluffs_default": str(bluffs),
-            "fe_verdict": ("wins or loses significantly at " + ", ".join(fe_won)) if fe_won else
+            "fe_verdict": ("differs significantly at " + ", ".join(fe_won)) if fe_won else
             "does not differ significantly at any metric",
             "bluffs_chapter": str(chapter.THRESHOLD["bluffs"][DEFAULT_CUT])}
 

@@ -19,13 +19,13 @@ def first_words(text: str, width: int = 60) -> str:
 
 
 def figures(ev: Evaluation) -> pd.DataFrame:
-    """Tidy table: one row per run and metric, recall with its 95% Wilson interval (``low``, ``high``) and every
+    """Tidy table: one row per run and metric, each hit rate with its 95% Wilson interval (``low``, ``high``) and every
     metric with its needle-level cluster-bootstrap interval (``needle_low``, ``needle_high``, ``design_effect``)."""
     return pd.DataFrame([vars(f) for f in ev.figures()])
 
 
 def summary(ev: Evaluation) -> pd.DataFrame:
-    """Wide table: one row per run, ``value [low, high]`` per recall, MRR, destroyed (the report's run table)."""
+    """Wide table: one row per run, ``value [low, high]`` per hit rate, MRR, destroyed (the report's run table)."""
     rep = report(ev)
     rows = rep.recall_rows()
     return pd.DataFrame(rows, columns=list(rep.RECALL_COLUMNS))
