@@ -132,8 +132,8 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
     if not found:
         return described(fig, f"Hit@k for the {retriever} retriever: no strategy was evaluated with it.")
     best = max(found, key=lambda f: f[2])
-    lines = "; ".join(f"{s} finds {_share(last, n)} needles at k = {ks[-1]} (band {lo:.2f} to {hi:.2f}), "
-                      f"{first} at k = {ks[0]}" for s, first, last, n, lo, hi in found)
+    lines = "; ".join(f"{s} finds the needle for {_share(last, n)} queries at k = {ks[-1]} (band {lo:.2f} to "
+                      f"{hi:.2f}), {first} at k = {ks[0]}" for s, first, last, n, lo, hi in found)
     return described(fig, f"Hit@k of the {retriever} retriever for k = {ks[0]} to {ks[-1]}, one line per chunking "
                           f"strategy (overlapping strategies dashed) with its 95% Wilson band: {lines}. "
                           f"Highest at k = {ks[-1]}: {best[0]}.")

@@ -190,7 +190,7 @@ def test_the_recall_and_win_loss_texts_give_ragkits_numbers(course):
     for r in ev.results.values():
         if r.retriever == "dense":
             hits = int(((r.ranks > 0) & (r.ranks <= 20)).sum())
-            assert f"{r.strategy} finds {hits} of {len(r.ranks)} needles at k = 20" in text
+            assert f"{r.strategy} finds the needle for {hits} of {len(r.ranks)} queries at k = 20" in text
     matrix = plots.win_loss_matrix(ev, "Hit@20", "dense")
     net = np.array(matrix.data[0].z)
     assert f"{net.max():+.0f}" in matrix.description and "Holm" in matrix.description
