@@ -10,6 +10,7 @@ import signal
 import stat
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -111,6 +112,16 @@ def sweep(course):
 
 
 @pytest.mark.slow
+def test_ex2s_cost_prices_an_answer_given_without_the_needle_between_a_refusal_and_a_bluff():
+    from ragkit.threshold import SweepRow
+
+    row = SweepRow(cut=0.5, bluffs=2, out_of_domain=15, refused=4, answered_with_needle=20,
+                   answered_without_needle=8, in_domain=32)
+    assert ex.EX2.refusal_cost < ex.EX2.without_needle_cost < ex.EX2.bluff_cost
+    assert ex.exercise_cost(row) == 2 * ex.EX2.bluff_cost + 8 * ex.EX2.without_needle_cost + 4 * ex.EX2.refusal_cost
+    assert ex.cost_table(SimpleNamespace(at=lambda cut: row), [0.5]).cost.tolist() == [ex.exercise_cost(row)]
+
+
 def test_ex2_halves_split_by_needle_with_both_phrasings_together(sweep):
     tune, judge = ex.threshold_halves(sweep)
     assert {q.id for q in tune.questions}.isdisjoint({q.id for q in judge.questions})

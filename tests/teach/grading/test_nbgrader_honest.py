@@ -30,12 +30,18 @@ def autograde(monkeypatch):
 
 def gamed_data(folder: Path) -> Path:
     """The course's corpus with four questions and one out-of-domain query: its tuning half has no out-of-domain
-    query, so a cut that answers everything costs nothing there and ex2's `my_cut = 1.0` passes."""
+    query, and the four are questions whose both phrasings find their needle in E/dense's top four, so a cut that
+    answers everything costs nothing there (no bluff, no answer without the needle) and ex2's `my_cut = 1.0` passes."""
     data = folder / "data"
     shutil.copytree(ROOT / "data" / "corpus", data / "corpus")
-    for name, keep in (("questions.jsonl", 4), ("out_of_domain.jsonl", 1)):
-        lines = (ROOT / "data" / name).read_text(encoding="utf-8").splitlines()[:keep]
-        (data / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dense = ragkit.teach.course.load(progress=False).evaluation("E")["E/dense"]
+    found = {n for n in dense.needle_ids if all(0 < r <= 4 for m, r in zip(dense.needle_ids, dense.ranks) if m == n)}
+    lines = (ROOT / "data" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    easy = [line for line in lines if json.loads(line)["id"] in found][:4]
+    assert len(easy) == 4, f"only {len(easy)} questions found in the top four by both phrasings"
+    (data / "questions.jsonl").write_text("\n".join(easy) + "\n", encoding="utf-8")
+    ood = (ROOT / "data" / "out_of_domain.jsonl").read_text(encoding="utf-8").splitlines()[:1]
+    (data / "out_of_domain.jsonl").write_text("\n".join(ood) + "\n", encoding="utf-8")
     return data
 
 
