@@ -444,31 +444,6 @@ def _edition(args: argparse.Namespace) -> int:
     return 0
 
 
-def _guide(args: argparse.Namespace) -> int:
-    from ragkit.errors import InputError
-    from ragkit.plumbing.locations import checkout
-    from ragkit.teach.course import load
-    from ragkit.teach.lesson import guide
-
-    root = checkout()
-    if root is None:
-        raise InputError("the teacher's guide is written in a clone of the course: run this from its checkout")
-    path = root / "docs" / "teacher-guide.md"
-    text = path.read_text(encoding="utf-8")
-    marked = guide.quoted(text)
-    values = guide.figures(load(progress=False), root / "notebooks" / "twins" / "solutions")
-    kept = {name: next(iter(marked[name])) for name in guide.EXECUTED if name in marked}
-    drift = sorted(n for n, v in values.items() if n in marked and marked[n] != {v})
-    for name in drift:
-        print(f"{name}: the guide says {' / '.join(sorted(marked[name]))}, the computation {values[name]}")
-    if args.write and drift:
-        path.write_text(guide.render(text, {**kept, **values}), encoding="utf-8")
-        print(f"wrote {len(drift)} figure(s) into {path.relative_to(root)}; the executed-only ones "
-              f"({', '.join(guide.EXECUTED)}) are checked by the notebook tests")
-        return 0
-    return 1 if drift else 0
-
-
 def _address(args: argparse.Namespace) -> int:
     from ragkit.errors import InputError
     from ragkit.plumbing.locations import checkout
@@ -591,9 +566,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
                         "Dutch notebook that differs from what would be written")
     p.set_defaults(run=_edition)
-    p = sub.add_parser("guide", help="check (or --write) the figures the teacher's guide quotes about the corpus")
-    p.add_argument("--write", action="store_true", help="write the computed figures into docs/teacher-guide.md")
-    p.set_defaults(run=_guide)
     p = sub.add_parser("address", help="set the course's address (book/book.toml) and write it into every notebook's "
                                        "Colab cell and the README's and docs' links")
     p.add_argument("repository", nargs="?", help="https://github.com/OWNER/NAME (default: book/book.toml's)")

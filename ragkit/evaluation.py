@@ -48,7 +48,8 @@ METRICS = tuple(f"Hit@{k}" for k in KS) + ("MRR",)
 FIELD_METRICS = ("Hit@10", "Recall@10", "P@10", "MRR@10", "MRR", "MAP", "nDCG@10")
 """What an IR paper reports, at the usual cutoff of 10."""
 NEVER = 0
-_CUT = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]*)")
+_CUT = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]{0,8})")
+"""A metric with a cutoff: its name and k, at most nine digits (a longer one is no depth any ranking has)."""
 LEVELS = ("query", "needle")
 
 
@@ -132,16 +133,17 @@ class Result:
                              for rel in self.relevant])
         cut = _CUT.fullmatch(metric)
         if cut is None:
-            raise InputError(f"unknown metric {metric!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1, e.g. "
-                             "Hit@4), MRR or MAP")
+            shown = metric if len(metric) <= 40 else metric[:40] + "..."
+            raise InputError(f"unknown metric {shown!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1 to "
+                             "999999999, e.g. Hit@4), MRR or MAP")
         name, k = cut.group(1), int(cut.group(2))
-        within = np.array([sum(r <= k for r in rel) for rel in self.relevant], dtype=float)
         if name in ("Hit", "R"):  # R@k: this course's earlier name for the hit rate, kept for older notebooks
             return ((first > 0) & (first <= k)).astype(float)
-        if name == "Recall":
+        if name in ("Recall", "P"):
+            within = np.array([sum(r <= k for r in rel) for rel in self.relevant], dtype=float)
+            if name == "P":
+                return within / k
             return np.array([w / len(rel) if rel else 0.0 for w, rel in zip(within, self.relevant)])
-        if name == "P":
-            return within / k
         if name == "MRR":
             return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
         return np.array([sum(1 / np.log2(r + 1) for r in rel if r <= k) /

@@ -15,13 +15,13 @@ from typing import Hashable, Mapping, Sequence
 import numpy as np
 
 from ragkit.errors import InputError
-from ragkit.evaluation import Comparison, Result, compare, first_hit_ranks, query_hits
+from ragkit.evaluation import Comparison, Result, compare, first_hit_ranks, query_hits, relevant_ranks
 from ragkit.fusion import K, rrf_many
 from ragkit.lexical import BM25
 from ragkit.retrieval import Retriever, rank
 
 SEED = 11
-"""The split's seed: the course's other held-out split (exercise 2) uses the same."""
+"""The seed of every held-out split in the course (exercise 2's too)."""
 
 
 def halves(needle_ids: Sequence[str], seed: int = SEED) -> tuple[frozenset[str], frozenset[str]]:
@@ -90,34 +90,33 @@ def tune(parameter: str, results: Mapping[Hashable, Result], default: Hashable, 
     return Tuning(parameter, metric, default, trials, chosen, held_order[0].value, judged)
 
 
-def bm25_results(retriever: Retriever, questions: Sequence, queries: Sequence, k1s: Sequence[float] = (1.2,),
-                 bs: Sequence[float] = (0.75,)) -> dict[tuple[float, float], Result]:
-    """BM25 over the retriever's chunks for every (k1, b), each as an evaluation of the same queries."""
+def _results(retriever: Retriever, questions: Sequence, queries: Sequence,
+             rankings: Mapping[Hashable, tuple[str, np.ndarray]]) -> dict[Hashable, Result]:
+    """Each named ranking of the queries as an evaluation (first hits and every relevant chunk), keyed as given."""
     hits = query_hits(retriever.chunks, questions, queries)
-    texts = [q.text for q in queries]
     ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
-    out = {}
-    for k1 in k1s:
-        for b in bs:
-            if k1 < 0 or not 0 <= b <= 1:
-                raise InputError(f"k1 = {k1}, b = {b}: BM25 takes k1 of 0 or more and b between 0 and 1")
-            ranking = rank(BM25(retriever.texts, k1=k1, b=b).scores_many(texts))
-            out[(k1, b)] = Result(retriever.strategy, f"bm25 k1={k1:g} b={b:g}", first_hit_ranks(ranking, hits),
-                                  ids, needles)
-    return out
+    return {key: Result(retriever.strategy, name, first_hit_ranks(ranking, hits), ids, needles,
+                        relevant_ranks(ranking, hits)) for key, (name, ranking) in rankings.items()}
+
+
+def bm25_results(retriever: Retriever, questions: Sequence, queries: Sequence, k1s: Sequence[float] = (1.2,),
+                 bs: Sequence[float] = (0.75,)) -> dict[Hashable, Result]:
+    """BM25 over the retriever's chunks for every (k1, b), each as an evaluation of the same queries."""
+    bad = [(k1, b) for k1 in k1s for b in bs if k1 < 0 or not 0 <= b <= 1]
+    if bad:
+        raise InputError(f"k1 = {bad[0][0]}, b = {bad[0][1]}: BM25 takes k1 of 0 or more and b between 0 and 1")
+    texts = [q.text for q in queries]
+    return _results(retriever, questions, queries, {
+        (k1, b): (f"bm25 k1={k1:g} b={b:g}", rank(BM25(retriever.texts, k1=k1, b=b).scores_many(texts)))
+        for k1 in k1s for b in bs})
 
 
 def rrf_results(retriever: Retriever, questions: Sequence, queries: Sequence,
-                ks: Sequence[int] = (K,)) -> dict[int, Result]:
+                ks: Sequence[int] = (K,)) -> dict[Hashable, Result]:
     """Hybrid search fused with every RRF constant k, each as an evaluation of the same queries."""
-    hits = query_hits(retriever.chunks, questions, queries)
+    if any(k < 0 for k in ks):
+        raise InputError(f"k = {min(ks)}: reciprocal rank fusion takes a constant of 0 or more")
     texts = [q.text for q in queries]
-    ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
     dense, lexical = retriever.dense(texts), retriever.bm25(texts)
-    out = {}
-    for k in ks:
-        if k < 0:
-            raise InputError(f"k = {k}: reciprocal rank fusion takes a constant of 0 or more")
-        fused = rrf_many(dense.ranking, lexical.ranking, k=k, matched=lexical.matched)
-        out[k] = Result(retriever.strategy, f"hybrid k={k}", first_hit_ranks(fused, hits), ids, needles)
-    return out
+    return _results(retriever, questions, queries, {
+        k: (f"hybrid k={k}", rrf_many(dense.ranking, lexical.ranking, k=k, matched=lexical.matched)) for k in ks})

@@ -146,9 +146,11 @@ def test_metric_names_are_the_fields_and_a_wrong_one_says_which_exist():
     assert r.per_query("P@5").tolist() == [0.4, 0] and r.per_query("MRR@1").tolist() == [0, 0]
     assert r.per_query("MAP").tolist() == pytest.approx([(1 / 2 + 2 / 5) / 2, 0])
     assert r.per_query("R@2").tolist() == r.per_query("Hit@2").tolist()  # older notebooks' name for the hit rate
-    for bad in ("nDCG", "Hit@0", "Recall@", "precision@10"):
-        with pytest.raises(InputError, match="use Hit@k, Recall@k"):
+    for bad in ("nDCG", "Hit@0", "Recall@", "precision@10", "Hit@\u0663", "Hit@" + "9" * 5000):
+        with pytest.raises(InputError, match="use Hit@k, Recall@k"):  # a student's string: a reason, no traceback
             r.per_query(bad)
+    ideal = 1 + 1 / np.log2(3)  # two relevant chunks at ranks 1 and 2
+    assert r.per_query("nDCG@999999999").tolist() == pytest.approx([(1 / np.log2(3) + 1 / np.log2(6)) / ideal, 0])
     with pytest.raises(InputError, match="disagree with the first-hit ranks"):
         Result("B", "dense", np.array([3]), ("a",), relevant=((2, 5),))
 

@@ -60,6 +60,7 @@ def test_on_the_course_the_default_settings_reproduce_the_evaluation(corpus):
     ev = evaluate(corpus, questions, "E", progress=False)
     bm25 = bm25_results(retriever, questions, queries, k1s=(0.9, 1.2), bs=(0.75,))
     assert np.array_equal(bm25[(1.2, 0.75)].ranks, ev["E/bm25"].ranks)
+    assert bm25[(1.2, 0.75)].relevant == ev["E/bm25"].relevant  # every relevant chunk: the field's metrics hold too
     rrf = rrf_results(retriever, questions, queries, ks=(1, 60))
     assert np.array_equal(rrf[60].ranks, ev["E/hybrid"].ranks)
     t = tune("RRF k", rrf, 60, "MRR")

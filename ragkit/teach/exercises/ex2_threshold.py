@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ragkit.teach.exercises.feedback import Feedback, record
-from ragkit.teach.exercises.rules import EX2, GRID, SPLIT_SEED
+from ragkit.teach.exercises.rules import EX2, GRID, SPLIT_SEED, ThresholdRules
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.threshold import CUT_RANGE
@@ -17,14 +17,23 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
 
-def exercise_cost(row) -> float:
+def exercise_cost(row, rules: ThresholdRules = EX2) -> float:
     """Exercise 2's total cost of one sweep row: bluffs, answers without the needle and refusals at their prices."""
-    return (row.bluffs * EX2.bluff_cost + row.answered_without_needle * EX2.without_needle_cost
-            + row.refused * EX2.refusal_cost)
+    return (row.bluffs * rules.bluff_cost + row.answered_without_needle * rules.without_needle_cost
+            + row.refused * rules.refusal_cost)
 
 
-def _too_many_refused(row) -> bool:
-    return row.refused > EX2.max_refused * row.in_domain
+def _too_many_refused(row, rules: ThresholdRules = EX2) -> bool:
+    return row.refused > rules.max_refused * row.in_domain
+
+
+def _acceptance(half, cuts: Sequence[float] = GRID, rules: ThresholdRules = EX2) -> tuple[float, float, list[float]]:
+    """On one half: the cheapest cost within the refusal ceiling, the most a passing cut may cost (that plus the
+    tolerance, or one refusal), and the cuts that pass, in the order given."""
+    allowed = [(c, exercise_cost(half.at(c), rules)) for c in cuts if not _too_many_refused(half.at(c), rules)]
+    best = min(cost for _, cost in allowed)
+    limit = best + max(rules.tolerance * best, rules.refusal_cost)
+    return best, limit, [c for c, cost in allowed if cost <= limit]
 
 
 def threshold_halves(sweep, seed: int = SPLIT_SEED):
@@ -84,13 +93,11 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
                                                   "give a number such as {example}", cut=shown(repr(cut)), low=str(low),
                                                   high=str(high), example="0.55"),), {"cut": value}))
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
-    allowed = [c for c in GRID if not _too_many_refused(tune.at(c))]
-    best = min(exercise_cost(tune.at(c)) for c in allowed)
-    cheapest = [c for c in allowed if exercise_cost(tune.at(c)) == best]
+    best, limit, passing = _acceptance(tune)
+    cheapest = [c for c in passing if exercise_cost(tune.at(c)) == best]
     row, held = tune.at(value), judge.at(value)
     mine, judged = exercise_cost(row), exercise_cost(held)
-    judge_best = min(exercise_cost(judge.at(c)) for c in GRID if not _too_many_refused(judge.at(c)))
-    limit = best + max(EX2.tolerance * best, EX2.refusal_cost)
+    judge_best = _acceptance(judge)[0]
     numbers = {"cut": value, "tune_cost": mine, "tune_refused": row.refused, "tune_best": best,
                "judge_cost": judged, "judge_refused": held.refused, "judge_best": judge_best}
     notes = [say("the rules: {rules}", rules=rules),

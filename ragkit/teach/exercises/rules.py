@@ -11,6 +11,7 @@ from ragkit.chunking import SIZE
 from ragkit.data import MAX_SHARED
 from ragkit.threshold import CUT_RANGE
 from ragkit.tokens import WINDOW
+from ragkit.tuning import SEED
 
 if TYPE_CHECKING:
     pass
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 # ex1: every student gets a blind window size of their own, so no notebook prints their answer
 OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 # ex2: the cut is tuned on half of the needles and judged on the other half
-SPLIT_SEED = 11
+SPLIT_SEED = SEED
+"""Exercise 2's held-out split: the seed every held-out split of the course uses (ragkit.tuning)."""
 TOLERANCE = 0.05
 GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
 

@@ -437,7 +437,7 @@ def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
     from ragkit.teach.exercises import EX2
     from ragkit.threshold import CUT_RANGE, KEEP
 
-    en_word, nl_word = {4: "four", 5: "five", 6: "six"}.get, {4: "vier", 5: "vijf", 6: "zes"}.get
+    en_word, nl_word = {3: "three", 4: "four", 5: "five", 6: "six"}.get, {3: "drie", 4: "vier", 5: "vijf", 6: "zes"}.get
     ratio, strategies = int(EX2.bluff_cost / EX2.refusal_cost), len(STRATEGIES)
     low, high = CUT_RANGE
     ex2 = "exercises/ex2-choose-a-threshold"
@@ -445,6 +445,8 @@ def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
              ("00-start-here", "84c4df84", f"{en_word(strategies)} ways", f"{nl_word(strategies)} manieren"),
              (ex2, "089924d9", f"at most {en_word(KEEP)} chunks", f"hooguit {nl_word(KEEP)} chunks"),
              (ex2, "089924d9", f"costs {en_word(ratio)} times", f"{nl_word(ratio)} keer zoveel"),
+             (ex2, "089924d9", f"costs {en_word(int(EX2.without_needle_cost))}:",
+              f"kost {nl_word(int(EX2.without_needle_cost))}:"),
              (ex2, "089924d9", {0.25: "a quarter"}.get(EX2.max_refused), {0.25: "een kwart"}.get(EX2.max_refused)),
              (ex2, "d6c3fbce", f"between {low} and {high}", f"tussen {low} en {high}".replace(".", ","))]
     for name, cell_id, en, nl in named:

@@ -2,27 +2,31 @@
 
 A figure in ``docs/teacher-guide.md`` is written ``<!--fig:name-->value<!--/fig-->`` (the markers do not render);
 ``figures(course)`` computes every name, ``render`` writes them in, and a test fails when one drifts.
+``python -m benchmarks.guide [--write]`` checks (or writes) them. It lives with the teacher's tools, not in ragkit:
+it computes exercise 2's answer, and the class's repository (``python -m ragkit class-repo``) leaves the tools out.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+from unittest import mock
 
 import numpy as np
 
 from ragkit.errors import DataError
+from ragkit.teach.exercises.results import RESULTS_ENV
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
+    from ragkit.threshold import Sweep
 
 MARK = re.compile(r"<!--fig:(\w+)-->(.*?)<!--/fig-->")
-FINE = 0.005
-"""The grid step the check and the solution of exercise 2 use."""
 
 
 def quoted(text: str) -> dict[str, set[str]]:
@@ -38,7 +42,7 @@ def render(text: str, values: dict[str, str]) -> str:
     unknown = sorted(set(quoted(text)) - set(values))
     if unknown:
         raise DataError(f"the guide marks figures nothing computes: {', '.join(unknown)}; add them to "
-                        "ragkit.teach.lesson.guide.figures or remove the markers")
+                        "benchmarks.guide.figures or remove the markers")
     return MARK.sub(lambda m: f"<!--fig:{m.group(1)}-->{values[m.group(1)]}<!--/fig-->", text)
 
 
@@ -51,55 +55,51 @@ def literal(twin: Path, name: str) -> object:
 
 
 def _ex2(course: Course) -> dict[str, str]:
-    from ragkit.teach.exercises import EX2, cost_table, threshold_halves
+    from ragkit.teach.exercises import EX2, GRID, exercise_cost, threshold_halves
+    from ragkit.teach.exercises.ex2_threshold import _acceptance as acceptance
 
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
-    grid = [float(c) for c in np.round(np.arange(0.30, 1.0 + FINE / 5, FINE), 3)]
-    t, j = cost_table(tune, grid), cost_table(judge, grid)
-    allowed = t[t["within ceiling"]]
-    best = allowed.loc[allowed.cost.idxmin()]
-    free = t.loc[t.cost.idxmin()]
-    limit = best.cost + max(EX2.tolerance * best.cost, EX2.refusal_cost)
-    passing = allowed[allowed.cost <= limit].cut
-    held = j[j.cut == best.cut].iloc[0]
-    judge_allowed = j[j["within ceiling"]]
-    judge_best = judge_allowed.loc[judge_allowed.cost.idxmin()]
-    return {"ex2_cut": f"{best.cut:.3f}", "ex2_bluffs": str(int(best.bluffs)),
-            "ex2_without": str(int(best["answered without needle"])), "ex2_refused": str(int(best.refused)),
-            "ex2_in_domain": str(len(tune.queries)), "ex2_ceiling": f"{EX2.max_refused * len(tune.queries):g}",
-            "ex2_cost": f"{best.cost:g}", "ex2_pass_low": f"{passing.min():.3f}",
-            "ex2_pass_high": f"{passing.max():.3f}", "ex2_free_cut": f"{free.cut:.3f}",
-            "ex2_free_cost": f"{free.cost:g}", "ex2_free_refused": str(int(free.refused)),
-            "ex2_held_cost": f"{held.cost:g}", "ex2_held_refused": str(int(held.refused)),
-            "ex2_held_share": f"{held['refused share']:.0%}",
-            "ex2_held_ceiling": ("over the ceiling" if held["refused share"] > EX2.max_refused
+    best, _, passing = acceptance(tune)
+    cut = next(c for c in passing if exercise_cost(tune.at(c)) == best)  # the first cheapest, as the solution takes
+    row, held = tune.at(cut), judge.at(cut)
+    free = min((tune.at(c) for c in GRID), key=exercise_cost)
+    judge_best, _, judge_passing = acceptance(judge)
+    judge_cut = next(c for c in judge_passing if exercise_cost(judge.at(c)) == judge_best)
+    return {"ex2_cut": f"{cut:.3f}", "ex2_bluffs": str(row.bluffs), "ex2_without": str(row.answered_without_needle),
+            "ex2_refused": str(row.refused), "ex2_in_domain": str(row.in_domain),
+            "ex2_ceiling": f"{EX2.max_refused * row.in_domain:g}", "ex2_cost": f"{best:g}",
+            "ex2_pass_low": f"{min(passing):.3f}", "ex2_pass_high": f"{max(passing):.3f}",
+            "ex2_free_cut": f"{free.cut:.3f}", "ex2_free_cost": f"{exercise_cost(free):g}",
+            "ex2_free_refused": str(free.refused), "ex2_held_cost": f"{exercise_cost(held):g}",
+            "ex2_held_refused": str(held.refused), "ex2_held_share": f"{held.refused / held.in_domain:.0%}",
+            "ex2_held_ceiling": ("over the ceiling" if held.refused > EX2.max_refused * held.in_domain
                                  else "within the ceiling"),
-            "ex2_judge_best_cost": f"{judge_best.cost:g}", "ex2_judge_best_cut": f"{judge_best.cut:.3f}",
-            "ex2_needles": str(len(tune.questions)), **_equal_costs(tune, float(best.cut)),
-            "ex2_price_span": _price_span(tune, grid)}
+            "ex2_judge_best_cost": f"{judge_best:g}", "ex2_judge_best_cut": f"{judge_cut:.3f}",
+            "ex2_needles": str(len(tune.questions)), **_equal_costs(tune, cut), "ex2_price_span": _price_span(tune)}
 
 
-def _price_span(tune, grid: list[float]) -> str:
-    """The cut exercise 2's rules choose on ``tune`` when an answer without the needle costs 1.5 to 4.5, in halves."""
-    from ragkit.teach.exercises import EX2
-
-    chosen = set()
-    for price in np.arange(1.5, 4.51, 0.5):
-        rows = [r for r in (tune.at(c) for c in grid) if r.refused <= EX2.max_refused * r.in_domain]
-        cost = [r.bluffs * EX2.bluff_cost + r.answered_without_needle * price + r.refused * EX2.refusal_cost
-                for r in rows]
-        chosen.add(rows[int(np.argmin(cost))].cut)
-    low, high = min(chosen), max(chosen)
-    return f"{low:.3f} at every one of them" if low == high else f"from {low:.3f} to {high:.3f}"
-
-
-def _equal_costs(tune, chosen: float) -> dict[str, str]:
+def _equal_costs(tune: Sweep, chosen: float) -> dict[str, str]:
     """Exercise 2's first try-this: every mistake at one price, on the sweep's own grid (``tables.sweep(tune)``)."""
     rows = [r for r in tune.rows() if r.cut is not None]
     best = min(rows, key=lambda r: r.bluffs + r.answered_without_needle + r.refused)
-    move = "up (looser)" if best.cut > chosen else "down (stricter)" if best.cut < chosen else "nowhere"
-    return {"ex2_equal_cut": f"{best.cut:.3f}", "ex2_equal_move": move,
+    cut = float(best.cut or 0.0)  # never 0: the rows without a cut are left out above
+    move = "up (looser)" if cut > chosen else "down (stricter)" if cut < chosen else "nowhere"
+    return {"ex2_equal_cut": f"{cut:.3f}", "ex2_equal_move": move,
             "ex2_equal_refused": str(best.refused)}
+
+
+def _price_span(tune: Sweep) -> str:
+    """The cut exercise 2's rules choose on ``tune`` when an answer without the needle costs 1.5 to 4.5, in halves."""
+    from ragkit.teach.exercises import EX2, exercise_cost
+    from ragkit.teach.exercises.ex2_threshold import _acceptance as acceptance
+
+    chosen = set()
+    for price in np.arange(1.5, 4.51, 0.5):
+        rules = dataclasses.replace(EX2, without_needle_cost=float(price))
+        best, _, passing = acceptance(tune, rules=rules)
+        chosen.add(next(c for c in passing if exercise_cost(tune.at(c), rules) == best))
+    low, high = min(chosen), max(chosen)
+    return f"{low:.3f} at every one of them" if low == high else f"from {low:.3f} to {high:.3f}"
 
 
 def _ex3(course: Course, solutions: Path) -> dict[str, str]:
@@ -122,17 +122,11 @@ def _ex5(course: Course, solutions: Path) -> dict[str, str]:
     own = np.diag(cosine_distance(retriever.embed([q.question for q in kept]),
                                   retriever.embed([q.needle for q in kept])))
     twin = solutions / "ex5-cite-your-own-document.py"
-    with tempfile.TemporaryDirectory() as scratch:  # the check records a result line: not into the teacher's file
-        before = os.environ.get("RAGKIT_RESULTS")
-        os.environ["RAGKIT_RESULTS"] = str(Path(scratch) / "results.jsonl")
-        try:
-            solved = check_own_document(course, literal(twin, "my_document"),  # type: ignore[arg-type]
-                                        literal(twin, "my_question"))  # type: ignore[arg-type]
-        finally:
-            if before is None:
-                del os.environ["RAGKIT_RESULTS"]
-            else:
-                os.environ["RAGKIT_RESULTS"] = before
+    # the check records a result line: into a scratch file, never the teacher's own results
+    with tempfile.TemporaryDirectory() as scratch, \
+            mock.patch.dict(os.environ, {RESULTS_ENV: str(Path(scratch) / "results.jsonl")}):
+        solved = check_own_document(course, literal(twin, "my_document"),  # type: ignore[arg-type]
+                                    literal(twin, "my_question"))  # type: ignore[arg-type]
     return {"ex5_median": f"{np.median(distance.min(axis=1)):.3f}",
             "ex5_paraphrase_min": f"{np.floor(own.min() * 100) / 100:.2f}",
             "ex5_solution_course": f"{solved.numbers['nearest_course']:.3f}"}
@@ -166,7 +160,7 @@ def _differs(course: Course) -> dict[str, str]:
     ea = ev.compare("E/dense", "A/dense", "Hit@20", "needle").test
     hb = ev.compare("E/hybrid", "E/bm25", "Hit@4", "needle").test
     dense1, bm25_1 = ev["E/dense"].value("Hit@1"), ev["E/bm25"].value("Hit@1")
-    below = [f for f in ev.figures() if f.retriever == "dense" and f.design_effect < 1]
+    dense = ev.figures([label for label in ev.results if label.endswith("/dense")])  # the bootstrap runs once
     bluffs = course.sweep("E", "dense").at(DEFAULT_CUT).bluffs
     fe = with_holm([ev.compare("F/dense", "E/dense", m, "needle") for m in METRICS])
     fe_won = [c.metric for c in fe if c.p_holm is not None and c.p_holm < 0.05]
@@ -177,8 +171,7 @@ def _differs(course: Course) -> dict[str, str]:
             "bm25_top1": "beats" if bm25_1 > dense1 else "does not beat",
             "bm25_hit1": f"{bm25_1:.3f}", "dense_hit1": f"{dense1:.3f}",
             "hb_split": f"+{hb.wins}/-{hb.losses}", "hb_p": _p(hb.p),
-            "design_below_1": str(len(below)),
-            "design_total": str(len([f for f in ev.figures() if f.retriever == "dense"])),
+            "design_below_1": str(sum(f.design_effect < 1 for f in dense)), "design_total": str(len(dense)),
             "bluffs_default": str(bluffs),
             "fe_verdict": ("differs significantly at " + ", ".join(fe_won)) if fe_won else
             "does not differ significantly at any metric",
@@ -188,3 +181,33 @@ def _differs(course: Course) -> dict[str, str]:
 def figures(course: Course, solutions: Path) -> dict[str, str]:
     """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
     return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Say which marked figures of the guide drift from the computation; with --write, write them in."""
+    import argparse
+
+    from ragkit.teach.course import load
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.guide", description=main.__doc__)
+    parser.add_argument("--write", action="store_true", help="write the computed figures into docs/teacher-guide.md")
+    args = parser.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    path = root / "docs" / "teacher-guide.md"
+    text = path.read_text(encoding="utf-8")
+    marked = quoted(text)
+    values = figures(load(progress=False), root / "notebooks" / "twins" / "solutions")
+    drift = sorted(n for n, v in values.items() if n in marked and marked[n] != {v})
+    for name in drift:
+        print(f"{name}: the guide says {' / '.join(sorted(marked[name]))}, the computation {values[name]}")
+    if args.write and drift:
+        kept = {name: next(iter(marked[name])) for name in EXECUTED if name in marked}
+        path.write_text(render(text, {**kept, **values}), encoding="utf-8")
+        print(f"wrote {len(drift)} figure(s) into {path.relative_to(root)}; the executed-only ones "
+              f"({', '.join(EXECUTED)}) are checked by the notebook tests")
+        return 0
+    return 1 if drift else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
