@@ -111,7 +111,6 @@ def sweep(course):
     return course.sweep("E", "dense")
 
 
-@pytest.mark.slow
 def test_ex2s_cost_prices_an_answer_given_without_the_needle_between_a_refusal_and_a_bluff():
     from ragkit.threshold import SweepRow
 
@@ -122,6 +121,7 @@ def test_ex2s_cost_prices_an_answer_given_without_the_needle_between_a_refusal_a
     assert ex.cost_table(SimpleNamespace(at=lambda cut: row), [0.5]).cost.tolist() == [ex.exercise_cost(row)]
 
 
+@pytest.mark.slow
 def test_ex2_halves_split_by_needle_with_both_phrasings_together(sweep):
     tune, judge = ex.threshold_halves(sweep)
     assert {q.id for q in tune.questions}.isdisjoint({q.id for q in judge.questions})
