@@ -63,6 +63,10 @@ class ScoreSweep:
         return SweepRow(cut, int(kept_out.any(axis=1).sum()), len(self.scores_out), int((~answered).sum()),
                         int(with_needle.sum()), int((answered & ~with_needle).sum()), len(self.scores_in))
 
+    def bluffing(self, cut: float | None) -> np.ndarray:
+        """Per out-of-domain query, in order: does anything pass the gate at ``cut`` (a bluff)?"""
+        return self._passes(self.scores_out, cut).any(axis=1)
+
     def cuts(self) -> np.ndarray:
         """Every cut where some query changes side, loosest first: one that lets every candidate through, then each
         query's best score (a cut at a score refuses it: the comparison is strict), the last refusing everything."""

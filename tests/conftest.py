@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragkit.corpus import Document, canonical_text, load_corpus
+from ragkit.plumbing.models import bundled_model_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "data" / "corpus"
@@ -264,3 +265,19 @@ def tmpfs(tmp_path):
     yield mount
     for where in reversed(made):
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_cross_encoder(tmp_path_factory):
+    """A randomly initialised BERT cross-encoder (2 layers, width 32) with the bundled model's vocabulary."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tiny-cross-encoder")
+    tokenizer = BertTokenizerFast.from_pretrained(str(bundled_model_dir()))
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, num_labels=1, max_position_embeddings=512)
+    BertForSequenceClassification(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -47,6 +47,13 @@ def test_the_fewest_bluffs_under_a_refusal_ceiling():
         sweep.fewest_bluffs(1.5)
 
 
+def test_the_bluffing_queries_are_the_ones_the_bluff_count_counts():
+    sweep = ScoreSweep("s", IN, NEEDLE, OUT, True)
+    assert sweep.bluffing(0.5).tolist() == [True, False] and sweep.bluffing(None).tolist() == [True, True]
+    for cut in sweep.cuts():
+        assert int(sweep.bluffing(float(cut)).sum()) == sweep.at(float(cut)).bluffs
+
+
 @pytest.mark.parametrize("scores_in, needle, scores_out, says", [
     (IN, NEEDLE[:, :1], OUT, "same shape"),
     (IN[:0], NEEDLE[:0], OUT, "both kinds"),
@@ -73,3 +80,23 @@ def test_on_the_course_the_cosine_rule_is_the_gate_and_every_rule_trades_the_sam
     for rule in rules.values():
         curve = rule.curve()
         assert (curve[0].refused_share, curve[-1].refused_share, curve[-1].bluff_share) == (0, 1, 0), rule.name
+
+
+def test_the_cross_encoders_code_path_gates_on_a_tiny_model(tiny_cross_encoder, tmp_path):
+    """The cross-encoder's cut, on a random tiny BERT (its scores mean nothing; its path is the real one)."""
+    from ragkit.corpus import load_corpus
+    from ragkit.data import OutOfDomain, Question
+    from ragkit.rerank import CrossEncoderReranker
+
+    (tmp_path / "a.md").write_text("# Caching\n\nThe kv cache keeps keys and values. It grows with the context.\n")
+    (tmp_path / "b.md").write_text("# Grading\n\nA Wilson interval bounds a share. It never leaves zero to one.\n")
+    corpus = load_corpus(tmp_path)
+    chunks = chunk_corpus(corpus, "E")
+    questions = [Question("q1", "a", "keeps keys and values", "what does the kv cache keep", "cache ticket"),
+                 Question("q2", "b", "bounds a share", "what does a wilson interval bound", "interval ticket")]
+    out = [OutOfDomain("o1", "how do I cook paella", "absurd", "cooking")]
+    reranker = CrossEncoderReranker(tiny_cross_encoder, batch_size=2)
+    rules = sweeps(Retriever(chunks, progress=False), chunks, questions, out, reranker=reranker, keep=2, depth=3)
+    rule = rules["rerank score"]
+    assert rule.higher_is_better and rule.scores_in.shape[0] == 4 and np.isfinite(rule.scores_in).all()
+    assert rule.at(None).bluffs == 1 and rule.curve()[-1].refused_share == 1

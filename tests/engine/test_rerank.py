@@ -5,27 +5,11 @@ import pytest
 
 from ragkit.chunking import chunk_document
 from ragkit.errors import ModelUnavailable
-from ragkit.plumbing.models import RERANKER, bundled_model_dir
+from ragkit.plumbing.models import RERANKER
 from ragkit.rerank import CrossEncoderReranker, LateInteractionReranker, available_reranker
 from ragkit.retrieval import Retriever, rerank_top
 
 from conftest import make_document
-
-
-@pytest.fixture(scope="module")
-def tiny_cross_encoder(tmp_path_factory):
-    """A randomly initialised BERT cross-encoder (2 layers, width 32) with the bundled model's vocabulary."""
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("tiny-cross-encoder")
-    tokenizer = BertTokenizerFast.from_pretrained(str(bundled_model_dir()))
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, num_labels=1, max_position_embeddings=512)
-    BertForSequenceClassification(config).eval().save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def test_cross_encoder_scores_pairs_deterministically(tiny_cross_encoder):
