@@ -5,20 +5,46 @@ queries is partly the best luck. So the needles are split in two with a fixed se
 on the same side), every value is scored on both halves, the value that wins the tuning half is chosen, and only
 the held-out half judges it against the default, needle by needle. Several settings tuned at once are several
 looks, so their held-out comparisons take Holm together (``evaluation.with_holm``).
+
+Five settings are swept (``sweep_settings``): the chunk size and the overlap (dense retrieval over the corpus cut
+again, each needle counted as the evaluation counts it, so a cut that destroys a needle scores it 0), RRF's k, the
+weight of dense against BM25 in a weighted RRF, and BM25's (k1, b). Their runs are kept in a stamped result file
+(``ragkit.plumbing.results``): a second sweep of the same corpus, questions, model, grid and code reads them back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Hashable, Mapping, Sequence
+import hashlib
+import inspect
+import time
+import warnings
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
+from pathlib import Path
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from ragkit import chunking, corpus, data, evaluation, fusion, lexical, retrieval
+from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Strategy, chunk_corpus, get_strategy
+from ragkit.corpus import Corpus
+from ragkit.data import Question
+from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
-from ragkit.evaluation import Comparison, Result, compare, first_hit_ranks, query_hits, relevant_ranks
+from ragkit.evaluation import (
+    Comparison,
+    Result,
+    compare,
+    first_hit_ranks,
+    needle_hits,
+    query_hits,
+    relevant_ranks,
+    with_holm,
+)
 from ragkit.fusion import K, rrf_many
 from ragkit.lexical import BM25
-from ragkit.retrieval import Retriever, rank
+from ragkit.plumbing import results as store
+from ragkit.retrieval import Encoder, Retriever, rank
+from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
 SEED = 11
 """The seed of every held-out split in the course (exercise 2's too)."""
@@ -60,6 +86,25 @@ class Tuning:
     def flattered(self) -> bool:
         """Whether the held-out half would have chosen another value: the tuning half's win did not carry over."""
         return self.chosen != self.held_best
+
+    def trial(self, value: Hashable) -> Trial:
+        """The trial of one value."""
+        return next(t for t in self.trials if t.value == value)
+
+    @property
+    def tune_gain(self) -> float:
+        """What the chosen value gains over the default on the tuning half (never negative: it was chosen there)."""
+        return self.trial(self.chosen).tune - self.trial(self.default).tune
+
+    @property
+    def held_gain(self) -> float:
+        """What the chosen value gains over the default on the held-out half: the part of the gain that was real."""
+        return self.trial(self.chosen).held - self.trial(self.default).held
+
+    @property
+    def loses(self) -> bool:
+        """Whether the value the tuning half chose scores below the default on the held-out half."""
+        return self.held_gain < 0
 
 
 def _half_mean(result: Result, metric: str, needles: frozenset[str]) -> float:
@@ -120,3 +165,273 @@ def rrf_results(retriever: Retriever, questions: Sequence, queries: Sequence,
     dense, lexical = retriever.dense(texts), retriever.bm25(texts)
     return _results(retriever, questions, queries, {
         k: (f"hybrid k={k}", rrf_many(dense.ranking, lexical.ranking, k=k, matched=lexical.matched)) for k in ks})
+
+
+def weighted_rrf_many(first: np.ndarray, second: np.ndarray, weight: float, k: int = K,
+                      matched: np.ndarray | None = None) -> np.ndarray:
+    """RRF of two full rankings per query with the first list weighted ``weight`` and the second ``1 - weight``.
+
+    Still ranks, never scores: each list adds its weight times 1 / (k + rank), so the chapter's reason for RRF (a
+    cosine distance and a BM25 score are on no common scale) holds at every weight. At 0.5 it ranks exactly as
+    ``fusion.rrf_many`` (every sum halved); at 1 it is the first list alone, at 0 the second with the first breaking
+    its ties. ``matched`` and the ties are ``rrf_many``'s.
+    """
+    if not 0 <= weight <= 1:
+        raise InputError(f"weight = {weight}: a weight of the first list lies between 0 and 1")
+    n_queries, n_items = first.shape
+    credit = 1.0 / (k + np.arange(1, n_items + 1, dtype=np.float64))
+    score = np.zeros((n_queries, n_items))
+    rows = np.arange(n_queries)[:, None]
+    score[rows, first] += weight * credit
+    second_credit = np.broadcast_to((1 - weight) * credit, second.shape)
+    if matched is not None:
+        second_credit = np.where(np.take_along_axis(matched, second, axis=1), second_credit, 0.0)
+    score[rows, second] += second_credit
+    seen = np.empty_like(first)
+    seen[rows, first] = np.arange(n_items)
+    return np.lexsort((seen, -score), axis=1)
+
+
+def weighted_results(retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,),
+                     k: int = K) -> dict[Hashable, Result]:
+    """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries."""
+    texts = [q.text for q in queries]
+    dense, lexical = retriever.dense(texts), retriever.bm25(texts)
+    return _results(retriever, questions, queries, {
+        w: (f"hybrid w={w:g}", weighted_rrf_many(dense.ranking, lexical.ranking, w, k, lexical.matched))
+        for w in weights})
+
+
+K1, B = (inspect.signature(BM25).parameters[name].default for name in ("k1", "b"))
+"""BM25's defaults, the chapter's: k1 = 1.2, b = 0.75."""
+WEIGHT = 0.5
+"""Dense's weight in plain RRF: both lists count alike."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """What is swept: the values of each setting, on the chunks of one strategy (its overlap twin for the overlap)."""
+
+    strategy: str = "E"
+    sizes: tuple[int, ...] = (256, SIZE, 1024)
+    overlaps: tuple[int, ...] = (0, OVERLAP, 128)
+    ks: tuple[int, ...] = (1, 10, 30, K, 100, 300)
+    weights: tuple[float, ...] = (0.0, 0.25, WEIGHT, 0.75, 1.0)
+    k1s: tuple[float, ...] = (0.5, 0.9, K1, 1.5, 2.0)
+    bs: tuple[float, ...] = (0.3, 0.5, B, 0.9, 1.0)
+
+
+GRID = Grid()
+SETTINGS = ("chunk size", "overlap", "RRF k", "dense weight", "BM25 (k1, b)")
+"""The settings a sweep tunes, in the order it reports them."""
+
+
+@dataclass(frozen=True)
+class Chunked:
+    """What one way of cutting made of the corpus: its chunks, the needles it destroyed, the chunks over the window."""
+
+    chunks: int
+    destroyed: tuple[str, ...]
+    over_window: int
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting swept: its default and one evaluation of the same queries per value (chunk facts for a cut)."""
+
+    name: str
+    default: Hashable
+    results: Mapping[Hashable, Result]
+    chunked: Mapping[Hashable, Chunked] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Sweeps:
+    """Every setting swept, what computing them took, and whether they came from the result store."""
+
+    settings: tuple[Setting, ...]
+    seconds: float
+    """What computing the sweeps took when they were computed (read back, the time of that first computation)."""
+    cached: bool
+    """Read back from the result store (True) or computed in this call."""
+    saved: str = ""
+    """Why the sweeps could not be stored ("" when they are in the store)."""
+    read_seconds: float = 0.0
+    """What this call took: the computation, or reading the store."""
+
+    def __getitem__(self, name: str) -> Setting:
+        for s in self.settings:
+            if s.name == name:
+                return s
+        raise InputError(f"no setting {name!r} was swept: have {', '.join(s.name for s in self.settings)}")
+
+
+def overlap_twin(strategy: str | Strategy) -> Strategy:
+    """The strategy with the same boundaries and header that carries an overlap (E's is F); itself if it has one."""
+    s = get_strategy(strategy)
+    return next(t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (s.boundaries, s.header, True))
+
+
+def _digest(parts: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+CODE = (chunking, corpus, data, evaluation, fusion, lexical, retrieval)
+"""The modules whose code the sweeps' runs depend on (with this one): a change to any of them computes them again."""
+
+
+def stamp(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid = GRID) -> dict[str, Any]:
+    """Everything the sweeps depend on: the corpus's texts, the questions, the model's stamp, the grid and the code."""
+    model = embedder.stamp
+    return {"corpus": _digest([f"{d.id}\0{d.title}\0{d.text}" for d in corpus_.documents]),
+            "questions": _digest([f"{q.id}\0{q.doc_id}\0{q.needle}\0{q.question}\0{q.ticket}" for q in questions]),
+            "model": asdict(model) if is_dataclass(model) and not isinstance(model, type) else repr(model),
+            "grid": asdict(grid),
+            "code": _digest([Path(path).read_text(encoding="utf-8")
+                             for path in (*(m.__file__ for m in CODE), __file__) if path])}
+
+
+def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid,
+             progress: bool) -> tuple[Setting, ...]:
+    """Every setting of the grid swept over the same queries."""
+    queries = make_queries(questions)
+    base, twin = get_strategy(grid.strategy), overlap_twin(grid.strategy)
+    plain = next(t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (base.boundaries, base.header,
+                                                                                         False))
+    own = OVERLAP if base.overlap else 0
+    built: dict[tuple[str, int, int], tuple[Retriever, Chunked]] = {}
+
+    def cut(strategy: Strategy, size: int, overlap: int) -> tuple[Retriever, Chunked]:
+        if overlap == 0:  # nothing carried: the strategy without overlap cuts the same chunks, texts and all
+            strategy = plain if strategy.overlap else strategy
+        if not strategy.overlap:
+            overlap = 0
+        key = (strategy.letter, size, overlap)
+        if key not in built:
+            chunks = chunk_corpus(corpus_, strategy, size, overlap)
+            with warnings.catch_warnings():  # counted below, per cut, and reported as a fact of the cut
+                warnings.simplefilter("ignore", TruncationWarning)
+                r = Retriever(chunks, embedder, strategy.letter, progress)
+            hits = needle_hits(chunks, questions)
+            built[key] = r, Chunked(len(chunks), tuple(q.id for q, h in zip(questions, hits) if not h.any()),
+                                    over_window(count_pieces(r.texts), embedder.stamp.window))
+        return built[key]
+
+    def dense(r: Retriever, name: str) -> Result:
+        return _results(r, questions, queries, {name: (name, r.dense([q.text for q in queries]).ranking)})[name]
+
+    sizes = {v: cut(base, v, own) for v in grid.sizes}
+    overlaps = {v: cut(twin, SIZE, v) for v in grid.overlaps}
+    r = cut(base, SIZE, own)[0]
+    return (
+        Setting("chunk size", SIZE, {v: dense(rc, f"dense size={v}") for v, (rc, _) in sizes.items()},
+                {v: c for v, (_, c) in sizes.items()}),
+        Setting("overlap", own, {v: dense(rc, f"dense overlap={v}") for v, (rc, _) in overlaps.items()},
+                {v: c for v, (_, c) in overlaps.items()}),
+        Setting("RRF k", K, rrf_results(r, questions, queries, grid.ks)),
+        Setting("dense weight", WEIGHT, weighted_results(r, questions, queries, grid.weights)),
+        Setting("BM25 (k1, b)", (K1, B), bm25_results(r, questions, queries, grid.k1s, grid.bs)),
+    )
+
+
+def _value(raw: Any) -> Hashable:
+    return tuple(raw) if isinstance(raw, list) else raw
+
+
+def _to_json(settings: Sequence[Setting], seconds: float) -> dict[str, Any]:
+    first = next(iter(settings[0].results.values()))
+    return {"seconds": seconds, "queries": list(first.query_ids), "needles": list(first.needle_ids),
+            "settings": [{"name": s.name, "default": s.default, "values": list(s.results),
+                          "runs": [{"strategy": r.strategy, "retriever": r.retriever, "ranks": r.ranks.tolist(),
+                                    "relevant": [list(x) for x in r.relevant]} for r in s.results.values()],
+                          "chunked": [asdict(s.chunked[v]) for v in s.results] if s.chunked else []}
+                         for s in settings]}
+
+
+def _from_json(payload: dict[str, Any]) -> tuple[tuple[Setting, ...], float]:
+    ids, needles = tuple(payload["queries"]), tuple(payload["needles"])
+    settings = []
+    for s in payload["settings"]:
+        values = [_value(v) for v in s["values"]]
+        results = {v: Result(r["strategy"], r["retriever"], np.array(r["ranks"], dtype=int), ids, needles,
+                             tuple(tuple(x) for x in r["relevant"])) for v, r in zip(values, s["runs"])}
+        chunked = {v: Chunked(c["chunks"], tuple(c["destroyed"]), c["over_window"])
+                   for v, c in zip(values, s["chunked"])}
+        settings.append(Setting(s["name"], _value(s["default"]), results, chunked))
+    return tuple(settings), float(payload["seconds"])
+
+
+def sweep_settings(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder | None = None,
+                   grid: Grid = GRID, cache: bool = True, folder: Path | None = None,
+                   progress: bool = False) -> Sweeps:
+    """Every setting of ``grid`` swept over the same queries; read back from the result store when it has them.
+
+    ``cache=False`` computes them and stores nothing; ``folder``: the store's folder (default: the vector cache's).
+    The vectors of every cut go through the embedder's own cache, so even a computation embeds only new texts.
+    """
+    began = time.perf_counter()
+    if embedder is None:
+        from ragkit.embedding import default_embedder
+
+        embedder = default_embedder()
+    key = stamp(corpus_, questions, embedder, grid)
+    payload = store.read("tuning", key, folder) if cache else None
+    if payload is not None:
+        try:
+            settings, seconds = _from_json(payload)
+            return Sweeps(settings, seconds, True, "", time.perf_counter() - began)
+        except (KeyError, TypeError, ValueError, InputError):
+            pass  # a file of the right stamp but the wrong shape: computed again, and replaced
+    settings = _compute(corpus_, questions, embedder, grid, progress)
+    seconds = time.perf_counter() - began
+    saved = store.write("tuning", key, _to_json(settings, seconds), folder) if cache else "not asked to"
+    return Sweeps(settings, seconds, False, saved, seconds)
+
+
+@dataclass(frozen=True)
+class Study:
+    """Every setting chosen on the tuning half and judged on the held-out half, the judgments under one Holm."""
+
+    metric: str
+    tunings: tuple[Tuning, ...]
+    """One per setting; each ``judged`` carries its Holm-adjusted p over the family of all of them."""
+
+    def __getitem__(self, name: str) -> Tuning:
+        for t in self.tunings:
+            if t.parameter == name:
+                return t
+        raise InputError(f"no setting {name!r} was tuned: have {', '.join(t.parameter for t in self.tunings)}")
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per setting and value: both halves' scores, whether chosen or best held out, the setting's test."""
+        out = []
+        for t in self.tunings:
+            for trial in t.trials:
+                out.append({"setting": t.parameter, "value": trial.value, "default": trial.value == t.default,
+                            "tuning half": trial.tune, "held-out half": trial.held, "chosen": trial.value == t.chosen,
+                            "held-out best": trial.value == t.held_best, "p": t.judged.test.p,
+                            "Holm p": t.judged.p_holm})
+        return out
+
+    def __str__(self) -> str:
+        lines = [f"{'setting':<14} {'value':<12} {'tuning':>7} {'held-out':>8}  marks"]
+        for row in self.rows():
+            marks = " ".join(m for m, on in (("default", row["default"]), ("CHOSEN", row["chosen"]),
+                                             ("held-out best", row["held-out best"])) if on)
+            lines.append(f"{row['setting']:<14} {str(row['value']):<12} {row['tuning half']:7.3f} "
+                         f"{row['held-out half']:8.3f}  {marks}")
+        lines.append("")
+        for t in self.tunings:
+            lines.append(f"{t.parameter}: chose {t.chosen} (default {t.default}, held-out best {t.held_best}); "
+                         f"{t.judged}")
+        return "\n".join(lines)
+
+
+def study(sweeps: Sweeps, metric: str = "MRR", seed: int = SEED) -> Study:
+    """Tune every swept setting on ``metric`` and correct their held-out judgments together with Holm."""
+    tunings = [tune(s.name, s.results, s.default, metric, seed) for s in sweeps.settings]
+    judged = with_holm([t.judged for t in tunings])
+    return Study(metric, tuple(replace(t, judged=j) for t, j in zip(tunings, judged)))

@@ -1,13 +1,32 @@
 """Tuning judged honestly: chosen on one half of the needles, judged on the other, by needle."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from ragkit.corpus import Corpus
 from ragkit.data import load_questions
 from ragkit.data import queries as make_queries
+from ragkit.embedding import ModelStamp
 from ragkit.errors import InputError
 from ragkit.evaluation import Result, evaluate
-from ragkit.tuning import bm25_results, halves, rrf_results, tune
+from ragkit.fusion import rrf_many
+from ragkit.plumbing import results as store
+from ragkit.statistics import holm
+from ragkit.tuning import (
+    GRID,
+    SETTINGS,
+    Grid,
+    bm25_results,
+    halves,
+    rrf_results,
+    stamp,
+    study,
+    sweep_settings,
+    tune,
+    weighted_rrf_many,
+)
 
 from conftest import ROOT
 
@@ -68,3 +87,150 @@ def test_on_the_course_the_default_settings_reproduce_the_evaluation(corpus):
     assert set(t.judged.wins) | set(t.judged.losses) <= halves(rrf[60].needle_ids)[1]  # judged on held-out needles
     with pytest.raises(InputError, match="b between 0 and 1"):
         bm25_results(retriever, questions, queries, bs=(1.5,))
+
+
+# -- the five settings swept, stored under their stamp ---------------------------------------------------------------
+
+def test_weighted_rrf_at_one_half_is_rrf_and_at_the_ends_one_list():
+    rnd = np.random.default_rng(3)
+    first = np.array([rnd.permutation(30) for _ in range(12)])
+    second = np.array([rnd.permutation(30) for _ in range(12)])
+    matched = rnd.random((12, 30)) < 0.4
+    for m in (None, matched):
+        assert np.array_equal(weighted_rrf_many(first, second, 0.5, matched=m), rrf_many(first, second, matched=m))
+        assert np.array_equal(weighted_rrf_many(first, second, 0.5, k=7, matched=m),
+                              rrf_many(first, second, k=7, matched=m))
+    assert np.array_equal(weighted_rrf_many(first, second, 1.0, matched=matched), first)
+    only = weighted_rrf_many(first, second, 0.0, matched=matched)
+    for row, sec, hit in zip(only, second, matched):  # BM25's found chunks first, in its order; dense orders the rest
+        found = [c for c in sec if hit[c]]
+        assert row[:len(found)].tolist() == found
+    leaning = weighted_rrf_many(first, second, 0.9)
+    assert (leaning[:, 0] == first[:, 0]).mean() > (rrf_many(first, second)[:, 0] == first[:, 0]).mean()
+    with pytest.raises(InputError, match="between 0 and 1"):
+        weighted_rrf_many(first, second, 1.5)
+
+
+def test_the_result_store_reads_a_payload_only_under_its_own_stamp(tmp_path):
+    assert store.write("t", {"a": 1}, {"x": [1, 2]}, tmp_path) == ""
+    assert store.read("t", {"a": 1}, tmp_path) == {"x": [1, 2]}
+    assert store.read("t", {"a": 2}, tmp_path) is None
+    path = store.path_for("t", {"a": 1}, tmp_path)
+    other = store.path_for("t", {"a": 2}, tmp_path)
+    other.write_text(path.read_text())  # a file of another stamp in this stamp's place: never read
+    assert store.read("t", {"a": 2}, tmp_path) is None
+    path.write_text("{not json")
+    assert store.read("t", {"a": 1}, tmp_path) is None
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert "cannot be written" in store.write("t", {"a": 1}, {}, blocked)
+
+
+class HashEmbedder:
+    """Unit vectors from each text's hash: no model, a fixed answer per text, and a count of what it was asked."""
+
+    stamp = ModelStamp("hash", "0" * 64, 16, True, 256, "none")
+
+    def __init__(self):
+        self.texts = 0
+
+    def encode(self, texts, progress=False):
+        self.texts += len(texts)
+        rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(16) for t in texts]
+        vectors = np.array(rows, dtype=np.float32).reshape(len(texts), 16)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def small(corpus):
+    """Three chapters of the course and the questions whose needles are in them."""
+    docs = corpus.documents[:3]
+    questions = [q for q in load_questions(ROOT / "data" / "questions.jsonl") if q.doc_id in {d.id for d in docs}]
+    return Corpus(corpus.folder, docs), questions
+
+
+TINY = Grid(strategy="A", sizes=(64, 512), overlaps=(0, 64), ks=(1, 60), weights=(0.0, 0.5, 1.0), k1s=(1.2,),
+            bs=(0.5, 0.75))
+
+
+def test_a_sweep_is_stored_under_its_stamp_and_read_back_whole(small, tmp_path):
+    docs, questions = small
+    embedder = HashEmbedder()
+    first = sweep_settings(docs, questions, embedder, TINY, folder=tmp_path)
+    assert not first.cached and first.saved == "" and [s.name for s in first.settings] == list(SETTINGS)
+    asked = embedder.texts
+    again = sweep_settings(docs, questions, embedder, TINY, folder=tmp_path)
+    assert again.cached and embedder.texts == asked and again.seconds == first.seconds
+    for a, b in zip(first.settings, again.settings):
+        assert (a.name, a.default, list(a.results), a.chunked) == (b.name, b.default, list(b.results), b.chunked)
+        for va in a.results:
+            ra, rb = a.results[va], b.results[va]
+            assert np.array_equal(ra.ranks, rb.ranks) and ra.relevant == rb.relevant and ra.label == rb.label
+            assert (ra.query_ids, ra.needle_ids) == (rb.query_ids, rb.needle_ids)
+    assert str(study(first)) == str(study(again))
+    # another grid, other questions or another model is another stamp: computed again, never mixed
+    assert not sweep_settings(docs, questions, embedder, replace(TINY, ks=(1, 30, 60)), folder=tmp_path).cached
+    assert not sweep_settings(docs, questions[:-1], embedder, TINY, folder=tmp_path).cached
+    other = HashEmbedder()
+    other.stamp = replace(HashEmbedder.stamp, weights="1" * 64)
+    assert stamp(docs, questions, other, TINY) != stamp(docs, questions, embedder, TINY)
+    assert not sweep_settings(docs, questions, embedder, TINY, cache=False).cached
+
+
+def test_a_cut_that_destroys_a_needle_scores_it_zero_and_says_which(small, tmp_path):
+    docs, questions = small
+    sweeps = sweep_settings(docs, questions, HashEmbedder(), TINY, cache=False)
+    size = sweeps["chunk size"]
+    lost = size.chunked[64].destroyed
+    assert lost and not size.chunked[512].destroyed or set(size.chunked[512].destroyed) < set(lost)
+    run = size.results[64]
+    for qid, rank in zip(run.needle_ids, run.ranks):
+        assert (rank == 0) >= (qid in lost)  # a destroyed needle is never found
+    assert all(run.ranks[np.isin(run.needle_ids, lost)] == 0)
+    assert size.chunked[64].chunks > size.chunked[512].chunks
+    # the overlap is swept on the overlapping twin (A's is B); overlap 0 is the plain strategy's own cut
+    overlap = sweeps["overlap"]
+    assert overlap.default == 0 and overlap.chunked[0] == size.chunked[512]
+    assert np.array_equal(overlap.results[0].ranks, size.results[512].ranks)
+    assert overlap.results[64].strategy == "B" and overlap.results[0].strategy == "A"
+
+
+def test_the_held_out_judgments_of_every_setting_share_one_holm(small):
+    docs, questions = small
+    sweeps = sweep_settings(docs, questions, HashEmbedder(), TINY, cache=False)
+    s = study(sweeps, "MRR")
+    raw = [t.judged.test.p for t in s.tunings]
+    assert [t.judged.p_holm for t in s.tunings] == holm(raw)
+    tune_half, held = halves(next(iter(sweeps["RRF k"].results.values())).needle_ids)
+    for t in s.tunings:
+        assert set(t.judged.wins) | set(t.judged.losses) <= held
+        assert t.tune_gain >= 0 and t.loses == (t.held_gain < 0)
+    rows = s.rows()
+    assert len(rows) == sum(len(x.results) for x in sweeps.settings)
+    assert sum(r["chosen"] for r in rows) == len(SETTINGS) == sum(r["held-out best"] for r in rows)
+    with pytest.raises(InputError, match="no setting"):
+        s["chunk overlap"]
+    with pytest.raises(InputError, match="no setting"):
+        sweeps["chunk overlap"]
+
+
+def test_the_grid_holds_each_default_it_is_judged_against():
+    assert 512 in GRID.sizes and 0 in GRID.overlaps and 60 in GRID.ks and 0.5 in GRID.weights
+    assert 1.2 in GRID.k1s and 0.75 in GRID.bs
+
+
+@pytest.mark.slow
+def test_on_the_course_every_sweep_holds_the_evaluations_own_run_at_its_default(corpus, tmp_path):
+    questions = load_questions(ROOT / "data" / "questions.jsonl")
+    ev = evaluate(corpus, questions, "EF", progress=False)
+    sweeps = sweep_settings(corpus, questions, folder=tmp_path)
+    pairs = [("chunk size", 512, "E/dense"), ("overlap", 0, "E/dense"), ("overlap", 64, "F/dense"),
+             ("RRF k", 60, "E/hybrid"), ("dense weight", 0.5, "E/hybrid"), ("dense weight", 1.0, "E/dense"),
+             ("BM25 (k1, b)", (1.2, 0.75), "E/bm25")]
+    for name, value, label in pairs:
+        run = sweeps[name].results[value]
+        assert np.array_equal(run.ranks, ev[label].ranks), (name, value, label)
+        assert run.relevant == ev[label].relevant
+    assert sweeps["chunk size"].chunked[512].chunks == ev.chunks["E"]
+    assert sweeps["chunk size"].chunked[512].over_window == ev.tokens["E"].over_window
+    assert sweeps["overlap"].chunked[64].over_window == ev.tokens["F"].over_window
