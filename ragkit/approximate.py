@@ -1,0 +1,317 @@
+"""Approximate search: an HNSW graph (faiss) against the exact scan, recall traded for speed by one setting, efSearch.
+
+The chapter's dense retrieval is one product ``Q @ C.T``: exact, and at the course's 1,068 chunks fast. A production
+index holds millions of vectors and walks a graph instead (HNSW, Malkov and Yashunin 2018): it looks at a few thousand
+vectors per query, not all of them, and may miss some of the true nearest. ``measure`` builds the graph over a
+collection, computes the exact top k of every query by the product (in blocks, so the collection is never scored whole)
+and reports, at each efSearch, how many of the exact top k the graph found, the time per query, the build time and the
+index's memory. ``generated`` makes a collection as large as one asks, shaped like the course's own vectors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ragkit.errors import InputError
+from ragkit.plumbing.onnx import env_threads
+
+if TYPE_CHECKING:
+    import faiss
+
+K = 20
+"""How many neighbours a query asks for; recall is measured on them (the course's Hit@20 depth)."""
+M = 32
+"""HNSW's links per vector and layer (twice that on the bottom layer): faiss's ``HNSW32``, its index factory's usual."""
+EF_CONSTRUCTION = 40
+"""How wide the search for a new vector's links is while the graph is built: faiss's default."""
+EF_SEARCH = (16, 32, 64, 128, 256, 512)
+"""The efSearch values measured: how many candidates a query keeps while it walks the graph (faiss's default is 16)."""
+SPREAD = 1.0
+"""A generated vector's noise, in units of the course's own spread around its mean (see ``generated``)."""
+SEED = 46
+"""The generated collection's seed: the same size gives the same vectors on every machine."""
+BLOCK = 32_768
+"""Vectors generated, scored and added at a time: memory beyond the index stays a few blocks' worth."""
+SIZE_ENV = "RAGKIT_GENERATED_VECTORS"
+"""The environment variable that sets the generated collection's size (the tests and CI set a small one)."""
+STUDENT_SIZE = 200_000
+"""The generated collection's size when ``SIZE_ENV`` is unset: large enough for the exact scan's cost to show."""
+TIE = 1e-6
+"""A found vector whose score is within this of the exact k-th score counts as found: ties at the k-th place."""
+
+
+def collection_size() -> int:
+    """The generated collection's size: ``RAGKIT_GENERATED_VECTORS``, else ``STUDENT_SIZE``."""
+    value = os.environ.get(SIZE_ENV, "").strip().replace("_", "").replace(",", "")
+    if not value:
+        return STUDENT_SIZE
+    if not value.isdigit() or int(value) < K:
+        raise InputError(f"{SIZE_ENV} = {os.environ[SIZE_ENV]!r}: give a whole number of vectors of at least {K}, "
+                         f"or unset it for {STUDENT_SIZE:,}")
+    return int(value)
+
+
+def generated(centres: np.ndarray, n: int, seed: int = SEED, spread: float = SPREAD,
+              block: int = BLOCK) -> Iterator[np.ndarray]:
+    """``n`` unit float32 vectors in blocks: a centre drawn at random plus noise shaped like the centres' own spread.
+
+    The noise is a Gaussian with the centres' covariance (their principal directions, scaled by ``spread``), so a
+    generated vector leans the way real embeddings vary, not equally in all 384 directions. The same centres, ``n``,
+    ``seed`` and ``block`` give the same vectors.
+    """
+    centres = np.asarray(centres, dtype=np.float32)
+    if centres.ndim != 2 or len(centres) < 2:
+        raise InputError(f"centres of shape {centres.shape}: pass two or more vectors as the rows of a 2-d array")
+    if n < 1 or block < 1 or not spread >= 0:
+        raise InputError(f"n = {n}, block = {block}, spread = {spread}: ask for one or more vectors in blocks of "
+                         "one or more, with a spread of 0 or more")
+    _, s, vt = np.linalg.svd(centres - centres.mean(axis=0), full_matrices=False)
+    shape = ((spread * s / np.sqrt(len(centres) - 1))[:, None] * vt).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, block):
+        size = min(block, n - start)
+        out = centres[rng.integers(0, len(centres), size)]
+        out += rng.standard_normal((size, len(s)), dtype=np.float32) @ shape
+        out /= np.linalg.norm(out, axis=1, keepdims=True)
+        yield out
+
+
+@dataclass(frozen=True)
+class Exact:
+    """The exact top k of each query: row i holds query i's ids (best first) and their inner products."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+
+
+class _TopK:
+    """The running exact top k of each query over blocks of a collection: each block scored by one product."""
+
+    def __init__(self, queries: np.ndarray, k: int):
+        self.queries, self.k, self.seen = queries, k, 0
+        self.ids = np.empty((len(queries), 0), dtype=np.int64)
+        self.scores = np.empty((len(queries), 0), dtype=np.float32)
+
+    def add(self, block: np.ndarray) -> None:
+        scores = np.concatenate([self.scores, self.queries @ block.T], axis=1)
+        ids = np.concatenate([self.ids, np.broadcast_to(np.arange(self.seen, self.seen + len(block)),
+                                                        (len(self.queries), len(block)))], axis=1)
+        if scores.shape[1] > self.k:
+            keep = np.argpartition(-scores, self.k - 1, axis=1)[:, :self.k]
+            scores, ids = np.take_along_axis(scores, keep, axis=1), np.take_along_axis(ids, keep, axis=1)
+        self.scores, self.ids = scores, ids
+        self.seen += len(block)
+
+    def result(self) -> Exact:
+        order = np.argsort(-self.scores, axis=1, kind="stable")
+        return Exact(np.take_along_axis(self.ids, order, axis=1), np.take_along_axis(self.scores, order, axis=1))
+
+
+def exact_top(queries: np.ndarray, blocks: Iterable[np.ndarray], k: int = K) -> Exact:
+    """The exact top k of every query by inner product, the collection read block by block."""
+    top = _TopK(np.asarray(queries, dtype=np.float32), k)
+    for block in blocks:
+        top.add(block)
+    return top.result()
+
+
+def recall(found_ids: np.ndarray, found_scores: np.ndarray, exact: Exact) -> float:
+    """The share of the exact top k that the approximate top k found, over every query.
+
+    A found vector counts when it is one of the exact k, or scores as high as the exact k-th (within ``TIE``): two
+    vectors tied at the k-th place are equally right (ann-benchmarks counts by distance the same way).
+    """
+    k = exact.ids.shape[1]
+    kth = exact.scores[:, -1:] - TIE
+    hits = [min(k, len(set(f[f >= 0]) & set(e)) + int(((s >= kth[i]) & ~np.isin(f, e) & (f >= 0)).sum()))
+            for i, (f, s, e) in enumerate(zip(found_ids, found_scores, exact.ids))]
+    return float(np.sum(hits) / (k * len(exact.ids)))
+
+
+def build_threads() -> int:
+    """Threads for building the graph: ``OMP_NUM_THREADS`` (a hub or the grader sets it), else one per core."""
+    return env_threads() or os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def faiss_threads(n: int) -> Iterator[None]:
+    """faiss's OpenMP threads set to ``n`` inside the block, and put back after."""
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(n)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(before)
+
+
+def hnsw_index(dim: int, m: int = M, ef_construction: int = EF_CONSTRUCTION) -> faiss.IndexHNSWFlat:
+    """An empty HNSW index over inner products (on unit vectors: cosine), its vectors stored in full float32."""
+    import faiss
+
+    index = faiss.IndexHNSWFlat(dim, m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = ef_construction
+    return index
+
+
+@dataclass(frozen=True)
+class IndexMemory:
+    """What the HNSW index holds, in bytes: the vectors themselves and the graph's links (with their bookkeeping)."""
+
+    vectors: int
+    graph: int
+
+    @property
+    def total(self) -> int:
+        return self.vectors + self.graph
+
+
+def index_memory(index: faiss.IndexHNSWFlat) -> IndexMemory:
+    """The bytes of the index's own arrays: stored vectors, and neighbour lists, their offsets and each vector's level.
+
+    The exact scan needs the vectors alone; the graph is what HNSW adds. (faiss's serialized index is these arrays
+    plus a header of a few hundred bytes.)
+    """
+    import faiss
+
+    # faiss's stubs name the base classes only: these arrays are the flat storage's and the graph's own
+    storage: Any = faiss.downcast_index(index.storage)
+    h: Any = index.hnsw
+    graph = h.neighbors.size() * 4 + h.offsets.size() * 8 + h.levels.size() * 4 + \
+        h.assign_probas.size() * 8 + h.cum_nneighbor_per_level.size() * 4
+    return IndexMemory(storage.codes.size(), graph)
+
+
+def stored_vectors(index: faiss.IndexHNSWFlat) -> np.ndarray:
+    """The vectors an HNSW index stores, as a numpy view of its memory (no copy): what the exact scan reads."""
+    import faiss
+
+    storage: Any = faiss.downcast_index(index.storage)
+    return faiss.rev_swig_ptr(storage.get_xb(), storage.ntotal * storage.d).reshape(storage.ntotal, storage.d)
+
+
+def median_ms(work: Callable[[Any], object], items: Iterable) -> float:
+    """The median wall time of ``work(item)`` over the items, in milliseconds."""
+    times = []
+    for item in items:
+        t = time.perf_counter()
+        work(item)
+        times.append(time.perf_counter() - t)
+    return 1000 * statistics.median(times)
+
+
+def exact_scan(vectors: np.ndarray, query: np.ndarray, k: int = K) -> np.ndarray:
+    """One query's exact top k: its product with every vector, the k best selected, then sorted."""
+    scores = vectors @ query
+    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    return top[np.argsort(-scores[top], kind="stable")]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One efSearch: the share of the exact top k found, and the median time of one query, one thread."""
+
+    ef_search: int
+    recall: float
+    ms: float
+
+
+@dataclass(frozen=True)
+class TradeOff:
+    """The HNSW index against the exact scan over one collection: build, memory, and recall and time per efSearch."""
+
+    what: str
+    vectors: int
+    dim: int
+    queries: int
+    k: int
+    m: int
+    ef_construction: int
+    build_seconds: float
+    build_threads: int
+    memory: IndexMemory
+    exact_ms: float
+    settings: tuple[Setting, ...]
+
+    def at(self, ef_search: int) -> Setting:
+        """The measured setting for one efSearch."""
+        for s in self.settings:
+            if s.ef_search == ef_search:
+                return s
+        raise InputError(f"efSearch {ef_search} was not measured: choose one of "
+                         f"{', '.join(str(s.ef_search) for s in self.settings)}")
+
+    def cheapest(self, recall: float) -> Setting | None:
+        """The smallest efSearch that finds at least this share of the exact top k (None: none does)."""
+        return next((s for s in self.settings if s.recall >= recall), None)
+
+    def __str__(self) -> str:
+        lines = [f"{self.what}: {self.vectors:,} vectors of {self.dim}, {self.queries} queries, top {self.k}",
+                 f"  HNSW (M={self.m}, efConstruction={self.ef_construction}) built in {self.build_seconds:.1f} s on "
+                 f"{self.build_threads} thread(s); {self.memory.total / 1e6:,.1f} MB "
+                 f"({self.memory.total / self.vectors:,.0f} bytes per vector: vectors {self.memory.vectors / 1e6:,.1f} "
+                 f"MB, graph {self.memory.graph / 1e6:,.1f} MB); the exact scan needs the vectors only",
+                 f"  exact scan: recall 1.000, {self.exact_ms:.3f} ms per query (1 thread)",
+                 "  efSearch  recall@k   ms/query   times faster than exact"]
+        lines += [f"  {s.ef_search:>8}  {s.recall:>8.3f}  {s.ms:>9.3f}  {self.exact_ms / s.ms:>8.1f}"
+                  for s in self.settings]
+        return "\n".join(lines)
+
+
+def measure(collection: np.ndarray | Iterable[np.ndarray], queries: np.ndarray, what: str = "collection",
+            ef_search: Iterable[int] = EF_SEARCH, k: int = K, m: int = M, ef_construction: int = EF_CONSTRUCTION,
+            threads: int | None = None) -> TradeOff:
+    """Build HNSW over a collection (an array, or blocks of one), and measure it against the exact scan.
+
+    Each block is scored against every query (the exact top k, kept as the blocks pass) and added to the graph, so the
+    collection exists once, inside the index. Times are per query, one query at a time on one thread, the median over
+    the queries; the build runs on ``threads`` (default ``build_threads()``) and only its ``add`` calls are timed.
+    """
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    if queries.ndim != 2 or not len(queries):
+        raise InputError(f"queries of shape {queries.shape}: pass one or more query vectors as rows of a 2-d array")
+    blocks = [collection] if isinstance(collection, np.ndarray) else collection
+    efs = sorted(set(ef_search))
+    if not efs or efs[0] < 1 or k < 1:
+        raise InputError(f"efSearch {efs} and k = {k}: measure at one or more efSearch values of 1 or more, k >= 1")
+    threads = threads or build_threads()
+    index = hnsw_index(queries.shape[1], m, ef_construction)
+    top = _TopK(queries, k)
+    seconds = 0.0
+    # BLAS on one thread: its idle threads spin for a while after each product, and would slow the graph's build
+    with faiss_threads(threads), threadpool_limits(1, user_api="blas"):
+        for block in blocks:
+            block = np.ascontiguousarray(block, dtype=np.float32)
+            if block.ndim != 2 or block.shape[1] != queries.shape[1]:
+                raise InputError(f"a block of shape {block.shape} against queries of {queries.shape[1]} dimensions: "
+                                 "the collection's vectors and the queries must have the same length")
+            top.add(block)
+            t = time.perf_counter()
+            index.add(block)
+            seconds += time.perf_counter() - t
+    if index.ntotal < k:
+        raise InputError(f"{index.ntotal} vectors for a top {k}: the collection needs at least k vectors")
+    exact = top.result()
+    vectors = stored_vectors(index)
+    rows = [queries[i] for i in range(len(queries))]
+    settings = []
+    with threadpool_limits(1), faiss_threads(1):
+        exact_scan(vectors, rows[0], k)
+        exact_ms = median_ms(lambda q: exact_scan(vectors, q, k), rows)
+        for ef in efs:
+            index.hnsw.efSearch = ef
+            found = [index.search(q[None, :], k) for q in rows]  # untimed pass: its results, and a warm cache
+            ms = median_ms(lambda q: index.search(q[None, :], k), rows)
+            scores, ids = np.vstack([f[0] for f in found]), np.vstack([f[1] for f in found])
+            settings.append(Setting(ef, recall(ids, scores, exact), ms))
+    return TradeOff(what, int(index.ntotal), queries.shape[1], len(queries), k, m, ef_construction, seconds, threads,
+                    index_memory(index), exact_ms, tuple(settings))
