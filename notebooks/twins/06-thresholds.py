@@ -20,7 +20,8 @@
 # What you will see: a retriever that answers every question, including ones about paella, and the
 # component this chapter uses to make it stop: a cut on cosine distance, with its price in refused questions.
 # It is not the only way a pipeline can abstain: a cut on a reranker's score or on BM25's score, or a model
-# that declines on its own, are the common alternatives; this notebook measures the cosine cut.
+# that declines on its own, are the common alternatives; this notebook measures the cosine cut, and at its end
+# puts the BM25 cut and a reranker's cut beside it.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -29,6 +30,7 @@
 # - read a threshold sweep: bluffs and refusals against the cut
 # - say whether in-domain and out-of-domain distances overlap here, and what that forces
 # - treat the cut as a product decision with stated costs
+# - compare abstention rules on different scales by what each cut costs
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -251,6 +253,34 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))
 display(scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index"))
 display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
+
+# %% [markdown]
+# ## Other ways to say no (optional)
+#
+# Any score the pipeline computes can gate it the same way: keep a candidate only when its score passes a cut, and
+# answer NO ANSWER when none does. Two rules are common beside the cosine cut. **BM25's score** is lexical: a query
+# whose words the corpus hardly uses scores low on every chunk. **A reranker's score** comes from a model that reads
+# the query and the chunk together (notebook 04), here on the hybrid shortlist. Their scales have nothing in common
+# (a distance between 0 and 2, a sum of word weights, a model's raw output), so no single cut axis serves them all.
+# What they do share is what a cut costs: the share of answerable queries refused and the share of out-of-domain
+# queries that bluff. Each cut of each rule is one point on the chart below, over the same 64 answerable and 30
+# out-of-domain queries. Before you run it: which rule do you expect to bluff least, and at what price?
+
+# %%
+from ragkit.teach.exercises import EX2
+
+rules = course.abstention("E")
+ceiling = EX2.max_refused  # exercise 2's refusal ceiling: at most this share of the answerable queries refused
+display(tables.abstention(rules, ceiling))
+plots.abstention_curves(rules, ceiling)
+
+# %% jupyter={"source_hidden": true}
+narrate.abstention_rules(rules, ceiling)
+
+# %% [markdown]
+# The chart answers for this corpus and these queries only: which rule draws the lower curve, and the cut each one
+# needs, are measured here and would have to be measured again on yours, like the cosine cut. The fourth way, a
+# generator that declines on its own, needs a model that writes; this notebook does not measure it.
 
 # %% [markdown]
 # ## Try this (optional)

@@ -20,7 +20,8 @@
 # Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het onderdeel
 # waarmee dit hoofdstuk hem laat stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
 # Het is niet de enige manier waarop een pipeline zich kan onthouden: een cut op de score van een reranker of van
-# BM25, of een model dat zelf weigert, zijn de gangbare alternatieven; dit notebook meet de cut op de cosine-afstand.
+# BM25, of een model dat zelf weigert, zijn de gangbare alternatieven; dit notebook meet de cut op de cosine-afstand,
+# en zet er aan het eind de cut op BM25 en de cut op een reranker naast.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -29,6 +30,7 @@
 # - een threshold-sweep lezen: blufs en weigeringen uitgezet tegen de cut
 # - zeggen of de afstanden van in-domain en out-of-domain queries hier overlappen, en wat dat afdwingt
 # - de cut behandelen als een productbeslissing met expliciete kosten
+# - regels voor onthouding op verschillende schalen vergelijken op wat elke cut kost
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -261,6 +263,36 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))
 display(scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index"))
 display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
+
+# %% [markdown]
+# ## Andere manieren om nee te zeggen (optioneel)
+#
+# Elke score die de pipeline berekent, kan hem op dezelfde manier afsluiten: houd een kandidaat alleen als zijn score
+# door een cut komt, en antwoord NO ANSWER als er niets door komt. Naast de cut op de cosine-afstand zijn twee regels
+# gangbaar. **De score van BM25** is lexicaal: een query met woorden die het corpus nauwelijks gebruikt, scoort op
+# elke chunk laag. **De score van een reranker** komt van een model dat query en chunk samen leest (notebook 04),
+# hier op de hybride shortlist. Hun schalen hebben niets gemeen (een afstand tussen 0 en 2, een som van woordgewichten,
+# de ruwe uitvoer van een model), dus geen enkele as voor de cut past bij alle drie. Wat ze wel delen, is wat een cut
+# kost: het aandeel beantwoordbare queries dat geweigerd wordt en het aandeel out-of-domain queries dat bluft. Elke cut
+# van elke regel is één punt in de grafiek hieronder, over dezelfde 64 beantwoordbare en 30 out-of-domain queries.
+# Voordat je hem uitvoert: welke regel bluft volgens jou het minst, en tegen welke prijs?
+
+# %%
+from ragkit.teach.exercises import EX2
+
+rules = course.abstention("E")
+ceiling = EX2.max_refused  # exercise 2's refusal ceiling: at most this share of the answerable queries refused
+display(tables.abstention(rules, ceiling))
+plots.abstention_curves(rules, ceiling)
+
+# %% jupyter={"source_hidden": true}
+narrate.abstention_rules(rules, ceiling)
+
+# %% [markdown]
+# De grafiek geldt alleen voor dit corpus en deze queries: welke regel de laagste curve trekt, en welke cut elke
+# regel nodig heeft, is hier gemeten en zou je op jouw corpus opnieuw moeten meten, net als de cut op de
+# cosine-afstand. De vierde manier, een generator die zelf weigert, heeft een model nodig dat schrijft; dit notebook
+# meet die niet.
 
 # %% [markdown]
 # ## Probeer dit (optioneel)

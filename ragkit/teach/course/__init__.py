@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ragkit.abstention import ScoreSweep, sweeps
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
@@ -51,6 +52,7 @@ class Course:
     _retrievers: dict = field(default_factory=dict, repr=False)
     _evaluations: dict = field(default_factory=dict, repr=False)
     _sweeps: dict = field(default_factory=dict, repr=False)
+    _abstention: dict = field(default_factory=dict, repr=False)
     truncated: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -122,6 +124,18 @@ class Course:
             self._wait("queries")
             self._sweeps[key] = Sweep(r.chunks, self.questions, self.out_of_domain, r, retriever)
         return self._sweeps[key]
+
+    def abstention(self, strategy: str = "E") -> dict[str, ScoreSweep]:
+        """The abstention rules on one strategy (cosine distance, BM25's score, a reranker's score), swept over the
+        same queries; the reranker is the chapter's cross-encoder where its weights are here, else MaxSim."""
+        if strategy not in self._abstention:
+            from ragkit.rerank import LateInteractionReranker, available_reranker
+
+            r = self.retriever(strategy)
+            self._wait("queries")
+            reranker = available_reranker() or LateInteractionReranker()
+            self._abstention[strategy] = sweeps(r, r.chunks, self.questions, self.out_of_domain, reranker)
+        return self._abstention[strategy]
 
     def _wait(self, stage: str) -> None:
         """Let a background warmer finish ``stage`` first (a stage it does not compute is not waited for)."""

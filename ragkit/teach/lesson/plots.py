@@ -15,6 +15,7 @@ import numpy as np
 import plotly.express as px
 import plotly.graph_objects as go
 
+from ragkit.abstention import ScoreSweep
 from ragkit.chunking import SIZE, STRATEGIES
 from ragkit.errors import InputError
 from ragkit.evaluation import METRICS, Evaluation, with_holm
@@ -275,6 +276,46 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
         bluffs_last=_share(last.bluffs, n_out), refused_first=_share(first.refused, n_in),
         refused_last=_share(last.refused, n_in), kept_first=_share(first.answered_with_needle, n_in),
         kept_last=_share(last.answered_with_needle, n_in), cut_words=_(CUT_WORDS)))
+
+
+RULE_STYLES = (("blue", "solid", "circle"), ("orange", "dash", "square"), ("bluish green", "dot", "diamond"),
+               ("reddish purple", "dashdot", "triangle-up"))
+"""Colour, dash and marker of the abstention rules' curves, in the order the rules come."""
+
+
+def abstention_curves(rules: dict[str, ScoreSweep], max_refused: float) -> Described:
+    """Every abstention rule's trade-off on one chart: share of out-of-domain queries bluffing against share of
+    answerable ones refused, one point per cut; each rule's fewest bluffs within the refusal ceiling marked."""
+    from ragkit.teach.lesson.tables import rule_label
+
+    fig = go.Figure()
+    words = []
+    for (name, rule), (colour, dash, marker) in zip(rules.items(), RULE_STYLES):
+        label = rule_label(name)
+        curve = rule.curve()
+        fig.add_trace(go.Scatter(x=[p.refused_share for p in curve], y=[p.bluff_share for p in curve], name=label,
+                                 mode="lines+markers", line=dict(color=OKABE_ITO[colour], dash=dash, shape="hv"),
+                                 marker=dict(symbol=marker, size=5)))
+        best = rule.fewest_bluffs(max_refused)
+        fig.add_trace(go.Scatter(x=[best.refused / best.in_domain], y=[best.bluffs / best.out_of_domain],
+                                 mode="markers", showlegend=False, hoverinfo="skip",
+                                 marker=dict(symbol=marker, size=14, color="rgba(0,0,0,0)",
+                                             line=dict(color=OKABE_ITO[colour], width=2))))
+        words.append(say("{rule}: {bluffs} bluffing with {refused} refused", rule=label,
+                         bluffs=_share(best.bluffs, best.out_of_domain), refused=_share(best.refused, best.in_domain)))
+    fig.add_vline(x=max_refused, line=dict(color=OKABE_ITO["black"], dash="dot", width=1),
+                  annotation_text=say("refusal ceiling {ceiling:.0%}", ceiling=max_refused),
+                  annotation_position="top right")
+    fig.update_layout(template="plotly_white", title=_("Refusing to bluff: every rule's trade-off"),
+                      xaxis=dict(title=_("share of answerable queries refused"), range=[-0.02, 1.02],
+                                 tickformat=".0%"),
+                      yaxis=dict(title=_("share of out-of-domain queries that bluff"), range=[-0.02, 1.02],
+                                 tickformat=".0%"),
+                      legend=dict(title=_("the score the cut reads")))
+    return described(fig, say(
+        "One curve per rule, from answering everything (top left) to refusing everything (bottom right); lower "
+        "and further left is better. Ringed, each rule's fewest bluffs with at most {ceiling:.0%} of the answerable "
+        "queries refused: {points}.", ceiling=max_refused, points="; ".join(words)))
 
 
 def cost_curve(costs: pd.DataFrame) -> Described:

@@ -7,6 +7,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from ragkit.abstention import ScoreSweep
 from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
 from ragkit.report import report
 from ragkit.teach.language import _
@@ -83,3 +84,24 @@ def field_metrics(ev: Evaluation, retriever: str = "dense") -> pd.DataFrame:
             row["queries with two or more relevant chunks"] = sum(len(rel) > 1 for rel in r.relevant)
             rows[r.strategy] = row
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis(index="strategy")
+
+
+def abstention(rules: dict[str, ScoreSweep], max_refused: float) -> pd.DataFrame:
+    """Per rule, the cut that bluffs least while refusing at most ``max_refused`` of the answerable queries."""
+    rows = []
+    for name, rule in rules.items():
+        row = rule.fewest_bluffs(max_refused)
+        rows.append({_("rule"): rule_label(name),
+                     _("cut"): round(float(row.cut), 3) if row.cut is not None else no_cut(),
+                     _("bluffs"): row.bluffs, _("refused"): row.refused,
+                     _("answered with the needle kept"): row.answered_with_needle,
+                     _("answered without the needle"): row.answered_without_needle})
+    return pd.DataFrame(rows).set_index(_("rule"))
+
+
+def rule_label(name: str) -> str:
+    """An abstention rule as a reader names it, in the notebook's language (an unknown reranker's as it came)."""
+    labels = {"cosine distance": _("cosine distance"), "BM25 score": _("BM25 score"),
+              "maxsim score": _("MaxSim score"), "rerank score": _("cross-encoder score"),
+              "rerank-int8 score": _("cross-encoder score (int8)")}
+    return labels.get(name, name)

@@ -420,10 +420,26 @@ def edge_cases() -> dict[str, list]:
         "two_texts": [narrate.two_texts({"d": SimpleNamespace(text="words")}, chunk(), f, chunk(section="Before"))],
         "header_share": [narrate.header_share(Evaluation([], tokens={"E": SimpleNamespace(
             chunks=10, pieces=1000, header_pieces=100, header_share=0.1)}))],
+        "abstention_rules": [narrate.abstention_rules(_rules(), 0.5), narrate.abstention_rules(_rules(6), 0.5)],
         "metrics_disagree": [narrate.metrics_disagree(_runs({"A": [12, 0], "E": [1, 3]}), ("dense",)),
                              narrate.metrics_disagree(_runs({"A": [1, 1], "E": [2, 9]}, {"E": ((2, 4), (9,))}),
                                                       ("dense",))],
     }
+
+
+def _rules(bluffing: int = 0) -> dict:
+    """Abstention rules on two answerable queries: none bluffs (cosine refuses least), or cosine bluffs on all
+    ``bluffing`` out-of-domain queries while BM25 (its needle found once) and a cross-encoder bluff on none."""
+    from ragkit.abstention import ScoreSweep
+
+    both = np.array([[True], [True]])
+    if not bluffing:
+        return {"cosine distance": ScoreSweep("cosine distance", [[0.1], [0.2]], both, [[0.9], [0.8]], False),
+                "BM25 score": ScoreSweep("BM25 score", [[5.0], [1.0]], both, [[3.0], [0.5]], True),
+                "maxsim score": ScoreSweep("maxsim score", [[9.0], [8.0]], both, [[1.0], [2.0]], True)}
+    return {"cosine distance": ScoreSweep("cosine distance", [[0.1], [0.2]], both, [[0.05]] * bluffing, False),
+            "BM25 score": ScoreSweep("BM25 score", [[5.0], [4.0]], [[True], [False]], [[1.0]] * bluffing, True),
+            "rerank score": ScoreSweep("rerank score", [[3.0], [2.0]], both, [[-1.0]] * bluffing, True)}
 
 
 def _runs(ranks: dict[str, list[int]], relevant: dict | None = None) -> Evaluation:
@@ -457,6 +473,15 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "Tuning half: **16** needles (**32** queries) and **15** out-of-domain" in text["ex2_rules"][0]
     assert text["cost_on_tune"] == ["At **0.675** on `tune`: **3** bluffs, **9** answers without the needle, **5** of "
                                     "**64** refused, cost **47**."]  # 3 x 5 + 9 x 3 + 5 x 1
+    calm, bluffing = text["abstention_rules"]
+    assert calm.startswith("No rule bluffs less than the cosine distance cut within the ceiling here: it lets **0** of "
+                           "2 out-of-domain queries through.") and "MaxSim (notebook 04)" in calm
+    assert "Fewest bluffs: the **BM25 score** cut, **0** of 6 out-of-domain queries against the cosine distance " \
+           "cut's **6**, refusing **0**" in bluffing
+    assert "**6** times and the reverse **0** times (exact sign test, p = 0.0312): a difference these" in bluffing
+    assert "needle for **1** of 2 answerable queries, against **2**: fewer bluffs bought with fewer" in bluffing
+    assert "The cross-encoder score cut bluffs as little, refusing **0** and keeping the needle for **2**." in bluffing
+    assert "the chapter's cross-encoder over the hybrid top 25" in bluffing and "optimistic" in bluffing
     agree, split = text["metrics_disagree"]
     assert "(**0** of **4**" in agree and "- With dense, every metric crowns **E**." in agree
     assert "agree on the winner" in agree
@@ -614,7 +639,7 @@ ON_THE_COURSE = ("blind_losses", "overlap_rule", "reference_costs", "window_limi
                  "needle_tests", "corpus_loaded", "read_a_file", "ground_truth", "room_to_win", "clustered_interval",
                  "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room",
                  "headline", "queries_or_needles", "header_alone", "metrics_disagree",
-                 "two_locators", "prompt_length")
+                 "two_locators", "prompt_length", "abstention_rules")
 
 
 @pytest.fixture(scope="module")
@@ -691,6 +716,7 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "headline": narrate.headline(ev), "queries_or_needles": narrate.queries_or_needles(ev),
         "header_alone": narrate.header_alone(ev), "metrics_disagree": narrate.metrics_disagree(ev),
         "two_locators": narrate.two_locators(course.corpus, c), "prompt_length": narrate.prompt_length(result),
+        "abstention_rules": narrate.abstention_rules(course.abstention("E"), 0.25),
     }
     assert set(shown) == set(ON_THE_COURSE)
     bad = {name: bad_sentences(m) for name, m in shown.items() if bad_sentences(m)}

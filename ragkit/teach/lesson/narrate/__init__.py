@@ -257,6 +257,9 @@ from ragkit.teach.lesson.narrate.statistics_further import (
     metric_shopping as metric_shopping,
 )
 from ragkit.teach.lesson.narrate.thresholds import (
+    abstention_rules as abstention_rules,
+)
+from ragkit.teach.lesson.narrate.thresholds import (
     crossings as crossings,
 )
 from ragkit.teach.lesson.narrate.thresholds import (
@@ -282,6 +285,7 @@ from ragkit.teach.lesson.narrate.thresholds import (
 )
 
 __all__ = [
+    "abstention_rules",
     "FLOAT32_STEP",
     "ahead_of_both",
     "appended_found",

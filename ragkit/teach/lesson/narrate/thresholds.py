@@ -8,8 +8,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
+from ragkit.abstention import ScoreSweep
 from ragkit.chunking import Chunk
 from ragkit.data import OutOfDomain
+from ragkit.retrieval import RERANK_DEPTH
+from ragkit.statistics import sign_test
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import tables
@@ -122,3 +125,54 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
         doc_id=bluff.chunk.doc_id, section=bluff.chunk.section, distance=bluff.distance,
         fate=fate[0].upper() + fate[1:], paris=_truth("Paris" in bluff.chunk.content))
         + _quoted(bluff.chunk))
+
+
+def abstention_rules(rules: dict[str, ScoreSweep], max_refused: float, reference: str = "cosine distance") -> Markdown:
+    """Which rule bluffs least within the refusal ceiling, against the cosine cut query by query, and at what price
+    in needles; which reranker scored; and why every figure here is optimistic."""
+    base = rules[reference]
+    best_rows = {name: rule.fewest_bluffs(max_refused) for name, rule in rules.items()}
+    order = list(rules)
+    winner = min(order, key=lambda n: (best_rows[n].bluffs, best_rows[n].refused, order.index(n)))
+    ref, win = best_rows[reference], best_rows[winner]
+    if winner == reference:
+        verdict = say("No rule bluffs less than the {rule} cut within the ceiling here: it lets **{bluffs}** of "
+                      "{n} out-of-domain queries through.", rule=tables.rule_label(reference), bluffs=ref.bluffs,
+                      n=ref.out_of_domain)
+    else:
+        test = sign_test(base.bluffing(ref.cut).astype(float), rules[winner].bluffing(win.cut).astype(float))
+        significant = test.p < 0.05
+        verdict = say(
+            "Fewest bluffs: the **{rule}** cut, **{bluffs}** of {n} out-of-domain queries against the {reference} "
+            "cut's **{ref_bluffs}**, refusing **{refused}** answerable queries against **{ref_refused}**. Query by "
+            "query, the {reference} cut bluffs where it does not **{wins}** times and the reverse **{losses}** "
+            "times (exact sign test, p = {p:.3g}): {claim}",
+            rule=tables.rule_label(winner), bluffs=win.bluffs, n=win.out_of_domain,
+            reference=tables.rule_label(reference),
+            ref_bluffs=ref.bluffs, refused=win.refused, ref_refused=ref.refused, wins=test.wins,
+            losses=test.losses, p=test.p,
+            claim=(_("a difference these queries can show.") if significant else
+                   _("with this few out-of-domain queries, not a difference the test can show.")))
+        if win.answered_with_needle != ref.answered_with_needle:
+            verdict += " " + say(
+                "Its answers keep the needle for **{kept}** of {n} answerable queries, against **{ref_kept}**: "
+                "{meaning}", kept=win.answered_with_needle, n=win.in_domain, ref_kept=ref.answered_with_needle,
+                meaning=(_("fewer bluffs bought with fewer useful answers.") if
+                         win.answered_with_needle < ref.answered_with_needle else
+                         _("fewer bluffs and more useful answers at once.")))
+        verdict += "".join(" " + say("The {rule} cut bluffs as little, refusing **{refused}** and keeping the needle "
+                                     "for **{kept}**.", rule=tables.rule_label(n), refused=best_rows[n].refused,
+                                     kept=best_rows[n].answered_with_needle)
+                           for n in order if n != winner and best_rows[n].bluffs == win.bluffs)
+    rerankers = [n for n in rules if n not in ("cosine distance", "BM25 score")]
+    which = ""
+    if "maxsim score" in rerankers:
+        which = say("The reranker's rule reads MaxSim (notebook 04) over the hybrid top {depth}, since the chapter's "
+                    "cross-encoder is not on this machine (`make models` fetches it): a different method's score, "
+                    "not the cross-encoder's.", depth=RERANK_DEPTH)
+    elif rerankers:
+        which = say("The reranker's rule reads the chapter's cross-encoder over the hybrid top {depth}.",
+                    depth=RERANK_DEPTH)
+    caveat = _("Each cut was chosen on the very queries it is scored on, so every figure in this table is "
+               "optimistic; exercise 2 chooses on one half and judges on the other.")
+    return Markdown(" ".join(part for part in (verdict, which, caveat) if part))
