@@ -178,9 +178,30 @@ def _differs(course: Course) -> dict[str, str]:
             "bluffs_chapter": str(chapter.THRESHOLD["bluffs"][DEFAULT_CUT])}
 
 
+def _abstention(course: Course) -> dict[str, str]:
+    """06's abstention rules within exercise 2's refusal ceiling, and the reranker's rule against the cosine cut."""
+    from ragkit.statistics import sign_test
+    from ragkit.teach.exercises import EX2
+
+    rules = course.abstention("E")
+    best = {name: rule.fewest_bluffs(EX2.max_refused) for name, rule in rules.items()}
+    reranker = next(n for n in rules if n not in ("cosine distance", "BM25 score"))
+    cosine, other = rules["cosine distance"], rules[reranker]
+    test = sign_test(cosine.bluffing(best["cosine distance"].cut).astype(float),
+                     other.bluffing(best[reranker].cut).astype(float))
+    out = {"abst_reranker": "MaxSim" if reranker == "maxsim score" else "the cross-encoder",
+           "abst_split": f"+{test.wins}/-{test.losses}", "abst_p": _p(test.p),
+           "abst_verdict": "a finding at the 5% level" if test.p < 0.05 else "a lead, not a finding"}
+    for key, name in (("cos", "cosine distance"), ("bm25", "BM25 score"), ("rr", reranker)):
+        out[f"abst_{key}_bluffs"], out[f"abst_{key}_refused"] = str(best[name].bluffs), str(best[name].refused)
+        out[f"abst_{key}_needle"] = str(best[name].answered_with_needle)
+    return out
+
+
 def figures(course: Course, solutions: Path) -> dict[str, str]:
     """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
-    return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course)}
+    return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course),
+            **_abstention(course)}
 
 
 def main(argv: list[str] | None = None) -> int:
