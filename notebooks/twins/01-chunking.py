@@ -69,7 +69,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import OVERLAP, SIZE, STRATEGIES, count_pieces, needle_windows, pathologies, saved_by_overlap
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, plots, widgets
+from ragkit.teach.lesson import narrate, plots, predict, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -150,6 +150,22 @@ display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 # A needle is *destroyed* by a chunker when no chunk carries it in full. For those questions the best possible
 # hit rate is zero, whatever the retriever, reranker or threshold does afterwards. From the outside it looks
 # exactly like a poor retriever, which is why it so often goes unnoticed.
+#
+# **Predict first.** Blind chunking (A) cuts every 512 characters wherever that falls; notebook 00 counted the
+# course's needles. How many of them do you expect A to destroy? Write a whole number in `my_prediction` before you
+# run the table below: the cell under the table answers it.
+
+# %%
+my_prediction = None  # your guess: how many needles blind chunking (A) destroys, a whole number
+
+# %% [markdown]
+# Two questions of the knowledge check test that guess, so they are asked here, before the table gives their answers
+# away.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("01", course, before_reveal=True).widget()
 
 # %%
 destroyed = pd.DataFrame([{"strategy": s, "name": STRATEGIES[s].name, "answers destroyed": len(ids),
@@ -157,7 +173,7 @@ destroyed = pd.DataFrame([{"strategy": s, "name": STRATEGIES[s].name, "answers d
 destroyed.set_index("strategy")
 
 # %% jupyter={"source_hidden": true}
-narrate.destroyed(ev)
+predict.reveal(my_prediction, predict.Count(ev.n_questions), len(ev.destroyed["A"]), narrate.destroyed(ev))
 
 # %% [markdown]
 # ### Why blind cuts destroy needles

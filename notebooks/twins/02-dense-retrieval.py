@@ -56,7 +56,7 @@ import ragkit.teach.course
 from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: the third try-this uses it)
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, plots, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, plots, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -247,12 +247,32 @@ import inspect
 
 print(inspect.getsource(verdict))
 
+# %% [markdown]
+# **Predict first.** The rule is fixed; the verdicts are not computed yet. Of the chapter's comparisons, how many do
+# you expect this corpus to call *consistent* (the chapter's difference detected here in its direction, or, for a claim
+# of no detectable difference, none detected here either)? Write a whole number in `my_prediction`; the cell under
+# the table answers it.
+
+# %%
+my_prediction = None  # your guess: how many of the chapter's comparisons come out "consistent", a whole number
+
+# %% [markdown]
+# One question of the knowledge check is about one of these comparisons (the header alone, E against C), so it is
+# asked here, before the table answers it.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("02", course, before_reveal=True).widget()
+
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
 seven
 
-# %%
-display(Markdown(claims.verdict_counts(seven, len(course.questions))))
+# %% jupyter={"source_hidden": true}
+predict.reveal(my_prediction, predict.Count(len(seven.judged)),
+               sum((line.verdict or "").startswith("consistent") for line in seven.judged),
+               claims.verdict_counts(seven, len(course.questions)))
 
 # %% [markdown]
 # How to read an "inconclusive":

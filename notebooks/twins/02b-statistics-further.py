@@ -54,7 +54,7 @@ import ragkit.teach.course
 from ragkit import METRICS, holm
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, narrate, plots, tables
+from ragkit.teach.lesson import claims, narrate, plots, predict, tables
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -135,14 +135,22 @@ assert worst < 1e-12 and same
 # Notebook 02 applied Holm to *our* seven comparisons. The chapter reports p-values too, and says "three results survive" the paired test.
 # Apply the same correction to the chapter's own seven p-values (F against E has no p in the chapter; its +2/-6 gives one), and set them beside
 # ours at both levels, with each comparison's claim and the verdict of notebook 02.
+#
+# **Predict first.** The chapter says three results survive. Under Holm over its own p-values, how many of them do
+# you expect to stay below 0.05? Write a whole number in `my_prediction` before you run the table: the cell under it
+# answers it.
+
+# %%
+my_prediction = None  # your guess: how many of the chapter's own p-values stay below 0.05 under Holm, a whole number
 
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
 (claims.beside(seven).style.format({c: "{:.3g}" for c in ("chapter p", "chapter Holm p", "queries Holm p", "needles Holm p")})
  .hide(axis="index"))
 
-# %%
-display(Markdown(claims.survivors()))
+# %% jupyter={"source_hidden": true}
+predict.reveal(my_prediction, predict.Count(len(claims.own_holm())),
+               sum(p_holm < 0.05 for _, p_holm in claims.own_holm().values()), claims.survivors())
 
 # %% [markdown]
 # ## Metric shopping

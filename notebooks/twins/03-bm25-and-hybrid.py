@@ -56,7 +56,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import measure, narrate, tables, timings_table, widgets
+from ragkit.teach.lesson import measure, narrate, predict, tables, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -123,6 +123,21 @@ pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).roun
 # ## BM25 against dense, across all needle queries
 #
 # One hand-picked query is an anecdote. The question is how BM25 does on ordinary questions. Below: hit@k for k from 1 to 20 on strategy E, for dense, BM25 and the hybrid you will meet in a moment.
+#
+# **Predict first.** At Hit@1 (only the first chunk counts), on strategy E, which retriever finds the needle for more
+# queries: `"BM25"`, `"dense"` or `"the same"`? Write your choice in `my_prediction` before you run the table: the
+# cell under it answers it.
+
+# %%
+my_prediction = None  # your guess at Hit@1 on E: "BM25", "dense" or "the same"
+
+# %% [markdown]
+# One question of the knowledge check tests that guess, so it is asked here, before the table answers it.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("03", course, before_reveal=True).widget()
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
@@ -133,7 +148,9 @@ curve.round(3)
 # The chapter reports that on its corpus BM25 more than doubled dense top-1 accuracy and then fell clearly behind around rank 8, because the two fail on different queries. Check each part on this corpus.
 
 # %% jupyter={"source_hidden": true}
-narrate.bm25_against_dense(ev, curve)
+top1 = {"BM25": ev["E/bm25"].value("Hit@1"), "dense": ev["E/dense"].value("Hit@1")}
+predict.reveal(my_prediction, predict.Choice((*top1, "the same")), predict.ahead(top1, "the same"),
+               narrate.bm25_against_dense(ev, curve))
 
 # %% [markdown]
 # Why would BM25 do better on one corpus than on another? It can only score words that the query and the chunk share. So look at how many of each query's content words (stop words removed) appear in its needle, split by the two phrasings,

@@ -51,10 +51,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import LateInteractionReranker, available_reranker
+from ragkit import RERANK_DEPTH, LateInteractionReranker, available_reranker
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -84,9 +84,24 @@ if reranker is None:
 #
 # You cannot afford that for every chunk in the corpus, so the cross-encoder only reorders a shortlist that a cheap retriever produced.
 # In ragkit the shortlist is the top of the hybrid ranking (dense and BM25 fused, notebook 03); everything below it keeps its place.
+#
+# **Predict first.** For what share of the queries do you expect the hybrid shortlist to hold a chunk with the whole
+# needle at all? That share is the ceiling of every reranker here, however good. Write a share in `my_prediction`
+# (0.5 or "50%"); the next cell answers it.
+
+# %%
+my_prediction = None  # your guess: the share of queries whose needle is in the hybrid shortlist, e.g. 0.5
+
+# %% [markdown]
+# One question of the knowledge check tests the idea behind that guess, so it is asked here, before the answer.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("04", course, before_reveal=True).widget()
 
 # %% jupyter={"source_hidden": true}
-narrate.shortlist_ceiling(ev)
+predict.reveal(my_prediction, predict.Share(), ev["E/hybrid"].value(f"Hit@{RERANK_DEPTH}"), narrate.shortlist_ceiling(ev))
 
 # %% [markdown]
 # ## The cross-encoder (if you have it)

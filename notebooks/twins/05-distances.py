@@ -53,7 +53,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import count_pieces, default_embedder, identity_check, max_identity_gap
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, plots
+from ragkit.teach.lesson import narrate, plots, predict
 
 course = ragkit.teach.course.load()
 embedder = default_embedder()
@@ -148,6 +148,20 @@ narrate.unnormalised(raw_check, check, general)
 #
 # If the norms were all some other constant, say all 3, nothing much would be lost: every L2 distance would be scaled by the same factor.
 # The trouble is that they are not constant. Here are the un-normalised norms of the same 200 chunks, next to their length in word pieces.
+#
+# **Predict first.** Do longer chunks get `"longer"` or `"shorter"` un-normalised vectors? Write your choice in
+# `my_prediction` before you run the table: the cell under the plot answers it.
+
+# %%
+my_prediction = None  # your guess: longer chunks get "longer" or "shorter" un-normalised vectors
+
+# %% [markdown]
+# One question of the knowledge check tests that guess, so it is asked here, before the plot answers it.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("05", course, before_reveal=True).widget()
 
 # %%
 raw200 = embedder.pooled(texts)
@@ -161,7 +175,9 @@ plots.described(px.scatter(lengths, x="word pieces", y="norm, un-normalised", ho
                 plots.scatter_summary(lengths, "word pieces", ["norm, un-normalised"], "chunks"))
 
 # %% jupyter={"source_hidden": true}
-narrate.length_and_norm(lengths)
+follows = lengths.corr().loc["word pieces", "norm, un-normalised"]
+predict.reveal(my_prediction, predict.Choice(("longer", "shorter")), "shorter" if follows < 0 else "longer",
+               narrate.length_and_norm(lengths))
 
 # %% [markdown]
 # Why would length move the norm at all? A mean of vectors that point in somewhat different directions is shorter than the vectors

@@ -69,7 +69,7 @@ from ragkit import (
 )
 from ragkit.answer import answer
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, tables, widgets
+from ragkit.teach.lesson import narrate, predict, tables, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -239,11 +239,24 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 # model is ever called. The refusal is a comparison of two numbers: cheaper than a model call and deterministic
 # (no prompt can talk it out of refusing), but only as good as its cut, whose bluffs notebook 06 counts. Here are two out-of-domain questions; the second is
 # one of the adjacent questions from notebook 06. See what the gate does with each.
+#
+# **Predict first.** The first asks about football, the second about vector databases, a topic next door to this
+# course. Which of the two will the gate refuse: `"both"`, `"only the first"`, `"only the second"` or `"neither"`?
+# Write your choice in `my_prediction` before you run the gate: the cell under it answers it.
 
 # %%
+my_prediction = None  # your guess: "both", "only the first", "only the second" or "neither"
+
+# %%
+refused = []
 for question in ("what is the offside rule in football", "which vector database should i use for ten million embeddings"):
     reply = answer(question, retriever)
+    refused.append(isinstance(reply, NoAnswer))
     print(str(reply) if isinstance(reply, NoAnswer) else f"ANSWERED with {len(reply.citations)} source(s): {question}")
+
+# %% jupyter={"source_hidden": true}
+refusals = {(True, True): "both", (True, False): "only the first", (False, True): "only the second", (False, False): "neither"}
+predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals[tuple(refused)])
 
 # %% [markdown]
 # If the second line is not a NO ANSWER, that is the bluff column from notebook 06 in action: the gate

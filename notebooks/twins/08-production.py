@@ -68,7 +68,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import SIZE, IndexBusy, StaleIndex, default_embedder, index, load_corpus
-from ragkit.teach.lesson import narrate
+from ragkit.teach.lesson import narrate, predict
 
 course = ragkit.teach.course.load()
 work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
@@ -256,16 +256,27 @@ print("\n".join(before.lines()))
 #
 # ### Searching a stale index
 #
-# With stale documents in it, the index refuses to open, and says why and what to run:
+# The index now holds vectors of a text that changed and of a document that is gone.
+#
+# **Predict first.** Ask it a question now: does the index `"answer"` (from the vectors it holds) or `"refuse"`? Write
+# your choice in `my_prediction` before you run the search: the cell under it answers it.
+
+# %%
+my_prediction = None  # your guess: the stale index will "answer" or "refuse"
 
 # %%
 try:
     index.Index(corpus, out, embedder).search(q.question)
+    searched = "answer"
 except StaleIndex as err:
+    searched = "refuse"
     print(textwrap.fill(str(err), 110))
 
+# %% jupyter={"source_hidden": true}
+predict.reveal(my_prediction, predict.Choice(("answer", "refuse")), searched)
+
 # %% [markdown]
-# Refusing is deliberate. The alternative, answering from a mixture of old and new vectors, returns results that
+# A stale index refuses to open, and its message says why and what to run. Refusing is deliberate. The alternative, answering from a mixture of old and new vectors, returns results that
 # look just as confident as correct ones, and no log line anywhere tells you something is off.
 #
 # ### Update: re-embed only what changed

@@ -5,7 +5,8 @@ notebook's check has at least one question that applies its idea to a new case (
 of win/loss counts). Options are shuffled per student, with a seed from the student's name, so a reload shows the
 same order and clicking the same position everywhere scores chance. The questions are plain data
 (``questions(notebook, course)``); ``Quiz`` shows them as ipywidgets and records each score in the student's
-results file, like the exercises' checks.
+results file, like the exercises' checks. A question that tests the notebook's prediction (``before_reveal``) is
+asked where the prediction is made, before the result that answers it (``ragkit.teach.lesson.predict``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class QuizQuestion:
     options: tuple[Option, ...]
     applies: bool = False
     """The question applies the idea to a new case (its right option computed from the course), not recall."""
+    before_reveal: bool = False
+    """The question tests the notebook's prediction, so it is asked before the result that answers it
+    (``Quiz(notebook, course, before_reveal=True)``), not in the knowledge check at the end."""
 
     def __post_init__(self):
         if sum(o.right for o in self.options) != 1:
@@ -61,6 +65,11 @@ class QuizQuestion:
 def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> QuizQuestion:
     return QuizQuestion(prompt, (Option(_("yes"), yes, why_yes if yes else why_no),
                              Option(_("no"), not yes, why_no if not yes else why_yes)))
+
+
+def _before_reveal(question: QuizQuestion) -> QuizQuestion:
+    """The same question, asked where the notebook's prediction is made, before the result gives its answer away."""
+    return dataclasses.replace(question, before_reveal=True)
 
 
 def _right(flag: bool) -> str:
@@ -236,18 +245,19 @@ def _chunking(course: Course) -> list[QuizQuestion]:
     lost_a, lost_b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
     counts = sorted({lost_a, chapter.DESTROYED_BLIND, 0, lost_a + 5} - {None})
     return [
-        QuizQuestion(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on this corpus?",
+        _before_reveal(QuizQuestion(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on "
+                                    "this corpus?",
                  tuple(Option(str(n), n == lost_a,
                               f"right: {lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
                               else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; this corpus and its needles "
                                    "differ"
                               if n == chapter.DESTROYED_BLIND else
-                              "count the red bars of the needle plot: a needle dies when a window ends inside it")
-                       for n in counts)),
-        _yes_no("Does overlap (B) save every needle that A destroys on this corpus?", lost_b == 0,
-                f"yes: every destroyed needle is rescued by the {OVERLAP} carried characters",
-                f"no: {lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a needle cut in "
-                f"its first {OVERLAP} characters"),
+                              "a needle dies when a window edge lands inside it; the table below counts them")
+                       for n in counts))),
+        _before_reveal(_yes_no("Does overlap (B) save every needle that A destroys on this corpus?", lost_b == 0,
+                               f"yes: every destroyed needle is rescued by the {OVERLAP} carried characters",
+                               f"no: {lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a "
+                               f"needle cut in its first {OVERLAP} characters")),
         QuizQuestion("Which of a chunk's two texts is quoted back to the user?", (
             Option("content: the chunk's own words", True,
                    "right: its offsets slice it out of the document exactly, so the citation can be checked"),
@@ -277,11 +287,12 @@ def _dense(course: Course) -> list[QuizQuestion]:
                    "that is a different test; the sign test throws the ties away"),
             Option("the queries where both runs find the needle", False,
                    "those agree, so they say nothing about which run is better: the test drops them"))),
-        _yes_no("Does the header's gain (E against C at Hit@20) reach significance on this corpus?", significant,
-                f"yes: +{c.wins}/-{c.losses}, p = {c.p:.3g}",
-                f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
-                f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0]}/"
-                f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1]}: inconclusive, {INCONCLUSIVE}"),
+        _before_reveal(_yes_no(
+            "Does the header's gain (E against C at Hit@20) reach significance on this corpus?", significant,
+            f"yes: +{c.wins}/-{c.losses}, p = {c.p:.3g}",
+            f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
+            f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0]}/"
+            f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1]}: inconclusive, {INCONCLUSIVE}")),
         _pair(course),
     ]
 
@@ -297,9 +308,10 @@ def _bm25(course: Course) -> list[QuizQuestion]:
                    "that is taking the maximum; summing 1 / (k + rank) rewards chunks both lists rank well"),
             Option("because BM25 scores can be negative", False,
                    "with this idf they are never negative; the problem is their unbounded scale")),),
-        _yes_no("On this corpus, is BM25's Hit@1 point estimate above dense retrieval's (strategy E)?", bm25 > dense,
-                f"yes: {bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
-                f"no: {bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so"),
+        _before_reveal(_yes_no(
+            "On this corpus, is BM25's Hit@1 point estimate above dense retrieval's (strategy E)?", bm25 > dense,
+            f"yes: {bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
+            f"no: {bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so")),
         QuizQuestion("A query names an exact function from a code block. Which retriever should find it?", (
             Option("BM25: it matches the exact string", True,
                    "right: a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
@@ -318,11 +330,11 @@ def _rerank(course: Course) -> list[QuizQuestion]:
             Option("it is a bi-encoder with a larger model, so its vectors are too big to store", False,
                    "a cross-encoder makes no chunk vector at all: it scores each (query, chunk) pair"),
             Option("it can, with a larger cache", False, "no cache holds pairs with queries nobody has asked yet"))),
-        QuizQuestion("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
+        _before_reveal(QuizQuestion("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
             Option("can never be fixed by the reranker", True,
                    "right: a reranker reorders a shortlist; the shortlist sets its ceiling"),
             Option("is found if the reranker is good enough", False, "it never sees that chunk"),
-            Option("moves into the top 25 after reranking", False, "reranking only reorders"))),
+            Option("moves into the top 25 after reranking", False, "reranking only reorders")))),
         QuizQuestion("Late interaction (MaxSim) keeps one vector per ...", (
             Option("word piece", True, "right: each query piece takes its best match among a chunk's pieces"),
             Option("chunk", False, "that is the bi-encoder of notebook 02"),
@@ -338,11 +350,11 @@ def _distances(course: Course) -> list[QuizQuestion]:
             Option("1 - cos = d² / 2", True, "right: expand |a - b|² with |a| = |b| = 1"),
             Option("1 - cos = d", False, "the square is missing: check it on two real chunks"),
             Option("1 - cos = d²", False, "half of that: |a - b|² = 2 - 2 cos for unit vectors"))),
-        QuizQuestion("Without normalisation, what does a vector's norm track?", (
+        _before_reveal(QuizQuestion("Without normalisation, what does a vector's norm track?", (
             Option("largely the length of the text", True,
                    "right: a mean-pooled vector's norm grows and shrinks with the text, not only its meaning"),
             Option("how relevant the chunk is", False, "relevance is a relation to a query; a norm has no query"),
-            Option("nothing: all norms are 1", False, "only after normalisation"))),
+            Option("nothing: all norms are 1", False, "only after normalisation")))),
         QuizQuestion("Why does a fixed threshold need normalised vectors?", (
             Option("so that a vector's length, which tracks the text's length, no longer adds to the distance", True,
                    "right: without it a long chunk and a short one would need different cuts; length still moves "
@@ -458,11 +470,19 @@ def questions(notebook: str, course: Course, student: str | None = None) -> list
 
 
 class Quiz:
-    """Radio buttons per question and one button; the feedback explains every option, right and wrong."""
+    """Radio buttons per question and one button; the feedback explains every option, right and wrong.
 
-    def __init__(self, notebook: str, course: Course, student: str | None = None):
+    The knowledge check at a notebook's end asks every question but those that test its prediction; with
+    ``before_reveal`` the quiz asks only those, where the prediction is made, and records its score apart.
+    """
+
+    def __init__(self, notebook: str, course: Course, student: str | None = None, before_reveal: bool = False):
         self.notebook = notebook[:2]
-        self.questions = questions(notebook, course, student)
+        self.before_reveal = before_reveal
+        self.questions = [q for q in questions(notebook, course, student) if q.before_reveal == before_reveal]
+        if not self.questions:
+            raise ValueError(f"notebook {notebook!r} has no question {'before' if before_reveal else 'after'} its "
+                             "reveal: drop before_reveal=True, or mark a question with _before_reveal")
         self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
                         for q in self.questions]
         self.feedback = [w.HTML() for _ in self.questions]
@@ -485,7 +505,8 @@ class Quiz:
             items = "".join(f"<li>{'&#10003;' if o.right else '&#10007;'} <b>{html.escape(o.text)}</b>: "
                             f"{html.escape(o.why)}</li>" for o in q.options)
             out.value = f"{verdict}<ul>{items}</ul>"
-        recorded = record(f"quiz {self.notebook}", Feedback(right == len(self.questions), (), {
+        name = f"quiz {self.notebook}" + (" before the reveal" if self.before_reveal else "")
+        recorded = record(name, Feedback(right == len(self.questions), (), {
             "right": right, "answered": answered, "questions": len(self.questions)}))
         notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in recorded.notes)
         self.score.value = say("<b>{right} of {questions} right</b>", right=right,

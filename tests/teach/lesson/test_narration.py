@@ -23,7 +23,7 @@ from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation, Result
 from ragkit.plumbing.models import HubModel
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate
+from ragkit.teach.lesson import narrate, predict
 from ragkit.teach.lesson.latency import Timing
 from ragkit.threshold import SweepRow
 
@@ -342,6 +342,15 @@ def edge_cases() -> dict[str, list]:
     hits = [(chunk("x b y"), 0.3), (chunk("other"), 0.4), (chunk("and x b y"), 0.5)]
     return {
         "model_here": [narrate.model_here(NO_MODEL)],
+        "predict.reveal": [predict.reveal(None, predict.Count(32), 2, narrate.destroyed(lost)),
+                           predict.reveal(3, predict.Count(32), 2), predict.reveal(2, predict.Count(32), 2),
+                           predict.reveal("seven", predict.Count(32), 2), predict.reveal("", predict.Share(), 0.84375),
+                           predict.reveal("80%", predict.Share(), 0.84375),
+                           predict.reveal(0.85, predict.Share(), 0.845),
+                           predict.reveal(float("nan"), predict.Share(), 0.5),
+                           predict.reveal("dense", predict.Choice(("BM25", "dense")), "BM25", Markdown("Why.")),
+                           predict.reveal("bm25", predict.Choice(("BM25", "dense")), "BM25"),
+                           predict.reveal([1], predict.Choice(("BM25", "dense")), "BM25")],
         "out_of_domain_kinds": [narrate.out_of_domain_kinds(ood)],
         "ground_truth_problems": [narrate.ground_truth_problems([]), narrate.ground_truth_problems(["a problem"])],
         "chapter_figure": [narrate.chapter_figure()],
@@ -750,3 +759,8 @@ def test_ex1s_window_says_whose_name_it_is_in_each_of_the_three_cases(monkeypatc
     assert "assigned to **root**, a name this machine gives everyone" in said and "student('the name on" in said
     results.student("ada")
     assert "assigned to **ada**, the name you gave `student(...)`" in narrate.window_owner(408).data
+
+
+def test_the_answers_to_a_prediction_go_through_the_language_module():
+    found = prose_past_language((ROOT / "ragkit" / "teach" / "lesson" / "predict.py").read_text(encoding="utf-8"))
+    assert found == ["'my_prediction'"], f"predict.py writes words past ragkit.teach.language: {found}"
