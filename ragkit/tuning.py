@@ -258,6 +258,8 @@ class Sweeps:
     """Why the sweeps could not be stored ("" when they are in the store)."""
     read_seconds: float = 0.0
     """What this call took: the computation, or reading the store."""
+    window: int = 0
+    """The encoder's window in word pieces: a chunk longer than that is counted ``over_window``."""
 
     def __getitem__(self, name: str) -> Setting:
         for s in self.settings:
@@ -382,13 +384,13 @@ def sweep_settings(corpus_: Corpus, questions: Sequence[Question], embedder: Enc
     if payload is not None:
         try:
             settings, seconds = _from_json(payload)
-            return Sweeps(settings, seconds, True, "", time.perf_counter() - began)
+            return Sweeps(settings, seconds, True, "", time.perf_counter() - began, embedder.stamp.window)
         except (KeyError, TypeError, ValueError, InputError):
             pass  # a file of the right stamp but the wrong shape: computed again, and replaced
     settings = _compute(corpus_, questions, embedder, grid, progress)
     seconds = time.perf_counter() - began
     saved = store.write("tuning", key, _to_json(settings, seconds), folder) if cache else "not asked to"
-    return Sweeps(settings, seconds, False, saved, seconds)
+    return Sweeps(settings, seconds, False, saved, seconds, embedder.stamp.window)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import inspect
 import io
 import re
 import tokenize
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,6 +17,7 @@ import pandas as pd
 import pytest
 from IPython.display import HTML, Markdown
 
+from ragkit import tuning
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
 from ragkit.data import OutOfDomain
@@ -23,7 +25,7 @@ from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation, Result
 from ragkit.plumbing.models import HubModel
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, predict
+from ragkit.teach.lesson import held_out, narrate, predict
 from ragkit.teach.lesson.latency import Timing
 from ragkit.threshold import SweepRow
 
@@ -433,6 +435,55 @@ def edge_cases() -> dict[str, list]:
         "metrics_disagree": [narrate.metrics_disagree(_runs({"A": [12, 0], "E": [1, 3]}), ("dense",)),
                              narrate.metrics_disagree(_runs({"A": [1, 1], "E": [2, 9]}, {"E": ((2, 4), (9,))}),
                                                       ("dense",))],
+        **_tuning_cases(),
+    }
+
+
+NEEDLES = tuple(f"n{i:02d}" for i in range(20) for _ in range(2))
+"""Twenty made-up needles asked twice each: enough held-out needles for a comparison to hold after Holm."""
+
+
+def _made_up_sweeps(kind: str) -> tuning.Sweeps:
+    """Five made-up settings on the same queries. ``good``: each setting's other value finds every needle at rank 1
+    where the default finds it at rank 2 (chosen, and it holds held out); ``lucky``: it does so on the tuning half
+    only and misses the held-out needles; ``kept``: it never beats the default (the tuning keeps every default);
+    ``mixed``: good for every setting but BM25's, which is lucky."""
+    tune_half, _held = tuning.halves(NEEDLES)
+    ids = tuple(f"{n}/{i % 2}" for i, n in enumerate(NEEDLES))
+
+    def run(rank_of) -> Result:
+        return Result("E", "made up", np.array([rank_of(n) for n in NEEDLES]), ids, NEEDLES)
+
+    ranks = {"good": lambda n: 1, "lucky": lambda n: 1 if n in tune_half else 0, "kept": lambda n: 3}
+    values = {"chunk size": (512, 1024), "overlap": (0, 64), "RRF k": (60, 10), "dense weight": (0.5, 0.75),
+              "BM25 (k1, b)": ((1.2, 0.75), (0.9, 0.9))}
+    cut = {512: tuning.Chunked(1068, (), 3), 1024: tuning.Chunked(508, ("q01", "q02"), 160),
+           0: tuning.Chunked(1068, (), 3), 64: tuning.Chunked(1068, (), 0)}
+    return tuning.Sweeps(tuple(
+        tuning.Setting(name, default, {default: run(lambda n: 2), value: run(
+            ranks["lucky" if kind == "mixed" and name.startswith("BM25") else kind.replace("mixed", "good")])},
+                       {v: cut[v] for v in (default, value)} if name in ("chunk size", "overlap") else {})
+        for name, (default, value) in values.items()), seconds=74.2, cached=False, read_seconds=74.2, window=256)
+
+
+def _tuning_cases() -> dict[str, list]:
+    """Notebook 03b's narrators on made-up sweeps: every branch."""
+    good, lucky, kept = (_made_up_sweeps(kind) for kind in ("good", "lucky", "kept"))
+    none_over = replace(good, settings=tuple(replace(s, chunked={v: replace(c, over_window=0, destroyed=())
+                                                                  for v, c in s.chunked.items()})
+                                             for s in good.settings))
+    studies = [tuning.study(s) for s in (good, lucky, kept)]
+    return {
+        "needle_halves": [narrate.needle_halves(good)],
+        "sweep_cost": [narrate.sweep_cost(good), narrate.sweep_cost(replace(good, saved="/x cannot be written")),
+                       narrate.sweep_cost(replace(good, cached=True, read_seconds=0.004))],
+        "second_sweep": [narrate.second_sweep(replace(good, cached=True, read_seconds=0.004)),
+                         narrate.second_sweep(replace(good, read_seconds=2.5))],
+        "swept_values": [narrate.swept_values(good)],
+        "recut_corpus": [narrate.recut_corpus(good), narrate.recut_corpus(none_over)],
+        "guess_answered": [narrate.guess_answered(g, studies[1]) for g in (None, " ", "many", 9, True, 5, "2")],
+        "held_out_verdicts": [narrate.held_out_verdicts(s) for s in studies],
+        "gain_shrinks": [narrate.gain_shrinks(s) for s in studies],
     }
 
 
@@ -764,3 +815,54 @@ def test_ex1s_window_says_whose_name_it_is_in_each_of_the_three_cases(monkeypatc
 def test_the_answers_to_a_prediction_go_through_the_language_module():
     found = prose_past_language((ROOT / "ragkit" / "teach" / "lesson" / "predict.py").read_text(encoding="utf-8"))
     assert found == ["'my_prediction'"], f"predict.py writes words past ragkit.teach.language: {found}"
+
+
+def test_03bs_narrators_say_what_the_made_up_sweeps_show():
+    text = {name: [m.data for m in shown] for name, shown in _tuning_cases().items()}
+    good, lucky, kept = text["held_out_verdicts"]
+    assert "**5** hold as a gain over the default: Chunk size, Overlap, RRF k, Dense weight and BM25 (k1, b)." in good
+    assert "+10/-0" in good and "**below the default**" not in good
+    assert "**below the default** on the held-out half for **Chunk size** (-0.500 MRR)" in lucky
+    assert "the held-out half would have chosen **512**" in lucky and "none holds as a gain" in lucky
+    assert "Worse than the default beyond chance, after Holm: Chunk size, Overlap, RRF k" in lucky
+    assert "For none of the **5** settings" in kept and "0 of them changed at all" in kept
+    assert "kept every default" in text["gain_shrinks"][2] and "None of it survives" in text["gain_shrinks"][1]
+    assert "**100%** of it survives" in text["gain_shrinks"][0]
+    empty, blank, word, high, flag, exact, off = text["guess_answered"]
+    assert "You left `my_prediction` empty" in empty and "You left `my_prediction` empty" in blank
+    assert all("should be a whole number from 0 to 5" in t for t in (word, high, flag))
+    assert "You predicted **5**: off by 5" in exact and "You predicted **2**: off by 2" in off
+    assert all("for **0** of the **5** settings." in t for t in text["guess_answered"])
+    assert "**20** needles, split with seed **11**: **10** on the tuning half (**20** queries)" in \
+        text["needle_halves"][0]
+    computed, unsaved, cached = text["sweep_cost"]
+    assert "Computed in **74.2 s**" in computed and "stored under their stamp" in computed
+    assert "not stored: /x cannot be written" in unsaved and "Read back from the result store in **4 ms**" in cached
+    assert text["second_sweep"] == ["The same call again: **4 ms**, read back from the result store.",
+                                    "The same call again: **2.5 s**, computed again (nothing was stored)."]
+    assert "k1 of 1.2, 0.9 with b of 0.75, 0.9, every pair (4)" not in text["swept_values"][0]
+    assert "**10** evaluations of the same **40** queries" in text["swept_values"][0]
+    over, none = text["recut_corpus"]
+    assert "destroyed **2** needles (q01, q02)" in over and "**160** of **508** chunks run past" in over
+    assert "No chunk size tried here runs past the encoder's **256** word pieces." in none
+
+
+def test_03bs_chart_table_and_check_carry_the_studys_figures():
+    lucky = tuning.study(_made_up_sweeps("lucky"))
+    fig = held_out.chart(lucky)
+    assert "Chunk size: chosen 1,024, held-out best 512" in fig.description
+    assert len(fig.data) == 4 * len(lucky.tunings) and sum(t.showlegend for t in fig.data) == 4
+    table = held_out.summary(lucky)
+    assert list(table["chosen on the tuning half"]) == ["1,024", "64", "10", "0.75", "(0.9, 0.9)"]
+    assert not table.isna().any().any() and list(table["needles won/lost"]) == ["+0/-10"] * 5
+    quiz = held_out.knowledge_check(lucky, student="ada")
+    assert quiz.notebook == "03b" and len(quiz.questions) == 4
+    first, second = quiz.questions[:2]
+    right = next(o.text for o in first.options if o.right)
+    assert right == f"its score on the held-out half, {lucky['chunk size'].trial(1024).held:.3f}"
+    assert next(o.text for o in second.options if o.right) == "yes"  # the lucky value loses held out
+    kept = held_out.knowledge_check(tuning.study(_made_up_sweeps("good")), student="ada")
+    assert next(o.text for o in kept.questions[1].options if o.right) == "no"
+    mixed = held_out.knowledge_check(tuning.study(_made_up_sweeps("mixed")), student="ada").questions[1]
+    assert "BM25 (k1, b)" in mixed.prompt and next(o.text for o in mixed.options if o.right) == "yes"
+    assert held_out.shown((0.9, 1.0)) == "(0.9, 1)" and held_out.shown(1024) == "1,024"

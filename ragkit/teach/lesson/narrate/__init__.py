@@ -283,6 +283,30 @@ from ragkit.teach.lesson.narrate.thresholds import (
 from ragkit.teach.lesson.narrate.thresholds import (
     sweep_shape as sweep_shape,
 )
+from ragkit.teach.lesson.narrate.tuning import (
+    gain_shrinks as gain_shrinks,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    guess_answered as guess_answered,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    held_out_verdicts as held_out_verdicts,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    needle_halves as needle_halves,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    recut_corpus as recut_corpus,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    second_sweep as second_sweep,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    sweep_cost as sweep_cost,
+)
+from ragkit.teach.lesson.narrate.tuning import (
+    swept_values as swept_values,
+)
 
 __all__ = [
     "abstention_rules",
@@ -314,15 +338,18 @@ __all__ = [
     "ex2_rules",
     "four_or_twenty",
     "fused_ranks",
+    "gain_shrinks",
     "gate_kept",
     "ground_truth",
     "ground_truth_problems",
+    "guess_answered",
     "guessed_counts",
     "header_alone",
     "header_duel",
     "header_room",
     "header_share",
     "headline",
+    "held_out_verdicts",
     "identifier_checks",
     "identity_gap",
     "identity_noise",
@@ -343,6 +370,7 @@ __all__ = [
     "near_miss",
     "nearest_moved",
     "needle_after_extraction",
+    "needle_halves",
     "needle_in_hits",
     "needle_tests",
     "no_cross_encoder",
@@ -355,17 +383,21 @@ __all__ = [
     "query_line",
     "quote_or_text",
     "read_a_file",
+    "recut_corpus",
     "reference_costs",
     "repaired",
     "rerank_skipped",
     "retrieval_bill",
     "room_to_win",
     "rrf_weights",
+    "second_sweep",
     "shortlist_ceiling",
     "sign_test_on_chapter_counts",
     "stamp_differences",
     "strict_cut",
+    "sweep_cost",
     "sweep_shape",
+    "swept_values",
     "ticket_words",
     "two_halves",
     "two_locators",

@@ -1,0 +1,183 @@
+"""What notebook 03b-tuning says from its results: one narrator per cell of computed prose (its chart, table and
+knowledge check are ``ragkit.teach.lesson.held_out``)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from IPython.display import Markdown
+
+from ragkit.teach.language import _, say
+from ragkit.teach.lesson.held_out import label, shown
+from ragkit.tuning import SEED, Study, Sweeps, halves
+
+
+def _seconds(seconds: float) -> str:
+    """A duration as people read it: milliseconds under a second, seconds above."""
+    if seconds < 1:
+        return say("{ms:,.0f} ms", ms=seconds * 1000)
+    return say("{s:,.1f} s", s=seconds)
+
+
+def _names(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + (say(" and {last}", last=items[-1]) if len(items) > 1 else items[-1])
+
+
+def needle_halves(sweeps: Sweeps, seed: int = SEED) -> Markdown:
+    """How the needles were split: how many on each side, with how many queries, and the seed."""
+    needles = next(iter(sweeps.settings[0].results.values())).needle_ids
+    tune_half, held = halves(needles, seed)
+    return Markdown(say(
+        "The **{needles}** needles, split with seed **{seed}**: **{tune}** on the tuning half (**{tune_queries}** "
+        "queries), **{held}** held out (**{held_queries}** queries). Both phrasings of a needle sit on the same side.",
+        needles=len(set(needles)), seed=seed, tune=len(tune_half), held=len(held),
+        tune_queries=sum(n in tune_half for n in needles), held_queries=sum(n in held for n in needles)))
+
+
+def sweep_cost(sweeps: Sweeps) -> Markdown:
+    """What the sweeps cost this time: computed (and stored, or why not), or read back from the result store."""
+    if sweeps.cached:
+        return Markdown(say(
+            "Read back from the result store in **{read}**; computing them took **{seconds}** the first time (the "
+            "new cuts' vectors are in the vector cache since then, too).",
+            read=_seconds(sweeps.read_seconds), seconds=_seconds(sweeps.seconds)))
+    if sweeps.saved:
+        return Markdown(say(
+            "Computed in **{seconds}**, and not stored: {why}. The next run computes them again.",
+            seconds=_seconds(sweeps.seconds), why=sweeps.saved))
+    return Markdown(say(
+        "Computed in **{seconds}** (every new cut embedded once, through the vector cache) and stored under their "
+        "stamp: the next run reads them back.", seconds=_seconds(sweeps.seconds)))
+
+
+def second_sweep(again: Sweeps) -> Markdown:
+    """The same call once more: what it took, and where the sweeps came from."""
+    where = _("read back from the result store") if again.cached else _("computed again (nothing was stored)")
+    return Markdown(say("The same call again: **{read}**, {where}.", read=_seconds(again.read_seconds), where=where))
+
+
+def _values(values: list[Hashable]) -> str:
+    """Values swept, listed; pairs as the grid they come from (k1 of ... times b of ...) when they make one."""
+    if values and all(isinstance(v, tuple) for v in values):
+        firsts, seconds = list(dict.fromkeys(v[0] for v in values)), list(dict.fromkeys(v[1] for v in values))
+        if len(values) == len(firsts) * len(seconds):
+            return say("k1 of {k1s} with b of {bs}, every pair ({pairs})", k1s=", ".join(shown(v) for v in firsts),
+                       bs=", ".join(shown(v) for v in seconds), pairs=len(values))
+    return ", ".join(shown(v) for v in values)
+
+
+def swept_values(sweeps: Sweeps) -> Markdown:
+    """Each setting's values, its default marked: what the sweeps tried."""
+    lines = [say("- **{setting}**: {values} (the course's value: **{default}**).", setting=label(s.name),
+                 values=_values(list(s.results)), default=shown(s.default)) for s in sweeps.settings]
+    runs = sum(len(s.results) for s in sweeps.settings)
+    return Markdown(say("**{runs}** evaluations of the same **{queries}** queries in all:", runs=runs,
+                        queries=len(next(iter(sweeps.settings[0].results.values())).query_ids))
+                    + "\n\n" + "\n".join(lines))
+
+
+def recut_corpus(sweeps: Sweeps) -> Markdown:
+    """What each chunk size and overlap made of the corpus: chunks, chunks over the window, needles destroyed."""
+    lines = []
+    for setting in (sweeps["chunk size"], sweeps["overlap"]):
+        name = setting.name
+        for value, c in setting.chunked.items():
+            lost = (say("destroyed **{n}** needles ({ids})", n=len(c.destroyed), ids=", ".join(c.destroyed))
+                    if c.destroyed else _("destroyed no needle"))
+            lines.append(say("- {setting} **{value}**: **{chunks:,}** chunks, **{over:,}** of them over the "
+                             "encoder's window; {lost}.", setting=label(name), value=shown(value), chunks=c.chunks,
+                             over=c.over_window, lost=lost))
+    sizes = sweeps["chunk size"].chunked
+    longest = max(sizes)
+    over = sizes[longest].over_window
+    note = (say("At **{size:,}** characters, **{over:,}** of **{chunks:,}** chunks run past the encoder's **{window}** "
+                "word pieces: the model reads their beginning only, so a bigger chunk is not a bigger view.",
+                size=longest, over=over, chunks=sizes[longest].chunks, window=sweeps.window) if over else
+            say("No chunk size tried here runs past the encoder's **{window}** word pieces.", window=sweeps.window))
+    return Markdown("\n".join(lines) + "\n\n" + note)
+
+
+def guess_answered(guess: object, result: Study) -> Markdown:
+    """The student's guess (how many settings the held-out half agrees on) against what happened; a reminder if none."""
+    agreed = [t.parameter for t in result.tunings if not t.flattered]
+    n = len(result.tunings)
+    answer = say("The held-out half picks the same value as the tuning half for **{agreed}** of the **{n}** settings"
+                 "{which}.", agreed=len(agreed), n=n,
+                 which=say(" ({names})", names=_names(agreed)) if agreed else "")
+    if guess is None or (isinstance(guess, str) and not guess.strip()):
+        return Markdown(say("*You left `my_prediction` empty: a guess written down first is what makes the answer "
+                            "teach something. Write one in the cell above and run both cells again.* {answer}",
+                            answer=answer))
+    number = guess if isinstance(guess, int) and not isinstance(guess, bool) else None
+    if isinstance(guess, str) and guess.strip().isdigit():
+        number = int(guess.strip())
+    if number is None or not 0 <= number <= n:
+        return Markdown(say("*`my_prediction` should be a whole number from 0 to {n}: write one and run both cells "
+                            "again.* {answer}", n=n, answer=answer))
+    off = abs(number - len(agreed))
+    closeness = _("exactly right") if off == 0 else say("off by {off}", off=off)
+    return Markdown(say("You predicted **{guess}**: {closeness}. {answer}", guess=number, closeness=closeness,
+                        answer=answer))
+
+
+def held_out_verdicts(result: Study) -> Markdown:
+    """Per setting: what the tuning half chose, what the held-out half would have, and the held-out test with Holm."""
+    lines = []
+    for t in result.tunings:
+        chosen, default = shown(t.chosen), shown(t.default)
+        if t.chosen == t.default:
+            choice = say("the tuning half kept the default **{default}**", default=default)
+        else:
+            choice = say("the tuning half chose **{chosen}** over the default **{default}**", chosen=chosen,
+                         default=default)
+        held = (_("the held-out half agrees") if not t.flattered else
+                say("the held-out half would have chosen **{best}**", best=shown(t.held_best)))
+        test = t.judged.test
+        if t.chosen == t.default:
+            judged = _("nothing to judge: the default against itself")
+        else:
+            judged = say("on the held-out needles **{chosen}** against **{default}**: **+{wins}/-{losses}**, p = "
+                         "**{p:.3g}**, Holm p = **{holm:.3g}**", chosen=chosen, default=default, wins=test.wins,
+                         losses=test.losses, p=test.p, holm=t.judged.p_holm)
+        lines.append(say("- **{setting}**: {choice}; {held}; {judged}.", setting=label(t.parameter), choice=choice,
+                         held=held, judged=judged))
+    losers = [t.parameter for t in result.tunings if t.loses]
+    changed = [t for t in result.tunings if t.chosen != t.default]
+    held = [t for t in result.tunings if t.judged.p_holm is not None and t.judged.p_holm < 0.05]
+    better = [label(t.parameter) for t in held if t.judged.test.wins > t.judged.test.losses]
+    worse = [label(t.parameter) for t in held if t.judged.test.wins < t.judged.test.losses]
+    if losers:
+        lose = say("The tuning half's winner scores **below the default** on the held-out half for {names}: its win "
+                   "on the tuning half did not carry over.", names=_names([
+                       say("**{setting}** ({gain:+.3f} {metric})", setting=label(t.parameter), gain=t.held_gain,
+                           metric=result.metric) for t in result.tunings if t.loses]))
+    else:
+        lose = say("For none of the **{n}** settings does the tuning half's winner score below the default on the "
+                   "held-out half: this time the tuning did not backfire, though the held-out half disagreed on the "
+                   "best value for **{flattered}** of them.", n=len(result.tunings),
+                   flattered=sum(t.flattered for t in result.tunings))
+    holds = (say("After Holm over the **{n}** held-out comparisons, **{found}** hold as a gain over the default: "
+                 "{names}.", n=len(result.tunings), found=len(better), names=_names(better)) if better else
+             say("After Holm over the **{n}** held-out comparisons, none holds as a gain: no setting changed on the "
+                 "tuning half is shown better than its default on the held-out half ({changed} of them changed at "
+                 "all).", n=len(result.tunings), changed=len(changed)))
+    if worse:
+        holds += " " + say("Worse than the default beyond chance, after Holm: {names}.", names=_names(worse))
+    return Markdown("\n".join(lines) + "\n\n" + lose + " " + holds)
+
+
+def gain_shrinks(result: Study) -> Markdown:
+    """What the chosen values gained over the defaults on the tuning half, and what is left of it held out."""
+    changed = [t for t in result.tunings if t.chosen != t.default]
+    if not changed:
+        return Markdown(say("The tuning half kept every default, so there is no gain to check on the held-out half."))
+    each = "; ".join(say("{setting} **{tune:+.3f}** then **{held:+.3f}**", setting=label(t.parameter), tune=t.tune_gain,
+                         held=t.held_gain) for t in changed)
+    tune, held = sum(t.tune_gain for t in changed), sum(t.held_gain for t in changed)
+    kept = (say("**{share:.0%}** of it survives on the held-out half.", share=held / tune) if tune > 0 and held > 0
+            else _("None of it survives on the held-out half."))
+    return Markdown(say(
+        "{metric} gained over the default by the **{n}** changed settings, on the tuning half then on the held-out "
+        "half: {each}. Together **{tune:+.3f}** on the half that chose them, **{held:+.3f}** on the half that did "
+        "not. {kept} A score reported on the queries a setting was chosen on includes the luck of choosing it.",
+        metric=result.metric, n=len(changed), each=each, tune=tune, held=held, kept=kept))
