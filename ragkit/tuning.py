@@ -407,6 +407,11 @@ class Study:
                 return t
         raise InputError(f"no setting {name!r} was tuned: have {', '.join(t.parameter for t in self.tunings)}")
 
+    @property
+    def agreed(self) -> tuple[str, ...]:
+        """The settings for which the held-out half would have chosen what the tuning half chose."""
+        return tuple(t.parameter for t in self.tunings if not t.flattered)
+
     def rows(self) -> list[dict[str, Any]]:
         """One row per setting and value: both halves' scores, whether chosen or best held out, the setting's test."""
         out = []

@@ -54,7 +54,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import tuning
-from ragkit.teach.lesson import held_out, narrate
+from ragkit.teach.lesson import held_out, narrate, predict
 
 course = ragkit.teach.course.load()
 
@@ -116,17 +116,18 @@ narrate.recut_corpus(sweeps)
 # %% [markdown]
 # ## Predict first
 #
-# For each of the five settings, the tuning half picks the value with the best MRR. For how many of the five will the held-out half,
-# looking at the same values, pick the *same* one? Write a whole number from 0 to 5 in place of `None` before you run the next cells.
+# **Predict first.** For each of the five settings, the tuning half picks the value with the best MRR. For how many of the five will the
+# held-out half, looking at the same values, pick the *same* one? Write a whole number from 0 to 5 in `my_prediction` before you run the
+# next cells: the cell under the study answers it.
 
 # %%
-my_prediction = None
+my_prediction = None  # your guess: for how many of the five settings the two halves choose the same value
 
 # %%
 result = tuning.study(sweeps, "MRR")
 
 # %% jupyter={"source_hidden": true}
-narrate.guess_answered(my_prediction, result)
+predict.reveal(my_prediction, predict.Count(len(result.tunings)), len(result.agreed), narrate.halves_agree(result))
 
 # %% [markdown]
 # ## Both halves, every value

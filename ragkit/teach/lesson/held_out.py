@@ -137,7 +137,7 @@ class _TuningQuiz(Quiz):
     """Quiz with notebook 03b's questions (the quiz's own table has no entry for 03b)."""
 
     def __init__(self, result: Study, student: str | None = None, notebook: str = "03b"):
-        self.notebook = notebook
+        self.notebook, self.before_reveal = notebook, False
         self.questions = shuffled(_questions(result), self.notebook, student or current_student())
         self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
                         for q in self.questions]

@@ -481,7 +481,7 @@ def _tuning_cases() -> dict[str, list]:
                          narrate.second_sweep(replace(good, read_seconds=2.5))],
         "swept_values": [narrate.swept_values(good)],
         "recut_corpus": [narrate.recut_corpus(good), narrate.recut_corpus(none_over)],
-        "guess_answered": [narrate.guess_answered(g, studies[1]) for g in (None, " ", "many", 9, True, 5, "2")],
+        "halves_agree": [narrate.halves_agree(s) for s in studies],
         "held_out_verdicts": [narrate.held_out_verdicts(s) for s in studies],
         "gain_shrinks": [narrate.gain_shrinks(s) for s in studies],
     }
@@ -828,11 +828,12 @@ def test_03bs_narrators_say_what_the_made_up_sweeps_show():
     assert "For none of the **5** settings" in kept and "0 of them changed at all" in kept
     assert "kept every default" in text["gain_shrinks"][2] and "None of it survives" in text["gain_shrinks"][1]
     assert "**100%** of it survives" in text["gain_shrinks"][0]
-    empty, blank, word, high, flag, exact, off = text["guess_answered"]
-    assert "You left `my_prediction` empty" in empty and "You left `my_prediction` empty" in blank
-    assert all("should be a whole number from 0 to 5" in t for t in (word, high, flag))
-    assert "You predicted **5**: off by 5" in exact and "You predicted **2**: off by 2" in off
-    assert all("for **0** of the **5** settings." in t for t in text["guess_answered"])
+    assert text["halves_agree"] == [
+        "The held-out half picks the same value as the tuning half for **5** of the **5** settings (Chunk size, "
+        "Overlap, RRF k, Dense weight and BM25 (k1, b)).",
+        "The held-out half picks the same value as the tuning half for **0** of the **5** settings.",
+        "The held-out half picks the same value as the tuning half for **5** of the **5** settings (Chunk size, "
+        "Overlap, RRF k, Dense weight and BM25 (k1, b))."]
     assert "**20** needles, split with seed **11**: **10** on the tuning half (**20** queries)" in \
         text["needle_halves"][0]
     computed, unsaved, cached = text["sweep_cost"]
@@ -847,7 +848,8 @@ def test_03bs_narrators_say_what_the_made_up_sweeps_show():
     assert "No chunk size tried here runs past the encoder's **256** word pieces." in none
 
 
-def test_03bs_chart_table_and_check_carry_the_studys_figures():
+def test_03bs_chart_table_and_check_carry_the_studys_figures(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     lucky = tuning.study(_made_up_sweeps("lucky"))
     fig = held_out.chart(lucky)
     assert "Chunk size: chosen 1,024, held-out best 512" in fig.description
@@ -857,6 +859,9 @@ def test_03bs_chart_table_and_check_carry_the_studys_figures():
     assert not table.isna().any().any() and list(table["needles won/lost"]) == ["+0/-10"] * 5
     quiz = held_out.knowledge_check(lucky, student="ada")
     assert quiz.notebook == "03b" and len(quiz.questions) == 4
+    for question, choice in zip(quiz.questions, quiz.choices):
+        choice.value = next(o.text for o in question.options if o.right)
+    assert quiz.check() == 4 and "4 of 4 right" in quiz.score.value
     first, second = quiz.questions[:2]
     right = next(o.text for o in first.options if o.right)
     assert right == f"its score on the held-out half, {lucky['chunk size'].trial(1024).held:.3f}"

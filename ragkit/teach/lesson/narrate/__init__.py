@@ -287,7 +287,7 @@ from ragkit.teach.lesson.narrate.tuning import (
     gain_shrinks as gain_shrinks,
 )
 from ragkit.teach.lesson.narrate.tuning import (
-    guess_answered as guess_answered,
+    halves_agree as halves_agree,
 )
 from ragkit.teach.lesson.narrate.tuning import (
     held_out_verdicts as held_out_verdicts,
@@ -342,13 +342,13 @@ __all__ = [
     "gate_kept",
     "ground_truth",
     "ground_truth_problems",
-    "guess_answered",
     "guessed_counts",
     "header_alone",
     "header_duel",
     "header_room",
     "header_share",
     "headline",
+    "halves_agree",
     "held_out_verdicts",
     "identifier_checks",
     "identity_gap",

@@ -97,27 +97,12 @@ def recut_corpus(sweeps: Sweeps) -> Markdown:
     return Markdown("\n".join(lines) + "\n\n" + note)
 
 
-def guess_answered(guess: object, result: Study) -> Markdown:
-    """The student's guess (how many settings the held-out half agrees on) against what happened; a reminder if none."""
-    agreed = [t.parameter for t in result.tunings if not t.flattered]
-    n = len(result.tunings)
-    answer = say("The held-out half picks the same value as the tuning half for **{agreed}** of the **{n}** settings"
-                 "{which}.", agreed=len(agreed), n=n,
-                 which=say(" ({names})", names=_names(agreed)) if agreed else "")
-    if guess is None or (isinstance(guess, str) and not guess.strip()):
-        return Markdown(say("*You left `my_prediction` empty: a guess written down first is what makes the answer "
-                            "teach something. Write one in the cell above and run both cells again.* {answer}",
-                            answer=answer))
-    number = guess if isinstance(guess, int) and not isinstance(guess, bool) else None
-    if isinstance(guess, str) and guess.strip().isdigit():
-        number = int(guess.strip())
-    if number is None or not 0 <= number <= n:
-        return Markdown(say("*`my_prediction` should be a whole number from 0 to {n}: write one and run both cells "
-                            "again.* {answer}", n=n, answer=answer))
-    off = abs(number - len(agreed))
-    closeness = _("exactly right") if off == 0 else say("off by {off}", off=off)
-    return Markdown(say("You predicted **{guess}**: {closeness}. {answer}", guess=number, closeness=closeness,
-                        answer=answer))
+def halves_agree(result: Study) -> Markdown:
+    """For how many settings the held-out half would have chosen what the tuning half chose, and which."""
+    agreed = [label(name) for name in result.agreed]
+    return Markdown(say("The held-out half picks the same value as the tuning half for **{agreed}** of the **{n}** "
+                        "settings{which}.", agreed=len(agreed), n=len(result.tunings),
+                        which=say(" ({names})", names=_names(agreed)) if agreed else ""))
 
 
 def held_out_verdicts(result: Study) -> Markdown:
