@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from IPython.display import HTML, Markdown
 
-from ragkit.teach.language import _, number, say
+from ragkit.teach.language import _, current, number, say
 from ragkit.teach.untrusted import shown
 
 NAME = "my_prediction"
@@ -73,7 +73,9 @@ def _number(prediction: object) -> float | None:
     if isinstance(prediction, bool):
         return None
     if isinstance(prediction, str):
-        text = prediction.strip().replace(",", "")
+        text = prediction.strip()
+        # thousands and decimals as the kernel's language writes them: Dutch "0,8" is 0.8 and "1.200" is 1200
+        text = text.replace(".", "").replace(",", ".") if current() == "nl" else text.replace(",", "")
         try:
             value = float(text) if len(text) <= 40 else math.nan
         except ValueError:

@@ -54,6 +54,16 @@ def test_a_share_is_read_as_a_share_or_a_percentage_and_answered_in_points():
     assert "**1.00**" in predict.answer(1, SHARE, 0.5)  # 1 is the whole, not one per cent
 
 
+def test_a_number_typed_as_text_is_read_as_the_kernels_language_writes_it():
+    from ragkit.teach import language
+
+    assert "**1,200** more" in predict.answer("300", predict.Count(2000), 1500)
+    assert "**0.80**" in predict.answer("0.8", SHARE, 0.5) and "**0.80**" not in predict.answer("0,8", SHARE, 0.5)
+    with language.speaking("nl"):
+        assert "**0,80**" in predict.answer("0,8", SHARE, 0.5)
+        assert "**1.500**" in predict.answer("1.500", predict.Count(2000), 1500)
+
+
 def test_a_choice_matches_the_students_words_whatever_their_case_and_spacing():
     assert predict.answer(" bm25 ", CHOICE, "BM25") == "You predicted **BM25**; this run says **BM25**: right."
     assert predict.answer("The  Same", CHOICE, "dense").startswith("You predicted **the same**; this run says "
