@@ -57,7 +57,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import DEFAULT_CUT, STRICT_CUT, gate
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
+from ragkit.teach.lesson import claims, narrate, plots, predict, tables, widgets
 
 course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
@@ -118,6 +118,21 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # For each answerable query and each out-of-domain query, take the distance to the nearest
 # chunk in the whole index. A useful cut would need the blue bars (answerable) on its left and the red
 # bars (out of domain) on its right. The dashed line is the chapter's default cut.
+#
+# **Predict first.** Is there a cut on this corpus that answers every answerable query and refuses every
+# out-of-domain one? Write `"yes"` or `"no"` in `my_prediction` before you run the histogram: the cell under it
+# answers you.
+
+# %%
+my_prediction = None  # your guess: "yes" (some cut separates the two kinds) or "no"
+
+# %% [markdown]
+# One question of the knowledge check tests that guess, so it is asked here, before the histogram answers it.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("06", course, before_reveal=True).widget()
 
 # %%
 plots.distance_histogram(s, DEFAULT_CUT)
@@ -128,7 +143,8 @@ plots.distance_histogram(s, DEFAULT_CUT)
 # carries its answer*. Take the worst such query and the most convincing out-of-domain one:
 
 # %% jupyter={"source_hidden": true}
-narrate.distributions(s)
+separable = s.worst_in_domain < s.best_out_of_domain
+predict.reveal(my_prediction, predict.Choice(("yes", "no")), "yes" if separable else "no", narrate.distributions(s))
 
 # %% jupyter={"source_hidden": true}
 narrate.crossings(s)

@@ -64,7 +64,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import DEFAULT_CUT, STRICT_CUT, gate
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, narrate, plots, tables, widgets
+from ragkit.teach.lesson import claims, narrate, plots, predict, tables, widgets
 
 course = ragkit.teach.course.load()
 s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
@@ -125,6 +125,21 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # Neem voor elke beantwoordbare query en voor elke out-of-domain query de afstand tot de dichtstbijzijnde
 # chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
 # de rode staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
+#
+# **Voorspel eerst.** Bestaat er op dit corpus een cut die elke beantwoordbare query beantwoordt en elke
+# out-of-domain query weigert? Schrijf `"ja"` of `"nee"` in `my_prediction` voordat je het histogram uitvoert: de cel
+# eronder geeft je het antwoord.
+
+# %%
+my_prediction = None  # your guess: "yes" (some cut separates the two kinds) or "no"
+
+# %% [markdown]
+# Eén vraag van de kennischeck toetst die gok, dus die vraag staat hier, voordat het histogram het antwoord geeft.
+
+# %%
+from ragkit.teach.lesson import Quiz
+
+Quiz("06", course, before_reveal=True).widget()
 
 # %%
 plots.distance_histogram(s, DEFAULT_CUT)
@@ -135,7 +150,8 @@ plots.distance_histogram(s, DEFAULT_CUT)
 # zijn antwoord bevat*. Neem de slechtste van die queries en de overtuigendste out-of-domain query:
 
 # %% jupyter={"source_hidden": true}
-narrate.distributions(s)
+separable = s.worst_in_domain < s.best_out_of_domain
+predict.reveal(my_prediction, predict.Choice(("yes", "no")), "yes" if separable else "no", narrate.distributions(s))
 
 # %% jupyter={"source_hidden": true}
 narrate.crossings(s)

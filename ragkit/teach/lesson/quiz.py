@@ -381,12 +381,13 @@ def _thresholds(course: Course) -> list[QuizQuestion]:
                               if n == chapter.THRESHOLD["bluffs"][DEFAULT_CUT] else
                               _("read it off the sweep table or the slider at the default cut"))
                        for n in counts)),
-        _yes_no(_("Is there a cut that refuses every out-of-domain query and answers every in-domain one here?"),
-                not overlap,
-                _("yes: the best out-of-domain distance lies beyond the worst in-domain one"),
-                say("no: the worst in-domain distance {worst:.3f} is beyond the best out-of-domain "
-                    "{best:.3f}; the distributions overlap, so every cut trades one mistake for the other",
-                    worst=s.worst_in_domain, best=s.best_out_of_domain)),
+        _before_reveal(_yes_no(
+            _("Is there a cut that refuses every out-of-domain query and answers every in-domain one here?"),
+            not overlap,
+            _("yes: the best out-of-domain distance lies beyond the worst in-domain one"),
+            say("no: the worst in-domain distance {worst:.3f} is beyond the best out-of-domain "
+                "{best:.3f}; the distributions overlap, so every cut trades one mistake for the other",
+                worst=s.worst_in_domain, best=s.best_out_of_domain))),
         QuizQuestion(_("Who should choose the cut?"), (
             Option(_("whoever knows what a bluff and a refusal cost: it is a product decision"), True,
                    _("right: exercise 2 turns stated costs into a cut")),
