@@ -65,7 +65,7 @@ class ScoreSweep:
 
     def bluffing(self, cut: float | None) -> np.ndarray:
         """Per out-of-domain query, in order: does anything pass the gate at ``cut`` (a bluff)?"""
-        return self._passes(self.scores_out, cut).any(axis=1)
+        return np.asarray(self._passes(self.scores_out, cut).any(axis=1))
 
     def cuts(self) -> np.ndarray:
         """Every cut where some query changes side, loosest first: one that lets every candidate through, then each
