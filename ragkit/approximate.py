@@ -241,6 +241,10 @@ class TradeOff:
     memory: IndexMemory
     exact_ms: float
     settings: tuple[Setting, ...]
+    nearest: float
+    """The median over the queries of the best exact score (inner product: cosine similarity on unit vectors)."""
+    kth: float
+    """The median of the k-th best exact score: how close the k-th neighbour is to the first is what a walk can miss."""
 
     def at(self, ef_search: int) -> Setting:
         """The measured setting for one efSearch."""
@@ -260,8 +264,9 @@ class TradeOff:
                  f"{self.build_threads} thread(s); {self.memory.total / 1e6:,.1f} MB "
                  f"({self.memory.total / self.vectors:,.0f} bytes per vector: vectors {self.memory.vectors / 1e6:,.1f} "
                  f"MB, graph {self.memory.graph / 1e6:,.1f} MB); the exact scan needs the vectors only",
-                 f"  exact scan: recall 1.000, {self.exact_ms:.3f} ms per query (1 thread)",
-                 "  efSearch  recall@k   ms/query   times faster than exact"]
+                 f"  exact scan: recall 1.000, {self.exact_ms:.3f} ms per query (1 thread); median similarity of "
+                 f"the nearest {self.nearest:.3f}, of the {self.k}th {self.kth:.3f}",
+                 "  efSearch  Recall@k   ms/query   times faster than exact"]
         lines += [f"  {s.ef_search:>8}  {s.recall:>8.3f}  {s.ms:>9.3f}  {self.exact_ms / s.ms:>8.1f}"
                   for s in self.settings]
         return "\n".join(lines)
@@ -314,4 +319,5 @@ def measure(collection: np.ndarray | Iterable[np.ndarray], queries: np.ndarray, 
             scores, ids = np.vstack([f[0] for f in found]), np.vstack([f[1] for f in found])
             settings.append(Setting(ef, recall(ids, scores, exact), ms))
     return TradeOff(what, int(index.ntotal), queries.shape[1], len(queries), k, m, ef_construction, seconds, threads,
-                    index_memory(index), exact_ms, tuple(settings))
+                    index_memory(index), exact_ms, tuple(settings), float(np.median(exact.scores[:, 0])),
+                    float(np.median(exact.scores[:, -1])))

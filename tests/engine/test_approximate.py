@@ -110,6 +110,9 @@ def test_the_trade_off_over_a_small_collection():
     assert t.at(512).recall >= 0.99 and t.at(4).recall < t.at(512).recall
     assert all(s.ms > 0 for s in t.settings) and t.exact_ms > 0 and t.build_seconds > 0
     assert t.memory.vectors == x.nbytes
+    best = np.sort(q @ x.T, axis=1)[:, ::-1]
+    assert t.nearest == pytest.approx(np.median(best[:, 0]), abs=1e-5)
+    assert t.kth == pytest.approx(np.median(best[:, 19]), abs=1e-5) and t.kth < t.nearest
     assert t.cheapest(0.0) == t.settings[0] and t.cheapest(1.01) is None
     assert "4,000 vectors of 32" in str(t) and str(t).count("\n") == 3 + 3
     with pytest.raises(InputError, match="choose one of 4, 64, 512"):

@@ -18,6 +18,7 @@ import pytest
 from IPython.display import HTML, Markdown
 
 from ragkit import tuning
+from ragkit.approximate import IndexMemory, Setting, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
 from ragkit.data import OutOfDomain
@@ -436,6 +437,7 @@ def edge_cases() -> dict[str, list]:
                              narrate.metrics_disagree(_runs({"A": [1, 1], "E": [2, 9]}, {"E": ((2, 4), (9,))}),
                                                       ("dense",))],
         **_tuning_cases(),
+        **_approximate_cases(),
     }
 
 
@@ -500,6 +502,28 @@ def _rules(bluffing: int = 0) -> dict:
     return {"cosine distance": ScoreSweep("cosine distance", [[0.1], [0.2]], both, [[0.05]] * bluffing, False),
             "BM25 score": ScoreSweep("BM25 score", [[5.0], [4.0]], [[True], [False]], [[1.0]] * bluffing, True),
             "rerank score": ScoreSweep("rerank score", [[3.0], [2.0]], both, [[-1.0]] * bluffing, True)}
+
+
+def _approximate_cases() -> dict[str, list]:
+    """Notebook 08b's narrators on made-up trade-offs: every branch."""
+    return {
+        "small_collection": [narrate.small_collection(_trade(1_068, (0.95, 1.0, 1.0), 0.04)),
+                             narrate.small_collection(_trade(1_068, (0.5, 0.8, 0.9), 0.04))],
+        "large_collection": [narrate.large_collection(_trade(recalls=r)) for r in
+                             ((0.5, 0.8, 0.9), (0.5, 0.96, 0.99), (0.97, 0.98, 0.99))],
+        "close_calls": [narrate.close_calls(_trade(1_068, nearest=(0.48, 0.34)), _trade(nearest=(0.51, 0.45))),
+                        narrate.close_calls(_trade(1_068, nearest=(0.48, 0.44)), _trade(nearest=(0.51, 0.40)))],
+        "build_and_memory": [narrate.build_and_memory(_trade())],
+        "when_exact": [narrate.when_exact(_trade(1_068, exact=0.04), _trade())],
+    }
+
+
+def _trade(vectors: int = 200_000, recalls: tuple = (0.55, 0.9, 0.96), exact: float = 30.0,
+           nearest: tuple = (0.51, 0.45)) -> TradeOff:
+    """A made-up HNSW trade-off: recalls at efSearch 16, 64 and 256, 0.1, 0.3 and 0.9 ms per query."""
+    settings = tuple(Setting(ef, r, ms) for ef, r, ms in zip((16, 64, 256), recalls, (0.1, 0.3, 0.9)))
+    return TradeOff("made up", vectors, 384, 94, 20, 32, 40, 60.0, 2, IndexMemory(vectors * 1536, vectors * 272),
+                    exact, settings, *nearest)
 
 
 def _runs(ranks: dict[str, list[int]], relevant: dict | None = None) -> Evaluation:
@@ -871,3 +895,26 @@ def test_03bs_chart_table_and_check_carry_the_studys_figures(tmp_path, monkeypat
     mixed = held_out.knowledge_check(tuning.study(_made_up_sweeps("mixed")), student="ada").questions[1]
     assert "BM25 (k1, b)" in mixed.prompt and next(o.text for o in mixed.options if o.right) == "yes"
     assert held_out.shown((0.9, 1.0)) == "(0.9, 1)" and held_out.shown(1024) == "1,024"
+
+
+def test_the_approximate_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
+    text = {name: [m.data for m in shown] for name, shown in edge_cases().items()}
+    small = text["small_collection"]
+    assert "**1,068** chunks the exact scan takes **0.040 ms**" in small[0] and "finds **95.0%**" in small[0]
+    assert "from efSearch **64** on (**0.300 ms**)" in small[0] and "save here is **0.000 ms**" in small[0]
+    assert "misses some of them at every efSearch measured, up to **256**" in small[1]
+    none, needs, default = text["large_collection"]
+    assert "exact scan takes **30.0 ms**" in none and "**300** times faster" in none
+    assert "None of the efSearch values measured reaches **95%**: the widest, **256**, finds **90.0%**" in none
+    assert "needs efSearch **64**: **96.0%** in **0.300 ms**, still **100.0** times" in needs
+    assert "The default already reaches **95%** here." in default
+    narrower, wider = text["close_calls"]
+    assert "**0.480** and its 20th **0.340**; in the generated collection **0.510** and **0.450**" in narrower
+    assert "decided by smaller margins, and" in narrower and "is not decided by smaller margins" in wider
+    memory = text["build_and_memory"][0]
+    assert "**60.0 s** on **2** thread(s), **3,333** vectors a second" in memory
+    assert "**361.6 MB**: **307.2 MB** of vectors" in memory and "**54.4 MB** of links (**272** bytes" in memory
+    assert "**17.7%** on top" in memory
+    exact = text["when_exact"][0]
+    assert "**37 ms** per query for every million vectors at the course's size and **150 ms** at **200,000**" in exact
+    assert "at about **86,667** vectors" in exact and "**81** times fewer" in exact

@@ -4,6 +4,21 @@ Each narrator takes the result objects a cell has computed and returns the Markd
 figures in it are always the computation's (the corpus can change, the prose must not lie).
 """
 
+from ragkit.teach.lesson.narrate.approximate import (
+    build_and_memory as build_and_memory,
+)
+from ragkit.teach.lesson.narrate.approximate import (
+    close_calls as close_calls,
+)
+from ragkit.teach.lesson.narrate.approximate import (
+    large_collection as large_collection,
+)
+from ragkit.teach.lesson.narrate.approximate import (
+    small_collection as small_collection,
+)
+from ragkit.teach.lesson.narrate.approximate import (
+    when_exact as when_exact,
+)
 from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
     ahead_of_both as ahead_of_both,
 )
@@ -315,6 +330,7 @@ __all__ = [
     "appended_found",
     "blind_losses",
     "bm25_against_dense",
+    "build_and_memory",
     "build_time",
     "chapter_figure",
     "chapter_identifiers",
@@ -323,6 +339,7 @@ __all__ = [
     "chapter_verdicts",
     "cheapest_cuts",
     "chunk_counts",
+    "close_calls",
     "clustered_interval",
     "constant_ranks",
     "corpus_loaded",
@@ -356,6 +373,7 @@ __all__ = [
     "index_table",
     "interval_width",
     "killed_update",
+    "large_collection",
     "length_and_norm",
     "length_cut",
     "length_sensitivity",
@@ -393,6 +411,7 @@ __all__ = [
     "second_sweep",
     "shortlist_ceiling",
     "sign_test_on_chapter_counts",
+    "small_collection",
     "stamp_differences",
     "strict_cut",
     "sweep_cost",
@@ -407,6 +426,7 @@ __all__ = [
     "unnormalised",
     "update_summary",
     "what_figures_say",
+    "when_exact",
     "window_limit",
     "window_owner",
     "working_copy",

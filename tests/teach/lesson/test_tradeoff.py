@@ -1,0 +1,54 @@
+"""Notebook 08b's table and figures: every measured setting shown, the slider's steps are the measurement's."""
+
+import pytest
+
+from ragkit.approximate import IndexMemory, Setting, TradeOff
+from ragkit.errors import InputError
+from ragkit.teach.lesson import plots, tradeoff
+
+
+def made_up(what: str = "made up", vectors: int = 200_000, exact: float = 30.0) -> TradeOff:
+    settings = (Setting(16, 0.55, 0.1), Setting(64, 0.9, 0.3), Setting(256, 0.96, 0.9))
+    return TradeOff(what, vectors, 384, 94, 20, 32, 40, 60.0, 2, IndexMemory(vectors * 1536, vectors * 272), exact,
+                    settings, 0.51, 0.45)
+
+
+def test_the_table_has_the_exact_scan_then_every_setting_of_each_collection_in_figures_for_people():
+    table = tradeoff.table(made_up("small", 1_068, 0.04), made_up())
+    assert len(table) == 2 * (1 + 3)
+    assert list(table.iloc[0]) == ["small (1,068)", "exact scan", "1.000", "0.040", "1.0"]
+    assert list(table.iloc[5]) == ["made up (200,000)", "HNSW, efSearch 16", "0.550", "0.100", "300.0"]
+    assert list(table.columns) == ["collection", "search", "Recall@20", "ms per query", "times the exact scan's speed"]
+
+
+def test_the_curve_draws_each_collection_and_its_exact_scan_and_says_so():
+    fig = tradeoff.curve(made_up("small", 1_068, 0.04), made_up())
+    lines, stars = fig.data[::2], fig.data[1::2]
+    assert [list(t.y) for t in lines] == [[0.55, 0.9, 0.96]] * 2 and [list(t.text) for t in lines] == [["16", "64",
+                                                                                                         "256"]] * 2
+    assert [(t.x[0], t.y[0]) for t in stars] == [(0.04, 1.0), (30.0, 1.0)]
+    assert fig.layout.xaxis.type == "log"
+    text = plots.describe(fig)
+    assert "For small (1,068 vectors), efSearch from 16 to 256 takes Recall@20 from 0.550 to 0.960" in text
+    assert "the exact scan (a star at recall 1) takes 30.000 ms" in text
+    with pytest.raises(InputError):
+        tradeoff.curve()
+
+
+def test_the_slider_moves_a_ring_to_each_measured_setting_without_a_kernel():
+    t = made_up()
+    fig = tradeoff.ef_slider(t, 64)
+    (slider,) = fig.layout.sliders
+    assert [s.label for s in slider.steps] == ["16", "64", "256"] and slider.active == 1
+    ring = len(fig.data) - 1
+    for step, s in zip(slider.steps, t.settings):
+        data, layout, traces = step.args
+        assert data == {"x": [[s.ms]], "y": [[s.recall]]} and list(traces) == [ring]
+        assert f"efSearch {s.ef_search}: Recall@20 {s.recall:.3f}" in layout["annotations"][0]["text"]
+    assert (fig.data[ring].x[0], fig.data[ring].y[0]) == (0.3, 0.9)
+    caption = fig.layout.annotations[0].text
+    assert caption == "efSearch 64: Recall@20 0.900, 0.300 ms per query, 100.0 times the exact scan's speed"
+    assert "over 3 values of efSearch, from 16 to 256" in plots.describe(fig)
+    assert tradeoff.ef_slider(t).layout.sliders[0].active == 0
+    with pytest.raises(InputError, match="choose one of 16, 64, 256"):
+        tradeoff.ef_slider(t, 32)
