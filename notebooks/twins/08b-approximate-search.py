@@ -108,12 +108,14 @@ narrate.small_collection(small)
 # which the chunk vectors themselves vary, then normalised. The collection is made in blocks as it is measured and
 # stored once, inside the index; the same size gives the same vectors on every machine. It is a stand-in, not text:
 # how hard a collection is for a graph depends on how its vectors cluster, so what follows shows the shape of the
-# trade, and a collection of your own needs a measurement of its own. Its size comes from one
-# setting, `RAGKIT_GENERATED_VECTORS` (unset: 200,000; the tests set a small one).
+# trade, and a collection of your own needs a measurement of its own. Its size comes from one setting,
+# `RAGKIT_GENERATED_VECTORS` (unset, ragkit's default, large enough for the difference to show; the tests set a small
+# one).
 #
-# **Predict first.** Over the course's chunks, HNSW at faiss's default efSearch of 16 found nearly all of the exact top
-# 20. What share will it find in a collection this much larger? Write a share in `my_prediction` (0.9 or "90%"); the
-# cell after the measurement answers it. Building the graph takes a while: the larger the collection, the longer.
+# **Predict first.** You have seen what share of the exact top 20 HNSW finds over the course's chunks at faiss's
+# default efSearch of 16. What share will it find in a collection this much larger? Write a share in `my_prediction`
+# (0.9 or "90%"); the cell after the measurement answers it. Building the graph takes a while: the larger the
+# collection, the longer.
 
 # %%
 my_prediction = None  # your guess: the share of the exact top 20 that HNSW finds at efSearch 16, e.g. 0.9
