@@ -865,7 +865,13 @@ def test_03bs_narrators_say_what_the_made_up_sweeps_show():
     assert "not stored: /x cannot be written" in unsaved and "Read back from the result store in **4 ms**" in cached
     assert text["second_sweep"] == ["The same call again: **4 ms**, read back from the result store.",
                                     "The same call again: **2.5 s**, computed again (nothing was stored)."]
-    assert "k1 of 1.2, 0.9 with b of 0.75, 0.9, every pair (4)" not in text["swept_values"][0]
+    assert "- **BM25 (k1, b)**: (1.2, 0.75), (0.9, 0.9) (the course's value: **(1.2, 0.75)**)." in \
+        text["swept_values"][0]
+    bm25 = _made_up_sweeps("good")["BM25 (k1, b)"]
+    run = bm25.results[(1.2, 0.75)]
+    grid = replace(bm25, results={(k1, b): run for k1 in (0.9, 1.2) for b in (0.5, 0.75)})
+    assert "k1 of 0.9, 1.2 with b of 0.5, 0.75, every pair (4)" in \
+        narrate.swept_values(tuning.Sweeps((grid,), 1.0, False)).data
     assert "**10** evaluations of the same **40** queries" in text["swept_values"][0]
     over, none = text["recut_corpus"]
     assert "destroyed **2** needles (q01, q02)" in over and "**160** of **508** chunks run past" in over

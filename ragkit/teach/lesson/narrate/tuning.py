@@ -4,6 +4,7 @@ knowledge check are ``ragkit.teach.lesson.held_out``)."""
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import cast
 
 from IPython.display import Markdown
 
@@ -58,9 +59,10 @@ def second_sweep(again: Sweeps) -> Markdown:
 
 def _values(values: list[Hashable]) -> str:
     """Values swept, listed; pairs as the grid they come from (k1 of ... times b of ...) when they make one."""
-    if values and all(isinstance(v, tuple) for v in values):
-        firsts, seconds = list(dict.fromkeys(v[0] for v in values)), list(dict.fromkeys(v[1] for v in values))
-        if len(values) == len(firsts) * len(seconds):
+    pairs = [v for v in values if isinstance(v, tuple)]
+    if values and len(pairs) == len(values):
+        firsts, seconds = list(dict.fromkeys(v[0] for v in pairs)), list(dict.fromkeys(v[1] for v in pairs))
+        if len(pairs) == len(firsts) * len(seconds):
             return say("k1 of {k1s} with b of {bs}, every pair ({pairs})", k1s=", ".join(shown(v) for v in firsts),
                        bs=", ".join(shown(v) for v in seconds), pairs=len(values))
     return ", ".join(shown(v) for v in values)
@@ -88,7 +90,7 @@ def recut_corpus(sweeps: Sweeps) -> Markdown:
                              "encoder's window; {lost}.", setting=label(name), value=shown(value), chunks=c.chunks,
                              over=c.over_window, lost=lost))
     sizes = sweeps["chunk size"].chunked
-    longest = max(sizes)
+    longest = max(cast("list[int]", list(sizes)))
     over = sizes[longest].over_window
     note = (say("At **{size:,}** characters, **{over:,}** of **{chunks:,}** chunks run past the encoder's **{window}** "
                 "word pieces: the model reads their beginning only, so a bigger chunk is not a bigger view.",
@@ -115,8 +117,8 @@ def held_out_verdicts(result: Study) -> Markdown:
         else:
             choice = say("the tuning half chose **{chosen}** over the default **{default}**", chosen=chosen,
                          default=default)
-        held = (_("the held-out half agrees") if not t.flattered else
-                say("the held-out half would have chosen **{best}**", best=shown(t.held_best)))
+        agrees = (_("the held-out half agrees") if not t.flattered else
+                  say("the held-out half would have chosen **{best}**", best=shown(t.held_best)))
         test = t.judged.test
         if t.chosen == t.default:
             judged = _("nothing to judge: the default against itself")
@@ -125,12 +127,12 @@ def held_out_verdicts(result: Study) -> Markdown:
                          "**{p:.3g}**, Holm p = **{holm:.3g}**", chosen=chosen, default=default, wins=test.wins,
                          losses=test.losses, p=test.p, holm=t.judged.p_holm)
         lines.append(say("- **{setting}**: {choice}; {held}; {judged}.", setting=label(t.parameter), choice=choice,
-                         held=held, judged=judged))
+                         held=agrees, judged=judged))
     losers = [t.parameter for t in result.tunings if t.loses]
     changed = [t for t in result.tunings if t.chosen != t.default]
-    held = [t for t in result.tunings if t.judged.p_holm is not None and t.judged.p_holm < 0.05]
-    better = [label(t.parameter) for t in held if t.judged.test.wins > t.judged.test.losses]
-    worse = [label(t.parameter) for t in held if t.judged.test.wins < t.judged.test.losses]
+    holding = [t for t in result.tunings if t.judged.p_holm is not None and t.judged.p_holm < 0.05]
+    better = [label(t.parameter) for t in holding if t.judged.test.wins > t.judged.test.losses]
+    worse = [label(t.parameter) for t in holding if t.judged.test.wins < t.judged.test.losses]
     if losers:
         lose = say("The tuning half's winner scores **below the default** on the held-out half for {names}: its win "
                    "on the tuning half did not carry over.", names=_names([
