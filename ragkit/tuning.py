@@ -296,23 +296,43 @@ def stamp(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, gri
                              for path in (*(m.__file__ for m in CODE), __file__) if path])}
 
 
-def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid,
-             progress: bool) -> tuple[Setting, ...]:
-    """Every setting of the grid swept over the same queries."""
-    queries = make_queries(questions)
+Cut = tuple[Strategy, int, int]
+"""A way of cutting the corpus: a strategy, a size and an overlap."""
+
+
+def _cuts(grid: Grid) -> tuple[dict[Hashable, Cut], dict[Hashable, Cut]]:
+    """The cut each chunk size and each overlap of the grid is evaluated on, the same cut always written alike."""
     base, twin = get_strategy(grid.strategy), overlap_twin(grid.strategy)
     plain = next(t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (base.boundaries, base.header,
                                                                                          False))
     own = OVERLAP if base.overlap else 0
-    built: dict[tuple[str, int, int], tuple[Retriever, Chunked]] = {}
 
-    def cut(strategy: Strategy, size: int, overlap: int) -> tuple[Retriever, Chunked]:
+    def cut(strategy: Strategy, size: int, overlap: int) -> Cut:
         if overlap == 0:  # nothing carried: the strategy without overlap cuts the same chunks, texts and all
             strategy = plain if strategy.overlap else strategy
-        if not strategy.overlap:
-            overlap = 0
-        key = (strategy.letter, size, overlap)
+        return strategy, size, overlap if strategy.overlap else 0
+
+    return {v: cut(base, v, own) for v in grid.sizes}, {v: cut(twin, SIZE, v) for v in grid.overlaps}
+
+
+def cut_texts(corpus_: Corpus, grid: Grid = GRID) -> list[str]:
+    """Every distinct chunk text the sweeps embed, cut by cut: what a warmer embeds ahead of the sweeps."""
+    sizes, overlaps = _cuts(grid)
+    texts: dict[str, None] = {}
+    for strategy, size, overlap in sorted({*sizes.values(), *overlaps.values()}, key=lambda c: (c[0].letter, *c[1:])):
+        texts.update(dict.fromkeys(c.text for c in chunk_corpus(corpus_, strategy, size, overlap)))
+    return list(texts)
+
+
+def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid,
+             progress: bool) -> tuple[Setting, ...]:
+    """Every setting of the grid swept over the same queries."""
+    queries = make_queries(questions)
+    built: dict[Cut, tuple[Retriever, Chunked]] = {}
+
+    def cut(key: Cut) -> tuple[Retriever, Chunked]:
         if key not in built:
+            strategy, size, overlap = key
             chunks = chunk_corpus(corpus_, strategy, size, overlap)
             with warnings.catch_warnings():  # counted below, per cut, and reported as a fact of the cut
                 warnings.simplefilter("ignore", TruncationWarning)
@@ -325,9 +345,11 @@ def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, 
     def dense(r: Retriever, name: str) -> Result:
         return _results(r, questions, queries, {name: (name, r.dense([q.text for q in queries]).ranking)})[name]
 
-    sizes = {v: cut(base, v, own) for v in grid.sizes}
-    overlaps = {v: cut(twin, SIZE, v) for v in grid.overlaps}
-    r = cut(base, SIZE, own)[0]
+    size_cuts, overlap_cuts = _cuts(grid)
+    sizes = {v: cut(key) for v, key in size_cuts.items()}
+    overlaps = {v: cut(key) for v, key in overlap_cuts.items()}
+    own = OVERLAP if get_strategy(grid.strategy).overlap else 0
+    r = cut(_cuts(replace(grid, sizes=(SIZE,)))[0][SIZE])[0]
     return (
         Setting("chunk size", SIZE, {v: dense(rc, f"dense size={v}") for v, (rc, _) in sizes.items()},
                 {v: c for v, (_, c) in sizes.items()}),

@@ -19,6 +19,7 @@ from ragkit.tuning import (
     SETTINGS,
     Grid,
     bm25_results,
+    cut_texts,
     halves,
     rrf_results,
     stamp,
@@ -193,6 +194,28 @@ def test_a_cut_that_destroys_a_needle_scores_it_zero_and_says_which(small, tmp_p
     assert overlap.default == 0 and overlap.chunked[0] == size.chunked[512]
     assert np.array_equal(overlap.results[0].ranks, size.results[512].ranks)
     assert overlap.results[64].strategy == "B" and overlap.results[0].strategy == "A"
+
+
+class RecordingEmbedder(HashEmbedder):
+    """Also keeps every text it was asked for."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def encode(self, texts, progress=False):
+        self.asked.update(texts)
+        return super().encode(texts, progress)
+
+
+def test_the_texts_a_warmer_embeds_ahead_are_every_chunk_text_the_sweeps_embed(small):
+    docs, questions = small
+    embedder = RecordingEmbedder()
+    sweep_settings(docs, questions, embedder, TINY, cache=False)
+    texts = cut_texts(docs, TINY)
+    asked = embedder.asked - {q.text for q in make_queries(questions)}
+    assert set(texts) == asked and len(texts) == len(set(texts))
+    assert len(cut_texts(docs, replace(TINY, sizes=(512,)))) < len(texts)  # no 64-character cut
 
 
 def test_the_held_out_judgments_of_every_setting_share_one_holm(small):
