@@ -198,10 +198,43 @@ def _abstention(course: Course) -> dict[str, str]:
     return out
 
 
+def _predictions(course: Course) -> dict[str, str]:
+    """What each main notebook's prediction is answered with on this corpus, computed as its reveal cell computes it."""
+    from ragkit import NoAnswer, count_pieces, default_embedder
+    from ragkit.answer import answer
+    from ragkit.report import report
+    from ragkit.retrieval import RERANK_DEPTH
+    from ragkit.teach.course import chapter
+    from ragkit.teach.lesson import claims, predict
+
+    ev = course.evaluation("ABCDEF")
+    seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
+    held = claims.own_holm()
+    top1 = {"BM25": ev["E/bm25"].value("Hit@1"), "dense": ev["E/dense"].value("Hit@1")}
+    chunks = course.chunks("E")
+    sample = [chunks[i] for i in np.linspace(0, len(chunks) - 1, 200).round().astype(int)]
+    norms = np.linalg.norm(default_embedder().pooled([c.text for c in sample]), axis=1)
+    follows = np.corrcoef(count_pieces([c.text for c in sample]), norms)[0, 1]
+    s = course.sweep("E", "dense")
+    r = course.retriever("E")
+    refused = tuple(isinstance(answer(q, r), NoAnswer) for q in (
+        "what is the offside rule in football", "which vector database should i use for ten million embeddings"))
+    return {"pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
+            "pred_02": f"{sum((line.verdict or '').startswith('consistent') for line in seven.judged)} of "
+                       f"{len(seven.judged)}",
+            "pred_02b": f"{sum(adjusted < 0.05 for _, adjusted in held.values())} of {len(held)}",
+            "pred_03": predict.ahead(top1, "the same"), "pred_03_dense": f"{top1['dense']:.3f}",
+            "pred_03_bm25": f"{top1['BM25']:.3f}", "pred_04": f"{ev['E/hybrid'].value(f'Hit@{RERANK_DEPTH}'):.3f}",
+            "pred_05": "shorter" if follows < 0 else "longer", "pred_05_r": f"{follows:.2f}",
+            "pred_06": "yes" if s.worst_in_domain < s.best_out_of_domain else "no",
+            "pred_07": {(True, True): "both", (True, False): "only the first", (False, True): "only the second",
+                        (False, False): "neither"}[refused]}
+
+
 def figures(course: Course, solutions: Path) -> dict[str, str]:
     """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
     return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course),
-            **_abstention(course)}
+            **_abstention(course), **_predictions(course)}
 
 
 def main(argv: list[str] | None = None) -> int:
