@@ -33,7 +33,9 @@ def unit(rows: int, dim: int = 24, seed: int = 0) -> np.ndarray:
 
 def test_the_generated_collection_is_unit_float32_reproducible_and_as_large_as_asked():
     centres = unit(50)
-    blocks = list(generated(centres, 1_000, block=300))
+    collection = generated(centres, 1_000, block=300)
+    assert len(collection) == 1_000
+    blocks = list(collection)
     assert [len(b) for b in blocks] == [300, 300, 300, 100]
     x = np.vstack(blocks)
     assert x.dtype == np.float32 and x.shape == (1_000, 24)
@@ -46,7 +48,8 @@ def test_a_generated_vector_is_a_centre_plus_noise_that_grows_with_the_spread():
     centres = unit(50)
     (none,) = generated(centres, 200, spread=0.0)
     assert (none @ centres.T).max(axis=1) == pytest.approx(np.ones(200), abs=1e-5)  # each is one of the centres
-    closeness = [np.median((next(generated(centres, 200, spread=s)) @ centres.T).max(axis=1)) for s in (0.3, 1.0, 3.0)]
+    closeness = [np.median((np.vstack(list(generated(centres, 200, spread=s))) @ centres.T).max(axis=1))
+                 for s in (0.3, 1.0, 3.0)]
     assert closeness[0] > closeness[1] > closeness[2]
 
 
@@ -56,16 +59,16 @@ def test_the_noise_follows_the_centres_own_directions():
     centres = np.zeros((40, 24), dtype=np.float32)
     centres[:, 0] = 1.0
     centres[:, 1:3] = rng.standard_normal((40, 2)) * 0.2
-    x = next(generated(centres, 500))
+    x = next(iter(generated(centres, 500)))
     assert np.abs(x[:, 3:]).max() < 1e-6 and x[:, 1:3].std() > 0.05
 
 
 @pytest.mark.parametrize("bad", [dict(n=0), dict(block=0), dict(spread=-1.0), dict(spread=float("nan"))])
 def test_bad_arguments_to_the_generator_say_what_to_pass(bad):
     with pytest.raises(InputError, match="ask for one or more vectors"):
-        next(generated(unit(5), **({"n": 10} | bad)))
+        generated(unit(5), **({"n": 10} | bad))
     with pytest.raises(InputError, match="two or more vectors"):
-        next(generated(unit(1), 10))
+        generated(unit(1), 10)
 
 
 def test_the_exact_top_k_in_blocks_is_faiss_flat_index_and_a_full_sort():
@@ -100,6 +103,21 @@ def test_the_index_memory_is_faiss_serialized_index_less_its_header_and_the_vect
     serialized = len(faiss.serialize_index(index))
     assert 0 <= serialized - memory.total < 1_000
     assert np.array_equal(stored_vectors(index), x)
+
+
+def test_an_index_whose_size_is_known_reserves_its_memory_once_and_holds_the_same_vectors():
+    """measure() sizes the stored vectors' array before the first block (no regrowth): the arrays end as without."""
+    from ragkit.approximate import _reserve
+
+    x = unit(3_000, dim=32)
+    reserved, grown = hnsw_index(32, m=8), hnsw_index(32, m=8)
+    _reserve(reserved, len(x))
+    assert faiss.downcast_index(reserved.storage).codes.size() == x.nbytes and reserved.ntotal == 0
+    for i in range(0, 3_000, 700):
+        reserved.add(x[i:i + 700])
+        grown.add(x[i:i + 700])
+        assert faiss.downcast_index(reserved.storage).codes.size() == reserved.ntotal * 32 * 4
+    assert np.array_equal(stored_vectors(reserved), x) and index_memory(reserved) == index_memory(grown)
 
 
 def test_the_trade_off_over_a_small_collection():
