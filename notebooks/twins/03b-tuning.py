@@ -29,7 +29,7 @@
 # - split the needle queries into a tuning half and a held-out half, and say why the split goes by needle
 # - sweep chunk size, overlap, RRF's k, a weighted fusion and BM25's k1 and b, choose on one half and judge on the other with the paired test
 #   and Holm's correction
-# - keep a sweep that costs a minute the first time and a fraction of a second after it, without ever mixing results of two configurations
+# - keep a sweep that costs minutes the first time and a fraction of a second after it, without ever mixing results of two configurations
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
@@ -133,8 +133,8 @@ predict.reveal(my_prediction, predict.Count(len(result.tunings)), len(result.agr
 # ## Both halves, every value
 #
 # Each panel is one setting: the solid line is the tuning half, the dashed line the held-out half. The star is what the tuning half chose,
-# the open diamond what the held-out half would have chosen. The two halves hold different needles, so one line sits above the other
-# throughout; what matters is whether they peak at the same value.
+# the open diamond what the held-out half would have chosen. The two halves hold different needles, some easier than others, so the two
+# lines need not be level, and can cross; what matters is whether they peak at the same value.
 
 # %%
 held_out.chart(result)
