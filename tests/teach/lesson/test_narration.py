@@ -711,8 +711,9 @@ LABELS = {"index_table": lambda: narrate.index_table("meta", [("format", "1")] *
 def test_every_narrator_is_exercised_by_a_test():
     public = {name for name, f in inspect.getmembers(narrate, inspect.isfunction)
               if not name.startswith("_") and f.__module__.startswith(narrate.__name__ + ".")}
-    tested = set(edge_cases()) | set(ON_THE_COURSE) | set(LABELS)
-    assert public == tested, f"narrators no test calls: {sorted(public - tested)}"
+    tested = {name for name in set(edge_cases()) | set(ON_THE_COURSE) | set(LABELS) if "." not in name}
+    assert public == tested, f"narrators no test calls: {sorted(public - tested)}; tested, not narrators: " \
+                             f"{sorted(tested - public)}"
 
 
 # The narrators on the course's own results (the warm cache: no model runs when it is warm)
