@@ -76,7 +76,7 @@ display(Markdown(reminders.strategy_letters()))
 # in the same chunk, so a needle split across the halves would let the tuning half see half of every held-out answer.
 
 # %%
-sweeps = tuning.sweep_settings(course.corpus, course.questions, progress=course.progress)
+sweeps = course.tuning_sweeps()
 
 # %% jupyter={"source_hidden": true}
 narrate.needle_halves(sweeps)

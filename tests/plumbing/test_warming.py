@@ -19,6 +19,7 @@ from ragkit.errors import InputError
 from ragkit.plumbing import warming
 from ragkit.plumbing.cache import FILENAME, VectorCache, finish_shared
 from ragkit.teach import course as course_module
+from ragkit.tuning import cut_texts
 
 from conftest import ROOT, make_document
 
@@ -440,6 +441,28 @@ def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
     assert n > 2 * course_module.SLICE and len(ticks) == -(-n // course_module.SLICE)
     assert ticks == sorted(ticks) and ticks[-1] == n  # each tick says how many chunks are embedded so far
     assert embedder.texts >= n
+
+
+def test_the_tuning_stage_embeds_the_sweeps_cuts_in_ticked_slices_and_stores_the_sweeps(tmp_path, monkeypatch):
+    """Notebook 03b's sweeps cut the corpus three more ways (minutes of embedding, cold): the warmer embeds those
+    texts in slices a waiter can follow, then computes the sweeps into the result store, which 03b reads back."""
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    paragraphs = "\n\n".join(f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6
+                               for i in range(60))
+    doc = make_document(f"# T\n\n## S\n\n{paragraphs}\n", "d")
+    questions = [Question(f"q{i:02d}", "d", needle=f"Paragraph {i} about topic {i}", question=f"Topic {i}?",
+                          ticket=f"What about topic {i}?") for i in (3, 30)]
+    course = course_module.Course(Corpus(doc.path.parent, (doc,)), questions, [], progress=False,
+                                  embedder=CountingEmbedder())
+    ticks = []
+    said = course.compute("tuning", ticks.append)
+    n = len(cut_texts(course.corpus))
+    assert n > 2 * course_module.SLICE and ticks == sorted(ticks) and ticks[-1] == n
+    assert len(ticks) == -(-n // course_module.SLICE) and "computed and stored" in said
+    assert course_module.total(course, "tuning") == (n, "chunk texts embedded")
+    assert course_module.label("tuning") == "the tuning sweeps"
+    later = course_module.Course(course.corpus, questions, [], progress=False, embedder=CountingEmbedder())
+    assert later.tuning_sweeps().cached  # what 03b's first cell finds after the warmer
 
 
 class KeepingEmbedder(CountingEmbedder):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ragkit import tuning
 from ragkit.abstention import ScoreSweep, sweeps
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
@@ -30,8 +31,9 @@ from ragkit.teach import language
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
-STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation")
-"""What warming computes, in order: strategy E and the queries first (06's slider needs just those)."""
+STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation", "tuning")
+"""What warming computes, in order: strategy E and the queries first (06's slider needs just those), notebook 03b's
+tuning sweeps last (the corpus cut three more ways, then every sweep run and stored)."""
 LATE = "E"
 """The strategy whose shortlists the course's rerankers rerank (``evaluate``'s ``rerank_on``): its warmer keeps the
 token vectors late interaction reads (notebook 04) from the pass that embeds its chunks."""
@@ -54,6 +56,7 @@ class Course:
     _sweeps: dict = field(default_factory=dict, repr=False)
     _abstention: dict = field(default_factory=dict, repr=False)
     truncated: dict = field(default_factory=dict, repr=False)
+    _tuning: tuning.Sweeps | None = field(default=None, repr=False)
 
     @property
     def queries(self):
@@ -137,6 +140,14 @@ class Course:
             self._abstention[strategy] = sweeps(r, r.chunks, self.questions, self.out_of_domain, reranker)
         return self._abstention[strategy]
 
+    def tuning_sweeps(self) -> tuning.Sweeps:
+        """Notebook 03b's sweeps: read back from the result store once a warmer's stage "tuning" or a first run has
+        computed them."""
+        if self._tuning is None:
+            self._wait("tuning")
+            self._tuning = tuning.sweep_settings(self.corpus, self.questions, self.embedder, progress=self.progress)
+        return self._tuning
+
     def _wait(self, stage: str) -> None:
         """Let a background warmer finish ``stage`` first (a stage it does not compute is not waited for)."""
         if stage in STAGES:
@@ -161,7 +172,8 @@ class Course:
         if stage == "evaluation":
             ev = self.evaluation()
             return f"dense, BM25 and hybrid evaluated on {len(ev.chunks)} strategies, {len(self.queries)} queries"
-        texts = [c.text for c in chunk_corpus(self.corpus, stage)]
+        texts = (tuning.cut_texts(self.corpus) if stage == "tuning" else
+                 [c.text for c in chunk_corpus(self.corpus, stage)])
         embedder = self._embedder()
         keep = getattr(embedder, "encode_with_tokens", None) if stage == LATE else None
         encode = keep or functools.partial(embedder.encode, progress=False)
@@ -175,18 +187,27 @@ class Course:
             for start in starts:
                 encode(texts[start:start + SLICE])
                 tick(min(start + SLICE, len(texts)))
+        if stage == "tuning":
+            swept = self.tuning_sweeps()  # its vectors from the cache now
+            how = "read back from the result store" if swept.cached else "computed and stored"
+            return f"{len(texts):,} chunk texts of the sweeps' cuts embedded, their runs {how}"
         self.retriever(stage)  # from the cache now
         kept = ", with the token vectors late interaction reads and the un-normalised ones notebook 05 measures"
         return f"{len(texts):,} chunks embedded" + (kept if keep else "")
 
 
 def label(stage: str) -> str:
-    """A stage as a waiting notebook names it: "strategy A", "the queries", "the evaluation"."""
+    """A stage as a waiting notebook names it: "strategy A", "the queries", "the evaluation", "the tuning sweeps"."""
+    if stage == "tuning":
+        return "the tuning sweeps"
     return f"the {stage}" if stage in ("queries", "evaluation") else f"strategy {stage}"
 
 
 def total(course: Course, stage: str) -> tuple[int, str]:
-    """The items a stage counts as it goes, and what they are: a strategy's chunks (other stages count none)."""
+    """The items a stage counts as it goes, and what they are: a strategy's chunks, the sweeps' chunk texts (other
+    stages count none)."""
+    if stage == "tuning":
+        return len(tuning.cut_texts(course.corpus)), "chunk texts embedded"
     return (len(course.chunks(stage)), "chunks embedded") if stage not in ("queries", "evaluation") else (0, "")
 
 
@@ -222,5 +243,6 @@ def warm(holder: warming.Holder, progress: bool = False, say: Callable[[str], No
         say(f"warm: stage {i} of {len(STAGES)}, {label(stage)}: {what} in {time.perf_counter() - began:.1f} s "
             f"({time.perf_counter() - t:.0f} s so far)")
     ev = course.evaluation()
-    return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies and "
+    return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies, "
+            f"{len(tuning.cut_texts(course.corpus)):,} chunk texts of the tuning sweeps' cuts and "
             f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")
