@@ -18,7 +18,7 @@
 # # 08b. Approximate search: HNSW against the exact scan
 #
 # You will see what a production vector index trades for its speed: an HNSW graph built over the course's own vectors
-# and over a generated collection hundreds of times larger, measured against the exact scan the course has used so far,
+# and over a generated collection far larger, measured against the exact scan the course has used so far,
 # for recall, time per query, build time and memory, with the one setting that trades them on a slider.
 
 # %% [markdown]
@@ -67,7 +67,7 @@ display(Markdown(reminders.strategy_letters()))
 #
 # Since notebook 02, dense retrieval has been one product: every query vector against every chunk vector, `Q @ C.T`,
 # then the best few. It is exact by construction: no chunk is skipped, so the top 20 it returns *is* the top 20. Its
-# cost is one multiply-add per dimension per stored vector, for every query: twice the vectors, twice the time.
+# cost is one multiply-add per dimension per stored vector, for every query: twice the vectors, twice the work.
 #
 # A production index holds millions of vectors and does not look at all of them. The most common approximate index,
 # **HNSW** (hierarchical navigable small world), links each vector to a few of its near neighbours (**M** links per
