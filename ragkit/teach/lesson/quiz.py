@@ -446,8 +446,51 @@ def _production(course: Course) -> list[QuizQuestion]:
     ]
 
 
+def _approximate(course: Course) -> list[QuizQuestion]:
+    n, d = course.retriever("E").vectors.shape
+    per_query = n * d * 4  # float32: every query of the exact scan reads every stored number once
+
+    def size(count: int) -> str:
+        return say("{count:,} bytes", count=count)
+
+    return [
+        QuizQuestion("What does a larger efSearch buy, and what does it cost?", (
+            Option("more of the true nearest found, for more time per query", True,
+                   "right: the walk keeps more candidates and explores more of the graph before it stops"),
+            Option("a smaller index, for a longer build", False,
+                   "efSearch is set at query time and changes neither the index nor its build: those are M and "
+                   "efConstruction"),
+            Option("exact results, at no cost", False,
+                   "recall rises towards 1 but every step costs time per query, as the slider shows"))),
+        _applied(say("Strategy E's {n:,} chunk vectors hold {d} float32 numbers each. How much memory does the exact "
+                     "scan read for every query?", n=n, d=d), (
+            Option(size(per_query), True, say("right: {n:,} x {d} x 4 bytes; the exact scan reads every vector "
+                                              "for every query, so its time grows with the collection", n=n, d=d)),
+            Option(size(n * d), False, "a float32 number takes 4 bytes, not 1"),
+            Option(size(n * 4), False, say("each vector holds {d} numbers, not one", d=d)))),
+        QuizQuestion("When is the exact scan the right answer?", (
+            Option("when its scan costs less than the stages around it, or every answer must be the true nearest", True,
+                   "right: at the course's size it is exact, needs no build, no graph and no setting, and costs a "
+                   "fraction of the query's embedding"),
+            Option("never in production: an index is always faster", False,
+                   "at the course's size the graph saves a fraction of a millisecond and costs a build, memory and a "
+                   "setting to tune"),
+            Option("only when the vectors are normalised", False,
+                   "normalising decides what a distance means; exact or approximate is a separate choice"))),
+        QuizQuestion("An HNSW index finds 95% of the exact top 20. What does the missing 5% mean for a RAG pipeline?", (
+            Option("some queries lose chunks they would have had, a needle among them: measure the hit rate with the "
+                   "index you deploy", True,
+                   "right: the evaluation of notebooks 02 to 04 ran on the exact scan; an index that misses chunks "
+                   "changes its figures"),
+            Option("nothing: the graph misses only the least similar of the 20", False,
+                   "a walk can miss any of the 20, the nearest included"),
+            Option("the answers get 5% shorter", False,
+                   "the prompt still holds the chunks the index found; some are other chunks than the exact scan's"))),
+    ]
+
+
 BUILDERS = {"00": _start, "01": _chunking, "02": _dense, "03": _bm25, "04": _rerank, "05": _distances,
-            "06": _thresholds, "07": _citations, "08": _production}
+            "06": _thresholds, "07": _citations, "08": _production, "08b": _approximate}
 
 
 def shuffled(questions: list[QuizQuestion], notebook: str, student: str) -> list[QuizQuestion]:
