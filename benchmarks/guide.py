@@ -217,7 +217,7 @@ def _predictions(course: Course) -> dict[str, str]:
     follows = np.corrcoef(count_pieces([c.text for c in sample]), norms)[0, 1]
     s = course.sweep("E", "dense")
     r = course.retriever("E")
-    refused = tuple(isinstance(answer(q, r), NoAnswer) for q in (
+    football, databases = (isinstance(answer(q, r), NoAnswer) for q in (
         "what is the offside rule in football", "which vector database should i use for ten million embeddings"))
     return {"pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
             "pred_02": f"{sum((line.verdict or '').startswith('consistent') for line in seven.judged)} of "
@@ -228,13 +228,43 @@ def _predictions(course: Course) -> dict[str, str]:
             "pred_05": "shorter" if follows < 0 else "longer", "pred_05_r": f"{follows:.2f}",
             "pred_06": "yes" if s.worst_in_domain < s.best_out_of_domain else "no",
             "pred_07": {(True, True): "both", (True, False): "only the first", (False, True): "only the second",
-                        (False, False): "neither"}[refused]}
+                        (False, False): "neither"}[(football, databases)]}
+
+
+def _setting_value(value: object) -> str:
+    """A swept value as the guide writes it: 30, 0.75, (0.9, 0.9)."""
+    return f"({value[0]:g}, {value[1]:g})" if isinstance(value, tuple) else format(value, "g")
+
+
+def _tuning(course: Course) -> dict[str, str]:
+    """03b's choices on the tuning half and what the held-out half says, and what its first two try-thises find."""
+    from ragkit import tuning
+
+    sweeps = course.tuning_sweeps()
+    study = tuning.study(sweeps, "MRR")
+    rrf, bm25 = study["RRF k"], study["BM25 (k1, b)"]
+    longest = sweeps["chunk size"].chunked[1024]
+
+    def moved(other: tuning.Study) -> str:
+        names = [t.parameter for t in other.tunings if t.chosen != study[t.parameter].chosen]
+        return ", ".join(names) if names else "none"
+
+    return {"tuning_agreed": str(len(study.agreed)), "tuning_agreed_names": " and ".join(study.agreed) or "none",
+            "rrf_chosen": _setting_value(rrf.chosen), "rrf_held_best": _setting_value(rrf.held_best),
+            "bm25_chosen": _setting_value(bm25.chosen), "bm25_held_best": _setting_value(bm25.held_best),
+            "bm25_held_gain": f"{bm25.held_gain:+.3f}",
+            "weight_chosen": _setting_value(study["dense weight"].chosen),
+            "weight_held_best": _setting_value(study["dense weight"].held_best),
+            "tuning_min_holm": _p(min(t.judged.p_holm for t in study.tunings if t.judged.p_holm is not None)),
+            "over_window_1024": str(longest.over_window), "chunks_1024": str(longest.chunks),
+            "tuning_metric_moved": moved(tuning.study(sweeps, "Hit@4")),
+            "tuning_seed_moved": moved(tuning.study(sweeps, "MRR", seed=5))}
 
 
 def figures(course: Course, solutions: Path) -> dict[str, str]:
     """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
     return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course),
-            **_abstention(course), **_predictions(course)}
+            **_abstention(course), **_predictions(course), **_tuning(course)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -199,7 +199,9 @@ narrate.second_sweep(again)
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
-held_out.knowledge_check(result).widget()
+from ragkit.teach.lesson import Quiz
+
+Quiz("03b", course).widget()
 
 # %% [markdown]
 # ## Sources

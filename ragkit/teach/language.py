@@ -110,6 +110,12 @@ def _(en: str) -> str:
     return en if message is None else message.translated
 
 
+def word(text: str) -> str:
+    """A word chosen at run time (an option a notebook passes, such as a prediction's "yes"), in the kernel's
+    language where the catalogue has it, else as given: unlike ``_``, not a template the code writes itself."""
+    return _(text)
+
+
 class _Numbers(string.Formatter):
     """Formats numbers the way the language writes them: Dutch swaps the decimal point and the thousands comma."""
 

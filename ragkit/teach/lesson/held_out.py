@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-import ipywidgets as w
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ragkit.teach.exercises.results import current_student
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
-from ragkit.teach.lesson.quiz import Option, Quiz, QuizQuestion, shuffled
+from ragkit.teach.lesson.quiz import Option, Quiz, QuizQuestion
 from ragkit.tuning import Study
 
 
@@ -32,7 +30,9 @@ def shown(value: Hashable) -> str:
 
 def label(setting: str) -> str:
     """A setting's name as a label or the start of a line: Chunk size, RRF k, BM25 (k1, b)."""
-    text = _(setting)
+    names = {"chunk size": _("chunk size"), "overlap": _("overlap"), "RRF k": _("RRF k"),
+             "dense weight": _("dense weight"), "BM25 (k1, b)": _("BM25 (k1, b)")}
+    text = names.get(setting, setting)
     return text[:1].upper() + text[1:]
 
 
@@ -86,7 +86,7 @@ def chart(result: Study) -> plots.Described:
         "held-out half.", n=n, metric=result.metric, parts="; ".join(parts), gap=gap))
 
 
-def _questions(result: Study) -> list[QuizQuestion]:
+def questions(result: Study) -> list[QuizQuestion]:
     """Notebook 03b's questions, the applied ones computed from the study."""
     changed = next((t for t in result.tunings if t.chosen != t.default), result.tunings[0])
     trial = changed.trial(changed.chosen)
@@ -133,20 +133,6 @@ def _questions(result: Study) -> list[QuizQuestion]:
                    _("the held-out half already takes care of that; Holm is for the number of comparisons"))))]
 
 
-class _TuningQuiz(Quiz):
-    """Quiz with notebook 03b's questions (the quiz's own table has no entry for 03b)."""
-
-    def __init__(self, result: Study, student: str | None = None, notebook: str = "03b"):
-        self.notebook, self.before_reveal = notebook, False
-        self.questions = shuffled(_questions(result), self.notebook, student or current_student())
-        self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
-                        for q in self.questions]
-        self.feedback = [w.HTML() for _q in self.questions]
-        self.button = w.Button(description=_("check my answers"), button_style="primary")
-        self.score = w.HTML()
-        self.button.on_click(lambda _b: self.check())
-
-
 def knowledge_check(result: Study, student: str | None = None) -> Quiz:
-    """Notebook 03b's knowledge check, its applied questions computed from the study."""
-    return _TuningQuiz(result, student)
+    """Notebook 03b's knowledge check on a study of one's own (the notebook's is ``Quiz("03b", course)``)."""
+    return Quiz.asking("03b", questions(result), student)

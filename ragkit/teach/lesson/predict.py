@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from IPython.display import HTML, Markdown
 
-from ragkit.teach.language import _, current, number, say
+from ragkit.teach.language import _, current, number, say, word
 from ragkit.teach.untrusted import shown
 
 NAME = "my_prediction"
@@ -132,7 +132,8 @@ def _unread(prediction: object, asked: Asked) -> str:
         return say("Your prediction, {what}, is not a share from 0 to 1 (or a percentage): write one there, e.g. "
                    "0.5 or \"50%\", and run this cell again.", what=what)
     return say("Your prediction, {what}, is not one of the options ({options}): copy one of them there and run "
-               "this cell again.", what=what, options=", ".join(say("“{option}”", option=_(o)) for o in asked.options))
+               "this cell again.", what=what,
+               options=", ".join(say("“{option}”", option=word(o)) for o in asked.options))
 
 
 def _count(prediction: object, asked: Count, measured: int) -> str | None:
@@ -167,15 +168,15 @@ def _share(prediction: object, measured: float) -> str | None:
 
 
 def _choice(prediction: object, asked: Choice, measured: str) -> str | None:
-    options = {_key(o): o for o in asked.options} | {_key(_(o)): o for o in asked.options}
+    options = {_key(o): o for o in asked.options} | {_key(word(o)): o for o in asked.options}
     picked = options.get(_key(prediction)) if isinstance(prediction, str) and len(prediction) <= 200 else None
     if picked is None:
         return None
     if picked == measured:
-        return say("You predicted **{guess}**; this run says **{measured}**: right.", guess=_(picked),
-                   measured=_(measured))
+        return say("You predicted **{guess}**; this run says **{measured}**: right.", guess=word(picked),
+                   measured=word(measured))
     return say("You predicted **{guess}**; this run says **{measured}**: not this time, and the reasons below are "
-               "worth a second look.", guess=_(picked), measured=_(measured))
+               "worth a second look.", guess=word(picked), measured=word(measured))
 
 
 def _measurement(asked: Asked, measured: object) -> str:
@@ -184,7 +185,7 @@ def _measurement(asked: Asked, measured: object) -> str:
         return say("The measurement says **{measured:.3f}**.", measured=measured)
     if isinstance(asked, Count):
         return say("The measurement says **{measured}**.", measured=_counted(measured))  # type: ignore[arg-type]
-    return say("This run says **{measured}**.", measured=_(str(measured)))
+    return say("This run says **{measured}**.", measured=word(str(measured)))
 
 
 def answer(prediction: object, asked: Asked, measured: object) -> str:

@@ -446,6 +446,13 @@ def _production(course: Course) -> list[QuizQuestion]:
     ]
 
 
+def _tuning(course: Course) -> list[QuizQuestion]:
+    from ragkit.teach.lesson.held_out import questions as tuning_questions
+    from ragkit.tuning import study
+
+    return tuning_questions(study(course.tuning_sweeps(), "MRR"))
+
+
 def _approximate(course: Course) -> list[QuizQuestion]:
     n, d = course.retriever("E").vectors.shape
     per_query = n * d * 4  # float32: every query of the exact scan reads every stored number once
@@ -489,8 +496,13 @@ def _approximate(course: Course) -> list[QuizQuestion]:
     ]
 
 
-BUILDERS = {"00": _start, "01": _chunking, "02": _dense, "03": _bm25, "04": _rerank, "05": _distances,
-            "06": _thresholds, "07": _citations, "08": _production, "08b": _approximate}
+BUILDERS = {"00": _start, "01": _chunking, "02": _dense, "03": _bm25, "03b": _tuning, "04": _rerank,
+            "05": _distances, "06": _thresholds, "07": _citations, "08": _production, "08b": _approximate}
+
+
+def key(notebook: str) -> str:
+    """A notebook's knowledge-check key: what its name starts with before the first dash ('06', '03b')."""
+    return notebook.split("-", 1)[0]
 
 
 def shuffled(questions: list[QuizQuestion], notebook: str, student: str) -> list[QuizQuestion]:
@@ -505,12 +517,13 @@ def shuffled(questions: list[QuizQuestion], notebook: str, student: str) -> list
 
 
 def questions(notebook: str, course: Course, student: str | None = None) -> list[QuizQuestion]:
-    """The knowledge check of one notebook ('00' to '08') in a student's order (default: this kernel's student)."""
+    """The knowledge check of one notebook ('00' to '08', '03b') in a student's order (default: this kernel's
+    student)."""
     try:
-        build = BUILDERS[notebook[:2]]
+        build = BUILDERS[key(notebook)]
     except KeyError:
         raise KeyError(f"no knowledge check for notebook {notebook!r}: use one of {', '.join(BUILDERS)}") from None
-    return shuffled(build(course), notebook[:2], student or current_student())
+    return shuffled(build(course), key(notebook), student or current_student())
 
 
 class Quiz:
@@ -521,12 +534,21 @@ class Quiz:
     """
 
     def __init__(self, notebook: str, course: Course, student: str | None = None, before_reveal: bool = False):
-        self.notebook = notebook[:2]
-        self.before_reveal = before_reveal
-        self.questions = [q for q in questions(notebook, course, student) if q.before_reveal == before_reveal]
-        if not self.questions:
+        asked = [q for q in questions(notebook, course, student) if q.before_reveal == before_reveal]
+        if not asked:
             raise ValueError(f"notebook {notebook!r} has no question {'before' if before_reveal else 'after'} its "
                              "reveal: drop before_reveal=True, or mark a question with _before_reveal")
+        self._ask(key(notebook), asked, before_reveal)
+
+    @classmethod
+    def asking(cls, notebook: str, asked: list[QuizQuestion], student: str | None = None) -> Quiz:
+        """A knowledge check over questions built from a result the notebook computed, in this student's order."""
+        quiz = cls.__new__(cls)
+        quiz._ask(key(notebook), shuffled(asked, key(notebook), student or current_student()), False)
+        return quiz
+
+    def _ask(self, notebook: str, asked: list[QuizQuestion], before_reveal: bool) -> None:
+        self.notebook, self.before_reveal, self.questions = notebook, before_reveal, asked
         self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
                         for q in self.questions]
         self.feedback = [w.HTML() for _ in self.questions]
