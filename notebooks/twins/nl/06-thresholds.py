@@ -21,7 +21,7 @@
 # waarmee dit hoofdstuk hem laat stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
 # Het is niet de enige manier waarop een pipeline zich kan onthouden: een cut op de score van een reranker of van
 # BM25, of een model dat zelf weigert, zijn de gangbare alternatieven; dit notebook meet de cut op de cosine-afstand,
-# en zet er aan het eind de cut op BM25 en de cut op een reranker naast.
+# en zet er aan het eind cuts op BM25 en een reranker naast.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -126,15 +126,14 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
 # de rode staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
 #
-# **Voorspel eerst.** Bestaat er op dit corpus een cut die elke beantwoordbare query beantwoordt en elke
-# out-of-domain query weigert? Schrijf `"ja"` of `"nee"` in `my_prediction` voordat je het histogram uitvoert: de cel
-# eronder geeft je het antwoord.
+# **Voorspel eerst.** Is er hier een cut die alle beantwoordbare queries beantwoordt en alle out-of-domain queries
+# weigert? Zet `"ja"` of `"nee"` in `my_prediction`; de cel onder het histogram antwoordt.
 
 # %%
 my_prediction = None  # your guess: "yes" (some cut separates the two kinds) or "no"
 
 # %% [markdown]
-# Eén vraag van de kennischeck toetst die gok, dus die vraag staat hier, voordat het histogram het antwoord geeft.
+# De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór het histogram.
 
 # %%
 from ragkit.teach.lesson import Quiz

@@ -30,6 +30,8 @@ from ragkit.teach.course import chapter
 from ragkit.teach.exercises import Feedback, record
 from ragkit.teach.exercises.results import current_student
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.settings import label, shown
+from ragkit.tuning import Study
 from ragkit.words import STOPWORDS
 
 if TYPE_CHECKING:
@@ -446,8 +448,54 @@ def _production(course: Course) -> list[QuizQuestion]:
     ]
 
 
+def tuning_questions(result: Study) -> list[QuizQuestion]:
+    """Notebook 03b's questions, the applied ones computed from the study."""
+    changed = next((t for t in result.tunings if t.chosen != t.default), result.tunings[0])
+    trial = changed.trial(changed.chosen)
+    lost = next((t for t in result.tunings if t.loses), None)
+    judged = lost or changed
+    below = judged.loses
+    return [
+        QuizQuestion(say("The tuning half chose {value} for {setting}. Which figure estimates how it will do on "
+                         "questions nobody has asked yet?", value=shown(changed.chosen),
+                         setting=label(changed.parameter)), (
+            Option(say("its score on the held-out half, {held:.3f}", held=trial.held), True,
+                   _("right: the held-out needles played no part in choosing it, so their score carries no luck of "
+                     "the choice")),
+            Option(say("its score on the tuning half, {tune:.3f}", tune=trial.tune), False,
+                   _("that score is why it was chosen: the best of several noisy scores is partly the luckiest")),
+            Option(say("the mean of the two, {mean:.3f}", mean=(trial.tune + trial.held) / 2), False,
+                   _("half of that mean is still the score the value was chosen on"))), applies=True),
+        QuizQuestion(say("On the held-out half, does {setting}'s value chosen on the tuning half ({chosen}) score "
+                         "below the default ({default})?", setting=label(judged.parameter), chosen=shown(judged.chosen),
+                         default=shown(judged.default)), (
+            Option(_("yes"), below, say("{verdict}: {held:.3f} against {default:.3f} held out",
+                                        verdict=_("right") if below else _("no"),
+                                        held=judged.trial(judged.chosen).held,
+                                        default=judged.trial(judged.default).held)),
+            Option(_("no"), not below, say("{verdict}: {held:.3f} against {default:.3f} held out",
+                                           verdict=_("no") if below else _("right"),
+                                           held=judged.trial(judged.chosen).held,
+                                           default=judged.trial(judged.default).held))), applies=True),
+        QuizQuestion(_("Why do both phrasings of a needle go to the same half?"), (
+            Option(_("they look for the same sentence in the same chunk: split them and the tuning half has seen "
+                     "half of every held-out answer"), True,
+                   _("right: the held-out half must hold needles the choice never saw")),
+            Option(_("so that each half has the same number of queries"), False,
+                   _("splitting by query would balance the counts too; the reason is what the halves must not share")),
+            Option(_("because the ticket phrasing is harder"), False,
+                   _("both halves get both phrasings of their needles; difficulty is not the reason")))),
+        QuizQuestion(_("Five settings were each judged on the held-out half. Why do their p-values take Holm's "
+                       "correction together?"), (
+            Option(_("five looks give five chances for one p below 0.05 by luck alone"), True,
+                   _("right: Holm keeps the chance of any false finding among the five at 0.05 or below")),
+            Option(_("because the held-out half is smaller than the whole"), False,
+                   _("a smaller sample widens each test, it does not multiply the looks")),
+            Option(_("because the settings were chosen on the tuning half"), False,
+                   _("the held-out half already takes care of that; Holm is for the number of comparisons"))))]
+
+
 def _tuning(course: Course) -> list[QuizQuestion]:
-    from ragkit.teach.lesson.held_out import questions as tuning_questions
     from ragkit.tuning import study
 
     return tuning_questions(study(course.tuning_sweeps(), "MRR"))

@@ -9,7 +9,7 @@ from typing import cast
 from IPython.display import Markdown
 
 from ragkit.teach.language import _, say
-from ragkit.teach.lesson.held_out import label, shown
+from ragkit.teach.lesson.settings import label, shown
 from ragkit.tuning import SEED, Study, Sweeps, halves
 
 
