@@ -48,11 +48,30 @@ TIE = 1e-6
 """A found vector whose score is within this of the exact k-th score counts as found: ties at the k-th place."""
 
 
+SMALLEST = 20_000
+"""The fewest generated vectors a machine short of memory is given (the tests' size) when ``SIZE_ENV`` is unset."""
+HELD_PER_VECTOR = 384 * 4 + 2 * M * 4 + 16
+"""Bytes the HNSW index holds per vector, roughly: the float32 vector (the bundled model's 384 dimensions), its
+level-0 links and their bookkeeping (272 bytes measured at M = 32)."""
+
+
+def affordable(wanted: int, room: int | None, share: float = 0.5) -> int:
+    """The most vectors up to ``wanted`` whose index takes at most ``share`` of ``room`` bytes (never below
+    ``SMALLEST``; ``room`` None: no limit known, ``wanted``)."""
+    if room is None:
+        return wanted
+    return max(min(wanted, int(room * share) // HELD_PER_VECTOR), min(wanted, SMALLEST))
+
+
 def collection_size() -> int:
-    """The generated collection's size: ``RAGKIT_GENERATED_VECTORS``, else ``STUDENT_SIZE``."""
+    """The generated collection's size: ``RAGKIT_GENERATED_VECTORS``, else ``STUDENT_SIZE`` or as many as half the
+    memory this process may still take allows (a hub's kernel with little room gets fewer, never an out-of-memory
+    kill)."""
     value = os.environ.get(SIZE_ENV, "").strip().replace("_", "").replace(",", "")
     if not value:
-        return STUDENT_SIZE
+        from ragkit.plumbing.memory import available
+
+        return affordable(STUDENT_SIZE, available())
     if not value.isdigit() or int(value) < K:
         raise InputError(f"{SIZE_ENV} = {os.environ[SIZE_ENV]!r}: give a whole number of vectors of at least {K}, "
                          f"or unset it for {STUDENT_SIZE:,}")

@@ -29,6 +29,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # the exercise checks append results; tests (and the notebook kernels they start) must not write into ~/.ragkit
 os.environ.setdefault("RAGKIT_RESULTS", os.path.join(tempfile.mkdtemp(prefix="ragkit-results-"), "results.jsonl"))
+# notebook 08b generates a collection to search (ragkit.approximate.SIZE_ENV): 200,000 vectors for a student, 20,000 in
+# the tests (the kernels the executed fixture starts inherit it); make book and make bench leave it unset
+os.environ.setdefault("RAGKIT_GENERATED_VECTORS", "20000")
 
 
 @pytest.fixture(scope="session")

@@ -176,3 +176,19 @@ def test_over_the_course_chunks_the_graph_finds_the_exact_top_20_at_the_widest_s
     t = measure(r.vectors, r.embed([q.text for q in course.queries]), "E", threads=1)
     assert t.vectors == len(r.chunks) and [s.ef_search for s in t.settings] == list(EF_SEARCH)
     assert t.at(max(EF_SEARCH)).recall == 1.0
+
+
+def test_a_kernel_short_of_memory_gets_fewer_generated_vectors_never_an_out_of_memory_kill(monkeypatch):
+    from ragkit import approximate
+    from ragkit.plumbing import memory
+
+    assert approximate.affordable(200_000, None) == 200_000
+    assert approximate.affordable(200_000, 10 * 2**30) == 200_000  # 10 GiB free: the students' size
+    room = approximate.affordable(200_000, 2**28)  # 256 MiB free: half of it for the index
+    assert room == 2**27 // approximate.HELD_PER_VECTOR and room * approximate.HELD_PER_VECTOR <= 2**27
+    assert approximate.affordable(200_000, 10 * 2**20) == approximate.SMALLEST  # never below the tests' size
+    monkeypatch.delenv(approximate.SIZE_ENV, raising=False)
+    monkeypatch.setattr(memory, "available", lambda: 2**28)
+    assert approximate.collection_size() == room
+    monkeypatch.setenv(approximate.SIZE_ENV, "300000")  # a size asked for is the size given
+    assert approximate.collection_size() == 300_000
