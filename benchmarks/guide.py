@@ -226,7 +226,7 @@ def _predictions(course: Course) -> dict[str, str]:
             "pred_03": predict.ahead(top1, "the same"), "pred_03_dense": f"{top1['dense']:.3f}",
             "pred_03_bm25": f"{top1['BM25']:.3f}", "pred_04": f"{ev['E/hybrid'].value(f'Hit@{RERANK_DEPTH}'):.3f}",
             "pred_05": "shorter" if follows < 0 else "longer", "pred_05_r": f"{follows:.2f}",
-            "pred_06": "yes" if s.worst_in_domain < s.best_out_of_domain else "no",
+            "pred_06": "yes" if s.separable else "no",
             "pred_07": {(True, True): "both", (True, False): "only the first", (False, True): "only the second",
                         (False, False): "neither"}[(football, databases)]}
 

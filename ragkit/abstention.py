@@ -89,7 +89,8 @@ class ScoreSweep:
         """The cut with the fewest bluffs among those refusing at most ``max_refused`` of the answerable queries."""
         if not 0 <= max_refused <= 1:
             raise InputError(f"max_refused = {max_refused}: give a share between 0 and 1")
-        rows = [self.at(float(c)) for c in self.cuts()]
+        cuts = self.cuts()
+        rows = [self.at(None)] + [self.at(float(c)) for c in cuts[1:]]  # the loosest cut lets all through: no cut
         allowed = [r for r in rows if r.refused <= max_refused * r.in_domain]
         return min(allowed, key=lambda r: (r.bluffs, r.refused))
 

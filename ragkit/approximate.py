@@ -65,8 +65,8 @@ def affordable(wanted: int, room: int | None, share: float = 0.5) -> int:
 
 def collection_size() -> int:
     """The generated collection's size: ``RAGKIT_GENERATED_VECTORS``, else ``STUDENT_SIZE`` or as many as half the
-    memory this process may still take allows (a hub's kernel with little room gets fewer, never an out-of-memory
-    kill)."""
+    memory this process may still take allows (a hub's kernel with little room gets fewer vectors, down to
+    ``SMALLEST``, rather than more than it can hold)."""
     value = os.environ.get(SIZE_ENV, "").strip().replace("_", "").replace(",", "")
     if not value:
         from ragkit.plumbing.memory import available

@@ -117,6 +117,12 @@ class Sweep:
         """The out-of-domain query closest to some chunk: a cut above this lets it bluff."""
         return float(self.nearest_out.min())
 
+    @property
+    def separable(self) -> bool:
+        """Does some cut answer every answerable query and refuse every out-of-domain one? Only when the worst answer
+        lies strictly nearer than the nearest out-of-domain query: the gate keeps a chunk below the cut, not at it."""
+        return self.worst_in_domain < self.best_out_of_domain
+
     def at(self, cut: float | None) -> SweepRow:
         """Bluffs, refusals and answers at one cut (None: no threshold)."""
         cut = check_cut(cut)

@@ -15,6 +15,7 @@ weight of dense against BM25 in a weighted RRF, and BM25's (k1, b). Their runs a
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import inspect
 import time
 import warnings
@@ -283,6 +284,8 @@ def _digest(parts: Sequence[str]) -> str:
 
 CODE = (chunking, corpus, data, evaluation, fusion, lexical, retrieval)
 """The modules whose code the sweeps' runs depend on (with this one): a change to any of them computes them again."""
+READ_ONLY = ("ragkit.tokens", "ragkit.embedding")
+"""Modules the runs also depend on (the window count, the embedder's pooling), read from disk, not imported here."""
 
 
 def stamp(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid = GRID) -> dict[str, Any]:
@@ -293,7 +296,14 @@ def stamp(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, gri
             "model": asdict(model) if is_dataclass(model) and not isinstance(model, type) else repr(model),
             "grid": asdict(grid),
             "code": _digest([Path(path).read_text(encoding="utf-8")
-                             for path in (*(m.__file__ for m in CODE), __file__) if path])}
+                             for path in (*(m.__file__ for m in CODE), *map(_origin, READ_ONLY), __file__)
+                             if path])}
+
+
+def _origin(module: str) -> str | None:
+    """A module's source file, found without importing it."""
+    spec = importlib.util.find_spec(module)
+    return spec.origin if spec is not None else None
 
 
 Cut = tuple[Strategy, int, int]

@@ -143,8 +143,7 @@ plots.distance_histogram(s, DEFAULT_CUT)
 # carries its answer*. Take the worst such query and the most convincing out-of-domain one:
 
 # %% jupyter={"source_hidden": true}
-separable = s.worst_in_domain < s.best_out_of_domain
-predict.reveal(my_prediction, predict.Choice(("yes", "no")), "yes" if separable else "no", narrate.distributions(s))
+predict.reveal(my_prediction, predict.Choice(("yes", "no")), "yes" if s.separable else "no", narrate.distributions(s))
 
 # %% jupyter={"source_hidden": true}
 narrate.crossings(s)
@@ -279,7 +278,7 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 # the query and the chunk together (notebook 04), here on the hybrid shortlist. Their scales have nothing in common
 # (a distance between 0 and 2, a sum of word weights, a model's raw output), so no single cut axis serves them all.
 # What they do share is what a cut costs: the share of answerable queries refused and the share of out-of-domain
-# queries that bluff. Each cut of each rule is one point on the chart below, over the same 64 answerable and 30
+# queries that bluff. Each cut of each rule is one point on the chart below, over the same answerable and
 # out-of-domain queries. Before you run it: which rule do you expect to bluff least, and at what price?
 
 # %%

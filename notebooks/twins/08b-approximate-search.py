@@ -159,8 +159,9 @@ narrate.build_and_memory(large)
 # %% [markdown]
 # ## When the exact scan is the right answer
 #
-# The exact scan's cost grows in step with the collection; HNSW's grows far more slowly, but it pays in recall, in a
-# build, in memory for its links, and in a setting someone must tune and watch. So the question is not which one is
+# The exact scan reads every vector, so its cost grows roughly in proportion to the collection (the figures above
+# show how closely here); HNSW reads a small part of the graph, but it pays in recall, in a build, in memory for its
+# links, and in a setting someone must tune and watch. So the question is not which one is
 # better but where the search's time starts to matter.
 
 # %% jupyter={"source_hidden": true}

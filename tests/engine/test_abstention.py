@@ -43,6 +43,8 @@ def test_the_fewest_bluffs_under_a_refusal_ceiling():
     assert (half.cut, half.bluffs, half.refused, half.answered_without_needle) == (0.7, 0, 1, 1)
     none = sweep.fewest_bluffs(0.0)  # refusing nothing: the cut must stay under 0.4, so 0.7 bluffs
     assert (none.bluffs, none.refused) == (1, 0)
+    everything = ScoreSweep("s", IN, NEEDLE, np.array([[5.0], [5.0]]), True).fewest_bluffs(0.0)
+    assert everything.cut is None and everything.bluffs == 2  # nothing refused: no cut, not a made-up one
     with pytest.raises(InputError, match="between 0 and 1"):
         sweep.fewest_bluffs(1.5)
 

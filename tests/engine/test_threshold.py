@@ -105,6 +105,17 @@ def test_sweep_extremes_match_distances_recomputed_from_the_vectors(bundled_swee
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_a_cut_separates_the_two_kinds_only_when_the_worst_answer_is_strictly_nearer(bundled_sweep):
+    import copy
+
+    s = copy.copy(bundled_sweep[0])
+    worst = s.worst_in_domain
+    for nearest_out, separable in ((worst + 0.01, True), (worst, False), (worst - 0.01, False)):
+        s.nearest_out = np.full_like(s.nearest_out, nearest_out)
+        assert s.separable is separable, nearest_out  # at a tie, no cut keeps the one and refuses the other
+
+
 def test_check_cut_takes_numpy_floats_from_a_run(bundled_sweep):
     s, retriever, *_ = bundled_sweep
     run = retriever.dense(["How many test examples do I need?"])

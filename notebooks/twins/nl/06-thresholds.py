@@ -149,8 +149,7 @@ plots.distance_histogram(s, DEFAULT_CUT)
 # zijn antwoord bevat*. Neem de slechtste van die queries en de overtuigendste out-of-domain query:
 
 # %% jupyter={"source_hidden": true}
-separable = s.worst_in_domain < s.best_out_of_domain
-predict.reveal(my_prediction, predict.Choice(("yes", "no")), "yes" if separable else "no", narrate.distributions(s))
+predict.reveal(my_prediction, predict.Choice(("yes", "no")), "yes" if s.separable else "no", narrate.distributions(s))
 
 # %% jupyter={"source_hidden": true}
 narrate.crossings(s)
@@ -289,7 +288,7 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 # hier op de hybride shortlist. Hun schalen hebben niets gemeen (een afstand tussen 0 en 2, een som van woordgewichten,
 # de ruwe uitvoer van een model), dus geen enkele as voor de cut past bij alle drie. Wat ze wel delen, is wat een cut
 # kost: het aandeel beantwoordbare queries dat geweigerd wordt en het aandeel out-of-domain queries dat bluft. Elke cut
-# van elke regel is één punt in de grafiek hieronder, over dezelfde 64 beantwoordbare en 30 out-of-domain queries.
+# van elke regel is één punt in de grafiek hieronder, over dezelfde beantwoordbare en out-of-domain queries.
 # Voordat je hem uitvoert: welke regel bluft volgens jou het minst, en tegen welke prijs?
 
 # %%

@@ -73,9 +73,9 @@ def _number(prediction: object) -> float | None:
     if isinstance(prediction, bool):
         return None
     if isinstance(prediction, str):
-        text = prediction.strip()
-        # thousands and decimals as the kernel's language writes them: Dutch "0,8" is 0.8 and "1.200" is 1200
-        text = text.replace(".", "").replace(",", ".") if current() == "nl" else text.replace(",", "")
+        text = _plain_number(prediction.strip())
+        if text is None:
+            return None
         try:
             value = float(text) if len(text) <= 40 else math.nan
         except ValueError:
@@ -90,6 +90,21 @@ def _number(prediction: object) -> float | None:
             return None
         return value if math.isfinite(value) else None
     return None
+
+
+def _plain_number(text: str) -> str | None:
+    """A number typed as text, as Python reads it, or None when it is ambiguous: thousands separators only before groups
+    of three digits, the decimal mark the kernel's language writes or Python's point ("0,8" is 0.8 in Dutch, "1.500"
+    is 1500 there, "0.8" stays 0.8; in English "0,9" is neither, and the student is asked to write it again)."""
+    thousands, decimal = (".", ",") if current() == "nl" else (",", ".")
+    grouped = re.fullmatch(rf"([+-]?\d{{1,3}}(?:{re.escape(thousands)}\d{{3}})+)((?:{re.escape(decimal)}\d+)?)", text)
+    if grouped:
+        return grouped[1].replace(thousands, "") + grouped[2].replace(decimal, ".")
+    if re.fullmatch(rf"[+-]?\d*{re.escape(decimal)}\d+", text):
+        return text.replace(decimal, ".")
+    if re.fullmatch(r"[+-]?\d*\.\d+", text):  # Python's own decimal point, as the examples write it
+        return text
+    return None if thousands in text else text
 
 
 def _as_share(prediction: object) -> float | None:

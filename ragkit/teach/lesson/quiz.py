@@ -371,7 +371,7 @@ def _distances(course: Course) -> list[QuizQuestion]:
 def _thresholds(course: Course) -> list[QuizQuestion]:
     s = course.sweep()
     row = s.at(DEFAULT_CUT)
-    overlap = s.best_out_of_domain < s.worst_in_domain
+    overlap = not s.separable
     counts = sorted({row.bluffs, chapter.THRESHOLD["bluffs"][DEFAULT_CUT], row.out_of_domain, 0})
     return [
         QuizQuestion(say("How many of the {out_of_domain} out-of-domain queries bluff at the default cut {cut} here?",

@@ -57,11 +57,19 @@ def large_collection(t: TradeOff) -> Markdown:
 def close_calls(small: TradeOff, large: TradeOff) -> Markdown:
     """How near a query's k-th neighbour is to its first in both collections: margins a graph walk must get right."""
     narrower = large.nearest - large.kth < small.nearest - small.kth
-    then = (say("The larger collection packs more vectors between the first and the {k}th, so its top {k} is decided "
-                "by smaller margins, and those are what a walk that looks at few candidates gets wrong.", k=large.k)
+    ef = large.settings[0].ef_search
+    small_recall, large_recall = small.at(ef).recall, large.at(ef).recall
+    recall = (say("at efSearch {ef} the graph finds less of the larger collection's top {k}: **{large:.1%}** against "
+                  "**{small:.1%}**.", ef=ef, k=large.k, large=large_recall, small=small_recall)
+              if large_recall < small_recall else
+              say("yet at efSearch {ef} the graph finds as much of the larger collection's top {k} or more: "
+                  "**{large:.1%}** against **{small:.1%}**.", ef=ef, k=large.k, large=large_recall, small=small_recall))
+    then = (say("The larger collection's top {k} is decided by smaller margins (its first and {k}th nearest lie closer "
+                "together), the kind of difference a walk that looks at few candidates can get wrong; {recall}",
+                k=large.k, recall=recall)
             if narrower else
-            say("Here the larger collection's top {k} is not decided by smaller margins than the course's, so its "
-                "lower recall comes from the graph's size: more steps, more places to take a wrong turn.", k=large.k))
+            say("Here the larger collection's top {k} is not decided by smaller margins than the course's, so margins "
+                "do not explain a difference in recall; {recall}", k=large.k, recall=recall))
     return Markdown(say(
         "The median query's nearest chunk of the course has similarity **{small_first:.3f}** and its {k}th "
         "**{small_kth:.3f}**; in the generated collection **{large_first:.3f}** and **{large_kth:.3f}**. {then}",

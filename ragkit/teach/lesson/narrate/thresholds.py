@@ -34,7 +34,7 @@ def gate_kept(kept: Mapping[float | None, int]) -> Markdown:
 def distributions(s: Sweep) -> Markdown:
     """The worst answerable query against the closest out-of-domain one: do the two distributions overlap?"""
     worst = int(np.argmax(np.where(np.isfinite(s.best_answer), s.best_answer, -np.inf)))
-    overlap = s.worst_in_domain > s.best_out_of_domain
+    overlap = not s.separable
     verdict = (_("no single cut answers every answerable question and refuses every out-of-domain one, as in the "
                  "chapter.") if overlap else _("here a perfect cut exists, unlike in the chapter."))
     return Markdown(say(
