@@ -6,6 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ragkit.errors import InputError
+
 K = 60
 
 
@@ -19,19 +21,23 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = K) -> np.ndarray:
     return np.array(sorted(order, key=lambda item: -score[item]), dtype=np.int64)
 
 
-def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndarray | None = None) -> np.ndarray:
+def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndarray | None = None,
+             weight: float = 0.5) -> np.ndarray:
     """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row.
 
     ``matched`` (bool, queries x items) says which items the second retriever actually found;
     they lead its ranking; the rest sit there only to make it a permutation and earn no credit (a BM25 chunk
-    that shares no term with the query scores zero: its rank is corpus order, not relevance).
+    that shares no term with the query scores zero: its rank is corpus order, not relevance). ``weight`` is the first
+    list's share of the credit and ``1 - weight`` the second's: at 0.5 (every sum halved) it ranks as plain RRF.
     """
+    if not 0 <= weight <= 1:
+        raise InputError(f"weight = {weight}: a weight of the first list lies between 0 and 1")
     n_queries, n_items = first.shape
     ranks = np.arange(1, n_items + 1, dtype=np.float64)
     score = np.zeros((n_queries, n_items))
     rows = np.arange(n_queries)[:, None]
-    score[rows, first] += 1.0 / (k + ranks)
-    credit = np.broadcast_to(1.0 / (k + ranks), second.shape)
+    score[rows, first] += weight * (1.0 / (k + ranks))
+    credit = np.broadcast_to((1 - weight) * (1.0 / (k + ranks)), second.shape)
     if matched is not None:
         credit = np.where(np.take_along_axis(matched, second, axis=1), credit, 0.0)
     score[rows, second] += credit

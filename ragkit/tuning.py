@@ -177,20 +177,7 @@ def weighted_rrf_many(first: np.ndarray, second: np.ndarray, weight: float, k: i
     ``fusion.rrf_many`` (every sum halved); at 1 it is the first list alone, at 0 the second with the first breaking
     its ties. ``matched`` and the ties are ``rrf_many``'s.
     """
-    if not 0 <= weight <= 1:
-        raise InputError(f"weight = {weight}: a weight of the first list lies between 0 and 1")
-    n_queries, n_items = first.shape
-    credit = 1.0 / (k + np.arange(1, n_items + 1, dtype=np.float64))
-    score = np.zeros((n_queries, n_items))
-    rows = np.arange(n_queries)[:, None]
-    score[rows, first] += weight * credit
-    second_credit = np.broadcast_to((1 - weight) * credit, second.shape)
-    if matched is not None:
-        second_credit = np.where(np.take_along_axis(matched, second, axis=1), second_credit, 0.0)
-    score[rows, second] += second_credit
-    seen = np.empty_like(first)
-    seen[rows, first] = np.arange(n_items)
-    return np.lexsort((seen, -score), axis=1)
+    return rrf_many(first, second, k, matched, weight)
 
 
 def weighted_results(retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,),

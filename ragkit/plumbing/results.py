@@ -36,7 +36,7 @@ def read(name: str, stamp: Any, folder: Path | None = None) -> Any | None:
     path = path_for(name, stamp, folder)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: a file nested deeper than the parser goes
         return None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT or raw.get("stamp") != canonical(stamp):
         return None

@@ -122,6 +122,10 @@ def test_the_result_store_reads_a_payload_only_under_its_own_stamp(tmp_path):
     assert store.read("t", {"a": 2}, tmp_path) is None
     path.write_text("{not json")
     assert store.read("t", {"a": 1}, tmp_path) is None
+    path.write_text("[" * 200_000 + "]" * 200_000)  # a hostile file in a shared cache: nested past the parser
+    assert store.read("t", {"a": 1}, tmp_path) is None
+    path.write_bytes(b"\xff\xfe{}")
+    assert store.read("t", {"a": 1}, tmp_path) is None
     blocked = tmp_path / "file"
     blocked.write_text("")
     assert "cannot be written" in store.write("t", {"a": 1}, {}, blocked)
