@@ -108,8 +108,8 @@ def ef_slider(t: TradeOff, ef: int | None = None) -> Described:
     active = [s.ef_search for s in t.settings].index(ef)
     _layout(fig, t.k, _("Move efSearch: the ring shows what it buys and costs (no kernel needed)"))
     fig.update_layout(sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=_("efSearch: ")),
-                                    pad=dict(t=60))],
-                      annotations=[_note(t, ef)], margin=dict(t=110), height=560)
+                                    pad=dict(t=110))],  # below the legend, which sits under the axis
+                      annotations=[_note(t, ef)], margin=dict(t=110), height=620)
     return described(fig, _sentence(t) + " " + say(
         "A slider moves a ring along the line over {steps} values of efSearch, from {first} to {last}, and a caption "
         "above the plot gives the recall, the time per query and the speed against the exact scan at each.",
