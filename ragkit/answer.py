@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 from ragkit.citations import Citation, build_context, well_formed
-from ragkit.errors import InputError, ModelUnavailable
-from ragkit.plumbing.models import GENERATOR, hub_model_path
+from ragkit.errors import InputError
+from ragkit.generation import Generator, available_generator
 from ragkit.retrieval import Retriever, rank
 from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
@@ -37,51 +35,6 @@ class Answer:
     counted_with: str
     text: str | None = None
     generator: str | None = None
-
-
-class Generator:
-    """A small instruction-tuned causal LM (Qwen2.5-0.5B-Instruct by default), greedy, on the CPU."""
-
-    def __init__(self, model: str | Path | None = None, max_new_tokens: int = 256):
-        path = Path(model) if model else hub_model_path(GENERATOR)
-        if not (path / "config.json").is_file():
-            raise ModelUnavailable(f"no generator in {path}: run `make models` on a machine with internet, "
-                                   f"or set {GENERATOR.env} to a folder holding {GENERATOR.name}")
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        logging.getLogger("transformers").setLevel(logging.ERROR)
-        self.name = GENERATOR.name if model is None else str(path)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-        self.model = AutoModelForCausalLM.from_pretrained(str(path)).eval()
-        self.max_new_tokens = max_new_tokens
-
-    def count(self, text: str) -> int:
-        """Tokens of a text by this model's tokenizer."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def generate(self, prompt: str) -> str:
-        """Greedy continuation of a user message (chat template when the tokenizer has one)."""
-        import torch
-
-        if getattr(self.tokenizer, "chat_template", None):
-            ids = self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
-                                                     add_generation_prompt=True, return_tensors="pt")
-            ids = ids if isinstance(ids, torch.Tensor) else ids["input_ids"]
-        else:
-            ids = self.tokenizer(prompt, return_tensors="pt")["input_ids"]
-        with torch.inference_mode():
-            out = self.model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
-                                      max_new_tokens=self.max_new_tokens,
-                                      pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id)
-        return self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
-
-
-def available_generator() -> Generator | None:
-    """The generator when its weights are on this machine, else None."""
-    try:
-        return Generator()
-    except ModelUnavailable:
-        return None
 
 
 def count_prompt_tokens(prompt: str, generator: Generator | None = None) -> tuple[int, str]:

