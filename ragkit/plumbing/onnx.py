@@ -134,7 +134,7 @@ def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = No
         try:
             os.replace(tmp, target)
         except OSError:
-            if export_problem(target, graph) is not None:  # else another process (the warmer, a notebook) finished first
+            if export_problem(target, graph) is not None:  # else another process (a warmer, a notebook) finished first
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
