@@ -35,7 +35,8 @@ def dequantise(gguf: Path, into: Path) -> None:
     hf_logging.disable_progress_bar()
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model.hf_quantizer = None  # transformers refuses to save a model it believes quantised
+    # transformers refuses to save a model it believes quantised
+    model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(str(into))
