@@ -1,5 +1,6 @@
 """The generator's conversion as the cache keeps it: its own folder, its record checked, a changed file redone."""
 
+import dataclasses
 import json
 import warnings
 
@@ -62,3 +63,33 @@ def test_a_byte_level_tokenizer_gets_the_decoder_that_undoes_it(tmp_path, pre, c
     after = json.loads(path.read_text(encoding="utf-8"))
     assert (after["decoder"] == generator_export.BYTE_LEVEL) is changed
     assert after["pre_tokenizer"] == before["pre_tokenizer"]
+
+
+@pytest.mark.slow
+def test_the_qwen_route_converts_a_hugging_face_folder_and_answers(tmp_path, monkeypatch):
+    """Qwen2.5 (after `make models`) goes through the builder from a Hugging Face folder: tried on a tiny random Qwen2
+    with SmolLM2's byte-level tokenizer and chat template standing in for Qwen's."""
+    import torch
+    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+    from ragkit import generation
+
+    smol, _ = generation.exported()
+    tokenizer = AutoTokenizer.from_pretrained(str(smol))
+    torch.manual_seed(0)
+    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+                         tie_word_embeddings=True)
+    folder = tmp_path / "qwen"
+    Qwen2ForCausalLM(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    monkeypatch.setenv("RAGKIT_GENERATOR", str(folder))
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "cache"))
+    qwen = generation.Generator("Qwen2.5-0.5B-Instruct", max_new_tokens=5)
+    assert qwen.name == "Qwen2.5-0.5B-Instruct" and qwen.folder.parent == tmp_path / "cache" / "generator"
+    assert qwen.chat("Which way?").endswith("<|im_start|>assistant\n")
+    first = qwen.run("Which way does the gradient point?")
+    assert 1 <= first.new_tokens <= 5 and not first.cached and qwen.calls == 1
+    assert qwen.run("Which way does the gradient point?") == dataclasses.replace(first, cached=True)
+    assert qwen.calls == 1
