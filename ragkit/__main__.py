@@ -198,35 +198,92 @@ def _models(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _rerank_offered() -> bool:
+    """True when ``make models`` fetched the cross-encoder (a folder is looked for; no model is loaded)."""
+    from ragkit.plumbing.models import RERANKER, hub_model_path
+
+    try:
+        hub_model_path(RERANKER)
+    except RagkitError:
+        return False
+    return True
+
+
+def _ask_retriever(value: str) -> str:
+    """The --retriever argument of ask: a retriever the course built, ``rerank`` only where the cross-encoder is."""
+    if value in RETRIEVERS:
+        return value
+    if value == "rerank":
+        if _rerank_offered():
+            return value
+        raise argparse.ArgumentTypeError("rerank: the cross-encoder is not on this machine; run `make models` on a "
+                                         f"machine with internet, or choose one of {', '.join(RETRIEVERS)}")
+    offered = [*RETRIEVERS, *(["rerank"] if _rerank_offered() else [])]
+    raise argparse.ArgumentTypeError(f"{value}: choose one of {', '.join(offered)}")
+
+
+def _retriever_for_ask(chunks: list, strategy: str) -> tuple:
+    """The retriever over a strategy's chunks, and the one sentence that says how many the encoder truncated."""
+    import warnings
+
+    from ragkit.retrieval import Retriever
+    from ragkit.tokens import TruncationWarning, token_report
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TruncationWarning)
+        retriever = Retriever(chunks, strategy=strategy, progress=False)
+    if not any(issubclass(w.category, TruncationWarning) for w in caught):
+        return retriever, ""
+    report = token_report(chunks, retriever.embedder.stamp.window, warn=False)
+    return retriever, (f"note: {report.over_window} of {report.chunks} chunks of strategy {strategy} are longer than "
+                       f"the encoder's {report.window}-piece window, so their vectors stand for their beginning only "
+                       "(notebook 01 shows which).")
+
+
 def _ask(args: argparse.Namespace) -> int:
-    from ragkit.answer import NoAnswer, answer, available_generator
+    from ragkit.answer import NoAnswer, answer
     from ragkit.chunking import chunk_corpus
     from ragkit.citations import citation_table
-    from ragkit.retrieval import Retriever
-    from ragkit.threshold import check_cut
+    from ragkit.terminal import shown
+    from ragkit.threshold import KEEP, check_cut
 
     cut = None if args.cut == 0 else check_cut(args.cut)  # before any work: nan, an infinity or 3 is refused at once
     corpus = _load_corpus(args.corpus)
-    retriever = Retriever(chunk_corpus(corpus, args.strategy), strategy=args.strategy, progress=False)
-    generator = available_generator() if args.generate else None
-    result = answer(args.question, retriever, cut, generator=generator)
-    if isinstance(result, NoAnswer):
-        print(result)
-        return 0
-    rows = citation_table(result.citations)
-    print(f"{'#':>2}  {'document':<36} {'section':<44} {'fragment':<20} distance")
-    from ragkit.terminal import shown
+    retriever, truncation = _retriever_for_ask(chunk_corpus(corpus, args.strategy), args.strategy)
+    reranker = None
+    if args.retriever == "rerank":
+        from ragkit.rerank import CrossEncoderReranker
 
-    for r in rows:  # the names escaped before they are padded, so the columns stay aligned
+        reranker = CrossEncoderReranker()
+    ranked_by = "hybrid" if args.retriever == "rerank" else args.retriever
+    result = answer(args.question, retriever, cut, ranked_by=ranked_by, reranker=reranker)
+    if isinstance(result, NoAnswer):  # refused by the gate: no generator is loaded, no model is called
+        print(f"{result}  ({result.retriever} on strategy {args.strategy})")
+        return 0
+    if args.generate:  # loaded only now that the gate let a chunk through
+        from ragkit.generation import Generator
+
+        result = result.written_by(Generator(time_limit_s=args.time_limit))
+    gated = "no cut" if cut is None else f"{len(result.citations)} of the first {KEEP} under the cut {cut:g}"
+    print(f"sources: {result.retriever} on strategy {args.strategy}, {gated}")
+    print(f"{'#':>2}  {'document':<36} {'section':<44} {'fragment':<20} distance")
+    for r in citation_table(result.citations):  # the names escaped before they are padded, so the columns align
         print(f"{r['index']:>2}  {shown(r['document'], None):<36} {shown(r['section'], 44)[:44]:<44} "
               f"{r['fragment']:<20} {r['distance']:.3f}")
+    if truncation:
+        print(truncation)
     print(f"\nprompt: {result.prompt_tokens} tokens ({result.counted_with})")
     if args.show_prompt:
         print("\n" + result.prompt)
-    if args.generate and generator is None:
-        print("no generator on this machine: run `make models` with internet to let Qwen write the answer")
-    if result.text is not None:
-        print(f"\n{result.generator} (greedy):\n{result.text}")
+    cited = result.cited()
+    if cited is not None and result.generation is not None:
+        g = result.generation
+        print(f"\n{result.generator} (greedy, {g.new_tokens} new tokens, "
+              + ("read back from the cache" if g.cached else f"{g.seconds:.1f} s") + "):")
+        print(cited.text or "(no text)")
+        for note in (cited.unknown_note, result.stop_note):
+            if note:
+                print(f"note: {note}")
     return 0
 
 
@@ -491,6 +548,7 @@ def _class_repo(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
+    from ragkit.generation import TIME_LIMIT_S
     from ragkit.teach.grading.class_report import NAME_RULES
 
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
@@ -516,13 +574,24 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_eval)
     p = sub.add_parser("models", help="download the optional hub-only models at pinned revisions (needs internet)")
     p.set_defaults(run=_models)
-    p = sub.add_parser("ask", help="retrieve, gate and cite (NO ANSWER when nothing passes the cut)")
-    p.add_argument("question")
-    p.add_argument("--cut", type=float, default=DEFAULT_CUT, help="cosine distance cut in (0, 2]; 0 for no threshold")
-    p.add_argument("--strategy", default="E")
-    p.add_argument("--corpus", type=Path)
-    p.add_argument("--show-prompt", action="store_true")
-    p.add_argument("--generate", action="store_true", help="let the generator (Qwen) answer, when installed")
+    p = sub.add_parser("ask", help="retrieve, gate and cite (NO ANSWER when nothing passes the cut); with "
+                                   "--generate, a small model writes the answer from the sources")
+    p.add_argument("question", help="what you want to know, in quotes")
+    p.add_argument("--cut", type=float, default=DEFAULT_CUT, help="cosine distance cut in (0, 2]; 0 for no threshold "
+                                                                 f"(default {DEFAULT_CUT})")
+    p.add_argument("--strategy", default="E", help="chunking strategy, one letter of ABCDEF (default E)")
+    p.add_argument("--corpus", type=Path, help="a folder of Markdown documents (default: the course's 13 chapters)")
+    p.add_argument("--retriever", type=_ask_retriever, default="dense",
+                   metavar="{" + ",".join(RETRIEVERS) + "[,rerank]}",
+                   help="which ranking chooses the sources (default dense); rerank: the hybrid top 25 reordered by "
+                        "the cross-encoder, offered where `make models` fetched it. Whichever ranks, the cut is on "
+                        "the dense cosine distance")
+    p.add_argument("--show-prompt", action="store_true", help="print the prompt the generator would read")
+    p.add_argument("--generate", action="store_true",
+                   help="let the generator (SmolLM2-135M-Instruct, greedy) write the answer; loaded only when the "
+                        "gate lets a chunk through")
+    p.add_argument("--time-limit", type=_positive_seconds, default=TIME_LIMIT_S, metavar="SECONDS",
+                   help=f"seconds the generator may write before it is stopped (default {TIME_LIMIT_S:g})")
     p.set_defaults(run=_ask)
     p = sub.add_parser("sweep", help="bluffs and refusals against the cut")
     p.add_argument("--corpus", type=Path)

