@@ -61,13 +61,15 @@ from ragkit import (
     NoAnswer,
     PdfPage,
     SheetRange,
-    available_generator,
     citation_table,
+    faithfulness,
     pathologies,
     render_links,
     verify,
 )
 from ragkit.answer import answer
+from ragkit.citations import build_context
+from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate, predict, tables, widgets
 
@@ -278,52 +280,53 @@ narrate.prompt_length(result)
 #
 # ## Generation (optional)
 #
-# Everything above ran without a language model, and every measurement in this course does too.
-# Generation is only a demonstration. If Qwen2.5-0.5B-Instruct is on this machine, the cell below lets
-# it answer the same question greedily and renders its citations as links.
+# Everything above ran without a language model, and every retrieval measurement in this course does too. Now a
+# generator writes: SmolLM2-135M-Instruct, a 135-million-parameter model that runs offline on this machine's CPU,
+# greedily, from the very prompt printed above. Its answers are cached, so a second run reads them back instead of
+# computing them. The server then does its half: each `[n]` that names a source becomes a link, and each `[n]` that
+# names none is counted and never linked.
 
 # %%
-generator = available_generator()
-if generator is None:
-    display(Markdown("No generator on this machine: run `make models` on a machine with internet "
-                     "(or point `RAGKIT_GENERATOR` at a folder holding Qwen2.5-0.5B-Instruct), then rerun."))
-else:
-    generated = answer(result.question, retriever, generator=generator)
-    display(Markdown(render_links(generated.text, generated.citations, course.corpus).text))
-    display(Markdown(f"Prompt: **{generated.prompt_tokens}** tokens by *{generated.counted_with}* "
-                     f"(the chapter: **{chapter.PROMPT_TOKENS}**)"))
+generator = course.generator()
+measured = course.generation()
+opening = measured.opening if measured else result
+rendered = render_links(opening.text or "", opening.citations, course.corpus)
+display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 
 # %% [markdown]
-# If it ran, check the model's markers yourself: does each claim really come from the source it cites?
-# The links guarantee where a quote is; they cannot guarantee that the model used it honestly.
+# Check the model's markers yourself: does each claim really come from the source it cites? The links guarantee where a
+# quote is; they cannot guarantee that the model used it honestly, or used it at all.
 #
+# The gate's refusals, meanwhile, cost no model call at all, and that is a count, not a promise. Every out-of-domain
+# query went through `answer()` with the generator attached; the generator counts the answers it computes.
+
+# %% jupyter={"source_hidden": true}
+narrate.gate_calls(measured, len(course.out_of_domain))
+
+# %% [markdown]
 # ## Why the model never writes a link (optional)
 #
 # It would be simpler to let the model write the link itself. The trouble is that a model writes what looks
 # right, and an identifier that looks right is not one that exists. The prompt gives the model numbers, never file
-# names or offsets, so any file name or range it produces is invented. Ask it for one and check what it wrote. With
-# a generator installed the next cell asks it; without one it checks a fixed example of the kind models write: the
-# right document with a range that is a little off, and a plausible file that does not exist.
+# names or offsets, so any file name or range it produces is invented. Ask it for one and check what it wrote. The next
+# cell checks a fixed example of the kind models write (the right document with a range that is a little off, and a
+# plausible file that does not exist), then whatever the generator writes when asked for its file and range.
 
 # %%
+real = result.citations[0]
+claims = [(real.document_id, CharRange(real.locator.start + 40, real.locator.end + 40), "a fixed example"),
+          ("04-evaluation-handbook", CharRange(real.locator.start, real.locator.end), "a fixed example")]
 if generator is not None:
     asked = generator.generate(result.prompt + "\n\nAfter your answer, give the file name and the #char=start,end "
                                "range of the source you used, like name.md#char=10,20.")
-    claims = [(doc, CharRange(int(a), int(b))) for doc, a, b in re.findall(r"([\w.-]+?)(?:\.md)?#char=(\d+),(\d+)", asked)]
-    origin = f"written by {generator.name}"
-else:
-    real = result.citations[0]
-    claims = [(real.document_id, CharRange(real.locator.start + 40, real.locator.end + 40)),
-              ("04-evaluation-handbook", CharRange(real.locator.start, real.locator.end))]
-    origin = "a fixed example (no generator on this machine)"
+    claims += [(doc, CharRange(int(a), int(b)), generator.name)
+               for doc, a, b in re.findall(r"([\w.-]+?)(?:\.md)?#char=(\d+),(\d+)", asked)]
 rows = []
-for doc_id, locator in claims:
-    claimed = dataclasses.replace(result.citations[0], document_id=doc_id, locator=locator)
-    exists = doc_id in course.corpus.ids
-    rows.append({"the identifier": f"{doc_id}.md{locator.fragment}", "document exists": exists,
-                 "verifies": verify(claimed, course.corpus)})
-display(Markdown(f"Identifiers {origin}: **{len(rows)}**, of which **{sum(r['verifies'] for r in rows)}** verify."))
-pd.DataFrame(rows) if rows else display(Markdown("*The model wrote no `#char=` range at all this time.*"))
+for doc_id, locator, origin in claims:
+    claimed = dataclasses.replace(real, document_id=doc_id, locator=locator)
+    rows.append({"the identifier": f"{doc_id}.md{locator.fragment}", "written by": origin,
+                 "document exists": doc_id in course.corpus.ids, "verifies": verify(claimed, course.corpus)})
+pd.DataFrame(rows)
 
 # %% [markdown]
 # The chapter's own example is the same failure at full size, with arXiv identifiers instead of files and ranges.
@@ -333,6 +336,17 @@ pd.DataFrame(rows) if rows else display(Markdown("*The model wrote no `#char=` r
 display(narrate.chapter_identifiers())
 display(pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"]))
 narrate.identifier_checks(rows)
+
+# %% [markdown]
+# The same failure, measured here. The generator is asked, with no sources at all, for three papers with their arXiv
+# identifiers on each of a few fixed topics, and a pattern counts the identifiers that are well-formed (four digits, a
+# point, four or five digits). Before you read the table: how many do you expect a 135M model to write?
+
+# %%
+tables.invented(measured)
+
+# %% jupyter={"source_hidden": true}
+narrate.invented_ids(measured)
 
 # %% [markdown]
 # An invented range points at the wrong words; an invented file points nowhere. Both look exactly as trustworthy as a
@@ -350,6 +364,35 @@ narrate.identifier_checks(rows)
 
 # %% jupyter={"source_hidden": true}
 narrate.two_halves(course.sweep().at(DEFAULT_CUT))
+
+# %% [markdown]
+# With a generator the other half can be graded too, by a rule fixed in advance. Each sampled needle query goes
+# through the chapter's pipeline (dense retrieval, the gate, four sources at most), the model answers, and the answer
+# is graded against the needle; the table crosses the retriever's part (is the needle in the prompt?) with the
+# generator's (is the answer supported?).
+
+# %% jupyter={"source_hidden": true}
+narrate.supported_rule()
+
+# %%
+tables.two_halves(measured)
+
+# %% jupyter={"source_hidden": true}
+narrate.generator_halves(measured, len(course.queries))
+
+# %% [markdown]
+# ### Which retriever hands the generator the needle?
+#
+# The retriever's half needs no model, so it can be compared on every in-domain query: build each retriever's gated
+# prompt and ask whether it holds the needle. The generator can only use a needle it is given.
+
+# %%
+reranker = available_reranker()
+rates = faithfulness.retriever_rates(retriever, course.questions, reranker=reranker or LateInteractionReranker())
+tables.prompt_rates(rates)
+
+# %% jupyter={"source_hidden": true}
+narrate.prompt_rates(rates, reranker is not None)
 
 # %% [markdown]
 # ## Four chunks or twenty? (optional)
@@ -383,16 +426,23 @@ compare = pd.DataFrame({f"{k} chunks": {
 compare
 
 # %% jupyter={"source_hidden": true}
-narrate.four_or_twenty(facts, result.counted_with, generator is not None)
+narrate.four_or_twenty(facts, result.counted_with, False)
+
+# %% [markdown]
+# ### Lost in the middle, measured
+#
+# Does the model use a needle less when it sits in the middle of a long prompt? A fixed sample of needle questions is
+# asked three times each, with the same twenty sources: the needle's chunk first, in the middle and last, the other
+# nineteen the chunks dense retrieval ranks highest without the needle. The same rule grades every answer, and each
+# needle is its own pair, so the test is the exact sign test on the discordant pairs. Decide before you look: will the
+# answer be supported more often when the needle is first, in the middle or last, or will this sample detect no
+# difference?
 
 # %%
-if generator is not None:
-    for k in (KEEP, 20):
-        reply = answer(result.question, retriever, keep=k, generator=generator)
-        display(Markdown(f"**{k} chunks** ({reply.prompt_tokens} tokens):\n\n{reply.text}"))
-else:
-    display(Markdown("No generator on this machine, so answer quality with four against twenty chunks is not measured "
-                     "here: run `make models` where there is internet and rerun this notebook to read both answers."))
+tables.lost_in_the_middle(measured)
+
+# %% jupyter={"source_hidden": true}
+narrate.lost_in_the_middle(measured)
 
 # %% [markdown]
 # ### What these figures can and cannot say
@@ -400,11 +450,14 @@ else:
 # The chapter ends its honesty with two warnings. RAG reduces hallucination, it does not remove it: putting the right
 # passage in the prompt does not oblige the model to use it. And long contexts degrade: a model finds information at the
 # beginning and end of a long prompt more reliably than in the middle, so twenty chunks instead of four can lower accuracy
-# while they raise the bill (the chapter cites its chapter 24 for the measurement). Without a generator, this notebook
-# measures only the retriever's side of both.
+# while they raise the bill (the chapter cites its chapter 24 for the measurement). This notebook measures the
+# retriever's side of both on every query, and the generator's side on small samples, with a small model.
 
 # %% jupyter={"source_hidden": true}
 narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))
+
+# %% jupyter={"source_hidden": true}
+narrate.small_model(measured)
 
 # %% [markdown]
 # ## What this chapter cannot answer: fine-tune, retrieve or prompt
@@ -427,6 +480,24 @@ narrate.retrieval_bill(facts, result.counted_with)
 #    should a user interface show?
 # 4. Find an out-of-domain question that gets an answer at the default cut. Which chunk lets it through,
 #    and what cut would have stopped it?
+# 5. Change the prompt and grade the generator again. The cell below builds each sampled query's prompt with
+#    `my_prompt`, has the model answer, and grades every answer by the same rule as the two-halves table. As given it
+#    builds the chapter's prompt, so its figures equal the table's (read back from the cache). Put the sources in
+#    reverse order (`hits[::-1]`), or change the instruction (`prompt.replace(...)` on its first line), and run it
+#    again: a few seconds per question on a laptop.
+
+# %%
+def my_prompt(question, hits):
+    prompt, citations = build_context(question, hits)  # try: build_context(question, hits[::-1])
+    return prompt, citations
+
+
+sampled = faithfulness.sample(course.queries, faithfulness.SAMPLE)
+if generator is not None:
+    mine, refused_here = faithfulness.graded(my_prompt, retriever, course.questions, sampled, generator)
+    display(narrate.changed_prompt(faithfulness.two_halves(mine, refused_here), measured.halves))
+else:
+    display(narrate.no_generator())
 
 # %% [markdown]
 # ## Knowledge check

@@ -527,3 +527,17 @@ def test_in_a_notebook_the_wait_is_one_output_rewritten_in_place(monkeypatch, ca
     assert shown == [("display", "Waiting for strategy A. (waited 0 s)"),
                      ("update", "Waiting for strategy A. (waited 2 s)")]
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_generation_stage_comes_last_and_says_when_there_is_no_generator(tmp_path, monkeypatch):
+    """Notebook 07's generated answers are the warmer's last stage (minutes of model time, cold); without the
+    generator's weights it says so instead of failing, and counts no items."""
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    assert course_module.STAGES[-1] == "generation"
+    assert course_module.label("generation") == "the generated answers"
+    doc = make_document("# T\n\n## S\n\nOne paragraph.\n", "d")
+    course = course_module.Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=CountingEmbedder())
+    assert course_module.total(course, "generation") == (0, "")
+    monkeypatch.setattr(course_module.Course, "generator", lambda self: None)
+    assert course.generation() is None
+    assert course.compute("generation") == "no generator on this machine: nothing generated"

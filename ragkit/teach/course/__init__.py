@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ragkit import tuning
+from ragkit import faithfulness, tuning
 from ragkit.abstention import ScoreSweep, sweeps
 from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
+from ragkit.generation import Generator
 from ragkit.plumbing import warming
 from ragkit.plumbing.locations import data_dir
 from ragkit.plumbing.models import WINDOW
@@ -31,9 +32,12 @@ from ragkit.teach import language
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
-STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation", "tuning")
+STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation", "tuning", "generation")
 """What warming computes, in order: strategy E and the queries first (06's slider needs just those), notebook 03b's
-tuning sweeps last (the corpus cut three more ways, then every sweep run and stored)."""
+tuning sweeps next (the corpus cut three more ways, then every sweep run and stored), notebook 07's generated answers
+last (the generator converted on first use, then every answer computed and stored)."""
+OPENING = "How many test examples do I need?"
+"""Notebook 07's opening question: the prompt it reads, and the first answer a generator writes."""
 LATE = "E"
 """The strategy whose shortlists the course's rerankers rerank (``evaluate``'s ``rerank_on``): its warmer keeps the
 token vectors late interaction reads (notebook 04) from the pass that embeds its chunks."""
@@ -57,6 +61,8 @@ class Course:
     _abstention: dict = field(default_factory=dict, repr=False)
     truncated: dict = field(default_factory=dict, repr=False)
     _tuning: tuning.Sweeps | None = field(default=None, repr=False)
+    _generator: list = field(default_factory=list, repr=False)
+    _generation: list = field(default_factory=list, repr=False)
 
     @property
     def queries(self):
@@ -148,6 +154,28 @@ class Course:
             self._tuning = tuning.sweep_settings(self.corpus, self.questions, self.embedder, progress=self.progress)
         return self._tuning
 
+    def generator(self) -> Generator | None:
+        """The course's generator (SmolLM2-135M-Instruct, each answer at most ``faithfulness.ANSWER_TOKENS``), or None
+        when its weights are not on this machine (looked for once)."""
+        if not self._generator:
+            from ragkit.errors import ModelMismatch, ModelUnavailable
+
+            try:
+                self._generator.append(Generator(max_new_tokens=faithfulness.ANSWER_TOKENS))
+            except (ModelUnavailable, ModelMismatch):
+                self._generator.append(None)
+        return self._generator[0]
+
+    def generation(self) -> faithfulness.Measurement | None:
+        """Notebook 07's generated measurements on strategy E at the default cut (None without a generator): read back
+        from the generator's cache once a warmer's stage "generation" or a first run has computed them."""
+        if not self._generation:
+            self._wait("generation")
+            generator = self.generator()
+            self._generation.append(None if generator is None else faithfulness.measure(
+                self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING))
+        return self._generation[0]
+
     def _wait(self, stage: str) -> None:
         """Let a background warmer finish ``stage`` first (a stage it does not compute is not waited for)."""
         if stage in STAGES:
@@ -169,6 +197,12 @@ class Course:
                 keep([q.text for q in self.queries])
             self.sweep("E")
             return f"{len(self.queries) + len(self.out_of_domain)} queries embedded"
+        if stage == "generation":
+            m, generator = self.generation(), self.generator()
+            if m is None or generator is None:
+                return "no generator on this machine: nothing generated"
+            return (f"{len(m.generations)} answers by {m.model} ({generator.calls} computed now, "
+                    f"{m.model_seconds:.0f} s of model time when computed)")
         if stage == "evaluation":
             ev = self.evaluation()
             return f"dense, BM25 and hybrid evaluated on {len(ev.chunks)} strategies, {len(self.queries)} queries"
@@ -197,9 +231,12 @@ class Course:
 
 
 def label(stage: str) -> str:
-    """A stage as a waiting notebook names it: "strategy A", "the queries", "the evaluation", "the tuning sweeps"."""
+    """A stage as a waiting notebook names it: "strategy A", "the queries", "the evaluation", "the tuning sweeps",
+    "the generated answers"."""
     if stage == "tuning":
         return "the tuning sweeps"
+    if stage == "generation":
+        return "the generated answers"
     return f"the {stage}" if stage in ("queries", "evaluation") else f"strategy {stage}"
 
 
@@ -208,7 +245,8 @@ def total(course: Course, stage: str) -> tuple[int, str]:
     stages count none)."""
     if stage == "tuning":
         return len(tuning.cut_texts(course.corpus)), "chunk texts embedded"
-    return (len(course.chunks(stage)), "chunks embedded") if stage not in ("queries", "evaluation") else (0, "")
+    return (len(course.chunks(stage)), "chunks embedded") if stage not in ("queries", "evaluation",
+                                                                           "generation") else (0, "")
 
 
 def needs(stage: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ragkit.abstention import ScoreSweep
 from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
+from ragkit.faithfulness import Measurement, PromptRate
 from ragkit.report import report
 from ragkit.teach.language import _
 from ragkit.threshold import Sweep
@@ -105,3 +106,34 @@ def rule_label(name: str) -> str:
               "maxsim score": _("MaxSim score"), "rerank score": _("cross-encoder score"),
               "rerank-int8 score": _("cross-encoder score (int8)")}
     return labels.get(name, name)
+
+
+def two_halves(m: Measurement | None) -> pd.DataFrame:
+    """Notebook 07's 2x2: per kind of prompt, answers supported and not, the rate and its 95% interval."""
+    return pd.DataFrame(m.halves.rows()).set_index("prompt") if m else _none()
+
+
+def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
+    """Needle-in-prompt rate per retriever, with its 95% interval and the paired test against dense."""
+    return pd.DataFrame([{"retriever": r.retriever, "prompts holding the needle": r.rate.k, "queries": r.rate.n,
+                          "95% interval": f"{r.rate.low:.2f} to {r.rate.high:.2f}",
+                          "against dense": str(r.against_dense) if r.against_dense else ""}
+                         for r in rates]).set_index("retriever")
+
+
+def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
+    """Supported answers with the needle first, in the middle and last of a long prompt, with the paired tests."""
+    return pd.DataFrame(m.lost.rows()).set_index("needle placed") if m else _none()
+
+
+def invented(m: Measurement | None) -> pd.DataFrame:
+    """Per topic, the well-formed arXiv identifiers the model wrote without sources, and how its answer begins."""
+    if not m:
+        return _none()
+    return pd.DataFrame([{"topic": i.topic, "well-formed identifiers": ", ".join(i.identifiers) or "none",
+                          "the answer begins": first_words(i.text, 120)} for i in m.invented]).set_index("topic")
+
+
+def _none() -> pd.DataFrame:
+    """The table shown where nothing was generated (no generator on this machine)."""
+    return pd.DataFrame({_("generated"): [_("nothing: no generator on this machine")]})

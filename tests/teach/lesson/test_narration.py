@@ -17,14 +17,18 @@ import pandas as pd
 import pytest
 from IPython.display import HTML, Markdown
 
+from ragkit import faithfulness as fth
 from ragkit import tuning
+from ragkit.answer import Answer
 from ragkit.approximate import IndexMemory, Setting, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
 from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation, Result
+from ragkit.generation import Generation
 from ragkit.plumbing.models import HubModel
+from ragkit.statistics import counts_test
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import held_out, narrate, predict
 from ragkit.teach.lesson.latency import Timing
@@ -118,7 +122,7 @@ def test_no_code_cell_of_a_twin_is_prose_written_as_code(twin):
 
 NOT_YET_NARRATED = {
     "01-chunking.py": 4, "02-dense-retrieval.py": 5, "02b-statistics-further.py": 1, "03-bm25-and-hybrid.py": 3,
-    "05-distances.py": 2, "07-citations.py": 5, "exercises/ex1-destroyed-needle.py": 1,
+    "05-distances.py": 2, "07-citations.py": 2, "exercises/ex1-destroyed-needle.py": 1,
     "exercises/ex3-ticket-phrasings.py": 2, "exercises/ex4-design-a-header.py": 2,
     "exercises/ex5-cite-your-own-document.py": 1, "solutions/ex1-destroyed-needle.py": 2,
     "solutions/ex2-choose-a-threshold.py": 4, "solutions/ex3-ticket-phrasings.py": 3,
@@ -308,6 +312,35 @@ ROW = SweepRow(cut=0.675, bluffs=3, out_of_domain=20, refused=5, answered_with_n
                answered_without_needle=9, in_domain=64)
 
 
+def generated(text: str = "") -> Generation:
+    return Generation(text, "tiny-model", 600, 48, 3.0, "length")
+
+
+def graded_trial(in_prompt: bool, ok: bool, cites: bool = False) -> fth.Trial:
+    return fth.Trial("q01", 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, fth.Markers((), ()), cites,
+                     generated())
+
+
+def measurement(cells: tuple[int, int, int, int] = (0, 5, 0, 3), lost: dict | None = None,
+                ids: tuple[str, ...] = ("1908.10084",)) -> fth.Measurement:
+    """A made-up notebook-07 measurement: the 2x2's four counts, supported answers by place, the ids written."""
+    ok_in, not_in, ok_out, not_out = cells
+    trials = tuple([graded_trial(True, True, cites=True)] * ok_in + [graded_trial(True, False)] * not_in
+                   + [graded_trial(False, True)] * ok_out + [graded_trial(False, False)] * not_out)
+    lost = lost or {p: [False] * 3 for p in fth.POSITIONS}
+    placed = fth.LostInTheMiddle(tuple(f"q{i}" for i in range(len(lost["first"]))), 20,
+                                 {p: tuple(graded_trial(True, ok) for ok in v) for p, v in lost.items()})
+    opening = Answer("Q?", "prompt", (), 591, "a tokenizer", "It is two [1] [7].", "tiny-model")
+    return fth.Measurement("tiny-model", opening, generated(opening.text or ""), fth.Markers((1,), (7,)),
+                           tuple(f"q{i:02d}" for i in range(len(trials) + 2)), trials, fth.two_halves(trials, 2),
+                           fth.GateCalls(12, 18, 0, 18), placed,
+                           (fth.Invented("a topic", "see " + " ".join(ids), ids, generated()),), 0.675, 4)
+
+
+def rated(name: str, k: int, test: tuple[int, int] | None) -> fth.PromptRate:
+    return fth.PromptRate(name, fth.Rate(k, 64), None if test is None else counts_test(*test))
+
+
 def edge_cases() -> dict[str, list]:
     """Each narrator's Markdown on made-up inputs, one per branch it has."""
     ev = Evaluation([], destroyed={s: () for s in "ABCDEF"}, chunks=dict.fromkeys("ABCDEF", 10), n_questions=32)
@@ -398,6 +431,29 @@ def edge_cases() -> dict[str, list]:
         "unknown_markers": [narrate.unknown_markers(RenderedAnswer("x", (9,))),
                             narrate.unknown_markers(RenderedAnswer("x", ()))],
         "chapter_identifiers": [narrate.chapter_identifiers()],
+        "no_generator": [narrate.no_generator()],
+        "generated_markers": [narrate.generated_markers(measurement(), RenderedAnswer("x", (7,))),
+                              narrate.generated_markers(None, RenderedAnswer("x", ()))],
+        "supported_rule": [narrate.supported_rule()],
+        "generator_halves": [narrate.generator_halves(measurement(), 64),
+                             narrate.generator_halves(measurement((2, 6, 0, 3)), 64),
+                             narrate.generator_halves(measurement((6, 2, 0, 3)), 64),
+                             narrate.generator_halves(measurement((0, 5, 0, 0)), 64),
+                             narrate.generator_halves(None, 64)],
+        "prompt_rates": [narrate.prompt_rates([rated("dense", 40, None), rated("bm25", 30, (1, 11)),
+                                               rated("hybrid", 42, (3, 1)),
+                                               rated("hybrid+maxsim", 41, (2, 1))], cross_encoder=False),
+                         narrate.prompt_rates([rated("dense", 40, None), rated("hybrid", 40, (2, 2)),
+                                               rated("hybrid+rerank", 39, (0, 1))], cross_encoder=True)],
+        "gate_calls": [narrate.gate_calls(measurement(), 30), narrate.gate_calls(None, 30)],
+        "lost_in_the_middle": [narrate.lost_in_the_middle(measurement()), narrate.lost_in_the_middle(measurement(
+            lost={"first": [True] * 7, "middle": [False] * 7, "last": [True] + [False] * 6})),
+            narrate.lost_in_the_middle(None)],
+        "invented_ids": [narrate.invented_ids(measurement()), narrate.invented_ids(measurement(ids=())),
+                         narrate.invented_ids(None)],
+        "small_model": [narrate.small_model(measurement()), narrate.small_model(None)],
+        "changed_prompt": [narrate.changed_prompt(measurement().halves, measurement().halves),
+                           narrate.changed_prompt(measurement((1, 4, 0, 3)).halves, measurement().halves)],
         "sign_test_on_chapter_counts": [narrate.sign_test_on_chapter_counts()],
         "rrf_weights": [narrate.rrf_weights(), narrate.rrf_weights(1)],
         "two_scales": [narrate.two_scales(np.array([0.3, 0.9]), np.array([7.5, 0.0, 0.0]))],
@@ -598,6 +654,35 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
         text["what_figures_say"][0]
     assert "median **400** tokens with 4 chunks and **2000** with 20" in text["retrieval_bill"][0]
     assert "- **50** reach a prompt that holds the needle" in text["two_halves"][0]
+    assert "Markers that name a source: **1**" in text["generated_markers"][0]
+    assert "name no source: **1** (counted, never linked: `render_links` flagged [7])" in text["generated_markers"][0]
+    assert "No generator on this machine" in text["generated_markers"][1]
+    assert "at least **50%** of the needle's content words" in text["supported_rule"][0]
+    none_better, less_than_half, mostly = text["generator_halves"][:3]
+    assert "Prompts holding the needle: **5**, of which **0** got a supported answer" in none_better
+    assert "did not make a supported answer more likely" in none_better
+    assert "The gate refused **2**" in none_better
+    assert "less than half the time" in less_than_half and "mostly used it" in mostly
+    assert "less than half the time" in text["generator_halves"][3]  # no prompt lacks the needle: nothing to compare
+    assert "**10** of the 64 needle queries" in none_better
+    assert "cite the source holding their needle: **6** of 8" in mostly
+    detected, tied = text["prompt_rates"]
+    assert "Most prompts holding the needle: **hybrid** (**42** of 64)" in detected
+    assert "bm25 (+1/-11, p = 0.00635) differ detectably" in detected and "MaxSim" in detected
+    assert "**dense, hybrid** (**40** of 64)" in tied and "no retriever's difference is detected" in tied
+    assert "chapter's cross-encoder" in tied
+    assert "**12** refused, and the generator's counter" in text["gate_calls"][0]
+    assert "moved **0** times for them" in text["gate_calls"][0]
+    assert "**18** the gate let through" in text["gate_calls"][0]
+    nothing, found, _ = text["lost_in_the_middle"]
+    assert "no discordant pair to test" in nothing and "cannot tell the two apart" in nothing
+    assert "first **7** of 7, middle **0**, last **1**" in found
+    assert "first ahead (+7/-0, p = 0.0156): a difference this sample detects" in found
+    assert "no difference detected (+1/-0, p = 1); 1 discordant pair can give a p no smaller than 1" in found
+    assert "**1** well-formed identifiers (**1** distinct)" in text["invented_ids"][0]
+    assert "**0** well-formed identifiers" in text["invented_ids"][1]
+    assert "gives no supported-answer rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]
+    assert "Identical" in text["changed_prompt"][0] and "The figures moved" in text["changed_prompt"][1]
     assert "(0.675)" in text["two_halves"][0]
     assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
@@ -725,7 +810,7 @@ ON_THE_COURSE = ("blind_losses", "overlap_rule", "reference_costs", "window_limi
                  "needle_tests", "corpus_loaded", "read_a_file", "ground_truth", "room_to_win", "clustered_interval",
                  "update_summary", "repaired", "cost_valleys", "ticket_words", "header_duel", "header_room",
                  "headline", "queries_or_needles", "header_alone", "metrics_disagree",
-                 "two_locators", "prompt_length", "abstention_rules")
+                 "two_locators", "prompt_length", "abstention_rules", "prompt_rates", "generator_halves")
 
 
 @pytest.fixture(scope="module")
@@ -803,6 +888,8 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "header_alone": narrate.header_alone(ev), "metrics_disagree": narrate.metrics_disagree(ev),
         "two_locators": narrate.two_locators(course.corpus, c), "prompt_length": narrate.prompt_length(result),
         "abstention_rules": narrate.abstention_rules(course.abstention("E"), 0.25),
+        "prompt_rates": narrate.prompt_rates(fth.retriever_rates(r, course.questions), cross_encoder=False),
+        "generator_halves": narrate.generator_halves(course.generation(), len(course.queries)),
     }
     assert set(shown) == set(ON_THE_COURSE)
     bad = {name: bad_sentences(m) for name, m in shown.items() if bad_sentences(m)}

@@ -74,13 +74,34 @@ from ragkit.teach.lesson.narrate.chunking import (
     window_limit as window_limit,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    changed_prompt as changed_prompt,
+)
+from ragkit.teach.lesson.narrate.citations import (
     chapter_identifiers as chapter_identifiers,
 )
 from ragkit.teach.lesson.narrate.citations import (
     four_or_twenty as four_or_twenty,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    gate_calls as gate_calls,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    generated_markers as generated_markers,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    generator_halves as generator_halves,
+)
+from ragkit.teach.lesson.narrate.citations import (
     identifier_checks as identifier_checks,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    invented_ids as invented_ids,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    lost_in_the_middle as lost_in_the_middle,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    no_generator as no_generator,
 )
 from ragkit.teach.lesson.narrate.citations import (
     prompt_flaws as prompt_flaws,
@@ -89,10 +110,19 @@ from ragkit.teach.lesson.narrate.citations import (
     prompt_length as prompt_length,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    prompt_rates as prompt_rates,
+)
+from ragkit.teach.lesson.narrate.citations import (
     quote_or_text as quote_or_text,
 )
 from ragkit.teach.lesson.narrate.citations import (
     retrieval_bill as retrieval_bill,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    small_model as small_model,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    supported_rule as supported_rule,
 )
 from ragkit.teach.lesson.narrate.citations import (
     two_halves as two_halves,
@@ -324,6 +354,16 @@ from ragkit.teach.lesson.narrate.tuning import (
 )
 
 __all__ = [
+    "changed_prompt",
+    "gate_calls",
+    "generated_markers",
+    "generator_halves",
+    "invented_ids",
+    "lost_in_the_middle",
+    "no_generator",
+    "prompt_rates",
+    "small_model",
+    "supported_rule",
     "abstention_rules",
     "FLOAT32_STEP",
     "ahead_of_both",

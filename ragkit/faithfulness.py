@@ -1,0 +1,434 @@
+"""Grading the generator apart from the retriever: markers, a supported-answer rule, and the needle queries.
+
+The needle says what a right answer must contain, so a generated answer is graded by a rule a student can apply by
+hand: an answer is *supported* when it contains at least half (``SUPPORTED_SHARE``) of the needle's content words
+that the question does not already contain (lower-cased, accents folded, stop words out: ``ragkit.words``). The rule
+was fixed before any answer was read. Crossed with "is the needle in the prompt?" (the retriever's part) it
+separates the two failures: a prompt without the needle, and an answer that ignores the needle it was given.
+
+A generation costs seconds on a laptop CPU, so the generated measurements run on fixed, seeded samples whose sizes
+are the constants below; every answer is cached by the generator, so a rerun reads them back.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence, TypeVar
+
+import numpy as np
+
+from ragkit.answer import Answer, NoAnswer, answer
+from ragkit.chunking import Chunk
+from ragkit.citations import Citation, build_context
+from ragkit.data import OutOfDomain, Query, Question
+from ragkit.data import queries as make_queries
+from ragkit.errors import InputError
+from ragkit.evaluation import needle_hits
+from ragkit.generation import Generation, Generator
+from ragkit.retrieval import Reranker, Retriever, Run, rank
+from ragkit.statistics import SignTest, sign_test, wilson
+from ragkit.threshold import DEFAULT_CUT, KEEP, gate
+from ragkit.words import content_words
+
+SUPPORTED_SHARE = 0.5
+"""An answer is supported when it holds at least this share of the needle's words the question does not give away."""
+ANSWER_TOKENS = 48
+"""New tokens each measured answer may write: a sentence or two, enough to state a needle."""
+SAMPLE = 12
+"""Needle queries (either phrasing) in the two-halves table: a fixed seeded sample, sized by the time budget."""
+LOST_SAMPLE = 3
+"""Needle questions in the lost-in-the-middle test, each asked three times (needle first, middle, last)."""
+LOST_CHUNKS = 20
+"""Sources in a lost-in-the-middle prompt: the needle's chunk and the retriever's best-ranked chunks without it."""
+SEED = 7
+"""The samples' seed: the same needles on every machine and every run."""
+TOPICS = ("contrastive sentence embeddings", "retrieval-augmented generation", "BM25 and sparse retrieval",
+          "long-context language models")
+"""What the model is asked for papers on, without sources."""
+ASK_PAPERS = "Name three research papers on {topic}, each with its arXiv identifier."
+ARXIV_ID = re.compile(r"(?<![\d.])\d{4}\.\d{4,5}(?:v\d+)?(?![\d])")
+"""A well-formed arXiv identifier (new style, e.g. 1908.10084 or 2005.11401v4): well-formed is not real."""
+MARKER = re.compile(r"\[(\d+)\]")
+"""A citation marker as the model writes it and ``render_links`` reads it."""
+POSITIONS = ("first", "middle", "last")
+
+Hits = Sequence[tuple[Chunk, float]]
+Sampled = TypeVar("Sampled", Question, Query)
+PromptBuilder = Callable[[str, Hits], tuple[str, list[Citation]]]
+"""Makes a prompt and its citations from a question and (chunk, distance) hits, like ``build_context``."""
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The [n] markers of an answer: those that name a source of the prompt, and those that name none."""
+
+    valid: tuple[int, ...]
+    invalid: tuple[int, ...]
+
+
+def markers(text: str, sources: int) -> Markers:
+    """Every [n] in an answer, in order, sorted into valid (1 <= n <= sources) and invalid (never linked)."""
+    found = [int(m) for m in MARKER.findall(text)]
+    return Markers(tuple(n for n in found if 1 <= n <= sources), tuple(n for n in found if not 1 <= n <= sources))
+
+
+def needle_words(needle: str, question: str) -> frozenset[str]:
+    """The needle's content words the question does not contain (all of them when the question contains every one)."""
+    own = content_words(needle)
+    return frozenset(own - content_words(question) or own)
+
+
+def recalled(text: str, needle: str, question: str) -> float:
+    """The share of ``needle_words`` an answer contains."""
+    wanted = needle_words(needle, question)
+    return len(wanted & content_words(text)) / len(wanted) if wanted else 0.0
+
+
+def supported(text: str, needle: str, question: str, share: float = SUPPORTED_SHARE) -> bool:
+    """The rule: the answer recalls at least ``share`` of the needle's words the question does not give away."""
+    return recalled(text, needle, question) >= share
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One needle query's prompt and answer, graded: where the needle sat, what the model wrote, and the verdict."""
+
+    query_id: str
+    needle_at: int
+    """The first source (from 1) holding the needle; 0 when the prompt lacks it."""
+    sources: int
+    text: str
+    recalled: float
+    supported: bool
+    markers: Markers
+    cites_needle: bool
+    """Some valid marker names a source that holds the needle (ALCE's citation recall, for one needle)."""
+    generation: Generation
+
+    @property
+    def needle_in_prompt(self) -> bool:
+        return self.needle_at > 0
+
+
+def holds_needle(citation: Citation, question: Question) -> bool:
+    """Does a source hold the question's needle whole? (its quote, as ``evaluation.needle_hits`` counts a chunk)"""
+    return citation.document_id == question.doc_id and question.needle in citation.quote
+
+
+def grade(question: Question, asked: str, prompt: str, citations: Sequence[Citation], generator: Generator,
+          new_tokens: int = ANSWER_TOKENS, query_id: str = "") -> Trial:
+    """Generate an answer to one prompt, built for ``asked`` (a phrasing of the question), and grade it against the
+    question's needle."""
+    made = generator.run(prompt, new_tokens)
+    holds = [holds_needle(c, question) for c in citations]
+    found = markers(made.text, len(citations))
+    at = next((i for i, held in enumerate(holds, 1) if held), 0)
+    return Trial(query_id or question.id, at, len(citations), made.text, recalled(made.text, question.needle, asked),
+                 supported(made.text, question.needle, asked), found,
+                 any(holds[n - 1] for n in found.valid), made)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """k of n with its 95% Wilson interval."""
+
+    k: int
+    n: int
+    low: float = field(init=False)
+    high: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        low, high = wilson(self.k, self.n)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    @property
+    def share(self) -> float:
+        return self.k / self.n if self.n else 0.0
+
+    def __str__(self) -> str:
+        return f"{self.k} of {self.n} [{self.low:.2f}, {self.high:.2f}]"
+
+
+@dataclass(frozen=True)
+class TwoHalves:
+    """Needle in the prompt (the retriever's part) against answer supported (the generator's part), in counts."""
+
+    in_prompt_supported: int
+    in_prompt_unsupported: int
+    missing_supported: int
+    missing_unsupported: int
+    refused: int
+    """Questions the gate refused: no prompt, no answer, no call."""
+
+    @property
+    def with_needle(self) -> Rate:
+        """Supported answers among prompts that hold the needle: the generator's part."""
+        return Rate(self.in_prompt_supported, self.in_prompt_supported + self.in_prompt_unsupported)
+
+    @property
+    def without_needle(self) -> Rate:
+        """Supported answers among prompts without the needle: what the model knew, or guessed, on its own."""
+        return Rate(self.missing_supported, self.missing_supported + self.missing_unsupported)
+
+    def rows(self) -> list[dict]:
+        """The table for people: one row per kind of prompt, counts and the supported rate with its interval."""
+        return [{"prompt": label, "answer supported": rate.k, "answer not supported": rate.n - rate.k,
+                 "supported rate": round(rate.share, 2), "95% interval": f"{rate.low:.2f} to {rate.high:.2f}"}
+                for label, rate in (("holds the needle", self.with_needle), ("lacks the needle", self.without_needle))]
+
+
+def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
+    """Count graded trials into the 2x2 table (refused questions beside it)."""
+    def count(in_prompt: bool, ok: bool) -> int:
+        return sum(t.needle_in_prompt == in_prompt and t.supported == ok for t in trials)
+
+    return TwoHalves(count(True, True), count(True, False), count(False, True), count(False, False), refused)
+
+
+def sample(items: Sequence[Sampled], n: int, seed: int = SEED) -> list[Sampled]:
+    """A fixed sample of questions or queries: the same ids for the same seed, whatever order they come in."""
+    ordered = sorted(items, key=lambda q: q.id)
+    return sorted(random.Random(seed).sample(ordered, min(n, len(ordered))), key=lambda q: q.id)
+
+
+def gated_hits(retriever: Retriever, question: str, cut: float | None, keep: int) -> list[tuple[Chunk, float]]:
+    """The (chunk, distance) pairs the chapter's gate lets through for one question: dense, the first ``keep``."""
+    distance = retriever.distances([question])[0]
+    return [(retriever.chunks[i], float(distance[i])) for i in gate(rank(distance, False, keep), distance, cut, keep)]
+
+
+def graded(build: PromptBuilder, retriever: Retriever, questions: Sequence[Question], queries: Sequence[Query],
+           generator: Generator, cut: float | None = DEFAULT_CUT, keep: int = KEEP) -> tuple[list[Trial], int]:
+    """Every query's gated prompt, made by ``build``, answered and graded against its question's needle; and how many
+    queries the gate refused."""
+    needle_of = {q.id: q for q in questions}
+    trials, refused = [], 0
+    for query in queries:
+        hits = gated_hits(retriever, query.text, cut, keep)
+        if not hits:
+            refused += 1
+            continue
+        prompt, citations = build(query.text, hits)
+        trials.append(grade(needle_of[query.qid], query.text, prompt, citations, generator, query_id=query.id))
+    return trials, refused
+
+
+@dataclass(frozen=True)
+class PromptRate:
+    """How often one retriever's gated prompt holds the needle, paired against dense's on the same queries."""
+
+    retriever: str
+    rate: Rate
+    against_dense: SignTest | None
+
+
+def prompt_holds(run: Run, distance: np.ndarray, hits: np.ndarray, cut: float | None, keep: int = KEEP) -> np.ndarray:
+    """Per query: does the gated prompt (the run's first ``keep``, under the cut by cosine distance) hold the needle?"""
+    return np.array([bool(hits[i, gate(run.ranking[i], distance[i], cut, keep)].any()) for i in range(len(hits))])
+
+
+def retriever_rates(retriever: Retriever, questions: Sequence[Question], cut: float | None = DEFAULT_CUT,
+                    keep: int = KEEP, reranker: Reranker | None = None) -> list[PromptRate]:
+    """Needle-in-prompt rates of dense, BM25, hybrid (and hybrid reranked, when given) on every in-domain query."""
+    from ragkit.evaluation import query_hits
+
+    asked = make_queries(questions)
+    texts = [q.text for q in asked]
+    hits = query_hits(retriever.chunks, questions, asked)
+    dense = retriever.dense(texts)
+    assert dense.distance is not None
+    runs = [dense, retriever.bm25(texts)]
+    runs.append(retriever.hybrid(texts, dense, runs[1]))
+    if reranker is not None:
+        runs.append(retriever.reranked(texts, reranker, runs[2]))
+    held = [prompt_holds(r, dense.distance, hits, cut, keep) for r in runs]
+    return [PromptRate(r.retriever, Rate(int(h.sum()), len(h)), None if r is dense else sign_test(h, held[0]))
+            for r, h in zip(runs, held)]
+
+
+@dataclass(frozen=True)
+class GateCalls:
+    """Out-of-domain queries through ``answer()`` with a generator: refused or answered, and the model calls made."""
+
+    refused: int
+    answered: int
+    calls_refused: int
+    calls_answered: int
+    answers: tuple[Generation, ...] = ()
+
+
+def gate_calls(out_of_domain: Sequence[OutOfDomain], retriever: Retriever, generator: Generator,
+               cut: float | None = DEFAULT_CUT, keep: int = KEEP) -> GateCalls:
+    """Count, from the generator's own counter, the model calls that refused and answered queries made."""
+    refused = answered = calls_refused = calls_answered = 0
+    made = []
+    for o in out_of_domain:
+        before = generator.calls
+        reply = answer(o.query, retriever, cut, keep, generator)
+        spent = generator.calls - before
+        if isinstance(reply, NoAnswer):
+            refused, calls_refused = refused + 1, calls_refused + spent
+        else:
+            answered, calls_answered = answered + 1, calls_answered + spent
+            made.append(generator.run(reply.prompt))  # read back: its seconds, no second call
+    return GateCalls(refused, answered, calls_refused, calls_answered, tuple(made))
+
+
+def place(needle: tuple[Chunk, float], others: Hits, position: str) -> list[tuple[Chunk, float]]:
+    """The needle's chunk first, in the middle (source n/2 of n) or last among the others, in their order."""
+    n = len(others) + 1
+    at = {"first": 0, "middle": n // 2 - 1, "last": n - 1}[position]
+    return [*others[:at], needle, *others[at:]]
+
+
+@dataclass(frozen=True)
+class LostInTheMiddle:
+    """One needle chunk at three places of a long prompt: supported answers by place, and the paired tests."""
+
+    question_ids: tuple[str, ...]
+    chunks: int
+    trials: dict[str, tuple[Trial, ...]]
+
+    def rate(self, position: str) -> Rate:
+        """Supported answers with the needle at one place."""
+        return Rate(sum(t.supported for t in self.trials[position]), len(self.trials[position]))
+
+    def test(self, position: str) -> SignTest:
+        """The exact paired sign test of one place against the middle (a win: supported there, not in the middle)."""
+        return sign_test([t.supported for t in self.trials[position]], [t.supported for t in self.trials["middle"]])
+
+    def rows(self) -> list[dict]:
+        """The table for people: per place, the source number, supported answers and the paired test."""
+        rows = []
+        for position in POSITIONS:
+            rate = self.rate(position)
+            at = self.trials[position][0].needle_at if self.trials[position] else 0
+            rows.append({"needle placed": position, "source number": at, "supported": rate.k, "asked": rate.n,
+                         "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
+                         "against the middle": "" if position == "middle" else str(self.test(position))})
+        return rows
+
+
+def smallest_p(pairs: int) -> float:
+    """The smallest two-sided p an exact sign test can give with this many discordant pairs."""
+    return min(1.0, 2 * 0.5 ** pairs) if pairs else 1.0
+
+
+def position_verdict(test: SignTest, a: str, b: str = "the middle", alpha: float = 0.05) -> str:
+    """What one paired test of two places says, no stronger than it is."""
+    pairs = test.wins + test.losses
+    if pairs == 0:
+        return (f"no needle was supported at {a} and not at {b} or the other way round, so this sample cannot tell "
+                f"the two apart")
+    if test.p < alpha:
+        return f"{a if test.wins > test.losses else b} ahead ({test}): a difference this sample detects"
+    return (f"no difference detected ({test}); {pairs} discordant pair{'s' if pairs != 1 else ''} can give a p no "
+            f"smaller than {smallest_p(pairs):.3g}")
+
+
+def lost_in_the_middle(retriever: Retriever, questions: Sequence[Question], generator: Generator,
+                       chunks: int = LOST_CHUNKS, build: PromptBuilder = build_context) -> LostInTheMiddle:
+    """Each question's needle chunk (its best-ranked one) placed first, middle and last among ``chunks - 1`` others:
+    the retriever's best-ranked chunks that do not hold the needle, in rank order, with no gate."""
+    trials: dict[str, list[Trial]] = {p: [] for p in POSITIONS}
+    asked = []
+    for q in questions:
+        hits = needle_hits(retriever.chunks, [q])[0]
+        if not hits.any():
+            continue  # a destroyed needle has no chunk to place
+        distance = retriever.distances([q.question])[0]
+        order = rank(distance, False)
+        needle = int(next(i for i in order if hits[i]))
+        others = [(retriever.chunks[i], float(distance[i])) for i in order if not hits[i]][:chunks - 1]
+        asked.append(q.id)
+        for position in POSITIONS:
+            placed = place((retriever.chunks[needle], float(distance[needle])), others, position)
+            prompt, citations = build(q.question, placed)
+            trials[position].append(grade(q, q.question, prompt, citations, generator))
+    return LostInTheMiddle(tuple(asked), chunks, {p: tuple(t) for p, t in trials.items()})
+
+
+@dataclass(frozen=True)
+class Invented:
+    """What the model wrote, without sources, when asked for papers with identifiers: the well-formed ids in it."""
+
+    topic: str
+    text: str
+    identifiers: tuple[str, ...]
+    generation: Generation
+
+
+def arxiv_ids(text: str) -> tuple[str, ...]:
+    """The well-formed arXiv identifiers in a text, in order (whether they exist is another question)."""
+    return tuple(m.group(0) for m in ARXIV_ID.finditer(text))
+
+
+def invented_identifiers(generator: Generator, topics: Sequence[str] = TOPICS,
+                         new_tokens: int = 96) -> tuple[Invented, ...]:
+    """Ask for papers with arXiv identifiers, no sources given, on each topic; the identifiers it writes."""
+    made = [(t, generator.run(ASK_PAPERS.format(topic=t), new_tokens)) for t in topics]
+    return tuple(Invented(t, g.text, arxiv_ids(g.text), g) for t, g in made)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Notebook 07's generated measurements on one retriever, with the model time they took when computed."""
+
+    model: str
+    opening: Answer
+    opening_generation: Generation
+    opening_markers: Markers
+    sample: tuple[str, ...]
+    trials: tuple[Trial, ...]
+    halves: TwoHalves
+    gate: GateCalls
+    lost: LostInTheMiddle
+    invented: tuple[Invented, ...]
+    cut: float | None
+    keep: int
+
+    @property
+    def generations(self) -> list[Generation]:
+        """Every answer measured here (the opening one is read back for its seconds)."""
+        lost = [t.generation for p in POSITIONS for t in self.lost.trials[p]]
+        return [self.opening_generation, *(t.generation for t in self.trials), *self.gate.answers, *lost,
+                *(i.generation for i in self.invented)]
+
+    @property
+    def model_seconds(self) -> float:
+        """Seconds the model spent on these answers when each was first computed (stored with the answer)."""
+        return sum(g.seconds for g in self.generations)
+
+    @property
+    def well_formed(self) -> int:
+        """Well-formed arXiv identifiers the model wrote in all its sourceless answers."""
+        return sum(len(i.identifiers) for i in self.invented)
+
+
+def measure(retriever: Retriever, questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
+            generator: Generator, opening: str, cut: float | None = DEFAULT_CUT, keep: int = KEEP) -> Measurement:
+    """The opening answer, the two-halves table on a seeded sample, the gate's calls, lost in the middle and the
+    invented identifiers: every answer by ``generator`` (cached, so a second run calls no model)."""
+    first = answer(opening, retriever, cut, keep, generator)
+    if isinstance(first, NoAnswer):
+        raise InputError(f"the opening question {opening!r} is refused at cut {cut}: choose one the corpus answers")
+    chosen = sample(make_queries(questions), SAMPLE)
+    trials, refused = graded(build_context, retriever, questions, chosen, generator, cut, keep)
+    eligible = [q for q in questions if needle_hits(retriever.chunks, [q]).any()]
+    lost = lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
+    calls = gate_calls(out_of_domain, retriever, generator, cut, keep)
+    found = markers(first.text or "", len(first.citations))
+    return Measurement(generator.name, first, generator.run(first.prompt), found, tuple(q.id for q in chosen),
+                       tuple(trials), two_halves(trials, refused), calls, lost, invented_identifiers(generator), cut,
+                       keep)
+
+
+__all__ = ["ANSWER_TOKENS", "ARXIV_ID", "LOST_CHUNKS", "LOST_SAMPLE", "POSITIONS", "SAMPLE", "SEED",
+           "SUPPORTED_SHARE", "TOPICS", "GateCalls", "Invented", "LostInTheMiddle", "Markers", "Measurement",
+           "PromptRate", "Rate", "Trial", "TwoHalves", "arxiv_ids", "gate_calls", "gated_hits", "grade", "graded",
+           "holds_needle", "invented_identifiers", "lost_in_the_middle", "markers", "measure", "needle_words",
+           "place", "position_verdict", "prompt_holds", "recalled", "retriever_rates", "sample", "smallest_p",
+           "supported", "two_halves"]

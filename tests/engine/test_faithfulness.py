@@ -1,0 +1,155 @@
+"""The generator's grading on hand-made answers: markers, the supported rule, the 2x2, paired verdicts, arXiv ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit import faithfulness as f
+from ragkit.chunking import Chunk
+from ragkit.citations import build_context
+from ragkit.data import Question, queries
+from ragkit.generation import Generation
+from ragkit.statistics import SignTest, counts_test
+
+NEEDLE = "A sign test on the discordant pairs needs at least six of them to reach p below 0.05."
+QUESTION = Question("q01", "doc", NEEDLE, "How many discordant pairs does a sign test need?", "ticket")
+
+
+def made(text: str = "") -> Generation:
+    return Generation(text, "test-model", 10, 5, 0.5, "end")
+
+
+def trial(in_prompt: bool, ok: bool, question_id: str = "q01") -> f.Trial:
+    return f.Trial(question_id, 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, f.Markers((), ()), False, made())
+
+
+def chunk(content: str, doc: str = "doc", start: int = 0) -> Chunk:
+    return Chunk(doc, "Doc", "Section", start, start + len(content), content)
+
+
+def test_markers_sort_valid_from_invalid_in_order():
+    found = f.markers("Yes [1], and [4] says so [2]; see also [0] and [12] and [1].", sources=4)
+    assert found == f.Markers((1, 4, 2, 1), (0, 12))
+    assert f.markers("no markers here, nor [a] or [ 1 ]", 4) == f.Markers((), ())
+    assert f.markers("[1]", 0) == f.Markers((), (1,))
+
+
+def test_the_needle_words_leave_out_what_the_question_gives_away():
+    words = f.needle_words(NEEDLE, QUESTION.question)
+    assert "discordant" not in words and "pairs" not in words and "sign" not in words
+    assert {"six", "reach", "below", "least"} <= words
+    assert f.needle_words("sign test", "a sign test?") == frozenset({"sign", "test"})  # all given away: all kept
+
+
+def test_an_answer_is_supported_at_half_the_needle_words_and_not_below():
+    wanted = sorted(f.needle_words(NEEDLE, QUESTION.question))
+    half = len(wanted) // 2 + len(wanted) % 2
+    assert f.SUPPORTED_SHARE == 0.5
+    assert f.supported("Alpha and beta.", "alpha beta gamma delta", "what?")  # exactly half
+    assert not f.supported("Alpha and the rest.", "alpha beta gamma delta", "what?")
+    assert f.supported(" ".join(wanted[:half]), NEEDLE, QUESTION.question)
+    assert not f.supported(" ".join(wanted[:half - 1]), NEEDLE, QUESTION.question)
+    assert f.recalled(NEEDLE, NEEDLE, QUESTION.question) == 1.0
+    assert not f.supported("A sign test needs discordant pairs.", NEEDLE, QUESTION.question)  # only the question's
+    assert f.supported("AT LEAST SIX, to reach p BELOW 0.05", NEEDLE, QUESTION.question)  # case does not matter
+
+
+def test_the_two_by_two_counts_each_trial_once_in_its_cell():
+    trials = [trial(True, True), trial(True, True), trial(True, False), trial(False, True), trial(False, False),
+              trial(False, False), trial(False, False)]
+    h = f.two_halves(trials, refused=3)
+    assert (h.in_prompt_supported, h.in_prompt_unsupported, h.missing_supported, h.missing_unsupported) == (2, 1, 1, 3)
+    assert h.refused == 3
+    assert (h.with_needle.k, h.with_needle.n, h.without_needle.k, h.without_needle.n) == (2, 3, 1, 4)
+    assert 0 < h.with_needle.low < 2 / 3 < h.with_needle.high < 1
+    rows = h.rows()
+    assert [r["prompt"] for r in rows] == ["holds the needle", "lacks the needle"]
+    assert rows[0]["answer supported"] == 2 and rows[1]["answer not supported"] == 3
+    empty = f.two_halves([])
+    assert empty.with_needle.n == 0 and (empty.with_needle.low, empty.with_needle.high) == (0.0, 1.0)
+
+
+def test_a_trial_is_graded_from_the_prompts_own_citations():
+    hits = [(chunk("nothing here"), 0.3), (chunk(NEEDLE, start=100), 0.4)]
+    prompt, citations = build_context(QUESTION.question, hits)
+
+    class Fixed:
+        def run(self, prompt, max_new_tokens=None):
+            return made("At least six are needed to reach p below 0.05 [2], not [7].")
+
+    t = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    assert t.needle_at == 2 and t.needle_in_prompt and t.supported and t.cites_needle
+    assert t.markers == f.Markers((2,), (7,))
+    prompt, citations = build_context(QUESTION.question, hits[::-1])
+    again = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    assert again.needle_at == 1 and not again.cites_needle  # [2] is now the source without the needle
+
+
+def test_the_needle_is_placed_first_in_the_middle_and_last():
+    needle, others = (chunk("N"), 0.1), [(chunk(str(i)), 0.2) for i in range(19)]
+    for position, at in (("first", 0), ("middle", 9), ("last", 19)):
+        placed = f.place(needle, others, position)
+        assert len(placed) == 20 and placed[at] is needle and [p for p in placed if p is not needle] == others
+
+
+def position_test(first: list[bool], middle: list[bool]) -> SignTest:
+    lost = f.LostInTheMiddle(tuple(f"q{i}" for i in range(len(first))), 20, {
+        "first": tuple(trial(True, ok) for ok in first), "middle": tuple(trial(True, ok) for ok in middle),
+        "last": tuple(trial(True, False) for _ in first)})
+    return lost.test("first")
+
+
+def test_the_paired_test_counts_discordant_pairs_and_its_verdict_is_no_stronger():
+    test = position_test([True] * 7 + [False], [False] * 7 + [True])
+    assert (test.wins, test.losses) == (7, 1)
+    assert f.position_verdict(test, "first").startswith("no difference detected (+7/-1, p = 0.0703)")
+    strong = position_test([True] * 8, [False] * 8)
+    assert f.position_verdict(strong, "first").startswith("first ahead (+8/-0, p = 0.00781)")
+    assert f.position_verdict(counts_test(0, 9), "first").startswith("the middle ahead")
+    none = position_test([False] * 5, [False] * 5)
+    assert "cannot tell the two apart" in f.position_verdict(none, "first")
+    assert "no smaller than 0.25" in f.position_verdict(counts_test(3, 0), "last")
+    assert f.smallest_p(0) == 1.0 and f.smallest_p(1) == 1.0 and f.smallest_p(6) == pytest.approx(0.03125)
+
+
+def test_rates_by_position_and_the_table_name_the_source_number():
+    lost = f.LostInTheMiddle(("q1", "q2"), 20, {"first": (trial(True, True), trial(True, True)),
+                                                "middle": (trial(True, False), trial(True, True)),
+                                                "last": (trial(True, False), trial(True, False))})
+    assert [lost.rate(p).k for p in f.POSITIONS] == [2, 1, 0]
+    rows = lost.rows()
+    assert [r["needle placed"] for r in rows] == ["first", "middle", "last"]
+    assert rows[1]["against the middle"] == "" and rows[0]["against the middle"] == "+1/-0, p = 1"
+
+
+@pytest.mark.parametrize("text, ids", [
+    ("See 1908.10084 and arXiv:2005.11401v4.", ("1908.10084", "2005.11401v4")),
+    ("Version 2.3.4567, year 2020, 12345.6789, 1234.567", ()),
+    ("(2104.08821) and 2104.088210", ("2104.08821",)),
+])
+def test_arxiv_identifiers_are_well_formed_ones_only(text, ids):
+    assert f.arxiv_ids(text) == ids
+
+
+def test_the_samples_are_fixed_by_their_seed_whatever_the_order():
+    questions = [Question(f"q{i:02d}", "doc", f"n{i}", "?", "?") for i in range(32)]
+    once = [q.id for q in f.sample(questions, 12)]
+    assert once == [q.id for q in f.sample(questions[::-1], 12)] and len(set(once)) == 12
+    assert once != [q.id for q in f.sample(questions, 16, seed=f.SEED + 1)]
+    assert len(f.sample(questions[:3], 16)) == 3
+    asked = [q.id for q in f.sample(queries(questions), 12)]
+    assert asked == sorted(asked) and {a.split("/")[1] for a in asked} <= {"question", "ticket"}
+
+
+def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
+    class Fixed:
+        def run(self, prompt, max_new_tokens=None):
+            return made("Discordant pairs.")
+
+    hits = [(chunk(NEEDLE), 0.3)]
+    prompt, citations = build_context("ticket words", hits)
+    by_ticket = f.grade(QUESTION, "why is my comparison never significant", prompt, citations, Fixed(),  # type: ignore[arg-type]
+                        query_id="q01/ticket")
+    assert by_ticket.query_id == "q01/ticket" and by_ticket.recalled > 0  # "discordant" is not the ticket's word
+    by_question = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    assert by_question.query_id == "q01" and by_question.recalled == 0  # the question gives "discordant" away
