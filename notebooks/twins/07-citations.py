@@ -57,19 +57,20 @@ from ragkit import (
     DEFAULT_CUT,
     KEEP,
     CharRange,
+    LateInteractionReranker,
     MediaRange,
     NoAnswer,
     PdfPage,
     SheetRange,
+    available_reranker,
     citation_table,
+    citations,
     faithfulness,
     pathologies,
     render_links,
     verify,
 )
 from ragkit.answer import answer
-from ragkit.citations import build_context
-from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate, predict, tables, widgets
 
@@ -488,14 +489,14 @@ narrate.retrieval_bill(facts, result.counted_with)
 
 # %%
 def my_prompt(question, hits):
-    prompt, citations = build_context(question, hits)  # try: build_context(question, hits[::-1])
-    return prompt, citations
+    prompt, sources = citations.build_context(question, hits)  # try: citations.build_context(question, hits[::-1])
+    return prompt, sources
 
 
 sampled = faithfulness.sample(course.queries, faithfulness.SAMPLE)
 if generator is not None:
     mine, refused_here = faithfulness.graded(my_prompt, retriever, course.questions, sampled, generator)
-    display(narrate.changed_prompt(faithfulness.two_halves(mine, refused_here), measured.halves))
+    display(narrate.changed_prompt(mine, refused_here, measured))
 else:
     display(narrate.no_generator())
 

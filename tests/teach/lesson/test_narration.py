@@ -452,8 +452,11 @@ def edge_cases() -> dict[str, list]:
         "invented_ids": [narrate.invented_ids(measurement()), narrate.invented_ids(measurement(ids=())),
                          narrate.invented_ids(None)],
         "small_model": [narrate.small_model(measurement()), narrate.small_model(None)],
-        "changed_prompt": [narrate.changed_prompt(measurement().halves, measurement().halves),
-                           narrate.changed_prompt(measurement((1, 4, 0, 3)).halves, measurement().halves)],
+        "changed_prompt": [narrate.changed_prompt(measurement().trials, 2, measurement()),
+                           narrate.changed_prompt([replace(t, text="other") for t in measurement().trials], 2,
+                                                  measurement()),
+                           narrate.changed_prompt([replace(t, text="other") for t in measurement((1, 4, 0, 3)).trials],
+                                                  2, measurement())],
         "sign_test_on_chapter_counts": [narrate.sign_test_on_chapter_counts()],
         "rrf_weights": [narrate.rrf_weights(), narrate.rrf_weights(1)],
         "two_scales": [narrate.two_scales(np.array([0.3, 0.9]), np.array([7.5, 0.0, 0.0]))],
@@ -682,7 +685,9 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "**1** well-formed identifiers (**1** distinct)" in text["invented_ids"][0]
     assert "**0** well-formed identifiers" in text["invented_ids"][1]
     assert "gives no supported-answer rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]
-    assert "Identical" in text["changed_prompt"][0] and "The figures moved" in text["changed_prompt"][1]
+    same, reworded, moved = text["changed_prompt"]
+    assert "The same answers" in same and "the counts did not" in reworded and "The figures moved" in moved
+    assert "Your prompt: supported **1** of 5" in moved and "the chapter's prompt: **0** of 5" in moved
     assert "(0.675)" in text["two_halves"][0]
     assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]

@@ -14,7 +14,7 @@ from ragkit.answer import Answer
 from ragkit.chunking import Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
-from ragkit.faithfulness import Measurement, TwoHalves
+from ragkit.faithfulness import Measurement, Trial
 from ragkit.generation import SMOLLM2
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
@@ -322,17 +322,22 @@ def small_model(m: Measurement | None) -> Markdown:
         real=q["real"], right=q["right"]))
 
 
-def changed_prompt(mine: TwoHalves, base: TwoHalves) -> Markdown:
-    """Your prompt's 2x2 figures beside the chapter's prompt's, judged by the same rule on the same questions."""
-    same = mine == base
+def changed_prompt(mine: Sequence[Trial], refused: int, base: Measurement) -> Markdown:
+    """Your prompt's 2x2 figures beside the chapter's prompt's, judged by the same rule on the same queries."""
+    yours, theirs = faithfulness.two_halves(mine, refused), base.halves
+    if [t.text for t in mine] == [t.text for t in base.trials]:
+        verdict = _("The same answers: as given, the cell builds the chapter's prompts, so its answers were read back "
+                    "from the cache. Change the order or the instruction and run it again.")
+    elif yours == theirs:
+        verdict = _("The answers changed, the counts did not: by this rule your prompt did neither better nor worse "
+                    "on this sample.")
+    else:
+        verdict = _("The figures moved: the same queries, the same rule, another prompt. On a sample this small, a "
+                    "move of one or two answers is within the noise.")
     return Markdown(say(
         "Your prompt: supported **{mine_in}** of {mine_in_n} with the needle in the prompt and **{mine_out}** of "
         "{mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and **{base_out}** of "
         "{base_out_n}. {verdict}",
-        mine_in=mine.with_needle.k, mine_in_n=mine.with_needle.n, mine_out=mine.without_needle.k,
-        mine_out_n=mine.without_needle.n, base_in=base.with_needle.k, base_in_n=base.with_needle.n,
-        base_out=base.without_needle.k, base_out_n=base.without_needle.n,
-        verdict=_("Identical: as given, the cell builds the chapter's prompts, so its answers were read back from the "
-                  "cache. Change the order or the instruction and run it again.") if same else _(
-            "The figures moved: the same questions, the same rule, another prompt. On a sample this small, a move of "
-            "one or two answers is within the noise.")))
+        mine_in=yours.with_needle.k, mine_in_n=yours.with_needle.n, mine_out=yours.without_needle.k,
+        mine_out_n=yours.without_needle.n, base_in=theirs.with_needle.k, base_in_n=theirs.with_needle.n,
+        base_out=theirs.without_needle.k, base_out_n=theirs.without_needle.n, verdict=verdict))
