@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ragkit import faithfulness as f
@@ -153,3 +154,60 @@ def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
     assert by_ticket.query_id == "q01/ticket" and by_ticket.recalled > 0  # "discordant" is not the ticket's word
     by_question = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert by_question.query_id == "q01" and by_question.recalled == 0  # the question gives "discordant" away
+
+
+def test_a_gated_prompt_holds_the_needle_only_when_the_gate_lets_its_chunk_through():
+    from ragkit.retrieval import Run
+
+    ranking = np.array([[2, 0, 1], [0, 1, 2]])
+    distance = np.array([[0.5, 0.3, 0.2], [0.2, 0.4, 0.9]])
+    hits = np.array([[True, False, False], [False, False, True]])
+    run = Run("dense", "E", ranking, distance)
+    assert f.prompt_holds(run, distance, hits, cut=None, keep=2).tolist() == [True, False]  # chunk 2 of query 1: rank 3
+    assert f.prompt_holds(run, distance, hits, cut=0.4, keep=2).tolist() == [False, False]  # chunk 0 at 0.5: gated out
+    assert f.prompt_holds(run, distance, hits, cut=None, keep=3).tolist() == [True, True]
+
+
+class Counting:
+    """A generator stand-in that counts the answers it computes, as ``Generator.calls`` does."""
+
+    name = "counting"
+    calls = 0
+
+    def count(self, text):
+        return len(text.split())
+
+    def __init__(self):
+        self.seen: set[str] = set()
+
+    def generate(self, prompt):
+        return self.run(prompt).text
+
+    def run(self, prompt, max_new_tokens=None):
+        if prompt not in self.seen:  # a prompt answered before is read back, not computed
+            self.seen.add(prompt)
+            self.calls += 1
+        return made("an answer")
+
+
+class Near:
+    """A retriever stand-in: one chunk, at a distance set per query."""
+
+    def __init__(self, distances):
+        self.chunks = [chunk("the only chunk")]
+        self.by_query = distances
+
+    def distances(self, queries):
+        return np.array([[self.by_query[q]] for q in queries])
+
+
+def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
+    from ragkit.data import OutOfDomain
+
+    asked = [OutOfDomain("o1", "far away", "absurd", "x"), OutOfDomain("o2", "close by", "adjacent", "y"),
+             OutOfDomain("o3", "farther", "absurd", "z")]
+    generator = Counting()
+    calls = f.gate_calls(asked, Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
+                         generator, cut=0.675)  # type: ignore[arg-type]
+    assert (calls.refused, calls.answered, calls.calls_refused, calls.calls_answered) == (2, 1, 0, 1)
+    assert generator.calls == 1 and len(calls.answers) == 1
