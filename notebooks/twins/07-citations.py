@@ -400,7 +400,7 @@ narrate.prompt_rates(rates, reranker is not None)
 #
 # If four sources sometimes miss the needle, why not give the model twenty? Because every source costs tokens, and
 # the needle then has more company. The cell below builds both prompts for every in-domain query at the default cut,
-# and counts the prompt's length (in the bundled tokenizer's word pieces, unless a generator is installed) and the
+# and counts the prompt's length (in the bundled tokenizer's word pieces: no generator runs here) and the
 # position of the first source that carries the needle.
 
 # %%
