@@ -488,7 +488,7 @@ def bench_newest() -> None:
 def main(argv: list[str]) -> None:
     corpus = load_corpus(CORPUS)
     wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks", "coldstart",
-                           "book", "guide", "classroom", "hostile", "newest", "grading", "approximate"}
+                           "book", "guide", "classroom", "hostile", "newest", "grading", "approximate", "generation"}
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:
@@ -505,6 +505,10 @@ def main(argv: list[str]) -> None:
         from benchmarks.approximate import bench_approximate
 
         bench_approximate()
+    if "generation" in wanted:
+        from benchmarks.generation import bench_generation
+
+        bench_generation()
     if "embedding" in wanted:
         bench_embedding(corpus)
     if "notebooks" in wanted:
