@@ -82,7 +82,7 @@ def course_prompts(n: int = CANDIDATES) -> tuple[list[str], list[str]]:
     """The prompts answer() builds for the first ``n`` course questions (dense on E, no cut): questions, prompts."""
     import warnings
 
-    from ragkit.answer import answer
+    from ragkit.answer import Answer, answer
     from ragkit.chunking import chunk_corpus
     from ragkit.corpus import load_corpus
     from ragkit.data import load_questions
@@ -93,7 +93,8 @@ def course_prompts(n: int = CANDIDATES) -> tuple[list[str], list[str]]:
     with warnings.catch_warnings():  # the truncated chunks are notebook 01's subject, not this benchmark's
         warnings.simplefilter("ignore")
         retriever = Retriever(chunk_corpus(load_corpus(data_dir() / "corpus"), "E"), strategy="E", progress=False)
-    return questions, [answer(q, retriever, cut=None).prompt for q in questions]
+    answers = [answer(q, retriever, cut=None) for q in questions]
+    return questions, [a.prompt for a in answers if isinstance(a, Answer)]  # with no cut, every question has sources
 
 
 def float32_answers(prompts: list[list[int]], chats: list[str]) -> tuple[list[str], list[int], float, float]:
