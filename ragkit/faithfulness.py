@@ -2,9 +2,10 @@
 
 The needle says what a right answer must contain, so a generated answer is graded by a rule a student can apply by
 hand: an answer is *supported* when it contains at least half (``SUPPORTED_SHARE``) of the needle's content words
-that the question does not already contain (lower-cased, accents folded, stop words out: ``ragkit.words``). The rule
-was fixed before any answer was read. Crossed with "is the needle in the prompt?" (the retriever's part) it
-separates the two failures: a prompt without the needle, and an answer that ignores the needle it was given.
+that the query does not already contain (lower-cased, accents folded, stop words out: ``ragkit.words``), so that an
+answer repeating the query earns nothing. The rule was fixed before any answer was read. Crossed with "is the
+needle in the prompt?" (the retriever's part) it separates the two failures: a prompt without the needle, and an
+answer that ignores the needle it was given.
 
 A generation costs seconds on a laptop CPU, so the generated measurements run on fixed, seeded samples whose sizes
 are the constants below; every answer is cached by the generator, so a rerun reads them back.
@@ -33,7 +34,7 @@ from ragkit.threshold import DEFAULT_CUT, KEEP, gate
 from ragkit.words import content_words
 
 SUPPORTED_SHARE = 0.5
-"""An answer is supported when it holds at least this share of the needle's words the question does not give away."""
+"""An answer is supported when it holds at least this share of the needle's words the query does not give away."""
 ANSWER_TOKENS = 48
 """New tokens each measured answer may write: a sentence or two, enough to state a needle."""
 SAMPLE = 12
@@ -239,12 +240,12 @@ def retriever_rates(retriever: Retriever, questions: Sequence[Question], cut: fl
     texts = [q.text for q in asked]
     hits = query_hits(retriever.chunks, questions, asked)
     dense = retriever.dense(texts)
-    assert dense.distance is not None
+    distance = retriever.distances(texts) if dense.distance is None else dense.distance
     runs = [dense, retriever.bm25(texts)]
     runs.append(retriever.hybrid(texts, dense, runs[1]))
     if reranker is not None:
         runs.append(retriever.reranked(texts, reranker, runs[2]))
-    held = [prompt_holds(r, dense.distance, hits, cut, keep) for r in runs]
+    held = [prompt_holds(r, distance, hits, cut, keep) for r in runs]
     return [PromptRate(r.retriever, Rate(int(h.sum()), len(h)), None if r is dense else sign_test(h, held[0]))
             for r, h in zip(runs, held)]
 

@@ -198,8 +198,9 @@ def supported_rule() -> Markdown:
     """The rule that grades an answer against its needle, with its threshold, stated before any figure."""
     return Markdown(say(
         "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
-        "words that the question does not already contain (lower-cased, accents folded, short function words left "
-        "out). You can check it by hand: underline those words in the needle, then look for them in the answer. "
+        "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
+        "function words left out). You can check it by hand: underline those words in the needle, then look for them "
+        "in the answer. "
         "The threshold was written down before any answer was read, and is never tuned to the results.",
         share=faithfulness.SUPPORTED_SHARE))
 
