@@ -131,6 +131,16 @@ def test_a_damaged_model_file_is_a_message_with_its_command(chapter, tmp_path, m
     assert "damaged or replaced; run `make .venv/.installed`" in err
 
 
+def test_a_damaged_converted_model_is_a_message_with_its_command(chapter, tmp_path, monkeypatch, capsys):
+    (tmp_path / "genai_config.json").write_text("{not json", encoding="utf-8")
+    (tmp_path / "model.onnx").write_bytes(b"not a graph")
+    monkeypatch.setattr(generation, "exported", lambda model: (tmp_path, generation.SMOLLM2_SHA256))
+    code, out, err = ask(capsys, QUESTION, "--corpus", chapter, "--generate")
+    assert code == 1 and "(greedy" not in out
+    assert f"error: the generator in {tmp_path} cannot be loaded" in err
+    assert "delete that folder and run `python -m ragkit warm` to convert it again" in err
+
+
 @pytest.fixture
 def nothing_stored(monkeypatch):
     """A result store with no answer in it: every generation is computed (the checkout's store may hold one)."""
