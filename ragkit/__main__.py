@@ -14,8 +14,9 @@ from ragkit.retrieval import RETRIEVERS
 from ragkit.threshold import DEFAULT_CUT
 
 if TYPE_CHECKING:
+    from ragkit.chunking import Chunk
     from ragkit.corpus import Corpus
-    from ragkit.retrieval import Reranker
+    from ragkit.retrieval import Reranker, Retriever
 
 DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
 """Options that default to a file of the course data folder (ragkit.plumbing.locations.data_dir)."""
@@ -222,7 +223,7 @@ def _ask_retriever(value: str) -> str:
     raise argparse.ArgumentTypeError(f"{value}: choose one of {', '.join(offered)}")
 
 
-def _retriever_for_ask(chunks: list, strategy: str) -> tuple:
+def _retriever_for_ask(chunks: list[Chunk], strategy: str) -> tuple[Retriever, str]:
     """The retriever over a strategy's chunks, and the one sentence that says how many the encoder truncated."""
     import warnings
 

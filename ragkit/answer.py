@@ -113,8 +113,8 @@ class Answer:
         if g is None or g.stopped == "end":
             return ""
         if g.stopped == "time":
-            return (f"The generator was stopped after {g.seconds:.1f} s, its time bound, {g.new_tokens} tokens into "
-                    "its answer: the answer is cut short.")
+            return (f"The generator hit its time bound and was stopped after {g.seconds:.1f} s, {g.new_tokens} tokens "
+                    "into its answer: the answer is cut short.")
         return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 
 

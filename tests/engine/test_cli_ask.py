@@ -162,8 +162,8 @@ def test_a_prompt_over_the_window_is_refused_in_words_before_the_call(chapter, m
 def test_a_generation_stopped_by_the_time_bound_says_so(chapter, capsys, nothing_stored):
     code, out, _ = ask(capsys, QUESTION, "--corpus", chapter, "--generate", "--time-limit", "0.000001")
     assert code == 0 and "SmolLM2-135M-Instruct (greedy, 0 new tokens" in out
-    assert re.search(r"^note: The generator was stopped after \d+\.\d s, its time bound, 0 tokens into its answer: "
-                     r"the answer is cut short\.$", out, re.M)
+    assert re.search(r"^note: The generator hit its time bound and was stopped after \d+\.\d s, 0 tokens into its "
+                     r"answer: the answer is cut short\.$", out, re.M)
 
 
 @pytest.mark.slow
