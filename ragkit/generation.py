@@ -10,10 +10,12 @@ the result store, so a notebook run again reads its answers back instead of comp
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.util
 import json
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,6 +166,7 @@ class Generator:
             raise ModelUnavailable(f"the generator in {self.folder} cannot be loaded ({exc}): delete that folder and "
                                    "run `python -m ragkit warm` to convert it again") from None
         self._og = og
+        _LOADED.add(self)
 
     def chat(self, prompt: str) -> str:
         """A user message in the model's own chat template, ready for the assistant's turn."""
@@ -232,6 +235,19 @@ class Generator:
     def generate(self, prompt: str) -> str:
         """The answer's text alone (``run`` gives its tokens, seconds and why it stopped)."""
         return self.run(prompt).text
+
+
+_LOADED: weakref.WeakSet[Generator] = weakref.WeakSet()
+"""Every generator with a model loaded, released before the interpreter exits."""
+
+
+@atexit.register
+def _release() -> None:
+    """Drop the loaded models while onnxruntime-genai is still there: released after its own shutdown, it reports
+    them as leaked on stderr (a kernel's log, a test run's tail)."""
+    for generator in list(_LOADED):
+        generator.__dict__.pop("_tokenizer", None)
+        generator.__dict__.pop("_model", None)
 
 
 def available_generator(model: str | GeneratorModel | None = None) -> Generator | None:
