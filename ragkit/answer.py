@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
-from ragkit.citations import Citation, build_context, well_formed
+from ragkit.citations import MARKER, Citation, build_context, well_formed
 from ragkit.errors import InputError
 from ragkit.generation import Generation, available_generator  # noqa: F401 - available_generator: its old home
 from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Reranker, Retriever, rank
@@ -21,9 +21,6 @@ from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
 if TYPE_CHECKING:
     from ragkit.retrieval import Run
-
-MARKER = re.compile(r"\[(\d+)\]")
-"""A citation marker as the model writes it, ``[n]`` (the same pattern ``citations.render_links`` links)."""
 
 
 class Writer(Protocol):

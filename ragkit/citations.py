@@ -216,6 +216,10 @@ def document_href(citation: Citation, corpus: Corpus | None = None, base_url: st
     return f"{quote(relative)}{citation.fragment}"
 
 
+MARKER = re.compile(r"\[(\d+)\]")
+"""A citation marker as a model writes it, ``[n]``: what the server turns into a link, counts, or flags."""
+
+
 def render_links(answer_text: str, citations: Sequence[Citation], corpus: Corpus | None = None,
                  base_url: str | None = None, start: str | Path | None = None) -> RenderedAnswer:
     """Replace each [n] by a Markdown link to its document and fragment; flag [n] with no such source.
@@ -235,7 +239,7 @@ def render_links(answer_text: str, citations: Sequence[Citation], corpus: Corpus
         href = document_href(c, corpus, base_url, start)
         return f"[[{n}]]({href} {_link_title(f'{c.document_name} - {c.locator_label}')})"
 
-    text = re.sub(r"\[(\d+)\]", link, answer_text)
+    text = MARKER.sub(link, answer_text)
     return RenderedAnswer(text, tuple(unknown))
 
 

