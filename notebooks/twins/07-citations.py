@@ -18,7 +18,8 @@
 # # 07. Citations and NO ANSWER
 #
 # What you will see: the prompt a model receives, the citation table it never sees, links added by the
-# server rather than written by the model, and the refusal that happens before any model is called.
+# server rather than written by the model, the refusal that happens before any model is called, and a small
+# model answering offline, graded apart from the retrieval that fed it.
 
 # %% [markdown]
 # **Learning objectives.** After this notebook you can:
@@ -26,6 +27,7 @@
 # - build a prompt with numbered sources and a citation table the model never sees
 # - verify a `#char=` locator by slicing the document
 # - explain NO ANSWER as a gate in code rather than an instruction in a prompt
+# - grade a generated answer apart from the retrieval that fed it, by a rule fixed before reading any answer
 
 # %%
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
