@@ -116,6 +116,7 @@ def test_a_cut_separates_the_two_kinds_only_when_the_worst_answer_is_strictly_ne
         assert s.separable is separable, nearest_out  # at a tie, no cut keeps the one and refuses the other
 
 
+@pytest.mark.slow  # the sweep's fixture embeds the course's strategy E: alone in the quick tier, the guard fails it
 def test_check_cut_takes_numpy_floats_from_a_run(bundled_sweep):
     s, retriever, *_ = bundled_sweep
     run = retriever.dense(["How many test examples do I need?"])
