@@ -122,7 +122,7 @@ def count_prompt_tokens(prompt: str, generator: Writer | None = None) -> tuple[i
     from ragkit.tokens import count_pieces
 
     return (count_pieces([prompt])[0],
-            "all-MiniLM-L6-v2 word pieces (no generator installed; its tokenizer would differ)")
+            "all-MiniLM-L6-v2 word pieces (the encoder's tokenizer; a generator's own count differs)")
 
 
 def _ranked(retriever: Retriever, question: str, ranked_by: str, reranker: Reranker | None) -> tuple[Run | None, str]:

@@ -175,7 +175,7 @@ class TwoHalves:
     def rows(self) -> list[dict]:
         """The table for people: one row per kind of prompt, counts and the supported rate with its interval."""
         return [{"prompt": label, "answer supported": rate.k, "answer not supported": rate.n - rate.k,
-                 "supported rate": round(rate.share, 2), "95% interval": f"{rate.low:.2f} to {rate.high:.2f}"}
+                 "supported rate": f"{rate.share:.2f}", "95% interval": f"{rate.low:.2f} to {rate.high:.2f}"}
                 for label, rate in (("holds the needle", self.with_needle), ("lacks the needle", self.without_needle))]
 
 

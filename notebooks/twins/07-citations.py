@@ -323,8 +323,10 @@ claims = [(real.document_id, CharRange(real.locator.start + 40, real.locator.end
 if generator is not None:
     asked = generator.generate(result.prompt + "\n\nAfter your answer, give the file name and the #char=start,end "
                                "range of the source you used, like name.md#char=10,20.")
-    claims += [(doc, CharRange(int(a), int(b)), generator.name)
-               for doc, a, b in re.findall(r"([\w.-]+?)(?:\.md)?#char=(\d+),(\d+)", asked)]
+    written = re.findall(r"([\w.-]+?)(?:\.md)?#char=(\d+),(\d+)", asked)
+    claims += [(doc, CharRange(int(a), int(b)), generator.name) for doc, a, b in written]
+    display(Markdown(f"Asked for its file and range, {generator.name} wrote **{len(written)}** of them"
+                     + (": the table holds the fixed examples only." if not written else ".")))
 rows = []
 for doc_id, locator, origin in claims:
     claimed = dataclasses.replace(real, document_id=doc_id, locator=locator)
