@@ -325,8 +325,7 @@ if generator is not None:
                                "range of the source you used, like name.md#char=10,20.")
     written = re.findall(r"([\w.-]+?)(?:\.md)?#char=(\d+),(\d+)", asked)
     claims += [(doc, CharRange(int(a), int(b)), generator.name) for doc, a, b in written]
-    display(Markdown(f"Asked for its file and range, {generator.name} wrote **{len(written)}** of them"
-                     + (": the table holds the fixed examples only." if not written else ".")))
+    display(narrate.written_ranges(generator.name, len(written)))
 rows = []
 for doc_id, locator, origin in claims:
     claimed = dataclasses.replace(real, document_id=doc_id, locator=locator)

@@ -434,6 +434,7 @@ def edge_cases() -> dict[str, list]:
         "no_generator": [narrate.no_generator()],
         "generated_markers": [narrate.generated_markers(measurement(), RenderedAnswer("x", (7,))),
                               narrate.generated_markers(None, RenderedAnswer("x", ()))],
+        "written_ranges": [narrate.written_ranges("a model", 0), narrate.written_ranges("a model", 2)],
         "supported_rule": [narrate.supported_rule()],
         "generator_halves": [narrate.generator_halves(measurement(), 64),
                              narrate.generator_halves(measurement((2, 6, 0, 3)), 64),
@@ -660,6 +661,8 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "Markers that name a source: **1**" in text["generated_markers"][0]
     assert "name no source: **1** (counted, never linked: `render_links` flagged [7])" in text["generated_markers"][0]
     assert "No generator on this machine" in text["generated_markers"][1]
+    assert "wrote **none**: the table holds the fixed examples only" in text["written_ranges"][0]
+    assert "wrote **2**: the table checks each" in text["written_ranges"][1]
     assert "at least **50%** of the needle's content words" in text["supported_rule"][0]
     none_better, less_than_half, mostly = text["generator_halves"][:3]
     assert "Prompts holding the needle: **5**, of which **0** got a supported answer" in none_better

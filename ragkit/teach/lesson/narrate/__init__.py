@@ -136,6 +136,9 @@ from ragkit.teach.lesson.narrate.citations import (
 from ragkit.teach.lesson.narrate.citations import (
     what_figures_say as what_figures_say,
 )
+from ragkit.teach.lesson.narrate.citations import (
+    written_ranges as written_ranges,
+)
 from ragkit.teach.lesson.narrate.dense_retrieval import (
     header_alone as header_alone,
 )
@@ -357,6 +360,7 @@ __all__ = [
     "changed_prompt",
     "gate_calls",
     "generated_markers",
+    "written_ranges",
     "generator_halves",
     "invented_ids",
     "lost_in_the_middle",

@@ -194,6 +194,15 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
         valid=len(found.valid), invalid=len(found.invalid), flagged=list(rendered.unknown) or _("none")))
 
 
+def written_ranges(model: str, written: int) -> Markdown:
+    """How many file names with a range the generator wrote when asked for its source's."""
+    if written == 0:
+        return Markdown(say("Asked for its file and range, **{model}** wrote **none**: the table holds the fixed "
+                            "examples only.", model=model))
+    return Markdown(say("Asked for its file and range, **{model}** wrote **{written}**: the table checks each below "
+                        "the fixed examples.", model=model, written=written))
+
+
 def supported_rule() -> Markdown:
     """The rule that grades an answer against its needle, with its threshold, stated before any figure."""
     return Markdown(say(
