@@ -60,7 +60,10 @@ class Cited:
         if not self.unknown:
             return ""
         numbers = ", ".join(f"[{n}]" for n in self.unknown)
-        return (f"{len(self.unknown)} marker(s) in the answer name no source ({numbers}): the model wrote numbers the "
+        if len(self.unknown) == 1:
+            return (f"1 marker in the answer names no source ({numbers}): the model wrote a number the server never "
+                    "gave it, so it links nowhere.")
+        return (f"{len(self.unknown)} markers in the answer name no source ({numbers}): the model wrote numbers the "
                 "server never gave it, so they link nowhere.")
 
 

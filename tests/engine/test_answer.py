@@ -131,7 +131,7 @@ def test_valid_markers_get_their_locator_and_invalid_ones_are_counted_never_link
                           f"[2] ({second.document_id}{second.fragment}); see [9: no such source] and "
                           "[0: no such source].")
     assert cited.unknown == (9, 0)
-    assert cited.unknown_note.startswith("2 marker(s) in the answer name no source ([9], [0])")
+    assert cited.unknown_note.startswith("2 markers in the answer name no source ([9], [0])")
     assert answer(QUESTION, retriever, cut=None).cited() is None
 
 

@@ -91,7 +91,7 @@ def test_the_answer_gets_the_servers_locators_and_an_unknown_marker_is_said_not_
     assert "Scripted-1M (greedy, 11 new tokens, 0.2 s):" in out
     assert (f"A step too large overshoots [1] (02-gradient-descent{one}), as [2] (02-gradient-descent{two}) shows; "
             "[7: no such source] says otherwise.") in out
-    assert "note: 1 marker(s) in the answer name no source ([7])" in out
+    assert "note: 1 marker in the answer names no source ([7])" in out
     assert "prompt: " in out and "tokens (Scripted-1M tokenizer)" in out
 
 
