@@ -549,7 +549,8 @@ def work_through(hub: Hub, student: Student, notebook: str, answer: str | None =
 
 
 def seed_cache(source: Path, folder: Path, database: str) -> None:
-    """Copy a cache's vectors (SQLite's backup) and ONNX export into ``folder``: a fill there embeds nothing.
+    """Copy a cache's vectors (SQLite's backup), ONNX exports and stored results into ``folder``: a fill there computes
+    nothing.
 
     ``database`` is the cache's file name (``ragkit.plumbing.cache.FILENAME``), passed in so that the harness imports
     nothing of the package it deploys.
@@ -564,5 +565,7 @@ def seed_cache(source: Path, folder: Path, database: str) -> None:
     finally:
         src.close()
         dst.close()
-    if (source / "onnx").is_dir():
-        shutil.copytree(source / "onnx", folder / "onnx")
+    # the embedding model's export, the generator's, and the stored results (03b's sweeps, 07's answers)
+    for kind in ("onnx", "generator", "results"):
+        if (source / kind).is_dir():
+            shutil.copytree(source / kind, folder / kind, ignore=shutil.ignore_patterns(".*"))

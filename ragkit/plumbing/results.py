@@ -32,8 +32,31 @@ def path_for(name: str, stamp: Any, folder: Path | None = None) -> Path:
 
 
 def read(name: str, stamp: Any, folder: Path | None = None) -> Any | None:
-    """The payload filed under exactly this stamp, or None (none there, unreadable, or filed under another stamp)."""
-    path = path_for(name, stamp, folder)
+    """The payload filed under exactly this stamp, or None (none there, unreadable, or filed under another stamp).
+
+    Without a ``folder``, the private cache is read first, then the teacher's shared one (``RAGKIT_SHARED_CACHE``,
+    filled by ``python -m ragkit warm --cache``), trusted only when nobody but root and the reader can change its file:
+    a class on a hub reads the teacher's stored results instead of each student computing them again.
+    """
+    payload = _read(path_for(name, stamp, folder), stamp)
+    if payload is not None or folder is not None:
+        return payload
+    from ragkit.plumbing.cache import shared_cache_dir
+    from ragkit.plumbing.storage import changeable_by_others
+
+    shared = shared_cache_dir()
+    if shared is None:
+        return None
+    path = path_for(name, stamp, shared)
+    try:
+        if not path.is_file() or changeable_by_others(path) is not None:
+            return None
+    except OSError:
+        return None
+    return _read(path, stamp)
+
+
+def _read(path: Path, stamp: Any) -> Any | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):  # RecursionError: a file nested deeper than the parser goes
