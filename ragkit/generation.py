@@ -136,6 +136,21 @@ def _model_named(model: str | GeneratorModel | None) -> GeneratorModel:
     return MODELS[model]
 
 
+def _kept(payload: object, model: str, new: int) -> Generation | None:
+    """A stored answer read back, or None when the entry is not one ``run`` could have filed (computed again)."""
+    if not isinstance(payload, dict):
+        return None
+    text, prompt, made = payload.get("text"), payload.get("prompt_tokens"), payload.get("new_tokens")
+    seconds, stopped = payload.get("seconds"), payload.get("stopped")
+    if not (isinstance(text, str) and isinstance(prompt, int) and isinstance(made, int)
+            and isinstance(seconds, (int, float)) and stopped in ("end", "length")
+            and not any(isinstance(v, bool) for v in (prompt, made, seconds))):
+        return None
+    if not (prompt > 0 and 0 <= made <= new and 0 <= seconds < float("inf")):
+        return None
+    return Generation(text, model, prompt, made, float(seconds), str(stopped), cached=True)
+
+
 class Generator:
     """An instruction-tuned causal model on onnxruntime-genai: greedy, with the chat template the model ships."""
 
@@ -190,13 +205,9 @@ class Generator:
         if new < 1:
             raise InputError(f"max_new_tokens must be at least 1, not {new}")
         stamp = self.stamp(prompt, new)
-        kept = results.read("generation", stamp, self._cache)
-        if isinstance(kept, dict):
-            try:
-                return Generation(str(kept["text"]), self.name, int(kept["prompt_tokens"]), int(kept["new_tokens"]),
-                                  float(kept["seconds"]), str(kept["stopped"]), cached=True)
-            except (KeyError, TypeError, ValueError):
-                pass  # a damaged entry is computed again
+        kept = _kept(results.read("generation", stamp, self._cache), self.name, new)
+        if kept is not None:
+            return kept
         ids = self._tokenizer.encode(self.chat(prompt))
         if len(ids) + new > self.window:
             raise InputError(f"the prompt is {len(ids):,} tokens; with {new} new ones it does not fit {self.name}'s "

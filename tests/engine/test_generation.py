@@ -107,3 +107,23 @@ def test_loaded_models_are_released_before_the_interpreter_exits(tmp_path):
     assert gen in generation._LOADED and hasattr(gen, "_model")
     generation._release()
     assert not hasattr(gen, "_model") and not hasattr(gen, "_tokenizer")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("payload", [
+    "not a dict",
+    {"text": ["x"], "prompt_tokens": 3, "new_tokens": 1, "seconds": 1.0, "stopped": "end"},
+    {"text": "planted", "prompt_tokens": 3, "new_tokens": 1, "seconds": float("nan"), "stopped": "end"},
+    {"text": "planted", "prompt_tokens": 3, "new_tokens": 1, "seconds": 1.0, "stopped": "weird"},
+    {"text": "planted", "prompt_tokens": -5, "new_tokens": -1, "seconds": -1.0, "stopped": "end"},
+    {"text": "planted", "prompt_tokens": 3, "new_tokens": 999, "seconds": 1.0, "stopped": "length"},
+    {"text": "planted", "prompt_tokens": True, "new_tokens": 1, "seconds": 1.0, "stopped": "end"},
+])
+def test_a_stored_answer_no_run_could_have_filed_is_computed_again(tmp_path, payload):
+    """The result store is a folder a student can write: a planted entry (NaN seconds, negative counts, an unknown
+    stop) must not come back as an answer."""
+    gen = fresh(tmp_path)
+    results.write("generation", gen.stamp(PROMPT, gen.max_new_tokens), payload, tmp_path)
+    got = gen.run(PROMPT)
+    assert not got.cached and gen.calls == 1 and got.text != "planted"
+    assert got.seconds == got.seconds and got.new_tokens <= gen.max_new_tokens and got.stopped in ("end", "length")
