@@ -674,7 +674,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "cite the source holding their needle: **6** of 8" in mostly
     detected, tied = text["prompt_rates"]
     assert "Most prompts holding the needle: **hybrid** (**42** of 64)" in detected
-    assert "bm25 (+1/-11, p = 0.00635) differ detectably" in detected and "MaxSim" in detected
+    assert "bm25 (+1/-11, p = 0.00635) differs detectably" in detected and "MaxSim" in detected
     assert "**dense, hybrid** (**40** of 64)" in tied and "no retriever's difference is detected" in tied
     assert "chapter's cross-encoder" in tied
     assert "**12** refused, and the generator's counter" in text["gate_calls"][0]

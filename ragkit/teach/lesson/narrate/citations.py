@@ -259,7 +259,8 @@ def prompt_rates(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) 
         "whichever retriever ranked: no generation needed. Most prompts holding the needle: **{best}** (**{k}** of "
         "{n}).{which} Against dense, paired by query: {detected}.",
         n=best.rate.n, cut=DEFAULT_CUT, best=", ".join(tied), k=best.rate.k, which=which,
-        detected=", ".join(detected) + _(" differ detectably") if detected else _(
+        detected=", ".join(detected) + (_(" differs detectably") if len(detected) == 1 else _(" differ detectably"))
+        if detected else _(
             "no retriever's difference is detected by the sign test")))
 
 
