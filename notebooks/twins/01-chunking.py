@@ -184,7 +184,7 @@ predict.reveal(my_prediction, predict.Count(ev.n_questions), len(ev.destroyed["A
 # a cut with probability (*L* − 1) / 512: the longer the sentence, the likelier it is to be split. Adding up that
 # probability over all needles gives the number of needles you should expect to lose.
 #
-# Each bar in the plot is one needle, drawn at its position inside its 512-character window. Red bars run past
+# Each bar in the plot is one needle, drawn at its position inside its 512-character window. Orange bars run past
 # the dashed line: the cut falls inside them.
 
 # %%

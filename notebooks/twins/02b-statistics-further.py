@@ -173,7 +173,7 @@ narrate.metric_shopping(shopping)
 #
 # The matrix shows, for each pair of strategies, the net wins of the row over the column at Hit@20 (wins minus losses), counted in needles.
 # Hover over a cell for the counts, the exact p and the Holm p. The Holm family is the whole matrix at all five metrics, because that is how many
-# looks this figure invites. Blue means the row wins more needles than it loses, red the opposite. A deep colour with a large p is not evidence of a difference.
+# looks this figure invites. Blue means the row wins more needles than it loses, orange the opposite. A deep colour with a large p is not evidence of a difference.
 
 # %%
 plots.win_loss_matrix(ev, "Hit@20", "dense")

@@ -117,7 +117,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # ## Two distributions
 #
 # For each answerable query and each out-of-domain query, take the distance to the nearest
-# chunk in the whole index. A useful cut would need the blue bars (answerable) on its left and the red
+# chunk in the whole index. A useful cut would need the blue bars (answerable) on its left and the orange
 # bars (out of domain) on its right. The dashed line is the chapter's default cut.
 #
 # **Predict first.** Is there a cut on this corpus that answers every answerable query and refuses every
@@ -181,7 +181,7 @@ narrate.sweep_shape(s)
 # as vaguely similar (absurd). A cut is a property of your corpus and your queries, never a constant to
 # copy from a blog post, or from a chapter.
 #
-# The whole curve makes the trade-off visible: the red line (bluffs) and the blue line (refusals) move in
+# The whole curve makes the trade-off visible: the orange line (bluffs, solid) and the blue line (refusals, dashed) move in
 # opposite directions as you read from left to right.
 
 # %%

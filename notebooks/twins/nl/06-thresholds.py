@@ -125,7 +125,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 #
 # Neem voor elke beantwoordbare query en voor elke out-of-domain query de afstand tot de dichtstbijzijnde
 # chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
-# de rode staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
+# de oranje staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
 #
 # **Voorspel eerst.** Is er hier een cut die alle beantwoordbare queries beantwoordt en alle out-of-domain queries
 # weigert? Zet `"ja"` of `"nee"` in `my_prediction`; de cel onder het histogram antwoordt.
@@ -187,7 +187,7 @@ narrate.sweep_shape(s)
 # een encoder die alles als een beetje verwant beoordeelt (absurd). Een cut is een eigenschap van je corpus en je
 # queries, nooit een constante die je overneemt uit een blogpost, of uit een hoofdstuk.
 #
-# De hele curve maakt de trade-off zichtbaar: de rode lijn (blufs) en de blauwe lijn (weigeringen) bewegen in
+# De hele curve maakt de trade-off zichtbaar: de oranje lijn (blufs, doorgetrokken) en de blauwe lijn (weigeringen, gestreept) bewegen in
 # tegengestelde richting als je van links naar rechts leest.
 
 # %%

@@ -30,12 +30,37 @@ if TYPE_CHECKING:
 
 OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73",
              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7"}
+"""The palette by Okabe and Ito's own names (the names of their paper, not the words a reader uses)."""
+SEEN_AS = {"black": "black", "orange": "amber", "sky blue": "light blue", "bluish green": "green", "yellow": "yellow",
+           "blue": "blue", "vermillion": "orange", "reddish purple": "pink"}
+"""The word a reader uses for each colour as drawn: vermillion (#D55E00) reads as orange on a screen, so it is
+"orange", and Okabe and Ito's orange (#E69F00), beside it in some figures, is the yellower "amber"."""
+PALETTE = {SEEN_AS[name]: code for name, code in OKABE_ITO.items()}
+"""Every colour the figures draw, by the word the prose and the text alternatives use for it."""
 # the strategies without overlap are solid, with overlap dashed; each has its own colour and marker as well
 COLOURS = {"A": OKABE_ITO["black"], "B": OKABE_ITO["reddish purple"], "C": OKABE_ITO["sky blue"],
            "D": OKABE_ITO["blue"], "E": OKABE_ITO["orange"], "F": OKABE_ITO["vermillion"]}
 MARKERS = {"A": "circle", "B": "square", "C": "diamond", "D": "triangle-up", "E": "x", "F": "star"}
 IN_DOMAIN, OUT_OF_DOMAIN = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
 KEPT, DESTROYED = OKABE_ITO["black"], OKABE_ITO["vermillion"]
+WINS_AND_LOSSES = [[0.0, PALETTE["orange"]], [0.5, "#FFFFFF"], [1.0, PALETTE["blue"]]]
+"""The win-loss grid's colour scale: orange where the row loses, white at a draw, blue where it wins."""
+
+
+def colour_word(code: str) -> str:
+    """The word for a colour of the palette as drawn, in the notebook's language ("orange" for vermillion)."""
+    words = {c.upper(): word for word, c in PALETTE.items()}
+    if code.upper() not in words:
+        raise InputError(f"{code} is not a colour of the palette: draw with plots.PALETTE, which names each colour")
+    return colour_words()[words[code.upper()]]
+
+
+def colour_words() -> dict[str, str]:
+    """Each word of PALETTE in the notebook's language (the catalogue finds its templates only as literals)."""
+    return {"black": _("black"), "amber": _("amber"), "light blue": _("light blue"), "green": _("green"),
+            "yellow": _("yellow"), "blue": _("blue"), "orange": _("orange"), "pink": _("pink")}
+
+
 DISTANCE_RANGE = (0.0, 1.0)
 """The x-axis of every figure of cosine distance (a cut, a query's nearest chunk): figures side by side line up.
 
@@ -162,12 +187,13 @@ def _histogram_text(sweep: Sweep, cut: float | None) -> str:
     row = sweep.at(cut)
     where = _("no cut (every query answered)") if cut is None else say("the cut at {cut:.3f}", cut=cut)
     return say("Histograms of each query's cosine distance to its nearest chunk: {n_in} in-domain "
-               "queries (blue, hatched /), median {median_in:.3f}, from {low_in:.3f} "
-               "to {high_in:.3f}; {n_out} out-of-domain queries (red, "
+               "queries ({in_colour}, hatched /), median {median_in:.3f}, from {low_in:.3f} "
+               "to {high_in:.3f}; {n_out} out-of-domain queries ({out_colour}, "
                "hatched x), median {median_out:.3f}, from {low_out:.3f} to "
                "{high_out:.3f}. The dashed line marks {where}: {bluffs} "
                "out-of-domain queries are answered anyway (bluffs) and {refused} "
                "answerable ones refused. {cut_words}",
+               in_colour=colour_word(IN_DOMAIN), out_colour=colour_word(OUT_OF_DOMAIN),
                n_in=len(sweep.nearest_in), median_in=np.median(sweep.nearest_in), low_in=sweep.nearest_in.min(),
                high_in=sweep.nearest_in.max(), n_out=len(sweep.nearest_out), median_out=np.median(sweep.nearest_out),
                low_out=sweep.nearest_out.min(), high_out=sweep.nearest_out.max(), where=where,
@@ -365,8 +391,8 @@ def win_loss_matrix(ev: Evaluation, metric: str = "Hit@20", retriever: str = "de
                 text[i][j] = (f"{a} vs {b} ({level}s): +{wins}/-{losses}, p = {c.test.p:.3g}, "
                               f"Holm p = {c.p_holm:.3g} over {len(family)} tests")
     unit = "needles" if level == "needle" else "queries"
-    # the signed number in every cell says what the colour says (blue: the row wins, red: it loses)
-    fig = go.Figure(go.Heatmap(z=net, x=labels, y=labels, text=text, hoverinfo="text", colorscale="RdBu",
+    # the signed number in every cell says what the colour says (blue: the row wins, orange: it loses)
+    fig = go.Figure(go.Heatmap(z=net, x=labels, y=labels, text=text, hoverinfo="text", colorscale=WINS_AND_LOSSES,
                                zmid=0, texttemplate="%{z:+.0f}"))
     fig.update_layout(title=f"Row vs column at {metric}: net wins in {unit} (hover for raw and Holm p)",
                       template="plotly_white", yaxis_autorange="reversed")
@@ -398,7 +424,8 @@ def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Desc
         legend.add(cut)
     fig.add_vline(x=size, line_dash="dash", annotation_text="blind cut")
     fig.update_layout(template="plotly_white",
-                      title="Needles within their blind windows (red, dotted, crossed: destroyed)",
+                      title=f"Needles within their blind windows ({colour_word(DESTROYED)}, dotted, crossed: "
+                            "destroyed)",
                       xaxis_title="offset within the window", yaxis=dict(tickvals=list(range(len(spans))),
                                                                         ticktext=[s[0] for s in spans]),
                       height=max(300, 18 * len(spans)))
@@ -407,5 +434,6 @@ def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Desc
     named = ": " + ", ".join(destroyed) if destroyed else ""
     return described(fig, f"{len(spans)} needles drawn as bars at their place in a blind window of {size} characters, "
                           f"with the cut at {size} as a dashed line: {_share(len(destroyed), len(spans))} run past it "
-                          f"and are destroyed (red, dotted, crossed){named}"
-                          + f"; {kept} {'is' if kept == 1 else 'are'} kept whole (black, solid, round ends).")
+                          f"and are destroyed ({colour_word(DESTROYED)}, dotted, crossed){named}"
+                          + f"; {kept} {'is' if kept == 1 else 'are'} kept whole ({colour_word(KEPT)}, solid, "
+                            "round ends).")
