@@ -130,3 +130,29 @@ def test_no_catalogue_message_names_a_colour_the_palette_does_not_draw():
     wrong = {en: found for en, message in language.catalogue("nl").items()
              for found in [off_palette(en, "en") + off_palette(message.translated, "nl")] if found}
     assert not wrong, f"messages of ragkit/teach/locale/nl.toml naming colours no figure draws: {wrong}"
+
+
+def sentences_in_code() -> dict[str, str]:
+    """Every sentence the teaching layer writes for people: the templates of say() and _() and the f-strings."""
+    import ast
+
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "ragkit" / "teach").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            parts: list[ast.AST] = []
+            called = getattr(node.func, "id", getattr(node.func, "attr", None)) if isinstance(node, ast.Call) else None
+            if isinstance(node, ast.Call) and called in ("say", "_"):
+                parts = node.args[:1]
+            elif isinstance(node, ast.JoinedStr):
+                parts = list(node.values)
+            for part in parts:
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    found[part.value] = f"{path.relative_to(ROOT)}:{part.lineno}"
+    return found
+
+
+def test_no_sentence_in_the_code_names_a_colour_the_palette_does_not_draw():
+    sentences = sentences_in_code()
+    assert any("The plot's" in s and "bars are exactly" in s for s in sentences), "the scan misses the narrators"
+    wrong = {where: s for s, where in sentences.items() if off_palette(s, "en")}
+    assert not wrong, f"sentences naming a colour no figure draws (take it from plots.colour_word): {wrong}"

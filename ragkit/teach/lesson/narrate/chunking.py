@@ -58,14 +58,16 @@ def destroyed(ev: Evaluation) -> Markdown:
 
 
 def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequence[tuple[str, int, int]]) -> Markdown:
-    """Expected against observed losses to blind cuts, and whether the plot's red bars are the destroyed set."""
+    """Expected against observed losses to blind cuts, and whether the plot's crossed bars are the destroyed set."""
+    from ragkit.teach.lesson.plots import DESTROYED, colour_word
+
     lengths = np.array([len(q.needle) for q in questions])
     split = {q for q, off, n in windows if off + n > SIZE}
     return Markdown(say(
         "Needles here average **{mean:.0f}** characters. Expected losses to blind cuts: about **{expected:.1f}**; "
-        "observed: **{observed}**. The plot's red bars are exactly the destroyed set: **{same}**.",
+        "observed: **{observed}**. The plot's {colour} bars are exactly the destroyed set: **{same}**.",
         mean=lengths.mean(), expected=(lengths - 1).sum() / SIZE, observed=len(ev.destroyed["A"]),
-        same=split == set(ev.destroyed["A"])))
+        same=split == set(ev.destroyed["A"]), colour=colour_word(DESTROYED)))
 
 
 def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFrame) -> Markdown:
