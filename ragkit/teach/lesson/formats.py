@@ -1,0 +1,108 @@
+"""Numbers and tables for people: the one place that writes a count, a decimal or a table the way the prose does.
+
+Whole numbers carry thousands separators (374,596; Dutch 374.596), a count agrees with its noun (1 bluff, 2 bluffs;
+1 bluf, 2 bluffen: both forms go through the catalogue), a table shows headings in words in the notebook's language,
+no bare 0, 1, 2 index, and one number of decimals per column.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from ragkit.teach import language
+from ragkit.teach.language import _
+
+
+def number(n: int) -> str:
+    """A whole number with its thousands separated as the notebook's language writes them (374,596; 374.596)."""
+    return language.number(int(n), ",")
+
+
+def decimal(x: float, places: int) -> str:
+    """``x`` with exactly ``places`` decimals and its thousands separated, as the notebook's language writes it."""
+    return language.number(float(x), f",.{places}f")
+
+
+def count(n: int, one: str, many: str) -> str:
+    """``n`` and its noun, agreeing: ``count(n, _("bluff"), _("bluffs"))`` writes 1 bluff, 2 bluffs, 0 bluffs
+    (Dutch 1 bluf, 2 blufs). The caller passes both forms through ``_``, so that the catalogue's tests see them."""
+    return f"{number(n)} {noun(n, one, many)}"
+
+
+def noun(n: int, one: str, many: str) -> str:
+    """The form that agrees with ``n`` (for a template that writes the number itself, bold or otherwise)."""
+    return one if n == 1 else many
+
+
+def _words() -> dict[str, str]:
+    """Headings the engine's field names stand for, where replacing the underscores would not make words of them."""
+    return {"out_of_domain": _("out-of-domain queries"), "in_domain": _("answerable queries"),
+            "answered_with_needle": _("answered with the needle kept"),
+            "answered_without_needle": _("answered without the needle"),
+            "chapter_bluffs": _("bluffs in the chapter"), "doc_id": _("document"),
+            "outside_bmp": _("outside the BMP"), "outside bmp": _("outside the BMP")}
+
+
+def header(name: object) -> object:
+    """A column or index heading in words, in the notebook's language (``answered_with_needle`` reads as words)."""
+    if not isinstance(name, str):
+        return name
+    return _words().get(name) or language.word(name.replace("_", " "))
+
+
+def _cell(value: Any, places: int | None) -> str:
+    """One cell: a number written with the column's decimals (whole numbers with separators), text as it is."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return "–" if value is None else str(value)
+    x = float(value)
+    if math.isnan(x):
+        return "–"
+    if places is None:
+        return number(int(x)) if x.is_integer() else decimal(x, 3)
+    return decimal(x, places)
+
+
+def _places(column: pd.Series, given: int | None) -> int | None:
+    """The decimals of a column: as given, none for whole numbers, else three (the chapter's usual)."""
+    if given is not None:
+        return given
+    values = [float(v) for v in column if isinstance(v, numbers.Real) and not isinstance(v, bool)]
+    return None if all(v.is_integer() for v in values if not math.isnan(v)) else 3
+
+
+def _bare(index: pd.Index) -> bool:
+    """Whether an index is only positions (0, 1, 2 or what a filter left of them): nothing a reader needs."""
+    return index.nlevels == 1 and pd.api.types.is_integer_dtype(index.dtype)
+
+
+def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
+    """``frame`` for people: headings in words, ``index`` (a column, or the frame's named index) as the row labels
+    or no index at all, and every number column with one number of decimals (``decimals`` by column, else three
+    for fractions, none for whole numbers) and thousands separated.
+
+    The frame's own index is shown when it is named or not made of integers (a bare 0, 1, 2 is hidden). A Styler,
+    which JupyterLab and nbconvert show as an HTML table of class ``dataframe``; its ``data`` keeps the numbers for
+    code that reads them.
+    """
+    decimals = dict(decimals or {})
+    shown = frame.set_index(index) if index is not None and index in frame.columns else frame
+    keep_index = index is not None or any(n is not None for n in shown.index.names) or not _bare(shown.index)
+    if not keep_index:
+        shown = shown.reset_index(drop=True)
+    formats = {c: partial(_cell, places=_places(shown[c], decimals.get(str(c)))) for c in shown.columns}
+    levels = [partial(_cell, places=_places(pd.Series(shown.index.get_level_values(i)), decimals.get(str(n))))
+              for i, n in enumerate(shown.index.names)]
+    shown = shown.rename(columns=header).rename_axis(index=[header(n) for n in shown.index.names])
+    formats = {header(c): f for c, f in formats.items()}
+    styler = shown.style.format(formats)
+    for i, level in enumerate(levels):
+        styler = styler.format_index(level, axis="index", level=i)
+    styler = styler.set_table_attributes('class="dataframe"')
+    return styler if keep_index else styler.hide(axis="index")

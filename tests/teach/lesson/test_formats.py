@@ -1,0 +1,119 @@
+"""The one formatting layer: numbers, counts and tables written for people, in the notebook's language."""
+
+import math
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragkit.teach.language import _, speaking
+from ragkit.teach.lesson import formats
+
+
+class Table(HTMLParser):
+    """The headings and the cells of one HTML table, row by row."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[tuple[str, str]]] = []
+        self.tag = ""
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        if tag in ("td", "th"):
+            self.tag = tag
+            self.rows[-1].append((tag, ""))
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tag = ""
+
+    def handle_data(self, data):
+        if self.tag:
+            kind, text = self.rows[-1][-1]
+            self.rows[-1][-1] = (kind, text + data)
+
+
+def shown(styler) -> list[list[tuple[str, str]]]:
+    parser = Table()
+    parser.feed(styler.to_html())
+    return [[c for c in row] for row in parser.rows]
+
+
+@pytest.mark.parametrize("language, n, written", [("en", 374596, "374,596"), ("nl", 374596, "374.596"),
+                                                  ("en", 12, "12"), ("en", 1234567, "1,234,567"),
+                                                  ("en", np.int64(2048), "2,048")])
+def test_number_separates_thousands_as_the_prose_does(language, n, written):
+    with speaking(language):
+        assert formats.number(n) == written
+
+
+@pytest.mark.parametrize("language, n, written", [("en", 0, "0 bluffs"), ("en", 1, "1 bluff"), ("en", 2, "2 bluffs"),
+                                                  ("en", 1200, "1,200 bluffs"), ("nl", 1200, "1.200 bluffs")])
+def test_count_agrees_with_its_noun(language, n, written):
+    with speaking(language):
+        assert formats.count(n, "bluff", "bluffs") == written
+
+
+def test_count_takes_its_forms_from_the_catalogue():
+    with speaking("nl"):
+        assert formats.count(2, _("bluffs"), _("bluffs")) == "2 blufs"
+        assert formats.noun(1, _("answered right"), _("bluffs")) == "goed beantwoord"
+
+
+@pytest.mark.parametrize("language, x, places, written", [("en", 0.18750, 3, "0.188"), ("nl", 0.18750, 3, "0,188"),
+                                                          ("en", 26.0, 0, "26"), ("en", 1234.5, 1, "1,234.5"),
+                                                          ("nl", 1234.5, 1, "1.234,5"), ("en", 1.0, 3, "1.000")])
+def test_decimal_writes_exactly_its_places(language, x, places, written):
+    with speaking(language):
+        assert formats.decimal(x, places) == written
+
+
+def test_header_makes_words_of_field_names():
+    assert formats.header("answered_with_needle") == "answered with the needle kept"
+    assert formats.header("needle_length") == "needle length"
+    with speaking("nl"):
+        assert formats.header("in_domain") == "beantwoordbare queries"
+        assert formats.header("bluffs") == "blufs"
+    assert formats.header(3) == 3
+
+
+SWEEP = pd.DataFrame({"cut": [None, 1.0, 0.975], "bluffs": [30, 1, 0], "out_of_domain": [30, 30, 30],
+                      "cost": [26.0, 0.1875, 1.5], "characters": [374596, 1200, 3]})
+
+
+def test_a_table_has_words_for_headings_and_no_bare_index():
+    rows = shown(formats.table(SWEEP, decimals={"cut": 3}))
+    assert rows[0] == [("th", h) for h in ("cut", "bluffs", "out-of-domain queries", "cost", "characters")]
+    assert all(kind == "td" for row in rows[1:] for kind, _ in row), "a bare 0, 1, 2 index is shown"
+    assert [row[0][1] for row in rows[1:]] == ["–", "1.000", "0.975"]
+    assert [row[3][1] for row in rows[1:]] == ["26.000", "0.188", "1.500"]
+    assert [row[4][1] for row in rows[1:]] == ["374,596", "1,200", "3"]
+    assert 'class="dataframe"' in formats.table(SWEEP).to_html()
+
+
+def test_a_table_keeps_an_index_that_means_something():
+    rows = shown(formats.table(SWEEP.iloc[1:], index="cut", decimals={"cut": 3}))
+    assert [row[0] for row in rows[2:]] == [("th", "1.000"), ("th", "0.975")]
+    assert rows[1][0] == ("th", "cut")
+
+
+def test_a_table_speaks_the_notebooks_language():
+    with speaking("nl"):
+        rows = shown(formats.table(SWEEP, decimals={"cost": 2}))
+    assert ("th", "out-of-domain queries") in rows[0] and ("th", "blufs") in rows[0]
+    assert [row[3][1] for row in rows[1:]] == ["26,00", "0,19", "1,50"]
+    assert [row[4][1] for row in rows[1:]] == ["374.596", "1.200", "3"]
+
+
+def test_a_table_keeps_the_numbers_for_code():
+    styler = formats.table(SWEEP)
+    assert math.isclose(styler.data.iloc[1]["cost"], 0.1875)
+
+
+def test_a_filtered_bare_index_stays_hidden_and_a_named_one_shows():
+    assert all(kind == "td" for row in shown(formats.table(SWEEP.iloc[[2, 0]]))[1:] for kind, _ in row)
+    named = shown(formats.table(SWEEP.set_index("characters")))
+    assert named[1][0] == ("th", "characters") and named[2][0] == ("th", "374,596")
