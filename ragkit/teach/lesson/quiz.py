@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as w
 import numpy as np
+from markdown_it import MarkdownIt
 
 from ragkit.answer import DEFAULT_CUT
 from ragkit.chunking import OVERLAP, SIZE, blind_window_start
@@ -40,7 +41,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Option:
-    """One answer to choose, whether it is right, and why."""
+    """One answer to choose, whether it is right, and why: the reason alone, which the feedback puts after its verdict.
+
+    ``text`` and ``why`` are inline Markdown (a `code span`), as a question's prompt is.
+    """
 
     text: str
     right: bool
@@ -65,18 +69,14 @@ class QuizQuestion:
 
 
 def _yes_no(prompt: str, yes: bool, why_yes: str, why_no: str) -> QuizQuestion:
-    return QuizQuestion(prompt, (Option(_("yes"), yes, why_yes if yes else why_no),
-                             Option(_("no"), not yes, why_no if not yes else why_yes)))
+    """A yes-or-no question; both options explain with the reason of the answer that is right."""
+    why = why_yes if yes else why_no
+    return QuizQuestion(prompt, (Option(_("yes"), yes, why), Option(_("no"), not yes, why)))
 
 
 def _before_reveal(question: QuizQuestion) -> QuizQuestion:
     """The same question, asked where the notebook's prediction is made, before the result gives its answer away."""
     return dataclasses.replace(question, before_reveal=True)
-
-
-def _right(flag: bool) -> str:
-    """The word a computed option's explanation starts with: right, or no."""
-    return _("right") if flag else _("no")
 
 
 def _applied(prompt: str, options: tuple[Option, ...]) -> QuizQuestion:
@@ -90,12 +90,11 @@ def _found_at_four(course: Course) -> QuizQuestion:
     rank, query = int(ranks[i]), course.queries[i]
     found = 0 < rank <= 4
     where = say("at rank {rank}", rank=rank) if rank else _("nowhere in the ranking")
+    why = say("a hit is the whole needle in one of the first 4 chunks, and here it arrives {where}", where=where)
     return _applied(say("For the query \"{query}\", E/dense returns the first chunk carrying its needle {where}. "
                         "Does the query count as found for hit@4?", query=query.text, where=where), (
-        Option(_("yes"), found, say("{verdict}: a hit is the whole needle in one of the first 4 chunks, and here it "
-                                    "arrives {where}", verdict=_right(found), where=where)),
-        Option(_("no"), not found, say("{verdict}: a hit is the whole needle in one of the first 4 chunks, and here "
-                                       "it arrives {where}", verdict=_right(not found), where=where)),
+        Option(_("yes"), found, why),
+        Option(_("no"), not found, why),
         Option(_("yes, if a chunk of the needle's document is among the first 4"), False,
                _("too loose: a chunk from the right document may not hold the sentence that answers"))))
 
@@ -108,14 +107,11 @@ def _boundary(course: Course) -> QuizQuestion:
     end = start + len(q.needle)
     window = blind_window_start(doc, start, SIZE)
     cut = blind_window_start(doc, end - 1, SIZE) != window
+    why = f"the window ends at {window + SIZE}, {'before' if cut else 'after'} the needle's end at {end}"
     return _applied(f"A needle spans characters {start} to {end} of its document. Blind chunking (A) puts its first "
                     f"character in the {SIZE}-character window that starts at {window}. What happens to the needle?", (
-        Option("it is destroyed: that window ends inside it", cut,
-               f"{'right' if cut else 'no'}: the window ends at {window + SIZE}, "
-               f"{'before' if cut else 'after'} the needle's end at {end}"),
-        Option("one chunk carries it whole", not cut,
-               f"{'right' if not cut else 'no'}: the window ends at {window + SIZE}, "
-               f"{'before' if cut else 'after'} the needle's end at {end}"),
+        Option("it is destroyed: that window ends inside it", cut, why),
+        Option("one chunk carries it whole", not cut, why),
         Option("that depends on the embedding model", False,
                "chunking happens before any model sees the text: the offsets alone decide")))
 
@@ -126,10 +122,8 @@ def _pair(course: Course) -> QuizQuestion:
     return _applied(f"Two strategies answer the same queries. The first finds the needle where the second misses it "
                     f"{c.wins} times; the second where the first misses {c.losses} times; on every other query they "
                     "agree. What does the exact sign test say at the 5% level?", (
-        Option("a difference the test detects", detected,
-               f"{'right' if detected else 'no'}: +{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
-        Option("no difference the test can detect", not detected,
-               f"{'right' if not detected else 'no'}: +{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
+        Option("a difference the test detects", detected, f"+{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
+        Option("no difference the test can detect", not detected, f"+{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
         Option("nothing without the number of queries where they agree", False,
                "the sign test drops the ties: only the discordant pairs count")))
 
@@ -142,7 +136,7 @@ def _weighs_most(course: Course) -> QuizQuestion:
     common, rare = known[0], known[-1]
     return _applied(f"In the query \"{q.question}\", which word weighs most in a chunk's BM25 score when the chunk "
                     "contains each of them once?", (
-        Option(f"'{rare}'", True, f"right: it occurs in the fewest chunks, so its idf is the largest "
+        Option(f"'{rare}'", True, f"it occurs in the fewest chunks, so its idf is the largest "
                                   f"({bm25.idf[bm25.vocabulary[rare]]:.2f})"),
         Option(f"'{common}'", False, f"it occurs in the most chunks, so its idf is the smallest "
                                      f"({bm25.idf[bm25.vocabulary[common]]:.2f})"),
@@ -155,12 +149,11 @@ def _shortlist(course: Course) -> QuizQuestion:
     rank, query = int(ranks[i]), course.queries[i]
     reachable = 0 < rank <= RERANK_DEPTH
     where = f"at rank {rank}" if rank else "nowhere"
+    why = f"the reranker sees only the top {RERANK_DEPTH}, and the chunk is {where}"
     return _applied(f"For the query \"{query.text}\", E/hybrid ranks the first chunk carrying its needle {where}. "
                     f"The reranker rereads the hybrid top {RERANK_DEPTH}. Can it put that chunk first?", (
-        Option("no", not reachable, f"{'right' if not reachable else 'no'}: the reranker sees only the top "
-                                    f"{RERANK_DEPTH}, and the chunk is {where}"),
-        Option("yes", reachable, f"{'right' if reachable else 'no'}: the reranker sees only the top "
-                                 f"{RERANK_DEPTH}, and the chunk is {where}"),
+        Option("no", not reachable, why),
+        Option("yes", reachable, why),
         Option("yes, because a cross-encoder reads every chunk of the corpus", False,
                "it reads query-chunk pairs, which is why it only rereads a shortlist")))
 
@@ -172,7 +165,7 @@ def _l2_to_cosine(course: Course) -> QuizQuestion:
     d = float(np.linalg.norm(a - b))
     return _applied(f"Two normalised chunk vectors of this course lie at L2 distance {d:.3f}. What is their cosine "
                     "distance?", (
-        Option(f"{d * d / 2:.3f}", True, f"right: 1 - cos = d² / 2 = {d:.3f}² / 2"),
+        Option(f"{d * d / 2:.3f}", True, f"1 - cos = d² / 2 = {d:.3f}² / 2"),
         Option(f"{d:.3f}", False, "the square is missing: the two distances rank pairs alike but are not equal"),
         Option(f"{d * d:.3f}", False, "half of that: expand |a - b|² = 2 - 2 cos for unit vectors")))
 
@@ -183,14 +176,11 @@ def _at_the_cut(course: Course) -> QuizQuestion:
     d, query = float(s.nearest_out[i]), s.out_of_domain[i].query
     bluffs = d < DEFAULT_CUT
     side = _("under") if bluffs else _("over")
+    why = say("{d:.3f} is {side} the cut {cut}", d=d, side=side, cut=DEFAULT_CUT)
     return _applied(say("The out-of-domain query \"{query}\" has its nearest chunk at cosine distance {d:.3f}. What "
                         "does the gate do with it at the default cut {cut}?", query=query, d=d, cut=DEFAULT_CUT), (
-        Option(_("it bluffs: chunks pass the cut and come back as sources"), bluffs,
-               say("{verdict}: {d:.3f} is {side} the cut {cut}", verdict=_right(bluffs), d=d, side=side,
-                   cut=DEFAULT_CUT)),
-        Option(_("NO ANSWER: nothing passes the cut"), not bluffs,
-               say("{verdict}: {d:.3f} is {side} the cut {cut}", verdict=_right(not bluffs), d=d, side=side,
-                   cut=DEFAULT_CUT)),
+        Option(_("it bluffs: chunks pass the cut and come back as sources"), bluffs, why),
+        Option(_("NO ANSWER: nothing passes the cut"), not bluffs, why),
         Option(_("it asks the language model whether the chunks fit"), False,
                _("the gate compares two numbers and nothing else"))))
 
@@ -200,7 +190,7 @@ def _quote_length(course: Course) -> QuizQuestion:
     n = c.end - c.start
     return _applied(f"A citation's locator is #char={c.start},{c.end}, and the chunk it cites was embedded as "
                     f"{len(c.text)} characters of text. How many characters does the quote have?", (
-        Option(str(n), True, "right: the quote is the chunk's content, the document sliced from start to end"),
+        Option(str(n), True, "the quote is the chunk's content, the document sliced from start to end"),
         Option(str(len(c.text)), False, "that is the embedded text, header included: the header is not in the "
                                         "document, so it is never quoted"),
         Option(str(n + 1), False, "the end is exclusive, as in a Python slice")))
@@ -210,7 +200,7 @@ def _unreadable(course: Course) -> QuizQuestion:
     n = len(course.corpus.documents)
     return _applied(f"A folder holds this course's {n} documents, and one of them cannot be read. How many documents "
                     "does indexing put in the index?", (
-        Option(str(n - 1), True, "right: the others are indexed, and the failed one is reported with its reason"),
+        Option(str(n - 1), True, "the others are indexed, and the failed one is reported with its reason"),
         Option(str(n), False, "the unreadable one has no text to embed; it is reported, not indexed"),
         Option("0", False, "stopping would let one stray file block every update")))
 
@@ -219,21 +209,21 @@ def _start(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion(_("A retrieval counts as correct when ..."), (
             Option(_("a returned chunk contains the whole needle"), True,
-                   _("right: the generator can only quote what arrived, so the needle must arrive in full")),
+                   _("the generator can only quote what arrived, so the needle must arrive in full")),
             Option(_("a returned chunk comes from the right document"), False,
                    _("too loose: a chunk from the right chapter may not hold the sentence that answers")),
             Option(_("the top chunk is about the same topic as the question"), False,
                    _("topic is what embeddings measure anyway; the test must be stricter than the thing it tests")))),
         QuizQuestion(_("Why is every needle asked twice, as a course question and as a ticket?"), (
             Option(_("users describe symptoms in their own words, and an evaluation should include that"), True,
-                   _("right: course questions borrow the corpus's vocabulary and flatter the retriever")),
+                   _("course questions borrow the corpus's vocabulary and flatter the retriever")),
             Option(_("to double the number of queries so that the p-values get smaller"), False,
                    _("the two phrasings of a needle are not independent; the point is the phrasing, not the count")),
             Option(_("because one of the two phrasings is always wrong"), False,
                    _("both ask for the same needle; only the words differ")))),
         QuizQuestion(_("What should the assistant do with an out-of-domain query?"), (
             Option(_("answer NO ANSWER: the corpus does not cover it"), True,
-                   _("right: anything else is a bluff with real-looking citations")),
+                   _("anything else is a bluff with real-looking citations")),
             Option(_("answer from the nearest chunks anyway"), False,
                    _("that is exactly the bluff notebook 06 counts")),
             Option(_("let the language model decide whether the sources fit"), False,
@@ -250,19 +240,19 @@ def _chunking(course: Course) -> list[QuizQuestion]:
         _before_reveal(QuizQuestion(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on "
                                     "this corpus?",
                  tuple(Option(str(n), n == lost_a,
-                              f"right: {lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
+                              f"{lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
                               else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; this corpus and its needles "
                                    "differ"
                               if n == chapter.DESTROYED_BLIND else
                               "a needle dies when a window edge lands inside it; the table below counts them")
                        for n in counts))),
         _before_reveal(_yes_no("Does overlap (B) save every needle that A destroys on this corpus?", lost_b == 0,
-                               f"yes: every destroyed needle is rescued by the {OVERLAP} carried characters",
-                               f"no: {lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a "
+                               f"every destroyed needle is rescued by the {OVERLAP} carried characters",
+                               f"{lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a "
                                f"needle cut in its first {OVERLAP} characters")),
         QuizQuestion("Which of a chunk's two texts is quoted back to the user?", (
             Option("content: the chunk's own words", True,
-                   "right: its offsets slice it out of the document exactly, so the citation can be checked"),
+                   "its offsets slice it out of the document exactly, so the citation can be checked"),
             Option("text: header, overlap and content", False,
                    "text is what gets embedded; the header is not in the document, so a quote of it would not verify"),
             Option("both, one after the other", False, "a citation quotes one range of the document, no more"))),
@@ -278,21 +268,21 @@ def _dense(course: Course) -> list[QuizQuestion]:
         QuizQuestion("Two runs on the same 64 queries find the needle in the top 20 for 40 and 37 of them (Hit@20 "
                      "0.625 against 0.578). What can you conclude?", (
             Option("nothing yet: run a paired test on the queries where they disagree", True,
-                   "right: three queries out of 64 sit well inside either run's Wilson interval; only the paired "
+                   "three queries out of 64 sit well inside either run's Wilson interval; only the paired "
                    "test on the discordant queries can tell"),
             Option("the first is better, by three queries", False, "a point estimate is not a finding"),
             Option("they are equal", False, "no test said that either: not detected is not the same as equal"))),
         QuizQuestion("What does the sign test count?", (
             Option("the queries where exactly one of the two runs finds the needle", True,
-                   "right: ties tell nothing about which run is better"),
+                   "ties tell nothing about which run is better"),
             Option("every query, weighted by how far apart the two runs rank its needle", False,
                    "that is a different test; the sign test throws the ties away"),
             Option("the queries where both runs find the needle", False,
                    "those agree, so they say nothing about which run is better: the test drops them"))),
         _before_reveal(_yes_no(
             "Does the header's gain (E against C at Hit@20) reach significance on this corpus?", significant,
-            f"yes: +{c.wins}/-{c.losses}, p = {c.p:.3g}",
-            f"no: +{c.wins}/-{c.losses}, p = {c.p:.3g} here, against the chapter's "
+            f"the sign test gives p = {c.p:.3g} for +{c.wins}/-{c.losses}",
+            f"the sign test gives p = {c.p:.3g} for +{c.wins}/-{c.losses} here, against the chapter's "
             f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0]}/"
             f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1]}: inconclusive, {INCONCLUSIVE}")),
         _pair(course),
@@ -305,18 +295,18 @@ def _bm25(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
             Option("cosine distances and BM25 scores are not on one scale", True,
-                   "right: ranks are comparable, raw scores are not; nothing needs calibrating"),
+                   "ranks are comparable, raw scores are not; nothing needs calibrating"),
             Option("because the best chunk of each list should win", False,
                    "that is taking the maximum; summing 1 / (k + rank) rewards chunks both lists rank well"),
             Option("because BM25 scores can be negative", False,
                    "with this idf they are never negative; the problem is their unbounded scale")),),
         _before_reveal(_yes_no(
             "On this corpus, is BM25's Hit@1 point estimate above dense retrieval's (strategy E)?", bm25 > dense,
-            f"yes: {bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
-            f"no: {bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so")),
+            f"{bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
+            f"{bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so")),
         QuizQuestion("A query names an exact function from a code block. Which retriever should find it?", (
             Option("BM25: it matches the exact string", True,
-                   "right: a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
+                   "a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
             Option("dense: it understands meaning", False, "the meaning of an identifier is mostly its spelling"),
             Option("a reranker, since it reads query and chunk word by word", False,
                    "a reranker only reorders a shortlist: a chunk neither retriever returns never reaches it"))),
@@ -328,17 +318,17 @@ def _rerank(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion("Why can a cross-encoder not be precomputed like the chunk vectors?", (
             Option("it reads query and chunk together, so every pair is new work at query time", True,
-                   "right: that joint reading is what makes it precise and slow"),
+                   "that joint reading is what makes it precise and slow"),
             Option("it is a bi-encoder with a larger model, so its vectors are too big to store", False,
                    "a cross-encoder makes no chunk vector at all: it scores each (query, chunk) pair"),
             Option("it can, with a larger cache", False, "no cache holds pairs with queries nobody has asked yet"))),
         _before_reveal(QuizQuestion("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
             Option("can never be fixed by the reranker", True,
-                   "right: a reranker reorders a shortlist; the shortlist sets its ceiling"),
+                   "a reranker reorders a shortlist; the shortlist sets its ceiling"),
             Option("is found if the reranker is good enough", False, "it never sees that chunk"),
             Option("moves into the top 25 after reranking", False, "reranking only reorders")))),
         QuizQuestion("Late interaction (MaxSim) keeps one vector per ...", (
-            Option("word piece", True, "right: each query piece takes its best match among a chunk's pieces"),
+            Option("word piece", True, "each query piece takes its best match among a chunk's pieces"),
             Option("chunk", False, "that is the bi-encoder of notebook 02"),
             Option("query, matched against every piece of the chunk", False,
                    "the query keeps one vector per piece too: each query piece takes its own best match"))),
@@ -349,17 +339,17 @@ def _rerank(course: Course) -> list[QuizQuestion]:
 def _distances(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion("For unit-length vectors, how are the L2 distance d and the cosine distance related?", (
-            Option("1 - cos = d² / 2", True, "right: expand |a - b|² with |a| = |b| = 1"),
+            Option("1 - cos = d² / 2", True, "expand |a - b|² with |a| = |b| = 1"),
             Option("1 - cos = d", False, "the square is missing: check it on two real chunks"),
             Option("1 - cos = d²", False, "half of that: |a - b|² = 2 - 2 cos for unit vectors"))),
         _before_reveal(QuizQuestion("Without normalisation, what does a vector's norm track?", (
             Option("largely the length of the text", True,
-                   "right: a mean-pooled vector's norm grows and shrinks with the text, not only its meaning"),
+                   "a mean-pooled vector's norm grows and shrinks with the text, not only its meaning"),
             Option("how relevant the chunk is", False, "relevance is a relation to a query; a norm has no query"),
             Option("nothing: all norms are 1", False, "only after normalisation")))),
         QuizQuestion("Why does a fixed threshold need normalised vectors?", (
             Option("so that a vector's length, which tracks the text's length, no longer adds to the distance", True,
-                   "right: without it a long chunk and a short one would need different cuts; length still moves "
+                   "without it a long chunk and a short one would need different cuts; length still moves "
                    "the mean-pooled direction, so check a cut on short and long queries alike"),
             Option("so that distances lie between 0 and 1", False,
                    "the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness per number"),
@@ -377,7 +367,7 @@ def _thresholds(course: Course) -> list[QuizQuestion]:
         QuizQuestion(say("How many of the {out_of_domain} out-of-domain queries bluff at the default cut {cut} here?",
                      out_of_domain=row.out_of_domain, cut=DEFAULT_CUT),
                  tuple(Option(str(n), n == row.bluffs,
-                              say("right: {bluffs} still get chunks under {cut}", bluffs=row.bluffs, cut=DEFAULT_CUT)
+                              say("{bluffs} still get chunks under {cut}", bluffs=row.bluffs, cut=DEFAULT_CUT)
                               if n == row.bluffs else
                               _("that is the chapter's count; this corpus and its queries differ")
                               if n == chapter.THRESHOLD["bluffs"][DEFAULT_CUT] else
@@ -386,13 +376,13 @@ def _thresholds(course: Course) -> list[QuizQuestion]:
         _before_reveal(_yes_no(
             _("Is there a cut that refuses every out-of-domain query and answers every in-domain one here?"),
             not overlap,
-            _("yes: the best out-of-domain distance lies beyond the worst in-domain one"),
-            say("no: the worst in-domain distance {worst:.3f} is beyond the best out-of-domain "
+            _("the best out-of-domain distance lies beyond the worst in-domain one"),
+            say("the worst in-domain distance {worst:.3f} is beyond the best out-of-domain "
                 "{best:.3f}; the distributions overlap, so every cut trades one mistake for the other",
                 worst=s.worst_in_domain, best=s.best_out_of_domain))),
         QuizQuestion(_("Who should choose the cut?"), (
             Option(_("whoever knows what a bluff and a refusal cost: it is a product decision"), True,
-                   _("right: exercise 2 turns stated costs into a cut")),
+                   _("exercise 2 turns stated costs into a cut")),
             Option(_("the embedding model"), False, _("the model gives distances, not costs")),
             Option(_("the cut with the fewest bluffs"), False,
                    _("fewest bluffs means refusing most answerable questions: exercise 2's cut without its "
@@ -405,19 +395,19 @@ def _citations(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion("The model writes [2]. Who turns that into a link?", (
             Option("the server, from the citation table the model never sees", True,
-                   "right: a model that writes links can invent them; one that writes numbers cannot point anywhere"),
+                   "a model that writes links can invent them; one that writes numbers cannot point anywhere"),
             Option("the model, by copying the URL from the prompt", False,
                    "a small model copies identifiers badly, as the chapter's invented papers show"),
             Option("the model, in a citation table it writes at the end of its answer", False,
                    "a table the model writes can name sources that were never retrieved; the server builds it"))),
         QuizQuestion("What does a `#char=from,to` locator promise?", (
             Option("slicing the document's canonical text there gives exactly the quoted words", True,
-                   "right: `verify()` checks just that"),
+                   "`verify()` checks just that"),
             Option("the answer is somewhere in the document", False, "that is a document name, not a locator"),
             Option("the chunk's text, header included, starts there", False, "the header is not in the document"))),
         QuizQuestion("When nothing passes the cut, what does the pipeline send to the language model?", (
             Option("nothing: it answers NO ANSWER without calling the model", True,
-                   "right: the refusal costs one comparison and cannot be talked out of"),
+                   "the refusal costs one comparison and cannot be talked out of"),
             Option("the question, with an instruction to say it does not know", False,
                    "an instruction can be ignored; a gate cannot"),
             Option("the four nearest chunks anyway", False, "that is the bluff"))),
@@ -429,19 +419,19 @@ def _production(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion("Why is every document in the index stamped with the model that embedded it?", (
             Option("vectors from two models are not comparable, so mixing them must be refused", True,
-                   "right: the distances would be meaningless, and nothing would look wrong"),
+                   "the distances would be meaningless, and nothing would look wrong"),
             Option("so that queries can be filtered by model", False,
                    "a query is embedded with one model; the stamp is there to refuse an index of another"),
             Option("so that an old index keeps working when the model is upgraded", False,
                    "the opposite: the stamp makes the index refuse queries of another model; an upgrade re-embeds"))),
         QuizQuestion("One document of the folder cannot be read. What should indexing do?", (
             Option("index the others, and report the failed one with its reason", True,
-                   "right: one bad file must not break the folder, and the count must say what happened"),
+                   "one bad file must not break the folder, and the count must say what happened"),
             Option("stop with an error", False, "then one stray file blocks every update"),
             Option("skip it silently", False, "a silent skip is a hole nobody will find"))),
         QuizQuestion("A PDF's page headers ended up in the middle of a paragraph. What notices it?", (
             Option("an evaluation whose needles must arrive in full", True,
-                   "right: a needle cut by a page header no longer matches, and the hit rate drops"),
+                   "a needle cut by a page header no longer matches, and the hit rate drops"),
             Option("the embedding model", False, "it embeds whatever text it gets"),
             Option("the threshold", False, "the distances may barely move"))),
         _unreadable(course),
@@ -455,12 +445,14 @@ def tuning_questions(result: Study) -> list[QuizQuestion]:
     lost = next((t for t in result.tunings if t.loses), None)
     judged = lost or changed
     below = judged.loses
+    scores = say("{held:.3f} against {default:.3f} held out", held=judged.trial(judged.chosen).held,
+                   default=judged.trial(judged.default).held)
     return [
         QuizQuestion(say("The tuning half chose {value} for {setting}. Which figure estimates how it will do on "
                          "questions nobody has asked yet?", value=shown(changed.chosen),
                          setting=label(changed.parameter)), (
             Option(say("its score on the held-out half, {held:.3f}", held=trial.held), True,
-                   _("right: the held-out needles played no part in choosing it, so their score carries no luck of "
+                   _("the held-out needles played no part in choosing it, so their score carries no luck of "
                      "the choice")),
             Option(say("its score on the tuning half, {tune:.3f}", tune=trial.tune), False,
                    _("that score is why it was chosen: the best of several noisy scores is partly the luckiest")),
@@ -469,18 +461,11 @@ def tuning_questions(result: Study) -> list[QuizQuestion]:
         QuizQuestion(say("On the held-out half, does {setting}'s value chosen on the tuning half ({chosen}) score "
                          "below the default ({default})?", setting=label(judged.parameter), chosen=shown(judged.chosen),
                          default=shown(judged.default)), (
-            Option(_("yes"), below, say("{verdict}: {held:.3f} against {default:.3f} held out",
-                                        verdict=_("right") if below else _("no"),
-                                        held=judged.trial(judged.chosen).held,
-                                        default=judged.trial(judged.default).held)),
-            Option(_("no"), not below, say("{verdict}: {held:.3f} against {default:.3f} held out",
-                                           verdict=_("no") if below else _("right"),
-                                           held=judged.trial(judged.chosen).held,
-                                           default=judged.trial(judged.default).held))), applies=True),
+            Option(_("yes"), below, scores), Option(_("no"), not below, scores)), applies=True),
         QuizQuestion(_("Why do both phrasings of a needle go to the same half?"), (
             Option(_("they look for the same sentence in the same chunk: split them and the tuning half has seen "
                      "half of every held-out answer"), True,
-                   _("right: the held-out half must hold needles the choice never saw")),
+                   _("the held-out half must hold needles the choice never saw")),
             Option(_("so that each half has the same number of queries"), False,
                    _("splitting by query would balance the counts too; the reason is what the halves must not share")),
             Option(_("because the ticket phrasing is harder"), False,
@@ -488,7 +473,7 @@ def tuning_questions(result: Study) -> list[QuizQuestion]:
         QuizQuestion(_("Five settings were each judged on the held-out half. Why do their p-values take Holm's "
                        "correction together?"), (
             Option(_("five looks give five chances for one p below 0.05 by luck alone"), True,
-                   _("right: Holm keeps the chance of any false finding among the five at 0.05 or below")),
+                   _("Holm keeps the chance of any false finding among the five at 0.05 or below")),
             Option(_("because the held-out half is smaller than the whole"), False,
                    _("a smaller sample widens each test, it does not multiply the looks")),
             Option(_("because the settings were chosen on the tuning half"), False,
@@ -511,7 +496,7 @@ def _approximate(course: Course) -> list[QuizQuestion]:
     return [
         QuizQuestion("What does a larger efSearch buy, and what does it cost?", (
             Option("more of the true nearest found, for more time per query", True,
-                   "right: the walk keeps more candidates and explores more of the graph before it stops"),
+                   "the walk keeps more candidates and explores more of the graph before it stops"),
             Option("a smaller index, for a longer build", False,
                    "efSearch is set at query time and changes neither the index nor its build: those are M and "
                    "efConstruction"),
@@ -519,13 +504,13 @@ def _approximate(course: Course) -> list[QuizQuestion]:
                    "recall rises towards 1 but every step costs time per query, as the slider shows"))),
         _applied(say("Strategy E's {n:,} chunk vectors hold {d} float32 numbers each. How much memory does the exact "
                      "scan read for every query?", n=n, d=d), (
-            Option(size(per_query), True, say("right: {n:,} x {d} x 4 bytes; the exact scan reads every vector "
+            Option(size(per_query), True, say("{n:,} x {d} x 4 bytes; the exact scan reads every vector "
                                               "for every query, so its time grows with the collection", n=n, d=d)),
             Option(size(n * d), False, "a float32 number takes 4 bytes, not 1"),
             Option(size(n * 4), False, say("each vector holds {d} numbers, not one", d=d)))),
         QuizQuestion("When is the exact scan the right answer?", (
             Option("when its scan costs less than the stages around it, or every answer must be the true nearest", True,
-                   "right: at the course's size it is exact, needs no build, no graph and no setting, and costs a "
+                   "at the course's size it is exact, needs no build, no graph and no setting, and costs a "
                    "fraction of the query's embedding"),
             Option("never in production: an index is always faster", False,
                    "at the course's size the graph saves a fraction of a millisecond and costs a build, memory and a "
@@ -535,7 +520,7 @@ def _approximate(course: Course) -> list[QuizQuestion]:
         QuizQuestion("An HNSW index finds 95% of the exact top 20. What does the missing 5% mean for a RAG pipeline?", (
             Option("some queries lose chunks they would have had, a needle among them: measure the hit rate with the "
                    "index you deploy", True,
-                   "right: the evaluation of notebooks 02 to 04 ran on the exact scan; an index that misses chunks "
+                   "the evaluation of notebooks 02 to 04 ran on the exact scan; an index that misses chunks "
                    "changes its figures"),
             Option("nothing: the graph misses only the least similar of the 20", False,
                    "a walk can miss any of the 20, the nearest included"),
@@ -574,6 +559,37 @@ def questions(notebook: str, course: Course, student: str | None = None) -> list
     return shuffled(build(course), key(notebook), student or current_student())
 
 
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})
+
+
+def markdown(text: str) -> str:
+    """``text``'s inline Markdown as HTML (a `code span` becomes <code>), every other character escaped."""
+    return _MARKDOWN.renderInline(text)
+
+
+def plain(text: str) -> str:
+    """``text`` as a radio button can show it: the words of its inline Markdown without the marks."""
+    tokens = _MARKDOWN.parseInline(text)[0].children or []
+    return "".join(t.content if t.type in ("text", "code_inline") else " " if t.type.endswith("break") else ""
+                   for t in tokens)
+
+
+def sentence(reason: str) -> str:
+    """A reason written as a sentence of its own: a capital first letter (unless it starts a name such as
+    efSearch or a code span) and a full stop."""
+    first = reason.split(" ", 1)[0]
+    if first.isalpha() and first.islower():
+        reason = reason[0].upper() + reason[1:]
+    return reason if reason.endswith((".", "?", "!")) else reason + "."
+
+
+def explained(option: Option) -> str:
+    """An option's feedback as two sentences, its verdict and its reason: "✓ “no” is right. The worst ..." (HTML)."""
+    mark, verdict = ("&#10003;", say("“{option}” is right.", option=markdown(option.text))) if option.right else \
+        ("&#10007;", say("“{option}” is wrong.", option=markdown(option.text)))
+    return f"{mark} {verdict} {markdown(sentence(option.why))}"
+
+
 class Quiz:
     """Radio buttons per question and one button; the feedback explains every option, right and wrong.
 
@@ -597,10 +613,13 @@ class Quiz:
 
     def _ask(self, notebook: str, asked: list[QuizQuestion], before_reveal: bool) -> None:
         self.notebook, self.before_reveal, self.questions = notebook, before_reveal, asked
-        self.choices = [w.RadioButtons(options=[o.text for o in q.options], value=None, layout=w.Layout(width="auto"))
-                        for q in self.questions]
+        # a radio button shows plain text: its label is the option without Markdown's marks, its value the option
+        self.choices = [w.RadioButtons(options=[(plain(o.text), o.text) for o in q.options], value=None,
+                                       layout=w.Layout(width="auto")) for q in self.questions]
         self.feedback = [w.HTML() for _ in self.questions]
-        self.button = w.Button(description=_("check my answers"), button_style="primary")
+        # a button is 148 px wide by default and cuts a longer label ("controleer mijn a..."): as wide as its label
+        self.button = w.Button(description=_("check my answers"), button_style="primary",
+                               layout=w.Layout(width="auto", min_width="max-content"))
         self.score = w.HTML()
         self.button.on_click(lambda _: self.check())
 
@@ -616,8 +635,7 @@ class Quiz:
             right += picked.right
             verdict = (_("<b style='color:#2e7d32'>right</b>") if picked.right
                        else _("<b style='color:#c62828'>not quite</b>"))
-            items = "".join(f"<li>{'&#10003;' if o.right else '&#10007;'} <b>{html.escape(o.text)}</b>: "
-                            f"{html.escape(o.why)}</li>" for o in q.options)
+            items = "".join(f"<li>{explained(o)}</li>" for o in q.options)
             out.value = f"{verdict}<ul>{items}</ul>"
         name = f"quiz {self.notebook}" + (" before the reveal" if self.before_reveal else "")
         recorded = record(name, Feedback(right == len(self.questions), (), {
@@ -631,5 +649,5 @@ class Quiz:
         """The assembled quiz to display."""
         rows = []
         for i, (q, choice, out) in enumerate(zip(self.questions, self.choices, self.feedback), 1):
-            rows += [w.HTML(f"<b>{i}. {html.escape(q.prompt)}</b>"), choice, out]
+            rows += [w.HTML(f"<b>{i}. {markdown(q.prompt)}</b>"), choice, out]
         return w.VBox(rows + [w.HBox([self.button, self.score])])

@@ -172,8 +172,8 @@ def test_quiz_widget_explains_every_option(course):
     z.choices[0].value = wrong.text
     z.choices[1].value = next(o.text for o in z.questions[1].options if o.right)
     assert z.check() == 1
-    assert "not quite" in z.feedback[0].value and all(o.why[:30] in z.feedback[0].value.replace("&#x27;", "'")
-                                                       for o in first.options)
+    assert "not quite" in z.feedback[0].value and all(o.why[1:30] in z.feedback[0].value.replace("&#x27;", "'")
+                                                       for o in first.options)  # [1:]: the reason is capitalised
     assert "right" in z.feedback[1].value and "choose an option first" in z.feedback[2].value
     assert f"1 of {len(z.questions)} right" in z.score.value
 
