@@ -39,7 +39,7 @@ CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 # the number of tests), so that the quick modules fill in at the end and both workers finish near together.
 TEST_WORKERS ?= 2
 
-.PHONY: lab check warm test binder-early bench book models nl address clean
+.PHONY: setup lab check warm test binder-early bench book models nl address clean
 
 # --no-compile, then `compileall` on every core: pip byte-compiles what it installs on one core (about 50 s here).
 # The venv is compiled all the same: a module compiled on first import would print its SyntaxWarnings (invalid
@@ -58,6 +58,9 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(BIN)/python -c 'import torch, sys; cpu = torch.version.cuda is None; \
 		print(f"torch {torch.__version__}" + ("" if cpu else f": NOT the CPU build ({sys.argv[1]} unreachable?); it works on CPU but is much larger"))' $(TORCH_INDEX)
 	touch $(STAMP)
+
+# Only the environment (.venv: ragkit and its dependencies), for the command line: `.venv/bin/python -m ragkit ...`
+setup: $(STAMP)
 
 # The server's settings (binder/jupyter_server_config.json, which Binder and a hub install too): kernels on unix
 # sockets, since over TCP ipykernel prints "Kernel is running over TCP without encryption" in this terminal for every

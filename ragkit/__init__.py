@@ -7,6 +7,7 @@ the entry points a notebook or a script imports. ``answer()`` and ``report()`` s
 are imported from ``ragkit.answer`` and ``ragkit.report``; the classroom layer is ``ragkit.teach``.
 """
 
+import ragkit.plumbing.environment  # noqa: F401, I001 - first: another Python than .venv's gets one sentence
 from ragkit.answer import Answer, NoAnswer, available_generator
 from ragkit.chunking import (
     OVERLAP,

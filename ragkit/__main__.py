@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 DATA_FILES = {"corpus": "corpus", "questions": "questions.jsonl", "ood": "out_of_domain.jsonl"}
 """Options that default to a file of the course data folder (ragkit.plumbing.locations.data_dir)."""
+CORPUS_HELP = "a folder of Markdown documents (default: the course's chapters)"
+QUESTIONS_HELP = "the course questions with their needles, JSON lines (default: the course's questions.jsonl)"
+OOD_HELP = "the out-of-domain queries, JSON lines (default: the course's out_of_domain.jsonl)"
 
 
 def print(*values: object, sep: str = " ", end: str = "\n", file=None,  # noqa: A001 - shadows print on purpose
@@ -547,27 +550,29 @@ def _class_repo(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
+def parser() -> argparse.ArgumentParser:
+    """The command line: every command, and a help text for every argument of every command."""
     from ragkit.generation import TIME_LIMIT_S
     from ragkit.teach.grading.class_report import NAME_RULES
 
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("corpus-stats", help="documents, characters, sections, tables, formulas, code blocks")
-    p.add_argument("--corpus", type=Path)
+    p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
     p.set_defaults(run=_corpus_stats)
     p = sub.add_parser("validate", help="check the ground truth against the corpus; exit 1 with every problem")
-    p.add_argument("--corpus", type=Path)
-    p.add_argument("--questions", type=Path)
-    p.add_argument("--ood", type=Path)
+    p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
+    p.add_argument("--questions", type=Path, help=QUESTIONS_HELP)
+    p.add_argument("--ood", type=Path, help=OOD_HELP)
     p.add_argument("--any-count", action="store_true", help="skip the bundled data's expected counts")
     p.set_defaults(run=_validate)
     p = sub.add_parser("eval", help="hit@k, MRR, destroyed answers and paired comparisons")
-    p.add_argument("--corpus", type=Path)
-    p.add_argument("--questions", type=Path)
-    p.add_argument("--strategies", type=_strategies, default="ABCDEF", help="letters, e.g. ACE")
-    p.add_argument("--retrievers", nargs="+", default=list(RETRIEVERS), choices=RETRIEVERS)
+    p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
+    p.add_argument("--questions", type=Path, help=QUESTIONS_HELP)
+    p.add_argument("--strategies", type=_strategies, default="ABCDEF",
+                   help="chunking strategies to evaluate, letters of ABCDEF, e.g. ACE (default all six)")
+    p.add_argument("--retrievers", nargs="+", default=list(RETRIEVERS), choices=RETRIEVERS,
+                   help=f"retrievers to evaluate on each strategy (default all: {' '.join(RETRIEVERS)})")
     p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
                    help="rerank the hybrid top 25 of strategy E (rerank: cross-encoder, when installed)")
     p.add_argument("--json", type=Path, help="write every figure and per-query rank to this file")
@@ -581,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cut", type=float, default=DEFAULT_CUT, help="cosine distance cut in (0, 2]; 0 for no threshold "
                                                                  f"(default {DEFAULT_CUT})")
     p.add_argument("--strategy", default="E", help="chunking strategy, one letter of ABCDEF (default E)")
-    p.add_argument("--corpus", type=Path, help="a folder of Markdown documents (default: the course's 13 chapters)")
+    p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
     p.add_argument("--retriever", type=_ask_retriever, default="dense",
                    metavar="{" + ",".join(RETRIEVERS) + "[,rerank]}",
                    help="which ranking chooses the sources (default dense); rerank: the hybrid top 25 reordered by "
@@ -595,24 +600,30 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"seconds the generator may write before it is stopped (default {TIME_LIMIT_S:g})")
     p.set_defaults(run=_ask)
     p = sub.add_parser("sweep", help="bluffs and refusals against the cut")
-    p.add_argument("--corpus", type=Path)
-    p.add_argument("--questions", type=Path)
-    p.add_argument("--ood", type=Path)
-    p.add_argument("--strategy", default="E")
-    p.add_argument("--retriever", default="dense", choices=RETRIEVERS)
+    p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
+    p.add_argument("--questions", type=Path, help=QUESTIONS_HELP)
+    p.add_argument("--ood", type=Path, help=OOD_HELP)
+    p.add_argument("--strategy", default="E", help="chunking strategy, one letter of ABCDEF (default E)")
+    p.add_argument("--retriever", default="dense", choices=RETRIEVERS,
+                   help="which ranking chooses the chunks (default dense); the cut is on the dense cosine distance")
     p.set_defaults(run=_sweep)
     p = sub.add_parser("index", help="a stamped on-disk index: build, status, update")
-    p.add_argument("action", choices=["build", "status", "update"])
-    p.add_argument("--corpus", type=Path)
-    p.add_argument("--out", type=Path, default=Path(".ragkit-index"))
+    p.add_argument("action", choices=["build", "status", "update"],
+                   help="build: index every document from scratch; status: compare the index with the corpus "
+                        "(current, stale, new, failed documents); update: re-embed only what is stale, new or failed")
+    p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
+    p.add_argument("--out", type=Path, default=Path(".ragkit-index"),
+                   help="the index's folder (default .ragkit-index)")
     p.add_argument("--strategy", default=None, help="chunking strategy (default: the index's own, else E)")
     p.add_argument("--wait", type=_seconds, default=30.0, help="seconds to wait for another writer (default 30)")
     p.set_defaults(run=_index)
     p = sub.add_parser("cache", help="the vector cache: status (what it holds) or clear (the private one)")
-    p.add_argument("action", choices=["status", "clear"])
+    p.add_argument("action", choices=["status", "clear"],
+                   help="status: what the cache holds; clear: remove its vectors and ONNX export (refused while a "
+                        "warmer fills it)")
     p.set_defaults(run=_cache)
     p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (`make lab` and Binder run it)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
     p.add_argument("--background", type=Path, metavar="LOG",
                    help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)")
@@ -671,7 +682,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("folder", type=Path, help="the nbgrader course folder to write into")
     p.add_argument("--force", action="store_true", help="write the assignments again over earlier ones")
     p.set_defaults(run=_nbgrader)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run one command; a RagkitError prints its message and exits 1."""
+    args = parser().parse_args(argv)
     try:
         _fill_data_defaults(args)
         return args.run(args)

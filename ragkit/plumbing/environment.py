@@ -1,0 +1,34 @@
+"""Whether this Python holds ragkit's dependencies: run from the clone by another Python (the system's, with none of
+them), ``python -m ragkit`` says in one sentence which Python to use, where it would end in a traceback."""
+
+from __future__ import annotations
+
+import sys
+from importlib.util import find_spec
+
+NEEDED = ("numpy", "scipy", "markdown_it", "pandas", "tokenizers", "onnxruntime")
+"""What ``import ragkit`` loads (numpy, scipy, markdown_it), and what its commands load first."""
+
+ADVICE = ("run ragkit with the Python of the environment `make` builds: `.venv/bin/python -m ragkit ...` from the "
+          "clone (`make setup` builds .venv the first time), or activate it first (`source .venv/bin/activate`)")
+
+
+def missing() -> list[str]:
+    """The modules of NEEDED this Python cannot find."""
+    return [name for name in NEEDED if find_spec(name) is None]
+
+
+def check() -> None:
+    """Nothing when this Python holds ragkit's dependencies; else one sentence and exit 1 under ``python -m``, or a
+    ModuleNotFoundError carrying that sentence when a script imports ragkit."""
+    absent = missing()
+    if not absent:
+        return
+    sentence = f"this Python ({sys.executable}) lacks ragkit's dependencies ({', '.join(absent)}): {ADVICE}"
+    if sys.argv[:1] == ["-m"]:  # `python -m ragkit`: the package is imported while argv[0] is still "-m"
+        sys.stderr.write(f"error: {sentence}\n")
+        raise SystemExit(1)
+    raise ModuleNotFoundError(sentence, name=absent[0])
+
+
+check()  # on import: ragkit/__init__.py imports this module before anything that needs a dependency
