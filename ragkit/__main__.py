@@ -624,7 +624,8 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cache)
     p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (`make lab` and Binder run it)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, see README)")
+    p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, else the clone's "
+                                              ".ragkit-cache/; see docs/developer.md)")
     p.add_argument("--background", type=Path, metavar="LOG",
                    help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)")
     p.add_argument("--nice", type=_niceness, default=19,
