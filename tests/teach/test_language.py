@@ -216,7 +216,7 @@ def test_every_template_a_dutch_notebook_shows_has_its_dutch(shown_in_dutch):
 def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_quiz(shown_in_dutch):
     """The derivation reaches what a cell never names (a figure's caption, its display hook, the quiz's builders, a
     narrator's helper, the check's feedback), and no narrator only an English notebook calls."""
-    expected = {"lesson.plots": {"caption", "Described._ipython_display_", "_share", "lowest_points"},
+    expected = {"lesson.plots": {"caption", "Described._ipython_display_", "_share", "_cost_words"},
                 "lesson.quiz": {"Quiz.check", "_start", "_thresholds", "_at_the_cut", "_yes_no"},
                 "lesson.narrate.thresholds": {"_truth", "_quoted", "near_miss"},
                 "lesson.widgets": {"ThresholdExplorer.update", "kind_of"}, "course": {"Course.truncation_note"},
@@ -499,8 +499,10 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
     assert "What each cut costs" in english and "Wat elke cut kost" in dutch and "strengere cut" in dutch
     with language.speaking("nl"):
         fig = plots.cost_curve(costs)
-    assert (fig.layout.legend.title.text, fig.layout.yaxis.title.text) == ("binnen het plafond", "kosten")
-    assert {trace.name for trace in fig.data} == {"ja", "nee"}
+    assert (fig.layout.legend.title.text, fig.layout.yaxis.title.text) == ("weigeringen", "kosten")
+    legend = {trace.name for trace in fig.data if trace.showlegend is not False}
+    assert legend >= {"binnen het plafond voor weigeringen", "boven het plafond voor weigeringen"}, legend
+    assert not legend & {"ja", "nee", "True", "False"}  # the legend says in words what a colour means
     too_strict = costs[costs.refused > EX2.max_refused * len(tune.queries)]
     english, dutch = both(lambda: plots.cost_curve(too_strict).description)
     assert english.endswith("No cut of these stays within the refusal ceiling.") and "nan" not in english

@@ -75,6 +75,7 @@ from ragkit import DEFAULT_CUT
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
+from ragkit.threshold import default_cuts
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -93,12 +94,12 @@ display(narrate.ex2_rules(tune, judge))
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`), the
-# refusals (`refused` of `in_domain`) and the answerable queries answered without their needle
-# (`answered_without_needle`). The first row is no threshold at all.
+# The sweep of the tuning half, from `cost_table(tune, default_cuts())`: for a grid of cuts, the bluffs, the
+# answerable queries answered without their needle, the refused ones (also as a share of all answerable queries),
+# the total cost, and whether the cut stays within the refusal ceiling. The first row is no threshold at all.
 
 # %%
-tables.sweep(tune).astype({"cut": object}).fillna({"cut": tables.no_cut()})  # the first row: no threshold at all
+narrate.cost_rows(cost_table(tune, default_cuts()))
 
 # %% [markdown]
 # The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
@@ -117,7 +118,8 @@ widgets.ThresholdExplorer(tune).widget()
 # %% [markdown]
 # The total cost at every cut of the tuning half, and where it stays within the refusal ceiling. The curve can have
 # more than one valley of nearly the same depth; which one is "the" minimum is decided by a query or two, which is
-# exactly why the cut is judged afterwards on queries it was not chosen on.
+# exactly why the cut is judged afterwards on queries it was not chosen on. A valley over the ceiling is no answer,
+# however cheap: the figure rings it and the sentence says so.
 
 # %%
 costs = cost_table(tune)
@@ -135,8 +137,8 @@ narrate.cost_on_tune(row)
 # ## ✏️ Your answer
 #
 # Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only: the cheapest cut
-# within the refusal ceiling. Hint: `cost_table(tune, cuts)` accepts your own grid of cuts; its column
-# `within ceiling` says which cuts refuse few enough answerable queries.
+# within the refusal ceiling. Hint: `cost_table(tune, [0.50, 0.55, 0.60])` evaluates the cuts you list (any grid of
+# your own); its column `within ceiling` says which cuts refuse few enough answerable queries.
 
 # %%
 my_cut = None  # your answer
@@ -150,18 +152,18 @@ check_threshold_choice(course, my_cut)
 # %% [markdown]
 # ## After the check: the judging half
 #
-# Only now, the check's evidence: the cost on the half that judged your cut, beside the half you chose on. Where
-# the two curves disagree, a cut chosen on one set of queries would have been wrong on the other.
+# The check's evidence: the cost on the half that judged your cut, beside the half you chose on, each with its
+# cheapest cut within the ceiling. The cell below shows it only once the check has passed your cut. Where the two
+# curves disagree, a cut chosen on one set of queries would have been wrong on the other.
 
 # %%
-both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
-plots.cost_halves(both)
+plots.judging_half(course, my_cut)
 
 # %% [markdown]
 # ## Try this
 #
 # 1. Suppose every mistake cost the same (a refusal as much as a bluff). The check's costs stay fixed, but you can
-#    recompute the cost yourself: `t = tables.sweep(tune)` and a column `t.bluffs + t.answered_without_needle + t.refused`.
+#    recompute the cost yourself: `t = cost_table(tune)` and a column `t.bluffs + t["answered without needle"] + t.refused`.
 #    Where does the best cut move, and why in that direction?
 # 2. The check judged your cut on the held-out half. How far was it from the best cut there, and what does that say
 #    about a threshold tuned on half of the needles (counted at the top)? Compute a Wilson interval for its bluff rate with

@@ -68,24 +68,20 @@ if "google.colab" in sys.modules:
 # %%
 import numpy as np
 import pandas as pd
-import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import DEFAULT_CUT, wilson
 from ragkit.teach.course import chapter
-from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, exercise_cost, threshold_halves
+from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
+from ragkit.threshold import default_cuts
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
 s = course.sweep("E", "dense")
 tune, judge = threshold_halves(s)
-display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, answer without the needle cost "
-                 f"**{EX2.without_needle_cost:g}**, refusal cost **{EX2.refusal_cost:g}**, at most "
-                 f"**{EX2.max_refused:.0%}** of the answerable queries refused. Tuning half: **{len(tune.questions)}** needles (**{len(tune.queries)}** queries) and "
-                 f"**{len(tune.out_of_domain)}** out-of-domain queries; the judging half keeps the other "
-                 f"**{len(judge.questions)}** and **{len(judge.out_of_domain)}**."))
+display(narrate.ex2_rules(tune, judge))
 
 # %% [markdown]
 # ## Tools to investigate
@@ -98,12 +94,12 @@ display(Markdown(f"The rules: bluff cost **{EX2.bluff_cost:g}**, answer without 
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# The sweep of the tuning half counts, for a grid of cuts, the bluffs (`bluffs` of `out_of_domain`), the
-# refusals (`refused` of `in_domain`) and the answerable queries answered without their needle
-# (`answered_without_needle`). The first row is no threshold at all.
+# The sweep of the tuning half, from `cost_table(tune, default_cuts())`: for a grid of cuts, the bluffs, the
+# answerable queries answered without their needle, the refused ones (also as a share of all answerable queries),
+# the total cost, and whether the cut stays within the refusal ceiling. The first row is no threshold at all.
 
 # %%
-tables.sweep(tune).astype({"cut": object}).fillna({"cut": "none"})  # the first row: no threshold at all
+narrate.cost_rows(cost_table(tune, default_cuts()))
 
 # %% [markdown]
 # The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
@@ -122,26 +118,20 @@ widgets.ThresholdExplorer(tune).widget()
 # %% [markdown]
 # The total cost at every cut of the tuning half, and where it stays within the refusal ceiling. The curve can have
 # more than one valley of nearly the same depth; which one is "the" minimum is decided by a query or two, which is
-# exactly why the cut is judged afterwards on queries it was not chosen on.
+# exactly why the cut is judged afterwards on queries it was not chosen on. A valley over the ceiling is no answer,
+# however cheap: the figure rings it and the sentence says so.
 
 # %%
 costs = cost_table(tune)
 display(narrate.cost_valleys(costs, tune))
-plots.described(
-    plots.on_cut_axis(px.line(costs, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
-            template="plotly_white",
-            title=f"Total cost on tune (bluff {EX2.bluff_cost:g}, without needle {EX2.without_needle_cost:g}, "
-                  f"refusal {EX2.refusal_cost:g}) against the cut")),
-    plots.lowest_points(costs, "cut", ["cost"])
-    + f" Cuts from {costs.cut[costs['within ceiling']].min():.3f} up stay within the refusal ceiling.")
+plots.cost_curve(costs)
 
 # %% [markdown]
 # `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
 
 # %%
 row = tune.at(DEFAULT_CUT)
-display(Markdown(f"At **{row.cut}** on `tune`: **{row.bluffs}** bluffs, **{row.answered_without_needle}** answers "
-                 f"without the needle, **{row.refused}** of **{row.in_domain}** refused, cost **{exercise_cost(row):g}**."))
+narrate.cost_on_tune(row)
 
 # %% [markdown]
 # ## ✏️ The answer, worked out
@@ -168,7 +158,7 @@ limit = best.cost + max(EX2.tolerance * best.cost, EX2.refusal_cost)
 near = allowed[allowed.cost <= limit]
 display(Markdown(f"**{len(near)}** allowed cuts on the grid cost at most **{limit:g}**; they lie between "
                  f"**{near.cut.min():.3f}** and **{near.cut.max():.3f}**."))
-allowed.nsmallest(5, "cost")
+narrate.cost_rows(allowed.nsmallest(5, "cost"))
 
 # %% [markdown]
 # Finally, remember that these counts come from half of a small set of queries. The 95% Wilson intervals say how
@@ -196,20 +186,17 @@ check_threshold_choice(course, my_cut)
 #
 # ## After the check: the judging half
 #
-# Only now, the check's evidence: the cost on the half that judged the cut, beside the half it was chosen on.
+# The check's evidence: the cost on the half that judged the cut, beside the half it was chosen on, each with its
+# cheapest cut within the ceiling. The cell below shows it once the check has passed the cut, as it has here.
 
 # %%
-both = pd.concat([table.assign(half="tune"), cost_table(judge, table.cut).assign(half="judge")])
-plots.described(
-    plots.on_cut_axis(px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
-            title="Total cost on the half chosen on (tune) and the half judged on (judge)")),
-    plots.lowest_points(both.pivot(index="cut", columns="half", values="cost").reset_index(), "cut", ["tune", "judge"]))
+plots.judging_half(course, my_cut)
 
 # %% [markdown]
 # ## Try this
 #
 # 1. Suppose every mistake cost the same (a refusal as much as a bluff). The check's costs stay fixed, but you can
-#    recompute the cost yourself: `t = tables.sweep(tune)` and a column `t.bluffs + t.answered_without_needle + t.refused`.
+#    recompute the cost yourself: `t = cost_table(tune)` and a column `t.bluffs + t["answered without needle"] + t.refused`.
 #    Where does the best cut move, and why in that direction?
 # 2. The Wilson intervals above are wide. With the same bluff rate, how many out-of-domain queries would you need
 #    to halve the width of that interval? Try `wilson(k, n)` for larger `n`.

@@ -24,6 +24,12 @@ from ragkit.teach.exercises.ex2_threshold import (
     exercise_cost as exercise_cost,
 )
 from ragkit.teach.exercises.ex2_threshold import (
+    refusal_ceiling as refusal_ceiling,
+)
+from ragkit.teach.exercises.ex2_threshold import (
+    threshold_choice_passes as threshold_choice_passes,
+)
+from ragkit.teach.exercises.ex2_threshold import (
     threshold_halves as threshold_halves,
 )
 from ragkit.teach.exercises.ex3_tickets import (
@@ -199,12 +205,14 @@ __all__ = [
     "measure_header",
     "own_size",
     "record",
+    "refusal_ceiling",
     "results_path",
     "reworded_sentence",
     "sentences",
     "shared_runs",
     "student",
     "system_student",
+    "threshold_choice_passes",
     "threshold_halves",
     "ticket_measures",
 ]

@@ -46,19 +46,30 @@ def threshold_halves(sweep, seed: int = SPLIT_SEED):
     return sweep.subset(tune_q | tune_o), sweep.subset((set(qids) - tune_q) | (set(oods) - tune_o))
 
 
-def cost_table(half, cuts: Sequence[float] = GRID):
+def cost_table(half, cuts: Sequence[float | None] = GRID):
     """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table).
 
-    Give it ``tune`` to choose; the judging half is the check's evidence, shown after the check.
+    Give it ``tune`` to choose; the judging half is the check's evidence, shown after the check. A cut of None is no
+    threshold at all (its ``cut`` is NaN). Cuts keep three decimals, counts are whole numbers, the refused share three
+    decimals, the cost a whole number when every cost is one: what the table shows is what it holds.
     """
     import pandas as pd
 
     rows = [half.at(c) for c in cuts]
-    return pd.DataFrame({"cut": list(cuts), "bluffs": [r.bluffs for r in rows],
-                         "answered without needle": [r.answered_without_needle for r in rows],
-                         "refused": [r.refused for r in rows], "refused share": [r.refused / r.in_domain for r in rows],
-                         "cost": [exercise_cost(r) for r in rows],
+    costs = [exercise_cost(r) for r in rows]
+    whole = all(float(c).is_integer() for c in costs)
+    return pd.DataFrame({"cut": [np.nan if c is None else round(float(c), 3) for c in cuts],
+                         "bluffs": [int(r.bluffs) for r in rows],
+                         "answered without needle": [int(r.answered_without_needle) for r in rows],
+                         "refused": [int(r.refused) for r in rows],
+                         "refused share": [round(r.refused / r.in_domain, 3) for r in rows],
+                         "cost": [int(c) for c in costs] if whole else costs,
                          "within ceiling": [not _too_many_refused(r) for r in rows]})
+
+
+def refusal_ceiling(half, rules: ThresholdRules = EX2) -> int:
+    """The most answerable queries of one half a cut may refuse and stay within the ceiling."""
+    return math.floor(rules.max_refused * len(half.queries))
 
 
 def _as_cut(cut: object) -> float | None:
@@ -73,6 +84,20 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
 
     The costs, the ceiling and the split are the exercise's own (``EX2``): nothing a student passes changes them.
     """
+    feedback, recorded = _threshold_feedback(course, cut)
+    return record("ex2", feedback) if recorded else feedback
+
+
+def threshold_choice_passes(course: Course, cut: object) -> bool:
+    """Whether exercise 2's check passes ``cut`` (what it would say, without recording an attempt).
+
+    The notebook shows the judging half only then: before, it is the half the student must not look at.
+    """
+    return _threshold_feedback(course, cut)[0].passed
+
+
+def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
+    """The check's feedback on ``cut``, and whether it is an attempt to record (not a missing answer or argument)."""
     low, high = CUT_RANGE
     rules = say("bluff cost {bluff:g}, answer without the needle cost {without:g}, refusal cost {refusal:g}, at most "
                 "{ceiling:.0%} of the answerable queries refused", bluff=EX2.bluff_cost,
@@ -82,16 +107,16 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
         return Feedback(False, (say("set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
                                     low=str(low), high=str(high)),
                                 say("the rules: {rules}; total cost = bluffs x bluff cost + answers without the needle "
-                                    "x their cost + refusals x refusal cost", rules=rules)))
+                                    "x their cost + refusals x refusal cost", rules=rules))), False
     if not callable(getattr(course, "sweep", None)):
         return Feedback(False, (say("the first argument is a {kind}: pass the course, "
                                     "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",
-                                    kind=type(course).__name__),))
+                                    kind=type(course).__name__),)), False
     value = _as_cut(cut)
     if value is None or not math.isfinite(value) or not low <= value <= high:
-        return record("ex2", Feedback(False, (say("{cut} is not a cosine distance between {low} and {high}: "
-                                                  "give a number such as {example}", cut=shown(repr(cut)), low=str(low),
-                                                  high=str(high), example="0.55"),), {"cut": value}))
+        return Feedback(False, (say("{cut} is not a cosine distance between {low} and {high}: give a number such "
+                                    "as {example}", cut=shown(repr(cut)), low=str(low), high=str(high),
+                                    example="0.55"),), {"cut": value}), True
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     best, limit, passing = _acceptance(tune)
     cheapest = [c for c in passing if exercise_cost(tune.at(c)) == best]
@@ -108,24 +133,24 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
                  without_cost=EX2.without_needle_cost, refused=row.refused, refusal=EX2.refusal_cost,
                  cost=mine, in_domain=row.in_domain, share=row.refused / row.in_domain)]
     if _too_many_refused(row):
-        return record("ex2", Feedback(False, tuple(notes + [
+        return Feedback(False, tuple(notes + [
             say("more than {ceiling:.0%} of the answerable queries refused: no product team ships a gate that "
                 "turns away that many questions it could answer", ceiling=EX2.max_refused)]), numbers,
-            hints=(_("a looser (higher) cut refuses fewer"),)))
+            hints=(_("a looser (higher) cut refuses fewer"),)), True
     if mine > limit:
         nearest = min(cheapest, key=lambda c: abs(c - value))
-        return record("ex2", Feedback(False, tuple(notes + [
+        return Feedback(False, tuple(notes + [
             say("a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at most "
                 "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)", limit=limit,
                 tolerance=EX2.tolerance)]), numbers,
-            hints=(_("try a higher one") if nearest > value else _("try a lower one"),)))
-    return record("ex2", Feedback(True, tuple(notes + [
+            hints=(_("try a higher one") if nearest > value else _("try a lower one"),)), True
+    return Feedback(True, tuple(notes + [
         say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
             "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
         say("judged on the held-out half: {bluffs} bluffs, {without} answers without the needle, {refused} of "
             "{in_domain} refused, cost {cost:g} (the best any cut within the ceiling could have done there: "
             "{judge_best:g})", bluffs=held.bluffs, without=held.answered_without_needle, refused=held.refused,
-            in_domain=held.in_domain, cost=judged, judge_best=judge_best)]), numbers))
+            in_domain=held.in_domain, cost=judged, judge_best=judge_best)]), numbers), True
 
 
 def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:

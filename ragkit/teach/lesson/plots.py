@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-import plotly.express as px
+import pandas as pd
 import plotly.graph_objects as go
 
 from ragkit.abstention import ScoreSweep
@@ -26,7 +26,7 @@ from ragkit.teach.language import _, say
 from ragkit.threshold import CHAPTER_CUTS, DEFAULT_CUT, Sweep, default_cuts
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from IPython.display import Markdown
 
 OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73",
              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7"}
@@ -344,29 +344,128 @@ def abstention_curves(rules: dict[str, ScoreSweep], max_refused: float) -> Descr
         "queries refused: {points}.", ceiling=max_refused, points="; ".join(words)))
 
 
+WITHIN, OVER = PALETTE["green"], PALETTE["orange"]
+"""Exercise 2's cost curve: green and solid where a cut stays within the refusal ceiling, orange and dotted over it."""
+
+
+def _cost_title() -> str:
+    return say("Total cost on tune (bluff {bluff:g}, answer without the needle {without:g}, refusal {refusal:g}) "
+               "against the cut", bluff=EX2.bluff_cost, without=EX2.without_needle_cost, refusal=EX2.refusal_cost)
+
+
+def _cheapest_within(costs: pd.DataFrame) -> pd.Series | None:
+    """The cheapest row of a cost table within the refusal ceiling (the first of equals), or None."""
+    allowed = costs[costs["within ceiling"].astype(bool)]
+    return None if allowed.empty else allowed.loc[allowed["cost"].idxmin()]
+
+
 def cost_curve(costs: pd.DataFrame) -> Described:
-    """Exercise 2's total cost against the cut on the tuning half, marked by whether it is within the ceiling."""
-    # the legend's True and False in the notebook's language (English: the same figure as from the bools)
-    shown = costs.assign(**{"within ceiling": costs["within ceiling"].map({True: _("True"), False: _("False")})})
-    fig = px.line(shown, x="cut", y="cost", color="within ceiling", symbol="within ceiling", markers=True,
-                  template="plotly_white", labels={"cost": _("cost"), "within ceiling": _("within ceiling")},
-                  title=say("Total cost on tune (bluff {bluff:g}, answer without the needle {without:g}, refusal "
-                            "{refusal:g}) against the cut", bluff=EX2.bluff_cost, without=EX2.without_needle_cost,
-                            refusal=EX2.refusal_cost))
-    allowed = costs.cut[costs["within ceiling"]]
-    within = (say("Cuts from {cut:.3f} up stay within the refusal ceiling.", cut=allowed.min()) if len(allowed)
-              else _("No cut of these stays within the refusal ceiling."))
-    lowest = lowest_points(costs.rename(columns={"cost": _("cost")}), "cut", [_("cost")])
-    return described(on_cut_axis(fig), lowest + " " + within)
+    """Exercise 2's total cost against the cut on the tuning half, within the refusal ceiling and over it: the
+    cheapest cut within the ceiling starred, the curve's cheaper valleys over it ringed and labelled so."""
+    from ragkit.teach.exercises import cost_minima
+
+    within = costs["within ceiling"].astype(bool).tolist()
+    fig = go.Figure()
+    for inside, name, colour, dash, symbol in ((True, _("within the refusal ceiling"), WITHIN, "solid", "circle"),
+                                              (False, _("over the refusal ceiling"), OVER, "dot", "x")):
+        fig.add_trace(go.Scatter(x=costs["cut"], y=[c if w == inside else None for c, w in zip(costs["cost"], within)],
+                                 name=name, mode="lines+markers", line=dict(color=colour, dash=dash),
+                                 marker=dict(symbol=symbol, size=6)))
+    best = _cheapest_within(costs)
+    outside = [(cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist())
+               if not bool(costs["within ceiling"][costs["cut"] == cut].iloc[0])
+               and (best is None or cost < best["cost"])]
+    for cut, cost in outside:
+        fig.add_trace(go.Scatter(x=[cut], y=[cost], mode="markers", showlegend=False, hoverinfo="skip",
+                                 name=_("over the refusal ceiling"),
+                                 marker=dict(symbol="circle-open", size=16, color=OVER, line=dict(width=2))))
+        fig.add_annotation(x=cut, y=cost, text=say("{cut:.3f}: over the ceiling", cut=cut), showarrow=True,
+                           ay=40)
+    if best is not None:
+        fig.add_trace(go.Scatter(x=[best["cut"]], y=[best["cost"]], mode="markers",
+                                 name=_("cheapest within the ceiling"),
+                                 marker=dict(symbol="star", size=16, color=WITHIN,
+                                             line=dict(color=PALETTE["black"], width=1))))
+        fig.add_annotation(x=best["cut"], y=best["cost"], text=say("cheapest within the ceiling: {cut:.3f}",
+                                                                   cut=float(best["cut"])), showarrow=True, ay=-40)
+    fig.update_layout(template="plotly_white", title=_cost_title(), yaxis_title=_("cost"),
+                      legend=dict(title=_("refusals")))
+    on_cut_axis(fig)
+    return described(fig, _cost_words(costs, best, outside))
 
 
-def cost_halves(both: pd.DataFrame) -> Described:
-    """Exercise 2's total cost against the cut on the half it was chosen on and the half that judged it."""
-    fig = px.line(both, x="cut", y="cost", color="half", line_dash="half", template="plotly_white",
-                  labels={"cost": _("cost"), "half": _("half")},
-                  title=_("Total cost on the half chosen on (tune) and the half judged on (judge)"))
-    halves = both.pivot(index="cut", columns="half", values="cost").reset_index()
-    return described(on_cut_axis(fig), lowest_points(halves, "cut", ["tune", "judge"]))
+def _cost_words(costs: pd.DataFrame, best: pd.Series | None, outside: list[tuple[float, float]]) -> str:
+    """The cost curve's text alternative: what is drawn how, the cheapest cut within the ceiling, the cheaper valleys
+    over it, and from which cut on the cuts stay within it."""
+    drawn = say("Total cost at {n} cuts from {first:.3f} to {last:.3f}, drawn {within} and solid where a cut refuses "
+                "few enough answerable queries (within the refusal ceiling), {over} and dotted where it refuses more.",
+                n=len(costs), first=costs["cut"].min(), last=costs["cut"].max(), within=colour_word(WITHIN),
+                over=colour_word(OVER))
+    if best is None:
+        return drawn + " " + _("No cut of these stays within the refusal ceiling.")
+    cheapest = say(" The cheapest cut within the ceiling (starred): {cut:.3f}, cost {cost:g}.", cut=float(best["cut"]),
+                   cost=float(best["cost"]))
+    refused = {float(c): int(r) for c, r in zip(costs["cut"], costs["refused"])}
+    cheaper = "; ".join(say("{cut:.3f} (cost {cost:g}, {refused} refused)", cut=cut, cost=cost, refused=refused[cut])
+                        for cut, cost in outside)
+    over = say(" Cheaper valleys over the ceiling (ringed), which refuse too many: {valleys}.",
+               valleys=cheaper) if outside else ""
+    allowed = costs["cut"][costs["within ceiling"].astype(bool)]
+    return drawn + cheapest + over + " " + say("Cuts from {cut:.3f} up stay within the refusal ceiling.",
+                                               cut=allowed.min())
+
+
+HALVES = {"tune": (PALETTE["blue"], "solid", "circle"), "judge": (PALETTE["orange"], "dash", "square")}
+"""Colour, dash and marker of exercise 2's two halves."""
+
+
+def cost_halves(both: pd.DataFrame, cut: float | None = None) -> Described:
+    """Exercise 2's total cost against the cut on the half it was chosen on and the half that judged it, each half's
+    cheapest cut within the refusal ceiling starred, and ``cut`` (the student's) as a dashed line."""
+    fig = go.Figure()
+    words = []
+    for half, (colour, dash, symbol) in HALVES.items():
+        part = both[both["half"] == half]
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(x=part["cut"], y=part["cost"], name=half, mode="lines+markers",
+                                 line=dict(color=colour, dash=dash), marker=dict(symbol=symbol, size=5)))
+        best = _cheapest_within(part)
+        if best is None:
+            words.append(say("{half} ({colour}): no cut within the refusal ceiling", half=half,
+                             colour=colour_word(colour)))
+            continue
+        fig.add_trace(go.Scatter(x=[best["cut"]], y=[best["cost"]], mode="markers", showlegend=False, name=half,
+                                 hoverinfo="skip", marker=dict(symbol="star", size=15, color=colour)))
+        words.append(say("{half} ({colour}) cheapest within the refusal ceiling at {cut:.3f} (cost {cost:g})",
+                         half=half, colour=colour_word(colour), cut=float(best["cut"]), cost=float(best["cost"])))
+    fig.update_layout(template="plotly_white", yaxis_title=_("cost"), legend=dict(title=_("half")),
+                      title=_("Total cost on the half chosen on (tune) and the half judged on (judge)"))
+    if cut is not None:
+        fig.add_vline(x=cut, line=dict(color=PALETTE["black"], dash="dash"),
+                      annotation_text=say("your cut: {cut:.3f}", cut=cut))
+    on_cut_axis(fig)
+    text = say("Total cost against the cut on each half, starred at its cheapest cut within the refusal ceiling: "
+               "{halves}.", halves="; ".join(words))
+    if cut is not None:
+        text += " " + say("The dashed line marks your cut, {cut:.3f}.", cut=cut)
+    return described(fig, text)
+
+
+def judging_half(course: Any, cut: object) -> Described | Markdown:
+    """Exercise 2's evidence, once the check passes ``cut``: the cost on the half that judged it beside the half it
+    was chosen on. Before that, a sentence saying so: the judging half is the one a student must not look at."""
+    from IPython.display import Markdown
+
+    from ragkit.teach.exercises import cost_table, threshold_choice_passes, threshold_halves
+
+    if not threshold_choice_passes(course, cut):
+        return Markdown(_("*The judging half appears here once the check has passed your cut*: until then it stays "
+                          "out of sight, because a cut chosen while looking at it would flatter itself. Run this cell "
+                          "again after a passing check."))
+    tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
+    both = pd.concat([cost_table(tune).assign(half="tune"), cost_table(judge).assign(half="judge")])
+    return cost_halves(both, float(cut))  # type: ignore[arg-type]
 
 
 def win_loss_matrix(ev: Evaluation, metric: str = "Hit@20", retriever: str = "dense",

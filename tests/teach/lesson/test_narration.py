@@ -50,6 +50,15 @@ DATA = {
 """Cells whose strings are data the lesson shows or runs, not prose: each is named, with why."""
 
 
+VALLEYS = pd.DataFrame({"cut": [np.nan, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65], "bluffs": [9, 0, 1, 2, 2, 3, 5],
+                        "answered without needle": [2, 1, 1, 1, 2, 2, 2], "refused": [0, 12, 10, 9, 8, 6, 4],
+                        "refused share": [0.0, 0.375, 0.312, 0.281, 0.25, 0.188, 0.125],
+                        "cost": [60, 30, 20, 25, 22, 23, 28],
+                        "within ceiling": [True, False, False, False, True, True, True]})
+"""A made-up cost table of exercise 2 (32 answerable queries, at most 8 refused): its cheapest valley, 0.450, is over
+the ceiling; the cheapest cut within it is 0.550, a valley too; the first row is no threshold at all."""
+
+
 def string_lines(source: str) -> int:
     """Lines of a cell where string literals make up half or more of the non-blank characters."""
     lines = source.splitlines()
@@ -125,7 +134,7 @@ NOT_YET_NARRATED = {
     "05-distances.py": 2, "07-citations.py": 2, "exercises/ex1-destroyed-needle.py": 1,
     "exercises/ex3-ticket-phrasings.py": 2, "exercises/ex4-design-a-header.py": 2,
     "exercises/ex5-cite-your-own-document.py": 1, "solutions/ex1-destroyed-needle.py": 2,
-    "solutions/ex2-choose-a-threshold.py": 4, "solutions/ex3-ticket-phrasings.py": 3,
+    "solutions/ex2-choose-a-threshold.py": 2, "solutions/ex3-ticket-phrasings.py": 3,
     "solutions/ex4-design-a-header.py": 5, "solutions/ex5-cite-your-own-document.py": 2,
 }
 """Twins whose code cells still format sentences in Markdown, with how many such cells each has left: a count may
@@ -485,6 +494,8 @@ def edge_cases() -> dict[str, list]:
         "perfect_cut": [narrate.perfect_cut(tune),
                         narrate.perfect_cut(SimpleNamespace(worst_in_domain=0.5, best_out_of_domain=0.6))],
         "cheapest_cuts": [narrate.cheapest_cuts(costs, tune)],
+        "cost_valleys": [narrate.cost_valleys(VALLEYS, tune),
+                         narrate.cost_valleys(VALLEYS.assign(**{"within ceiling": False}), tune)],
         "destroyed_at_size": [narrate.destroyed_at_size(np.array([True, False]), np.array([True, True]), 300)],
         "window_owner": [narrate.window_owner(408)],  # each of its three cases: test_ex1s_window_says_whose_name...
         "needle_after_extraction": [narrate.needle_after_extraction(
@@ -798,8 +809,38 @@ def test_a_model_on_this_machine_is_named_with_its_folder(tmp_path, monkeypatch)
     assert shown.data == f"- `nobody/no-such-model`: found at `{tmp_path}`." and not bad_sentences(shown)
 
 
-LABELS = {"index_table": lambda: narrate.index_table("meta", [("format", "1")] * 4)}
-"""Narrators that write a label over a table, not a sentence: the sentence check does not apply."""
+LABELS = {"index_table": lambda: narrate.index_table("meta", [("format", "1")] * 4),
+          "cost_rows": lambda: narrate.cost_rows(VALLEYS)}
+"""Narrators that write a label over a table, or a table, not a sentence: the sentence check does not apply."""
+
+
+def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_the_valleys_over_it():
+    within, none = (m.data for m in edge_cases()["cost_valleys"])
+    assert within.startswith("On `tune`, the cheapest cut within the refusal ceiling (at most **8** of the **32** "
+                             "answerable queries refused) is **0.550**: cost **22**, **8** refused.")
+    assert "**0.450** (cost **20**, 10 refused: over the ceiling, not an allowed answer)" in within
+    assert "**0.550** (cost **22**, 8 refused: within the ceiling)" in within
+    assert none.startswith("On `tune`, no cut of these stays within the refusal ceiling") and "0.550" in none
+    assert "within the ceiling)" not in none
+    odd = SimpleNamespace(queries=[0] * 31)  # a quarter of 31 is 7.75: at most 7 refused
+    assert "(at most **7** of the **31**" in narrate.cost_valleys(VALLEYS, odd).data
+
+
+def test_ex2s_cost_table_for_people_has_words_for_headings_and_one_number_of_decimals_per_column():
+    from ragkit.teach import language
+
+    html = narrate.cost_rows(VALLEYS).to_html()
+    for heading in ("cut", "bluffs", "answered without needle", "refused share", "cost", "within ceiling"):
+        assert f">{heading}</th>" in html
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
+    assert cells[:7] == ["none", "9", "2", "0", "0.000", "60", "yes"]
+    assert cells[7:14] == ["0.400", "0", "1", "12", "0.375", "30", "no"]
+    assert "True" not in html and "False" not in html and "nan" not in html.lower().replace("nan-", "")
+    assert ">0<" not in html.split("<tbody>")[1].split("</td>")[0]  # no bare 0, 1, 2 index before the first cell
+    with language.speaking("nl"):
+        dutch = narrate.cost_rows(VALLEYS).to_html()
+    assert ">binnen het plafond</th>" in dutch and ">aandeel geweigerd</th>" in dutch and ">geen<" in dutch
+    assert ">0,400<" in dutch and ">nee<" in dutch
 
 
 def test_every_narrator_is_exercised_by_a_test():

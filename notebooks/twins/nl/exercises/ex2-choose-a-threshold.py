@@ -87,6 +87,7 @@ from ragkit import DEFAULT_CUT
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
+from ragkit.threshold import default_cuts
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -105,12 +106,13 @@ display(narrate.ex2_rules(tune, judge))
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# De sweep van de afstemhelft telt, voor een rooster van cuts, de blufs (`bluffs` van `out_of_domain`), de
-# weigeringen (`refused` van `in_domain`) en de beantwoordbare queries die zonder hun needle worden beantwoord
-# (`answered_without_needle`). De eerste rij heeft helemaal geen threshold.
+# De sweep van de afstemhelft, uit `cost_table(tune, default_cuts())`: voor een rooster van cuts de blufs, de
+# beantwoordbare queries die zonder hun needle worden beantwoord, de geweigerde (ook als aandeel van alle
+# beantwoordbare queries), de totale kosten, en of de cut binnen het plafond voor weigeringen blijft. De eerste rij
+# heeft helemaal geen threshold.
 
 # %%
-tables.sweep(tune).astype({"cut": object}).fillna({"cut": tables.no_cut()})  # the first row: no threshold at all
+narrate.cost_rows(cost_table(tune, default_cuts()))
 
 # %% [markdown]
 # Dezelfde sweep als twee curves: de blufs dalen naarmate de cut strenger wordt, de weigeringen stijgen.
@@ -129,7 +131,8 @@ widgets.ThresholdExplorer(tune).widget()
 # %% [markdown]
 # De totale kosten op de afstemhelft bij elke cut, en waar ze binnen het plafond voor weigeringen blijven. De curve
 # kan meer dan één dal van bijna dezelfde diepte hebben; welk dal "het" minimum is, hangt dan af van een query of
-# twee, en precies daarom wordt de cut achteraf beoordeeld op queries waarop hij niet is gekozen.
+# twee, en precies daarom wordt de cut achteraf beoordeeld op queries waarop hij niet is gekozen. Een dal boven het
+# plafond is geen antwoord, hoe goedkoop ook: de figuur omcirkelt het en de zin zegt het.
 
 # %%
 costs = cost_table(tune)
@@ -148,7 +151,8 @@ narrate.cost_on_tune(row)
 #
 # Vervang `None` door een cosine-afstand tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
 # tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Tip:
-# `cost_table(tune, cuts)` accepteert ook je eigen rooster van cuts; de kolom `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
+# `cost_table(tune, [0.50, 0.55, 0.60])` evalueert de cuts die je opsomt (elk rooster van je eigen keuze); de kolom
+# `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
 my_cut = None  # your answer
@@ -162,20 +166,20 @@ check_threshold_choice(course, my_cut)
 # %% [markdown]
 # ## Na de check: de achtergehouden helft
 #
-# Pas nu komt het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt
-# gekozen. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere fout
-# zijn geweest.
+# Het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt gekozen,
+# elk met zijn goedkoopste cut binnen het plafond. De cel hieronder laat het pas zien als de check je cut heeft
+# goedgekeurd. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere
+# fout zijn geweest.
 
 # %%
-both = pd.concat([costs.assign(half="tune"), cost_table(judge).assign(half="judge")])
-plots.cost_halves(both)
+plots.judging_half(course, my_cut)
 
 # %% [markdown]
 # ## Probeer dit
 #
 # 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check blijven vast, maar je
-#    kunt de kosten zelf opnieuw berekenen: `t = tables.sweep(tune)` en een kolom
-#    `t.bluffs + t.answered_without_needle + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
+#    kunt de kosten zelf opnieuw berekenen: `t = cost_table(tune)` en een kolom
+#    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
 #    dat over een threshold die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
 #    voor zijn aandeel blufs met `ragkit.statistics.wilson`.

@@ -191,6 +191,9 @@ from ragkit.teach.lesson.narrate.exercises import (
     cost_on_tune as cost_on_tune,
 )
 from ragkit.teach.lesson.narrate.exercises import (
+    cost_rows as cost_rows,
+)
+from ragkit.teach.lesson.narrate.exercises import (
     cost_valleys as cost_valleys,
 )
 from ragkit.teach.lesson.narrate.exercises import (
@@ -388,6 +391,7 @@ __all__ = [
     "constant_ranks",
     "corpus_loaded",
     "cost_on_tune",
+    "cost_rows",
     "cost_valleys",
     "cross_encoder_here",
     "crossings",

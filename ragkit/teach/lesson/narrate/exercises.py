@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown
+from pandas.io.formats.style import Styler
 
 from ragkit.chunking import SIZE
 from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import Evaluation
 from ragkit.statistics import verdict
 from ragkit.teach.course import chapter
-from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost
+from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import formats
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
@@ -60,14 +62,42 @@ def perfect_cut(tune: Sweep) -> Markdown:
 
 
 def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
-    """The cheapest valleys of a cost curve, with their refusals, and the refusal ceiling."""
-    valleys = ", ".join(say("**{cut:.3f}** (cost **{cost:g}**, {refused} refused)", cut=cut, cost=cost,
-                            refused=int(costs.refused[costs.cut == cut].item()))
-                        for cut, cost in cost_minima(costs["cost"]))
+    """The cheapest cut within the refusal ceiling, and the cost curve's cheapest valleys, each within or over it."""
+    ceiling, queries = refusal_ceiling(tune), len(tune.queries)
+    valleys = "; ".join(_valley(costs, cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist()))
+    allowed = costs[costs["within ceiling"].astype(bool)]
+    if allowed.empty:
+        return Markdown(say(
+            "On `tune`, no cut of these stays within the refusal ceiling (at most **{ceiling}** of the **{queries}** "
+            "answerable queries refused). The curve's cheapest valleys: {valleys}.",
+            ceiling=ceiling, queries=queries, valleys=valleys))
+    best = allowed.loc[allowed["cost"].idxmin()]
     return Markdown(say(
-        "On `tune`, the cheapest valleys: {valleys}; at most **{ceiling:g}** of the "
-        "**{queries}** answerable queries may be refused.",
-        valleys=valleys, ceiling=EX2.max_refused * len(tune.queries), queries=len(tune.queries)))
+        "On `tune`, the cheapest cut within the refusal ceiling (at most **{ceiling}** of the **{queries}** "
+        "answerable queries refused) is **{cut:.3f}**: cost **{cost:g}**, **{refused}** refused. The curve's "
+        "cheapest valleys: {valleys}.",
+        ceiling=ceiling, queries=queries, cut=float(best["cut"]), cost=float(best["cost"]),
+        refused=int(best["refused"]), valleys=valleys))
+
+
+def _valley(costs: pd.DataFrame, cut: float, cost: float) -> str:
+    row = costs[costs["cut"] == cut].iloc[0]
+    if row["within ceiling"]:
+        return say("**{cut:.3f}** (cost **{cost:g}**, {refused} refused: within the ceiling)", cut=cut, cost=cost,
+                   refused=int(row["refused"]))
+    return say("**{cut:.3f}** (cost **{cost:g}**, {refused} refused: over the ceiling, not an allowed answer)", cut=cut,
+               cost=cost, refused=int(row["refused"]))
+
+
+def cost_rows(costs: pd.DataFrame) -> Styler:
+    """Exercise 2's cost table for people: cuts with three decimals (no threshold named), whole counts, the refused
+    share with three decimals, "yes" or "no" within the ceiling, headings in the notebook's language."""
+    shown = costs[["cut", "bluffs", "answered without needle", "refused", "refused share", "cost", "within ceiling"]]
+    shown = shown.assign(cut=[_("none") if np.isnan(c) else float(c) for c in costs["cut"]])
+    shown["within ceiling"] = [_("yes") if w else _("no") for w in costs["within ceiling"]]
+    shown = shown.set_axis([_("cut"), _("bluffs"), _("answered without needle"), _("refused"), _("refused share"),
+                            _("cost"), _("within ceiling")], axis="columns")
+    return formats.table(shown, decimals={_("cut"): 3, _("refused share"): 3})
 
 
 def ex2_rules(tune: Sweep, judge: Sweep) -> Markdown:
