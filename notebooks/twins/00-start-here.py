@@ -125,7 +125,7 @@ tables.for_people(questions.groupby("doc_id").agg(needles=("id", "size"), shorte
 # needle's wording: that is what makes the second phrasing hard.
 
 # %%
-tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id")).T
+tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id").T)
 
 # %% [markdown]
 # ### Questions the corpus cannot answer

@@ -70,7 +70,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import OVERLAP, SIZE, STRATEGIES, count_pieces, needle_windows, pathologies, saved_by_overlap
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, plots, predict, widgets
+from ragkit.teach.lesson import narrate, plots, predict, tables, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -290,7 +290,7 @@ explorer.widget()
 tokens = pd.DataFrame.from_dict(orient="index", data={s: {"chunks": t.chunks, "word pieces embedded": t.pieces, "header pieces": t.header_pieces,
                            "header share": round(t.header_share, 3), "over the window": t.over_window}
                        for s, t in ev.tokens.items()})
-tokens
+tables.for_people(tokens, decimals={"header share": 3})
 
 # %% jupyter={"source_hidden": true}
 narrate.header_share(ev)
@@ -320,7 +320,7 @@ window = ev.tokens["F"].window
 too_long = pd.DataFrame([{"document": c.doc_id, "section": c.section, "pieces": n + 2, "characters": len(c.text),
                           "characters per piece": round(len(c.text) / n, 2), "starts with": c.content[:60]}
                          for c, n in zip(F, pieces) if n + 2 > window])
-too_long
+tables.for_people(too_long, decimals={"characters per piece": 2})
 
 # %% jupyter={"source_hidden": true}
 narrate.window_limit(F, pieces, window, too_long, course.chunks("C"))

@@ -106,7 +106,8 @@ display(Markdown(f"Batched: all **{len(Q)}** queries against **{len(r.vectors)}*
 # after the model is loaded. On a machine shared with others the figures move from run to run.
 
 # %%
-timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")])
+tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]),
+                  decimals={"here (ms)": 3, "chapter (ms)": 1})
 
 # %% [markdown]
 # Now look at one ranking. Below are the five nearest chunks for the first query, with their distances and whether each one carries the whole needle.
@@ -118,9 +119,9 @@ needle = next(x.needle for x in course.questions if x.id == q.qid)
 top = run.distance[0, run.top(0, 5)]
 display(Markdown(f"**Query** ({q.phrasing}): {q.text}\n\n**Needle**: {needle}\n\nThe top five span **{top.min():.3f}** to **{top.max():.3f}**; "
                  f"all chunks span **{run.distance[0].min():.3f}** to **{run.distance[0].max():.3f}**."))
-pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "document": r.chunks[j].doc_id,
-               "section": r.chunks[j].section, "carries the needle": needle in r.chunks[j].carried}
-              for i, j in enumerate(run.top(0, 5))])
+tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "document": r.chunks[j].doc_id,
+                                 "section": r.chunks[j].section, "carries the needle": needle in r.chunks[j].carried}
+                                for i, j in enumerate(run.top(0, 5))]), decimals={"distance": 3}, index="rank")
 
 # %% [markdown]
 # ## Hit@k and MRR, with intervals
@@ -144,7 +145,7 @@ tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 # ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
 
 # %%
-claims.recall20_intervals(ev)
+tables.for_people(claims.recall20_intervals(ev))
 
 # %% [markdown]
 # The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
@@ -223,7 +224,7 @@ narrate.queries_or_needles(ev)
 
 # %%
 display(narrate.sign_test_on_chapter_counts())
-claims.sign_tests_recomputed()
+tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "recomputed": 4})
 
 # %% [markdown]
 # ### Many looks at once: Holm
@@ -297,7 +298,7 @@ narrate.room_to_win(ev)
 # cutting answers in two), and E against C (same cuts, the header alone).
 
 # %%
-claims.header_confronted(ev)
+tables.for_people(claims.header_confronted(ev), decimals={"p": 3})
 
 # %% jupyter={"source_hidden": true}
 narrate.header_alone(ev)

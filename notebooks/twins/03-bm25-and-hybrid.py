@@ -200,7 +200,7 @@ narrate.fused_ranks(runs, token, holder, K)
 # First every hit rate with its Wilson interval, for the three retrievers on strategy E.
 
 # %%
-tables.summary(ev)
+tables.for_people(tables.summary(ev))
 
 # %% [markdown]
 # The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at Hit@4 the paired sign test could not separate it from either.
@@ -245,7 +245,7 @@ narrate.needle_tests(five)
 # plus the query's embedding and the fusion, each labelled with how it was measured. On a machine shared with others the figures move from run to run.
 
 # %%
-timings_table(measure(course.retriever("E"), query))
+tables.for_people(timings_table(measure(course.retriever("E"), query)), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
 # If an inconclusive verdict above surprises you, do not reach for a story too quickly. With a few dozen queries, a sign test on a handful of discordant pairs swings from "nothing" to "significant" on a few queries.

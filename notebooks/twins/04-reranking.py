@@ -120,9 +120,9 @@ narrate.cross_encoder_here(reranker)
 # %%
 if reranker is not None:
     ev_ce = course.evaluation("E", rerankers=(reranker,))
-    display(pd.DataFrame({m: {"the chapter: dense": chapter.RERANK[m][0], "the chapter: hybrid + rerank": chapter.RERANK[m][1],
+    display(tables.for_people(pd.DataFrame({m: {"the chapter: dense": chapter.RERANK[m][0], "the chapter: hybrid + rerank": chapter.RERANK[m][1],
                               "ours: E/dense": ev_ce["E/dense"].value(m), "ours: E/hybrid+rerank": ev_ce["E/hybrid+rerank"].value(m)}
-                          for m in chapter.RERANK}).round(3))
+                          for m in chapter.RERANK}), decimals=dict.fromkeys(chapter.RERANK, 3)))
 else:
     display(narrate.rerank_skipped(first=True))
 
@@ -168,7 +168,7 @@ narrate.maxsim_wall_time(cold_s, len(course.queries))
 # The whole evaluation, with 95% Wilson intervals on every hit rate:
 
 # %%
-tables.summary(ev_li)
+tables.for_people(tables.summary(ev_li))
 
 # %% [markdown]
 # And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for Hit@1 and MRR only).
@@ -202,8 +202,8 @@ narrate.maxsim_gains(li, ev_li, metrics)
 c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "Hit@1")
 text = {q.id: q.text for q in course.queries}
 row = {qid: i for i, qid in enumerate(ev_li["E/hybrid"].query_ids)}
-pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if q in c.wins else "loses", "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
-               "MaxSim rank": ev_li["E/hybrid+maxsim"].ranks[row[q]]} for q in c.wins + c.losses])
+tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if q in c.wins else "loses", "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
+                                 "MaxSim rank": ev_li["E/hybrid+maxsim"].ranks[row[q]]} for q in c.wins + c.losses]))
 
 # %% [markdown]
 # ### Reading the result
@@ -237,7 +237,7 @@ narrate.chapter_latencies()
 # %%
 r, q = course.retriever("E"), course.queries[0].text
 timings = measure(r, q, maxsim=True)
-display(timings_table(timings))
+display(tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2}))
 narrate.maxsim_query_time(timings, ev)
 
 # %% [markdown]

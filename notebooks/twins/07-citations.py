@@ -135,7 +135,7 @@ narrate.prompt_flaws(found_here, flaws)
 # distance that let the chunk through the gate.
 
 # %%
-pd.DataFrame(citation_table(result.citations))
+tables.for_people(pd.DataFrame(citation_table(result.citations)), decimals={"distance": 3}, index="index")
 
 # %% [markdown]
 # ## Open a citation
@@ -192,8 +192,8 @@ narrate.quote_or_text(course.corpus, c, f)
 
 # %%
 locators = [c.locator, PdfPage(12), MediaRange(132.4, 158.9), SheetRange("Results", "B2:D40")]
-pd.DataFrame({"type": [type(loc).__name__ for loc in locators], "fragment": [loc.fragment for loc in locators],
-              "label": [loc.label for loc in locators]})
+tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators],
+                                "fragment": [loc.fragment for loc in locators], "label": [loc.label for loc in locators]}))
 
 # %% [markdown]
 # `#char=` comes from RFC 5147, `#page=` from Adobe's PDF open parameters and `#t=` from W3C Media
@@ -331,7 +331,7 @@ for doc_id, locator, origin in claims:
     claimed = dataclasses.replace(real, document_id=doc_id, locator=locator)
     rows.append({"the identifier": f"{doc_id}.md{locator.fragment}", "written by": origin,
                  "document exists": doc_id in course.corpus.ids, "verifies": verify(claimed, course.corpus)})
-pd.DataFrame(rows)
+tables.for_people(pd.DataFrame(rows))
 
 # %% [markdown]
 # The chapter's own example is the same failure at full size, with arXiv identifiers instead of files and ranges.
@@ -339,7 +339,7 @@ pd.DataFrame(rows)
 
 # %%
 display(narrate.chapter_identifiers())
-display(pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"]))
+display(tables.for_people(pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"])))
 narrate.identifier_checks(rows)
 
 # %% [markdown]

@@ -69,7 +69,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import SIZE, IndexBusy, StaleIndex, default_embedder, index, load_corpus
-from ragkit.teach.lesson import narrate, predict
+from ragkit.teach.lesson import narrate, predict, tables
 
 course = ragkit.teach.course.load()
 work = Path(tempfile.mkdtemp(prefix="ragkit-08-"))
@@ -146,7 +146,8 @@ display(narrate.build_time(seconds, built))
 # %%
 for name, columns, rows in index.tables(out):
     display(narrate.index_table(name, rows),
-            pd.DataFrame(rows[:3], columns=columns).astype(str).map(lambda v: v if len(v) < 40 else v[:37] + "…"))
+            tables.for_people(pd.DataFrame(rows[:3], columns=columns).astype(str)
+                              .map(lambda v: v if len(v) < 40 else v[:37] + "…")))
 
 # %% [markdown]
 # ### The stamp
@@ -158,7 +159,7 @@ for name, columns, rows in index.tables(out):
 
 # %%
 stamp, entries = index.read_index(out)
-pd.DataFrame({"value": stamp.flat()}).astype(str)
+tables.for_people(pd.DataFrame({"value": stamp.flat()}).astype(str))
 
 # %% [markdown]
 # ### One entry per document
@@ -169,9 +170,9 @@ pd.DataFrame({"value": stamp.flat()}).astype(str)
 # carry the old stamp and some the new, and the index can tell you which.
 
 # %%
-display(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
-                       "chunks": e.chunks, "stamp equals the configuration": e.stamp == stamp}
-                      for e in entries.values()]))
+display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
+                                         "chunks": e.chunks, "stamp equals the configuration": e.stamp == stamp}
+                                        for e in entries.values()])))
 
 # %% [markdown]
 # ### Who counts the chunks?
@@ -221,8 +222,8 @@ print("\n".join(index.status(corpus, out, now).lines()))
 
 # %%
 hits = index.Index(corpus, out, embedder).search(q.question, k=4)
-display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
-                       "content": c.content[:90] + "…"} for c, d in hits]))
+display(tables.for_people(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
+                                         "content": c.content[:90] + "…"} for c, d in hits]), decimals={"distance": 3}))
 display(narrate.needle_in_hits(q, hits))
 
 # %% [markdown]
@@ -338,8 +339,8 @@ narrate.update_summary(before, after, old, new, corpus)
 
 # %%
 hits = index.Index(corpus, out, embedder).search("should I keep the predictions of each model per example?", k=3)
-display(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
-                       "content": c.content[:90] + "…"} for c, d in hits]))
+display(tables.for_people(pd.DataFrame([{"document": c.doc_id, "section": c.section, "distance": round(d, 3),
+                                         "content": c.content[:90] + "…"} for c, d in hits]), decimals={"distance": 3}))
 display(narrate.appended_found(hits, added))
 
 # %% [markdown]

@@ -51,7 +51,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import approximate
-from ragkit.teach.lesson import narrate, predict, tradeoff
+from ragkit.teach.lesson import narrate, predict, tables, tradeoff
 
 course = ragkit.teach.course.load()
 retriever = course.retriever("E")  # strategy E's chunk vectors, the ones every notebook since 02 searches
@@ -96,7 +96,7 @@ print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
 
 # %%
 small = approximate.measure(retriever.vectors, queries, "the course's chunks")
-tradeoff.table(small)
+tables.for_people(tradeoff.table(small))
 
 # %% jupyter={"source_hidden": true}
 narrate.small_collection(small)
@@ -130,7 +130,7 @@ predict.reveal(my_prediction, predict.Share(), large.at(approximate.EF_SEARCH[0]
                narrate.large_collection(large))
 
 # %%
-tradeoff.table(large)
+tables.for_people(tradeoff.table(large))
 
 # %% [markdown]
 # Both collections on one chart: each line is one collection's HNSW at growing efSearch, each star its exact scan.

@@ -70,7 +70,7 @@ import ragkit.teach.course
 from ragkit import NoAnswer, citation_table, verify
 from ragkit.answer import answer
 from ragkit.teach.exercises import EX5, check_own_document
-from ragkit.teach.lesson import reminders
+from ragkit.teach.lesson import reminders, tables
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -84,7 +84,7 @@ display(Markdown(str(EX5)))
 # it cites farther than cosine distance **`EX5.off_course`** from every course chunk.
 
 # %%
-pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"])
+tables.for_people(pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"]))
 
 # %% [markdown]
 # A question from the out-of-domain set, asked with the default threshold. Either the gate refuses it, or it
@@ -103,7 +103,7 @@ display(Markdown(f"**{ood.query}**\n\n" + (str(result) if isinstance(result, NoA
 # %%
 result = answer(course.questions[0].question, retriever)
 table = pd.DataFrame(citation_table(result.citations))
-table.assign(verified=[verify(c, course.corpus) for c in result.citations])
+tables.for_people(table.assign(verified=[verify(c, course.corpus) for c in result.citations]), index="index")
 
 # %% [markdown]
 # ## ✏️ Your answer

@@ -132,7 +132,7 @@ tables.for_people(questions.groupby("doc_id").agg(needles=("id", "size"), shorte
 # formulering van de needle: juist dat maakt de tweede formulering moeilijk.
 
 # %%
-tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id")).T
+tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]].set_index("id").T)
 
 # %% [markdown]
 # ### Vragen die het corpus niet kan beantwoorden

@@ -166,7 +166,8 @@ narrate.crossings(s)
 # %%
 cuts = [None, DEFAULT_CUT, STRICT_CUT]
 table = tables.sweep(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
-table.assign(cut=[tables.no_cut() if c is None else f"{c:.3f}" for c in cuts])
+tables.for_people(table.assign(cut=[tables.no_cut() if c is None else c for c in cuts]),
+                  decimals={"cut": 3}, index="cut")
 
 # %% jupyter={"source_hidden": true}
 narrate.strict_cut(s)
@@ -297,7 +298,7 @@ from ragkit.teach.exercises import EX2
 
 rules = course.abstention("E")
 ceiling = EX2.max_refused  # exercise 2's refusal ceiling: at most this share of the answerable queries refused
-display(tables.abstention(rules, ceiling))
+display(tables.for_people(tables.abstention(rules, ceiling), decimals={"cut": 3}))
 plots.abstention_curves(rules, ceiling)
 
 # %% jupyter={"source_hidden": true}

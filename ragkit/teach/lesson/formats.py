@@ -57,8 +57,14 @@ def header(name: object) -> object:
     return _words().get(name) or language.word(name.replace("_", " "))
 
 
-def _cell(value: Any, places: int | None) -> str:
-    """One cell: a number written with the column's decimals (whole numbers with separators), text as it is."""
+def _cell(value: Any, places: int | None, asked: bool = False) -> str:
+    """One cell: a number written with the column's decimals (whole numbers with separators), text as it is; where
+    the caller ``asked`` for the column's decimals, a number already written as text ("0.3") is written again."""
+    if asked and isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return "–" if value is None else str(value)
     x = float(value)
@@ -96,7 +102,8 @@ def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index:
     keep_index = index is not None or any(n is not None for n in shown.index.names) or not _bare(shown.index)
     if not keep_index:
         shown = shown.reset_index(drop=True)
-    formats = {c: partial(_cell, places=_places(shown[c], decimals.get(str(c)))) for c in shown.columns}
+    formats = {c: partial(_cell, places=_places(shown[c], decimals.get(str(c))), asked=str(c) in decimals)
+               for c in shown.columns}
     levels = [partial(_cell, places=_places(pd.Series(shown.index.get_level_values(i)), decimals.get(str(n))))
               for i, n in enumerate(shown.index.names)]
     shown = shown.rename(columns=header).rename_axis(index=[header(n) for n in shown.index.names])

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from ragkit.abstention import ScoreSweep
 from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
 from ragkit.faithfulness import Measurement, PromptRate
 from ragkit.report import report
 from ragkit.teach.language import _
+from ragkit.teach.lesson import formats
 from ragkit.threshold import Sweep
 
 
@@ -45,14 +47,19 @@ def _headings() -> dict[str, str]:
             "rank": _("rank")}
 
 
-def for_people(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with its column and index headings in the notebook's language, for showing (English: unchanged).
+def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
+    """``frame`` shown for people (``formats.table``): headings in words in the notebook's language, no bare 0, 1, 2
+    index, ``decimals`` per column (by the frame's own column names), thousands separated.
 
-    Only a table that is shown and not indexed afterwards: code reading a column keeps its English name.
+    Only a table that is shown: code reading a column keeps the frame (its ``data`` holds the headings shown).
     """
     names = _headings()
     shown = frame.rename(columns=lambda c: names.get(c, c))
-    return shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
+    shown = shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
+    if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows
+        shown = shown.rename(index=lambda v: names.get(v, v) if isinstance(v, str) else v)
+    return formats.table(shown, {names.get(c, c): d for c, d in (decimals or {}).items()},
+                         None if index is None else names.get(index, index))
 
 
 def no_cut() -> str:

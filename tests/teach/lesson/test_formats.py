@@ -117,3 +117,11 @@ def test_a_filtered_bare_index_stays_hidden_and_a_named_one_shows():
     assert all(kind == "td" for row in shown(formats.table(SWEEP.iloc[[2, 0]]))[1:] for kind, _ in row)
     named = shown(formats.table(SWEEP.set_index("characters")))
     assert named[1][0] == ("th", "characters") and named[2][0] == ("th", "374,596")
+
+
+def test_a_column_given_its_decimals_writes_numbers_that_came_as_text_again():
+    frame = pd.DataFrame({"stage": ["embedding", "scan"], "chapter (ms)": ["13", "0.3"], "how": ["1.5 ms", ""]})
+    rows = shown(formats.table(frame, decimals={"chapter (ms)": 1}))
+    assert [row[1][1] for row in rows[1:]] == ["13.0", "0.3"]
+    assert [row[2][1] for row in rows[1:]] == ["1.5 ms", ""]
+    assert [row[1][1] for row in shown(formats.table(frame))[1:]] == ["13", "0.3"]  # not asked: text stays

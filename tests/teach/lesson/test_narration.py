@@ -503,7 +503,9 @@ def edge_cases() -> dict[str, list]:
         "two_texts": [narrate.two_texts({"d": SimpleNamespace(text="words")}, chunk(), f, chunk(section="Before"))],
         "header_share": [narrate.header_share(Evaluation([], tokens={"E": SimpleNamespace(
             chunks=10, pieces=1000, header_pieces=100, header_share=0.1)}))],
-        "abstention_rules": [narrate.abstention_rules(_rules(), 0.5), narrate.abstention_rules(_rules(6), 0.5)],
+        "abstention_rules": [narrate.abstention_rules(_rules(), 0.5), narrate.abstention_rules(_rules(6), 0.5),
+                             narrate.abstention_rules(_rules(1), 0.5)],
+        "strict_cut": [narrate.strict_cut(_at_the_cuts(1)), narrate.strict_cut(_at_the_cuts(2))],
         "metrics_disagree": [narrate.metrics_disagree(_runs({"A": [12, 0], "E": [1, 3]}), ("dense",)),
                              narrate.metrics_disagree(_runs({"A": [1, 1], "E": [2, 9]}, {"E": ((2, 4), (9,))}),
                                                       ("dense",))],
@@ -560,6 +562,11 @@ def _tuning_cases() -> dict[str, list]:
     }
 
 
+def _at_the_cuts(bluffs: int) -> SimpleNamespace:
+    """A sweep that lets ``bluffs`` of 30 out-of-domain queries through at every cut and refuses 1 of 64."""
+    return SimpleNamespace(at=lambda cut: SweepRow(cut, bluffs, 30, 1, 40, 23, 64))
+
+
 def _rules(bluffing: int = 0) -> dict:
     """Abstention rules on two answerable queries: none bluffs (cosine refuses least), or cosine bluffs on all
     ``bluffing`` out-of-domain queries while BM25 (its needle found once) and a cross-encoder bluff on none."""
@@ -613,6 +620,18 @@ def test_every_sentence_of_a_narrator_on_made_up_results_is_a_sentence(name):
         assert not bad_sentences(shown), f"narrate.{name}: {bad_sentences(shown)}"
 
 
+def test_no_narrator_writes_a_count_of_1_before_a_plural():
+    from test_for_people import one_before_a_plural
+
+    from ragkit.teach.language import speaking
+
+    for language in ("en", "nl"):
+        with speaking(language):
+            found = {name: [o for m in shown for o in one_before_a_plural(m.data, language)]
+                     for name, shown in edge_cases().items()}
+        assert not any(found.values()), {name: ones for name, ones in found.items() if ones}
+
+
 def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
     cases = edge_cases()
     text = {name: [m.data for m in shown] for name, shown in cases.items()}
@@ -629,12 +648,15 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "Tuning half: **16** needles (**32** queries) and **15** out-of-domain" in text["ex2_rules"][0]
     assert text["cost_on_tune"] == ["At **0.675** on `tune`: **3** bluffs, **9** answers without the needle, **5** of "
                                     "**64** refused, cost **47**."]  # 3 x 5 + 9 x 3 + 5 x 1
-    calm, bluffing = text["abstention_rules"]
+    calm, bluffing, once = text["abstention_rules"]
     assert calm.startswith("No rule bluffs less than the cosine distance cut within the ceiling here: it lets **0** of "
                            "2 out-of-domain queries through.") and "MaxSim (notebook 04)" in calm
     assert "Fewest bluffs: the **BM25 score** cut, **0** of 6 out-of-domain queries against the cosine distance " \
            "cut's **6**, refusing **0**" in bluffing
     assert "**6** times and the reverse **0** times (exact sign test, p = 0.0312): a difference these" in bluffing
+    assert "refusing **0** answerable queries" in once and "**1** time and the reverse **0** times" in once
+    assert "At 0.675 we bluff **1** time against" in text["strict_cut"][0]
+    assert "At 0.675 we bluff **2** times against" in text["strict_cut"][1]
     assert "needle for **1** of 2 answerable queries, against **2**: fewer bluffs bought with fewer" in bluffing
     assert "The cross-encoder score cut bluffs as little, refusing **0** and keeping the needle for **2**." in bluffing
     assert "the chapter's cross-encoder over the hybrid top 25" in bluffing and "optimistic" in bluffing
@@ -696,7 +718,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "first **7** of 7, middle **0**, last **1**" in found
     assert "first ahead (+7/-0, p = 0.0156): a difference this sample detects" in found
     assert "no difference detected (+1/-0, p = 1); 1 discordant pair can give a p no smaller than 1" in found
-    assert "**1** well-formed identifiers (**1** distinct)" in text["invented_ids"][0]
+    assert "**1** well-formed identifier (**1** distinct)" in text["invented_ids"][0]
     assert "**0** well-formed identifiers" in text["invented_ids"][1]
     assert "gives no supported-answer rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]
     same, reworded, moved = text["changed_prompt"]
@@ -748,8 +770,8 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "would largely be a cut on how many words the user typed" in text["length_cut"][0]
     assert "**0.96**, nearest cosine distance **-0.04**" in text["length_cut"][0]
     assert "the contrast is weaker" in text["length_cut"][1] and "user typed" not in text["length_cut"][1]
-    assert text["prompt_flaws"][0].startswith("**0** of the **1** sources in this prompt show a pathology (none).")
-    assert text["prompt_flaws"][1].startswith("**1** of the **1** sources in this prompt show a pathology ([2]).")
+    assert text["prompt_flaws"][0].startswith("**0** of the **1** source in this prompt show a pathology (none).")
+    assert text["prompt_flaws"][1].startswith("**1** of the **1** source in this prompt shows a pathology ([2]).")
 
 
 def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
@@ -774,7 +796,7 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
         "Gains for MaxSim that survive Holm at the needle level (p < 0.05): **none**. Losses: **none**. On point "
         "estimates alone MaxSim is ahead of plain hybrid on **1 of 3** metrics (**Hit@4**).",
         "Gains for MaxSim that survive Holm at the needle level (p < 0.05): **Hit@1 vs E/hybrid**. Losses: **MRR vs "
-        "E/dense**. On point estimates alone MaxSim is ahead of plain hybrid on **0 of 1** metrics (**none**)."]
+        "E/dense**. On point estimates alone MaxSim is ahead of plain hybrid on **0 of 1** metric (**none**)."]
     assert text["chapter_latencies"] == [
         f"The chapter, per query: cross-encoder over the top 25 **{chapter.RERANK_MS} ms**, BM25 **{chapter.BM25_MS} "
         f"ms**, the dense vector scan **{chapter.SCAN_MS} ms**. The cross-encoder costs about "

@@ -14,24 +14,28 @@ from ragkit.data import Question
 from ragkit.evaluation import Evaluation
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
     """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are."""
     c = ev.chunks
+    characters = sum(len(d.text) for d in corpus.documents)
+    sections = len({(x.doc_id, x.section) for x in chunks_e})
     return Markdown(say(
         "Blind cuts give **{blind}** chunks and boundary cuts **{boundaries}**. Overlap and header never move a cut: "
         "B has {b_like_a} count as A, and D, E, F {def_like_c} as C. "
         "The chapter's corpus gave **{chapter_e}** chunks for E; this one gives **{e}**. The chapter's "
         "corpus: **{chapter_documents}** documents, **{chapter_characters:,}** characters, "
-        "**{chapter_sections}** sections; this one: **{documents}** documents, "
-        "**{characters:,}** characters, **{sections}** sections that hold text.",
+        "**{chapter_sections}** sections; this one: **{documents}** {documents_noun}, "
+        "**{characters:,}** {characters_noun}, **{sections}** {sections_noun}.",
         blind=c["A"], boundaries=c["C"], b_like_a=_("the same") if c["A"] == c["B"] else _("a different"),
         def_like_c=_("the same") if len({c[s] for s in "CDEF"}) == 1 else _("different counts"),
         chapter_e=chapter.CHUNKS_E, e=c["E"], chapter_documents=chapter.CORPUS["documents"],
         chapter_characters=chapter.CORPUS["characters"], chapter_sections=chapter.CORPUS["sections"],
-        documents=len(corpus.documents), characters=sum(len(d.text) for d in corpus.documents),
-        sections=len({(x.doc_id, x.section) for x in chunks_e})))
+        documents=len(corpus.documents), documents_noun=noun(len(corpus.documents), _("document"), _("documents")),
+        characters=characters, characters_noun=noun(characters, _("character"), _("characters")),
+        sections=sections, sections_noun=noun(sections, _("section that holds text"), _("sections that hold text"))))
 
 
 def two_texts(corpus: Corpus, e: Chunk, f: Chunk, before_f: Chunk) -> Markdown:
@@ -102,8 +106,8 @@ def reference_costs(found: Mapping[str, Pathologies], destroyed_by_e: Sequence[s
         fate = say("E destroys **{n}** needles all the same ({needles}): no chunk of E quotes them whole.",
                    n=len(destroyed_by_e), needles=", ".join(destroyed_by_e))
     return Markdown(say(
-        "Strategy E has **{heading_only}** heading-only chunks, **{decimal_cuts}** cuts inside a decimal number, "
-        "**{code_cuts}** cuts inside code and **{mid_sentence}** chunks that start mid-sentence, out of **{chunks}**. "
+        "Strategy E has **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
+        "**{code_cuts}** {code_cuts_noun} and **{mid_sentence}** {mid_sentence_noun}, out of **{chunks}**. "
         "Blind chunking (A) starts **{blind_mid_sentence}** of its **{blind_chunks}** chunks mid-sentence: it never "
         "looks.\n\n"
         "Two examples from E. A number cut in two, in *{cut_doc_id}*:\n\n"
@@ -111,6 +115,12 @@ def reference_costs(found: Mapping[str, Pathologies], destroyed_by_e: Sequence[s
         "A chunk that is only a heading, in *{heading_doc_id}*, section *{heading_section}*: `{heading}`.\n\n"
         "{fate}",
         heading_only=len(e.heading_only), decimal_cuts=len(e.decimal_cuts), code_cuts=len(e.code_cuts),
+        heading_only_noun=noun(len(e.heading_only), _("heading-only chunk"), _("heading-only chunks")),
+        decimal_cuts_noun=noun(len(e.decimal_cuts), _("cut inside a decimal number"),
+                               _("cuts inside a decimal number")),
+        code_cuts_noun=noun(len(e.code_cuts), _("cut inside code"), _("cuts inside code")),
+        mid_sentence_noun=noun(len(e.mid_sentence), _("chunk that starts mid-sentence"),
+                               _("chunks that start mid-sentence")),
         mid_sentence=len(e.mid_sentence), chunks=e.chunks, blind_mid_sentence=len(found["A"].mid_sentence),
         blind_chunks=found["A"].chunks, cut_doc_id=cut.before.doc_id, end_of_one=cut.before.content[-50:],
         start_of_next=cut.after.content[:50], heading_doc_id=heading.doc_id, heading_section=heading.section,

@@ -18,6 +18,7 @@ from ragkit.faithfulness import Measurement, Trial
 from ragkit.generation import SMOLLM2
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 from ragkit.teach.lesson.widgets import project_path
 from ragkit.threshold import DEFAULT_CUT, SweepRow
 
@@ -26,11 +27,17 @@ def prompt_flaws(found_here: Sequence[Mapping[str, str]], flaws: Pathologies) ->
     """How many of a prompt's sources show a flaw of the reference rule, beside the counts over the whole strategy."""
     bad = [row["source"] for row in found_here if row["what is wrong with it"] != "nothing we count"]
     return Markdown(say(
-        "**{bad}** of the **{sources}** sources in this prompt show a pathology ({which}). Across all of "
-        "{strategy}: **{heading_only}** heading-only chunks, **{decimal_cuts}** cuts inside a decimal number, "
-        "**{code_cuts}** inside code, **{mid_sentence}** chunks starting mid-sentence. A heading-only source takes "
+        "**{bad}** of the **{sources}** {sources_noun} in this prompt {show} a pathology ({which}). Across all of "
+        "{strategy}: **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
+        "**{code_cuts}** inside code, **{mid_sentence}** {mid_sentence_noun}. A heading-only source takes "
         "one of the gate's slots and says nothing; half a number in a source is a number the model may quote wrong.",
-        bad=len(bad), sources=len(found_here), which=", ".join(bad) or _("none"), strategy=flaws.strategy,
+        bad=len(bad), sources=len(found_here), sources_noun=noun(len(found_here), _("source"), _("sources")),
+        show=noun(len(bad), _("shows"), _("show")), which=", ".join(bad) or _("none"), strategy=flaws.strategy,
+        heading_only_noun=noun(len(flaws.heading_only), _("heading-only chunk"), _("heading-only chunks")),
+        decimal_cuts_noun=noun(len(flaws.decimal_cuts), _("cut inside a decimal number"),
+                               _("cuts inside a decimal number")),
+        mid_sentence_noun=noun(len(flaws.mid_sentence), _("chunk starting mid-sentence"),
+                               _("chunks starting mid-sentence")),
         heading_only=len(flaws.heading_only), decimal_cuts=len(flaws.decimal_cuts), code_cuts=len(flaws.code_cuts),
         mid_sentence=len(flaws.mid_sentence)))
 
@@ -308,12 +315,15 @@ def invented_ids(m: Measurement | None) -> Markdown:
         return no_generator()
     distinct = {i for x in m.invented for i in x.identifiers}
     return Markdown(say(
-        "Asked, with no sources, for three papers with their arXiv identifiers on each of **{topics}** topics, "
-        "**{model}** wrote **{ids}** well-formed identifiers (**{distinct}** distinct) in its **{topics}** answers. "
+        "Asked, with no sources, for three papers with their arXiv identifiers on each of **{topics}** {topics_noun}, "
+        "**{model}** wrote **{ids}** well-formed {ids_noun} (**{distinct}** distinct) in its **{topics}** "
+        "{answers_noun}. "
         "Well-formed is not real, and real is not right: whether any of them exists, and is the paper claimed, needs "
         "the arXiv API, which this offline notebook never calls. Either way nothing in the answer tells you which "
         "kind you have, which is why the model writes `[n]` and the server writes the link.",
-        topics=len(m.invented), model=m.model, ids=m.well_formed, distinct=len(distinct)))
+        topics=len(m.invented), topics_noun=noun(len(m.invented), _("topic"), _("topics")), model=m.model,
+        ids=m.well_formed, ids_noun=noun(m.well_formed, _("identifier"), _("identifiers")), distinct=len(distinct),
+        answers_noun=noun(len(m.invented), _("answer"), _("answers"))))
 
 
 def small_model(m: Measurement | None) -> Markdown:

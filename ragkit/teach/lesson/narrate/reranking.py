@@ -12,6 +12,7 @@ from ragkit.report import Report
 from ragkit.retrieval import RERANK_DEPTH
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 from ragkit.teach.lesson.latency import Timing
 
 if TYPE_CHECKING:
@@ -81,9 +82,11 @@ def maxsim_gains(rep: Report, ev: Evaluation, metrics: Sequence[str]) -> Markdow
     ahead = [m for m in metrics if ev["E/hybrid+maxsim"].value(m) > ev["E/hybrid"].value(m)]
     return Markdown(say(
         "Gains for MaxSim that survive Holm at the needle level (p < 0.05): **{gains}**. Losses: **{losses}**. On "
-        "point estimates alone MaxSim is ahead of plain hybrid on **{ahead} of {metrics}** metrics (**{which}**).",
+        "point estimates alone MaxSim is ahead of plain hybrid on **{ahead} of {metrics}** {metrics_noun} "
+        "(**{which}**).",
         gains=", ".join(gains) or _("none"), losses=", ".join(losses) or _("none"), ahead=len(ahead),
-        metrics=len(metrics), which=", ".join(ahead) or _("none")))
+        metrics=len(metrics), metrics_noun=noun(len(metrics), _("metric"), _("metrics")),
+        which=", ".join(ahead) or _("none")))
 
 
 def chapter_latencies() -> Markdown:

@@ -15,7 +15,7 @@ from ragkit.retrieval import RERANK_DEPTH
 from ragkit.statistics import sign_test
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
-from ragkit.teach.lesson import tables
+from ragkit.teach.lesson import formats, tables
 from ragkit.teach.lesson.widgets import kind_of
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Bluff, Sweep
 
@@ -68,12 +68,12 @@ def strict_cut(s: Sweep) -> Markdown:
         "At {strict} this corpus refuses **{refused}** of {in_domain} answerable queries "
         "(the chapter: **{chapter_refused}**) to bring bluffs down to **{bluffs}** of "
         "{out_of_domain} (the chapter: **{chapter_bluffs}**).  \n"
-        "At {default} we bluff **{default_bluffs}** times against the chapter's "
+        "At {default} we bluff **{default_bluffs}** {times} against the chapter's "
         "**{chapter_default_bluffs}**: {verdict}",
         strict=STRICT_CUT, refused=ours.refused, in_domain=ours.in_domain, chapter_refused=theirs["refused_at_0.525"],
         bluffs=ours.bluffs, out_of_domain=ours.out_of_domain, chapter_bluffs=theirs["bluffs"][STRICT_CUT],
-        default=DEFAULT_CUT, default_bluffs=default.bluffs, chapter_default_bluffs=theirs["bluffs"][DEFAULT_CUT],
-        verdict=verdict))
+        default=DEFAULT_CUT, default_bluffs=default.bluffs, times=formats.noun(default.bluffs, _("time"), _("times")),
+        chapter_default_bluffs=theirs["bluffs"][DEFAULT_CUT], verdict=verdict))
 
 
 def sweep_shape(s: Sweep) -> Markdown:
@@ -144,13 +144,15 @@ def abstention_rules(rules: dict[str, ScoreSweep], max_refused: float, reference
         significant = test.p < 0.05
         verdict = say(
             "Fewest bluffs: the **{rule}** cut, **{bluffs}** of {n} out-of-domain queries against the {reference} "
-            "cut's **{ref_bluffs}**, refusing **{refused}** answerable queries against **{ref_refused}**. Query by "
-            "query, the {reference} cut bluffs where it does not **{wins}** times and the reverse **{losses}** "
-            "times (exact sign test, p = {p:.3g}): {claim}",
+            "cut's **{ref_bluffs}**, refusing **{refused}** {answerable} against **{ref_refused}**. Query by "
+            "query, the {reference} cut bluffs where it does not **{wins}** {wins_times} and the reverse "
+            "**{losses}** {losses_times} (exact sign test, p = {p:.3g}): {claim}",
             rule=tables.rule_label(winner), bluffs=win.bluffs, n=win.out_of_domain,
             reference=tables.rule_label(reference),
             ref_bluffs=ref.bluffs, refused=win.refused, ref_refused=ref.refused, wins=test.wins,
-            losses=test.losses, p=test.p,
+            answerable=formats.noun(win.refused, _("answerable query"), _("answerable queries")),
+            wins_times=formats.noun(test.wins, _("time"), _("times")), losses=test.losses,
+            losses_times=formats.noun(test.losses, _("time"), _("times")), p=test.p,
             claim=(_("a difference these queries can show.") if significant else
                    _("with this few out-of-domain queries, not a difference the test can show.")))
         if win.answered_with_needle != ref.answered_with_needle:
