@@ -364,6 +364,7 @@ def cost_curve(costs: pd.DataFrame) -> Described:
     cheapest cut within the ceiling starred, the curve's cheaper valleys over it ringed and labelled so."""
     from ragkit.teach.exercises import cost_minima
 
+    costs = costs[costs["cut"].notna()]  # a row without a threshold is no point of the curve
     within = costs["within ceiling"].astype(bool).tolist()
     fig = go.Figure()
     for inside, name, colour, dash, symbol in ((True, _("within the refusal ceiling"), WITHIN, "solid", "circle"),
@@ -375,19 +376,21 @@ def cost_curve(costs: pd.DataFrame) -> Described:
     outside = [(cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist())
                if not bool(costs["within ceiling"][costs["cut"] == cut].iloc[0])
                and (best is None or cost < best["cost"])]
-    for cut, cost in outside:
+    for i, (cut, cost) in enumerate(outside):
         fig.add_trace(go.Scatter(x=[cut], y=[cost], mode="markers", showlegend=False, hoverinfo="skip",
                                  name=_("over the refusal ceiling"),
                                  marker=dict(symbol="circle-open", size=16, color=OVER, line=dict(width=2))))
+        # valleys lie close together: each label one row lower, alternately to the left and the right
         fig.add_annotation(x=cut, y=cost, text=say("{cut:.3f}: over the ceiling", cut=cut), showarrow=True,
-                           ay=40)
+                           ax=-50 if i % 2 else 50, ay=35 + 25 * i)
     if best is not None:
         fig.add_trace(go.Scatter(x=[best["cut"]], y=[best["cost"]], mode="markers",
                                  name=_("cheapest within the ceiling"),
                                  marker=dict(symbol="star", size=16, color=WITHIN,
                                              line=dict(color=PALETTE["black"], width=1))))
         fig.add_annotation(x=best["cut"], y=best["cost"], text=say("cheapest within the ceiling: {cut:.3f}",
-                                                                   cut=float(best["cut"])), showarrow=True, ay=-40)
+                                                                   cut=float(best["cut"])), showarrow=True, ax=-80,
+                           ay=-50)  # up and to the left: the cost rises to the right of it
     fig.update_layout(template="plotly_white", title=_cost_title(), yaxis_title=_("cost"),
                       legend=dict(title=_("refusals")))
     on_cut_axis(fig)

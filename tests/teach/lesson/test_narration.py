@@ -837,6 +837,7 @@ LABELS = {"index_table": lambda: narrate.index_table("meta", [("format", "1")] *
 
 
 def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_the_valleys_over_it():
+    tune = SimpleNamespace(queries=[0] * 32)
     within, none = (m.data for m in edge_cases()["cost_valleys"])
     assert within.startswith("On `tune`, the cheapest cut within the refusal ceiling (at most **8** of the **32** "
                              "answerable queries refused) is **0.550**: cost **22**, **8** refused.")
@@ -846,6 +847,20 @@ def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_
     assert "within the ceiling)" not in none
     odd = SimpleNamespace(queries=[0] * 31)  # a quarter of 31 is 7.75: at most 7 refused
     assert "(at most **7** of the **31**" in narrate.cost_valleys(VALLEYS, odd).data
+    assert narrate.cost_valleys(VALLEYS.iloc[1:], tune).data == within  # the no-threshold row is no point of it
+
+
+def test_ex2s_cost_figure_stars_the_cheapest_cut_within_the_ceiling_and_rings_the_cheaper_valleys_over_it():
+    from ragkit.teach.lesson import plots
+
+    fig = plots.cost_curve(VALLEYS)
+    assert "The cheapest cut within the ceiling (starred): 0.550, cost 22." in fig.description
+    assert "Cheaper valleys over the ceiling (ringed), which refuse too many: 0.450 (cost 20, 10 refused)." \
+        in fig.description
+    assert [a.text for a in fig.layout.annotations] == ["0.450: over the ceiling", "cheapest within the ceiling: 0.550"]
+    assert {t.name for t in fig.data if t.showlegend is not False} == {
+        "within the refusal ceiling", "over the refusal ceiling", "cheapest within the ceiling"}
+    assert fig.description.endswith("Cuts from 0.550 up stay within the refusal ceiling.")
 
 
 def test_ex2s_cost_table_for_people_has_words_for_headings_and_one_number_of_decimals_per_column():

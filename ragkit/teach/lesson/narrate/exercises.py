@@ -63,6 +63,7 @@ def perfect_cut(tune: Sweep) -> Markdown:
 
 def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
     """The cheapest cut within the refusal ceiling, and the cost curve's cheapest valleys, each within or over it."""
+    costs = costs[costs["cut"].notna()]  # a row without a threshold is no point of the curve
     ceiling, queries = refusal_ceiling(tune), len(tune.queries)
     valleys = "; ".join(_valley(costs, cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist()))
     allowed = costs[costs["within ceiling"].astype(bool)]
