@@ -69,12 +69,18 @@ setup: $(STAMP)
 # tracked notebooks/ stay as published: `git pull` never conflicts and `make book` never shows a student's work.
 # The link opens 00 by itself: no `?open=` in the default URL, to which jupyter_server appends `?token=` (the link
 # it prints would lose its token).
+# The terminal shows the server's link, its warnings and errors, ragkit's lines and the warmer's stages as they finish
+# (`tail --pid` ends with the warmer), not the server's chatter: binder/lab_terminal.json (ragkit.teach.classroom.quiet),
+# installed for `make lab` only, as jupyter_config.json (a jupyter_server_config.d file sets nothing but extensions).
 lab: $(STAMP)
 	@echo "lab: $$($(BIN)/python --version) in $(VENV)"
-	mkdir -p $(VENV)/share/jupyter/lab/settings $(VENV)/etc/jupyter
-	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	cp binder/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
-	$(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)
+	@mkdir -p $(VENV)/share/jupyter/lab/settings $(VENV)/etc/jupyter
+	@cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@cp binder/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
+	@cp binder/lab_terminal.json $(VENV)/etc/jupyter/jupyter_config.json
+	@started=$$($(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)); echo "$$started"; \
+	pid=$$(echo "$$started" | sed -n 's/.*(pid \([0-9][0-9]*\).*/\1/p'); \
+	if [ -n "$$pid" ]; then (tail -n +1 -F --pid=$$pid $(WARM_LOG) 2>/dev/null || true) & fi
 	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. '--LabApp.default_url=/ragkit/workspace'
 
 # The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
