@@ -1,17 +1,23 @@
-"""Interactive widgets for the notebooks: ipywidgets 8 and plotly FigureWidget (the engine never imports this).
+"""Interactive widgets for the notebooks: ipywidgets 8 with plain plotly figures (the engine never imports this).
 
 Each widget keeps its logic in plain methods (``update``, ``show``), so tests drive them
 headlessly: set a control's value, read the labels, compare with ragkit's own numbers.
+
+A chart inside a widget is a plain figure held in an Output widget's state, never a plotly FigureWidget: the kernel
+holds what is drawn, so a page reloaded or a notebook reopened while its kernel runs draws it again (a FigureWidget
+comes back as an empty plot after a reload: "[anywidget] Failed to initialize model").
 """
 
 from __future__ import annotations
 
 import html
+import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import ipywidgets as w
+import plotly.io as pio
 
 from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
@@ -27,6 +33,16 @@ if TYPE_CHECKING:
 
 
 SLIDER_WIDTH = "480px"
+CHART_HEIGHT = 450
+"""The height of a chart inside a widget, kept while it is redrawn so that the page below it does not jump."""
+
+
+def drawn(fig: plots.Described) -> dict:
+    """``fig`` as one output of an Output widget: plotly's own JSON, its text alternative where it cannot be drawn."""
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"application/vnd.plotly.v1+json": {**json.loads(pio.to_json(fig, validate=False)),
+                                                        "config": {"responsive": True}},
+                     "text/plain": fig.description}}
 
 
 def kind_of(kind: str) -> str:
@@ -58,7 +74,9 @@ class ThresholdExplorer:
         self.refused = w.HTML(layout=w.Layout(margin="0 1em"))
         self.answered = w.HTML(layout=w.Layout(margin="0 1em"))
         self.bluff_list = w.HTML()
-        self.figure = plots.distance_histogram(sweep, cut, widget=True)
+        self.figure = plots.distance_histogram(sweep, cut)
+        self.figure.update_layout(height=CHART_HEIGHT)
+        self.chart = w.Output(layout=w.Layout(min_height=f"{CHART_HEIGHT}px"))
         self.last_update_ms = 0.0
         self.slider.observe(lambda change: self.update(change["new"]), names="value")
         self.update(cut)
@@ -81,13 +99,14 @@ class ThresholdExplorer:
             for b in self.sweep.bluffs(cut))
         self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
             _("<i>no out-of-domain query gets a chunk at this cut</i>")
-        with self.figure.batch_update():
-            plots.move_cut(self.figure, cut)
+        plots.move_cut(self.figure, cut)
+        plots.described(self.figure, plots._histogram_text(self.sweep, cut))
+        self.chart.outputs = (drawn(self.figure),)
         self.last_update_ms = 1000 * (time.perf_counter() - t)
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([self.slider, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.figure,
+        return w.VBox([self.slider, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.chart,
                        w.HTML(_("<b>Bluffing queries and the nearest chunk they would get:</b>")), self.bluff_list])
 
 

@@ -4,6 +4,7 @@ Debian's chromium, driven by Playwright (no browser download). Under CI=true a m
 browser fails the test; elsewhere it is skipped with a note.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -320,3 +321,69 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
         finally:
             page.screenshot(path=str(ARTIFACTS / "widgets-tour-last.png"))
             browser.close()
+
+
+CHARTS = """() => [...document.querySelectorAll('.jp-Notebook .jp-RenderedPlotly, .jp-Notebook .js-plotly-plot')]
+    .filter(r => r.classList.contains('jp-RenderedPlotly') || !r.closest('.jp-RenderedPlotly')).map(r => {
+    const img = r.querySelector('img');
+    return {widget: r.closest('.jupyter-widgets') !== null,
+            traces: r.querySelectorAll('.trace').length,
+            image: img !== null && img.src.startsWith('data:image/png') && img.naturalWidth > 0
+                   && getComputedStyle(img).display !== 'none'};
+})"""
+"""Every plotly chart on the page (an output or a FigureWidget): inside a widget or not, the traces it draws, or the
+saved picture it shows.
+
+A saved notebook's plain figure comes back as the picture plotly saved with it until it is drawn anew."""
+
+
+def ran(page) -> None:
+    """Wait until every code cell has run (a hidden input shows no prompt) and the kernel is idle."""
+    page.wait_for_function(
+        "() => { const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.innerText);"
+        " return p.length > 0 && p.filter(t => t).every(t => /\\[\\d+\\]/.test(t)); }", timeout=600_000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", [NOTEBOOK, "exercises/ex2-choose-a-threshold.ipynb"], ids=["06", "ex2"])
+def test_every_chart_is_drawn_again_after_a_reload(lab, notebook):
+    """Run all, save, reload the page: each chart comes back with its data, the explorer's histogram among them."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+
+    base, token = lab
+    ARTIFACTS.mkdir(exist_ok=True)
+    failed: list[str] = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: failed.append(m.text) if "Failed to initialize" in m.text else None)
+        stem = Path(notebook).stem
+        try:
+            run_all(page, base, token, notebook)
+            ran(page)
+            page.locator(".ragkit-bluff-count").first.wait_for(state="attached", timeout=60_000)
+            time.sleep(2)  # let the last charts draw
+            before = page.evaluate(CHARTS)
+            page.locator(".jp-Notebook").first.click()
+            page.keyboard.press("Control+s")
+            page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+            page.reload()
+            page.wait_for_selector(".jp-Notebook", timeout=120_000)
+            page.locator(".ragkit-bluff-count").first.wait_for(state="attached", timeout=120_000)
+            drawn = f"() => ({CHARTS})().filter(c => c.traces > 0 || c.image).length >= {len(before)}"
+            with contextlib.suppress(PlaywrightTimeout):  # the widgets' views come back from the kernel's models
+                page.wait_for_function(drawn, timeout=60_000)
+            after = page.evaluate(CHARTS)
+            page.locator(".ragkit-bluff-count").first.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / f"reloaded-{stem}.png"))
+        finally:
+            browser.close()
+    assert any(c["widget"] for c in before), f"{notebook} shows no chart inside a widget: {before}"
+    assert all(c["traces"] for c in before), f"{notebook} drew an empty chart before the reload: {before}"
+    assert len(after) == len(before), f"{notebook} shows {len(after)} charts after the reload, {len(before)} before"
+    empty = [n for n, c in enumerate(after, 1) if not (c["traces"] or c["image"])]
+    assert not empty, f"after the reload {notebook}'s charts {empty} (of {len(after)}) are empty plots: {after}"
+    assert [c["traces"] for c in after if c["widget"]] == [c["traces"] for c in before if c["widget"]], after
+    assert not failed, failed
