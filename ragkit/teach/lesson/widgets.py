@@ -158,7 +158,7 @@ class ChunkExplorer:
             self.verdict.value = (f"<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
                                   f"is split by cut(s) at {', '.join(map(str, cuts)) or 'a chunk edge'}; "
                                   "no chunk carries it whole.")
-        lo, hi = max(0, start - self.margin), min(len(doc.text), end + self.margin)
+        lo, hi = whole_words(doc.text, max(0, start - self.margin), min(len(doc.text), end + self.margin), start, end)
         overlaps = [(max(lo, c.start - len(c.overlap)), min(hi, c.start)) for c in chunks
                     if c.overlap and c.start - len(c.overlap) < hi and c.start > lo]
         marks = sorted({c.start for c in chunks if lo < c.start < hi} | {c.end for c in chunks if lo < c.end < hi})
@@ -355,8 +355,8 @@ class SourceViewer:
         doc = self.corpus[c.document_id]
         ok = verify(c, self.corpus)
         start, end = c.locator.start, c.locator.end
-        lo, hi = max(0, start - self.context), min(len(doc.text), end + self.context)
         text = doc.text
+        lo, hi = whole_words(text, max(0, start - self.context), min(len(text), end + self.context), start, end)
 
         def fold(a: int, b: int, where: str) -> str:
             """The text between a and b folded away under a summary, or nothing when the range is empty."""
@@ -379,6 +379,17 @@ class SourceViewer:
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
         return w.VBox([self.pick, self.view])
+
+
+def whole_words(text: str, lo: int, hi: int, start: int, end: int) -> tuple[int, int]:
+    """The window lo..hi of ``text`` narrowed to whole words (never past start..end, which it keeps whole)."""
+    if 0 < lo < start and not text[lo - 1].isspace():
+        gap = next((i for i in range(lo, start) if text[i].isspace()), None)
+        lo = start if gap is None else gap + 1
+    if end < hi < len(text) and not text[hi].isspace():
+        gap = next((i for i in range(hi - 1, end - 1, -1) if text[i].isspace()), None)
+        hi = end if gap is None else gap
+    return lo, hi
 
 
 def project_path(path, root=None) -> str:

@@ -250,3 +250,35 @@ def test_chunk_explorer_lists_questions_cut_between_words_and_shows_the_whole_on
     long = next(q for q in bundled.questions if len(q.question) > 70)
     explorer.question.value = long.id
     assert html.escape(long.question) in explorer.asked.value and explorer.asked in explorer.widget().children
+
+
+def test_a_context_window_cuts_between_words_and_keeps_the_cited_range_whole():
+    text = "the endpoint range holds the cited words and discordant examples after it"
+    start, end = text.index("holds"), text.index(" and")
+    lo, hi = widgets.whole_words(text, text.index("point"), text.index("ples"), start, end)
+    assert text[lo:hi] == "range holds the cited words and discordant"
+    assert widgets.whole_words(text, 0, len(text), start, end) == (0, len(text))  # the whole text: nothing to cut
+    inside = text.index("cited") + 2  # a window no wider than the range itself is the range
+    assert widgets.whole_words(text, inside, inside + 3, inside, inside + 3) == (inside, inside + 3)
+    word = "unbroken" * 20
+    assert widgets.whole_words(word, 5, 150, 60, 70) == (60, 70)  # no space to cut at: the range alone
+
+
+@pytest.mark.slow
+def test_the_source_viewer_shows_whole_words_around_the_cited_range(course):
+    from ragkit.answer import answer
+
+    results = [answer(q.question, course.retriever("E")) for q in course.questions[:6]]
+    answered = [r for r in results if hasattr(r, "citations")]
+    assert answered, "none of the first questions is answered"
+    for result in answered:
+        viewer = widgets.SourceViewer(result.citations, course.corpus, context=97)
+        for c in result.citations:
+            viewer.pick.value = c.index
+            text = course.corpus[c.document_id].text
+            shown = html.unescape(re.sub(r"<details>.*?</details>|<[^>]+>", "", viewer.view.value.split(
+                "ragkit-source", 1)[1].split(">", 1)[1], flags=re.S))
+            lo = text.index(shown)
+            hi = lo + len(shown)
+            assert lo == 0 or text[lo - 1].isspace() or lo == c.locator.start, shown[:40]
+            assert hi == len(text) or text[hi].isspace() or hi == c.locator.end, shown[-40:]
