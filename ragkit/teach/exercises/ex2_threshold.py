@@ -126,8 +126,8 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
     numbers = {"cut": value, "tune_cost": mine, "tune_refused": row.refused, "tune_best": best,
                "judge_cost": judged, "judge_refused": held.refused, "judge_best": judge_best}
     notes = [say("the rules: {rules}", rules=rules),
-             say("on the tuning half at {cut:.3f}: {bluffs} bluffs x {bluff:g} + {without} answers without the needle "
-                 "x {without_cost:g} + {refused} refusals x {refusal:g} = {cost:g}; {refused} of {in_domain} "
+             say("on the tuning half at {cut:.3f}: bluffs {bluffs} x {bluff:g} + answers without the needle {without} "
+                 "x {without_cost:g} + refusals {refused} x {refusal:g} = {cost:g}; {refused} of {in_domain} "
                  "answerable queries refused ({share:.0%})",
                  cut=value, bluffs=row.bluffs, bluff=EX2.bluff_cost, without=row.answered_without_needle,
                  without_cost=EX2.without_needle_cost, refused=row.refused, refusal=EX2.refusal_cost,
@@ -147,8 +147,8 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
     return Feedback(True, tuple(notes + [
         say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
             "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
-        say("judged on the held-out half: {bluffs} bluffs, {without} answers without the needle, {refused} of "
-            "{in_domain} refused, cost {cost:g} (the best any cut within the ceiling could have done there: "
+        say("judged on the held-out half: bluffs {bluffs}, answers without the needle {without}, refused {refused} "
+            "of {in_domain}, cost {cost:g} (the best any cut within the ceiling could have done there: "
             "{judge_best:g})", bluffs=held.bluffs, without=held.answered_without_needle, refused=held.refused,
             in_domain=held.in_domain, cost=judged, judge_best=judge_best)]), numbers), True
 

@@ -23,6 +23,7 @@ from ragkit.plumbing.nbformat_import import import_nbformat_quickly
 from ragkit.statistics import wilson
 from ragkit.teach.exercises import EX2
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 from ragkit.threshold import CHAPTER_CUTS, DEFAULT_CUT, Sweep, default_cuts
 
 if TYPE_CHECKING:
@@ -128,7 +129,8 @@ def lowest_points(frame: pd.DataFrame, x: str, ys: Sequence[str]) -> str:
     """One sentence for lines of ``ys`` against ``x``: where each is lowest."""
     parts = [say("“{y}” lowest at {x} = {at:.3f} ({lowest:g})", y=y, x=x, at=frame.loc[frame[y].idxmin(), x],
                  lowest=frame[y].min()) for y in ys]
-    return say("{lines} lines over {values} values of {x}: ", lines=len(ys), values=len(frame), x=x) \
+    return say("{lines} {noun} over {values} values of {x}: ", lines=len(ys), values=len(frame), x=x,
+               noun=noun(len(ys), _("line"), _("lines"))) \
         + "; ".join(parts) + "."
 
 
@@ -183,7 +185,8 @@ CUT_WORDS = "The cut's axis runs from tighter (left) to looser (right), over the
 """The sentence every cut figure's text alternative ends with."""
 
 
-def _histogram_text(sweep: Sweep, cut: float | None) -> str:
+def histogram_text(sweep: Sweep, cut: float | None) -> str:
+    """The distance histogram's text alternative at one cut (a widget's chart says it anew as its cut moves)."""
     row = sweep.at(cut)
     where = _("no cut (every query answered)") if cut is None else say("the cut at {cut:.3f}", cut=cut)
     return say("Histograms of each query's cosine distance to its nearest chunk: {n_in} in-domain "
@@ -201,10 +204,9 @@ def _histogram_text(sweep: Sweep, cut: float | None) -> str:
                cut_words=_(CUT_WORDS))
 
 
-def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bool = False) -> go.Figure:
+def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT) -> Described:
     """Nearest-chunk distance of every in-domain and out-of-domain query, with the cut as a line."""
-    fig_cls = go.FigureWidget if widget else go.Figure
-    fig = fig_cls()
+    fig = go.Figure()
     bins = dict(start=0.0, end=2.0, size=0.025)
     fig.add_trace(go.Histogram(x=sweep.nearest_in, xbins=bins, name=say("in-domain ({n})", n=len(sweep.nearest_in)),
                                marker=dict(color=IN_DOMAIN, pattern=dict(shape="/", solidity=0.3)), opacity=0.65))
@@ -214,8 +216,7 @@ def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT, widget: bo
     fig.update_layout(barmode="overlay", template="plotly_white", yaxis_title=_("queries"),
                       title=_("Where a cut has to fall"), shapes=[_cut_line(cut)])
     on_cut_axis(fig, _("cosine distance to the nearest chunk"))
-    # a widget's figure is redrawn in place as its cut moves: its readout says the counts, not a fixed sentence
-    return fig if widget else described(fig, _histogram_text(sweep, cut))
+    return described(fig, histogram_text(sweep, cut))
 
 
 def _cut_line(cut: float | None) -> dict:
@@ -255,7 +256,7 @@ def threshold_slider(sweep: Sweep, cuts: Sequence[float | None] | None = None,
                                     pad=dict(t=80), **_under_the_axis(cuts, fig.layout.xaxis.range))],
                       title=_("Where a cut has to fall: move the slider (no kernel needed)"),
                       margin=dict(t=110), **steps[active]["args"][0])
-    return described(fig, _histogram_text(sweep, cut) + say(
+    return described(fig, histogram_text(sweep, cut) + say(
         " A slider moves the line over {cuts} cuts (from {first} on the left to {last} on the right) and a caption "
         "above the plot gives the bluffs and refusals at each.",
         cuts=len(cuts), first=steps[0]["label"], last=steps[-1]["label"]))

@@ -100,7 +100,7 @@ class ThresholdExplorer:
         self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
             _("<i>no out-of-domain query gets a chunk at this cut</i>")
         plots.move_cut(self.figure, cut)
-        plots.described(self.figure, plots._histogram_text(self.sweep, cut))
+        plots.described(self.figure, plots.histogram_text(self.sweep, cut))
         self.chart.outputs = (drawn(self.figure),)
         self.last_update_ms = 1000 * (time.perf_counter() - t)
 
