@@ -120,6 +120,21 @@ def _write(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def as_opened(data: bytes) -> bytes:
+    """A notebook as JupyterLab leaves it once its kernel has started: with the ``language_info`` that kernel reports
+    (this Python's ipykernel). JupyterLab writes it into a notebook that lacks it, which then opens as unsaved."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    try:
+        nb = json.loads(data)
+        if nb["metadata"].get("language_info") == IPythonKernel.language_info:
+            return data
+        nb["metadata"]["language_info"] = IPythonKernel.language_info
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return data  # not a notebook: copied as it is
+    return (json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _manifest(folder: Path) -> dict[str, dict[str, str]]:
     """What the last refresh copied; a manifest that is not one (edited, too deep, not JSON) counts as none."""
     raw = _read(folder / MANIFEST)
@@ -148,7 +163,7 @@ def refresh(root: Path) -> Refresh:
         theirs = _read(mine)
         before = manifest.get(rel)
         if not mine.exists() and not mine.is_symlink():
-            _write(mine, source)
+            _write(mine, as_opened(source))
             copied.append(rel)
         elif before is not None and before.get("sha") == record["sha"]:
             unchanged += 1
@@ -156,7 +171,7 @@ def refresh(root: Path) -> Refresh:
         elif theirs is not None and _cells(theirs) == record["cells"]:
             unchanged += 1  # the copy already has these cells (maybe with outputs): nothing to bring
         elif theirs is not None and before is not None and _cells(theirs) == before.get("cells"):
-            _write(mine, source)  # only run (outputs) or not touched: the teacher's new version replaces it
+            _write(mine, as_opened(source))  # only run (outputs) or not touched: the teacher's new version replaces it
             updated.append(rel)
         else:
             beside = PurePosixPath(rel).with_name(PurePosixPath(rel).stem + UPDATED + ".ipynb").as_posix()
@@ -165,7 +180,7 @@ def refresh(root: Path) -> Refresh:
                                        and _sha(_read(target) or b"") != manifest.get(beside, {}).get("sha")):
                 kept.append((rel, f"not written: {beside} is there and you changed it too (rename it, then refresh)"))
                 continue
-            _write(target, source)
+            _write(target, as_opened(source))
             manifest[beside] = {"sha": record["sha"], "cells": record["cells"]}
             kept.append((rel, f"{COPIES}/{beside}"))
             continue

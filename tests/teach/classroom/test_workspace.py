@@ -49,7 +49,8 @@ def test_a_first_refresh_copies_every_notebook_and_nothing_else(course):
     done = workspace.refresh(course)
     mine = course / "my-notebooks"
     assert done.copied == ("00-start.ipynb", "exercises/ex1.ipynb")
-    assert (mine / "00-start.ipynb").read_bytes() == (course / "notebooks" / "00-start.ipynb").read_bytes()
+    assert (mine / "00-start.ipynb").read_bytes() == workspace.as_opened((course / "notebooks" / "00-start.ipynb")
+                                                                         .read_bytes())
     assert not (mine / "twins").exists()
     assert "Your notebooks are in" in str(done) and "00-start.ipynb" in str(done)
     again = workspace.refresh(course)
@@ -71,7 +72,7 @@ def test_a_refresh_brings_the_teachers_update_and_never_overwrites_a_students_ch
     assert nbformat.read(mine / "00-start.ipynb", as_version=4).cells[0].source == "x = 2"
     assert nbformat.read(mine / "exercises" / "ex1.ipynb", as_version=4).cells[0].source == "answer = 0.675"
     beside = mine / "exercises" / "ex1-updated.ipynb"
-    assert beside.read_bytes() == (course / "notebooks" / "exercises" / "ex1.ipynb").read_bytes()
+    assert beside.read_bytes() == workspace.as_opened((course / "notebooks" / "exercises" / "ex1.ipynb").read_bytes())
     assert "Kept your exercises/ex1.ipynb (you changed it)" in str(done)
     edit(beside, "answer = 0.7")  # the student works in the updated copy too: a later refresh keeps it
     (course / "notebooks" / "exercises" / "ex1.ipynb").write_text(notebook("answer = None  # third version"))
@@ -260,3 +261,15 @@ def test_the_course_link_changes_files_only_on_a_post_another_site_cannot_forge(
         assert (course / "my-notebooks" / "exercises" / "ex1.ipynb").is_file()
     finally:
         server.stop()
+
+
+def test_a_copy_carries_the_language_info_its_kernel_reports_so_it_opens_saved():
+    """Defect: 00 showed as unsaved the moment it opened: JupyterLab writes the kernel's language_info into a notebook
+    that lacks it (the tracked notebooks do: it names the Python of whoever saved them)."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    tracked = (ROOT / "notebooks" / "00-start-here.ipynb").read_bytes()
+    copy = workspace.as_opened(tracked)
+    assert json.loads(copy)["metadata"]["language_info"] == IPythonKernel.language_info
+    assert json.loads(copy)["cells"] == json.loads(tracked)["cells"]
+    assert workspace.as_opened(copy) == copy and workspace.as_opened(b"not a notebook") == b"not a notebook"

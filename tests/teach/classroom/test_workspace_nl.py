@@ -31,7 +31,7 @@ def test_the_dutch_notebooks_are_copied_into_my_notebooks_nl_and_the_command_say
     mine = course / workspace.COPIES
     assert set(PILOT) <= set(done.copied)
     for rel in PILOT:
-        assert (mine / rel).read_bytes() == (course / "notebooks" / rel).read_bytes()
+        assert (mine / rel).read_bytes() == workspace.as_opened((course / "notebooks" / rel).read_bytes())
     assert not (mine / "nl" / "catalogue").exists(), "a catalogue is not a notebook"
     said = str(done)
     assert ("In het Nederlands: my-notebooks/nl/ (00-start-here.ipynb, 06-thresholds.ipynb, "
