@@ -52,7 +52,7 @@ from ragkit.report import Report
 from ragkit.rerank import LateInteractionReranker, available_reranker
 from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Retriever, Run
 from ragkit.statistics import counts_test, holm, needle_sign_test, sign_test, verdict, wilson
-from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Sweep, gate, sweep
+from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Sweep, default_cuts, gate, sweep
 from ragkit.tokens import TruncationWarning, count_pieces, token_report
 from ragkit.words import STOPWORDS, content_words, copied_share
 
@@ -65,9 +65,9 @@ __all__ = [
     "MediaRange", "ModelUnavailable", "NoAnswer", "OutOfDomain", "PdfPage", "Question", "RagkitError", "Report",
     "Result", "Retriever", "Run", "SheetRange", "StaleIndex", "Sweep", "TruncationWarning", "available_generator",
     "available_reranker", "blind_window_start", "chunk_corpus", "chunk_document", "citation_table", "content_words",
-    "copied_share", "corpus_stats", "count_pieces", "counts_test", "default_embedder", "evaluate", "gate", "holm",
-    "identity_check", "load_corpus", "load_out_of_domain", "load_questions", "max_identity_gap", "needle_hits",
-    "needle_sign_test", "needle_windows", "pathologies", "queries", "render_links", "rrf", "rrf_many",
+    "copied_share", "corpus_stats", "count_pieces", "counts_test", "default_cuts", "default_embedder", "evaluate",
+    "gate", "holm", "identity_check", "load_corpus", "load_out_of_domain", "load_questions", "max_identity_gap",
+    "needle_hits", "needle_sign_test", "needle_windows", "pathologies", "queries", "render_links", "rrf", "rrf_many",
     "saved_by_overlap", "sections", "shared_needle_words", "sign_test", "sweep", "text_fragment", "token_report",
     "tokenize", "validate", "verdict", "verify", "wilson",
 ]

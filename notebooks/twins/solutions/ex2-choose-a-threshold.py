@@ -75,7 +75,7 @@ from ragkit import DEFAULT_CUT, wilson
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
-from ragkit.threshold import default_cuts
+from ragkit import default_cuts
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
