@@ -71,11 +71,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import DEFAULT_CUT
+from ragkit import DEFAULT_CUT, default_cuts
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, check_threshold_choice, cost_minima, cost_table, threshold_halves
 from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
-from ragkit import default_cuts
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))

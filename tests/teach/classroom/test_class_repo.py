@@ -178,8 +178,8 @@ def test_the_notice_names_the_source_without_the_credentials_in_its_address(tmp_
     URL (https://USER:TOKEN@host/...) handed the token to the class."""
     source = tmp_path / "source"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(source)], check=True)
-    subprocess.run(["git", "remote", "set-url", "origin", "https://ada:ghp_s3cret@github.com/uni-x/ragkit.git"],
+    subprocess.run(["git", "remote", "set-url", "origin", "https://user-ruth:ghp_s3cret@github.com/uni-x/ragkit.git"],
                    cwd=source, check=True)
     class_repo.write(source, tmp_path / "class")
     notice = (tmp_path / "class" / "README.md").read_text(encoding="utf-8").split("\n\n", 1)[0]
-    assert "https://github.com/uni-x/ragkit.git" in notice and "s3cret" not in notice and "ada" not in notice
+    assert "https://github.com/uni-x/ragkit.git" in notice and "s3cret" not in notice and "ruth" not in notice
