@@ -182,3 +182,14 @@ def test_tables_and_numbers_are_written_for_people(ipynb, executed):
         f"{ipynb.name}: counts of 1 before a plural {ones}; snake_case headings {snake}; columns with mixed decimals "
         f"{mixed}; whole numbers without their thousands separated {bare}; tables with a bare 0, 1, 2 index (their "
         f"headings) {positions}")
+
+
+def test_the_corpus_sentence_separates_thousands_as_its_table_does():
+    from types import SimpleNamespace
+
+    from ragkit.teach.lesson import narrate
+
+    corpus = type("Corpus", (), {"__len__": lambda self: 13, "failed": []})()
+    total = SimpleNamespace(characters=374596, sections=1127, tables=2028, formulas=1297, code_blocks=1079)
+    text = narrate.corpus_loaded(corpus, total).data
+    assert all(n in text for n in ("374,596", "1,127", "2,028", "1,297", "1,079")), text

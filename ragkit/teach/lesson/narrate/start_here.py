@@ -24,8 +24,8 @@ def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
     """How much was loaded, what it holds, and where the files are."""
     return Markdown(say(
         "**{documents}** documents loaded, **{failed}** failed; **{characters:,}** characters in "
-        "**{sections}** sections, with **{tables}** tables, **{formulas}** formulas and "
-        "**{code_blocks}** code blocks. The files are in `{folder}`.",
+        "**{sections:,}** sections, with **{tables:,}** tables, **{formulas:,}** formulas and "
+        "**{code_blocks:,}** code blocks. The files are in `{folder}`.",
         documents=len(corpus), failed=len(corpus.failed), characters=total.characters, sections=total.sections,
         tables=total.tables, formulas=total.formulas, code_blocks=total.code_blocks,
         folder=str(locations.data_dir() / "corpus")))
