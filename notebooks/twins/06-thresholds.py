@@ -308,8 +308,8 @@ narrate.abstention_rules(rules, ceiling)
 #    header make the two distributions easier or harder to separate?
 # 3. Write three out-of-domain questions of your own that you expect to bluff, and check their nearest
 #    distance with `course.retriever("E").dense([...]).distance.min(axis=1)`.
-# 4. The sweep counts a query as answered when *any* chunk passes. Look at `answered_without_needle` in
-#    the table: what would a user see in those cases, and is that better or worse than a refusal?
+# 4. The sweep counts a query as answered when *any* chunk passes. Look at the column "answered without the
+#    needle" in the table: what would a user see in those cases, and is that better or worse than a refusal?
 
 # %% [markdown]
 # ## Knowledge check

@@ -320,7 +320,7 @@ narrate.abstention_rules(rules, ceiling)
 # 3. Schrijf drie eigen out-of-domain vragen waarvan je verwacht dat ze bluffen, en controleer hun kleinste
 #    afstand met `course.retriever("E").dense([...]).distance.min(axis=1)`.
 # 4. De sweep telt een query als beantwoord wanneer er *ook maar één* chunk door de gate komt. Kijk naar
-#    `answered_without_needle` in de tabel: wat zou een gebruiker in die gevallen te zien krijgen, en is dat beter of
+#    de kolom "beantwoord zonder de needle" in de tabel: wat zou een gebruiker in die gevallen te zien krijgen, en is dat beter of
 #    slechter dan een weigering?
 
 # %% [markdown]

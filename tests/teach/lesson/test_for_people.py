@@ -193,3 +193,16 @@ def test_the_corpus_sentence_separates_thousands_as_its_table_does():
     total = SimpleNamespace(characters=374596, sections=1127, tables=2028, formulas=1297, code_blocks=1079)
     text = narrate.corpus_loaded(corpus, total).data
     assert all(n in text for n in ("374,596", "1,127", "2,028", "1,297", "1,079")), text
+
+
+def test_prose_names_a_column_as_its_table_heads_it():
+    """A table shows ``answered_without_needle`` as words: prose that sends the reader to `answered_without_needle`
+    in the table points at a heading that is not there (code such as ``row.answered_without_needle`` is fine)."""
+    from ragkit.teach.lesson import formats
+
+    fields = [f for f in formats._words() if "_" in f]
+    found = []
+    for twin in sorted((NOTEBOOKS / "twins").rglob("*.py")):
+        prose = "\n".join(line for line in twin.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
+        found += [f"{twin.name}: `{f}`" for f in fields if re.search(rf"`{f}`", prose)]
+    assert not found, found
