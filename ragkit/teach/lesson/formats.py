@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
@@ -58,14 +59,16 @@ def header(name: object) -> object:
 
 
 def _cell(value: Any, places: int | None, asked: bool = False) -> str:
-    """One cell: a number written with the column's decimals (whole numbers with separators), text as it is; where
-    the caller ``asked`` for the column's decimals, a number already written as text ("0.3") is written again."""
+    """One cell: a number written with the column's decimals (whole numbers with separators), a truth as yes or no,
+    text as it is; where the caller ``asked`` for the column's decimals, a number written as text is written again."""
     if asked and isinstance(value, str):
         try:
             value = float(value)
         except ValueError:
             return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)):
+        return _("yes") if value else _("no")
+    if not isinstance(value, numbers.Real):
         return "–" if value is None else str(value)
     x = float(value)
     if math.isnan(x):

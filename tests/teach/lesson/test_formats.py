@@ -125,3 +125,14 @@ def test_a_column_given_its_decimals_writes_numbers_that_came_as_text_again():
     assert [row[1][1] for row in rows[1:]] == ["13.0", "0.3"]
     assert [row[2][1] for row in rows[1:]] == ["1.5 ms", ""]
     assert [row[1][1] for row in shown(formats.table(frame))[1:]] == ["13", "0.3"]  # not asked: text stays
+
+
+def test_a_truth_reads_yes_or_no_in_the_notebooks_language():
+    import numpy as np
+
+    frame = pd.DataFrame({"identifier": ["a", "b"], "verifies": [True, False],
+                          "document exists": np.array([False, True])})
+    assert [r[1:] for r in shown(formats.table(frame, index="identifier"))[2:]] == [
+        [("td", "yes"), ("td", "no")], [("td", "no"), ("td", "yes")]]
+    with speaking("nl"):
+        assert shown(formats.table(frame, index="identifier"))[2][1:] == [("td", "ja"), ("td", "nee")]
