@@ -180,8 +180,9 @@ def refresh(root: Path) -> Refresh:
                                        and _sha(_read(target) or b"") != manifest.get(beside, {}).get("sha")):
                 kept.append((rel, f"not written: {beside} is there and you changed it too (rename it, then refresh)"))
                 continue
-            _write(target, as_opened(source))
-            manifest[beside] = {"sha": record["sha"], "cells": record["cells"]}
+            written = as_opened(source)
+            _write(target, written)
+            manifest[beside] = {"sha": _sha(written), "cells": record["cells"]}  # as written: untouched is untouched
             kept.append((rel, f"{COPIES}/{beside}"))
             continue
         manifest[rel] = record

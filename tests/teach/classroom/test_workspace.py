@@ -81,6 +81,22 @@ def test_a_refresh_brings_the_teachers_update_and_never_overwrites_a_students_ch
     assert "not written" in later.kept[0][1]
 
 
+def test_an_updated_copy_the_student_left_alone_takes_the_teachers_next_version(course):
+    """Defect: the updated copy was written as JupyterLab opens it (with language_info) but filed under the source's
+    sha, so the next refresh took it for the student's work and refused to bring the third version."""
+    workspace.refresh(course)
+    mine = course / "my-notebooks"
+    edit(mine / "exercises" / "ex1.ipynb", "answer = 0.675")
+    source = course / "notebooks" / "exercises" / "ex1.ipynb"
+    source.write_text(notebook("answer = None  # second version"))
+    workspace.refresh(course)
+    source.write_text(notebook("answer = None  # third version"))
+    later = workspace.refresh(course)
+    beside = mine / "exercises" / "ex1-updated.ipynb"
+    assert later.kept == (("exercises/ex1.ipynb", "my-notebooks/exercises/ex1-updated.ipynb"),), later.kept
+    assert nbformat.read(beside, as_version=4).cells[0].source == "answer = None  # third version"
+
+
 def test_a_notebook_the_student_deleted_comes_back_and_a_stray_file_counts_as_theirs(course):
     workspace.refresh(course)
     mine = course / "my-notebooks"
