@@ -69,7 +69,7 @@ def _cell(value: Any, places: int | None, asked: bool = False) -> str:
     if isinstance(value, (bool, np.bool_)):
         return _("yes") if value else _("no")
     if not isinstance(value, numbers.Real):
-        return "–" if value is None else str(value)
+        return "–" if value is None or value is pd.NA or value is pd.NaT else str(value)
     x = float(value)
     if math.isnan(x):
         return "–"
@@ -111,8 +111,10 @@ def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index:
               for i, n in enumerate(shown.index.names)]
     shown = shown.rename(columns=header).rename_axis(index=[header(n) for n in shown.index.names])
     formats = {header(c): f for c, f in formats.items()}
-    styler = shown.style.format(formats)
+    # escaped: a cell holds course text or a student's own document's (a title with "<" is text, never markup)
+    styler = shown.style.format(formats, escape="html")
     for i, level in enumerate(levels):
-        styler = styler.format_index(level, axis="index", level=i)
+        styler = styler.format_index(level, axis="index", level=i, escape="html")
+    styler = styler.format_index(escape="html", axis="columns")
     styler = styler.set_table_attributes('class="dataframe"')
     return styler if keep_index else styler.hide(axis="index")

@@ -374,7 +374,7 @@ def cost_curve(costs: pd.DataFrame) -> Described:
                                  name=name, mode="lines+markers", line=dict(color=colour, dash=dash),
                                  marker=dict(symbol=symbol, size=6)))
     best = _cheapest_within(costs)
-    outside = [(cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist())
+    outside = [(cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist(), n=len(costs))
                if not bool(costs["within ceiling"][costs["cut"] == cut].iloc[0])
                and (best is None or cost < best["cost"])]
     for i, (cut, cost) in enumerate(outside):

@@ -136,3 +136,12 @@ def test_a_truth_reads_yes_or_no_in_the_notebooks_language():
         [("td", "yes"), ("td", "no")], [("td", "no"), ("td", "yes")]]
     with speaking("nl"):
         assert shown(formats.table(frame, index="identifier"))[2][1:] == [("td", "ja"), ("td", "nee")]
+
+
+def test_a_table_shows_text_as_text_never_as_markup():
+    """Defect: a Styler does not escape, so a cell or heading with "<" (a student's own document's title) was HTML."""
+    frame = pd.DataFrame({"title <b>": ["<script>alert(1)</script>", pd.NA]}, index=pd.Index(["<i>row</i>", "b"],
+                                                                                           name="doc"))
+    page = formats.table(frame).to_html()
+    assert "<script>" not in page and "<i>row" not in page and "<b>" not in page and "<NA>" not in page
+    assert "&lt;script&gt;" in page and "&lt;i&gt;row&lt;/i&gt;" in page and "title &lt;b&gt;" in page

@@ -850,6 +850,23 @@ def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_
     assert narrate.cost_valleys(VALLEYS.iloc[1:], tune).data == within  # the no-threshold row is no point of it
 
 
+def test_ex2_names_and_rings_every_valley_cheaper_than_the_answer_not_only_the_first_two():
+    """Defect: the page took the curve's two cheapest valleys, so a third one over the ceiling (on the course: 0.365
+    and 0.430 beside 0.340 and 0.305) was neither named nor ringed, and still looked like an answer."""
+    from ragkit.teach.lesson import plots
+
+    cuts = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7]
+    refused = [16, 14, 13, 12, 11, 9, 8, 6, 4]
+    three = pd.DataFrame({"cut": cuts, "bluffs": [0] * 9, "answered without needle": [1] * 9, "refused": refused,
+                          "refused share": [r / 32 for r in refused], "cost": [17, 21, 18, 22, 19, 23, 20, 25, 28],
+                          "within ceiling": [r <= 8 for r in refused]})
+    text = narrate.cost_valleys(three, SimpleNamespace(queries=[0] * 32)).data
+    assert all(f"**{c}** (cost **{v}**" in text for c, v in (("0.300", 17), ("0.400", 18), ("0.500", 19))), text
+    assert text.count("over the ceiling, not an allowed answer") == 3 and "**0.600** (cost **20**" in text
+    rings = [t for t in plots.cost_curve(three).data if t.marker.symbol == "circle-open"]
+    assert sorted(float(t.x[0]) for t in rings) == [0.3, 0.4, 0.5]
+
+
 def test_ex2s_cost_figure_stars_the_cheapest_cut_within_the_ceiling_and_rings_the_cheaper_valleys_over_it():
     from ragkit.teach.lesson import plots
 

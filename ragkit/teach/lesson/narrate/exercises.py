@@ -65,8 +65,11 @@ def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
     """The cheapest cut within the refusal ceiling, and the cost curve's cheapest valleys, each within or over it."""
     costs = costs[costs["cut"].notna()]  # a row without a threshold is no point of the curve
     ceiling, queries = refusal_ceiling(tune), len(tune.queries)
-    valleys = "; ".join(_valley(costs, cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist()))
+    minima = cost_minima(costs["cost"], costs["cut"].tolist(), n=len(costs))
     allowed = costs[costs["within ceiling"].astype(bool)]
+    # every valley as cheap as the allowed answer or cheaper (each over the ceiling but it), never only the first two
+    shown = minima[:2] if allowed.empty else [(c, v) for c, v in minima if v <= allowed["cost"].min()]
+    valleys = "; ".join(_valley(costs, cut, cost) for cut, cost in shown)
     if allowed.empty:
         return Markdown(say(
             "On `tune`, no cut of these stays within the refusal ceiling (at most **{ceiling}** of the **{queries}** "
