@@ -70,7 +70,7 @@ setup: $(STAMP)
 # The link opens 00 by itself: no `?open=` in the default URL, to which jupyter_server appends `?token=` (the link
 # it prints would lose its token).
 # The terminal shows the server's link, its warnings and errors, ragkit's lines and the warmer's stages as they finish
-# (`tail --pid` ends with the warmer), not the server's chatter: binder/lab_terminal.json (ragkit.teach.classroom.quiet),
+# (`tail --pid` ends with the warmer, or with the server: Ctrl-C stops both), not the server's chatter: binder/lab_terminal.json (ragkit.teach.classroom.quiet),
 # installed for `make lab` only, as jupyter_config.json (a jupyter_server_config.d file sets nothing but extensions).
 lab: $(STAMP)
 	@echo "lab: $$($(BIN)/python --version) in $(VENV)"
@@ -78,9 +78,11 @@ lab: $(STAMP)
 	@cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@cp binder/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
 	@cp binder/lab_terminal.json $(VENV)/etc/jupyter/jupyter_config.json
-	@started=$$($(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)); echo "$$started"; \
+	@started=$$($(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)) || exit $$?; \
+	echo "$$started"; follow=; \
 	pid=$$(echo "$$started" | sed -n 's/.*(pid \([0-9][0-9]*\).*/\1/p'); \
-	if [ -n "$$pid" ]; then (tail -n +1 -F --pid=$$pid $(WARM_LOG) 2>/dev/null || true) & fi
+	if [ -n "$$pid" ]; then tail -n +1 -F --pid=$$pid $(WARM_LOG) 2>/dev/null & follow=$$!; fi; \
+	trap 'if [ -n "$$follow" ]; then kill $$follow 2>/dev/null; fi' EXIT INT TERM; \
 	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. '--LabApp.default_url=/ragkit/workspace'
 
 # The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from importlib.util import find_spec
 
-NEEDED = ("numpy", "scipy", "markdown_it", "pandas", "tokenizers", "onnxruntime")
-"""What ``import ragkit`` loads (numpy, scipy, markdown_it), and what its commands load first."""
+NEEDED = ("numpy", "scipy", "markdown_it")
+"""What ``import ragkit`` loads: a Python without them cannot even import it (a command's own needs say their own)."""
 
 ADVICE = ("run ragkit with the Python of the environment `make` builds: `.venv/bin/python -m ragkit ...` from the "
           "clone (`make setup` builds .venv the first time), or activate it first (`source .venv/bin/activate`)")
@@ -15,7 +15,15 @@ ADVICE = ("run ragkit with the Python of the environment `make` builds: `.venv/b
 
 def missing() -> list[str]:
     """The modules of NEEDED this Python cannot find."""
-    return [name for name in NEEDED if find_spec(name) is None]
+    return [name for name in NEEDED if not _found(name)]
+
+
+def _found(name: str) -> bool:
+    """Whether this Python can import ``name`` (a module already loaded without a spec counts as found)."""
+    try:
+        return find_spec(name) is not None
+    except ValueError:  # in sys.modules with __spec__ None: loaded, so found
+        return True
 
 
 def check() -> None:

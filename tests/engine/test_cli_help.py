@@ -49,3 +49,16 @@ def test_python_dash_m_ragkit_under_a_python_without_the_dependencies_says_which
                             text=True, timeout=60)
     assert script.returncode == 1 and "ModuleNotFoundError: this Python" in script.stderr  # a script gets the same
 
+
+
+def test_a_loaded_module_without_a_spec_counts_as_found(monkeypatch):
+    """find_spec raises ValueError for a module in sys.modules whose __spec__ is None (a stub a test put there)."""
+    import sys
+    import types
+
+    from ragkit.plumbing import environment
+
+    stub = types.ModuleType("numpy")
+    stub.__spec__ = None
+    monkeypatch.setitem(sys.modules, "numpy", stub)
+    assert environment.missing() == []

@@ -67,7 +67,6 @@ if "google.colab" in sys.modules:
 
 # %%
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course

@@ -67,7 +67,6 @@ if "google.colab" in sys.modules:
 
 # %%
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
@@ -155,8 +154,8 @@ display(narrate.cheapest_cuts(table, tune))
 # %%
 limit = best.cost + max(EX2.tolerance * best.cost, EX2.refusal_cost)
 near = allowed[allowed.cost <= limit]
-display(Markdown(f"**{len(near)}** allowed cuts on the grid cost at most **{limit:g}**; they lie between "
-                 f"**{near.cut.min():.3f}** and **{near.cut.max():.3f}**."))
+display(Markdown(f"Allowed cuts on the grid that cost at most **{limit:g}**: **{len(near)}**, from "
+                 f"**{near.cut.min():.3f}** to **{near.cut.max():.3f}**."))
 narrate.cost_rows(allowed.nsmallest(5, "cost"))
 
 # %% [markdown]

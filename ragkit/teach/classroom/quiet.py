@@ -24,7 +24,10 @@ class Quiet(logging.Filter):
     """Lets through every warning and error but the two of NOISE, and of the information only what KEPT names."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted is the handler's to report, not ours
+            return True
         if record.levelno >= logging.WARNING:
             return NOISE.search(message) is None
         return KEPT.search(message) is not None

@@ -382,11 +382,13 @@ class SourceViewer:
 
 
 def whole_words(text: str, lo: int, hi: int, start: int, end: int) -> tuple[int, int]:
-    """The window lo..hi of ``text`` narrowed to whole words (never past start..end, which it keeps whole)."""
-    if 0 < lo < start and not text[lo - 1].isspace():
+    """The window lo..hi of ``text`` narrowed to whole words (never past start..end, which it keeps whole).
+
+    A window edge cuts a word only between two letters or digits: "examples." ends whole at its full stop."""
+    if 0 < lo < start and text[lo - 1].isalnum() and text[lo].isalnum():
         gap = next((i for i in range(lo, start) if text[i].isspace()), None)
         lo = start if gap is None else gap + 1
-    if end < hi < len(text) and not text[hi].isspace():
+    if end < hi < len(text) and text[hi - 1].isalnum() and text[hi].isalnum():
         gap = next((i for i in range(hi - 1, end - 1, -1) if text[i].isspace()), None)
         hi = end if gap is None else gap
     return lo, hi

@@ -260,6 +260,9 @@ def test_a_context_window_cuts_between_words_and_keeps_the_cited_range_whole():
     assert widgets.whole_words(text, 0, len(text), start, end) == (0, len(text))  # the whole text: nothing to cut
     inside = text.index("cited") + 2  # a window no wider than the range itself is the range
     assert widgets.whole_words(text, inside, inside + 3, inside, inside + 3) == (inside, inside + 3)
+    said = "(the cited words) and more examples."
+    start, end = said.index("cited"), said.index(" words")
+    assert widgets.whole_words(said, 1, said.index("."), start, end) == (1, said.index("."))  # no word cut: kept
     word = "unbroken" * 20
     assert widgets.whole_words(word, 5, 150, 60, 70) == (60, 70)  # no space to cut at: the range alone
 
@@ -280,5 +283,6 @@ def test_the_source_viewer_shows_whole_words_around_the_cited_range(course):
                 "ragkit-source", 1)[1].split(">", 1)[1], flags=re.S))
             lo = text.index(shown)
             hi = lo + len(shown)
-            assert lo == 0 or text[lo - 1].isspace() or lo == c.locator.start, shown[:40]
-            assert hi == len(text) or text[hi].isspace() or hi == c.locator.end, shown[-40:]
+            assert lo == 0 or not (text[lo - 1].isalnum() and text[lo].isalnum()) or lo == c.locator.start, shown[:40]
+            assert hi == len(text) or not (text[hi - 1].isalnum() and text[hi].isalnum()) or hi == c.locator.end, \
+                shown[-40:]

@@ -79,7 +79,6 @@ language.use("nl")
 
 # %%
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
