@@ -319,9 +319,9 @@ narrate.abstention_rules(rules, ceiling)
 #    header de twee verdelingen makkelijker of moeilijker te scheiden?
 # 3. Schrijf drie eigen out-of-domain vragen waarvan je verwacht dat ze bluffen, en controleer hun kleinste
 #    afstand met `course.retriever("E").dense([...]).distance.min(axis=1)`.
-# 4. De sweep telt een query als beantwoord wanneer er *ook maar één* chunk door de gate komt. Kijk naar
-#    de kolom "beantwoord zonder de needle" in de tabel: wat zou een gebruiker in die gevallen te zien krijgen, en is dat beter of
-#    slechter dan een weigering?
+# 4. De sweep telt een query als beantwoord wanneer er *ook maar één* chunk door de gate komt. Kijk in de
+#    tabel naar de kolom "beantwoord zonder de needle": wat ziet een gebruiker dan, en is dat beter of slechter dan een
+#    weigering?
 
 # %% [markdown]
 # ## Kennischeck

@@ -33,7 +33,7 @@ from harness.hub import (
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
 from ragkit.plumbing.locations import cache_dir
-from ragkit.teach.classroom import class_repo
+from ragkit.teach.classroom import class_repo, workspace
 from ragkit.teach.lesson import tables
 
 from conftest import ROOT
@@ -330,7 +330,9 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         assert "my_cut = 1.0  # your answer" in mine, "the student's answer was lost"
         assert '"output_type"' in mine, "the student's outputs were lost"
         assert TEACHER_TITLE[1] not in mine, "the student's copy was overwritten"
-        assert (clone / MY_EX2_UPDATED).read_bytes() == (clone / EX2_NB).read_bytes(), "no teacher's version beside it"
+        # as JupyterLab opens it (workspace.as_opened: with the kernel's language_info), so it opens saved
+        assert (clone / MY_EX2_UPDATED).read_bytes() == workspace.as_opened((clone / EX2_NB).read_bytes()), \
+            "no teacher's version beside it"
 
         # the teacher grades ex2 over the students' homes
         out = work / "teacher" / "grades.json"
