@@ -377,23 +377,29 @@ def cost_curve(costs: pd.DataFrame) -> Described:
     outside = [(cut, cost) for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist(), n=len(costs))
                if not bool(costs["within ceiling"][costs["cut"] == cut].iloc[0])
                and (best is None or cost < best["cost"])]
-    for i, (cut, cost) in enumerate(outside):
+    low, high = float(min(0.0, costs["cost"].min())), float(costs["cost"].max())
+    first = float(costs["cut"].min())
+    for i, (cut, cost) in enumerate(sorted(outside)):
         fig.add_trace(go.Scatter(x=[cut], y=[cost], mode="markers", showlegend=False, hoverinfo="skip",
                                  name=_("over the refusal ceiling"),
                                  marker=dict(symbol="circle-open", size=16, color=OVER, line=dict(width=2))))
-        # valleys lie close together: each label one row lower, alternately to the left and the right
+        # valleys lie close together: their labels stand apart in the empty space above them, in cut order and in
+        # three rows, each with an arrow to its ring (placed in the data's units, inside the costs' own range)
         fig.add_annotation(x=cut, y=cost, text=say("{cut:.3f}: over the ceiling", cut=cut), showarrow=True,
-                           ax=-50 if i % 2 else 50, ay=35 + 25 * i)
+                           axref="x", ayref="y", ax=max(0.1, first - 0.2) + 0.09 * i,
+                           ay=high - (high - low) * (0.05 + 0.13 * (i % 3)))
     if best is not None:
         fig.add_trace(go.Scatter(x=[best["cut"]], y=[best["cost"]], mode="markers",
                                  name=_("cheapest within the ceiling"),
                                  marker=dict(symbol="star", size=16, color=WITHIN,
                                              line=dict(color=PALETTE["black"], width=1))))
         fig.add_annotation(x=best["cut"], y=best["cost"], text=say("cheapest within the ceiling: {cut:.3f}",
-                                                                   cut=float(best["cut"])), showarrow=True, ax=-80,
-                           ay=-50)  # up and to the left: the cost rises to the right of it
-    fig.update_layout(template="plotly_white", title=_cost_title(), yaxis_title=_("cost"),
+                                                                   cut=float(best["cut"])), showarrow=True,
+                           axref="x", ayref="y", ax=float(best["cut"]) + 0.15,
+                           ay=low + (high - low) * 0.2)  # below the curve where it rises, right of the star
+    fig.update_layout(template="plotly_white", title=_cost_title(), yaxis_title=_("cost"), height=520,
                       legend=dict(title=_("refusals")))
+    fig.update_yaxes(range=[low - 0.05 * (high - low), high + 0.1 * (high - low)], autorange=False)
     on_cut_axis(fig)
     return described(fig, _cost_words(costs, best, outside))
 

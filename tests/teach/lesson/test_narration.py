@@ -865,6 +865,12 @@ def test_ex2_names_and_rings_every_valley_cheaper_than_the_answer_not_only_the_f
     assert text.count("over the ceiling, not an allowed answer") == 3 and "**0.600** (cost **20**" in text
     rings = [t for t in plots.cost_curve(three).data if t.marker.symbol == "circle-open"]
     assert sorted(float(t.x[0]) for t in rings) == [0.3, 0.4, 0.5]
+    # the labels stand apart inside the costs' own range: five of them stretched the axis to -400 and hid the curve
+    fig = plots.cost_curve(three)
+    low, high = fig.layout.yaxis.range
+    assert fig.layout.yaxis.autorange is False and low >= -0.1 * 28 and high <= 28 * 1.2
+    places = [(a.ax, a.ay) for a in fig.layout.annotations]
+    assert len(set(places)) == len(places) and all(low <= y <= high for _, y in places), places
 
 
 def test_ex2s_cost_figure_stars_the_cheapest_cut_within_the_ceiling_and_rings_the_cheaper_valleys_over_it():
