@@ -493,6 +493,11 @@ def _edition(args: argparse.Namespace) -> int:
     if root is None:
         raise InputError("the Dutch edition is generated in a clone of the course: run this from its checkout")
     notebooks = root / "notebooks"
+    if args.skeleton:
+        for name in edition.COURSE:
+            print(f"catalogue {edition.skeleton(notebooks, name).relative_to(root)}: every cell it lacked is there, "
+                  "with an empty `nl` to fill")
+        return 0
     if not args.check:
         for path in edition.write(notebooks):
             print(f"wrote {path.relative_to(root)}")
@@ -647,6 +652,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
                         "Dutch notebook that differs from what would be written")
+    p.add_argument("--skeleton", action="store_true",
+                   help="write nothing but the catalogues: add an entry with an empty `nl` for each English cell a "
+                        "catalogue lacks (a translator's starting point)")
     p.set_defaults(run=_edition)
     p = sub.add_parser("address", help="set the course's address (book/book.toml) and write it into every notebook's "
                                        "Colab cell and the README's and docs' links")

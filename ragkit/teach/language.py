@@ -73,12 +73,34 @@ def catalogue(language: str) -> Mapping[str, Message]:
 
     A broken entry is left out, so that a student's cell shows its English instead of failing: ``problems`` names it.
     """
-    return {} if language == SOURCE else read(_LOCALE / f"{language}.toml", language)[0]
+    return {} if language == SOURCE else _gathered(language)[0]
 
 
 def problems(language: str) -> tuple[str, ...]:
     """What is wrong with the catalogue of ``language`` (a test keeps it empty), each with what to do."""
-    return () if language == SOURCE else read(_LOCALE / f"{language}.toml", language)[1]
+    return () if language == SOURCE else _gathered(language)[1]
+
+
+def files(language: str) -> tuple[Path, ...]:
+    """The catalogue files of ``language``: ``locale/<lang>.toml`` and every ``locale/<lang>/*.toml`` (one per part)."""
+    return (_LOCALE / f"{language}.toml", *sorted((_LOCALE / language).glob("*.toml")))
+
+
+@cache
+def _gathered(language: str) -> tuple[dict[str, Message], tuple[str, ...]]:
+    """The messages of every catalogue file of ``language``, and what is wrong with them (a template twice, too)."""
+    messages: dict[str, Message] = {}
+    found: list[str] = []
+    for path in files(language):
+        read_messages, read_problems = read(path, language)
+        found += read_problems
+        for en, message in read_messages.items():
+            if en in messages:
+                found.append(f"{path} translates {en[:60]!r} again (another file of locale/{language}/ has it): "
+                             "keep one entry")
+            else:
+                messages[en] = message
+    return messages, tuple(found)
 
 
 def read(path: Path, language: str) -> tuple[dict[str, Message], tuple[str, ...]]:

@@ -15,7 +15,7 @@ from IPython.display import HTML, Markdown
 
 from ragkit.errors import RagkitError
 from ragkit.teach import language
-from ragkit.teach.classroom.edition import PILOT, twin_path
+from ragkit.teach.classroom.edition import COURSE, twin_path
 
 import reach
 from conftest import NOTEBOOKS, ROOT
@@ -175,7 +175,7 @@ def test_a_broken_translation_falls_back_to_english_and_the_field_check_names_it
     assert set(mismatched(broken)) == set(BROKEN)
 
 
-DUTCH_TWINS = [twin_path(NOTEBOOKS, name) for name in PILOT]
+DUTCH_TWINS = [twin_path(NOTEBOOKS, name) for name in COURSE]
 """The Dutch notebooks (their py:percent twins): every sentence ragkit writes in them must have its Dutch."""
 
 

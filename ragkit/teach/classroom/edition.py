@@ -1,10 +1,12 @@
 """The Dutch edition: each Dutch notebook generated from its English one and a catalogue of translated markdown cells.
 
 Code is written once, in English notebooks; a Dutch notebook is never edited by hand. Its catalogue
-(``notebooks/nl/catalogue/<name>.toml``) holds one ``[[cell]]`` per markdown cell: the English cell's id, the first
-12 hex digits of the sha256 of its source, that source (``en``, so a translator sees what changed) and the Dutch
-(``nl``). A changed English cell no longer matches its entry's hash: the entry is stale, as gettext marks a fuzzy
-entry, and ``python -m ragkit edition --check`` fails until a translator updates it and runs ``make nl``.
+(``notebooks/nl/catalogue/<name>.toml``) holds one ``[[cell]]`` per markdown cell and per code cell with comments:
+the English cell's id, the first 12 hex digits of the sha256 of its source, that source (``en``, so a translator sees
+what changed) and the Dutch (``nl``; for a code cell the same code with its comments in Dutch). An empty ``nl`` is a
+cell not yet translated: it stays English and the check names it.
+A changed English cell no longer matches its entry's hash: the entry is stale, as gettext marks a fuzzy entry,
+and ``python -m ragkit edition --check`` fails until a translator updates it and runs ``make nl``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from __future__ import annotations
 import copy
 import difflib
 import hashlib
+import io
+import json
 import re
+import tokenize
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,8 +31,13 @@ from ragkit.errors import InputError
 from ragkit.terminal import shown
 
 LANGUAGE = "nl"
-PILOT = ("00-start-here", "06-thresholds", "exercises/ex2-choose-a-threshold")
-"""The notebooks of the Dutch pilot, named relative to notebooks/."""
+COURSE = ("00-start-here", "01-chunking", "02-dense-retrieval", "02b-statistics-further", "03-bm25-and-hybrid",
+          "03b-tuning", "04-reranking", "05-distances", "06-thresholds", "07-citations", "08-production",
+          "08b-approximate-search",
+          *(f"{folder}/{name}" for folder in ("exercises", "solutions")
+            for name in ("ex1-destroyed-needle", "ex2-choose-a-threshold", "ex3-ticket-phrasings",
+                         "ex4-design-a-header", "ex5-cite-your-own-document")))
+"""Every notebook of the course, named relative to notebooks/: the Dutch edition translates them all."""
 LANGUAGE_CELL_ID = "nl-language"
 LANGUAGE_CELL = ("# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
                  "# komen uit de Nederlandse catalogus van ragkit.teach.language.\n"
@@ -137,6 +147,38 @@ def language_cell() -> nbformat.NotebookNode:
     return cell
 
 
+def commented(source: str) -> bool:
+    """Whether a code cell has a comment a Dutch reader should read in Dutch."""
+    return bool(_comments(source)[1])
+
+
+def _comments(source: str) -> tuple[list[str], list[str]]:
+    """The code of ``source`` without its comments (each line's code, stripped) and its comments."""
+    code, comments = [], []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):  # a magic or shell line: comments are whole lines
+        for line in source.splitlines():
+            (comments if line.lstrip().startswith("#") else code).append(line.strip())
+        return [c for c in code if c], comments
+    lines = source.splitlines()
+    dropped: dict[int, int] = {}
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            comments.append(token.string)
+            dropped[token.start[0]] = token.start[1]
+    for number, line in enumerate(lines, 1):
+        kept = line[:dropped[number]] if number in dropped else line
+        if kept.strip():
+            code.append(kept.rstrip())
+    return code, comments
+
+
+def same_code(english: str, dutch: str) -> bool:
+    """Whether ``dutch`` is ``english`` with other comments only: the same lines of code, in the same order."""
+    return _comments(english)[0] == _comments(dutch)[0]
+
+
 def _imports_ragkit(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and re.search(r"^\s*(from|import) ragkit\b", cell.source, re.M) is not None
 
@@ -147,8 +189,12 @@ def translate(english: nbformat.NotebookNode, entries: dict[str, Entry]) -> nbfo
     for cell in dutch.cells:
         entry = entries.get(cell.id)
         # a stale entry still gives the reader Dutch (the check fails until it is updated); a missing one, English
-        if cell.cell_type == "markdown" and entry is not None:
+        if entry is None or not entry.nl.strip():
+            continue
+        if cell.cell_type == "markdown":
             cell.source = deeper_links(entry.nl)
+        elif cell.cell_type == "code" and same_code(cell.source, entry.nl):
+            cell.source = entry.nl  # only its comments differ: a code entry never changes what runs
     dutch.cells.insert(_language_cell_at(dutch.cells), language_cell())
     return dutch
 
@@ -195,7 +241,34 @@ def generated(notebooks: Path, name: str) -> tuple[str, str]:
     return nbformat.writes(dutch) + "\n", jupytext.writes(dutch, fmt="py:percent")
 
 
-def write(notebooks: Path, names: tuple[str, ...] = PILOT) -> list[Path]:
+def skeleton(notebooks: Path, name: str) -> Path:
+    """Add an entry with an empty ``nl`` for every cell of ``name`` its catalogue lacks (a new catalogue if none)."""
+    path = catalogue_path(notebooks, name)
+    english = _read(notebooks / f"{name}.ipynb")
+    have = read_catalogue(path) if path.is_file() else {}
+    text = path.read_text(encoding="utf-8") if path.is_file() else (
+        f"# The Dutch of {name}.ipynb, one [[cell]] per markdown cell and per code cell with comments: id and sha "
+        "(first 12 hex of\n# the sha256) of the English cell, its English source (en) as translated, and the Dutch "
+        "(nl; for code, the same code\n# with Dutch comments). After an English edit, `python -m ragkit edition "
+        "--check` lists the stale entries.\n")
+    for cell in english.cells:
+        wanted = cell.cell_type == "markdown" or (cell.cell_type == "code" and commented(cell.source))
+        if wanted and cell.id not in have:
+            text += (f"\n[[cell]]\nid = {json.dumps(cell.id)}\nsha = {json.dumps(cell_sha(cell.source))}\n"
+                     f"en = {_toml(cell.source)}\nnl = ''\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _toml(text: str) -> str:
+    """``text`` as a TOML string: a literal multi-line string where it can be one, else a basic string."""
+    if "'''" not in text and not text.endswith("'") and "\r" not in text:
+        return "'''\n" + text + "'''"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def write(notebooks: Path, names: tuple[str, ...] = COURSE) -> list[Path]:
     """Write every Dutch notebook and twin of ``names``; the paths written. Nothing is written if one cannot be made."""
     texts = {name: generated(notebooks, name) for name in names}
     written = []
@@ -212,7 +285,7 @@ def _diff(old: str, new: str) -> str:
     return "\n".join("    " + line for line in lines)
 
 
-def check(notebooks: Path, names: tuple[str, ...] = PILOT) -> list[Problem]:
+def check(notebooks: Path, names: tuple[str, ...] = COURSE) -> list[Problem]:
     """Every stale, missing and orphaned entry, and every committed Dutch file the generator would write otherwise."""
     problems = []
     for name in names:
@@ -229,17 +302,24 @@ def _check_one(notebooks: Path, name: str) -> list[Problem]:
     english = _read(notebooks / f"{name}.ipynb")
     entries = read_catalogue(catalogue_path(notebooks, name))
     markdown = {c.id: c.source for c in english.cells if c.cell_type == "markdown"}
-    for cell_id, source in markdown.items():
+    code = {c.id: c.source for c in english.cells if c.cell_type == "code" and commented(c.source)}
+    for cell_id, source in (markdown | code).items():
         entry = entries.get(cell_id)
+        kind = "markdown cell" if cell_id in markdown else "code cell (its comments)"
         if entry is None:
-            problems.append(Problem(name, f"markdown cell {cell_id} has no translation (sha {cell_sha(source)})"))
+            problems.append(Problem(name, f"{kind} {cell_id} has no translation (sha {cell_sha(source)})"))
+        elif not entry.nl.strip():
+            problems.append(Problem(name, f"{kind} {cell_id} is not translated yet: its `nl` is empty"))
+        elif cell_id in code and not same_code(source, entry.nl):
+            problems.append(Problem(name, f"the Dutch of code cell {cell_id} changes its code, not only its "
+                                          "comments: copy the English code and translate the comments only"))
         elif entry.sha != cell_sha(source):
             problems.append(Problem(name, f"cell {cell_id} is stale: its English changed (new sha "
                                           f"{cell_sha(source)}, the entry has {entry.sha}):\n"
                                           + _diff(entry.en, source)))
-    for cell_id in sorted(set(entries) - set(markdown)):
-        problems.append(Problem(name, f"the entry {cell_id} translates no markdown cell of the English notebook "
-                                      "(removed, or no longer markdown): delete it"))
+    for cell_id in sorted(set(entries) - set(markdown) - set(code)):
+        problems.append(Problem(name, f"the entry {cell_id} translates no markdown cell and no commented code cell "
+                                      "of the English notebook (removed, or of another kind now): delete it"))
     for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated(notebooks, name)):
         if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
             problems.append(Problem(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the "

@@ -38,7 +38,7 @@ def dutch(name: str) -> nbformat.NotebookNode:
 
 # ---- one source: the committed Dutch files are the generator's ----
 
-@pytest.mark.parametrize("name", edition.PILOT)
+@pytest.mark.parametrize("name", edition.COURSE)
 def test_the_committed_dutch_notebook_and_twin_are_what_the_generator_writes(name):
     notebook, twin = edition.generated(NOTEBOOKS, name)
     assert edition.dutch_path(NOTEBOOKS, name).read_text(encoding="utf-8") == notebook, "run `make nl`"
@@ -50,7 +50,7 @@ def test_the_catalogues_translate_every_markdown_cell_of_the_current_english():
     assert main(["edition", "--check"]) == 0
 
 
-@pytest.mark.parametrize("name", edition.PILOT)
+@pytest.mark.parametrize("name", edition.COURSE)
 def test_code_is_copied_verbatim_with_its_metadata_and_one_language_cell_after_the_colab_cell(name):
     en, nl = english(name), dutch(name)
     injected = [i for i, c in enumerate(nl.cells) if c.get("id") == edition.LANGUAGE_CELL_ID]
@@ -77,7 +77,7 @@ def test_relative_links_go_one_folder_deeper_and_others_stay():
 def copy_of_the_pilot(tmp_path) -> Path:
     """A notebooks/ folder holding the pilot's English notebooks and the whole committed Dutch edition."""
     notebooks = tmp_path / "notebooks"
-    for name in edition.PILOT:
+    for name in edition.COURSE:
         (notebooks / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(NOTEBOOKS / f"{name}.ipynb", notebooks / f"{name}.ipynb")
     shutil.copytree(NOTEBOOKS / "nl", notebooks / "nl")
@@ -146,7 +146,7 @@ def test_a_broken_catalogue_is_an_error_saying_what_to_do(tmp_path):
 
 # ---- Dutch prose ----
 
-@pytest.mark.parametrize("name", edition.PILOT)
+@pytest.mark.parametrize("name", edition.COURSE)
 def test_every_dutch_markdown_cell_is_dutch(name):
     judged = 0
     for cell in dutch(name).cells:
@@ -235,7 +235,7 @@ def test_the_glossary_rule_catches_an_english_term_and_a_wrong_translation():
 def test_the_dutch_notebooks_use_the_glossary_terms():
     rows = glossary()
     used, breaches = set(), []
-    for name in edition.PILOT:
+    for name in edition.COURSE:
         nl = {c.id: c.source for c in dutch(name).cells if c.cell_type == "markdown"}
         for cell in english(name).cells:
             if cell.cell_type == "markdown":
@@ -347,7 +347,7 @@ def run(executed, path: Path) -> nbformat.NotebookNode:
 
 PAIRS = [pytest.param(name, id=name, marks=pytest.mark.notebooks(NOTEBOOKS / f"{name}.ipynb",
                                                                  edition.dutch_path(NOTEBOOKS, name)))
-         for name in edition.PILOT]
+         for name in edition.COURSE]
 
 
 @pytest.mark.parametrize("name", PAIRS)

@@ -70,9 +70,9 @@ def test_an_english_notebook_without_cell_ids_or_kinds_is_a_named_problem(notebo
 
 def test_writing_refuses_before_it_writes_anything(notebooks):
     """A broken last notebook leaves the first notebook's Dutch edition as it was, not half a regenerated edition."""
-    first = edition.dutch_path(notebooks, edition.PILOT[0])
+    first = edition.dutch_path(notebooks, edition.COURSE[0])
     first.unlink()
-    edition.catalogue_path(notebooks, edition.PILOT[-1]).write_text("[[cell]\n", encoding="utf-8")
+    edition.catalogue_path(notebooks, edition.COURSE[-1]).write_text("[[cell]\n", encoding="utf-8")
     with pytest.raises(InputError, match="is not valid TOML"):
         edition.write(notebooks)
     assert not first.exists()

