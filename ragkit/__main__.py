@@ -487,7 +487,7 @@ def _nbgrader(args: argparse.Namespace) -> int:
 def _edition(args: argparse.Namespace) -> int:
     from ragkit.errors import InputError
     from ragkit.plumbing.locations import checkout
-    from ragkit.teach.classroom import edition
+    from ragkit.teach.classroom import edition, guides
 
     root = checkout()
     if root is None:
@@ -499,9 +499,9 @@ def _edition(args: argparse.Namespace) -> int:
                   "with an empty `nl` to fill")
         return 0
     if not args.check:
-        for path in edition.write(notebooks):
+        for path in edition.write(notebooks) + guides.write(root / "docs"):
             print(f"wrote {path.relative_to(root)}")
-    problems = edition.check(notebooks)
+    problems = [str(p) for p in edition.check(notebooks)] + guides.check(root / "docs")
     for problem in problems:
         print(problem)
     if problems:
@@ -648,7 +648,8 @@ def parser() -> argparse.ArgumentParser:
                                         "Binder and hub links lead there, not to the public repository")
     p.add_argument("--branch", help="its branch (default main)")
     p.set_defaults(run=_class_repo)
-    p = sub.add_parser("edition", help="write the Dutch notebooks from the English ones and notebooks/nl/catalogue/")
+    p = sub.add_parser("edition", help="write the Dutch notebooks and guides from the English ones and their "
+                                       "catalogues (notebooks/nl/catalogue/, docs/nl/catalogue/)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
                         "Dutch notebook that differs from what would be written")

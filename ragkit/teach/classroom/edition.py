@@ -44,8 +44,9 @@ LANGUAGE_CELL = ("# Dit notebook spreekt Nederlands: de zinnen die ragkit voor j
                  "from ragkit.teach import language\n"
                  "\n"
                  'language.use("nl")')
-UPDATE = ("update the catalogue (notebooks/nl/catalogue/NAME.toml: sha, en and nl of each entry named above), "
-          "then run `make nl` (python -m ragkit edition) and commit the regenerated notebooks")
+UPDATE = ("update the catalogue (notebooks/nl/catalogue/NAME.toml: sha, en and nl of each entry named above; for a "
+          "guide docs/nl/catalogue/GUIDE/*.toml), then run `make nl` (python -m ragkit edition) and commit the "
+          "regenerated notebooks and guides")
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+
+from ragkit.errors import InputError
+from ragkit.teach.classroom.edition import link_targets
 
 GUIDES = ("teacher-guide", "grading")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
@@ -40,7 +44,9 @@ def blocks(markdown: str) -> list[Block]:
             start, end = token.map
             if found and start < found[-1].end:
                 continue  # inside a block already taken whole (a list's items, a table's rows)
-            found.append(Block(start, end, "\n".join(lines[start:end]).rstrip("\n")))
+            while end > start + 1 and not lines[end - 1].strip():
+                end -= 1  # a list's map takes the blank line after it: that belongs between the blocks
+            found.append(Block(start, end, "\n".join(lines[start:end])))
     return found
 
 
@@ -80,3 +86,139 @@ def _toml(text: str) -> str:
     if "'''" not in text and not text.endswith("'") and "\r" not in text:
         return "'''\n" + text + "'''"
     return json.dumps(text, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One translated block: the hash and English it was made from, and its Dutch."""
+
+    sha: str
+    en: str
+    nl: str
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """A guide's translated blocks (by hash) and its figures' words (a value with numbers as ``#``, in Dutch)."""
+
+    blocks: dict[str, Translation]
+    figures: dict[str, str]
+
+
+def read_catalogue(docs: Path, guide: str) -> Catalogue:
+    """Every file of a guide's catalogue, merged; an InputError that names the file and entry when one is broken."""
+    folder = catalogue_folder(docs, guide)
+    if not folder.is_dir():
+        raise InputError(f"{folder} is missing: run `python -m ragkit edition --skeleton` to start a catalogue")
+    found: dict[str, Translation] = {}
+    figures: dict[str, str] = {}
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            with path.open("rb") as f:
+                data = tomllib.load(f)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InputError(f"{path} cannot be read ({exc}): fix it, then run `make nl`") from None
+        for n, entry in enumerate(data.get("block", []), 1):
+            if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("sha", "en", "nl"))):
+                raise InputError(f"{path}: block {n} needs sha, en and nl, each a string: add what is missing")
+            if entry["sha"] in found:
+                raise InputError(f"{path}: block {entry['sha']} is translated twice (here and in another entry): "
+                                 "keep one")
+            found[entry["sha"]] = Translation(entry["sha"], entry["en"], entry["nl"])
+        for n, entry in enumerate(data.get("figure", []), 1):
+            if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("en", "nl"))):
+                raise InputError(f"{path}: figure {n} needs en and nl, each a string (numbers written #)")
+            figures[entry["en"]] = entry["nl"]
+    return Catalogue(found, figures)
+
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def dutch_figure(value: str, figures: dict[str, str]) -> str | None:
+    """A computed figure as the Dutch guide writes it: numbers with a decimal comma, words from the catalogue's
+    ``[[figure]]`` table (None where a value has words the table lacks)."""
+    numbers = [n.translate(str.maketrans({".": ",", ",": "."})) for n in NUMBER.findall(value)]
+    if not re.search(r"[A-Za-z]", NUMBER.sub("", value)):
+        return NUMBER.sub(lambda _: numbers.pop(0), value)
+    words = figures.get(NUMBER.sub("#", value))
+    if words is None or words.count("#") != len(numbers):
+        return None
+    return re.sub("#", lambda _: numbers.pop(0), words)
+
+
+def _linked(markdown: str) -> str:
+    """Links one folder deeper (docs/nl/), except to a guide that has its Dutch twin beside it."""
+    for target in set(link_targets(markdown)):
+        if target.split("#", 1)[0].removesuffix(".md") not in GUIDES:
+            markdown = markdown.replace(f"]({target}", f"](../{target}")
+    return markdown
+
+
+def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
+    """The Dutch guide's text, and why any part of it is not Dutch or not current (a translator's to-do list)."""
+    english = (docs / f"{guide}.md").read_text(encoding="utf-8")
+    catalogue = read_catalogue(docs, guide)
+    lines = english.splitlines()
+    out: list[str] = []
+    todo: list[str] = []
+    at = 0
+    for block in blocks(english):
+        out += lines[at:block.start]
+        at = block.end
+        sha = block_sha(block.text)
+        entry = catalogue.blocks.get(sha)
+        if entry is None or not entry.nl.strip():
+            todo.append(f"block {sha} (line {block.start + 1}) has no Dutch: {block.text[:70]!r}")
+            out += block.text.splitlines()
+            continue
+        values = {m.group(1): m.group(2) for m in FIGURE.finditer(block.text)}
+        if sorted(re.findall(r"<!--fig:(\w+)-->", entry.nl)) != sorted(re.findall(r"<!--fig:(\w+)-->", block.text)):
+            todo.append(f"block {sha} (line {block.start + 1}): its Dutch marks other figures than its English")
+
+        def figure(m: re.Match, values: dict[str, str] = values) -> str:
+            value = values.get(m.group(1), m.group(2))
+            dutch = dutch_figure(value, catalogue.figures)
+            if dutch is None:
+                todo.append(f"the figure {value!r} has words the [[figure]] table lacks: add en = "
+                            f"{NUMBER.sub('#', value)!r} with its Dutch")
+                dutch = value
+            return f"{m.group(1)}{dutch}{m.group(3)}"
+
+        out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
+    out += lines[at:]
+    wanted = {block_sha(b.text) for b in blocks(english)}
+    todo += [f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
+             "update its sha, en and nl, or delete it" for sha in sorted(set(catalogue.blocks) - wanted)]
+    return "\n".join(out) + "\n", todo
+
+
+def dutch_path(docs: Path, guide: str) -> Path:
+    """Where the Dutch guide is written."""
+    return docs / "nl" / f"{guide}.md"
+
+
+def write(docs: Path) -> list[Path]:
+    """Write every Dutch guide; the paths written."""
+    written = []
+    for guide in GUIDES:
+        path = dutch_path(docs, guide)
+        path.write_text(generated(docs, guide)[0], encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def check(docs: Path) -> list[str]:
+    """Every stale, missing or orphaned block of the Dutch guides, and every committed guide that is not current."""
+    problems = []
+    for guide in GUIDES:
+        try:
+            text, todo = generated(docs, guide)
+        except InputError as exc:
+            problems.append(f"docs/nl/{guide}.md: {exc}")
+            continue
+        problems += [f"docs/nl/{guide}.md: {t}" for t in todo]
+        path = dutch_path(docs, guide)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            problems.append(f"docs/nl/{guide}.md is not what the generator writes: run `make nl`")
+    return problems

@@ -1,0 +1,92 @@
+"""The Dutch teacher's guides: generated from the English ones and their catalogues, kept from drifting."""
+
+import shutil
+
+import pytest
+
+from ragkit.errors import InputError
+from ragkit.teach.classroom import guides
+
+from conftest import ROOT
+from dutch import dutch_share
+
+DOCS = ROOT / "docs"
+
+
+def test_the_dutch_guides_are_current_and_whole():
+    assert guides.check(DOCS) == []
+
+
+@pytest.mark.parametrize("guide", guides.GUIDES)
+def test_every_dutch_paragraph_is_dutch(guide):
+    text = guides.dutch_path(DOCS, guide).read_text(encoding="utf-8")
+    low = [(b.text[:80], share) for b in guides.blocks(text)
+           if (share := dutch_share(b.text)) is not None and share < 0.8]
+    assert not low, f"paragraphs of docs/nl/{guide}.md that read English: {low}"
+
+
+ENGLISH = ("The cut is <!--fig:cut-->0.675<!--/fig--> here, see [grading](grading.md#x) and [the README](../README.md).\n"
+           "\n- one\n- two\n\nThe held-out half is <!--fig:held-->over the ceiling<!--/fig--> "
+           "(<!--fig:n-->10 of 32<!--/fig-->).\n")
+DUTCH = {"The cut": "De cut is <!--fig:cut-->x<!--/fig--> hier, zie [grading](grading.md#x) en [de README](../README.md).",
+         "- one": "- een\n- twee",
+         "The held-out": "De achtergehouden helft is <!--fig:held-->x<!--/fig--> (<!--fig:n-->x<!--/fig-->)."}
+
+
+@pytest.fixture
+def docs(tmp_path):
+    """A docs/ folder with two small English guides, each with a catalogue that translates every block."""
+    out = tmp_path / "docs"
+    for guide in guides.GUIDES:
+        (out / "nl").mkdir(parents=True, exist_ok=True)
+        (out / f"{guide}.md").write_text(f"# {guide}\n\n{ENGLISH}", encoding="utf-8")
+        _catalogue(out, guide)
+    return out
+
+
+def _catalogue(docs, guide, figures: str = "") -> None:
+    """Write the catalogue of ``guide`` in ``docs``: each English block with its Dutch from DUTCH (a heading: gids)."""
+    folder = guides.catalogue_folder(docs, guide)
+    folder.mkdir(parents=True, exist_ok=True)
+    text = ""
+    for block in guides.blocks((docs / f"{guide}.md").read_text(encoding="utf-8")):
+        dutch = next((nl for start, nl in DUTCH.items() if block.text.startswith(start)), "# gids")
+        text += f"[[block]]\nsha = '{guides.block_sha(block.text)}'\nen = {guides._toml(block.text)}\n" \
+                f"nl = {guides._toml(dutch)}\n\n"
+    (folder / "part-1.toml").write_text(text + figures, encoding="utf-8")
+
+
+def test_a_translated_guide_carries_the_english_figures_the_dutch_way_and_its_links_one_folder_deeper(docs):
+    (guides.catalogue_folder(docs, "grading") / "figures.toml").write_text(
+        "[[figure]]\nen = 'over the ceiling'\nnl = 'boven het plafond'\n\n[[figure]]\nen = '# of #'\nnl = '# van #'\n",
+        encoding="utf-8")
+    text, todo = guides.generated(docs, "grading")
+    assert "<!--fig:cut-->0,675<!--/fig--> hier, zie [grading](grading.md#x) en [de README](../../README.md)" in text
+    assert "<!--fig:held-->boven het plafond<!--/fig--> (<!--fig:n-->10 van 32<!--/fig-->)" in text
+    assert "- een\n- twee\n\nDe achtergehouden" in text and todo == []
+    # the teacher's guide has no [[figure]] table: its worded figures are named, and stay English until added
+    text, todo = guides.generated(docs, "teacher-guide")
+    assert any("'over the ceiling' has words" in t for t in todo) and any("'# of #'" in t for t in todo)
+
+
+def test_a_changed_english_paragraph_marks_its_dutch_stale_and_fails_the_check(docs):
+    guides.write(docs)
+    assert not any("has no Dutch" in p or "no block" in p for p in guides.check(docs)), guides.check(docs)
+    english = (docs / "grading.md").read_text(encoding="utf-8")
+    (docs / "grading.md").write_text(english.replace("The cut is", "The chosen cut is"), encoding="utf-8")
+    problems = guides.check(docs)
+    assert any("has no Dutch: 'The chosen cut" in p for p in problems)
+    assert any("translates no block of docs/grading.md any more" in p for p in problems)
+    # a new figure value is no change of the English paragraph: its Dutch stays current
+    (docs / "grading.md").write_text(english.replace(">0.675<", ">0.700<"), encoding="utf-8")
+    assert not any("has no Dutch" in p for p in guides.check(docs))
+
+
+def test_a_broken_catalogue_is_named_not_raised_by_the_check(docs):
+    shutil.rmtree(guides.catalogue_folder(docs, "grading"))
+    assert any("is missing" in p for p in guides.check(docs))
+    with pytest.raises(InputError, match="is missing"):
+        guides.generated(docs, "grading")
+    guides.catalogue_folder(docs, "grading").mkdir()
+    (guides.catalogue_folder(docs, "grading") / "part-1.toml").write_text("[[block]]\nsha = 'x'\n", encoding="utf-8")
+    assert any("needs sha, en and nl" in p for p in guides.check(docs))
