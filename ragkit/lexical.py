@@ -1,13 +1,15 @@
 """BM25: exact strings that dense retrieval cannot see, scored as sparse-matrix algebra.
 
 For query term t and chunk d: ``idf(t) * f * (k1 + 1) / (f + k1 * (1 - b + b * |d| / avgdl))``,
-with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` and tokens the lower-cased
-``[a-z0-9]+`` runs. A query term repeated in the query counts each time.
+with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` and tokens the case-folded runs of letters
+and digits of any script (NFKC-normalised, a letter's combining marks kept with it: *geëvalueerd* is one
+token, as is *हिन्दी*). A query term repeated in the query counts each time.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Sequence
 
 import numpy as np
@@ -17,8 +19,21 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased runs of ASCII letters and digits."""
-    return _TOKEN.findall(text.lower())
+    """Case-folded runs of letters and digits of any script, with their combining marks (NFKC-normalised)."""
+    if text.isascii():
+        return _TOKEN.findall(text.lower())  # the fast path, and for ASCII the same tokens as below
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    tokens, word = [], []
+    for ch in folded:
+        kind = unicodedata.category(ch)[0]
+        if kind in "LN" or (kind == "M" and word):
+            word.append(ch)
+        elif word:
+            tokens.append("".join(word))
+            word = []
+    if word:
+        tokens.append("".join(word))
+    return tokens
 
 
 class BM25:

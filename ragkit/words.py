@@ -13,6 +13,22 @@ from ragkit.lexical import tokenize
 
 STOPWORDS = frozenset("a an and are as at be by can do does for from how i in is it its my of on or so that the this "
                       "to what when where which why with you your not no".split())
+"""English function words: the course's corpus and questions are English."""
+DUTCH_STOPWORDS = frozenset("de het een en of maar dat dit deze zijn waren wordt worden werd ben bent heb hebt heeft "
+                            "hebben kan kun kunnen moet moeten mag wil zal zou van voor naar met op aan uit bij om tot "
+                            "onder als dan ook niet geen wel nog er hier daar wat wie waar waarom welke wanneer ik je "
+                            "jij u hij zij ze wij jullie mijn jouw uw zich ons onze hun haar mij zo te".split())
+"""Dutch function words, for a class that brings Dutch documents or asks in Dutch (none that is an English word too:
+"is", "in", "was", "me", "we", "die", "over", "door", "hoe" are left out, so English text never reads as Dutch)."""
+STOPWORDS_BY_LANGUAGE = {"en": STOPWORDS, "nl": DUTCH_STOPWORDS}
+
+
+def language_of(text: str) -> str:
+    """The language of ``text`` by its function words: ``nl`` where Dutch ones outnumber English ones, else ``en``."""
+    tokens = tokenize(plain(text))
+    dutch = sum(t in DUTCH_STOPWORDS and t not in STOPWORDS for t in tokens)
+    english = sum(t in STOPWORDS and t not in DUTCH_STOPWORDS for t in tokens)
+    return "nl" if dutch > english else "en"
 
 
 def plain(text: str) -> str:
@@ -27,9 +43,11 @@ def words(text: str) -> list[str]:
     return tokenize(plain(text))
 
 
-def content_words(text: str) -> set[str]:
-    """The distinctive words of a text: its ``words`` minus short function words."""
-    return set(words(text)) - STOPWORDS
+def content_words(text: str, language: str | None = None) -> set[str]:
+    """The distinctive words of a text: its ``words`` minus the function words of its language (``language_of``
+    unless given)."""
+    stop = STOPWORDS_BY_LANGUAGE.get(language or language_of(text), STOPWORDS)
+    return set(words(text)) - stop
 
 
 def copied_share(mine: set[str], theirs: set[str]) -> float:

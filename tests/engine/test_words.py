@@ -1,0 +1,40 @@
+"""Words as the checks count them: the stop words follow the text's language, and the English course stays English."""
+
+import pytest
+
+from ragkit.words import DUTCH_STOPWORDS, STOPWORDS, content_words, language_of
+
+from conftest import ROOT
+
+
+def test_a_dutch_text_loses_its_dutch_function_words_and_keeps_its_terms():
+    text = "Hoe wordt het model geëvalueerd op de vragen van de cursus?"
+    assert language_of(text) == "nl"
+    assert content_words(text) == {"hoe", "model", "geevalueerd", "vragen", "cursus"}  # "hoe" is an English word too
+    assert content_words("How is the model evaluated on the course's questions?") == {"model", "evaluated",
+                                                                                      "course", "s", "questions"}
+
+
+def test_no_dutch_stop_word_is_an_english_word_a_text_could_use():
+    """An English text never reads as Dutch because of a word both languages write."""
+    assert not DUTCH_STOPWORDS & {"is", "in", "was", "me", "we", "die", "over", "door", "hoe", "an", "as"}
+    assert DUTCH_STOPWORDS & STOPWORDS == {"of"}  # counted for neither language by language_of
+    assert language_of("help me, we die over the door") == "en"
+    assert language_of("") == "en" and language_of("Wilson intervals") == "en"
+
+
+@pytest.mark.parametrize("language", ["en", "nl"])
+def test_the_stop_words_can_be_named_instead_of_guessed(language):
+    words = content_words("de cut is the cut", language)
+    assert words == ({"de", "cut"} if language == "en" else {"is", "the", "cut"})
+
+
+def test_every_text_of_the_english_course_reads_as_english(corpus):
+    """So every check that counts content words counts them as before the Dutch stop words existed."""
+    from ragkit.data import load_out_of_domain, load_questions
+
+    questions = load_questions(ROOT / "data" / "questions.jsonl")
+    texts = [q.question for q in questions] + [q.needle for q in questions] + [q.ticket for q in questions]
+    texts += [o.query for o in load_out_of_domain(ROOT / "data" / "out_of_domain.jsonl")]
+    texts += [d.text for d in corpus.documents]
+    assert [t[:60] for t in texts if language_of(t) != "en"] == []
