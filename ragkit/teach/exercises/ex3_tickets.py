@@ -11,6 +11,7 @@ from ragkit.evaluation import first_hit_ranks, needle_hits
 from ragkit.retrieval import Retriever, cosine_distance
 from ragkit.teach.exercises.feedback import Feedback, _question, record
 from ragkit.teach.exercises.rules import EX3
+from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.words import content_words, copied_share, words
 
@@ -33,24 +34,27 @@ def _word_problems(course: Course, qid: object, text: object, vocabulary: set[st
                    others: Sequence[tuple[str, set[str]]]) -> list[str]:
     """What the word rules find wrong with one ticket (nothing: an empty list)."""
     if not isinstance(qid, str) or not isinstance(text, str):
-        return [f"{shown(repr(qid))}: {shown(repr(text))}: an entry is a question id (text like 'q07') and your "
-                "ticket (text)"]
+        return [say("{qid}: {text}: an entry is a question id (text like 'q07') and your ticket (text)",
+                    qid=shown(repr(qid)), text=shown(repr(text)))]
     q = _question(course, qid)
     if q is None:
-        return [f"{shown(repr(qid))} is not a question id"]
+        return [say("{qid} is not a question id", qid=shown(repr(qid)))]
     known = content_words(text) & vocabulary
     if len(known) < EX3.known_words:
-        return [f"{qid}: only {len(known)} of your words occur anywhere in the course ({sorted(known)}); a user "
-                f"writes real words: use at least {EX3.known_words}"]
+        return [say("{qid}: only {known} of your words occur anywhere in the course ({words}); a user writes real "
+                    "words: use at least {least}", qid=qid, known=len(known), words=sorted(known),
+                    least=EX3.known_words)]
     problems = []
     if len(shared := shared_needle_words(text, q.needle)) > EX3.max_shared:
-        problems.append(f"{qid}: your ticket copies the needle's words {shared}, more than the {EX3.max_shared} "
-                        "distinctive words of the needle a ticket may share: say it like a user would")
+        problems.append(say("{qid}: your ticket copies the needle's words {shared}, more than the {most} distinctive "
+                            "words of the needle a ticket may share: say it like a user would", qid=qid,
+                            shared=shared, most=EX3.max_shared))
     source, share = _nearest_copy(text, others)
     if share >= EX3.copy_share:
-        problems.append(f"{qid}: {share:.0%} of the distinctive words of the shorter of your ticket and {source} "
-                        f"are in the other (a copy from {EX3.copy_share:.0%} on, however much is added or left out): "
-                        "write a ticket of your own")
+        problems.append(say("{qid}: {share:.0%} of the distinctive words of the shorter of your ticket and {source} "
+                            "are in the other (a copy from {copy_share:.0%} on, however much is added or left out): "
+                            "write a ticket of your own", qid=qid, share=share, source=source,
+                            copy_share=EX3.copy_share))
     return problems
 
 
@@ -65,11 +69,13 @@ def _asks_for_needle(course: Course, retriever: Retriever, questions: Sequence[t
         nearest = int(np.argmin(distance[row]))
         if 0 < rank <= EX3.top_k or ids[nearest] == q.id:
             continue
-        where = f"at rank {rank}" if rank > 0 else "not found"
-        problems.append(f"{q.id}: your ticket does not ask for its needle: the needle's chunk is {where} (the rule: "
-                        f"in the top {EX3.top_k} of {EX3.strategy}/dense, or else the ticket nearest to its own "
-                        f"course question), and the nearest course question is {ids[nearest]}'s (cosine distance "
-                        f"{distance[row, nearest]:.3f}; {q.id}'s own is at {distance[row, ids.index(q.id)]:.3f})")
+        where = say("at rank {rank}", rank=int(rank)) if rank > 0 else _("not found")
+        problems.append(say("{qid}: your ticket does not ask for its needle: the needle's chunk is {where} (the rule: "
+                            "in the top {top_k} of {strategy}/dense, or else the ticket nearest to its own course "
+                            "question), and the nearest course question is {nearest}'s (cosine distance "
+                            "{distance:.3f}; {qid}'s own is at {own:.3f})", qid=q.id, where=where, top_k=EX3.top_k,
+                            strategy=EX3.strategy, nearest=ids[nearest], distance=distance[row, nearest],
+                            own=distance[row, ids.index(q.id)]))
     return problems
 
 
@@ -84,10 +90,10 @@ def ticket_measures(course: Course, tickets: dict[str, str]):
                             needle_hits(retriever.chunks, [q for q, _ in questions]))
     nearest = cosine_distance(retriever.embed([t for _, t in questions]),
                               retriever.embed([q.question for q in course.questions])).argmin(axis=1)
-    return pd.DataFrame({"shared with the needle": [shared_needle_words(t, q.needle) for q, t in questions],
-                         "largest copied share": [round(_nearest_copy(t, others)[1], 2) for _, t in questions],
-                         "needle's rank": ranks,
-                         "nearest course question": [course.questions[i].id for i in nearest]},
+    return pd.DataFrame({_("shared with the needle"): [shared_needle_words(t, q.needle) for q, t in questions],
+                         _("largest copied share"): [round(_nearest_copy(t, others)[1], 2) for _, t in questions],
+                         _("needle's rank"): ranks,
+                         _("nearest course question"): [course.questions[i].id for i in nearest]},
                         index=[q.id for q, _ in questions])
 
 
@@ -97,25 +103,28 @@ TICKET_HINT = ("write what the user sees go wrong, in their words, not the cours
 
 def _phrasings(course: Course) -> list[tuple[str, set[str]]]:
     """Every phrasing a ticket must not copy: the course questions and the dataset tickets."""
-    return [(f"the course question of {q.id}", content_words(q.question)) for q in course.questions] + \
-           [(f"the dataset ticket of {q.id}", content_words(q.ticket)) for q in course.questions]
+    return [(say("the course question of {qid}", qid=q.id), content_words(q.question)) for q in course.questions] + \
+           [(say("the dataset ticket of {qid}", qid=q.id), content_words(q.ticket)) for q in course.questions]
 
 
 def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Feedback:
     """Exercise 3: five tickets of your own that ask for their needles, with hit@4 measured for both phrasings."""
     if not tickets:
-        return Feedback(False, (f"fill `my_tickets` with {EX3.tickets} {{question id: your ticket text}} entries",))
+        return Feedback(False, (say("fill `my_tickets` with {tickets} {{question id: your ticket text}} entries",
+                                    tickets=EX3.tickets),))
     if not isinstance(tickets, dict):
-        return record("ex3", Feedback(False, (f"`my_tickets` is a {type(tickets).__name__}: make it a dict of "
-                                              f"{EX3.tickets} {{question id: your ticket text}} entries",)))
-    problems = [] if len(tickets) == EX3.tickets else [f"{len(tickets)} tickets; write {EX3.tickets}"]
+        return record("ex3", Feedback(False, (say("`my_tickets` is a {kind}: make it a dict of {tickets} {{question "
+                                                  "id: your ticket text}} entries", kind=type(tickets).__name__,
+                                                  tickets=EX3.tickets),)))
+    problems = [] if len(tickets) == EX3.tickets else [say("{given} tickets; write {tickets}", given=len(tickets),
+                                                           tickets=EX3.tickets)]
     vocabulary = _vocabulary(course.corpus)
     others = _phrasings(course)
     for qid, text in tickets.items():
         problems += _word_problems(course, qid, text, vocabulary, others)
     numbers: dict[str, object] = {"tickets": len(tickets)}
     if problems:
-        return record("ex3", Feedback(False, tuple(problems), numbers, hints=(TICKET_HINT,)))
+        return record("ex3", Feedback(False, tuple(problems), numbers, hints=(_(TICKET_HINT),)))
     from ragkit.evaluation import Result, compare
 
     retriever = course.retriever(EX3.strategy)
@@ -125,8 +134,8 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
     ticket_ranks = first_hit_ranks(retriever.dense([t for _, t in questions]).ranking, hits)
     if problems := _asks_for_needle(course, retriever, questions, ticket_ranks):
         return record("ex3", Feedback(False, tuple(problems), numbers, hints=(
-            "describe the problem each needle solves, as the user meets it; `ticket_measures(course, my_tickets)` "
-            "shows the needle's rank and the nearest course question for a draft",)))
+            _("describe the problem each needle solves, as the user meets it; `ticket_measures(course, my_tickets)` "
+              "shows the needle's rank and the nearest course question for a draft"),)))
     course_ranks = first_hit_ranks(retriever.dense([q.question for q in qs]).ranking, hits)
     ids = tuple(q.id for q in qs)
     c = compare(Result(EX3.strategy, "course", course_ranks, ids),
@@ -136,9 +145,10 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
     numbers.update({"course_recall4": course_recall, "ticket_recall4": ticket_recall,
                     "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p})
     return record("ex3", Feedback(True, (
-        f"every ticket asks for its needle (the needle's chunk in the top {EX3.top_k}, or its own course question "
-        f"the nearest) and copies under {EX3.copy_share:.0%} of any phrasing",
-        f"hit@4: course phrasing {course_recall:.2f}, your tickets {ticket_recall:.2f}",
-        f"course phrasing wins {c.test.wins}, your tickets win {c.test.losses} (p = {c.test.p:.2f} with "
-        f"{len(ids)} pairs: far too few to conclude anything; that is why the course measures all "
-        f"{len(course.queries)} queries)"), numbers))
+        say("every ticket asks for its needle (the needle's chunk in the top {top_k}, or its own course question the "
+            "nearest) and copies under {copy_share:.0%} of any phrasing", top_k=EX3.top_k, copy_share=EX3.copy_share),
+        say("hit@4: course phrasing {course_recall:.2f}, your tickets {ticket_recall:.2f}",
+            course_recall=course_recall, ticket_recall=ticket_recall),
+        say("course phrasing wins {wins}, your tickets win {losses} (p = {p:.2f} with {pairs} pairs: far too few to "
+            "conclude anything; that is why the course measures all {queries} queries)", wins=c.test.wins,
+            losses=c.test.losses, p=c.test.p, pairs=len(ids), queries=len(course.queries))), numbers))

@@ -16,6 +16,7 @@ from ragkit.evaluation import Result, compare, first_hit_ranks, query_hits
 from ragkit.statistics import SignTest
 from ragkit.teach.exercises.feedback import Feedback, _embedded, record
 from ragkit.teach.exercises.rules import EX4
+from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.tokens import WINDOW, count_pieces
 from ragkit.words import STOPWORDS, content_words, plain, words
@@ -42,26 +43,32 @@ def _says_nothing_of_its_section(chunks, headers: Sequence[str]):
 def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
     """Why a header says nothing about its section, only fills the window, or smuggles in words per section."""
     if (silent := _says_nothing_of_its_section(chunks, headers)) is not None:
-        return [f"the header of '{silent.doc_title} > {silent.section or '(introduction)'}' carries no word of its "
-                f"section{'' if silent.section else ' (for an introduction: of its title)'} "
-                f"({sorted(content_words(silent.section or silent.doc_title))}): a header is judged on what it "
-                "says about its section, and one that names nothing specific to it is junk the encoder must read"]
+        own = sorted(content_words(silent.section or silent.doc_title))
+        if silent.section:
+            return [say("the header of '{title} > {section}' carries no word of its section ({own}): a header is "
+                        "judged on what it says about its section, and one that names nothing specific to it is junk "
+                        "the encoder must read", title=silent.doc_title, section=silent.section, own=own)]
+        return [say("the header of '{title} > (introduction)' carries no word of its section (for an introduction: of "
+                    "its title) ({own}): a header is judged on what it says about its section, and one that names "
+                    "nothing specific to it is junk the encoder must read", title=silent.doc_title, own=own)]
     pieces = count_pieces(headers)
     if (longest := max(pieces)) > EX4.max_header_pieces:
         worst = chunks[pieces.index(longest)]
-        return [f"the header of '{worst.doc_title} > {worst.section}' is {longest} word pieces, more than "
-                f"{EX4.max_header_pieces} (a quarter of the encoder's {WINDOW}-piece window): a header that fills "
-                "the window crowds the chunk's own words out of the vector, and measures the encoder's limit, "
-                "not a design"]
+        return [say("the header of '{title} > {section}' is {longest} word pieces, more than {most} (a quarter of "
+                    "the encoder's {window}-piece window): a header that fills the window crowds the chunk's own "
+                    "words out of the vector, and measures the encoder's limit, not a design",
+                    title=worst.doc_title, section=worst.section, longest=longest, most=EX4.max_header_pieces,
+                    window=WINDOW)]
     added = _template_words(chunks, headers)
     for intro in (False, True):
         group = [(c, extra) for c, extra in zip(chunks, added) if (not c.section) == intro]
         if odd := next(((c, w) for c, w in group if w != group[0][1]), None):
-            return ["a header is a template: beyond its own title and section it must add the same words, as "
-                    f"often, to every chunk, but '{odd[0].doc_title} > {odd[0].section}' gets "
-                    f"{sorted(odd[1].elements())} where '{group[0][0].doc_title} > {group[0][0].section}' gets "
-                    f"{sorted(group[0][1].elements())}; a header that smuggles in words chosen per section (say, "
-                    "from the questions) measures the questions, not the header"]
+            return [say("a header is a template: beyond its own title and section it must add the same words, as "
+                        "often, to every chunk, but '{title} > {section}' gets {words} where '{first_title} > "
+                        "{first_section}' gets {first_words}; a header that smuggles in words chosen per section "
+                        "(say, from the questions) measures the questions, not the header", title=odd[0].doc_title,
+                        section=odd[0].section, words=sorted(odd[1].elements()), first_title=group[0][0].doc_title,
+                        first_section=group[0][0].section, first_words=sorted(group[0][1].elements()))]
     return []
 
 
@@ -93,18 +100,19 @@ def _custom_headers(course: Course, make_header: object) -> tuple[list, list, li
     """E's chunks, the student's header for each, and why those headers cannot be measured (empty: they can)."""
     chunks = chunk_corpus(course.corpus, EX4.strategy)
     if not callable(make_header):
-        return chunks, [], [f"`my_header` is a {type(make_header).__name__}: define it as a function of "
-                            "(doc_title, section) that returns text"]
+        return chunks, [], [say("`my_header` is a {kind}: define it as a function of (doc_title, section) that "
+                                "returns text", kind=type(make_header).__name__)]
     try:
         headers = [make_header(c.doc_title, c.section) for c in chunks]
     except Exception as exc:  # a student's function may fail in any way: answer it in words, never a traceback
-        return chunks, [], [f"`my_header` raised {type(exc).__name__}: {shown(str(exc))}; it is called with every "
-                            "chunk's (doc_title, section), and section is '' for an introduction"]
+        return chunks, [], [say("`my_header` raised {error}: {message}; it is called with every chunk's (doc_title, "
+                                "section), and section is '' for an introduction", error=type(exc).__name__,
+                                message=shown(str(exc)))]
     if bad := [h for h in headers if not isinstance(h, str)]:
-        return chunks, [], [f"`my_header` returned a {type(bad[0]).__name__} ({shown(repr(bad[0]))}): it must "
-                            "return text"]
+        return chunks, [], [say("`my_header` returned a {kind} ({value}): it must return text",
+                                kind=type(bad[0]).__name__, value=shown(repr(bad[0])))]
     if all(c.header == h.rstrip("\n") + "\n" for c, h in zip(chunks, headers)):
-        return chunks, headers, ["your header is the same as strategy E's: change something"]
+        return chunks, headers, [_("your header is the same as strategy E's: change something")]
     return chunks, headers, _header_problems(chunks, headers)
 
 
@@ -121,8 +129,9 @@ class HeaderRun:
 
     def __str__(self) -> str:
         head = ([] if self.test is None else
-                [f"your header vs {EX4.strategy} at {EX4.metric}, per needle: +{self.test.wins}/-{self.test.losses} "
-                 f"needles, p = {self.test.p:.3g}"])
+                [say("your header vs {strategy} at {metric}, per needle: +{wins}/-{losses} needles, p = {p:.3g}",
+                     strategy=EX4.strategy, metric=EX4.metric, wins=self.test.wins, losses=self.test.losses,
+                     p=self.test.p)])
         return "\n".join(head + [f"- {n}" for n in self.notes])
 
     def _repr_markdown_(self) -> str:
@@ -150,11 +159,12 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
     """
     stated = _stated_now(expectation, measuring=True)
     if stated is None:
-        return HeaderRun(None, notes=(f"{shown(repr(expectation))} is no expectation: set `my_expectation` to "
-                                      "'better' or 'worse' before you measure; the measurement runs only then",))
+        return HeaderRun(None, notes=(say("{expectation} is no expectation: set `my_expectation` to 'better' or "
+                                          "'worse' before you measure; the measurement runs only then",
+                                          expectation=shown(repr(expectation))),))
     notes = [] if _direction(expectation) == stated else [
-        f"you stated '{stated}' before your first measurement; {shown(repr(expectation))} now is not taken: "
-        "a direction chosen after seeing the counts always agrees with them"]
+        say("you stated '{stated}' before your first measurement; {expectation} now is not taken: a direction chosen "
+            "after seeing the counts always agrees with them", stated=stated, expectation=shown(repr(expectation)))]
     chunks, headers, problems = _custom_headers(course, make_header)
     if problems:
         return HeaderRun(stated, notes=tuple(notes + problems))
@@ -173,47 +183,55 @@ def check_header(course: Course, make_header: Callable[[str, str], str] | None, 
     """
     verdicts = "'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'"
     if make_header is None or expectation is None or conclusion is None:
-        return Feedback(False, ("define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
-                                f"'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",))
+        return Feedback(False, (say("define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
+                                    "'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",
+                                    verdicts=verdicts),))
     if not callable(make_header) or not isinstance(conclusion, str) or not isinstance(expectation, str):
-        return record("ex4", Feedback(False, (f"`my_header` is a {type(make_header).__name__}, `my_expectation` a "
-                                              f"{type(expectation).__name__} and `my_conclusion` a "
-                                              f"{type(conclusion).__name__}: define `my_header` as a function of "
-                                              "(doc_title, section) that returns text, and write the expectation "
-                                              "and the conclusion as text",)))
+        return record("ex4", Feedback(False, (say("`my_header` is a {header}, `my_expectation` a {expectation} and "
+                                                  "`my_conclusion` a {conclusion}: define `my_header` as a function "
+                                                  "of (doc_title, section) that returns text, and write the "
+                                                  "expectation and the conclusion as text",
+                                                  header=type(make_header).__name__,
+                                                  expectation=type(expectation).__name__,
+                                                  conclusion=type(conclusion).__name__),)))
     expected = _direction(expectation)
     if expected is None:
-        return record("ex4", Feedback(False, (f"your expectation {shown(repr(expectation))}: say 'better' or "
-                                              "'worse', the direction you expect before you measure",)))
+        return record("ex4", Feedback(False, (say("your expectation {expectation}: say 'better' or 'worse', the "
+                                                  "direction you expect before you measure",
+                                                  expectation=shown(repr(expectation))),)))
     before = _stated_now(expected, measuring=False) if stated is ... else _direction(stated)
     if before is None:
         return record("ex4", Feedback(False, (
-            "no expectation was stated before your first measurement (`stated_expectation` is empty: `my_expectation` "
-            "was not 'better' or 'worse' when the measuring cell ran): state it above that cell, then run that cell "
-            "again",),
+            _("no expectation was stated before your first measurement (`stated_expectation` is empty: "
+              "`my_expectation` was not 'better' or 'worse' when the measuring cell ran): state it above that cell, "
+              "then run that cell again"),),
             {"expected": expected}))
     if before != expected:
         return record("ex4", Feedback(False, (
-            f"you stated '{before}' before your first measurement and now say '{expected}': a direction chosen "
-            "after seeing the counts always agrees with them, so the check holds you to the one stated first "
-            "(a new experiment starts in a fresh kernel, with its expectation written before it runs)",),
+            say("you stated '{before}' before your first measurement and now say '{expected}': a direction chosen "
+                "after seeing the counts always agrees with them, so the check holds you to the one stated first (a "
+                "new experiment starts in a fresh kernel, with its expectation written before it runs)",
+                before=before, expected=expected),),
             {"expected": expected, "stated": before}))
     chunks, headers, problems = _custom_headers(course, make_header)
     if problems:
         return record("ex4", Feedback(False, tuple(problems)))
-    _, _, t, truncated = _header_test(course, chunks, headers)
+    *_measured, t, truncated = _header_test(course, chunks, headers)
     truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
     said = " ".join(plain(conclusion).replace(",", " , ").split()).replace(" ,", ",")
     numbers = {"metric": EX4.metric, "wins": t.wins, "losses": t.losses, "p": t.p, "expected": expected,
                "verdict": truth, "conclusion": shown(conclusion)}
-    notes = [f"you expected '{expected}'; your header vs E at {EX4.metric}, per needle: +{t.wins}/-{t.losses} "
-             f"needles, p = {t.p:.3g}", *truncated]
+    notes = [say("you expected '{expected}'; your header vs E at {metric}, per needle: +{wins}/-{losses} needles, "
+                 "p = {p:.3g}", expected=expected, metric=EX4.metric, wins=t.wins, losses=t.losses, p=t.p),
+             *truncated]
     if said != truth:
         return record("ex4", Feedback(False, tuple(notes + [
-            f"your conclusion '{shown(conclusion)}' does not follow from that test: the verdict is one of "
-            f"{verdicts}, from your expected direction, who wins more needles, and whether p < {EX4.alpha}"]),
-            numbers, hints=("'consistent' and 'contradicts' need p below the level; anything else is inconclusive, "
-                            "with the direction said",)))
+            say("your conclusion '{conclusion}' does not follow from that test: the verdict is one of {verdicts}, "
+                "from your expected direction, who wins more needles, and whether p < {alpha}",
+                conclusion=shown(conclusion), verdicts=verdicts, alpha=EX4.alpha)]),
+            numbers, hints=(_("'consistent' and 'contradicts' need p below the level; anything else is inconclusive, "
+                              "with the direction said"),)))
     return record("ex4", Feedback(True, tuple(notes + [
-        f"'{truth}' is what the paired test supports"
-        + (": a null result, stated as one, is a finding" if truth.startswith("inconclusive") else "")]), numbers))
+        say("'{truth}' is what the paired test supports: a null result, stated as one, is a finding", truth=truth)
+        if truth.startswith("inconclusive") else say("'{truth}' is what the paired test supports", truth=truth)]),
+        numbers))

@@ -15,6 +15,7 @@ from ragkit.chunking import chunk_corpus
 from ragkit.retrieval import cosine_distance
 from ragkit.teach.exercises.feedback import Feedback, _embedded, record
 from ragkit.teach.exercises.rules import EX5, RUN
+from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.tokens import TruncationWarning
 from ragkit.words import content_words, copied_share, words
@@ -85,35 +86,40 @@ def check_own_document(course: Course, document: str | None, question: str | Non
     from ragkit.corpus import load_corpus
 
     if not document or not question:
-        return Feedback(False, ("write `my_document` (Markdown with a '# Title' line and '## ' sections) "
-                                "and `my_question`",))
+        return Feedback(False, (_("write `my_document` (Markdown with a '# Title' line and '## ' sections) and "
+                                  "`my_question`"),))
     if not isinstance(document, str) or not isinstance(question, str):
-        return record("ex5", Feedback(False, (f"`my_document` is a {type(document).__name__} and `my_question` a "
-                                              f"{type(question).__name__}: make both text (str)",)))
+        return record("ex5", Feedback(False, (say("`my_document` is a {document} and `my_question` a {question}: make "
+                                                  "both text (str)", document=type(document).__name__,
+                                                  question=type(question).__name__),)))
     if len(counted := words(document)) > MAX_WORDS or len(document) > MAX_CHARACTERS:
         return record("ex5", Feedback(False, (
-            f"the document has {len(counted):,} words and {len(document):,} characters; at most {MAX_WORDS:,} words "
-            f"and {MAX_CHARACTERS:,} characters are checked: the exercise asks for a short document, one or a few "
-            "sections",), {"words": len(counted)}))
+            say("the document has {words:,} words and {characters:,} characters; at most {max_words:,} words and "
+                "{max_characters:,} characters are checked: the exercise asks for a short document, one or a few "
+                "sections", words=len(counted), characters=len(document), max_words=MAX_WORDS,
+                max_characters=MAX_CHARACTERS),), {"words": len(counted)}))
     if not re.search(r"^# \S", document, re.M) or not re.search(r"^## \S", document, re.M):
-        return record("ex5", Feedback(False, ("give the document a '# Title' line and at least one '## ' section",)))
+        return record("ex5", Feedback(False, (_("give the document a '# Title' line and at least one '## ' section"),)))
     if copied := shared_runs(question, document):
-        return record("ex5", Feedback(False, (f"your question copies {RUN} words in a row from your document "
-                                              f"('{copied[0]}'): ask it in other words, as a reader would",),
-                                      {"copied_runs": len(copied)}, hints=(PARAPHRASE_HINT,)))
+        return record("ex5", Feedback(False, (say("your question copies {run} words in a row from your document "
+                                                  "('{copied}'): ask it in other words, as a reader would", run=RUN,
+                                                  copied=copied[0]),),
+                                      {"copied_runs": len(copied)}, hints=(_(PARAPHRASE_HINT),)))
     if bag := copied_sentence(question, document):
         return record("ex5", Feedback(False, (
-            f"{bag[1]:.0%} of the distinctive words of the shorter of your question and the sentence (of "
-            f"{EX5.sentence_words} or more distinctive words) "
-            f"'{shown(' '.join(bag[0].split()), 80)}' are in the other (a copy from {EX5.copy_share:.0%} on, "
-            "whatever the word order or the words added): ask it in other words, as a reader would",),
-            {"copied_share": bag[1]}, hints=(PARAPHRASE_HINT,)))
+            say("{share:.0%} of the distinctive words of the shorter of your question and the sentence (of "
+                "{sentence_words} or more distinctive words) '{sentence}' are in the other (a copy from "
+                "{copy_share:.0%} on, whatever the word order or the words added): ask it in other words, as a reader "
+                "would", share=bag[1], sentence_words=EX5.sentence_words, sentence=shown(" ".join(bag[0].split()), 80),
+                copy_share=EX5.copy_share),),
+            {"copied_share": bag[1]}, hints=(_(PARAPHRASE_HINT),)))
     if (near := reworded_sentence(course, question, document)) and near[1] < EX5.copy_distance:
         return record("ex5", Feedback(False, (
-            f"your question lies at cosine distance {near[1]:.3f} from the sentence "
-            f"'{shown(' '.join(near[0].split()), 80)}', closer than {EX5.copy_distance}: that sentence reworded in "
-            "form (inflections, word order, filler or synonyms change its words, not the sentence); ask it in other "
-            "words, as a reader would",), {"sentence_distance": near[1]}, hints=(PARAPHRASE_HINT,)))
+            say("your question lies at cosine distance {distance:.3f} from the sentence '{sentence}', closer than "
+                "{copy_distance}: that sentence reworded in form (inflections, word order, filler or synonyms change "
+                "its words, not the sentence); ask it in other words, as a reader would", distance=near[1],
+                sentence=shown(" ".join(near[0].split()), 80), copy_distance=EX5.copy_distance),),
+            {"sentence_distance": near[1]}, hints=(_(PARAPHRASE_HINT),)))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "corpus"
         shutil.copytree(course.corpus.folder, folder)
@@ -123,28 +129,32 @@ def check_own_document(course: Course, document: str | None, question: str | Non
         retriever, truncated = _embedded(chunks)
         result = answer(question, retriever, cut=DEFAULT_CUT)
     if isinstance(result, NoAnswer):
-        return record("ex5", Feedback(False, (f"nothing is under the default cut {DEFAULT_CUT}: the gate refuses your "
-                                              "question, so nothing gets cited",), {"answered": False},
-                                      hints=("make the question and one section about the same thing",)))
+        return record("ex5", Feedback(False, (say("nothing is under the default cut {cut}: the gate refuses your "
+                                                  "question, so nothing gets cited", cut=DEFAULT_CUT),),
+                                      {"answered": False},
+                                      hints=(_("make the question and one section about the same thing"),)))
     first = result.citations[0]
     numbers = {"answered": True, "top_document": first.document_id, "distance": float(first.cosine_distance)}
-    notes = [f"top source: {first.document_id} - {first.locator_label} {first.fragment} (distance "
-             f"{first.cosine_distance:.3f}, under the default cut {DEFAULT_CUT})", *truncated]
+    notes = [say("top source: {document} - {locator} {fragment} (distance {distance:.3f}, under the default cut "
+                 "{cut})", document=first.document_id, locator=first.locator_label, fragment=first.fragment,
+                 distance=first.cosine_distance, cut=DEFAULT_CUT), *truncated]
     if first.document_id != "99-my-document":
-        return record("ex5", Feedback(False, tuple(notes + ["your document is not the first source"]), numbers,
-                                      hints=("make the question and the section about the same thing",)))
+        return record("ex5", Feedback(False, tuple(notes + [_("your document is not the first source")]), numbers,
+                                      hints=(_("make the question and the section about the same thing"),)))
     cited = [c for c in chunks if c.doc_id == first.document_id and c.content == first.quote]
     nearest, where = _off_course(course, cited or [c for c in chunks if c.doc_id == first.document_id])
     numbers["nearest_course"] = nearest
     if nearest <= EX5.off_course:
         return record("ex5", Feedback(False, tuple(notes + [
-            f"the cited section comes within cosine distance {nearest:.3f} of the course ({where}); a topic the "
-            f"course lacks stays farther than {EX5.off_course} from every course chunk (about as far as one course "
-            "chapter is from the others)"]), numbers, hints=("write about something the course does not cover",)))
-    notes.append(f"the cited section's nearest course chunk is at cosine distance {nearest:.3f} ({where}), farther "
-                 f"than {EX5.off_course}: a topic the course lacks")
+            say("the cited section comes within cosine distance {nearest:.3f} of the course ({where}); a topic the "
+                "course lacks stays farther than {off_course} from every course chunk (about as far as one course "
+                "chapter is from the others)", nearest=nearest, where=where, off_course=EX5.off_course)]), numbers,
+            hints=(_("write about something the course does not cover"),)))
+    notes.append(say("the cited section's nearest course chunk is at cosine distance {nearest:.3f} ({where}), farther "
+                     "than {off_course}: a topic the course lacks", nearest=nearest, where=where,
+                     off_course=EX5.off_course))
     if not verify(first, corpus):
         return record("ex5", Feedback(False, tuple(notes + [
-            "the locator does not slice the quote: report this, it is a bug"]), numbers))
+            _("the locator does not slice the quote: report this, it is a bug")]), numbers))
     return record("ex5", Feedback(True, tuple(notes + [
-        "the fragment slices exactly the quoted words out of your file"]), numbers))
+        _("the fragment slices exactly the quoted words out of your file")]), numbers))

@@ -77,7 +77,8 @@ def _embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TruncationWarning)
         retriever = Retriever(chunks, progress=False)
-    return retriever, tuple(f"note: {w.message}" for w in caught if issubclass(w.category, TruncationWarning))
+    return retriever, tuple(say("note: {message}", message=str(w.message)) for w in caught
+                            if issubclass(w.category, TruncationWarning))
 
 
 def _question(course: Course, qid: str | None) -> Question | None:

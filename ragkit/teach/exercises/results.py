@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 from ragkit.errors import InputError
+from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import _NOFOLLOW, _NONBLOCK, MAX_FILE, MAX_LINE, MAX_NESTING, _nesting, strict
 
 RESULTS_ENV, STUDENT_ENV, HUB_USER_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT", "JUPYTERHUB_USER"
@@ -55,14 +56,15 @@ def student(name: str) -> str:
     """
     global _student
     if not isinstance(name, str) or not name.strip():
-        raise InputError("a student needs a name: call student('your name')")
+        raise InputError(_("a student needs a name: call student('your name')"))
     named = system_student()
     if named is not None and name.strip() != named:
-        where = ("RAGKIT_STUDENT" if os.environ.get(STUDENT_ENV, "").strip()
-                 else "this hub's user name" if named == os.environ.get(HUB_USER_ENV, "").strip()
-                 else "your login")
-        raise InputError(f"this machine already names you {named!r} ({where}), and the teacher's grader uses that "
-                         f"name: leave out student({name.strip()!r}); the checks record your results as {named!r}")
+        where = (STUDENT_ENV if os.environ.get(STUDENT_ENV, "").strip()
+                 else _("this hub's user name") if named == os.environ.get(HUB_USER_ENV, "").strip()
+                 else _("your login"))
+        raise InputError(say("this machine already names you {named} ({where}), and the teacher's grader uses that "
+                             "name: leave out student({name}); the checks record your results as {named}",
+                             named=repr(named), where=where, name=repr(name.strip())))
     _student = name.strip()
     return _student
 
@@ -83,7 +85,8 @@ def results_path() -> Path:
     try:
         return Path.home() / ".ragkit" / "results.jsonl"
     except RuntimeError:
-        raise InputError(f"this account has no home folder: set {RESULTS_ENV} to a file you can write") from None
+        raise InputError(say("this account has no home folder: set {variable} to a file you can write",
+                             variable=RESULTS_ENV)) from None
 
 
 def append_result(path: Path, row: dict) -> int:
@@ -98,14 +101,14 @@ def append_result(path: Path, row: dict) -> int:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC, 0o644)
     except OSError as exc:
         if exc.errno == getattr(os, "ELOOP", None) or path.is_symlink():
-            raise InputError(f"{path} is a symbolic link: ragkit does not follow it") from None
+            raise InputError(say("{path} is a symbolic link: ragkit does not follow it", path=str(path))) from None
         raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path} is not a regular file (a FIFO, device or socket)")
+            raise InputError(say("{path} is not a regular file (a FIFO, device or socket)", path=str(path)))
         if st.st_uid != os.getuid():
-            raise InputError(f"{path} belongs to {login(st.st_uid)}, not to you")
+            raise InputError(say("{path} belongs to {owner}, not to you", path=str(path), owner=login(st.st_uid)))
         data = os.pread(fd, MAX_FILE, 0)
         attempts = sum(1 for line in data.decode("utf-8", "replace").splitlines()
                        if _is_row(line, row["student"], row["exercise"]))

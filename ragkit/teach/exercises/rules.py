@@ -9,6 +9,7 @@ import numpy as np
 
 from ragkit.chunking import SIZE
 from ragkit.data import MAX_SHARED
+from ragkit.teach.language import say
 from ragkit.threshold import CUT_RANGE
 from ragkit.tokens import WINDOW
 from ragkit.tuning import SEED
@@ -75,10 +76,11 @@ class TicketRules:
     """A ticket asks for its needle: the needle's chunk in this top k, or its own course question the nearest."""
 
     def __str__(self) -> str:
-        return (f"The rules (`EX3`): {self.tickets} tickets; at most {self.max_shared} distinctive words shared with "
-                f"the needle; at least {self.known_words} that occur in the course; a copy from {self.copy_share:.0%} "
-                f"on; the needle's chunk in the top {self.top_k} of {self.strategy}/dense, or the ticket's own course "
-                "question the nearest.")
+        return say("The rules (`EX3`): {tickets} tickets; at most {max_shared} distinctive words shared with the "
+                   "needle; at least {known_words} that occur in the course; a copy from {copy_share:.0%} on; the "
+                   "needle's chunk in the top {top_k} of {strategy}/dense, or the ticket's own course question the "
+                   "nearest.", tickets=self.tickets, max_shared=self.max_shared, known_words=self.known_words,
+                   copy_share=self.copy_share, top_k=self.top_k, strategy=self.strategy)
 
 
 @dataclass(frozen=True)
@@ -105,10 +107,12 @@ class DocumentRules:
     elsewhere in the document is fair)."""
 
     def __str__(self) -> str:
-        return (f"The rules (`EX5`): no run of {self.run} words copied; no sentence (of {self.sentence_words} or more "
-                f"distinctive words) copied from {self.copy_share:.0%} on, in any order, nor within cosine distance "
-                f"{self.copy_distance} of the question; the cited section farther "
-                f"than cosine distance {self.off_course} from every course chunk (strategy {self.strategy}).")
+        return say("The rules (`EX5`): no run of {run} words copied; no sentence (of {sentence_words} or more "
+                   "distinctive words) copied from {copy_share:.0%} on, in any order, nor within cosine distance "
+                   "{copy_distance} of the question; the cited section farther than cosine distance {off_course} from "
+                   "every course chunk (strategy {strategy}).", run=self.run, sentence_words=self.sentence_words,
+                   copy_share=self.copy_share, copy_distance=self.copy_distance, off_course=self.off_course,
+                   strategy=self.strategy)
 
 
 @dataclass(frozen=True)
