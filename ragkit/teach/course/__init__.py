@@ -24,6 +24,7 @@ from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
 from ragkit.generation import Generator
+from ragkit.phrasing import Phrasing, compare_phrasings, load_phrasings
 from ragkit.plumbing import warming
 from ragkit.plumbing.locations import data_dir
 from ragkit.plumbing.models import WINDOW
@@ -124,6 +125,13 @@ class Course:
             self._evaluations[key] = evaluate(self.corpus, self.questions, strategies, rerankers=rerankers,
                                               retriever_for=self.retriever)
         return self._evaluations[key]
+
+    def phrasings(self, strategy: str = "E", retrievers: tuple[str, ...] = ("dense", "bm25", "hybrid"),
+                  data: Path | None = None) -> list[Phrasing]:
+        """Each question asked in English and in Dutch (``questions_nl.jsonl`` of the course's data), per retriever."""
+        dutch = load_phrasings(data_dir(data) / "questions_nl.jsonl", self.questions)
+        self._wait("queries")
+        return [compare_phrasings(self.retriever(strategy), self.questions, dutch, name) for name in retrievers]
 
     def sweep(self, strategy: str = "E", retriever: str = "dense") -> Sweep:
         """The threshold sweep (gate's candidates precomputed) for one strategy and retriever."""

@@ -27,6 +27,7 @@ from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation, Result
 from ragkit.generation import Generation
+from ragkit.phrasing import Phrasing
 from ragkit.plumbing.models import HubModel
 from ragkit.statistics import counts_test
 from ragkit.teach.course import chapter
@@ -385,7 +386,15 @@ def edge_cases() -> dict[str, list]:
                Timing("chunk token vectors", 361.2, "computed"), Timing("dense scan", 0.3, "numpy")]
     question = SimpleNamespace(id="q01", question="Do the three rank alike?", needle="x b y")
     hits = [(chunk("x b y"), 0.3), (chunk("other"), 0.4), (chunk("and x b y"), 0.5)]
+    ids = tuple(f"q{n}" for n in range(12))
+    asked = {"english loses": Phrasing("E", "dense", ids, (1,) * 12, (9,) * 10 + (1, 0)),
+             "dutch wins": Phrasing("E", "dense", ids, (9,) * 12, (1,) * 12),
+             "alike": Phrasing("E", "bm25", ids, (1,) * 6 + (0,) * 6, (0,) * 6 + (1,) * 6),
+             "lexical keeps more": Phrasing("E", "bm25", ids, (1,) * 12, (1,) * 3 + (0,) * 9)}
     return {
+        "dutch_phrasing": [narrate.dutch_phrasing([asked["english loses"], asked["alike"]]),
+                           narrate.dutch_phrasing([asked["english loses"], asked["lexical keeps more"]]),
+                           narrate.dutch_phrasing([asked["dutch wins"]]), narrate.dutch_phrasing([asked["alike"]])],
         "model_here": [narrate.model_here(NO_MODEL)],
         "predict.reveal": [predict.reveal(None, predict.Count(32), 2, narrate.destroyed(lost)),
                            predict.reveal(3, predict.Count(32), 2), predict.reveal(2, predict.Count(32), 2),

@@ -217,6 +217,9 @@ from ragkit.teach.lesson.narrate.exercises import (
 from ragkit.teach.lesson.narrate.exercises import (
     window_owner as window_owner,
 )
+from ragkit.teach.lesson.narrate.phrasing import (
+    dutch_phrasing as dutch_phrasing,
+)
 from ragkit.teach.lesson.narrate.production import (
     appended_found as appended_found,
 )
@@ -400,6 +403,7 @@ __all__ = [
     "destroyed",
     "destroyed_at_size",
     "distributions",
+    "dutch_phrasing",
     "ex2_rules",
     "four_or_twenty",
     "fused_ranks",
