@@ -189,6 +189,45 @@ def glossary() -> list[tuple[list[str], list[str]]]:
     return [(terms(row[0]), terms(row[1])) for row in _table_rows(section)]
 
 
+def avoided() -> list[str]:
+    """The words the glossary's last column keeps out of Dutch prose (threshold, vectors, assistant...)."""
+    section = GUIDE.read_text(encoding="utf-8").split("## Glossary, English-Dutch", 1)[1].split("\n## ", 1)[0]
+    return [w.strip().lower() for row in _table_rows(section) if len(row) > 3 for w in row[3].split(",") if w.strip()]
+
+
+def avoided_in(text: str) -> list[str]:
+    """The glossary's avoided words that ``text`` uses in its prose (code, code spans and link targets left out)."""
+    prose = _prose(text)
+    return [w for w in avoided() if re.search(rf"\b{re.escape(w)}\b", prose)]
+
+
+def test_the_glossary_names_what_dutch_prose_avoids_and_the_rule_finds_it():
+    assert {"threshold", "thresholds", "vectors", "assistant"} <= set(avoided())
+    assert avoided_in("De drempel staat op 0,675; de vectoren zijn genormaliseerd.") == []
+    used = avoided_in("De threshold staat op `threshold=0.675` en de vectors zijn klaar.")
+    assert sorted(used) == ["threshold", "vectors"]
+    assert avoided_in("Zet `cut` (de `threshold`) lager.") == []
+
+
+def dutch_texts() -> dict[str, str]:
+    """Every Dutch text a student or teacher reads that is written by hand: each notebook's markdown cells, every
+    Dutch template of the teaching layer, and the Dutch guides (without the glossary, which names the avoided words)."""
+    from ragkit.teach import language
+
+    texts = {f"{name} cell {c.id}": c.source for name in edition.COURSE for c in dutch(name).cells
+             if c.cell_type == "markdown"}
+    texts |= {f"template {m.en[:50]!r}": m.translated for m in language.catalogue("nl").values()}
+    for path in sorted((ROOT / "docs" / "nl").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        texts[str(path.relative_to(ROOT))] = re.split(r"^## (?:Glossary|Woordenlijst)", text, flags=re.M)[0]
+    return texts
+
+
+def test_no_dutch_text_uses_a_word_the_glossary_avoids():
+    found = {where: words for where, text in dutch_texts().items() if (words := avoided_in(text))}
+    assert not found, f"Dutch texts with words the glossary keeps out of Dutch prose: {found}"
+
+
 def _prose(markdown: str) -> str:
     return re.sub(r"```.*?```|`[^`]*`|\]\([^)]*\)", " ", markdown, flags=re.S).lower()
 
@@ -411,6 +450,8 @@ def test_every_narrated_sentence_of_the_dutch_notebook_is_dutch(name, executed, 
             share = dutch_share(without_quotes(text, quotable)) if text else None
             if share is not None and share < SHARE:
                 english_prose.append(f"cell {cell.id}: {share:.0%} Dutch function words: {text[:300]}")
+            if text and (words := avoided_in(without_quotes(text, quotable))):
+                english_prose.append(f"cell {cell.id}: words the glossary keeps out of Dutch prose: {words}")
     assert not english_prose, "\n".join(english_prose)
 
 
