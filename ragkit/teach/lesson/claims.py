@@ -11,6 +11,7 @@ from ragkit.report import Report, Wanted
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
+from ragkit.teach.lesson import formats
 from ragkit.threshold import SweepRow
 
 
@@ -103,12 +104,12 @@ def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
     for r in rows:
         n = r.in_domain + r.out_of_domain
         right, wrong = r.answered_with_needle, r.answered_without_needle + r.bluffs
-        # a table keeps the decimal point in every language, as pandas writes the columns beside it
-        out.append({_("cut"): _("none") if r.cut is None else f"{r.cut:.3f}", _("answered right"): right,
+        # the cut is written as the kernel's language writes it, as the table's style writes the columns beside it
+        out.append({_("cut"): _("none") if r.cut is None else number(r.cut, ".3f"), _("answered right"): right,
                     _("answered wrong"): wrong, _("abstained"): n - right - wrong,
                     _("binary accuracy"): right / n,
                     say("score, wrong = -{penalty:g}", penalty=penalty): (right - penalty * wrong) / n})
-    return pd.DataFrame(out)
+    return formats.Frame(out)
 
 
 def guessing_sentence(table: pd.DataFrame) -> str:
@@ -118,12 +119,9 @@ def guessing_sentence(table: pd.DataFrame) -> str:
     best_penalised = table.loc[table[penalised].idxmax()]
     always = table.iloc[0]
 
-    def spoken(shown: str) -> str:
-        return shown if shown == _("none") else number(float(shown), ".3f")
-
     text = say("Under binary accuracy, answering everything (cut {always}) scores **{score:.3f}**; "
-               "the best cut by that rule is **{best}** ({best_score:.3f}). ", always=spoken(always[cut]),
-               score=always[binary], best=spoken(best_binary[cut]), best_score=best_binary[binary])
+               "the best cut by that rule is **{best}** ({best_score:.3f}). ", always=always[cut],
+               score=always[binary], best=best_binary[cut], best_score=best_binary[binary])
     text += (_("Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system "
                "that always answers: the chapter's 2025 argument, on our own numbers. ")
              if best_binary[cut] == always[cut] else
@@ -131,7 +129,7 @@ def guessing_sentence(table: pd.DataFrame) -> str:
                "show. "))
     text += (say("Take {penalty} point off per wrong answer and the best cut is **{best}** "
                  "({best_score:.3f} against {always_score:.3f} for answering everything): ",
-                 penalty=penalised.split("= -")[1], best=spoken(best_penalised[cut]),
+                 penalty=penalised.split("= -")[1], best=best_penalised[cut],
                  best_score=best_penalised[penalised],
                  always_score=always[penalised])
              + (_("once a bluff costs something, abstaining pays.") if best_penalised[cut] != always[cut] else

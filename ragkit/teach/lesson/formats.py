@@ -91,6 +91,30 @@ def _bare(index: pd.Index) -> bool:
     return index.nlevels == 1 and pd.api.types.is_integer_dtype(index.dtype)
 
 
+class _Styler(Styler):
+    """A Styler that writes decimals the way the kernel's language does, whatever format a notebook's code gives it
+    (``frame.style.format("{:.3f}")`` writes 0,425 in a Dutch kernel): a separator passed explicitly wins."""
+
+    def format(self, formatter=None, subset=None, na_rep=None, precision=None, decimal=None,  # type: ignore[override]
+               thousands=None, escape=None, hyperlinks=None):
+        if decimal is None:
+            decimal = "," if language.current() == "nl" else "."
+        return super().format(formatter, subset, na_rep, precision, decimal, thousands, escape, hyperlinks)
+
+
+class Frame(pd.DataFrame):
+    """A DataFrame for code like any other, whose ``style`` (what a notebook formats and shows) writes the kernel's
+    decimal separator; what is computed from it is a plain DataFrame again."""
+
+    @property
+    def _constructor(self):  # type: ignore[override]
+        return pd.DataFrame
+
+    @property
+    def style(self) -> Styler:  # type: ignore[override]
+        return _Styler(self, decimal="," if language.current() == "nl" else None)
+
+
 def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
     """``frame`` for people: headings in words, ``index`` (a column, or the frame's named index) as the row labels
     or no index at all, and every number column with one number of decimals (``decimals`` by column, else three

@@ -21,6 +21,7 @@ from ragkit.errors import InputError
 from ragkit.evaluation import METRICS, Evaluation, with_holm
 from ragkit.plumbing.nbformat_import import import_nbformat_quickly
 from ragkit.statistics import wilson
+from ragkit.teach import language
 from ragkit.teach.exercises import EX2
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
@@ -99,6 +100,8 @@ def described(fig: go.Figure, text: str) -> Described:
     out = fig if isinstance(fig, Described) else Described(fig)
     meta = out.layout.meta if isinstance(out.layout.meta, dict) else {}
     out.layout.meta = {**meta, DESCRIPTION: text}
+    if language.current() == "nl":  # ticks, hover and percentages with a decimal comma, as the prose writes them
+        out.layout.separators = ",."
     return out
 
 
@@ -110,7 +113,7 @@ def describe(fig: go.BaseFigure | dict) -> str:
         return str(meta[DESCRIPTION])
     title = layout.get("title", {})
     title = title.get("text", "") if isinstance(title, dict) else str(title or "")
-    return f"A figure titled “{title}”." if title else "A figure without a title or description."
+    return say("A figure titled “{title}”.", title=title) if title else _("A figure without a title or description.")
 
 
 def _share(k: int, n: int) -> str:
@@ -429,6 +432,11 @@ HALVES = {"tune": (PALETTE["blue"], "solid", "circle"), "judge": (PALETTE["orang
 """Colour, dash and marker of exercise 2's two halves."""
 
 
+def half_name(half: str) -> str:
+    """One of exercise 2's halves as a legend and a sentence name it, in the notebook's language."""
+    return {"tune": _("tune"), "judge": _("judge")}.get(half, half)
+
+
 def cost_halves(both: pd.DataFrame, cut: float | None = None) -> Described:
     """Exercise 2's total cost against the cut on the half it was chosen on and the half that judged it, each half's
     cheapest cut within the refusal ceiling starred, and ``cut`` (the student's) as a dashed line."""
@@ -438,17 +446,19 @@ def cost_halves(both: pd.DataFrame, cut: float | None = None) -> Described:
         part = both[both["half"] == half]
         if part.empty:
             continue
-        fig.add_trace(go.Scatter(x=part["cut"], y=part["cost"], name=half, mode="lines+markers",
+        fig.add_trace(go.Scatter(x=part["cut"], y=part["cost"], name=half_name(half), mode="lines+markers",
                                  line=dict(color=colour, dash=dash), marker=dict(symbol=symbol, size=5)))
         best = _cheapest_within(part)
         if best is None:
-            words.append(say("{half} ({colour}): no cut within the refusal ceiling", half=half,
+            words.append(say("{half} ({colour}): no cut within the refusal ceiling", half=half_name(half),
                              colour=colour_word(colour)))
             continue
-        fig.add_trace(go.Scatter(x=[best["cut"]], y=[best["cost"]], mode="markers", showlegend=False, name=half,
-                                 hoverinfo="skip", marker=dict(symbol="star", size=15, color=colour)))
+        fig.add_trace(go.Scatter(x=[best["cut"]], y=[best["cost"]], mode="markers", showlegend=False,
+                                 name=half_name(half), hoverinfo="skip",
+                                 marker=dict(symbol="star", size=15, color=colour)))
         words.append(say("{half} ({colour}) cheapest within the refusal ceiling at {cut:.3f} (cost {cost:g})",
-                         half=half, colour=colour_word(colour), cut=float(best["cut"]), cost=float(best["cost"])))
+                         half=half_name(half), colour=colour_word(colour), cut=float(best["cut"]),
+                         cost=float(best["cost"])))
     fig.update_layout(template="plotly_white", yaxis_title=_("cost"), legend=dict(title=_("half")),
                       title=_("Total cost on the half chosen on (tune) and the half judged on (judge)"))
     if cut is not None:

@@ -12,6 +12,7 @@ from ragkit.abstention import ScoreSweep
 from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
 from ragkit.faithfulness import Measurement, PromptRate
 from ragkit.report import report
+from ragkit.teach import language
 from ragkit.teach.language import _
 from ragkit.teach.lesson import formats
 from ragkit.threshold import Sweep
@@ -54,12 +55,47 @@ def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, i
     Only a table that is shown: code reading a column keeps the frame (its ``data`` holds the headings shown).
     """
     names = _headings()
-    shown = frame.rename(columns=lambda c: names.get(c, c))
+    shown = _words_shown(frame)
+    shown = shown.rename(columns=lambda c: names.get(c, c))
     shown = shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
     if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows
         shown = shown.rename(index=lambda v: names.get(v, v) if isinstance(v, str) else v)
     return formats.table(shown, {names.get(c, c): d for c, d in (decimals or {}).items()},
                          None if index is None else names.get(index, index))
+
+
+WORD_COLUMNS = ("kind", "topic")
+"""Columns whose values are words of the ground truth (an out-of-domain query's kind and topic): a table for people
+shows them in the notebook's language; the frame a notebook's code reads keeps the ground truth's English."""
+
+
+def ground_truth_words() -> dict[str, str]:
+    """The kinds and topics of the out-of-domain queries (data/out_of_domain.jsonl) in the notebook's language."""
+    return {"adjacent": _("adjacent"), "absurd": _("absurd"), "football": _("football"), "geography": _("geography"),
+            "paella": _("paella"), "passports": _("passports"), "refund policies": _("refund policies"),
+            "sport": _("sport"), "agent loops": _("agent loops"), "image generation": _("image generation"),
+            "json schemas": _("json schemas"), "prompt caching": _("prompt caching"),
+            "prompt injection": _("prompt injection"), "rate limits": _("rate limits"), "streaming": _("streaming"),
+            "vector databases": _("vector databases")}
+
+
+def _words_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the words of its WORD_COLUMNS (columns or index levels) in the notebook's language."""
+    words = ground_truth_words()
+
+    def shown(value: object) -> object:
+        return words.get(value, language.word(value)) if isinstance(value, str) else value
+
+    columns = [c for c in frame.columns if c in WORD_COLUMNS]
+    out = frame.assign(**{c: frame[c].map(shown) for c in columns}) if columns else frame
+    levels = [i for i, n in enumerate(out.index.names) if n in WORD_COLUMNS]
+    if levels:
+        out = out.copy()
+        if out.index.nlevels == 1:
+            out.index = out.index.map(shown)
+        else:
+            out.index = out.index.set_levels([out.index.levels[i].map(shown) for i in levels], level=levels)
+    return out
 
 
 def no_cut() -> str:

@@ -23,6 +23,7 @@ from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
 from ragkit.plumbing import locations
+from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
 from ragkit.teach.lesson.tables import first_words
@@ -56,6 +57,23 @@ def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
                          description=_("cut"), continuous_update=True, layout=w.Layout(width=SLIDER_WIDTH))
 
 
+def with_readout(slider: w.FloatSlider) -> w.Widget:
+    """A cut slider with its value written as the kernel's language writes numbers: the slider's own readout in
+    English (0.675), in Dutch a label beside it (0,675), since the browser's readout knows only the decimal point."""
+    if language.current() != "nl":
+        return slider
+    slider.readout = False
+    readout = w.HTML(layout=w.Layout(margin="0 0 0 .5em"))
+
+    def write(value: float) -> None:
+        with language.speaking("nl"):  # the slider's language, whatever the kernel speaks when it moves
+            readout.value = f"<span class='ragkit-cut-readout'>{language.number(value, '.3f')}</span>"
+
+    slider.observe(lambda change: write(change["new"]), names="value")
+    write(slider.value)
+    return w.HBox([slider, readout])
+
+
 def cut_direction() -> w.HTML:
     """What left and right mean, written under a cut slider's two ends."""
     return w.HTML(f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
@@ -69,6 +87,7 @@ class ThresholdExplorer:
     def __init__(self, sweep: Sweep, cut: float = DEFAULT_CUT):
         self.sweep = sweep
         self.slider = cut_slider(cut)
+        self.control = with_readout(self.slider)
         self.direction = cut_direction()
         self.bluffs = w.HTML(layout=w.Layout(margin="0 1em"))
         self.refused = w.HTML(layout=w.Layout(margin="0 1em"))
@@ -106,7 +125,7 @@ class ThresholdExplorer:
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([self.slider, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.chart,
+        return w.VBox([self.control, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.chart,
                        w.HTML(_("<b>Bluffing queries and the nearest chunk they would get:</b>")), self.bluff_list])
 
 

@@ -1,0 +1,118 @@
+"""What the shared teaching layer draws and tabulates, in a Dutch kernel: headings, the ground truth's words, figure
+titles, legends and text alternatives, the explorer's readout, and the decimal comma in tables and on axes; the numbers
+are the English ones, and the English stays exactly as it was."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ragkit.data import load_out_of_domain
+from ragkit.teach import language
+from ragkit.teach.lesson import claims, formats, plots, tables
+from ragkit.threshold import SweepRow
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True)
+def english_again():
+    yield
+    language.use("en")
+
+
+def test_the_kinds_and_topics_of_an_out_of_domain_table_are_dutch_for_people_and_stay_english_in_the_frame():
+    ood = pd.DataFrame([vars(o) for o in load_out_of_domain(ROOT / "data" / "out_of_domain.jsonl")])
+    counted = ood.groupby(["kind", "topic"]).size().rename("queries").reset_index()
+    with language.speaking("en"):
+        english = tables.for_people(counted).data
+    with language.speaking("nl"):
+        dutch = tables.for_people(counted).data
+        indexed = tables.for_people(counted.set_index(["kind", "topic"])).data
+    assert english.equals(counted)  # English exactly as before
+    assert list(dutch.columns) == ["soort", "onderwerp", "queries"] and list(dutch["queries"]) == list(counted.queries)
+    assert set(dutch["soort"]) == {"aangrenzend", "absurd"}
+    assert {"voetbal", "aardrijkskunde", "paspoorten", "beeldgeneratie", "vectordatabases"} <= set(dutch["onderwerp"])
+    assert list(indexed.index.get_level_values("onderwerp")) == list(dutch["onderwerp"])
+    assert list(counted["topic"]) == list(english["topic"])  # the frame a notebook's code reads is untouched
+    # every topic of the ground truth has its Dutch (a new topic must be added to tables.ground_truth_words)
+    words = tables.ground_truth_words()
+    assert set(ood.topic) | set(ood.kind) <= set(words), set(ood.topic) - set(words)
+    catalogue = language.catalogue("nl")
+    assert all(w in catalogue for w in words), [w for w in words if w not in catalogue]
+
+
+def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_separator():
+    frame = formats.Frame({"cut": ["0.675"], "binary accuracy": [0.4255319]})
+    with language.speaking("en"):
+        english = frame.style.format({"binary accuracy": "{:.3f}"}).hide(axis="index").to_html()
+    with language.speaking("nl"):
+        dutch = frame.style.format({"binary accuracy": "{:.3f}"}).hide(axis="index").to_html()
+        plain = frame.style.to_html()
+    assert ">0.426<" in english and ">0,426<" in dutch and ">0,425532<" in plain
+    assert type(frame[frame["binary accuracy"] > 0]) is pd.DataFrame  # what code computes from it is plain
+
+
+def test_the_guessing_table_writes_its_cuts_and_scores_with_a_decimal_comma_in_dutch():
+    rows = [SweepRow(cut=c, bluffs=b, out_of_domain=30, refused=r, answered_with_needle=40 - r,
+                     answered_without_needle=24 - r // 2, in_domain=64) for c, b, r in ((None, 30, 0), (0.675, 18, 0),
+                                                                                         (0.525, 3, 20))]
+
+    def shown():
+        scores = claims.guessing(rows)
+        page = scores.style.format({c: "{:.3f}" for c in scores.columns[-2:]}).hide(axis="index").to_html()
+        return scores, page, claims.guessing_sentence(scores)
+
+    with language.speaking("en"):
+        english, english_page, english_sentence = shown()
+    with language.speaking("nl"):
+        dutch, dutch_page, dutch_sentence = shown()
+    assert list(english["cut"]) == ["none", "0.675", "0.525"] and list(dutch["cut"]) == ["geen", "0,675", "0,525"]
+    assert (english.iloc[:, 1:].to_numpy() == dutch.iloc[:, 1:].to_numpy()).all()  # the same numbers
+    low = f"{english.iloc[0, -1]:.3f}"
+    assert low in english_page and low.replace(".", ",") in dutch_page and low not in dutch_page
+    assert "0.675" in english_sentence or "0.525" in english_sentence or "none" in english_sentence
+    assert "0.6" not in dutch_sentence and "0.5" not in dutch_sentence
+
+
+def test_a_dutch_figure_writes_decimal_commas_on_its_axes_and_an_english_one_as_before():
+    import plotly.graph_objects as go
+
+    with language.speaking("en"):
+        english = plots.described(go.Figure(), "a text")
+    with language.speaking("nl"):
+        dutch = plots.described(go.Figure(), "een tekst")
+        untitled = plots.describe(go.Figure(layout=dict(title="Titel")))
+    assert english.layout.separators is None and dutch.layout.separators == ",."
+    assert untitled == "Een figuur met de titel “Titel”."
+
+
+def test_exercise_twos_halves_are_named_in_dutch_in_the_legend_and_the_text_alternative():
+    both = pd.DataFrame({"half": ["tune"] * 3 + ["judge"] * 3, "cut": [0.5, 0.55, 0.6] * 2,
+                         "cost": [40.0, 35.0, 38.0, 30.0, 28.0, 31.0], "within ceiling": [False, True, True] * 2})
+    with language.speaking("en"):
+        english = plots.cost_halves(both, 0.55)
+    with language.speaking("nl"):
+        dutch = plots.cost_halves(both, 0.55)
+    assert [t.name for t in english.data] == ["tune", "tune", "judge", "judge"]
+    assert [t.name for t in dutch.data] == ["tune-helft", "tune-helft", "judge-helft", "judge-helft"]
+    assert dutch.layout.legend.title.text == "helft" and "tune-helft (blauw)" in dutch.description
+    assert "0,550" in dutch.description and "0.550" in english.description and "tune (blue)" in english.description
+
+
+@pytest.mark.slow
+def test_the_explorers_readout_writes_the_cut_with_a_decimal_comma_in_dutch():
+    import ragkit.teach.course
+    from ragkit.teach.lesson import widgets
+
+    sweep = ragkit.teach.course.load(progress=False).sweep("E", "dense")
+    with language.speaking("en"):
+        english = widgets.ThresholdExplorer(sweep, 0.675)
+        assert english.widget().children[0] is english.slider and english.slider.readout
+    with language.speaking("nl"):
+        dutch = widgets.ThresholdExplorer(sweep, 0.675)
+        control = dutch.widget().children[0]
+    assert not dutch.slider.readout and control.children[0] is dutch.slider
+    assert "0,675" in control.children[1].value
+    dutch.slider.value = 0.6
+    assert "0,600" in control.children[1].value and "0.6" not in control.children[1].value
