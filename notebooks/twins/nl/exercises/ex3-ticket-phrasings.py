@@ -15,12 +15,12 @@
 # ---
 
 # %% [markdown]
-# # Exercise 3. Ask like a user: rewrite five questions as support tickets
-# What you will see: how dense retrieval copes when a question is phrased the way a user would type it.
-# What you will do: write five tickets of your own and measure them against the course phrasing, paired.
+# # Oefening 3. Vraag het zoals een gebruiker: herschrijf vijf vragen als supporttickets
+# Wat je hier ziet: hoe dense retrieval het doet als een vraag geformuleerd is zoals een gebruiker hem zou typen.
+# Wat je doet: vijf eigen tickets schrijven en ze gepaard meten tegen de formulering van de cursus.
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -45,24 +45,24 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# ## The task, and why it matters
+# ## De opdracht, en waarom die ertoe doet
 #
-# Every needle in the ground truth is asked twice: once in the course's own English, and once as a support ticket
-# (see 02-dense-retrieval, where both phrasings are compared). Course questions borrow the corpus's vocabulary;
-# users describe symptoms ("my loss blew up", "the GPU ran out of memory") and rarely name the concept. An
-# evaluation with only tidy questions flatters the retriever.
+# Elke needle in de ground truth wordt twee keer gevraagd: één keer in het eigen Engels van de cursus, en één keer als
+# supportticket (zie 02-dense-retrieval, waar beide formuleringen worden vergeleken). Cursusvragen lenen de woordenschat
+# van het corpus; gebruikers beschrijven symptomen ("my loss blew up", "the GPU ran out of memory") en noemen zelden het
+# begrip. Een evaluatie met alleen nette vragen vleit de retriever.
 #
-# Pick five questions. For each, write a ticket a real user might send: their words, their symptom, their
-# frustration. The word rules are measured on distinctive words (short function words such as "the" or "how" do
-# not count), compared as the encoder reads them: accents, zero-width characters and case are removed first, so a
-# word dressed up is still the same word. Share at most `EX3.max_shared` with the needle; use at least
-# `EX3.known_words` that occur somewhere in the course (a user writes real words, not "zzz qqq"); and
-# write your own, not a copy: when `EX3.copy_share` or more of the distinctive words of the shorter of your
-# ticket and any course question or dataset ticket are in the other, it is a copy, however many words were added
-# to it or left out of it. And a ticket must ask for its needle: either the needle's chunk is among the first
-# `EX3.top_k` that dense retrieval on strategy E returns for it, or of all the course questions, the one
-# nearest to your ticket (cosine distance) is its own. The check then runs dense retrieval on strategy E with both
-# phrasings for your five needles and compares hit@4, pair by pair.
+# Kies vijf vragen. Schrijf bij elke vraag een ticket dat een echte gebruiker zou kunnen sturen, in het Engels van het
+# corpus: de woorden, het symptoom en de frustratie van de gebruiker. De woordregels worden gemeten op kenmerkende woorden
+# (korte functiewoorden zoals "the" of "how" tellen niet), vergeleken zoals de encoder ze leest: accenten, tekens zonder
+# breedte en hoofdletters gaan er eerst af, dus een opgesmukt woord blijft hetzelfde woord. Deel hooguit
+# `EX3.max_shared` met de needle; gebruik minstens `EX3.known_words` die ergens in de cursus voorkomen (een gebruiker
+# schrijft echte woorden, geen "zzz qqq"); en schrijf je eigen tekst, geen kopie: staat `EX3.copy_share` of meer van de
+# kenmerkende woorden van de kortste van je ticket en een cursusvraag of dataset-ticket in de andere, dan is het een
+# kopie, hoeveel woorden er ook zijn toegevoegd of weggelaten. En een ticket moet om zijn needle vragen: ofwel de chunk
+# van de needle staat bij de eerste `EX3.top_k` die dense retrieval op strategie E ervoor teruggeeft, ofwel van alle
+# cursusvragen ligt zijn eigen vraag het dichtst bij je ticket (cosine-afstand). De check draait daarna dense retrieval
+# op strategie E met beide formuleringen voor je vijf needles en vergelijkt hit@4, paar voor paar.
 
 # %%
 import numpy as np
@@ -80,9 +80,9 @@ ev = course.evaluation("E")
 display(Markdown(str(EX3)))
 
 # %% [markdown]
-# ## Tools to investigate
+# ## Hulpmiddelen voor je onderzoek
 #
-# First, the existing tickets against the course questions, all of them, at hit@4 with 95% Wilson intervals.
+# Eerst de bestaande tickets tegen de cursusvragen, allemaal, bij hit@4 met 95%-Wilson-intervallen.
 
 # %%
 phrasing = np.array([q.phrasing for q in course.queries])
@@ -93,8 +93,8 @@ for name in ("question", "ticket"):
     display(Markdown(f"E/dense, {name} phrasing: hit@4 **{k / n:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n})"))
 
 # %% [markdown]
-# Because both phrasings ask for the same needle, compare them pair by pair with the sign test: only the questions
-# where one phrasing finds the needle and the other does not count.
+# Omdat beide formuleringen om dezelfde needle vragen, vergelijk je ze paar voor paar met de sign test: alleen de vragen
+# waarbij de ene formulering de needle vindt en de andere niet, tellen mee.
 
 # %%
 t = sign_test(hit[phrasing == "question"], hit[phrasing == "ticket"])
@@ -102,8 +102,8 @@ display(Markdown(f"Course phrasing wins **{t.wins}**, ticket wins **{t.losses}**
                  f"**{'significant' if t.p < 0.05 else 'not significant'}** at the 5% level."))
 
 # %% [markdown]
-# Rank of the first chunk carrying the needle, per question and phrasing (0 means it was never found). Use it to
-# choose your five: where is the gap between the two phrasings large, and where is there none?
+# De rang van de eerste chunk met de needle, per vraag en formulering (0 betekent dat hij nooit is gevonden). Gebruik die
+# om je vijf te kiezen: waar is het verschil tussen de twee formuleringen groot, en waar is er geen?
 
 # %%
 ranks = ev["E/dense"].ranks
@@ -111,21 +111,21 @@ pd.DataFrame({"question": [q.question for q in course.questions], "rank as quest
               "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions])
 
 # %% [markdown]
-# The word rules, on an existing ticket: the distinctive words it shares with its needle, and how much of its
-# words are those of its own course question (`copied_share`). Swap in any question (and later your own text) to
-# test a draft before you hand it in: these are the functions the check uses.
+# De woordregels, op een bestaand ticket: de kenmerkende woorden die het deelt met zijn needle, en welk deel van zijn
+# woorden uit zijn eigen cursusvraag komt (`copied_share`). Zet er een andere vraag in (en later je eigen tekst) om een
+# concept te testen voordat je het inlevert: dit zijn de functies die de check gebruikt.
 
 # %% jupyter={"source_hidden": true}
 narrate.ticket_words(course.questions[0])
 
 # %% [markdown]
-# ## ✏️ Your answer
+# ## ✏️ Jouw antwoord
 #
-# Fill the dictionary with five entries, `"question id": "your ticket text"`. Write your own tickets: the ones
-# already in the data do not count as yours.
+# Vul de dictionary met vijf items, `"question id": "your ticket text"`. Schrijf je eigen tickets, in het Engels: de
+# tickets die al in de data staan, tellen niet als de jouwe.
 
 # %%
-my_tickets = {}  # your answer
+my_tickets = {}  # jouw antwoord
 
 # %% [markdown]
 # ## Check
@@ -134,17 +134,17 @@ my_tickets = {}  # your answer
 check_ticket_phrasings(course, my_tickets)
 
 # %% [markdown]
-# ## Try this
+# ## Probeer dit
 #
-# 1. Which of your tickets did worse than the course question? Read the chunks it did retrieve
-#    (`course.retriever("E").dense([text]).top(0, 4)` gives their indices): what did the model latch on to?
-# 2. Run BM25 on your tickets (`course.retriever("E").bm25(...)`). Does a lexical retriever suffer more or less
-#    from the missing vocabulary, and why?
-# 3. The check reports a p-value for five pairs. What is the smallest p five pairs could ever give? Work it out
-#    with `sign_test`.
+# 1. Welke van je tickets deden het slechter dan de cursusvraag? Lees de chunks die wel werden opgehaald
+#    (`course.retriever("E").dense([text]).top(0, 4)` geeft hun indices): waar haakte het model zich aan vast?
+# 2. Draai BM25 op je tickets (`course.retriever("E").bm25(...)`). Heeft een lexicale retriever meer of minder last
+#    van de ontbrekende woordenschat, en waarom?
+# 3. De check rapporteert een p-waarde voor vijf paren. Wat is de kleinste p die vijf paren ooit kunnen geven? Reken het
+#    uit met `sign_test`.
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
@@ -152,4 +152,4 @@ check_ticket_phrasings(course, my_tickets)
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Robertson & Zaragoza (2009), The probabilistic relevance framework: BM25 and beyond, Foundations and Trends in Information Retrieval [robertson2009]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -15,12 +15,12 @@
 # ---
 
 # %% [markdown]
-# # Exercise 4. Design a chunk header, and let the test judge it
-# What you will see: what strategy E's header adds to every chunk, what it buys and what it costs.
-# What you will do: design a header, say which way you expect it to go, measure it, and state the test's verdict.
+# # Oefening 4. Ontwerp een header voor chunks, en laat de test oordelen
+# Wat je hier ziet: wat de header van strategie E aan elke chunk toevoegt, wat die oplevert en wat die kost.
+# Wat je doet: een header ontwerpen, zeggen welke kant hij volgens jou opgaat, hem meten, en het oordeel van de test geven.
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -45,28 +45,28 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# ## The task, and why it matters
+# ## De opdracht, en waarom die ertoe doet
 #
-# Strategy E puts `[document title > section]` in front of every chunk before embedding it (see 01-chunking). A
-# paragraph rarely says what it is about ("this", "the method", "it"); the header tells the embedding model. But a
-# header is a design choice, and there are many others: the section alone, a full sentence, the title alone.
+# Strategie E zet `[document title > section]` voor elke chunk voordat die wordt ge-embed (zie 01-chunking). Een alinea
+# zegt zelden waar ze over gaat ("this", "the method", "it"); de header vertelt het aan het embeddingmodel. Maar een
+# header is een ontwerpkeuze, en er zijn veel andere: alleen de sectie, een volledige zin, alleen de titel.
 #
-# Does E's header measurably beat no header at all on this corpus? The first tool below tests it. Your task is
-# to design a header of your own, say in advance which way you expect it to move retrieval against E (`"better"`
-# or `"worse"`), measure it, and state what the measurement supports. The judging is fixed in advance (`EX4`): a
-# paired sign test at needle level against E (per needle, how many of its two phrasings are found in the top 20,
-# `EX4.metric`), at the 5% level. Your conclusion is the verdict in the words of `ragkit.statistics.verdict`:
-# `"consistent"` (your direction, p < 0.05), `"contradicts"` (the other direction, p < 0.05), or
-# `"inconclusive, same direction"` / `"inconclusive, opposite direction"` (p of 0.05 or more). A null result passes
-# when you call it one: the check judges whether your conclusion follows from the test, not whether p < 0.05.
+# Is de header van E op dit corpus meetbaar beter dan helemaal geen header? Het eerste hulpmiddel hieronder test dat. Jouw
+# opdracht: ontwerp een eigen header, zeg vooraf welke kant hij retrieval volgens jou opschuift ten opzichte van E
+# (`"better"` of `"worse"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
+# (`EX4`): een gepaarde sign test op needleniveau tegen E (per needle: hoeveel van zijn twee formuleringen in de top 20
+# gevonden worden, `EX4.metric`), op het 5%-niveau. Je conclusie is het oordeel in de woorden van
+# `ragkit.statistics.verdict`: `"consistent"` (jouw richting, p < 0,05), `"contradicts"` (de andere richting,
+# p < 0,05), of `"inconclusive, same direction"` / `"inconclusive, opposite direction"` (p van 0,05 of meer). Een
+# nulresultaat slaagt als je het zo noemt: de check beoordeelt of je conclusie volgt uit de test, niet of p < 0,05.
 #
-# Three rules keep the experiment about headers. A header is judged on what it says about its section: it must
-# carry a distinctive word of its own section (of the title, for an introduction), so a constant or junk header is
-# refused. It may take at most `EX4.max_header_pieces` word pieces (a quarter of the encoder's window): a header
-# that fills the window crowds the chunk's own words out of the vector, which measures the encoder's limit, not a
-# design. And a header is a template: beyond its own document title and section it must add the same words, as
-# often, to every chunk (introductions may differ), so it cannot smuggle in words chosen per section, such as the
-# questions. It is built from `(doc_title, section)` only.
+# Drie regels houden het experiment bij de header. Een header wordt beoordeeld op wat hij over zijn sectie zegt: hij moet
+# een kenmerkend woord van zijn eigen sectie bevatten (van de titel, bij een inleiding), dus een constante header of een
+# onzinheader wordt geweigerd. Hij mag hooguit `EX4.max_header_pieces` woorddelen beslaan (een kwart van het venster van
+# de encoder): een header die het venster vult, drukt de eigen woorden van de chunk uit de vector, en dat meet de grens
+# van de encoder, geen ontwerp. En een header is een sjabloon: naast zijn eigen documenttitel en sectie moet hij
+# dezelfde woorden, even vaak, aan elke chunk toevoegen (inleidingen mogen verschillen), zodat hij geen woorden kan
+# binnensmokkelen die per sectie gekozen zijn, zoals de vragen. Hij wordt alleen gebouwd uit `(doc_title, section)`.
 
 # %%
 import numpy as np
@@ -83,25 +83,25 @@ display(Markdown(reminders.strategy_letters() + "\n\n" + reminders.word_pieces()
 ev = course.evaluation("CE")
 
 # %% [markdown]
-# ## Tools to investigate
+# ## Hulpmiddelen voor je onderzoek
 #
-# What E embeds for one chunk: the header line, then the chunk's own words. Only the words after the header are ever
-# quoted back to a user; the header exists for the embedding model alone.
+# Wat E voor één chunk embedt: de headerregel, daarna de eigen woorden van de chunk. Alleen de woorden na de header
+# worden ooit aan een gebruiker geciteerd; de header bestaat alleen voor het embeddingmodel.
 
 # %%
 chunk = next(c for c in course.chunks("E") if c.section)
 print(chunk.text[:400])
 
 # %% [markdown]
-# Strategies C and E cut the corpus in exactly the same places; the only difference is E's header. So comparing them
-# measures the header and nothing else. Here is that comparison at hit@20, beside the chapter's.
+# Strategieën C en E knippen het corpus op precies dezelfde plaatsen; het enige verschil is de header van E. Wie ze
+# vergelijkt, meet dus de header en niets anders. Hier is die vergelijking bij hit@20, naast die van het hoofdstuk.
 
 # %% jupyter={"source_hidden": true}
 narrate.header_duel(ev)
 
 # %% [markdown]
-# The check judges at needle level: per needle, how many of its two phrasings each strategy finds in the top 20.
-# Here is the header's own comparison (E against C) judged that way.
+# De check oordeelt op needleniveau: per needle, hoeveel van zijn twee formuleringen elke strategie in de top 20 vindt.
+# Hier is de vergelijking van de header zelf (E tegen C), op die manier beoordeeld.
 
 # %%
 per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
@@ -109,21 +109,21 @@ display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_need
                  f"p = **{per_needle.p:.3g}**."))
 
 # %% [markdown]
-# If that says "inconclusive", it is a finding about this corpus, not a fault in the code, and it is worth
-# understanding. The sign test only counts the queries where the two strategies disagree, so look first at how
-# much room there was for a header to help:
+# Zegt dat "inconclusive", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
+# begrijpen. De sign test telt alleen de queries waarop de twee strategieën het oneens zijn, dus kijk eerst hoeveel
+# ruimte er was voor een header om te helpen:
 
 # %% jupyter={"source_hidden": true}
 narrate.header_room(ev, len(course.questions))
 
 # %% [markdown]
-# When the header-less strategy already finds most needles in its top 20, few queries are left for a header to
-# rescue, and a handful of disagreements cannot reach significance. The text may matter too: this course was written
-# for the project, and a paragraph that already names its subject gains little from a label in front of it, whereas
-# the chapter's corpus may lean more on "this" and "it". Your own header is judged the same way: let the test, not
-# your hopes, decide.
+# Als de strategie zonder header de meeste needles al in haar top 20 vindt, blijven er weinig queries over die een
+# header kan redden, en een handvol verschillen kan geen significantie bereiken. De tekst kan ook meetellen: deze cursus
+# is voor het project geschreven, en een alinea die haar onderwerp al noemt, wint weinig met een label ervoor, terwijl
+# het corpus van het hoofdstuk misschien meer op "this" en "it" leunt. Je eigen header wordt op dezelfde manier
+# beoordeeld: laat de test beslissen, niet je hoop.
 #
-# A header is paid for in word pieces: every chunk carries it into the encoder's limited window.
+# Een header betaal je in woorddelen: elke chunk neemt hem mee in het beperkte venster van de encoder.
 
 # %%
 display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
@@ -131,57 +131,57 @@ display(Markdown(f"Share of embedded word pieces spent on E's header: the chapte
                  f"**{ev.tokens['E'].header_share:.1%}**."))
 
 # %% [markdown]
-# How to turn a paired test into a word: if p is 0.05 or more, the test cannot tell the two apart, whatever the
-# counts say, so the verdict is "inconclusive", with the direction said. Only below 0.05 does the direction decide
-# between "consistent" (the one you expected) and "contradicts" (the other). That is why the expectation comes
-# first: a direction chosen after seeing the counts would always agree.
+# Zo maak je van een gepaarde test een woord: is p 0,05 of meer, dan kan de test de twee niet uit elkaar houden, wat de
+# aantallen ook zeggen, dus het oordeel is "inconclusive", met de richting erbij. Alleen onder 0,05 beslist de richting
+# tussen "consistent" (de richting die je verwachtte) en "contradicts" (de andere). Daarom komt de verwachting eerst: een
+# richting die je kiest nadat je de aantallen hebt gezien, zou altijd kloppen.
 #
-# ## ✏️ Your answer, part 1: the header
+# ## ✏️ Jouw antwoord, deel 1: de header
 #
-# Define `my_header` as a function of the document's title and the chunk's section that returns the header line.
-# The section is the empty string for a document's introduction, so decide what to do then.
+# Definieer `my_header` als een functie van de titel van het document en de sectie van de chunk, die de headerregel
+# teruggeeft. De sectie is de lege string bij de inleiding van een document, dus bedenk wat je dan doet.
 
 # %%
-my_header = None  # your answer: a function (doc_title, section) -> str
+my_header = None  # jouw antwoord: een functie (doc_title, section) -> str
 
 # %% [markdown]
-# Before you measure: which way do you expect your header to move retrieval against E, `"better"` or `"worse"`?
-# Write it down now; the check reads it as your prediction.
+# Voordat je meet: welke kant schuift je header retrieval volgens jou op ten opzichte van E, `"better"` of
+# `"worse"`? Schrijf het nu op; de check leest het als je voorspelling.
 
 # %%
-my_expectation = None  # your answer
+my_expectation = None  # jouw antwoord
 
 # %% [markdown]
-# Preview your header on the chunk shown above.
+# Bekijk je header vooraf op de chunk hierboven.
 
 # %%
 print(my_header(chunk.doc_title, chunk.section) if my_header is not None else "define my_header first")
 
 # %% [markdown]
-# ## Measure it
+# ## Meet het
 #
-# This cell rebuilds E's chunks with your header, embeds them all (about a minute the first time; the vectors are
-# then cached), and runs the paired test against E at hit@20, needle by needle. It runs only once
-# `my_expectation` says "better" or "worse", and its first run locks that direction in `stated_expectation`: the
-# check holds you to it, and a grader, running your notebook from the top, takes the one in force when this cell
-# ran.
+# Deze cel bouwt de chunks van E opnieuw met jouw header, embedt ze allemaal (de eerste keer ongeveer een minuut; daarna
+# staan de vectoren in de cache), en draait de gepaarde test tegen E bij hit@20, needle voor needle. Hij draait pas als
+# `my_expectation` "better" of "worse" zegt, en zijn eerste run legt die richting vast in `stated_expectation`: de
+# check houdt je eraan, en een beoordelaar die je notebook van bovenaf draait, neemt de richting die gold toen deze cel
+# draaide.
 
 # %%
-stated_expectation = None  # filled in by the measurement, not by you
+stated_expectation = None  # ingevuld door de meting, niet door jou
 if my_header is not None:
     measured = measure_header(course, my_header, my_expectation)
     stated_expectation = measured.expectation
     display(measured)
 
 # %% [markdown]
-# ## ✏️ Your answer, part 2: the conclusion
+# ## ✏️ Jouw antwoord, deel 2: de conclusie
 #
-# The verdict of the test above for your expectation, in the statistics' words: `"consistent"`, `"contradicts"`,
-# `"inconclusive, same direction"` or `"inconclusive, opposite direction"` (`ragkit.statistics.verdict` computes
-# it, given +1 for an expected "better" or -1 for "worse").
+# Het oordeel van de test hierboven voor jouw verwachting, in de woorden van de statistiek: `"consistent"`,
+# `"contradicts"`, `"inconclusive, same direction"` of `"inconclusive, opposite direction"` (`ragkit.statistics.verdict`
+# berekent het, met +1 voor een verwachte "better" of -1 voor "worse").
 
 # %%
-my_conclusion = None  # your answer
+my_conclusion = None  # jouw antwoord
 
 # %% [markdown]
 # ## Check
@@ -190,20 +190,20 @@ my_conclusion = None  # your answer
 check_header(course, my_header, my_expectation, my_conclusion)
 
 # %% [markdown]
-# ## Try this
+# ## Probeer dit
 #
-# 1. Try a header that is a whole sentence, e.g. "This passage comes from the chapter ..., section ...". Does the
-#    model care about brackets and arrows, or only about the words?
-# 2. Measure your header's cost with `ragkit.tokens.token_report(measured.chunks, warn=False)`. How many chunks now go over
-#    the encoder's window?
-# 3. Change `"Hit@20"` to `"Hit@4"` in the comparison. Can the verdict change with the metric, and what would you then
-#    report?
+# 1. Probeer een header die een hele zin is, bijvoorbeeld "This passage comes from the chapter ..., section ...". Geeft
+#    het model om haken en pijlen, of alleen om de woorden?
+# 2. Meet de kosten van je header met `ragkit.tokens.token_report(measured.chunks, warn=False)`. Hoeveel chunks gaan nu
+#    over het venster van de encoder heen?
+# 3. Verander `"Hit@20"` in `"Hit@4"` in de vergelijking. Kan het oordeel veranderen met de metriek, en wat zou je dan
+#    rapporteren?
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.

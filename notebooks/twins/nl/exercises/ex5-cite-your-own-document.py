@@ -15,12 +15,12 @@
 # ---
 
 # %% [markdown]
-# # Exercise 5. Add a document of your own and get it cited
-# What you will see: what the pipeline does with a question the corpus cannot answer, and what a sound citation is.
-# What you will do: write a short document on a topic the course lacks, and a question that gets your file cited first.
+# # Oefening 5. Voeg een eigen document toe en laat het citeren
+# Wat je hier ziet: wat de pipeline doet met een vraag die het corpus niet kan beantwoorden, en wat een deugdelijke citatie is.
+# Wat je doet: een kort document schrijven over een onderwerp dat de cursus mist, en een vraag waarmee jouw bestand als eerste wordt geciteerd.
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -45,29 +45,29 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# ## The task, and why it matters
+# ## De opdracht, en waarom die ertoe doet
 #
-# A citation in ragkit is not a document name: it is a locator, `#char=from,to`, that slices the quoted words out
-# of the file exactly (see 07-citations). The quote is the chunk's own content, never the header or the
-# overlap, so a reader who follows the link lands on precisely the words the answer relied on.
+# Een citatie in ragkit is geen documentnaam: het is een locator, `#char=from,to`, die de geciteerde woorden precies
+# uit het bestand snijdt (zie 07-citations). Het citaat is de eigen content van de chunk, nooit de header of de
+# overlap, dus een lezer die de link volgt, komt precies uit bij de woorden waarop het antwoord steunde.
 #
-# Your task is to feed the pipeline something new. Write a short Markdown document about a subject the course does
-# not cover, with a `# Title` line and at least one `## ` section, and a question about it. The check copies the
-# corpus, adds your file, chunks it with strategy E, embeds everything, and asks your question through the gate
-# with the default cut. It wants five things, each with its bound in `EX5`:
+# Jouw opdracht is de pipeline iets nieuws te voeren. Schrijf een kort Markdown-document, in het Engels zoals het corpus,
+# over een onderwerp dat de cursus niet behandelt, met een regel `# Title` en minstens één sectie `## `, en een vraag
+# erover. De check kopieert het corpus, voegt je bestand toe, chunkt het met strategie E, embedt alles, en stelt je vraag
+# via de gate met de standaardcut. Hij wil vijf dingen, elk met zijn grens in `EX5`:
 #
-# 1. the question is a paraphrase, judged on form: it repeats no run of `EX5.run` words of your document,
-#    and it is no sentence of it in disguise: when `EX5.copy_share` or more of the distinctive words of the
-#    shorter of your question and a sentence are in the other, it is a copy, whatever the word order and however
-#    many words were added (words are compared as the encoder reads them: accents, zero-width characters and
-#    case removed); nor is it a sentence reworded in form (inflections, synonyms, the clauses turned round): its
-#    embedding lies farther than cosine distance `EX5.copy_distance` from every sentence's. A question pasted from
-#    the text would find it by copying, not by meaning;
-# 2. something passes the default cut;
-# 3. your document is the first source;
-# 4. the cited section is about something the course does not cover: its nearest course chunk is farther than
-#    cosine distance `EX5.off_course` (about as far as one course chapter lies from the others);
-# 5. its locator slices the quote exactly.
+# 1. de vraag is een parafrase, beoordeeld op vorm: hij herhaalt geen reeks van `EX5.run` woorden uit je document, en
+#    hij is geen vermomde zin eruit: staat `EX5.copy_share` of meer van de kenmerkende woorden van de kortste van je
+#    vraag en een zin in de andere, dan is het een kopie, wat de woordvolgorde ook is en hoeveel woorden er ook zijn
+#    toegevoegd (woorden worden vergeleken zoals de encoder ze leest: accenten, tekens zonder breedte en
+#    hoofdletters weggehaald); en hij is ook geen zin die alleen in vorm is herschreven (vervoegingen, synoniemen, de zinsdelen
+#    omgedraaid): zijn embedding ligt verder dan cosine-afstand `EX5.copy_distance` van die van elke zin. Een vraag die
+#    uit de tekst is geplakt, zou je document vinden door te kopiëren, niet door betekenis;
+# 2. er komt iets door de standaardcut;
+# 3. jouw document is de eerste bron;
+# 4. de geciteerde sectie gaat over iets wat de cursus niet behandelt: de dichtstbijzijnde cursuschunk ligt verder dan
+#    cosine-afstand `EX5.off_course` (ongeveer zo ver als één hoofdstuk van de cursus van de andere ligt);
+# 5. de locator snijdt het citaat er precies uit.
 
 # %%
 import pandas as pd
@@ -85,17 +85,17 @@ retriever = course.retriever("E")
 display(Markdown(str(EX5)))
 
 # %% [markdown]
-# ## Tools to investigate
+# ## Hulpmiddelen voor je onderzoek
 #
-# What the course covers: one document per chapter. Your topic must be somewhere else: the check wants the section
-# it cites farther than cosine distance **`EX5.off_course`** from every course chunk.
+# Wat de cursus behandelt: één document per hoofdstuk. Jouw onderwerp moet ergens anders liggen: de check wil de sectie
+# die hij citeert verder dan cosine-afstand **`EX5.off_course`** van elke cursuschunk.
 
 # %%
 tables.for_people(pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"]))
 
 # %% [markdown]
-# A question from the out-of-domain set, asked with the default threshold. Either the gate refuses it, or it
-# *bluffs*: it hands the model sources that are near in vector space and useless in content.
+# Een vraag uit de out-of-domain set, gesteld met de standaarddrempel. Ofwel de gate weigert hem, ofwel hij *bluft*: hij
+# geeft het model bronnen die dichtbij liggen in de vectorruimte en inhoudelijk nutteloos zijn.
 
 # %%
 ood = course.out_of_domain[0]
@@ -104,8 +104,8 @@ display(Markdown(f"**{ood.query}**\n\n" + (str(result) if isinstance(result, NoA
                  f"bluff: **{len(result.citations)}** sources, the nearest from `{result.citations[0].document_id}`")))
 
 # %% [markdown]
-# And a question the course does answer: the table the model never sees, with the locator of every source, and
-# whether each locator really slices its quote out of the document.
+# En een vraag die de cursus wel beantwoordt: de tabel die het model nooit ziet, met de locator van elke bron, en of
+# elke locator zijn citaat echt uit het document snijdt.
 
 # %%
 result = answer(course.questions[0].question, retriever)
@@ -113,41 +113,42 @@ table = pd.DataFrame(citation_table(result.citations))
 tables.for_people(table.assign(verified=[verify(c, course.corpus) for c in result.citations]), index="index")
 
 # %% [markdown]
-# ## ✏️ Your answer
+# ## ✏️ Jouw antwoord
 #
-# `my_document` is the whole Markdown text of your file (a triple-quoted string is easiest); `my_question` is one
-# question a reader of it might ask, in your own words: talk about the same thing as one section, but do not
-# copy five words in a row from it, nor most of the words of one of its sentences in another order.
+# `my_document` is de hele Markdown-tekst van je bestand (een string tussen `"""` is het makkelijkst); `my_question`
+# is één vraag die een lezer ervan zou kunnen stellen, in je eigen (Engelse) woorden: over hetzelfde als één sectie, maar
+# kopieer er geen vijf woorden achter elkaar uit, en ook niet de meeste woorden van een van de zinnen in een andere
+# volgorde.
 
 # %%
-my_document = None  # your answer
-my_question = None  # your answer
+my_document = None  # jouw antwoord
+my_question = None  # jouw antwoord
 
 # %% [markdown]
 # ## Check
 #
-# This embeds your document's chunks (the rest of the corpus comes from the cache), so it takes a few seconds.
+# Dit embedt de chunks van je document (de rest van het corpus komt uit de cache), dus het duurt een paar seconden.
 
 # %%
-with course.recording("E"):  # your document joins the corpus and is embedded with it
+with course.recording("E"):  # je document komt bij het corpus en wordt ermee ge-embed
     feedback = check_own_document(course, my_document, my_question)
 feedback
 
 # %% [markdown]
-# ## Try this
+# ## Probeer dit
 #
-# 1. Ask a second question that your document answers only in passing. Is it still the first source, and how close
-#    is it compared with your first question?
-# 2. Add a sentence to your document that repeats words from a course chapter. Does your file now appear as a
-#    source for a course question, and what would that do to the course's evaluation?
-# 3. Put your question through `answer` with the default cut against the course alone. Refused, or bluffed? What
-#    does that tell you about the gate?
+# 1. Stel een tweede vraag die je document maar terloops beantwoordt. Is het nog steeds de eerste bron, en hoe dichtbij
+#    ligt het vergeleken met je eerste vraag?
+# 2. Voeg een zin aan je document toe die woorden uit een cursushoofdstuk herhaalt. Verschijnt je bestand nu als bron
+#    voor een cursusvraag, en wat zou dat met de evaluatie van de cursus doen?
+# 3. Stuur je vraag door `answer` met de standaardcut, tegen alleen de cursus. Geweigerd, of gebluft? Wat zegt dat je
+#    over de gate?
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -15,12 +15,12 @@
 # ---
 
 # %% [markdown]
-# # Exercise 1 (worked solution). Find a needle that blind chunking destroys
-# What you will see: where every needle sits in its 512-character blind window, and which ones an edge slices in two.
-# What you will do: name one destroyed needle and the exact character offset where the cut falls.
+# # Oefening 1 (uitgewerkte oplossing). Zoek een needle die blind chunking vernietigt
+# Wat je hier ziet: waar elke needle in zijn blinde venster van 512 tekens staat, en welke needles een rand in tweeën snijdt.
+# Wat je doet: één vernietigde needle noemen, en de exacte tekenpositie waar geknipt wordt.
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -45,18 +45,18 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# ## The task, and why it matters
+# ## De opdracht, en waarom die ertoe doet
 #
-# In the chunking notebook (see 01-chunking) you met strategy A: cut each document every 512 characters, without
-# looking at what is there. When a cut lands inside a needle, no chunk carries the whole sentence. The answer is
-# *destroyed*: no retriever, reranker, threshold or larger model can ever bring it back, and from the outside it looks
-# exactly like a weak retriever.
+# In het notebook over chunking (zie 01-chunking) leerde je strategie A kennen: knip elk document om de 512 tekens,
+# zonder te kijken wat daar staat. Valt een knip midden in een needle, dan bevat geen enkele chunk de hele zin. Het
+# antwoord is *vernietigd*: geen retriever, reranker, drempel of groter model kan het ooit terugbrengen, en van buitenaf
+# lijkt het precies op een zwakke retriever.
 #
-# Your job is to prove one such destruction by hand, at a window size of your own: notebook 01 works through the
-# course's 512 characters, so its destroyed needles are no secret, but yours are. Give the id of a question whose
-# needle strategy A destroys at your size, and the character offset in its document where the blind window that cuts
-# it begins. If you can point at the cut, you
-# can tell a chunking failure from a retrieval failure, which is most of debugging a RAG system.
+# Jouw opdracht is om zo'n vernietiging met de hand te bewijzen, bij je eigen venstergrootte: notebook 01 werkt met de
+# 512 tekens van de cursus, dus de needles die daar vernietigd worden zijn geen geheim, maar die van jou wel. Geef de id
+# van een vraag waarvan strategie A de needle bij jouw grootte vernietigt, en de tekenpositie in het document waar het
+# blinde venster begint dat hem doorsnijdt. Als je de knip kunt aanwijzen, kun je een chunkingfout onderscheiden van
+# een retrievalfout, en dat is het grootste deel van het debuggen van een RAG-systeem.
 
 # %%
 import pandas as pd
@@ -74,26 +74,26 @@ my_size = own_size()
 display(narrate.window_owner(my_size))
 
 # %% [markdown]
-# ## Tools to investigate
+# ## Hulpmiddelen voor je onderzoek
 #
-# `needle_windows` gives, for every question, the needle's offset inside the blind window where it starts, and its
-# length, for any window size. Each bar below is one needle drawn inside a window of your size; the dashed line is
-# where the window ends.
+# `needle_windows` geeft voor elke vraag de positie van de needle binnen het blinde venster waarin hij begint, en zijn
+# lengte, voor elke venstergrootte. Elke balk hieronder is één needle, getekend binnen een venster van jouw grootte; de
+# gestreepte lijn is waar het venster eindigt.
 
 # %%
 windows = needle_windows(course.corpus, course.questions, size=my_size)
 plots.needle_cuts(windows, size=my_size)
 
 # %% [markdown]
-# The same numbers as a table, so that you can sort and filter them yourself.
+# Dezelfde getallen als tabel, zodat je ze zelf kunt sorteren en filteren.
 
 # %%
 pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question")
 
 # %% [markdown]
-# How many needles does A destroy on this corpus? A needle is carried when some chunk's own words contain all of it.
-# The chapter's figure (512-character windows) is shown beside ours, at 512 and at your size; the corpora differ,
-# so the counts need not agree.
+# Hoeveel needles vernietigt A op dit corpus? Een needle blijft heel als de eigen woorden van één chunk hem volledig bevatten.
+# Het getal van het hoofdstuk (vensters van 512 tekens) staat naast het onze, bij 512 en bij jouw grootte; de corpora
+# verschillen, dus de aantallen hoeven niet overeen te komen.
 
 # %%
 carried = needle_hits(course.chunks("A"), course.questions).any(axis=1)
@@ -101,16 +101,16 @@ mine = needle_hits(chunk_corpus(course.corpus, "A", size=my_size), course.questi
 narrate.destroyed_at_size(carried, mine, my_size)
 
 # %% [markdown]
-# Pick a strategy and a question to see the document around a needle, with every chunk edge drawn in orange (the
-# explorer shows the course's 512-character windows, not yours).
+# Kies een strategie en een vraag om het document rond een needle te zien, met elke chunkrand in oranje getekend (de
+# explorer toont de vensters van 512 tekens van de cursus, niet de jouwe).
 
 # %%
 widgets.ChunkExplorer(course, strategy="A").widget()
 
 # %% [markdown]
-# One trap: the windows do not start at character 0 of the file. The `# ` title line is never chunked, so the
-# windows restart right after it. `blind_window_start(document, position, size)` tells you where the window holding
-# any character begins. Here it is for one position of the first document, next to the naive guess.
+# Eén valkuil: de vensters beginnen niet bij teken 0 van het bestand. De titelregel `# ` wordt nooit gechunkt, dus de
+# vensters beginnen pas direct daarna. `blind_window_start(document, position, size)` zegt waar het venster begint
+# waarin een willekeurig teken staat. Hier zie je dat voor één positie in het eerste document, naast de naïeve gok.
 
 # %%
 doc, position = course.corpus.documents[0], 1500
@@ -119,14 +119,15 @@ display(Markdown(f"Character **{position}** of `{doc.id}`: its {my_size}-charact
                  f"says **{position // my_size * my_size}**."))
 
 # %% [markdown]
-# ## ✏️ The answer, worked out
+# ## ✏️ Het antwoord, uitgewerkt
 #
-# A needle dies under A exactly when it runs past the end of its window: its offset inside the window plus its
-# length is more than the window size. So take the first question for which `needle_windows` says so at your size.
+# Onder A sneuvelt een needle precies wanneer hij voorbij het einde van zijn venster loopt: zijn positie binnen het
+# venster plus zijn lengte is meer dan de venstergrootte. Neem dus de eerste vraag waarvoor `needle_windows` dat bij
+# jouw grootte zegt.
 #
-# For the cut itself, look at the needle's *last* character. The window that holds it cannot be the window where the
-# needle starts (the needle overflows that one), so it begins somewhere inside the needle, and that beginning is the
-# cut. `blind_window_start` finds it, title line and all.
+# Kijk voor de knip zelf naar het *laatste* teken van de needle. Het venster waarin dat staat, kan niet het venster zijn
+# waarin de needle begint (de needle loopt daar overheen), dus het begint ergens binnen de needle, en dat begin is de
+# knip. `blind_window_start` vindt het, titelregel en al.
 
 # %%
 question_id = next(qid for qid, offset, length in windows if offset + length > my_size)
@@ -137,8 +138,8 @@ end = start + len(q.needle)
 cut_at = blind_window_start(doc, end - 1, my_size)
 
 # %% [markdown]
-# Before asking the check, see it with your own eyes: the needle, split where the window ends. The first part
-# closes one chunk and the second opens the next; neither holds the whole sentence.
+# Zie het met eigen ogen voordat je de check vraagt: de needle, gesplitst waar het venster eindigt. Het eerste deel
+# sluit een chunk af en het tweede opent de volgende; geen van beide bevat de hele zin.
 
 # %%
 display(Markdown(f"**{question_id}** in `{doc.id}`, characters {start}-{end}; cut at **{cut_at}** "
@@ -152,22 +153,22 @@ display(Markdown(f"**{question_id}** in `{doc.id}`, characters {start}-{end}; cu
 check_destroyed_needle(course, question_id, cut_at, size=my_size)
 
 # %% [markdown]
-# Why this is the right way to get the answer: nothing here was read off a plot or typed in. Change the corpus, or
-# the window size, and the same cells find a destroyed needle again (provided one exists).
+# Waarom dit de juiste manier is om het antwoord te krijgen: niets hier is van een plot afgelezen of ingetypt. Verander
+# het corpus of de venstergrootte, en dezelfde cellen vinden opnieuw een vernietigde needle (als er een bestaat).
 #
-# ## Try this
+# ## Probeer dit
 #
-# 1. Switch the chunk explorer to strategy B for your question. Which chunk now carries the needle, and is it in
-#    the chunk's own words or in the part it carries from its neighbour?
-# 2. Call `needle_windows(course.corpus, course.questions, size=400)`. Does a smaller window destroy more needles
-#    or fewer, and why would you expect that?
-# 3. Your needle is destroyed for every retriever. Which number in an evaluation table would show that, and which
-#    number would hide it?
+# 1. Zet de chunk-explorer voor jouw vraag op strategie B. Welke chunk bevat de needle nu, en staat die in de eigen
+#    woorden van de chunk of in het deel dat hij van zijn buur meedraagt?
+# 2. Roep `needle_windows(course.corpus, course.questions, size=400)` aan. Vernietigt een kleiner venster meer needles
+#    of minder, en waarom zou je dat verwachten?
+# 3. Jouw needle is vernietigd voor elke retriever. Welk getal in een evaluatietabel zou dat laten zien, en welk getal
+#    zou het verbergen?
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -15,12 +15,12 @@
 # ---
 
 # %% [markdown]
-# # Exercise 2 (worked solution). Choose a threshold when a bluff costs five refusals
-# What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
-# What you will do: pick the cosine-distance cut with the smallest total cost that refuses few enough answerable questions.
+# # Oefening 2 (uitgewerkte oplossing). Kies een drempel als een bluf vijf weigeringen kost
+# Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
+# Wat je doet: de cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert en de laagste totale kosten heeft.
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -45,32 +45,37 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# ## The task, and why it matters
+# ## De opdracht, en waarom die ertoe doet
 #
-# A retriever always returns something. The course's pipeline says "I don't know" at one place, the threshold:
-# keep at most four chunks, and only those closer to the query than the cut (see 06-thresholds). (A cut on a
-# reranker's or BM25's score, or a model that declines, are other ways to abstain; this exercise tunes the cosine cut.) In the
-# chapter no single cut keeps every answerable question and refuses every out-of-domain one (the first tool below
-# checks whether that holds here too), so someone has to decide which mistake is worse.
+# Een retriever geeft altijd iets terug. De pipeline van deze cursus zegt op één plek "ik weet het niet", bij de
+# drempel: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie
+# 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere manieren
+# om zich te onthouden; deze oefening stemt de cut op de cosine-afstand af.)
+# In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
+# eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
-# Here the decision has been made for you. Your product owner prices three mistakes. A *bluff* (an out-of-domain query
-# that still gets sources and so an invented-looking answer) costs five times as much as a *refusal* (an answerable
-# question turned away). An *answer without the needle* (an answerable question that gets sources, none of which holds
-# its answer) costs three: worse than a refusal, because the user is misled instead of sent elsewhere, milder than a
-# bluff, because its sources are at least about the course. The owner also sets a ceiling: the gate may refuse at most a quarter of the answerable queries (`EX2.max_refused`),
-# because a product that turns away more than that of what it could answer does not ship, however cheap its
-# bluffs. Among the cuts within that ceiling, find the one that minimises
+# Hier is die beslissing al voor je genomen. Je product owner prijst drie fouten. Een *bluf* (een out-of-domain
+# query die toch bronnen krijgt, en dus een antwoord dat verzonnen lijkt) kost vijf keer zoveel als een *weigering*
+# (een beantwoordbare vraag die wordt weggestuurd). Een *antwoord zonder de needle* (een beantwoordbare vraag die
+# bronnen krijgt waarvan geen enkele het antwoord bevat) kost drie: erger dan een weigering, want de gebruiker wordt
+# misleid in plaats van doorverwezen, milder dan een bluf, want de bronnen gaan in elk geval over de cursus. Daarnaast
+# geldt een plafond: de gate mag hooguit een kwart van de
+# beantwoordbare queries weigeren (`EX2.max_refused`). Een product dat een groter deel weigert van wat het had kunnen
+# beantwoorden, wordt namelijk niet uitgebracht, hoe goedkoop zijn blufs ook zijn.
+# Zoek onder de cuts binnen dat plafond de cut die
 #
-# > total cost = bluffs × bluff cost + answers without the needle × their cost + refusals × refusal cost
+# > totale kosten = blufs × kosten per bluf + antwoorden zonder de needle × hun kosten + weigeringen × kosten per weigering
 #
-# for dense retrieval on strategy E. The costs, the ceiling and the split are the exercise's own (`EX2`, printed
-# below); the check uses those, whatever you pass it. Choosing a threshold from stated costs and a stated ceiling,
-# rather than by feel, is a decision you can defend and revisit when they change.
+# zo laag mogelijk maakt, voor dense retrieval op strategie E. De kosten, het plafond en de splitsing zijn die van de
+# oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een drempel kiezen op
+# grond van expliciete kosten en een expliciet plafond, en niet op gevoel, is een beslissing die je kunt
+# verdedigen en opnieuw kunt bekijken als ze veranderen.
 #
-# One more rule, the one that makes the number honest: a cut tuned on the very queries that judge it flatters itself.
-# So the queries are split in two with a fixed seed, by needle (both phrasings of a needle stay on the same side)
-# and by out-of-domain query. You choose on `tune`; the check judges your cut on `judge`, which you must not use:
-# every tool below shows `tune` only, and the judging half appears after the check, as its evidence.
+# Nog één regel, de regel die het getal eerlijk maakt: een cut die is afgestemd op precies de queries die hem
+# beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
+# formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`, de
+# afstemhelft; de check beoordeelt je cut op `judge`, de achtergehouden helft, die je niet mag gebruiken: elk
+# hulpmiddel hieronder laat alleen `tune` zien, en `judge` verschijnt pas na de check, als bewijs.
 
 # %%
 import numpy as np
@@ -89,42 +94,43 @@ tune, judge = threshold_halves(s)
 display(narrate.ex2_rules(tune, judge))
 
 # %% [markdown]
-# ## Tools to investigate
+# ## Hulpmiddelen voor je onderzoek
 #
-# Everything in this section is computed on `tune`, the half you choose on. First the two distances that say why
-# no cut is perfect: the answerable question furthest from its answer, and the out-of-domain query closest to some
-# chunk. The chapter's pair (over all its queries) is shown beside ours.
+# Alles in deze sectie wordt berekend op `tune`, de afstemhelft waarop je kiest. Eerst de twee afstanden die zeggen waarom
+# geen enkele cut perfect is: de beantwoordbare vraag die het verst van haar antwoord ligt, en de out-of-domain query
+# die het dichtst bij een chunk ligt. Het paar van het hoofdstuk (over al zijn queries) staat naast het onze.
 
 # %% jupyter={"source_hidden": true}
 narrate.perfect_cut(tune)
 
 # %% [markdown]
-# The sweep of the tuning half, from `cost_table(tune, default_cuts())`: for a grid of cuts, the bluffs, the
-# answerable queries answered without their needle, the refused ones (also as a share of all answerable queries),
-# the total cost, and whether the cut stays within the refusal ceiling. The first row is no threshold at all.
+# De sweep van de afstemhelft, uit `cost_table(tune, default_cuts())`: voor een rooster van cuts de blufs, de
+# beantwoordbare queries die zonder hun needle worden beantwoord, de geweigerde (ook als aandeel van alle
+# beantwoordbare queries), de totale kosten, en of de cut binnen het plafond voor weigeringen blijft. De eerste rij
+# heeft helemaal geen drempel.
 
 # %%
 narrate.cost_rows(cost_table(tune, default_cuts()))
 
 # %% [markdown]
-# The same sweep as two curves: bluffs fall as the cut gets stricter, refusals rise.
+# Dezelfde sweep als twee curves: de blufs dalen naarmate de cut strenger wordt, de weigeringen stijgen.
 
 # %%
 plots.bluffs_and_refusals(tune)
 
 # %% [markdown]
-# With a running kernel (JupyterLab, Binder, Colab), move the explorer's slider: it shows, for any cut, the counts
-# on `tune` and which of its out-of-domain queries still bluff. On the book's page the explorer needs a kernel; the
-# two curves above hold the same counts.
+# Verschuif met een draaiende kernel (JupyterLab, Binder, Colab) de slider van de explorer: die laat voor elke cut de
+# aantallen op `tune` zien, en welke out-of-domain queries van `tune` nog bluffen. Op de pagina van het boek heeft de
+# explorer een kernel nodig; de twee curves hierboven bevatten dezelfde aantallen.
 
 # %%
 widgets.ThresholdExplorer(tune).widget()
 
 # %% [markdown]
-# The total cost at every cut of the tuning half, and where it stays within the refusal ceiling. The curve can have
-# more than one valley of nearly the same depth; which one is "the" minimum is decided by a query or two, which is
-# exactly why the cut is judged afterwards on queries it was not chosen on. A valley over the ceiling is no answer,
-# however cheap: the figure rings it and the sentence says so.
+# De totale kosten op de afstemhelft bij elke cut, en waar ze binnen het plafond voor weigeringen blijven. De curve
+# kan meer dan één dal van bijna dezelfde diepte hebben; welk dal "het" minimum is, hangt dan af van een query of
+# twee, en precies daarom wordt de cut achteraf beoordeeld op queries waarop hij niet is gekozen. Een dal boven het
+# plafond is geen antwoord, hoe goedkoop ook: de figuur omcirkelt het en de zin zegt het.
 
 # %%
 costs = cost_table(tune)
@@ -132,19 +138,19 @@ display(narrate.cost_valleys(costs, tune))
 plots.cost_curve(costs)
 
 # %% [markdown]
-# `tune.at(cut)` evaluates any cut, not only the grid's. For instance, the chapter's default cut:
+# `tune.at(cut)` evalueert elke cut, niet alleen die van het rooster. Bijvoorbeeld de standaardcut van het hoofdstuk:
 
 # %%
 row = tune.at(DEFAULT_CUT)
 narrate.cost_on_tune(row)
 
 # %% [markdown]
-# ## ✏️ The answer, worked out
+# ## ✏️ Het antwoord, uitgewerkt
 #
-# Do not eyeball the curves: compute the cost at every cut of the tuning half, keep the cuts within the refusal
-# ceiling, and take the cheapest of those. The sweep's default grid is coarse, so evaluate a finer one (steps of
-# 0.005, the grid the check uses too). When several cuts tie, the first in the table wins. The judging half is
-# not touched.
+# Lees de curves niet op het oog af: bereken de kosten bij elke cut van de afstemhelft, houd de cuts binnen het plafond
+# voor weigeringen, en neem daarvan de goedkoopste. Het standaardrooster van de sweep is grof, dus evalueer een fijner
+# rooster (stappen van 0,005, het rooster dat de check ook gebruikt). Kosten meerdere cuts evenveel, dan wint de eerste
+# in de tabel. De achtergehouden helft wordt niet aangeraakt.
 
 # %%
 table = cost_table(tune, np.round(np.arange(0.30, 1.0001, 0.005), 3))
@@ -154,9 +160,9 @@ my_cut = float(best.cut)
 display(narrate.cheapest_cuts(table, tune))
 
 # %% [markdown]
-# How sharp is that minimum? If many cuts cost nearly the same, the exact value matters less than the region. Here
-# are the cheapest allowed rows, and how wide the band of cuts the check accepts is (the cheapest allowed cost plus
-# 5%, or plus one refusal when that is more, and within the ceiling).
+# Hoe scherp is dat minimum? Als veel cuts bijna hetzelfde kosten, doet de exacte waarde er minder toe dan het gebied.
+# Hier zijn de goedkoopste toegestane rijen, en hoe breed de band van cuts is die de check accepteert (de goedkoopste
+# toegestane kosten plus 5%, of plus één weigering als dat meer is, en binnen het plafond).
 
 # %%
 limit = best.cost + max(EX2.tolerance * best.cost, EX2.refusal_cost)
@@ -166,8 +172,9 @@ display(Markdown(f"Allowed cuts on the grid that cost at most **{limit:g}**: **{
 narrate.cost_rows(allowed.nsmallest(5, "cost"))
 
 # %% [markdown]
-# Finally, remember that these counts come from half of a small set of queries. The 95% Wilson intervals say how
-# far the true rates could be from what you measured; the check then reports what the held-out half makes of it.
+# Onthoud ten slotte dat deze aantallen komen uit de helft van een kleine set queries. De 95%-Wilson-intervallen zeggen
+# hoe ver de echte aandelen kunnen liggen van wat je hebt gemeten; de check rapporteert daarna wat de achtergehouden
+# helft ervan maakt.
 
 # %%
 bl, bh = wilson(int(best.bluffs), len(tune.out_of_domain))
@@ -182,36 +189,37 @@ display(Markdown(f"At **{my_cut:.3f}**: bluff rate **{best.bluffs / len(tune.out
 check_threshold_choice(course, my_cut)
 
 # %% [markdown]
-# The reasoning in one paragraph: because a bluff and an answer without the needle are expensive, the cost alone
-# pushes the cut down (stricter) for as long as each step removes mistakes worth more than the refusals it adds, and
-# on `tune` it would stop at the cheapest cut of all, whose refusals the table above prints. The ceiling rules that
-# out and leaves the cheapest cut refusing at most a quarter of the answerable queries: a cut a product team could
-# ship. The cost was computed, not guessed, and the intervals above are a
-# reminder that a fresh set of queries would move the counts, and perhaps the cut.
+# De redenering in één alinea: omdat een bluf en een antwoord zonder de needle duur zijn, duwen de kosten op zich de cut
+# omlaag (strenger) zolang elke stap fouten weghaalt die meer waard zijn dan de weigeringen die hij toevoegt, en op
+# `tune` zou hij stoppen bij de goedkoopste cut van allemaal, waarvan de tabel hierboven de weigeringen afdrukt. Het
+# plafond sluit dat uit en laat de goedkoopste cut over die hooguit een kwart van de beantwoordbare queries weigert: een
+# cut die een productteam kan uitbrengen. De kosten zijn berekend, niet geraden, en de intervallen hierboven herinneren
+# eraan dat een nieuwe set queries de aantallen zou verschuiven, en misschien de cut.
 #
-# ## After the check: the judging half
+# ## Na de check: de achtergehouden helft
 #
-# The check's evidence: the cost on the half that judged the cut, beside the half it was chosen on, each with its
-# cheapest cut within the ceiling. The cell below shows it once the check has passed the cut, as it has here.
+# Het bewijs van de check: de kosten op de helft die de cut heeft beoordeeld, naast de helft waarop hij is gekozen, elk
+# met zijn goedkoopste cut binnen het plafond. De cel hieronder laat het zien zodra de check de cut heeft goedgekeurd,
+# zoals hier.
 
 # %%
 plots.judging_half(course, my_cut)
 
 # %% [markdown]
-# ## Try this
+# ## Probeer dit
 #
-# 1. Suppose every mistake cost the same (a refusal as much as a bluff). The check's costs stay fixed, but you can
-#    recompute the cost yourself: `t = cost_table(tune)` and a column `t.bluffs + t["answered without needle"] + t.refused`.
-#    Where does the best cut move, and why in that direction?
-# 2. The Wilson intervals above are wide. With the same bluff rate, how many out-of-domain queries would you need
-#    to halve the width of that interval? Try `wilson(k, n)` for larger `n`.
-# 3. Look at the queries that still bluff at your cut (`tune.bluffs(my_cut)`). Would more documents, a different
-#    retriever or a stricter cut fix them, and at what price?
+# 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check blijven vast, maar je
+#    kunt de kosten zelf opnieuw berekenen: `t = cost_table(tune)` en een kolom
+#    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
+# 2. De Wilson-intervallen hierboven zijn breed. Hoeveel out-of-domain queries zou je bij hetzelfde aandeel blufs nodig
+#    hebben om de breedte van dat interval te halveren? Probeer `wilson(k, n)` voor grotere `n`.
+# 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
+#    retriever of een strengere cut ze oplossen, en tegen welke prijs?
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 # - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
