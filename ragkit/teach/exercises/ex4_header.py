@@ -181,7 +181,8 @@ def check_header(course: Course, make_header: Callable[[str, str], str] | None, 
     before the first measurement: in a kernel (``...``) the one ``measure_header`` locked (or this check, when it
     runs first); the grader passes the notebook's ``stated_expectation`` from its fresh run.
     """
-    verdicts = "'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'"
+    # the verdicts are the words a conclusion is written in (``statistics.verdict``'s), in every language
+    verdicts = _("'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'")
     if make_header is None or expectation is None or conclusion is None:
         return Feedback(False, (say("define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
                                     "'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",

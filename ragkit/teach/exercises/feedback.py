@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -77,8 +78,22 @@ def _embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TruncationWarning)
         retriever = Retriever(chunks, progress=False)
-    return retriever, tuple(say("note: {message}", message=str(w.message)) for w in caught
-                            if issubclass(w.category, TruncationWarning))
+    return retriever, tuple(_truncation(str(w.message)) for w in caught if issubclass(w.category, TruncationWarning))
+
+
+_TRUNCATED = re.compile(r"(\d+) of (\d+) texts exceed the encoder's (\d+)-piece window: the encoder embeds only "
+                        r"their beginning\. Use smaller chunks or a shorter header\.")
+"""The encoder's truncation warning (``ragkit.embedding``), read for its three counts so the note speaks the kernel's
+language; a warning worded otherwise is shown as it is (a test holds the two in step)."""
+
+
+def _truncation(message: str) -> str:
+    """A truncation warning as a note in the kernel's language."""
+    if found := _TRUNCATED.fullmatch(message):
+        over, texts, window = map(int, found.groups())
+        return say("note: {over} of {texts} texts exceed the encoder's {window}-piece window: the encoder embeds only "
+                   "their beginning. Use smaller chunks or a shorter header.", over=over, texts=texts, window=window)
+    return say("note: {message}", message=message)
 
 
 def _question(course: Course, qid: str | None) -> Question | None:
