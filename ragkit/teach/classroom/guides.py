@@ -24,6 +24,22 @@ from ragkit.teach.classroom.edition import link_targets
 GUIDES = ("teacher-guide", "grading")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
 FIGURE = re.compile(r"(<!--fig:\w+-->)(.*?)(<!--/fig-->)")
+VERBATIM = ("<!-- run-times", "<!-- /run-times -->")
+"""The markers around what ``make bench`` writes into the guide (a table of measured run times): a measurement's
+output, copied into the Dutch guide as it is, never translated (it would be stale after every benchmark)."""
+
+
+def measured(found: list[Block]) -> set[int]:
+    """The indices of the blocks ``make bench`` writes (between the VERBATIM markers, the markers included)."""
+    inside, out = False, set()
+    for i, block in enumerate(found):
+        if block.text.startswith(VERBATIM[0]):
+            inside = True
+        if inside:
+            out.add(i)
+        if block.text.startswith(VERBATIM[1]):
+            inside = False
+    return out
 
 
 @dataclass(frozen=True)
@@ -63,7 +79,8 @@ def catalogue_folder(docs: Path, guide: str) -> Path:
 def skeleton(docs: Path, guide: str, parts: int = 2) -> list[Path]:
     """Write a catalogue with an empty ``nl`` for every block of ``guide``, cut in ``parts`` files of equal size."""
     english = blocks((docs / f"{guide}.md").read_text(encoding="utf-8"))
-    unique = list({block_sha(b.text): b for b in english}.values())
+    skipped = measured(english)
+    unique = list({block_sha(b.text): b for i, b in enumerate(english) if i not in skipped}.values())
     size = -(-len(unique) // parts)
     folder = catalogue_folder(docs, guide)
     folder.mkdir(parents=True, exist_ok=True)
@@ -163,9 +180,14 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
     out: list[str] = []
     todo: list[str] = []
     at = 0
-    for block in blocks(english):
+    found = blocks(english)
+    skipped = measured(found)
+    for i, block in enumerate(found):
         out += lines[at:block.start]
         at = block.end
+        if i in skipped:
+            out += block.text.splitlines()
+            continue
         sha = block_sha(block.text)
         entry = catalogue.blocks.get(sha)
         if entry is None or not entry.nl.strip():
@@ -187,7 +209,7 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
 
         out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
     out += lines[at:]
-    wanted = {block_sha(b.text) for b in blocks(english)}
+    wanted = {block_sha(b.text) for i, b in enumerate(found) if i not in skipped}
     todo += [f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
              "update its sha, en and nl, or delete it" for sha in sorted(set(catalogue.blocks) - wanted)]
     return "\n".join(out) + "\n", todo
