@@ -15,21 +15,21 @@
 # ---
 
 # %% [markdown]
-# # 03. BM25 and hybrid
+# # 03. BM25 en hybrid
 #
-# You will see a query built around an exact string, watch how dense retrieval and a classic word-counting formula (BM25) handle it, then measure whether that lexical edge holds across all the needle queries,
-# and whether fusing the two rankings (reciprocal rank fusion) beats either of them by more than the noise.
+# Je ziet een query rond een letterlijke string, en hoe dense retrieval en een klassieke formule die woorden telt (BM25) ermee omgaan. Daarna meet je of die lexicale voorsprong standhoudt over alle needle-queries,
+# en of het fuseren van de twee rankings (reciprocal rank fusion) elk van beide verslaat met meer dan de ruis.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - explain what an embedding cannot see and why exact strings need a lexical retriever
-# - write BM25 in under twenty lines and check it score for score against `ragkit` and `rank_bm25`
-# - fuse two rankings with reciprocal rank fusion, and say why ranks and not scores
-# - judge hybrid against each of its parents with a paired test
+# - uitleggen wat een embedding niet ziet en waarom letterlijke strings een lexicale retriever nodig hebben
+# - BM25 schrijven in minder dan twintig regels en het score voor score controleren tegen `ragkit` en `rank_bm25`
+# - twee rankings fuseren met reciprocal rank fusion, en zeggen waarom met rangen en niet met scores
+# - hybrid beoordelen tegen elk van zijn ouders met een gepaarde toets
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -78,12 +78,12 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## What an embedding cannot see
+# ## Wat een embedding niet ziet
 #
-# An embedding model squeezes a text into a point that stands for its *meaning*. That is exactly what you want for paraphrases, and exactly what you do not want for strings that have no meaning of their own:
-# a function name, an error code, a part number, a magic constant. To the model, one long decimal looks much like any other.
+# Een embeddingmodel perst een tekst samen tot een punt dat voor zijn *betekenis* staat. Dat wil je precies bij parafrases, en precies niet bij strings zonder eigen betekenis:
+# een functienaam, een foutcode, een onderdeelnummer, een magische constante. Voor het model lijkt het ene lange decimale getal veel op het andere.
 #
-# The transformer chapter of the corpus implements the GELU activation in a code block, and the tanh approximation it uses has a distinctive constant. Ask about that constant and see where each retriever ranks the chunk that contains it (strategy E).
+# Het transformerhoofdstuk van het corpus implementeert de GELU-activatie in een codeblok, en de tanh-benadering die het gebruikt heeft een opvallende constante. Vraag naar die constante en kijk waar elke retriever de chunk rankt die haar bevat (strategie E).
 
 # %%
 token, query = "0.044715", "what is the constant 0.044715 for?"
@@ -94,25 +94,25 @@ holder = holders[0]
 narrate.constant_ranks(r, token, runs)
 
 # %% [markdown]
-# Where did dense retrieval look instead? Its favourite chunk, and the distance of each:
+# Waar keek dense retrieval dan wel? Zijn favoriete chunk, en de afstand van elk:
 
 # %% jupyter={"source_hidden": true}
 narrate.dense_first_choice(r, runs["dense"], holder)
 
 # %% [markdown]
-# ## BM25: counting words, cleverly
+# ## BM25: woorden tellen, slim
 #
-# BM25 scores a chunk $d$ for a query $q$ by adding up, over the query's terms $t$, how often each term occurs in the chunk, with two corrections:
+# BM25 geeft een chunk $d$ een score voor een query $q$ door over de termen $t$ van de query op te tellen hoe vaak elke term in de chunk voorkomt, met twee correcties:
 #
 # $$\operatorname{score}(q, d) = \sum_{t \in q} \operatorname{idf}(t)\,\frac{f_{t,d}\,(k_1 + 1)}{f_{t,d} + k_1\left(1 - b + b\,\dfrac{|d|}{\operatorname{avgdl}}\right)},
 # \qquad \operatorname{idf}(t) = \ln\!\left(1 + \frac{N - n_t + 0.5}{n_t + 0.5}\right)$$
 #
-# - $f_{t,d}$ is how often $t$ occurs in $d$; $|d|$ is the chunk's length in tokens and $\operatorname{avgdl}$ the average length; $N$ is the number of chunks and $n_t$ how many contain $t$.
-# - **idf** rewards rare terms: a word in every chunk is worth almost nothing, a word in one chunk is worth a lot.
-# - **$k_1$** (here 1.2) makes repetition saturate: the second occurrence of a term adds less than the first, the tenth hardly anything.
-# - **$b$** (here 0.75) discounts long chunks, which would otherwise collect matches just by being long.
+# - $f_{t,d}$ is hoe vaak $t$ in $d$ voorkomt; $|d|$ is de lengte van de chunk in tokens en $\operatorname{avgdl}$ de gemiddelde lengte; $N$ is het aantal chunks en $n_t$ hoeveel ervan $t$ bevatten.
+# - **idf** beloont zeldzame termen: een woord in elke chunk is bijna niets waard, een woord in één chunk veel.
+# - **$k_1$** (hier 1,2) laat herhaling verzadigen: het tweede voorkomen van een term voegt minder toe dan het eerste, het tiende bijna niets.
+# - **$b$** (hier 0,75) geeft lange chunks korting; anders verzamelen die matches alleen doordat ze lang zijn.
 #
-# Tokens are lower-cased runs of letters and digits, so `0.044715` becomes two tokens. Here is what each token of the query is worth:
+# Tokens zijn reeksen letters en cijfers in kleine letters, dus `0.044715` wordt twee tokens. Dit is wat elk token van de query waard is:
 
 # %%
 lex = r.lexical
@@ -121,26 +121,26 @@ pd.DataFrame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]]
               for t in terms]).sort_values("idf", ascending=False)
 
 # %% [markdown]
-# The saturation that $k_1$ buys, for a chunk of average length: the term-frequency factor for one to five occurrences.
+# De verzadiging die $k_1$ oplevert, voor een chunk van gemiddelde lengte: de term-frequentiefactor voor één tot vijf keer voorkomen.
 
 # %%
 f = np.arange(1, 6)
 pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
 
 # %% [markdown]
-# ## BM25 against dense, across all needle queries
+# ## BM25 tegen dense, over alle needle-queries
 #
-# One hand-picked query is an anecdote. The question is how BM25 does on ordinary questions. Below: hit@k for k from 1 to 20 on strategy E, for dense, BM25 and the hybrid you will meet in a moment.
+# Eén uitgekozen query is een anekdote. De vraag is hoe BM25 het doet op gewone vragen. Hieronder: hit@k voor k van 1 tot 20 op strategie E, voor dense, BM25 en de hybrid die je zo tegenkomt.
 #
-# **Predict first.** At Hit@1 (only the first chunk counts), on strategy E, which retriever finds the needle for more
-# queries: `"BM25"`, `"dense"` or `"the same"`? Write your choice in `my_prediction` before you run the table: the
-# cell under it answers it.
+# **Voorspel eerst.** Welke retriever vindt bij Hit@1 (alleen de eerste chunk telt), op strategie E, de needle voor meer
+# queries: `"BM25"`, `"dense"` of `"dezelfde"`? Zet je keuze in `my_prediction` voordat je de tabel draait: de
+# cel eronder geeft het antwoord.
 
 # %%
-my_prediction = None  # your guess at Hit@1 on E: "BM25", "dense" or "the same"
+my_prediction = None  # jouw gok voor Hit@1 op E: "BM25", "dense" of "dezelfde"
 
 # %% [markdown]
-# One question of the knowledge check tests that guess, so it is asked here, before the table answers it.
+# De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór de tabel.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -153,7 +153,7 @@ curve = pd.DataFrame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)]
 curve.round(3)
 
 # %% [markdown]
-# The chapter reports that on its corpus BM25 more than doubled dense top-1 accuracy and then fell clearly behind around rank 8, because the two fail on different queries. Check each part on this corpus.
+# Het hoofdstuk meldt dat BM25 op zijn corpus de top-1-nauwkeurigheid van dense meer dan verdubbelde en rond rang 8 duidelijk achterraakte, omdat de twee op verschillende queries falen. Controleer elk deel op dit corpus.
 
 # %% jupyter={"source_hidden": true}
 top1 = {"BM25": ev["E/bm25"].value("Hit@1"), "dense": ev["E/dense"].value("Hit@1")}
@@ -161,8 +161,8 @@ predict.reveal(my_prediction, predict.Choice((*top1, "the same")), predict.ahead
                narrate.bm25_against_dense(ev, curve))
 
 # %% [markdown]
-# Why would BM25 do better on one corpus than on another? It can only score words that the query and the chunk share. So look at how many of each query's content words (stop words removed) appear in its needle, split by the two phrasings,
-# next to top-1 accuracy for each retriever.
+# Waarom zou BM25 het op het ene corpus beter doen dan op het andere? Het kan alleen woorden scoren die query en chunk delen. Kijk dus hoeveel inhoudswoorden van elke query (zonder stopwoorden) in zijn needle staan, per formulering,
+# naast de top-1-nauwkeurigheid van elke retriever.
 
 # %%
 content = lambda s: set(tokenize(s)) - STOPWORDS
@@ -173,52 +173,52 @@ pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].me
                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
-# Read the table row by row. Where a phrasing shares few words with its needle, BM25 has little to hold on to, and whatever advantage it has at the top of the list should shrink.
-# The chapter's queries are not available, so whether they shared more vocabulary with their needles is a guess, not a finding; it is one plausible reason the two corpora can disagree.
-# Another is the corpus itself: exact strings (identifiers, constants, names) are where BM25 shines, and how many needles hinge on one is a property of the text and of who wrote the questions.
+# Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
+# De queries van het hoofdstuk zijn niet beschikbaar, dus of die meer woorden met hun needles deelden is een gok, geen bevinding; het is één aannemelijke reden waarom de twee corpora het oneens kunnen zijn.
+# Een andere is het corpus zelf: letterlijke strings (identifiers, constanten, namen) zijn waar BM25 uitblinkt, en hoeveel needles op zo'n string draaien hangt af van de tekst en van wie de vragen schreef.
 
 # %% [markdown]
-# ## Fusion: ranks, not scores
+# ## Fuseren: rangen, geen scores
 #
-# Running both retrievers is easy; combining their answers is where the obvious approach goes wrong. Look at what each one returns for the constant query.
+# Beide retrievers draaien is makkelijk; hun antwoorden combineren is waar de voor de hand liggende aanpak misgaat. Kijk wat elk teruggeeft voor de query met de constante.
 
 # %% jupyter={"source_hidden": true}
 narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
 
 # %% [markdown]
-# The two are on different scales, bounded differently, and pointing in opposite directions. You could normalise each list per query (say, divide by the best score), but then the weight a list gets depends on how good its best hit happened to be for *that* query: a lucky top hit squashes everything below it.
+# De twee staan op verschillende schalen, zijn anders begrensd en wijzen in tegengestelde richtingen. Je zou elke lijst per query kunnen normaliseren (zeg, delen door de beste score), maar dan hangt het gewicht van een lijst af van hoe goed zijn beste hit toevallig was voor *die* query: één gelukkige tophit drukt alles eronder plat.
 #
-# **Reciprocal rank fusion** (RRF) throws the scores away and keeps the ranks. Every list gives each chunk $1/(k + \text{rank})$, ranks counted from 1; the fused ranking sorts chunks by the sum. With the usual $k = 60$ the constant is large compared with the top ranks, so no single list can dominate with one confident hit. A toy example with two lists of chunk ids:
+# **Reciprocal rank fusion** (RRF) gooit de scores weg en houdt de rangen. Elke lijst geeft elke chunk $1/(k + \text{rang})$, rangen geteld vanaf 1; de gefuseerde ranking sorteert de chunks op de som. Met de gebruikelijke $k = 60$ is de constante groot vergeleken met de toprangen, dus geen enkele lijst kan domineren met één zelfverzekerde hit. Een speelgoedvoorbeeld met twee lijsten chunk-id's:
 
 # %% jupyter={"source_hidden": true}
 narrate.rrf_weights(K)
 
 # %% [markdown]
-# Now the constant query again. Fusion only sees ranks, so a chunk that one list loves and the other buries has to compete with chunks both lists rank as merely decent.
+# Nu weer de query met de constante. Fuseren ziet alleen rangen, dus een chunk waar de ene lijst dol op is en die de andere begraaft, moet concurreren met chunks die beide lijsten gewoon redelijk vinden.
 
 # %% jupyter={"source_hidden": true}
 narrate.fused_ranks(runs, token, holder, K)
 
 # %% [markdown]
-# That is the price of fusion: it protects you from either retriever's wild misses, and in exchange it dilutes either retriever's lone brilliant hit. Whether the trade pays off is an empirical question, so measure it.
+# Dat is de prijs van fuseren: het beschermt je tegen de wilde missers van elke retriever, en verdunt in ruil de eenzame briljante hit van elke retriever. Of die ruil loont is een empirische vraag, dus meet het.
 #
-# ## Hybrid against each of its parents
+# ## Hybrid tegen elk van zijn ouders
 #
-# First every hit rate with its Wilson interval, for the three retrievers on strategy E.
+# Eerst elke hit rate met zijn Wilson-interval, voor de drie retrievers op strategie E.
 
 # %%
 tables.for_people(tables.summary(ev))
 
 # %% [markdown]
-# The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at Hit@4 the paired sign test could not separate it from either.
-# Its two hybrid comparisons belong to the family of the chapter's comparisons (notebook 02 shows all of them), so the Holm correction runs over
-# that whole family here too, and the table shows all of it: the two hybrid rows are this notebook's. Each is shown at the query level (the chapter's test) and at the needle level (both phrasings of a needle count
-# once), and gets its verdict by the one rule of `ragkit.statistics.verdict`. The chapter's own p for both hybrid comparisons is above 0.05, so
-# both are claims of *no detectable difference*: the verdict is *consistent* when neither detects a difference, and *differs* when this corpus
-# does (needle-level Holm p under 0.05), naming the run ahead.
+# De eerlijke lezing van het hoofdstuk was dat hybrid op de puntschattingen voor beide ouders uitkwam, maar dat de gepaarde sign test hem bij Hit@4 van geen van beide kon scheiden.
+# Zijn twee hybrid-vergelijkingen horen bij de familie van vergelijkingen van het hoofdstuk (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
+# die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needle-niveau (beide formuleringen van een needle tellen
+# één keer), en krijgt zijn oordeel volgens de ene regel van `ragkit.statistics.verdict`. De p van het hoofdstuk ligt voor beide hybrid-vergelijkingen boven 0,05, dus
+# beide claimen *geen aantoonbaar verschil*: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* (*differs*) als dit corpus
+# dat wel doet (Holm-p op needle-niveau onder 0,05), met de run die voorligt erbij.
 
 # %%
-with warnings.catch_warnings():  # notebook 01 reports how many chunks the encoder truncates; here it would only repeat it
+with warnings.catch_warnings():  # notebook 01 meldt hoeveel chunks de encoder afkapt; hier zou dat alleen herhaling zijn
     warnings.simplefilter("ignore", TruncationWarning)
     everything = course.evaluation("ABCDEF")
 seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())
@@ -229,7 +229,7 @@ seven
 narrate.chapter_verdicts(hybrid, len(seven.lines))
 
 # %% [markdown]
-# And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.
+# En de andere claim van het hoofdstuk, dat hybrid op elke puntschatting voor *beide* ouders ligt: controleer het metriek voor metriek.
 
 # %%
 cmp = pd.DataFrame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
@@ -238,30 +238,30 @@ display(narrate.ahead_of_both(cmp))
 cmp
 
 # %% [markdown]
-# Where hybrid does lead its best parent on a point estimate, is the lead more than noise? The same paired test, needle by needle, on every metric,
-# against dense (for MRR a win means a better mean reciprocal rank over the needle's phrasings). Five metrics are five looks, so Holm runs over the five.
+# Waar hybrid op een puntschatting wel voor zijn beste ouder ligt: is de voorsprong meer dan ruis? Dezelfde gepaarde toets, needle voor needle, op elke metriek,
+# tegen dense (bij MRR betekent winst een betere gemiddelde reciprocal rank over de formuleringen van de needle). Vijf metrieken zijn vijf blikken, dus Holm loopt over de vijf.
 
 # %%
 five = report(ev, [("E/hybrid", "E/dense", m) for m in METRICS], runs=())
 narrate.needle_tests(five)
 
 # %% [markdown]
-# ## What a query costs (optional)
+# ## Wat een query kost (optioneel)
 #
-# The chapter timed BM25 and the dense scan one query at a time, single-threaded, on its own corpus. The next cell measures the same stages here,
-# plus the query's embedding and the fusion, each labelled with how it was measured. On a machine shared with others the figures move from run to run.
+# Het hoofdstuk timede BM25 en de dense scan query voor query, op één thread, op zijn eigen corpus. De volgende cel meet hier dezelfde stappen,
+# plus de embedding van de query en het fuseren, elk met hoe het gemeten is. Op een machine die je met anderen deelt, verschuiven de cijfers per run.
 
 # %%
 tables.for_people(timings_table(measure(course.retriever("E"), query)), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
-# If an inconclusive verdict above surprises you, do not reach for a story too quickly. With a few dozen queries, a sign test on a handful of discordant pairs swings from "nothing" to "significant" on a few queries.
-# A weak parent makes the hybrid look strong against it, whatever its merit against the strong parent, so always compare a fusion with its *best* parent.
+# Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries slaat een sign test op een handvol discordante paren door van "niets" naar "significant" op een paar queries.
+# Een zwakke ouder laat de hybrid er sterk tegen uitzien, wat hij ook waard is tegen de sterke ouder; vergelijk een fusie dus altijd met zijn *beste* ouder.
 #
-# ## Try it yourself (optional)
+# ## Probeer het zelf (optioneel)
 #
-# Type any question into the playground, then press Enter or click Search. It shows the top five chunks from dense, BM25 and hybrid side by side (and a reranker, when one is installed), each with its own number, labelled under the column's name: cosine distance for dense, BM25 score for BM25, the two fused ranks for hybrid. Above them is the threshold gate (notebook 06 is devoted to it).
-# It starts on the constant query from the top of this notebook.
+# Typ een vraag in de playground en druk op Enter of klik op Search. Je ziet de top vijf chunks van dense, BM25 en hybrid naast elkaar (en van een reranker, als er een geïnstalleerd is), elk met een eigen getal onder de naam van de kolom: cosine-afstand voor dense, BM25-score voor BM25, de twee gefuseerde rangen voor hybrid. Daarboven staat de drempel-gate (notebook 06 gaat erover).
+# Hij begint met de query met de constante van bovenaan dit notebook.
 
 # %%
 reranker = available_reranker()
@@ -272,14 +272,14 @@ playground.text.value = query
 playground.widget()
 
 # %% [markdown]
-# ## BM25 and RRF, written out
+# ## BM25 en RRF, uitgeschreven
 #
-# `ragkit.lexical.BM25` does its scoring as sparse-matrix algebra, which is fast but hides the formula. Here is the
-# same formula as the chapter writes it, in plain Python: count the words of each chunk, weigh every query word by
-# how rare it is (idf), and damp the counts of long chunks.
+# `ragkit.lexical.BM25` scoort met algebra op sparse matrices; dat is snel maar verbergt de formule. Hier is
+# dezelfde formule zoals het hoofdstuk haar schrijft, in gewoon Python: tel de woorden van elke chunk, weeg elk
+# querywoord naar hoe zeldzaam het is (idf), en demp de tellingen van lange chunks.
 
 # %%
-# by hand: BM25
+# met de hand: BM25
 import math
 import re
 from collections import Counter
@@ -302,12 +302,12 @@ def bm25_by_hand(texts, k1=1.2, b=0.75):
 
 
 # %% [markdown]
-# Score for score against `ragkit` and against `rank_bm25`, the small library you will meet in other courses (told
-# to use the chapter's idf, `ln(1 + (N - n + 0.5) / (n + 0.5))`; its own default differs), on every needle query.
-# Then the price of readability: the time per query of each.
+# Score voor score tegen `ragkit` en tegen `rank_bm25`, de kleine bibliotheek die je in andere cursussen tegenkomt
+# (ingesteld op de idf van het hoofdstuk, `ln(1 + (N - n + 0.5) / (n + 0.5))`; zijn eigen standaard wijkt af), op elke needle-query.
+# Daarna de prijs van leesbaarheid: de tijd per query van elk.
 
 # %%
-# by hand: checked against ragkit and rank_bm25
+# met de hand: gecontroleerd tegen ragkit en rank_bm25
 import time
 
 from rank_bm25 import BM25Okapi
@@ -349,13 +349,13 @@ display(Markdown(f"Largest score difference over **{len(texts)}** queries x **{l
 assert diff_hand < 1e-9 and diff_library < 1e-9
 
 # %% [markdown]
-# Reciprocal rank fusion is even shorter: every ranking gives each chunk 1 / (k + its rank), and the sums are
-# sorted. Five lines, checked against the hybrid ranking `ragkit` computes for every needle query. One detail
-# matters: BM25 ranks only the chunks it *found* (a score above zero). A chunk that shares no term with the query
-# scores zero, and its place behind the others is mere corpus order, so it must earn no BM25 credit.
+# Reciprocal rank fusion is nog korter: elke ranking geeft elke chunk 1 / (k + zijn rang), en de sommen worden
+# gesorteerd. Vijf regels, gecontroleerd tegen de hybrid-ranking die `ragkit` voor elke needle-query berekent. Eén detail
+# telt: BM25 rankt alleen de chunks die het *vond* (een score boven nul). Een chunk die geen term met de query deelt,
+# scoort nul, en zijn plaats achter de andere is louter corpusvolgorde, dus hij mag geen BM25-punten krijgen.
 
 # %%
-# by hand: RRF
+# met de hand: RRF
 def rrf_by_hand(rankings, k=60):
     """Fuse rankings (best first) by summing 1 / (k + rank); ties keep the order first seen."""
     score = {}
@@ -376,17 +376,17 @@ display(Markdown(f"Fused rankings identical to `ragkit`'s hybrid, all {len(retri
 assert same == len(texts)
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. In the playground, ask about another identifier from a code block in the corpus (open `12-reasoning.md` in the corpus folder, which 00-start-here prints, and pick a function name). Which column finds it? Now describe what the function does in plain words, without its name. Which column wins now?
-# 2. Change `ev = course.evaluation("E")` to `course.evaluation("ABCDEF")` and `labels` to blind chunking (`A/...`). Does BM25 fare better or worse against dense when chunks are cut blindly? Why might a header help one retriever more than the other?
-# 3. Fuse with a tiny $k$: import `rrf_many` from `ragkit.fusion` and call `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` (keep `matched=`: without it BM25's zero-score chunks earn credit for their corpus order, the mistake the by-hand check above avoids). Before you run it, work out on paper whether a chunk at rank 1 in one list and nowhere in the other beats a chunk at rank 2 in both, with $k = 1$ and with $k = 60$. Then compare the top ten of a few queries with `hybrid.ranking`: which retriever now dominates the fused ranking, and what happens to the constant query?
-# 4. The sign test counts only discordant pairs. Use `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` and `.losses` to read the queries on which they disagree, then the same with `"needle"` as a fourth argument. How many needles do those queries come from?
+# 1. Vraag in de playground naar een andere identifier uit een codeblok van het corpus (open `12-reasoning.md` in de corpusmap, die 00-start-here afdrukt, en kies een functienaam). Welke kolom vindt hem? Beschrijf nu in gewone woorden wat de functie doet, zonder haar naam. Welke kolom wint nu?
+# 2. Verander `ev = course.evaluation("E")` in `course.evaluation("ABCDEF")` en `labels` in blind chunking (`A/...`). Doet BM25 het beter of slechter tegen dense als chunks blind geknipt zijn? Waarom zou een header de ene retriever meer helpen dan de andere?
+# 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (houd `matched=`: zonder krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
+# 4. De sign test telt alleen discordante paren. Lees met `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` en `.losses` de queries waarover ze het oneens zijn, en daarna hetzelfde met `"needle"` als vierde argument. Van hoeveel needles komen die queries?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -394,7 +394,7 @@ from ragkit.teach.lesson import Quiz
 Quiz("03", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Robertson et al. (1994), Okapi at TREC-3, TREC-3 [robertson1994]
 # - Robertson & Zaragoza (2009), The probabilistic relevance framework: BM25 and beyond, Foundations and Trends in Information Retrieval [robertson2009]
@@ -404,4 +404,4 @@ Quiz("03", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -17,18 +17,18 @@
 # %% [markdown]
 # # 04. Reranking
 #
-# You will see why a cross-encoder can only ever rerank a shortlist, what it does to the top of the list when it is installed,
-# and how late interaction (MaxSim over token vectors, the shape of ColBERT) fares with a model that was never trained for it.
+# Je ziet waarom een cross-encoder altijd alleen een shortlist kan reranken, wat hij bovenaan de lijst doet als hij geïnstalleerd is,
+# en hoe late interaction (MaxSim over tokenvectoren, de vorm van ColBERT) het doet met een model dat er nooit voor getraind is.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - tell a bi-encoder from a cross-encoder and from late interaction (MaxSim)
-# - explain why a reranker's ceiling is its shortlist
-# - weigh a reranker's gain against its cost per query
+# - een bi-encoder onderscheiden van een cross-encoder en van late interaction (MaxSim)
+# - uitleggen waarom het plafond van een reranker zijn shortlist is
+# - de winst van een reranker afwegen tegen zijn kosten per query
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -80,28 +80,28 @@ if reranker is None:
     display(narrate.no_cross_encoder(), claims.chapter_rerank(), narrate.chapter_rerank_time())
 
 # %% [markdown]
-# ## Two ways to score a pair
+# ## Twee manieren om een paar te scoren
 #
-# Everything you have used so far is a *bi-encoder*: the model reads the chunk on its own at index time, reads the query on its own at
-# query time, and the two only meet as vectors in a dot product. That is why dense search is cheap: the expensive part (running the
-# network over every chunk) happened once, before anyone asked anything.
+# Alles wat je tot nu toe gebruikte is een *bi-encoder*: het model leest de chunk apart bij het indexeren, leest de query apart bij
+# het zoeken, en de twee ontmoeten elkaar alleen als vectoren in een inproduct. Daarom is dense zoeken goedkoop: het dure deel (het
+# netwerk over elke chunk draaien) gebeurde één keer, voordat iemand iets vroeg.
 #
-# A *cross-encoder* reads the query and the chunk **together**, as one input, and its attention layers can compare every query word with
-# every chunk word before it commits to a single relevance score. That is a much richer judgement, and it has a price: the score depends
-# on the query, so nothing can be computed in advance. For every query you must run the whole network once per candidate chunk.
+# Een *cross-encoder* leest de query en de chunk **samen**, als één invoer, en zijn attention-lagen kunnen elk querywoord vergelijken met
+# elk chunkwoord voordat hij zich vastlegt op één relevantiescore. Dat is een veel rijker oordeel, met een prijs: de score hangt
+# af van de query, dus niets kan vooraf berekend worden. Voor elke query moet je het hele netwerk één keer per kandidaat-chunk draaien.
 #
-# You cannot afford that for every chunk in the corpus, so the cross-encoder only reorders a shortlist that a cheap retriever produced.
-# In ragkit the shortlist is the top of the hybrid ranking (dense and BM25 fused, notebook 03); everything below it keeps its place.
+# Dat kun je je niet voor elke chunk van het corpus veroorloven, dus de cross-encoder herordent alleen een shortlist die een goedkope retriever maakte.
+# In ragkit is de shortlist de top van de hybrid-ranking (dense en BM25 gefuseerd, notebook 03); alles daaronder houdt zijn plaats.
 #
-# **Predict first.** For what share of the queries do you expect the hybrid shortlist to hold a chunk with the whole
-# needle at all? That share is the ceiling of every reranker here, however good. Write a share in `my_prediction`
-# (0.5 or "50%"); the next cell answers it.
+# **Voorspel eerst.** Voor welk deel van de queries verwacht je dat de hybrid-shortlist überhaupt een chunk met de hele
+# needle bevat? Dat deel is het plafond van elke reranker hier, hoe goed ook. Zet een aandeel in `my_prediction`
+# (`0.5` of `"50%"`); de volgende cel geeft het antwoord.
 
 # %%
-my_prediction = None  # your guess: the share of queries whose needle is in the hybrid shortlist, e.g. 0.5
+my_prediction = None  # jouw gok: het deel van de queries waarvan de needle in de hybrid-shortlist zit, bv. 0.5
 
 # %% [markdown]
-# One question of the knowledge check tests the idea behind that guess, so it is asked here, before the answer.
+# De kennischeck toetst het idee achter die gok met één vraag: die staat daarom hier, vóór het antwoord.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -112,17 +112,17 @@ Quiz("04", course, before_reveal=True).widget()
 predict.reveal(my_prediction, predict.Share(), ev["E/hybrid"].value(f"Hit@{RERANK_DEPTH}"), narrate.shortlist_ceiling(ev))
 
 # %% [markdown]
-# ## The cross-encoder (if you have it)
+# ## De cross-encoder (als je hem hebt)
 #
-# The chapter's reranker is `cross-encoder/ms-marco-MiniLM-L-6-v2`. Unlike the embedding model, it is not bundled with ragkit: it lives
-# only on the Hugging Face hub. The next cell looks for it on disk.
+# De reranker van het hoofdstuk is `cross-encoder/ms-marco-MiniLM-L-6-v2`. Anders dan het embeddingmodel zit hij niet bij ragkit: hij staat
+# alleen op de Hugging Face hub. De volgende cel zoekt hem op schijf.
 
 # %% jupyter={"source_hidden": true}
 narrate.cross_encoder_here(reranker)
 
 # %% [markdown]
-# The chapter reports the cross-encoder as its largest single gain, and the only one right at the top of the list: Hit@1 and MRR,
-# where the first chunk is what counts. Here is the same experiment on our corpus, next to the chapter's figures.
+# Het hoofdstuk meldt de cross-encoder als zijn grootste losse winst, en de enige helemaal bovenaan de lijst: Hit@1 en MRR,
+# waar de eerste chunk telt. Hier is hetzelfde experiment op ons corpus, naast de cijfers van het hoofdstuk.
 
 # %%
 if reranker is not None:
@@ -134,11 +134,11 @@ else:
     display(narrate.rerank_skipped(first=True))
 
 # %% [markdown]
-# Point estimates are not enough with a few dozen needles. The paired sign test (notebook 02) counts where the reranked list does
-# better than dense and where it does worse, by query and by needle (both phrasings of a needle count once); for MRR a "win" means the
-# needle sits higher in the list. The two metrics are one family (Holm), and each gets its verdict by the one rule of notebook 02
-# (`ragkit.statistics.verdict`), against the chapter's gain. The chapter gives these gains as two point estimates without a p, so each counts as
-# a claimed difference: *consistent*, *contradicts* or *inconclusive*.
+# Puntschattingen zijn niet genoeg met een paar dozijn needles. De gepaarde sign test (notebook 02) telt waar de gereranke lijst het
+# beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen één keer); bij MRR betekent "winst" dat de
+# needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens de ene regel van notebook 02
+# (`ragkit.statistics.verdict`), tegen de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
+# een geclaimd verschil: *consistent*, *contradicts* of *inconclusive*.
 
 # %%
 if reranker is not None:
@@ -147,22 +147,22 @@ else:
     display(narrate.rerank_skipped())
 
 # %% [markdown]
-# ## Late interaction: a middle ground you can run offline (optional)
+# ## Late interaction: een middenweg die offline draait (optioneel)
 #
-# Between "one vector per chunk" and "read everything together" there is a third design. Keep **one vector per token** instead of
-# one per chunk. At query time, each query token looks for its single best match among the chunk's tokens, and those best matches add up:
+# Tussen "één vector per chunk" en "alles samen lezen" zit een derde ontwerp. Bewaar **één vector per token** in plaats van
+# één per chunk. Bij het zoeken zoekt elk querytoken zijn ene beste match onder de tokens van de chunk, en die beste matches tellen op:
 #
 # $$\operatorname{MaxSim}(q, d) = \sum_{i \in q} \max_{j \in d} \; \mathbf{q}_i \cdot \mathbf{d}_j$$
 #
-# with every token vector scaled to length one. This is the scoring rule of ColBERT. The chunk's token vectors do not depend on the
-# query, so a real system computes and stores them at index time; only the query's tokens and a few small matrix products are left
-# for query time. The query and the chunk still never see each other inside the network: the interaction happens late, after encoding.
+# met elke tokenvector geschaald op lengte één. Dit is de scoreregel van ColBERT. De tokenvectoren van de chunk hangen niet af van de
+# query, dus een echt systeem berekent en bewaart ze bij het indexeren; bij het zoeken blijven alleen de tokens van de query en een paar kleine matrixproducten over.
+# Query en chunk zien elkaar nog steeds nooit binnen het netwerk: de interactie gebeurt laat, na het encoderen.
 #
-# ColBERT trains its encoder so that individual token vectors are good at this matching. We have no such model offline, so
-# `LateInteractionReranker` borrows the token vectors of the bundled embedding model, which was trained to make their *average*
-# meaningful, not each one on its own. Treat what follows as a measurement, not a promise. It reranks the same hybrid shortlist.
+# ColBERT traint zijn encoder zo dat losse tokenvectoren goed zijn in dit matchen. Zo'n model hebben we offline niet, dus
+# `LateInteractionReranker` leent de tokenvectoren van het meegeleverde embeddingmodel, dat getraind is om hun *gemiddelde*
+# betekenisvol te maken, niet elk afzonderlijk. Zie wat volgt als een meting, niet als een belofte. Het reranket dezelfde hybrid-shortlist.
 #
-# The next cell is the slowest in this notebook: it encodes every shortlisted chunk token by token, the first time each chunk is seen.
+# De volgende cel is de traagste van dit notebook: hij encodeert elke chunk op de shortlist token voor token, de eerste keer dat hij die chunk ziet.
 
 # %%
 late = LateInteractionReranker()
@@ -172,13 +172,13 @@ cold_s = time.perf_counter() - t
 narrate.maxsim_wall_time(cold_s, len(course.queries))
 
 # %% [markdown]
-# The whole evaluation, with 95% Wilson intervals on every hit rate:
+# De hele evaluatie, met 95%-Wilson-intervallen bij elke hit rate:
 
 # %%
 tables.for_people(tables.summary(ev_li))
 
 # %% [markdown]
-# And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for Hit@1 and MRR only).
+# En de drie cijfers die tellen voor een reranker, naast de dense- en cross-encodercijfers van het hoofdstuk (het hoofdstuk meldt die alleen voor Hit@1 en MRR).
 
 # %%
 table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
@@ -187,12 +187,12 @@ for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-enc
 table
 
 # %% [markdown]
-# A dash: the chapter does not report that figure. The chapter's rows are its cross-encoder on its corpus; the MaxSim
-# row is ours, and it measures MaxSim, not the cross-encoder's gain.
+# Een streepje: het hoofdstuk meldt dat cijfer niet. De rijen van het hoofdstuk zijn zijn cross-encoder op zijn corpus; de MaxSim-rij
+# is van ons, en meet MaxSim, niet de winst van de cross-encoder.
 
 # %% [markdown]
-# Now the honest part: paired sign tests of MaxSim against plain hybrid (did reranking the shortlist help at all?) and against dense
-# (the chapter's baseline), on all three metrics, by query and by needle. The table is one family: Holm runs over its tests at each level.
+# Nu het eerlijke deel: gepaarde sign tests van MaxSim tegen gewone hybrid (hielp reranken van de shortlist überhaupt?) en tegen dense
+# (de baseline van het hoofdstuk), op alle drie de metrieken, per query en per needle. De tabel is één familie: Holm loopt op elk niveau over zijn toetsen.
 
 # %%
 li = report(ev_li, [("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics], runs=())
@@ -202,8 +202,8 @@ li
 narrate.maxsim_gains(li, ev_li, metrics)
 
 # %% [markdown]
-# Averages hide which queries moved. Here are the queries where MaxSim and plain hybrid disagree about rank 1, with the rank of the
-# first needle-carrying chunk under each (0 would mean "not found at all").
+# Gemiddelden verbergen welke queries bewogen. Hier zijn de queries waarover MaxSim en gewone hybrid het oneens zijn over rang 1, met de rang van de
+# eerste chunk met de needle onder elk (0 zou "helemaal niet gevonden" betekenen).
 
 # %%
 c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "Hit@1")
@@ -213,33 +213,33 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
                                  "MaxSim rank": ev_li["E/hybrid+maxsim"].ranks[row[q]]} for q in c.wins + c.losses]))
 
 # %% [markdown]
-# ### Reading the result
+# ### De uitkomst lezen
 #
-# Whatever the tables above show on your machine, keep three things in mind before you draw a conclusion about late interaction itself:
+# Wat de tabellen hierboven op jouw machine ook laten zien, houd drie dingen in gedachten voordat je iets concludeert over late interaction zelf:
 #
-# - **The model is borrowed.** A mean-pooled sentence model only ever had its token vectors judged through their average. Individual
-#   token vectors of such a model carry a lot of context and a lot of noise; nothing pushed them to line up with the matching word of a
-#   question. A trained ColBERT model is a different animal.
-# - **Special tokens count.** The token vectors include the model's `[CLS]` and `[SEP]` markers. The query's `[CLS]` tends to find its
-#   best match in the chunk's own `[CLS]`, whatever the chunk is about, so part of every score says nothing about relevance.
-# - **A few dozen queries is few.** As everywhere in this course, a handful of wins or losses either way is within what a coin would do.
+# - **Het model is geleend.** Van een mean-pooled zinsmodel werden de tokenvectoren alleen via hun gemiddelde beoordeeld. Losse
+#   tokenvectoren van zo'n model dragen veel context en veel ruis; niets dwong ze om op één lijn te komen met het passende woord van een
+#   vraag. Een getraind ColBERT-model is een ander beest.
+# - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markeringen van het model. De `[CLS]` van de query vindt
+#   zijn beste match vaak in de eigen `[CLS]` van de chunk, waar de chunk ook over gaat, dus een deel van elke score zegt niets over relevantie.
+# - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen naar een van beide kanten binnen wat een munt zou doen.
 #
-# So this is a fair measurement of *this* reranker on *this* corpus, and no more.
+# Dit is dus een eerlijke meting van *deze* reranker op *dit* corpus, en niet meer.
 
 # %% [markdown]
-# ## What each step costs (optional)
+# ## Wat elke stap kost (optioneel)
 #
-# Quality is one axis; time per query is the other. The chapter timed each stage on a CPU, single-threaded, on its own corpus.
-# Those are the chapter's figures, not ours.
+# Kwaliteit is één as; tijd per query de andere. Het hoofdstuk timede elke stap op een CPU, op één thread, op zijn eigen corpus.
+# Dat zijn de cijfers van het hoofdstuk, niet de onze.
 
 # %% jupyter={"source_hidden": true}
 narrate.chapter_latencies()
 
 # %% [markdown]
-# Late interaction shifts most of that cost to index time. Once a chunk's token vectors are stored, scoring a shortlist needs the
-# query's own token vectors (one pass of the model) plus one small matrix product per chunk. The cell below measures each of those
-# separately on one query, and also what the shortlist's token vectors cost to compute when they are not stored. Every row says how it
-# was measured: the model's passes are computed, never read from the cache, and the matrix products run on one thread like the chapter's.
+# Late interaction verschuift de meeste kosten naar het indexeren. Zijn de tokenvectoren van een chunk eenmaal bewaard, dan heeft het scoren van een shortlist
+# de eigen tokenvectoren van de query nodig (één pass van het model) plus één klein matrixproduct per chunk. De cel hieronder meet elk daarvan
+# apart op één query, en ook wat de tokenvectoren van de shortlist kosten als ze niet bewaard zijn. Elke rij zegt hoe ze
+# gemeten is: de passes van het model worden berekend, nooit uit de cache gelezen, en de matrixproducten draaien op één thread, zoals bij het hoofdstuk.
 
 # %%
 r, q = course.retriever("E"), course.queries[0].text
@@ -248,35 +248,35 @@ display(tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "cha
 narrate.maxsim_query_time(timings, ev)
 
 # %% [markdown]
-# One timing of one query on a shared machine is an anecdote, not a benchmark. `make bench` measures our own pipeline properly
-# (best of several runs, every stage, next to the chapter's targets), including the cross-encoder when `make models` has fetched it.
+# Eén timing van één query op een gedeelde machine is een anekdote, geen benchmark. `make bench` meet onze eigen pipeline goed
+# (beste van meerdere runs, elke stap, naast de doelen van het hoofdstuk), ook de cross-encoder als `make models` hem heeft opgehaald.
 #
-# ## Try it yourself (optional)
+# ## Probeer het zelf (optioneel)
 #
-# Type a question, then press Enter or click Search, and compare the columns: dense, BM25, hybrid and the reranker (the cross-encoder
-# if you have it, MaxSim otherwise). Each column shows its own number, labelled under its name: cosine distance for dense, the BM25
-# score for BM25, the two ranks that reciprocal rank fusion adds up for hybrid, and the reranker's own score. Watch for a chunk the
-# reranker promotes although dense put it far down.
+# Typ een vraag, druk op Enter of klik op Search, en vergelijk de kolommen: dense, BM25, hybrid en de reranker (de cross-encoder
+# als je hem hebt, anders MaxSim). Elke kolom toont een eigen getal onder zijn naam: cosine-afstand voor dense, de BM25-score
+# voor BM25, de twee rangen die reciprocal rank fusion optelt voor hybrid, en de eigen score van de reranker. Let op een chunk die de
+# reranker omhoog haalt terwijl dense hem ver naar beneden zette.
 
 # %%
 widgets.QueryPlayground(course, reranker=reranker if reranker is not None else late).widget()
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. In the playground, ask something with an exact term in it (an acronym or a symbol name from the corpus). Does the reranker keep
-#    the chunk that BM25 found at the top, or does it push it down?
-# 2. The reranker only sees the hybrid shortlist. Look at the ceiling printed near the top: which queries could no reranker ever fix,
-#    and what would you change to fix them: the chunker, the shortlist depth, or the first-stage retriever?
-# 3. MaxSim adds up one best match per query token, so long questions collect bigger scores than short ones. Does that matter when
-#    you rank chunks for one query? When would it matter?
-# 4. If the cross-encoder gives you a clear gain at Hit@1 but costs hundreds of milliseconds, in which product would you pay that, and in
-#    which would you rather show four chunks and let the reader choose?
+# 1. Vraag in de playground iets met een letterlijke term erin (een acroniem of een symboolnaam uit het corpus). Houdt de reranker
+#    de chunk die BM25 vond bovenaan, of duwt hij hem omlaag?
+# 2. De reranker ziet alleen de hybrid-shortlist. Kijk naar het plafond bovenaan: welke queries kan geen enkele reranker ooit repareren,
+#    en wat zou je veranderen om ze te repareren: de chunker, de diepte van de shortlist, of de retriever van de eerste stap?
+# 3. MaxSim telt één beste match per querytoken op, dus lange vragen krijgen hogere scores dan korte. Maakt dat uit als
+#    je chunks voor één query rankt? Wanneer wel?
+# 4. Als de cross-encoder je een duidelijke winst bij Hit@1 geeft maar honderden milliseconden kost: in welk product zou je dat betalen, en in
+#    welk zou je liever vier chunks tonen en de lezer laten kiezen?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -284,7 +284,7 @@ from ragkit.teach.lesson import Quiz
 Quiz("04", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Nogueira & Cho (2019), Passage re-ranking with BERT, arXiv:1901.04085 [nogueira2019]
@@ -296,4 +296,4 @@ Quiz("04", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -15,20 +15,20 @@
 # ---
 
 # %% [markdown]
-# # 08. Production: stamps, stale and failed documents
+# # 08. Productie: stempels, stale en mislukte documenten
 #
-# What you will see: an index on disk that records, for every document, the model and pipeline that embedded it,
-# and how it behaves on upgrade day when files change, vanish, arrive broken or were embedded by another model.
+# Wat je hier ziet: een index op schijf die per document vastlegt met welk model en welke pipeline het is ge-embed,
+# en hoe die zich gedraagt op de dag van een upgrade, als bestanden veranderen, verdwijnen, kapot binnenkomen of door een ander model zijn ge-embed.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - stamp an index with the model that built it, and refuse to search a stale one
-# - report a failed document without breaking the folder
-# - name the failures that happen before retrieval (extraction, stale vectors) and what would reveal them
+# - een index stempelen met het model dat hem bouwde, en weigeren een stale index te doorzoeken
+# - een mislukt document melden zonder de hele map te breken
+# - de fouten benoemen die vóór retrieval ontstaan (extractie, stale vectoren) en zeggen wat ze zichtbaar zou maken
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -53,13 +53,13 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# Up to now every experiment lived in memory: load the corpus, chunk it, embed it, measure. A real system keeps
-# its vectors on disk for months while the folder underneath keeps moving. Someone fixes a typo, someone deletes
-# an outdated chapter, someone drops in a file exported from a tool that does not speak UTF-8, and one day you
-# swap the embedding model. None of these raise an error by themselves. This notebook shows what ragkit does
-# instead of staying quiet.
+# Tot nu toe leefde elk experiment in het geheugen: corpus laden, chunken, embedden, meten. Een echt systeem bewaart
+# zijn vectoren maandenlang op schijf, terwijl de map eronder blijft bewegen. Iemand verbetert een typfout, iemand wist
+# een verouderd hoofdstuk, iemand zet er een bestand in uit een tool die geen UTF-8 spreekt, en op een dag
+# vervang je het embeddingmodel. Geen van deze dingen geeft vanzelf een foutmelding. Dit notebook laat zien wat ragkit doet
+# in plaats van te zwijgen.
 #
-# You will work in a throwaway copy of the course corpus, so the bundled data is never touched.
+# Je werkt in een wegwerpkopie van het cursuscorpus, zodat de meegeleverde data nooit wordt aangeraakt.
 
 # %%
 import shutil
@@ -91,22 +91,22 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## Extraction: where content dies before anyone notices
+# ## Extractie: waar content sterft voordat iemand het merkt
 #
-# Our corpus is Markdown, so "extraction" here is just decoding UTF-8. Real document collections are PDFs,
-# scans, slide decks and spreadsheets, and turning them into text is often where content is lost:
+# Ons corpus is Markdown, dus "extractie" is hier alleen UTF-8 decoderen. Echte documentcollecties zijn pdf's,
+# scans, slides en spreadsheets, en die omzetten naar tekst is vaak waar content verloren gaat:
 #
-# - **Columns.** A PDF stores glyphs with positions, not sentences. A naive extractor reads straight across a
-#   two-column page and interleaves the left column's lines with the right column's.
-# - **Tables.** Rows and cells come out as a stream of values with the column headers left far behind, so a
-#   number no longer says what it measures.
-# - **Repeated page headers and footers.** "Company confidential, page 12" lands in the middle of every
-#   sentence that crosses a page break.
-# - **Scans.** An image has no text at all until OCR guesses it, and OCR confuses 0 with O and 1 with l.
+# - **Kolommen.** Een pdf slaat tekens op met posities, geen zinnen. Een naïeve extractor leest dwars over een
+#   pagina met twee kolommen en vlecht de regels van de linkerkolom door die van de rechter.
+# - **Tabellen.** Rijen en cellen komen eruit als een stroom waarden, met de kolomkoppen ver achtergelaten, zodat een
+#   getal niet meer zegt wat het meet.
+# - **Herhaalde paginakoppen en -voeten.** "Company confidential, page 12" belandt midden in elke
+#   zin die over een paginagrens loopt.
+# - **Scans.** Een afbeelding heeft helemaal geen tekst tot OCR die raadt, en OCR verwart 0 met O en 1 met l.
 #
-# The cruel part is where the symptom shows up: not in the extractor, but three layers later, as a retriever
-# that "cannot find" an answer that is plainly in the original file. Let us damage one needle the way a page
-# header would, and see whether the sentence survives.
+# Het wrede is waar het symptoom opduikt: niet in de extractor, maar drie lagen later, als een retriever
+# die een antwoord "niet kan vinden" dat gewoon in het originele bestand staat. Laten we één needle beschadigen zoals een
+# paginakop dat zou doen, en kijken of de zin het overleeft.
 
 # %%
 q = course.questions[0]
@@ -116,23 +116,23 @@ extracted = text[:at] + "\n\nCourse notes | confidential | page 12\n\n" + text[a
 narrate.needle_after_extraction(q, text, extracted)
 
 # %% [markdown]
-# Once the sentence is split by junk, no chunker, reranker or threshold can put it back together: the answer is
-# destroyed exactly as blind chunking destroys answers, only earlier and out of sight. That is
-# why the extractor's version is part of what an index records about every document: change the extractor and
-# every canonical text may change with it.
+# Zodra de zin door rommel is gesplitst, kan geen chunker, reranker of drempel hem nog heel maken: het antwoord is
+# vernietigd, precies zoals blind chunking antwoorden vernietigt, alleen eerder en uit het zicht. Daarom
+# hoort de versie van de extractor bij wat een index over elk document vastlegt: verander de extractor, en
+# elke canonieke tekst kan mee veranderen.
 
 # %% [markdown]
-# ## Build a stamped index
+# ## Een gestempelde index bouwen
 #
-# `index.build` chunks every document (strategy E by default), embeds the chunks and writes everything into one
-# SQLite database, `index.sqlite`, in a single transaction. The vectors come from the on-disk cache, so this is
-# quick here; on a cold machine it is a real embedding run.
+# `index.build` chunkt elk document (standaard strategie E), embedt de chunks en schrijft alles in één
+# SQLite-database, `index.sqlite`, in één transactie. De vectoren komen uit de cache op schijf, dus dat gaat
+# hier snel; op een koude machine is het een echte embeddingrun.
 #
-# Why a database and not a folder of files? An index must survive a crash half-way through an update, two
-# updates started at once, and a reader searching while a writer writes. SQLite (in Python's standard library)
-# gives exactly that: a transaction is committed whole or not at all, one writer holds the lock at a time, and
-# readers see the last committed state. Writing that by hand, with temporary files and renames, is how
-# indexes end up half old and half new.
+# Waarom een database en geen map met bestanden? Een index moet een crash halverwege een update overleven, twee
+# updates die tegelijk starten, en een lezer die zoekt terwijl een schrijver schrijft. SQLite (in de standaardbibliotheek van Python)
+# geeft precies dat: een transactie wordt helemaal vastgelegd of helemaal niet, één schrijver tegelijk houdt het slot, en
+# lezers zien de laatst vastgelegde toestand. Dat met de hand schrijven, met tijdelijke bestanden en hernoemingen, is hoe
+# indexen half oud en half nieuw eindigen.
 
 # %%
 started = time.perf_counter()
@@ -144,11 +144,11 @@ display(Markdown(course.truncation_note()))
 display(narrate.build_time(seconds, built))
 
 # %% [markdown]
-# ### The tables
+# ### De tabellen
 #
-# The whole index is four tables. `meta` says which format and corpus, `stamps` holds the configurations
-# vectors were embedded under, `documents` one row per file, `chunks` one row per chunk with its offsets and its
-# vector (a blob of float32 numbers).
+# De hele index bestaat uit vier tabellen. `meta` zegt welk formaat en welk corpus, `stamps` bevat de configuraties
+# waaronder vectoren ge-embed zijn, `documents` één rij per bestand, `chunks` één rij per chunk met zijn offsets en zijn
+# vector (een blob van float32-getallen).
 
 # %%
 for name, columns, rows in index.tables(out):
@@ -157,24 +157,24 @@ for name, columns, rows in index.tables(out):
                               .map(lambda v: v if len(v) < 40 else v[:37] + "…")))
 
 # %% [markdown]
-# ### The stamp
+# ### De stempel
 #
-# The index records a *stamp*: everything the vectors depend on. Two vectors are only comparable when
-# every field matches. The model name alone is not enough: the same name can point to different weights (hence
-# the hash), the same weights give different vectors with another window or without normalisation, and the same
-# vectors mean something else if the chunker, its size or the extractor changed.
+# De index legt een *stempel* vast: alles waar de vectoren van afhangen. Twee vectoren zijn alleen vergelijkbaar als
+# elk veld overeenkomt. De modelnaam alleen is niet genoeg: dezelfde naam kan naar andere gewichten wijzen (vandaar
+# de hash), dezelfde gewichten geven andere vectoren met een ander venster of zonder normalisatie, en dezelfde
+# vectoren betekenen iets anders als de chunker, zijn grootte of de extractor veranderde.
 
 # %%
 stamp, entries = index.read_index(out)
 tables.for_people(pd.DataFrame({"value": stamp.flat()}).astype(str))
 
 # %% [markdown]
-# ### One entry per document
+# ### Eén regel per document
 #
-# Next to the configuration, the `documents` table keeps a row for every document: its status, the sha256 of the
-# canonical text it was embedded from, the number of chunks, its path, and the stamp it was embedded under.
-# Keeping the stamp per document is what makes a half-finished migration visible: on upgrade day some documents
-# carry the old stamp and some the new, and the index can tell you which.
+# Naast de configuratie houdt de tabel `documents` een rij bij voor elk document: zijn status, de sha256 van de
+# canonieke tekst waaruit het ge-embed is, het aantal chunks, zijn pad en de stempel waaronder het ge-embed is.
+# De stempel per document bewaren maakt een half afgemaakte migratie zichtbaar: op de dag van de upgrade dragen sommige documenten
+# de oude stempel en sommige de nieuwe, en de index kan je zeggen welke.
 
 # %%
 display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
@@ -182,12 +182,12 @@ display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status, "
                                         for e in entries.values()])))
 
 # %% [markdown]
-# ### Who counts the chunks?
+# ### Wie telt de chunks?
 #
-# The chunk count in each entry is written by the indexer, after it has actually produced and stored the vectors.
-# It is never a number a client declares when it uploads a file. A client can only guess, say from the file's
-# length, and the guess says nothing about what really got embedded. Compare a plausible client-side guess with
-# what the indexer counted and how many vectors the `chunks` table actually holds.
+# Het aantal chunks in elke regel schrijft de indexer, nadat hij de vectoren echt gemaakt en opgeslagen heeft.
+# Het is nooit een getal dat een client opgeeft als hij een bestand uploadt. Een client kan alleen gokken, zeg op basis van de
+# lengte van het bestand, en die gok zegt niets over wat echt ge-embed is. Vergelijk een aannemelijke gok van een client met
+# wat de indexer telde en hoeveel vectoren de tabel `chunks` echt bevat.
 
 # %%
 corpus = load_corpus(folder)
@@ -199,21 +199,21 @@ counts = pd.DataFrame([{"document": d.id, f"guessed by a client (characters / {S
 display(counts, narrate.guessed_counts(counts))
 
 # %% [markdown]
-# A guess from the file's length cannot know that the chunker never cuts inside a paragraph, leaves headings out
-# of the content and cuts over-long paragraphs at sentence ends. When a search opens the index, ragkit checks that
-# every document has exactly the number of well-formed vectors its row records; a mismatch marks that document as
-# damaged rather than letting the index answer with a hole in it. A count typed in by the client could never
-# support that check.
+# Een gok op basis van de lengte van het bestand kan niet weten dat de chunker nooit binnen een alinea knipt, sectiekoppen
+# buiten de content laat en te lange alinea's op zinseinden knipt. Als een zoekopdracht de index opent, controleert ragkit dat
+# elk document precies het aantal goedgevormde vectoren heeft dat zijn rij vastlegt; een verschil markeert dat document als
+# beschadigd, in plaats van de index te laten antwoorden met een gat erin. Een getal dat de client intypt, zou die controle
+# nooit kunnen dragen.
 
 # %% [markdown]
-# ## Upgrade day
+# ## De dag van de upgrade
 #
-# Now let things go wrong, one at a time. After each step you will ask the index for its `status` against the
-# folder and the current stamp.
+# Laat nu dingen misgaan, één voor één. Na elke stap vraag je de index om zijn `status` tegenover de
+# map en de huidige stempel.
 #
-# ### Two files that do not load
+# ### Twee bestanden die niet laden
 #
-# First, two bad files arrive: one saved in Latin-1 rather than UTF-8, and one that is empty.
+# Eerst komen er twee slechte bestanden binnen: één opgeslagen in Latin-1 in plaats van UTF-8, en één dat leeg is.
 
 # %%
 (folder / "14-broken.md").write_bytes("# Café notes\n\nCafé au lait, s'il vous plaît.\n".encode("latin-1"))
@@ -223,9 +223,9 @@ now = index.current_stamp(embedder)
 print("\n".join(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
-# Each bad file ends up as a failed document with a reason that says what to do, not as an exception that stops
-# the whole folder from loading. Nothing already indexed is stale, so the index still opens and still answers.
-# Try one of the course questions:
+# Elk slecht bestand eindigt als een mislukt document met een reden die zegt wat je moet doen, niet als een exception die
+# het laden van de hele map stopt. Niets wat al geïndexeerd is, is stale, dus de index opent nog en antwoordt nog.
+# Probeer een van de vragen van de cursus:
 
 # %%
 hits = index.Index(corpus, out, embedder).search(q.question, k=4)
@@ -234,10 +234,10 @@ display(tables.for_people(pd.DataFrame([{"document": c.doc_id, "section": c.sect
 display(narrate.needle_in_hits(q, hits))
 
 # %% [markdown]
-# ### Someone edits a document
+# ### Iemand bewerkt een document
 #
-# Next, an author appends a paragraph to the classification chapter. The file still loads perfectly; only its
-# content hash changes.
+# Daarna voegt een auteur een alinea toe aan het hoofdstuk over classificatie. Het bestand laadt nog perfect; alleen zijn
+# content-hash verandert.
 
 # %%
 edited = folder / "04-classification-and-evaluation.md"
@@ -248,10 +248,10 @@ corpus = load_corpus(folder)
 print("\n".join(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
-# The edited chapter is no longer current. Its old vectors describe text that no longer exists, and its stored
-# offsets point into the old version of the file, so a citation built from them would quote the wrong words.
+# Het bewerkte hoofdstuk is niet meer actueel. Zijn oude vectoren beschrijven tekst die niet meer bestaat, en zijn opgeslagen
+# offsets wijzen in de oude versie van het bestand, dus een citatie die ermee gebouwd wordt, zou de verkeerde woorden citeren.
 #
-# ### Someone deletes a document
+# ### Iemand wist een document
 
 # %%
 (folder / "12-reasoning.md").unlink()
@@ -260,18 +260,18 @@ before = index.status(corpus, out, now)
 print("\n".join(before.lines()))
 
 # %% [markdown]
-# Its vectors are still in the index. Left there, they would keep being retrieved and cited as a source that
-# nobody can open any more.
+# Zijn vectoren staan nog in de index. Laat je ze staan, dan worden ze steeds opgehaald en geciteerd als een bron die
+# niemand meer kan openen.
 #
-# ### Searching a stale index
+# ### Een stale index doorzoeken
 #
-# The index now holds vectors of a text that changed and of a document that is gone.
+# De index bevat nu vectoren van een tekst die veranderde en van een document dat weg is.
 #
-# **Predict first.** Ask it a question now: does the index `"answer"` (from the vectors it holds) or `"refuse"`? Write
-# your choice in `my_prediction` before you run the search: the cell under it answers it.
+# **Voorspel eerst.** Stel hem nu een vraag: zal de index antwoorden, `"answer"` (uit de vectoren die hij heeft), of weigeren, `"refuse"`? Zet
+# je keuze in `my_prediction` voordat je de zoekopdracht draait: de cel eronder geeft het antwoord.
 
 # %%
-my_prediction = None  # your guess: the stale index will "answer" or "refuse"
+my_prediction = None  # jouw gok: de stale index zal antwoorden ("answer") of weigeren ("refuse")
 
 # %%
 try:
@@ -285,15 +285,15 @@ except StaleIndex as err:
 predict.reveal(my_prediction, predict.Choice(("answer", "refuse")), searched)
 
 # %% [markdown]
-# A stale index refuses to open, and its message says why and what to run. Refusing is deliberate. The alternative, answering from a mixture of old and new vectors, returns results that
-# look just as confident as correct ones, and no log line anywhere tells you something is off.
+# Een stale index weigert te openen, en zijn melding zegt waarom en wat je moet draaien. Weigeren is bewust. Het alternatief, antwoorden uit een mengsel van oude en nieuwe vectoren, geeft resultaten die
+# er net zo zeker uitzien als correcte, en nergens zegt een logregel je dat er iets mis is.
 #
-# ### Update: re-embed only what changed
+# ### Update: alleen opnieuw embedden wat veranderde
 #
-# `index.update` keeps every current document as it is, re-embeds the stale and new ones, drops the removed
-# ones and records the failed ones with their reasons, all in ONE transaction. Before trusting that, watch it
-# fail: the next cell runs the update in a separate process and kills it (`kill -9`, no chance to clean up) right
-# after it has written its first document, before it commits. Then it asks the index what it holds.
+# `index.update` laat elk actueel document zoals het is, embedt de stale en nieuwe opnieuw, laat de verwijderde
+# vallen en legt de mislukte vast met hun redenen, alles in ÉÉN transactie. Zie het eerst falen voordat je erop vertrouwt:
+# de volgende cel draait de update in een apart proces en doodt dat (`kill -9`, geen kans om op te ruimen) direct
+# nadat het zijn eerste document heeft geschreven, vóór de commit. Daarna vraagt ze de index wat hij bevat.
 
 # %%
 KILL_AFTER_FIRST_DOCUMENT = f"""
@@ -314,9 +314,9 @@ display(narrate.killed_update(killed.returncode, index.read_index(out)[1] == old
 print("\n".join(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
-# A transaction is also a lock. While one update runs, a second one waits for it (up to a stated time), and a
-# search can go on reading the last committed index. Here a connection holds the write lock, and an update
-# that is willing to wait two seconds gives up with a message, not a half-written index:
+# Een transactie is ook een slot. Terwijl één update loopt, wacht een tweede erop (tot een opgegeven tijd), en een
+# zoekopdracht kan de laatst vastgelegde index blijven lezen. Hier houdt een verbinding het schrijfslot vast, en een update
+# die twee seconden wil wachten, geeft op met een melding, niet met een half geschreven index:
 
 # %%
 holder = sqlite3.connect(out / "index.sqlite", isolation_level=None)
@@ -330,7 +330,7 @@ finally:
     holder.close()
 
 # %% [markdown]
-# Now let the update run to the end, and compare the status before and after.
+# Laat de update nu tot het eind lopen, en vergelijk de status ervoor en erna.
 
 # %%
 with course.recording("E"):
@@ -342,7 +342,7 @@ print("\n".join(after.lines()))
 narrate.update_summary(before, after, old, new, corpus)
 
 # %% [markdown]
-# The index opens again, and the paragraph you added is now searchable:
+# De index opent weer, en de alinea die je toevoegde is nu doorzoekbaar:
 
 # %%
 hits = index.Index(corpus, out, embedder).search("should I keep the predictions of each model per example?", k=3)
@@ -351,16 +351,16 @@ display(tables.for_people(pd.DataFrame([{"document": c.doc_id, "section": c.sect
 display(narrate.appended_found(hits, added))
 
 # %% [markdown]
-# ## An index built with another model (optional)
+# ## Een index gebouwd met een ander model (optioneel)
 #
-# The most dangerous upgrade is the one that changes nothing visible: a new embedding model. Vectors from two
-# models live in unrelated spaces, even when they have the same number of dimensions, so a distance between a
-# query embedded by one and a chunk embedded by the other means nothing at all. Yet numpy will happily compute
-# it.
+# De gevaarlijkste upgrade is die waarbij niets zichtbaar verandert: een nieuw embeddingmodel. Vectoren van twee
+# modellen leven in ongerelateerde ruimtes, ook als ze evenveel dimensies hebben, dus een afstand tussen een
+# query ge-embed door het ene en een chunk ge-embed door het andere betekent helemaal niets. Toch rekent numpy hem
+# vrolijk uit.
 #
-# To simulate an index embedded by someone else's model, rewrite the model name in the `stamps` table with one
-# line of SQL. (Only the label changes; that is enough.) The name is a real small embedding model whose vectors
-# have the same width as ours, so a check on the array shapes alone would let this through.
+# Om een index te simuleren die met het model van iemand anders is ge-embed, herschrijf je de modelnaam in de tabel `stamps` met één
+# regel SQL. (Alleen het label verandert; dat is genoeg.) De naam is een echt klein embeddingmodel waarvan de vectoren
+# even breed zijn als de onze, dus een controle op alleen de vormen van de arrays zou dit doorlaten.
 
 # %%
 with sqlite3.connect(out / "index.sqlite") as db:
@@ -377,11 +377,11 @@ sample = index.read_index(out)[1][sorted(foreign.stale)[0]]
 display(narrate.stamp_differences(sample, now))
 
 # %% [markdown]
-# Every indexed document is named, with the field that differs. In a real migration you would see this list shrink as
-# the update works through the folder, and the index would stay closed until no document carries the old stamp.
-# Run the update now: it treats every document as stale and re-embeds them all. (Here that is quick because our
-# vectors really came from the same MiniLM and sit in the cache; with a genuinely new model it is a full
-# indexing run.)
+# Elk geïndexeerd document wordt genoemd, met het veld dat verschilt. Bij een echte migratie zou je deze lijst zien krimpen terwijl
+# de update door de map werkt, en zou de index dicht blijven tot geen document meer de oude stempel draagt.
+# Draai nu de update: die behandelt elk document als stale en embedt ze allemaal opnieuw. (Hier gaat dat snel, omdat onze
+# vectoren echt van hetzelfde MiniLM komen en in de cache staan; met een echt nieuw model is het een volledige
+# indexeerrun.)
 
 # %%
 with course.recording("E"):
@@ -390,35 +390,35 @@ print("\n".join(repaired.lines()))
 narrate.repaired(foreign, repaired, corpus, index.Index(corpus, out, embedder).status.searchable)
 
 # %% [markdown]
-# ## The same from the command line (optional)
+# ## Hetzelfde vanaf de command line (optioneel)
 #
-# Everything above is also a command, for scripts, cron jobs and CI. `status` exits with 1 while anything is
-# stale, so a deploy can refuse to go ahead:
+# Alles hierboven is ook een commando, voor scripts, cronjobs en CI. `status` eindigt met 1 zolang er iets
+# stale is, zodat een deploy kan weigeren door te gaan:
 
 # %%
 display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folder} --out {out}"
                            for action in ("build", "status", "update"))))
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. Damage a chapter that is already indexed: append one Latin-1 byte to it, e.g.
-#    `p.write_bytes(p.read_bytes() + "café".encode("latin-1"))`. What does `status` call a document that was
-#    indexed before and no longer loads, and what does `update` then do with its vectors?
-# 2. Delete some of one document's vectors with SQL (`DELETE FROM chunks WHERE document = '...' AND ord > 2`).
-#    Which status does that document get? Which fact recorded by the indexer lets it notice? Then truncate the
-#    whole `index.sqlite` to a third of its bytes: what does ragkit say, and what does `index build` do with the
-#    damaged file?
-# 3. Give half the documents another stamp (insert a second row into `stamps` and point their `stamp` column
-#    at it). What would a system without per-document
-#    stamps have returned for a query, and how would you have noticed?
-# 4. Put the page-header damage from the extraction cell into the copied file of that chapter and rebuild. Does
-#    the question still find its needle? Which of the course's retrieval measurements would have told you, and which would not?
+# 1. Beschadig een hoofdstuk dat al geïndexeerd is: voeg er één Latin-1-byte aan toe, bv.
+#    `p.write_bytes(p.read_bytes() + "café".encode("latin-1"))`. Hoe noemt `status` een document dat eerder
+#    geïndexeerd was en niet meer laadt, en wat doet `update` dan met zijn vectoren?
+# 2. Wis met SQL een deel van de vectoren van één document (`DELETE FROM chunks WHERE document = '...' AND ord > 2`).
+#    Welke status krijgt dat document? Welk feit dat de indexer vastlegde, laat het opvallen? Kap daarna het
+#    hele `index.sqlite` af op een derde van zijn bytes: wat zegt ragkit, en wat doet `index build` met het
+#    beschadigde bestand?
+# 3. Geef de helft van de documenten een andere stempel (voeg een tweede rij toe aan `stamps` en laat hun kolom `stamp`
+#    ernaar wijzen). Wat zou een systeem zonder stempels per
+#    document voor een query hebben teruggegeven, en hoe had je het gemerkt?
+# 4. Zet de paginakopschade uit de extractiecel in het gekopieerde bestand van dat hoofdstuk en bouw opnieuw. Vindt
+#    de vraag zijn needle nog? Welke retrievalmetingen van de cursus hadden het je verteld, en welke niet?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -426,9 +426,9 @@ from ragkit.teach.lesson import Quiz
 Quiz("08", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -17,6 +17,11 @@ from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 
 
+def _truth(flag: bool) -> str:
+    """A yes/no figure as the notebooks print it: Python's True and False in English."""
+    return _("True") if flag else _("False")
+
+
 def working_copy(folder: Path, out: Path) -> Markdown:
     """Where the throwaway copy of the corpus and its index live."""
     return Markdown(say("Corpus copied to `{folder}`; the index will live in `{out}`.", folder=str(folder),
@@ -26,7 +31,8 @@ def working_copy(folder: Path, out: Path) -> Markdown:
 def needle_after_extraction(q: Question, clean: str, extracted: str) -> Markdown:
     """Whether a needle survives a page header that extraction put in the middle of it."""
     return Markdown(say("Needle of **{id}** found in the clean text: **{clean}**; after a page header lands in it: "
-                        "**{extracted}**.", id=q.id, clean=q.needle in clean, extracted=q.needle in extracted))
+                        "**{extracted}**.", id=q.id, clean=_truth(q.needle in clean),
+                        extracted=_truth(q.needle in extracted)))
 
 
 def build_time(seconds: float, built: Status) -> Markdown:
@@ -68,10 +74,10 @@ def killed_update(returncode: int, unchanged: bool) -> Markdown:
         # the demonstration failed (the child never reached its kill): say so rather than narrate a crash
         return Markdown(say("The update process was not killed: it ended with exit status **{returncode}**, so this "
                             "run shows nothing about a crash. The index holds what it held before: **{unchanged}**.",
-                            returncode=returncode, unchanged=unchanged))
+                            returncode=returncode, unchanged=_truth(unchanged)))
     return Markdown(say("The update process ended with signal **{signal}** (SIGKILL) in the middle of its writes. "
                         "The index still holds exactly what it held before: **{unchanged}**; its status is "
-                        "unchanged, stale documents and all.", signal=-returncode, unchanged=unchanged))
+                        "unchanged, stale documents and all.", signal=-returncode, unchanged=_truth(unchanged)))
 
 
 def update_summary(before: Status, after: Status, old: Mapping[str, Entry], new: Mapping[str, Entry],
@@ -89,12 +95,13 @@ def update_summary(before: Status, after: Status, old: Mapping[str, Entry], new:
         stale=len(before.stale), new=len(before.new), to_embed=len(to_embed), to_embed_ids=", ".join(to_embed),
         rewritten=len(rewritten), rewritten_ids=", ".join(rewritten), kept=len(kept),
         dropped=", ".join(sorted(set(old) - set(new))) or _("none"), failed=len(after.failed),
-        only_changed=rewritten == to_embed))
+        only_changed=_truth(rewritten == to_embed)))
 
 
 def appended_found(hits: Sequence[tuple[Chunk, float]], added: str) -> Markdown:
     """Whether the top hit of a search is the paragraph just appended to a document."""
-    return Markdown(say("The top hit is the paragraph you appended: **{found}**.", found=hits[0][0].content == added))
+    return Markdown(say("The top hit is the paragraph you appended: **{found}**.",
+                        found=_truth(hits[0][0].content == added)))
 
 
 def stamp_differences(entry: Entry, now: Stamp) -> Markdown:
@@ -111,4 +118,4 @@ def repaired(foreign: Status, after: Status, corpus: Corpus, searchable: bool) -
         "re-embedded; after it: **{current}** current, **{still_stale}** stale. The index opens again: "
         "**{searchable}**.",
         stale=len(foreign.stale), in_folder=sum(d in corpus.ids for d in foreign.stale), current=len(after.current),
-        still_stale=len(after.stale), searchable=searchable))
+        still_stale=len(after.stale), searchable=_truth(searchable)))
