@@ -153,12 +153,13 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def dutch_figure(value: str, figures: dict[str, str]) -> str | None:
-    """A computed figure as the Dutch guide writes it: numbers with a decimal comma, words from the catalogue's
-    ``[[figure]]`` table (None where a value has words the table lacks)."""
+    """A computed figure as the Dutch guide writes it: numbers with a decimal comma, words (or another layout, such
+    as ``(#; #)`` for a pair) from the catalogue's ``[[figure]]`` table; None where a value has words the table
+    lacks."""
     numbers = [n.translate(str.maketrans({".": ",", ",": "."})) for n in NUMBER.findall(value)]
-    if not re.search(r"[A-Za-z]", NUMBER.sub("", value)):
-        return NUMBER.sub(lambda _: numbers.pop(0), value)
     words = figures.get(NUMBER.sub("#", value))
+    if words is None and not re.search(r"[A-Za-z]", NUMBER.sub("", value)):
+        return NUMBER.sub(lambda _: numbers.pop(0), value)
     if words is None or words.count("#") != len(numbers):
         return None
     return re.sub("#", lambda _: numbers.pop(0), words)
