@@ -122,13 +122,14 @@ def _verdict(verdict: str) -> str:
     differs = re.fullmatch(r"differs: ours finds (\S+) ahead", verdict)
     if differs:
         return say("differs: ours finds {run} ahead", run=differs[1])
-    fixed = {"consistent": _("consistent"), "contradicts": _("contradicts"),
-             "consistent: neither detects a difference": _("consistent: neither detects a difference"),
-             "inconclusive, same direction": _("inconclusive, same direction"),
-             "inconclusive, opposite direction": _("inconclusive, opposite direction"),
-             "inconclusive, no lead either way": _("inconclusive, no lead either way"),
-             "inconclusive, the chapter shows no lead": _("inconclusive, the chapter shows no lead")}
-    return fixed.get(verdict, verdict)
+    return next((shown for en, shown in (
+        ("consistent", _("consistent")), ("contradicts", _("contradicts")),
+        ("consistent: neither detects a difference", _("consistent: neither detects a difference")),
+        ("inconclusive, same direction", _("inconclusive, same direction")),
+        ("inconclusive, opposite direction", _("inconclusive, opposite direction")),
+        ("inconclusive, no lead either way", _("inconclusive, no lead either way")),
+        ("inconclusive, the chapter shows no lead", _("inconclusive, the chapter shows no lead"))) if en == verdict),
+        verdict)
 
 
 def _claim(claim: str) -> str:
