@@ -33,7 +33,9 @@ _WORD = re.compile(r"[a-zà-ÿ]+")
 
 def function_words(text: str) -> tuple[int, int]:
     """How many Dutch and how many English function words ``text`` has (code, code spans and link targets left out)."""
-    prose = re.sub(r"```.*?```|`[^`]*`|\]\([^)]*\)|https?://\S+", " ", text.lower(), flags=re.S)
+    prose = re.sub(r"```.*?```|`[^`]*`|\]\([^)]*\)|https?://\S+", " ", text, flags=re.S)
+    # a capital A standing alone is a name (strategy A, answer A), not the English article
+    prose = re.sub(r"(?<![\w'])A(?![\w'])", " ", prose).lower()
     words = _WORD.findall(prose)
     return sum(w in DUTCH for w in words), sum(w in ENGLISH for w in words)
 

@@ -59,7 +59,9 @@ def test_code_is_copied_verbatim_with_its_metadata_and_one_language_cell_after_t
     assert "google.colab" in en.cells[injected[0] - 1].source and injected[0] <= first_import
     rest = [c for c in nl.cells if c.get("id") != edition.LANGUAGE_CELL_ID]
     assert [(c.id, c.cell_type, c.metadata) for c in rest] == [(c.id, c.cell_type, c.metadata) for c in en.cells]
-    assert [c.source for c in rest if c.cell_type == "code"] == [c.source for c in en.cells if c.cell_type == "code"]
+    # the code itself is the English code; only its comments may be Dutch (edition.same_code: line by line, tokens)
+    pairs = [(c_nl.source, c_en.source) for c_nl, c_en in zip(rest, en.cells) if c_en.cell_type == "code"]
+    assert all(nl_src == en_src or edition.same_code(en_src, nl_src) for nl_src, en_src in pairs)
     hidden = [c.id for c in rest if c.metadata.get("jupyter", {}).get("source_hidden")]
     assert hidden == [c.id for c in en.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
     assert all(not c.get("outputs") for c in nl.cells if c.cell_type == "code")
@@ -149,12 +151,15 @@ def test_a_broken_catalogue_is_an_error_saying_what_to_do(tmp_path):
 @pytest.mark.parametrize("name", edition.COURSE)
 def test_every_dutch_markdown_cell_is_dutch(name):
     judged = 0
+    english_judged = sum(dutch_share(c.source) is not None for c in english(name).cells if c.cell_type == "markdown")
     for cell in dutch(name).cells:
-        share = dutch_share(cell.source) if cell.cell_type == "markdown" else None
+        # a notebook's list of sources cites works by their (English) titles: no sentence of ours to judge
+        cited = cell.cell_type == "markdown" and cell.source.lstrip().startswith("## Bronnen")
+        share = dutch_share(cell.source) if cell.cell_type == "markdown" and not cited else None
         if share is not None:
             judged += 1
             assert share >= SHARE, f"{name} cell {cell.id}: {share:.0%} Dutch function words:\n{cell.source}"
-    assert judged >= 5, "too few cells long enough to judge: the rule is not being tested"
+    assert judged >= min(5, english_judged - 1), "too few cells long enough to judge: the rule is not being tested"
     # the measure tells the languages apart: the English cells fail it
     shares = [dutch_share(c.source) for c in english(name).cells if c.cell_type == "markdown"]
     assert any(share is not None and share < SHARE for share in shares)
@@ -393,7 +398,7 @@ PAIRS = [pytest.param(name, id=name, marks=pytest.mark.notebooks(NOTEBOOKS / f"{
 def test_the_dutch_notebook_computes_the_english_figures(name, executed):
     en = code_cells(run(executed, NOTEBOOKS / f"{name}.ipynb"))
     nl = code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name)))
-    assert [c.source for c in en] == [c.source for c in nl]
+    assert all(edition.same_code(a.source, b.source) for a, b in zip(en, nl, strict=True)), "not the English code"
     differ, compared = [], 0
     for cell_en, cell_nl in zip(en, nl):
         texts_en = [f for o in cell_en.outputs for f in figures(o)]
