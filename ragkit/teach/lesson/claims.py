@@ -51,26 +51,34 @@ def survivors(alpha: float = 0.05) -> str:
     raw = [key for key, (p, _) in corrected.items() if p < alpha]
     kept = [key for key, (_, p_holm) in corrected.items() if p_holm < alpha]
     fallen = [key for key in raw if key not in kept]
-    text = (f"Of the chapter's **{len(corrected)}** paired comparisons, **{len(raw)}** have a raw p below {alpha} "
-            f"({'; '.join(f'{_name(k)}, p = {corrected[k][0]:.3g}' for k in raw) or 'none'}). "
-            f"Under Holm over its own {len(corrected)} p-values, **{len(kept)}** "
-            f"{'survives' if len(kept) == 1 else 'survive'}"
-            + (f" ({'; '.join(f'{_name(k)}, Holm p = {corrected[k][1]:.3g}' for k in kept)})" if kept else "")
-            + (f", and {'; '.join(f'{_name(k)} becomes Holm p = {corrected[k][1]:.3g}' for k in fallen)}" if fallen
-               else "") + ". ")
+    n = len(corrected)
+    listed = "; ".join(say("{name}, p = {p:.3g}", name=_name(k), p=corrected[k][0]) for k in raw) or _("none")
+    text = say("Of the chapter's **{n}** paired comparisons, **{raw}** have a raw p below {alpha} ({listed}). ",
+               n=n, raw=len(raw), alpha=alpha, listed=listed)
+    text += (say("Under Holm over its own {n} p-values, **{kept}** survives", n=n, kept=len(kept)) if len(kept) == 1
+             else say("Under Holm over its own {n} p-values, **{kept}** survive", n=n, kept=len(kept)))
+    if kept:
+        text += " (" + "; ".join(say("{name}, Holm p = {p:.3g}", name=_name(k), p=corrected[k][1]) for k in kept) + ")"
+    if fallen:
+        text += ", " + _("and") + " " + "; ".join(say("{name} becomes Holm p = {p:.3g}", name=_name(k),
+                                                      p=corrected[k][1]) for k in fallen)
+    text += ". "
     if len(raw) < 3:
-        text += (f"Even uncorrected, only {len(raw)} of these {len(corrected)} fall below {alpha}, so the "
-                 "chapter's \"three results survive\" must count a result outside its listed comparisons (it does "
-                 "not say which). ")
-    text += (f"Under its own correction, {len(kept)} {'does' if len(kept) == 1 else 'do'}: a reader who weighs all "
-             f"{len(corrected)} comparisons at once may trust only {'that one' if len(kept) == 1 else 'those'}. "
-             "The others are not shown false, only not established." if len(kept) < 3 else
-             "The chapter's \"three results survive\" holds under its own correction.")
-    return text
+        text += say("Even uncorrected, only {raw} of these {n} fall below {alpha}, so the chapter's \"three results "
+                    "survive\" must count a result outside its listed comparisons (it does not say which). ",
+                    raw=len(raw), n=n, alpha=alpha)
+    if len(kept) >= 3:
+        return text + _("The chapter's \"three results survive\" holds under its own correction.")
+    if len(kept) == 1:
+        return text + say("Under its own correction, {kept} does: a reader who weighs all {n} comparisons at once may "
+                          "trust only that one. The others are not shown false, only not established.",
+                          kept=len(kept), n=n)
+    return text + say("Under its own correction, {kept} do: a reader who weighs all {n} comparisons at once may trust "
+                      "only those. The others are not shown false, only not established.", kept=len(kept), n=n)
 
 
 def _name(key: Wanted) -> str:
-    return f"{key[0]} vs {key[1]} at {key[2]}"
+    return say("{a} vs {b} at {metric}", a=key[0], b=key[1], metric=key[2])
 
 
 def claim_kinds() -> dict[str, int]:
@@ -79,17 +87,30 @@ def claim_kinds() -> dict[str, int]:
     return {kind: kinds.count(kind) for kind in dict.fromkeys([DIFFERENCE, *kinds])}
 
 
+def verdict_words() -> dict[str, str]:
+    """The claims and verdicts of statistics (DIFFERENCE, VERDICTS, INCONCLUSIVE) in the notebook's language."""
+    return {DIFFERENCE: _("a difference"), NO_DIFFERENCE: _("no detectable difference"),
+            "consistent": _("consistent"), "contradicts": _("contradicts"), "inconclusive": _("inconclusive"),
+            "differs": _("differs"),
+            INCONCLUSIVE: _("this data cannot tell either way, so the published finding is neither confirmed nor "
+                            "refuted")}
+
+
 def verdict_counts(rep: Report, needles: int) -> str:
     """In words: what the chapter's comparisons claim, and how many of each verdict this report gives them."""
     kinds = claim_kinds()
+    words = verdict_words()
     said = [line.verdict or "" for line in rep.judged]
     counts = {word: sum(v.startswith(word) for v in said) for word in VERDICTS}
     neither = sum(v.startswith("consistent:") for v in said)
-    return (f"Of the chapter's **{len(said)}** comparisons judged here, **{kinds.get(DIFFERENCE, 0)}** claim "
-            f"{DIFFERENCE} and **{kinds.get(NO_DIFFERENCE, 0)}** claim {NO_DIFFERENCE}. Here: "
-            + ", ".join(f"**{counts[w]}** {w}" + (f" ({neither} of them because neither detects a difference)"
-                                                   if w == "consistent" and neither else "") for w in VERDICTS)
-            + f". *Inconclusive*, with {needles} needles, means {INCONCLUSIVE}.")
+    return (say("Of the chapter's **{judged}** comparisons judged here, **{differ}** claim {difference} and **{none}** "
+                "claim {no_difference}. Here: ", judged=len(said), differ=kinds.get(DIFFERENCE, 0),
+                difference=words[DIFFERENCE], none=kinds.get(NO_DIFFERENCE, 0), no_difference=words[NO_DIFFERENCE])
+            + ", ".join(say("**{n}** {verdict}", n=counts[w], verdict=words[w])
+                        + (say(" ({neither} of them because neither detects a difference)", neither=neither)
+                           if w == "consistent" and neither else "") for w in VERDICTS)
+            + say(". *Inconclusive*, with {needles} needles, means {inconclusive}.", needles=needles,
+                  inconclusive=words[INCONCLUSIVE]))
 
 
 def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:

@@ -122,10 +122,10 @@ def _share(k: int, n: int) -> str:
 
 def scatter_summary(frame: pd.DataFrame, x: str, ys: Sequence[str], what: str) -> str:
     """One sentence for a scatter of ``ys`` against ``x``: how many points, the ranges and each correlation."""
-    parts = [f"“{y}” from {frame[y].min():.3g} to {frame[y].max():.3g} (correlation with {x} "
-             f"{frame[[x, y]].corr().iloc[0, 1]:.2f})" for y in ys]
-    return (f"{len(frame)} {what} as points, {x} ({frame[x].min():.4g} to {frame[x].max():.4g}) across, "
-            + "; ".join(parts) + " up.")
+    parts = [say("“{y}” from {low:.3g} to {high:.3g} (correlation with {x} {r:.2f})", y=y, low=frame[y].min(),
+                 high=frame[y].max(), x=x, r=frame[[x, y]].corr().iloc[0, 1]) for y in ys]
+    return say("{n} {what} as points, {x} ({low:.4g} to {high:.4g}) across, {parts} up.", n=len(frame),
+               what=language.word(what), x=x, low=frame[x].min(), high=frame[x].max(), parts="; ".join(parts))
 
 
 def lowest_points(frame: pd.DataFrame, x: str, ys: Sequence[str]) -> str:
@@ -158,16 +158,19 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
                                  marker=dict(symbol=MARKERS.get(r.strategy, "circle"), size=7),
                                  legendgroup=r.strategy))
         found.append((r.strategy, hits[0], hits[-1], n, lows[-1], highs[-1]))
-    fig.update_layout(title=f"Hit@k ({retriever}), 95% Wilson bands", xaxis_title="k", yaxis_title="hit@k",
-                      yaxis_range=[0, 1], template="plotly_white")
+    fig.update_layout(title=say("Hit@k ({retriever}), 95% Wilson bands", retriever=retriever), xaxis_title="k",
+                      yaxis_title="hit@k", yaxis_range=[0, 1], template="plotly_white")
     if not found:
-        return described(fig, f"Hit@k for the {retriever} retriever: no strategy was evaluated with it.")
+        return described(fig, say("Hit@k for the {retriever} retriever: no strategy was evaluated with it.",
+                                  retriever=retriever))
     best = max(found, key=lambda f: f[2])
-    lines = "; ".join(f"{s} finds the needle for {_share(last, n)} queries at k = {ks[-1]} (band {lo:.2f} to "
-                      f"{hi:.2f}), {first} at k = {ks[0]}" for s, first, last, n, lo, hi in found)
-    return described(fig, f"Hit@k of the {retriever} retriever for k = {ks[0]} to {ks[-1]}, one line per chunking "
-                          f"strategy (overlapping strategies dashed) with its 95% Wilson band: {lines}. "
-                          f"Highest at k = {ks[-1]}: {best[0]}.")
+    lines = "; ".join(say("{strategy} finds the needle for {share} queries at k = {last_k} (band {low:.2f} to "
+                          "{high:.2f}), {first} at k = {first_k}", strategy=s, share=_share(last, n), last_k=ks[-1],
+                          low=lo, high=hi, first=first, first_k=ks[0]) for s, first, last, n, lo, hi in found)
+    return described(fig, say("Hit@k of the {retriever} retriever for k = {first_k} to {last_k}, one line per "
+                              "chunking strategy (overlapping strategies dashed) with its 95% Wilson band: {lines}. "
+                              "Highest at k = {last_k}: {best}.", retriever=retriever, first_k=ks[0], last_k=ks[-1],
+                              lines=lines, best=best[0]))
 
 
 def on_cut_axis(fig: go.Figure, title: str | None = None) -> go.Figure:
@@ -507,24 +510,26 @@ def win_loss_matrix(ev: Evaluation, metric: str = "Hit@20", retriever: str = "de
                 c = shown.get((a, b)) or shown[b, a]
                 wins, losses = (c.test.wins, c.test.losses) if c.a == a else (c.test.losses, c.test.wins)
                 net[i, j] = wins - losses
-                text[i][j] = (f"{a} vs {b} ({level}s): +{wins}/-{losses}, p = {c.test.p:.3g}, "
-                              f"Holm p = {c.p_holm:.3g} over {len(family)} tests")
-    unit = "needles" if level == "needle" else "queries"
+                text[i][j] = say("{a} vs {b} ({unit}): +{wins}/-{losses}, p = {p:.3g}, Holm p = {holm:.3g} over "
+                                 "{tests} tests", a=a, b=b, unit=_("needles") if level == "needle" else _("queries"),
+                                 wins=wins, losses=losses, p=c.test.p, holm=c.p_holm, tests=len(family))
+    unit = _("needles") if level == "needle" else _("queries")
     # the signed number in every cell says what the colour says (blue: the row wins, orange: it loses)
     fig = go.Figure(go.Heatmap(z=net, x=labels, y=labels, text=text, hoverinfo="text", colorscale=WINS_AND_LOSSES,
                                zmid=0, texttemplate="%{z:+.0f}"))
-    fig.update_layout(title=f"Row vs column at {metric}: net wins in {unit} (hover for raw and Holm p)",
-                      template="plotly_white", yaxis_autorange="reversed")
+    fig.update_layout(title=say("Row vs column at {metric}: net wins in {unit} (hover for raw and Holm p)",
+                                metric=metric, unit=unit), template="plotly_white", yaxis_autorange="reversed")
     if len(labels) < 2:
-        return described(fig, f"Net wins at {metric}: fewer than two strategies to compare.")
+        return described(fig, say("Net wins at {metric}: fewer than two strategies to compare.", metric=metric))
     i, j = (int(v) for v in np.unravel_index(int(np.argmax(net)), net.shape))
     best = shown.get((labels[i], labels[j])) or shown[labels[j], labels[i]]
     holding = [f"{c.a} vs {c.b}" for c in shown.values() if c.p_holm is not None and c.p_holm < 0.05]
-    return described(fig, f"A {len(labels)} by {len(labels)} grid of net wins in {unit} at {metric} ({retriever}), "
-                          f"row strategy minus column strategy, the signed number written in each cell: the largest is "
-                          f"{labels[i]} over {labels[j]}, {net[i, j]:+.0f} (Holm p = {best.p_holm:.3g}). "
-                          f"{len(holding)} of {len(shown)} pairs hold after Holm's correction at 0.05"
-                          + (f": {', '.join(holding)}." if holding else "."))
+    text = say("A {n} by {n} grid of net wins in {unit} at {metric} ({retriever}), row strategy minus column "
+               "strategy, the signed number written in each cell: the largest is {row} over {column}, {net:+.0f} "
+               "(Holm p = {holm:.3g}). {holding} of {pairs} pairs hold after Holm's correction at {alpha}",
+               n=len(labels), unit=unit, metric=metric, retriever=retriever, row=labels[i], column=labels[j],
+               net=net[i, j], holm=best.p_holm, holding=len(holding), pairs=len(shown), alpha=0.05)
+    return described(fig, text + (f": {', '.join(holding)}." if holding else "."))
 
 
 def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Described:
@@ -534,25 +539,30 @@ def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Desc
     for row, (qid, offset, length) in enumerate(spans):
         cut = offset + length > size
         state = "destroyed" if cut else "kept"
+        shown = _("destroyed") if cut else _("kept")
         fig.add_trace(go.Scatter(x=[offset, offset + length], y=[row, row], mode="lines+markers",
                                  line=dict(width=6, color=DESTROYED if cut else KEPT, dash="dot" if cut else "solid"),
                                  marker=dict(symbol="x" if cut else "circle", size=10),
-                                 name=f"{state} (crosses the cut)" if cut else f"{state} (inside the window)",
+                                 name=_("destroyed (crosses the cut)") if cut else _("kept (inside the window)"),
                                  legendgroup=state, showlegend=cut not in legend,
-                                 hovertext=f"{qid}: {length} characters from offset {offset}, {state}"))
+                                 hovertext=say("{qid}: {length} characters from offset {offset}, {state}", qid=qid,
+                                               length=length, offset=offset, state=shown)))
         legend.add(cut)
-    fig.add_vline(x=size, line_dash="dash", annotation_text="blind cut")
+    fig.add_vline(x=size, line_dash="dash", annotation_text=_("blind cut"))
     fig.update_layout(template="plotly_white",
-                      title=f"Needles within their blind windows ({colour_word(DESTROYED)}, dotted, crossed: "
-                            "destroyed)",
-                      xaxis_title="offset within the window", yaxis=dict(tickvals=list(range(len(spans))),
-                                                                        ticktext=[s[0] for s in spans]),
+                      title=say("Needles within their blind windows ({colour}, dotted, crossed: destroyed)",
+                                colour=colour_word(DESTROYED)),
+                      xaxis_title=_("offset within the window"), yaxis=dict(tickvals=list(range(len(spans))),
+                                                                           ticktext=[s[0] for s in spans]),
                       height=max(300, 18 * len(spans)))
     destroyed = [qid for qid, offset, length in spans if offset + length > size]
     kept = len(spans) - len(destroyed)
     named = ": " + ", ".join(destroyed) if destroyed else ""
-    return described(fig, f"{len(spans)} needles drawn as bars at their place in a blind window of {size} characters, "
-                          f"with the cut at {size} as a dashed line: {_share(len(destroyed), len(spans))} run past it "
-                          f"and are destroyed ({colour_word(DESTROYED)}, dotted, crossed){named}"
-                          + f"; {kept} {'is' if kept == 1 else 'are'} kept whole ({colour_word(KEPT)}, solid, "
-                            "round ends).")
+    return described(fig, say("{n} needles drawn as bars at their place in a blind window of {size} characters, with "
+                              "the cut at {size} as a dashed line: {share} run past it and are destroyed ({colour}, "
+                              "dotted, crossed){named}", n=len(spans), size=size,
+                              share=_share(len(destroyed), len(spans)), colour=colour_word(DESTROYED), named=named)
+                     + (say("; {kept} is kept whole ({colour}, solid, round ends).", kept=kept,
+                            colour=colour_word(KEPT)) if kept == 1 else
+                        say("; {kept} are kept whole ({colour}, solid, round ends).", kept=kept,
+                            colour=colour_word(KEPT))))

@@ -21,6 +21,6 @@ def strategy_letters() -> str:
 
 def word_pieces() -> str:
     """What a word piece is, in one sentence (Markdown)."""
-    return (f"*Word pieces:* the units the encoder reads, whole words or fragments of rarer ones (\"tokenisation\" "
-            f"may become \"token\" + \"##isation\"); it embeds at most {WINDOW} of them per text (its window), and "
-            "ignores the rest.")
+    return say("*Word pieces:* the units the encoder reads, whole words or fragments of rarer ones (\"tokenisation\" "
+               "may become \"token\" + \"##isation\"); it embeds at most {window} of them per text (its window), and "
+               "ignores the rest.", window=WINDOW)

@@ -138,10 +138,10 @@ class ChunkExplorer:
     def __init__(self, course: Course, strategy: str = "A", margin: int = 400):
         self.course, self.margin = course, margin
         self.strategy = w.Dropdown(options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy,
-                                   description="strategy")
+                                   description=_("strategy"))
         self.question = w.Dropdown(options=[(f"{q.id}: {first_words(q.question, 70)}", q.id)
                                             for q in course.questions],
-                                   description="question", layout=w.Layout(width="640px"))
+                                   description=_("question"), layout=w.Layout(width="640px"))
         self.asked = w.HTML()  # the whole question, wrapped as prose: a list entry has room for its first words only
         self.verdict = w.HTML()
         self.view = w.HTML()
@@ -168,15 +168,16 @@ class ChunkExplorer:
         inside = [c for c in chunks if c.start < end and c.end > start]
         if carriers:
             c = chunks[carriers[0]]
-            how = "inside its own words" if q.needle in c.content else "thanks to the overlap it carries"
-            self.verdict.value = (f"<b style='color:#2e7d32'>kept</b>: chunk {carriers[0] + 1} of {len(chunks)} "
-                                  f"in this document carries the whole needle ({how}).")
+            how = _("inside its own words") if q.needle in c.content else _("thanks to the overlap it carries")
+            self.verdict.value = say("<b style='color:#2e7d32'>kept</b>: chunk {chunk} of {chunks} in this document "
+                                     "carries the whole needle ({how}).", chunk=carriers[0] + 1, chunks=len(chunks),
+                                     how=how)
         else:
             cuts = sorted({c.end for c in inside if start < c.end < end}
                           | {c.start for c in inside if start < c.start < end})
-            self.verdict.value = (f"<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
-                                  f"is split by cut(s) at {', '.join(map(str, cuts)) or 'a chunk edge'}; "
-                                  "no chunk carries it whole.")
+            self.verdict.value = say("<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
+                                     "is split by cut(s) at {cuts}; no chunk carries it whole.", start=start, end=end,
+                                     cuts=", ".join(map(str, cuts)) or _("a chunk edge"))
         lo, hi = whole_words(doc.text, max(0, start - self.margin), min(len(doc.text), end + self.margin), start, end)
         overlaps = [(max(lo, c.start - len(c.overlap)), min(hi, c.start)) for c in chunks
                     if c.overlap and c.start - len(c.overlap) < hi and c.start > lo]
@@ -188,12 +189,12 @@ class ChunkExplorer:
             if m != hi:
                 pieces.append("<span class='ragkit-cut' style='color:#ef6c00;font-weight:bold'>&#9474;</span>")
             pos = m
-        above = f"<i>&hellip; {lo:,} characters above</i>\n" if lo else ""
-        below = f"\n<i>&hellip; {len(doc.text) - hi:,} characters below</i>" if hi < len(doc.text) else ""
-        legend = ("<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
-                  "<mark>the needle</mark> &nbsp; "
-                  f"<span style='{self.OVERLAP}'>overlap: words the next chunk carries again</span> &nbsp; "
-                  f"<span style='{self.OVERLAP}'><mark>needle in an overlap</mark></span></small>")
+        above = say("<i>&hellip; {n:,} characters above</i>", n=lo) + "\n" if lo else ""
+        below = "\n" + say("<i>&hellip; {n:,} characters below</i>", n=len(doc.text) - hi) if hi < len(doc.text) else ""
+        legend = say("<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
+                     "<mark>the needle</mark> &nbsp; <span style='{overlap}'>overlap: words the next chunk carries "
+                     "again</span> &nbsp; <span style='{overlap}'><mark>needle in an overlap</mark></span></small>",
+                     overlap=self.OVERLAP)
         self.view.value = (f"{legend}<div class='ragkit-chunk-view' style='font-family:monospace;white-space:pre-wrap;"
                            f"border:1px solid #ddd;padding:.5em'>{above}{''.join(pieces)}{below}</div>")
 
@@ -228,7 +229,7 @@ class StrategyDuel:
         self.ev = ev
         self.a = w.Dropdown(options=labels, value=a if a in labels else labels[0], description="A")
         self.b = w.Dropdown(options=labels, value=b if b in labels else labels[-1], description="B")
-        self.metric = w.Dropdown(options=list(METRICS), value=metric, description="metric")
+        self.metric = w.Dropdown(options=list(METRICS), value=metric, description=_("metric"))
         self.result = w.HTML()
         for control in (self.a, self.b, self.metric):
             control.observe(lambda _: self.update(), names="value")
@@ -237,23 +238,24 @@ class StrategyDuel:
     def update(self) -> None:
         a, b, chosen = self.a.value, self.b.value, self.metric.value
         if a == b:
-            self.result.value = "<p>Pick two different runs: a run never disagrees with itself.</p>"
+            self.result.value = _("<p>Pick two different runs: a run never disagrees with itself.</p>")
             return
         shown = with_holm([self.ev.compare(a, b, m, level) for level in LEVELS for m in METRICS])
         by = {(c.metric, c.level): c for c in shown}
 
         def cell(c: Comparison) -> str:
             """One table cell: wins, losses, raw and Holm p (or why there is nothing to test)."""
-            return (f"+{c.test.wins}/-{c.test.losses}, p = {c.test.p:.3g}, Holm p = {c.p_holm:.3g}"
-                    if c.test.wins + c.test.losses else "no discordant pairs: p = 1")
+            return (say("+{wins}/-{losses}, p = {p:.3g}, Holm p = {holm:.3g}", wins=c.test.wins,
+                        losses=c.test.losses, p=c.test.p, holm=c.p_holm)
+                    if c.test.wins + c.test.losses else _("no discordant pairs: p = 1"))
 
         marked = " style='font-weight:bold;background:#fff3e0'"
         rows = "".join(f"<tr{marked if m == chosen else ''}><td>{m}</td>"
                        f"<td>{cell(by[m, 'query'])}</td><td>{cell(by[m, 'needle'])}</td></tr>" for m in METRICS)
         c = by[chosen, "needle"]
         assert c.p_holm is not None, "with_holm fills in every comparison's Holm p"
-        verdict = ("a difference this data can tell apart" if c.p_holm < 0.05 else
-                   f"not distinguishable with {self.ev.n_questions} needles")
+        verdict = (_("a difference this data can tell apart") if c.p_holm < 0.05 else
+                   say("not distinguishable with {n} needles", n=self.ev.n_questions))
         texts = {q.id: q.text for q in self.ev.queries}
 
         def asked(needle: str) -> str:
@@ -263,18 +265,19 @@ class StrategyDuel:
 
         def row(ids: tuple[str, ...]) -> str:
             """List items for needle ids, with their phrasings (or "none")."""
-            return "".join(f"<li><code>{html.escape(i)}</code>{asked(i)}</li>" for i in ids) or "<li>none</li>"
+            return "".join(f"<li><code>{html.escape(i)}</code>{asked(i)}</li>" for i in ids) or _("<li>none</li>")
 
         self.result.value = (
-            f"<p>At <b>{chosen}</b>, needle by needle, <b>{html.escape(a)}</b> wins <b>{c.test.wins}</b>, loses "
-            f"<b>{c.test.losses}</b>; exact two-sided sign test p = <b>{c.test.p:.3g}</b>, Holm p = "
-            f"<b>{c.p_holm:.3g}</b> over the {len(shown)} tests below ({verdict}).</p>"
-            "<table><tr><th>metric</th><th>queries as pairs</th><th>needles as pairs</th></tr>"
-            f"{rows}</table>"
-            f"<details><summary>needles where {html.escape(a)} wins at {chosen}</summary>"
-            f"<ul>{row(c.wins)}</ul></details>"
-            f"<details><summary>needles where {html.escape(b)} wins at {chosen}</summary>"
-            f"<ul>{row(c.losses)}</ul></details>")
+            say("<p>At <b>{metric}</b>, needle by needle, <b>{a}</b> wins <b>{wins}</b>, loses <b>{losses}</b>; exact "
+                "two-sided sign test p = <b>{p:.3g}</b>, Holm p = <b>{holm:.3g}</b> over the {tests} tests below "
+                "({verdict}).</p>", metric=chosen, a=html.escape(a), wins=c.test.wins, losses=c.test.losses,
+                p=c.test.p, holm=c.p_holm, tests=len(shown), verdict=verdict)
+            + _("<table><tr><th>metric</th><th>queries as pairs</th><th>needles as pairs</th></tr>")
+            + f"{rows}</table>"
+            + say("<details><summary>needles where {run} wins at {metric}</summary>", run=html.escape(a),
+                  metric=chosen) + f"<ul>{row(c.wins)}</ul></details>"
+            + say("<details><summary>needles where {run} wins at {metric}</summary>", run=html.escape(b),
+                  metric=chosen) + f"<ul>{row(c.losses)}</ul></details>")
 
     def widget(self) -> w.Widget:
         return w.VBox([w.HBox([self.a, self.b, self.metric]), self.result])
@@ -286,11 +289,12 @@ class QueryPlayground:
     def __init__(self, course: Course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
         self.course, self.k, self.reranker = course, k, reranker
         self.retriever = course.retriever(strategy)
-        self.text = w.Text(value="How many test examples do I need?", description="question",
-                           placeholder="type a question, then press Enter or click Search",
+        self.text = w.Text(value="How many test examples do I need?", description=_("question"),
+                           placeholder=_("type a question, then press Enter or click Search"),
                            layout=w.Layout(width="560px"), continuous_update=False)
-        self.search = w.Button(description="Search", button_style="primary", icon="search")
+        self.search = w.Button(description=_("Search"), button_style="primary", icon="search")
         self.cut = cut_slider(cut)
+        self.control = with_readout(self.cut)
         self.direction = cut_direction()
         self.gate = w.HTML()
         self.table = w.HTML()
@@ -301,10 +305,10 @@ class QueryPlayground:
 
     def update(self) -> None:
         """Clear the old results at once, then search for the question in the box."""
-        self.gate.value, self.table.value = "<i>searching&hellip;</i>", ""
+        self.gate.value, self.table.value = _("<i>searching&hellip;</i>"), ""
         query = self.text.value.strip()
         if not query:
-            self.gate.value = "<i>type a question, then press Enter or click Search</i>"
+            self.gate.value = "<i>" + _("type a question, then press Enter or click Search") + "</i>"
             return
         r = self.retriever
         dense = r.dense([query])
@@ -318,34 +322,35 @@ class QueryPlayground:
         distance = dense.distance[0]
         under = int((distance < self.cut.value).sum())
         kept = gate(dense.ranking[0], distance, self.cut.value, KEEP)
-        rule = (f"the gate keeps at most <b>{KEEP}</b> chunks: the first {KEEP} of the dense ranking, "
-                "and of those only the ones under the cut")
+        rule = say("the gate keeps at most <b>{keep}</b> chunks: the first {keep} of the dense ranking, and of those "
+                   "only the ones under the cut", keep=KEEP)
         if len(kept):
-            self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: <span class='ragkit-gate'>{len(kept)} chunk(s) "
-                               f"pass</span>; {under} chunk(s) in all are under the cut, and {rule}. "
-                               "The prompt would be built from these.")
+            self.gate.value = say("<b>gate</b> at {cut:.3f}: <span class='ragkit-gate'>{kept} chunk(s) pass</span>; "
+                                  "{under} chunk(s) in all are under the cut, and {rule}. The prompt would be built "
+                                  "from these.", cut=self.cut.value, kept=len(kept), under=under, rule=rule)
         else:
-            self.gate.value = (f"<b>gate</b> at {self.cut.value:.3f}: <b class='ragkit-gate' style='color:#c62828'>"
-                               f"NO ANSWER</b>: no chunk is under cosine distance {self.cut.value:.3f} ({rule}).")
+            self.gate.value = say("<b>gate</b> at {cut:.3f}: <b class='ragkit-gate' style='color:#c62828'>NO ANSWER</b>"
+                                  ": no chunk is under cosine distance {cut:.3f} ({rule}).", cut=self.cut.value,
+                                  rule=rule)
         dense_rank = {int(i): n for n, i in enumerate(dense.ranking[0], 1)}
         bm25_rank = {int(i): n for n, i in enumerate(bm25.ranking[0], 1)}
-        labels = {"dense": "cosine distance (lower is nearer)", "bm25": "BM25 score (higher is better)",
-                  "hybrid": "RRF fuses two ranks: the chunk's rank by dense and its rank by BM25"}
+        labels = {"dense": _("cosine distance (lower is nearer)"), "bm25": _("BM25 score (higher is better)"),
+                  "hybrid": _("RRF fuses two ranks: the chunk's rank by dense and its rank by BM25")}
         cols = []
         for name, run in runs.items():
             top = run.ranking[0, :self.k]
             if name == "dense":
-                scores = [f"{distance[i]:.3f}" for i in top]
+                scores = [say("{score:.3f}", score=distance[i]) for i in top]
             elif name == "bm25":
-                scores = [f"{bm25_scores[i]:.3f}" for i in top]
+                scores = [say("{score:.3f}", score=bm25_scores[i]) for i in top]
             elif name == "hybrid":
                 scores = [f"dense #{dense_rank[int(i)]}, BM25 #{bm25_rank[int(i)]}" for i in top]
             else:
-                labels[name] = f"{name} score (higher is better)"
-                scores = [f"{s:.3f}" for s in self.reranker.score(query, [r.texts[i] for i in top])]
+                labels[name] = say("{name} score (higher is better)", name=name)
+                scores = [say("{score:.3f}", score=s) for s in self.reranker.score(query, [r.texts[i] for i in top])]
             items = "".join(
                 f"<li><code class='ragkit-score'>{score}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
-                f"{html.escape(r.chunks[i].section or 'introduction')}<br><small>"
+                f"{html.escape(r.chunks[i].section or _('introduction'))}<br><small>"
                 f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i, score in zip(top, scores))
             cols.append(f"<td class='ragkit-column' data-retriever='{html.escape(name)}' style='vertical-align:top;"
                         f"width:25%'><b>{html.escape(name)}</b><br><small>{labels[name]}</small><ol>{items}</ol></td>")
@@ -353,7 +358,7 @@ class QueryPlayground:
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([w.HBox([self.text, self.search]), self.cut, self.direction, self.gate, self.table])
+        return w.VBox([w.HBox([self.text, self.search]), self.control, self.direction, self.gate, self.table])
 
 
 class SourceViewer:
@@ -362,7 +367,7 @@ class SourceViewer:
     def __init__(self, citations, corpus, context: int = 300, root=None):
         self.citations, self.corpus, self.context, self.root = list(citations), corpus, context, root
         self.pick = w.Dropdown(options=[(f"[{c.index}] {c.document_id} - {c.locator_label}", c.index)
-                                        for c in self.citations], description="source",
+                                        for c in self.citations], description=_("source"),
                                layout=w.Layout(width="640px"))
         self.view = w.HTML()
         self.pick.observe(lambda _: self.update(), names="value")
@@ -379,21 +384,21 @@ class SourceViewer:
 
         def fold(a: int, b: int, where: str) -> str:
             """The text between a and b folded away under a summary, or nothing when the range is empty."""
-            return (f"<details><summary>{b - a:,} characters {where}</summary>"
+            return (f"<details><summary>{where}</summary>"
                     f"{html.escape(text[a:b])}</details>") if b > a else ""
 
         path = project_path(doc.path, self.root)
-        status = ("<b class='ragkit-verified' style='color:#2e7d32'>verified</b>: the range slices the quote exactly"
-                  if ok else "<b class='ragkit-verified' style='color:#c62828'>does not verify</b>: the range does not "
-                  "give back the quote")
+        status = (_("<b class='ragkit-verified' style='color:#2e7d32'>verified</b>: the range slices the quote exactly")
+                  if ok else _("<b class='ragkit-verified' style='color:#c62828'>does not verify</b>: the range does "
+                               "not give back the quote"))
         self.view.value = (
             f"<div><code class='ragkit-path'>{html.escape(path)}</code><code class='ragkit-fragment'>"
             f"{html.escape(c.fragment)}</code> &middot; {html.escape(c.document_name)} &middot; "
             f"{html.escape(c.locator_label)} &middot; {status}</div>"
             "<div class='ragkit-source' style='font-family:monospace;white-space:pre-wrap;border:1px solid #ddd;"
-            f"padding:.5em'>{fold(0, lo, 'above')}{html.escape(text[lo:start])}"
+            f"padding:.5em'>{fold(0, lo, say('{n:,} characters above', n=lo))}{html.escape(text[lo:start])}"
             f"<mark class='ragkit-cited'>{html.escape(text[start:end])}</mark>{html.escape(text[end:hi])}"
-            f"{fold(hi, len(text), 'below')}</div>")
+            f"{fold(hi, len(text), say('{n:,} characters below', n=len(text) - hi))}</div>")
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""

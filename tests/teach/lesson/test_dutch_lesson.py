@@ -2,6 +2,8 @@
 titles, legends and text alternatives, the explorer's readout, and the decimal comma in tables and on axes; the numbers
 are the English ones, and the English stays exactly as it was."""
 
+import re
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,8 @@ from ragkit.teach.lesson import claims, formats, plots, tables
 from ragkit.threshold import SweepRow
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "teach"))  # test_language's helpers: both() and assert_dutch()
+from test_language import assert_dutch, both  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -116,3 +120,67 @@ def test_the_explorers_readout_writes_the_cut_with_a_decimal_comma_in_dutch():
     assert "0,675" in control.children[1].value
     dutch.slider.value = 0.6
     assert "0,600" in control.children[1].value and "0.6" not in control.children[1].value
+
+
+def figure_text(fig) -> str:
+    """What a student reads of a figure: title, axes, legend, hover texts, annotations and its text alternative."""
+    layout = fig.layout
+    return "\n".join([str(layout.title.text), str(layout.xaxis.title.text), str(layout.yaxis.title.text),
+                      " / ".join(str(t.name) for t in fig.data if t.name),
+                      " / ".join(str(t.hovertext) for t in fig.data if getattr(t, "hovertext", None)),
+                      " / ".join(str(a.text) for a in layout.annotations), fig.description])
+
+
+def test_the_needle_cuts_figure_and_the_word_pieces_reminder_come_out_dutch():
+    from ragkit.teach.lesson import reminders
+
+    spans = [("q01", 100, 50), ("q02", 480, 60), ("q03", 10, 20)]
+    english, dutch = both(lambda: figure_text(plots.needle_cuts(spans)))
+    assert_dutch(english, dutch, "needle_cuts")
+    assert "vernietigd (loopt over de cut)" in dutch and "offset binnen het venster" in dutch
+    assert "2 are kept whole" in english and "2 blijven heel" in dutch
+    assert_dutch(*both(lambda: figure_text(plots.needle_cuts(spans[:2]))), "needle_cuts, one kept")
+    assert_dutch(*both(reminders.word_pieces), "word_pieces")
+
+
+@pytest.mark.slow
+def test_the_figures_widgets_and_claims_of_the_other_notebooks_come_out_dutch():
+    import ragkit.teach.course
+    from ragkit.report import report
+    from ragkit.teach.lesson import widgets
+
+    course = ragkit.teach.course.load(progress=False)
+    ev = course.evaluation("ACE")
+
+    def chunk_explorer(question):
+        def render():
+            e = widgets.ChunkExplorer(course, "A")
+            e.question.value = question
+            return "\n".join([e.strategy.description, e.question.description, e.verdict.value, e.view.value[:400]])
+        return render
+
+    def duel():
+        d = widgets.StrategyDuel(ev)
+        # the needles' phrasings under <details> are the course's queries: English in both editions
+        return d.metric.description + "\n" + re.sub(r"<small>.*?</small>", "", d.result.value)
+
+    def playground(cut):
+        def render():
+            p = widgets.QueryPlayground(course, cut=cut)
+            chunks = re.sub(r"<br><small>.*?</small></li>", "</li>", p.table.value, flags=re.S)  # corpus text
+            return "\n".join([p.text.description, p.text.placeholder, p.search.description, p.gate.value, chunks])
+        return render
+
+    destroyed = ev.destroyed["A"]
+    kept = next(q.id for q in course.questions if q.id not in destroyed)
+    cases = {"recall_curves": lambda: figure_text(plots.recall_curves(ev, "dense")),
+             "win_loss_matrix": lambda: figure_text(plots.win_loss_matrix(ev)),
+             "ChunkExplorer, destroyed": chunk_explorer(destroyed[0]), "ChunkExplorer, kept": chunk_explorer(kept),
+             "StrategyDuel": duel, "QueryPlayground": playground(0.675), "QueryPlayground, NO ANSWER": playground(0.3),
+             "survivors": claims.survivors,
+             "verdict_counts": lambda: claims.verdict_counts(report(course.evaluation("ABCDEF")), 32)}
+    for name, render in cases.items():
+        english, dutch = both(render)
+        assert_dutch(english, dutch, name)
+    english, dutch = both(playground(0.3))
+    assert "NO ANSWER" in english and "NO ANSWER" in dutch and "geen chunk ligt onder cosine-afstand 0,300" in dutch
