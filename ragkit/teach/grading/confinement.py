@@ -32,6 +32,12 @@ SENTINEL = "ragkit-sandbox-answers:"
 NO_NETWORK = "no network in the grader's sandbox"
 HOME = Path("/home/submission")
 """The submission's HOME inside the sandbox (a tmpfs)."""
+KERNEL_DIED = "the kernel died (it exited, crashed or ran out of memory)"
+CELL_RAISED = "cell {number} raised {error}: {message}"
+A_CELL_RAISED = "a cell raised {error}: {message}"
+NOT_READABLE = "not a readable notebook ({error}: {message})"
+"""Why a run did not finish, as the report sends it (English): the grader says it again in the notebook's language
+(``grader.run_reason``), so every template here is one it knows."""
 INSIDE = Path("/run/ragkit")
 """Where the snapshot of the teacher's cache (``seed``) and the lending socket (``embed.sock``) appear inside."""
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -274,7 +280,7 @@ def _watch(km, done: threading.Event, report_fd: int) -> None:
     """End the run when the kernel process is gone before the last cell (nbclient would wait for the time limit)."""
     while not done.wait(1.0):
         if km.has_kernel and not km.is_alive() and not done.is_set():
-            _send(report_fd, {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"})
+            _send(report_fd, {"ran": False, "reason": KERNEL_DIED})
             os._exit(0)
 
 
@@ -290,7 +296,7 @@ def execute(spec: dict, report_fd: int) -> dict:
     try:
         nb = nbformat.read(home / "submission.ipynb", as_version=4)
     except Exception as exc:  # any unreadable notebook is a reason, not a crash
-        return {"ran": False, "reason": f"not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})"}
+        return {"ran": False, "reason": NOT_READABLE.format(error=type(exc).__name__, message=str(exc)[:200])}
     nb.cells = [c for c in nb.cells if c.get("cell_type") in ("code", "markdown", "raw")]
     args = f"{spec['names']!r}, {spec['functions']!r}, {[tuple(p) for p in spec['pairs']]!r}"
     nb.cells.append(nbformat.v4.new_code_cell(EXTRACT.format(sentinel=SENTINEL, args=args)))
@@ -305,12 +311,13 @@ def execute(spec: dict, report_fd: int) -> dict:
     try:
         client.execute()
     except DeadKernelError:
-        return {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"}
+        return {"ran": False, "reason": KERNEL_DIED}
     except CellExecutionError as exc:
         index = next((i for i, c in enumerate(nb.cells) if c.get("cell_type") == "code" and any(
             o.get("output_type") == "error" for o in c.get("outputs", []))), None)
-        where = f"cell {index + 1}" if index is not None else "a cell"
-        return {"ran": False, "reason": f"{where} raised {exc.ename}: {str(exc.evalue)[:300]}"}
+        message = str(exc.evalue)[:300]
+        return {"ran": False, "reason": CELL_RAISED.format(number=index + 1, error=exc.ename, message=message)
+                if index is not None else A_CELL_RAISED.format(error=exc.ename, message=message)}
     except Exception as exc:  # the kernel could not start or talk: say so
         return {"ran": False, "reason": f"the notebook could not be run ({type(exc).__name__}: {str(exc)[:300]})"}
     printed = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout")

@@ -27,7 +27,21 @@ from ragkit.plumbing.service import MAX_TEXTS
 from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.class_report import linked, walk
-from ragkit.teach.grading.sandbox import Isolation, Lending, Limits, Sandbox, SandboxRun, snapshot_cache
+from ragkit.teach.grading.confinement import A_CELL_RAISED, CELL_RAISED, KERNEL_DIED, NOT_READABLE
+from ragkit.teach.grading.sandbox import (
+    MEMORY_BOUND,
+    NO_REPORT,
+    NO_REPORT_SAYING,
+    TIMED_OUT,
+    TOO_LARGE,
+    Isolation,
+    Lending,
+    Limits,
+    Sandbox,
+    SandboxRun,
+    snapshot_cache,
+)
+from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import MAX_NESTING, read_regular, shown, strict
 
 if TYPE_CHECKING:
@@ -44,8 +58,14 @@ LAYOUTS = ("home", "platform")
 MAX_CLASS_LIST = 2**20
 """Bytes a class list may take: a login a line, tens of thousands of them."""
 GRADES = ("yes", "not yet", "not run", "missing")
-"""Best first: when a student hands in one exercise in two languages, the better of the two grades counts."""
+"""Best first: when a student hands in one exercise in two languages, the better of the two grades counts.
+
+The grader's own keys: the table, CSV and JSON write them in the teacher's language (``TABLE_ENV``)."""
 COLUMNS = ["student", "exercise", "grade", "numbers", "reason", "seconds", "notebook"]
+TABLE_ENV = "RAGKIT_GRADES_LANGUAGE"
+"""The language of the grade words and the table's headings, one for the whole class (default English). A reason
+is said in the language of the notebook it is about: a Dutch notebook's reasons are Dutch (``spoken_in``)."""
+NOT_READ = "notebook not read ({reason})"
 MAX_NOTEBOOK = 32 * 2**20
 MAX_ITEMS = 20_000
 MAX_TEXT = 200_000
@@ -63,6 +83,7 @@ JUDGING = 300.0
 The slowest honest check is ex4's when its kernel borrowed nothing: it embeds the course's header chunks, as the
 notebook did within its own time limit. The others embed a few texts (ex5's document is bounded in words)."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
+_USES = re.compile(r"""\blanguage\.use\(\s*["']([a-z]{2})["']\s*\)""")
 
 
 def _ex1(course: Course, student: str, a: dict) -> Feedback:
@@ -133,22 +154,54 @@ assert tuple(TABLE) == EXERCISES
 
 @dataclass(frozen=True)
 class Submission:
-    """One notebook handed in: whose (by the path rule), which exercise, where."""
+    """One notebook handed in: whose (by the path rule), which exercise, where, and the language its cells speak."""
 
     student: str
     exercise: str
     path: Path
+    spoken: str | None = field(default=None, compare=False)
+    """The language the notebook's own cells choose (``spoken_in``); None where they choose none or it was unread."""
 
     @property
     def language(self) -> str:
-        """The notebook's language by its folder: ``.../nl/exercises/ex2-...`` or ``.../nl/ex2-...`` is Dutch."""
-        return language_of(self.path)
+        """The notebook's language: the one its cells choose, else its folder's (``.../nl/exercises/ex2-...``)."""
+        return self.spoken or language_of(self.path)
 
 
 def language_of(path: Path) -> str:
     """A translation's exercise sits in a folder named after its language, or in that folder's exercises/."""
     folders = Path(path).parent.parts[-2:]
     return next((lang for lang in language.LANGUAGES if lang != language.SOURCE and lang in folders), language.SOURCE)
+
+
+def spoken_in(notebook: bytes) -> str | None:
+    """The language a notebook's cells choose: a translation's language cell (id ``nl-language``, as the edition
+    writes it) or a code cell that calls ``language.use("nl")``; None when no cell chooses one (or it is no notebook).
+
+    Read, never run: it only chooses the language the grader's reasons are written in, never what is judged.
+    """
+    try:
+        cells = json.loads(notebook).get("cells")
+    except (ValueError, RecursionError, AttributeError):
+        return None
+    for cell in cells if isinstance(cells, list) else []:
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source")
+        source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else source
+        chosen = [lang for lang in language.LANGUAGES if lang != language.SOURCE and (
+            cell.get("id") == f"{lang}-language" or (cell.get("cell_type") == "code" and isinstance(source, str)
+                                                      and lang in _USES.findall(source)))]
+        if chosen:
+            return chosen[0]
+    return None
+
+
+def _spoken(path: Path) -> str | None:
+    try:
+        return spoken_in(read_notebook(path))
+    except (InputError, OSError):
+        return None  # its run says why it cannot be read; its folder names its language
 
 
 @dataclass(frozen=True)
@@ -164,18 +217,47 @@ class Grade:
     notebook: str = ""
     judging: float = 0.0
     """Seconds the grader's own check took (``seconds`` is the notebook's run in the sandbox)."""
-    also: tuple[str, ...] = ()
+    also: tuple[Grade, ...] = ()
     """The other notebooks handed in for this exercise (another language), each with its grade: never cut."""
+    table: str = language.SOURCE
+    """The language of the grade word (``TABLE_ENV``); the reason is in its notebook's language already."""
+    spoken: str = language.SOURCE
+    """The language of the notebook graded (``Submission.language``), which its reason is in."""
 
     def row(self) -> dict[str, str]:
         """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
-        with language.speaking("en"):  # the teacher's table is English, whatever language the grader's process speaks
+        with language.speaking("en"):  # numbers as Python writes them, in every language of the table
             numbers = " ".join(f"{k}={language.number(v, '.4g') if isinstance(v, float) else v}"
                                for k, v in self.numbers.items())
-        reason = "; ".join(r for r in (shown(self.reason, 300), *self.also) if r)
-        return {"student": shown(self.student), "exercise": self.exercise, "grade": self.grade,
+        with language.speaking(self.table):
+            others = tuple(say("also handed in {notebook}: {grade}", notebook=shown(g.notebook, 400),
+                               grade=grade_word(g.grade)) + (f" ({shown(g.reason, 120)})" if g.reason else "")
+                           for g in self.also)
+            word = grade_word(self.grade)
+        reason = "; ".join(r for r in (shown(self.reason, 300), *others) if r)
+        return {"student": shown(self.student), "exercise": self.exercise, "grade": word,
                 "numbers": shown(numbers, 200), "reason": reason,
                 "seconds": f"{self.seconds:.1f}", "notebook": shown(self.notebook, 400)}
+
+
+def grade_word(grade: str) -> str:
+    """One of ``GRADES`` in the language being spoken."""
+    return {"yes": _("yes"), "not yet": _("not yet"), "not run": _("not run"), "missing": _("missing")}[grade]
+
+
+def heading(column: str) -> str:
+    """One of the table's ``COLUMNS`` in the language being spoken."""
+    return {"student": _("student"), "exercise": _("exercise"), "grade": _("grade"), "numbers": _("numbers"),
+            "reason": _("reason"), "seconds": _("seconds"), "notebook": _("notebook")}[column]
+
+
+def table_language(chosen: str | None = None) -> str:
+    """The language of the grade table: ``chosen``, else ``RAGKIT_GRADES_LANGUAGE``, else English."""
+    chosen = chosen if chosen is not None else (os.environ.get(TABLE_ENV, "").strip() or language.SOURCE)
+    if chosen not in language.LANGUAGES:
+        raise InputError(f"{TABLE_ENV}={shown(chosen, 40)}: the grade table is written in one of "
+                         f"{', '.join(language.LANGUAGES)}; set it to one of those (default {language.SOURCE})")
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -186,26 +268,34 @@ class ClassGrades:
     skipped: tuple[str, ...]
     isolation: Isolation
     seconds: float
+    table: str = language.SOURCE
+    """The language of the grade words and headings (``TABLE_ENV``), one for the whole class."""
 
     def counts(self) -> dict[str, int]:
-        """How many rows have each grade."""
-        return {g: sum(1 for r in self.grades if r.grade == g) for g in GRADES}
+        """How many rows have each grade, by its word in the table's language."""
+        with language.speaking(self.table):
+            return {grade_word(g): sum(1 for r in self.grades if r.grade == g) for g in GRADES}
 
     def summary(self) -> str:
         """One line: students, rows and the count of each grade, and the time taken."""
         students = len({g.student for g in self.grades})
         counts = ", ".join(f"{n} {g}" for g, n in self.counts().items())
-        return f"{students} students, {len(self.grades)} grades: {counts} ({self.seconds:.0f} s)"
+        with language.speaking(self.table):
+            return say("{students} students, {rows} grades: {counts} ({seconds:.0f} s)", students=students,
+                       rows=len(self.grades), counts=counts, seconds=self.seconds)
 
     def __str__(self) -> str:
         rows = [{**g.row(), "notebook": _tail(g.row()["notebook"], NOTEBOOK_SHOWN)} for g in self.grades]
         columns = ["student", "exercise", "grade", "numbers", "seconds", "notebook"]
-        width = {c: min(60, max([len(c), *(len(r[c]) for r in rows)])) for c in columns}
+        with language.speaking(self.table):
+            names = {c: heading(c) for c in [*columns, "reason"]}
+            sandbox = say("sandbox: {isolation}", isolation=str(self.isolation))
+            left = [say("left out: {why}", why=s) for s in self.skipped]
+        width = {c: min(60, max([len(names[c]), *(len(r[c]) for r in rows)])) for c in columns}
         # the reason comes last and whole: where it says another notebook was handed in, nothing of that is cut
-        lines = ["  ".join(f"{c:<{width[c]}}" for c in columns) + "  reason"]
+        lines = ["  ".join(f"{names[c]:<{width[c]}}" for c in columns) + "  " + names["reason"]]
         lines += ["  ".join(f"{r[c][:width[c]]:<{width[c]}}" for c in columns) + "  " + r["reason"] for r in rows]
-        lines += ["", self.summary(), f"sandbox: {self.isolation}"]
-        lines += [f"left out: {s}" for s in self.skipped]
+        lines += ["", self.summary(), sandbox, *left]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -213,7 +303,7 @@ class ClassGrades:
         return strict({"grades": [{**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1),
                                    "judging": round(g.judging, 1)}
                                   for g in self.grades],
-                       "counts": self.counts(), "skipped": list(self.skipped),
+                       "language": self.table, "counts": self.counts(), "skipped": list(self.skipped),
                        "sandbox": str(self.isolation).splitlines(), "seconds": round(self.seconds, 1)})  # type: ignore
 
 
@@ -384,7 +474,7 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str],
                 skipped.append(f"{shown(str(nb), 400)}: names '{shown(who)}', who is not on the class list: not graded")
             else:
                 found.append(Submission(who, exercise, nb))
-    return _once(found, skipped)
+    return [replace(s, spoken=_spoken(s.path)) for s in _once(found, skipped)]
 
 
 def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
@@ -433,11 +523,12 @@ def _plain(value: object, depth: int = 0, budget: list[int] | None = None) -> st
     budget = budget if budget is not None else [MAX_ITEMS]
     budget[0] -= 1
     if budget[0] < 0:
-        return f"more than {MAX_ITEMS:,} values"
+        return say("more than {items:,} values", items=MAX_ITEMS)
     if depth > MAX_NESTING:
-        return f"nested more than {MAX_NESTING} deep"
+        return say("nested more than {nesting} deep", nesting=MAX_NESTING)
     if isinstance(value, str):
-        return f"a text of {len(value):,} characters (at most {MAX_TEXT:,})" if len(value) > MAX_TEXT else None
+        return say("a text of {characters:,} characters (at most {most:,})", characters=len(value), most=MAX_TEXT) \
+            if len(value) > MAX_TEXT else None
     if value is None or isinstance(value, (bool, int, float)):
         return None
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
@@ -451,48 +542,51 @@ def _kind(name: str, value: object, kind: str) -> tuple[object, str | None]:
     if value is None:
         return None, None
     if kind == "str" and not isinstance(value, str):
-        return None, f"`{name}` must be a string, not {_described(value)}"
+        return None, say("`{name}` must be a string, not {value}", name=name, value=_described(value))
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-        return None, f"`{name}` must be a whole number, not {_described(value)}"
+        return None, say("`{name}` must be a whole number, not {value}", name=name, value=_described(value))
     if kind == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        return None, f"`{name}` must be a number, not {_described(value)}"
+        return None, say("`{name}` must be a number, not {value}", name=name, value=_described(value))
     if kind == "tickets" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
-        return None, f"`{name}` must map question ids to ticket texts, not {_described(value)}"
+        return None, say("`{name}` must map question ids to ticket texts, not {value}", name=name,
+                         value=_described(value))
     if kind == "header":
         if not (isinstance(value, list) and all(isinstance(r, list) and len(r) == 3 for r in value)):
-            return None, f"`{name}` must be a function of (doc_title, section)"
+            return None, say("`{name}` must be a function of (doc_title, section)", name=name)
         if odd := next((r for r in value if not isinstance(r[2], str)), None):
-            return None, (f"`{name}({odd[0]!r}, {odd[1]!r})` returned {_described(odd[2])}, not a string")
+            return None, say("`{call}` returned {value}, not a string", call=f"{name}({odd[0]!r}, {odd[1]!r})",
+                             value=_described(odd[2]))
         return {(t, s): h for t, s, h in value}, None
     return value, None
 
 
 def _described(value: object) -> str:
-    return {dict: "a dict", list: "a list", bool: "true/false"}.get(type(value), f"{type(value).__name__} "
-                                                                                  f"{shown(repr(value), 40)}")
+    if type(value) in (dict, list, bool):
+        return {dict: _("a dict"), list: _("a list"), bool: _("true/false")}[type(value)]
+    return f"{type(value).__name__} {shown(repr(value), 40)}"
 
 
 def answers_of(run: SandboxRun, exercise: Exercise) -> tuple[dict, str | None]:
     """The declared answers from a run's report, validated and typed; or the reason they cannot be judged."""
     if len(run.answers) > MAX_TEXT * 10:
-        return {}, "the answers are too large to judge"
+        return {}, _("the answers are too large to judge")
     try:
         raw = json.loads(run.answers)
     except (ValueError, RecursionError):
-        return {}, "the notebook ran but its answers could not be read (was the last cell's output replaced?)"
+        return {}, _("the notebook ran but its answers could not be read (was the last cell's output replaced?)")
     if not isinstance(raw, dict):
-        return {}, "the answers are not plain values (not a mapping)"
+        return {}, _("the answers are not plain values (not a mapping)")
     if why := _plain(raw):
-        return {}, f"the answers are not plain values ({why})"
+        return {}, say("the answers are not plain values ({why})", why=why)
     answers = {}
     for name, kind in exercise.answers.items():
         entry = raw.get(name)
         if not isinstance(entry, dict):
-            return {}, f"`{name}` was not reported"
+            return {}, say("`{name}` was not reported", name=name)
         if entry.get("absent"):
-            return {}, f"`{name}` is not defined at the end of the notebook"
+            return {}, say("`{name}` is not defined at the end of the notebook", name=name)
         if "error" in entry:
-            return {}, f"`{name}` could not be read: {shown(str(entry['error']), 200)}"
+            return {}, say("`{name}` could not be read: {error}", name=name, error=shown(str(entry["error"]), 200))
         value, why = _kind(name, entry.get("value"), kind)
         if why:
             return {}, why
@@ -504,13 +598,20 @@ def judged(submission: Submission, run: SandboxRun, course: Course, late: list[t
            ) -> Grade:
     """A submission's grade from its run: not run (and why), or yes / not yet by the grader's own check.
 
+    Every reason is said in the notebook's language (``Submission.language``): the check runs speaking it, as the
+    student's kernel did; the grade itself and the numbers are the same in every language.
     The check gets ``JUDGING`` seconds; one that takes longer is not run, and its thread, still running, joins ``late``
     (the grader waits for it before it removes the cache that check writes into).
     """
+    with language.speaking(submission.language):
+        return replace(_judged(submission, run, course, late), spoken=submission.language)
+
+
+def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[threading.Thread] | None) -> Grade:
     where = str(submission.path)
     if not run.ran:
-        return Grade(submission.student, submission.exercise, "not run", reason=run.reason, seconds=run.seconds,
-                     notebook=where)
+        return Grade(submission.student, submission.exercise, "not run", reason=run_reason(run.reason),
+                     seconds=run.seconds, notebook=where)
     exercise = TABLE[submission.exercise]
     answers, why = answers_of(run, exercise)
     if why:
@@ -524,25 +625,78 @@ def judged(submission: Submission, run: SandboxRun, course: Course, late: list[t
         except BaseException as exc:  # handed to the grader's thread, which decides as if the check had run there
             done.append(exc)
 
-    # a thread, not a call: a check past its bound is left behind (Python cannot stop a thread) and the grading goes on
+    # a thread, not a call: a check past its bound is left behind (Python cannot stop a thread) and the grading goes on;
+    # it speaks the language ``judged`` chose, the notebook's
     judging = threading.Thread(target=judge, name=f"judging {submission.exercise}", daemon=True)
-    with language.speaking("en"):  # the teacher's table is English, whatever the notebook or the kernel spoke
-        judging.start()
-        judging.join(JUDGING)
+    judging.start()
+    judging.join(JUDGING)
     if not done:
         if late is not None:
             late.append(judging)
-        return Grade(submission.student, submission.exercise, "not run", reason=f"its check took longer than "
-                     f"{JUDGING:g} s", seconds=run.seconds, notebook=where)
+        return Grade(submission.student, submission.exercise, "not run",
+                     reason=say("its check took longer than {seconds:g} s", seconds=JUDGING), seconds=run.seconds,
+                     notebook=where)
     feedback = done[0]
     if isinstance(feedback, BaseException) and not isinstance(feedback, Exception):
         raise feedback
     if isinstance(feedback, Exception):  # an answer the check cannot handle is not yet right, never a crash
-        return Grade(submission.student, submission.exercise, "not yet", reason=f"the check could not judge this "
-                     f"answer ({type(feedback).__name__}: {shown(str(feedback), 200)})", seconds=run.seconds,
-                     notebook=where)
+        return Grade(submission.student, submission.exercise, "not yet",
+                     reason=say("the check could not judge this answer ({error}: {message})",
+                                error=type(feedback).__name__, message=shown(str(feedback), 200)),
+                     seconds=run.seconds, notebook=where)
     return Grade(submission.student, submission.exercise, "yes" if feedback.passed else "not yet",
                  dict(feedback.numbers), "; ".join(feedback.notes), run.seconds, where)
+
+
+def run_reason(reason: str) -> str:
+    """Why a run did not finish, said again in the language being spoken: the sandbox writes its reasons in English
+    (in a run's thread, or in the confined child), from the templates of ``sandbox`` and ``confinement``."""
+    if fields := _filled(MEMORY_BOUND, reason):
+        return say(MEMORY_BOUND, reason=run_reason(str(fields["reason"])), gib=fields["gib"])
+    if fields := _filled(TIMED_OUT, reason):
+        return say(TIMED_OUT, **fields)
+    if fields := _filled(NO_REPORT_SAYING, reason):
+        return say(NO_REPORT_SAYING, **fields)
+    if fields := _filled(TOO_LARGE, reason):
+        return say(TOO_LARGE, **fields)
+    if fields := _filled(CELL_RAISED, reason):
+        return say(CELL_RAISED, **fields)
+    if fields := _filled(A_CELL_RAISED, reason):
+        return say(A_CELL_RAISED, **fields)
+    if fields := _filled(NOT_READABLE, reason):
+        return say(NOT_READABLE, **fields)
+    if fields := _filled(NOT_READ, reason):
+        return say(NOT_READ, **fields)
+    if reason in (KERNEL_DIED, NO_REPORT):
+        return _(KERNEL_DIED) if reason == KERNEL_DIED else _(NO_REPORT)
+    return reason  # a machine's fault (the sandbox could not start, files left behind): the teacher's to read
+
+
+def _filled(template: str, text: str) -> dict[str, object] | None:
+    """The fields that fill ``template`` to give ``text`` (numbers as numbers where the template formats them), or
+    None where it does not."""
+    import string
+
+    pattern, names = "", []
+    for literal, name, spec, _conversion in string.Formatter().parse(template):
+        pattern += re.escape(literal)
+        if name is not None:
+            pattern += f"(?P<{name}>.*?)"
+            names.append((name, spec))
+    found = re.fullmatch(pattern, text, re.S)
+    if found is None:
+        return None
+    fields: dict[str, object] = {}
+    for name, spec in names:
+        value = found.group(name)
+        if spec and spec[-1] in "gfd,":
+            try:
+                number = float(value.replace(",", ""))
+            except ValueError:
+                return None
+            value = int(number) if spec[-1] in "d," else number
+        fields[name] = value
+    return fields
 
 
 def better(rows: list[Grade]) -> Grade:
@@ -552,12 +706,11 @@ def better(rows: list[Grade]) -> Grade:
     solved it. Each was run and judged on its own; what the other one got is kept in ``also``, which the table and
     CSV show whole.
     """
-    ordered = sorted(rows, key=lambda g: (GRADES.index(g.grade), language_of(Path(g.notebook)) != language.SOURCE))
+    ordered = sorted(rows, key=lambda g: (GRADES.index(g.grade), g.spoken != language.SOURCE))
     best, others = ordered[0], ordered[1:]
     if not others:
         return best
-    return replace(best, also=tuple(f"also handed in {shown(g.notebook, 400)}: {g.grade}"
-                                    + (f" ({shown(g.reason, 120)})" if g.reason else "") for g in others))
+    return replace(best, also=tuple(others))
 
 
 def header_pairs(course: Course) -> list[tuple[str, str]]:
@@ -628,7 +781,7 @@ def _writing_into(embedder: Embedder, cache: Path, seed: Path | None) -> Iterato
 def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
           course: Course | None = None, progress: Callable[[Grade], None] | None = None,
           lending: bool = True, announce: Callable[[Isolation], None] | None = None,
-          students: Iterable[str] | None = None) -> ClassGrades:
+          students: Iterable[str] | None = None, table: str | None = None) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
     Every student found gets a row for each of the five exercises ("missing" when no notebook
@@ -639,6 +792,8 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     ``announce`` hears what the sandbox holds on this machine (and what it cannot) before any notebook runs.
     ``students`` is the teacher's class list: only they are graded, each gets a row per exercise (``missing`` when
     nothing was handed in), and a notebook naming anyone else is listed under "left out".
+    ``table`` is the language of the grade words and headings (else ``RAGKIT_GRADES_LANGUAGE``, else English); each
+    reason is in the language of the notebook it is about.
     """
     import tempfile
     import time
@@ -650,6 +805,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
 
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: give at least 1")
+    table = table_language(table)
     limits = limits or Limits()  # a Limits refuses a time limit that is not a finite number of seconds above 0
     start = time.monotonic()
     roots = [Path(p) for p in paths]
@@ -666,8 +822,11 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
     for (who, ex), subs in by_cell.items():
         languages = [s.language for s in subs]
         if len(set(languages)) < len(languages):  # two of one language: which one is the work is not ours to guess
-            grades.append(Grade(who, ex, "not run", reason=f"{len(subs)} notebooks for {ex} in one language: keep "
-                                "one", also=tuple(f"handed in {shown(str(s.path), 400)}" for s in subs)))
+            with language.speaking(max(languages, key=languages.count)):
+                kept = say("{notebooks} notebooks for {exercise} in one language: keep one", notebooks=len(subs),
+                           exercise=ex)
+                handed = "; ".join(say("handed in {notebook}", notebook=shown(str(s.path), 400)) for s in subs)
+            grades.append(Grade(who, ex, "not run", reason=f"{kept}; {handed}"))
         else:
             runnable += subs  # one, or one per language: each is run, and the better grade counts (``better``)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]  # the folders, wherever they lie
@@ -691,7 +850,7 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
                 try:
                     notebook = read_notebook(s.path)
                 except InputError as exc:
-                    return SandboxRun(False, f"notebook not read ({exc})")
+                    return SandboxRun(False, NOT_READ.format(reason=exc))
                 exercise = TABLE[s.exercise]
                 # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
                 return sandbox.run(notebook, s.student, tuple(exercise.answers), exercise.functions,
@@ -715,8 +874,16 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
             isolation = sandbox.isolation
     grades += [better(rows) for rows in ran.values()]
     for who in {s.student for s in found} | set(listed or ()):
-        for ex in EXERCISES:
-            if (who, ex) not in by_cell:
-                grades.append(Grade(who, ex, "missing", reason=f"no notebook for {ex} found"))
-    grades.sort(key=lambda g: (g.student, g.exercise))
-    return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start)
+        with language.speaking(_language_of_student(who, found)):
+            for ex in EXERCISES:
+                if (who, ex) not in by_cell:
+                    grades.append(Grade(who, ex, "missing", reason=say("no notebook for {exercise} found",
+                                                                       exercise=ex)))
+    grades = sorted((replace(g, table=table) for g in grades), key=lambda g: (g.student, g.exercise))
+    return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start, table)
+
+
+def _language_of_student(who: str, found: Iterable[Submission]) -> str:
+    """The language a student's missing exercises are said in: the one all their notebooks speak, else English."""
+    spoken = {s.language for s in found if s.student == who}
+    return spoken.pop() if len(spoken) == 1 else language.SOURCE

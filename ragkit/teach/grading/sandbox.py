@@ -126,6 +126,15 @@ class Lending:
     """Texts one run may have embedded by the grader (the grader sizes it from ex4's header chunks)."""
 
 
+TIMED_OUT = "still running after the time limit of {seconds:g} s (a loop, a wait, or too slow): stopped"
+MEMORY_BOUND = "{reason} (the run reached its memory bound of {gib:.3g} GiB, all its processes together)"
+NO_REPORT = "the sandbox ended without a report (killed: memory, a signal, os._exit)"
+NO_REPORT_SAYING = "the sandbox ended without a report (killed: memory, a signal, os._exit): {last}"
+TOO_LARGE = "the notebook's answers exceed {limit:,} bytes"
+"""Why a run did not finish (English, written in the run's thread): the grader says it again in the notebook's
+language (``grader.run_reason``)."""
+
+
 @dataclass(frozen=True)
 class SandboxRun:
     """What came back from one notebook: ran or not (and why not), the raw answer text, and what the run used."""
@@ -515,12 +524,10 @@ class Sandbox:
         seconds = time.monotonic() - start
         memory = group.peak() if group is not None else None
         if timed_out:
-            return SandboxRun(False, f"still running after the time limit of {self.limits.timeout:g} s (a loop, "
-                              "a wait, or too slow): stopped", seconds=seconds, memory=memory)
+            return SandboxRun(False, TIMED_OUT.format(seconds=self.limits.timeout), seconds=seconds, memory=memory)
         result = _read_result(out, err, self.limits.output, seconds)
         if not result.ran and group is not None and group.out_of_memory():
-            reason = (f"{result.reason} (the run reached its memory bound of {self.limits.memory / 2**30:.3g} GiB, "
-                      "all its processes together)")
+            reason = MEMORY_BOUND.format(reason=result.reason, gib=self.limits.memory / 2**30)
             return SandboxRun(False, reason, seconds=seconds, memory=memory)
         return SandboxRun(result.ran, result.reason, result.answers, seconds, memory)
 
@@ -558,7 +565,7 @@ def _read_result(out: Path, err: Path, limit: int, seconds: float) -> SandboxRun
     with out.open("rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        return SandboxRun(False, f"the notebook's answers exceed {limit:,} bytes", seconds=seconds)
+        return SandboxRun(False, TOO_LARGE.format(limit=limit), seconds=seconds)
     try:
         report = json.loads(data.decode("utf-8"))
         ran, reason, answers = report["ran"], report.get("reason", ""), report.get("answers", "")
@@ -568,6 +575,5 @@ def _read_result(out: Path, err: Path, limit: int, seconds: float) -> SandboxRun
         with err.open("rb") as f:
             f.seek(max(0, err.stat().st_size - 4096))
             last = next(reversed(f.read().decode("utf-8", "replace").strip().splitlines() or [""]))
-        return SandboxRun(False, "the sandbox ended without a report (killed: memory, a signal, os._exit)"
-                          + (f": {last[:300]}" if last else ""), seconds=seconds)
+        return SandboxRun(False, NO_REPORT_SAYING.format(last=last[:300]) if last else NO_REPORT, seconds=seconds)
     return SandboxRun(ran, reason[:500], answers, seconds)
