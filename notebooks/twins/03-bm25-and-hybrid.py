@@ -274,13 +274,14 @@ playground.widget()
 # %%
 # by hand: BM25
 import math
-import re
 from collections import Counter
+
+from ragkit.lexical import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
-    """A function that scores every text for a query with the chapter's BM25."""
-    words = lambda t: re.findall(r"[a-z0-9]+", t.lower())
+    """A function that scores every text for a query with the chapter's BM25 (ragkit's tokens, the formula by hand)."""
+    words = tokenize  # case-folded runs of letters and digits, of any script: "geëvalueerd" stays one word
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]
     n, avgdl = len(docs), sum(lengths) / len(docs)
