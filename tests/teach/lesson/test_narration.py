@@ -39,6 +39,9 @@ from conftest import NOTEBOOKS, ROOT
 
 TWINS = ROOT / "notebooks" / "twins"
 ALL_TWINS = sorted(TWINS.rglob("*.py"))
+ENGLISH_TWINS = [t for t in ALL_TWINS if t.relative_to(TWINS).parts[0] != "nl"]
+"""The twins whose code is written by hand: a Dutch twin's code is its English twin's, comments aside (the edition's
+tests hold them equal), so the rules on what code may write are checked on the English ones."""
 
 DATA = {
     ("08-production.py", "edited = folder"): "the sentence the cell appends to a document: data, shown as written",
@@ -123,7 +126,7 @@ def exempt(path: Path, source: str) -> str | None:
     return next((key[1] for key in DATA if key[0] == rel(path) and source.startswith(key[1])), None)
 
 
-@pytest.mark.parametrize("twin", ALL_TWINS, ids=rel)
+@pytest.mark.parametrize("twin", ENGLISH_TWINS, ids=rel)
 def test_no_code_cell_of_a_twin_is_prose_written_as_code(twin):
     found = [s.splitlines()[0] for s in code_cells(twin) if prose_as_code(s) and not exempt(twin, s)]
     assert not found, (f"{rel(twin)}: cells of five or more lines, half or more string literals (write the "
@@ -142,7 +145,7 @@ NOT_YET_NARRATED = {
 only fall (narrate one, lower its number; at zero, drop the twin). 04 and 08 were narrated in issue 42."""
 
 
-@pytest.mark.parametrize("twin", ALL_TWINS, ids=rel)
+@pytest.mark.parametrize("twin", ENGLISH_TWINS, ids=rel)
 def test_no_code_cell_of_a_twin_writes_words_into_markdown(twin):
     found = [s.splitlines()[0] for s in code_cells(twin) if words_into_markdown(s) and not exempt(twin, s)]
     assert len(found) == NOT_YET_NARRATED.get(rel(twin), 0), (
