@@ -83,7 +83,10 @@ JUDGING = 300.0
 The slowest honest check is ex4's when its kernel borrowed nothing: it embeds the course's header chunks, as the
 notebook did within its own time limit. The others embed a few texts (ex5's document is bounded in words)."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
-_USES = re.compile(r"""\blanguage\.use\(\s*["']([a-z]{2})["']\s*\)""")
+_CHOSEN = re.compile(r"""["']id["']\s*:\s*["']([a-z]{2})-language["']"""
+                     r"""|\blanguage\.use\(\s*(?:\\"|')([a-z]{2})(?:\\"|')\s*\)""")
+"""In a notebook's JSON text: a translation's language cell (``"id": "nl-language"``, as the edition writes it), or a
+call ``language.use("nl")`` in a cell's source (its quotes escaped in JSON)."""
 
 
 def _ex1(course: Course, student: str, a: dict) -> Feedback:
@@ -169,31 +172,26 @@ class Submission:
 
 
 def language_of(path: Path) -> str:
-    """A translation's exercise sits in a folder named after its language, or in that folder's exercises/."""
-    folders = Path(path).parent.parts[-2:]
-    return next((lang for lang in language.LANGUAGES if lang != language.SOURCE and lang in folders), language.SOURCE)
+    """A translation's exercise sits in a folder named after its language, or in that folder's exercises/, or is named
+    after it (``ex2-choose-a-threshold.nl.ipynb``)."""
+    folders, name = Path(path).parent.parts[-2:], Path(path).name.lower()
+    return next((lang for lang in language.LANGUAGES if lang != language.SOURCE
+                 and (lang in folders or name.endswith(f".{lang}.ipynb"))), language.SOURCE)
 
 
 def spoken_in(notebook: bytes) -> str | None:
-    """The language a notebook's cells choose: a translation's language cell (id ``nl-language``, as the edition
-    writes it) or a code cell that calls ``language.use("nl")``; None when no cell chooses one (or it is no notebook).
+    """The language a notebook chooses: a translation's language cell (id ``nl-language``, as the edition writes it)
+    or a call ``language.use("nl")``; None when it chooses none.
 
-    Read, never run: it only chooses the language the grader's reasons are written in, never what is judged.
+    Scanned as text, never parsed, let alone run: a hostile file costs the grader's own process no more than its
+    bytes (the sandbox parses and runs it). The scan chooses only the language of the reasons, never what is judged,
+    so a mention of the call elsewhere (a markdown cell, an output) at worst gives Dutch reasons to an English one.
     """
-    try:
-        cells = json.loads(notebook).get("cells")
-    except (ValueError, RecursionError, AttributeError):
-        return None
-    for cell in cells if isinstance(cells, list) else []:
-        if not isinstance(cell, dict):
-            continue
-        source = cell.get("source")
-        source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else source
-        chosen = [lang for lang in language.LANGUAGES if lang != language.SOURCE and (
-            cell.get("id") == f"{lang}-language" or (cell.get("cell_type") == "code" and isinstance(source, str)
-                                                      and lang in _USES.findall(source)))]
-        if chosen:
-            return chosen[0]
+    text = notebook.decode("utf-8", "replace")
+    for found in _CHOSEN.finditer(text):
+        chosen = found.group(1) or found.group(2)
+        if chosen in language.LANGUAGES and chosen != language.SOURCE:
+            return chosen
     return None
 
 

@@ -43,6 +43,8 @@ def test_a_dutch_exercise_is_recognised_by_its_name_and_its_folder_says_its_lang
     assert grading.language_of(Path("download/ada/nl") / EX2) == "nl"
     assert grading.language_of(mine / "exercises" / EX2) == "en"
     assert grading.language_of(Path("/home/nl/ragkit/my-notebooks/exercises") / EX2) == "en"  # a student named nl
+    assert grading.language_of(mine / "ex2-choose-a-threshold.nl.ipynb") == "nl"  # a Dutch name tells its tab apart
+    assert grading.exercise_of("ex2-choose-a-threshold.nl.ipynb") == "ex2"
     (tmp_path / "ada" / "ragkit" / "my-notebooks" / "nl" / "exercises").mkdir(parents=True)
     (tmp_path / "ada" / "ragkit" / "my-notebooks" / "nl" / "exercises" / EX2).write_text("{}")
     found = grading.submissions([tmp_path], "platform", [])
@@ -183,7 +185,7 @@ def notebook_bytes(*cells) -> bytes:
     return nbformat.writes(nbformat.v4.new_notebook(cells=list(cells))).encode()
 
 
-def test_a_notebook_is_dutch_by_its_language_cell_or_its_call_never_by_a_word_in_its_prose():
+def test_a_notebook_is_dutch_by_its_language_cell_or_its_call_and_is_only_scanned_never_parsed():
     from ragkit.teach.classroom.edition import LANGUAGE_CELL, LANGUAGE_CELL_ID
 
     for path in sorted((ROOT / "notebooks" / "nl" / "exercises").glob("*.ipynb")):
@@ -195,11 +197,16 @@ def test_a_notebook_is_dutch_by_its_language_cell_or_its_call_never_by_a_word_in
     assert grading.spoken_in(notebook_bytes(cell)) == "nl"
     assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell("from ragkit.teach import language\n"
                                                                        "language.use( 'nl' )"))) == "nl"
-    assert grading.spoken_in(notebook_bytes(nbformat.v4.new_markdown_cell('Call `language.use("nl")`.'))) is None
     assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell('language.use("fr")'))) is None
+    assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell('language.use("en")'))) is None
+    assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell('uselanguage.use(nl)'))) is None
     for odd in (b"", b"{}", b"[]", b'{"cells": 3}', b'{"cells": [3, {"source": ["language.use(", 7]}]}',
                 b"\xff\xfe", b"[" * 100_000):
         assert grading.spoken_in(odd) is None, odd[:20]
+    # a file no parser could read in bounded memory is scanned in one pass, its Dutch cell found all the same
+    hostile = b"[" * 20_000_000 + notebook_bytes(cell)
+    started = time.monotonic()
+    assert grading.spoken_in(hostile) == "nl" and time.monotonic() - started < 10
 
 
 def test_a_dutch_notebook_handed_in_outside_an_nl_folder_is_still_dutch(tmp_path, fake_grader):
