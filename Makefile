@@ -39,7 +39,10 @@ CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
 # the number of tests), so that the quick modules fill in at the end and both workers finish near together.
 TEST_WORKERS ?= 2
 
-.PHONY: setup lab check warm test binder-early bench book models nl address clean
+# The course's language for `make lab`, kept per clone: `make lab-nl` chooses Dutch once, `make lab-en` English again.
+LANGUAGE_CHOICE := $(VENV)/course-language
+
+.PHONY: setup lab lab-nl lab-en check warm test binder-early bench book models nl address clean
 
 # --no-compile, then `compileall` on every core: pip byte-compiles what it installs on one core (about 50 s here).
 # The venv is compiled all the same: a module compiled on first import would print its SyntaxWarnings (invalid
@@ -78,12 +81,21 @@ lab: $(STAMP)
 	@cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@cp binder/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
 	@cp binder/lab_terminal.json $(VENV)/etc/jupyter/jupyter_config.json
-	@started=$$($(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)) || exit $$?; \
+	@if [ "$$(cat $(LANGUAGE_CHOICE) 2>/dev/null)" = nl ]; then language=nl; \
+	echo "lab: de Nederlandse cursus, my-notebooks/nl/00-start-here.nl.ipynb (make lab-en: the English course)"; \
+	else language=en; echo "lab: the English course, my-notebooks/00-start-here.ipynb (make lab-nl: in het Nederlands)"; fi; \
+	started=$$($(BIN)/python -m ragkit warm --background $(WARM_LOG) --nice $(WARM_NICE)) || exit $$?; \
 	echo "$$started"; follow=; \
 	pid=$$(echo "$$started" | sed -n 's/.*(pid \([0-9][0-9]*\).*/\1/p'); \
 	if [ -n "$$pid" ]; then tail -n +1 -F --pid=$$pid $(WARM_LOG) 2>/dev/null & follow=$$!; fi; \
 	trap 'if [ -n "$$follow" ]; then kill $$follow 2>/dev/null; fi' EXIT INT TERM; \
-	$(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. '--LabApp.default_url=/ragkit/workspace'
+	RAGKIT_COURSE_LANGUAGE=$$language $(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=. \
+	'--LabApp.default_url=/ragkit/workspace'
+
+# The same as `make lab`, in Dutch (lab-nl) or English (lab-en), and the choice kept for every later `make lab`.
+lab-nl lab-en: $(STAMP)
+	@echo $(@:lab-%=%) > $(LANGUAGE_CHOICE)
+	@$(MAKE) --no-print-directory lab
 
 # The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
 # or whole-course embedding). Budget: under 2 minutes on 2 cores, even on an empty cache.

@@ -31,6 +31,16 @@ MANIFEST_FORMAT = "ragkit-workspace-1"
 UPDATED = "-updated"
 """Suffix of the teacher's new version of a notebook the student changed, written beside it."""
 MAX_BYTES = 50_000_000
+CHOICE_ENV = "RAGKIT_COURSE_LANGUAGE"
+"""The course's language a server opens by default (``make lab-nl`` sets ``nl``): not RAGKIT_LANGUAGE, which a kernel
+reads, so an English notebook opened beside it still speaks English."""
+STARTS = {"en": "00-start-here.ipynb", "nl": "nl/00-start-here.nl.ipynb"}
+"""Where each language's course starts, under my-notebooks/."""
+
+
+def start() -> str:
+    """The notebook the course's link opens when it names none: the chosen language's 00 (English by default)."""
+    return STARTS.get(os.environ.get(CHOICE_ENV, "en"), STARTS["en"])
 """A copy larger than this is not read (and counts as changed): a student's file is read as hostile."""
 
 
@@ -45,7 +55,7 @@ class Refresh:
     """Notebooks the student changed whose tracked version changed too: (notebook, where the new version went)."""
     unchanged: int = 0
     translated: tuple[str, ...] = ()
-    """The notebooks in a language folder (``nl/00-start-here.ipynb``): the pilot of a translated edition."""
+    """The notebooks in a language folder (``nl/00-start-here.nl.ipynb``): a translated edition."""
 
     def __str__(self) -> str:
         lines = [f"Your notebooks are in {self.folder}: work there. They are yours; git ignores them, so updating "
@@ -58,9 +68,10 @@ class Refresh:
             lines.append(f"Kept your {name} (you changed it); the teacher's new version is {beside}.")
         if not (self.copied or self.updated or self.kept):
             lines.append(f"All {self.unchanged} notebooks are up to date.")
-        dutch = [rel.removeprefix("nl/") for rel in self.translated if rel.startswith("nl/")]
-        if dutch:  # said to a Dutch student in Dutch: where the pilot is
-            lines.append(f"In het Nederlands: {COPIES}/nl/ ({', '.join(dutch)}).")
+        if any(rel.startswith("nl/") for rel in self.translated):  # each language's start, the Dutch said in Dutch
+            lines.append(f"The course in English: {COPIES}/, starting with {STARTS['en']}. In het Nederlands: "
+                         f"{COPIES}/nl/, begin met {STARTS['nl'].removeprefix('nl/')} (`make lab-nl` opent het "
+                         "voortaan).")
         return "\n".join(lines)
 
 
@@ -231,7 +242,7 @@ def _load_jupyter_server_extension(server_app) -> None:
 
         def _where(self) -> tuple[Path, Path]:
             where = (root / self.get_argument("folder", "")).resolve()
-            target = (where / COPIES / self.get_argument("open", "00-start-here.ipynb")).resolve()
+            target = (where / COPIES / self.get_argument("open", start())).resolve()
             if not (where.is_relative_to(root) and target.is_relative_to(where / COPIES)):
                 raise web.HTTPError(400, "folder and open must name paths inside the server's folder")
             return where, target
@@ -244,7 +255,7 @@ def _load_jupyter_server_extension(server_app) -> None:
             self.set_header("Cache-Control", "no-store")
             self.finish(OPENING.format(action=escape(url_path_join(self.base_url, "ragkit", "workspace")),
                                        xsrf=self.xsrf_form_html(), folder=escape(self.get_argument("folder", "")),
-                                       open=escape(self.get_argument("open", "00-start-here.ipynb")),
+                                       open=escape(self.get_argument("open", start())),
                                        copies=COPIES))
 
         @web.authenticated

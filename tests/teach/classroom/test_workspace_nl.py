@@ -81,3 +81,20 @@ def test_the_course_link_opens_the_students_copy_of_a_dutch_notebook(course, tmp
             assert (course / workspace.COPIES / rel).is_file()
     finally:
         server.stop()
+
+
+def test_the_course_link_opens_the_chosen_languages_start_and_make_lab_nl_keeps_the_choice(monkeypatch):
+    from ragkit.teach.classroom import workspace
+
+    monkeypatch.delenv(workspace.CHOICE_ENV, raising=False)
+    assert workspace.start() == "00-start-here.ipynb"
+    monkeypatch.setenv(workspace.CHOICE_ENV, "nl")
+    assert workspace.start() == "nl/00-start-here.nl.ipynb"
+    monkeypatch.setenv(workspace.CHOICE_ENV, "klingon")  # a choice nobody offers is the English course, not an error
+    assert workspace.start() == "00-start-here.ipynb"
+    assert workspace.CHOICE_ENV != "RAGKIT_LANGUAGE"  # a kernel's language: an English notebook must stay English
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    # make lab-nl writes the choice beside the venv and runs lab, which reads it and hands it to the server
+    assert "lab-nl lab-en: $(STAMP)\n\t@echo $(@:lab-%=%) > $(LANGUAGE_CHOICE)" in makefile
+    assert 'cat $(LANGUAGE_CHOICE) 2>/dev/null)" = nl ]; then language=nl' in makefile
+    assert "RAGKIT_COURSE_LANGUAGE=$$language $(BIN)/jupyter lab" in makefile
