@@ -42,7 +42,7 @@ def beside(rep: Report) -> pd.DataFrame:
                      "queries Holm p": line.query.p_holm,
                      "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
                      "needles Holm p": line.needle.p_holm, "verdict": line.verdict})
-    return pd.DataFrame(rows)
+    return formats.Frame(rows)
 
 
 def survivors(alpha: float = 0.05) -> str:
@@ -161,11 +161,16 @@ def guessing_sentence(table: pd.DataFrame) -> str:
 def recall20_intervals(ev: Evaluation) -> pd.DataFrame:
     """The chapter's Hit@20 counts and printed Wilson intervals, Wilson recomputed on its counts, and ours (dense)."""
     ours = {f.strategy: f for f in ev.figures() if f.retriever == "dense" and f.metric == "Hit@20"}
-    return pd.DataFrame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
-                          "chapter's interval": "[{:.3f}, {:.3f}]".format(*chapter.WILSON20[x]),
-                          "wilson on the chapter's counts": "[{:.3f}, {:.3f}]".format(*wilson(*chapter.RECALL20[x])),
-                          "ours": f"{ours[x].value:.3f} [{ours[x].low:.3f}, {ours[x].high:.3f}]"}
-                         for x in chapter.WILSON20])
+    from ragkit.teach.lesson.tables import interval
+
+    def bounds(low: float, high: float) -> str:
+        return say("[{low:.3f}, {high:.3f}]", low=low, high=high)
+
+    return formats.Frame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
+                           "chapter's interval": bounds(*chapter.WILSON20[x]),
+                           "wilson on the chapter's counts": bounds(*wilson(*chapter.RECALL20[x])),
+                           "ours": interval(ours[x].value, ours[x].low, ours[x].high)}
+                          for x in chapter.WILSON20])
 
 
 def sign_tests_recomputed() -> pd.DataFrame:
@@ -176,22 +181,24 @@ def sign_tests_recomputed() -> pd.DataFrame:
         rows.append({"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{lost}",
                      "chapter p": f"{p if p is not None else recomputed:.3g}", "chapter p reported": p is not None,
                      "recomputed": f"{recomputed:.3g}"})
-    return pd.DataFrame(rows)
+    return formats.Frame(rows)
 
 
 def header_confronted(ev: Evaluation) -> pd.DataFrame:
     """E against A without A's destroyed needles, and E against C (the header alone), at Hit@20 and both levels."""
-    looks = [("E vs A, A's destroyed needles left out",
+    looks = [(_("E vs A, A's destroyed needles left out"),
               ev.compare("E/dense", "A/dense", "Hit@20", level, drop=ev.destroyed["A"]))
              for level in ("query", "needle")]
-    looks += [("E vs C: the header alone", ev.compare("E/dense", "C/dense", "Hit@20", level))
+    looks += [(_("E vs C: the header alone"), ev.compare("E/dense", "C/dense", "Hit@20", level))
               for level in ("query", "needle")]
-    return pd.DataFrame([{"comparison": name, "level": c.level, "wins": c.test.wins, "losses": c.test.losses,
+    levels = {"query": _("query"), "needle": _("needle")}
+    return formats.Frame([{"comparison": name, "level": levels[c.level], "wins": c.test.wins, "losses": c.test.losses,
                           "p": f"{c.test.p:.3g}"} for name, c in looks])
 
 
 def chapter_rerank() -> pd.DataFrame:
     """The chapter's reranking figures (its corpus, not measured here): dense, and hybrid with its cross-encoder."""
-    return pd.DataFrame({m: {"the chapter: dense": f"{chapter.RERANK[m][0]:.3f}",
-                             "the chapter: hybrid + cross-encoder": f"{chapter.RERANK[m][1]:.3f}"}
-                         for m in chapter.RERANK}).rename_axis("the chapter's figures (its corpus; not measured here)")
+    return formats.Frame({m: {_("the chapter: dense"): number(chapter.RERANK[m][0], ".3f"),
+                              _("the chapter: hybrid + cross-encoder"): number(chapter.RERANK[m][1], ".3f")}
+                          for m in chapter.RERANK}).rename_axis(
+        _("the chapter's figures (its corpus; not measured here)"))

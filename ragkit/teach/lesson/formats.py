@@ -93,7 +93,9 @@ def _bare(index: pd.Index) -> bool:
 
 class _Styler(Styler):
     """A Styler that writes decimals the way the kernel's language does, whatever format a notebook's code gives it
-    (``frame.style.format("{:.3f}")`` writes 0,425 in a Dutch kernel): a separator passed explicitly wins."""
+    (``frame.style.format("{:.3f}")`` writes 0,425 in a Dutch kernel): a separator passed explicitly wins. In a
+    Dutch kernel its headings are shown in words of the notebook's language (``header``); its data keep theirs, so
+    that a notebook's ``format`` and ``hide`` still name the columns as its code does."""
 
     def format(self, formatter=None, subset=None, na_rep=None, precision=None, decimal=None,  # type: ignore[override]
                thousands=None, escape=None, hyperlinks=None):
@@ -101,18 +103,39 @@ class _Styler(Styler):
             decimal = "," if language.current() == "nl" else "."
         return super().format(formatter, subset, na_rep, precision, decimal, thousands, escape, hyperlinks)
 
+    def _render(self, *args, **kwargs):
+        if language.current() == "nl" and self.data.columns.nlevels == 1:
+            shown = [str(header(c)) for i, c in enumerate(self.data.columns) if i not in self.hidden_columns]
+            self.relabel_index(shown, axis="columns")
+            self.data = self.data.rename_axis(index=[header(n) for n in self.data.index.names])
+        return super()._render(*args, **kwargs)
+
 
 class Frame(pd.DataFrame):
-    """A DataFrame for code like any other, whose ``style`` (what a notebook formats and shows) writes the kernel's
-    decimal separator; what is computed from it is a plain DataFrame again."""
+    """A DataFrame for code like any other (what is computed from it is a Frame too; its columns keep the names code
+    reads), shown for people in the kernel's language: its ``style`` (what a notebook formats and shows) writes the
+    kernel's decimal separator, and in a Dutch kernel both the style and the frame shown as a cell's result give their
+    headings in Dutch (a truth as ja or nee). English output unchanged."""
 
     @property
     def _constructor(self):  # type: ignore[override]
-        return pd.DataFrame
+        return Frame
 
     @property
     def style(self) -> Styler:  # type: ignore[override]
         return _Styler(self, decimal="," if language.current() == "nl" else None)
+
+    def _repr_html_(self) -> str | None:
+        if language.current() != "nl":
+            return super()._repr_html_()
+        shown = pd.DataFrame(self)
+        truths = [c for c in shown.columns if pd.api.types.is_bool_dtype(shown[c])]
+        shown = shown.assign(**{str(c): shown[c].map({True: _("yes"), False: _("no")}) for c in truths})
+        shown = shown.rename(columns=header)
+        shown = shown.rename_axis(index=[header(n) for n in shown.index.names])
+        return shown.to_html(notebook=True, decimal=",", max_rows=pd.get_option("display.max_rows"),
+                             max_cols=pd.get_option("display.max_columns"),
+                             show_dimensions=pd.get_option("display.show_dimensions"))
 
 
 def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:

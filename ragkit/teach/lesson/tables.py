@@ -13,7 +13,7 @@ from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
 from ragkit.faithfulness import Measurement, PromptRate
 from ragkit.report import report
 from ragkit.teach import language
-from ragkit.teach.language import _
+from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
 from ragkit.threshold import Sweep
 
@@ -26,14 +26,25 @@ def first_words(text: str, width: int = 60) -> str:
 def figures(ev: Evaluation) -> pd.DataFrame:
     """Tidy table: one row per run and metric, each hit rate with its 95% Wilson interval (``low``, ``high``) and every
     metric with its needle-level cluster-bootstrap interval (``needle_low``, ``needle_high``, ``design_effect``)."""
-    return pd.DataFrame([vars(f) for f in ev.figures()])
+    return formats.Frame([vars(f) for f in ev.figures()])
 
 
 def summary(ev: Evaluation) -> pd.DataFrame:
     """Wide table: one row per run, ``value [low, high]`` per hit rate, MRR, destroyed (the report's run table)."""
     rep = report(ev)
-    rows = rep.recall_rows()
-    return pd.DataFrame(rows, columns=list(rep.RECALL_COLUMNS))
+    by = {(f.strategy, f.retriever, f.metric): f for f in rep.figures}
+    destroyed = {s.letter: len(s.destroyed) for s in rep.strategies}
+    rows = []
+    for r in rep.runs:  # the report's recall_rows, its numbers written as the kernel's language writes them
+        cells = [interval((f := by[r.strategy, r.retriever, m]).value, f.low, f.high) for m in METRICS[:-1]]
+        mrr = say("{value:.3f}", value=by[r.strategy, r.retriever, "MRR"].value)
+        rows.append([r.strategy, r.retriever, *cells, mrr, f"{destroyed[r.strategy]}/{rep.n_questions}"])
+    return formats.Frame(rows, columns=list(rep.RECALL_COLUMNS))
+
+
+def interval(value: float, low: float, high: float) -> str:
+    """A figure with its interval, ``0.188 [0.111, 0.300]`` (Dutch ``0,188 [0,111; 0,300]``)."""
+    return say("{value:.3f} [{low:.3f}, {high:.3f}]", value=value, low=low, high=high)
 
 
 def _headings() -> dict[str, str]:
@@ -45,7 +56,27 @@ def _headings() -> dict[str, str]:
             "longest": _("longest"), "question": _("question"), "ticket": _("ticket"), "needle": _("needle"),
             "kind": _("kind"), "topic": _("topic"), "queries": _("queries"), "example": _("example"),
             "document": _("document"), "section": _("section"), "cosine distance": _("cosine distance"),
-            "rank": _("rank")}
+            "rank": _("rank"), **_more_headings()}
+
+
+def _more_headings() -> dict[str, str]:
+    """The headings of the other tables the notebooks show (tables.*, claims.*, the notebooks' own frames)."""
+    return {"strategy": _("strategy"), "retriever": _("retriever"), "destroyed": _("destroyed"),
+            "comparison": _("comparison"), "metric": _("metric"), "chosen by the chapter": _("chosen by the chapter"),
+            "wins": _("wins"), "losses": _("losses"),
+            "queries with two or more relevant chunks": _("queries with two or more relevant chunks"),
+            "prompts holding the needle": _("prompts holding the needle"), "95% interval": _("95% interval"),
+            "against dense": _("against dense"), "well-formed identifiers": _("well-formed identifiers"),
+            "the answer begins": _("the answer begins"), "chapter hits": _("chapter hits"),
+            "chapter's interval": _("chapter's interval"),
+            "wilson on the chapter's counts": _("wilson on the chapter's counts"), "ours": _("ours"),
+            "chapter": _("chapter"), "chapter p": _("chapter p"), "chapter p reported": _("chapter p reported"),
+            "recomputed": _("recomputed"), "chapter Holm p": _("chapter Holm p"), "claims": _("claims"),
+            "ours, queries": _("ours, queries"), "queries Holm p": _("queries Holm p"),
+            "ours, needles": _("ours, needles"), "needles Holm p": _("needles Holm p"), "verdict": _("verdict"),
+            "distance": _("distance"), "title": _("title"), "verified": _("verified"), "type": _("type"),
+            "value": _("value"), "status": _("status"), "header share": _("header share"),
+            "characters per piece": _("characters per piece")}
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
@@ -113,7 +144,7 @@ def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: It
     """Every pair at every metric, Holm over all of them: what looking at five metrics after the fact finds."""
     chosen = set(chosen)
     cs = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
-    return pd.DataFrame([{"comparison": f"{c.a} vs {c.b}", "metric": c.metric,
+    return formats.Frame([{"comparison": f"{c.a} vs {c.b}", "metric": c.metric,
                           "chosen by the chapter": (c.a, c.b, c.metric) in chosen, "level": c.level,
                           "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p, "Holm p": c.p_holm}
                          for c in cs])
@@ -127,7 +158,7 @@ def field_metrics(ev: Evaluation, retriever: str = "dense") -> pd.DataFrame:
             row = {m: round(r.value(m), 3) for m in FIELD_METRICS}
             row["queries with two or more relevant chunks"] = sum(len(rel) > 1 for rel in r.relevant)
             rows[r.strategy] = row
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(index="strategy")
+    return formats.Frame(pd.DataFrame.from_dict(rows, orient="index").rename_axis(index="strategy"))
 
 
 def abstention(rules: dict[str, ScoreSweep], max_refused: float) -> pd.DataFrame:
@@ -153,12 +184,12 @@ def rule_label(name: str) -> str:
 
 def two_halves(m: Measurement | None) -> pd.DataFrame:
     """Notebook 07's 2x2: per kind of prompt, answers supported and not, the rate and its 95% interval."""
-    return pd.DataFrame(m.halves.rows()).set_index("prompt") if m else _none()
+    return formats.Frame(m.halves.rows()).set_index("prompt") if m else _none()
 
 
 def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
     """Needle-in-prompt rate per retriever, with its 95% interval and the paired test against dense."""
-    return pd.DataFrame([{"retriever": r.retriever, "prompts holding the needle": r.rate.k, "queries": r.rate.n,
+    return formats.Frame([{"retriever": r.retriever, "prompts holding the needle": r.rate.k, "queries": r.rate.n,
                           "95% interval": f"{r.rate.low:.2f} to {r.rate.high:.2f}",
                           "against dense": str(r.against_dense) if r.against_dense else ""}
                          for r in rates]).set_index("retriever")
@@ -166,14 +197,14 @@ def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
 
 def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
     """Supported answers with the needle first, in the middle and last of a long prompt, with the paired tests."""
-    return pd.DataFrame(m.lost.rows()).set_index("needle placed") if m else _none()
+    return formats.Frame(m.lost.rows()).set_index("needle placed") if m else _none()
 
 
 def invented(m: Measurement | None) -> pd.DataFrame:
     """Per topic, the well-formed arXiv identifiers the model wrote without sources, and how its answer begins."""
     if not m:
         return _none()
-    return pd.DataFrame([{"topic": i.topic, "well-formed identifiers": ", ".join(i.identifiers) or "none",
+    return formats.Frame([{"topic": i.topic, "well-formed identifiers": ", ".join(i.identifiers) or "none",
                           "the answer begins": first_words(i.text, 120)} for i in m.invented]).set_index("topic")
 
 

@@ -54,7 +54,7 @@ def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_sep
         dutch = frame.style.format({"binary accuracy": "{:.3f}"}).hide(axis="index").to_html()
         plain = frame.style.to_html()
     assert ">0.426<" in english and ">0,426<" in dutch and ">0,425532<" in plain
-    assert type(frame[frame["binary accuracy"] > 0]) is pd.DataFrame  # what code computes from it is plain
+    assert isinstance(frame[frame["binary accuracy"] > 0], pd.DataFrame)  # code computes with it as before
 
 
 def test_the_guessing_table_writes_its_cuts_and_scores_with_a_decimal_comma_in_dutch():
@@ -184,3 +184,43 @@ def test_the_figures_widgets_and_claims_of_the_other_notebooks_come_out_dutch():
         assert_dutch(english, dutch, name)
     english, dutch = both(playground(0.3))
     assert "NO ANSWER" in english and "NO ANSWER" in dutch and "geen chunk ligt onder cosine-afstand 0,300" in dutch
+
+
+def test_a_frame_shown_as_a_cells_result_has_dutch_headings_and_decimal_commas_and_the_same_english():
+    frame = formats.Frame({"strategy": ["A", "E"], "destroyed": [True, False], "Holm p": [0.0123, 0.5]})
+    plain = pd.DataFrame(frame)
+    with language.speaking("en"):
+        assert frame._repr_html_() == plain._repr_html_()  # English exactly as pandas shows it
+    with language.speaking("nl"):
+        dutch = frame._repr_html_()
+        styled = frame.style.format({"Holm p": "{:.3g}"}).to_html()
+    assert "<th>strategie</th>" in dutch and "<th>vernietigd</th>" in dutch and ">ja<" in dutch and ">nee<" in dutch
+    assert "0,0123" in dutch and "0.0123" not in dutch
+    assert ">strategie<" in styled and ">0,0123<" in styled  # a notebook's own style names the columns as before
+    assert list(frame.columns) == ["strategy", "destroyed", "Holm p"]  # the data keep their names
+    assert type(frame.query("strategy == 'E'")) is formats.Frame
+
+
+@pytest.mark.slow
+def test_the_tables_of_the_other_notebooks_have_dutch_headings_and_intervals_with_decimal_commas():
+    import ragkit.teach.course
+
+    ev = ragkit.teach.course.load(progress=False).evaluation("ACE")
+    with language.speaking("en"):
+        english = tables.summary(ev)
+        intervals = claims.recall20_intervals(ev)
+        confronted = claims.header_confronted(ev)
+    with language.speaking("nl"):
+        dutch = tables.summary(ev)
+        shown = dutch._repr_html_()
+        dutch_intervals = claims.recall20_intervals(ev)
+        dutch_confronted = tables.for_people(claims.header_confronted(ev), decimals={"p": 3}).to_html()
+        rerank = claims.chapter_rerank()._repr_html_()
+    assert list(dutch.columns) == list(english.columns)  # code reads the same columns
+    first = english.loc[0, "Hit@20"]  # 0.516 [0.396, 0.634]
+    assert dutch.loc[0, "Hit@20"] == first.replace(", ", "; ").replace(".", ",")
+    assert "<th>strategie</th>" in shown and "<th>vernietigd</th>" in shown
+    assert dutch_intervals.loc[0, "ours"] == intervals.loc[0, "ours"].replace(", ", "; ").replace(".", ",")
+    assert "E tegen C: alleen de header" in dutch_confronted and ">gewonnen<" in dutch_confronted
+    assert f">{float(confronted.loc[0, 'p']):.3f}<".replace(".", ",") in dutch_confronted
+    assert "het hoofdstuk: dense" in rerank and "0,094" in rerank
