@@ -9,6 +9,7 @@ import pandas as pd
 from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
+from ragkit.teach import language
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
 from ragkit.teach.lesson import formats
@@ -37,11 +38,12 @@ def beside(rep: Report) -> pd.DataFrame:
         finding = chapter.FINDINGS[key]
         rows.append({"comparison": f"{line.a} vs {line.b}", "metric": line.metric,
                      "chapter": "+{}/-{}".format(*chapter.COMPARISONS[key][:2]), "chapter p": p,
-                     "chapter Holm p": p_holm, "claims": finding.claim,
+                     "chapter Holm p": p_holm, "claims": verdict_words().get(finding.claim, finding.claim),
                      "ours, queries": f"+{line.query.test.wins}/-{line.query.test.losses}",
                      "queries Holm p": line.query.p_holm,
                      "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
-                     "needles Holm p": line.needle.p_holm, "verdict": line.verdict})
+                     "needles Holm p": line.needle.p_holm,
+                     "verdict": language.word(line.verdict) if line.verdict else line.verdict})
     return formats.Frame(rows)
 
 

@@ -61,7 +61,7 @@ def _headings() -> dict[str, str]:
 
 def _more_headings() -> dict[str, str]:
     """The headings of the other tables the notebooks show (tables.*, claims.*, the notebooks' own frames)."""
-    return {"strategy": _("strategy"), "retriever": _("retriever"), "destroyed": _("destroyed"),
+    return {"strategy": _("strategy"), "destroyed": _("destroyed"),
             "comparison": _("comparison"), "metric": _("metric"), "chosen by the chapter": _("chosen by the chapter"),
             "wins": _("wins"), "losses": _("losses"),
             "queries with two or more relevant chunks": _("queries with two or more relevant chunks"),
@@ -74,8 +74,8 @@ def _more_headings() -> dict[str, str]:
             "recomputed": _("recomputed"), "chapter Holm p": _("chapter Holm p"), "claims": _("claims"),
             "ours, queries": _("ours, queries"), "queries Holm p": _("queries Holm p"),
             "ours, needles": _("ours, needles"), "needles Holm p": _("needles Holm p"), "verdict": _("verdict"),
-            "distance": _("distance"), "title": _("title"), "verified": _("verified"), "type": _("type"),
-            "value": _("value"), "status": _("status"), "header share": _("header share"),
+            "distance": _("distance"), "title": _("title"), "verified": _("verified"),
+            "value": _("value"), "header share": _("header share"),
             "characters per piece": _("characters per piece")}
 
 
@@ -190,7 +190,7 @@ def two_halves(m: Measurement | None) -> pd.DataFrame:
 def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
     """Needle-in-prompt rate per retriever, with its 95% interval and the paired test against dense."""
     return formats.Frame([{"retriever": r.retriever, "prompts holding the needle": r.rate.k, "queries": r.rate.n,
-                          "95% interval": f"{r.rate.low:.2f} to {r.rate.high:.2f}",
+                          "95% interval": say("{low:.2f} to {high:.2f}", low=r.rate.low, high=r.rate.high),
                           "against dense": str(r.against_dense) if r.against_dense else ""}
                          for r in rates]).set_index("retriever")
 
@@ -204,7 +204,7 @@ def invented(m: Measurement | None) -> pd.DataFrame:
     """Per topic, the well-formed arXiv identifiers the model wrote without sources, and how its answer begins."""
     if not m:
         return _none()
-    return formats.Frame([{"topic": i.topic, "well-formed identifiers": ", ".join(i.identifiers) or "none",
+    return formats.Frame([{"topic": i.topic, "well-formed identifiers": ", ".join(i.identifiers) or _("none"),
                           "the answer begins": first_words(i.text, 120)} for i in m.invented]).set_index("topic")
 
 
