@@ -11,13 +11,22 @@ from pathlib import Path
 from typing import Iterable
 
 from ragkit.errors import InputError
+from ragkit.teach.language import say
 from ragkit.terminal import SHOWN as SHOWN
-from ragkit.terminal import shown as shown
+from ragkit.terminal import shown as _shown
 
 MAX_FILE = 4 * 2**20  # a check writes ~300 bytes: thousands of attempts fit, a sparse multi-GB file does not
 MAX_LINE = 16 * 2**10
 MAX_NESTING = 8
 """How deep anything a student wrote may nest, once parsed: a line of a results file, a notebook's answers."""
+
+
+def shown(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> str:
+    """``ragkit.terminal.shown`` for a student's cell: the note on a text cut short in the kernel's language."""
+    text = str(text)
+    if limit is None or len(text) <= limit:
+        return _shown(text, limit, lines=lines)
+    return _shown(text[:limit], None, lines=lines) + say("... ({n:,} characters)", n=len(text))
 
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -597,3 +597,14 @@ def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monk
     assert (dutch_kernel.grade, dutch_kernel.reason, dutch_kernel.numbers) == \
         (english.grade, english.reason, english.numbers)
     assert language.current() == "nl"  # the grader spoke English for its table only
+
+
+def test_a_students_text_cut_short_in_feedback_says_so_in_the_kernels_language():
+    from ragkit.teach.untrusted import shown
+    from ragkit.terminal import shown as engine_shown
+
+    long = "ticket " * 300 + "\x1b[2J"
+    english, dutch = both(lambda: shown(long))
+    assert english == engine_shown(long) and english.endswith("... (2,104 characters)")
+    assert dutch.endswith("... (2.104 tekens)") and dutch.startswith("ticket ticket")
+    assert both(lambda: shown("a\x1bb")) == ("a\\x1bb", "a\\x1bb")  # short: escaped, nothing added
