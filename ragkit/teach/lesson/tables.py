@@ -76,7 +76,7 @@ def _more_headings() -> dict[str, str]:
             "ours, needles": _("ours, needles"), "needles Holm p": _("needles Holm p"), "verdict": _("verdict"),
             "distance": _("distance"), "title": _("title"), "verified": _("verified"),
             "value": _("value"), "header share": _("header share"),
-            "characters per piece": _("characters per piece")}
+            "characters per piece": _("characters per piece"), "level": _("level")}
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:

@@ -54,7 +54,7 @@ def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
     t1 = ev.compare("E/bm25", "E/dense", "Hit@1", "needle").test
     t8 = ev.compare("E/bm25", "E/dense", "Hit@8", "needle").test
     q8 = ev.compare("E/bm25", "E/dense", "Hit@8").test
-    side = _("behind") if t8.losses > t8.wins else _("ahead") if t8.wins > t8.losses else _("level")
+    side = _("behind") if t8.losses > t8.wins else _("ahead") if t8.wins > t8.losses else _("tied")
     told = _("a difference this data can tell apart") if t8.p < 0.05 else _("but not distinguishably")
     leads = say("at k = {ks}", ks=", ".join(map(str, ahead))) if ahead else _("at no k from 1 to 20")
     return Markdown(say(
