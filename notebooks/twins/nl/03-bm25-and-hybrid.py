@@ -175,12 +175,12 @@ pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].me
 # %% [markdown]
 # Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
 # De queries van het hoofdstuk zijn niet beschikbaar, dus of die meer woorden met hun needles deelden is een gok, geen bevinding; het is één aannemelijke reden waarom de twee corpora het oneens kunnen zijn.
-# Een andere is het corpus zelf: letterlijke strings (identifiers, constanten, namen) zijn waar BM25 uitblinkt, en hoeveel needles op zo'n string draaien hangt af van de tekst en van wie de vragen schreef.
+# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles op zo'n string draaien hangt af van de tekst en van wie de vragen schreef.
 
 # %% [markdown]
 # ## Fuseren: rangen, geen scores
 #
-# Beide retrievers draaien is makkelijk; hun antwoorden combineren is waar de voor de hand liggende aanpak misgaat. Kijk wat elk teruggeeft voor de query met de constante.
+# Beide retrievers draaien is makkelijk; bij het combineren van hun antwoorden gaat de voor de hand liggende aanpak mis. Kijk wat elk teruggeeft voor de query met de constante.
 
 # %% jupyter={"source_hidden": true}
 narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
@@ -188,7 +188,7 @@ narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
 # %% [markdown]
 # De twee staan op verschillende schalen, zijn anders begrensd en wijzen in tegengestelde richtingen. Je zou elke lijst per query kunnen normaliseren (zeg, delen door de beste score), maar dan hangt het gewicht van een lijst af van hoe goed zijn beste hit toevallig was voor *die* query: één gelukkige tophit drukt alles eronder plat.
 #
-# **Reciprocal rank fusion** (RRF) gooit de scores weg en houdt de rangen. Elke lijst geeft elke chunk $1/(k + \text{rang})$, rangen geteld vanaf 1; de gefuseerde ranking sorteert de chunks op de som. Met de gebruikelijke $k = 60$ is de constante groot vergeleken met de toprangen, dus geen enkele lijst kan domineren met één zelfverzekerde hit. Een speelgoedvoorbeeld met twee lijsten chunk-id's:
+# **Reciprocal rank fusion** (RRF) gooit de scores weg en houdt de rangen. Elke lijst geeft elke chunk $1/(k + \text{rang})$, rangen geteld vanaf 1; de gefuseerde ranking sorteert de chunks op de som. Met de gebruikelijke $k = 60$ is de constante groot vergeleken met de toprangen, dus geen enkele lijst kan domineren met één zelfverzekerde hit. Een klein voorbeeld met twee lijsten chunk-id's:
 
 # %% jupyter={"source_hidden": true}
 narrate.rrf_weights(K)
@@ -210,12 +210,12 @@ narrate.fused_ranks(runs, token, holder, K)
 tables.for_people(tables.summary(ev))
 
 # %% [markdown]
-# De eerlijke lezing van het hoofdstuk was dat hybrid op de puntschattingen voor beide ouders uitkwam, maar dat de gepaarde sign test hem bij Hit@4 van geen van beide kon scheiden.
+# De eerlijke lezing van het hoofdstuk was dat hybrid op de puntschattingen vóór beide ouders lag, maar dat de gepaarde sign test hem bij Hit@4 van geen van beide kon scheiden.
 # Zijn twee hybrid-vergelijkingen horen bij de familie van vergelijkingen van het hoofdstuk (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
-# die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needle-niveau (beide formuleringen van een needle tellen
+# die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needleniveau (beide formuleringen van een needle tellen
 # één keer), en krijgt zijn oordeel volgens de ene regel van `ragkit.statistics.verdict`. De p van het hoofdstuk ligt voor beide hybrid-vergelijkingen boven 0,05, dus
 # beide claimen *geen aantoonbaar verschil*: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* (*differs*) als dit corpus
-# dat wel doet (Holm-p op needle-niveau onder 0,05), met de run die voorligt erbij.
+# dat wel doet (Holm-p op needleniveau onder 0,05), met de run die voorligt erbij.
 
 # %%
 with warnings.catch_warnings():  # notebook 01 meldt hoeveel chunks de encoder afkapt; hier zou dat alleen herhaling zijn
@@ -279,15 +279,16 @@ playground.widget()
 # querywoord naar hoe zeldzaam het is (idf), en demp de tellingen van lange chunks.
 
 # %%
-# met de hand: BM25
+# by hand: BM25
 import math
-import re
 from collections import Counter
+
+from ragkit.lexical import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
-    """A function that scores every text for a query with the chapter's BM25."""
-    words = lambda t: re.findall(r"[a-z0-9]+", t.lower())
+    """A function that scores every text for a query with the chapter's BM25 (ragkit's tokens, the formula by hand)."""
+    words = tokenize  # case-folded runs of letters and digits, of any script: "geëvalueerd" stays one word
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]
     n, avgdl = len(docs), sum(lengths) / len(docs)
@@ -380,7 +381,7 @@ assert same == len(texts)
 #
 # 1. Vraag in de playground naar een andere identifier uit een codeblok van het corpus (open `12-reasoning.md` in de corpusmap, die 00-start-here afdrukt, en kies een functienaam). Welke kolom vindt hem? Beschrijf nu in gewone woorden wat de functie doet, zonder haar naam. Welke kolom wint nu?
 # 2. Verander `ev = course.evaluation("E")` in `course.evaluation("ABCDEF")` en `labels` in blind chunking (`A/...`). Doet BM25 het beter of slechter tegen dense als chunks blind geknipt zijn? Waarom zou een header de ene retriever meer helpen dan de andere?
-# 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (houd `matched=`: zonder krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
+# 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (houd `matched=`: zonder die parameter krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
 # 4. De sign test telt alleen discordante paren. Lees met `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` en `.losses` de queries waarover ze het oneens zijn, en daarna hetzelfde met `"needle"` als vierde argument. Van hoeveel needles komen die queries?
 
 # %% [markdown]

@@ -18,7 +18,7 @@
 # # 04. Reranking
 #
 # Je ziet waarom een cross-encoder altijd alleen een shortlist kan reranken, wat hij bovenaan de lijst doet als hij geïnstalleerd is,
-# en hoe late interaction (MaxSim over tokenvectoren, de vorm van ColBERT) het doet met een model dat er nooit voor getraind is.
+# en hoe late interaction (MaxSim over vectoren per token, de vorm van ColBERT) het doet met een model dat er nooit voor getraind is.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -134,7 +134,7 @@ else:
     display(narrate.rerank_skipped(first=True))
 
 # %% [markdown]
-# Puntschattingen zijn niet genoeg met een paar dozijn needles. De gepaarde sign test (notebook 02) telt waar de gereranke lijst het
+# Puntschattingen zijn niet genoeg met een paar dozijn needles. De gepaarde sign test (notebook 02) telt waar de gererankte lijst het
 # beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen één keer); bij MRR betekent "winst" dat de
 # needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens de ene regel van notebook 02
 # (`ragkit.statistics.verdict`), tegen de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
@@ -217,9 +217,9 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 #
 # Wat de tabellen hierboven op jouw machine ook laten zien, houd drie dingen in gedachten voordat je iets concludeert over late interaction zelf:
 #
-# - **Het model is geleend.** Van een mean-pooled zinsmodel werden de tokenvectoren alleen via hun gemiddelde beoordeeld. Losse
+# - **Het model is geleend.** Van een mean-pooled zinsmodel werden de vectoren per token alleen via hun gemiddelde beoordeeld. Losse
 #   tokenvectoren van zo'n model dragen veel context en veel ruis; niets dwong ze om op één lijn te komen met het passende woord van een
-#   vraag. Een getraind ColBERT-model is een ander beest.
+#   vraag. Een getraind ColBERT-model is iets heel anders.
 # - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markeringen van het model. De `[CLS]` van de query vindt
 #   zijn beste match vaak in de eigen `[CLS]` van de chunk, waar de chunk ook over gaat, dus een deel van elke score zegt niets over relevantie.
 # - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen naar een van beide kanten binnen wat een munt zou doen.
@@ -236,7 +236,7 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 narrate.chapter_latencies()
 
 # %% [markdown]
-# Late interaction verschuift de meeste kosten naar het indexeren. Zijn de tokenvectoren van een chunk eenmaal bewaard, dan heeft het scoren van een shortlist
+# Late interaction verschuift de meeste kosten naar het indexeren. Zijn de vectoren per token van een chunk eenmaal bewaard, dan heeft het scoren van een shortlist
 # de eigen tokenvectoren van de query nodig (één pass van het model) plus één klein matrixproduct per chunk. De cel hieronder meet elk daarvan
 # apart op één query, en ook wat de tokenvectoren van de shortlist kosten als ze niet bewaard zijn. Elke rij zegt hoe ze
 # gemeten is: de passes van het model worden berekend, nooit uit de cache gelezen, en de matrixproducten draaien op één thread, zoals bij het hoofdstuk.

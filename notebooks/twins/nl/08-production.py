@@ -94,7 +94,7 @@ display(Markdown(reminders.strategy_letters()))
 # ## Extractie: waar content sterft voordat iemand het merkt
 #
 # Ons corpus is Markdown, dus "extractie" is hier alleen UTF-8 decoderen. Echte documentcollecties zijn pdf's,
-# scans, slides en spreadsheets, en die omzetten naar tekst is vaak waar content verloren gaat:
+# scans, slides en spreadsheets, en bij het omzetten naar tekst gaat vaak content verloren:
 #
 # - **Kolommen.** Een pdf slaat tekens op met posities, geen zinnen. Een naïeve extractor leest dwars over een
 #   pagina met twee kolommen en vlecht de regels van de linkerkolom door die van de rechter.
@@ -104,7 +104,7 @@ display(Markdown(reminders.strategy_letters()))
 #   zin die over een paginagrens loopt.
 # - **Scans.** Een afbeelding heeft helemaal geen tekst tot OCR die raadt, en OCR verwart 0 met O en 1 met l.
 #
-# Het wrede is waar het symptoom opduikt: niet in de extractor, maar drie lagen later, als een retriever
+# Het wrede is de plek waar het symptoom opduikt: niet in de extractor, maar drie lagen later, als een retriever
 # die een antwoord "niet kan vinden" dat gewoon in het originele bestand staat. Laten we één needle beschadigen zoals een
 # paginakop dat zou doen, en kijken of de zin het overleeft.
 
@@ -131,8 +131,8 @@ narrate.needle_after_extraction(q, text, extracted)
 # Waarom een database en geen map met bestanden? Een index moet een crash halverwege een update overleven, twee
 # updates die tegelijk starten, en een lezer die zoekt terwijl een schrijver schrijft. SQLite (in de standaardbibliotheek van Python)
 # geeft precies dat: een transactie wordt helemaal vastgelegd of helemaal niet, één schrijver tegelijk houdt het slot, en
-# lezers zien de laatst vastgelegde toestand. Dat met de hand schrijven, met tijdelijke bestanden en hernoemingen, is hoe
-# indexen half oud en half nieuw eindigen.
+# lezers zien de laatst vastgelegde toestand. Wie dat met de hand schrijft, met tijdelijke bestanden en hernoemingen, krijgt
+# indexen die half oud en half nieuw zijn.
 
 # %%
 started = time.perf_counter()
@@ -185,7 +185,7 @@ display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status, "
 # ### Wie telt de chunks?
 #
 # Het aantal chunks in elke regel schrijft de indexer, nadat hij de vectoren echt gemaakt en opgeslagen heeft.
-# Het is nooit een getal dat een client opgeeft als hij een bestand uploadt. Een client kan alleen gokken, zeg op basis van de
+# Het is nooit een getal dat een client opgeeft als hij een bestand uploadt. Een client kan alleen gokken, bijvoorbeeld op basis van de
 # lengte van het bestand, en die gok zegt niets over wat echt ge-embed is. Vergelijk een aannemelijke gok van een client met
 # wat de indexer telde en hoeveel vectoren de tabel `chunks` echt bevat.
 
@@ -354,7 +354,7 @@ display(narrate.appended_found(hits, added))
 # ## Een index gebouwd met een ander model (optioneel)
 #
 # De gevaarlijkste upgrade is die waarbij niets zichtbaar verandert: een nieuw embeddingmodel. Vectoren van twee
-# modellen leven in ongerelateerde ruimtes, ook als ze evenveel dimensies hebben, dus een afstand tussen een
+# modellen leven in onverwante ruimtes, ook als ze evenveel dimensies hebben, dus een afstand tussen een
 # query ge-embed door het ene en een chunk ge-embed door het andere betekent helemaal niets. Toch rekent numpy hem
 # vrolijk uit.
 #
@@ -392,7 +392,7 @@ narrate.repaired(foreign, repaired, corpus, index.Index(corpus, out, embedder).s
 # %% [markdown]
 # ## Hetzelfde vanaf de command line (optioneel)
 #
-# Alles hierboven is ook een commando, voor scripts, cronjobs en CI. `status` eindigt met 1 zolang er iets
+# Alles hierboven is ook een commando, voor scripts, cronjobs en CI. `status` stopt met exitcode 1 zolang er iets
 # stale is, zodat een deploy kan weigeren door te gaan:
 
 # %%

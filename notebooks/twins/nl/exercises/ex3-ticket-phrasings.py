@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Oefening 3. Vraag het zoals een gebruiker: herschrijf vijf vragen als supporttickets
 # Wat je hier ziet: hoe dense retrieval het doet als een vraag geformuleerd is zoals een gebruiker hem zou typen.
-# Wat je doet: vijf eigen tickets schrijven en ze gepaard meten tegen de formulering van de cursus.
+# Wat je doet: vijf eigen supporttickets schrijven en ze gepaard meten tegen de formulering van de cursus.
 
 # %%
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -52,16 +52,16 @@ language.use("nl")
 # van het corpus; gebruikers beschrijven symptomen ("my loss blew up", "the GPU ran out of memory") en noemen zelden het
 # begrip. Een evaluatie met alleen nette vragen vleit de retriever.
 #
-# Kies vijf vragen. Schrijf bij elke vraag een ticket dat een echte gebruiker zou kunnen sturen, in het Engels van het
+# Kies vijf vragen. Schrijf bij elke vraag een supportticket dat een echte gebruiker zou kunnen sturen, in het Engels van het
 # corpus: de woorden, het symptoom en de frustratie van de gebruiker. De woordregels worden gemeten op kenmerkende woorden
 # (korte functiewoorden zoals "the" of "how" tellen niet), vergeleken zoals de encoder ze leest: accenten, tekens zonder
 # breedte en hoofdletters gaan er eerst af, dus een opgesmukt woord blijft hetzelfde woord. Deel hooguit
 # `EX3.max_shared` met de needle; gebruik minstens `EX3.known_words` die ergens in de cursus voorkomen (een gebruiker
 # schrijft echte woorden, geen "zzz qqq"); en schrijf je eigen tekst, geen kopie: staat `EX3.copy_share` of meer van de
-# kenmerkende woorden van de kortste van je ticket en een cursusvraag of dataset-ticket in de andere, dan is het een
-# kopie, hoeveel woorden er ook zijn toegevoegd of weggelaten. En een ticket moet om zijn needle vragen: ofwel de chunk
+# kenmerkende woorden van de kortste van je supportticket en een cursusvraag of supportticket uit de dataset in de andere, dan is het een
+# kopie, hoeveel woorden er ook zijn toegevoegd of weggelaten. En een supportticket moet om zijn needle vragen: ofwel de chunk
 # van de needle staat bij de eerste `EX3.top_k` die dense retrieval op strategie E ervoor teruggeeft, ofwel van alle
-# cursusvragen ligt zijn eigen vraag het dichtst bij je ticket (cosine-afstand). De check draait daarna dense retrieval
+# cursusvragen ligt zijn eigen vraag het dichtst bij je supportticket (cosine-afstand). De check draait daarna dense retrieval
 # op strategie E met beide formuleringen voor je vijf needles en vergelijkt hit@4, paar voor paar.
 
 # %%
@@ -82,7 +82,7 @@ display(Markdown(str(EX3)))
 # %% [markdown]
 # ## Hulpmiddelen voor je onderzoek
 #
-# Eerst de bestaande tickets tegen de cursusvragen, allemaal, bij hit@4 met 95%-Wilson-intervallen.
+# Eerst de bestaande supporttickets tegen de cursusvragen, allemaal, bij hit@4 met 95%-Wilson-intervallen.
 
 # %%
 phrasing = np.array([q.phrasing for q in course.queries])
@@ -111,7 +111,7 @@ pd.DataFrame({"question": [q.question for q in course.questions], "rank as quest
               "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions])
 
 # %% [markdown]
-# De woordregels, op een bestaand ticket: de kenmerkende woorden die het deelt met zijn needle, en welk deel van zijn
+# De woordregels, op een bestaand supportticket: de kenmerkende woorden die het deelt met zijn needle, en welk deel van zijn
 # woorden uit zijn eigen cursusvraag komt (`copied_share`). Zet er een andere vraag in (en later je eigen tekst) om een
 # concept te testen voordat je het inlevert: dit zijn de functies die de check gebruikt.
 
@@ -121,8 +121,8 @@ narrate.ticket_words(course.questions[0])
 # %% [markdown]
 # ## ✏️ Jouw antwoord
 #
-# Vul de dictionary met vijf items, `"question id": "your ticket text"`. Schrijf je eigen tickets, in het Engels: de
-# tickets die al in de data staan, tellen niet als de jouwe.
+# Vul de dictionary met vijf items, `"question id": "your ticket text"`. Schrijf je eigen supporttickets, in het Engels: de
+# supporttickets die al in de data staan, tellen niet als de jouwe.
 
 # %%
 my_tickets = {}  # jouw antwoord
@@ -136,9 +136,9 @@ check_ticket_phrasings(course, my_tickets)
 # %% [markdown]
 # ## Probeer dit
 #
-# 1. Welke van je tickets deden het slechter dan de cursusvraag? Lees de chunks die wel werden opgehaald
+# 1. Welke van je supporttickets deden het slechter dan de cursusvraag? Lees de chunks die wel werden opgehaald
 #    (`course.retriever("E").dense([text]).top(0, 4)` geeft hun indices): waar haakte het model zich aan vast?
-# 2. Draai BM25 op je tickets (`course.retriever("E").bm25(...)`). Heeft een lexicale retriever meer of minder last
+# 2. Draai BM25 op je supporttickets (`course.retriever("E").bm25(...)`). Heeft een lexicale retriever meer of minder last
 #    van de ontbrekende woordenschat, en waarom?
 # 3. De check rapporteert een p-waarde voor vijf paren. Wat is de kleinste p die vijf paren ooit kunnen geven? Reken het
 #    uit met `sign_test`.

@@ -94,7 +94,7 @@ display(Markdown(str(EX5)))
 tables.for_people(pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"]))
 
 # %% [markdown]
-# Een vraag uit de out-of-domain set, gesteld met de standaarddrempel. Ofwel de gate weigert hem, ofwel hij *bluft*: hij
+# Een vraag uit de out-of-domain set, gesteld met de drempel die standaard geldt. Ofwel de gate weigert hem, ofwel hij *bluft*: hij
 # geeft het model bronnen die dichtbij liggen in de vectorruimte en inhoudelijk nutteloos zijn.
 
 # %%
@@ -141,7 +141,7 @@ feedback
 #    ligt het vergeleken met je eerste vraag?
 # 2. Voeg een zin aan je document toe die woorden uit een cursushoofdstuk herhaalt. Verschijnt je bestand nu als bron
 #    voor een cursusvraag, en wat zou dat met de evaluatie van de cursus doen?
-# 3. Stuur je vraag door `answer` met de standaardcut, tegen alleen de cursus. Geweigerd, of gebluft? Wat zegt dat je
+# 3. Stuur je vraag door `answer` met de standaardcut, tegen alleen de cursus. Geweigerd, of een bluf? Wat zegt dat je
 #    over de gate?
 
 # %% [markdown]

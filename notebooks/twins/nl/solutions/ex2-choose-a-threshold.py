@@ -54,7 +54,7 @@ language.use("nl")
 # In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
 # eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
-# Hier is die beslissing al voor je genomen. Je product owner prijst drie fouten. Een *bluf* (een out-of-domain
+# Hier is die beslissing al voor je genomen. Je product owner geeft drie fouten een prijs. Een *bluf* (een out-of-domain
 # query die toch bronnen krijgt, en dus een antwoord dat verzonnen lijkt) kost vijf keer zoveel als een *weigering*
 # (een beantwoordbare vraag die wordt weggestuurd). Een *antwoord zonder de needle* (een beantwoordbare vraag die
 # bronnen krijgt waarvan geen enkele het antwoord bevat) kost drie: erger dan een weigering, want de gebruiker wordt
@@ -190,8 +190,8 @@ check_threshold_choice(course, my_cut)
 
 # %% [markdown]
 # De redenering in één alinea: omdat een bluf en een antwoord zonder de needle duur zijn, duwen de kosten op zich de cut
-# omlaag (strenger) zolang elke stap fouten weghaalt die meer waard zijn dan de weigeringen die hij toevoegt, en op
-# `tune` zou hij stoppen bij de goedkoopste cut van allemaal, waarvan de tabel hierboven de weigeringen afdrukt. Het
+# omlaag (strenger) zolang elke stap fouten weghaalt die meer waard zijn dan de weigeringen die hij toevoegt. Op
+# `tune` zou hij stoppen bij de goedkoopste cut van allemaal; de tabel hierboven drukt de weigeringen daarvan af. Het
 # plafond sluit dat uit en laat de goedkoopste cut over die hooguit een kwart van de beantwoordbare queries weigert: een
 # cut die een productteam kan uitbrengen. De kosten zijn berekend, niet geraden, en de intervallen hierboven herinneren
 # eraan dat een nieuwe set queries de aantallen zou verschuiven, en misschien de cut.

@@ -62,7 +62,7 @@ language.use("nl")
 #
 # Drie regels houden het experiment bij de header. Een header wordt beoordeeld op wat hij over zijn sectie zegt: hij moet
 # een kenmerkend woord van zijn eigen sectie bevatten (van de titel, bij een inleiding), dus een constante header of een
-# onzinheader wordt geweigerd. Hij mag hooguit `EX4.max_header_pieces` woorddelen beslaan (een kwart van het venster van
+# onzinheader wordt geweigerd. Hij mag hooguit `EX4.max_header_pieces` word-pieces beslaan (een kwart van het venster van
 # de encoder): een header die het venster vult, drukt de eigen woorden van de chunk uit de vector, en dat meet de grens
 # van de encoder, geen ontwerp. En een header is een sjabloon: naast zijn eigen documenttitel en sectie moet hij
 # dezelfde woorden, even vaak, aan elke chunk toevoegen (inleidingen mogen verschillen), zodat hij geen woorden kan
@@ -123,7 +123,7 @@ narrate.header_room(ev, len(course.questions))
 # het corpus van het hoofdstuk misschien meer op "this" en "it" leunt. Je eigen header wordt op dezelfde manier
 # beoordeeld: laat de test beslissen, niet je hoop.
 #
-# Een header betaal je in woorddelen: elke chunk neemt hem mee in het beperkte venster van de encoder.
+# Een header betaal je in word-pieces: elke chunk neemt hem mee in het beperkte venster van de encoder.
 
 # %%
 display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
@@ -140,7 +140,7 @@ display(Markdown(f"Share of embedded word pieces spent on E's header: the chapte
 #
 # De header van E is een label, `[title > section]`. Deze zegt hetzelfde in een zin, zoals iemand een passage zou
 # inleiden: "This passage is from the chapter ..., section ...". Hij bevat de woorden van zijn sectie, kost een paar
-# woorddelen meer dan die van E (ruim binnen het budget) en voegt aan elke chunk dezelfde woorden toe. De vraag die hij
+# word-pieces meer dan die van E (ruim binnen het budget) en voegt aan elke chunk dezelfde woorden toe. De vraag die hij
 # stelt: leest het embeddingmodel een zin over de passage beter dan een label tussen haken?
 
 # %%
@@ -177,7 +177,7 @@ display(Markdown(f"Sentence header vs E at Hit@20, per needle: **+{test.wins}/-{
                  f"**{verdict(1 if stated_expectation == 'better' else -1, test.wins, test.losses, test.p, EX4.alpha)}**."))
 
 # %% [markdown]
-# Een header heeft ook een prijs in woorddelen; hier is die van deze header naast die van E.
+# Een header heeft ook een prijs in word-pieces; hier is die van deze header naast die van E.
 
 # %%
 display(Markdown(f"Header share of embedded word pieces: sentence header "
