@@ -211,9 +211,34 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
         out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
     out += lines[at:]
     wanted = {block_sha(b.text) for i, b in enumerate(found) if i not in skipped}
+    notebooks = docs.parent / "notebooks"
+    text = "\n".join(out) + "\n"
+    if guide == "teacher-guide" and notebooks.is_dir():
+        text = with_class_times(text, notebooks)
     todo += [f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
              "update its sha, en and nl, or delete it" for sha in sorted(set(catalogue.blocks) - wanted)]
-    return "\n".join(out) + "\n", todo
+    return text, todo
+
+
+CLASS_TIME = re.compile(r"(\*\*Lestijd\.\*\* )(\d+)( min volledig, )(\d+)( min kern\.)")
+"""A notebook's class time as the Dutch guide writes it under the notebook's ``### name`` heading."""
+
+
+def with_class_times(text: str, notebooks: Path) -> str:
+    """The Dutch guide with each notebook's class time computed from its Dutch twin (ragkit.teach.classroom.pace)."""
+    from ragkit.teach.classroom.edition import twin_path
+    from ragkit.teach.classroom.pace import class_minutes
+
+    out, current = [], None
+    for line in text.splitlines(keepends=True):
+        if heading := re.match(r"### (\S+)\s*$", line):
+            current = heading.group(1)
+        twin = twin_path(notebooks, current) if current else None
+        if twin is not None and twin.is_file():
+            line = CLASS_TIME.sub(lambda m, t=twin: f"{m[1]}{class_minutes(t)}{m[3]}{class_minutes(t, True)}{m[5]}",
+                                  line)
+        out.append(line)
+    return "".join(out)
 
 
 def dutch_path(docs: Path, guide: str) -> Path:

@@ -111,3 +111,32 @@ def test_a_broken_catalogue_is_named_not_raised_by_the_check(docs):
     guides.catalogue_folder(docs, "grading").mkdir()
     (guides.catalogue_folder(docs, "grading") / "part-1.toml").write_text("[[block]]\nsha = 'x'\n", encoding="utf-8")
     assert any("needs sha, en and nl" in p for p in guides.check(docs))
+
+
+def test_the_dutch_guide_gives_each_notebook_the_class_time_of_its_dutch_twin():
+    from ragkit.teach.classroom.edition import COURSE, twin_path
+    from ragkit.teach.classroom.pace import class_minutes
+
+    text = guides.dutch_path(DOCS, "teacher-guide").read_text(encoding="utf-8")
+    main = [name for name in COURSE if "/" not in name]
+    for name in main:
+        section = text[text.index(f"### {name}\n"):].split("\n### ", 1)[0]
+        found = guides.CLASS_TIME.search(section)
+        assert found, f"the Dutch guide states no class time for {name}"
+        twin = twin_path(ROOT / "notebooks", name)
+        assert (int(found[2]), int(found[4])) == (class_minutes(twin), class_minutes(twin, core_only=True)), name
+
+
+def test_a_class_time_is_rewritten_from_the_dutch_twin_under_its_own_heading(tmp_path):
+    twins = tmp_path / "notebooks" / "twins" / "nl"
+    twins.mkdir(parents=True)
+    from ragkit.teach.classroom.edition import twin_path
+
+    twin = twin_path(tmp_path / "notebooks", "09-new")
+    twin.parent.mkdir(parents=True, exist_ok=True)
+    twin.write_text("# %% [markdown]\n# ## Taught\n#\n# " + "woord " * 300 + "\n\n# %%\nx = 1\n", encoding="utf-8")
+    text = ("### 09-new\n\n**Lestijd.** 1 min volledig, 1 min kern.\n\n"
+            "### 10-gone\n\n**Lestijd.** 7 min volledig, 7 min kern.\n")
+    written = guides.with_class_times(text, tmp_path / "notebooks")
+    assert "**Lestijd.** 9 min volledig, 9 min kern." in written  # 300 words / 100 + 0.5 + 5, rounded up
+    assert "**Lestijd.** 7 min volledig, 7 min kern." in written  # no twin: left as it is
