@@ -17,20 +17,20 @@
 # %% [markdown]
 # # 01. Chunking
 #
-# What you will see: six ways to cut a document into chunks, how many answers each one destroys before any
-# retriever runs, and what the helpful header costs in word pieces and in the encoder's window.
+# Wat je hier ziet: zes manieren om een document in chunks te knippen, hoeveel antwoorden elk daarvan vernietigt
+# voordat er een retriever draait, en wat de nuttige header kost in word-pieces en in het venster van de encoder.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - build the six chunking strategies from three ingredients: boundaries, header, overlap
-# - tell a chunk's `text` (what is embedded) from its `content` (what is quoted)
-# - count the needles a chunker destroys, and explain why no retriever can recover them
-# - read the boundaries rule written out by hand and check it chunk for chunk against `ragkit`
-# - say what a header costs in word pieces and in the encoder's window
+# - de zes chunkingstrategieën bouwen uit drie ingrediënten: boundaries, header, overlap
+# - de `text` van een chunk (wat ge-embed wordt) onderscheiden van zijn `content` (wat geciteerd wordt)
+# - de needles tellen die een chunker vernietigt, en uitleggen waarom geen retriever ze terugvindt
+# - de boundaries-regel lezen zoals hij met de hand is uitgeschreven, en hem chunk voor chunk naast `ragkit` leggen
+# - zeggen wat een header kost in word-pieces en in het venster van de encoder
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -55,20 +55,20 @@ from ragkit.teach import language
 language.use("nl")
 
 # %% [markdown]
-# ## Three ingredients, six strategies
+# ## Drie ingrediënten, zes strategieën
 #
-# Before anything can be retrieved, every document has to be cut into pieces small enough to embed and to
-# paste into a prompt. ragkit builds its chunkers from three ingredients:
+# Voordat er iets te retrieven valt, moet elk document in stukken geknipt worden die klein genoeg zijn om te embedden
+# en in een prompt te plakken. ragkit bouwt zijn chunkers uit drie ingrediënten:
 #
-# - **blind or boundaries**: either cut every 512 characters without looking, or pack whole paragraphs up to
-#   that budget, falling back to sentence ends only when a single paragraph is too long on its own;
-# - **header**: put the document title and the section name in front of the chunk before embedding it;
-# - **overlap**: copy the last 64 characters of the previous chunk into the start of the next one.
+# - **blind of boundaries**: knip elke 512 tekens zonder te kijken, of pak hele alinea's in tot dat budget, en val
+#   alleen terug op zinsgrenzen als één alinea op zich al te lang is;
+# - **header**: zet de documenttitel en de sectienaam vóór de chunk voordat je hem embedt;
+# - **overlap**: kopieer de laatste 64 tekens van de vorige chunk naar het begin van de volgende.
 #
-# Blind or boundaries, with or without a header, with or without overlap, give the six strategies A to F used in
-# every notebook. (A header only makes sense once you cut at boundaries, so blind chunking comes without one.)
-# The first cell runs the full evaluation once; on a fresh machine it embeds every chunk of every strategy, which
-# takes a while, and later runs read the vectors from disk.
+# Blind of boundaries, met of zonder header, met of zonder overlap: dat geeft de zes strategieën A tot F uit
+# elk notebook. (Een header is pas zinvol als je op grenzen knipt, dus blind chunking krijgt er geen.)
+# De eerste cel draait de hele evaluatie één keer; op een nieuwe machine embedt hij elke chunk van elke strategie,
+# wat even duurt; latere runs lezen de vectoren van schijf.
 
 # %%
 import pandas as pd
@@ -93,22 +93,21 @@ strategies.set_index("strategy")
 narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 
 # %% [markdown]
-# The two families differ in count for a simple reason. A blind chunk is always full, except the last one of a
-# document. A boundary chunk closes early whenever the next paragraph would not fit, and every section starts a
-# fresh chunk, so boundary chunks leave part of the budget unused.
+# De twee families verschillen in aantal om een eenvoudige reden. Een blinde chunk is altijd vol, behalve de laatste
+# van een document. Een boundary-chunk sluit vroeg zodra de volgende alinea niet meer past, en elke sectie begint
+# een nieuwe chunk, dus boundary-chunks laten een deel van het budget ongebruikt.
 
 # %% [markdown]
-# ## Every chunk has two texts
+# ## Elke chunk heeft twee teksten
 #
-# A chunk keeps two strings, and mixing them up is a classic bug.
+# Een chunk bewaart twee strings, en ze verwarren is een klassieke bug.
 #
-# - `content` is the chunk's **own words**, an exact slice of the document. This is what you quote back to a
-#   user, and what a citation points at.
-# - `text` is what gets **embedded**: the header, then any overlap carried over from the previous chunk, then
-#   the content.
+# - `content` zijn de **eigen woorden** van de chunk, een exact stuk van het document. Dit citeer je terug
+#   naar een gebruiker, en hiernaar wijst een citatie.
+# - `text` is wat **ge-embed** wordt: de header, dan de overlap uit de vorige chunk, dan de content.
 #
-# Below is the first chunk of one section, as cut by E (header) and by F (header and overlap). Both strategies make
-# the same cuts, so it is the same chunk with the same `content`.
+# Hieronder staat de eerste chunk van een sectie, geknipt door E (header) en door F (header en overlap). Beide
+# strategieën knippen op dezelfde plekken, dus het is dezelfde chunk met dezelfde `content`.
 
 # %%
 E, F = course.chunks("E"), course.chunks("F")
@@ -121,19 +120,20 @@ for c in (E[i], F[i]):
 narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 
 # %% [markdown]
-# Read F's `text` again. Under a header announcing one section sits a tail of words from the section before it.
-# That is not fine for a quotation: a citation that shows `text` puts a header the document never contains at that
-# spot, plus a sentence fragment that belongs somewhere else. Embed `text`, quote `content`, always.
+# Lees de `text` van F nog eens. Onder een header die één sectie aankondigt staat een staart woorden uit de sectie
+# ervoor. Voor een citaat is dat niet goed: een citatie die `text` toont, zet op die plek een header die het document
+# daar nooit heeft, plus een zinsfragment dat ergens anders hoort. Embed `text`, citeer `content`, altijd.
 
 # %% [markdown]
-# ### Overlap's pull on a vector, measured
+# ### Hoe overlap aan een vector trekt, gemeten
 #
-# Nor is the tail neutral for the embedding. The chapter's reason why overlap on top of the header hurts ranking (F against E,
-# +2/-6 in the chapter) is mechanical: a chunk's vector is an average over its tokens, so 64 characters of the previous
-# chunk pull that average toward the neighbour's topic. That is a claim you can measure. For every chunk that starts a
-# new section (so its overlap comes from another section), take the cosine of its vector to its own section's centroid
-# (the mean of the other chunks of that section, without overlap) and to the previous section's centroid, without the
-# overlap and with it. Then look at the needles the overlapped run loses: are they in the chunks that moved?
+# Ook voor de embedding is die staart niet neutraal. De reden van het hoofdstuk waarom overlap bovenop de header de
+# ranking schaadt (F tegen E, +2/-6 in het hoofdstuk) is mechanisch: de vector van een chunk is een gemiddelde over zijn
+# tokens, dus 64 tekens van de vorige chunk trekken dat gemiddelde naar het onderwerp van de buur. Dat kun je meten.
+# Neem elke chunk die een nieuwe sectie opent (zijn overlap komt dus uit een andere sectie), en bereken de cosinus van
+# zijn vector met de centroid van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap) en met
+# die van de vorige sectie, zonder en met overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
+# die in de chunks die verschoven?
 
 # %%
 from ragkit.teach.lesson import overlap
@@ -148,27 +148,27 @@ for plain, lapped in (("E", "F"), ("A", "B")):
 display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 
 # %% [markdown]
-# Read those figures with the ranking results beside them: notebook 02 tests F against E at Hit@20, needle by needle, and
-# says whether the difference is more than chance. The mechanism is real and measurable; whether it costs a needle
-# depends on how close that needle's chunk was to losing its place anyway.
+# Lees die cijfers naast de rankingresultaten: notebook 02 test F tegen E op Hit@20, needle voor needle, en zegt
+# of het verschil meer is dan toeval. Het mechanisme is echt en meetbaar; of het een needle kost, hangt ervan af
+# hoe dicht de chunk van die needle al bij het verliezen van zijn plek zat.
 
 # %% [markdown]
-# ## Answers destroyed before retrieval starts
+# ## Antwoorden vernietigd voordat retrieval begint
 #
-# A needle is *destroyed* by a chunker when no chunk carries it in full. For those questions the best possible
-# hit rate is zero, whatever the retriever, reranker or threshold does afterwards. From the outside it looks
-# exactly like a poor retriever, which is why it so often goes unnoticed.
+# Een chunker *vernietigt* een needle als geen enkele chunk hem volledig bevat. Voor die vragen is de best
+# mogelijke hit rate nul, wat de retriever, reranker of drempel daarna ook doet. Van buiten ziet het er precies
+# uit als een slechte retriever, en daarom valt het zo vaak niet op.
 #
-# **Predict first.** Blind chunking (A) cuts every 512 characters wherever that falls; notebook 00 counted the
-# course's needles. How many of them do you expect A to destroy? Write a whole number in `my_prediction` before you
-# run the table below: the cell under the table answers it.
+# **Voorspel eerst.** Blind chunking (A) knipt elke 512 tekens, waar dat ook valt; notebook 00 telde de needles
+# van de cursus. Hoeveel daarvan verwacht je dat A vernietigt? Schrijf een geheel getal in `my_prediction` voordat
+# je de tabel hieronder draait: de cel onder de tabel geeft het antwoord.
 
 # %%
-my_prediction = None  # your guess: how many needles blind chunking (A) destroys, a whole number
+my_prediction = None  # jouw gok: hoeveel needles blind chunking (A) vernietigt, een geheel getal
 
 # %% [markdown]
-# Two questions of the knowledge check test that guess, so they are asked here, before the table gives their answers
-# away.
+# Twee vragen van de kennischeck toetsen die gok, dus ze staan hier, voordat de tabel hun antwoorden
+# verklapt.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -184,15 +184,15 @@ destroyed.set_index("strategy")
 predict.reveal(my_prediction, predict.Count(ev.n_questions), len(ev.destroyed["A"]), narrate.destroyed(ev))
 
 # %% [markdown]
-# ### Why blind cuts destroy needles
+# ### Waarom blinde knippen needles vernietigen
 #
-# A blind chunker puts a cut every 512 characters, wherever that falls. A needle is destroyed when a cut lands
-# strictly inside it. If needles sit at random positions relative to the cuts, a needle of length *L* contains
-# a cut with probability (*L* − 1) / 512: the longer the sentence, the likelier it is to be split. Adding up that
-# probability over all needles gives the number of needles you should expect to lose.
+# Een blinde chunker knipt elke 512 tekens, waar dat ook valt. Een needle is vernietigd als een knip strikt
+# binnen hem valt. Staan needles op willekeurige plekken ten opzichte van de knippen, dan bevat een needle van
+# lengte *L* een knip met kans (*L* − 1) / 512: hoe langer de zin, hoe groter de kans dat hij gesplitst wordt.
+# Tel die kans op over alle needles en je krijgt het aantal needles dat je kunt verwachten te verliezen.
 #
-# Each bar in the plot is one needle, drawn at its position inside its 512-character window. Orange bars run past
-# the dashed line: the cut falls inside them.
+# Elke balk in de grafiek is één needle, getekend op zijn plek binnen zijn venster van 512 tekens. Oranje
+# balken lopen over de stippellijn heen: de knip valt erin.
 
 # %%
 windows = needle_windows(course.corpus, course.questions)
@@ -202,12 +202,12 @@ plots.needle_cuts(windows)
 narrate.blind_losses(ev, course.questions, windows)
 
 # %% [markdown]
-# ### What overlap can and cannot save
+# ### Wat overlap wel en niet kan redden
 #
-# Overlap copies the last 64 characters before a cut into the next chunk. So a split needle is rescued only when
-# the part of it *before* the cut fits in those 64 characters, that is, when the cut falls within the needle's
-# first 64 characters. A cut later in the sentence leaves the opening words stranded in the previous chunk,
-# overlap or not. The table shows every needle a blind cut splits, and how much of it lies on each side.
+# Overlap kopieert de laatste 64 tekens vóór een knip naar de volgende chunk. Een gesplitste needle is dus alleen
+# gered als het deel *vóór* de knip in die 64 tekens past, dus als de knip binnen de eerste 64 tekens van de
+# needle valt. Valt de knip later in de zin, dan blijven de eerste woorden achter in de vorige chunk, met of
+# zonder overlap. De tabel toont elke needle die een blinde knip splitst, en hoeveel ervan aan elke kant ligt.
 
 # %%
 cuts = pd.DataFrame([{"question": q, "needle length": n, "before the cut": SIZE - off, "after the cut": off + n - SIZE}
@@ -220,10 +220,10 @@ cuts
 narrate.overlap_rule(ev, course.questions, cuts)
 
 # %% [markdown]
-# A needle counts as found only when the prompt shows it whole, so the overlap is quoted to the model together
-# with the chunk's own words, as one character range of the document that a citation can point at. That works
-# when the overlap is the text right before the chunk; an overlap glued on across a heading is not, so the prompt
-# leaves it out and a needle found only there does not count. How many needles does the overlap alone save?
+# Een needle telt pas als gevonden als de prompt hem heel toont, dus de overlap wordt samen met de eigen woorden
+# van de chunk aan het model geciteerd, als één tekenbereik van het document waar een citatie naar kan wijzen. Dat
+# werkt als de overlap de tekst direct vóór de chunk is; een overlap die over een sectiekop heen is geplakt, is dat
+# niet, dus de prompt laat hem weg en een needle die alleen daar staat, telt niet. Hoeveel needles redt de overlap alleen?
 
 # %%
 saved = {s: saved_by_overlap(course.chunks(s), course.questions) for s in "BDF"}
@@ -232,34 +232,34 @@ display(Markdown("Needles that some chunk quotes whole only thanks to its overla
                  f" (of {len(course.questions)})."))
 
 # %% [markdown]
-# So what do the numbers say about overlap? It is insurance with a fixed cover of 64 characters. A needle that
-# is not much longer than that cover is rescued from most cuts, so with short answers overlap saves nearly
-# everything. A long sentence offers a cut many more places to land beyond its first 64 characters, and there
-# overlap is no help at all. Whether "overlap lost zero" holds is therefore a question of how long the answers
-# are compared with the overlap, not a property of overlap itself: set the two average lengths above side by side
-# and you have the explanation for any gap between the chapter's result and ours.
+# Wat zeggen de getallen dus over overlap? Het is een verzekering met een vaste dekking van 64 tekens. Een needle
+# die niet veel langer is dan die dekking, wordt van de meeste knippen gered, dus bij korte antwoorden redt overlap
+# bijna alles. Een lange zin biedt een knip veel meer plekken voorbij de eerste 64 tekens, en daar helpt overlap
+# helemaal niet. Of "overlap verloor nul" klopt, hangt dus af van hoe lang de antwoorden zijn vergeleken met de
+# overlap, niet van overlap zelf: leg de twee gemiddelde lengtes hierboven naast elkaar en je hebt de verklaring
+# voor elk verschil tussen het resultaat van het hoofdstuk en het onze.
 #
-# Look also at the count of needles split with only a few characters on one side. When all that is missing from
-# a chunk is a full stop, a human reading it still gets the answer, yet the test calls it destroyed. The "in full"
-# rule is deliberately strict: it cannot tell a lost full stop from a lost clause, so it treats both as failures,
-# and our destroyed counts are, if anything, on the pessimistic side.
+# Kijk ook naar het aantal needles dat gesplitst is met maar een paar tekens aan één kant. Als een chunk alleen
+# een punt mist, krijgt een mens die hem leest nog steeds het antwoord, maar de test noemt hem vernietigd. De regel
+# "volledig" is bewust streng: hij ziet geen verschil tussen een verloren punt en een verloren bijzin, dus hij
+# rekent beide als falen, en onze aantallen vernietigde needles zijn eerder te pessimistisch dan te optimistisch.
 
 # %% [markdown]
-# ### Why boundaries rarely split a needle
+# ### Waarom boundaries zelden een needle splitsen
 #
-# The boundary rule cuts between paragraphs, and inside an over-long paragraph only after sentence-ending
-# punctuation. A needle is one sentence, so it can only be split in the rare case where it sits in an over-long
-# paragraph *and* contains a full stop of its own (a decimal point such as "0.6" counts, for this rule) at
-# which the packer happens to close a chunk. Check the destroyed table above for how C to F fare on this corpus.
+# De boundaries-regel knipt tussen alinea's, en binnen een te lange alinea alleen na leestekens die een zin
+# afsluiten. Een needle is één zin, dus hij kan alleen gesplitst worden in het zeldzame geval dat hij in een te
+# lange alinea staat *en* zelf een punt bevat (een decimale punt zoals in "0.6" telt voor deze regel mee) waar
+# de inpakker toevallig een chunk sluit. Kijk in de tabel met vernietigde needles hierboven hoe C tot F het op dit corpus doen.
 #
-# ## What the reference rule costs (optional)
+# ## Wat de referentieregel kost (optioneel)
 #
-# The boundary rule is the chapter's, and ragkit keeps it. It is not free. Its sentence rule treats every full stop as
-# a sentence end, so it can cut a number such as "0.95" or a line of code such as `np.argsort(...)` in two, and the next
-# chunk then starts in the middle of a sentence. It also takes a `###` line for a paragraph like any other, so a
-# subheading can end up as a chunk on its own: a chunk with nothing to say that can still take one of the four slots in a
-# prompt. `ragkit.chunking.pathologies` counts these for every strategy. A chunk "starts mid-sentence" when it neither
-# opens a line nor follows a sentence end and a space.
+# De boundaries-regel is die van het hoofdstuk, en ragkit houdt hem. Gratis is hij niet. Zijn zinsregel ziet elke punt
+# als zinseinde, dus hij kan een getal als "0.95" of een regel code als `np.argsort(...)` in tweeën knippen, en dan
+# begint de volgende chunk midden in een zin. Ook ziet hij een `###`-regel als een alinea als elke andere, dus een
+# subkop kan een eigen chunk worden: een chunk zonder inhoud die toch een van de vier plekken in een prompt kan
+# innemen. `ragkit.chunking.pathologies` telt deze per strategie. Een chunk "begint midden in een zin" als hij
+# niet aan het begin van een regel staat en niet volgt op een zinseinde en een spatie.
 
 # %%
 found = {s: pathologies(course.chunks(s), course.corpus, s) for s in STRATEGIES}
@@ -269,17 +269,17 @@ pd.DataFrame({s: p.counts() for s, p in found.items()}).T
 narrate.reference_costs(found, ev.destroyed["E"])
 
 # %% [markdown]
-# Whether or not a flaw destroys a needle (the last sentence above says), each one makes a source harder to read
-# when it lands in a prompt, and notebook 07 shows one that does. Counting them is the lesson: a rule
-# you keep should come with its price tag.
+# Of een fout nu een needle vernietigt of niet (de laatste zin hierboven zegt het), elke fout maakt een bron
+# moeilijker te lezen als hij in een prompt belandt, en notebook 07 toont er een die dat doet. Het tellen is de
+# les: een regel die je houdt, hoort een prijskaartje te hebben.
 
 # %% [markdown]
-# ## See it for yourself (optional)
+# ## Zie het zelf (optioneel)
 #
-# Pick a strategy and a question. The explorer shows the document around the needle (highlighted in yellow), with
-# every chunk boundary drawn as an orange bar; for B, D and F the text each chunk carries again as overlap is shaded
-# blue. It says whether some chunk carries the whole needle. It opens on the first needle that blind chunking
-# destroys; switch to B, then to C, and see whether the verdict changes.
+# Kies een strategie en een vraag. De explorer toont het document rond de needle (geel gemarkeerd), met elke
+# chunkgrens als oranje balk; bij B, D en F is de tekst die elke chunk opnieuw meeneemt als overlap blauw gekleurd.
+# Hij zegt of een chunk de hele needle bevat. Hij opent op de eerste needle die blind chunking vernietigt;
+# schakel naar B, dan naar C, en kijk of het oordeel verandert.
 
 # %%
 explorer = widgets.ChunkExplorer(course, strategy="A")
@@ -287,11 +287,11 @@ explorer.question.value = ev.destroyed["A"][0] if ev.destroyed["A"] else course.
 explorer.widget()
 
 # %% [markdown]
-# ## What the header costs
+# ## Wat de header kost
 #
-# The header is one of the chapter's clearest wins: it tells the embedding model what a paragraph is about
-# when the paragraph itself never says (notebook 02 measures how much that helps). But it is paid for in every
-# chunk, in **word pieces**, the units the encoder actually reads.
+# De header is een van de duidelijkste winsten van het hoofdstuk: hij vertelt het embedding model waar een alinea
+# over gaat als de alinea dat zelf nooit zegt (notebook 02 meet hoeveel dat helpt). Maar je betaalt hem in elke
+# chunk, in **word-pieces**, de eenheden die de encoder echt leest.
 
 # %%
 tokens = pd.DataFrame.from_dict(orient="index", data={s: {"chunks": t.chunks, "word pieces embedded": t.pieces, "header pieces": t.header_pieces,
@@ -303,18 +303,18 @@ tables.for_people(tokens, decimals={"header share": 3})
 narrate.header_share(ev)
 
 # %% [markdown]
-# Compare the two per-chunk figures above. Where the words per chunk are similar, a difference in header share
-# comes from the headers themselves: longer titles and section names cost more. A course with long, descriptive
-# headings pays more for its headers than one with short headings, and the chunker cannot know in advance.
+# Vergelijk de twee cijfers per chunk hierboven. Waar het aantal woorden per chunk vergelijkbaar is, komt een
+# verschil in het aandeel van de header uit de headers zelf: langere titels en sectienamen kosten meer. Een cursus
+# met lange, beschrijvende koppen betaalt meer voor zijn headers dan een met korte, en de chunker kan dat niet vooraf weten.
 
 # %% [markdown]
-# ## The encoder's window: the chunk size you actually get (optional)
+# ## Het venster van de encoder: de chunkgrootte die je echt krijgt (optioneel)
 #
-# The embedding model reads at most 256 word pieces, its two special markers included. Anything longer is
-# truncated **silently**: the encoder gives no sign, the end of the chunk never reaches the vector, yet the chunk is
-# still stored, returned and quoted in full. (The note under the first cell is ragkit counting what the encoder
-# does not tell you.) So the chunk size that counts for retrieval is the *smaller* of the configured budget and the
-# encoder's window, and headers and overlap eat into that window before the content does.
+# Het embedding model leest hooguit 256 word-pieces, zijn twee speciale markers meegeteld. Alles wat langer is,
+# wordt **stilletjes** afgekapt: de encoder geeft geen teken, het eind van de chunk bereikt de vector nooit, maar
+# de chunk wordt nog steeds volledig opgeslagen, teruggegeven en geciteerd. (De opmerking onder de eerste cel is
+# ragkit dat telt wat de encoder je niet vertelt.) De chunkgrootte die telt voor retrieval is dus de *kleinste* van
+# het ingestelde budget en het venster van de encoder, en headers en overlap eten van dat venster voordat de content dat doet.
 
 # %%
 over = {s: ev.tokens[s].over_window for s in ev.tokens}
@@ -333,36 +333,37 @@ tables.for_people(too_long, decimals={"characters per piece": 2})
 narrate.window_limit(F, pieces, window, too_long, course.chunks("C"))
 
 # %% [markdown]
-# The window bites on dense text (code, formulas, numbers), where each character costs more word pieces: read
-# the "starts with" column above. Every header and every overlap adds word pieces to a chunk, so you might expect F,
-# which has both, to have the most chunks over the window. The cell below checks that expectation against the counts.
+# Het venster knelt bij dichte tekst (code, formules, getallen), waar elk teken meer word-pieces kost: lees
+# de kolom "begint met" hierboven. Elke header en elke overlap voegt word-pieces toe aan een chunk, dus je zou
+# verwachten dat F, die beide heeft, de meeste chunks boven het venster heeft. De cel hieronder toetst die
+# verwachting aan de aantallen.
 
 # %% jupyter={"source_hidden": true}
 narrate.most_over_window(over, course.chunks)
 
 # %% [markdown]
-# ## The boundaries rule, written out
+# ## De boundaries-regel, uitgeschreven
 #
-# Everything above came out of `ragkit.chunking`. Here is the rule behind strategies C to F, written from scratch in
-# plain Python so you can read it in one go. A section's body is split into paragraphs (runs of lines without a blank
-# line between them). Paragraphs are packed greedily: a chunk grows until the next paragraph would take it past 512
-# characters. A paragraph that is longer than 512 on its own is never packed with its neighbours; it is cut into
-# sentences, which are packed the same way.
+# Alles hierboven kwam uit `ragkit.chunking`. Hier is de regel achter strategieën C tot F, vanaf nul geschreven in
+# gewoon Python, zodat je hem in één keer kunt lezen. De tekst van een sectie wordt in alinea's gesplitst (reeksen
+# regels zonder lege regel ertussen). Alinea's worden gretig ingepakt: een chunk groeit tot de volgende alinea hem
+# over 512 tekens zou brengen. Een alinea die op zich langer is dan 512, wordt nooit met zijn buren ingepakt; hij
+# wordt in zinnen geknipt, die op dezelfde manier worden ingepakt.
 
 # %%
-# by hand: the boundaries rule
+# met de hand: de boundaries-regel
 import re
 
 
 def boundaries_by_hand(body, size=512):
     """(start, end) ranges of one section body: greedy paragraphs, and the sentences of an oversized one."""
-    groups = []  # runs of pieces that may share a chunk
+    groups = []  # reeksen stukken die een chunk mogen delen
     for p in re.finditer(r"[^\n]([^\n]|\n(?!\n))*", body):
         if p.end() - p.start() <= size:
             if not groups or groups[-1][0] != "paragraphs":
                 groups.append(("paragraphs", []))
             groups[-1][1].append(p.span())
-        else:  # too long: its sentences, never mixed with the paragraphs around it
+        else:  # te lang: zijn zinnen, nooit gemengd met de alinea's eromheen
             groups.append(("sentences", [(p.start() + s.start(), p.start() + s.end())
                                          for s in re.finditer(r"[^.!?]*[.!?]*\s*", p.group()) if s.group()]))
     chunks = []
@@ -378,8 +379,9 @@ def boundaries_by_hand(body, size=512):
     return chunks
 
 # %% [markdown]
-# Now compare it with `ragkit`, chunk for chunk, over every section of the corpus. `ragkit` trims the whitespace
-# around each range and drops empty ones, so the hand-written ranges get the same treatment before comparing.
+# Vergelijk hem nu met `ragkit`, chunk voor chunk, over elke sectie van het corpus. `ragkit` haalt de witruimte
+# rond elk bereik weg en laat lege bereiken vallen, dus de met de hand geschreven bereiken krijgen vóór het vergelijken
+# dezelfde behandeling.
 
 # %%
 from ragkit import sections
@@ -393,23 +395,23 @@ display(Markdown(f"Chunks by hand **{len(by_hand)}**, by `ragkit` (strategy C) *
 assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. In the explorer, find a needle that B saves and one it does not. Measure, by eye, how far into the needle
-#    the cut falls in each case. Does the 64-character rule explain both?
-# 2. Chunk the corpus yourself with a larger overlap:
-#    `ragkit.chunking.chunk_corpus(course.corpus, "B", overlap=200)`, then count with
-#    `ragkit.evaluation.needle_hits` how many needles no chunk carries. How large must the overlap be to save
-#    every needle here, and what does that do to the word pieces you embed?
-# 3. The header share depends on how long titles and section names are. Rename one long section heading in a copy
-#    of the corpus and predict the change in `token_report` before you run it.
-# 4. A truncated chunk is still returned and quoted in full, yet its tail never reached the vector. Could a needle
-#    sit in such a tail? What would its retrieval look like?
+# 1. Zoek in de explorer een needle die B redt en een die hij niet redt. Schat op het oog hoe ver in de needle
+#    de knip in elk geval valt. Verklaart de regel van 64 tekens beide?
+# 2. Chunk het corpus zelf met een grotere overlap:
+#    `ragkit.chunking.chunk_corpus(course.corpus, "B", overlap=200)`, en tel dan met
+#    `ragkit.evaluation.needle_hits` hoeveel needles geen enkele chunk bevat. Hoe groot moet de overlap zijn om hier
+#    elke needle te redden, en wat doet dat met de word-pieces die je embedt?
+# 3. Het aandeel van de header hangt af van hoe lang titels en sectienamen zijn. Hernoem in een kopie van het corpus
+#    één lange sectiekop en voorspel de verandering in `token_report` voordat je hem draait.
+# 4. Een afgekapte chunk wordt nog steeds volledig teruggegeven en geciteerd, maar zijn staart bereikte de vector
+#    nooit. Kan een needle in zo'n staart staan? Hoe zou zijn retrieval eruitzien?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -417,10 +419,10 @@ from ragkit.teach.lesson import Quiz
 Quiz("01", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -15,22 +15,22 @@
 # ---
 
 # %% [markdown]
-# # 02b. Statistics further: clusters, families, many looks
+# # 02b. Verder met statistiek: clusters, families, vaak kijken
 #
-# Notebook 02 gave every student what is needed to judge a comparison: hit@k with Wilson intervals, the paired sign test at query and
-# needle level, and the verdicts. This notebook goes further, for those who want to know how much the needles weigh, why Holm's correction is
-# built the way it is, and what it does to the chapter's own results.
+# Notebook 02 gaf elke student wat nodig is om een vergelijking te beoordelen: hit@k met Wilson-intervallen, de gepaarde sign test op query- en
+# needleniveau, en de oordelen. Dit notebook gaat verder, voor wie wil weten hoeveel de needles wegen, waarom de correctie van Holm is
+# opgebouwd zoals ze is, en wat ze doet met de eigen resultaten van het hoofdstuk.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - give an interval for a hit rate that respects the needles (the cluster bootstrap), and say what its design effect means
-# - explain Holm's correction, write it in a few lines and check it against statsmodels
-# - put the chapter's own p-values under Holm and say how many of its results survive
-# - recognise metric shopping, and read a win/loss matrix without being fooled by its colours
+# - een interval voor een hit rate geven dat rekening houdt met de needles (de cluster-bootstrap), en zeggen wat zijn design effect betekent
+# - de correctie van Holm uitleggen, haar in een paar regels schrijven en naast statsmodels controleren
+# - de eigen p-waarden van het hoofdstuk onder Holm zetten en zeggen hoeveel van zijn resultaten overeind blijven
+# - metric shopping herkennen, en een win/verliesmatrix lezen zonder je door de kleuren te laten misleiden
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -74,25 +74,25 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## Intervals over needles: the cluster bootstrap
+# ## Intervallen over needles: de cluster-bootstrap
 #
-# Notebook 02 moved the sign test from queries to needles, because both phrasings of a needle look for the same sentence in the same chunk.
-# The same goes for the intervals. Wilson's interval assumes every query is independent. A *cluster bootstrap* makes no such assumption: it builds
-# 10,000 imaginary evaluation sets by drawing as many needles as there are, with replacement (each drawn needle brings all its phrasings), computes the hit rate on each,
-# and keeps the middle 95%. The ratio of its variance to the independent-queries variance is the *design effect*: 1 when the phrasings of a
-# needle behave like strangers, 2 when they always agree (two phrasings then carry the information of one). Dividing the number of queries by it gives
-# the effective number of independent queries.
+# Notebook 02 verplaatste de sign test van queries naar needles, omdat beide formuleringen van een needle dezelfde zin in dezelfde chunk zoeken.
+# Voor de intervallen geldt hetzelfde. Het Wilson-interval neemt aan dat elke query onafhankelijk is. Een *cluster-bootstrap* neemt dat niet aan: hij bouwt
+# 10.000 denkbeeldige evaluatiesets door met teruglegging evenveel needles te trekken als er zijn (elke getrokken needle brengt al zijn formuleringen mee),
+# berekent op elke set de hit rate, en houdt de middelste 95% over. De verhouding van zijn variantie tot de variantie bij onafhankelijke queries is het
+# *design effect*: 1 als de formuleringen van een needle zich als vreemden gedragen, 2 als ze het altijd eens zijn (twee formuleringen dragen dan de
+# informatie van één). Deel het aantal queries erdoor en je krijgt het effectieve aantal onafhankelijke queries.
 #
-# Two honest caveats, both in `ragkit.statistics.cluster_bootstrap`. Resampling G needles gives a variance too small by (G - 1)/G (with G = 32
-# needles, 31/32), so ragkit scales it back by G/(G - 1) and uses n - 1 in the independent-queries variance. And a percentile interval
-# built from a few dozen clusters covers somewhat less than its nominal 95%: read its edges as approximate, not as exact 95% bounds.
+# Twee eerlijke kanttekeningen, allebei in `ragkit.statistics.cluster_bootstrap`. Hertrekken van G needles geeft een variantie die een factor (G - 1)/G
+# te klein is (met G = 32 needles 31/32), dus ragkit schaalt hem terug met G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
+# percentiel-interval uit een paar dozijn clusters dekt iets minder dan zijn nominale 95%: lees de randen als benadering, niet als exacte 95%-grenzen.
 
 # %% jupyter={"source_hidden": true}
 narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
 
 # %% [markdown]
-# How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every hit rate:
-# where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
+# Hoe sterk de twee formuleringen van een needle het eens zijn, hangt af van de run en de metriek. Het design effect van elke dense run bij elke hit rate:
+# waar het dicht bij 1 ligt, gedragen de formuleringen zich bijna als onafhankelijke queries; waar het 2 nadert, slagen of falen ze meestal samen.
 
 # %%
 deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
@@ -100,17 +100,17 @@ display(deff[[m for m in METRICS if m != "MRR"]].round(2))
 narrate.design_effects(deff)
 
 # %% [markdown]
-# ## Holm, explained
+# ## Holm, uitgelegd
 #
-# A p-value is the chance, *if the two runs were equally good*, of a split at least as lopsided as the one observed. Below 0.05 means such a
-# split would happen at most one time in twenty by chance alone; it does not mean the finding has a one-in-twenty chance of being a fluke.
-# Run m comparisons where nothing is going on, and the chance that at least one falls below 0.05 grows with m. Holm's step-down correction
-# keeps that chance (the *family-wise error rate*) at or below 0.05 without assuming the tests are independent: sort the p-values, multiply the smallest
-# by m, the next by m - 1, and so on; an adjusted p never falls below the one before it, and none exceeds 1. Each comparison then counts as a
-# finding only if its adjusted p is below 0.05. In a few lines, checked against `ragkit` and statsmodels:
+# Een p-waarde is de kans, *als de twee runs even goed waren*, op een verdeling die minstens zo scheef is als de waargenomen. Onder 0,05 betekent dat zo'n
+# verdeling door toeval alleen hooguit één keer op de twintig zou voorkomen; het betekent niet dat de bevinding één kans op twintig heeft om toeval te zijn.
+# Doe m vergelijkingen waarin niets aan de hand is, en de kans dat er minstens één onder 0,05 valt, groeit met m. De step-downcorrectie van Holm
+# houdt die kans (de *family-wise error rate*) op of onder 0,05 zonder aan te nemen dat de toetsen onafhankelijk zijn: sorteer de p-waarden, vermenigvuldig
+# de kleinste met m, de volgende met m - 1, enzovoort; een gecorrigeerde p valt nooit onder de vorige, en geen enkele komt boven 1. Elke vergelijking telt
+# dan alleen als bevinding als haar gecorrigeerde p onder 0,05 ligt. In een paar regels, gecontroleerd naast `ragkit` en statsmodels:
 
 # %%
-# by hand: Holm's step-down adjustment
+# met de hand: de step-downcorrectie van Holm
 def holm_by_hand(pvalues):
     """Holm-adjusted p-values, in the order given."""
     order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
@@ -124,8 +124,8 @@ def holm_by_hand(pvalues):
 # %%
 from statsmodels.stats.multitest import multipletests
 
-# three random families of every size from 1 to 11: statsmodels collects the garbage on every Holm call, which is
-# slow in a kernel holding the course, so a few dozen families keep this cell quick
+# drie willekeurige families van elke grootte van 1 tot 11: statsmodels ruimt bij elke Holm-aanroep het geheugen op, wat
+# traag is in een kernel die de cursus vasthoudt, dus een paar dozijn families houden deze cel snel
 rng = np.random.default_rng(0)
 families = [list(rng.uniform(0, 0.2, size=m)) for m in range(1, 12) for _ in range(3)]
 worst = max(max(abs(a - b) for a, b in zip(holm_by_hand(f), multipletests(f, method="holm")[1])) for f in families)
@@ -138,18 +138,18 @@ display(Markdown(f"Largest difference from statsmodels over **{len(families)}** 
 assert worst < 1e-12 and same
 
 # %% [markdown]
-# ## The chapter under its own correction
+# ## Het hoofdstuk onder zijn eigen correctie
 #
-# Notebook 02 applied Holm to *our* seven comparisons. The chapter reports p-values too, and says "three results survive" the paired test.
-# Apply the same correction to the chapter's own seven p-values (F against E has no p in the chapter; its +2/-6 gives one), and set them beside
-# ours at both levels, with each comparison's claim and the verdict of notebook 02.
+# Notebook 02 paste Holm toe op *onze* zeven vergelijkingen. Het hoofdstuk meldt ook p-waarden, en zegt dat "drie resultaten" de gepaarde toets overleven.
+# Pas dezelfde correctie toe op de zeven p-waarden van het hoofdstuk zelf (F tegen E heeft in het hoofdstuk geen p; zijn +2/-6 geeft er een), en zet ze naast
+# de onze op beide niveaus, met de claim van elke vergelijking en het oordeel van notebook 02.
 #
-# **Predict first.** The chapter says three results survive. Under Holm over its own p-values, how many of them do
-# you expect to stay below 0.05? Write a whole number in `my_prediction` before you run the table: the cell under it
-# answers it.
+# **Voorspel eerst.** Het hoofdstuk zegt dat drie resultaten overleven. Hoeveel daarvan verwacht je onder Holm over zijn eigen p-waarden
+# onder 0,05 te houden? Schrijf een geheel getal in `my_prediction` voordat je de tabel draait: de cel eronder geeft
+# het antwoord.
 
 # %%
-my_prediction = None  # your guess: how many of the chapter's own p-values stay below 0.05 under Holm, a whole number
+my_prediction = None  # jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk onder Holm onder 0.05 blijven, een geheel getal
 
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
@@ -163,9 +163,9 @@ predict.reveal(my_prediction, predict.Count(len(claims.own_holm())),
 # %% [markdown]
 # ## Metric shopping
 #
-# Every comparison in notebook 02 used the metric the chapter chose. But the evaluation computes five. Look at all of them for the seven pairs and some
-# cell will always look exciting. The table lists the ten most striking of every pair at every metric, needle level, sorted by raw p, with Holm
-# over all of them (the honest family once you have looked at everything).
+# Elke vergelijking in notebook 02 gebruikte de metriek die het hoofdstuk koos. Maar de evaluatie berekent er vijf. Kijk naar alle vijf voor de zeven paren
+# en er is altijd wel een cel die spannend lijkt. De tabel toont de tien opvallendste van elk paar bij elke metriek, op needleniveau, gesorteerd op ruwe p, met Holm
+# over allemaal (de eerlijke familie zodra je naar alles hebt gekeken).
 
 # %%
 pairs = list(dict.fromkeys((a, b) for a, b, _ in chapter.COMPARISONS))
@@ -176,29 +176,29 @@ shopping.head(10).style.format({"p": "{:.3g}", "Holm p": "{:.3g}"}).hide(axis="i
 narrate.metric_shopping(shopping)
 
 # %% [markdown]
-# ## Every pair at once (optional)
+# ## Alle paren tegelijk (optioneel)
 #
-# The matrix shows, for each pair of strategies, the net wins of the row over the column at Hit@20 (wins minus losses), counted in needles.
-# Hover over a cell for the counts, the exact p and the Holm p. The Holm family is the whole matrix at all five metrics, because that is how many
-# looks this figure invites. Blue means the row wins more needles than it loses, orange the opposite. A deep colour with a large p is not evidence of a difference.
+# De matrix toont voor elk paar strategieën de netto-winst van de rij op de kolom bij Hit@20 (wins min losses), geteld in needles.
+# Beweeg over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken, want zo vaak
+# nodigt deze figuur uit om te kijken. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
 
 # %%
 plots.win_loss_matrix(ev, "Hit@20", "dense")
 
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. Change the seed of `cluster_bootstrap` (call it on `ev["E/dense"].per_query("Hit@20")` and `ev["E/dense"].needle_ids`) and watch how much
-#    the interval's edges move. What does that say about the third decimal of any interval?
-# 2. Give `holm_by_hand` the chapter's seven p-values plus one more comparison with p = 0.001. Before you run it, predict which of the
-#    chapter's results survive now; then work out from the multipliers why the answer is what it is.
-# 3. In the win/loss matrix, find the deepest colour whose Holm p is above 0.05. How many needles separate it from significance?
+# 1. Verander de seed van `cluster_bootstrap` (roep hem aan op `ev["E/dense"].per_query("Hit@20")` en `ev["E/dense"].needle_ids`) en kijk hoeveel
+#    de randen van het interval bewegen. Wat zegt dat over de derde decimaal van een interval?
+# 2. Geef `holm_by_hand` de zeven p-waarden van het hoofdstuk plus nog een vergelijking met p = 0.001. Voorspel vóór het draaien welke
+#    resultaten van het hoofdstuk nu overleven; leid dan uit de vermenigvuldigers af waarom het antwoord is wat het is.
+# 3. Zoek in de win/verliesmatrix de diepste kleur met een Holm-p boven 0,05. Hoeveel needles scheiden haar van significantie?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# The questions of notebook 02, which this notebook deepens: choose one answer per question, then press the button.
+# De vragen van notebook 02, die dit notebook verdiept: kies per vraag één antwoord en druk daarna op de knop.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -206,7 +206,7 @@ from ragkit.teach.lesson import Quiz
 Quiz("02", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
 # - Davison & Hinkley (1997), Bootstrap methods and their application, Cambridge University Press [davison1997]
@@ -215,4 +215,4 @@ Quiz("02", course).widget()
 # - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
 # - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.

@@ -15,20 +15,20 @@
 # ---
 
 # %% [markdown]
-# # 05. Distances: cosine and L2
+# # 05. Afstanden: cosine en L2
 #
-# You will see that on unit vectors the squared Euclidean distance and the cosine distance are the same number in disguise, checked on real chunk vectors,
-# and how that identity falls apart the moment the vectors are not normalised, and whether text length then drags on every distance.
+# Je ziet dat op eenheidsvectoren de gekwadrateerde euclidische afstand en de cosine-afstand hetzelfde getal in vermomming zijn, gecontroleerd op echte
+# chunkvectoren, hoe die identiteit uit elkaar valt zodra de vectoren niet genormaliseerd zijn, en of de lengte van een tekst dan aan elke afstand trekt.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - show that cosine distance equals half the squared L2 distance on unit vectors
-# - explain what goes wrong without normalisation, and measure whether norms track text length
-# - say why a fixed threshold needs normalised vectors
+# - laten zien dat de cosine-afstand op eenheidsvectoren gelijk is aan de helft van de gekwadrateerde L2-afstand
+# - uitleggen wat er misgaat zonder normalisatie, en meten of normen de lengte van de tekst volgen
+# - zeggen waarom een vaste drempel genormaliseerde vectoren nodig heeft
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -73,32 +73,32 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
 # %% [markdown]
-# ## One identity, two names
+# ## Eén identiteit, twee namen
 #
-# Vector stores let you choose a metric: cosine, Euclidean (L2), sometimes inner product. The numbers they hand back look different, and
-# it is tempting to think they measure different things. For the vectors ragkit stores they do not. Write out the squared L2 distance
-# as a dot product of the difference with itself:
+# Vector stores laten je een metriek kiezen: cosine, euclidisch (L2), soms inproduct. De getallen die ze teruggeven zien er verschillend uit,
+# en het is verleidelijk te denken dat ze verschillende dingen meten. Voor de vectoren die ragkit opslaat is dat niet zo. Schrijf de gekwadrateerde
+# L2-afstand uit als het inproduct van het verschil met zichzelf:
 #
 # $$\|\mathbf{a}-\mathbf{b}\|^2 = (\mathbf{a}-\mathbf{b})\cdot(\mathbf{a}-\mathbf{b})
 #   = \mathbf{a}\cdot\mathbf{a} - 2\,\mathbf{a}\cdot\mathbf{b} + \mathbf{b}\cdot\mathbf{b}
 #   = \|\mathbf{a}\|^2 + \|\mathbf{b}\|^2 - 2\,\|\mathbf{a}\|\,\|\mathbf{b}\|\cos\theta .$$
 #
-# The embedding model ends by dividing each vector by its own length, so $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, and the right-hand side collapses:
+# Het embedding model deelt elke vector aan het eind door zijn eigen lengte, dus $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, en het rechterlid valt samen:
 #
 # $$\|\mathbf{a}-\mathbf{b}\|^2 = 2 - 2\cos\theta
 #   \qquad\Longleftrightarrow\qquad
 #   \tfrac12\,\|\mathbf{a}-\mathbf{b}\|^2 = 1 - \cos\theta .$$
 #
-# Half the squared L2 distance *is* the cosine distance. Both orderings are the same ordering, and a cut on one converts exactly into a
-# cut on the other. Keep the general line in mind too; it is what you get when the norms are *not* one:
+# De helft van de gekwadrateerde L2-afstand *is* de cosine-afstand. Beide ordeningen zijn dezelfde ordening, en een cut op de ene is exact om te rekenen
+# naar een cut op de andere. Onthoud ook de algemene regel; die krijg je als de normen *niet* één zijn:
 #
 # $$\tfrac12\,\|\mathbf{a}-\mathbf{b}\|^2 = \tfrac12\left(\|\mathbf{a}\|^2 + \|\mathbf{b}\|^2\right) - \|\mathbf{a}\|\,\|\mathbf{b}\|\cos\theta .$$
 #
-# ## Checked on two real chunks
+# ## Gecontroleerd op twee echte chunks
 #
-# Algebra is one thing; floating point is another. Take two chunks of strategy E from different parts of the corpus, embed them, and
-# compute every quantity in the identity. The chapter did the same on a pair of its own; its pair is different from ours, so its L2
-# is not supposed to match. What should match is the last row: how far apart the two sides of the identity are.
+# Algebra is één ding, floating point een ander. Neem twee chunks van strategie E uit verschillende delen van het corpus, embed ze en
+# bereken elke grootheid uit de identiteit. Het hoofdstuk deed hetzelfde op een eigen paar; dat paar verschilt van het onze, dus zijn L2
+# hoeft niet te kloppen. Wat wel moet kloppen is de laatste rij: hoe ver de twee kanten van de identiteit uit elkaar liggen.
 
 # %%
 pair = [chunks[0], chunks[len(chunks) // 2]]
@@ -114,32 +114,32 @@ theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"
 pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
-# (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.teach.course.chapter` does not record them.)
+# (Het hoofdstuk meldt zijn 1 − cos gelijk aan zijn L2²/2 in elk cijfer dat het afdrukt, dus hetzelfde getal staat twee keer in zijn kolom. Zijn normen zijn leeg omdat `ragkit.teach.course.chapter` ze niet vastlegt.)
 #
-# The vectors are stored as 32-bit floats, which carry about seven significant digits. A difference at that scale is rounding, not a
-# flaw in the identity.
+# De vectoren zijn opgeslagen als 32-bits floats, die ongeveer zeven significante cijfers dragen. Een verschil op die schaal is afronding, geen
+# fout in de identiteit.
 
 # %% jupyter={"source_hidden": true}
 narrate.identity_noise(check)
 
 # %% [markdown]
-# One pair could be lucky. `max_identity_gap` checks every pair among 200 chunk vectors, in float32 exactly as they are stored,
-# and reports the worst. The 200 are spread evenly over all of strategy E, so every document contributes, not only the first few.
+# Eén paar kan geluk hebben. `max_identity_gap` controleert elk paar uit 200 chunkvectoren, in float32 precies zoals ze zijn opgeslagen,
+# en meldt het slechtste. De 200 zijn gelijkmatig over heel strategie E verspreid, dus elk document draagt bij, niet alleen de eerste paar.
 
 # %%
 sample = [chunks[i] for i in np.linspace(0, len(chunks) - 1, 200).round().astype(int)]
 texts = [c.text for c in sample]
-with course.recording("E"):  # a few of these chunks are over the encoder's window: a note, not a warning
+with course.recording("E"):  # een paar van deze chunks gaan over het venster van de encoder: een opmerking, geen waarschuwing
     unit200 = embedder.encode(texts, progress=False)
 display(Markdown(course.truncation_note()))
 gap = max_identity_gap(unit200, 200)
 narrate.identity_gap(sample, len(chunks), len(course.corpus), gap)
 
 # %% [markdown]
-# ## Now skip the normalisation
+# ## Sla nu de normalisatie over
 #
-# The embedding model builds a text's vector in two steps: it averages the vectors of the text's word pieces (*mean pooling*), and then
-# divides the result by its own length. `embedder.pooled(...)` stops after the first step. Take the same two chunks, un-normalised.
+# Het embedding model bouwt de vector van een tekst in twee stappen: het middelt de vectoren van de word-pieces van de tekst (*mean pooling*),
+# en deelt het resultaat dan door zijn eigen lengte. `embedder.pooled(...)` stopt na de eerste stap. Neem dezelfde twee chunks, niet genormaliseerd.
 
 # %%
 raw = embedder.pooled([c.text for c in pair])
@@ -152,19 +152,19 @@ pd.DataFrame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for
 narrate.unnormalised(raw_check, check, general)
 
 # %% [markdown]
-# ## Does the norm track the length of the text?
+# ## Volgt de norm de lengte van de tekst?
 #
-# If the norms were all some other constant, say all 3, nothing much would be lost: every L2 distance would be scaled by the same factor.
-# The trouble is that they are not constant. Here are the un-normalised norms of the same 200 chunks, next to their length in word pieces.
+# Als de normen allemaal een andere constante waren, zeg allemaal 3, ging er weinig verloren: elke L2-afstand werd met dezelfde factor geschaald.
+# Het probleem is dat ze niet constant zijn. Hier staan de niet-genormaliseerde normen van dezelfde 200 chunks, naast hun lengte in word-pieces.
 #
-# **Predict first.** Do longer chunks get `"longer"` or `"shorter"` un-normalised vectors? Write your choice in
-# `my_prediction` before you run the table: the cell under the plot answers it.
+# **Voorspel eerst.** Krijgen langere chunks `"longer"` (langere) of `"shorter"` (kortere) niet-genormaliseerde vectoren? Schrijf je keuze in
+# `my_prediction` voordat je de tabel draait: de cel onder de grafiek geeft het antwoord.
 
 # %%
-my_prediction = None  # your guess: longer chunks get "longer" or "shorter" un-normalised vectors
+my_prediction = None  # jouw gok: langere chunks krijgen "longer" of "shorter" niet-genormaliseerde vectoren
 
 # %% [markdown]
-# One question of the knowledge check tests that guess, so it is asked here, before the plot answers it.
+# Eén vraag van de kennischeck toetst die gok, dus die staat hier, voordat de grafiek hem beantwoordt.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -188,14 +188,14 @@ predict.reveal(my_prediction, predict.Choice(("longer", "shorter")), "shorter" i
                narrate.length_and_norm(lengths))
 
 # %% [markdown]
-# Why would length move the norm at all? A mean of vectors that point in somewhat different directions is shorter than the vectors
-# themselves: the more word pieces go into the average, the more of their differences cancel. That predicts a negative correlation;
-# the cell above tells you whether this corpus shows one and how strong it is.
+# Waarom zou lengte de norm überhaupt bewegen? Een gemiddelde van vectoren die in wat verschillende richtingen wijzen, is korter dan de vectoren
+# zelf: hoe meer word-pieces in het gemiddelde gaan, hoe meer van hun verschillen tegen elkaar wegvallen. Dat voorspelt een negatieve correlatie;
+# de cel hierboven zegt of dit corpus er een laat zien en hoe sterk die is.
 #
-# ## What that does to a distance (optional)
+# ## Wat dat met een afstand doet (optioneel)
 #
-# Now ask a question. For one of our queries, compute its distance to each of the 200 chunks both ways: plain L2 between un-normalised
-# vectors, and cosine distance between unit vectors. Then see which of the two listens to chunk length.
+# Stel nu een vraag. Bereken voor een van onze queries de afstand tot elk van de 200 chunks op twee manieren: gewone L2 tussen niet-genormaliseerde
+# vectoren, en cosine-afstand tussen eenheidsvectoren. Kijk dan welke van de twee naar de lengte van de chunk luistert.
 
 # %%
 q = course.queries[0].text
@@ -209,8 +209,8 @@ lengths.corr().loc[["L2, un-normalised", "cosine distance"], ["word pieces", "no
 narrate.length_sensitivity(lengths)
 
 # %% [markdown]
-# One query is an anecdote. Repeat it for every query of the course against the same 200 chunks, and ask two things: does the nearest
-# chunk change when you swap cosine for un-normalised L2, and what does the distance to the nearest chunk depend on?
+# Eén query is een anekdote. Herhaal het voor elke query van de cursus tegen dezelfde 200 chunks, en vraag twee dingen: verandert de dichtstbijzijnde
+# chunk als je cosine inruilt voor niet-genormaliseerde L2, en waar hangt de afstand tot de dichtstbijzijnde chunk van af?
 
 # %%
 qtexts = [x.text for x in course.queries]
@@ -230,41 +230,41 @@ plots.described(px.scatter(nearest, x="query word pieces", y=["nearest L2, un-no
                 plots.scatter_summary(nearest, "query word pieces", ["nearest L2, un-normalised", "nearest cosine distance"], "queries, one panel per distance,"))
 
 # %% [markdown]
-# Read the two panels as a threshold would: draw a horizontal line across each and ask which queries fall under it.
+# Lees de twee panelen zoals een drempel dat zou doen: trek in elk een horizontale lijn en vraag welke queries eronder vallen.
 
 # %% jupyter={"source_hidden": true}
 narrate.length_cut(nearest)
 
 # %% [markdown]
-# ## Why a threshold needs normalised vectors
+# ## Waarom een drempel genormaliseerde vectoren nodig heeft
 #
-# Notebook 06 refuses to answer when nothing is closer than a cut. That cut is a single number, chosen once and applied to every query.
-# It only means something if a distance measures *topic*, and nothing else:
+# Notebook 06 weigert te antwoorden als niets dichterbij ligt dan een cut. Die cut is één getal, één keer gekozen en op elke query toegepast.
+# Hij betekent alleen iets als een afstand het *onderwerp* meet, en niets anders:
 #
-# - On unit vectors cosine distance and half the squared L2 are the same number, bounded between 0 and 2, and the vector's length no
-#   longer carries the text's length. A cut transfers between the two metrics by a fixed formula. Normalising does not make a distance
-#   blind to length, though: the length of a text still moves the direction of its mean-pooled vector (fewer word pieces, a noisier
-#   average), so short and long texts can sit at different typical distances. The correlations above measure how much, on this corpus;
-#   the third try-this probes it on one chunk.
-# - Without normalisation the distance mixes topic with the length of the chunk *and* the length of the query. The same cut is strict for
-#   one query and lax for another, and ranking by it can move chunks up or down for how long they are, not for what they say.
+# - Op eenheidsvectoren zijn de cosine-afstand en de helft van de gekwadrateerde L2 hetzelfde getal, begrensd tussen 0 en 2, en de lengte van
+#   de vector draagt de lengte van de tekst niet meer. Een cut gaat met een vaste formule over van de ene metriek naar de andere. Normaliseren maakt
+#   een afstand wel niet blind voor lengte: de lengte van een tekst beweegt nog steeds de richting van zijn mean-pooled vector (minder word-pieces,
+#   een ruiziger gemiddelde), dus korte en lange teksten kunnen op verschillende typische afstanden liggen. De correlaties hierboven meten hoeveel,
+#   op dit corpus; de derde opdracht van Probeer dit onderzoekt het op één chunk.
+# - Zonder normalisatie mengt de afstand het onderwerp met de lengte van de chunk *en* de lengte van de query. Dezelfde cut is streng voor
+#   de ene query en ruim voor de andere, en een ranking erop kan chunks omhoog of omlaag schuiven om hun lengte, niet om wat ze zeggen.
 #
-# That is why ragkit normalises every vector it embeds and its vector cache refuses any stored row whose length is not one. If you
-# bring vectors from somewhere else, check their norms before you trust a threshold, or pick a metric (cosine) that divides them out.
+# Daarom normaliseert ragkit elke vector die het embedt, en weigert zijn vectorcache elke opgeslagen rij waarvan de lengte niet één is. Breng
+# je vectoren van elders mee, controleer dan hun normen voordat je een drempel vertrouwt, of kies een metriek (cosine) die ze wegdeelt.
 #
-# ## Try this (optional)
+# ## Probeer dit (optioneel)
 #
-# 1. Change `pair` to two other chunks, for instance two from the same section. Is the gap between the two sides of the identity still
-#    rounding noise? Does the un-normalised gap get smaller or larger?
-# 2. Multiply one un-normalised vector by 2 and rerun `identity_check`. Which of L2, L2²/2 and 1 − cos change, and why does the cosine not care?
-# 3. Embed a chunk's text and the same text written twice in a row. Compare their un-normalised norms and their cosine distance: what did
-#    doubling the length do to each?
-# 4. Set `q` to a short query and then to a long ticket-style one. How does the smallest un-normalised L2 change, compared with the smallest cosine distance?
+# 1. Verander `pair` in twee andere chunks, bijvoorbeeld twee uit dezelfde sectie. Is het verschil tussen de twee kanten van de identiteit nog steeds
+#    afrondingsruis? Wordt het niet-genormaliseerde verschil kleiner of groter?
+# 2. Vermenigvuldig één niet-genormaliseerde vector met 2 en draai `identity_check` opnieuw. Welke van L2, L2²/2 en 1 − cos veranderen, en waarom trekt de cosinus zich er niets van aan?
+# 3. Embed de tekst van een chunk en dezelfde tekst twee keer achter elkaar. Vergelijk hun niet-genormaliseerde normen en hun cosine-afstand: wat deed
+#    de verdubbelde lengte met elk?
+# 4. Zet `q` op een korte query en dan op een lange in de stijl van een supportticket. Hoe verandert de kleinste niet-genormaliseerde L2, vergeleken met de kleinste cosine-afstand?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk daarna op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -272,9 +272,9 @@ from ragkit.teach.lesson import Quiz
 Quiz("05", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
