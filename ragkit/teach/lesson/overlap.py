@@ -16,6 +16,7 @@ import numpy as np
 
 from ragkit.chunking import Chunk
 from ragkit.errors import InputError
+from ragkit.teach.language import _, number, say
 
 
 @dataclass(frozen=True)
@@ -109,27 +110,37 @@ def measure(plain: tuple[str, Sequence[Chunk], np.ndarray], overlapped: tuple[st
 def sentence(m: OverlapPull) -> str:
     """In words: what this corpus shows about the pull, and whether the needles the overlapped run loses moved."""
     toward, share = m.mean("toward"), m.share_toward
-    text = (f"**{m.overlapped} against {m.plain}**: of **{m.chunks}** chunks, **{len(m.pulls)}** start a new section "
-            "and carry an overlap from the one before. Adding the overlap changes their cosine to their own section's "
-            "centroid by "
-            f"**{m.mean('own_after') - m.mean('own_before'):+.4f}** on average and to the previous section's by "
-            f"**{m.mean('neighbour_after') - m.mean('neighbour_before'):+.4f}**: a net pull toward the neighbour of "
-            f"**{toward:+.4f}**, in **{share:.0%}** of them. ")
-    text += ("So the chapter's mechanism is there: the overlap pulls a chunk toward the section before it"
+    text = say("**{overlapped} against {plain}**: of **{chunks}** chunks, **{starts}** start a new section and carry "
+               "an overlap from the one before. Adding the overlap changes their cosine to their own section's "
+               "centroid by **{own:+.4f}** on average and to the previous section's by **{neighbour:+.4f}**: "
+               "a net pull toward the neighbour of **{toward:+.4f}**, in **{share:.0%}** of them. ",
+               overlapped=m.overlapped, plain=m.plain, chunks=m.chunks, starts=len(m.pulls),
+               own=m.mean("own_after") - m.mean("own_before"),
+               neighbour=m.mean("neighbour_after") - m.mean("neighbour_before"), toward=toward, share=share)
+    text += (_("So the chapter's mechanism is there: the overlap pulls a chunk toward the section before it")
              if toward > 0 and share > 0.5 else
-             "So on this corpus the chapter's mechanism does not show as a pull toward the section before")
-    text += (f" (for scale: such a chunk's cosine to its own section's centroid is {m.mean('own_before'):.3f} on "
-             f"average). Over all chunks, the median vector moves by **{np.median(m.moved):.4f}** (1 - cosine). ")
+             _("So on this corpus the chapter's mechanism does not show as a pull toward the section before"))
+    text += say(" (for scale: such a chunk's cosine to its own section's centroid is {own_before:.3f} on average). "
+                "Over all chunks, the median vector moves by **{median:.4f}** (1 - cosine). ",
+                own_before=m.mean("own_before"), median=float(np.median(m.moved)))
     if not m.lost:
-        return text + f"{m.overlapped} loses no needle that {m.plain} carries, so there is nothing more to check."
+        return text + say("{overlapped} loses no needle that {plain} carries, so there is nothing more to check.",
+                          overlapped=m.overlapped, plain=m.plain)
     crossing = sum(x.pull is not None for x in m.lost)
     high = float(np.median([x.percentile for x in m.lost])) >= 0.75
-    text += (f"The **{len(m.lost)}** {'needle' if len(m.lost) == 1 else 'needles'} {m.overlapped} loses to {m.plain} "
-             f"{'sits in a chunk' if len(m.lost) == 1 else 'sit in chunks'} whose vector moved more than "
-             + ", ".join(f"{x.percentile:.0%}" for x in m.lost) + " of all chunks' did: "
-             + ("among the chunks that moved most" if high else "not, as a group, the chunks that moved most")
-             + f"; **{crossing}** of them {'starts' if crossing == 1 else 'start'} a new section, so "
-             + ("the pull toward the previous section is part of the story." if crossing else
-                "the pull toward the previous section is not what moved them: their overlap comes from their own "
-                "section, and what it changes is the mix within it."))
+    percentiles = ", ".join(number(x.percentile, ".0%") for x in m.lost)
+    if len(m.lost) == 1:
+        text += say("The **{n}** needle {overlapped} loses to {plain} sits in a chunk whose vector moved more than "
+                    "{percentiles} of all chunks' did: ", n=len(m.lost), overlapped=m.overlapped, plain=m.plain,
+                    percentiles=percentiles)
+    else:
+        text += say("The **{n}** needles {overlapped} loses to {plain} sit in chunks whose vector moved more than "
+                    "{percentiles} of all chunks' did: ", n=len(m.lost), overlapped=m.overlapped, plain=m.plain,
+                    percentiles=percentiles)
+    text += _("among the chunks that moved most") if high else _("not, as a group, the chunks that moved most")
+    text += (say("; **{crossing}** of them starts a new section, so ", crossing=crossing) if crossing == 1
+             else say("; **{crossing}** of them start a new section, so ", crossing=crossing))
+    text += (_("the pull toward the previous section is part of the story.") if crossing else
+             _("the pull toward the previous section is not what moved them: their overlap comes from their own "
+               "section, and what it changes is the mix within it."))
     return text
