@@ -45,8 +45,8 @@ def two_texts(corpus: Corpus, e: Chunk, f: Chunk, before_f: Chunk) -> Markdown:
         "`content` is exactly `document.text[{start}:{end}]`: **{exact}**. "
         "E's `text` occurs anywhere in the document: **{e_in_document}**; F's: **{f_in_document}**. "
         "F's overlap is the last **{overlap}** characters of the chunk before, from section **{section!r}**.",
-        start=e.start, end=e.end, exact=doc[e.start:e.end] == e.content, e_in_document=e.text in doc,
-        f_in_document=f.text in doc, overlap=len(f.overlap.strip()), section=before_f.section))
+        start=e.start, end=e.end, exact=_truth(doc[e.start:e.end] == e.content), e_in_document=_truth(e.text in doc),
+        f_in_document=_truth(f.text in doc), overlap=len(f.overlap.strip()), section=before_f.section))
 
 
 def destroyed(ev: Evaluation) -> Markdown:
@@ -71,7 +71,7 @@ def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequenc
         "Needles here average **{mean:.0f}** characters. Expected losses to blind cuts: about **{expected:.1f}**; "
         "observed: **{observed}**. The plot's {colour} bars are exactly the destroyed set: **{same}**.",
         mean=lengths.mean(), expected=(lengths - 1).sum() / SIZE, observed=len(ev.destroyed["A"]),
-        same=split == set(ev.destroyed["A"]), colour=colour_word(DESTROYED)))
+        same=_truth(split == set(ev.destroyed["A"])), colour=colour_word(DESTROYED)))
 
 
 def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFrame) -> Markdown:
@@ -89,7 +89,8 @@ def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFra
         "For the chapter's count of {chapter_destroyed} to be the expected loss, its needles would average "
         "about **{implied:.0f}** characters; ours average **{mean:.0f}**.\n\n"
         "Split needles with five characters or fewer on one side of the cut: **{tiny}** of **{a}**.",
-        agree=(cuts["cut in first 64?"] == cuts["saved by B?"]).all(), saved=a - b, a=a, expected=expected_b, b=b,
+        agree=_truth(bool((cuts["cut in first 64?"] == cuts["saved by B?"]).all())), saved=a - b, a=a,
+        expected=expected_b, b=b,
         lost=lost, chapter_destroyed=chapter.DESTROYED_BLIND, implied=implied, mean=lengths.mean(), tiny=tiny))
 
 
@@ -179,3 +180,8 @@ def most_over_window(over: Mapping[str, int], chunks_of: Callable[[str], Sequenc
         "Most chunks over the window: **{most}** ({n}). F, with header and overlap, has **{f}**{why} The chapter "
         "counted E and F only: {theirs}. On any corpus, count before you trust your configured chunk size.",
         most=most, n=over[most], f=over["F"], why=why, theirs=theirs))
+
+
+def _truth(value: bool) -> str:
+    """A checked fact's truth as the sentence shows it: Python's True or False, in Dutch ja or nee."""
+    return _("True") if value else _("False")
