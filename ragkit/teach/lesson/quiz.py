@@ -107,25 +107,29 @@ def _boundary(course: Course) -> QuizQuestion:
     end = start + len(q.needle)
     window = blind_window_start(doc, start, SIZE)
     cut = blind_window_start(doc, end - 1, SIZE) != window
-    why = f"the window ends at {window + SIZE}, {'before' if cut else 'after'} the needle's end at {end}"
-    return _applied(f"A needle spans characters {start} to {end} of its document. Blind chunking (A) puts its first "
-                    f"character in the {SIZE}-character window that starts at {window}. What happens to the needle?", (
-        Option("it is destroyed: that window ends inside it", cut, why),
-        Option("one chunk carries it whole", not cut, why),
-        Option("that depends on the embedding model", False,
-               "chunking happens before any model sees the text: the offsets alone decide")))
+    why = (say("the window ends at {edge}, before the needle's end at {end}", edge=window + SIZE, end=end) if cut
+           else say("the window ends at {edge}, after the needle's end at {end}", edge=window + SIZE, end=end))
+    return _applied(say("A needle spans characters {start} to {end} of its document. Blind chunking (A) puts its "
+                        "first character in the {size}-character window that starts at {window}. What happens to "
+                        "the needle?", start=start, end=end, size=SIZE, window=window), (
+        Option(_("it is destroyed: that window ends inside it"), cut, why),
+        Option(_("one chunk carries it whole"), not cut, why),
+        Option(_("that depends on the embedding model"), False,
+               _("chunking happens before any model sees the text: the offsets alone decide"))))
 
 
 def _pair(course: Course) -> QuizQuestion:
     c = course.evaluation().compare("D/dense", "E/dense", "Hit@4").test
     detected = c.p < 0.05
-    return _applied(f"Two strategies answer the same queries. The first finds the needle where the second misses it "
-                    f"{c.wins} times; the second where the first misses {c.losses} times; on every other query they "
-                    "agree. What does the exact sign test say at the 5% level?", (
-        Option("a difference the test detects", detected, f"+{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
-        Option("no difference the test can detect", not detected, f"+{c.wins}/-{c.losses} gives p = {c.p:.3g}"),
-        Option("nothing without the number of queries where they agree", False,
-               "the sign test drops the ties: only the discordant pairs count")))
+    why = say("+{wins}/-{losses} gives p = {p:.3g}", wins=c.wins, losses=c.losses, p=c.p)
+    return _applied(say("Two strategies answer the same queries. The first finds the needle where the second misses "
+                        "it {wins} times; the second where the first misses {losses} times; on every other query "
+                        "they agree. What does the exact sign test say at the {level}% level?",
+                        wins=c.wins, losses=c.losses, level=5), (
+        Option(_("a difference the test detects"), detected, why),
+        Option(_("no difference the test can detect"), not detected, why),
+        Option(_("nothing without the number of queries where they agree"), False,
+               _("the sign test drops the ties: only the discordant pairs count"))))
 
 
 def _weighs_most(course: Course) -> QuizQuestion:
@@ -134,13 +138,14 @@ def _weighs_most(course: Course) -> QuizQuestion:
     known = sorted({t for t in tokenize(q.question) if t in bm25.vocabulary and t not in STOPWORDS},
                    key=lambda t: (bm25.idf[bm25.vocabulary[t]], t))
     common, rare = known[0], known[-1]
-    return _applied(f"In the query \"{q.question}\", which word weighs most in a chunk's BM25 score when the chunk "
-                    "contains each of them once?", (
-        Option(f"'{rare}'", True, f"it occurs in the fewest chunks, so its idf is the largest "
-                                  f"({bm25.idf[bm25.vocabulary[rare]]:.2f})"),
-        Option(f"'{common}'", False, f"it occurs in the most chunks, so its idf is the smallest "
-                                     f"({bm25.idf[bm25.vocabulary[common]]:.2f})"),
-        Option("every word weighs the same", False, "that ignores idf: a rare word tells more than a common one")))
+    return _applied(say("In the query \"{query}\", which word weighs most in a chunk's BM25 score when the chunk "
+                        "contains each of them once?", query=q.question), (
+        Option(f"'{rare}'", True, say("it occurs in the fewest chunks, so its idf is the largest ({idf:.2f})",
+                                      idf=bm25.idf[bm25.vocabulary[rare]])),
+        Option(f"'{common}'", False, say("it occurs in the most chunks, so its idf is the smallest ({idf:.2f})",
+                                         idf=bm25.idf[bm25.vocabulary[common]])),
+        Option(_("every word weighs the same"), False,
+               _("that ignores idf: a rare word tells more than a common one"))))
 
 
 def _shortlist(course: Course) -> QuizQuestion:
@@ -148,14 +153,15 @@ def _shortlist(course: Course) -> QuizQuestion:
     i = next((i for i, r in enumerate(ranks) if r > RERANK_DEPTH or r == 0), int(np.argmax(ranks)))
     rank, query = int(ranks[i]), course.queries[i]
     reachable = 0 < rank <= RERANK_DEPTH
-    where = f"at rank {rank}" if rank else "nowhere"
-    why = f"the reranker sees only the top {RERANK_DEPTH}, and the chunk is {where}"
-    return _applied(f"For the query \"{query.text}\", E/hybrid ranks the first chunk carrying its needle {where}. "
-                    f"The reranker rereads the hybrid top {RERANK_DEPTH}. Can it put that chunk first?", (
-        Option("no", not reachable, why),
-        Option("yes", reachable, why),
-        Option("yes, because a cross-encoder reads every chunk of the corpus", False,
-               "it reads query-chunk pairs, which is why it only rereads a shortlist")))
+    where = say("at rank {rank}", rank=rank) if rank else _("nowhere")
+    why = say("the reranker sees only the top {depth}, and the chunk is {where}", depth=RERANK_DEPTH, where=where)
+    return _applied(say("For the query \"{query}\", E/hybrid ranks the first chunk carrying its needle {where}. "
+                        "The reranker rereads the hybrid top {depth}. Can it put that chunk first?",
+                        query=query.text, where=where, depth=RERANK_DEPTH), (
+        Option(_("no"), not reachable, why),
+        Option(_("yes"), reachable, why),
+        Option(_("yes, because a cross-encoder reads every chunk of the corpus"), False,
+               _("it reads query-chunk pairs, which is why it only rereads a shortlist"))))
 
 
 def _l2_to_cosine(course: Course) -> QuizQuestion:
@@ -163,11 +169,12 @@ def _l2_to_cosine(course: Course) -> QuizQuestion:
     similarity = vectors[1:] @ vectors[0]
     a, b = vectors[0], vectors[1 + int(np.argmax(similarity))]  # a near pair: d, d² and d²/2 read apart
     d = float(np.linalg.norm(a - b))
-    return _applied(f"Two normalised chunk vectors of this course lie at L2 distance {d:.3f}. What is their cosine "
-                    "distance?", (
-        Option(f"{d * d / 2:.3f}", True, f"1 - cos = d² / 2 = {d:.3f}² / 2"),
-        Option(f"{d:.3f}", False, "the square is missing: the two distances rank pairs alike but are not equal"),
-        Option(f"{d * d:.3f}", False, "half of that: expand |a - b|² = 2 - 2 cos for unit vectors")))
+    return _applied(say("Two normalised chunk vectors of this course lie at L2 distance {d:.3f}. What is their "
+                        "cosine distance?", d=d), (
+        Option(say("{x:.3f}", x=d * d / 2), True, say("1 - cos = d² / 2 = {d:.3f}² / 2", d=d)),
+        Option(say("{x:.3f}", x=d), False,
+               _("the square is missing: the two distances rank pairs alike but are not equal")),
+        Option(say("{x:.3f}", x=d * d), False, _("half of that: expand |a - b|² = 2 - 2 cos for unit vectors"))))
 
 
 def _at_the_cut(course: Course) -> QuizQuestion:
@@ -188,21 +195,22 @@ def _at_the_cut(course: Course) -> QuizQuestion:
 def _quote_length(course: Course) -> QuizQuestion:
     c = next(c for c in course.chunks("E") if c.header and len(c.text) != len(c.content))
     n = c.end - c.start
-    return _applied(f"A citation's locator is #char={c.start},{c.end}, and the chunk it cites was embedded as "
-                    f"{len(c.text)} characters of text. How many characters does the quote have?", (
-        Option(str(n), True, "the quote is the chunk's content, the document sliced from start to end"),
-        Option(str(len(c.text)), False, "that is the embedded text, header included: the header is not in the "
-                                        "document, so it is never quoted"),
-        Option(str(n + 1), False, "the end is exclusive, as in a Python slice")))
+    return _applied(say("A citation's locator is #char={start},{end}, and the chunk it cites was embedded as "
+                        "{length} characters of text. How many characters does the quote have?",
+                        start=c.start, end=c.end, length=len(c.text)), (
+        Option(str(n), True, _("the quote is the chunk's content, the document sliced from start to end")),
+        Option(str(len(c.text)), False, _("that is the embedded text, header included: the header is not in the "
+                                          "document, so it is never quoted")),
+        Option(str(n + 1), False, _("the end is exclusive, as in a Python slice"))))
 
 
 def _unreadable(course: Course) -> QuizQuestion:
     n = len(course.corpus.documents)
-    return _applied(f"A folder holds this course's {n} documents, and one of them cannot be read. How many documents "
-                    "does indexing put in the index?", (
-        Option(str(n - 1), True, "the others are indexed, and the failed one is reported with its reason"),
-        Option(str(n), False, "the unreadable one has no text to embed; it is reported, not indexed"),
-        Option("0", False, "stopping would let one stray file block every update")))
+    return _applied(say("A folder holds this course's {n} documents, and one of them cannot be read. How many "
+                        "documents does indexing put in the index?", n=n), (
+        Option(str(n - 1), True, _("the others are indexed, and the failed one is reported with its reason")),
+        Option(str(n), False, _("the unreadable one has no text to embed; it is reported, not indexed")),
+        Option("0", False, _("stopping would let one stray file block every update"))))
 
 
 def _start(course: Course) -> list[QuizQuestion]:
@@ -237,25 +245,28 @@ def _chunking(course: Course) -> list[QuizQuestion]:
     lost_a, lost_b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
     counts = sorted({lost_a, chapter.DESTROYED_BLIND, 0, lost_a + 5} - {None})
     return [
-        _before_reveal(QuizQuestion(f"How many of the {ev.n_questions} needles does blind chunking (A) destroy on "
-                                    "this corpus?",
+        _before_reveal(QuizQuestion(say("How many of the {n} needles does blind chunking (A) destroy on this "
+                                        "corpus?", n=ev.n_questions),
                  tuple(Option(str(n), n == lost_a,
-                              f"{lost_a} needles run past a {SIZE}-character window edge here" if n == lost_a
-                              else f"the chapter's corpus lost {chapter.DESTROYED_BLIND}; this corpus and its needles "
-                                   "differ"
+                              say("{lost} needles run past a {size}-character window edge here", lost=lost_a, size=SIZE)
+                              if n == lost_a
+                              else say("the chapter's corpus lost {lost}; this corpus and its needles differ",
+                                       lost=chapter.DESTROYED_BLIND)
                               if n == chapter.DESTROYED_BLIND else
-                              "a needle dies when a window edge lands inside it; the table below counts them")
+                              _("a needle dies when a window edge lands inside it; the table below counts them"))
                        for n in counts))),
-        _before_reveal(_yes_no("Does overlap (B) save every needle that A destroys on this corpus?", lost_b == 0,
-                               f"every destroyed needle is rescued by the {OVERLAP} carried characters",
-                               f"{lost_b} stay destroyed, because the carried {OVERLAP} characters only rescue a "
-                               f"needle cut in its first {OVERLAP} characters")),
-        QuizQuestion("Which of a chunk's two texts is quoted back to the user?", (
-            Option("content: the chunk's own words", True,
-                   "its offsets slice it out of the document exactly, so the citation can be checked"),
-            Option("text: header, overlap and content", False,
-                   "text is what gets embedded; the header is not in the document, so a quote of it would not verify"),
-            Option("both, one after the other", False, "a citation quotes one range of the document, no more"))),
+        _before_reveal(_yes_no(_("Does overlap (B) save every needle that A destroys on this corpus?"), lost_b == 0,
+                               say("every destroyed needle is rescued by the {overlap} carried characters",
+                                   overlap=OVERLAP),
+                               say("{lost} stay destroyed, because the carried {overlap} characters only rescue a "
+                                   "needle cut in its first {overlap} characters", lost=lost_b, overlap=OVERLAP))),
+        QuizQuestion(_("Which of a chunk's two texts is quoted back to the user?"), (
+            Option(_("content: the chunk's own words"), True,
+                   _("its offsets slice it out of the document exactly, so the citation can be checked")),
+            Option(_("text: header, overlap and content"), False,
+                   _("text is what gets embedded; the header is not in the document, so a quote of it would "
+                     "not verify")),
+            Option(_("both, one after the other"), False, _("a citation quotes one range of the document, no more")))),
         _boundary(course),
     ]
 
@@ -265,26 +276,28 @@ def _dense(course: Course) -> list[QuizQuestion]:
     c = ev.compare("E/dense", "C/dense", "Hit@20").test
     significant = c.p < 0.05
     return [
-        QuizQuestion("Two runs on the same 64 queries find the needle in the top 20 for 40 and 37 of them (Hit@20 "
-                     "0.625 against 0.578). What can you conclude?", (
-            Option("nothing yet: run a paired test on the queries where they disagree", True,
-                   "three queries out of 64 sit well inside either run's Wilson interval; only the paired "
-                   "test on the discordant queries can tell"),
-            Option("the first is better, by three queries", False, "a point estimate is not a finding"),
-            Option("they are equal", False, "no test said that either: not detected is not the same as equal"))),
-        QuizQuestion("What does the sign test count?", (
-            Option("the queries where exactly one of the two runs finds the needle", True,
-                   "ties tell nothing about which run is better"),
-            Option("every query, weighted by how far apart the two runs rank its needle", False,
-                   "that is a different test; the sign test throws the ties away"),
-            Option("the queries where both runs find the needle", False,
-                   "those agree, so they say nothing about which run is better: the test drops them"))),
+        QuizQuestion(_("Two runs on the same 64 queries find the needle in the top 20 for 40 and 37 of them (Hit@20 "
+                     "0.625 against 0.578). What can you conclude?"), (
+            Option(_("nothing yet: run a paired test on the queries where they disagree"), True,
+                   _("three queries out of 64 sit well inside either run's Wilson interval; only the paired "
+                   "test on the discordant queries can tell")),
+            Option(_("the first is better, by three queries"), False, _("a point estimate is not a finding")),
+            Option(_("they are equal"), False, _("no test said that either: not detected is not the same as equal")))),
+        QuizQuestion(_("What does the sign test count?"), (
+            Option(_("the queries where exactly one of the two runs finds the needle"), True,
+                   _("ties tell nothing about which run is better")),
+            Option(_("every query, weighted by how far apart the two runs rank its needle"), False,
+                   _("that is a different test; the sign test throws the ties away")),
+            Option(_("the queries where both runs find the needle"), False,
+                   _("those agree, so they say nothing about which run is better: the test drops them")))),
         _before_reveal(_yes_no(
-            "Does the header's gain (E against C at Hit@20) reach significance on this corpus?", significant,
-            f"the sign test gives p = {c.p:.3g} for +{c.wins}/-{c.losses}",
-            f"the sign test gives p = {c.p:.3g} for +{c.wins}/-{c.losses} here, against the chapter's "
-            f"+{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0]}/"
-            f"-{chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1]}: inconclusive, {INCONCLUSIVE}")),
+            _("Does the header's gain (E against C at Hit@20) reach significance on this corpus?"), significant,
+            say("the sign test gives p = {p:.3g} for +{wins}/-{losses}", p=c.p, wins=c.wins, losses=c.losses),
+            say("the sign test gives p = {p:.3g} for +{wins}/-{losses} here, against the chapter's "
+                "+{chapter_wins}/-{chapter_losses}: inconclusive, {inconclusive}", p=c.p, wins=c.wins,
+                losses=c.losses, chapter_wins=chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0],
+                chapter_losses=chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1],
+                inconclusive=_(INCONCLUSIVE)))),
         _pair(course),
     ]
 
@@ -293,67 +306,71 @@ def _bm25(course: Course) -> list[QuizQuestion]:
     ev = course.evaluation("E")
     dense, bm25 = ev["E/dense"].value("Hit@1"), ev["E/bm25"].value("Hit@1")
     return [
-        QuizQuestion("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?", (
-            Option("cosine distances and BM25 scores are not on one scale", True,
-                   "ranks are comparable, raw scores are not; nothing needs calibrating"),
-            Option("because the best chunk of each list should win", False,
-                   "that is taking the maximum; summing 1 / (k + rank) rewards chunks both lists rank well"),
-            Option("because BM25 scores can be negative", False,
-                   "with this idf they are never negative; the problem is their unbounded scale")),),
+        QuizQuestion(_("Why does reciprocal rank fusion add 1 / (k + rank) instead of adding the two scores?"), (
+            Option(_("cosine distances and BM25 scores are not on one scale"), True,
+                   _("ranks are comparable, raw scores are not; nothing needs calibrating")),
+            Option(_("because the best chunk of each list should win"), False,
+                   _("that is taking the maximum; summing 1 / (k + rank) rewards chunks both lists rank well")),
+            Option(_("because BM25 scores can be negative"), False,
+                   _("with this idf they are never negative; the problem is their unbounded scale"))),),
         _before_reveal(_yes_no(
-            "On this corpus, is BM25's Hit@1 point estimate above dense retrieval's (strategy E)?", bm25 > dense,
-            f"{bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
-            f"{bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so")),
-        QuizQuestion("A query names an exact function from a code block. Which retriever should find it?", (
-            Option("BM25: it matches the exact string", True,
-                   "a rare identifier gets a high idf, while an embedding blurs it into its neighbours"),
-            Option("dense: it understands meaning", False, "the meaning of an identifier is mostly its spelling"),
-            Option("a reranker, since it reads query and chunk word by word", False,
-                   "a reranker only reorders a shortlist: a chunk neither retriever returns never reaches it"))),
+            _("On this corpus, is BM25's Hit@1 point estimate above dense retrieval's (strategy E)?"), bm25 > dense,
+            say("{bm25:.3f} against {dense:.3f}; whether that is more than noise, the paired test says",
+                bm25=bm25, dense=dense),
+            say("{bm25:.3f} against {dense:.3f}; the chapter found the opposite, so say so", bm25=bm25, dense=dense))),
+        QuizQuestion(_("A query names an exact function from a code block. Which retriever should find it?"), (
+            Option(_("BM25: it matches the exact string"), True,
+                   _("a rare identifier gets a high idf, while an embedding blurs it into its neighbours")),
+            Option(_("dense: it understands meaning"), False, _("the meaning of an identifier is mostly its spelling")),
+            Option(_("a reranker, since it reads query and chunk word by word"), False,
+                   _("a reranker only reorders a shortlist: a chunk neither retriever returns never reaches it")))),
         _weighs_most(course),
     ]
 
 
 def _rerank(course: Course) -> list[QuizQuestion]:
     return [
-        QuizQuestion("Why can a cross-encoder not be precomputed like the chunk vectors?", (
-            Option("it reads query and chunk together, so every pair is new work at query time", True,
-                   "that joint reading is what makes it precise and slow"),
-            Option("it is a bi-encoder with a larger model, so its vectors are too big to store", False,
-                   "a cross-encoder makes no chunk vector at all: it scores each (query, chunk) pair"),
-            Option("it can, with a larger cache", False, "no cache holds pairs with queries nobody has asked yet"))),
-        _before_reveal(QuizQuestion("The reranker sees the hybrid top 25. A needle missing from those 25 ...", (
-            Option("can never be fixed by the reranker", True,
-                   "a reranker reorders a shortlist; the shortlist sets its ceiling"),
-            Option("is found if the reranker is good enough", False, "it never sees that chunk"),
-            Option("moves into the top 25 after reranking", False, "reranking only reorders")))),
-        QuizQuestion("Late interaction (MaxSim) keeps one vector per ...", (
-            Option("word piece", True, "each query piece takes its best match among a chunk's pieces"),
-            Option("chunk", False, "that is the bi-encoder of notebook 02"),
-            Option("query, matched against every piece of the chunk", False,
-                   "the query keeps one vector per piece too: each query piece takes its own best match"))),
+        QuizQuestion(_("Why can a cross-encoder not be precomputed like the chunk vectors?"), (
+            Option(_("it reads query and chunk together, so every pair is new work at query time"), True,
+                   _("that joint reading is what makes it precise and slow")),
+            Option(_("it is a bi-encoder with a larger model, so its vectors are too big to store"), False,
+                   _("a cross-encoder makes no chunk vector at all: it scores each (query, chunk) pair")),
+            Option(_("it can, with a larger cache"), False,
+                   _("no cache holds pairs with queries nobody has asked yet")))),
+        _before_reveal(QuizQuestion(_("The reranker sees the hybrid top 25. A needle missing from those 25 ..."), (
+            Option(_("can never be fixed by the reranker"), True,
+                   _("a reranker reorders a shortlist; the shortlist sets its ceiling")),
+            Option(_("is found if the reranker is good enough"), False, _("it never sees that chunk")),
+            Option(_("moves into the top 25 after reranking"), False, _("reranking only reorders"))))),
+        QuizQuestion(_("Late interaction (MaxSim) keeps one vector per ..."), (
+            Option(_("word piece"), True, _("each query piece takes its best match among a chunk's pieces")),
+            Option(_("chunk"), False, _("that is the bi-encoder of notebook 02")),
+            Option(_("query, matched against every piece of the chunk"), False,
+                   _("the query keeps one vector per piece too: each query piece takes its own best match")))),
         _shortlist(course),
     ]
 
 
 def _distances(course: Course) -> list[QuizQuestion]:
     return [
-        QuizQuestion("For unit-length vectors, how are the L2 distance d and the cosine distance related?", (
-            Option("1 - cos = d² / 2", True, "expand |a - b|² with |a| = |b| = 1"),
-            Option("1 - cos = d", False, "the square is missing: check it on two real chunks"),
-            Option("1 - cos = d²", False, "half of that: |a - b|² = 2 - 2 cos for unit vectors"))),
-        _before_reveal(QuizQuestion("Without normalisation, what does a vector's norm track?", (
-            Option("largely the length of the text", True,
-                   "a mean-pooled vector's norm grows and shrinks with the text, not only its meaning"),
-            Option("how relevant the chunk is", False, "relevance is a relation to a query; a norm has no query"),
-            Option("nothing: all norms are 1", False, "only after normalisation")))),
-        QuizQuestion("Why does a fixed threshold need normalised vectors?", (
-            Option("so that a vector's length, which tracks the text's length, no longer adds to the distance", True,
-                   "without it a long chunk and a short one would need different cuts; length still moves "
-                   "the mean-pooled direction, so check a cut on short and long queries alike"),
-            Option("so that distances lie between 0 and 1", False,
-                   "the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness per number"),
-            Option("it does not", False, "see the un-normalised distances above: they drift with length far more"))),
+        QuizQuestion(_("For unit-length vectors, how are the L2 distance d and the cosine distance related?"), (
+            Option(_("1 - cos = d² / 2"), True, _("expand |a - b|² with |a| = |b| = 1")),
+            Option(_("1 - cos = d"), False, _("the square is missing: check it on two real chunks")),
+            Option(_("1 - cos = d²"), False, _("half of that: |a - b|² = 2 - 2 cos for unit vectors")))),
+        _before_reveal(QuizQuestion(_("Without normalisation, what does a vector's norm track?"), (
+            Option(_("largely the length of the text"), True,
+                   _("a mean-pooled vector's norm grows and shrinks with the text, not only its meaning")),
+            Option(_("how relevant the chunk is"), False, _("relevance is a relation to a query; a norm has no query")),
+            Option(_("nothing: all norms are 1"), False, _("only after normalisation"))))),
+        QuizQuestion(_("Why does a fixed threshold need normalised vectors?"), (
+            Option(_("so that a vector's length, which tracks the text's length, no longer adds to the distance"), True,
+                   _("without it a long chunk and a short one would need different cuts; length still moves "
+                   "the mean-pooled direction, so check a cut on short and long queries alike")),
+            Option(_("so that distances lie between 0 and 1"), False,
+                   _("the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness "
+                     "per number")),
+            Option(_("it does not"), False,
+                   _("see the un-normalised distances above: they drift with length far more")))),
         _l2_to_cosine(course),
     ]
 
@@ -393,47 +410,49 @@ def _thresholds(course: Course) -> list[QuizQuestion]:
 
 def _citations(course: Course) -> list[QuizQuestion]:
     return [
-        QuizQuestion("The model writes [2]. Who turns that into a link?", (
-            Option("the server, from the citation table the model never sees", True,
-                   "a model that writes links can invent them; one that writes numbers cannot point anywhere"),
-            Option("the model, by copying the URL from the prompt", False,
-                   "a small model copies identifiers badly, as the chapter's invented papers show"),
-            Option("the model, in a citation table it writes at the end of its answer", False,
-                   "a table the model writes can name sources that were never retrieved; the server builds it"))),
-        QuizQuestion("What does a `#char=from,to` locator promise?", (
-            Option("slicing the document's canonical text there gives exactly the quoted words", True,
-                   "`verify()` checks just that"),
-            Option("the answer is somewhere in the document", False, "that is a document name, not a locator"),
-            Option("the chunk's text, header included, starts there", False, "the header is not in the document"))),
-        QuizQuestion("When nothing passes the cut, what does the pipeline send to the language model?", (
-            Option("nothing: it answers NO ANSWER without calling the model", True,
-                   "the refusal costs one comparison and cannot be talked out of"),
-            Option("the question, with an instruction to say it does not know", False,
-                   "an instruction can be ignored; a gate cannot"),
-            Option("the four nearest chunks anyway", False, "that is the bluff"))),
+        QuizQuestion(_("The model writes [2]. Who turns that into a link?"), (
+            Option(_("the server, from the citation table the model never sees"), True,
+                   _("a model that writes links can invent them; one that writes numbers cannot point anywhere")),
+            Option(_("the model, by copying the URL from the prompt"), False,
+                   _("a small model copies identifiers badly, as the chapter's invented papers show")),
+            Option(_("the model, in a citation table it writes at the end of its answer"), False,
+                   _("a table the model writes can name sources that were never retrieved; the server builds it")))),
+        QuizQuestion(_("What does a `#char=from,to` locator promise?"), (
+            Option(_("slicing the document's canonical text there gives exactly the quoted words"), True,
+                   _("`verify()` checks just that")),
+            Option(_("the answer is somewhere in the document"), False, _("that is a document name, not a locator")),
+            Option(_("the chunk's text, header included, starts there"), False,
+                   _("the header is not in the document")))),
+        QuizQuestion(_("When nothing passes the cut, what does the pipeline send to the language model?"), (
+            Option(_("nothing: it answers NO ANSWER without calling the model"), True,
+                   _("the refusal costs one comparison and cannot be talked out of")),
+            Option(_("the question, with an instruction to say it does not know"), False,
+                   _("an instruction can be ignored; a gate cannot")),
+            Option(_("the four nearest chunks anyway"), False, _("that is the bluff")))),
         _quote_length(course),
     ]
 
 
 def _production(course: Course) -> list[QuizQuestion]:
     return [
-        QuizQuestion("Why is every document in the index stamped with the model that embedded it?", (
-            Option("vectors from two models are not comparable, so mixing them must be refused", True,
-                   "the distances would be meaningless, and nothing would look wrong"),
-            Option("so that queries can be filtered by model", False,
-                   "a query is embedded with one model; the stamp is there to refuse an index of another"),
-            Option("so that an old index keeps working when the model is upgraded", False,
-                   "the opposite: the stamp makes the index refuse queries of another model; an upgrade re-embeds"))),
-        QuizQuestion("One document of the folder cannot be read. What should indexing do?", (
-            Option("index the others, and report the failed one with its reason", True,
-                   "one bad file must not break the folder, and the count must say what happened"),
-            Option("stop with an error", False, "then one stray file blocks every update"),
-            Option("skip it silently", False, "a silent skip is a hole nobody will find"))),
-        QuizQuestion("A PDF's page headers ended up in the middle of a paragraph. What notices it?", (
-            Option("an evaluation whose needles must arrive in full", True,
-                   "a needle cut by a page header no longer matches, and the hit rate drops"),
-            Option("the embedding model", False, "it embeds whatever text it gets"),
-            Option("the threshold", False, "the distances may barely move"))),
+        QuizQuestion(_("Why is every document in the index stamped with the model that embedded it?"), (
+            Option(_("vectors from two models are not comparable, so mixing them must be refused"), True,
+                   _("the distances would be meaningless, and nothing would look wrong")),
+            Option(_("so that queries can be filtered by model"), False,
+                   _("a query is embedded with one model; the stamp is there to refuse an index of another")),
+            Option(_("so that an old index keeps working when the model is upgraded"), False,
+                   _("the opposite: the stamp makes the index refuse queries of another model; an upgrade "
+                     "re-embeds")))),
+        QuizQuestion(_("One document of the folder cannot be read. What should indexing do?"), (
+            Option(_("index the others, and report the failed one with its reason"), True,
+                   _("one bad file must not break the folder, and the count must say what happened")),
+            Option(_("stop with an error"), False, _("then one stray file blocks every update")),
+            Option(_("skip it silently"), False, _("a silent skip is a hole nobody will find")))),
+        QuizQuestion(_("A PDF's page headers ended up in the middle of a paragraph. What notices it?"), (
+            Option(_("an evaluation whose needles must arrive in full"), True,
+                   _("a needle cut by a page header no longer matches, and the hit rate drops")),
+            Option(_("the embedding model"), False, _("it embeds whatever text it gets")),
+            Option(_("the threshold"), False, _("the distances may barely move")))),
         _unreadable(course),
     ]
 
@@ -494,38 +513,41 @@ def _approximate(course: Course) -> list[QuizQuestion]:
         return say("{count:,} bytes", count=count)
 
     return [
-        QuizQuestion("What does a larger efSearch buy, and what does it cost?", (
-            Option("more of the true nearest found, for more time per query", True,
-                   "the walk keeps more candidates and explores more of the graph before it stops"),
-            Option("a smaller index, for a longer build", False,
-                   "efSearch is set at query time and changes neither the index nor its build: those are M and "
-                   "efConstruction"),
-            Option("exact results, at no cost", False,
-                   "recall rises towards 1 but every step costs time per query, as the slider shows"))),
+        QuizQuestion(_("What does a larger efSearch buy, and what does it cost?"), (
+            Option(_("more of the true nearest found, for more time per query"), True,
+                   _("the walk keeps more candidates and explores more of the graph before it stops")),
+            Option(_("a smaller index, for a longer build"), False,
+                   _("efSearch is set at query time and changes neither the index nor its build: those are M and "
+                   "efConstruction")),
+            Option(_("exact results, at no cost"), False,
+                   _("recall rises towards 1 but every step costs time per query, as the slider shows")))),
         _applied(say("Strategy E's {n:,} chunk vectors hold {d} float32 numbers each. How much memory does the exact "
                      "scan read for every query?", n=n, d=d), (
             Option(size(per_query), True, say("{n:,} x {d} x 4 bytes; the exact scan reads every vector "
                                               "for every query, so its time grows with the collection", n=n, d=d)),
-            Option(size(n * d), False, "a float32 number takes 4 bytes, not 1"),
+            Option(size(n * d), False, _("a float32 number takes 4 bytes, not 1")),
             Option(size(n * 4), False, say("each vector holds {d} numbers, not one", d=d)))),
-        QuizQuestion("When is the exact scan the right answer?", (
-            Option("when its scan costs less than the stages around it, or every answer must be the true nearest", True,
-                   "at the course's size it is exact, needs no build, no graph and no setting, and costs a "
-                   "fraction of the query's embedding"),
-            Option("never in production: an index is always faster", False,
-                   "at the course's size the graph saves a fraction of a millisecond and costs a build, memory and a "
-                   "setting to tune"),
-            Option("only when the vectors are normalised", False,
-                   "normalising decides what a distance means; exact or approximate is a separate choice"))),
-        QuizQuestion("An HNSW index finds 95% of the exact top 20. What does the missing 5% mean for a RAG pipeline?", (
-            Option("some queries lose chunks they would have had, a needle among them: measure the hit rate with the "
-                   "index you deploy", True,
-                   "the evaluation of notebooks 02 to 04 ran on the exact scan; an index that misses chunks "
-                   "changes its figures"),
-            Option("nothing: the graph misses only the least similar of the 20", False,
-                   "a walk can miss any of the 20, the nearest included"),
-            Option("the answers get 5% shorter", False,
-                   "the prompt still holds the chunks the index found; some are other chunks than the exact scan's"))),
+        QuizQuestion(_("When is the exact scan the right answer?"), (
+            Option(_("when its scan costs less than the stages around it, or every answer must be the true "
+                     "nearest"), True,
+                   _("at the course's size it is exact, needs no build, no graph and no setting, and costs a "
+                   "fraction of the query's embedding")),
+            Option(_("never in production: an index is always faster"), False,
+                   _("at the course's size the graph saves a fraction of a millisecond and costs a build, memory and a "
+                   "setting to tune")),
+            Option(_("only when the vectors are normalised"), False,
+                   _("normalising decides what a distance means; exact or approximate is a separate choice")))),
+        QuizQuestion(_("An HNSW index finds 95% of the exact top 20. What does the missing 5% mean for a RAG "
+                       "pipeline?"), (
+            Option(_("some queries lose chunks they would have had, a needle among them: measure the hit rate with the "
+                   "index you deploy"), True,
+                   _("the evaluation of notebooks 02 to 04 ran on the exact scan; an index that misses chunks "
+                   "changes its figures")),
+            Option(_("nothing: the graph misses only the least similar of the 20"), False,
+                   _("a walk can miss any of the 20, the nearest included")),
+            Option(_("the answers get 5% shorter"), False,
+                   _("the prompt still holds the chunks the index found; some are other chunks than the exact "
+                     "scan's")))),
     ]
 
 
