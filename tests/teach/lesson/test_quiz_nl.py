@@ -2,6 +2,7 @@
 misconception distractors and every reason, with the English figures written the Dutch way, and no template of the
 quiz left without its Dutch entry."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from dutch import dutch_share
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/teach: test_language's helpers, shared with the pilot
 from test_language import QUOTED, all_templates, assert_dutch, numbers, wordless  # noqa: E402
+
+FIELD = re.compile(r"\{[^{}]*\}")  # a field's name ({bluffs}) is code, not a word of the prose
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +60,16 @@ def test_every_knowledge_check_comes_out_dutch_with_the_english_figures(course, 
     same = [nl for en, nl in zip(english, dutch) if en == nl and any(c.isalpha() for c in en.split("\n")[0])
             and not en.startswith(("1 - cos", "'", "BM25"))]
     assert not same, f"quiz {notebook}: still English in Dutch: {same}"
+
+
+@pytest.mark.xfail(strict=True, reason="nl.toml (another part's file) has 'de assistant' for the 00 question: "
+                   "reported; when it reads 'assistent' this passes, and the mark goes")
+def test_the_dutch_quiz_keeps_to_the_glossary():
+    sys.path.insert(0, str(Path(__file__).parents[1] / "classroom"))
+    from test_edition import glossary, glossary_breaches
+
+    rows, catalogue = glossary(), language.catalogue("nl")
+    breaches = [f"{t!r}: {b}" for ts in all_templates()["lesson.quiz"].values() for t in ts
+                if isinstance(t, str) and t in catalogue
+                for b in glossary_breaches(*(FIELD.sub(" ", x) for x in (t, catalogue[t].translated)), rows)[1]]
+    assert not breaches, "\n".join(breaches)
