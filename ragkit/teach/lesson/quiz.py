@@ -294,10 +294,10 @@ def _dense(course: Course) -> list[QuizQuestion]:
             _("Does the header's gain (E against C at Hit@20) reach significance on this corpus?"), significant,
             say("the sign test gives p = {p:.3g} for +{wins}/-{losses}", p=c.p, wins=c.wins, losses=c.losses),
             say("the sign test gives p = {p:.3g} for +{wins}/-{losses} here, against the chapter's "
-                "+{chapter_wins}/-{chapter_losses}: inconclusive, {inconclusive}", p=c.p, wins=c.wins,
+                "+{chapter_wins}/-{chapter_losses}: inconclusive, {INCONCLUSIVE}", p=c.p, wins=c.wins,
                 losses=c.losses, chapter_wins=chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][0],
                 chapter_losses=chapter.COMPARISONS[('E/dense', 'C/dense', 'Hit@20')][1],
-                inconclusive=_(INCONCLUSIVE)))),
+                INCONCLUSIVE=_(INCONCLUSIVE)))),
         _pair(course),
     ]
 
