@@ -477,8 +477,8 @@ def tuning_questions(result: Study) -> list[QuizQuestion]:
                    _("that score is why it was chosen: the best of several noisy scores is partly the luckiest")),
             Option(say("the mean of the two, {mean:.3f}", mean=(trial.tune + trial.held) / 2), False,
                    _("half of that mean is still the score the value was chosen on"))), applies=True),
-        QuizQuestion(say("On the held-out half, does {setting}'s value chosen on the tuning half ({chosen}) score "
-                         "below the default ({default})?", setting=label(judged.parameter), chosen=shown(judged.chosen),
+        QuizQuestion(say("On the held-out half, does {setting}'s value chosen on the tuning half, {chosen}, score "
+                         "below the default, {default}?", setting=label(judged.parameter), chosen=shown(judged.chosen),
                          default=shown(judged.default)), (
             Option(_("yes"), below, scores), Option(_("no"), not below, scores)), applies=True),
         QuizQuestion(_("Why do both phrasings of a needle go to the same half?"), (
