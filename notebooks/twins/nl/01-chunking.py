@@ -57,7 +57,7 @@ language.use("nl")
 # %% [markdown]
 # ## Drie ingrediënten, zes strategieën
 #
-# Voordat er iets te retrieven valt, moet elk document in stukken geknipt worden die klein genoeg zijn om te embedden
+# Voordat er iets opgehaald kan worden, moet elk document in stukken geknipt worden die klein genoeg zijn om te embedden
 # en in een prompt te plakken. ragkit bouwt zijn chunkers uit drie ingrediënten:
 #
 # - **blind of boundaries**: knip elke 512 tekens zonder te kijken, of pak hele alinea's in tot dat budget, en val
@@ -68,7 +68,7 @@ language.use("nl")
 # Blind of boundaries, met of zonder header, met of zonder overlap: dat geeft de zes strategieën A tot F uit
 # elk notebook. (Een header is pas zinvol als je op grenzen knipt, dus blind chunking krijgt er geen.)
 # De eerste cel draait de hele evaluatie één keer; op een nieuwe machine embedt hij elke chunk van elke strategie,
-# wat even duurt; latere runs lezen de vectoren van schijf.
+# wat even duurt. Latere runs lezen de vectoren van schijf.
 
 # %%
 import pandas as pd
@@ -127,12 +127,12 @@ narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 # %% [markdown]
 # ### Hoe overlap aan een vector trekt, gemeten
 #
-# Ook voor de embedding is die staart niet neutraal. De reden van het hoofdstuk waarom overlap bovenop de header de
-# ranking schaadt (F tegen E, +2/-6 in het hoofdstuk) is mechanisch: de vector van een chunk is een gemiddelde over zijn
+# Ook voor de embedding is die staart niet neutraal. Het hoofdstuk verklaart mechanisch waarom overlap bovenop de header de
+# ranking schaadt (F tegen E, +2/-6 in het hoofdstuk): de vector van een chunk is een gemiddelde over zijn
 # tokens, dus 64 tekens van de vorige chunk trekken dat gemiddelde naar het onderwerp van de buur. Dat kun je meten.
-# Neem elke chunk die een nieuwe sectie opent (zijn overlap komt dus uit een andere sectie), en bereken de cosinus van
-# zijn vector met de centroid van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap) en met
-# die van de vorige sectie, zonder en met overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
+# Neem elke chunk die een nieuwe sectie opent; zijn overlap komt dus uit een andere sectie. Bereken de cosinus van
+# zijn vector met de centroid van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap). Doe
+# hetzelfde met de centroid van de vorige sectie, zonder en met overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
 # die in de chunks die verschoven?
 
 # %%
@@ -220,10 +220,10 @@ cuts
 narrate.overlap_rule(ev, course.questions, cuts)
 
 # %% [markdown]
-# Een needle telt pas als gevonden als de prompt hem heel toont, dus de overlap wordt samen met de eigen woorden
-# van de chunk aan het model geciteerd, als één tekenbereik van het document waar een citatie naar kan wijzen. Dat
-# werkt als de overlap de tekst direct vóór de chunk is; een overlap die over een sectiekop heen is geplakt, is dat
-# niet, dus de prompt laat hem weg en een needle die alleen daar staat, telt niet. Hoeveel needles redt de overlap alleen?
+# Een needle telt pas als gevonden als de prompt hem heel toont. Daarom citeert de prompt de overlap samen met de
+# eigen woorden van de chunk, als één tekenbereik van het document waar een citatie naar kan wijzen. Dat werkt
+# alleen als de overlap de tekst direct vóór de chunk is. Een overlap die over een sectiekop heen is geplakt, is
+# dat niet: de prompt laat hem weg, en een needle die alleen daar staat, telt niet. Hoeveel needles redt de overlap alleen?
 
 # %%
 saved = {s: saved_by_overlap(course.chunks(s), course.questions) for s in "BDF"}
@@ -233,7 +233,7 @@ display(Markdown("Needles that some chunk quotes whole only thanks to its overla
 
 # %% [markdown]
 # Wat zeggen de getallen dus over overlap? Het is een verzekering met een vaste dekking van 64 tekens. Een needle
-# die niet veel langer is dan die dekking, wordt van de meeste knippen gered, dus bij korte antwoorden redt overlap
+# die niet veel langer is dan die dekking, overleeft de meeste knippen, dus bij korte antwoorden redt overlap
 # bijna alles. Een lange zin biedt een knip veel meer plekken voorbij de eerste 64 tekens, en daar helpt overlap
 # helemaal niet. Of "overlap verloor nul" klopt, hangt dus af van hoe lang de antwoorden zijn vergeleken met de
 # overlap, niet van overlap zelf: leg de twee gemiddelde lengtes hierboven naast elkaar en je hebt de verklaring

@@ -178,9 +178,9 @@ narrate.metric_shopping(shopping)
 # %% [markdown]
 # ## Alle paren tegelijk (optioneel)
 #
-# De matrix toont voor elk paar strategieën de netto-winst van de rij op de kolom bij Hit@20 (wins min losses), geteld in needles.
-# Beweeg over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken, want zo vaak
-# nodigt deze figuur uit om te kijken. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
+# De matrix toont voor elk paar strategieën de netto winst van de rij op de kolom bij Hit@20 (winsten min verliezen), geteld in needles.
+# Beweeg over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken: zo vaak
+# laat deze figuur je kijken. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
 
 # %%
 plots.win_loss_matrix(ev, "Hit@20", "dense")
@@ -191,7 +191,7 @@ plots.win_loss_matrix(ev, "Hit@20", "dense")
 #
 # 1. Verander de seed van `cluster_bootstrap` (roep hem aan op `ev["E/dense"].per_query("Hit@20")` en `ev["E/dense"].needle_ids`) en kijk hoeveel
 #    de randen van het interval bewegen. Wat zegt dat over de derde decimaal van een interval?
-# 2. Geef `holm_by_hand` de zeven p-waarden van het hoofdstuk plus nog een vergelijking met p = 0.001. Voorspel vóór het draaien welke
+# 2. Geef `holm_by_hand` de zeven p-waarden van het hoofdstuk plus nog een vergelijking met p = 0,001. Voorspel vóór het draaien welke
 #    resultaten van het hoofdstuk nu overleven; leid dan uit de vermenigvuldigers af waarom het antwoord is wat het is.
 # 3. Zoek in de win/verliesmatrix de diepste kleur met een Holm-p boven 0,05. Hoeveel needles scheiden haar van significantie?
 

@@ -114,7 +114,7 @@ theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"
 pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
-# (Het hoofdstuk meldt zijn 1 − cos gelijk aan zijn L2²/2 in elk cijfer dat het afdrukt, dus hetzelfde getal staat twee keer in zijn kolom. Zijn normen zijn leeg omdat `ragkit.teach.course.chapter` ze niet vastlegt.)
+# (In het hoofdstuk is 1 − cos tot op het laatste afgedrukte cijfer gelijk aan L2²/2, dus hetzelfde getal staat twee keer in zijn kolom. Zijn normen zijn leeg omdat `ragkit.teach.course.chapter` ze niet vastlegt.)
 #
 # De vectoren zijn opgeslagen als 32-bits floats, die ongeveer zeven significante cijfers dragen. Een verschil op die schaal is afronding, geen
 # fout in de identiteit.
@@ -243,13 +243,13 @@ narrate.length_cut(nearest)
 #
 # - Op eenheidsvectoren zijn de cosine-afstand en de helft van de gekwadrateerde L2 hetzelfde getal, begrensd tussen 0 en 2, en de lengte van
 #   de vector draagt de lengte van de tekst niet meer. Een cut gaat met een vaste formule over van de ene metriek naar de andere. Normaliseren maakt
-#   een afstand wel niet blind voor lengte: de lengte van een tekst beweegt nog steeds de richting van zijn mean-pooled vector (minder word-pieces,
+#   een afstand echter niet blind voor lengte: de lengte van een tekst beweegt nog steeds de richting van zijn mean-pooled vector (minder word-pieces,
 #   een ruiziger gemiddelde), dus korte en lange teksten kunnen op verschillende typische afstanden liggen. De correlaties hierboven meten hoeveel,
 #   op dit corpus; de derde opdracht van Probeer dit onderzoekt het op één chunk.
 # - Zonder normalisatie mengt de afstand het onderwerp met de lengte van de chunk *en* de lengte van de query. Dezelfde cut is streng voor
 #   de ene query en ruim voor de andere, en een ranking erop kan chunks omhoog of omlaag schuiven om hun lengte, niet om wat ze zeggen.
 #
-# Daarom normaliseert ragkit elke vector die het embedt, en weigert zijn vectorcache elke opgeslagen rij waarvan de lengte niet één is. Breng
+# Daarom normaliseert ragkit elke vector die het embedt, en wijst zijn vectorcache elke opgeslagen rij af waarvan de lengte niet één is. Breng
 # je vectoren van elders mee, controleer dan hun normen voordat je een drempel vertrouwt, of kies een metriek (cosine) die ze wegdeelt.
 #
 # ## Probeer dit (optioneel)
