@@ -93,8 +93,12 @@ lab: $(STAMP)
 	'--LabApp.default_url=/ragkit/workspace'
 
 # The same as `make lab`, in Dutch (lab-nl) or English (lab-en), and the choice kept for every later `make lab`.
-lab-nl lab-en: $(STAMP)
-	@echo $(@:lab-%=%) > $(LANGUAGE_CHOICE)
+lab-nl: $(STAMP)
+	@echo nl > $(LANGUAGE_CHOICE)
+	@$(MAKE) --no-print-directory lab
+
+lab-en: $(STAMP)
+	@echo en > $(LANGUAGE_CHOICE)
 	@$(MAKE) --no-print-directory lab
 
 # The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export

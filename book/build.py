@@ -117,12 +117,15 @@ class Page:
     @property
     def original(self) -> str:
         """The English notebook this one translates (its own rel for an English page)."""
-        return self.rel if self.language == SOURCE else self.rel.split("/", 1)[1]
+        if self.language == SOURCE:
+            return self.rel
+        # a translation is named after its original with the language before .ipynb (06-thresholds.nl.ipynb)
+        return self.rel.split("/", 1)[1].replace(f".{self.language}.ipynb", ".ipynb")
 
     @property
     def href(self) -> str:
         """The page's file name: flat, so that every page finds assets/ beside it (``06-thresholds.nl.html``)."""
-        name = Path(self.rel).with_suffix(".html").name
+        name = Path(self.original).with_suffix(".html").name
         return name if self.language == SOURCE else name.removesuffix(".html") + f".{self.language}.html"
 
     @property
@@ -187,7 +190,7 @@ def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
 def pages(notebooks: Path = NOTEBOOKS) -> list[Page]:
     """Every main notebook, then every exercise, in order (solutions stay off the site); then each translation's.
 
-    A translation is ``notebooks/<language>/`` (``nl/00-start-here.ipynb``, ``nl/exercises/...``): its pages follow
+    A translation is ``notebooks/<language>/`` (``nl/00-start-here.nl.ipynb``, ``nl/exercises/...``): its pages follow
     the English ones, in the same order.
     """
     folders = [notebooks, *(notebooks / language for language in TRANSLATIONS)]

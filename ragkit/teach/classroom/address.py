@@ -171,13 +171,23 @@ def _first_code_cell(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookN
     return cell
 
 
+def _translated(cell: str, old: str, path: Path) -> str:
+    """``cell`` with the old cell's first comment kept in a translated notebook (``nl/``): the edition wrote it."""
+    if "nl" not in path.parts or not old.startswith("#") or not cell.startswith("#"):
+        return cell
+    return old.split("\n", 1)[0] + "\n" + cell.split("\n", 1)[1]
+
+
 def with_colab_cell(text: str, path: Path, cell: str) -> str:
-    """A notebook's (.ipynb) or twin's (.py) text with ``cell`` as its Colab cell, every other byte as it was."""
+    """A notebook's (.ipynb) or twin's (.py) text with ``cell`` as its Colab cell, every other byte as it was (a
+    translated notebook keeps its own first comment, the Colab cell's comment in its language)."""
     if path.suffix == ".ipynb":
         nb = nbformat.reads(text, as_version=4)
-        _first_code_cell(nb, path.name).source = cell
+        first = _first_code_cell(nb, path.name)
+        first.source = _translated(cell, first.source, path)
         return nbformat.writes(nb) + "\n"
     old = _first_code_cell(jupytext.reads(text, fmt="py:percent"), path.name).source
+    cell = _translated(cell, old, path)
     at = text.find(old)
     new = text if at < 0 else text[:at] + cell + text[at + len(old):]
     if at < 0 or _first_code_cell(jupytext.reads(new, fmt="py:percent"), path.name).source != cell:

@@ -227,13 +227,13 @@ def _read(path: Path) -> nbformat.NotebookNode:
 
 
 def dutch_path(notebooks: Path, name: str) -> Path:
-    """The Dutch notebook of ``name``."""
-    return notebooks / LANGUAGE / f"{name}.ipynb"
+    """The Dutch notebook of ``name``: ``nl/06-thresholds.nl.ipynb``, so that a tab tells it from the English one."""
+    return notebooks / LANGUAGE / f"{name}.{LANGUAGE}.ipynb"
 
 
 def twin_path(notebooks: Path, name: str) -> Path:
     """The py:percent twin of the Dutch notebook of ``name`` (jupytext.toml pairs notebooks/ with notebooks/twins/)."""
-    return notebooks / "twins" / LANGUAGE / f"{name}.py"
+    return notebooks / "twins" / LANGUAGE / f"{name}.{LANGUAGE}.py"
 
 
 def generated(notebooks: Path, name: str) -> tuple[str, str]:

@@ -30,9 +30,9 @@ STAND_INS = {
     "01-chunking.ipynb": "01. Chunking",  # no translation: its page has no switch
     "06-thresholds.ipynb": "06. Thresholds",
     "exercises/ex2-choose-a-threshold.ipynb": "Exercise 2: choose a threshold",
-    "nl/00-start-here.ipynb": "00. Begin hier",
-    "nl/06-thresholds.ipynb": "06. Drempels",
-    "nl/exercises/ex2-choose-a-threshold.ipynb": "Oefening 2: kies een threshold",
+    "nl/00-start-here.nl.ipynb": "00. Begin hier",
+    "nl/06-thresholds.nl.ipynb": "06. Drempels",
+    "nl/exercises/ex2-choose-a-threshold.nl.ipynb": "Oefening 2: kies een threshold",
 }
 
 
@@ -158,7 +158,7 @@ def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
     code = nbformat.v4.new_code_cell("explorer.widget()")
     code.outputs = [nbformat.v4.new_output("execute_result", {book.WIDGET: {"model_id": "x"}, "text/plain": "VBox()"})]
     nb = nbformat.v4.new_notebook(cells=[code])
-    page = book.Page(Path("nl/06-thresholds.ipynb"), "nl/06-thresholds.ipynb", "06")
+    page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
     note = book.prepare(nb, page, book.Settings.load()).cells[0].outputs[0].data["text/html"]
     assert LABELS["nl"]["kernel_note"] in note and "open%3Dnl%2F06-thresholds.ipynb" in note
     assert "needs a running Python kernel" not in note
@@ -177,7 +177,7 @@ def test_a_dutch_page_captions_each_figure_once_as_its_dutch_notebook_wrote_the_
     code.outputs = [nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
                     nbformat.v4.new_output("display_data", {"text/markdown": dutch_caption,
                                                             "text/plain": "<Markdown>"})]
-    page = book.Page(Path("nl/06-thresholds.ipynb"), "nl/06-thresholds.ipynb", "06")
+    page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
     outputs = book.prepare(nbformat.v4.new_notebook(cells=[code]), page, book.Settings.load()).cells[0].outputs
     assert len(outputs) == 1, "the figure's sentence is shown twice on the Dutch page"
 
@@ -185,7 +185,7 @@ def test_a_dutch_page_captions_each_figure_once_as_its_dutch_notebook_wrote_the_
 def test_a_dutch_pages_learning_objectives_are_the_pages_objectives():
     cells = [nbformat.v4.new_markdown_cell("# 06. Drempels"), nbformat.v4.new_markdown_cell("Een inleiding."),
              nbformat.v4.new_markdown_cell("**Leerdoelen.** Na dit notebook kun je:\n\n- een cut kiezen")]
-    page = book.Page(Path("nl/06-thresholds.ipynb"), "nl/06-thresholds.ipynb", "06")
+    page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
     prepared = book.prepare(nbformat.v4.new_notebook(cells=cells), page, book.Settings.load()).cells
     assert book.OBJECTIVES_TAG in prepared[1].metadata.get("tags", []), [c.source for c in prepared]
     assert prepared[1].source.startswith("**Leerdoelen.**")

@@ -94,7 +94,7 @@ def launch(playwright):
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook, shot, words", [
     (NOTEBOOK, "threshold-slider-moved.png", ("bluffs:", "tighter cut")),
-    (f"nl/{NOTEBOOK}", "nl-threshold-slider-moved.png", ("blufs:", "strengere cut")),
+    (f"nl/{NOTEBOOK.replace('.ipynb', '.nl.ipynb')}", "nl-threshold-slider-moved.png", ("blufs:", "strengere cut")),
 ], ids=["en", "nl"])
 def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab, notebook, shot, words):
     """The signature widget in each edition: the count follows the slider, and the Dutch 06 labels it in Dutch."""
@@ -127,7 +127,7 @@ def test_the_dutch_exercise_answers_in_dutch_in_a_browser(lab, tmp_path, monkeyp
 
     from ragkit.teach import exercises, language
 
-    path = tmp_path / "notebooks" / "nl" / "exercises" / "ex2-choose-a-threshold.ipynb"
+    path = tmp_path / "notebooks" / "nl" / "exercises" / "ex2-choose-a-threshold.nl.ipynb"
     nb = nbformat.read(path, as_version=4)
     answer = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("my_cut = None"))
     answer.source = answer.source.replace("my_cut = None", "my_cut = 0.95", 1)
@@ -144,7 +144,7 @@ def test_the_dutch_exercise_answers_in_dutch_in_a_browser(lab, tmp_path, monkeyp
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            run_all(page, base, token, "nl/exercises/ex2-choose-a-threshold.ipynb")
+            run_all(page, base, token, "nl/exercises/ex2-choose-a-threshold.nl.ipynb")
             feedback = page.locator(".jp-OutputArea-output", has_text="NOG NIET").first
             feedback.wait_for(timeout=600_000)
             feedback.scroll_into_view_if_needed()

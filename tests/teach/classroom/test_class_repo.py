@@ -50,7 +50,7 @@ def test_the_class_repository_holds_no_solution_and_no_teachers_answer(written):
         leaked = [(n, line) for line in lines for n, t in text.items() if line in t]
         assert not leaked, f"{solution}'s answer is in the class's copy: {leaked[:3]}"
     for notebook in ("00-start-here", "01-chunking", "06-thresholds", "08-production", "exercises/ex1-destroyed-needle",
-                     "exercises/ex5-cite-your-own-document", "nl/exercises/ex2-choose-a-threshold"):
+                     "exercises/ex5-cite-your-own-document", "nl/exercises/ex2-choose-a-threshold.nl"):
         assert f"notebooks/{notebook}.ipynb" in names, notebook
     for needed in ("binder/postBuild", "environment.yml", "Makefile", "pyproject.toml", "ragkit/__main__.py",
                    "data/questions.jsonl", "book/build.py"):

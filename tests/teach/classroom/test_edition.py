@@ -122,8 +122,8 @@ def test_a_new_cell_and_a_removed_cell_are_reported(copy_of_the_pilot):
     problems = [str(p) for p in edition.check(copy_of_the_pilot)]
     assert any("markdown cell fresh123 has no translation" in p for p in problems), problems
     assert any("the entry 6169e19e translates no markdown cell" in p for p in problems), problems
-    assert any("nl/00-start-here.ipynb is not what the generator writes" in p for p in problems), problems
-    assert any("twins/nl/00-start-here.py is not what the generator writes" in p for p in problems), problems
+    assert any("nl/00-start-here.nl.ipynb is not what the generator writes" in p for p in problems), problems
+    assert any("twins/nl/00-start-here.nl.py is not what the generator writes" in p for p in problems), problems
 
 
 def test_a_hand_edited_dutch_notebook_is_reported(copy_of_the_pilot):
@@ -132,7 +132,7 @@ def test_a_hand_edited_dutch_notebook_is_reported(copy_of_the_pilot):
     nb.cells[-1].source += "\nmet de hand toegevoegd"
     nbformat.write(nb, path)
     problems = [str(p) for p in edition.check(copy_of_the_pilot)]
-    assert problems == ["exercises/ex2-choose-a-threshold: nl/exercises/ex2-choose-a-threshold.ipynb is not what "
+    assert problems == ["exercises/ex2-choose-a-threshold: nl/exercises/ex2-choose-a-threshold.nl.ipynb is not what "
                         "the generator writes"]
 
 

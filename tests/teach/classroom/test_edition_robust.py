@@ -41,7 +41,7 @@ def test_a_dutch_notebook_that_is_not_utf8_and_an_english_one_that_is_not_a_note
     edition.dutch_path(notebooks, "00-start-here").write_bytes(b'{"cells": "\xff\xfe"}')
     (notebooks / "06-thresholds.ipynb").write_text("not json", encoding="utf-8")
     problems = {p.notebook: p.message for p in edition.check(notebooks)}
-    assert "nl/00-start-here.ipynb is not what the generator writes" in problems["00-start-here"]
+    assert "nl/00-start-here.nl.ipynb is not what the generator writes" in problems["00-start-here"]
     assert "06-thresholds.ipynb is not a notebook" in problems["06-thresholds"]
     assert "exercises/ex2-choose-a-threshold" not in problems  # checked, and fine
 

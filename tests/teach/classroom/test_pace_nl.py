@@ -19,12 +19,12 @@ MORE = 1
 
 def test_the_pilot_has_dutch_twins():
     assert {p.relative_to(TWINS / "nl").as_posix() for p in DUTCH} >= {
-        "00-start-here.py", "06-thresholds.py", "exercises/ex2-choose-a-threshold.py"}
+        "00-start-here.nl.py", "06-thresholds.nl.py", "exercises/ex2-choose-a-threshold.nl.py"}
 
 
 @pytest.mark.parametrize("dutch", DUTCH, ids=lambda p: p.relative_to(TWINS).as_posix())
 def test_a_dutch_notebook_has_its_english_twins_sections_and_class_time(dutch):
-    english = TWINS / dutch.relative_to(TWINS / "nl")
+    english = TWINS / dutch.relative_to(TWINS / "nl").with_name(dutch.name.replace(".nl.py", ".py"))
     assert [optional for _, optional, _, _ in sections(dutch)] == \
         [optional for _, optional, _, _ in sections(english)], "the Dutch sections are not the English ones"
     if dutch.parent.name == "exercises":

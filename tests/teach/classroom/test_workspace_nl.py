@@ -11,7 +11,7 @@ from ragkit.teach.classroom import workspace
 
 from conftest import ROOT
 
-PILOT = ("nl/00-start-here.ipynb", "nl/06-thresholds.ipynb", "nl/exercises/ex2-choose-a-threshold.ipynb")
+PILOT = ("nl/00-start-here.nl.ipynb", "nl/06-thresholds.nl.ipynb", "nl/exercises/ex2-choose-a-threshold.nl.ipynb")
 
 
 @pytest.fixture
@@ -34,8 +34,8 @@ def test_the_dutch_notebooks_are_copied_into_my_notebooks_nl_and_the_command_say
         assert (mine / rel).read_bytes() == workspace.as_opened((course / "notebooks" / rel).read_bytes())
     assert not (mine / "nl" / "catalogue").exists(), "a catalogue is not a notebook"
     said = str(done)
-    assert ("In het Nederlands: my-notebooks/nl/ (00-start-here.ipynb, 06-thresholds.ipynb, "
-            "exercises/ex2-choose-a-threshold.ipynb).") in said
+    assert ("The course in English: my-notebooks/, starting with 00-start-here.ipynb. In het Nederlands: "
+            "my-notebooks/nl/, begin met 00-start-here.nl.ipynb (`make lab-nl` opent het voortaan).") in said
     edited = nbformat.read(mine / PILOT[2], as_version=4)
     edited.cells[0].source = "my_cut = 0.675"  # the student's work in the Dutch ex2 is kept on the next refresh
     nbformat.write(edited, mine / PILOT[2])
@@ -95,6 +95,7 @@ def test_the_course_link_opens_the_chosen_languages_start_and_make_lab_nl_keeps_
     assert workspace.CHOICE_ENV != "RAGKIT_LANGUAGE"  # a kernel's language: an English notebook must stay English
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     # make lab-nl writes the choice beside the venv and runs lab, which reads it and hands it to the server
-    assert "lab-nl lab-en: $(STAMP)\n\t@echo $(@:lab-%=%) > $(LANGUAGE_CHOICE)" in makefile
+    assert "lab-nl: $(STAMP)\n\t@echo nl > $(LANGUAGE_CHOICE)" in makefile
+    assert "lab-en: $(STAMP)\n\t@echo en > $(LANGUAGE_CHOICE)" in makefile
     assert 'cat $(LANGUAGE_CHOICE) 2>/dev/null)" = nl ]; then language=nl' in makefile
     assert "RAGKIT_COURSE_LANGUAGE=$$language $(BIN)/jupyter lab" in makefile

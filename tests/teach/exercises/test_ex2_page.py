@@ -17,7 +17,7 @@ from ragkit.teach.lesson import narrate, plots
 ROOT = Path(__file__).resolve().parents[3]
 TWINS = ROOT / "notebooks" / "twins"
 EX2 = {"en": TWINS / "exercises" / "ex2-choose-a-threshold.py",
-       "nl": TWINS / "nl" / "exercises" / "ex2-choose-a-threshold.py"}
+       "nl": TWINS / "nl" / "exercises" / "ex2-choose-a-threshold.nl.py"}
 HINTS = ("Your answer", "Try this", "Jouw antwoord", "Probeer dit")
 """The headings of the cells whose code a student is told to type: the answer's hint and the try-this list."""
 

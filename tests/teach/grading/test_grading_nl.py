@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/teach: test_language
 from test_language import numbers  # noqa: E402
 
 EX2 = "ex2-choose-a-threshold.ipynb"
-DUTCH_EX2 = ROOT / "notebooks" / "nl" / "exercises" / EX2
+DUTCH_EX2 = ROOT / "notebooks" / "nl" / "exercises" / EX2.replace(".ipynb", ".nl.ipynb")
 
 
 def test_a_dutch_exercise_is_recognised_by_its_name_and_its_folder_says_its_language(tmp_path):

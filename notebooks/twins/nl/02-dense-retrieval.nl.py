@@ -384,6 +384,17 @@ assert worst < 1e-9 and agree == len(tests)
 # 4. Run `ev.compare("E/dense", "F/dense", m, "needle")` for every metric `m`. Before you look, write down which metric you would report and why.
 
 # %% [markdown]
+# ## Asked in Dutch (optional)
+#
+# The encoder learned from English text, and this course's corpus is English. A Dutch class asks it in Dutch:
+# `data/questions_nl.jsonl` holds every course question in Dutch, translated before anything was retrieved with it.
+# **Predict first:** dense retrieval on E finds most needles in the top four when asked in English. How many will it
+# find when asked in Dutch? And BM25, which only matches shared words?
+
+# %% jupyter={"source_hidden": true}
+narrate.dutch_phrasing(course.phrasings())
+
+# %% [markdown]
 # ## Knowledge check
 #
 # Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
