@@ -28,7 +28,7 @@
 # - je weg vinden in de notebooks, de oefeningen en de module `ragkit` die erachter zit
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -56,7 +56,7 @@ language.use("nl")
 # ## Wat dit is
 #
 # Deze notebooks horen bij het hoofdstuk *RAG in productie: chunking, retrieval en eerlijke citaties*.
-# Het hoofdstuk doet uitspraken over chunking, lexicale en dense retrieval, fusie, reranking, thresholds op de
+# Het hoofdstuk doet uitspraken over chunking, lexicale en dense retrieval, fusie, reranking, drempels op de
 # afstand en citaties, en onderbouwt elke uitspraak met een meting op zijn eigen corpus. Hier voer je die metingen
 # opnieuw uit op een corpus dat je kunt openen en lezen, en controleer je zelf welke uitspraken standhouden.
 #
@@ -69,7 +69,7 @@ language.use("nl")
 #
 # - **Draai elk notebook van boven naar beneden** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
 #   De cellen hangen van elkaar af, dus heen en weer springen op een net gestarte kernel gaat mis.
-# - **De eerste run is de traagste.** Chunks worden één keer ge-embed en de vectors blijven op schijf bewaard in
+# - **De eerste run is de traagste.** Chunks worden één keer ge-embed en de vectoren blijven op schijf bewaard in
 #   `.ragkit-cache/`, zodat latere runs, en latere notebooks, met een warme cache beginnen. Voortgangsbalken laten zien wat er gebeurt.
 # - **Gebruik de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
 #   zelf op de proef kunt stellen in plaats van haar op goed vertrouwen aan te nemen.
@@ -140,7 +140,7 @@ tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]
 # Een retriever geeft altijd *iets* terug, ook als het eerlijke antwoord is: "dit staat niet in het materiaal".
 # Om dat te meten is er een tweede set queries waarop nergens in het corpus een antwoord staat. Sommige zijn
 # *aangrenzend*: ze klinken alsof ze erbij horen (streaming, rate limits, vector databases), maar de cursus behandelt
-# ze nooit. Andere zijn *absurd*: koken, paspoorten, voetbal. Notebook 06 gebruikt ze om thresholds te testen.
+# ze nooit. Andere zijn *absurd*: koken, paspoorten, voetbal. Notebook 06 gebruikt ze om drempels te testen.
 
 # %%
 ood = pd.DataFrame(course.out_of_domain)

@@ -123,7 +123,7 @@ pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for 
 narrate.identity_noise(check)
 
 # %% [markdown]
-# Eén paar kan geluk hebben. `max_identity_gap` controleert elk paar uit 200 chunkvectoren, in float32 precies zoals ze zijn opgeslagen,
+# Eén paar kan geluk hebben. `max_identity_gap` controleert elk paar uit 200 vectoren van chunks, in float32 precies zoals ze zijn opgeslagen,
 # en meldt het slechtste. De 200 zijn gelijkmatig over heel strategie E verspreid, dus elk document draagt bij, niet alleen de eerste paar.
 
 # %%

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 06. Thresholds en blufs
+# # 06. Drempels en blufs
 #
 # Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het onderdeel
 # waarmee dit hoofdstuk hem laat stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
@@ -33,7 +33,7 @@
 # - regels voor onthouding op verschillende schalen vergelijken op wat elke cut kost
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -68,7 +68,7 @@ from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, narrate, plots, predict, tables, widgets
 
 course = ragkit.teach.course.load()
-s = course.sweep("E", "dense")   # dense retrieval on strategy E; every distance computed once
+s = course.sweep("E", "dense")   # dense retrieval op strategie E; elke afstand één keer berekend
 display(Markdown(course.truncation_note()))
 
 # %%
@@ -131,7 +131,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # weigert? Zet `"ja"` of `"nee"` in `my_prediction`; de cel onder het histogram antwoordt.
 
 # %%
-my_prediction = None  # your guess: "yes" (some cut separates the two kinds) or "no"
+my_prediction = None  # je gok: "yes" (een cut scheidt de twee soorten) of "no"
 
 # %% [markdown]
 # De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór het histogram.
@@ -208,7 +208,7 @@ explorer = widgets.ThresholdExplorer(s)
 explorer.widget()
 
 # %%
-# The same cut as a plain figure: its slider steps were counted by ragkit in advance, so it moves without a kernel
+# Dezelfde cut als gewone figuur: ragkit telde de stappen van de schuif vooraf, dus hij beweegt zonder kernel
 plots.threshold_slider(s)
 
 # %% [markdown]
@@ -297,7 +297,7 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 from ragkit.teach.exercises import EX2
 
 rules = course.abstention("E")
-ceiling = EX2.max_refused  # exercise 2's refusal ceiling: at most this share of the answerable queries refused
+ceiling = EX2.max_refused  # het weigeringsplafond van opdracht 2: hoogstens dit aandeel van de beantwoordbare queries geweigerd
 display(tables.for_people(tables.abstention(rules, ceiling), decimals={"cut": 3}))
 plots.abstention_curves(rules, ceiling)
 

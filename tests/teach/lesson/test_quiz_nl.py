@@ -62,8 +62,6 @@ def test_every_knowledge_check_comes_out_dutch_with_the_english_figures(course, 
     assert not same, f"quiz {notebook}: still English in Dutch: {same}"
 
 
-@pytest.mark.xfail(strict=True, reason="nl.toml (another part's file) has 'de assistant' for the 00 question: "
-                   "reported; when it reads 'assistent' this passes, and the mark goes")
 def test_the_dutch_quiz_keeps_to_the_glossary():
     sys.path.insert(0, str(Path(__file__).parents[1] / "classroom"))
     from test_edition import glossary, glossary_breaches

@@ -15,12 +15,12 @@
 # ---
 
 # %% [markdown]
-# # Oefening 2. Kies een threshold als een bluf vijf weigeringen kost
+# # Oefening 2. Kies een drempel als een bluf vijf weigeringen kost
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
 # Wat je doet: de cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert en de laagste totale kosten heeft.
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -48,13 +48,13 @@ language.use("nl")
 # ## De opdracht, en waarom die ertoe doet
 #
 # Een retriever geeft altijd iets terug. De pipeline van deze cursus zegt op één plek "ik weet het niet", bij de
-# threshold: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie
+# drempel: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie
 # 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere manieren
 # om zich te onthouden; deze oefening stemt de cut op de cosine-afstand af.)
 # In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
 # eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
-# Hier is die beslissing al voor je genomen. Je product owner prijst drie fouten. Een *bluf* (een out-of-domain
+# Hier is die beslissing al voor je genomen. Je product owner geeft drie fouten een prijs. Een *bluf* (een out-of-domain
 # query die toch bronnen krijgt, en dus een antwoord dat verzonnen lijkt) kost vijf keer zoveel als een *weigering*
 # (een beantwoordbare vraag die wordt weggestuurd). Een *antwoord zonder de needle* (een beantwoordbare vraag die
 # bronnen krijgt waarvan geen enkele het antwoord bevat) kost drie: erger dan een weigering, want de gebruiker wordt
@@ -67,7 +67,7 @@ language.use("nl")
 # > totale kosten = blufs × kosten per bluf + antwoorden zonder de needle × hun kosten + weigeringen × kosten per weigering
 #
 # zo laag mogelijk maakt, voor dense retrieval op strategie E. De kosten, het plafond en de splitsing zijn die van de
-# oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een threshold kiezen op
+# oefening zelf (`EX2`, hieronder afgedrukt); de check gebruikt die, wat je hem ook meegeeft. Een drempel kiezen op
 # grond van expliciete kosten en een expliciet plafond, en niet op gevoel, is een beslissing die je kunt
 # verdedigen en opnieuw kunt bekijken als ze veranderen.
 #
@@ -107,7 +107,7 @@ narrate.perfect_cut(tune)
 # De sweep van de afstemhelft, uit `cost_table(tune, default_cuts())`: voor een rooster van cuts de blufs, de
 # beantwoordbare queries die zonder hun needle worden beantwoord, de geweigerde (ook als aandeel van alle
 # beantwoordbare queries), de totale kosten, en of de cut binnen het plafond voor weigeringen blijft. De eerste rij
-# heeft helemaal geen threshold.
+# heeft helemaal geen drempel.
 
 # %%
 narrate.cost_rows(cost_table(tune, default_cuts()))
@@ -153,7 +153,7 @@ narrate.cost_on_tune(row)
 # `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
-my_cut = None  # your answer
+my_cut = None  # je antwoord
 
 # %% [markdown]
 # ## Check
@@ -179,7 +179,7 @@ plots.judging_half(course, my_cut)
 #    kunt de kosten zelf opnieuw berekenen: `t = cost_table(tune)` en een kolom
 #    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
-#    dat over een threshold die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
+#    dat over een drempel die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
 #    voor zijn aandeel blufs met `ragkit.statistics.wilson`.
 # 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere
 #    retriever of een strengere cut ze oplossen, en tegen welke prijs?
