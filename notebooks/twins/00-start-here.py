@@ -17,6 +17,9 @@
 # %% [markdown]
 # # 00. Start here
 #
+# *Liever in het Nederlands?* De hele cursus staat ook in het Nederlands: open
+# [00-start-here.nl.ipynb](nl/00-start-here.nl.ipynb) in de map `nl/`, of start met `make lab-nl`.
+#
 # What you will see: what this companion is and how to drive it, the course text you will be searching,
 # and the questions used to grade every retriever in the notebooks that follow.
 

@@ -17,6 +17,8 @@
 # %% [markdown]
 # # 00. Begin hier
 #
+# *In English?* The whole course in English: [00-start-here.ipynb](../00-start-here.ipynb), one folder up, or `make lab-en`.
+#
 # Wat je hier ziet: wat deze notebooks bij het hoofdstuk zijn en hoe je ermee werkt, de cursustekst waarin je gaat zoeken,
 # en de vragen waarmee elke retriever in de volgende notebooks wordt beoordeeld.
 
