@@ -368,7 +368,7 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
         """The link to page ``i`` of the page's language, or None past either end of the book."""
         return {"href": same[i].href, "title": same[i].title} if 0 <= i < len(same) else None
 
-    home = "index.html" if page.language == SOURCE else f"index.html#{LANDING_SECTION}{page.language}"
+    home = LABELS[page.language]["index"]
     resources = {"book": {"site_title": LABELS[page.language]["site_title"], "mathjax": MATHJAX, "home": home,
                           "labels": LABELS[page.language], "binder": settings.binder(page.rel),
                           "colab": settings.colab(page.rel), "languages": counterparts(page, book),
@@ -436,7 +436,19 @@ def landing(book: list[Page], settings: Settings) -> str:
     return env.get_template("landing.html.j2").render(
         site_title=SITE_TITLE, intro=intro, table=table, binder=settings.binder(book[0].rel),
         exercises=[p for p in book if p.rel.startswith("exercises/")],
-        translations=[t for t in translations if t["pages"]], bibliography=BIBLIOGRAPHY)
+        translations=[t for t in translations if t["pages"]], bibliography=BIBLIOGRAPHY, labels=LABELS)
+
+
+def translated_landing(book: list[Page], settings: Settings, language: str) -> str:
+    """A translation's own index page (``index.nl.html``): its notebooks, then its exercises, in its language, with
+    the switch to the English index and its own PDF."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    pages = [p for p in book if p.language == language]
+    start = next((p for p in pages if p.original == book[0].rel), pages[0])
+    return env.get_template(f"landing.{language}.html.j2").render(
+        labels=LABELS[language], english=LABELS[SOURCE], binder=settings.binder(start.rel),
+        notebooks=[p for p in pages if "/" not in p.original],
+        exercises=[p for p in pages if p.original.startswith("exercises/")], bibliography=BIBLIOGRAPHY)
 
 
 _ENTRY = re.compile(r"<li><strong>\[([a-z0-9]+)\]</strong>")
@@ -535,10 +547,18 @@ def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookN
         (site / page.download).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(page.path, site / page.download)
     (site / "index.html").write_text(landing(book, settings))
+    for translation in TRANSLATIONS:
+        if any(p.language == translation for p in book):
+            (site / LABELS[translation]["index"]).write_text(translated_landing(book, settings, translation))
     sheet, text = bibliography()
     (site / sheet.href).write_text(text, encoding="utf-8")
     # the course on paper: the English one, its bibliography last
     pdf.write(site, [*(p for p in book if p.language == SOURCE), sheet], SITE_TITLE)
+    for translation in TRANSLATIONS:  # each translation's course on paper too, its own index first
+        if any(p.language == translation for p in book):
+            words = LABELS[translation]
+            pdf.write(site, [*(p for p in book if p.language == translation), sheet], words["site_title"],
+                      name=words["pdf"], contents=words["contents"], index=words["index"])
     files = sorted(e for e in _listing(site) if (site / e).is_file())
     (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
 

@@ -22,6 +22,9 @@ LABELS: dict[str, dict[str, str]] = {
         "kernel_note": "An interactive widget was here: it needs a running Python kernel.",
         "kernel_launch": "Launch this notebook on Binder",
         "kernel_local": "or run it with",
+        "index": "index.html",
+        "pdf": "course.pdf",
+        "contents": "Contents",
     },
     "nl": {
         "site_title": "ragkit: RAG in productie, de notebooks",
@@ -33,6 +36,9 @@ LABELS: dict[str, dict[str, str]] = {
         "kernel_note": "Hier stond een interactieve widget: die werkt alleen met een draaiende Python-kernel.",
         "kernel_launch": "Start dit notebook op Binder",
         "kernel_local": "of draai het met",
+        "index": "index.nl.html",
+        "pdf": "course.nl.pdf",
+        "contents": "Inhoud",
     },
 }
 TRANSLATIONS = tuple(language for language in LABELS if language != SOURCE)

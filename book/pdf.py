@@ -53,8 +53,10 @@ def wait_until_drawn(page) -> None:
                            "new Promise(done => MathJax.Hub.Queue(() => done(true)))", timeout=DRAWN_SECONDS * 1000)
 
 
-def write(out: Path, pages: Sequence[Sheet], title: str) -> Path | None:
-    """Print the site in ``out`` (its index, then every page in the book's order) to ``out/NAME``, titled ``title``.
+def write(out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, contents: str = CONTENTS,
+          index: str = "index.html") -> Path | None:
+    """Print the site in ``out`` (its ``index``, then every page in the book's order) to ``out/name``, titled ``title``
+    (a translation's course: its own index page, file name and outline entry for the contents).
 
     Without a chromium there is no PDF (the HTML pages are complete without it): a warning says what to install.
     """
@@ -63,11 +65,11 @@ def write(out: Path, pages: Sequence[Sheet], title: str) -> Path | None:
 
     browser_path = chromium()
     if browser_path is None:
-        warnings.warn(f"no chromium to print the book's PDF with, so {out / NAME} was not written: install it "
+        warnings.warn(f"no chromium to print the book's PDF with, so {out / name} was not written: install it "
                       "(`apt-get install chromium`) and run `make book` again", stacklevel=2)
         return None
 
-    names = [(CONTENTS, "index.html"), *((page.title, page.href) for page in pages)]
+    names = [(contents, index), *((page.title, page.href) for page in pages)]
     writer = PdfWriter()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(browser_path), headless=True, args=FLAGS)
@@ -89,7 +91,7 @@ def write(out: Path, pages: Sequence[Sheet], title: str) -> Path | None:
         finally:
             browser.close()
     writer.add_metadata({"/Title": title})
-    target = out / NAME
+    target = out / name
     with target.open("wb") as f:
         writer.write(f)
     return target

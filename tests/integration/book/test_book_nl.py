@@ -8,7 +8,7 @@ real site that test_book builds once per run from the ``executed`` fixture.
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import nbformat
 import pytest
@@ -50,7 +50,7 @@ def small_site(tmp_path_factory):
         nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
         executed[page.path] = nb
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(book.pdf, "write", lambda *args: None)
+        patch.setattr(book.pdf, "write", lambda *args, **kwargs: None)
         return book.build(tmp_path_factory.mktemp("book") / "site", book=pages, executed=executed)
 
 
@@ -121,8 +121,8 @@ def test_a_dutch_page_is_lang_nl_in_dutch_words_and_launches_the_dutch_notebook(
         links = launch_links(small_site.out / page.href)
         if page.language == "nl":
             assert "Launch on Binder" not in text and "Open in Colab" not in text
-            assert links["binder"].endswith("workspace?open=nl/" + page.original)
-            assert links["colab"].endswith("/notebooks/nl/" + page.original)
+            assert links["binder"].endswith("workspace?open=" + page.rel)
+            assert links["colab"].endswith("/notebooks/" + page.rel)
             assert links["source"] == unquote(settings.source("nl/" + page.original))
             assert links["download"] == "notebooks/nl/" + page.original
         else:
@@ -141,17 +141,26 @@ def test_a_dutch_pages_neighbours_are_dutch_pages_and_its_home_is_the_dutch_sect
     assert 'href="ex2-choose-a-threshold.html" rel="next"' in english
     home = re.search(r'<nav class="book-nav">\s*<a href="([^"]+)">([^<]+)</a>', start)
     assert home.group(2) == LABELS["nl"]["site_title"]
-    target = urlsplit(home.group(1))
-    assert target.path == "index.html" and target.fragment in parse(out / "index.html").ids
+    assert home.group(1) == LABELS["nl"]["index"] and (out / home.group(1)).is_file()  # the Dutch index
 
 
 def test_the_index_lists_the_dutch_pilot_in_a_dutch_section(small_site):
     index = (small_site.out / "index.html").read_text()
     section = re.search(r'<section id="pilot-nl" lang="nl">(.*?)</section>', index, re.S)
     assert section, "the index has no Dutch section"
-    listed = re.findall(r'<a href="([^"]+)">', section.group(1))
+    listed = re.findall(r'<li><a href="([^"]+)">', section.group(1))
     assert listed == [p.href for p in small_site.pages if p.language == "nl"]
     assert "In het Nederlands" in section.group(1)
+    assert 'href="index.nl.html"' in section.group(1) and 'href="course.nl.pdf"' in section.group(1)
+
+
+def test_the_dutch_index_lists_every_dutch_page_in_dutch_with_the_switch_and_its_pdf(small_site):
+    index = (small_site.out / "index.nl.html").read_text()
+    assert '<html lang="nl">' in index and "<h2>De notebooks</h2>" in index and "<h2>Opdrachten</h2>" in index
+    listed = re.findall(r'<li><a href="([^"]+)">', index)
+    assert listed == [p.href for p in small_site.pages if p.language == "nl"]
+    assert 'href="index.html" lang="en"' in index and 'href="course.nl.pdf"' in index
+    assert "open%3Dnl%2F00-start-here.nl.ipynb" in index  # its Binder button opens the Dutch course
 
 
 def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
@@ -160,7 +169,7 @@ def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
     nb = nbformat.v4.new_notebook(cells=[code])
     page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
     note = book.prepare(nb, page, book.Settings.load()).cells[0].outputs[0].data["text/html"]
-    assert LABELS["nl"]["kernel_note"] in note and "open%3Dnl%2F06-thresholds.ipynb" in note
+    assert LABELS["nl"]["kernel_note"] in note and "open%3Dnl%2F06-thresholds.nl.ipynb" in note
     assert "needs a running Python kernel" not in note
 
 
@@ -196,6 +205,8 @@ def test_a_page_knows_its_language_from_its_folder():
     assert book.Page(Path("x"), "exercises/ex2.ipynb", "t").language == "en"
     assert book.Page(Path("x"), "nl.ipynb", "t").language == "en"  # a notebook named nl is not a folder
     assert book.Page(Path("x"), "nl/exercises/ex2.ipynb", "t").original == "exercises/ex2.ipynb"
+    named = book.Page(Path("x"), "nl/06-thresholds.nl.ipynb", "t")  # the edition's names: a tab tells them apart
+    assert named.original == "06-thresholds.ipynb" and named.href == "06-thresholds.nl.html"
 
 
 @reads_the_site
@@ -207,6 +218,6 @@ def test_the_real_books_dutch_pages_switch_both_ways_and_launch_the_dutch_notebo
         text = (site.out / page.href).read_text()
         assert '<html lang="nl">' in text
         links = launch_links(site.out / page.href)
-        assert links["colab"].endswith("/notebooks/nl/" + page.original) and "open=nl/" in links["binder"]
+        assert links["colab"].endswith("/notebooks/" + page.rel) and "open=nl/" in links["binder"]
     index = (site.out / "index.html").read_text()
     assert all(f'href="{p.href}"' in index for p in dutch)
