@@ -123,8 +123,8 @@ def test_a_dutch_page_is_lang_nl_in_dutch_words_and_launches_the_dutch_notebook(
             assert "Launch on Binder" not in text and "Open in Colab" not in text
             assert links["binder"].endswith("workspace?open=" + page.rel)
             assert links["colab"].endswith("/notebooks/" + page.rel)
-            assert links["source"] == unquote(settings.source("nl/" + page.original))
-            assert links["download"] == "notebooks/nl/" + page.original
+            assert links["source"] == unquote(settings.source(page.rel))
+            assert links["download"] == "notebooks/" + page.rel
         else:
             assert "/nl/" not in "".join(links.values()), page.href
         copy = small_site.out / links["download"]
