@@ -309,6 +309,32 @@ def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # 
     print(f"\n{path}: {len(reader.pages)} pages, {path.stat().st_size / 1e6:.1f} MB")
 
 
+def test_the_dutch_course_prints_to_its_own_pdf_in_dutch(site):  # noqa: F811
+    from pypdf import PdfReader
+
+    from book.labels import LABELS
+
+    from dutch import dutch_share
+
+    path = site.out / LABELS["nl"]["pdf"]
+    if pdf.chromium() is None and os.environ.get("CI") != "true":
+        pytest.skip("no chromium here (apt-get install chromium), so the book has no PDF; CI runs this test")
+    assert path.is_file(), "the book wrote no Dutch PDF"
+    reader = PdfReader(path)
+    outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
+    dutch = [p for p in site.pages if p.language == "nl"]
+    assert [title for title, _ in outline] == [LABELS["nl"]["contents"], *(p.title for p in dutch),
+                                               build.bibliography()[0].title]
+    starts = [page for _, page in outline]
+    english_pages = []
+    for (title, start), end in zip(outline[1:-1], starts[2:], strict=True):
+        text = " ".join(reader.pages[i].extract_text() for i in range(start, end))
+        share = dutch_share(text)
+        if share is not None and share < 0.8:
+            english_pages.append(f"{title}: {share:.0%}")
+    assert not english_pages, f"pages of the Dutch PDF whose function words are not 80% Dutch: {english_pages}"
+
+
 def test_without_chromium_the_book_warns_and_writes_no_pdf(tmp_path, monkeypatch):
     monkeypatch.setattr(pdf, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
