@@ -15,21 +15,21 @@
 # ---
 
 # %% [markdown]
-# # 02. Dense retrieval and paired comparisons
+# # 02. Dense retrieval en gepaarde vergelijkingen
 #
-# You will see how a query becomes a vector and meets every chunk in one matrix product, how good the six chunking strategies are at finding the needles, with honest error bars,
-# and why the right way to compare two strategies is query by query, with a sign test, not by staring at two averages.
+# Je ziet hoe een query een vector wordt en in één matrixproduct elke chunk ontmoet, hoe goed de zes chunkingstrategieën de needles vinden, met eerlijke foutmarges,
+# en waarom je twee strategieën query voor query vergelijkt, met een sign test, en niet door naar twee gemiddelden te staren.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - embed a query and rank chunks by cosine distance
-# - report hit@k and MRR with 95% Wilson intervals
-# - compare two runs with the paired sign test, and write that test in five lines checked against scipy
-# - say what each of the chapter's comparisons claims (a difference, or none detectable) and whether this corpus agrees, and why it might not
+# - een query embedden en chunks rangschikken op cosine-afstand
+# - hit@k en MRR rapporteren met 95%-Wilson-intervallen
+# - twee runs vergelijken met de gepaarde sign test, en die test in vijf regels schrijven, gecontroleerd tegen scipy
+# - zeggen wat elke vergelijking van het hoofdstuk beweert (een verschil, of geen aantoonbaar verschil), of dit corpus het ermee eens is, en waarom misschien niet
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -61,7 +61,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: the third try-this uses it)
+from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: de derde try-this gebruikt het)
 from ragkit.report import report
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, measure, narrate, plots, predict, tables, timings_table, widgets
@@ -78,14 +78,14 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## A query is just one more vector
+# ## Een query is gewoon nog een vector
 #
-# At index time every chunk went through the embedding model once and came out as a unit vector (length one).
-# At query time the question goes through the *same* model and also comes out as a unit vector. On unit vectors the cosine similarity is simply the dot product,
-# so the cosine distance is `1 - q · c`.
+# Bij het indexeren ging elke chunk één keer door het embedding model en kwam eruit als eenheidsvector (lengte één).
+# Bij het zoeken gaat de vraag door *hetzelfde* model en komt ook als eenheidsvector terug. Op eenheidsvectoren is de cosine similarity gewoon het inproduct,
+# dus de cosine-afstand is `1 - q · c`.
 #
-# Because nothing here depends on one query at a time, you can stack all query vectors into a matrix `Q` and all chunk vectors into a matrix `C`:
-# one product `Q @ C.T` gives every query's distance to every chunk. Sorting each row gives each query's ranking. That is the whole of dense retrieval.
+# Omdat hier niets van één query tegelijk afhangt, kun je alle queryvectoren in een matrix `Q` stapelen en alle chunkvectoren in een matrix `C`:
+# één product `Q @ C.T` geeft de afstand van elke query tot elke chunk. Elke rij sorteren geeft de ranking van elke query. Dat is alles wat dense retrieval is.
 
 # %%
 Q = r.embed(texts)
@@ -97,7 +97,7 @@ display(Markdown(f"Queries: **{Q.shape[0]}** vectors of **{Q.shape[1]}** dimensi
                  f"Sorting the rows by hand gives the same rankings as `r.dense(...)`: **{same}**."))
 
 # %% [markdown]
-# How expensive is that product? Time it for all queries at once and divide: that is a *batched* figure, with numpy free to use every core.
+# Hoe duur is dat product? Time het voor alle queries tegelijk en deel: dat is een *gebundeld* getal, waarbij numpy elke core mag gebruiken.
 
 # %%
 t = time.perf_counter()
@@ -108,17 +108,17 @@ display(Markdown(f"Batched: all **{len(Q)}** queries against **{len(r.vectors)}*
                  f"**{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded one-query figure; the table below is."))
 
 # %% [markdown]
-# The chapter timed one query at a time on one thread. The next cell does the same here, and also times what dense search needs before the scan:
-# turning the question into a vector. Each row says how it was measured. The query is embedded by the model itself (the cache would make it free),
-# after the model is loaded. On a machine shared with others the figures move from run to run.
+# Het hoofdstuk timede één query tegelijk op één thread. De volgende cel doet hier hetzelfde, en timet ook wat dense zoeken vóór de scan nodig heeft:
+# de vraag omzetten in een vector. Elke rij zegt hoe er gemeten is. De query wordt door het model zelf geëmbed (de cache zou het gratis maken),
+# nadat het model is geladen. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
 
 # %%
 tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]),
                   decimals={"here (ms)": 3, "chapter (ms)": 1})
 
 # %% [markdown]
-# Now look at one ranking. Below are the five nearest chunks for the first query, with their distances and whether each one carries the whole needle.
-# Compare the spread of the top five with the spread over all chunks: a small gap between the first few means the model sees them all as *about* the topic, and is far less sure which one holds the answer.
+# Kijk nu naar één ranking. Hieronder staan de vijf dichtstbijzijnde chunks voor de eerste query, met hun afstanden en of elk de hele needle bevat.
+# Vergelijk de spreiding van de top vijf met de spreiding over alle chunks: een klein verschil tussen de eerste paar betekent dat het model ze allemaal als *ongeveer* over het onderwerp ziet, en veel minder zeker is welke het antwoord bevat.
 
 # %%
 run, q = r.dense(texts), course.queries[0]
@@ -131,53 +131,53 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
                                 for i, j in enumerate(run.top(0, 5))]), decimals={"distance": 3}, index="rank")
 
 # %% [markdown]
-# ## Hit@k and MRR, with intervals
+# ## Hit@k en MRR, met intervallen
 #
-# A chunk is *relevant* to a query when it carries the whole needle; for each query ragkit records the rank of the first relevant
-# chunk (0 if none is). The chapter summarises those ranks two ways:
+# Een chunk is *relevant* voor een query als hij de hele needle bevat; per query legt ragkit de rang van de eerste relevante
+# chunk vast (0 als er geen is). Het hoofdstuk vat die rangen op twee manieren samen:
 #
-# - **Hit@k**: the share of queries with a relevant chunk in the top k. The field calls this the *hit rate* or *success@k*; the chapter
-#   calls it recall@k, which is the field's name for something else (the share of a query's relevant chunks in the top k, next section).
-#   Use k equal to the number of chunks you will put in the prompt.
-# - **MRR** (mean reciprocal rank): the average of 1/rank of the first relevant chunk, counting a miss as 0, here over the whole ranking
-#   (no cutoff; MRR@10 below counts anything after rank 10 as a miss). It rewards putting the answer first, not just somewhere near the top.
+# - **Hit@k**: het aandeel queries met een relevante chunk in de top k. Het vak noemt dit de *hit rate*; het hoofdstuk
+#   noemt het recall@k, en dat is in het vak de naam van iets anders (het aandeel van de relevante chunks van een query in de top k, volgende sectie).
+#   Neem k gelijk aan het aantal chunks dat je in de prompt zet.
+# - **MRR** (mean reciprocal rank): het gemiddelde van 1/rang van de eerste relevante chunk, een misser telt als 0, hier over de hele ranking
+#   (geen grens; MRR@10 hieronder telt alles na rang 10 als misser). Het beloont het antwoord als eerste zetten, niet alleen ergens bovenaan.
 #
-# Each hit rate is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. The last column counts needles that no chunk carries at all (the chunking notebook shows why).
+# Elke hit rate is een proportie van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
 
 # %%
 tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
-# The chapter prints two of these intervals, for A and E at Hit@20. Wilson's interval depends only on the counts, so
-# ragkit's `wilson` on the chapter's counts must give the chapter's interval; ours stand beside them.
+# Het hoofdstuk drukt twee van deze intervallen af, voor A en E bij Hit@20. Het interval van Wilson hangt alleen van de aantallen af, dus
+# `wilson` van ragkit op de aantallen van het hoofdstuk moet het interval van het hoofdstuk geven; de onze staan ernaast.
 
 # %%
 tables.for_people(claims.recall20_intervals(ev))
 
 # %% [markdown]
-# The same numbers as curves, k from 1 to 20. The shaded band around each line is its Wilson interval. Watch how much the bands overlap.
+# Dezelfde getallen als curves, k van 1 tot 20. De gearceerde band rond elke lijn is zijn Wilson-interval. Let op hoeveel de banden overlappen.
 
 # %%
 plots.recall_curves(ev, "dense")
 
 # %% [markdown]
-# ## The field's metrics, and where they disagree
+# ## De metrieken van het vak, en waar ze het oneens zijn
 #
-# An IR paper reports more than the hit rate, usually at a cutoff of 10. With binary relevance (a chunk is relevant or not: it carries
-# the whole needle, a chunk with part of it earns nothing, because half a needle cannot answer):
+# Een IR-paper rapporteert meer dan de hit rate, meestal bij een grens van 10. Met binaire relevantie (een chunk is relevant of niet: hij bevat
+# de hele needle; een chunk met een deel ervan levert niets op, want een halve needle kan niet antwoorden):
 #
-# - **Recall@10**: the share of the query's relevant chunks in the top 10. It differs from Hit@10 only when a query has several relevant
-#   chunks, as when an overlap carries a needle whole in two neighbouring chunks.
-# - **P@10** (precision): the share of the top 10 that is relevant. With one relevant chunk per query it can reach 0.1 at most.
-# - **MRR@10**: MRR with a cutoff: a first relevant chunk below rank 10 counts 0.
-# - **MAP** (mean average precision): the precision at the rank of each relevant chunk, averaged over them, then over queries.
-# - **nDCG@10** (normalised discounted cumulative gain): each relevant chunk in the top 10 earns 1 / log2(rank + 1), divided by the best
-#   score possible for that query; binary gains here.
+# - **Recall@10**: het aandeel van de relevante chunks van de query in de top 10. Het verschilt alleen van Hit@10 als een query meerdere relevante
+#   chunks heeft, zoals wanneer een overlap een needle heel in twee naburige chunks draagt.
+# - **P@10** (precision): het aandeel van de top 10 dat relevant is. Met één relevante chunk per query kan het hoogstens 0,1 halen.
+# - **MRR@10**: MRR met een grens: een eerste relevante chunk onder rang 10 telt 0.
+# - **MAP** (mean average precision): de precision op de rang van elke relevante chunk, gemiddeld over die chunks en dan over de queries.
+# - **nDCG@10** (normalised discounted cumulative gain): elke relevante chunk in de top 10 levert 1 / log2(rang + 1) op, gedeeld door de best
+#   mogelijke score voor die query; hier met binaire winst.
 #
-# ragkit computes every one of them itself, and its tests check each against the ranx library on the course's runs.
+# ragkit berekent ze allemaal zelf, en zijn tests controleren elk tegen de bibliotheek ranx op de runs van de cursus.
 #
-# Before you run the next cell: for which of these pairs do you expect identical figures on this course, and which metric might
-# crown a different strategy than Hit@10 does? The last column counts queries with more than one relevant chunk.
+# Voordat je de volgende cel draait: bij welke paren verwacht je op deze cursus dezelfde getallen, en welke metriek zou een andere strategie
+# bekronen dan Hit@10? De laatste kolom telt de queries met meer dan één relevante chunk.
 
 # %%
 for name in ("dense", "bm25", "hybrid"):
@@ -187,69 +187,69 @@ for name in ("dense", "bm25", "hybrid"):
 narrate.metrics_disagree(ev)
 
 # %% [markdown]
-# ## Why a lead of a few points is not yet a finding
+# ## Waarom een voorsprong van een paar punten nog geen bevinding is
 #
-# Suppose a strategy finds the needle for exactly half of the queries. How sure can you be that its true hit rate is one half? The Wilson interval answers that.
+# Stel dat een strategie de needle voor precies de helft van de queries vindt. Hoe zeker kun je zijn dat zijn echte hit rate een half is? Het Wilson-interval beantwoordt dat.
 
 # %% jupyter={"source_hidden": true}
 narrate.interval_width(len(course.queries))
 
 # %% [markdown]
-# So the intervals of two strategies a few points apart overlap widely. Overlap is not a test of the difference, though (two intervals can overlap while a proper test separates the runs), and the intervals treat the two strategies as if they had been tested on different queries.
-# They were not: both answered *the same* queries. That pairing is information you should use.
+# Dus de intervallen van twee strategieën die een paar punten verschillen, overlappen ruim. Overlap is echter geen test van het verschil (twee intervallen kunnen overlappen terwijl een goede test de runs wel scheidt), en de intervallen behandelen de twee strategieën alsof ze op verschillende queries zijn getest.
+# Dat zijn ze niet: beide beantwoordden *dezelfde* queries. Die koppeling is informatie die je moet gebruiken.
 #
-# ## The paired sign test
+# ## De gepaarde sign test
 #
-# Line the two strategies up query by query. Most queries are ties: both find the needle, or both miss. Ties tell you nothing about which is better, so drop them.
-# What is left are the *discordant* queries: A wins (A hits, B misses) or B wins. If the two strategies were equally good, each discordant query would be a fair coin toss.
-# The exact two-sided sign test asks how surprising the observed split of wins and losses would be under that coin.
+# Zet de twee strategieën query voor query naast elkaar. De meeste queries zijn gelijkspelen: beide vinden de needle, of beide missen. Gelijkspelen zeggen niets over welke beter is, dus laat ze vallen.
+# Wat overblijft, zijn de *discordante* queries: A wint (A raak, B mis) of B wint. Als de twee strategieën even goed waren, zou elke discordante query een eerlijke muntworp zijn.
+# De exacte tweezijdige sign test vraagt hoe verrassend de waargenomen verdeling van winsten en verliezen onder die munt zou zijn.
 #
-# Here is the chapter's headline comparison, boundaries plus header (E) against blind cuts (A), at Hit@20, on this corpus.
+# Hier is de hoofdvergelijking van het hoofdstuk, boundaries plus header (E) tegen blind knippen (A), bij Hit@20, op dit corpus.
 
 # %% jupyter={"source_hidden": true}
 narrate.headline(ev)
 
 # %% [markdown]
-# ## Queries are not needles
+# ## Queries zijn geen needles
 #
-# That test counted every query as an independent pair. They are not: each needle is asked twice (question and ticket), and both phrasings
-# look for the same sentence in the same chunk. So the two results of a needle are not independent: where both phrasings find an easy chunk, one
-# good chunk shows up as two wins. Counting them as two makes the evidence look stronger than it is (statisticians call it *pseudo-replication*);
-# how strongly the phrasings agree differs by run and metric, and 02b measures it.
+# Die test telde elke query als een onafhankelijk paar. Dat zijn ze niet: elke needle wordt twee keer gesteld (vraag en supportticket), en beide formuleringen
+# zoeken dezelfde zin in dezelfde chunk. De twee resultaten van een needle zijn dus niet onafhankelijk: waar beide formuleringen een makkelijke chunk vinden,
+# verschijnt één goede chunk als twee winsten. Ze als twee tellen laat het bewijs sterker lijken dan het is (statistici noemen het *pseudoreplicatie*);
+# hoe sterk de formuleringen het eens zijn, verschilt per run en metriek, en 02b meet het.
 #
-# The honest unit is the needle. Give each needle a score per run: the share of its phrasings that hit (0, one half or 1 with two phrasings).
-# A needle whose score differs between the two runs is one win or one loss; the sign test then runs over needles.
+# De eerlijke eenheid is de needle. Geef elke needle per run een score: het aandeel van zijn formuleringen dat raak is (0, een half of 1 bij twee formuleringen).
+# Een needle waarvan de score tussen de twee runs verschilt, is één winst of één verlies; de sign test loopt dan over needles.
 
 # %% jupyter={"source_hidden": true}
 narrate.queries_or_needles(ev)
 
 # %% [markdown]
-# ## The chapter's comparisons, on this corpus
+# ## De vergelijkingen van het hoofdstuk, op dit corpus
 #
-# The chapter reports a handful of paired comparisons. First a check that ragkit's sign test is the chapter's: run it on the chapter's own counts.
-# Where the chapter gave counts but no p-value, the test recomputes it (column `chapter p reported` says which).
+# Het hoofdstuk rapporteert een handvol gepaarde vergelijkingen. Eerst een controle dat de sign test van ragkit die van het hoofdstuk is: draai hem op de eigen aantallen van het hoofdstuk.
+# Waar het hoofdstuk aantallen gaf maar geen p-waarde, berekent de test die opnieuw (de kolom `chapter p reported` zegt welke).
 
 # %%
 display(narrate.sign_test_on_chapter_counts())
 tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "recomputed": 4})
 
 # %% [markdown]
-# ### Many looks at once: Holm
+# ### Veel blikken tegelijk: Holm
 #
-# A p-value is the chance of a split at least as lopsided as the observed one *if the two runs were equally good*. It is not the chance that
-# the finding is a fluke. What it does promise: when there is no difference, a test falls below 0.05 at most one time in twenty (an exact
-# test on whole counts rarely lands on 0.05 exactly, so the sign test falls below it less often than that). Look at seven
-# comparisons where nothing is going on and the chance that *some* p falls below 0.05 is much larger (for seven independent ones, up to 1 - 0.95⁷).
-# Holm's correction keeps that chance at or below 0.05 for a *family* (here: the chapter's comparisons shown together): sort the m p-values, multiply the
-# smallest by m, the next by m - 1, and so on, never letting an adjusted p fall below the one before it, and cap at 1. A family of one is left as
-# it is. Notebook 02b explains it further and applies it to the chapter's own p-values.
+# Een p-waarde is de kans op een verdeling die minstens zo scheef is als de waargenomen *als de twee runs even goed waren*. Het is niet de kans dat
+# de bevinding toeval is. Wat ze wel belooft: als er geen verschil is, valt een test hoogstens één keer op de twintig onder 0,05 (een exacte
+# test op hele aantallen komt zelden precies op 0,05 uit, dus de sign test valt er minder vaak onder). Kijk naar zeven
+# vergelijkingen waar niets aan de hand is, en de kans dat *een of andere* p onder 0,05 valt, is veel groter (bij zeven onafhankelijke tot 1 - 0,95⁷).
+# De correctie van Holm houdt die kans op of onder 0,05 voor een *familie* (hier: de vergelijkingen van het hoofdstuk die samen getoond worden): sorteer de m p-waarden, vermenigvuldig de
+# kleinste met m, de volgende met m - 1, enzovoort, laat een aangepaste p nooit onder de vorige zakken, en kap af op 1. Een familie van één blijft
+# zoals ze is. Notebook 02b legt het verder uit en past het toe op de eigen p-waarden van het hoofdstuk.
 #
-# ### Four words, one rule, by the kind of claim
+# ### Vier woorden, één regel, naar de soort bewering
 #
-# A published comparison claims one of two things. Where the chapter's own raw p is below 0.05 it claims *a difference*. Where it is not, it
-# claims *no detectable difference*, whatever its words say (F against E, +2/-6, has no p in the chapter; its counts give one, and it is above 0.05).
-# Each comparison then gets one word, by a rule fixed before looking, written once in code and printed here. It uses the needle level
-# and the Holm-adjusted p, and the metric the chapter chose for that comparison (`ragkit.teach.course.chapter` fixes it).
+# Een gepubliceerde vergelijking beweert een van twee dingen. Waar de eigen ruwe p van het hoofdstuk onder 0,05 ligt, beweert het *een verschil*. Waar dat niet zo is,
+# beweert het *geen aantoonbaar verschil*, wat de woorden ook zeggen (F tegen E, +2/-6, heeft in het hoofdstuk geen p; de aantallen geven er een, en die ligt boven 0,05).
+# Elke vergelijking krijgt dan één woord, volgens een regel die vastlag voordat er gekeken werd, één keer in code geschreven en hier afgedrukt. Ze gebruikt het needleniveau
+# en de p na Holm, en de metriek die het hoofdstuk voor die vergelijking koos (`ragkit.teach.course.chapter` legt die vast).
 
 # %%
 import inspect
@@ -257,17 +257,17 @@ import inspect
 print(inspect.getsource(verdict))
 
 # %% [markdown]
-# **Predict first.** The rule is fixed; the verdicts are not computed yet. Of the chapter's comparisons, how many do
-# you expect this corpus to call *consistent* (the chapter's difference detected here in its direction, or, for a claim
-# of no detectable difference, none detected here either)? Write a whole number in `my_prediction`; the cell under
-# the table answers it.
+# **Voorspel eerst.** De regel ligt vast; de oordelen zijn nog niet berekend. Hoeveel van de vergelijkingen van het hoofdstuk
+# noemt dit corpus volgens jou *consistent* (het verschil van het hoofdstuk hier in zijn richting aangetoond, of, bij een bewering
+# van geen aantoonbaar verschil, hier ook geen gevonden)? Schrijf een geheel getal in `my_prediction`; de cel onder
+# de tabel beantwoordt het.
 
 # %%
-my_prediction = None  # your guess: how many of the chapter's comparisons come out "consistent", a whole number
+my_prediction = None  # je gok: hoeveel vergelijkingen van het hoofdstuk "consistent" uitkomen, een geheel getal
 
 # %% [markdown]
-# One question of the knowledge check is about one of these comparisons (the header alone, E against C), so it is
-# asked here, before the table answers it.
+# Eén vraag van de kennischeck gaat over een van deze vergelijkingen (de header alleen, E tegen C), dus die wordt
+# hier gesteld, voordat de tabel hem beantwoordt.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -284,25 +284,25 @@ predict.reveal(my_prediction, predict.Count(len(seven.judged)),
                claims.verdict_counts(seven, len(course.questions)))
 
 # %% [markdown]
-# How to read an "inconclusive":
+# Hoe je een "inconclusive" (onbeslist) leest:
 #
-# - *Same direction*: this corpus leans the chapter's way but too few needles disagree to be sure. A larger test set might settle it.
-# - *Opposite direction*: the lean goes the other way, but so weakly that a coin could have produced it. It is not a contradiction.
-# - *Consistent: neither detects a difference* (for a claim of no detectable difference): the chapter found nothing and neither do we. That is
-#   agreement about an absence of evidence, not proof that the two runs are equal.
-# - *Differs*: the chapter found nothing, and this corpus finds a difference it can tell apart, in the direction named.
-# - A paired test can only find wins where there is room for them. If the weaker strategy already finds most needles, few remain to disagree
-#   about. The next cell counts that room for the header ablation (E against C).
+# - *Same direction* (dezelfde richting): dit corpus neigt naar de kant van het hoofdstuk, maar te weinig needles verschillen om zeker te zijn. Een grotere testset zou het kunnen beslechten.
+# - *Opposite direction* (tegengestelde richting): de neiging gaat de andere kant op, maar zo zwak dat een munt het had kunnen opleveren. Het is geen tegenspraak.
+# - *Consistent: neither detects a difference* (bij een bewering van geen aantoonbaar verschil): het hoofdstuk vond niets en wij ook niet. Dat is
+#   overeenstemming over een gebrek aan bewijs, geen bewijs dat de twee runs gelijk zijn.
+# - *Differs* (verschilt): het hoofdstuk vond niets, en dit corpus vindt een verschil dat het kan onderscheiden, in de genoemde richting.
+# - Een gepaarde test kan alleen winsten vinden waar er ruimte voor is. Als de zwakkere strategie de meeste needles al vindt, blijven er weinig over
+#   om het oneens over te zijn. De volgende cel telt die ruimte voor de ablatie van de header (E tegen C).
 
 # %% jupyter={"source_hidden": true}
 narrate.room_to_win(ev)
 
 # %% [markdown]
-# ## The header, confronted (optional)
+# ## De header, geconfronteerd (optioneel)
 #
-# The headline E-vs-A gain mixes two things: E's boundaries keep needles that A's blind cuts destroy, and E's header may help ranking.
-# Two comparisons pull them apart, both at Hit@20 and at both levels: E against A on the needles A did *not* destroy (what E buys beyond not
-# cutting answers in two), and E against C (same cuts, the header alone).
+# De hoofdwinst van E tegen A mengt twee dingen: de boundaries van E houden needles heel die de blinde knippen van A vernietigen, en de header van E helpt misschien de ranking.
+# Twee vergelijkingen halen ze uit elkaar, beide bij Hit@20 en op beide niveaus: E tegen A op de needles die A *niet* vernietigde (wat E oplevert naast het niet
+# doorknippen van antwoorden), en E tegen C (dezelfde knippen, alleen de header).
 
 # %%
 tables.for_people(claims.header_confronted(ev), decimals={"p": 3})
@@ -311,20 +311,20 @@ tables.for_people(claims.header_confronted(ev), decimals={"p": 3})
 narrate.header_alone(ev)
 
 # %% [markdown]
-# ## Duel any two runs (optional)
+# ## Laat twee runs duelleren (optioneel)
 #
-# Pick two runs and a metric. The widget shows the pair at all five metrics and both levels (Holm over the five at each level), highlights your
-# metric, and (open the lists) names the very needles on which they disagree, with both phrasings.
-# Reading those queries is the fastest way to find out *why* one strategy beats another.
+# Kies twee runs en een metriek. De widget toont het paar bij alle vijf metrieken en beide niveaus (Holm over de vijf per niveau), markeert je
+# metriek, en noemt (open de lijsten) precies de needles waarover ze het oneens zijn, met beide formuleringen.
+# Die queries lezen is de snelste manier om uit te vinden *waarom* de ene strategie de andere verslaat.
 
 # %%
 widgets.StrategyDuel(ev).widget()
 
 # %% [markdown]
-# ## Question or ticket: does phrasing matter? (optional)
+# ## Vraag of supportticket: maakt de formulering uit? (optioneel)
 #
-# Every needle is asked twice: once as a tidy course question, once the way a frustrated user writes a support ticket, with different words and no textbook vocabulary.
-# Split E's dense hit rate and MRR by phrasing.
+# Elke needle wordt twee keer gesteld: een keer als nette cursusvraag, een keer zoals een gefrustreerde gebruiker een supportticket schrijft, met andere woorden en zonder vocabulaire uit het leerboek.
+# Splits de hit rate en MRR van dense op E naar formulering.
 
 # %%
 phrasing = np.array([q.phrasing for q in course.queries])
@@ -332,7 +332,7 @@ run_e = ev["E/dense"]
 pd.DataFrame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
 
 # %% [markdown]
-# Both phrasings ask about the same needles in the same order, so this is a paired comparison too: the question and the ticket for one needle form a pair.
+# Beide formuleringen vragen naar dezelfde needles in dezelfde volgorde, dus ook dit is een gepaarde vergelijking: de vraag en het supportticket van één needle vormen een paar.
 
 # %%
 sig = lambda p: "significant" if p < 0.05 else "not significant"
@@ -341,14 +341,14 @@ for m in ("Hit@1", "Hit@8", "Hit@20"):
     display(Markdown(f"At {m}, the question finds the needle and the ticket does not for **{t.wins}** needles; the reverse for **{t.losses}**; p = **{t.p:.2g}** ({sig(t.p)})."))
 
 # %% [markdown]
-# ## The sign test, written out
+# ## De sign test, uitgeschreven
 #
-# `ragkit.statistics.sign_test` hides nothing deep. Under "no difference", each discordant query is a fair coin:
-# the first run wins it or the second does, with probability one half each. The two-sided p-value is the chance of
-# a split at least as lopsided as the one observed. In five lines:
+# `ragkit.statistics.sign_test` verbergt niets diepzinnigs. Onder "geen verschil" is elke discordante query een eerlijke munt:
+# de eerste run wint hem of de tweede, elk met kans een half. De tweezijdige p-waarde is de kans op
+# een verdeling die minstens zo scheef is als de waargenomen. In vijf regels:
 
 # %%
-# by hand: the sign test
+# met de hand: de sign test
 from math import comb
 
 
@@ -359,8 +359,8 @@ def sign_test_by_hand(wins, losses):
 
 
 # %% [markdown]
-# Checked against `scipy.stats.binomtest` on every split of up to 40 discordant queries, and against `ragkit` on the
-# chapter's comparisons run on this corpus.
+# Gecontroleerd tegen `scipy.stats.binomtest` op elke verdeling van tot 40 discordante queries, en tegen `ragkit` op de
+# vergelijkingen van het hoofdstuk, gedraaid op dit corpus.
 
 # %%
 from scipy.stats import binomtest
@@ -374,30 +374,30 @@ display(Markdown(f"Largest difference from scipy over **{len(splits)}** splits: 
 assert worst < 1e-9 and agree == len(tests)
 
 # %% [markdown]
-# Real users write tickets, not textbook questions. The difference between the two rows above is exactly what you would never see if you evaluated a retriever only on questions phrased in the vocabulary of your documents.
+# Echte gebruikers schrijven supporttickets, geen leerboekvragen. Het verschil tussen de twee rijen hierboven is precies wat je nooit zou zien als je een retriever alleen evalueerde op vragen in de woorden van je documenten.
 #
-# ## Try this (optional)
+# ## Try this (optioneel)
 #
-# 1. In the duel, set A to `F/dense`, B to `E/dense` and step through the metrics. Does overlap on top of the header ever win significantly? Open the query lists and look at the chunks that moved.
-# 2. Change `run_e` to `ev["A/dense"]` and rerun the phrasing cells. Is the gap between questions and tickets larger or smaller with blind chunking? Why might that be?
-# 3. Use `wilson(k, n)` to find out how many queries you would need for a hit rate of one half to have an interval about five points either side. What does that tell you about the evaluation sets in most blog posts?
-# 4. Run `ev.compare("E/dense", "F/dense", m, "needle")` for every metric `m`. Before you look, write down which metric you would report and why.
+# 1. Zet in het duel A op `F/dense`, B op `E/dense` en loop de metrieken langs. Wint overlap bovenop de header ooit significant? Open de querylijsten en bekijk de chunks die verschoven.
+# 2. Verander `run_e` in `ev["A/dense"]` en draai de cellen over formulering opnieuw. Is het verschil tussen vragen en supporttickets groter of kleiner met blind knippen? Waarom zou dat zijn?
+# 3. Gebruik `wilson(k, n)` om uit te vinden hoeveel queries je nodig hebt voor een interval van ongeveer vijf punten aan elke kant bij een hit rate van een half. Wat zegt dat over de evaluatiesets in de meeste blogposts?
+# 4. Draai `ev.compare("E/dense", "F/dense", m, "needle")` voor elke metriek `m`. Schrijf op welke metriek je zou rapporteren en waarom, voordat je kijkt.
 
 # %% [markdown]
-# ## Asked in Dutch (optional)
+# ## In het Nederlands gesteld (optioneel)
 #
-# The encoder learned from English text, and this course's corpus is English. A Dutch class asks it in Dutch:
-# `data/questions_nl.jsonl` holds every course question in Dutch, translated before anything was retrieved with it.
-# **Predict first:** dense retrieval on E finds most needles in the top four when asked in English. How many will it
-# find when asked in Dutch? And BM25, which only matches shared words?
+# De encoder leerde van Engelse tekst, en het corpus van deze cursus is Engels. Een Nederlandse klas stelt haar vragen in het Nederlands:
+# `data/questions_nl.jsonl` bevat elke cursusvraag in het Nederlands, vertaald voordat er iets mee werd opgehaald.
+# **Voorspel eerst:** dense retrieval op E vindt de meeste needles in de top vier als je in het Engels vraagt. Hoeveel vindt het
+# er als je in het Nederlands vraagt? En BM25, dat alleen gedeelde woorden matcht?
 
 # %% jupyter={"source_hidden": true}
 narrate.dutch_phrasing(course.phrasings())
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk dan op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -405,7 +405,7 @@ from ragkit.teach.lesson import Quiz
 Quiz("02", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
@@ -417,4 +417,4 @@ Quiz("02", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
