@@ -15,22 +15,22 @@
 # ---
 
 # %% [markdown]
-# # 07. Citations and NO ANSWER
+# # 07. Citaties en NO ANSWER
 #
-# What you will see: the prompt a model receives, the citation table it never sees, links added by the
-# server rather than written by the model, the refusal that happens before any model is called, and a small
-# model answering offline, graded apart from the retrieval that fed it.
+# Wat je hier ziet: de prompt die een model krijgt, de citatietabel die het nooit ziet, links die de server toevoegt
+# in plaats van het model, de weigering die gebeurt voordat er een model wordt aangeroepen, en een klein model dat
+# offline antwoordt, beoordeeld los van de retrieval die het voedde.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - build a prompt with numbered sources and a citation table the model never sees
-# - verify a `#char=` locator by slicing the document
-# - explain NO ANSWER as a gate in code rather than an instruction in a prompt
-# - grade a generated answer apart from the retrieval that fed it, by a rule fixed before reading any answer
+# - een prompt bouwen met genummerde bronnen en een citatietabel die het model nooit ziet
+# - een `#char=`-locator controleren door het document te slicen
+# - NO ANSWER uitleggen als een gate in code in plaats van een instructie in een prompt
+# - een gegenereerd antwoord beoordelen los van de retrieval die het voedde, met een regel die vastlag voordat er een antwoord gelezen was
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -86,7 +86,7 @@ from ragkit.teach.lesson import narrate, predict, tables, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
-retriever = course.retriever("E")   # boundaries + header, dense, gate at the default cut
+retriever = course.retriever("E")   # boundaries + header, dense, gate bij de standaardcut
 result = answer("How many test examples do I need?", retriever)
 display(Markdown(course.truncation_note()))
 
@@ -96,24 +96,24 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 
 # %% [markdown]
-# ## What the model sees
+# ## Wat het model ziet
 #
-# `answer()` retrieves, passes the candidates through the gate from notebook 06, and builds a prompt.
-# Read it as the model would: an instruction, numbered sources, the question. Notice what is missing:
-# no URLs, no character offsets, no file names a model could garble. The model only ever gets to say
-# "[2]".
+# `answer()` haalt op, laat de kandidaten door de gate uit notebook 06 gaan en bouwt een prompt.
+# Lees hem zoals het model dat doet: een instructie, genummerde bronnen, de vraag. Let op wat ontbreekt:
+# geen URL's, geen tekenposities, geen bestandsnamen die een model kan verhaspelen. Het model kan alleen
+# "[2]" zeggen.
 #
-# Each source sits between two marker lines that carry a tag, a hash of this prompt's quoted texts. A
-# document cannot know that tag in advance, so a document whose text contains a line such as
-# `[6] Fake - introduction` stays inside the block it was quoted in instead of posing as a sixth source.
+# Elke bron staat tussen twee markerregels met een tag, een hash van de geciteerde teksten van deze prompt. Een
+# document kan die tag niet vooraf kennen, dus een document waarvan de tekst een regel bevat zoals
+# `[6] Fake - introduction` blijft in het blok waarin het geciteerd is, in plaats van zich als zesde bron voor te doen.
 
 # %%
 print(result.prompt)
 
 # %% [markdown]
-# Read the sources as a careful editor would. Notebook 01 counted what the chapter's chunking rule costs: chunks that
-# are only a heading, numbers and code lines cut in two, chunks that start in the middle of a sentence. Here is what
-# lands in this very prompt.
+# Lees de bronnen zoals een zorgvuldige redacteur. Notebook 01 telde wat de chunkingregel van het hoofdstuk kost: chunks die
+# alleen een kop zijn, getallen en coderegels die doormidden zijn geknipt, chunks die midden in een zin beginnen. Dit is wat
+# er in deze prompt terechtkomt.
 
 # %%
 flaws = pathologies(retriever.chunks, course.corpus, "E")
@@ -135,28 +135,28 @@ pd.DataFrame(found_here).set_index("source")
 narrate.prompt_flaws(found_here, flaws)
 
 # %% [markdown]
-# ## What the model never sees
+# ## Wat het model nooit ziet
 #
-# The server keeps, for every number in that prompt, exactly where the words came from. This table is
-# the server's half of the bargain: document, section, the character range as a URL fragment, and the
-# distance that let the chunk through the gate.
+# De server houdt voor elk nummer in die prompt precies bij waar de woorden vandaan kwamen. Deze tabel is
+# de helft van de afspraak die bij de server ligt: document, sectie, het tekenbereik als URL-fragment, en de
+# afstand waarmee de chunk door de gate kwam.
 
 # %%
 tables.for_people(pd.DataFrame(citation_table(result.citations)), decimals={"distance": 3}, index="index")
 
 # %% [markdown]
-# ## Open a citation
+# ## Open een citatie
 #
-# A citation is worth what a reader can check. Pick a source below: the viewer opens its document with the cited range
-# highlighted and in view (the rest of the document is folded above and below), and shows the document's path in
-# this project and the `#char=` fragment, with the result of the check described next.
+# Een citatie is zoveel waard als een lezer kan controleren. Kies hieronder een bron: de viewer opent het document met het
+# geciteerde bereik gemarkeerd en in beeld (de rest van het document is erboven en eronder ingeklapt), en toont het pad van
+# het document in dit project en het `#char=`-fragment, met de uitkomst van de controle die hierna beschreven staat.
 
 # %%
 widgets.SourceViewer(result.citations, course.corpus).widget()
 
 # %% [markdown]
-# A locator is only worth something if it is right. `verify()` slices the document's canonical text at
-# the citation's range and checks that it gives back the quote, character for character.
+# Een locator is alleen iets waard als hij klopt. `verify()` snijdt de canonieke tekst van het document op het
+# bereik van de citatie en controleert of dat het citaat teken voor teken teruggeeft.
 
 # %%
 checks = pd.Series({c.index: verify(c, course.corpus) for c in result.citations}, name="verified")
@@ -164,8 +164,8 @@ display(Markdown(f"Every citation verifies: **{checks.all()}** ({int(checks.sum(
 checks.to_frame().T
 
 # %% [markdown]
-# The check is strict on purpose. Shift a range by a single character, the kind of error a running sum
-# of lengths makes, and it fails:
+# De controle is met opzet streng. Verschuif een bereik één teken, het soort fout dat een lopende som
+# van lengtes maakt, en ze faalt:
 
 # %%
 c = result.citations[0]
@@ -173,29 +173,29 @@ shifted = dataclasses.replace(c, locator=CharRange(c.locator.start + 1, c.locato
 display(Markdown(f"Original range verifies: **{verify(c, course.corpus)}**; shifted by one: **{verify(shifted, course.corpus)}**"))
 
 # %% [markdown]
-# ## Why the quote is `content`, not `text`
+# ## Waarom het citaat `content` is en niet `text`
 #
-# Each chunk has two texts. `text` is what gets embedded: for strategy F, a header naming the document
-# and section, then a tail copied from the previous chunk, then the chunk's own words. `content` is only
-# the chunk's own words. Take the strategy F chunk that starts where our first citation starts:
+# Elke chunk heeft twee teksten. `text` is wat geëmbed wordt: bij strategie F een header die het document
+# en de sectie noemt, dan een staart uit de vorige chunk, dan de eigen woorden van de chunk. `content` zijn alleen
+# de eigen woorden van de chunk. Neem de chunk van strategie F die begint waar onze eerste citatie begint:
 
 # %%
 f = next(x for x in course.chunks("F") if (x.doc_id, x.start) == (c.document_id, c.locator.start))
 narrate.quote_or_text(course.corpus, c, f)
 
 # %% [markdown]
-# Quote `text` and your citation puts a header in the reader's mouth that the document never says at
-# that point. The overlap is subtler: even where its words do stand right before the chunk, they belong
-# to the previous fragment's range, not to the one this locator names, so a reader who follows the link
-# will not find them there. A citation whose quote cannot be found where it points is worse than no
-# quote: it looks checkable and is not. The embedded text is for the encoder; the quote is for people.
+# Citeer `text` en je citatie legt de lezer een header in de mond die het document op die plek
+# nooit zegt. De overlap is subtieler: ook waar zijn woorden echt vlak voor de chunk staan, horen ze bij het bereik
+# van het vorige fragment, niet bij het bereik dat deze locator noemt, dus een lezer die de link volgt, vindt ze daar
+# niet. Een citatie waarvan het citaat niet te vinden is waar ze naar wijst, is erger dan geen citaat: ze lijkt
+# controleerbaar en is het niet. De geëmbedde tekst is voor de encoder; het citaat is voor mensen.
 #
-# ## Locators are types, not strings
+# ## Locators zijn types, geen strings
 #
-# Characters in a text file are one way to point into a document. A PDF has pages, a recording has
-# seconds, a spreadsheet has sheets and cells. Each is its own type in `ragkit.citations`, with a URL
-# fragment (for machines) and a label (for people). The first row is our real citation; the others are
-# made-up examples of each kind.
+# Tekens in een tekstbestand zijn één manier om in een document te wijzen. Een pdf heeft pagina's, een opname heeft
+# seconden, een spreadsheet heeft bladen en cellen. Elk is een eigen type in `ragkit.citations`, met een URL-fragment
+# (voor machines) en een label (voor mensen). De eerste rij is onze echte citatie; de andere zijn verzonnen
+# voorbeelden van elke soort.
 
 # %%
 locators = [c.locator, PdfPage(12), MediaRange(132.4, 158.9), SheetRange("Results", "B2:D40")]
@@ -203,35 +203,35 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
                                 "fragment": [loc.fragment for loc in locators], "label": [loc.label for loc in locators]}))
 
 # %% [markdown]
-# `#char=` comes from RFC 5147, `#page=` from Adobe's PDF open parameters and `#t=` from W3C Media
-# Fragments. Spreadsheets have no standard fragment, so ragkit makes up its own; for a CSV file there is one,
-# RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), which a server could use instead. Whatever the medium, a citation
-# without a locator is just a document name, and a document name only tells the user where to start
-# searching.
+# `#char=` komt uit RFC 5147, `#page=` uit de PDF-openparameters van Adobe en `#t=` uit W3C Media
+# Fragments. Spreadsheets hebben geen standaardfragment, dus ragkit verzint er zelf een; voor een CSV-bestand is er wel
+# een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server in plaats daarvan kan gebruiken. Wat het medium ook is,
+# een citatie zonder locator is alleen een documentnaam, en een documentnaam zegt de gebruiker alleen waar hij moet
+# beginnen met zoeken.
 #
-# ### Who follows a locator
+# ### Wie een locator volgt
 #
-# Be clear about what `#char=` buys you. It is a **locator the server verifies**: `verify()` slices the text and
-# compares, so a wrong range is caught before anyone sees it. It is not something a browser acts on: no browser
-# implements RFC 5147, so a link ending in `#char=120,480` opens the file at the top, and the reader has to search.
-# That is why the notebooks open citations in the source viewer above instead.
+# Wees duidelijk over wat `#char=` je oplevert. Het is een **locator die de server controleert**: `verify()` snijdt de
+# tekst en vergelijkt, dus een fout bereik wordt ontdekt voordat iemand het ziet. Een browser doet er niets mee: geen
+# browser implementeert RFC 5147, dus een link die eindigt op `#char=120,480` opent het bestand bovenaan, en de lezer
+# moet zoeken. Daarom openen de notebooks citaties in de bronviewer hierboven.
 #
-# For sources that are HTML pages there is a form browsers do follow: the *text fragment*, `#:~:text=start,end`,
-# which names the first and last words of the passage. Chromium-based browsers and Safari scroll to it and highlight
-# it, and recent Firefox versions do too. It matches words as the page renders them, so Markdown marks or formulas in
-# the quote can make it miss, and it says nothing about *which* occurrence you meant if the words repeat. Here are
-# both forms for our first citation:
+# Voor bronnen die HTML-pagina's zijn, bestaat er een vorm die browsers wel volgen: het *text fragment*,
+# `#:~:text=start,end`, dat de eerste en laatste woorden van de passage noemt. Browsers op basis van Chromium en Safari
+# scrollen ernaartoe en markeren het, en recente versies van Firefox ook. Het matcht woorden zoals de pagina ze toont,
+# dus Markdown-tekens of formules in het citaat kunnen het doen missen, en het zegt niets over *welk* voorkomen je
+# bedoelde als de woorden zich herhalen. Hier zijn beide vormen voor onze eerste citatie:
 
 # %%
 c = result.citations[0]
 narrate.two_locators(course.corpus, c)
 
 # %% [markdown]
-# ## Turning [n] into links
+# ## Van [n] naar links
 #
-# The model writes numbers; the server writes links. Below is an answer *we invented* (no model was
-# involved) that cites [1], [2], and a source [9] that does not exist. `render_links` links the real
-# ones and flags the invented one instead of silently dropping it.
+# Het model schrijft nummers; de server schrijft links. Hieronder staat een antwoord dat *wij verzonnen* (er kwam geen
+# model aan te pas) en dat [1], [2] en een bron [9] citeert die niet bestaat. `render_links` maakt links van de echte
+# en markeert de verzonnen, in plaats van hem stilletjes weg te laten.
 
 # %%
 made_up = ("Count the examples where the two models disagree and run a sign test [1]. On a small test set "
@@ -240,25 +240,25 @@ rendered = render_links(made_up, result.citations, course.corpus)
 display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 
 # %% [markdown]
-# Hover over a link to see the document, section and character range it points at. Click it and JupyterLab
-# opens the document from this project (the link is a path relative to this notebook), at its top: as explained
-# above, nothing follows `#char=`, which is why the source viewer exists. On a web server the base would be the
-# server's address instead of a folder. The
-# flagged marker is what a careful interface would show as an error, or strip together with its claim.
+# Beweeg over een link om het document, de sectie en het tekenbereik te zien waar hij naar wijst. Klik erop en JupyterLab
+# opent het document uit dit project (de link is een pad ten opzichte van dit notebook), bovenaan: zoals hierboven
+# uitgelegd volgt niets `#char=`, en daarom bestaat de bronviewer. Op een webserver zou de basis het adres van de
+# server zijn in plaats van een map. De
+# gemarkeerde marker is wat een zorgvuldige interface als fout zou tonen, of samen met zijn bewering zou weghalen.
 #
 # ## NO ANSWER
 #
-# When nothing passes the gate, `answer()` returns a `NoAnswer` and the prompt is never built, so no
-# model is ever called. The refusal is a comparison of two numbers: cheaper than a model call and deterministic
-# (no prompt can talk it out of refusing), but only as good as its cut, whose bluffs notebook 06 counts. Here are two out-of-domain questions; the second is
-# one of the adjacent questions from notebook 06. See what the gate does with each.
+# Als er niets door de gate komt, geeft `answer()` een `NoAnswer` terug en wordt de prompt nooit gebouwd, dus er wordt
+# nooit een model aangeroepen. De weigering is een vergelijking van twee getallen: goedkoper dan een modelaanroep en
+# deterministisch (geen prompt kan hem ompraten), maar maar zo goed als zijn cut, waarvan notebook 06 de blufs telt. Hier
+# zijn twee out-of-domain vragen; de tweede is een van de aangrenzende vragen uit notebook 06. Kijk wat de gate met elk doet.
 #
-# **Predict first.** The first asks about football, the second about vector databases, a topic next door to this
-# course. Which of the two will the gate refuse: `"both"`, `"only the first"`, `"only the second"` or `"neither"`?
-# Write your choice in `my_prediction` before you run the gate: the cell under it answers it.
+# **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een onderwerp naast deze cursus. Welke
+# van de twee weigert de gate: `"both"`, `"only the first"`, `"only the second"` of `"neither"`? Schrijf je keuze in
+# `my_prediction` voordat je de gate draait: de cel eronder beantwoordt het.
 
 # %%
-my_prediction = None  # your guess: "both", "only the first", "only the second" or "neither"
+my_prediction = None  # je gok: "both", "only the first", "only the second" of "neither"
 
 # %%
 refused = []
@@ -272,30 +272,30 @@ refusals = {(True, True): "both", (True, False): "only the first", (False, True)
 predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals[tuple(refused)])
 
 # %% [markdown]
-# If the second line is not a NO ANSWER, that is the bluff column from notebook 06 in action: the gate
-# only refuses what its cut tells it to refuse.
+# Als de tweede regel geen NO ANSWER is, zie je de blufkolom uit notebook 06 aan het werk: de gate
+# weigert alleen wat zijn cut hem laat weigeren.
 #
-# ## How long is the prompt? (optional)
+# ## Hoe lang is de prompt? (optioneel)
 #
-# Prompt length is what you pay for and what competes for the model's context. The count depends on
-# which tokenizer does the counting, so `answer()` records that too.
+# De lengte van de prompt is waarvoor je betaalt en wat strijdt om de context van het model. De telling hangt af van
+# welke tokenizer telt, dus `answer()` legt dat ook vast.
 
 # %% jupyter={"source_hidden": true}
 narrate.prompt_length(result)
 
 # %% [markdown]
-# Compare those two numbers with care. Different tokenizers cut the same text into different numbers of
-# pieces, and the two prompts are built from different corpora, so their chunks differ in length too.
-# When a generator is installed, `answer()` counts with its tokenizer instead, which is the count that
-# matters for cost.
+# Vergelijk die twee getallen voorzichtig. Verschillende tokenizers knippen dezelfde tekst in verschillende aantallen
+# stukken, en de twee prompts zijn uit verschillende corpora gebouwd, dus ook hun chunks verschillen in lengte.
+# Als er een generator is geïnstalleerd, telt `answer()` met zijn tokenizer, en dat is de telling die voor de kosten
+# telt.
 #
-# ## Generation (optional)
+# ## Generatie (optioneel)
 #
-# Everything above ran without a language model, and every retrieval measurement in this course does too. Now a
-# generator writes: SmolLM2-135M-Instruct, a 135-million-parameter model that runs offline on this machine's CPU,
-# greedily, from the very prompt printed above. Its answers are cached, so a second run reads them back instead of
-# computing them. The server then does its half: each `[n]` that names a source becomes a link, and each `[n]` that
-# names none is counted and never linked.
+# Alles hierboven draaide zonder taalmodel, en elke meting van retrieval in deze cursus ook. Nu schrijft er een
+# generator: SmolLM2-135M-Instruct, een model met 135 miljoen parameters dat offline op de CPU van deze machine draait,
+# greedy, vanuit precies de prompt die hierboven staat. Zijn antwoorden gaan in de cache, dus een tweede run leest ze terug in plaats van ze
+# te berekenen. Dan doet de server zijn helft: elke `[n]` die een bron noemt, wordt een link, en elke `[n]` die
+# geen bron noemt, wordt geteld en nooit gelinkt.
 
 # %%
 generator = course.generator()
@@ -305,23 +305,24 @@ rendered = render_links(opening.text or "", opening.citations, course.corpus)
 display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 
 # %% [markdown]
-# Check the model's markers yourself: does each claim really come from the source it cites? The links guarantee where a
-# quote is; they cannot guarantee that the model used it honestly, or used it at all.
+# Controleer de markers van het model zelf: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een
+# citaat staat; ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
 #
-# The gate's refusals, meanwhile, cost no model call at all, and that is a count, not a promise. Every out-of-domain
-# query went through `answer()` with the generator attached; the generator counts the answers it computes.
+# De weigeringen van de gate kosten intussen geen enkele modelaanroep, en dat is een telling, geen belofte. Elke out-of-domain
+# query ging door `answer()` met de generator erbij; de generator telt de antwoorden die hij berekent.
 
 # %% jupyter={"source_hidden": true}
 narrate.gate_calls(measured, len(course.out_of_domain))
 
 # %% [markdown]
-# ## Why the model never writes a link (optional)
+# ## Waarom het model nooit een link schrijft (optioneel)
 #
-# It would be simpler to let the model write the link itself. The trouble is that a model writes what looks
-# right, and an identifier that looks right is not one that exists. The prompt gives the model numbers, never file
-# names or offsets, so any file name or range it produces is invented. Ask it for one and check what it wrote. The next
-# cell checks a fixed example of the kind models write (the right document with a range that is a little off, and a
-# plausible file that does not exist), then whatever the generator writes when asked for its file and range.
+# Het zou eenvoudiger zijn om het model de link zelf te laten schrijven. Het probleem is dat een model schrijft wat goed
+# lijkt, en een identifier die goed lijkt, is er niet een die bestaat. De prompt geeft het model nummers, nooit
+# bestandsnamen of posities, dus elke bestandsnaam of elk bereik dat het maakt, is verzonnen. Vraag er een en controleer
+# wat het schreef. De volgende cel controleert een vast voorbeeld van het soort dat modellen schrijven (het juiste
+# document met een bereik dat er net naast zit, en een plausibel bestand dat niet bestaat), en daarna wat de generator
+# schrijft als je hem om zijn bestand en bereik vraagt.
 
 # %%
 real = result.citations[0]
@@ -341,8 +342,8 @@ for doc_id, locator, origin in claims:
 tables.for_people(pd.DataFrame(rows))
 
 # %% [markdown]
-# The chapter's own example is the same failure at full size, with arXiv identifiers instead of files and ranges.
-# Its facts, quoted (they need the arXiv API, so they are not rechecked here):
+# Het eigen voorbeeld van het hoofdstuk is dezelfde fout op ware grootte, met arXiv-identifiers in plaats van bestanden en
+# bereiken. Zijn feiten, aangehaald (ze vragen de arXiv-API, dus ze worden hier niet opnieuw gecontroleerd):
 
 # %%
 display(narrate.chapter_identifiers())
@@ -350,9 +351,9 @@ display(tables.for_people(pd.DataFrame(chapter.QWEN["printed"], columns=["identi
 narrate.identifier_checks(rows)
 
 # %% [markdown]
-# The same failure, measured here. The generator is asked, with no sources at all, for three papers with their arXiv
-# identifiers on each of a few fixed topics, and a pattern counts the identifiers that are well-formed (four digits, a
-# point, four or five digits). Before you read the table: how many do you expect a 135M model to write?
+# Dezelfde fout, hier gemeten. De generator wordt zonder enige bron gevraagd om drie papers met hun arXiv-identifiers
+# bij elk van een paar vaste onderwerpen, en een patroon telt de identifiers die welgevormd zijn (vier cijfers, een
+# punt, vier of vijf cijfers). Voordat je de tabel leest: hoeveel verwacht je dat een model van 135M schrijft?
 
 # %%
 tables.invented(measured)
@@ -361,27 +362,28 @@ tables.invented(measured)
 narrate.invented_ids(measured)
 
 # %% [markdown]
-# An invented range points at the wrong words; an invented file points nowhere. Both look exactly as trustworthy as a
-# real link, which is the danger. So the division of labour stays: the model writes `[n]`, which is easy to check
-# against the list of sources, and the server, which knows every offset, turns `[n]` into the link.
+# Een verzonnen bereik wijst naar de verkeerde woorden; een verzonnen bestand wijst nergens heen. Beide zien er precies zo
+# betrouwbaar uit als een echte link, en dat is het gevaar. Dus blijft de taakverdeling: het model schrijft `[n]`, dat
+# makkelijk te controleren is tegen de lijst van bronnen, en de server, die elke positie kent, maakt van `[n]` de link.
 #
-# ## Two halves, graded apart (optional)
+# ## Twee helften, apart beoordeeld (optioneel)
 #
-# Every answer passes two stages: the retriever chooses the sources, the generator writes from them. When an answer is
-# wrong you want to know which stage to fix, and the needle questions tell you without running any model. If the
-# needle is not among the sources that pass the gate, the retriever (or the gate) failed to supply it: a right answer
-# would have to come from elsewhere (the model's memory, or a passage that says the same in other words), which the
-# needle test cannot see. Only when the needle is in the prompt is a wrong answer clearly the generator's. That is why
-# every measurement in this course grades retrieval alone, and why the needle is a proxy for a grounded answer.
+# Elk antwoord doorloopt twee stappen: de retriever kiest de bronnen, de generator schrijft eruit. Als een antwoord fout
+# is, wil je weten welke stap je moet repareren, en de needlevragen vertellen je dat zonder een model te draaien. Als de
+# needle niet bij de bronnen zit die door de gate komen, heeft de retriever (of de gate) hem niet geleverd: een goed
+# antwoord zou dan van elders moeten komen (het geheugen van het model, of een passage die hetzelfde met andere woorden
+# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, is een fout antwoord duidelijk dat
+# van de generator. Daarom beoordeelt elke meting in deze cursus alleen retrieval, en daarom is de needle een benadering
+# van een gegrond antwoord.
 
 # %% jupyter={"source_hidden": true}
 narrate.two_halves(course.sweep().at(DEFAULT_CUT))
 
 # %% [markdown]
-# With a generator the other half can be graded too, by a rule fixed in advance. Each sampled needle query goes
-# through the chapter's pipeline (dense retrieval, the gate, four sources at most), the model answers, and the answer
-# is graded against the needle; the table crosses the retriever's part (is the needle in the prompt?) with the
-# generator's (is the answer supported?).
+# Met een generator kan ook de andere helft beoordeeld worden, met een regel die vooraf vastligt. Elke needle-query uit
+# de steekproef gaat door de pipeline van het hoofdstuk (dense retrieval, de gate, hoogstens vier bronnen), het model
+# antwoordt, en het antwoord wordt beoordeeld tegen de needle; de tabel kruist het deel van de retriever (staat de
+# needle in de prompt?) met dat van de generator (wordt het antwoord gesteund?).
 
 # %% jupyter={"source_hidden": true}
 narrate.supported_rule()
@@ -393,10 +395,11 @@ tables.two_halves(measured)
 narrate.generator_halves(measured, len(course.queries))
 
 # %% [markdown]
-# ### Which retriever hands the generator the needle?
+# ### Welke retriever geeft de generator de needle?
 #
-# The retriever's half needs no model, so it can be compared on every in-domain query: build each retriever's gated
-# prompt and ask whether it holds the needle. The generator can only use a needle it is given.
+# De helft van de retriever heeft geen model nodig, dus die kan op elke in-domain query vergeleken worden: bouw de
+# prompt na de gate van elke retriever en vraag of die de needle bevat. De generator kan alleen een needle gebruiken die
+# hij krijgt.
 
 # %%
 reranker = available_reranker()
@@ -407,12 +410,12 @@ tables.prompt_rates(rates)
 narrate.prompt_rates(rates, reranker is not None)
 
 # %% [markdown]
-# ## Four chunks or twenty? (optional)
+# ## Vier chunks of twintig? (optioneel)
 #
-# If four sources sometimes miss the needle, why not give the model twenty? Because every source costs tokens, and
-# the needle then has more company. The cell below builds both prompts for every in-domain query at the default cut,
-# and counts the prompt's length (in the bundled tokenizer's word pieces: no generator runs here) and the
-# position of the first source that carries the needle.
+# Als vier bronnen de needle soms missen, waarom geef je het model er dan geen twintig? Omdat elke bron tokens kost, en
+# de needle dan meer gezelschap heeft. De cel hieronder bouwt beide prompts voor elke in-domain query bij de
+# standaardcut, en telt de lengte van de prompt (in word-pieces van de meegeleverde tokenizer: hier draait geen
+# generator) en de positie van de eerste bron die de needle bevat.
 
 # %%
 needles = {q.id: q.needle for q in course.questions}
@@ -441,14 +444,14 @@ compare
 narrate.four_or_twenty(facts, result.counted_with, False)
 
 # %% [markdown]
-# ### Lost in the middle, measured
+# ### Lost in the middle, gemeten
 #
-# Does the model use a needle less when it sits in the middle of a long prompt? A fixed sample of needle questions is
-# asked three times each, with the same twenty sources: the needle's chunk first, in the middle and last, the other
-# nineteen the chunks dense retrieval ranks highest without the needle. The same rule grades every answer, and each
-# needle is its own pair, so the test is the exact sign test on the discordant pairs. Decide before you look: will the
-# answer be supported more often when the needle is first, in the middle or last, or will this sample detect no
-# difference?
+# Gebruikt het model een needle minder als die in het midden van een lange prompt staat? Een vaste steekproef van
+# needlevragen wordt elk drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
+# midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
+# Dezelfde regel beoordeelt elk antwoord, en elke needle is zijn eigen paar, dus de test is de exacte sign test op de
+# discordante paren. Beslis voordat je kijkt: wordt het antwoord vaker gesteund als de needle eerst, in het midden of
+# als laatste staat, of toont deze steekproef geen verschil?
 
 # %%
 tables.lost_in_the_middle(measured)
@@ -457,13 +460,14 @@ tables.lost_in_the_middle(measured)
 narrate.lost_in_the_middle(measured)
 
 # %% [markdown]
-# ### What these figures can and cannot say
+# ### Wat deze getallen wel en niet kunnen zeggen
 #
-# The chapter ends its honesty with two warnings. RAG reduces hallucination, it does not remove it: putting the right
-# passage in the prompt does not oblige the model to use it. And long contexts degrade: a model finds information at the
-# beginning and end of a long prompt more reliably than in the middle, so twenty chunks instead of four can lower accuracy
-# while they raise the bill (the chapter cites its chapter 24 for the measurement). This notebook measures the
-# retriever's side of both on every query, and the generator's side on small samples, with a small model.
+# Het hoofdstuk sluit zijn eerlijkheid af met twee waarschuwingen. RAG vermindert hallucinatie, het haalt haar niet weg:
+# de juiste passage in de prompt zetten, verplicht het model niet haar te gebruiken. En lange contexten worden slechter:
+# een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
+# chunks in plaats van vier kunnen de nauwkeurigheid verlagen terwijl ze de rekening verhogen (het hoofdstuk verwijst
+# voor de meting naar zijn hoofdstuk 24). Dit notebook meet de kant van de retriever van beide op elke query, en die van
+# de generator op kleine steekproeven, met een klein model.
 
 # %% jupyter={"source_hidden": true}
 narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))
@@ -472,35 +476,35 @@ narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))
 narrate.small_model(measured)
 
 # %% [markdown]
-# ## What this chapter cannot answer: fine-tune, retrieve or prompt
+# ## Wat dit hoofdstuk niet kan beantwoorden: fine-tunen, ophalen of prompten
 #
-# The chapter closes with a bridge. Its chapter 20 prices fine-tuning, retrieval and prompting end to end on the same
-# question, and finds the decision economic before it is technical: the crossover point is a token count. This companion
-# cannot price the other two, but it measures retrieval's side of that bill.
+# Het hoofdstuk eindigt met een brug. Zijn hoofdstuk 20 prijst fine-tunen, ophalen en prompten van begin tot eind op
+# dezelfde vraag, en vindt de beslissing economisch voordat ze technisch is: het omslagpunt is een aantal tokens. Deze
+# companion kan de andere twee niet prijzen, maar meet wel de kant van retrieval in die rekening.
 
 # %% jupyter={"source_hidden": true}
 narrate.retrieval_bill(facts, result.counted_with)
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Try this (optioneel)
 #
-# 1. Ask `answer()` a question of your own with `cut=0.525` and then `cut=None`. How do the citation
-#    table and the distances change?
-# 2. Build the citations with strategy F (`course.retriever("F")`) and run `verify()` on each. Why does
-#    it still pass, even though F embeds a header and an overlap?
-# 3. Write an answer text that cites `[0]` and `[10]`. What does `render_links` do with them, and what
-#    should a user interface show?
-# 4. Find an out-of-domain question that gets an answer at the default cut. Which chunk lets it through,
-#    and what cut would have stopped it?
-# 5. Change the prompt and grade the generator again. The cell below builds each sampled query's prompt with
-#    `my_prompt`, has the model answer, and grades every answer by the same rule as the two-halves table. As given it
-#    builds the chapter's prompt, so its figures equal the table's (read back from the cache). Put the sources in
-#    reverse order (`hits[::-1]`), or change the instruction (`prompt.replace(...)` on its first line), and run it
-#    again: a few seconds per question on a laptop.
+# 1. Stel `answer()` een eigen vraag met `cut=0.525` en dan met `cut=None`. Hoe veranderen de citatietabel
+#    en de afstanden?
+# 2. Bouw de citaties met strategie F (`course.retriever("F")`) en draai `verify()` op elk. Waarom slaagt
+#    het nog steeds, hoewel F een header en een overlap embedt?
+# 3. Schrijf een antwoordtekst die `[0]` en `[10]` citeert. Wat doet `render_links` ermee, en wat zou een
+#    gebruikersinterface moeten tonen?
+# 4. Zoek een out-of-domain vraag die bij de standaardcut een antwoord krijgt. Welke chunk laat hem door,
+#    en welke cut had hem tegengehouden?
+# 5. Verander de prompt en beoordeel de generator opnieuw. De cel hieronder bouwt de prompt van elke query uit de
+#    steekproef met `my_prompt`, laat het model antwoorden en beoordeelt elk antwoord met dezelfde regel als de tabel
+#    van de twee helften. Zoals hij er staat, bouwt hij de prompt van het hoofdstuk, dus zijn getallen zijn die van de
+#    tabel (teruggelezen uit de cache). Zet de bronnen in omgekeerde volgorde (`hits[::-1]`), of verander de instructie
+#    (`prompt.replace(...)` op de eerste regel), en draai hem opnieuw: een paar seconden per vraag op een laptop.
 
 # %%
 def my_prompt(question, hits):
-    prompt, sources = citations.build_context(question, hits)  # try: citations.build_context(question, hits[::-1])
+    prompt, sources = citations.build_context(question, hits)  # probeer: citations.build_context(question, hits[::-1])
     return prompt, sources
 
 
@@ -512,9 +516,9 @@ else:
     display(narrate.no_generator())
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk dan op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -522,11 +526,11 @@ from ragkit.teach.lesson import Quiz
 Quiz("07", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
 # - Hausenblas, Wilde & Tennison (2014), URI fragment identifiers for the text/csv media type, RFC 7111 [hausenblas2014]
 # - Liu et al. (2024), Lost in the middle: how language models use long contexts, TACL [liu2024]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
