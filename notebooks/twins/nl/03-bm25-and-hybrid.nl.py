@@ -279,7 +279,7 @@ playground.widget()
 # querywoord naar hoe zeldzaam het is (idf), en demp de tellingen van lange chunks.
 
 # %%
-# by hand: BM25
+# met de hand: BM25
 import math
 from collections import Counter
 
@@ -288,7 +288,7 @@ from ragkit.lexical import tokenize
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
     """A function that scores every text for a query with the chapter's BM25 (ragkit's tokens, the formula by hand)."""
-    words = tokenize  # case-folded runs of letters and digits, of any script: "geëvalueerd" stays one word
+    words = tokenize  # runs van letters en cijfers van elk schrift, zonder hoofdletters: "geëvalueerd" blijft één woord
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]
     n, avgdl = len(docs), sum(lengths) / len(docs)

@@ -15,24 +15,24 @@
 # ---
 
 # %% [markdown]
-# # 03b. Tuning, judged honestly
+# # 03b. Tunen, eerlijk beoordeeld
 #
-# Notebook 01 cut every chunk at 512 characters; notebook 03 ran BM25 with k1 = 1.2 and b = 0.75 and fused the two rankings with k = 60.
-# Those numbers come from papers and habit, not from this corpus. The obvious next step is to try other values and keep the best one. This
-# notebook does that for five settings, and shows why the score of the best value, measured on the queries that chose it, is not a score you may
-# report.
+# Notebook 01 knipte elke chunk op 512 tekens; notebook 03 draaide BM25 met k1 = 1,2 en b = 0,75 en fuseerde de twee rankings met k = 60.
+# Die getallen komen uit papers en gewoonte, niet uit dit corpus. De voor de hand liggende volgende stap is andere waarden proberen en de beste houden.
+# Dit notebook doet dat voor vijf instellingen, en laat zien waarom de score van de beste waarde, gemeten op de queries die haar kozen, geen score is
+# die je mag rapporteren.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - explain why a setting tuned on the queries that judge it flatters itself
-# - split the needle queries into a tuning half and a held-out half, and say why the split goes by needle
-# - sweep chunk size, overlap, RRF's k, a weighted fusion and BM25's k1 and b, choose on one half and judge on the other with the paired test
-#   and Holm's correction
-# - keep a sweep that costs minutes the first time and a fraction of a second after it, without ever mixing results of two configurations
+# - uitleggen waarom een instelling die getuned is op de queries die haar beoordelen, zichzelf vleit
+# - de needle-queries splitsen in een afstemhelft en een achtergehouden helft, en zeggen waarom de splitsing per needle gaat
+# - chunkgrootte, overlap, de k van RRF, een gewogen fusie en k1 en b van BM25 doorlopen, kiezen op de ene helft en beoordelen op de andere met de gepaarde test
+#   en de correctie van Holm
+# - een sweep bewaren die de eerste keer minuten kost en daarna een fractie van een seconde, zonder ooit resultaten van twee configuraties te mengen
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -72,16 +72,16 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## Why the best value flatters itself
+# ## Waarom de beste waarde zichzelf vleit
 #
-# Every value of a setting gets a score on the needle queries, and that score is partly the value's quality and partly the luck of these
-# few dozen needles: which sentences happen to be easy for it. Try many values and keep the best, and you keep the luckiest about as much as
-# the best. Its score, measured on the queries that chose it, then overstates what it will do on questions nobody has asked yet. Machine learning
-# calls this selection bias, and it can be as large as the differences one is tuning for (Cawley and Talbot, 2010).
+# Elke waarde van een instelling krijgt een score op de needle-queries, en die score is deels de kwaliteit van de waarde en deels het geluk van deze
+# paar dozijn needles: welke zinnen toevallig makkelijk voor haar zijn. Probeer veel waarden, houd de beste, en je houdt de gelukkigste ongeveer evenzeer
+# als de beste. Haar score, gemeten op de queries die haar kozen, overschat dan wat ze doet op vragen die nog niemand heeft gesteld. Machine learning
+# noemt dit selectiebias, en het kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
 #
-# The remedy is old: choose on one set of queries, report on another that played no part in the choice. Here the needles are split in two
-# with a fixed seed (the seed of exercise 2's split too). Both phrasings of a needle go to the same half: they look for the same sentence
-# in the same chunk, so a needle split across the halves would let the tuning half see half of every held-out answer.
+# De remedie is oud: kies op de ene set queries en rapporteer op een andere die geen rol speelde bij de keuze. Hier worden de needles in tweeën gesplitst
+# met een vaste seed (ook de seed van de splitsing van opdracht 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
+# in dezelfde chunk, dus een needle die over de helften verdeeld is, zou de afstemhelft de helft van elk achtergehouden antwoord laten zien.
 
 # %%
 sweeps = course.tuning_sweeps()
@@ -93,43 +93,43 @@ narrate.needle_halves(sweeps)
 narrate.sweep_cost(sweeps)
 
 # %% [markdown]
-# ## Five settings, swept
+# ## Vijf instellingen, doorlopen
 #
-# Each setting is swept on its own, every other setting at the course's value, and every value is an evaluation of the same needle queries,
-# scored by MRR (the reciprocal rank of the first chunk that holds the whole needle, as notebook 02 counts it):
+# Elke instelling wordt apart doorlopen, elke andere instelling op de waarde van de cursus, en elke waarde is een evaluatie van dezelfde needle-queries,
+# gescoord met MRR (de reciproke rang van de eerste chunk die de hele needle bevat, zoals notebook 02 hem telt):
 #
-# - **chunk size**: strategy E (boundaries and header) cut again at each budget, dense retrieval;
-# - **overlap**: the last characters of the previous chunk carried in front of each chunk of E (0 is strategy E itself, 64 is strategy F),
+# - **chunkgrootte**: strategie E (boundaries en header) opnieuw geknipt bij elk budget, dense retrieval;
+# - **overlap**: de laatste tekens van de vorige chunk voor elke chunk van E gezet (0 is strategie E zelf, 64 is strategie F),
 #   dense retrieval;
-# - **RRF k**: the constant of reciprocal rank fusion of dense and BM25 on strategy E;
-# - **dense weight**: a *weighted* RRF, in which the dense list adds $w/(k + \text{rank})$ and BM25 adds $(1 - w)/(k + \text{rank})$.
-#   At $w = 0.5$ it ranks exactly as plain RRF, at $w = 1$ it is dense alone, at $w = 0$ BM25 with dense breaking its ties;
-# - **BM25 (k1, b)**: every pair of the values below, around the chapter's.
+# - **RRF k**: de constante van reciprocal rank fusion van dense en BM25 op strategie E;
+# - **dense-gewicht**: een *gewogen* RRF, waarin de lijst van dense $w/(k + \text{rank})$ optelt en BM25 $(1 - w)/(k + \text{rank})$.
+#   Bij $w = 0.5$ rangschikt ze precies als gewone RRF, bij $w = 1$ is het alleen dense, bij $w = 0$ BM25 met dense als beslisser bij gelijke stand;
+# - **BM25 (k1, b)**: elk paar van de waarden hieronder, rond die van het hoofdstuk.
 
 # %% jupyter={"source_hidden": true}
 narrate.swept_values(sweeps)
 
 # %% [markdown]
-# Why a weighted RRF and not a weighted sum of the two scores? A convex combination of scores needs both scores on one scale first, and how
-# to normalise them is another setting to tune: the chapter's reason for RRF. Weighting the ranks keeps that reason and adds one knob.
-# Bruch, Gai and Ingber (2023) found the convex combination ahead of RRF on their collections once tuned; whether it is here would be one
-# more setting to judge the same way.
+# Waarom een gewogen RRF en geen gewogen som van de twee scores? Een convexe combinatie van scores vraagt eerst beide scores op één schaal, en hoe je
+# ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. De rangen wegen houdt die reden en voegt één knop toe.
+# Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun collecties, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
+# zijn om op dezelfde manier te beoordelen.
 #
-# Re-cutting the corpus changes what the chunks are, so each cut is counted as the evaluation counts any strategy: a needle that no chunk quotes
-# whole is destroyed and scores 0 on every metric.
+# Het corpus opnieuw knippen verandert wat de chunks zijn, dus elke knipwijze wordt geteld zoals de evaluatie elke strategie telt: een needle die geen
+# chunk heel citeert, is vernietigd en scoort 0 op elke metriek.
 
 # %% jupyter={"source_hidden": true}
 narrate.recut_corpus(sweeps)
 
 # %% [markdown]
-# ## Predict first
+# ## Voorspel eerst
 #
-# **Predict first.** For each of the five settings, the tuning half picks the value with the best MRR. For how many of the five will the
-# held-out half, looking at the same values, pick the *same* one? Write a whole number from 0 to 5 in `my_prediction` before you run the
-# next cells: the cell under the study answers it.
+# **Voorspel eerst.** Voor elk van de vijf instellingen kiest de afstemhelft de waarde met de beste MRR. Voor hoeveel van de vijf kiest de
+# achtergehouden helft, kijkend naar dezelfde waarden, *dezelfde*? Schrijf een geheel getal van 0 tot 5 in `my_prediction` voordat je de
+# volgende cellen draait: de cel onder de studie beantwoordt het.
 
 # %%
-my_prediction = None  # your guess: for how many of the five settings the two halves choose the same value
+my_prediction = None  # je gok: voor hoeveel van de vijf instellingen de twee helften dezelfde waarde kiezen
 
 # %%
 result = tuning.study(sweeps, "MRR")
@@ -138,21 +138,21 @@ result = tuning.study(sweeps, "MRR")
 predict.reveal(my_prediction, predict.Count(len(result.tunings)), len(result.agreed), narrate.halves_agree(result))
 
 # %% [markdown]
-# ## Both halves, every value
+# ## Beide helften, elke waarde
 #
-# Each panel is one setting: the solid line is the tuning half, the dashed line the held-out half. The star is what the tuning half chose,
-# the open diamond what the held-out half would have chosen. The two halves hold different needles, some easier than others, so the two
-# lines need not be level, and can cross; what matters is whether they peak at the same value.
+# Elk paneel is één instelling: de doorgetrokken lijn is de afstemhelft, de gestippelde lijn de achtergehouden helft. De ster is wat de afstemhelft koos,
+# de open ruit wat de achtergehouden helft zou hebben gekozen. De twee helften bevatten verschillende needles, sommige makkelijker dan andere, dus de twee
+# lijnen hoeven niet even hoog te liggen en kunnen elkaar kruisen; waar het om gaat, is of ze bij dezelfde waarde pieken.
 
 # %%
 held_out.chart(result)
 
 # %% [markdown]
-# ## Judged on the held-out half
+# ## Beoordeeld op de achtergehouden helft
 #
-# The table sets each setting's choice against its default, on the held-out needles only, with the paired sign test at the needle level (a needle
-# counts once, both phrasings together). Five settings tuned are five looks, so their p-values take Holm's correction together; a setting whose
-# tuning kept its default was a look too, and stays in the family with its p of 1.
+# De tabel zet de keuze van elke instelling tegen haar standaardwaarde, alleen op de achtergehouden needles, met de gepaarde sign test op needleniveau (een needle
+# telt één keer, beide formuleringen samen). Vijf getunede instellingen zijn vijf blikken, dus hun p-waarden krijgen samen de correctie van Holm; een instelling
+# waarvan het tunen de standaardwaarde hield, was ook een blik, en blijft in de familie met haar p van 1.
 
 # %%
 summary = held_out.summary(result)
@@ -165,10 +165,10 @@ narrate.held_out_verdicts(result)
 narrate.gain_shrinks(result)
 
 # %% [markdown]
-# ## Every value, both halves (optional)
+# ## Elke waarde, beide helften (optioneel)
 #
-# The whole sweep as a table: each value's MRR on the half that chose and on the half that judged, whether it is the default, the value chosen and the
-# held-out half's best.
+# De hele sweep als tabel: de MRR van elke waarde op de helft die koos en op de helft die beoordeelde, of het de standaardwaarde is, de gekozen waarde en de
+# beste van de achtergehouden helft.
 
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
@@ -176,12 +176,12 @@ every["value"] = every["value"].map(held_out.shown)
 every.style.format(precision=3).hide(axis="index")
 
 # %% [markdown]
-# ## A sweep that costs nothing the second time
+# ## Een sweep die de tweede keer niets kost
 #
-# The first sweep embedded every new cut of the corpus (the vectors go into the same content-keyed cache as every other vector of the course) and
-# stored the runs as a small JSON file, under a stamp of everything they depend on: the corpus's texts, the questions, the model, the grid of
-# values and the code that computes them. Call it again and it reads the file back. Change any of those and the stamp changes: the old file is
-# never read for the new configuration, so results of two configurations are never mixed.
+# De eerste sweep embedde elke nieuwe knipwijze van het corpus (de vectoren gaan in dezelfde cache op inhoud als elke andere vector van de cursus) en
+# bewaarde de runs als een klein JSON-bestand, onder een stempel van alles waarvan ze afhangen: de teksten van het corpus, de vragen, het model, het raster van
+# waarden en de code die ze berekent. Roep het opnieuw aan en het leest het bestand terug. Verander een van die dingen en de stempel verandert: het oude bestand
+# wordt nooit voor de nieuwe configuratie gelezen, dus resultaten van twee configuraties worden nooit gemengd.
 
 # %%
 again = tuning.sweep_settings(course.corpus, course.questions)
@@ -190,21 +190,21 @@ again = tuning.sweep_settings(course.corpus, course.questions)
 narrate.second_sweep(again)
 
 # %% [markdown]
-# ## Try this (optional)
+# ## Try this (optioneel)
 #
-# 1. Tune on another metric: `tuning.study(sweeps, "Hit@4")`. Before you run it, predict whether the same settings disagree between the halves.
-#    Does the tuning half's choice depend on the metric you tune on? Then the metric is one more setting, and it has to be fixed before you look.
-# 2. Split the needles another way: `tuning.study(sweeps, "MRR", seed=5)`. Which choices survive a different split? A choice that moves with the
-#    seed was chosen by luck.
-# 3. Widen a grid: `tuning.sweep_settings(course.corpus, course.questions, grid=tuning.Grid(ks=(1, 2, 5, 10, 20, 30, 45, 60, 80, 100, 200, 300)))`
-#    (the new sweep gets a stamp of its own, and is computed once). With more values to choose from, does the gap between the chosen value's tuning
-#    half and held-out half grow?
-# 4. Compare `sweeps["dense weight"].results[1.0].ranks` with `sweeps["chunk size"].results[512].ranks`. Why are they the same?
+# 1. Tune op een andere metriek: `tuning.study(sweeps, "Hit@4")`. Voorspel voordat je het draait of dezelfde instellingen het tussen de helften oneens zijn.
+#    Hangt de keuze van de afstemhelft af van de metriek waarop je tunet? Dan is de metriek nog een instelling, en moet ze vastliggen voordat je kijkt.
+# 2. Splits de needles anders: `tuning.study(sweeps, "MRR", seed=5)`. Welke keuzes overleven een andere splitsing? Een keuze die met de
+#    seed meebeweegt, is door geluk gekozen.
+# 3. Maak een raster breder: `tuning.sweep_settings(course.corpus, course.questions, grid=tuning.Grid(ks=(1, 2, 5, 10, 20, 30, 45, 60, 80, 100, 200, 300)))`
+#    (de nieuwe sweep krijgt een eigen stempel en wordt één keer berekend). Groeit met meer waarden om uit te kiezen het verschil tussen de afstemhelft en de
+#    achtergehouden helft van de gekozen waarde?
+# 4. Vergelijk `sweeps["dense weight"].results[1.0].ranks` met `sweeps["chunk size"].results[512].ranks`. Waarom zijn ze gelijk?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk dan op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -212,7 +212,7 @@ from ragkit.teach.lesson import Quiz
 Quiz("03b", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Cawley & Talbot (2010), On over-fitting in model selection and subsequent selection bias in performance evaluation, Journal of Machine Learning Research [cawley2010]
 # - Robertson & Zaragoza (2009), The probabilistic relevance framework: BM25 and beyond, Foundations and Trends in Information Retrieval [robertson2009]
@@ -221,4 +221,4 @@ Quiz("03b", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.

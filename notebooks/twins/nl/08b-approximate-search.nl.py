@@ -15,21 +15,21 @@
 # ---
 
 # %% [markdown]
-# # 08b. Approximate search: HNSW against the exact scan
+# # 08b. Benaderend zoeken: HNSW tegen de exacte scan
 #
-# You will see what a production vector index trades for its speed: an HNSW graph built over the course's own vectors
-# and over a generated collection far larger, measured against the exact scan the course has used so far,
-# for recall, time per query, build time and memory, with the one setting that trades them on a slider.
+# Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd over de eigen vectoren van de cursus
+# en over een veel grotere gegenereerde verzameling, gemeten tegen de exacte scan die de cursus tot nu toe gebruikte,
+# op recall, tijd per query, bouwtijd en geheugen, met de ene instelling die ze uitruilt op een schuif.
 
 # %% [markdown]
-# **Learning objectives.** After this notebook you can:
+# **Leerdoelen.** Na dit notebook kun je:
 #
-# - measure an approximate index against the exact scan: Recall@20, time per query, build time and memory
-# - explain what efSearch trades, and choose it for the recall you need
-# - say when the exact scan is the right answer, and when it is not
+# - een benaderende index meten tegen de exacte scan: Recall@20, tijd per query, bouwtijd en geheugen
+# - uitleggen wat efSearch uitruilt, en het kiezen voor de recall die je nodig hebt
+# - zeggen wanneer de exacte scan het juiste antwoord is, en wanneer niet
 
 # %%
-# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
+# Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
 if "google.colab" in sys.modules:
@@ -61,9 +61,9 @@ from ragkit import approximate
 from ragkit.teach.lesson import narrate, predict, tables, tradeoff
 
 course = ragkit.teach.course.load()
-retriever = course.retriever("E")  # strategy E's chunk vectors, the ones every notebook since 02 searches
+retriever = course.retriever("E")  # de chunkvectoren van strategie E, die elk notebook sinds 02 doorzoekt
 texts = [q.text for q in course.queries] + [o.query for o in course.out_of_domain]
-queries = retriever.embed(texts)  # every query of the course, in-domain and out-of-domain
+queries = retriever.embed(texts)  # elke query van de cursus, in-domain en out-of-domain
 
 # %%
 from ragkit.teach.lesson import reminders
@@ -71,35 +71,35 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## The exact scan, and what it costs
+# ## De exacte scan, en wat die kost
 #
-# Since notebook 02, dense retrieval has been one product: every query vector against every chunk vector, `Q @ C.T`,
-# then the best few. It is exact by construction: no chunk is skipped, so the top 20 it returns *is* the top 20. Its
-# cost is one multiply-add per dimension per stored vector, for every query: twice the vectors, twice the work.
+# Sinds notebook 02 is dense retrieval één product: elke queryvector tegen elke chunkvector, `Q @ C.T`,
+# en dan de beste paar. Het is per constructie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
+# De kosten zijn één vermenigvuldiging met optelling per dimensie per opgeslagen vector, voor elke query: twee keer zoveel vectoren, twee keer zoveel werk.
 #
-# A production index holds millions of vectors and does not look at all of them. The most common approximate index,
-# **HNSW** (hierarchical navigable small world), links each vector to a few of its near neighbours (**M** links per
-# layer) in a stack of graphs, sparse at the top and complete at the bottom. A query enters at the top, walks greedily
-# towards closer vectors, drops a layer, and on the bottom layer keeps a list of the **efSearch** best candidates it has
-# seen while it explores their neighbours. A longer list explores more of the graph: more of the true nearest found,
-# more time spent. That is the whole trade, and efSearch is the knob.
+# Een index in productie bevat miljoenen vectoren en kijkt niet naar allemaal. De meest gebruikte benaderende index,
+# **HNSW** (hierarchical navigable small world), verbindt elke vector met een paar van zijn buren (**M** links per
+# laag) in een stapel grafen, ijl bovenaan en volledig onderaan. Een query komt bovenaan binnen, loopt gretig
+# naar dichterbij gelegen vectoren, zakt een laag, en houdt op de onderste laag een lijst bij van de **efSearch** beste kandidaten die hij
+# heeft gezien terwijl hij hun buren verkent. Een langere lijst verkent meer van de graaf: meer van de echte dichtstbijzijnde gevonden,
+# meer tijd besteed. Dat is de hele afweging, en efSearch is de knop.
 #
-# ragkit builds the graph with **faiss** (`faiss-cpu` on PyPI), the library the Hugging Face course's FAISS chapter
-# uses. It ships as a ready wheel for every Python this course supports (hnswlib, the other common choice, needs a C++
-# compiler at install), and it has the exact flat index, HNSW and IVF in one place. The graph here uses faiss's usual
-# settings, printed below: M links per vector, efConstruction candidates while it builds.
+# ragkit bouwt de graaf met **faiss** (`faiss-cpu` op PyPI), de bibliotheek die het FAISS-hoofdstuk van de Hugging Face-cursus
+# gebruikt. Het komt als kant-en-klare wheel voor elke Python die deze cursus ondersteunt (hnswlib, de andere gangbare keuze, heeft bij de installatie
+# een C++-compiler nodig), en het heeft de exacte platte index, HNSW en IVF op één plek. De graaf gebruikt hier de gebruikelijke
+# instellingen van faiss, hieronder afgedrukt: M links per vector, efConstruction kandidaten tijdens het bouwen.
 
 # %%
 print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
       f"efSearch measured at {', '.join(map(str, approximate.EF_SEARCH))}")
 
 # %% [markdown]
-# Every measurement below has the same shape. The exact top 20 of each of the course's queries comes from the product;
-# HNSW answers the same queries at each efSearch; **Recall@20** is the share of the exact top 20 it finds, what the field of
-# approximate search calls recall (the exact top 20 are the relevant results, not the needle's chunk). Times are the
-# median over the queries of one query at a time on one thread, as the chapter timed its own stages.
+# Elke meting hieronder heeft dezelfde vorm. De exacte top 20 van elke query van de cursus komt uit het product;
+# HNSW beantwoordt dezelfde queries bij elke efSearch; **Recall@20** is het aandeel van de exacte top 20 dat hij vindt, wat het vak van
+# benaderend zoeken recall noemt (de exacte top 20 zijn de relevante resultaten, niet de chunk van de needle). Tijden zijn de
+# mediaan over de queries van één query tegelijk op één thread, zoals het hoofdstuk zijn eigen stappen timede.
 #
-# ## First, the course's own chunks
+# ## Eerst de eigen chunks van de cursus
 
 # %%
 small = approximate.measure(retriever.vectors, queries, "the course's chunks")
@@ -109,24 +109,23 @@ tables.for_people(tradeoff.table(small))
 narrate.small_collection(small)
 
 # %% [markdown]
-# ## A collection large enough for the difference to show
+# ## Een verzameling groot genoeg om het verschil te zien
 #
-# A real collection of hundreds of thousands of chunks is not in this course, so ragkit generates one, shaped like the
-# course's vectors: each generated vector is one of the course's chunk vectors plus noise that follows the directions in
-# which the chunk vectors themselves vary, then normalised. The collection is made in blocks as it is measured and
-# stored once, inside the index; the same size gives the same vectors on every machine. It is a stand-in, not text:
-# how hard a collection is for a graph depends on how its vectors cluster, so what follows shows the shape of the
-# trade, and a collection of your own needs a measurement of its own. Its size comes from one setting,
-# `RAGKIT_GENERATED_VECTORS` (unset, ragkit's default, large enough for the difference to show; the tests set a small
-# one).
+# Een echte verzameling van honderdduizenden chunks zit niet in deze cursus, dus ragkit genereert er een, gevormd naar de
+# vectoren van de cursus: elke gegenereerde vector is een van de chunkvectoren van de cursus plus ruis die de richtingen volgt waarin
+# de chunkvectoren zelf variëren, daarna genormaliseerd. De verzameling wordt in blokken gemaakt terwijl ze gemeten wordt en
+# één keer opgeslagen, in de index; dezelfde grootte geeft op elke machine dezelfde vectoren. Het is een stand-in, geen tekst:
+# hoe moeilijk een verzameling voor een graaf is, hangt af van hoe haar vectoren clusteren, dus wat volgt toont de vorm van de
+# afweging, en een eigen verzameling vraagt een eigen meting. De grootte komt uit één instelling,
+# `RAGKIT_GENERATED_VECTORS` (niet gezet: de standaard van ragkit, groot genoeg om het verschil te zien; de tests zetten een kleine).
 #
-# **Predict first.** You have seen what share of the exact top 20 HNSW finds over the course's chunks at faiss's
-# default efSearch of 16. What share will it find in a collection this much larger? Write a share in `my_prediction`
-# (0.9 or "90%"); the cell after the measurement answers it. Building the graph takes a while: the larger the
-# collection, the longer.
+# **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW over de chunks van de cursus vindt bij de
+# standaard-efSearch van faiss, 16. Welk aandeel vindt hij in een zoveel grotere verzameling? Schrijf een aandeel in `my_prediction`
+# (0.9 of "90%"); de cel na de meting beantwoordt het. Het bouwen van de graaf duurt even: hoe groter de
+# verzameling, hoe langer.
 
 # %%
-my_prediction = None  # your guess: the share of the exact top 20 that HNSW finds at efSearch 16, e.g. 0.9
+my_prediction = None  # je gok: het aandeel van de exacte top 20 dat HNSW vindt bij efSearch 16, bijvoorbeeld 0.9
 
 # %%
 size = approximate.collection_size()
@@ -140,8 +139,8 @@ predict.reveal(my_prediction, predict.Share(), large.at(approximate.EF_SEARCH[0]
 tables.for_people(tradeoff.table(large))
 
 # %% [markdown]
-# Both collections on one chart: each line is one collection's HNSW at growing efSearch, each star its exact scan.
-# Up and to the left is better.
+# Beide verzamelingen in één grafiek: elke lijn is de HNSW van één verzameling bij groeiende efSearch, elke ster zijn exacte scan.
+# Linksboven is beter.
 
 # %%
 tradeoff.curve(small, large)
@@ -150,61 +149,61 @@ tradeoff.curve(small, large)
 narrate.close_calls(small, large)
 
 # %% [markdown]
-# ## Your turn: move efSearch
+# ## Jouw beurt: verschuif efSearch
 #
-# The slider moves along the large collection's line. Every step was measured above, so the figure moves without a
-# kernel (on the book's page as well). Find the smallest efSearch you would accept, and say what it costs.
+# De schuif beweegt langs de lijn van de grote verzameling. Elke stap is hierboven gemeten, dus de figuur beweegt zonder
+# kernel (ook op de pagina van het boek). Zoek de kleinste efSearch die je zou accepteren, en zeg wat die kost.
 
 # %%
 tradeoff.ef_slider(large)
 
 # %% [markdown]
-# ## What the graph costs before the first query
+# ## Wat de graaf kost vóór de eerste query
 
 # %% jupyter={"source_hidden": true}
 narrate.build_and_memory(large)
 
 # %% [markdown]
-# ## When the exact scan is the right answer
+# ## Wanneer de exacte scan het juiste antwoord is
 #
-# The exact scan reads every vector, so its cost grows roughly in proportion to the collection (the figures above
-# show how closely here); HNSW reads a small part of the graph, but it pays in recall, in a build, in memory for its
-# links, and in a setting someone must tune and watch. So the question is not which one is
-# better but where the search's time starts to matter.
+# De exacte scan leest elke vector, dus zijn kosten groeien ruwweg evenredig met de verzameling (de getallen hierboven
+# laten zien hoe nauw hier); HNSW leest een klein deel van de graaf, maar betaalt in recall, in een bouw, in geheugen voor zijn
+# links, en in een instelling die iemand moet tunen en bewaken. De vraag is dus niet welke
+# beter is, maar waar de tijd van het zoeken begint te tellen.
 
 # %% jupyter={"source_hidden": true}
 narrate.when_exact(small, large)
 
 # %% [markdown]
-# Put together:
+# Samengevat:
 #
-# - **The exact scan is the right answer** when the collection is small enough that its scan costs less than the
-#   stages around it (the course's chunks, a team's wiki, most per-user or per-tenant collections), when every answer
-#   must be the true nearest (an evaluation like this course's, a deduplication), or when the collection changes all
-#   the time (a new vector is one more row; a graph must be updated).
-# - **An approximate index is the right answer** when the scan itself is the slow stage or blocks other queries
-#   (millions of vectors, many queries at once), and a small loss of recall costs less than the time it saves. Then
-#   measure recall against the exact scan on your own vectors and queries, as above, before you choose efSearch: the
-#   figures depend on the data, and a default chosen elsewhere is a guess.
-# - Memory does not shrink with HNSW: it keeps every vector and adds its links. Indexes that compress vectors (IVF with
-#   product quantisation, in faiss too) trade recall for memory, and are measured the same way.
+# - **De exacte scan is het juiste antwoord** als de verzameling klein genoeg is dat de scan minder kost dan de
+#   stappen eromheen (de chunks van de cursus, de wiki van een team, de meeste verzamelingen per gebruiker of per klant), als elk antwoord
+#   de echte dichtstbijzijnde moet zijn (een evaluatie zoals die van deze cursus, ontdubbelen), of als de verzameling voortdurend
+#   verandert (een nieuwe vector is één rij meer; een graaf moet worden bijgewerkt).
+# - **Een benaderende index is het juiste antwoord** als de scan zelf de trage stap is of andere queries blokkeert
+#   (miljoenen vectoren, veel queries tegelijk), en een klein verlies aan recall minder kost dan de tijd die het bespaart. Meet dan
+#   de recall tegen de exacte scan op je eigen vectoren en queries, zoals hierboven, voordat je efSearch kiest: de
+#   getallen hangen af van de data, en een standaard die elders is gekozen, is een gok.
+# - Geheugen krimpt niet met HNSW: het houdt elke vector en voegt zijn links toe. Indexen die vectoren comprimeren (IVF met
+#   product quantisation, ook in faiss) ruilen recall in voor geheugen, en worden op dezelfde manier gemeten.
 #
-# ## Try this (optional)
+# ## Try this (optioneel)
 #
-# 1. Set `size` to a quarter and to twice the collection
-#    (`approximate.measure(approximate.generated(retriever.vectors, size), queries)`). How does the exact scan's time
-#    scale? And HNSW's recall at efSearch 16?
-# 2. Build with fewer links: `approximate.measure(..., m=8)`. What happens to the graph's memory, the build time and the
-#    recall at each efSearch?
-# 3. Generate a collection with tighter clusters, `approximate.generated(retriever.vectors, size, spread=0.5)`. Is the
-#    top 20 easier or harder for the graph to find, and why?
-# 4. Measure only the out-of-domain queries (`queries[len(course.queries):]`). Does HNSW find their neighbours as well
-#    as the in-domain queries'?
+# 1. Zet `size` op een kwart en op twee keer de verzameling
+#    (`approximate.measure(approximate.generated(retriever.vectors, size), queries)`). Hoe schaalt de tijd van de exacte
+#    scan? En de recall van HNSW bij efSearch 16?
+# 2. Bouw met minder links: `approximate.measure(..., m=8)`. Wat gebeurt er met het geheugen van de graaf, de bouwtijd en de
+#    recall bij elke efSearch?
+# 3. Genereer een verzameling met dichtere clusters, `approximate.generated(retriever.vectors, size, spread=0.5)`. Is de
+#    top 20 voor de graaf makkelijker of moeilijker te vinden, en waarom?
+# 4. Meet alleen de out-of-domain queries (`queries[len(course.queries):]`). Vindt HNSW hun buren even goed als
+#    die van de in-domain queries?
 
 # %% [markdown]
-# ## Knowledge check
+# ## Kennischeck
 #
-# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
+# Kies per vraag één antwoord en druk dan op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
@@ -212,10 +211,10 @@ from ragkit.teach.lesson import Quiz
 Quiz("08b", course).widget()
 
 # %% [markdown]
-# ## Sources
+# ## Bronnen
 #
 # - Malkov & Yashunin (2020), Efficient and robust approximate nearest neighbor search using hierarchical navigable small world graphs, IEEE TPAMI [malkov2020]
 # - Douze et al. (2024), The Faiss library, arXiv [douze2024]
 # - Aumüller, Bernhardsson & Faithfull (2020), ANN-Benchmarks: a benchmarking tool for approximate nearest neighbor algorithms, Information Systems [aumuller2020]
 #
-# The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
