@@ -446,7 +446,7 @@ def translated_landing(book: list[Page], settings: Settings, language: str) -> s
     pages = [p for p in book if p.language == language]
     start = next((p for p in pages if p.original == book[0].rel), pages[0])
     return env.get_template(f"landing.{language}.html.j2").render(
-        labels=LABELS[language], english=LABELS[SOURCE], binder=settings.binder(start.rel),
+        labels=LABELS[language], english=LABELS[SOURCE], english_name=NAMES[SOURCE], binder=settings.binder(start.rel),
         notebooks=[p for p in pages if "/" not in p.original],
         exercises=[p for p in pages if p.original.startswith("exercises/")], bibliography=BIBLIOGRAPHY)
 

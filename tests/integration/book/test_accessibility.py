@@ -24,6 +24,7 @@ from test_browser import CHROMIUM, CHROMIUM_FLAGS
 
 import ragkit.teach.course
 from book import build, pdf
+from book.labels import LABELS
 from ragkit.teach.lesson import plots
 from ragkit.threshold import CHAPTER_CUTS
 
@@ -111,7 +112,8 @@ def browser_ready():
 def test_axe_finds_no_serious_or_critical_violation_on_any_page(site, browser_ready):  # noqa: F811
     results = axe_pages(site.out, install_axe())
     print("\naxe-core " + AXE_VERSION + ", tags " + ", ".join(AXE_TAGS) + ":\n" + summary(results))
-    assert set(results) == {"index.html", build.BIBLIOGRAPHY, *(p.href for p in site.pages)}
+    indexes = {LABELS[language]["index"] for language in {p.language for p in site.pages}}  # index.nl.html too
+    assert set(results) == {*indexes, build.BIBLIOGRAPHY, *(p.href for p in site.pages)}
     bad = {name: [v for v in found if v["impact"] in FORBIDDEN] for name, found in results.items()}
     assert not any(bad.values()), summary({k: v for k, v in bad.items() if v})
 
@@ -309,10 +311,9 @@ def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # 
     print(f"\n{path}: {len(reader.pages)} pages, {path.stat().st_size / 1e6:.1f} MB")
 
 
+@reads_the_site
 def test_the_dutch_course_prints_to_its_own_pdf_in_dutch(site):  # noqa: F811
     from pypdf import PdfReader
-
-    from book.labels import LABELS
 
     from dutch import dutch_share
 
@@ -325,7 +326,11 @@ def test_the_dutch_course_prints_to_its_own_pdf_in_dutch(site):  # noqa: F811
     dutch = [p for p in site.pages if p.language == "nl"]
     assert [title for title, _ in outline] == [LABELS["nl"]["contents"], *(p.title for p in dutch),
                                                build.bibliography()[0].title]
+    assert reader.metadata.title == LABELS["nl"]["site_title"]
     starts = [page for _, page in outline]
+    assert starts == sorted(starts) and len(set(starts)) == len(starts), "the pages are not in reading order"
+    first = reader.pages[0].extract_text()  # the Dutch index: Dutch headings, not the English index
+    assert "De notebooks" in first and "Opdrachten" in first and "The notebooks" not in first
     english_pages = []
     for (title, start), end in zip(outline[1:-1], starts[2:], strict=True):
         text = " ".join(reader.pages[i].extract_text() for i in range(start, end))

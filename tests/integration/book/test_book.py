@@ -116,7 +116,7 @@ def test_no_page_shows_an_error_a_broken_widget_or_a_raw_widget_repr(site):
 
 @reads_the_site
 def test_nothing_is_fetched_from_the_network(site):
-    for path in [site.out / "index.html", *(site.out / p.href for p in site.pages)]:
+    for path in [site.out / "index.html", site.out / "index.nl.html", *(site.out / p.href for p in site.pages)]:
         for tag, url in parse(path).links:
             if tag in ("script", "link", "img") and urlsplit(url).scheme != "data":
                 assert not urlsplit(url).scheme, f"{path.name} loads {url} from the network"

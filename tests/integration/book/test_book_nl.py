@@ -36,11 +36,19 @@ STAND_INS = {
 }
 
 
+# the Dutch notebooks' names before the edition added .nl (a JupyterLab tab could not tell 06 from 06): same pages
+OLD_NAMES = {rel.replace(".nl.ipynb", ".ipynb"): title for rel, title in STAND_INS.items()}
+
+
 @pytest.fixture(scope="module")
 def small_site(tmp_path_factory):
     """A book of the stand-ins, built by the real builder from outputs given (no kernel runs, no PDF printed)."""
+    return small_book(tmp_path_factory, STAND_INS)
+
+
+def small_book(tmp_path_factory, stand_ins: dict[str, str]) -> book.BookBuild:
     folder = tmp_path_factory.mktemp("notebooks")
-    for rel, title in STAND_INS.items():
+    for rel, title in stand_ins.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook(title, "print('ran')"), folder / rel)
     pages = book.pages(folder)
@@ -152,6 +160,7 @@ def test_the_index_lists_the_dutch_pilot_in_a_dutch_section(small_site):
     assert listed == [p.href for p in small_site.pages if p.language == "nl"]
     assert "In het Nederlands" in section.group(1)
     assert 'href="index.nl.html"' in section.group(1) and 'href="course.nl.pdf"' in section.group(1)
+    assert [(s["href"], s["lang"]) for s in switches(small_site.out / "index.html")] == [("index.nl.html", "nl")]
 
 
 def test_the_dutch_index_lists_every_dutch_page_in_dutch_with_the_switch_and_its_pdf(small_site):
@@ -161,6 +170,7 @@ def test_the_dutch_index_lists_every_dutch_page_in_dutch_with_the_switch_and_its
     assert listed == [p.href for p in small_site.pages if p.language == "nl"]
     assert 'href="index.html" lang="en"' in index and 'href="course.nl.pdf"' in index
     assert "open%3Dnl%2F00-start-here.nl.ipynb" in index  # its Binder button opens the Dutch course
+    assert [(s["href"], s["lang"]) for s in switches(small_site.out / "index.nl.html")] == [("index.html", "en")]
 
 
 def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
@@ -200,6 +210,21 @@ def test_a_dutch_pages_learning_objectives_are_the_pages_objectives():
     assert prepared[1].source.startswith("**Leerdoelen.**")
 
 
+def test_a_book_of_dutch_notebooks_named_without_nl_has_the_same_pages_index_and_switches(tmp_path_factory,
+                                                                                         small_site):
+    old = small_book(tmp_path_factory, OLD_NAMES)
+    assert "nl/06-thresholds.ipynb" in [p.rel for p in old.pages]
+    assert [(p.href, p.original, p.title) for p in old.pages] == [
+        (p.href, p.original, p.title) for p in small_site.pages]
+    assert not list(old.out.glob("*.nl.nl.html"))
+    assert check_switches(old.out, old.pages) == 6
+    index = (old.out / "index.nl.html").read_text()
+    assert re.findall(r'<li><a href="([^"]+)">', index) == [p.href for p in old.pages if p.language == "nl"]
+    links = launch_links(old.out / "06-thresholds.nl.html")
+    assert links["colab"].endswith("/notebooks/nl/06-thresholds.ipynb")
+    assert links["download"] == "notebooks/nl/06-thresholds.ipynb" and (old.out / links["download"]).is_file()
+
+
 def test_a_page_knows_its_language_from_its_folder():
     assert book.Page(Path("x"), "nl/exercises/ex2.ipynb", "t").language == "nl"
     assert book.Page(Path("x"), "exercises/ex2.ipynb", "t").language == "en"
@@ -218,6 +243,15 @@ def test_the_real_books_dutch_pages_switch_both_ways_and_launch_the_dutch_notebo
         text = (site.out / page.href).read_text()
         assert '<html lang="nl">' in text
         links = launch_links(site.out / page.href)
-        assert links["colab"].endswith("/notebooks/" + page.rel) and "open=nl/" in links["binder"]
+        assert links["colab"].endswith("/notebooks/" + page.rel) and links["binder"].endswith("open=" + page.rel)
+        assert links["download"] == "notebooks/" + page.rel and (site.out / links["download"]).is_file()
+        assert f'<a href="{LABELS["nl"]["index"]}">' in text, f"{page.href}: its home is not the Dutch index"
+    # the whole course is translated: every English page has its Dutch twin
+    assert sorted(p.original for p in dutch) == sorted(p.rel for p in site.pages if p.language == "en")
     index = (site.out / "index.html").read_text()
     assert all(f'href="{p.href}"' in index for p in dutch)
+    assert f'href="{LABELS["nl"]["index"]}"' in index and f'href="{LABELS["nl"]["pdf"]}"' in index
+    dutch_index = (site.out / LABELS["nl"]["index"]).read_text()
+    assert re.findall(r'<li><a href="([^"]+)">', dutch_index) == [p.href for p in dutch]
+    assert '<html lang="nl">' in dutch_index and 'href="index.html" lang="en"' in dutch_index
+    assert f'href="{LABELS["nl"]["pdf"]}"' in dutch_index and f'href="{LABELS["en"]["pdf"]}"' in index
