@@ -148,8 +148,7 @@ held_out.chart(result)
 # tuning kept its default was a look too, and stays in the family with its p of 1.
 
 # %%
-summary = held_out.summary(result)
-summary.style.format({"p": "{:.3g}", "Holm p": "{:.3g}"} | {c: "{:+.3f}" for c in summary.columns if "gain" in c}).hide(axis="index")
+held_out.table(result)
 
 # %% jupyter={"source_hidden": true}
 narrate.held_out_verdicts(result)

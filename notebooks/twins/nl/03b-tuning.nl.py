@@ -155,8 +155,7 @@ held_out.chart(result)
 # waarvan het tunen de standaardwaarde hield, was ook een blik, en blijft in de familie met haar p van 1.
 
 # %%
-summary = held_out.summary(result)
-summary.style.format({"p": "{:.3g}", "Holm p": "{:.3g}"} | {c: "{:+.3f}" for c in summary.columns if "gain" in c}).hide(axis="index")
+held_out.table(result)
 
 # %% jupyter={"source_hidden": true}
 narrate.held_out_verdicts(result)

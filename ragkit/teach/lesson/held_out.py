@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from pandas.io.formats.style import Styler
 from plotly.subplots import make_subplots
 
+from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
 from ragkit.teach.lesson.quiz import Quiz, tuning_questions
@@ -28,6 +30,17 @@ def summary(result: Study) -> pd.DataFrame:
              _("needles won/lost"): say("+{wins}/-{losses}", wins=t.judged.test.wins, losses=t.judged.test.losses),
              _("p"): t.judged.test.p, _("Holm p"): t.judged.p_holm} for t in result.tunings]
     return pd.DataFrame(rows)
+
+
+def table(result: Study) -> Styler:
+    """``summary`` as the notebook shows it: p-values to three significant digits, gains signed to three decimals,
+    decimal commas in a Dutch kernel (the headings it formats are the kernel's, so it finds them in either language)."""
+    frame = summary(result)
+    gains = [say("{metric} gain, tuning half", metric=result.metric), say("{metric} gain, held-out half",
+                                                                          metric=result.metric)]
+    formats = {_("p"): "{:.3g}", _("Holm p"): "{:.3g}"} | {c: "{:+.3f}" for c in gains}
+    dutch = language.current() == "nl"
+    return frame.style.format(formats, decimal="," if dutch else ".").hide(axis="index")
 
 
 def chart(result: Study) -> plots.Described:

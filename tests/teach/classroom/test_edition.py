@@ -328,6 +328,9 @@ def visible(html_text: str) -> str:
     return " ".join(parser.parts)
 
 
+TIMED = re.compile(r"perf_counter|timings_table|latency\.|approximate\.measure|tradeoff\.|build_and_memory|"
+                   r"large_collection|small_collection|when_exact|close_calls|scaling")
+"""Code that measures time (a timings table, 08b's measurements): its figures are the run's, not the notebook's."""
 VOLATILE = re.compile(r"(?:[\w.~-]*/)+[\w.-]*|\d+(?:[.,]\d+)*\s*(?:ms|µs|s|sec|seconds|seconden)\b")
 """What differs between two runs of one notebook whatever their language: a path (a temporary folder's random name)
 and a measured time ("0.6 s" against "0,5 s")."""
@@ -413,6 +416,8 @@ def test_the_dutch_notebook_computes_the_english_figures(name, executed):
     assert all(edition.same_code(a.source, b.source) for a, b in zip(en, nl, strict=True)), "not the English code"
     differ, compared = [], 0
     for cell_en, cell_nl in zip(en, nl):
+        if TIMED.search(cell_en.source):
+            continue  # a measured time differs from run to run, in any language
         texts_en = [f for o in cell_en.outputs for f in figures(o)]
         texts_nl = [f for o in cell_nl.outputs for f in figures(o)]
         if [k for k, _, _ in texts_en] != [k for k, _, _ in texts_nl]:
@@ -427,7 +432,7 @@ def test_the_dutch_notebook_computes_the_english_figures(name, executed):
     assert compared >= 20, "too few figures compared: the test is not looking at the outputs"
 
 
-QUOTE_MARKS = re.compile(r"\*+|^>[ \t]?|\n|[\"“”‘’]|✂|\(|\)", re.M)
+QUOTE_MARKS = re.compile(r"\*+|(?<!\w)_|_(?!\w)|^>[ \t]?|\n|[\"“”‘’]|✂|\(|\)", re.M)
 
 
 @pytest.fixture(scope="module")
@@ -446,7 +451,7 @@ def without_quotes(markdown: str, quotable: str) -> str:
     ends, brackets, the ✂ of a cut); it is left out when it has three words or more and occurs verbatim in ``quotable``.
     """
     pieces = QUOTE_MARKS.split(markdown)
-    kept = [p for p in pieces if len(p.split()) < 3 or p.strip().lower() not in quotable]
+    kept = [p for p in pieces if len(p.split()) < 3 or p.strip().rstrip(".…").strip().lower() not in quotable]
     return " ".join(kept)
 
 
@@ -464,6 +469,8 @@ def test_every_narrated_sentence_of_the_dutch_notebook_is_dutch(name, executed, 
     for cell in code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name))):
         for output in cell.outputs:
             text = output.get("data", {}).get("text/markdown")
+            if text and "](../../data/corpus/" in text and "[[" in text:
+                continue  # a model's answer with the server's links (07): the model writes the corpus's language
             share = dutch_share(without_quotes(text, quotable)) if text else None
             if share is not None and share < SHARE:
                 english_prose.append(f"cell {cell.id}: {share:.0%} Dutch function words: {text[:300]}")

@@ -1097,6 +1097,14 @@ def test_03bs_chart_table_and_check_carry_the_studys_figures(tmp_path, monkeypat
     table = held_out.summary(lucky)
     assert list(table["chosen on the tuning half"]) == ["1,024", "64", "10", "0.75", "(0.9, 0.9)"]
     assert not table.isna().any().any() and list(table["needles won/lost"]) == ["+0/-10"] * 5
+    from ragkit.teach import language
+
+    english = held_out.table(lucky).to_html()
+    with language.speaking("nl"):
+        dutch = held_out.table(lucky).to_html()
+    # the p-values and gains are formatted in both languages (a Dutch heading is no English key: '0.000000' was shown)
+    assert "000000" not in dutch and "000000" not in english
+    assert re.findall(r">(-?[+-]?\d+)[.,](\d{3})<", english) == re.findall(r">(-?[+-]?\d+)[.,](\d{3})<", dutch)
     quiz = held_out.knowledge_check(lucky, student="ada")
     assert quiz.notebook == "03b" and len(quiz.questions) == 4
     for question, choice in zip(quiz.questions, quiz.choices):

@@ -16,6 +16,7 @@ from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
 from ragkit.faithfulness import Measurement, Trial
 from ragkit.generation import SMOLLM2
+from ragkit.statistics import SignTest
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
@@ -305,8 +306,23 @@ def lost_in_the_middle(m: Measurement | None) -> Markdown:
         "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
         n=len(lost.question_ids), seed=faithfulness.SEED, model=model, chunks=lost.chunks, others=lost.chunks - 1,
         first=rates["first"].k, middle=rates["middle"].k, last=rates["last"].k,
-        first_test=faithfulness.position_verdict(lost.test("first"), "first"),
-        last_test=faithfulness.position_verdict(lost.test("last"), "last"), verdict=verdict))
+        first_test=_position(lost.test("first"), _("first")), last_test=_position(lost.test("last"), _("last")),
+        verdict=verdict))
+
+
+def _position(test: SignTest, place: str, alpha: float = 0.05) -> str:
+    """What one paired test of a place against the middle says, no stronger than it is, in the kernel's language."""
+    pairs = test.wins + test.losses
+    if pairs == 0:
+        return say("no needle was supported {place} and not in the middle or the other way round, so this sample "
+                   "cannot tell the two apart", place=place)
+    if test.p < alpha:
+        ahead = place if test.wins > test.losses else _("the middle")
+        return say("{ahead} ahead (+{wins}/-{losses}, p = {p:.3g}): a difference this sample detects", ahead=ahead,
+                   wins=test.wins, losses=test.losses, p=test.p)
+    return say("no difference detected (+{wins}/-{losses}, p = {p:.3g}); {pairs} discordant {pairs_noun} can give a "
+               "p no smaller than {smallest:.3g}", wins=test.wins, losses=test.losses, p=test.p, pairs=pairs,
+               pairs_noun=_("pair") if pairs == 1 else _("pairs"), smallest=faithfulness.smallest_p(pairs))
 
 
 def invented_ids(m: Measurement | None) -> Markdown:
