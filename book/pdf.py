@@ -69,12 +69,12 @@ def write(out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, conte
                       "(`apt-get install chromium`) and run `make book` again", stacklevel=2)
         return None
 
-    names = [(contents, index), *((page.title, page.href) for page in pages)]
+    names = [(contents, index), *((page.title, page.href) for page in pages)]  # each sheet's heading, its file
     writer = PdfWriter()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(browser_path), headless=True, args=FLAGS)
         try:
-            for name, href in names:
+            for heading, href in names:
                 tab = browser.new_page(viewport={"width": PRINT_WIDTH, "height": 1000})
                 # a page of the book loads only from its own folder: anything else is refused, not waited for
                 tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
@@ -87,7 +87,7 @@ def write(out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, conte
                 tab.close()
                 start = len(writer.pages)
                 writer.append(PdfReader(io.BytesIO(sheet)))
-                writer.add_outline_item(title=name, page_number=start)
+                writer.add_outline_item(title=heading, page_number=start)
         finally:
             browser.close()
     writer.add_metadata({"/Title": title})

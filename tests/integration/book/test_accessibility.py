@@ -346,3 +346,18 @@ def test_without_chromium_the_book_warns_and_writes_no_pdf(tmp_path, monkeypatch
     with pytest.warns(UserWarning, match="apt-get install chromium"):
         assert pdf.write(tmp_path, [], "a book") is None
     assert not (tmp_path / pdf.NAME).exists()
+
+
+@pytest.mark.slow
+def test_a_pdf_is_written_under_the_name_asked_for_with_its_outline(tmp_path, browser_ready):
+    """The printer's outline titles are not its file name (the last page's title, "Sources", once named both PDFs)."""
+    (tmp_path / "index.nl.html").write_text('<html lang="nl"><body><h1>Inhoud</h1></body></html>')
+    (tmp_path / "a.nl.html").write_text('<html lang="nl"><body><h1>Bronnen</h1></body></html>')
+    sheet = build.Sheet("Bronnen", "a.nl.html")
+    target = pdf.write(tmp_path, [sheet], "Titel", name="course.nl.pdf", contents="Inhoud", index="index.nl.html")
+    from pypdf import PdfReader
+
+    assert target == tmp_path / "course.nl.pdf" and target.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.nl.html", "course.nl.pdf", "index.nl.html"]
+    reader = PdfReader(target)
+    assert [item.title for item in reader.outline] == ["Inhoud", "Bronnen"] and reader.metadata.title == "Titel"
