@@ -161,6 +161,7 @@ def test_the_index_lists_the_dutch_pilot_in_a_dutch_section(small_site):
     assert "In het Nederlands" in section.group(1)
     assert 'href="index.nl.html"' in section.group(1) and 'href="course.nl.pdf"' in section.group(1)
     assert [(s["href"], s["lang"]) for s in switches(small_site.out / "index.html")] == [("index.nl.html", "nl")]
+    assert f'title="{LABELS["nl"]["site_switch"]}">{NAMES["nl"]}</a>' in index  # the switch says where it leads
 
 
 def test_the_dutch_index_lists_every_dutch_page_in_dutch_with_the_switch_and_its_pdf(small_site):
@@ -171,6 +172,7 @@ def test_the_dutch_index_lists_every_dutch_page_in_dutch_with_the_switch_and_its
     assert 'href="index.html" lang="en"' in index and 'href="course.nl.pdf"' in index
     assert "open%3Dnl%2F00-start-here.nl.ipynb" in index  # its Binder button opens the Dutch course
     assert [(s["href"], s["lang"]) for s in switches(small_site.out / "index.nl.html")] == [("index.html", "en")]
+    assert f'title="{LABELS["en"]["site_switch"]}">{NAMES["en"]}</a>' in index
 
 
 def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
