@@ -90,11 +90,8 @@ display(Markdown(reminders.strategy_letters()))
 # %%
 Q = r.embed(texts)
 D = 1.0 - Q @ r.vectors.T
-norms = np.linalg.norm(Q, axis=1)
 same = np.array_equal(np.argsort(D, axis=1, kind="stable"), r.dense(texts).ranking)
-display(Markdown(f"Queries: **{Q.shape[0]}** vectors of **{Q.shape[1]}** dimensions; chunks of strategy E: **{r.vectors.shape[0]}**. "
-                 f"Distance matrix: **{D.shape[0]} × {D.shape[1]}**. Query vector lengths run from **{norms.min():.6f}** to **{norms.max():.6f}**. "
-                 f"Sorting the rows by hand gives the same rankings as `r.dense(...)`: **{same}**."))
+display(narrate.one_product(Q, D, r.vectors.shape[0], same))
 
 # %% [markdown]
 # Hoe duur is dat product? Time het voor alle queries tegelijk en deel: dat is een *gebundeld* getal, waarbij numpy elke core mag gebruiken.
@@ -124,8 +121,7 @@ tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) i
 run, q = r.dense(texts), course.queries[0]
 needle = next(x.needle for x in course.questions if x.id == q.qid)
 top = run.distance[0, run.top(0, 5)]
-display(Markdown(f"**Query** ({q.phrasing}): {q.text}\n\n**Needle**: {needle}\n\nThe top five span **{top.min():.3f}** to **{top.max():.3f}**; "
-                 f"all chunks span **{run.distance[0].min():.3f}** to **{run.distance[0].max():.3f}**."))
+display(narrate.first_ranking(q.phrasing, q.text, needle, top, run.distance[0]))
 tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "document": r.chunks[j].doc_id,
                                  "section": r.chunks[j].section, "carries the needle": needle in r.chunks[j].carried}
                                 for i, j in enumerate(run.top(0, 5))]), decimals={"distance": 3}, index="rank")

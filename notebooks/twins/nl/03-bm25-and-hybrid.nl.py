@@ -283,7 +283,7 @@ playground.widget()
 import math
 from collections import Counter
 
-from ragkit.lexical import tokenize
+from ragkit import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):

@@ -21,7 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 from ragkit.errors import InputError
 
 LEFT_OUT = ("notebooks/solutions/", "notebooks/twins/solutions/", "notebooks/nl/solutions/",
-            "notebooks/twins/nl/solutions/", "docs/teacher-guide.md", "docs/grading.md",
+            "notebooks/twins/nl/solutions/", "notebooks/nl/catalogue/solutions/", "docs/nl/", "docs/teacher-guide.md",
+            "docs/grading.md",
             "tests/", "benchmarks/", "harness/", ".ci/")
 """What a class's copy leaves out: the worked solutions and their twins, the teacher's guide and the grading guide
 (the answers to every exercise and "Try this"), and the developers' tests, benchmarks and CI, which run the

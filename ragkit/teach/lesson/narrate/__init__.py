@@ -140,6 +140,9 @@ from ragkit.teach.lesson.narrate.citations import (
     written_ranges as written_ranges,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
+    first_ranking as first_ranking,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
     header_alone as header_alone,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
@@ -150,6 +153,9 @@ from ragkit.teach.lesson.narrate.dense_retrieval import (
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
     metrics_disagree as metrics_disagree,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    one_product as one_product,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
     queries_or_needles as queries_or_needles,
@@ -405,6 +411,7 @@ __all__ = [
     "distributions",
     "dutch_phrasing",
     "ex2_rules",
+    "first_ranking",
     "four_or_twenty",
     "fused_ranks",
     "gain_shrinks",
@@ -445,6 +452,7 @@ __all__ = [
     "needle_tests",
     "no_cross_encoder",
     "out_of_domain_kinds",
+    "one_product",
     "overlap_rule",
     "perfect_cut",
     "prompt_flaws",

@@ -133,3 +133,26 @@ def metrics_disagree(ev: Evaluation, retrievers: tuple[str, ...] = ("dense", "bm
               retriever=retriever, a=a, b=b, a_found=int(((ra > 0) & (ra <= 10)).sum()),
               b_found=int(((rb > 0) & (rb <= 10)).sum()), a_first=int((ra == 1).sum()), b_first=int((rb == 1).sum()))
     return Markdown("\n\n".join([same, "\n".join(lines), why]))
+
+
+def one_product(queries: np.ndarray, distances: np.ndarray, chunks: int, same: bool) -> Markdown:
+    """The shapes of the one product behind dense retrieval, the query vectors' lengths, and whether sorting by hand
+    ranks as ragkit does."""
+    norms = np.linalg.norm(queries, axis=1)
+    return Markdown(say(
+        "Queries: **{queries}** vectors of **{dimensions}** dimensions; chunks of strategy E: **{chunks}**. Distance "
+        "matrix: **{rows} × {cols}**. Query vector lengths run from **{low:.6f}** to **{high:.6f}**. Sorting the rows "
+        "by hand gives the same rankings as `r.dense(...)`: **{same}**.",
+        queries=queries.shape[0], dimensions=queries.shape[1], chunks=chunks, rows=distances.shape[0],
+        cols=distances.shape[1], low=float(norms.min()), high=float(norms.max()),
+        same=_("True") if same else _("False")))
+
+
+def first_ranking(phrasing: str, text: str, needle: str, top: np.ndarray, everything: np.ndarray) -> Markdown:
+    """One query, its needle, and how far apart its top five lie against all chunks."""
+    return Markdown(say(
+        "**Query** ({phrasing}): {text}\n\n**Needle**: {needle}\n\nThe top five span **{low:.3f}** to **{high:.3f}**; "
+        "all chunks span **{all_low:.3f}** to **{all_high:.3f}**.",
+        phrasing=_("question") if phrasing == "question" else _("ticket"), text=text, needle=needle,
+        low=float(top.min()), high=float(top.max()), all_low=float(everything.min()),
+        all_high=float(everything.max())))
