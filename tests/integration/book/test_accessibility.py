@@ -17,6 +17,7 @@ import threading
 import unicodedata
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 from test_book import Quiet, reads_the_site, site  # noqa: F401  (the fixture, shared with test_book)
@@ -332,12 +333,54 @@ def test_the_dutch_course_prints_to_its_own_pdf_in_dutch(site):  # noqa: F811
     first = reader.pages[0].extract_text()  # the Dutch index: Dutch headings, not the English index
     assert "De notebooks" in first and "Opdrachten" in first and "The notebooks" not in first
     english_pages = []
-    for (title, start), end in zip(outline[1:-1], starts[2:], strict=True):
+    for page, (title, start), end in zip(dutch, outline[1:-1], starts[2:], strict=True):
+        code = "\n".join(c.source for c in nbformat.read(page.path, as_version=4).cells if c.cell_type == "code")
         text = " ".join(reader.pages[i].extract_text() for i in range(start, end))
-        share = dutch_share(text)
+        share = dutch_share(unquoted(text, code))
         if share is not None and share < 0.8:
             english_pages.append(f"{title}: {share:.0%}")
     assert not english_pages, f"pages of the Dutch PDF whose function words are not 80% Dutch: {english_pages}"
+
+
+QUOTED_RUN = 5
+"""Words in a row that a page shares with English written to stay English, read as quoted: not the page's prose."""
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9à-ÿ]+", unicodedata.normalize("NFKC", text).lower())  # NFKC: the PDF's ﬁ is fi
+
+
+def _runs(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + QUOTED_RUN]) for i in range(len(words) - QUOTED_RUN + 1)}
+
+
+@functools.cache
+def _english_by_design() -> frozenset[tuple[str, ...]]:
+    """Every run of words of what stays English in the Dutch course: the corpus, its queries, needles and tickets,
+    the prompt the engine writes for a model, and the bibliography's titles."""
+    files = [*sorted((ROOT / "data" / "corpus").glob("*.md")), ROOT / "data" / "questions.jsonl",
+             ROOT / "data" / "out_of_domain.jsonl", ROOT / "ragkit" / "citations.py", ROOT / "docs" / "sources.md"]
+    return frozenset(_runs(_words("\n".join(f.read_text(encoding="utf-8") for f in files))))
+
+
+def unquoted(text: str, code: str) -> str:
+    """``text``'s words less every run of QUOTED_RUN that the corpus, the prompt, the titles or the page's ``code``
+    (English by design) also has: what is left is the page's own prose (its narration, tables' words, feedback)."""
+    words = _words(text)
+    quoted = _english_by_design() | _runs(_words(code))
+    keep = [True] * len(words)
+    for i in range(len(words) - QUOTED_RUN + 1):
+        if tuple(words[i:i + QUOTED_RUN]) in quoted:
+            keep[i:i + QUOTED_RUN] = [False] * QUOTED_RUN
+    return " ".join(w for w, k in zip(words, keep) if k)
+
+
+def test_unquoted_keeps_the_prose_and_drops_quoted_corpus_text_and_code():
+    question = json.loads((ROOT / "data" / "questions.jsonl").read_text().splitlines()[0])["question"]
+    text = f"De vraag {question} vindt zijn needle. In [3]: print(result.prompt) and then we go home"
+    left = unquoted(text, "print(result.prompt)")  # three words of code: too few to be read as quoted
+    assert left == "de vraag vindt zijn needle in 3 print result prompt and then we go home"
+    assert unquoted("the one rule against what it claims", "") == "the one rule against what it claims"
 
 
 def test_without_chromium_the_book_warns_and_writes_no_pdf(tmp_path, monkeypatch):
