@@ -104,7 +104,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 pair = [chunks[0], chunks[len(chunks) // 2]]
 unit = embedder.encode([c.text for c in pair], progress=False)
 check = identity_check(*unit)
-display(Markdown("\n".join(f"- **{n}**: {c.doc_title} › {c.section or '(introduction)'}: _{c.content[:100]}…_" for n, c in zip("ab", pair))))
+display(Markdown("\n".join(f"- **{n}**: *{c.doc_title}* › *{c.section or '(introduction)'}*: _{c.content[:100]}…_" for n, c in zip("ab", pair))))
 rows = ["‖a‖", "‖b‖", "L2 = ‖a − b‖", "L2² / 2", "1 − cos", "|L2²/2 − (1 − cos)|"]
 fmt = lambda v: "" if v is None else (f"{v:.2e}" if abs(v) < 1e-3 else f"{v:.6f}")
 

@@ -26,8 +26,10 @@ def table(*trades: TradeOff) -> pd.DataFrame:
     rows = []
     for t in trades:
         where = say("{what} ({vectors:,})", what=t.what, vectors=t.vectors)
-        rows.append({_("collection"): where, _("search"): _("exact scan"), say("Recall@{k}", k=t.k): "1.000",
-                     _("ms per query"): say("{ms:.3f}", ms=t.exact_ms), _("times the exact scan's speed"): "1.0"})
+        rows.append({_("collection"): where, _("search"): _("exact scan"),
+                     say("Recall@{k}", k=t.k): say("{one:.3f}", one=1.0),
+                     _("ms per query"): say("{ms:.3f}", ms=t.exact_ms),
+                     _("times the exact scan's speed"): say("{one:.1f}", one=1.0)})
         rows += [{_("collection"): where, _("search"): say("HNSW, efSearch {ef}", ef=s.ef_search),
                   say("Recall@{k}", k=t.k): say("{recall:.3f}", recall=s.recall),
                   _("ms per query"): say("{ms:.3f}", ms=s.ms),

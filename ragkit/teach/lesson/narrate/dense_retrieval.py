@@ -151,8 +151,8 @@ def one_product(queries: np.ndarray, distances: np.ndarray, chunks: int, same: b
 def first_ranking(phrasing: str, text: str, needle: str, top: np.ndarray, everything: np.ndarray) -> Markdown:
     """One query, its needle, and how far apart its top five lie against all chunks."""
     return Markdown(say(
-        "**Query** ({phrasing}): {text}\n\n**Needle**: {needle}\n\nThe top five span **{low:.3f}** to **{high:.3f}**; "
-        "all chunks span **{all_low:.3f}** to **{all_high:.3f}**.",
+        "**Query** ({phrasing}): {text}\n\n**Needle**: {needle}\n\nThe top five span **{low:.3f}** to "
+        "**{high:.3f}**; all chunks span **{all_low:.3f}** to **{all_high:.3f}**.",
         phrasing=_("question") if phrasing == "question" else _("ticket"), text=text, needle=needle,
         low=float(top.min()), high=float(top.max()), all_low=float(everything.min()),
         all_high=float(everything.max())))
