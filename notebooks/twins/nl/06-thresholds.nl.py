@@ -27,7 +27,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - uitleggen waarom een retriever altijd iets teruggeeft en wat een bluf is
-# - een threshold-sweep lezen: blufs en weigeringen uitgezet tegen de cut
+# - een drempel-sweep lezen: blufs en weigeringen uitgezet tegen de cut
 # - zeggen of de afstanden van in-domain en out-of-domain queries hier overlappen, en wat dat afdwingt
 # - de cut behandelen als een productbeslissing met expliciete kosten
 # - regels voor onthouding op verschillende schalen vergelijken op wat elke cut kost
