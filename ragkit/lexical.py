@@ -23,7 +23,8 @@ def tokenize(text: str) -> list[str]:
     if text.isascii():
         return _TOKEN.findall(text.lower())  # the fast path, and for ASCII the same tokens as below
     folded = unicodedata.normalize("NFKC", text).casefold()
-    tokens, word = [], []
+    tokens: list[str] = []
+    word: list[str] = []
     for ch in folded:
         kind = unicodedata.category(ch)[0]
         if kind in "LN" or (kind == "M" and word):

@@ -155,7 +155,8 @@ def commented(source: str) -> bool:
 
 def _comments(source: str) -> tuple[list[str], list[str]]:
     """The code of ``source`` without its comments (each line's code, stripped) and its comments."""
-    code, comments = [], []
+    code: list[str] = []
+    comments: list[str] = []
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):  # a magic or shell line: comments are whole lines

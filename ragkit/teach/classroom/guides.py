@@ -54,7 +54,7 @@ class Block:
 def blocks(markdown: str) -> list[Block]:
     """The top-level blocks of ``markdown``, in order, each with its line range."""
     lines = markdown.splitlines()
-    found = []
+    found: list[Block] = []
     for token in MarkdownIt("commonmark").enable("table").parse(markdown):
         if token.level == 0 and token.map is not None and token.nesting in (0, 1):
             start, end = token.map
@@ -235,8 +235,8 @@ def with_class_times(text: str, notebooks: Path) -> str:
             current = heading.group(1)
         twin = twin_path(notebooks, current) if current else None
         if twin is not None and twin.is_file():
-            line = CLASS_TIME.sub(lambda m, t=twin: f"{m[1]}{class_minutes(t)}{m[3]}{class_minutes(t, True)}{m[5]}",
-                                  line)
+            full, core = class_minutes(twin), class_minutes(twin, True)
+            line = CLASS_TIME.sub(rf"\g<1>{full}\g<3>{core}\g<5>", line)
         out.append(line)
     return "".join(out)
 

@@ -97,17 +97,18 @@ class _Styler(Styler):
     Dutch kernel its headings are shown in words of the notebook's language (``header``); its data keep theirs, so
     that a notebook's ``format`` and ``hide`` still name the columns as its code does."""
 
-    def format(self, formatter=None, subset=None, na_rep=None, precision=None, decimal=None,  # type: ignore[override]
+    def format(self, formatter=None, subset=None, na_rep=None, precision=None, decimal=None,
                thousands=None, escape=None, hyperlinks=None):
         if decimal is None:
             decimal = "," if language.current() == "nl" else "."
         return super().format(formatter, subset, na_rep, precision, decimal, thousands, escape, hyperlinks)
 
     def _render(self, *args, **kwargs):
-        if language.current() == "nl" and self.data.columns.nlevels == 1:
-            shown = [str(header(c)) for i, c in enumerate(self.data.columns) if i not in self.hidden_columns]
+        data: pd.DataFrame = self.data  # type: ignore[has-type]
+        if language.current() == "nl" and data.columns.nlevels == 1:
+            shown = [str(header(c)) for i, c in enumerate(data.columns) if i not in self.hidden_columns]
             self.relabel_index(shown, axis="columns")
-            self.data = self.data.rename_axis(index=[header(n) for n in self.data.index.names])
+            self.data = data.rename_axis(index=[header(n) for n in data.index.names])
         return super()._render(*args, **kwargs)
 
 
@@ -118,11 +119,11 @@ class Frame(pd.DataFrame):
     headings in Dutch (a truth as ja or nee). English output unchanged."""
 
     @property
-    def _constructor(self):  # type: ignore[override]
+    def _constructor(self):
         return Frame
 
     @property
-    def style(self) -> Styler:  # type: ignore[override]
+    def style(self) -> Styler:
         return _Styler(self, decimal="," if language.current() == "nl" else None)
 
     def _repr_html_(self) -> str | None:

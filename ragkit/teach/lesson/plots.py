@@ -524,12 +524,12 @@ def win_loss_matrix(ev: Evaluation, metric: str = "Hit@20", retriever: str = "de
     i, j = (int(v) for v in np.unravel_index(int(np.argmax(net)), net.shape))
     best = shown.get((labels[i], labels[j])) or shown[labels[j], labels[i]]
     holding = [f"{c.a} vs {c.b}" for c in shown.values() if c.p_holm is not None and c.p_holm < 0.05]
-    text = say("A {n} by {n} grid of net wins in {unit} at {metric} ({retriever}), row strategy minus column "
+    sentence = say("A {n} by {n} grid of net wins in {unit} at {metric} ({retriever}), row strategy minus column "
                "strategy, the signed number written in each cell: the largest is {row} over {column}, {net:+.0f} "
                "(Holm p = {holm:.3g}). {holding} of {pairs} pairs hold after Holm's correction at {alpha}",
                n=len(labels), unit=unit, metric=metric, retriever=retriever, row=labels[i], column=labels[j],
                net=net[i, j], holm=best.p_holm, holding=len(holding), pairs=len(shown), alpha=0.05)
-    return described(fig, text + (f": {', '.join(holding)}." if holding else "."))
+    return described(fig, sentence + (f": {', '.join(holding)}." if holding else "."))
 
 
 def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Described:

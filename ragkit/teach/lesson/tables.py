@@ -42,7 +42,7 @@ def summary(ev: Evaluation) -> pd.DataFrame:
     return formats.Frame(rows, columns=list(rep.RECALL_COLUMNS))
 
 
-def interval(value: float, low: float, high: float) -> str:
+def interval(value: float, low: float | None, high: float | None) -> str:
     """A figure with its interval, ``0.188 [0.111, 0.300]`` (Dutch ``0,188 [0,111; 0,300]``)."""
     return say("{value:.3f} [{low:.3f}, {high:.3f}]", value=value, low=low, high=high)
 

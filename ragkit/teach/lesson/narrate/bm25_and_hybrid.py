@@ -149,7 +149,7 @@ def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
             a=x.a, b=x.b, metric=x.metric, said=_said(x.finding.said), query_wins=x.query.test.wins,
             query_losses=x.query.test.losses, query_p=x.query.test.p, needle_wins=x.needle.test.wins,
             needle_losses=x.needle.test.losses, needle_p=x.needle.test.p, family=family, holm=x.needle.p_holm,
-            claim=_claim(x.finding.claim), verdict=_verdict(x.verdict)))
+            claim=_claim(x.finding.claim), verdict=_verdict(x.verdict or "")))
     return Markdown("\n".join(items))
 
 
