@@ -21,11 +21,18 @@ DASHES = ("solid", "dash", "dot")
 MARKERS = ("circle", "square", "diamond")
 
 
+def collection(t: TradeOff) -> str:
+    """A collection's name in the kernel's language: the notebook's code names it in English (the course's chunks,
+    generated); a name the catalogue does not know is shown as given."""
+    names = {"the course's chunks": _("the course's chunks"), "generated": _("generated")}
+    return names.get(t.what, t.what)
+
+
 def table(*trades: TradeOff) -> pd.DataFrame:
     """Every measured setting of each collection, the exact scan first: recall, time per query, speed-up."""
     rows = []
     for t in trades:
-        where = say("{what} ({vectors:,})", what=t.what, vectors=t.vectors)
+        where = say("{what} ({vectors:,})", what=collection(t), vectors=t.vectors)
         rows.append({_("collection"): where, _("search"): _("exact scan"),
                      say("Recall@{k}", k=t.k): say("{one:.3f}", one=1.0),
                      _("ms per query"): say("{ms:.3f}", ms=t.exact_ms),
@@ -40,7 +47,7 @@ def table(*trades: TradeOff) -> pd.DataFrame:
 
 def _traces(fig: go.Figure, t: TradeOff, i: int) -> None:
     colour, dash, marker = LINES[i % len(LINES)], DASHES[i % len(DASHES)], MARKERS[i % len(MARKERS)]
-    name = say("{what} ({vectors:,})", what=t.what, vectors=t.vectors)
+    name = say("{what} ({vectors:,})", what=collection(t), vectors=t.vectors)
     fig.add_trace(go.Scatter(
         x=[s.ms for s in t.settings], y=[s.recall for s in t.settings], mode="lines+markers+text",
         text=[str(s.ef_search) for s in t.settings], textposition="top left", name=say("HNSW: {name}", name=name),
@@ -64,7 +71,7 @@ def _sentence(t: TradeOff) -> str:
     return say("For {what} ({vectors:,} vectors), efSearch from {ef_first} to {ef_last} takes Recall@{k} from "
                "{recall_first:.3f} to {recall_last:.3f} and the time per query from {ms_first:.3f} to {ms_last:.3f} "
                "ms; the exact scan (a star at recall 1) takes {exact:.3f} ms.",
-               what=t.what, vectors=t.vectors, ef_first=first.ef_search, ef_last=last.ef_search, k=t.k,
+               what=collection(t), vectors=t.vectors, ef_first=first.ef_search, ef_last=last.ef_search, k=t.k,
                recall_first=first.recall, recall_last=last.recall, ms_first=first.ms, ms_last=last.ms,
                exact=t.exact_ms)
 
