@@ -376,12 +376,27 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
                           "previous": neighbour(here - 1), "next": neighbour(here + 1)}}
     body, _ = (exporter or _exporter(page.language)).from_notebook_node(prepare(nb, page, settings),
                                                                         resources=resources)
-    return _project_links(body, page, settings)
+    return _project_links(_page_links(body, page, book), page, settings)
 
 
 LANDING_SECTION = "pilot-"
 """The landing page's section of a translation's pages: ``index.html#pilot-nl``."""
 _RELATIVE_HREF = re.compile(r'href="(\.\./[^"#]*)(#[^"]*)?"')
+
+
+_NOTEBOOK_HREF = re.compile(r'href="(?![A-Za-z][A-Za-z0-9+.-]*:|/|#)([^"#]*\.ipynb)(#[^"]*)?"')
+
+
+def _page_links(body: str, page: Page, book: Sequence[Page]) -> str:
+    """A notebook's link to another notebook of the book (the English 00's ``nl/00-start-here.nl.ipynb``, a Dutch
+    page's ``../00-start-here.ipynb``) leads to that notebook's page; a link to any other notebook stays as written."""
+    hrefs = {p.rel: p.href for p in book}
+
+    def to_page(match: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page.rel), unquote(html.unescape(match.group(1)))))
+        return f'href="{hrefs[target]}{match.group(2) or ""}"' if target in hrefs else match.group(0)
+
+    return _NOTEBOOK_HREF.sub(to_page, body)
 
 
 def _project_links(body: str, page: Page, settings: Settings) -> str:

@@ -48,9 +48,15 @@ def small_site(tmp_path_factory):
 
 def small_book(tmp_path_factory, stand_ins: dict[str, str]) -> book.BookBuild:
     folder = tmp_path_factory.mktemp("notebooks")
+    dutch_start = next(rel for rel in stand_ins if rel.startswith("nl/00-"))
+    links = {"00-start-here.ipynb": f"[the Dutch course]({dutch_start}#top)",  # as the English 00 offers it
+             dutch_start: "[English](../00-start-here.ipynb)"}
     for rel, title in stand_ins.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(notebook(title, "print('ran')"), folder / rel)
+        nb = notebook(title, "print('ran')")
+        if rel in links:
+            nb.cells.append(nbformat.v4.new_markdown_cell(links[rel]))
+        nbformat.write(nb, folder / rel)
     pages = book.pages(folder)
     executed = {}
     for page in pages:
@@ -225,6 +231,13 @@ def test_a_book_of_dutch_notebooks_named_without_nl_has_the_same_pages_index_and
     links = launch_links(old.out / "06-thresholds.nl.html")
     assert links["colab"].endswith("/notebooks/nl/06-thresholds.ipynb")
     assert links["download"] == "notebooks/nl/06-thresholds.ipynb" and (old.out / links["download"]).is_file()
+
+
+def test_a_notebooks_link_to_another_notebook_of_the_book_leads_to_its_page(tmp_path_factory, small_site):
+    for built in (small_site, small_book(tmp_path_factory, OLD_NAMES)):
+        english = parse(built.out / "00-start-here.html").links
+        assert ("a", "00-start-here.nl.html#top") in english, english
+        assert ("a", "00-start-here.html") in parse(built.out / "00-start-here.nl.html").links
 
 
 def test_a_page_knows_its_language_from_its_folder():
