@@ -19,7 +19,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from ragkit.errors import InputError
-from ragkit.teach.classroom.edition import link_targets
+from ragkit.teach.classroom.edition import _toml, link_targets
 
 GUIDES = ("teacher-guide", "grading")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
@@ -96,13 +96,6 @@ def skeleton(docs: Path, guide: str, parts: int = 2) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
-
-
-def _toml(text: str) -> str:
-    """``text`` as a TOML string: a literal multi-line string where it can be one, else a basic string."""
-    if "'''" not in text and not text.endswith("'") and "\r" not in text:
-        return "'''\n" + text + "'''"
-    return json.dumps(text, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
