@@ -99,8 +99,8 @@ def test_exercise_twos_halves_are_named_in_dutch_in_the_legend_and_the_text_alte
     with language.speaking("nl"):
         dutch = plots.cost_halves(both, 0.55)
     assert [t.name for t in english.data] == ["tune", "tune", "judge", "judge"]
-    assert [t.name for t in dutch.data] == ["tune-helft", "tune-helft", "judge-helft", "judge-helft"]
-    assert dutch.layout.legend.title.text == "helft" and "tune-helft (blauw)" in dutch.description
+    assert [t.name for t in dutch.data] == ["afstemhelft", "afstemhelft", "achtergehouden helft", "achtergehouden helft"]
+    assert dutch.layout.legend.title.text == "helft" and "afstemhelft (blauw)" in dutch.description
     assert "0,550" in dutch.description and "0.550" in english.description and "tune (blue)" in english.description
 
 
