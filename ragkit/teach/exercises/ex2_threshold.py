@@ -143,7 +143,7 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
             say("a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at most "
                 "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)", limit=limit,
                 tolerance=EX2.tolerance)]), numbers,
-            hints=(_("try a higher one") if nearest > value else _("try a lower one"),)), True
+            hints=(_("try a higher cut") if nearest > value else _("try a lower cut"),)), True
     return Feedback(True, tuple(notes + [
         say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
             "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),

@@ -148,7 +148,7 @@ def test_ex2_hint_points_towards_the_cheapest_cut(course, sweep):
     tune, _ = ex.threshold_halves(sweep)
     best, _ = allowed_best(tune)
     below, above = round(best.min() - 0.06, 3), round(best.max() + 0.2, 3)
-    for cut, hint in ((below, "higher"), (above, "try a lower one")):
+    for cut, hint in ((below, "higher"), (above, "try a lower cut")):
         feedback = ex.check_threshold_choice(course, cut)
         assert not feedback.passed and hint in " ".join(feedback.hints), (cut, str(feedback))
 
