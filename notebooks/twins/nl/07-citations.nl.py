@@ -98,7 +98,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 # %% [markdown]
 # ## Wat het model ziet
 #
-# `answer()` haalt op, laat de kandidaten door de gate uit notebook 06 gaan en bouwt een prompt.
+# `answer()` haalt kandidaten op, laat ze door de gate uit notebook 06 gaan en bouwt een prompt.
 # Lees hem zoals het model dat doet: een instructie, genummerde bronnen, de vraag. Let op wat ontbreekt:
 # geen URL's, geen tekenposities, geen bestandsnamen die een model kan verhaspelen. Het model kan alleen
 # "[2]" zeggen.
@@ -138,7 +138,7 @@ narrate.prompt_flaws(found_here, flaws)
 # ## Wat het model nooit ziet
 #
 # De server houdt voor elk nummer in die prompt precies bij waar de woorden vandaan kwamen. Deze tabel is
-# de helft van de afspraak die bij de server ligt: document, sectie, het tekenbereik als URL-fragment, en de
+# de kant van de afspraak die de server nakomt: document, sectie, het tekenbereik als URL-fragment, en de
 # afstand waarmee de chunk door de gate kwam.
 
 # %%
@@ -155,8 +155,8 @@ tables.for_people(pd.DataFrame(citation_table(result.citations)), decimals={"dis
 widgets.SourceViewer(result.citations, course.corpus).widget()
 
 # %% [markdown]
-# Een locator is alleen iets waard als hij klopt. `verify()` snijdt de canonieke tekst van het document op het
-# bereik van de citatie en controleert of dat het citaat teken voor teken teruggeeft.
+# Een locator is alleen iets waard als hij klopt. `verify()` snijdt het bereik van de citatie uit de canonieke tekst van het
+# document en controleert of dat teken voor teken het citaat oplevert.
 
 # %%
 checks = pd.Series({c.index: verify(c, course.corpus) for c in result.citations}, name="verified")
@@ -164,7 +164,7 @@ display(Markdown(f"Every citation verifies: **{checks.all()}** ({int(checks.sum(
 checks.to_frame().T
 
 # %% [markdown]
-# De controle is met opzet streng. Verschuif een bereik één teken, het soort fout dat een lopende som
+# De controle is met opzet streng. Verschuif een bereik met één teken, het soort fout dat een lopende som
 # van lengtes maakt, en ze faalt:
 
 # %%
@@ -205,13 +205,13 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 # %% [markdown]
 # `#char=` komt uit RFC 5147, `#page=` uit de PDF-openparameters van Adobe en `#t=` uit W3C Media
 # Fragments. Spreadsheets hebben geen standaardfragment, dus ragkit verzint er zelf een; voor een CSV-bestand is er wel
-# een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server in plaats daarvan kan gebruiken. Wat het medium ook is,
+# een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server ook zou kunnen gebruiken. Wat het medium ook is,
 # een citatie zonder locator is alleen een documentnaam, en een documentnaam zegt de gebruiker alleen waar hij moet
 # beginnen met zoeken.
 #
 # ### Wie een locator volgt
 #
-# Wees duidelijk over wat `#char=` je oplevert. Het is een **locator die de server controleert**: `verify()` snijdt de
+# Weet precies wat `#char=` je oplevert. Het is een **locator die de server controleert**: `verify()` snijdt de
 # tekst en vergelijkt, dus een fout bereik wordt ontdekt voordat iemand het ziet. Een browser doet er niets mee: geen
 # browser implementeert RFC 5147, dus een link die eindigt op `#char=120,480` opent het bestand bovenaan, en de lezer
 # moet zoeken. Daarom openen de notebooks citaties in de bronviewer hierboven.
@@ -219,8 +219,8 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 # Voor bronnen die HTML-pagina's zijn, bestaat er een vorm die browsers wel volgen: het *text fragment*,
 # `#:~:text=start,end`, dat de eerste en laatste woorden van de passage noemt. Browsers op basis van Chromium en Safari
 # scrollen ernaartoe en markeren het, en recente versies van Firefox ook. Het matcht woorden zoals de pagina ze toont,
-# dus Markdown-tekens of formules in het citaat kunnen het doen missen, en het zegt niets over *welk* voorkomen je
-# bedoelde als de woorden zich herhalen. Hier zijn beide vormen voor onze eerste citatie:
+# dus door Markdown-tekens of formules in het citaat kan het missen, en het zegt niets over *welke* plek je
+# bedoelde als de woorden vaker voorkomen. Hier zijn beide vormen voor onze eerste citatie:
 
 # %%
 c = result.citations[0]
@@ -240,20 +240,20 @@ rendered = render_links(made_up, result.citations, course.corpus)
 display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 
 # %% [markdown]
-# Beweeg over een link om het document, de sectie en het tekenbereik te zien waar hij naar wijst. Klik erop en JupyterLab
+# Wijs een link aan om het document, de sectie en het tekenbereik te zien waar hij naar wijst. Klik erop en JupyterLab
 # opent het document uit dit project (de link is een pad ten opzichte van dit notebook), bovenaan: zoals hierboven
 # uitgelegd volgt niets `#char=`, en daarom bestaat de bronviewer. Op een webserver zou de basis het adres van de
 # server zijn in plaats van een map. De
-# gemarkeerde marker is wat een zorgvuldige interface als fout zou tonen, of samen met zijn bewering zou weghalen.
+# verzonnen marker is wat een zorgvuldige interface als fout zou tonen, of samen met zijn bewering zou weghalen.
 #
 # ## NO ANSWER
 #
 # Als er niets door de gate komt, geeft `answer()` een `NoAnswer` terug en wordt de prompt nooit gebouwd, dus er wordt
 # nooit een model aangeroepen. De weigering is een vergelijking van twee getallen: goedkoper dan een modelaanroep en
-# deterministisch (geen prompt kan hem ompraten), maar maar zo goed als zijn cut, waarvan notebook 06 de blufs telt. Hier
-# zijn twee out-of-domain vragen; de tweede is een van de aangrenzende vragen uit notebook 06. Kijk wat de gate met elk doet.
+# deterministisch (geen prompt kan de gate ompraten), maar slechts zo goed als zijn cut, waarvan notebook 06 de blufs telt. Hier
+# zijn twee out-of-domain vragen; de tweede is een van de aangrenzende vragen uit notebook 06. Kijk wat de gate met allebei doet.
 #
-# **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een onderwerp naast deze cursus. Welke
+# **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een aangrenzend onderwerp. Welke
 # van de twee weigert de gate: `"both"`, `"only the first"`, `"only the second"` of `"neither"`? Schrijf je keuze in
 # `my_prediction` voordat je de gate draait: de cel eronder beantwoordt het.
 
@@ -284,17 +284,17 @@ predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals
 narrate.prompt_length(result)
 
 # %% [markdown]
-# Vergelijk die twee getallen voorzichtig. Verschillende tokenizers knippen dezelfde tekst in verschillende aantallen
+# Vergelijk die twee getallen voorzichtig. Verschillende tokenizers delen dezelfde tekst op in verschillende aantallen
 # stukken, en de twee prompts zijn uit verschillende corpora gebouwd, dus ook hun chunks verschillen in lengte.
-# Als er een generator is geïnstalleerd, telt `answer()` met zijn tokenizer, en dat is de telling die voor de kosten
-# telt.
+# Als er een generator is geïnstalleerd, telt `answer()` met de tokenizer van de generator: die telling bepaalt de
+# kosten.
 #
 # ## Generatie (optioneel)
 #
 # Alles hierboven draaide zonder taalmodel, en elke meting van retrieval in deze cursus ook. Nu schrijft er een
 # generator: SmolLM2-135M-Instruct, een model met 135 miljoen parameters dat offline op de CPU van deze machine draait,
-# greedy, vanuit precies de prompt die hierboven staat. Zijn antwoorden gaan in de cache, dus een tweede run leest ze terug in plaats van ze
-# te berekenen. Dan doet de server zijn helft: elke `[n]` die een bron noemt, wordt een link, en elke `[n]` die
+# greedy, met precies de prompt die hierboven staat. Zijn antwoorden gaan in de cache, dus een tweede run leest ze terug in plaats van ze
+# te berekenen. Dan doet de server zijn deel: elke `[n]` die een bron noemt, wordt een link, en elke `[n]` die
 # geen bron noemt, wordt geteld en nooit gelinkt.
 
 # %%
@@ -305,7 +305,7 @@ rendered = render_links(opening.text or "", opening.citations, course.corpus)
 display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 
 # %% [markdown]
-# Controleer de markers van het model zelf: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een
+# Controleer zelf de markers van het model: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een
 # citaat staat; ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
 #
 # De weigeringen van de gate kosten intussen geen enkele modelaanroep, en dat is een telling, geen belofte. Elke out-of-domain
@@ -318,7 +318,7 @@ narrate.gate_calls(measured, len(course.out_of_domain))
 # ## Waarom het model nooit een link schrijft (optioneel)
 #
 # Het zou eenvoudiger zijn om het model de link zelf te laten schrijven. Het probleem is dat een model schrijft wat goed
-# lijkt, en een identifier die goed lijkt, is er niet een die bestaat. De prompt geeft het model nummers, nooit
+# lijkt, en een identifier die goed lijkt, bestaat daarom nog niet. De prompt geeft het model nummers, nooit
 # bestandsnamen of posities, dus elke bestandsnaam of elk bereik dat het maakt, is verzonnen. Vraag er een en controleer
 # wat het schreef. De volgende cel controleert een vast voorbeeld van het soort dat modellen schrijven (het juiste
 # document met een bereik dat er net naast zit, en een plausibel bestand dat niet bestaat), en daarna wat de generator
@@ -343,7 +343,7 @@ tables.for_people(pd.DataFrame(rows))
 
 # %% [markdown]
 # Het eigen voorbeeld van het hoofdstuk is dezelfde fout op ware grootte, met arXiv-identifiers in plaats van bestanden en
-# bereiken. Zijn feiten, aangehaald (ze vragen de arXiv-API, dus ze worden hier niet opnieuw gecontroleerd):
+# bereiken. Zijn feiten, aangehaald (ze hebben de arXiv-API nodig, dus ze worden hier niet opnieuw gecontroleerd):
 
 # %%
 display(narrate.chapter_identifiers())
@@ -363,17 +363,17 @@ narrate.invented_ids(measured)
 
 # %% [markdown]
 # Een verzonnen bereik wijst naar de verkeerde woorden; een verzonnen bestand wijst nergens heen. Beide zien er precies zo
-# betrouwbaar uit als een echte link, en dat is het gevaar. Dus blijft de taakverdeling: het model schrijft `[n]`, dat
+# betrouwbaar uit als een echte link, en dat is het gevaar. De taakverdeling blijft dus: het model schrijft `[n]`, dat
 # makkelijk te controleren is tegen de lijst van bronnen, en de server, die elke positie kent, maakt van `[n]` de link.
 #
 # ## Twee helften, apart beoordeeld (optioneel)
 #
-# Elk antwoord doorloopt twee stappen: de retriever kiest de bronnen, de generator schrijft eruit. Als een antwoord fout
+# Elk antwoord doorloopt twee stappen: de retriever kiest de bronnen, de generator schrijft op basis daarvan. Als een antwoord fout
 # is, wil je weten welke stap je moet repareren, en de needlevragen vertellen je dat zonder een model te draaien. Als de
 # needle niet bij de bronnen zit die door de gate komen, heeft de retriever (of de gate) hem niet geleverd: een goed
 # antwoord zou dan van elders moeten komen (het geheugen van het model, of een passage die hetzelfde met andere woorden
-# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, is een fout antwoord duidelijk dat
-# van de generator. Daarom beoordeelt elke meting in deze cursus alleen retrieval, en daarom is de needle een benadering
+# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, ligt een fout antwoord duidelijk
+# bij de generator. Daarom beoordeelt elke meting in deze cursus alleen retrieval, en daarom is de needle een benadering
 # van een gegrond antwoord.
 
 # %% jupyter={"source_hidden": true}
@@ -397,8 +397,8 @@ narrate.generator_halves(measured, len(course.queries))
 # %% [markdown]
 # ### Welke retriever geeft de generator de needle?
 #
-# De helft van de retriever heeft geen model nodig, dus die kan op elke in-domain query vergeleken worden: bouw de
-# prompt na de gate van elke retriever en vraag of die de needle bevat. De generator kan alleen een needle gebruiken die
+# De helft van de retriever heeft geen model nodig, dus die kan op elke in-domain query vergeleken worden: bouw voor
+# elke retriever de prompt na de gate en kijk of die de needle bevat. De generator kan alleen een needle gebruiken die
 # hij krijgt.
 
 # %%
@@ -446,12 +446,12 @@ narrate.four_or_twenty(facts, result.counted_with, False)
 # %% [markdown]
 # ### Lost in the middle, gemeten
 #
-# Gebruikt het model een needle minder als die in het midden van een lange prompt staat? Een vaste steekproef van
-# needlevragen wordt elk drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
+# Gebruikt het model een needle minder als die in het midden van een lange prompt staat? Elke vraag uit een vaste
+# steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
 # Dezelfde regel beoordeelt elk antwoord, en elke needle is zijn eigen paar, dus de test is de exacte sign test op de
 # discordante paren. Beslis voordat je kijkt: wordt het antwoord vaker gesteund als de needle eerst, in het midden of
-# als laatste staat, of toont deze steekproef geen verschil?
+# als laatste staat, of kan deze steekproef geen verschil aantonen?
 
 # %%
 tables.lost_in_the_middle(measured)
@@ -462,11 +462,11 @@ narrate.lost_in_the_middle(measured)
 # %% [markdown]
 # ### Wat deze getallen wel en niet kunnen zeggen
 #
-# Het hoofdstuk sluit zijn eerlijkheid af met twee waarschuwingen. RAG vermindert hallucinatie, het haalt haar niet weg:
-# de juiste passage in de prompt zetten, verplicht het model niet haar te gebruiken. En lange contexten worden slechter:
+# Het hoofdstuk sluit zijn eerlijkheid af met twee waarschuwingen. RAG vermindert hallucinatie, maar neemt ze niet weg:
+# de juiste passage in de prompt zetten, verplicht het model niet om ze te gebruiken. En lange contexten gaan achteruit:
 # een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
 # chunks in plaats van vier kunnen de nauwkeurigheid verlagen terwijl ze de rekening verhogen (het hoofdstuk verwijst
-# voor de meting naar zijn hoofdstuk 24). Dit notebook meet de kant van de retriever van beide op elke query, en die van
+# voor de meting naar zijn hoofdstuk 24). Dit notebook meet van beide de kant van de retriever op elke query, en die van
 # de generator op kleine steekproeven, met een klein model.
 
 # %% jupyter={"source_hidden": true}
@@ -478,19 +478,19 @@ narrate.small_model(measured)
 # %% [markdown]
 # ## Wat dit hoofdstuk niet kan beantwoorden: fine-tunen, ophalen of prompten
 #
-# Het hoofdstuk eindigt met een brug. Zijn hoofdstuk 20 prijst fine-tunen, ophalen en prompten van begin tot eind op
-# dezelfde vraag, en vindt de beslissing economisch voordat ze technisch is: het omslagpunt is een aantal tokens. Deze
-# companion kan de andere twee niet prijzen, maar meet wel de kant van retrieval in die rekening.
+# Het hoofdstuk eindigt met een brug. Zijn hoofdstuk 20 begroot fine-tunen, ophalen en prompten van begin tot eind
+# voor dezelfde vraag, en vindt de beslissing eerst economisch en dan pas technisch: het omslagpunt is een aantal tokens. Deze
+# notebooks kunnen de andere twee niet begroten, maar meten wel de kant van retrieval in die rekening.
 
 # %% jupyter={"source_hidden": true}
 narrate.retrieval_bill(facts, result.counted_with)
 
 # %% [markdown]
-# ## Try this (optioneel)
+# ## Probeer dit (optioneel)
 #
 # 1. Stel `answer()` een eigen vraag met `cut=0.525` en dan met `cut=None`. Hoe veranderen de citatietabel
 #    en de afstanden?
-# 2. Bouw de citaties met strategie F (`course.retriever("F")`) en draai `verify()` op elk. Waarom slaagt
+# 2. Bouw de citaties met strategie F (`course.retriever("F")`) en draai `verify()` op elke citatie. Waarom slaagt
 #    het nog steeds, hoewel F een header en een overlap embedt?
 # 3. Schrijf een antwoordtekst die `[0]` en `[10]` citeert. Wat doet `render_links` ermee, en wat zou een
 #    gebruikersinterface moeten tonen?
@@ -498,7 +498,7 @@ narrate.retrieval_bill(facts, result.counted_with)
 #    en welke cut had hem tegengehouden?
 # 5. Verander de prompt en beoordeel de generator opnieuw. De cel hieronder bouwt de prompt van elke query uit de
 #    steekproef met `my_prompt`, laat het model antwoorden en beoordeelt elk antwoord met dezelfde regel als de tabel
-#    van de twee helften. Zoals hij er staat, bouwt hij de prompt van het hoofdstuk, dus zijn getallen zijn die van de
+#    van de twee helften. Zoals hij er staat, bouwt hij de prompt van het hoofdstuk, dus geeft hij dezelfde getallen als de
 #    tabel (teruggelezen uit de cache). Zet de bronnen in omgekeerde volgorde (`hits[::-1]`), of verander de instructie
 #    (`prompt.replace(...)` op de eerste regel), en draai hem opnieuw: een paar seconden per vraag op een laptop.
 

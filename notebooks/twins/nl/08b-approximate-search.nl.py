@@ -19,13 +19,13 @@
 #
 # Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd over de eigen vectoren van de cursus
 # en over een veel grotere gegenereerde verzameling, gemeten tegen de exacte scan die de cursus tot nu toe gebruikte,
-# op recall, tijd per query, bouwtijd en geheugen, met de ene instelling die ze uitruilt op een schuif.
+# op recall, tijd per query, bouwtijd en geheugen, met op een schuif de ene instelling die ze tegen elkaar uitruilt.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een benaderende index meten tegen de exacte scan: Recall@20, tijd per query, bouwtijd en geheugen
-# - uitleggen wat efSearch uitruilt, en het kiezen voor de recall die je nodig hebt
+# - uitleggen wat efSearch uitruilt, en hem kiezen voor de recall die je nodig hebt
 # - zeggen wanneer de exacte scan het juiste antwoord is, en wanneer niet
 
 # %%
@@ -73,20 +73,20 @@ display(Markdown(reminders.strategy_letters()))
 # %% [markdown]
 # ## De exacte scan, en wat die kost
 #
-# Sinds notebook 02 is dense retrieval één product: elke queryvector tegen elke chunkvector, `Q @ C.T`,
-# en dan de beste paar. Het is per constructie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
+# Sinds notebook 02 is dense retrieval één matrixproduct: elke queryvector tegen elke chunkvector, `Q @ C.T`,
+# en dan de paar beste. Het is per constructie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
 # De kosten zijn één vermenigvuldiging met optelling per dimensie per opgeslagen vector, voor elke query: twee keer zoveel vectoren, twee keer zoveel werk.
 #
 # Een index in productie bevat miljoenen vectoren en kijkt niet naar allemaal. De meest gebruikte benaderende index,
-# **HNSW** (hierarchical navigable small world), verbindt elke vector met een paar van zijn buren (**M** links per
+# **HNSW** (hierarchical navigable small world), verbindt elke vector met een paar van zijn naaste buren (**M** links per
 # laag) in een stapel grafen, ijl bovenaan en volledig onderaan. Een query komt bovenaan binnen, loopt gretig
-# naar dichterbij gelegen vectoren, zakt een laag, en houdt op de onderste laag een lijst bij van de **efSearch** beste kandidaten die hij
-# heeft gezien terwijl hij hun buren verkent. Een langere lijst verkent meer van de graaf: meer van de echte dichtstbijzijnde gevonden,
-# meer tijd besteed. Dat is de hele afweging, en efSearch is de knop.
+# naar dichterbij gelegen vectoren, zakt een laag af, en houdt op de onderste laag een lijst bij van de **efSearch** beste kandidaten die hij
+# heeft gezien terwijl hij hun buren verkent. Een langere lijst verkent meer van de graaf: meer echte naaste buren gevonden,
+# meer tijd kwijt. Dat is de hele afweging, en efSearch is de knop.
 #
 # ragkit bouwt de graaf met **faiss** (`faiss-cpu` op PyPI), de bibliotheek die het FAISS-hoofdstuk van de Hugging Face-cursus
-# gebruikt. Het komt als kant-en-klare wheel voor elke Python die deze cursus ondersteunt (hnswlib, de andere gangbare keuze, heeft bij de installatie
-# een C++-compiler nodig), en het heeft de exacte platte index, HNSW en IVF op één plek. De graaf gebruikt hier de gebruikelijke
+# gebruikt. Er is een kant-en-klare wheel voor elke Python die deze cursus ondersteunt (hnswlib, de andere gangbare keuze, heeft bij de installatie
+# een C++-compiler nodig), en faiss heeft de exacte platte index, HNSW en IVF op één plek. De graaf gebruikt hier de gebruikelijke
 # instellingen van faiss, hieronder afgedrukt: M links per vector, efConstruction kandidaten tijdens het bouwen.
 
 # %%
@@ -97,7 +97,7 @@ print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
 # Elke meting hieronder heeft dezelfde vorm. De exacte top 20 van elke query van de cursus komt uit het product;
 # HNSW beantwoordt dezelfde queries bij elke efSearch; **Recall@20** is het aandeel van de exacte top 20 dat hij vindt, wat het vak van
 # benaderend zoeken recall noemt (de exacte top 20 zijn de relevante resultaten, niet de chunk van de needle). Tijden zijn de
-# mediaan over de queries van één query tegelijk op één thread, zoals het hoofdstuk zijn eigen stappen timede.
+# mediaan over de queries, één query tegelijk gemeten op één thread, zoals het hoofdstuk zijn eigen stappen mat.
 #
 # ## Eerst de eigen chunks van de cursus
 
@@ -119,7 +119,7 @@ narrate.small_collection(small)
 # afweging, en een eigen verzameling vraagt een eigen meting. De grootte komt uit één instelling,
 # `RAGKIT_GENERATED_VECTORS` (niet gezet: de standaard van ragkit, groot genoeg om het verschil te zien; de tests zetten een kleine).
 #
-# **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW over de chunks van de cursus vindt bij de
+# **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW vindt over de chunks van de cursus, bij de
 # standaard-efSearch van faiss, 16. Welk aandeel vindt hij in een zoveel grotere verzameling? Schrijf een aandeel in `my_prediction`
 # (0.9 of "90%"); de cel na de meting beantwoordt het. Het bouwen van de graaf duurt even: hoe groter de
 # verzameling, hoe langer.
@@ -139,7 +139,7 @@ predict.reveal(my_prediction, predict.Share(), large.at(approximate.EF_SEARCH[0]
 tables.for_people(tradeoff.table(large))
 
 # %% [markdown]
-# Beide verzamelingen in één grafiek: elke lijn is de HNSW van één verzameling bij groeiende efSearch, elke ster zijn exacte scan.
+# Beide verzamelingen in één grafiek: elke lijn is de HNSW van één verzameling bij groeiende efSearch, elke ster de exacte scan ervan.
 # Linksboven is beter.
 
 # %%
@@ -167,8 +167,8 @@ narrate.build_and_memory(large)
 # ## Wanneer de exacte scan het juiste antwoord is
 #
 # De exacte scan leest elke vector, dus zijn kosten groeien ruwweg evenredig met de verzameling (de getallen hierboven
-# laten zien hoe nauw hier); HNSW leest een klein deel van de graaf, maar betaalt in recall, in een bouw, in geheugen voor zijn
-# links, en in een instelling die iemand moet tunen en bewaken. De vraag is dus niet welke
+# tonen hoe nauw dat hier klopt); HNSW leest een klein deel van de graaf, maar betaalt met recall, met een bouwstap, met geheugen voor zijn
+# links en met een instelling die iemand moet afstellen en bewaken. De vraag is dus niet welke
 # beter is, maar waar de tijd van het zoeken begint te tellen.
 
 # %% jupyter={"source_hidden": true}
@@ -177,18 +177,18 @@ narrate.when_exact(small, large)
 # %% [markdown]
 # Samengevat:
 #
-# - **De exacte scan is het juiste antwoord** als de verzameling klein genoeg is dat de scan minder kost dan de
+# - **De exacte scan is het juiste antwoord** als de verzameling zo klein is dat de scan minder kost dan de
 #   stappen eromheen (de chunks van de cursus, de wiki van een team, de meeste verzamelingen per gebruiker of per klant), als elk antwoord
-#   de echte dichtstbijzijnde moet zijn (een evaluatie zoals die van deze cursus, ontdubbelen), of als de verzameling voortdurend
+#   de echte naaste buur moet zijn (een evaluatie zoals die van deze cursus, ontdubbelen), of als de verzameling voortdurend
 #   verandert (een nieuwe vector is één rij meer; een graaf moet worden bijgewerkt).
 # - **Een benaderende index is het juiste antwoord** als de scan zelf de trage stap is of andere queries blokkeert
 #   (miljoenen vectoren, veel queries tegelijk), en een klein verlies aan recall minder kost dan de tijd die het bespaart. Meet dan
 #   de recall tegen de exacte scan op je eigen vectoren en queries, zoals hierboven, voordat je efSearch kiest: de
 #   getallen hangen af van de data, en een standaard die elders is gekozen, is een gok.
-# - Geheugen krimpt niet met HNSW: het houdt elke vector en voegt zijn links toe. Indexen die vectoren comprimeren (IVF met
+# - HNSW bespaart geen geheugen: het bewaart elke vector en voegt er zijn links aan toe. Indexen die vectoren comprimeren (IVF met
 #   product quantisation, ook in faiss) ruilen recall in voor geheugen, en worden op dezelfde manier gemeten.
 #
-# ## Try this (optioneel)
+# ## Probeer dit (optioneel)
 #
 # 1. Zet `size` op een kwart en op twee keer de verzameling
 #    (`approximate.measure(approximate.generated(retriever.vectors, size), queries)`). Hoe schaalt de tijd van de exacte
