@@ -188,11 +188,11 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | notebook | wat je te weten komt |
 # |---|---|
 # | `01-chunking` | zes manieren om de tekst te knippen, welke ervan antwoorden vernietigen, en wat een header kost |
-# | `02-dense-retrieval` | zoeken met embeddings, de hit rate en de andere rankingmaten van het vak met intervallen, en gepaarde tests tussen strategieën |
+# | `02-dense-retrieval` | zoeken met embeddings, de hit rate en de andere rankingmetrieken van het vak met intervallen, en gepaarde tests tussen strategieën |
 # | `03-bm25-and-hybrid` | zoeken op exacte woorden, waar dat embeddings verslaat, en de twee fuseren op rang |
 # | `04-reranking` | een model dat query en chunk samen leest, en wat dat per query kost |
 # | `05-distances` | cosine-afstand, dot product en euclidische afstand, en wanneer ze het eens zijn |
-# | `06-thresholds` | een cut op de cosine-afstand waarmee de pipeline "geen antwoord" kan zeggen (een van de manieren om zich te onthouden), en wat elke cut kost |
+# | `06-thresholds` | een cut op de cosine-afstand waarmee de pipeline "geen antwoord" kan zeggen (een van de vormen van onthouding), en wat elke cut kost |
 # | `07-citations` | de eigen woorden van de chunk citeren, met een locator die een lezer kan volgen |
 # | `08-production` | stale indexen, kapotte documenten, en fouten die niemand opmerkt |
 # | `exercises/` | nagekeken oefeningen in de map `exercises/` naast dit notebook, met tips in plaats van antwoorden |

@@ -123,15 +123,15 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # %% [markdown]
 # ## Twee verdelingen
 #
-# Neem voor elke beantwoordbare query en voor elke out-of-domain query de afstand tot de dichtstbijzijnde
+# Neem voor elke beantwoordbare en elke out-of-domain query de afstand tot de dichtstbijzijnde
 # chunk in de hele index. Een bruikbare cut zou de blauwe staven (beantwoordbaar) links van zich moeten hebben en
 # de oranje staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
 #
 # **Voorspel eerst.** Is er hier een cut die alle beantwoordbare queries beantwoordt en alle out-of-domain queries
-# weigert? Zet `"ja"` of `"nee"` in `my_prediction`; de cel onder het histogram antwoordt.
+# weigert? Zet `"ja"` of `"nee"` in `my_prediction` voordat je het histogram uitvoert; de cel eronder antwoordt.
 
 # %%
-my_prediction = None  # je gok: "yes" (een cut scheidt de twee soorten) of "no"
+my_prediction = None  # je gok: "ja" (een cut scheidt de twee soorten) of "nee"
 
 # %% [markdown]
 # De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór het histogram.
@@ -208,7 +208,7 @@ explorer = widgets.ThresholdExplorer(s)
 explorer.widget()
 
 # %%
-# Dezelfde cut als gewone figuur: ragkit telde de stappen van de schuif vooraf, dus hij beweegt zonder kernel
+# Dezelfde cut als gewone figuur: ragkit telde de stappen van de slider vooraf, dus hij beweegt zonder kernel
 plots.threshold_slider(s)
 
 # %% [markdown]
@@ -268,7 +268,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 #
 # ### Waarom modellen gokken: het examen zonder aftrek
 #
-# Het hoofdstuk haalt een analyse uit 2025 aan: benchmarks scoren met binaire accuracy en geven geen credit voor
+# Het hoofdstuk haalt een analyse uit 2025 aan: benchmarks scoren met binaire accuracy en geven geen punten voor
 # onthouding, dus een model dat altijd antwoordt, scoort hoger dan een identiek model dat "ik weet het niet" zegt
 # wanneer het het niet weet. Met onze sweep kun je dat argument op echte getallen toetsen. Behandel elke query
 # (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed antwoordt wanneer
@@ -283,11 +283,11 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 # %% [markdown]
 # ## Andere manieren om nee te zeggen (optioneel)
 #
-# Elke score die de pipeline berekent, kan hem op dezelfde manier afsluiten: houd een kandidaat alleen als zijn score
-# door een cut komt, en antwoord NO ANSWER als er niets door komt. Naast de cut op de cosine-afstand zijn twee regels
+# Elke score die de pipeline berekent, kan op dezelfde manier als gate dienen: houd een kandidaat alleen over als zijn
+# score door een cut komt, en antwoord NO ANSWER als er niets door komt. Naast de cut op de cosine-afstand zijn twee regels
 # gangbaar. **De score van BM25** is lexicaal: een query met woorden die het corpus nauwelijks gebruikt, scoort op
 # elke chunk laag. **De score van een reranker** komt van een model dat query en chunk samen leest (notebook 04),
-# hier op de hybride shortlist. Hun schalen hebben niets gemeen (een afstand tussen 0 en 2, een som van woordgewichten,
+# hier op de hybrid-shortlist. Hun schalen hebben niets gemeen (een afstand tussen 0 en 2, een som van woordgewichten,
 # de ruwe uitvoer van een model), dus geen enkele as voor de cut past bij alle drie. Wat ze wel delen, is wat een cut
 # kost: het aandeel beantwoordbare queries dat geweigerd wordt en het aandeel out-of-domain queries dat bluft. Elke cut
 # van elke regel is één punt in de grafiek hieronder, over dezelfde beantwoordbare en out-of-domain queries.
@@ -297,7 +297,7 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 from ragkit.teach.exercises import EX2
 
 rules = course.abstention("E")
-ceiling = EX2.max_refused  # het weigeringsplafond van opdracht 2: hoogstens dit aandeel van de beantwoordbare queries geweigerd
+ceiling = EX2.max_refused  # het plafond voor weigeringen van oefening 2: hooguit dit aandeel van de beantwoordbare queries geweigerd
 display(tables.for_people(tables.abstention(rules, ceiling), decimals={"cut": 3}))
 plots.abstention_curves(rules, ceiling)
 

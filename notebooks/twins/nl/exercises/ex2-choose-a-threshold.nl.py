@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Oefening 2. Kies een drempel als een bluf vijf weigeringen kost
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
-# Wat je doet: de cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert en de laagste totale kosten heeft.
+# Wat je doet: de goedkoopste cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert.
 
 # %%
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -48,9 +48,9 @@ language.use("nl")
 # ## De opdracht, en waarom die ertoe doet
 #
 # Een retriever geeft altijd iets terug. De pipeline van deze cursus zegt op één plek "ik weet het niet", bij de
-# drempel: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie
-# 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere manieren
-# om zich te onthouden; deze oefening stemt de cut op de cosine-afstand af.)
+# drempel: houd hooguit vier chunks over, en alleen chunks die dichter bij de query liggen dan de cut (zie
+# 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere vormen
+# van onthouding; deze oefening stemt de cut op de cosine-afstand af.)
 # In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
 # eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
@@ -75,7 +75,7 @@ language.use("nl")
 # beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
 # formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`, de
 # afstemhelft; de check beoordeelt je cut op `judge`, de achtergehouden helft, die je niet mag gebruiken: elk
-# hulpmiddel hieronder laat alleen `tune` zien, en `judge` verschijnt pas na de check, als bewijs.
+# hulpmiddel hieronder laat alleen `tune` zien, en de achtergehouden helft verschijnt pas na de check, als bewijs.
 
 # %%
 import numpy as np
@@ -164,8 +164,8 @@ check_threshold_choice(course, my_cut)
 # %% [markdown]
 # ## Na de check: de achtergehouden helft
 #
-# Het bewijs van de check: de kosten op de helft die je cut heeft beoordeeld, naast de helft waarop je hebt gekozen,
-# elk met zijn goedkoopste cut binnen het plafond. De cel hieronder laat het pas zien als de check je cut heeft
+# Het bewijs van de check: de kosten op de achtergehouden helft, waarop je cut is beoordeeld, naast de afstemhelft,
+# waarop je hebt gekozen, elk met de eigen goedkoopste cut binnen het plafond. De cel hieronder laat het pas zien als de check je cut heeft
 # goedgekeurd. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere
 # fout zijn geweest.
 
@@ -175,8 +175,8 @@ plots.judging_half(course, my_cut)
 # %% [markdown]
 # ## Probeer dit
 #
-# 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check blijven vast, maar je
-#    kunt de kosten zelf opnieuw berekenen: `t = cost_table(tune)` en een kolom
+# 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check liggen vast, maar je
+#    kunt ze zelf opnieuw berekenen: `t = cost_table(tune)` en daaruit de kolom
 #    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
 #    dat over een drempel die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval

@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Oefening 2 (uitgewerkte oplossing). Kies een drempel als een bluf vijf weigeringen kost
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
-# Wat je doet: de cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert en de laagste totale kosten heeft.
+# Wat je doet: de goedkoopste cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert.
 
 # %%
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -48,9 +48,9 @@ language.use("nl")
 # ## De opdracht, en waarom die ertoe doet
 #
 # Een retriever geeft altijd iets terug. De pipeline van deze cursus zegt op één plek "ik weet het niet", bij de
-# drempel: houd hooguit vier chunks, en alleen de chunks die dichter bij de query liggen dan de cut (zie
-# 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere manieren
-# om zich te onthouden; deze oefening stemt de cut op de cosine-afstand af.)
+# drempel: houd hooguit vier chunks over, en alleen chunks die dichter bij de query liggen dan de cut (zie
+# 06-thresholds). (Een cut op de score van een reranker of van BM25, of een model dat zelf weigert, zijn andere vormen
+# van onthouding; deze oefening stemt de cut op de cosine-afstand af.)
 # In het hoofdstuk is er geen enkele cut die elke beantwoordbare vraag doorlaat en elke out-of-domain vraag weigert (het
 # eerste hulpmiddel hieronder controleert of dat hier ook zo is), dus iemand moet beslissen welke fout erger is.
 #
@@ -75,7 +75,7 @@ language.use("nl")
 # beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
 # formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`, de
 # afstemhelft; de check beoordeelt je cut op `judge`, de achtergehouden helft, die je niet mag gebruiken: elk
-# hulpmiddel hieronder laat alleen `tune` zien, en `judge` verschijnt pas na de check, als bewijs.
+# hulpmiddel hieronder laat alleen `tune` zien, en de achtergehouden helft verschijnt pas na de check, als bewijs.
 
 # %%
 import numpy as np
@@ -147,8 +147,8 @@ narrate.cost_on_tune(row)
 # %% [markdown]
 # ## ✏️ Het antwoord, uitgewerkt
 #
-# Lees de curves niet op het oog af: bereken de kosten bij elke cut van de afstemhelft, houd de cuts binnen het plafond
-# voor weigeringen, en neem daarvan de goedkoopste. Het standaardrooster van de sweep is grof, dus evalueer een fijner
+# Lees de curves niet op het oog af: bereken de kosten bij elke cut van de afstemhelft, houd alleen de cuts binnen het
+# plafond voor weigeringen over, en neem daarvan de goedkoopste. Het standaardrooster van de sweep is grof, dus evalueer een fijner
 # rooster (stappen van 0,005, het rooster dat de check ook gebruikt). Kosten meerdere cuts evenveel, dan wint de eerste
 # in de tabel. De achtergehouden helft wordt niet aangeraakt.
 
@@ -172,8 +172,8 @@ display(Markdown(f"Allowed cuts on the grid that cost at most **{limit:g}**: **{
 narrate.cost_rows(allowed.nsmallest(5, "cost"))
 
 # %% [markdown]
-# Onthoud ten slotte dat deze aantallen komen uit de helft van een kleine set queries. De 95%-Wilson-intervallen zeggen
-# hoe ver de echte aandelen kunnen liggen van wat je hebt gemeten; de check rapporteert daarna wat de achtergehouden
+# Onthoud ten slotte dat deze aantallen uit de helft van een kleine set queries komen. De 95%-Wilson-intervallen zeggen
+# hoe ver de echte aandelen van je meting af kunnen liggen; de check rapporteert daarna wat de achtergehouden
 # helft ervan maakt.
 
 # %%
@@ -190,16 +190,16 @@ check_threshold_choice(course, my_cut)
 
 # %% [markdown]
 # De redenering in één alinea: omdat een bluf en een antwoord zonder de needle duur zijn, duwen de kosten op zich de cut
-# omlaag (strenger) zolang elke stap fouten weghaalt die meer waard zijn dan de weigeringen die hij toevoegt. Op
-# `tune` zou hij stoppen bij de goedkoopste cut van allemaal; de tabel hierboven drukt de weigeringen daarvan af. Het
+# omlaag (strenger) zolang elke stap fouten weghaalt die meer kosten dan de weigeringen die erbij komen. Op
+# `tune` zou je zo uitkomen bij de goedkoopste cut van allemaal; hoeveel die weigert, staat in de tabel hierboven. Het
 # plafond sluit dat uit en laat de goedkoopste cut over die hooguit een kwart van de beantwoordbare queries weigert: een
 # cut die een productteam kan uitbrengen. De kosten zijn berekend, niet geraden, en de intervallen hierboven herinneren
 # eraan dat een nieuwe set queries de aantallen zou verschuiven, en misschien de cut.
 #
 # ## Na de check: de achtergehouden helft
 #
-# Het bewijs van de check: de kosten op de helft die de cut heeft beoordeeld, naast de helft waarop hij is gekozen, elk
-# met zijn goedkoopste cut binnen het plafond. De cel hieronder laat het zien zodra de check de cut heeft goedgekeurd,
+# Het bewijs van de check: de kosten op de achtergehouden helft, waarop de cut is beoordeeld, naast de afstemhelft,
+# waarop hij is gekozen, elk met de eigen goedkoopste cut binnen het plafond. De cel hieronder laat het zien zodra de check de cut heeft goedgekeurd,
 # zoals hier.
 
 # %%
@@ -208,8 +208,8 @@ plots.judging_half(course, my_cut)
 # %% [markdown]
 # ## Probeer dit
 #
-# 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check blijven vast, maar je
-#    kunt de kosten zelf opnieuw berekenen: `t = cost_table(tune)` en een kolom
+# 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check liggen vast, maar je
+#    kunt ze zelf opnieuw berekenen: `t = cost_table(tune)` en daaruit de kolom
 #    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De Wilson-intervallen hierboven zijn breed. Hoeveel out-of-domain queries zou je bij hetzelfde aandeel blufs nodig
 #    hebben om de breedte van dat interval te halveren? Probeer `wilson(k, n)` voor grotere `n`.
