@@ -61,7 +61,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: de derde try-this gebruikt het)
+from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: opdracht 3 van Probeer dit gebruikt hem)
 from ragkit.report import report
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, measure, narrate, plots, predict, tables, timings_table, widgets
@@ -80,12 +80,12 @@ display(Markdown(reminders.strategy_letters()))
 # %% [markdown]
 # ## Een query is gewoon nog een vector
 #
-# Bij het indexeren ging elke chunk één keer door het embedding model en kwam eruit als eenheidsvector (lengte één).
-# Bij het zoeken gaat de vraag door *hetzelfde* model en komt ook als eenheidsvector terug. Op eenheidsvectoren is de cosine similarity gewoon het inproduct,
+# Bij het indexeren ging elke chunk één keer door het embedding model en kwam er als eenheidsvector (lengte één) uit.
+# Bij het zoeken gaat de vraag door *hetzelfde* model en komt er ook als eenheidsvector uit. Op eenheidsvectoren is de cosine similarity gewoon het inproduct,
 # dus de cosine-afstand is `1 - q · c`.
 #
-# Omdat hier niets van één query tegelijk afhangt, kun je alle queryvectoren in een matrix `Q` stapelen en alle chunkvectoren in een matrix `C`:
-# één product `Q @ C.T` geeft de afstand van elke query tot elke chunk. Elke rij sorteren geeft de ranking van elke query. Dat is alles wat dense retrieval is.
+# Omdat niets hier je dwingt tot één query tegelijk, kun je alle queryvectoren in een matrix `Q` stapelen en alle chunkvectoren in een matrix `C`:
+# één product `Q @ C.T` geeft de afstand van elke query tot elke chunk. Sorteer elke rij en je hebt de ranking van elke query. Meer is dense retrieval niet.
 
 # %%
 Q = r.embed(texts)
@@ -94,7 +94,7 @@ same = np.array_equal(np.argsort(D, axis=1, kind="stable"), r.dense(texts).ranki
 display(narrate.one_product(Q, D, r.vectors.shape[0], same))
 
 # %% [markdown]
-# Hoe duur is dat product? Time het voor alle queries tegelijk en deel: dat is een *gebundeld* getal, waarbij numpy elke core mag gebruiken.
+# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een *gebundeld* getal, waarbij numpy elke core mag gebruiken.
 
 # %%
 t = time.perf_counter()
@@ -105,9 +105,9 @@ display(Markdown(f"Batched: all **{len(Q)}** queries against **{len(r.vectors)}*
                  f"**{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded one-query figure; the table below is."))
 
 # %% [markdown]
-# Het hoofdstuk timede één query tegelijk op één thread. De volgende cel doet hier hetzelfde, en timet ook wat dense zoeken vóór de scan nodig heeft:
-# de vraag omzetten in een vector. Elke rij zegt hoe er gemeten is. De query wordt door het model zelf geëmbed (de cache zou het gratis maken),
-# nadat het model is geladen. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
+# Het hoofdstuk mat één query tegelijk, op één thread. De volgende cel doet hier hetzelfde, en meet ook wat dense zoeken vóór de scan nodig heeft:
+# de vraag omzetten in een vector. Elke rij zegt hoe er gemeten is. Het model zelf embedt de query (met de cache zou dat gratis zijn),
+# nadat het geladen is. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
 
 # %%
 tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]),
@@ -115,7 +115,7 @@ tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) i
 
 # %% [markdown]
 # Kijk nu naar één ranking. Hieronder staan de vijf dichtstbijzijnde chunks voor de eerste query, met hun afstanden en of elk de hele needle bevat.
-# Vergelijk de spreiding van de top vijf met de spreiding over alle chunks: een klein verschil tussen de eerste paar betekent dat het model ze allemaal als *ongeveer* over het onderwerp ziet, en veel minder zeker is welke het antwoord bevat.
+# Vergelijk de spreiding van de top vijf met de spreiding over alle chunks: een klein verschil tussen de eerste paar betekent dat het model ziet dat ze allemaal *over* het onderwerp gaan, en veel minder zeker is welke het antwoord bevat.
 
 # %%
 run, q = r.dense(texts), course.queries[0]
@@ -136,16 +136,16 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
 #   noemt het recall@k, en dat is in het vak de naam van iets anders (het aandeel van de relevante chunks van een query in de top k, volgende sectie).
 #   Neem k gelijk aan het aantal chunks dat je in de prompt zet.
 # - **MRR** (mean reciprocal rank): het gemiddelde van 1/rang van de eerste relevante chunk, een misser telt als 0, hier over de hele ranking
-#   (geen grens; MRR@10 hieronder telt alles na rang 10 als misser). Het beloont het antwoord als eerste zetten, niet alleen ergens bovenaan.
+#   (geen grens; MRR@10 hieronder telt alles na rang 10 als misser). Het beloont een antwoord op plaats één, niet alleen ergens bovenaan.
 #
-# Elke hit rate is een proportie van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
+# Elke hit rate is een aandeel van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
 
 # %%
 tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
-# Het hoofdstuk drukt twee van deze intervallen af, voor A en E bij Hit@20. Het interval van Wilson hangt alleen van de aantallen af, dus
-# `wilson` van ragkit op de aantallen van het hoofdstuk moet het interval van het hoofdstuk geven; de onze staan ernaast.
+# Het hoofdstuk noemt twee van deze intervallen, voor A en E bij Hit@20. Het Wilson-interval hangt alleen van de aantallen af, dus
+# `wilson` van ragkit moet op de aantallen van het hoofdstuk het interval van het hoofdstuk geven; de onze staan ernaast.
 
 # %%
 tables.for_people(claims.recall20_intervals(ev))
@@ -160,12 +160,12 @@ plots.recall_curves(ev, "dense")
 # ## De metrieken van het vak, en waar ze het oneens zijn
 #
 # Een IR-paper rapporteert meer dan de hit rate, meestal bij een grens van 10. Met binaire relevantie (een chunk is relevant of niet: hij bevat
-# de hele needle; een chunk met een deel ervan levert niets op, want een halve needle kan niet antwoorden):
+# de hele needle; een chunk met een deel ervan levert niets op, want een halve needle geeft geen antwoord):
 #
 # - **Recall@10**: het aandeel van de relevante chunks van de query in de top 10. Het verschilt alleen van Hit@10 als een query meerdere relevante
-#   chunks heeft, zoals wanneer een overlap een needle heel in twee naburige chunks draagt.
+#   chunks heeft, bijvoorbeeld als door overlap twee naburige chunks de hele needle bevatten.
 # - **P@10** (precision): het aandeel van de top 10 dat relevant is. Met één relevante chunk per query kan het hoogstens 0,1 halen.
-# - **MRR@10**: MRR met een grens: een eerste relevante chunk onder rang 10 telt 0.
+# - **MRR@10**: MRR met een grens: een eerste relevante chunk na rang 10 telt 0.
 # - **MAP** (mean average precision): de precision op de rang van elke relevante chunk, gemiddeld over die chunks en dan over de queries.
 # - **nDCG@10** (normalised discounted cumulative gain): elke relevante chunk in de top 10 levert 1 / log2(rang + 1) op, gedeeld door de best
 #   mogelijke score voor die query; hier met binaire winst.
@@ -196,7 +196,7 @@ narrate.interval_width(len(course.queries))
 #
 # ## De gepaarde sign test
 #
-# Zet de twee strategieën query voor query naast elkaar. De meeste queries zijn gelijkspelen: beide vinden de needle, of beide missen. Gelijkspelen zeggen niets over welke beter is, dus laat ze vallen.
+# Zet de twee strategieën query voor query naast elkaar. De meeste queries eindigen gelijk: beide vinden de needle, of beide missen. Gelijkspelen zeggen niets over welke beter is, dus laat ze vallen.
 # Wat overblijft, zijn de *discordante* queries: A wint (A raak, B mis) of B wint. Als de twee strategieën even goed waren, zou elke discordante query een eerlijke muntworp zijn.
 # De exacte tweezijdige sign test vraagt hoe verrassend de waargenomen verdeling van winsten en verliezen onder die munt zou zijn.
 #
@@ -210,7 +210,7 @@ narrate.headline(ev)
 #
 # Die test telde elke query als een onafhankelijk paar. Dat zijn ze niet: elke needle wordt twee keer gesteld (vraag en supportticket), en beide formuleringen
 # zoeken dezelfde zin in dezelfde chunk. De twee resultaten van een needle zijn dus niet onafhankelijk: waar beide formuleringen een makkelijke chunk vinden,
-# verschijnt één goede chunk als twee winsten. Ze als twee tellen laat het bewijs sterker lijken dan het is (statistici noemen het *pseudoreplicatie*);
+# levert één goede chunk twee winsten op. Ze als twee tellen laat het bewijs sterker lijken dan het is (statistici noemen het *pseudoreplicatie*);
 # hoe sterk de formuleringen het eens zijn, verschilt per run en metriek, en 02b meet het.
 #
 # De eerlijke eenheid is de needle. Geef elke needle per run een score: het aandeel van zijn formuleringen dat raak is (0, een half of 1 bij twee formuleringen).
@@ -236,11 +236,11 @@ tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "rec
 # de bevinding toeval is. Wat ze wel belooft: als er geen verschil is, valt een test hoogstens één keer op de twintig onder 0,05 (een exacte
 # test op hele aantallen komt zelden precies op 0,05 uit, dus de sign test valt er minder vaak onder). Kijk naar zeven
 # vergelijkingen waar niets aan de hand is, en de kans dat *een of andere* p onder 0,05 valt, is veel groter (bij zeven onafhankelijke tot 1 - 0,95⁷).
-# De correctie van Holm houdt die kans op of onder 0,05 voor een *familie* (hier: de vergelijkingen van het hoofdstuk die samen getoond worden): sorteer de m p-waarden, vermenigvuldig de
+# De correctie van Holm houdt die kans op hoogstens 0,05 voor een *familie* (hier: de vergelijkingen van het hoofdstuk die samen getoond worden): sorteer de m p-waarden, vermenigvuldig de
 # kleinste met m, de volgende met m - 1, enzovoort, laat een aangepaste p nooit onder de vorige zakken, en kap af op 1. Een familie van één blijft
 # zoals ze is. Notebook 02b legt het verder uit en past het toe op de eigen p-waarden van het hoofdstuk.
 #
-# ### Vier woorden, één regel, naar de soort bewering
+# ### Vier woorden, één regel, per soort bewering
 #
 # Een gepubliceerde vergelijking beweert een van twee dingen. Waar de eigen ruwe p van het hoofdstuk onder 0,05 ligt, beweert het *een verschil*. Waar dat niet zo is,
 # beweert het *geen aantoonbaar verschil*, wat de woorden ook zeggen (F tegen E, +2/-6, heeft in het hoofdstuk geen p; de aantallen geven er een, en die ligt boven 0,05).
@@ -282,23 +282,23 @@ predict.reveal(my_prediction, predict.Count(len(seven.judged)),
 # %% [markdown]
 # Hoe je een "inconclusive" (onbeslist) leest:
 #
-# - *Same direction* (dezelfde richting): dit corpus neigt naar de kant van het hoofdstuk, maar te weinig needles verschillen om zeker te zijn. Een grotere testset zou het kunnen beslechten.
+# - *Same direction* (dezelfde richting): dit corpus neigt naar de kant van het hoofdstuk, maar de runs verschillen op te weinig needles om zeker te zijn. Een grotere testset geeft misschien uitsluitsel.
 # - *Opposite direction* (tegengestelde richting): de neiging gaat de andere kant op, maar zo zwak dat een munt het had kunnen opleveren. Het is geen tegenspraak.
 # - *Consistent: neither detects a difference* (bij een bewering van geen aantoonbaar verschil): het hoofdstuk vond niets en wij ook niet. Dat is
 #   overeenstemming over een gebrek aan bewijs, geen bewijs dat de twee runs gelijk zijn.
 # - *Differs* (verschilt): het hoofdstuk vond niets, en dit corpus vindt een verschil dat het kan onderscheiden, in de genoemde richting.
 # - Een gepaarde test kan alleen winsten vinden waar er ruimte voor is. Als de zwakkere strategie de meeste needles al vindt, blijven er weinig over
-#   om het oneens over te zijn. De volgende cel telt die ruimte voor de ablatie van de header (E tegen C).
+#   waarop ze kunnen verschillen. De volgende cel telt die ruimte voor de ablatie van de header (E tegen C).
 
 # %% jupyter={"source_hidden": true}
 narrate.room_to_win(ev)
 
 # %% [markdown]
-# ## De header, geconfronteerd (optioneel)
+# ## De header, getoetst (optioneel)
 #
 # De hoofdwinst van E tegen A mengt twee dingen: de boundaries van E houden needles heel die de blinde knippen van A vernietigen, en de header van E helpt misschien de ranking.
-# Twee vergelijkingen halen ze uit elkaar, beide bij Hit@20 en op beide niveaus: E tegen A op de needles die A *niet* vernietigde (wat E oplevert naast het niet
-# doorknippen van antwoorden), en E tegen C (dezelfde knippen, alleen de header).
+# Twee vergelijkingen halen ze uit elkaar, beide bij Hit@20 en op beide niveaus: E tegen A op de needles die A *niet* vernietigde (wat E oplevert bovenop het heel
+# laten van antwoorden), en E tegen C (dezelfde knippen, alleen de header).
 
 # %%
 tables.for_people(claims.header_confronted(ev), decimals={"p": 3})
@@ -355,7 +355,7 @@ def sign_test_by_hand(wins, losses):
 
 
 # %% [markdown]
-# Gecontroleerd tegen `scipy.stats.binomtest` op elke verdeling van tot 40 discordante queries, en tegen `ragkit` op de
+# Gecontroleerd tegen `scipy.stats.binomtest` op elke verdeling van hoogstens 40 discordante queries, en tegen `ragkit` op de
 # vergelijkingen van het hoofdstuk, gedraaid op dit corpus.
 
 # %%
@@ -372,10 +372,10 @@ assert worst < 1e-9 and agree == len(tests)
 # %% [markdown]
 # Echte gebruikers schrijven supporttickets, geen leerboekvragen. Het verschil tussen de twee rijen hierboven is precies wat je nooit zou zien als je een retriever alleen evalueerde op vragen in de woorden van je documenten.
 #
-# ## Try this (optioneel)
+# ## Probeer dit (optioneel)
 #
 # 1. Zet in het duel A op `F/dense`, B op `E/dense` en loop de metrieken langs. Wint overlap bovenop de header ooit significant? Open de querylijsten en bekijk de chunks die verschoven.
-# 2. Verander `run_e` in `ev["A/dense"]` en draai de cellen over formulering opnieuw. Is het verschil tussen vragen en supporttickets groter of kleiner met blind knippen? Waarom zou dat zijn?
+# 2. Verander `run_e` in `ev["A/dense"]` en draai de cellen over formulering opnieuw. Is het verschil tussen vragen en supporttickets groter of kleiner met blind chunking? Waarom zou dat zo zijn?
 # 3. Gebruik `wilson(k, n)` om uit te vinden hoeveel queries je nodig hebt voor een interval van ongeveer vijf punten aan elke kant bij een hit rate van een half. Wat zegt dat over de evaluatiesets in de meeste blogposts?
 # 4. Draai `ev.compare("E/dense", "F/dense", m, "needle")` voor elke metriek `m`. Schrijf op welke metriek je zou rapporteren en waarom, voordat je kijkt.
 
@@ -385,7 +385,7 @@ assert worst < 1e-9 and agree == len(tests)
 # De encoder leerde van Engelse tekst, en het corpus van deze cursus is Engels. Een Nederlandse klas stelt haar vragen in het Nederlands:
 # `data/questions_nl.jsonl` bevat elke cursusvraag in het Nederlands, vertaald voordat er iets mee werd opgehaald.
 # **Voorspel eerst:** dense retrieval op E vindt de meeste needles in de top vier als je in het Engels vraagt. Hoeveel vindt het
-# er als je in het Nederlands vraagt? En BM25, dat alleen gedeelde woorden matcht?
+# er in het Nederlands? En BM25, dat alleen gedeelde woorden matcht?
 
 # %% jupyter={"source_hidden": true}
 narrate.dutch_phrasing(course.phrasings())

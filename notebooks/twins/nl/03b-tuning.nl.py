@@ -75,12 +75,12 @@ display(Markdown(reminders.strategy_letters()))
 # ## Waarom de beste waarde zichzelf vleit
 #
 # Elke waarde van een instelling krijgt een score op de needle-queries, en die score is deels de kwaliteit van de waarde en deels het geluk van deze
-# paar dozijn needles: welke zinnen toevallig makkelijk voor haar zijn. Probeer veel waarden, houd de beste, en je houdt de gelukkigste ongeveer evenzeer
+# paar dozijn needles: welke zinnen toevallig makkelijk voor haar zijn. Probeer veel waarden en houd de beste: dan houd je ongeveer even vaak de gelukkigste
 # als de beste. Haar score, gemeten op de queries die haar kozen, overschat dan wat ze doet op vragen die nog niemand heeft gesteld. Machine learning
 # noemt dit selectiebias, en het kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
 #
-# De remedie is oud: kies op de ene set queries en rapporteer op een andere die geen rol speelde bij de keuze. Hier worden de needles in tweeën gesplitst
-# met een vaste seed (ook de seed van de splitsing van opdracht 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
+# De remedie is oud: kies op de ene set queries en rapporteer op een andere die geen rol speelde bij de keuze. Hier splitst een vaste seed de needles in tweeën
+# (dezelfde als bij de splitsing van opdracht 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
 # in dezelfde chunk, dus een needle die over de helften verdeeld is, zou de afstemhelft de helft van elk achtergehouden antwoord laten zien.
 
 # %%
@@ -102,7 +102,7 @@ narrate.sweep_cost(sweeps)
 # - **overlap**: de laatste tekens van de vorige chunk voor elke chunk van E gezet (0 is strategie E zelf, 64 is strategie F),
 #   dense retrieval;
 # - **RRF k**: de constante van reciprocal rank fusion van dense en BM25 op strategie E;
-# - **dense-gewicht**: een *gewogen* RRF, waarin de lijst van dense $w/(k + \text{rank})$ optelt en BM25 $(1 - w)/(k + \text{rank})$.
+# - **dense-gewicht**: een *gewogen* RRF, waarin de lijst van dense $w/(k + \text{rank})$ bijdraagt en BM25 $(1 - w)/(k + \text{rank})$.
 #   Bij $w = 0.5$ rangschikt ze precies als gewone RRF, bij $w = 1$ is het alleen dense, bij $w = 0$ BM25 met dense als beslisser bij gelijke stand;
 # - **BM25 (k1, b)**: elk paar van de waarden hieronder, rond die van het hoofdstuk.
 
@@ -125,7 +125,7 @@ narrate.recut_corpus(sweeps)
 # ## Voorspel eerst
 #
 # **Voorspel eerst.** Voor elk van de vijf instellingen kiest de afstemhelft de waarde met de beste MRR. Voor hoeveel van de vijf kiest de
-# achtergehouden helft, kijkend naar dezelfde waarden, *dezelfde*? Schrijf een geheel getal van 0 tot 5 in `my_prediction` voordat je de
+# achtergehouden helft, bij dezelfde waarden, *dezelfde*? Schrijf een geheel getal van 0 tot 5 in `my_prediction` voordat je de
 # volgende cellen draait: de cel onder de studie beantwoordt het.
 
 # %%
@@ -140,7 +140,7 @@ predict.reveal(my_prediction, predict.Count(len(result.tunings)), len(result.agr
 # %% [markdown]
 # ## Beide helften, elke waarde
 #
-# Elk paneel is één instelling: de doorgetrokken lijn is de afstemhelft, de gestippelde lijn de achtergehouden helft. De ster is wat de afstemhelft koos,
+# Elk paneel is één instelling: de doorgetrokken lijn is de afstemhelft, de gestreepte lijn de achtergehouden helft. De ster is wat de afstemhelft koos,
 # de open ruit wat de achtergehouden helft zou hebben gekozen. De twee helften bevatten verschillende needles, sommige makkelijker dan andere, dus de twee
 # lijnen hoeven niet even hoog te liggen en kunnen elkaar kruisen; waar het om gaat, is of ze bij dezelfde waarde pieken.
 
@@ -177,9 +177,9 @@ every.style.format(precision=3).hide(axis="index")
 # %% [markdown]
 # ## Een sweep die de tweede keer niets kost
 #
-# De eerste sweep embedde elke nieuwe knipwijze van het corpus (de vectoren gaan in dezelfde cache op inhoud als elke andere vector van de cursus) en
+# De eerste sweep embedde elke nieuwe knipwijze van het corpus (de vectoren komen in dezelfde cache als alle andere, met hun inhoud als sleutel) en
 # bewaarde de runs als een klein JSON-bestand, onder een stempel van alles waarvan ze afhangen: de teksten van het corpus, de vragen, het model, het raster van
-# waarden en de code die ze berekent. Roep het opnieuw aan en het leest het bestand terug. Verander een van die dingen en de stempel verandert: het oude bestand
+# waarden en de code die ze berekent. Roep de sweep opnieuw aan en hij leest het bestand terug. Verander een van die dingen en de stempel verandert: het oude bestand
 # wordt nooit voor de nieuwe configuratie gelezen, dus resultaten van twee configuraties worden nooit gemengd.
 
 # %%
@@ -189,15 +189,15 @@ again = tuning.sweep_settings(course.corpus, course.questions)
 narrate.second_sweep(again)
 
 # %% [markdown]
-# ## Try this (optioneel)
+# ## Probeer dit (optioneel)
 #
 # 1. Tune op een andere metriek: `tuning.study(sweeps, "Hit@4")`. Voorspel voordat je het draait of dezelfde instellingen het tussen de helften oneens zijn.
 #    Hangt de keuze van de afstemhelft af van de metriek waarop je tunet? Dan is de metriek nog een instelling, en moet ze vastliggen voordat je kijkt.
 # 2. Splits de needles anders: `tuning.study(sweeps, "MRR", seed=5)`. Welke keuzes overleven een andere splitsing? Een keuze die met de
 #    seed meebeweegt, is door geluk gekozen.
 # 3. Maak een raster breder: `tuning.sweep_settings(course.corpus, course.questions, grid=tuning.Grid(ks=(1, 2, 5, 10, 20, 30, 45, 60, 80, 100, 200, 300)))`
-#    (de nieuwe sweep krijgt een eigen stempel en wordt één keer berekend). Groeit met meer waarden om uit te kiezen het verschil tussen de afstemhelft en de
-#    achtergehouden helft van de gekozen waarde?
+#    (de nieuwe sweep krijgt een eigen stempel en wordt één keer berekend). Groeit, met meer waarden om uit te kiezen, het verschil tussen de afstemhelft
+#    en de achtergehouden helft bij de gekozen waarde?
 # 4. Vergelijk `sweeps["dense weight"].results[1.0].ranks` met `sweeps["chunk size"].results[512].ranks`. Waarom zijn ze gelijk?
 
 # %% [markdown]
