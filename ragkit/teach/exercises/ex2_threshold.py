@@ -144,13 +144,19 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
                 "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)", limit=limit,
                 tolerance=EX2.tolerance)]), numbers,
             hints=(_("try a higher cut") if nearest > value else _("try a lower cut"),)), True
-    return Feedback(True, tuple(notes + [
+    notes += [
         say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
             "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
         say("judged on the held-out half: bluffs {bluffs}, answers without the needle {without}, refused {refused} "
             "of {in_domain}, cost {cost:g} (the best any cut within the ceiling could have done there: "
             "{judge_best:g})", bluffs=held.bluffs, without=held.answered_without_needle, refused=held.refused,
-            in_domain=held.in_domain, cost=judged, judge_best=judge_best)]), numbers), True
+            in_domain=held.in_domain, cost=judged, judge_best=judge_best)]
+    if _too_many_refused(held):
+        notes.append(say("there your cut refuses {share:.0%} of the answerable queries, over the ceiling of "
+                         "{ceiling:.0%}: the check holds you to the ceiling on the half you chose on, and this is "
+                         "what a cut tuned on some queries can do on the next ones",
+                         share=held.refused / held.in_domain, ceiling=EX2.max_refused))
+    return Feedback(True, tuple(notes), numbers), True
 
 
 def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:

@@ -23,7 +23,7 @@ from ragkit.errors import InputError
 from ragkit.evaluation import needle_hits
 from ragkit.statistics import SignTest
 from ragkit.teach import exercises as ex
-from ragkit.teach import untrusted
+from ragkit.teach import language, untrusted
 from ragkit.teach.exercises import ex4_header
 from ragkit.teach.exercises import results as res
 from ragkit.teach.grading import class_report as reports
@@ -174,6 +174,21 @@ def test_ex2_cheapest_tuning_cut_passes_and_is_judged_on_the_other_half(course, 
     assert feedback.passed and "held-out half" in str(feedback)
     assert feedback.numbers["judge_cost"] == ex.cost_table(judge, [cut]).cost.item()
     assert all(ex.check_threshold_choice(course, kind(cut)).passed for kind in (np.float32, np.float64))
+
+
+@pytest.mark.slow
+def test_ex2_a_passing_cut_that_refuses_too_many_on_the_held_out_half_is_told_so(course, sweep):
+    """The ceiling binds on the half a student chose on; where the held-out half goes over it, the feedback says so."""
+    tune, judge = ex.threshold_halves(sweep)
+    passing = [float(c) for c in ex.cost_table(tune).cut if ex.check_threshold_choice(course, float(c)).passed]
+    over = {c: ex.cost_table(judge, [c])["within ceiling"].item() is False for c in passing}
+    assert any(over.values()), "on this corpus every passing cut stays within the ceiling on the held-out half"
+    for cut, went_over in over.items():
+        said = str(ex.check_threshold_choice(course, cut))
+        assert ("over the ceiling of" in said) == went_over, (cut, said)
+    with language.speaking("nl"):
+        said = str(ex.check_threshold_choice(course, next(c for c, went_over in over.items() if went_over)))
+    assert "boven het plafond van 25%" in said, said
 
 
 @pytest.mark.slow
