@@ -99,7 +99,7 @@ def test_exercise_twos_halves_are_named_in_dutch_in_the_legend_and_the_text_alte
     with language.speaking("nl"):
         dutch = plots.cost_halves(both, 0.55)
     assert [t.name for t in english.data] == ["tune", "tune", "judge", "judge"]
-    assert [t.name for t in dutch.data] == ["afstemhelft", "afstemhelft", "achtergehouden helft", "achtergehouden helft"]
+    assert [t.name for t in dutch.data] == ["afstemhelft"] * 2 + ["achtergehouden helft"] * 2
     assert dutch.layout.legend.title.text == "helft" and "afstemhelft (blauw)" in dutch.description
     assert "0,550" in dutch.description and "0.550" in english.description and "tune (blue)" in english.description
 
@@ -224,3 +224,23 @@ def test_the_tables_of_the_other_notebooks_have_dutch_headings_and_intervals_wit
     assert "E tegen C: alleen de header" in dutch_confronted and ">gewonnen<" in dutch_confronted
     assert f">{float(confronted.loc[0, 'p']):.3f}<".replace(".", ",") in dutch_confronted
     assert "het hoofdstuk: dense" in rerank and "0,094" in rerank
+
+
+def test_overlap_the_setting_is_a_noun_and_overlap_the_relation_a_verb_in_dutch():
+    """03b's setting is 'Overlap' (it read 'Overlappen **0**'); 02's intervals and 06's distributions overlappen."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from ragkit.teach.lesson import narrate, settings
+
+    queries = [SimpleNamespace(text="a query")]
+    sweep = SimpleNamespace(best_answer=np.array([0.4]), separable=False, queries=queries, worst_in_domain=0.6,
+                            best_out_of_domain=0.5)
+    with language.speaking("nl"):
+        assert settings.label("overlap") == "Overlap"
+        assert "; de twee intervallen overlappen." in narrate.interval_width(32).data
+        assert "Dus **overlappen** de twee verdelingen: " in narrate.distributions(sweep).data
+    with language.speaking("en"):
+        assert "; the two intervals overlap." in narrate.interval_width(32).data
+        assert "So the two distributions **overlap**: " in narrate.distributions(sweep).data

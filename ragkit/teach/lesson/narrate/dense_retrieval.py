@@ -43,9 +43,10 @@ def interval_width(n: int) -> Markdown:
     return Markdown(say(
         "With **{n}** queries, a hit rate of **{recall:.2f}** has the interval **[{low:.3f}, {high:.3f}]**: "
         "**{width:.3f}** wide, roughly **±{half:.3f}**. Three more hits (a lead of **{lead:.3f}**) give "
-        "**[{low3:.3f}, {high3:.3f}]**; the two intervals {relation}.",
+        "**[{low3:.3f}, {high3:.3f}]**; {relation}.",
         n=n, recall=(n // 2) / n, low=low, high=high, width=high - low, half=(high - low) / 2, lead=3 / n,
-        low3=low3, high3=high3, relation=_("overlap") if low3 < high else _("do not overlap")))
+        low3=low3, high3=high3,
+        relation=_("the two intervals overlap") if low3 < high else _("the two intervals do not overlap")))
 
 
 def headline(ev: Evaluation) -> Markdown:

@@ -42,10 +42,11 @@ def distributions(s: Sweep) -> Markdown:
         "(the chapter: **{chapter_worst}**).  \n"
         "Closest out-of-domain query: at **{best:.3f}** "
         "(the chapter: **{chapter_best}**).  \n"
-        "So the two distributions **{relation}**: {verdict}",
+        "So {relation}: {verdict}",
         query=s.queries[worst].text, worst=s.worst_in_domain, chapter_worst=chapter.THRESHOLD["worst_in_domain"],
         best=s.best_out_of_domain, chapter_best=chapter.THRESHOLD["best_out_of_domain"],
-        relation=_("overlap") if overlap else _("do not overlap"), verdict=verdict))
+        relation=_("the two distributions **overlap**") if overlap else _("the two distributions **do not overlap**"),
+        verdict=verdict))
 
 
 def crossings(s: Sweep) -> Markdown:
