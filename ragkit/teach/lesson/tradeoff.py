@@ -22,9 +22,10 @@ MARKERS = ("circle", "square", "diamond")
 
 
 def collection(t: TradeOff) -> str:
-    """A collection's name in the kernel's language: the notebook's code names it in English (the course's chunks,
-    generated); a name the catalogue does not know is shown as given."""
-    names = {"the course's chunks": _("the course's chunks"), "generated": _("generated")}
+    """A collection's name in the kernel's language, read in a sentence ("For the generated collection ..."): the
+    notebook's code names it in English (the course's chunks, generated); a name the catalogue does not know is shown
+    as given."""
+    names = {"the course's chunks": _("the course's chunks"), "generated": _("the generated collection")}
     return names.get(t.what, t.what)
 
 

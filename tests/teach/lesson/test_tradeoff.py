@@ -60,12 +60,13 @@ def test_the_collections_the_notebook_names_in_english_are_shown_in_the_kernels_
     course, generated = made_up("the course's chunks", 1_068, 0.04), made_up("generated")
     with language.speaking("en"):
         assert list(tradeoff.table(course, generated).iloc[[0, 4], 0]) == ["the course's chunks (1,068)",
-                                                                           "generated (200,000)"]
+                                                                           "the generated collection (200,000)"]
     with language.speaking("nl"):
         table = tradeoff.table(course, generated)
         names = [t.name for t in tradeoff.curve(course, generated).data]
         text = plots.describe(tradeoff.ef_slider(course))
-    assert list(table.iloc[[0, 4], 0]) == ["de chunks van de cursus (1.068)", "gegenereerd (200.000)"]
-    assert names[0].endswith(": de chunks van de cursus (1.068)") and names[2].endswith(": gegenereerd (200.000)")
+    assert list(table.iloc[[0, 4], 0]) == ["de chunks van de cursus (1.068)", "de gegenereerde verzameling (200.000)"]
+    assert names[0].endswith(": de chunks van de cursus (1.068)")
+    assert names[2].endswith(": de gegenereerde verzameling (200.000)")
     assert "Voor de chunks van de cursus (1.068 vectoren)" in text and "course's" not in text
     assert tradeoff.table(made_up("other"))["collection"][0] == "other (200,000)"  # a name of one's own, as given
