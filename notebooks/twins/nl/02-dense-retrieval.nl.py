@@ -61,7 +61,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: opdracht 3 van Probeer dit gebruikt hem)
+from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: punt 3 van Probeer dit gebruikt hem)
 from ragkit.report import report
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, measure, narrate, plots, predict, tables, timings_table, widgets

@@ -80,7 +80,7 @@ display(Markdown(reminders.strategy_letters()))
 # noemt dit selectiebias, en het kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
 #
 # De remedie is oud: kies op de ene set queries en rapporteer op een andere die geen rol speelde bij de keuze. Hier splitst een vaste seed de needles in tweeën
-# (dezelfde als bij de splitsing van opdracht 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
+# (dezelfde als bij de splitsing van oefening 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
 # in dezelfde chunk, dus een needle die over de helften verdeeld is, zou de afstemhelft de helft van elk achtergehouden antwoord laten zien.
 
 # %%
@@ -151,7 +151,7 @@ held_out.chart(result)
 # ## Beoordeeld op de achtergehouden helft
 #
 # De tabel zet de keuze van elke instelling tegen haar standaardwaarde, alleen op de achtergehouden needles, met de gepaarde sign test op needleniveau (een needle
-# telt één keer, beide formuleringen samen). Vijf getunede instellingen zijn vijf blikken, dus hun p-waarden krijgen samen de correctie van Holm; een instelling
+# telt één keer, beide formuleringen samen). Vijf afgestemde instellingen zijn vijf blikken, dus hun p-waarden krijgen samen de correctie van Holm; een instelling
 # waarvan het tunen de standaardwaarde hield, was ook een blik, en blijft in de familie met haar p van 1.
 
 # %%
