@@ -19,7 +19,7 @@
 #
 # Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd over de eigen vectoren van de cursus
 # en over een veel grotere gegenereerde verzameling, gemeten tegen de exacte scan die de cursus tot nu toe gebruikte,
-# op recall, tijd per query, bouwtijd en geheugen, met op een schuif de ene instelling die ze tegen elkaar uitruilt.
+# op recall, tijd per query, bouwtijd en geheugen, met op een slider de ene instelling die ze tegen elkaar uitruilt.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -151,7 +151,7 @@ narrate.close_calls(small, large)
 # %% [markdown]
 # ## Jouw beurt: verschuif efSearch
 #
-# De schuif beweegt langs de lijn van de grote verzameling. Elke stap is hierboven gemeten, dus de figuur beweegt zonder
+# De slider beweegt langs de lijn van de grote verzameling. Elke stap is hierboven gemeten, dus de figuur beweegt zonder
 # kernel (ook op de pagina van het boek). Zoek de kleinste efSearch die je zou accepteren, en zeg wat die kost.
 
 # %%
