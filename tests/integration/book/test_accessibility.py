@@ -331,7 +331,7 @@ def test_the_dutch_course_prints_to_its_own_pdf_in_dutch(site):  # noqa: F811
     starts = [page for _, page in outline]
     assert starts == sorted(starts) and len(set(starts)) == len(starts), "the pages are not in reading order"
     first = reader.pages[0].extract_text()  # the Dutch index: Dutch headings, not the English index
-    assert "De notebooks" in first and "Opdrachten" in first and "The notebooks" not in first
+    assert "De notebooks" in first and "Oefeningen" in first and "The notebooks" not in first
     english_pages = []
     for page, (title, start), end in zip(dutch, outline[1:-1], starts[2:], strict=True):
         code = "\n".join(c.source for c in nbformat.read(page.path, as_version=4).cells if c.cell_type == "code")

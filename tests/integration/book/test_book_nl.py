@@ -172,7 +172,7 @@ def test_the_index_lists_the_dutch_pilot_in_a_dutch_section(small_site):
 
 def test_the_dutch_index_lists_every_dutch_page_in_dutch_with_the_switch_and_its_pdf(small_site):
     index = (small_site.out / "index.nl.html").read_text()
-    assert '<html lang="nl">' in index and "<h2>De notebooks</h2>" in index and "<h2>Opdrachten</h2>" in index
+    assert '<html lang="nl">' in index and "<h2>De notebooks</h2>" in index and "<h2>Oefeningen</h2>" in index
     listed = re.findall(r'<li><a href="([^"]+)">', index)
     assert listed == [p.href for p in small_site.pages if p.language == "nl"]
     assert 'href="index.html" lang="en"' in index and 'href="course.nl.pdf"' in index
