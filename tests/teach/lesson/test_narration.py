@@ -616,6 +616,8 @@ def test_the_exercises_narrators_carry_their_figures_and_take_the_branch_the_fig
         "Without the new document: NO ANSWER, no cut, and no chunk was retrieved."]
     with speaking("nl"):
         dutch = {name: [m.data for m in shown] for name, shown in _exercise_cases().items()}
+        duel = narrate.header_duel(_runs({"E": [1, 1], "C": [30, 30]})).data  # +2/-0: inconclusive, same direction
+    assert "**onbeslist, zelfde richting** met de bevinding" in duel  # it said "inconclusive, same direction" in Dutch
     assert "**onbeslist, zelfde richting**" in dutch["header_measured"][0]
     assert "**0,800**" in dutch["header_measured"][0]
     assert "**in tegenspraak**" in dutch["header_measured"][1] and dutch["conclusion"][0].endswith("**consistent**.")
