@@ -107,9 +107,8 @@ widgets.ChunkExplorer(course, strategy="A").widget()
 
 # %%
 doc, position = course.corpus.documents[0], 1500
-display(Markdown(f"Character **{position}** of `{doc.id}`: its {my_size}-character blind window starts at "
-                 f"**{blind_window_start(doc, position, my_size)}**; a naive `position // {my_size} * {my_size}` "
-                 f"says **{position // my_size * my_size}**."))
+window_at, naive_at = blind_window_start(doc, position, my_size), position // my_size * my_size
+narrate.window_start(doc.id, position, my_size, window_at, naive_at)
 
 # %% [markdown]
 # ## ✏️ Your answer

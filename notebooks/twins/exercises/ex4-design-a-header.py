@@ -98,8 +98,7 @@ narrate.header_duel(ev)
 
 # %%
 per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
-display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
-                 f"p = **{per_needle.p:.3g}**."))
+narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
 # If that says "inconclusive", it is a finding about this corpus, not a fault in the code, and it is worth
@@ -119,9 +118,7 @@ narrate.header_room(ev, len(course.questions))
 # A header is paid for in word pieces: every chunk carries it into the encoder's limited window.
 
 # %%
-display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
-                 f"**{chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS:.1%}**, this corpus "
-                 f"**{ev.tokens['E'].header_share:.1%}**."))
+narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens["E"].header_share)
 
 # %% [markdown]
 # How to turn a paired test into a word: if p is 0.05 or more, the test cannot tell the two apart, whatever the

@@ -70,7 +70,7 @@ import ragkit.teach.course
 from ragkit import NoAnswer, citation_table, verify
 from ragkit.answer import answer
 from ragkit.teach.exercises import EX5, check_own_document
-from ragkit.teach.lesson import reminders, tables
+from ragkit.teach.lesson import narrate, reminders, tables
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -93,8 +93,7 @@ tables.for_people(pd.DataFrame([(d.id, d.title) for d in course.corpus.documents
 # %%
 ood = course.out_of_domain[0]
 result = answer(ood.query, retriever)
-display(Markdown(f"**{ood.query}**\n\n" + (str(result) if isinstance(result, NoAnswer) else
-                 f"bluff: **{len(result.citations)}** sources, the nearest from `{result.citations[0].document_id}`")))
+narrate.out_of_domain_answer(ood.query, result)
 
 # %% [markdown]
 # And a question the course does answer: the table the model never sees, with the locator of every source, and

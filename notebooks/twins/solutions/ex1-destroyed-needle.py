@@ -107,9 +107,8 @@ widgets.ChunkExplorer(course, strategy="A").widget()
 
 # %%
 doc, position = course.corpus.documents[0], 1500
-display(Markdown(f"Character **{position}** of `{doc.id}`: its {my_size}-character blind window starts at "
-                 f"**{blind_window_start(doc, position, my_size)}**; a naive `position // {my_size} * {my_size}` "
-                 f"says **{position // my_size * my_size}**."))
+window_at, naive_at = blind_window_start(doc, position, my_size), position // my_size * my_size
+narrate.window_start(doc.id, position, my_size, window_at, naive_at)
 
 # %% [markdown]
 # ## ✏️ The answer, worked out
@@ -134,9 +133,7 @@ cut_at = blind_window_start(doc, end - 1, my_size)
 # closes one chunk and the second opens the next; neither holds the whole sentence.
 
 # %%
-display(Markdown(f"**{question_id}** in `{doc.id}`, characters {start}-{end}; cut at **{cut_at}** "
-                 f"(inside the needle: **{start < cut_at < end}**)\n\n"
-                 f"> {doc.text[start:cut_at]} **‖** {doc.text[cut_at:end]}"))
+narrate.needle_cut(question_id, doc, start, end, cut_at)
 
 # %% [markdown]
 # ## Check

@@ -154,8 +154,7 @@ display(narrate.cheapest_cuts(table, tune))
 # %%
 limit = best.cost + max(EX2.tolerance * best.cost, EX2.refusal_cost)
 near = allowed[allowed.cost <= limit]
-display(Markdown(f"Allowed cuts on the grid that cost at most **{limit:g}**: **{len(near)}**, from "
-                 f"**{near.cut.min():.3f}** to **{near.cut.max():.3f}**."))
+display(narrate.near_cheapest(limit, near))
 narrate.cost_rows(allowed.nsmallest(5, "cost"))
 
 # %% [markdown]
@@ -165,8 +164,7 @@ narrate.cost_rows(allowed.nsmallest(5, "cost"))
 # %%
 bl, bh = wilson(int(best.bluffs), len(tune.out_of_domain))
 rl, rh = wilson(int(best.refused), len(tune.queries))
-display(Markdown(f"At **{my_cut:.3f}**: bluff rate **{best.bluffs / len(tune.out_of_domain):.3f}** "
-                 f"[{bl:.3f}, {bh:.3f}], refusal rate **{best['refused share']:.3f}** [{rl:.3f}, {rh:.3f}]."))
+narrate.rates_at_cut(my_cut, best.bluffs / len(tune.out_of_domain), (bl, bh), best["refused share"], (rl, rh))
 
 # %% [markdown]
 # ## Check

@@ -83,7 +83,7 @@ hit = ev["E/dense"].per_query("Hit@4")
 for name in ("question", "ticket"):
     k, n = int(hit[phrasing == name].sum()), int((phrasing == name).sum())
     low, high = wilson(k, n)
-    display(Markdown(f"E/dense, {name} phrasing: hit@4 **{k / n:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n})"))
+    display(narrate.phrasing_hits(name, k, n, low, high))
 
 # %% [markdown]
 # Because both phrasings ask for the same needle, compare them pair by pair with the sign test: only the questions
@@ -91,8 +91,7 @@ for name in ("question", "ticket"):
 
 # %%
 t = sign_test(hit[phrasing == "question"], hit[phrasing == "ticket"])
-display(Markdown(f"Course phrasing wins **{t.wins}**, ticket wins **{t.losses}**, p = **{t.p:.3g}**: the difference is "
-                 f"**{'significant' if t.p < 0.05 else 'not significant'}** at the 5% level."))
+narrate.phrasing_sign_test(t)
 
 # %% [markdown]
 # Rank of the first chunk carrying the needle, per question and phrasing (0 means it was never found). Use it to
@@ -147,8 +146,7 @@ ticket_measures(course, my_tickets)
 
 # %%
 p_min = sign_test(np.ones(5), np.zeros(5)).p
-display(Markdown(f"Smallest possible p with five discordant pairs: **{p_min:.4f}**, which is "
-                 f"**{'below' if p_min < 0.05 else 'above'}** 0.05."))
+narrate.smallest_p(p_min, 5)
 
 # %% [markdown]
 # ## Check

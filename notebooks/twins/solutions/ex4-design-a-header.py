@@ -98,8 +98,7 @@ narrate.header_duel(ev)
 
 # %%
 per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
-display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
-                 f"p = **{per_needle.p:.3g}**."))
+narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
 # If that says "inconclusive", it is a finding about this corpus, not a fault in the code, and it is worth
@@ -119,9 +118,7 @@ narrate.header_room(ev, len(course.questions))
 # A header is paid for in word pieces: every chunk carries it into the encoder's limited window.
 
 # %%
-display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
-                 f"**{chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS:.1%}**, this corpus "
-                 f"**{ev.tokens['E'].header_share:.1%}**."))
+narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens["E"].header_share)
 
 # %% [markdown]
 # How to turn a paired test into a word: if p is 0.05 or more, the test cannot tell the two apart, whatever the
@@ -162,18 +159,15 @@ measured = measure_header(course, my_header, my_expectation)
 stated_expectation = measured.expectation
 custom, test = measured.chunks, measured.test
 mine = Result("mine", "dense", measured.ranks, ev["E/dense"].query_ids, ev["E/dense"].needle_ids)
-display(measured)
-display(Markdown(f"Sentence header vs E at Hit@20, per needle: **+{test.wins}/-{test.losses}**, p = **{test.p:.3g}**; "
-                 f"hit@20 **{mine.value('Hit@20'):.3f}** against E's **{ev['E/dense'].value('Hit@20'):.3f}**; "
-                 f"against the expectation ({stated_expectation}), the verdict: "
-                 f"**{verdict(1 if stated_expectation == 'better' else -1, test.wins, test.losses, test.p, EX4.alpha)}**."))
+found = verdict(1 if stated_expectation == "better" else -1, test.wins, test.losses, test.p, EX4.alpha)
+display(measured, narrate.header_measured(test, EX4.metric, mine.value(EX4.metric), ev["E/dense"].value(EX4.metric),
+                                          stated_expectation, found))
 
 # %% [markdown]
 # A header also has a price in word pieces; here is this one's next to E's.
 
 # %%
-display(Markdown(f"Header share of embedded word pieces: sentence header "
-                 f"**{token_report(custom, warn=False).header_share:.1%}**, E **{ev.tokens['E'].header_share:.1%}**."))
+narrate.header_shares(token_report(custom, warn=False).header_share, ev.tokens["E"].header_share)
 
 # %% [markdown]
 # ## ✏️ The answer, worked out: the conclusion
@@ -183,7 +177,7 @@ display(Markdown(f"Header share of embedded word pieces: sentence header "
 
 # %%
 my_conclusion = verdict(1 if my_expectation == "better" else -1, test.wins, test.losses, test.p, EX4.alpha)
-display(Markdown(f"Conclusion: **{my_conclusion}**."))
+display(narrate.conclusion(my_conclusion))
 
 # %% [markdown]
 # ## Check

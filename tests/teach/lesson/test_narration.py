@@ -135,11 +135,7 @@ def test_no_code_cell_of_a_twin_is_prose_written_as_code(twin):
 
 NOT_YET_NARRATED = {
     "01-chunking.py": 4, "02-dense-retrieval.py": 3, "02b-statistics-further.py": 1, "03-bm25-and-hybrid.py": 3,
-    "05-distances.py": 2, "07-citations.py": 2, "exercises/ex1-destroyed-needle.py": 1,
-    "exercises/ex3-ticket-phrasings.py": 2, "exercises/ex4-design-a-header.py": 2,
-    "exercises/ex5-cite-your-own-document.py": 1, "solutions/ex1-destroyed-needle.py": 2,
-    "solutions/ex2-choose-a-threshold.py": 2, "solutions/ex3-ticket-phrasings.py": 3,
-    "solutions/ex4-design-a-header.py": 5, "solutions/ex5-cite-your-own-document.py": 2,
+    "05-distances.py": 2, "07-citations.py": 2,
 }
 """Twins whose code cells still format sentences in Markdown, with how many such cells each has left: a count may
 only fall (narrate one, lower its number; at zero, drop the twin). 04 and 08 were narrated in issue 42."""
@@ -528,7 +524,108 @@ def edge_cases() -> dict[str, list]:
                                                       ("dense",))],
         **_tuning_cases(),
         **_approximate_cases(),
+        **_exercise_cases(),
     }
+
+
+NEEDLE_DOC = SimpleNamespace(id="03-doc", text="# Title\nBefore. The needle\nsentence is here. After.")
+"""A made-up document whose needle (characters 16-44) runs over a line break: the quote stays one line."""
+
+
+def _cited(*distances: float) -> SimpleNamespace:
+    """A made-up answer citing one source per distance, the nearest from ``05-optim``."""
+    return SimpleNamespace(citations=tuple(SimpleNamespace(document_id=f"0{i + 5}-optim", locator_label="Section 2",
+                                                           cosine_distance=d) for i, d in enumerate(distances)))
+
+
+def _exercise_cases() -> dict[str, list]:
+    """The exercises' narrators on made-up results, the odd values a student may write among them: every branch."""
+    from ragkit.answer import NoAnswer
+
+    return {
+        "window_start": [narrate.window_start("01-doc", 1500, 408, 1427, 1224)],
+        "needle_cut": [narrate.needle_cut("q07", NEEDLE_DOC, 16, 44, 27),
+                       narrate.needle_cut("q07", NEEDLE_DOC, 16, 44, 44),
+                       narrate.needle_cut("", NEEDLE_DOC, 16, 44, 0),
+                       narrate.needle_cut("**q7** `x`", NEEDLE_DOC, 16, 44, None)],
+        "near_cheapest": [narrate.near_cheapest(12.5, pd.DataFrame({"cut": [0.55, 0.5, 0.6]}))],
+        "rates_at_cut": [narrate.rates_at_cut(0.55, 0.2, (0.1, 0.3), 0.25, (0.125, 0.4))],
+        "phrasing_hits": [narrate.phrasing_hits("question", 17, 32, 0.4, 0.7),
+                          narrate.phrasing_hits("ticket", 1, 32, 0.01, 0.2)],
+        "phrasing_sign_test": [narrate.phrasing_sign_test(counts_test(9, 1)),
+                               narrate.phrasing_sign_test(counts_test(3, 2))],
+        "smallest_p": [narrate.smallest_p(counts_test(5, 0).p, 5), narrate.smallest_p(counts_test(6, 0).p, 6)],
+        "e_against_c": [narrate.e_against_c(counts_test(5, 1), "Hit@20")],
+        "header_pieces": [narrate.header_pieces(0.12, 0.1)],
+        "header_measured": [narrate.header_measured(counts_test(4, 1), "Hit@20", 0.8, 0.75, "better",
+                                                    "inconclusive, same direction"),
+                            narrate.header_measured(counts_test(9, 0), "Hit@20", 0.9, 0.75, "", "contradicts")],
+        "header_shares": [narrate.header_shares(0.3, 0.1)],
+        "conclusion": [narrate.conclusion("consistent"), narrate.conclusion("*my* own words"),
+                       narrate.conclusion(None)],
+        "out_of_domain_answer": [narrate.out_of_domain_answer("best paella rice", _cited(0.5, 0.6, 0.65)),
+                                 narrate.out_of_domain_answer("best paella rice", _cited(0.5)),
+                                 narrate.out_of_domain_answer("best paella rice", NoAnswer("best paella rice", 0.675)),
+                                 narrate.out_of_domain_answer("best paella rice", NoAnswer("best paella rice", None))],
+        "before_own_document": [narrate.before_own_document(_cited(0.61)),
+                                narrate.before_own_document(NoAnswer("", 0.675)),
+                                narrate.before_own_document(NoAnswer("**odd**", None))],
+    }
+
+
+def test_the_exercises_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
+    from ragkit.teach.language import speaking
+
+    text = {name: [m.data for m in shown] for name, shown in _exercise_cases().items()}
+    assert text["window_start"] == ["Character **1500** of `01-doc`: its 408-character blind window starts at "
+                                    "**1427**; a naive `position // 408 * 408` says **1224**."]
+    inside, edge, zero, odd = text["needle_cut"]
+    assert inside == ("Needle of **q07** in `03-doc`, characters 16-44; cut at **27** (inside the needle: **yes**):"
+                      "\n\n> The needle **‖** sentence is here.")
+    assert "(inside the needle: **no**)" in edge and "(inside the needle: **no**)" in zero
+    assert "cut at **None** (inside the needle: **no**)" in odd and "Needle of ****q7** `x`**" in odd
+    assert text["near_cheapest"] == ["Allowed cuts on the grid that cost at most **12.5**: **3**, from **0.500** to "
+                                     "**0.600**."]
+    assert text["rates_at_cut"] == ["At **0.550**: bluff rate **0.200** [0.100, 0.300], refusal rate **0.250** "
+                                    "[0.125, 0.400]."]
+    assert text["phrasing_hits"] == ["E/dense, question phrasing: hit@4 **0.531** [0.400, 0.700] (17 of 32).",
+                                     "E/dense, ticket phrasing: hit@4 **0.031** [0.010, 0.200] (1 of 32)."]
+    assert "wins **9**, ticket wins **1**, p = **0.0215**: the difference is **significant** at the 5% level." in \
+        text["phrasing_sign_test"][0]
+    assert "p = **1**: the difference is **not significant** at the 5% level." in text["phrasing_sign_test"][1]
+    assert text["smallest_p"] == ["Smallest possible p with 5 discordant pairs: **0.0625**, which is **above** 0.05.",
+                                  "Smallest possible p with 6 discordant pairs: **0.0312**, which is **below** 0.05."]
+    assert text["e_against_c"] == ["E vs C at Hit@20, per needle: **+5/-1** needles, p = **0.219**."]
+    assert text["header_pieces"] == ["Share of embedded word pieces spent on E's header: the chapter **12.0%**, this "
+                                     "corpus **10.0%**."]
+    assert text["header_measured"][0] == (
+        "Sentence header vs E at Hit@20, per needle: **+4/-1**, p = **0.375**; Hit@20 **0.800** against E's **0.750**; "
+        "against the expectation 'better', the verdict: **inconclusive, same direction**.")
+    assert "the expectation '', the verdict: **contradicts**." in text["header_measured"][1]
+    assert text["header_shares"] == ["Header share of embedded word pieces: sentence header **30.0%**, E **10.0%**."]
+    assert text["conclusion"] == ["Conclusion: **consistent**.", "Conclusion: ***my* own words**.",
+                                  "Conclusion: **None**."]
+    assert text["out_of_domain_answer"] == [
+        "*best paella rice*: a bluff, citing **3** sources; the nearest is from `05-optim`.",
+        "*best paella rice*: a bluff, citing **1** source; the nearest is from `05-optim`.",
+        "*best paella rice*: NO ANSWER, nothing is under cosine distance 0.675.",
+        "*best paella rice*: NO ANSWER, no cut, and no chunk was retrieved."]
+    assert text["before_own_document"] == [
+        "Without the new document: a bluff, the nearest source `05-optim` (Section 2) at distance **0.610**.",
+        "Without the new document: NO ANSWER, nothing is under cosine distance 0.675.",
+        "Without the new document: NO ANSWER, no cut, and no chunk was retrieved."]
+    with speaking("nl"):
+        dutch = {name: [m.data for m in shown] for name, shown in _exercise_cases().items()}
+        duel = narrate.header_duel(_runs({"E": [1, 1], "C": [30, 30]})).data  # +2/-0: inconclusive, same direction
+    assert "**onbeslist, zelfde richting** met de bevinding" in duel  # it said "inconclusive, same direction" in Dutch
+    assert "**onbeslist, zelfde richting**" in dutch["header_measured"][0]
+    assert "**0,800**" in dutch["header_measured"][0]
+    assert "**in tegenspraak**" in dutch["header_measured"][1] and dutch["conclusion"][0].endswith("**consistent**.")
+    assert "[0,100; 0,300]" in dutch["rates_at_cut"][0] and "**niet significant**" in dutch["phrasing_sign_test"][1]
+    assert "**ja**" in dutch["needle_cut"][0] and "**nee**" in dutch["needle_cut"][1]
+    assert "**boven** 0,05" in dutch["smallest_p"][0] and "**onder** 0,05" in dutch["smallest_p"][1]
+    assert "**1** bron citeert;" in dutch["out_of_domain_answer"][1]
+    assert "**3** bronnen citeert;" in dutch["out_of_domain_answer"][0]
 
 
 NEEDLES = tuple(f"n{i:02d}" for i in range(20) for _ in range(2))

@@ -90,7 +90,7 @@ hit = ev["E/dense"].per_query("Hit@4")
 for name in ("question", "ticket"):
     k, n = int(hit[phrasing == name].sum()), int((phrasing == name).sum())
     low, high = wilson(k, n)
-    display(Markdown(f"E/dense, {name} phrasing: hit@4 **{k / n:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n})"))
+    display(narrate.phrasing_hits(name, k, n, low, high))
 
 # %% [markdown]
 # Omdat beide formuleringen om dezelfde needle vragen, vergelijk je ze paar voor paar met de sign test: alleen de vragen
@@ -98,8 +98,7 @@ for name in ("question", "ticket"):
 
 # %%
 t = sign_test(hit[phrasing == "question"], hit[phrasing == "ticket"])
-display(Markdown(f"Course phrasing wins **{t.wins}**, ticket wins **{t.losses}**, p = **{t.p:.3g}**: the difference is "
-                 f"**{'significant' if t.p < 0.05 else 'not significant'}** at the 5% level."))
+narrate.phrasing_sign_test(t)
 
 # %% [markdown]
 # De rang van de eerste chunk met de needle, per vraag en formulering (0 betekent dat hij nooit is gevonden). Gebruik die

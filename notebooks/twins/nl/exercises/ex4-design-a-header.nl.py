@@ -105,8 +105,7 @@ narrate.header_duel(ev)
 
 # %%
 per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
-display(Markdown(f"E vs C at Hit@20, per needle: **+{per_needle.wins}/-{per_needle.losses}** needles, "
-                 f"p = **{per_needle.p:.3g}**."))
+narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
 # Zegt dat "inconclusive", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
@@ -126,9 +125,7 @@ narrate.header_room(ev, len(course.questions))
 # Een header betaal je in word-pieces: elke chunk neemt hem mee in het beperkte venster van de encoder.
 
 # %%
-display(Markdown(f"Share of embedded word pieces spent on E's header: the chapter "
-                 f"**{chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS:.1%}**, this corpus "
-                 f"**{ev.tokens['E'].header_share:.1%}**."))
+narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens["E"].header_share)
 
 # %% [markdown]
 # Zo maak je van een gepaarde test een woord: is p 0,05 of meer, dan kan de test de twee niet uit elkaar houden, wat de

@@ -77,7 +77,7 @@ import ragkit.teach.course
 from ragkit import NoAnswer, citation_table, verify
 from ragkit.answer import answer
 from ragkit.teach.exercises import EX5, check_own_document
-from ragkit.teach.lesson import reminders, tables
+from ragkit.teach.lesson import narrate, reminders, tables
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -100,8 +100,7 @@ tables.for_people(pd.DataFrame([(d.id, d.title) for d in course.corpus.documents
 # %%
 ood = course.out_of_domain[0]
 result = answer(ood.query, retriever)
-display(Markdown(f"**{ood.query}**\n\n" + (str(result) if isinstance(result, NoAnswer) else
-                 f"bluff: **{len(result.citations)}** sources, the nearest from `{result.citations[0].document_id}`")))
+narrate.out_of_domain_answer(ood.query, result)
 
 # %% [markdown]
 # En een vraag die de cursus wel beantwoordt: de tabel die het model nooit ziet, met de locator van elke bron, en of
@@ -154,9 +153,7 @@ my_question = "how long should my client wait before retrying after the api retu
 
 # %%
 before = answer(my_question, retriever)
-display(Markdown(str(before) if isinstance(before, NoAnswer) else
-                 f"Without the new document: a bluff, the nearest source `{before.citations[0].document_id}` "
-                 f"({before.citations[0].locator_label}) at distance **{before.citations[0].cosine_distance:.3f}**"))
+narrate.before_own_document(before)
 
 # %% [markdown]
 # ## Check

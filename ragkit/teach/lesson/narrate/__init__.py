@@ -191,7 +191,13 @@ from ragkit.teach.lesson.narrate.distances import (
     unnormalised as unnormalised,
 )
 from ragkit.teach.lesson.narrate.exercises import (
+    before_own_document as before_own_document,
+)
+from ragkit.teach.lesson.narrate.exercises import (
     cheapest_cuts as cheapest_cuts,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    conclusion as conclusion,
 )
 from ragkit.teach.lesson.narrate.exercises import (
     cost_on_tune as cost_on_tune,
@@ -206,22 +212,58 @@ from ragkit.teach.lesson.narrate.exercises import (
     destroyed_at_size as destroyed_at_size,
 )
 from ragkit.teach.lesson.narrate.exercises import (
+    e_against_c as e_against_c,
+)
+from ragkit.teach.lesson.narrate.exercises import (
     ex2_rules as ex2_rules,
 )
 from ragkit.teach.lesson.narrate.exercises import (
     header_duel as header_duel,
 )
 from ragkit.teach.lesson.narrate.exercises import (
+    header_measured as header_measured,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    header_pieces as header_pieces,
+)
+from ragkit.teach.lesson.narrate.exercises import (
     header_room as header_room,
 )
 from ragkit.teach.lesson.narrate.exercises import (
+    header_shares as header_shares,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    near_cheapest as near_cheapest,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    needle_cut as needle_cut,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    out_of_domain_answer as out_of_domain_answer,
+)
+from ragkit.teach.lesson.narrate.exercises import (
     perfect_cut as perfect_cut,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    phrasing_hits as phrasing_hits,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    phrasing_sign_test as phrasing_sign_test,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    rates_at_cut as rates_at_cut,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    smallest_p as smallest_p,
 )
 from ragkit.teach.lesson.narrate.exercises import (
     ticket_words as ticket_words,
 )
 from ragkit.teach.lesson.narrate.exercises import (
     window_owner as window_owner,
+)
+from ragkit.teach.lesson.narrate.exercises import (
+    window_start as window_start,
 )
 from ragkit.teach.lesson.narrate.phrasing import (
     dutch_phrasing as dutch_phrasing,
@@ -384,6 +426,7 @@ __all__ = [
     "FLOAT32_STEP",
     "ahead_of_both",
     "appended_found",
+    "before_own_document",
     "blind_losses",
     "bm25_against_dense",
     "build_and_memory",
@@ -397,6 +440,7 @@ __all__ = [
     "chunk_counts",
     "close_calls",
     "clustered_interval",
+    "conclusion",
     "constant_ranks",
     "corpus_loaded",
     "cost_on_tune",
@@ -410,6 +454,7 @@ __all__ = [
     "destroyed_at_size",
     "distributions",
     "dutch_phrasing",
+    "e_against_c",
     "ex2_rules",
     "first_ranking",
     "four_or_twenty",
@@ -421,8 +466,11 @@ __all__ = [
     "guessed_counts",
     "header_alone",
     "header_duel",
+    "header_measured",
+    "header_pieces",
     "header_room",
     "header_share",
+    "header_shares",
     "headline",
     "halves_agree",
     "held_out_verdicts",
@@ -444,22 +492,28 @@ __all__ = [
     "metrics_disagree",
     "model_here",
     "most_over_window",
+    "near_cheapest",
     "near_miss",
     "nearest_moved",
     "needle_after_extraction",
+    "needle_cut",
     "needle_halves",
     "needle_in_hits",
     "needle_tests",
     "no_cross_encoder",
+    "out_of_domain_answer",
     "out_of_domain_kinds",
     "one_product",
     "overlap_rule",
     "perfect_cut",
+    "phrasing_hits",
+    "phrasing_sign_test",
     "prompt_flaws",
     "prompt_length",
     "queries_or_needles",
     "query_line",
     "quote_or_text",
+    "rates_at_cut",
     "read_a_file",
     "recut_corpus",
     "reference_costs",
@@ -472,6 +526,7 @@ __all__ = [
     "shortlist_ceiling",
     "sign_test_on_chapter_counts",
     "small_collection",
+    "smallest_p",
     "stamp_differences",
     "strict_cut",
     "sweep_cost",
@@ -489,5 +544,6 @@ __all__ = [
     "when_exact",
     "window_limit",
     "window_owner",
+    "window_start",
     "working_copy",
 ]

@@ -7,14 +7,18 @@ import pandas as pd
 from IPython.display import Markdown
 from pandas.io.formats.style import Styler
 
+from ragkit.answer import Answer, NoAnswer
 from ragkit.chunking import SIZE
+from ragkit.corpus import Document
 from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import Evaluation
-from ragkit.statistics import verdict
+from ragkit.statistics import SignTest, verdict
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import _verdict
+from ragkit.teach.untrusted import shown
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
@@ -162,7 +166,7 @@ def header_duel(ev: Evaluation) -> Markdown:
         "corpus, needle by needle (both phrasings of a needle count once), **+{wins}/-{losses}**, p = **{p:.3g}**: "
         "**{verdict}** with the chapter's finding that the header helps.",
         chapter_wins=wins, chapter_losses=losses, chapter_p=p, wins=duel.wins, losses=duel.losses, p=duel.p,
-        verdict=verdict(wins - losses, duel.wins, duel.losses, duel.p)))
+        verdict=_verdict(verdict(wins - losses, duel.wins, duel.losses, duel.p))))
 
 
 def header_room(ev: Evaluation, questions: int) -> Markdown:
@@ -173,3 +177,126 @@ def header_room(ev: Evaluation, questions: int) -> Markdown:
         "they disagree: **{disagree}** of **{questions}**.",
         without=ev["C/dense"].value("Hit@20"), with_header=ev["E/dense"].value("Hit@20"),
         disagree=duel.wins + duel.losses, questions=questions))
+
+
+def window_start(doc_id: str, position: int, size: int, start: int, naive: int) -> Markdown:
+    """Where the blind window holding one character begins, beside the naive guess that forgets the title line."""
+    return Markdown(say("Character **{position}** of `{doc}`: its {size}-character blind window starts at **{start}**; "
+                        "a naive `position // {size} * {size}` says **{naive}**.", position=position, doc=doc_id,
+                        size=size, start=start, naive=naive))
+
+
+def needle_cut(question_id: object, doc: Document, start: int, end: int, cut_at: object) -> Markdown:
+    """A needle split where its blind window ends: its characters, the cut, whether the cut falls inside, both parts."""
+    inside = isinstance(cut_at, int | np.integer) and start < cut_at < end
+    at = int(cut_at) if inside else end  # type: ignore[call-overload]
+    before, after = (" ".join(doc.text[a:b].split()) for a, b in ((start, at), (at, end)))
+    return Markdown(say("Needle of **{question}** in `{doc}`, characters {start}-{end}; cut at **{cut}** (inside the "
+                        "needle: **{inside}**):\n\n> {before} **‖** {after}", question=shown(question_id),
+                        doc=doc.id, start=start, end=end, cut=shown(cut_at), inside=_("yes") if inside else _("no"),
+                        before=before, after=after))
+
+
+def near_cheapest(limit: float, near: pd.DataFrame) -> Markdown:
+    """How many allowed cuts of the grid cost at most ``limit``, and the range of cuts they span."""
+    return Markdown(say("Allowed cuts on the grid that cost at most **{limit:g}**: **{n}**, from **{low:.3f}** to "
+                        "**{high:.3f}**.", limit=float(limit), n=len(near), low=float(near["cut"].min()),
+                        high=float(near["cut"].max())))
+
+
+def rates_at_cut(cut: float, bluff_rate: float, bluff_interval: tuple[float, float], refusal_rate: float,
+                 refusal_interval: tuple[float, float]) -> Markdown:
+    """The bluff and refusal rates of one cut on the tuning half, each with its Wilson interval."""
+    return Markdown(say("At **{cut:.3f}**: bluff rate **{bluffs:.3f}** [{bluff_low:.3f}, {bluff_high:.3f}], refusal "
+                        "rate **{refused:.3f}** [{refused_low:.3f}, {refused_high:.3f}].", cut=float(cut),
+                        bluffs=float(bluff_rate), bluff_low=bluff_interval[0], bluff_high=bluff_interval[1],
+                        refused=float(refusal_rate), refused_low=refusal_interval[0],
+                        refused_high=refusal_interval[1]))
+
+
+def phrasing_hits(phrasing: str, k: int, n: int, low: float, high: float) -> Markdown:
+    """E/dense's hit@4 for one phrasing of the queries (question or ticket), with its Wilson interval."""
+    if phrasing == "ticket":
+        return Markdown(say("E/dense, ticket phrasing: hit@4 **{rate:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n}).",
+                            rate=k / n, low=low, high=high, k=k, n=n))
+    return Markdown(say("E/dense, question phrasing: hit@4 **{rate:.3f}** [{low:.3f}, {high:.3f}] ({k} of {n}).",
+                        rate=k / n, low=low, high=high, k=k, n=n))
+
+
+def phrasing_sign_test(test: SignTest, alpha: float = 0.05) -> Markdown:
+    """The sign test of the course phrasing against the ticket phrasing, and whether it is significant."""
+    if test.p < alpha:
+        return Markdown(say("Course phrasing wins **{wins}**, ticket wins **{losses}**, p = **{p:.3g}**: the "
+                            "difference is **significant** at the {alpha:.0%} level.", wins=test.wins,
+                            losses=test.losses, p=test.p, alpha=alpha))
+    return Markdown(say("Course phrasing wins **{wins}**, ticket wins **{losses}**, p = **{p:.3g}**: the difference is "
+                        "**not significant** at the {alpha:.0%} level.", wins=test.wins, losses=test.losses,
+                        p=test.p, alpha=alpha))
+
+
+def smallest_p(p: float, pairs: int, alpha: float = 0.05) -> Markdown:
+    """The smallest p the sign test can give with so many discordant pairs, below or above the level."""
+    if p < alpha:
+        return Markdown(say("Smallest possible p with {pairs} discordant pairs: **{p:.4f}**, which is **below** "
+                            "{alpha:g}.", pairs=pairs, p=p, alpha=alpha))
+    return Markdown(say("Smallest possible p with {pairs} discordant pairs: **{p:.4f}**, which is **above** {alpha:g}.",
+                        pairs=pairs, p=p, alpha=alpha))
+
+
+def e_against_c(test: SignTest, metric: str) -> Markdown:
+    """E against C per needle: its wins and losses, and the sign test's p."""
+    return Markdown(say("E vs C at {metric}, per needle: **+{wins}/-{losses}** needles, p = **{p:.3g}**.",
+                        metric=metric, wins=test.wins, losses=test.losses, p=test.p))
+
+
+def header_pieces(chapter_share: float, corpus_share: float) -> Markdown:
+    """The share of embedded word pieces E spends on its header, in the chapter and on this corpus."""
+    return Markdown(say("Share of embedded word pieces spent on E's header: the chapter **{chapter:.1%}**, this corpus "
+                        "**{corpus:.1%}**.", chapter=float(chapter_share), corpus=float(corpus_share)))
+
+
+def header_measured(test: SignTest, metric: str, mine: float, e: float, expectation: object,
+                    found: str) -> Markdown:
+    """A header against E per needle, both figures at the metric, and the verdict against the stated expectation."""
+    return Markdown(say("Sentence header vs E at {metric}, per needle: **+{wins}/-{losses}**, p = **{p:.3g}**; "
+                        "{metric} **{mine:.3f}** against E's **{e:.3f}**; against the expectation '{expectation}', "
+                        "the verdict: **{verdict}**.", metric=metric, wins=test.wins, losses=test.losses, p=test.p,
+                        mine=float(mine), e=float(e), expectation=shown(expectation), verdict=_verdict(found)))
+
+
+def header_shares(mine: float, e: float) -> Markdown:
+    """The share of embedded word pieces a header takes: the sentence header's beside E's."""
+    return Markdown(say("Header share of embedded word pieces: sentence header **{mine:.1%}**, E **{e:.1%}**.",
+                        mine=float(mine), e=float(e)))
+
+
+def conclusion(found: object) -> Markdown:
+    """Exercise 4's conclusion: a verdict of ``statistics.verdict`` in the notebook's language, else as written."""
+    return Markdown(say("Conclusion: **{verdict}**.", verdict=_verdict(found) if isinstance(found, str)
+                        else shown(found)))
+
+
+def out_of_domain_answer(query: str, result: Answer | NoAnswer) -> Markdown:
+    """What the system does with a question the course cannot answer: a refusal, or a bluff and its nearest source."""
+    if isinstance(result, NoAnswer) and result.cut is None:
+        return Markdown(say("*{query}*: NO ANSWER, no cut, and no chunk was retrieved.", query=query))
+    if isinstance(result, NoAnswer):
+        return Markdown(say("*{query}*: NO ANSWER, nothing is under cosine distance {cut:g}.", query=query,
+                            cut=result.cut))
+    sources = len(result.citations)
+    return Markdown(say("*{query}*: a bluff, citing **{n}** {sources}; the nearest is from `{doc}`.", query=query,
+                        n=sources, sources=formats.noun(sources, _("source"), _("sources")),
+                        doc=result.citations[0].document_id))
+
+
+def before_own_document(result: Answer | NoAnswer) -> Markdown:
+    """What the system does with your question before your document joins: a refusal, or a bluff and its source."""
+    if isinstance(result, NoAnswer) and result.cut is None:
+        return Markdown(_("Without the new document: NO ANSWER, no cut, and no chunk was retrieved."))
+    if isinstance(result, NoAnswer):
+        return Markdown(say("Without the new document: NO ANSWER, nothing is under cosine distance {cut:g}.",
+                            cut=result.cut))
+    nearest = result.citations[0]
+    return Markdown(say("Without the new document: a bluff, the nearest source `{doc}` ({locator}) at distance "
+                        "**{distance:.3f}**.", doc=nearest.document_id, locator=nearest.locator_label,
+                        distance=float(nearest.cosine_distance)))
