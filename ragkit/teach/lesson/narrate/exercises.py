@@ -17,7 +17,6 @@ from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
-from ragkit.teach.lesson.narrate.bm25_and_hybrid import _verdict
 from ragkit.teach.untrusted import shown
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
@@ -166,7 +165,7 @@ def header_duel(ev: Evaluation) -> Markdown:
         "corpus, needle by needle (both phrasings of a needle count once), **+{wins}/-{losses}**, p = **{p:.3g}**: "
         "**{verdict}** with the chapter's finding that the header helps.",
         chapter_wins=wins, chapter_losses=losses, chapter_p=p, wins=duel.wins, losses=duel.losses, p=duel.p,
-        verdict=_verdict(verdict(wins - losses, duel.wins, duel.losses, duel.p))))
+        verdict=verdict(wins - losses, duel.wins, duel.losses, duel.p)))
 
 
 def header_room(ev: Evaluation, questions: int) -> Markdown:
@@ -261,7 +260,7 @@ def header_measured(test: SignTest, metric: str, mine: float, e: float, expectat
     return Markdown(say("Sentence header vs E at {metric}, per needle: **+{wins}/-{losses}**, p = **{p:.3g}**; "
                         "{metric} **{mine:.3f}** against E's **{e:.3f}**; against the expectation '{expectation}', "
                         "the verdict: **{verdict}**.", metric=metric, wins=test.wins, losses=test.losses, p=test.p,
-                        mine=float(mine), e=float(e), expectation=shown(expectation), verdict=_verdict(found)))
+                        mine=float(mine), e=float(e), expectation=shown(expectation), verdict=found))
 
 
 def header_shares(mine: float, e: float) -> Markdown:
@@ -271,9 +270,9 @@ def header_shares(mine: float, e: float) -> Markdown:
 
 
 def conclusion(found: object) -> Markdown:
-    """Exercise 4's conclusion: a verdict of ``statistics.verdict`` in the notebook's language, else as written."""
-    return Markdown(say("Conclusion: **{verdict}**.", verdict=_verdict(found) if isinstance(found, str)
-                        else shown(found)))
+    """Exercise 4's conclusion as written: its verdict words are the check's (``statistics.verdict``'s) in every
+    language, so a Dutch notebook shows the words its prose quotes and its student types."""
+    return Markdown(say("Conclusion: **{verdict}**.", verdict=shown(found)))
 
 
 def out_of_domain_answer(query: str, result: Answer | NoAnswer) -> Markdown:
