@@ -173,3 +173,29 @@ def needle_tests(rep: Report, against: str = "dense") -> Markdown:
                          metric=c.metric, wins=c.test.wins, losses=c.test.losses, against=against, p=c.test.p,
                          holm=c.p_holm, significance=sig))
     return Markdown("\n".join(items))
+
+
+def playground_columns(reranker: object) -> Markdown:
+    """How many columns the playground shows: a fourth, the cross-encoder's, where it is installed."""
+    if reranker:
+        return Markdown(_("The cross-encoder is installed: a fourth column shows its reranking of the hybrid top 25."))
+    return Markdown(_("The cross-encoder is **not installed** on this machine, so the playground shows three columns. "
+                      "To add it, run `make models` on a machine with internet, then rerun this cell."))
+
+
+def bm25_checked(queries: int, chunks: int, diff_hand: float, diff_library: float, seconds_ragkit: float,
+                 seconds_hand: float, seconds_library: float) -> Markdown:
+    """BM25 by hand and rank_bm25 against ragkit: the largest score difference, and each one's time per query."""
+    return Markdown(say(
+        "Largest score difference over **{queries}** queries x **{chunks}** chunks: by hand **{diff_hand:.1e}**, "
+        "`rank_bm25` **{diff_library:.1e}**. Per query: `ragkit` **{ms_ragkit:.2f} ms**, by hand **{ms_hand:.1f} ms** "
+        "(**{hand_slower:.0f}x** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}x** slower).",
+        queries=queries, chunks=chunks, diff_hand=diff_hand, diff_library=diff_library,
+        ms_ragkit=seconds_ragkit * 1000, ms_hand=seconds_hand * 1000, hand_slower=seconds_hand / seconds_ragkit,
+        ms_library=seconds_library * 1000, library_slower=seconds_library / seconds_ragkit))
+
+
+def rrf_checked(same: int, queries: int, chunks: int) -> Markdown:
+    """RRF by hand against ragkit's hybrid: on how many queries the two fused rankings are identical."""
+    return Markdown(say("Fused rankings identical to `ragkit`'s hybrid, all {chunks} chunks deep: **{same}** of "
+                        "**{queries}** queries.", chunks=chunks, same=same, queries=queries))
