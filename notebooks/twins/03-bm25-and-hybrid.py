@@ -57,7 +57,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import measure, narrate, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import measure, narrate, paired, predict, tables, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -216,7 +216,7 @@ with warnings.catch_warnings():  # notebook 01 reports how many chunks the encod
     everything = course.evaluation("ABCDEF")
 seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())
 hybrid = [line for line in seven.lines if line.a == "E/hybrid"]
-seven
+paired.comparisons(seven)
 
 # %% jupyter={"source_hidden": true}
 narrate.chapter_verdicts(hybrid, len(seven.lines))

@@ -64,7 +64,7 @@ import ragkit.teach.course
 from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: de derde try-this gebruikt het)
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, plots, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, paired, plots, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -271,7 +271,7 @@ Quiz("02", course, before_reveal=True).widget()
 
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
-seven
+paired.comparisons(seven)
 
 # %% jupyter={"source_hidden": true}
 predict.reveal(my_prediction, predict.Count(len(seven.judged)),
