@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -178,10 +178,10 @@ class Report:
                     for s in self.strategies]
         if self.runs:
             out.append("\nHit@k with 95% Wilson intervals, MRR:")
-            out += _text_table(self.RECALL_COLUMNS, self.recall_rows())
+            out += text_table(self.RECALL_COLUMNS, self.recall_rows())
         if self.lines:
             out.append("\n" + self._comparisons_title() + ":")
-            out += _text_table(self.COMPARISON_COLUMNS, self.comparison_rows())
+            out += text_table(self.COMPARISON_COLUMNS, self.comparison_rows())
             if self.judged:
                 out.append(f"Verdicts against the chapter: {RULE}.")
         return "\n".join(out).strip("\n")
@@ -189,17 +189,17 @@ class Report:
     def _repr_html_(self) -> str:
         parts: list[str] = []
         if self.strategies:
-            parts.append(_html_table(
+            parts.append(html_table(
                 "Strategies: chunks, word pieces (header share), chunks over the window, answers destroyed",
                 ("strategy", "chunks", "pieces", "header", "over the window", "destroyed"),
                 [[f"{s.letter} ({s.name})", f"{s.chunks:,}", f"{s.tokens.pieces:,}",
                   f"{s.tokens.header_pieces:,} ({s.tokens.header_share:.1%})", str(s.tokens.over_window),
                   f"{len(s.destroyed)}/{self.n_questions}"] for s in self.strategies]))
         if self.runs:
-            parts.append(_html_table("Hit@k with 95% Wilson intervals, MRR", self.RECALL_COLUMNS,
-                                     self.recall_rows()))
+            parts.append(html_table("Hit@k with 95% Wilson intervals, MRR", self.RECALL_COLUMNS,
+                                    self.recall_rows()))
         if self.lines:
-            parts.append(_html_table(self._comparisons_title(), self.COMPARISON_COLUMNS, self.comparison_rows()))
+            parts.append(html_table(self._comparisons_title(), self.COMPARISON_COLUMNS, self.comparison_rows()))
             if self.judged:
                 parts.append(f"<p><small>Verdicts against the chapter: {html.escape(RULE)}.</small></p>")
         return "\n".join(parts)
@@ -255,18 +255,19 @@ WORDS = {"strategy", "retriever", "comparison", "chapter", "claims", "verdict"}
 """Columns of words, aligned left in a text table; figures align right."""
 
 
-def _text_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """A plain-text table, two spaces between columns: words aligned left, figures right."""
+def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], words: Collection[str] = WORDS) -> list[str]:
+    """A plain-text table, two spaces between columns: words (the columns headed by one of ``words``) aligned left,
+    figures right."""
     width = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
 
     def row(cells: Sequence[str]) -> str:
-        return "  " + "  ".join(c.ljust(w) if h in WORDS else c.rjust(w)
+        return "  " + "  ".join(c.ljust(w) if h in words else c.rjust(w)
                                 for c, w, h in zip(cells, width, head)).rstrip()
 
     return [row(head), *(row(r) for r in rows)]
 
 
-def _html_table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def html_table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """An HTML table with every string escaped."""
     cells = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return (f"<table><caption>{html.escape(caption)}</caption><thead><tr>"

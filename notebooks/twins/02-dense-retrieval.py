@@ -57,7 +57,7 @@ import ragkit.teach.course
 from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: the third try-this uses it)
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, plots, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, paired, plots, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -94,8 +94,7 @@ t = time.perf_counter()
 for _ in range(50):
     1.0 - Q @ r.vectors.T
 ms = 1000 * (time.perf_counter() - t) / 50 / len(Q)
-display(Markdown(f"Batched: all **{len(Q)}** queries against **{len(r.vectors)}** chunks at once, numpy's default threads, divided by {len(Q)}: "
-                 f"**{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded one-query figure; the table below is."))
+narrate.batched_scan(len(Q), len(r.vectors), ms)
 
 # %% [markdown]
 # The chapter timed one query at a time on one thread. The next cell does the same here, and also times what dense search needs before the scan:
@@ -265,7 +264,7 @@ Quiz("02", course, before_reveal=True).widget()
 
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
-seven
+paired.comparisons(seven)
 
 # %% jupyter={"source_hidden": true}
 predict.reveal(my_prediction, predict.Count(len(seven.judged)),
@@ -324,10 +323,9 @@ pd.DataFrame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("questio
 # Both phrasings ask about the same needles in the same order, so this is a paired comparison too: the question and the ticket for one needle form a pair.
 
 # %%
-sig = lambda p: "significant" if p < 0.05 else "not significant"
 for m in ("Hit@1", "Hit@8", "Hit@20"):
     t = sign_test(run_e.per_query(m)[phrasing == "question"], run_e.per_query(m)[phrasing == "ticket"])
-    display(Markdown(f"At {m}, the question finds the needle and the ticket does not for **{t.wins}** needles; the reverse for **{t.losses}**; p = **{t.p:.2g}** ({sig(t.p)})."))
+    display(narrate.question_or_ticket(m, t))
 
 # %% [markdown]
 # ## The sign test, written out
@@ -358,8 +356,7 @@ splits = [(w, n - w) for n in range(1, 41) for w in range(n + 1)]
 worst = max(abs(sign_test_by_hand(w, lost) - binomtest(w, w + lost, 0.5).pvalue) for w, lost in splits)
 tests = [ev.compare(a, b, m).test for a, b, m in chapter.COMPARISONS]
 agree = sum(abs(sign_test_by_hand(t.wins, t.losses) - t.p) < 1e-12 for t in tests)
-display(Markdown(f"Largest difference from scipy over **{len(splits)}** splits: **{worst:.1e}**. Agreement with "
-                 f"`ragkit` on the chapter's comparisons: **{agree}** of **{len(tests)}**."))
+display(narrate.sign_test_checked(splits, worst, agree, tests))
 assert worst < 1e-9 and agree == len(tests)
 
 # %% [markdown]

@@ -124,10 +124,7 @@ families = [list(rng.uniform(0, 0.2, size=m)) for m in range(1, 12) for _ in ran
 worst = max(max(abs(a - b) for a, b in zip(holm_by_hand(f), multipletests(f, method="holm")[1])) for f in families)
 same = all(holm_by_hand(f) == holm(f) for f in families)
 chance = 1 - 0.95 ** len(chapter.COMPARISONS)
-display(Markdown(f"Largest difference from statsmodels over **{len(families)}** random families: **{worst:.1e}**; identical to "
-                 f"`ragkit.statistics.holm` on every one: **{same}**. Without a correction, {len(chapter.COMPARISONS)} independent "
-                 f"comparisons with nothing going on would give at least one p below 0.05 with probability up to **{chance:.2f}** "
-                 f"(up to: an exact test falls below 0.05 at most one time in twenty)."))
+display(narrate.holm_checked(families, worst, same, len(chapter.COMPARISONS), chance))
 assert worst < 1e-12 and same
 
 # %% [markdown]

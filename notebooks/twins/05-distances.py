@@ -97,7 +97,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 pair = [chunks[0], chunks[len(chunks) // 2]]
 unit = embedder.encode([c.text for c in pair], progress=False)
 check = identity_check(*unit)
-display(Markdown("\n".join(f"- **{n}**: *{c.doc_title}* › *{c.section or '(introduction)'}*: _{c.content[:100]}…_" for n, c in zip("ab", pair))))
+display(narrate.identity_pair(pair))
 rows = ["‖a‖", "‖b‖", "L2 = ‖a − b‖", "L2² / 2", "1 − cos", "|L2²/2 − (1 − cos)|"]
 fmt = lambda v: "" if v is None else (f"{v:.2e}" if abs(v) < 1e-3 else f"{v:.6f}")
 
@@ -195,7 +195,7 @@ q = course.queries[0].text
 raw_q, unit_q = embedder.pooled([q])[0], embedder.encode([q], progress=False)[0]
 lengths["L2, un-normalised"] = np.linalg.norm(raw200 - raw_q, axis=1)
 lengths["cosine distance"] = 1 - unit200 @ unit_q
-display(Markdown(f"**Query:** {q}"))
+display(narrate.query_shown(q))
 lengths.corr().loc[["L2, un-normalised", "cosine distance"], ["word pieces", "norm, un-normalised"]].round(3)
 
 # %% jupyter={"source_hidden": true}

@@ -76,7 +76,6 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import OVERLAP, SIZE, STRATEGIES, count_pieces, needle_windows, pathologies, saved_by_overlap
-from ragkit.teach.course import chapter
 from ragkit.teach.lesson import narrate, plots, predict, tables, widgets
 
 pd.set_option("display.max_colwidth", None)
@@ -112,9 +111,7 @@ narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 # %%
 E, F = course.chunks("E"), course.chunks("F")
 i = next(i for i, c in enumerate(E) if c.section == "How many test examples do I need?")
-for c in (E[i], F[i]):
-    display(Markdown(f"**{c.doc_id}, strategy {'F' if c.overlap else 'E'}**\n\n`text` (embedded):\n```text\n{c.text}\n```"
-                     f"\n`content` (quoted):\n```text\n{c.content}\n```"))
+display(narrate.text_and_content(E[i], "E"), narrate.text_and_content(F[i], "F"))
 
 # %% jupyter={"source_hidden": true}
 narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
@@ -227,9 +224,7 @@ narrate.overlap_rule(ev, course.questions, cuts)
 
 # %%
 saved = {s: saved_by_overlap(course.chunks(s), course.questions) for s in "BDF"}
-display(Markdown("Needles that some chunk quotes whole only thanks to its overlap: " +
-                 "; ".join(f"**{s}**: **{len(ids)}**" + (f" ({', '.join(ids)})" if ids else "") for s, ids in saved.items()) +
-                 f" (of {len(course.questions)})."))
+narrate.overlap_saves(saved, course.questions)
 
 # %% [markdown]
 # Wat zeggen de getallen dus over overlap? Het is een verzekering met een vaste dekking van 64 tekens. Een needle
@@ -318,8 +313,7 @@ narrate.header_share(ev)
 
 # %%
 over = {s: ev.tokens[s].over_window for s in ev.tokens}
-display(Markdown("Chunks longer than the window, per strategy: " + ", ".join(f"{s} **{n}**" for s, n in over.items())
-                 + ". The chapter: " + ", ".join(f"{s} **{n}**" for s, n in chapter.OVER_WINDOW.items()) + "."))
+narrate.window_counts(over)
 
 # %%
 pieces = count_pieces([c.text for c in F])
@@ -390,8 +384,7 @@ by_hand = [body[a:b].strip() for doc in course.corpus.documents for sec in secti
            for body in [doc.text[sec.start:sec.end]] for a, b in boundaries_by_hand(body) if body[a:b].strip()]
 by_ragkit = [c.content for c in course.chunks("C")]
 same = sum(x == y for x, y in zip(by_hand, by_ragkit))
-display(Markdown(f"Chunks by hand **{len(by_hand)}**, by `ragkit` (strategy C) **{len(by_ragkit)}**; identical, "
-                 f"position by position: **{same}**."))
+display(narrate.boundaries_checked(by_hand, by_ragkit, same))
 assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
 
 # %% [markdown]

@@ -64,7 +64,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import measure, narrate, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import measure, narrate, paired, predict, tables, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -223,7 +223,7 @@ with warnings.catch_warnings():  # notebook 01 meldt hoeveel chunks de encoder a
     everything = course.evaluation("ABCDEF")
 seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())
 hybrid = [line for line in seven.lines if line.a == "E/hybrid"]
-seven
+paired.comparisons(seven)
 
 # %% jupyter={"source_hidden": true}
 narrate.chapter_verdicts(hybrid, len(seven.lines))
@@ -265,8 +265,7 @@ tables.for_people(timings_table(measure(course.retriever("E"), query)), decimals
 
 # %%
 reranker = available_reranker()
-display(Markdown("The cross-encoder is installed: a fourth column shows its reranking of the hybrid top 25." if reranker else
-                 "The cross-encoder is **not installed** on this machine, so the playground shows three columns. To add it, run `make models` on a machine with internet, then rerun this cell."))
+display(narrate.playground_columns(reranker))
 playground = widgets.QueryPlayground(course, reranker=reranker)
 playground.text.value = query
 playground.widget()
@@ -342,11 +341,7 @@ def per_query(score, repeat=3):
 
 t_ragkit = per_query(retriever.lexical.scores)
 t_hand, t_library = per_query(hand), per_query(lambda t: library.get_scores(tokenize(t)))
-display(Markdown(f"Largest score difference over **{len(texts)}** queries x **{len(retriever.texts)}** chunks: "
-                 f"by hand **{diff_hand:.1e}**, `rank_bm25` **{diff_library:.1e}**. Per query: `ragkit` "
-                 f"**{t_ragkit * 1000:.2f} ms**, by hand **{t_hand * 1000:.1f} ms** "
-                 f"(**{t_hand / t_ragkit:.0f}x** slower), `rank_bm25` **{t_library * 1000:.1f} ms** "
-                 f"(**{t_library / t_ragkit:.0f}x** slower)."))
+display(narrate.bm25_checked(len(texts), len(retriever.texts), diff_hand, diff_library, t_ragkit, t_hand, t_library))
 assert diff_hand < 1e-9 and diff_library < 1e-9
 
 # %% [markdown]
@@ -372,8 +367,7 @@ hybrid = retriever.hybrid(texts, dense, lexical)
 found = [[j for j in lexical.ranking[i].tolist() if lexical.matched[i, j]] for i in range(len(texts))]
 same = sum(rrf_by_hand([dense.ranking[i].tolist(), found[i]]) == hybrid.ranking[i].tolist()
            for i in range(len(texts)))
-display(Markdown(f"Fused rankings identical to `ragkit`'s hybrid, all {len(retriever.texts)} chunks deep: "
-                 f"**{same}** of **{len(texts)}** queries."))
+display(narrate.rrf_checked(same, len(texts), len(retriever.texts)))
 assert same == len(texts)
 
 # %% [markdown]

@@ -160,7 +160,7 @@ widgets.SourceViewer(result.citations, course.corpus).widget()
 
 # %%
 checks = pd.Series({c.index: verify(c, course.corpus) for c in result.citations}, name="verified")
-display(Markdown(f"Every citation verifies: **{checks.all()}** ({int(checks.sum())} of {len(checks)})"))
+display(narrate.citations_verified(checks))
 checks.to_frame().T
 
 # %% [markdown]
@@ -170,7 +170,7 @@ checks.to_frame().T
 # %%
 c = result.citations[0]
 shifted = dataclasses.replace(c, locator=CharRange(c.locator.start + 1, c.locator.end + 1))
-display(Markdown(f"Original range verifies: **{verify(c, course.corpus)}**; shifted by one: **{verify(shifted, course.corpus)}**"))
+narrate.shifted_range(verify(c, course.corpus), verify(shifted, course.corpus))
 
 # %% [markdown]
 # ## Waarom het citaat `content` is en niet `text`

@@ -9,8 +9,7 @@ from ragkit import statistics
 from ragkit.report import Finding
 from ragkit.teach import language
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate
-from ragkit.teach.lesson.narrate import bm25_and_hybrid
+from ragkit.teach.lesson import narrate, paired
 
 
 @pytest.fixture(autouse=True)
@@ -42,17 +41,17 @@ def test_a_chapter_verdict_is_dutch_in_a_dutch_kernel_and_unchanged_in_english()
 
 def test_every_finding_and_verdict_of_the_chapter_reads_back_as_the_engine_wrote_it_in_english():
     for finding in chapter.FINDINGS.values():
-        assert bm25_and_hybrid._said(finding.said) == finding.said
-        assert bm25_and_hybrid._claim(finding.claim) == finding.claim
+        assert paired.said(finding.said) == finding.said
+        assert paired.claim(finding.claim) == finding.claim
     for lead, wins, losses, p, kind in [(1, 5, 1, 0.01, statistics.DIFFERENCE), (1, 1, 5, 0.01, statistics.DIFFERENCE),
                                         (1, 5, 1, 0.5, statistics.DIFFERENCE), (1, 1, 5, 0.5, statistics.DIFFERENCE),
                                         (0, 5, 1, 0.5, statistics.DIFFERENCE), (1, 3, 3, 0.5, statistics.DIFFERENCE),
                                         (0, 5, 1, 0.5, statistics.NO_DIFFERENCE),
                                         (0, 1, 5, 0.01, statistics.NO_DIFFERENCE)]:
         v = statistics.verdict(lead, wins, losses, p, kind=kind, a="A/x", b="B/y")
-        assert bm25_and_hybrid._verdict(v) == v
+        assert paired.verdict(v) == v
         with language.speaking("nl"):
-            assert bm25_and_hybrid._verdict(v) != v or v == "consistent", v
+            assert paired.verdict(v) != v or v == "consistent", v
 
 
 def test_production_says_yes_and_no_in_dutch_where_english_prints_true_and_false():

@@ -133,12 +133,9 @@ def test_no_code_cell_of_a_twin_is_prose_written_as_code(twin):
                        f"sentence in ragkit.teach.lesson.narrate, call it in one line): {found}")
 
 
-NOT_YET_NARRATED = {
-    "01-chunking.py": 4, "02-dense-retrieval.py": 3, "02b-statistics-further.py": 1, "03-bm25-and-hybrid.py": 3,
-    "05-distances.py": 2, "07-citations.py": 2,
-}
-"""Twins whose code cells still format sentences in Markdown, with how many such cells each has left: a count may
-only fall (narrate one, lower its number; at zero, drop the twin). 04 and 08 were narrated in issue 42."""
+NOT_YET_NARRATED: dict[str, int] = {}
+"""Twins whose code cells still format sentences in Markdown, with how many such cells each has left: none since
+issue 49 narrated the last 35 (04 and 08 were narrated in issue 42); a count may only fall, so keep it empty."""
 
 
 @pytest.mark.parametrize("twin", ENGLISH_TWINS, ids=rel)
@@ -522,6 +519,24 @@ def edge_cases() -> dict[str, list]:
         "metrics_disagree": [narrate.metrics_disagree(_runs({"A": [12, 0], "E": [1, 3]}), ("dense",)),
                              narrate.metrics_disagree(_runs({"A": [1, 1], "E": [2, 9]}, {"E": ((2, 4), (9,))}),
                                                       ("dense",))],
+        "overlap_saves": [narrate.overlap_saves({"B": (), "D": ("q1", "q2"), "F": ("q3",)}, [0] * 32),
+                          narrate.overlap_saves({"B": (), "F": ()}, [0] * 32)],
+        "window_counts": [narrate.window_counts({"A": 2, "F": 5})],
+        "boundaries_checked": [narrate.boundaries_checked(["a", "b", "c"], ["a", "b", "d"], 2)],
+        "batched_scan": [narrate.batched_scan(64, 1068, 0.01234)],
+        "question_or_ticket": [narrate.question_or_ticket("Hit@1", counts_test(1, 9)),
+                               narrate.question_or_ticket("Hit@20", counts_test(3, 2))],
+        "sign_test_checked": [narrate.sign_test_checked([(1, 0)] * 860, 2.2e-16, 6, [counts_test(1, 2)] * 7)],
+        "holm_checked": [narrate.holm_checked([[0.1]] * 33, 5.5e-17, True, 7, 1 - 0.95 ** 7),
+                         narrate.holm_checked([[0.1]], 0.1, False, 7, 1 - 0.95 ** 7)],
+        "playground_columns": [narrate.playground_columns(Path("models/cross-encoder")),
+                               narrate.playground_columns(None)],
+        "bm25_checked": [narrate.bm25_checked(64, 1068, 1.1e-15, 2.2e-15, 0.0005, 0.02, 0.0101)],
+        "rrf_checked": [narrate.rrf_checked(63, 64, 1068)],
+        "query_shown": [narrate.query_shown("How many test examples do I need?")],
+        "citations_verified": [narrate.citations_verified(pd.Series({1: True, 2: True})),
+                               narrate.citations_verified(pd.Series({1: True, 2: False, 3: True}))],
+        "shifted_range": [narrate.shifted_range(True, False), narrate.shifted_range(False, True)],
         **_tuning_cases(),
         **_approximate_cases(),
         **_exercise_cases(),
@@ -939,6 +954,61 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
     assert LABELS["index_table"]().data == "**meta**: 4 row(s)"
 
 
+def test_the_narrated_checks_of_01_to_07_write_what_their_cells_wrote():
+    """Their sentences were f-strings in the notebooks' code cells until issue 49: the same words from a narrator,
+    except that a check's truth is a word (yes, no) where the cell showed Python's True or False."""
+    text = {name: [m.data for m in shown] for name, shown in edge_cases().items()}
+    assert text["overlap_saves"] == [
+        "Needles that some chunk quotes whole only thanks to its overlap: **B**: **0**; **D**: **2** (q1, q2); "
+        "**F**: **1** (q3) (of 32).",
+        "Needles that some chunk quotes whole only thanks to its overlap: **B**: **0**; **F**: **0** (of 32)."]
+    assert text["window_counts"] == [
+        f"Chunks longer than the window, per strategy: A **2**, F **5**. The chapter: "
+        f"E **{chapter.OVER_WINDOW['E']}**, F **{chapter.OVER_WINDOW['F']}**."]
+    assert text["boundaries_checked"] == [
+        "Chunks by hand **3**, by `ragkit` (strategy C) **3**; identical, position by position: **2**."]
+    assert text["batched_scan"] == [
+        "Batched: all **64** queries against **1068** chunks at once, numpy's default threads, divided by 64: "
+        "**0.0123 ms** per query. This is *not* comparable with the chapter's single-threaded one-query figure; the "
+        "table below is."]
+    assert text["question_or_ticket"] == [
+        "At Hit@1, the question finds the needle and the ticket does not for **1** needle; the reverse for **9**; "
+        "p = **0.021** (significant).",
+        "At Hit@20, the question finds the needle and the ticket does not for **3** needles; the reverse for **2**; "
+        "p = **1** (not significant)."]
+    assert text["sign_test_checked"] == [
+        "Largest difference from scipy over **860** splits: **2.2e-16**. Agreement with `ragkit` on the chapter's "
+        "comparisons: **6** of **7**."]
+    same, differs = text["holm_checked"]
+    assert same == (
+        "Largest difference from statsmodels over **33** random families: **5.5e-17**; identical to "
+        "`ragkit.statistics.holm` on every one: **yes**. Without a correction, 7 independent comparisons with nothing "
+        "going on would give at least one p below 0.05 with probability up to **0.30** (up to: an exact test falls "
+        "below 0.05 at most one time in twenty).")
+    assert "over **1** random families: **1.0e-01**; identical to `ragkit.statistics.holm` on every one: **no**." \
+        in differs
+    assert text["playground_columns"] == [
+        "The cross-encoder is installed: a fourth column shows its reranking of the hybrid top 25.",
+        "The cross-encoder is **not installed** on this machine, so the playground shows three columns. To add it, "
+        "run `make models` on a machine with internet, then rerun this cell."]
+    assert text["bm25_checked"] == [
+        "Largest score difference over **64** queries x **1068** chunks: by hand **1.1e-15**, `rank_bm25` "
+        "**2.2e-15**. Per query: `ragkit` **0.50 ms**, by hand **20.0 ms** (**40x** slower), `rank_bm25` **10.1 ms** "
+        "(**20x** slower)."]
+    assert text["rrf_checked"] == [
+        "Fused rankings identical to `ragkit`'s hybrid, all 1068 chunks deep: **63** of **64** queries."]
+    assert text["query_shown"] == ["**Query:** How many test examples do I need?"]
+    assert text["citations_verified"] == ["Every citation verifies: **yes** (2 of 2).",
+                                          "Every citation verifies: **no** (2 of 3)."]
+    assert text["shifted_range"] == ["Original range verifies: **yes**; shifted by one: **no**.",
+                                     "Original range verifies: **no**; shifted by one: **yes**."]
+    assert LABELS["text_and_content"]().data == (
+        "**d, strategy F**\n\n`text` (embedded):\n```text\nD - S\ntail F body\n```\n`content` (quoted):\n"
+        "```text\nF body\n```")
+    assert LABELS["identity_pair"]().data == (
+        f"- **a**: *T* › *S*: _{'x' * 100}…_\n- **b**: *D* › *(introduction)*: _words…_")
+
+
 def test_a_model_on_this_machine_is_named_with_its_folder(tmp_path, monkeypatch):
     (tmp_path / "config.json").write_text("{}")
     monkeypatch.setenv(NO_MODEL.env, str(tmp_path))
@@ -947,7 +1017,9 @@ def test_a_model_on_this_machine_is_named_with_its_folder(tmp_path, monkeypatch)
 
 
 LABELS = {"index_table": lambda: narrate.index_table("meta", [("format", "1")] * 4),
-          "cost_rows": lambda: narrate.cost_rows(VALLEYS)}
+          "cost_rows": lambda: narrate.cost_rows(VALLEYS),
+          "text_and_content": lambda: narrate.text_and_content(chunk("F body", overlap="tail ", header="D - S\n"), "F"),
+          "identity_pair": lambda: narrate.identity_pair([chunk("x" * 120, doc_title="T"), chunk(section="")])}
 """Narrators that write a label over a table, or a table, not a sentence: the sentence check does not apply."""
 
 

@@ -26,6 +26,9 @@ from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
     bm25_against_dense as bm25_against_dense,
 )
 from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    bm25_checked as bm25_checked,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
     chapter_verdicts as chapter_verdicts,
 )
 from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
@@ -41,6 +44,12 @@ from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
     needle_tests as needle_tests,
 )
 from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    playground_columns as playground_columns,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
+    rrf_checked as rrf_checked,
+)
+from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
     rrf_weights as rrf_weights,
 )
 from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
@@ -48,6 +57,9 @@ from ragkit.teach.lesson.narrate.bm25_and_hybrid import (
 )
 from ragkit.teach.lesson.narrate.chunking import (
     blind_losses as blind_losses,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    boundaries_checked as boundaries_checked,
 )
 from ragkit.teach.lesson.narrate.chunking import (
     chunk_counts as chunk_counts,
@@ -65,10 +77,19 @@ from ragkit.teach.lesson.narrate.chunking import (
     overlap_rule as overlap_rule,
 )
 from ragkit.teach.lesson.narrate.chunking import (
+    overlap_saves as overlap_saves,
+)
+from ragkit.teach.lesson.narrate.chunking import (
     reference_costs as reference_costs,
 )
 from ragkit.teach.lesson.narrate.chunking import (
+    text_and_content as text_and_content,
+)
+from ragkit.teach.lesson.narrate.chunking import (
     two_texts as two_texts,
+)
+from ragkit.teach.lesson.narrate.chunking import (
+    window_counts as window_counts,
 )
 from ragkit.teach.lesson.narrate.chunking import (
     window_limit as window_limit,
@@ -78,6 +99,9 @@ from ragkit.teach.lesson.narrate.citations import (
 )
 from ragkit.teach.lesson.narrate.citations import (
     chapter_identifiers as chapter_identifiers,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    citations_verified as citations_verified,
 )
 from ragkit.teach.lesson.narrate.citations import (
     four_or_twenty as four_or_twenty,
@@ -119,6 +143,9 @@ from ragkit.teach.lesson.narrate.citations import (
     retrieval_bill as retrieval_bill,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    shifted_range as shifted_range,
+)
+from ragkit.teach.lesson.narrate.citations import (
     small_model as small_model,
 )
 from ragkit.teach.lesson.narrate.citations import (
@@ -138,6 +165,9 @@ from ragkit.teach.lesson.narrate.citations import (
 )
 from ragkit.teach.lesson.narrate.citations import (
     written_ranges as written_ranges,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    batched_scan as batched_scan,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
     first_ranking as first_ranking,
@@ -161,7 +191,13 @@ from ragkit.teach.lesson.narrate.dense_retrieval import (
     queries_or_needles as queries_or_needles,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
+    question_or_ticket as question_or_ticket,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
     room_to_win as room_to_win,
+)
+from ragkit.teach.lesson.narrate.dense_retrieval import (
+    sign_test_checked as sign_test_checked,
 )
 from ragkit.teach.lesson.narrate.dense_retrieval import (
     sign_test_on_chapter_counts as sign_test_on_chapter_counts,
@@ -176,6 +212,9 @@ from ragkit.teach.lesson.narrate.distances import (
     identity_noise as identity_noise,
 )
 from ragkit.teach.lesson.narrate.distances import (
+    identity_pair as identity_pair,
+)
+from ragkit.teach.lesson.narrate.distances import (
     length_and_norm as length_and_norm,
 )
 from ragkit.teach.lesson.narrate.distances import (
@@ -186,6 +225,9 @@ from ragkit.teach.lesson.narrate.distances import (
 )
 from ragkit.teach.lesson.narrate.distances import (
     nearest_moved as nearest_moved,
+)
+from ragkit.teach.lesson.narrate.distances import (
+    query_shown as query_shown,
 )
 from ragkit.teach.lesson.narrate.distances import (
     unnormalised as unnormalised,
@@ -356,6 +398,9 @@ from ragkit.teach.lesson.narrate.statistics_further import (
     design_effects as design_effects,
 )
 from ragkit.teach.lesson.narrate.statistics_further import (
+    holm_checked as holm_checked,
+)
+from ragkit.teach.lesson.narrate.statistics_further import (
     metric_shopping as metric_shopping,
 )
 from ragkit.teach.lesson.narrate.thresholds import (
@@ -423,6 +468,10 @@ __all__ = [
     "small_model",
     "supported_rule",
     "abstention_rules",
+    "batched_scan",
+    "bm25_checked",
+    "boundaries_checked",
+    "citations_verified",
     "FLOAT32_STEP",
     "ahead_of_both",
     "appended_found",
@@ -474,9 +523,11 @@ __all__ = [
     "headline",
     "halves_agree",
     "held_out_verdicts",
+    "holm_checked",
     "identifier_checks",
     "identity_gap",
     "identity_noise",
+    "identity_pair",
     "index_table",
     "interval_width",
     "killed_update",
@@ -505,13 +556,17 @@ __all__ = [
     "out_of_domain_kinds",
     "one_product",
     "overlap_rule",
+    "overlap_saves",
     "perfect_cut",
     "phrasing_hits",
     "phrasing_sign_test",
+    "playground_columns",
     "prompt_flaws",
     "prompt_length",
     "queries_or_needles",
     "query_line",
+    "query_shown",
+    "question_or_ticket",
     "quote_or_text",
     "rates_at_cut",
     "read_a_file",
@@ -521,9 +576,12 @@ __all__ = [
     "rerank_skipped",
     "retrieval_bill",
     "room_to_win",
+    "rrf_checked",
     "rrf_weights",
     "second_sweep",
+    "shifted_range",
     "shortlist_ceiling",
+    "sign_test_checked",
     "sign_test_on_chapter_counts",
     "small_collection",
     "smallest_p",
@@ -532,6 +590,7 @@ __all__ = [
     "sweep_cost",
     "sweep_shape",
     "swept_values",
+    "text_and_content",
     "ticket_words",
     "two_halves",
     "two_locators",
@@ -542,6 +601,7 @@ __all__ = [
     "update_summary",
     "what_figures_say",
     "when_exact",
+    "window_counts",
     "window_limit",
     "window_owner",
     "window_start",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -13,9 +12,9 @@ from ragkit.evaluation import Evaluation
 from ragkit.fusion import K, rrf
 from ragkit.report import Line, Report
 from ragkit.retrieval import Retriever, Run
-from ragkit.statistics import DIFFERENCE, NO_DIFFERENCE
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import paired
 
 
 def _rank(run: Run, chunk: int) -> int:
@@ -105,38 +104,6 @@ def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) ->
         top_fused=fused(top)))
 
 
-def _said(said: str) -> str:
-    """How the chapter reported a paired count (``report.Finding.counts``), its numbers as the language writes them."""
-    counted = re.fullmatch(r"\+(\d+)/-(\d+) \(p = (\S+) from its counts\)", said)
-    if counted:
-        return say("+{wins}/-{losses} (p = {p:g} from its counts)", wins=int(counted[1]), losses=int(counted[2]),
-                   p=float(counted[3]))
-    given = re.fullmatch(r"\+(\d+)/-(\d+), p = (\S+)", said)
-    if given:
-        return say("+{wins}/-{losses}, p = {p:g}", wins=int(given[1]), losses=int(given[2]), p=float(given[3]))
-    return said
-
-
-def _verdict(verdict: str) -> str:
-    """A verdict of ``statistics.verdict`` in the kernel's language (as given when it is none of the rule's)."""
-    differs = re.fullmatch(r"differs: ours finds (\S+) ahead", verdict)
-    if differs:
-        return say("differs: ours finds {run} ahead", run=differs[1])
-    return next((shown for en, shown in (
-        ("consistent", _("consistent")), ("contradicts", _("contradicts")),
-        ("consistent: neither detects a difference", _("consistent: neither detects a difference")),
-        ("inconclusive, same direction", _("inconclusive, same direction")),
-        ("inconclusive, opposite direction", _("inconclusive, opposite direction")),
-        ("inconclusive, no lead either way", _("inconclusive, no lead either way")),
-        ("inconclusive, the chapter shows no lead", _("inconclusive, the chapter shows no lead"))) if en == verdict),
-        verdict)
-
-
-def _claim(claim: str) -> str:
-    """What a finding claims (``statistics.DIFFERENCE`` or ``NO_DIFFERENCE``) in the kernel's language."""
-    return {DIFFERENCE: _(DIFFERENCE), NO_DIFFERENCE: _(NO_DIFFERENCE)}.get(claim, claim)
-
-
 def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
     """Each chapter comparison in a list: what the chapter said, ours at both levels, the claim and the verdict."""
     items = []
@@ -146,10 +113,10 @@ def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
             "- **{a} vs {b} at {metric}**: the chapter {said}; here +{query_wins}/-{query_losses} queries "
             "(p = {query_p:.2g}), +{needle_wins}/-{needle_losses} needles (p = {needle_p:.2g}, Holm p over {family} "
             "= {holm:.2g}); the chapter claims {claim}: **{verdict}**.",
-            a=x.a, b=x.b, metric=x.metric, said=_said(x.finding.said), query_wins=x.query.test.wins,
+            a=x.a, b=x.b, metric=x.metric, said=paired.said(x.finding.said), query_wins=x.query.test.wins,
             query_losses=x.query.test.losses, query_p=x.query.test.p, needle_wins=x.needle.test.wins,
             needle_losses=x.needle.test.losses, needle_p=x.needle.test.p, family=family, holm=x.needle.p_holm,
-            claim=_claim(x.finding.claim), verdict=_verdict(x.verdict or "")))
+            claim=paired.claim(x.finding.claim), verdict=paired.verdict(x.verdict or "")))
     return Markdown("\n".join(items))
 
 
@@ -173,3 +140,29 @@ def needle_tests(rep: Report, against: str = "dense") -> Markdown:
                          metric=c.metric, wins=c.test.wins, losses=c.test.losses, against=against, p=c.test.p,
                          holm=c.p_holm, significance=sig))
     return Markdown("\n".join(items))
+
+
+def playground_columns(reranker: object) -> Markdown:
+    """How many columns the playground shows: a fourth, the cross-encoder's, where it is installed."""
+    if reranker:
+        return Markdown(_("The cross-encoder is installed: a fourth column shows its reranking of the hybrid top 25."))
+    return Markdown(_("The cross-encoder is **not installed** on this machine, so the playground shows three columns. "
+                      "To add it, run `make models` on a machine with internet, then rerun this cell."))
+
+
+def bm25_checked(queries: int, chunks: int, diff_hand: float, diff_library: float, seconds_ragkit: float,
+                 seconds_hand: float, seconds_library: float) -> Markdown:
+    """BM25 by hand and rank_bm25 against ragkit: the largest score difference, and each one's time per query."""
+    return Markdown(say(
+        "Largest score difference over **{queries}** queries x **{chunks}** chunks: by hand **{diff_hand:.1e}**, "
+        "`rank_bm25` **{diff_library:.1e}**. Per query: `ragkit` **{ms_ragkit:.2f} ms**, by hand **{ms_hand:.1f} ms** "
+        "(**{hand_slower:.0f}x** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}x** slower).",
+        queries=queries, chunks=chunks, diff_hand=diff_hand, diff_library=diff_library,
+        ms_ragkit=seconds_ragkit * 1000, ms_hand=seconds_hand * 1000, hand_slower=seconds_hand / seconds_ragkit,
+        ms_library=seconds_library * 1000, library_slower=seconds_library / seconds_ragkit))
+
+
+def rrf_checked(same: int, queries: int, chunks: int) -> Markdown:
+    """RRF by hand against ragkit's hybrid: on how many queries the two fused rankings are identical."""
+    return Markdown(say("Fused rankings identical to `ragkit`'s hybrid, all {chunks} chunks deep: **{same}** of "
+                        "**{queries}** queries.", chunks=chunks, same=same, queries=queries))

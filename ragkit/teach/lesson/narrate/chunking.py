@@ -49,6 +49,21 @@ def two_texts(corpus: Corpus, e: Chunk, f: Chunk, before_f: Chunk) -> Markdown:
         f_in_document=_truth(f.text in doc), overlap=len(f.overlap.strip()), section=before_f.section))
 
 
+def text_and_content(c: Chunk, strategy: str) -> Markdown:
+    """One chunk's two texts under a label: the ``text`` that is embedded and the ``content`` that is quoted."""
+    return Markdown(say("**{doc_id}, strategy {strategy}**\n\n`text` (embedded):\n```text\n{text}\n```\n"
+                        "`content` (quoted):\n```text\n{content}\n```",
+                        doc_id=c.doc_id, strategy=strategy, text=c.text, content=c.content))
+
+
+def overlap_saves(saved: Mapping[str, Sequence[str]], questions: Sequence[Question]) -> Markdown:
+    """Per strategy with overlap, the needles some chunk quotes whole only thanks to its overlap."""
+    per_strategy = "; ".join(say("**{strategy}**: **{n}** ({ids})", strategy=s, n=len(ids), ids=", ".join(ids))
+                             if ids else say("**{strategy}**: **{n}**", strategy=s, n=0) for s, ids in saved.items())
+    return Markdown(say("Needles that some chunk quotes whole only thanks to its overlap: {per_strategy} "
+                        "(of {questions}).", per_strategy=per_strategy, questions=len(questions)))
+
+
 def destroyed(ev: Evaluation) -> Markdown:
     """Needles destroyed by blind cuts, with and without overlap, against the chapter's count."""
     a, b = len(ev.destroyed["A"]), len(ev.destroyed["B"])
@@ -144,6 +159,15 @@ def header_share(ev: Evaluation) -> Markdown:
         rest=(t.pieces - t.header_pieces) / t.chunks))
 
 
+def window_counts(over: Mapping[str, int]) -> Markdown:
+    """How many chunks of each strategy run past the encoder's window, beside the chapter's counts."""
+    def counted(counts: Mapping[str, int]) -> str:
+        return ", ".join(say("{strategy} **{n}**", strategy=s, n=n) for s, n in counts.items())
+
+    return Markdown(say("Chunks longer than the window, per strategy: {ours}. The chapter: {theirs}.",
+                        ours=counted(over), theirs=counted(chapter.OVER_WINDOW)))
+
+
 def window_limit(chunks_f: Sequence[Chunk], pieces: Sequence[int], window: int, too_long: pd.DataFrame,
                  chunks_c: Sequence[Chunk]) -> Markdown:
     """Which limit bites, the character budget or the encoder's window, and the longest boundary chunk."""
@@ -180,6 +204,12 @@ def most_over_window(over: Mapping[str, int], chunks_of: Callable[[str], Sequenc
         "Most chunks over the window: **{most}** ({n}). F, with header and overlap, has **{f}**{why} The chapter "
         "counted E and F only: {theirs}. On any corpus, count before you trust your configured chunk size.",
         most=most, n=over[most], f=over["F"], why=why, theirs=theirs))
+
+
+def boundaries_checked(by_hand: Sequence[str], by_ragkit: Sequence[str], same: int) -> Markdown:
+    """The boundaries rule by hand against ragkit's strategy C: how many chunks each cut, and how many agree."""
+    return Markdown(say("Chunks by hand **{hand}**, by `ragkit` (strategy C) **{ragkit}**; identical, position by "
+                        "position: **{same}**.", hand=len(by_hand), ragkit=len(by_ragkit), same=same))
 
 
 def _truth(value: bool) -> str:

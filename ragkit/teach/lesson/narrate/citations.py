@@ -68,6 +68,18 @@ def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
         verifies=verify(citation, corpus), text_fragment=text_fragment(citation.quote)))
 
 
+def citations_verified(checks: pd.Series) -> Markdown:
+    """Whether every citation of an answer verifies against the corpus, and how many do."""
+    return Markdown(say("Every citation verifies: **{every}** ({verified} of {citations}).",
+                        every=_("yes") if checks.all() else _("no"), verified=int(checks.sum()), citations=len(checks)))
+
+
+def shifted_range(original: bool, shifted: bool) -> Markdown:
+    """Whether a citation verifies at its own range and at the range shifted by one character."""
+    return Markdown(say("Original range verifies: **{original}**; shifted by one: **{shifted}**.",
+                        original=_("yes") if original else _("no"), shifted=_("yes") if shifted else _("no")))
+
+
 def prompt_length(result: Answer) -> Markdown:
     """How long a prompt is, in tokens (and by whose count), sources and characters, beside the chapter's."""
     return Markdown(say(

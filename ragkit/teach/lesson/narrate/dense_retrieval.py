@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from IPython.display import Markdown
 
 from ragkit.evaluation import Evaluation
-from ragkit.statistics import counts_test, wilson
+from ragkit.statistics import SignTest, counts_test, wilson
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 
 
 def sign_test_on_chapter_counts() -> Markdown:
@@ -157,3 +160,29 @@ def first_ranking(phrasing: str, text: str, needle: str, top: np.ndarray, everyt
         phrasing=_("question") if phrasing == "question" else _("ticket"), text=text, needle=needle,
         low=float(top.min()), high=float(top.max()), all_low=float(everything.min()),
         all_high=float(everything.max())))
+
+
+def batched_scan(queries: int, chunks: int, ms: float) -> Markdown:
+    """The one product timed for all queries at once and divided, and why it is not the chapter's figure."""
+    return Markdown(say(
+        "Batched: all **{queries}** queries against **{chunks}** chunks at once, numpy's default threads, divided by "
+        "{queries}: **{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded one-query "
+        "figure; the table below is.", queries=queries, chunks=chunks, ms=ms))
+
+
+def question_or_ticket(metric: str, test: SignTest) -> Markdown:
+    """One metric's paired sign test of the question phrasing against the ticket phrasing, needle by needle."""
+    return Markdown(say(
+        "At {metric}, the question finds the needle and the ticket does not for **{wins}** {needles}; the reverse for "
+        "**{losses}**; p = **{p:.2g}** ({significance}).",
+        metric=metric, wins=test.wins, needles=noun(test.wins, _("needle"), _("needles")), losses=test.losses,
+        p=test.p, significance=_("significant") if test.p < 0.05 else _("not significant")))
+
+
+def sign_test_checked(splits: Sequence[tuple[int, int]], worst: float, agree: int, tests: Sequence[SignTest]
+                      ) -> Markdown:
+    """The sign test by hand against scipy on every split, and against ragkit on the chapter's comparisons."""
+    return Markdown(say(
+        "Largest difference from scipy over **{splits}** splits: **{worst:.1e}**. Agreement with `ragkit` on the "
+        "chapter's comparisons: **{agree}** of **{tests}**.", splits=len(splits), worst=worst, agree=agree,
+        tests=len(tests)))

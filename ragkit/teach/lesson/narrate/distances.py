@@ -17,6 +17,18 @@ FLOAT32_STEP = float(np.finfo(np.float32).eps)
 """The step float32 resolves near 1: the size of rounding noise in a stored unit vector."""
 
 
+def identity_pair(pair: Sequence[Chunk]) -> Markdown:
+    """The chunks the identity is checked on, named a and b as the table's rows name them: title, section, opening."""
+    return Markdown("\n".join(say("- **{name}**: *{title}* › *{section}*: _{opening}…_", name=name, title=c.doc_title,
+                                   section=c.section or _("(introduction)"), opening=c.content[:100])
+                              for name, c in zip("ab", pair)))
+
+
+def query_shown(query: str) -> Markdown:
+    """The query the next figures are measured on."""
+    return Markdown(say("**Query:** {query}", query=query))
+
+
 def identity_noise(check: IdentityCheck) -> Markdown:
     """The identity's two sides on one pair, here and in the chapter: rounding noise or not."""
     noise = _("rounding noise") if check.difference < 10 * FLOAT32_STEP else _("larger than rounding noise")
