@@ -254,11 +254,11 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 # zijn twee out-of-domain vragen; de tweede is een van de aangrenzende vragen uit notebook 06. Kijk wat de gate met allebei doet.
 #
 # **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een aangrenzend onderwerp. Welke
-# van de twee weigert de gate: `"both"`, `"only the first"`, `"only the second"` of `"neither"`? Schrijf je keuze in
+# van de twee weigert de gate: `"allebei"`, `"alleen de eerste"`, `"alleen de tweede"` of `"geen van beide"`? Schrijf je keuze in
 # `my_prediction` voordat je de gate draait: de cel eronder beantwoordt het.
 
 # %%
-my_prediction = None  # je gok: "both", "only the first", "only the second" of "neither"
+my_prediction = None  # je gok: "allebei", "alleen de eerste", "alleen de tweede" of "geen van beide"
 
 # %%
 refused = []
