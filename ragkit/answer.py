@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from ragkit.retrieval import Run
 
 
+WORD_PIECES = "all-MiniLM-L6-v2 word pieces (the encoder's tokenizer; a generator's own count differs)"
+"""Who counted a prompt's tokens when no generator did (``Answer.counted_with``); a generator counts with
+"<its name> tokenizer"."""
+
+
 class Writer(Protocol):
     """What answering needs from a generator: its name, its token count, and a generation for a prompt."""
 
@@ -124,8 +129,7 @@ def count_prompt_tokens(prompt: str, generator: Writer | None = None) -> tuple[i
         return generator.count(prompt), f"{generator.name} tokenizer"
     from ragkit.tokens import count_pieces
 
-    return (count_pieces([prompt])[0],
-            "all-MiniLM-L6-v2 word pieces (the encoder's tokenizer; a generator's own count differs)")
+    return count_pieces([prompt])[0], WORD_PIECES
 
 
 def _ranked(retriever: Retriever, question: str, ranked_by: str, reranker: Reranker | None) -> tuple[Run | None, str]:

@@ -47,14 +47,13 @@ if "google.colab" in sys.modules:
 
 # %%
 import numpy as np
-import pandas as pd
 import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import count_pieces, default_embedder, identity_check, max_identity_gap
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, plots, predict
+from ragkit.teach.lesson import formats, narrate, plots, predict
 
 course = ragkit.teach.course.load()
 embedder = default_embedder()
@@ -99,12 +98,12 @@ unit = embedder.encode([c.text for c in pair], progress=False)
 check = identity_check(*unit)
 display(narrate.identity_pair(pair))
 rows = ["‖a‖", "‖b‖", "L2 = ‖a − b‖", "L2² / 2", "1 − cos", "|L2²/2 − (1 − cos)|"]
-fmt = lambda v: "" if v is None else (f"{v:.2e}" if abs(v) < 1e-3 else f"{v:.6f}")
+fmt = lambda v: "" if v is None else formats.formatted(v, ".2e" if abs(v) < 1e-3 else ".6f")
 
 # %%
 ours = [check.norm_a, check.norm_b, check.l2, check.half_l2_squared, check.cosine_distance, check.difference]
 theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["diff"]]
-pd.DataFrame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
+formats.Frame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
 # (The chapter reports its 1 − cos equal to its L2²/2 to every digit it prints, so the same figure appears twice in its column. Its norms are blank because `ragkit.teach.course.chapter` does not record them.)
@@ -139,7 +138,7 @@ raw = embedder.pooled([c.text for c in pair])
 raw_check = identity_check(*raw)
 general = 0.5 * (raw_check.norm_a ** 2 + raw_check.norm_b ** 2) - raw_check.norm_a * raw_check.norm_b * (1 - raw_check.cosine_distance)
 raw_vals = [raw_check.norm_a, raw_check.norm_b, raw_check.l2, raw_check.half_l2_squared, raw_check.cosine_distance, raw_check.difference]
-pd.DataFrame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for v in raw_vals]}, index=rows)
+formats.Frame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for v in raw_vals]}, index=rows)
 
 # %% jupyter={"source_hidden": true}
 narrate.unnormalised(raw_check, check, general)
@@ -166,9 +165,9 @@ Quiz("05", course, before_reveal=True).widget()
 
 # %%
 raw200 = embedder.pooled(texts)
-lengths = pd.DataFrame({"word pieces": count_pieces(texts), "characters": [len(t) for t in texts],
+lengths = formats.Frame({"word pieces": count_pieces(texts), "characters": [len(t) for t in texts],
                         "norm, un-normalised": np.linalg.norm(raw200, axis=1), "norm, normalised": np.linalg.norm(unit200, axis=1)})
-lengths.describe().loc[["min", "50%", "max"]].round(3)
+formats.Frame(lengths.describe().loc[["min", "50%", "max"]].round(3))
 
 # %%
 plots.described(px.scatter(lengths, x="word pieces", y="norm, un-normalised", hover_data=["characters"],
@@ -210,7 +209,7 @@ qtexts = [x.text for x in course.queries]
 raw_q, unit_q = embedder.pooled(qtexts), embedder.encode(qtexts, progress=False)
 l2_all = np.linalg.norm(raw_q[:, None, :] - raw200[None, :, :], axis=2)
 cos_all = 1 - unit_q @ unit200.T
-nearest = pd.DataFrame({"query word pieces": count_pieces(qtexts), "query norm, un-normalised": np.linalg.norm(raw_q, axis=1),
+nearest = formats.Frame({"query word pieces": count_pieces(qtexts), "query norm, un-normalised": np.linalg.norm(raw_q, axis=1),
                         "nearest L2, un-normalised": l2_all.min(axis=1), "nearest cosine distance": cos_all.min(axis=1)})
 
 # %%

@@ -75,7 +75,7 @@ from ragkit import (
 )
 from ragkit.answer import answer
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import narrate, predict, tables, widgets
+from ragkit.teach.lesson import formats, narrate, predict, tables, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -122,7 +122,7 @@ for c in result.citations:
         (["only a heading"] if k in heading_only else []) + ([number_cut[k]] if k in number_cut else [])
         + ([code_cut[k]] if k in code_cut else []) + (["starts mid-sentence"] if k in mid else [])) or "nothing we count",
         "first words": tables.first_words(c.quote, 60)})
-pd.DataFrame(found_here).set_index("source")
+tables.flaws_here(found_here)
 
 # %% jupyter={"source_hidden": true}
 narrate.prompt_flaws(found_here, flaws)
@@ -154,7 +154,7 @@ widgets.SourceViewer(result.citations, course.corpus).widget()
 # %%
 checks = pd.Series({c.index: verify(c, course.corpus) for c in result.citations}, name="verified")
 display(narrate.citations_verified(checks))
-checks.to_frame().T
+formats.Frame(checks.to_frame().T)
 
 # %% [markdown]
 # The check is strict on purpose. Shift a range by a single character, the kind of error a running sum
@@ -258,7 +258,7 @@ refused = []
 for question in ("what is the offside rule in football", "which vector database should i use for ten million embeddings"):
     reply = answer(question, retriever)
     refused.append(isinstance(reply, NoAnswer))
-    print(str(reply) if isinstance(reply, NoAnswer) else f"ANSWERED with {len(reply.citations)} source(s): {question}")
+    print(narrate.gate_reply(question, reply))
 
 # %% jupyter={"source_hidden": true}
 refusals = {(True, True): "both", (True, False): "only the first", (False, True): "only the second", (False, False): "neither"}
@@ -421,14 +421,7 @@ def prompt_facts(keep):
     return pd.DataFrame(facts)
 
 facts = {k: prompt_facts(k) for k in (KEEP, 20)}
-compare = pd.DataFrame({f"{k} chunks": {
-    "prompts built": f"{int((f.sources > 0).sum())} of {len(f)}",
-    "median prompt length (tokens)": f"{f.tokens.median():.0f}",
-    "longest prompt (tokens)": f"{f.tokens.max():.0f}",
-    "prompts holding the needle": f"{int(f['needle at'].notna().sum())}",
-    "median position of the needle": f"{f['needle at'].median():.0f}" if f["needle at"].notna().any() else "–",
-    "needle past source 4": f"{int((f['needle at'] > 4).sum())}"} for k, f in facts.items()})
-compare
+tables.four_or_twenty(facts)
 
 # %% jupyter={"source_hidden": true}
 narrate.four_or_twenty(facts, result.counted_with, False)

@@ -31,6 +31,11 @@ def decimal(x: float, places: int) -> str:
     return language.number(float(x), f",.{places}f")
 
 
+def formatted(x: float, spec: str) -> str:
+    """``format(x, spec)`` as the notebook's language writes numbers (``formatted(0.5, ".6f")``: 0.500000; 0,500000)."""
+    return language.number(float(x), spec)
+
+
 def count(n: int, one: str, many: str) -> str:
     """``n`` and its noun, agreeing: ``count(n, _("bluff"), _("bluffs"))`` writes 1 bluff, 2 bluffs, 0 bluffs
     (Dutch 1 bluf, 2 blufs). The caller passes both forms through ``_``, so that the catalogue's tests see them."""
@@ -55,7 +60,27 @@ def header(name: object) -> object:
     """A column or index heading in words, in the notebook's language (``answered_with_needle`` reads as words)."""
     if not isinstance(name, str):
         return name
-    return _words().get(name) or language.word(name.replace("_", " "))
+    return _words().get(name) or _measured_words().get(name) or language.word(name.replace("_", " "))
+
+
+def _measured_words() -> dict[str, str]:
+    """Headings of the frames notebooks 05 and 07 build themselves (their columns and, for a table whose headings
+    are its rows, their row labels), in the notebook's language."""
+    return {"this corpus": _("this corpus"), "the chapter": _("the chapter"), "normalised": _("normalised"),
+            "un-normalised": _("un-normalised"), "word pieces": _("word pieces"),
+            "norm, un-normalised": _("norm, un-normalised"), "norm, normalised": _("norm, normalised"),
+            "L2, un-normalised": _("L2, un-normalised"), "query word pieces": _("query word pieces"),
+            "query norm, un-normalised": _("query norm, un-normalised"),
+            "nearest L2, un-normalised": _("nearest L2, un-normalised"),
+            "nearest cosine distance": _("nearest cosine distance"),
+            "what is wrong with it": _("what is wrong with it"),
+            "first words": _("first words"), "the identifier": _("the identifier"), "written by": _("written by"),
+            "document exists": _("document exists"), "verifies": _("verifies"), "type": _("type"),
+            "label": _("label"), "claimed title": _("claimed title"), "actual paper": _("actual paper"),
+            "prompt": _("prompt"), "answer supported": _("answer supported"),
+            "answer not supported": _("answer not supported"), "supported rate": _("supported rate"),
+            "needle placed": _("needle placed"), "source number": _("source number"), "supported": _("supported"),
+            "asked": _("asked"), "against the middle": _("against the middle"), "retriever": _("retriever")}
 
 
 def _cell(value: Any, places: int | None, asked: bool = False) -> str:
@@ -129,10 +154,13 @@ class Frame(pd.DataFrame):
     def _repr_html_(self) -> str | None:
         if language.current() != "nl":
             return super()._repr_html_()
-        shown = pd.DataFrame(self)
+        shown = pd.DataFrame(self).copy()
         truths = [c for c in shown.columns if pd.api.types.is_bool_dtype(shown[c])]
-        shown = shown.assign(**{str(c): shown[c].map({True: _("yes"), False: _("no")}) for c in truths})
+        for c in truths:  # by label, not by keyword: a column named 1 (a transposed Series) stays the column 1
+            shown[c] = shown[c].map({True: _("yes"), False: _("no")})
         shown = shown.rename(columns=header)
+        if shown.index.nlevels == 1 and shown.index.name is None and pd.api.types.is_string_dtype(shown.index):
+            shown = shown.rename(index=header)  # a table whose headings are its rows (a transposed one, a corr())
         shown = shown.rename_axis(index=[header(n) for n in shown.index.names])
         return shown.to_html(notebook=True, decimal=",", max_rows=pd.get_option("display.max_rows"),
                              max_cols=pd.get_option("display.max_columns"),

@@ -10,8 +10,9 @@ from pandas.io.formats.style import Styler
 
 from ragkit.abstention import ScoreSweep
 from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
-from ragkit.faithfulness import Measurement, PromptRate
+from ragkit.faithfulness import POSITIONS, Measurement, PromptRate
 from ragkit.report import report
+from ragkit.statistics import SignTest
 from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
@@ -95,9 +96,9 @@ def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, i
                          None if index is None else names.get(index, index))
 
 
-WORD_COLUMNS = ("kind", "topic")
-"""Columns whose values are words of the ground truth (an out-of-domain query's kind and topic): a table for people
-shows them in the notebook's language; the frame a notebook's code reads keeps the ground truth's English."""
+WORD_COLUMNS = ("kind", "topic", "written by")
+"""Columns whose values are words (an out-of-domain query's kind and topic, who wrote notebook 07's identifiers): a
+table for people shows them in the notebook's language; the frame a notebook's code reads keeps the English."""
 
 
 def ground_truth_words() -> dict[str, str]:
@@ -112,7 +113,7 @@ def ground_truth_words() -> dict[str, str]:
 
 def _words_shown(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the words of its WORD_COLUMNS (columns or index levels) in the notebook's language."""
-    words = ground_truth_words()
+    words = {**ground_truth_words(), "a fixed example": _("a fixed example")}
 
     def shown(value: object) -> object:
         return words.get(value, language.word(value)) if isinstance(value, str) else value
@@ -183,21 +184,78 @@ def rule_label(name: str) -> str:
 
 
 def two_halves(m: Measurement | None) -> pd.DataFrame:
-    """Notebook 07's 2x2: per kind of prompt, answers supported and not, the rate and its 95% interval."""
-    return formats.Frame(m.halves.rows()).set_index("prompt") if m else _none()
+    """Notebook 07's 2x2: per kind of prompt, answers supported and not, the rate and its 95% interval (the rows of
+    ``TwoHalves.rows``, their words and numbers in the kernel's language)."""
+    if not m:
+        return _none()
+    kinds = (_("holds the needle"), m.halves.with_needle), (_("lacks the needle"), m.halves.without_needle)
+    return formats.Frame([{"prompt": label, "answer supported": rate.k, "answer not supported": rate.n - rate.k,
+                           "supported rate": say("{share:.2f}", share=rate.share),
+                           "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high)}
+                          for label, rate in kinds]).set_index("prompt")
+
+
+def sign_test(test: SignTest) -> str:
+    """A paired sign test as ``str(SignTest)`` writes it (``+4/-18, p = 0.00434``), in the kernel's language."""
+    if test.wins + test.losses == 0:
+        return _("no discordant pairs, so nothing to test: p = 1")
+    return say("+{wins}/-{losses}, p = {p:.3g}", wins=test.wins, losses=test.losses, p=test.p)
+
+
+def place_name(position: str) -> str:
+    """Where a needle sits in a long prompt (``faithfulness.POSITIONS``), in the kernel's language."""
+    return {"first": _("first"), "middle": _("middle"), "last": _("last")}.get(position, position)
 
 
 def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
     """Needle-in-prompt rate per retriever, with its 95% interval and the paired test against dense."""
     return formats.Frame([{"retriever": r.retriever, "prompts holding the needle": r.rate.k, "queries": r.rate.n,
                           "95% interval": say("{low:.2f} to {high:.2f}", low=r.rate.low, high=r.rate.high),
-                          "against dense": str(r.against_dense) if r.against_dense else ""}
+                          "against dense": sign_test(r.against_dense) if r.against_dense else ""}
                          for r in rates]).set_index("retriever")
 
 
 def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
-    """Supported answers with the needle first, in the middle and last of a long prompt, with the paired tests."""
-    return formats.Frame(m.lost.rows()).set_index("needle placed") if m else _none()
+    """Supported answers with the needle first, in the middle and last of a long prompt, with the paired tests (the
+    rows of ``LostInTheMiddle.rows``, their words and numbers in the kernel's language)."""
+    if not m:
+        return _none()
+    rows = []
+    for position in POSITIONS:
+        rate, trials = m.lost.rate(position), m.lost.trials[position]
+        rows.append({"needle placed": place_name(position), "source number": trials[0].needle_at if trials else 0,
+                     "supported": rate.k, "asked": rate.n,
+                     "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
+                     "against the middle": "" if position == "middle" else sign_test(m.lost.test(position))})
+    return formats.Frame(rows).set_index("needle placed")
+
+
+def flaws_here(found_here: Iterable[Mapping[str, str]]) -> pd.DataFrame:
+    """Notebook 07's sources of one prompt with what is wrong with each, its words in the kernel's language (the
+    rows keep their English, which code compares: ``row["what is wrong with it"] != "nothing we count"``)."""
+    words = {"only a heading": _("only a heading"), "ends inside a number": _("ends inside a number"),
+             "starts inside a number": _("starts inside a number"), "ends inside code": _("ends inside code"),
+             "starts inside code": _("starts inside code"), "starts mid-sentence": _("starts mid-sentence"),
+             "nothing we count": _("nothing we count")}
+    frame = formats.Frame(list(found_here))
+    column = "what is wrong with it"
+    if column in frame.columns:
+        frame[column] = ["; ".join(words.get(w, w) for w in str(v).split("; ")) for v in frame[column]]
+    return frame.set_index("source")
+
+
+def four_or_twenty(facts: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
+    """Notebook 07's prompts with few or many chunks kept, side by side: how many were built, their length in tokens,
+    and where the needle sits (one column per number of chunks, the figures written in the kernel's language)."""
+    def column(f: pd.DataFrame) -> dict[str, str]:
+        held = f["needle at"]
+        return {_("prompts built"): say("{built} of {n}", built=int((f.sources > 0).sum()), n=len(f)),
+                _("median prompt length (tokens)"): say("{tokens:.0f}", tokens=f.tokens.median()),
+                _("longest prompt (tokens)"): say("{tokens:.0f}", tokens=f.tokens.max()),
+                _("prompts holding the needle"): f"{int(held.notna().sum())}",
+                _("median position of the needle"): say("{at:.0f}", at=held.median()) if held.notna().any() else "–",
+                _("needle past source 4"): f"{int((held > 4).sum())}"}
+    return formats.Frame({say("{k} chunks", k=k): column(f) for k, f in facts.items()})
 
 
 def invented(m: Measurement | None) -> pd.DataFrame:

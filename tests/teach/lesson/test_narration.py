@@ -19,7 +19,7 @@ from IPython.display import HTML, Markdown
 
 from ragkit import faithfulness as fth
 from ragkit import tuning
-from ragkit.answer import Answer
+from ragkit.answer import Answer, NoAnswer
 from ragkit.approximate import IndexMemory, Setting, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
@@ -1019,8 +1019,10 @@ def test_a_model_on_this_machine_is_named_with_its_folder(tmp_path, monkeypatch)
 LABELS = {"index_table": lambda: narrate.index_table("meta", [("format", "1")] * 4),
           "cost_rows": lambda: narrate.cost_rows(VALLEYS),
           "text_and_content": lambda: narrate.text_and_content(chunk("F body", overlap="tail ", header="D - S\n"), "F"),
-          "identity_pair": lambda: narrate.identity_pair([chunk("x" * 120, doc_title="T"), chunk(section="")])}
-"""Narrators that write a label over a table, or a table, not a sentence: the sentence check does not apply."""
+          "identity_pair": lambda: narrate.identity_pair([chunk("x" * 120, doc_title="T"), chunk(section="")]),
+          "gate_reply": lambda: narrate.gate_reply("q", NoAnswer("q", 0.675))}
+"""Narrators that write a label over a table, or a table, or a printed line, not a sentence: the sentence check does
+not apply (test_dutch_tables_b checks the printed line)."""
 
 
 def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_the_valleys_over_it():

@@ -110,6 +110,9 @@ from ragkit.teach.lesson.narrate.citations import (
     gate_calls as gate_calls,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    gate_reply as gate_reply,
+)
+from ragkit.teach.lesson.narrate.citations import (
     generated_markers as generated_markers,
 )
 from ragkit.teach.lesson.narrate.citations import (
@@ -458,6 +461,7 @@ from ragkit.teach.lesson.narrate.tuning import (
 __all__ = [
     "changed_prompt",
     "gate_calls",
+    "gate_reply",
     "generated_markers",
     "written_ranges",
     "generator_halves",

@@ -10,7 +10,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from ragkit import faithfulness
-from ragkit.answer import Answer
+from ragkit.answer import WORD_PIECES, Answer, NoAnswer
 from ragkit.chunking import Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
@@ -20,6 +20,7 @@ from ragkit.statistics import SignTest
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
+from ragkit.teach.lesson.tables import sign_test
 from ragkit.teach.lesson.widgets import project_path
 from ragkit.threshold import DEFAULT_CUT, SweepRow
 
@@ -53,9 +54,14 @@ def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
         "Does `text` occur anywhere in the document? **{text_found}**.  \n"
         "Does the overlap sit right before the content? **{overlap_before}**.  \n"
         "Would a citation quoting `text` verify? **{quoting_text}**.",
-        header=f.header.strip(), overlap=f.overlap, content_found=doc[f.start:f.end] == f.content,
-        text_found=f.text in doc, overlap_before=doc[f.start - len(f.overlap):f.start] == f.overlap,
-        quoting_text=quoting_text))
+        header=f.header.strip(), overlap=f.overlap, content_found=_truth(doc[f.start:f.end] == f.content),
+        text_found=_truth(f.text in doc), overlap_before=_truth(doc[f.start - len(f.overlap):f.start] == f.overlap),
+        quoting_text=_truth(quoting_text)))
+
+
+def _truth(flag: bool) -> str:
+    """A checked fact's truth as the sentence shows it: Python's True or False in English, in Dutch ja or nee."""
+    return _("True") if flag else _("False")
 
 
 def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
@@ -65,7 +71,7 @@ def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
         "- Locator the server verifies (RFC 5147): `{fragment}`: verifies **{verifies}**.\n"
         "- Text fragment a browser follows on an HTML page: `{text_fragment}`.",
         path=project_path(corpus[citation.document_id].path), fragment=citation.fragment,
-        verifies=verify(citation, corpus), text_fragment=text_fragment(citation.quote)))
+        verifies=_truth(verify(citation, corpus)), text_fragment=text_fragment(citation.quote)))
 
 
 def citations_verified(checks: pd.Series) -> Markdown:
@@ -80,13 +86,39 @@ def shifted_range(original: bool, shifted: bool) -> Markdown:
                         original=_("yes") if original else _("no"), shifted=_("yes") if shifted else _("no")))
 
 
+def gate_reply(question: str, reply: Answer | NoAnswer) -> str:
+    """One line for what the gate did with a question: the refusal (``NoAnswer``) or how many sources were kept."""
+    if isinstance(reply, NoAnswer) and reply.cut is None:
+        return say('NO ANSWER: no cut, and no chunk was retrieved for "{question}"', question=reply.question)
+    if isinstance(reply, NoAnswer):
+        return say('NO ANSWER: nothing under cosine distance {cut:g} for "{question}"', cut=reply.cut,
+                   question=reply.question)
+    return say("ANSWERED with {n} source(s): {question}", n=len(reply.citations), question=question)
+
+
+def refusal_words() -> tuple[str, ...]:
+    """The options of notebook 07's prediction (which question the gate refuses: both, only the first, only the
+    second, neither; its reveal cell's ``refusals``) in the kernel's language. These are the catalogue's entries that
+    ``predict`` finds through ``language.word``: the reveal shows them in Dutch, and a student may type them in
+    Dutch."""
+    return _("both"), _("only the first"), _("only the second"), _("neither")
+
+
 def prompt_length(result: Answer) -> Markdown:
     """How long a prompt is, in tokens (and by whose count), sources and characters, beside the chapter's."""
     return Markdown(say(
         "This prompt: **{tokens}** tokens, counted with *{counted_with}*; **{sources}** sources, **{characters:,}** "
         "characters.  \nThe chapter's opening prompt: **{chapter_tokens}** tokens, counted with Qwen2.5's tokenizer.",
-        tokens=result.prompt_tokens, counted_with=result.counted_with, sources=len(result.citations),
+        tokens=result.prompt_tokens, counted_with=_counted_with(result.counted_with), sources=len(result.citations),
         characters=len(result.prompt), chapter_tokens=chapter.PROMPT_TOKENS))
+
+
+def _counted_with(counted: str) -> str:
+    """Which tokenizer counted a prompt (``Answer.counted_with``, English in the engine) in the kernel's language."""
+    if counted == WORD_PIECES:
+        return _(WORD_PIECES)
+    generator = counted.removesuffix(" tokenizer")
+    return say("{generator} tokenizer", generator=generator) if generator != counted else counted
 
 
 def unknown_markers(rendered: RenderedAnswer) -> Markdown:
@@ -153,7 +185,7 @@ def four_or_twenty(facts: Mapping[int, pd.DataFrame], counted_with: str, generat
         "**{sources}**{where}Counted with *{counted_with}*.",
         Many=_spelled_out(many).capitalize(), gained=_needles_gained(four, twenty), few=_spelled_out(few),
         growth=twenty.tokens.median() / four.tokens.median(), many=_spelled_out(many),
-        sources=", ".join(str(int(x)) for x in rescued) or "–", where=where, counted_with=counted_with)
+        sources=", ".join(str(int(x)) for x in rescued) or "–", where=where, counted_with=_counted_with(counted_with))
         + (_(" With a generator installed, compare the two answers below.") if generator else ""))
 
 
@@ -191,7 +223,7 @@ def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: str) -> Mark
         "retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the honest "
         "reply to them is NO ANSWER.",
         few_tokens=four.tokens.median(), few=few, many_tokens=twenty.tokens.median(), many=many,
-        counted_with=counted_with))
+        counted_with=_counted_with(counted_with)))
 
 
 def no_generator() -> Markdown:
@@ -267,7 +299,7 @@ def prompt_rates(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) 
     """Which retriever puts the needle into the gated prompt most often, and which differences from dense are real."""
     best = max(rates, key=lambda r: r.rate.k)
     tied = [r.retriever for r in rates if r.rate.k == best.rate.k]
-    detected = [say("{retriever} ({test})", retriever=r.retriever, test=str(r.against_dense))
+    detected = [say("{retriever} ({test})", retriever=r.retriever, test=sign_test(r.against_dense))
                 for r in rates if r.against_dense and r.against_dense.p < 0.05]
     reranked = [r.retriever for r in rates if "+" in r.retriever]
     which = "" if not reranked else say(
