@@ -112,6 +112,17 @@ class _Styler(Styler):
         return super()._render(*args, **kwargs)
 
 
+def _labelled(shown: pd.DataFrame) -> pd.DataFrame:
+    """``shown`` with the names of its axes in words of the notebook's language, and the row labels of a table whose
+    rows are its headings (an unnamed index of words: a transposed table, a table by phrasing) in the same words; the
+    labels of a named index are data (a strategy, a document) and stay as they are."""
+    shown = shown.rename_axis(index=[header(n) for n in shown.index.names],
+                              columns=[header(n) for n in shown.columns.names])
+    if shown.index.nlevels == 1 and shown.index.name is None:
+        shown = shown.rename(index=lambda v: language.word(v) if isinstance(v, str) else v)
+    return shown
+
+
 class Frame(pd.DataFrame):
     """A DataFrame for code like any other (what is computed from it is a Frame too; its columns keep the names code
     reads), shown for people in the kernel's language: its ``style`` (what a notebook formats and shows) writes the
@@ -132,8 +143,7 @@ class Frame(pd.DataFrame):
         shown = pd.DataFrame(self)
         truths = [c for c in shown.columns if pd.api.types.is_bool_dtype(shown[c])]
         shown = shown.assign(**{str(c): shown[c].map({True: _("yes"), False: _("no")}) for c in truths})
-        shown = shown.rename(columns=header)
-        shown = shown.rename_axis(index=[header(n) for n in shown.index.names])
+        shown = _labelled(shown.rename(columns=header))
         return shown.to_html(notebook=True, decimal=",", max_rows=pd.get_option("display.max_rows"),
                              max_cols=pd.get_option("display.max_columns"),
                              show_dimensions=pd.get_option("display.show_dimensions"))
