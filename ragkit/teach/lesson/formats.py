@@ -109,6 +109,9 @@ class _Styler(Styler):
             shown = [str(header(c)) for i, c in enumerate(data.columns) if i not in self.hidden_columns]
             self.relabel_index(shown, axis="columns")
             self.data = data.rename_axis(index=[header(n) for n in data.index.names])
+            truths = [c for c in data.columns if pd.api.types.is_bool_dtype(data[c])]
+            if truths:  # a truth as ja or nee, as the Frame shown as a cell's result writes it
+                super().format(lambda v: _("yes") if v else _("no"), subset=truths)
         return super()._render(*args, **kwargs)
 
 

@@ -94,7 +94,14 @@ def _lesson_headings() -> dict[str, str]:
             "carries the needle": _("carries the needle"), "chunks containing it": _("chunks containing it"),
             "occurrences": _("occurrences"),
             "share of query words in the needle": _("share of query words in the needle"),
-            "hybrid ahead of both": _("hybrid ahead of both")}
+            "hybrid ahead of both": _("hybrid ahead of both"), **_reranking_headings()}
+
+
+def _reranking_headings() -> dict[str, str]:
+    """The headings and row labels of 04's own tables: the chapter's figures and ours, by run."""
+    return {"the chapter: hybrid + rerank": _("the chapter: hybrid + rerank"), "ours: E/dense": _("ours: E/dense"),
+            "ours: E/hybrid": _("ours: E/hybrid"), "ours: E/hybrid+rerank": _("ours: E/hybrid+rerank"),
+            "ours: E/hybrid+maxsim": _("ours: E/hybrid+maxsim")}
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:

@@ -143,7 +143,7 @@ DUTCH = {"01-chunking": ["<th>naam</th>", "<th>antwoorden vernietigd</th>", "<th
          "02b-statistics-further": ["<th>metriek</th>", "verschilt: de onze vindt E/hybrid voor"],
          "03-bm25-and-hybrid": ["<th>chunks waarin hij voorkomt</th>", "<th>aantal keer</th>",
                                 "<th>aandeel querywoorden in de needle</th>", "<th>hybrid voor op beide</th>"],
-         "04-reranking": [">vergelijking<"]}
+         "04-reranking": [">vergelijking<", ">de onze: E/hybrid+maxsim<"]}
 
 
 @pytest.mark.notebooks(*[NL / f"{n}.nl.ipynb" for n in DUTCH])
@@ -158,4 +158,33 @@ def test_the_dutch_notebooks_show_these_tables_in_dutch(name, executed):
     english = [h for h in ("<th>answers destroyed</th>", ">carries the needle<", "<th>metric</th>",
                            "differs: ours finds", "<th>hybrid ahead of both</th>", ">comparison<") if h in page]
     assert not english, f"{name} still shows {english}"
-    assert not re.search(r"<td>(True|False)</td>", page), f"{name} shows a truth as True/False"
+    assert not re.search(r"<td[^>]*>(True|False)</td>", page), f"{name} shows a truth as True/False"
+
+
+def test_a_truth_in_a_frames_own_style_reads_ja_or_nee_in_dutch_and_true_or_false_in_english():
+    """02b's metric-shopping table: its column 'chosen by the chapter' through the notebook's own style."""
+    shopping = formats.Frame({"comparison": ["E/dense vs A/dense"], "chosen by the chapter": [False], "p": [0.000519]})
+
+    def shown():
+        return shopping.style.format({"p": "{:.3g}"}).hide(axis="index").to_html()
+
+    with language.speaking("en"):
+        english = shown()
+    with language.speaking("nl"):
+        dutch = shown()
+    assert ">False<" in english and ">0.000519<" in english
+    assert ">nee<" in dutch and ">False<" not in dutch and ">0,000519<" in dutch
+    assert ">gekozen door het hoofdstuk<" in dutch
+
+
+def test_04s_tables_name_the_chapters_figures_and_ours_in_dutch_and_keep_the_runs_names():
+    chapter_and_ours = pd.DataFrame({"Hit@1": {"the chapter: dense": 0.094, "the chapter: hybrid + rerank": 0.312,
+                                               "ours: E/dense": 0.281, "ours: E/hybrid+rerank": 0.4}}).T
+    with language.speaking("nl"):
+        shown = tables.for_people(chapter_and_ours, decimals=dict.fromkeys(chapter_and_ours.columns, 3)).to_html()
+    assert all(f">{h}<" in shown for h in ("het hoofdstuk: dense", "het hoofdstuk: hybrid + reranker",
+                                           "de onze: E/dense", "de onze: E/hybrid+rerank")), shown
+    rows = formats.Frame({"Hit@1": {"ours: E/hybrid+maxsim": "0.328", "the chapter: hybrid + cross-encoder": "0.312"}})
+    english, dutch = both(rows)
+    assert ">ours: E/hybrid+maxsim<" in english
+    assert ">de onze: E/hybrid+maxsim<" in dutch and ">het hoofdstuk: hybrid + cross-encoder<" in dutch
