@@ -55,7 +55,7 @@ import ragkit.teach.course
 from ragkit import RERANK_DEPTH, LateInteractionReranker, available_reranker
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, formats, measure, narrate, paired, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, paired, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -174,10 +174,10 @@ tables.for_people(tables.summary(ev_li))
 # And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for Hit@1 and MRR only).
 
 # %%
-table = formats.Frame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
+table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-encoder")):
     table.loc[name] = {m: f"{chapter.RERANK[m][i]:.3f}" if m in chapter.RERANK else "–" for m in metrics}
-table
+tables.for_people(table, decimals=dict.fromkeys(metrics, 3))
 
 # %% [markdown]
 # A dash: the chapter does not report that figure. The chapter's rows are its cross-encoder on its corpus; the MaxSim

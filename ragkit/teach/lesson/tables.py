@@ -99,9 +99,12 @@ def _lesson_headings() -> dict[str, str]:
 
 def _reranking_headings() -> dict[str, str]:
     """The headings and row labels of 04's own tables: the chapter's figures and ours, by run."""
-    return {"the chapter: hybrid + rerank": _("the chapter: hybrid + rerank"), "ours: E/dense": _("ours: E/dense"),
+    return {"the chapter: dense": _("the chapter: dense"),
+            "the chapter: hybrid + cross-encoder": _("the chapter: hybrid + cross-encoder"),
+            "the chapter: hybrid + rerank": _("the chapter: hybrid + rerank"), "ours: E/dense": _("ours: E/dense"),
             "ours: E/hybrid": _("ours: E/hybrid"), "ours: E/hybrid+rerank": _("ours: E/hybrid+rerank"),
-            "ours: E/hybrid+maxsim": _("ours: E/hybrid+maxsim")}
+            "ours: E/hybrid+maxsim": _("ours: E/hybrid+maxsim"), "MaxSim at Hit@1": _("MaxSim at Hit@1"),
+            "hybrid rank": _("hybrid rank"), "MaxSim rank": _("MaxSim rank")}
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:

@@ -184,7 +184,17 @@ def test_04s_tables_name_the_chapters_figures_and_ours_in_dutch_and_keep_the_run
         shown = tables.for_people(chapter_and_ours, decimals=dict.fromkeys(chapter_and_ours.columns, 3)).to_html()
     assert all(f">{h}<" in shown for h in ("het hoofdstuk: dense", "het hoofdstuk: hybrid + reranker",
                                            "de onze: E/dense", "de onze: E/hybrid+rerank")), shown
-    rows = formats.Frame({"Hit@1": {"ours: E/hybrid+maxsim": "0.328", "the chapter: hybrid + cross-encoder": "0.312"}})
-    english, dutch = both(rows)
-    assert ">ours: E/hybrid+maxsim<" in english
+    # the MaxSim table: its figures written as text ("–" where the chapter gives none), its rows by run
+    rows = pd.DataFrame({"Hit@1": {"ours: E/hybrid+maxsim": "0.328", "the chapter: hybrid + cross-encoder": "0.312"},
+                         "Hit@4": {"ours: E/hybrid+maxsim": "0.641", "the chapter: hybrid + cross-encoder": "–"}})
+    with language.speaking("en"):
+        english = tables.for_people(rows, decimals={"Hit@1": 3, "Hit@4": 3}).data
+    with language.speaking("nl"):
+        dutch = tables.for_people(rows, decimals={"Hit@1": 3, "Hit@4": 3}).to_html()
+    assert english.equals(rows)
     assert ">de onze: E/hybrid+maxsim<" in dutch and ">het hoofdstuk: hybrid + cross-encoder<" in dutch
+    assert ">0,328<" in dutch and ">–<" in dutch and "0.328" not in dutch
+    moved = pd.DataFrame([{"query": "a query", "MaxSim at Hit@1": "wins", "hybrid rank": 2, "MaxSim rank": 1}])
+    with language.speaking("nl"):
+        dutch = tables.for_people(moved).to_html()
+    assert all(f">{h}<" in dutch for h in ("MaxSim bij Hit@1", "rang bij hybrid", "rang bij MaxSim"))
