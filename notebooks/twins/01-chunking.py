@@ -69,7 +69,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import OVERLAP, SIZE, STRATEGIES, count_pieces, needle_windows, pathologies, saved_by_overlap
-from ragkit.teach.lesson import narrate, plots, predict, tables, widgets
+from ragkit.teach.lesson import formats, narrate, plots, predict, tables, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -77,8 +77,8 @@ ev = course.evaluation("ABCDEF")
 display(Markdown(course.truncation_note()))
 
 # %%
-strategies = pd.DataFrame([{"strategy": k, "boundaries": s.boundaries, "header": s.header, "overlap": s.overlap,
-                            "name": s.name, "chunks": ev.chunks[k]} for k, s in STRATEGIES.items()])
+strategies = formats.Frame([{"strategy": k, "boundaries": s.boundaries, "header": s.header, "overlap": s.overlap,
+                             "name": s.name, "chunks": ev.chunks[k]} for k, s in STRATEGIES.items()])
 strategies.set_index("strategy")
 
 # %% jupyter={"source_hidden": true}
@@ -166,8 +166,8 @@ from ragkit.teach.lesson import Quiz
 Quiz("01", course, before_reveal=True).widget()
 
 # %%
-destroyed = pd.DataFrame([{"strategy": s, "name": STRATEGIES[s].name, "answers destroyed": len(ids),
-                           "of": ev.n_questions, "which": ", ".join(ids)} for s, ids in ev.destroyed.items()])
+destroyed = formats.Frame([{"strategy": s, "name": STRATEGIES[s].name, "answers destroyed": len(ids),
+                            "of": ev.n_questions, "which": ", ".join(ids)} for s, ids in ev.destroyed.items()])
 destroyed.set_index("strategy")
 
 # %% jupyter={"source_hidden": true}
@@ -200,8 +200,8 @@ narrate.blind_losses(ev, course.questions, windows)
 # overlap or not. The table shows every needle a blind cut splits, and how much of it lies on each side.
 
 # %%
-cuts = pd.DataFrame([{"question": q, "needle length": n, "before the cut": SIZE - off, "after the cut": off + n - SIZE}
-                     for q, off, n in windows if off + n > SIZE]).set_index("question")
+cuts = formats.Frame([{"question": q, "needle length": n, "before the cut": SIZE - off, "after the cut": off + n - SIZE}
+                      for q, off, n in windows if off + n > SIZE]).set_index("question")
 cuts["cut in first 64?"] = cuts["before the cut"] <= OVERLAP
 cuts["saved by B?"] = ~cuts.index.isin(ev.destroyed["B"])
 cuts
@@ -251,7 +251,7 @@ narrate.overlap_saves(saved, course.questions)
 
 # %%
 found = {s: pathologies(course.chunks(s), course.corpus, s) for s in STRATEGIES}
-pd.DataFrame({s: p.counts() for s, p in found.items()}).T
+formats.Frame({s: p.counts() for s, p in found.items()}).T
 
 # %% jupyter={"source_hidden": true}
 narrate.reference_costs(found, ev.destroyed["E"])

@@ -315,9 +315,11 @@ widgets.StrategyDuel(ev).widget()
 # Split E's dense hit rate and MRR by phrasing.
 
 # %%
+from ragkit.teach.lesson import formats
+
 phrasing = np.array([q.phrasing for q in course.queries])
 run_e = ev["E/dense"]
-pd.DataFrame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
+formats.Frame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
 
 # %% [markdown]
 # Both phrasings ask about the same needles in the same order, so this is a paired comparison too: the question and the ticket for one needle form a pair.

@@ -55,7 +55,7 @@ import ragkit.teach.course
 from ragkit import METRICS, holm
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, narrate, plots, predict, tables
+from ragkit.teach.lesson import claims, formats, narrate, plots, predict, tables
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -89,7 +89,7 @@ narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriev
 
 # %%
 deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
-display(deff[[m for m in METRICS if m != "MRR"]].round(2))
+display(formats.Frame(deff[[m for m in METRICS if m != "MRR"]]).round(2))
 narrate.design_effects(deff)
 
 # %% [markdown]

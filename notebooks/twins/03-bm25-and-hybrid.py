@@ -57,7 +57,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import measure, narrate, paired, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import formats, measure, narrate, paired, predict, tables, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -110,15 +110,15 @@ narrate.dense_first_choice(r, runs["dense"], holder)
 # %%
 lex = r.lexical
 terms = [t for t in dict.fromkeys(tokenize(query)) if t in lex.vocabulary]
-pd.DataFrame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
-              for t in terms]).sort_values("idf", ascending=False)
+formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
+               for t in terms]).sort_values("idf", ascending=False)
 
 # %% [markdown]
 # The saturation that $k_1$ buys, for a chunk of average length: the term-frequency factor for one to five occurrences.
 
 # %%
 f = np.arange(1, 6)
-pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
+formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
 
 # %% [markdown]
 # ## BM25 against dense, across all needle queries
@@ -142,7 +142,7 @@ Quiz("03", course, before_reveal=True).widget()
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
-curve = pd.DataFrame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
+curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
 curve.round(3)
 
 # %% [markdown]
@@ -162,8 +162,8 @@ content = lambda s: set(tokenize(s)) - STOPWORDS
 shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content(q.text)))
                    for q in course.queries for x in course.questions if x.id == q.qid])
 phrasing = np.array([q.phrasing for q in course.queries])
-pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
-                  **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
+formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
+                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
 # Read the table row by row. Where a phrasing shares few words with its needle, BM25 has little to hold on to, and whatever advantage it has at the top of the list should shrink.
@@ -225,7 +225,7 @@ narrate.chapter_verdicts(hybrid, len(seven.lines))
 # And the chapter's other claim, that hybrid is ahead of *both* parents on every point estimate: check it metric by metric.
 
 # %%
-cmp = pd.DataFrame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
+cmp = formats.Frame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
 cmp["hybrid ahead of both"] = (cmp["E/hybrid"] > cmp[["E/dense", "E/bm25"]].max(axis=1))
 display(narrate.ahead_of_both(cmp))
 cmp

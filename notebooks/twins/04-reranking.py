@@ -55,7 +55,7 @@ import ragkit.teach.course
 from ragkit import RERANK_DEPTH, LateInteractionReranker, available_reranker
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, paired, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -135,7 +135,7 @@ else:
 
 # %%
 if reranker is not None:
-    display(report(ev_ce, chapter.RERANK_FINDINGS, chapter.RERANK_FINDINGS, runs=()))
+    display(paired.comparisons(report(ev_ce, chapter.RERANK_FINDINGS, chapter.RERANK_FINDINGS, runs=())))
 else:
     display(narrate.rerank_skipped())
 
@@ -177,7 +177,7 @@ tables.for_people(tables.summary(ev_li))
 table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-encoder")):
     table.loc[name] = {m: f"{chapter.RERANK[m][i]:.3f}" if m in chapter.RERANK else "–" for m in metrics}
-table
+tables.for_people(table, decimals=dict.fromkeys(metrics, 3))
 
 # %% [markdown]
 # A dash: the chapter does not report that figure. The chapter's rows are its cross-encoder on its corpus; the MaxSim
@@ -189,7 +189,7 @@ table
 
 # %%
 li = report(ev_li, [("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics], runs=())
-li
+paired.comparisons(li)
 
 # %% jupyter={"source_hidden": true}
 narrate.maxsim_gains(li, ev_li, metrics)

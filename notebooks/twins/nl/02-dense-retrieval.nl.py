@@ -322,9 +322,11 @@ widgets.StrategyDuel(ev).widget()
 # Splits de hit rate en MRR van dense op E naar formulering.
 
 # %%
+from ragkit.teach.lesson import formats
+
 phrasing = np.array([q.phrasing for q in course.queries])
 run_e = ev["E/dense"]
-pd.DataFrame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
+formats.Frame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
 
 # %% [markdown]
 # Beide formuleringen vragen naar dezelfde needles in dezelfde volgorde, dus ook dit is een gepaarde vergelijking: de vraag en het supportticket van één needle vormen een paar.

@@ -64,7 +64,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import measure, narrate, paired, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import formats, measure, narrate, paired, predict, tables, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -117,15 +117,15 @@ narrate.dense_first_choice(r, runs["dense"], holder)
 # %%
 lex = r.lexical
 terms = [t for t in dict.fromkeys(tokenize(query)) if t in lex.vocabulary]
-pd.DataFrame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
-              for t in terms]).sort_values("idf", ascending=False)
+formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
+               for t in terms]).sort_values("idf", ascending=False)
 
 # %% [markdown]
 # De verzadiging die $k_1$ oplevert, voor een chunk van gemiddelde lengte: de term-frequentiefactor voor één tot vijf keer voorkomen.
 
 # %%
 f = np.arange(1, 6)
-pd.DataFrame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
+formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
 
 # %% [markdown]
 # ## BM25 tegen dense, over alle needle-queries
@@ -149,7 +149,7 @@ Quiz("03", course, before_reveal=True).widget()
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
-curve = pd.DataFrame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
+curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
 curve.round(3)
 
 # %% [markdown]
@@ -169,8 +169,8 @@ content = lambda s: set(tokenize(s)) - STOPWORDS
 shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content(q.text)))
                    for q in course.queries for x in course.questions if x.id == q.qid])
 phrasing = np.array([q.phrasing for q in course.queries])
-pd.DataFrame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
-                  **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
+formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
+                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
 # Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
@@ -232,7 +232,7 @@ narrate.chapter_verdicts(hybrid, len(seven.lines))
 # En de andere claim van het hoofdstuk, dat hybrid op elke puntschatting voor *beide* ouders ligt: controleer het metriek voor metriek.
 
 # %%
-cmp = pd.DataFrame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
+cmp = formats.Frame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
 cmp["hybrid ahead of both"] = (cmp["E/hybrid"] > cmp[["E/dense", "E/bm25"]].max(axis=1))
 display(narrate.ahead_of_both(cmp))
 cmp

@@ -62,7 +62,7 @@ import ragkit.teach.course
 from ragkit import RERANK_DEPTH, LateInteractionReranker, available_reranker
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, measure, narrate, paired, predict, tables, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -142,7 +142,7 @@ else:
 
 # %%
 if reranker is not None:
-    display(report(ev_ce, chapter.RERANK_FINDINGS, chapter.RERANK_FINDINGS, runs=()))
+    display(paired.comparisons(report(ev_ce, chapter.RERANK_FINDINGS, chapter.RERANK_FINDINGS, runs=())))
 else:
     display(narrate.rerank_skipped())
 
@@ -184,7 +184,7 @@ tables.for_people(tables.summary(ev_li))
 table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-encoder")):
     table.loc[name] = {m: f"{chapter.RERANK[m][i]:.3f}" if m in chapter.RERANK else "–" for m in metrics}
-table
+tables.for_people(table, decimals=dict.fromkeys(metrics, 3))
 
 # %% [markdown]
 # Een streepje: het hoofdstuk meldt dat cijfer niet. De rijen van het hoofdstuk zijn zijn cross-encoder op zijn corpus; de MaxSim-rij
@@ -196,7 +196,7 @@ table
 
 # %%
 li = report(ev_li, [("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics], runs=())
-li
+paired.comparisons(li)
 
 # %% jupyter={"source_hidden": true}
 narrate.maxsim_gains(li, ev_li, metrics)

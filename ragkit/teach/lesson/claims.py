@@ -9,10 +9,9 @@ import pandas as pd
 from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
 from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
-from ragkit.teach import language
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
-from ragkit.teach.lesson import formats
+from ragkit.teach.lesson import formats, paired
 from ragkit.threshold import SweepRow
 
 
@@ -43,7 +42,7 @@ def beside(rep: Report) -> pd.DataFrame:
                      "queries Holm p": line.query.p_holm,
                      "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
                      "needles Holm p": line.needle.p_holm,
-                     "verdict": language.word(line.verdict) if line.verdict else line.verdict})
+                     "verdict": paired.verdict(line.verdict) if line.verdict else line.verdict})
     return formats.Frame(rows)
 
 

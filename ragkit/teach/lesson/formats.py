@@ -134,7 +134,21 @@ class _Styler(Styler):
             shown = [str(header(c)) for i, c in enumerate(data.columns) if i not in self.hidden_columns]
             self.relabel_index(shown, axis="columns")
             self.data = data.rename_axis(index=[header(n) for n in data.index.names])
+            truths = [c for c in data.columns if pd.api.types.is_bool_dtype(data[c])]
+            if truths:  # a truth as ja or nee, as the Frame shown as a cell's result writes it
+                super().format(lambda v: _("yes") if v else _("no"), subset=truths)
         return super()._render(*args, **kwargs)
+
+
+def _labelled(shown: pd.DataFrame) -> pd.DataFrame:
+    """``shown`` with the names of its axes in words of the notebook's language, and the row labels of a table whose
+    rows are its headings (an unnamed index of words: a transposed table, a table by phrasing) in the same words; the
+    labels of a named index are data (a strategy, a document) and stay as they are."""
+    shown = shown.rename_axis(index=[header(n) for n in shown.index.names],
+                              columns=[header(n) for n in shown.columns.names])
+    if shown.index.nlevels == 1 and shown.index.name is None:
+        shown = shown.rename(index=header)
+    return shown
 
 
 class Frame(pd.DataFrame):
@@ -158,10 +172,7 @@ class Frame(pd.DataFrame):
         truths = [c for c in shown.columns if pd.api.types.is_bool_dtype(shown[c])]
         for c in truths:  # by label, not by keyword: a column named 1 (a transposed Series) stays the column 1
             shown[c] = shown[c].map({True: _("yes"), False: _("no")})
-        shown = shown.rename(columns=header)
-        if shown.index.nlevels == 1 and shown.index.name is None and pd.api.types.is_string_dtype(shown.index):
-            shown = shown.rename(index=header)  # a table whose headings are its rows (a transposed one, a corr())
-        shown = shown.rename_axis(index=[header(n) for n in shown.index.names])
+        shown = _labelled(shown.rename(columns=header))
         return shown.to_html(notebook=True, decimal=",", max_rows=pd.get_option("display.max_rows"),
                              max_cols=pd.get_option("display.max_columns"),
                              show_dimensions=pd.get_option("display.show_dimensions"))

@@ -57,7 +57,7 @@ def _headings() -> dict[str, str]:
             "longest": _("longest"), "question": _("question"), "ticket": _("ticket"), "needle": _("needle"),
             "kind": _("kind"), "topic": _("topic"), "queries": _("queries"), "example": _("example"),
             "document": _("document"), "section": _("section"), "cosine distance": _("cosine distance"),
-            "rank": _("rank"), **_more_headings()}
+            "rank": _("rank"), **_more_headings(), **_lesson_headings()}
 
 
 def _more_headings() -> dict[str, str]:
@@ -78,6 +78,34 @@ def _more_headings() -> dict[str, str]:
             "distance": _("distance"), "title": _("title"), "verified": _("verified"),
             "value": _("value"), "header share": _("header share"),
             "characters per piece": _("characters per piece"), "level": _("level")}
+
+
+def _lesson_headings() -> dict[str, str]:
+    """The headings of the frames notebooks 01 to 03 build themselves (01's strategies, destroyed needles, blind cuts,
+    the reference rule's costs and word pieces; 02's top five; 03's idf, saturation and hybrid tables)."""
+    return {"name": _("name"), "answers destroyed": _("answers destroyed"), "of": _("of"), "which": _("which"),
+            "needle length": _("needle length"), "before the cut": _("before the cut"),
+            "after the cut": _("after the cut"), "cut in first 64?": _("cut in first 64?"),
+            "saved by B?": _("saved by B?"), "heading-only chunks": _("heading-only chunks"),
+            "cuts inside a decimal number": _("cuts inside a decimal number"),
+            "cuts inside code": _("cuts inside code"),
+            "chunks starting mid-sentence": _("chunks starting mid-sentence"),
+            "word pieces embedded": _("word pieces embedded"), "header pieces": _("header pieces"),
+            "over the window": _("over the window"), "pieces": _("pieces"), "starts with": _("starts with"),
+            "carries the needle": _("carries the needle"), "chunks containing it": _("chunks containing it"),
+            "occurrences": _("occurrences"),
+            "share of query words in the needle": _("share of query words in the needle"),
+            "hybrid ahead of both": _("hybrid ahead of both"), **_reranking_headings()}
+
+
+def _reranking_headings() -> dict[str, str]:
+    """The headings and row labels of 04's own tables: the chapter's figures and ours, by run."""
+    return {"the chapter: dense": _("the chapter: dense"),
+            "the chapter: hybrid + cross-encoder": _("the chapter: hybrid + cross-encoder"),
+            "the chapter: hybrid + rerank": _("the chapter: hybrid + rerank"), "ours: E/dense": _("ours: E/dense"),
+            "ours: E/hybrid": _("ours: E/hybrid"), "ours: E/hybrid+rerank": _("ours: E/hybrid+rerank"),
+            "ours: E/hybrid+maxsim": _("ours: E/hybrid+maxsim"), "MaxSim at Hit@1": _("MaxSim at Hit@1"),
+            "hybrid rank": _("hybrid rank"), "MaxSim rank": _("MaxSim rank")}
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
