@@ -204,7 +204,8 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
 def _boundaries(text: str, size: int) -> Iterable[tuple[str, int, int]]:
     for sec in sections(text):
         body = text[sec.start:sec.end]
-        for range_ in pack(body, size):
+        # the budget is the chunk's: whitespace around a packed range is trimmed away, so it never forces a cut
+        for range_ in filter(None, (_trimmed(body, *packed) for packed in pack(body, size))):
             for f, t in cut_at_budget(body, *range_, size):
                 if span := _trimmed(text, sec.start + f, sec.start + t):
                     yield sec.title, *span
