@@ -18,7 +18,7 @@ from ragkit.faithfulness import LostInTheMiddle, PromptRate, Rate, TwoHalves
 from ragkit.statistics import SignTest, counts_test
 from ragkit.teach import language
 from ragkit.teach.lesson import formats, narrate, predict, tables
-from ragkit.teach.lesson.narrate.citations import refusal_words
+from ragkit.teach.lesson.narrate.citations import _refusal_words
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -107,7 +107,7 @@ def test_the_gates_printed_line_is_the_refusals_own_in_english_and_dutch_in_a_du
 
 def test_the_refusal_predictions_words_are_shown_in_dutch_and_may_be_typed_in_dutch():
     options = ("both", "only the first", "only the second", "neither")
-    assert both(refusal_words) == (options, ("allebei", "alleen de eerste", "alleen de tweede",
+    assert both(_refusal_words) == (options, ("allebei", "alleen de eerste", "alleen de tweede",
                                                       "geen van beide"))
     choice = predict.Choice(options)
     english, dutch = both(lambda: predict.answer("only the first", choice, "only the first"))

@@ -143,9 +143,6 @@ from ragkit.teach.lesson.narrate.citations import (
     quote_or_text as quote_or_text,
 )
 from ragkit.teach.lesson.narrate.citations import (
-    refusal_words as refusal_words,
-)
-from ragkit.teach.lesson.narrate.citations import (
     retrieval_bill as retrieval_bill,
 )
 from ragkit.teach.lesson.narrate.citations import (
@@ -579,7 +576,6 @@ __all__ = [
     "read_a_file",
     "recut_corpus",
     "reference_costs",
-    "refusal_words",
     "repaired",
     "rerank_skipped",
     "retrieval_bill",

@@ -96,7 +96,7 @@ def gate_reply(question: str, reply: Answer | NoAnswer) -> str:
     return say("ANSWERED with {n} source(s): {question}", n=len(reply.citations), question=question)
 
 
-def refusal_words() -> tuple[str, ...]:
+def _refusal_words() -> tuple[str, ...]:
     """The options of notebook 07's prediction (which question the gate refuses: both, only the first, only the
     second, neither; its reveal cell's ``refusals``) in the kernel's language. These are the catalogue's entries that
     ``predict`` finds through ``language.word``: the reveal shows them in Dutch, and a student may type them in
