@@ -21,8 +21,9 @@ from test_language import assert_dutch, both  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def english_again():
-    yield
-    language.use("en")
+    """Each test starts in English and leaves the language as it found it (see test_dutch_tables_a)."""
+    with language.speaking("en"):
+        yield
 
 
 def test_the_kinds_and_topics_of_an_out_of_domain_table_are_dutch_for_people_and_stay_english_in_the_frame():

@@ -22,8 +22,10 @@ NL = ROOT / "notebooks" / "nl"
 
 @pytest.fixture(autouse=True)
 def english_again():
-    yield
-    language.use("en")
+    """Each test starts in English and leaves the language as it found it (a use() left behind made later tests of
+    the same worker, which read RAGKIT_LANGUAGE, speak English)."""
+    with language.speaking("en"):
+        yield
 
 
 def both(frame: pd.DataFrame) -> tuple[str, str]:
