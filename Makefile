@@ -101,11 +101,12 @@ lab-en: $(STAMP)
 	@echo en > $(LANGUAGE_CHOICE)
 	@$(MAKE) --no-print-directory lab
 
-# The quick tier: lint, types and every test not marked slow (no notebook, browser, fresh install, new model export
+# The quick tier: lint and format, types and every test not marked slow (no notebook, browser, fresh install, new model export
 # or whole-course embedding). Budget: under 2 minutes on 2 cores, even on an empty cache.
 # mypy runs beside the tests (it takes one core, which the two workers leave idle often); its report follows theirs.
 check: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the tests; its report follows them"; \
 	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder; tests=$$?; \
@@ -128,6 +129,7 @@ $(CHP): | $(STAMP)
 # share the 2 cores.
 test: binder-early $(STAMP) $(CHP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the warm step; its report follows it"; \
 	$(BIN)/python -m ragkit warm; warmed=$$?; \

@@ -6,5 +6,8 @@ in git) becomes ragkit/_data only through pyproject's package-dir, so its packag
 
 from setuptools import find_namespace_packages, find_packages, setup
 
-setup(packages=find_packages(include=["ragkit", "ragkit.*"])
-      + ["ragkit._data"] + [f"ragkit._data.{name}" for name in find_namespace_packages(where="data")])
+setup(
+    packages=find_packages(include=["ragkit", "ragkit.*"])
+    + ["ragkit._data"]
+    + [f"ragkit._data.{name}" for name in find_namespace_packages(where="data")]
+)

@@ -42,6 +42,7 @@ def verdict(measured: float, target: float, lower_is_better: bool = True) -> str
 
 
 def bench_chunking(corpus) -> None:
+    """Time each strategy's chunking of the whole corpus."""
     chars = sum(len(d.text) for d in corpus.documents)
     print(f"\n== chunking: {len(corpus.documents)} documents, {chars:,} characters")
     total = 0.0
@@ -66,8 +67,10 @@ def bench_chunking(corpus) -> None:
 
 def bench_hostile_inputs() -> None:
     """Time on inputs a user can write, at growing sizes: a linear cost keeps the time per MB flat."""
-    print("\n== hostile inputs: one paragraph of short log lines with decimals and code, no sentence end (a cost "
-          "linear in size keeps ms per MB flat)")
+    print(
+        "\n== hostile inputs: one paragraph of short log lines with decimals and code, no sentence end (a cost "
+        "linear in size keeps ms per MB flat)"
+    )
     line = "took 1.5 s and 2.25 ms at 3.75 GB for `x` run\n"  # each decimal and code span once cost a scan per cut
     rows = []
     for mb in (1, 2, 4):
@@ -83,8 +86,10 @@ def bench_hostile_inputs() -> None:
         rows.append((mb, stats, chunk, patho, max(len(c.content) for c in chunks)))
     print("    MB  corpus_stats ms/MB  chunk C ms/MB  pathologies ms/MB  longest chunk")
     for mb, stats, chunk, patho, longest in rows:
-        print(f"  {mb:>4}  {stats / mb * 1000:>18.0f}  {chunk / mb * 1000:>13.0f}  {patho / mb * 1000:>17.0f}  "
-              f"{longest:>13}")
+        print(
+            f"  {mb:>4}  {stats / mb * 1000:>18.0f}  {chunk / mb * 1000:>13.0f}  {patho / mb * 1000:>17.0f}  "
+            f"{longest:>13}"
+        )
     growth = rows[-1][3] / rows[-1][0] / (rows[0][3] / rows[0][0])
     print(f"  pathologies per MB at 4 MB / at 1 MB: {growth:.2f} (1 is linear; a quadratic cost gives 4)")
 
@@ -93,7 +98,7 @@ def matmul_gflops() -> float:
     """This machine's fp32 matrix-multiply rate through numpy (its BLAS, all its threads)."""
     a = np.random.default_rng(0).random((2048, 2048), dtype=np.float32)
     seconds = best_of(lambda: a @ a, repeat=5)
-    return 2 * 2048 ** 3 / seconds / 1e9
+    return 2 * 2048**3 / seconds / 1e9
 
 
 def encoder_flops(pieces: int, lengths: list[int], layers: int = 6, d: int = 384, ff: int = 1536) -> float:
@@ -104,6 +109,7 @@ def encoder_flops(pieces: int, lengths: list[int], layers: int = 6, d: int = 384
 
 
 def bench_embedding(corpus) -> None:
+    """Time the encoder on strategy E's chunks against the machine's matrix-multiply speed."""
     from ragkit.embedding import Embedder
 
     peak = matmul_gflops()
@@ -123,20 +129,29 @@ def bench_embedding(corpus) -> None:
             emb.encode(texts, cache=False, progress=False)
             seconds[backend] = time.perf_counter() - t
             gflops = flops / seconds[backend] / 1e9
-            print(f"  {backend:>5}: {seconds[backend]:6.1f} s, {1000 * seconds[backend] / len(texts):5.1f} ms/chunk, "
-                  f"{pieces / seconds[backend]:7.0f} pieces/s, {gflops:5.1f} GFLOP/s = {gflops / peak:.0%} of peak "
-                  f"(target 60%: {verdict(gflops / peak, 0.6, lower_is_better=False)})")
-        print(f"  onnx vs torch: {seconds['torch'] / seconds['onnx']:.2f}x faster (target 1.5x: "
-              f"{verdict(seconds['torch'] / seconds['onnx'], 1.5, lower_is_better=False)})")
-        print(f"  chapter: {chapter.INDEX_SECONDS} s for {chapter.CHUNKS_E} chunks ({chapter.MS_PER_CHUNK} ms/chunk, "
-              "single-threaded, its CPU)")
+            print(
+                f"  {backend:>5}: {seconds[backend]:6.1f} s, {1000 * seconds[backend] / len(texts):5.1f} ms/chunk, "
+                f"{pieces / seconds[backend]:7.0f} pieces/s, {gflops:5.1f} GFLOP/s = {gflops / peak:.0%} of peak "
+                f"(target 60%: {verdict(gflops / peak, 0.6, lower_is_better=False)})"
+            )
+        print(
+            f"  onnx vs torch: {seconds['torch'] / seconds['onnx']:.2f}x faster (target 1.5x: "
+            f"{verdict(seconds['torch'] / seconds['onnx'], 1.5, lower_is_better=False)})"
+        )
+        print(
+            f"  chapter: {chapter.INDEX_SECONDS} s for {chapter.CHUNKS_E} chunks ({chapter.MS_PER_CHUNK} ms/chunk, "
+            "single-threaded, its CPU)"
+        )
         emb = Embedder(cache=Path(cache))
         one = best_of(lambda: emb.encode(["how many test examples do I need?"], cache=False, progress=False), 20)
-        print(f"  one query embedded: {one * 1000:.2f} ms (target 5 ms: {verdict(one, 0.005)}; "
-              f"chapter {chapter.QUERY_MS} ms)")
+        print(
+            f"  one query embedded: {one * 1000:.2f} ms (target 5 ms: {verdict(one, 0.005)}; "
+            f"chapter {chapter.QUERY_MS} ms)"
+        )
 
 
 def bench_search(corpus) -> None:
+    """Time BM25 and the dense scan per query, ours beside rank_bm25's."""
     from rank_bm25 import BM25Okapi
 
     from ragkit.lexical import BM25, tokenize
@@ -151,37 +166,46 @@ def bench_search(corpus) -> None:
     qv = vecs[:64].copy()
     print(f"\n== search over {len(texts)} chunks")
     scan = best_of(lambda: cosine_distance(qv, vecs), 50)
-    print(f"  dense scan, 64 queries: {scan * 1000:.3f} ms (target 1 ms: {verdict(scan, 0.001)}; "
-          f"chapter {chapter.SCAN_MS} ms per query)")
+    print(
+        f"  dense scan, 64 queries: {scan * 1000:.3f} ms (target 1 ms: {verdict(scan, 0.001)}; "
+        f"chapter {chapter.SCAN_MS} ms per query)"
+    )
     bm = BM25(texts)
     many = best_of(lambda: bm.scores_many(qs), 20)
     print(f"  BM25, 64 queries at once: {many * 1000:.3f} ms (target 2 ms: {verdict(many, 0.002)})")
     one = best_of(lambda: bm.scores(qs[0]), 50)
     oracle = BM25Okapi([tokenize(t) for t in texts], k1=1.2, b=0.75)
     theirs = best_of(lambda: oracle.get_scores(tokenize(qs[0])), 10)
-    print(f"  BM25, one query: {one * 1000:.3f} ms; rank_bm25 {theirs * 1000:.3f} ms: "
-          f"{theirs / one:.0f}x faster (target 20x: {verdict(theirs / one, 20, lower_is_better=False)}; "
-          f"chapter {chapter.BM25_MS} ms)")
+    print(
+        f"  BM25, one query: {one * 1000:.3f} ms; rank_bm25 {theirs * 1000:.3f} ms: "
+        f"{theirs / one:.0f}x faster (target 20x: {verdict(theirs / one, 20, lower_is_better=False)}; "
+        f"chapter {chapter.BM25_MS} ms)"
+    )
     bench_bm25s(bm, texts, qs)
 
 
 def bench_bm25s(bm, texts: list[str], qs: list[str], k: int = 20) -> None:
-    """ragkit's BM25 against bm25s, the peer it must beat: the same tokens and scores, top k with the selection."""
+    """Ragkit's BM25 against bm25s, the peer it must beat: the same tokens and scores, top k with the selection."""
     import bm25s
 
     from ragkit.lexical import tokenize
     from ragkit.retrieval import rank
 
     batches = {"one query": qs[:1], f"{len(qs)} queries": qs}
-    ours = {"one query": best_of(lambda: rank(bm.scores(qs[0]), k=k), 50),
-              f"{len(qs)} queries": best_of(lambda: rank(bm.scores_many(qs), k=k), 50)}
-    print(f"  BM25 against bm25s {bm25s.__version__}, top {k} with the selection (ragkit's rank(k={k}), the first k of "
-          "its stable ranking;\n    bm25s's top-k, method lucene, our k1 and b, fed ragkit's tokens: both compute the "
-          "same scores)")
+    ours = {
+        "one query": best_of(lambda: rank(bm.scores(qs[0]), k=k), 50),
+        f"{len(qs)} queries": best_of(lambda: rank(bm.scores_many(qs), k=k), 50),
+    }
+    print(
+        f"  BM25 against bm25s {bm25s.__version__}, top {k} with the selection (ragkit's rank(k={k}), the first k of "
+        "its stable ranking;\n    bm25s's top-k, method lucene, our k1 and b, fed ragkit's tokens: both compute the "
+        "same scores)"
+    )
     for backend in ("numpy", "numba"):  # numpy is bm25s's default, numba its fast path (compiled before the timing)
         peer = bm25s.BM25(k1=bm.k1, b=bm.b, method="lucene", backend=backend)
         peer.index([tokenize(t) for t in texts], show_progress=False)
         for label, batch in batches.items():
+
             def retrieve(peer=peer, batch=batch):
                 return peer.retrieve([tokenize(q) for q in batch], k=k, show_progress=False)
 
@@ -189,11 +213,14 @@ def bench_bm25s(bm, texts: list[str], qs: list[str], k: int = 20) -> None:
             seconds = best_of(retrieve, 50)
             ratio = seconds / ours[label]
             target = f" (target 4x: {verdict(ratio, 4, lower_is_better=False)})" if backend == "numpy" else ""
-            print(f"    {label:>10}: ragkit {ours[label] * 1000:.3f} ms, bm25s {backend:<5} {seconds * 1000:.3f} ms: "
-                  f"ragkit {ratio:.2f}x as fast{target}")
+            print(
+                f"    {label:>10}: ragkit {ours[label] * 1000:.3f} ms, bm25s {backend:<5} {seconds * 1000:.3f} ms: "
+                f"ragkit {ratio:.2f}x as fast{target}"
+            )
 
 
 def bench_cross_encoder(corpus) -> None:
+    """Time a cross-encoder of the reranker's shape (random weights) on the rerank depth."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
@@ -208,33 +235,47 @@ def bench_cross_encoder(corpus) -> None:
     passages = [chunks[i].text for i in retriever.hybrid([query]).top(0, 25)]
     with tempfile.TemporaryDirectory() as folder:
         tok = BertTokenizerFast.from_pretrained(str(bundled_model_dir()))
-        config = BertConfig(vocab_size=tok.vocab_size, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
-                            intermediate_size=1536, num_labels=1)
+        config = BertConfig(
+            vocab_size=tok.vocab_size,
+            hidden_size=384,
+            num_hidden_layers=6,
+            num_attention_heads=12,
+            intermediate_size=1536,
+            num_labels=1,
+        )
         BertForSequenceClassification(config).eval().save_pretrained(folder)
         tok.save_pretrained(folder)
-        print("\n== cross-encoder on the hybrid top 25 of strategy E for the opening question "
-              f"({sum(count_pieces(passages)):,} word pieces), random weights of the real architecture")
+        print(
+            "\n== cross-encoder on the hybrid top 25 of strategy E for the opening question "
+            f"({sum(count_pieces(passages)):,} word pieces), random weights of the real architecture"
+        )
         scores = {}
         for quantize in (False, True):
             reranker = CrossEncoderReranker(folder, quantize=quantize)
             reranker.score(query, passages[:4])
             seconds = best_of(lambda reranker=reranker: reranker.score(query, passages), 5)
             scores[quantize] = reranker.score(query, passages)
-            print(f"  {reranker.name:>11}: {seconds * 1000:6.1f} ms per query "
-                  f"(chapter {chapter.RERANK_MS} ms: {verdict(seconds, chapter.RERANK_MS / 1000)})")
+            print(
+                f"  {reranker.name:>11}: {seconds * 1000:6.1f} ms per query "
+                f"(chapter {chapter.RERANK_MS} ms: {verdict(seconds, chapter.RERANK_MS / 1000)})"
+            )
         same = np.array_equal(np.argsort(-scores[False], kind="stable"), np.argsort(-scores[True], kind="stable"))
-        print(f"  int8 ranking of the 25 equals fp32: {same}; max score change "
-              f"{np.abs(scores[False] - scores[True]).max():.4f} (random weights: the real model may differ)")
+        print(
+            f"  int8 ranking of the 25 equals fp32: {same}; max score change "
+            f"{np.abs(scores[False] - scores[True]).max():.4f} (random weights: the real model may differ)"
+        )
 
 
 def bench_eval() -> None:
+    """Time ``python -m ragkit eval`` as a subprocess, warm and on an empty cache."""
     print("\n== python -m ragkit eval (subprocess: start-up included)")
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     command = [sys.executable, "-m", "ragkit", "eval", "--quiet"]
     for label, extra in (("warm", {}), ("cold", {"RAGKIT_CACHE": tempfile.mkdtemp(prefix="ragkit-cold-")})):
         t = time.perf_counter()
-        subprocess.run(command, env=env | extra, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       cwd=ROOT)
+        subprocess.run(
+            command, env=env | extra, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
+        )
         seconds = time.perf_counter() - t
         target = f" (target 15 s: {verdict(seconds, 15)})" if label == "warm" else ""
         print(f"  {label}: {seconds:.1f} s{target}")
@@ -243,6 +284,7 @@ def bench_eval() -> None:
 
 
 def bench_threshold() -> None:
+    """Time the sweep and one move of the threshold slider."""
     import ragkit.teach.course
     from ragkit.teach.lesson.widgets import ThresholdExplorer
 
@@ -256,12 +298,16 @@ def bench_threshold() -> None:
     slider = best_of(lambda: explorer.update(float(next(cuts))), 100)
     print(f"\n== threshold: sweep precomputed in {built:.2f} s (vectors cached)")
     print(f"  one new cut: {one * 1e6:.0f} us (target 10 ms: {verdict(one, 0.010)})")
-    print(f"  slider update (counts, cut line, bluff list): {slider * 1000:.2f} ms "
-          f"(target 50 ms: {verdict(slider, 0.050)})")
+    print(
+        f"  slider update (counts, cut line, bluff list): {slider * 1000:.2f} ms "
+        f"(target 50 ms: {verdict(slider, 0.050)})"
+    )
 
 
-PEAK_CELL = ("import resource; print('KERNEL-PEAK-KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
-             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+PEAK_CELL = (
+    "import resource; print('KERNEL-PEAK-KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+    "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
 
 
 CHILD_MB = 100
@@ -307,24 +353,34 @@ def bench_notebooks() -> None:
             slowest.append((seconds, name))
             peaks[label][name] = peak
             if child > children.get(name, (CHILD_MB, ""))[0]:
-                what = "the one-time ONNX export (torch)" if not exported and any(
-                    Path(cache).glob("onnx/*/ragkit-export.json")) else "a process the notebook starts"
+                what = (
+                    "the one-time ONNX export (torch)"
+                    if not exported and any(Path(cache).glob("onnx/*/ragkit-export.json"))
+                    else "a process the notebook starts"
+                )
                 children[name] = (child, what)
         seconds = time.perf_counter() - t
         top = ", ".join(f"{p} {s:.0f} s" for s, p in sorted(slowest, reverse=True)[:3])
         what = "cold (empty embedding cache)" if label == "cold" else "warm"
         print(f"  {what}: {seconds:.0f} s (target {target} s: {verdict(seconds, target)}); slowest: {top}")
-    print("  kernel peak memory, MB (targets: cold 1,000, warm 500; cold = first pass over an empty cache in this"
-          " order, so a notebook computes only what the ones before it did not)")
+    print(
+        "  kernel peak memory, MB (targets: cold 1,000, warm 500; cold = first pass over an empty cache in this"
+        " order, so a notebook computes only what the ones before it did not)"
+    )
     for name in paths:
         name = name.relative_to(ROOT / "notebooks")
-        cells = [f"{label} {peaks[label][name]:6,.0f} {'ok' if peaks[label][name] < limit else 'OVER'}"
-                 for label, limit in (("cold", 1000), ("warm", 500)) if label in peaks]
-        print(f"    {str(name):<40} " + "   ".join(cells))
-    print(f"  child processes over {CHILD_MB} MB (outside the kernel's figure; smaller ones are the kernel's own "
-          "helpers):")
+        cells = [
+            f"{label} {peaks[label][name]:6,.0f} {'ok' if peaks[label][name] < limit else 'OVER'}"
+            for label, limit in (("cold", 1000), ("warm", 500))
+            if label in peaks
+        ]
+        print(f"    {name!s:<40} " + "   ".join(cells))
+    print(
+        f"  child processes over {CHILD_MB} MB (outside the kernel's figure; smaller ones are the kernel's own "
+        "helpers):"
+    )
     for name, (child, what) in children.items():
-        print(f"    {str(name):<40} {child:6,.0f}  {what}")
+        print(f"    {name!s:<40} {child:6,.0f}  {what}")
 
 
 def _peak_mb(pid: int) -> float:
@@ -348,18 +404,34 @@ def bench_cold_start() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    print(f"\n== cold start: empty cache, `make lab`-like launch (warmer at nice {niceness}), then 06-thresholds"
-          " executed on a fresh kernel")
+    print(
+        f"\n== cold start: empty cache, `make lab`-like launch (warmer at nice {niceness}), then 06-thresholds"
+        " executed on a fresh kernel"
+    )
     t0 = time.perf_counter()
     os.environ["RAGKIT_CACHE"] = cache
     from ragkit.plumbing import warming
 
-    print(f"  {warming.start_background(Path(cache) / 'warm.log', int(niceness))} "
-          f"({time.perf_counter() - t0:.1f} s after launch)")
+    print(
+        f"  {warming.start_background(Path(cache) / 'warm.log', int(niceness))} "
+        f"({time.perf_counter() - t0:.1f} s after launch)"
+    )
     warmer_pid = json.loads((Path(cache) / "warming.json").read_text())["pid"]
-    lab = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--allow-root",
-                            "--ServerApp.token=bench"], cwd=ROOT / "notebooks", env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lab = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--allow-root",
+            "--ServerApp.token=bench",
+        ],
+        cwd=ROOT / "notebooks",
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         seconds, peak, _ = run_notebook(ROOT / "notebooks" / "06-thresholds.ipynb")
         answered = time.perf_counter() - t0
@@ -370,13 +442,16 @@ def bench_cold_start() -> None:
         lab.wait()
         with contextlib.suppress(ProcessLookupError):
             os.kill(warmer_pid, signal.SIGTERM)
-    print(f"  06 answered {answered:.0f} s after launch (target 60 s: {verdict(answered, 60)}); 06 itself "
-          f"{seconds:.0f} s, kernel peak {peak:,.0f} MB; the warmer's peak so far {warmer_mb:,.0f} MB")
+    print(
+        f"  06 answered {answered:.0f} s after launch (target 60 s: {verdict(answered, 60)}); 06 itself "
+        f"{seconds:.0f} s, kernel peak {peak:,.0f} MB; the warmer's peak so far {warmer_mb:,.0f} MB"
+    )
     print("  warmer stages done at (s after its start): " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items()))
-    print("  (\"answering\" = 06 executed top to bottom, its slider built on the sweep; no browser involved)")
+    print('  ("answering" = 06 executed top to bottom, its slider built on the sweep; no browser involved)')
 
 
 def bench_book() -> None:
+    """Time ``make book``: a first build and a second on the warm cache."""
     from book.build import build
 
     out = Path(tempfile.mkdtemp(prefix="ragkit-book-")) / "book"
@@ -404,8 +479,9 @@ def time_notebook(path: Path, cache: str) -> float:
     try:
         nb = jupytext.read(path)
         t = time.perf_counter()
-        NotebookClient(nb, timeout=3600, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb, timeout=3600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
         return time.perf_counter() - t
     finally:
         if env is None:
@@ -424,8 +500,11 @@ def bench_guide() -> None:
     import platform
 
     folder = ROOT / "notebooks"
-    paths = sorted(folder.glob("0*.ipynb")) + sorted((folder / "exercises").glob("*.ipynb")) + \
-        sorted((folder / "solutions").glob("*.ipynb"))
+    paths = (
+        sorted(folder.glob("0*.ipynb"))
+        + sorted((folder / "exercises").glob("*.ipynb"))
+        + sorted((folder / "solutions").glob("*.ipynb"))
+    )
     wanted = os.environ.get("RAGKIT_BENCH_COLD")
     cold_names = None if wanted is None else {n.strip() for n in wanted.split(",") if n.strip()}
     warm_cache = os.environ.get("RAGKIT_CACHE", str(ROOT / ".ragkit-cache"))
@@ -440,23 +519,36 @@ def bench_guide() -> None:
             cold = time_notebook(path, tempfile.mkdtemp(prefix="ragkit-nb-cold-"))
         rows.append((name, warm, cold))
         print(f"  {name}: warm {warm:.0f} s" + (f", cold {cold:.0f} s" if cold is not None else ""))
+
     def fmt(seconds: float | None) -> str:
         return f"{seconds:.0f} s" if seconds is not None else "not measured"
 
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    table = [GUIDE_START, "",
-             f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "
-             f"{platform.python_version()}, load average {load:.1f} when it started"
-             + (" (above the core count: the machine was shared, so these times are slower than an idle one's)"
-                if load > (os.cpu_count() or 1) else "") + "; warm = the embedding cache already "
-             "filled (a second run, or Binder after its build), cold = an empty cache (the first run on a new "
-             "machine). Each notebook on a fresh kernel.",
-             "", "| notebook | warm | cold |", "|---|---:|---:|"]
+    table = [
+        GUIDE_START,
+        "",
+        f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "
+        f"{platform.python_version()}, load average {load:.1f} when it started"
+        + (
+            " (above the core count: the machine was shared, so these times are slower than an idle one's)"
+            if load > (os.cpu_count() or 1)
+            else ""
+        )
+        + "; warm = the embedding cache already "
+        "filled (a second run, or Binder after its build), cold = an empty cache (the first run on a new "
+        "machine). Each notebook on a fresh kernel.",
+        "",
+        "| notebook | warm | cold |",
+        "|---|---:|---:|",
+    ]
     table += [f"| {name} | {fmt(warm)} | {fmt(cold)} |" for name, warm, cold in rows]
     table += ["", f"All {len(rows)} warm, one after another: {fmt(sum(w for _, w, _ in rows))}."]
     if missing := sum(cold is None for _, _, cold in rows):
-        table += ["", f"Cold was not measured for {missing} notebooks (RAGKIT_BENCH_COLD limited it); unset it on an "
-                      "idle machine to measure every one."]
+        table += [
+            "",
+            f"Cold was not measured for {missing} notebooks (RAGKIT_BENCH_COLD limited it); unset it on an "
+            "idle machine to measure every one.",
+        ]
     table += ["", GUIDE_END]
     text = GUIDE.read_text(encoding="utf-8")
     head, _, rest = text.partition(GUIDE_START)
@@ -469,13 +561,29 @@ def bench_guide() -> None:
 
 def bench_newest() -> None:
     """test_colab.py's slow tests on the newest versions PyPI offers: a new release breaks this, not CI."""
-    print("\n== newest versions: the lowest-versions run of test_colab.py (unit subset, 00 and 06 on a Colab "
-          "stand-in) on uv's highest resolution; torch stays at its pin (PyPI's newest is the multi-GB CUDA build)")
+    print(
+        "\n== newest versions: the lowest-versions run of test_colab.py (unit subset, 00 and 06 on a Colab "
+        "stand-in) on uv's highest resolution; torch stays at its pin (PyPI's newest is the multi-GB CUDA build)"
+    )
     t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "tests/integration/colab/test_colab.py", "-q", "-s",
-                           "-p", "no:cacheprovider",
-                           "-k", "not lower_bounds"], cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, RAGKIT_TEST_RESOLUTION="highest"))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/integration/colab/test_colab.py",
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "not lower_bounds",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, RAGKIT_TEST_RESOLUTION="highest"),
+    )
     lines = done.stdout.splitlines()
     for line in lines:
         if line.startswith("highest versions"):
@@ -486,9 +594,26 @@ def bench_newest() -> None:
 
 
 def main(argv: list[str]) -> None:
+    """Run the benchmarks named in ``argv`` (all of them when none is named)."""
     corpus = load_corpus(CORPUS)
-    wanted = set(argv) or {"chunking", "embedding", "search", "rerank", "eval", "threshold", "notebooks", "coldstart",
-                           "book", "guide", "classroom", "hostile", "newest", "grading", "approximate", "generation"}
+    wanted = set(argv) or {
+        "chunking",
+        "embedding",
+        "search",
+        "rerank",
+        "eval",
+        "threshold",
+        "notebooks",
+        "coldstart",
+        "book",
+        "guide",
+        "classroom",
+        "hostile",
+        "newest",
+        "grading",
+        "approximate",
+        "generation",
+    }
     if "eval" in wanted:
         bench_eval()  # first: its warm run fills the cache the way a user's second run finds it
     if "chunking" in wanted:

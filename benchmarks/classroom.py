@@ -47,8 +47,11 @@ from harness.hub import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ("my-notebooks/00-start-here.ipynb", "my-notebooks/06-thresholds.ipynb",  # the students' copies
-             "my-notebooks/exercises/ex2-choose-a-threshold.ipynb")
+NOTEBOOKS = (
+    "my-notebooks/00-start-here.ipynb",
+    "my-notebooks/06-thresholds.ipynb",  # the students' copies
+    "my-notebooks/exercises/ex2-choose-a-threshold.ipynb",
+)
 
 
 def vector_rows(folder: Path) -> int:
@@ -74,8 +77,13 @@ def fill_shared(folder: Path) -> tuple[float, int, int]:
     seeded = vector_rows(folder)
     env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(folder)], env=env, check=True,
-                   cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(folder)],
+        env=env,
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
     finish_shared(folder)
     for p in [folder, *folder.rglob("*")]:
         p.chmod(0o555 if p.is_dir() else 0o444)
@@ -147,13 +155,23 @@ def one_student(hub: Hub, student: Student, link: str, start: float) -> dict:
         for kernel in kernels:
             kernel.close()
     slider = next(r for r in reports if "slider_s" in r)
-    return {"name": student.name, "spawn_s": student.spawn_s, "pull_s": pulled, "server_rss": server_rss,
-            "server_pss": server_pss, "kernels_rss": sum(r for r, _ in each), "kernels_pss": sum(p for _, p in each),
-            "kernel_peaks": [r["peak_mb"] for r in reports], "cpu_s": cpu, "slider_s": slider["slider_s"],
-            "slider_move_s": slider["slider_move_s"], "slider_at": slider["slider_at"] - start,
-            "errors": [e for r in reports for e in r["errors"]], "models": sorted({m for r in reports
-                                                                                  for m in r["models"]}),
-            "private_rows": vector_rows(student.home / ".ragkit-cache")}
+    return {
+        "name": student.name,
+        "spawn_s": student.spawn_s,
+        "pull_s": pulled,
+        "server_rss": server_rss,
+        "server_pss": server_pss,
+        "kernels_rss": sum(r for r, _ in each),
+        "kernels_pss": sum(p for _, p in each),
+        "kernel_peaks": [r["peak_mb"] for r in reports],
+        "cpu_s": cpu,
+        "slider_s": slider["slider_s"],
+        "slider_move_s": slider["slider_move_s"],
+        "slider_at": slider["slider_at"] - start,
+        "errors": [e for r in reports for e in r["errors"]],
+        "models": sorted({m for r in reports for m in r["models"]}),
+        "private_rows": vector_rows(student.home / ".ragkit-cache"),
+    }
 
 
 def one_class(n: int, shared: Path, repo: Path, work: Path) -> dict:
@@ -183,9 +201,16 @@ def one_class(n: int, shared: Path, repo: Path, work: Path) -> dict:
         busy_hub = _memory([hub.process.pid] if hub.process else []), _memory([hub.proxy_pid() or 0])
         sampler.stop.set()
         sampler.join()
-        return {"n": n, "wall_s": wall, "students": results, "failures": failures, "hub_idle": idle_hub,
-                "hub_busy": busy_hub, "class_peak": (sampler.peak_rss, sampler.peak_pss),
-                "load": os.getloadavg()}
+        return {
+            "n": n,
+            "wall_s": wall,
+            "students": results,
+            "failures": failures,
+            "hub_idle": idle_hub,
+            "hub_busy": busy_hub,
+            "class_peak": (sampler.peak_rss, sampler.peak_pss),
+            "load": os.getloadavg(),
+        }
     finally:
         hub.stop()
 
@@ -197,33 +222,46 @@ def _spread(values: list[float], fmt: str = "{:.0f}") -> str:
 
 
 def report(r: dict) -> None:
+    """Print one class size's figures, a row per student."""
     n, students = r["n"], r["students"]
-    print(f"\n  N = {n}: {len(students)} of {n} students done, {r['wall_s']:.0f} s wall; load average "
-          f"{', '.join(f'{x:.1f}' for x in r['load'])} at the end")
-    print("    student  spawn s  pull s  server RSS/PSS MiB  3 kernels RSS/PSS MiB  kernel peaks 00/06/ex2  "
-          "CPU s  slider after opening 06 s  private vectors  models")
+    print(
+        f"\n  N = {n}: {len(students)} of {n} students done, {r['wall_s']:.0f} s wall; load average "
+        f"{', '.join(f'{x:.1f}' for x in r['load'])} at the end"
+    )
+    print(
+        "    student  spawn s  pull s  server RSS/PSS MiB  3 kernels RSS/PSS MiB  kernel peaks 00/06/ex2  "
+        "CPU s  slider after opening 06 s  private vectors  models"
+    )
     for s in students:
-        print(f"    {s['name'][-3:]:<7}  {s['spawn_s']:7.1f}  {s['pull_s']:6.1f}  {s['server_rss']:8.0f} / "
-              f"{s['server_pss']:<6.0f}  {s['kernels_rss']:11.0f} / {s['kernels_pss']:<7.0f}  "
-              f"{' / '.join(f'{p:.0f}' for p in s['kernel_peaks']):<22}  {s['cpu_s']:5.1f}  {s['slider_s']:25.1f}  "
-              f"{s['private_rows']:15}  {', '.join(s['models']) or 'none'}")
+        print(
+            f"    {s['name'][-3:]:<7}  {s['spawn_s']:7.1f}  {s['pull_s']:6.1f}  {s['server_rss']:8.0f} / "
+            f"{s['server_pss']:<6.0f}  {s['kernels_rss']:11.0f} / {s['kernels_pss']:<7.0f}  "
+            f"{' / '.join(f'{p:.0f}' for p in s['kernel_peaks']):<22}  {s['cpu_s']:5.1f}  {s['slider_s']:25.1f}  "
+            f"{s['private_rows']:15}  {', '.join(s['models']) or 'none'}"
+        )
     (hub_rss, hub_pss), (proxy_rss, proxy_pss) = r["hub_busy"]
     (ihub_rss, _), (iproxy_rss, _) = r["hub_idle"]
     per = [s["server_rss"] + s["kernels_rss"] for s in students]
     per_pss = [s["server_pss"] + s["kernels_pss"] for s in students]
-    print(f"    min / median / max: spawn {_spread([s['spawn_s'] for s in students], '{:.1f}')} s; server RSS "
-          f"{_spread([s['server_rss'] for s in students])} MiB; server + 3 kernels RSS {_spread(per)} MiB, PSS "
-          f"{_spread(per_pss)} MiB; CPU {_spread([s['cpu_s'] for s in students], '{:.1f}')} s; slider after "
-          f"opening 06 {_spread([s['slider_s'] for s in students], '{:.1f}')} s (a slider move answered in "
-          f"{_spread([1000 * s['slider_move_s'] for s in students])} ms)")
+    print(
+        f"    min / median / max: spawn {_spread([s['spawn_s'] for s in students], '{:.1f}')} s; server RSS "
+        f"{_spread([s['server_rss'] for s in students])} MiB; server + 3 kernels RSS {_spread(per)} MiB, PSS "
+        f"{_spread(per_pss)} MiB; CPU {_spread([s['cpu_s'] for s in students], '{:.1f}')} s; slider after "
+        f"opening 06 {_spread([s['slider_s'] for s in students], '{:.1f}')} s (a slider move answered in "
+        f"{_spread([1000 * s['slider_move_s'] for s in students])} ms)"
+    )
     last = max((s["slider_at"] for s in students), default=float("nan"))
-    print(f"    class: every student's slider answered {last:.0f} s after the class started; hub RSS/PSS "
-          f"{hub_rss:.0f}/{hub_pss:.0f} MiB (idle {ihub_rss:.0f}), proxy {proxy_rss:.0f}/{proxy_pss:.0f} MiB "
-          f"(idle {iproxy_rss:.0f}); everything at once, peak RSS {r['class_peak'][0]:.0f} MiB, PSS "
-          f"{r['class_peak'][1]:.0f} MiB")
-    print(f"    vectors computed by students: {sum(s['private_rows'] for s in students)}; students whose kernels "
-          f"imported a model: {sum(bool(s['models']) for s in students)}; cell errors: "
-          f"{sorted({e for s in students for e in s['errors']}) or 'none'}")
+    print(
+        f"    class: every student's slider answered {last:.0f} s after the class started; hub RSS/PSS "
+        f"{hub_rss:.0f}/{hub_pss:.0f} MiB (idle {ihub_rss:.0f}), proxy {proxy_rss:.0f}/{proxy_pss:.0f} MiB "
+        f"(idle {iproxy_rss:.0f}); everything at once, peak RSS {r['class_peak'][0]:.0f} MiB, PSS "
+        f"{r['class_peak'][1]:.0f} MiB"
+    )
+    print(
+        f"    vectors computed by students: {sum(s['private_rows'] for s in students)}; students whose kernels "
+        f"imported a model: {sum(bool(s['models']) for s in students)}; cell errors: "
+        f"{sorted({e for s in students for e in s['errors']}) or 'none'}"
+    )
     for failure in r["failures"]:
         print(f"    FAILED {failure}")
 
@@ -233,12 +271,19 @@ def bench_classroom(sizes: list[int] | None = None) -> None:
     sizes = sizes or [int(x) for x in os.environ.get("CLASSROOM_N", "4,8,16").split(",")]
     work = Path(tempfile.mkdtemp(prefix="ragkit-classroom-"))
     work.chmod(0o755)
-    opened = reachable_by_others([Path(sys.executable), Path(sys.prefix), ROOT,
-                                  *[Path(p) for p in sys.path if p and Path(p).exists()]]) if os.geteuid() == 0 else []
+    opened = (
+        reachable_by_others(
+            [Path(sys.executable), Path(sys.prefix), ROOT, *[Path(p) for p in sys.path if p and Path(p).exists()]]
+        )
+        if os.geteuid() == 0
+        else []
+    )
     try:
-        print(f"\n== classroom through a JupyterHub: N = {', '.join(map(str, sizes))} students on {os.cpu_count()} "
-              f"cores; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the start; students are "
-              f"{'real system users' if os.geteuid() == 0 else 'homes of one user'}")
+        print(
+            f"\n== classroom through a JupyterHub: N = {', '.join(map(str, sizes))} students on {os.cpu_count()} "
+            f"cores; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the start; students are "
+            f"{'real system users' if os.geteuid() == 0 else 'homes of one user'}"
+        )
         if opened:
             print(f"  made traversable for the students (x only, put back afterwards): {[str(p) for p, _ in opened]}")
         repo = work / "ragkit"
@@ -252,8 +297,10 @@ def bench_classroom(sizes: list[int] | None = None) -> None:
         else:
             shared = work / "shared"
             seconds, seeded, rows = fill_shared(shared)
-            print(f"  shared cache: {seeded:,} vectors seeded from {os.environ.get('RAGKIT_CACHE', 'the cache')}, "
-                  f"{rows - seeded:,} more embedded by `ragkit warm --cache` ({seconds:.0f} s with the finish)")
+            print(
+                f"  shared cache: {seeded:,} vectors seeded from {os.environ.get('RAGKIT_CACHE', 'the cache')}, "
+                f"{rows - seeded:,} more embedded by `ragkit warm --cache` ({seconds:.0f} s with the finish)"
+            )
         for n in sizes:
             result = one_class(n, shared, repo, work)
             report(result)

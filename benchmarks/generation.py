@@ -66,16 +66,32 @@ def child(prompts_file: str, out_file: str) -> None:
         answers = [g.run(p) for p in prompts[:QUESTIONS]]
         after = rss_mb()
     fastest = min(whole, key=lambda w: w.seconds)
-    Path(out_file).write_text(json.dumps({
-        "load_s": load_s, "rss_before": before, "rss_loaded": loaded, "rss_after": after, "speed_prompt": speed,
-        "prompt_tokens": first.prompt_tokens, "first_s": first_s, "first_tokens": first.new_tokens,
-        "prefill_s": prefill, "whole_s": fastest.seconds, "whole_tokens": fastest.new_tokens,
-        # the token ids the 4-bit model read, so that float32 reads exactly the same input
-        "ids": [[int(i) for i in g._tokenizer.encode(g.chat(p))] for p in prompts[:QUESTIONS]],
-        "chats": [g.chat(p) for p in prompts[:QUESTIONS]], "answers": [a.text for a in answers],
-        "answer_tokens": [a.new_tokens for a in answers], "chat_tokens": tokens[:QUESTIONS],
-        "torch": "torch" in sys.modules,
-        "threads": os.environ.get("OMP_NUM_THREADS", "default")}), encoding="utf-8")
+    Path(out_file).write_text(
+        json.dumps(
+            {
+                "load_s": load_s,
+                "rss_before": before,
+                "rss_loaded": loaded,
+                "rss_after": after,
+                "speed_prompt": speed,
+                "prompt_tokens": first.prompt_tokens,
+                "first_s": first_s,
+                "first_tokens": first.new_tokens,
+                "prefill_s": prefill,
+                "whole_s": fastest.seconds,
+                "whole_tokens": fastest.new_tokens,
+                # the token ids the 4-bit model read, so that float32 reads exactly the same input
+                "ids": [[int(i) for i in g._tokenizer.encode(g.chat(p))] for p in prompts[:QUESTIONS]],
+                "chats": [g.chat(p) for p in prompts[:QUESTIONS]],
+                "answers": [a.text for a in answers],
+                "answer_tokens": [a.new_tokens for a in answers],
+                "chat_tokens": tokens[:QUESTIONS],
+                "torch": "torch" in sys.modules,
+                "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+            }
+        ),
+        encoding="utf-8",
+    )
 
 
 def course_prompts(n: int = CANDIDATES) -> tuple[list[str], list[str]]:
@@ -123,10 +139,17 @@ def float32_answers(prompts: list[list[int]], chats: list[str]) -> tuple[list[st
         ids = torch.tensor([prompt])
         t = time.perf_counter()
         with torch.no_grad():
-            out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new, do_sample=False,
-                                 min_new_tokens=new if forced else 0, eos_token_id=eos, pad_token_id=eos[0])
+            out = model.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=new,
+                do_sample=False,
+                min_new_tokens=new if forced else 0,
+                eos_token_id=eos,
+                pad_token_id=eos[0],
+            )
         seconds = time.perf_counter() - t
-        written = [int(i) for i in out[0, ids.shape[1]:]]
+        written = [int(i) for i in out[0, ids.shape[1] :]]
         written = written[:-1] if written and written[-1] in eos else written
         return tokenizer.decode(written, skip_special_tokens=True).strip(), len(written), seconds
 
@@ -142,49 +165,67 @@ def first_sentence(text: str) -> str:
     """An answer's first sentence: up to the first . ! or ? followed by a space or the end, or the first line."""
     line = text.strip().split("\n", 1)[0]
     match = re.search(r"[.!?](\s|$)", line)
-    return " ".join((line[:match.start() + 1] if match else line).split())
+    return " ".join((line[: match.start() + 1] if match else line).split())
 
 
 def first_words(text: str, n: int = 12) -> str:
+    """The first ``n`` words of ``text``, with an ellipsis when there are more."""
     words = text.split()
     return " ".join(words[:n]) + (" ..." if len(words) > n else "")
 
 
 def ratio(measured: float, target: float, lower_is_better: bool) -> str:
+    """A figure as a ratio to its target, and whether it is within it."""
     r = target / measured if lower_is_better else measured / target
     return f"{r:.2f}x {'within' if r >= 1 else 'MISSES'} target"
 
 
 def bench_generation() -> None:
+    """Time and compare the generator on the course's prompts, in a fresh child process."""
     from ragkit.generation import SMOLLM2
 
     questions, prompts = course_prompts()
-    print(f"\n== generation: {SMOLLM2.name}, 4-bit ONNX on onnxruntime-genai, in a fresh child process (a warm "
-          f"kernel: the generator loaded once), greedy, result store bypassed")
+    print(
+        f"\n== generation: {SMOLLM2.name}, 4-bit ONNX on onnxruntime-genai, in a fresh child process (a warm "
+        f"kernel: the generator loaded once), greedy, result store bypassed"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         given, got = Path(tmp) / "prompts.json", Path(tmp) / "measured.json"
         given.write_text(json.dumps(prompts), encoding="utf-8")
-        done = subprocess.run([sys.executable, "-m", "benchmarks.generation", "--child", str(given), str(got)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.generation", "--child", str(given), str(got)],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             print(f"  the child failed: {(done.stderr.strip().splitlines() or ['no message'])[-1]}")
             return
         m = json.loads(got.read_text(encoding="utf-8"))
     decode = (m["whole_tokens"] - 1) / (m["whole_s"] - m["prefill_s"])
     growth = m["rss_after"] - m["rss_before"]
-    print(f"  load (import onnxruntime-genai, read the model): {m['load_s']:.2f} s; torch imported in the child: "
-          f"{'YES' if m['torch'] else 'no'}; {os.cpu_count()} cores, OMP_NUM_THREADS {m['threads']}")
-    print(f"  prefill: {m['prompt_tokens']} prompt tokens (course question {m['speed_prompt'] + 1}, chat template "
-          f"included) in {m['prefill_s']:.3f} s: {m['prompt_tokens'] / m['prefill_s']:,.0f} tokens/s "
-          f"(best of {REPEAT})")
-    print(f"  decode: {m['whole_tokens'] - 1} tokens after the first in {m['whole_s'] - m['prefill_s']:.2f} s: "
-          f"{decode:.1f} tokens/s (target >= {DECODE_TARGET:g}: {ratio(decode, DECODE_TARGET, False)})")
-    print(f"  first answer in the warm kernel: {m['first_s']:.2f} s for {m['prompt_tokens']} prompt tokens and "
-          f"{m['first_tokens']} new ones (target <= {FIRST_ANSWER_TARGET:g} s: "
-          f"{ratio(m['first_s'], FIRST_ANSWER_TARGET, True)})")
-    print(f"  memory: RSS {m['rss_before']:.0f} MB before loading, {m['rss_loaded']:.0f} MB loaded, "
-          f"{m['rss_after']:.0f} MB after {QUESTIONS + 2 * REPEAT + 1} answers: +{growth:.0f} MB "
-          f"(target <= {MEMORY_TARGET_MB:g} MB: {ratio(growth, MEMORY_TARGET_MB, True)})")
+    print(
+        f"  load (import onnxruntime-genai, read the model): {m['load_s']:.2f} s; torch imported in the child: "
+        f"{'YES' if m['torch'] else 'no'}; {os.cpu_count()} cores, OMP_NUM_THREADS {m['threads']}"
+    )
+    print(
+        f"  prefill: {m['prompt_tokens']} prompt tokens (course question {m['speed_prompt'] + 1}, chat template "
+        f"included) in {m['prefill_s']:.3f} s: {m['prompt_tokens'] / m['prefill_s']:,.0f} tokens/s "
+        f"(best of {REPEAT})"
+    )
+    print(
+        f"  decode: {m['whole_tokens'] - 1} tokens after the first in {m['whole_s'] - m['prefill_s']:.2f} s: "
+        f"{decode:.1f} tokens/s (target >= {DECODE_TARGET:g}: {ratio(decode, DECODE_TARGET, False)})"
+    )
+    print(
+        f"  first answer in the warm kernel: {m['first_s']:.2f} s for {m['prompt_tokens']} prompt tokens and "
+        f"{m['first_tokens']} new ones (target <= {FIRST_ANSWER_TARGET:g} s: "
+        f"{ratio(m['first_s'], FIRST_ANSWER_TARGET, True)})"
+    )
+    print(
+        f"  memory: RSS {m['rss_before']:.0f} MB before loading, {m['rss_loaded']:.0f} MB loaded, "
+        f"{m['rss_after']:.0f} MB after {QUESTIONS + 2 * REPEAT + 1} answers: +{growth:.0f} MB "
+        f"(target <= {MEMORY_TARGET_MB:g} MB: {ratio(growth, MEMORY_TARGET_MB, True)})"
+    )
     try:
         reference, read, load_s, decode32 = float32_answers(m["ids"], m["chats"])
     except ImportError as exc:
@@ -192,21 +233,37 @@ def bench_generation() -> None:
         return
     same = sum(a == b for a, b in zip(m["answers"], reference))
     same_first = sum(first_sentence(a) == first_sentence(b) for a, b in zip(m["answers"], reference))
-    print(f"  4-bit ONNX against the same GGUF dequantised to float32 (transformers + torch, loaded in "
-          f"{load_s:.1f} s), greedy, the same chat-wrapped prompts, {NEW_TOKENS} new tokens at most:")
-    print(f"  both read the 4-bit model's token ids ({', '.join(map(str, m['chat_tokens']))} prompt tokens); "
-          + ("transformers' own GGUF tokenizer makes the same counts" if read == m["chat_tokens"] else
-             f"transformers' own GGUF tokenizer would make {', '.join(map(str, read))}"))
+    print(
+        f"  4-bit ONNX against the same GGUF dequantised to float32 (transformers + torch, loaded in "
+        f"{load_s:.1f} s), greedy, the same chat-wrapped prompts, {NEW_TOKENS} new tokens at most:"
+    )
+    print(
+        f"  both read the 4-bit model's token ids ({', '.join(map(str, m['chat_tokens']))} prompt tokens); "
+        + (
+            "transformers' own GGUF tokenizer makes the same counts"
+            if read == m["chat_tokens"]
+            else f"transformers' own GGUF tokenizer would make {', '.join(map(str, read))}"
+        )
+    )
     for i, (q, a, b) in enumerate(zip(questions, m["answers"], reference), 1):
-        shared = next((k for k, (x, y) in enumerate(zip(a.split(), b.split())) if x != y),
-                      min(len(a.split()), len(b.split())))
-        mark = "identical" if a == b else "same first sentence" if first_sentence(a) == first_sentence(b) else \
-            f"the first {shared} words alike"
-        print(f"  {i}. {first_words(q, 10)}  [{mark}]\n       4-bit:   {first_words(a)}\n       float32: "
-              f"{first_words(b)}")
-    print(f"  agreement: {same} of {len(reference)} answers identical, {same_first} of {len(reference)} with the same "
-          f"first sentence; float32 decodes {decode32:.1f} tokens/s, the 4-bit model {decode:.1f} "
-          f"({decode / decode32:.1f}x)")
+        shared = next(
+            (k for k, (x, y) in enumerate(zip(a.split(), b.split())) if x != y), min(len(a.split()), len(b.split()))
+        )
+        mark = (
+            "identical"
+            if a == b
+            else "same first sentence"
+            if first_sentence(a) == first_sentence(b)
+            else f"the first {shared} words alike"
+        )
+        print(
+            f"  {i}. {first_words(q, 10)}  [{mark}]\n       4-bit:   {first_words(a)}\n       float32: {first_words(b)}"
+        )
+    print(
+        f"  agreement: {same} of {len(reference)} answers identical, {same_first} of {len(reference)} with the same "
+        f"first sentence; float32 decodes {decode32:.1f} tokens/s, the 4-bit model {decode:.1f} "
+        f"({decode / decode32:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

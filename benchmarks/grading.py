@@ -25,13 +25,13 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_MINUTES = 30
 CLASS = 60
-OWN_WORD = '''
+OWN_WORD = """
 _solution_header = my_header
 
 
 def my_header(doc_title, section):  # the solution's header and a word of this student's own, on every chunk
     return _solution_header(doc_title, section) + " {word}"
-'''
+"""
 
 
 def make_class(home: Path, n: int) -> None:
@@ -71,41 +71,53 @@ def _cpu() -> float:
 
 
 def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
+    """Grade a generated class of ``n`` students and time it."""
     from ragkit.teach.grading.grader import grade
     from ragkit.teach.grading.sandbox import Limits
 
     n = n or int(os.environ.get("GRADING_N", CLASS))
     jobs = jobs or int(os.environ.get("GRADING_JOBS", 2))
     lending = os.environ.get("GRADING_LEND", "1") != "0"
-    print(f"\n== grading: {n} students x 5 exercises, {jobs} notebooks at a time, {os.cpu_count()} cores, "
-          f"{'with' if lending else 'WITHOUT'} the grader lending its vectors")
+    print(
+        f"\n== grading: {n} students x 5 exercises, {jobs} notebooks at a time, {os.cpu_count()} cores, "
+        f"{'with' if lending else 'WITHOUT'} the grader lending its vectors"
+    )
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="ragkit-bench-grading-") as tmp:
         make_class(Path(tmp) / "home", n)
         t, cpu = time.perf_counter(), _cpu()
-        result = grade([Path(tmp) / "home"], "home", Limits(threads=max(1, (os.cpu_count() or 1) // jobs)), jobs,
-                       lending=lending)
+        result = grade(
+            [Path(tmp) / "home"], "home", Limits(threads=max(1, (os.cpu_count() or 1) // jobs)), jobs, lending=lending
+        )
         seconds, cpu = time.perf_counter() - t, _cpu() - cpu
     print(f"  {result.summary()}")
     print("  per notebook, measured (mean / max): the run in the sandbox, then the grader's own check")
     for key in sorted({g.exercise for g in result.grades}):
         rows = [g for g in result.grades if g.exercise == key]
         run, check = [g.seconds for g in rows], [g.judging for g in rows]
-        print(f"  {key}: sandbox {statistics.mean(run):6.1f} / {max(run):6.1f} s, "
-              f"check {statistics.mean(check):5.1f} / {max(check):5.1f} s  ({len(rows)} notebooks)")
+        print(
+            f"  {key}: sandbox {statistics.mean(run):6.1f} / {max(run):6.1f} s, "
+            f"check {statistics.mean(check):5.1f} / {max(check):5.1f} s  ({len(rows)} notebooks)"
+        )
     print(f"  measured: {n} students in {seconds / 60:.1f} min ({seconds / n:.0f} s per student, {jobs} at a time)")
     minutes = seconds / 60 * (CLASS / n)
     how = "MEASURED" if n == CLASS else f"EXTRAPOLATED from the {n} students measured, linearly"
-    print(f"  a class of {CLASS}: {minutes:.0f} min, {how}; target {TARGET_MINUTES} min: "
-          f"{TARGET_MINUTES / minutes:.2f}x {'within' if minutes <= TARGET_MINUTES else 'MISSES'} target")
+    print(
+        f"  a class of {CLASS}: {minutes:.0f} min, {how}; target {TARGET_MINUTES} min: "
+        f"{TARGET_MINUTES / minutes:.2f}x {'within' if minutes <= TARGET_MINUTES else 'MISSES'} target"
+    )
     cores = os.cpu_count() or 1
     counted = "the whole machine's, /proc/stat" if Path("/proc/stat").exists() else "the grader's and its children's"
-    print(f"  CPU used: {cpu / n:.0f} core-seconds per student ({counted}); on {cores} idle cores a "
-          f"class of {CLASS} needs at least {cpu / n * CLASS / cores / 60:.0f} min (a lower bound from the CPU "
-          "measured, not a measured time)")
+    print(
+        f"  CPU used: {cpu / n:.0f} core-seconds per student ({counted}); on {cores} idle cores a "
+        f"class of {CLASS} needs at least {cpu / n * CLASS / cores / 60:.0f} min (a lower bound from the CPU "
+        "measured, not a measured time)"
+    )
     for g in result.grades:
         if g.grade != "yes":
             print(f"  {g.student} {g.exercise}: {g.grade} ({g.reason[:200]})")
-    print(f"  load average: {load:.1f} before the run, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores "
-          "(other work on the machine slows every figure above)")
+    print(
+        f"  load average: {load:.1f} before the run, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores "
+        "(other work on the machine slows every figure above)"
+    )
     print(f"  sandbox: {result.isolation}")

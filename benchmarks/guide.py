@@ -41,8 +41,10 @@ def render(text: str, values: dict[str, str]) -> str:
     """The text with every marked figure set to its computed value; a name without one is an error that says so."""
     unknown = sorted(set(quoted(text)) - set(values))
     if unknown:
-        raise DataError(f"the guide marks figures nothing computes: {', '.join(unknown)}; add them to "
-                        "benchmarks.guide.figures or remove the markers")
+        raise DataError(
+            f"the guide marks figures nothing computes: {', '.join(unknown)}; add them to "
+            "benchmarks.guide.figures or remove the markers"
+        )
     return MARK.sub(lambda m: f"<!--fig:{m.group(1)}-->{values[m.group(1)]}<!--/fig-->", text)
 
 
@@ -65,17 +67,31 @@ def _ex2(course: Course) -> dict[str, str]:
     free = min((tune.at(c) for c in GRID), key=exercise_cost)
     judge_best, _, judge_passing = acceptance(judge)
     judge_cut = next(c for c in judge_passing if exercise_cost(judge.at(c)) == judge_best)
-    return {"ex2_cut": f"{cut:.3f}", "ex2_bluffs": str(row.bluffs), "ex2_without": str(row.answered_without_needle),
-            "ex2_refused": str(row.refused), "ex2_in_domain": str(row.in_domain),
-            "ex2_ceiling": f"{EX2.max_refused * row.in_domain:g}", "ex2_cost": f"{best:g}",
-            "ex2_pass_low": f"{min(passing):.3f}", "ex2_pass_high": f"{max(passing):.3f}",
-            "ex2_free_cut": f"{free.cut:.3f}", "ex2_free_cost": f"{exercise_cost(free):g}",
-            "ex2_free_refused": str(free.refused), "ex2_held_cost": f"{exercise_cost(held):g}",
-            "ex2_held_refused": str(held.refused), "ex2_held_share": f"{held.refused / held.in_domain:.0%}",
-            "ex2_held_ceiling": ("over the ceiling" if held.refused > EX2.max_refused * held.in_domain
-                                 else "within the ceiling"),
-            "ex2_judge_best_cost": f"{judge_best:g}", "ex2_judge_best_cut": f"{judge_cut:.3f}",
-            "ex2_needles": str(len(tune.questions)), **_equal_costs(tune, cut), "ex2_price_span": _price_span(tune)}
+    return {
+        "ex2_cut": f"{cut:.3f}",
+        "ex2_bluffs": str(row.bluffs),
+        "ex2_without": str(row.answered_without_needle),
+        "ex2_refused": str(row.refused),
+        "ex2_in_domain": str(row.in_domain),
+        "ex2_ceiling": f"{EX2.max_refused * row.in_domain:g}",
+        "ex2_cost": f"{best:g}",
+        "ex2_pass_low": f"{min(passing):.3f}",
+        "ex2_pass_high": f"{max(passing):.3f}",
+        "ex2_free_cut": f"{free.cut:.3f}",
+        "ex2_free_cost": f"{exercise_cost(free):g}",
+        "ex2_free_refused": str(free.refused),
+        "ex2_held_cost": f"{exercise_cost(held):g}",
+        "ex2_held_refused": str(held.refused),
+        "ex2_held_share": f"{held.refused / held.in_domain:.0%}",
+        "ex2_held_ceiling": (
+            "over the ceiling" if held.refused > EX2.max_refused * held.in_domain else "within the ceiling"
+        ),
+        "ex2_judge_best_cost": f"{judge_best:g}",
+        "ex2_judge_best_cut": f"{judge_cut:.3f}",
+        "ex2_needles": str(len(tune.questions)),
+        **_equal_costs(tune, cut),
+        "ex2_price_span": _price_span(tune),
+    }
 
 
 def _equal_costs(tune: Sweep, chosen: float) -> dict[str, str]:
@@ -84,8 +100,7 @@ def _equal_costs(tune: Sweep, chosen: float) -> dict[str, str]:
     best = min(rows, key=lambda r: r.bluffs + r.answered_without_needle + r.refused)
     cut = float(best.cut or 0.0)  # never 0: the rows without a cut are left out above
     move = "up (looser)" if cut > chosen else "down (stricter)" if cut < chosen else "nowhere"
-    return {"ex2_equal_cut": f"{cut:.3f}", "ex2_equal_move": move,
-            "ex2_equal_refused": str(best.refused)}
+    return {"ex2_equal_cut": f"{cut:.3f}", "ex2_equal_move": move, "ex2_equal_refused": str(best.refused)}
 
 
 def _price_span(tune: Sweep) -> str:
@@ -119,17 +134,25 @@ def _ex5(course: Course, solutions: Path) -> dict[str, str]:
     docs = np.array([c.doc_id for c in retriever.chunks])
     distance[docs[:, None] == docs[None, :]] = np.inf
     kept = [q for q in course.questions if copied_sentence(q.question, q.needle) is None]
-    own = np.diag(cosine_distance(retriever.embed([q.question for q in kept]),
-                                  retriever.embed([q.needle for q in kept])))
+    own = np.diag(
+        cosine_distance(retriever.embed([q.question for q in kept]), retriever.embed([q.needle for q in kept]))
+    )
     twin = solutions / "ex5-cite-your-own-document.py"
     # the check records a result line: into a scratch file, never the teacher's own results
-    with tempfile.TemporaryDirectory() as scratch, \
-            mock.patch.dict(os.environ, {RESULTS_ENV: str(Path(scratch) / "results.jsonl")}):
-        solved = check_own_document(course, literal(twin, "my_document"),  # type: ignore[arg-type]
-                                    literal(twin, "my_question"))  # type: ignore[arg-type]
-    return {"ex5_median": f"{np.median(distance.min(axis=1)):.3f}",
-            "ex5_paraphrase_min": f"{np.floor(own.min() * 100) / 100:.2f}",
-            "ex5_solution_course": f"{solved.numbers['nearest_course']:.3f}"}
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        mock.patch.dict(os.environ, {RESULTS_ENV: str(Path(scratch) / "results.jsonl")}),
+    ):
+        solved = check_own_document(
+            course,
+            literal(twin, "my_document"),  # type: ignore[arg-type]
+            literal(twin, "my_question"),  # type: ignore[arg-type]
+        )
+    return {
+        "ex5_median": f"{np.median(distance.min(axis=1)):.3f}",
+        "ex5_paraphrase_min": f"{np.floor(own.min() * 100) / 100:.2f}",
+        "ex5_solution_course": f"{solved.numbers['nearest_course']:.3f}",
+    }
 
 
 EXECUTED = ("ex4_split", "ex4_p", "ex4_verdict")
@@ -164,18 +187,28 @@ def _differs(course: Course) -> dict[str, str]:
     bluffs = course.sweep("E", "dense").at(DEFAULT_CUT).bluffs
     fe = with_holm([ev.compare("F/dense", "E/dense", m, "needle") for m in METRICS])
     fe_won = [c.metric for c in fe if c.p_holm is not None and c.p_holm < 0.05]
-    return {"needles": str(ev.n_questions), "destroyed_a": str(len(ev.destroyed["A"])),
-            "destroyed_b": str(len(ev.destroyed["B"])),
-            "ec_split": f"+{ec.wins}/-{ec.losses}", "ec_p": _p(ec.p), "ec_reach": "reaches" if ec.p < 0.05 else
-            "does not reach", "ea_split": f"+{ea.wins}/-{ea.losses}", "ea_p": _p(ea.p),
-            "bm25_top1": "beats" if bm25_1 > dense1 else "does not beat",
-            "bm25_hit1": f"{bm25_1:.3f}", "dense_hit1": f"{dense1:.3f}",
-            "hb_split": f"+{hb.wins}/-{hb.losses}", "hb_p": _p(hb.p),
-            "design_below_1": str(sum(f.design_effect < 1 for f in dense)), "design_total": str(len(dense)),
-            "bluffs_default": str(bluffs),
-            "fe_verdict": ("differs significantly at " + ", ".join(fe_won)) if fe_won else
-            "does not differ significantly at any metric",
-            "bluffs_chapter": str(chapter.THRESHOLD["bluffs"][DEFAULT_CUT])}
+    return {
+        "needles": str(ev.n_questions),
+        "destroyed_a": str(len(ev.destroyed["A"])),
+        "destroyed_b": str(len(ev.destroyed["B"])),
+        "ec_split": f"+{ec.wins}/-{ec.losses}",
+        "ec_p": _p(ec.p),
+        "ec_reach": "reaches" if ec.p < 0.05 else "does not reach",
+        "ea_split": f"+{ea.wins}/-{ea.losses}",
+        "ea_p": _p(ea.p),
+        "bm25_top1": "beats" if bm25_1 > dense1 else "does not beat",
+        "bm25_hit1": f"{bm25_1:.3f}",
+        "dense_hit1": f"{dense1:.3f}",
+        "hb_split": f"+{hb.wins}/-{hb.losses}",
+        "hb_p": _p(hb.p),
+        "design_below_1": str(sum(f.design_effect < 1 for f in dense)),
+        "design_total": str(len(dense)),
+        "bluffs_default": str(bluffs),
+        "fe_verdict": ("differs significantly at " + ", ".join(fe_won))
+        if fe_won
+        else "does not differ significantly at any metric",
+        "bluffs_chapter": str(chapter.THRESHOLD["bluffs"][DEFAULT_CUT]),
+    }
 
 
 def _abstention(course: Course) -> dict[str, str]:
@@ -187,11 +220,15 @@ def _abstention(course: Course) -> dict[str, str]:
     best = {name: rule.fewest_bluffs(EX2.max_refused) for name, rule in rules.items()}
     reranker = next(n for n in rules if n not in ("cosine distance", "BM25 score"))
     cosine, other = rules["cosine distance"], rules[reranker]
-    test = sign_test(cosine.bluffing(best["cosine distance"].cut).astype(float),
-                     other.bluffing(best[reranker].cut).astype(float))
-    out = {"abst_reranker": "MaxSim" if reranker == "maxsim score" else "the cross-encoder",
-           "abst_split": f"+{test.wins}/-{test.losses}", "abst_p": _p(test.p),
-           "abst_verdict": "a finding at the 5% level" if test.p < 0.05 else "a lead, not a finding"}
+    test = sign_test(
+        cosine.bluffing(best["cosine distance"].cut).astype(float), other.bluffing(best[reranker].cut).astype(float)
+    )
+    out = {
+        "abst_reranker": "MaxSim" if reranker == "maxsim score" else "the cross-encoder",
+        "abst_split": f"+{test.wins}/-{test.losses}",
+        "abst_p": _p(test.p),
+        "abst_verdict": "a finding at the 5% level" if test.p < 0.05 else "a lead, not a finding",
+    }
     for key, name in (("cos", "cosine distance"), ("bm25", "BM25 score"), ("rr", reranker)):
         out[f"abst_{key}_bluffs"], out[f"abst_{key}_refused"] = str(best[name].bluffs), str(best[name].refused)
         out[f"abst_{key}_needle"] = str(best[name].answered_with_needle)
@@ -217,18 +254,32 @@ def _predictions(course: Course) -> dict[str, str]:
     follows = np.corrcoef(count_pieces([c.text for c in sample]), norms)[0, 1]
     s = course.sweep("E", "dense")
     r = course.retriever("E")
-    football, databases = (isinstance(answer(q, r), NoAnswer) for q in (
-        "what is the offside rule in football", "which vector database should i use for ten million embeddings"))
-    return {"pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
-            "pred_02": f"{sum((line.verdict or '').startswith('consistent') for line in seven.judged)} of "
-                       f"{len(seven.judged)}",
-            "pred_02b": f"{sum(adjusted < 0.05 for _, adjusted in held.values())} of {len(held)}",
-            "pred_03": predict.ahead(top1, "the same"), "pred_03_dense": f"{top1['dense']:.3f}",
-            "pred_03_bm25": f"{top1['BM25']:.3f}", "pred_04": f"{ev['E/hybrid'].value(f'Hit@{RERANK_DEPTH}'):.3f}",
-            "pred_05": "shorter" if follows < 0 else "longer", "pred_05_r": f"{follows:.2f}",
-            "pred_06": "yes" if s.separable else "no",
-            "pred_07": {(True, True): "both", (True, False): "only the first", (False, True): "only the second",
-                        (False, False): "neither"}[(football, databases)]}
+    football, databases = (
+        isinstance(answer(q, r), NoAnswer)
+        for q in (
+            "what is the offside rule in football",
+            "which vector database should i use for ten million embeddings",
+        )
+    )
+    return {
+        "pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
+        "pred_02": f"{sum((line.verdict or '').startswith('consistent') for line in seven.judged)} of "
+        f"{len(seven.judged)}",
+        "pred_02b": f"{sum(adjusted < 0.05 for _, adjusted in held.values())} of {len(held)}",
+        "pred_03": predict.ahead(top1, "the same"),
+        "pred_03_dense": f"{top1['dense']:.3f}",
+        "pred_03_bm25": f"{top1['BM25']:.3f}",
+        "pred_04": f"{ev['E/hybrid'].value(f'Hit@{RERANK_DEPTH}'):.3f}",
+        "pred_05": "shorter" if follows < 0 else "longer",
+        "pred_05_r": f"{follows:.2f}",
+        "pred_06": "yes" if s.separable else "no",
+        "pred_07": {
+            (True, True): "both",
+            (True, False): "only the first",
+            (False, True): "only the second",
+            (False, False): "neither",
+        }[(football, databases)],
+    }
 
 
 def _setting_value(value: object) -> str:
@@ -249,22 +300,35 @@ def _tuning(course: Course) -> dict[str, str]:
         names = [t.parameter for t in other.tunings if t.chosen != study[t.parameter].chosen]
         return ", ".join(names) if names else "none"
 
-    return {"tuning_agreed": str(len(study.agreed)), "tuning_agreed_names": " and ".join(study.agreed) or "none",
-            "rrf_chosen": _setting_value(rrf.chosen), "rrf_held_best": _setting_value(rrf.held_best),
-            "bm25_chosen": _setting_value(bm25.chosen), "bm25_held_best": _setting_value(bm25.held_best),
-            "bm25_held_gain": f"{bm25.held_gain:+.3f}",
-            "weight_chosen": _setting_value(study["dense weight"].chosen),
-            "weight_held_best": _setting_value(study["dense weight"].held_best),
-            "tuning_min_holm": _p(min(t.judged.p_holm for t in study.tunings if t.judged.p_holm is not None)),
-            "over_window_1024": str(longest.over_window), "chunks_1024": str(longest.chunks),
-            "tuning_metric_moved": moved(tuning.study(sweeps, "Hit@4")),
-            "tuning_seed_moved": moved(tuning.study(sweeps, "MRR", seed=5))}
+    return {
+        "tuning_agreed": str(len(study.agreed)),
+        "tuning_agreed_names": " and ".join(study.agreed) or "none",
+        "rrf_chosen": _setting_value(rrf.chosen),
+        "rrf_held_best": _setting_value(rrf.held_best),
+        "bm25_chosen": _setting_value(bm25.chosen),
+        "bm25_held_best": _setting_value(bm25.held_best),
+        "bm25_held_gain": f"{bm25.held_gain:+.3f}",
+        "weight_chosen": _setting_value(study["dense weight"].chosen),
+        "weight_held_best": _setting_value(study["dense weight"].held_best),
+        "tuning_min_holm": _p(min(t.judged.p_holm for t in study.tunings if t.judged.p_holm is not None)),
+        "over_window_1024": str(longest.over_window),
+        "chunks_1024": str(longest.chunks),
+        "tuning_metric_moved": moved(tuning.study(sweeps, "Hit@4")),
+        "tuning_seed_moved": moved(tuning.study(sweeps, "MRR", seed=5)),
+    }
 
 
 def figures(course: Course, solutions: Path) -> dict[str, str]:
     """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
-    return {**_ex2(course), **_ex3(course, solutions), **_ex5(course, solutions), **_differs(course),
-            **_abstention(course), **_predictions(course), **_tuning(course)}
+    return {
+        **_ex2(course),
+        **_ex3(course, solutions),
+        **_ex5(course, solutions),
+        **_differs(course),
+        **_abstention(course),
+        **_predictions(course),
+        **_tuning(course),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,8 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.write and drift:
         kept = {name: next(iter(marked[name])) for name in EXECUTED if name in marked}
         path.write_text(render(text, {**kept, **values}), encoding="utf-8")
-        print(f"wrote {len(drift)} figure(s) into {path.relative_to(root)}; the executed-only ones "
-              f"({', '.join(EXECUTED)}) are checked by the notebook tests")
+        print(
+            f"wrote {len(drift)} figure(s) into {path.relative_to(root)}; the executed-only ones "
+            f"({', '.join(EXECUTED)}) are checked by the notebook tests"
+        )
         return 0
     return 1 if drift else 0
 

@@ -12,8 +12,10 @@ from ragkit.errors import RagkitError
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m book", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    """Build the book into ``--out``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m book", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "book", help="where the site goes")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks executed at once")
     args = parser.parse_args(argv)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import html
+import itertools
 import json
 import os
 import posixpath
@@ -45,8 +46,7 @@ SETTINGS = HERE / "book.toml"
 SITE_TITLE = LABELS[SOURCE]["site_title"]
 PLOTLY = "application/vnd.plotly.v1+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
-OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn|leerdoelen)\b",
-                        re.I)
+OBJECTIVES = re.compile(r"(#{1,6}\s*|\*\*)(learning objectives|objectives|what you will learn|leerdoelen)\b", re.I)
 OBJECTIVES_TAG = "book-objectives"
 # tqdm's text form of a progress bar ("Batches: 100%|####| 134/134 [00:05<00:00, ...]"): nothing to show on a page
 PROGRESS = re.compile(r"\|\s*\d+/\d+ \[")
@@ -76,20 +76,25 @@ class Settings:
         """Read the settings file."""
         data = tomllib.loads(path.read_text())
         if not re.fullmatch(r"https://github\.com/[^/]+/[^/]+", data["repository"]):
-            raise BookError(f"repository {data['repository']!r} in {path} is not a GitHub address: "
-                            "write it as https://github.com/OWNER/NAME (Binder builds from GitHub)")
+            raise BookError(
+                f"repository {data['repository']!r} in {path} is not a GitHub address: "
+                "write it as https://github.com/OWNER/NAME (Binder builds from GitHub)"
+            )
         return cls(data["repository"].rstrip("/"), data["branch"])
 
     def binder(self, rel: str) -> str:
         """The notebook opened in JupyterLab on mybinder.org: the student's copy, through ragkit's workspace link."""
         slug = self.repository.removeprefix("https://github.com/")
-        return (f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
-                f"?urlpath={quote('ragkit/workspace?open=' + quote(rel, safe='/'), safe='')}")
+        return (
+            f"https://mybinder.org/v2/gh/{slug}/{quote(self.branch, safe='')}"
+            f"?urlpath={quote('ragkit/workspace?open=' + quote(rel, safe='/'), safe='')}"
+        )
 
     def colab(self, rel: str) -> str:
         """The notebook opened on Google Colab, from the repository's copy at ``branch``."""
         return "https://colab.research.google.com/github/" + self.blob(f"notebooks/{rel}").removeprefix(
-            "https://github.com/")
+            "https://github.com/"
+        )
 
     def source(self, rel: str) -> str:
         """The notebook's source in the repository."""
@@ -165,15 +170,19 @@ class BookBuild:
         ran = "no notebook executed (all given with their outputs)"
         if self.execute_seconds:
             slowest = max(self.execute_seconds, key=lambda rel: self.execute_seconds[rel])
-            ran = (f"executing {sum(self.execute_seconds.values()):.1f} s of notebook time "
-                   f"(slowest {slowest} {self.execute_seconds[slowest]:.1f} s)")
-        return (f"book: {len(self.pages)} pages in {self.out} ({self.size() / 1e6:.1f} MB) in "
-                f"{self.total_seconds:.1f} s: {ran}, rendering {self.render_seconds:.1f} s")
+            ran = (
+                f"executing {sum(self.execute_seconds.values()):.1f} s of notebook time "
+                f"(slowest {slowest} {self.execute_seconds[slowest]:.1f} s)"
+            )
+        return (
+            f"book: {len(self.pages)} pages in {self.out} ({self.size() / 1e6:.1f} MB) in "
+            f"{self.total_seconds:.1f} s: {ran}, rendering {self.render_seconds:.1f} s"
+        )
 
 
 def _heading(tokens: list) -> str | None:
     """The first level-one heading of parsed markdown, or None."""
-    for opening, inline in zip(tokens, tokens[1:], strict=False):
+    for opening, inline in itertools.pairwise(tokens):
         if opening.type == "heading_open" and opening.tag == "h1":
             return inline.content
     return None
@@ -194,8 +203,9 @@ def pages(notebooks: Path = NOTEBOOKS) -> list[Page]:
     the English ones, in the same order.
     """
     folders = [notebooks, *(notebooks / language for language in TRANSLATIONS)]
-    paths = [p for folder in folders
-             for p in sorted(folder.glob("*.ipynb")) + sorted((folder / "exercises").glob("*.ipynb"))]
+    paths = [
+        p for folder in folders for p in sorted(folder.glob("*.ipynb")) + sorted((folder / "exercises").glob("*.ipynb"))
+    ]
     out = []
     for path in paths:
         rel = path.relative_to(notebooks).as_posix()
@@ -205,9 +215,16 @@ def pages(notebooks: Path = NOTEBOOKS) -> list[Page]:
 
 def counterparts(page: Page, book: Sequence[Page]) -> list[dict[str, str]]:
     """The same page in the book's other languages: each as its language's code, own name and href."""
-    return [{"language": other.language, "name": NAMES[other.language], "href": other.href,
-             "label": LABELS[other.language]["switch"]}
-            for other in book if other.original == page.original and other.language != page.language]
+    return [
+        {
+            "language": other.language,
+            "name": NAMES[other.language],
+            "href": other.href,
+            "label": LABELS[other.language]["switch"],
+        }
+        for other in book
+        if other.original == page.original and other.language != page.language
+    ]
 
 
 @dataclass(frozen=True)
@@ -222,8 +239,14 @@ class Execution:
 
 def _failure(path: Path, nb: nbformat.NotebookNode, exc: Exception) -> str:
     """Which cell failed and with what error, in one line a teacher can act on (no traceback)."""
-    where = next((i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code"
-                  and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
+    where = next(
+        (
+            i
+            for i, c in enumerate(nb.cells, 1)
+            if c.cell_type == "code" and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+        ),
+        None,
+    )
     if where is None:  # a timeout or a dead kernel leaves no error output: the last cell the kernel started is it
         started = [i for i, c in enumerate(nb.cells, 1) if c.cell_type == "code" and c.get("execution_count")]
         where = started[-1] if started else None
@@ -274,6 +297,7 @@ async def _execute(path: Path, limit: asyncio.Semaphore) -> Execution:
 
 def run_notebooks(paths: Sequence[Path], jobs: int = 2) -> dict[Path, Execution]:
     """Run each notebook top to bottom on a fresh kernel, ``jobs`` at a time; a failure is recorded, not raised."""
+
     async def run_all() -> list[Execution]:
         limit = asyncio.Semaphore(jobs)
         return await asyncio.gather(*(_execute(p, limit) for p in paths))
@@ -286,8 +310,11 @@ def execute(book: list[Page], jobs: int = 2) -> dict[Path, Execution]:
     runs = run_notebooks([p.path for p in book], jobs)
     failed = [run.error for run in runs.values() if run.error]
     if failed:
-        raise BookError("a notebook failed while the book was executing it:\n  " + "\n  ".join(failed)
-                        + "\nRun it in JupyterLab (`make lab`), fix it, then `make book` again")
+        raise BookError(
+            "a notebook failed while the book was executing it:\n  "
+            + "\n  ".join(failed)
+            + "\nRun it in JupyterLab (`make lab`), fix it, then `make book` again"
+        )
     return runs
 
 
@@ -296,17 +323,21 @@ def _figure_html(figure: dict, number: int) -> str:
     name = f"figure-{number}"
     data = json.dumps(figure).replace("</", "<\\/")
     text = html.escape(plots.describe(figure))
-    return (f'<figure class="book-figure">'
-            f'<div class="book-plotly" data-figure="{name}" aria-describedby="{name}-text"></div>'
-            f'<figcaption class="book-figure-text" id="{name}-text">{text}</figcaption></figure>'
-            f'<script type="application/json" id="{name}">{data}</script>')
+    return (
+        f'<figure class="book-figure">'
+        f'<div class="book-plotly" data-figure="{name}" aria-describedby="{name}-text"></div>'
+        f'<figcaption class="book-figure-text" id="{name}-text">{text}</figcaption></figure>'
+        f'<script type="application/json" id="{name}">{data}</script>'
+    )
 
 
 def _kernel_note(binder: str, language: str = SOURCE) -> str:
     words = LABELS[language]
-    return (f'<div class="book-needs-kernel">{html.escape(words["kernel_note"])} '
-            f'<a href="{html.escape(binder)}">{html.escape(words["kernel_launch"])}</a> '
-            f'{html.escape(words["kernel_local"])} <code>make lab</code>.</div>')
+    return (
+        f'<div class="book-needs-kernel">{html.escape(words["kernel_note"])} '
+        f'<a href="{html.escape(binder)}">{html.escape(words["kernel_launch"])}</a> '
+        f"{html.escape(words['kernel_local'])} <code>make lab</code>.</div>"
+    )
 
 
 def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:
@@ -323,13 +354,17 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
         if cell.metadata.get("jupyter", {}).get("source_hidden"):
             # a narrating cell: collapsed in the lab, and on the page only the prose it writes (nbconvert's own flag)
             cell.metadata.setdefault("transient", {})["remove_source"] = True
-        cell.outputs = [o for o in cell.outputs
-                        if not (WIDGET in o.get("data", {}) and PROGRESS.search(o.data.get("text/plain", "")))]
+        cell.outputs = [
+            o
+            for o in cell.outputs
+            if not (WIDGET in o.get("data", {}) and PROGRESS.search(o.data.get("text/plain", "")))
+        ]
         # the sentence a notebook prints under a figure is the page's caption of it: shown once (written, as the
         # notebook's kernel wrote it, in the page's language, not the builder's)
         with language.speaking(page.language):
-            captions = {plots.caption(plots.describe(o.data[PLOTLY])) for o in cell.outputs
-                        if PLOTLY in o.get("data", {})}
+            captions = {
+                plots.caption(plots.describe(o.data[PLOTLY])) for o in cell.outputs if PLOTLY in o.get("data", {})
+            }
         cell.outputs = [o for o in cell.outputs if o.get("data", {}).get("text/markdown") not in captions]
         for output in cell.outputs:
             data = output.get("data", {})
@@ -350,13 +385,15 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
 
 
 def _exporter(language: str = SOURCE) -> HTMLExporter:
-    """nbconvert's exporter for the pages of one language (``<html lang>`` is the exporter's own setting)."""
-    return HTMLExporter(template_name="ragkit", extra_template_basedirs=[str(HERE / "templates")],
-                        language_code=language)
+    """Nbconvert's exporter for the pages of one language (``<html lang>`` is the exporter's own setting)."""
+    return HTMLExporter(
+        template_name="ragkit", extra_template_basedirs=[str(HERE / "templates")], language_code=language
+    )
 
 
-def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Settings,
-           exporter: HTMLExporter | None = None) -> str:
+def render(
+    nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Settings, exporter: HTMLExporter | None = None
+) -> str:
     """One page of HTML, with links to the home page, its neighbours, Binder and the source, and a switch to the
     same page in each other language; its neighbours are the pages of its own language, its words in that language.
     """
@@ -369,13 +406,24 @@ def render(nb: nbformat.NotebookNode, book: list[Page], index: int, settings: Se
         return {"href": same[i].href, "title": same[i].title} if 0 <= i < len(same) else None
 
     home = LABELS[page.language]["index"]
-    resources = {"book": {"site_title": LABELS[page.language]["site_title"], "mathjax": MATHJAX, "home": home,
-                          "labels": LABELS[page.language], "binder": settings.binder(page.rel),
-                          "colab": settings.colab(page.rel), "languages": counterparts(page, book),
-                          "source": settings.source(page.rel), "download": page.download,
-                          "previous": neighbour(here - 1), "next": neighbour(here + 1)}}
-    body, _ = (exporter or _exporter(page.language)).from_notebook_node(prepare(nb, page, settings),
-                                                                        resources=resources)
+    resources = {
+        "book": {
+            "site_title": LABELS[page.language]["site_title"],
+            "mathjax": MATHJAX,
+            "home": home,
+            "labels": LABELS[page.language],
+            "binder": settings.binder(page.rel),
+            "colab": settings.colab(page.rel),
+            "languages": counterparts(page, book),
+            "source": settings.source(page.rel),
+            "download": page.download,
+            "previous": neighbour(here - 1),
+            "next": neighbour(here + 1),
+        }
+    }
+    body, _ = (exporter or _exporter(page.language)).from_notebook_node(
+        prepare(nb, page, settings), resources=resources
+    )
     return _project_links(_page_links(body, page, book), page, settings)
 
 
@@ -418,13 +466,16 @@ def _readme_section(md: MarkdownIt, heading: str) -> tuple[str, str]:
     """The README's opening paragraph, and the first table under ``## heading``, as HTML."""
     tokens = md.parse((ROOT / "README.md").read_text())
     first = next(i for i, t in enumerate(tokens) if t.type == "paragraph_open")
-    intro = tokens[first:first + 3]
-    start = next(i for i, t in enumerate(tokens) if t.type == "inline" and t.content == heading
-                 and tokens[i - 1].tag == "h2")
+    intro = tokens[first : first + 3]
+    start = next(
+        i for i, t in enumerate(tokens) if t.type == "inline" and t.content == heading and tokens[i - 1].tag == "h2"
+    )
     opening = next(i for i in range(start, len(tokens)) if tokens[i].type == "table_open")
     closing = next(i for i in range(opening, len(tokens)) if tokens[i].type == "table_close")
-    return (md.renderer.render(intro, md.options, {}),
-            md.renderer.render(tokens[opening:closing + 1], md.options, {}))
+    return (
+        md.renderer.render(intro, md.options, {}),
+        md.renderer.render(tokens[opening : closing + 1], md.options, {}),
+    )
 
 
 def landing(book: list[Page], settings: Settings) -> str:
@@ -443,15 +494,30 @@ def landing(book: list[Page], settings: Settings) -> str:
     intro, table = _readme_section(md, "The notebooks")
     missing = [p.rel for p in book if "/" not in p.rel and f'href="{p.href}"' not in table]
     if missing:
-        raise BookError(f"the README's notebook table does not list {missing}: add a row for each, "
-                        "the landing page is built from that table")
+        raise BookError(
+            f"the README's notebook table does not list {missing}: add a row for each, "
+            "the landing page is built from that table"
+        )
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-    translations = [{"language": language, "id": LANDING_SECTION + language, "name": NAMES[language],
-                     "pages": [p for p in book if p.language == language]} for language in TRANSLATIONS]
+    translations = [
+        {
+            "language": language,
+            "id": LANDING_SECTION + language,
+            "name": NAMES[language],
+            "pages": [p for p in book if p.language == language],
+        }
+        for language in TRANSLATIONS
+    ]
     return env.get_template("landing.html.j2").render(
-        site_title=SITE_TITLE, intro=intro, table=table, binder=settings.binder(book[0].rel),
+        site_title=SITE_TITLE,
+        intro=intro,
+        table=table,
+        binder=settings.binder(book[0].rel),
         exercises=[p for p in book if p.rel.startswith("exercises/")],
-        translations=[t for t in translations if t["pages"]], bibliography=BIBLIOGRAPHY, labels=LABELS)
+        translations=[t for t in translations if t["pages"]],
+        bibliography=BIBLIOGRAPHY,
+        labels=LABELS,
+    )
 
 
 def translated_landing(book: list[Page], settings: Settings, language: str) -> str:
@@ -461,9 +527,14 @@ def translated_landing(book: list[Page], settings: Settings, language: str) -> s
     pages = [p for p in book if p.language == language]
     start = next((p for p in pages if p.original == book[0].rel), pages[0])
     return env.get_template(f"landing.{language}.html.j2").render(
-        labels=LABELS[language], english=LABELS[SOURCE], english_name=NAMES[SOURCE], binder=settings.binder(start.rel),
+        labels=LABELS[language],
+        english=LABELS[SOURCE],
+        english_name=NAMES[SOURCE],
+        binder=settings.binder(start.rel),
         notebooks=[p for p in pages if "/" not in p.original],
-        exercises=[p for p in pages if p.original.startswith("exercises/")], bibliography=BIBLIOGRAPHY)
+        exercises=[p for p in pages if p.original.startswith("exercises/")],
+        bibliography=BIBLIOGRAPHY,
+    )
 
 
 _ENTRY = re.compile(r"<li><strong>\[([a-z0-9]+)\]</strong>")
@@ -477,7 +548,8 @@ def bibliography(source: Path = SOURCES) -> tuple[Sheet, str]:
     body = _ENTRY.sub(r'<li id="\1"><strong>[\1]</strong>', MARKDOWN.renderer.render(tokens, MARKDOWN.options, {}))
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
     return Sheet(title, BIBLIOGRAPHY), env.get_template("sources.html.j2").render(
-        site_title=SITE_TITLE, title=title, body=body)
+        site_title=SITE_TITLE, title=title, body=body
+    )
 
 
 def copy_assets(out: Path) -> None:
@@ -518,8 +590,10 @@ def _written(out: Path) -> list[str]:
     if foreign:
         shown = ", ".join(sorted(foreign)[:3]) + (" ..." if len(foreign) > 3 else "")
         what = "holds files the book builder did not write" if marker.is_file() else "is not empty and is not a book"
-        raise BookError(f"--out {out} {what} ({shown}): name a new or empty folder for the site, or move those "
-                        "files away (the builder replaces only a site it wrote, and never deletes anything else)")
+        raise BookError(
+            f"--out {out} {what} ({shown}): name a new or empty folder for the site, or move those "
+            "files away (the builder replaces only a site it wrote, and never deletes anything else)"
+        )
     present = set(entries)
     return [f for f in listed if f in present and (out / f).is_file()]
 
@@ -537,7 +611,7 @@ def check_out(out: Path) -> None:
         where = next(p for p in out.absolute().parents if p.exists())
         if not where.is_dir():
             raise BookError(f"--out {out} cannot be created: {where} is a file, not a folder")
-    if not os.access(where, os.W_OK | os.X_OK) or out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
+    if not os.access(where, os.W_OK | os.X_OK) or (out.is_dir() and not os.access(out, os.W_OK | os.X_OK)):
         raise BookError(f"--out {out} is not writable here: name a folder you can write to")
 
 
@@ -572,14 +646,24 @@ def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookN
     for translation in TRANSLATIONS:  # each translation's course on paper too, its own index first
         if any(p.language == translation for p in book):
             words = LABELS[translation]
-            pdf.write(site, [*(p for p in book if p.language == translation), sheet], words["site_title"],
-                      name=words["pdf"], contents=words["contents"], index=words["index"])
+            pdf.write(
+                site,
+                [*(p for p in book if p.language == translation), sheet],
+                words["site_title"],
+                name=words["pdf"],
+                contents=words["contents"],
+                index=words["index"],
+            )
     files = sorted(e for e in _listing(site) if (site / e).is_file())
     (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
 
 
-def build(out: Path, jobs: int = 2, book: list[Page] | None = None,
-          executed: Mapping[Path, nbformat.NotebookNode] | None = None) -> BookBuild:
+def build(
+    out: Path,
+    jobs: int = 2,
+    book: list[Page] | None = None,
+    executed: Mapping[Path, nbformat.NotebookNode] | None = None,
+) -> BookBuild:
     """Write the site to ``out``: a notebook found in ``executed`` is rendered as it is, the others are run first.
 
     ``out`` is checked before anything runs, and replaced only when it is empty or holds a site this builder wrote.

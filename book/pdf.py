@@ -20,8 +20,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 # an A4 sheet's printable width at 96 dpi, less its margins: plotly draws each figure to fit it
 PRINT_WIDTH = 720
 DRAWN_SECONDS = 60
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class Sheet(Protocol):
@@ -47,14 +54,19 @@ def chromium() -> Path | None:
 
 def wait_until_drawn(page) -> None:
     """Wait for every plotly figure of a playwright page to be drawn (book.js marks it) and MathJax to finish."""
-    page.wait_for_function("() => [...document.querySelectorAll('.book-plotly')].every(gd => gd.dataset.ready)",
-                           timeout=DRAWN_SECONDS * 1000)
-    page.wait_for_function("() => !window.MathJax || !MathJax.Hub || "
-                           "new Promise(done => MathJax.Hub.Queue(() => done(true)))", timeout=DRAWN_SECONDS * 1000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.book-plotly')].every(gd => gd.dataset.ready)",
+        timeout=DRAWN_SECONDS * 1000,
+    )
+    page.wait_for_function(
+        "() => !window.MathJax || !MathJax.Hub || new Promise(done => MathJax.Hub.Queue(() => done(true)))",
+        timeout=DRAWN_SECONDS * 1000,
+    )
 
 
-def write(out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, contents: str = CONTENTS,
-          index: str = "index.html") -> Path | None:
+def write(
+    out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, contents: str = CONTENTS, index: str = "index.html"
+) -> Path | None:
     """Print the site in ``out`` (its ``index``, then every page in the book's order) to ``out/name``, titled ``title``
     (a translation's course: its own index page, file name and outline entry for the contents).
 
@@ -65,8 +77,11 @@ def write(out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, conte
 
     browser_path = chromium()
     if browser_path is None:
-        warnings.warn(f"no chromium to print the book's PDF with, so {out / name} was not written: install it "
-                      "(`apt-get install chromium`) and run `make book` again", stacklevel=2)
+        warnings.warn(
+            f"no chromium to print the book's PDF with, so {out / name} was not written: install it "
+            "(`apt-get install chromium`) and run `make book` again",
+            stacklevel=2,
+        )
         return None
 
     names = [(contents, index), *((page.title, page.href) for page in pages)]  # each sheet's heading, its file
@@ -77,13 +92,18 @@ def write(out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, conte
             for heading, href in names:
                 tab = browser.new_page(viewport={"width": PRINT_WIDTH, "height": 1000})
                 # a page of the book loads only from its own folder: anything else is refused, not waited for
-                tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                          else route.abort())
+                tab.route(
+                    "**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort()
+                )
                 tab.goto((out / href).resolve().as_uri())
                 wait_until_drawn(tab)
                 tab.emulate_media(media="print")
-                sheet = tab.pdf(format="A4", print_background=True, tagged=True,
-                                margin=dict(top="15mm", bottom="15mm", left="12mm", right="12mm"))
+                sheet = tab.pdf(
+                    format="A4",
+                    print_background=True,
+                    tagged=True,
+                    margin=dict(top="15mm", bottom="15mm", left="12mm", right="12mm"),
+                )
                 tab.close()
                 start = len(writer.pages)
                 writer.append(PdfReader(io.BytesIO(sheet)))

@@ -1,5 +1,5 @@
-# ragkit's part of a JupyterHub configuration (docs/deploy-jupyterhub.md, section 3).
-#
+"""ragkit's part of a JupyterHub configuration (docs/deploy-jupyterhub.md, section 3)."""
+
 # TLJH: copy this file to /opt/tljh/config/jupyterhub_config.d/ragkit.py, then `sudo tljh-config reload`.
 # A plain JupyterHub: `load_subconfig("/srv/ragkit/docs/jupyterhub_config.py")` in your jupyterhub_config.py.
 # tests/integration/hub/test_hub.py starts a real hub with this very file; it adds only its ports, its proxy, its

@@ -48,14 +48,18 @@ class HubUnavailable(Exception):
 
 def proxy_command() -> Path | None:
     """configurable-http-proxy: ``RAGKIT_CHP``, else the one `make` installs beside the venv, else PATH."""
-    for candidate in (os.environ.get("RAGKIT_CHP"), Path(sys.prefix) / "node" / "node_modules" / ".bin" /
-                      "configurable-http-proxy", shutil.which("configurable-http-proxy")):
+    for candidate in (
+        os.environ.get("RAGKIT_CHP"),
+        Path(sys.prefix) / "node" / "node_modules" / ".bin" / "configurable-http-proxy",
+        shutil.which("configurable-http-proxy"),
+    ):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     return None
 
 
 def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -83,12 +87,15 @@ def reachable_by_others(paths: list[Path]) -> list[tuple[Path, int]]:
 
 
 def restore_modes(changed: list[tuple[Path, int]]) -> None:
+    """Give folders back the modes ``reachable_by_others`` changed."""
     for folder, mode in reversed(changed):
         folder.chmod(mode)
 
 
 @dataclass
 class Student:
+    """A student of the harness's hub: a login, a home and a uid."""
+
     name: str
     home: Path
     uid: int
@@ -123,8 +130,11 @@ class Hub:
 
     def _config(self, ports: tuple[int, int, int], chp: Path) -> Path:
         public, api, hub = ports
-        spawner = "jupyterhub.spawner.LocalProcessSpawner" if self.real_users else \
-            "jupyterhub.spawner.SimpleLocalProcessSpawner"
+        spawner = (
+            "jupyterhub.spawner.LocalProcessSpawner"
+            if self.real_users
+            else "jupyterhub.spawner.SimpleLocalProcessSpawner"
+        )
         lines = [
             "import os",
             "c = get_config()  # noqa: F821",
@@ -148,7 +158,7 @@ class Hub:
             f"c.Spawner.environment.update({self.environment!r})",
             "c.Spawner.start_timeout = 120",
             "c.Spawner.http_timeout = 120",
-            "c.JupyterHub.services = [{'name': 'teacher', 'api_token': %r}]" % self.token,
+            f"c.JupyterHub.services = [{{'name': 'teacher', 'api_token': {self.token!r}}}]",
             "c.JupyterHub.load_roles = [{'name': 'teacher', 'services': ['teacher'], 'scopes': "
             "['admin:users', 'admin:servers', 'tokens', 'list:users', 'read:users']}]",
             # students log in with a form, as in a browser; a real hub has its own authenticator (PAM on TLJH, OAuth)
@@ -168,8 +178,10 @@ class Hub:
         """Start the hub and wait until its API answers; a port taken meanwhile is a retry on new ports."""
         chp = proxy_command()
         if chp is None:
-            raise HubUnavailable(f"no configurable-http-proxy: `npm install --prefix {sys.prefix}/node "
-                                 f"configurable-http-proxy@{CHP_VERSION}` (what `make test` does), or set RAGKIT_CHP")
+            raise HubUnavailable(
+                f"no configurable-http-proxy: `npm install --prefix {sys.prefix}/node "
+                f"configurable-http-proxy@{CHP_VERSION}` (what `make test` does), or set RAGKIT_CHP"
+            )
         try:
             import jupyterhub  # noqa: F401
             import nbgitpuller  # noqa: F401
@@ -184,9 +196,13 @@ class Hub:
             self.port = ports[0]
             config = self._config(ports, chp)
             with open(self.log, "ab") as log:
-                self.process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
-                                                cwd=self.work / "hub", stdout=log, stderr=subprocess.STDOUT,
-                                                start_new_session=True)
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "jupyterhub", "-f", str(config)],
+                    cwd=self.work / "hub",
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             deadline = time.monotonic() + 90
             while time.monotonic() < deadline and self.process.poll() is None:
                 try:
@@ -202,11 +218,14 @@ class Hub:
     def tail(self, chars: int = 3000) -> str:
         return self.log.read_text(errors="replace")[-chars:] if self.log and self.log.exists() else ""
 
-    def request(self, method: str, path: str, token: str, body: object = None, raw: bool = False,
-                timeout: float = 120):
+    def request(self, method: str, path: str, token: str, body: object = None, raw: bool = False, timeout: float = 120):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=timeout) as response:
             text = response.read()
         if raw:
@@ -223,8 +242,11 @@ class Hub:
         """A system user with a home under ``work/home`` (as root), the hub user, and a token for the student."""
         home = self.homes / name
         if self.real_users:
-            subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh",
-                            "--user-group", name], check=True, capture_output=True)
+            subprocess.run(
+                ["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh", "--user-group", name],
+                check=True,
+                capture_output=True,
+            )
             uid = pwd.getpwnam(name).pw_uid
         else:
             home.mkdir()
@@ -232,8 +254,9 @@ class Hub:
         student = Student(name, home, uid)
         self.students.append(student)
         self.api("POST", f"/hub/api/users/{name}")
-        student.token = self.api("POST", f"/hub/api/users/{name}/tokens",
-                                 {"note": "the student's browser", "expires_in": 7200})["token"]
+        student.token = self.api(
+            "POST", f"/hub/api/users/{name}/tokens", {"note": "the student's browser", "expires_in": 7200}
+        )["token"]
         student.browser = self.login(name)
         return student
 
@@ -244,8 +267,12 @@ class Hub:
         browser = requests.Session()
         browser.get(f"{self.url}/hub/login", timeout=60).raise_for_status()
         xsrf = browser.cookies.get("_xsrf", "")
-        done = browser.post(f"{self.url}/hub/login", timeout=60, allow_redirects=False,
-                            data={"username": name, "password": self.password, "_xsrf": xsrf})
+        done = browser.post(
+            f"{self.url}/hub/login",
+            timeout=60,
+            allow_redirects=False,
+            data={"username": name, "password": self.password, "_xsrf": xsrf},
+        )
         if done.status_code != 302:
             raise RuntimeError(f"{name} could not log in: {done.status_code} {done.text[:300]}")
         return browser
@@ -351,6 +378,7 @@ class Hub:
 
 # -- a student's browser: notebooks through the contents API, kernels over their websocket -----------------------
 
+
 @dataclass
 class Kernel:
     """One notebook's kernel, as JupyterLab opens it: a session, then the kernel's websocket through the proxy."""
@@ -368,21 +396,38 @@ class Kernel:
 
         self.opened = time.perf_counter()
         base = f"/user/{self.student.name}"
-        model = self.hub.request("POST", f"{base}/api/sessions", self.student.token,
-                                 {"path": self.path, "name": Path(self.path).name, "type": "notebook",
-                                  "kernel": {"name": "python3"}})
+        model = self.hub.request(
+            "POST",
+            f"{base}/api/sessions",
+            self.student.token,
+            {"path": self.path, "name": Path(self.path).name, "type": "notebook", "kernel": {"name": "python3"}},
+        )
         self.kernel_id = model["kernel"]["id"]
-        url = (f"ws://127.0.0.1:{self.hub.port}{base}/api/kernels/{self.kernel_id}/channels"
-               f"?session_id={self.session}")
-        self.ws = websocket.create_connection(url, header=[f"Authorization: token {self.student.token}"],
-                                              timeout=900)
+        url = f"ws://127.0.0.1:{self.hub.port}{base}/api/kernels/{self.kernel_id}/channels?session_id={self.session}"
+        self.ws = websocket.create_connection(url, header=[f"Authorization: token {self.student.token}"], timeout=900)
 
     def _send(self, channel: str, msg_type: str, content: dict) -> str:
         msg_id = uuid.uuid4().hex
-        header = {"msg_id": msg_id, "msg_type": msg_type, "username": self.student.name, "session": self.session,
-                  "date": "", "version": "5.3"}
-        self.ws.send(json.dumps({"header": header, "parent_header": {}, "metadata": {}, "content": content,
-                                 "channel": channel, "buffers": []}))
+        header = {
+            "msg_id": msg_id,
+            "msg_type": msg_type,
+            "username": self.student.name,
+            "session": self.session,
+            "date": "",
+            "version": "5.3",
+        }
+        self.ws.send(
+            json.dumps(
+                {
+                    "header": header,
+                    "parent_header": {},
+                    "metadata": {},
+                    "content": content,
+                    "channel": channel,
+                    "buffers": [],
+                }
+            )
+        )
         return msg_id
 
     def _recv(self) -> dict:
@@ -391,15 +436,24 @@ class Kernel:
         if isinstance(frame, str):
             return json.loads(frame)
         count = int.from_bytes(frame[:4], "big")
-        offsets = [int.from_bytes(frame[4 + 4 * i:8 + 4 * i], "big") for i in range(count)]
+        offsets = [int.from_bytes(frame[4 + 4 * i : 8 + 4 * i], "big") for i in range(count)]
         end = offsets[1] if count > 1 else len(frame)
-        return json.loads(frame[offsets[0]:end].decode())
+        return json.loads(frame[offsets[0] : end].decode())
 
     def run(self, code: str) -> tuple[list[dict], dict | None]:
         """Execute one cell; its outputs as nbformat outputs, and the error's content if it raised."""
-        msg_id = self._send("shell", "execute_request", {"code": code, "silent": False, "store_history": True,
-                                                          "user_expressions": {}, "allow_stdin": False,
-                                                          "stop_on_error": True})
+        msg_id = self._send(
+            "shell",
+            "execute_request",
+            {
+                "code": code,
+                "silent": False,
+                "store_history": True,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            },
+        )
         outputs: list[dict] = []
         error = None
         idle = replied = False
@@ -423,21 +477,36 @@ class Kernel:
                 outputs.append(out)
             elif kind == "error":
                 error = content
-                outputs.append({"output_type": "error", "ename": content["ename"], "evalue": content["evalue"],
-                                "traceback": content["traceback"]})
+                outputs.append(
+                    {
+                        "output_type": "error",
+                        "ename": content["ename"],
+                        "evalue": content["evalue"],
+                        "traceback": content["traceback"],
+                    }
+                )
         return outputs, error
 
     def move_slider(self, description: str, value: float, answer: str) -> float:
         """Move the last slider named ``description`` as a browser would; seconds until a widget shows ``answer``."""
-        comm_id = next(i for i, s in reversed(self.comms.items())
-                       if s.get("_model_name") == "FloatSliderModel" and s.get("description") == description)
+        comm_id = next(
+            i
+            for i, s in reversed(self.comms.items())
+            if s.get("_model_name") == "FloatSliderModel" and s.get("description") == description
+        )
         t = time.perf_counter()
-        self._send("shell", "comm_msg", {"comm_id": comm_id,
-                                         "data": {"method": "update", "state": {"value": value}, "buffer_paths": []}})
+        self._send(
+            "shell",
+            "comm_msg",
+            {"comm_id": comm_id, "data": {"method": "update", "state": {"value": value}, "buffer_paths": []}},
+        )
         while True:
             msg = self._recv()
-            if msg["header"]["msg_type"] == "comm_msg" and msg["content"]["comm_id"] != comm_id and \
-                    answer in json.dumps(msg["content"]["data"].get("state", {})):
+            if (
+                msg["header"]["msg_type"] == "comm_msg"
+                and msg["content"]["comm_id"] != comm_id
+                and answer in json.dumps(msg["content"]["data"].get("state", {}))
+            ):
                 return time.perf_counter() - t
 
     def close(self) -> None:
@@ -476,7 +545,7 @@ def follow_pull_link(hub: Hub, student: Student, link: str) -> tuple[list[dict],
     stream = browser.get(f"{hub.url}{target.path}/api?{target.query}", timeout=600)
     stream.raise_for_status()
     text = stream.text
-    events = [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
+    events = [json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")]
     if not events or events[-1].get("phase") != "finished":
         raise RuntimeError(f"nbgitpuller did not finish: {events[-3:]}")
     # what the page's script does once the pull has finished: window.location = its base url + its path
@@ -487,8 +556,7 @@ def follow_pull_link(hub: Hub, student: Student, link: str) -> tuple[list[dict],
         action = re.search(r'<form method="post" action="([^"]+)"', then.text)
         assert action is not None, then.text[:300]
         fields = {k: html.unescape(v) for k, v in form.items()}
-        then = browser.post(hub.url + html.unescape(action.group(1)), data=fields,
-                            timeout=120)
+        then = browser.post(hub.url + html.unescape(action.group(1)), data=fields, timeout=120)
         then.raise_for_status()
     return events, urllib.parse.urlsplit(then.url).path
 
@@ -510,8 +578,9 @@ print("RAGKIT-PROBE", _j.dumps({"uid": _o.getuid(), "home": _o.path.expanduser("
 SLIDER_CELL = "widgets.ThresholdExplorer("
 
 
-def work_through(hub: Hub, student: Student, notebook: str, answer: str | None = None,
-                 keep_open: bool = False) -> tuple[Kernel | None, dict]:
+def work_through(
+    hub: Hub, student: Student, notebook: str, answer: str | None = None, keep_open: bool = False
+) -> tuple[Kernel | None, dict]:
     """Open a notebook under the student's pulled folder (``ragkit/<notebook>``: ``my-notebooks/...``, the student's
     copies), optionally type an answer into its answer cell, Run All over the kernel's websocket (moving the cut
     slider where there is one), save it with its outputs as JupyterLab does; the kernel (if kept open) and what the
@@ -543,8 +612,12 @@ def work_through(hub: Hub, student: Student, notebook: str, answer: str | None =
     finally:
         if not keep_open:
             kernel.close()
-    hub.request("PUT", f"/user/{student.name}/api/contents/{path}", student.token,
-                {"type": "notebook", "format": "json", "content": nb})
+    hub.request(
+        "PUT",
+        f"/user/{student.name}/api/contents/{path}",
+        student.token,
+        {"type": "notebook", "format": "json", "content": nb},
+    )
     return (kernel if keep_open else None), report
 
 

@@ -6,8 +6,9 @@ import argparse
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ragkit.errors import RagkitError
 from ragkit.retrieval import RETRIEVERS
@@ -25,8 +26,7 @@ QUESTIONS_HELP = "the course questions with their needles, JSON lines (default: 
 OOD_HELP = "the out-of-domain queries, JSON lines (default: the course's out_of_domain.jsonl)"
 
 
-def print(*values: object, sep: str = " ", end: str = "\n", file=None,  # noqa: A001 - shadows print on purpose
-          flush: bool = False) -> None:
+def print(*values: object, sep: str = " ", end: str = "\n", file=None, flush: bool = False) -> None:
     """Every line a command writes, through ``ragkit.terminal.shown``: a document's name or heading, a student's
     folder, a prompt or an answer cannot carry a terminal escape (newlines and tabs stay)."""
     import builtins
@@ -63,18 +63,22 @@ def _strategies(value: str) -> str:
     letters = value.strip().upper()
     unknown = sorted(set(letters) - set(STRATEGIES))
     if not letters or unknown:
-        raise argparse.ArgumentTypeError(f"{value!r} names no strategy{' ' + ', '.join(unknown) if unknown else ''}: "
-                                         f"give one or more of the letters {''.join(STRATEGIES)}, e.g. ACE")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} names no strategy{' ' + ', '.join(unknown) if unknown else ''}: "
+            f"give one or more of the letters {''.join(STRATEGIES)}, e.g. ACE"
+        )
     return letters
 
 
-def _number(kind: type[int] | type[float], low: float, high: float = math.inf, above: bool = False,
-            give: str = "") -> Callable[[str], float]:
+def _number(
+    kind: type[int] | type[float], low: float, high: float = math.inf, above: bool = False, give: str = ""
+) -> Callable[[str], float]:
     """An argparse type: a finite ``kind`` from ``low`` (excluded when ``above``) to ``high``.
 
     ``give`` says what to type instead, after the value refused: nan, an infinity or a value out of range
     would otherwise be taken and enforce nothing (``--timeout nan`` stops no notebook).
     """
+
     def parse(value: str) -> float:
         try:
             number = kind(value)
@@ -99,13 +103,24 @@ def _corpus_stats(args: argparse.Namespace) -> int:
 
     corpus = load_corpus(args.corpus)
     rows = corpus_stats(corpus)
-    cols = ["characters", "sections", "tables", "formulas", "code_blocks", "bullets",
-            "paragraphs_over_512", "paragraphs_over_1200", "outside_bmp"]
+    cols = [
+        "characters",
+        "sections",
+        "tables",
+        "formulas",
+        "code_blocks",
+        "bullets",
+        "paragraphs_over_512",
+        "paragraphs_over_1200",
+        "outside_bmp",
+    ]
     width = max(len(shown(r.id, None)) for r in rows)  # as printed: an escaped name is longer than the raw one
     print(f"{'document':<{width}}  " + "  ".join(c.replace("paragraphs_", "para_") for c in cols))
     for r in rows:
-        print(f"{shown(r.id, None):<{width}}  "
-              + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols))
+        print(
+            f"{shown(r.id, None):<{width}}  "
+            + "  ".join(f"{getattr(r, c):>{len(c.replace('paragraphs_', 'para_'))}}" for c in cols)
+        )
     print(f"{len(corpus.documents)} documents loaded, {len(corpus.failed)} failed")
     for f in corpus.failed:
         print(f"  FAILED {shown(f.path.name, None)}: {f.reason}")
@@ -122,8 +137,10 @@ def _validate(args: argparse.Namespace) -> int:
     problems += more + validate_data(corpus, questions, ood, None if args.any_count else EXPECTED)
     print(summary(questions, ood))
     for qid, words in ticket_rule_breaches(questions):
-        print(f"WARNING {qid}: its ticket shares {len(words)} distinctive words with the needle {words}, more than "
-              f"the {MAX_SHARED} exercise 3 allows (the ground truth stays frozen; students should not copy it)")
+        print(
+            f"WARNING {qid}: its ticket shares {len(words)} distinctive words with the needle {words}, more than "
+            f"the {MAX_SHARED} exercise 3 allows (the ground truth stays frozen; students should not copy it)"
+        )
     if problems:
         print(f"\n{len(problems)} problem(s):")
         for problem in problems:
@@ -143,8 +160,10 @@ def _writable(path: Path) -> None:
     if path.is_dir():
         raise InputError(f"--json {path} is a folder: name a file, e.g. {path / 'eval.json'}")
     if not folder.is_dir():
-        raise InputError(f"cannot write --json {path}: the folder {folder} does not exist; create it first "
-                         f"(mkdir -p {folder}) or name a file in an existing folder")
+        raise InputError(
+            f"cannot write --json {path}: the folder {folder} does not exist; create it first "
+            f"(mkdir -p {folder}) or name a file in an existing folder"
+        )
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise InputError(f"cannot write --json {path}: no write permission; name a file in a folder you can write to")
 
@@ -172,11 +191,14 @@ def _eval(args: argparse.Namespace) -> int:
     if "maxsim" in args.rerankers:
         rerankers.append(LateInteractionReranker())
     ev = evaluate(corpus, questions, args.strategies, args.retrievers, rerankers, progress=not args.quiet)
-    wanted = list(chapter.COMPARISONS) + [(f"E/hybrid+{r.name}", "E/dense", m)
-                                          for r in rerankers for m in ("Hit@1", "MRR")]
+    wanted = list(chapter.COMPARISONS) + [
+        (f"E/hybrid+{r.name}", "E/dense", m) for r in rerankers for m in ("Hit@1", "MRR")
+    ]
     rep = report(ev, wanted, chapter.FINDINGS | chapter.RERANK_FINDINGS)
-    print(f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
-          f"{len(questions)} questions, {len(ev.queries)} queries\n")
+    print(
+        f"{len(corpus.documents)} documents, {sum(len(d.text) for d in corpus.documents):,} characters; "
+        f"{len(questions)} questions, {len(ev.queries)} queries\n"
+    )
     print(rep)
     if args.json:
         args.json.write_text(json.dumps(rep.to_dict(), indent=1))
@@ -220,8 +242,10 @@ def _ask_retriever(value: str) -> str:
     if value == "rerank":
         if _rerank_offered():
             return value
-        raise argparse.ArgumentTypeError("rerank: the cross-encoder is not on this machine; run `make models` on a "
-                                         f"machine with internet, or choose one of {', '.join(RETRIEVERS)}")
+        raise argparse.ArgumentTypeError(
+            "rerank: the cross-encoder is not on this machine; run `make models` on a "
+            f"machine with internet, or choose one of {', '.join(RETRIEVERS)}"
+        )
     offered = [*RETRIEVERS, *(["rerank"] if _rerank_offered() else [])]
     raise argparse.ArgumentTypeError(f"{value}: choose one of {', '.join(offered)}")
 
@@ -239,9 +263,11 @@ def _retriever_for_ask(chunks: list[Chunk], strategy: str) -> tuple[Retriever, s
     if not any(issubclass(w.category, TruncationWarning) for w in caught):
         return retriever, ""
     report = token_report(chunks, retriever.embedder.stamp.window, warn=False)
-    return retriever, (f"note: {report.over_window} of {report.chunks} chunks of strategy {strategy} are longer than "
-                       f"the encoder's {report.window}-piece window, so their vectors stand for their beginning only "
-                       "(notebook 01 shows which).")
+    return retriever, (
+        f"note: {report.over_window} of {report.chunks} chunks of strategy {strategy} are longer than "
+        f"the encoder's {report.window}-piece window, so their vectors stand for their beginning only "
+        "(notebook 01 shows which)."
+    )
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -272,8 +298,10 @@ def _ask(args: argparse.Namespace) -> int:
     print(f"sources: {result.retriever} on strategy {args.strategy}, {gated}")
     print(f"{'#':>2}  {'document':<36} {'section':<44} {'fragment':<20} distance")
     for r in citation_table(result.citations):  # the names escaped before they are padded, so the columns align
-        print(f"{r['index']:>2}  {shown(r['document'], None):<36} {shown(r['section'], 44)[:44]:<44} "
-              f"{r['fragment']:<20} {r['distance']:.3f}")
+        print(
+            f"{r['index']:>2}  {shown(r['document'], None):<36} {shown(r['section'], 44)[:44]:<44} "
+            f"{r['fragment']:<20} {r['distance']:.3f}"
+        )
     if truncation:
         print(truncation)
     print(f"\nprompt: {result.prompt_tokens} tokens ({result.counted_with})")
@@ -282,8 +310,11 @@ def _ask(args: argparse.Namespace) -> int:
     cited = result.cited()
     if cited is not None and result.generation is not None:
         g = result.generation
-        print(f"\n{result.generator} (greedy, {g.new_tokens} new tokens, "
-              + ("read back from the cache" if g.cached else f"{g.seconds:.1f} s") + "):")
+        print(
+            f"\n{result.generator} (greedy, {g.new_tokens} new tokens, "
+            + ("read back from the cache" if g.cached else f"{g.seconds:.1f} s")
+            + "):"
+        )
         print(cited.text or "(no text)")
         for note in (cited.unknown_note, result.stop_note):
             if note:
@@ -295,17 +326,27 @@ def _sweep(args: argparse.Namespace) -> int:
     from ragkit.data import load_out_of_domain, load_questions
     from ragkit.threshold import sweep
 
-    s = sweep(_load_corpus(args.corpus), load_questions(args.questions), load_out_of_domain(args.ood),
-              args.strategy, args.retriever, progress=False)
+    s = sweep(
+        _load_corpus(args.corpus),
+        load_questions(args.questions),
+        load_out_of_domain(args.ood),
+        args.strategy,
+        args.retriever,
+        progress=False,
+    )
     print(f"gate: keep at most {s.keep} chunks under the cut; {args.retriever} on strategy {args.strategy}")
     print(f"{'cut':>8}  {'bluffs':>7}  {'refused':>8}  {'with needle':>11}  {'without':>7}")
     for row in s.rows():
         cut = "none" if row.cut is None else f"{row.cut:.3f}"
-        print(f"{cut:>8}  {row.bluffs:>4}/{row.out_of_domain}  {row.refused:>5}/{row.in_domain}  "
-              f"{row.answered_with_needle:>11}  {row.answered_without_needle:>7}")
-    print(f"\nworst in-domain best-answer distance {s.worst_in_domain:.3f}; "
-          f"best out-of-domain distance {s.best_out_of_domain:.3f}"
-          + ("  (they overlap: no cut gets both right)" if s.best_out_of_domain < s.worst_in_domain else ""))
+        print(
+            f"{cut:>8}  {row.bluffs:>4}/{row.out_of_domain}  {row.refused:>5}/{row.in_domain}  "
+            f"{row.answered_with_needle:>11}  {row.answered_without_needle:>7}"
+        )
+    print(
+        f"\nworst in-domain best-answer distance {s.worst_in_domain:.3f}; "
+        f"best out-of-domain distance {s.best_out_of_domain:.3f}"
+        + ("  (they overlap: no cut gets both right)" if s.best_out_of_domain < s.worst_in_domain else "")
+    )
     return 0
 
 
@@ -317,7 +358,7 @@ def _index(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     strategy, size, overlap = index.configured(args.out, args.strategy, corpus=corpus, rebuild=args.action == "build")
     if args.action == "status":
-        stamp, entries = index.read_index(args.out, corpus)
+        stamp, _entries = index.read_index(args.out, corpus)
         if stamp is None:
             print(f"no index in {args.out}: run `python -m ragkit index build --corpus {args.corpus} --out {args.out}`")
             return 1
@@ -349,8 +390,10 @@ def _cache(args: argparse.Namespace) -> int:
         with warming.holding(root) as holder:
             if holder is None:
                 pid = warming.read_status(root).pid or "?"
-                raise InputError(f"a warmer (pid {pid}) is filling {root}: nothing cleared. Let it finish, or stop "
-                                 f"it (`kill {pid}`), then clear again")
+                raise InputError(
+                    f"a warmer (pid {pid}) is filling {root}: nothing cleared. Let it finish, or stop "
+                    f"it (`kill {pid}`), then clear again"
+                )
             removed = [p for p in (root / FILENAME, root / "onnx") if p.exists()]
             removed += [root / f"{FILENAME}{s}" for s in ("-wal", "-shm") if (root / f"{FILENAME}{s}").exists()]
             for path in removed:
@@ -387,9 +430,15 @@ def _warm(args: argparse.Namespace) -> int:
     try:
         with warming.holding() as holder:
             if holder is None:
-                print(f"another warmer is running (pid {warming.read_status().pid or '?'}): this one leaves it to "
-                      "finish" + (f"; {args.cache} is not finished by this run: run this command again once that "
-                                  "warmer has ended" if args.cache else ""))
+                print(
+                    f"another warmer is running (pid {warming.read_status().pid or '?'}): this one leaves it to "
+                    "finish"
+                    + (
+                        f"; {args.cache} is not finished by this run: run this command again once that warmer has ended"
+                        if args.cache
+                        else ""
+                    )
+                )
                 return 0
             # the lock is held before the heavy imports: a notebook opened meanwhile already sees a warmer to wait for
             from ragkit.teach.course import warm
@@ -415,10 +464,14 @@ def _finish_shared(folder: Path) -> None:
     filled = sum(n for layer, stamp, _, n, _ in cache.summary() if layer == "private" and stamp == cache.stamp)
     cache.close()
     if not filled:
-        raise InputError(f"nothing was written into {folder} (see the warning above): it is not finished for "
-                         "sharing; fix the cause and run this command again")
-    print(f"{finish_shared(folder)} is ready to share: give it to root and make it read-only "
-          f"(`chown -R root: {folder}; chmod -R a-w,a+rX {folder}`), then point RAGKIT_SHARED_CACHE at {folder}")
+        raise InputError(
+            f"nothing was written into {folder} (see the warning above): it is not finished for "
+            "sharing; fix the cause and run this command again"
+        )
+    print(
+        f"{finish_shared(folder)} is ready to share: give it to root and make it read-only "
+        f"(`chown -R root: {folder}; chmod -R a-w,a+rX {folder}`), then point RAGKIT_SHARED_CACHE at {folder}"
+    )
 
 
 def _class_report(args: argparse.Namespace) -> int:
@@ -431,13 +484,17 @@ def _class_report(args: argparse.Namespace) -> int:
     columns = ["student", *EXERCISES]
     width = {c: max([len(c), *(len(r[c]) for r in rows)]) for c in columns}
     # the header goes to stderr, so the table on stdout keeps its shape for scripts that read it
-    print("Self-reported progress: what the students' own kernels recorded, not grades "
-          "(grades: python -m ragkit grade)", file=sys.stderr)
+    print(
+        "Self-reported progress: what the students' own kernels recorded, not grades (grades: python -m ragkit grade)",
+        file=sys.stderr,
+    )
     print("  ".join(f"{c:<{width[c]}}" for c in columns))
     for r in rows:
         print("  ".join(f"{r[c]:<{width[c]}}" for c in columns))
-    print(f"\n{len(rows)} students, {report.lines} results read (self-reported, not grades); 'yes (2)': passed, "
-          "2 attempts; '-': not tried")
+    print(
+        f"\n{len(rows)} students, {report.lines} results read (self-reported, not grades); 'yes (2)': passed, "
+        "2 attempts; '-': not tried"
+    )
     if report.skipped:
         print(f"{len(report.skipped)} line(s) skipped or file(s) not read, each with its reason:")
         for line in report.skipped:
@@ -458,12 +515,20 @@ def _grade(args: argparse.Namespace) -> int:
     refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
     students = read_class_list(args.students) if args.students else None
     limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
-    print(f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time"
-          + (f", the {len(students)} students of {shown(str(args.students), 160)}" if students else ""),
-          file=sys.stderr)
-    result = grade(args.paths, args.layout, limits, args.jobs, students=students,
-                   progress=lambda g: print(f"  {shown(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
-                   announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr))
+    print(
+        f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time"
+        + (f", the {len(students)} students of {shown(str(args.students), 160)}" if students else ""),
+        file=sys.stderr,
+    )
+    result = grade(
+        args.paths,
+        args.layout,
+        limits,
+        args.jobs,
+        students=students,
+        progress=lambda g: print(f"  {shown(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
+        announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
+    )
     print(result)
     if args.csv:
         write_csv(args.csv, COLUMNS, [g.row() for g in result.grades])
@@ -479,8 +544,10 @@ def _nbgrader(args: argparse.Namespace) -> int:
 
     for path in write_course(args.folder, args.force):
         print(f"wrote {path}")
-    print(f"each exercise is one assignment worth {POINTS} point (its locked check cell); next, in {args.folder}: "
-          "`nbgrader generate_assignment ASSIGNMENT --create` (see docs/grading.md)")
+    print(
+        f"each exercise is one assignment worth {POINTS} point (its locked check cell); next, in {args.folder}: "
+        "`nbgrader generate_assignment ASSIGNMENT --create` (see docs/grading.md)"
+    )
     return 0
 
 
@@ -495,8 +562,10 @@ def _edition(args: argparse.Namespace) -> int:
     notebooks = root / "notebooks"
     if args.skeleton:
         for name in edition.COURSE:
-            print(f"catalogue {edition.skeleton(notebooks, name).relative_to(root)}: every cell it lacked is there, "
-                  "with an empty `nl` to fill")
+            print(
+                f"catalogue {edition.skeleton(notebooks, name).relative_to(root)}: every cell it lacked is there, "
+                "with an empty `nl` to fill"
+            )
         return 0
     if not args.check:
         for path in edition.write(notebooks) + guides.write(root / "docs"):
@@ -530,8 +599,9 @@ def _address(args: argparse.Namespace) -> int:
     if not address.Address.load(root).is_set:
         print(address.UNSET_NOTE)
     if stale:
-        print(f"{len(stale)} file(s) disagree with {address.SETTING}: run `make address` and commit them",
-              file=sys.stderr)
+        print(
+            f"{len(stale)} file(s) disagree with {address.SETTING}: run `make address` and commit them", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -574,116 +644,209 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="hit@k, MRR, destroyed answers and paired comparisons")
     p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
     p.add_argument("--questions", type=Path, help=QUESTIONS_HELP)
-    p.add_argument("--strategies", type=_strategies, default="ABCDEF",
-                   help="chunking strategies to evaluate, letters of ABCDEF, e.g. ACE (default all six)")
-    p.add_argument("--retrievers", nargs="+", default=list(RETRIEVERS), choices=RETRIEVERS,
-                   help=f"retrievers to evaluate on each strategy (default all: {' '.join(RETRIEVERS)})")
-    p.add_argument("--rerankers", nargs="*", default=["rerank"], choices=["rerank", "maxsim"],
-                   help="rerank the hybrid top 25 of strategy E (rerank: cross-encoder, when installed)")
+    p.add_argument(
+        "--strategies",
+        type=_strategies,
+        default="ABCDEF",
+        help="chunking strategies to evaluate, letters of ABCDEF, e.g. ACE (default all six)",
+    )
+    p.add_argument(
+        "--retrievers",
+        nargs="+",
+        default=list(RETRIEVERS),
+        choices=RETRIEVERS,
+        help=f"retrievers to evaluate on each strategy (default all: {' '.join(RETRIEVERS)})",
+    )
+    p.add_argument(
+        "--rerankers",
+        nargs="*",
+        default=["rerank"],
+        choices=["rerank", "maxsim"],
+        help="rerank the hybrid top 25 of strategy E (rerank: cross-encoder, when installed)",
+    )
     p.add_argument("--json", type=Path, help="write every figure and per-query rank to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_eval)
     p = sub.add_parser("models", help="download the optional hub-only models at pinned revisions (needs internet)")
     p.set_defaults(run=_models)
-    p = sub.add_parser("ask", help="retrieve, gate and cite (NO ANSWER when nothing passes the cut); with "
-                                   "--generate, a small model writes the answer from the sources")
+    p = sub.add_parser(
+        "ask",
+        help="retrieve, gate and cite (NO ANSWER when nothing passes the cut); with "
+        "--generate, a small model writes the answer from the sources",
+    )
     p.add_argument("question", help="what you want to know, in quotes")
-    p.add_argument("--cut", type=float, default=DEFAULT_CUT, help="cosine distance cut in (0, 2]; 0 for no threshold "
-                                                                 f"(default {DEFAULT_CUT})")
+    p.add_argument(
+        "--cut",
+        type=float,
+        default=DEFAULT_CUT,
+        help=f"cosine distance cut in (0, 2]; 0 for no threshold (default {DEFAULT_CUT})",
+    )
     p.add_argument("--strategy", default="E", help="chunking strategy, one letter of ABCDEF (default E)")
     p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
-    p.add_argument("--retriever", type=_ask_retriever, default="dense",
-                   metavar="{" + ",".join(RETRIEVERS) + "[,rerank]}",
-                   help="which ranking chooses the sources (default dense); rerank: the hybrid top 25 reordered by "
-                        "the cross-encoder, offered where `make models` fetched it. Whichever ranks, the cut is on "
-                        "the dense cosine distance")
+    p.add_argument(
+        "--retriever",
+        type=_ask_retriever,
+        default="dense",
+        metavar="{" + ",".join(RETRIEVERS) + "[,rerank]}",
+        help="which ranking chooses the sources (default dense); rerank: the hybrid top 25 reordered by "
+        "the cross-encoder, offered where `make models` fetched it. Whichever ranks, the cut is on "
+        "the dense cosine distance",
+    )
     p.add_argument("--show-prompt", action="store_true", help="print the prompt the generator would read")
-    p.add_argument("--generate", action="store_true",
-                   help="let the generator (SmolLM2-135M-Instruct, greedy) write the answer; loaded only when the "
-                        "gate lets a chunk through")
-    p.add_argument("--time-limit", type=_positive_seconds, default=TIME_LIMIT_S, metavar="SECONDS",
-                   help=f"seconds the generator may write before it is stopped (default {TIME_LIMIT_S:g})")
+    p.add_argument(
+        "--generate",
+        action="store_true",
+        help="let the generator (SmolLM2-135M-Instruct, greedy) write the answer; loaded only when the "
+        "gate lets a chunk through",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=_positive_seconds,
+        default=TIME_LIMIT_S,
+        metavar="SECONDS",
+        help=f"seconds the generator may write before it is stopped (default {TIME_LIMIT_S:g})",
+    )
     p.set_defaults(run=_ask)
     p = sub.add_parser("sweep", help="bluffs and refusals against the cut")
     p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
     p.add_argument("--questions", type=Path, help=QUESTIONS_HELP)
     p.add_argument("--ood", type=Path, help=OOD_HELP)
     p.add_argument("--strategy", default="E", help="chunking strategy, one letter of ABCDEF (default E)")
-    p.add_argument("--retriever", default="dense", choices=RETRIEVERS,
-                   help="which ranking chooses the chunks (default dense); the cut is on the dense cosine distance")
+    p.add_argument(
+        "--retriever",
+        default="dense",
+        choices=RETRIEVERS,
+        help="which ranking chooses the chunks (default dense); the cut is on the dense cosine distance",
+    )
     p.set_defaults(run=_sweep)
     p = sub.add_parser("index", help="a stamped on-disk index: build, status, update")
-    p.add_argument("action", choices=["build", "status", "update"],
-                   help="build: index every document from scratch; status: compare the index with the corpus "
-                        "(current, stale, new, failed documents); update: re-embed only what is stale, new or failed")
+    p.add_argument(
+        "action",
+        choices=["build", "status", "update"],
+        help="build: index every document from scratch; status: compare the index with the corpus "
+        "(current, stale, new, failed documents); update: re-embed only what is stale, new or failed",
+    )
     p.add_argument("--corpus", type=Path, help=CORPUS_HELP)
-    p.add_argument("--out", type=Path, default=Path(".ragkit-index"),
-                   help="the index's folder (default .ragkit-index)")
+    p.add_argument("--out", type=Path, default=Path(".ragkit-index"), help="the index's folder (default .ragkit-index)")
     p.add_argument("--strategy", default=None, help="chunking strategy (default: the index's own, else E)")
     p.add_argument("--wait", type=_seconds, default=30.0, help="seconds to wait for another writer (default 30)")
     p.set_defaults(run=_index)
     p = sub.add_parser("cache", help="the vector cache: status (what it holds) or clear (the private one)")
-    p.add_argument("action", choices=["status", "clear"],
-                   help="status: what the cache holds; clear: remove its vectors and ONNX export (refused while a "
-                        "warmer fills it)")
+    p.add_argument(
+        "action",
+        choices=["status", "clear"],
+        help="status: what the cache holds; clear: remove its vectors and ONNX export (refused while a "
+        "warmer fills it)",
+    )
     p.set_defaults(run=_cache)
     p = sub.add_parser("warm", help="embed everything the notebooks use into the cache (`make lab` and Binder run it)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument("--cache", type=Path, help="cache folder to warm (default: RAGKIT_CACHE, else the clone's "
-                                              ".ragkit-cache/; see docs/developer.md)")
-    p.add_argument("--background", type=Path, metavar="LOG",
-                   help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)")
-    p.add_argument("--nice", type=_niceness, default=19,
-                   help="the background warmer's niceness (default 19, the lowest)")
+    p.add_argument(
+        "--cache",
+        type=Path,
+        help="cache folder to warm (default: RAGKIT_CACHE, else the clone's .ragkit-cache/; see docs/developer.md)",
+    )
+    p.add_argument(
+        "--background",
+        type=Path,
+        metavar="LOG",
+        help="start the warmer detached, logging to LOG, and return once it holds its lock (`make lab`)",
+    )
+    p.add_argument(
+        "--nice", type=_niceness, default=19, help="the background warmer's niceness (default 19, the lowest)"
+    )
     p.set_defaults(run=_warm)
-    p = sub.add_parser("workspace", help="copy the notebooks into my-notebooks/ (yours, ignored by git), or bring "
-                                         "the teacher's updates there without touching a notebook you changed")
+    p = sub.add_parser(
+        "workspace",
+        help="copy the notebooks into my-notebooks/ (yours, ignored by git), or bring "
+        "the teacher's updates there without touching a notebook you changed",
+    )
     p.add_argument("--project", type=Path, help="the course's folder (default: the current one, else this clone)")
     p.set_defaults(run=_workspace)
-    p = sub.add_parser("class-repo", help="write the repository a class pulls: the course without its worked "
-                                          "solutions and the teacher's guide")
-    p.add_argument("out", type=Path, help="a new or empty folder outside this clone, or the class's repository "
-                                          "written there before (a clone of it): the next version, its next commit")
-    p.add_argument("--repository", help="the class's repository (https://github.com/OWNER/REPO): the copy's Colab, "
-                                        "Binder and hub links lead there, not to the public repository")
+    p = sub.add_parser(
+        "class-repo",
+        help="write the repository a class pulls: the course without its worked solutions and the teacher's guide",
+    )
+    p.add_argument(
+        "out",
+        type=Path,
+        help="a new or empty folder outside this clone, or the class's repository "
+        "written there before (a clone of it): the next version, its next commit",
+    )
+    p.add_argument(
+        "--repository",
+        help="the class's repository (https://github.com/OWNER/REPO): the copy's Colab, "
+        "Binder and hub links lead there, not to the public repository",
+    )
     p.add_argument("--branch", help="its branch (default main)")
     p.set_defaults(run=_class_repo)
-    p = sub.add_parser("edition", help="write the Dutch notebooks and guides from the English ones and their "
-                                       "catalogues (notebooks/nl/catalogue/, docs/nl/catalogue/)")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
-                        "Dutch notebook that differs from what would be written")
-    p.add_argument("--skeleton", action="store_true",
-                   help="write nothing but the catalogues: add an entry with an empty `nl` for each English cell a "
-                        "catalogue lacks (a translator's starting point)")
+    p = sub.add_parser(
+        "edition",
+        help="write the Dutch notebooks and guides from the English ones and their "
+        "catalogues (notebooks/nl/catalogue/, docs/nl/catalogue/)",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 naming every stale, missing or orphaned translation and every "
+        "Dutch notebook that differs from what would be written",
+    )
+    p.add_argument(
+        "--skeleton",
+        action="store_true",
+        help="write nothing but the catalogues: add an entry with an empty `nl` for each English cell a "
+        "catalogue lacks (a translator's starting point)",
+    )
     p.set_defaults(run=_edition)
-    p = sub.add_parser("address", help="set the course's address (book/book.toml) and write it into every notebook's "
-                                       "Colab cell and the README's and docs' links")
+    p = sub.add_parser(
+        "address",
+        help="set the course's address (book/book.toml) and write it into every notebook's "
+        "Colab cell and the README's and docs' links",
+    )
     p.add_argument("repository", nargs="?", help="https://github.com/OWNER/NAME (default: book/book.toml's)")
     p.add_argument("--branch", help="the branch or tag students install and open (default: book/book.toml's)")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 naming every file that does not carry book/book.toml's address")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 naming every file that does not carry book/book.toml's address",
+    )
     p.set_defaults(run=_address)
     p = sub.add_parser("class-report", help="students x exercises (passed, attempts) from collected results files")
     p.add_argument("paths", nargs="+", type=Path, help="results .jsonl files, or folders holding them")
     p.add_argument("--csv", type=Path, help="also write the table to this CSV file")
-    p.add_argument("--name-by", choices=NAME_RULES, default=NAME_RULES[0],
-                   help="who a results file belongs to: its name without .jsonl (default), or its owner's login")
+    p.add_argument(
+        "--name-by",
+        choices=NAME_RULES,
+        default=NAME_RULES[0],
+        help="who a results file belongs to: its name without .jsonl (default), or its owner's login",
+    )
     p.set_defaults(run=_class_report)
     from ragkit.teach.grading.grader import LAYOUTS
     from ragkit.teach.grading.sandbox import TIMEOUT
 
     p = sub.add_parser("grade", help="grade submitted exercise notebooks: each run afresh in a sandbox, judged here")
     p.add_argument("paths", nargs="+", type=Path, help="submitted .ipynb files, or folders searched for them")
-    p.add_argument("--layout", choices=LAYOUTS, default=LAYOUTS[0],
-                   help="who a notebook belongs to: home (default), the folder after the first /home/ in its path; "
-                        "platform, the first folder under the PATH given (<download>/<student>/<file>.ipynb); a link "
-                        "on the way is refused, never followed")
-    p.add_argument("--students", type=Path, metavar="FILE",
-                   help="the class list, one login a line (a hub's admin page exports it): only they are graded, "
-                        "each gets a row per exercise, a notebook naming anyone else is listed and not graded")
-    p.add_argument("--timeout", type=_positive_seconds, default=TIMEOUT,
-                   help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})")
+    p.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default=LAYOUTS[0],
+        help="who a notebook belongs to: home (default), the folder after the first /home/ in its path; "
+        "platform, the first folder under the PATH given (<download>/<student>/<file>.ipynb); a link "
+        "on the way is refused, never followed",
+    )
+    p.add_argument(
+        "--students",
+        type=Path,
+        metavar="FILE",
+        help="the class list, one login a line (a hub's admin page exports it): only they are graded, "
+        "each gets a row per exercise, a notebook naming anyone else is listed and not graded",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=TIMEOUT,
+        help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})",
+    )
     p.add_argument("--jobs", type=_jobs, default=1, help="notebooks run at the same time (default 1)")
     p.add_argument("--csv", type=Path, help="also write the grades to this CSV file")
     p.add_argument("--json", type=Path, help="also write the grades to this JSON file")

@@ -10,8 +10,8 @@ that bluff against the share of answerable ones refused, one point per cut.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -36,8 +36,9 @@ class TradeOff:
 class ScoreSweep:
     """A gate on one score (its candidates' scores per query computed once); any cut is then a comparison."""
 
-    def __init__(self, name: str, scores_in: np.ndarray, needle_in: np.ndarray, scores_out: np.ndarray,
-                 higher_is_better: bool):
+    def __init__(
+        self, name: str, scores_in: np.ndarray, needle_in: np.ndarray, scores_out: np.ndarray, higher_is_better: bool
+    ):
         """Rows are queries, columns the gate's candidates best first: their scores and (in-domain) their needles."""
         scores_in, scores_out = np.asarray(scores_in, dtype=float), np.asarray(scores_out, dtype=float)
         if scores_in.ndim != 2 or scores_out.ndim != 2 or np.shape(needle_in) != scores_in.shape:
@@ -60,8 +61,15 @@ class ScoreSweep:
         kept_in, kept_out = self._passes(self.scores_in, cut), self._passes(self.scores_out, cut)
         answered = kept_in.any(axis=1)
         with_needle = (kept_in & self.needle_in).any(axis=1)
-        return SweepRow(cut, int(kept_out.any(axis=1).sum()), len(self.scores_out), int((~answered).sum()),
-                        int(with_needle.sum()), int((answered & ~with_needle).sum()), len(self.scores_in))
+        return SweepRow(
+            cut,
+            int(kept_out.any(axis=1).sum()),
+            len(self.scores_out),
+            int((~answered).sum()),
+            int(with_needle.sum()),
+            int((answered & ~with_needle).sum()),
+            len(self.scores_in),
+        )
 
     def bluffing(self, cut: float | None) -> np.ndarray:
         """Per out-of-domain query, in order: does anything pass the gate at ``cut`` (a bluff)?"""
@@ -103,9 +111,15 @@ def _candidates(order: np.ndarray, scores: np.ndarray | None, keep: int) -> tupl
     return top, np.take_along_axis(scores, top, axis=1)
 
 
-def sweeps(retriever: Retriever, chunks: Sequence[Chunk], questions: Sequence[Question],
-           out_of_domain: Sequence[OutOfDomain], reranker: Reranker | None = None, keep: int = KEEP,
-           depth: int = RERANK_DEPTH) -> dict[str, ScoreSweep]:
+def sweeps(
+    retriever: Retriever,
+    chunks: Sequence[Chunk],
+    questions: Sequence[Question],
+    out_of_domain: Sequence[OutOfDomain],
+    reranker: Reranker | None = None,
+    keep: int = KEEP,
+    depth: int = RERANK_DEPTH,
+) -> dict[str, ScoreSweep]:
     """The abstention rules on the same queries: cosine distance (dense), BM25's score, and a reranker's score
     on the hybrid top ``depth`` when one is given."""
     questions, out_of_domain = list(questions), list(out_of_domain)
@@ -118,16 +132,19 @@ def sweeps(retriever: Retriever, chunks: Sequence[Chunk], questions: Sequence[Qu
     dense_in, dense_out = retriever.dense(texts_in), retriever.dense(texts_out)
     top_in, d_in = _candidates(dense_in.ranking, dense_in.distance, keep)
     _, d_out = _candidates(dense_out.ranking, dense_out.distance, keep)
-    out["cosine distance"] = ScoreSweep("cosine distance", d_in, np.take_along_axis(hits, top_in, axis=1), d_out,
-                                        higher_is_better=False)
+    out["cosine distance"] = ScoreSweep(
+        "cosine distance", d_in, np.take_along_axis(hits, top_in, axis=1), d_out, higher_is_better=False
+    )
 
     bm25_in, bm25_out = retriever.bm25(texts_in), retriever.bm25(texts_out)
     top_in, s_in = _candidates(bm25_in.ranking, bm25_in.score, keep)
     _, s_out = _candidates(bm25_out.ranking, bm25_out.score, keep)
-    out["BM25 score"] = ScoreSweep("BM25 score", s_in, np.take_along_axis(hits, top_in, axis=1), s_out,
-                                   higher_is_better=True)
+    out["BM25 score"] = ScoreSweep(
+        "BM25 score", s_in, np.take_along_axis(hits, top_in, axis=1), s_out, higher_is_better=True
+    )
 
     if reranker is not None:
+
         def reranked(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
             base = retriever.hybrid(texts)
             tops, scores = [], []

@@ -66,10 +66,14 @@ class Cited:
             return ""
         numbers = ", ".join(f"[{n}]" for n in self.unknown)
         if len(self.unknown) == 1:
-            return (f"1 marker in the answer names no source ({numbers}): the model wrote a number the server never "
-                    "gave it, so it links nowhere.")
-        return (f"{len(self.unknown)} markers in the answer name no source ({numbers}): the model wrote numbers the "
-                "server never gave it, so they link nowhere.")
+            return (
+                f"1 marker in the answer names no source ({numbers}): the model wrote a number the server never "
+                "gave it, so it links nowhere."
+            )
+        return (
+            f"{len(self.unknown)} markers in the answer name no source ({numbers}): the model wrote numbers the "
+            "server never gave it, so they link nowhere."
+        )
 
 
 @dataclass(frozen=True)
@@ -92,8 +96,14 @@ class Answer:
         """This answer with the generator's text, its prompt counted again with the generator's own tokenizer."""
         tokens, counted_with = count_prompt_tokens(self.prompt, generator)
         generation = generator.run(self.prompt)
-        return replace(self, prompt_tokens=tokens, counted_with=counted_with, text=generation.text,
-                       generator=generator.name, generation=generation)
+        return replace(
+            self,
+            prompt_tokens=tokens,
+            counted_with=counted_with,
+            text=generation.text,
+            generator=generator.name,
+            generation=generation,
+        )
 
     def cited(self) -> Cited | None:
         """The model's text with each valid [n] followed by its locator (``[1] (doc#char=10,250)``); None: no text."""
@@ -118,8 +128,10 @@ class Answer:
         if g is None or g.stopped == "end":
             return ""
         if g.stopped == "time":
-            return (f"The generator hit its time bound and was stopped after {g.seconds:.1f} s, {g.new_tokens} tokens "
-                    "into its answer: the answer is cut short.")
+            return (
+                f"The generator hit its time bound and was stopped after {g.seconds:.1f} s, {g.new_tokens} tokens "
+                "into its answer: the answer is cut short."
+            )
         return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 
 
@@ -142,9 +154,15 @@ def _ranked(retriever: Retriever, question: str, ranked_by: str, reranker: Reran
     return run, run.retriever
 
 
-def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT, keep: int = KEEP,
-           generator: Writer | None = None, ranked_by: str = "dense",
-           reranker: Reranker | None = None) -> Answer | NoAnswer:
+def answer(
+    question: str,
+    retriever: Retriever,
+    cut: float | None = DEFAULT_CUT,
+    keep: int = KEEP,
+    generator: Writer | None = None,
+    ranked_by: str = "dense",
+    reranker: Reranker | None = None,
+) -> Answer | NoAnswer:
     """Retrieve, gate at the cut, and build the prompt; generate only when a generator is given.
 
     ``ranked_by`` names the ranking that chooses the candidates (``dense``, ``bm25`` or ``hybrid``), and ``reranker``
@@ -167,4 +185,3 @@ def answer(question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT,
     if generator is not None:
         return Answer(question, prompt, tuple(citations), 0, "", retriever=name).written_by(generator)
     return Answer(question, prompt, tuple(citations), *count_prompt_tokens(prompt), retriever=name)
-

@@ -14,8 +14,9 @@ import contextlib
 import os
 import statistics
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -73,8 +74,10 @@ def collection_size() -> int:
 
         return affordable(STUDENT_SIZE, available())
     if not value.isdigit() or int(value) < K:
-        raise InputError(f"{SIZE_ENV} = {os.environ[SIZE_ENV]!r}: give a whole number of vectors of at least {K}, "
-                         f"or unset it for {STUDENT_SIZE:,}")
+        raise InputError(
+            f"{SIZE_ENV} = {os.environ[SIZE_ENV]!r}: give a whole number of vectors of at least {K}, "
+            f"or unset it for {STUDENT_SIZE:,}"
+        )
     return int(value)
 
 
@@ -114,8 +117,10 @@ def generated(centres: np.ndarray, n: int, seed: int = SEED, spread: float = SPR
     if centres.ndim != 2 or len(centres) < 2:
         raise InputError(f"centres of shape {centres.shape}: pass two or more vectors as the rows of a 2-d array")
     if n < 1 or block < 1 or not spread >= 0:
-        raise InputError(f"n = {n}, block = {block}, spread = {spread}: ask for one or more vectors in blocks of "
-                         "one or more, with a spread of 0 or more")
+        raise InputError(
+            f"n = {n}, block = {block}, spread = {spread}: ask for one or more vectors in blocks of "
+            "one or more, with a spread of 0 or more"
+        )
     return Generated(centres, n, seed, spread, block)
 
 
@@ -137,10 +142,12 @@ class _TopK:
 
     def add(self, block: np.ndarray) -> None:
         scores = np.concatenate([self.scores, self.queries @ block.T], axis=1)
-        ids = np.concatenate([self.ids, np.broadcast_to(np.arange(self.seen, self.seen + len(block)),
-                                                        (len(self.queries), len(block)))], axis=1)
+        ids = np.concatenate(
+            [self.ids, np.broadcast_to(np.arange(self.seen, self.seen + len(block)), (len(self.queries), len(block)))],
+            axis=1,
+        )
         if scores.shape[1] > self.k:
-            keep = np.argpartition(-scores, self.k - 1, axis=1)[:, :self.k]
+            keep = np.argpartition(-scores, self.k - 1, axis=1)[:, : self.k]
             scores, ids = np.take_along_axis(scores, keep, axis=1), np.take_along_axis(ids, keep, axis=1)
         self.scores, self.ids = scores, ids
         self.seen += len(block)
@@ -166,8 +173,10 @@ def recall(found_ids: np.ndarray, found_scores: np.ndarray, exact: Exact) -> flo
     """
     k = exact.ids.shape[1]
     kth = exact.scores[:, -1:] - TIE
-    hits = [min(k, len(set(f[f >= 0]) & set(e)) + int(((s >= kth[i]) & ~np.isin(f, e) & (f >= 0)).sum()))
-            for i, (f, s, e) in enumerate(zip(found_ids, found_scores, exact.ids))]
+    hits = [
+        min(k, len(set(f[f >= 0]) & set(e)) + int(((s >= kth[i]) & ~np.isin(f, e) & (f >= 0)).sum()))
+        for i, (f, s, e) in enumerate(zip(found_ids, found_scores, exact.ids))
+    ]
     return float(np.sum(hits) / (k * len(exact.ids)))
 
 
@@ -178,7 +187,7 @@ def build_threads() -> int:
 
 @contextlib.contextmanager
 def faiss_threads(n: int) -> Iterator[None]:
-    """faiss's OpenMP threads set to ``n`` inside the block, and put back after."""
+    """Faiss's OpenMP threads set to ``n`` inside the block, and put back after."""
     import faiss
 
     before = faiss.omp_get_max_threads()
@@ -221,8 +230,13 @@ def index_memory(index: faiss.IndexHNSWFlat) -> IndexMemory:
     # faiss's stubs name the base classes only: these arrays are the flat storage's and the graph's own
     storage: Any = faiss.downcast_index(index.storage)
     h: Any = index.hnsw
-    graph = h.neighbors.size() * 4 + h.offsets.size() * 8 + h.levels.size() * 4 + \
-        h.assign_probas.size() * 8 + h.cum_nneighbor_per_level.size() * 4
+    graph = (
+        h.neighbors.size() * 4
+        + h.offsets.size() * 8
+        + h.levels.size() * 4
+        + h.assign_probas.size() * 8
+        + h.cum_nneighbor_per_level.size() * 4
+    )
     return IndexMemory(storage.codes.size(), graph)
 
 
@@ -299,30 +313,41 @@ class TradeOff:
         for s in self.settings:
             if s.ef_search == ef_search:
                 return s
-        raise InputError(f"efSearch {ef_search} was not measured: choose one of "
-                         f"{', '.join(str(s.ef_search) for s in self.settings)}")
+        raise InputError(
+            f"efSearch {ef_search} was not measured: choose one of {', '.join(str(s.ef_search) for s in self.settings)}"
+        )
 
     def cheapest(self, recall: float) -> Setting | None:
         """The smallest efSearch that finds at least this share of the exact top k (None: none does)."""
         return next((s for s in self.settings if s.recall >= recall), None)
 
     def __str__(self) -> str:
-        lines = [f"{self.what}: {self.vectors:,} vectors of {self.dim}, {self.queries} queries, top {self.k}",
-                 f"  HNSW (M={self.m}, efConstruction={self.ef_construction}) built in {self.build_seconds:.1f} s on "
-                 f"{self.build_threads} thread(s); {self.memory.total / 1e6:,.1f} MB "
-                 f"({self.memory.total / self.vectors:,.0f} bytes per vector: vectors {self.memory.vectors / 1e6:,.1f} "
-                 f"MB, graph {self.memory.graph / 1e6:,.1f} MB); the exact scan needs the vectors only",
-                 f"  exact scan: recall 1.000, {self.exact_ms:.3f} ms per query (1 thread); median similarity of "
-                 f"the nearest {self.nearest:.3f}, of the {self.k}th {self.kth:.3f}",
-                 "  efSearch  Recall@k   ms/query   times faster than exact"]
-        lines += [f"  {s.ef_search:>8}  {s.recall:>8.3f}  {s.ms:>9.3f}  {self.exact_ms / s.ms:>8.1f}"
-                  for s in self.settings]
+        lines = [
+            f"{self.what}: {self.vectors:,} vectors of {self.dim}, {self.queries} queries, top {self.k}",
+            f"  HNSW (M={self.m}, efConstruction={self.ef_construction}) built in {self.build_seconds:.1f} s on "
+            f"{self.build_threads} thread(s); {self.memory.total / 1e6:,.1f} MB "
+            f"({self.memory.total / self.vectors:,.0f} bytes per vector: vectors {self.memory.vectors / 1e6:,.1f} "
+            f"MB, graph {self.memory.graph / 1e6:,.1f} MB); the exact scan needs the vectors only",
+            f"  exact scan: recall 1.000, {self.exact_ms:.3f} ms per query (1 thread); median similarity of "
+            f"the nearest {self.nearest:.3f}, of the {self.k}th {self.kth:.3f}",
+            "  efSearch  Recall@k   ms/query   times faster than exact",
+        ]
+        lines += [
+            f"  {s.ef_search:>8}  {s.recall:>8.3f}  {s.ms:>9.3f}  {self.exact_ms / s.ms:>8.1f}" for s in self.settings
+        ]
         return "\n".join(lines)
 
 
-def measure(collection: np.ndarray | Iterable[np.ndarray], queries: np.ndarray, what: str = "collection",
-            ef_search: Iterable[int] = EF_SEARCH, k: int = K, m: int = M, ef_construction: int = EF_CONSTRUCTION,
-            threads: int | None = None) -> TradeOff:
+def measure(
+    collection: np.ndarray | Iterable[np.ndarray],
+    queries: np.ndarray,
+    what: str = "collection",
+    ef_search: Iterable[int] = EF_SEARCH,
+    k: int = K,
+    m: int = M,
+    ef_construction: int = EF_CONSTRUCTION,
+    threads: int | None = None,
+) -> TradeOff:
     """Build HNSW over a collection (an array, or blocks of one), and measure it against the exact scan.
 
     A collection whose size is known (an array, ``generated``'s) has the index's memory reserved for it at once.
@@ -350,8 +375,10 @@ def measure(collection: np.ndarray | Iterable[np.ndarray], queries: np.ndarray, 
         for block in blocks:
             block = np.ascontiguousarray(block, dtype=np.float32)
             if block.ndim != 2 or block.shape[1] != queries.shape[1]:
-                raise InputError(f"a block of shape {block.shape} against queries of {queries.shape[1]} dimensions: "
-                                 "the collection's vectors and the queries must have the same length")
+                raise InputError(
+                    f"a block of shape {block.shape} against queries of {queries.shape[1]} dimensions: "
+                    "the collection's vectors and the queries must have the same length"
+                )
             top.add(block)
             t = time.perf_counter()
             index.add(block)
@@ -371,6 +398,19 @@ def measure(collection: np.ndarray | Iterable[np.ndarray], queries: np.ndarray, 
             ms = median_ms(lambda q: index.search(q[None, :], k), rows)
             scores, ids = np.vstack([f[0] for f in found]), np.vstack([f[1] for f in found])
             settings.append(Setting(ef, recall(ids, scores, exact), ms))
-    return TradeOff(what, int(index.ntotal), queries.shape[1], len(queries), k, m, ef_construction, seconds, threads,
-                    index_memory(index), exact_ms, tuple(settings), float(np.median(exact.scores[:, 0])),
-                    float(np.median(exact.scores[:, -1])))
+    return TradeOff(
+        what,
+        int(index.ntotal),
+        queries.shape[1],
+        len(queries),
+        k,
+        m,
+        ef_construction,
+        seconds,
+        threads,
+        index_memory(index),
+        exact_ms,
+        tuple(settings),
+        float(np.median(exact.scores[:, 0])),
+        float(np.median(exact.scores[:, -1])),
+    )

@@ -28,9 +28,10 @@ Everywhere else the boundaries strategies follow the reference rule chunk for ch
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ragkit.corpus import Corpus, Document, fenced_lines, heading_lines, paragraphs, title_span
 from ragkit.errors import InputError
@@ -132,8 +133,9 @@ def get_strategy(strategy: str | Strategy) -> Strategy:
 def sections(text: str) -> list[Section]:
     """Split a canonical text at its heading lines (outside fences): the title line, ``## `` and later ``# `` lines."""
     title = title_span(text)
-    headings = [(start, end, "" if title and start == title[0] else name)
-                for _, start, end, name in heading_lines(text)]
+    headings = [
+        (start, end, "" if title and start == title[0] else name) for _, start, end, name in heading_lines(text)
+    ]
     out = []
     if not headings or headings[0][0] > 0:
         out.append(Section("", 0, 0, headings[0][0] if headings else len(text)))
@@ -203,7 +205,7 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 def _boundaries(text: str, size: int) -> Iterable[tuple[str, int, int]]:
     for sec in sections(text):
-        body = text[sec.start:sec.end]
+        body = text[sec.start : sec.end]
         # the budget is the chunk's: whitespace around a packed range is trimmed away, so it never forces a cut
         for range_ in filter(None, (_trimmed(body, *packed) for packed in pack(body, size))):
             for f, t in cut_at_budget(body, *range_, size):
@@ -230,8 +232,9 @@ def blind_window_start(document: Document, position: int, size: int = SIZE) -> i
     return lo + (position - lo) // size * size
 
 
-def chunk_document(document: Document, strategy: str | Strategy = "E",
-                   size: int = SIZE, overlap: int = OVERLAP) -> list[Chunk]:
+def chunk_document(
+    document: Document, strategy: str | Strategy = "E", size: int = SIZE, overlap: int = OVERLAP
+) -> list[Chunk]:
     """Chunk one document with one strategy; ``document.text[c.start:c.end] == c.content`` always."""
     strat = get_strategy(strategy)
     if size < 1 or overlap < 0:
@@ -246,15 +249,27 @@ def chunk_document(document: Document, strategy: str | Strategy = "E",
         carried = ""
         if strat.overlap and chunks and overlap:
             prev = chunks[-1]
-            gap = text[prev.end:start]
+            gap = text[prev.end : start]
             carried = prev.content[-overlap:] + (gap if not gap.strip() else "\n")
-        chunks.append(Chunk(document.id, document.title, section, start, end,
-                            text[start:end], header, carried, text[start - len(carried):start] == carried))
+        chunks.append(
+            Chunk(
+                document.id,
+                document.title,
+                section,
+                start,
+                end,
+                text[start:end],
+                header,
+                carried,
+                text[start - len(carried) : start] == carried,
+            )
+        )
     return chunks
 
 
-def chunk_corpus(corpus: Corpus, strategy: str | Strategy = "E",
-                 size: int = SIZE, overlap: int = OVERLAP) -> list[Chunk]:
+def chunk_corpus(
+    corpus: Corpus, strategy: str | Strategy = "E", size: int = SIZE, overlap: int = OVERLAP
+) -> list[Chunk]:
     """Chunk every loaded document of a corpus, in corpus order."""
     return [c for doc in corpus.documents for c in chunk_document(doc, strategy, size, overlap)]
 
@@ -286,9 +301,13 @@ class Pathologies:
 
     def counts(self) -> dict[str, int]:
         """One row for a table: the count of each pathology."""
-        return {"chunks": self.chunks, "heading-only chunks": len(self.heading_only),
-                "cuts inside a decimal number": len(self.decimal_cuts),
-                "cuts inside code": len(self.code_cuts), "chunks starting mid-sentence": len(self.mid_sentence)}
+        return {
+            "chunks": self.chunks,
+            "heading-only chunks": len(self.heading_only),
+            "cuts inside a decimal number": len(self.decimal_cuts),
+            "cuts inside code": len(self.code_cuts),
+            "chunks starting mid-sentence": len(self.mid_sentence),
+        }
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
@@ -330,7 +349,7 @@ def starts_mid_sentence(chunk: Chunk, text: str) -> bool:
         return True
     while at > 0 and text[at - 1] in _CLOSERS:
         at -= 1
-    return text[at - 1:at] not in (".", "!", "?")
+    return text[at - 1 : at] not in (".", "!", "?")
 
 
 def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> Pathologies:
@@ -349,11 +368,12 @@ def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> 
                 heading_only.append(c)
             if starts_mid_sentence(c, text):
                 mid_sentence.append(c)
-        for before, after in zip(own, own[1:]):
+        for before, after in itertools.pairwise(own):
             cut = Cut(before, after)
             if decimals.split_by(cut):
                 decimal_cuts.append(cut)
             if code.split_by(cut):
                 code_cuts.append(cut)
-    return Pathologies(strategy, len(chunks), tuple(heading_only), tuple(decimal_cuts), tuple(code_cuts),
-                       tuple(mid_sentence))
+    return Pathologies(
+        strategy, len(chunks), tuple(heading_only), tuple(decimal_cuts), tuple(code_cuts), tuple(mid_sentence)
+    )

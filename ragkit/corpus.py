@@ -1,7 +1,7 @@
-"""Documents in: a folder of Markdown files becomes canonical texts, or failed documents with reasons.
+r"""Documents in: a folder of Markdown files becomes canonical texts, or failed documents with reasons.
 
 The canonical text of a document is its file decoded as UTF-8, a leading BOM removed and
-line endings normalised to ``\\n``. Nothing else is changed: the ``# `` title line stays in
+line endings normalised to ``\n``. Nothing else is changed: the ``# `` title line stays in
 the canonical text, so a ``#char=start,end`` fragment points into the file as a reader
 opens it. Every offset in ragkit refers to this text, counted in Unicode code points (Python's
 ``str`` indices), not in UTF-16 units as JavaScript counts: the two differ after any character
@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from markdown_it import MarkdownIt
 
@@ -84,7 +84,7 @@ class Corpus:
 
 
 def canonical_text(raw: bytes) -> str:
-    """Decode bytes as UTF-8 (BOM removed) with ``\\n`` line endings; raises UnicodeDecodeError."""
+    r"""Decode bytes as UTF-8 (BOM removed) with ``\n`` line endings; raises UnicodeDecodeError."""
     text = raw.decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -104,7 +104,7 @@ def fenced_lines(text: str) -> frozenset[int]:
 
 
 def paragraphs(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tuple[int, int]]:
-    """Spans of the paragraphs of ``text[lo:hi]``: runs that hold no blank line (``\n\n``), one newline at the end kept.
+    r"""Spans of the paragraphs of ``text[lo:hi]``: runs with no blank line (``\n\n``), one newline at the end kept.
 
     A scan with ``str.find``, linear in time and constant in memory: a regular expression with a repeated
     group costs memory per character of a match, which a 25 MB paragraph turns into gigabytes.
@@ -153,19 +153,24 @@ def read_document(path: Path) -> Document | FailedDocument:
     try:
         path.name.encode("utf-8")  # bytes that are not UTF-8 are kept by Python as lone surrogates, which fail here
     except UnicodeEncodeError:
-        return FailedDocument(shown(path.stem, None), path,
-                              f"the file name {shown(path.name, None)} is not valid UTF-8: rename the file (a "
-                              "document's id is its name, and it is written into links and indexes)")
+        return FailedDocument(
+            shown(path.stem, None),
+            path,
+            f"the file name {shown(path.name, None)} is not valid UTF-8: rename the file (a "
+            "document's id is its name, and it is written into links and indexes)",
+        )
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        return FailedDocument(path.stem, path,
-                              f"cannot read the file ({exc.strerror or exc}): check it exists and is readable")
+        return FailedDocument(
+            path.stem, path, f"cannot read the file ({exc.strerror or exc}): check it exists and is readable"
+        )
     try:
         text = canonical_text(raw)
     except UnicodeDecodeError as exc:
         return FailedDocument(
-            path.stem, path,
+            path.stem,
+            path,
             f"not valid UTF-8 at byte {exc.start}: save the file as UTF-8 and load it again",
         )
     if not text.strip():
@@ -179,8 +184,10 @@ def load_corpus(folder: str | Path) -> Corpus:
     """Load every ``*.md`` file of a folder, sorted by file name; one bad file never breaks the folder."""
     folder = Path(folder)
     if folder.is_file():
-        raise CorpusError(f"{folder} is a file, not a folder: pass the folder that holds the Markdown (*.md) files "
-                          f"(for this file: {folder.parent})")
+        raise CorpusError(
+            f"{folder} is a file, not a folder: pass the folder that holds the Markdown (*.md) files "
+            f"(for this file: {folder.parent})"
+        )
     if not folder.is_dir():
         raise CorpusError(f"corpus folder {folder} does not exist: pass a folder of Markdown (*.md) files")
     paths = sorted(p for p in folder.glob("*.md") if not p.is_dir())
@@ -217,11 +224,20 @@ class DocumentStats:
         return DocumentStats("total", *values)
 
 
-_COUNTS = ("characters", "sections", "tables", "formulas", "code_blocks", "bullets",
-           "paragraphs_over_512", "paragraphs_over_1200", "outside_bmp")
+_COUNTS = (
+    "characters",
+    "sections",
+    "tables",
+    "formulas",
+    "code_blocks",
+    "bullets",
+    "paragraphs_over_512",
+    "paragraphs_over_1200",
+    "outside_bmp",
+)
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*\|")
 _FORMULA = re.compile(r"\$\$.+?\$\$|(?<![$\\])\$(?!\$)[^$\n]+?(?<![$\\])\$(?!\$)", re.S)
-_OUTSIDE_BMP = re.compile("[\U00010000-\U0010FFFF]")
+_OUTSIDE_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 
 def document_stats(doc: Document) -> DocumentStats:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from ragkit.corpus import Corpus, outside_fences
 from ragkit.errors import DataError
@@ -94,17 +94,21 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
-            problems.append(Problem(name, number,
-                                    f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line"))
+            problems.append(
+                Problem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line")
+            )
             continue
         except RecursionError:
             problems.append(Problem(name, number, "JSON nested too deeply to read: write one flat object per line"))
             continue
         if not isinstance(obj, dict):
-            problems.append(Problem(name, number, "not a JSON object: write {\"id\": ..., ...}"))
+            problems.append(Problem(name, number, 'not a JSON object: write {"id": ..., ...}'))
             continue
-        typed = [f"{k} ({type(obj[k]).__name__} {_short(obj[k])})" for k in required
-                 if k in obj and not isinstance(obj[k], str)]
+        typed = [
+            f"{k} ({type(obj[k]).__name__} {_short(obj[k])})"
+            for k in required
+            if k in obj and not isinstance(obj[k], str)
+        ]
         if typed:
             problems.append(Problem(name, number, f"field(s) {', '.join(typed)} not a string: put the value in quotes"))
             continue
@@ -125,8 +129,14 @@ def _duplicates(records: Iterable[Question | OutOfDomain]) -> list[Problem]:
     seen: dict[str, int] = {}
     for r in records:
         if r.id in seen:
-            problems.append(Problem(r.source, r.line, f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids "
-                                                      "unique (a repeated question would be counted twice)"))
+            problems.append(
+                Problem(
+                    r.source,
+                    r.line,
+                    f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids "
+                    "unique (a repeated question would be counted twice)",
+                )
+            )
         seen.setdefault(r.id, r.line)
     return problems
 
@@ -169,8 +179,9 @@ def load_out_of_domain(path: str | Path) -> list[OutOfDomain]:
 def queries(questions: Iterable[Question]) -> list[Query]:
     """The in-domain queries: every question in course English, then every ticket."""
     questions = list(questions)
-    return ([Query(q.id, "question", q.question) for q in questions]
-            + [Query(q.id, "ticket", q.ticket) for q in questions])
+    return [Query(q.id, "question", q.question) for q in questions] + [
+        Query(q.id, "ticket", q.ticket) for q in questions
+    ]
 
 
 def _occurrences(corpus: Corpus, needle: str) -> list[tuple[str, int]]:
@@ -202,14 +213,19 @@ def _where(text: str, start: int, end: int) -> str | None:
     return None
 
 
-def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutOfDomain],
-             counts: dict[str, int] | None = EXPECTED) -> list[Problem]:
+def validate(
+    corpus: Corpus,
+    questions: list[Question],
+    out_of_domain: list[OutOfDomain],
+    counts: dict[str, int] | None = EXPECTED,
+) -> list[Problem]:
     """Every problem with the ground truth against a corpus (empty list: valid)."""
     problems: list[Problem] = []
     doc_ids = set(corpus.ids)
     for records in (questions, out_of_domain):
         problems += _duplicates(records)
     for q in questions:
+
         def p(msg: str, q: Question = q) -> None:
             problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
 
@@ -248,8 +264,9 @@ def validate(corpus: Corpus, questions: list[Question], out_of_domain: list[OutO
                 problems.append(Problem(source, 0, f"{got} {what}, expected {want}"))
         spread = len({q.doc_id for q in questions})
         if spread < counts["documents"]:
-            problems.append(Problem(src_q, 0,
-                                    f"needles come from {spread} documents, expected at least {counts['documents']}"))
+            problems.append(
+                Problem(src_q, 0, f"needles come from {spread} documents, expected at least {counts['documents']}")
+            )
     return problems
 
 
@@ -262,10 +279,12 @@ def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
     lines = [f"{len(questions)} questions ({2 * len(questions)} queries) over {len(per_doc)} documents:"]
     lines += [f"  {doc}: {n}" for doc, n in sorted(per_doc.items())]
     if lengths:
-        lines.append(f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, "
-                     f"max {lengths[-1]} characters")
-    lines.append(f"{len(out_of_domain)} out-of-domain queries: "
-                 + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+        lines.append(
+            f"needle lengths: min {lengths[0]}, median {lengths[len(lengths) // 2]}, max {lengths[-1]} characters"
+        )
+    lines.append(
+        f"{len(out_of_domain)} out-of-domain queries: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    )
     lines.append("  topics: " + ", ".join(f"{t} {n}" for t, n in sorted(topics.items())))
     return "\n".join(lines)
 

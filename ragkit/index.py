@@ -18,10 +18,10 @@ folder without an index is refused.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -72,14 +72,15 @@ class Stamp:
         return {**asdict(self.embedding), **{f.name: getattr(self, f.name) for f in fields(self)[1:]}}
 
     @classmethod
-    def from_flat(cls, row: dict) -> "Stamp":
+    def from_flat(cls, row: dict) -> Stamp:
         """The inverse of ``flat``."""
         model = ModelStamp(**{f.name: row[f.name] for f in fields(ModelStamp)})
-        model = ModelStamp(model.model, model.weights, int(model.dimensions), bool(model.normalised),
-                           int(model.window), model.backend)
+        model = ModelStamp(
+            model.model, model.weights, int(model.dimensions), bool(model.normalised), int(model.window), model.backend
+        )
         return cls(model, row["pipeline"], row["strategy"], int(row["size"]), int(row["overlap"]), row["extractor"])
 
-    def differences(self, other: "Stamp") -> list[str]:
+    def differences(self, other: Stamp) -> list[str]:
         """Names of the fields that differ, e.g. ``['model', 'weights']``."""
         mine, theirs = self.flat(), other.flat()
         return [k for k in mine if mine[k] != theirs[k]]
@@ -149,22 +150,30 @@ def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3
         found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
     except sqlite3.DatabaseError as exc:
-        raise CorruptIndex(f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
-                           "(the damaged file is kept beside the new one)") from exc
+        raise CorruptIndex(
+            f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
+            "(the damaged file is kept beside the new one)"
+        ) from exc
     if check != "ok":
-        raise CorruptIndex(f"{path} is damaged ({check}): rebuild it with {_advice(folder, corpus)} "
-                           "(the damaged file is kept beside the new one)")
+        raise CorruptIndex(
+            f"{path} is damaged ({check}): rebuild it with {_advice(folder, corpus)} "
+            "(the damaged file is kept beside the new one)"
+        )
     if found is None or found[0] != FORMAT:
         conn.close()
-        raise CorruptIndex(f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
-                           f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
-                           "file is kept beside the new one)")
+        raise CorruptIndex(
+            f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
+            f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
+            "file is kept beside the new one)"
+        )
     try:
         _check_tables(conn)
     except (CorruptIndex, sqlite3.DatabaseError) as exc:
         conn.close()
-        raise CorruptIndex(f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
-                           "(the damaged file is kept beside the new one)") from exc
+        raise CorruptIndex(
+            f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
+            "(the damaged file is kept beside the new one)"
+        ) from exc
     return conn
 
 
@@ -189,8 +198,11 @@ def _check_tables(conn: sqlite3.Connection) -> None:
     found = _columns(conn)
     for table, columns in _EXPECTED.items():
         if found.get(table) != columns:
-            raise CorruptIndex(f"table {table} is missing" if table not in found else
-                               f"table {table} has columns {', '.join(found[table])}, not {', '.join(columns)}")
+            raise CorruptIndex(
+                f"table {table} is missing"
+                if table not in found
+                else f"table {table} has columns {', '.join(found[table])}, not {', '.join(columns)}"
+            )
     cur = conn.execute("SELECT * FROM stamps")
     names = [c[0] for c in cur.description]
     for row in cur:
@@ -226,14 +238,19 @@ def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dic
     stamps: dict[int, Stamp | None] = {}
     entries = {}
     for doc_id, path, content_hash, status_, reason, chunks, stamp_id in conn.execute(
-            "SELECT id, path, content_hash, status, reason, chunks, stamp FROM documents ORDER BY id"):
+        "SELECT id, path, content_hash, status, reason, chunks, stamp FROM documents ORDER BY id"
+    ):
         if stamp_id not in stamps:
             stamps[stamp_id] = _stamp_row(conn, stamp_id)
         entries[doc_id] = Entry(doc_id, status_, content_hash, reason, chunks, path, stamps[stamp_id])
     stamp = _stamp_row(conn, int(config[0])) if config else None
     width = stamp.embedding.dimensions * 4 if stamp else 0
-    rows = {d: (n, good) for d, n, good in conn.execute(
-        'SELECT document, count(*), sum(length(vector) = ?) FROM chunks GROUP BY document', (width,))}
+    rows = {
+        d: (n, good)
+        for d, n, good in conn.execute(
+            "SELECT document, count(*), sum(length(vector) = ?) FROM chunks GROUP BY document", (width,)
+        )
+    }
     return stamp, entries, rows
 
 
@@ -260,11 +277,17 @@ def _status(corpus: Corpus, stamp: Stamp, entries: dict[str, Entry], rows: dict[
             continue
         doc = docs.get(doc_id)
         if doc is None:
-            stale[doc_id] = f"no longer loads: {failed[doc_id]}" if doc_id in failed else \
-                "removed from the folder (or it no longer loads)"
+            stale[doc_id] = (
+                f"no longer loads: {failed[doc_id]}"
+                if doc_id in failed
+                else "removed from the folder (or it no longer loads)"
+            )
         elif entry.stamp != stamp:
-            stale[doc_id] = "embedded under another stamp (differs in " + \
-                ", ".join(entry.stamp.differences(stamp) if entry.stamp else ["everything"]) + ")"
+            stale[doc_id] = (
+                "embedded under another stamp (differs in "
+                + ", ".join(entry.stamp.differences(stamp) if entry.stamp else ["everything"])
+                + ")"
+            )
         elif entry.content_hash != doc.content_hash:
             stale[doc_id] = "changed since it was indexed"
         elif rows.get(doc_id, (0, 0)) != (entry.chunks, entry.chunks):
@@ -288,8 +311,14 @@ def status(corpus: Corpus, folder: Path, stamp: Stamp) -> Status:
     return _status(corpus, stamp, entries, rows)
 
 
-def configured(folder: Path, strategy: str | None = None, size: int | None = None, overlap: int | None = None,
-               corpus: Corpus | None = None, rebuild: bool = False) -> tuple[str, int, int]:
+def configured(
+    folder: Path,
+    strategy: str | None = None,
+    size: int | None = None,
+    overlap: int | None = None,
+    corpus: Corpus | None = None,
+    rebuild: bool = False,
+) -> tuple[str, int, int]:
     """Strategy, size and overlap to use: what was asked, else what the index was built with, else the defaults.
 
     A damaged index raises CorruptIndex, unless it is about to be rebuilt (and set aside): then the defaults.
@@ -300,9 +329,11 @@ def configured(folder: Path, strategy: str | None = None, size: int | None = Non
         if not rebuild:
             raise
         stamp = None
-    return (strategy or (stamp.strategy if stamp else "E"),
-            size if size is not None else (stamp.size if stamp else SIZE),
-            overlap if overlap is not None else (stamp.overlap if stamp else OVERLAP))
+    return (
+        strategy or (stamp.strategy if stamp else "E"),
+        size if size is not None else (stamp.size if stamp else SIZE),
+        overlap if overlap is not None else (stamp.overlap if stamp else OVERLAP),
+    )
 
 
 def _prepare_folder(folder: Path, corpus: Corpus) -> None:
@@ -315,8 +346,10 @@ def _prepare_folder(folder: Path, corpus: Corpus) -> None:
     foreign = sorted(p.name for p in folder.iterdir() if p.name not in _OURS)
     if foreign:
         some = ", ".join(shown(name) for name in foreign[:3]) + (" ..." if len(foreign) > 3 else "")
-        raise InputError(f"--out {folder} is not empty ({some}) and holds no ragkit index: name a new or empty "
-                         "folder (ragkit never deletes files it did not write)")
+        raise InputError(
+            f"--out {folder} is not empty ({some}) and holds no ragkit index: name a new or empty "
+            "folder (ragkit never deletes files it did not write)"
+        )
 
 
 def _stamp_id(conn: sqlite3.Connection, stamp: Stamp) -> int:
@@ -330,15 +363,24 @@ def _stamp_id(conn: sqlite3.Connection, stamp: Stamp) -> int:
 def _write_document(conn: sqlite3.Connection, doc: Document, stamp: Stamp, stamp_id: int, embedder: Encoder) -> None:
     """Chunk and embed one document and replace its rows (inside the caller's transaction)."""
     chunks = chunk_document(doc, stamp.strategy, stamp.size, stamp.overlap)
-    vectors = embedder.encode([c.text for c in chunks], progress=False) if chunks else \
-        np.zeros((0, stamp.embedding.dimensions), dtype=np.float32)
+    vectors = (
+        embedder.encode([c.text for c in chunks], progress=False)
+        if chunks
+        else np.zeros((0, stamp.embedding.dimensions), dtype=np.float32)
+    )
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     conn.execute("DELETE FROM chunks WHERE document = ?", (doc.id,))
-    conn.execute("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, 'indexed', '', ?, ?)",
-                 (doc.id, shown(str(doc.path), None), doc.content_hash, len(chunks), stamp_id))
-    conn.executemany('INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-                     [(doc.id, i, c.start, c.end, c.section, c.header, c.overlap, v.tobytes())
-                      for i, (c, v) in enumerate(zip(chunks, vectors))])
+    conn.execute(
+        "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, 'indexed', '', ?, ?)",
+        (doc.id, shown(str(doc.path), None), doc.content_hash, len(chunks), stamp_id),
+    )
+    conn.executemany(
+        "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (doc.id, i, c.start, c.end, c.section, c.header, c.overlap, v.tobytes())
+            for i, (c, v) in enumerate(zip(chunks, vectors))
+        ],
+    )
 
 
 def _commit(conn: sqlite3.Connection) -> None:
@@ -377,15 +419,26 @@ def _writer(folder: Path, corpus: Corpus, wait: float) -> sqlite3.Connection:
                 conn.execute(statement)  # inside the transaction: a first build killed early leaves an empty file
     except sqlite3.OperationalError as exc:
         if is_busy(exc):
-            raise IndexBusy(f"another ragkit is writing the index {folder} (waited {wait:.0f} s): let it finish, "
-                            "then run the command again") from exc
-        raise InputError(f"cannot write the index in {folder} ({exc}): check the folder is writable and the disk "
-                         "has space") from exc
+            raise IndexBusy(
+                f"another ragkit is writing the index {folder} (waited {wait:.0f} s): let it finish, "
+                "then run the command again"
+            ) from exc
+        raise InputError(
+            f"cannot write the index in {folder} ({exc}): check the folder is writable and the disk has space"
+        ) from exc
     return conn
 
 
-def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E", size: int = SIZE,
-           overlap: int = OVERLAP, rebuild: bool = False, wait: float = BUSY_SECONDS) -> Status:
+def update(
+    corpus: Corpus,
+    folder: Path,
+    embedder: Encoder,
+    strategy: str = "E",
+    size: int = SIZE,
+    overlap: int = OVERLAP,
+    rebuild: bool = False,
+    wait: float = BUSY_SECONDS,
+) -> Status:
     """Re-embed only what is stale, new, failed or damaged and drop removed documents, in one transaction."""
     folder = Path(folder)
     _prepare_folder(folder, corpus)
@@ -407,19 +460,31 @@ def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E",
         for doc in corpus.documents:
             if doc.id not in keep:
                 _write_document(conn, doc, stamp, stamp_id, embedder)
-        conn.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, '', 'failed', ?, 0, NULL)",
-                         [(f.id, shown(str(f.path), None), f.reason) for f in corpus.failed])
-        written = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                         [("format", FORMAT), ("stamp", str(stamp_id)), ("corpus", shown(str(corpus.folder), None)),
-                          ("written", written)])
-        conn.execute("DELETE FROM stamps WHERE id NOT IN (SELECT stamp FROM documents WHERE stamp IS NOT NULL) "
-                     "AND id != ?", (stamp_id,))
+        conn.executemany(
+            "INSERT OR REPLACE INTO documents VALUES (?, ?, '', 'failed', ?, 0, NULL)",
+            [(f.id, shown(str(f.path), None), f.reason) for f in corpus.failed],
+        )
+        written = datetime.now(UTC).isoformat(timespec="seconds")
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [
+                ("format", FORMAT),
+                ("stamp", str(stamp_id)),
+                ("corpus", shown(str(corpus.folder), None)),
+                ("written", written),
+            ],
+        )
+        conn.execute(
+            "DELETE FROM stamps WHERE id NOT IN (SELECT stamp FROM documents WHERE stamp IS NOT NULL) AND id != ?",
+            (stamp_id,),
+        )
         _, entries, rows = _read(conn)
         _commit(conn)
     except sqlite3.OperationalError as exc:
-        raise InputError(f"cannot write the index in {folder} ({exc}): check the folder is writable and the disk "
-                         "has space; the previous index is unchanged") from exc
+        raise InputError(
+            f"cannot write the index in {folder} ({exc}): check the folder is writable and the disk "
+            "has space; the previous index is unchanged"
+        ) from exc
     finally:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
@@ -428,8 +493,15 @@ def update(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E",
     return Status(report.current, report.stale, report.new, report.failed, report.chunks, notes)
 
 
-def build(corpus: Corpus, folder: Path, embedder: Encoder, strategy: str = "E", size: int = SIZE,
-          overlap: int = OVERLAP, wait: float = BUSY_SECONDS) -> Status:
+def build(
+    corpus: Corpus,
+    folder: Path,
+    embedder: Encoder,
+    strategy: str = "E",
+    size: int = SIZE,
+    overlap: int = OVERLAP,
+    wait: float = BUSY_SECONDS,
+) -> Status:
     """Index every document from scratch (the previous index stays usable until the transaction commits)."""
     return update(corpus, folder, embedder, strategy, size, overlap, rebuild=True, wait=wait)
 
@@ -474,12 +546,15 @@ class Index:
             self.chunks: list[Chunk] = []
             blocks = []
             for doc_id in report.current:
-                stored = conn.execute('SELECT start, "end", vector FROM chunks WHERE document = ? ORDER BY ord',
-                                      (doc_id,)).fetchall()
+                stored = conn.execute(
+                    'SELECT start, "end", vector FROM chunks WHERE document = ? ORDER BY ord', (doc_id,)
+                ).fetchall()
                 chunks = chunk_document(corpus[doc_id], config.strategy, config.size, config.overlap)
                 if [(c.start, c.end) for c in chunks] != [(s, e) for s, e, _ in stored]:
-                    raise StaleIndex(f"{doc_id}: the chunker no longer cuts it where it was indexed: run "
-                                     f"{_advice(folder, corpus, 'build')}")
+                    raise StaleIndex(
+                        f"{doc_id}: the chunker no longer cuts it where it was indexed: run "
+                        f"{_advice(folder, corpus, 'build')}"
+                    )
                 self.chunks += chunks
                 blocks += [np.frombuffer(v, dtype=np.float32) for _, _, v in stored]
             conn.execute("COMMIT")
@@ -494,4 +569,3 @@ class Index:
             raise InputError("empty query: type what you are looking for")
         dist = cosine_distance(self.embedder.encode([query], progress=False), self.vectors)[0]
         return [(self.chunks[i], float(dist[i])) for i in rank(dist, higher_is_better=False, k=k)]
-

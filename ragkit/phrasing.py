@@ -42,8 +42,9 @@ class Phrasing:
 
     def test(self, k: int) -> SignTest:
         """The paired sign test, English against Dutch: wins are questions only the English phrasing finds."""
-        return sign_test(*(((np.asarray(r) > 0) & (np.asarray(r) <= k)).astype(float)
-                           for r in (self.english, self.dutch)))
+        return sign_test(
+            *(((np.asarray(r) > 0) & (np.asarray(r) <= k)).astype(float) for r in (self.english, self.dutch))
+        )
 
     def mrr(self, language: str) -> float:
         """The mean reciprocal rank of the needle (0 for a question that does not find it)."""
@@ -57,8 +58,10 @@ def load_phrasings(path: str | Path, questions: Sequence[Question]) -> dict[str,
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise DataError(f"{path} is missing: it holds one question per line, "
-                        '{"id": "q01", "question": "..."}, for every course question') from None
+        raise DataError(
+            f"{path} is missing: it holds one question per line, "
+            '{"id": "q01", "question": "..."}, for every course question'
+        ) from None
     known = {q.id for q in questions}
     found: dict[str, str] = {}
     for number, line in enumerate(lines, 1):
@@ -67,31 +70,48 @@ def load_phrasings(path: str | Path, questions: Sequence[Question]) -> dict[str,
         try:
             entry = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError(f"{path}, line {number} is not JSON ({exc.msg}): write it as "
-                            '{"id": "q01", "question": "..."}') from None
-        if not (isinstance(entry, dict) and isinstance(entry.get("id"), str)
-                and isinstance(entry.get("question"), str) and entry["question"].strip()):
-            raise DataError(f"{path}, line {number} needs an \"id\" and a non-empty \"question\", both text")
+            raise DataError(
+                f'{path}, line {number} is not JSON ({exc.msg}): write it as {{"id": "q01", "question": "..."}}'
+            ) from None
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("id"), str)
+            and isinstance(entry.get("question"), str)
+            and entry["question"].strip()
+        ):
+            raise DataError(f'{path}, line {number} needs an "id" and a non-empty "question", both text')
         if entry["id"] not in known:
-            raise DataError(f"{path}, line {number} phrases {entry['id']!r}, which is no course question: "
-                            "use the id of questions.jsonl")
+            raise DataError(
+                f"{path}, line {number} phrases {entry['id']!r}, which is no course question: "
+                "use the id of questions.jsonl"
+            )
         if entry["id"] in found:
             raise DataError(f"{path} phrases {entry['id']!r} twice (line {number}): keep one")
         found[entry["id"]] = entry["question"]
     if missing := sorted(known - set(found)):
-        raise DataError(f"{path} lacks {', '.join(missing)}: phrase every question, so that the two languages are "
-                        "compared on the same needles")
+        raise DataError(
+            f"{path} lacks {', '.join(missing)}: phrase every question, so that the two languages are "
+            "compared on the same needles"
+        )
     return found
 
 
-def compare_phrasings(retriever: Retriever, questions: Sequence[Question], other: Mapping[str, str],
-                      name: str = "dense") -> Phrasing:
+def compare_phrasings(
+    retriever: Retriever, questions: Sequence[Question], other: Mapping[str, str], name: str = "dense"
+) -> Phrasing:
     """Rank the chunks for each question in its English and in ``other``'s phrasing, with one retriever."""
     questions = list(questions)
     if missing := [q.id for q in questions if q.id not in other]:
         raise InputError(f"no other phrasing for {', '.join(missing)}: give one for every question")
     hits = needle_hits(retriever.chunks, questions)
-    ranks = [first_hit_ranks(retriever.run(name, texts).ranking, hits)
-             for texts in ([q.question for q in questions], [other[q.id] for q in questions])]
-    return Phrasing(retriever.strategy, name, tuple(q.id for q in questions),
-                    tuple(int(r) for r in ranks[0]), tuple(int(r) for r in ranks[1]))
+    ranks = [
+        first_hit_ranks(retriever.run(name, texts).ranking, hits)
+        for texts in ([q.question for q in questions], [other[q.id] for q in questions])
+    ]
+    return Phrasing(
+        retriever.strategy,
+        name,
+        tuple(q.id for q in questions),
+        tuple(int(r) for r in ranks[0]),
+        tuple(int(r) for r in ranks[1]),
+    )

@@ -10,8 +10,8 @@ chapter's figures come in from the caller as ``Finding`` values: the engine quot
 from __future__ import annotations
 
 import html
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -26,9 +26,11 @@ from ragkit.tokens import TokenReport
 Wanted = tuple[str, str, str]
 """One comparison a report shows: run A's label, run B's label, the metric, e.g. ``("E/dense", "A/dense", "Hit@4")``."""
 
-RULE = ("a claimed difference (the chapter's raw p < 0.05) is consistent / contradicts when ours goes the same / "
-        f"opposite way with needle-level Holm p < 0.05, otherwise inconclusive ({INCONCLUSIVE}); a claim of no "
-        f"detectable difference is consistent when {NEITHER}, and differs when ours detects one")
+RULE = (
+    "a claimed difference (the chapter's raw p < 0.05) is consistent / contradicts when ours goes the same / "
+    f"opposite way with needle-level Holm p < 0.05, otherwise inconclusive ({INCONCLUSIVE}); a claim of no "
+    f"detectable difference is consistent when {NEITHER}, and differs when ours detects one"
+)
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,9 @@ class Finding:
 def judge(finding: Finding, needle: Comparison) -> str:
     """The verdict on a published finding: the one rule, on the needle level and its Holm p (the only call site)."""
     assert needle.p_holm is not None, "a report fills in every comparison's Holm p before judging it"
-    return verdict(finding.lead, needle.test.wins, needle.test.losses, needle.p_holm, kind=finding.claim,
-                   a=needle.a, b=needle.b)
+    return verdict(
+        finding.lead, needle.test.wins, needle.test.losses, needle.p_holm, kind=finding.claim, a=needle.a, b=needle.b
+    )
 
 
 @dataclass(frozen=True)
@@ -123,8 +126,10 @@ class Report:
         for line in self.lines:
             if (line.a, line.b, line.metric) == (a, b, metric):
                 return line
-        raise InputError(f"{a} vs {b} at {metric} is not in this report: have "
-                         + ", ".join(f"{x.a} vs {x.b} at {x.metric}" for x in self.lines))
+        raise InputError(
+            f"{a} vs {b} at {metric} is not in this report: have "
+            + ", ".join(f"{x.a} vs {x.b} at {x.metric}" for x in self.lines)
+        )
 
     @property
     def judged(self) -> tuple[Line, ...]:
@@ -137,10 +142,18 @@ class Report:
         destroyed = {s.letter: len(s.destroyed) for s in self.strategies}
         rows = []
         for r in self.runs:
-            cells = [f"{(f := by[r.strategy, r.retriever, m]).value:.3f} [{f.low:.3f}, {f.high:.3f}]"
-                     for m in METRICS[:-1]]
-            rows.append([r.strategy, r.retriever, *cells, f"{by[r.strategy, r.retriever, 'MRR'].value:.3f}",
-                         f"{destroyed[r.strategy]}/{self.n_questions}"])
+            cells = [
+                f"{(f := by[r.strategy, r.retriever, m]).value:.3f} [{f.low:.3f}, {f.high:.3f}]" for m in METRICS[:-1]
+            ]
+            rows.append(
+                [
+                    r.strategy,
+                    r.retriever,
+                    *cells,
+                    f"{by[r.strategy, r.retriever, 'MRR'].value:.3f}",
+                    f"{destroyed[r.strategy]}/{self.n_questions}",
+                ]
+            )
         return rows
 
     def comparison_rows(self) -> list[list[str]]:
@@ -150,32 +163,53 @@ class Report:
             cells = [f"{line.a} vs {line.b}", line.metric]
             for c in (line.query, line.needle):
                 cells += [f"+{c.test.wins}/-{c.test.losses}", f"{c.test.p:.3g}", f"{c.p_holm:.3g}"]
-            cells += [line.finding.said if line.finding else "", line.finding.claim if line.finding else "",
-                      line.verdict or ""]
+            cells += [
+                line.finding.said if line.finding else "",
+                line.finding.claim if line.finding else "",
+                line.verdict or "",
+            ]
             rows.append(cells)
         return rows
 
     RECALL_COLUMNS = ("strategy", "retriever", *METRICS[:-1], "MRR", "destroyed")
-    COMPARISON_COLUMNS = ("comparison", "metric", "queries", "p", "Holm p", "needles", "p", "Holm p", "chapter",
-                          "claims", "verdict")
+    COMPARISON_COLUMNS = (
+        "comparison",
+        "metric",
+        "queries",
+        "p",
+        "Holm p",
+        "needles",
+        "p",
+        "Holm p",
+        "chapter",
+        "claims",
+        "verdict",
+    )
 
     def _comparisons_title(self) -> str:
-        return (f"Paired comparisons: exact two-sided sign test on the discordant pairs, Holm within the "
-                f"{len(self.lines)} comparisons of this report at each level (query level: a query is a pair; "
-                "needle level: a needle is a pair, its phrasings scored together)")
+        return (
+            f"Paired comparisons: exact two-sided sign test on the discordant pairs, Holm within the "
+            f"{len(self.lines)} comparisons of this report at each level (query level: a query is a pair; "
+            "needle level: a needle is a pair, its phrasings scored together)"
+        )
 
     def __str__(self) -> str:
         out: list[str] = []
         if self.strategies:
             window = self.strategies[0].tokens.window
             out.append(f"Token accounting (bundled model's word pieces; window {window} incl. special tokens):")
-            out += [f"  {s.letter}: {s.chunks:5d} chunks, {s.tokens.pieces:7,d} pieces, header "
-                    f"{s.tokens.header_pieces:6,d} ({s.tokens.header_share:.1%}), {s.tokens.over_window:3d} over "
-                    "the window" for s in self.strategies]
+            out += [
+                f"  {s.letter}: {s.chunks:5d} chunks, {s.tokens.pieces:7,d} pieces, header "
+                f"{s.tokens.header_pieces:6,d} ({s.tokens.header_share:.1%}), {s.tokens.over_window:3d} over "
+                "the window"
+                for s in self.strategies
+            ]
             out.append("\nAnswers destroyed (no chunk carries the needle):")
-            out += [f"  {s.letter}: {len(s.destroyed)}/{self.n_questions}"
-                    + (f"  ({', '.join(shown(q, None) for q in s.destroyed)})" if s.destroyed else "")
-                    for s in self.strategies]
+            out += [
+                f"  {s.letter}: {len(s.destroyed)}/{self.n_questions}"
+                + (f"  ({', '.join(shown(q, None) for q in s.destroyed)})" if s.destroyed else "")
+                for s in self.strategies
+            ]
         if self.runs:
             out.append("\nHit@k with 95% Wilson intervals, MRR:")
             out += text_table(self.RECALL_COLUMNS, self.recall_rows())
@@ -189,15 +223,25 @@ class Report:
     def _repr_html_(self) -> str:
         parts: list[str] = []
         if self.strategies:
-            parts.append(html_table(
-                "Strategies: chunks, word pieces (header share), chunks over the window, answers destroyed",
-                ("strategy", "chunks", "pieces", "header", "over the window", "destroyed"),
-                [[f"{s.letter} ({s.name})", f"{s.chunks:,}", f"{s.tokens.pieces:,}",
-                  f"{s.tokens.header_pieces:,} ({s.tokens.header_share:.1%})", str(s.tokens.over_window),
-                  f"{len(s.destroyed)}/{self.n_questions}"] for s in self.strategies]))
+            parts.append(
+                html_table(
+                    "Strategies: chunks, word pieces (header share), chunks over the window, answers destroyed",
+                    ("strategy", "chunks", "pieces", "header", "over the window", "destroyed"),
+                    [
+                        [
+                            f"{s.letter} ({s.name})",
+                            f"{s.chunks:,}",
+                            f"{s.tokens.pieces:,}",
+                            f"{s.tokens.header_pieces:,} ({s.tokens.header_share:.1%})",
+                            str(s.tokens.over_window),
+                            f"{len(s.destroyed)}/{self.n_questions}",
+                        ]
+                        for s in self.strategies
+                    ],
+                )
+            )
         if self.runs:
-            parts.append(html_table("Hit@k with 95% Wilson intervals, MRR", self.RECALL_COLUMNS,
-                                    self.recall_rows()))
+            parts.append(html_table("Hit@k with 95% Wilson intervals, MRR", self.RECALL_COLUMNS, self.recall_rows()))
         if self.lines:
             parts.append(html_table(self._comparisons_title(), self.COMPARISON_COLUMNS, self.comparison_rows()))
             if self.judged:
@@ -207,36 +251,68 @@ class Report:
     def to_dict(self) -> dict:
         """Every figure as plain JSON-able data (what ``ragkit eval --json`` writes)."""
         return {
-            "queries": [{"id": q.id, "question": q.qid, "phrasing": q.phrasing, "text": q.text}
-                        for q in self.queries],
+            "queries": [{"id": q.id, "question": q.qid, "phrasing": q.phrasing, "text": q.text} for q in self.queries],
             "strategies": {
-                s.letter: {"name": s.name, "chunks": s.chunks, "destroyed": list(s.destroyed),
-                           "tokens": {"pieces": s.tokens.pieces, "header_pieces": s.tokens.header_pieces,
-                                      "header_share": s.tokens.header_share, "over_window": s.tokens.over_window,
-                                      "window": s.tokens.window}}
-                for s in self.strategies},
-            "runs": [{"strategy": r.strategy, "retriever": r.retriever,
-                      "ranks": [int(x) if x != NEVER else None for x in r.ranks],
-                      "metrics": {m: r.value(m) for m in METRICS}} for r in self.runs],
+                s.letter: {
+                    "name": s.name,
+                    "chunks": s.chunks,
+                    "destroyed": list(s.destroyed),
+                    "tokens": {
+                        "pieces": s.tokens.pieces,
+                        "header_pieces": s.tokens.header_pieces,
+                        "header_share": s.tokens.header_share,
+                        "over_window": s.tokens.over_window,
+                        "window": s.tokens.window,
+                    },
+                }
+                for s in self.strategies
+            },
+            "runs": [
+                {
+                    "strategy": r.strategy,
+                    "retriever": r.retriever,
+                    "ranks": [int(x) if x != NEVER else None for x in r.ranks],
+                    "metrics": {m: r.value(m) for m in METRICS},
+                }
+                for r in self.runs
+            ],
             "table": [vars(f) for f in self.figures],
             "comparisons": [
-                {"a": c.a, "b": c.b, "metric": c.metric, "level": c.level, "wins": c.test.wins,
-                 "losses": c.test.losses, "p": c.test.p, "p_holm": c.p_holm, "a_wins_on": list(c.wins),
-                 "b_wins_on": list(c.losses), "chapter": line.finding.said if line.finding else None,
-                 "chapter_p": line.finding.p if line.finding else None,
-                 "claim": line.finding.claim if line.finding else None, "verdict": line.verdict}
-                for level in LEVELS for line in self.lines for c in (line.at(level),)],
+                {
+                    "a": c.a,
+                    "b": c.b,
+                    "metric": c.metric,
+                    "level": c.level,
+                    "wins": c.test.wins,
+                    "losses": c.test.losses,
+                    "p": c.test.p,
+                    "p_holm": c.p_holm,
+                    "a_wins_on": list(c.wins),
+                    "b_wins_on": list(c.losses),
+                    "chapter": line.finding.said if line.finding else None,
+                    "chapter_p": line.finding.p if line.finding else None,
+                    "claim": line.finding.claim if line.finding else None,
+                    "verdict": line.verdict,
+                }
+                for level in LEVELS
+                for line in self.lines
+                for c in (line.at(level),)
+            ],
         }
 
 
-def report(ev: Evaluation, wanted: Iterable[Wanted] = (), published: Mapping[Wanted, Finding] | None = None,
-           runs: Iterable[str] | None = None) -> Report:
+def report(
+    ev: Evaluation,
+    wanted: Iterable[Wanted] = (),
+    published: Mapping[Wanted, Finding] | None = None,
+    runs: Iterable[str] | None = None,
+) -> Report:
     """The report of an evaluation: every wanted comparison whose two runs it holds, at both levels, Holm-adjusted
     within each level, each published one judged; ``runs`` picks the runs whose figures it shows (default all)."""
     published = published or {}
     present = [w for w in dict.fromkeys(wanted) if w[0] in ev.results and w[1] in ev.results]
     adjusted = with_holm([ev.compare(a, b, m, level) for level in LEVELS for a, b, m in present])
-    query, needle = adjusted[:len(present)], adjusted[len(present):]
+    query, needle = adjusted[: len(present)], adjusted[len(present) :]
     lines = []
     for w, q, n in zip(present, query, needle):
         finding = published.get(w)
@@ -244,11 +320,13 @@ def report(ev: Evaluation, wanted: Iterable[Wanted] = (), published: Mapping[Wan
     shown = [ev[label] for label in (ev.results if runs is None else runs)]
     letters = list(dict.fromkeys(r.strategy for r in shown))
     return Report(
-        queries=tuple(ev.queries), n_questions=ev.n_questions,
+        queries=tuple(ev.queries),
+        n_questions=ev.n_questions,
         strategies=tuple(StrategySummary(s, ev.chunks[s], ev.tokens[s], ev.destroyed[s]) for s in letters),
         runs=tuple(shown),
         figures=tuple(ev.figures([r.label for r in shown])),
-        lines=tuple(lines))
+        lines=tuple(lines),
+    )
 
 
 WORDS = {"strategy", "retriever", "comparison", "chapter", "claims", "verdict"}
@@ -261,8 +339,9 @@ def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], words: Collec
     width = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
 
     def row(cells: Sequence[str]) -> str:
-        return "  " + "  ".join(c.ljust(w) if h in words else c.rjust(w)
-                                for c, w, h in zip(cells, width, head)).rstrip()
+        return (
+            "  " + "  ".join(c.ljust(w) if h in words else c.rjust(w) for c, w, h in zip(cells, width, head)).rstrip()
+        )
 
     return [row(head), *(row(r) for r in rows)]
 
@@ -270,5 +349,8 @@ def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], words: Collec
 def html_table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """An HTML table with every string escaped."""
     cells = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return (f"<table><caption>{html.escape(caption)}</caption><thead><tr>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in head) + f"</tr></thead><tbody>{cells}</tbody></table>")
+    return (
+        f"<table><caption>{html.escape(caption)}</caption><thead><tr>"
+        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        + f"</tr></thead><tbody>{cells}</tbody></table>"
+    )

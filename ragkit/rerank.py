@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -35,13 +36,15 @@ class CrossEncoderReranker:
 
     name = "rerank"
 
-    def __init__(self, model: str | Path | None = None, batch_size: int = 4, max_length: int = 512,
-                 quantize: bool = False):
+    def __init__(
+        self, model: str | Path | None = None, batch_size: int = 4, max_length: int = 512, quantize: bool = False
+    ):
         path = Path(model) if model else hub_model_path(RERANKER)
         if not (path / "config.json").is_file():
             raise ModelUnavailable(
                 f"no cross-encoder in {path}: run `make models` on a machine with internet, "
-                f"or set {RERANKER.env} to a folder holding {RERANKER.name}")
+                f"or set {RERANKER.env} to a folder holding {RERANKER.name}"
+            )
         from sentence_transformers import CrossEncoder
 
         logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
@@ -56,8 +59,12 @@ class CrossEncoderReranker:
         """One relevance score per text (``predict`` itself batches pairs of similar length)."""
         if not texts:
             return np.zeros(0)
-        scores = self.model.predict([(query, text) for text in texts], batch_size=self.batch_size,
-                                    show_progress_bar=False, convert_to_numpy=True)
+        scores = self.model.predict(
+            [(query, text) for text in texts],
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
         return np.asarray(scores, dtype=np.float64).reshape(-1)
 
 

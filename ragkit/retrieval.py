@@ -6,8 +6,9 @@ order, so every result is deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def rank(scores: np.ndarray, higher_is_better: bool = True, k: int | None = None
         return np.argsort(keys, axis=-1, kind="stable")[..., :k]
     if k <= 0:
         return np.zeros(keys.shape[:-1] + (0,), dtype=np.intp)
-    kth = np.partition(keys, k - 1, axis=-1)[..., k - 1:k]
+    kth = np.partition(keys, k - 1, axis=-1)[..., k - 1 : k]
     below = keys < kth
     # of the keys equal to the k-th, the lowest chunk indices fill the k places the smaller keys leave
     tied = keys == kth
@@ -104,8 +105,9 @@ def rerank_top(ranking: np.ndarray, scores: np.ndarray, depth: int = RERANK_DEPT
 class Retriever:
     """The chunks of one strategy, embedded and indexed for BM25: ready for any query."""
 
-    def __init__(self, chunks: Sequence[Chunk], embedder: Encoder | None = None, strategy: str = "",
-                 progress: bool = True):
+    def __init__(
+        self, chunks: Sequence[Chunk], embedder: Encoder | None = None, strategy: str = "", progress: bool = True
+    ):
         if not chunks:
             raise InputError("no chunks to search: load a corpus with at least one document")
         if embedder is None:
@@ -144,8 +146,9 @@ class Retriever:
         fused = rrf_many(dense.ranking, bm25.ranking, matched=bm25.matched)
         return Run("hybrid", self.strategy, fused, dense.distance)
 
-    def reranked(self, queries: Sequence[str], reranker: Reranker, base: Run | None = None,
-                 depth: int = RERANK_DEPTH) -> Run:
+    def reranked(
+        self, queries: Sequence[str], reranker: Reranker, base: Run | None = None, depth: int = RERANK_DEPTH
+    ) -> Run:
         """Rerank the first ``depth`` chunks of a base run (hybrid by default) with a reranker."""
         base = base or self.hybrid(queries)
         rows = []

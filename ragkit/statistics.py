@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, sqrt
 from statistics import NormalDist
-from typing import Sequence
 
 import numpy as np
 
@@ -22,8 +22,12 @@ def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     Newcombe's formula, as scipy's ``binomtest(k, n).proportion_ci(method="wilson")`` computes it (the tests check
     they agree); written out so that a kernel does not import ``scipy.stats``, 0.6 s of every notebook's start.
     """
-    if isinstance(k, bool) or isinstance(n, bool) or not (isinstance(k, int | np.integer)
-                                                          and isinstance(n, int | np.integer)) or not 0 <= k <= n:
+    if (
+        isinstance(k, bool)
+        or isinstance(n, bool)
+        or not (isinstance(k, int | np.integer) and isinstance(n, int | np.integer))
+        or not 0 <= k <= n
+    ):
         raise InputError(f"a Wilson interval needs whole counts with 0 <= k <= n (got k={k!r}, n={n!r})")
     if not 0.0 <= level < 1.0:
         raise InputError(f"the confidence level must lie in [0, 1) (got {level!r}): 0.95 is a 95% interval")
@@ -73,7 +77,7 @@ def counts_test(wins: int, losses: int) -> SignTest:
         from scipy.stats import binomtest
 
         return SignTest(wins, losses, float(binomtest(wins, n, 0.5).pvalue))
-    tail = Fraction(sum(comb(n, i) for i in range(fewer + 1)), 2 ** n)  # P(X <= fewer) for X ~ Binomial(n, 1/2)
+    tail = Fraction(sum(comb(n, i) for i in range(fewer + 1)), 2**n)  # P(X <= fewer) for X ~ Binomial(n, 1/2)
     return SignTest(wins, losses, float(min(Fraction(1), 2 * tail)))
 
 
@@ -81,8 +85,10 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjustment within one family: the i-th smallest p times (m - i), kept monotone, capped at 1."""
     p = [float(x) for x in pvalues]
     if any(not 0.0 <= x <= 1.0 for x in p):
-        raise InputError(f"p-values must lie in [0, 1] (got {[x for x in p if not 0.0 <= x <= 1.0][:3]}): "
-                         "pass the raw p of each comparison of one family")
+        raise InputError(
+            f"p-values must lie in [0, 1] (got {[x for x in p if not 0.0 <= x <= 1.0][:3]}): "
+            "pass the raw p of each comparison of one family"
+        )
     adjusted, running = [0.0] * len(p), 0.0
     for rank, i in enumerate(sorted(range(len(p)), key=p.__getitem__)):
         running = max(running, min(1.0, (len(p) - rank) * p[i]))
@@ -123,8 +129,9 @@ class ClusterInterval:
     variance: float = 0.0
 
 
-def cluster_bootstrap(values: Floats, needles: Sequence[str], resamples: int = 10_000,
-                      seed: int = 0, level: float = 0.95) -> ClusterInterval:
+def cluster_bootstrap(
+    values: Floats, needles: Sequence[str], resamples: int = 10_000, seed: int = 0, level: float = 0.95
+) -> ClusterInterval:
     """Percentile interval of a mean over queries, resampling needles (with all their phrasings) with replacement.
 
     The design effect is the bootstrap variance over the variance the same mean would have
@@ -170,8 +177,17 @@ def claim_of(p: float, alpha: float = 0.05) -> str:
     return DIFFERENCE if p < alpha else NO_DIFFERENCE
 
 
-def verdict(lead: int, wins: int, losses: int, p_holm: float, alpha: float = 0.05, *, kind: str = DIFFERENCE,
-            a: str = "the first", b: str = "the second") -> str:
+def verdict(
+    lead: int,
+    wins: int,
+    losses: int,
+    p_holm: float,
+    alpha: float = 0.05,
+    *,
+    kind: str = DIFFERENCE,
+    a: str = "the first",
+    b: str = "the second",
+) -> str:
     """The one rule against a published finding: what it claims, our direction, and our needle-level Holm p.
 
     ``lead`` is the published wins minus losses (A ahead: positive) and ``kind`` what it claims

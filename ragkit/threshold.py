@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 import numbers
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -38,8 +38,10 @@ def check_cut(cut: float | None) -> float | None:
     if cut is None:
         return None
     if isinstance(cut, (bool, np.bool_)) or not isinstance(cut, numbers.Real) or not 0 < cut <= 2:
-        raise InputError(f"cut {cut!r} is not a cosine distance in (0, 2]: try {DEFAULT_CUT} "
-                         "(no cut at all: None, or 0 on the command line)")
+        raise InputError(
+            f"cut {cut!r} is not a cosine distance in (0, 2]: try {DEFAULT_CUT} "
+            "(no cut at all: None, or 0 on the command line)"
+        )
     return float(cut)
 
 
@@ -80,8 +82,15 @@ class Sweep:
     PER_OUT_OF_DOMAIN = ("top_out", "d_out", "nearest_out")
     """Arrays with one row per out-of-domain query."""
 
-    def __init__(self, chunks: Sequence[Chunk], questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
-                 ranker: Retriever, retriever: str = "dense", keep: int = KEEP):
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        questions: Sequence[Question],
+        out_of_domain: Sequence[OutOfDomain],
+        ranker: Retriever,
+        retriever: str = "dense",
+        keep: int = KEEP,
+    ):
         """``ranker`` ranks the chunks; ``retriever`` names which of its rankings the gate reads (RETRIEVERS)."""
         self.chunks, self.questions, self.out_of_domain = list(chunks), list(questions), list(out_of_domain)
         _check_both_kinds(self.questions, self.out_of_domain)
@@ -108,8 +117,10 @@ class Sweep:
         """The in-domain query furthest from its answer: a cut under this refuses it."""
         found = self.best_answer[np.isfinite(self.best_answer)]
         if not len(found):
-            raise DataError("no chunk carries any question's needle, so no query has an answer to reach: "
-                            "check the questions against this corpus with `python -m ragkit validate`")
+            raise DataError(
+                "no chunk carries any question's needle, so no query has an answer to reach: "
+                "check the questions against this corpus with `python -m ragkit validate`"
+            )
         return float(found.max())
 
     @property
@@ -131,8 +142,15 @@ class Sweep:
         kept_out = self.d_out < limit
         answered = kept_in.any(axis=1)
         with_needle = (kept_in & self.needle_in_top).any(axis=1)
-        return SweepRow(cut, int(kept_out.any(axis=1).sum()), len(self.out_of_domain), int((~answered).sum()),
-                        int(with_needle.sum()), int((answered & ~with_needle).sum()), len(self.queries))
+        return SweepRow(
+            cut,
+            int(kept_out.any(axis=1).sum()),
+            len(self.out_of_domain),
+            int((~answered).sum()),
+            int(with_needle.sum()),
+            int((answered & ~with_needle).sum()),
+            len(self.queries),
+        )
 
     def rows(self, cuts: Iterable[float | None] | None = None) -> list[SweepRow]:
         """What the gate does at each cut (default: ``default_cuts()``, 'no threshold' first)."""
@@ -143,10 +161,14 @@ class Sweep:
         ids = set(ids)
         unknown = ids - {q.id for q in self.questions} - {o.id for o in self.out_of_domain}
         if unknown:
-            raise InputError(f"no question or out-of-domain query {', '.join(sorted(unknown))} in this sweep: "
-                             "pick ids of its own queries (sweep.questions, sweep.out_of_domain)")
-        keep = {"in": np.array([q.qid in ids for q in self.queries], dtype=bool),
-                "out": np.array([o.id in ids for o in self.out_of_domain], dtype=bool)}
+            raise InputError(
+                f"no question or out-of-domain query {', '.join(sorted(unknown))} in this sweep: "
+                "pick ids of its own queries (sweep.questions, sweep.out_of_domain)"
+            )
+        keep = {
+            "in": np.array([q.qid in ids for q in self.queries], dtype=bool),
+            "out": np.array([o.id in ids for o in self.out_of_domain], dtype=bool),
+        }
         part = copy.copy(self)
         part.questions = [q for q in self.questions if q.id in ids]
         part.queries = [q for q in self.queries if q.qid in ids]
@@ -177,8 +199,10 @@ def _check_both_kinds(questions: Sequence[Question], out_of_domain: Sequence[Out
     """Refuse a sweep without in-domain questions or without out-of-domain queries."""
     if not questions or not out_of_domain:
         missing = "in-domain questions" if not questions else "out-of-domain queries"
-        raise DataError(f"no {missing} to sweep: a cut is judged on both kinds, so give at least one "
-                        "question and one out-of-domain query (the bundled files have 32 and 30)")
+        raise DataError(
+            f"no {missing} to sweep: a cut is judged on both kinds, so give at least one "
+            "question and one out-of-domain query (the bundled files have 32 and 30)"
+        )
 
 
 def default_cuts() -> list[float | None]:
@@ -188,14 +212,22 @@ def default_cuts() -> list[float | None]:
     return [None, *grid]
 
 
-def sweep(corpus: Corpus, questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain],
-          strategy: str = "E", retriever: str = "dense", embedder: Encoder | None = None, progress: bool = True
-          ) -> Sweep:
+def sweep(
+    corpus: Corpus,
+    questions: Sequence[Question],
+    out_of_domain: Sequence[OutOfDomain],
+    strategy: str = "E",
+    retriever: str = "dense",
+    embedder: Encoder | None = None,
+    progress: bool = True,
+) -> Sweep:
     """Precompute the gate's candidates for the in-domain and out-of-domain queries (default: dense on E)."""
     _check_both_kinds(questions, out_of_domain)
     absent = [q.id for q in questions if not any(q.needle in d.text for d in corpus.documents)]
     if absent:
-        raise DataError(f"the needle of {', '.join(absent)} is not in the corpus {corpus.folder}: these questions "
-                        "cannot be answered from it; check them with `python -m ragkit validate --corpus ...`")
+        raise DataError(
+            f"the needle of {', '.join(absent)} is not in the corpus {corpus.folder}: these questions "
+            "cannot be answered from it; check them with `python -m ragkit validate --corpus ...`"
+        )
     chunks = chunk_corpus(corpus, strategy)
     return Sweep(chunks, questions, out_of_domain, Retriever(chunks, embedder, strategy, progress), retriever)

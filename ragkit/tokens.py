@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from ragkit.chunking import Chunk
 from ragkit.plumbing.models import WINDOW, verified_embedding_dir
@@ -87,8 +87,9 @@ def count_pieces(texts: Sequence[str], model_dir: Path | None = None) -> list[in
     return [known[t] for t in texts]
 
 
-def token_report(chunks: Sequence[Chunk], window: int = WINDOW, model_dir: Path | None = None,
-                 warn: bool = True) -> TokenReport:
+def token_report(
+    chunks: Sequence[Chunk], window: int = WINDOW, model_dir: Path | None = None, warn: bool = True
+) -> TokenReport:
     """Count embedded word pieces; warn when chunks exceed the window (``[CLS]`` and ``[SEP]`` included)."""
     pieces = count_pieces([c.text for c in chunks], model_dir)
     headers = count_pieces([c.header for c in chunks if c.header], model_dir)
@@ -96,5 +97,8 @@ def token_report(chunks: Sequence[Chunk], window: int = WINDOW, model_dir: Path 
     if over and warn:
         warnings.warn(
             f"{over} of {len(chunks)} chunks are longer than the encoder's {window}-piece window and will be "
-            "truncated when embedded: use smaller chunks or a shorter header", TruncationWarning, stacklevel=2)
+            "truncated when embedded: use smaller chunks or a shorter header",
+            TruncationWarning,
+            stacklevel=2,
+        )
     return TokenReport(len(chunks), sum(pieces), sum(headers), over, window)

@@ -19,9 +19,10 @@ import importlib.util
 import inspect
 import time
 import warnings
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from pathlib import Path
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -114,8 +115,9 @@ def _half_mean(result: Result, metric: str, needles: frozenset[str]) -> float:
     return float(values[mask].mean())
 
 
-def tune(parameter: str, results: Mapping[Hashable, Result], default: Hashable, metric: str = "MRR",
-         seed: int = SEED) -> Tuning:
+def tune(
+    parameter: str, results: Mapping[Hashable, Result], default: Hashable, metric: str = "MRR", seed: int = SEED
+) -> Tuning:
     """Choose a value of ``parameter`` on the tuning half and judge it on the held-out half against ``default``.
 
     ``results`` holds one evaluation per value, all on the same queries. Ties on the tuning half go to the default,
@@ -127,8 +129,9 @@ def tune(parameter: str, results: Mapping[Hashable, Result], default: Hashable, 
     if any(r.query_ids != runs[0].query_ids or r.needle_ids != runs[0].needle_ids for r in runs):
         raise InputError(f"the runs of {parameter} answer different queries: evaluate every value on the same ones")
     tune_half, held_half = halves(runs[0].needle_ids, seed)
-    trials = tuple(Trial(v, _half_mean(r, metric, tune_half), _half_mean(r, metric, held_half))
-                   for v, r in results.items())
+    trials = tuple(
+        Trial(v, _half_mean(r, metric, tune_half), _half_mean(r, metric, held_half)) for v, r in results.items()
+    )
     order = sorted(trials, key=lambda t: (-t.tune, t.value != default))
     held_order = sorted(trials, key=lambda t: (-t.held, t.value != default))
     chosen = order[0].value
@@ -136,40 +139,63 @@ def tune(parameter: str, results: Mapping[Hashable, Result], default: Hashable, 
     return Tuning(parameter, metric, default, trials, chosen, held_order[0].value, judged)
 
 
-def _results(retriever: Retriever, questions: Sequence, queries: Sequence,
-             rankings: Mapping[Hashable, tuple[str, np.ndarray]]) -> dict[Hashable, Result]:
+def _results(
+    retriever: Retriever, questions: Sequence, queries: Sequence, rankings: Mapping[Hashable, tuple[str, np.ndarray]]
+) -> dict[Hashable, Result]:
     """Each named ranking of the queries as an evaluation (first hits and every relevant chunk), keyed as given."""
     hits = query_hits(retriever.chunks, questions, queries)
     ids, needles = tuple(q.id for q in queries), tuple(q.qid for q in queries)
-    return {key: Result(retriever.strategy, name, first_hit_ranks(ranking, hits), ids, needles,
-                        relevant_ranks(ranking, hits)) for key, (name, ranking) in rankings.items()}
+    return {
+        key: Result(
+            retriever.strategy, name, first_hit_ranks(ranking, hits), ids, needles, relevant_ranks(ranking, hits)
+        )
+        for key, (name, ranking) in rankings.items()
+    }
 
 
-def bm25_results(retriever: Retriever, questions: Sequence, queries: Sequence, k1s: Sequence[float] = (1.2,),
-                 bs: Sequence[float] = (0.75,)) -> dict[Hashable, Result]:
+def bm25_results(
+    retriever: Retriever,
+    questions: Sequence,
+    queries: Sequence,
+    k1s: Sequence[float] = (1.2,),
+    bs: Sequence[float] = (0.75,),
+) -> dict[Hashable, Result]:
     """BM25 over the retriever's chunks for every (k1, b), each as an evaluation of the same queries."""
     bad = [(k1, b) for k1 in k1s for b in bs if k1 < 0 or not 0 <= b <= 1]
     if bad:
         raise InputError(f"k1 = {bad[0][0]}, b = {bad[0][1]}: BM25 takes k1 of 0 or more and b between 0 and 1")
     texts = [q.text for q in queries]
-    return _results(retriever, questions, queries, {
-        (k1, b): (f"bm25 k1={k1:g} b={b:g}", rank(BM25(retriever.texts, k1=k1, b=b).scores_many(texts)))
-        for k1 in k1s for b in bs})
+    return _results(
+        retriever,
+        questions,
+        queries,
+        {
+            (k1, b): (f"bm25 k1={k1:g} b={b:g}", rank(BM25(retriever.texts, k1=k1, b=b).scores_many(texts)))
+            for k1 in k1s
+            for b in bs
+        },
+    )
 
 
-def rrf_results(retriever: Retriever, questions: Sequence, queries: Sequence,
-                ks: Sequence[int] = (K,)) -> dict[Hashable, Result]:
+def rrf_results(
+    retriever: Retriever, questions: Sequence, queries: Sequence, ks: Sequence[int] = (K,)
+) -> dict[Hashable, Result]:
     """Hybrid search fused with every RRF constant k, each as an evaluation of the same queries."""
     if any(k < 0 for k in ks):
         raise InputError(f"k = {min(ks)}: reciprocal rank fusion takes a constant of 0 or more")
     texts = [q.text for q in queries]
     dense, lexical = retriever.dense(texts), retriever.bm25(texts)
-    return _results(retriever, questions, queries, {
-        k: (f"hybrid k={k}", rrf_many(dense.ranking, lexical.ranking, k=k, matched=lexical.matched)) for k in ks})
+    return _results(
+        retriever,
+        questions,
+        queries,
+        {k: (f"hybrid k={k}", rrf_many(dense.ranking, lexical.ranking, k=k, matched=lexical.matched)) for k in ks},
+    )
 
 
-def weighted_rrf_many(first: np.ndarray, second: np.ndarray, weight: float, k: int = K,
-                      matched: np.ndarray | None = None) -> np.ndarray:
+def weighted_rrf_many(
+    first: np.ndarray, second: np.ndarray, weight: float, k: int = K, matched: np.ndarray | None = None
+) -> np.ndarray:
     """RRF of two full rankings per query with the first list weighted ``weight`` and the second ``1 - weight``.
 
     Still ranks, never scores: each list adds its weight times 1 / (k + rank), so the chapter's reason for RRF (a
@@ -180,14 +206,21 @@ def weighted_rrf_many(first: np.ndarray, second: np.ndarray, weight: float, k: i
     return rrf_many(first, second, k, matched, weight)
 
 
-def weighted_results(retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,),
-                     k: int = K) -> dict[Hashable, Result]:
+def weighted_results(
+    retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,), k: int = K
+) -> dict[Hashable, Result]:
     """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries."""
     texts = [q.text for q in queries]
     dense, lexical = retriever.dense(texts), retriever.bm25(texts)
-    return _results(retriever, questions, queries, {
-        w: (f"hybrid w={w:g}", weighted_rrf_many(dense.ranking, lexical.ranking, w, k, lexical.matched))
-        for w in weights})
+    return _results(
+        retriever,
+        questions,
+        queries,
+        {
+            w: (f"hybrid w={w:g}", weighted_rrf_many(dense.ranking, lexical.ranking, w, k, lexical.matched))
+            for w in weights
+        },
+    )
 
 
 K1, B = (inspect.signature(BM25).parameters[name].default for name in ("k1", "b"))
@@ -278,13 +311,19 @@ READ_ONLY = ("ragkit.tokens", "ragkit.embedding")
 def stamp(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid = GRID) -> dict[str, Any]:
     """Everything the sweeps depend on: the corpus's texts, the questions, the model's stamp, the grid and the code."""
     model = embedder.stamp
-    return {"corpus": _digest([f"{d.id}\0{d.title}\0{d.text}" for d in corpus_.documents]),
-            "questions": _digest([f"{q.id}\0{q.doc_id}\0{q.needle}\0{q.question}\0{q.ticket}" for q in questions]),
-            "model": asdict(model) if is_dataclass(model) and not isinstance(model, type) else repr(model),
-            "grid": asdict(grid),
-            "code": _digest([Path(path).read_text(encoding="utf-8")
-                             for path in (*(m.__file__ for m in CODE), *map(_origin, READ_ONLY), __file__)
-                             if path])}
+    return {
+        "corpus": _digest([f"{d.id}\0{d.title}\0{d.text}" for d in corpus_.documents]),
+        "questions": _digest([f"{q.id}\0{q.doc_id}\0{q.needle}\0{q.question}\0{q.ticket}" for q in questions]),
+        "model": asdict(model) if is_dataclass(model) and not isinstance(model, type) else repr(model),
+        "grid": asdict(grid),
+        "code": _digest(
+            [
+                Path(path).read_text(encoding="utf-8")
+                for path in (*(m.__file__ for m in CODE), *map(_origin, READ_ONLY), __file__)
+                if path
+            ]
+        ),
+    }
 
 
 def _origin(module: str) -> str | None:
@@ -300,8 +339,9 @@ Cut = tuple[Strategy, int, int]
 def _cuts(grid: Grid) -> tuple[dict[Hashable, Cut], dict[Hashable, Cut]]:
     """The cut each chunk size and each overlap of the grid is evaluated on, the same cut always written alike."""
     base, twin = get_strategy(grid.strategy), overlap_twin(grid.strategy)
-    plain = next(t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (base.boundaries, base.header,
-                                                                                         False))
+    plain = next(
+        t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (base.boundaries, base.header, False)
+    )
     own = OVERLAP if base.overlap else 0
 
     def cut(strategy: Strategy, size: int, overlap: int) -> Cut:
@@ -321,8 +361,9 @@ def cut_texts(corpus_: Corpus, grid: Grid = GRID) -> list[str]:
     return list(texts)
 
 
-def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid,
-             progress: bool) -> tuple[Setting, ...]:
+def _compute(
+    corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid, progress: bool
+) -> tuple[Setting, ...]:
     """Every setting of the grid swept over the same queries."""
     queries = make_queries(questions)
     built: dict[Cut, tuple[Retriever, Chunked]] = {}
@@ -335,8 +376,14 @@ def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, 
                 warnings.simplefilter("ignore", TruncationWarning)
                 r = Retriever(chunks, embedder, strategy.letter, progress)
             hits = needle_hits(chunks, questions)
-            built[key] = r, Chunked(len(chunks), tuple(q.id for q, h in zip(questions, hits) if not h.any()),
-                                    over_window(count_pieces(r.texts), embedder.stamp.window))
+            built[key] = (
+                r,
+                Chunked(
+                    len(chunks),
+                    tuple(q.id for q, h in zip(questions, hits) if not h.any()),
+                    over_window(count_pieces(r.texts), embedder.stamp.window),
+                ),
+            )
         return built[key]
 
     def dense(r: Retriever, name: str) -> Result:
@@ -348,10 +395,18 @@ def _compute(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, 
     own = OVERLAP if get_strategy(grid.strategy).overlap else 0
     r = cut(_cuts(replace(grid, sizes=(SIZE,)))[0][SIZE])[0]
     return (
-        Setting("chunk size", SIZE, {v: dense(rc, f"dense size={v}") for v, (rc, _) in sizes.items()},
-                {v: c for v, (_, c) in sizes.items()}),
-        Setting("overlap", own, {v: dense(rc, f"dense overlap={v}") for v, (rc, _) in overlaps.items()},
-                {v: c for v, (_, c) in overlaps.items()}),
+        Setting(
+            "chunk size",
+            SIZE,
+            {v: dense(rc, f"dense size={v}") for v, (rc, _) in sizes.items()},
+            {v: c for v, (_, c) in sizes.items()},
+        ),
+        Setting(
+            "overlap",
+            own,
+            {v: dense(rc, f"dense overlap={v}") for v, (rc, _) in overlaps.items()},
+            {v: c for v, (_, c) in overlaps.items()},
+        ),
         Setting("RRF k", K, rrf_results(r, questions, queries, grid.ks)),
         Setting("dense weight", WEIGHT, weighted_results(r, questions, queries, grid.weights)),
         Setting("BM25 (k1, b)", (K1, B), bm25_results(r, questions, queries, grid.k1s, grid.bs)),
@@ -364,12 +419,29 @@ def _value(raw: Any) -> Hashable:
 
 def _to_json(settings: Sequence[Setting], seconds: float) -> dict[str, Any]:
     first = next(iter(settings[0].results.values()))
-    return {"seconds": seconds, "queries": list(first.query_ids), "needles": list(first.needle_ids),
-            "settings": [{"name": s.name, "default": s.default, "values": list(s.results),
-                          "runs": [{"strategy": r.strategy, "retriever": r.retriever, "ranks": r.ranks.tolist(),
-                                    "relevant": [list(x) for x in r.relevant]} for r in s.results.values()],
-                          "chunked": [asdict(s.chunked[v]) for v in s.results] if s.chunked else []}
-                         for s in settings]}
+    return {
+        "seconds": seconds,
+        "queries": list(first.query_ids),
+        "needles": list(first.needle_ids),
+        "settings": [
+            {
+                "name": s.name,
+                "default": s.default,
+                "values": list(s.results),
+                "runs": [
+                    {
+                        "strategy": r.strategy,
+                        "retriever": r.retriever,
+                        "ranks": r.ranks.tolist(),
+                        "relevant": [list(x) for x in r.relevant],
+                    }
+                    for r in s.results.values()
+                ],
+                "chunked": [asdict(s.chunked[v]) for v in s.results] if s.chunked else [],
+            }
+            for s in settings
+        ],
+    }
 
 
 def _from_json(payload: dict[str, Any]) -> tuple[tuple[Setting, ...], float]:
@@ -377,17 +449,33 @@ def _from_json(payload: dict[str, Any]) -> tuple[tuple[Setting, ...], float]:
     settings = []
     for s in payload["settings"]:
         values = [_value(v) for v in s["values"]]
-        results = {v: Result(r["strategy"], r["retriever"], np.array(r["ranks"], dtype=int), ids, needles,
-                             tuple(tuple(x) for x in r["relevant"])) for v, r in zip(values, s["runs"])}
-        chunked = {v: Chunked(c["chunks"], tuple(c["destroyed"]), c["over_window"])
-                   for v, c in zip(values, s["chunked"])}
+        results = {
+            v: Result(
+                r["strategy"],
+                r["retriever"],
+                np.array(r["ranks"], dtype=int),
+                ids,
+                needles,
+                tuple(tuple(x) for x in r["relevant"]),
+            )
+            for v, r in zip(values, s["runs"])
+        }
+        chunked = {
+            v: Chunked(c["chunks"], tuple(c["destroyed"]), c["over_window"]) for v, c in zip(values, s["chunked"])
+        }
         settings.append(Setting(s["name"], _value(s["default"]), results, chunked))
     return tuple(settings), float(payload["seconds"])
 
 
-def sweep_settings(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder | None = None,
-                   grid: Grid = GRID, cache: bool = True, folder: Path | None = None,
-                   progress: bool = False) -> Sweeps:
+def sweep_settings(
+    corpus_: Corpus,
+    questions: Sequence[Question],
+    embedder: Encoder | None = None,
+    grid: Grid = GRID,
+    cache: bool = True,
+    folder: Path | None = None,
+    progress: bool = False,
+) -> Sweeps:
     """Every setting of ``grid`` swept over the same queries; read back from the result store when it has them.
 
     ``cache=False`` computes them and stores nothing; ``folder``: the store's folder (default: the vector cache's).
@@ -436,23 +524,42 @@ class Study:
         out = []
         for t in self.tunings:
             for trial in t.trials:
-                out.append({"setting": t.parameter, "value": trial.value, "default": trial.value == t.default,
-                            "tuning half": trial.tune, "held-out half": trial.held, "chosen": trial.value == t.chosen,
-                            "held-out best": trial.value == t.held_best, "p": t.judged.test.p,
-                            "Holm p": t.judged.p_holm})
+                out.append(
+                    {
+                        "setting": t.parameter,
+                        "value": trial.value,
+                        "default": trial.value == t.default,
+                        "tuning half": trial.tune,
+                        "held-out half": trial.held,
+                        "chosen": trial.value == t.chosen,
+                        "held-out best": trial.value == t.held_best,
+                        "p": t.judged.test.p,
+                        "Holm p": t.judged.p_holm,
+                    }
+                )
         return out
 
     def __str__(self) -> str:
         lines = [f"{'setting':<14} {'value':<12} {'tuning':>7} {'held-out':>8}  marks"]
         for row in self.rows():
-            marks = " ".join(m for m, on in (("default", row["default"]), ("CHOSEN", row["chosen"]),
-                                             ("held-out best", row["held-out best"])) if on)
-            lines.append(f"{row['setting']:<14} {str(row['value']):<12} {row['tuning half']:7.3f} "
-                         f"{row['held-out half']:8.3f}  {marks}")
+            marks = " ".join(
+                m
+                for m, on in (
+                    ("default", row["default"]),
+                    ("CHOSEN", row["chosen"]),
+                    ("held-out best", row["held-out best"]),
+                )
+                if on
+            )
+            lines.append(
+                f"{row['setting']:<14} {row['value']!s:<12} {row['tuning half']:7.3f} "
+                f"{row['held-out half']:8.3f}  {marks}"
+            )
         lines.append("")
         for t in self.tunings:
-            lines.append(f"{t.parameter}: chose {t.chosen} (default {t.default}, held-out best {t.held_best}); "
-                         f"{t.judged}")
+            lines.append(
+                f"{t.parameter}: chose {t.chosen} (default {t.default}, held-out best {t.held_best}); {t.judged}"
+            )
         return "\n".join(lines)
 
 

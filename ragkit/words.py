@@ -11,13 +11,17 @@ import unicodedata
 
 from ragkit.lexical import tokenize
 
-STOPWORDS = frozenset("a an and are as at be by can do does for from how i in is it its my of on or so that the this "
-                      "to what when where which why with you your not no".split())
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how i in is it its my of on or so that the this "
+    "to what when where which why with you your not no".split()
+)
 """English function words: the course's corpus and questions are English."""
-DUTCH_STOPWORDS = frozenset("de het een en of maar dat dit deze zijn waren wordt worden werd ben bent heb hebt heeft "
-                            "hebben kan kun kunnen moet moeten mag wil zal zou van voor naar met op aan uit bij om tot "
-                            "onder als dan ook niet geen wel nog er hier daar wat wie waar waarom welke wanneer ik je "
-                            "jij u hij zij ze wij jullie mijn jouw uw zich ons onze hun haar mij zo te".split())
+DUTCH_STOPWORDS = frozenset(
+    "de het een en of maar dat dit deze zijn waren wordt worden werd ben bent heb hebt heeft "
+    "hebben kan kun kunnen moet moeten mag wil zal zou van voor naar met op aan uit bij om tot "
+    "onder als dan ook niet geen wel nog er hier daar wat wie waar waarom welke wanneer ik je "
+    "jij u hij zij ze wij jullie mijn jouw uw zich ons onze hun haar mij zo te".split()
+)
 """Dutch function words, for a class that brings Dutch documents or asks in Dutch (none that is an English word too:
 "is", "in", "was", "me", "we", "die", "over", "door", "hoe" are left out, so English text never reads as Dutch)."""
 STOPWORDS_BY_LANGUAGE = {"en": STOPWORDS, "nl": DUTCH_STOPWORDS}
@@ -33,8 +37,11 @@ def language_of(text: str) -> str:
 
 def plain(text: str) -> str:
     """Text as the encoder sees it: NFKD, accents and zero-width (format) characters removed, case folded."""
-    kept = (ch for ch in unicodedata.normalize("NFKD", text)
-            if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf")
+    kept = (
+        ch
+        for ch in unicodedata.normalize("NFKD", text)
+        if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf"
+    )
     return "".join(kept).casefold()
 
 

@@ -31,10 +31,14 @@ def fingerprint(python: str) -> str:
 
 def environment(venv: Path) -> dict[str, str]:
     """The install's environment: this venv first on PATH, nothing of the suite's own imports."""
-    env = dict(os.environ, PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", VIRTUAL_ENV=str(venv),
-               # where the CPU index is unreachable (this CI), fail each lookup there at once instead of
-               # retrying it for every one of ~160 packages; Binder itself reaches the index
-               PIP_RETRIES="0")
+    env = dict(
+        os.environ,
+        PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        VIRTUAL_ENV=str(venv),
+        # where the CPU index is unreachable (this CI), fail each lookup there at once instead of
+        # retrying it for every one of ~160 packages; Binder itself reaches the index
+        PIP_RETRIES="0",
+    )
     env.pop("PYTHONPATH", None)
     return env
 
@@ -44,13 +48,20 @@ def build(venv: Path, python: str = sys.executable) -> subprocess.CompletedProce
     subprocess.run([python, "-m", "venv", str(venv)], check=True)
     # --no-compile: repo2docker's pip byte-compiles what it installs; here that is half of the build's CPU (about
     # 30 s) for files the test never imports, and what it does import is compiled as it goes (the venv is ours)
-    return subprocess.run([venv / "bin/pip", "install", "--quiet", "--no-compile", "-r", "binder/requirements.txt"],
-                          cwd=ROOT, env=environment(venv), capture_output=True, text=True, timeout=2400)
+    return subprocess.run(
+        [venv / "bin/pip", "install", "--quiet", "--no-compile", "-r", "binder/requirements.txt"],
+        cwd=ROOT,
+        env=environment(venv),
+        capture_output=True,
+        text=True,
+        timeout=2400,
+    )
 
 
 def version(python: str) -> str:
-    return subprocess.run([python, "-c", "import platform; print(platform.python_version())"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    return subprocess.run(
+        [python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def build_early(folder: Path) -> int:
@@ -65,8 +76,12 @@ def build_early(folder: Path) -> int:
     (folder / "pid").write_text(str(os.getpid()))
     start = time.monotonic()
     done = build(folder / "venv", python)
-    state = {"fingerprint": fingerprint(version(python)), "returncode": done.returncode,
-             "seconds": round(time.monotonic() - start, 1), "stderr": done.stderr[-3000:]}
+    state = {
+        "fingerprint": fingerprint(version(python)),
+        "returncode": done.returncode,
+        "seconds": round(time.monotonic() - start, 1),
+        "stderr": done.stderr[-3000:],
+    }
     (folder / ".state.tmp").write_text(json.dumps(state))
     os.replace(folder / ".state.tmp", folder / STATE)
     return done.returncode

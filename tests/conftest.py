@@ -53,8 +53,9 @@ def notebook_name(path: Path) -> str:
 
 
 def _cells(nb) -> tuple:
-    return tuple((c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"]))
-                 for c in nb["cells"])
+    return tuple(
+        (c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"])) for c in nb["cells"]
+    )
 
 
 class ExecutionCount:
@@ -83,8 +84,10 @@ class ExecutionCount:
                 log.write(name + "\n")
             times = self.log.read_text(encoding="utf-8").splitlines().count(name)
         if times > 1:
-            raise AssertionError(f"{name} executed {times} times in one test run: take it from the "
-                                 "`executed` fixture (tests/conftest.py), which runs each notebook once")
+            raise AssertionError(
+                f"{name} executed {times} times in one test run: take it from the "
+                "`executed` fixture (tests/conftest.py), which runs each notebook once"
+            )
 
 
 class Executions:
@@ -130,8 +133,9 @@ def pytest_configure(config):
     from nbclient import NotebookClient
 
     worker = getattr(config, "workerinput", None)  # a pytest-xdist worker: its basetemp is in the run's folder
-    COUNT = ExecutionCount(ALL_NOTEBOOKS, Path(config.option.basetemp).parent / "notebook-executions.txt"
-                           if worker is not None else None)
+    COUNT = ExecutionCount(
+        ALL_NOTEBOOKS, Path(config.option.basetemp).parent / "notebook-executions.txt" if worker is not None else None
+    )
     original = NotebookClient.async_execute
 
     async def counted(self, *args, **kwargs):
@@ -152,10 +156,13 @@ def _guard_the_quick_tier() -> None:
         if QUICK["now"]:
             QUICK["texts"] += len(texts)
             if QUICK["texts"] > QUICK_TEXTS:
-                pytest.fail(f"a quick-tier test asked the embedder for {QUICK['texts']} texts (more than "
-                            f"{QUICK_TEXTS}): it reads the course's vectors, which an empty cache needs tens of "
-                            "seconds of model run per strategy to fill. Give it a few chapters, or mark it "
-                            "@pytest.mark.slow", pytrace=False)
+                pytest.fail(
+                    f"a quick-tier test asked the embedder for {QUICK['texts']} texts (more than "
+                    f"{QUICK_TEXTS}): it reads the course's vectors, which an empty cache needs tens of "
+                    "seconds of model run per strategy to fill. Give it a few chapters, or mark it "
+                    "@pytest.mark.slow",
+                    pytrace=False,
+                )
         return original(self, kind, texts, compute)
 
     Embedder._through = counted
@@ -171,8 +178,17 @@ def pytest_runtest_protocol(item, nextitem):
         QUICK.update(now=False, texts=0)
 
 
-LONGEST_FIRST = ("notebooks", "test_grading", "test_hub", "test_colab", "test_browser", "test_embedding",
-                 "test_autosave", "test_binder", "test_book")
+LONGEST_FIRST = (
+    "notebooks",
+    "test_grading",
+    "test_hub",
+    "test_colab",
+    "test_browser",
+    "test_embedding",
+    "test_autosave",
+    "test_binder",
+    "test_book",
+)
 """The xdist groups that take longest, in that order: the scheduler hands out groups in collection order."""
 
 
@@ -194,8 +210,9 @@ def pytest_collection_modifyitems(config, items):
             groups[item] = "notebooks" if reads else item.path.stem
             _group(item, groups[item])
     if grouped:  # the longest groups first, the quick modules last to even out the workers' ends (Makefile)
-        items.sort(key=lambda item: LONGEST_FIRST.index(groups[item]) if groups[item] in LONGEST_FIRST
-                   else len(LONGEST_FIRST))
+        items.sort(
+            key=lambda item: LONGEST_FIRST.index(groups[item]) if groups[item] in LONGEST_FIRST else len(LONGEST_FIRST)
+        )
 
 
 def _group(item, name: str) -> None:
@@ -244,9 +261,12 @@ def pytest_terminal_summary(terminalreporter):
     """After the run: how long each executed notebook took (nothing when none ran)."""
     seconds = {**SECONDS, **_seconds()}
     if seconds:
-        terminalreporter.write_sep("-", f"notebook execution, {JOBS} at a time "
-                                        f"({os.environ.get('RAGKIT_CACHE', 'default cache')}): "
-                                        f"{sum(seconds.values()):.1f} s of kernel time in all")
+        terminalreporter.write_sep(
+            "-",
+            f"notebook execution, {JOBS} at a time "
+            f"({os.environ.get('RAGKIT_CACHE', 'default cache')}): "
+            f"{sum(seconds.values()):.1f} s of kernel time in all",
+        )
         for name, s in sorted(seconds.items()):
             terminalreporter.write_line(f"{name}: {s:.1f} s")
 
@@ -259,8 +279,12 @@ def tmpfs(tmp_path):
     def mount(size: str) -> Path:
         where = tmp_path / f"tmpfs{len(made)}"
         where.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True).returncode != 0:
+        if (
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+            ).returncode
+            != 0
+        ):
             pytest.skip("cannot mount a tmpfs here (needs root): read-only and full-disk cases not exercised")
         made.append(where)
         return where
@@ -279,8 +303,15 @@ def tiny_cross_encoder(tmp_path_factory):
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("tiny-cross-encoder")
     tokenizer = BertTokenizerFast.from_pretrained(str(bundled_model_dir()))
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, num_labels=1, max_position_embeddings=512)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=1,
+        max_position_embeddings=512,
+    )
     BertForSequenceClassification(config).eval().save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder

@@ -7,7 +7,8 @@ import re
 # Function words only (articles, pronouns, prepositions, conjunctions, auxiliaries, common adverbs): a text's topic
 # words are the field's English terms in both editions, so they say nothing about the language of its sentences.
 # Words both languages spell alike ("is", "in", "over", "was", "die", "door", "had") are in neither list.
-DUTCH = frozenset("""
+DUTCH = frozenset(
+    """
 de het een en of maar want dus omdat als dan dat wat wie welke welk waar waarom hoe toen terwijl zodat hoewel tenzij
 niet geen wel ook nog al toch alleen zelfs meer minder veel weinig elk elke ieder iedere alle allen beide
 ik jij je u hij zij ze wij we jullie hun hen hem haar mijn jouw uw ons onze zijn zich mij mijzelf jezelf
@@ -17,8 +18,10 @@ ben bent wordt worden werd werden heeft hebben hebt heb kan kunnen kun moet moet
 zou zouden geeft geven gaat gaan komt komen staat staan blijft blijven laat laten ziet zien doet doen
 er hier daar nu zo zeer heel erg weer eens pas steeds altijd nooit soms vaak hoe hoeveel
 deze dit die dat zulke zulk ander andere eigen zelf iets niets niemand iemand alles
-""".split()) - {"die", "over", "in", "is", "was", "of", "we"}
-ENGLISH = frozenset("""
+""".split()
+) - {"die", "over", "in", "is", "was", "of", "we"}
+ENGLISH = frozenset(
+    """
 the a an and or but because so if then than that what who which where why how when while although unless whether
 not no also still only even more less much many each every all both either neither
 i you he she they his her their them our my your its it this these those there here now very
@@ -27,7 +30,8 @@ through across along around upon
 are be been being were does did do has have having can could must may might will would shall should
 gives give goes go comes come stays stay lets let sees see makes make takes take shows show
 some any none nothing something everything someone nobody
-""".split())
+""".split()
+)
 _WORD = re.compile(r"[a-zà-ÿ]+")
 
 

@@ -33,15 +33,14 @@ class Instance:
 
 
 def _teaching(obj: object) -> bool:
-    return (isinstance(obj, FunctionType) or inspect.isclass(obj)) and \
-        getattr(obj, "__module__", "").startswith(TEACH)
+    return (isinstance(obj, FunctionType) or inspect.isclass(obj)) and getattr(obj, "__module__", "").startswith(TEACH)
 
 
 def _returned(function: object) -> Instance | None:
     """The teaching class a function's return annotation names (``load() -> Course``), if any."""
     try:
         hint = typing.get_type_hints(function).get("return")
-    except Exception:  # noqa: BLE001 - an annotation that cannot be evaluated names nothing we follow
+    except Exception:
         return None
     return Instance(hint) if inspect.isclass(hint) and _teaching(hint) else None
 
@@ -56,9 +55,12 @@ class _Cells:
         if isinstance(statement, ast.Import | ast.ImportFrom):
             module = statement.module if isinstance(statement, ast.ImportFrom) else statement.names[0].name
             if module and module.split(".")[0] == "ragkit":
-                exec(compile(ast.Module([statement], []), "<notebook>", "exec"), self.names)  # noqa: S102 - ours
-        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
-                isinstance(statement.targets[0], ast.Name):
+                exec(compile(ast.Module([statement], []), "<notebook>", "exec"), self.names)
+        elif (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
             value = self.resolve(statement.value)
             if isinstance(value, Instance):
                 self.names[statement.targets[0].id] = value

@@ -8,15 +8,16 @@ def reference_chunks(doc: str, doc_title: str, target: int = 512) -> list[dict]:
     out = []
     heads = [(m.start(), m.group(1).strip()) for m in re.finditer(r"^## (.+)$", doc, re.M)]
     if heads:
-        spans = [(at, title, heads[i + 1][0] if i + 1 < len(heads) else len(doc))
-                 for i, (at, title) in enumerate(heads)]
+        spans = [
+            (at, title, heads[i + 1][0] if i + 1 < len(heads) else len(doc)) for i, (at, title) in enumerate(heads)
+        ]
     else:
         spans = [(0, "", len(doc))]
     for at, title, end in spans:
         header = f"{doc_title} > {title}" if title else doc_title
         skip_m = re.match(r"## .+\n", doc[at:end])
         skip = len(skip_m.group(0)) if skip_m else 0
-        body = doc[at + skip:end]
+        body = doc[at + skip : end]
         origin = at + skip
 
         def emit(f, t):
@@ -24,8 +25,15 @@ def reference_chunks(doc: str, doc_title: str, target: int = 512) -> list[dict]:
             lead = len(raw) - len(raw.lstrip())
             content = raw.strip()
             if content:
-                out.append({"text": f"[{header}]\n{content}", "content": content, "section": title,
-                            "start": origin + f + lead, "end": origin + f + lead + len(content)})
+                out.append(
+                    {
+                        "text": f"[{header}]\n{content}",
+                        "content": content,
+                        "section": title,
+                        "start": origin + f + lead,
+                        "end": origin + f + lead + len(content),
+                    }
+                )
 
         open_ = None
         for m in re.finditer(r"[^\n]([^\n]|\n(?!\n))*", body):

@@ -102,8 +102,8 @@ narrate.batched_scan(len(Q), len(r.vectors), ms)
 # after the model is loaded. On a machine shared with others the figures move from run to run.
 
 # %%
-tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]),
-                  decimals={"here (ms)": 3, "chapter (ms)": 1})
+stages = [t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]
+tables.for_people(timings_table(stages), decimals={"here (ms)": 3, "chapter (ms)": 1})
 
 # %% [markdown]
 # Now look at one ranking. Below are the five nearest chunks for the first query, with their distances and whether each one carries the whole needle.
@@ -114,8 +114,9 @@ run, q = r.dense(texts), course.queries[0]
 needle = next(x.needle for x in course.questions if x.id == q.qid)
 top = run.distance[0, run.top(0, 5)]
 display(narrate.first_ranking(q.phrasing, q.text, needle, top, run.distance[0]))
-tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "document": r.chunks[j].doc_id,
-                                 "section": r.chunks[j].section, "carries the needle": needle in r.chunks[j].carried}
+tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3),
+                                 "document": r.chunks[j].doc_id, "section": r.chunks[j].section,
+                                 "carries the needle": needle in r.chunks[j].carried}
                                 for i, j in enumerate(run.top(0, 5))]), decimals={"distance": 3}, index="rank")
 
 # %% [markdown]
@@ -319,7 +320,8 @@ from ragkit.teach.lesson import formats
 
 phrasing = np.array([q.phrasing for q in course.queries])
 run_e = ev["E/dense"]
-formats.Frame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
+formats.Frame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")}
+               for m in METRICS}).round(3)
 
 # %% [markdown]
 # Both phrasings ask about the same needles in the same order, so this is a paired comparison too: the question and the ticket for one needle form a pair.

@@ -81,14 +81,16 @@ display(Markdown(reminders.strategy_letters()))
 # built from a few dozen clusters covers somewhat less than its nominal 95%: read its edges as approximate, not as exact 95% bounds.
 
 # %% jupyter={"source_hidden": true}
-narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
+figures = tables.figures(ev)
+narrate.clustered_interval(figures.query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
 
 # %% [markdown]
 # How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every hit rate:
 # where it is near 1 the phrasings behave almost like independent queries, where it approaches 2 they mostly succeed or fail together.
 
 # %%
-deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
+deff = (tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'")
+        .pivot(index="strategy", columns="metric", values="design_effect"))
 display(formats.Frame(deff[[m for m in METRICS if m != "MRR"]]).round(2))
 narrate.design_effects(deff)
 
@@ -143,7 +145,8 @@ my_prediction = None  # your guess: how many of the chapter's own p-values stay 
 
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
-(claims.beside(seven).style.format({c: "{:.3g}" for c in ("chapter p", "chapter Holm p", "queries Holm p", "needles Holm p")})
+(claims.beside(seven).style
+ .format({c: "{:.3g}" for c in ("chapter p", "chapter Holm p", "queries Holm p", "needles Holm p")})
  .hide(axis="index"))
 
 # %% jupyter={"source_hidden": true}

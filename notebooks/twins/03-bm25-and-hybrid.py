@@ -110,8 +110,8 @@ narrate.dense_first_choice(r, runs["dense"], holder)
 # %%
 lex = r.lexical
 terms = [t for t in dict.fromkeys(tokenize(query)) if t in lex.vocabulary]
-formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
-               for t in terms]).sort_values("idf", ascending=False)
+formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz,
+                "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)} for t in terms]).sort_values("idf", ascending=False)
 
 # %% [markdown]
 # The saturation that $k_1$ buys, for a chunk of average length: the term-frequency factor for one to five occurrences.
@@ -142,7 +142,8 @@ Quiz("03", course, before_reveal=True).widget()
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
-curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
+curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels},
+                      index=pd.Index(range(1, 21), name="k"))
 curve.round(3)
 
 # %% [markdown]
@@ -163,7 +164,8 @@ shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content
                    for q in course.queries for x in course.questions if x.id == q.qid])
 phrasing = np.array([q.phrasing for q in course.queries])
 formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
-                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
+                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}}
+               for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
 # Read the table row by row. Where a phrasing shares few words with its needle, BM25 has little to hold on to, and whatever advantage it has at the top of the list should shrink.
@@ -211,7 +213,8 @@ tables.for_people(tables.summary(ev))
 # does (needle-level Holm p under 0.05), naming the run ahead.
 
 # %%
-with warnings.catch_warnings():  # notebook 01 reports how many chunks the encoder truncates; here it would only repeat it
+# notebook 01 reports how many chunks the encoder truncates; here it would only repeat it
+with warnings.catch_warnings():
     warnings.simplefilter("ignore", TruncationWarning)
     everything = course.evaluation("ABCDEF")
 seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())

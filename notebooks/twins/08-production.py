@@ -170,8 +170,9 @@ tables.for_people(pd.DataFrame({"value": stamp.flat()}).astype(str))
 # carry the old stamp and some the new, and the index can tell you which.
 
 # %%
-display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
-                                         "chunks": e.chunks, "stamp equals the configuration": e.stamp == stamp}
+display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status,
+                                         "content hash": e.content_hash[:16] + "…", "chunks": e.chunks,
+                                         "stamp equals the configuration": e.stamp == stamp}
                                         for e in entries.values()])))
 
 # %% [markdown]

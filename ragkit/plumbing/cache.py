@@ -20,8 +20,8 @@ import os
 import sqlite3
 import warnings
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -103,21 +103,30 @@ class VectorCache:
             self._warn("shared", f"{where} does not exist: using the private cache only")
             return None
         if not path.is_file():
-            self._warn("shared", f"{where} holds no {FILENAME}: fill it with `python -m ragkit warm --cache "
-                       f"{path.parent}`; using the private cache only")
+            self._warn(
+                "shared",
+                f"{where} holds no {FILENAME}: fill it with `python -m ragkit warm --cache "
+                f"{path.parent}`; using the private cache only",
+            )
             return None
         real = path.resolve()  # resolved once; checked and opened by that path, so a link swapped later is not followed
         why = changeable_by_others(real)
         if why:
-            self._warn("shared", f"{where} could be changed by someone other than root or you ({why}): a shared "
-                       f"cache must belong to root and be writable by nobody else (`sudo chown -R root: {path.parent}"
-                       f" && sudo chmod -R go-w {path.parent}`); not using it")
+            self._warn(
+                "shared",
+                f"{where} could be changed by someone other than root or you ({why}): a shared "
+                f"cache must belong to root and be writable by nobody else (`sudo chown -R root: {path.parent}"
+                f" && sudo chmod -R go-w {path.parent}`); not using it",
+            )
             return None
         try:
             if in_wal_mode(real):
-                self._warn("shared", f"{where} is not finished (its database is still in WAL mode, so part of it is "
-                           f"in a -wal file): finish it with `python -m ragkit warm --cache {path.parent}`; not "
-                           "using it")
+                self._warn(
+                    "shared",
+                    f"{where} is not finished (its database is still in WAL mode, so part of it is "
+                    f"in a -wal file): finish it with `python -m ragkit warm --cache {path.parent}`; not "
+                    "using it",
+                )
                 return None
             conn = connect_immutable(real)
             found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
@@ -126,14 +135,20 @@ class VectorCache:
             self._warn("shared", f"{where} cannot be read ({exc}): using the private cache only")
             return None
         if found is None or found[0] != FORMAT:
-            self._warn("shared", f"{where} is of another format ({found[0] if found else 'none'}, not {FORMAT}): "
-                       f"fill it again with `python -m ragkit warm --cache {path.parent}`; using the private cache "
-                       "only")
+            self._warn(
+                "shared",
+                f"{where} is of another format ({found[0] if found else 'none'}, not {FORMAT}): "
+                f"fill it again with `python -m ragkit warm --cache {path.parent}`; using the private cache "
+                "only",
+            )
             conn.close()
             return None
         if stamps and self.stamp not in stamps:
-            self._warn("shared", f"{where} holds vectors of another model or configuration "
-                       f"({', '.join(sorted(stamps))}), not of {self.stamp}: using the private cache only")
+            self._warn(
+                "shared",
+                f"{where} holds vectors of another model or configuration "
+                f"({', '.join(sorted(stamps))}), not of {self.stamp}: using the private cache only",
+            )
             conn.close()
             return None
         return conn
@@ -142,8 +157,10 @@ class VectorCache:
         path = self.private
         assert path is not None
         if path.parent.exists() and not path.parent.is_dir():
-            raise InputError(f"the cache location {path.parent} is a file, not a folder: point RAGKIT_CACHE at a "
-                             "folder (or unset it to use the default)")
+            raise InputError(
+                f"the cache location {path.parent} is a file, not a folder: point RAGKIT_CACHE at a "
+                "folder (or unset it to use the default)"
+            )
         conn = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,14 +187,20 @@ class VectorCache:
             return self._read_only_private(exc)
         if is_busy(exc):
             self._writable = False
-            self._warn("busy", f"the vector cache {path} stayed locked by another process for {BUSY_SECONDS:g} s: "
-                       "reading it, but not saving new vectors in this session")
+            self._warn(
+                "busy",
+                f"the vector cache {path} stayed locked by another process for {BUSY_SECONDS:g} s: "
+                "reading it, but not saving new vectors in this session",
+            )
             return self._reader()
         if is_damaged(exc) or isinstance(exc, _Foreign):
             aside = move_aside(path)
             what = "is of another ragkit's format" if isinstance(exc, _Foreign) else "was damaged"
-            self._warn("damaged", f"the vector cache {path} {what} ({exc}); moved aside to {aside.name} "
-                       "and started again: its vectors will be recomputed")
+            self._warn(
+                "damaged",
+                f"the vector cache {path} {what} ({exc}); moved aside to {aside.name} "
+                "and started again: its vectors will be recomputed",
+            )
             return self._open_private()
         return self._read_only_private(exc)
 
@@ -186,17 +209,23 @@ class VectorCache:
         assert self.private is not None
         old = [name for name in OLD_PACKS if (self.private.parent / name).is_dir()]
         if old:
-            self._warn("old", f"{', '.join(f'{n}/' for n in old)} in {self.private.parent} hold an older ragkit's "
-                       f"vectors, in a format nothing reads now: they are computed again into {FILENAME}; delete "
-                       "those folders to free their space")
+            self._warn(
+                "old",
+                f"{', '.join(f'{n}/' for n in old)} in {self.private.parent} hold an older ragkit's "
+                f"vectors, in a format nothing reads now: they are computed again into {FILENAME}; delete "
+                "those folders to free their space",
+            )
 
     def _read_only_private(self, why: BaseException) -> sqlite3.Connection | None:
         """The private cache cannot be written here: read what it has, write nothing."""
         self._writable = False
         path = self.private
         assert path is not None
-        self._warn("readonly", f"cannot write the vector cache {path.parent} ({why}): running without saving "
-                   "new vectors (set RAGKIT_CACHE to a writable folder to keep them)")
+        self._warn(
+            "readonly",
+            f"cannot write the vector cache {path.parent} ({why}): running without saving "
+            "new vectors (set RAGKIT_CACHE to a writable folder to keep them)",
+        )
         return self._reader()
 
     def _reader(self) -> sqlite3.Connection | None:
@@ -224,8 +253,9 @@ class VectorCache:
         return [p for p in (self.shared, self.private) if p is not None]
 
     # -- reading and writing ----------------------------------------------------------------
-    def _verified(self, kind: str, key: bytes, rows: int, dims: int, norm: float, checksum: int,
-                  data: bytes) -> np.ndarray | None:
+    def _verified(
+        self, kind: str, key: bytes, rows: int, dims: int, norm: float, checksum: int, data: bytes
+    ) -> np.ndarray | None:
         dtype = KINDS[kind]
         if dims != self.dimensions or len(data) != rows * dims * np.dtype(dtype).itemsize:
             return None
@@ -245,10 +275,13 @@ class VectorCache:
         found, bad = {}, 0
         try:
             for i in range(0, len(keys), _BATCH):
-                part = keys[i:i + _BATCH]
+                part = keys[i : i + _BATCH]
                 marks = ",".join("?" * len(part))
-                rows = conn.execute(f"SELECT key, rows, dims, norm, checksum, data FROM vectors "
-                                    f"WHERE stamp = ? AND kind = ? AND key IN ({marks})", (self.stamp, kind, *part))
+                rows = conn.execute(
+                    f"SELECT key, rows, dims, norm, checksum, data FROM vectors "
+                    f"WHERE stamp = ? AND kind = ? AND key IN ({marks})",
+                    (self.stamp, kind, *part),
+                )
                 for key, n, dims, norm, checksum, data in rows:
                     array = self._verified(kind, key, n, dims, norm, checksum, data)
                     if array is None:
@@ -259,8 +292,11 @@ class VectorCache:
             self._drop(layer, exc)
             return {}
         if bad:
-            self._warn(f"bad-{layer}", f"{bad} cached vector(s) in {layer} do not check out (damaged or not computed "
-                       "for their text): ignored and recomputed")
+            self._warn(
+                f"bad-{layer}",
+                f"{bad} cached vector(s) in {layer} do not check out (damaged or not computed "
+                "for their text): ignored and recomputed",
+            )
         return found
 
     def _drop(self, layer: Path, exc: BaseException) -> None:
@@ -270,12 +306,16 @@ class VectorCache:
             conn.close()
         if layer == self.shared:
             self._conns[layer] = None
-            self._warn("shared-read", f"the shared cache {layer} failed while reading ({exc}): using the private "
-                       "cache only")
+            self._warn(
+                "shared-read", f"the shared cache {layer} failed while reading ({exc}): using the private cache only"
+            )
         elif is_damaged(exc) and self._writable:
             aside = move_aside(layer)
-            self._warn("damaged", f"the vector cache {layer} was damaged ({exc}); moved aside to {aside.name} and "
-                       "started again: its vectors will be recomputed")
+            self._warn(
+                "damaged",
+                f"the vector cache {layer} was damaged ({exc}); moved aside to {aside.name} and "
+                "started again: its vectors will be recomputed",
+            )
         else:
             self._conns[layer] = None
             self._warn("private-read", f"the vector cache {layer} cannot be read ({exc}): running without it")
@@ -304,8 +344,18 @@ class VectorCache:
             array = np.ascontiguousarray(array, dtype=dtype)
             block = array.reshape(-1, self.dimensions)
             data = block.tobytes()
-            rows.append((self.stamp, kind, key, len(block), self.dimensions, _norm(array),
-                         _checksum(self.stamp, kind, key, data), data))
+            rows.append(
+                (
+                    self.stamp,
+                    kind,
+                    key,
+                    len(block),
+                    self.dimensions,
+                    _norm(array),
+                    _checksum(self.stamp, kind, key, data),
+                    data,
+                )
+            )
         try:
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
@@ -317,8 +367,11 @@ class VectorCache:
                 except sqlite3.DatabaseError:
                     pass
             self._writable = False
-            self._warn("write", f"cannot write the vector cache {self.private} ({exc}): running without saving "
-                       "new vectors (free some space or set RAGKIT_CACHE to a writable folder)")
+            self._warn(
+                "write",
+                f"cannot write the vector cache {self.private} ({exc}): running without saving "
+                "new vectors (free some space or set RAGKIT_CACHE to a writable folder)",
+            )
 
     def summary(self) -> list[tuple[str, str, str, int, int]]:
         """Rows per (layer, stamp, kind) with their bytes, for ``python -m ragkit cache status``."""
@@ -330,7 +383,8 @@ class VectorCache:
             name = "shared" if layer == self.shared else "private"
             try:
                 for stamp, kind, n, size in conn.execute(
-                        "SELECT stamp, kind, count(*), sum(length(data)) FROM vectors GROUP BY stamp, kind"):
+                    "SELECT stamp, kind, count(*), sum(length(data)) FROM vectors GROUP BY stamp, kind"
+                ):
                     out.append((name, stamp, kind, n, size))
             except sqlite3.DatabaseError as exc:
                 self._drop(layer, exc)
@@ -348,8 +402,10 @@ def finish_shared(folder: Path) -> Path:
     """Make a filled cache ready to be shared read-only: fold the WAL in and switch to a rollback journal."""
     path = Path(folder) / FILENAME
     if not path.is_file():
-        raise InputError(f"{folder} holds no {FILENAME}: nothing to finish; fill it first with "
-                         f"`python -m ragkit warm --cache {folder}`")
+        raise InputError(
+            f"{folder} holds no {FILENAME}: nothing to finish; fill it first with "
+            f"`python -m ragkit warm --cache {folder}`"
+        )
     try:
         conn = connect(path)
         try:
@@ -361,9 +417,11 @@ def finish_shared(folder: Path) -> Path:
     except sqlite3.DatabaseError as exc:
         mode, why = "", f"it could not be switched out of WAL ({exc})"
     if mode.lower() != "delete":
-        raise InputError(f"{path} is not ready to share: {why}. Another process may have it open (a notebook, "
-                         "`python -m ragkit cache status`, a warmer): close it and run "
-                         f"`python -m ragkit warm --cache {folder}` again (nothing is embedded twice)")
+        raise InputError(
+            f"{path} is not ready to share: {why}. Another process may have it open (a notebook, "
+            "`python -m ragkit cache status`, a warmer): close it and run "
+            f"`python -m ragkit warm --cache {folder}` again (nothing is embedded twice)"
+        )
     return path
 
 

@@ -9,8 +9,10 @@ from importlib.util import find_spec
 NEEDED = ("numpy", "scipy", "markdown_it")
 """What ``import ragkit`` loads: a Python without them cannot even import it (a command's own needs say their own)."""
 
-ADVICE = ("run ragkit with the Python of the environment `make` builds: `.venv/bin/python -m ragkit ...` from the "
-          "clone (`make setup` builds .venv the first time), or activate it first (`source .venv/bin/activate`)")
+ADVICE = (
+    "run ragkit with the Python of the environment `make` builds: `.venv/bin/python -m ragkit ...` from the "
+    "clone (`make setup` builds .venv the first time), or activate it first (`source .venv/bin/activate`)"
+)
 
 
 def missing() -> list[str]:

@@ -50,9 +50,28 @@ def dequantise(gguf: Path, into: Path) -> None:
 
 def build(folder: Path, out: Path, cache: Path) -> None:
     """onnxruntime-genai's builder on a Hugging Face folder: an int4 CPU model in ``out`` (its chatter discarded)."""
-    done = subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-m", str(folder), "-i",
-                           str(folder), "-o", str(out), "-p", "int4", "-e", "cpu", "-c", str(cache)],
-                          capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "onnxruntime_genai.models.builder",
+            "-m",
+            str(folder),
+            "-i",
+            str(folder),
+            "-o",
+            str(out),
+            "-p",
+            "int4",
+            "-e",
+            "cpu",
+            "-c",
+            str(cache),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
         raise OSError(f"onnxruntime-genai's model builder failed: {lines[-1]}")

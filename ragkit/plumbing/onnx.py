@@ -20,8 +20,8 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -34,6 +34,7 @@ BATCH = 4
 
 
 def quiet_load(source: str, backend: str):
+    """A SentenceTransformer on the CPU, its libraries' log lines below errors kept quiet."""
     from sentence_transformers import SentenceTransformer
 
     for name in ("sentence_transformers", "transformers", "optimum"):
@@ -61,8 +62,10 @@ def _export_files(target: Path) -> list[str]:
 
 
 def _write_record(target: Path, weights: str) -> None:
-    files = {rel: {"size": (target / rel).stat().st_size, "sha256": file_sha256(target / rel)}
-             for rel in _export_files(target)}
+    files = {
+        rel: {"size": (target / rel).stat().st_size, "sha256": file_sha256(target / rel)}
+        for rel in _export_files(target)
+    }
     (target / EXPORT_RECORD).write_text(json.dumps({"weights": weights, "files": files}, indent=1), encoding="utf-8")
 
 
@@ -82,9 +85,13 @@ def export_problem(target: Path, graph: str = _GRAPH) -> str | None:
         found = _export_files(target)
         if set(found) != set(files) or graph not in files:
             missing, added = sorted(set(files) - set(found)), sorted(set(found) - set(files))
-            return "; ".join([*(["missing " + ", ".join(missing)] if missing else []),
-                              *(["not in its record: " + ", ".join(added)] if added else []),
-                              *([f"its record lists no {graph}"] if graph not in files else [])])
+            return "; ".join(
+                [
+                    *(["missing " + ", ".join(missing)] if missing else []),
+                    *(["not in its record: " + ", ".join(added)] if added else []),
+                    *([f"its record lists no {graph}"] if graph not in files else []),
+                ]
+            )
         for rel in found:
             if (target / rel).stat().st_size != files[rel]["size"] or file_sha256(target / rel) != files[rel]["sha256"]:
                 return f"{rel} is not the file its record describes"
@@ -102,8 +109,15 @@ def shared_export_problem(folder: Path, graph: str = _GRAPH) -> str | None:
     return export_problem(folder, graph)
 
 
-def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = None, kind: str = "onnx",
-                graph: str = _GRAPH, child: Callable[[Path, Path], None] | None = None) -> Path:
+def onnx_export(
+    source: Path,
+    weights: str,
+    root: Path,
+    shared: Path | None = None,
+    kind: str = "onnx",
+    graph: str = _GRAPH,
+    child: Callable[[Path, Path], None] | None = None,
+) -> Path:
     """The model's ONNX export: a verified one from the shared or private cache, else exported into the private one.
 
     ``kind`` is the cache's folder for this kind of export, ``graph`` the file every export of it holds, and ``child``
@@ -114,17 +128,24 @@ def onnx_export(source: Path, weights: str, root: Path, shared: Path | None = No
         why = shared_export_problem(offered, graph)
         if why is None:
             return offered
-        warnings.warn(f"the shared ONNX export {offered} is not used ({why}): using a private one; the teacher fills "
-                      f"the shared cache again with `python -m ragkit warm --cache {shared}`", CacheWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"the shared ONNX export {offered} is not used ({why}): using a private one; the teacher fills "
+            f"the shared cache again with `python -m ragkit warm --cache {shared}`",
+            CacheWarning,
+            stacklevel=4,
+        )
     target = root / kind / weights[:16]
     why = export_problem(target, graph) if target.exists() else None
     if target.exists() and why is None:
         return target
     if target.exists():
         aside = move_aside(target)
-        warnings.warn(f"the ONNX export in {target} does not match its record ({why}); moved aside to {aside.name} "
-                      "and exported again", CacheWarning, stacklevel=4)
+        warnings.warn(
+            f"the ONNX export in {target} does not match its record ({why}); moved aside to {aside.name} "
+            "and exported again",
+            CacheWarning,
+            stacklevel=4,
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
     tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
@@ -161,7 +182,8 @@ def mean_pooled(folder: Path) -> bool:
         return False
     mean = pooling.get("pooling_mode") == "mean" or (
         pooling.get("pooling_mode_mean_tokens") is True
-        and not any(v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
+        and not any(v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens")
+    )
     return modules in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]) and mean
 
 
@@ -188,8 +210,10 @@ class OnnxEncoder:
         try:
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as exc:  # the tokenizers library raises a bare Exception for a file it cannot parse
-            raise OSError(f"{folder / 'tokenizer.json'} cannot be read as a tokenizer ({exc}): delete {folder} "
-                          "so that it is exported again") from None
+            raise OSError(
+                f"{folder / 'tokenizer.json'} cannot be read as a tokenizer ({exc}): delete {folder} "
+                "so that it is exported again"
+            ) from None
         self.tokenizer.enable_truncation(max_length=window)  # the window counts the two special tokens
         self.tokenizer.no_padding()
         options = ort.SessionOptions()
@@ -219,7 +243,7 @@ class OnnxEncoder:
 
             starts = tqdm(starts, desc="embedding", unit="batch")
         for start in starts:
-            rows = order[start:start + batch_size]
+            rows = order[start : start + batch_size]
             lengths = [len(encodings[i].ids) for i in rows]
             ids, mask, types = (np.zeros((len(rows), max(lengths)), dtype=np.int64) for _ in range(3))
             for r, (i, n) in enumerate(zip(rows, lengths)):
@@ -228,8 +252,9 @@ class OnnxEncoder:
             (hidden,) = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})
             yield rows, hidden, lengths
 
-    def token_embeddings(self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH
-                         ) -> list[np.ndarray]:
+    def token_embeddings(
+        self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH
+    ) -> list[np.ndarray]:
         """The last layer's vector for every token (special tokens included), one array per text."""
         out: list[np.ndarray] = [np.zeros(0)] * len(texts)
         for rows, hidden, lengths in self._batches(texts, progress, batch_size):
@@ -241,8 +266,9 @@ class OnnxEncoder:
         """Mean-pooled, L2-normalised vectors, shape (len(texts), dimensions), pooled batch by batch."""
         return self.encode_with_tokens(texts, progress, batch_size, keep=False)[0]
 
-    def encode_with_tokens(self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH,
-                           keep: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
+    def encode_with_tokens(
+        self, texts: Sequence[str], progress: bool = False, batch_size: int = BATCH, keep: bool = True
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
         """``encode``'s vectors and, from the same pass, ``token_embeddings``' arrays (empty unless ``keep``)."""
         pooled = np.zeros((0, 0), dtype=np.float32)
         tokens: list[np.ndarray] = [np.zeros(0)] * len(texts) if keep else []

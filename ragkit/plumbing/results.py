@@ -73,8 +73,7 @@ def write(name: str, stamp: Any, payload: Any, folder: Path | None = None) -> st
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"format": FORMAT, "stamp": canonical(stamp), "payload": payload}),
-                       encoding="utf-8")
+        tmp.write_text(json.dumps({"format": FORMAT, "stamp": canonical(stamp), "payload": payload}), encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
         return f"{path.parent} cannot be written ({exc.strerror or exc})"

@@ -19,9 +19,9 @@ import json
 import os
 import socket
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -94,9 +94,17 @@ class Borrower:
 class Lender:
     """The grader's side: one socket for one run, answering with ``encode``'s vectors when ``lock`` gives a turn."""
 
-    def __init__(self, path: Path, namespace: str, encode: Callable[[list[str]], np.ndarray],
-                 lock: threading.Lock | threading.Semaphore, owner: tuple[int, int] | None = None, wait: float = 0.0,
-                 budget: int = BUDGET, texts: int = MAX_TEXTS):
+    def __init__(
+        self,
+        path: Path,
+        namespace: str,
+        encode: Callable[[list[str]], np.ndarray],
+        lock: threading.Lock | threading.Semaphore,
+        owner: tuple[int, int] | None = None,
+        wait: float = 0.0,
+        budget: int = BUDGET,
+        texts: int = MAX_TEXTS,
+    ):
         self.path, self.namespace, self.encode, self.lock, self.left = path, namespace, encode, lock, budget
         self.wait, self.left_texts = wait, texts
         self.lent = 0
@@ -130,8 +138,12 @@ class Lender:
         except (ValueError, RecursionError):
             return b"Enot JSON"
         texts = asked.get("texts") if isinstance(asked, dict) else None
-        if not isinstance(texts, list) or not texts or len(texts) > MAX_TEXTS or \
-                not all(isinstance(t, str) for t in texts):
+        if (
+            not isinstance(texts, list)
+            or not texts
+            or len(texts) > MAX_TEXTS
+            or not all(isinstance(t, str) for t in texts)
+        ):
             return b"Enot a list of texts"
         if asked.get("namespace") != self.namespace:
             return b"Eanother model"
@@ -145,7 +157,7 @@ class Lender:
             for start in range(0, len(texts), SLICE):
                 if self._closed.is_set():  # the run ended (its time limit, a crash): stop computing for it
                     return b"Eclosed"
-                parts.append(np.asarray(self.encode(texts[start:start + SLICE]), dtype=np.float32))
+                parts.append(np.asarray(self.encode(texts[start : start + SLICE]), dtype=np.float32))
             vectors = np.concatenate(parts)
         except Exception:  # whatever fails here, the kernel computes the vectors itself
             return b"Ecould not embed"

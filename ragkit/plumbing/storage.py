@@ -13,15 +13,16 @@ import random
 import sqlite3
 import stat
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 BUSY_SECONDS = 30.0
 """How long a writer waits for another writer before it gives up with a clear message (the index and the cache)."""
 
 
-def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
-            page_size: int | None = None) -> sqlite3.Connection:
+def connect(
+    path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS, page_size: int | None = None
+) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL journal when writable.
 
     ``page_size`` applies only to a database created by this call (SQLite fixes it at creation).
@@ -31,8 +32,13 @@ def connect(path: Path, readonly: bool = False, timeout: float = BUSY_SECONDS,
         # mode=ro never creates or writes; immutable=1 also works where a WAL file cannot be created
         # (a read-only folder), at the price of not seeing concurrent writes, which a read-only copy has none of
         try:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout,
-                                   isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode=ro",
+                uri=True,
+                timeout=timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
             conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         except sqlite3.OperationalError:
             conn = connect_immutable(path)
@@ -50,8 +56,9 @@ def connect_immutable(path: Path) -> sqlite3.Connection:
 
     ``mode=ro`` is not enough: a reader of a WAL database creates its -wal and -shm files (root can, anywhere).
     """
-    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?immutable=1", uri=True, isolation_level=None,
-                           check_same_thread=False)
+    conn = sqlite3.connect(
+        f"{Path(path).resolve().as_uri()}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
+    )
     conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
     return conn
 
@@ -80,7 +87,8 @@ def is_damaged(exc: BaseException) -> bool:
     """True for errors that mean the file is not (or no longer) a readable SQLite database."""
     name = getattr(exc, "sqlite_errorname", "")
     return isinstance(exc, sqlite3.DatabaseError) and (
-        name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in str(exc) or "not a database" in str(exc))
+        name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in str(exc) or "not a database" in str(exc)
+    )
 
 
 def is_busy(exc: BaseException) -> bool:
@@ -92,7 +100,7 @@ def is_busy(exc: BaseException) -> bool:
 def move_aside(path: Path) -> Path:
     """Rename a damaged database (and its journal files) out of the way; nothing is deleted."""
     path = Path(path)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     os.replace(path, target)
     for suffix in ("-wal", "-shm", "-journal"):

@@ -19,9 +19,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 from filelock import FileLock, Timeout
 
@@ -61,9 +61,16 @@ def read_status(folder: Path | None = None) -> Status:
     """The status file as written last (an empty Status when there is none or it cannot be read)."""
     try:
         raw = json.loads(_paths(folder)[1].read_text())
-        return Status(raw.get("pid"), tuple(raw.get("done", ())), int(raw.get("progress", 0)),
-                      dict(raw.get("seconds", {})), raw.get("working_on"), int(raw.get("count", 0)),
-                      int(raw.get("total", 0)), str(raw.get("unit", "")))
+        return Status(
+            raw.get("pid"),
+            tuple(raw.get("done", ())),
+            int(raw.get("progress", 0)),
+            dict(raw.get("seconds", {})),
+            raw.get("working_on"),
+            int(raw.get("count", 0)),
+            int(raw.get("total", 0)),
+            str(raw.get("unit", "")),
+        )
     except (OSError, ValueError, TypeError, AttributeError):
         return Status()
 
@@ -101,9 +108,20 @@ class Holder:
         # written aside then renamed: a reader sees the old status or the new one, never half of one
         tmp = self._path.with_name(f"{self._path.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(json.dumps({"pid": os.getpid(), "done": self.done, "progress": self.progress,
-                                       "seconds": self.seconds, "working_on": self.working_on,
-                                       "count": self.count, "total": self.total, "unit": self.unit}))
+            tmp.write_text(
+                json.dumps(
+                    {
+                        "pid": os.getpid(),
+                        "done": self.done,
+                        "progress": self.progress,
+                        "seconds": self.seconds,
+                        "working_on": self.working_on,
+                        "count": self.count,
+                        "total": self.total,
+                        "unit": self.unit,
+                    }
+                )
+            )
             os.replace(tmp, self._path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -154,8 +172,10 @@ def holding(folder: Path | None = None, patience_s: float = 2.0) -> Iterator[Hol
 def describe_wait(stage: str, needed: Sequence[str], status: Status, label: Callable[[str], str] = str) -> str:
     """One sentence: which stage a wait is for, which of the stages it needs the warmer has done, what it is on."""
     done = [label(s) for s in needed if s in status.done]
-    said = (f"Waiting for the background warmer (pid {status.pid}) to finish {label(stage)}: it has done "
-            f"{len(done)} of the {len(needed)} stages this needs" + (f" ({', '.join(done)})" if done else ""))
+    said = (
+        f"Waiting for the background warmer (pid {status.pid}) to finish {label(stage)}: it has done "
+        f"{len(done)} of the {len(needed)} stages this needs" + (f" ({', '.join(done)})" if done else "")
+    )
     if status.working_on is None:
         return said + "."
     said += f" and is on {label(status.working_on)}"
@@ -194,8 +214,13 @@ class _Line:
             self._handle.update(shown)
 
 
-def wait_for(stage: str, needed: Sequence[str], progress: bool = True, label: Callable[[str], str] = str,
-             show: Callable[[str, float], None] | None = None) -> None:
+def wait_for(
+    stage: str,
+    needed: Sequence[str],
+    progress: bool = True,
+    label: Callable[[str], str] = str,
+    show: Callable[[str, float], None] | None = None,
+) -> None:
     """Block until a live holder has finished ``stage``; ``needed``: the stages it finishes up to it, ``stage`` last.
 
     While waiting, ``show`` (by default, with ``progress``: a line rewritten in place) is given a sentence saying
@@ -223,19 +248,25 @@ def wait_for(stage: str, needed: Sequence[str], progress: bool = True, label: Ca
             _latest, moved = status, time.monotonic()
         elif time.monotonic() - moved > STALL_S:
             _given_up[status.pid or 0] = status.progress
-            print(f"The background warmer (pid {status.pid}) has made no progress for {STALL_S:.0f} s: it may be "
-                  f"stopped (`kill -CONT {status.pid}` resumes it, `kill {status.pid}` ends it). Not waiting "
-                  f"for it any longer: this notebook computes {label(stage)} itself.")
+            print(
+                f"The background warmer (pid {status.pid}) has made no progress for {STALL_S:.0f} s: it may be "
+                f"stopped (`kill -CONT {status.pid}` resumes it, `kill {status.pid}` ends it). Not waiting "
+                f"for it any longer: this notebook computes {label(stage)} itself."
+            )
             return
         time.sleep(POLL_S)
     if show is not None:
-        show(f"Waited for the background warmer to finish {label(stage)}: done." if finished else
-             f"The background warmer ended before {label(stage)}: this notebook computes it itself.",
-             time.monotonic() - began)
+        show(
+            f"Waited for the background warmer to finish {label(stage)}: done."
+            if finished
+            else f"The background warmer ended before {label(stage)}: this notebook computes it itself.",
+            time.monotonic() - began,
+        )
 
 
-def start_background(log: Path, niceness: int = 19, patience_s: float = 30.0,
-                     command: Sequence[str] = WARM_COMMAND) -> str:
+def start_background(
+    log: Path, niceness: int = 19, patience_s: float = 30.0, command: Sequence[str] = WARM_COMMAND
+) -> str:
     """Start a detached ``python COMMAND`` at low priority and return once it holds the lock (or has ended).
 
     Returning only then is what makes the hand-over safe: a notebook opened a moment later finds
@@ -247,8 +278,9 @@ def start_background(log: Path, niceness: int = 19, patience_s: float = 30.0,
     if niceness and shutil.which("nice"):
         argv = ["nice", "-n", str(niceness), *argv]
     with open(log, "w") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)  # Ctrl+C on JupyterLab does not kill it mid-write
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )  # Ctrl+C on JupyterLab does not kill it mid-write
     deadline = time.monotonic() + patience_s
     while time.monotonic() < deadline:
         if read_status().pid == proc.pid and warmer_running():  # it writes its pid once it holds the lock
@@ -257,5 +289,7 @@ def start_background(log: Path, niceness: int = 19, patience_s: float = 30.0,
             last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
             return f"the warmer ended at once: {last}"
         time.sleep(0.02)
-    return f"the warmer (pid {proc.pid}) has not started within {patience_s:.0f} s; it goes on in the background " \
-           f"(log: {log})"
+    return (
+        f"the warmer (pid {proc.pid}) has not started within {patience_s:.0f} s; it goes on in the background "
+        f"(log: {log})"
+    )

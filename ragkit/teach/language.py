@@ -96,8 +96,9 @@ def _gathered(language: str) -> tuple[dict[str, Message], tuple[str, ...]]:
         found += read_problems
         for en, message in read_messages.items():
             if en in messages:
-                found.append(f"{path} translates {en[:60]!r} again (another file of locale/{language}/ has it): "
-                             "keep one entry")
+                found.append(
+                    f"{path} translates {en[:60]!r} again (another file of locale/{language}/ has it): keep one entry"
+                )
             else:
                 messages[en] = message
     return messages, tuple(found)
@@ -117,8 +118,10 @@ def read(path: Path, language: str) -> tuple[dict[str, Message], tuple[str, ...]
         translated = entry.get(language) if isinstance(entry, dict) else None
         if not (isinstance(en, str) and isinstance(translated, str)):
             which = repr(en[:60]) if isinstance(en, str) else f"number {number}"
-            found.append(f"{path}: the [[message]] {which} needs `en` and `{language}`, both strings: "
-                         "add the one missing (its English shows until then)")
+            found.append(
+                f"{path}: the [[message]] {which} needs `en` and `{language}`, both strings: "
+                "add the one missing (its English shows until then)"
+            )
         elif en in messages:
             found.append(f"{path} translates {en[:60]!r} twice: keep one entry (the first one is used)")
         else:

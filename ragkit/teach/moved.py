@@ -17,8 +17,10 @@ from types import ModuleType
 MOVED = {
     "ragkit.teach.chapter": "ragkit.teach.course.chapter",
     "ragkit.teach.warming": "ragkit.plumbing.warming",
-    **{f"ragkit.teach.{name}": f"ragkit.teach.lesson.{name}"
-       for name in ("narrate", "plots", "widgets", "tables", "quiz", "claims", "overlap", "latency", "reminders")},
+    **{
+        f"ragkit.teach.{name}": f"ragkit.teach.lesson.{name}"
+        for name in ("narrate", "plots", "widgets", "tables", "quiz", "claims", "overlap", "latency", "reminders")
+    },
     "ragkit.teach.results": "ragkit.teach.exercises.results",
     "ragkit.teach.workspace": "ragkit.teach.classroom.workspace",
     "ragkit.teach.edition": "ragkit.teach.classroom.edition",
@@ -63,6 +65,7 @@ def moved_name(module: str, name: str) -> object:
     """A name an older notebook imports from ``module`` that lives elsewhere now; AttributeError if none."""
     if (module, name) == ("ragkit.teach.exercises", "shared_needle_words"):
         from ragkit.data import shared_needle_words
+
         return shared_needle_words
     if (module, name) == ("ragkit.teach.exercises", "needle_sign_test"):
         return needle_sign_test

@@ -7,8 +7,8 @@ import math
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ragkit.errors import InputError
 from ragkit.teach.language import say

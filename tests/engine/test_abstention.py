@@ -56,11 +56,14 @@ def test_the_bluffing_queries_are_the_ones_the_bluff_count_counts():
         assert int(sweep.bluffing(float(cut)).sum()) == sweep.at(float(cut)).bluffs
 
 
-@pytest.mark.parametrize("scores_in, needle, scores_out, says", [
-    (IN, NEEDLE[:, :1], OUT, "same shape"),
-    (IN[:0], NEEDLE[:0], OUT, "both kinds"),
-    (np.array([[np.nan, 0.1], [0.2, 0.3]]), NEEDLE, OUT, "NaN"),
-])
+@pytest.mark.parametrize(
+    "scores_in, needle, scores_out, says",
+    [
+        (IN, NEEDLE[:, :1], OUT, "same shape"),
+        (IN[:0], NEEDLE[:0], OUT, "both kinds"),
+        (np.array([[np.nan, 0.1], [0.2, 0.3]]), NEEDLE, OUT, "NaN"),
+    ],
+)
 def test_bad_scores_are_refused_with_a_reason(scores_in, needle, scores_out, says):
     with pytest.raises(InputError, match=says):
         ScoreSweep("s", scores_in, needle, scores_out, True)
@@ -94,8 +97,10 @@ def test_the_cross_encoders_code_path_gates_on_a_tiny_model(tiny_cross_encoder, 
     (tmp_path / "b.md").write_text("# Grading\n\nA Wilson interval bounds a share. It never leaves zero to one.\n")
     corpus = load_corpus(tmp_path)
     chunks = chunk_corpus(corpus, "E")
-    questions = [Question("q1", "a", "keeps keys and values", "what does the kv cache keep", "cache ticket"),
-                 Question("q2", "b", "bounds a share", "what does a wilson interval bound", "interval ticket")]
+    questions = [
+        Question("q1", "a", "keeps keys and values", "what does the kv cache keep", "cache ticket"),
+        Question("q2", "b", "bounds a share", "what does a wilson interval bound", "interval ticket"),
+    ]
     out = [OutOfDomain("o1", "how do I cook paella", "absurd", "cooking")]
     reranker = CrossEncoderReranker(tiny_cross_encoder, batch_size=2)
     rules = sweeps(Retriever(chunks, progress=False), chunks, questions, out, reranker=reranker, keep=2, depth=3)

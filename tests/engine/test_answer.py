@@ -42,8 +42,11 @@ def expected(retriever, ranking, cut):
 
 
 def runs(retriever):
-    return {"dense": retriever.dense([QUESTION]).ranking[0], "bm25": retriever.bm25([QUESTION]).ranking[0],
-            "hybrid": retriever.hybrid([QUESTION]).ranking[0]}
+    return {
+        "dense": retriever.dense([QUESTION]).ranking[0],
+        "bm25": retriever.bm25([QUESTION]).ranking[0],
+        "hybrid": retriever.hybrid([QUESTION]).ranking[0],
+    }
 
 
 @pytest.mark.parametrize("ranked_by", ["dense", "bm25", "hybrid"])
@@ -127,16 +130,20 @@ def test_valid_markers_get_their_locator_and_invalid_ones_are_counted_never_link
     result = answer(QUESTION, retriever, cut=None).written_by(Scripted("Too big a step [1][2]; see [9] and [0]."))
     cited = result.cited()
     first, second = result.citations[:2]
-    assert cited.text == (f"Too big a step [1] ({first.document_id}{first.fragment})"
-                          f"[2] ({second.document_id}{second.fragment}); see [9: no such source] and "
-                          "[0: no such source].")
+    assert cited.text == (
+        f"Too big a step [1] ({first.document_id}{first.fragment})"
+        f"[2] ({second.document_id}{second.fragment}); see [9: no such source] and "
+        "[0: no such source]."
+    )
     assert cited.unknown == (9, 0)
     assert cited.unknown_note.startswith("2 markers in the answer name no source ([9], [0])")
     assert answer(QUESTION, retriever, cut=None).cited() is None
 
 
-@pytest.mark.parametrize("stopped, words", [("end", None), ("time", "time bound and was stopped after 2.5 s, 7 tokens"),
-                                            ("length", "used all 7 new tokens")])
+@pytest.mark.parametrize(
+    "stopped, words",
+    [("end", None), ("time", "time bound and was stopped after 2.5 s, 7 tokens"), ("length", "used all 7 new tokens")],
+)
 def test_a_generation_cut_short_says_so_in_one_sentence(retriever, stopped, words):
     result = answer(QUESTION, retriever, cut=None).written_by(Scripted("It", stopped, seconds=2.5))
     if words is None:

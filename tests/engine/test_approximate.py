@@ -48,8 +48,9 @@ def test_a_generated_vector_is_a_centre_plus_noise_that_grows_with_the_spread():
     centres = unit(50)
     (none,) = generated(centres, 200, spread=0.0)
     assert (none @ centres.T).max(axis=1) == pytest.approx(np.ones(200), abs=1e-5)  # each is one of the centres
-    closeness = [np.median((np.vstack(list(generated(centres, 200, spread=s))) @ centres.T).max(axis=1))
-                 for s in (0.3, 1.0, 3.0)]
+    closeness = [
+        np.median((np.vstack(list(generated(centres, 200, spread=s))) @ centres.T).max(axis=1)) for s in (0.3, 1.0, 3.0)
+    ]
     assert closeness[0] > closeness[1] > closeness[2]
 
 
@@ -77,7 +78,7 @@ def test_the_exact_top_k_in_blocks_is_faiss_flat_index_and_a_full_sort():
     flat.add(x)
     scores, ids = flat.search(q, 20)
     for size in (2_000, 512, 7):
-        exact = exact_top(q, (x[i:i + size] for i in range(0, len(x), size)), 20)
+        exact = exact_top(q, (x[i : i + size] for i in range(0, len(x), size)), 20)
         assert np.array_equal(exact.ids, ids) and np.allclose(exact.scores, scores, atol=1e-5)
     assert np.array_equal(exact.ids, np.argsort(-(q @ x.T), axis=1)[:, :20])
     assert np.array_equal(exact_scan(x, q[3], 20), ids[3])
@@ -90,8 +91,12 @@ def test_recall_is_the_share_of_the_exact_top_k_found_and_a_tie_at_the_kth_place
     assert recall(found, np.array([[0.9, 0.8, 0.5, 0.4], exact.scores[1]]), exact) == 6 / 8
     # 9 is not one of the exact four, but scores as the exact fourth does: equally right
     assert recall(found, np.array([[0.9, 0.8, 0.5, 0.6], exact.scores[1]]), exact) == 7 / 8
-    assert recall(np.array([[0, -1, -1, -1], [4, 5, 6, 7]]), np.array([[0.9, -3e38, -3e38, -3e38],
-                                                                        exact.scores[1]]), exact) == 5 / 8
+    assert (
+        recall(
+            np.array([[0, -1, -1, -1], [4, 5, 6, 7]]), np.array([[0.9, -3e38, -3e38, -3e38], exact.scores[1]]), exact
+        )
+        == 5 / 8
+    )
 
 
 def test_the_index_memory_is_faiss_serialized_index_less_its_header_and_the_vectors_are_the_ones_added():
@@ -114,8 +119,8 @@ def test_an_index_whose_size_is_known_reserves_its_memory_once_and_holds_the_sam
     _reserve(reserved, len(x))
     assert faiss.downcast_index(reserved.storage).codes.size() == x.nbytes and reserved.ntotal == 0
     for i in range(0, 3_000, 700):
-        reserved.add(x[i:i + 700])
-        grown.add(x[i:i + 700])
+        reserved.add(x[i : i + 700])
+        grown.add(x[i : i + 700])
         assert faiss.downcast_index(reserved.storage).codes.size() == reserved.ntotal * 32 * 4
     assert np.array_equal(stored_vectors(reserved), x) and index_memory(reserved) == index_memory(grown)
 
@@ -165,8 +170,9 @@ def test_the_collection_size_comes_from_one_setting(monkeypatch):
 
 
 def test_importing_faiss_writes_nothing_to_stderr():
-    done = subprocess.run([sys.executable, "-c", "import faiss, ragkit.approximate"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", "import faiss, ragkit.approximate"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stderr == ""
 
 

@@ -1,5 +1,6 @@
 """Chunking: exact offsets, the boundaries rule chunk for chunk, blind windows, header and overlap."""
 
+import itertools
 import re
 
 import pytest
@@ -17,6 +18,7 @@ SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")
 
 
 # ---- hand-written corners of the rule (size 40 keeps the expected chunks readable) ----
+
 
 def spans(doc, strategy="C", size=40, overlap=64):
     return [(c.section, c.content) for c in chunk_document(doc, strategy, size, overlap)]
@@ -101,7 +103,10 @@ def test_readme_opening_with_html_keeps_its_banner_as_the_introduction():
     doc = make_document('<p align="center">\n<img src="logo.png">\n</p>\n\n# Project\n\nIntro.\n\n## Use\nx\n')
     assert doc.title == "Project"
     assert [(c.section, c.content) for c in chunk_document(doc, "C")] == [
-        ("", '<p align="center">\n<img src="logo.png">\n</p>'), ("", "Intro."), ("Use", "x")]
+        ("", '<p align="center">\n<img src="logo.png">\n</p>'),
+        ("", "Intro."),
+        ("Use", "x"),
+    ]
 
 
 def test_document_without_headings_is_one_untitled_section():
@@ -130,13 +135,13 @@ def test_overlap_within_section_is_a_contiguous_slice():
     doc = make_document("## S\nFirst paragraph here.\n\nSecond paragraph here.\n")
     first, second = chunk_document(doc, "D", size=25, overlap=10)
     assert second.overlap == "raph here.\n\n"
-    assert second.carried == doc.text[first.end - 10:second.end]
+    assert second.carried == doc.text[first.end - 10 : second.end]
     assert second.text == second.carried and second.content == "Second paragraph here."
 
 
 def test_overlap_across_a_heading_is_joined_by_one_newline():
     doc = make_document("## A\nAlpha text.\n## B\nBeta text.\n")
-    first, second = chunk_document(doc, "F", size=SIZE, overlap=5)
+    _first, second = chunk_document(doc, "F", size=SIZE, overlap=5)
     assert second.overlap == "text.\n"
     assert second.text == f"[{doc.title} > B]\ntext.\nBeta text."
 
@@ -157,12 +162,18 @@ def test_unknown_strategy_and_bad_sizes_are_input_errors():
 # ---- property tests on generated Markdown-like documents ----
 
 WORD = st.text(alphabet=st.sampled_from(list("abcdefghij xyzéß漢🙂")), min_size=1, max_size=12)
-SENT = st.builds(lambda ws, end: " ".join(ws) + end, st.lists(WORD, min_size=1, max_size=30),
-                 st.sampled_from([".", "!", "?", "...", "", ". "]))
+SENT = st.builds(
+    lambda ws, end: " ".join(ws) + end,
+    st.lists(WORD, min_size=1, max_size=30),
+    st.sampled_from([".", "!", "?", "...", "", ". "]),
+)
 PARA = st.builds(" ".join, st.lists(SENT, min_size=1, max_size=25))
 HUGE_SENTENCE = st.integers(520, 900).map(lambda n: ("longword " * (n // 9)).strip())
 BLOCK = st.one_of(
-    PARA, PARA, PARA, HUGE_SENTENCE,
+    PARA,
+    PARA,
+    PARA,
+    HUGE_SENTENCE,
     st.builds(lambda w: "## " + w, WORD),
     st.builds(lambda w: "### " + w, WORD),
     st.builds(lambda body: "```python\n## inside code\n" + body + "\n```", PARA),
@@ -170,7 +181,8 @@ BLOCK = st.one_of(
     st.builds(lambda body: "````md\n```\n## inside code\n```\n" + body + "\n````", PARA),
     st.builds(lambda body: "   ```\n## inside code\n" + body + "\n  ```", PARA),
     st.builds(lambda w: "```x``` " + w, WORD),
-    st.just(""), st.just("   "),
+    st.just(""),
+    st.just("   "),
 )
 DOC = st.builds(
     lambda title, blocks, sep, nl: ((title + nl + nl) if title else "") + (sep.replace("\n", nl)).join(blocks),
@@ -190,10 +202,10 @@ def test_offsets_content_order_and_determinism(raw, size):
         chunks = chunk_document(doc, letter, size)
         assert chunks == chunk_document(doc, letter, size)
         for c in chunks:
-            assert doc.text[c.start:c.end] == c.content
+            assert doc.text[c.start : c.end] == c.content
             assert c.content and c.content == c.content.strip()
         ranges = [(c.start, c.end) for c in chunks]
-        assert all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(ranges))
         assert all("inside code" not in c.section for c in chunks)
 
 
@@ -221,15 +233,15 @@ def test_overlap_carries_what_the_rule_says(raw, size, overlap):
         chunks = chunk_document(doc, letter, size, overlap)
         plain = chunk_document(doc, {"B": "A", "D": "C", "F": "E"}[letter], size)
         assert [(c.start, c.end, c.header) for c in chunks] == [(c.start, c.end, c.header) for c in plain]
-        for prev, c in zip(chunks, chunks[1:]):
+        for prev, c in itertools.pairwise(chunks):
             tail = prev.content[-overlap:] if overlap else ""
-            gap = doc.text[prev.end:c.start]
+            gap = doc.text[prev.end : c.start]
             if not overlap:
                 assert c.overlap == ""
             elif gap.strip():
                 assert c.overlap == tail + "\n"
             else:
-                assert c.carried == doc.text[prev.end - len(tail):c.end]
+                assert c.carried == doc.text[prev.end - len(tail) : c.end]
             assert c.text == c.header + c.carried
 
 
@@ -239,16 +251,25 @@ def _comparable(raw):
     first = re.search(r"^## (.+)$", doc.text, re.M)
     fenced = "```" in doc.text
     last_line_heading = re.search(r"^## .+\Z", doc.text, re.M)
-    late_title = re.search(r"^# ", doc.text[first.start():], re.M) if first else None
+    late_title = re.search(r"^# ", doc.text[first.start() :], re.M) if first else None
     return doc, first, not (fenced or last_line_heading or late_title) and first is not None
 
 
 # documents the reference rule is defined on: no fences, a ## heading, prose last, a title only on top
-PLAIN_BLOCK = st.one_of(PARA, PARA, PARA, HUGE_SENTENCE, st.builds(lambda w: "## " + w, WORD),
-                        st.builds(lambda w: "### " + w, WORD), st.just(""), st.just("   "))
+PLAIN_BLOCK = st.one_of(
+    PARA,
+    PARA,
+    PARA,
+    HUGE_SENTENCE,
+    st.builds(lambda w: "## " + w, WORD),
+    st.builds(lambda w: "### " + w, WORD),
+    st.just(""),
+    st.just("   "),
+)
 COMPARABLE = st.builds(
     lambda title, heading, blocks, last, sep, nl: nl.join(
-        ([title, ""] if title else []) + [(sep.replace("\n", nl)).join([heading, *blocks, last])]),
+        ([title, ""] if title else []) + [(sep.replace("\n", nl)).join([heading, *blocks, last])]
+    ),
     st.one_of(st.none(), st.builds(lambda w: "# " + w, WORD)),
     st.builds(lambda w: "## " + w, WORD.filter(str.strip)),
     st.lists(PLAIN_BLOCK, max_size=25),
@@ -262,13 +283,20 @@ def with_the_budget_cut(ref, size):
     """The reference's chunks, each over-long stretch without a sentence end cut as ragkit's decision says."""
     out = []
     for r in ref:
-        header = r["text"][:len(r["text"]) - len(r["content"])]
+        header = r["text"][: len(r["text"]) - len(r["content"])]
         for f, t in cut_at_budget(r["content"], 0, len(r["content"]), size):
             piece = r["content"][f:t]
             lead = len(piece) - len(piece.lstrip())
             if piece.strip():
-                out.append({"text": header + piece.strip(), "content": piece.strip(), "section": r["section"],
-                            "start": r["start"] + f + lead, "end": r["start"] + f + lead + len(piece.strip())})
+                out.append(
+                    {
+                        "text": header + piece.strip(),
+                        "content": piece.strip(),
+                        "section": r["section"],
+                        "start": r["start"] + f + lead,
+                        "end": r["start"] + f + lead + len(piece.strip()),
+                    }
+                )
     return out
 
 
@@ -281,11 +309,13 @@ def test_boundaries_equal_the_reference_rule(raw, size):
     assert ok, "the generator must only make documents the reference rule is defined on"
     ours = [c for c in chunk_document(doc, "E", size) if c.start >= first.start()]
     ref = with_the_budget_cut(reference_chunks(doc.text, doc.title, size), size)
-    assert [(c.text, c.content, c.section, c.start, c.end) for c in ours] == \
-           [(r["text"], r["content"], r["section"], r["start"], r["end"]) for r in ref]
+    assert [(c.text, c.content, c.section, c.start, c.end) for c in ours] == [
+        (r["text"], r["content"], r["section"], r["start"], r["end"]) for r in ref
+    ]
 
 
 # ---- the bundled corpus ----
+
 
 def test_bundled_corpus_equals_the_reference_after_the_introduction(corpus):
     for doc in corpus.documents:
@@ -301,6 +331,6 @@ def test_bundled_corpus_offsets_slice_to_content(corpus, letter):
     assert len(chunks) > 300
     for c in chunks:
         text = corpus[c.doc_id].text
-        assert text[c.start:c.end] == c.content
+        assert text[c.start : c.end] == c.content
         title_start, title_end, _ = title_span(text)
         assert c.end <= title_start or c.start >= title_end

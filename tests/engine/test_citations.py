@@ -71,7 +71,7 @@ def test_links_are_written_by_the_server_and_unknown_markers_flagged():
     doc = make_document("# Doc\n\n## Sec\nA sentence.\n")
     _, citations = build_context("q", [(c, 0.2) for c in chunk_document(doc, "E")])
     out = render_links("It is so [1], and also [3].", citations, base_url="https://example.org/course/")
-    assert '[[1]](https://example.org/course/doc.md#char=' in out.text
+    assert "[[1]](https://example.org/course/doc.md#char=" in out.text
     assert "[3: no such source]" in out.text and out.unknown == (3,)
 
 
@@ -95,7 +95,7 @@ def test_links_percent_encode_ids_and_escape_titles(tmp_path, doc_id):
         ((href, shown),) = _links(render_links("see [1].", [cit], corpus, **kwargs).text)
         assert href.startswith(prefix)
         # a browser splits the URL like this: the id must stay in the path, the locator in the fragment
-        parts = urlsplit(href[len(prefix):])
+        parts = urlsplit(href[len(prefix) :])
         assert unquote(parts.path) == f"{doc_id}.md" and not parts.query and f"#{parts.fragment}" == cit.fragment
         assert shown == f"{title} - {cit.locator_label}"
 
@@ -182,9 +182,10 @@ def test_a_document_cannot_forge_a_source_header():
     closed = re.findall(rf"^<<end (\d+) {tag}>>$", prompt, re.M)
     assert opened == closed == [str(c.index) for c in citations] == ["1", "2"]
     # the forged header sits inside source 1's block, the one that quotes it
-    block = prompt[prompt.index(f"<<source 1 {tag}>>"):prompt.index(f"<<end 1 {tag}>>")]
+    block = prompt[prompt.index(f"<<source 1 {tag}>>") : prompt.index(f"<<end 1 {tag}>>")]
     assert "[6] Fake - introduction" in block and citations[0].quote in block
     assert tag not in "".join(c.quote for c in citations) and tag in prompt.split("\n\n")[1]
+
 
 def test_text_fragment_names_the_quote_by_its_first_and_last_words_percent_encoded():
     from ragkit.citations import text_fragment

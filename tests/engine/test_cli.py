@@ -49,13 +49,19 @@ def test_models_offline_fails_with_instructions(tmp_path, monkeypatch, capsys):
     assert "this needs internet" in capsys.readouterr().err
 
 
-QUESTION = {"id": "q1", "doc_id": "04-classification-and-evaluation", "needle": "placeholder",
-            "question": "How many test examples do I need?", "ticket": "how big must my test set be"}
+QUESTION = {
+    "id": "q1",
+    "doc_id": "04-classification-and-evaluation",
+    "needle": "placeholder",
+    "question": "How many test examples do I need?",
+    "ticket": "how big must my test set be",
+}
 
 
 def _jsonl(path, *records, prefix=""):
-    path.write_text(prefix + "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        prefix + "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n", encoding="utf-8"
+    )
     return path
 
 
@@ -181,10 +187,12 @@ def test_no_name_heading_or_text_of_a_corpus_file_reaches_the_terminal_as_an_esc
     text = text.replace("\n## ", f"\n## Step size {evil} ", 1)
     (corpus / f"02-gradient{evil}.md").write_text(text, encoding="utf-8")
     (corpus / f"broken{evil}.md").write_bytes(b"# Broken\n\n\xff\xfe not UTF-8\n")
-    runs = [["corpus-stats", "--corpus", str(corpus)],
-            ["ask", "what is the step size in gradient descent", "--corpus", str(corpus), "--show-prompt"],
-            ["index", "build", "--corpus", str(corpus), "--out", str(tmp_path / "index")],
-            ["index", "status", "--corpus", str(corpus), "--out", str(tmp_path / "index")]]
+    runs = [
+        ["corpus-stats", "--corpus", str(corpus)],
+        ["ask", "what is the step size in gradient descent", "--corpus", str(corpus), "--show-prompt"],
+        ["index", "build", "--corpus", str(corpus), "--out", str(tmp_path / "index")],
+        ["index", "status", "--corpus", str(corpus), "--out", str(tmp_path / "index")],
+    ]
     for argv in runs:
         main(argv)
         out, err = capsys.readouterr()

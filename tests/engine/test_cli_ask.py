@@ -71,8 +71,16 @@ def test_every_option_of_ask_has_a_help_text(monkeypatch):
         main(["ask", "--help"])
     commands = next(a for a in seen[0]._actions if isinstance(a, argparse._SubParsersAction))
     actions = commands.choices["ask"]._actions
-    assert {a.dest for a in actions} >= {"question", "cut", "strategy", "corpus", "retriever", "show_prompt",
-                                         "generate", "time_limit"}
+    assert {a.dest for a in actions} >= {
+        "question",
+        "cut",
+        "strategy",
+        "corpus",
+        "retriever",
+        "show_prompt",
+        "generate",
+        "time_limit",
+    }
     assert [a.dest for a in actions if not (a.help or "").strip()] == []
 
 
@@ -89,8 +97,10 @@ def test_the_answer_gets_the_servers_locators_and_an_unknown_marker_is_said_not_
     assert [n for n, _ in table] == ["1", "2", "3", "4"]
     one, two = table[0][1], table[1][1]
     assert "Scripted-1M (greedy, 11 new tokens, 0.2 s):" in out
-    assert (f"A step too large overshoots [1] (02-gradient-descent{one}), as [2] (02-gradient-descent{two}) shows; "
-            "[7: no such source] says otherwise.") in out
+    assert (
+        f"A step too large overshoots [1] (02-gradient-descent{one}), as [2] (02-gradient-descent{two}) shows; "
+        "[7: no such source] says otherwise."
+    ) in out
     assert "note: 1 marker in the answer names no source ([7])" in out
     assert "prompt: " in out and "tokens (Scripted-1M tokenizer)" in out
 
@@ -101,14 +111,15 @@ def test_the_retriever_is_chosen_and_named(chapter, retriever, capsys):
     assert code == 0 and out.startswith(f"sources: {retriever} on strategy E, ")
 
 
-def test_rerank_is_offered_only_where_the_cross_encoder_is(chapter, tmp_path, monkeypatch, capsys,
-                                                           tiny_cross_encoder):
+def test_rerank_is_offered_only_where_the_cross_encoder_is(chapter, tmp_path, monkeypatch, capsys, tiny_cross_encoder):
     monkeypatch.setenv("RAGKIT_MODELS_DIR", str(tmp_path / "no-models"))
     monkeypatch.delenv("RAGKIT_RERANKER", raising=False)
     with pytest.raises(SystemExit) as stop:
         main(["ask", QUESTION, "--corpus", chapter, "--retriever", "rerank"])
-    assert stop.value.code == 2 and "the cross-encoder is not on this machine; run `make models`" in \
-        capsys.readouterr().err
+    assert (
+        stop.value.code == 2
+        and "the cross-encoder is not on this machine; run `make models`" in capsys.readouterr().err
+    )
     monkeypatch.setenv("RAGKIT_RERANKER", str(tiny_cross_encoder))
     code, out, _ = ask(capsys, QUESTION, "--corpus", chapter, "--retriever", "rerank", "--cut", "0")
     assert code == 0 and out.startswith("sources: hybrid+rerank on strategy E, no cut")
@@ -150,20 +161,28 @@ def nothing_stored(monkeypatch):
 @pytest.mark.slow
 def test_a_prompt_over_the_window_is_refused_in_words_before_the_call(chapter, monkeypatch, capsys, nothing_stored):
     monkeypatch.setattr(generation, "SMOLLM2", dataclasses.replace(generation.SMOLLM2, window=100))
-    monkeypatch.setattr(generation.Generator, "_generate",
-                        lambda *a: pytest.fail("the model was called for a prompt over its window"))
+    monkeypatch.setattr(
+        generation.Generator, "_generate", lambda *a: pytest.fail("the model was called for a prompt over its window")
+    )
     code, out, err = ask(capsys, QUESTION, "--corpus", chapter, "--generate")
     assert code == 1 and "(greedy" not in out
-    assert re.search(r"error: the prompt is [\d,]+ tokens; with 96 new ones it does not fit SmolLM2-135M-Instruct's "
-                     r"window of 100: keep fewer or shorter chunks", err)
+    assert re.search(
+        r"error: the prompt is [\d,]+ tokens; with 96 new ones it does not fit SmolLM2-135M-Instruct's "
+        r"window of 100: keep fewer or shorter chunks",
+        err,
+    )
 
 
 @pytest.mark.slow
 def test_a_generation_stopped_by_the_time_bound_says_so(chapter, capsys, nothing_stored):
     code, out, _ = ask(capsys, QUESTION, "--corpus", chapter, "--generate", "--time-limit", "0.000001")
     assert code == 0 and "SmolLM2-135M-Instruct (greedy, 0 new tokens" in out
-    assert re.search(r"^note: The generator hit its time bound and was stopped after \d+\.\d s, 0 tokens into its "
-                     r"answer: the answer is cut short\.$", out, re.M)
+    assert re.search(
+        r"^note: The generator hit its time bound and was stopped after \d+\.\d s, 0 tokens into its "
+        r"answer: the answer is cut short\.$",
+        out,
+        re.M,
+    )
 
 
 @pytest.mark.slow
@@ -177,11 +196,18 @@ def test_the_real_generator_answers_after_the_table(chapter, capsys):
 @pytest.mark.slow
 def test_the_truncated_chunks_are_one_sentence_not_a_raw_warning():
     """Run as a user runs it: a Python warning would print its file and line on stderr."""
-    done = subprocess.run([sys.executable, "-m", "ragkit", "ask", "How many test examples do I need?"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "ragkit", "ask", "How many test examples do I need?"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr and ".py:" not in done.stderr
     notes = [line for line in done.stdout.splitlines() if "window" in line]
     assert len(notes) == 1 and re.fullmatch(
         r"note: \d+ of \d+ chunks of strategy E are longer than the encoder's 256-piece window, so their vectors "
-        r"stand for their beginning only \(notebook 01 shows which\)\.", notes[0])
+        r"stand for their beginning only \(notebook 01 shows which\)\.",
+        notes[0],
+    )

@@ -72,7 +72,7 @@ def test_missing_folder_raises(tmp_path):
 
 def test_folder_without_markdown_raises(tmp_path):
     write(tmp_path, "a.txt", b"x")
-    with pytest.raises(RagkitError, match="no \\*.md files"):
+    with pytest.raises(RagkitError, match=r"no \*.md files"):
         load_corpus(tmp_path)
 
 
@@ -107,9 +107,11 @@ def test_paragraph_scan_equals_the_old_pattern():
         assert list(paragraphs(text, lo, hi)) == [m.span() for m in old.finditer(text, lo, hi)], repr(text)
 
 
-FENCED = {"four backticks holding three": "# T\n\n````\n```\nx\n```\n````\n\nText.\n",
-          "an indented fence": "# T\n\n  ```\nx = 1\n  ```\n\nText.\n",
-          "an unclosed fence runs to the end": "# T\n\nText.\n\n~~~\nx\n"}
+FENCED = {
+    "four backticks holding three": "# T\n\n````\n```\nx\n```\n````\n\nText.\n",
+    "an indented fence": "# T\n\n  ```\nx = 1\n  ```\n\nText.\n",
+    "an unclosed fence runs to the end": "# T\n\nText.\n\n~~~\nx\n",
+}
 
 
 @pytest.mark.parametrize("text", FENCED.values(), ids=FENCED.keys())

@@ -7,10 +7,25 @@ from ragkit.corpus import corpus_stats, outside_fences
 
 from conftest import CORPUS
 
-OUT_OF_DOMAIN_WORDS = ["streaming", "rate limit", "prompt cach", "prefix cach", "json schema",
-                       "structured output", "agent", "tool use", "tool call", "vector database",
-                       "vector store", "prompt injection", "image generation", "diffusion",
-                       "paella", "passport", "refund"]
+OUT_OF_DOMAIN_WORDS = [
+    "streaming",
+    "rate limit",
+    "prompt cach",
+    "prefix cach",
+    "json schema",
+    "structured output",
+    "agent",
+    "tool use",
+    "tool call",
+    "vector database",
+    "vector store",
+    "prompt injection",
+    "image generation",
+    "diffusion",
+    "paella",
+    "passport",
+    "refund",
+]
 
 
 def test_thirteen_numbered_chapters_each_with_title_and_introduction(corpus):

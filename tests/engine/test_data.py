@@ -68,9 +68,13 @@ def test_bundled_ground_truth_is_valid():
     ood = load_out_of_domain(ROOT / "data" / "out_of_domain.jsonl")
     assert validate(corpus, questions, ood) == []
     assert len(queries(questions)) == 64
-    chapter_examples = {"how much does prompt caching save on a long conversation", "what is the capital of france",
-                        "what is the offside rule in football", "how do i renew my spanish passport",
-                        "how do i build an agent loop with tools"}
+    chapter_examples = {
+        "how much does prompt caching save on a long conversation",
+        "what is the capital of france",
+        "what is the offside rule in football",
+        "how do i renew my spanish passport",
+        "how do i build an agent loop with tools",
+    }
     assert chapter_examples <= {o.query for o in ood}
     adjacent = {o.topic for o in ood if o.kind == "adjacent"}
     assert all(sum(o.topic == t for o in ood) >= 2 for t in adjacent) and len(adjacent) == 8
@@ -83,8 +87,11 @@ def test_a_valid_tiny_set_has_no_problems(tmp_path, tiny):
 
 
 def test_malformed_json_reports_its_line(tmp_path, tiny):
-    out = problems_for(tmp_path, tiny, [q("q1", "The first needle sentence lives in this paragraph of prose text."),
-                                        '{"id": "q2", "needle": '])
+    out = problems_for(
+        tmp_path,
+        tiny,
+        [q("q1", "The first needle sentence lives in this paragraph of prose text."), '{"id": "q2", "needle": '],
+    )
     assert len(out) == 1 and "q.jsonl:2: malformed JSON" in out[0]
 
 
@@ -102,8 +109,9 @@ def test_duplicate_ids(tmp_path, tiny):
 def test_needle_not_found(tmp_path, tiny):
     out = problems_for(tmp_path, tiny, [q("q1", "This sentence is nowhere in the tiny corpus at all, really.")])
     assert len(out) == 1
-    assert out[0].endswith("q.jsonl:1: q1: needle not found verbatim in the corpus: "
-                           "copy the sentence exactly (spaces and punctuation too)")
+    assert out[0].endswith(
+        "q.jsonl:1: q1: needle not found verbatim in the corpus: copy the sentence exactly (spaces and punctuation too)"
+    )
 
 
 def test_needle_found_twice_says_where(tmp_path, tiny):
@@ -111,12 +119,15 @@ def test_needle_found_twice_says_where(tmp_path, tiny):
     assert "occurs 2 times (a at " in problem and ", b at " in problem
 
 
-@pytest.mark.parametrize("needle, where", [
-    ("An introduction sentence that is long enough to be a needle here.", None),
-    ('a sentence hidden inside a fenced code block here', "a fenced code block"),
-    ("a sentence inside a table row, which is not prose", "a table row"),
-    ("# Small\n\nAn introduction sentence that is long enough", "a heading"),
-])
+@pytest.mark.parametrize(
+    "needle, where",
+    [
+        ("An introduction sentence that is long enough to be a needle here.", None),
+        ("a sentence hidden inside a fenced code block here", "a fenced code block"),
+        ("a sentence inside a table row, which is not prose", "a table row"),
+        ("# Small\n\nAn introduction sentence that is long enough", "a heading"),
+    ],
+)
 def test_needle_must_be_prose(tmp_path, tiny, needle, where):
     out = problems_for(tmp_path, tiny, [q("q1", needle)])
     if where is None:

@@ -183,16 +183,20 @@ def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder,
     ours = embedder.model.encode(texts)
     theirs = reference.encode(texts, batch_size=8, normalize_embeddings=True, convert_to_numpy=True)
     assert np.abs(ours - theirs).max() < 1e-5
-    for mine, ref in zip(embedder.model.token_embeddings(texts),
-                         reference.encode(texts, output_value="token_embeddings", convert_to_numpy=False)):
+    for mine, ref in zip(
+        embedder.model.token_embeddings(texts),
+        reference.encode(texts, output_value="token_embeddings", convert_to_numpy=False),
+    ):
         assert mine.shape == tuple(ref.shape) and np.abs(mine - ref.numpy()).max() < 1e-4
     assert len(embedder.model.token_embeddings([texts[3]])[0]) == embedder.stamp.window
 
 
 @pytest.mark.slow
 def test_a_kernel_that_embeds_never_imports_torch(tmp_path):
-    code = ("import sys; from ragkit.embedding import Embedder; Embedder(cache=sys.argv[1]).encode(['x'], "
-            "progress=False); Embedder(cache=sys.argv[1]).token_vectors(['y']); print('torch' in sys.modules)")
+    code = (
+        "import sys; from ragkit.embedding import Embedder; Embedder(cache=sys.argv[1]).encode(['x'], "
+        "progress=False); Embedder(cache=sys.argv[1]).token_vectors(['y']); print('torch' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert done.stdout.strip() == "False", done.stderr[-2000:]
     assert list(tmp_path.glob("onnx/*/onnx/model.onnx"))  # exported (by a child process), then used
@@ -217,7 +221,7 @@ def test_a_failed_export_says_what_failed(tmp_path):
     from ragkit.plumbing.onnx import export_in_child
 
     (tmp_path / "broken").mkdir()
-    with pytest.raises(OSError, match="exporting .*broken to ONNX failed: .+"):
+    with pytest.raises(OSError, match=r"exporting .*broken to ONNX failed: .+"):
         export_in_child(tmp_path / "broken", tmp_path / "out")
 
 
@@ -269,6 +273,7 @@ def test_one_pass_caches_the_unit_pooled_and_token_vectors_three_passes_compute(
 
 # -- every file of an export is checked, and a shared one only used when nobody else can change it (issue 21) -----
 
+
 def good_export(embedder, cache) -> Path:
     """The module's own verified export (made once, by the first test that computed a vector)."""
     assert embedder.model is not None
@@ -299,8 +304,9 @@ def student_with_export(embedder, cache, where: Path) -> Path:
     return where
 
 
-def test_a_rewritten_shared_tokenizer_is_not_used_and_no_vector_from_it_is_kept(teacher, embedder, cache, tmp_path,
-                                                                               monkeypatch):
+def test_a_rewritten_shared_tokenizer_is_not_used_and_no_vector_from_it_is_kept(
+    teacher, embedder, cache, tmp_path, monkeypatch
+):
     """Only model.onnx was checked: a changed tokenizer gave a student wrong query vectors, kept in their cache."""
     (tokenizer,) = teacher.glob("onnx/*/tokenizer.json")
     tokenizer.chmod(0o644)
@@ -333,8 +339,9 @@ def test_a_shared_export_another_user_owns_is_not_used(teacher, embedder, cache,
     assert used == student / "onnx" / export.name
 
 
-def test_a_damaged_tokenizer_in_a_private_export_is_exported_again_with_a_message(embedder, cache, tmp_path,
-                                                                                 monkeypatch):
+def test_a_damaged_tokenizer_in_a_private_export_is_exported_again_with_a_message(
+    embedder, cache, tmp_path, monkeypatch
+):
     """It ended in the tokenizers library's raw parser error; now its checksum sends it aside, like a bad graph."""
     export = good_export(embedder, cache)
     mine = student_with_export(embedder, cache, tmp_path / "mine") / "onnx" / export.name
@@ -392,6 +399,7 @@ def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embed
 
 # Lending: an embedder asks the grader for vectors only when it is given a borrower (the grader's sandbox gives one)
 
+
 class Grader:
     """A borrower that answers with ``answer(texts, dimensions)`` and remembers what it was asked."""
 
@@ -405,7 +413,7 @@ class Grader:
 
 def test_an_embedder_asks_its_borrower_first_and_computes_what_it_refuses(embedder, cache):
     new = f"a text only the grader embeds {os.getpid()} {id(cache)}"
-    lent = Embedder(cache=cache, borrower=Grader(lambda texts, d: np.eye(d, dtype=np.float32)[:len(texts)]))
+    lent = Embedder(cache=cache, borrower=Grader(lambda texts, d: np.eye(d, dtype=np.float32)[: len(texts)]))
     assert np.array_equal(lent.encode([new], cache=False)[0], np.eye(384, dtype=np.float32)[0])
     assert lent.borrower.asked == [[new]] and lent._model is None  # the model never loaded
     refused = Embedder(cache=cache, borrower=Grader(lambda texts, d: None))
@@ -438,11 +446,17 @@ def test_an_embedder_nobody_lends_to_asks_no_service(tmp_path):
 
         waiter = threading.Thread(target=serve, daemon=True)
         waiter.start()
-        code = ("import sys; from ragkit.embedding import Embedder; "
-                "Embedder(cache=sys.argv[1]).encode([sys.argv[2]], progress=False)")
-        done = subprocess.run([sys.executable, "-c", code, str(seeded(tmp_path / "cache")), f"new {uuid.uuid4().hex}"],
-                              capture_output=True, text=True, timeout=300,
-                              env={**os.environ, SERVICE_ENV: str(tmp_path / "s.sock")})
+        code = (
+            "import sys; from ragkit.embedding import Embedder; "
+            "Embedder(cache=sys.argv[1]).encode([sys.argv[2]], progress=False)"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(seeded(tmp_path / "cache")), f"new {uuid.uuid4().hex}"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, SERVICE_ENV: str(tmp_path / "s.sock")},
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_RDWR)  # wakes the accept that waits in vain

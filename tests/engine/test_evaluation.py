@@ -92,8 +92,18 @@ def test_recall_and_mrr_equal_ranx(evaluation, corpus, monkeypatch):
     assert result.value("MRR") == pytest.approx(expected["mrr"], abs=1e-12)
 
 
-RANX = {"Hit@10": "hit_rate@10", "Recall@10": "recall@10", "P@10": "precision@10", "MRR@10": "mrr@10", "MRR": "mrr",
-        "MAP": "map", "nDCG@10": "ndcg@10", "Recall@4": "recall@4", "P@1": "precision@1", "nDCG@3": "ndcg@3"}
+RANX = {
+    "Hit@10": "hit_rate@10",
+    "Recall@10": "recall@10",
+    "P@10": "precision@10",
+    "MRR@10": "mrr@10",
+    "MRR": "mrr",
+    "MAP": "map",
+    "nDCG@10": "ndcg@10",
+    "Recall@4": "recall@4",
+    "P@1": "precision@1",
+    "nDCG@3": "ndcg@3",
+}
 
 
 def _ranx(ranking: np.ndarray, hits: np.ndarray) -> dict[str, float]:
@@ -114,8 +124,13 @@ def test_the_fields_metrics_equal_ranx_with_several_relevant_chunks_and_none(mon
     hits = np.zeros((12, 30), dtype=bool)
     for i in range(12):  # 0 to 3 relevant chunks per query, anywhere in the ranking
         hits[i, rng.choice(30, size=i % 4, replace=False)] = True
-    result = Result("E", "dense", first_hit_ranks(ranking, hits), tuple(f"q{i}" for i in range(12)),
-                    relevant=relevant_ranks(ranking, hits))
+    result = Result(
+        "E",
+        "dense",
+        first_hit_ranks(ranking, hits),
+        tuple(f"q{i}" for i in range(12)),
+        relevant=relevant_ranks(ranking, hits),
+    )
     expected = _ranx(ranking, hits)
     for metric, value in expected.items():
         assert result.value(metric) == pytest.approx(value, abs=1e-9), metric
@@ -157,7 +172,7 @@ def test_metric_names_are_the_fields_and_a_wrong_one_says_which_exist():
 
 @pytest.mark.slow
 def test_destroyed_needles_rank_zero_everywhere_and_others_are_found(evaluation):
-    ev, questions = evaluation
+    ev, _questions = evaluation
     for label, result in ev.results.items():
         lost = set(ev.destroyed[result.strategy])
         for needle, rank in zip(result.needle_ids, result.ranks):
@@ -267,8 +282,12 @@ def test_holm_is_applied_per_level_within_the_family():
     needles = tuple(i.split("/")[0] for i in ids)
     rng = np.random.default_rng(1)
     runs = [Result(s, "dense", rng.integers(0, 6, size=16), ids, needles) for s in "ABC"]
-    cs = [compare(x, y, m, level) for level in ("query", "needle") for x, y in ((runs[0], runs[1]), (runs[2], runs[1]))
-          for m in ("Hit@1", "Hit@4")]
+    cs = [
+        compare(x, y, m, level)
+        for level in ("query", "needle")
+        for x, y in ((runs[0], runs[1]), (runs[2], runs[1]))
+        for m in ("Hit@1", "Hit@4")
+    ]
     done = with_holm(cs)
     for level in ("query", "needle"):
         got = [c.p_holm for c in done if c.level == level]

@@ -49,15 +49,22 @@ def test_an_answer_is_supported_at_half_the_needle_words_and_not_below():
     assert f.supported("Alpha and beta.", "alpha beta gamma delta", "what?")  # exactly half
     assert not f.supported("Alpha and the rest.", "alpha beta gamma delta", "what?")
     assert f.supported(" ".join(wanted[:half]), NEEDLE, QUESTION.question)
-    assert not f.supported(" ".join(wanted[:half - 1]), NEEDLE, QUESTION.question)
+    assert not f.supported(" ".join(wanted[: half - 1]), NEEDLE, QUESTION.question)
     assert f.recalled(NEEDLE, NEEDLE, QUESTION.question) == 1.0
     assert not f.supported("A sign test needs discordant pairs.", NEEDLE, QUESTION.question)  # only the question's
     assert f.supported("AT LEAST SIX, to reach p BELOW 0.05", NEEDLE, QUESTION.question)  # case does not matter
 
 
 def test_the_two_by_two_counts_each_trial_once_in_its_cell():
-    trials = [trial(True, True), trial(True, True), trial(True, False), trial(False, True), trial(False, False),
-              trial(False, False), trial(False, False)]
+    trials = [
+        trial(True, True),
+        trial(True, True),
+        trial(True, False),
+        trial(False, True),
+        trial(False, False),
+        trial(False, False),
+        trial(False, False),
+    ]
     h = f.two_halves(trials, refused=3)
     assert (h.in_prompt_supported, h.in_prompt_unsupported, h.missing_supported, h.missing_unsupported) == (2, 1, 1, 3)
     assert h.refused == 3
@@ -94,9 +101,15 @@ def test_the_needle_is_placed_first_in_the_middle_and_last():
 
 
 def position_test(first: list[bool], middle: list[bool]) -> SignTest:
-    lost = f.LostInTheMiddle(tuple(f"q{i}" for i in range(len(first))), 20, {
-        "first": tuple(trial(True, ok) for ok in first), "middle": tuple(trial(True, ok) for ok in middle),
-        "last": tuple(trial(True, False) for _ in first)})
+    lost = f.LostInTheMiddle(
+        tuple(f"q{i}" for i in range(len(first))),
+        20,
+        {
+            "first": tuple(trial(True, ok) for ok in first),
+            "middle": tuple(trial(True, ok) for ok in middle),
+            "last": tuple(trial(True, False) for _ in first),
+        },
+    )
     return lost.test("first")
 
 
@@ -114,20 +127,29 @@ def test_the_paired_test_counts_discordant_pairs_and_its_verdict_is_no_stronger(
 
 
 def test_rates_by_position_and_the_table_name_the_source_number():
-    lost = f.LostInTheMiddle(("q1", "q2"), 20, {"first": (trial(True, True), trial(True, True)),
-                                                "middle": (trial(True, False), trial(True, True)),
-                                                "last": (trial(True, False), trial(True, False))})
+    lost = f.LostInTheMiddle(
+        ("q1", "q2"),
+        20,
+        {
+            "first": (trial(True, True), trial(True, True)),
+            "middle": (trial(True, False), trial(True, True)),
+            "last": (trial(True, False), trial(True, False)),
+        },
+    )
     assert [lost.rate(p).k for p in f.POSITIONS] == [2, 1, 0]
     rows = lost.rows()
     assert [r["needle placed"] for r in rows] == ["first", "middle", "last"]
     assert rows[1]["against the middle"] == "" and rows[0]["against the middle"] == "+1/-0, p = 1"
 
 
-@pytest.mark.parametrize("text, ids", [
-    ("See 1908.10084 and arXiv:2005.11401v4.", ("1908.10084", "2005.11401v4")),
-    ("Version 2.3.4567, year 2020, 12345.6789, 1234.567", ()),
-    ("(2104.08821) and 2104.088210", ("2104.08821",)),
-])
+@pytest.mark.parametrize(
+    "text, ids",
+    [
+        ("See 1908.10084 and arXiv:2005.11401v4.", ("1908.10084", "2005.11401v4")),
+        ("Version 2.3.4567, year 2020, 12345.6789, 1234.567", ()),
+        ("(2104.08821) and 2104.088210", ("2104.08821",)),
+    ],
+)
 def test_arxiv_identifiers_are_well_formed_ones_only(text, ids):
     assert f.arxiv_ids(text) == ids
 
@@ -149,8 +171,14 @@ def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
 
     hits = [(chunk(NEEDLE), 0.3)]
     prompt, citations = build_context("ticket words", hits)
-    by_ticket = f.grade(QUESTION, "why is my comparison never significant", prompt, citations, Fixed(),  # type: ignore[arg-type]
-                        query_id="q01/ticket")
+    by_ticket = f.grade(
+        QUESTION,
+        "why is my comparison never significant",
+        prompt,
+        citations,
+        Fixed(),  # type: ignore[arg-type]
+        query_id="q01/ticket",
+    )
     assert by_ticket.query_id == "q01/ticket" and by_ticket.recalled > 0  # "discordant" is not the ticket's word
     by_question = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert by_question.query_id == "q01" and by_question.recalled == 0  # the question gives "discordant" away
@@ -204,10 +232,17 @@ class Near:
 def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
     from ragkit.data import OutOfDomain
 
-    asked = [OutOfDomain("o1", "far away", "absurd", "x"), OutOfDomain("o2", "close by", "adjacent", "y"),
-             OutOfDomain("o3", "farther", "absurd", "z")]
+    asked = [
+        OutOfDomain("o1", "far away", "absurd", "x"),
+        OutOfDomain("o2", "close by", "adjacent", "y"),
+        OutOfDomain("o3", "farther", "absurd", "z"),
+    ]
     generator = Counting()
-    calls = f.gate_calls(asked, Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
-                         generator, cut=0.675)  # type: ignore[arg-type]
+    calls = f.gate_calls(
+        asked,
+        Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
+        generator,
+        cut=0.675,
+    )  # type: ignore[arg-type]
     assert (calls.refused, calls.answered, calls.calls_refused, calls.calls_answered) == (2, 1, 0, 1)
     assert generator.calls == 1 and len(calls.answers) == 1

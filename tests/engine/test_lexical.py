@@ -46,8 +46,15 @@ def by_hand(texts, query, k1=1.2, b=0.75):
 
 def test_tokens_are_case_folded_runs_of_letters_and_digits_of_any_script():
     assert tokenize("KV-cache: E1234, naïve") == ["kv", "cache", "e1234", "naïve"]
-    assert tokenize("Het model wordt geëvalueerd op ÉÉN set") == ["het", "model", "wordt", "geëvalueerd", "op", "één",
-                                                                   "set"]
+    assert tokenize("Het model wordt geëvalueerd op ÉÉN set") == [
+        "het",
+        "model",
+        "wordt",
+        "geëvalueerd",
+        "op",
+        "één",
+        "set",
+    ]
     assert tokenize("हिन्दी Straße ① snake_case") == ["हिन्दी", "strasse", "1", "snake", "case"]  # marks stay
     # NFKC: a decomposed e + diaeresis is the same token as the composed letter
     assert tokenize("gee\u0308valueerd") == tokenize("geëvalueerd")
@@ -59,8 +66,11 @@ def test_ascii_text_gives_the_tokens_it_always_gave(text):
 
 
 def test_bm25_finds_a_dutch_word_whole():
-    texts = ["Het model wordt geëvalueerd op recall en MRR.", "De generatie valueert geen bronnen.",
-             "Ge kunt de index opnieuw bouwen."]
+    texts = [
+        "Het model wordt geëvalueerd op recall en MRR.",
+        "De generatie valueert geen bronnen.",
+        "Ge kunt de index opnieuw bouwen.",
+    ]
     bm = BM25(texts)
     assert "geëvalueerd" in bm.vocabulary and "valueerd" not in bm.vocabulary
     scores = bm.scores("Hoe wordt het model geëvalueerd?")

@@ -5,10 +5,12 @@ from ragkit.corpus import Corpus
 
 from conftest import make_document
 
-TEXT = ("# T\n\n## S\n\n### Only a heading\n\n"
-        "The rate is 94.3 percent and it holds for every run we made here.\n\n"
-        "```\nx = np.argsort(v)  # a long line of code here\n```\n\n"
-        "A clean sentence. Another clean sentence follows it here.\n")
+TEXT = (
+    "# T\n\n## S\n\n### Only a heading\n\n"
+    "The rate is 94.3 percent and it holds for every run we made here.\n\n"
+    "```\nx = np.argsort(v)  # a long line of code here\n```\n\n"
+    "A clean sentence. Another clean sentence follows it here.\n"
+)
 
 
 def small():
@@ -17,7 +19,7 @@ def small():
 
 
 def test_each_pathology_is_found_where_the_small_budget_puts_it():
-    doc, chunks, corpus = small()
+    _doc, chunks, corpus = small()
     p = pathologies(chunks, corpus, "C")
     assert [c.content for c in p.heading_only] == ["### Only a heading"]
     assert [(c.before.content[-3:], c.after.content[:9]) for c in p.decimal_cuts] == [("94.", "3 percent")]

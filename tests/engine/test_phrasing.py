@@ -25,12 +25,15 @@ class Unit:
 
 
 def test_the_ranks_of_each_phrasing_are_where_its_needle_is():
-    docs = [make_document("# Cache\n\nThe KV cache holds keys and values per token.", "kv"),
-            make_document("# Wilson\n\nA Wilson interval bounds a hit rate.", "wilson")]
+    docs = [
+        make_document("# Cache\n\nThe KV cache holds keys and values per token.", "kv"),
+        make_document("# Wilson\n\nA Wilson interval bounds a hit rate.", "wilson"),
+    ]
     chunks = chunk_corpus(Corpus(ROOT, docs), "E")
-    questions = [Question("a", "kv", "The KV cache holds keys and values per token.", "what does the kv cache hold",
-                          "t"),
-                 Question("b", "wilson", "A Wilson interval bounds a hit rate.", "what bounds a hit rate", "t")]
+    questions = [
+        Question("a", "kv", "The KV cache holds keys and values per token.", "what does the kv cache hold", "t"),
+        Question("b", "wilson", "A Wilson interval bounds a hit rate.", "what bounds a hit rate", "t"),
+    ]
     other = {"a": "wat bewaart de kv cache", "b": "wat begrenst een trefkans"}
     found = compare_phrasings(Retriever(chunks, Unit(), "E", progress=False), questions, other, "bm25")
     # the Dutch of b shares no word with any chunk: BM25 leaves the chunks in their order, the KV chunk first
@@ -54,16 +57,22 @@ def test_the_course_has_a_dutch_phrasing_of_every_question():
     assert all(dutch[q.id] != q.question for q in questions)
 
 
-@pytest.mark.parametrize("lines, message", [
-    (None, "is missing"), (["not json"], "is not JSON"), ([{"id": "q01"}], "needs an \"id\" and a non-empty"),
-    ([{"id": "zz", "question": "x"}], "which is no course question"),
-    ([{"id": "q01", "question": "x"}, {"id": "q01", "question": "y"}], "twice"),
-    ([{"id": "q01", "question": "x"}], "lacks q02"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (None, "is missing"),
+        (["not json"], "is not JSON"),
+        ([{"id": "q01"}], 'needs an "id" and a non-empty'),
+        ([{"id": "zz", "question": "x"}], "which is no course question"),
+        ([{"id": "q01", "question": "x"}, {"id": "q01", "question": "y"}], "twice"),
+        ([{"id": "q01", "question": "x"}], "lacks q02"),
+    ],
+)
 def test_a_broken_phrasings_file_says_what_to_fix(tmp_path, lines, message):
     path = tmp_path / "questions_nl.jsonl"
     if lines is not None:
-        path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8"
+        )
     with pytest.raises(DataError, match=message):
         load_phrasings(path, load_questions(QUESTIONS))

@@ -31,10 +31,16 @@ def ev():
     return out
 
 
-WANTED = [("E/dense", "A/dense", "Hit@4"), ("E/bm25", "E/dense", "Hit@1"), ("E/dense", "A/dense", "MRR"),
-          ("Z/dense", "A/dense", "Hit@4")]
-PUBLISHED = {("E/dense", "A/dense", "Hit@4"): Finding.counts(18, 3, 0.0015),
-             ("E/bm25", "E/dense", "Hit@1"): Finding.gain(0.3, 0.2)}
+WANTED = [
+    ("E/dense", "A/dense", "Hit@4"),
+    ("E/bm25", "E/dense", "Hit@1"),
+    ("E/dense", "A/dense", "MRR"),
+    ("Z/dense", "A/dense", "Hit@4"),
+]
+PUBLISHED = {
+    ("E/dense", "A/dense", "Hit@4"): Finding.counts(18, 3, 0.0015),
+    ("E/bm25", "E/dense", "Hit@1"): Finding.gain(0.3, 0.2),
+}
 
 
 def test_the_report_holds_both_levels_holm_per_level_and_the_rule_s_verdicts(ev):
@@ -45,8 +51,19 @@ def test_the_report_holds_both_levels_holm_per_level_and_the_rule_s_verdicts(ev)
     assert got == expected
     for line in rep.lines:
         finding = PUBLISHED.get((line.a, line.b, line.metric))
-        want = None if finding is None else verdict(finding.lead, line.needle.test.wins, line.needle.test.losses,
-                                                    line.needle.p_holm, kind=finding.claim, a=line.a, b=line.b)
+        want = (
+            None
+            if finding is None
+            else verdict(
+                finding.lead,
+                line.needle.test.wins,
+                line.needle.test.losses,
+                line.needle.p_holm,
+                kind=finding.claim,
+                a=line.a,
+                b=line.b,
+            )
+        )
         assert line.verdict == want
     assert PUBLISHED[("E/bm25", "E/dense", "Hit@1")].lead == -1 and rep.judged == rep.lines[:2]
 
@@ -55,9 +72,12 @@ def test_every_verdict_goes_through_the_one_rule_on_the_needle_level(ev, monkeyp
     monkeypatch.setattr(ragkit.report, "verdict", lambda *args, **kwargs: (args, kwargs["kind"]))
     rep = report(ev, WANTED, PUBLISHED)
     assert [x.verdict for x in rep.lines] == [
-        ((PUBLISHED[x.a, x.b, x.metric].lead, x.needle.test.wins, x.needle.test.losses, x.needle.p_holm),
-         PUBLISHED[x.a, x.b, x.metric].claim)
-        for x in rep.lines[:2]] + [None]
+        (
+            (PUBLISHED[x.a, x.b, x.metric].lead, x.needle.test.wins, x.needle.test.losses, x.needle.p_holm),
+            PUBLISHED[x.a, x.b, x.metric].claim,
+        )
+        for x in rep.lines[:2]
+    ] + [None]
 
 
 def test_text_html_and_json_show_the_same_figures(ev):

@@ -33,7 +33,7 @@ def test_int8_variant_runs(tiny_cross_encoder):
 def test_missing_cross_encoder_says_what_to_run(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_MODELS_DIR", str(tmp_path))
     monkeypatch.delenv(RERANKER.env, raising=False)
-    with pytest.raises(ModelUnavailable, match="run `make models`.*RAGKIT_RERANKER"):
+    with pytest.raises(ModelUnavailable, match=r"run `make models`.*RAGKIT_RERANKER"):
         CrossEncoderReranker()
     assert available_reranker() is None
 
@@ -64,8 +64,9 @@ def test_reranked_run_keeps_the_tail_and_permutes_the_head(tiny_cross_encoder):
 
 def test_maxsim_prefers_the_text_that_contains_the_query():
     reranker = LateInteractionReranker()
-    scores = reranker.score("gradient checkpointing memory",
-                            ["gradient checkpointing trades memory for compute", "paella needs saffron"])
+    scores = reranker.score(
+        "gradient checkpointing memory", ["gradient checkpointing trades memory for compute", "paella needs saffron"]
+    )
     assert scores[0] > scores[1]
 
 

@@ -9,8 +9,13 @@ from hypothesis.extra.numpy import arrays
 from ragkit import retrieval
 from ragkit.retrieval import rank
 
-SCORES = st.integers(1, 4).flatmap(lambda rows: st.integers(1, 30).flatmap(lambda n: arrays(
-    np.float64, st.sampled_from([(n,), (rows, n)]), elements=st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0, 3.25]))))
+SCORES = st.integers(1, 4).flatmap(
+    lambda rows: st.integers(1, 30).flatmap(
+        lambda n: arrays(
+            np.float64, st.sampled_from([(n,), (rows, n)]), elements=st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0, 3.25])
+        )
+    )
+)
 
 
 @settings(max_examples=300, deadline=None)

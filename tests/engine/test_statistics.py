@@ -19,7 +19,7 @@ def test_wilson_equals_scipy(n):
 def test_wilson_refuses_counts_or_levels_that_are_not_an_interval_in_words(args):
     from ragkit.errors import InputError
 
-    with pytest.raises(InputError, match="Wilson interval needs whole counts|confidence level must lie"):
+    with pytest.raises(InputError, match=r"Wilson interval needs whole counts|confidence level must lie"):
         wilson(*args)
 
 
@@ -54,8 +54,9 @@ def test_above_the_exact_sum_limit_no_binomial_term_is_summed(monkeypatch):
     assert statistics.counts_test(n // 2, n - n // 2).p == pytest.approx(binomtest(n // 2, n, 0.5).pvalue, rel=1e-9)
 
 
-@pytest.mark.parametrize("wins, losses, p", [(18, 3, 0.0015), (12, 2, 0.0129), (8, 6, 0.79), (9, 7, 0.80),
-                                             (10, 3, 0.09), (10, 6, 0.45)])
+@pytest.mark.parametrize(
+    "wins, losses, p", [(18, 3, 0.0015), (12, 2, 0.0129), (8, 6, 0.79), (9, 7, 0.80), (10, 3, 0.09), (10, 6, 0.45)]
+)
 def test_sign_test_reproduces_the_chapter(wins, losses, p):
     got = sign_test([1] * wins + [0] * losses, [0] * wins + [1] * losses).p
     assert got == pytest.approx(p, abs=0.006 if p > 0.05 else 0.0001)
@@ -159,12 +160,18 @@ def test_cluster_bootstrap_refuses_an_empty_run():
         cluster_bootstrap([], [])
 
 
-@pytest.mark.parametrize("lead, wins, losses, p_holm, expected", [
-    (15, 14, 2, 0.01, "consistent"), (15, 2, 14, 0.01, "contradicts"),
-    (-4, 1, 2, 0.9, "inconclusive, same direction"), (-4, 2, 1, 0.9, "inconclusive, opposite direction"),
-    (10, 8, 1, 0.06, "inconclusive, same direction"), (10, 3, 3, 1.0, "inconclusive, no lead either way"),
-    (0, 8, 1, 0.01, "inconclusive, the chapter shows no lead"),
-])
+@pytest.mark.parametrize(
+    "lead, wins, losses, p_holm, expected",
+    [
+        (15, 14, 2, 0.01, "consistent"),
+        (15, 2, 14, 0.01, "contradicts"),
+        (-4, 1, 2, 0.9, "inconclusive, same direction"),
+        (-4, 2, 1, 0.9, "inconclusive, opposite direction"),
+        (10, 8, 1, 0.06, "inconclusive, same direction"),
+        (10, 3, 3, 1.0, "inconclusive, no lead either way"),
+        (0, 8, 1, 0.01, "inconclusive, the chapter shows no lead"),
+    ],
+)
 def test_verdict_rule(lead, wins, losses, p_holm, expected):
     from ragkit.statistics import DIFFERENCE, verdict
 
@@ -172,13 +179,16 @@ def test_verdict_rule(lead, wins, losses, p_holm, expected):
     assert verdict(lead, wins, losses, p_holm, kind=DIFFERENCE) == expected  # a difference is the default claim
 
 
-@pytest.mark.parametrize("lead, wins, losses, p_holm, expected", [
-    (2, 6, 6, 1.0, "consistent: neither detects a difference"),
-    (-4, 1, 2, 0.9, "consistent: neither detects a difference"),  # the chapter's lean does not matter
-    (7, 11, 1, 0.06, "consistent: neither detects a difference"),  # significant raw, not after Holm
-    (7, 11, 1, 0.038, "differs: ours finds E/hybrid ahead"),  # hybrid vs BM25 on this corpus
-    (-4, 1, 12, 0.01, "differs: ours finds E/dense ahead"),
-])
+@pytest.mark.parametrize(
+    "lead, wins, losses, p_holm, expected",
+    [
+        (2, 6, 6, 1.0, "consistent: neither detects a difference"),
+        (-4, 1, 2, 0.9, "consistent: neither detects a difference"),  # the chapter's lean does not matter
+        (7, 11, 1, 0.06, "consistent: neither detects a difference"),  # significant raw, not after Holm
+        (7, 11, 1, 0.038, "differs: ours finds E/hybrid ahead"),  # hybrid vs BM25 on this corpus
+        (-4, 1, 12, 0.01, "differs: ours finds E/dense ahead"),
+    ],
+)
 def test_verdict_rule_for_a_claim_of_no_detectable_difference(lead, wins, losses, p_holm, expected):
     from ragkit.statistics import NO_DIFFERENCE, verdict
 
@@ -188,9 +198,13 @@ def test_verdict_rule_for_a_claim_of_no_detectable_difference(lead, wins, losses
 def test_every_verdict_starts_with_one_of_the_four_words():
     from ragkit.statistics import DIFFERENCE, NO_DIFFERENCE, VERDICTS, verdict
 
-    said = {verdict(lead, wins, losses, p, kind=kind).split(",")[0].split(":")[0]
-            for kind in (DIFFERENCE, NO_DIFFERENCE) for lead in (-3, 0, 3)
-            for wins, losses in ((5, 1), (1, 5), (2, 2)) for p in (0.01, 0.5)}
+    said = {
+        verdict(lead, wins, losses, p, kind=kind).split(",")[0].split(":")[0]
+        for kind in (DIFFERENCE, NO_DIFFERENCE)
+        for lead in (-3, 0, 3)
+        for wins, losses in ((5, 1), (1, 5), (2, 2))
+        for p in (0.01, 0.5)
+    }
     assert said == set(VERDICTS)
 
 
@@ -202,8 +216,15 @@ def test_an_unknown_claim_is_a_clear_error():
         verdict(3, 5, 1, 0.01, kind="a big difference")
 
 
-@pytest.mark.parametrize("p, expected", [(0.0015, "a difference"), (0.0499, "a difference"),
-                                         (0.05, "no detectable difference"), (0.289, "no detectable difference")])
+@pytest.mark.parametrize(
+    "p, expected",
+    [
+        (0.0015, "a difference"),
+        (0.0499, "a difference"),
+        (0.05, "no detectable difference"),
+        (0.289, "no detectable difference"),
+    ],
+)
 def test_a_claim_is_what_its_own_raw_p_says(p, expected):
     from ragkit.statistics import claim_of
 
@@ -227,5 +248,5 @@ def test_the_exact_sign_test_falls_below_005_at_most_one_time_in_twenty():
 
     from ragkit.statistics import counts_test
 
-    sizes = [sum(comb(n, k) for k in range(n + 1) if counts_test(k, n - k).p < 0.05) / 2 ** n for n in range(1, 61)]
+    sizes = [sum(comb(n, k) for k in range(n + 1) if counts_test(k, n - k).p < 0.05) / 2**n for n in range(1, 61)]
     assert max(sizes) <= 0.05 and min(sizes) == 0 and max(sizes) > 0.03

@@ -12,8 +12,24 @@ from ragkit.index import Status
 from ragkit.teach import untrusted
 from ragkit.terminal import shown
 
-HIDDEN = ["\x1b", "\x07", "\x00", "\r", "\x7f", "\x85", "\x9b", "\u061c", "\u200b", "\u200e", "\u200f", "\u2028",
-          *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A)), "\ufeff", "\ud800"]
+HIDDEN = [
+    "\x1b",
+    "\x07",
+    "\x00",
+    "\r",
+    "\x7f",
+    "\x85",
+    "\x9b",
+    "\u061c",
+    "\u200b",
+    "\u200e",
+    "\u200f",
+    "\u2028",
+    *map(chr, range(0x202A, 0x202F)),
+    *map(chr, range(0x2066, 0x206A)),
+    "\ufeff",
+    "\ud800",
+]
 """Controls (C0, DEL, C1: U+009B is a one-character CSI), bidi marks, overrides and isolates, zero-width and lone
 surrogates: each changes what a terminal shows, or hides what a name says."""
 
@@ -25,8 +41,7 @@ def test_every_control_bidi_and_invisible_character_is_escaped(ch):
 
 
 def test_no_character_of_the_format_and_control_categories_survives():
-    every = "".join(chr(c) for c in range(0x110000)
-                    if unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs", "Zl", "Zp"))
+    every = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs", "Zl", "Zp"))
     assert shown(every, None).isascii()
 
 

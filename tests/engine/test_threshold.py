@@ -97,9 +97,14 @@ def test_sweep_extremes_match_distances_recomputed_from_the_vectors(bundled_swee
     assert s.best_out_of_domain == pytest.approx(float(out.min()), abs=1e-6)
     by_id = {q.id: q for q in questions}
     inside = 1.0 - retriever.embed([q.text for q in s.queries]) @ retriever.vectors.T
-    best = [min(inside[i, j] for j, c in enumerate(chunks)
-                if c.doc_id == by_id[q.qid].doc_id and by_id[q.qid].needle in c.carried)
-            for i, q in enumerate(s.queries)]
+    best = [
+        min(
+            inside[i, j]
+            for j, c in enumerate(chunks)
+            if c.doc_id == by_id[q.qid].doc_id and by_id[q.qid].needle in c.carried
+        )
+        for i, q in enumerate(s.queries)
+    ]
     assert s.worst_in_domain == pytest.approx(float(max(best)), abs=1e-6)
     assert s.best_out_of_domain < 2 and s.worst_in_domain > s.nearest_in.min()
 

@@ -50,8 +50,8 @@ def _result(found_on: set[str], name: str) -> Result:
 
 def test_a_value_that_wins_the_tuning_half_is_judged_on_the_other_and_can_lose_there():
     tune_half, held = halves(NEEDLES)
-    default = _result(set(held), "default")          # finds every held-out needle, no tuning one
-    lucky = _result(set(tune_half), "lucky")         # the reverse: best on the tuning half only
+    default = _result(set(held), "default")  # finds every held-out needle, no tuning one
+    lucky = _result(set(tune_half), "lucky")  # the reverse: best on the tuning half only
     t = tune("k", {"default": default, "lucky": lucky}, "default", "Hit@1")
     assert t.chosen == "lucky" and t.held_best == "default" and t.flattered
     assert {tr.value: (tr.tune, tr.held) for tr in t.trials} == {"default": (0.0, 1.0), "lucky": (1.0, 0.0)}
@@ -92,6 +92,7 @@ def test_on_the_course_the_default_settings_reproduce_the_evaluation(corpus):
 
 # -- the five settings swept, stored under their stamp ---------------------------------------------------------------
 
+
 def test_weighted_rrf_at_one_half_is_rrf_and_at_the_ends_one_list():
     rnd = np.random.default_rng(3)
     first = np.array([rnd.permutation(30) for _ in range(12)])
@@ -99,13 +100,14 @@ def test_weighted_rrf_at_one_half_is_rrf_and_at_the_ends_one_list():
     matched = rnd.random((12, 30)) < 0.4
     for m in (None, matched):
         assert np.array_equal(weighted_rrf_many(first, second, 0.5, matched=m), rrf_many(first, second, matched=m))
-        assert np.array_equal(weighted_rrf_many(first, second, 0.5, k=7, matched=m),
-                              rrf_many(first, second, k=7, matched=m))
+        assert np.array_equal(
+            weighted_rrf_many(first, second, 0.5, k=7, matched=m), rrf_many(first, second, k=7, matched=m)
+        )
     assert np.array_equal(weighted_rrf_many(first, second, 1.0, matched=matched), first)
     only = weighted_rrf_many(first, second, 0.0, matched=matched)
     for row, sec, hit in zip(only, second, matched):  # BM25's found chunks first, in its order; dense orders the rest
         found = [c for c in sec if hit[c]]
-        assert row[:len(found)].tolist() == found
+        assert row[: len(found)].tolist() == found
     leaning = weighted_rrf_many(first, second, 0.9)
     assert (leaning[:, 0] == first[:, 0]).mean() > (rrf_many(first, second)[:, 0] == first[:, 0]).mean()
     with pytest.raises(InputError, match="between 0 and 1"):
@@ -154,8 +156,9 @@ def small(corpus):
     return Corpus(corpus.folder, docs), questions
 
 
-TINY = Grid(strategy="A", sizes=(64, 512), overlaps=(0, 64), ks=(1, 60), weights=(0.0, 0.5, 1.0), k1s=(1.2,),
-            bs=(0.5, 0.75))
+TINY = Grid(
+    strategy="A", sizes=(64, 512), overlaps=(0, 64), ks=(1, 60), weights=(0.0, 0.5, 1.0), k1s=(1.2,), bs=(0.5, 0.75)
+)
 
 
 def test_a_sweep_is_stored_under_its_stamp_and_read_back_whole(small, tmp_path):
@@ -187,7 +190,7 @@ def test_a_cut_that_destroys_a_needle_scores_it_zero_and_says_which(small, tmp_p
     sweeps = sweep_settings(docs, questions, HashEmbedder(), TINY, cache=False)
     size = sweeps["chunk size"]
     lost = size.chunked[64].destroyed
-    assert lost and not size.chunked[512].destroyed or set(size.chunked[512].destroyed) < set(lost)
+    assert (lost and not size.chunked[512].destroyed) or set(size.chunked[512].destroyed) < set(lost)
     run = size.results[64]
     for qid, rank in zip(run.needle_ids, run.ranks):
         assert (rank == 0) >= (qid in lost)  # a destroyed needle is never found
@@ -228,7 +231,7 @@ def test_the_held_out_judgments_of_every_setting_share_one_holm(small):
     s = study(sweeps, "MRR")
     raw = [t.judged.test.p for t in s.tunings]
     assert [t.judged.p_holm for t in s.tunings] == holm(raw)
-    tune_half, held = halves(next(iter(sweeps["RRF k"].results.values())).needle_ids)
+    _tune_half, held = halves(next(iter(sweeps["RRF k"].results.values())).needle_ids)
     for t in s.tunings:
         assert set(t.judged.wins) | set(t.judged.losses) <= held
         assert t.tune_gain >= 0 and t.loses == (t.held_gain < 0)
@@ -251,9 +254,15 @@ def test_on_the_course_every_sweep_holds_the_evaluations_own_run_at_its_default(
     questions = load_questions(ROOT / "data" / "questions.jsonl")
     ev = evaluate(corpus, questions, "EF", progress=False)
     sweeps = sweep_settings(corpus, questions, folder=tmp_path)
-    pairs = [("chunk size", 512, "E/dense"), ("overlap", 0, "E/dense"), ("overlap", 64, "F/dense"),
-             ("RRF k", 60, "E/hybrid"), ("dense weight", 0.5, "E/hybrid"), ("dense weight", 1.0, "E/dense"),
-             ("BM25 (k1, b)", (1.2, 0.75), "E/bm25")]
+    pairs = [
+        ("chunk size", 512, "E/dense"),
+        ("overlap", 0, "E/dense"),
+        ("overlap", 64, "F/dense"),
+        ("RRF k", 60, "E/hybrid"),
+        ("dense weight", 0.5, "E/hybrid"),
+        ("dense weight", 1.0, "E/dense"),
+        ("BM25 (k1, b)", (1.2, 0.75), "E/bm25"),
+    ]
     for name, value, label in pairs:
         run = sweeps[name].results[value]
         assert np.array_equal(run.ranks, ev[label].ranks), (name, value, label)

@@ -11,8 +11,13 @@ def test_a_dutch_text_loses_its_dutch_function_words_and_keeps_its_terms():
     text = "Hoe wordt het model geëvalueerd op de vragen van de cursus?"
     assert language_of(text) == "nl"
     assert content_words(text) == {"hoe", "model", "geevalueerd", "vragen", "cursus"}  # "hoe" is an English word too
-    assert content_words("How is the model evaluated on the course's questions?") == {"model", "evaluated",
-                                                                                      "course", "s", "questions"}
+    assert content_words("How is the model evaluated on the course's questions?") == {
+        "model",
+        "evaluated",
+        "course",
+        "s",
+        "questions",
+    }
 
 
 def test_no_dutch_stop_word_is_an_english_word_a_text_could_use():

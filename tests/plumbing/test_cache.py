@@ -105,7 +105,7 @@ def test_a_database_damaged_mid_file_is_set_aside_when_read(tmp_path):
     path = tmp_path / FILENAME
     assert not path.with_name(FILENAME + "-wal").exists() and path.stat().st_size > 20_000
     raw = bytearray(path.read_bytes())
-    raw[4096:len(raw) - 4096] = b"\xaa" * (len(raw) - 8192)  # keep the header, wreck the pages
+    raw[4096 : len(raw) - 4096] = b"\xaa" * (len(raw) - 8192)  # keep the header, wreck the pages
     path.write_bytes(bytes(raw))
     with pytest.warns(CacheWarning, match="damaged|cannot be read"):
         got = VectorCache(tmp_path, STAMP, DIMS).get("unit", k)
@@ -114,7 +114,7 @@ def test_a_database_damaged_mid_file_is_set_aside_when_read(tmp_path):
 
 def test_a_cache_location_that_is_a_file_is_a_clear_error(tmp_path):
     (tmp_path / "cache").write_text("oops")
-    with pytest.raises(InputError, match="is a file, not a folder.*RAGKIT_CACHE"):
+    with pytest.raises(InputError, match=r"is a file, not a folder.*RAGKIT_CACHE"):
         VectorCache(tmp_path / "cache", STAMP, DIMS).get("unit", keys(1))
 
 
@@ -152,8 +152,15 @@ OPEN_AT_ONCE = textwrap.dedent("""
 def test_processes_creating_one_new_cache_at_the_same_moment_all_write_it(tmp_path):
     """A notebook and the warmer start on an empty cache together: neither may fall back to not saving."""
     count, rounds = 6, 8
-    procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path), f"p{i}", str(count), str(rounds)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(count)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path), f"p{i}", str(count), str(rounds)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(count)
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [o[0].strip() for o in outs] == ["ok"] * count and not any(o[1] for o in outs), outs
     for r in range(rounds):
@@ -177,8 +184,12 @@ def test_a_cache_locked_past_the_wait_is_read_without_saving_and_says_so(tmp_pat
 
 
 def test_two_processes_filling_one_cache_both_succeed(tmp_path):
-    procs = [subprocess.Popen([sys.executable, "-c", FILL, str(tmp_path), name], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for name in ("first", "second")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", FILL, str(tmp_path), name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for name in ("first", "second")
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     assert all(o[0].strip() == "ok" and "Warning" not in o[1] for o in outs), outs
@@ -229,6 +240,7 @@ def test_a_full_disk_turns_writing_off_with_one_warning(tmpfs):
 
 
 # -- the layered cache (a teacher's read-only shared cache, then the student's own) -------------------------
+
 
 @pytest.fixture
 def shared(tmp_path):
@@ -453,8 +465,23 @@ def read_as(uid: int, shared: Path, base: Path) -> subprocess.CompletedProcess:
     mine.mkdir(exist_ok=True)
     os.chown(mine, uid, uid)
     env = dict(os.environ, PYTHONPATH=str(ROOT), HOME=str(mine))
-    return subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c",
-                           READ_SHARED, str(shared), str(mine)], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [
+            "setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            sys.executable,
+            "-c",
+            READ_SHARED,
+            str(shared),
+            str(mine),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 @needs_root

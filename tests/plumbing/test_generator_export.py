@@ -12,10 +12,12 @@ from ragkit.plumbing.cache import CacheWarning
 
 def fake_conversion(calls):
     """A stand-in for the child process: writes a graph and a tokenizer, and counts how often it ran."""
+
     def convert(source, into):
         calls.append(source)
         (into / "model.onnx").write_bytes(b"graph")
         (into / "tokenizer.json").write_text("{}", encoding="utf-8")
+
     return convert
 
 
@@ -23,12 +25,14 @@ def test_a_generator_export_has_its_own_folder_and_record_and_is_converted_once(
     calls = []
     source = tmp_path / "model.gguf"
     source.write_bytes(b"weights")
-    first = onnx.onnx_export(source, "ab" * 32, tmp_path / "cache", kind="generator", graph="model.onnx",
-                             child=fake_conversion(calls))
+    first = onnx.onnx_export(
+        source, "ab" * 32, tmp_path / "cache", kind="generator", graph="model.onnx", child=fake_conversion(calls)
+    )
     assert first == tmp_path / "cache" / "generator" / ("ab" * 8)
     assert onnx.export_problem(first, "model.onnx") is None
-    again = onnx.onnx_export(source, "ab" * 32, tmp_path / "cache", kind="generator", graph="model.onnx",
-                             child=fake_conversion(calls))
+    again = onnx.onnx_export(
+        source, "ab" * 32, tmp_path / "cache", kind="generator", graph="model.onnx", child=fake_conversion(calls)
+    )
     assert again == first and len(calls) == 1  # the verified export is used, not converted again
 
 
@@ -36,13 +40,15 @@ def test_a_changed_generator_file_is_moved_aside_and_converted_again(tmp_path):
     calls = []
     source = tmp_path / "model.gguf"
     source.write_bytes(b"weights")
-    made = onnx.onnx_export(source, "cd" * 32, tmp_path, kind="generator", graph="model.onnx",
-                            child=fake_conversion(calls))
+    made = onnx.onnx_export(
+        source, "cd" * 32, tmp_path, kind="generator", graph="model.onnx", child=fake_conversion(calls)
+    )
     (made / "model.onnx").write_bytes(b"tampered")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        onnx.onnx_export(source, "cd" * 32, tmp_path, kind="generator", graph="model.onnx",
-                         child=fake_conversion(calls))
+        onnx.onnx_export(
+            source, "cd" * 32, tmp_path, kind="generator", graph="model.onnx", child=fake_conversion(calls)
+        )
     assert len(calls) == 2 and (made / "model.onnx").read_bytes() == b"graph"
     assert any(issubclass(w.category, CacheWarning) and "model.onnx" in str(w.message) for w in caught)
 
@@ -77,10 +83,18 @@ def test_the_qwen_route_converts_a_hugging_face_folder_and_answers(tmp_path, mon
     smol, _ = generation.exported()
     tokenizer = AutoTokenizer.from_pretrained(str(smol))
     torch.manual_seed(0)
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-                         tie_word_embeddings=True)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
     folder = tmp_path / "qwen"
     Qwen2ForCausalLM(config).eval().save_pretrained(folder)
     tokenizer.save_pretrained(folder)

@@ -36,7 +36,7 @@ def test_a_flood_of_short_texts_is_refused_past_the_runs_count_of_texts(lender):
     assert sum(map(len, short)) < service.BUDGET
     assert lent._answer(_asked(short)) == b"Eover budget"
     assert embedded == []
-    answers = [lent._answer(_asked(short[i:i + 30])) for i in range(0, 150, 30)]
+    answers = [lent._answer(_asked(short[i : i + 30])) for i in range(0, 150, 30)]
     assert [a[:1] for a in answers] == [b"V", b"V", b"V", b"E", b"E"]  # 90 lent; a fourth request of 30 is over
     assert len(embedded) == lent.lent == 90
     assert lent._answer(_asked(short[:10])).startswith(b"V")  # what is left is still lent
@@ -44,8 +44,9 @@ def test_a_flood_of_short_texts_is_refused_past_the_runs_count_of_texts(lender):
 
 
 def test_a_lender_nobody_sizes_still_has_a_count_of_texts(tmp_path):
-    lent = service.Lender(tmp_path / "s.sock", "model", lambda texts: np.zeros((len(texts), 4), np.float32),
-                          threading.Lock())
+    lent = service.Lender(
+        tmp_path / "s.sock", "model", lambda texts: np.zeros((len(texts), 4), np.float32), threading.Lock()
+    )
     try:
         assert lent.left_texts == service.MAX_TEXTS
     finally:

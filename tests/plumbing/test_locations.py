@@ -73,12 +73,15 @@ def _no_corpus(p):
     (p / "questions.jsonl").write_text("")
 
 
-@pytest.mark.parametrize("make, says", [
-    (lambda p: None, "does not exist or is not a folder"),
-    (lambda p: p.mkdir(), "is empty"),
-    (_no_questions, "has no questions.jsonl"),
-    (_no_corpus, "has no corpus/ folder"),
-])
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda p: None, "does not exist or is not a folder"),
+        (lambda p: p.mkdir(), "is empty"),
+        (_no_questions, "has no questions.jsonl"),
+        (_no_corpus, "has no corpus/ folder"),
+    ],
+)
 def test_a_bad_ragkit_data_names_the_variable_and_says_what_to_do(tmp_path, monkeypatch, make, says):
     folder = tmp_path / "course"
     make(folder)

@@ -60,8 +60,9 @@ def env_for(folder=None):
 
 def hold_lock(folder, mode="lock"):
     """A stand-in warmer: a process that holds the lock and has finished no stage (mode "db": and has the db open)."""
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder), mode], stdout=subprocess.PIPE, text=True,
-                            env=env_for())
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(folder), mode], stdout=subprocess.PIPE, text=True, env=env_for()
+    )
     assert proc.stdout.readline().strip() == "held"
     return proc
 
@@ -74,8 +75,13 @@ def stop(proc):
 def test_a_second_warmer_leaves_the_first_one_to_finish(tmp_path):
     holder = hold_lock(tmp_path)
     try:
-        done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
-                              capture_output=True, text=True, env=env_for(), timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env=env_for(),
+            timeout=60,
+        )
     finally:
         stop(holder)
     assert done.returncode == 0 and done.stderr == ""
@@ -87,8 +93,13 @@ def test_warm_cache_beside_a_warmer_that_has_the_database_open_finishes_nothing(
     """Defect: the finishing step ran anyway and ended in a "database is locked" traceback."""
     holder = hold_lock(tmp_path, "db")
     try:
-        done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
-                              capture_output=True, text=True, env=env_for(), timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env=env_for(),
+            timeout=60,
+        )
     finally:
         stop(holder)
     assert done.returncode == 0 and done.stderr == "", done.stderr
@@ -104,8 +115,13 @@ def test_warm_cache_into_a_folder_it_cannot_write_says_so_and_finishes_nothing(t
     if os.access(folder, os.W_OK):  # root writes anyway: a folder that cannot be made fails the same way
         (tmp_path / "a-file").write_text("")
         folder = tmp_path / "a-file" / "cache"
-    done = subprocess.run([sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(folder)],
-                          capture_output=True, text=True, env=env_for(), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ragkit", "warm", "--quiet", "--cache", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env_for(),
+        timeout=60,
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "not writable" in done.stderr and "nothing warmed" in done.stderr
     assert "ready to share" not in done.stdout
@@ -137,10 +153,18 @@ def small_cache(folder):
 def test_finish_shared_refuses_while_another_process_has_the_cache_open(tmp_path):
     """Defect: "ready to share" (or a traceback) with the journal mode unchanged; now checked, and said."""
     small_cache(tmp_path)
-    reader = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
-                               "c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM vectors').fetchall()"
-                               "\nprint('open', flush=True); time.sleep(60)", str(tmp_path / FILENAME)],
-                              stdout=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            "c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM vectors').fetchall()"
+            "\nprint('open', flush=True); time.sleep(60)",
+            str(tmp_path / FILENAME),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert reader.stdout.readline().strip() == "open"
         with pytest.raises(InputError, match="not ready to share"):
@@ -162,8 +186,13 @@ def test_cache_clear_refuses_while_a_warmer_fills_the_cache(tmp_path):
     (tmp_path / FILENAME).write_bytes(b"")
     holder = hold_lock(tmp_path)
     try:
-        done = subprocess.run([sys.executable, "-m", "ragkit", "cache", "clear"], capture_output=True, text=True,
-                              env=env_for(tmp_path), timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "ragkit", "cache", "clear"],
+            capture_output=True,
+            text=True,
+            env=env_for(tmp_path),
+            timeout=60,
+        )
     finally:
         stop(holder)
     assert done.returncode == 1 and "a warmer (pid 1) is filling" in done.stderr and "kill 1" in done.stderr
@@ -173,8 +202,13 @@ def test_cache_clear_refuses_while_a_warmer_fills_the_cache(tmp_path):
 def test_cache_clear_forgets_the_stages_a_warmer_finished(tmp_path):
     (tmp_path / FILENAME).write_bytes(b"")
     (tmp_path / "warming.json").write_text(json.dumps({"pid": 1, "done": ["E", "queries", "A"]}))
-    done = subprocess.run([sys.executable, "-m", "ragkit", "cache", "clear"], capture_output=True, text=True,
-                          env=env_for(tmp_path), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ragkit", "cache", "clear"],
+        capture_output=True,
+        text=True,
+        env=env_for(tmp_path),
+        timeout=60,
+    )
     assert done.returncode == 0 and FILENAME in done.stdout
     assert not (tmp_path / FILENAME).exists()
     assert json.loads((tmp_path / "warming.json").read_text())["done"] == []
@@ -205,8 +239,9 @@ def test_a_stopped_warmer_is_waited_for_only_until_its_progress_stalls(tmp_path,
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
     monkeypatch.setattr(warming, "POLL_S", 0.02)
     monkeypatch.setattr(warming, "STALL_S", 0.6)
-    ticker = subprocess.Popen([sys.executable, "-c", TICKER, str(tmp_path)], stdout=subprocess.PIPE, text=True,
-                              env=env_for())
+    ticker = subprocess.Popen(
+        [sys.executable, "-c", TICKER, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=env_for()
+    )
     try:
         assert ticker.stdout.readline().strip() == "held"
         waiter = threading.Thread(target=warming.wait_for, args=("E", ("E",), False))
@@ -265,8 +300,9 @@ main(["warm", "--quiet"])
 
 def test_the_warmer_holds_its_lock_before_its_heavy_imports(tmp_path):
     """A notebook opened while the warmer is still starting must already see a warmer to wait for."""
-    done = subprocess.run([sys.executable, "-c", SPY], capture_output=True, text=True, env=env_for(tmp_path),
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", SPY], capture_output=True, text=True, env=env_for(tmp_path), timeout=60
+    )
     assert done.stdout.strip() == "locked", done.stderr
 
 
@@ -343,13 +379,27 @@ def test_the_wait_says_which_stage_it_waits_for_and_how_far_the_warmer_is(tmp_pa
     monkeypatch.setattr(warming, "POLL_S", 0.02)
     holder = hold_lock(tmp_path)
     said = []
-    status = {"pid": holder.pid, "done": ["E", "queries"], "progress": 3, "working_on": "A", "count": 128,
-              "total": 1204, "unit": "chunks embedded"}
+    status = {
+        "pid": holder.pid,
+        "done": ["E", "queries"],
+        "progress": 3,
+        "working_on": "A",
+        "count": 128,
+        "total": 1204,
+        "unit": "chunks embedded",
+    }
     try:
         (tmp_path / "warming.json").write_text(json.dumps(status))
-        waiter = threading.Thread(target=warming.wait_for,
-                                  args=("B", course_module.needs("B"), True, course_module.label,
-                                        lambda sentence, seconds: said.append(sentence)))
+        waiter = threading.Thread(
+            target=warming.wait_for,
+            args=(
+                "B",
+                course_module.needs("B"),
+                True,
+                course_module.label,
+                lambda sentence, seconds: said.append(sentence),
+            ),
+        )
         waiter.start()
         time.sleep(0.2)
         (tmp_path / "warming.json").write_text(json.dumps(dict(status, count=192, progress=4)))
@@ -359,9 +409,11 @@ def test_the_wait_says_which_stage_it_waits_for_and_how_far_the_warmer_is(tmp_pa
         assert not waiter.is_alive()
     finally:
         stop(holder)
-    assert said[0] == (f"Waiting for the background warmer (pid {holder.pid}) to finish strategy B: it has done 2 of "
-                       "the 4 stages this needs (strategy E, the queries) and is on strategy A, 128 of 1,204 chunks "
-                       "embedded.")
+    assert said[0] == (
+        f"Waiting for the background warmer (pid {holder.pid}) to finish strategy B: it has done 2 of "
+        "the 4 stages this needs (strategy E, the queries) and is on strategy A, 128 of 1,204 chunks "
+        "embedded."
+    )
     assert any("192 of 1,204" in s for s in said), "the sentence did not follow the warmer"
     assert said[-1] == "Waited for the background warmer to finish strategy B: done."
 
@@ -405,8 +457,14 @@ def test_the_warmer_logs_each_stage_as_it_finishes(tmp_path):
     env = env_for(tmp_path / "cache")
     env.pop("PYTHONUNBUFFERED", None)  # as a student's shell starts it: stdout to a file is buffered
     with open(log, "a") as out:  # as `--background` runs it: stdout is the log file, not a terminal
-        done = subprocess.run([sys.executable, "-c", WARM_LOGGER, str(log)], stdout=out, stderr=subprocess.PIPE,
-                              text=True, env=env, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", WARM_LOGGER, str(log)],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
     assert done.returncode == 0 and done.stderr == "", done.stderr
     lines = log.read_text().splitlines()
     stages = course_module.STAGES
@@ -430,8 +488,9 @@ class CountingEmbedder:
 
 def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
     """What a waiter follows: the progress count rises every SLICE chunks, not once per stage."""
-    paragraphs = "\n\n".join(f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6
-                             for i in range(150))
+    paragraphs = "\n\n".join(
+        f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6 for i in range(150)
+    )
     doc = make_document(f"# T\n\n## S\n\n{paragraphs}\n", "d")
     embedder = CountingEmbedder()
     course = course_module.Course(Corpus(doc.path.parent, (doc,)), [], [], progress=False, embedder=embedder)
@@ -447,13 +506,23 @@ def test_the_tuning_stage_embeds_the_sweeps_cuts_in_ticked_slices_and_stores_the
     """Notebook 03b's sweeps cut the corpus three more ways (minutes of embedding, cold): the warmer embeds those
     texts in slices a waiter can follow, then computes the sweeps into the result store, which 03b reads back."""
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
-    paragraphs = "\n\n".join(f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6
-                               for i in range(60))
+    paragraphs = "\n\n".join(
+        f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6 for i in range(60)
+    )
     doc = make_document(f"# T\n\n## S\n\n{paragraphs}\n", "d")
-    questions = [Question(f"q{i:02d}", "d", needle=f"Paragraph {i} about topic {i}", question=f"Topic {i}?",
-                          ticket=f"What about topic {i}?") for i in (3, 30)]
-    course = course_module.Course(Corpus(doc.path.parent, (doc,)), questions, [], progress=False,
-                                  embedder=CountingEmbedder())
+    questions = [
+        Question(
+            f"q{i:02d}",
+            "d",
+            needle=f"Paragraph {i} about topic {i}",
+            question=f"Topic {i}?",
+            ticket=f"What about topic {i}?",
+        )
+        for i in (3, 30)
+    ]
+    course = course_module.Course(
+        Corpus(doc.path.parent, (doc,)), questions, [], progress=False, embedder=CountingEmbedder()
+    )
     ticks = []
     said = course.compute("tuning", ticks.append)
     n = len(cut_texts(course.corpus))
@@ -479,12 +548,14 @@ def test_a_warmer_keeps_token_vectors_for_the_reranked_strategy_and_its_queries_
     """Notebook 04's MaxSim reads token vectors of E's shortlists and of the queries: the warmer keeps them from the
     pass that embeds E; the other strategies are embedded as before, without token vectors."""
     doc = make_document("# T\n\n## S\n\nA paragraph long enough to stand alone as a chunk of its own here.\n", "d")
-    question = Question("q01", "d", needle="long enough to stand alone", question="What stands alone?",
-                        ticket="Where does it stand?")
+    question = Question(
+        "q01", "d", needle="long enough to stand alone", question="What stands alone?", ticket="Where does it stand?"
+    )
     embedder = KeepingEmbedder()
     away = OutOfDomain("o01", "How do I bake bread?", "unrelated", "baking")
-    course = course_module.Course(Corpus(doc.path.parent, (doc,)), [question], [away], progress=False,
-                                  embedder=embedder)
+    course = course_module.Course(
+        Corpus(doc.path.parent, (doc,)), [question], [away], progress=False, embedder=embedder
+    )
     for stage in ("E", "A", "C"):
         course.compute(stage)
     assert embedder.kept == [c.text for c in course.chunks("E")]  # what evaluate reranks unless told otherwise
@@ -524,8 +595,10 @@ def test_in_a_notebook_the_wait_is_one_output_rewritten_in_place(monkeypatch, ca
     line = warming._Line()
     line("Waiting for strategy A.", 0.4)
     line("Waiting for strategy A.", 1.6)
-    assert shown == [("display", "Waiting for strategy A. (waited 0 s)"),
-                     ("update", "Waiting for strategy A. (waited 2 s)")]
+    assert shown == [
+        ("display", "Waiting for strategy A. (waited 0 s)"),
+        ("update", "Waiting for strategy A. (waited 2 s)"),
+    ]
     assert capsys.readouterr() == ("", "")
 
 

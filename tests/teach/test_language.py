@@ -34,6 +34,7 @@ def english_again():
 
 # The catalogue against the source
 
+
 def _called(call: ast.Call) -> str | None:
     """``say`` or ``_`` for a call of the language module's functions (bare or as ``language.say``), else None."""
     f = call.func
@@ -69,7 +70,7 @@ def templates(path: Path) -> dict[str, list[object]]:
                 if isinstance(first, ast.Constant):
                     value: object = first.value
                 elif isinstance(first, ast.Name | ast.Attribute):
-                    value = eval(ast.unparse(first), vars(module))  # noqa: S307 - a module constant of our own
+                    value = eval(ast.unparse(first), vars(module))
                 else:
                     value = first
                 found.setdefault(".".join(scope), []).append(value)
@@ -99,19 +100,24 @@ def all_templates() -> dict[str, dict[str, list[object]]]:
 
 
 def in_source() -> set[str]:
-    return {t for functions in all_templates().values() for ts in functions.values() for t in ts
-            if isinstance(t, str)}
+    return {t for functions in all_templates().values() for ts in functions.values() for t in ts if isinstance(t, str)}
 
 
 def fields(template: str) -> Counter:
     """The {fields} of a template with their conversion and format: a translation must fill the same ones."""
-    return Counter((name, conversion, spec) for _, name, spec, conversion in string.Formatter().parse(template)
-                   if name is not None)
+    return Counter(
+        (name, conversion, spec) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None
+    )
 
 
 def test_every_template_is_a_literal_the_tests_can_find():
-    odd = {f"{module}.{function}": ast.unparse(t) for module, functions in all_templates().items()
-           for function, ts in functions.items() for t in ts if not isinstance(t, str)}
+    odd = {
+        f"{module}.{function}": ast.unparse(t)
+        for module, functions in all_templates().items()
+        for function, ts in functions.items()
+        for t in ts
+        if not isinstance(t, str)
+    }
     assert not odd, f"say()/_() must take a literal English template (or a module constant) first: {odd}"
 
 
@@ -119,8 +125,10 @@ def test_every_catalogue_entry_translates_a_template_the_code_writes_with_the_sa
     source = in_source()
     catalogue = language.catalogue("nl")
     stale = [en for en in catalogue if en not in source]
-    assert not stale, ("stale entries of ragkit/teach/locale/nl.toml (their English template is no longer in the code: "
-                       f"update `en` to the new template and its Dutch): {stale}")
+    assert not stale, (
+        "stale entries of ragkit/teach/locale/nl.toml (their English template is no longer in the code: "
+        f"update `en` to the new template and its Dutch): {stale}"
+    )
     unlike = mismatched(catalogue)
     assert not unlike, f"Dutch templates with other fields than their English: {unlike}"
 
@@ -139,8 +147,12 @@ def mismatched(catalogue) -> dict[str, object]:
     return unlike
 
 
-BROKEN = {"{n} of {k}": "{n} van de {m}", "{cut:.3f} here": "{cut:.3f hier", "at {cut}": "bij {cut:.1f}",
-          "{a} and {b}": "{a} en {}"}
+BROKEN = {
+    "{n} of {k}": "{n} van de {m}",
+    "{cut:.3f} here": "{cut:.3f hier",
+    "at {cut}": "bij {cut:.1f}",
+    "{a} and {b}": "{a} en {}",
+}
 """Translations a careless edit could write: a renamed field, a stray brace, another format, a positional field."""
 
 
@@ -150,8 +162,11 @@ def test_the_catalogue_has_no_broken_entry():
 
 def test_a_broken_entry_or_file_is_left_out_and_named_not_raised(tmp_path):
     path = tmp_path / "nl.toml"
-    path.write_text('[[message]]\nen = "yes"\nnl = "ja"\n\n[[message]]\nen = "no"\n\n'
-                    '[[message]]\nnl = "geen"\n\n[[message]]\nen = "yes"\nnl = "jawel"\n', encoding="utf-8")
+    path.write_text(
+        '[[message]]\nen = "yes"\nnl = "ja"\n\n[[message]]\nen = "no"\n\n'
+        '[[message]]\nnl = "geen"\n\n[[message]]\nen = "yes"\nnl = "jawel"\n',
+        encoding="utf-8",
+    )
     messages, found = language.read(path, "nl")
     assert messages == {"yes": language.Message("yes", "ja")}  # the first of two entries for one template
     assert len(found) == 3 and "'no' needs `en` and `nl`" in found[0] and "number 3 needs" in found[1]
@@ -194,8 +209,12 @@ def shown_in_dutch() -> dict[str, list[str]]:
 
 def templates_of(found: dict[str, dict[str, list[object]]], module: str, function: str) -> list[object]:
     """The templates a function writes, those of the functions nested in it included."""
-    return [t for name, ts in found.get(module, {}).items() if name == function or name.startswith(function + ".")
-            for t in ts]
+    return [
+        t
+        for name, ts in found.get(module, {}).items()
+        if name == function or name.startswith(function + ".")
+        for t in ts
+    ]
 
 
 def wordless(template: str) -> bool:
@@ -208,20 +227,29 @@ def wordless(template: str) -> bool:
 def test_every_template_a_dutch_notebook_shows_has_its_dutch(shown_in_dutch):
     found = all_templates()
     catalogue = language.catalogue("nl")
-    untranslated = {f"{m}.{f}": t for m, names in shown_in_dutch.items() for f in names
-                    for t in templates_of(found, m, f) if isinstance(t, str) and not wordless(t) and t not in catalogue}
+    untranslated = {
+        f"{m}.{f}": t
+        for m, names in shown_in_dutch.items()
+        for f in names
+        for t in templates_of(found, m, f)
+        if isinstance(t, str) and not wordless(t) and t not in catalogue
+    }
     assert not untranslated, f"templates the Dutch notebooks show without a Dutch entry in nl.toml: {untranslated}"
 
 
 def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_quiz(shown_in_dutch):
     """The derivation reaches what a cell never names (a figure's caption, its display hook, the quiz's builders, a
     narrator's helper, the check's feedback), in every notebook of the course."""
-    expected = {"lesson.plots": {"caption", "Described._ipython_display_", "_share", "_cost_words"},
-                "lesson.quiz": {"Quiz.check", "_start", "_thresholds", "_at_the_cut", "_yes_no"},
-                "lesson.narrate.thresholds": {"_truth", "_quoted", "near_miss"},
-                "lesson.widgets": {"ThresholdExplorer.update", "kind_of"}, "course": {"Course.truncation_note"},
-                "exercises.feedback": {"Feedback.verdict", "Feedback._lines", "record"},
-                "exercises.ex2_threshold": {"check_threshold_choice"}, "lesson.tables": {"_headings", "no_cut"}}
+    expected = {
+        "lesson.plots": {"caption", "Described._ipython_display_", "_share", "_cost_words"},
+        "lesson.quiz": {"Quiz.check", "_start", "_thresholds", "_at_the_cut", "_yes_no"},
+        "lesson.narrate.thresholds": {"_truth", "_quoted", "near_miss"},
+        "lesson.widgets": {"ThresholdExplorer.update", "kind_of"},
+        "course": {"Course.truncation_note"},
+        "exercises.feedback": {"Feedback.verdict", "Feedback._lines", "record"},
+        "exercises.ex2_threshold": {"check_threshold_choice"},
+        "lesson.tables": {"_headings", "no_cut"},
+    }
     missing = {m: names - set(shown_in_dutch.get(m, ())) for m, names in expected.items()}
     assert not any(missing.values()), f"the derivation misses: {missing}"
     # the whole course is Dutch: every notebook's narrators and quiz are reached, 01's and 04's among them
@@ -329,18 +357,29 @@ def test_the_sentences_moved_out_of_the_notebooks_code_cells_come_out_dutch(tmp_
     from ragkit.threshold import SweepRow
 
     model = HubModel("nobody/no-such-model", "0" * 40, "RAGKIT_NO_SUCH_MODEL")
-    ood = [OutOfDomain("o1", "how do i stream tokens", "adjacent", "streaming"),
-           OutOfDomain("o2", "best paella rice", "absurd", "cooking")]
+    ood = [
+        OutOfDomain("o1", "how do i stream tokens", "adjacent", "streaming"),
+        OutOfDomain("o2", "best paella rice", "absurd", "cooking"),
+    ]
     half = SimpleNamespace(questions=[0] * 16, queries=[0] * 32, out_of_domain=[0] * 15)
-    row = SweepRow(cut=0.675, bluffs=3, out_of_domain=15, refused=5, answered_with_needle=20,
-                   answered_without_needle=7, in_domain=32)
+    row = SweepRow(
+        cut=0.675,
+        bluffs=3,
+        out_of_domain=15,
+        refused=5,
+        answered_with_needle=20,
+        answered_without_needle=7,
+        in_domain=32,
+    )
     cases = {
         "model_here, missing": lambda: narrate.model_here(model),
         "out_of_domain_kinds": lambda: narrate.out_of_domain_kinds(ood),
         "ground_truth_problems": lambda: narrate.ground_truth_problems(["a problem"]),
-        "chapter_figure": narrate.chapter_figure, "query_line": lambda: narrate.query_line(ood[1]),
+        "chapter_figure": narrate.chapter_figure,
+        "query_line": lambda: narrate.query_line(ood[1]),
         "gate_kept": lambda: narrate.gate_kept({None: 4, 0.675: 1, 0.525: 0}),
-        "ex2_rules": lambda: narrate.ex2_rules(half, half), "cost_on_tune": lambda: narrate.cost_on_tune(row),
+        "ex2_rules": lambda: narrate.ex2_rules(half, half),
+        "cost_on_tune": lambda: narrate.cost_on_tune(row),
     }
     for name, render in cases.items():
         assert_dutch(*both(render), name)
@@ -387,6 +426,7 @@ def test_the_truncation_note_stays_empty_when_nothing_was_truncated():
 
 # On the course's own results (the warm cache: its vectors are read, not computed)
 
+
 @pytest.fixture(scope="module")
 def course():
     import ragkit.teach.course
@@ -417,8 +457,10 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
         "corpus_loaded": lambda: narrate.corpus_loaded(course.corpus, stats.loc["total"]),
         "read_a_file": lambda: narrate.read_a_file(course.corpus),
         "ground_truth": lambda: narrate.ground_truth(course.questions, course.queries, course.corpus),
-        "distributions": lambda: narrate.distributions(s), "crossings": lambda: narrate.crossings(s),
-        "strict_cut": lambda: narrate.strict_cut(s), "sweep_shape": lambda: narrate.sweep_shape(s),
+        "distributions": lambda: narrate.distributions(s),
+        "crossings": lambda: narrate.crossings(s),
+        "strict_cut": lambda: narrate.strict_cut(s),
+        "sweep_shape": lambda: narrate.sweep_shape(s),
         "near_miss": lambda: narrate.near_miss(s, s.bluffs(None)[0]),
         "literal_match": lambda: narrate.literal_match(s, france),
         "literal_match, refused": lambda: narrate.literal_match(s, france, (None, STRICT_CUT)),
@@ -430,7 +472,8 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
         "ex2_rules": lambda: narrate.ex2_rules(tune, _judge),
         "cost_on_tune": lambda: narrate.cost_on_tune(tune.at(DEFAULT_CUT)),
         "ground_truth_problems": lambda: narrate.ground_truth_problems(
-            validate(course.corpus, course.questions, course.out_of_domain)),
+            validate(course.corpus, course.questions, course.out_of_domain)
+        ),
     }
     for name, render in cases.items():
         assert_dutch(*both(render), name)
@@ -441,8 +484,9 @@ def test_the_narrators_of_the_pilot_come_out_dutch_with_the_same_figures(course,
 @pytest.mark.slow
 @pytest.mark.parametrize("folder", ["notebooks", "notebooks/nl"])
 @pytest.mark.parametrize("spoken", ["en", "nl"])
-def test_the_read_a_file_link_opens_the_file_from_the_notebooks_folder_in_either_language(course, folder, spoken,
-                                                                                          monkeypatch):
+def test_the_read_a_file_link_opens_the_file_from_the_notebooks_folder_in_either_language(
+    course, folder, spoken, monkeypatch
+):
     """The link is found from the kernel's folder, the notebook's: the Dutch 00 lives one folder deeper
     (notebooks/nl/), and an English 00 may run in a kernel that speaks Dutch (RAGKIT_LANGUAGE=nl)."""
     from ragkit.teach.lesson import narrate
@@ -463,8 +507,18 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
     def explorer(half, cut):
         def render():
             e = widgets.ThresholdExplorer(half, cut)
-            return "\n".join([e.slider.description, e.direction.value, e.bluffs.value, e.refused.value,
-                              e.answered.value, e.bluff_list.value, e.widget().children[5].value])
+            return "\n".join(
+                [
+                    e.slider.description,
+                    e.direction.value,
+                    e.bluffs.value,
+                    e.refused.value,
+                    e.answered.value,
+                    e.bluff_list.value,
+                    e.widget().children[5].value,
+                ]
+            )
+
         return render
 
     def figure(make):
@@ -472,10 +526,22 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
             fig = make()
             layout = fig.layout
             names = " / ".join(trace.name for trace in fig.data)
-            steps = " / ".join(str(a["text"]) for step in (layout.sliders[0].steps if layout.sliders else ())
-                               for a in step.args[0]["annotations"])
-            return "\n".join([str(layout.title.text), str(layout.xaxis.title.text), str(layout.yaxis.title.text),
-                              names, steps, plots.caption(fig.description)])
+            steps = " / ".join(
+                str(a["text"])
+                for step in (layout.sliders[0].steps if layout.sliders else ())
+                for a in step.args[0]["annotations"]
+            )
+            return "\n".join(
+                [
+                    str(layout.title.text),
+                    str(layout.xaxis.title.text),
+                    str(layout.yaxis.title.text),
+                    names,
+                    steps,
+                    plots.caption(fig.description),
+                ]
+            )
+
         return render
 
     import pandas as pd
@@ -484,13 +550,16 @@ def test_the_threshold_explorer_and_the_cut_plots_come_out_dutch(sweep):
 
     costs = cost_table(tune)
     halves = pd.concat([costs.assign(half="tune"), cost_table(_judge).assign(half="judge")])
-    cases = {"ThresholdExplorer": explorer(sweep, 0.675), "ThresholdExplorer on tune": explorer(tune, 0.7),
-             "ThresholdExplorer, nothing bluffs": explorer(sweep, 0.3),
-             "distance_histogram": figure(lambda: plots.distance_histogram(sweep)),
-             "threshold_slider": figure(lambda: plots.threshold_slider(sweep)),
-             "bluffs_and_refusals": figure(lambda: plots.bluffs_and_refusals(tune)),
-             "cost_curve": figure(lambda: plots.cost_curve(costs)),
-             "cost_halves": figure(lambda: plots.cost_halves(halves))}
+    cases = {
+        "ThresholdExplorer": explorer(sweep, 0.675),
+        "ThresholdExplorer on tune": explorer(tune, 0.7),
+        "ThresholdExplorer, nothing bluffs": explorer(sweep, 0.3),
+        "distance_histogram": figure(lambda: plots.distance_histogram(sweep)),
+        "threshold_slider": figure(lambda: plots.threshold_slider(sweep)),
+        "bluffs_and_refusals": figure(lambda: plots.bluffs_and_refusals(tune)),
+        "cost_curve": figure(lambda: plots.cost_curve(costs)),
+        "cost_halves": figure(lambda: plots.cost_halves(halves)),
+    }
     for name, render in cases.items():
         english, dutch = both(render)
         assert_dutch(english, dutch, name)
@@ -528,8 +597,9 @@ def test_the_quiz_comes_out_dutch_with_the_same_figures_and_the_same_order(cours
         english = quiz()
     with language.speaking("nl"):
         dutch = quiz()
-    assert [[o.right for o in q.options] for q in dutch.questions] == \
-        [[o.right for o in q.options] for q in english.questions]  # the same student sees the same order
+    assert [[o.right for o in q.options] for q in dutch.questions] == [
+        [o.right for o in q.options] for q in english.questions
+    ]  # the same student sees the same order
     assert dutch.button.description != english.button.description
     for i, (en, nl) in enumerate(zip(english.questions, dutch.questions)):
         assert_dutch(en.prompt, nl.prompt, f"quiz {notebook}, question {i + 1}")
@@ -543,6 +613,7 @@ def test_the_quiz_comes_out_dutch_with_the_same_figures_and_the_same_order(cours
 
 
 # Exercise 2's check, in the student's language; the grader's table in English
+
 
 def _cheapest_within_ceiling(course) -> float:
     from ragkit.teach.exercises import EX2, cost_table, threshold_halves
@@ -594,8 +665,11 @@ def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monk
     monkeypatch.setenv("RAGKIT_LANGUAGE", "nl")
     language.use("nl")  # as a Dutch notebook does, should the grader ever run in its kernel
     dutch_kernel = grading.judged(submission, answers, course)
-    assert (dutch_kernel.grade, dutch_kernel.reason, dutch_kernel.numbers) == \
-        (english.grade, english.reason, english.numbers)
+    assert (dutch_kernel.grade, dutch_kernel.reason, dutch_kernel.numbers) == (
+        english.grade,
+        english.reason,
+        english.numbers,
+    )
     assert language.current() == "nl"  # the grader spoke English for its table only
 
 

@@ -29,7 +29,8 @@ def test_every_import_of_the_old_notebooks_runs_in_a_fresh_process_and_reaches_t
         "assert Quiz is ragkit.teach.lesson.quiz.Quiz and narrate is ragkit.teach.lesson.narrate\n"
         "assert chapter is ragkit.teach.course.chapter\n"
         "from ragkit.data import shared_needle_words as data_words\n"
-        "assert shared_needle_words is data_words\n")
+        "assert shared_needle_words is data_words\n"
+    )
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
@@ -47,12 +48,20 @@ def test_the_old_ex4_call_gives_the_engines_needle_test():
     needles = [f"n{i // 2}" for i in range(40)]
     ids = tuple(f"q{i}" for i in range(40))
     a, b = rng.integers(0, 30, size=40), rng.integers(0, 30, size=40)
-    engine = compare(Result("A", "dense", a, ids, tuple(needles)), Result("B", "dense", b, ids, tuple(needles)),
-                     "Hit@20", level="needle").test
+    engine = compare(
+        Result("A", "dense", a, ids, tuple(needles)),
+        Result("B", "dense", b, ids, tuple(needles)),
+        "Hit@20",
+        level="needle",
+    ).test
     assert moved.needle_sign_test(a, b, needles, k=20) == engine
 
 
 def test_a_name_that_never_was_is_still_an_import_error():
-    done = subprocess.run([sys.executable, "-c", "from ragkit.teach.exercises import no_such_name"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", "from ragkit.teach.exercises import no_such_name"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and "cannot import name 'no_such_name'" in done.stderr

@@ -34,8 +34,18 @@ MAY_IMPORT = {
     "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom"},
     "book": {"engine", "plumbing", "teach", "course", "lesson", "book"},
     "harness": {"harness"},
-    "benchmarks": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "book", "harness",
-                   "benchmarks"},
+    "benchmarks": {
+        "engine",
+        "plumbing",
+        "teach",
+        "course",
+        "exercises",
+        "lesson",
+        "grading",
+        "book",
+        "harness",
+        "benchmarks",
+    },
 }
 """What each layer or room may import. ``lesson`` reads the exercises' rules, ``grading`` runs the exercises' checks;
 the exercises know neither; nothing but the CLI imports ``classroom``; nothing in ragkit imports the tools."""
@@ -137,8 +147,10 @@ def layer(name: str) -> str:
 
 def wrong_arrows(graph: dict[str, set[str]]) -> dict[str, list[str]]:
     """Module -> what it imports against MAY_IMPORT (``ragkit.errors`` is every layer's, plumbing's too)."""
-    bad = {name: sorted(m for m in mods if m != "ragkit.errors" and layer(m) not in MAY_IMPORT[layer(name)])
-           for name, mods in graph.items()}
+    bad = {
+        name: sorted(m for m in mods if m != "ragkit.errors" and layer(m) not in MAY_IMPORT[layer(name)])
+        for name, mods in graph.items()
+    }
     return {k: v for k, v in bad.items() if v}
 
 
@@ -150,18 +162,28 @@ def test_every_import_points_the_allowed_way():
     assert wrong_arrows(import_graph()) == {}
 
 
-@pytest.mark.parametrize("where, planted, arrow", [
-    ("ragkit/retrieval.py", "from ragkit.teach.lesson import plots", "engine -> lesson"),
-    ("ragkit/teach/exercises/rules.py", "from ragkit.teach.grading import grader", "exercises -> grading"),
-    ("ragkit/teach/exercises/feedback.py", "if TYPE_CHECKING:\n    from ragkit.teach.lesson.quiz import Quiz",
-     "exercises -> lesson, type-only"),
-    ("ragkit/teach/lesson/quiz.py", "def f():\n    from ragkit.teach.classroom import edition", "lesson -> classroom"),
-    ("ragkit/teach/grading/grader.py", "import ragkit.teach.lesson.plots", "grading -> lesson"),
-    ("ragkit/teach/course/chapter.py", "from ragkit.teach.exercises import rules", "course -> exercises"),
-    ("ragkit/plumbing/cache.py", "from ragkit import chunking", "plumbing -> engine"),
-    ("ragkit/corpus.py", "import book.build", "engine -> book"),
-    ("book/pdf.py", "from ragkit.teach.grading import sandbox", "book -> grading"),
-])
+@pytest.mark.parametrize(
+    "where, planted, arrow",
+    [
+        ("ragkit/retrieval.py", "from ragkit.teach.lesson import plots", "engine -> lesson"),
+        ("ragkit/teach/exercises/rules.py", "from ragkit.teach.grading import grader", "exercises -> grading"),
+        (
+            "ragkit/teach/exercises/feedback.py",
+            "if TYPE_CHECKING:\n    from ragkit.teach.lesson.quiz import Quiz",
+            "exercises -> lesson, type-only",
+        ),
+        (
+            "ragkit/teach/lesson/quiz.py",
+            "def f():\n    from ragkit.teach.classroom import edition",
+            "lesson -> classroom",
+        ),
+        ("ragkit/teach/grading/grader.py", "import ragkit.teach.lesson.plots", "grading -> lesson"),
+        ("ragkit/teach/course/chapter.py", "from ragkit.teach.exercises import rules", "course -> exercises"),
+        ("ragkit/plumbing/cache.py", "from ragkit import chunking", "plumbing -> engine"),
+        ("ragkit/corpus.py", "import book.build", "engine -> book"),
+        ("book/pdf.py", "from ragkit.teach.grading import sandbox", "book -> grading"),
+    ],
+)
 def test_a_planted_wrong_import_is_found(tmp_path, where, planted, arrow):
     """The rule on a copy of the tree with one wrong import added: it must be the one reported."""
     copy = {}
@@ -179,14 +201,18 @@ def test_a_planted_wrong_import_is_found(tmp_path, where, planted, arrow):
 
 
 def test_only_the_teaching_layer_and_the_cli_import_widgets_or_plots():
-    bad = {name: sorted(m for m in mods if m.startswith("ragkit.teach") or m in INTERACTIVE)
-           for name, mods in external_imports().items() if layer(name) in ("engine", "plumbing")}
+    bad = {
+        name: sorted(m for m in mods if m.startswith("ragkit.teach") or m in INTERACTIVE)
+        for name, mods in external_imports().items()
+        if layer(name) in ("engine", "plumbing")
+    }
     assert not {k: v for k, v in bad.items() if v}
 
 
 def test_pandas_only_in_the_teaching_layer_and_the_cli():
-    bad = [name for name, mods in external_imports().items()
-           if "pandas" in mods and layer(name) in ("engine", "plumbing")]
+    bad = [
+        name for name, mods in external_imports().items() if "pandas" in mods and layer(name) in ("engine", "plumbing")
+    ]
     assert not bad
 
 
@@ -208,8 +234,14 @@ def test_no_import_cycle_in_the_package_the_book_or_the_benchmarks():
 
 def test_the_engine_raises_its_own_errors_never_a_bare_value_error():
     """What a user typed is an InputError (a ValueError too, so ``except ValueError`` still catches it)."""
-    bare = [f"{name}:{node.lineno}" for name, path in _files((PACKAGE,)).items()
-            if layer(name) in ("engine", "plumbing") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
-            and isinstance(node.exc.func, ast.Name) and node.exc.func.id == "ValueError"]
+    bare = [
+        f"{name}:{node.lineno}"
+        for name, path in _files((PACKAGE,)).items()
+        if layer(name) in ("engine", "plumbing")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Raise)
+        and isinstance(node.exc, ast.Call)
+        and isinstance(node.exc.func, ast.Name)
+        and node.exc.func.id == "ValueError"
+    ]
     assert bare == []

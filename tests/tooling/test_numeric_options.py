@@ -12,8 +12,13 @@ from ragkit.teach.grading.sandbox import Limits
 
 # (command line before the option, option, values refused, values accepted, words the refusal says)
 OPTIONS = [
-    (["grade", "submissions"], "--timeout", ["nan", "inf", "-inf", "0", "-1", "1e400", "ten"], ["0.5", "600"],
-     "seconds above 0"),
+    (
+        ["grade", "submissions"],
+        "--timeout",
+        ["nan", "inf", "-inf", "0", "-1", "1e400", "ten"],
+        ["0.5", "600"],
+        "seconds above 0",
+    ),
     (["grade", "submissions"], "--jobs", ["nan", "inf", "-inf", "0", "-1", "1.5"], ["1", "4"], "at least 1"),
     (["index", "status"], "--wait", ["nan", "inf", "-inf", "-1", "-0.5"], ["0", "2.5"], "seconds, 0 or more"),
     (["warm"], "--nice", ["nan", "inf", "-inf", "20", "-21", "1.5"], ["-20", "0", "19"], "from -20"),
@@ -37,8 +42,9 @@ def _parsed(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
 
 
 @pytest.mark.parametrize(("before", "option", "bad", "good", "says"), OPTIONS, ids=[o[1] for o in OPTIONS])
-def test_a_numeric_option_refuses_what_makes_no_sense_and_says_what_to_give(before, option, bad, good, says, capsys,
-                                                                          monkeypatch):
+def test_a_numeric_option_refuses_what_makes_no_sense_and_says_what_to_give(
+    before, option, bad, good, says, capsys, monkeypatch
+):
     for value in bad:
         with pytest.raises(SystemExit) as exited:
             main([*before, f"{option}={value}"])

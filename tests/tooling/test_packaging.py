@@ -24,8 +24,12 @@ replace), and a laptop needs neither."""
 
 def pyproject_requirements(students: bool = False) -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    deps = project["dependencies"] + [d for name, group in project["optional-dependencies"].items()
-                                      if not (students and name in TEACHER_ONLY) for d in group]
+    deps = project["dependencies"] + [
+        d
+        for name, group in project["optional-dependencies"].items()
+        if not (students and name in TEACHER_ONLY)
+        for d in group
+    ]
     requirements = [Requirement(d) for d in deps]
     return [r for r in requirements if not (students and canonicalize_name(r.name) in HUB_SIDE)]
 
@@ -103,15 +107,20 @@ def wheel_names(tmp_path_factory) -> set[str]:
             shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(ROOT / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (wheel,) = out.glob("ragkit-*.whl")
     return set(zipfile.ZipFile(wheel).namelist())
 
 
 def test_the_wheel_carries_the_course_data(wheel_names):
-    wanted = {f"ragkit/_data/{p.relative_to(ROOT / 'data').as_posix()}"
-              for p in (ROOT / "data").rglob("*") if p.is_file()}
+    wanted = {
+        f"ragkit/_data/{p.relative_to(ROOT / 'data').as_posix()}" for p in (ROOT / "data").rglob("*") if p.is_file()
+    }
     assert wanted and wanted <= wheel_names
     assert not any(n.startswith("data/") for n in wheel_names)
 
@@ -122,7 +131,10 @@ def test_the_wheel_carries_every_package_and_file_of_the_source_tree(wheel_names
     assert {"teach", "lesson", "narrate", "grading"} <= {p.name for p in packages}
     for package in packages:
         assert f"{package.relative_to(ROOT).as_posix()}/__init__.py" in wheel_names, f"{package} is not in the wheel"
-    files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "ragkit").rglob("*")
-             if p.is_file() and "__pycache__" not in p.parts}
+    files = {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "ragkit").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert "ragkit/teach/locale/nl.toml" in files
     assert sorted(files - wheel_names) == []

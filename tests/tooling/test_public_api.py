@@ -68,16 +68,23 @@ def test_a_notebook_imports_public_names_only(twin):
 
 
 def test_a_deep_import_is_found():
-    source = ("from ragkit.evaluation import METRICS\nfrom ragkit.teach.lesson.quiz import Quiz\n"
-              "from ragkit import chunk_corpus, lexical\nfrom ragkit.answer import answer, NoAnswer\n"
-              "import ragkit.plumbing.locations\nfrom ragkit.teach.lesson import narrate, Quiz\n")
-    assert deep_imports(source) == ["ragkit.evaluation.METRICS", "ragkit.teach.lesson.quiz.Quiz",
-                                    "ragkit.answer.NoAnswer", "ragkit.plumbing.locations"]
+    source = (
+        "from ragkit.evaluation import METRICS\nfrom ragkit.teach.lesson.quiz import Quiz\n"
+        "from ragkit import chunk_corpus, lexical\nfrom ragkit.answer import answer, NoAnswer\n"
+        "import ragkit.plumbing.locations\nfrom ragkit.teach.lesson import narrate, Quiz\n"
+    )
+    assert deep_imports(source) == [
+        "ragkit.evaluation.METRICS",
+        "ragkit.teach.lesson.quiz.Quiz",
+        "ragkit.answer.NoAnswer",
+        "ragkit.plumbing.locations",
+    ]
 
 
 def test_the_rooms_are_the_folders_of_teach():
-    assert sorted(ROOMS) == sorted(p.name for p in (ROOT / "ragkit" / "teach").iterdir()
-                                   if (p / "__init__.py").is_file())
+    assert sorted(ROOMS) == sorted(
+        p.name for p in (ROOT / "ragkit" / "teach").iterdir() if (p / "__init__.py").is_file()
+    )
     assert Path(importlib.import_module("ragkit.teach").__file__).parent == ROOT / "ragkit" / "teach"
 
 
@@ -87,8 +94,13 @@ def test_a_package_that_re_exports_its_modules_leaves_none_of_their_public_names
     import inspect
 
     root = importlib.import_module(package)
-    missing = [f"{m.name}.{name}" for m in pkgutil.iter_modules(root.__path__)
-               for name, value in vars(importlib.import_module(f"{package}.{m.name}")).items()
-               if not name.startswith("_") and (inspect.isfunction(value) or inspect.isclass(value))
-               and value.__module__ == f"{package}.{m.name}" and name not in root.__all__]
+    missing = [
+        f"{m.name}.{name}"
+        for m in pkgutil.iter_modules(root.__path__)
+        for name, value in vars(importlib.import_module(f"{package}.{m.name}")).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(value) or inspect.isclass(value))
+        and value.__module__ == f"{package}.{m.name}"
+        and name not in root.__all__
+    ]
     assert missing == []

@@ -43,8 +43,11 @@ def test_every_command_line_runs_with_the_environments_python_and_parses():
 
 def test_timings_ci_and_requirement_floors_live_on_the_developers_page():
     for text, where in ((README, "README"), (DEVELOPER, "docs/developer.md")):
-        found = {"a timing": re.search(r"\d+ min \d+ s", text), "CI": re.search(r"\.ci/run|pytest-xdist", text),
-                 "the floors": re.search(r"\| lower bound \|", text)}
+        found = {
+            "a timing": re.search(r"\d+ min \d+ s", text),
+            "CI": re.search(r"\.ci/run|pytest-xdist", text),
+            "the floors": re.search(r"\| lower bound \|", text),
+        }
         if where == "README":
             assert not any(found.values()), {k: v.group(0) for k, v in found.items() if v}
         else:

@@ -289,9 +289,10 @@ explorer.widget()
 # chunk, in **word-pieces**, de eenheden die de encoder echt leest.
 
 # %%
-tokens = pd.DataFrame.from_dict(orient="index", data={s: {"chunks": t.chunks, "word pieces embedded": t.pieces, "header pieces": t.header_pieces,
-                           "header share": round(t.header_share, 3), "over the window": t.over_window}
-                       for s, t in ev.tokens.items()})
+tokens = pd.DataFrame.from_dict(orient="index", data={
+    s: {"chunks": t.chunks, "word pieces embedded": t.pieces, "header pieces": t.header_pieces,
+        "header share": round(t.header_share, 3), "over the window": t.over_window}
+    for s, t in ev.tokens.items()})
 tables.for_people(tokens, decimals={"header share": 3})
 
 # %% jupyter={"source_hidden": true}

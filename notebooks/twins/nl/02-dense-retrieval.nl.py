@@ -109,8 +109,8 @@ narrate.batched_scan(len(Q), len(r.vectors), ms)
 # nadat het geladen is. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
 
 # %%
-tables.for_people(timings_table([t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]),
-                  decimals={"here (ms)": 3, "chapter (ms)": 1})
+stages = [t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]
+tables.for_people(timings_table(stages), decimals={"here (ms)": 3, "chapter (ms)": 1})
 
 # %% [markdown]
 # Kijk nu naar één ranking. Hieronder staan de vijf dichtstbijzijnde chunks voor de eerste query, met hun afstanden en of elk de hele needle bevat.
@@ -121,8 +121,9 @@ run, q = r.dense(texts), course.queries[0]
 needle = next(x.needle for x in course.questions if x.id == q.qid)
 top = run.distance[0, run.top(0, 5)]
 display(narrate.first_ranking(q.phrasing, q.text, needle, top, run.distance[0]))
-tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3), "document": r.chunks[j].doc_id,
-                                 "section": r.chunks[j].section, "carries the needle": needle in r.chunks[j].carried}
+tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.distance[0, j]), 3),
+                                 "document": r.chunks[j].doc_id, "section": r.chunks[j].section,
+                                 "carries the needle": needle in r.chunks[j].carried}
                                 for i, j in enumerate(run.top(0, 5))]), decimals={"distance": 3}, index="rank")
 
 # %% [markdown]
@@ -326,7 +327,8 @@ from ragkit.teach.lesson import formats
 
 phrasing = np.array([q.phrasing for q in course.queries])
 run_e = ev["E/dense"]
-formats.Frame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")} for m in METRICS}).round(3)
+formats.Frame({m: {p: run_e.per_query(m)[phrasing == p].mean() for p in ("question", "ticket")}
+               for m in METRICS}).round(3)
 
 # %% [markdown]
 # Beide formuleringen vragen naar dezelfde needles in dezelfde volgorde, dus ook dit is een gepaarde vergelijking: de vraag en het supportticket van één needle vormen een paar.

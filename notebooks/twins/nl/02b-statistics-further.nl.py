@@ -88,14 +88,16 @@ display(Markdown(reminders.strategy_letters()))
 # percentiel-interval uit een paar dozijn clusters dekt iets minder dan zijn nominale 95%: lees de randen als benadering, niet als exacte 95%-grenzen.
 
 # %% jupyter={"source_hidden": true}
-narrate.clustered_interval(tables.figures(ev).query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
+figures = tables.figures(ev)
+narrate.clustered_interval(figures.query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
 
 # %% [markdown]
 # Hoe sterk de twee formuleringen van een needle het eens zijn, hangt af van de run en de metriek. Het design effect van elke dense run bij elke hit rate:
 # waar het dicht bij 1 ligt, gedragen de formuleringen zich bijna als onafhankelijke queries; waar het 2 nadert, slagen of falen ze meestal samen.
 
 # %%
-deff = tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'").pivot(index="strategy", columns="metric", values="design_effect")
+deff = (tables.figures(ev).query("retriever == 'dense' and metric != 'MRR'")
+        .pivot(index="strategy", columns="metric", values="design_effect"))
 display(formats.Frame(deff[[m for m in METRICS if m != "MRR"]]).round(2))
 narrate.design_effects(deff)
 
@@ -146,11 +148,13 @@ assert worst < 1e-12 and same
 # het antwoord.
 
 # %%
-my_prediction = None  # jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk onder Holm onder 0.05 blijven, een geheel getal
+# jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk onder Holm onder 0,05 blijven, een geheel getal
+my_prediction = None
 
 # %%
 seven = report(ev, chapter.COMPARISONS, chapter.FINDINGS, runs=())
-(claims.beside(seven).style.format({c: "{:.3g}" for c in ("chapter p", "chapter Holm p", "queries Holm p", "needles Holm p")})
+(claims.beside(seven).style
+ .format({c: "{:.3g}" for c in ("chapter p", "chapter Holm p", "queries Holm p", "needles Holm p")})
  .hide(axis="index"))
 
 # %% jupyter={"source_hidden": true}

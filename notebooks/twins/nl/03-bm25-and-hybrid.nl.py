@@ -117,8 +117,8 @@ narrate.dense_first_choice(r, runs["dense"], holder)
 # %%
 lex = r.lexical
 terms = [t for t in dict.fromkeys(tokenize(query)) if t in lex.vocabulary]
-formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz, "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)}
-               for t in terms]).sort_values("idf", ascending=False)
+formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]].nnz,
+                "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)} for t in terms]).sort_values("idf", ascending=False)
 
 # %% [markdown]
 # De verzadiging die $k_1$ oplevert, voor een chunk van gemiddelde lengte: de term-frequentiefactor voor één tot vijf keer voorkomen.
@@ -149,7 +149,8 @@ Quiz("03", course, before_reveal=True).widget()
 
 # %%
 labels = ["E/dense", "E/bm25", "E/hybrid"]
-curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels}, index=pd.Index(range(1, 21), name="k"))
+curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)] for label in labels},
+                      index=pd.Index(range(1, 21), name="k"))
 curve.round(3)
 
 # %% [markdown]
@@ -170,7 +171,8 @@ shared = np.array([len(content(q.text) & content(x.needle)) / max(1, len(content
                    for q in course.queries for x in course.questions if x.id == q.qid])
 phrasing = np.array([q.phrasing for q in course.queries])
 formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].mean(),
-                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}} for p in ("question", "ticket")}).T.round(3)
+                   **{f"{label} Hit@1": ev[label].per_query("Hit@1")[phrasing == p].mean() for label in labels}}
+               for p in ("question", "ticket")}).T.round(3)
 
 # %% [markdown]
 # Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
@@ -218,7 +220,8 @@ tables.for_people(tables.summary(ev))
 # dat wel doet (Holm-p op needleniveau onder 0,05), met de run die voorligt erbij.
 
 # %%
-with warnings.catch_warnings():  # notebook 01 meldt hoeveel chunks de encoder afkapt; hier zou dat alleen herhaling zijn
+# notebook 01 meldt hoeveel chunks de encoder afkapt; hier zou dat alleen herhaling zijn
+with warnings.catch_warnings():
     warnings.simplefilter("ignore", TruncationWarning)
     everything = course.evaluation("ABCDEF")
 seven = report(everything, chapter.COMPARISONS, chapter.FINDINGS, runs=())

@@ -109,7 +109,8 @@ from ragkit.teach.lesson import Quiz
 Quiz("04", course, before_reveal=True).widget()
 
 # %% jupyter={"source_hidden": true}
-predict.reveal(my_prediction, predict.Share(), ev["E/hybrid"].value(f"Hit@{RERANK_DEPTH}"), narrate.shortlist_ceiling(ev))
+predict.reveal(my_prediction, predict.Share(), ev["E/hybrid"].value(f"Hit@{RERANK_DEPTH}"),
+               narrate.shortlist_ceiling(ev))
 
 # %% [markdown]
 # ## De cross-encoder (als je hem hebt)
@@ -127,9 +128,11 @@ narrate.cross_encoder_here(reranker)
 # %%
 if reranker is not None:
     ev_ce = course.evaluation("E", rerankers=(reranker,))
-    display(tables.for_people(pd.DataFrame({m: {"the chapter: dense": chapter.RERANK[m][0], "the chapter: hybrid + rerank": chapter.RERANK[m][1],
-                              "ours: E/dense": ev_ce["E/dense"].value(m), "ours: E/hybrid+rerank": ev_ce["E/hybrid+rerank"].value(m)}
-                          for m in chapter.RERANK}), decimals=dict.fromkeys(chapter.RERANK, 3)))
+    display(tables.for_people(pd.DataFrame({m: {"the chapter: dense": chapter.RERANK[m][0],
+                                                "the chapter: hybrid + rerank": chapter.RERANK[m][1],
+                                                "ours: E/dense": ev_ce["E/dense"].value(m),
+                                                "ours: E/hybrid+rerank": ev_ce["E/hybrid+rerank"].value(m)}
+                                            for m in chapter.RERANK}), decimals=dict.fromkeys(chapter.RERANK, 3)))
 else:
     display(narrate.rerank_skipped(first=True))
 
@@ -181,7 +184,8 @@ tables.for_people(tables.summary(ev_li))
 # En de drie cijfers die tellen voor een reranker, naast de dense- en cross-encodercijfers van het hoofdstuk (het hoofdstuk meldt die alleen voor Hit@1 en MRR).
 
 # %%
-table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in ("E/dense", "E/hybrid", "E/hybrid+maxsim")}).T
+labels = ("E/dense", "E/hybrid", "E/hybrid+maxsim")
+table = pd.DataFrame({f"ours: {label}": {m: f"{ev_li[label].value(m):.3f}" for m in metrics} for label in labels}).T
 for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-encoder")):
     table.loc[name] = {m: f"{chapter.RERANK[m][i]:.3f}" if m in chapter.RERANK else "–" for m in metrics}
 tables.for_people(table, decimals=dict.fromkeys(metrics, 3))
@@ -209,7 +213,8 @@ narrate.maxsim_gains(li, ev_li, metrics)
 c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "Hit@1")
 text = {q.id: q.text for q in course.queries}
 row = {qid: i for i, qid in enumerate(ev_li["E/hybrid"].query_ids)}
-tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if q in c.wins else "loses", "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
+tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if q in c.wins else "loses",
+                                 "hybrid rank": ev_li["E/hybrid"].ranks[row[q]],
                                  "MaxSim rank": ev_li["E/hybrid+maxsim"].ranks[row[q]]} for q in c.wins + c.losses]))
 
 # %% [markdown]

@@ -109,7 +109,8 @@ fmt = lambda v: "" if v is None else formats.formatted(v, ".2e" if abs(v) < 1e-3
 
 # %%
 ours = [check.norm_a, check.norm_b, check.l2, check.half_l2_squared, check.cosine_distance, check.difference]
-theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["diff"]]
+theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"], chapter.IDENTITY["half_l2_squared"],
+          chapter.IDENTITY["diff"]]
 formats.Frame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
@@ -128,7 +129,8 @@ narrate.identity_noise(check)
 # %%
 sample = [chunks[i] for i in np.linspace(0, len(chunks) - 1, 200).round().astype(int)]
 texts = [c.text for c in sample]
-with course.recording("E"):  # een paar van deze chunks gaan over het venster van de encoder: een opmerking, geen waarschuwing
+# een paar van deze chunks gaan over het venster van de encoder: een opmerking, geen waarschuwing
+with course.recording("E"):
     unit200 = embedder.encode(texts, progress=False)
 display(Markdown(course.truncation_note()))
 gap = max_identity_gap(unit200, 200)
@@ -143,8 +145,10 @@ narrate.identity_gap(sample, len(chunks), len(course.corpus), gap)
 # %%
 raw = embedder.pooled([c.text for c in pair])
 raw_check = identity_check(*raw)
-general = 0.5 * (raw_check.norm_a ** 2 + raw_check.norm_b ** 2) - raw_check.norm_a * raw_check.norm_b * (1 - raw_check.cosine_distance)
-raw_vals = [raw_check.norm_a, raw_check.norm_b, raw_check.l2, raw_check.half_l2_squared, raw_check.cosine_distance, raw_check.difference]
+general = (0.5 * (raw_check.norm_a ** 2 + raw_check.norm_b ** 2)
+           - raw_check.norm_a * raw_check.norm_b * (1 - raw_check.cosine_distance))
+raw_vals = [raw_check.norm_a, raw_check.norm_b, raw_check.l2, raw_check.half_l2_squared, raw_check.cosine_distance,
+            raw_check.difference]
 formats.Frame({"normalised": [fmt(v) for v in ours], "un-normalised": [fmt(v) for v in raw_vals]}, index=rows)
 
 # %% jupyter={"source_hidden": true}
@@ -173,7 +177,8 @@ Quiz("05", course, before_reveal=True).widget()
 # %%
 raw200 = embedder.pooled(texts)
 lengths = formats.Frame({"word pieces": count_pieces(texts), "characters": [len(t) for t in texts],
-                        "norm, un-normalised": np.linalg.norm(raw200, axis=1), "norm, normalised": np.linalg.norm(unit200, axis=1)})
+                        "norm, un-normalised": np.linalg.norm(raw200, axis=1),
+                        "norm, normalised": np.linalg.norm(unit200, axis=1)})
 formats.Frame(lengths.describe().loc[["min", "50%", "max"]].round(3))
 
 # %%
@@ -216,17 +221,22 @@ qtexts = [x.text for x in course.queries]
 raw_q, unit_q = embedder.pooled(qtexts), embedder.encode(qtexts, progress=False)
 l2_all = np.linalg.norm(raw_q[:, None, :] - raw200[None, :, :], axis=2)
 cos_all = 1 - unit_q @ unit200.T
-nearest = formats.Frame({"query word pieces": count_pieces(qtexts), "query norm, un-normalised": np.linalg.norm(raw_q, axis=1),
-                        "nearest L2, un-normalised": l2_all.min(axis=1), "nearest cosine distance": cos_all.min(axis=1)})
+nearest = formats.Frame({"query word pieces": count_pieces(qtexts),
+                        "query norm, un-normalised": np.linalg.norm(raw_q, axis=1),
+                        "nearest L2, un-normalised": l2_all.min(axis=1),
+                        "nearest cosine distance": cos_all.min(axis=1)})
 
 # %%
 display(narrate.nearest_moved(l2_all, cos_all))
-nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"], ["query word pieces", "query norm, un-normalised"]].round(3)
+nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"],
+                   ["query word pieces", "query norm, un-normalised"]].round(3)
 
 # %%
-plots.described(px.scatter(nearest, x="query word pieces", y=["nearest L2, un-normalised", "nearest cosine distance"], facet_col="variable",
-           title="Distance to the nearest chunk against query length", height=380).update_yaxes(matches=None, showticklabels=True),
-                plots.scatter_summary(nearest, "query word pieces", ["nearest L2, un-normalised", "nearest cosine distance"], "queries, one panel per distance,"))
+distances = ["nearest L2, un-normalised", "nearest cosine distance"]
+fig = px.scatter(nearest, x="query word pieces", y=distances, facet_col="variable", height=380,
+                 title="Distance to the nearest chunk against query length")
+fig.update_yaxes(matches=None, showticklabels=True)
+plots.described(fig, plots.scatter_summary(nearest, "query word pieces", distances, "queries, one panel per distance,"))
 
 # %% [markdown]
 # Lees de twee panelen zoals een drempel dat zou doen: trek in elk een horizontale lijn en vraag welke queries eronder vallen.

@@ -297,7 +297,8 @@ display(Markdown(claims.guessing_sentence(claims.guessing(s.rows()))))
 from ragkit.teach.exercises import EX2
 
 rules = course.abstention("E")
-ceiling = EX2.max_refused  # het plafond voor weigeringen van oefening 2: hooguit dit aandeel van de beantwoordbare queries geweigerd
+# het plafond voor weigeringen van oefening 2: hooguit dit aandeel van de beantwoordbare queries geweigerd
+ceiling = EX2.max_refused
 display(tables.for_people(tables.abstention(rules, ceiling), decimals={"cut": 3}))
 plots.abstention_curves(rules, ceiling)
 

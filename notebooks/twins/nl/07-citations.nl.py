@@ -120,14 +120,17 @@ flaws = pathologies(retriever.chunks, course.corpus, "E")
 key = lambda c: (c.doc_id, c.start)
 heading_only = {key(c) for c in flaws.heading_only}
 mid = {key(c) for c in flaws.mid_sentence}
-number_cut = {key(x.before): "ends inside a number" for x in flaws.decimal_cuts} | {key(x.after): "starts inside a number" for x in flaws.decimal_cuts}
-code_cut = {key(x.before): "ends inside code" for x in flaws.code_cuts} | {key(x.after): "starts inside code" for x in flaws.code_cuts}
+number_cut = ({key(x.before): "ends inside a number" for x in flaws.decimal_cuts}
+              | {key(x.after): "starts inside a number" for x in flaws.decimal_cuts})
+code_cut = ({key(x.before): "ends inside code" for x in flaws.code_cuts}
+            | {key(x.after): "starts inside code" for x in flaws.code_cuts})
 found_here = []
 for c in result.citations:
     k = (c.document_id, c.locator.start)
     found_here.append({"source": f"[{c.index}]", "section": c.locator_label, "what is wrong with it": "; ".join(
         (["only a heading"] if k in heading_only else []) + ([number_cut[k]] if k in number_cut else [])
-        + ([code_cut[k]] if k in code_cut else []) + (["starts mid-sentence"] if k in mid else [])) or "nothing we count",
+        + ([code_cut[k]] if k in code_cut else []) + (["starts mid-sentence"] if k in mid else []))
+        or "nothing we count",
         "first words": tables.first_words(c.quote, 60)})
 tables.flaws_here(found_here)
 
@@ -200,7 +203,8 @@ narrate.quote_or_text(course.corpus, c, f)
 # %%
 locators = [c.locator, PdfPage(12), MediaRange(132.4, 158.9), SheetRange("Results", "B2:D40")]
 tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators],
-                                "fragment": [loc.fragment for loc in locators], "label": [loc.label for loc in locators]}))
+                                "fragment": [loc.fragment for loc in locators],
+                                "label": [loc.label for loc in locators]}))
 
 # %% [markdown]
 # `#char=` komt uit RFC 5147, `#page=` uit de PDF-openparameters van Adobe en `#t=` uit W3C Media
@@ -262,13 +266,15 @@ my_prediction = None  # je gok: "allebei", "alleen de eerste", "alleen de tweede
 
 # %%
 refused = []
-for question in ("what is the offside rule in football", "which vector database should i use for ten million embeddings"):
+for question in ("what is the offside rule in football",
+                 "which vector database should i use for ten million embeddings"):
     reply = answer(question, retriever)
     refused.append(isinstance(reply, NoAnswer))
     print(narrate.gate_reply(question, reply))
 
 # %% jupyter={"source_hidden": true}
-refusals = {(True, True): "both", (True, False): "only the first", (False, True): "only the second", (False, False): "neither"}
+refusals = {(True, True): "both", (True, False): "only the first", (False, True): "only the second",
+            (False, False): "neither"}
 predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals[tuple(refused)])
 
 # %% [markdown]
@@ -347,7 +353,8 @@ tables.for_people(pd.DataFrame(rows))
 
 # %%
 display(narrate.chapter_identifiers())
-display(tables.for_people(pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"])))
+printed = pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"])
+display(tables.for_people(printed))
 narrate.identifier_checks(rows)
 
 # %% [markdown]

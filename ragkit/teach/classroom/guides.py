@@ -86,12 +86,13 @@ def skeleton(docs: Path, guide: str, parts: int = 2) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for k in range(parts):
-        text = (f"# The Dutch of docs/{guide}.md, part {k + 1} of {parts}: one [[block]] per top-level markdown "
-                "block of the\n# English guide: sha (12 hex, figures left out), its English (en) and the Dutch "
-                "(nl).\n")
-        for block in unique[k * size:(k + 1) * size]:
-            text += (f"\n[[block]]\nsha = {json.dumps(block_sha(block.text))}\n"
-                     f"en = {_toml(block.text)}\nnl = ''\n")
+        text = (
+            f"# The Dutch of docs/{guide}.md, part {k + 1} of {parts}: one [[block]] per top-level markdown "
+            "block of the\n# English guide: sha (12 hex, figures left out), its English (en) and the Dutch "
+            "(nl).\n"
+        )
+        for block in unique[k * size : (k + 1) * size]:
+            text += f"\n[[block]]\nsha = {json.dumps(block_sha(block.text))}\nen = {_toml(block.text)}\nnl = ''\n"
         path = folder / f"part-{k + 1}.toml"
         path.write_text(text, encoding="utf-8")
         written.append(path)
@@ -132,8 +133,9 @@ def read_catalogue(docs: Path, guide: str) -> Catalogue:
             if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("sha", "en", "nl"))):
                 raise InputError(f"{path}: block {n} needs sha, en and nl, each a string: add what is missing")
             if entry["sha"] in found:
-                raise InputError(f"{path}: block {entry['sha']} is translated twice (here and in another entry): "
-                                 "keep one")
+                raise InputError(
+                    f"{path}: block {entry['sha']} is translated twice (here and in another entry): keep one"
+                )
             found[entry["sha"]] = Translation(entry["sha"], entry["en"], entry["nl"])
         for n, entry in enumerate(data.get("figure", []), 1):
             if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("en", "nl"))):
@@ -177,7 +179,7 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
     found = blocks(english)
     skipped = measured(found)
     for i, block in enumerate(found):
-        out += lines[at:block.start]
+        out += lines[at : block.start]
         at = block.end
         if i in skipped:
             out += block.text.splitlines()
@@ -196,8 +198,10 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
             value = values.get(m.group(1), m.group(2))
             dutch = dutch_figure(value, catalogue.figures)
             if dutch is None:
-                todo.append(f"the figure {value!r} has words the [[figure]] table lacks: add en = "
-                            f"{NUMBER.sub('#', value)!r} with its Dutch")
+                todo.append(
+                    f"the figure {value!r} has words the [[figure]] table lacks: add en = "
+                    f"{NUMBER.sub('#', value)!r} with its Dutch"
+                )
                 dutch = value
             return f"{m.group(1)}{dutch}{m.group(3)}"
 
@@ -208,8 +212,11 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
     text = "\n".join(out) + "\n"
     if guide == "teacher-guide" and notebooks.is_dir():
         text = with_class_times(text, notebooks)
-    todo += [f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
-             "update its sha, en and nl, or delete it" for sha in sorted(set(catalogue.blocks) - wanted)]
+    todo += [
+        f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
+        "update its sha, en and nl, or delete it"
+        for sha in sorted(set(catalogue.blocks) - wanted)
+    ]
     return text, todo
 
 

@@ -15,8 +15,10 @@ import re
 KEPT = re.compile(r"https?://|is running at|Control-C|^ragkit[ :]|^Kernel (started|shutdown|restarted)|^Shutting down")
 """The informational lines a student needs: the link, how to stop, ragkit's workspace, kernels started and stopped."""
 
-NOISE = re.compile(r"^Notebook .+ is not trusted$|^The websocket_ping_timeout \(\d+\) cannot be longer than the "
-                   r"websocket_ping_interval")
+NOISE = re.compile(
+    r"^Notebook .+ is not trusted$|^The websocket_ping_timeout \(\d+\) cannot be longer than the "
+    r"websocket_ping_interval"
+)
 """The two warnings that warn of nothing: the rest of the warnings and errors all reach the terminal."""
 
 
@@ -26,7 +28,7 @@ class Quiet(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a record that cannot be formatted is the handler's to report, not ours
+        except Exception:
             return True
         if record.levelno >= logging.WARNING:
             return NOISE.search(message) is None

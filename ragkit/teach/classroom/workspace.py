@@ -41,6 +41,8 @@ STARTS = {"en": "00-start-here.ipynb", "nl": "nl/00-start-here.nl.ipynb"}
 def start() -> str:
     """The notebook the course's link opens when it names none: the chosen language's 00 (English by default)."""
     return STARTS.get(os.environ.get(CHOICE_ENV, "en"), STARTS["en"])
+
+
 """A copy larger than this is not read (and counts as changed): a student's file is read as hostile."""
 
 
@@ -58,8 +60,10 @@ class Refresh:
     """The notebooks in a language folder (``nl/00-start-here.nl.ipynb``): a translated edition."""
 
     def __str__(self) -> str:
-        lines = [f"Your notebooks are in {self.folder}: work there. They are yours; git ignores them, so updating "
-                 f"the course (`git pull`, or the hub's link) never touches them."]
+        lines = [
+            f"Your notebooks are in {self.folder}: work there. They are yours; git ignores them, so updating "
+            f"the course (`git pull`, or the hub's link) never touches them."
+        ]
         if self.copied:
             lines.append(f"Copied from {TRACKED}/: {', '.join(self.copied)}.")
         if self.updated:
@@ -69,9 +73,11 @@ class Refresh:
         if not (self.copied or self.updated or self.kept):
             lines.append(f"All {self.unchanged} notebooks are up to date.")
         if any(rel.startswith("nl/") for rel in self.translated):  # each language's start, the Dutch said in Dutch
-            lines.append(f"The course in English: {COPIES}/, starting with {STARTS['en']}. In het Nederlands: "
-                         f"{COPIES}/nl/, begin met {STARTS['nl'].removeprefix('nl/')} (`make lab-nl` opent het "
-                         "voortaan).")
+            lines.append(
+                f"The course in English: {COPIES}/, starting with {STARTS['en']}. In het Nederlands: "
+                f"{COPIES}/nl/, begin met {STARTS['nl'].removeprefix('nl/')} (`make lab-nl` opent het "
+                "voortaan)."
+            )
         return "\n".join(lines)
 
 
@@ -79,11 +85,13 @@ def project(start: Path | None = None) -> Path:
     """The project folder: ``start`` (default: the current folder) or the clone ragkit runs from, with notebooks/."""
     from ragkit.plumbing.locations import checkout
 
-    for candidate in ([Path(start)] if start is not None else [Path.cwd(), checkout()]):
+    for candidate in [Path(start)] if start is not None else [Path.cwd(), checkout()]:
         if candidate is not None and (candidate / TRACKED).is_dir():
             return candidate.resolve()
-    raise InputError(f"no {TRACKED}/ folder in {start or Path.cwd()}: run this from the course's folder "
-                     "(the clone), or give it with --project")
+    raise InputError(
+        f"no {TRACKED}/ folder in {start or Path.cwd()}: run this from the course's folder "
+        "(the clone), or give it with --project"
+    )
 
 
 def _tracked(root: Path) -> list[str]:
@@ -104,8 +112,11 @@ def _cells(data: bytes) -> str | None:
     """What a student can change in a notebook, hashed: its cells' types and sources (None: not a notebook)."""
     try:
         cells = json.loads(data)["cells"]
-        return _sha(json.dumps([(c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"]))
-                                for c in cells]).encode())
+        return _sha(
+            json.dumps(
+                [(c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"])) for c in cells]
+            ).encode()
+        )
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -153,8 +164,11 @@ def _manifest(folder: Path) -> dict[str, dict[str, str]]:
         if raw is not None and _nesting(raw.decode("utf-8", "replace")) > MAX_NESTING:
             return {}  # the student's file, read as hostile: deep nesting would exhaust the parser's recursion
         data = json.loads(raw) if raw is not None else {}
-        return {str(k): dict(v) for k, v in data.get("copied", {}).items()} \
-            if data.get("format") == MANIFEST_FORMAT else {}
+        return (
+            {str(k): dict(v) for k, v in data.get("copied", {}).items()}
+            if data.get("format") == MANIFEST_FORMAT
+            else {}
+        )
     except (ValueError, TypeError, AttributeError, RecursionError):
         return {}
 
@@ -187,8 +201,11 @@ def refresh(root: Path) -> Refresh:
         else:
             beside = PurePosixPath(rel).with_name(PurePosixPath(rel).stem + UPDATED + ".ipynb").as_posix()
             target = folder / beside
-            if target.is_symlink() or (target.exists() and _cells(_read(target) or b"") != _cells(source)
-                                       and _sha(_read(target) or b"") != manifest.get(beside, {}).get("sha")):
+            if target.is_symlink() or (
+                target.exists()
+                and _cells(_read(target) or b"") != _cells(source)
+                and _sha(_read(target) or b"") != manifest.get(beside, {}).get("sha")
+            ):
                 kept.append((rel, f"not written: {beside} is there and you changed it too (rename it, then refresh)"))
                 continue
             written = as_opened(source)
@@ -250,13 +267,18 @@ def _load_jupyter_server_extension(server_app) -> None:
         @web.authenticated
         @authorized(action="read", resource="contents")  # it writes nothing: the page asks the browser to POST
         def get(self) -> None:
-            where, target = self._where()
+            _where, _target = self._where()
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("Cache-Control", "no-store")
-            self.finish(OPENING.format(action=escape(url_path_join(self.base_url, "ragkit", "workspace")),
-                                       xsrf=self.xsrf_form_html(), folder=escape(self.get_argument("folder", "")),
-                                       open=escape(self.get_argument("open", start())),
-                                       copies=COPIES))
+            self.finish(
+                OPENING.format(
+                    action=escape(url_path_join(self.base_url, "ragkit", "workspace")),
+                    xsrf=self.xsrf_form_html(),
+                    folder=escape(self.get_argument("folder", "")),
+                    open=escape(self.get_argument("open", start())),
+                    copies=COPIES,
+                )
+            )
 
         @web.authenticated
         @authorized(action="write", resource="contents")  # it writes the copies; Jupyter checks the XSRF token
@@ -293,5 +315,6 @@ def _short_sockets(server_app) -> None:
     if len(os.fsencode(longest)) > SOCKET_PATH_MAX:
         manager.connection_dir = tempfile.mkdtemp(prefix="ragkit-kernels-")  # mode 0700: this user's only
         atexit.register(shutil.rmtree, manager.connection_dir, ignore_errors=True)  # made here, removed here
-        server_app.log.info("ragkit: kernel sockets in %s (%s is too long a path for them)", manager.connection_dir,
-                            longest)
+        server_app.log.info(
+            "ragkit: kernel sockets in %s (%s is too long a path for them)", manager.connection_dir, longest
+        )

@@ -13,9 +13,9 @@ import contextlib
 import functools
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ragkit import faithfulness, tuning
 from ragkit.abstention import ScoreSweep, sweeps
@@ -108,26 +108,33 @@ class Course:
         if not self.truncated:
             return ""
         window = next(iter(self.truncated.values()))[2]
-        counts = ", ".join(language.say("{strategy} **{over}** of {n}", strategy=s, over=over, n=n)
-                           for s, (over, n, _window) in sorted(self.truncated.items()))
+        counts = ", ".join(
+            language.say("{strategy} **{over}** of {n}", strategy=s, over=over, n=n)
+            for s, (over, n, _window) in sorted(self.truncated.items())
+        )
         return language.say(
             "> **Note: truncated chunks.** The encoder reads at most **{window}** word pieces (its two markers "
             "included) and drops the rest without a word. Chunks longer than that, per strategy: {counts}. "
             "Their vectors stand for their beginning only, yet they are returned and quoted in full. "
             "ragkit counts them with the encoder's own tokenizer so that you see what the encoder does "
-            "silently; notebook 01 shows which chunks they are.", window=window, counts=counts)
+            "silently; notebook 01 shows which chunks they are.",
+            window=window,
+            counts=counts,
+        )
 
     def evaluation(self, strategies: str = "ABCDEF", rerankers: tuple = ()) -> Evaluation:
         """Dense, BM25 and hybrid on the given strategies, plus rerankers on E (kept per arguments)."""
         key = (strategies, tuple(r.name for r in rerankers))
         if key not in self._evaluations:
             self._wait("queries")
-            self._evaluations[key] = evaluate(self.corpus, self.questions, strategies, rerankers=rerankers,
-                                              retriever_for=self.retriever)
+            self._evaluations[key] = evaluate(
+                self.corpus, self.questions, strategies, rerankers=rerankers, retriever_for=self.retriever
+            )
         return self._evaluations[key]
 
-    def phrasings(self, strategy: str = "E", retrievers: tuple[str, ...] = ("dense", "bm25", "hybrid"),
-                  data: Path | None = None) -> list[Phrasing]:
+    def phrasings(
+        self, strategy: str = "E", retrievers: tuple[str, ...] = ("dense", "bm25", "hybrid"), data: Path | None = None
+    ) -> list[Phrasing]:
         """Each question asked in English and in Dutch (``questions_nl.jsonl`` of the course's data), per retriever."""
         dutch = load_phrasings(data_dir(data) / "questions_nl.jsonl", self.questions)
         self._wait("queries")
@@ -180,8 +187,11 @@ class Course:
         if not self._generation:
             self._wait("generation")
             generator = self.generator()
-            self._generation.append(None if generator is None else faithfulness.measure(
-                self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING))
+            self._generation.append(
+                None
+                if generator is None
+                else faithfulness.measure(self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING)
+            )
         return self._generation[0]
 
     def _wait(self, stage: str) -> None:
@@ -209,13 +219,16 @@ class Course:
             m, generator = self.generation(), self.generator()
             if m is None or generator is None:
                 return "no generator on this machine: nothing generated"
-            return (f"{len(m.generations)} answers by {m.model} ({generator.calls} computed now, "
-                    f"{m.model_seconds:.0f} s of model time when computed)")
+            return (
+                f"{len(m.generations)} answers by {m.model} ({generator.calls} computed now, "
+                f"{m.model_seconds:.0f} s of model time when computed)"
+            )
         if stage == "evaluation":
             ev = self.evaluation()
             return f"dense, BM25 and hybrid evaluated on {len(ev.chunks)} strategies, {len(self.queries)} queries"
-        texts = (tuning.cut_texts(self.corpus) if stage == "tuning" else
-                 [c.text for c in chunk_corpus(self.corpus, stage)])
+        texts = (
+            tuning.cut_texts(self.corpus) if stage == "tuning" else [c.text for c in chunk_corpus(self.corpus, stage)]
+        )
         embedder = self._embedder()
         keep = getattr(embedder, "encode_with_tokens", None) if stage == LATE else None
         encode = keep or functools.partial(embedder.encode, progress=False)
@@ -227,7 +240,7 @@ class Course:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncationWarning)  # counted once, by retriever() below
             for start in starts:
-                encode(texts[start:start + SLICE])
+                encode(texts[start : start + SLICE])
                 tick(min(start + SLICE, len(texts)))
         if stage == "tuning":
             swept = self.tuning_sweeps()  # its vectors from the cache now
@@ -253,21 +266,28 @@ def total(course: Course, stage: str) -> tuple[int, str]:
     stages count none)."""
     if stage == "tuning":
         return len(tuning.cut_texts(course.corpus)), "chunk texts embedded"
-    return (len(course.chunks(stage)), "chunks embedded") if stage not in ("queries", "evaluation",
-                                                                           "generation") else (0, "")
+    return (
+        (len(course.chunks(stage)), "chunks embedded")
+        if stage not in ("queries", "evaluation", "generation")
+        else (0, "")
+    )
 
 
 def needs(stage: str) -> tuple[str, ...]:
     """The stages a warmer finishes up to ``stage``, in its order: what a wait for it counts."""
-    return STAGES[:STAGES.index(stage) + 1]
+    return STAGES[: STAGES.index(stage) + 1]
 
 
 @functools.lru_cache(maxsize=2)
 def load(data: Path | None = None, progress: bool = True) -> Course:
     """The bundled course (or another data folder with ``corpus/``, ``questions.jsonl``, ``out_of_domain.jsonl``)."""
     data = data_dir(data)
-    return Course(load_corpus(data / "corpus"), load_questions(data / "questions.jsonl"),
-                  load_out_of_domain(data / "out_of_domain.jsonl"), progress)
+    return Course(
+        load_corpus(data / "corpus"),
+        load_questions(data / "questions.jsonl"),
+        load_out_of_domain(data / "out_of_domain.jsonl"),
+        progress,
+    )
 
 
 def _say(line: str) -> None:
@@ -286,9 +306,13 @@ def warm(holder: warming.Holder, progress: bool = False, say: Callable[[str], No
         holder.begin(stage, *total(course, stage))
         what = course.compute(stage, holder.tick)
         holder.finished(stage)
-        say(f"warm: stage {i} of {len(STAGES)}, {label(stage)}: {what} in {time.perf_counter() - began:.1f} s "
-            f"({time.perf_counter() - t:.0f} s so far)")
+        say(
+            f"warm: stage {i} of {len(STAGES)}, {label(stage)}: {what} in {time.perf_counter() - began:.1f} s "
+            f"({time.perf_counter() - t:.0f} s so far)"
+        )
     ev = course.evaluation()
-    return (f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies, "
-            f"{len(tuning.cut_texts(course.corpus)):,} chunk texts of the tuning sweeps' cuts and "
-            f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s")
+    return (
+        f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies, "
+        f"{len(tuning.cut_texts(course.corpus)):,} chunk texts of the tuning sweeps' cuts and "
+        f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s"
+    )

@@ -38,20 +38,38 @@ RERANK_FINDINGS = {("E/hybrid+rerank", "E/dense", m): Finding.gain(*figures) for
 RECALL20 = {"A": (38, 64), "E": (53, 64)}
 
 THRESHOLD: dict[str, Any] = {
-    "worst_in_domain": 0.721, "best_out_of_domain": 0.497, "near_miss": 0.497, "literal_match": 0.671,
-    "bluffs": {None: 30, 0.675: 10, 0.525: 2}, "refused_at_0.525": 12}
+    "worst_in_domain": 0.721,
+    "best_out_of_domain": 0.497,
+    "near_miss": 0.497,
+    "literal_match": 0.671,
+    "bluffs": {None: 30, 0.675: 10, 0.525: 2},
+    "refused_at_0.525": 12,
+}
 IDENTITY = {"l2": 0.795183, "half_l2_squared": 0.316158, "diff": 7.66e-08, "max_diff_200": 8.3e-07}
 PROMPT_TOKENS = 591
 WILSON20 = {"A": (0.471, 0.705), "E": (0.718, 0.901)}
 """The chapter's printed 95% Wilson intervals on Hit@20 for A and E (from ``RECALL20``'s counts)."""
 
-QWEN = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "asked": 8, "well_formed": 8, "real": 8, "right": 0,
-        "printed": (("arXiv:1907.06432", "Contrastive Sentence Embeddings for Text Retrieval",
-                     "A Neural Turing~Machine for Conditional Transition Graph Modeling"),
-                    ("arXiv:1809.08669", "Contrastive Learning of Sentence Representations…",
-                     "Collapsing Superstring Conjecture"),
-                    ("arXiv:1807.08669", "Contrastive Learning of Sentence Representations…",
-                     "Automatic Speech Recognition for Humanitarian Applications in Somali"))}
+QWEN = {
+    "model": "Qwen/Qwen2.5-0.5B-Instruct",
+    "asked": 8,
+    "well_formed": 8,
+    "real": 8,
+    "right": 0,
+    "printed": (
+        (
+            "arXiv:1907.06432",
+            "Contrastive Sentence Embeddings for Text Retrieval",
+            "A Neural Turing~Machine for Conditional Transition Graph Modeling",
+        ),
+        ("arXiv:1809.08669", "Contrastive Learning of Sentence Representations…", "Collapsing Superstring Conjecture"),
+        (
+            "arXiv:1807.08669",
+            "Contrastive Learning of Sentence Representations…",
+            "Automatic Speech Recognition for Humanitarian Applications in Somali",
+        ),
+    ),
+}
 """The chapter's invented references: asked for eight papers with identifiers, the model wrote eight well-formed
 identifiers of eight real arXiv papers, none the paper it claimed; the chapter prints three (identifier, claimed
 title, actual title) and checked all against the arXiv API on 7 September 2026. Facts quoted, not rechecked here."""

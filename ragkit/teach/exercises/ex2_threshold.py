@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,8 +20,11 @@ if TYPE_CHECKING:
 
 def exercise_cost(row, rules: ThresholdRules = EX2) -> float:
     """Exercise 2's total cost of one sweep row: bluffs, answers without the needle and refusals at their prices."""
-    return (row.bluffs * rules.bluff_cost + row.answered_without_needle * rules.without_needle_cost
-            + row.refused * rules.refusal_cost)
+    return (
+        row.bluffs * rules.bluff_cost
+        + row.answered_without_needle * rules.without_needle_cost
+        + row.refused * rules.refusal_cost
+    )
 
 
 def _too_many_refused(row, rules: ThresholdRules = EX2) -> bool:
@@ -58,13 +62,17 @@ def cost_table(half, cuts: Sequence[float | None] = GRID):
     rows = [half.at(c) for c in cuts]
     costs = [exercise_cost(r) for r in rows]
     whole = all(float(c).is_integer() for c in costs)
-    return pd.DataFrame({"cut": [np.nan if c is None else round(float(c), 3) for c in cuts],
-                         "bluffs": [int(r.bluffs) for r in rows],
-                         "answered without needle": [int(r.answered_without_needle) for r in rows],
-                         "refused": [int(r.refused) for r in rows],
-                         "refused share": [round(r.refused / r.in_domain, 3) for r in rows],
-                         "cost": [int(c) for c in costs] if whole else costs,
-                         "within ceiling": [not _too_many_refused(r) for r in rows]})
+    return pd.DataFrame(
+        {
+            "cut": [np.nan if c is None else round(float(c), 3) for c in cuts],
+            "bluffs": [int(r.bluffs) for r in rows],
+            "answered without needle": [int(r.answered_without_needle) for r in rows],
+            "refused": [int(r.refused) for r in rows],
+            "refused share": [round(r.refused / r.in_domain, 3) for r in rows],
+            "cost": [int(c) for c in costs] if whole else costs,
+            "within ceiling": [not _too_many_refused(r) for r in rows],
+        }
+    )
 
 
 def refusal_ceiling(half, rules: ThresholdRules = EX2) -> int:
@@ -99,63 +107,155 @@ def threshold_choice_passes(course: Course, cut: object) -> bool:
 def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
     """The check's feedback on ``cut``, and whether it is an attempt to record (not a missing answer or argument)."""
     low, high = CUT_RANGE
-    rules = say("bluff cost {bluff:g}, answer without the needle cost {without:g}, refusal cost {refusal:g}, at most "
-                "{ceiling:.0%} of the answerable queries refused", bluff=EX2.bluff_cost,
-                without=EX2.without_needle_cost, refusal=EX2.refusal_cost, ceiling=EX2.max_refused)
+    rules = say(
+        "bluff cost {bluff:g}, answer without the needle cost {without:g}, refusal cost {refusal:g}, at most "
+        "{ceiling:.0%} of the answerable queries refused",
+        bluff=EX2.bluff_cost,
+        without=EX2.without_needle_cost,
+        refusal=EX2.refusal_cost,
+        ceiling=EX2.max_refused,
+    )
     if cut is None:
         # the bounds are what a student types into Python, so they keep the decimal point in every language
-        return Feedback(False, (say("set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
-                                    low=str(low), high=str(high)),
-                                say("the rules: {rules}; total cost = bluffs x bluff cost + answers without the needle "
-                                    "x their cost + refusals x refusal cost", rules=rules))), False
+        return Feedback(
+            False,
+            (
+                say(
+                    "set `my_cut` to a cosine distance between {low} and {high}, chosen on `tune` only",
+                    low=str(low),
+                    high=str(high),
+                ),
+                say(
+                    "the rules: {rules}; total cost = bluffs x bluff cost + answers without the needle "
+                    "x their cost + refusals x refusal cost",
+                    rules=rules,
+                ),
+            ),
+        ), False
     if not callable(getattr(course, "sweep", None)):
-        return Feedback(False, (say("the first argument is a {kind}: pass the course, "
-                                    "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",
-                                    kind=type(course).__name__),)), False
+        return Feedback(
+            False,
+            (
+                say(
+                    "the first argument is a {kind}: pass the course, "
+                    "`check_threshold_choice(course, my_cut)`; the check builds its own sweep",
+                    kind=type(course).__name__,
+                ),
+            ),
+        ), False
     value = _as_cut(cut)
     if value is None or not math.isfinite(value) or not low <= value <= high:
-        return Feedback(False, (say("{cut} is not a cosine distance between {low} and {high}: give a number such "
-                                    "as {example}", cut=shown(repr(cut)), low=str(low), high=str(high),
-                                    example="0.55"),), {"cut": value}), True
+        return Feedback(
+            False,
+            (
+                say(
+                    "{cut} is not a cosine distance between {low} and {high}: give a number such as {example}",
+                    cut=shown(repr(cut)),
+                    low=str(low),
+                    high=str(high),
+                    example="0.55",
+                ),
+            ),
+            {"cut": value},
+        ), True
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     best, limit, passing = _acceptance(tune)
     cheapest = [c for c in passing if exercise_cost(tune.at(c)) == best]
     row, held = tune.at(value), judge.at(value)
     mine, judged = exercise_cost(row), exercise_cost(held)
     judge_best = _acceptance(judge)[0]
-    numbers = {"cut": value, "tune_cost": mine, "tune_refused": row.refused, "tune_best": best,
-               "judge_cost": judged, "judge_refused": held.refused, "judge_best": judge_best}
-    notes = [say("the rules: {rules}", rules=rules),
-             say("on the tuning half at {cut:.3f}: bluffs {bluffs} x {bluff:g} + answers without the needle {without} "
-                 "x {without_cost:g} + refusals {refused} x {refusal:g} = {cost:g}; {refused} of {in_domain} "
-                 "answerable queries refused ({share:.0%})",
-                 cut=value, bluffs=row.bluffs, bluff=EX2.bluff_cost, without=row.answered_without_needle,
-                 without_cost=EX2.without_needle_cost, refused=row.refused, refusal=EX2.refusal_cost,
-                 cost=mine, in_domain=row.in_domain, share=row.refused / row.in_domain)]
+    numbers = {
+        "cut": value,
+        "tune_cost": mine,
+        "tune_refused": row.refused,
+        "tune_best": best,
+        "judge_cost": judged,
+        "judge_refused": held.refused,
+        "judge_best": judge_best,
+    }
+    notes = [
+        say("the rules: {rules}", rules=rules),
+        say(
+            "on the tuning half at {cut:.3f}: bluffs {bluffs} x {bluff:g} + answers without the needle {without} "
+            "x {without_cost:g} + refusals {refused} x {refusal:g} = {cost:g}; {refused} of {in_domain} "
+            "answerable queries refused ({share:.0%})",
+            cut=value,
+            bluffs=row.bluffs,
+            bluff=EX2.bluff_cost,
+            without=row.answered_without_needle,
+            without_cost=EX2.without_needle_cost,
+            refused=row.refused,
+            refusal=EX2.refusal_cost,
+            cost=mine,
+            in_domain=row.in_domain,
+            share=row.refused / row.in_domain,
+        ),
+    ]
     if _too_many_refused(row):
-        return Feedback(False, tuple(notes + [
-            say("more than {ceiling:.0%} of the answerable queries refused: no product team ships a gate that "
-                "turns away that many questions it could answer", ceiling=EX2.max_refused)]), numbers,
-            hints=(_("a looser (higher) cut refuses fewer"),)), True
+        return Feedback(
+            False,
+            tuple(
+                notes
+                + [
+                    say(
+                        "more than {ceiling:.0%} of the answerable queries refused: no product team ships a gate that "
+                        "turns away that many questions it could answer",
+                        ceiling=EX2.max_refused,
+                    )
+                ]
+            ),
+            numbers,
+            hints=(_("a looser (higher) cut refuses fewer"),),
+        ), True
     if mine > limit:
         nearest = min(cheapest, key=lambda c: abs(c - value))
-        return Feedback(False, tuple(notes + [
-            say("a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at most "
-                "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)", limit=limit,
-                tolerance=EX2.tolerance)]), numbers,
-            hints=(_("try a higher cut") if nearest > value else _("try a lower cut"),)), True
+        return Feedback(
+            False,
+            tuple(
+                notes
+                + [
+                    say(
+                        "a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at "
+                        "most "
+                        "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)",
+                        limit=limit,
+                        tolerance=EX2.tolerance,
+                    )
+                ]
+            ),
+            numbers,
+            hints=(_("try a higher cut") if nearest > value else _("try a lower cut"),),
+        ), True
     notes += [
-        say("within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
-            "{tolerance:.0%}, or one refusal)", limit=limit, best=best, tolerance=EX2.tolerance),
-        say("judged on the held-out half: bluffs {bluffs}, answers without the needle {without}, refused {refused} "
+        say(
+            "within the ceiling and the tolerance (cost at most {limit:g}: the cheapest allowed cost {best:g} plus "
+            "{tolerance:.0%}, or one refusal)",
+            limit=limit,
+            best=best,
+            tolerance=EX2.tolerance,
+        ),
+        say(
+            "judged on the held-out half: bluffs {bluffs}, answers without the needle {without}, refused {refused} "
             "of {in_domain}, cost {cost:g} (the best any cut within the ceiling could have done there: "
-            "{judge_best:g})", bluffs=held.bluffs, without=held.answered_without_needle, refused=held.refused,
-            in_domain=held.in_domain, cost=judged, judge_best=judge_best)]
+            "{judge_best:g})",
+            bluffs=held.bluffs,
+            without=held.answered_without_needle,
+            refused=held.refused,
+            in_domain=held.in_domain,
+            cost=judged,
+            judge_best=judge_best,
+        ),
+    ]
     if _too_many_refused(held):
-        notes.append(say("there your cut refuses {share:.0%} of the answerable queries, over the ceiling of "
-                         "{ceiling:.0%}: the check holds you to the ceiling on the half you chose on, and this is "
-                         "what a cut tuned on some queries can do on the next ones",
-                         share=held.refused / held.in_domain, ceiling=EX2.max_refused))
+        notes.append(
+            say(
+                "there your cut refuses {share:.0%} of the answerable queries, over the ceiling of "
+                "{ceiling:.0%}: the check holds you to the ceiling on the half you chose on, and this is "
+                "what a cut tuned on some queries can do on the next ones",
+                share=held.refused / held.in_domain,
+                ceiling=EX2.max_refused,
+            )
+        )
     return Feedback(True, tuple(notes), numbers), True
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import EllipsisType
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,8 +37,14 @@ def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
 
 def _says_nothing_of_its_section(chunks, headers: Sequence[str]):
     """The first chunk whose header carries no distinctive word of its own section (or title, for an introduction)."""
-    return next((c for c, h in zip(chunks, headers)
-                 if (own := content_words(c.section or c.doc_title)) and not own & content_words(h)), None)
+    return next(
+        (
+            c
+            for c, h in zip(chunks, headers)
+            if (own := content_words(c.section or c.doc_title)) and not own & content_words(h)
+        ),
+        None,
+    )
 
 
 def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
@@ -45,30 +52,58 @@ def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
     if (silent := _says_nothing_of_its_section(chunks, headers)) is not None:
         own = sorted(content_words(silent.section or silent.doc_title))
         if silent.section:
-            return [say("the header of '{title} > {section}' carries no word of its section ({own}): a header is "
-                        "judged on what it says about its section, and one that names nothing specific to it is junk "
-                        "the encoder must read", title=silent.doc_title, section=silent.section, own=own)]
-        return [say("the header of '{title} > (introduction)' carries no word of its section (for an introduction: of "
-                    "its title) ({own}): a header is judged on what it says about its section, and one that names "
-                    "nothing specific to it is junk the encoder must read", title=silent.doc_title, own=own)]
+            return [
+                say(
+                    "the header of '{title} > {section}' carries no word of its section ({own}): a header is "
+                    "judged on what it says about its section, and one that names nothing specific to it is junk "
+                    "the encoder must read",
+                    title=silent.doc_title,
+                    section=silent.section,
+                    own=own,
+                )
+            ]
+        return [
+            say(
+                "the header of '{title} > (introduction)' carries no word of its section (for an introduction: of "
+                "its title) ({own}): a header is judged on what it says about its section, and one that names "
+                "nothing specific to it is junk the encoder must read",
+                title=silent.doc_title,
+                own=own,
+            )
+        ]
     pieces = count_pieces(headers)
     if (longest := max(pieces)) > EX4.max_header_pieces:
         worst = chunks[pieces.index(longest)]
-        return [say("the header of '{title} > {section}' is {longest} word pieces, more than {most} (a quarter of "
-                    "the encoder's {window}-piece window): a header that fills the window crowds the chunk's own "
-                    "words out of the vector, and measures the encoder's limit, not a design",
-                    title=worst.doc_title, section=worst.section, longest=longest, most=EX4.max_header_pieces,
-                    window=WINDOW)]
+        return [
+            say(
+                "the header of '{title} > {section}' is {longest} word pieces, more than {most} (a quarter of "
+                "the encoder's {window}-piece window): a header that fills the window crowds the chunk's own "
+                "words out of the vector, and measures the encoder's limit, not a design",
+                title=worst.doc_title,
+                section=worst.section,
+                longest=longest,
+                most=EX4.max_header_pieces,
+                window=WINDOW,
+            )
+        ]
     added = _template_words(chunks, headers)
     for intro in (False, True):
         group = [(c, extra) for c, extra in zip(chunks, added) if (not c.section) == intro]
         if odd := next(((c, w) for c, w in group if w != group[0][1]), None):
-            return [say("a header is a template: beyond its own title and section it must add the same words, as "
-                        "often, to every chunk, but '{title} > {section}' gets {words} where '{first_title} > "
-                        "{first_section}' gets {first_words}; a header that smuggles in words chosen per section "
-                        "(say, from the questions) measures the questions, not the header", title=odd[0].doc_title,
-                        section=odd[0].section, words=sorted(odd[1].elements()), first_title=group[0][0].doc_title,
-                        first_section=group[0][0].section, first_words=sorted(group[0][1].elements()))]
+            return [
+                say(
+                    "a header is a template: beyond its own title and section it must add the same words, as "
+                    "often, to every chunk, but '{title} > {section}' gets {words} where '{first_title} > "
+                    "{first_section}' gets {first_words}; a header that smuggles in words chosen per section "
+                    "(say, from the questions) measures the questions, not the header",
+                    title=odd[0].doc_title,
+                    section=odd[0].section,
+                    words=sorted(odd[1].elements()),
+                    first_title=group[0][0].doc_title,
+                    first_section=group[0][0].section,
+                    first_words=sorted(group[0][1].elements()),
+                )
+            ]
     return []
 
 
@@ -100,17 +135,43 @@ def _custom_headers(course: Course, make_header: object) -> tuple[list, list, li
     """E's chunks, the student's header for each, and why those headers cannot be measured (empty: they can)."""
     chunks = chunk_corpus(course.corpus, EX4.strategy)
     if not callable(make_header):
-        return chunks, [], [say("`my_header` is a {kind}: define it as a function of (doc_title, section) that "
-                                "returns text", kind=type(make_header).__name__)]
+        return (
+            chunks,
+            [],
+            [
+                say(
+                    "`my_header` is a {kind}: define it as a function of (doc_title, section) that returns text",
+                    kind=type(make_header).__name__,
+                )
+            ],
+        )
     try:
         headers = [make_header(c.doc_title, c.section) for c in chunks]
     except Exception as exc:  # a student's function may fail in any way: answer it in words, never a traceback
-        return chunks, [], [say("`my_header` raised {error}: {message}; it is called with every chunk's (doc_title, "
-                                "section), and section is '' for an introduction", error=type(exc).__name__,
-                                message=shown(str(exc)))]
+        return (
+            chunks,
+            [],
+            [
+                say(
+                    "`my_header` raised {error}: {message}; it is called with every chunk's (doc_title, "
+                    "section), and section is '' for an introduction",
+                    error=type(exc).__name__,
+                    message=shown(str(exc)),
+                )
+            ],
+        )
     if bad := [h for h in headers if not isinstance(h, str)]:
-        return chunks, [], [say("`my_header` returned a {kind} ({value}): it must return text",
-                                kind=type(bad[0]).__name__, value=shown(repr(bad[0])))]
+        return (
+            chunks,
+            [],
+            [
+                say(
+                    "`my_header` returned a {kind} ({value}): it must return text",
+                    kind=type(bad[0]).__name__,
+                    value=shown(repr(bad[0])),
+                )
+            ],
+        )
     if all(c.header == h.rstrip("\n") + "\n" for c, h in zip(chunks, headers)):
         return chunks, headers, [_("your header is the same as strategy E's: change something")]
     return chunks, headers, _header_problems(chunks, headers)
@@ -128,10 +189,20 @@ class HeaderRun:
     notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        head = ([] if self.test is None else
-                [say("your header vs {strategy} at {metric}, per needle: +{wins}/-{losses} needles, p = {p:.3g}",
-                     strategy=EX4.strategy, metric=EX4.metric, wins=self.test.wins, losses=self.test.losses,
-                     p=self.test.p)])
+        head = (
+            []
+            if self.test is None
+            else [
+                say(
+                    "your header vs {strategy} at {metric}, per needle: +{wins}/-{losses} needles, p = {p:.3g}",
+                    strategy=EX4.strategy,
+                    metric=EX4.metric,
+                    wins=self.test.wins,
+                    losses=self.test.losses,
+                    p=self.test.p,
+                )
+            ]
+        )
         return "\n".join(head + [f"- {n}" for n in self.notes])
 
     def _repr_markdown_(self) -> str:
@@ -144,27 +215,44 @@ def _header_test(course: Course, chunks, headers: Sequence[str]) -> tuple[list, 
     texts = [q.text for q in course.queries]
     ids, needles = tuple(q.id for q in course.queries), tuple(q.qid for q in course.queries)
     hits = query_hits(chunks, course.questions, course.queries)
-    base = Result(EX4.strategy, "dense", first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits),
-                  ids, needles)
+    base = Result(
+        EX4.strategy, "dense", first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits), ids, needles
+    )
     retriever, truncated = _embedded(custom)
     mine = Result("yours", "dense", first_hit_ranks(retriever.dense(texts).ranking, hits), ids, needles)
     return custom, mine.ranks, compare(mine, base, EX4.metric, level="needle").test, truncated
 
 
-def measure_header(course: Course, make_header: Callable[[str, str], str] | None,
-                   expectation: str | None) -> HeaderRun:
+def measure_header(course: Course, make_header: Callable[[str, str], str] | None, expectation: str | None) -> HeaderRun:
     """Exercise 4's experiment: your header against E, run only once a direction is stated, which it then locks.
 
     The first measurement in a kernel locks the direction stated before it; the check holds you to it.
     """
     stated = _stated_now(expectation, measuring=True)
     if stated is None:
-        return HeaderRun(None, notes=(say("{expectation} is no expectation: set `my_expectation` to 'better' or "
-                                          "'worse' before you measure; the measurement runs only then",
-                                          expectation=shown(repr(expectation))),))
-    notes = [] if _direction(expectation) == stated else [
-        say("you stated '{stated}' before your first measurement; {expectation} now is not taken: a direction chosen "
-            "after seeing the counts always agrees with them", stated=stated, expectation=shown(repr(expectation)))]
+        return HeaderRun(
+            None,
+            notes=(
+                say(
+                    "{expectation} is no expectation: set `my_expectation` to 'better' or "
+                    "'worse' before you measure; the measurement runs only then",
+                    expectation=shown(repr(expectation)),
+                ),
+            ),
+        )
+    notes = (
+        []
+        if _direction(expectation) == stated
+        else [
+            say(
+                "you stated '{stated}' before your first measurement; {expectation} now is not taken: a direction "
+                "chosen "
+                "after seeing the counts always agrees with them",
+                stated=stated,
+                expectation=shown(repr(expectation)),
+            )
+        ]
+    )
     chunks, headers, problems = _custom_headers(course, make_header)
     if problems:
         return HeaderRun(stated, notes=tuple(notes + problems))
@@ -172,8 +260,14 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
     return HeaderRun(stated, test, tuple(custom), ranks, tuple(notes) + truncated)
 
 
-def check_header(course: Course, make_header: Callable[[str, str], str] | None, expectation: str | None,
-                 conclusion: str | None, *, stated: str | None | EllipsisType = ...) -> Feedback:
+def check_header(
+    course: Course,
+    make_header: Callable[[str, str], str] | None,
+    expectation: str | None,
+    conclusion: str | None,
+    *,
+    stated: str | EllipsisType | None = ...,
+) -> Feedback:
     """Exercise 4: a header that says what its section is about, an expected direction, and the test's verdict.
 
     The metric, the baseline and the level are the exercise's own (``EX4``). A null result passes when the
@@ -184,55 +278,154 @@ def check_header(course: Course, make_header: Callable[[str, str], str] | None, 
     # the verdicts are the words a conclusion is written in (``statistics.verdict``'s), in every language
     verdicts = _("'consistent', 'contradicts', 'inconclusive, same direction' or 'inconclusive, opposite direction'")
     if make_header is None or expectation is None or conclusion is None:
-        return Feedback(False, (say("define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
-                                    "'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",
-                                    verdicts=verdicts),))
+        return Feedback(
+            False,
+            (
+                say(
+                    "define `my_header(doc_title, section)`, set `my_expectation` to 'better' or "
+                    "'worse' before you measure, and `my_conclusion` to the verdict: {verdicts}",
+                    verdicts=verdicts,
+                ),
+            ),
+        )
     if not callable(make_header) or not isinstance(conclusion, str) or not isinstance(expectation, str):
-        return record("ex4", Feedback(False, (say("`my_header` is a {header}, `my_expectation` a {expectation} and "
-                                                  "`my_conclusion` a {conclusion}: define `my_header` as a function "
-                                                  "of (doc_title, section) that returns text, and write the "
-                                                  "expectation and the conclusion as text",
-                                                  header=type(make_header).__name__,
-                                                  expectation=type(expectation).__name__,
-                                                  conclusion=type(conclusion).__name__),)))
+        return record(
+            "ex4",
+            Feedback(
+                False,
+                (
+                    say(
+                        "`my_header` is a {header}, `my_expectation` a {expectation} and "
+                        "`my_conclusion` a {conclusion}: define `my_header` as a function "
+                        "of (doc_title, section) that returns text, and write the "
+                        "expectation and the conclusion as text",
+                        header=type(make_header).__name__,
+                        expectation=type(expectation).__name__,
+                        conclusion=type(conclusion).__name__,
+                    ),
+                ),
+            ),
+        )
     expected = _direction(expectation)
     if expected is None:
-        return record("ex4", Feedback(False, (say("your expectation {expectation}: say 'better' or 'worse', the "
-                                                  "direction you expect before you measure",
-                                                  expectation=shown(repr(expectation))),)))
+        return record(
+            "ex4",
+            Feedback(
+                False,
+                (
+                    say(
+                        "your expectation {expectation}: say 'better' or 'worse', the "
+                        "direction you expect before you measure",
+                        expectation=shown(repr(expectation)),
+                    ),
+                ),
+            ),
+        )
     before = _stated_now(expected, measuring=False) if stated is ... else _direction(stated)
     if before is None:
-        return record("ex4", Feedback(False, (
-            _("no expectation was stated before your first measurement (`stated_expectation` is empty: "
-              "`my_expectation` was not 'better' or 'worse' when the measuring cell ran): state it above that cell, "
-              "then run that cell again"),),
-            {"expected": expected}))
+        return record(
+            "ex4",
+            Feedback(
+                False,
+                (
+                    _(
+                        "no expectation was stated before your first measurement (`stated_expectation` is empty: "
+                        "`my_expectation` was not 'better' or 'worse' when the measuring cell ran): state it above "
+                        "that cell, "
+                        "then run that cell again"
+                    ),
+                ),
+                {"expected": expected},
+            ),
+        )
     if before != expected:
-        return record("ex4", Feedback(False, (
-            say("you stated '{before}' before your first measurement and now say '{expected}': a direction chosen "
-                "after seeing the counts always agrees with them, so the check holds you to the one stated first (a "
-                "new experiment starts in a fresh kernel, with its expectation written before it runs)",
-                before=before, expected=expected),),
-            {"expected": expected, "stated": before}))
+        return record(
+            "ex4",
+            Feedback(
+                False,
+                (
+                    say(
+                        "you stated '{before}' before your first measurement and now say '{expected}': a direction "
+                        "chosen "
+                        "after seeing the counts always agrees with them, so the check holds you to the one stated "
+                        "first (a "
+                        "new experiment starts in a fresh kernel, with its expectation written before it runs)",
+                        before=before,
+                        expected=expected,
+                    ),
+                ),
+                {"expected": expected, "stated": before},
+            ),
+        )
     chunks, headers, problems = _custom_headers(course, make_header)
     if problems:
         return record("ex4", Feedback(False, tuple(problems)))
     *_measured, t, truncated = _header_test(course, chunks, headers)
     truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
     said = " ".join(plain(conclusion).replace(",", " , ").split()).replace(" ,", ",")
-    numbers = {"metric": EX4.metric, "wins": t.wins, "losses": t.losses, "p": t.p, "expected": expected,
-               "verdict": truth, "conclusion": shown(conclusion)}
-    notes = [say("you expected '{expected}'; your header vs E at {metric}, per needle: +{wins}/-{losses} needles, "
-                 "p = {p:.3g}", expected=expected, metric=EX4.metric, wins=t.wins, losses=t.losses, p=t.p),
-             *truncated]
+    numbers = {
+        "metric": EX4.metric,
+        "wins": t.wins,
+        "losses": t.losses,
+        "p": t.p,
+        "expected": expected,
+        "verdict": truth,
+        "conclusion": shown(conclusion),
+    }
+    notes = [
+        say(
+            "you expected '{expected}'; your header vs E at {metric}, per needle: +{wins}/-{losses} needles, "
+            "p = {p:.3g}",
+            expected=expected,
+            metric=EX4.metric,
+            wins=t.wins,
+            losses=t.losses,
+            p=t.p,
+        ),
+        *truncated,
+    ]
     if said != truth:
-        return record("ex4", Feedback(False, tuple(notes + [
-            say("your conclusion '{conclusion}' does not follow from that test: the verdict is one of {verdicts}, "
-                "from your expected direction, who wins more needles, and whether p < {alpha}",
-                conclusion=shown(conclusion), verdicts=verdicts, alpha=EX4.alpha)]),
-            numbers, hints=(_("'consistent' and 'contradicts' need p below the level; anything else is inconclusive, "
-                              "with the direction said"),)))
-    return record("ex4", Feedback(True, tuple(notes + [
-        say("'{truth}' is what the paired test supports: a null result, stated as one, is a finding", truth=truth)
-        if truth.startswith("inconclusive") else say("'{truth}' is what the paired test supports", truth=truth)]),
-        numbers))
+        return record(
+            "ex4",
+            Feedback(
+                False,
+                tuple(
+                    notes
+                    + [
+                        say(
+                            "your conclusion '{conclusion}' does not follow from that test: the verdict is one of "
+                            "{verdicts}, "
+                            "from your expected direction, who wins more needles, and whether p < {alpha}",
+                            conclusion=shown(conclusion),
+                            verdicts=verdicts,
+                            alpha=EX4.alpha,
+                        )
+                    ]
+                ),
+                numbers,
+                hints=(
+                    _(
+                        "'consistent' and 'contradicts' need p below the level; anything else is inconclusive, "
+                        "with the direction said"
+                    ),
+                ),
+            ),
+        )
+    return record(
+        "ex4",
+        Feedback(
+            True,
+            tuple(
+                notes
+                + [
+                    say(
+                        "'{truth}' is what the paired test supports: a null result, stated as one, is a finding",
+                        truth=truth,
+                    )
+                    if truth.startswith("inconclusive")
+                    else say("'{truth}' is what the paired test supports", truth=truth)
+                ]
+            ),
+            numbers,
+        ),
+    )

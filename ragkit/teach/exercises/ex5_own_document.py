@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 def shared_runs(question: str, document: str, n: int = RUN) -> list[str]:
     """Runs of n words the question copies from the document, compared as words (a paraphrase has none)."""
     q, d = words(question), words(document)
-    seen = {tuple(d[i:i + n]) for i in range(len(d) - n + 1)}
-    return [" ".join(q[i:i + n]) for i in range(len(q) - n + 1) if tuple(q[i:i + n]) in seen]
+    seen = {tuple(d[i : i + n]) for i in range(len(d) - n + 1)}
+    return [" ".join(q[i : i + n]) for i in range(len(q) - n + 1) if tuple(q[i : i + n]) in seen]
 
 
 def sentences(document: str) -> list[str]:
@@ -39,8 +39,11 @@ def sentences(document: str) -> list[str]:
 def copied_sentence(question: str, document: str) -> tuple[str, float] | None:
     """The document sentence a question copies as a bag of words (order and filler aside), and how much; or None."""
     mine = content_words(question)
-    scored = [(s, copied_share(mine, theirs)) for s in sentences(document)
-              if len(theirs := content_words(s)) >= EX5.sentence_words]
+    scored = [
+        (s, copied_share(mine, theirs))
+        for s in sentences(document)
+        if len(theirs := content_words(s)) >= EX5.sentence_words
+    ]
     best = max(scored, key=lambda x: x[1], default=None)
     return best if best is not None and best[1] >= EX5.copy_share else None
 
@@ -86,40 +89,106 @@ def check_own_document(course: Course, document: str | None, question: str | Non
     from ragkit.corpus import load_corpus
 
     if not document or not question:
-        return Feedback(False, (_("write `my_document` (Markdown with a '# Title' line and '## ' sections) and "
-                                  "`my_question`"),))
+        return Feedback(
+            False, (_("write `my_document` (Markdown with a '# Title' line and '## ' sections) and `my_question`"),)
+        )
     if not isinstance(document, str) or not isinstance(question, str):
-        return record("ex5", Feedback(False, (say("`my_document` is a {document} and `my_question` a {question}: make "
-                                                  "both text (str)", document=type(document).__name__,
-                                                  question=type(question).__name__),)))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                (
+                    say(
+                        "`my_document` is a {document} and `my_question` a {question}: make both text (str)",
+                        document=type(document).__name__,
+                        question=type(question).__name__,
+                    ),
+                ),
+            ),
+        )
     if len(counted := words(document)) > MAX_WORDS or len(document) > MAX_CHARACTERS:
-        return record("ex5", Feedback(False, (
-            say("the document has {words:,} words and {characters:,} characters; at most {max_words:,} words and "
-                "{max_characters:,} characters are checked: the exercise asks for a short document, one or a few "
-                "sections", words=len(counted), characters=len(document), max_words=MAX_WORDS,
-                max_characters=MAX_CHARACTERS),), {"words": len(counted)}))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                (
+                    say(
+                        "the document has {words:,} words and {characters:,} characters; at most {max_words:,} words "
+                        "and "
+                        "{max_characters:,} characters are checked: the exercise asks for a short document, one or a "
+                        "few "
+                        "sections",
+                        words=len(counted),
+                        characters=len(document),
+                        max_words=MAX_WORDS,
+                        max_characters=MAX_CHARACTERS,
+                    ),
+                ),
+                {"words": len(counted)},
+            ),
+        )
     if not re.search(r"^# \S", document, re.M) or not re.search(r"^## \S", document, re.M):
         return record("ex5", Feedback(False, (_("give the document a '# Title' line and at least one '## ' section"),)))
     if copied := shared_runs(question, document):
-        return record("ex5", Feedback(False, (say("your question copies {run} words in a row from your document "
-                                                  "('{copied}'): ask it in other words, as a reader would", run=RUN,
-                                                  copied=copied[0]),),
-                                      {"copied_runs": len(copied)}, hints=(_(PARAPHRASE_HINT),)))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                (
+                    say(
+                        "your question copies {run} words in a row from your document "
+                        "('{copied}'): ask it in other words, as a reader would",
+                        run=RUN,
+                        copied=copied[0],
+                    ),
+                ),
+                {"copied_runs": len(copied)},
+                hints=(_(PARAPHRASE_HINT),),
+            ),
+        )
     if bag := copied_sentence(question, document):
-        return record("ex5", Feedback(False, (
-            say("{share:.0%} of the distinctive words of the shorter of your question and the sentence (of "
-                "{sentence_words} or more distinctive words) '{sentence}' are in the other (a copy from "
-                "{copy_share:.0%} on, whatever the word order or the words added): ask it in other words, as a reader "
-                "would", share=bag[1], sentence_words=EX5.sentence_words, sentence=shown(" ".join(bag[0].split()), 80),
-                copy_share=EX5.copy_share),),
-            {"copied_share": bag[1]}, hints=(_(PARAPHRASE_HINT),)))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                (
+                    say(
+                        "{share:.0%} of the distinctive words of the shorter of your question and the sentence (of "
+                        "{sentence_words} or more distinctive words) '{sentence}' are in the other (a copy from "
+                        "{copy_share:.0%} on, whatever the word order or the words added): ask it in other words, as a "
+                        "reader "
+                        "would",
+                        share=bag[1],
+                        sentence_words=EX5.sentence_words,
+                        sentence=shown(" ".join(bag[0].split()), 80),
+                        copy_share=EX5.copy_share,
+                    ),
+                ),
+                {"copied_share": bag[1]},
+                hints=(_(PARAPHRASE_HINT),),
+            ),
+        )
     if (near := reworded_sentence(course, question, document)) and near[1] < EX5.copy_distance:
-        return record("ex5", Feedback(False, (
-            say("your question lies at cosine distance {distance:.3f} from the sentence '{sentence}', closer than "
-                "{copy_distance}: that sentence reworded in form (inflections, word order, filler or synonyms change "
-                "its words, not the sentence); ask it in other words, as a reader would", distance=near[1],
-                sentence=shown(" ".join(near[0].split()), 80), copy_distance=EX5.copy_distance),),
-            {"sentence_distance": near[1]}, hints=(_(PARAPHRASE_HINT),)))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                (
+                    say(
+                        "your question lies at cosine distance {distance:.3f} from the sentence '{sentence}', closer "
+                        "than "
+                        "{copy_distance}: that sentence reworded in form (inflections, word order, filler or synonyms "
+                        "change "
+                        "its words, not the sentence); ask it in other words, as a reader would",
+                        distance=near[1],
+                        sentence=shown(" ".join(near[0].split()), 80),
+                        copy_distance=EX5.copy_distance,
+                    ),
+                ),
+                {"sentence_distance": near[1]},
+                hints=(_(PARAPHRASE_HINT),),
+            ),
+        )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "corpus"
         shutil.copytree(course.corpus.folder, folder)
@@ -129,32 +198,87 @@ def check_own_document(course: Course, document: str | None, question: str | Non
         retriever, truncated = _embedded(chunks)
         result = answer(question, retriever, cut=DEFAULT_CUT)
     if isinstance(result, NoAnswer):
-        return record("ex5", Feedback(False, (say("nothing is under the default cut {cut}: the gate refuses your "
-                                                  "question, so nothing gets cited", cut=DEFAULT_CUT),),
-                                      {"answered": False},
-                                      hints=(_("make the question and one section about the same thing"),)))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                (
+                    say(
+                        "nothing is under the default cut {cut}: the gate refuses your question, so nothing gets cited",
+                        cut=DEFAULT_CUT,
+                    ),
+                ),
+                {"answered": False},
+                hints=(_("make the question and one section about the same thing"),),
+            ),
+        )
     first = result.citations[0]
     numbers = {"answered": True, "top_document": first.document_id, "distance": float(first.cosine_distance)}
-    notes = [say("top source: {document} - {locator} {fragment} (distance {distance:.3f}, under the default cut "
-                 "{cut})", document=first.document_id, locator=first.locator_label, fragment=first.fragment,
-                 distance=first.cosine_distance, cut=DEFAULT_CUT), *truncated]
+    notes = [
+        say(
+            "top source: {document} - {locator} {fragment} (distance {distance:.3f}, under the default cut {cut})",
+            document=first.document_id,
+            locator=first.locator_label,
+            fragment=first.fragment,
+            distance=first.cosine_distance,
+            cut=DEFAULT_CUT,
+        ),
+        *truncated,
+    ]
     if first.document_id != "99-my-document":
-        return record("ex5", Feedback(False, tuple(notes + [_("your document is not the first source")]), numbers,
-                                      hints=(_("make the question and the section about the same thing"),)))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                tuple(notes + [_("your document is not the first source")]),
+                numbers,
+                hints=(_("make the question and the section about the same thing"),),
+            ),
+        )
     cited = [c for c in chunks if c.doc_id == first.document_id and c.content == first.quote]
     nearest, where = _off_course(course, cited or [c for c in chunks if c.doc_id == first.document_id])
     numbers["nearest_course"] = nearest
     if nearest <= EX5.off_course:
-        return record("ex5", Feedback(False, tuple(notes + [
-            say("the cited section comes within cosine distance {nearest:.3f} of the course ({where}); a topic the "
-                "course lacks stays farther than {off_course} from every course chunk (about as far as one course "
-                "chapter is from the others)", nearest=nearest, where=where, off_course=EX5.off_course)]), numbers,
-            hints=(_("write about something the course does not cover"),)))
-    notes.append(say("the cited section's nearest course chunk is at cosine distance {nearest:.3f} ({where}), farther "
-                     "than {off_course}: a topic the course lacks", nearest=nearest, where=where,
-                     off_course=EX5.off_course))
+        return record(
+            "ex5",
+            Feedback(
+                False,
+                tuple(
+                    notes
+                    + [
+                        say(
+                            "the cited section comes within cosine distance {nearest:.3f} of the course ({where}); a "
+                            "topic the "
+                            "course lacks stays farther than {off_course} from every course chunk (about as far as one "
+                            "course "
+                            "chapter is from the others)",
+                            nearest=nearest,
+                            where=where,
+                            off_course=EX5.off_course,
+                        )
+                    ]
+                ),
+                numbers,
+                hints=(_("write about something the course does not cover"),),
+            ),
+        )
+    notes.append(
+        say(
+            "the cited section's nearest course chunk is at cosine distance {nearest:.3f} ({where}), farther "
+            "than {off_course}: a topic the course lacks",
+            nearest=nearest,
+            where=where,
+            off_course=EX5.off_course,
+        )
+    )
     if not verify(first, corpus):
-        return record("ex5", Feedback(False, tuple(notes + [
-            _("the locator does not slice the quote: report this, it is a bug")]), numbers))
-    return record("ex5", Feedback(True, tuple(notes + [
-        _("the fragment slices exactly the quoted words out of your file")]), numbers))
+        return record(
+            "ex5",
+            Feedback(
+                False, tuple(notes + [_("the locator does not slice the quote: report this, it is a bug")]), numbers
+            ),
+        )
+    return record(
+        "ex5",
+        Feedback(True, tuple(notes + [_("the fragment slices exactly the quoted words out of your file")]), numbers),
+    )

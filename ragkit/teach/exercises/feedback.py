@@ -54,22 +54,56 @@ def record(exercise: str, feedback: Feedback) -> Feedback:
     """Append the check's outcome to the results file; if that fails, say so in the feedback instead."""
     try:
         path = results_path()
-        attempt = append_result(path, {"exercise": exercise, "student": current_student(),
-                             "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                             "passed": feedback.passed, "numbers": feedback.numbers})
+        attempt = append_result(
+            path,
+            {
+                "exercise": exercise,
+                "student": current_student(),
+                "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "passed": feedback.passed,
+                "numbers": feedback.numbers,
+            },
+        )
     except OSError as exc:
-        return dataclasses.replace(feedback, notes=feedback.notes + (
-            say("your result was not recorded ({reason} for {path}): set {variable} to a file you can write",
-                reason=exc.strerror, path=str(path), variable=RESULTS_ENV),))
+        return dataclasses.replace(
+            feedback,
+            notes=feedback.notes
+            + (
+                say(
+                    "your result was not recorded ({reason} for {path}): set {variable} to a file you can write",
+                    reason=exc.strerror,
+                    path=str(path),
+                    variable=RESULTS_ENV,
+                ),
+            ),
+        )
     except InputError as exc:
-        return dataclasses.replace(feedback, notes=feedback.notes + (
-            say("your result was not recorded ({reason}): set {variable} to a file of your own", reason=str(exc),
-                variable=RESULTS_ENV),))
+        return dataclasses.replace(
+            feedback,
+            notes=feedback.notes
+            + (
+                say(
+                    "your result was not recorded ({reason}): set {variable} to a file of your own",
+                    reason=str(exc),
+                    variable=RESULTS_ENV,
+                ),
+            ),
+        )
     if feedback.hints and attempt > HINTS.free and attempt % HINTS.every:
-        return dataclasses.replace(feedback, hints=(), notes=feedback.notes + (
-            say("attempt {attempt}: after {free} attempts a hint comes once every {every} attempts; "
-                "think about the numbers above before the next try", attempt=attempt, free=HINTS.free,
-                every=HINTS.every),))
+        return dataclasses.replace(
+            feedback,
+            hints=(),
+            notes=feedback.notes
+            + (
+                say(
+                    "attempt {attempt}: after {free} attempts a hint comes once every {every} attempts; "
+                    "think about the numbers above before the next try",
+                    attempt=attempt,
+                    free=HINTS.free,
+                    every=HINTS.every,
+                ),
+            ),
+        )
     return feedback
 
 
@@ -81,8 +115,10 @@ def _embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
     return retriever, tuple(_truncation(str(w.message)) for w in caught if issubclass(w.category, TruncationWarning))
 
 
-_TRUNCATED = re.compile(r"(\d+) of (\d+) texts exceed the encoder's (\d+)-piece window: the encoder embeds only "
-                        r"their beginning\. Use smaller chunks or a shorter header\.")
+_TRUNCATED = re.compile(
+    r"(\d+) of (\d+) texts exceed the encoder's (\d+)-piece window: the encoder embeds only "
+    r"their beginning\. Use smaller chunks or a shorter header\."
+)
 """The encoder's truncation warning (``ragkit.embedding``), read for its three counts so the note speaks the kernel's
 language; a warning worded otherwise is shown as it is (a test holds the two in step)."""
 
@@ -91,8 +127,13 @@ def _truncation(message: str) -> str:
     """A truncation warning as a note in the kernel's language."""
     if found := _TRUNCATED.fullmatch(message):
         over, texts, window = map(int, found.groups())
-        return say("note: {over} of {texts} texts exceed the encoder's {window}-piece window: the encoder embeds only "
-                   "their beginning. Use smaller chunks or a shorter header.", over=over, texts=texts, window=window)
+        return say(
+            "note: {over} of {texts} texts exceed the encoder's {window}-piece window: the encoder embeds only "
+            "their beginning. Use smaller chunks or a shorter header.",
+            over=over,
+            texts=texts,
+            window=window,
+        )
     return say("note: {message}", message=message)
 
 

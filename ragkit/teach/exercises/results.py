@@ -59,12 +59,22 @@ def student(name: str) -> str:
         raise InputError(_("a student needs a name: call student('your name')"))
     named = system_student()
     if named is not None and name.strip() != named:
-        where = (STUDENT_ENV if os.environ.get(STUDENT_ENV, "").strip()
-                 else _("this hub's user name") if named == os.environ.get(HUB_USER_ENV, "").strip()
-                 else _("your login"))
-        raise InputError(say("this machine already names you {named} ({where}), and the teacher's grader uses that "
-                             "name: leave out student({name}); the checks record your results as {named}",
-                             named=repr(named), where=where, name=repr(name.strip())))
+        where = (
+            STUDENT_ENV
+            if os.environ.get(STUDENT_ENV, "").strip()
+            else _("this hub's user name")
+            if named == os.environ.get(HUB_USER_ENV, "").strip()
+            else _("your login")
+        )
+        raise InputError(
+            say(
+                "this machine already names you {named} ({where}), and the teacher's grader uses that "
+                "name: leave out student({name}); the checks record your results as {named}",
+                named=repr(named),
+                where=where,
+                name=repr(name.strip()),
+            )
+        )
     _student = name.strip()
     return _student
 
@@ -85,8 +95,9 @@ def results_path() -> Path:
     try:
         return Path.home() / ".ragkit" / "results.jsonl"
     except RuntimeError:
-        raise InputError(say("this account has no home folder: set {variable} to a file you can write",
-                             variable=RESULTS_ENV)) from None
+        raise InputError(
+            say("this account has no home folder: set {variable} to a file you can write", variable=RESULTS_ENV)
+        ) from None
 
 
 def append_result(path: Path, row: dict) -> int:
@@ -110,8 +121,9 @@ def append_result(path: Path, row: dict) -> int:
         if st.st_uid != os.getuid():
             raise InputError(say("{path} belongs to {owner}, not to you", path=str(path), owner=login(st.st_uid)))
         data = os.pread(fd, MAX_FILE, 0)
-        attempts = sum(1 for line in data.decode("utf-8", "replace").splitlines()
-                       if _is_row(line, row["student"], row["exercise"]))
+        attempts = sum(
+            1 for line in data.decode("utf-8", "replace").splitlines() if _is_row(line, row["student"], row["exercise"])
+        )
         row = {**row, "attempt": attempts + 1}
         os.write(fd, (json.dumps(strict(row), allow_nan=False) + "\n").encode("utf-8"))
         return attempts + 1

@@ -76,11 +76,18 @@ class TicketRules:
     """A ticket asks for its needle: the needle's chunk in this top k, or its own course question the nearest."""
 
     def __str__(self) -> str:
-        return say("The rules (`EX3`): {tickets} tickets; at most {max_shared} distinctive words shared with the "
-                   "needle; at least {known_words} that occur in the course; a copy from {copy_share:.0%} on; the "
-                   "needle's chunk in the top {top_k} of {strategy}/dense, or the ticket's own course question the "
-                   "nearest.", tickets=self.tickets, max_shared=self.max_shared, known_words=self.known_words,
-                   copy_share=self.copy_share, top_k=self.top_k, strategy=self.strategy)
+        return say(
+            "The rules (`EX3`): {tickets} tickets; at most {max_shared} distinctive words shared with the "
+            "needle; at least {known_words} that occur in the course; a copy from {copy_share:.0%} on; the "
+            "needle's chunk in the top {top_k} of {strategy}/dense, or the ticket's own course question the "
+            "nearest.",
+            tickets=self.tickets,
+            max_shared=self.max_shared,
+            known_words=self.known_words,
+            copy_share=self.copy_share,
+            top_k=self.top_k,
+            strategy=self.strategy,
+        )
 
 
 @dataclass(frozen=True)
@@ -107,12 +114,18 @@ class DocumentRules:
     elsewhere in the document is fair)."""
 
     def __str__(self) -> str:
-        return say("The rules (`EX5`): no run of {run} words copied; no sentence (of {sentence_words} or more "
-                   "distinctive words) copied from {copy_share:.0%} on, in any order, nor within cosine distance "
-                   "{copy_distance} of the question; the cited section farther than cosine distance {off_course} from "
-                   "every course chunk (strategy {strategy}).", run=self.run, sentence_words=self.sentence_words,
-                   copy_share=self.copy_share, copy_distance=self.copy_distance, off_course=self.off_course,
-                   strategy=self.strategy)
+        return say(
+            "The rules (`EX5`): no run of {run} words copied; no sentence (of {sentence_words} or more "
+            "distinctive words) copied from {copy_share:.0%} on, in any order, nor within cosine distance "
+            "{copy_distance} of the question; the cited section farther than cosine distance {off_course} from "
+            "every course chunk (strategy {strategy}).",
+            run=self.run,
+            sentence_words=self.sentence_words,
+            copy_share=self.copy_share,
+            copy_distance=self.copy_distance,
+            off_course=self.off_course,
+            strategy=self.strategy,
+        )
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from ragkit.errors import InputError
 from ragkit.teach.exercises.results import EXERCISES, NOBODY, SHARED_LOGINS, login
@@ -31,7 +31,7 @@ def whose(path: Path, st: os.stat_result, rule: str) -> str:
     """The student a results file belongs to by the teacher's rule: its name without ``.jsonl``, or its owner."""
     if rule == "owner":
         return login(st.st_uid)
-    return path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+    return path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,10 @@ def walk(folder: Path, skipped: list[str], wanted: Callable[[str], bool], hidden
             if not hidden and entry.name.startswith("."):
                 continue
             if entry.is_symlink() and entry.is_dir():
-                skipped.append(f"{_where(Path(entry.path))}: a link to a folder ({linked(Path(entry.path))}), "
-                               "not followed: only what lies in the folders given is read")
+                skipped.append(
+                    f"{_where(Path(entry.path))}: a link to a folder ({linked(Path(entry.path))}), "
+                    "not followed: only what lies in the folders given is read"
+                )
             elif entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH:
                     folders.append((Path(entry.path), depth + 1))
@@ -112,8 +114,10 @@ def result_files(paths: Iterable[str | Path], skipped: list[str]) -> list[Path]:
         elif p.exists() or p.is_symlink():
             files.append(p)
         else:
-            raise InputError(f"{_where(p)} is neither a results file nor a folder: give the .jsonl files or the "
-                             "folder that holds them")
+            raise InputError(
+                f"{_where(p)} is neither a results file nor a folder: give the .jsonl files or the "
+                "folder that holds them"
+            )
     return files
 
 
@@ -121,8 +125,10 @@ def _refuse_output(output: Path, files: list[Path]) -> None:
     """Refuse an output file in a missing folder, or one that is an input, before anything is read."""
     folder = output.parent
     if not folder.is_dir():
-        raise InputError(f"cannot write --csv {_where(output)}: the folder {_where(folder)} does not exist; create it "
-                         f"first (mkdir -p {_where(folder)}) or name a file in an existing folder")
+        raise InputError(
+            f"cannot write --csv {_where(output)}: the folder {_where(folder)} does not exist; create it "
+            f"first (mkdir -p {_where(folder)}) or name a file in an existing folder"
+        )
     if output.is_dir():
         raise InputError(f"--csv {_where(output)} is a folder: name a file, e.g. {_where(output / 'class.csv')}")
     for f in files:
@@ -148,14 +154,19 @@ def _rows(data: bytes, where: str, who: str) -> Iterator[tuple[str, bool] | str]
             if not isinstance(exercise, str) or not isinstance(passed, bool):
                 raise TypeError("exercise must be a string, passed true or false")
         except (ValueError, KeyError, TypeError, RecursionError) as exc:
-            yield f"{where}:{n}: " + (f"not valid JSON ({exc.msg} at column {exc.colno})"
-                                      if isinstance(exc, json.JSONDecodeError)
-                                      else f"missing field {exc}" if isinstance(exc, KeyError) else str(exc))
+            yield f"{where}:{n}: " + (
+                f"not valid JSON ({exc.msg} at column {exc.colno})"
+                if isinstance(exc, json.JSONDecodeError)
+                else f"missing field {exc}"
+                if isinstance(exc, KeyError)
+                else str(exc)
+            )
             continue
         claimed = row.get("student", who)
         if claimed != who and not nobody(claimed):
-            yield (f"{where}:{n}: claims to be '{shown(str(claimed))}''s, but the file is '{shown(who)}''s: "
-                   "not counted")
+            yield (
+                f"{where}:{n}: claims to be '{shown(str(claimed))}''s, but the file is '{shown(who)}''s: not counted"
+            )
             continue
         yield exercise, passed
 

@@ -46,12 +46,29 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf"
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
 _MS_NOATIME, _MS_NODIRATIME, _MS_RELATIME = 1024, 2048, 1 << 21
-_ST_TO_MS = {1: _MS_RDONLY, 2: _MS_NOSUID, 4: _MS_NODEV, 8: _MS_NOEXEC, 1024: _MS_NOATIME, 2048: _MS_NODIRATIME,
-             4096: _MS_RELATIME}
+_ST_TO_MS = {
+    1: _MS_RDONLY,
+    2: _MS_NOSUID,
+    4: _MS_NODEV,
+    8: _MS_NOEXEC,
+    1024: _MS_NOATIME,
+    2048: _MS_NODIRATIME,
+    4096: _MS_RELATIME,
+}
 _MNT_DETACH = 2
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
-_PIVOT_ROOT = {"x86_64": 155, "amd64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "ppc64le": 203,
-               "s390x": 217, "i686": 217, "i386": 217, "armv7l": 218}
+_PIVOT_ROOT = {
+    "x86_64": 155,
+    "amd64": 155,
+    "aarch64": 41,
+    "arm64": 41,
+    "riscv64": 41,
+    "ppc64le": 203,
+    "s390x": 217,
+    "i686": 217,
+    "i386": 217,
+    "armv7l": 218,
+}
 """pivot_root's system call number per machine (glibc has no wrapper)."""
 
 STARTUP = f'''
@@ -72,8 +89,9 @@ _start_kernel()
 del _start_kernel
 '''
 """Every sandbox kernel's startup file: the audit hook that names the missing network, then ``start_kernel``."""
-EXTRACT = ("from ragkit.teach.grading.confinement import found_answers as _f\n"
-           "print({sentinel!r} + _f(globals(), {args}))")
+EXTRACT = (
+    "from ragkit.teach.grading.confinement import found_answers as _f\nprint({sentinel!r} + _f(globals(), {args}))"
+)
 
 
 def found_answers(namespace: dict, names: list[str], functions: list[str], pairs: list[tuple[str, str]]) -> str:
@@ -82,6 +100,7 @@ def found_answers(namespace: dict, names: list[str], functions: list[str], pairs
     It runs in the student's kernel, so everything it returns is the student's to choose: the
     grader validates it as any hostile input, and judges it with checks the kernel never touched.
     """
+
     def plain(value):
         if hasattr(value, "item"):  # a numpy number is a number
             return value.item()
@@ -124,6 +143,7 @@ def start_kernel() -> None:
 
 
 # Building the new root (as root in the run's namespaces)
+
 
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
@@ -179,8 +199,9 @@ def _etc(new: Path, uid: int, gid: int, fds: dict[str, int]) -> None:
             os.symlink(os.readlink(f"/etc/{name}"), etc / name)
         else:
             _bind(fd, etc / name, directory=host.is_dir())
-    (etc / "passwd").write_text(f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                                f"submission:x:{uid}:{gid}:a submission:{HOME}:/usr/sbin/nologin\n")
+    (etc / "passwd").write_text(
+        f"root:x:0:0:root:/root:/usr/sbin/nologin\nsubmission:x:{uid}:{gid}:a submission:{HOME}:/usr/sbin/nologin\n"
+    )
     (etc / "group").write_text(f"root:x:0:\nsubmission:x:{gid}:\n")
     (etc / "hosts").write_text("127.0.0.1 localhost\n::1 localhost\n")
 
@@ -190,8 +211,11 @@ def build_root(spec: dict) -> None:
     keep = [(Path(src), Path(dst)) for src, dst in spec["readonly"]]
     # every source is held open first: once /tmp is covered and the root moves, no path leads to them
     opened = [(os.open(src, os.O_PATH | os.O_CLOEXEC), dst, src.is_dir()) for src, dst in keep]
-    etc = {name: os.open(f"/etc/{name}", os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW) for name in ETC
-           if os.path.lexists(f"/etc/{name}")}
+    etc = {
+        name: os.open(f"/etc/{name}", os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
+        for name in ETC
+        if os.path.lexists(f"/etc/{name}")
+    }
     devices = {name: os.open(f"/dev/{name}", os.O_PATH | os.O_CLOEXEC) for name in DEVICES}
     socket = os.open(spec["socket"], os.O_PATH | os.O_CLOEXEC) if spec.get("socket") else None
     links = [(Path(p), os.readlink(p)) for p in spec["links"]]
@@ -209,8 +233,12 @@ def build_root(spec: dict) -> None:
     _tmpfs(new / "dev", "64k", "755", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     for name, fd in devices.items():  # a device works only on a mount without nodev: these five, nothing else
         _bind(fd, new / "dev" / name, directory=False, readonly=False, flags=_MS_NOSUID | _MS_NOEXEC)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
-                         ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         os.symlink(target, new / "dev" / name)
     _tmpfs(new / "dev" / "shm", limits["shm"], "1777", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     for fd, dst, directory in sorted(opened, key=lambda o: len(o[1].parts)):
@@ -237,6 +265,7 @@ def prepare_home(spec: dict) -> None:
 
 
 # Becoming nobody in particular
+
 
 def _capabilities() -> dict[str, int]:
     """This process's capability sets, from /proc/self/status."""
@@ -271,6 +300,7 @@ def drop(spec: dict) -> None:
 
 # Running the notebook
 
+
 def _send(fd: int, report: dict) -> None:
     os.write(fd, json.dumps(report).encode("utf-8"))
     os.close(fd)
@@ -302,8 +332,9 @@ def execute(spec: dict, report_fd: int) -> dict:
     nb.cells.append(nbformat.v4.new_code_cell(EXTRACT.format(sentinel=SENTINEL, args=args)))
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(home / "runtime" / "kernel"))
     # no time limit per cell: the grader's limit covers the whole run, kernel start included
-    client = NotebookClient(nb, km=km, timeout=None, allow_errors=False, record_timing=False,
-                            resources={"metadata": {"path": str(home)}})
+    client = NotebookClient(
+        nb, km=km, timeout=None, allow_errors=False, record_timing=False, resources={"metadata": {"path": str(home)}}
+    )
     done, last = threading.Event(), len(nb.cells) - 1
     client.on_cell_error = lambda **_: done.set()
     client.on_cell_executed = lambda cell_index, **_: done.set() if cell_index == last else None
@@ -313,15 +344,25 @@ def execute(spec: dict, report_fd: int) -> dict:
     except DeadKernelError:
         return {"ran": False, "reason": KERNEL_DIED}
     except CellExecutionError as exc:
-        index = next((i for i, c in enumerate(nb.cells) if c.get("cell_type") == "code" and any(
-            o.get("output_type") == "error" for o in c.get("outputs", []))), None)
+        index = next(
+            (
+                i
+                for i, c in enumerate(nb.cells)
+                if c.get("cell_type") == "code" and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+            ),
+            None,
+        )
         message = str(exc.evalue)[:300]
-        return {"ran": False, "reason": CELL_RAISED.format(number=index + 1, error=exc.ename, message=message)
-                if index is not None else A_CELL_RAISED.format(error=exc.ename, message=message)}
+        return {
+            "ran": False,
+            "reason": CELL_RAISED.format(number=index + 1, error=exc.ename, message=message)
+            if index is not None
+            else A_CELL_RAISED.format(error=exc.ename, message=message),
+        }
     except Exception as exc:  # the kernel could not start or talk: say so
         return {"ran": False, "reason": f"the notebook could not be run ({type(exc).__name__}: {str(exc)[:300]})"}
     printed = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout")
-    answers = next((line[len(SENTINEL):] for line in reversed(printed.splitlines()) if line.startswith(SENTINEL)), "")
+    answers = next((line[len(SENTINEL) :] for line in reversed(printed.splitlines()) if line.startswith(SENTINEL)), "")
     return {"ran": True, "answers": answers}
 
 

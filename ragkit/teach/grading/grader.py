@@ -17,10 +17,11 @@ import os
 import re
 import threading
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from ragkit.errors import InputError
 from ragkit.plumbing.service import MAX_TEXTS
@@ -83,8 +84,10 @@ JUDGING = 300.0
 The slowest honest check is ex4's when its kernel borrowed nothing: it embeds the course's header chunks, as the
 notebook did within its own time limit. The others embed a few texts (ex5's document is bounded in words)."""
 _EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
-_CHOSEN = re.compile(r"""["']id["']\s*:\s*["']([a-z]{2})-language["']"""
-                     r"""|\blanguage\.use\(\s*(?:\\"|')([a-z]{2})(?:\\"|')\s*\)""")
+_CHOSEN = re.compile(
+    r"""["']id["']\s*:\s*["']([a-z]{2})-language["']"""
+    r"""|\blanguage\.use\(\s*(?:\\"|')([a-z]{2})(?:\\"|')\s*\)"""
+)
 """In a notebook's JSON text: a translation's language cell (``"id": "nl-language"``, as the edition writes it), or a
 call ``language.use("nl")`` in a cell's source (its quotes escaped in JSON)."""
 
@@ -112,8 +115,13 @@ def _ex4(course: Course, student: str, a: dict) -> Feedback:
 
     headers = a["my_header"]
     make = None if headers is None else (lambda title, section: headers[title, section])
-    return check_header(course, make, a["my_expectation"], a["my_conclusion"],  # metric fixed in EX4
-                        stated=a["stated_expectation"])  # the direction locked when the measuring cell ran
+    return check_header(
+        course,
+        make,
+        a["my_expectation"],
+        a["my_conclusion"],  # metric fixed in EX4
+        stated=a["stated_expectation"],
+    )  # the direction locked when the measuring cell ran
 
 
 def _ex5(course: Course, student: str, a: dict) -> Feedback:
@@ -143,15 +151,21 @@ class Exercise:
         return tuple(n for n, kind in self.answers.items() if kind == "header")
 
 
-TABLE = {e.key: e for e in (
-    Exercise("ex1", "ex1-destroyed-needle.ipynb", {"question_id": "str", "cut_at": "int"}, _ex1),
-    Exercise("ex2", "ex2-choose-a-threshold.ipynb", {"my_cut": "number"}, _ex2),
-    Exercise("ex3", "ex3-ticket-phrasings.ipynb", {"my_tickets": "tickets"}, _ex3),
-    Exercise("ex4", "ex4-design-a-header.ipynb",
-             {"my_header": "header", "my_expectation": "str", "my_conclusion": "str", "stated_expectation": "str"},
-             _ex4),
-    Exercise("ex5", "ex5-cite-your-own-document.ipynb", {"my_document": "str", "my_question": "str"}, _ex5),
-)}
+TABLE = {
+    e.key: e
+    for e in (
+        Exercise("ex1", "ex1-destroyed-needle.ipynb", {"question_id": "str", "cut_at": "int"}, _ex1),
+        Exercise("ex2", "ex2-choose-a-threshold.ipynb", {"my_cut": "number"}, _ex2),
+        Exercise("ex3", "ex3-ticket-phrasings.ipynb", {"my_tickets": "tickets"}, _ex3),
+        Exercise(
+            "ex4",
+            "ex4-design-a-header.ipynb",
+            {"my_header": "header", "my_expectation": "str", "my_conclusion": "str", "stated_expectation": "str"},
+            _ex4,
+        ),
+        Exercise("ex5", "ex5-cite-your-own-document.ipynb", {"my_document": "str", "my_question": "str"}, _ex5),
+    )
+}
 assert tuple(TABLE) == EXERCISES
 
 
@@ -175,8 +189,14 @@ def language_of(path: Path) -> str:
     """A translation's exercise sits in a folder named after its language, or in that folder's exercises/, or is named
     after it (``ex2-choose-a-threshold.nl.ipynb``)."""
     folders, name = Path(path).parent.parts[-2:], Path(path).name.lower()
-    return next((lang for lang in language.LANGUAGES if lang != language.SOURCE
-                 and (lang in folders or name.endswith(f".{lang}.ipynb"))), language.SOURCE)
+    return next(
+        (
+            lang
+            for lang in language.LANGUAGES
+            if lang != language.SOURCE and (lang in folders or name.endswith(f".{lang}.ipynb"))
+        ),
+        language.SOURCE,
+    )
 
 
 def spoken_in(notebook: bytes) -> str | None:
@@ -225,17 +245,26 @@ class Grade:
     def row(self) -> dict[str, str]:
         """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
         with language.speaking("en"):  # numbers as Python writes them, in every language of the table
-            numbers = " ".join(f"{k}={language.number(v, '.4g') if isinstance(v, float) else v}"
-                               for k, v in self.numbers.items())
+            numbers = " ".join(
+                f"{k}={language.number(v, '.4g') if isinstance(v, float) else v}" for k, v in self.numbers.items()
+            )
         with language.speaking(self.table):
-            others = tuple(say("also handed in {notebook}: {grade}", notebook=shown(g.notebook, 400),
-                               grade=grade_word(g.grade)) + (f" ({shown(g.reason, 120)})" if g.reason else "")
-                           for g in self.also)
+            others = tuple(
+                say("also handed in {notebook}: {grade}", notebook=shown(g.notebook, 400), grade=grade_word(g.grade))
+                + (f" ({shown(g.reason, 120)})" if g.reason else "")
+                for g in self.also
+            )
             word = grade_word(self.grade)
         reason = "; ".join(r for r in (shown(self.reason, 300), *others) if r)
-        return {"student": shown(self.student), "exercise": self.exercise, "grade": word,
-                "numbers": shown(numbers, 200), "reason": reason,
-                "seconds": f"{self.seconds:.1f}", "notebook": shown(self.notebook, 400)}
+        return {
+            "student": shown(self.student),
+            "exercise": self.exercise,
+            "grade": word,
+            "numbers": shown(numbers, 200),
+            "reason": reason,
+            "seconds": f"{self.seconds:.1f}",
+            "notebook": shown(self.notebook, 400),
+        }
 
 
 def grade_word(grade: str) -> str:
@@ -245,16 +274,25 @@ def grade_word(grade: str) -> str:
 
 def heading(column: str) -> str:
     """One of the table's ``COLUMNS`` in the language being spoken."""
-    return {"student": _("student"), "exercise": _("exercise"), "grade": _("grade"), "numbers": _("numbers"),
-            "reason": _("reason"), "seconds": _("seconds"), "notebook": _("notebook")}[column]
+    return {
+        "student": _("student"),
+        "exercise": _("exercise"),
+        "grade": _("grade"),
+        "numbers": _("numbers"),
+        "reason": _("reason"),
+        "seconds": _("seconds"),
+        "notebook": _("notebook"),
+    }[column]
 
 
 def table_language(chosen: str | None = None) -> str:
     """The language of the grade table: ``chosen``, else ``RAGKIT_GRADES_LANGUAGE``, else English."""
     chosen = chosen if chosen is not None else (os.environ.get(TABLE_ENV, "").strip() or language.SOURCE)
     if chosen not in language.LANGUAGES:
-        raise InputError(f"{TABLE_ENV}={shown(chosen, 40)}: the grade table is written in one of "
-                         f"{', '.join(language.LANGUAGES)}; set it to one of those (default {language.SOURCE})")
+        raise InputError(
+            f"{TABLE_ENV}={shown(chosen, 40)}: the grade table is written in one of "
+            f"{', '.join(language.LANGUAGES)}; set it to one of those (default {language.SOURCE})"
+        )
     return chosen
 
 
@@ -279,8 +317,13 @@ class ClassGrades:
         students = len({g.student for g in self.grades})
         counts = ", ".join(f"{n} {g}" for g, n in self.counts().items())
         with language.speaking(self.table):
-            return say("{students} students, {rows} grades: {counts} ({seconds:.0f} s)", students=students,
-                       rows=len(self.grades), counts=counts, seconds=self.seconds)
+            return say(
+                "{students} students, {rows} grades: {counts} ({seconds:.0f} s)",
+                students=students,
+                rows=len(self.grades),
+                counts=counts,
+                seconds=self.seconds,
+            )
 
     def __str__(self) -> str:
         rows = [{**g.row(), "notebook": _tail(g.row()["notebook"], NOTEBOOK_SHOWN)} for g in self.grades]
@@ -292,17 +335,25 @@ class ClassGrades:
         width = {c: min(60, max([len(names[c]), *(len(r[c]) for r in rows)])) for c in columns}
         # the reason comes last and whole: where it says another notebook was handed in, nothing of that is cut
         lines = ["  ".join(f"{names[c]:<{width[c]}}" for c in columns) + "  " + names["reason"]]
-        lines += ["  ".join(f"{r[c][:width[c]]:<{width[c]}}" for c in columns) + "  " + r["reason"] for r in rows]
+        lines += ["  ".join(f"{r[c][: width[c]]:<{width[c]}}" for c in columns) + "  " + r["reason"] for r in rows]
         lines += ["", self.summary(), sandbox, *left]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         """The grades as JSON-ready data: rows with their numbers as numbers, the counts, the notes."""
-        return strict({"grades": [{**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1),
-                                   "judging": round(g.judging, 1)}
-                                  for g in self.grades],
-                       "language": self.table, "counts": self.counts(), "skipped": list(self.skipped),
-                       "sandbox": str(self.isolation).splitlines(), "seconds": round(self.seconds, 1)})  # type: ignore
+        return strict(
+            {
+                "grades": [
+                    {**g.row(), "numbers": g.numbers, "seconds": round(g.seconds, 1), "judging": round(g.judging, 1)}
+                    for g in self.grades
+                ],
+                "language": self.table,
+                "counts": self.counts(),
+                "skipped": list(self.skipped),
+                "sandbox": str(self.isolation).splitlines(),
+                "seconds": round(self.seconds, 1),
+            }
+        )  # type: ignore
 
 
 NOTEBOOK_SHOWN = 60
@@ -310,7 +361,7 @@ NOTEBOOK_SHOWN = 60
 
 
 def _tail(text: str, limit: int) -> str:
-    return text if len(text) <= limit else "..." + text[-(limit - 3):]
+    return text if len(text) <= limit else "..." + text[-(limit - 3) :]
 
 
 def exercise_of(name: str) -> str | None:
@@ -351,7 +402,7 @@ def _student_folder(notebook: Path, root: Path, layout: str) -> Path:
     if layout == "home":
         index = _first_home(path.parts[:-1])
         assert index is not None, "only a notebook the layout names a student for has a student's folder"
-        return Path(*path.parts[:index + 2])
+        return Path(*path.parts[: index + 2])
     base = _given(root)
     return path.parent if base == path else base / path.relative_to(base).parts[0]
 
@@ -364,14 +415,20 @@ def refused(notebook: Path, root: Path, layout: str) -> str | None:
     ``home`` inside the student's own folder is refused too: it stands for another student's home, planted.
     """
     path, folder = _given(notebook), _student_folder(notebook, root, layout)
-    for step in [folder, *(folder / Path(*path.relative_to(folder).parts[:n + 1])
-                           for n in range(len(path.relative_to(folder).parts)))]:
+    for step in [
+        folder,
+        *(folder / Path(*path.relative_to(folder).parts[: n + 1]) for n in range(len(path.relative_to(folder).parts))),
+    ]:
         if step.is_symlink():
-            return f"{shown(str(step), 400)} is a link ({linked(step)}): not graded, a submission is read where it " \
-                   "lies, never through a link"
+            return (
+                f"{shown(str(step), 400)} is a link ({linked(step)}): not graded, a submission is read where it "
+                "lies, never through a link"
+            )
     if layout == "home" and "home" in path.relative_to(folder).parts[:-1]:
-        return f"a folder named home inside {shown(folder.name)}'s folder: not graded as anyone's (it stands for " \
-               "another student's home; the student is named by the first home of the path)"
+        return (
+            f"a folder named home inside {shown(folder.name)}'s folder: not graded as anyone's (it stands for "
+            "another student's home; the student is named by the first home of the path)"
+        )
     return None
 
 
@@ -389,12 +446,15 @@ def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path])
             raise InputError(f"{where} is a folder: name a file in it, e.g. {shown(str(path / 'grades.csv'), 160)}")
         for other in [*given, *written]:
             same = path == other or (path.exists() and other.exists() and os.path.samefile(path, other))
-            inside = other.is_dir() and (other in path.parents or Path(os.path.realpath(other)) in
-                                         Path(os.path.realpath(path)).parents)
+            inside = other.is_dir() and (
+                other in path.parents or Path(os.path.realpath(other)) in Path(os.path.realpath(path)).parents
+            )
             if same or inside:
-                raise InputError(f"{where} is {'one of the files given' if same else 'inside a folder graded'} "
-                                 f"({shown(str(other), 160)}): name a file elsewhere, so nothing handed in is "
-                                 "overwritten or read as a submission next time")
+                raise InputError(
+                    f"{where} is {'one of the files given' if same else 'inside a folder graded'} "
+                    f"({shown(str(other), 160)}): name a file elsewhere, so nothing handed in is "
+                    "overwritten or read as a submission next time"
+                )
         written.append(path)
 
 
@@ -408,8 +468,10 @@ def _linked_folder(root: Path, layout: str) -> str | None:
     for n in range(index + 2, len(parts) + 1):
         step = Path(*parts[:n])
         if step.is_symlink():
-            return (f"{shown(str(step), 400)} is a link ({linked(step)}): not searched, a submission is read where "
-                    "it lies, never through a link")
+            return (
+                f"{shown(str(step), 400)} is a link ({linked(step)}): not searched, a submission is read where "
+                "it lies, never through a link"
+            )
     return None
 
 
@@ -418,25 +480,31 @@ def read_class_list(path: Path) -> tuple[str, ...]:
     try:
         data = read_regular(Path(path), MAX_CLASS_LIST, "a class list")[0]
     except OSError as exc:
-        raise InputError(f"class list {shown(str(path), 160)} not read ({exc.strerror or exc}): give a text file "
-                         "with one login a line") from None
+        raise InputError(
+            f"class list {shown(str(path), 160)} not read ({exc.strerror or exc}): give a text file "
+            "with one login a line"
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(f"class list {shown(str(path), 160)} is not UTF-8 text: save it as UTF-8, one login a line"
-                         ) from None
+        raise InputError(
+            f"class list {shown(str(path), 160)} is not UTF-8 text: save it as UTF-8, one login a line"
+        ) from None
     names = [line.strip() for line in text.splitlines()]
     names = [n for n in names if n and not n.startswith("#")]
     if odd := next((n for n in names if "/" in n or not n.isprintable() or n in (".", "..")), None):
-        raise InputError(f"class list {shown(str(path), 160)}: '{shown(odd)}' is not a login (a login has no '/' "
-                         "and no control characters): fix that line")
+        raise InputError(
+            f"class list {shown(str(path), 160)}: '{shown(odd)}' is not a login (a login has no '/' "
+            "and no control characters): fix that line"
+        )
     if not names:
         raise InputError(f"class list {shown(str(path), 160)} names no student: one login a line")
     return tuple(dict.fromkeys(names))
 
 
-def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str],
-                students: Iterable[str] | None = None) -> list[Submission]:
+def submissions(
+    paths: Iterable[str | Path], layout: str, skipped: list[str], students: Iterable[str] | None = None
+) -> list[Submission]:
     """Every exercise notebook named or found under the folders named, with its student by the layout's rule.
 
     Nothing outside the PATHs given is read: a link on the way is refused and said, and a file reached twice (the same
@@ -456,16 +524,20 @@ def submissions(paths: Iterable[str | Path], layout: str, skipped: list[str],
         elif root.exists() or root.is_symlink():
             notebooks = [root]
         else:
-            raise InputError(f"{shown(str(root), 160)} is neither a notebook nor a folder: give the submitted "
-                             ".ipynb files or the folders that hold them")
+            raise InputError(
+                f"{shown(str(root), 160)} is neither a notebook nor a folder: give the submitted "
+                ".ipynb files or the folders that hold them"
+            )
         for nb in notebooks:
             exercise, who = exercise_of(nb.name), student_of(nb, root, layout)
             if exercise is None:
                 skipped.append(f"{shown(str(nb), 400)}: not an exercise notebook (its name has no ex1..ex5)")
             elif not who:
                 other = "platform" if layout == "home" else "home"
-                skipped.append(f"{shown(str(nb), 400)}: the {layout} layout names no student for it "
-                               f"(see --layout; try --layout {other})")
+                skipped.append(
+                    f"{shown(str(nb), 400)}: the {layout} layout names no student for it "
+                    f"(see --layout; try --layout {other})"
+                )
             elif why := refused(nb, root, layout):
                 skipped.append(f"{shown(str(nb), 400)}: {why}")
             elif listed is not None and who not in listed:
@@ -492,8 +564,10 @@ def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
         whose = {s.student for s in subs}
         if len(whose) == 1:
             kept.append(subs[0])
-            skipped.extend(f"{shown(str(s.path), 400)}: the same file as {shown(str(subs[0].path), 400)}, graded once"
-                           for s in subs[1:])
+            skipped.extend(
+                f"{shown(str(s.path), 400)}: the same file as {shown(str(subs[0].path), 400)}, graded once"
+                for s in subs[1:]
+            )
             continue
         try:
             owner = login(os.stat(subs[0].path, follow_symlinks=False).st_uid)
@@ -505,9 +579,15 @@ def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
         names = ", ".join(f"'{shown(w)}'" for w in sorted(whose))
         for s in subs:
             if s is not mine:
-                skipped.append(f"{shown(str(s.path), 400)}: one file handed in by {len(whose)} students ({names}) "
-                               "under several names; " + (f"graded once, as its owner '{shown(str(owner))}''s" if mine
-                                                          else "its owner is none of them: not graded"))
+                skipped.append(
+                    f"{shown(str(s.path), 400)}: one file handed in by {len(whose)} students ({names}) "
+                    "under several names; "
+                    + (
+                        f"graded once, as its owner '{shown(str(owner))}''s"
+                        if mine
+                        else "its owner is none of them: not graded"
+                    )
+                )
     return sorted(kept, key=lambda s: (s.student, s.exercise, str(s.path)))
 
 
@@ -525,8 +605,11 @@ def _plain(value: object, depth: int = 0, budget: list[int] | None = None) -> st
     if depth > MAX_NESTING:
         return say("nested more than {nesting} deep", nesting=MAX_NESTING)
     if isinstance(value, str):
-        return say("a text of {characters:,} characters (at most {most:,})", characters=len(value), most=MAX_TEXT) \
-            if len(value) > MAX_TEXT else None
+        return (
+            say("a text of {characters:,} characters (at most {most:,})", characters=len(value), most=MAX_TEXT)
+            if len(value) > MAX_TEXT
+            else None
+        )
     if value is None or isinstance(value, (bool, int, float)):
         return None
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
@@ -546,14 +629,18 @@ def _kind(name: str, value: object, kind: str) -> tuple[object, str | None]:
     if kind == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
         return None, say("`{name}` must be a number, not {value}", name=name, value=_described(value))
     if kind == "tickets" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
-        return None, say("`{name}` must map question ids to ticket texts, not {value}", name=name,
-                         value=_described(value))
+        return None, say(
+            "`{name}` must map question ids to ticket texts, not {value}", name=name, value=_described(value)
+        )
     if kind == "header":
         if not (isinstance(value, list) and all(isinstance(r, list) and len(r) == 3 for r in value)):
             return None, say("`{name}` must be a function of (doc_title, section)", name=name)
         if odd := next((r for r in value if not isinstance(r[2], str)), None):
-            return None, say("`{call}` returned {value}, not a string", call=f"{name}({odd[0]!r}, {odd[1]!r})",
-                             value=_described(odd[2]))
+            return None, say(
+                "`{call}` returned {value}, not a string",
+                call=f"{name}({odd[0]!r}, {odd[1]!r})",
+                value=_described(odd[2]),
+            )
         return {(t, s): h for t, s, h in value}, None
     return value, None
 
@@ -592,8 +679,9 @@ def answers_of(run: SandboxRun, exercise: Exercise) -> tuple[dict, str | None]:
     return answers, None
 
 
-def judged(submission: Submission, run: SandboxRun, course: Course, late: list[threading.Thread] | None = None
-           ) -> Grade:
+def judged(
+    submission: Submission, run: SandboxRun, course: Course, late: list[threading.Thread] | None = None
+) -> Grade:
     """A submission's grade from its run: not run (and why), or yes / not yet by the grader's own check.
 
     Every reason is said in the notebook's language (``Submission.language``): the check runs speaking it, as the
@@ -608,13 +696,20 @@ def judged(submission: Submission, run: SandboxRun, course: Course, late: list[t
 def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[threading.Thread] | None) -> Grade:
     where = str(submission.path)
     if not run.ran:
-        return Grade(submission.student, submission.exercise, "not run", reason=run_reason(run.reason),
-                     seconds=run.seconds, notebook=where)
+        return Grade(
+            submission.student,
+            submission.exercise,
+            "not run",
+            reason=run_reason(run.reason),
+            seconds=run.seconds,
+            notebook=where,
+        )
     exercise = TABLE[submission.exercise]
     answers, why = answers_of(run, exercise)
     if why:
-        return Grade(submission.student, submission.exercise, "not yet", reason=why, seconds=run.seconds,
-                     notebook=where)
+        return Grade(
+            submission.student, submission.exercise, "not yet", reason=why, seconds=run.seconds, notebook=where
+        )
     done: list[Feedback | BaseException] = []
 
     def judge() -> None:
@@ -631,19 +726,39 @@ def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[
     if not done:
         if late is not None:
             late.append(judging)
-        return Grade(submission.student, submission.exercise, "not run",
-                     reason=say("its check took longer than {seconds:g} s", seconds=JUDGING), seconds=run.seconds,
-                     notebook=where)
+        return Grade(
+            submission.student,
+            submission.exercise,
+            "not run",
+            reason=say("its check took longer than {seconds:g} s", seconds=JUDGING),
+            seconds=run.seconds,
+            notebook=where,
+        )
     feedback = done[0]
     if isinstance(feedback, BaseException) and not isinstance(feedback, Exception):
         raise feedback
     if isinstance(feedback, Exception):  # an answer the check cannot handle is not yet right, never a crash
-        return Grade(submission.student, submission.exercise, "not yet",
-                     reason=say("the check could not judge this answer ({error}: {message})",
-                                error=type(feedback).__name__, message=shown(str(feedback), 200)),
-                     seconds=run.seconds, notebook=where)
-    return Grade(submission.student, submission.exercise, "yes" if feedback.passed else "not yet",
-                 dict(feedback.numbers), "; ".join(feedback.notes), run.seconds, where)
+        return Grade(
+            submission.student,
+            submission.exercise,
+            "not yet",
+            reason=say(
+                "the check could not judge this answer ({error}: {message})",
+                error=type(feedback).__name__,
+                message=shown(str(feedback), 200),
+            ),
+            seconds=run.seconds,
+            notebook=where,
+        )
+    return Grade(
+        submission.student,
+        submission.exercise,
+        "yes" if feedback.passed else "not yet",
+        dict(feedback.numbers),
+        "; ".join(feedback.notes),
+        run.seconds,
+        where,
+    )
 
 
 def run_reason(reason: str) -> str:
@@ -716,8 +831,9 @@ def header_pairs(course: Course) -> list[tuple[str, str]]:
     return list(dict.fromkeys((c.doc_title, c.section) for c in course.chunks("E")))
 
 
-def _lending(jobs: int, threads: int, wait: float, cache: Path | None = None, seed: Path | None = None,
-             texts: int | None = None) -> Lending | None:
+def _lending(
+    jobs: int, threads: int, wait: float, cache: Path | None = None, seed: Path | None = None, texts: int | None = None
+) -> Lending | None:
     """The grader's models lent to the kernels, one per job with a kernel's threads; None where none can load.
 
     With ``cache``, the lent vectors are kept there, over the teacher's vectors in ``seed`` (see ``_writing_into``).
@@ -752,8 +868,13 @@ def _lending(jobs: int, threads: int, wait: float, cache: Path | None = None, se
         finally:
             free.put(embedder)
 
-    return Lending(embedders[0].stamp.namespace, encode, threading.BoundedSemaphore(jobs), wait,
-                   texts if texts is not None else MAX_TEXTS)
+    return Lending(
+        embedders[0].stamp.namespace,
+        encode,
+        threading.BoundedSemaphore(jobs),
+        wait,
+        texts if texts is not None else MAX_TEXTS,
+    )
 
 
 @contextlib.contextmanager
@@ -776,10 +897,18 @@ def _writing_into(embedder: Embedder, cache: Path, seed: Path | None) -> Iterato
         embedder.cache = kept
 
 
-def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | None = None, jobs: int = 1,
-          course: Course | None = None, progress: Callable[[Grade], None] | None = None,
-          lending: bool = True, announce: Callable[[Isolation], None] | None = None,
-          students: Iterable[str] | None = None, table: str | None = None) -> ClassGrades:
+def grade(
+    paths: Iterable[str | Path],
+    layout: str = "home",
+    limits: Limits | None = None,
+    jobs: int = 1,
+    course: Course | None = None,
+    progress: Callable[[Grade], None] | None = None,
+    lending: bool = True,
+    announce: Callable[[Isolation], None] | None = None,
+    students: Iterable[str] | None = None,
+    table: str | None = None,
+) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
     Every student found gets a row for each of the five exercises ("missing" when no notebook
@@ -821,8 +950,9 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
         languages = [s.language for s in subs]
         if len(set(languages)) < len(languages):  # two of one language: which one is the work is not ours to guess
             with language.speaking(max(languages, key=languages.count)):
-                kept = say("{notebooks} notebooks for {exercise} in one language: keep one", notebooks=len(subs),
-                           exercise=ex)
+                kept = say(
+                    "{notebooks} notebooks for {exercise} in one language: keep one", notebooks=len(subs), exercise=ex
+                )
                 handed = "; ".join(say("handed in {notebook}", notebook=shown(str(s.path), 400)) for s in subs)
             grades.append(Grade(who, ex, "not run", reason=f"{kept}; {handed}"))
         else:
@@ -836,10 +966,17 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
         # teacher's cache) and write into a cache of this grading's own
         vectors = Path(throwaway) / "vectors"
         seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed")
-        lend = _lending(jobs, limits.threads, limits.timeout / LEND_SHARE, vectors, seed,
-                        LEND_TEXTS * len(course.chunks("E"))) if lending else None
-        with Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox, \
-                _writing_into(default_embedder(), vectors, seed):
+        lend = (
+            _lending(
+                jobs, limits.threads, limits.timeout / LEND_SHARE, vectors, seed, LEND_TEXTS * len(course.chunks("E"))
+            )
+            if lending
+            else None
+        )
+        with (
+            Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox,
+            _writing_into(default_embedder(), vectors, seed),
+        ):
             os.environ[RESULTS_ENV] = str(Path(throwaway) / "results.jsonl")  # the grader's own checks record nothing
             if announce is not None:  # what the sandbox holds here, and what it cannot, before anything runs
                 announce(sandbox.isolation)
@@ -851,8 +988,14 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
                     return SandboxRun(False, NOT_READ.format(reason=exc))
                 exercise = TABLE[s.exercise]
                 # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
-                return sandbox.run(notebook, s.student, tuple(exercise.answers), exercise.functions,
-                                   pairs if exercise.functions else None, lend=bool(exercise.functions))
+                return sandbox.run(
+                    notebook,
+                    s.student,
+                    tuple(exercise.answers),
+                    exercise.functions,
+                    pairs if exercise.functions else None,
+                    lend=bool(exercise.functions),
+                )
 
             try:
                 with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -875,8 +1018,9 @@ def grade(paths: Iterable[str | Path], layout: str = "home", limits: Limits | No
         with language.speaking(_language_of_student(who, found)):
             for ex in EXERCISES:
                 if (who, ex) not in by_cell:
-                    grades.append(Grade(who, ex, "missing", reason=say("no notebook for {exercise} found",
-                                                                       exercise=ex)))
+                    grades.append(
+                        Grade(who, ex, "missing", reason=say("no notebook for {exercise} found", exercise=ex))
+                    )
     grades = sorted((replace(g, table=table) for g in grades), key=lambda g: (g.student, g.exercise))
     return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start, table)
 

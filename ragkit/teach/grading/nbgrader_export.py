@@ -26,8 +26,9 @@ import io
 import os
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from ragkit.errors import InputError
 from ragkit.plumbing import locations
@@ -41,18 +42,18 @@ MAX_ANSWERS = 4 * 2**20
 _SOURCE = str(locations.SOURCE_ROOT)  # where this ragkit is imported from
 EXECUTION_ENV = "NBGRADER_EXECUTION"
 """Set to ``autograde`` by nbgrader while it autogrades; the kernel then runs in autograded/<student>/<assignment>."""
-CONFIG = '''c = get_config()  # noqa: F821 - nbgrader's configuration object
+CONFIG = """c = get_config()  # noqa: F821 - nbgrader's configuration object
 # written by `python -m ragkit nbgrader`: the student's version keeps the `None` stubs above each solution
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 # ex4 embeds the whole corpus with the student's header (about a minute; longer on a busy machine)
 c.ExecutePreprocessor.timeout = 900
-'''
-NAMING_CELL = '''# Names you as the student when nbgrader autogrades this notebook; otherwise it does nothing. Keep it.
+"""
+NAMING_CELL = """# Names you as the student when nbgrader autogrades this notebook; otherwise it does nothing. Keep it.
 from ragkit.teach.grading.nbgrader_export import name_the_student
-name_the_student()'''
-TEST_CELL = '''# Autograded, {points} point{plural}: the check with this exercise's fixed parameters (a locked cell).
+name_the_student()"""
+TEST_CELL = """# Autograded, {points} point{plural}: the check with this exercise's fixed parameters (a locked cell).
 from ragkit.teach.grading.nbgrader_export import autograded_check
-autograded_check("{key}", globals())'''
+autograded_check("{key}", globals())"""
 
 
 def _notebooks() -> Path:
@@ -60,8 +61,10 @@ def _notebooks() -> Path:
 
     root = checkout()
     if root is None or not (root / "notebooks" / "solutions").is_dir():
-        raise InputError("the nbgrader course is built from the exercise and solution notebooks of a ragkit clone: "
-                         "run `python -m ragkit nbgrader DIR` from a clone (git clone, then make)")
+        raise InputError(
+            "the nbgrader course is built from the exercise and solution notebooks of a ragkit clone: "
+            "run `python -m ragkit nbgrader DIR` from a clone (git clone, then make)"
+        )
     return root / "notebooks"
 
 
@@ -73,8 +76,13 @@ def _assigned(source: str) -> set[str]:
         return set()
     names = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
         for t in targets:
             names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -87,14 +95,25 @@ def _calls_a_check(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id.startswith("check_")
-               for n in ast.walk(tree))
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id.startswith("check_")
+        for n in ast.walk(tree)
+    )
 
 
 def _meta(kind: str, grade_id: str) -> dict:
     solution, grade = kind == "solution", kind == "test"
-    return {"nbgrader": {"grade": grade, "grade_id": grade_id, "locked": kind != "solution", "schema_version": 3,
-                         "solution": solution, "task": False, **({"points": POINTS} if grade else {})}}
+    return {
+        "nbgrader": {
+            "grade": grade,
+            "grade_id": grade_id,
+            "locked": kind != "solution",
+            "schema_version": 3,
+            "solution": solution,
+            "task": False,
+            **({"points": POINTS} if grade else {}),
+        }
+    }
 
 
 def source_notebook(exercise: Exercise):
@@ -113,8 +132,10 @@ def source_notebook(exercise: Exercise):
         if names and "# your answer" in cell.source:
             code = [s for s in worked if _assigned(s) & names]
             if not code:
-                raise InputError(f"the solution of {exercise.key} sets none of {sorted(names)}: fix "
-                                 f"notebooks/solutions/{exercise.notebook}")
+                raise InputError(
+                    f"the solution of {exercise.key} sets none of {sorted(names)}: fix "
+                    f"notebooks/solutions/{exercise.notebook}"
+                )
             answers += 1
             cell.source = cell.source.rstrip() + "\n### BEGIN SOLUTION\n" + "\n\n".join(code) + "\n### END SOLUTION"
             cell.metadata.update(_meta("solution", f"{exercise.key}-answer-{answers}"))
@@ -127,8 +148,10 @@ def source_notebook(exercise: Exercise):
     naming.metadata.update(_meta("locked", f"{exercise.key}-student"))
     nb.cells.insert(first, naming)
     if not answers or checks != 1:
-        raise InputError(f"notebooks/exercises/{exercise.notebook}: expected answer cells and one check cell, found "
-                         f"{answers} and {checks}")
+        raise InputError(
+            f"notebooks/exercises/{exercise.notebook}: expected answer cells and one check cell, found "
+            f"{answers} and {checks}"
+        )
     return nb
 
 
@@ -242,9 +265,16 @@ def judging_environment() -> dict[str, str]:
     """
     from ragkit.teach.exercises.results import RESULTS_ENV, STUDENT_ENV, results_path
 
-    env = {"PATH": SYSTEM_PATH, "HOME": _system_home(), "LANG": "C.UTF-8", "PYTHONPATH": _SOURCE,
-           "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           STUDENT_ENV: _student()}
+    env = {
+        "PATH": SYSTEM_PATH,
+        "HOME": _system_home(),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": _SOURCE,
+        "TOKENIZERS_PARALLELISM": "false",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        STUDENT_ENV: _student(),
+    }
     if autograding():
         env[EXECUTION_ENV] = "autograde"
     else:
@@ -275,9 +305,15 @@ def autograded_check(key: str, namespace: dict) -> None:
         pairs = header_pairs(courses.load(progress=False)) if exercise.functions else []
         raw = found_answers(namespace, list(exercise.answers), list(exercise.functions), pairs)
         with tempfile.TemporaryDirectory(prefix="ragkit-judge-") as fixed:  # a working folder no notebook chose
-            done = subprocess.run([sys.executable, "-m", "ragkit.teach.grading.nbgrader_export", key, _student()],
-                                  input=raw, capture_output=True, text=True, env=judging_environment(), cwd=fixed,
-                                  timeout=JUDGE_SECONDS)
+            done = subprocess.run(
+                [sys.executable, "-m", "ragkit.teach.grading.nbgrader_export", key, _student()],
+                input=raw,
+                capture_output=True,
+                text=True,
+                env=judging_environment(),
+                cwd=fixed,
+                timeout=JUDGE_SECONDS,
+            )
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
         passed, text = bool(report["passed"]), str(report["text"])

@@ -44,10 +44,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import isfinite
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ragkit.errors import InputError
 from ragkit.plumbing import locations
@@ -59,8 +60,18 @@ from ragkit.teach.untrusted import _NOFOLLOW
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Isolation", "Lending", "Limits", "Sandbox", "SandboxRun", "found_answers", "isolation", "leftovers",
-           "snapshot_cache", "start_kernel"]
+__all__ = [
+    "Isolation",
+    "Lending",
+    "Limits",
+    "Sandbox",
+    "SandboxRun",
+    "found_answers",
+    "isolation",
+    "leftovers",
+    "snapshot_cache",
+    "start_kernel",
+]
 
 SANDBOX_UIDS = 2_900_000_000
 """The lowest uid a submission runs as when the grader is root (no account uses uids this high)."""
@@ -102,10 +113,15 @@ class Limits:
     shm: int = SHM_SIZE
 
     def __post_init__(self) -> None:
-        if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or \
-                not isfinite(self.timeout) or self.timeout <= 0:
-            raise InputError(f"--timeout {self.timeout}: give a number of seconds above 0 (a finite number, "
-                             f"such as {TIMEOUT:g})")
+        if (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, (int, float))
+            or not isfinite(self.timeout)
+            or self.timeout <= 0
+        ):
+            raise InputError(
+                f"--timeout {self.timeout}: give a number of seconds above 0 (a finite number, such as {TIMEOUT:g})"
+            )
         for name in ("memory", "file_size", "processes", "output", "threads", "home", "tmp", "shm"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -160,12 +176,19 @@ class Isolation:
     def __str__(self) -> str:
         held = ["a time limit", "a throwaway HOME, results file and cache"]
         if self.namespaces:
-            held[:0] = ["no network", "a read-only root of its own (the system, Python, ragkit, the course: no one "
-                        "else's files, no host socket)", "HOME and /tmp on bounded tmpfs"]
+            held[:0] = [
+                "no network",
+                "a read-only root of its own (the system, Python, ragkit, the course: no one "
+                "else's files, no host socket)",
+                "HOME and /tmp on bounded tmpfs",
+            ]
         if self.change_user:
             held.append("a uid of its own")
-        held.append(f"memory and processes bounded for the whole run ({self.run_limits})" if self.run_limits
-                    else "memory bounded per process only")
+        held.append(
+            f"memory and processes bounded for the whole run ({self.run_limits})"
+            if self.run_limits
+            else "memory bounded per process only"
+        )
         return "each notebook runs with " + ", ".join(held) + "".join(f"\n{n}" for n in self.notes)
 
 
@@ -208,11 +231,27 @@ def _probe_spec(change_user: bool, namespaces: bool) -> dict:
     _, links = _system()
     uid = SANDBOX_UIDS if change_user else None
     limits = Limits()
-    return {"uid": uid, "gid": uid if change_user else os.getgid(), "namespaces": namespaces, "cgroup": [],
-            "readonly": [[str(a), str(b)] for a, b in whitelist()], "links": [str(p) for p in links], "masked": [],
-            "socket": None, "notebook": "", "probe": True, "env": {"HOME": str(HOME)},
-            "limits": {"memory": limits.memory, "file_size": limits.file_size, "processes": limits.processes,
-                       "home": "1m", "tmp": "1m", "shm": "1m"}}
+    return {
+        "uid": uid,
+        "gid": uid if change_user else os.getgid(),
+        "namespaces": namespaces,
+        "cgroup": [],
+        "readonly": [[str(a), str(b)] for a, b in whitelist()],
+        "links": [str(p) for p in links],
+        "masked": [],
+        "socket": None,
+        "notebook": "",
+        "probe": True,
+        "env": {"HOME": str(HOME)},
+        "limits": {
+            "memory": limits.memory,
+            "file_size": limits.file_size,
+            "processes": limits.processes,
+            "home": "1m",
+            "tmp": "1m",
+            "shm": "1m",
+        },
+    }
 
 
 def _child(spec: dict, root: bool, namespaces: bool, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -221,10 +260,14 @@ def _child(spec: dict, root: bool, namespaces: bool, timeout: float = 60) -> sub
     with tempfile.TemporaryFile() as spec_file:
         spec_file.write(json.dumps(spec).encode())
         spec_file.seek(0)
-        return subprocess.run([*(_unshare(root) if namespaces else []), *command], stdin=spec_file,
-                              capture_output=True, timeout=timeout, cwd="/",
-                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(map(str, _python_path())),
-                                   "LANG": "C.UTF-8"})
+        return subprocess.run(
+            [*(_unshare(root) if namespaces else []), *command],
+            stdin=spec_file,
+            capture_output=True,
+            timeout=timeout,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(map(str, _python_path())), "LANG": "C.UTF-8"},
+        )
 
 
 def isolation() -> Isolation:
@@ -240,19 +283,26 @@ def isolation() -> Isolation:
     except (OSError, subprocess.TimeoutExpired) as exc:
         namespaces, why = False, [str(exc)]
     if not namespaces:
-        notes.append(f"the sandbox's own root could not be built here ({why[-1][-300:] if why else 'no reason given'}):"
-                     " submissions run WITHOUT network isolation and see the machine's files as their user would "
-                     "(an audit hook still refuses Internet sockets; the time limit, per-process limits and the "
-                     "throwaway HOME still hold); grade on a machine where `unshare --net --mount --pid` works "
-                     "(root, or unprivileged user namespaces enabled)")
+        notes.append(
+            f"the sandbox's own root could not be built here ({why[-1][-300:] if why else 'no reason given'}):"
+            " submissions run WITHOUT network isolation and see the machine's files as their user would "
+            "(an audit hook still refuses Internet sockets; the time limit, per-process limits and the "
+            "throwaway HOME still hold); grade on a machine where `unshare --net --mount --pid` works "
+            "(root, or unprivileged user namespaces enabled)"
+        )
     if not root:
-        notes.append(f"not root: every submission runs as you ({pwd.getpwuid(os.getuid()).pw_name}), not as a user "
-                     "of its own" + (", in its own root with no capability" if namespaces else "")
-                     + "; run the grader as root to give each submission an unprivileged uid")
+        notes.append(
+            f"not root: every submission runs as you ({pwd.getpwuid(os.getuid()).pw_name}), not as a user "
+            "of its own"
+            + (", in its own root with no capability" if namespaces else "")
+            + "; run the grader as root to give each submission an unprivileged uid"
+        )
     found, why_not = cgroup.hierarchy()
     if found is None:
-        notes.append(f"memory is bounded per process only, not for the whole run ({why_not}): a run's processes "
-                     "together may hold more than the bound")
+        notes.append(
+            f"memory is bounded per process only, not for the whole run ({why_not}): a run's processes "
+            "together may hold more than the bound"
+        )
     return Isolation(namespaces, root, tuple(notes), str(found) if found is not None else "")
 
 
@@ -383,8 +433,15 @@ def _python_path() -> list[Path]:
 class Sandbox:
     """Runs submitted notebooks one by one (or a few at a time), each in a child process of its own."""
 
-    def __init__(self, hidden: list[Path], limits: Limits | None = None, cache: Path | None = None,
-                 shared: Path | None = None, probe: Isolation | None = None, lend: Lending | None = None):
+    def __init__(
+        self,
+        hidden: list[Path],
+        limits: Limits | None = None,
+        cache: Path | None = None,
+        shared: Path | None = None,
+        probe: Isolation | None = None,
+        lend: Lending | None = None,
+    ):
         self.limits = limits or Limits()
         self.lend = lend
         self.isolation = probe or isolation()
@@ -393,17 +450,20 @@ class Sandbox:
         if not self.isolation.namespaces:  # no root of its own: each run's HOME is a host folder in here
             self.root.chmod(0o711)
             (self.root / "homes").mkdir(mode=0o711)
-        self.seed = shared if shared is not None else (
-            snapshot_cache(cache, self.root / "seed") if cache is not None else None)
+        self.seed = (
+            shared if shared is not None else (snapshot_cache(cache, self.root / "seed") if cache is not None else None)
+        )
         self.readonly = whitelist(self.seed)
         _, self.links = _system()
         # a folder of submissions, the grader's own or the teacher's HOME may lie inside a whitelisted folder (a class
         # handed in under the checkout): an empty, closed tmpfs covers it there
         home = Path(os.path.realpath(Path.home())) if Path.home().is_dir() else None
-        private = [Path(os.path.realpath(p)) for p in [self.root, *([home] if home else []), *hidden]
-                   if Path(p).exists()]
-        self.masked = _outermost([p for p in private for src, dst in self.readonly
-                                  if src == dst and _inside(p, [src]) and p != src])
+        private = [
+            Path(os.path.realpath(p)) for p in [self.root, *([home] if home else []), *hidden] if Path(p).exists()
+        ]
+        self.masked = _outermost(
+            [p for p in private for src, dst in self.readonly if src == dst and _inside(p, [src]) and p != src]
+        )
         self.hierarchy = cgroup.hierarchy()[0] if self.isolation.change_user else None
         self._count = 0
         self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a uid and a cgroup of its own
@@ -421,20 +481,53 @@ class Sandbox:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _spec(self, n: int, uid: int | None, gid: int, env: dict, socket: Path | None, run: list[str],
-              notebook: bytes, names: tuple[str, ...], functions: tuple[str, ...],
-              pairs: list[tuple[str, str]] | None) -> dict:
+    def _spec(
+        self,
+        n: int,
+        uid: int | None,
+        gid: int,
+        env: dict,
+        socket: Path | None,
+        run: list[str],
+        notebook: bytes,
+        names: tuple[str, ...],
+        functions: tuple[str, ...],
+        pairs: list[tuple[str, str]] | None,
+    ) -> dict:
         limits = self.limits
-        return {"uid": uid, "gid": gid, "env": env, "namespaces": self.isolation.namespaces, "cgroup": run,
-                "readonly": [[str(a), str(b)] for a, b in self.readonly], "links": [str(p) for p in self.links],
-                "masked": [str(p) for p in self.masked], "socket": str(socket) if socket else None,
-                "notebook": base64.b64encode(notebook).decode("ascii"),
-                "limits": {"memory": limits.memory, "file_size": limits.file_size, "processes": limits.processes,
-                           "home": str(limits.home), "tmp": str(limits.tmp), "shm": str(limits.shm)},
-                "names": list(names), "functions": list(functions), "pairs": pairs or []}
+        return {
+            "uid": uid,
+            "gid": gid,
+            "env": env,
+            "namespaces": self.isolation.namespaces,
+            "cgroup": run,
+            "readonly": [[str(a), str(b)] for a, b in self.readonly],
+            "links": [str(p) for p in self.links],
+            "masked": [str(p) for p in self.masked],
+            "socket": str(socket) if socket else None,
+            "notebook": base64.b64encode(notebook).decode("ascii"),
+            "limits": {
+                "memory": limits.memory,
+                "file_size": limits.file_size,
+                "processes": limits.processes,
+                "home": str(limits.home),
+                "tmp": str(limits.tmp),
+                "shm": str(limits.shm),
+            },
+            "names": list(names),
+            "functions": list(functions),
+            "pairs": pairs or [],
+        }
 
-    def run(self, notebook: bytes, student: str, names: tuple[str, ...], functions: tuple[str, ...] = (),
-            pairs: list[tuple[str, str]] | None = None, lend: bool = True) -> SandboxRun:
+    def run(
+        self,
+        notebook: bytes,
+        student: str,
+        names: tuple[str, ...],
+        functions: tuple[str, ...] = (),
+        pairs: list[tuple[str, str]] | None = None,
+        lend: bool = True,
+    ) -> SandboxRun:
         """Execute one notebook afresh as ``student`` and return the answers it holds at the end, or why not.
 
         ``lend``: whether this run may ask the grader for vectors (only an exercise that embeds new texts needs to).
@@ -456,14 +549,25 @@ class Sandbox:
             home.mkdir(mode=0o700)
             if socket is not None:
                 socket = service = home / "embed.sock"
-        env = {"HOME": str(home), "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
-               "LANG": "C.UTF-8", "TMPDIR": str(home / "tmp"), "RAGKIT_RESULTS": str(home / "results.jsonl"),
-               "RAGKIT_CACHE": str(home / "cache"), "RAGKIT_STUDENT": student, "HF_HUB_OFFLINE": "1",
-               "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "IPYTHONDIR": str(home / ".ipython"),
-               "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
-               "JUPYTER_DATA_DIR": str(home / "data"), "MPLCONFIGDIR": str(home / "mpl"),
-               "PYTHONPATH": os.pathsep.join(map(str, _python_path())),
-               **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
+        env = {
+            "HOME": str(home),
+            "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "TMPDIR": str(home / "tmp"),
+            "RAGKIT_RESULTS": str(home / "results.jsonl"),
+            "RAGKIT_CACHE": str(home / "cache"),
+            "RAGKIT_STUDENT": student,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+            "IPYTHONDIR": str(home / ".ipython"),
+            "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+            "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+            "JUPYTER_DATA_DIR": str(home / "data"),
+            "MPLCONFIGDIR": str(home / "mpl"),
+            "PYTHONPATH": os.pathsep.join(map(str, _python_path())),
+            **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")},
+        }
         if seed is not None:
             env["RAGKIT_SHARED_CACHE"] = str(seed)
         if socket is not None:
@@ -478,12 +582,32 @@ class Sandbox:
                 group = self.hierarchy.create(f"ragkit-sandbox-{uid}", self.limits.memory, self.limits.processes)
             fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | _NOFOLLOW, 0o600)
             with os.fdopen(fd, "wb") as f:
-                f.write(json.dumps(self._spec(n, uid if change else None, gid, env, socket,
-                                              group.procs if group is not None else [], notebook, names, functions,
-                                              pairs)).encode("utf-8"))
+                f.write(
+                    json.dumps(
+                        self._spec(
+                            n,
+                            uid if change else None,
+                            gid,
+                            env,
+                            socket,
+                            group.procs if group is not None else [],
+                            notebook,
+                            names,
+                            functions,
+                            pairs,
+                        )
+                    ).encode("utf-8")
+                )
             if socket is not None and self.lend is not None:
-                lender = Lender(socket, self.lend.namespace, self.lend.encode, self.lend.lock, (uid, gid),
-                                self.lend.wait, texts=self.lend.texts)
+                lender = Lender(
+                    socket,
+                    self.lend.namespace,
+                    self.lend.encode,
+                    self.lend.lock,
+                    (uid, gid),
+                    self.lend.wait,
+                    texts=self.lend.texts,
+                )
             result = self._start(command, env, spec_path, out, err, uid, start, group)
         except OSError as exc:
             result = SandboxRun(False, f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
@@ -503,17 +627,37 @@ class Sandbox:
                 path.unlink(missing_ok=True)
         if left:
             where = ", ".join(sorted({str(p.parent) for p in left}))
-            return SandboxRun(False, f"the run left {len(left)} files where the machine is writable ({where}): removed;"
-                              " the sandbox failed to contain it, so it is not graded (please report this)",
-                              seconds=result.seconds, memory=result.memory)
+            return SandboxRun(
+                False,
+                f"the run left {len(left)} files where the machine is writable ({where}): removed;"
+                " the sandbox failed to contain it, so it is not graded (please report this)",
+                seconds=result.seconds,
+                memory=result.memory,
+            )
         return result
 
-    def _start(self, command: list[str], env: dict, spec: Path, out: Path, err: Path, uid: int, start: float,
-               group: cgroup.RunGroup | None) -> SandboxRun:
+    def _start(
+        self,
+        command: list[str],
+        env: dict,
+        spec: Path,
+        out: Path,
+        err: Path,
+        uid: int,
+        start: float,
+        group: cgroup.RunGroup | None,
+    ) -> SandboxRun:
         """Start the child, wait for it within the time limit, kill what is left, read its report."""
         with spec.open("rb") as given, out.open("wb") as sink, err.open("wb") as errors:
-            child = subprocess.Popen(command, stdin=given, stdout=sink, stderr=errors,
-                                     env={**env, "HOME": "/"}, cwd="/", start_new_session=True)
+            child = subprocess.Popen(
+                command,
+                stdin=given,
+                stdout=sink,
+                stderr=errors,
+                env={**env, "HOME": "/"},
+                cwd="/",
+                start_new_session=True,
+            )
             try:
                 child.wait(timeout=self.limits.timeout)
                 timed_out = False

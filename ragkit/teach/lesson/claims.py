@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -35,14 +35,21 @@ def beside(rep: Report) -> pd.DataFrame:
     for key, (p, p_holm) in corrected.items():
         line = rep.line(*key)
         finding = chapter.FINDINGS[key]
-        rows.append({"comparison": f"{line.a} vs {line.b}", "metric": line.metric,
-                     "chapter": "+{}/-{}".format(*chapter.COMPARISONS[key][:2]), "chapter p": p,
-                     "chapter Holm p": p_holm, "claims": verdict_words().get(finding.claim, finding.claim),
-                     "ours, queries": f"+{line.query.test.wins}/-{line.query.test.losses}",
-                     "queries Holm p": line.query.p_holm,
-                     "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
-                     "needles Holm p": line.needle.p_holm,
-                     "verdict": paired.verdict(line.verdict) if line.verdict else line.verdict})
+        rows.append(
+            {
+                "comparison": f"{line.a} vs {line.b}",
+                "metric": line.metric,
+                "chapter": "+{}/-{}".format(*chapter.COMPARISONS[key][:2]),
+                "chapter p": p,
+                "chapter Holm p": p_holm,
+                "claims": verdict_words().get(finding.claim, finding.claim),
+                "ours, queries": f"+{line.query.test.wins}/-{line.query.test.losses}",
+                "queries Holm p": line.query.p_holm,
+                "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
+                "needles Holm p": line.needle.p_holm,
+                "verdict": paired.verdict(line.verdict) if line.verdict else line.verdict,
+            }
+        )
     return formats.Frame(rows)
 
 
@@ -54,28 +61,51 @@ def survivors(alpha: float = 0.05) -> str:
     fallen = [key for key in raw if key not in kept]
     n = len(corrected)
     listed = "; ".join(say("{name}, p = {p:.3g}", name=_name(k), p=corrected[k][0]) for k in raw) or _("none")
-    text = say("Of the chapter's **{n}** paired comparisons, **{raw}** have a raw p below {alpha} ({listed}). ",
-               n=n, raw=len(raw), alpha=alpha, listed=listed)
-    text += (say("Under Holm over its own {n} p-values, **{kept}** survives", n=n, kept=len(kept)) if len(kept) == 1
-             else say("Under Holm over its own {n} p-values, **{kept}** survive", n=n, kept=len(kept)))
+    text = say(
+        "Of the chapter's **{n}** paired comparisons, **{raw}** have a raw p below {alpha} ({listed}). ",
+        n=n,
+        raw=len(raw),
+        alpha=alpha,
+        listed=listed,
+    )
+    text += (
+        say("Under Holm over its own {n} p-values, **{kept}** survives", n=n, kept=len(kept))
+        if len(kept) == 1
+        else say("Under Holm over its own {n} p-values, **{kept}** survive", n=n, kept=len(kept))
+    )
     if kept:
         text += " (" + "; ".join(say("{name}, Holm p = {p:.3g}", name=_name(k), p=corrected[k][1]) for k in kept) + ")"
     if fallen:
-        text += ", " + _("and") + " " + "; ".join(say("{name} becomes Holm p = {p:.3g}", name=_name(k),
-                                                      p=corrected[k][1]) for k in fallen)
+        text += (
+            ", "
+            + _("and")
+            + " "
+            + "; ".join(say("{name} becomes Holm p = {p:.3g}", name=_name(k), p=corrected[k][1]) for k in fallen)
+        )
     text += ". "
     if len(raw) < 3:
-        text += say("Even uncorrected, only {raw} of these {n} fall below {alpha}, so the chapter's \"three results "
-                    "survive\" must count a result outside its listed comparisons (it does not say which). ",
-                    raw=len(raw), n=n, alpha=alpha)
+        text += say(
+            "Even uncorrected, only {raw} of these {n} fall below {alpha}, so the chapter's \"three results "
+            'survive" must count a result outside its listed comparisons (it does not say which). ',
+            raw=len(raw),
+            n=n,
+            alpha=alpha,
+        )
     if len(kept) >= 3:
-        return text + _("The chapter's \"three results survive\" holds under its own correction.")
+        return text + _('The chapter\'s "three results survive" holds under its own correction.')
     if len(kept) == 1:
-        return text + say("Under its own correction, {kept} does: a reader who weighs all {n} comparisons at once may "
-                          "trust only that one. The others are not shown false, only not established.",
-                          kept=len(kept), n=n)
-    return text + say("Under its own correction, {kept} do: a reader who weighs all {n} comparisons at once may trust "
-                      "only those. The others are not shown false, only not established.", kept=len(kept), n=n)
+        return text + say(
+            "Under its own correction, {kept} does: a reader who weighs all {n} comparisons at once may "
+            "trust only that one. The others are not shown false, only not established.",
+            kept=len(kept),
+            n=n,
+        )
+    return text + say(
+        "Under its own correction, {kept} do: a reader who weighs all {n} comparisons at once may trust "
+        "only those. The others are not shown false, only not established.",
+        kept=len(kept),
+        n=n,
+    )
 
 
 def _name(key: Wanted) -> str:
@@ -90,11 +120,15 @@ def claim_kinds() -> dict[str, int]:
 
 def verdict_words() -> dict[str, str]:
     """The claims and verdicts of statistics (DIFFERENCE, VERDICTS, INCONCLUSIVE) in the notebook's language."""
-    return {DIFFERENCE: _("a difference"), NO_DIFFERENCE: _("no detectable difference"),
-            "consistent": _("consistent"), "contradicts": _("contradicts"), "inconclusive": _("inconclusive"),
-            "differs": _("differs"),
-            INCONCLUSIVE: _("this data cannot tell either way, so the published finding is neither confirmed nor "
-                            "refuted")}
+    return {
+        DIFFERENCE: _("a difference"),
+        NO_DIFFERENCE: _("no detectable difference"),
+        "consistent": _("consistent"),
+        "contradicts": _("contradicts"),
+        "inconclusive": _("inconclusive"),
+        "differs": _("differs"),
+        INCONCLUSIVE: _("this data cannot tell either way, so the published finding is neither confirmed nor refuted"),
+    }
 
 
 def verdict_counts(rep: Report, needles: int) -> str:
@@ -104,14 +138,31 @@ def verdict_counts(rep: Report, needles: int) -> str:
     said = [line.verdict or "" for line in rep.judged]
     counts = {word: sum(v.startswith(word) for v in said) for word in VERDICTS}
     neither = sum(v.startswith("consistent:") for v in said)
-    return (say("Of the chapter's **{judged}** comparisons judged here, **{differ}** claim {difference} and **{none}** "
-                "claim {no_difference}. Here: ", judged=len(said), differ=kinds.get(DIFFERENCE, 0),
-                difference=words[DIFFERENCE], none=kinds.get(NO_DIFFERENCE, 0), no_difference=words[NO_DIFFERENCE])
-            + ", ".join(say("**{n}** {verdict}", n=counts[w], verdict=words[w])
-                        + (say(" ({neither} of them because neither detects a difference)", neither=neither)
-                           if w == "consistent" and neither else "") for w in VERDICTS)
-            + say(". *Inconclusive*, with {needles} needles, means {inconclusive}.", needles=needles,
-                  inconclusive=words[INCONCLUSIVE]))
+    return (
+        say(
+            "Of the chapter's **{judged}** comparisons judged here, **{differ}** claim {difference} and **{none}** "
+            "claim {no_difference}. Here: ",
+            judged=len(said),
+            differ=kinds.get(DIFFERENCE, 0),
+            difference=words[DIFFERENCE],
+            none=kinds.get(NO_DIFFERENCE, 0),
+            no_difference=words[NO_DIFFERENCE],
+        )
+        + ", ".join(
+            say("**{n}** {verdict}", n=counts[w], verdict=words[w])
+            + (
+                say(" ({neither} of them because neither detects a difference)", neither=neither)
+                if w == "consistent" and neither
+                else ""
+            )
+            for w in VERDICTS
+        )
+        + say(
+            ". *Inconclusive*, with {needles} needles, means {inconclusive}.",
+            needles=needles,
+            inconclusive=words[INCONCLUSIVE],
+        )
+    )
 
 
 def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
@@ -127,10 +178,16 @@ def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
         n = r.in_domain + r.out_of_domain
         right, wrong = r.answered_with_needle, r.answered_without_needle + r.bluffs
         # the cut is written as the kernel's language writes it, as the table's style writes the columns beside it
-        out.append({_("cut"): _("none") if r.cut is None else number(r.cut, ".3f"), _("answered right"): right,
-                    _("answered wrong"): wrong, _("abstained"): n - right - wrong,
-                    _("binary accuracy"): right / n,
-                    say("score, wrong = -{penalty:g}", penalty=penalty): (right - penalty * wrong) / n})
+        out.append(
+            {
+                _("cut"): _("none") if r.cut is None else number(r.cut, ".3f"),
+                _("answered right"): right,
+                _("answered wrong"): wrong,
+                _("abstained"): n - right - wrong,
+                _("binary accuracy"): right / n,
+                say("score, wrong = -{penalty:g}", penalty=penalty): (right - penalty * wrong) / n,
+            }
+        )
     return formats.Frame(out)
 
 
@@ -141,21 +198,34 @@ def guessing_sentence(table: pd.DataFrame) -> str:
     best_penalised = table.loc[table[penalised].idxmax()]
     always = table.iloc[0]
 
-    text = say("Under binary accuracy, answering everything (cut {always}) scores **{score:.3f}**; "
-               "the best cut by that rule is **{best}** ({best_score:.3f}). ", always=always[cut],
-               score=always[binary], best=best_binary[cut], best_score=best_binary[binary])
-    text += (_("Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system "
-               "that always answers: the chapter's 2025 argument, on our own numbers. ")
-             if best_binary[cut] == always[cut] else
-             _("Here a tighter cut does at least as well even under binary accuracy, so the incentive does not "
-               "show. "))
-    text += (say("Take {penalty} point off per wrong answer and the best cut is **{best}** "
-                 "({best_score:.3f} against {always_score:.3f} for answering everything): ",
-                 penalty=penalised.split("= -")[1], best=best_penalised[cut],
-                 best_score=best_penalised[penalised],
-                 always_score=always[penalised])
-             + (_("once a bluff costs something, abstaining pays.") if best_penalised[cut] != always[cut] else
-                _("even then answering everything comes out best on this corpus.")))
+    text = say(
+        "Under binary accuracy, answering everything (cut {always}) scores **{score:.3f}**; "
+        "the best cut by that rule is **{best}** ({best_score:.3f}). ",
+        always=always[cut],
+        score=always[binary],
+        best=best_binary[cut],
+        best_score=best_binary[binary],
+    )
+    text += (
+        _(
+            "Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system "
+            "that always answers: the chapter's 2025 argument, on our own numbers. "
+        )
+        if best_binary[cut] == always[cut]
+        else _("Here a tighter cut does at least as well even under binary accuracy, so the incentive does not show. ")
+    )
+    text += say(
+        "Take {penalty} point off per wrong answer and the best cut is **{best}** "
+        "({best_score:.3f} against {always_score:.3f} for answering everything): ",
+        penalty=penalised.split("= -")[1],
+        best=best_penalised[cut],
+        best_score=best_penalised[penalised],
+        always_score=always[penalised],
+    ) + (
+        _("once a bluff costs something, abstaining pays.")
+        if best_penalised[cut] != always[cut]
+        else _("even then answering everything comes out best on this corpus.")
+    )
     return text
 
 
@@ -167,11 +237,18 @@ def recall20_intervals(ev: Evaluation) -> pd.DataFrame:
     def bounds(low: float, high: float) -> str:
         return say("[{low:.3f}, {high:.3f}]", low=low, high=high)
 
-    return formats.Frame([{"strategy": x, "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
-                           "chapter's interval": bounds(*chapter.WILSON20[x]),
-                           "wilson on the chapter's counts": bounds(*wilson(*chapter.RECALL20[x])),
-                           "ours": interval(ours[x].value, ours[x].low, ours[x].high)}
-                          for x in chapter.WILSON20])
+    return formats.Frame(
+        [
+            {
+                "strategy": x,
+                "chapter hits": "{}/{}".format(*chapter.RECALL20[x]),
+                "chapter's interval": bounds(*chapter.WILSON20[x]),
+                "wilson on the chapter's counts": bounds(*wilson(*chapter.RECALL20[x])),
+                "ours": interval(ours[x].value, ours[x].low, ours[x].high),
+            }
+            for x in chapter.WILSON20
+        ]
+    )
 
 
 def sign_tests_recomputed() -> pd.DataFrame:
@@ -179,27 +256,55 @@ def sign_tests_recomputed() -> pd.DataFrame:
     rows = []
     for (a, b, m), (w, lost, p) in chapter.COMPARISONS.items():
         recomputed = counts_test(w, lost).p
-        rows.append({"comparison": f"{a} vs {b}", "metric": m, "chapter": f"+{w}/-{lost}",
-                     "chapter p": f"{p if p is not None else recomputed:.3g}", "chapter p reported": p is not None,
-                     "recomputed": f"{recomputed:.3g}"})
+        rows.append(
+            {
+                "comparison": f"{a} vs {b}",
+                "metric": m,
+                "chapter": f"+{w}/-{lost}",
+                "chapter p": f"{p if p is not None else recomputed:.3g}",
+                "chapter p reported": p is not None,
+                "recomputed": f"{recomputed:.3g}",
+            }
+        )
     return formats.Frame(rows)
 
 
 def header_confronted(ev: Evaluation) -> pd.DataFrame:
     """E against A without A's destroyed needles, and E against C (the header alone), at Hit@20 and both levels."""
-    looks = [(_("E vs A, A's destroyed needles left out"),
-              ev.compare("E/dense", "A/dense", "Hit@20", level, drop=ev.destroyed["A"]))
-             for level in ("query", "needle")]
-    looks += [(_("E vs C: the header alone"), ev.compare("E/dense", "C/dense", "Hit@20", level))
-              for level in ("query", "needle")]
+    looks = [
+        (
+            _("E vs A, A's destroyed needles left out"),
+            ev.compare("E/dense", "A/dense", "Hit@20", level, drop=ev.destroyed["A"]),
+        )
+        for level in ("query", "needle")
+    ]
+    looks += [
+        (_("E vs C: the header alone"), ev.compare("E/dense", "C/dense", "Hit@20", level))
+        for level in ("query", "needle")
+    ]
     levels = {"query": _("query"), "needle": _("needle")}
-    return formats.Frame([{"comparison": name, "level": levels[c.level], "wins": c.test.wins, "losses": c.test.losses,
-                          "p": f"{c.test.p:.3g}"} for name, c in looks])
+    return formats.Frame(
+        [
+            {
+                "comparison": name,
+                "level": levels[c.level],
+                "wins": c.test.wins,
+                "losses": c.test.losses,
+                "p": f"{c.test.p:.3g}",
+            }
+            for name, c in looks
+        ]
+    )
 
 
 def chapter_rerank() -> pd.DataFrame:
     """The chapter's reranking figures (its corpus, not measured here): dense, and hybrid with its cross-encoder."""
-    return formats.Frame({m: {_("the chapter: dense"): number(chapter.RERANK[m][0], ".3f"),
-                              _("the chapter: hybrid + cross-encoder"): number(chapter.RERANK[m][1], ".3f")}
-                          for m in chapter.RERANK}).rename_axis(
-        _("the chapter's figures (its corpus; not measured here)"))
+    return formats.Frame(
+        {
+            m: {
+                _("the chapter: dense"): number(chapter.RERANK[m][0], ".3f"),
+                _("the chapter: hybrid + cross-encoder"): number(chapter.RERANK[m][1], ".3f"),
+            }
+            for m in chapter.RERANK
+        }
+    ).rename_axis(_("the chapter's figures (its corpus; not measured here)"))

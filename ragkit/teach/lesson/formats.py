@@ -49,11 +49,16 @@ def noun(n: int, one: str, many: str) -> str:
 
 def _words() -> dict[str, str]:
     """Headings the engine's field names stand for, where replacing the underscores would not make words of them."""
-    return {"out_of_domain": _("out-of-domain queries"), "in_domain": _("answerable queries"),
-            "answered_with_needle": _("answered with the needle kept"),
-            "answered_without_needle": _("answered without the needle"),
-            "chapter_bluffs": _("bluffs in the chapter"), "doc_id": _("document"),
-            "outside_bmp": _("outside the BMP"), "outside bmp": _("outside the BMP")}
+    return {
+        "out_of_domain": _("out-of-domain queries"),
+        "in_domain": _("answerable queries"),
+        "answered_with_needle": _("answered with the needle kept"),
+        "answered_without_needle": _("answered without the needle"),
+        "chapter_bluffs": _("bluffs in the chapter"),
+        "doc_id": _("document"),
+        "outside_bmp": _("outside the BMP"),
+        "outside bmp": _("outside the BMP"),
+    }
 
 
 def header(name: object) -> object:
@@ -66,21 +71,40 @@ def header(name: object) -> object:
 def _measured_words() -> dict[str, str]:
     """Headings of the frames notebooks 05 and 07 build themselves (their columns and, for a table whose headings
     are its rows, their row labels), in the notebook's language."""
-    return {"this corpus": _("this corpus"), "the chapter": _("the chapter"), "normalised": _("normalised"),
-            "un-normalised": _("un-normalised"), "word pieces": _("word pieces"),
-            "norm, un-normalised": _("norm, un-normalised"), "norm, normalised": _("norm, normalised"),
-            "L2, un-normalised": _("L2, un-normalised"), "query word pieces": _("query word pieces"),
-            "query norm, un-normalised": _("query norm, un-normalised"),
-            "nearest L2, un-normalised": _("nearest L2, un-normalised"),
-            "nearest cosine distance": _("nearest cosine distance"),
-            "what is wrong with it": _("what is wrong with it"),
-            "first words": _("first words"), "the identifier": _("the identifier"), "written by": _("written by"),
-            "document exists": _("document exists"), "verifies": _("verifies"), "type": _("type"),
-            "label": _("label"), "claimed title": _("claimed title"), "actual paper": _("actual paper"),
-            "prompt": _("prompt"), "answer supported": _("answer supported"),
-            "answer not supported": _("answer not supported"), "supported rate": _("supported rate"),
-            "needle placed": _("needle placed"), "source number": _("source number"), "supported": _("supported"),
-            "asked": _("asked"), "against the middle": _("against the middle"), "retriever": _("retriever")}
+    return {
+        "this corpus": _("this corpus"),
+        "the chapter": _("the chapter"),
+        "normalised": _("normalised"),
+        "un-normalised": _("un-normalised"),
+        "word pieces": _("word pieces"),
+        "norm, un-normalised": _("norm, un-normalised"),
+        "norm, normalised": _("norm, normalised"),
+        "L2, un-normalised": _("L2, un-normalised"),
+        "query word pieces": _("query word pieces"),
+        "query norm, un-normalised": _("query norm, un-normalised"),
+        "nearest L2, un-normalised": _("nearest L2, un-normalised"),
+        "nearest cosine distance": _("nearest cosine distance"),
+        "what is wrong with it": _("what is wrong with it"),
+        "first words": _("first words"),
+        "the identifier": _("the identifier"),
+        "written by": _("written by"),
+        "document exists": _("document exists"),
+        "verifies": _("verifies"),
+        "type": _("type"),
+        "label": _("label"),
+        "claimed title": _("claimed title"),
+        "actual paper": _("actual paper"),
+        "prompt": _("prompt"),
+        "answer supported": _("answer supported"),
+        "answer not supported": _("answer not supported"),
+        "supported rate": _("supported rate"),
+        "needle placed": _("needle placed"),
+        "source number": _("source number"),
+        "supported": _("supported"),
+        "asked": _("asked"),
+        "against the middle": _("against the middle"),
+        "retriever": _("retriever"),
+    }
 
 
 def _cell(value: Any, places: int | None, asked: bool = False) -> str:
@@ -122,8 +146,17 @@ class _Styler(Styler):
     Dutch kernel its headings are shown in words of the notebook's language (``header``); its data keep theirs, so
     that a notebook's ``format`` and ``hide`` still name the columns as its code does."""
 
-    def format(self, formatter=None, subset=None, na_rep=None, precision=None, decimal=None,
-               thousands=None, escape=None, hyperlinks=None):
+    def format(
+        self,
+        formatter=None,
+        subset=None,
+        na_rep=None,
+        precision=None,
+        decimal=None,
+        thousands=None,
+        escape=None,
+        hyperlinks=None,
+    ):
         if decimal is None:
             decimal = "," if language.current() == "nl" else "."
         return super().format(formatter, subset, na_rep, precision, decimal, thousands, escape, hyperlinks)
@@ -144,8 +177,9 @@ def _labelled(shown: pd.DataFrame) -> pd.DataFrame:
     """``shown`` with the names of its axes in words of the notebook's language, and the row labels of a table whose
     rows are its headings (an unnamed index of words: a transposed table, a table by phrasing) in the same words; the
     labels of a named index are data (a strategy, a document) and stay as they are."""
-    shown = shown.rename_axis(index=[header(n) for n in shown.index.names],
-                              columns=[header(n) for n in shown.columns.names])
+    shown = shown.rename_axis(
+        index=[header(n) for n in shown.index.names], columns=[header(n) for n in shown.columns.names]
+    )
     if shown.index.nlevels == 1 and shown.index.name is None:
         shown = shown.rename(index=header)
     return shown
@@ -173,9 +207,13 @@ class Frame(pd.DataFrame):
         for c in truths:  # by label, not by keyword: a column named 1 (a transposed Series) stays the column 1
             shown[c] = shown[c].map({True: _("yes"), False: _("no")})
         shown = _labelled(shown.rename(columns=header))
-        return shown.to_html(notebook=True, decimal=",", max_rows=pd.get_option("display.max_rows"),
-                             max_cols=pd.get_option("display.max_columns"),
-                             show_dimensions=pd.get_option("display.show_dimensions"))
+        return shown.to_html(
+            notebook=True,
+            decimal=",",
+            max_rows=pd.get_option("display.max_rows"),
+            max_cols=pd.get_option("display.max_columns"),
+            show_dimensions=pd.get_option("display.show_dimensions"),
+        )
 
 
 def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
@@ -192,10 +230,14 @@ def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index:
     keep_index = index is not None or any(n is not None for n in shown.index.names) or not _bare(shown.index)
     if not keep_index:
         shown = shown.reset_index(drop=True)
-    formats = {c: partial(_cell, places=_places(shown[c], decimals.get(str(c))), asked=str(c) in decimals)
-               for c in shown.columns}
-    levels = [partial(_cell, places=_places(pd.Series(shown.index.get_level_values(i)), decimals.get(str(n))))
-              for i, n in enumerate(shown.index.names)]
+    formats = {
+        c: partial(_cell, places=_places(shown[c], decimals.get(str(c))), asked=str(c) in decimals)
+        for c in shown.columns
+    }
+    levels = [
+        partial(_cell, places=_places(pd.Series(shown.index.get_level_values(i)), decimals.get(str(n))))
+        for i, n in enumerate(shown.index.names)
+    ]
     shown = shown.rename(columns=header).rename_axis(index=[header(n) for n in shown.index.names])
     formats = {header(c): f for c, f in formats.items()}
     # escaped: a cell holds course text or a student's own document's (a title with "<" is text, never markup)

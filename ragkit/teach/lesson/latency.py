@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from threadpoolctl import threadpool_limits
 
@@ -44,57 +44,111 @@ def median_ms(work: Callable[[], object], repeat: int) -> float:
     return 1000 * statistics.median(times)
 
 
-def measure(retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH,
-            repeat: int = 20) -> list[Timing]:
+def measure(
+    retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH, repeat: int = 20
+) -> list[Timing]:
     """Time one query through each stage: embedding (computed, not read from the cache), scan, BM25, fusion, MaxSim."""
     embedder = retriever.embedder
     if not isinstance(embedder, Embedder):
-        raise InputError("timing needs ragkit's Embedder (uncached encoding and token vectors): "
-                         "build the retriever with the default embedder")
+        raise InputError(
+            "timing needs ragkit's Embedder (uncached encoding and token vectors): "
+            "build the retriever with the default embedder"
+        )
     cores = os.cpu_count() or 1
-    threads = say("{threads} onnxruntime thread(s)", threads=embedder.threads) if embedder.threads else \
-        say("onnxruntime's default threads on {cores} core(s)", cores=cores)
+    threads = (
+        say("{threads} onnxruntime thread(s)", threads=embedder.threads)
+        if embedder.threads
+        else say("onnxruntime's default threads on {cores} core(s)", cores=cores)
+    )
     embed_ms = median_ms(lambda: embedder.encode([query], progress=False, cache=False), max(3, repeat // 4))
     q = embedder.encode([query], progress=False)
-    out = [Timing("query embedding", embed_ms, say("one query, batch 1, computed by the model (cache bypassed), "
-                                                   "{threads}", threads=threads), chapter.QUERY_MS)]
+    out = [
+        Timing(
+            "query embedding",
+            embed_ms,
+            say("one query, batch 1, computed by the model (cache bypassed), {threads}", threads=threads),
+            chapter.QUERY_MS,
+        )
+    ]
     with threadpool_limits(1):
         dense = rank(cosine_distance(q, retriever.vectors), higher_is_better=False)
         bm25 = rank(retriever.lexical.scores_many([query]))
-        out.append(Timing("dense scan", median_ms(lambda: rank(cosine_distance(q, retriever.vectors), False), repeat),
-                          say("one query against {vectors:,} vectors, product and sort, 1 thread",
-                              vectors=len(retriever.vectors)),
-                          chapter.SCAN_MS))
-        out.append(Timing("BM25", median_ms(lambda: rank(retriever.lexical.scores_many([query])), repeat),
-                          say("one query over {chunks:,} chunks, scores and sort, 1 thread",
-                              chunks=len(retriever.texts)),
-                          chapter.BM25_MS))
-        out.append(Timing("fusion (RRF)", median_ms(lambda: rrf_many(dense, bm25), repeat),
-                          _("one query's two full rankings, 1 thread")))
+        out.append(
+            Timing(
+                "dense scan",
+                median_ms(lambda: rank(cosine_distance(q, retriever.vectors), False), repeat),
+                say(
+                    "one query against {vectors:,} vectors, product and sort, 1 thread", vectors=len(retriever.vectors)
+                ),
+                chapter.SCAN_MS,
+            )
+        )
+        out.append(
+            Timing(
+                "BM25",
+                median_ms(lambda: rank(retriever.lexical.scores_many([query])), repeat),
+                say("one query over {chunks:,} chunks, scores and sort, 1 thread", chunks=len(retriever.texts)),
+                chapter.BM25_MS,
+            )
+        )
+        out.append(
+            Timing(
+                "fusion (RRF)",
+                median_ms(lambda: rrf_many(dense, bm25), repeat),
+                _("one query's two full rankings, 1 thread"),
+            )
+        )
     if maxsim:
         texts = [retriever.texts[j] for j in rrf_many(dense, bm25)[0, :depth]]
+
         def encode(items: list[str], batch: int):
             return embedder.token_vectors(items, cache=False, batch_size=batch)
 
-        out.append(Timing("query token vectors", median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
-                          say("one query, batch 1, computed by the model, {threads}", threads=threads)))
+        out.append(
+            Timing(
+                "query token vectors",
+                median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
+                say("one query, batch 1, computed by the model, {threads}", threads=threads),
+            )
+        )
         blocks = embedder.token_vectors(texts)
         qt = embedder.token_vectors([query])[0]
         with threadpool_limits(1):
             products = median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat)
-            out.append(Timing("MaxSim products", products,
-                              say("{depth} chunks' token vectors already in memory, 1 thread", depth=depth)))
-        out.append(Timing("chunk token vectors", median_ms(lambda: encode(texts, BATCH), 1),
-                          say("{depth} chunks, batch {batch}, computed by the model: paid at index time when they "
-                              "are stored, at query time when they are not", depth=depth, batch=BATCH), None))
+            out.append(
+                Timing(
+                    "MaxSim products",
+                    products,
+                    say("{depth} chunks' token vectors already in memory, 1 thread", depth=depth),
+                )
+            )
+        out.append(
+            Timing(
+                "chunk token vectors",
+                median_ms(lambda: encode(texts, BATCH), 1),
+                say(
+                    "{depth} chunks, batch {batch}, computed by the model: paid at index time when they "
+                    "are stored, at query time when they are not",
+                    depth=depth,
+                    batch=BATCH,
+                ),
+                None,
+            )
+        )
     return out
 
 
 def stage_name(stage: str) -> str:
     """A stage's name in the kernel's language (``Timing.stage`` keeps the English one, which code reads)."""
-    names = {"query embedding": _("query embedding"), "dense scan": _("dense scan"), "BM25": "BM25",
-             "fusion (RRF)": _("fusion (RRF)"), "query token vectors": _("query token vectors"),
-             "MaxSim products": _("MaxSim products"), "chunk token vectors": _("chunk token vectors")}
+    names = {
+        "query embedding": _("query embedding"),
+        "dense scan": _("dense scan"),
+        "BM25": "BM25",
+        "fusion (RRF)": _("fusion (RRF)"),
+        "query token vectors": _("query token vectors"),
+        "MaxSim products": _("MaxSim products"),
+        "chunk token vectors": _("chunk token vectors"),
+    }
     return names.get(stage, stage)
 
 
@@ -109,6 +163,15 @@ def timings_table(timings: list[Timing]):
     (the stages' names and the measurements' descriptions in the kernel's language)."""
     import pandas as pd
 
-    return pd.DataFrame([{"stage": stage_name(t.stage), "here (ms)": f"{t.ms:.3f}",
-                          "chapter (ms)": "" if t.chapter_ms is None else f"{t.chapter_ms:g}", "how": t.how}
-                         for t in timings], columns=list(headings()))
+    return pd.DataFrame(
+        [
+            {
+                "stage": stage_name(t.stage),
+                "here (ms)": f"{t.ms:.3f}",
+                "chapter (ms)": "" if t.chapter_ms is None else f"{t.chapter_ms:g}",
+                "how": t.how,
+            }
+            for t in timings
+        ],
+        columns=list(headings()),
+    )

@@ -9,8 +9,8 @@ without the overlap and with it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -71,8 +71,11 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x)
 
 
-def measure(plain: tuple[str, Sequence[Chunk], np.ndarray], overlapped: tuple[str, Sequence[Chunk], np.ndarray],
-            lost: Iterable[tuple[str, str]] = ()) -> OverlapPull:
+def measure(
+    plain: tuple[str, Sequence[Chunk], np.ndarray],
+    overlapped: tuple[str, Sequence[Chunk], np.ndarray],
+    lost: Iterable[tuple[str, str]] = (),
+) -> OverlapPull:
     """The pull of overlap: ``plain`` and ``overlapped`` are (letter, chunks, unit vectors) of two strategies that
     cut alike (E and F, A and B); ``lost`` names (needle id, needle sentence) pairs the overlapped run loses."""
     (a, chunks, before), (b, chunks_o, after) = plain, overlapped
@@ -93,8 +96,9 @@ def measure(plain: tuple[str, Sequence[Chunk], np.ndarray], overlapped: tuple[st
             continue
         # the own centroid leaves the chunk itself out, or it would be pulled toward its own vector
         c_own, c_nb = _unit(sums[own] - before[i]), _unit(sums[neighbour])
-        pulls.append(Pull(i, float(before[i] @ c_own), float(after[i] @ c_own),
-                          float(before[i] @ c_nb), float(after[i] @ c_nb)))
+        pulls.append(
+            Pull(i, float(before[i] @ c_own), float(after[i] @ c_own), float(before[i] @ c_nb), float(after[i] @ c_nb))
+        )
     moved = 1.0 - np.einsum("ij,ij->i", before, after)
     by_index = {p.index: p for p in pulls}
     out = []
@@ -110,37 +114,70 @@ def measure(plain: tuple[str, Sequence[Chunk], np.ndarray], overlapped: tuple[st
 def sentence(m: OverlapPull) -> str:
     """In words: what this corpus shows about the pull, and whether the needles the overlapped run loses moved."""
     toward, share = m.mean("toward"), m.share_toward
-    text = say("**{overlapped} against {plain}**: of **{chunks}** chunks, **{starts}** start a new section and carry "
-               "an overlap from the one before. Adding the overlap changes their cosine to their own section's "
-               "centroid by **{own:+.4f}** on average and to the previous section's by **{neighbour:+.4f}**: "
-               "a net pull toward the neighbour of **{toward:+.4f}**, in **{share:.0%}** of them. ",
-               overlapped=m.overlapped, plain=m.plain, chunks=m.chunks, starts=len(m.pulls),
-               own=m.mean("own_after") - m.mean("own_before"),
-               neighbour=m.mean("neighbour_after") - m.mean("neighbour_before"), toward=toward, share=share)
-    text += (_("So the chapter's mechanism is there: the overlap pulls a chunk toward the section before it")
-             if toward > 0 and share > 0.5 else
-             _("So on this corpus the chapter's mechanism does not show as a pull toward the section before"))
-    text += say(" (for scale: such a chunk's cosine to its own section's centroid is {own_before:.3f} on average). "
-                "Over all chunks, the median vector moves by **{median:.4f}** (1 - cosine). ",
-                own_before=m.mean("own_before"), median=float(np.median(m.moved)))
+    text = say(
+        "**{overlapped} against {plain}**: of **{chunks}** chunks, **{starts}** start a new section and carry "
+        "an overlap from the one before. Adding the overlap changes their cosine to their own section's "
+        "centroid by **{own:+.4f}** on average and to the previous section's by **{neighbour:+.4f}**: "
+        "a net pull toward the neighbour of **{toward:+.4f}**, in **{share:.0%}** of them. ",
+        overlapped=m.overlapped,
+        plain=m.plain,
+        chunks=m.chunks,
+        starts=len(m.pulls),
+        own=m.mean("own_after") - m.mean("own_before"),
+        neighbour=m.mean("neighbour_after") - m.mean("neighbour_before"),
+        toward=toward,
+        share=share,
+    )
+    text += (
+        _("So the chapter's mechanism is there: the overlap pulls a chunk toward the section before it")
+        if toward > 0 and share > 0.5
+        else _("So on this corpus the chapter's mechanism does not show as a pull toward the section before")
+    )
+    text += say(
+        " (for scale: such a chunk's cosine to its own section's centroid is {own_before:.3f} on average). "
+        "Over all chunks, the median vector moves by **{median:.4f}** (1 - cosine). ",
+        own_before=m.mean("own_before"),
+        median=float(np.median(m.moved)),
+    )
     if not m.lost:
-        return text + say("{overlapped} loses no needle that {plain} carries, so there is nothing more to check.",
-                          overlapped=m.overlapped, plain=m.plain)
+        return text + say(
+            "{overlapped} loses no needle that {plain} carries, so there is nothing more to check.",
+            overlapped=m.overlapped,
+            plain=m.plain,
+        )
     crossing = sum(x.pull is not None for x in m.lost)
     high = float(np.median([x.percentile for x in m.lost])) >= 0.75
     percentiles = ", ".join(number(x.percentile, ".0%") for x in m.lost)
     if len(m.lost) == 1:
-        text += say("The **{n}** needle {overlapped} loses to {plain} sits in a chunk whose vector moved more than "
-                    "{percentiles} of all chunks' did: ", n=len(m.lost), overlapped=m.overlapped, plain=m.plain,
-                    percentiles=percentiles)
+        text += say(
+            "The **{n}** needle {overlapped} loses to {plain} sits in a chunk whose vector moved more than "
+            "{percentiles} of all chunks' did: ",
+            n=len(m.lost),
+            overlapped=m.overlapped,
+            plain=m.plain,
+            percentiles=percentiles,
+        )
     else:
-        text += say("The **{n}** needles {overlapped} loses to {plain} sit in chunks whose vector moved more than "
-                    "{percentiles} of all chunks' did: ", n=len(m.lost), overlapped=m.overlapped, plain=m.plain,
-                    percentiles=percentiles)
+        text += say(
+            "The **{n}** needles {overlapped} loses to {plain} sit in chunks whose vector moved more than "
+            "{percentiles} of all chunks' did: ",
+            n=len(m.lost),
+            overlapped=m.overlapped,
+            plain=m.plain,
+            percentiles=percentiles,
+        )
     text += _("among the chunks that moved most") if high else _("not, as a group, the chunks that moved most")
-    text += (say("; **{crossing}** of them starts a new section, so ", crossing=crossing) if crossing == 1
-             else say("; **{crossing}** of them start a new section, so ", crossing=crossing))
-    text += (_("the pull toward the previous section is part of the story.") if crossing else
-             _("the pull toward the previous section is not what moved them: their overlap comes from their own "
-               "section, and what it changes is the mix within it."))
+    text += (
+        say("; **{crossing}** of them starts a new section, so ", crossing=crossing)
+        if crossing == 1
+        else say("; **{crossing}** of them start a new section, so ", crossing=crossing)
+    )
+    text += (
+        _("the pull toward the previous section is part of the story.")
+        if crossing
+        else _(
+            "the pull toward the previous section is not what moved them: their overlap comes from their own "
+            "section, and what it changes is the mix within it."
+        )
+    )
     return text

@@ -21,8 +21,12 @@ def said(text: str) -> str:
     """How the chapter reported a comparison (``report.Finding.said``), its numbers as the language writes them."""
     counted = re.fullmatch(r"\+(\d+)/-(\d+) \(p = (\S+) from its counts\)", text)
     if counted:
-        return say("+{wins}/-{losses} (p = {p:g} from its counts)", wins=int(counted[1]), losses=int(counted[2]),
-                   p=float(counted[3]))
+        return say(
+            "+{wins}/-{losses} (p = {p:g} from its counts)",
+            wins=int(counted[1]),
+            losses=int(counted[2]),
+            p=float(counted[3]),
+        )
     given = re.fullmatch(r"\+(\d+)/-(\d+), p = (\S+)", text)
     if given:
         return say("+{wins}/-{losses}, p = {p:g}", wins=int(given[1]), losses=int(given[2]), p=float(given[3]))
@@ -37,14 +41,22 @@ def verdict(text: str) -> str:
     differs = re.fullmatch(r"differs: ours finds (\S+) ahead", text)
     if differs:
         return say("differs: ours finds {run} ahead", run=differs[1])
-    return next((shown for en, shown in (
-        ("consistent", _("consistent")), ("contradicts", _("contradicts")),
-        ("consistent: neither detects a difference", _("consistent: neither detects a difference")),
-        ("inconclusive, same direction", _("inconclusive, same direction")),
-        ("inconclusive, opposite direction", _("inconclusive, opposite direction")),
-        ("inconclusive, no lead either way", _("inconclusive, no lead either way")),
-        ("inconclusive, the chapter shows no lead", _("inconclusive, the chapter shows no lead"))) if en == text),
-        text)
+    return next(
+        (
+            shown
+            for en, shown in (
+                ("consistent", _("consistent")),
+                ("contradicts", _("contradicts")),
+                ("consistent: neither detects a difference", _("consistent: neither detects a difference")),
+                ("inconclusive, same direction", _("inconclusive, same direction")),
+                ("inconclusive, opposite direction", _("inconclusive, opposite direction")),
+                ("inconclusive, no lead either way", _("inconclusive, no lead either way")),
+                ("inconclusive, the chapter shows no lead", _("inconclusive, the chapter shows no lead")),
+            )
+            if en == text
+        ),
+        text,
+    )
 
 
 def claim(text: str) -> str:
@@ -54,8 +66,16 @@ def claim(text: str) -> str:
 
 def headings() -> tuple[str, ...]:
     """``Report.COMPARISON_COLUMNS`` in the kernel's language."""
-    words = {"comparison": _("comparison"), "metric": _("metric"), "queries": _("queries"), "Holm p": _("Holm p"),
-             "needles": _("needles"), "chapter": _("chapter"), "claims": _("claims"), "verdict": _("verdict")}
+    words = {
+        "comparison": _("comparison"),
+        "metric": _("metric"),
+        "queries": _("queries"),
+        "Holm p": _("Holm p"),
+        "needles": _("needles"),
+        "chapter": _("chapter"),
+        "claims": _("claims"),
+        "verdict": _("verdict"),
+    }
     return tuple(words.get(h, h) for h in Report.COMPARISON_COLUMNS)
 
 
@@ -65,8 +85,11 @@ def row(line: Line) -> list[str]:
     for c in (line.query, line.needle):
         assert c.p_holm is not None, "a report fills in every comparison's Holm p"
         cells += [f"+{c.test.wins}/-{c.test.losses}", number(c.test.p, ".3g"), number(c.p_holm, ".3g")]
-    return cells + [said(line.finding.said) if line.finding else "", claim(line.finding.claim) if line.finding else "",
-                    verdict(line.verdict) if line.verdict else ""]
+    return cells + [
+        said(line.finding.said) if line.finding else "",
+        claim(line.finding.claim) if line.finding else "",
+        verdict(line.verdict) if line.verdict else "",
+    ]
 
 
 @dataclass(frozen=True)
@@ -77,9 +100,12 @@ class Comparisons:
 
     def title(self) -> str:
         """The table's caption: the test, and the family Holm runs over."""
-        return say("Paired comparisons: exact two-sided sign test on the discordant pairs, Holm within the {n} "
-                   "comparisons of this report at each level (query level: a query is a pair; needle level: a needle "
-                   "is a pair, its phrasings scored together)", n=len(self.report.lines))
+        return say(
+            "Paired comparisons: exact two-sided sign test on the discordant pairs, Holm within the {n} "
+            "comparisons of this report at each level (query level: a query is a pair; needle level: a needle "
+            "is a pair, its phrasings scored together)",
+            n=len(self.report.lines),
+        )
 
     def rule(self) -> str:
         """The verdict rule, below the table when the report judges the chapter's findings."""

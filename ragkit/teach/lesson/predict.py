@@ -141,14 +141,24 @@ def _unread(prediction: object, asked: Asked) -> str:
     """What to write instead of a prediction that cannot be read as the kind asked."""
     what = _described(prediction)
     if isinstance(asked, Count):
-        return say("Your prediction, {what}, is not a number from 0 to {most}: write one there (a whole number, "
-                   "no quotes needed) and run this cell again.", what=what, most=asked.most)
+        return say(
+            "Your prediction, {what}, is not a number from 0 to {most}: write one there (a whole number, "
+            "no quotes needed) and run this cell again.",
+            what=what,
+            most=asked.most,
+        )
     if isinstance(asked, Share):
-        return say("Your prediction, {what}, is not a share from 0 to 1 (or a percentage): write one there, e.g. "
-                   "0.5 or \"50%\", and run this cell again.", what=what)
-    return say("Your prediction, {what}, is not one of the options ({options}): copy one of them there and run "
-               "this cell again.", what=what,
-               options=", ".join(say("“{option}”", option=word(o)) for o in asked.options))
+        return say(
+            "Your prediction, {what}, is not a share from 0 to 1 (or a percentage): write one there, e.g. "
+            '0.5 or "50%", and run this cell again.',
+            what=what,
+        )
+    return say(
+        "Your prediction, {what}, is not one of the options ({options}): copy one of them there and run "
+        "this cell again.",
+        what=what,
+        options=", ".join(say("“{option}”", option=word(o)) for o in asked.options),
+    )
 
 
 def _count(prediction: object, asked: Count, measured: int) -> str | None:
@@ -157,11 +167,18 @@ def _count(prediction: object, asked: Count, measured: int) -> str | None:
         return None
     gap = measured - guess
     if gap == 0:
-        return say("You predicted **{guess}**; the measurement says **{measured}**: exactly right.",
-                   guess=_counted(guess), measured=_counted(measured))
-    return say("You predicted **{guess}**; the measurement says **{measured}**: **{gap}** {direction} than you "
-               "expected.", guess=_counted(guess), measured=_counted(measured), gap=_counted(abs(gap)),
-               direction=_("more") if gap > 0 else _("fewer"))
+        return say(
+            "You predicted **{guess}**; the measurement says **{measured}**: exactly right.",
+            guess=_counted(guess),
+            measured=_counted(measured),
+        )
+    return say(
+        "You predicted **{guess}**; the measurement says **{measured}**: **{gap}** {direction} than you expected.",
+        guess=_counted(guess),
+        measured=_counted(measured),
+        gap=_counted(abs(gap)),
+        direction=_("more") if gap > 0 else _("fewer"),
+    )
 
 
 def _counted(value: float) -> str:
@@ -175,11 +192,19 @@ def _share(prediction: object, measured: float) -> str | None:
         return None
     points = round(100 * (measured - guess))
     if points == 0:
-        return say("You predicted **{guess:.2f}**; the measurement says **{measured:.3f}**: within a point of it.",
-                   guess=guess, measured=measured)
-    return say("You predicted **{guess:.2f}**; the measurement says **{measured:.3f}**: **{points}** percentage "
-               "points {direction} than you expected.", guess=guess, measured=measured, points=abs(points),
-               direction=_("higher") if points > 0 else _("lower"))
+        return say(
+            "You predicted **{guess:.2f}**; the measurement says **{measured:.3f}**: within a point of it.",
+            guess=guess,
+            measured=measured,
+        )
+    return say(
+        "You predicted **{guess:.2f}**; the measurement says **{measured:.3f}**: **{points}** percentage "
+        "points {direction} than you expected.",
+        guess=guess,
+        measured=measured,
+        points=abs(points),
+        direction=_("higher") if points > 0 else _("lower"),
+    )
 
 
 def _choice(prediction: object, asked: Choice, measured: str) -> str | None:
@@ -188,10 +213,17 @@ def _choice(prediction: object, asked: Choice, measured: str) -> str | None:
     if picked is None:
         return None
     if picked == measured:
-        return say("You predicted **{guess}**; this run says **{measured}**: right.", guess=word(picked),
-                   measured=word(measured))
-    return say("You predicted **{guess}**; this run says **{measured}**: not this time, and the reasons below are "
-               "worth a second look.", guess=word(picked), measured=word(measured))
+        return say(
+            "You predicted **{guess}**; this run says **{measured}**: right.",
+            guess=word(picked),
+            measured=word(measured),
+        )
+    return say(
+        "You predicted **{guess}**; this run says **{measured}**: not this time, and the reasons below are "
+        "worth a second look.",
+        guess=word(picked),
+        measured=word(measured),
+    )
 
 
 def _measurement(asked: Asked, measured: object) -> str:
@@ -235,12 +267,16 @@ def ahead(values: Mapping[str, float], tie: str) -> str:
 
 def reminder() -> str:
     """The line shown above a reveal when ``my_prediction`` is empty: italic, a suggestion, never an error."""
-    return say("*No prediction was written in `{name}` above. A guess written down before the measurement, even a "
-               "rough one, is the quickest way to find out what you expected and why.*", name=NAME)
+    return say(
+        "*No prediction was written in `{name}` above. A guess written down before the measurement, even a "
+        "rough one, is the quickest way to find out what you expected and why.*",
+        name=NAME,
+    )
 
 
-def reveal(prediction: object, asked: Asked, measured: object,
-           interpretation: Markdown | HTML | str | None = None) -> Markdown:
+def reveal(
+    prediction: object, asked: Asked, measured: object, interpretation: Markdown | HTML | str | None = None
+) -> Markdown:
     """The answer to the prediction, then the notebook's interpretation of the result (if any): one Markdown output."""
     said = "" if interpretation is None else interpretation if isinstance(interpretation, str) else interpretation.data
     return Markdown(answer(prediction, asked, measured) + ("\n\n" + said if said else ""))

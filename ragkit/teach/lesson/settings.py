@@ -20,7 +20,12 @@ def shown(value: Hashable) -> str:
 
 def label(setting: str) -> str:
     """A setting's name as a label or the start of a line: Chunk size, RRF k, BM25 (k1, b)."""
-    names = {"chunk size": _("chunk size"), "overlap": _("overlap"), "RRF k": _("RRF k"),
-             "dense weight": _("dense weight"), "BM25 (k1, b)": _("BM25 (k1, b)")}
+    names = {
+        "chunk size": _("chunk size"),
+        "overlap": _("overlap"),
+        "RRF k": _("RRF k"),
+        "dense weight": _("dense weight"),
+        "BM25 (k1, b)": _("BM25 (k1, b)"),
+    }
     text = names.get(setting, setting)
     return text[:1].upper() + text[1:]

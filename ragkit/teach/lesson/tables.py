@@ -50,62 +50,121 @@ def interval(value: float, low: float | None, high: float | None) -> str:
 
 def _headings() -> dict[str, str]:
     """The column headings of the pilot notebooks' tables for people, each in the notebook's language."""
-    return {"characters": _("characters"), "sections": _("sections"), "tables": _("tables"),
-            "formulas": _("formulas"), "code blocks": _("code blocks"), "bullets": _("bullets"),
-            "paragraphs over 512": _("paragraphs over 512"), "paragraphs over 1200": _("paragraphs over 1200"),
-            "outside the BMP": _("outside the BMP"), "needles": _("needles"), "shortest": _("shortest"),
-            "longest": _("longest"), "question": _("question"), "ticket": _("ticket"), "needle": _("needle"),
-            "kind": _("kind"), "topic": _("topic"), "queries": _("queries"), "example": _("example"),
-            "document": _("document"), "section": _("section"), "cosine distance": _("cosine distance"),
-            "rank": _("rank"), **_more_headings(), **_lesson_headings()}
+    return {
+        "characters": _("characters"),
+        "sections": _("sections"),
+        "tables": _("tables"),
+        "formulas": _("formulas"),
+        "code blocks": _("code blocks"),
+        "bullets": _("bullets"),
+        "paragraphs over 512": _("paragraphs over 512"),
+        "paragraphs over 1200": _("paragraphs over 1200"),
+        "outside the BMP": _("outside the BMP"),
+        "needles": _("needles"),
+        "shortest": _("shortest"),
+        "longest": _("longest"),
+        "question": _("question"),
+        "ticket": _("ticket"),
+        "needle": _("needle"),
+        "kind": _("kind"),
+        "topic": _("topic"),
+        "queries": _("queries"),
+        "example": _("example"),
+        "document": _("document"),
+        "section": _("section"),
+        "cosine distance": _("cosine distance"),
+        "rank": _("rank"),
+        **_more_headings(),
+        **_lesson_headings(),
+    }
 
 
 def _more_headings() -> dict[str, str]:
     """The headings of the other tables the notebooks show (tables.*, claims.*, the notebooks' own frames)."""
-    return {"strategy": _("strategy"), "destroyed": _("destroyed"),
-            "comparison": _("comparison"), "metric": _("metric"), "chosen by the chapter": _("chosen by the chapter"),
-            "wins": _("wins"), "losses": _("losses"),
-            "queries with two or more relevant chunks": _("queries with two or more relevant chunks"),
-            "prompts holding the needle": _("prompts holding the needle"), "95% interval": _("95% interval"),
-            "against dense": _("against dense"), "well-formed identifiers": _("well-formed identifiers"),
-            "the answer begins": _("the answer begins"), "chapter hits": _("chapter hits"),
-            "chapter's interval": _("chapter's interval"),
-            "wilson on the chapter's counts": _("wilson on the chapter's counts"), "ours": _("ours"),
-            "chapter": _("chapter"), "chapter p": _("chapter p"), "chapter p reported": _("chapter p reported"),
-            "recomputed": _("recomputed"), "chapter Holm p": _("chapter Holm p"), "claims": _("claims"),
-            "ours, queries": _("ours, queries"), "queries Holm p": _("queries Holm p"),
-            "ours, needles": _("ours, needles"), "needles Holm p": _("needles Holm p"), "verdict": _("verdict"),
-            "distance": _("distance"), "title": _("title"), "verified": _("verified"),
-            "value": _("value"), "header share": _("header share"),
-            "characters per piece": _("characters per piece"), "level": _("level")}
+    return {
+        "strategy": _("strategy"),
+        "destroyed": _("destroyed"),
+        "comparison": _("comparison"),
+        "metric": _("metric"),
+        "chosen by the chapter": _("chosen by the chapter"),
+        "wins": _("wins"),
+        "losses": _("losses"),
+        "queries with two or more relevant chunks": _("queries with two or more relevant chunks"),
+        "prompts holding the needle": _("prompts holding the needle"),
+        "95% interval": _("95% interval"),
+        "against dense": _("against dense"),
+        "well-formed identifiers": _("well-formed identifiers"),
+        "the answer begins": _("the answer begins"),
+        "chapter hits": _("chapter hits"),
+        "chapter's interval": _("chapter's interval"),
+        "wilson on the chapter's counts": _("wilson on the chapter's counts"),
+        "ours": _("ours"),
+        "chapter": _("chapter"),
+        "chapter p": _("chapter p"),
+        "chapter p reported": _("chapter p reported"),
+        "recomputed": _("recomputed"),
+        "chapter Holm p": _("chapter Holm p"),
+        "claims": _("claims"),
+        "ours, queries": _("ours, queries"),
+        "queries Holm p": _("queries Holm p"),
+        "ours, needles": _("ours, needles"),
+        "needles Holm p": _("needles Holm p"),
+        "verdict": _("verdict"),
+        "distance": _("distance"),
+        "title": _("title"),
+        "verified": _("verified"),
+        "value": _("value"),
+        "header share": _("header share"),
+        "characters per piece": _("characters per piece"),
+        "level": _("level"),
+    }
 
 
 def _lesson_headings() -> dict[str, str]:
     """The headings of the frames notebooks 01 to 03 build themselves (01's strategies, destroyed needles, blind cuts,
     the reference rule's costs and word pieces; 02's top five; 03's idf, saturation and hybrid tables)."""
-    return {"name": _("name"), "answers destroyed": _("answers destroyed"), "of": _("of"), "which": _("which"),
-            "needle length": _("needle length"), "before the cut": _("before the cut"),
-            "after the cut": _("after the cut"), "cut in first 64?": _("cut in first 64?"),
-            "saved by B?": _("saved by B?"), "heading-only chunks": _("heading-only chunks"),
-            "cuts inside a decimal number": _("cuts inside a decimal number"),
-            "cuts inside code": _("cuts inside code"),
-            "chunks starting mid-sentence": _("chunks starting mid-sentence"),
-            "word pieces embedded": _("word pieces embedded"), "header pieces": _("header pieces"),
-            "over the window": _("over the window"), "pieces": _("pieces"), "starts with": _("starts with"),
-            "carries the needle": _("carries the needle"), "chunks containing it": _("chunks containing it"),
-            "occurrences": _("occurrences"),
-            "share of query words in the needle": _("share of query words in the needle"),
-            "hybrid ahead of both": _("hybrid ahead of both"), **_reranking_headings()}
+    return {
+        "name": _("name"),
+        "answers destroyed": _("answers destroyed"),
+        "of": _("of"),
+        "which": _("which"),
+        "needle length": _("needle length"),
+        "before the cut": _("before the cut"),
+        "after the cut": _("after the cut"),
+        "cut in first 64?": _("cut in first 64?"),
+        "saved by B?": _("saved by B?"),
+        "heading-only chunks": _("heading-only chunks"),
+        "cuts inside a decimal number": _("cuts inside a decimal number"),
+        "cuts inside code": _("cuts inside code"),
+        "chunks starting mid-sentence": _("chunks starting mid-sentence"),
+        "word pieces embedded": _("word pieces embedded"),
+        "header pieces": _("header pieces"),
+        "over the window": _("over the window"),
+        "pieces": _("pieces"),
+        "starts with": _("starts with"),
+        "carries the needle": _("carries the needle"),
+        "chunks containing it": _("chunks containing it"),
+        "occurrences": _("occurrences"),
+        "share of query words in the needle": _("share of query words in the needle"),
+        "hybrid ahead of both": _("hybrid ahead of both"),
+        **_reranking_headings(),
+    }
 
 
 def _reranking_headings() -> dict[str, str]:
     """The headings and row labels of 04's own tables: the chapter's figures and ours, by run."""
-    return {"the chapter: dense": _("the chapter: dense"),
-            "the chapter: hybrid + cross-encoder": _("the chapter: hybrid + cross-encoder"),
-            "the chapter: hybrid + rerank": _("the chapter: hybrid + rerank"), "ours: E/dense": _("ours: E/dense"),
-            "ours: E/hybrid": _("ours: E/hybrid"), "ours: E/hybrid+rerank": _("ours: E/hybrid+rerank"),
-            "ours: E/hybrid+maxsim": _("ours: E/hybrid+maxsim"), "MaxSim at Hit@1": _("MaxSim at Hit@1"),
-            "hybrid rank": _("hybrid rank"), "MaxSim rank": _("MaxSim rank")}
+    return {
+        "the chapter: dense": _("the chapter: dense"),
+        "the chapter: hybrid + cross-encoder": _("the chapter: hybrid + cross-encoder"),
+        "the chapter: hybrid + rerank": _("the chapter: hybrid + rerank"),
+        "ours: E/dense": _("ours: E/dense"),
+        "ours: E/hybrid": _("ours: E/hybrid"),
+        "ours: E/hybrid+rerank": _("ours: E/hybrid+rerank"),
+        "ours: E/hybrid+maxsim": _("ours: E/hybrid+maxsim"),
+        "MaxSim at Hit@1": _("MaxSim at Hit@1"),
+        "hybrid rank": _("hybrid rank"),
+        "MaxSim rank": _("MaxSim rank"),
+    }
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
@@ -120,8 +179,11 @@ def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, i
     shown = shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
     if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows
         shown = shown.rename(index=lambda v: names.get(v, v) if isinstance(v, str) else v)
-    return formats.table(shown, {names.get(c, c): d for c, d in (decimals or {}).items()},
-                         None if index is None else names.get(index, index))
+    return formats.table(
+        shown,
+        {names.get(c, c): d for c, d in (decimals or {}).items()},
+        None if index is None else names.get(index, index),
+    )
 
 
 WORD_COLUMNS = ("kind", "topic", "written by")
@@ -131,12 +193,24 @@ table for people shows them in the notebook's language; the frame a notebook's c
 
 def ground_truth_words() -> dict[str, str]:
     """The kinds and topics of the out-of-domain queries (data/out_of_domain.jsonl) in the notebook's language."""
-    return {"adjacent": _("adjacent"), "absurd": _("absurd"), "football": _("football"), "geography": _("geography"),
-            "paella": _("paella"), "passports": _("passports"), "refund policies": _("refund policies"),
-            "sport": _("sport"), "agent loops": _("agent loops"), "image generation": _("image generation"),
-            "json schemas": _("json schemas"), "prompt caching": _("prompt caching"),
-            "prompt injection": _("prompt injection"), "rate limits": _("rate limits"), "streaming": _("streaming"),
-            "vector databases": _("vector databases")}
+    return {
+        "adjacent": _("adjacent"),
+        "absurd": _("absurd"),
+        "football": _("football"),
+        "geography": _("geography"),
+        "paella": _("paella"),
+        "passports": _("passports"),
+        "refund policies": _("refund policies"),
+        "sport": _("sport"),
+        "agent loops": _("agent loops"),
+        "image generation": _("image generation"),
+        "json schemas": _("json schemas"),
+        "prompt caching": _("prompt caching"),
+        "prompt injection": _("prompt injection"),
+        "rate limits": _("rate limits"),
+        "streaming": _("streaming"),
+        "vector databases": _("vector databases"),
+    }
 
 
 def _words_shown(frame: pd.DataFrame) -> pd.DataFrame:
@@ -168,15 +242,27 @@ def sweep(s: Sweep, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
     return pd.DataFrame([vars(row) for row in s.rows(cuts)])
 
 
-def metric_shopping(ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: Iterable[tuple[str, str, str]] = (),
-                    level: str = "needle") -> pd.DataFrame:
+def metric_shopping(
+    ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: Iterable[tuple[str, str, str]] = (), level: str = "needle"
+) -> pd.DataFrame:
     """Every pair at every metric, Holm over all of them: what looking at five metrics after the fact finds."""
     chosen = set(chosen)
     cs = with_holm([ev.compare(a, b, m, level) for a, b in pairs for m in METRICS])
-    return formats.Frame([{"comparison": f"{c.a} vs {c.b}", "metric": c.metric,
-                          "chosen by the chapter": (c.a, c.b, c.metric) in chosen, "level": c.level,
-                          "wins": c.test.wins, "losses": c.test.losses, "p": c.test.p, "Holm p": c.p_holm}
-                         for c in cs])
+    return formats.Frame(
+        [
+            {
+                "comparison": f"{c.a} vs {c.b}",
+                "metric": c.metric,
+                "chosen by the chapter": (c.a, c.b, c.metric) in chosen,
+                "level": c.level,
+                "wins": c.test.wins,
+                "losses": c.test.losses,
+                "p": c.test.p,
+                "Holm p": c.p_holm,
+            }
+            for c in cs
+        ]
+    )
 
 
 def field_metrics(ev: Evaluation, retriever: str = "dense") -> pd.DataFrame:
@@ -195,19 +281,28 @@ def abstention(rules: dict[str, ScoreSweep], max_refused: float) -> pd.DataFrame
     rows = []
     for name, rule in rules.items():
         row = rule.fewest_bluffs(max_refused)
-        rows.append({_("rule"): rule_label(name),
-                     _("cut"): round(float(row.cut), 3) if row.cut is not None else no_cut(),
-                     _("bluffs"): row.bluffs, _("refused"): row.refused,
-                     _("answered with the needle kept"): row.answered_with_needle,
-                     _("answered without the needle"): row.answered_without_needle})
+        rows.append(
+            {
+                _("rule"): rule_label(name),
+                _("cut"): round(float(row.cut), 3) if row.cut is not None else no_cut(),
+                _("bluffs"): row.bluffs,
+                _("refused"): row.refused,
+                _("answered with the needle kept"): row.answered_with_needle,
+                _("answered without the needle"): row.answered_without_needle,
+            }
+        )
     return pd.DataFrame(rows).set_index(_("rule"))
 
 
 def rule_label(name: str) -> str:
     """An abstention rule as a reader names it, in the notebook's language (an unknown reranker's as it came)."""
-    labels = {"cosine distance": _("cosine distance"), "BM25 score": _("BM25 score"),
-              "maxsim score": _("MaxSim score"), "rerank score": _("cross-encoder score"),
-              "rerank-int8 score": _("cross-encoder score (int8)")}
+    labels = {
+        "cosine distance": _("cosine distance"),
+        "BM25 score": _("BM25 score"),
+        "maxsim score": _("MaxSim score"),
+        "rerank score": _("cross-encoder score"),
+        "rerank-int8 score": _("cross-encoder score (int8)"),
+    }
     return labels.get(name, name)
 
 
@@ -217,10 +312,18 @@ def two_halves(m: Measurement | None) -> pd.DataFrame:
     if not m:
         return _none()
     kinds = (_("holds the needle"), m.halves.with_needle), (_("lacks the needle"), m.halves.without_needle)
-    return formats.Frame([{"prompt": label, "answer supported": rate.k, "answer not supported": rate.n - rate.k,
-                           "supported rate": say("{share:.2f}", share=rate.share),
-                           "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high)}
-                          for label, rate in kinds]).set_index("prompt")
+    return formats.Frame(
+        [
+            {
+                "prompt": label,
+                "answer supported": rate.k,
+                "answer not supported": rate.n - rate.k,
+                "supported rate": say("{share:.2f}", share=rate.share),
+                "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
+            }
+            for label, rate in kinds
+        ]
+    ).set_index("prompt")
 
 
 def sign_test(test: SignTest) -> str:
@@ -237,10 +340,18 @@ def place_name(position: str) -> str:
 
 def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
     """Needle-in-prompt rate per retriever, with its 95% interval and the paired test against dense."""
-    return formats.Frame([{"retriever": r.retriever, "prompts holding the needle": r.rate.k, "queries": r.rate.n,
-                          "95% interval": say("{low:.2f} to {high:.2f}", low=r.rate.low, high=r.rate.high),
-                          "against dense": sign_test(r.against_dense) if r.against_dense else ""}
-                         for r in rates]).set_index("retriever")
+    return formats.Frame(
+        [
+            {
+                "retriever": r.retriever,
+                "prompts holding the needle": r.rate.k,
+                "queries": r.rate.n,
+                "95% interval": say("{low:.2f} to {high:.2f}", low=r.rate.low, high=r.rate.high),
+                "against dense": sign_test(r.against_dense) if r.against_dense else "",
+            }
+            for r in rates
+        ]
+    ).set_index("retriever")
 
 
 def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
@@ -251,20 +362,31 @@ def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
     rows = []
     for position in POSITIONS:
         rate, trials = m.lost.rate(position), m.lost.trials[position]
-        rows.append({"needle placed": place_name(position), "source number": trials[0].needle_at if trials else 0,
-                     "supported": rate.k, "asked": rate.n,
-                     "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
-                     "against the middle": "" if position == "middle" else sign_test(m.lost.test(position))})
+        rows.append(
+            {
+                "needle placed": place_name(position),
+                "source number": trials[0].needle_at if trials else 0,
+                "supported": rate.k,
+                "asked": rate.n,
+                "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
+                "against the middle": "" if position == "middle" else sign_test(m.lost.test(position)),
+            }
+        )
     return formats.Frame(rows).set_index("needle placed")
 
 
 def flaws_here(found_here: Iterable[Mapping[str, str]]) -> pd.DataFrame:
     """Notebook 07's sources of one prompt with what is wrong with each, its words in the kernel's language (the
     rows keep their English, which code compares: ``row["what is wrong with it"] != "nothing we count"``)."""
-    words = {"only a heading": _("only a heading"), "ends inside a number": _("ends inside a number"),
-             "starts inside a number": _("starts inside a number"), "ends inside code": _("ends inside code"),
-             "starts inside code": _("starts inside code"), "starts mid-sentence": _("starts mid-sentence"),
-             "nothing we count": _("nothing we count")}
+    words = {
+        "only a heading": _("only a heading"),
+        "ends inside a number": _("ends inside a number"),
+        "starts inside a number": _("starts inside a number"),
+        "ends inside code": _("ends inside code"),
+        "starts inside code": _("starts inside code"),
+        "starts mid-sentence": _("starts mid-sentence"),
+        "nothing we count": _("nothing we count"),
+    }
     frame = formats.Frame(list(found_here))
     column = "what is wrong with it"
     if column in frame.columns:
@@ -275,14 +397,18 @@ def flaws_here(found_here: Iterable[Mapping[str, str]]) -> pd.DataFrame:
 def four_or_twenty(facts: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
     """Notebook 07's prompts with few or many chunks kept, side by side: how many were built, their length in tokens,
     and where the needle sits (one column per number of chunks, the figures written in the kernel's language)."""
+
     def column(f: pd.DataFrame) -> dict[str, str]:
         held = f["needle at"]
-        return {_("prompts built"): say("{built} of {n}", built=int((f.sources > 0).sum()), n=len(f)),
-                _("median prompt length (tokens)"): say("{tokens:.0f}", tokens=f.tokens.median()),
-                _("longest prompt (tokens)"): say("{tokens:.0f}", tokens=f.tokens.max()),
-                _("prompts holding the needle"): f"{int(held.notna().sum())}",
-                _("median position of the needle"): say("{at:.0f}", at=held.median()) if held.notna().any() else "–",
-                _("needle past source 4"): f"{int((held > 4).sum())}"}
+        return {
+            _("prompts built"): say("{built} of {n}", built=int((f.sources > 0).sum()), n=len(f)),
+            _("median prompt length (tokens)"): say("{tokens:.0f}", tokens=f.tokens.median()),
+            _("longest prompt (tokens)"): say("{tokens:.0f}", tokens=f.tokens.max()),
+            _("prompts holding the needle"): f"{int(held.notna().sum())}",
+            _("median position of the needle"): say("{at:.0f}", at=held.median()) if held.notna().any() else "–",
+            _("needle past source 4"): f"{int((held > 4).sum())}",
+        }
+
     return formats.Frame({say("{k} chunks", k=k): column(f) for k, f in facts.items()})
 
 
@@ -290,8 +416,16 @@ def invented(m: Measurement | None) -> pd.DataFrame:
     """Per topic, the well-formed arXiv identifiers the model wrote without sources, and how its answer begins."""
     if not m:
         return _none()
-    return formats.Frame([{"topic": i.topic, "well-formed identifiers": ", ".join(i.identifiers) or _("none"),
-                          "the answer begins": first_words(i.text, 120)} for i in m.invented]).set_index("topic")
+    return formats.Frame(
+        [
+            {
+                "topic": i.topic,
+                "well-formed identifiers": ", ".join(i.identifiers) or _("none"),
+                "the answer begins": first_words(i.text, 120),
+            }
+            for i in m.invented
+        ]
+    ).set_index("topic")
 
 
 def _none() -> pd.DataFrame:

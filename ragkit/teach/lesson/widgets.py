@@ -11,6 +11,7 @@ comes back as an empty plot after a reload: "[anywidget] Failed to initialize mo
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import time
 from pathlib import Path
@@ -40,10 +41,17 @@ CHART_HEIGHT = 450
 
 def drawn(fig: plots.Described) -> dict:
     """``fig`` as one output of an Output widget: plotly's own JSON, its text alternative where it cannot be drawn."""
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"application/vnd.plotly.v1+json": {**json.loads(pio.to_json(fig, validate=False)),
-                                                        "config": {"responsive": True}},
-                     "text/plain": fig.description}}
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {
+            "application/vnd.plotly.v1+json": {
+                **json.loads(pio.to_json(fig, validate=False)),
+                "config": {"responsive": True},
+            },
+            "text/plain": fig.description,
+        },
+    }
 
 
 def kind_of(kind: str) -> str:
@@ -53,8 +61,16 @@ def kind_of(kind: str) -> str:
 
 def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
     """A slider over CUT_RANGE, as every cut slider of the course: left is tighter, right is looser."""
-    return w.FloatSlider(value=cut, min=CUT_RANGE[0], max=CUT_RANGE[1], step=0.005, readout_format=".3f",
-                         description=_("cut"), continuous_update=True, layout=w.Layout(width=SLIDER_WIDTH))
+    return w.FloatSlider(
+        value=cut,
+        min=CUT_RANGE[0],
+        max=CUT_RANGE[1],
+        step=0.005,
+        readout_format=".3f",
+        description=_("cut"),
+        continuous_update=True,
+        layout=w.Layout(width=SLIDER_WIDTH),
+    )
 
 
 def with_readout(slider: w.FloatSlider) -> w.Widget:
@@ -76,9 +92,11 @@ def with_readout(slider: w.FloatSlider) -> w.Widget:
 
 def cut_direction() -> w.HTML:
     """What left and right mean, written under a cut slider's two ends."""
-    return w.HTML(f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
-                  f"width:{SLIDER_WIDTH};padding-left:90px;box-sizing:border-box;white-space:nowrap;gap:1em'>"
-                  f"<span>{html.escape(_(plots.TIGHTER))}</span><span>{html.escape(_(plots.LOOSER))}</span></small>")
+    return w.HTML(
+        f"<small class='ragkit-cut-direction' style='display:flex;justify-content:space-between;"
+        f"width:{SLIDER_WIDTH};padding-left:90px;box-sizing:border-box;white-space:nowrap;gap:1em'>"
+        f"<span>{html.escape(_(plots.TIGHTER))}</span><span>{html.escape(_(plots.LOOSER))}</span></small>"
+    )
 
 
 class ThresholdExplorer:
@@ -104,20 +122,38 @@ class ThresholdExplorer:
         """Recompute everything shown for one cut."""
         t = time.perf_counter()
         row = self.sweep.at(cut)
-        self.bluffs.value = say("<b class='ragkit-bluffs'>bluffs: <span class='ragkit-bluff-count'>{bluffs}</span>"
-                                " / {out_of_domain}</b>", bluffs=row.bluffs, out_of_domain=row.out_of_domain)
-        self.refused.value = say("<b class='ragkit-refused'>refused answerable: "
-                                 "<span class='ragkit-refused-count'>{refused}</span> / {in_domain}</b>",
-                                 refused=row.refused, in_domain=row.in_domain)
-        self.answered.value = say("answered with the needle kept: {kept}, without it: {without}",
-                                  kept=row.answered_with_needle, without=row.answered_without_needle)
+        self.bluffs.value = say(
+            "<b class='ragkit-bluffs'>bluffs: <span class='ragkit-bluff-count'>{bluffs}</span> / {out_of_domain}</b>",
+            bluffs=row.bluffs,
+            out_of_domain=row.out_of_domain,
+        )
+        self.refused.value = say(
+            "<b class='ragkit-refused'>refused answerable: "
+            "<span class='ragkit-refused-count'>{refused}</span> / {in_domain}</b>",
+            refused=row.refused,
+            in_domain=row.in_domain,
+        )
+        self.answered.value = say(
+            "answered with the needle kept: {kept}, without it: {without}",
+            kept=row.answered_with_needle,
+            without=row.answered_without_needle,
+        )
         items = "".join(
-            say("<li><code>{distance:.3f}</code> {query} <i>({kind})</i> &rarr; {doc_id}, {section}</li>",
-                distance=b.distance, query=html.escape(b.query.query), kind=html.escape(kind_of(b.query.kind)),
-                doc_id=html.escape(b.chunk.doc_id), section=html.escape(b.chunk.section or _("introduction")))
-            for b in self.sweep.bluffs(cut))
-        self.bluff_list.value = f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>" if items else \
-            _("<i>no out-of-domain query gets a chunk at this cut</i>")
+            say(
+                "<li><code>{distance:.3f}</code> {query} <i>({kind})</i> &rarr; {doc_id}, {section}</li>",
+                distance=b.distance,
+                query=html.escape(b.query.query),
+                kind=html.escape(kind_of(b.query.kind)),
+                doc_id=html.escape(b.chunk.doc_id),
+                section=html.escape(b.chunk.section or _("introduction")),
+            )
+            for b in self.sweep.bluffs(cut)
+        )
+        self.bluff_list.value = (
+            f"<div style='max-height:16em;overflow:auto'><ol>{items}</ol></div>"
+            if items
+            else _("<i>no out-of-domain query gets a chunk at this cut</i>")
+        )
         plots.move_cut(self.figure, cut)
         plots.described(self.figure, plots.histogram_text(self.sweep, cut))
         self.chart.outputs = (drawn(self.figure),)
@@ -125,8 +161,17 @@ class ThresholdExplorer:
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""
-        return w.VBox([self.control, self.direction, w.HBox([self.bluffs, self.refused]), self.answered, self.chart,
-                       w.HTML(_("<b>Bluffing queries and the nearest chunk they would get:</b>")), self.bluff_list])
+        return w.VBox(
+            [
+                self.control,
+                self.direction,
+                w.HBox([self.bluffs, self.refused]),
+                self.answered,
+                self.chart,
+                w.HTML(_("<b>Bluffing queries and the nearest chunk they would get:</b>")),
+                self.bluff_list,
+            ]
+        )
 
 
 class ChunkExplorer:
@@ -137,11 +182,14 @@ class ChunkExplorer:
 
     def __init__(self, course: Course, strategy: str = "A", margin: int = 400):
         self.course, self.margin = course, margin
-        self.strategy = w.Dropdown(options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy,
-                                   description=_("strategy"))
-        self.question = w.Dropdown(options=[(f"{q.id}: {first_words(q.question, 70)}", q.id)
-                                            for q in course.questions],
-                                   description=_("question"), layout=w.Layout(width="640px"))
+        self.strategy = w.Dropdown(
+            options=[(f"{k}: {s.name}", k) for k, s in STRATEGIES.items()], value=strategy, description=_("strategy")
+        )
+        self.question = w.Dropdown(
+            options=[(f"{q.id}: {first_words(q.question, 70)}", q.id) for q in course.questions],
+            description=_("question"),
+            layout=w.Layout(width="640px"),
+        )
         self.asked = w.HTML()  # the whole question, wrapped as prose: a list entry has room for its first words only
         self.verdict = w.HTML()
         self.view = w.HTML()
@@ -169,41 +217,60 @@ class ChunkExplorer:
         if carriers:
             c = chunks[carriers[0]]
             how = _("inside its own words") if q.needle in c.content else _("thanks to the overlap it carries")
-            self.verdict.value = say("<b style='color:#2e7d32'>kept</b>: chunk {chunk} of {chunks} in this document "
-                                     "carries the whole needle ({how}).", chunk=carriers[0] + 1, chunks=len(chunks),
-                                     how=how)
+            self.verdict.value = say(
+                "<b style='color:#2e7d32'>kept</b>: chunk {chunk} of {chunks} in this document "
+                "carries the whole needle ({how}).",
+                chunk=carriers[0] + 1,
+                chunks=len(chunks),
+                how=how,
+            )
         else:
-            cuts = sorted({c.end for c in inside if start < c.end < end}
-                          | {c.start for c in inside if start < c.start < end})
-            self.verdict.value = say("<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
-                                     "is split by cut(s) at {cuts}; no chunk carries it whole.", start=start, end=end,
-                                     cuts=", ".join(map(str, cuts)) or _("a chunk edge"))
+            cuts = sorted(
+                {c.end for c in inside if start < c.end < end} | {c.start for c in inside if start < c.start < end}
+            )
+            self.verdict.value = say(
+                "<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
+                "is split by cut(s) at {cuts}; no chunk carries it whole.",
+                start=start,
+                end=end,
+                cuts=", ".join(map(str, cuts)) or _("a chunk edge"),
+            )
         lo, hi = whole_words(doc.text, max(0, start - self.margin), min(len(doc.text), end + self.margin), start, end)
-        overlaps = [(max(lo, c.start - len(c.overlap)), min(hi, c.start)) for c in chunks
-                    if c.overlap and c.start - len(c.overlap) < hi and c.start > lo]
+        overlaps = [
+            (max(lo, c.start - len(c.overlap)), min(hi, c.start))
+            for c in chunks
+            if c.overlap and c.start - len(c.overlap) < hi and c.start > lo
+        ]
         marks = sorted({c.start for c in chunks if lo < c.start < hi} | {c.end for c in chunks if lo < c.end < hi})
         pieces, pos = [], lo
         for m in marks + [hi]:
-            pieces.append(self._segment(doc.text, pos, m, [(start, end, self.NEEDLE)] +
-                                        [(a, b, self.OVERLAP) for a, b in overlaps]))
+            pieces.append(
+                self._segment(
+                    doc.text, pos, m, [(start, end, self.NEEDLE)] + [(a, b, self.OVERLAP) for a, b in overlaps]
+                )
+            )
             if m != hi:
                 pieces.append("<span class='ragkit-cut' style='color:#ef6c00;font-weight:bold'>&#9474;</span>")
             pos = m
         above = say("<i>&hellip; {n:,} characters above</i>", n=lo) + "\n" if lo else ""
         below = "\n" + say("<i>&hellip; {n:,} characters below</i>", n=len(doc.text) - hi) if hi < len(doc.text) else ""
-        legend = say("<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
-                     "<mark>the needle</mark> &nbsp; <span style='{overlap}'>overlap: words the next chunk carries "
-                     "again</span> &nbsp; <span style='{overlap}'><mark>needle in an overlap</mark></span></small>",
-                     overlap=self.OVERLAP)
-        self.view.value = (f"{legend}<div class='ragkit-chunk-view' style='font-family:monospace;white-space:pre-wrap;"
-                           f"border:1px solid #ddd;padding:.5em'>{above}{''.join(pieces)}{below}</div>")
+        legend = say(
+            "<small><span style='color:#ef6c00;font-weight:bold'>&#9474;</span> a cut &nbsp; "
+            "<mark>the needle</mark> &nbsp; <span style='{overlap}'>overlap: words the next chunk carries "
+            "again</span> &nbsp; <span style='{overlap}'><mark>needle in an overlap</mark></span></small>",
+            overlap=self.OVERLAP,
+        )
+        self.view.value = (
+            f"{legend}<div class='ragkit-chunk-view' style='font-family:monospace;white-space:pre-wrap;"
+            f"border:1px solid #ddd;padding:.5em'>{above}{''.join(pieces)}{below}</div>"
+        )
 
     @staticmethod
     def _segment(text: str, a: int, b: int, spans: list[tuple[int, int, str]]) -> str:
         """Text a..b as HTML, each character styled by the spans covering it (needle, overlap)."""
         points = sorted({a, b} | {p for lo, hi, _ in spans for p in (lo, hi) if a < p < b})
         out = []
-        for x, y in zip(points, points[1:]):
+        for x, y in itertools.pairwise(points):
             piece = html.escape(text[x:y])
             styles = [style for lo, hi, style in spans if lo <= x and y <= hi]
             needle = any(style == ChunkExplorer.NEEDLE for style in styles)
@@ -245,39 +312,66 @@ class StrategyDuel:
 
         def cell(c: Comparison) -> str:
             """One table cell: wins, losses, raw and Holm p (or why there is nothing to test)."""
-            return (say("+{wins}/-{losses}, p = {p:.3g}, Holm p = {holm:.3g}", wins=c.test.wins,
-                        losses=c.test.losses, p=c.test.p, holm=c.p_holm)
-                    if c.test.wins + c.test.losses else _("no discordant pairs: p = 1"))
+            return (
+                say(
+                    "+{wins}/-{losses}, p = {p:.3g}, Holm p = {holm:.3g}",
+                    wins=c.test.wins,
+                    losses=c.test.losses,
+                    p=c.test.p,
+                    holm=c.p_holm,
+                )
+                if c.test.wins + c.test.losses
+                else _("no discordant pairs: p = 1")
+            )
 
         marked = " style='font-weight:bold;background:#fff3e0'"
-        rows = "".join(f"<tr{marked if m == chosen else ''}><td>{m}</td>"
-                       f"<td>{cell(by[m, 'query'])}</td><td>{cell(by[m, 'needle'])}</td></tr>" for m in METRICS)
+        rows = "".join(
+            f"<tr{marked if m == chosen else ''}><td>{m}</td>"
+            f"<td>{cell(by[m, 'query'])}</td><td>{cell(by[m, 'needle'])}</td></tr>"
+            for m in METRICS
+        )
         c = by[chosen, "needle"]
         assert c.p_holm is not None, "with_holm fills in every comparison's Holm p"
-        verdict = (_("a difference this data can tell apart") if c.p_holm < 0.05 else
-                   say("not distinguishable with {n} needles", n=self.ev.n_questions))
+        verdict = (
+            _("a difference this data can tell apart")
+            if c.p_holm < 0.05
+            else say("not distinguishable with {n} needles", n=self.ev.n_questions)
+        )
         texts = {q.id: q.text for q in self.ev.queries}
 
         def asked(needle: str) -> str:
             """The needle's phrasings, each with its text, as small lines."""
-            return "".join(f"<br><small>{html.escape(q.phrasing)}: {html.escape(texts[q.id])}</small>"
-                           for q in self.ev.queries if q.qid == needle)
+            return "".join(
+                f"<br><small>{html.escape(q.phrasing)}: {html.escape(texts[q.id])}</small>"
+                for q in self.ev.queries
+                if q.qid == needle
+            )
 
         def row(ids: tuple[str, ...]) -> str:
             """List items for needle ids, with their phrasings (or "none")."""
             return "".join(f"<li><code>{html.escape(i)}</code>{asked(i)}</li>" for i in ids) or _("<li>none</li>")
 
         self.result.value = (
-            say("<p>At <b>{metric}</b>, needle by needle, <b>{a}</b> wins <b>{wins}</b>, loses <b>{losses}</b>; exact "
+            say(
+                "<p>At <b>{metric}</b>, needle by needle, <b>{a}</b> wins <b>{wins}</b>, loses <b>{losses}</b>; exact "
                 "two-sided sign test p = <b>{p:.3g}</b>, Holm p = <b>{holm:.3g}</b> over the {tests} tests below "
-                "({verdict}).</p>", metric=chosen, a=html.escape(a), wins=c.test.wins, losses=c.test.losses,
-                p=c.test.p, holm=c.p_holm, tests=len(shown), verdict=verdict)
+                "({verdict}).</p>",
+                metric=chosen,
+                a=html.escape(a),
+                wins=c.test.wins,
+                losses=c.test.losses,
+                p=c.test.p,
+                holm=c.p_holm,
+                tests=len(shown),
+                verdict=verdict,
+            )
             + _("<table><tr><th>metric</th><th>queries as pairs</th><th>needles as pairs</th></tr>")
             + f"{rows}</table>"
-            + say("<details><summary>needles where {run} wins at {metric}</summary>", run=html.escape(a),
-                  metric=chosen) + f"<ul>{row(c.wins)}</ul></details>"
-            + say("<details><summary>needles where {run} wins at {metric}</summary>", run=html.escape(b),
-                  metric=chosen) + f"<ul>{row(c.losses)}</ul></details>")
+            + say("<details><summary>needles where {run} wins at {metric}</summary>", run=html.escape(a), metric=chosen)
+            + f"<ul>{row(c.wins)}</ul></details>"
+            + say("<details><summary>needles where {run} wins at {metric}</summary>", run=html.escape(b), metric=chosen)
+            + f"<ul>{row(c.losses)}</ul></details>"
+        )
 
     def widget(self) -> w.Widget:
         return w.VBox([w.HBox([self.a, self.b, self.metric]), self.result])
@@ -289,9 +383,13 @@ class QueryPlayground:
     def __init__(self, course: Course, strategy: str = "E", cut: float = DEFAULT_CUT, reranker=None, k: int = 5):
         self.course, self.k, self.reranker = course, k, reranker
         self.retriever = course.retriever(strategy)
-        self.text = w.Text(value="How many test examples do I need?", description=_("question"),
-                           placeholder=_("type a question, then press Enter or click Search"),
-                           layout=w.Layout(width="560px"), continuous_update=False)
+        self.text = w.Text(
+            value="How many test examples do I need?",
+            description=_("question"),
+            placeholder=_("type a question, then press Enter or click Search"),
+            layout=w.Layout(width="560px"),
+            continuous_update=False,
+        )
         self.search = w.Button(description=_("Search"), button_style="primary", icon="search")
         self.cut = cut_slider(cut)
         self.control = with_readout(self.cut)
@@ -322,23 +420,38 @@ class QueryPlayground:
         distance = dense.distance[0]
         under = int((distance < self.cut.value).sum())
         kept = gate(dense.ranking[0], distance, self.cut.value, KEEP)
-        rule = say("the gate keeps at most <b>{keep}</b> chunks: the first {keep} of the dense ranking, and of those "
-                   "only the ones under the cut", keep=KEEP)
+        rule = say(
+            "the gate keeps at most <b>{keep}</b> chunks: the first {keep} of the dense ranking, and of those "
+            "only the ones under the cut",
+            keep=KEEP,
+        )
         if len(kept):
-            self.gate.value = say("<b>gate</b> at {cut:.3f}: <span class='ragkit-gate'>{kept} chunk(s) pass</span>; "
-                                  "{under} chunk(s) in all are under the cut, and {rule}. The prompt would be built "
-                                  "from these.", cut=self.cut.value, kept=len(kept), under=under, rule=rule)
+            self.gate.value = say(
+                "<b>gate</b> at {cut:.3f}: <span class='ragkit-gate'>{kept} chunk(s) pass</span>; "
+                "{under} chunk(s) in all are under the cut, and {rule}. The prompt would be built "
+                "from these.",
+                cut=self.cut.value,
+                kept=len(kept),
+                under=under,
+                rule=rule,
+            )
         else:
-            self.gate.value = say("<b>gate</b> at {cut:.3f}: <b class='ragkit-gate' style='color:#c62828'>NO ANSWER</b>"
-                                  ": no chunk is under cosine distance {cut:.3f} ({rule}).", cut=self.cut.value,
-                                  rule=rule)
+            self.gate.value = say(
+                "<b>gate</b> at {cut:.3f}: <b class='ragkit-gate' style='color:#c62828'>NO ANSWER</b>"
+                ": no chunk is under cosine distance {cut:.3f} ({rule}).",
+                cut=self.cut.value,
+                rule=rule,
+            )
         dense_rank = {int(i): n for n, i in enumerate(dense.ranking[0], 1)}
         bm25_rank = {int(i): n for n, i in enumerate(bm25.ranking[0], 1)}
-        labels = {"dense": _("cosine distance (lower is nearer)"), "bm25": _("BM25 score (higher is better)"),
-                  "hybrid": _("RRF fuses two ranks: the chunk's rank by dense and its rank by BM25")}
+        labels = {
+            "dense": _("cosine distance (lower is nearer)"),
+            "bm25": _("BM25 score (higher is better)"),
+            "hybrid": _("RRF fuses two ranks: the chunk's rank by dense and its rank by BM25"),
+        }
         cols = []
         for name, run in runs.items():
-            top = run.ranking[0, :self.k]
+            top = run.ranking[0, : self.k]
             if name == "dense":
                 scores = [say("{score:.3f}", score=distance[i]) for i in top]
             elif name == "bm25":
@@ -351,9 +464,13 @@ class QueryPlayground:
             items = "".join(
                 f"<li><code class='ragkit-score'>{score}</code> {html.escape(r.chunks[i].doc_id)} &middot; "
                 f"{html.escape(r.chunks[i].section or _('introduction'))}<br><small>"
-                f"{html.escape(r.chunks[i].content[:140])}...</small></li>" for i, score in zip(top, scores))
-            cols.append(f"<td class='ragkit-column' data-retriever='{html.escape(name)}' style='vertical-align:top;"
-                        f"width:25%'><b>{html.escape(name)}</b><br><small>{labels[name]}</small><ol>{items}</ol></td>")
+                f"{html.escape(r.chunks[i].content[:140])}...</small></li>"
+                for i, score in zip(top, scores)
+            )
+            cols.append(
+                f"<td class='ragkit-column' data-retriever='{html.escape(name)}' style='vertical-align:top;"
+                f"width:25%'><b>{html.escape(name)}</b><br><small>{labels[name]}</small><ol>{items}</ol></td>"
+            )
         self.table.value = f"<table><tr>{''.join(cols)}</tr></table>"
 
     def widget(self) -> w.Widget:
@@ -366,9 +483,11 @@ class SourceViewer:
 
     def __init__(self, citations, corpus, context: int = 300, root=None):
         self.citations, self.corpus, self.context, self.root = list(citations), corpus, context, root
-        self.pick = w.Dropdown(options=[(f"[{c.index}] {c.document_id} - {c.locator_label}", c.index)
-                                        for c in self.citations], description=_("source"),
-                               layout=w.Layout(width="640px"))
+        self.pick = w.Dropdown(
+            options=[(f"[{c.index}] {c.document_id} - {c.locator_label}", c.index) for c in self.citations],
+            description=_("source"),
+            layout=w.Layout(width="640px"),
+        )
         self.view = w.HTML()
         self.pick.observe(lambda _: self.update(), names="value")
         self.update()
@@ -384,13 +503,17 @@ class SourceViewer:
 
         def fold(a: int, b: int, where: str) -> str:
             """The text between a and b folded away under a summary, or nothing when the range is empty."""
-            return (f"<details><summary>{where}</summary>"
-                    f"{html.escape(text[a:b])}</details>") if b > a else ""
+            return (f"<details><summary>{where}</summary>{html.escape(text[a:b])}</details>") if b > a else ""
 
         path = project_path(doc.path, self.root)
-        status = (_("<b class='ragkit-verified' style='color:#2e7d32'>verified</b>: the range slices the quote exactly")
-                  if ok else _("<b class='ragkit-verified' style='color:#c62828'>does not verify</b>: the range does "
-                               "not give back the quote"))
+        status = (
+            _("<b class='ragkit-verified' style='color:#2e7d32'>verified</b>: the range slices the quote exactly")
+            if ok
+            else _(
+                "<b class='ragkit-verified' style='color:#c62828'>does not verify</b>: the range does "
+                "not give back the quote"
+            )
+        )
         self.view.value = (
             f"<div><code class='ragkit-path'>{html.escape(path)}</code><code class='ragkit-fragment'>"
             f"{html.escape(c.fragment)}</code> &middot; {html.escape(c.document_name)} &middot; "
@@ -398,7 +521,8 @@ class SourceViewer:
             "<div class='ragkit-source' style='font-family:monospace;white-space:pre-wrap;border:1px solid #ddd;"
             f"padding:.5em'>{fold(0, lo, say('{n:,} characters above', n=lo))}{html.escape(text[lo:start])}"
             f"<mark class='ragkit-cited'>{html.escape(text[start:end])}</mark>{html.escape(text[end:hi])}"
-            f"{fold(hi, len(text), say('{n:,} characters below', n=len(text) - hi))}</div>")
+            f"{fold(hi, len(text), say('{n:,} characters below', n=len(text) - hi))}</div>"
+        )
 
     def widget(self) -> w.Widget:
         """The assembled widget to display."""

@@ -66,12 +66,24 @@ def test_06_runs_in_the_binder_venv(binder, tmp_path):
     venv, env, post = binder
     assert post.returncode == 0
     nb = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text())
-    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                        "source": "import sys; print('KERNEL-PREFIX', sys.prefix)"})
+    nb["cells"].append(
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "import sys; print('KERNEL-PREFIX', sys.prefix)",
+        }
+    )
     copy = tmp_path / f"{notebook}.ipynb"
     copy.write_text(json.dumps(nb))
-    done = subprocess.run([venv / "bin/python", "-c", EXECUTE, str(copy), str(ROOT / "notebooks")], env=env,
-                          capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [venv / "bin/python", "-c", EXECUTE, str(copy), str(ROOT / "notebooks")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("0 "), done.stdout
     assert f"KERNEL-PREFIX {venv}" in done.stdout, "the notebook ran in another environment's kernel"
@@ -90,8 +102,13 @@ def _early(folder: Path, **state) -> Path:
     import platform
 
     (folder / "venv").mkdir(parents=True)
-    state = {"fingerprint": binder_venv.fingerprint(platform.python_version()), "returncode": 0, "seconds": 1.0,
-             "stderr": "", **state}
+    state = {
+        "fingerprint": binder_venv.fingerprint(platform.python_version()),
+        "returncode": 0,
+        "seconds": 1.0,
+        "stderr": "",
+        **state,
+    }
     (folder / binder_venv.STATE).write_text(json.dumps(state))
     return folder
 
@@ -103,8 +120,10 @@ def test_the_early_venv_is_taken_once_and_only_if_built_from_these_files_with_th
     assert venv == early / "venv" and "built early" in how
     assert binder_venv.take_early(early, timeout=1)[0] is None, "a used venv is not fresh: it is taken once"
     stale = _early(tmp_path / "stale", fingerprint="0" * 64)  # requirements edited since, or another Python
-    assert binder_venv.take_early(stale, timeout=1) == (None, "the early build was made from other requirement "
-                                                              "files or another Python")
+    assert binder_venv.take_early(stale, timeout=1) == (
+        None,
+        "the early build was made from other requirement files or another Python",
+    )
     for garbage in ("{not json", "[1, 2]", '{"returncode": 0}', "\udcff"):  # a damaged or hand-written state file
         broken = tmp_path / f"broken-{len(garbage)}"
         broken.mkdir()

@@ -49,8 +49,12 @@ def install_axe() -> Path:
             pytest.fail("npm is missing: .ci/run must install Debian's npm package (it installs axe-core)")
         pytest.skip("no npm here (apt-get install npm): axe-core cannot be installed; CI runs this test")
     AXE_DIR.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["npm", "install", "--prefix", str(AXE_DIR), "--no-audit", "--no-fund", "--no-save",
-                           f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["npm", "install", "--prefix", str(AXE_DIR), "--no-audit", "--no-fund", "--no-save", f"axe-core@{AXE_VERSION}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0:
         pytest.fail(f"npm could not install axe-core@{AXE_VERSION}: {done.stderr[-1000:]}")
     return AXE
@@ -73,19 +77,28 @@ def axe_pages(folder: Path, axe: Path) -> dict[str, list[dict]]:
         # a profile of its own, with a disk cache: from the third page on chromium reuses the code it compiled for
         # plotly.js (3.5 MB) and a page loads in 0.5 s, not 1.7 s (a fresh in-memory context compiles it every time)
         with sync_playwright() as p, tempfile.TemporaryDirectory(prefix="axe-chromium-") as profile:
-            browser = p.chromium.launch_persistent_context(profile, executable_path=str(CHROMIUM), headless=True,
-                                                           args=CHROMIUM_FLAGS, viewport={"width": 1200, "height": 900})
+            browser = p.chromium.launch_persistent_context(
+                profile,
+                executable_path=str(CHROMIUM),
+                headless=True,
+                args=CHROMIUM_FLAGS,
+                viewport={"width": 1200, "height": 900},
+            )
             for name in sorted(f.name for f in folder.glob("*.html")):
                 page = browser.new_page()
-                page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-                           else route.abort())
+                page.route(
+                    "**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort()
+                )
                 page.goto(f"{base}/{name}")
                 pdf.wait_until_drawn(page)
                 page.add_script_tag(path=str(axe))
-                found = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
-                                      "resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id, "
-                                      "impact: v.impact, nodes: v.nodes.length, "
-                                      "where: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))", AXE_TAGS)
+                found = page.evaluate(
+                    "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
+                    "resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id, "
+                    "impact: v.impact, nodes: v.nodes.length, "
+                    "where: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))",
+                    AXE_TAGS,
+                )
                 results[name] = found
                 page.close()
             browser.close()
@@ -97,8 +110,10 @@ def axe_pages(folder: Path, axe: Path) -> dict[str, list[dict]]:
 
 def summary(results: dict[str, list[dict]]) -> str:
     """One line per page: each violated rule, its impact and how many elements."""
-    return "\n".join(f"{name}: " + (", ".join(f"{v['id']} ({v['impact']}, {v['nodes']})" for v in found) or "none")
-                     for name, found in results.items())
+    return "\n".join(
+        f"{name}: " + (", ".join(f"{v['id']} ({v['impact']}, {v['nodes']})" for v in found) or "none")
+        for name, found in results.items()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -129,9 +144,12 @@ def test_a_page_captions_each_figure_with_its_text_once():
 
     fig = plots.needle_cuts([("q1", 10, 50), ("q2", 480, 60)], size=512)
     code = nbformat.v4.new_code_cell("plots.needle_cuts(windows)")
-    code.outputs = [nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
-                    nbformat.v4.new_output("display_data", {"text/markdown": plots.caption(fig.description),
-                                                            "text/plain": "<Markdown>"})]
+    code.outputs = [
+        nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
+        nbformat.v4.new_output(
+            "display_data", {"text/markdown": plots.caption(fig.description), "text/plain": "<Markdown>"}
+        ),
+    ]
     nb = nbformat.v4.new_notebook()
     nb.cells = [code]
     page = book.Page(Path("x.ipynb"), "x.ipynb", "x")
@@ -220,8 +238,7 @@ def test_lines_and_bars_differ_by_more_than_colour(sweep, course):
 
 MACHADO = {
     "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
-    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
-                     [-0.011820, 0.042940, 0.968881]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
     "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
 }
 MIN_DELTA_E = 20.0
@@ -231,7 +248,7 @@ MIN_DELTA_E_MARKED = 15.0
 
 
 def linear(hex_colour: str) -> np.ndarray:
-    srgb = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    srgb = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255
     return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
 
 
@@ -251,8 +268,11 @@ def seen(hex_colour: str, deficiency: str | None) -> np.ndarray:
 
 
 def closest_pair(colours: list[str], deficiency: str | None) -> tuple[float, str, str]:
-    return min((float(np.linalg.norm(seen(a, deficiency) - seen(b, deficiency))), a, b)
-               for i, a in enumerate(colours) for b in colours[i + 1:])
+    return min(
+        (float(np.linalg.norm(seen(a, deficiency) - seen(b, deficiency))), a, b)
+        for i, a in enumerate(colours)
+        for b in colours[i + 1 :]
+    )
 
 
 FIGURE_PALETTES = {
@@ -304,8 +324,9 @@ def test_the_book_prints_to_one_pdf_in_reading_order_with_every_title(site):  # 
         if "06" in title:
             text = flat(" ".join(reader.pages[i].extract_text() for i in range(start, end)))
             row = ragkit.teach.course.load(progress=False).sweep("E", "dense").at(CHAPTER_CUTS[0])
-            assert f"cut {CHAPTER_CUTS[0]:.3f}: bluffs {row.bluffs} / {row.out_of_domain}" in text, \
+            assert f"cut {CHAPTER_CUTS[0]:.3f}: bluffs {row.bluffs} / {row.out_of_domain}" in text, (
                 "the static slider is not printed at its default cut"
+            )
             assert "needs a running Python kernel" in text, "a widget's place does not say it needs a kernel"
             assert "cosine distance to the nearest chunk" in text, "06's figures are not drawn in the PDF"
             assert "Histograms of each query's cosine distance" in text, "06's figures are printed without their text"
@@ -325,8 +346,11 @@ def test_the_dutch_course_prints_to_its_own_pdf_in_dutch(site):  # noqa: F811
     reader = PdfReader(path)
     outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
     dutch = [p for p in site.pages if p.language == "nl"]
-    assert [title for title, _ in outline] == [LABELS["nl"]["contents"], *(p.title for p in dutch),
-                                               build.bibliography()[0].title]
+    assert [title for title, _ in outline] == [
+        LABELS["nl"]["contents"],
+        *(p.title for p in dutch),
+        build.bibliography()[0].title,
+    ]
     assert reader.metadata.title == LABELS["nl"]["site_title"]
     starts = [page for _, page in outline]
     assert starts == sorted(starts) and len(set(starts)) == len(starts), "the pages are not in reading order"
@@ -351,15 +375,20 @@ def _words(text: str) -> list[str]:
 
 
 def _runs(words: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i:i + QUOTED_RUN]) for i in range(len(words) - QUOTED_RUN + 1)}
+    return {tuple(words[i : i + QUOTED_RUN]) for i in range(len(words) - QUOTED_RUN + 1)}
 
 
 @functools.cache
 def _english_by_design() -> frozenset[tuple[str, ...]]:
     """Every run of words of what stays English in the Dutch course: the corpus, its queries, needles and tickets,
     the prompt the engine writes for a model, and the bibliography's titles."""
-    files = [*sorted((ROOT / "data" / "corpus").glob("*.md")), ROOT / "data" / "questions.jsonl",
-             ROOT / "data" / "out_of_domain.jsonl", ROOT / "ragkit" / "citations.py", ROOT / "docs" / "sources.md"]
+    files = [
+        *sorted((ROOT / "data" / "corpus").glob("*.md")),
+        ROOT / "data" / "questions.jsonl",
+        ROOT / "data" / "out_of_domain.jsonl",
+        ROOT / "ragkit" / "citations.py",
+        ROOT / "docs" / "sources.md",
+    ]
     return frozenset(_runs(_words("\n".join(f.read_text(encoding="utf-8") for f in files))))
 
 
@@ -370,8 +399,8 @@ def unquoted(text: str, code: str) -> str:
     quoted = _english_by_design() | _runs(_words(code))
     keep = [True] * len(words)
     for i in range(len(words) - QUOTED_RUN + 1):
-        if tuple(words[i:i + QUOTED_RUN]) in quoted:
-            keep[i:i + QUOTED_RUN] = [False] * QUOTED_RUN
+        if tuple(words[i : i + QUOTED_RUN]) in quoted:
+            keep[i : i + QUOTED_RUN] = [False] * QUOTED_RUN
     return " ".join(w for w, k in zip(words, keep) if k)
 
 

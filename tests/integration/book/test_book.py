@@ -92,8 +92,11 @@ def output_areas(html: str) -> str:
 @reads_the_site
 def test_every_notebook_and_exercise_has_a_page_with_its_outputs(site):
     folders = [ROOT / "notebooks", ROOT / "notebooks" / "nl"]  # the course, then its Dutch pilot
-    expected = sorted(NB.relative_to(ROOT / "notebooks").as_posix() for folder in folders for NB in
-                      [*folder.glob("*.ipynb"), *(folder / "exercises").glob("*.ipynb")])
+    expected = sorted(
+        NB.relative_to(ROOT / "notebooks").as_posix()
+        for folder in folders
+        for NB in [*folder.glob("*.ipynb"), *(folder / "exercises").glob("*.ipynb")]
+    )
     assert sorted(p.rel for p in site.pages) == expected
     for page in site.pages:
         html = (site.out / page.href).read_text()
@@ -137,8 +140,9 @@ def test_every_link_between_pages_resolves(site):
             if parts.fragment and target in pages:
                 # a browser looks for the fragment as written, then percent-decoded (HTML's indicated element)
                 ids = pages[target].ids
-                assert parts.fragment in ids or unquote(parts.fragment) in ids, \
+                assert parts.fragment in ids or unquote(parts.fragment) in ids, (
                     f"{name} links to a missing anchor {url}"
+                )
 
 
 @reads_the_site
@@ -158,10 +162,14 @@ def test_binder_and_source_links_come_from_the_one_setting(tmp_path):
     (tmp_path / "book.toml").write_text('repository = "https://github.com/someone/course"\nbranch = "v2"\n')
     settings = book.Settings.load(tmp_path / "book.toml")
     assert settings.binder("exercises/ex1.ipynb") == (
-        "https://mybinder.org/v2/gh/someone/course/v2?urlpath=ragkit%2Fworkspace%3Fopen%3Dexercises%2Fex1.ipynb")
-    assert settings.source("06-thresholds.ipynb") == "https://github.com/someone/course/blob/v2/notebooks/06-thresholds.ipynb"
+        "https://mybinder.org/v2/gh/someone/course/v2?urlpath=ragkit%2Fworkspace%3Fopen%3Dexercises%2Fex1.ipynb"
+    )
+    assert (
+        settings.source("06-thresholds.ipynb")
+        == "https://github.com/someone/course/blob/v2/notebooks/06-thresholds.ipynb"
+    )
     (tmp_path / "book.toml").write_text('repository = "gitlab.com/someone/course"\nbranch = "main"\n')
-    with pytest.raises(book.BookError, match="https://github.com/OWNER/NAME"):
+    with pytest.raises(book.BookError, match=r"https://github.com/OWNER/NAME"):
         book.Settings.load(tmp_path / "book.toml")
 
 
@@ -186,8 +194,12 @@ def test_learning_objectives_go_to_the_top_of_the_page_marked(objectives_first):
 def test_a_narrating_cell_shows_its_prose_and_not_its_input_while_a_computing_cell_shows_both():
     title = nbformat.v4.new_markdown_cell("# 09. Something")
     narrating = nbformat.v4.new_code_cell("narrate.figures_of(ev)", metadata={"jupyter": {"source_hidden": True}})
-    narrating.outputs = [nbformat.v4.new_output("execute_result", {"text/markdown": "The prose it writes, **12**.",
-                                                                   "text/plain": "<IPython.core.display.Markdown>"})]
+    narrating.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            {"text/markdown": "The prose it writes, **12**.", "text/plain": "<IPython.core.display.Markdown>"},
+        )
+    ]
     computing = nbformat.v4.new_code_cell("computed = 1 + 1")
     page = book.Page(Path("09-something.ipynb"), "09-something.ipynb", "09. Something")
     html = book.render(notebook(title, narrating, computing), [page], 0, book.Settings.load())
@@ -199,8 +211,11 @@ def test_a_narrating_cell_shows_its_prose_and_not_its_input_while_a_computing_ce
 def test_no_page_shows_the_input_of_a_cell_the_lab_collapses(site):
     for page in site.pages:
         html = (site.out / page.href).read_text()
-        hidden = [c for c in nbformat.read(page.path, as_version=4).cells
-                  if c.cell_type == "code" and c.metadata.get("jupyter", {}).get("source_hidden")]
+        hidden = [
+            c
+            for c in nbformat.read(page.path, as_version=4).cells
+            if c.cell_type == "code" and c.metadata.get("jupyter", {}).get("source_hidden")
+        ]
         text = unescape(re.sub(r"<[^>]+>", "", html))  # highlighted code is split into spans: compare the text
         for cell in hidden:
             assert cell.source.strip() not in text, f"{page.href} shows the input of {cell.source.strip()[:60]!r}"
@@ -210,12 +225,15 @@ def test_widgets_become_a_kernel_note_progress_bars_go_and_figures_are_drawn_loc
     code = nbformat.v4.new_code_cell("explorer.widget()")
     widget = {"model_id": "abc", "version_major": 2, "version_minor": 0}
     code.outputs = [
-        nbformat.v4.new_output("display_data",
-                               {book.WIDGET: widget, "text/plain": "Batches: 100%|####| 134/134 [00:05<00:00]"}),
-        nbformat.v4.new_output("execute_result",
-                               {book.WIDGET: widget, "text/plain": "VBox(children=(FloatSlider(...),))"}),
-        nbformat.v4.new_output("display_data",
-                               {book.PLOTLY: {"data": [], "layout": {"title": {"text": "a </script>"}}}}),
+        nbformat.v4.new_output(
+            "display_data", {book.WIDGET: widget, "text/plain": "Batches: 100%|####| 134/134 [00:05<00:00]"}
+        ),
+        nbformat.v4.new_output(
+            "execute_result", {book.WIDGET: widget, "text/plain": "VBox(children=(FloatSlider(...),))"}
+        ),
+        nbformat.v4.new_output(
+            "display_data", {book.PLOTLY: {"data": [], "layout": {"title": {"text": "a </script>"}}}}
+        ),
     ]
     page = book.Page(Path("x.ipynb"), "x.ipynb", "x")
     out = book.prepare(notebook(code), page, book.Settings.load()).cells[0].outputs
@@ -237,8 +255,10 @@ def test_static_slider_counts_equal_the_sweep_at_every_step(sweep):
     assert sorted(cuts, key=lambda c: 2.0 if c is None else c) == cuts and set(cuts) == set(default_cuts())
     assert len(slider.steps) == len(cuts)
     assert cuts[slider.active] == CHAPTER_CUTS[0]
-    assert slider_counts(fig.layout.annotations[0].text) == (sweep.at(CHAPTER_CUTS[0]).bluffs,
-                                                             sweep.at(CHAPTER_CUTS[0]).refused)
+    assert slider_counts(fig.layout.annotations[0].text) == (
+        sweep.at(CHAPTER_CUTS[0]).bluffs,
+        sweep.at(CHAPTER_CUTS[0]).refused,
+    )
     for cut, step in zip(cuts, slider.steps, strict=True):
         row = sweep.at(cut)
         layout = step.args[0]
@@ -307,11 +327,17 @@ def test_static_slider_moves_by_keyboard_without_a_kernel_and_shows_ragkits_coun
         cuts = plots.slider_cuts()
         cut = cuts[start + presses]
         label = "none" if cut is None else f"{cut:.3f}"
-        page.wait_for_function("(el) => el.getAttribute('aria-valuenow') === '%d'" % (start + presses),
-                               arg=slider.element_handle(), timeout=10_000)
+        page.wait_for_function(
+            f"(el) => el.getAttribute('aria-valuenow') === '{start + presses}'",
+            arg=slider.element_handle(),
+            timeout=10_000,
+        )
         shown = slider.locator(".annotation-text").first
-        page.wait_for_function("([el, label]) => el.textContent.startsWith('cut ' + label + ':')",
-                               arg=[shown.element_handle(), label], timeout=10_000)
+        page.wait_for_function(
+            "([el, label]) => el.textContent.startsWith('cut ' + label + ':')",
+            arg=[shown.element_handle(), label],
+            timeout=10_000,
+        )
         line = slider.evaluate("(gd) => gd.layout.shapes[0].x0")
         ARTIFACTS.mkdir(exist_ok=True)
         slider.screenshot(path=str(ARTIFACTS / "book-threshold-slider.png"))
@@ -341,8 +367,14 @@ def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep
     if not CHROMIUM.exists():
         pytest.skip("no /usr/bin/chromium here (apt-get install chromium); CI runs this test")
     fig = plots.threshold_slider(sweep)
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("plots.threshold_slider(s)", outputs=[
-        nbformat.v4.new_output("display_data", data={book.PLOTLY: fig.to_plotly_json()})])])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "plots.threshold_slider(s)",
+                outputs=[nbformat.v4.new_output("display_data", data={book.PLOTLY: fig.to_plotly_json()})],
+            )
+        ]
+    )
     page = book.Page(ROOT / "notebooks" / "06-thresholds.ipynb", "06-thresholds.ipynb", "06")
     book.copy_assets(tmp_path)
     (tmp_path / page.href).write_text(book.render(nb, [page], 0, book.Settings.load()))
@@ -364,19 +396,28 @@ def test_static_slider_takes_the_arrow_keys_after_a_click_and_after_a_drag(sweep
             def at(other_than: int) -> int:
                 """The slider's position once it has left ``other_than`` (a loaded machine redraws late), or that."""
                 try:
-                    tab.wait_for_function("([el, i]) => el.getAttribute('aria-valuenow') !== String(i)",
-                                          arg=[slider.element_handle(), other_than], timeout=10_000)
+                    tab.wait_for_function(
+                        "([el, i]) => el.getAttribute('aria-valuenow') !== String(i)",
+                        arg=[slider.element_handle(), other_than],
+                        timeout=10_000,
+                    )
                 except PlaywrightTimeout:
                     pass  # it did not move: the assertion after the call says so
                 return int(slider.get_attribute("aria-valuenow"))
 
             def settle(index: int) -> tuple[int, str]:
-                tab.wait_for_function("([el, i]) => el.getAttribute('aria-valuenow') === String(i)",
-                                      arg=[slider.element_handle(), index], timeout=10_000)
+                tab.wait_for_function(
+                    "([el, i]) => el.getAttribute('aria-valuenow') === String(i)",
+                    arg=[slider.element_handle(), index],
+                    timeout=10_000,
+                )
                 label = "none" if cuts[index] is None else f"{cuts[index]:.3f}"
                 shown = slider.locator(".annotation-text").first
-                tab.wait_for_function("([el, label]) => el.textContent.startsWith('cut ' + label + ':')",
-                                      arg=[shown.element_handle(), label], timeout=10_000)
+                tab.wait_for_function(
+                    "([el, label]) => el.textContent.startsWith('cut ' + label + ':')",
+                    arg=[shown.element_handle(), label],
+                    timeout=10_000,
+                )
                 return index, shown.text_content()
 
             rail = slider.locator(".slider-rail-rect").bounding_box()
@@ -427,8 +468,10 @@ def test_formulas_render_offline_with_the_shipped_mathjax(served):
 def test_links_to_project_files_point_at_the_repository():
     """A link to ../data/corpus/x.md opens the file in JupyterLab; on a static page it goes to the repository."""
     settings = book.Settings("https://github.com/someone/course", "v2")
-    body = ('<a href="../data/corpus/04-a.md#char=1,9" title="t">[1]</a> <a href="02-dense-retrieval.html">next</a>'
-            '<a href="assets/book.css">')
+    body = (
+        '<a href="../data/corpus/04-a.md#char=1,9" title="t">[1]</a> <a href="02-dense-retrieval.html">next</a>'
+        '<a href="assets/book.css">'
+    )
     page = book.Page(Path("07-citations.ipynb"), "07-citations.ipynb", "07")
     out = book._project_links(body, page, settings)
     assert 'href="https://github.com/someone/course/blob/v2/data/corpus/04-a.md#char=1,9"' in out
@@ -517,7 +560,7 @@ def test_a_site_the_builder_wrote_is_replaced_and_a_file_added_to_it_is_kept(tmp
     assert "stale" not in (out / "tiny.html").read_text()
     (out / "notes.txt").write_text("mine")
     before = snapshot(out)
-    with pytest.raises(book.BookError, match="did not write.*notes.txt"):
+    with pytest.raises(book.BookError, match=r"did not write.*notes.txt"):
         book.build(out, book=pages, executed=_executed(pages))
     assert snapshot(out) == before
 
@@ -553,8 +596,14 @@ def test_python_m_book_refuses_a_file_or_a_full_folder_at_once_and_without_a_tra
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for out, cwd, says in ((target, ROOT, "is a file"), (Path("."), tmp_path / "mine", "is not a book")):
         t = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "book", "--out", str(out)], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "book", "--out", str(out)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 1 and says in done.stderr, done.stderr[-2000:]
         assert "Traceback" not in done.stderr
         assert time.perf_counter() - t < 60, "python -m book ran notebooks before checking --out"

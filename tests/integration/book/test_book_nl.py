@@ -19,8 +19,9 @@ from book.labels import LABELS, NAMES
 
 
 def notebook(title: str, *sources: str) -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {title}"),
-                                         *(nbformat.v4.new_code_cell(s) for s in sources)])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell(f"# {title}"), *(nbformat.v4.new_code_cell(s) for s in sources)]
+    )
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 
@@ -49,8 +50,10 @@ def small_site(tmp_path_factory):
 def small_book(tmp_path_factory, stand_ins: dict[str, str]) -> book.BookBuild:
     folder = tmp_path_factory.mktemp("notebooks")
     dutch_start = next(rel for rel in stand_ins if rel.startswith("nl/00-"))
-    links = {"00-start-here.ipynb": f"[the Dutch course]({dutch_start}#top)",  # as the English 00 offers it
-             dutch_start: "[English](../00-start-here.ipynb)"}
+    links = {
+        "00-start-here.ipynb": f"[the Dutch course]({dutch_start}#top)",  # as the English 00 offers it
+        dutch_start: "[English](../00-start-here.ipynb)",
+    }
     for rel, title in stand_ins.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         nb = notebook(title, "print('ran')")
@@ -102,7 +105,7 @@ def check_switches(out: Path, pages: list[book.Page]) -> int:
         for switch, other in zip(found, others, strict=True):
             assert (out / unquote(switch["href"])).is_file(), f"{page.href} switches to a missing page {switch}"
             assert switch["hreflang"] == switch["lang"] == other.language
-            assert f'>{NAMES[other.language]}</a>' in (out / page.href).read_text()
+            assert f">{NAMES[other.language]}</a>" in (out / page.href).read_text()
             back = [s["href"] for s in switches(out / switch["href"])]
             assert page.href in back, f"{other.href} does not switch back to {page.href}"
             assert by_href[switch["href"]].original == page.original
@@ -115,13 +118,19 @@ def test_each_translated_page_and_its_english_page_switch_to_each_other(small_si
     assert check_switches(small_site.out, pages) == 6  # three pairs, both ways
     assert switches(small_site.out / "01-chunking.html") == []
     assert {p.href for p in pages if p.language == "nl"} == {
-        "00-start-here.nl.html", "06-thresholds.nl.html", "ex2-choose-a-threshold.nl.html"}
+        "00-start-here.nl.html",
+        "06-thresholds.nl.html",
+        "ex2-choose-a-threshold.nl.html",
+    }
 
 
 def launch_links(path: Path) -> dict[str, str]:
     """The page's launch buttons by kind (binder, colab, source, download), their addresses percent-decoded once."""
-    return {kind: unquote(a["href"]) for kind in ("binder", "colab", "source", "download")
-            for a in anchors(path, f"book-{kind}")}
+    return {
+        kind: unquote(a["href"])
+        for kind in ("binder", "colab", "source", "download")
+        for a in anchors(path, f"book-{kind}")
+    }
 
 
 def test_a_dutch_page_is_lang_nl_in_dutch_words_and_launches_the_dutch_notebook(small_site):
@@ -201,29 +210,33 @@ def test_a_dutch_page_captions_each_figure_once_as_its_dutch_notebook_wrote_the_
         dutch_caption = plots.caption(fig.description)
     assert dutch_caption != plots.caption(fig.description)  # the caption's frame is translated
     code = nbformat.v4.new_code_cell("plots.needle_cuts(windows)")
-    code.outputs = [nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
-                    nbformat.v4.new_output("display_data", {"text/markdown": dutch_caption,
-                                                            "text/plain": "<Markdown>"})]
+    code.outputs = [
+        nbformat.v4.new_output("display_data", {book.PLOTLY: fig.to_plotly_json()}),
+        nbformat.v4.new_output("display_data", {"text/markdown": dutch_caption, "text/plain": "<Markdown>"}),
+    ]
     page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
     outputs = book.prepare(nbformat.v4.new_notebook(cells=[code]), page, book.Settings.load()).cells[0].outputs
     assert len(outputs) == 1, "the figure's sentence is shown twice on the Dutch page"
 
 
 def test_a_dutch_pages_learning_objectives_are_the_pages_objectives():
-    cells = [nbformat.v4.new_markdown_cell("# 06. Drempels"), nbformat.v4.new_markdown_cell("Een inleiding."),
-             nbformat.v4.new_markdown_cell("**Leerdoelen.** Na dit notebook kun je:\n\n- een cut kiezen")]
+    cells = [
+        nbformat.v4.new_markdown_cell("# 06. Drempels"),
+        nbformat.v4.new_markdown_cell("Een inleiding."),
+        nbformat.v4.new_markdown_cell("**Leerdoelen.** Na dit notebook kun je:\n\n- een cut kiezen"),
+    ]
     page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
     prepared = book.prepare(nbformat.v4.new_notebook(cells=cells), page, book.Settings.load()).cells
     assert book.OBJECTIVES_TAG in prepared[1].metadata.get("tags", []), [c.source for c in prepared]
     assert prepared[1].source.startswith("**Leerdoelen.**")
 
 
-def test_a_book_of_dutch_notebooks_named_without_nl_has_the_same_pages_index_and_switches(tmp_path_factory,
-                                                                                         small_site):
+def test_a_book_of_dutch_notebooks_named_without_nl_has_the_same_pages_index_and_switches(tmp_path_factory, small_site):
     old = small_book(tmp_path_factory, OLD_NAMES)
     assert "nl/06-thresholds.ipynb" in [p.rel for p in old.pages]
     assert [(p.href, p.original, p.title) for p in old.pages] == [
-        (p.href, p.original, p.title) for p in small_site.pages]
+        (p.href, p.original, p.title) for p in small_site.pages
+    ]
     assert not list(old.out.glob("*.nl.nl.html"))
     assert check_switches(old.out, old.pages) == 6
     index = (old.out / "index.nl.html").read_text()

@@ -14,9 +14,11 @@ from test_book import parse, reads_the_site, site  # noqa: F401  (the fixture, s
 
 from book import build as book
 
-SOURCES_CELL = ("## Sources\n\n- Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian "
-                "Journal of Statistics [holm1979]\n\nThe full references: the course's bibliography, "
-                "[docs/sources.md](../../docs/sources.md).")
+SOURCES_CELL = (
+    "## Sources\n\n- Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian "
+    "Journal of Statistics [holm1979]\n\nThe full references: the course's bibliography, "
+    "[docs/sources.md](../../docs/sources.md)."
+)
 
 
 @pytest.fixture(scope="module")
@@ -24,17 +26,24 @@ def small_site(tmp_path_factory):
     """A book of one exercise that ends with its sources, built by the real builder; and the sheets sent to print."""
     path = tmp_path_factory.mktemp("notebooks") / "exercises" / "tiny.ipynb"
     path.parent.mkdir()
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Tiny"),
-                                         nbformat.v4.new_code_cell("print('ran')"),
-                                         nbformat.v4.new_markdown_cell(SOURCES_CELL)])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Tiny"),
+            nbformat.v4.new_code_cell("print('ran')"),
+            nbformat.v4.new_markdown_cell(SOURCES_CELL),
+        ]
+    )
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
     printed: list = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(book.pdf, "write", lambda out, sheets, title: printed.extend(sheets))
-        report = book.build(tmp_path_factory.mktemp("book") / "site",
-                            book=[book.Page(path, "exercises/tiny.ipynb", "Tiny")], executed={path: nb})
+        report = book.build(
+            tmp_path_factory.mktemp("book") / "site",
+            book=[book.Page(path, "exercises/tiny.ipynb", "Tiny")],
+            executed={path: nb},
+        )
     return report, printed
 
 

@@ -43,26 +43,43 @@ def lab(tmp_path):
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
     settings = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false",
-                                                                          "checkForUpdates": False}))
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
     # render every cell, even off-screen ones, so that the widget's elements have a size
     tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
-    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none",
-                                                                    "autoStartDefaultKernel": True}))
+    (tracker / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none", "autoStartDefaultKernel": True})
+    )
     port, token = free_port(), secrets.token_hex(16)
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               HF_HUB_OFFLINE="1",
-               # a results file of this server's own: the checks count a student's attempts there, and the run's
-               # shared file holds every earlier test's attempts (the hint a test looks for stops after five)
-               RAGKIT_RESULTS=str(tmp_path / "results.jsonl"))
+    env = dict(
+        os.environ,
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        HF_HUB_OFFLINE="1",
+        # a results file of this server's own: the checks count a student's attempts there, and the run's
+        # shared file holds every earlier test's attempts (the hint a test looks for stops after five)
+        RAGKIT_RESULTS=str(tmp_path / "results.jsonl"),
+    )
     log = open(tmp_path / "lab.log", "w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
-         "--ServerApp.ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path / 'notebooks'}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={tmp_path / 'notebooks'}",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(120):
         try:
@@ -82,8 +99,15 @@ def lab(tmp_path):
     log.close()
 
 
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def launch(playwright):
@@ -92,10 +116,14 @@ def launch(playwright):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("notebook, shot, words", [
-    (NOTEBOOK, "threshold-slider-moved.png", ("bluffs:", "tighter cut")),
-    (f"nl/{NOTEBOOK.replace('.ipynb', '.nl.ipynb')}", "nl-threshold-slider-moved.png", ("blufs:", "strengere cut")),
-], ids=["en", "nl"])
+@pytest.mark.parametrize(
+    "notebook, shot, words",
+    [
+        (NOTEBOOK, "threshold-slider-moved.png", ("bluffs:", "tighter cut")),
+        (f"nl/{NOTEBOOK.replace('.ipynb', '.nl.ipynb')}", "nl-threshold-slider-moved.png", ("blufs:", "strengere cut")),
+    ],
+    ids=["en", "nl"],
+)
 def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab, notebook, shot, words):
     """The signature widget in each edition: the count follows the slider, and the Dutch 06 labels it in Dutch."""
     from playwright.sync_api import sync_playwright
@@ -107,8 +135,11 @@ def test_moving_the_slider_changes_the_bluff_count_to_ragkits(lab, notebook, sho
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             cut_before, before, cut_after, after = drive(page, base, token, notebook)
-            labels = page.locator(".ragkit-bluffs").first.inner_text() + " " + \
-                page.locator(".ragkit-cut-direction").first.inner_text()
+            labels = (
+                page.locator(".ragkit-bluffs").first.inner_text()
+                + " "
+                + page.locator(".ragkit-cut-direction").first.inner_text()
+            )
         finally:
             page.screenshot(path=str(ARTIFACTS / shot), full_page=False)
             browser.close()
@@ -180,8 +211,9 @@ def drive(page, base: str, token: str, notebook: str = NOTEBOOK) -> tuple[float,
     handle.click()
     for _ in range(PRESSES):
         page.keyboard.press("ArrowLeft")
-    page.wait_for_function("(b) => document.querySelector('.ragkit-bluff-count').innerText != String(b)",
-                           arg=before, timeout=30_000)
+    page.wait_for_function(
+        "(b) => document.querySelector('.ragkit-bluff-count').innerText != String(b)", arg=before, timeout=30_000
+    )
     time.sleep(1)  # let the last key's update arrive
     count.scroll_into_view_if_needed()
     return cut_before, before, float(readout.inner_text()), int(count.inner_text())
@@ -216,12 +248,15 @@ def write_tour(folder: Path, qid: str) -> None:
 
 def in_view(page, inner: str, box: str) -> bool:
     """True when the element lies inside its scroll box and the browser window (no scrolling needed to read it)."""
-    return page.evaluate("""([inner, box]) => {
+    return page.evaluate(
+        """([inner, box]) => {
         const e = document.querySelector(inner).getBoundingClientRect(),
               b = document.querySelector(box).getBoundingClientRect();
         return e.height > 0 && e.top >= b.top - 1 && e.bottom <= b.bottom + 1
             && e.top >= 0 && e.bottom <= window.innerHeight;
-    }""", [inner, box])
+    }""",
+        [inner, box],
+    )
 
 
 @pytest.mark.slow
@@ -261,8 +296,9 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             # chunk explorer: switch A to B; the needle stays in view and B's carried overlap is drawn
             explorer = page.locator(".tour-explorer")
             explorer.locator("select").first.select_option(label="B: blind + overlap")
-            page.wait_for_function("() => document.querySelector('.tour-explorer .ragkit-overlap') !== null",
-                                   timeout=60_000)
+            page.wait_for_function(
+                "() => document.querySelector('.tour-explorer .ragkit-overlap') !== null", timeout=60_000
+            )
             explorer.scroll_into_view_if_needed()
             # the needle in the text (the legend above the text has marks of its own)
             page.locator(".tour-explorer .ragkit-chunk-view mark").first.scroll_into_view_if_needed()
@@ -276,8 +312,11 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             duel_box = page.locator(".tour-duel")
             duel_box.scroll_into_view_if_needed()
             duel_box.locator("select").nth(2).select_option(label="Hit@1")
-            page.wait_for_function("(w) => document.querySelector('.tour-duel').innerText.includes(w)",
-                                   arg=f"wins {duel.test.wins}, loses {duel.test.losses}", timeout=60_000)
+            page.wait_for_function(
+                "(w) => document.querySelector('.tour-duel').innerText.includes(w)",
+                arg=f"wins {duel.test.wins}, loses {duel.test.losses}",
+                timeout=60_000,
+            )
             page.screenshot(path=str(ARTIFACTS / "widget-strategy-duel.png"))
 
             # query playground: type, click Search; the BM25 column opens with ragkit's BM25 score
@@ -289,17 +328,24 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             page.wait_for_function(
                 "(s) => { const c = document.querySelector("
                 "\".tour-playground td[data-retriever='bm25'] .ragkit-score\");"
-                " return c !== null && c.innerText === s; }", arg=bm25_score, timeout=60_000)
+                " return c !== null && c.innerText === s; }",
+                arg=bm25_score,
+                timeout=60_000,
+            )
             # a second search (the text box's own submit beside the click) may still be redrawing: wait for its end
-            page.wait_for_function("() => document.querySelector('.tour-playground').innerText.includes('at most 4')",
-                                   timeout=60_000)
+            page.wait_for_function(
+                "() => document.querySelector('.tour-playground').innerText.includes('at most 4')", timeout=60_000
+            )
             page.screenshot(path=str(ARTIFACTS / "widget-query-playground.png"))
 
             # source viewer: open source [2]; its cited range is highlighted and in view, with path and fragment
             viewer = page.locator(".tour-viewer")
             viewer.locator("select").first.select_option(index=1)
-            page.wait_for_function("(f) => document.querySelector('.tour-viewer .ragkit-fragment').innerText === f",
-                                   arg=second.fragment, timeout=60_000)
+            page.wait_for_function(
+                "(f) => document.querySelector('.tour-viewer .ragkit-fragment').innerText === f",
+                arg=second.fragment,
+                timeout=60_000,
+            )
             page.locator(".tour-viewer .ragkit-cited").scroll_into_view_if_needed()
             cited = page.locator(".tour-viewer .ragkit-cited").inner_text()
             assert " ".join(cited.split()) == " ".join(second.quote.split())
@@ -313,8 +359,11 @@ def test_the_widgets_in_a_browser_show_what_ragkit_computes(lab, tmp_path):
             box.scroll_into_view_if_needed()
             box.locator(".widget-radio-box").first.get_by_text(right.text, exact=True).click()
             box.get_by_role("button", name="check my answers").click()
-            page.wait_for_function("(s) => document.querySelector('.tour-quiz').innerText.includes(s)",
-                                   arg=f"1 of {len(asked)} right", timeout=60_000)
+            page.wait_for_function(
+                "(s) => document.querySelector('.tour-quiz').innerText.includes(s)",
+                arg=f"1 of {len(asked)} right",
+                timeout=60_000,
+            )
             shown = box.inner_text()
             assert "choose an option first" in shown and right.why in shown
             page.screenshot(path=str(ARTIFACTS / "widget-knowledge-check.png"))
@@ -341,7 +390,9 @@ def ran(page) -> None:
     """Wait until every code cell has run (a hidden input shows no prompt) and the kernel is idle."""
     page.wait_for_function(
         "() => { const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.innerText);"
-        " return p.length > 0 && p.filter(t => t).every(t => /\\[\\d+\\]/.test(t)); }", timeout=600_000)
+        " return p.length > 0 && p.filter(t => t).every(t => /\\[\\d+\\]/.test(t)); }",
+        timeout=600_000,
+    )
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
 
 

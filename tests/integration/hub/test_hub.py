@@ -117,8 +117,10 @@ GUIDE = ROOT_DIR / "docs" / "deploy-jupyterhub.md"
 EX2_NB = "notebooks/exercises/ex2-choose-a-threshold.ipynb"
 MY_EX2 = "my-notebooks/exercises/ex2-choose-a-threshold.ipynb"  # the student's copy (classroom/workspace.py)
 MY_EX2_UPDATED = "my-notebooks/exercises/ex2-choose-a-threshold-updated.ipynb"
-TEACHER_TITLE = ("Exercise 2. Choose a threshold when a bluff costs five refusals",
-                 "Exercise 2. Choose a threshold when a bluff costs five refusals (revised by your teacher)")
+TEACHER_TITLE = (
+    "Exercise 2. Choose a threshold when a bluff costs five refusals",
+    "Exercise 2. Choose a threshold when a bluff costs five refusals (revised by your teacher)",
+)
 
 
 def _needs(what: str) -> None:
@@ -159,8 +161,10 @@ def _rows(cache: Path) -> int:
 
 
 def _digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-            for p in sorted(folder.rglob("*"))}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 def _git(*args: str, cwd: Path | None = None) -> str:
@@ -172,8 +176,15 @@ def _git(*args: str, cwd: Path | None = None) -> str:
 def _clean(checkout: Path) -> None:
     """The student's clone is as the teacher published it: nothing modified, nothing untracked that git would see."""
     # --no-optional-locks: status must not refresh the student's .git/index as root (a file of root's in their home)
-    status = _git("--no-optional-locks", "-c", f"safe.directory={checkout}", "status", "--porcelain",
-                  "--untracked-files=all", cwd=checkout)
+    status = _git(
+        "--no-optional-locks",
+        "-c",
+        f"safe.directory={checkout}",
+        "status",
+        "--porcelain",
+        "--untracked-files=all",
+        cwd=checkout,
+    )
     assert status == "", f"{checkout} is dirty:\n{status}"
 
 
@@ -214,8 +225,13 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
     work.chmod(0o755)
     shared = work / "ragkit-shared"
     # the students' uids must start this Python and import ragkit from this checkout
-    opened = reachable_by_others([Path(sys.executable), Path(sys.prefix), ROOT_DIR,
-                                  *[Path(p) for p in sys.path if p and Path(p).exists()]]) if real else []
+    opened = (
+        reachable_by_others(
+            [Path(sys.executable), Path(sys.prefix), ROOT_DIR, *[Path(p) for p in sys.path if p and Path(p).exists()]]
+        )
+        if real
+        else []
+    )
     if opened:
         print("made traversable (x only) for the students' uids, put back afterwards:", [str(p) for p, _ in opened])
     # git refuses a repository owned by another user ("dubious ownership") unless told it is safe: a file://
@@ -231,8 +247,13 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         checkout = work / "teacher" / "checkout"
         bare.parent.mkdir()
         _git("init", "--quiet", "--bare", str(bare))
-        written = subprocess.run([sys.executable, "-m", "ragkit", "class-repo", str(work / "teacher" / "class")],
-                                 cwd=ROOT_DIR, capture_output=True, text=True, timeout=300)
+        written = subprocess.run(
+            [sys.executable, "-m", "ragkit", "class-repo", str(work / "teacher" / "class")],
+            cwd=ROOT_DIR,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert written.returncode == 0, written.stderr
         _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=work / "teacher" / "class")
         _git("symbolic-ref", "HEAD", "refs/heads/main", cwd=bare)
@@ -240,8 +261,9 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         seeded = _seed(cache_dir(), shared)
         env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
         for command in _guide_fill_commands(shared):
-            done = subprocess.run(["bash", "-c", command], env=env, cwd=ROOT_DIR, capture_output=True, text=True,
-                                  timeout=900)
+            done = subprocess.run(
+                ["bash", "-c", command], env=env, cwd=ROOT_DIR, capture_output=True, text=True, timeout=900
+            )
             assert done.returncode == 0, (command, done.stdout[-1000:], done.stderr[-2000:])
         assert _rows(shared) == seeded, "the fill embedded what the suite's cache already held"
         assert not os.stat(shared).st_mode & 0o222
@@ -260,8 +282,11 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
             assert landed == f"/user/{s.name}/lab/tree/ragkit/my-notebooks/00-start-here.ipynb", landed
             assert (s.home / "ragkit" / "notebooks" / "06-thresholds.ipynb").is_file()
             assert (s.home / "ragkit" / "my-notebooks" / "06-thresholds.ipynb").is_file()
-            pulled = [p for p in (s.home / "ragkit").rglob("*") if "solutions" in p.name or p.name in (
-                "teacher-guide.md", "grading.md")]
+            pulled = [
+                p
+                for p in (s.home / "ragkit").rglob("*")
+                if "solutions" in p.name or p.name in ("teacher-guide.md", "grading.md")
+            ]
             assert not pulled, f"the class pulled answers: {pulled[:3]}"
         print("spawn seconds:", [round(s.spawn_s, 1) for s in students], f"({time.monotonic() - started:.0f} s in)")
 
@@ -270,8 +295,10 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         answers = [right, "my_cut = 1.0  # your answer", None, None]
 
         def one(i: int) -> tuple[dict, dict]:
-            return (work_through(hub, students[i], "my-notebooks/06-thresholds.ipynb")[1],
-                    work_through(hub, students[i], MY_EX2, answers[i])[1])
+            return (
+                work_through(hub, students[i], "my-notebooks/06-thresholds.ipynb")[1],
+                work_through(hub, students[i], MY_EX2, answers[i])[1],
+            )
 
         with ThreadPoolExecutor(len(students)) as pool:
             reports = list(pool.map(one, range(len(students))))
@@ -286,21 +313,26 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
             # run and saved with outputs, in the copies only: the clone is as the teacher published it
             assert '"output_type"' in (s.home / "ragkit" / MY_EX2).read_text(encoding="utf-8")
             _clean(s.home / "ragkit")
-        print("06 opened to slider answered (s):", [round(r[0]["slider_s"], 1) for r in reports],
-              f"({time.monotonic() - started:.0f} s into the test)")
+        print(
+            "06 opened to slider answered (s):",
+            [round(r[0]["slider_s"], 1) for r in reports],
+            f"({time.monotonic() - started:.0f} s into the test)",
+        )
         assert _digest(shared) == before, "the shared cache changed"
         if real:
             uids = {s.uid: s for s in students}
-            for uid, p in _files_of(set(uids), [Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), ROOT_DIR],
-                                    since):
+            for uid, p in _files_of(set(uids), [Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), ROOT_DIR], since):
                 home = uids[uid].home
                 if p == home or home in p.parents:
                     continue
                 # the one exception: the kernels' unix sockets, in a private folder when the home's path is too
                 # long for a socket (ragkit.teach.classroom.workspace._short_sockets), removed when the server stops
                 sockets = next((q for q in [p, *p.parents] if q.parent == Path("/tmp")), p)
-                assert sockets.name.startswith("ragkit-kernels-") and sockets.lstat().st_uid == uid \
-                    and sockets.lstat().st_mode & 0o777 == 0o700, f"{uids[uid].name} left {p} outside their home"
+                assert (
+                    sockets.name.startswith("ragkit-kernels-")
+                    and sockets.lstat().st_uid == uid
+                    and sockets.lstat().st_mode & 0o777 == 0o700
+                ), f"{uids[uid].name} left {p} outside their home"
                 kernel_dirs.add(sockets)
             for s in students:
                 strangers = [p for p in s.home.rglob("*") if p.lstat().st_uid != s.uid]
@@ -312,8 +344,17 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         _git("clone", "--quiet", str(ROOT_DIR), str(checkout))
         revised = checkout / EX2_NB
         revised.write_text(revised.read_text(encoding="utf-8").replace(*TEACHER_TITLE), encoding="utf-8")
-        _git("-c", "user.name=teacher", "-c", "user.email=teacher@example.org", "commit", "--quiet", "-am",
-             "ex2: a revised title", cwd=checkout)
+        _git(
+            "-c",
+            "user.name=teacher",
+            "-c",
+            "user.email=teacher@example.org",
+            "commit",
+            "--quiet",
+            "-am",
+            "ex2: a revised title",
+            cwd=checkout,
+        )
         again = class_repo.write(checkout, work / "teacher" / "class")
         assert again.earlier is not None and again.changed, again
         _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=work / "teacher" / "class")
@@ -331,8 +372,9 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         assert '"output_type"' in mine, "the student's outputs were lost"
         assert TEACHER_TITLE[1] not in mine, "the student's copy was overwritten"
         # as JupyterLab opens it (workspace.as_opened: with the kernel's language_info), so it opens saved
-        assert (clone / MY_EX2_UPDATED).read_bytes() == workspace.as_opened((clone / EX2_NB).read_bytes()), \
+        assert (clone / MY_EX2_UPDATED).read_bytes() == workspace.as_opened((clone / EX2_NB).read_bytes()), (
             "no teacher's version beside it"
+        )
 
         # the teacher grades ex2 over the students' homes
         out = work / "teacher" / "grades.json"
@@ -341,9 +383,14 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
         grading = work / "grading"
         grading.mkdir()
         notebooks = sorted(str(s.home / "ragkit" / MY_EX2) for s in students)
-        done = subprocess.run([sys.executable, "-m", "ragkit", "grade", *notebooks, "--jobs", "2", "--json",
-                               str(out)], env={**env, "RAGKIT_SHARED_CACHE": str(shared)}, capture_output=True,
-                              text=True, timeout=900, cwd=grading)
+        done = subprocess.run(
+            [sys.executable, "-m", "ragkit", "grade", *notebooks, "--jobs", "2", "--json", str(out)],
+            env={**env, "RAGKIT_SHARED_CACHE": str(shared)},
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=grading,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         print(done.stdout)
         table = json.loads(out.read_text())["grades"]
@@ -398,8 +445,9 @@ def test_the_guide_links_to_the_workspace_and_its_servers_load_the_settings_that
     config = _guide_config()
     folder = config.Spawner.environment["JUPYTER_CONFIG_PATH"]
     assert folder == "/srv/ragkit/binder" and "git clone https://github.com/<owner>/<repo> /srv/ragkit\n" in guide
-    settings = json.loads((ROOT_DIR / Path(folder).relative_to("/srv/ragkit") / "jupyter_server_config.json")
-                          .read_text(encoding="utf-8"))
+    settings = json.loads(
+        (ROOT_DIR / Path(folder).relative_to("/srv/ragkit") / "jupyter_server_config.json").read_text(encoding="utf-8")
+    )
     assert settings["ServerApp"]["jpserver_extensions"]["ragkit.teach.classroom.workspace"] is True
     assert settings["KernelManager"]["transport"] == "ipc"
 
@@ -410,8 +458,12 @@ def _guide_config():
 
     config = Config()
     namespace = {"get_config": lambda: config}
-    exec(compile((ROOT_DIR / "docs" / "jupyterhub_config.py").read_text(encoding="utf-8"), "jupyterhub_config.py",
-                 "exec"), namespace)
+    exec(
+        compile(
+            (ROOT_DIR / "docs" / "jupyterhub_config.py").read_text(encoding="utf-8"), "jupyterhub_config.py", "exec"
+        ),
+        namespace,
+    )
     return config
 
 

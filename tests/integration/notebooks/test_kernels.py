@@ -27,8 +27,14 @@ def test_the_book_builders_kernels_print_no_tcp_warning_and_leave_no_socket(tmp_
     book`); now the kernels speak over unix sockets in Jupyter's runtime folder, removed when they end."""
     runtime = tmp_path / "runtime"
     env = dict(os.environ, PYTHONPATH=str(ROOT), JUPYTER_RUNTIME_DIR=str(runtime))
-    done = subprocess.run([sys.executable, "-c", TINY, str(tmp_path / "tiny.ipynb")], capture_output=True, text=True,
-                          env=env, timeout=180, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", TINY, str(tmp_path / "tiny.ipynb")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        cwd=tmp_path,
+    )
     assert done.stdout.strip().endswith("42"), done.stdout + done.stderr
     assert "without encryption" not in done.stderr, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runtime", "tiny.ipynb"]  # no socket file in the folder
@@ -60,8 +66,14 @@ def test_a_kernels_first_ragkit_figure_imports_nbformat_without_building_the_iri
     if importlib.util.find_spec("rfc3987_syntax") is None:
         pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
     env = dict(os.environ, PYTHONPATH=str(ROOT), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
-    done = subprocess.run([sys.executable, "-c", FIRST_FIGURE, str(tmp_path / "figure.ipynb")], capture_output=True,
-                          text=True, env=env, timeout=180, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FIGURE, str(tmp_path / "figure.ipynb")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"jsonschema": True, "lark": False, "rfc3987_syntax": False, "importable": "rfc3987_syntax"}, seen

@@ -118,18 +118,31 @@ def test_a_student_sees_no_stderr_no_error_and_no_nan(ipynb, executed):
 
 
 def test_student_problems_finds_each_kind():
-    bad = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
-        nbformat.v4.new_output("stream", name="stderr", text="TruncationWarning: 3 of 9 texts"),
-        nbformat.v4.new_output("error", ename="KeyError", evalue="x", traceback=[]),
-        nbformat.v4.new_output("display_data", data={"text/html": "<td>NaN</td>"})])])
+    bad = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                outputs=[
+                    nbformat.v4.new_output("stream", name="stderr", text="TruncationWarning: 3 of 9 texts"),
+                    nbformat.v4.new_output("error", ename="KeyError", evalue="x", traceback=[]),
+                    nbformat.v4.new_output("display_data", data={"text/html": "<td>NaN</td>"}),
+                ]
+            )
+        ]
+    )
     found = "\n".join(student_problems(bad))
     for what in ("stderr", "KeyError", "NaN"):
         assert what in found
-    good = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
-        nbformat.v4.new_output("stream", name="stdout", text="fine"),
-        nbformat.v4.new_output("display_data", data={"text/html": "<td>0.790</td><td>-</td>"})])])
+    good = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                outputs=[
+                    nbformat.v4.new_output("stream", name="stdout", text="fine"),
+                    nbformat.v4.new_output("display_data", data={"text/html": "<td>0.790</td><td>-</td>"}),
+                ]
+            )
+        ]
+    )
     assert student_problems(good) == []
-
 
 
 def test_a_notebook_executed_twice_in_one_run_fails():

@@ -92,8 +92,10 @@ def test_setting_the_address_writes_it_into_every_colab_cell_and_link_and_nothin
         if "/" not in page.rel:
             assert f"({settings.colab(page.rel)})" in readme
     assert f"({settings.colab('nl/06-thresholds.nl.ipynb')})" in readme
-    assert "`https://mybinder.org/v2/gh/someone/course/v2?urlpath=ragkit%2Fworkspace%3Fopen%3D00-start-here.ipynb`" \
+    assert (
+        "`https://mybinder.org/v2/gh/someone/course/v2?urlpath=ragkit%2Fworkspace%3Fopen%3D00-start-here.ipynb`"
         in readme
+    )
     guide = texts[course / "docs" / "deploy-jupyterhub.md"]
     assert "sudo git clone https://github.com/someone/course /srv/ragkit\n" in guide
     link = guide.split("https://<your hub>", 1)[1].split("\n", 1)[0]
@@ -112,43 +114,54 @@ def test_the_unset_address_keeps_the_guides_pattern_and_the_books_colab_links():
     unset = Address(PLACEHOLDER)
     assert not unset.is_set and PUBLISHED.is_set
     assert unset.shown().repository == "https://github.com/<owner>/<repo>"
-    assert unset.pull("00-start-here.ipynb") == ("/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2FOWNER"
-                                                 "%2Fragkit&branch=main&urlpath=ragkit%2Fworkspace%3Ffolder%3Dragkit"
-                                                 "%26open%3D00-start-here.ipynb")
+    assert unset.pull("00-start-here.ipynb") == (
+        "/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2FOWNER"
+        "%2Fragkit&branch=main&urlpath=ragkit%2Fworkspace%3Ffolder%3Dragkit"
+        "%26open%3D00-start-here.ipynb"
+    )
     assert unset.shown().pull("00-start-here.ipynb") == (
         "/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2F<owner>%2F<repo>&branch=main"
-        "&urlpath=ragkit%2Fworkspace%3Ffolder%3D<repo>%26open%3D00-start-here.ipynb")
+        "&urlpath=ragkit%2Fworkspace%3Ffolder%3D<repo>%26open%3D00-start-here.ipynb"
+    )
 
 
 def test_a_file_edited_by_hand_is_named(course):
     twin = course / "notebooks" / "twins" / "06-thresholds.py"
-    twin.write_text(twin.read_text(encoding="utf-8").replace("OWNER/ragkit@main", "someone/else@main"),
-                    encoding="utf-8")
+    twin.write_text(
+        twin.read_text(encoding="utf-8").replace("OWNER/ragkit@main", "someone/else@main"), encoding="utf-8"
+    )
     readme = course / "README.md"
-    readme.write_text(readme.read_text(encoding="utf-8").replace(
-        "github/OWNER/ragkit/blob/main/notebooks/01-chunking", "github/me/fork/blob/main/notebooks/01-chunking"),
-        encoding="utf-8")
+    readme.write_text(
+        readme.read_text(encoding="utf-8").replace(
+            "github/OWNER/ragkit/blob/main/notebooks/01-chunking", "github/me/fork/blob/main/notebooks/01-chunking"
+        ),
+        encoding="utf-8",
+    )
     assert address.check(course) == [twin, readme]
     assert set(address.write(course)) == {readme, twin} and address.check(course) == []
 
 
 def test_a_notebook_whose_first_code_cell_is_not_the_colab_cell_is_refused(course):
     twin = course / "notebooks" / "twins" / "05-distances.py"
-    twin.write_text(twin.read_text(encoding="utf-8").replace('if "google.colab" in sys.modules:', "if False:"),
-                    encoding="utf-8")
-    with pytest.raises(InputError, match="05-distances.py: the first code cell is not the Colab cell"):
+    twin.write_text(
+        twin.read_text(encoding="utf-8").replace('if "google.colab" in sys.modules:', "if False:"), encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r"05-distances.py: the first code cell is not the Colab cell"):
         address.check(course)
 
 
-@pytest.mark.parametrize("repository, branch, fault", [
-    ("https://gitlab.com/someone/course", "main", "not a GitHub address"),
-    ("https://github.com/someone/course\"; import os #", "main", "not a GitHub address"),
-    ("https://github.com/someone", "main", "not a GitHub address"),
-    ("https://github.com/someone/course/tree/main", "main", "not a GitHub address"),
-    ("https://github.com/someone/course", "v2 --upgrade", "not a branch or tag name"),
-    ("https://github.com/someone/course", "../x", "not a branch or tag name"),
-    ("https://github.com/someone/course", "", "not a branch or tag name"),
-])
+@pytest.mark.parametrize(
+    "repository, branch, fault",
+    [
+        ("https://gitlab.com/someone/course", "main", "not a GitHub address"),
+        ('https://github.com/someone/course"; import os #', "main", "not a GitHub address"),
+        ("https://github.com/someone", "main", "not a GitHub address"),
+        ("https://github.com/someone/course/tree/main", "main", "not a GitHub address"),
+        ("https://github.com/someone/course", "v2 --upgrade", "not a branch or tag name"),
+        ("https://github.com/someone/course", "../x", "not a branch or tag name"),
+        ("https://github.com/someone/course", "", "not a branch or tag name"),
+    ],
+)
 def test_an_address_that_would_break_a_cell_or_a_link_is_refused(repository, branch, fault):
     with pytest.raises(InputError, match=fault):
         Address.parse(repository, branch)
@@ -157,16 +170,16 @@ def test_an_address_that_would_break_a_cell_or_a_link_is_refused(repository, bra
 def test_a_broken_setting_names_its_file(course):
     setting = course / address.SETTING
     setting.write_text('repository = "https://github.com/someone/course"\nbranch = "main\n')
-    with pytest.raises(InputError, match="book.toml is not valid TOML"):
+    with pytest.raises(InputError, match=r"book.toml is not valid TOML"):
         Address.load(course)
     setting.write_text('branch = "main"\n')
-    with pytest.raises(InputError, match="book.toml needs repository"):
+    with pytest.raises(InputError, match=r"book.toml needs repository"):
         Address.load(course)
     setting.write_text('repository = "git@github.com:someone/course.git"\n')
-    with pytest.raises(InputError, match="book.toml: repository .* is not a GitHub address"):
+    with pytest.raises(InputError, match=r"book.toml: repository .* is not a GitHub address"):
         Address.load(course)
     setting.unlink()
-    with pytest.raises(InputError, match="book.toml is missing"):
+    with pytest.raises(InputError, match=r"book.toml is missing"):
         Address.load(course)
 
 

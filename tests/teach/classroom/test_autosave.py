@@ -56,10 +56,25 @@ class Server:
         if shipped.exists():
             shutil.copy(shipped, config / "jupyter_server_config.json")
         # the run's own warm cache: a clone's .ragkit-cache/ is empty, and its kernels would embed the course again
-        env = dict(os.environ, PYTHONPATH=str(root), JUPYTER_CONFIG_PATH=str(config), RAGKIT_CACHE=str(cache_dir()),
-                   JUPYTER_RUNTIME_DIR=str(home / "runtime"), JUPYTER_DATA_DIR=str(home / "data"))
-        argv = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
-                f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}", "--ServerApp.port_retries=0"]
+        env = dict(
+            os.environ,
+            PYTHONPATH=str(root),
+            JUPYTER_CONFIG_PATH=str(config),
+            RAGKIT_CACHE=str(cache_dir()),
+            JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+            JUPYTER_DATA_DIR=str(home / "data"),
+        )
+        argv = [
+            sys.executable,
+            "-m",
+            "jupyter_server",
+            "--no-browser",
+            f"--port={self.port}",
+            "--ip=127.0.0.1",
+            f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={root}",
+            "--ServerApp.port_retries=0",
+        ]
         if os.geteuid() == 0:
             argv.append("--allow-root")
         self.log = home / "server.log"
@@ -79,8 +94,12 @@ class Server:
     def request(self, method: str, path: str, body: dict | None = None, follow: bool = True):
         """The JSON answer (or, with ``follow=False``, the status and Location of a redirect)."""
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.base + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"},
+        )
         opener = urllib.request.build_opener(*([] if follow else [NoRedirect()]))
         try:
             with opener.open(req, timeout=120) as answer:
@@ -127,17 +146,40 @@ def opened_outside(server: Server) -> int:
 
 def run_cells(server: Server, kernel: str, cells: list, session: str) -> None:
     """Execute ``cells`` over the kernel's websocket as the front-end does, writing outputs and counts into them."""
-    ws = websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/kernels/{kernel}/channels?session_id="
-                                     f"{session}", header=[f"Authorization: token {TOKEN}"], timeout=300)
+    ws = websocket.create_connection(
+        f"ws://127.0.0.1:{server.port}/api/kernels/{kernel}/channels?session_id={session}",
+        header=[f"Authorization: token {TOKEN}"],
+        timeout=300,
+    )
     try:
         for cell in cells:
             msg_id = uuid.uuid4().hex
-            ws.send(json.dumps({
-                "header": {"msg_id": msg_id, "username": "student", "session": session, "msg_type": "execute_request",
-                           "version": "5.3", "date": ""},
-                "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-                "content": {"code": cell.source, "silent": False, "store_history": True, "user_expressions": {},
-                            "allow_stdin": False, "stop_on_error": True}}))
+            ws.send(
+                json.dumps(
+                    {
+                        "header": {
+                            "msg_id": msg_id,
+                            "username": "student",
+                            "session": session,
+                            "msg_type": "execute_request",
+                            "version": "5.3",
+                            "date": "",
+                        },
+                        "parent_header": {},
+                        "metadata": {},
+                        "channel": "shell",
+                        "buffers": [],
+                        "content": {
+                            "code": cell.source,
+                            "silent": False,
+                            "store_history": True,
+                            "user_expressions": {},
+                            "allow_stdin": False,
+                            "stop_on_error": True,
+                        },
+                    }
+                )
+            )
             cell.outputs, replied, idle = [], False, False
             while not (replied and idle):
                 msg = json.loads(ws.recv())
@@ -158,13 +200,32 @@ def run_cells(server: Server, kernel: str, cells: list, session: str) -> None:
 
 def language_info(server: Server, kernel: str, session: str) -> dict:
     """The kernel's language_info, asked over the websocket (JupyterLab writes it into the notebook's metadata)."""
-    ws = websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/kernels/{kernel}/channels?session_id="
-                                     f"{session}", header=[f"Authorization: token {TOKEN}"], timeout=120)
+    ws = websocket.create_connection(
+        f"ws://127.0.0.1:{server.port}/api/kernels/{kernel}/channels?session_id={session}",
+        header=[f"Authorization: token {TOKEN}"],
+        timeout=120,
+    )
     try:
         msg_id = uuid.uuid4().hex
-        ws.send(json.dumps({"header": {"msg_id": msg_id, "username": "student", "session": session,
-                                       "msg_type": "kernel_info_request", "version": "5.3", "date": ""},
-                            "parent_header": {}, "metadata": {}, "content": {}, "channel": "shell", "buffers": []}))
+        ws.send(
+            json.dumps(
+                {
+                    "header": {
+                        "msg_id": msg_id,
+                        "username": "student",
+                        "session": session,
+                        "msg_type": "kernel_info_request",
+                        "version": "5.3",
+                        "date": "",
+                    },
+                    "parent_header": {},
+                    "metadata": {},
+                    "content": {},
+                    "channel": "shell",
+                    "buffers": [],
+                }
+            )
+        )
         while True:
             msg = json.loads(ws.recv())
             reply = msg["header"]["msg_type"] == "kernel_info_reply"
@@ -178,8 +239,11 @@ def session_of(server: Server, path: str, edit: bool) -> str:
     """Open, run and save one notebook the way JupyterLab does; the path it saved."""
     model = server.request("GET", contents_path(path) + "?type=notebook&content=1")
     nb = nbformat.from_dict(model["content"])
-    session = server.request("POST", "/api/sessions", {"path": path, "type": "notebook", "name": Path(path).name,
-                                                       "kernel": {"name": "python3"}})
+    session = server.request(
+        "POST",
+        "/api/sessions",
+        {"path": path, "type": "notebook", "name": Path(path).name, "kernel": {"name": "python3"}},
+    )
     kernel, client = session["kernel"]["id"], uuid.uuid4().hex
     try:
         nb.metadata["language_info"] = language_info(server, kernel, client)
@@ -199,8 +263,11 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
     notebooks and their twins, so `git pull` conflicted and `make book` published the edit."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, capture_output=True)
-    tracked = sorted(p.relative_to(clone / "notebooks").as_posix() for p in (clone / "notebooks").rglob("*.ipynb")
-                     if "solutions" not in p.parts)  # a solution opens where it is tracked, to be read (below)
+    tracked = sorted(
+        p.relative_to(clone / "notebooks").as_posix()
+        for p in (clone / "notebooks").rglob("*.ipynb")
+        if "solutions" not in p.parts
+    )  # a solution opens where it is tracked, to be read (below)
     assert len(tracked) >= 15
     server = Server(clone, tmp_path)
     try:
@@ -220,8 +287,9 @@ def test_a_students_session_through_the_server_leaves_the_clone_clean(tmp_path):
     assert all(n == list(range(1, CELLS_RUN + 1)) for n in counts), f"not saved as run: {counts}"
     mine = edited["cells"][-1]  # the student's cell was saved, with its output, wherever the student's work lives
     assert "my_cut = 0.675" in mine["source"] and "my cut: 0.675" in mine["outputs"][0]["text"]
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True,
-                            text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout
     assert status == "", f"the session dirtied the clone:\n{status}"
     assert "without encryption" not in log, "a kernel ran over TCP (its warning reaches the terminal of `make lab`)"
     moved = re.search(r"ragkit: kernel sockets in (\S+)", log)  # this runtime folder's path is too long for sockets

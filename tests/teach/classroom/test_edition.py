@@ -38,6 +38,7 @@ def dutch(name: str) -> nbformat.NotebookNode:
 
 # ---- one source: the committed Dutch files are the generator's ----
 
+
 @pytest.mark.parametrize("name", edition.COURSE)
 def test_the_committed_dutch_notebook_and_twin_are_what_the_generator_writes(name):
     notebook, twin = edition.generated(NOTEBOOKS, name)
@@ -69,11 +70,13 @@ def test_code_is_copied_verbatim_with_its_metadata_and_one_language_cell_after_t
 
 def test_relative_links_go_one_folder_deeper_and_others_stay():
     text = "See [the data](../data/corpus/x.md), ![a plot](img/p.png), [web](https://x.org/a) and [here](#top)."
-    assert edition.deeper_links(text) == ("See [the data](../../data/corpus/x.md), ![a plot](../img/p.png), "
-                                          "[web](https://x.org/a) and [here](#top).")
+    assert edition.deeper_links(text) == (
+        "See [the data](../../data/corpus/x.md), ![a plot](../img/p.png), [web](https://x.org/a) and [here](#top)."
+    )
 
 
 # ---- a changed English cell marks its translation stale ----
+
 
 @pytest.fixture
 def copy_of_the_pilot(tmp_path) -> Path:
@@ -132,8 +135,10 @@ def test_a_hand_edited_dutch_notebook_is_reported(copy_of_the_pilot):
     nb.cells[-1].source += "\nmet de hand toegevoegd"
     nbformat.write(nb, path)
     problems = [str(p) for p in edition.check(copy_of_the_pilot)]
-    assert problems == ["exercises/ex2-choose-a-threshold: nl/exercises/ex2-choose-a-threshold.nl.ipynb is not what "
-                        "the generator writes"]
+    assert problems == [
+        "exercises/ex2-choose-a-threshold: nl/exercises/ex2-choose-a-threshold.nl.ipynb is not what "
+        "the generator writes"
+    ]
 
 
 def test_a_broken_catalogue_is_an_error_saying_what_to_do(tmp_path):
@@ -147,6 +152,7 @@ def test_a_broken_catalogue_is_an_error_saying_what_to_do(tmp_path):
 
 
 # ---- Dutch prose ----
+
 
 @pytest.mark.parametrize("name", edition.COURSE)
 def test_every_dutch_markdown_cell_is_dutch(name):
@@ -220,8 +226,12 @@ def dutch_texts() -> dict[str, str]:
     Dutch template of the teaching layer, and the Dutch guides (without the glossary, which names the avoided words)."""
     from ragkit.teach import language
 
-    texts = {f"{name} cell {c.id}": c.source for name in edition.COURSE for c in dutch(name).cells
-             if c.cell_type == "markdown"}
+    texts = {
+        f"{name} cell {c.id}": c.source
+        for name in edition.COURSE
+        for c in dutch(name).cells
+        if c.cell_type == "markdown"
+    }
     texts |= {f"template {m.en[:50]!r}": m.translated for m in language.catalogue("nl").values()}
     for path in sorted((ROOT / "docs" / "nl").glob("*.md")):
         text = path.read_text(encoding="utf-8")
@@ -236,8 +246,9 @@ def test_no_dutch_text_uses_a_word_the_glossary_avoids():
 
 def _prose(markdown: str) -> str:
     """The words a text says itself: no code, link targets or quoted text ("...", the corpus's or a student's)."""
-    return re.sub(r"```.*?```|`[^`]*`|\]\([^)]*\)|\"[^\"\n]*\"|“[^”\n]*”|\{\w+[^{}]*\}", " ", markdown,
-                  flags=re.S).lower()
+    return re.sub(
+        r"```.*?```|`[^`]*`|\]\([^)]*\)|\"[^\"\n]*\"|“[^”\n]*”|\{\w+[^{}]*\}", " ", markdown, flags=re.S
+    ).lower()
 
 
 def _english_word(term: str) -> re.Pattern:
@@ -328,8 +339,10 @@ def visible(html_text: str) -> str:
     return " ".join(parser.parts)
 
 
-TIMED = re.compile(r"perf_counter|timings_table|latency\.|approximate\.measure|tradeoff\.|build_and_memory|"
-                   r"large_collection|small_collection|when_exact|close_calls|scaling")
+TIMED = re.compile(
+    r"perf_counter|timings_table|latency\.|approximate\.measure|tradeoff\.|build_and_memory|"
+    r"large_collection|small_collection|when_exact|close_calls|scaling"
+)
 """Code that measures time (a timings table, 08b's measurements): its figures are the run's, not the notebook's."""
 VOLATILE = re.compile(r"(?:[\w.~-]*/)+[\w.-]*|\d+(?:[.,]\d+)*\s*(?:ms|µs|s|sec|seconds|seconden)\b")
 """What differs between two runs of one notebook whatever their language: a path (a temporary folder's random name)
@@ -404,9 +417,12 @@ def run(executed, path: Path) -> nbformat.NotebookNode:
     return result.notebook
 
 
-PAIRS = [pytest.param(name, id=name, marks=pytest.mark.notebooks(NOTEBOOKS / f"{name}.ipynb",
-                                                                 edition.dutch_path(NOTEBOOKS, name)))
-         for name in edition.COURSE]
+PAIRS = [
+    pytest.param(
+        name, id=name, marks=pytest.mark.notebooks(NOTEBOOKS / f"{name}.ipynb", edition.dutch_path(NOTEBOOKS, name))
+    )
+    for name in edition.COURSE
+]
 
 
 @pytest.mark.parametrize("name", PAIRS)
@@ -421,8 +437,10 @@ def test_the_dutch_notebook_computes_the_english_figures(name, executed):
         texts_en = [f for o in cell_en.outputs for f in figures(o)]
         texts_nl = [f for o in cell_nl.outputs for f in figures(o)]
         if [k for k, _, _ in texts_en] != [k for k, _, _ in texts_nl]:
-            differ.append(f"cell {cell_en.id}: outputs {[k for k, _, _ in texts_en]} in English, "
-                          f"{[k for k, _, _ in texts_nl]} in Dutch")
+            differ.append(
+                f"cell {cell_en.id}: outputs {[k for k, _, _ in texts_en]} in English, "
+                f"{[k for k, _, _ in texts_nl]} in Dutch"
+            )
             continue
         for (kind, numbers_en, _), (_, numbers_nl, narrated) in zip(texts_en, texts_nl):
             compared += len(numbers_en)
@@ -508,14 +526,20 @@ def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
     ratio, strategies = int(EX2.bluff_cost / EX2.refusal_cost), len(STRATEGIES)
     low, high = CUT_RANGE
     ex2 = "exercises/ex2-choose-a-threshold"
-    named = [("00-start-here", "057b6e06", f"every {SIZE} characters", f"om de {SIZE} tekens"),
-             ("00-start-here", "84c4df84", f"{en_word(strategies)} ways", f"{nl_word(strategies)} manieren"),
-             (ex2, "089924d9", f"at most {en_word(KEEP)} chunks", f"hooguit {nl_word(KEEP)} chunks"),
-             (ex2, "089924d9", f"costs {en_word(ratio)} times", f"{nl_word(ratio)} keer zoveel"),
-             (ex2, "089924d9", f"costs {en_word(int(EX2.without_needle_cost))}:",
-              f"kost {nl_word(int(EX2.without_needle_cost))}:"),
-             (ex2, "089924d9", {0.25: "a quarter"}.get(EX2.max_refused), {0.25: "een kwart"}.get(EX2.max_refused)),
-             (ex2, "d6c3fbce", f"between {low} and {high}", f"tussen {low} en {high}".replace(".", ","))]
+    named = [
+        ("00-start-here", "057b6e06", f"every {SIZE} characters", f"om de {SIZE} tekens"),
+        ("00-start-here", "84c4df84", f"{en_word(strategies)} ways", f"{nl_word(strategies)} manieren"),
+        (ex2, "089924d9", f"at most {en_word(KEEP)} chunks", f"hooguit {nl_word(KEEP)} chunks"),
+        (ex2, "089924d9", f"costs {en_word(ratio)} times", f"{nl_word(ratio)} keer zoveel"),
+        (
+            ex2,
+            "089924d9",
+            f"costs {en_word(int(EX2.without_needle_cost))}:",
+            f"kost {nl_word(int(EX2.without_needle_cost))}:",
+        ),
+        (ex2, "089924d9", {0.25: "a quarter"}.get(EX2.max_refused), {0.25: "een kwart"}.get(EX2.max_refused)),
+        (ex2, "d6c3fbce", f"between {low} and {high}", f"tussen {low} en {high}".replace(".", ",")),
+    ]
     for name, cell_id, en, nl in named:
         assert f"{en}" in next(c.source for c in english(name).cells if c.id == cell_id), (name, cell_id, en)
         assert f"{nl}" in next(c.source for c in dutch(name).cells if c.id == cell_id), (name, cell_id, nl)

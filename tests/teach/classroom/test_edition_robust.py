@@ -19,15 +19,18 @@ def notebooks(tmp_path):
     return folder
 
 
-@pytest.mark.parametrize("broken, said", [
-    ('[[cell]]\nid = 1\nsha = "x"\nen = "a"\nnl = "b"\n', "id must be text"),
-    ('[[cell]]\nid = "a"\nsha = "x"\nen = "a"\nnl = ["b"]\n', "nl must be text"),
-    ('[[cell]]\nid = "a"\nsha = "x"\nen = "a"\n', "has no nl"),
-    ("cell = 3\n", "must be an array of tables"),
-    ("cell = [1, 2]\n", "entry 1 is not a table"),
-    ("[[cell]\n", "is not valid TOML"),
-    (b"\xff\xfe[[cell]]\n", "could not be read"),
-])
+@pytest.mark.parametrize(
+    "broken, said",
+    [
+        ('[[cell]]\nid = 1\nsha = "x"\nen = "a"\nnl = "b"\n', "id must be text"),
+        ('[[cell]]\nid = "a"\nsha = "x"\nen = "a"\nnl = ["b"]\n', "nl must be text"),
+        ('[[cell]]\nid = "a"\nsha = "x"\nen = "a"\n', "has no nl"),
+        ("cell = 3\n", "must be an array of tables"),
+        ("cell = [1, 2]\n", "entry 1 is not a table"),
+        ("[[cell]\n", "is not valid TOML"),
+        (b"\xff\xfe[[cell]]\n", "could not be read"),
+    ],
+)
 def test_a_malformed_catalogue_entry_is_a_named_problem_and_the_rest_is_checked(notebooks, broken, said):
     path = edition.catalogue_path(notebooks, "06-thresholds")
     path.write_bytes(broken if isinstance(broken, bytes) else broken.encode())
@@ -53,10 +56,13 @@ def test_a_catalogue_nested_too_deep_is_a_named_problem(notebooks):
     assert [p.notebook for p in problems] == ["06-thresholds"] and "nested too deep" in problems[0].message, problems
 
 
-@pytest.mark.parametrize("spoil, said", [
-    (lambda cells: [c.pop("id") for c in cells], "has no id"),
-    (lambda cells: cells[0].pop("cell_type"), "is not a notebook"),
-])
+@pytest.mark.parametrize(
+    "spoil, said",
+    [
+        (lambda cells: [c.pop("id") for c in cells], "has no id"),
+        (lambda cells: cells[0].pop("cell_type"), "is not a notebook"),
+    ],
+)
 def test_an_english_notebook_without_cell_ids_or_kinds_is_a_named_problem(notebooks, spoil, said):
     """A notebook of nbformat 4.4 (no cell ids) or with a cell of no kind crashed the check with an AttributeError."""
     path = notebooks / "06-thresholds.ipynb"

@@ -22,19 +22,25 @@ def test_every_dutch_paragraph_is_dutch(guide):
     text = guides.dutch_path(DOCS, guide).read_text(encoding="utf-8")
     found = guides.blocks(text)
     measured = guides.measured(found)  # make bench's table of run times: a measurement's output, copied as it is
-    low = [(b.text[:80], share) for i, b in enumerate(found)
-           if i not in measured and (share := dutch_share(_own_words(b.text))) is not None and share < 0.8]
+    low = [
+        (b.text[:80], share)
+        for i, b in enumerate(found)
+        if i not in measured and (share := dutch_share(_own_words(b.text))) is not None and share < 0.8
+    ]
     assert not low, f"paragraphs of docs/nl/{guide}.md that read English: {low}"
 
 
-ENGLISH = ("The cut is <!--fig:cut-->0.675<!--/fig--> here, see [grading](grading.md#x) and "
-           "[the README](../README.md).\n\n- one\n- two\n\nThe held-out half is "
-           "<!--fig:held-->over the ceiling<!--/fig--> "
-           "(<!--fig:n-->10 of 32<!--/fig-->).\n")
-DUTCH = {"The cut": "De cut is <!--fig:cut-->x<!--/fig--> hier, zie [grading](grading.md#x) en "
-                    "[de README](../README.md).",
-         "- one": "- een\n- twee",
-         "The held-out": "De achtergehouden helft is <!--fig:held-->x<!--/fig--> (<!--fig:n-->x<!--/fig-->)."}
+ENGLISH = (
+    "The cut is <!--fig:cut-->0.675<!--/fig--> here, see [grading](grading.md#x) and "
+    "[the README](../README.md).\n\n- one\n- two\n\nThe held-out half is "
+    "<!--fig:held-->over the ceiling<!--/fig--> "
+    "(<!--fig:n-->10 of 32<!--/fig-->).\n"
+)
+DUTCH = {
+    "The cut": "De cut is <!--fig:cut-->x<!--/fig--> hier, zie [grading](grading.md#x) en [de README](../README.md).",
+    "- one": "- een\n- twee",
+    "The held-out": "De achtergehouden helft is <!--fig:held-->x<!--/fig--> (<!--fig:n-->x<!--/fig-->).",
+}
 
 
 def _own_words(block: str) -> str:
@@ -62,8 +68,10 @@ def _catalogue(docs, guide, figures: str = "") -> None:
     text = ""
     for block in guides.blocks((docs / f"{guide}.md").read_text(encoding="utf-8")):
         dutch = next((nl for start, nl in DUTCH.items() if block.text.startswith(start)), "# gids")
-        text += f"[[block]]\nsha = '{guides.block_sha(block.text)}'\nen = {guides._toml(block.text)}\n" \
-                f"nl = {guides._toml(dutch)}\n\n"
+        text += (
+            f"[[block]]\nsha = '{guides.block_sha(block.text)}'\nen = {guides._toml(block.text)}\n"
+            f"nl = {guides._toml(dutch)}\n\n"
+        )
     (folder / "part-1.toml").write_text(text + figures, encoding="utf-8")
 
 
@@ -71,7 +79,8 @@ def _figures(docs) -> None:
     """The [[figure]] table of the grading guide's catalogue: the words of its worded figures."""
     (guides.catalogue_folder(docs, "grading") / "figures.toml").write_text(
         "[[figure]]\nen = 'over the ceiling'\nnl = 'boven het plafond'\n\n[[figure]]\nen = '# of #'\nnl = '# van #'\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
 
 
 def test_a_translated_guide_carries_the_english_figures_the_dutch_way_and_its_links_one_folder_deeper(docs):
@@ -101,8 +110,10 @@ def test_a_changed_english_paragraph_marks_its_dutch_stale_and_fails_the_check(d
 def test_what_make_bench_writes_is_copied_not_translated(docs):
     _figures(docs)
     english = (docs / "grading.md").read_text(encoding="utf-8")
-    bench = ("<!-- run-times: written by make bench -->\nMeasured today: 2 cores.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
-             "\n<!-- /run-times -->\n")
+    bench = (
+        "<!-- run-times: written by make bench -->\nMeasured today: 2 cores.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+        "\n<!-- /run-times -->\n"
+    )
     (docs / "grading.md").write_text(english + "\n" + bench, encoding="utf-8")
     text, todo = guides.generated(docs, "grading")
     assert text.endswith(bench) and todo == []
@@ -127,7 +138,7 @@ def test_the_dutch_guide_gives_each_notebook_the_class_time_of_its_dutch_twin():
     text = guides.dutch_path(DOCS, "teacher-guide").read_text(encoding="utf-8")
     main = [name for name in COURSE if "/" not in name]
     for name in main:
-        section = text[text.index(f"### {name}\n"):].split("\n### ", 1)[0]
+        section = text[text.index(f"### {name}\n") :].split("\n### ", 1)[0]
         found = guides.CLASS_TIME.search(section)
         assert found, f"the Dutch guide states no class time for {name}"
         twin = twin_path(ROOT / "notebooks", name)
@@ -142,8 +153,10 @@ def test_a_class_time_is_rewritten_from_the_dutch_twin_under_its_own_heading(tmp
     twin = twin_path(tmp_path / "notebooks", "09-new")
     twin.parent.mkdir(parents=True, exist_ok=True)
     twin.write_text("# %% [markdown]\n# ## Taught\n#\n# " + "woord " * 300 + "\n\n# %%\nx = 1\n", encoding="utf-8")
-    text = ("### 09-new\n\n**Lestijd.** 1 min volledig, 1 min kern.\n\n"
-            "### 10-gone\n\n**Lestijd.** 7 min volledig, 7 min kern.\n")
+    text = (
+        "### 09-new\n\n**Lestijd.** 1 min volledig, 1 min kern.\n\n"
+        "### 10-gone\n\n**Lestijd.** 7 min volledig, 7 min kern.\n"
+    )
     written = guides.with_class_times(text, tmp_path / "notebooks")
     assert "**Lestijd.** 9 min volledig, 9 min kern." in written  # 300 words / 100 + 0.5 + 5, rounded up
     assert "**Lestijd.** 7 min volledig, 7 min kern." in written  # no twin: left as it is

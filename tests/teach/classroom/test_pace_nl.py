@@ -19,14 +19,18 @@ MORE = 1
 
 def test_the_pilot_has_dutch_twins():
     assert {p.relative_to(TWINS / "nl").as_posix() for p in DUTCH} >= {
-        "00-start-here.nl.py", "06-thresholds.nl.py", "exercises/ex2-choose-a-threshold.nl.py"}
+        "00-start-here.nl.py",
+        "06-thresholds.nl.py",
+        "exercises/ex2-choose-a-threshold.nl.py",
+    }
 
 
 @pytest.mark.parametrize("dutch", DUTCH, ids=lambda p: p.relative_to(TWINS).as_posix())
 def test_a_dutch_notebook_has_its_english_twins_sections_and_class_time(dutch):
     english = TWINS / dutch.relative_to(TWINS / "nl").with_name(dutch.name.replace(".nl.py", ".py"))
-    assert [optional for _, optional, _, _ in sections(dutch)] == \
-        [optional for _, optional, _, _ in sections(english)], "the Dutch sections are not the English ones"
+    assert [optional for _, optional, _, _ in sections(dutch)] == [
+        optional for _, optional, _, _ in sections(english)
+    ], "the Dutch sections are not the English ones"
     if dutch.parent.name == "exercises":
         assert 0 <= exercise_minutes(dutch) - exercise_minutes(english) <= MORE
         return
@@ -37,7 +41,7 @@ def test_a_dutch_notebook_has_its_english_twins_sections_and_class_time(dutch):
 
 def test_the_guide_says_the_dutch_notebooks_take_their_english_twins_time():
     text = GUIDE.read_text(encoding="utf-8")
-    section = text[text.index("## The Dutch edition"):].split("\n## ", 1)[0]
+    section = text[text.index("## The Dutch edition") :].split("\n## ", 1)[0]
     assert re.search(r"English twin.s class time or at most a minute\s+more", section, re.S)
 
 
@@ -51,8 +55,9 @@ def twin(folder, name: str, closing: str = ""):
 
 @pytest.mark.parametrize("heading", ["Sources", "Bronnen"])
 def test_a_notebooks_sources_take_no_class_time_in_either_language(tmp_path, heading):
-    references = "\n".join(f"# - Author {n} (2009), A long title of a work about ranking, a venue [key{n}]"
-                           for n in range(40))
+    references = "\n".join(
+        f"# - Author {n} (2009), A long title of a work about ranking, a venue [key{n}]" for n in range(40)
+    )
     listed = twin(tmp_path, "listed", f"# ## {heading}\n#\n{references}")
     assert [name for name, *_ in sections(listed)] == ["(opening)", "Taught"]
     assert class_minutes(listed) == class_minutes(twin(tmp_path, "bare"))

@@ -17,21 +17,28 @@ from ragkit.teach.classroom.quiet import Quiet
 
 from conftest import ROOT
 
-NOISE = [(logging.INFO, "jupyter_lsp | extension was successfully linked."),
-         (logging.INFO, "Skipped non-installed server(s): basedpyright, bash-language-server, pyright"),
-         (logging.INFO, "Adapting from protocol version 5.3 (kernel 1) to 5.4 (client)."),
-         (logging.WARNING, "Notebook my-notebooks/00-start-here.ipynb is not trusted"),
-         (logging.WARNING, "The websocket_ping_timeout (90000) cannot be longer than the websocket_ping_interval "
-                           "(30000).\nSetting websocket_ping_timeout=30000")]
-SHOWN = [(logging.INFO, "Jupyter Server 2.21.1 is running at:"),
-         (logging.INFO, "http://localhost:8888/ragkit/workspace?token=..."),
-         (logging.INFO, "Use Control-C to stop this server and shut down all kernels (twice to skip confirmation)."),
-         (logging.INFO, "ragkit workspace: Your notebooks are in /x/my-notebooks: work there."),
-         (logging.INFO, "Kernel started: 40f3a7d6"),
-         (logging.WARNING, "404 GET /api/contents/missing.ipynb (127.0.0.1): No such file or directory"),
-         (logging.WARNING, "Notebook validation failed: 'cells' is a required property"),
-         (logging.ERROR, "Uncaught exception GET /api/kernels"),
-         (logging.CRITICAL, "To access the server, copy and paste one of these URLs:\n    http://localhost:8888/lab")]
+NOISE = [
+    (logging.INFO, "jupyter_lsp | extension was successfully linked."),
+    (logging.INFO, "Skipped non-installed server(s): basedpyright, bash-language-server, pyright"),
+    (logging.INFO, "Adapting from protocol version 5.3 (kernel 1) to 5.4 (client)."),
+    (logging.WARNING, "Notebook my-notebooks/00-start-here.ipynb is not trusted"),
+    (
+        logging.WARNING,
+        "The websocket_ping_timeout (90000) cannot be longer than the websocket_ping_interval "
+        "(30000).\nSetting websocket_ping_timeout=30000",
+    ),
+]
+SHOWN = [
+    (logging.INFO, "Jupyter Server 2.21.1 is running at:"),
+    (logging.INFO, "http://localhost:8888/ragkit/workspace?token=..."),
+    (logging.INFO, "Use Control-C to stop this server and shut down all kernels (twice to skip confirmation)."),
+    (logging.INFO, "ragkit workspace: Your notebooks are in /x/my-notebooks: work there."),
+    (logging.INFO, "Kernel started: 40f3a7d6"),
+    (logging.WARNING, "404 GET /api/contents/missing.ipynb (127.0.0.1): No such file or directory"),
+    (logging.WARNING, "Notebook validation failed: 'cells' is a required property"),
+    (logging.ERROR, "Uncaught exception GET /api/kernels"),
+    (logging.CRITICAL, "To access the server, copy and paste one of these URLs:\n    http://localhost:8888/lab"),
+]
 
 
 def record(level: int, message: str) -> logging.LogRecord:
@@ -60,10 +67,24 @@ def test_a_server_with_the_labs_terminal_settings_prints_its_link_and_real_warni
     notebooks.mkdir()
     shutil.copy(ROOT / "notebooks" / "00-start-here.ipynb", notebooks)
     port, token = free_port(), "quiet"
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTER_CONFIG_PATH=str(config),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
-    argv = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebooks}", "--ServerApp.port_retries=0"]
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(config),
+        JUPYTER_CONFIG_PATH=str(config),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTER_DATA_DIR=str(tmp_path / "data"),
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={notebooks}",
+        "--ServerApp.port_retries=0",
+    ]
     if os.geteuid() == 0:
         argv.append("--allow-root")
     log = tmp_path / "terminal.log"
@@ -94,8 +115,13 @@ def test_a_server_with_the_labs_terminal_settings_prints_its_link_and_real_warni
     said = log.read_text()
     assert f"http://127.0.0.1:{port}/lab?token=..." in said and "Control-C" in said
     assert "404 GET /api/contents/missing.ipynb" in said
-    for noise in ("is not trusted", "extension was successfully", "Skipped non-installed", "JupyterLab extension "
-                  "loaded", "logging_config' is found"):
+    for noise in (
+        "is not trusted",
+        "extension was successfully",
+        "Skipped non-installed",
+        "JupyterLab extension loaded",
+        "logging_config' is found",
+    ):
         assert noise not in said, f"{noise!r} reaches the terminal:\n{said}"
     assert len(said.splitlines()) <= 12, said
     assert json.loads((ROOT / "binder" / "lab_terminal.json").read_text())["ServerApp"]["logging_config"]

@@ -49,8 +49,9 @@ def test_a_first_refresh_copies_every_notebook_and_nothing_else(course):
     done = workspace.refresh(course)
     mine = course / "my-notebooks"
     assert done.copied == ("00-start.ipynb", "exercises/ex1.ipynb")
-    assert (mine / "00-start.ipynb").read_bytes() == workspace.as_opened((course / "notebooks" / "00-start.ipynb")
-                                                                         .read_bytes())
+    assert (mine / "00-start.ipynb").read_bytes() == workspace.as_opened(
+        (course / "notebooks" / "00-start.ipynb").read_bytes()
+    )
     assert not (mine / "twins").exists()
     assert "Your notebooks are in" in str(done) and "00-start.ipynb" in str(done)
     again = workspace.refresh(course)
@@ -138,8 +139,13 @@ def test_the_book_reads_the_tracked_notebooks_only():
 
 
 def test_the_command_says_where_the_students_work_lives(course):
-    done = subprocess.run([sys.executable, "-m", "ragkit", "workspace", "--project", str(course)],
-                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ragkit", "workspace", "--project", str(course)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert f"Your notebooks are in {course / 'my-notebooks'}" in done.stdout
     manifest = json.loads((course / "my-notebooks" / workspace.MANIFEST).read_text())
@@ -176,11 +182,25 @@ def test_the_link_make_lab_prints_logs_in_and_opens_the_students_copy_of_00(tmp_
     config.mkdir()
     (config / "jupyter_server_config.json").write_text((ROOT / "binder" / "jupyter_server_config.json").read_text())
     port, log = free_port(), tmp_path / "lab.log"
-    argv = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-            "--ServerApp.port_retries=0", f"--ServerApp.root_dir={clone}", f"--LabApp.default_url={default}",
-            *(["--allow-root"] if os.geteuid() == 0 else [])]
-    env = dict(os.environ, PYTHONPATH=str(clone), JUPYTER_CONFIG_PATH=str(config),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={clone}",
+        f"--LabApp.default_url={default}",
+        *(["--allow-root"] if os.geteuid() == 0 else []),
+    ]
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(clone),
+        JUPYTER_CONFIG_PATH=str(config),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTER_DATA_DIR=str(tmp_path / "data"),
+    )
     with open(log, "w") as out:
         lab = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=clone)
     try:
@@ -191,8 +211,9 @@ def test_the_link_make_lab_prints_logs_in_and_opens_the_students_copy_of_00(tmp_
             time.sleep(0.25)
         import http.cookiejar
 
-        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()),
-                                              NoRedirect())
+        browser = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), NoRedirect()
+        )
         with browser.open(printed[0], timeout=60) as page:  # the page that POSTs itself, as the browser runs it
             form = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', page.read().decode()))
         action = f"http://127.0.0.1:{port}/ragkit/workspace"
@@ -225,8 +246,13 @@ def test_a_manifest_nested_100000_deep_is_no_manifest_not_a_crash(course):
     edit(course / "notebooks" / "00-start.ipynb", "x = 2")  # the teacher's update meets a manifest that is none
     done = workspace.refresh(course)
     assert done.kept and done.kept[0][0] == "00-start.ipynb"  # unknown history: the copy is kept, the update beside it
-    out = subprocess.run([sys.executable, "-m", "ragkit", "workspace", "--project", str(course)], capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "ragkit", "workspace", "--project", str(course)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
 
 

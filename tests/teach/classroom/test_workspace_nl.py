@@ -34,8 +34,10 @@ def test_the_dutch_notebooks_are_copied_into_my_notebooks_nl_and_the_command_say
         assert (mine / rel).read_bytes() == workspace.as_opened((course / "notebooks" / rel).read_bytes())
     assert not (mine / "nl" / "catalogue").exists(), "a catalogue is not a notebook"
     said = str(done)
-    assert ("The course in English: my-notebooks/, starting with 00-start-here.ipynb. In het Nederlands: "
-            "my-notebooks/nl/, begin met 00-start-here.nl.ipynb (`make lab-nl` opent het voortaan).") in said
+    assert (
+        "The course in English: my-notebooks/, starting with 00-start-here.ipynb. In het Nederlands: "
+        "my-notebooks/nl/, begin met 00-start-here.nl.ipynb (`make lab-nl` opent het voortaan)."
+    ) in said
     edited = nbformat.read(mine / PILOT[2], as_version=4)
     edited.cells[0].source = "my_cut = 0.675"  # the student's work in the Dutch ex2 is kept on the next refresh
     nbformat.write(edited, mine / PILOT[2])
@@ -74,8 +76,7 @@ def test_the_course_link_opens_the_students_copy_of_a_dutch_notebook(course, tmp
     server = Server(course, tmp_path_factory.mktemp("jupyter"))
     try:
         for rel in PILOT:
-            status, location = server.request("POST", "/ragkit/workspace?open=" + urllib.parse.quote(rel),
-                                              follow=False)
+            status, location = server.request("POST", "/ragkit/workspace?open=" + urllib.parse.quote(rel), follow=False)
             assert status == 302, (status, location, server.log.read_text()[-2000:])
             assert urllib.parse.unquote(urllib.parse.urlsplit(location).path).endswith(f"/lab/tree/my-notebooks/{rel}")
             assert (course / workspace.COPIES / rel).is_file()

@@ -16,8 +16,10 @@ from ragkit.teach.lesson import narrate, plots
 
 ROOT = Path(__file__).resolve().parents[3]
 TWINS = ROOT / "notebooks" / "twins"
-EX2 = {"en": TWINS / "exercises" / "ex2-choose-a-threshold.py",
-       "nl": TWINS / "nl" / "exercises" / "ex2-choose-a-threshold.nl.py"}
+EX2 = {
+    "en": TWINS / "exercises" / "ex2-choose-a-threshold.py",
+    "nl": TWINS / "nl" / "exercises" / "ex2-choose-a-threshold.nl.py",
+}
 HINTS = ("Your answer", "Try this", "Jouw antwoord", "Probeer dit")
 """The headings of the cells whose code a student is told to type: the answer's hint and the try-this list."""
 
@@ -32,7 +34,7 @@ def page(tmp_path_factory):
     try:
         for cell in jupytext.read(EX2["en"]).cells:
             if cell.cell_type == "code":
-                exec(compile(cell.source, f"{EX2['en'].name} cell", "exec"), namespace)  # noqa: S102 - our notebook
+                exec(compile(cell.source, f"{EX2['en'].name} cell", "exec"), namespace)
         yield namespace
     finally:
         if before is None:
@@ -88,7 +90,7 @@ def test_every_hints_code_runs_as_written_in_the_notebooks_namespace(page, spoke
     namespace["my_cut"] = passing_cut(page)  # a student trying these has answered
     for span in spans:
         try:
-            exec(compile(span, "hint", "exec"), namespace)  # noqa: S102 - the notebook's own hints
+            exec(compile(span, "hint", "exec"), namespace)
         except (NameError, AttributeError, KeyError, TypeError) as exc:
             pytest.fail(f"{EX2[spoken].name}: the hint `{span}` does not run as written: {exc!r}")
 
@@ -113,4 +115,3 @@ def test_the_twin_shows_the_judging_half_through_the_check_and_never_draws_it_it
     code = "\n".join(c.source for c in jupytext.read(EX2["en"]).cells if c.cell_type == "code")
     assert "plots.judging_half(course, my_cut)" in code
     assert "cost_table(judge" not in code and "cost_halves" not in code
-

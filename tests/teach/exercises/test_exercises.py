@@ -59,6 +59,7 @@ def destroyed(course, size):
 
 # ex1 -------------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_ex1_every_own_size_destroys_some_needle(course):
     for size in ex.OWN_SIZES:
@@ -86,8 +87,10 @@ def test_ex1_own_size_answer_passes_and_sizes_differ_by_student(course):
     assert SIZE not in {ex.own_size(str(i)) for i in range(500)}
 
 
-@pytest.mark.parametrize("question_id, cut_at", [(7, 1536), ("q07", "1536"), ("q07", True), ("q07", 1536.0),
-                                                  (["q07"], None), ("q07", [1, 2])])
+@pytest.mark.parametrize(
+    "question_id, cut_at",
+    [(7, 1536), ("q07", "1536"), ("q07", True), ("q07", 1536.0), (["q07"], None), ("q07", [1, 2])],
+)
 @pytest.mark.slow
 def test_ex1_wrong_types_are_answered_in_words(course, question_id, cut_at):
     feedback = ex.check_destroyed_needle(course, question_id, cut_at if cut_at is not None else 0)
@@ -106,6 +109,7 @@ def test_ex1_the_window_is_the_students_own_never_an_argument(course):
 
 # ex2 -------------------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def sweep(course):
     return course.sweep("E", "dense")
@@ -114,8 +118,9 @@ def sweep(course):
 def test_ex2s_cost_prices_an_answer_given_without_the_needle_between_a_refusal_and_a_bluff():
     from ragkit.threshold import SweepRow
 
-    row = SweepRow(cut=0.5, bluffs=2, out_of_domain=15, refused=4, answered_with_needle=20,
-                   answered_without_needle=8, in_domain=32)
+    row = SweepRow(
+        cut=0.5, bluffs=2, out_of_domain=15, refused=4, answered_with_needle=20, answered_without_needle=8, in_domain=32
+    )
     assert ex.EX2.refusal_cost < ex.EX2.without_needle_cost < ex.EX2.bluff_cost
     assert ex.exercise_cost(row) == 2 * ex.EX2.bluff_cost + 8 * ex.EX2.without_needle_cost + 4 * ex.EX2.refusal_cost
     assert ex.cost_table(SimpleNamespace(at=lambda cut: row), [0.5]).cost.tolist() == [ex.exercise_cost(row)]
@@ -156,7 +161,7 @@ def test_ex2_hint_points_towards_the_cheapest_cut(course, sweep):
 @pytest.mark.slow
 def test_ex2_a_cut_tuned_on_the_judging_queries_is_not_yet(course, sweep):
     tune, judge = ex.threshold_halves(sweep)
-    best, cost = allowed_best(tune)
+    _best, cost = allowed_best(tune)
     limit = cost + max(ex.TOLERANCE * cost, 1)
     for half in (judge, sweep):  # the cheapest cut of the queries that judge, as a student who peeks would take it
         table = ex.cost_table(half)
@@ -218,9 +223,8 @@ def test_ex2_a_cut_that_is_no_distance_is_answered_in_words(course, cut):
     assert not feedback.passed and "is not a cosine distance" in str(feedback)
 
 
-
-
 # ex3 -------------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_ex3_dataset_tickets_and_course_questions_are_copies(course):
@@ -248,8 +252,9 @@ def test_ex3_copying_the_needle_is_not_yet(course):
 
 def padded(text):
     """Fifteen filler words added."""
-    return text + (" honestly really truly just simply basically literally actually quite rather very totally fully "
-                   "wholly utterly")
+    return text + (
+        " honestly really truly just simply basically literally actually quite rather very totally fully wholly utterly"
+    )
 
 
 def deleted(text):
@@ -288,8 +293,9 @@ def test_ex3_a_dataset_ticket_padded_cut_or_disguised_is_a_copy(course, disguise
 @pytest.mark.slow
 def test_ex3_the_needle_in_accents_or_zero_width_characters_still_copies_it(course):
     for disguise in (accented, zero_width):
-        feedback = ex.check_ticket_phrasings(course, {q.id: disguise(q.needle) + " please help me"
-                                                      for q in course.questions[:5]})
+        feedback = ex.check_ticket_phrasings(
+            course, {q.id: disguise(q.needle) + " please help me" for q in course.questions[:5]}
+        )
         assert not feedback.passed and "copies the needle's words" in str(feedback)
 
 
@@ -319,6 +325,7 @@ def test_validate_warns_about_dataset_tickets_that_break_the_word_rule(capsys):
 
 
 # ex4 -------------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_ex4_e_header_itself_is_not_yet(course):
@@ -373,8 +380,9 @@ def test_ex4_a_header_that_only_fills_the_window_is_refused_and_told_why(course)
         assert "crowds the chunk's own words out" in str(feedback) and "wins" not in feedback.numbers
 
 
-@pytest.mark.parametrize("header", [lambda t, s: "[document]", lambda t, s: "7 8 9 " * 5,
-                                    lambda t, s: f"[{t}]" if s else "[introduction]"])
+@pytest.mark.parametrize(
+    "header", [lambda t, s: "[document]", lambda t, s: "7 8 9 " * 5, lambda t, s: f"[{t}]" if s else "[introduction]"]
+)
 @pytest.mark.slow
 def test_ex4_a_header_with_no_words_of_its_section_is_refused_and_told_why(course, header):
     feedback = ex.check_header(course, header, "better", "consistent")
@@ -383,8 +391,11 @@ def test_ex4_a_header_with_no_words_of_its_section_is_refused_and_told_why(cours
 
 def sentence(title, section):
     """The solution's header: a sentence that says where the passage comes from."""
-    return (f"This passage is from the chapter {title}, section {section}." if section
-            else f"This passage introduces the chapter {title}.")
+    return (
+        f"This passage is from the chapter {title}, section {section}."
+        if section
+        else f"This passage introduces the chapter {title}."
+    )
 
 
 EX4_SOLUTION = ROOT / "notebooks" / "solutions" / "ex4-design-a-header.ipynb"
@@ -483,18 +494,27 @@ def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monk
     assert not feedback.passed and "holds you to the one stated first" in str(feedback)
 
 
-@pytest.mark.parametrize("stated, says", [(None, "no expectation was stated before your first measurement"),
-                                          ("worse", "you stated 'worse' before your first measurement")])
+@pytest.mark.parametrize(
+    "stated, says",
+    [
+        (None, "no expectation was stated before your first measurement"),
+        ("worse", "you stated 'worse' before your first measurement"),
+    ],
+)
 def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_measured(course, stated, says):
     from ragkit.teach.grading import grader as grading
     from ragkit.teach.grading.sandbox import SandboxRun
 
     pairs = grading.header_pairs(course)
-    answers = {"my_header": {"value": [[t, s, sentence(t, s)] for t, s in pairs]},
-               "my_expectation": {"value": "better"}, "my_conclusion": {"value": "inconclusive, same direction"},
-               "stated_expectation": {"value": stated}}
-    g = grading.judged(grading.Submission("ana", "ex4", Path("ex4.ipynb")),
-                       SandboxRun(True, answers=json.dumps(answers)), course)
+    answers = {
+        "my_header": {"value": [[t, s, sentence(t, s)] for t, s in pairs]},
+        "my_expectation": {"value": "better"},
+        "my_conclusion": {"value": "inconclusive, same direction"},
+        "stated_expectation": {"value": stated},
+    }
+    g = grading.judged(
+        grading.Submission("ana", "ex4", Path("ex4.ipynb")), SandboxRun(True, answers=json.dumps(answers)), course
+    )
     assert g.grade == "not yet" and says in g.reason, g
     assert ex4_header._STATED == {}  # the grader's process locks nothing of its own
 
@@ -509,16 +529,22 @@ def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, solved, tmp
 
     notebooks = ROOT / "notebooks"
     for student in ("ada", "tom", "lea"):
-        nb = nbformat.read(notebooks / ("exercises" if student == "lea" else "solutions") / "ex4-design-a-header.ipynb",
-                           as_version=4)
+        nb = nbformat.read(
+            notebooks / ("exercises" if student == "lea" else "solutions") / "ex4-design-a-header.ipynb", as_version=4
+        )
         if student == "tom":  # the direction turned after seeing the counts, with the verdict to match
             check = next(i for i, c in enumerate(nb.cells) if "check_header(" in c.source)
-            nb.cells.insert(check, nbformat.v4.new_code_cell(
-                'my_expectation = "worse"\nmy_conclusion = verdict(-1, test.wins, test.losses, test.p)'))
+            nb.cells.insert(
+                check,
+                nbformat.v4.new_code_cell(
+                    'my_expectation = "worse"\nmy_conclusion = verdict(-1, test.wins, test.losses, test.p)'
+                ),
+            )
         if student == "lea":  # nothing stated when the measuring cell runs; the direction written in afterwards
             answers = [c for c in nb.cells if "# your answer" in c.source]
-            answers[0].source = inspect.getsource(sentence).replace("def sentence(title, section):", "def my_header("
-                                                                    "title, section):")
+            answers[0].source = inspect.getsource(sentence).replace(
+                "def sentence(title, section):", "def my_header(title, section):"
+            )
             answers[2].source = 'my_expectation = "better"\nmy_conclusion = "inconclusive, same direction"'
         folder = tmp_path / "home" / student / "ex"
         folder.mkdir(parents=True)
@@ -536,10 +562,15 @@ def broken(title, section):
     raise KeyError(section)
 
 
-@pytest.mark.parametrize("header, conclusion, says", [("[title]", "worse", "define `my_header` as a function"),
-                                                      (crowding, 3, "write the expectation and the conclusion"),
-                                                      (broken, "worse", "`my_header` raised KeyError"),
-                                                      (lambda t, s: None, "worse", "it must return text")])
+@pytest.mark.parametrize(
+    "header, conclusion, says",
+    [
+        ("[title]", "worse", "define `my_header` as a function"),
+        (crowding, 3, "write the expectation and the conclusion"),
+        (broken, "worse", "`my_header` raised KeyError"),
+        (lambda t, s: None, "worse", "it must return text"),
+    ],
+)
 @pytest.mark.slow
 def test_ex4_wrong_types_and_failing_functions_are_answered_in_words_at_once(course, header, conclusion, says):
     feedback = ex.check_header(course, header, "worse", conclusion)
@@ -603,11 +634,13 @@ def test_ex5_a_copied_sentence_with_filler_shuffled_or_disguised_is_not_yet(cour
         assert f"(of {ex.EX5.sentence_words} or more distinctive words)" in str(feedback)
 
 
-REWORDED = ["Don't retrying at once: waiting, and doubling the waiting after every furthers rejections, up to ceilings "
-            "of about minutes",
-            "Retrying at once? Don't: waits, doubled after each further rejections, ceilinged at about one minute",
-            "Don't retry right away: pause, and double the pause after each additional refusal, up to a maximum of "
-            "around a minute"]
+REWORDED = [
+    "Don't retrying at once: waiting, and doubling the waiting after every furthers rejections, up to ceilings "
+    "of about minutes",
+    "Retrying at once? Don't: waits, doubled after each further rejections, ceilinged at about one minute",
+    "Don't retry right away: pause, and double the pause after each additional refusal, up to a maximum of "
+    "around a minute",
+]
 
 
 @pytest.mark.parametrize("question", REWORDED)
@@ -625,16 +658,19 @@ def test_ex5_the_reworded_bound_lies_below_every_written_paraphrase_of_the_cours
 
     retriever = course.retriever("E")
     kept = [q for q in course.questions if ex.copied_sentence(q.question, q.needle) is None]
-    distance = np.diag(cosine_distance(retriever.embed([q.question for q in kept]),
-                                       retriever.embed([q.needle for q in kept])))
+    distance = np.diag(
+        cosine_distance(retriever.embed([q.question for q in kept]), retriever.embed([q.needle for q in kept]))
+    )
     assert len(kept) > 20 and distance.min() > ex.EX5.copy_distance + 0.05, distance.min()
 
 
 @pytest.mark.slow
 def test_ex5_a_document_about_a_course_topic_is_not_yet(course):
-    document = ("# Notes on text pieces\n\n## Splitting words\n\nA tokenizer splits text into pieces from a fixed "
-                "vocabulary. Byte pair encoding merges the most frequent pair of symbols again and again until the "
-                "vocabulary reaches its planned size, so rare words end up as several pieces.\n")
+    document = (
+        "# Notes on text pieces\n\n## Splitting words\n\nA tokenizer splits text into pieces from a fixed "
+        "vocabulary. Byte pair encoding merges the most frequent pair of symbols again and again until the "
+        "vocabulary reaches its planned size, so rare words end up as several pieces.\n"
+    )
     question = "why is an uncommon name chopped into many bits by the tokenizer?"
     feedback = ex.check_own_document(course, document, question)
     assert not feedback.passed and feedback.numbers["top_document"] == "99-my-document"
@@ -670,10 +706,12 @@ def wrong_cut(course):
     return qid, cut + 1
 
 
-TRIED = {"ex1": lambda course: ex.check_destroyed_needle(course, *wrong_cut(course)),
-         "ex2": lambda course: ex.check_threshold_choice(course, 1.0),
-         "ex3": lambda course: ex.check_ticket_phrasings(course, {q.id: "zzz qqq" for q in course.questions[:5]}),
-         "ex5": lambda course: ex.check_own_document(course, DOCUMENT, VERBATIM)}
+TRIED = {
+    "ex1": lambda course: ex.check_destroyed_needle(course, *wrong_cut(course)),
+    "ex2": lambda course: ex.check_threshold_choice(course, 1.0),
+    "ex3": lambda course: ex.check_ticket_phrasings(course, {q.id: "zzz qqq" for q in course.questions[:5]}),
+    "ex5": lambda course: ex.check_own_document(course, DOCUMENT, VERBATIM),
+}
 
 
 @pytest.mark.parametrize("exercise", TRIED)
@@ -721,8 +759,10 @@ def test_class_report_three_students_one_corrupt_line(tmp_path, capsys):
     def write(name, rows, extra=""):
         path = tmp_path / "class" / f"{name}.jsonl"
         path.parent.mkdir(exist_ok=True)
-        path.write_text("".join(json.dumps({"exercise": e, "student": name, "passed": p, "attempt": 1}) + "\n"
-                                for e, p in rows) + extra)
+        path.write_text(
+            "".join(json.dumps({"exercise": e, "student": name, "passed": p, "attempt": 1}) + "\n" for e, p in rows)
+            + extra
+        )
         return path
 
     write("ana", [("ex1", False), ("ex1", True), ("ex2", True)])
@@ -739,8 +779,9 @@ def test_class_report_three_students_one_corrupt_line(tmp_path, capsys):
     assert lines[3].split() == ["chloe", "-", "-", "-", "-", "yes", "(1)"]
     assert f"{tmp_path / 'class' / 'ben.jsonl'}:3:" in out and "1 line(s) skipped" in out and "6 results read" in out
     assert out_csv.read_text().splitlines()[1] == "ana,yes (2),yes (1),-,-,-"
-    assert reports.class_report([chloe]).rows() == [{"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-",
-                                                 "ex5": "yes (1)"}]
+    assert reports.class_report([chloe]).rows() == [
+        {"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-", "ex5": "yes (1)"}
+    ]
 
 
 def test_class_report_on_a_missing_path_says_what_to_give(tmp_path, capsys):
@@ -758,6 +799,7 @@ ROOT_USER = os.geteuid() == 0
 @contextlib.contextmanager
 def deadline(seconds=30):
     """Fail instead of hanging (a FIFO read blocks forever)."""
+
     def stop(*_):
         raise TimeoutError(f"still running after {seconds} s")
 
@@ -777,8 +819,18 @@ def line(student="ana", exercise="ex1", passed=True, **more):
 def test_class_report_survives_nesting_fifos_devices_sparse_and_unreadable_files(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    (folder / "ana.jsonl").write_text(line() + "[" * 8000 + "\n" + '{"a":' * 2500 + "1" + "}" * 2500 + "\n"
-                                      + line(exercise="ex2") + "x" * (untrusted.MAX_LINE + 1) + "\n")
+    (folder / "ana.jsonl").write_text(
+        line()
+        + "[" * 8000
+        + "\n"
+        + '{"a":' * 2500
+        + "1"
+        + "}" * 2500
+        + "\n"
+        + line(exercise="ex2")
+        + "x" * (untrusted.MAX_LINE + 1)
+        + "\n"
+    )
     os.mkfifo(folder / "ben.jsonl")
     with open(folder / "sparse.jsonl", "wb") as f:
         f.truncate(5 * 2**30)  # a 5 GB file of holes: no disk used, and not read either
@@ -827,8 +879,9 @@ def test_class_report_counts_by_file_or_owner_never_by_the_line(tmp_path):
     (tmp_path / "results.jsonl").write_text(line(me) + line("ana"))
     owned = reports.class_report([tmp_path / "results.jsonl"], name_by="owner")
     assert owned.students == [me] and owned.cells[me, "ex1"] == (True, 1)
-    assert owned.skipped == (f"{tmp_path / 'results.jsonl'}:2: claims to be 'ana''s, but the file is {me!r}'s: "
-                             "not counted",)
+    assert owned.skipped == (
+        f"{tmp_path / 'results.jsonl'}:2: claims to be 'ana''s, but the file is {me!r}'s: not counted",
+    )
 
 
 def test_a_line_from_a_kernel_the_system_named_nobody_counts_for_its_files_student(tmp_path):
@@ -845,7 +898,7 @@ def test_names_are_escaped_and_shortened_and_csv_cells_cannot_run(tmp_path, caps
 
     folder = tmp_path / "class"
     folder.mkdir()
-    evil = "=HYPERLINK(\"x\")\n\x1b[2J"
+    evil = '=HYPERLINK("x")\n\x1b[2J'
     (folder / f"{evil}.jsonl").write_text(line(evil))
     (folder / "ana.jsonl").write_text(line("M" * 10_000) + line("M" * 2_000_000))
     (folder / "@sum.jsonl").write_text(line("@sum"))
@@ -923,12 +976,12 @@ def test_one_identity_student_can_only_agree_with_the_name_the_system_gives(monk
     """Where the system names the student (the grader's RAGKIT_STUDENT, a login, a hub user), student() agrees or
     refuses: a typed name would give another's ex1 window and results lines the teacher's report drops."""
     assert ex.student("tester") == "tester" and ex.current_student() == "tester"  # RAGKIT_STUDENT, set by the fixture
-    with pytest.raises(InputError, match="already names you 'tester' .RAGKIT_STUDENT."):
+    with pytest.raises(InputError, match=r"already names you 'tester' .RAGKIT_STUDENT."):
         ex.student("ada")
     assert ex.current_student() == "tester" and ex.own_size() == ex.own_size("tester")
     monkeypatch.delenv("RAGKIT_STUDENT")
     monkeypatch.setattr(res, "login", lambda uid: "bob")  # a login on a shared server (/home/bob)
-    with pytest.raises(InputError, match="already names you 'bob' .your login."):
+    with pytest.raises(InputError, match=r"already names you 'bob' .your login."):
         ex.student("ada")
     assert ex.current_student() == "bob"
     monkeypatch.setattr(res, "login", lambda uid: "jovyan")  # a hub's shared login: the hub's user name names

@@ -22,7 +22,7 @@ from ragkit.teach.exercises import results as res
 from conftest import ROOT
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/teach: test_language's helpers, shared with the pilot
-from test_language import assert_dutch, both  # noqa: E402
+from test_language import assert_dutch, both
 
 CALLS = itertools.count()
 QUOTED_LINES = re.compile(r"^> .*$", re.M)
@@ -48,8 +48,11 @@ def a_fresh_kernel(tmp_path, monkeypatch):
 def solution(name: str, variable: str) -> object:
     """The value the worked solution assigns to ``variable`` (a literal), read from its twin."""
     tree = ast.parse((SOLUTIONS / name).read_text(encoding="utf-8"))
-    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == variable for t in node.targets))
+    return next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == variable for t in node.targets)
+    )
 
 
 def checked(check) -> tuple[object, object]:
@@ -92,8 +95,13 @@ def destroyed(course, size):
 def test_ex1s_check_speaks_dutch(course):
     mine = ex.own_size()
     qid, start, cut = destroyed(course, mine)
-    survivor = next(q.id for q, carried in zip(course.questions, needle_hits(
-        chunk_corpus(course.corpus, "A", size=mine), course.questions).any(axis=1)) if carried)
+    survivor = next(
+        q.id
+        for q, carried in zip(
+            course.questions, needle_hits(chunk_corpus(course.corpus, "A", size=mine), course.questions).any(axis=1)
+        )
+        if carried
+    )
     cases = {
         "no answer yet": (lambda: ex.check_destroyed_needle(course, None, None), False),
         "the course's size": (lambda: ex.check_destroyed_needle(course, qid, cut, size=SIZE), False),
@@ -106,9 +114,11 @@ def test_ex1s_check_speaks_dutch(course):
     }
     for name, (check, passed) in cases.items():
         assert_check_dutch(check, f"ex1 {name}", passed)
-    english, dutch = checked(lambda: ex.check_destroyed_needle(course, qid, cut))
-    assert dutch.notes[0].startswith(f"de needle van {qid} loopt van teken {start} tot") and \
-        "recall-ceiling" in dutch.notes[1]
+    _english, dutch = checked(lambda: ex.check_destroyed_needle(course, qid, cut))
+    assert (
+        dutch.notes[0].startswith(f"de needle van {qid} loopt van teken {start} tot")
+        and "recall-ceiling" in dutch.notes[1]
+    )
 
 
 @pytest.mark.slow
@@ -118,10 +128,13 @@ def test_ex3s_check_speaks_dutch(course):
     first = course.questions[0]
     copied = {**dict(list(tickets.items())[:4]), first.id: first.ticket}
     cases = {
-        "no tickets yet": ({}, False), "not a dict": (["q01", "q02"], False),
+        "no tickets yet": ({}, False),
+        "not a dict": (["q01", "q02"], False),
         "wrong entries": ({1: "x", "q01": 3, "q99": "my loss explodes"}, False),
         "four tickets, one a copy, one of no real words": (
-            {**dict(list(copied.items())[1:4]), first.id: first.ticket}, False),
+            {**dict(list(copied.items())[1:4]), first.id: first.ticket},
+            False,
+        ),
         "a dataset ticket": (copied, False),
         "nonsense": ({q.id: "zzq xxv wwk" for q in course.questions[:5]}, False),
         "the needle's words": ({q.id: q.needle for q in course.questions[:5]}, False),
@@ -161,10 +174,14 @@ def test_ex4s_check_speaks_dutch(course, monkeypatch):
         "not a function": (lambda: ex.check_header(course, "header", "better", truth), False),
         "raises": (lambda: ex.check_header(course, lambda t, s: 1 / 0, "better", truth), False),
         "returns no text": (lambda: ex.check_header(course, lambda t, s: 42, "better", truth), False),
-        "E's own": (lambda: ex.check_header(course, lambda t, s: f"[{t} > {s}]\n" if s else f"[{t}]\n", "better",
-                                            truth), False),
-        "says nothing of its section": (lambda: ex.check_header(course, lambda t, s: "a passage", "better",
-                                                                truth), False),
+        "E's own": (
+            lambda: ex.check_header(course, lambda t, s: f"[{t} > {s}]\n" if s else f"[{t}]\n", "better", truth),
+            False,
+        ),
+        "says nothing of its section": (
+            lambda: ex.check_header(course, lambda t, s: "a passage", "better", truth),
+            False,
+        ),
         "fills the window": (lambda: ex.check_header(course, crowding(plain), "better", truth), False),
         "words per section": (lambda: ex.check_header(course, pieces, "better", truth), False),
         "the wrong verdict": (lambda: ex.check_header(course, sentence, "better", "consistent"), False),
@@ -187,28 +204,41 @@ def test_ex5s_check_speaks_dutch(course):
     assert isinstance(document, str) and isinstance(question, str)
     body = [line for line in document.splitlines() if len(line.split()) > 12]
     copied = " ".join(body[0].split()[:8])
-    about_the_course = ("# Notes on text pieces\n\n## Splitting words\n\nA tokenizer splits text into pieces from a "
-                        "fixed vocabulary. Byte pair encoding merges the most frequent pair of symbols again and again "
-                        "until the vocabulary reaches its planned size, so rare words end up as several pieces.\n")
-    rate_limits = ("# Rate Limits for Hosted Model APIs\n\n## Reacting to a 429 response\n\nA request over the limit "
-                   "is rejected with HTTP status 429. Do not retry at once: wait, and double the wait after every "
-                   "further rejection, up to a ceiling of about a minute.\n")
+    about_the_course = (
+        "# Notes on text pieces\n\n## Splitting words\n\nA tokenizer splits text into pieces from a "
+        "fixed vocabulary. Byte pair encoding merges the most frequent pair of symbols again and again "
+        "until the vocabulary reaches its planned size, so rare words end up as several pieces.\n"
+    )
+    rate_limits = (
+        "# Rate Limits for Hosted Model APIs\n\n## Reacting to a 429 response\n\nA request over the limit "
+        "is rejected with HTTP status 429. Do not retry at once: wait, and double the wait after every "
+        "further rejection, up to a ceiling of about a minute.\n"
+    )
     cases = {
-        "nothing yet": (None, None, False), "wrong types": (["# Title"], 3, False),
+        "nothing yet": (None, None, False),
+        "wrong types": (["# Title"], 3, False),
         "too long": ("# T\n\n## S\n\n" + "word " * 6_001, "a question", False),
         "no title": ("no title here", "a question about it", False),
         "five words copied": (document, copied, False),
         "refused by the cut": (document, "how do i renew my spanish passport", False),
-        "a sentence with filler": (rate_limits, "Do not retry at really once: wait, and really double the wait after "
-                                   "really every further rejection", False),
-        "a sentence reworded": (rate_limits, "Don't retry right away: pause, and double the pause after each "
-                                "additional refusal, up to a maximum of around a minute", False),
+        "a sentence with filler": (
+            rate_limits,
+            "Do not retry at really once: wait, and really double the wait after really every further rejection",
+            False,
+        ),
+        "a sentence reworded": (
+            rate_limits,
+            "Don't retry right away: pause, and double the pause after each "
+            "additional refusal, up to a maximum of around a minute",
+            False,
+        ),
         "a course topic": (about_the_course, "why is an uncommon name chopped into many bits by the tokenizer?", False),
         "the solution": (document, question, True),
     }
     for name, (doc, asked, passed) in cases.items():
-        assert_check_dutch(lambda doc=doc, asked=asked: ex.check_own_document(course, doc, asked), f"ex5 {name}",
-                           passed)
+        assert_check_dutch(
+            lambda doc=doc, asked=asked: ex.check_own_document(course, doc, asked), f"ex5 {name}", passed
+        )
     assert_dutch(*both(lambda: str(ex.EX5)), "EX5's rules")
     english, dutch = checked(lambda: ex.check_own_document(course, document, question))
     truncated = [(a, b) for a, b in zip(english.notes, dutch.notes) if "texts exceed the encoder" in a]

@@ -101,8 +101,9 @@ def test_a_run_leaves_no_setuid_file_and_cannot_reach_its_spec(isolation, tmp_pa
     """The chain that took root: a setuid copy left where the host is writable, then the next run's spec rewritten."""
     marker = f"ragkit-left-{uuid.uuid4().hex}"
     with Sandbox([tmp_path]) as sandbox:
-        first = _answers(sandbox.run(_notebook(WRITE_EVERYWHERE.format(marker=marker)), "mallory",
-                                     ("written", "setuid", "me")))
+        first = _answers(
+            sandbox.run(_notebook(WRITE_EVERYWHERE.format(marker=marker)), "mallory", ("written", "setuid", "me"))
+        )
         second = _answers(sandbox.run(_notebook(FIND_THE_SPEC), "mallory", ("tried", "specs", "ids")))
         out = sandbox.root / "out"
         assert stat.S_IMODE(sandbox.root.stat().st_mode) == 0o700 and sandbox.root.stat().st_uid == 0
@@ -112,7 +113,8 @@ def test_a_run_leaves_no_setuid_file_and_cannot_reach_its_spec(isolation, tmp_pa
     assert first["setuid"], "the notebook could not even copy a shell into its own HOME"
     for folder in first["written"]:  # none of what it wrote exists on the host
         assert not os.path.lexists(os.path.join(folder, marker)) and not os.path.lexists(
-            os.path.join(folder, marker + "-sh"))
+            os.path.join(folder, marker + "-sh")
+        )
     assert sandboxes.leftovers(first["me"]) == []
     uid, euid, gid, egid, groups = second["ids"]
     assert 0 not in (uid, euid, gid, egid) and groups == [] and uid != first["me"]  # a fresh uid each run
@@ -163,11 +165,13 @@ def test_host_unix_sockets_are_unreachable(isolation, tmp_path):
         listener = threading.Thread(target=listen)
         listener.start()
         targets = [str(p) for p in paths] + [f"\0ragkit-test-{name}"]
-        cell = ("import socket\nreached = {}\n"
-                f"for target in {targets!r}:\n"
-                "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-                "    try:\n        s.connect(target)\n        reached[target] = 'connected'\n"
-                "    except OSError as exc:\n        reached[target] = type(exc).__name__\n")
+        cell = (
+            "import socket\nreached = {}\n"
+            f"for target in {targets!r}:\n"
+            "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            "    try:\n        s.connect(target)\n        reached[target] = 'connected'\n"
+            "    except OSError as exc:\n        reached[target] = type(exc).__name__\n"
+        )
         with Sandbox([tmp_path]) as sandbox:
             reached = _answers(sandbox.run(_notebook(cell), "mallory", ("reached",)))["reached"]
         done.set()
@@ -184,18 +188,24 @@ def test_host_unix_sockets_are_unreachable(isolation, tmp_path):
 def test_other_peoples_readable_files_are_not_there(isolation, tmp_path):
     """World-readable files outside every folder given (another student's, a teacher's gradebook): not even a path."""
     name = uuid.uuid4().hex
-    planted = [Path(f"/srv/ragkit-{name}/grades-week1.csv"), Path(f"/var/tmp/ragkit-{name}/ex2.ipynb"),
-               Path(f"/home/ragkit-{name}/notebooks/nl/ex2.ipynb"), Path(f"/opt/ragkit-{name}/results.jsonl")]
+    planted = [
+        Path(f"/srv/ragkit-{name}/grades-week1.csv"),
+        Path(f"/var/tmp/ragkit-{name}/ex2.ipynb"),
+        Path(f"/home/ragkit-{name}/notebooks/nl/ex2.ipynb"),
+        Path(f"/opt/ragkit-{name}/results.jsonl"),
+    ]
     try:
         for path in planted:
             path.parent.mkdir(parents=True, mode=0o755)
             path.write_text("someone else's")
             path.chmod(0o644)
-        cell = ("import os\nread = {}\n"
-                f"for path in {[str(p) for p in planted]!r}:\n"
-                "    try:\n        read[path] = open(path).read()\n"
-                "    except OSError as exc:\n        read[path] = type(exc).__name__\n"
-                "top = sorted(os.listdir('/'))\nhomes = sorted(os.listdir('/home'))")
+        cell = (
+            "import os\nread = {}\n"
+            f"for path in {[str(p) for p in planted]!r}:\n"
+            "    try:\n        read[path] = open(path).read()\n"
+            "    except OSError as exc:\n        read[path] = type(exc).__name__\n"
+            "top = sorted(os.listdir('/'))\nhomes = sorted(os.listdir('/home'))"
+        )
         with Sandbox([tmp_path]) as sandbox:
             found = _answers(sandbox.run(_notebook(cell), "mallory", ("read", "top", "homes")))
             whitelisted = {Path(dst).parts[1] for _, dst in sandbox.readonly}
@@ -203,8 +213,10 @@ def test_other_peoples_readable_files_are_not_there(isolation, tmp_path):
         for path in planted:
             subprocess.run(["rm", "-rf", str(path.parent.parent if "home" in path.parts else path.parent)])
     assert set(found["read"].values()) == {"FileNotFoundError"}, found["read"]
-    assert set(found["top"]) <= {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "dev", "etc", "home", "proc",
-                                 "run", "tmp"} | whitelisted, found["top"]
+    assert (
+        set(found["top"])
+        <= {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "dev", "etc", "home", "proc", "run", "tmp"} | whitelisted
+    ), found["top"]
     assert found["homes"] == [HOME.name] or set(found["homes"]) <= {HOME.name} | whitelisted
 
 
@@ -212,10 +224,12 @@ def test_memory_is_bounded_for_the_whole_run_not_per_process(isolation, tmp_path
     """Three children of 700 MB each under a bound of 1.5 GiB: they cannot all hold their memory at once."""
     if not isolation.run_limits:
         _needs(f"no cgroup for whole runs here: {isolation.notes}")
-    cell = ("import subprocess, sys\n"
-            "hold = 'import time; x = bytearray(700 * 2**20); x[::4096] = b\"x\" * len(x[::4096]); time.sleep(4)'\n"
-            "children = [subprocess.Popen([sys.executable, '-c', hold]) for _ in range(3)]\n"
-            "codes = [c.wait() for c in children]")
+    cell = (
+        "import subprocess, sys\n"
+        "hold = 'import time; x = bytearray(700 * 2**20); x[::4096] = b\"x\" * len(x[::4096]); time.sleep(4)'\n"
+        "children = [subprocess.Popen([sys.executable, '-c', hold]) for _ in range(3)]\n"
+        "codes = [c.wait() for c in children]"
+    )
     bound = 3 * 2**29
     with Sandbox([tmp_path], Limits(memory=bound, timeout=120)) as sandbox:
         run = sandbox.run(_notebook(cell), "mallory", ("codes",))
@@ -229,18 +243,20 @@ def test_memory_is_bounded_for_the_whole_run_not_per_process(isolation, tmp_path
 
 def test_processes_and_tmpfs_are_bounded(isolation, tmp_path):
     """A fork flood stops at the run's process bound; /tmp and HOME fill up at their sizes, the host's disk never."""
-    cell = ("import os, subprocess\nstarted = 0\nchildren = []\n"
-            "for _ in range(200):\n"
-            "    try:\n        children.append(subprocess.Popen(['sleep', '30']))\n        started += 1\n"
-            "    except OSError:\n        break\n"
-            "for c in children:\n    c.kill()\n"
-            "full = {}\n"
-            "for folder in ('/tmp', os.path.expanduser('~'), '/dev/shm'):\n"
-            "    try:\n        with open(os.path.join(folder, 'big'), 'wb') as f:\n"
-            "            for _ in range(64):\n                f.write(b'x' * 2**20)\n"
-            "        full[folder] = 'wrote 64 MiB'\n"
-            "    except OSError as exc:\n        full[folder] = type(exc).__name__\n"
-            "    finally:\n        big = os.path.join(folder, 'big')\n        os.path.exists(big) and os.remove(big)")
+    cell = (
+        "import os, subprocess\nstarted = 0\nchildren = []\n"
+        "for _ in range(200):\n"
+        "    try:\n        children.append(subprocess.Popen(['sleep', '30']))\n        started += 1\n"
+        "    except OSError:\n        break\n"
+        "for c in children:\n    c.kill()\n"
+        "full = {}\n"
+        "for folder in ('/tmp', os.path.expanduser('~'), '/dev/shm'):\n"
+        "    try:\n        with open(os.path.join(folder, 'big'), 'wb') as f:\n"
+        "            for _ in range(64):\n                f.write(b'x' * 2**20)\n"
+        "        full[folder] = 'wrote 64 MiB'\n"
+        "    except OSError as exc:\n        full[folder] = type(exc).__name__\n"
+        "    finally:\n        big = os.path.join(folder, 'big')\n        os.path.exists(big) and os.remove(big)"
+    )
     limits = Limits(processes=120, tmp=16 * 2**20, home=16 * 2**20, shm=16 * 2**20, timeout=120)
     with Sandbox([tmp_path], limits) as sandbox:
         found = _answers(sandbox.run(_notebook(cell), "mallory", ("started", "full")))
@@ -256,21 +272,29 @@ def test_a_teacher_without_root_gets_the_same_root_and_no_capability(isolation, 
     request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
     base.chmod(0o755)
     os.chown(base, 65534, 65534)
-    probe = ("import json, sys\nfrom pathlib import Path\nimport nbformat\n"
-             "from ragkit.teach.grading.sandbox import Sandbox, Limits\n"
-             "cell = ('import os\\nstatus = open(\"/proc/self/status\").read()\\n'\n"
-             "        'caps = [l.split()[1] for l in status.splitlines()\\n'\n"
-             "        '        if l.startswith((\"CapEff\", \"CapPrm\"))]\\n'\n"
-             "        'top = sorted(os.listdir(\"/\"))\\nme = os.getuid()')\n"
-             "nb = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])).encode()\n"
-             "with Sandbox([Path(sys.argv[1])], Limits(timeout=60)) as sandbox:\n"
-             "    run = sandbox.run(nb, 'carol', ('caps', 'top', 'me'))\n"
-             "    print(json.dumps({'iso': str(sandbox.isolation), 'ran': run.ran, 'reason': run.reason,\n"
-             "                      'answers': run.answers}))\n")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(base), "PYTHONPATH": f"{sandboxes.CHECKOUT}{os.pathsep}{site_path()}",
-           "RAGKIT_CACHE": str(base / "cache"), "TMPDIR": str(base)}
-    out = subprocess.run([*as_nobody, python, "-c", probe, str(base)], capture_output=True, text=True, env=env,
-                         timeout=300)
+    probe = (
+        "import json, sys\nfrom pathlib import Path\nimport nbformat\n"
+        "from ragkit.teach.grading.sandbox import Sandbox, Limits\n"
+        "cell = ('import os\\nstatus = open(\"/proc/self/status\").read()\\n'\n"
+        "        'caps = [l.split()[1] for l in status.splitlines()\\n'\n"
+        '        \'        if l.startswith(("CapEff", "CapPrm"))]\\n\'\n'
+        "        'top = sorted(os.listdir(\"/\"))\\nme = os.getuid()')\n"
+        "nb = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])).encode()\n"
+        "with Sandbox([Path(sys.argv[1])], Limits(timeout=60)) as sandbox:\n"
+        "    run = sandbox.run(nb, 'carol', ('caps', 'top', 'me'))\n"
+        "    print(json.dumps({'iso': str(sandbox.isolation), 'ran': run.ran, 'reason': run.reason,\n"
+        "                      'answers': run.answers}))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(base),
+        "PYTHONPATH": f"{sandboxes.CHECKOUT}{os.pathsep}{site_path()}",
+        "RAGKIT_CACHE": str(base / "cache"),
+        "TMPDIR": str(base),
+    }
+    out = subprocess.run(
+        [*as_nobody, python, "-c", probe, str(base)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.splitlines()[-1])
     if "could not be built" in report["iso"]:

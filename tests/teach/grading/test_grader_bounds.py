@@ -24,8 +24,10 @@ from ragkit.teach.grading.sandbox import Isolation, SandboxRun, snapshot_cache
 from ragkit.words import words
 
 EX5 = "ex5-cite-your-own-document.ipynb"
-DOCUMENT = ("# Beekeeping in a city\n\n## Where the hives stand\n\nHives on a flat roof need shade at noon, water "
-            "within a short flight and shelter from the wind; a neighbour's consent saves a quarrel in June.\n")
+DOCUMENT = (
+    "# Beekeeping in a city\n\n## Where the hives stand\n\nHives on a flat roof need shade at noon, water "
+    "within a short flight and shelter from the wind; a neighbour's consent saves a quarrel in June.\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +36,9 @@ def course():
 
 
 def _ex5(document: str, question: str = "What does a roof need before bees can live on it?") -> SandboxRun:
-    return SandboxRun(True, answers=json.dumps({"my_document": {"value": document},
-                                                "my_question": {"value": question}}), seconds=1.0)
+    return SandboxRun(
+        True, answers=json.dumps({"my_document": {"value": document}, "my_question": {"value": question}}), seconds=1.0
+    )
 
 
 # Judging has a time bound; ex5's document a bound in words
@@ -79,8 +82,10 @@ def test_a_huge_ex5_document_is_refused_by_its_words_before_anything_is_embedded
     assert len(huge) <= grading.MAX_TEXT  # a document the grader reads: the check's bound is what refuses it
     g = grading.judged(grading.Submission("bo", "ex5", Path(EX5)), _ex5(huge), course)
     assert g.grade == "not yet", g
-    assert f"the document has {len(words(huge)):,} words and {len(huge):,} characters; at most " \
-           f"{ex5_own_document.MAX_WORDS:,} words" in g.reason
+    assert (
+        f"the document has {len(words(huge)):,} words and {len(huge):,} characters; at most "
+        f"{ex5_own_document.MAX_WORDS:,} words" in g.reason
+    )
     wide = "# Bees\n\n## Hives\n\n" + "x" * (ex5_own_document.MAX_CHARACTERS + 1)  # few words, many characters
     g = grading.judged(grading.Submission("bo", "ex5", Path(EX5)), _ex5(wide), course)
     assert g.grade == "not yet" and f"and {ex5_own_document.MAX_CHARACTERS:,} characters are checked" in g.reason
@@ -102,8 +107,11 @@ def _rows(cache: Path) -> int:
 
 def _files(cache: Path) -> dict[str, tuple[int, int]]:
     """Size and mtime of the database and its WAL (the -shm file is readers' bookkeeping, touched by any reader)."""
-    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in cache.iterdir()
-            if p.name in (FILENAME, f"{FILENAME}-wal")}
+    return {
+        p.name: (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in cache.iterdir()
+        if p.name in (FILENAME, f"{FILENAME}-wal")
+    }
 
 
 @pytest.fixture
@@ -152,13 +160,15 @@ def test_lent_vectors_serve_the_check_and_never_reach_the_teachers_cache(teacher
 def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teacher, tmp_path, monkeypatch, course):
     """A whole grading, its sandbox a stand-in whose ex4 kernel borrows a new text: the teacher's cache is unchanged."""
     home = tmp_path / "home"
-    for who, name in [("ada", "ex2-choose-a-threshold.ipynb"), ("ada", "ex4-design-a-header.ipynb"),
-                      ("ada", EX5)]:
+    for who, name in [("ada", "ex2-choose-a-threshold.ipynb"), ("ada", "ex4-design-a-header.ipynb"), ("ada", EX5)]:
         (home / who).mkdir(parents=True, exist_ok=True)
         (home / who / name).write_text("{}")
     asked: list[tuple[str, bool]] = []
-    answers = {"ex2": json.dumps({"my_cut": {"value": 0.5}}), "ex5": _ex5(DOCUMENT.replace("June", uuid.uuid4().hex))
-               .answers, "ex4": json.dumps({n: {"absent": True} for n in grading.TABLE["ex4"].answers})}
+    answers = {
+        "ex2": json.dumps({"my_cut": {"value": 0.5}}),
+        "ex5": _ex5(DOCUMENT.replace("June", uuid.uuid4().hex)).answers,
+        "ex4": json.dumps({n: {"absent": True} for n in grading.TABLE["ex4"].answers}),
+    }
 
     class Standin:
         """Runs nothing: an ex4 kernel borrows a text nobody has embedded, every run answers its exercise."""
@@ -191,7 +201,10 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
     assert said == [Isolation(True, True)]
     assert lent[0].texts == grading.LEND_TEXTS * len(course.chunks("E"))  # a run's count budget, from the course
     assert sorted(asked) == [("ex2", False), ("ex4", True), ("ex5", False)]
-    assert {g.exercise: g.grade for g in result.grades if g.grade != "missing"} == \
-        {"ex2": "not yet", "ex4": "not yet", "ex5": "yes"}, result
+    assert {g.exercise: g.grade for g in result.grades if g.grade != "missing"} == {
+        "ex2": "not yet",
+        "ex4": "not yet",
+        "ex5": "yes",
+    }, result
     assert (_rows(teacher), _files(teacher)) == (rows, files)
     assert default_embedder().cache.private == teacher / FILENAME

@@ -43,8 +43,9 @@ def course():
     return ragkit.teach.course.load(progress=False)
 
 
-def edited(source: Path, answer: str | None = None, check: str | None = None, first: str | None = None,
-           last: str | None = None) -> nbformat.NotebookNode:
+def edited(
+    source: Path, answer: str | None = None, check: str | None = None, first: str | None = None, last: str | None = None
+) -> nbformat.NotebookNode:
     """An exercise notebook with its answer cell, its check cell, a cell before all and one after all replaced."""
     nb = nbformat.read(source, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -72,6 +73,7 @@ def grades_by_cell(result):
 
 
 # The rules: whose a notebook is, which exercise, what an answer may be
+
 
 def test_the_exercise_comes_from_the_file_name():
     assert grading.exercise_of("ex1-destroyed-needle.ipynb") == "ex1"
@@ -112,8 +114,10 @@ def test_a_link_on_the_way_is_refused_and_named_never_followed(tmp_path):
     skipped: list[str] = []
     found = grading.submissions([tmp_path / "home"], "home", skipped)
     assert [(s.student, s.path.parent.name) for s in found] == [("bob", "ex")]  # the linked folder is not entered
-    assert skipped == [f"{tmp_path}/home/mallory/ex: a link to a folder (to {real}), not followed: only what lies in "
-                       "the folders given is read"]
+    assert skipped == [
+        f"{tmp_path}/home/mallory/ex: a link to a folder (to {real}), not followed: only what lies in "
+        "the folders given is read"
+    ]
     skipped = []
     found = grading.submissions([tmp_path / "home" / "mallory" / "ex" / EX1, real / EX1], "home", skipped)
     assert [s.student for s in found] == ["bob"]
@@ -141,8 +145,10 @@ def test_a_notebook_is_read_only_as_a_bounded_regular_file(tmp_path):
     huge = tmp_path / "ex3.ipynb"
     with huge.open("wb") as f:  # sparse: refused by its size, never read
         f.truncate(grading.MAX_NOTEBOOK + 1)
-    with pytest.raises(InputError, match=f"{grading.MAX_NOTEBOOK + 1:,} bytes, more than the "
-                                         f"{grading.MAX_NOTEBOOK:,} a notebook may hold"):
+    with pytest.raises(
+        InputError,
+        match=f"{grading.MAX_NOTEBOOK + 1:,} bytes, more than the {grading.MAX_NOTEBOOK:,} a notebook may hold",
+    ):
         grading.read_notebook(huge)
     os.chmod(huge, 0)
     if not os.access(huge, os.R_OK):  # root reads it anyway
@@ -150,11 +156,19 @@ def test_a_notebook_is_read_only_as_a_bounded_regular_file(tmp_path):
             grading.read_notebook(huge)
 
 
-@pytest.mark.parametrize("value, kind, why", [
-    ("q01", "int", "whole number"), (True, "int", "whole number"), ([1], "number", "number"),
-    (True, "number", "number"), (3, "str", "string"), ({"q01": 3}, "tickets", "question ids"),
-    ([["T", "S", 7]], "header", "returned int"), ("x", "header", "function"),
-])
+@pytest.mark.parametrize(
+    "value, kind, why",
+    [
+        ("q01", "int", "whole number"),
+        (True, "int", "whole number"),
+        ([1], "number", "number"),
+        (True, "number", "number"),
+        (3, "str", "string"),
+        ({"q01": 3}, "tickets", "question ids"),
+        ([["T", "S", 7]], "header", "returned int"),
+        ("x", "header", "function"),
+    ],
+)
 def test_an_answer_of_the_wrong_kind_is_named(value, kind, why):
     assert why in grading._kind("answer", value, kind)[1]
 
@@ -166,11 +180,16 @@ def test_answers_are_plain_bounded_values():
     run = SandboxRun(True, answers='{"my_cut": {"value": null}}')
     assert grading.answers_of(run, exercise) == ({"my_cut": None}, None)
     deep = '{"my_cut": {"value": ' + "[" * 20 + "]" * 20 + "}}"
-    for text, why in [("not json", "could not be read"), ("[1]", "not a mapping"), (deep, "nested"),
-                      ('{"my_cut": {"absent": true}}', "not defined"),
-                      ('{"my_cut": {"value": "0.4"}}', "must be a number"), ("{}", "not reported"),
-                      ('{"my_cut": {"error": "ValueError: no"}}', "could not be read: ValueError"),
-                      ("[" * 100_000 + "]" * 100_000, "")]:
+    for text, why in [
+        ("not json", "could not be read"),
+        ("[1]", "not a mapping"),
+        (deep, "nested"),
+        ('{"my_cut": {"absent": true}}', "not defined"),
+        ('{"my_cut": {"value": "0.4"}}', "must be a number"),
+        ("{}", "not reported"),
+        ('{"my_cut": {"error": "ValueError: no"}}', "could not be read: ValueError"),
+        ("[" * 100_000 + "]" * 100_000, ""),
+    ]:
         answers, reason = grading.answers_of(SandboxRun(True, answers=text), exercise)
         assert answers == {} and reason is not None and why in reason
 
@@ -178,9 +197,12 @@ def test_answers_are_plain_bounded_values():
 def test_a_header_reaches_the_check_as_strings_per_pair(course):
     pairs = grading.header_pairs(course)
     assert len(pairs) == len(set(pairs)) and ("", "") not in pairs
-    answers = {"my_header": {"value": [[t, s, f"[{t} > {s}]"] for t, s in pairs]},
-               "my_expectation": {"value": "better"}, "my_conclusion": {"value": "x"},
-               "stated_expectation": {"value": "better"}}
+    answers = {
+        "my_header": {"value": [[t, s, f"[{t} > {s}]"] for t, s in pairs]},
+        "my_expectation": {"value": "better"},
+        "my_conclusion": {"value": "x"},
+        "stated_expectation": {"value": "better"},
+    }
     typed, why = grading.answers_of(SandboxRun(True, answers=json.dumps(answers)), grading.TABLE["ex4"])
     assert why is None and typed["my_header"][pairs[0]] == f"[{pairs[0][0]} > {pairs[0][1]}]"
 
@@ -206,6 +228,7 @@ def test_every_exercise_declares_the_names_its_notebook_leaves_for_answers():
 
 # The sandbox on its own: one notebook each, the hostile ones graded "not run" with the reason
 
+
 def _notebook(*cells: str) -> bytes:
     return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])).encode()
 
@@ -221,11 +244,16 @@ def test_the_sandbox_runs_as_nobody_without_network_or_the_teachers_files(tmp_pa
     marker = f"/tmp/ragkit-left-behind-{uuid.uuid4().hex}"
     with Sandbox([tmp_path], Limits(timeout=60)) as sandbox:
         probe = sandbox.isolation
-        plain = sandbox.run(_notebook("import os, socket\nx = [os.getuid(), os.getgroups()]\n"
-                                      f"open({marker!r}, 'w').write('x')\n"
-                                      "try:\n    socket.create_connection(('10.1.2.3', 80), timeout=2)\n"
-                                      "    y = 'connected'\nexcept OSError as exc:\n    y = str(exc)"),
-                            "alice", ("x", "y"))
+        plain = sandbox.run(
+            _notebook(
+                "import os, socket\nx = [os.getuid(), os.getgroups()]\n"
+                f"open({marker!r}, 'w').write('x')\n"
+                "try:\n    socket.create_connection(('10.1.2.3', 80), timeout=2)\n"
+                "    y = 'connected'\nexcept OSError as exc:\n    y = str(exc)"
+            ),
+            "alice",
+            ("x", "y"),
+        )
         socket = sandbox.run(_notebook("import socket\nsocket.socket().connect(('93.184.216.34', 80))"), "a", ("x",))
         teacher_file = sandbox.run(_notebook(f"x = open({str(teacher / 'canary.txt')!r}).read()"), "a", ("x",))
         deleted = sandbox.run(_notebook(f"import os\nos.remove({str(teacher / 'canary.txt')!r})"), "a", ("x",))
@@ -254,16 +282,48 @@ def test_a_teacher_without_root_is_told_and_still_sandboxed(tmp_path):
     base = Path(tempfile.mkdtemp(prefix="ragkit-grade-nonroot-"))
     try:
         base.chmod(0o755)
-        nb = hand_in(base / "home", "carol", EX1, nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-            "import os\nquestion_id = 'q01'\ncut_at = os.getuid()\nopen(os.path.expanduser('~') + '/x', 'w')")]))
+        nb = hand_in(
+            base / "home",
+            "carol",
+            EX1,
+            nbformat.v4.new_notebook(
+                cells=[
+                    nbformat.v4.new_code_cell(
+                        "import os\nquestion_id = 'q01'\ncut_at = os.getuid()\nopen(os.path.expanduser('~') + '/x', "
+                        "'w')"
+                    )
+                ]
+            ),
+        )
         teacher = base / "teacher"
         teacher.mkdir()
         for p in [base, *base.rglob("*")]:
             os.chown(p, 65534, 65534)
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(teacher), "RAGKIT_CACHE": str(teacher / "cache"),
-               "PYTHONPATH": f"{ROOT}{os.pathsep}{site_path()}"}
-        out = subprocess.run([*AS_NOBODY, python, "-m", "ragkit", "grade", str(base / "home"), "--timeout", "60",
-                              "--json", str(teacher / "g.json")], capture_output=True, text=True, env=env, timeout=300)
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": str(teacher),
+            "RAGKIT_CACHE": str(teacher / "cache"),
+            "PYTHONPATH": f"{ROOT}{os.pathsep}{site_path()}",
+        }
+        out = subprocess.run(
+            [
+                *AS_NOBODY,
+                python,
+                "-m",
+                "ragkit",
+                "grade",
+                str(base / "home"),
+                "--timeout",
+                "60",
+                "--json",
+                str(teacher / "g.json"),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr
         assert "not root: every submission runs as you" in out.stdout
         rows = {g["exercise"]: g for g in json.loads((teacher / "g.json").read_text())["grades"]}
@@ -277,6 +337,7 @@ def test_a_teacher_without_root_is_told_and_still_sandboxed(tmp_path):
 
 # The class: right, gamed with every trick, forged, hanging, snooping, vandal, monkeypatching
 
+
 @pytest.fixture(scope="module")
 def graded_class(course, tmp_path_factory):
     """Ten notebooks of nine students on a fake hub, graded two at a time; (result, seconds, names, teacher)."""
@@ -284,33 +345,88 @@ def graded_class(course, tmp_path_factory):
     home, teacher = base / "home", base / "teacher"
     teacher.mkdir()
     (teacher / "canary.txt").write_text("keep me")
-    names = {"right": "ada", "forger": "fay", "costs": "cole", "sizer": "sid", "impostor": "ivan",
-             "sleeper": "sam", "snoop": "sno", "vandal": "val", "patcher": "pat"}
+    names = {
+        "right": "ada",
+        "forger": "fay",
+        "costs": "cole",
+        "sizer": "sid",
+        "impostor": "ivan",
+        "sleeper": "sam",
+        "snoop": "sno",
+        "vandal": "val",
+        "patcher": "pat",
+    }
     assert ex.own_size("ivan") != ex.own_size("ada")  # the impostor solves for ada's size, is judged at his own
     right = hand_in(home, names["right"], EX1, nbformat.read(SOLUTIONS / EX1, as_version=4))
     hand_in(home, names["right"], EX2, nbformat.read(SOLUTIONS / EX2, as_version=4))
-    hand_in(home, names["forger"], EX1, edited(EXERCISES / EX1, last=(
-        "import json, os\nfrom ragkit.teach.exercises.results import results_path\n"
-        "for path in (results_path(), os.path.expanduser('~/.ragkit/results.jsonl')):\n"
-        "    os.makedirs(os.path.dirname(path), exist_ok=True)\n"
-        "    open(path, 'a').write(json.dumps({'exercise': 'ex1', 'student': 'fay', 'passed': True}) + '\\n')")))
-    hand_in(home, names["costs"], EX2, edited(EXERCISES / EX2, answer="my_cut = 1.0",
-                                              check="check_threshold_choice(course, my_cut)"))
-    hand_in(home, names["sizer"], EX1, edited(EXERCISES / EX1, answer=SOLVE_EX1.format(size=1000),
-                                              check="check_destroyed_needle(course, question_id, cut_at, size=1000)"))
-    hand_in(home, names["impostor"], EX1, edited(SOLUTIONS / EX1, first=(
-        "import os\nos.environ['RAGKIT_STUDENT'] = 'ada'  # student('ada') refuses: the sandbox names him ivan")))
+    hand_in(
+        home,
+        names["forger"],
+        EX1,
+        edited(
+            EXERCISES / EX1,
+            last=(
+                "import json, os\nfrom ragkit.teach.exercises.results import results_path\n"
+                "for path in (results_path(), os.path.expanduser('~/.ragkit/results.jsonl')):\n"
+                "    os.makedirs(os.path.dirname(path), exist_ok=True)\n"
+                "    open(path, 'a').write(json.dumps({'exercise': 'ex1', 'student': 'fay', 'passed': True}) + '\\n')"
+            ),
+        ),
+    )
+    hand_in(
+        home,
+        names["costs"],
+        EX2,
+        edited(EXERCISES / EX2, answer="my_cut = 1.0", check="check_threshold_choice(course, my_cut)"),
+    )
+    hand_in(
+        home,
+        names["sizer"],
+        EX1,
+        edited(
+            EXERCISES / EX1,
+            answer=SOLVE_EX1.format(size=1000),
+            check="check_destroyed_needle(course, question_id, cut_at, size=1000)",
+        ),
+    )
+    hand_in(
+        home,
+        names["impostor"],
+        EX1,
+        edited(
+            SOLUTIONS / EX1,
+            first=(
+                "import os\nos.environ['RAGKIT_STUDENT'] = 'ada'  # student('ada') refuses: the sandbox names him ivan"
+            ),
+        ),
+    )
     hand_in(home, names["sleeper"], EX2, edited(SOLUTIONS / EX2, first="import time\ntime.sleep(10**6)"))
     hand_in(home, names["snoop"], EX1, edited(SOLUTIONS / EX1, first=f"theirs = open({str(right)!r}).read()"))
-    hand_in(home, names["vandal"], EX2, edited(SOLUTIONS / EX2, first=(
-        f"import os\nos.remove({str(teacher / 'canary.txt')!r})")))
-    hand_in(home, names["patcher"], EX1, edited(EXERCISES / EX1, answer="question_id, cut_at = 'q01', 0", first=(
-        "import ragkit.teach.exercises as ex\n"
-        "passed = ex.Feedback(True, ('PASSED',))\n"
-        "ex.check_destroyed_needle = lambda *a, **k: passed\n"
-        "ex.own_size = lambda *a, **k: 1000\n"
-        "try:\n    open(ex.__file__, 'a').write('\\ncheck_destroyed_needle = lambda *a, **k: Feedback(True)\\n')\n"
-        "except OSError:\n    pass"), check="check_destroyed_needle(course, question_id, cut_at)"))
+    hand_in(
+        home,
+        names["vandal"],
+        EX2,
+        edited(SOLUTIONS / EX2, first=(f"import os\nos.remove({str(teacher / 'canary.txt')!r})")),
+    )
+    hand_in(
+        home,
+        names["patcher"],
+        EX1,
+        edited(
+            EXERCISES / EX1,
+            answer="question_id, cut_at = 'q01', 0",
+            first=(
+                "import ragkit.teach.exercises as ex\n"
+                "passed = ex.Feedback(True, ('PASSED',))\n"
+                "ex.check_destroyed_needle = lambda *a, **k: passed\n"
+                "ex.own_size = lambda *a, **k: 1000\n"
+                "try:\n    open(ex.__file__, 'a').write('\\ncheck_destroyed_needle = lambda *a, **k: "
+                "Feedback(True)\\n')\n"
+                "except OSError:\n    pass"
+            ),
+            check="check_destroyed_needle(course, question_id, cut_at)",
+        ),
+    )
     previous = os.environ.get("HOME")
     os.environ["HOME"] = str(teacher)
     try:
@@ -327,8 +443,11 @@ def graded_class(course, tmp_path_factory):
 def test_the_class_is_graded_from_its_notebooks(graded_class, course):
     result, seconds, names, teacher = graded_class
     cells = grades_by_cell(result)
-    grade = {k: next(g for g in result.grades if g.student == who and g.grade != "missing")
-             for k, who in names.items() if k != "right"}
+    grade = {
+        k: next(g for g in result.grades if g.student == who and g.grade != "missing")
+        for k, who in names.items()
+        if k != "right"
+    }
     assert cells["ada", "ex1"].grade == "yes" and cells["ada", "ex2"].grade == "yes"
     assert cells["ada", "ex1"].numbers["size"] == ex.own_size("ada")
     for trick in ("forger", "costs", "sizer", "impostor", "patcher"):
@@ -386,9 +505,25 @@ def test_a_formula_in_a_students_folder_name_is_neutralised_in_the_csv(tmp_path)
     folder = download / '=HYPERLINK("http:x.example","click")+cmd|" calc"!A0'
     folder.mkdir(parents=True)
     (folder / EX1).write_text("not a notebook")
-    out = subprocess.run([sys.executable, "-m", "ragkit", "grade", str(download), "--layout", "platform",
-                          "--timeout", "60", "--csv", str(tmp_path / "g.csv")], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragkit",
+            "grade",
+            str(download),
+            "--layout",
+            "platform",
+            "--timeout",
+            "60",
+            "--csv",
+            str(tmp_path / "g.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
     students = {r["student"] for r in rows}
@@ -400,12 +535,17 @@ def test_a_formula_in_a_students_folder_name_is_neutralised_in_the_csv(tmp_path)
 
 def test_class_report_says_it_is_self_reported(tmp_path):
     (tmp_path / "alice.jsonl").write_text('{"exercise": "ex1", "student": "alice", "passed": true}\n')
-    out = subprocess.run([sys.executable, "-m", "ragkit", "class-report", str(tmp_path)], capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [sys.executable, "-m", "ragkit", "class-report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert out.stderr.startswith("Self-reported progress") and "(self-reported, not grades)" in out.stdout
 
 
 # nbgrader: the exercises as a course, autograded offline
+
 
 def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_path):
     from ragkit.teach.grading import nbgrader_export as nbgrading
@@ -420,8 +560,11 @@ def test_the_nbgrader_course_has_solution_cells_and_one_locked_check_each(tmp_pa
         assert len(tests) == 1 and tests[0].metadata.nbgrader["locked"] and tests[0].metadata.nbgrader["points"] == 1
         assert f'autograded_check("{exercise.key}", globals())' in tests[0].source
         assert solutions and all("### BEGIN SOLUTION" in c.source and "# your answer" in c.source for c in solutions)
-        assert not any("check_" in c.source and c not in tests for c in nb.cells if c.cell_type == "code"
-                       and "import" not in c.source and "nbgrader" not in c.metadata)
+        assert not any(
+            "check_" in c.source and c not in tests
+            for c in nb.cells
+            if c.cell_type == "code" and "import" not in c.source and "nbgrader" not in c.metadata
+        )
     with pytest.raises(InputError, match="exists"):
         nbgrading.write_course(tmp_path)
 
@@ -455,8 +598,9 @@ def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
     pth = next((venv / "lib").glob("python3*/site-packages")) / "ragkit-env.pth"
     pth.write_text("\n".join(site.getsitepackages()) + "\n")  # ragkit's own dependencies, as installed
     # --no-compile: nbgrader runs as this user, who compiles what it imports; the rest need not be (CPU of the run)
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-compile", "nbgrader>=0.9.6"],
-                         capture_output=True, text=True)
+    pip = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", "--no-compile", "nbgrader>=0.9.6"], capture_output=True, text=True
+    )
     if pip.returncode != 0:
         pytest.skip(f"nbgrader could not be installed (PyPI unreachable?): {pip.stderr[-300:]}")
     course_dir = tmp_path / "course"
@@ -464,15 +608,22 @@ def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
     # in the test extra), pip writes no script for it here, so write the console script pip would have written
     alembic = venv / "bin" / "alembic"
     if not alembic.exists():
-        alembic.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom alembic.config import main\n"
-                           "sys.exit(main())\n")
+        alembic.write_text(
+            f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom alembic.config import main\nsys.exit(main())\n"
+        )
         alembic.chmod(0o755)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"}
     subprocess.run([sys.executable, "-m", "ragkit", "nbgrader", str(course_dir)], check=True, env=env)
 
     def nbgrader(*args):
-        done = subprocess.run([str(venv / "bin" / "nbgrader"), *args], cwd=course_dir, env=env, capture_output=True,
-                              text=True, timeout=900)
+        done = subprocess.run(
+            [str(venv / "bin" / "nbgrader"), *args],
+            cwd=course_dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
     right, gamed = "ivan", "mal"
@@ -481,27 +632,38 @@ def test_nbgrader_autogrades_a_right_and_a_gamed_submission_offline(tmp_path):
     for a in assignments:
         nbgrader("generate_assignment", a, "--create")
         (course_dir / "submitted" / right / a).mkdir(parents=True)
-        nbformat.write(nbformat.read(course_dir / "source" / a / f"{a}.ipynb", as_version=4),
-                       course_dir / "submitted" / right / a / f"{a}.ipynb")
+        nbformat.write(
+            nbformat.read(course_dir / "source" / a / f"{a}.ipynb", as_version=4),
+            course_dir / "submitted" / right / a / f"{a}.ipynb",
+        )
         nb = nbformat.read(course_dir / "release" / a / f"{a}.ipynb", as_version=4)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("solution"):
-                cell.source = (SOLVE_EX1.format(size=1000) if a == assignments[0] else "my_cut = 1.0")
+                cell.source = SOLVE_EX1.format(size=1000) if a == assignments[0] else "my_cut = 1.0"
             elif meta.get("grade"):
                 cell.source = "print('PASSED')"  # a locked cell edited: nbgrader puts the original back
-        nb.cells.append(nbformat.v4.new_code_cell(  # the student's own call with judging parameters of their choice
-            "check_destroyed_needle(course, question_id, cut_at, size=1000)" if a == assignments[0]
-            else "check_threshold_choice(course, my_cut)"))
-        nb.cells.insert(2, nbformat.v4.new_code_cell(
-            "import ragkit.teach.exercises as ex\n"
-            "ex.check_threshold_choice = ex.check_destroyed_needle = lambda *a, **k: ex.Feedback(True)"))
+        nb.cells.append(
+            nbformat.v4.new_code_cell(  # the student's own call with judging parameters of their choice
+                "check_destroyed_needle(course, question_id, cut_at, size=1000)"
+                if a == assignments[0]
+                else "check_threshold_choice(course, my_cut)"
+            )
+        )
+        nb.cells.insert(
+            2,
+            nbformat.v4.new_code_cell(
+                "import ragkit.teach.exercises as ex\n"
+                "ex.check_threshold_choice = ex.check_destroyed_needle = lambda *a, **k: ex.Feedback(True)"
+            ),
+        )
         (course_dir / "submitted" / gamed / a).mkdir(parents=True)
         nbformat.write(nb, course_dir / "submitted" / gamed / a / f"{a}.ipynb")
         nbgrader("autograde", a, "--create")
     nbgrader("export", "--to", str(tmp_path / "grades.csv"))
-    scores = {(r["student_id"], r["assignment"]): float(r["score"])
-              for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    scores = {
+        (r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader((tmp_path / "grades.csv").open())
+    }
     print(scores)
     assert scores == {(s, a): (1.0 if s == right else 0.0) for s in (right, gamed) for a in assignments}
     for a in assignments:
@@ -528,6 +690,7 @@ def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
 
 # The grader lends its vectors: a new text is embedded once, by the grader, for the kernel and the check
 
+
 def test_the_grader_lends_vectors_for_texts_and_refuses_what_it_should(tmp_path):
     """A kernel sends texts and gets the grader's own vectors; busy, another model, over budget or garbage: refused."""
     import socket
@@ -547,16 +710,23 @@ def test_the_grader_lends_vectors_for_texts_and_refuses_what_it_should(tmp_path)
 
     lock = threading.Lock()
     lender = service.Lender(tmp_path / "s.sock", embedder.stamp.namespace, encode, lock, budget=10_000)
-    kernel = ("import sys, json\nfrom ragkit.embedding import default_embedder\nfrom ragkit.plumbing import service\n"
-              "e = default_embedder()\ntexts = json.loads(sys.argv[1])\n"
-              "v = service.Borrower(service.service_path()).borrowed(texts, sys.argv[2] or e.stamp.namespace, "
-              "e.stamp.dimensions)\n"
-              "print(json.dumps(None if v is None else v.tolist()))")
+    kernel = (
+        "import sys, json\nfrom ragkit.embedding import default_embedder\nfrom ragkit.plumbing import service\n"
+        "e = default_embedder()\ntexts = json.loads(sys.argv[1])\n"
+        "v = service.Borrower(service.service_path()).borrowed(texts, sys.argv[2] or e.stamp.namespace, "
+        "e.stamp.dimensions)\n"
+        "print(json.dumps(None if v is None else v.tolist()))"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), service.SERVICE_ENV: str(tmp_path / "s.sock")}
 
     def borrow(texts, namespace=""):
-        out = subprocess.run([sys.executable, "-c", kernel, json.dumps(texts), namespace], capture_output=True,
-                             text=True, env=env, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", kernel, json.dumps(texts), namespace],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 
@@ -600,9 +770,14 @@ def test_a_sandboxed_kernel_borrows_its_new_texts_from_the_grader(tmp_path, monk
     new = f"a header no one has written {uuid.uuid4().hex}"
     lend = Lending(embedder.stamp.namespace, encode, threading.Lock(), wait=5)
     with Sandbox([tmp_path], Limits(timeout=120), lend=lend) as sandbox:
-        run = sandbox.run(_notebook(f"from ragkit.embedding import default_embedder\n"
-                                    f"x = default_embedder().encode([{new!r}], progress=False)[0].tolist()"),
-                          "a", ("x",))
+        run = sandbox.run(
+            _notebook(
+                f"from ragkit.embedding import default_embedder\n"
+                f"x = default_embedder().encode([{new!r}], progress=False)[0].tolist()"
+            ),
+            "a",
+            ("x",),
+        )
     assert run.ran, run.reason
     assert asked == [new]
     assert json.loads(run.answers)["x"]["value"] == pytest.approx(embedder.encode([new])[0].tolist(), abs=1e-6)
@@ -649,8 +824,9 @@ def test_uids_are_drawn_afresh_so_no_student_keeps_one(tmp_path, monkeypatch):
         claim = sandboxes._Uid()
         drawn.add(claim.uid)
         claim.release()
-    assert len(drawn) == 20 and all(sandboxes.SANDBOX_UIDS <= u < sandboxes.SANDBOX_UIDS + sandboxes.UID_SPAN
-                                    for u in drawn)
+    assert len(drawn) == 20 and all(
+        sandboxes.SANDBOX_UIDS <= u < sandboxes.SANDBOX_UIDS + sandboxes.UID_SPAN for u in drawn
+    )
 
 
 def test_a_run_that_ends_stops_the_graders_work_for_it(tmp_path):
@@ -714,13 +890,15 @@ def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_threa
     monkeypatch.setattr(ragkit.embedding, "Embedder", Slow)
     lend = grading._lending(2, threads=1, wait=5)
     assert lend is not None and made == [{"threads": 1}, {"threads": 1}]
-    lenders = [service.Lender(tmp_path / f"{i}.sock", "model", lend.encode, lend.lock, wait=lend.wait)
-               for i in range(3)]
+    lenders = [
+        service.Lender(tmp_path / f"{i}.sock", "model", lend.encode, lend.lock, wait=lend.wait) for i in range(3)
+    ]
     request = json.dumps({"namespace": "model", "texts": ["a header", "a chunk"]}).encode()
     answers: list[bytes] = []
     try:
-        asking = [threading.Thread(target=lambda lender=lender: answers.append(lender._answer(request)))
-                  for lender in lenders]
+        asking = [
+            threading.Thread(target=lambda lender=lender: answers.append(lender._answer(request))) for lender in lenders
+        ]
         for thread in asking:
             thread.start()
         for thread in asking:
@@ -736,13 +914,16 @@ def test_a_sandbox_kernel_borrows_from_the_grader_only_when_the_sandbox_names_a_
     """The kernel's startup gives its embedder the grader's socket; without one the embedder asks no one."""
     from ragkit.plumbing import service
 
-    probe = ("from ragkit.teach.grading.sandbox import start_kernel\nfrom ragkit.embedding import default_embedder\n"
-             "start_kernel()\nprint(default_embedder().borrower)")
+    probe = (
+        "from ragkit.teach.grading.sandbox import start_kernel\nfrom ragkit.embedding import default_embedder\n"
+        "start_kernel()\nprint(default_embedder().borrower)"
+    )
     env = {k: v for k, v in os.environ.items() if k != service.SERVICE_ENV}
 
     def borrower(**more: str) -> str:
-        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env={**env, **more},
-                             timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env={**env, **more}, timeout=120
+        )
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()
 
@@ -756,8 +937,10 @@ def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_gram
 
     if importlib.util.find_spec("rfc3987_syntax") is None:
         pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
-    probe = ("import sys\n{skip}import nbformat\nnb = nbformat.v4.new_notebook()\nnbformat.validate(nb)\n"
-             "nbformat.reads(nbformat.writes(nb), as_version=4)\nprint('lark' in sys.modules)")
+    probe = (
+        "import sys\n{skip}import nbformat\nnb = nbformat.v4.new_notebook()\nnbformat.validate(nb)\n"
+        "nbformat.reads(nbformat.writes(nb), as_version=4)\nprint('lark' in sys.modules)"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def lark_loaded(skip: str) -> str:
@@ -766,8 +949,10 @@ def test_the_sandbox_child_reads_notebooks_without_building_jsonschemas_iri_gram
         return out.stdout.strip()
 
     assert lark_loaded("") == "True"  # what the child paid before
-    assert lark_loaded("from ragkit.plumbing.nbformat_import import import_nbformat_quickly\n"
-                       "import_nbformat_quickly()\n") == "False"
+    assert (
+        lark_loaded("from ragkit.plumbing.nbformat_import import import_nbformat_quickly\nimport_nbformat_quickly()\n")
+        == "False"
+    )
 
 
 @pytest.mark.slow
@@ -780,12 +965,17 @@ def test_a_sandbox_kernels_first_figure_imports_jsonschema_without_its_iri_gramm
     if importlib.util.find_spec("rfc3987_syntax") is None:
         pytest.skip("rfc3987-syntax is not installed here, so there is no grammar to skip")
     with Sandbox([tmp_path], Limits(timeout=120)) as sandbox:
-        run = sandbox.run(_notebook("import sys\nimport plotly.graph_objects as go\n"
-                                    "from IPython.display import display\ndisplay(go.Figure(go.Bar(x=[1], y=[2])))\n"
-                                    "imported = 'jsonschema' in sys.modules\nlark = 'lark' in sys.modules\n"
-                                    "try:\n    import rfc3987_syntax\n    mine = True\nexcept ImportError:\n"
-                                    "    mine = False"),
-                          "a", ("imported", "lark", "mine"))
+        run = sandbox.run(
+            _notebook(
+                "import sys\nimport plotly.graph_objects as go\n"
+                "from IPython.display import display\ndisplay(go.Figure(go.Bar(x=[1], y=[2])))\n"
+                "imported = 'jsonschema' in sys.modules\nlark = 'lark' in sys.modules\n"
+                "try:\n    import rfc3987_syntax\n    mine = True\nexcept ImportError:\n"
+                "    mine = False"
+            ),
+            "a",
+            ("imported", "lark", "mine"),
+        )
     assert run.ran, run.reason
     answers = json.loads(run.answers)
     assert answers["imported"]["value"] is True  # the figure took the path that builds the grammar
@@ -829,9 +1019,11 @@ def test_the_sandbox_finds_ragkit_from_a_folder_holding_a_folder_named_ragkit(tm
     imports that folder as a namespace package (``ragkit.__file__`` is None), and the sandbox must still find ragkit."""
     (tmp_path / "ragkit").mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    probe = ("import ragkit; from ragkit.teach.grading import sandbox; "
-             "print(ragkit.__file__ is None); print(sandbox.__file__); "
-             "print(*[a for a, _ in sandbox.whitelist()], sep='\\n')")
+    probe = (
+        "import ragkit; from ragkit.teach.grading import sandbox; "
+        "print(ragkit.__file__ is None); print(sandbox.__file__); "
+        "print(*[a for a, _ in sandbox.whitelist()], sep='\\n')"
+    )
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     shadowed, module, *folders = out.stdout.splitlines()
@@ -850,8 +1042,10 @@ def hostile_class(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
     hand_in(home, "bob", EX2, nbformat.read(EXERCISES / EX2, as_version=4))
     eve = home / "eve" / "ragkit" / "my-notebooks" / "exercises"
     eve.mkdir(parents=True)
-    planted = {"for ada": eve / "home" / "ada" / "ragkit" / "my-notebooks" / "exercises" / EX2,
-               "for bob": eve / "home" / "bob" / "ragkit" / "my-notebooks" / "nl" / "exercises" / EX2}
+    planted = {
+        "for ada": eve / "home" / "ada" / "ragkit" / "my-notebooks" / "exercises" / EX2,
+        "for bob": eve / "home" / "bob" / "ragkit" / "my-notebooks" / "nl" / "exercises" / EX2,
+    }
     for path in planted.values():
         path.parent.mkdir(parents=True)
     nbformat.write(edited(SOLUTIONS / EX2, first="raise SystemExit('ada fails')"), planted["for ada"])
@@ -866,13 +1060,17 @@ def hostile_class(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
 def test_a_planted_home_and_links_grade_no_one_and_are_each_reported(tmp_path):
     """Issue 44's class: only ada's and bob's own notebooks are submissions; everything eve planted is said."""
     home, planted = hostile_class(tmp_path)
-    for paths in ([home], sorted(home.glob("*/ragkit/my-notebooks/exercises/" + EX2)) + sorted(
-            home.glob("*/ragkit/notebooks/exercises/" + EX2))):
+    for paths in (
+        [home],
+        sorted(home.glob("*/ragkit/my-notebooks/exercises/" + EX2))
+        + sorted(home.glob("*/ragkit/notebooks/exercises/" + EX2)),
+    ):
         skipped: list[str] = []
         found = grading.submissions(paths, "home", skipped)
         assert [(s.student, s.path) for s in found] == [
             ("ada", home / "ada" / "ragkit" / "notebooks" / "exercises" / EX2),
-            ("bob", home / "bob" / "ragkit" / "notebooks" / "exercises" / EX2)], skipped
+            ("bob", home / "bob" / "ragkit" / "notebooks" / "exercises" / EX2),
+        ], skipped
         said = "\n".join(skipped)
         if paths == [home]:  # walked: the folder links are not entered, the nested homes lie too deep
             assert f"{planted['for ada'].parent}: folder not read (more than 8 levels deep)" in said
@@ -887,13 +1085,18 @@ def test_a_planted_home_and_links_grade_no_one_and_are_each_reported(tmp_path):
     assert f"{planted['for bob']}: a folder named home inside eve's folder" in "\n".join(skipped)
     skipped = []
     assert grading.submissions([planted["homes"], planted["root"]], "home", skipped) == []  # linked PATHs (a glob)
-    assert skipped == [f"{planted[k]}: {planted[k]} is a link (to {'/' if k == 'root' else home}): not searched, a "
-                       "submission is read where it lies, never through a link" for k in ("homes", "root")]
+    assert skipped == [
+        f"{planted[k]}: {planted[k]} is a link (to {'/' if k == 'root' else home}): not searched, a "
+        "submission is read where it lies, never through a link"
+        for k in ("homes", "root")
+    ]
     skipped = []
     found = grading.submissions([home], "home", skipped, students=["ada", "zed"])
     assert [s.student for s in found] == ["ada"]
-    assert f"{home / 'bob' / 'ragkit' / 'notebooks' / 'exercises' / EX2}: names 'bob', who is not on the class list" \
+    assert (
+        f"{home / 'bob' / 'ragkit' / 'notebooks' / 'exercises' / EX2}: names 'bob', who is not on the class list"
         in "\n".join(skipped)
+    )
 
 
 def test_the_first_home_names_the_student_not_the_last(tmp_path):
@@ -906,8 +1109,12 @@ def test_the_class_list_is_read_as_hostile_input(tmp_path):
     good = tmp_path / "class.txt"
     good.write_text("# exported from the hub\nada\n\n bob \nada\n", encoding="utf-8")
     assert grading.read_class_list(good) == ("ada", "bob")
-    for text, why in ((b"ada\n../bob\n", "is not a login"), (b"ada\n\x1b[2Jzed\n", "is not a login"),
-                      (b"# nobody\n", "names no student"), (b"\xff\xfe", "not UTF-8")):
+    for text, why in (
+        (b"ada\n../bob\n", "is not a login"),
+        (b"ada\n\x1b[2Jzed\n", "is not a login"),
+        (b"# nobody\n", "names no student"),
+        (b"\xff\xfe", "not UTF-8"),
+    ):
         good.write_bytes(text)
         with pytest.raises(InputError, match=why):
             grading.read_class_list(good)
@@ -938,13 +1145,20 @@ def test_the_grades_never_overwrite_what_was_handed_in(tmp_path):
     before = ada.read_bytes()
     listed = tmp_path / "class.txt"
     listed.write_text("ada\n")
-    for args, why in (([str(ada), "--csv", str(ada)], "is one of the files given"),
-                      ([str(home), "--csv", str(home / "ada" / "grades.csv")], "is inside a folder graded"),
-                      ([str(ada), "--students", str(listed), "--json", str(listed)], "is one of the files given"),
-                      ([str(ada), "--csv", str(tmp_path / "g"), "--json", str(tmp_path / "g")], "is one of the files"),
-                      ([str(ada), "--csv", str(tmp_path)], "is a folder")):
-        out = subprocess.run([sys.executable, "-m", "ragkit", "grade", *args], capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    for args, why in (
+        ([str(ada), "--csv", str(ada)], "is one of the files given"),
+        ([str(home), "--csv", str(home / "ada" / "grades.csv")], "is inside a folder graded"),
+        ([str(ada), "--students", str(listed), "--json", str(listed)], "is one of the files given"),
+        ([str(ada), "--csv", str(tmp_path / "g"), "--json", str(tmp_path / "g")], "is one of the files"),
+        ([str(ada), "--csv", str(tmp_path)], "is a folder"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "ragkit", "grade", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=120,
+        )
         assert out.returncode == 1 and why in out.stderr and "grading with" not in out.stderr, (args, out.stderr)
     assert ada.read_bytes() == before and listed.read_text() == "ada\n" and not (home / "ada" / "grades.csv").exists()
 
@@ -957,14 +1171,34 @@ def test_issue_44s_class_grades_exactly_the_honest_grades_and_reports_what_was_p
     hand_in(home, zed, EX2, nbformat.read(EXERCISES / EX2, as_version=4))
     listed = tmp_path / "class.txt"
     listed.write_text(f"ada\nbob\neve\n{zed}\n".replace("\x1b", "") + "\n")  # the list has no escapes: zed is not on it
-    out = subprocess.run([sys.executable, "-m", "ragkit", "grade", str(home), "--jobs", "2", "--timeout", "90",
-                          "--csv", str(tmp_path / "g.csv"), "--students", str(listed)], capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragkit",
+            "grade",
+            str(home),
+            "--jobs",
+            "2",
+            "--timeout",
+            "90",
+            "--csv",
+            str(tmp_path / "g.csv"),
+            "--students",
+            str(listed),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=900,
+    )
     assert out.returncode == 0, out.stderr
     assert "\x1b" not in out.stdout + out.stderr
     rows = {(r["student"], r["exercise"]): r for r in csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8"))}
     assert {k: r["grade"] for k, r in rows.items() if r["grade"] != "missing"} == {
-        ("ada", "ex2"): "yes", ("bob", "ex2"): "not yet"}
+        ("ada", "ex2"): "yes",
+        ("bob", "ex2"): "not yet",
+    }
     assert {s for s, _ in rows} == {"ada", "bob", "eve", "zed[2J[H"}  # everyone listed has a row, eve all missing
     assert rows["ada", "ex2"]["notebook"] == str(home / "ada" / "ragkit" / "notebooks" / "exercises" / EX2)
     said = out.stdout

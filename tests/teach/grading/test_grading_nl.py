@@ -30,7 +30,7 @@ from conftest import ROOT
 from dutch import dutch_share
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/teach: test_language's helpers, shared with the pilot
-from test_language import numbers  # noqa: E402
+from test_language import numbers
 
 EX2 = "ex2-choose-a-threshold.ipynb"
 DUTCH_EX2 = ROOT / "notebooks" / "nl" / "exercises" / EX2.replace(".ipynb", ".nl.ipynb")
@@ -140,8 +140,15 @@ def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_
     ex2 = {g.student: g for g in result.grades if g.exercise == "ex2"}
     assert ex2["dee"].reason == "judged in nl" and ex2["dee"].grade == "yes"  # the reason is her notebook's language
     assert ex2["eli"].reason == "judged in en"
-    assert str(result).splitlines()[0].split() == ["student", "exercise", "grade", "numbers", "seconds",
-                                                  "notebook", "reason"]
+    assert str(result).splitlines()[0].split() == [
+        "student",
+        "exercise",
+        "grade",
+        "numbers",
+        "seconds",
+        "notebook",
+        "reason",
+    ]
     assert language.current() == "nl", "the teacher's own language was not given back"
 
 
@@ -183,6 +190,7 @@ def test_a_students_dutch_ex2_and_her_untouched_english_copy_are_graded_yes_in_t
 
 # The language of a notebook, and the reasons said in it
 
+
 def notebook_bytes(*cells) -> bytes:
     return nbformat.writes(nbformat.v4.new_notebook(cells=list(cells))).encode()
 
@@ -197,13 +205,24 @@ def test_a_notebook_is_dutch_by_its_language_cell_or_its_call_and_is_only_scanne
     cell = nbformat.v4.new_code_cell(LANGUAGE_CELL)
     cell.id = LANGUAGE_CELL_ID
     assert grading.spoken_in(notebook_bytes(cell)) == "nl"
-    assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell("from ragkit.teach import language\n"
-                                                                       "language.use( 'nl' )"))) == "nl"
+    assert (
+        grading.spoken_in(
+            notebook_bytes(nbformat.v4.new_code_cell("from ragkit.teach import language\nlanguage.use( 'nl' )"))
+        )
+        == "nl"
+    )
     assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell('language.use("fr")'))) is None
     assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell('language.use("en")'))) is None
-    assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell('uselanguage.use(nl)'))) is None
-    for odd in (b"", b"{}", b"[]", b'{"cells": 3}', b'{"cells": [3, {"source": ["language.use(", 7]}]}',
-                b"\xff\xfe", b"[" * 100_000):
+    assert grading.spoken_in(notebook_bytes(nbformat.v4.new_code_cell("uselanguage.use(nl)"))) is None
+    for odd in (
+        b"",
+        b"{}",
+        b"[]",
+        b'{"cells": 3}',
+        b'{"cells": [3, {"source": ["language.use(", 7]}]}',
+        b"\xff\xfe",
+        b"[" * 100_000,
+    ):
         assert grading.spoken_in(odd) is None, odd[:20]
     # a file no parser could read in bounded memory is scanned in one pass, its Dutch cell found all the same
     hostile = b"[" * 20_000_000 + notebook_bytes(cell)
@@ -236,8 +255,9 @@ def test_the_grade_words_and_headings_are_in_the_language_the_teacher_chooses(tm
     english = fake_grader([tmp_path])
     monkeypatch.setenv("RAGKIT_GRADES_LANGUAGE", "nl")
     dutch = fake_grader([tmp_path])
-    assert [(g.student, g.exercise, g.grade, g.reason) for g in english.grades] == \
-        [(g.student, g.exercise, g.grade, g.reason) for g in dutch.grades]  # the same grades, the same reasons
+    assert [(g.student, g.exercise, g.grade, g.reason) for g in english.grades] == [
+        (g.student, g.exercise, g.grade, g.reason) for g in dutch.grades
+    ]  # the same grades, the same reasons
     rows = {(r["student"], r["exercise"]): r for r in (g.row() for g in dutch.grades)}
     assert rows["ada", "ex2"]["grade"] == "ja" and "ook ingeleverd" in rows["ada", "ex2"]["reason"]
     assert rows["ada", "ex2"]["reason"].startswith("judged in nl")
@@ -245,8 +265,15 @@ def test_the_grade_words_and_headings_are_in_the_language_the_teacher_chooses(tm
     assert rows["eli", "ex1"]["grade"] == "ontbreekt" and rows["eli", "ex1"]["reason"] == "no notebook for ex1 found"
     assert rows["ada", "ex1"]["reason"] == "no notebook for ex1 found"  # she handed in both languages: English
     text = str(dutch)
-    assert text.splitlines()[0].split() == ["student", "opdracht", "beoordeling", "getallen", "seconden", "notebook",
-                                            "reden"]
+    assert text.splitlines()[0].split() == [
+        "student",
+        "opdracht",
+        "beoordeling",
+        "getallen",
+        "seconden",
+        "notebook",
+        "reden",
+    ]
     assert "2 studenten, 10 beoordelingen: 1 ja, 1 nog niet, 0 niet gedraaid, 8 ontbreekt" in text
     assert dutch.to_json()["counts"] == {"ja": 1, "nog niet": 1, "niet gedraaid": 0, "ontbreekt": 8}
     assert str(english).splitlines()[0].split()[:3] == ["student", "exercise", "grade"]
@@ -280,16 +307,19 @@ def dutch_submission(tmp_path) -> grading.Submission:
     return grading.Submission("dee", "ex2", path, spoken="nl")
 
 
-@pytest.mark.parametrize("answers, english", [
-    ("", "the notebook ran but its answers could not be read"),
-    ("[1]", "the answers are not plain values (not a mapping)"),
-    (json.dumps({}), "`my_cut` was not reported"),
-    (json.dumps({"my_cut": {"absent": True}}), "`my_cut` is not defined at the end of the notebook"),
-    (json.dumps({"my_cut": {"error": "boom"}}), "`my_cut` could not be read: boom"),
-    (json.dumps({"my_cut": {"value": "0.5"}}), "`my_cut` must be a number, not str '0.5'"),
-    (json.dumps({"my_cut": {"value": [0.5]}}), "`my_cut` must be a number, not a list"),
-    (json.dumps({"my_cut": {"value": "x" * 200_001}}), "the answers are not plain values (a text of 200,001"),
-])
+@pytest.mark.parametrize(
+    "answers, english",
+    [
+        ("", "the notebook ran but its answers could not be read"),
+        ("[1]", "the answers are not plain values (not a mapping)"),
+        (json.dumps({}), "`my_cut` was not reported"),
+        (json.dumps({"my_cut": {"absent": True}}), "`my_cut` is not defined at the end of the notebook"),
+        (json.dumps({"my_cut": {"error": "boom"}}), "`my_cut` could not be read: boom"),
+        (json.dumps({"my_cut": {"value": "0.5"}}), "`my_cut` must be a number, not str '0.5'"),
+        (json.dumps({"my_cut": {"value": [0.5]}}), "`my_cut` must be a number, not a list"),
+        (json.dumps({"my_cut": {"value": "x" * 200_001}}), "the answers are not plain values (a text of 200,001"),
+    ],
+)
 def test_the_graders_reasons_about_a_dutch_notebooks_answers_are_dutch(tmp_path, answers, english):
     mine = dutch_submission(tmp_path)
     run = SandboxRun(True, answers=answers)
@@ -297,8 +327,10 @@ def test_the_graders_reasons_about_a_dutch_notebooks_answers_are_dutch(tmp_path,
     dutch = grading.judged(mine, run, None)  # type: ignore[arg-type]
     assert theirs.grade == dutch.grade == "not yet" and theirs.reason.startswith(english), theirs.reason
     assert dutch.reason != theirs.reason and dutch.spoken == "nl"
-    assert numbers(unquoted(dutch.reason), dutch=True) == numbers(unquoted(theirs.reason)), (theirs.reason,
-                                                                                              dutch.reason)
+    assert numbers(unquoted(dutch.reason), dutch=True) == numbers(unquoted(theirs.reason)), (
+        theirs.reason,
+        dutch.reason,
+    )
     assert language.current() == "en"
 
 
@@ -312,8 +344,9 @@ def test_a_check_that_fails_or_takes_too_long_is_said_in_the_notebooks_language(
     monkeypatch.setitem(grading.TABLE, "ex2", grading.Exercise("ex2", EX2, {"my_cut": "number"}, fails))
     assert grading.judged(mine, run, None).reason == "de check kon dit antwoord niet beoordelen (ValueError: no sweep)"
     monkeypatch.setattr(grading, "JUDGING", 0.01)
-    monkeypatch.setitem(grading.TABLE, "ex2", grading.Exercise("ex2", EX2, {"my_cut": "number"},
-                                                               lambda *a: time.sleep(0.5)))
+    monkeypatch.setitem(
+        grading.TABLE, "ex2", grading.Exercise("ex2", EX2, {"my_cut": "number"}, lambda *a: time.sleep(0.5))
+    )
     slow = grading.judged(mine, run, None)
     assert slow.grade == "not run" and slow.reason == "de check duurde langer dan 0,01 s"
 
@@ -321,9 +354,11 @@ def test_a_check_that_fails_or_takes_too_long_is_said_in_the_notebooks_language(
 RUN_REASONS = [
     sandbox.TIMED_OUT.format(seconds=600.0),
     sandbox.MEMORY_BOUND.format(reason=confinement.KERNEL_DIED, gib=2.5),
-    sandbox.MEMORY_BOUND.format(reason=confinement.CELL_RAISED.format(number=4, error="MemoryError", message=""),
-                                gib=2.5),
-    sandbox.NO_REPORT, sandbox.NO_REPORT_SAYING.format(last="Killed"),
+    sandbox.MEMORY_BOUND.format(
+        reason=confinement.CELL_RAISED.format(number=4, error="MemoryError", message=""), gib=2.5
+    ),
+    sandbox.NO_REPORT,
+    sandbox.NO_REPORT_SAYING.format(last="Killed"),
     sandbox.TOO_LARGE.format(limit=1_048_576),
     confinement.KERNEL_DIED,
     confinement.CELL_RAISED.format(number=12, error="NameError", message="name 'my_cutt' is not defined"),
@@ -334,8 +369,7 @@ RUN_REASONS = [
 
 
 @pytest.mark.parametrize("reason", RUN_REASONS)
-def test_why_a_dutch_notebook_did_not_run_is_said_in_dutch_and_an_english_one_as_the_sandbox_wrote_it(tmp_path,
-                                                                                                       reason):
+def test_why_a_dutch_notebook_did_not_run_is_said_in_dutch_and_an_english_one_as_the_sandbox_wrote_it(tmp_path, reason):
     run = SandboxRun(False, reason)
     mine = dutch_submission(tmp_path)
     assert grading.judged(replace(mine, spoken="en"), run, None).reason == reason  # type: ignore[arg-type]
@@ -347,13 +381,17 @@ def test_why_a_dutch_notebook_did_not_run_is_said_in_dutch_and_an_english_one_as
 
 def test_a_reason_the_grader_does_not_know_is_left_as_the_sandbox_wrote_it():
     with language.speaking("nl"):
-        assert grading.run_reason("the sandbox could not start (EPERM: bwrap)") == \
-            "the sandbox could not start (EPERM: bwrap)"
-        assert grading.run_reason("still running after the time limit of ten s (a loop, a wait, or too slow): "
-                                  "stopped").startswith("still running")
+        assert (
+            grading.run_reason("the sandbox could not start (EPERM: bwrap)")
+            == "the sandbox could not start (EPERM: bwrap)"
+        )
+        assert grading.run_reason(
+            "still running after the time limit of ten s (a loop, a wait, or too slow): stopped"
+        ).startswith("still running")
 
 
 # The grader's route: the documented command finds both languages
+
 
 def workspace_of(home: Path, student: str) -> Path:
     """A student's clone on a hub, with the copies ``python -m ragkit workspace`` makes: ``my-notebooks/``."""
@@ -380,7 +418,8 @@ def test_the_hub_commands_path_finds_every_exercise_in_both_languages_and_nothin
     found = grading.submissions(given, "home", skipped := [])
     assert not skipped, skipped
     assert sorted((s.student, s.exercise, s.language) for s in found) == sorted(
-        (student, ex, spoken) for student in ("ada", "bob") for ex in EXERCISES for spoken in ("en", "nl"))
+        (student, ex, spoken) for student in ("ada", "bob") for ex in EXERCISES for spoken in ("en", "nl")
+    )
     # the old command's path, .../my-notebooks/exercises, finds the English half only
     old = grading.submissions(sorted(home.glob("*/ragkit/my-notebooks/exercises")), "home", [])
     assert {s.language for s in old} == {"en"} and len(old) == 2 * len(EXERCISES)

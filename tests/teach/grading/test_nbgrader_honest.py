@@ -62,17 +62,26 @@ def two_students(folder: Path) -> tuple[str, str, str, int]:
 @pytest.mark.slow  # a judging process loads the course
 def test_a_data_set_the_notebook_points_to_does_not_judge_it(autograde, tmp_path, monkeypatch):
     gamed = gamed_data(tmp_path)
-    works = subprocess.run([sys.executable, "-c", "import ragkit.teach.course as c, ragkit.teach.exercises as ex; "
-                            "print(ex.check_threshold_choice(c.load(progress=False), 1.0).passed)"],
-                           env={**os.environ, "RAGKIT_DATA": str(gamed), "PYTHONPATH": str(ROOT)},
-                           capture_output=True, text=True, timeout=300)
+    works = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import ragkit.teach.course as c, ragkit.teach.exercises as ex; "
+            "print(ex.check_threshold_choice(c.load(progress=False), 1.0).passed)",
+        ],
+        env={**os.environ, "RAGKIT_DATA": str(gamed), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert works.stdout.split()[-1:] == ["True"], works.stderr[-2000:]  # the trick works when judged on that data
     monkeypatch.setenv("RAGKIT_DATA", str(gamed))  # what the student's cell does: os.environ[...]
     monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
     with pytest.raises(AssertionError, match="NOT YET"):
         nbx.autograded_check("ex2", {"my_cut": 1.0})
-    assert "RAGKIT_DATA" not in nbx.judging_environment() or \
-        nbx.judging_environment()["RAGKIT_DATA"] == autograde.get("RAGKIT_DATA")
+    assert "RAGKIT_DATA" not in nbx.judging_environment() or nbx.judging_environment()["RAGKIT_DATA"] == autograde.get(
+        "RAGKIT_DATA"
+    )
     assert nbx.judging_environment()["PATH"] == nbx.SYSTEM_PATH
 
 
@@ -89,8 +98,17 @@ def test_a_chdir_into_another_students_folder_names_no_one_else(autograde, tmp_p
     nbx.autograded_check("ex1", {"question_id": qid, "cut_at": cut})  # judged at ada's window: passes
 
 
-KERNEL_SETTINGS = ("RAGKIT_DATA", "RAGKIT_CACHE", "RAGKIT_SHARED_CACHE", "RAGKIT_MODELS_DIR",
-                   "RAGKIT_EMBEDDING_SERVICE", "RAGKIT_LANGUAGE", "HF_HOME", "HF_HUB_CACHE", "XDG_CACHE_HOME")
+KERNEL_SETTINGS = (
+    "RAGKIT_DATA",
+    "RAGKIT_CACHE",
+    "RAGKIT_SHARED_CACHE",
+    "RAGKIT_MODELS_DIR",
+    "RAGKIT_EMBEDDING_SERVICE",
+    "RAGKIT_LANGUAGE",
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "XDG_CACHE_HOME",
+)
 
 
 @pytest.mark.parametrize("graded", [True, False], ids=["autograde", "own-kernel"])
@@ -116,7 +134,7 @@ def test_the_judging_environment_takes_no_setting_from_the_kernel(graded, tmp_pa
 def test_rewriting_the_environment_the_kernel_started_with_steers_nothing(tmp_path):
     """A cell can rewrite its process's starting environment block in place (/proc/self/mem), so that
     /proc/self/environ no longer says autograde; the judge still takes no RAGKIT_DATA from the kernel."""
-    cell = f'''
+    cell = f"""
 import json, os
 from ragkit.teach.grading import nbgrader_export as nbx
 nbx.name_the_student()
@@ -129,12 +147,13 @@ with open("/proc/self/mem", "r+b", buffering=0) as mem:
     mem.write(b"X")
 os.environ["RAGKIT_DATA"] = {str(tmp_path)!r}
 print(json.dumps([nbx.starting_environment().get(nbx.EXECUTION_ENV), nbx.judging_environment()]))
-'''
+"""
     folder = tmp_path / "autograded" / "ada" / "ex2-choose-a-threshold"
     folder.mkdir(parents=True)
     env = {**os.environ, nbx.EXECUTION_ENV: "autograde", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", cell], cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", cell], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     started_as, judging = json.loads(done.stdout.splitlines()[-1])
     assert started_as is None  # the rewrite worked: /proc/self/environ no longer says autograde
@@ -144,8 +163,9 @@ print(json.dumps([nbx.starting_environment().get(nbx.EXECUTION_ENV), nbx.judging
 @pytest.mark.slow  # a judging process loads the course
 def test_a_data_set_the_notebook_points_to_does_not_judge_it_even_unseen_autograde(autograde, tmp_path, monkeypatch):
     """Where the cell has hidden autograde from the kernel's eyes, the judge still uses the installation's data."""
-    monkeypatch.setattr(nbx, "starting_environment", lambda: {k: v for k, v in os.environ.items()
-                                                              if k != nbx.EXECUTION_ENV})
+    monkeypatch.setattr(
+        nbx, "starting_environment", lambda: {k: v for k, v in os.environ.items() if k != nbx.EXECUTION_ENV}
+    )
     monkeypatch.delenv(nbx.EXECUTION_ENV)
     monkeypatch.setenv("RAGKIT_DATA", str(gamed_data(tmp_path)))
     with pytest.raises(AssertionError, match="NOT YET"):
@@ -160,8 +180,9 @@ def test_the_first_cells_student_is_judged_even_when_autograde_is_hidden(autogra
     monkeypatch.chdir(tmp_path / "autograded" / ada / "ex1-destroyed-needle")
     monkeypatch.delenv("RAGKIT_STUDENT", raising=False)
     nbx.name_the_student()  # the locked first cell
-    monkeypatch.setattr(nbx, "starting_environment", lambda: {k: v for k, v in os.environ.items()
-                                                              if k != nbx.EXECUTION_ENV})
+    monkeypatch.setattr(
+        nbx, "starting_environment", lambda: {k: v for k, v in os.environ.items() if k != nbx.EXECUTION_ENV}
+    )
     monkeypatch.delenv(nbx.EXECUTION_ENV)  # the student's code from here on
     os.chdir(tmp_path / "autograded" / bob / "ex1-destroyed-needle")
     monkeypatch.setenv("RAGKIT_STUDENT", bob)

@@ -54,9 +54,14 @@ def _fake_report():
     for s, rank in (("A", 1), ("B", 0)):
         ev.chunks[s], ev.tokens[s], ev.destroyed[s] = 5, TokenReport(5, 100, 10, 0, 256), ()
         ev.results[f"{s}/dense"] = Result(s, "dense", np.full(24, rank), ids, needles)
-    return report(ev, [("A/dense", "B/dense", "Hit@1"), ("A/dense", "B/dense", "Hit@4")],
-                  {("A/dense", "B/dense", "Hit@1"): Finding.counts(9, 1, 0.02),
-                   ("A/dense", "B/dense", "Hit@4"): Finding.counts(5, 4, 1.0)})
+    return report(
+        ev,
+        [("A/dense", "B/dense", "Hit@1"), ("A/dense", "B/dense", "Hit@4")],
+        {
+            ("A/dense", "B/dense", "Hit@1"): Finding.counts(9, 1, 0.02),
+            ("A/dense", "B/dense", "Hit@4"): Finding.counts(5, 4, 1.0),
+        },
+    )
 
 
 def test_verdict_counts_name_every_word_and_the_meaning_of_inconclusive():
@@ -67,8 +72,13 @@ def test_verdict_counts_name_every_word_and_the_meaning_of_inconclusive():
     assert "**1** consistent" in text and "**1** differs" in text
 
 
-WRONG = ("does not reproduce", "failure to reproduce", "fails to reproduce", "not reproduce",
-         "p below 0.05 has a one-in-twenty chance")
+WRONG = (
+    "does not reproduce",
+    "failure to reproduce",
+    "fails to reproduce",
+    "not reproduce",
+    "p below 0.05 has a one-in-twenty chance",
+)
 
 
 def test_prose_quiz_and_report_use_one_wording_for_the_verdicts():
@@ -97,15 +107,18 @@ def test_overlap_pull_measures_the_move_toward_the_previous_section():
 
     sections = ["s1", "s1", "s1", "s2", "s2", "s2"]
     plain = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}") for i, sec in enumerate(sections)]
-    lapped = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}", overlap="tail" if i else "")
-              for i, sec in enumerate(sections)]
+    lapped = [
+        Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}", overlap="tail" if i else "")
+        for i, sec in enumerate(sections)
+    ]
     topic1, topic2, noise = np.eye(4)[0], np.eye(4)[1], np.eye(4)[2]
 
     def unit(v):
         return v / np.linalg.norm(v)
 
-    before = np.array([unit(topic1 + 0.1 * k * noise) for k in range(3)]
-                      + [unit(topic2 + 0.1 * k * noise) for k in range(3)])
+    before = np.array(
+        [unit(topic1 + 0.1 * k * noise) for k in range(3)] + [unit(topic2 + 0.1 * k * noise) for k in range(3)]
+    )
     after = before.copy()
     after[3] = unit(topic2 + 0.5 * topic1)  # the first chunk of s2 drawn toward s1 by its overlap
     m = overlap.measure(("E", plain, before), ("F", lapped, after), [("q3", "needle3"), ("q1", "needle1")])
@@ -140,10 +153,26 @@ def test_overlap_pull_refuses_strategies_that_cut_differently():
 def test_binary_accuracy_rewards_always_answering_and_a_penalty_rewards_abstaining():
     from ragkit.threshold import SweepRow
 
-    rows = [SweepRow(None, bluffs=30, out_of_domain=30, refused=0, answered_with_needle=50,
-                     answered_without_needle=14, in_domain=64),
-            SweepRow(0.6, bluffs=5, out_of_domain=30, refused=10, answered_with_needle=47,
-                     answered_without_needle=7, in_domain=64)]
+    rows = [
+        SweepRow(
+            None,
+            bluffs=30,
+            out_of_domain=30,
+            refused=0,
+            answered_with_needle=50,
+            answered_without_needle=14,
+            in_domain=64,
+        ),
+        SweepRow(
+            0.6,
+            bluffs=5,
+            out_of_domain=30,
+            refused=10,
+            answered_with_needle=47,
+            answered_without_needle=7,
+            in_domain=64,
+        ),
+    ]
     table = claims.guessing(rows)
     assert list(table["binary accuracy"]) == pytest.approx([50 / 94, 47 / 94])
     assert list(table["score, wrong = -1"]) == pytest.approx([(50 - 44) / 94, (47 - 12) / 94])
@@ -166,8 +195,11 @@ def test_every_claim_in_the_guide_points_at_a_section_that_exists():
             notebook, heading = place.split(": ", 1)
             twin = TWINS / f"{notebook}.py"
             assert twin.is_file(), f"{row}: no notebook {notebook}"
-            headings = {line.lstrip("# ").strip().removesuffix(" (optional)") for line in twin.read_text().splitlines()
-                        if re.match(r"^# #{2,4} ", line)}  # "(optional)" marks a section for short sessions
+            headings = {
+                line.lstrip("# ").strip().removesuffix(" (optional)")
+                for line in twin.read_text().splitlines()
+                if re.match(r"^# #{2,4} ", line)
+            }  # "(optional)" marks a section for short sessions
             assert heading.removesuffix(" (optional)") in headings, f"{row}: {notebook} has no section {heading!r}"
 
 
@@ -194,6 +226,7 @@ def test_the_json_of_the_chapter_s_report_carries_each_claim_and_our_verdict():
     for c in needle:
         finding = chapter.FINDINGS[c["a"], c["b"], c["metric"]]
         assert c["claim"] == claim_of(c["chapter_p"]) == finding.claim
-        assert c["verdict"] == verdict(finding.lead, c["wins"], c["losses"], c["p_holm"], kind=finding.claim,
-                                       a=c["a"], b=c["b"])
+        assert c["verdict"] == verdict(
+            finding.lead, c["wins"], c["losses"], c["p_holm"], kind=finding.claim, a=c["a"], b=c["b"]
+        )
     assert sorted(c["claim"] for c in needle).count(NO_DIFFERENCE) == 5

@@ -35,7 +35,7 @@ def code_lines(source: str, name: str) -> int:
     """Lines of a function's body in a cell: no def line, docstring, comment-only or blank lines."""
     fn = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == name)
     body = fn.body[1:] if isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) else fn.body
-    lines = source.splitlines()[body[0].lineno - 1:fn.end_lineno]
+    lines = source.splitlines()[body[0].lineno - 1 : fn.end_lineno]
     return sum(1 for line in lines if line.strip() and not line.strip().startswith("#"))
 
 
@@ -47,9 +47,15 @@ def scratch(notebook: str, what: str, name: str, limit: int):
 
 def test_boundaries_by_hand_matches_ragkit_chunk_for_chunk(corpus):
     fn = scratch("01-chunking", "the boundaries rule", "boundaries_by_hand", 25)
-    bodies = [doc.text[s.start:s.end] for doc in corpus.documents for s in sections(doc.text)]
-    tricky = ["one.\n\n" + "A long sentence that goes on. " * 40 + "\n\nshort tail", "x" * 1300, "", "\n\n\n",
-              "a\nb\n\nc" * 200, "No full stop at all " * 60]
+    bodies = [doc.text[s.start : s.end] for doc in corpus.documents for s in sections(doc.text)]
+    tricky = [
+        "one.\n\n" + "A long sentence that goes on. " * 40 + "\n\nshort tail",
+        "x" * 1300,
+        "",
+        "\n\n\n",
+        "a\nb\n\nc" * 200,
+        "No full stop at all " * 60,
+    ]
     for body in bodies + tricky:
         for size in (512, 120, 2000):
             assert fn(body, size) == pack(body, size), (body[:60], size)
@@ -73,7 +79,7 @@ class ChapterBM25(BM25Okapi):
 
 def test_bm25_by_hand_matches_ragkit_and_rank_bm25(corpus):
     fn = scratch("03-bm25-and-hybrid", "BM25", "bm25_by_hand", 20)
-    texts = [d.text[i:i + 700] for d in corpus.documents for i in range(0, len(d.text), 2500)]
+    texts = [d.text[i : i + 700] for d in corpus.documents for i in range(0, len(d.text), 2500)]
     hand, ours, library = fn(texts), BM25(texts), ChapterBM25([tokenize(t) for t in texts], k1=1.2, b=0.75)
     for query in ["gradient descent learning rate", "the the the", "softmax attention kv cache", "zzz", "BM25 idf"]:
         expected = ours.scores(query)
@@ -93,9 +99,12 @@ def test_rrf_by_hand_matches_ragkit():
 
 
 def test_the_from_scratch_cells_assert_their_agreement_in_the_notebook():
-    for name, asserted in (("01-chunking", "by_hand == by_ragkit"), ("02-dense-retrieval", "worst < 1e-9"),
-                           ("03-bm25-and-hybrid", "diff_hand < 1e-9 and diff_library < 1e-9"),
-                           ("03-bm25-and-hybrid", "same == len(texts)")):
+    for name, asserted in (
+        ("01-chunking", "by_hand == by_ragkit"),
+        ("02-dense-retrieval", "worst < 1e-9"),
+        ("03-bm25-and-hybrid", "diff_hand < 1e-9 and diff_library < 1e-9"),
+        ("03-bm25-and-hybrid", "same == len(texts)"),
+    ):
         assert re.search(rf"^assert {re.escape(asserted)}", (TWINS / f"{name}.py").read_text(), re.M), name
 
 
@@ -172,8 +181,9 @@ def test_quiz_widget_explains_every_option(course):
     z.choices[0].value = wrong.text
     z.choices[1].value = next(o.text for o in z.questions[1].options if o.right)
     assert z.check() == 1
-    assert "not quite" in z.feedback[0].value and all(o.why[1:30] in z.feedback[0].value.replace("&#x27;", "'")
-                                                       for o in first.options)  # [1:]: the reason is capitalised
+    assert "not quite" in z.feedback[0].value and all(
+        o.why[1:30] in z.feedback[0].value.replace("&#x27;", "'") for o in first.options
+    )  # [1:]: the reason is capitalised
     assert "right" in z.feedback[1].value and "choose an option first" in z.feedback[2].value
     assert f"1 of {len(z.questions)} right" in z.score.value
 
@@ -197,8 +207,16 @@ def test_clicking_the_same_position_everywhere_scores_chance_on_average_over_stu
     chance = np.mean([1 / len(q.options) for qs in built.values() for q in qs])
     students = [f"student {i}" for i in range(300)]
     for position in range(max(len(q.options) for qs in built.values() for q in qs)):
-        scores = [np.mean([q.options[min(position, len(q.options) - 1)].right
-                           for nb, qs in built.items() for q in quiz.shuffled(qs, nb, name)]) for name in students]
+        scores = [
+            np.mean(
+                [
+                    q.options[min(position, len(q.options) - 1)].right
+                    for nb, qs in built.items()
+                    for q in quiz.shuffled(qs, nb, name)
+                ]
+            )
+            for name in students
+        ]
         assert abs(np.mean(scores) - chance) < 0.03, (position, np.mean(scores), chance)
 
 
@@ -228,13 +246,15 @@ def test_every_notebook_applies_its_idea_to_a_new_case_computed_from_the_course(
         return next(o.text for o in q.options if o.right)
 
     boundary = applied("01")
-    start, end, window = map(int, re.findall(r"\d+", boundary.prompt)[:2] + re.findall(r"starts at (\d+)",
-                                                                                      boundary.prompt))
+    _start, end, window = map(
+        int, re.findall(r"\d+", boundary.prompt)[:2] + re.findall(r"starts at (\d+)", boundary.prompt)
+    )
     assert right(boundary).startswith("it is destroyed") == (end > window + 512)
     wins, losses = map(int, re.findall(r"(\d+) times", applied("02").prompt))
     detected = sign_test([1] * wins + [0] * losses, [0] * wins + [1] * losses).p < 0.05
-    assert right(applied("02")) == ("a difference the test detects" if detected else
-                                    "no difference the test can detect")
+    assert right(applied("02")) == (
+        "a difference the test detects" if detected else "no difference the test can detect"
+    )
     d = float(re.search(r"L2 distance (\d\.\d+)", applied("05").prompt).group(1))
     assert abs(float(right(applied("05"))) - d * d / 2) < 0.002
 
@@ -248,8 +268,8 @@ def test_every_worded_distractor_is_a_common_wrong_answer_the_guide_lists(course
     checked = 0
     for notebook, build in quiz.BUILDERS.items():
         name = next(p.stem for p in MAIN if p.stem.startswith(f"{notebook}-"))
-        section = text[text.index(f"### {name}\n"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
-        listed = " ".join(section[section.index("**Common wrong answers**"):].split())
+        section = text[text.index(f"### {name}\n") :].split("\n### ", 1)[0].split("\n## ", 1)[0]
+        listed = " ".join(section[section.index("**Common wrong answers**") :].split())
         for q in build(course):
             for o in q.options:
                 if not o.right and len(o.text.split()) > 1 and not re.search(r"\d", o.text):
@@ -271,7 +291,9 @@ def test_quiz_scores_are_recorded_like_the_exercises_results(course, results):
     z.check()
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert [(r["exercise"], r["student"], r["attempt"], r["passed"]) for r in rows] == [
-        ("quiz 03", "tester", 1, True), ("quiz 03", "tester", 2, True)]
+        ("quiz 03", "tester", 1, True),
+        ("quiz 03", "tester", 2, True),
+    ]
     n = len(z.questions)
     assert rows[0]["numbers"] == {"right": n, "answered": n, "questions": n}
 
@@ -284,7 +306,7 @@ def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
 
     text = GUIDE.read_text(encoding="utf-8")
     for path in MAIN:
-        block = text[text.index(f"### {path.stem}\n"):]
+        block = text[text.index(f"### {path.stem}\n") :]
         full, core = map(int, re.search(r"\*\*Class time\.\*\* (\d+) min in full, (\d+) min core\.", block).groups())
         assert (full, core) == (class_minutes(path), class_minutes(path, core_only=True)), path.stem
         assert any(optional for _, optional, _, _ in sections(path)), f"{path.stem} marks no section optional"
@@ -295,7 +317,7 @@ def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes
     from ragkit.teach.classroom.pace import class_minutes, exercise_minutes
 
     text = GUIDE.read_text(encoding="utf-8")
-    plan = text[text.index(f"### {slot}"):].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    plan = text[text.index(f"### {slot}") :].split("\n### ", 1)[0].split("\n## ", 1)[0]
     rows = re.findall(r"^\| (\d+)-(\d+) \| (.+?) \| (\d+) \|$", plan, re.M)
     assert rows and rows[0][0] == "0" and rows[-1][1] == str(minutes)
     for (start, end, what, length), following in zip(rows, rows[1:] + [(str(minutes),)]):
@@ -310,13 +332,15 @@ def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes
 
 def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
     text = GUIDE.read_text(encoding="utf-8")
-    table = text[text.index("## Map of the Dutch chapter"):text.index("## Glossary")]
+    table = text[text.index("## Map of the Dutch chapter") : text.index("## Glossary")]
     for row in re.findall(r"^\| \".+?\| .+? \| (.+) \|$", table, re.M):
         for part in re.split(r"; (?=0\d: )", row):
             notebook, _, named = part.partition(": ")
             twin = next(TWINS.glob(f"{notebook}-*.py"))
-            headings = {h.strip().removesuffix(" (optional)")
-                        for h in re.findall(r"^# ## (.+)$", twin.read_text(encoding="utf-8"), re.M)}
+            headings = {
+                h.strip().removesuffix(" (optional)")
+                for h in re.findall(r"^# ## (.+)$", twin.read_text(encoding="utf-8"), re.M)
+            }
             for name in named.split("; "):
                 name = name.strip().removesuffix(" (optional)")
                 if name != "all sections" and not name.startswith("exercise"):
@@ -351,7 +375,7 @@ def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pac
     from ragkit.teach.classroom.pace import class_minutes, exercise_minutes
 
     text = GUIDE.read_text(encoding="utf-8")
-    plan = text[text.index("### A ten-week term"):].split("\n## ", 1)[0]
+    plan = text[text.index("### A ten-week term") :].split("\n## ", 1)[0]
     rows = re.findall(r"^\| (\d+) \| (.+?) \| (.+?) \| (.+?) \| (\d+) \|$", plan, re.M)
     assert [int(r[0]) for r in rows] == list(range(1, 11))
     taught = set()

@@ -8,18 +8,63 @@ from pathlib import Path
 import jupytext
 import pandas as pd
 import pytest
-from test_cut_axes import sweep  # noqa: F401, F811  (the seeded sweep fixture, shared with test_cut_axes)
+from test_cut_axes import sweep  # noqa: F401  (the seeded sweep fixture, shared with test_cut_axes)
 
 from ragkit.teach import language
 from ragkit.teach.exercises import cost_table
 from ragkit.teach.lesson import plots
 
 ROOT = Path(__file__).resolve().parents[3]
-COLOURS = {"en": ("red", "orange", "amber", "yellow", "green", "blue", "light blue", "sky blue", "purple", "pink",
-                  "violet", "brown", "grey", "gray", "black", "vermillion", "vermilion", "magenta", "cyan", "teal"),
-           "nl": ("rood", "rode", "oranje", "amber", "geel", "gele", "groen", "groene", "blauw", "blauwe", "lichtblauw",
-                  "lichtblauwe", "paars", "paarse", "roze", "bruin", "bruine", "grijs", "grijze", "zwart", "zwarte",
-                  "violet", "magenta", "cyaan")}
+COLOURS = {
+    "en": (
+        "red",
+        "orange",
+        "amber",
+        "yellow",
+        "green",
+        "blue",
+        "light blue",
+        "sky blue",
+        "purple",
+        "pink",
+        "violet",
+        "brown",
+        "grey",
+        "gray",
+        "black",
+        "vermillion",
+        "vermilion",
+        "magenta",
+        "cyan",
+        "teal",
+    ),
+    "nl": (
+        "rood",
+        "rode",
+        "oranje",
+        "amber",
+        "geel",
+        "gele",
+        "groen",
+        "groene",
+        "blauw",
+        "blauwe",
+        "lichtblauw",
+        "lichtblauwe",
+        "paars",
+        "paarse",
+        "roze",
+        "bruin",
+        "bruine",
+        "grijs",
+        "grijze",
+        "zwart",
+        "zwarte",
+        "violet",
+        "magenta",
+        "cyaan",
+    ),
+}
 """Every word for a colour the tests look for, in either language (a Dutch adjective also with its -e)."""
 
 
@@ -80,8 +125,9 @@ def test_a_notebooks_prose_names_only_colours_the_palette_draws(twin):
     spoken = "nl" if "nl" in twin.relative_to(ROOT / "notebooks" / "twins").parts else "en"
     notebook = jupytext.read(twin)
     wrong = {w for cell in notebook.cells if cell.cell_type == "markdown" for w in off_palette(cell.source, spoken)}
-    assert not wrong, f"{twin.name} names colours no figure draws: {sorted(wrong)} (plots.PALETTE's words: " \
-                      f"{sorted(drawn(spoken))})"
+    assert not wrong, (
+        f"{twin.name} names colours no figure draws: {sorted(wrong)} (plots.PALETTE's words: {sorted(drawn(spoken))})"
+    )
 
 
 def colours_of(fig) -> set[str]:
@@ -107,10 +153,14 @@ def colours_of(fig) -> set[str]:
 def figures(sweep) -> dict:  # noqa: F811
     """The course's figures whose text alternatives could name a colour, drawn from the seeded sweep."""
     costs = cost_table(sweep)
-    return {"histogram": plots.distance_histogram(sweep), "static slider": plots.threshold_slider(sweep),
-            "what each cut costs": plots.bluffs_and_refusals(sweep), "ex2's cost": plots.cost_curve(costs),
-            "ex2's two halves": plots.cost_halves(pd.concat([costs.assign(half="tune"), costs.assign(half="judge")])),
-            "needle cuts": plots.needle_cuts([("q01", 10, 40), ("q02", 500, 40)])}
+    return {
+        "histogram": plots.distance_histogram(sweep),
+        "static slider": plots.threshold_slider(sweep),
+        "what each cut costs": plots.bluffs_and_refusals(sweep),
+        "ex2's cost": plots.cost_curve(costs),
+        "ex2's two halves": plots.cost_halves(pd.concat([costs.assign(half="tune"), costs.assign(half="judge")])),
+        "needle cuts": plots.needle_cuts([("q01", 10, 40), ("q02", 500, 40)]),
+    }
 
 
 @pytest.mark.parametrize("spoken", ["en", "nl"])
@@ -127,8 +177,12 @@ def test_every_text_alternative_names_only_colours_its_figure_draws(sweep, spoke
 
 
 def test_no_catalogue_message_names_a_colour_the_palette_does_not_draw():
-    wrong = {en: found for en, message in language.catalogue("nl").items()
-             for found in [off_palette(en, "en") + off_palette(message.translated, "nl")] if found}
+    wrong = {
+        en: found
+        for en, message in language.catalogue("nl").items()
+        for found in [off_palette(en, "en") + off_palette(message.translated, "nl")]
+        if found
+    }
     assert not wrong, f"messages of ragkit/teach/locale/nl.toml naming colours no figure draws: {wrong}"
 
 

@@ -37,11 +37,16 @@ def sweep(corpus):
 
 def cut_axes(sweep) -> dict:
     """Every figure of the course with a cut on its x-axis, by name."""
-    return {"histogram": plots.distance_histogram(sweep), "widget histogram": widgets.ThresholdExplorer(sweep).figure,
-            "static slider": plots.threshold_slider(sweep), "what each cut costs": plots.bluffs_and_refusals(sweep),
-            "ex2's cost": plots.cost_curve(cost_table(sweep)),
-            "ex2's two halves": plots.cost_halves(pd.concat([cost_table(sweep).assign(half=half)
-                                                             for half in ("tune", "judge")]))}
+    return {
+        "histogram": plots.distance_histogram(sweep),
+        "widget histogram": widgets.ThresholdExplorer(sweep).figure,
+        "static slider": plots.threshold_slider(sweep),
+        "what each cut costs": plots.bluffs_and_refusals(sweep),
+        "ex2's cost": plots.cost_curve(cost_table(sweep)),
+        "ex2's two halves": plots.cost_halves(
+            pd.concat([cost_table(sweep).assign(half=half) for half in ("tune", "judge")])
+        ),
+    }
 
 
 def test_every_cut_axis_runs_tighter_to_looser_over_one_range(sweep):

@@ -21,8 +21,15 @@ def english_again():
 def _line(finding: Finding, wins: int, losses: int, p_holm: float) -> SimpleNamespace:
     test = SimpleNamespace(wins=wins, losses=losses, p=p_holm / 2)
     verdict = statistics.verdict(finding.lead, wins, losses, p_holm, kind=finding.claim, a="E/hybrid", b="E/dense")
-    return SimpleNamespace(a="E/hybrid", b="E/dense", metric="Hit@4", finding=finding, verdict=verdict,
-                           query=SimpleNamespace(test=test), needle=SimpleNamespace(test=test, p_holm=p_holm))
+    return SimpleNamespace(
+        a="E/hybrid",
+        b="E/dense",
+        metric="Hit@4",
+        finding=finding,
+        verdict=verdict,
+        query=SimpleNamespace(test=test),
+        needle=SimpleNamespace(test=test, p_holm=p_holm),
+    )
 
 
 def test_a_chapter_verdict_is_dutch_in_a_dutch_kernel_and_unchanged_in_english():
@@ -43,11 +50,16 @@ def test_every_finding_and_verdict_of_the_chapter_reads_back_as_the_engine_wrote
     for finding in chapter.FINDINGS.values():
         assert paired.said(finding.said) == finding.said
         assert paired.claim(finding.claim) == finding.claim
-    for lead, wins, losses, p, kind in [(1, 5, 1, 0.01, statistics.DIFFERENCE), (1, 1, 5, 0.01, statistics.DIFFERENCE),
-                                        (1, 5, 1, 0.5, statistics.DIFFERENCE), (1, 1, 5, 0.5, statistics.DIFFERENCE),
-                                        (0, 5, 1, 0.5, statistics.DIFFERENCE), (1, 3, 3, 0.5, statistics.DIFFERENCE),
-                                        (0, 5, 1, 0.5, statistics.NO_DIFFERENCE),
-                                        (0, 1, 5, 0.01, statistics.NO_DIFFERENCE)]:
+    for lead, wins, losses, p, kind in [
+        (1, 5, 1, 0.01, statistics.DIFFERENCE),
+        (1, 1, 5, 0.01, statistics.DIFFERENCE),
+        (1, 5, 1, 0.5, statistics.DIFFERENCE),
+        (1, 1, 5, 0.5, statistics.DIFFERENCE),
+        (0, 5, 1, 0.5, statistics.DIFFERENCE),
+        (1, 3, 3, 0.5, statistics.DIFFERENCE),
+        (0, 5, 1, 0.5, statistics.NO_DIFFERENCE),
+        (0, 1, 5, 0.01, statistics.NO_DIFFERENCE),
+    ]:
         v = statistics.verdict(lead, wins, losses, p, kind=kind, a="A/x", b="B/y")
         assert paired.verdict(v) == v
         with language.speaking("nl"):
@@ -56,15 +68,25 @@ def test_every_finding_and_verdict_of_the_chapter_reads_back_as_the_engine_wrote
 
 def test_production_says_yes_and_no_in_dutch_where_english_prints_true_and_false():
     q = SimpleNamespace(id="q01", needle="a b", question="Why?")
-    assert "clean text: **True**; after a page header lands in it: **False**." in \
-        narrate.needle_after_extraction(q, "a b c", "a X b c").data
+    assert (
+        "clean text: **True**; after a page header lands in it: **False**."
+        in narrate.needle_after_extraction(q, "a b c", "a X b c").data
+    )
     assert "index holds what it held before: **True**" in narrate.killed_update(0, True).data
     language.use("nl")
-    assert "schone tekst: **ja**; nadat er een paginakop in belandt: **nee**." in \
-        narrate.needle_after_extraction(q, "a b c", "a X b c").data
+    assert (
+        "schone tekst: **ja**; nadat er een paginakop in belandt: **nee**."
+        in narrate.needle_after_extraction(q, "a b c", "a X b c").data
+    )
     assert "**nee**" in narrate.killed_update(0, False).data
     assert "**ja**" in narrate.appended_found([(SimpleNamespace(content="new"), 0.1)], "new").data
-    everything = narrate.killed_update(-9, True).data + narrate.repaired(
-        SimpleNamespace(stale={"d": 1}), SimpleNamespace(current=("d",), stale={}), SimpleNamespace(ids=("d",)),
-        False).data
+    everything = (
+        narrate.killed_update(-9, True).data
+        + narrate.repaired(
+            SimpleNamespace(stale={"d": 1}),
+            SimpleNamespace(current=("d",), stale={}),
+            SimpleNamespace(ids=("d",)),
+            False,
+        ).data
+    )
     assert "True" not in everything and "False" not in everything and "**nee**" in everything

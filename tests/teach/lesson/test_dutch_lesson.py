@@ -59,9 +59,18 @@ def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_sep
 
 
 def test_the_guessing_table_writes_its_cuts_and_scores_with_a_decimal_comma_in_dutch():
-    rows = [SweepRow(cut=c, bluffs=b, out_of_domain=30, refused=r, answered_with_needle=40 - r,
-                     answered_without_needle=24 - r // 2, in_domain=64) for c, b, r in ((None, 30, 0), (0.675, 18, 0),
-                                                                                         (0.525, 3, 20))]
+    rows = [
+        SweepRow(
+            cut=c,
+            bluffs=b,
+            out_of_domain=30,
+            refused=r,
+            answered_with_needle=40 - r,
+            answered_without_needle=24 - r // 2,
+            in_domain=64,
+        )
+        for c, b, r in ((None, 30, 0), (0.675, 18, 0), (0.525, 3, 20))
+    ]
 
     def shown():
         scores = claims.guessing(rows)
@@ -93,8 +102,14 @@ def test_a_dutch_figure_writes_decimal_commas_on_its_axes_and_an_english_one_as_
 
 
 def test_exercise_twos_halves_are_named_in_dutch_in_the_legend_and_the_text_alternative():
-    both = pd.DataFrame({"half": ["tune"] * 3 + ["judge"] * 3, "cut": [0.5, 0.55, 0.6] * 2,
-                         "cost": [40.0, 35.0, 38.0, 30.0, 28.0, 31.0], "within ceiling": [False, True, True] * 2})
+    both = pd.DataFrame(
+        {
+            "half": ["tune"] * 3 + ["judge"] * 3,
+            "cut": [0.5, 0.55, 0.6] * 2,
+            "cost": [40.0, 35.0, 38.0, 30.0, 28.0, 31.0],
+            "within ceiling": [False, True, True] * 2,
+        }
+    )
     with language.speaking("en"):
         english = plots.cost_halves(both, 0.55)
     with language.speaking("nl"):
@@ -126,10 +141,17 @@ def test_the_explorers_readout_writes_the_cut_with_a_decimal_comma_in_dutch():
 def figure_text(fig) -> str:
     """What a student reads of a figure: title, axes, legend, hover texts, annotations and its text alternative."""
     layout = fig.layout
-    return "\n".join([str(layout.title.text), str(layout.xaxis.title.text), str(layout.yaxis.title.text),
-                      " / ".join(str(t.name) for t in fig.data if t.name),
-                      " / ".join(str(t.hovertext) for t in fig.data if getattr(t, "hovertext", None)),
-                      " / ".join(str(a.text) for a in layout.annotations), fig.description])
+    return "\n".join(
+        [
+            str(layout.title.text),
+            str(layout.xaxis.title.text),
+            str(layout.yaxis.title.text),
+            " / ".join(str(t.name) for t in fig.data if t.name),
+            " / ".join(str(t.hovertext) for t in fig.data if getattr(t, "hovertext", None)),
+            " / ".join(str(a.text) for a in layout.annotations),
+            fig.description,
+        ]
+    )
 
 
 def test_the_needle_cuts_figure_and_the_word_pieces_reminder_come_out_dutch():
@@ -158,6 +180,7 @@ def test_the_figures_widgets_and_claims_of_the_other_notebooks_come_out_dutch():
             e = widgets.ChunkExplorer(course, "A")
             e.question.value = question
             return "\n".join([e.strategy.description, e.question.description, e.verdict.value, e.view.value[:400]])
+
         return render
 
     def duel():
@@ -170,16 +193,22 @@ def test_the_figures_widgets_and_claims_of_the_other_notebooks_come_out_dutch():
             p = widgets.QueryPlayground(course, cut=cut)
             chunks = re.sub(r"<br><small>.*?</small></li>", "</li>", p.table.value, flags=re.S)  # corpus text
             return "\n".join([p.text.description, p.text.placeholder, p.search.description, p.gate.value, chunks])
+
         return render
 
     destroyed = ev.destroyed["A"]
     kept = next(q.id for q in course.questions if q.id not in destroyed)
-    cases = {"recall_curves": lambda: figure_text(plots.recall_curves(ev, "dense")),
-             "win_loss_matrix": lambda: figure_text(plots.win_loss_matrix(ev)),
-             "ChunkExplorer, destroyed": chunk_explorer(destroyed[0]), "ChunkExplorer, kept": chunk_explorer(kept),
-             "StrategyDuel": duel, "QueryPlayground": playground(0.675), "QueryPlayground, NO ANSWER": playground(0.3),
-             "survivors": claims.survivors,
-             "verdict_counts": lambda: claims.verdict_counts(report(course.evaluation("ABCDEF")), 32)}
+    cases = {
+        "recall_curves": lambda: figure_text(plots.recall_curves(ev, "dense")),
+        "win_loss_matrix": lambda: figure_text(plots.win_loss_matrix(ev)),
+        "ChunkExplorer, destroyed": chunk_explorer(destroyed[0]),
+        "ChunkExplorer, kept": chunk_explorer(kept),
+        "StrategyDuel": duel,
+        "QueryPlayground": playground(0.675),
+        "QueryPlayground, NO ANSWER": playground(0.3),
+        "survivors": claims.survivors,
+        "verdict_counts": lambda: claims.verdict_counts(report(course.evaluation("ABCDEF")), 32),
+    }
     for name, render in cases.items():
         english, dutch = both(render)
         assert_dutch(english, dutch, name)
@@ -236,8 +265,9 @@ def test_overlap_the_setting_is_a_noun_and_overlap_the_relation_a_verb_in_dutch(
     from ragkit.teach.lesson import narrate, settings
 
     queries = [SimpleNamespace(text="a query")]
-    sweep = SimpleNamespace(best_answer=np.array([0.4]), separable=False, queries=queries, worst_in_domain=0.6,
-                            best_out_of_domain=0.5)
+    sweep = SimpleNamespace(
+        best_answer=np.array([0.4]), separable=False, queries=queries, worst_in_domain=0.6, best_out_of_domain=0.5
+    )
     with language.speaking("nl"):
         assert settings.label("overlap") == "Overlap"
         assert "; de twee intervallen overlappen." in narrate.interval_width(32).data

@@ -38,13 +38,25 @@ def both(frame: pd.DataFrame) -> tuple[str, str]:
 
 
 def test_01s_strategies_destroyed_and_cuts_tables_have_dutch_headings_and_truths():
-    strategies = formats.Frame([{"strategy": k, "boundaries": s.boundaries, "header": s.header, "overlap": s.overlap,
-                                 "name": s.name, "chunks": 738} for k, s in STRATEGIES.items()]).set_index("strategy")
+    strategies = formats.Frame(
+        [
+            {
+                "strategy": k,
+                "boundaries": s.boundaries,
+                "header": s.header,
+                "overlap": s.overlap,
+                "name": s.name,
+                "chunks": 738,
+            }
+            for k, s in STRATEGIES.items()
+        ]
+    ).set_index("strategy")
     _, dutch = both(strategies)
     assert "<th>naam</th>" in dutch and "<th>strategie</th>" in dutch and ">ja<" in dutch and ">False<" not in dutch
     assert ">boundaries + header<" in dutch  # the strategies' names are the chapter's, in both editions
-    destroyed = formats.Frame([{"strategy": "A", "name": "blind", "answers destroyed": 10, "of": 32,
-                                "which": "q03, q04"}]).set_index("strategy")
+    destroyed = formats.Frame(
+        [{"strategy": "A", "name": "blind", "answers destroyed": 10, "of": 32, "which": "q03, q04"}]
+    ).set_index("strategy")
     english, dutch = both(destroyed)
     assert "<th>answers destroyed</th>" in english
     assert all(f"<th>{h}</th>" in dutch for h in ("antwoorden vernietigd", "van", "welke"))
@@ -53,8 +65,17 @@ def test_01s_strategies_destroyed_and_cuts_tables_have_dutch_headings_and_truths
     cuts["cut in first 64?"] = cuts["before the cut"] <= 64
     cuts["saved by B?"] = [True]
     _, dutch = both(cuts)
-    assert all(f"<th>{h}</th>" in dutch for h in ("vraag", "lengte van de needle", "voor de knip", "na de knip",
-                                                   "knip in de eerste 64?", "gered door B?"))
+    assert all(
+        f"<th>{h}</th>" in dutch
+        for h in (
+            "vraag",
+            "lengte van de needle",
+            "voor de knip",
+            "na de knip",
+            "knip in de eerste 64?",
+            "gered door B?",
+        )
+    )
     assert ">nee<" in dutch and ">ja<" in dutch and ">q03<" in dutch
 
 
@@ -109,13 +130,21 @@ def reports_shown_bare(source: str) -> list[str]:
     """The lines of a twin that show a ``report(...)`` as a cell's result or through display(), not through
     ``paired.comparisons`` (the report's own table is English whatever the kernel speaks)."""
     tree = ast.parse(source)
-    names = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-             and isinstance(node.value.func, ast.Name) and node.value.func.id == "report"
-             for t in node.targets if isinstance(t, ast.Name)}
+    names = {
+        t.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "report"
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
 
     def a_report(node: ast.AST) -> bool:
         return (isinstance(node, ast.Name) and node.id in names) or (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "report")
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "report"
+        )
 
     found = []
     for node in ast.walk(tree):
@@ -133,19 +162,30 @@ def test_reports_shown_bare_finds_a_display_and_a_cells_last_name():
     assert reports_shown_bare(source) == ["r", "display(report(ev))"]
 
 
-@pytest.mark.parametrize("name", ["02-dense-retrieval", "02b-statistics-further", "03-bm25-and-hybrid",
-                                  "04-reranking"])
+@pytest.mark.parametrize("name", ["02-dense-retrieval", "02b-statistics-further", "03-bm25-and-hybrid", "04-reranking"])
 def test_no_notebook_shows_a_report_in_english_in_a_dutch_kernel(name):
     assert not reports_shown_bare((TWINS / f"{name}.py").read_text(encoding="utf-8"))
 
 
-DUTCH = {"01-chunking": ["<th>naam</th>", "<th>antwoorden vernietigd</th>", "<th>gered door B?</th>",
-                         "<th>knippen in code</th>", ">ge-embedde word-pieces<", ">begint met<"],
-         "02-dense-retrieval": [">bevat de needle<", "<th>supportticket</th>"],
-         "02b-statistics-further": ["<th>metriek</th>", "verschilt: de onze vindt E/hybrid voor"],
-         "03-bm25-and-hybrid": ["<th>chunks waarin hij voorkomt</th>", "<th>aantal keer</th>",
-                                "<th>aandeel querywoorden in de needle</th>", "<th>hybrid voor op beide</th>"],
-         "04-reranking": [">vergelijking<", ">de onze: E/hybrid+maxsim<"]}
+DUTCH = {
+    "01-chunking": [
+        "<th>naam</th>",
+        "<th>antwoorden vernietigd</th>",
+        "<th>gered door B?</th>",
+        "<th>knippen in code</th>",
+        ">ge-embedde word-pieces<",
+        ">begint met<",
+    ],
+    "02-dense-retrieval": [">bevat de needle<", "<th>supportticket</th>"],
+    "02b-statistics-further": ["<th>metriek</th>", "verschilt: de onze vindt E/hybrid voor"],
+    "03-bm25-and-hybrid": [
+        "<th>chunks waarin hij voorkomt</th>",
+        "<th>aantal keer</th>",
+        "<th>aandeel querywoorden in de needle</th>",
+        "<th>hybrid voor op beide</th>",
+    ],
+    "04-reranking": [">vergelijking<", ">de onze: E/hybrid+maxsim<"],
+}
 
 
 @pytest.mark.notebooks(*[NL / f"{n}.nl.ipynb" for n in DUTCH])
@@ -157,8 +197,18 @@ def test_the_dutch_notebooks_show_these_tables_in_dutch(name, executed):
     page = "\n".join(pages)
     missing = [w for w in DUTCH[name] if w not in page]
     assert not missing, f"{name}: not shown in Dutch: {missing}"
-    english = [h for h in ("<th>answers destroyed</th>", ">carries the needle<", "<th>metric</th>",
-                           "differs: ours finds", "<th>hybrid ahead of both</th>", ">comparison<") if h in page]
+    english = [
+        h
+        for h in (
+            "<th>answers destroyed</th>",
+            ">carries the needle<",
+            "<th>metric</th>",
+            "differs: ours finds",
+            "<th>hybrid ahead of both</th>",
+            ">comparison<",
+        )
+        if h in page
+    ]
     assert not english, f"{name} still shows {english}"
     assert not re.search(r"<td[^>]*>(True|False)</td>", page), f"{name} shows a truth as True/False"
 
@@ -180,15 +230,34 @@ def test_a_truth_in_a_frames_own_style_reads_ja_or_nee_in_dutch_and_true_or_fals
 
 
 def test_04s_tables_name_the_chapters_figures_and_ours_in_dutch_and_keep_the_runs_names():
-    chapter_and_ours = pd.DataFrame({"Hit@1": {"the chapter: dense": 0.094, "the chapter: hybrid + rerank": 0.312,
-                                               "ours: E/dense": 0.281, "ours: E/hybrid+rerank": 0.4}}).T
+    chapter_and_ours = pd.DataFrame(
+        {
+            "Hit@1": {
+                "the chapter: dense": 0.094,
+                "the chapter: hybrid + rerank": 0.312,
+                "ours: E/dense": 0.281,
+                "ours: E/hybrid+rerank": 0.4,
+            }
+        }
+    ).T
     with language.speaking("nl"):
         shown = tables.for_people(chapter_and_ours, decimals=dict.fromkeys(chapter_and_ours.columns, 3)).to_html()
-    assert all(f">{h}<" in shown for h in ("het hoofdstuk: dense", "het hoofdstuk: hybrid + reranker",
-                                           "de onze: E/dense", "de onze: E/hybrid+rerank")), shown
+    assert all(
+        f">{h}<" in shown
+        for h in (
+            "het hoofdstuk: dense",
+            "het hoofdstuk: hybrid + reranker",
+            "de onze: E/dense",
+            "de onze: E/hybrid+rerank",
+        )
+    ), shown
     # the MaxSim table: its figures written as text ("–" where the chapter gives none), its rows by run
-    rows = pd.DataFrame({"Hit@1": {"ours: E/hybrid+maxsim": "0.328", "the chapter: hybrid + cross-encoder": "0.312"},
-                         "Hit@4": {"ours: E/hybrid+maxsim": "0.641", "the chapter: hybrid + cross-encoder": "–"}})
+    rows = pd.DataFrame(
+        {
+            "Hit@1": {"ours: E/hybrid+maxsim": "0.328", "the chapter: hybrid + cross-encoder": "0.312"},
+            "Hit@4": {"ours: E/hybrid+maxsim": "0.641", "the chapter: hybrid + cross-encoder": "–"},
+        }
+    )
     with language.speaking("en"):
         english = tables.for_people(rows, decimals={"Hit@1": 3, "Hit@4": 3}).data
     with language.speaking("nl"):

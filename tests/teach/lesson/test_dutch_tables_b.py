@@ -44,12 +44,21 @@ def html(frame: pd.DataFrame) -> str:
 
 # 07: the values inside the sentences
 
+
 def one_chunk():
     text = "Intro. tail body of it."
     doc = Document("d", "D", text, ROOT / "data" / "corpus" / "d.md")
     start = text.index("body")
-    f = Chunk(doc_id="d", doc_title="D", section="S", start=start, end=len(text), content=text[start:],
-              overlap="tail ", header="D - S\n")
+    f = Chunk(
+        doc_id="d",
+        doc_title="D",
+        section="S",
+        start=start,
+        end=len(text),
+        content=text[start:],
+        overlap="tail ",
+        header="D - S\n",
+    )
     citation = Citation(1, "d", "D", "S", CharRange(start, len(text)), text[start:], 0.4)
     return Corpus(ROOT, (doc,)), citation, f
 
@@ -85,8 +94,10 @@ def test_who_counted_the_tokens_is_said_in_dutch_and_exactly_as_the_engine_says_
     by_generator = Answer("q", "prompt", (), 629, "SmolLM2-135M-Instruct tokenizer")
     english, dutch = both(lambda: narrate.prompt_length(by_generator).data)
     assert "*SmolLM2-135M-Instruct tokenizer*" in english and "*de tokenizer van SmolLM2-135M-Instruct*" in dutch
-    facts = {4: pd.DataFrame({"tokens": [400.0], "sources": [4], "needle at": [1.0]}),
-             20: pd.DataFrame({"tokens": [1600.0], "sources": [20], "needle at": [1.0]})}
+    facts = {
+        4: pd.DataFrame({"tokens": [400.0], "sources": [4], "needle at": [1.0]}),
+        20: pd.DataFrame({"tokens": [1600.0], "sources": [20], "needle at": [1.0]}),
+    }
     english, dutch = both(lambda: narrate.retrieval_bill(facts, WORD_PIECES).data)
     assert WORD_PIECES in english and WORD_PIECES not in dutch
 
@@ -97,8 +108,10 @@ def test_the_gates_printed_line_is_the_refusals_own_in_english_and_dutch_in_a_du
         english, dutch = both(lambda reply=reply: narrate.gate_reply(reply.question, reply))
         assert english == str(reply)
         assert dutch.startswith("NO ANSWER: ") and '"what is offside"' in dutch and "nothing" not in dutch
-    assert both(lambda: narrate.gate_reply("q", refused))[1] == \
-        'NO ANSWER: niets onder cosine-afstand 0,675 voor "what is offside"'
+    assert (
+        both(lambda: narrate.gate_reply("q", refused))[1]
+        == 'NO ANSWER: niets onder cosine-afstand 0,675 voor "what is offside"'
+    )
     answered = Answer("which vector database", "prompt", (None,) * 4, 10, WORD_PIECES)  # type: ignore[arg-type]
     english, dutch = both(lambda: narrate.gate_reply("which vector database", answered))
     assert english == "ANSWERED with 4 source(s): which vector database"
@@ -107,8 +120,7 @@ def test_the_gates_printed_line_is_the_refusals_own_in_english_and_dutch_in_a_du
 
 def test_the_refusal_predictions_words_are_shown_in_dutch_and_may_be_typed_in_dutch():
     options = ("both", "only the first", "only the second", "neither")
-    assert both(_refusal_words) == (options, ("allebei", "alleen de eerste", "alleen de tweede",
-                                                      "geen van beide"))
+    assert both(_refusal_words) == (options, ("allebei", "alleen de eerste", "alleen de tweede", "geen van beide"))
     choice = predict.Choice(options)
     english, dutch = both(lambda: predict.answer("only the first", choice, "only the first"))
     assert "**only the first**" in english and "**alleen de eerste**" in dutch and "only the first" not in dutch
@@ -116,6 +128,7 @@ def test_the_refusal_predictions_words_are_shown_in_dutch_and_may_be_typed_in_du
 
 
 # 07: the tables
+
 
 def test_the_verified_row_reads_ja_and_nee_under_a_dutch_heading_and_is_pandas_own_in_english():
     checks = pd.Series({1: True, 2: True, 3: False}, name="verified")
@@ -127,9 +140,15 @@ def test_the_verified_row_reads_ja_and_nee_under_a_dutch_heading_and_is_pandas_o
     assert dutch.count("<th>1</th>") == 1  # each column once: the truths replace their column, never join it
 
 
-FOUND_HERE = [{"source": "[1]", "section": "S", "what is wrong with it": "nothing we count", "first words": "This is"},
-              {"source": "[2]", "section": "S", "what is wrong with it": "starts inside a number; starts mid-sentence",
-               "first words": "5 of them"}]
+FOUND_HERE = [
+    {"source": "[1]", "section": "S", "what is wrong with it": "nothing we count", "first words": "This is"},
+    {
+        "source": "[2]",
+        "section": "S",
+        "what is wrong with it": "starts inside a number; starts mid-sentence",
+        "first words": "5 of them",
+    },
+]
 
 
 def test_the_flaws_of_a_prompts_sources_are_dutch_words_and_the_notebooks_rows_keep_their_english():
@@ -145,15 +164,25 @@ def facts(needle_at, tokens):
 
 
 def test_four_or_twenty_chunks_is_the_notebooks_old_table_in_english_and_dutch_in_a_dutch_kernel():
-    prompts = {4: facts([1.0, np.nan, np.nan], [400.0, 380.0, math.nan]), 20: facts([1.0, 7.0, np.nan], [1900.0, 2000.5,
-                                                                                                        2100.0])}
-    old = pd.DataFrame({f"{k} chunks": {  # the cell of notebook 07 before this table moved into tables
-        "prompts built": f"{int((f.sources > 0).sum())} of {len(f)}",
-        "median prompt length (tokens)": f"{f.tokens.median():.0f}",
-        "longest prompt (tokens)": f"{f.tokens.max():.0f}",
-        "prompts holding the needle": f"{int(f['needle at'].notna().sum())}",
-        "median position of the needle": f"{f['needle at'].median():.0f}" if f["needle at"].notna().any() else "–",
-        "needle past source 4": f"{int((f['needle at'] > 4).sum())}"} for k, f in prompts.items()})
+    prompts = {
+        4: facts([1.0, np.nan, np.nan], [400.0, 380.0, math.nan]),
+        20: facts([1.0, 7.0, np.nan], [1900.0, 2000.5, 2100.0]),
+    }
+    old = pd.DataFrame(
+        {
+            f"{k} chunks": {  # the cell of notebook 07 before this table moved into tables
+                "prompts built": f"{int((f.sources > 0).sum())} of {len(f)}",
+                "median prompt length (tokens)": f"{f.tokens.median():.0f}",
+                "longest prompt (tokens)": f"{f.tokens.max():.0f}",
+                "prompts holding the needle": f"{int(f['needle at'].notna().sum())}",
+                "median position of the needle": f"{f['needle at'].median():.0f}"
+                if f["needle at"].notna().any()
+                else "–",
+                "needle past source 4": f"{int((f['needle at'] > 4).sum())}",
+            }
+            for k, f in prompts.items()
+        }
+    )
     english, dutch = both(lambda: html(tables.four_or_twenty(prompts)))
     assert english == html(old)
     assert "2 van 3" in dutch and "3 van 3" in dutch and "mediane promptlengte (tokens)" in dutch
@@ -163,9 +192,15 @@ def test_four_or_twenty_chunks_is_the_notebooks_old_table_in_english_and_dutch_i
 def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_engines_figures():
     halves = TwoHalves(0, 7, 1, 4, 0)
     trial = lambda ok, at: SimpleNamespace(supported=ok, needle_at=at)  # noqa: E731
-    lost = LostInTheMiddle(("q1", "q2", "q3"), 20, {"first": (trial(True, 1), trial(True, 1), trial(False, 1)),
-                                                     "middle": (trial(False, 10),) * 3,
-                                                     "last": (trial(False, 20),) * 3})
+    lost = LostInTheMiddle(
+        ("q1", "q2", "q3"),
+        20,
+        {
+            "first": (trial(True, 1), trial(True, 1), trial(False, 1)),
+            "middle": (trial(False, 10),) * 3,
+            "last": (trial(False, 20),) * 3,
+        },
+    )
     m = SimpleNamespace(halves=halves, lost=lost)
     english, dutch = both(lambda: html(tables.two_halves(m)))
     assert english == html(formats.Frame(halves.rows()).set_index("prompt"))
@@ -180,21 +215,33 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
 
 # 05: the identity's tables, the norms and the correlations
 
+
 def test_the_identitys_figures_are_written_with_a_decimal_comma_in_dutch_and_as_before_in_english():
     fmt = lambda v: "" if v is None else formats.formatted(v, ".2e" if abs(v) < 1e-3 else ".6f")  # noqa: E731
     old = lambda v: "" if v is None else (f"{v:.2e}" if abs(v) < 1e-3 else f"{v:.6f}")  # noqa: E731
     values, rows = [1.0, 0.7071, 2.38e-7, None], ["‖a‖", "L2 = ‖a − b‖", "|L2²/2 − (1 − cos)|", "x"]
-    english, dutch = both(lambda: html(formats.Frame({"this corpus": [fmt(v) for v in values],
-                                                      "un-normalised": [fmt(v) for v in values]}, index=rows)))
-    assert english == html(pd.DataFrame({"this corpus": [old(v) for v in values],
-                                         "un-normalised": [old(v) for v in values]}, index=rows))
+    english, dutch = both(
+        lambda: html(
+            formats.Frame(
+                {"this corpus": [fmt(v) for v in values], "un-normalised": [fmt(v) for v in values]}, index=rows
+            )
+        )
+    )
+    assert english == html(
+        pd.DataFrame({"this corpus": [old(v) for v in values], "un-normalised": [old(v) for v in values]}, index=rows)
+    )
     assert "1,000000" in dutch and "0,707100" in dutch and "2,38e-07" in dutch and "‖a‖" in dutch
     assert "dit corpus" in dutch and "niet-genormaliseerd" in dutch and "this corpus" not in dutch
 
 
 def test_a_correlation_table_has_dutch_row_and_column_headings_and_decimal_commas():
-    lengths = formats.Frame({"word pieces": [10, 20, 30, 45], "norm, un-normalised": [5.0, 4.1, 3.9, 3.2],
-                             "cosine distance": [0.5, 0.45, 0.41, 0.2]})
+    lengths = formats.Frame(
+        {
+            "word pieces": [10, 20, 30, 45],
+            "norm, un-normalised": [5.0, 4.1, 3.9, 3.2],
+            "cosine distance": [0.5, 0.45, 0.41, 0.2],
+        }
+    )
     corr = lengths.corr().loc[["cosine distance"], ["word pieces", "norm, un-normalised"]].round(3)
     described = formats.Frame(lengths.describe().loc[["min", "50%", "max"]].round(3))
     english, dutch = both(lambda: html(corr))

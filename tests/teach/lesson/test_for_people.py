@@ -13,19 +13,25 @@ from conftest import ALL_NOTEBOOKS, NOTEBOOKS
 
 SNAKE = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
 PLURALS = {
-    "en": ("lines bluffs queries chunks needles documents sections characters times answers sources tokens vectors "
-           "cuts settings questions pieces identifiers topics prompts cases metrics evaluations comparisons words "
-           "refusals tables formulas bullets paragraphs tickets runs strategies retrievers points pairs wins losses "
-           "splits families looks rules seconds bytes steps rows columns phrasings kinds errors problems files "
-           "citations locators links threads needles"),
-    "nl": ("lijnen blufs bluffen queries chunks needles documenten secties tekens antwoorden bronnen tokens vectoren "
-           "cuts instellingen vragen stukken identifiers onderwerpen prompts gevallen metrics evaluaties "
-           "vergelijkingen woorden weigeringen tabellen formules opsommingen alinea's tickets strategieën retrievers "
-           "punten paren regels seconden bytes stappen rijen kolommen formuleringen soorten fouten bestanden "
-           "citaties locators links threads"),
+    "en": (
+        "lines bluffs queries chunks needles documents sections characters times answers sources tokens vectors "
+        "cuts settings questions pieces identifiers topics prompts cases metrics evaluations comparisons words "
+        "refusals tables formulas bullets paragraphs tickets runs strategies retrievers points pairs wins losses "
+        "splits families looks rules seconds bytes steps rows columns phrasings kinds errors problems files "
+        "citations locators links threads needles"
+    ),
+    "nl": (
+        "lijnen blufs bluffen queries chunks needles documenten secties tekens antwoorden bronnen tokens vectoren "
+        "cuts instellingen vragen stukken identifiers onderwerpen prompts gevallen metrics evaluaties "
+        "vergelijkingen woorden weigeringen tabellen formules opsommingen alinea's tickets strategieën retrievers "
+        "punten paren regels seconden bytes stappen rijen kolommen formuleringen soorten fouten bestanden "
+        "citaties locators links threads"
+    ),
 }
-NUMBER = {"en": re.compile(r"^-?([1-9]\d{0,2}(,\d{3})+|\d+)(\.(\d+))?$"),
-          "nl": re.compile(r"^-?([1-9]\d{0,2}(\.\d{3})+|\d+)(,(\d+))?$")}
+NUMBER = {
+    "en": re.compile(r"^-?([1-9]\d{0,2}(,\d{3})+|\d+)(\.(\d+))?$"),
+    "nl": re.compile(r"^-?([1-9]\d{0,2}(\.\d{3})+|\d+)(,(\d+))?$"),
+}
 """A number cell as the language writes it: thousands grouped (or not), then its decimals (group 4)."""
 
 
@@ -143,13 +149,19 @@ def shown(nb) -> tuple[list[str], list[dict]]:
 
 def test_the_checks_find_what_they_look_for():
     assert one_before_a_plural("we bluff **1** times; 1 bluffs; cut 1 lines, **1 queries**", "en") == [
-        "1** times", "1 bluffs", "1 lines", "1 queries"]
+        "1** times",
+        "1 bluffs",
+        "1 lines",
+        "1 queries",
+    ]
     assert one_before_a_plural("1 lijnen over 3 waarden; **1** blufs", "nl") == ["1 lijnen", "1** blufs"]
     assert not one_before_a_plural("1 bluff, 11 bluffs, Hit@1 queries, 0.1 lines, 2 chunks of 1", "en")
-    page = ("<table class='dataframe'><thead><tr><th></th><th>answered_with_needle</th><th>cut</th></tr>"
-            "<tr><th>rule</th><th></th><th></th></tr></thead><tbody>"
-            "<tr><th>a</th><td>374596</td><td>1.0</td></tr><tr><th>b</th><td>1,200</td><td>0.975</td></tr></tbody>"
-            "</table>")
+    page = (
+        "<table class='dataframe'><thead><tr><th></th><th>answered_with_needle</th><th>cut</th></tr>"
+        "<tr><th>rule</th><th></th><th></th></tr></thead><tbody>"
+        "<tr><th>a</th><td>374596</td><td>1.0</td></tr><tr><th>b</th><td>1,200</td><td>0.975</td></tr></tbody>"
+        "</table>"
+    )
     [table] = tables_of(page)
     assert [h for h in table["head"] if SNAKE.match(h)] == ["answered_with_needle"]
     assert mixed_decimals(table, "en") == [["1.0", "0.975"]]
@@ -181,7 +193,8 @@ def test_tables_and_numbers_are_written_for_people(ipynb, executed):
     assert not (ones or snake or mixed or bare or positions), (
         f"{ipynb.name}: counts of 1 before a plural {ones}; snake_case headings {snake}; columns with mixed decimals "
         f"{mixed}; whole numbers without their thousands separated {bare}; tables with a bare 0, 1, 2 index (their "
-        f"headings) {positions}")
+        f"headings) {positions}"
+    )
 
 
 def test_the_corpus_sentence_separates_thousands_as_its_table_does():

@@ -42,16 +42,31 @@ def shown(styler) -> list[list[tuple[str, str]]]:
     return [[c for c in row] for row in parser.rows]
 
 
-@pytest.mark.parametrize("language, n, written", [("en", 374596, "374,596"), ("nl", 374596, "374.596"),
-                                                  ("en", 12, "12"), ("en", 1234567, "1,234,567"),
-                                                  ("en", np.int64(2048), "2,048")])
+@pytest.mark.parametrize(
+    "language, n, written",
+    [
+        ("en", 374596, "374,596"),
+        ("nl", 374596, "374.596"),
+        ("en", 12, "12"),
+        ("en", 1234567, "1,234,567"),
+        ("en", np.int64(2048), "2,048"),
+    ],
+)
 def test_number_separates_thousands_as_the_prose_does(language, n, written):
     with speaking(language):
         assert formats.number(n) == written
 
 
-@pytest.mark.parametrize("language, n, written", [("en", 0, "0 bluffs"), ("en", 1, "1 bluff"), ("en", 2, "2 bluffs"),
-                                                  ("en", 1200, "1,200 bluffs"), ("nl", 1200, "1.200 bluffs")])
+@pytest.mark.parametrize(
+    "language, n, written",
+    [
+        ("en", 0, "0 bluffs"),
+        ("en", 1, "1 bluff"),
+        ("en", 2, "2 bluffs"),
+        ("en", 1200, "1,200 bluffs"),
+        ("nl", 1200, "1.200 bluffs"),
+    ],
+)
 def test_count_agrees_with_its_noun(language, n, written):
     with speaking(language):
         assert formats.count(n, "bluff", "bluffs") == written
@@ -63,9 +78,17 @@ def test_count_takes_its_forms_from_the_catalogue():
         assert formats.noun(1, _("answered right"), _("bluffs")) == "goed beantwoord"
 
 
-@pytest.mark.parametrize("language, x, places, written", [("en", 0.18750, 3, "0.188"), ("nl", 0.18750, 3, "0,188"),
-                                                          ("en", 26.0, 0, "26"), ("en", 1234.5, 1, "1,234.5"),
-                                                          ("nl", 1234.5, 1, "1.234,5"), ("en", 1.0, 3, "1.000")])
+@pytest.mark.parametrize(
+    "language, x, places, written",
+    [
+        ("en", 0.18750, 3, "0.188"),
+        ("nl", 0.18750, 3, "0,188"),
+        ("en", 26.0, 0, "26"),
+        ("en", 1234.5, 1, "1,234.5"),
+        ("nl", 1234.5, 1, "1.234,5"),
+        ("en", 1.0, 3, "1.000"),
+    ],
+)
 def test_decimal_writes_exactly_its_places(language, x, places, written):
     with speaking(language):
         assert formats.decimal(x, places) == written
@@ -80,8 +103,15 @@ def test_header_makes_words_of_field_names():
     assert formats.header(3) == 3
 
 
-SWEEP = pd.DataFrame({"cut": [None, 1.0, 0.975], "bluffs": [30, 1, 0], "out_of_domain": [30, 30, 30],
-                      "cost": [26.0, 0.1875, 1.5], "characters": [374596, 1200, 3]})
+SWEEP = pd.DataFrame(
+    {
+        "cut": [None, 1.0, 0.975],
+        "bluffs": [30, 1, 0],
+        "out_of_domain": [30, 30, 30],
+        "cost": [26.0, 0.1875, 1.5],
+        "characters": [374596, 1200, 3],
+    }
+)
 
 
 def test_a_table_has_words_for_headings_and_no_bare_index():
@@ -130,18 +160,22 @@ def test_a_column_given_its_decimals_writes_numbers_that_came_as_text_again():
 def test_a_truth_reads_yes_or_no_in_the_notebooks_language():
     import numpy as np
 
-    frame = pd.DataFrame({"identifier": ["a", "b"], "verifies": [True, False],
-                          "document exists": np.array([False, True])})
+    frame = pd.DataFrame(
+        {"identifier": ["a", "b"], "verifies": [True, False], "document exists": np.array([False, True])}
+    )
     assert [r[1:] for r in shown(formats.table(frame, index="identifier"))[2:]] == [
-        [("td", "yes"), ("td", "no")], [("td", "no"), ("td", "yes")]]
+        [("td", "yes"), ("td", "no")],
+        [("td", "no"), ("td", "yes")],
+    ]
     with speaking("nl"):
         assert shown(formats.table(frame, index="identifier"))[2][1:] == [("td", "ja"), ("td", "nee")]
 
 
 def test_a_table_shows_text_as_text_never_as_markup():
     """Defect: a Styler does not escape, so a cell or heading with "<" (a student's own document's title) was HTML."""
-    frame = pd.DataFrame({"title <b>": ["<script>alert(1)</script>", pd.NA]}, index=pd.Index(["<i>row</i>", "b"],
-                                                                                           name="doc"))
+    frame = pd.DataFrame(
+        {"title <b>": ["<script>alert(1)</script>", pd.NA]}, index=pd.Index(["<i>row</i>", "b"], name="doc")
+    )
     page = formats.table(frame).to_html()
     assert "<script>" not in page and "<i>row" not in page and "<b>" not in page and "<NA>" not in page
     assert "&lt;script&gt;" in page and "&lt;i&gt;row&lt;/i&gt;" in page and "title &lt;b&gt;" in page

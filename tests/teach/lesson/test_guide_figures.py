@@ -40,7 +40,8 @@ def test_every_figure_the_guide_quotes_is_the_computations():
 def test_the_guides_ex4_figures_are_what_the_executed_solution_printed(executed):
     run = executed(EX4)
     assert not run.error, run.error
-    printed = "\n".join(str(o.get("data", {}).get("text/markdown", "")) for c in run.notebook.cells
-                        for o in c.get("outputs", []))
+    printed = "\n".join(
+        str(o.get("data", {}).get("text/markdown", "")) for c in run.notebook.cells for o in c.get("outputs", [])
+    )
     marked = guide.quoted(GUIDE.read_text(encoding="utf-8"))
     assert {n: marked[n] for n in guide.EXECUTED} == {n: {v} for n, v in guide.ex4_from_output(printed).items()}

@@ -10,15 +10,18 @@ from ragkit.teach.lesson import overlap
 def _measured(lost):
     sections = ["s1", "s1", "s1", "s2", "s2", "s2"]
     plain = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}") for i, sec in enumerate(sections)]
-    lapped = [Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}", overlap="tail" if i else "")
-              for i, sec in enumerate(sections)]
+    lapped = [
+        Chunk("d", "D", sec, 10 * i, 10 * i + 9, f"c{i} needle{i}", overlap="tail" if i else "")
+        for i, sec in enumerate(sections)
+    ]
     eye = np.eye(4)
 
     def unit(v):
         return v / np.linalg.norm(v)
 
-    before = np.array([unit(eye[0] + 0.1 * k * eye[2]) for k in range(3)]
-                      + [unit(eye[1] + 0.1 * k * eye[2]) for k in range(3)])
+    before = np.array(
+        [unit(eye[0] + 0.1 * k * eye[2]) for k in range(3)] + [unit(eye[1] + 0.1 * k * eye[2]) for k in range(3)]
+    )
     after = before.copy()
     after[3] = unit(eye[1] + 0.5 * eye[0])
     return overlap.measure(("E", plain, before), ("F", lapped, after), lost)
@@ -37,8 +40,10 @@ def test_overlap_sentence_is_dutch_in_a_dutch_kernel():
 
 def test_overlap_sentence_english_unchanged():
     text = overlap.sentence(_measured([("q3", "needle3")]))
-    assert text.startswith("**F against E**: of **6** chunks, **1** start a new section and carry an overlap "
-                           "from the one before.")
+    assert text.startswith(
+        "**F against E**: of **6** chunks, **1** start a new section and carry an overlap from the one before."
+    )
     assert "The **1** needle F loses to E sits in a chunk whose vector moved more than 83% of all chunks' did: " in text
-    assert text.endswith("; **1** of them starts a new section, so the pull toward the previous section is part "
-                         "of the story.")
+    assert text.endswith(
+        "; **1** of them starts a new section, so the pull toward the previous section is part of the story."
+    )

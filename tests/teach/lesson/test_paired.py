@@ -35,10 +35,17 @@ def rep():
         for name in ("dense", "bm25"):
             ev.results[f"{s}/{name}"] = Result(s, name, rng.integers(low, 6, size=16), ids, needles)
     ev.results["E/dense"] = Result("E", "dense", np.array([1] * 16), ids, needles)  # E finds everything first
-    wanted = [("E/dense", "A/dense", "Hit@1"), ("E/bm25", "A/bm25", "Hit@4"), ("E/bm25", "E/dense", "Hit@1"),
-              ("E/dense", "A/dense", "MRR")]
-    published = {wanted[0]: Finding.counts(18, 3, 0.0015), wanted[1]: Finding.counts(4, 6),
-                 wanted[2]: Finding.gain(0.3, 0.2)}
+    wanted = [
+        ("E/dense", "A/dense", "Hit@1"),
+        ("E/bm25", "A/bm25", "Hit@4"),
+        ("E/bm25", "E/dense", "Hit@1"),
+        ("E/dense", "A/dense", "MRR"),
+    ]
+    published = {
+        wanted[0]: Finding.counts(18, 3, 0.0015),
+        wanted[1]: Finding.counts(4, 6),
+        wanted[2]: Finding.gain(0.3, 0.2),
+    }
     return report(ev, wanted, published, runs=())
 
 
@@ -74,8 +81,19 @@ def test_in_dutch_the_words_are_dutch_the_figures_the_same_and_the_report_stays_
         assert rep._repr_html_() == english_page  # the engine's own table is the engine's: English
     cells = visible(page)
     assert cells[0].startswith("Gepaarde vergelijkingen: exacte tweezijdige sign test op de discordante paren")
-    assert cells[1:12] == ["vergelijking", "metriek", "queries", "p", "Holm-p", "needles", "p", "Holm-p",
-                           "hoofdstuk", "claimt", "oordeel"]
+    assert cells[1:12] == [
+        "vergelijking",
+        "metriek",
+        "queries",
+        "p",
+        "Holm-p",
+        "needles",
+        "p",
+        "Holm-p",
+        "hoofdstuk",
+        "claimt",
+        "oordeel",
+    ]
     assert cells[-1].startswith("Oordelen tegenover het hoofdstuk: een geclaimd verschil")
     for line in rep.judged:
         assert line.verdict and (line.verdict not in page or line.verdict == "consistent"), line.verdict
@@ -90,8 +108,12 @@ def test_in_dutch_the_words_are_dutch_the_figures_the_same_and_the_report_stays_
 
 
 def test_every_way_the_chapter_reports_a_finding_reads_back_as_the_engine_wrote_it_in_english():
-    for finding in (Finding.counts(18, 3, 0.0015), Finding.counts(4, 6), Finding.gain(0.781, 0.844),
-                    Finding.counts(2, 6, 1e-05)):
+    for finding in (
+        Finding.counts(18, 3, 0.0015),
+        Finding.counts(4, 6),
+        Finding.gain(0.781, 0.844),
+        Finding.counts(2, 6, 1e-05),
+    ):
         assert paired.said(finding.said) == finding.said
         with language.speaking("nl"):  # a decimal point becomes a comma; a p of 1e-05 has none
             assert (paired.said(finding.said) != finding.said) == ("." in finding.said), finding.said

@@ -30,25 +30,30 @@ COUNT, SHARE, CHOICE = predict.Count(40), predict.Share(), predict.Choice(("BM25
 
 
 def test_a_count_is_answered_with_the_difference_in_either_direction():
-    assert predict.answer(3, COUNT, 7) == ("You predicted **3**; the measurement says **7**: **4** more than you "
-                                           "expected.")
-    assert predict.answer(9, COUNT, 7) == ("You predicted **9**; the measurement says **7**: **2** fewer than you "
-                                           "expected.")
+    assert predict.answer(3, COUNT, 7) == (
+        "You predicted **3**; the measurement says **7**: **4** more than you expected."
+    )
+    assert predict.answer(9, COUNT, 7) == (
+        "You predicted **9**; the measurement says **7**: **2** fewer than you expected."
+    )
     assert predict.answer(7, COUNT, 7) == "You predicted **7**; the measurement says **7**: exactly right."
     assert predict.answer(" 7 ", COUNT, np.int64(7)).endswith("exactly right.")  # a number typed in quotes
     assert predict.answer(np.int64(0), COUNT, 1).startswith("You predicted **0**; the measurement says **1**: **1**")
     assert "**0.5** fewer" in predict.answer(7.5, COUNT, 7)
-    assert predict.answer(300, predict.Count(2000), 1500) == ("You predicted **300**; the measurement says **1,500**: "
-                                                              "**1,200** more than you expected.")
+    assert predict.answer(300, predict.Count(2000), 1500) == (
+        "You predicted **300**; the measurement says **1,500**: **1,200** more than you expected."
+    )
     assert predict.answer(None, predict.Count(2000), 1500).endswith("The measurement says **1,500**.")
 
 
 def test_a_share_is_read_as_a_share_or_a_percentage_and_answered_in_points():
-    assert predict.answer(0.7, SHARE, 0.84375) == ("You predicted **0.70**; the measurement says **0.844**: **14** "
-                                                   "percentage points higher than you expected.")
+    assert predict.answer(0.7, SHARE, 0.84375) == (
+        "You predicted **0.70**; the measurement says **0.844**: **14** percentage points higher than you expected."
+    )
     for same in (0.8, "80%", 80, "80", Fraction(4, 5)):
-        assert "**0.80**" in predict.answer(same, SHARE, 0.5) and "**30** percentage points lower" in \
-            predict.answer(same, SHARE, 0.5), same
+        assert "**0.80**" in predict.answer(same, SHARE, 0.5) and "**30** percentage points lower" in predict.answer(
+            same, SHARE, 0.5
+        ), same
     assert predict.answer(0.844, SHARE, 0.84375).endswith("within a point of it.")
     assert "**1.00**" in predict.answer(1, SHARE, 0.5)  # 1 is the whole, not one per cent
 
@@ -68,8 +73,9 @@ def test_a_number_typed_as_text_is_read_as_the_kernels_language_writes_it():
 
 def test_a_choice_matches_the_students_words_whatever_their_case_and_spacing():
     assert predict.answer(" bm25 ", CHOICE, "BM25") == "You predicted **BM25**; this run says **BM25**: right."
-    assert predict.answer("The  Same", CHOICE, "dense").startswith("You predicted **the same**; this run says "
-                                                                   "**dense**: not this time")
+    assert predict.answer("The  Same", CHOICE, "dense").startswith(
+        "You predicted **the same**; this run says **dense**: not this time"
+    )
     assert predict.answer(None, CHOICE, "dense").endswith("This run says **dense**.")
 
 
@@ -84,12 +90,22 @@ def test_an_empty_prediction_gets_the_reminder_and_the_measurement_never_an_erro
 
 
 HOSTILE = [
-    ("seven", "the text “seven”"), (True, "a value of type bool"), (math.nan, "NaN"), (np.float32("nan"), "NaN"),
-    (math.inf, "an infinity"), (-math.inf, "an infinity"), (10**5000, "a whole number of more than 40 digits"),
-    (-1, "\\-1"), (41, "41"), ([3], "a value of type list"), ({"a": 1}, "a value of type dict"),
-    (Decimal("3"), "a value of type Decimal"), (object(), "a value of type object"),
+    ("seven", "the text “seven”"),
+    (True, "a value of type bool"),
+    (math.nan, "NaN"),
+    (np.float32("nan"), "NaN"),
+    (math.inf, "an infinity"),
+    (-math.inf, "an infinity"),
+    (10**5000, "a whole number of more than 40 digits"),
+    (-1, "\\-1"),
+    (41, "41"),
+    ([3], "a value of type list"),
+    ({"a": 1}, "a value of type dict"),
+    (Decimal("3"), "a value of type Decimal"),
+    (object(), "a value of type object"),
     ("x" * 1_000_000, "“" + "x" * predict.SHOWN_CHARACTERS + "…”"),
-    ("<b>*7*</b>", "\\<b\\>\\*7\\*\\</b\\>"), ("1e400", "the text “1e400”"),
+    ("<b>*7*</b>", "\\<b\\>\\*7\\*\\</b\\>"),
+    ("1e400", "the text “1e400”"),
 ]
 
 
@@ -98,8 +114,9 @@ def test_a_value_of_the_wrong_kind_is_a_sentence_that_says_what_to_write_not_a_t
     for asked, measured, wanted in ((COUNT, 7, "is not a number from 0 to 40"), (CHOICE, "dense", "is not one of")):
         said = predict.answer(value, asked, measured)
         assert said.startswith("Your prediction, ") and wanted in said and described in said, said
-        assert said.endswith(f"run this cell again. {'The measurement' if asked is COUNT else 'This run'} says "
-                             f"**{measured}**.")
+        assert said.endswith(
+            f"run this cell again. {'The measurement' if asked is COUNT else 'This run'} says **{measured}**."
+        )
         assert len(said) < 600  # a pasted essay is cut
 
 
@@ -159,7 +176,7 @@ def test_the_prediction_cell_comes_before_the_reveal_that_answers_it(path):
     assert not others, f"{path.stem}: only the prediction cell assigns {predict.NAME}"
     early = [i for i, source, _ in code if EARLY_QUIZ.search(source)]
     assert all(at < i < reveal for i in early), "questions that test the prediction come before its reveal"
-    final = [i for i, source, _ in code if 'course).widget()' in source and "Quiz(" in source]
+    final = [i for i, source, _ in code if "course).widget()" in source and "Quiz(" in source]
     assert final and final[-1] > reveal
 
 
@@ -167,9 +184,11 @@ def test_the_prediction_cell_comes_before_the_reveal_that_answers_it(path):
 def two_part_quiz(monkeypatch, tmp_path):
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     monkeypatch.setenv("RAGKIT_STUDENT", "tester")
-    asked = [quiz._before_reveal(QuizQuestion("Before?", (Option("a", True, "right"), Option("b", False, "no")))),
-             QuizQuestion("After?", (Option("c", True, "right"), Option("d", False, "no"))),
-             QuizQuestion("Also after?", (Option("e", True, "right"), Option("f", False, "no")))]
+    asked = [
+        quiz._before_reveal(QuizQuestion("Before?", (Option("a", True, "right"), Option("b", False, "no")))),
+        QuizQuestion("After?", (Option("c", True, "right"), Option("d", False, "no"))),
+        QuizQuestion("Also after?", (Option("e", True, "right"), Option("f", False, "no"))),
+    ]
     monkeypatch.setitem(quiz.BUILDERS, "98", lambda course: asked)
     monkeypatch.setitem(quiz.BUILDERS, "97", lambda course: asked[1:])
     return tmp_path / "results.jsonl"

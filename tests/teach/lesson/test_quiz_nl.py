@@ -14,7 +14,7 @@ from ragkit.teach.lesson import quiz
 from dutch import dutch_share
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/teach: test_language's helpers, shared with the pilot
-from test_language import QUOTED, all_templates, assert_dutch, numbers, wordless  # noqa: E402
+from test_language import QUOTED, all_templates, assert_dutch, numbers, wordless
 
 FIELD = re.compile(r"\{[^{}]*\}")  # a field's name ({bluffs}) is code, not a word of the prose
 
@@ -37,8 +37,14 @@ def texts(notebook: str, course) -> list[str]:
 
 def test_every_template_of_the_quiz_has_its_dutch():
     catalogue = language.catalogue("nl")
-    missing = sorted({t for ts in all_templates()["lesson.quiz"].values() for t in ts
-                      if isinstance(t, str) and not wordless(t) and t not in catalogue})
+    missing = sorted(
+        {
+            t
+            for ts in all_templates()["lesson.quiz"].values()
+            for t in ts
+            if isinstance(t, str) and not wordless(t) and t not in catalogue
+        }
+    )
     assert not missing, f"quiz templates without a Dutch entry (ragkit/teach/locale/nl/q-quiz.toml): {missing}"
 
 
@@ -57,8 +63,11 @@ def test_every_knowledge_check_comes_out_dutch_with_the_english_figures(course, 
         share = dutch_share(QUOTED.sub(" ", nl))
         assert share is None or share >= 0.8, f"quiz {notebook}: only {share:.0%} Dutch: {nl}"
     # a word of prose left English: every prompt and reason with a letter outside quotes and names differs
-    same = [nl for en, nl in zip(english, dutch) if en == nl and any(c.isalpha() for c in en.split("\n")[0])
-            and not en.startswith(("1 - cos", "'", "BM25"))]
+    same = [
+        nl
+        for en, nl in zip(english, dutch)
+        if en == nl and any(c.isalpha() for c in en.split("\n")[0]) and not en.startswith(("1 - cos", "'", "BM25"))
+    ]
     assert not same, f"quiz {notebook}: still English in Dutch: {same}"
 
 
@@ -67,7 +76,11 @@ def test_the_dutch_quiz_keeps_to_the_glossary():
     from test_edition import glossary, glossary_breaches
 
     rows, catalogue = glossary(), language.catalogue("nl")
-    breaches = [f"{t!r}: {b}" for ts in all_templates()["lesson.quiz"].values() for t in ts
-                if isinstance(t, str) and t in catalogue
-                for b in glossary_breaches(*(FIELD.sub(" ", x) for x in (t, catalogue[t].translated)), rows)[1]]
+    breaches = [
+        f"{t!r}: {b}"
+        for ts in all_templates()["lesson.quiz"].values()
+        for t in ts
+        if isinstance(t, str) and t in catalogue
+        for b in glossary_breaches(*(FIELD.sub(" ", x) for x in (t, catalogue[t].translated)), rows)[1]
+    ]
     assert not breaches, "\n".join(breaches)

@@ -10,8 +10,10 @@ from ragkit.teach import language
 from ragkit.teach.lesson import quiz
 from ragkit.teach.lesson.quiz import Option, Quiz, QuizQuestion
 
-VERDICT = {"en": re.compile(r"^(?P<mark>✓|✗) “[^”]+” is (?P<verdict>right|wrong)\. (?P<reason>.+)$"),
-           "nl": re.compile(r"^(?P<mark>✓|✗) „[^”]+” klopt(?P<verdict> niet)?\. (?P<reason>.+)$")}
+VERDICT = {
+    "en": re.compile(r"^(?P<mark>✓|✗) “[^”]+” is (?P<verdict>right|wrong)\. (?P<reason>.+)$"),
+    "nl": re.compile(r"^(?P<mark>✓|✗) „[^”]+” klopt(?P<verdict> niet)?\. (?P<reason>.+)$"),
+}
 # a reason that starts with a verdict of its own stacks two ("✗ ja: nee: de slechtste ...", "no: the worst ...")
 STACKED = re.compile(r"^(yes|no|right|wrong|ja|nee|juist|goed|fout)\b[:,]", re.IGNORECASE)
 
@@ -54,10 +56,16 @@ def assert_sentences(q: Quiz, spoken: str, where: str) -> None:
             assert reason.endswith((".", "?", "!")), (where, line)
 
 
-MADE_UP = [QuizQuestion("What does a `#char=from,to` locator promise?", (
-    Option("that slicing at `from` gives the quote", True, "right: `verify()` checks just that"),
-    Option("*nothing*", False, "no: a locator is a promise"))),
-    QuizQuestion("Is 1 < 2?", (Option("yes", True, "one is less than two"), Option("no", False, "it is")))]
+MADE_UP = [
+    QuizQuestion(
+        "What does a `#char=from,to` locator promise?",
+        (
+            Option("that slicing at `from` gives the quote", True, "right: `verify()` checks just that"),
+            Option("*nothing*", False, "no: a locator is a promise"),
+        ),
+    ),
+    QuizQuestion("Is 1 < 2?", (Option("yes", True, "one is less than two"), Option("no", False, "it is"))),
+]
 
 
 def test_markdown_in_prompts_options_and_reasons_renders_and_html_stays_escaped(tmp_path, monkeypatch):

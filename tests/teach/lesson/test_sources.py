@@ -15,8 +15,11 @@ from conftest import ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
 TWINS = NOTEBOOKS / "twins"
-ENGLISH = [*sorted(TWINS.glob("0*.py")), *sorted((TWINS / "exercises").glob("*.py")),
-           *sorted((TWINS / "solutions").glob("*.py"))]
+ENGLISH = [
+    *sorted(TWINS.glob("0*.py")),
+    *sorted((TWINS / "exercises").glob("*.py")),
+    *sorted((TWINS / "solutions").glob("*.py")),
+]
 BIBLIOGRAPHY = ROOT / "docs" / "sources.md"
 KEY = r"[a-z]+[0-9]{4}[a-z]?"
 CITED = re.compile(rf"\[({KEY})\]$")
@@ -32,7 +35,7 @@ def entries(text: str) -> dict[str, str]:
     """The bibliography's entries by key: each list item that opens with a bold key, up to the next item or heading."""
     found: dict[str, str] = {}
     for match in ENTRY.finditer(text):
-        body = re.split(r"\n(?=- |#|\n)", text[match.end():], maxsplit=1)[0]
+        body = re.split(r"\n(?=- |#|\n)", text[match.end() :], maxsplit=1)[0]
         assert match[1] not in found, f"the key {match[1]} opens two entries"
         found[match[1]] = " ".join(body.split())
     return found
@@ -41,8 +44,9 @@ def entries(text: str) -> dict[str, str]:
 def sources_cell(path: Path, heading: str = "## Sources") -> str:
     """The source of a twin's last cell, which must be a markdown cell opening with ``heading``."""
     last = jupytext.read(path).cells[-1]
-    assert last.cell_type == "markdown" and last.source.startswith(heading + "\n"), \
+    assert last.cell_type == "markdown" and last.source.startswith(heading + "\n"), (
         f"{twin_id(path)} does not end with a `{heading}` cell"
+    )
     return last.source
 
 
@@ -62,8 +66,9 @@ def test_the_english_notebooks_are_the_twelve_main_ones_and_five_exercises_with_
     names = [twin_id(path) for path in ENGLISH]
     assert len([n for n in names if "/" not in n]) == 12 and "02b-statistics-further.py" in names
     assert {n.split("/")[0] for n in names if "/" in n} == {"exercises", "solutions"}
-    assert [n for n in names if n.startswith("exercises/")] == \
-        [n.replace("solutions/", "exercises/") for n in names if n.startswith("solutions/")]
+    assert [n for n in names if n.startswith("exercises/")] == [
+        n.replace("solutions/", "exercises/") for n in names if n.startswith("solutions/")
+    ]
     assert len(names) == 22
 
 
@@ -131,20 +136,25 @@ def test_every_entry_has_a_year_a_venue_and_one_sentence_on_its_use():
     assert not problems, "\n".join(problems)
 
 
-GOOD = ("- **[holm1979]** Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. "
-        "*Scandinavian Journal of Statistics* 6(2), 65–70.\n  *Used for:* the step-down correction.\n")
+GOOD = (
+    "- **[holm1979]** Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. "
+    "*Scandinavian Journal of Statistics* 6(2), 65–70.\n  *Used for:* the step-down correction.\n"
+)
 
 
-@pytest.mark.parametrize("broken, said", [
-    (GOOD.replace(" (1979)", ""), "no year"),
-    (GOOD.replace("holm1979", "holm1980"), "not the first author's surname"),
-    (GOOD.replace("*Scandinavian Journal of Statistics*", "Scandinavian Journal of Statistics"), "no venue"),
-    (GOOD.replace("correction.", "correction. Twice."), "not one sentence"),
-    (GOOD.replace("*Used for:* ", ""), "says neither"),
-])
+@pytest.mark.parametrize(
+    "broken, said",
+    [
+        (GOOD.replace(" (1979)", ""), "no year"),
+        (GOOD.replace("holm1979", "holm1980"), "not the first author's surname"),
+        (GOOD.replace("*Scandinavian Journal of Statistics*", "Scandinavian Journal of Statistics"), "no venue"),
+        (GOOD.replace("correction.", "correction. Twice."), "not one sentence"),
+        (GOOD.replace("*Used for:* ", ""), "says neither"),
+    ],
+)
 def test_a_broken_entry_is_named_with_what_it_lacks(broken, said):
     assert [entry_problems(key, entry) for key, entry in entries(GOOD).items()] == [[]]
-    (key, entry), = entries(broken).items()
+    ((key, entry),) = entries(broken).items()
     assert any(said in problem for problem in entry_problems(key, entry)), entry_problems(key, entry)
 
 

@@ -9,8 +9,22 @@ from ragkit.teach.lesson import plots, tradeoff
 
 def made_up(what: str = "made up", vectors: int = 200_000, exact: float = 30.0) -> TradeOff:
     settings = (Setting(16, 0.55, 0.1), Setting(64, 0.9, 0.3), Setting(256, 0.96, 0.9))
-    return TradeOff(what, vectors, 384, 94, 20, 32, 40, 60.0, 2, IndexMemory(vectors * 1536, vectors * 272), exact,
-                    settings, 0.51, 0.45)
+    return TradeOff(
+        what,
+        vectors,
+        384,
+        94,
+        20,
+        32,
+        40,
+        60.0,
+        2,
+        IndexMemory(vectors * 1536, vectors * 272),
+        exact,
+        settings,
+        0.51,
+        0.45,
+    )
 
 
 def test_the_table_has_the_exact_scan_then_every_setting_of_each_collection_in_figures_for_people():
@@ -24,8 +38,9 @@ def test_the_table_has_the_exact_scan_then_every_setting_of_each_collection_in_f
 def test_the_curve_draws_each_collection_and_its_exact_scan_and_says_so():
     fig = tradeoff.curve(made_up("small", 1_068, 0.04), made_up())
     lines, stars = fig.data[::2], fig.data[1::2]
-    assert [list(t.y) for t in lines] == [[0.55, 0.9, 0.96]] * 2 and [list(t.text) for t in lines] == [["16", "64",
-                                                                                                         "256"]] * 2
+    assert [list(t.y) for t in lines] == [[0.55, 0.9, 0.96]] * 2 and [list(t.text) for t in lines] == [
+        ["16", "64", "256"]
+    ] * 2
     assert [(t.x[0], t.y[0]) for t in stars] == [(0.04, 1.0), (30.0, 1.0)]
     assert fig.layout.xaxis.type == "log"
     text = plots.describe(fig)
@@ -59,8 +74,10 @@ def test_the_collections_the_notebook_names_in_english_are_shown_in_the_kernels_
 
     course, generated = made_up("the course's chunks", 1_068, 0.04), made_up("generated")
     with language.speaking("en"):
-        assert list(tradeoff.table(course, generated).iloc[[0, 4], 0]) == ["the course's chunks (1,068)",
-                                                                           "the generated collection (200,000)"]
+        assert list(tradeoff.table(course, generated).iloc[[0, 4], 0]) == [
+            "the course's chunks (1,068)",
+            "the generated collection (200,000)",
+        ]
     with language.speaking("nl"):
         table = tradeoff.table(course, generated)
         names = [t.name for t in tradeoff.curve(course, generated).data]

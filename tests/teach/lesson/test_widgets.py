@@ -84,7 +84,7 @@ def test_win_loss_matrix_shows_needle_wins_and_holm_over_the_whole_matrix(course
     ev = course.evaluation("ACE")
     fig = win_loss_matrix(ev, "Hit@20", "dense")
     labels = list(fig.data[0].x)
-    pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :]]
     raw = [ev.compare(a, b, m, "needle").test.p for a, b in pairs for m in METRICS]
     adjusted = holm(raw)
     at = [(a, b, m) for a, b in pairs for m in METRICS].index(("A/dense", "E/dense", "Hit@20"))
@@ -121,6 +121,8 @@ def test_plot_legends_count_the_queries_of_the_sweep(course):
     sweep = Sweep(r.chunks, course.questions[:5], course.out_of_domain[:3], r)
     names = [trace.name for trace in plots.bluffs_and_refusals(sweep).data]
     assert "bluffs (share of 3)" in names and "refused answerable (share of 10)" in names
+
+
 @pytest.mark.slow
 def test_chunk_explorer_shows_the_needle_without_scrolling_and_draws_overlap_only_for_b_d_f(course):
     explorer = widgets.ChunkExplorer(course, strategy="A")
@@ -141,7 +143,7 @@ def test_query_playground_columns_show_their_own_scores_and_search_clears(course
     question = "what does the learning rate warmup do"
     playground.text.value = question
     r = playground.retriever
-    top_bm25 = r.bm25([question]).ranking[0, :playground.k]
+    top_bm25 = r.bm25([question]).ranking[0, : playground.k]
     scores = r.lexical.scores_many([question])[0]
     columns = dict(re.findall(r"data-retriever='(\w+)'(.*?)</td>", playground.table.value, re.S))
     shown_bm25 = [float(x) for x in re.findall(r"ragkit-score'>([\d.]+)<", columns["bm25"])]
@@ -153,7 +155,7 @@ def test_query_playground_columns_show_their_own_scores_and_search_clears(course
     # the hybrid column names its two ranks: "#4 + #3" read as a sum
     dense_rank = {int(i): n for n, i in enumerate(dense.ranking[0], 1)}
     bm25_rank = {int(i): n for n, i in enumerate(r.bm25([question]).ranking[0], 1)}
-    fused = r.hybrid([question]).ranking[0, :playground.k]
+    fused = r.hybrid([question]).ranking[0, : playground.k]
     shown_hybrid = re.findall(r"ragkit-score'>([^<]+)<", columns["hybrid"])
     assert shown_hybrid == [f"dense #{dense_rank[int(i)]}, BM25 #{bm25_rank[int(i)]}" for i in fused]
     assert "+" not in "".join(shown_hybrid) and "rank by dense" in columns["hybrid"]
@@ -222,8 +224,9 @@ def bundled():
     from ragkit.data import load_questions
     from ragkit.plumbing.locations import data_dir
 
-    return SimpleNamespace(corpus=load_corpus(data_dir() / "corpus"),
-                           questions=load_questions(data_dir() / "questions.jsonl"))
+    return SimpleNamespace(
+        corpus=load_corpus(data_dir() / "corpus"), questions=load_questions(data_dir() / "questions.jsonl")
+    )
 
 
 def test_chunk_explorer_draws_the_needle_over_the_overlap(bundled):
@@ -236,7 +239,7 @@ def test_chunk_explorer_draws_the_needle_over_the_overlap(bundled):
     shared = [around for _, around in needle if any("background" in style for tag, style in around if tag == "span")]
     assert shared, "q24's needle no longer meets the overlap: pick a question whose needle does"
     for around in shared:
-        inner = around[[tag for tag, _ in around].index("mark") + 1:]
+        inner = around[[tag for tag, _ in around].index("mark") + 1 :]
         assert not any("background" in style for _, style in inner), "the overlap's shading covers the needle"
 
 
@@ -245,8 +248,9 @@ def test_chunk_explorer_lists_questions_cut_between_words_and_shows_the_whole_on
     for (label, qid), q in zip(explorer.question.options, bundled.questions, strict=True):
         shown = label.removeprefix(f"{qid}: ")
         whole = " ".join(q.question.split())
-        assert shown == whole or (shown.endswith(" …") and whole.startswith(shown[:-2])
-                                  and whole[len(shown) - 2] == " "), f"{qid} is cut inside a word: {shown!r}"
+        assert shown == whole or (
+            shown.endswith(" …") and whole.startswith(shown[:-2]) and whole[len(shown) - 2] == " "
+        ), f"{qid} is cut inside a word: {shown!r}"
     long = next(q for q in bundled.questions if len(q.question) > 70)
     explorer.question.value = long.id
     assert html.escape(long.question) in explorer.asked.value and explorer.asked in explorer.widget().children
@@ -279,10 +283,17 @@ def test_the_source_viewer_shows_whole_words_around_the_cited_range(course):
         for c in result.citations:
             viewer.pick.value = c.index
             text = course.corpus[c.document_id].text
-            shown = html.unescape(re.sub(r"<details>.*?</details>|<[^>]+>", "", viewer.view.value.split(
-                "ragkit-source", 1)[1].split(">", 1)[1], flags=re.S))
+            shown = html.unescape(
+                re.sub(
+                    r"<details>.*?</details>|<[^>]+>",
+                    "",
+                    viewer.view.value.split("ragkit-source", 1)[1].split(">", 1)[1],
+                    flags=re.S,
+                )
+            )
             lo = text.index(shown)
             hi = lo + len(shown)
             assert lo == 0 or not (text[lo - 1].isalnum() and text[lo].isalnum()) or lo == c.locator.start, shown[:40]
-            assert hi == len(text) or not (text[hi - 1].isalnum() and text[hi].isalnum()) or hi == c.locator.end, \
-                shown[-40:]
+            assert hi == len(text) or not (text[hi - 1].isalnum() and text[hi].isalnum()) or hi == c.locator.end, shown[
+                -40:
+            ]

@@ -28,35 +28,53 @@ from ragkit.threshold import DEFAULT_CUT, SweepRow
 def prompt_flaws(found_here: Sequence[Mapping[str, str]], flaws: Pathologies) -> Markdown:
     """How many of a prompt's sources show a flaw of the reference rule, beside the counts over the whole strategy."""
     bad = [row["source"] for row in found_here if row["what is wrong with it"] != "nothing we count"]
-    return Markdown(say(
-        "**{bad}** of the **{sources}** {sources_noun} in this prompt {show} a pathology ({which}). Across all of "
-        "{strategy}: **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
-        "**{code_cuts}** inside code, **{mid_sentence}** {mid_sentence_noun}. A heading-only source takes "
-        "one of the gate's slots and says nothing; half a number in a source is a number the model may quote wrong.",
-        bad=len(bad), sources=len(found_here), sources_noun=noun(len(found_here), _("source"), _("sources")),
-        show=noun(len(bad), _("shows"), _("show")), which=", ".join(bad) or _("none"), strategy=flaws.strategy,
-        heading_only_noun=noun(len(flaws.heading_only), _("heading-only chunk"), _("heading-only chunks")),
-        decimal_cuts_noun=noun(len(flaws.decimal_cuts), _("cut inside a decimal number"),
-                               _("cuts inside a decimal number")),
-        mid_sentence_noun=noun(len(flaws.mid_sentence), _("chunk starting mid-sentence"),
-                               _("chunks starting mid-sentence")),
-        heading_only=len(flaws.heading_only), decimal_cuts=len(flaws.decimal_cuts), code_cuts=len(flaws.code_cuts),
-        mid_sentence=len(flaws.mid_sentence)))
+    return Markdown(
+        say(
+            "**{bad}** of the **{sources}** {sources_noun} in this prompt {show} a pathology ({which}). Across all of "
+            "{strategy}: **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
+            "**{code_cuts}** inside code, **{mid_sentence}** {mid_sentence_noun}. A heading-only source takes "
+            "one of the gate's slots and says nothing; half a number in a source is a number the model may quote "
+            "wrong.",
+            bad=len(bad),
+            sources=len(found_here),
+            sources_noun=noun(len(found_here), _("source"), _("sources")),
+            show=noun(len(bad), _("shows"), _("show")),
+            which=", ".join(bad) or _("none"),
+            strategy=flaws.strategy,
+            heading_only_noun=noun(len(flaws.heading_only), _("heading-only chunk"), _("heading-only chunks")),
+            decimal_cuts_noun=noun(
+                len(flaws.decimal_cuts), _("cut inside a decimal number"), _("cuts inside a decimal number")
+            ),
+            mid_sentence_noun=noun(
+                len(flaws.mid_sentence), _("chunk starting mid-sentence"), _("chunks starting mid-sentence")
+            ),
+            heading_only=len(flaws.heading_only),
+            decimal_cuts=len(flaws.decimal_cuts),
+            code_cuts=len(flaws.code_cuts),
+            mid_sentence=len(flaws.mid_sentence),
+        )
+    )
 
 
 def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
     """What slicing the document says about an F chunk's header, overlap, ``content`` and ``text`` as a quote."""
     doc = corpus[f.doc_id].text
     quoting_text = verify(dataclasses.replace(citation, quote=f.text), corpus)
-    return Markdown(say(
-        "Header: `{header}`.  \nOverlap carried from the previous chunk: `{overlap}`.\n\n"
-        "Is `content` found at its range in the document? **{content_found}**.  \n"
-        "Does `text` occur anywhere in the document? **{text_found}**.  \n"
-        "Does the overlap sit right before the content? **{overlap_before}**.  \n"
-        "Would a citation quoting `text` verify? **{quoting_text}**.",
-        header=f.header.strip(), overlap=f.overlap, content_found=_truth(doc[f.start:f.end] == f.content),
-        text_found=_truth(f.text in doc), overlap_before=_truth(doc[f.start - len(f.overlap):f.start] == f.overlap),
-        quoting_text=_truth(quoting_text)))
+    return Markdown(
+        say(
+            "Header: `{header}`.  \nOverlap carried from the previous chunk: `{overlap}`.\n\n"
+            "Is `content` found at its range in the document? **{content_found}**.  \n"
+            "Does `text` occur anywhere in the document? **{text_found}**.  \n"
+            "Does the overlap sit right before the content? **{overlap_before}**.  \n"
+            "Would a citation quoting `text` verify? **{quoting_text}**.",
+            header=f.header.strip(),
+            overlap=f.overlap,
+            content_found=_truth(doc[f.start : f.end] == f.content),
+            text_found=_truth(f.text in doc),
+            overlap_before=_truth(doc[f.start - len(f.overlap) : f.start] == f.overlap),
+            quoting_text=_truth(quoting_text),
+        )
+    )
 
 
 def _truth(flag: bool) -> str:
@@ -66,24 +84,40 @@ def _truth(flag: bool) -> str:
 
 def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
     """One citation's path, the locator the server verifies and the text fragment a browser follows."""
-    return Markdown(say(
-        "- Path in this project: `{path}`.\n"
-        "- Locator the server verifies (RFC 5147): `{fragment}`: verifies **{verifies}**.\n"
-        "- Text fragment a browser follows on an HTML page: `{text_fragment}`.",
-        path=project_path(corpus[citation.document_id].path), fragment=citation.fragment,
-        verifies=_truth(verify(citation, corpus)), text_fragment=text_fragment(citation.quote)))
+    return Markdown(
+        say(
+            "- Path in this project: `{path}`.\n"
+            "- Locator the server verifies (RFC 5147): `{fragment}`: verifies **{verifies}**.\n"
+            "- Text fragment a browser follows on an HTML page: `{text_fragment}`.",
+            path=project_path(corpus[citation.document_id].path),
+            fragment=citation.fragment,
+            verifies=_truth(verify(citation, corpus)),
+            text_fragment=text_fragment(citation.quote),
+        )
+    )
 
 
 def citations_verified(checks: pd.Series) -> Markdown:
     """Whether every citation of an answer verifies against the corpus, and how many do."""
-    return Markdown(say("Every citation verifies: **{every}** ({verified} of {citations}).",
-                        every=_("yes") if checks.all() else _("no"), verified=int(checks.sum()), citations=len(checks)))
+    return Markdown(
+        say(
+            "Every citation verifies: **{every}** ({verified} of {citations}).",
+            every=_("yes") if checks.all() else _("no"),
+            verified=int(checks.sum()),
+            citations=len(checks),
+        )
+    )
 
 
 def shifted_range(original: bool, shifted: bool) -> Markdown:
     """Whether a citation verifies at its own range and at the range shifted by one character."""
-    return Markdown(say("Original range verifies: **{original}**; shifted by one: **{shifted}**.",
-                        original=_("yes") if original else _("no"), shifted=_("yes") if shifted else _("no")))
+    return Markdown(
+        say(
+            "Original range verifies: **{original}**; shifted by one: **{shifted}**.",
+            original=_("yes") if original else _("no"),
+            shifted=_("yes") if shifted else _("no"),
+        )
+    )
 
 
 def gate_reply(question: str, reply: Answer | NoAnswer) -> str:
@@ -91,8 +125,9 @@ def gate_reply(question: str, reply: Answer | NoAnswer) -> str:
     if isinstance(reply, NoAnswer) and reply.cut is None:
         return say('NO ANSWER: no cut, and no chunk was retrieved for "{question}"', question=reply.question)
     if isinstance(reply, NoAnswer):
-        return say('NO ANSWER: nothing under cosine distance {cut:g} for "{question}"', cut=reply.cut,
-                   question=reply.question)
+        return say(
+            'NO ANSWER: nothing under cosine distance {cut:g} for "{question}"', cut=reply.cut, question=reply.question
+        )
     return say("ANSWERED with {n} source(s): {question}", n=len(reply.citations), question=question)
 
 
@@ -106,11 +141,19 @@ def _refusal_words() -> tuple[str, ...]:
 
 def prompt_length(result: Answer) -> Markdown:
     """How long a prompt is, in tokens (and by whose count), sources and characters, beside the chapter's."""
-    return Markdown(say(
-        "This prompt: **{tokens}** tokens, counted with *{counted_with}*; **{sources}** sources, **{characters:,}** "
-        "characters.  \nThe chapter's opening prompt: **{chapter_tokens}** tokens, counted with Qwen2.5's tokenizer.",
-        tokens=result.prompt_tokens, counted_with=_counted_with(result.counted_with), sources=len(result.citations),
-        characters=len(result.prompt), chapter_tokens=chapter.PROMPT_TOKENS))
+    return Markdown(
+        say(
+            "This prompt: **{tokens}** tokens, counted with *{counted_with}*; **{sources}** sources, "
+            "**{characters:,}** "
+            "characters.  \nThe chapter's opening prompt: **{chapter_tokens}** tokens, counted with Qwen2.5's "
+            "tokenizer.",
+            tokens=result.prompt_tokens,
+            counted_with=_counted_with(result.counted_with),
+            sources=len(result.citations),
+            characters=len(result.prompt),
+            chapter_tokens=chapter.PROMPT_TOKENS,
+        )
+    )
 
 
 def _counted_with(counted: str) -> str:
@@ -129,38 +172,59 @@ def unknown_markers(rendered: RenderedAnswer) -> Markdown:
 def chapter_identifiers() -> Markdown:
     """The chapter's invented references, in numbers, introducing the ones it prints."""
     q = chapter.QWEN
-    return Markdown(say(
-        "Asked for **{asked}** papers on contrastive sentence embeddings with identifiers, **{model}** wrote "
-        "**{well_formed}** well-formed identifiers; **{real}** resolve to real arXiv papers; **{right}** are the "
-        "paper claimed. The chapter prints **{printed}** of them:",
-        asked=q["asked"], model=q["model"], well_formed=q["well_formed"], real=q["real"], right=q["right"],
-        printed=len(cast(tuple, q["printed"]))))
+    return Markdown(
+        say(
+            "Asked for **{asked}** papers on contrastive sentence embeddings with identifiers, **{model}** wrote "
+            "**{well_formed}** well-formed identifiers; **{real}** resolve to real arXiv papers; **{right}** are the "
+            "paper claimed. The chapter prints **{printed}** of them:",
+            asked=q["asked"],
+            model=q["model"],
+            well_formed=q["well_formed"],
+            real=q["real"],
+            right=q["right"],
+            printed=len(cast(tuple, q["printed"])),
+        )
+    )
 
 
 def identifier_checks(rows: Sequence[Mapping[str, object]]) -> Markdown:
     """The two checks (does it exist, does it point at what is claimed) on identifiers, beside the chapter's."""
     q = chapter.QWEN
     exists, ok = sum(bool(r["document exists"]) for r in rows), sum(bool(r["verifies"]) for r in rows)
-    return Markdown(say(
-        "The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{rows}**; "
-        "*does it point at what is claimed* passes **{ok}**. The chapter's {asked} identifiers would pass the "
-        "first check {real} times out of {asked} and the second {right} times: for the chapter's identifiers "
-        "the failure was in the association, not in the format.",
-        exists=exists, rows=len(rows), ok=ok, asked=q["asked"], real=q["real"], right=q["right"]))
+    return Markdown(
+        say(
+            "The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{rows}**; "
+            "*does it point at what is claimed* passes **{ok}**. The chapter's {asked} identifiers would pass the "
+            "first check {real} times out of {asked} and the second {right} times: for the chapter's identifiers "
+            "the failure was in the association, not in the format.",
+            exists=exists,
+            rows=len(rows),
+            ok=ok,
+            asked=q["asked"],
+            real=q["real"],
+            right=q["right"],
+        )
+    )
 
 
 def two_halves(row: SweepRow) -> Markdown:
     """Which in-domain queries are the generator's to get wrong, and which the retriever's, at one cut."""
-    return Markdown(say(
-        "All **{in_domain}** in-domain queries at the default cut ({cut}), dense retrieval on E:\n\n"
-        "- **{with_needle}** reach a prompt that holds the needle: here a wrong answer is the generator's fault;\n"
-        "- **{without_needle}** reach a prompt without the needle: retrieval did not supply the answer, so a right "
-        "answer could only come from elsewhere (the model's own memory, or a passage saying it in other words);\n"
-        "- **{refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
-        "So **{with_needle}** of {in_domain} answers can be grounded in their needle, measured without "
-        "generating anything.",
-        in_domain=row.in_domain, cut=row.cut, with_needle=row.answered_with_needle,
-        without_needle=row.answered_without_needle, refused=row.refused))
+    return Markdown(
+        say(
+            "All **{in_domain}** in-domain queries at the default cut ({cut}), dense retrieval on E:\n\n"
+            "- **{with_needle}** reach a prompt that holds the needle: here a wrong answer is the generator's fault;\n"
+            "- **{without_needle}** reach a prompt without the needle: retrieval did not supply the answer, so a right "
+            "answer could only come from elsewhere (the model's own memory, or a passage saying it in other words);\n"
+            "- **{refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
+            "So **{with_needle}** of {in_domain} answers can be grounded in their needle, measured without "
+            "generating anything.",
+            in_domain=row.in_domain,
+            cut=row.cut,
+            with_needle=row.answered_with_needle,
+            without_needle=row.answered_without_needle,
+            refused=row.refused,
+        )
+    )
 
 
 def _few_and_many(facts: Mapping[int, pd.DataFrame]) -> tuple[int, pd.DataFrame, int, pd.DataFrame]:
@@ -177,16 +241,27 @@ def four_or_twenty(facts: Mapping[int, pd.DataFrame], counted_with: str, generat
     """What more chunks buy: needles gained, the prompt's growth, where the rescued needles sit."""
     few, four, many, twenty = _few_and_many(facts)
     rescued = sorted(twenty["needle at"][four["needle at"].isna() & twenty["needle at"].notna()])
-    where = (say(": the model reads at least **{before}** other sources before it. ", before=int(min(rescued)) - 1)
-             if rescued else ". ")
-    return Markdown(say(
-        "{Many} chunks put the needle into **{gained}** more prompts than {few}, and make the median prompt "
-        "**{growth:.1f}×** as long. In the prompts that only {many} chunks rescue, the needle sits at source "
-        "**{sources}**{where}Counted with *{counted_with}*.",
-        Many=_spelled_out(many).capitalize(), gained=_needles_gained(four, twenty), few=_spelled_out(few),
-        growth=twenty.tokens.median() / four.tokens.median(), many=_spelled_out(many),
-        sources=", ".join(str(int(x)) for x in rescued) or "–", where=where, counted_with=_counted_with(counted_with))
-        + (_(" With a generator installed, compare the two answers below.") if generator else ""))
+    where = (
+        say(": the model reads at least **{before}** other sources before it. ", before=int(min(rescued)) - 1)
+        if rescued
+        else ". "
+    )
+    return Markdown(
+        say(
+            "{Many} chunks put the needle into **{gained}** more prompts than {few}, and make the median prompt "
+            "**{growth:.1f}×** as long. In the prompts that only {many} chunks rescue, the needle sits at source "
+            "**{sources}**{where}Counted with *{counted_with}*.",
+            Many=_spelled_out(many).capitalize(),
+            gained=_needles_gained(four, twenty),
+            few=_spelled_out(few),
+            growth=twenty.tokens.median() / four.tokens.median(),
+            many=_spelled_out(many),
+            sources=", ".join(str(int(x)) for x in rescued) or "–",
+            where=where,
+            counted_with=_counted_with(counted_with),
+        )
+        + (_(" With a generator installed, compare the two answers below.") if generator else "")
+    )
 
 
 def _spelled_out(n: int) -> str:
@@ -199,38 +274,56 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
     few, four, many, twenty = _few_and_many(facts)
     held = twenty["needle at"].dropna()
     middle = int(((held > few) & (held <= twenty.sources[held.index] - few)).sum())
-    return Markdown(say(
-        "What the figures say: {many} chunks put the needle into **{gained}** more prompts than {few}, at "
-        "**{growth:.1f}×** the median length. Of the **{held}** {many}-chunk prompts that hold the needle, "
-        "**{middle}** have it in the middle (past the first {few} sources and before the last {few}), where the "
-        "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
-        "the middle or anywhere; that takes a generator and graded answers. The same limit is \"reduces, not "
-        "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
-        "altogether, and the **{with_needle}** that hold it bound the answers grounded in the needle.",
-        many=_spelled_out(many), gained=_needles_gained(four, twenty), few=few,
-        growth=twenty.tokens.median() / four.tokens.median(), held=len(held), middle=middle,
-        without_needle=row.answered_without_needle, with_needle=row.answered_with_needle))
+    return Markdown(
+        say(
+            "What the figures say: {many} chunks put the needle into **{gained}** more prompts than {few}, at "
+            "**{growth:.1f}×** the median length. Of the **{held}** {many}-chunk prompts that hold the needle, "
+            "**{middle}** have it in the middle (past the first {few} sources and before the last {few}), where the "
+            "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
+            'the middle or anywhere; that takes a generator and graded answers. The same limit is "reduces, not '
+            "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
+            "altogether, and the **{with_needle}** that hold it bound the answers grounded in the needle.",
+            many=_spelled_out(many),
+            gained=_needles_gained(four, twenty),
+            few=few,
+            growth=twenty.tokens.median() / four.tokens.median(),
+            held=len(held),
+            middle=middle,
+            without_needle=row.answered_without_needle,
+            with_needle=row.answered_with_needle,
+        )
+    )
 
 
 def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: str) -> Markdown:
     """Retrieval's side of the fine-tune, retrieve or prompt bill: the prompt it adds to every query."""
     few, four, many, twenty = _few_and_many(facts)
-    return Markdown(say(
-        "Retrieval adds a prompt of median **{few_tokens:.0f}** tokens with {few} chunks and **{many_tokens:.0f}** "
-        "with {many} (counted with *{counted_with}*), on every query, for as long as the system runs; a fine-tune "
-        "pays up front and then cannot cite its sources. That per-query token count is the figure the decision "
-        "compares. And the question the chapter leaves open, what to do when the answer was never written, is one "
-        "retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the honest "
-        "reply to them is NO ANSWER.",
-        few_tokens=four.tokens.median(), few=few, many_tokens=twenty.tokens.median(), many=many,
-        counted_with=_counted_with(counted_with)))
+    return Markdown(
+        say(
+            "Retrieval adds a prompt of median **{few_tokens:.0f}** tokens with {few} chunks and **{many_tokens:.0f}** "
+            "with {many} (counted with *{counted_with}*), on every query, for as long as the system runs; a fine-tune "
+            "pays up front and then cannot cite its sources. That per-query token count is the figure the decision "
+            "compares. And the question the chapter leaves open, what to do when the answer was never written, is one "
+            "retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the honest "
+            "reply to them is NO ANSWER.",
+            few_tokens=four.tokens.median(),
+            few=few,
+            many_tokens=twenty.tokens.median(),
+            many=many,
+            counted_with=_counted_with(counted_with),
+        )
+    )
 
 
 def no_generator() -> Markdown:
     """What a generated section shows on a machine without the generator: what is missing and what to run."""
-    return Markdown(say("*No generator on this machine, so nothing here was generated: run {install}, then rerun this "
-                        "notebook. Every figure above that needs no model is still measured.*",
-                        install=SMOLLM2.install))
+    return Markdown(
+        say(
+            "*No generator on this machine, so nothing here was generated: run {install}, then rerun this "
+            "notebook. Every figure above that needs no model is still measured.*",
+            install=SMOLLM2.install,
+        )
+    )
 
 
 def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdown:
@@ -238,32 +331,55 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
     if m is None:
         return no_generator()
     found = m.opening_markers
-    return Markdown(say(
-        "Written by **{model}**, greedy, at most **{tokens}** new tokens, from a prompt of **{prompt_tokens}** tokens. "
-        "Markers that name a source: **{valid}** (the server turns each into a link, as above); markers that name no "
-        "source: **{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
-        model=m.model, tokens=faithfulness.ANSWER_TOKENS, prompt_tokens=m.opening.prompt_tokens,
-        valid=len(found.valid), invalid=len(found.invalid), flagged=list(rendered.unknown) or _("none")))
+    return Markdown(
+        say(
+            "Written by **{model}**, greedy, at most **{tokens}** new tokens, from a prompt of **{prompt_tokens}** "
+            "tokens. "
+            "Markers that name a source: **{valid}** (the server turns each into a link, as above); markers that name "
+            "no "
+            "source: **{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
+            model=m.model,
+            tokens=faithfulness.ANSWER_TOKENS,
+            prompt_tokens=m.opening.prompt_tokens,
+            valid=len(found.valid),
+            invalid=len(found.invalid),
+            flagged=list(rendered.unknown) or _("none"),
+        )
+    )
 
 
 def written_ranges(model: str, written: int) -> Markdown:
     """How many file names with a range the generator wrote when asked for its source's."""
     if written == 0:
-        return Markdown(say("Asked for its file and range, **{model}** wrote **none**: the table holds the fixed "
-                            "examples only.", model=model))
-    return Markdown(say("Asked for its file and range, **{model}** wrote **{written}**: the table checks each below "
-                        "the fixed examples.", model=model, written=written))
+        return Markdown(
+            say(
+                "Asked for its file and range, **{model}** wrote **none**: the table holds the fixed examples only.",
+                model=model,
+            )
+        )
+    return Markdown(
+        say(
+            "Asked for its file and range, **{model}** wrote **{written}**: the table checks each below "
+            "the fixed examples.",
+            model=model,
+            written=written,
+        )
+    )
 
 
 def supported_rule() -> Markdown:
     """The rule that grades an answer against its needle, with its threshold, stated before any figure."""
-    return Markdown(say(
-        "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
-        "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
-        "function words left out). You can check it by hand: underline those words in the needle, then look for them "
-        "in the answer. "
-        "The threshold was written down before any answer was read, and is never tuned to the results.",
-        share=faithfulness.SUPPORTED_SHARE))
+    return Markdown(
+        say(
+            "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
+            "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
+            "function words left out). You can check it by hand: underline those words in the needle, then look for "
+            "them "
+            "in the answer. "
+            "The threshold was written down before any answer was read, and is never tuned to the results.",
+            share=faithfulness.SUPPORTED_SHARE,
+        )
+    )
 
 
 def generator_halves(m: Measurement | None, queries: int) -> Markdown:
@@ -273,47 +389,88 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
     h, cited = m.halves, sum(t.cites_needle for t in m.trials if t.needle_in_prompt)
     inside, outside = h.with_needle, h.without_needle
     if inside.n and outside.n and inside.share <= outside.share:
-        lesson = _("Having the needle in the prompt did not make a supported answer more likely in this sample: "
-                   "here the generator's part is where answers fail.")
+        lesson = _(
+            "Having the needle in the prompt did not make a supported answer more likely in this sample: "
+            "here the generator's part is where answers fail."
+        )
     elif inside.n and inside.share < 0.5:
-        lesson = _("Even with the needle in its prompt the model wrote a supported answer less than half the time: "
-                   "retrieval supplied the answer, the generator did not use it.")
+        lesson = _(
+            "Even with the needle in its prompt the model wrote a supported answer less than half the time: "
+            "retrieval supplied the answer, the generator did not use it."
+        )
     else:
-        lesson = _("With the needle in its prompt the model mostly used it; the prompts without it are the "
-                   "retriever's failures.")
-    return Markdown(say(
-        "A fixed sample of **{n}** of the {queries} needle queries (seed {seed}, either phrasing), dense retrieval on "
-        "E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate refused "
-        "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a supported answer "
-        "({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which **{outside_k}** "
-        "({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their needle: **{cited}** of "
-        "{inside_n}. {lesson} With samples this small the intervals are wide: read the counts, not the decimals.",
-        n=len(m.sample), queries=queries, seed=faithfulness.SEED, cut=m.cut, tokens=faithfulness.ANSWER_TOKENS,
-        model=m.model, refused=h.refused, inside_n=inside.n, inside_k=inside.k, inside_low=inside.low,
-        inside_high=inside.high,
-        outside_n=outside.n, outside_k=outside.k, outside_low=outside.low, outside_high=outside.high, cited=cited,
-        lesson=lesson))
+        lesson = _(
+            "With the needle in its prompt the model mostly used it; the prompts without it are the "
+            "retriever's failures."
+        )
+    return Markdown(
+        say(
+            "A fixed sample of **{n}** of the {queries} needle queries (seed {seed}, either phrasing), dense retrieval "
+            "on "
+            "E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
+            "refused "
+            "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a supported answer "
+            "({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which **{outside_k}** "
+            "({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their needle: **{cited}** "
+            "of "
+            "{inside_n}. {lesson} With samples this small the intervals are wide: read the counts, not the decimals.",
+            n=len(m.sample),
+            queries=queries,
+            seed=faithfulness.SEED,
+            cut=m.cut,
+            tokens=faithfulness.ANSWER_TOKENS,
+            model=m.model,
+            refused=h.refused,
+            inside_n=inside.n,
+            inside_k=inside.k,
+            inside_low=inside.low,
+            inside_high=inside.high,
+            outside_n=outside.n,
+            outside_k=outside.k,
+            outside_low=outside.low,
+            outside_high=outside.high,
+            cited=cited,
+            lesson=lesson,
+        )
+    )
 
 
 def prompt_rates(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) -> Markdown:
     """Which retriever puts the needle into the gated prompt most often, and which differences from dense are real."""
     best = max(rates, key=lambda r: r.rate.k)
     tied = [r.retriever for r in rates if r.rate.k == best.rate.k]
-    detected = [say("{retriever} ({test})", retriever=r.retriever, test=sign_test(r.against_dense))
-                for r in rates if r.against_dense and r.against_dense.p < 0.05]
+    detected = [
+        say("{retriever} ({test})", retriever=r.retriever, test=sign_test(r.against_dense))
+        for r in rates
+        if r.against_dense and r.against_dense.p < 0.05
+    ]
     reranked = [r.retriever for r in rates if "+" in r.retriever]
-    which = "" if not reranked else say(
-        " The row {row} is hybrid reranked by {by}.", row=reranked[0],
-        by=_("the chapter's cross-encoder") if cross_encoder else
-        _("MaxSim (the chapter's cross-encoder is not on this machine: `make models` installs it)"))
-    return Markdown(say(
-        "All **{n}** in-domain queries, strategy E, four sources at most, the gate at cut {cut} on cosine distance "
-        "whichever retriever ranked: no generation needed. Most prompts holding the needle: **{best}** (**{k}** of "
-        "{n}).{which} Against dense, paired by query: {detected}.",
-        n=best.rate.n, cut=DEFAULT_CUT, best=", ".join(tied), k=best.rate.k, which=which,
-        detected=", ".join(detected) + (_(" differs detectably") if len(detected) == 1 else _(" differ detectably"))
-        if detected else _(
-            "no retriever's difference is detected by the sign test")))
+    which = (
+        ""
+        if not reranked
+        else say(
+            " The row {row} is hybrid reranked by {by}.",
+            row=reranked[0],
+            by=_("the chapter's cross-encoder")
+            if cross_encoder
+            else _("MaxSim (the chapter's cross-encoder is not on this machine: `make models` installs it)"),
+        )
+    )
+    return Markdown(
+        say(
+            "All **{n}** in-domain queries, strategy E, four sources at most, the gate at cut {cut} on cosine distance "
+            "whichever retriever ranked: no generation needed. Most prompts holding the needle: **{best}** (**{k}** of "
+            "{n}).{which} Against dense, paired by query: {detected}.",
+            n=best.rate.n,
+            cut=DEFAULT_CUT,
+            best=", ".join(tied),
+            k=best.rate.k,
+            which=which,
+            detected=", ".join(detected) + (_(" differs detectably") if len(detected) == 1 else _(" differ detectably"))
+            if detected
+            else _("no retriever's difference is detected by the sign test"),
+        )
+    )
 
 
 def gate_calls(m: Measurement | None, out_of_domain: int) -> Markdown:
@@ -321,14 +478,24 @@ def gate_calls(m: Measurement | None, out_of_domain: int) -> Markdown:
     if m is None:
         return no_generator()
     g = m.gate
-    return Markdown(say(
-        "All **{n}** out-of-domain queries through `answer()` at cut {cut}, with the generator: **{refused}** refused, "
-        "and the generator's counter (`generator.calls`, read before and after each query) moved **{calls_refused}** "
-        "times for them; that is the gate's saving, counted by the code. The **{answered}** the gate let through "
-        "(bluffs) each went to the model: **{calls_answered}** of those answers were computed in this run, the others "
-        "read back from the generator's cache, where an earlier run had filed them.",
-        n=out_of_domain, cut=DEFAULT_CUT, refused=g.refused, calls_refused=g.calls_refused, answered=g.answered,
-        calls_answered=g.calls_answered))
+    return Markdown(
+        say(
+            "All **{n}** out-of-domain queries through `answer()` at cut {cut}, with the generator: **{refused}** "
+            "refused, "
+            "and the generator's counter (`generator.calls`, read before and after each query) moved "
+            "**{calls_refused}** "
+            "times for them; that is the gate's saving, counted by the code. The **{answered}** the gate let through "
+            "(bluffs) each went to the model: **{calls_answered}** of those answers were computed in this run, the "
+            "others "
+            "read back from the generator's cache, where an earlier run had filed them.",
+            n=out_of_domain,
+            cut=DEFAULT_CUT,
+            refused=g.refused,
+            calls_refused=g.calls_refused,
+            answered=g.answered,
+            calls_answered=g.calls_answered,
+        )
+    )
 
 
 def lost_in_the_middle(m: Measurement | None) -> Markdown:
@@ -338,35 +505,64 @@ def lost_in_the_middle(m: Measurement | None) -> Markdown:
     lost, model = m.lost, m.model
     rates = {p: lost.rate(p) for p in faithfulness.POSITIONS}
     if not any(r.k for r in rates.values()):
-        verdict = _("The model supported no answer at any place, so where the needle sits cannot show here: without "
-                    "a supported answer there is no discordant pair to test. This measures the method, not the effect.")
+        verdict = _(
+            "The model supported no answer at any place, so where the needle sits cannot show here: without "
+            "a supported answer there is no discordant pair to test. This measures the method, not the effect."
+        )
     else:
-        verdict = _("A sample this small can only find a large effect; no detected difference is not the same as "
-                    "no difference.")
-    return Markdown(say(
-        "**{n}** needle questions (a fixed sample, seed {seed}), each asked three times by **{model}** with the same "
-        "{chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without the "
-        "needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, last "
-        "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
-        n=len(lost.question_ids), seed=faithfulness.SEED, model=model, chunks=lost.chunks, others=lost.chunks - 1,
-        first=rates["first"].k, middle=rates["middle"].k, last=rates["last"].k,
-        first_test=_position(lost.test("first"), _("first")), last_test=_position(lost.test("last"), _("last")),
-        verdict=verdict))
+        verdict = _(
+            "A sample this small can only find a large effect; no detected difference is not the same as no difference."
+        )
+    return Markdown(
+        say(
+            "**{n}** needle questions (a fixed sample, seed {seed}), each asked three times by **{model}** with the "
+            "same "
+            "{chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without the "
+            "needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, last "
+            "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
+            n=len(lost.question_ids),
+            seed=faithfulness.SEED,
+            model=model,
+            chunks=lost.chunks,
+            others=lost.chunks - 1,
+            first=rates["first"].k,
+            middle=rates["middle"].k,
+            last=rates["last"].k,
+            first_test=_position(lost.test("first"), _("first")),
+            last_test=_position(lost.test("last"), _("last")),
+            verdict=verdict,
+        )
+    )
 
 
 def _position(test: SignTest, place: str, alpha: float = 0.05) -> str:
     """What one paired test of a place against the middle says, no stronger than it is, in the kernel's language."""
     pairs = test.wins + test.losses
     if pairs == 0:
-        return say("no needle was supported {place} and not in the middle or the other way round, so this sample "
-                   "cannot tell the two apart", place=place)
+        return say(
+            "no needle was supported {place} and not in the middle or the other way round, so this sample "
+            "cannot tell the two apart",
+            place=place,
+        )
     if test.p < alpha:
         ahead = place if test.wins > test.losses else _("the middle")
-        return say("{ahead} ahead (+{wins}/-{losses}, p = {p:.3g}): a difference this sample detects", ahead=ahead,
-                   wins=test.wins, losses=test.losses, p=test.p)
-    return say("no difference detected (+{wins}/-{losses}, p = {p:.3g}); {pairs} discordant {pairs_noun} can give a "
-               "p no smaller than {smallest:.3g}", wins=test.wins, losses=test.losses, p=test.p, pairs=pairs,
-               pairs_noun=_("pair") if pairs == 1 else _("pairs"), smallest=faithfulness.smallest_p(pairs))
+        return say(
+            "{ahead} ahead (+{wins}/-{losses}, p = {p:.3g}): a difference this sample detects",
+            ahead=ahead,
+            wins=test.wins,
+            losses=test.losses,
+            p=test.p,
+        )
+    return say(
+        "no difference detected (+{wins}/-{losses}, p = {p:.3g}); {pairs} discordant {pairs_noun} can give a "
+        "p no smaller than {smallest:.3g}",
+        wins=test.wins,
+        losses=test.losses,
+        p=test.p,
+        pairs=pairs,
+        pairs_noun=_("pair") if pairs == 1 else _("pairs"),
+        smallest=faithfulness.smallest_p(pairs),
+    )
 
 
 def invented_ids(m: Measurement | None) -> Markdown:
@@ -374,16 +570,25 @@ def invented_ids(m: Measurement | None) -> Markdown:
     if m is None:
         return no_generator()
     distinct = {i for x in m.invented for i in x.identifiers}
-    return Markdown(say(
-        "Asked, with no sources, for three papers with their arXiv identifiers on each of **{topics}** {topics_noun}, "
-        "**{model}** wrote **{ids}** well-formed {ids_noun} (**{distinct}** distinct) in its **{topics}** "
-        "{answers_noun}. "
-        "Well-formed is not real, and real is not right: whether any of them exists, and is the paper claimed, needs "
-        "the arXiv API, which this offline notebook never calls. Either way nothing in the answer tells you which "
-        "kind you have, which is why the model writes `[n]` and the server writes the link.",
-        topics=len(m.invented), topics_noun=noun(len(m.invented), _("topic"), _("topics")), model=m.model,
-        ids=m.well_formed, ids_noun=noun(m.well_formed, _("identifier"), _("identifiers")), distinct=len(distinct),
-        answers_noun=noun(len(m.invented), _("answer"), _("answers"))))
+    return Markdown(
+        say(
+            "Asked, with no sources, for three papers with their arXiv identifiers on each of **{topics}** "
+            "{topics_noun}, "
+            "**{model}** wrote **{ids}** well-formed {ids_noun} (**{distinct}** distinct) in its **{topics}** "
+            "{answers_noun}. "
+            "Well-formed is not real, and real is not right: whether any of them exists, and is the paper claimed, "
+            "needs "
+            "the arXiv API, which this offline notebook never calls. Either way nothing in the answer tells you which "
+            "kind you have, which is why the model writes `[n]` and the server writes the link.",
+            topics=len(m.invented),
+            topics_noun=noun(len(m.invented), _("topic"), _("topics")),
+            model=m.model,
+            ids=m.well_formed,
+            ids_noun=noun(m.well_formed, _("identifier"), _("identifiers")),
+            distinct=len(distinct),
+            answers_noun=noun(len(m.invented), _("answer"), _("answers")),
+        )
+    )
 
 
 def small_model(m: Measurement | None) -> Markdown:
@@ -391,34 +596,60 @@ def small_model(m: Measurement | None) -> Markdown:
     if m is None:
         return no_generator()
     q = chapter.QWEN
-    return Markdown(say(
-        "The generator here, **{model}**, is there to show what a generator does with its sources, not to answer well: "
-        "the figures above are this model's, measured, and say nothing about what RAG does with a stronger one. The "
-        "chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token opening prompt, "
-        "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the paper "
-        "claimed. The chapter gives no supported-answer rate and no lost-in-the-middle figure for it, so none is "
-        "shown here; with it installed (`make models`), `Generator(\"Qwen2.5-0.5B-Instruct\")` runs the same "
-        "measurements.",
-        model=m.model, chapter_model=q["model"], tokens=chapter.PROMPT_TOKENS, well_formed=q["well_formed"],
-        real=q["real"], right=q["right"]))
+    return Markdown(
+        say(
+            "The generator here, **{model}**, is there to show what a generator does with its sources, not to answer "
+            "well: "
+            "the figures above are this model's, measured, and say nothing about what RAG does with a stronger one. "
+            "The "
+            "chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token opening "
+            "prompt, "
+            "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the "
+            "paper "
+            "claimed. The chapter gives no supported-answer rate and no lost-in-the-middle figure for it, so none is "
+            'shown here; with it installed (`make models`), `Generator("Qwen2.5-0.5B-Instruct")` runs the same '
+            "measurements.",
+            model=m.model,
+            chapter_model=q["model"],
+            tokens=chapter.PROMPT_TOKENS,
+            well_formed=q["well_formed"],
+            real=q["real"],
+            right=q["right"],
+        )
+    )
 
 
 def changed_prompt(mine: Sequence[Trial], refused: int, base: Measurement) -> Markdown:
     """Your prompt's 2x2 figures beside the chapter's prompt's, judged by the same rule on the same queries."""
     yours, theirs = faithfulness.two_halves(mine, refused), base.halves
     if [t.text for t in mine] == [t.text for t in base.trials]:
-        verdict = _("The same answers: as given, the cell builds the chapter's prompts, so its answers were read back "
-                    "from the cache. Change the order or the instruction and run it again.")
+        verdict = _(
+            "The same answers: as given, the cell builds the chapter's prompts, so its answers were read back "
+            "from the cache. Change the order or the instruction and run it again."
+        )
     elif yours == theirs:
-        verdict = _("The answers changed, the counts did not: by this rule your prompt did neither better nor worse "
-                    "on this sample.")
+        verdict = _(
+            "The answers changed, the counts did not: by this rule your prompt did neither better nor worse "
+            "on this sample."
+        )
     else:
-        verdict = _("The figures moved: the same queries, the same rule, another prompt. On a sample this small, a "
-                    "move of one or two answers is within the noise.")
-    return Markdown(say(
-        "Your prompt: supported **{mine_in}** of {mine_in_n} with the needle in the prompt and **{mine_out}** of "
-        "{mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and **{base_out}** of "
-        "{base_out_n}. {verdict}",
-        mine_in=yours.with_needle.k, mine_in_n=yours.with_needle.n, mine_out=yours.without_needle.k,
-        mine_out_n=yours.without_needle.n, base_in=theirs.with_needle.k, base_in_n=theirs.with_needle.n,
-        base_out=theirs.without_needle.k, base_out_n=theirs.without_needle.n, verdict=verdict))
+        verdict = _(
+            "The figures moved: the same queries, the same rule, another prompt. On a sample this small, a "
+            "move of one or two answers is within the noise."
+        )
+    return Markdown(
+        say(
+            "Your prompt: supported **{mine_in}** of {mine_in_n} with the needle in the prompt and **{mine_out}** of "
+            "{mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and **{base_out}** of "
+            "{base_out_n}. {verdict}",
+            mine_in=yours.with_needle.k,
+            mine_in_n=yours.with_needle.n,
+            mine_out=yours.without_needle.k,
+            mine_out_n=yours.without_needle.n,
+            base_in=theirs.with_needle.k,
+            base_in_n=theirs.with_needle.n,
+            base_out=theirs.without_needle.k,
+            base_out_n=theirs.without_needle.n,
+            verdict=verdict,
+        )
+    )

@@ -24,25 +24,39 @@ def _truth(flag: bool) -> str:
 
 def working_copy(folder: Path, out: Path) -> Markdown:
     """Where the throwaway copy of the corpus and its index live."""
-    return Markdown(say("Corpus copied to `{folder}`; the index will live in `{out}`.", folder=str(folder),
-                        out=str(out)))
+    return Markdown(
+        say("Corpus copied to `{folder}`; the index will live in `{out}`.", folder=str(folder), out=str(out))
+    )
 
 
 def needle_after_extraction(q: Question, clean: str, extracted: str) -> Markdown:
     """Whether a needle survives a page header that extraction put in the middle of it."""
-    return Markdown(say("Needle of **{id}** found in the clean text: **{clean}**; after a page header lands in it: "
-                        "**{extracted}**.", id=q.id, clean=_truth(q.needle in clean),
-                        extracted=_truth(q.needle in extracted)))
+    return Markdown(
+        say(
+            "Needle of **{id}** found in the clean text: **{clean}**; after a page header lands in it: "
+            "**{extracted}**.",
+            id=q.id,
+            clean=_truth(q.needle in clean),
+            extracted=_truth(q.needle in extracted),
+        )
+    )
 
 
 def build_time(seconds: float, built: Status) -> Markdown:
     """How long building the index took here, beside what the chapter's embedding rate would cost without a cache."""
-    return Markdown(say(
-        "Built in **{seconds:.1f} s** (vectors read from the cache). For scale, the chapter embedded "
-        "**{chapter_chunks}** chunks in **{chapter_seconds} s**; at its **{ms_per_chunk} ms** per chunk, our "
-        "**{chunks}** chunks would take about **{estimate:.0f} s** without a cache.",
-        seconds=seconds, chapter_chunks=chapter.CHUNKS_E, chapter_seconds=chapter.INDEX_SECONDS,
-        ms_per_chunk=chapter.MS_PER_CHUNK, chunks=built.chunks, estimate=built.chunks * chapter.MS_PER_CHUNK / 1000))
+    return Markdown(
+        say(
+            "Built in **{seconds:.1f} s** (vectors read from the cache). For scale, the chapter embedded "
+            "**{chapter_chunks}** chunks in **{chapter_seconds} s**; at its **{ms_per_chunk} ms** per chunk, our "
+            "**{chunks}** chunks would take about **{estimate:.0f} s** without a cache.",
+            seconds=seconds,
+            chapter_chunks=chapter.CHUNKS_E,
+            chapter_seconds=chapter.INDEX_SECONDS,
+            ms_per_chunk=chapter.MS_PER_CHUNK,
+            chunks=built.chunks,
+            estimate=built.chunks * chapter.MS_PER_CHUNK / 1000,
+        )
+    )
 
 
 def index_table(name: str, rows: Sequence[tuple]) -> Markdown:
@@ -53,69 +67,125 @@ def index_table(name: str, rows: Sequence[tuple]) -> Markdown:
 def guessed_counts(counts: pd.DataFrame) -> Markdown:
     """Whether a client's guess of the chunk count, the indexer's count and the stored vectors agree."""
     guess, counted, held = (counts[c] for c in counts.columns)
-    return Markdown(say("The guess matches the indexer's count for **{guessed}** of **{documents}** documents; the "
-                        "recorded count matches the stored vectors for **{stored}**.",
-                        guessed=(guess == counted).sum(), documents=len(counts), stored=(counted == held).sum()))
+    return Markdown(
+        say(
+            "The guess matches the indexer's count for **{guessed}** of **{documents}** documents; the "
+            "recorded count matches the stored vectors for **{stored}**.",
+            guessed=(guess == counted).sum(),
+            documents=len(counts),
+            stored=(counted == held).sum(),
+        )
+    )
 
 
 def needle_in_hits(q: Question, hits: Sequence[tuple[Chunk, float]]) -> Markdown:
     """A question's rank of the first hit that quotes its needle, or that none of the hits does."""
     found = next((rank for rank, (c, _d) in enumerate(hits, 1) if q.needle in c.content), None)
     if found is None:
-        return Markdown(say("Query: *{question}*  The needle of **{id}** is not in the top **{k}**.",
-                            question=q.question, id=q.id, k=len(hits)))
-    return Markdown(say("Query: *{question}*  The needle of **{id}** is at rank **{rank}** of the top **{k}**.",
-                        question=q.question, id=q.id, rank=found, k=len(hits)))
+        return Markdown(
+            say(
+                "Query: *{question}*  The needle of **{id}** is not in the top **{k}**.",
+                question=q.question,
+                id=q.id,
+                k=len(hits),
+            )
+        )
+    return Markdown(
+        say(
+            "Query: *{question}*  The needle of **{id}** is at rank **{rank}** of the top **{k}**.",
+            question=q.question,
+            id=q.id,
+            rank=found,
+            k=len(hits),
+        )
+    )
 
 
 def killed_update(returncode: int, unchanged: bool) -> Markdown:
     """What an update killed in the middle of its writes left behind; or that it was not killed at all."""
     if returncode != -signal.SIGKILL:
         # the demonstration failed (the child never reached its kill): say so rather than narrate a crash
-        return Markdown(say("The update process was not killed: it ended with exit status **{returncode}**, so this "
-                            "run shows nothing about a crash. The index holds what it held before: **{unchanged}**.",
-                            returncode=returncode, unchanged=_truth(unchanged)))
-    return Markdown(say("The update process ended with signal **{signal}** (SIGKILL) in the middle of its writes. "
-                        "The index still holds exactly what it held before: **{unchanged}**; its status is "
-                        "unchanged, stale documents and all.", signal=-returncode, unchanged=_truth(unchanged)))
+        return Markdown(
+            say(
+                "The update process was not killed: it ended with exit status **{returncode}**, so this "
+                "run shows nothing about a crash. The index holds what it held before: **{unchanged}**.",
+                returncode=returncode,
+                unchanged=_truth(unchanged),
+            )
+        )
+    return Markdown(
+        say(
+            "The update process ended with signal **{signal}** (SIGKILL) in the middle of its writes. "
+            "The index still holds exactly what it held before: **{unchanged}**; its status is "
+            "unchanged, stale documents and all.",
+            signal=-returncode,
+            unchanged=_truth(unchanged),
+        )
+    )
 
 
-def update_summary(before: Status, after: Status, old: Mapping[str, Entry], new: Mapping[str, Entry],
-                   corpus: Corpus) -> Markdown:
+def update_summary(
+    before: Status, after: Status, old: Mapping[str, Entry], new: Mapping[str, Entry], corpus: Corpus
+) -> Markdown:
     """What an update re-embedded, kept and dropped, against what the status before it said it would."""
     to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
-    rewritten = sorted(d for d, e in new.items() if e.status == "indexed" and
-                       (d not in old or old[d].content_hash != e.content_hash or old[d].status != "indexed"))
+    rewritten = sorted(
+        d
+        for d, e in new.items()
+        if e.status == "indexed"
+        and (d not in old or old[d].content_hash != e.content_hash or old[d].status != "indexed")
+    )
     kept = [d for d in after.current if d not in rewritten]
-    return Markdown(say(
-        "Status before the update: **{stale}** stale and **{new}** new; stale ones still in the folder, so to be "
-        "embedded again: **{to_embed}** ({to_embed_ids}). The update wrote new vectors for **{rewritten}** "
-        "document(s) ({rewritten_ids}) and left **{kept}** untouched. Dropped: **{dropped}**. Still failed: "
-        "**{failed}**. Only the changed documents were re-embedded: **{only_changed}**.",
-        stale=len(before.stale), new=len(before.new), to_embed=len(to_embed), to_embed_ids=", ".join(to_embed),
-        rewritten=len(rewritten), rewritten_ids=", ".join(rewritten), kept=len(kept),
-        dropped=", ".join(sorted(set(old) - set(new))) or _("none"), failed=len(after.failed),
-        only_changed=_truth(rewritten == to_embed)))
+    return Markdown(
+        say(
+            "Status before the update: **{stale}** stale and **{new}** new; stale ones still in the folder, so to be "
+            "embedded again: **{to_embed}** ({to_embed_ids}). The update wrote new vectors for **{rewritten}** "
+            "document(s) ({rewritten_ids}) and left **{kept}** untouched. Dropped: **{dropped}**. Still failed: "
+            "**{failed}**. Only the changed documents were re-embedded: **{only_changed}**.",
+            stale=len(before.stale),
+            new=len(before.new),
+            to_embed=len(to_embed),
+            to_embed_ids=", ".join(to_embed),
+            rewritten=len(rewritten),
+            rewritten_ids=", ".join(rewritten),
+            kept=len(kept),
+            dropped=", ".join(sorted(set(old) - set(new))) or _("none"),
+            failed=len(after.failed),
+            only_changed=_truth(rewritten == to_embed),
+        )
+    )
 
 
 def appended_found(hits: Sequence[tuple[Chunk, float]], added: str) -> Markdown:
     """Whether the top hit of a search is the paragraph just appended to a document."""
-    return Markdown(say("The top hit is the paragraph you appended: **{found}**.",
-                        found=_truth(hits[0][0].content == added)))
+    return Markdown(
+        say("The top hit is the paragraph you appended: **{found}**.", found=_truth(hits[0][0].content == added))
+    )
 
 
 def stamp_differences(entry: Entry, now: Stamp) -> Markdown:
     """The fields in which one document's stamp differs from the current configuration's."""
     assert entry.stamp is not None, "an indexed document carries the stamp it was embedded under"
-    return Markdown(say("Fields in which `{id}`'s stamp differs from the current one: **{fields}**.", id=entry.id,
-                        fields=", ".join(entry.stamp.differences(now))))
+    return Markdown(
+        say(
+            "Fields in which `{id}`'s stamp differs from the current one: **{fields}**.",
+            id=entry.id,
+            fields=", ".join(entry.stamp.differences(now)),
+        )
+    )
 
 
 def repaired(foreign: Status, after: Status, corpus: Corpus, searchable: bool) -> Markdown:
     """What an update did to an index another configuration had made stale, and whether it opens again."""
-    return Markdown(say(
-        "Stale before the update: **{stale}** documents, of which **{in_folder}** were still in the folder and so "
-        "re-embedded; after it: **{current}** current, **{still_stale}** stale. The index opens again: "
-        "**{searchable}**.",
-        stale=len(foreign.stale), in_folder=sum(d in corpus.ids for d in foreign.stale), current=len(after.current),
-        still_stale=len(after.stale), searchable=_truth(searchable)))
+    return Markdown(
+        say(
+            "Stale before the update: **{stale}** documents, of which **{in_folder}** were still in the folder and so "
+            "re-embedded; after it: **{current}** current, **{still_stale}** stale. The index opens again: "
+            "**{searchable}**.",
+            stale=len(foreign.stale),
+            in_folder=sum(d in corpus.ids for d in foreign.stale),
+            current=len(after.current),
+            still_stale=len(after.stale),
+            searchable=_truth(searchable),
+        )
+    )

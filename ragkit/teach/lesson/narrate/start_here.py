@@ -22,25 +22,38 @@ from ragkit.teach.lesson.widgets import kind_of
 
 def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
     """How much was loaded, what it holds, and where the files are."""
-    return Markdown(say(
-        "**{documents}** documents loaded, **{failed}** failed; **{characters:,}** characters in "
-        "**{sections:,}** sections, with **{tables:,}** tables, **{formulas:,}** formulas and "
-        "**{code_blocks:,}** code blocks. The files are in `{folder}`.",
-        documents=len(corpus), failed=len(corpus.failed), characters=total.characters, sections=total.sections,
-        tables=total.tables, formulas=total.formulas, code_blocks=total.code_blocks,
-        folder=str(locations.data_dir() / "corpus")))
+    return Markdown(
+        say(
+            "**{documents}** documents loaded, **{failed}** failed; **{characters:,}** characters in "
+            "**{sections:,}** sections, with **{tables:,}** tables, **{formulas:,}** formulas and "
+            "**{code_blocks:,}** code blocks. The files are in `{folder}`.",
+            documents=len(corpus),
+            failed=len(corpus.failed),
+            characters=total.characters,
+            sections=total.sections,
+            tables=total.tables,
+            formulas=total.formulas,
+            code_blocks=total.code_blocks,
+            folder=str(locations.data_dir() / "corpus"),
+        )
+    )
 
 
 def read_a_file(corpus: Corpus) -> Markdown:
     """An invitation to read one document of the corpus, linked from the notebook."""
     first = corpus.documents[0]
-    return Markdown(say(
-        "Open one of the files in `data/corpus/` now and read a page of it, for instance "
-        "[{folder}/{name}]({link}) (the link opens it in "
-        "JupyterLab; in the file browser on the left, go up from this notebook's folder to the project folder, "
-        "then into `data/corpus/`). Everything the retrievers return later is a piece of these files, and you "
-        "will judge the results much better if you know the text.", folder=first.path.parent.name,
-        name=first.path.name, link=_from_here(first.path)))
+    return Markdown(
+        say(
+            "Open one of the files in `data/corpus/` now and read a page of it, for instance "
+            "[{folder}/{name}]({link}) (the link opens it in "
+            "JupyterLab; in the file browser on the left, go up from this notebook's folder to the project folder, "
+            "then into `data/corpus/`). Everything the retrievers return later is a piece of these files, and you "
+            "will judge the results much better if you know the text.",
+            folder=first.path.parent.name,
+            name=first.path.name,
+            link=_from_here(first.path),
+        )
+    )
 
 
 def _from_here(path: Path) -> str:
@@ -54,12 +67,20 @@ def _from_here(path: Path) -> str:
 def ground_truth(questions: Sequence[Question], queries: Sequence[object], corpus: Corpus) -> Markdown:
     """How many questions and queries, over how many documents, and how long the needles are."""
     lengths = pd.Series([len(q.needle) for q in questions])
-    return Markdown(say(
-        "**{questions}** questions, so **{queries}** queries, spread over "
-        "**{covered}** of the **{documents}** documents. Needles are "
-        "**{shortest}** to **{longest}** characters long (median **{median:.0f}**).",
-        questions=len(questions), queries=len(queries), covered=len({q.doc_id for q in questions}),
-        documents=len(corpus), shortest=lengths.min(), longest=lengths.max(), median=lengths.median()))
+    return Markdown(
+        say(
+            "**{questions}** questions, so **{queries}** queries, spread over "
+            "**{covered}** of the **{documents}** documents. Needles are "
+            "**{shortest}** to **{longest}** characters long (median **{median:.0f}**).",
+            questions=len(questions),
+            queries=len(queries),
+            covered=len({q.doc_id for q in questions}),
+            documents=len(corpus),
+            shortest=lengths.min(),
+            longest=lengths.max(),
+            median=lengths.median(),
+        )
+    )
 
 
 def model_here(model: HubModel) -> Markdown:
@@ -67,8 +88,9 @@ def model_here(model: HubModel) -> Markdown:
     try:
         path = hub_model_path(model)
     except ModelUnavailable:
-        return Markdown(say("- `{name}`: **not on this machine**; run `make models` where there is internet.",
-                            name=model.name))
+        return Markdown(
+            say("- `{name}`: **not on this machine**; run `make models` where there is internet.", name=model.name)
+        )
     return Markdown(say("- `{name}`: found at `{path}`.", name=model.name, path=str(path)))
 
 
@@ -86,6 +108,11 @@ def ground_truth_problems(problems: Sequence[object]) -> Markdown:
 
 def chapter_figure() -> Markdown:
     """One figure of the chapter, as an example of where they live, and the notebook that measures it here."""
-    return Markdown(say("The chapter reports blind chunking destroying **{destroyed}** of its **{questions}** answers. "
-                        "Notebook 01 measures the same on this corpus.",
-                        destroyed=chapter.DESTROYED_BLIND, questions=chapter.QUESTIONS))
+    return Markdown(
+        say(
+            "The chapter reports blind chunking destroying **{destroyed}** of its **{questions}** answers. "
+            "Notebook 01 measures the same on this corpus.",
+            destroyed=chapter.DESTROYED_BLIND,
+            questions=chapter.QUESTIONS,
+        )
+    )
