@@ -121,3 +121,22 @@ def test_corpus_stats_counts_the_fences_markdown_it_finds(text):
     from conftest import make_document
 
     assert document_stats(make_document(text)).code_blocks == 1
+
+
+def test_the_bundled_ground_truth_is_the_one_its_numbers_were_computed_on():
+    """The corpus, the questions and the out-of-domain queries are ground truth: no tool may rewrite them (a formatter
+    once reflowed the corpus's code blocks and every figure moved). data/ground-truth.sha256 records each file; a
+    deliberate change of the ground truth updates it in the same commit (``sha256sum`` in data/)."""
+    import hashlib
+
+    from conftest import ROOT
+
+    data = ROOT / "data"
+    recorded = dict(
+        reversed(line.split(maxsplit=1))
+        for line in (data / "ground-truth.sha256").read_text(encoding="utf-8").splitlines()
+    )
+    present = {p.relative_to(data).as_posix() for p in [*data.glob("corpus/*.md"), *data.glob("*.jsonl")]}
+    assert set(recorded) == present, "a ground-truth file is added or gone: record it in data/ground-truth.sha256"
+    changed = [name for name, sha in recorded.items() if hashlib.sha256((data / name).read_bytes()).hexdigest() != sha]
+    assert not changed, f"ground truth rewritten: {changed}"
