@@ -263,7 +263,7 @@ def _predictions(course: Course) -> dict[str, str]:
     )
     return {
         "pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
-        "pred_02": f"{sum((line.verdict or '').startswith('consistent') for line in seven.judged)} of "
+        "pred_02": f"{sum(line.verdict is not None and line.verdict.kind == 'consistent' for line in seven.judged)} of "
         f"{len(seven.judged)}",
         "pred_02b": f"{sum(adjusted < 0.05 for _, adjusted in held.values())} of {len(held)}",
         "pred_03": predict.ahead(top1, "the same"),

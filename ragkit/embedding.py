@@ -177,12 +177,7 @@ class Embedder:
             pieces = [len(ids) for ids in encoded["input_ids"]]
         over = over_window(pieces, self.stamp.window)
         if over:
-            warnings.warn(
-                f"{over} of {len(texts)} texts exceed the encoder's {self.stamp.window}-piece window: "
-                "the encoder embeds only their beginning. Use smaller chunks or a shorter header.",
-                TruncationWarning,
-                stacklevel=3,
-            )
+            warnings.warn(TruncationWarning(over, len(texts), self.stamp.window), stacklevel=3)
 
     def _through(self, kind: str, texts: list[str], compute) -> list[np.ndarray]:
         """Arrays of one kind for texts; ``compute`` runs once on the distinct texts the cache lacks, and fills it."""

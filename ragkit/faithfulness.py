@@ -192,19 +192,6 @@ class TwoHalves:
         """Supported answers among prompts without the needle: what the model knew, or guessed, on its own."""
         return Rate(self.missing_supported, self.missing_supported + self.missing_unsupported)
 
-    def rows(self) -> list[dict]:
-        """The table for people: one row per kind of prompt, counts and the supported rate with its interval."""
-        return [
-            {
-                "prompt": label,
-                "answer supported": rate.k,
-                "answer not supported": rate.n - rate.k,
-                "supported rate": f"{rate.share:.2f}",
-                "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
-            }
-            for label, rate in (("holds the needle", self.with_needle), ("lacks the needle", self.without_needle))
-        ]
-
 
 def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
@@ -346,44 +333,10 @@ class LostInTheMiddle:
         """The exact paired sign test of one place against the middle (a win: supported there, not in the middle)."""
         return sign_test([t.supported for t in self.trials[position]], [t.supported for t in self.trials["middle"]])
 
-    def rows(self) -> list[dict]:
-        """The table for people: per place, the source number, supported answers and the paired test."""
-        rows = []
-        for position in POSITIONS:
-            rate = self.rate(position)
-            at = self.trials[position][0].needle_at if self.trials[position] else 0
-            rows.append(
-                {
-                    "needle placed": position,
-                    "source number": at,
-                    "supported": rate.k,
-                    "asked": rate.n,
-                    "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
-                    "against the middle": "" if position == "middle" else str(self.test(position)),
-                }
-            )
-        return rows
-
 
 def smallest_p(pairs: int) -> float:
     """The smallest two-sided p an exact sign test can give with this many discordant pairs."""
     return min(1.0, 2 * 0.5**pairs) if pairs else 1.0
-
-
-def position_verdict(test: SignTest, a: str, b: str = "the middle", alpha: float = 0.05) -> str:
-    """What one paired test of two places says, no stronger than it is."""
-    pairs = test.wins + test.losses
-    if pairs == 0:
-        return (
-            f"no needle was supported at {a} and not at {b} or the other way round, so this sample cannot tell "
-            f"the two apart"
-        )
-    if test.p < alpha:
-        return f"{a if test.wins > test.losses else b} ahead ({test}): a difference this sample detects"
-    return (
-        f"no difference detected ({test}); {pairs} discordant pair{'s' if pairs != 1 else ''} can give a p no "
-        f"smaller than {smallest_p(pairs):.3g}"
-    )
 
 
 def lost_in_the_middle(
@@ -543,7 +496,6 @@ __all__ = [
     "measure",
     "needle_words",
     "place",
-    "position_verdict",
     "prompt_holds",
     "recalled",
     "retriever_rates",

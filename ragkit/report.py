@@ -19,7 +19,7 @@ from ragkit.chunking import STRATEGIES
 from ragkit.data import Query
 from ragkit.errors import InputError
 from ragkit.evaluation import LEVELS, METRICS, NEVER, Comparison, Evaluation, Figure, Result, with_holm
-from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, claim_of, counts_test, verdict
+from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, Verdict, claim_of, counts_test
 from ragkit.terminal import shown
 from ragkit.tokens import TokenReport
 
@@ -35,35 +35,52 @@ RULE = (
 
 @dataclass(frozen=True)
 class Finding:
-    """What the chapter published about one comparison: which way it went (A ahead: positive), how it said so,
-    what it claims (``statistics.DIFFERENCE`` or ``NO_DIFFERENCE``) and its raw p (None when it has none)."""
+    """What the chapter published about one comparison: which way it went (A ahead: positive), what it claims
+    (``statistics.DIFFERENCE`` or ``NO_DIFFERENCE``), its raw p (None when it has none), and the figures it gave.
+
+    A paired count comes as ``paired`` (A's wins, its losses), with ``p_from_counts`` when the chapter gave no p and
+    the exact sign test's p on its counts stands in; two point estimates come as ``estimates`` (B's figure, then A's).
+    ``said`` writes them as the report does; a notebook writes the same values in its own language.
+    """
 
     lead: int
-    said: str
     claim: str = DIFFERENCE
     p: float | None = None
+    paired: tuple[int, int] | None = None
+    p_from_counts: bool = False
+    estimates: tuple[float, float] | None = None
 
     @classmethod
     def counts(cls, wins: int, losses: int, p: float | None = None) -> Finding:
         """A paired count as the chapter reports it: A's wins, its losses, and the p when it gave one; without
         one, the exact sign test's p on its counts stands in, and the claim follows from that p."""
+        computed = p is None
         if p is None:
             p = counts_test(wins, losses).p
-            said = f"+{wins}/-{losses} (p = {p:.2g} from its counts)"
-        else:
-            said = f"+{wins}/-{losses}, p = {p:g}"
-        return cls(wins - losses, said, claim_of(p), p)
+        return cls(wins - losses, claim_of(p), p, (wins, losses), computed)
 
     @classmethod
     def gain(cls, b_value: float, a_value: float) -> Finding:
         """Two point estimates as the chapter reports them, B's figure then A's: a claimed gain, with no p."""
-        return cls(int(np.sign(a_value - b_value)), f"{b_value:.3f} -> {a_value:.3f}")
+        return cls(int(np.sign(a_value - b_value)), estimates=(b_value, a_value))
+
+    @property
+    def said(self) -> str:
+        """How the chapter reported it, in the report's English (``+18/-3, p = 0.0015``, ``0.094 -> 0.312``)."""
+        if self.estimates is not None:
+            return f"{self.estimates[0]:.3f} -> {self.estimates[1]:.3f}"
+        if self.paired is None:
+            return ""
+        wins, losses = self.paired
+        if self.p_from_counts:
+            return f"+{wins}/-{losses} (p = {self.p:.2g} from its counts)"
+        return f"+{wins}/-{losses}, p = {self.p:g}"
 
 
-def judge(finding: Finding, needle: Comparison) -> str:
+def judge(finding: Finding, needle: Comparison) -> Verdict:
     """The verdict on a published finding: the one rule, on the needle level and its Holm p (the only call site)."""
     assert needle.p_holm is not None, "a report fills in every comparison's Holm p before judging it"
-    return verdict(
+    return Verdict.of(
         finding.lead, needle.test.wins, needle.test.losses, needle.p_holm, kind=finding.claim, a=needle.a, b=needle.b
     )
 
@@ -75,7 +92,7 @@ class Line:
     query: Comparison
     needle: Comparison
     finding: Finding | None = None
-    verdict: str | None = None
+    verdict: Verdict | None = None
 
     @property
     def a(self) -> str:
@@ -111,6 +128,19 @@ class StrategySummary:
 
 
 @dataclass(frozen=True)
+class RunRow:
+    """One run's row of the report's table: its hit rates with their Wilson intervals, MRR, the needles destroyed."""
+
+    strategy: str
+    retriever: str
+    hits: tuple[Figure, ...]
+    """One figure per hit rate of ``METRICS`` (all but MRR), in that order."""
+    mrr: float
+    destroyed: int
+    questions: int
+
+
+@dataclass(frozen=True)
 class Report:
     """An evaluation's figures and paired comparisons (Holm per level, verdicts): print, show or ``to_dict()`` it."""
 
@@ -136,25 +166,34 @@ class Report:
         """The lines the chapter published, each with its verdict."""
         return tuple(line for line in self.lines if line.verdict is not None)
 
-    def recall_rows(self) -> list[list[str]]:
-        """One row per run: each recall as ``value [low, high]`` (Wilson), MRR, and the needles destroyed."""
+    def run_rows(self) -> tuple[RunRow, ...]:
+        """One row per run, as values: its hit rates with their Wilson intervals, MRR, and the needles destroyed."""
         by = {(f.strategy, f.retriever, f.metric): f for f in self.figures}
         destroyed = {s.letter: len(s.destroyed) for s in self.strategies}
-        rows = []
-        for r in self.runs:
-            cells = [
-                f"{(f := by[r.strategy, r.retriever, m]).value:.3f} [{f.low:.3f}, {f.high:.3f}]" for m in METRICS[:-1]
-            ]
-            rows.append(
-                [
-                    r.strategy,
-                    r.retriever,
-                    *cells,
-                    f"{by[r.strategy, r.retriever, 'MRR'].value:.3f}",
-                    f"{destroyed[r.strategy]}/{self.n_questions}",
-                ]
+        return tuple(
+            RunRow(
+                r.strategy,
+                r.retriever,
+                tuple(by[r.strategy, r.retriever, m] for m in METRICS[:-1]),
+                by[r.strategy, r.retriever, "MRR"].value,
+                destroyed[r.strategy],
+                self.n_questions,
             )
-        return rows
+            for r in self.runs
+        )
+
+    def recall_rows(self) -> list[list[str]]:
+        """The run rows in the report's English: each hit rate as ``value [low, high]``, MRR, destroyed ``k/n``."""
+        return [
+            [
+                row.strategy,
+                row.retriever,
+                *(f"{f.value:.3f} [{f.low:.3f}, {f.high:.3f}]" for f in row.hits),
+                f"{row.mrr:.3f}",
+                f"{row.destroyed}/{row.questions}",
+            ]
+            for row in self.run_rows()
+        ]
 
     def comparison_rows(self) -> list[list[str]]:
         """One row per comparison: both levels' wins/losses, raw and Holm p, then the chapter and the verdict."""
@@ -166,7 +205,7 @@ class Report:
             cells += [
                 line.finding.said if line.finding else "",
                 line.finding.claim if line.finding else "",
-                line.verdict or "",
+                str(line.verdict or ""),
             ]
             rows.append(cells)
         return rows
@@ -292,7 +331,7 @@ class Report:
                     "chapter": line.finding.said if line.finding else None,
                     "chapter_p": line.finding.p if line.finding else None,
                     "claim": line.finding.claim if line.finding else None,
-                    "verdict": line.verdict,
+                    "verdict": str(line.verdict) if line.verdict else None,
                 }
                 for level in LEVELS
                 for line in self.lines

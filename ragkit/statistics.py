@@ -177,6 +177,92 @@ def claim_of(p: float, alpha: float = 0.05) -> str:
     return DIFFERENCE if p < alpha else NO_DIFFERENCE
 
 
+QUALIFIERS = (
+    NEITHER,
+    "same direction",
+    "opposite direction",
+    "no lead either way",
+    "the chapter shows no lead",
+)
+"""What follows a verdict's word when it needs one: *consistent: neither ...*, or *inconclusive, ...*."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The one rule's outcome on a published finding: its word, what qualifies it, and the counts behind it.
+
+    ``kind`` is one of ``VERDICTS``; ``qualifier`` one of ``QUALIFIERS`` or empty; ``ahead`` names the run ours finds
+    ahead in a *differs*. ``wins``, ``losses`` and ``p`` are ours (needle level, Holm-adjusted). ``str()`` is the
+    verdict in the report's English; a notebook renders the same value in its own language.
+    """
+
+    kind: str
+    qualifier: str = ""
+    ahead: str | None = None
+    wins: int = 0
+    losses: int = 0
+    p: float = 1.0
+
+    def __str__(self) -> str:
+        if self.kind == "differs":
+            return f"differs: ours finds {self.ahead} ahead"
+        if self.kind == "consistent" and self.qualifier:
+            return f"consistent: {self.qualifier}"
+        return f"{self.kind}, {self.qualifier}" if self.qualifier else self.kind
+
+    @classmethod
+    def of(
+        cls,
+        lead: int,
+        wins: int,
+        losses: int,
+        p_holm: float,
+        alpha: float = 0.05,
+        *,
+        kind: str = DIFFERENCE,
+        a: str = "the first",
+        b: str = "the second",
+    ) -> Verdict:
+        """The one rule against a published finding: what it claims, our direction, and our needle-level Holm p.
+
+        ``lead`` is the published wins minus losses (A ahead: positive) and ``kind`` what it claims
+        (``DIFFERENCE`` or ``NO_DIFFERENCE``, see ``claim_of``); ``wins``/``losses``/``p_holm`` are
+        ours; ``a`` and ``b`` name the two runs in the words of a *differs*. Every outcome:
+
+        ========================  ===============================  =====================================
+        the publication claims    ours                             verdict
+        ========================  ===============================  =====================================
+        a difference              same direction, p_holm < alpha   consistent
+        a difference              opposite, p_holm < alpha         contradicts
+        a difference              p_holm >= alpha                  inconclusive, same / opposite
+                                                                   direction (or no lead either way)
+        a difference, no lead     anything                         inconclusive, the chapter shows no lead
+        no detectable difference  p_holm >= alpha                  consistent: neither detects a difference
+        no detectable difference  p_holm < alpha                   differs: ours finds A (or B) ahead
+        ========================  ===============================  =====================================
+
+        *Inconclusive*: ``INCONCLUSIVE``.
+        """
+        if kind not in (DIFFERENCE, NO_DIFFERENCE):
+            raise InputError(f"unknown claim {kind!r}: use statistics.DIFFERENCE or statistics.NO_DIFFERENCE")
+        ours = int(np.sign(wins - losses))
+        if kind == NO_DIFFERENCE:
+            if p_holm < alpha and ours != 0:
+                return cls("differs", ahead=a if ours > 0 else b, wins=wins, losses=losses, p=p_holm)
+            return cls("consistent", NEITHER, wins=wins, losses=losses, p=p_holm)
+        theirs = int(np.sign(lead))
+        if theirs == 0:
+            return cls("inconclusive", "the chapter shows no lead", wins=wins, losses=losses, p=p_holm)
+        if ours == 0:
+            return cls("inconclusive", "no lead either way", wins=wins, losses=losses, p=p_holm)
+        same = ours == theirs
+        if p_holm < alpha:
+            return cls("consistent" if same else "contradicts", wins=wins, losses=losses, p=p_holm)
+        return cls(
+            "inconclusive", "same direction" if same else "opposite direction", wins=wins, losses=losses, p=p_holm
+        )
+
+
 def verdict(
     lead: int,
     wins: int,
@@ -188,39 +274,5 @@ def verdict(
     a: str = "the first",
     b: str = "the second",
 ) -> str:
-    """The one rule against a published finding: what it claims, our direction, and our needle-level Holm p.
-
-    ``lead`` is the published wins minus losses (A ahead: positive) and ``kind`` what it claims
-    (``DIFFERENCE`` or ``NO_DIFFERENCE``, see ``claim_of``); ``wins``/``losses``/``p_holm`` are
-    ours; ``a`` and ``b`` name the two runs in the words of a *differs*. Every outcome:
-
-    ========================  ===============================  =====================================
-    the publication claims    ours                             verdict
-    ========================  ===============================  =====================================
-    a difference              same direction, p_holm < alpha   consistent
-    a difference              opposite, p_holm < alpha         contradicts
-    a difference              p_holm >= alpha                  inconclusive, same / opposite
-                                                               direction (or no lead either way)
-    a difference, no lead     anything                         inconclusive, the chapter shows no lead
-    no detectable difference  p_holm >= alpha                  consistent: neither detects a difference
-    no detectable difference  p_holm < alpha                   differs: ours finds A (or B) ahead
-    ========================  ===============================  =====================================
-
-    *Inconclusive*: ``INCONCLUSIVE``.
-    """
-    if kind not in (DIFFERENCE, NO_DIFFERENCE):
-        raise InputError(f"unknown claim {kind!r}: use statistics.DIFFERENCE or statistics.NO_DIFFERENCE")
-    ours = int(np.sign(wins - losses))
-    if kind == NO_DIFFERENCE:
-        if p_holm < alpha and ours != 0:
-            return f"differs: ours finds {a if ours > 0 else b} ahead"
-        return f"consistent: {NEITHER}"
-    theirs = int(np.sign(lead))
-    if theirs == 0:
-        return "inconclusive, the chapter shows no lead"
-    if ours == 0:
-        return "inconclusive, no lead either way"
-    same = ours == theirs
-    if p_holm < alpha:
-        return "consistent" if same else "contradicts"
-    return f"inconclusive, {'same' if same else 'opposite'} direction"
+    """The verdict of ``Verdict.of`` (the one rule) in its words, as a student writes it and the exercise checks it."""
+    return str(Verdict.of(lead, wins, losses, p_holm, alpha, kind=kind, a=a, b=b))

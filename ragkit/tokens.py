@@ -26,7 +26,31 @@ def over_window(pieces: Iterable[int], window: int) -> int:
 
 
 class TruncationWarning(UserWarning):
-    """Some chunks are longer than the encoder's window and will be cut silently by the encoder."""
+    """Some texts are longer than the encoder's window, which embeds only their beginning: how many, of how many.
+
+    Raised with its counts as values (``over`` of ``texts``, the ``window`` in word pieces); ``embedding`` says when it
+    was raised: True while embedding (any texts), False when chunks were counted before (``token_report``). A notebook
+    says it again in its own language from these values; ``str()`` is the warning's English.
+    """
+
+    def __init__(self, over: int, texts: int, window: int, embedding: bool = True) -> None:
+        self.over, self.texts, self.window, self.embedding = over, texts, window, embedding
+        super().__init__(self.sentence())
+
+    def sentence(self) -> str:
+        """The warning in English."""
+        if self.embedding:
+            return (
+                f"{self.over} of {self.texts} texts exceed the encoder's {self.window}-piece window: "
+                "the encoder embeds only their beginning. Use smaller chunks or a shorter header."
+            )
+        return (
+            f"{self.over} of {self.texts} chunks are longer than the encoder's {self.window}-piece window and will be "
+            "truncated when embedded: use smaller chunks or a shorter header"
+        )
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.over, self.texts, self.window, self.embedding)
 
 
 @dataclass(frozen=True)
@@ -95,10 +119,5 @@ def token_report(
     headers = count_pieces([c.header for c in chunks if c.header], model_dir)
     over = over_window(pieces, window)
     if over and warn:
-        warnings.warn(
-            f"{over} of {len(chunks)} chunks are longer than the encoder's {window}-piece window and will be "
-            "truncated when embedded: use smaller chunks or a shorter header",
-            TruncationWarning,
-            stacklevel=2,
-        )
+        warnings.warn(TruncationWarning(over, len(chunks), window, embedding=False), stacklevel=2)
     return TokenReport(len(chunks), sum(pieces), sum(headers), over, window)

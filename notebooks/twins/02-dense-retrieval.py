@@ -134,7 +134,7 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
 # Each hit rate is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. The last column counts needles that no chunk carries at all (the chunking notebook shows why).
 
 # %%
-tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
+tables.hit_rates(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
 # The chapter prints two of these intervals, for A and E at Hit@20. Wilson's interval depends only on the counts, so
@@ -269,7 +269,7 @@ paired.comparisons(seven)
 
 # %% jupyter={"source_hidden": true}
 predict.reveal(my_prediction, predict.Count(len(seven.judged)),
-               sum((line.verdict or "").startswith("consistent") for line in seven.judged),
+               sum(line.verdict.kind == "consistent" for line in seven.judged if line.verdict),
                claims.verdict_counts(seven, len(course.questions)))
 
 # %% [markdown]

@@ -202,7 +202,7 @@ narrate.fused_ranks(runs, token, holder, K)
 # First every hit rate with its Wilson interval, for the three retrievers on strategy E.
 
 # %%
-tables.for_people(tables.summary(ev))
+tables.for_people(tables.hit_rates(ev))
 
 # %% [markdown]
 # The chapter's honest reading was that hybrid came out ahead of both parents on the point estimates, yet at Hit@4 the paired sign test could not separate it from either.

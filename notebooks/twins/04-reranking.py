@@ -171,7 +171,7 @@ narrate.maxsim_wall_time(cold_s, len(course.queries))
 # The whole evaluation, with 95% Wilson intervals on every hit rate:
 
 # %%
-tables.for_people(tables.summary(ev_li))
+tables.for_people(tables.hit_rates(ev_li))
 
 # %% [markdown]
 # And the three figures that matter for a reranker, beside the chapter's dense and cross-encoder numbers (the chapter reports those for Hit@1 and MRR only).

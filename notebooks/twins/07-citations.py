@@ -311,7 +311,7 @@ display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 # query went through `answer()` with the generator attached; the generator counts the answers it computes.
 
 # %% jupyter={"source_hidden": true}
-narrate.gate_calls(measured, len(course.out_of_domain))
+narrate.calls_saved(measured, len(course.out_of_domain))
 
 # %% [markdown]
 # ## Why the model never writes a link (optional)
@@ -375,7 +375,7 @@ narrate.invented_ids(measured)
 # every measurement in this course grades retrieval alone, and why the needle is a proxy for a grounded answer.
 
 # %% jupyter={"source_hidden": true}
-narrate.two_halves(course.sweep().at(DEFAULT_CUT))
+narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
 
 # %% [markdown]
 # With a generator the other half can be graded too, by a rule fixed in advance. Each sampled needle query goes
@@ -387,7 +387,7 @@ narrate.two_halves(course.sweep().at(DEFAULT_CUT))
 narrate.supported_rule()
 
 # %%
-tables.two_halves(measured)
+tables.halves_table(measured)
 
 # %% jupyter={"source_hidden": true}
 narrate.generator_halves(measured, len(course.queries))
@@ -404,7 +404,7 @@ rates = faithfulness.retriever_rates(retriever, course.questions, reranker=reran
 tables.prompt_rates(rates)
 
 # %% jupyter={"source_hidden": true}
-narrate.prompt_rates(rates, reranker is not None)
+narrate.needle_in_prompt(rates, reranker is not None)
 
 # %% [markdown]
 # ## Four chunks or twenty? (optional)
@@ -431,7 +431,7 @@ facts = {k: prompt_facts(k) for k in (KEEP, 20)}
 tables.four_or_twenty(facts)
 
 # %% jupyter={"source_hidden": true}
-narrate.four_or_twenty(facts, result.counted_with, False)
+narrate.more_chunks(facts, result.counted_with, False)
 
 # %% [markdown]
 # ### Lost in the middle, measured
@@ -444,10 +444,10 @@ narrate.four_or_twenty(facts, result.counted_with, False)
 # difference?
 
 # %%
-tables.lost_in_the_middle(measured)
+tables.positions_table(measured)
 
 # %% jupyter={"source_hidden": true}
-narrate.lost_in_the_middle(measured)
+narrate.needle_positions(measured)
 
 # %% [markdown]
 # ### What these figures can and cannot say

@@ -170,6 +170,25 @@ def test_truncation_is_reported_even_when_vectors_come_from_the_cache(tmp_path):
     assert warm._model is None
 
 
+def test_a_truncation_warning_carries_its_counts_and_says_them_in_english():
+    import pickle
+
+    from ragkit.tokens import TruncationWarning
+
+    embedding, counted = TruncationWarning(3, 10, 256), TruncationWarning(2, 7, 128, embedding=False)
+    assert (embedding.over, embedding.texts, embedding.window, embedding.embedding) == (3, 10, 256, True)
+    assert str(embedding) == (
+        "3 of 10 texts exceed the encoder's 256-piece window: the encoder embeds only their beginning. "
+        "Use smaller chunks or a shorter header."
+    )
+    assert str(counted) == (
+        "2 of 7 chunks are longer than the encoder's 128-piece window and will be truncated when embedded: "
+        "use smaller chunks or a shorter header"
+    )
+    again = pickle.loads(pickle.dumps(counted))
+    assert (again.over, again.texts, again.window, again.embedding, str(again)) == (2, 7, 128, False, str(counted))
+
+
 @pytest.mark.slow
 def test_the_onnx_encoder_computes_what_sentence_transformers_computes(embedder, cache):
     from ragkit.plumbing.onnx import OnnxEncoder, quiet_load

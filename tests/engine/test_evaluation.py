@@ -188,7 +188,7 @@ def test_tables_carry_wilson_intervals(evaluation):
     recall = table[table.metric != "MRR"]
     assert ((recall.low <= recall.value) & (recall.value <= recall.high)).all()
     assert set(table.metric) == {"Hit@1", "Hit@4", "Hit@8", "Hit@20", "MRR"}
-    assert len(tables.summary(ev)) == 6
+    assert len(tables.hit_rates(ev)) == 6
 
 
 @pytest.mark.slow

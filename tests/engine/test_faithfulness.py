@@ -10,7 +10,7 @@ from ragkit.chunking import Chunk
 from ragkit.citations import build_context
 from ragkit.data import Question, queries
 from ragkit.generation import Generation
-from ragkit.statistics import SignTest, counts_test
+from ragkit.statistics import SignTest
 
 NEEDLE = "A sign test on the discordant pairs needs at least six of them to reach p below 0.05."
 QUESTION = Question("q01", "doc", NEEDLE, "How many discordant pairs does a sign test need?", "ticket")
@@ -70,9 +70,6 @@ def test_the_two_by_two_counts_each_trial_once_in_its_cell():
     assert h.refused == 3
     assert (h.with_needle.k, h.with_needle.n, h.without_needle.k, h.without_needle.n) == (2, 3, 1, 4)
     assert 0 < h.with_needle.low < 2 / 3 < h.with_needle.high < 1
-    rows = h.rows()
-    assert [r["prompt"] for r in rows] == ["holds the needle", "lacks the needle"]
-    assert rows[0]["answer supported"] == 2 and rows[1]["answer not supported"] == 3
     empty = f.two_halves([])
     assert empty.with_needle.n == 0 and (empty.with_needle.low, empty.with_needle.high) == (0.0, 1.0)
 
@@ -113,16 +110,9 @@ def position_test(first: list[bool], middle: list[bool]) -> SignTest:
     return lost.test("first")
 
 
-def test_the_paired_test_counts_discordant_pairs_and_its_verdict_is_no_stronger():
+def test_the_paired_test_counts_discordant_pairs():
     test = position_test([True] * 7 + [False], [False] * 7 + [True])
-    assert (test.wins, test.losses) == (7, 1)
-    assert f.position_verdict(test, "first").startswith("no difference detected (+7/-1, p = 0.0703)")
-    strong = position_test([True] * 8, [False] * 8)
-    assert f.position_verdict(strong, "first").startswith("first ahead (+8/-0, p = 0.00781)")
-    assert f.position_verdict(counts_test(0, 9), "first").startswith("the middle ahead")
-    none = position_test([False] * 5, [False] * 5)
-    assert "cannot tell the two apart" in f.position_verdict(none, "first")
-    assert "no smaller than 0.25" in f.position_verdict(counts_test(3, 0), "last")
+    assert (test.wins, test.losses) == (7, 1) and test.p == pytest.approx(0.0703125)
     assert f.smallest_p(0) == 1.0 and f.smallest_p(1) == 1.0 and f.smallest_p(6) == pytest.approx(0.03125)
 
 
@@ -137,9 +127,7 @@ def test_rates_by_position_and_the_table_name_the_source_number():
         },
     )
     assert [lost.rate(p).k for p in f.POSITIONS] == [2, 1, 0]
-    rows = lost.rows()
-    assert [r["needle placed"] for r in rows] == ["first", "middle", "last"]
-    assert rows[1]["against the middle"] == "" and rows[0]["against the middle"] == "+1/-0, p = 1"
+    assert (lost.test("first").wins, lost.test("first").losses) == (1, 0)
 
 
 @pytest.mark.parametrize(

@@ -208,6 +208,28 @@ def test_every_verdict_starts_with_one_of_the_four_words():
     assert said == set(VERDICTS)
 
 
+def test_a_verdict_is_a_value_whose_words_are_the_rules():
+    """The rule hands the teaching layer a value: its word, its qualifier, the run ahead and our counts; str() is the
+    English the report prints, and nothing reads that English back."""
+    from ragkit.statistics import NEITHER, NO_DIFFERENCE, QUALIFIERS, VERDICTS, Verdict
+
+    differs = Verdict.of(-4, 1, 12, 0.01, kind=NO_DIFFERENCE, a="E/hybrid", b="E/dense")
+    assert (differs.kind, differs.qualifier, differs.ahead) == ("differs", "", "E/dense")
+    assert (differs.wins, differs.losses, differs.p) == (1, 12, 0.01)
+    assert str(differs) == "differs: ours finds E/dense ahead"
+    neither = Verdict.of(2, 6, 6, 1.0, kind=NO_DIFFERENCE)
+    assert (neither.kind, neither.qualifier, str(neither)) == ("consistent", NEITHER, f"consistent: {NEITHER}")
+    every = {
+        Verdict.of(lead, wins, losses, p, kind=k)
+        for lead in (-3, 0, 3)
+        for wins, losses in ((5, 1), (1, 5), (2, 2))
+        for p in (0.01, 0.5)
+        for k in ("a difference", NO_DIFFERENCE)
+    }
+    assert {v.kind for v in every} == set(VERDICTS)
+    assert {v.qualifier for v in every} - {""} == set(QUALIFIERS)
+
+
 def test_an_unknown_claim_is_a_clear_error():
     from ragkit.errors import InputError
     from ragkit.statistics import verdict

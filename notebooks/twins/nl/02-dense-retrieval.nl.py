@@ -141,7 +141,7 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
 # Elke hit rate is een aandeel van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
 
 # %%
-tables.summary(ev).query("retriever == 'dense'").drop(columns="retriever")
+tables.hit_rates(ev).query("retriever == 'dense'").drop(columns="retriever")
 
 # %% [markdown]
 # Het hoofdstuk noemt twee van deze intervallen, voor A en E bij Hit@20. Het Wilson-interval hangt alleen van de aantallen af, dus
@@ -276,7 +276,7 @@ paired.comparisons(seven)
 
 # %% jupyter={"source_hidden": true}
 predict.reveal(my_prediction, predict.Count(len(seven.judged)),
-               sum((line.verdict or "").startswith("consistent") for line in seven.judged),
+               sum(line.verdict.kind == "consistent" for line in seven.judged if line.verdict),
                claims.verdict_counts(seven, len(course.questions)))
 
 # %% [markdown]

@@ -209,7 +209,7 @@ narrate.fused_ranks(runs, token, holder, K)
 # Eerst elke hit rate met zijn Wilson-interval, voor de drie retrievers op strategie E.
 
 # %%
-tables.for_people(tables.summary(ev))
+tables.for_people(tables.hit_rates(ev))
 
 # %% [markdown]
 # De eerlijke lezing van het hoofdstuk was dat hybrid op de puntschattingen vóór beide ouders lag, maar dat de gepaarde sign test hem bij Hit@4 van geen van beide kon scheiden.

@@ -178,7 +178,7 @@ narrate.maxsim_wall_time(cold_s, len(course.queries))
 # De hele evaluatie, met 95%-Wilson-intervallen bij elke hit rate:
 
 # %%
-tables.for_people(tables.summary(ev_li))
+tables.for_people(tables.hit_rates(ev_li))
 
 # %% [markdown]
 # En de drie cijfers die tellen voor een reranker, naast de dense- en cross-encodercijfers van het hoofdstuk (het hoofdstuk meldt die alleen voor Hit@1 en MRR).

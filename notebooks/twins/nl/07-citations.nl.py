@@ -318,7 +318,7 @@ display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 # query ging door `answer()` met de generator erbij; de generator telt de antwoorden die hij berekent.
 
 # %% jupyter={"source_hidden": true}
-narrate.gate_calls(measured, len(course.out_of_domain))
+narrate.calls_saved(measured, len(course.out_of_domain))
 
 # %% [markdown]
 # ## Waarom het model nooit een link schrijft (optioneel)
@@ -384,7 +384,7 @@ narrate.invented_ids(measured)
 # van een gegrond antwoord.
 
 # %% jupyter={"source_hidden": true}
-narrate.two_halves(course.sweep().at(DEFAULT_CUT))
+narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
 
 # %% [markdown]
 # Met een generator kan ook de andere helft beoordeeld worden, met een regel die vooraf vastligt. Elke needle-query uit
@@ -396,7 +396,7 @@ narrate.two_halves(course.sweep().at(DEFAULT_CUT))
 narrate.supported_rule()
 
 # %%
-tables.two_halves(measured)
+tables.halves_table(measured)
 
 # %% jupyter={"source_hidden": true}
 narrate.generator_halves(measured, len(course.queries))
@@ -414,7 +414,7 @@ rates = faithfulness.retriever_rates(retriever, course.questions, reranker=reran
 tables.prompt_rates(rates)
 
 # %% jupyter={"source_hidden": true}
-narrate.prompt_rates(rates, reranker is not None)
+narrate.needle_in_prompt(rates, reranker is not None)
 
 # %% [markdown]
 # ## Vier chunks of twintig? (optioneel)
@@ -441,7 +441,7 @@ facts = {k: prompt_facts(k) for k in (KEEP, 20)}
 tables.four_or_twenty(facts)
 
 # %% jupyter={"source_hidden": true}
-narrate.four_or_twenty(facts, result.counted_with, False)
+narrate.more_chunks(facts, result.counted_with, False)
 
 # %% [markdown]
 # ### Lost in the middle, gemeten
@@ -454,10 +454,10 @@ narrate.four_or_twenty(facts, result.counted_with, False)
 # als laatste staat, of kan deze steekproef geen verschil aantonen?
 
 # %%
-tables.lost_in_the_middle(measured)
+tables.positions_table(measured)
 
 # %% jupyter={"source_hidden": true}
-narrate.lost_in_the_middle(measured)
+narrate.needle_positions(measured)
 
 # %% [markdown]
 # ### Wat deze getallen wel en niet kunnen zeggen

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ragkit.chunking import SIZE, blind_window_start, chunk_corpus
 from ragkit.evaluation import needle_hits
-from ragkit.teach.exercises.feedback import Feedback, _question, _whole, record
+from ragkit.teach.exercises.feedback import Feedback, question_of, record, whole_number
 from ragkit.teach.exercises.results import current_student
 from ragkit.teach.exercises.rules import EX1
 from ragkit.teach.language import _, say
@@ -48,7 +48,7 @@ def check_destroyed_needle(
                 ),
             ),
         )
-    if not (_whole(size) and int(size) == mine):
+    if not (whole_number(size) and int(size) == mine):
         return record(
             "ex1",
             Feedback(
@@ -65,7 +65,7 @@ def check_destroyed_needle(
                 {"size": mine},
             ),
         )
-    if not isinstance(question_id, str) or not _whole(cut_at):
+    if not isinstance(question_id, str) or not whole_number(cut_at):
         return record(
             "ex1",
             Feedback(
@@ -84,7 +84,7 @@ def check_destroyed_needle(
         )
     cut_at = int(cut_at)
     numbers = {"size": size, "question": question_id, "cut_at": cut_at}
-    q = _question(course, question_id)
+    q = question_of(course, question_id)
     if q is None:
         return record(
             "ex1",

@@ -10,7 +10,7 @@ import numpy as np
 from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import first_hit_ranks, needle_hits
 from ragkit.retrieval import Retriever, cosine_distance
-from ragkit.teach.exercises.feedback import Feedback, _question, record
+from ragkit.teach.exercises.feedback import Feedback, question_of, record
 from ragkit.teach.exercises.rules import EX3
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
@@ -43,7 +43,7 @@ def _word_problems(
                 text=shown(repr(text)),
             )
         ]
-    q = _question(course, qid)
+    q = question_of(course, qid)
     if q is None:
         return [say("{qid} is not a question id", qid=shown(repr(qid)))]
     known = content_words(text) & vocabulary
@@ -122,7 +122,7 @@ def ticket_measures(course: Course, tickets: dict[str, str]):
     import pandas as pd
 
     others = _phrasings(course)
-    questions = [(q, text) for qid, text in tickets.items() if (q := _question(course, qid)) is not None]
+    questions = [(q, text) for qid, text in tickets.items() if (q := question_of(course, qid)) is not None]
     retriever = course.retriever(EX3.strategy)
     ranks = first_hit_ranks(
         retriever.dense([t for _, t in questions]).ranking, needle_hits(retriever.chunks, [q for q, _ in questions])
@@ -191,7 +191,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
     from ragkit.evaluation import Result, compare
 
     retriever = course.retriever(EX3.strategy)
-    questions = [(q, text) for qid, text in tickets.items() if (q := _question(course, qid)) is not None]
+    questions = [(q, text) for qid, text in tickets.items() if (q := question_of(course, qid)) is not None]
     qs = [q for q, _ in questions]
     hits = needle_hits(retriever.chunks, qs)
     ticket_ranks = first_hit_ranks(retriever.dense([t for _, t in questions]).ranking, hits)

@@ -15,7 +15,7 @@ from ragkit import statistics
 from ragkit.chunking import chunk_corpus
 from ragkit.evaluation import Result, compare, first_hit_ranks, query_hits
 from ragkit.statistics import SignTest
-from ragkit.teach.exercises.feedback import Feedback, _embedded, record
+from ragkit.teach.exercises.feedback import Feedback, embedded, record
 from ragkit.teach.exercises.rules import EX4
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
@@ -218,7 +218,7 @@ def _header_test(course: Course, chunks, headers: Sequence[str]) -> tuple[list, 
     base = Result(
         EX4.strategy, "dense", first_hit_ranks(course.retriever(EX4.strategy).dense(texts).ranking, hits), ids, needles
     )
-    retriever, truncated = _embedded(custom)
+    retriever, truncated = embedded(custom)
     mine = Result("yours", "dense", first_hit_ranks(retriever.dense(texts).ranking, hits), ids, needles)
     return custom, mine.ranks, compare(mine, base, EX4.metric, level="needle").test, truncated
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ragkit.chunking import chunk_corpus
 from ragkit.retrieval import cosine_distance
-from ragkit.teach.exercises.feedback import Feedback, _embedded, record
+from ragkit.teach.exercises.feedback import Feedback, embedded, record
 from ragkit.teach.exercises.rules import EX5, RUN
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
@@ -195,7 +195,7 @@ def check_own_document(course: Course, document: str | None, question: str | Non
         (folder / "99-my-document.md").write_text(document, encoding="utf-8")
         corpus = load_corpus(folder)
         chunks = chunk_corpus(corpus, EX5.strategy)
-        retriever, truncated = _embedded(chunks)
+        retriever, truncated = embedded(chunks)
         result = answer(question, retriever, cut=DEFAULT_CUT)
     if isinstance(result, NoAnswer):
         return record(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import re
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -18,6 +17,8 @@ from ragkit.teach.exercises.results import RESULTS_ENV, append_result, current_s
 from ragkit.teach.exercises.rules import HINTS
 from ragkit.teach.language import _, say
 from ragkit.tokens import TruncationWarning
+
+__all__ = ["Feedback", "record"]
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -107,40 +108,32 @@ def record(exercise: str, feedback: Feedback) -> Feedback:
     return feedback
 
 
-def _embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
+def embedded(chunks) -> tuple[Retriever, tuple[str, ...]]:
     """A retriever over these chunks; a truncation warning becomes a note instead of red text on stderr."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TruncationWarning)
         retriever = Retriever(chunks, progress=False)
-    return retriever, tuple(_truncation(str(w.message)) for w in caught if issubclass(w.category, TruncationWarning))
+    return retriever, tuple(truncation_note(w.message) for w in caught if isinstance(w.message, TruncationWarning))
 
 
-_TRUNCATED = re.compile(
-    r"(\d+) of (\d+) texts exceed the encoder's (\d+)-piece window: the encoder embeds only "
-    r"their beginning\. Use smaller chunks or a shorter header\."
-)
-"""The encoder's truncation warning (``ragkit.embedding``), read for its three counts so the note speaks the kernel's
-language; a warning worded otherwise is shown as it is (a test holds the two in step)."""
-
-
-def _truncation(message: str) -> str:
-    """A truncation warning as a note in the kernel's language."""
-    if found := _TRUNCATED.fullmatch(message):
-        over, texts, window = map(int, found.groups())
+def truncation_note(warning: TruncationWarning) -> str:
+    """A truncation warning as a note in the kernel's language, from its counts."""
+    if warning.embedding:
         return say(
             "note: {over} of {texts} texts exceed the encoder's {window}-piece window: the encoder embeds only "
             "their beginning. Use smaller chunks or a shorter header.",
-            over=over,
-            texts=texts,
-            window=window,
+            over=warning.over,
+            texts=warning.texts,
+            window=warning.window,
         )
-    return say("note: {message}", message=message)
+    return say("note: {message}", message=str(warning))
 
 
-def _question(course: Course, qid: str | None) -> Question | None:
+def question_of(course: Course, qid: str | None) -> Question | None:
+    """The course question with this id, or None."""
     return next((q for q in course.questions if q.id == qid), None)
 
 
-def _whole(value: object) -> bool:
+def whole_number(value: object) -> bool:
     """An integer a student may write: int or a numpy integer, never a bool."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
-from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
+from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
 from ragkit.teach.lesson import formats, paired
@@ -47,7 +47,7 @@ def beside(rep: Report) -> pd.DataFrame:
                 "queries Holm p": line.query.p_holm,
                 "ours, needles": f"+{line.needle.test.wins}/-{line.needle.test.losses}",
                 "needles Holm p": line.needle.p_holm,
-                "verdict": paired.verdict(line.verdict) if line.verdict else line.verdict,
+                "verdict": paired.verdict_text(line.verdict) if line.verdict else line.verdict,
             }
         )
     return formats.Frame(rows)
@@ -135,9 +135,9 @@ def verdict_counts(rep: Report, needles: int) -> str:
     """In words: what the chapter's comparisons claim, and how many of each verdict this report gives them."""
     kinds = claim_kinds()
     words = verdict_words()
-    said = [line.verdict or "" for line in rep.judged]
-    counts = {word: sum(v.startswith(word) for v in said) for word in VERDICTS}
-    neither = sum(v.startswith("consistent:") for v in said)
+    said = [line.verdict for line in rep.judged if line.verdict is not None]
+    counts = {word: sum(v.kind == word for v in said) for word in VERDICTS}
+    neither = sum(v.kind == "consistent" and v.qualifier == NEITHER for v in said)
     return (
         say(
             "Of the chapter's **{judged}** comparisons judged here, **{differ}** claim {difference} and **{none}** "

@@ -1,62 +1,49 @@
 """A report's paired comparisons as a notebook shows them, in the kernel's language.
 
-``ragkit.report`` keeps its headings, claims and verdicts English: the CLI prints them, ``eval --json`` writes them and
-code reads them (``line.verdict.startswith("consistent")``). A notebook shows ``paired.comparisons(report)`` instead of
-the report itself: the same table from the same figures, its words through the catalogue and its numbers written as
-the language writes them. In English it is the report's own table, character for character.
+``ragkit.report`` writes its headings, claims and verdicts in English: the CLI prints them and ``eval --json`` writes
+them. A notebook shows ``paired.comparisons(report)`` instead of the report itself: the same table from the same values
+(a ``Finding``, a ``Verdict``), its words through the catalogue and its numbers written as the language writes them. In
+English it is the report's own table, character for character.
 """
 
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
 
-from ragkit.report import RULE, Line, Report, html_table, text_table
-from ragkit.statistics import DIFFERENCE, NO_DIFFERENCE
+from ragkit.report import RULE, Finding, Line, Report, html_table, text_table
+from ragkit.statistics import DIFFERENCE, NEITHER, NO_DIFFERENCE, Verdict
 from ragkit.teach.language import _, number, say
 
+__all__ = ["Comparisons", "claim", "comparisons", "headings", "row", "said", "verdict_text"]
 
-def said(text: str) -> str:
+
+def said(finding: Finding) -> str:
     """How the chapter reported a comparison (``report.Finding.said``), its numbers as the language writes them."""
-    counted = re.fullmatch(r"\+(\d+)/-(\d+) \(p = (\S+) from its counts\)", text)
-    if counted:
-        return say(
-            "+{wins}/-{losses} (p = {p:g} from its counts)",
-            wins=int(counted[1]),
-            losses=int(counted[2]),
-            p=float(counted[3]),
-        )
-    given = re.fullmatch(r"\+(\d+)/-(\d+), p = (\S+)", text)
-    if given:
-        return say("+{wins}/-{losses}, p = {p:g}", wins=int(given[1]), losses=int(given[2]), p=float(given[3]))
-    gain = re.fullmatch(r"(\d+\.\d{3}) -> (\d+\.\d{3})", text)
-    if gain:
-        return say("{before:.3f} -> {after:.3f}", before=float(gain[1]), after=float(gain[2]))
-    return text
+    if finding.estimates is not None:
+        before, after = finding.estimates
+        return say("{before:.3f} -> {after:.3f}", before=before, after=after)
+    if finding.paired is None:
+        return ""
+    wins, losses = finding.paired
+    if finding.p_from_counts:
+        return say("+{wins}/-{losses} (p = {p:.2g} from its counts)", wins=wins, losses=losses, p=finding.p)
+    return say("+{wins}/-{losses}, p = {p:g}", wins=wins, losses=losses, p=finding.p)
 
 
-def verdict(text: str) -> str:
-    """A verdict of ``statistics.verdict`` in the kernel's language (as given when it is none of the rule's)."""
-    differs = re.fullmatch(r"differs: ours finds (\S+) ahead", text)
-    if differs:
-        return say("differs: ours finds {run} ahead", run=differs[1])
-    return next(
-        (
-            shown
-            for en, shown in (
-                ("consistent", _("consistent")),
-                ("contradicts", _("contradicts")),
-                ("consistent: neither detects a difference", _("consistent: neither detects a difference")),
-                ("inconclusive, same direction", _("inconclusive, same direction")),
-                ("inconclusive, opposite direction", _("inconclusive, opposite direction")),
-                ("inconclusive, no lead either way", _("inconclusive, no lead either way")),
-                ("inconclusive, the chapter shows no lead", _("inconclusive, the chapter shows no lead")),
-            )
-            if en == text
-        ),
-        text,
-    )
+def verdict_text(value: Verdict) -> str:
+    """A verdict of the one rule (``statistics.Verdict``) in the kernel's language."""
+    if value.kind == "differs":
+        return say("differs: ours finds {run} ahead", run=value.ahead)
+    return {
+        ("consistent", ""): _("consistent"),
+        ("contradicts", ""): _("contradicts"),
+        ("consistent", NEITHER): _("consistent: neither detects a difference"),
+        ("inconclusive", "same direction"): _("inconclusive, same direction"),
+        ("inconclusive", "opposite direction"): _("inconclusive, opposite direction"),
+        ("inconclusive", "no lead either way"): _("inconclusive, no lead either way"),
+        ("inconclusive", "the chapter shows no lead"): _("inconclusive, the chapter shows no lead"),
+    }[value.kind, value.qualifier]
 
 
 def claim(text: str) -> str:
@@ -86,9 +73,9 @@ def row(line: Line) -> list[str]:
         assert c.p_holm is not None, "a report fills in every comparison's Holm p"
         cells += [f"+{c.test.wins}/-{c.test.losses}", number(c.test.p, ".3g"), number(c.p_holm, ".3g")]
     return cells + [
-        said(line.finding.said) if line.finding else "",
+        said(line.finding) if line.finding else "",
         claim(line.finding.claim) if line.finding else "",
-        verdict(line.verdict) if line.verdict else "",
+        verdict_text(line.verdict) if line.verdict else "",
     ]
 
 

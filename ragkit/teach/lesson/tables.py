@@ -30,16 +30,20 @@ def figures(ev: Evaluation) -> pd.DataFrame:
     return formats.Frame([vars(f) for f in ev.figures()])
 
 
-def summary(ev: Evaluation) -> pd.DataFrame:
-    """Wide table: one row per run, ``value [low, high]`` per hit rate, MRR, destroyed (the report's run table)."""
+def hit_rates(ev: Evaluation) -> pd.DataFrame:
+    """Wide table: one row per run, ``value [low, high]`` per hit rate, MRR, destroyed (the report's run rows, their
+    numbers written as the kernel's language writes them)."""
     rep = report(ev)
-    by = {(f.strategy, f.retriever, f.metric): f for f in rep.figures}
-    destroyed = {s.letter: len(s.destroyed) for s in rep.strategies}
-    rows = []
-    for r in rep.runs:  # the report's recall_rows, its numbers written as the kernel's language writes them
-        cells = [interval((f := by[r.strategy, r.retriever, m]).value, f.low, f.high) for m in METRICS[:-1]]
-        mrr = say("{value:.3f}", value=by[r.strategy, r.retriever, "MRR"].value)
-        rows.append([r.strategy, r.retriever, *cells, mrr, f"{destroyed[r.strategy]}/{rep.n_questions}"])
+    rows = [
+        [
+            row.strategy,
+            row.retriever,
+            *(interval(f.value, f.low, f.high) for f in row.hits),
+            say("{value:.3f}", value=row.mrr),
+            f"{row.destroyed}/{row.questions}",
+        ]
+        for row in rep.run_rows()
+    ]
     return formats.Frame(rows, columns=list(rep.RECALL_COLUMNS))
 
 
@@ -306,7 +310,7 @@ def rule_label(name: str) -> str:
     return labels.get(name, name)
 
 
-def two_halves(m: Measurement | None) -> pd.DataFrame:
+def halves_table(m: Measurement | None) -> pd.DataFrame:
     """Notebook 07's 2x2: per kind of prompt, answers supported and not, the rate and its 95% interval (the rows of
     ``TwoHalves.rows``, their words and numbers in the kernel's language)."""
     if not m:
@@ -326,7 +330,7 @@ def two_halves(m: Measurement | None) -> pd.DataFrame:
     ).set_index("prompt")
 
 
-def sign_test(test: SignTest) -> str:
+def paired_test(test: SignTest) -> str:
     """A paired sign test as ``str(SignTest)`` writes it (``+4/-18, p = 0.00434``), in the kernel's language."""
     if test.wins + test.losses == 0:
         return _("no discordant pairs, so nothing to test: p = 1")
@@ -347,14 +351,14 @@ def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
                 "prompts holding the needle": r.rate.k,
                 "queries": r.rate.n,
                 "95% interval": say("{low:.2f} to {high:.2f}", low=r.rate.low, high=r.rate.high),
-                "against dense": sign_test(r.against_dense) if r.against_dense else "",
+                "against dense": paired_test(r.against_dense) if r.against_dense else "",
             }
             for r in rates
         ]
     ).set_index("retriever")
 
 
-def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
+def positions_table(m: Measurement | None) -> pd.DataFrame:
     """Supported answers with the needle first, in the middle and last of a long prompt, with the paired tests (the
     rows of ``LostInTheMiddle.rows``, their words and numbers in the kernel's language)."""
     if not m:
@@ -369,7 +373,7 @@ def lost_in_the_middle(m: Measurement | None) -> pd.DataFrame:
                 "supported": rate.k,
                 "asked": rate.n,
                 "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
-                "against the middle": "" if position == "middle" else sign_test(m.lost.test(position)),
+                "against the middle": "" if position == "middle" else paired_test(m.lost.test(position)),
             }
         )
     return formats.Frame(rows).set_index("needle placed")

@@ -66,7 +66,7 @@ def _fake_report():
 
 def test_verdict_counts_name_every_word_and_the_meaning_of_inconclusive():
     rep = _fake_report()
-    assert [x.verdict for x in rep.judged] == ["consistent", "differs: ours finds A/dense ahead"]
+    assert [str(x.verdict) for x in rep.judged] == ["consistent", "differs: ours finds A/dense ahead"]
     text = claims.verdict_counts(rep, 12)
     assert all(f"** {word}" in text for word in VERDICTS) and INCONCLUSIVE in text
     assert "**1** consistent" in text and "**1** differs" in text

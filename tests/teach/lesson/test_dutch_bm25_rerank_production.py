@@ -20,7 +20,7 @@ def english_again():
 
 def _line(finding: Finding, wins: int, losses: int, p_holm: float) -> SimpleNamespace:
     test = SimpleNamespace(wins=wins, losses=losses, p=p_holm / 2)
-    verdict = statistics.verdict(finding.lead, wins, losses, p_holm, kind=finding.claim, a="E/hybrid", b="E/dense")
+    verdict = statistics.Verdict.of(finding.lead, wins, losses, p_holm, kind=finding.claim, a="E/hybrid", b="E/dense")
     return SimpleNamespace(
         a="E/hybrid",
         b="E/dense",
@@ -48,7 +48,7 @@ def test_a_chapter_verdict_is_dutch_in_a_dutch_kernel_and_unchanged_in_english()
 
 def test_every_finding_and_verdict_of_the_chapter_reads_back_as_the_engine_wrote_it_in_english():
     for finding in chapter.FINDINGS.values():
-        assert paired.said(finding.said) == finding.said
+        assert paired.said(finding) == finding.said
         assert paired.claim(finding.claim) == finding.claim
     for lead, wins, losses, p, kind in [
         (1, 5, 1, 0.01, statistics.DIFFERENCE),
@@ -60,10 +60,12 @@ def test_every_finding_and_verdict_of_the_chapter_reads_back_as_the_engine_wrote
         (0, 5, 1, 0.5, statistics.NO_DIFFERENCE),
         (0, 1, 5, 0.01, statistics.NO_DIFFERENCE),
     ]:
-        v = statistics.verdict(lead, wins, losses, p, kind=kind, a="A/x", b="B/y")
-        assert paired.verdict(v) == v
+        v = statistics.Verdict.of(lead, wins, losses, p, kind=kind, a="A/x", b="B/y")
+        assert (
+            paired.verdict_text(v) == str(v) == statistics.verdict(lead, wins, losses, p, kind=kind, a="A/x", b="B/y")
+        )
         with language.speaking("nl"):
-            assert paired.verdict(v) != v or v == "consistent", v
+            assert paired.verdict_text(v) != str(v) or str(v) == "consistent", v
 
 
 def test_production_says_yes_and_no_in_dutch_where_english_prints_true_and_false():

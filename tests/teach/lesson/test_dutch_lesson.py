@@ -237,11 +237,11 @@ def test_the_tables_of_the_other_notebooks_have_dutch_headings_and_intervals_wit
 
     ev = ragkit.teach.course.load(progress=False).evaluation("ACE")
     with language.speaking("en"):
-        english = tables.summary(ev)
+        english = tables.hit_rates(ev)
         intervals = claims.recall20_intervals(ev)
         confronted = claims.header_confronted(ev)
     with language.speaking("nl"):
-        dutch = tables.summary(ev)
+        dutch = tables.hit_rates(ev)
         shown = dutch._repr_html_()
         dutch_intervals = claims.recall20_intervals(ev)
         dutch_confronted = tables.for_people(claims.header_confronted(ev), decimals={"p": 3}).to_html()

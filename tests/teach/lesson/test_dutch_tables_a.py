@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ragkit import STRATEGIES
+from ragkit.statistics import Verdict
 from ragkit.teach import language
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import claims, formats, tables
@@ -106,14 +107,14 @@ def test_the_headings_01_to_03_build_have_their_dutch_and_those_for_people_shows
     assert ">ge-embedde word-pieces<" in shown and ">boven het venster<" in shown and ">103.466<" in shown
 
 
-def line(verdict: str) -> SimpleNamespace:
+def line(verdict: Verdict) -> SimpleNamespace:
     test = SimpleNamespace(wins=12, losses=1)
     count = SimpleNamespace(test=test, p_holm=0.02)
     return SimpleNamespace(a="E/hybrid", b="E/bm25", metric="Hit@4", query=count, needle=count, verdict=verdict)
 
 
 def test_the_chapters_claims_beside_ours_give_a_differs_verdict_in_dutch():
-    rep = SimpleNamespace(line=lambda a, b, m: line("differs: ours finds E/hybrid ahead"))
+    rep = SimpleNamespace(line=lambda a, b, m: line(Verdict("differs", ahead="E/hybrid", wins=12, losses=1, p=0.02)))
     with language.speaking("en"):
         english = claims.beside(rep)  # type: ignore[arg-type]
     with language.speaking("nl"):
@@ -121,7 +122,9 @@ def test_the_chapters_claims_beside_ours_give_a_differs_verdict_in_dutch():
     assert len(english) == len(chapter.FINDINGS)
     assert set(english["verdict"]) == {"differs: ours finds E/hybrid ahead"}
     assert set(dutch["verdict"]) == {"verschilt: de onze vindt E/hybrid voor"}
-    rep = SimpleNamespace(line=lambda a, b, m: line("inconclusive, same direction"))
+    rep = SimpleNamespace(
+        line=lambda a, b, m: line(Verdict("inconclusive", "same direction", wins=12, losses=1, p=0.2))
+    )
     with language.speaking("nl"):
         assert set(claims.beside(rep)["verdict"]) == {"onbeslist, zelfde richting"}  # type: ignore[arg-type]
 

@@ -75,12 +75,12 @@ def test_the_checked_facts_of_a_quote_read_ja_or_nee_in_dutch_and_stay_true_or_f
 
 def test_a_sign_test_is_written_as_str_writes_it_in_english_and_with_a_decimal_comma_in_dutch():
     for test in (SignTest(4, 18, 0.00434), counts_test(7, 9), SignTest(0, 0, 1.0), counts_test(2, 2)):
-        english, dutch = both(lambda test=test: tables.sign_test(test))
+        english, dutch = both(lambda test=test: tables.paired_test(test))
         assert english == str(test)
-    assert both(lambda: tables.sign_test(SignTest(4, 18, 0.0043373)))[1] == "+4/-18, p = 0,00434"
-    assert both(lambda: tables.sign_test(SignTest(0, 0, 1.0)))[1].startswith("geen discordante paren")
+    assert both(lambda: tables.paired_test(SignTest(4, 18, 0.0043373)))[1] == "+4/-18, p = 0,00434"
+    assert both(lambda: tables.paired_test(SignTest(0, 0, 1.0)))[1].startswith("geen discordante paren")
     rates = [PromptRate("dense", Rate(40, 64), None), PromptRate("bm25", Rate(26, 64), SignTest(4, 18, 0.0043373))]
-    english, dutch = both(lambda: narrate.prompt_rates(rates, False).data)
+    english, dutch = both(lambda: narrate.needle_in_prompt(rates, False).data)
     assert "bm25 (+4/-18, p = 0.00434)" in english and "bm25 (+4/-18, p = 0,00434)" in dutch
     english, dutch = both(lambda: html(tables.prompt_rates(rates)))
     assert "+4/-18, p = 0.00434" in english and "+4/-18, p = 0,00434" in dutch and "0.00434" not in dutch
@@ -202,12 +202,46 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
         },
     )
     m = SimpleNamespace(halves=halves, lost=lost)
-    english, dutch = both(lambda: html(tables.two_halves(m)))
-    assert english == html(formats.Frame(halves.rows()).set_index("prompt"))
+    english, dutch = both(lambda: html(tables.halves_table(m)))
+    assert english == html(  # what the engine's own English rows said, before the table read the values
+        formats.Frame(
+            [
+                {
+                    "prompt": label,
+                    "answer supported": rate.k,
+                    "answer not supported": rate.n - rate.k,
+                    "supported rate": f"{rate.share:.2f}",
+                    "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
+                }
+                for label, rate in (
+                    ("holds the needle", halves.with_needle),
+                    ("lacks the needle", halves.without_needle),
+                )
+            ]
+        ).set_index("prompt")
+    )
     assert "bevat de needle" in dutch and "mist de needle" in dutch and "0,00 tot 0,35" in dutch
     assert "aandeel gesteund" in dutch and "0,20" in dutch and "holds" not in dutch and "0.00" not in dutch
-    english, dutch = both(lambda: html(tables.lost_in_the_middle(m)))
-    assert english == html(formats.Frame(lost.rows()).set_index("needle placed"))
+    english, dutch = both(lambda: html(tables.positions_table(m)))
+    assert english == html(
+        formats.Frame(
+            [
+                {
+                    "needle placed": place,
+                    "source number": at,
+                    "supported": lost.rate(place).k,
+                    "asked": 3,
+                    "95% interval": f"{lost.rate(place).low:.2f} to {lost.rate(place).high:.2f}",
+                    "against the middle": against,
+                }
+                for place, at, against in (
+                    ("first", 1, "+2/-0, p = 0.5"),
+                    ("middle", 10, ""),
+                    ("last", 20, "no discordant pairs, so nothing to test: p = 1"),
+                )
+            ]
+        ).set_index("needle placed")
+    )
     assert "vooraan" in dutch and "in het midden" in dutch and "achteraan" in dutch and "tegen het midden" in dutch
     assert "+2/-0, p = 0,5" in dutch and "geen discordante paren, niets te toetsen: p = 1" in dutch
     assert ">middle<" not in dutch and "0.00" not in dutch

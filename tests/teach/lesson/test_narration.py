@@ -564,13 +564,13 @@ def edge_cases() -> dict[str, list]:
             narrate.design_effects(pd.DataFrame({"Hit@1": [1.1, 1.9]})),
         ],
         "metric_shopping": [narrate.metric_shopping(shopping)],
-        "four_or_twenty": [
-            narrate.four_or_twenty({4: four, 20: twenty}, "a tokenizer", generator=True),
-            narrate.four_or_twenty({4: twenty, 20: twenty}, "a tokenizer", generator=False),
+        "more_chunks": [
+            narrate.more_chunks({4: four, 20: twenty}, "a tokenizer", generator=True),
+            narrate.more_chunks({4: twenty, 20: twenty}, "a tokenizer", generator=False),
         ],
         "what_figures_say": [narrate.what_figures_say({4: four, 20: twenty}, ROW)],
         "retrieval_bill": [narrate.retrieval_bill({4: four, 20: twenty}, "a tokenizer")],
-        "two_halves": [narrate.two_halves(ROW)],
+        "halves_at_cut": [narrate.halves_at_cut(ROW)],
         "identifier_checks": [
             narrate.identifier_checks([{"document exists": True, "verifies": False}]),
             narrate.identifier_checks([]),
@@ -594,8 +594,8 @@ def edge_cases() -> dict[str, list]:
             narrate.generator_halves(measurement((0, 5, 0, 0)), 64),
             narrate.generator_halves(None, 64),
         ],
-        "prompt_rates": [
-            narrate.prompt_rates(
+        "needle_in_prompt": [
+            narrate.needle_in_prompt(
                 [
                     rated("dense", 40, None),
                     rated("bm25", 30, (1, 11)),
@@ -604,18 +604,18 @@ def edge_cases() -> dict[str, list]:
                 ],
                 cross_encoder=False,
             ),
-            narrate.prompt_rates(
+            narrate.needle_in_prompt(
                 [rated("dense", 40, None), rated("hybrid", 40, (2, 2)), rated("hybrid+rerank", 39, (0, 1))],
                 cross_encoder=True,
             ),
         ],
-        "gate_calls": [narrate.gate_calls(measurement(), 30), narrate.gate_calls(None, 30)],
-        "lost_in_the_middle": [
-            narrate.lost_in_the_middle(measurement()),
-            narrate.lost_in_the_middle(
+        "calls_saved": [narrate.calls_saved(measurement(), 30), narrate.calls_saved(None, 30)],
+        "needle_positions": [
+            narrate.needle_positions(measurement()),
+            narrate.needle_positions(
                 measurement(lost={"first": [True] * 7, "middle": [False] * 7, "last": [True] + [False] * 6})
             ),
-            narrate.lost_in_the_middle(None),
+            narrate.needle_positions(None),
         ],
         "invented_ids": [
             narrate.invented_ids(measurement()),
@@ -1114,17 +1114,17 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "**0.80** to **1.20**" in text["design_effects"][0]
     assert "is **F/dense vs E/dense at Hit@1**: **+5/-1**, raw p = **0.2**" in text["metric_shopping"][0]
     assert "C/dense vs A/dense" not in text["metric_shopping"][0]  # the chapter chose it: not a look it skipped
-    assert "into **2** more prompts than four" in text["four_or_twenty"][0]
-    assert "source **7, 12**: the model reads at least **6** other sources" in text["four_or_twenty"][0]
-    assert "**5.0×** as long" in text["four_or_twenty"][0] and "compare the two answers" in text["four_or_twenty"][0]
-    assert "source **–**. Counted with" in text["four_or_twenty"][1]
-    assert "compare the two answers" not in text["four_or_twenty"][1]
+    assert "into **2** more prompts than four" in text["more_chunks"][0]
+    assert "source **7, 12**: the model reads at least **6** other sources" in text["more_chunks"][0]
+    assert "**5.0×** as long" in text["more_chunks"][0] and "compare the two answers" in text["more_chunks"][0]
+    assert "source **–**. Counted with" in text["more_chunks"][1]
+    assert "compare the two answers" not in text["more_chunks"][1]
     assert (
         "Of the **3** twenty-chunk prompts that hold the needle, **0** have it in the middle"
         in text["what_figures_say"][0]
     )
     assert "median **400** tokens with 4 chunks and **2000** with 20" in text["retrieval_bill"][0]
-    assert "- **50** reach a prompt that holds the needle" in text["two_halves"][0]
+    assert "- **50** reach a prompt that holds the needle" in text["halves_at_cut"][0]
     assert "Markers that name a source: **1**" in text["generated_markers"][0]
     assert "name no source: **1** (counted, never linked: `render_links` flagged [7])" in text["generated_markers"][0]
     assert "No generator on this machine" in text["generated_markers"][1]
@@ -1139,15 +1139,15 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "less than half the time" in text["generator_halves"][3]  # no prompt lacks the needle: nothing to compare
     assert "**10** of the 64 needle queries" in none_better
     assert "cite the source holding their needle: **6** of 8" in mostly
-    detected, tied = text["prompt_rates"]
+    detected, tied = text["needle_in_prompt"]
     assert "Most prompts holding the needle: **hybrid** (**42** of 64)" in detected
     assert "bm25 (+1/-11, p = 0.00635) differs detectably" in detected and "MaxSim" in detected
     assert "**dense, hybrid** (**40** of 64)" in tied and "no retriever's difference is detected" in tied
     assert "chapter's cross-encoder" in tied
-    assert "**12** refused, and the generator's counter" in text["gate_calls"][0]
-    assert "moved **0** times for them" in text["gate_calls"][0]
-    assert "**18** the gate let through" in text["gate_calls"][0]
-    nothing, found, _ = text["lost_in_the_middle"]
+    assert "**12** refused, and the generator's counter" in text["calls_saved"][0]
+    assert "moved **0** times for them" in text["calls_saved"][0]
+    assert "**18** the gate let through" in text["calls_saved"][0]
+    nothing, found, _ = text["needle_positions"]
     assert "no discordant pair to test" in nothing and "cannot tell the two apart" in nothing
     assert "first **7** of 7, middle **0**, last **1**" in found
     assert "first ahead (+7/-0, p = 0.0156): a difference this sample detects" in found
@@ -1158,7 +1158,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     same, reworded, moved = text["changed_prompt"]
     assert "The same answers" in same and "the counts did not" in reworded and "The figures moved" in moved
     assert "Your prompt: supported **1** of 5" in moved and "the chapter's prompt: **0** of 5" in moved
-    assert "(0.675)" in text["two_halves"][0]
+    assert "(0.675)" in text["halves_at_cut"][0]
     assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
     assert f"**{chapter.QWEN['well_formed']}** well-formed" in text["chapter_identifiers"][0]
@@ -1504,7 +1504,7 @@ ON_THE_COURSE = (
     "two_locators",
     "prompt_length",
     "abstention_rules",
-    "prompt_rates",
+    "needle_in_prompt",
     "generator_halves",
 )
 
@@ -1599,7 +1599,7 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "two_locators": narrate.two_locators(course.corpus, c),
         "prompt_length": narrate.prompt_length(result),
         "abstention_rules": narrate.abstention_rules(course.abstention("E"), 0.25),
-        "prompt_rates": narrate.prompt_rates(fth.retriever_rates(r, course.questions), cross_encoder=False),
+        "needle_in_prompt": narrate.needle_in_prompt(fth.retriever_rates(r, course.questions), cross_encoder=False),
         "generator_halves": narrate.generator_halves(course.generation(), len(course.queries)),
     }
     assert set(shown) == set(ON_THE_COURSE)

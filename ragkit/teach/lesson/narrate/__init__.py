@@ -95,6 +95,9 @@ from ragkit.teach.lesson.narrate.chunking import (
     window_limit as window_limit,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    calls_saved as calls_saved,
+)
+from ragkit.teach.lesson.narrate.citations import (
     changed_prompt as changed_prompt,
 )
 from ragkit.teach.lesson.narrate.citations import (
@@ -102,12 +105,6 @@ from ragkit.teach.lesson.narrate.citations import (
 )
 from ragkit.teach.lesson.narrate.citations import (
     citations_verified as citations_verified,
-)
-from ragkit.teach.lesson.narrate.citations import (
-    four_or_twenty as four_or_twenty,
-)
-from ragkit.teach.lesson.narrate.citations import (
-    gate_calls as gate_calls,
 )
 from ragkit.teach.lesson.narrate.citations import (
     gate_reply as gate_reply,
@@ -119,13 +116,22 @@ from ragkit.teach.lesson.narrate.citations import (
     generator_halves as generator_halves,
 )
 from ragkit.teach.lesson.narrate.citations import (
+    halves_at_cut as halves_at_cut,
+)
+from ragkit.teach.lesson.narrate.citations import (
     identifier_checks as identifier_checks,
 )
 from ragkit.teach.lesson.narrate.citations import (
     invented_ids as invented_ids,
 )
 from ragkit.teach.lesson.narrate.citations import (
-    lost_in_the_middle as lost_in_the_middle,
+    more_chunks as more_chunks,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    needle_in_prompt as needle_in_prompt,
+)
+from ragkit.teach.lesson.narrate.citations import (
+    needle_positions as needle_positions,
 )
 from ragkit.teach.lesson.narrate.citations import (
     no_generator as no_generator,
@@ -135,9 +141,6 @@ from ragkit.teach.lesson.narrate.citations import (
 )
 from ragkit.teach.lesson.narrate.citations import (
     prompt_length as prompt_length,
-)
-from ragkit.teach.lesson.narrate.citations import (
-    prompt_rates as prompt_rates,
 )
 from ragkit.teach.lesson.narrate.citations import (
     quote_or_text as quote_or_text,
@@ -153,9 +156,6 @@ from ragkit.teach.lesson.narrate.citations import (
 )
 from ragkit.teach.lesson.narrate.citations import (
     supported_rule as supported_rule,
-)
-from ragkit.teach.lesson.narrate.citations import (
-    two_halves as two_halves,
 )
 from ragkit.teach.lesson.narrate.citations import (
     two_locators as two_locators,
@@ -471,6 +471,7 @@ __all__ = [
     "boundaries_checked",
     "build_and_memory",
     "build_time",
+    "calls_saved",
     "changed_prompt",
     "chapter_figure",
     "chapter_identifiers",
@@ -499,10 +500,8 @@ __all__ = [
     "e_against_c",
     "ex2_rules",
     "first_ranking",
-    "four_or_twenty",
     "fused_ranks",
     "gain_shrinks",
-    "gate_calls",
     "gate_kept",
     "gate_reply",
     "generated_markers",
@@ -511,6 +510,7 @@ __all__ = [
     "ground_truth_problems",
     "guessed_counts",
     "halves_agree",
+    "halves_at_cut",
     "header_alone",
     "header_duel",
     "header_measured",
@@ -534,13 +534,13 @@ __all__ = [
     "length_cut",
     "length_sensitivity",
     "literal_match",
-    "lost_in_the_middle",
     "maxsim_gains",
     "maxsim_query_time",
     "maxsim_wall_time",
     "metric_shopping",
     "metrics_disagree",
     "model_here",
+    "more_chunks",
     "most_over_window",
     "near_cheapest",
     "near_miss",
@@ -549,6 +549,8 @@ __all__ = [
     "needle_cut",
     "needle_halves",
     "needle_in_hits",
+    "needle_in_prompt",
+    "needle_positions",
     "needle_tests",
     "no_cross_encoder",
     "no_generator",
@@ -563,7 +565,6 @@ __all__ = [
     "playground_columns",
     "prompt_flaws",
     "prompt_length",
-    "prompt_rates",
     "queries_or_needles",
     "query_line",
     "query_shown",
@@ -595,7 +596,6 @@ __all__ = [
     "swept_values",
     "text_and_content",
     "ticket_words",
-    "two_halves",
     "two_locators",
     "two_scales",
     "two_texts",

@@ -172,7 +172,7 @@ def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
                 a=x.a,
                 b=x.b,
                 metric=x.metric,
-                said=paired.said(x.finding.said),
+                said=paired.said(x.finding),
                 query_wins=x.query.test.wins,
                 query_losses=x.query.test.losses,
                 query_p=x.query.test.p,
@@ -182,7 +182,7 @@ def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
                 family=family,
                 holm=x.needle.p_holm,
                 claim=paired.claim(x.finding.claim),
-                verdict=paired.verdict(x.verdict or ""),
+                verdict=paired.verdict_text(x.verdict) if x.verdict else "",
             )
         )
     return Markdown("\n".join(items))

@@ -20,9 +20,37 @@ from ragkit.statistics import SignTest
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
-from ragkit.teach.lesson.tables import sign_test
+from ragkit.teach.lesson.tables import paired_test
 from ragkit.teach.lesson.widgets import project_path
 from ragkit.threshold import DEFAULT_CUT, SweepRow
+
+__all__ = [
+    "calls_saved",
+    "changed_prompt",
+    "chapter_identifiers",
+    "citations_verified",
+    "gate_reply",
+    "generated_markers",
+    "generator_halves",
+    "halves_at_cut",
+    "identifier_checks",
+    "invented_ids",
+    "more_chunks",
+    "needle_in_prompt",
+    "needle_positions",
+    "no_generator",
+    "prompt_flaws",
+    "prompt_length",
+    "quote_or_text",
+    "retrieval_bill",
+    "shifted_range",
+    "small_model",
+    "supported_rule",
+    "two_locators",
+    "unknown_markers",
+    "what_figures_say",
+    "written_ranges",
+]
 
 
 def prompt_flaws(found_here: Sequence[Mapping[str, str]], flaws: Pathologies) -> Markdown:
@@ -207,7 +235,7 @@ def identifier_checks(rows: Sequence[Mapping[str, object]]) -> Markdown:
     )
 
 
-def two_halves(row: SweepRow) -> Markdown:
+def halves_at_cut(row: SweepRow) -> Markdown:
     """Which in-domain queries are the generator's to get wrong, and which the retriever's, at one cut."""
     return Markdown(
         say(
@@ -237,7 +265,7 @@ def _needles_gained(four: pd.DataFrame, twenty: pd.DataFrame) -> int:
     return int(twenty["needle at"].notna().sum() - four["needle at"].notna().sum())
 
 
-def four_or_twenty(facts: Mapping[int, pd.DataFrame], counted_with: str, generator: bool) -> Markdown:
+def more_chunks(facts: Mapping[int, pd.DataFrame], counted_with: str, generator: bool) -> Markdown:
     """What more chunks buy: needles gained, the prompt's growth, where the rescued needles sit."""
     few, four, many, twenty = _few_and_many(facts)
     rescued = sorted(twenty["needle at"][four["needle at"].isna() & twenty["needle at"].notna()])
@@ -435,12 +463,12 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
     )
 
 
-def prompt_rates(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) -> Markdown:
+def needle_in_prompt(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) -> Markdown:
     """Which retriever puts the needle into the gated prompt most often, and which differences from dense are real."""
     best = max(rates, key=lambda r: r.rate.k)
     tied = [r.retriever for r in rates if r.rate.k == best.rate.k]
     detected = [
-        say("{retriever} ({test})", retriever=r.retriever, test=sign_test(r.against_dense))
+        say("{retriever} ({test})", retriever=r.retriever, test=paired_test(r.against_dense))
         for r in rates
         if r.against_dense and r.against_dense.p < 0.05
     ]
@@ -473,7 +501,7 @@ def prompt_rates(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) 
     )
 
 
-def gate_calls(m: Measurement | None, out_of_domain: int) -> Markdown:
+def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
     """The model calls refused and answered out-of-domain queries made, from the generator's own counter."""
     if m is None:
         return no_generator()
@@ -498,7 +526,7 @@ def gate_calls(m: Measurement | None, out_of_domain: int) -> Markdown:
     )
 
 
-def lost_in_the_middle(m: Measurement | None) -> Markdown:
+def needle_positions(m: Measurement | None) -> Markdown:
     """Supported answers by the needle's place in a long prompt, the two paired tests, and a verdict no stronger."""
     if m is None:
         return no_generator()
