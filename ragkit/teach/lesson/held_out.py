@@ -1,6 +1,5 @@
-"""What notebook 03b-tuning shows of a tuning study besides its narration: the chart of both halves, the summary
-table, and a knowledge check over a study of one's own (the questions are the quiz's; the words for a setting and its
-values are ``settings``'s).
+"""What notebook 03b-tuning shows of a tuning study besides its narration: the chart of both halves and the summary
+table (the words for a setting and its values are ``settings``'s).
 
 They belong with the plots and the tables; they live here until those have a place for notebook 03b.
 """
@@ -16,7 +15,6 @@ from plotly.subplots import make_subplots
 from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
-from ragkit.teach.lesson.quiz import Quiz, tuning_questions
 from ragkit.teach.lesson.settings import label, shown
 from ragkit.tuning import Study
 
@@ -156,8 +154,3 @@ def chart(result: Study) -> plots.Described:
             gap=gap,
         ),
     )
-
-
-def knowledge_check(result: Study, student: str | None = None) -> Quiz:
-    """Notebook 03b's knowledge check on a study of one's own (the notebook's is ``Quiz("03b", course)``)."""
-    return Quiz.asking("03b", tuning_questions(result), student)

@@ -83,7 +83,7 @@ WRONG = (
 
 def test_prose_quiz_and_report_use_one_wording_for_the_verdicts():
     """The quiz, the notebooks and the report say *inconclusive* the same way, and never "does not reproduce"."""
-    quiz = (ROOT / "ragkit" / "teach" / "lesson" / "quiz.py").read_text()
+    quiz = "".join(p.read_text() for p in sorted((ROOT / "ragkit" / "teach" / "lesson" / "quiz").glob("*.py")))
     texts = {"quiz": quiz, "report": (ROOT / "ragkit" / "report.py").read_text()}
     texts |= {p.name: p.read_text() for p in TWINS.glob("0*.py")}
     for name, text in texts.items():

@@ -185,7 +185,7 @@ def two_part_quiz(monkeypatch, tmp_path):
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     monkeypatch.setenv("RAGKIT_STUDENT", "tester")
     asked = [
-        quiz._before_reveal(QuizQuestion("Before?", (Option("a", True, "right"), Option("b", False, "no")))),
+        quiz.asked_before_reveal(QuizQuestion("Before?", (Option("a", True, "right"), Option("b", False, "no")))),
         QuizQuestion("After?", (Option("c", True, "right"), Option("d", False, "no"))),
         QuizQuestion("Also after?", (Option("e", True, "right"), Option("f", False, "no"))),
     ]
