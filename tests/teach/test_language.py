@@ -241,7 +241,8 @@ def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_
     """The derivation reaches what a cell never names (a figure's caption, its display hook, the quiz's builders, a
     narrator's helper, the check's feedback), in every notebook of the course."""
     expected = {
-        "lesson.plots": {"caption", "Described._ipython_display_", "_share", "_cost_words"},
+        "lesson.plots.figure": {"caption", "Described._ipython_display_", "share"},
+        "lesson.plots.costs": {"_cost_words"},
         "lesson.quiz.asking": {"Quiz.check"},
         "lesson.quiz.retrieving": {"start_here_questions"},
         "lesson.quiz.answering": {"thresholds_questions", "_at_the_cut"},

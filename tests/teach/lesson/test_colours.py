@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from test_cut_axes import sweep  # noqa: F401  (the seeded sweep fixture, shared with test_cut_axes)
 
+from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.exercises import cost_table
 from ragkit.teach.lesson import plots
@@ -109,7 +110,7 @@ def test_every_colour_of_the_palette_has_a_word_in_both_languages():
 
 
 def test_a_colour_outside_the_palette_has_no_word():
-    with pytest.raises(plots.InputError, match="not a colour of the palette"):
+    with pytest.raises(InputError, match="not a colour of the palette"):
         plots.colour_word("#FF0000")
 
 
