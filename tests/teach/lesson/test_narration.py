@@ -3,6 +3,7 @@ a code cell, every sentence a narrator (ragkit.teach.lesson.narrate) writes goes
 starts with a capital and ends with punctuation."""
 
 import ast
+import importlib
 import inspect
 import io
 import re
@@ -1464,6 +1465,21 @@ def test_every_narrator_is_exercised_by_a_test():
     assert public == tested, (
         f"narrators no test calls: {sorted(public - tested)}; tested, not narrators: {sorted(tested - public)}"
     )
+
+
+def test_a_narrators_name_belongs_to_one_narrate_module():
+    """The package imports every module's narrators with ``*``: a name in two modules would hide one of them."""
+    import pkgutil
+    from collections import Counter
+
+    homes = Counter(
+        name
+        for m in pkgutil.iter_modules(narrate.__path__)
+        for name, f in inspect.getmembers(importlib.import_module(f"{narrate.__name__}.{m.name}"), inspect.isfunction)
+        if not name.startswith("_") and f.__module__ == f"{narrate.__name__}.{m.name}"
+    )
+    assert [name for name, n in homes.items() if n > 1] == []
+    assert all(getattr(narrate, name).__module__.startswith(narrate.__name__ + ".") for name in homes)
 
 
 # The narrators on the course's own results (the warm cache: no model runs when it is warm)

@@ -16,6 +16,22 @@ from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
 
+__all__ = [
+    "blind_losses",
+    "boundaries_checked",
+    "chunk_counts",
+    "destroyed",
+    "header_share",
+    "most_over_window",
+    "overlap_rule",
+    "overlap_saves",
+    "reference_costs",
+    "text_and_content",
+    "two_texts",
+    "window_counts",
+    "window_limit",
+]
+
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
     """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are."""

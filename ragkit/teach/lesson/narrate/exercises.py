@@ -21,6 +21,34 @@ from ragkit.teach.untrusted import shown
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
+__all__ = [
+    "before_own_document",
+    "cheapest_cuts",
+    "conclusion",
+    "cost_on_tune",
+    "cost_rows",
+    "cost_valleys",
+    "destroyed_at_size",
+    "e_against_c",
+    "ex2_rules",
+    "header_duel",
+    "header_measured",
+    "header_pieces",
+    "header_room",
+    "header_shares",
+    "near_cheapest",
+    "needle_cut",
+    "out_of_domain_answer",
+    "perfect_cut",
+    "phrasing_hits",
+    "phrasing_sign_test",
+    "rates_at_cut",
+    "smallest_p",
+    "ticket_words",
+    "window_owner",
+    "window_start",
+]
+
 
 def destroyed_at_size(carried: np.ndarray, mine: np.ndarray, size: int) -> Markdown:
     """Needles blind chunking destroys at the course's size and at the student's, beside the chapter's count."""

@@ -19,6 +19,18 @@ from ragkit.teach.lesson import formats, tables
 from ragkit.teach.lesson.widgets import kind_of
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Bluff, Sweep
 
+__all__ = [
+    "abstention_rules",
+    "crossings",
+    "distributions",
+    "gate_kept",
+    "literal_match",
+    "near_miss",
+    "query_line",
+    "strict_cut",
+    "sweep_shape",
+]
+
 
 def query_line(query: OutOfDomain) -> Markdown:
     """One out-of-domain query, with its kind."""

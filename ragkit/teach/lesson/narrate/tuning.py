@@ -12,6 +12,17 @@ from ragkit.teach.language import _, say
 from ragkit.teach.lesson.settings import label, shown
 from ragkit.tuning import SEED, Study, Sweeps, Tuning, halves
 
+__all__ = [
+    "gain_shrinks",
+    "halves_agree",
+    "held_out_verdicts",
+    "needle_halves",
+    "recut_corpus",
+    "second_sweep",
+    "sweep_cost",
+    "swept_values",
+]
+
 
 def _seconds(seconds: float) -> str:
     """A duration as people read it: milliseconds under a second, seconds above."""
