@@ -3,7 +3,7 @@
 Read from the source with ``ast``, not listed by hand: a notebook's cells name teaching functions through the modules
 and classes they import (``narrate.near_miss``, ``plots.cost_curve``, ``Quiz``, ``check_threshold_choice``) or through
 an object one of those returned (``course.truncation_note``, ``explorer.widget``); a function then uses helpers by
-name, through a module (``tables.sweep``) or through ``self``. A class that is used brings all its methods (its
+name, through a module (``tables.per_cut``) or through ``self``. A class that is used brings all its methods (its
 widget's callbacks and its display hook are called by Jupyter, not by the cell).
 """
 

@@ -1163,7 +1163,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "(0.675)" in text["two_halves"][0]
     assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
-    assert f"**{chapter.QWEN['well_formed']}** well-formed" in text["chapter_identifiers"][0]
+    assert f"**{chapter.INVENTED_REFERENCES['well_formed']}** well-formed" in text["chapter_identifiers"][0]
     assert "**[7, 5, 3, 9]**" in text["rrf_weights"][0] and "**1.15** times rank 10" in text["rrf_weights"][0]
     assert "**5.50** times rank 10" in text["rrf_weights"][1]
     assert "**2** of **3** chunks score exactly zero" in text["two_scales"][0]
@@ -1709,14 +1709,14 @@ def test_03bs_chart_table_and_check_carry_the_studys_figures(tmp_path, monkeypat
     fig = held_out.chart(lucky)
     assert "Chunk size: chosen 1,024, held-out best 512" in fig.description
     assert len(fig.data) == 4 * len(lucky.tunings) and sum(t.showlegend for t in fig.data) == 4
-    table = held_out.summary(lucky)
+    table = held_out.summary_table(lucky).data
     assert list(table["chosen on the tuning half"]) == ["1,024", "64", "10", "0.75", "(0.9, 0.9)"]
     assert not table.isna().any().any() and list(table["needles won/lost"]) == ["+0/-10"] * 5
     from ragkit.teach import language
 
-    english = held_out.table(lucky).to_html()
+    english = held_out.summary_table(lucky).to_html()
     with language.speaking("nl"):
-        dutch = held_out.table(lucky).to_html()
+        dutch = held_out.summary_table(lucky).to_html()
     # the p-values and gains are formatted in both languages (a Dutch heading is no English key: '0.000000' was shown)
     assert "000000" not in dutch and "000000" not in english
     assert re.findall(r">(-?[+-]?\d+)[.,](\d{3})<", english) == re.findall(r">(-?[+-]?\d+)[.,](\d{3})<", dutch)
@@ -1730,7 +1730,7 @@ def test_03bs_chart_table_and_check_carry_the_studys_figures(tmp_path, monkeypat
     assert next(o.text for o in kept[1].options if o.right) == "no"
     mixed = study_questions(tuning.study(_made_up_sweeps("mixed")))[1]
     assert "BM25 (k1, b)" in mixed.prompt and next(o.text for o in mixed.options if o.right) == "yes"
-    assert held_out.shown((0.9, 1.0)) == "(0.9, 1)" and held_out.shown(1024) == "1,024"
+    assert held_out.setting_value((0.9, 1.0)) == "(0.9, 1)" and held_out.setting_value(1024) == "1,024"
 
 
 def test_the_approximate_narrators_carry_their_figures_and_take_the_branch_the_figures_say():

@@ -196,7 +196,7 @@ def cost_rows(costs: pd.DataFrame) -> Styler:
         ],
         axis="columns",
     )
-    return formats.table(shown, decimals={_("cut"): 3, _("refused share"): 3})
+    return formats.styled(shown, decimals={_("cut"): 3, _("refused share"): 3})
 
 
 def ex2_rules(tune: Sweep, judge: Sweep) -> Markdown:

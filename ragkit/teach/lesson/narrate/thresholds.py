@@ -121,7 +121,7 @@ def strict_cut(s: Sweep) -> Markdown:
 
 def sweep_shape(s: Sweep) -> Markdown:
     """Whether the sweep trades bluffs for refusals monotonically, and which kinds bluff at the default cut."""
-    grid = tables.sweep(s)
+    grid = tables.per_cut(s)
     shape = bool(grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing)
     kinds = pd.Series([b.query.kind for b in s.bluffs(DEFAULT_CUT)]).value_counts()
     by_kind = ", ".join(say("**{n}** {kind}", n=n, kind=kind_of(k)) for k, n in kinds.items()) or _("none")

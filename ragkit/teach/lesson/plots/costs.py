@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["HALVES", "OVER", "WITHIN", "cost_curve", "cost_halves", "half_name", "judging_half"]
 
 
-WITHIN, OVER = PALETTE["green"], PALETTE["orange"]
+WITHIN = PALETTE["green"]
+OVER = PALETTE["orange"]
 """Exercise 2's cost curve: green and solid where a cut stays within the refusal ceiling, orange and dotted over it."""
 
 

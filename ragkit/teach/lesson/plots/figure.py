@@ -12,11 +12,11 @@ from ragkit.teach.language import _, say
 __all__ = [
     "COLOURS",
     "DESCRIPTION",
-    "DESTROYED",
-    "IN_DOMAIN",
-    "KEPT",
+    "DESTROYED_COLOUR",
+    "IN_DOMAIN_COLOUR",
+    "KEPT_COLOUR",
     "OKABE_ITO",
-    "OUT_OF_DOMAIN",
+    "OUT_OF_DOMAIN_COLOUR",
     "PALETTE",
     "SEEN_AS",
     "STRATEGY_MARKERS",
@@ -66,8 +66,10 @@ COLOURS = {
     "F": OKABE_ITO["vermillion"],
 }
 STRATEGY_MARKERS = {"A": "circle", "B": "square", "C": "diamond", "D": "triangle-up", "E": "x", "F": "star"}
-IN_DOMAIN, OUT_OF_DOMAIN = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
-KEPT, DESTROYED = OKABE_ITO["black"], OKABE_ITO["vermillion"]
+IN_DOMAIN_COLOUR = OKABE_ITO["blue"]
+OUT_OF_DOMAIN_COLOUR = OKABE_ITO["vermillion"]
+KEPT_COLOUR = OKABE_ITO["black"]
+DESTROYED_COLOUR = OKABE_ITO["vermillion"]
 WINS_AND_LOSSES = [[0.0, PALETTE["orange"]], [0.5, "#FFFFFF"], [1.0, PALETTE["blue"]]]
 """The win-loss grid's colour scale: orange where the row loses, white at a draw, blue where it wins."""
 

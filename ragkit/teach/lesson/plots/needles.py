@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from ragkit.chunking import SIZE
 from ragkit.teach.language import _, say
-from ragkit.teach.lesson.plots.figure import DESTROYED, KEPT, Described, colour_word, described, share
+from ragkit.teach.lesson.plots.figure import DESTROYED_COLOUR, KEPT_COLOUR, Described, colour_word, described, share
 
 __all__ = ["needle_cuts"]
 
@@ -26,7 +26,7 @@ def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Desc
                 x=[offset, offset + length],
                 y=[row, row],
                 mode="lines+markers",
-                line=dict(width=6, color=DESTROYED if cut else KEPT, dash="dot" if cut else "solid"),
+                line=dict(width=6, color=DESTROYED_COLOUR if cut else KEPT_COLOUR, dash="dot" if cut else "solid"),
                 marker=dict(symbol="x" if cut else "circle", size=10),
                 name=_("destroyed (crosses the cut)") if cut else _("kept (inside the window)"),
                 legendgroup=state,
@@ -45,7 +45,8 @@ def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Desc
     fig.update_layout(
         template="plotly_white",
         title=say(
-            "Needles within their blind windows ({colour}, dotted, crossed: destroyed)", colour=colour_word(DESTROYED)
+            "Needles within their blind windows ({colour}, dotted, crossed: destroyed)",
+            colour=colour_word(DESTROYED_COLOUR),
         ),
         xaxis_title=_("offset within the window"),
         yaxis=dict(tickvals=list(range(len(spans))), ticktext=[s[0] for s in spans]),
@@ -63,12 +64,14 @@ def needle_cuts(spans: Sequence[tuple[str, int, int]], size: int = SIZE) -> Desc
             n=len(spans),
             size=size,
             share=share(len(destroyed), len(spans)),
-            colour=colour_word(DESTROYED),
+            colour=colour_word(DESTROYED_COLOUR),
             named=named,
         )
         + (
-            say("; {kept} is kept whole ({colour}, solid, round ends).", kept=kept, colour=colour_word(KEPT))
+            say("; {kept} is kept whole ({colour}, solid, round ends).", kept=kept, colour=colour_word(KEPT_COLOUR))
             if kept == 1
-            else say("; {kept} are kept whole ({colour}, solid, round ends).", kept=kept, colour=colour_word(KEPT))
+            else say(
+                "; {kept} are kept whole ({colour}, solid, round ends).", kept=kept, colour=colour_word(KEPT_COLOUR)
+            )
         ),
     )

@@ -13,10 +13,10 @@ from ragkit.abstention import ScoreSweep
 from ragkit.errors import InputError
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.plots.figure import (
-    IN_DOMAIN,
-    KEPT,
+    IN_DOMAIN_COLOUR,
+    KEPT_COLOUR,
     OKABE_ITO,
-    OUT_OF_DOMAIN,
+    OUT_OF_DOMAIN_COLOUR,
     Described,
     colour_word,
     described,
@@ -88,8 +88,8 @@ def histogram_text(sweep: Sweep, cut: float | None) -> str:
         "{high_out:.3f}. The dashed line marks {where}: {bluffs} "
         "out-of-domain queries are answered anyway (bluffs) and {refused} "
         "answerable ones refused. {cut_words}",
-        in_colour=colour_word(IN_DOMAIN),
-        out_colour=colour_word(OUT_OF_DOMAIN),
+        in_colour=colour_word(IN_DOMAIN_COLOUR),
+        out_colour=colour_word(OUT_OF_DOMAIN_COLOUR),
         n_in=len(sweep.nearest_in),
         median_in=np.median(sweep.nearest_in),
         low_in=sweep.nearest_in.min(),
@@ -114,7 +114,7 @@ def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT) -> Describ
             x=sweep.nearest_in,
             xbins=bins,
             name=say("in-domain ({n})", n=len(sweep.nearest_in)),
-            marker=dict(color=IN_DOMAIN, pattern=dict(shape="/", solidity=0.3)),
+            marker=dict(color=IN_DOMAIN_COLOUR, pattern=dict(shape="/", solidity=0.3)),
             opacity=0.65,
         )
     )
@@ -123,7 +123,7 @@ def distance_histogram(sweep: Sweep, cut: float | None = DEFAULT_CUT) -> Describ
             x=sweep.nearest_out,
             xbins=bins,
             name=say("out-of-domain ({n})", n=len(sweep.nearest_out)),
-            marker=dict(color=OUT_OF_DOMAIN, pattern=dict(shape="x", solidity=0.3)),
+            marker=dict(color=OUT_OF_DOMAIN_COLOUR, pattern=dict(shape="x", solidity=0.3)),
             opacity=0.65,
         )
     )
@@ -237,7 +237,7 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
             y=[r.bluffs / r.out_of_domain for r in rows],
             name=say("bluffs (share of {n})", n=n_out),
             mode="lines+markers",
-            line=dict(color=OUT_OF_DOMAIN),
+            line=dict(color=OUT_OF_DOMAIN_COLOUR),
             marker=dict(symbol="x", size=6),
         )
     )
@@ -247,7 +247,7 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
             y=[r.refused / r.in_domain for r in rows],
             name=say("refused answerable (share of {n})", n=n_in),
             mode="lines+markers",
-            line=dict(color=IN_DOMAIN, dash="dash"),
+            line=dict(color=IN_DOMAIN_COLOUR, dash="dash"),
             marker=dict(symbol="square", size=6),
         )
     )
@@ -256,7 +256,7 @@ def bluffs_and_refusals(sweep: Sweep) -> Described:
             x=cuts,
             y=[r.answered_with_needle / r.in_domain for r in rows],
             name=_("answered with the needle kept"),
-            line=dict(color=KEPT, dash="dot", width=3),
+            line=dict(color=KEPT_COLOUR, dash="dot", width=3),
         )
     )
     fig.update_layout(template="plotly_white", yaxis_title=_("share of queries"), title=_("What each cut costs"))

@@ -9,7 +9,7 @@ import numpy as np
 from ragkit.retrieval import RERANK_DEPTH
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal
-from ragkit.teach.lesson.settings import label, shown
+from ragkit.teach.lesson.settings import setting_name, setting_value
 from ragkit.tuning import Study
 
 if TYPE_CHECKING:
@@ -192,8 +192,8 @@ def study_questions(result: Study) -> list[QuizQuestion]:
             say(
                 "The tuning half chose {value} for {setting}. Which figure estimates how it will do on "
                 "questions nobody has asked yet?",
-                value=shown(changed.chosen),
-                setting=label(changed.parameter),
+                value=setting_value(changed.chosen),
+                setting=setting_name(changed.parameter),
             ),
             (
                 Option(
@@ -221,9 +221,9 @@ def study_questions(result: Study) -> list[QuizQuestion]:
             say(
                 "On the held-out half, does {setting}'s value chosen on the tuning half, {chosen}, score "
                 "below the default, {default}?",
-                setting=label(judged.parameter),
-                chosen=shown(judged.chosen),
-                default=shown(judged.default),
+                setting=setting_name(judged.parameter),
+                chosen=setting_value(judged.chosen),
+                default=setting_value(judged.default),
             ),
             (Option(_("yes"), below, scores), Option(_("no"), not below, scores)),
             applies=True,
