@@ -51,7 +51,7 @@ def recall_curves(ev: Evaluation, retriever: str = "dense", ks: Sequence[int] = 
         if r.retriever != retriever:
             continue
         n = len(r.ranks)
-        hits = [int(((r.ranks > 0) & (r.ranks <= k)).sum()) for k in ks]
+        hits = [int(r.per_query(f"Hit@{k}").sum()) for k in ks]  # the evaluation's hit rule, not a copy of it
         lows, highs = zip(*(wilson(h, n) for h in hits))
         colour = COLOURS.get(r.strategy, None)
         dash = "dash" if STRATEGIES[r.strategy].overlap else "solid"
