@@ -95,7 +95,7 @@ def _ex2(course: Course) -> dict[str, str]:
 
 
 def _equal_costs(tune: Sweep, chosen: float) -> dict[str, str]:
-    """Exercise 2's first try-this: every mistake at one price, on the sweep's own grid (``tables.sweep(tune)``)."""
+    """Exercise 2's first try-this: every mistake at one price, on the sweep's own grid (``tables.per_cut(tune)``)."""
     rows = [r for r in tune.rows() if r.cut is not None]
     best = min(rows, key=lambda r: r.bluffs + r.answered_without_needle + r.refused)
     cut = float(best.cut or 0.0)  # never 0: the rows without a cut are left out above

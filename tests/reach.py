@@ -3,13 +3,14 @@
 Read from the source with ``ast``, not listed by hand: a notebook's cells name teaching functions through the modules
 and classes they import (``narrate.near_miss``, ``plots.cost_curve``, ``Quiz``, ``check_threshold_choice``) or through
 an object one of those returned (``course.truncation_note``, ``explorer.widget``); a function then uses helpers by
-name, through a module (``tables.sweep``) or through ``self``. A class that is used brings all its methods (its
+name, through a module (``tables.per_cut``) or through ``self``. A class that is used brings all its methods (its
 widget's callbacks and its display hook are called by Jupyter, not by the cell).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import textwrap
 import typing
@@ -20,9 +21,9 @@ from types import FunctionType, ModuleType
 import jupytext
 
 TEACH = "ragkit.teach"
-DISPATCH = {("ragkit.teach.lesson.quiz", "Quiz"): "BUILDERS"}
-"""Classes whose first argument picks their content from a module-level table: ``Quiz("06", ...)`` asks the
-questions ``BUILDERS["06"]`` builds, and no other notebook's."""
+DISPATCH = {("ragkit.teach.lesson.quiz.asking", "Quiz"): ("ragkit.teach.lesson.quiz.by_notebook", "BUILDERS")}
+"""Classes whose first argument picks their content from a module-level table (module, name): ``Quiz("06", ...)``
+asks the questions ``BUILDERS["06"]`` builds, and no other notebook's."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def used_by_notebook(twin: Path) -> set[object]:
                     called = cells.resolve(node.func)
                     table = DISPATCH.get((getattr(called, "__module__", ""), getattr(called, "__name__", "")))
                     if table:
-                        used.add(vars(inspect.getmodule(called))[table][node.args[0].value])
+                        module, name = table
+                        used.add(getattr(importlib.import_module(module), name)[node.args[0].value])
             cells.bind(statement)
     return used
 

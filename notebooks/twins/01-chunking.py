@@ -132,9 +132,9 @@ texts_of = {q.id: q.needle for q in course.questions}
 pulls = {}
 for plain, lapped in (("E", "F"), ("A", "B")):
     lost = ev.compare(f"{lapped}/dense", f"{plain}/dense", "Hit@20", "needle").losses
-    pulls[plain] = overlap.measure((plain, course.retriever(plain).chunks, course.retriever(plain).vectors),
-                                   (lapped, course.retriever(lapped).chunks, course.retriever(lapped).vectors),
-                                   [(n, texts_of[n]) for n in lost])
+    pulls[plain] = overlap.measure_pull((plain, course.retriever(plain).chunks, course.retriever(plain).vectors),
+                                        (lapped, course.retriever(lapped).chunks, course.retriever(lapped).vectors),
+                                        [(n, texts_of[n]) for n in lost])
 display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 
 # %% [markdown]

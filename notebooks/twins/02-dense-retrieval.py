@@ -57,7 +57,7 @@ import ragkit.teach.course
 from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: the third try-this uses it)
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, paired, plots, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, narrate, paired, plots, predict, tables, time_stages, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -102,7 +102,7 @@ narrate.batched_scan(len(Q), len(r.vectors), ms)
 # after the model is loaded. On a machine shared with others the figures move from run to run.
 
 # %%
-stages = [t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]
+stages = [t for t in time_stages(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]
 tables.for_people(timings_table(stages), decimals={"here (ms)": 3, "chapter (ms)": 1})
 
 # %% [markdown]

@@ -57,7 +57,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import formats, measure, narrate, paired, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import formats, narrate, paired, predict, tables, time_stages, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -248,7 +248,8 @@ narrate.needle_tests(five)
 # plus the query's embedding and the fusion, each labelled with how it was measured. On a machine shared with others the figures move from run to run.
 
 # %%
-tables.for_people(timings_table(measure(course.retriever("E"), query)), decimals={"here (ms)": 3, "chapter (ms)": 2})
+timings = time_stages(course.retriever("E"), query)
+tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
 # If an inconclusive verdict above surprises you, do not reach for a story too quickly. With a few dozen queries, a sign test on a handful of discordant pairs swings from "nothing" to "significant" on a few queries.

@@ -148,7 +148,7 @@ held_out.chart(result)
 # tuning kept its default was a look too, and stays in the family with its p of 1.
 
 # %%
-held_out.table(result)
+held_out.summary_table(result)
 
 # %% jupyter={"source_hidden": true}
 narrate.held_out_verdicts(result)
@@ -164,7 +164,7 @@ narrate.gain_shrinks(result)
 
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
-every["value"] = every["value"].map(held_out.shown)
+every["value"] = every["value"].map(held_out.setting_value)
 every.style.format(precision=3).hide(axis="index")
 
 # %% [markdown]

@@ -55,7 +55,7 @@ import ragkit.teach.course
 from ragkit import RERANK_DEPTH, LateInteractionReranker, available_reranker
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, paired, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, narrate, paired, predict, tables, time_stages, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("E")
@@ -241,7 +241,7 @@ narrate.chapter_latencies()
 
 # %%
 r, q = course.retriever("E"), course.queries[0].text
-timings = measure(r, q, maxsim=True)
+timings = time_stages(r, q, maxsim=True)
 display(tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2}))
 narrate.maxsim_query_time(timings, ev)
 

@@ -159,7 +159,7 @@ narrate.crossings(s)
 
 # %%
 cuts = [None, DEFAULT_CUT, STRICT_CUT]
-table = tables.sweep(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
+table = tables.per_cut(s, cuts).assign(chapter_bluffs=[chapter.THRESHOLD["bluffs"][c] for c in cuts])
 tables.for_people(table.assign(cut=[tables.no_cut() if c is None else c for c in cuts]),
                   decimals={"cut": 3}, index="cut")
 

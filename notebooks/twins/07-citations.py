@@ -345,7 +345,7 @@ tables.for_people(pd.DataFrame(rows))
 
 # %%
 display(narrate.chapter_identifiers())
-printed = pd.DataFrame(chapter.QWEN["printed"], columns=["identifier", "claimed title", "actual paper"])
+printed = pd.DataFrame(chapter.INVENTED_REFERENCES["printed"], columns=["identifier", "claimed title", "actual paper"])
 display(tables.for_people(printed))
 narrate.identifier_checks(rows)
 

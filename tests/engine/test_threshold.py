@@ -83,7 +83,7 @@ def test_sweep_table_is_monotone_and_has_the_chapter_cuts(bundled_sweep):
     from ragkit.teach.lesson import tables
 
     s = bundled_sweep[0]
-    table = tables.sweep(s)
+    table = tables.per_cut(s)
     assert table.cut.iloc[0] is None or np.isnan(table.cut.iloc[0])
     assert {DEFAULT_CUT, STRICT_CUT} <= set(table.cut.dropna())
     assert table.bluffs.iloc[0] == 30 and table.refused.iloc[0] == 0

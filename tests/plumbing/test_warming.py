@@ -487,7 +487,7 @@ class CountingEmbedder:
 
 
 def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
-    """What a waiter follows: the progress count rises every SLICE chunks, not once per stage."""
+    """What a waiter follows: the progress count rises every TICK_CHUNKS chunks, not once per stage."""
     paragraphs = "\n\n".join(
         f"Paragraph {i} about topic {i}, long enough to stand alone as a chunk. " * 6 for i in range(150)
     )
@@ -497,7 +497,7 @@ def test_a_warmer_ticks_as_it_embeds_a_stage(tmp_path):
     ticks = []
     course.compute("E", ticks.append)
     n = len(course.chunks("E"))
-    assert n > 2 * course_module.SLICE and len(ticks) == -(-n // course_module.SLICE)
+    assert n > 2 * course_module.TICK_CHUNKS and len(ticks) == -(-n // course_module.TICK_CHUNKS)
     assert ticks == sorted(ticks) and ticks[-1] == n  # each tick says how many chunks are embedded so far
     assert embedder.texts >= n
 
@@ -526,8 +526,8 @@ def test_the_tuning_stage_embeds_the_sweeps_cuts_in_ticked_slices_and_stores_the
     ticks = []
     said = course.compute("tuning", ticks.append)
     n = len(cut_texts(course.corpus))
-    assert n > 2 * course_module.SLICE and ticks == sorted(ticks) and ticks[-1] == n
-    assert len(ticks) == -(-n // course_module.SLICE) and "computed and stored" in said
+    assert n > 2 * course_module.TICK_CHUNKS and ticks == sorted(ticks) and ticks[-1] == n
+    assert len(ticks) == -(-n // course_module.TICK_CHUNKS) and "computed and stored" in said
     assert course_module.total(course, "tuning") == (n, "chunk texts embedded")
     assert course_module.label("tuning") == "the tuning sweeps"
     later = course_module.Course(course.corpus, questions, [], progress=False, embedder=CountingEmbedder())

@@ -241,8 +241,12 @@ def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_
     """The derivation reaches what a cell never names (a figure's caption, its display hook, the quiz's builders, a
     narrator's helper, the check's feedback), in every notebook of the course."""
     expected = {
-        "lesson.plots": {"caption", "Described._ipython_display_", "_share", "_cost_words"},
-        "lesson.quiz": {"Quiz.check", "_start", "_thresholds", "_at_the_cut", "_yes_no"},
+        "lesson.plots.figure": {"caption", "Described._ipython_display_", "share"},
+        "lesson.plots.costs": {"_cost_words"},
+        "lesson.quiz.asking": {"Quiz.check"},
+        "lesson.quiz.retrieving": {"start_here_questions"},
+        "lesson.quiz.answering": {"thresholds_questions", "_at_the_cut"},
+        "lesson.quiz.question": {"yes_no"},
         "lesson.narrate.thresholds": {"_truth", "_quoted", "near_miss"},
         "lesson.widgets": {"ThresholdExplorer.update", "kind_of"},
         "course": {"Course.truncation_note"},
@@ -253,7 +257,9 @@ def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_
     missing = {m: names - set(shown_in_dutch.get(m, ())) for m, names in expected.items()}
     assert not any(missing.values()), f"the derivation misses: {missing}"
     # the whole course is Dutch: every notebook's narrators and quiz are reached, 01's and 04's among them
-    assert "_chunking" in shown_in_dutch["lesson.quiz"] and "lesson.narrate.chunking" in shown_in_dutch
+    assert (
+        "chunking_questions" in shown_in_dutch["lesson.quiz.retrieving"] and "lesson.narrate.chunking" in shown_in_dutch
+    )
     assert "lesson.narrate.reranking" in shown_in_dutch and "lesson.narrate.phrasing" in shown_in_dutch
 
 

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from ragkit.evaluation import Result, compare
 from ragkit.teach import moved
@@ -54,7 +55,7 @@ def test_the_old_ex4_call_gives_the_engines_needle_test():
         "Hit@20",
         level="needle",
     ).test
-    assert moved.needle_sign_test(a, b, needles, k=20) == engine
+    assert moved.needle_sign_test_of_ranks(a, b, needles, k=20) == engine
 
 
 def test_a_name_that_never_was_is_still_an_import_error():
@@ -65,3 +66,33 @@ def test_a_name_that_never_was_is_still_an_import_error():
         timeout=60,
     )
     assert done.returncode == 1 and "cannot import name 'no_such_name'" in done.stderr
+
+
+def test_a_name_a_notebook_called_before_its_rename_is_the_renamed_object():
+    import importlib
+
+    for (module, old), new in moved.RENAMED.items():
+        home = importlib.import_module(module)
+        assert getattr(home, old) is getattr(home, new), (module, old, new)
+
+
+def test_the_calls_of_the_notebooks_before_the_renames_run_in_a_fresh_process():
+    """A student's copy made before the renames imports and calls the old names (02's import line, 06's table)."""
+    check = (
+        "from ragkit.teach.lesson import claims, measure, narrate, paired, plots, predict, tables, timings_table\n"
+        "from ragkit.teach.lesson import held_out, overlap, latency\n"
+        "from ragkit.teach.course import chapter\n"
+        "assert measure is latency.time_stages and tables.sweep is tables.per_cut\n"
+        "assert overlap.measure is overlap.measure_pull and chapter.QWEN is chapter.INVENTED_REFERENCES\n"
+        "assert held_out.table is held_out.summary_table and held_out.shown is held_out.setting_value\n"
+        "assert tables.metric_shopping is tables.metric_looks\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_name_that_never_was_is_still_an_attribute_error_in_a_module_that_forwards_old_names():
+    from ragkit.teach.lesson import tables
+
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        tables.no_such_name  # noqa: B018

@@ -173,7 +173,7 @@ def test_every_import_points_the_allowed_way():
             "exercises -> lesson, type-only",
         ),
         (
-            "ragkit/teach/lesson/quiz.py",
+            "ragkit/teach/lesson/quiz/asking.py",
             "def f():\n    from ragkit.teach.classroom import edition",
             "lesson -> classroom",
         ),

@@ -90,20 +90,18 @@ def test_the_rooms_are_the_folders_of_teach():
 
 @pytest.mark.parametrize("package", ["ragkit.teach.lesson.narrate", "ragkit.teach.exercises"])
 def test_a_package_that_re_exports_its_modules_leaves_none_of_their_public_names_out(package):
-    """Notebooks and tests reach narrators and checks through the package: one left out would escape them. A module's
-    public face is its ``__all__``; a name it leaves out of it is the room's own, shared by its modules only."""
+    """Notebooks and tests reach narrators and checks through the package: one left out would escape them (a module's
+    ``__all__`` that forgets it, when the package imports the module's names with ``*``)."""
     import inspect
 
     root = importlib.import_module(package)
-    missing = []
-    for m in pkgutil.iter_modules(root.__path__):
-        module = importlib.import_module(f"{package}.{m.name}")
-        public = getattr(module, "__all__", [name for name in vars(module) if not name.startswith("_")])
-        missing += [
-            f"{m.name}.{name}"
-            for name in public
-            if (inspect.isfunction(value := getattr(module, name)) or inspect.isclass(value))
-            and value.__module__ == module.__name__
-            and name not in root.__all__
-        ]
+    missing = [
+        f"{m.name}.{name}"
+        for m in pkgutil.iter_modules(root.__path__)
+        for name, value in vars(importlib.import_module(f"{package}.{m.name}")).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(value) or inspect.isclass(value))
+        and value.__module__ == f"{package}.{m.name}"
+        and getattr(root, name, None) is not value
+    ]
     assert missing == []

@@ -64,7 +64,7 @@ import ragkit.teach.course
 from ragkit import METRICS, sign_test, verdict, wilson  # noqa: F401 (wilson: punt 3 van Probeer dit gebruikt hem)
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import claims, measure, narrate, paired, plots, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import claims, narrate, paired, plots, predict, tables, time_stages, timings_table, widgets
 
 course = ragkit.teach.course.load()
 ev = course.evaluation("ABCDEF")
@@ -109,7 +109,7 @@ narrate.batched_scan(len(Q), len(r.vectors), ms)
 # nadat het geladen is. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
 
 # %%
-stages = [t for t in measure(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]
+stages = [t for t in time_stages(r, course.queries[0].text) if t.stage in ("query embedding", "dense scan")]
 tables.for_people(timings_table(stages), decimals={"here (ms)": 3, "chapter (ms)": 1})
 
 # %% [markdown]

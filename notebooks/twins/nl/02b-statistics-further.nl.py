@@ -170,7 +170,7 @@ predict.reveal(my_prediction, predict.Count(len(claims.own_holm())),
 
 # %%
 pairs = list(dict.fromkeys((a, b) for a, b, _ in chapter.COMPARISONS))
-shopping = tables.metric_shopping(ev, pairs, chapter.COMPARISONS).sort_values("p")
+shopping = tables.metric_looks(ev, pairs, chapter.COMPARISONS).sort_values("p")
 shopping.head(10).style.format({"p": "{:.3g}", "Holm p": "{:.3g}"}).hide(axis="index")
 
 # %% jupyter={"source_hidden": true}

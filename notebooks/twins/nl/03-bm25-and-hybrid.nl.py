@@ -64,7 +64,7 @@ import ragkit.teach.course
 from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import formats, measure, narrate, paired, predict, tables, timings_table, widgets
+from ragkit.teach.lesson import formats, narrate, paired, predict, tables, time_stages, timings_table, widgets
 
 pd.set_option("display.max_colwidth", None)
 course = ragkit.teach.course.load()
@@ -255,7 +255,8 @@ narrate.needle_tests(five)
 # plus de embedding van de query en het fuseren, elk met hoe het gemeten is. Op een machine die je met anderen deelt, verschuiven de cijfers per run.
 
 # %%
-tables.for_people(timings_table(measure(course.retriever("E"), query)), decimals={"here (ms)": 3, "chapter (ms)": 2})
+timings = time_stages(course.retriever("E"), query)
+tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
 # Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries slaat een sign test op een handvol discordante paren door van "niets" naar "significant" op een paar queries.

@@ -155,7 +155,7 @@ held_out.chart(result)
 # waarvan het tunen de standaardwaarde hield, was ook een blik, en blijft in de familie met haar p van 1.
 
 # %%
-held_out.table(result)
+held_out.summary_table(result)
 
 # %% jupyter={"source_hidden": true}
 narrate.held_out_verdicts(result)
@@ -171,7 +171,7 @@ narrate.gain_shrinks(result)
 
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
-every["value"] = every["value"].map(held_out.shown)
+every["value"] = every["value"].map(held_out.setting_value)
 every.style.format(precision=3).hide(axis="index")
 
 # %% [markdown]

@@ -33,6 +33,8 @@ from ragkit.teach import language
 from ragkit.threshold import Sweep
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
+__all__ = ["LATE", "OPENING", "STAGES", "TICK_CHUNKS", "Course", "label", "load", "needs", "total", "warm"]
+
 STAGES = ("E", "queries", "A", "B", "C", "D", "F", "evaluation", "tuning", "generation")
 """What warming computes, in order: strategy E and the queries first (06's slider needs just those), notebook 03b's
 tuning sweeps next (the corpus cut three more ways, then every sweep run and stored), notebook 07's generated answers
@@ -42,7 +44,7 @@ OPENING = "How many test examples do I need?"
 LATE = "E"
 """The strategy whose shortlists the course's rerankers rerank (``evaluate``'s ``rerank_on``): its warmer keeps the
 token vectors late interaction reads (notebook 04) from the pass that embeds its chunks."""
-SLICE = 64
+TICK_CHUNKS = 64
 """Chunks a warmer embeds between two progress ticks (what a waiting notebook watches to know it is alive)."""
 
 
@@ -207,7 +209,7 @@ class Course:
         return default_embedder()
 
     def compute(self, stage: str, tick: Callable[[int], None] = lambda done: None) -> str:
-        """Compute one of STAGES ahead of the notebooks, calling ``tick`` with the chunks embedded every SLICE;
+        """Compute one of STAGES ahead of the notebooks, calling ``tick`` with the chunks embedded every TICK_CHUNKS;
         what was computed, in a few words with its counts."""
         if stage == "queries":
             keep = getattr(self._embedder(), "encode_with_tokens", None)
@@ -232,7 +234,7 @@ class Course:
         embedder = self._embedder()
         keep = getattr(embedder, "encode_with_tokens", None) if stage == LATE else None
         encode = keep or functools.partial(embedder.encode, progress=False)
-        starts = range(0, len(texts), SLICE)
+        starts = range(0, len(texts), TICK_CHUNKS)
         if self.progress:
             from tqdm.auto import tqdm
 
@@ -240,8 +242,8 @@ class Course:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncationWarning)  # counted once, by retriever() below
             for start in starts:
-                encode(texts[start : start + SLICE])
-                tick(min(start + SLICE, len(texts)))
+                encode(texts[start : start + TICK_CHUNKS])
+                tick(min(start + TICK_CHUNKS, len(texts)))
         if stage == "tuning":
             swept = self.tuning_sweeps()  # its vectors from the cache now
             how = "read back from the result store" if swept.cached else "computed and stored"

@@ -72,7 +72,19 @@ from ragkit.teach.exercises.feedback import (
     Feedback as Feedback,
 )
 from ragkit.teach.exercises.feedback import (
+    embedded as embedded,
+)
+from ragkit.teach.exercises.feedback import (
+    question_of as question_of,
+)
+from ragkit.teach.exercises.feedback import (
     record as record,
+)
+from ragkit.teach.exercises.feedback import (
+    truncation_note as truncation_note,
+)
+from ragkit.teach.exercises.feedback import (
+    whole_number as whole_number,
 )
 from ragkit.teach.exercises.results import (
     EXERCISES as EXERCISES,
@@ -200,10 +212,12 @@ __all__ = [
     "cost_minima",
     "cost_table",
     "current_student",
+    "embedded",
     "exercise_cost",
     "login",
     "measure_header",
     "own_size",
+    "question_of",
     "record",
     "refusal_ceiling",
     "results_path",
@@ -215,6 +229,8 @@ __all__ = [
     "threshold_choice_passes",
     "threshold_halves",
     "ticket_measures",
+    "truncation_note",
+    "whole_number",
 ]
 
 

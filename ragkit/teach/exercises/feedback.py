@@ -18,7 +18,7 @@ from ragkit.teach.exercises.rules import HINTS
 from ragkit.teach.language import _, say
 from ragkit.tokens import TruncationWarning
 
-__all__ = ["Feedback", "record"]
+__all__ = ["Feedback", "embedded", "question_of", "record", "truncation_note", "whole_number"]
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course

@@ -4,7 +4,14 @@ It reads the course and the exercises' rules; nothing but the notebooks, the boo
 imports its modules (``from ragkit.teach.lesson import narrate, plots``) and the three names below.
 """
 
-from ragkit.teach.lesson.latency import measure, timings_table
+from ragkit.teach.lesson.latency import time_stages, timings_table
 from ragkit.teach.lesson.quiz import Quiz
 
-__all__ = ["Quiz", "measure", "timings_table"]
+__all__ = ["Quiz", "time_stages", "timings_table"]
+
+
+def __getattr__(name: str) -> object:
+    """A name an older copy of a notebook calls here that is called otherwise now (``ragkit.teach.moved``)."""
+    from ragkit.teach.moved import moved_name
+
+    return moved_name(__name__, name)

@@ -14,6 +14,21 @@ from ragkit.teach.language import _, number, say
 from ragkit.teach.lesson import formats, paired
 from ragkit.threshold import SweepRow
 
+__all__ = [
+    "beside",
+    "chapter_rerank",
+    "claim_kinds",
+    "guessing",
+    "guessing_sentence",
+    "header_confronted",
+    "own_holm",
+    "recall20_intervals",
+    "sign_tests_recomputed",
+    "survivors",
+    "verdict_counts",
+    "verdict_words",
+]
+
 
 def own_holm() -> dict[Wanted, tuple[float, float]]:
     """Each chapter comparison's raw p (F vs E's from its counts) and its Holm p over the chapter's own family."""

@@ -20,8 +20,10 @@ from pandas.io.formats.style import Styler
 from ragkit.teach import language
 from ragkit.teach.language import _
 
+__all__ = ["Frame", "count", "decimal", "formatted", "header", "noun", "styled", "whole"]
 
-def number(n: int) -> str:
+
+def whole(n: int) -> str:
     """A whole number with its thousands separated as the notebook's language writes them (374,596; 374.596)."""
     return language.number(int(n), ",")
 
@@ -39,7 +41,7 @@ def formatted(x: float, spec: str) -> str:
 def count(n: int, one: str, many: str) -> str:
     """``n`` and its noun, agreeing: ``count(n, _("bluff"), _("bluffs"))`` writes 1 bluff, 2 bluffs, 0 bluffs
     (Dutch 1 bluf, 2 blufs). The caller passes both forms through ``_``, so that the catalogue's tests see them."""
-    return f"{number(n)} {noun(n, one, many)}"
+    return f"{whole(n)} {noun(n, one, many)}"
 
 
 def noun(n: int, one: str, many: str) -> str:
@@ -123,7 +125,7 @@ def _cell(value: Any, places: int | None, asked: bool = False) -> str:
     if math.isnan(x):
         return "–"
     if places is None:
-        return number(int(x)) if x.is_integer() else decimal(x, 3)
+        return whole(int(x)) if x.is_integer() else decimal(x, 3)
     return decimal(x, places)
 
 
@@ -216,7 +218,7 @@ class Frame(pd.DataFrame):
         )
 
 
-def table(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
+def styled(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
     """``frame`` for people: headings in words, ``index`` (a column, or the frame's named index) as the row labels
     or no index at all, and every number column with one number of decimals (``decimals`` by column, else three
     for fractions, none for whole numbers) and thousands separated.

@@ -1,6 +1,5 @@
-"""What notebook 03b-tuning shows of a tuning study besides its narration: the chart of both halves, the summary
-table, and a knowledge check over a study of one's own (the questions are the quiz's; the words for a setting and its
-values are ``settings``'s).
+"""What notebook 03b-tuning shows of a tuning study besides its narration: the chart of both halves and the summary
+table (the words for a setting and its values are ``settings``'s).
 
 They belong with the plots and the tables; they live here until those have a place for notebook 03b.
 """
@@ -16,19 +15,20 @@ from plotly.subplots import make_subplots
 from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
-from ragkit.teach.lesson.quiz import Quiz, tuning_questions
-from ragkit.teach.lesson.settings import label, shown
+from ragkit.teach.lesson.settings import setting_name, setting_value
 from ragkit.tuning import Study
 
+__all__ = ["chart", "setting_value", "summary_table"]  # setting_value: 03b writes its table's values with it
 
-def summary(result: Study) -> pd.DataFrame:
+
+def _frame(result: Study) -> pd.DataFrame:
     """One row per setting: default, chosen, held-out best, the gains on both halves, the held-out test and Holm."""
     rows = [
         {
-            _("setting"): label(t.parameter),
-            _("default"): shown(t.default),
-            _("chosen on the tuning half"): shown(t.chosen),
-            _("best on the held-out half"): shown(t.held_best),
+            _("setting"): setting_name(t.parameter),
+            _("default"): setting_value(t.default),
+            _("chosen on the tuning half"): setting_value(t.chosen),
+            _("best on the held-out half"): setting_value(t.held_best),
             say("{metric} gain, tuning half", metric=result.metric): round(t.tune_gain, 3),
             say("{metric} gain, held-out half", metric=result.metric): round(t.held_gain, 3),
             _("needles won/lost"): say("+{wins}/-{losses}", wins=t.judged.test.wins, losses=t.judged.test.losses),
@@ -40,10 +40,11 @@ def summary(result: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table(result: Study) -> Styler:
-    """``summary`` as the notebook shows it: p-values to three significant digits, gains signed to three decimals,
+def summary_table(result: Study) -> Styler:
+    """One row per setting: default, chosen, held-out best, the gains on both halves, the held-out test and Holm, as
+    the notebook shows it: p-values to three significant digits, gains signed to three decimals,
     decimal commas in a Dutch kernel (the headings it formats are the kernel's, so it finds them in either language)."""
-    frame = summary(result)
+    frame = _frame(result)
     gains = [
         say("{metric} gain, tuning half", metric=result.metric),
         say("{metric} gain, held-out half", metric=result.metric),
@@ -60,13 +61,13 @@ def chart(result: Study) -> plots.Described:
     fig = make_subplots(
         rows=1,
         cols=n,
-        subplot_titles=[label(t.parameter) for t in result.tunings],
+        subplot_titles=[setting_name(t.parameter) for t in result.tunings],
         column_widths=[width / sum(widths) for width in widths],
         horizontal_spacing=0.03,
     )
     tune_colour, held_colour = plots.OKABE_ITO["blue"], plots.OKABE_ITO["vermillion"]
     for col, t in enumerate(result.tunings, 1):
-        xs = [shown(tr.value) for tr in t.trials]
+        xs = [setting_value(tr.value) for tr in t.trials]
         first = col == 1
         fig.add_trace(
             go.Scatter(
@@ -99,7 +100,7 @@ def chart(result: Study) -> plots.Described:
         chosen, best = t.trial(t.chosen), t.trial(t.held_best)
         fig.add_trace(
             go.Scatter(
-                x=[shown(chosen.value)],
+                x=[setting_value(chosen.value)],
                 y=[chosen.tune],
                 name=_("chosen on the tuning half"),
                 mode="markers",
@@ -112,7 +113,7 @@ def chart(result: Study) -> plots.Described:
         )
         fig.add_trace(
             go.Scatter(
-                x=[shown(best.value)],
+                x=[setting_value(best.value)],
                 y=[best.held],
                 name=_("best on the held-out half"),
                 mode="markers",
@@ -134,9 +135,9 @@ def chart(result: Study) -> plots.Described:
     parts = [
         say(
             "{setting}: chosen {chosen}, held-out best {best}",
-            setting=label(t.parameter),
-            chosen=shown(t.chosen),
-            best=shown(t.held_best),
+            setting=setting_name(t.parameter),
+            chosen=setting_value(t.chosen),
+            best=setting_value(t.held_best),
         )
         for t in result.tunings
     ]
@@ -158,6 +159,8 @@ def chart(result: Study) -> plots.Described:
     )
 
 
-def knowledge_check(result: Study, student: str | None = None) -> Quiz:
-    """Notebook 03b's knowledge check on a study of one's own (the notebook's is ``Quiz("03b", course)``)."""
-    return Quiz.asking("03b", tuning_questions(result), student)
+def __getattr__(name: str) -> object:
+    """A name an older copy of a notebook calls here that is called otherwise now (``ragkit.teach.moved``)."""
+    from ragkit.teach.moved import moved_name
+
+    return moved_name(__name__, name)

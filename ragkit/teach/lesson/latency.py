@@ -22,6 +22,8 @@ from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 
+__all__ = ["Timing", "median_ms", "stage_name", "time_stages", "timings_table"]
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -44,7 +46,7 @@ def median_ms(work: Callable[[], object], repeat: int) -> float:
     return 1000 * statistics.median(times)
 
 
-def measure(
+def time_stages(
     retriever: Retriever, query: str, maxsim: bool = False, depth: int = RERANK_DEPTH, repeat: int = 20
 ) -> list[Timing]:
     """Time one query through each stage: embedding (computed, not read from the cache), scan, BM25, fusion, MaxSim."""
@@ -152,7 +154,7 @@ def stage_name(stage: str) -> str:
     return names.get(stage, stage)
 
 
-def headings() -> dict[str, str]:
+def _headings() -> dict[str, str]:
     """The table's column names (English: the notebooks' code names them, ``decimals={"here (ms)": 3}``) and the
     headings a table for people shows for them in the kernel's language (``formats.header`` finds each there)."""
     return {"stage": _("stage"), "here (ms)": _("here (ms)"), "chapter (ms)": _("chapter (ms)"), "how": _("how")}
@@ -173,5 +175,12 @@ def timings_table(timings: list[Timing]):
             }
             for t in timings
         ],
-        columns=list(headings()),
+        columns=list(_headings()),
     )
+
+
+def __getattr__(name: str) -> object:
+    """A name an older copy of a notebook calls here that is called otherwise now (``ragkit.teach.moved``)."""
+    from ragkit.teach.moved import moved_name
+
+    return moved_name(__name__, name)

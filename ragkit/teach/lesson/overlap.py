@@ -18,6 +18,8 @@ from ragkit.chunking import Chunk
 from ragkit.errors import InputError
 from ragkit.teach.language import _, number, say
 
+__all__ = ["Moved", "OverlapPull", "Pull", "measure_pull", "sentence"]
+
 
 @dataclass(frozen=True)
 class Pull:
@@ -71,7 +73,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x)
 
 
-def measure(
+def measure_pull(
     plain: tuple[str, Sequence[Chunk], np.ndarray],
     overlapped: tuple[str, Sequence[Chunk], np.ndarray],
     lost: Iterable[tuple[str, str]] = (),
@@ -181,3 +183,10 @@ def sentence(m: OverlapPull) -> str:
         )
     )
     return text
+
+
+def __getattr__(name: str) -> object:
+    """A name an older copy of a notebook calls here that is called otherwise now (``ragkit.teach.moved``)."""
+    from ragkit.teach.moved import moved_name
+
+    return moved_name(__name__, name)

@@ -21,6 +21,8 @@ from IPython.display import HTML, Markdown
 from ragkit.teach.language import _, current, number, say, word
 from ragkit.teach.untrusted import shown
 
+__all__ = ["NAME", "SHOWN_CHARACTERS", "Asked", "Choice", "Count", "Share", "ahead", "reminder", "reply", "reveal"]
+
 NAME = "my_prediction"
 """The variable every main notebook's prediction cell assigns (its cell starts ``my_prediction = None``)."""
 SHOWN_CHARACTERS = 80
@@ -235,7 +237,7 @@ def _measurement(asked: Asked, measured: object) -> str:
     return say("This run says **{measured}**.", measured=word(str(measured)))
 
 
-def answer(prediction: object, asked: Asked, measured: object) -> str:
+def reply(prediction: object, asked: Asked, measured: object) -> str:
     """The sentence that answers a prediction with the measurement (Markdown); never raises on what a student wrote.
 
     An empty prediction gets the reminder, a value of the wrong kind (a word for a count, NaN, a list, an essay) a
@@ -279,4 +281,4 @@ def reveal(
 ) -> Markdown:
     """The answer to the prediction, then the notebook's interpretation of the result (if any): one Markdown output."""
     said = "" if interpretation is None else interpretation if isinstance(interpretation, str) else interpretation.data
-    return Markdown(answer(prediction, asked, measured) + ("\n\n" + said if said else ""))
+    return Markdown(reply(prediction, asked, measured) + ("\n\n" + said if said else ""))

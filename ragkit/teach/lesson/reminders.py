@@ -10,6 +10,8 @@ from ragkit.chunking import OVERLAP, SIZE, STRATEGIES
 from ragkit.teach.language import say
 from ragkit.tokens import WINDOW
 
+__all__ = ["strategy_letters", "word_pieces"]
+
 
 def strategy_letters() -> str:
     """The six strategies A-F in one sentence (Markdown), from ragkit's own table."""

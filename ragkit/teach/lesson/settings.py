@@ -8,8 +8,10 @@ import numpy as np
 
 from ragkit.teach.language import _, say
 
+__all__ = ["setting_name", "setting_value"]
 
-def shown(value: Hashable) -> str:
+
+def setting_value(value: Hashable) -> str:
     """A setting's value as people read it: 1,024, 0.25, (0.9, 0.75)."""
     if isinstance(value, tuple):
         return say("({k1:g}, {b:g})", k1=value[0], b=value[1])
@@ -18,7 +20,7 @@ def shown(value: Hashable) -> str:
     return say("{value:g}", value=value)
 
 
-def label(setting: str) -> str:
+def setting_name(setting: str) -> str:
     """A setting's name as a label or the start of a line: Chunk size, RRF k, BM25 (k1, b)."""
     names = {
         "chunk size": _("chunk size"),

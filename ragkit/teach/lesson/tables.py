@@ -18,6 +18,30 @@ from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
 from ragkit.threshold import Sweep
 
+__all__ = [
+    "WORD_COLUMNS",
+    "abstention",
+    "field_metrics",
+    "figures",
+    "first_words",
+    "flaws_here",
+    "for_people",
+    "four_or_twenty",
+    "ground_truth_words",
+    "halves_table",
+    "hit_rates",
+    "interval",
+    "invented",
+    "metric_looks",
+    "no_cut",
+    "paired_test",
+    "per_cut",
+    "place_name",
+    "positions_table",
+    "prompt_rates",
+    "rule_label",
+]
+
 
 def first_words(text: str, width: int = 60) -> str:
     """At most ``width`` characters of ``text``, cut between words (an ellipsis says so), never inside one."""
@@ -172,7 +196,7 @@ def _reranking_headings() -> dict[str, str]:
 
 
 def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
-    """``frame`` shown for people (``formats.table``): headings in words in the notebook's language, no bare 0, 1, 2
+    """``frame`` shown for people (``formats.styled``): headings in words in the notebook's language, no bare 0, 1, 2
     index, ``decimals`` per column (by the frame's own column names), thousands separated.
 
     Only a table that is shown: code reading a column keeps the frame (its ``data`` holds the headings shown).
@@ -183,7 +207,7 @@ def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, i
     shown = shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
     if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows
         shown = shown.rename(index=lambda v: names.get(v, v) if isinstance(v, str) else v)
-    return formats.table(
+    return formats.styled(
         shown,
         {names.get(c, c): d for c, d in (decimals or {}).items()},
         None if index is None else names.get(index, index),
@@ -241,12 +265,12 @@ def no_cut() -> str:
     return _("none")
 
 
-def sweep(s: Sweep, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
+def per_cut(s: Sweep, cuts: Iterable[float | None] | None = None) -> pd.DataFrame:
     """One row per cut (default: every cut of ``default_cuts``, 'no threshold' first): bluffs, refusals, answers."""
     return pd.DataFrame([vars(row) for row in s.rows(cuts)])
 
 
-def metric_shopping(
+def metric_looks(
     ev: Evaluation, pairs: Iterable[tuple[str, str]], chosen: Iterable[tuple[str, str, str]] = (), level: str = "needle"
 ) -> pd.DataFrame:
     """Every pair at every metric, Holm over all of them: what looking at five metrics after the fact finds."""
@@ -435,3 +459,10 @@ def invented(m: Measurement | None) -> pd.DataFrame:
 def _none() -> pd.DataFrame:
     """The table shown where nothing was generated (no generator on this machine)."""
     return pd.DataFrame({_("generated"): [_("nothing: no generator on this machine")]})
+
+
+def __getattr__(name: str) -> object:
+    """A name an older copy of a notebook calls here that is called otherwise now (``ragkit.teach.moved``)."""
+    from ragkit.teach.moved import moved_name
+
+    return moved_name(__name__, name)

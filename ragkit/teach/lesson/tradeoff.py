@@ -16,6 +16,8 @@ from ragkit.errors import InputError
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.plots import OKABE_ITO, Described, described
 
+__all__ = ["DASHES", "LINES", "MARKERS", "collection", "curve", "ef_slider", "table"]
+
 LINES = (OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish green"])
 DASHES = ("solid", "dash", "dot")
 MARKERS = ("circle", "square", "diamond")

@@ -33,6 +33,23 @@ from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
+__all__ = [
+    "CHART_HEIGHT",
+    "SLIDER_WIDTH",
+    "ChunkExplorer",
+    "QueryPlayground",
+    "SourceViewer",
+    "StrategyDuel",
+    "ThresholdExplorer",
+    "cut_direction",
+    "cut_slider",
+    "drawn",
+    "kind_of",
+    "project_path",
+    "whole_words",
+    "with_readout",
+]
+
 
 SLIDER_WIDTH = "480px"
 CHART_HEIGHT = 450

@@ -277,9 +277,9 @@ def closest_pair(colours: list[str], deficiency: str | None) -> tuple[float, str
 
 FIGURE_PALETTES = {
     "recall curves": (list(plots.COLOURS.values()), MIN_DELTA_E_MARKED),
-    "distance histogram": ([plots.IN_DOMAIN, plots.OUT_OF_DOMAIN], MIN_DELTA_E),
-    "bluffs and refusals": ([plots.OUT_OF_DOMAIN, plots.IN_DOMAIN, plots.KEPT], MIN_DELTA_E),
-    "needle cuts": ([plots.KEPT, plots.DESTROYED], MIN_DELTA_E),
+    "distance histogram": ([plots.IN_DOMAIN_COLOUR, plots.OUT_OF_DOMAIN_COLOUR], MIN_DELTA_E),
+    "bluffs and refusals": ([plots.OUT_OF_DOMAIN_COLOUR, plots.IN_DOMAIN_COLOUR, plots.KEPT_COLOUR], MIN_DELTA_E),
+    "needle cuts": ([plots.KEPT_COLOUR, plots.DESTROYED_COLOUR], MIN_DELTA_E),
 }
 
 

@@ -73,7 +73,7 @@ def _run(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     course = ragkit.teach.course.load(data, progress=False)
     sweep = course.sweep("E", "dense")
     evaluation = course.evaluation(STRATEGIES)
-    return tables.sweep(sweep), tables.figures(evaluation)
+    return tables.per_cut(sweep), tables.figures(evaluation)
 
 
 def _forget(monkeypatch) -> None:

@@ -83,7 +83,7 @@ WRONG = (
 
 def test_prose_quiz_and_report_use_one_wording_for_the_verdicts():
     """The quiz, the notebooks and the report say *inconclusive* the same way, and never "does not reproduce"."""
-    quiz = (ROOT / "ragkit" / "teach" / "lesson" / "quiz.py").read_text()
+    quiz = "".join(p.read_text() for p in sorted((ROOT / "ragkit" / "teach" / "lesson" / "quiz").glob("*.py")))
     texts = {"quiz": quiz, "report": (ROOT / "ragkit" / "report.py").read_text()}
     texts |= {p.name: p.read_text() for p in TWINS.glob("0*.py")}
     for name, text in texts.items():
@@ -121,7 +121,7 @@ def test_overlap_pull_measures_the_move_toward_the_previous_section():
     )
     after = before.copy()
     after[3] = unit(topic2 + 0.5 * topic1)  # the first chunk of s2 drawn toward s1 by its overlap
-    m = overlap.measure(("E", plain, before), ("F", lapped, after), [("q3", "needle3"), ("q1", "needle1")])
+    m = overlap.measure_pull(("E", plain, before), ("F", lapped, after), [("q3", "needle3"), ("q1", "needle1")])
     assert [p.index for p in m.pulls] == [3]  # the only chunk whose overlap comes from another section
     pull = m.pulls[0]
     assert pull.neighbour_after > pull.neighbour_before and pull.own_after < pull.own_before and pull.toward > 0
@@ -130,7 +130,7 @@ def test_overlap_pull_measures_the_move_toward_the_previous_section():
     assert m.lost[0].pull is pull and m.lost[0].percentile == 5 / 6 and m.lost[1].moved == pytest.approx(0.0)
     text = overlap.sentence(m)
     assert "mechanism is there" in text and f"{pull.toward:+.4f}" in text and "**2** needles F loses" in text
-    still = overlap.measure(("E", plain, before), ("F", lapped, before))
+    still = overlap.measure_pull(("E", plain, before), ("F", lapped, before))
     assert still.mean("toward") == 0
     assert "does not show" in overlap.sentence(still) and "loses no needle" in overlap.sentence(still)
 
@@ -145,9 +145,9 @@ def test_overlap_pull_refuses_strategies_that_cut_differently():
     a = [Chunk("d", "D", "s", 0, 5, "abcde")]
     b = [Chunk("d", "D", "s", 0, 6, "abcdef")]
     with pytest.raises(InputError, match="do not cut alike"):
-        overlap.measure(("E", a, np.ones((1, 2))), ("F", b, np.ones((1, 2))))
+        overlap.measure_pull(("E", a, np.ones((1, 2))), ("F", b, np.ones((1, 2))))
     with pytest.raises(InputError, match="one vector per chunk"):
-        overlap.measure(("E", a, np.ones((2, 2))), ("F", a, np.ones((1, 2))))
+        overlap.measure_pull(("E", a, np.ones((2, 2))), ("F", a, np.ones((1, 2))))
 
 
 def test_binary_accuracy_rewards_always_answering_and_a_penalty_rewards_abstaining():

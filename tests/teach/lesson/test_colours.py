@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from test_cut_axes import sweep  # noqa: F401  (the seeded sweep fixture, shared with test_cut_axes)
 
+from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.exercises import cost_table
 from ragkit.teach.lesson import plots
@@ -99,17 +100,23 @@ def twins() -> list[Path]:
 
 def test_every_colour_of_the_palette_has_a_word_in_both_languages():
     assert set(plots.colour_words()) == set(plots.PALETTE)
-    assert plots.colour_word(plots.OKABE_ITO["vermillion"]) == "orange" == plots.colour_word(plots.OUT_OF_DOMAIN)
+    assert plots.colour_word(plots.OKABE_ITO["vermillion"]) == "orange" == plots.colour_word(plots.OUT_OF_DOMAIN_COLOUR)
     with language.speaking("nl"):
-        assert plots.colour_word(plots.OUT_OF_DOMAIN) == "oranje"
-        assert plots.colour_word(plots.IN_DOMAIN) == "blauw"
-    for code in (plots.IN_DOMAIN, plots.OUT_OF_DOMAIN, plots.KEPT, plots.DESTROYED, *plots.COLOURS.values()):
+        assert plots.colour_word(plots.OUT_OF_DOMAIN_COLOUR) == "oranje"
+        assert plots.colour_word(plots.IN_DOMAIN_COLOUR) == "blauw"
+    for code in (
+        plots.IN_DOMAIN_COLOUR,
+        plots.OUT_OF_DOMAIN_COLOUR,
+        plots.KEPT_COLOUR,
+        plots.DESTROYED_COLOUR,
+        *plots.COLOURS.values(),
+    ):
         assert plots.colour_word(code) in plots.PALETTE
     assert len(set(plots.PALETTE.values())) == len(plots.PALETTE), "two words for one colour"
 
 
 def test_a_colour_outside_the_palette_has_no_word():
-    with pytest.raises(plots.InputError, match="not a colour of the palette"):
+    with pytest.raises(InputError, match="not a colour of the palette"):
         plots.colour_word("#FF0000")
 
 
@@ -173,7 +180,10 @@ def test_every_text_alternative_names_only_colours_its_figure_draws(sweep, spoke
             assert not off_palette(text, spoken, allowed), f"{name}: {text}"
     with language.speaking(spoken):
         histogram = plots.distance_histogram(sweep).description
-        assert plots.colour_word(plots.OUT_OF_DOMAIN) in histogram and plots.colour_word(plots.IN_DOMAIN) in histogram
+        assert (
+            plots.colour_word(plots.OUT_OF_DOMAIN_COLOUR) in histogram
+            and plots.colour_word(plots.IN_DOMAIN_COLOUR) in histogram
+        )
 
 
 def test_no_catalogue_message_names_a_colour_the_palette_does_not_draw():

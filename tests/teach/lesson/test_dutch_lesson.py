@@ -269,7 +269,7 @@ def test_overlap_the_setting_is_a_noun_and_overlap_the_relation_a_verb_in_dutch(
         best_answer=np.array([0.4]), separable=False, queries=queries, worst_in_domain=0.6, best_out_of_domain=0.5
     )
     with language.speaking("nl"):
-        assert settings.label("overlap") == "Overlap"
+        assert settings.setting_name("overlap") == "Overlap"
         assert "; de twee intervallen overlappen." in narrate.interval_width(32).data
         assert "Dus **overlappen** de twee verdelingen: " in narrate.distributions(sweep).data
     with language.speaking("en"):

@@ -122,9 +122,9 @@ def test_the_refusal_predictions_words_are_shown_in_dutch_and_may_be_typed_in_du
     options = ("both", "only the first", "only the second", "neither")
     assert both(_refusal_words) == (options, ("allebei", "alleen de eerste", "alleen de tweede", "geen van beide"))
     choice = predict.Choice(options)
-    english, dutch = both(lambda: predict.answer("only the first", choice, "only the first"))
+    english, dutch = both(lambda: predict.reply("only the first", choice, "only the first"))
     assert "**only the first**" in english and "**alleen de eerste**" in dutch and "only the first" not in dutch
-    assert "**alleen de eerste**" in both(lambda: predict.answer("alleen de eerste", choice, "only the first"))[1]
+    assert "**alleen de eerste**" in both(lambda: predict.reply("alleen de eerste", choice, "only the first"))[1]
 
 
 # 07: the tables

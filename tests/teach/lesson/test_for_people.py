@@ -170,14 +170,6 @@ def test_the_checks_find_what_they_look_for():
     assert decimals("1.234,50", "nl") == 2 and decimals("0.975", "nl") is None and decimals("12 ms", "en") is None
 
 
-def test_a_figure_of_one_line_says_one_line():
-    import pandas as pd
-
-    frame = pd.DataFrame({"cut": [0.3, 0.4, 0.5], "cost": [3, 1, 2]})
-    assert plots.lowest_points(frame, "cut", ["cost"]).startswith("1 line over 3 values of cut: ")
-    assert plots.lowest_points(frame.assign(more=[1, 2, 3]), "cut", ["cost", "more"]).startswith("2 lines over")
-
-
 @pytest.mark.notebooks
 @pytest.mark.parametrize("ipynb", ALL_NOTEBOOKS, ids=lambda p: str(p.relative_to(NOTEBOOKS).with_suffix("")))
 def test_tables_and_numbers_are_written_for_people(ipynb, executed):

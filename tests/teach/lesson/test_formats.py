@@ -54,7 +54,7 @@ def shown(styler) -> list[list[tuple[str, str]]]:
 )
 def test_number_separates_thousands_as_the_prose_does(language, n, written):
     with speaking(language):
-        assert formats.number(n) == written
+        assert formats.whole(n) == written
 
 
 @pytest.mark.parametrize(
@@ -115,46 +115,46 @@ SWEEP = pd.DataFrame(
 
 
 def test_a_table_has_words_for_headings_and_no_bare_index():
-    rows = shown(formats.table(SWEEP, decimals={"cut": 3}))
+    rows = shown(formats.styled(SWEEP, decimals={"cut": 3}))
     assert rows[0] == [("th", h) for h in ("cut", "bluffs", "out-of-domain queries", "cost", "characters")]
     assert all(kind == "td" for row in rows[1:] for kind, _ in row), "a bare 0, 1, 2 index is shown"
     assert [row[0][1] for row in rows[1:]] == ["–", "1.000", "0.975"]
     assert [row[3][1] for row in rows[1:]] == ["26.000", "0.188", "1.500"]
     assert [row[4][1] for row in rows[1:]] == ["374,596", "1,200", "3"]
-    assert 'class="dataframe"' in formats.table(SWEEP).to_html()
+    assert 'class="dataframe"' in formats.styled(SWEEP).to_html()
 
 
 def test_a_table_keeps_an_index_that_means_something():
-    rows = shown(formats.table(SWEEP.iloc[1:], index="cut", decimals={"cut": 3}))
+    rows = shown(formats.styled(SWEEP.iloc[1:], index="cut", decimals={"cut": 3}))
     assert [row[0] for row in rows[2:]] == [("th", "1.000"), ("th", "0.975")]
     assert rows[1][0] == ("th", "cut")
 
 
 def test_a_table_speaks_the_notebooks_language():
     with speaking("nl"):
-        rows = shown(formats.table(SWEEP, decimals={"cost": 2}))
+        rows = shown(formats.styled(SWEEP, decimals={"cost": 2}))
     assert ("th", "out-of-domain queries") in rows[0] and ("th", "blufs") in rows[0]
     assert [row[3][1] for row in rows[1:]] == ["26,00", "0,19", "1,50"]
     assert [row[4][1] for row in rows[1:]] == ["374.596", "1.200", "3"]
 
 
 def test_a_table_keeps_the_numbers_for_code():
-    styler = formats.table(SWEEP)
+    styler = formats.styled(SWEEP)
     assert math.isclose(styler.data.iloc[1]["cost"], 0.1875)
 
 
 def test_a_filtered_bare_index_stays_hidden_and_a_named_one_shows():
-    assert all(kind == "td" for row in shown(formats.table(SWEEP.iloc[[2, 0]]))[1:] for kind, _ in row)
-    named = shown(formats.table(SWEEP.set_index("characters")))
+    assert all(kind == "td" for row in shown(formats.styled(SWEEP.iloc[[2, 0]]))[1:] for kind, _ in row)
+    named = shown(formats.styled(SWEEP.set_index("characters")))
     assert named[1][0] == ("th", "characters") and named[2][0] == ("th", "374,596")
 
 
 def test_a_column_given_its_decimals_writes_numbers_that_came_as_text_again():
     frame = pd.DataFrame({"stage": ["embedding", "scan"], "chapter (ms)": ["13", "0.3"], "how": ["1.5 ms", ""]})
-    rows = shown(formats.table(frame, decimals={"chapter (ms)": 1}))
+    rows = shown(formats.styled(frame, decimals={"chapter (ms)": 1}))
     assert [row[1][1] for row in rows[1:]] == ["13.0", "0.3"]
     assert [row[2][1] for row in rows[1:]] == ["1.5 ms", ""]
-    assert [row[1][1] for row in shown(formats.table(frame))[1:]] == ["13", "0.3"]  # not asked: text stays
+    assert [row[1][1] for row in shown(formats.styled(frame))[1:]] == ["13", "0.3"]  # not asked: text stays
 
 
 def test_a_truth_reads_yes_or_no_in_the_notebooks_language():
@@ -163,12 +163,12 @@ def test_a_truth_reads_yes_or_no_in_the_notebooks_language():
     frame = pd.DataFrame(
         {"identifier": ["a", "b"], "verifies": [True, False], "document exists": np.array([False, True])}
     )
-    assert [r[1:] for r in shown(formats.table(frame, index="identifier"))[2:]] == [
+    assert [r[1:] for r in shown(formats.styled(frame, index="identifier"))[2:]] == [
         [("td", "yes"), ("td", "no")],
         [("td", "no"), ("td", "yes")],
     ]
     with speaking("nl"):
-        assert shown(formats.table(frame, index="identifier"))[2][1:] == [("td", "ja"), ("td", "nee")]
+        assert shown(formats.styled(frame, index="identifier"))[2][1:] == [("td", "ja"), ("td", "nee")]
 
 
 def test_a_table_shows_text_as_text_never_as_markup():
@@ -176,6 +176,6 @@ def test_a_table_shows_text_as_text_never_as_markup():
     frame = pd.DataFrame(
         {"title <b>": ["<script>alert(1)</script>", pd.NA]}, index=pd.Index(["<i>row</i>", "b"], name="doc")
     )
-    page = formats.table(frame).to_html()
+    page = formats.styled(frame).to_html()
     assert "<script>" not in page and "<i>row" not in page and "<b>" not in page and "<NA>" not in page
     assert "&lt;script&gt;" in page and "&lt;i&gt;row&lt;/i&gt;" in page and "title &lt;b&gt;" in page

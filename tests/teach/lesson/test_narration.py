@@ -3,6 +3,7 @@ a code cell, every sentence a narrator (ragkit.teach.lesson.narrate) writes goes
 starts with a capital and ends with punctuation."""
 
 import ast
+import importlib
 import inspect
 import io
 import re
@@ -33,6 +34,7 @@ from ragkit.statistics import counts_test
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import held_out, narrate, predict
 from ragkit.teach.lesson.latency import Timing
+from ragkit.teach.lesson.quiz import study_questions
 from ragkit.threshold import SweepRow
 
 from conftest import NOTEBOOKS, ROOT
@@ -1161,7 +1163,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "(0.675)" in text["halves_at_cut"][0]
     assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
-    assert f"**{chapter.QWEN['well_formed']}** well-formed" in text["chapter_identifiers"][0]
+    assert f"**{chapter.INVENTED_REFERENCES['well_formed']}** well-formed" in text["chapter_identifiers"][0]
     assert "**[7, 5, 3, 9]**" in text["rrf_weights"][0] and "**1.15** times rank 10" in text["rrf_weights"][0]
     assert "**5.50** times rank 10" in text["rrf_weights"][1]
     assert "**2** of **3** chunks score exactly zero" in text["two_scales"][0]
@@ -1465,6 +1467,21 @@ def test_every_narrator_is_exercised_by_a_test():
     )
 
 
+def test_a_narrators_name_belongs_to_one_narrate_module():
+    """The package imports every module's narrators with ``*``: a name in two modules would hide one of them."""
+    import pkgutil
+    from collections import Counter
+
+    homes = Counter(
+        name
+        for m in pkgutil.iter_modules(narrate.__path__)
+        for name, f in inspect.getmembers(importlib.import_module(f"{narrate.__name__}.{m.name}"), inspect.isfunction)
+        if not name.startswith("_") and f.__module__ == f"{narrate.__name__}.{m.name}"
+    )
+    assert [name for name, n in homes.items() if n > 1] == []
+    assert all(getattr(narrate, name).__module__.startswith(narrate.__name__ + ".") for name in homes)
+
+
 # The narrators on the course's own results (the warm cache: no model runs when it is warm)
 
 ON_THE_COURSE = (
@@ -1692,31 +1709,28 @@ def test_03bs_chart_table_and_check_carry_the_studys_figures(tmp_path, monkeypat
     fig = held_out.chart(lucky)
     assert "Chunk size: chosen 1,024, held-out best 512" in fig.description
     assert len(fig.data) == 4 * len(lucky.tunings) and sum(t.showlegend for t in fig.data) == 4
-    table = held_out.summary(lucky)
+    table = held_out.summary_table(lucky).data
     assert list(table["chosen on the tuning half"]) == ["1,024", "64", "10", "0.75", "(0.9, 0.9)"]
     assert not table.isna().any().any() and list(table["needles won/lost"]) == ["+0/-10"] * 5
     from ragkit.teach import language
 
-    english = held_out.table(lucky).to_html()
+    english = held_out.summary_table(lucky).to_html()
     with language.speaking("nl"):
-        dutch = held_out.table(lucky).to_html()
+        dutch = held_out.summary_table(lucky).to_html()
     # the p-values and gains are formatted in both languages (a Dutch heading is no English key: '0.000000' was shown)
     assert "000000" not in dutch and "000000" not in english
     assert re.findall(r">(-?[+-]?\d+)[.,](\d{3})<", english) == re.findall(r">(-?[+-]?\d+)[.,](\d{3})<", dutch)
-    quiz = held_out.knowledge_check(lucky, student="ada")
-    assert quiz.notebook == "03b" and len(quiz.questions) == 4
-    for question, choice in zip(quiz.questions, quiz.choices):
-        choice.value = next(o.text for o in question.options if o.right)
-    assert quiz.check() == 4 and "4 of 4 right" in quiz.score.value
-    first, second = quiz.questions[:2]
+    asked = study_questions(lucky)
+    assert len(asked) == 4
+    first, second = asked[:2]
     right = next(o.text for o in first.options if o.right)
     assert right == f"its score on the held-out half, {lucky['chunk size'].trial(1024).held:.3f}"
     assert next(o.text for o in second.options if o.right) == "yes"  # the lucky value loses held out
-    kept = held_out.knowledge_check(tuning.study(_made_up_sweeps("good")), student="ada")
-    assert next(o.text for o in kept.questions[1].options if o.right) == "no"
-    mixed = held_out.knowledge_check(tuning.study(_made_up_sweeps("mixed")), student="ada").questions[1]
+    kept = study_questions(tuning.study(_made_up_sweeps("good")))
+    assert next(o.text for o in kept[1].options if o.right) == "no"
+    mixed = study_questions(tuning.study(_made_up_sweeps("mixed")))[1]
     assert "BM25 (k1, b)" in mixed.prompt and next(o.text for o in mixed.options if o.right) == "yes"
-    assert held_out.shown((0.9, 1.0)) == "(0.9, 1)" and held_out.shown(1024) == "1,024"
+    assert held_out.setting_value((0.9, 1.0)) == "(0.9, 1)" and held_out.setting_value(1024) == "1,024"
 
 
 def test_the_approximate_narrators_carry_their_figures_and_take_the_branch_the_figures_say():

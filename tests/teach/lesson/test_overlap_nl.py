@@ -24,7 +24,7 @@ def _measured(lost):
     )
     after = before.copy()
     after[3] = unit(eye[1] + 0.5 * eye[0])
-    return overlap.measure(("E", plain, before), ("F", lapped, after), lost)
+    return overlap.measure_pull(("E", plain, before), ("F", lapped, after), lost)
 
 
 def test_overlap_sentence_is_dutch_in_a_dutch_kernel():

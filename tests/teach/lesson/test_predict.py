@@ -30,59 +30,59 @@ COUNT, SHARE, CHOICE = predict.Count(40), predict.Share(), predict.Choice(("BM25
 
 
 def test_a_count_is_answered_with_the_difference_in_either_direction():
-    assert predict.answer(3, COUNT, 7) == (
+    assert predict.reply(3, COUNT, 7) == (
         "You predicted **3**; the measurement says **7**: **4** more than you expected."
     )
-    assert predict.answer(9, COUNT, 7) == (
+    assert predict.reply(9, COUNT, 7) == (
         "You predicted **9**; the measurement says **7**: **2** fewer than you expected."
     )
-    assert predict.answer(7, COUNT, 7) == "You predicted **7**; the measurement says **7**: exactly right."
-    assert predict.answer(" 7 ", COUNT, np.int64(7)).endswith("exactly right.")  # a number typed in quotes
-    assert predict.answer(np.int64(0), COUNT, 1).startswith("You predicted **0**; the measurement says **1**: **1**")
-    assert "**0.5** fewer" in predict.answer(7.5, COUNT, 7)
-    assert predict.answer(300, predict.Count(2000), 1500) == (
+    assert predict.reply(7, COUNT, 7) == "You predicted **7**; the measurement says **7**: exactly right."
+    assert predict.reply(" 7 ", COUNT, np.int64(7)).endswith("exactly right.")  # a number typed in quotes
+    assert predict.reply(np.int64(0), COUNT, 1).startswith("You predicted **0**; the measurement says **1**: **1**")
+    assert "**0.5** fewer" in predict.reply(7.5, COUNT, 7)
+    assert predict.reply(300, predict.Count(2000), 1500) == (
         "You predicted **300**; the measurement says **1,500**: **1,200** more than you expected."
     )
-    assert predict.answer(None, predict.Count(2000), 1500).endswith("The measurement says **1,500**.")
+    assert predict.reply(None, predict.Count(2000), 1500).endswith("The measurement says **1,500**.")
 
 
 def test_a_share_is_read_as_a_share_or_a_percentage_and_answered_in_points():
-    assert predict.answer(0.7, SHARE, 0.84375) == (
+    assert predict.reply(0.7, SHARE, 0.84375) == (
         "You predicted **0.70**; the measurement says **0.844**: **14** percentage points higher than you expected."
     )
     for same in (0.8, "80%", 80, "80", Fraction(4, 5)):
-        assert "**0.80**" in predict.answer(same, SHARE, 0.5) and "**30** percentage points lower" in predict.answer(
+        assert "**0.80**" in predict.reply(same, SHARE, 0.5) and "**30** percentage points lower" in predict.reply(
             same, SHARE, 0.5
         ), same
-    assert predict.answer(0.844, SHARE, 0.84375).endswith("within a point of it.")
-    assert "**1.00**" in predict.answer(1, SHARE, 0.5)  # 1 is the whole, not one per cent
+    assert predict.reply(0.844, SHARE, 0.84375).endswith("within a point of it.")
+    assert "**1.00**" in predict.reply(1, SHARE, 0.5)  # 1 is the whole, not one per cent
 
 
 def test_a_number_typed_as_text_is_read_as_the_kernels_language_writes_it():
     from ragkit.teach import language
 
-    assert "**1,200** more" in predict.answer("300", predict.Count(2000), 1500)
-    assert "**0.80**" in predict.answer("0.8", SHARE, 0.5) and "**0.80**" not in predict.answer("0,8", SHARE, 0.5)
-    assert "is not a share" in predict.answer("0,9", SHARE, 0.5)  # an English comma is no decimal mark: asked again
-    assert "**1,500**" in predict.answer("1,500", predict.Count(2000), 10)
+    assert "**1,200** more" in predict.reply("300", predict.Count(2000), 1500)
+    assert "**0.80**" in predict.reply("0.8", SHARE, 0.5) and "**0.80**" not in predict.reply("0,8", SHARE, 0.5)
+    assert "is not a share" in predict.reply("0,9", SHARE, 0.5)  # an English comma is no decimal mark: asked again
+    assert "**1,500**" in predict.reply("1,500", predict.Count(2000), 10)
     with language.speaking("nl"):
-        assert "**0,80**" in predict.answer("0,8", SHARE, 0.5)
-        assert "**0,80**" in predict.answer("0.8", SHARE, 0.5)  # Python's point, as the cell's example writes it
-        assert "**1.500**" in predict.answer("1.500", predict.Count(2000), 1500)
+        assert "**0,80**" in predict.reply("0,8", SHARE, 0.5)
+        assert "**0,80**" in predict.reply("0.8", SHARE, 0.5)  # Python's point, as the cell's example writes it
+        assert "**1.500**" in predict.reply("1.500", predict.Count(2000), 1500)
 
 
 def test_a_choice_matches_the_students_words_whatever_their_case_and_spacing():
-    assert predict.answer(" bm25 ", CHOICE, "BM25") == "You predicted **BM25**; this run says **BM25**: right."
-    assert predict.answer("The  Same", CHOICE, "dense").startswith(
+    assert predict.reply(" bm25 ", CHOICE, "BM25") == "You predicted **BM25**; this run says **BM25**: right."
+    assert predict.reply("The  Same", CHOICE, "dense").startswith(
         "You predicted **the same**; this run says **dense**: not this time"
     )
-    assert predict.answer(None, CHOICE, "dense").endswith("This run says **dense**.")
+    assert predict.reply(None, CHOICE, "dense").endswith("This run says **dense**.")
 
 
 @pytest.mark.parametrize("asked, measured", [(COUNT, 7), (SHARE, 0.5), (CHOICE, "dense")])
 def test_an_empty_prediction_gets_the_reminder_and_the_measurement_never_an_error(asked, measured):
     for empty in (None, "", "   \n"):
-        said = predict.answer(empty, asked, measured)
+        said = predict.reply(empty, asked, measured)
         assert said.startswith(predict.reminder()) and re.search(r"(The measurement|This run) says \*\*", said)
         assert "color" not in said and "Error" not in said
     shown = predict.reveal(None, asked, measured, Markdown("The interpretation."))
@@ -112,7 +112,7 @@ HOSTILE = [
 @pytest.mark.parametrize("value, described", HOSTILE, ids=lambda v: type(v).__name__)
 def test_a_value_of_the_wrong_kind_is_a_sentence_that_says_what_to_write_not_a_traceback(value, described):
     for asked, measured, wanted in ((COUNT, 7, "is not a number from 0 to 40"), (CHOICE, "dense", "is not one of")):
-        said = predict.answer(value, asked, measured)
+        said = predict.reply(value, asked, measured)
         assert said.startswith("Your prediction, ") and wanted in said and described in said, said
         assert said.endswith(
             f"run this cell again. {'The measurement' if asked is COUNT else 'This run'} says **{measured}**."
@@ -122,13 +122,13 @@ def test_a_value_of_the_wrong_kind_is_a_sentence_that_says_what_to_write_not_a_t
 
 @pytest.mark.parametrize("value", ["seven", True, math.nan, math.inf, -1, -0.5, 150, "150%", [3], object(), "x" * 9**6])
 def test_a_share_out_of_range_or_of_the_wrong_kind_is_a_sentence(value):
-    said = predict.answer(value, SHARE, 0.5)
+    said = predict.reply(value, SHARE, 0.5)
     assert said.startswith("Your prediction, ") and "is not a share from 0 to 1" in said
     assert said.endswith("The measurement says **0.500**.")
 
 
 def test_a_students_text_cannot_write_markup_into_the_reveal():
-    said = predict.answer("**bold** [link](http://x) `code` <script>alert(1)</script>\x1b[31m", COUNT, 1)
+    said = predict.reply("**bold** [link](http://x) `code` <script>alert(1)</script>\x1b[31m", COUNT, 1)
     assert "**bold**" not in said and "<script>" not in said and "](" not in said and "\x1b" not in said
 
 
@@ -142,9 +142,9 @@ def test_ahead_names_the_larger_or_the_tie():
 
 def test_the_notebooks_mistakes_are_errors_for_the_author_not_sentences_for_the_student():
     with pytest.raises(ValueError, match="not one of the options"):
-        predict.answer("dense", CHOICE, "hybrid")
+        predict.reply("dense", CHOICE, "hybrid")
     with pytest.raises(TypeError):
-        predict.answer(3, "a count", 3)
+        predict.reply(3, "a count", 3)
     with pytest.raises(ValueError):
         predict.Choice(("yes", "Yes"))
 
@@ -185,7 +185,7 @@ def two_part_quiz(monkeypatch, tmp_path):
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     monkeypatch.setenv("RAGKIT_STUDENT", "tester")
     asked = [
-        quiz._before_reveal(QuizQuestion("Before?", (Option("a", True, "right"), Option("b", False, "no")))),
+        quiz.asked_before_reveal(QuizQuestion("Before?", (Option("a", True, "right"), Option("b", False, "no")))),
         QuizQuestion("After?", (Option("c", True, "right"), Option("d", False, "no"))),
         QuizQuestion("Also after?", (Option("e", True, "right"), Option("f", False, "no"))),
     ]

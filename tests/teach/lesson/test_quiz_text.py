@@ -68,9 +68,16 @@ MADE_UP = [
 ]
 
 
-def test_markdown_in_prompts_options_and_reasons_renders_and_html_stays_escaped(tmp_path, monkeypatch):
+@pytest.fixture
+def made_up(monkeypatch):
+    """A knowledge check ("99") that asks MADE_UP, the course not needed to build it."""
+    monkeypatch.setitem(quiz.BUILDERS, "99", lambda course: MADE_UP)
+    return lambda: Quiz("99", None, student="ana")  # type: ignore[arg-type]
+
+
+def test_markdown_in_prompts_options_and_reasons_renders_and_html_stays_escaped(tmp_path, monkeypatch, made_up):
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
-    q = answered(Quiz.asking("07", MADE_UP, student="ana"))
+    q = answered(made_up())
     everything = " ".join(shown(q))
     assert "`" not in everything and "*nothing*" not in everything
     assert "<code>#char=from,to</code>" in everything and "<code>verify()</code>" in everything
@@ -80,16 +87,16 @@ def test_markdown_in_prompts_options_and_reasons_renders_and_html_stays_escaped(
 
 
 def test_a_reason_becomes_a_sentence_and_a_name_keeps_its_case():
-    assert quiz.sentence("the gate compares two numbers") == "The gate compares two numbers."
-    assert quiz.sentence("efSearch is set at query time") == "efSearch is set at query time."
-    assert quiz.sentence("`verify()` checks it.") == "`verify()` checks it."
-    assert quiz.sentence("0.672 is under the cut 0.675") == "0.672 is under the cut 0.675."
+    assert quiz.as_sentence("the gate compares two numbers") == "The gate compares two numbers."
+    assert quiz.as_sentence("efSearch is set at query time") == "efSearch is set at query time."
+    assert quiz.as_sentence("`verify()` checks it.") == "`verify()` checks it."
+    assert quiz.as_sentence("0.672 is under the cut 0.675") == "0.672 is under the cut 0.675."
 
 
 @pytest.mark.parametrize("spoken", ["en", "nl"])
-def test_the_check_button_is_as_wide_as_its_label(spoken):
+def test_the_check_button_is_as_wide_as_its_label(spoken, made_up):
     with language.speaking(spoken):
-        q = Quiz.asking("06", MADE_UP, student="ana")
+        q = made_up()
     # ipywidgets' default is a fixed 148 px, which cut "controleer mijn antwoorden" to "controleer mijn a..."
     assert q.button.layout.width == "auto" and q.button.layout.min_width == "max-content"
 

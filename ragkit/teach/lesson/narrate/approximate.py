@@ -8,6 +8,16 @@ from ragkit.approximate import EF_SEARCH, TradeOff
 from ragkit.teach.course import chapter
 from ragkit.teach.language import say
 
+__all__ = [
+    "DEFAULT_EF",
+    "WANTED_RECALL",
+    "build_and_memory",
+    "close_calls",
+    "large_collection",
+    "small_collection",
+    "when_exact",
+]
+
 DEFAULT_EF = EF_SEARCH[0]
 """faiss's default efSearch, the first measured: the notebook's prediction asks about it."""
 WANTED_RECALL = 0.95

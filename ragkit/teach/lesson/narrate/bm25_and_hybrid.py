@@ -16,6 +16,21 @@ from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import paired
 
+__all__ = [
+    "ahead_of_both",
+    "bm25_against_dense",
+    "bm25_checked",
+    "chapter_verdicts",
+    "constant_ranks",
+    "dense_first_choice",
+    "fused_ranks",
+    "needle_tests",
+    "playground_columns",
+    "rrf_checked",
+    "rrf_weights",
+    "two_scales",
+]
+
 
 def _rank(run: Run, chunk: int) -> int:
     """Where a chunk sits in a run's first ranking, counted from 1."""

@@ -16,6 +16,22 @@ from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
 
+__all__ = [
+    "blind_losses",
+    "boundaries_checked",
+    "chunk_counts",
+    "destroyed",
+    "header_share",
+    "most_over_window",
+    "overlap_rule",
+    "overlap_saves",
+    "reference_costs",
+    "text_and_content",
+    "two_texts",
+    "window_counts",
+    "window_limit",
+]
+
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
     """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are."""
@@ -120,7 +136,7 @@ def destroyed(ev: Evaluation) -> Markdown:
 
 def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequence[tuple[str, int, int]]) -> Markdown:
     """Expected against observed losses to blind cuts, and whether the plot's crossed bars are the destroyed set."""
-    from ragkit.teach.lesson.plots import DESTROYED, colour_word
+    from ragkit.teach.lesson.plots import DESTROYED_COLOUR, colour_word
 
     lengths = np.array([len(q.needle) for q in questions])
     split = {q for q, off, n in windows if off + n > SIZE}
@@ -132,7 +148,7 @@ def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequenc
             expected=(lengths - 1).sum() / SIZE,
             observed=len(ev.destroyed["A"]),
             same=_truth(split == set(ev.destroyed["A"])),
-            colour=colour_word(DESTROYED),
+            colour=colour_word(DESTROYED_COLOUR),
         )
     )
 

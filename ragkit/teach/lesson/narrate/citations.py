@@ -199,7 +199,7 @@ def unknown_markers(rendered: RenderedAnswer) -> Markdown:
 
 def chapter_identifiers() -> Markdown:
     """The chapter's invented references, in numbers, introducing the ones it prints."""
-    q = chapter.QWEN
+    q = chapter.INVENTED_REFERENCES
     return Markdown(
         say(
             "Asked for **{asked}** papers on contrastive sentence embeddings with identifiers, **{model}** wrote "
@@ -217,7 +217,7 @@ def chapter_identifiers() -> Markdown:
 
 def identifier_checks(rows: Sequence[Mapping[str, object]]) -> Markdown:
     """The two checks (does it exist, does it point at what is claimed) on identifiers, beside the chapter's."""
-    q = chapter.QWEN
+    q = chapter.INVENTED_REFERENCES
     exists, ok = sum(bool(r["document exists"]) for r in rows), sum(bool(r["verifies"]) for r in rows)
     return Markdown(
         say(
@@ -623,7 +623,7 @@ def small_model(m: Measurement | None) -> Markdown:
     """What a 135M generator can and cannot show here, and what the chapter reports of its Qwen2.5-0.5B."""
     if m is None:
         return no_generator()
-    q = chapter.QWEN
+    q = chapter.INVENTED_REFERENCES
     return Markdown(
         say(
             "The generator here, **{model}**, is there to show what a generator does with its sources, not to answer "

@@ -13,6 +13,21 @@ from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
 
+__all__ = [
+    "batched_scan",
+    "first_ranking",
+    "header_alone",
+    "headline",
+    "interval_width",
+    "metrics_disagree",
+    "one_product",
+    "queries_or_needles",
+    "question_or_ticket",
+    "room_to_win",
+    "sign_test_checked",
+    "sign_test_on_chapter_counts",
+]
+
 
 def sign_test_on_chapter_counts() -> Markdown:
     """Whether ragkit's exact sign test gives back the chapter's reported p-values from its own counts."""

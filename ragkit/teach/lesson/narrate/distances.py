@@ -13,6 +13,19 @@ from ragkit.distances import IdentityCheck
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 
+__all__ = [
+    "FLOAT32_STEP",
+    "identity_gap",
+    "identity_noise",
+    "identity_pair",
+    "length_and_norm",
+    "length_cut",
+    "length_sensitivity",
+    "nearest_moved",
+    "query_shown",
+    "unnormalised",
+]
+
 FLOAT32_STEP = float(np.finfo(np.float32).eps)
 """The step float32 resolves near 1: the size of rounding noise in a stored unit vector."""
 

@@ -21,6 +21,34 @@ from ragkit.teach.untrusted import shown
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
+__all__ = [
+    "before_own_document",
+    "cheapest_cuts",
+    "conclusion",
+    "cost_on_tune",
+    "cost_rows",
+    "cost_valleys",
+    "destroyed_at_size",
+    "e_against_c",
+    "ex2_rules",
+    "header_duel",
+    "header_measured",
+    "header_pieces",
+    "header_room",
+    "header_shares",
+    "near_cheapest",
+    "needle_cut",
+    "out_of_domain_answer",
+    "perfect_cut",
+    "phrasing_hits",
+    "phrasing_sign_test",
+    "rates_at_cut",
+    "smallest_p",
+    "ticket_words",
+    "window_owner",
+    "window_start",
+]
+
 
 def destroyed_at_size(carried: np.ndarray, mine: np.ndarray, size: int) -> Markdown:
     """Needles blind chunking destroys at the course's size and at the student's, beside the chapter's count."""
@@ -168,7 +196,7 @@ def cost_rows(costs: pd.DataFrame) -> Styler:
         ],
         axis="columns",
     )
-    return formats.table(shown, decimals={_("cut"): 3, _("refused share"): 3})
+    return formats.styled(shown, decimals={_("cut"): 3, _("refused share"): 3})
 
 
 def ex2_rules(tune: Sweep, judge: Sweep) -> Markdown:

@@ -16,6 +16,20 @@ from ragkit.index import Entry, Stamp, Status
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 
+__all__ = [
+    "appended_found",
+    "build_time",
+    "guessed_counts",
+    "index_table",
+    "killed_update",
+    "needle_after_extraction",
+    "needle_in_hits",
+    "repaired",
+    "stamp_differences",
+    "update_summary",
+    "working_copy",
+]
+
 
 def _truth(flag: bool) -> str:
     """A yes/no figure as the notebooks print it: Python's True and False in English."""

@@ -18,6 +18,18 @@ from ragkit.teach.lesson.latency import Timing
 if TYPE_CHECKING:
     from ragkit.rerank import CrossEncoderReranker
 
+__all__ = [
+    "chapter_latencies",
+    "chapter_rerank_time",
+    "cross_encoder_here",
+    "maxsim_gains",
+    "maxsim_query_time",
+    "maxsim_wall_time",
+    "no_cross_encoder",
+    "rerank_skipped",
+    "shortlist_ceiling",
+]
+
 
 def no_cross_encoder() -> HTML:
     """The boxed warning shown when the chapter's cross-encoder is not installed: what is missing and what to do."""

@@ -19,6 +19,16 @@ from ragkit.teach.course import chapter
 from ragkit.teach.language import say
 from ragkit.teach.lesson.widgets import kind_of
 
+__all__ = [
+    "chapter_figure",
+    "corpus_loaded",
+    "ground_truth",
+    "ground_truth_problems",
+    "model_here",
+    "out_of_domain_kinds",
+    "read_a_file",
+]
+
 
 def corpus_loaded(corpus: Corpus, total: pd.Series) -> Markdown:
     """How much was loaded, what it holds, and where the files are."""

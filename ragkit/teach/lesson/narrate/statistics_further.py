@@ -9,6 +9,8 @@ from IPython.display import Markdown
 
 from ragkit.teach.language import _, say
 
+__all__ = ["clustered_interval", "design_effects", "holm_checked", "metric_shopping"]
+
 
 def clustered_interval(row: pd.Series) -> Markdown:
     """One figure's Wilson interval beside its needle-level cluster bootstrap, and the design effect between them."""

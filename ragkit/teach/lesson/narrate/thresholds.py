@@ -19,6 +19,18 @@ from ragkit.teach.lesson import formats, tables
 from ragkit.teach.lesson.widgets import kind_of
 from ragkit.threshold import DEFAULT_CUT, KEEP, STRICT_CUT, Bluff, Sweep
 
+__all__ = [
+    "abstention_rules",
+    "crossings",
+    "distributions",
+    "gate_kept",
+    "literal_match",
+    "near_miss",
+    "query_line",
+    "strict_cut",
+    "sweep_shape",
+]
+
 
 def query_line(query: OutOfDomain) -> Markdown:
     """One out-of-domain query, with its kind."""
@@ -109,7 +121,7 @@ def strict_cut(s: Sweep) -> Markdown:
 
 def sweep_shape(s: Sweep) -> Markdown:
     """Whether the sweep trades bluffs for refusals monotonically, and which kinds bluff at the default cut."""
-    grid = tables.sweep(s)
+    grid = tables.per_cut(s)
     shape = bool(grid.bluffs.is_monotonic_decreasing and grid.refused.is_monotonic_increasing)
     kinds = pd.Series([b.query.kind for b in s.bluffs(DEFAULT_CUT)]).value_counts()
     by_kind = ", ".join(say("**{n}** {kind}", n=n, kind=kind_of(k)) for k, n in kinds.items()) or _("none")

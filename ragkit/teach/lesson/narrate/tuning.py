@@ -9,8 +9,19 @@ from typing import cast
 from IPython.display import Markdown
 
 from ragkit.teach.language import _, say
-from ragkit.teach.lesson.settings import label, shown
+from ragkit.teach.lesson.settings import setting_name, setting_value
 from ragkit.tuning import SEED, Study, Sweeps, Tuning, halves
+
+__all__ = [
+    "gain_shrinks",
+    "halves_agree",
+    "held_out_verdicts",
+    "needle_halves",
+    "recut_corpus",
+    "second_sweep",
+    "sweep_cost",
+    "swept_values",
+]
 
 
 def _seconds(seconds: float) -> str:
@@ -85,11 +96,11 @@ def _values(values: list[Hashable]) -> str:
         if len(pairs) == len(firsts) * len(seconds):
             return say(
                 "k1 of {k1s} with b of {bs}, every pair ({pairs})",
-                k1s=", ".join(shown(v) for v in firsts),
-                bs=", ".join(shown(v) for v in seconds),
+                k1s=", ".join(setting_value(v) for v in firsts),
+                bs=", ".join(setting_value(v) for v in seconds),
                 pairs=len(values),
             )
-    return ", ".join(shown(v) for v in values)
+    return ", ".join(setting_value(v) for v in values)
 
 
 def swept_values(sweeps: Sweeps) -> Markdown:
@@ -97,9 +108,9 @@ def swept_values(sweeps: Sweeps) -> Markdown:
     lines = [
         say(
             "- **{setting}**: {values} (the course's value: **{default}**).",
-            setting=label(s.name),
+            setting=setting_name(s.name),
             values=_values(list(s.results)),
-            default=shown(s.default),
+            default=setting_value(s.default),
         )
         for s in sweeps.settings
     ]
@@ -130,8 +141,8 @@ def recut_corpus(sweeps: Sweeps) -> Markdown:
                 say(
                     "- {setting} **{value}**: **{chunks:,}** chunks, **{over:,}** of them over the "
                     "encoder's window; {lost}.",
-                    setting=label(name),
-                    value=shown(value),
+                    setting=setting_name(name),
+                    value=setting_value(value),
                     chunks=c.chunks,
                     over=c.over_window,
                     lost=lost,
@@ -157,7 +168,7 @@ def recut_corpus(sweeps: Sweeps) -> Markdown:
 
 def halves_agree(result: Study) -> Markdown:
     """For how many settings the held-out half would have chosen what the tuning half chose, and which."""
-    agreed = [label(name) for name in result.agreed]
+    agreed = [setting_name(name) for name in result.agreed]
     return Markdown(
         say(
             "The held-out half picks the same value as the tuning half for **{agreed}** of the **{n}** "
@@ -173,7 +184,7 @@ def held_out_verdicts(result: Study) -> Markdown:
     """Per setting: what the tuning half chose, what the held-out half would have, and the held-out test with Holm."""
     lines = []
     for t in result.tunings:
-        chosen, default = shown(t.chosen), shown(t.default)
+        chosen, default = setting_value(t.chosen), setting_value(t.default)
         if t.chosen == t.default:
             choice = say("the tuning half kept the default **{default}**", default=default)
         else:
@@ -183,7 +194,7 @@ def held_out_verdicts(result: Study) -> Markdown:
         agrees = (
             _("the held-out half agrees")
             if not t.flattered
-            else say("the held-out half would have chosen **{best}**", best=shown(t.held_best))
+            else say("the held-out half would have chosen **{best}**", best=setting_value(t.held_best))
         )
         test = t.judged.test
         if t.chosen == t.default:
@@ -202,7 +213,7 @@ def held_out_verdicts(result: Study) -> Markdown:
         lines.append(
             say(
                 "- **{setting}**: {choice}; {held}; {judged}.",
-                setting=label(t.parameter),
+                setting=setting_name(t.parameter),
                 choice=choice,
                 held=agrees,
                 judged=judged,
@@ -211,8 +222,8 @@ def held_out_verdicts(result: Study) -> Markdown:
     losers = [t.parameter for t in result.tunings if t.loses]
     changed = [t for t in result.tunings if t.chosen != t.default]
     holding = [t for t in result.tunings if t.judged.p_holm is not None and t.judged.p_holm < 0.05]
-    better = [label(t.parameter) for t in holding if t.judged.test.wins > t.judged.test.losses]
-    worse = [label(t.parameter) for t in holding if t.judged.test.wins < t.judged.test.losses]
+    better = [setting_name(t.parameter) for t in holding if t.judged.test.wins > t.judged.test.losses]
+    worse = [setting_name(t.parameter) for t in holding if t.judged.test.wins < t.judged.test.losses]
     if losers:
         lose = say(
             "The tuning half's winner scores **below the default** on the held-out half for {names}: its win "
@@ -221,7 +232,7 @@ def held_out_verdicts(result: Study) -> Markdown:
                 [
                     say(
                         "**{setting}** ({gain:+.3f} {metric})",
-                        setting=label(t.parameter),
+                        setting=setting_name(t.parameter),
                         gain=t.held_gain,
                         metric=result.metric,
                     )
@@ -267,7 +278,7 @@ def gain_shrinks(result: Study) -> Markdown:
     each = "; ".join(
         say(
             "{setting} **{tune:+.3f}** on the half that chose it, **{held:+.3f}** on the other ({fate})",
-            setting=label(t.parameter),
+            setting=setting_name(t.parameter),
             tune=t.tune_gain,
             held=t.held_gain,
             fate=_fate(t),
