@@ -219,10 +219,9 @@ def read_class_list(path: Path) -> tuple[str, ...]:
     """The teacher's class list: one login a line (as a hub's admin page exports it); blank and ``#`` lines skipped."""
     try:
         data = read_regular(Path(path), MAX_CLASS_LIST, "a class list")[0]
-    except OSError as exc:
+    except InputError as exc:  # read_regular says why (no such file, a link, a FIFO, too large): the path and a fix
         raise InputError(
-            f"class list {shown(str(path), 160)} not read ({exc.strerror or exc}): give a text file "
-            "with one login a line"
+            f"class list {shown(str(path), 160)} not read ({exc}): give a text file with one login a line"
         ) from None
     try:
         text = data.decode("utf-8")

@@ -1126,6 +1126,27 @@ def test_the_class_list_is_read_as_hostile_input(tmp_path):
         handed_in.read_class_list(tmp_path / "fifo")
 
 
+def test_a_class_list_that_is_not_there_is_named_with_what_to_do(tmp_path):
+    """Not only "No such file or directory": the path given, and what a class list is."""
+    missing = tmp_path / "missing.txt"
+    with pytest.raises(InputError) as raised:
+        handed_in.read_class_list(missing)
+    assert str(raised.value) == (
+        f"class list {missing} not read (No such file or directory): give a text file with one login a line"
+    )
+    (tmp_path / "link.txt").symlink_to(tmp_path / "class.txt")
+    with pytest.raises(InputError, match=r"class list .*link\.txt not read \(a symbolic link, not followed\)"):
+        handed_in.read_class_list(tmp_path / "link.txt")
+    out = subprocess.run(
+        [sys.executable, "-m", "ragkit", "grade", str(tmp_path), "--students", str(missing)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert out.returncode != 0 and f"class list {missing} not read (No such file or directory)" in out.stderr, out
+
+
 def test_one_file_under_two_students_is_graded_once_as_its_owners(tmp_path):
     home = tmp_path / "home"
     ada = hand_in(home, "ada", EX2, nbformat.read(EXERCISES / EX2, as_version=4))
