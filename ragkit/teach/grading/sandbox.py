@@ -234,46 +234,27 @@ class Sandbox:
             self._count += 1
             n = self._count
         change = self.isolation.change_user
-        claim = UidClaim() if change else None
-        uid = claim.uid if claim is not None else os.getuid()
-        gid = uid if change else os.getgid()
         out, err, spec_path = (self.root / "out" / f"{n}.{kind}" for kind in ("json", "err", "spec"))
-        socket = self.root / "out" / f"{n}.sock" if self.lend is not None and lend else None
-        seed: Path | None
-        if self.isolation.namespaces:
-            home, seed, service = HOME, INSIDE / "seed" if self.seed is not None else None, INSIDE / "embed.sock"
-        else:  # no root of its own: a host folder, the host's paths (what ``isolation`` warned of)
-            home, seed, service = self.root / "homes" / str(n), self.seed, None
-            home.mkdir(mode=0o700)
-            if socket is not None:
-                socket = service = home / "embed.sock"
-        env = {
-            "HOME": str(home),
-            "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "TMPDIR": str(home / "tmp"),
-            "RAGKIT_RESULTS": str(home / "results.jsonl"),
-            "RAGKIT_CACHE": str(home / "cache"),
-            "RAGKIT_STUDENT": student,
-            "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1",
-            "TOKENIZERS_PARALLELISM": "false",
-            "IPYTHONDIR": str(home / ".ipython"),
-            "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-            "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
-            "JUPYTER_DATA_DIR": str(home / "data"),
-            "MPLCONFIGDIR": str(home / "mpl"),
-            "PYTHONPATH": os.pathsep.join(map(str, python_path())),
-            **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")},
-        }
-        if seed is not None:
-            env["RAGKIT_SHARED_CACHE"] = str(seed)
-        if socket is not None:
-            env[SERVICE_ENV] = str(service)
         command = [*(namespaces_command(change) if self.isolation.namespaces else []), *child_command()]
         start = time.monotonic()
-        lender, group = None, None
-        try:
+        claim: UidClaim | None = None
+        made: Path | None = None  # the run's HOME on the host, where it has no root of its own
+        lender, group, left = None, None, []
+        try:  # whatever fails to start is this run's "not run", and what it took is given back below
+            claim = UidClaim() if change else None
+            uid = claim.uid if claim is not None else os.getuid()
+            gid = uid if change else os.getgid()
+            socket = self.root / "out" / f"{n}.sock" if self.lend is not None and lend else None
+            seed: Path | None
+            if self.isolation.namespaces:
+                home, seed, service = HOME, INSIDE / "seed" if self.seed is not None else None, INSIDE / "embed.sock"
+            else:  # no root of its own: a host folder, the host's paths (what ``isolation`` warned of)
+                home, seed, service = self.root / "homes" / str(n), self.seed, None
+                home.mkdir(mode=0o700)
+                made = home
+                if socket is not None:
+                    socket = service = home / "embed.sock"
+            env = self._environment(home, student, seed, service if socket is not None else None)
             if self.hierarchy is not None:
                 group = self.hierarchy.create(f"ragkit-sandbox-{uid}", self.limits.memory, self.limits.processes)
             fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -306,21 +287,21 @@ class Sandbox:
                 )
             result = self._start(command, env, spec_path, out, err, uid, start, group)
         except OSError as exc:
-            result = SandboxRun(
-                RunFailure("sandbox", text=f"the sandbox could not start ({exc.strerror or exc}: {command[0][-120:]})")
-            )
+            # what could not be started or made (a command not found names itself: ``unshare``), else what failed
+            why = f"{exc.strerror or exc}: {str(exc.filename)[-120:]}" if exc.filename is not None else str(exc)
+            result = SandboxRun(RunFailure("sandbox", text=f"the sandbox could not start ({why})"))
         finally:
             if lender is not None:
                 lender.close()
             if group is not None:
                 group.kill()
                 group.remove()
-            left = leftovers(uid) if claim is not None else []
-            remove(left)
             if claim is not None:
+                left = leftovers(claim.uid)
+                remove(left)
                 claim.release()
-            if not self.isolation.namespaces:
-                shutil.rmtree(home, ignore_errors=True)
+            if made is not None:
+                shutil.rmtree(made, ignore_errors=True)
             for path in (out, err, spec_path):
                 path.unlink(missing_ok=True)
         if left:
@@ -335,6 +316,33 @@ class Sandbox:
                 memory=result.memory,
             )
         return result
+
+    def _environment(self, home: Path, student: str, seed: Path | None, service: Path | None) -> dict[str, str]:
+        """A run's environment: its HOME and what lies in it, offline, the seed of vectors and the lending socket."""
+        env = {
+            "HOME": str(home),
+            "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "TMPDIR": str(home / "tmp"),
+            "RAGKIT_RESULTS": str(home / "results.jsonl"),
+            "RAGKIT_CACHE": str(home / "cache"),
+            "RAGKIT_STUDENT": student,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+            "IPYTHONDIR": str(home / ".ipython"),
+            "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+            "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+            "JUPYTER_DATA_DIR": str(home / "data"),
+            "MPLCONFIGDIR": str(home / "mpl"),
+            "PYTHONPATH": os.pathsep.join(map(str, python_path())),
+            **{v: str(self.limits.threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")},
+        }
+        if seed is not None:
+            env["RAGKIT_SHARED_CACHE"] = str(seed)
+        if service is not None:
+            env[SERVICE_ENV] = str(service)
+        return env
 
     def _start(
         self,

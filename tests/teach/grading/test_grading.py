@@ -20,6 +20,7 @@ from ragkit.teach import exercises as ex
 from ragkit.teach.grading import answers as declared
 from ragkit.teach.grading import gradebook, handed_in, judging
 from ragkit.teach.grading import grader as grading
+from ragkit.teach.grading.failures import RunFailure
 from ragkit.teach.grading.isolation import Limits
 from ragkit.teach.grading.sandbox import SandboxRun
 
@@ -798,6 +799,65 @@ def test_nbgraders_submitted_folder_is_the_platform_layout(tmp_path):
     found = handed_in.submissions([submitted], "platform", skipped)
     assert sorted((s.student, s.exercise) for s in found) == [(w, e) for w in ("ivan", "mal") for e in ("ex1", "ex2")]
     assert skipped == []
+
+
+def test_a_run_whose_sandbox_cannot_start_is_not_run_its_uid_released_and_the_class_graded_on(tmp_path, monkeypatch):
+    """One run's start fails after its uid was claimed (its home cannot be made): that notebook is "not run" with the
+    reason, its claim is given back, and the notebooks before and after it are graded."""
+    from types import SimpleNamespace
+
+    from ragkit.teach.grading import cgroup, uids
+    from ragkit.teach.grading import sandbox as sandboxes
+    from ragkit.teach.grading.isolation import Isolation
+
+    monkeypatch.setattr(uids, "CLAIMS", tmp_path / "claims")
+    monkeypatch.setattr(cgroup, "hierarchy", lambda: (None, "no cgroup in this test"))
+    claimed: list[int] = []
+
+    class Recorded(uids.UidClaim):
+        def __init__(self) -> None:
+            super().__init__()
+            claimed.append(self.uid)
+
+    def started(self, command, env, spec, out, err, uid, start, group) -> SandboxRun:
+        return SandboxRun(answers=json.dumps({"my_cut": {"value": 0.5}}), seconds=1.0)
+
+    class Crowded(sandboxes.Sandbox):
+        """A sandbox as root without namespaces, where the second run's home is already taken."""
+
+        def __init__(self, hidden, limits, cache=None, shared=None, lend=None):
+            super().__init__(hidden, limits, probe=Isolation(False, True))
+            (self.root / "homes" / "2").mkdir()
+
+    monkeypatch.setattr(sandboxes, "UidClaim", Recorded)
+    monkeypatch.setattr(sandboxes.Sandbox, "_start", started)
+    monkeypatch.setattr(grading, "Sandbox", Crowded)
+    passes = declared.Exercise("ex2", EX2, {"my_cut": "number"}, lambda course, student, a: ex.Feedback(True, ("ok",)))
+    monkeypatch.setitem(declared.TABLE, "ex2", passes)
+    for who in ("ada", "bob", "cy"):
+        hand_in(tmp_path / "home", who, EX2, nbformat.v4.new_notebook())
+    course = SimpleNamespace(chunks=lambda strategy: [])
+    result = grading.grade([tmp_path / "home"], "home", course=course, lending=False)  # type: ignore[arg-type]
+    rows = {g.student: g for g in result.grades if g.exercise == "ex2"}
+    assert rows["ada"].grade == rows["cy"].grade == "yes", rows
+    assert rows["bob"].grade == "not run" and rows["bob"].reason.startswith(
+        "the sandbox could not start (File exists: "
+    )
+    assert rows["bob"].reason.endswith("/homes/2)"), rows["bob"].reason  # what could not be made, not the command
+    assert len(claimed) == 3 and list((tmp_path / "claims").iterdir()) == []  # every claim given back, bob's too
+
+
+def test_a_command_the_sandbox_cannot_start_names_itself(tmp_path, monkeypatch):
+    from ragkit.teach.grading import sandbox as sandboxes
+    from ragkit.teach.grading.isolation import Isolation
+
+    monkeypatch.setattr(sandboxes, "child_command", lambda: ["ragkit-no-such-command"])
+    with sandboxes.Sandbox([tmp_path], probe=Isolation(False, False)) as sandbox:
+        run = sandbox.run(_notebook("x = 1"), "ada", ("x",))
+        assert list((sandbox.root / "homes").iterdir()) == []  # its home removed
+    assert run.failure == RunFailure(
+        "sandbox", text="the sandbox could not start (No such file or directory: ragkit-no-such-command)"
+    )
 
 
 def test_two_graders_at_once_never_share_a_uid(tmp_path, monkeypatch):
