@@ -549,6 +549,27 @@ def test_class_report_says_it_is_self_reported(tmp_path):
     assert out.stderr.startswith("Self-reported progress") and "(self-reported, not grades)" in out.stdout
 
 
+def test_class_report_writes_the_graders_grade_words_in_english_whatever_the_kernel_speaks(tmp_path):
+    """One definition of the grade words (``gradebook.GRADES``), one renderer (``grade_word``): the class report's
+    'yes' and 'not yet' are the grader's, and stay English, as the rest of class-report does."""
+    from ragkit.teach import language
+    from ragkit.teach.grading.class_report import class_report
+
+    lines = [
+        {"exercise": "ex1", "passed": False},
+        {"exercise": "ex1", "passed": True},
+        {"exercise": "ex2", "passed": False},
+    ]
+    (tmp_path / "ada.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with language.speaking("nl"):
+        rows = class_report([tmp_path]).rows()
+        assert gradebook.grade_word("not yet") == "nog niet"  # the table's words in Dutch, where the teacher asks
+    assert rows == [{"student": "ada", "ex1": "yes (2)", "ex2": "not yet (1)", "ex3": "-", "ex4": "-", "ex5": "-"}]
+    with language.speaking("en"):
+        english = {gradebook.grade_word(g) for g in gradebook.GRADES}
+    assert {cell.rsplit(" (", 1)[0] for row in rows for cell in row.values()} - {"ada", "-"} <= english
+
+
 # nbgrader: the exercises as a course, autograded offline
 
 
@@ -858,6 +879,58 @@ def test_a_command_the_sandbox_cannot_start_names_itself(tmp_path, monkeypatch):
     assert run.failure == RunFailure(
         "sandbox", text="the sandbox could not start (No such file or directory: ragkit-no-such-command)"
     )
+
+
+def test_a_childs_report_is_read_as_hostile_input(tmp_path):
+    """The failure a child reports is a value of a known cause with fields of their types, its texts bounded;
+    anything else is no report at all, said with the child's last error line."""
+    from ragkit.teach.grading import sandbox as sandboxes
+
+    out, err = tmp_path / "out.json", tmp_path / "err"
+    err.write_text("Traceback (most recent call last):\n  ...\nKilled\n")
+
+    def read(report: object) -> SandboxRun:
+        out.write_text(report if isinstance(report, str) else json.dumps(report))
+        return sandboxes._read_result(out, err, 4000, 1.5)
+
+    raised = {"cause": "cell raised", "number": 3, "error": "NameError", "message": "name 'x' is not defined"}
+    assert read({"ran": False, "failure": raised}) == SandboxRun(RunFailure(**raised), seconds=1.5)
+    assert read({"ran": True, "answers": "{}"}) == SandboxRun(answers="{}", seconds=1.5)
+    assert read({"ran": False, "failure": {"cause": "kernel died"}, "answers": "{}"}).answers == ""
+    no_report = RunFailure("no report", last="Killed")
+    for hostile in [
+        {"ran": False, "failure": {"cause": "exploded"}},
+        {"ran": False, "failure": {"cause": "timed out"}},  # a cause without its number
+        {"ran": False, "failure": {"cause": "too large", "limit": "9"}},
+        {"ran": False, "failure": {"cause": "cell raised", "number": True}},
+        {"ran": False, "failure": {"cause": "cell raised", "number": 10**30}},
+        {"ran": False, "failure": {"cause": "kernel died", "cell": 1}},
+        {"ran": False, "failure": "the kernel died"},  # a sentence is not a failure
+        {"ran": False, "reason": "the kernel died (it exited, crashed or ran out of memory)"},
+        {"ran": "yes"},
+        "not json",
+    ]:
+        assert read(hostile) == SandboxRun(no_report, seconds=1.5), hostile
+    long = read({"ran": False, "failure": {"cause": "cell raised", "error": "E" * 999, "message": "m" * 999}}).failure
+    assert long is not None and (len(long.error), len(long.message)) == (200, 300)
+    assert read("x" * 4001) == SandboxRun(RunFailure("too large", limit=4000), seconds=1.5)
+    err.write_text("")
+    assert str(read("").failure) == "the sandbox ended without a report (killed: memory, a signal, os._exit)"
+
+
+def test_a_failure_crosses_from_the_child_as_it_was_sent():
+    for failure in [
+        RunFailure("timed out", seconds=600.0),
+        RunFailure("cell raised", number=4, error="MemoryError", memory_bound=5 * 2**29),
+        RunFailure("cell raised", error="KeyError", message="'q07'"),
+        RunFailure("not readable", error="NotJSONError", message="{"),
+        RunFailure("sandbox", text="the sandbox could not run the notebook (PermissionError: no)"),
+    ]:
+        sent = json.loads(json.dumps(failure.to_json()))
+        assert RunFailure.from_json(sent) == failure and sent["cause"] == failure.cause
+    assert RunFailure("kernel died").to_json() == {"cause": "kernel died"}
+    with pytest.raises(ValueError, match="not a cause"):
+        RunFailure("exploded")  # type: ignore[arg-type]
 
 
 def test_two_graders_at_once_never_share_a_uid(tmp_path, monkeypatch):
