@@ -41,7 +41,7 @@ def make_class(home: Path, n: int) -> None:
     check requires): text no cache has seen. The notebook's own conclusion follows from its own
     measurement, so the verdict stays right whatever the word does to the ranks.
     """
-    from ragkit.teach.grading.grader import TABLE
+    from ragkit.teach.grading.answers import TABLE
 
     run = uuid.uuid4().hex[:8]
     for i in range(n):
@@ -73,7 +73,7 @@ def _cpu() -> float:
 def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
     """Grade a generated class of ``n`` students and time it."""
     from ragkit.teach.grading.grader import grade
-    from ragkit.teach.grading.sandbox import Limits
+    from ragkit.teach.grading.isolation import Limits
 
     n = n or int(os.environ.get("GRADING_N", CLASS))
     jobs = jobs or int(os.environ.get("GRADING_JOBS", 2))

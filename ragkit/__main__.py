@@ -508,8 +508,10 @@ def _class_report(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     import json
 
-    from ragkit.teach.grading.grader import COLUMNS, grade, read_class_list, refuse_outputs
-    from ragkit.teach.grading.sandbox import Limits
+    from ragkit.teach.grading.gradebook import COLUMNS
+    from ragkit.teach.grading.grader import grade
+    from ragkit.teach.grading.handed_in import read_class_list, refuse_outputs
+    from ragkit.teach.grading.isolation import Limits
     from ragkit.teach.untrusted import shown, write_csv
 
     refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
@@ -821,8 +823,8 @@ def parser() -> argparse.ArgumentParser:
         help="who a results file belongs to: its name without .jsonl (default), or its owner's login",
     )
     p.set_defaults(run=_class_report)
-    from ragkit.teach.grading.grader import LAYOUTS
-    from ragkit.teach.grading.sandbox import TIMEOUT
+    from ragkit.teach.grading.handed_in import LAYOUTS
+    from ragkit.teach.grading.isolation import TIMEOUT
 
     p = sub.add_parser("grade", help="grade submitted exercise notebooks: each run afresh in a sandbox, judged here")
     p.add_argument("paths", nargs="+", type=Path, help="submitted .ipynb files, or folders searched for them")

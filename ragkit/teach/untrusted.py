@@ -12,11 +12,28 @@ from pathlib import Path
 
 from ragkit.errors import InputError
 from ragkit.teach.language import say
-from ragkit.terminal import SHOWN as SHOWN
+from ragkit.terminal import SHOWN
 from ragkit.terminal import shown as _shown
 
-MAX_FILE = 4 * 2**20  # a check writes ~300 bytes: thousands of attempts fit, a sparse multi-GB file does not
+__all__ = [
+    "MAX_LINE",
+    "MAX_NESTING",
+    "MAX_RESULTS_FILE",
+    "O_NOFOLLOW",
+    "O_NONBLOCK",
+    "nesting",
+    "read_regular",
+    "refuse_constant",
+    "shown",
+    "spreadsheet_cell",
+    "strict",
+    "write_csv",
+]
+
+MAX_RESULTS_FILE = 4 * 2**20
+"""Bytes a results file may hold: a check writes ~300, so thousands of attempts fit, a sparse multi-GB file does not."""
 MAX_LINE = 16 * 2**10
+"""Bytes one line of a results file may hold."""
 MAX_NESTING = 8
 """How deep anything a student wrote may nest, once parsed: a line of a results file, a notebook's answers."""
 
@@ -31,8 +48,10 @@ def shown(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> st
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+"""``os.open``'s flag that refuses a link as the last part of a path (0 where the system has none)."""
+O_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
+"""``os.open``'s flag that never waits on a FIFO a student left in place of a file (0 where the system has none)."""
 
 
 def spreadsheet_cell(text: str) -> str:
@@ -60,11 +79,12 @@ def strict(value: object) -> object:
     return number if math.isfinite(number) else None
 
 
-def _not_json(constant: str) -> None:
+def refuse_constant(constant: str) -> None:
+    """For ``json.loads(parse_constant=...)``: NaN and the infinities are not JSON, so a line holding one is refused."""
     raise ValueError(f"{constant} is not JSON")
 
 
-def _nesting(line: str) -> int:
+def nesting(line: str) -> int:
     """How deep brackets nest in a JSON line, strings aside (a scan, no recursion)."""
     depth = deepest = 0
     for ch in _STRING.sub("", line):
@@ -82,7 +102,7 @@ def read_regular(path: Path, limit: int, called: str) -> tuple[bytes, os.stat_re
     Anything else is an InputError saying why, for a teacher to read: ``called`` names the file in it.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         why = "a symbolic link, not followed" if Path(path).is_symlink() else exc.strerror or str(exc)
         raise InputError(why) from None

@@ -657,20 +657,21 @@ def test_ex2s_check_speaks_dutch_on_a_wrong_and_a_right_answer(course, tmp_path,
 
 @pytest.mark.slow
 def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monkeypatch, tmp_path):
-    from ragkit.teach.grading import grader as grading
+    from ragkit.teach.grading.handed_in import Submission
+    from ragkit.teach.grading.judging import judged
     from ragkit.teach.grading.sandbox import SandboxRun
 
-    submission = grading.Submission("ana", "ex2", Path("ex2-choose-a-threshold.ipynb"))
-    answers = SandboxRun(True, answers=json.dumps({"my_cut": {"value": 0.3}}))
+    submission = Submission("ana", "ex2", Path("ex2-choose-a-threshold.ipynb"))
+    answers = SandboxRun(answers=json.dumps({"my_cut": {"value": 0.3}}))
     # each judgement with a results file of its own, as grade() gives its checks: a check's note counts the attempts
     # in its results file, and the run's shared file holds every other test's attempts
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "english.jsonl"))
-    english = grading.judged(submission, answers, course)
+    english = judged(submission, answers, course)
     assert english.reason.startswith("the rules: bluff cost")
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "dutch.jsonl"))
     monkeypatch.setenv("RAGKIT_LANGUAGE", "nl")
     language.use("nl")  # as a Dutch notebook does, should the grader ever run in its kernel
-    dutch_kernel = grading.judged(submission, answers, course)
+    dutch_kernel = judged(submission, answers, course)
     assert (dutch_kernel.grade, dutch_kernel.reason, dutch_kernel.numbers) == (
         english.grade,
         english.reason,

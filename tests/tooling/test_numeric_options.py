@@ -8,7 +8,7 @@ import pytest
 
 from ragkit.__main__ import main
 from ragkit.errors import InputError
-from ragkit.teach.grading.sandbox import Limits
+from ragkit.teach.grading.isolation import Limits
 
 # (command line before the option, option, values refused, values accepted, words the refusal says)
 OPTIONS = [

@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from ragkit.errors import InputError
 from ragkit.teach import language
-from ragkit.teach.untrusted import MAX_NESTING, _nesting
+from ragkit.teach.untrusted import MAX_NESTING, nesting
 
 TRACKED, COPIES = "notebooks", "my-notebooks"
 MANIFEST = ".ragkit-workspace.json"
@@ -161,7 +161,7 @@ def _manifest(folder: Path) -> dict[str, dict[str, str]]:
     """What the last refresh copied; a manifest that is not one (edited, too deep, not JSON) counts as none."""
     raw = _read(folder / MANIFEST)
     try:
-        if raw is not None and _nesting(raw.decode("utf-8", "replace")) > MAX_NESTING:
+        if raw is not None and nesting(raw.decode("utf-8", "replace")) > MAX_NESTING:
             return {}  # the student's file, read as hostile: deep nesting would exhaust the parser's recursion
         data = json.loads(raw) if raw is not None else {}
         return (

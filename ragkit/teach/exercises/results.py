@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ragkit.errors import InputError
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import _NOFOLLOW, _NONBLOCK, MAX_FILE, MAX_LINE, MAX_NESTING, _nesting, strict
+from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, MAX_RESULTS_FILE, O_NOFOLLOW, O_NONBLOCK, nesting, strict
 
 RESULTS_ENV, STUDENT_ENV, HUB_USER_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT", "JUPYTERHUB_USER"
 SHARED_LOGINS = frozenset({"jovyan"})
@@ -109,7 +109,7 @@ def append_result(path: Path, row: dict) -> int:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | O_NOFOLLOW | O_NONBLOCK | os.O_CLOEXEC, 0o644)
     except OSError as exc:
         if exc.errno == getattr(os, "ELOOP", None) or path.is_symlink():
             raise InputError(say("{path} is a symbolic link: ragkit does not follow it", path=str(path))) from None
@@ -120,7 +120,7 @@ def append_result(path: Path, row: dict) -> int:
             raise InputError(say("{path} is not a regular file (a FIFO, device or socket)", path=str(path)))
         if st.st_uid != os.getuid():
             raise InputError(say("{path} belongs to {owner}, not to you", path=str(path), owner=login(st.st_uid)))
-        data = os.pread(fd, MAX_FILE, 0)
+        data = os.pread(fd, MAX_RESULTS_FILE, 0)
         attempts = sum(
             1 for line in data.decode("utf-8", "replace").splitlines() if _is_row(line, row["student"], row["exercise"])
         )
@@ -133,7 +133,7 @@ def append_result(path: Path, row: dict) -> int:
 
 def _is_row(line: str, who: str, exercise: str) -> bool:
     try:
-        row = json.loads(line) if len(line) <= MAX_LINE and _nesting(line) <= MAX_NESTING else None
+        row = json.loads(line) if len(line) <= MAX_LINE and nesting(line) <= MAX_NESTING else None
     except ValueError:
         return False
     return isinstance(row, dict) and row.get("student") == who and row.get("exercise") == exercise

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = ["CONTROLLERS", "ROOT", "Hierarchy", "RunGroup", "hierarchy"]
+
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
 

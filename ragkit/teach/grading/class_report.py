@@ -9,17 +9,40 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragkit.errors import InputError
+from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES, NOBODY, SHARED_LOGINS, login
-from ragkit.teach.untrusted import MAX_FILE, MAX_LINE, MAX_NESTING, _nesting, _not_json, read_regular, shown
+from ragkit.teach.grading.gradebook import grade_word
+from ragkit.teach.untrusted import (
+    MAX_LINE,
+    MAX_NESTING,
+    MAX_RESULTS_FILE,
+    nesting,
+    read_regular,
+    refuse_constant,
+    shown,
+)
+
+__all__ = [
+    "MAX_DEPTH",
+    "NAME_RULES",
+    "SKIPS_PER_FILE",
+    "ClassReport",
+    "class_report",
+    "linked",
+    "nobody",
+    "result_files",
+    "walk",
+    "whose",
+]
 
 NAME_RULES = ("file", "owner")
 """How class-report names the student of a results file: its file name without ``.jsonl``, or its owner's login."""
 
 
 MAX_DEPTH = 8
-
-
+"""Folders deep a walk goes under a folder given."""
 SKIPS_PER_FILE = 5
+"""Lines of one results file left out that are each said; the rest are counted."""
 
 
 def nobody(name: object) -> bool:
@@ -48,17 +71,21 @@ class ClassReport:
         return sorted({s for s, _ in self.cells})
 
     def rows(self) -> list[dict[str, str]]:
-        """One row per student: 'yes (2)' passed on the second attempt, 'not yet (3)', or '-' never tried."""
+        """One row per student: 'yes (2)' passed on the second attempt, 'not yet (3)', or '-' never tried.
+
+        The grade words are the grader's (``gradebook.grade_word``), in English, as the rest of class-report is.
+        """
         out = []
-        for s in self.students:
-            row = {"student": shown(s)}
-            for e in EXERCISES:
-                if (s, e) in self.cells:
-                    passed, attempts = self.cells[s, e]
-                    row[e] = f"{'yes' if passed else 'not yet'} ({attempts})"
-                else:
-                    row[e] = "-"
-            out.append(row)
+        with language.speaking(language.SOURCE):
+            for s in self.students:
+                row = {"student": shown(s)}
+                for e in EXERCISES:
+                    if (s, e) in self.cells:
+                        passed, attempts = self.cells[s, e]
+                        row[e] = f"{grade_word('yes' if passed else 'not yet')} ({attempts})"
+                    else:
+                        row[e] = "-"
+                out.append(row)
         return out
 
 
@@ -145,11 +172,11 @@ def _rows(data: bytes, where: str, who: str) -> Iterator[tuple[str, bool] | str]
             yield f"{where}:{n}: a line of {len(raw):,} bytes, longer than the {MAX_LINE:,} a result takes"
             continue
         line = raw.decode("utf-8", "replace")
-        if (depth := _nesting(line)) > MAX_NESTING:
+        if (depth := nesting(line)) > MAX_NESTING:
             yield f"{where}:{n}: nested {depth} deep, more than the {MAX_NESTING} a result takes"
             continue
         try:
-            row = json.loads(line, parse_constant=_not_json)
+            row = json.loads(line, parse_constant=refuse_constant)
             exercise, passed = row["exercise"], row["passed"]
             if not isinstance(exercise, str) or not isinstance(passed, bool):
                 raise TypeError("exercise must be a string, passed true or false")
@@ -189,7 +216,7 @@ def class_report(paths: Iterable[str | Path], name_by: str = "file", output: Pat
     for path in files:
         where = _where(path)
         try:
-            data, st = read_regular(path, MAX_FILE, "a results file")
+            data, st = read_regular(path, MAX_RESULTS_FILE, "a results file")
         except InputError as exc:
             skipped.append(f"{where}: file not read ({exc})")
             continue

@@ -27,17 +27,30 @@ from pathlib import Path
 
 from ragkit.plumbing.nbformat_import import import_nbformat_quickly
 from ragkit.plumbing.service import Borrower, service_path
+from ragkit.teach.grading.failures import RunFailure
+
+__all__ = [
+    "DEVICES",
+    "ETC",
+    "EXTRACT",
+    "HOME",
+    "INSIDE",
+    "NO_NETWORK",
+    "SENTINEL",
+    "STARTUP",
+    "build_root",
+    "drop",
+    "execute",
+    "found_answers",
+    "main",
+    "prepare_home",
+    "start_kernel",
+]
 
 SENTINEL = "ragkit-sandbox-answers:"
 NO_NETWORK = "no network in the grader's sandbox"
 HOME = Path("/home/submission")
 """The submission's HOME inside the sandbox (a tmpfs)."""
-KERNEL_DIED = "the kernel died (it exited, crashed or ran out of memory)"
-CELL_RAISED = "cell {number} raised {error}: {message}"
-A_CELL_RAISED = "a cell raised {error}: {message}"
-NOT_READABLE = "not a readable notebook ({error}: {message})"
-"""Why a run did not finish, as the report sends it (English): the grader says it again in the notebook's language
-(``grader.run_reason``), so every template here is one it knows."""
 INSIDE = Path("/run/ragkit")
 """Where the snapshot of the teacher's cache (``seed``) and the lending socket (``embed.sock``) appear inside."""
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -301,6 +314,11 @@ def drop(spec: dict) -> None:
 # Running the notebook
 
 
+def failed(failure: RunFailure) -> dict:
+    """The report of a run that did not finish: the failure as a value, never a sentence."""
+    return {"ran": False, "failure": failure.to_json()}
+
+
 def _send(fd: int, report: dict) -> None:
     os.write(fd, json.dumps(report).encode("utf-8"))
     os.close(fd)
@@ -310,7 +328,7 @@ def _watch(km, done: threading.Event, report_fd: int) -> None:
     """End the run when the kernel process is gone before the last cell (nbclient would wait for the time limit)."""
     while not done.wait(1.0):
         if km.has_kernel and not km.is_alive() and not done.is_set():
-            _send(report_fd, {"ran": False, "reason": KERNEL_DIED})
+            _send(report_fd, failed(RunFailure("kernel died")))
             os._exit(0)
 
 
@@ -326,7 +344,7 @@ def execute(spec: dict, report_fd: int) -> dict:
     try:
         nb = nbformat.read(home / "submission.ipynb", as_version=4)
     except Exception as exc:  # any unreadable notebook is a reason, not a crash
-        return {"ran": False, "reason": NOT_READABLE.format(error=type(exc).__name__, message=str(exc)[:200])}
+        return failed(RunFailure("not readable", error=type(exc).__name__, message=str(exc)[:200]))
     nb.cells = [c for c in nb.cells if c.get("cell_type") in ("code", "markdown", "raw")]
     args = f"{spec['names']!r}, {spec['functions']!r}, {[tuple(p) for p in spec['pairs']]!r}"
     nb.cells.append(nbformat.v4.new_code_cell(EXTRACT.format(sentinel=SENTINEL, args=args)))
@@ -342,7 +360,7 @@ def execute(spec: dict, report_fd: int) -> dict:
     try:
         client.execute()
     except DeadKernelError:
-        return {"ran": False, "reason": KERNEL_DIED}
+        return failed(RunFailure("kernel died"))
     except CellExecutionError as exc:
         index = next(
             (
@@ -352,21 +370,18 @@ def execute(spec: dict, report_fd: int) -> dict:
             ),
             None,
         )
-        message = str(exc.evalue)[:300]
-        return {
-            "ran": False,
-            "reason": CELL_RAISED.format(number=index + 1, error=exc.ename, message=message)
-            if index is not None
-            else A_CELL_RAISED.format(error=exc.ename, message=message),
-        }
-    except Exception as exc:  # the kernel could not start or talk: say so
-        return {"ran": False, "reason": f"the notebook could not be run ({type(exc).__name__}: {str(exc)[:300]})"}
+        number = index + 1 if index is not None else None
+        return failed(RunFailure("cell raised", number=number, error=exc.ename, message=str(exc.evalue)[:300]))
+    except Exception as exc:  # the kernel could not start or talk: the machine's fault, said to the teacher
+        return failed(
+            RunFailure("sandbox", text=f"the notebook could not be run ({type(exc).__name__}: {str(exc)[:300]})")
+        )
     printed = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", []) if o.get("name") == "stdout")
     answers = next((line[len(SENTINEL) :] for line in reversed(printed.splitlines()) if line.startswith(SENTINEL)), "")
     return {"ran": True, "answers": answers}
 
 
-def main() -> int:
+def main() -> int:  # the ``python -m`` protocol's entry point: one name, in every module run with ``-m``
     """The child: read the spec, join the cgroup, build the root, drop privileges, run; one JSON report on stdout."""
     report_fd = os.dup(1)
     spec = json.loads(sys.stdin.buffer.read())
@@ -385,7 +400,7 @@ def main() -> int:
             _mount(None, "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         drop(spec)
         if spec.get("probe"):
-            _send(report_fd, {"ran": True, "reason": "probe"})
+            _send(report_fd, {"ran": True})
             return 0
         log = os.open(Path(spec["env"]["HOME"]) / "kernel.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
@@ -394,8 +409,10 @@ def main() -> int:
         os.environ.update(spec["env"])
         os.chdir(spec["env"]["HOME"])
         report = execute(spec, report_fd)
-    except Exception as exc:  # whatever stops the sandbox is the reason it did not run
-        report = {"ran": False, "reason": f"the sandbox could not run the notebook ({type(exc).__name__}: {exc})"}
+    except Exception as exc:  # whatever stops the sandbox is the reason it did not run: the machine's, the teacher's
+        report = failed(
+            RunFailure("sandbox", text=f"the sandbox could not run the notebook ({type(exc).__name__}: {exc})")
+        )
     _send(report_fd, report)
     return 0
 

@@ -33,8 +33,27 @@ from typing import TYPE_CHECKING
 from ragkit.errors import InputError
 from ragkit.plumbing import locations
 
+__all__ = [
+    "CONFIG",
+    "EXECUTION_ENV",
+    "JUDGE_SECONDS",
+    "MAX_ANSWERS",
+    "NAMING_CELL",
+    "POINTS",
+    "SYSTEM_PATH",
+    "TEST_CELL",
+    "autograded_check",
+    "autograding",
+    "judge_answers",
+    "judging_environment",
+    "name_the_student",
+    "source_notebook",
+    "starting_environment",
+    "write_course",
+]
+
 if TYPE_CHECKING:
-    from ragkit.teach.grading.grader import Exercise
+    from ragkit.teach.grading.answers import Exercise
 
 POINTS = 1
 JUDGE_SECONDS = 900
@@ -159,7 +178,7 @@ def write_course(folder: Path, force: bool = False) -> list[Path]:
     """Write ``source/<assignment>/<notebook>`` for the five exercises (and an nbgrader_config.py when none exists)."""
     import nbformat
 
-    from ragkit.teach.grading.grader import TABLE
+    from ragkit.teach.grading.answers import TABLE
 
     folder = Path(folder)
     written = []
@@ -260,8 +279,8 @@ def judging_environment() -> dict[str, str]:
     No ``RAGKIT_*`` or ``HF_*`` setting of the kernel's, now or as it was started: the judge uses this installation's
     data, cache and models (``ragkit.plumbing.locations`` without settings), the home folder of the system's user
     record, the system's PATH, this ragkit on PYTHONPATH, offline. Under autograde the student is the one the locked
-    first cell named and the results file a throwaway (``judge``); in a student's own kernel, where nothing is graded,
-    the check records in the kernel's results file under the kernel's student, as every other check does.
+    first cell named and the results file a throwaway (``judge_answers``); in a student's own kernel, where nothing
+    is graded, the check records in the kernel's results file under the kernel's student, as every other check does.
     """
     from ragkit.teach.exercises.results import RESULTS_ENV, STUDENT_ENV, results_path
 
@@ -286,7 +305,7 @@ def judging_environment() -> dict[str, str]:
 def autograded_check(key: str, namespace: dict) -> None:
     """The autograded cell: judge the answers in ``namespace`` as the grader does; raise the feedback on NOT YET.
 
-    The check runs in a fresh Python process (``judge``), so a check or a ragkit function the
+    The check runs in a fresh Python process (``judge_answers``), so a check or a ragkit function the
     notebook replaced is not the one that judges; that process takes no setting from the kernel
     (``judging_environment``) and runs in a folder of its own, so a notebook that points
     ``RAGKIT_DATA`` at another data set or changes folder judges nothing differently. It
@@ -297,8 +316,8 @@ def autograded_check(key: str, namespace: dict) -> None:
     import sys
 
     from ragkit.teach import course as courses
-    from ragkit.teach.grading.grader import TABLE, header_pairs
-    from ragkit.teach.grading.sandbox import found_answers
+    from ragkit.teach.grading.answers import TABLE, header_pairs
+    from ragkit.teach.grading.confinement import found_answers
 
     exercise = TABLE[key]
     with _quiet():
@@ -324,15 +343,14 @@ def autograded_check(key: str, namespace: dict) -> None:
     print(text)
 
 
-def judge(key: str, student: str, raw: str) -> dict:
+def judge_answers(key: str, student: str, raw: str) -> dict:
     """The check on answers read as the grader reads them: {"passed": ..., "text": the feedback}."""
     from ragkit.teach import course as courses
     from ragkit.teach.exercises.results import RESULTS_ENV
-    from ragkit.teach.grading.grader import TABLE, answers_of
-    from ragkit.teach.grading.sandbox import SandboxRun
+    from ragkit.teach.grading.answers import TABLE, answers_of
 
     exercise = TABLE[key]
-    answers, why = answers_of(SandboxRun(True, answers=raw), exercise)
+    answers, why = answers_of(raw, exercise)
     if why:
         return {"passed": False, "text": f"NOT YET\n- {why}"}
     with _quiet(), tempfile.TemporaryDirectory() as tmp:
@@ -346,4 +364,4 @@ if __name__ == "__main__":
     import json
     import sys
 
-    print(json.dumps(judge(sys.argv[1], sys.argv[2], sys.stdin.read(MAX_ANSWERS)), default=str))
+    print(json.dumps(judge_answers(sys.argv[1], sys.argv[2], sys.stdin.read(MAX_ANSWERS)), default=str))

@@ -502,19 +502,19 @@ def test_ex4_the_check_run_first_locks_the_direction_itself(course, solved, monk
     ],
 )
 def test_ex4_the_grader_holds_a_fresh_run_to_the_direction_in_force_when_it_measured(course, stated, says):
-    from ragkit.teach.grading import grader as grading
+    from ragkit.teach.grading.answers import header_pairs
+    from ragkit.teach.grading.handed_in import Submission
+    from ragkit.teach.grading.judging import judged
     from ragkit.teach.grading.sandbox import SandboxRun
 
-    pairs = grading.header_pairs(course)
+    pairs = header_pairs(course)
     answers = {
         "my_header": {"value": [[t, s, sentence(t, s)] for t, s in pairs]},
         "my_expectation": {"value": "better"},
         "my_conclusion": {"value": "inconclusive, same direction"},
         "stated_expectation": {"value": stated},
     }
-    g = grading.judged(
-        grading.Submission("ana", "ex4", Path("ex4.ipynb")), SandboxRun(True, answers=json.dumps(answers)), course
-    )
+    g = judged(Submission("ana", "ex4", Path("ex4.ipynb")), SandboxRun(answers=json.dumps(answers)), course)
     assert g.grade == "not yet" and says in g.reason, g
     assert ex4_header._STATED == {}  # the grader's process locks nothing of its own
 
@@ -525,7 +525,7 @@ def test_ex4_a_fresh_run_of_the_notebook_holds_the_order_too(course, solved, tmp
     import nbformat
 
     from ragkit.teach.grading import grader as grading
-    from ragkit.teach.grading.sandbox import Limits
+    from ragkit.teach.grading.isolation import Limits
 
     notebooks = ROOT / "notebooks"
     for student in ("ada", "tom", "lea"):

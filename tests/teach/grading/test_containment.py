@@ -21,9 +21,11 @@ import nbformat
 import pytest
 from unprivileged import AS_NOBODY, python_for, site_path
 
-from ragkit.teach.grading import sandbox as sandboxes
+from ragkit.teach.grading import isolation as isolations
+from ragkit.teach.grading import uids
 from ragkit.teach.grading.confinement import HOME
-from ragkit.teach.grading.sandbox import Limits, Sandbox
+from ragkit.teach.grading.isolation import Limits
+from ragkit.teach.grading.sandbox import Sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +45,7 @@ def _needs(what: str) -> None:
 
 @pytest.fixture(scope="module")
 def isolation():
-    found = sandboxes.isolation()
+    found = isolations.probe()
     if os.geteuid() != 0:
         _needs("the grader's containment is tested as root")
     if not found.namespaces:
@@ -52,7 +54,7 @@ def isolation():
 
 
 def _answers(run) -> dict:
-    assert run.ran, run.reason
+    assert run.ran, str(run.failure)
     return {k: v["value"] for k, v in json.loads(run.answers).items()}
 
 
@@ -115,10 +117,10 @@ def test_a_run_leaves_no_setuid_file_and_cannot_reach_its_spec(isolation, tmp_pa
         assert not os.path.lexists(os.path.join(folder, marker)) and not os.path.lexists(
             os.path.join(folder, marker + "-sh")
         )
-    assert sandboxes.leftovers(first["me"]) == []
+    assert uids.leftovers(first["me"]) == []
     uid, euid, gid, egid, groups = second["ids"]
     assert 0 not in (uid, euid, gid, egid) and groups == [] and uid != first["me"]  # a fresh uid each run
-    assert uid >= sandboxes.SANDBOX_UIDS
+    assert uid >= uids.SANDBOX_UIDS
     assert second["specs"] == []
     assert second["tried"]["/proc/1/fd/0"] in ("", "PermissionError")  # the spec's descriptor was closed
     assert second["tried"]["/etc/shadow"] == "FileNotFoundError"
@@ -127,12 +129,14 @@ def test_a_run_leaves_no_setuid_file_and_cannot_reach_its_spec(isolation, tmp_pa
 
 def test_the_child_refuses_to_run_a_notebook_as_root(isolation):
     """A spec that names no uid, met by a child that is root, is refused: no rewrite of a spec can make a run root."""
-    spec = sandboxes._probe_spec(True, False)
+    spec = isolations._probe_spec(True, False)
     spec["uid"] = None
     spec["probe"] = False
-    out = sandboxes._child(spec, True, False)
+    out = isolations._child(spec, True, False)
     report = json.loads(out.stdout)
-    assert report["ran"] is False and "as root without a uid of its own is refused" in report["reason"]
+    failure = report["failure"]
+    assert report["ran"] is False and failure["cause"] == "sandbox", report  # the machine's fault: the teacher's text
+    assert "as root without a uid of its own is refused" in failure["text"]
 
 
 def test_host_unix_sockets_are_unreachable(isolation, tmp_path):
@@ -238,7 +242,8 @@ def test_memory_is_bounded_for_the_whole_run_not_per_process(isolation, tmp_path
         codes = _answers(run)["codes"]
         assert codes.count(0) < 3, codes  # the bound killed at least one
     else:
-        assert "memory bound" in run.reason, run.reason
+        assert run.failure is not None and run.failure.memory_bound == bound, run
+        assert str(run.failure).endswith("(the run reached its memory bound of 1.5 GiB, all its processes together)")
 
 
 def test_processes_and_tmpfs_are_bounded(isolation, tmp_path):
@@ -274,7 +279,7 @@ def test_a_teacher_without_root_gets_the_same_root_and_no_capability(isolation, 
     os.chown(base, 65534, 65534)
     probe = (
         "import json, sys\nfrom pathlib import Path\nimport nbformat\n"
-        "from ragkit.teach.grading.sandbox import Sandbox, Limits\n"
+        "from ragkit.teach.grading.sandbox import Sandbox\nfrom ragkit.teach.grading.isolation import Limits\n"
         "cell = ('import os\\nstatus = open(\"/proc/self/status\").read()\\n'\n"
         "        'caps = [l.split()[1] for l in status.splitlines()\\n'\n"
         '        \'        if l.startswith(("CapEff", "CapPrm"))]\\n\'\n'
@@ -282,13 +287,13 @@ def test_a_teacher_without_root_gets_the_same_root_and_no_capability(isolation, 
         "nb = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])).encode()\n"
         "with Sandbox([Path(sys.argv[1])], Limits(timeout=60)) as sandbox:\n"
         "    run = sandbox.run(nb, 'carol', ('caps', 'top', 'me'))\n"
-        "    print(json.dumps({'iso': str(sandbox.isolation), 'ran': run.ran, 'reason': run.reason,\n"
+        "    print(json.dumps({'iso': str(sandbox.isolation), 'ran': run.ran, 'reason': str(run.failure),\n"
         "                      'answers': run.answers}))\n"
     )
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(base),
-        "PYTHONPATH": f"{sandboxes.CHECKOUT}{os.pathsep}{site_path()}",
+        "PYTHONPATH": f"{isolations.CHECKOUT}{os.pathsep}{site_path()}",
         "RAGKIT_CACHE": str(base / "cache"),
         "TMPDIR": str(base),
     }
@@ -303,4 +308,4 @@ def test_a_teacher_without_root_gets_the_same_root_and_no_capability(isolation, 
     answers = {k: v["value"] for k, v in json.loads(report["answers"]).items()}
     assert answers["caps"] == ["0000000000000000"] * 2 and answers["me"] == 65534
     allowed = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "dev", "etc", "home", "proc", "run", "tmp"}
-    assert set(answers["top"]) <= allowed | {Path(dst).parts[1] for _, dst in sandboxes.whitelist()}, answers["top"]
+    assert set(answers["top"]) <= allowed | {Path(dst).parts[1] for _, dst in isolations.whitelist()}, answers["top"]

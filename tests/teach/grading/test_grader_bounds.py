@@ -19,8 +19,11 @@ from ragkit.embedding import default_embedder
 from ragkit.plumbing.cache import FILENAME, VectorCache
 from ragkit.teach.exercises import ex5_own_document
 from ragkit.teach.exercises.feedback import Feedback
+from ragkit.teach.grading import answers as declared
 from ragkit.teach.grading import grader as grading
-from ragkit.teach.grading.sandbox import Isolation, SandboxRun, snapshot_cache
+from ragkit.teach.grading import handed_in, judging
+from ragkit.teach.grading.isolation import Isolation
+from ragkit.teach.grading.sandbox import SandboxRun, snapshot_cache
 from ragkit.words import words
 
 EX5 = "ex5-cite-your-own-document.ipynb"
@@ -37,7 +40,7 @@ def course():
 
 def _ex5(document: str, question: str = "What does a roof need before bees can live on it?") -> SandboxRun:
     return SandboxRun(
-        True, answers=json.dumps({"my_document": {"value": document}, "my_question": {"value": question}}), seconds=1.0
+        answers=json.dumps({"my_document": {"value": document}, "my_question": {"value": question}}), seconds=1.0
     )
 
 
@@ -52,10 +55,10 @@ def test_a_check_past_its_time_bound_is_not_run_with_the_reason(course, monkeypa
         time.sleep(5)
         return Feedback(True, ("too late to count",))
 
-    monkeypatch.setitem(grading.TABLE, "ex5", replace(grading.TABLE["ex5"], judge=slow))
-    monkeypatch.setattr(grading, "JUDGING", 0.2)
+    monkeypatch.setitem(declared.TABLE, "ex5", replace(declared.TABLE["ex5"], judge=slow))
+    monkeypatch.setattr(judging, "JUDGING", 0.2)
     late: list[threading.Thread] = []
-    g = grading.judged(grading.Submission("bo", "ex5", Path(EX5)), _ex5(DOCUMENT), course, late)
+    g = judging.judged(handed_in.Submission("bo", "ex5", Path(EX5)), _ex5(DOCUMENT), course, late)
     assert started.is_set()
     assert (g.grade, g.reason) == ("not run", "its check took longer than 0.2 s")
     assert g.seconds == 1.0 and len(late) == 1  # the grader knows which check still runs, to wait for it at the end
@@ -65,8 +68,8 @@ def test_a_check_within_its_bound_gives_its_grade_and_its_errors_stay_not_yet(co
     def fails(course, student, answers):
         raise ValueError("cannot judge")
 
-    monkeypatch.setitem(grading.TABLE, "ex5", replace(grading.TABLE["ex5"], judge=fails))
-    g = grading.judged(grading.Submission("bo", "ex5", Path(EX5)), _ex5(DOCUMENT), course)
+    monkeypatch.setitem(declared.TABLE, "ex5", replace(declared.TABLE["ex5"], judge=fails))
+    g = judging.judged(handed_in.Submission("bo", "ex5", Path(EX5)), _ex5(DOCUMENT), course)
     assert g.grade == "not yet" and "ValueError: cannot judge" in g.reason
 
 
@@ -79,15 +82,15 @@ def test_a_huge_ex5_document_is_refused_by_its_words_before_anything_is_embedded
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     section = "Bees fan the comb at dusk and the queen lays her eggs in spring while the workers forage.\n\n"
     huge = "# Bees\n\n## Hives\n\n" + section * (ex5_own_document.MAX_WORDS // len(section.split()) + 1)
-    assert len(huge) <= grading.MAX_TEXT  # a document the grader reads: the check's bound is what refuses it
-    g = grading.judged(grading.Submission("bo", "ex5", Path(EX5)), _ex5(huge), course)
+    assert len(huge) <= declared.MAX_TEXT  # a document the grader reads: the check's bound is what refuses it
+    g = judging.judged(handed_in.Submission("bo", "ex5", Path(EX5)), _ex5(huge), course)
     assert g.grade == "not yet", g
     assert (
         f"the document has {len(words(huge)):,} words and {len(huge):,} characters; at most "
         f"{ex5_own_document.MAX_WORDS:,} words" in g.reason
     )
     wide = "# Bees\n\n## Hives\n\n" + "x" * (ex5_own_document.MAX_CHARACTERS + 1)  # few words, many characters
-    g = grading.judged(grading.Submission("bo", "ex5", Path(EX5)), _ex5(wide), course)
+    g = judging.judged(handed_in.Submission("bo", "ex5", Path(EX5)), _ex5(wide), course)
     assert g.grade == "not yet" and f"and {ex5_own_document.MAX_CHARACTERS:,} characters are checked" in g.reason
 
 
@@ -141,9 +144,9 @@ def test_lent_vectors_serve_the_check_and_never_reach_the_teachers_cache(teacher
     embedder = default_embedder()
     seed = snapshot_cache(teacher, tmp_path / "seed")
     texts = [f"a header no cache has seen {uuid.uuid4().hex}: a chunk of the course"]
-    lend = grading._lending(1, threads=1, wait=5, cache=tmp_path / "vectors", seed=seed)
+    lend = judging.lent_models(1, threads=1, wait=5, cache=tmp_path / "vectors", seed=seed)
     assert lend is not None
-    with grading._writing_into(embedder, tmp_path / "vectors", seed):
+    with judging.writing_into(embedder, tmp_path / "vectors", seed):
         lent = lend.encode(texts)
         computed = embedder._compute
         embedder._compute = lambda *a: pytest.fail("the check embedded a text the kernel had borrowed")  # type: ignore
@@ -167,7 +170,7 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
     answers = {
         "ex2": json.dumps({"my_cut": {"value": 0.5}}),
         "ex5": _ex5(DOCUMENT.replace("June", uuid.uuid4().hex)).answers,
-        "ex4": json.dumps({n: {"absent": True} for n in grading.TABLE["ex4"].answers}),
+        "ex4": json.dumps({n: {"absent": True} for n in declared.TABLE["ex4"].answers}),
     }
 
     class Standin:
@@ -183,23 +186,23 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
             pass
 
         def run(self, notebook, student, names, functions, pairs=None, lend=True):
-            exercise = next(k for k, e in grading.TABLE.items() if tuple(e.answers) == names)
+            exercise = next(k for k, e in declared.TABLE.items() if tuple(e.answers) == names)
             assert said, "the grader ran a notebook before saying what its sandbox holds"
             asked.append((exercise, lend))
             if lend:
                 assert self.lend is not None
                 self.lend.encode([f"my header {uuid.uuid4().hex}: a chunk"])
-            return SandboxRun(True, answers=answers[exercise], seconds=1.0)
+            return SandboxRun(answers=answers[exercise], seconds=1.0)
 
     rows, files = _rows(teacher), _files(teacher)
     monkeypatch.setattr(grading, "Sandbox", Standin)
     said: list[Isolation] = []
     lent: list = []
-    original = grading._lending
-    monkeypatch.setattr(grading, "_lending", lambda *a: lent.append(original(*a)) or lent[-1])
+    original = judging.lent_models
+    monkeypatch.setattr(grading, "lent_models", lambda *a: lent.append(original(*a)) or lent[-1])
     result = grading.grade([home], "home", jobs=1, course=course, announce=said.append)
     assert said == [Isolation(True, True)]
-    assert lent[0].texts == grading.LEND_TEXTS * len(course.chunks("E"))  # a run's count budget, from the course
+    assert lent[0].texts == judging.LEND_TEXTS * len(course.chunks("E"))  # a run's count budget, from the course
     assert sorted(asked) == [("ex2", False), ("ex4", True), ("ex5", False)]
     assert {g.exercise: g.grade for g in result.grades if g.grade != "missing"} == {
         "ex2": "not yet",

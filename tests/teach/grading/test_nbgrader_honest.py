@@ -94,7 +94,8 @@ def test_a_chdir_into_another_students_folder_names_no_one_else(autograde, tmp_p
     assert ex.current_student() == ada and ex.own_size() == ex.own_size(ada)
     os.chdir(tmp_path / "autograded" / bob / "ex1-destroyed-needle")  # the student's code
     monkeypatch.setenv("RAGKIT_STUDENT", bob)
-    assert not nbx.judge("ex1", bob, json.dumps({"question_id": qid, "cut_at": cut}))["passed"]  # bob's: NOT YET
+    # bob's: NOT YET
+    assert not nbx.judge_answers("ex1", bob, json.dumps({"question_id": qid, "cut_at": cut}))["passed"]
     nbx.autograded_check("ex1", {"question_id": qid, "cut_at": cut})  # judged at ada's window: passes
 
 
@@ -186,5 +187,5 @@ def test_the_first_cells_student_is_judged_even_when_autograde_is_hidden(autogra
     monkeypatch.delenv(nbx.EXECUTION_ENV)  # the student's code from here on
     os.chdir(tmp_path / "autograded" / bob / "ex1-destroyed-needle")
     monkeypatch.setenv("RAGKIT_STUDENT", bob)
-    assert not nbx.judge("ex1", bob, json.dumps({"question_id": qid, "cut_at": cut}))["passed"]
+    assert not nbx.judge_answers("ex1", bob, json.dumps({"question_id": qid, "cut_at": cut}))["passed"]
     nbx.autograded_check("ex1", {"question_id": qid, "cut_at": cut})

@@ -211,7 +211,8 @@ def test_the_questions_before_the_reveal_are_asked_there_and_not_again_at_the_en
 
 def test_no_prediction_is_graded_or_recorded(two_part_quiz):
     from ragkit.teach.exercises.results import EXERCISES
-    from ragkit.teach.grading.grader import TABLE, exercise_of
+    from ragkit.teach.grading.answers import TABLE
+    from ragkit.teach.grading.handed_in import exercise_of
 
     assert all(exercise_of(p.with_suffix(".ipynb").name) is None for p in MAIN), "a main notebook is never graded"
     assert all(predict.NAME not in e.answers for e in TABLE.values()), "no exercise reads a prediction"

@@ -1,0 +1,281 @@
+"""What a sandboxed run is held to, and what this machine can hold it to: the limits, the whitelist, the probe.
+
+A run sees a root of its own built from a whitelist (``whitelist``: the system's program folders, the Python the
+grader runs on, ragkit and its course data, a snapshot of the teacher's cache, all read-only) inside new network,
+mount, PID and IPC namespaces (``namespaces_command``), within ``Limits``. Before anything runs, ``probe`` builds
+that root and drops privileges once, exactly as a run will, and ``Isolation`` says in words what held and what not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from math import isfinite
+from pathlib import Path
+
+from ragkit.errors import InputError
+from ragkit.plumbing import locations
+from ragkit.teach.grading import cgroup
+from ragkit.teach.grading.confinement import HOME, INSIDE
+from ragkit.teach.grading.uids import SANDBOX_UIDS
+
+__all__ = [
+    "CHECKOUT",
+    "CHILD",
+    "HOME_SIZE",
+    "MAX_FILE_SIZE",
+    "MAX_MEMORY",
+    "MAX_OUTPUT",
+    "MAX_PROCESSES",
+    "SHM_SIZE",
+    "SYSTEM",
+    "TIMEOUT",
+    "TMP_SIZE",
+    "Isolation",
+    "Limits",
+    "child_command",
+    "inside",
+    "namespaces_command",
+    "outermost",
+    "probe",
+    "python_folders",
+    "python_path",
+    "system_folders",
+    "whitelist",
+]
+
+TIMEOUT = 600.0
+"""Seconds a notebook may take, kernel start included (ex4 embeds the corpus once: 1 to 4 minutes on 2 busy cores)."""
+MAX_OUTPUT = 2 * 2**20
+"""Bytes a run's report (its answers, as JSON) may take."""
+MAX_FILE_SIZE = 256 * 2**20
+"""Bytes the largest file a run writes may take (``RLIMIT_FSIZE``)."""
+MAX_MEMORY = 8 * 2**30
+"""Bytes of memory a run may hold, all its processes together where a cgroup counts them."""
+MAX_PROCESSES = 512
+"""Processes a run may have at once; threads count too: torch, zmq and the kernel start a few dozen."""
+HOME_SIZE = 512 * 2**20
+"""Bytes of the tmpfs a run's HOME is."""
+TMP_SIZE = 512 * 2**20
+"""Bytes of the tmpfs a run's /tmp is."""
+SHM_SIZE = 64 * 2**20
+"""Bytes of the tmpfs a run's /dev/shm is."""
+SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+"""The system's program folders, bound read-only (or, where they are links into /usr, linked the same way)."""
+# The folder holding the ragkit package, from this module's own path: ``ragkit.__file__`` is None when the grader
+# runs beside a folder named ragkit (a clone in ~/ragkit) under an editable install, which imports that folder
+# as a namespace package first
+CHECKOUT = locations.SOURCE_ROOT
+CHILD = "ragkit.teach.grading.confinement"
+"""The module a run's child is (``python -m``): the side of the sandbox that builds the root and runs the notebook."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one run may use: seconds, memory (the whole run in a cgroup), file and tmpfs sizes, processes."""
+
+    timeout: float = TIMEOUT
+    memory: int = MAX_MEMORY
+    file_size: int = MAX_FILE_SIZE
+    processes: int = MAX_PROCESSES
+    output: int = MAX_OUTPUT
+    threads: int = 1
+    home: int = HOME_SIZE
+    tmp: int = TMP_SIZE
+    shm: int = SHM_SIZE
+
+    def __post_init__(self) -> None:
+        if (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, (int, float))
+            or not isfinite(self.timeout)
+            or self.timeout <= 0
+        ):
+            raise InputError(
+                f"--timeout {self.timeout}: give a number of seconds above 0 (a finite number, such as {TIMEOUT:g})"
+            )
+        for name in ("memory", "file_size", "processes", "output", "threads", "home", "tmp", "shm"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise InputError(f"a sandbox limit `{name}` of {value!r}: give a whole number above 0")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What this machine lets the grader do: a root of its own, a uid per run, run-wide limits; in words."""
+
+    namespaces: bool
+    change_user: bool
+    notes: tuple[str, ...] = field(default=())
+    run_limits: str = ""
+    """The cgroup that bounds whole runs (``cgroup v2``, ``cgroup v1``), or empty where only processes are bounded."""
+
+    def __str__(self) -> str:
+        held = ["a time limit", "a throwaway HOME, results file and cache"]
+        if self.namespaces:
+            held[:0] = [
+                "no network",
+                "a read-only root of its own (the system, Python, ragkit, the course: no one "
+                "else's files, no host socket)",
+                "HOME and /tmp on bounded tmpfs",
+            ]
+        if self.change_user:
+            held.append("a uid of its own")
+        held.append(
+            f"memory and processes bounded for the whole run ({self.run_limits})"
+            if self.run_limits
+            else "memory bounded per process only"
+        )
+        return "each notebook runs with " + ", ".join(held) + "".join(f"\n{n}" for n in self.notes)
+
+
+def namespaces_command(root: bool) -> list[str]:
+    """The namespaces of a run; a teacher without root gets them in a user namespace, as their own uid, with the
+    capabilities the child needs to build its root (it drops them all before the notebook runs)."""
+    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--mount-proc"]
+    return ["unshare", *([] if root else ["--user", "--map-current-user", "--keep-caps"]), *flags]
+
+
+def system_folders() -> tuple[list[tuple[Path, Path]], list[Path]]:
+    """The system's program folders: (folder, folder) pairs to bind read-only, and the top-level links to copy."""
+    binds, links = [], []
+    for name in SYSTEM:
+        path = Path("/") / name
+        if path.is_symlink():
+            links.append(path)
+        elif path.is_dir():
+            binds.append((path, path))
+    return binds, links
+
+
+def _course_files() -> list[Path]:
+    """What ragkit needs of its checkout: the package, the course data and pyproject.toml (how it knows a checkout)."""
+    return [p for p in (CHECKOUT / "ragkit", CHECKOUT / "data", CHECKOUT / "pyproject.toml") if p.exists()]
+
+
+def whitelist(seed: Path | None = None) -> list[tuple[Path, Path]]:
+    """Every (host path, path inside) a run sees, all read-only: the system, Python, ragkit, the course, the seed."""
+    system, _ = system_folders()
+    mine = outermost([Path(os.path.realpath(p)) for p in [*python_folders(), *_course_files()]])
+    pairs = [*system, *((p, p) for p in mine if not any(inside(p, [s]) for s, _ in system))]
+    if seed is not None:
+        pairs.append((Path(os.path.realpath(seed)), INSIDE / "seed"))
+    return pairs
+
+
+def child_command() -> list[str]:
+    """The command that starts a run's child (``CHILD``) with the Python the grader runs on."""
+    return [sys.executable, "-m", CHILD]
+
+
+def _probe_spec(change_user: bool, namespaces: bool) -> dict:
+    """A spec that builds the run's root and drops privileges, then reports: what ``isolation`` tries first."""
+    _, links = system_folders()
+    uid = SANDBOX_UIDS if change_user else None
+    limits = Limits()
+    return {
+        "uid": uid,
+        "gid": uid if change_user else os.getgid(),
+        "namespaces": namespaces,
+        "cgroup": [],
+        "readonly": [[str(a), str(b)] for a, b in whitelist()],
+        "links": [str(p) for p in links],
+        "masked": [],
+        "socket": None,
+        "notebook": "",
+        "probe": True,
+        "env": {"HOME": str(HOME)},
+        "limits": {
+            "memory": limits.memory,
+            "file_size": limits.file_size,
+            "processes": limits.processes,
+            "home": "1m",
+            "tmp": "1m",
+            "shm": "1m",
+        },
+    }
+
+
+def _child(spec: dict, root: bool, namespaces: bool, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run the confinement child once with ``spec`` on stdin (the probe)."""
+    with tempfile.TemporaryFile() as spec_file:
+        spec_file.write(json.dumps(spec).encode())
+        spec_file.seek(0)
+        return subprocess.run(
+            [*(namespaces_command(root) if namespaces else []), *child_command()],
+            stdin=spec_file,
+            capture_output=True,
+            timeout=timeout,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(map(str, python_path())), "LANG": "C.UTF-8"},
+        )
+
+
+def probe() -> Isolation:
+    """Probe what this machine allows (a root built in namespaces, root, a cgroup), and say in words what is missing."""
+    root = os.geteuid() == 0
+    notes = []
+    try:
+        # the probe builds the run's root and drops privileges exactly as a run will, then reports
+        probe = _child(_probe_spec(root, True), root, True)
+        report = probe.stdout.decode("utf-8", "replace")
+        namespaces = probe.returncode == 0 and '"ran": true' in report
+        why = (report + probe.stderr.decode("utf-8", "replace")).strip().splitlines()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        namespaces, why = False, [str(exc)]
+    if not namespaces:
+        notes.append(
+            f"the sandbox's own root could not be built here ({why[-1][-300:] if why else 'no reason given'}):"
+            " submissions run WITHOUT network isolation and see the machine's files as their user would "
+            "(an audit hook still refuses Internet sockets; the time limit, per-process limits and the "
+            "throwaway HOME still hold); grade on a machine where `unshare --net --mount --pid` works "
+            "(root, or unprivileged user namespaces enabled)"
+        )
+    if not root:
+        notes.append(
+            f"not root: every submission runs as you ({pwd.getpwuid(os.getuid()).pw_name}), not as a user "
+            "of its own"
+            + (", in its own root with no capability" if namespaces else "")
+            + "; run the grader as root to give each submission an unprivileged uid"
+        )
+    found, why_not = cgroup.hierarchy()
+    if found is None:
+        notes.append(
+            f"memory is bounded per process only, not for the whole run ({why_not}): a run's processes "
+            "together may hold more than the bound"
+        )
+    return Isolation(namespaces, root, tuple(notes), str(found) if found is not None else "")
+
+
+def inside(path: Path, folders: list[Path]) -> bool:
+    """Whether ``path`` is one of ``folders`` or lies inside one."""
+    return any(path == f or f in path.parents for f in folders)
+
+
+def outermost(paths: list[Path]) -> list[Path]:
+    """The paths that lie inside no other path of the list, sorted."""
+    kept = sorted(set(paths), key=lambda p: len(p.parts))
+    return sorted(p for i, p in enumerate(kept) if not inside(p, kept[:i]))
+
+
+def python_folders() -> list[Path]:
+    """What a kernel needs of Python: the interpreter's prefixes, its site-packages and the grader's own path."""
+    import site
+
+    found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), *map(Path, site.getsitepackages())]
+    return outermost([Path(os.path.realpath(p)) for p in found if Path(p).is_dir()] + python_path()[1:])
+
+
+def python_path() -> list[Path]:
+    """A kernel's PYTHONPATH: the checkout, then the site-packages the grader finds beyond its interpreter's own
+    (on its PYTHONPATH, a ``pip install --user``), which a kernel with another HOME and environment would miss.
+    Only folders named site-packages or dist-packages: a PYTHONPATH of the teacher's HOME is not a whitelist."""
+    own = [Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
+    found = [Path(os.path.realpath(p)) for p in sys.path[1:] if p and os.path.isdir(p)]
+    extra = [p for p in found if p.name in ("site-packages", "dist-packages") and not inside(p, own)]
+    return [CHECKOUT, *dict.fromkeys(extra)]
