@@ -78,7 +78,7 @@ def test_a_huge_ex5_document_is_refused_by_its_words_before_anything_is_embedded
         raise AssertionError("the document was embedded")
 
     monkeypatch.setattr(ex5_own_document, "reworded_sentence", embeds)
-    monkeypatch.setattr(ex5_own_document, "_embedded", embeds)
+    monkeypatch.setattr(ex5_own_document, "embedded", embeds)
     monkeypatch.setenv("RAGKIT_RESULTS", str(tmp_path / "results.jsonl"))
     section = "Bees fan the comb at dusk and the queen lays her eggs in spring while the workers forage.\n\n"
     huge = "# Bees\n\n## Hives\n\n" + section * (ex5_own_document.MAX_WORDS // len(section.split()) + 1)
