@@ -144,37 +144,39 @@ def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3
         return None
     try:
         conn = connect(path, readonly=readonly)
+    except sqlite3.DatabaseError as exc:
+        raise CorruptIndex(f"{path} is damaged ({exc}): {_rebuild(folder, corpus)}") from exc
+    try:
         if not conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
             conn.close()  # an empty database: a first build that never committed
             return None
         found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise CorruptIndex(f"{path} is damaged ({check}): {_rebuild(folder, corpus)}")
+        if found is None or found[0] != FORMAT:
+            raise CorruptIndex(
+                f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
+                f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
+                "file is kept beside the new one)"
+            )
     except sqlite3.DatabaseError as exc:
-        raise CorruptIndex(
-            f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
-            "(the damaged file is kept beside the new one)"
-        ) from exc
-    if check != "ok":
-        raise CorruptIndex(
-            f"{path} is damaged ({check}): rebuild it with {_advice(folder, corpus)} "
-            "(the damaged file is kept beside the new one)"
-        )
-    if found is None or found[0] != FORMAT:
+        conn.close()  # closed before anyone sets the file aside: it is never renamed under an open connection
+        raise CorruptIndex(f"{path} is damaged ({exc}): {_rebuild(folder, corpus)}") from exc
+    except CorruptIndex:
         conn.close()
-        raise CorruptIndex(
-            f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
-            f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
-            "file is kept beside the new one)"
-        )
+        raise
     try:
         _check_tables(conn)
     except (CorruptIndex, sqlite3.DatabaseError) as exc:
         conn.close()
-        raise CorruptIndex(
-            f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
-            "(the damaged file is kept beside the new one)"
-        ) from exc
+        raise CorruptIndex(f"{path} is damaged ({exc}): {_rebuild(folder, corpus)}") from exc
     return conn
+
+
+def _rebuild(folder: Path, corpus: Corpus | None) -> str:
+    """What to do about a damaged index."""
+    return f"rebuild it with {_advice(folder, corpus)} (the damaged file is kept beside the new one)"
 
 
 def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
