@@ -196,10 +196,9 @@ def verify(citation: Citation, corpus: Corpus) -> bool:
     """True when the locator slices the quote out of the document's canonical text exactly."""
     if not isinstance(citation.locator, CharRange):
         return False
-    try:
-        text = corpus[citation.document_id].text
-    except KeyError:
+    if citation.document_id not in corpus.ids:
         return False
+    text = corpus[citation.document_id].text
     return text[citation.locator.start : citation.locator.end] == citation.quote
 
 
@@ -228,13 +227,12 @@ def document_href(
         return f"{base_url.rstrip('/')}/{quote(path)}{citation.fragment}"
     if corpus is None:
         raise InputError("a link needs the document's file: pass the corpus (or a base_url for a web server)")
-    try:
-        file = Path(corpus[citation.document_id].path).resolve()
-    except KeyError:
+    if citation.document_id not in corpus.ids:
         raise InputError(
             f"source [{citation.index}] names document {citation.document_id!r}, which is not in "
             f"{corpus.folder}: render the links with the corpus the citations came from"
-        ) from None
+        )
+    file = Path(corpus[citation.document_id].path).resolve()
     relative = Path(os.path.relpath(file, Path(start or Path.cwd()).resolve())).as_posix()
     return f"{quote(relative)}{citation.fragment}"
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from ragkit.errors import CorpusError
+from ragkit.errors import CorpusError, InputError
 from ragkit.terminal import shown
 
 LOADER_VERSION = "md-utf8-1"
@@ -72,7 +72,8 @@ class Corpus:
         for doc in self.documents:
             if doc.id == doc_id:
                 return doc
-        raise KeyError(f"no document {doc_id!r} in {self.folder}")
+        some = ", ".join(self.ids[:5]) + (", ..." if len(self.ids) > 5 else "")
+        raise InputError(f"no document {doc_id!r} in {self.folder}: use one of its ids ({some})")
 
     def __len__(self) -> int:
         return len(self.documents)

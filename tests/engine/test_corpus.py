@@ -5,7 +5,7 @@ import os
 import pytest
 
 from ragkit.corpus import FailedDocument, canonical_text, load_corpus, read_document
-from ragkit.errors import CorpusError, RagkitError
+from ragkit.errors import CorpusError, InputError, RagkitError
 
 
 def write(folder, name, data: bytes):
@@ -121,3 +121,11 @@ def test_corpus_stats_counts_the_fences_markdown_it_finds(text):
     from conftest import make_document
 
     assert document_stats(make_document(text)).code_blocks == 1
+
+
+def test_a_document_the_corpus_lacks_is_an_input_error_that_names_it_and_the_ids_there_are(tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\nSome text.\n", encoding="utf-8")
+    corpus = load_corpus(tmp_path)
+    assert corpus["a"].title == "A"
+    with pytest.raises(InputError, match=rf"no document 'b' in {tmp_path}: use one of its ids \(a\)"):
+        corpus["b"]
