@@ -22,15 +22,21 @@ DUTCH_STOPWORDS = frozenset(
     "onder als dan ook niet geen wel nog er hier daar wat wie waar waarom welke wanneer ik je "
     "jij u hij zij ze wij jullie mijn jouw uw zich ons onze hun haar mij zo te".split()
 )
-"""Dutch function words, for a class that brings Dutch documents or asks in Dutch (none that is an English word too:
-"is", "in", "was", "me", "we", "die", "over", "door", "hoe" are left out, so English text never reads as Dutch)."""
+"""Dutch function words, for a class that brings Dutch documents or asks in Dutch ("is", "in", "was", "me", "we",
+"die", "over", "door", "hoe" are left out: English text uses them as its own words)."""
+ENGLISH_TOO = frozenset("of met bent van tot ben dan".split())
+"""Dutch function words that English writes too ("of" is one of its own; "requirements met", "a bent pin", "Vincent
+van Gogh", "Dan"): ``language_of`` counts them for neither language, so an English text never reads as Dutch."""
 STOPWORDS_BY_LANGUAGE = {"en": STOPWORDS, "nl": DUTCH_STOPWORDS}
 
 
 def language_of(text: str) -> str:
-    """The language of ``text`` by its function words: ``nl`` where Dutch ones outnumber English ones, else ``en``."""
+    """The language of ``text`` by its function words: ``nl`` where Dutch ones outnumber English ones, else ``en``.
+
+    A word English writes too (``ENGLISH_TOO``) counts for neither.
+    """
     tokens = tokenize(plain(text))
-    dutch = sum(t in DUTCH_STOPWORDS and t not in STOPWORDS for t in tokens)
+    dutch = sum(t in DUTCH_STOPWORDS and t not in ENGLISH_TOO for t in tokens)
     english = sum(t in STOPWORDS and t not in DUTCH_STOPWORDS for t in tokens)
     return "nl" if dutch > english else "en"
 

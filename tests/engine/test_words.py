@@ -2,7 +2,7 @@
 
 import pytest
 
-from ragkit.words import DUTCH_STOPWORDS, STOPWORDS, content_words, language_of
+from ragkit.words import DUTCH_STOPWORDS, ENGLISH_TOO, STOPWORDS, content_words, language_of
 
 from conftest import ROOT
 
@@ -23,9 +23,22 @@ def test_a_dutch_text_loses_its_dutch_function_words_and_keeps_its_terms():
 def test_no_dutch_stop_word_is_an_english_word_a_text_could_use():
     """An English text never reads as Dutch because of a word both languages write."""
     assert not DUTCH_STOPWORDS & {"is", "in", "was", "me", "we", "die", "over", "door", "hoe", "an", "as"}
-    assert DUTCH_STOPWORDS & STOPWORDS == {"of"}  # counted for neither language by language_of
+    assert DUTCH_STOPWORDS & STOPWORDS == {"of"}  # a Dutch function word too, so removed from Dutch text's words
     assert language_of("help me, we die over the door") == "en"
     assert language_of("") == "en" and language_of("Wilson intervals") == "en"
+
+
+@pytest.mark.parametrize(
+    "text", ["Requirements met", "Dan met Ben", "A bent pin", "The van of the tot", "of of of", "Vincent van Gogh"]
+)
+def test_a_short_english_text_with_a_word_dutch_also_writes_reads_as_english(text):
+    """The Dutch function words English writes too (``of``, ``met``, ``van`` ...) never count as Dutch."""
+    assert language_of(text) == "en"
+
+
+def test_every_dutch_function_word_that_counts_as_dutch_is_no_english_word():
+    assert not (DUTCH_STOPWORDS - ENGLISH_TOO) & (STOPWORDS | {"met", "bent", "van", "tot", "ben", "dan"})
+    assert language_of("Werkt het model met de vragen van de cursus?") == "nl"
 
 
 @pytest.mark.parametrize("language", ["en", "nl"])
