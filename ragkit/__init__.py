@@ -45,7 +45,7 @@ from ragkit.distances import identity_check, max_identity_gap
 from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import DataError, IndexBusy, InputError, ModelUnavailable, RagkitError, StaleIndex
 from ragkit.evaluation import METRICS, Evaluation, Result, evaluate, needle_hits, needle_windows, saved_by_overlap
-from ragkit.fusion import K, rrf, rrf_many
+from ragkit.fusion import RRF_K, rrf, rrf_many
 from ragkit.lexical import BM25, tokenize
 from ragkit.plumbing.models import GENERATOR, RERANKER
 from ragkit.report import Report
@@ -68,6 +68,7 @@ __all__ = [
     "RERANKER",
     "RERANK_DEPTH",
     "RETRIEVERS",
+    "RRF_K",
     "SIZE",
     "STOPWORDS",
     "STRATEGIES",
@@ -84,7 +85,6 @@ __all__ = [
     "FailedDocument",
     "IndexBusy",
     "InputError",
-    "K",
     "LateInteractionReranker",
     "MediaRange",
     "ModelUnavailable",

@@ -42,7 +42,7 @@ from ragkit.evaluation import (
     relevant_ranks,
     with_holm,
 )
-from ragkit.fusion import K, rrf_many
+from ragkit.fusion import RRF_K, rrf_many
 from ragkit.lexical import BM25
 from ragkit.plumbing import results as store
 from ragkit.retrieval import Encoder, Retriever, rank
@@ -178,7 +178,7 @@ def bm25_results(
 
 
 def rrf_results(
-    retriever: Retriever, questions: Sequence, queries: Sequence, ks: Sequence[int] = (K,)
+    retriever: Retriever, questions: Sequence, queries: Sequence, ks: Sequence[int] = (RRF_K,)
 ) -> dict[Hashable, Result]:
     """Hybrid search fused with every RRF constant k, each as an evaluation of the same queries."""
     if any(k < 0 for k in ks):
@@ -194,7 +194,7 @@ def rrf_results(
 
 
 def weighted_rrf_many(
-    first: np.ndarray, second: np.ndarray, weight: float, k: int = K, matched: np.ndarray | None = None
+    first: np.ndarray, second: np.ndarray, weight: float, k: int = RRF_K, matched: np.ndarray | None = None
 ) -> np.ndarray:
     """RRF of two full rankings per query with the first list weighted ``weight`` and the second ``1 - weight``.
 
@@ -207,7 +207,7 @@ def weighted_rrf_many(
 
 
 def weighted_results(
-    retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,), k: int = K
+    retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,), k: int = RRF_K
 ) -> dict[Hashable, Result]:
     """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries."""
     texts = [q.text for q in queries]
@@ -236,7 +236,7 @@ class Grid:
     strategy: str = "E"
     sizes: tuple[int, ...] = (256, SIZE, 1024)
     overlaps: tuple[int, ...] = (0, OVERLAP, 128)
-    ks: tuple[int, ...] = (1, 10, 30, K, 100, 300)
+    ks: tuple[int, ...] = (1, 10, 30, RRF_K, 100, 300)
     weights: tuple[float, ...] = (0.0, 0.25, WEIGHT, 0.75, 1.0)
     k1s: tuple[float, ...] = (0.5, 0.9, K1, 1.5, 2.0)
     bs: tuple[float, ...] = (0.3, 0.5, B, 0.9, 1.0)
@@ -407,7 +407,7 @@ def _compute(
             {v: dense(rc, f"dense overlap={v}") for v, (rc, _) in overlaps.items()},
             {v: c for v, (_, c) in overlaps.items()},
         ),
-        Setting("RRF k", K, rrf_results(r, questions, queries, grid.ks)),
+        Setting("RRF k", RRF_K, rrf_results(r, questions, queries, grid.ks)),
         Setting("dense weight", WEIGHT, weighted_results(r, questions, queries, grid.weights)),
         Setting("BM25 (k1, b)", (K1, B), bm25_results(r, questions, queries, grid.k1s, grid.bs)),
     )

@@ -20,7 +20,7 @@ from IPython.display import HTML, Markdown
 from ragkit import faithfulness as fth
 from ragkit import tuning
 from ragkit.answer import Answer, NoAnswer
-from ragkit.approximate import IndexMemory, Setting, TradeOff
+from ragkit.approximate import EfSearchPoint, IndexMemory, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
 from ragkit.data import OutOfDomain
@@ -1003,7 +1003,7 @@ def _trade(
     vectors: int = 200_000, recalls: tuple = (0.55, 0.9, 0.96), exact: float = 30.0, nearest: tuple = (0.51, 0.45)
 ) -> TradeOff:
     """A made-up HNSW trade-off: recalls at efSearch 16, 64 and 256, 0.1, 0.3 and 0.9 ms per query."""
-    settings = tuple(Setting(ef, r, ms) for ef, r, ms in zip((16, 64, 256), recalls, (0.1, 0.3, 0.9)))
+    settings = tuple(EfSearchPoint(ef, r, ms) for ef, r, ms in zip((16, 64, 256), recalls, (0.1, 0.3, 0.9)))
     return TradeOff(
         "made up",
         vectors,
