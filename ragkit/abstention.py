@@ -25,7 +25,7 @@ from ragkit.threshold import KEEP, SweepRow, _check_both_kinds
 
 
 @dataclass(frozen=True)
-class TradeOff:
+class AbstentionPoint:
     """One cut of one abstention rule: the share of answerable queries refused and of out-of-domain ones bluffing."""
 
     cut: float
@@ -85,12 +85,12 @@ class ScoreSweep:
             return np.concatenate([[edges.min() - 1.0], edges])
         return np.concatenate([[edges.max() + 1.0], edges[::-1]])
 
-    def curve(self) -> list[TradeOff]:
+    def curve(self) -> list[AbstentionPoint]:
         """The rule's whole trade-off, loosest cut first: refused and bluffing shares at every cut that moves one."""
         out = []
         for cut in self.cuts():
             row = self.at(float(cut))
-            out.append(TradeOff(float(cut), row.refused / row.in_domain, row.bluffs / row.out_of_domain))
+            out.append(AbstentionPoint(float(cut), row.refused / row.in_domain, row.bluffs / row.out_of_domain))
         return out
 
     def fewest_bluffs(self, max_refused: float) -> SweepRow:

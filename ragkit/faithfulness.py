@@ -44,7 +44,7 @@ LOST_SAMPLE = 3
 """Needle questions in the lost-in-the-middle test, each asked three times (needle first, middle, last)."""
 LOST_CHUNKS = 20
 """Sources in a lost-in-the-middle prompt: the needle's chunk and the retriever's best-ranked chunks without it."""
-SEED = 7
+SAMPLE_SEED = 7
 """The samples' seed: the same needles on every machine and every run."""
 TOPICS = (
     "contrastive sentence embeddings",
@@ -96,7 +96,7 @@ def supported(text: str, needle: str, question: str, share: float = SUPPORTED_SH
 
 
 @dataclass(frozen=True)
-class Trial:
+class GradedAnswer:
     """One needle query's prompt and answer, graded: where the needle sat, what the model wrote, and the verdict."""
 
     query_id: str
@@ -121,7 +121,7 @@ def holds_needle(citation: Citation, question: Question) -> bool:
     return citation.document_id == question.doc_id and question.needle in citation.quote
 
 
-def grade(
+def grade_answer(
     question: Question,
     asked: str,
     prompt: str,
@@ -129,14 +129,14 @@ def grade(
     generator: Generator,
     new_tokens: int = ANSWER_TOKENS,
     query_id: str = "",
-) -> Trial:
+) -> GradedAnswer:
     """Generate an answer to one prompt, built for ``asked`` (a phrasing of the question), and grade it against the
     question's needle."""
     made = generator.run(prompt, new_tokens)
     holds = [holds_needle(c, question) for c in citations]
     found = markers(made.text, len(citations))
     at = next((i for i, held in enumerate(holds, 1) if held), 0)
-    return Trial(
+    return GradedAnswer(
         query_id or question.id,
         at,
         len(citations),
@@ -206,7 +206,7 @@ class TwoHalves:
         ]
 
 
-def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
+def two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
 
     def count(in_prompt: bool, ok: bool) -> int:
@@ -215,7 +215,7 @@ def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
     return TwoHalves(count(True, True), count(True, False), count(False, True), count(False, False), refused)
 
 
-def sample(items: Sequence[Sampled], n: int, seed: int = SEED) -> list[Sampled]:
+def sample(items: Sequence[Sampled], n: int, seed: int = SAMPLE_SEED) -> list[Sampled]:
     """A fixed sample of questions or queries: the same ids for the same seed, whatever order they come in."""
     ordered = sorted(items, key=lambda q: q.id)
     return sorted(random.Random(seed).sample(ordered, min(n, len(ordered))), key=lambda q: q.id)
@@ -235,7 +235,7 @@ def graded(
     generator: Generator,
     cut: float | None = DEFAULT_CUT,
     keep: int = KEEP,
-) -> tuple[list[Trial], int]:
+) -> tuple[list[GradedAnswer], int]:
     """Every query's gated prompt, made by ``build``, answered and graded against its question's needle; and how many
     queries the gate refused."""
     needle_of = {q.id: q for q in questions}
@@ -246,7 +246,7 @@ def graded(
             refused += 1
             continue
         prompt, citations = build(query.text, hits)
-        trials.append(grade(needle_of[query.qid], query.text, prompt, citations, generator, query_id=query.id))
+        trials.append(grade_answer(needle_of[query.qid], query.text, prompt, citations, generator, query_id=query.id))
     return trials, refused
 
 
@@ -336,7 +336,7 @@ class LostInTheMiddle:
 
     question_ids: tuple[str, ...]
     chunks: int
-    trials: dict[str, tuple[Trial, ...]]
+    trials: dict[str, tuple[GradedAnswer, ...]]
 
     def rate(self, position: str) -> Rate:
         """Supported answers with the needle at one place."""
@@ -395,7 +395,7 @@ def lost_in_the_middle(
 ) -> LostInTheMiddle:
     """Each question's needle chunk (its best-ranked one) placed first, middle and last among ``chunks - 1`` others:
     the retriever's best-ranked chunks that do not hold the needle, in rank order, with no gate."""
-    trials: dict[str, list[Trial]] = {p: [] for p in POSITIONS}
+    trials: dict[str, list[GradedAnswer]] = {p: [] for p in POSITIONS}
     asked = []
     for q in questions:
         hits = needle_hits(retriever.chunks, [q])[0]
@@ -409,7 +409,7 @@ def lost_in_the_middle(
         for position in POSITIONS:
             placed = place((retriever.chunks[needle], float(distance[needle])), others, position)
             prompt, citations = build(q.question, placed)
-            trials[position].append(grade(q, q.question, prompt, citations, generator))
+            trials[position].append(grade_answer(q, q.question, prompt, citations, generator))
     return LostInTheMiddle(tuple(asked), chunks, {p: tuple(t) for p, t in trials.items()})
 
 
@@ -445,7 +445,7 @@ class Measurement:
     opening_generation: Generation
     opening_markers: Markers
     sample: tuple[str, ...]
-    trials: tuple[Trial, ...]
+    trials: tuple[GradedAnswer, ...]
     halves: TwoHalves
     gate: GateCalls
     lost: LostInTheMiddle
@@ -476,7 +476,7 @@ class Measurement:
         return sum(len(i.identifiers) for i in self.invented)
 
 
-def measure(
+def measure_generation(
     retriever: Retriever,
     questions: Sequence[Question],
     out_of_domain: Sequence[OutOfDomain],
@@ -519,28 +519,28 @@ __all__ = [
     "LOST_SAMPLE",
     "POSITIONS",
     "SAMPLE",
-    "SEED",
+    "SAMPLE_SEED",
     "SUPPORTED_SHARE",
     "TOPICS",
     "GateCalls",
+    "GradedAnswer",
     "Invented",
     "LostInTheMiddle",
     "Markers",
     "Measurement",
     "PromptRate",
     "Rate",
-    "Trial",
     "TwoHalves",
     "arxiv_ids",
     "gate_calls",
     "gated_hits",
-    "grade",
+    "grade_answer",
     "graded",
     "holds_needle",
     "invented_identifiers",
     "lost_in_the_middle",
     "markers",
-    "measure",
+    "measure_generation",
     "needle_words",
     "place",
     "position_verdict",

@@ -24,6 +24,7 @@ from ragkit.evaluation import query_hits
 from ragkit.retrieval import Encoder, Retriever
 
 KEEP = 4
+"""The gate's keep: at most this many chunks pass it, the chapter's four sources."""
 DEFAULT_CUT = 0.675
 """The chapter's default cut (cosine distance): every default in ragkit and the notebooks uses this one."""
 STRICT_CUT = 0.525

@@ -48,18 +48,29 @@ from ragkit.plumbing import results as store
 from ragkit.retrieval import Encoder, Retriever, rank
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
-SEED = 11
+SPLIT_SEED = 11
 """The seed of every held-out split in the course (exercise 2's too)."""
 
 
-def halves(needle_ids: Sequence[str], seed: int = SEED) -> tuple[frozenset[str], frozenset[str]]:
-    """The needles split in two with a fixed seed, by needle: (tuning half, held-out half)."""
+def halves(
+    needle_ids: Sequence[str], seed: int = SPLIT_SEED, others: Sequence[str] = ()
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The needles split in two with a fixed seed, by needle: (tuning half, held-out half).
+
+    The course's one split: the ids sorted and permuted by one generator, the first half tuning. ``others`` (exercise
+    2's out-of-domain queries) are split after the needles the same way, by the same generator, into the same halves.
+    """
     needles = sorted(set(needle_ids))
     if len(needles) < 2:
         raise InputError(f"{len(needles)} needle(s): a held-out half needs at least two needles to split")
-    order = np.random.default_rng(seed).permutation(needles)
-    cut = len(needles) // 2
-    return frozenset(order[:cut].tolist()), frozenset(order[cut:].tolist())
+    rng = np.random.default_rng(seed)
+    tune: set[str] = set()
+    held: set[str] = set()
+    for ids in (needles, sorted(set(others))):
+        order = rng.permutation(ids).tolist() if ids else []
+        tune |= set(order[: len(ids) // 2])
+        held |= set(order[len(ids) // 2 :])
+    return frozenset(tune), frozenset(held)
 
 
 @dataclass(frozen=True)
@@ -116,7 +127,7 @@ def _half_mean(result: Result, metric: str, needles: frozenset[str]) -> float:
 
 
 def tune(
-    parameter: str, results: Mapping[Hashable, Result], default: Hashable, metric: str = "MRR", seed: int = SEED
+    parameter: str, results: Mapping[Hashable, Result], default: Hashable, metric: str = "MRR", seed: int = SPLIT_SEED
 ) -> Tuning:
     """Choose a value of ``parameter`` on the tuning half and judge it on the held-out half against ``default``.
 
@@ -563,7 +574,7 @@ class Study:
         return "\n".join(lines)
 
 
-def study(sweeps: Sweeps, metric: str = "MRR", seed: int = SEED) -> Study:
+def study(sweeps: Sweeps, metric: str = "MRR", seed: int = SPLIT_SEED) -> Study:
     """Tune every swept setting on ``metric`` and correct their held-out judgments together with Holm."""
     tunings = [tune(s.name, s.results, s.default, metric, seed) for s in sweeps.settings]
     judged = with_holm([t.judged for t in tunings])

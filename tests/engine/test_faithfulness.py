@@ -20,8 +20,10 @@ def made(text: str = "") -> Generation:
     return Generation(text, "test-model", 10, 5, 0.5, "end")
 
 
-def trial(in_prompt: bool, ok: bool, question_id: str = "q01") -> f.Trial:
-    return f.Trial(question_id, 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, f.Markers((), ()), False, made())
+def trial(in_prompt: bool, ok: bool, question_id: str = "q01") -> f.GradedAnswer:
+    return f.GradedAnswer(
+        question_id, 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, f.Markers((), ()), False, made()
+    )
 
 
 def chunk(content: str, doc: str = "doc", start: int = 0) -> Chunk:
@@ -85,11 +87,11 @@ def test_a_trial_is_graded_from_the_prompts_own_citations():
         def run(self, prompt, max_new_tokens=None):
             return made("At least six are needed to reach p below 0.05 [2], not [7].")
 
-    t = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    t = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert t.needle_at == 2 and t.needle_in_prompt and t.supported and t.cites_needle
     assert t.markers == f.Markers((2,), (7,))
     prompt, citations = build_context(QUESTION.question, hits[::-1])
-    again = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    again = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert again.needle_at == 1 and not again.cites_needle  # [2] is now the source without the needle
 
 
@@ -158,7 +160,7 @@ def test_the_samples_are_fixed_by_their_seed_whatever_the_order():
     questions = [Question(f"q{i:02d}", "doc", f"n{i}", "?", "?") for i in range(32)]
     once = [q.id for q in f.sample(questions, 12)]
     assert once == [q.id for q in f.sample(questions[::-1], 12)] and len(set(once)) == 12
-    assert once != [q.id for q in f.sample(questions, 16, seed=f.SEED + 1)]
+    assert once != [q.id for q in f.sample(questions, 16, seed=f.SAMPLE_SEED + 1)]
     assert len(f.sample(questions[:3], 16)) == 3
     asked = [q.id for q in f.sample(queries(questions), 12)]
     assert asked == sorted(asked) and {a.split("/")[1] for a in asked} <= {"question", "ticket"}
@@ -171,7 +173,7 @@ def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
 
     hits = [(chunk(NEEDLE), 0.3)]
     prompt, citations = build_context("ticket words", hits)
-    by_ticket = f.grade(
+    by_ticket = f.grade_answer(
         QUESTION,
         "why is my comparison never significant",
         prompt,
@@ -180,7 +182,7 @@ def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
         query_id="q01/ticket",
     )
     assert by_ticket.query_id == "q01/ticket" and by_ticket.recalled > 0  # "discordant" is not the ticket's word
-    by_question = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    by_question = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert by_question.query_id == "q01" and by_question.recalled == 0  # the question gives "discordant" away
 
 

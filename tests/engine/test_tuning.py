@@ -43,6 +43,16 @@ def test_the_halves_split_by_needle_with_a_fixed_seed():
         halves(("n1", "n1"))
 
 
+def test_the_out_of_domain_queries_split_after_the_needles_as_exercise_2_always_split_them():
+    """One split rule for 03b and exercise 2: the needles' permutation, then the others', from one generator (the ids
+    exercise 2's own split gave before it called this one)."""
+    needles, others = [f"q{i:02d}" for i in range(8, 0, -1)], [f"o{i:02d}" for i in range(1, 7)]
+    tune_half, held = halves(needles, 11, others)
+    assert sorted(tune_half) == ["o01", "o03", "o06", "q02", "q04", "q06", "q08"]
+    assert held == set(needles + others) - tune_half
+    assert halves(needles, 11) == (tune_half - set(others), held - set(others))  # the needles' split is unchanged
+
+
 def _result(found_on: set[str], name: str) -> Result:
     """Every query of the needles in ``found_on`` at rank 1, the others missed."""
     return Result("E", name, np.array([1 if n in found_on else 0 for n in NEEDLES]), QUERIES, NEEDLES)

@@ -190,7 +190,9 @@ class Course:
             self._generation.append(
                 None
                 if generator is None
-                else faithfulness.measure(self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING)
+                else faithfulness.measure_generation(
+                    self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING
+                )
             )
         return self._generation[0]
 

@@ -350,8 +350,8 @@ def generated(text: str = "") -> Generation:
     return Generation(text, "tiny-model", 600, 48, 3.0, "length")
 
 
-def graded_trial(in_prompt: bool, ok: bool, cites: bool = False) -> fth.Trial:
-    return fth.Trial(
+def graded_trial(in_prompt: bool, ok: bool, cites: bool = False) -> fth.GradedAnswer:
+    return fth.GradedAnswer(
         "q01", 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, fth.Markers((), ()), cites, generated()
     )
 

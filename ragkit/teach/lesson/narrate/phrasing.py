@@ -8,13 +8,12 @@ from IPython.display import Markdown
 
 from ragkit.phrasing import Phrasing
 from ragkit.teach.language import _, say
+from ragkit.threshold import KEEP
 
-K = 4
-"""The cut-off the comparison reports: the gate's four sources (notebook 06)."""
 ALPHA = 0.05
 
 
-def dutch_phrasing(runs: Sequence[Phrasing], k: int = K) -> Markdown:
+def dutch_phrasing(runs: Sequence[Phrasing], k: int = KEEP) -> Markdown:
     """Each retriever's needles found in the top ``k`` for the English and the Dutch phrasing, with the sign test,
     and what that means for a Dutch class (only as strong as the test)."""
     lines = []
