@@ -169,7 +169,7 @@ class Embedder:
         return lent if lent is not None else self.model.encode(list(texts), progress)
 
     def _warn_truncation(self, texts: Sequence[str]) -> None:
-        """Say how many texts the encoder will cut at its window (counted with special tokens, no model load)."""
+        """Say how many texts the encoder will truncate at its window (counted with special tokens, no model load)."""
         if (self._source / "tokenizer.json").is_file():
             pieces = count_pieces(texts, self._source)
         else:

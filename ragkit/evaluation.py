@@ -48,7 +48,7 @@ METRICS = tuple(f"Hit@{k}" for k in KS) + ("MRR",)
 FIELD_METRICS = ("Hit@10", "Recall@10", "P@10", "MRR@10", "MRR", "MAP", "nDCG@10")
 """What an IR paper reports, at the usual cutoff of 10."""
 NEVER = 0
-_CUT = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]{0,8})")
+_AT_K = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]{0,8})")
 """A metric with a cutoff: its name and k, at most nine digits (a longer one is no depth any ranking has)."""
 LEVELS = ("query", "needle")
 
@@ -133,14 +133,14 @@ class Result:
             return np.array(
                 [sum(i / r for i, r in enumerate(rel, 1)) / len(rel) if rel else 0.0 for rel in self.relevant]
             )
-        cut = _CUT.fullmatch(metric)
-        if cut is None:
+        at_k = _AT_K.fullmatch(metric)
+        if at_k is None:
             shown = metric if len(metric) <= 40 else metric[:40] + "..."
             raise InputError(
                 f"unknown metric {shown!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1 to "
                 "999999999, e.g. Hit@4), MRR or MAP"
             )
-        name, k = cut.group(1), int(cut.group(2))
+        name, k = at_k.group(1), int(at_k.group(2))
         if name in ("Hit", "R"):  # R@k: this course's earlier name for the hit rate, kept for older notebooks
             return ((first > 0) & (first <= k)).astype(float)
         if name in ("Recall", "P"):
@@ -370,7 +370,7 @@ def evaluate(
 
 
 def needle_windows(corpus: Corpus, questions: Sequence[Question], size: int = SIZE) -> list[tuple[str, int, int]]:
-    """Each needle's id, offset inside its blind window, and length: offset + length > size means a cut inside it."""
+    """Each needle's id, offset inside its blind window, and length: offset + length > size puts a window's end in it."""
     out = []
     for q in questions:
         doc = corpus[q.doc_id]

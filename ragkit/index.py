@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 
 @dataclass(frozen=True)
 class Stamp:
-    """Everything a document's vectors depend on: the embedding model's stamp plus how the text was cut."""
+    """Everything a document's vectors depend on: the embedding model's stamp plus how the text was chunked."""
 
     embedding: ModelStamp
     pipeline: str

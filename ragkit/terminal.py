@@ -18,8 +18,8 @@ def shown(text: str, limit: int | None = SHOWN, *, lines: bool = False) -> str:
     characters (None: all).
     """
     text = str(text)
-    cut = text if limit is None else text[:limit]
-    kept = "".join(ch if ch.isprintable() or (lines and ch in _KEPT_IN_LINES) else _escaped(ch) for ch in cut)
+    head = text if limit is None else text[:limit]
+    kept = "".join(ch if ch.isprintable() or (lines and ch in _KEPT_IN_LINES) else _escaped(ch) for ch in head)
     return kept + (f"... ({len(text):,} characters)" if limit is not None and len(text) > limit else "")
 
 

@@ -16,7 +16,7 @@ SPECIAL_TOKENS = 2
 
 
 def truncated(pieces: int, window: int) -> bool:
-    """True when a text of ``pieces`` word pieces (special tokens excluded) is cut by a window of ``window``."""
+    """True when a text of ``pieces`` word pieces (special tokens excluded) is truncated by a window of ``window``."""
     return pieces + SPECIAL_TOKENS > window
 
 

@@ -6,8 +6,8 @@ on the same side), every value is scored on both halves, the value that wins the
 the held-out half judges it against the default, needle by needle. Several settings tuned at once are several
 looks, so their held-out comparisons take Holm together (``evaluation.with_holm``).
 
-Five settings are swept (``sweep_settings``): the chunk size and the overlap (dense retrieval over the corpus cut
-again, each needle counted as the evaluation counts it, so a cut that destroys a needle scores it 0), RRF's k, the
+Five settings are swept (``sweep_settings``): the chunk size and the overlap (dense retrieval over the corpus chunked
+again, each needle counted as the evaluation counts it, so a chunking that destroys a needle scores it 0), RRF's k, the
 weight of dense against BM25 in a weighted RRF, and BM25's (k1, b). Their runs are kept in a stamped result file
 (``ragkit.plumbing.results``): a second sweep of the same corpus, questions, model, grid and code reads them back.
 """
@@ -260,7 +260,7 @@ SETTINGS = ("chunk size", "overlap", "RRF k", "dense weight", "BM25 (k1, b)")
 
 @dataclass(frozen=True)
 class Chunked:
-    """What one way of cutting made of the corpus: its chunks, the needles it destroyed, the chunks over the window."""
+    """What one way of chunking made of the corpus: its chunks, the needles it destroyed, the chunks over the window."""
 
     chunks: int
     destroyed: tuple[str, ...]
@@ -269,7 +269,7 @@ class Chunked:
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting swept: its default and one evaluation of the same queries per value (chunk facts for a cut)."""
+    """One setting swept: its default and one evaluation of the same queries per value (chunk facts for a chunking)."""
 
     name: str
     default: Hashable
@@ -343,29 +343,29 @@ def _origin(module: str) -> str | None:
     return spec.origin if spec is not None else None
 
 
-Cut = tuple[Strategy, int, int]
-"""A way of cutting the corpus: a strategy, a size and an overlap."""
+Chunking = tuple[Strategy, int, int]
+"""A way of chunking the corpus: a strategy, a size and an overlap."""
 
 
-def _cuts(grid: Grid) -> tuple[dict[Hashable, Cut], dict[Hashable, Cut]]:
-    """The cut each chunk size and each overlap of the grid is evaluated on, the same cut always written alike."""
+def _chunkings(grid: Grid) -> tuple[dict[Hashable, Chunking], dict[Hashable, Chunking]]:
+    """The chunking each chunk size and each overlap of the grid is evaluated on, the same one always written alike."""
     base, twin = get_strategy(grid.strategy), overlap_twin(grid.strategy)
     plain = next(
         t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (base.boundaries, base.header, False)
     )
     own = OVERLAP if base.overlap else 0
 
-    def cut(strategy: Strategy, size: int, overlap: int) -> Cut:
-        if overlap == 0:  # nothing carried: the strategy without overlap cuts the same chunks, texts and all
+    def chunking(strategy: Strategy, size: int, overlap: int) -> Chunking:
+        if overlap == 0:  # nothing carried: the strategy without overlap makes the same chunks, texts and all
             strategy = plain if strategy.overlap else strategy
         return strategy, size, overlap if strategy.overlap else 0
 
-    return {v: cut(base, v, own) for v in grid.sizes}, {v: cut(twin, SIZE, v) for v in grid.overlaps}
+    return {v: chunking(base, v, own) for v in grid.sizes}, {v: chunking(twin, SIZE, v) for v in grid.overlaps}
 
 
-def cut_texts(corpus_: Corpus, grid: Grid = GRID) -> list[str]:
-    """Every distinct chunk text the sweeps embed, cut by cut: what a warmer embeds ahead of the sweeps."""
-    sizes, overlaps = _cuts(grid)
+def swept_texts(corpus_: Corpus, grid: Grid = GRID) -> list[str]:
+    """Every distinct chunk text the sweeps embed, chunking by chunking: what a warmer embeds ahead of the sweeps."""
+    sizes, overlaps = _chunkings(grid)
     texts: dict[str, None] = {}
     for strategy, size, overlap in sorted({*sizes.values(), *overlaps.values()}, key=lambda c: (c[0].letter, *c[1:])):
         texts.update(dict.fromkeys(c.text for c in chunk_corpus(corpus_, strategy, size, overlap)))
@@ -377,13 +377,13 @@ def _compute(
 ) -> tuple[Setting, ...]:
     """Every setting of the grid swept over the same queries."""
     queries = make_queries(questions)
-    built: dict[Cut, tuple[Retriever, Chunked]] = {}
+    built: dict[Chunking, tuple[Retriever, Chunked]] = {}
 
-    def cut(key: Cut) -> tuple[Retriever, Chunked]:
+    def built_for(key: Chunking) -> tuple[Retriever, Chunked]:
         if key not in built:
             strategy, size, overlap = key
             chunks = chunk_corpus(corpus_, strategy, size, overlap)
-            with warnings.catch_warnings():  # counted below, per cut, and reported as a fact of the cut
+            with warnings.catch_warnings():  # counted below, per chunking, and reported as its fact
                 warnings.simplefilter("ignore", TruncationWarning)
                 r = Retriever(chunks, embedder, strategy.letter, progress)
             hits = needle_hits(chunks, questions)
@@ -400,11 +400,11 @@ def _compute(
     def dense(r: Retriever, name: str) -> Result:
         return _results(r, questions, queries, {name: (name, r.dense([q.text for q in queries]).ranking)})[name]
 
-    size_cuts, overlap_cuts = _cuts(grid)
-    sizes = {v: cut(key) for v, key in size_cuts.items()}
-    overlaps = {v: cut(key) for v, key in overlap_cuts.items()}
+    size_chunkings, overlap_chunkings = _chunkings(grid)
+    sizes = {v: built_for(key) for v, key in size_chunkings.items()}
+    overlaps = {v: built_for(key) for v, key in overlap_chunkings.items()}
     own = OVERLAP if get_strategy(grid.strategy).overlap else 0
-    r = cut(_cuts(replace(grid, sizes=(SIZE,)))[0][SIZE])[0]
+    r = built_for(_chunkings(replace(grid, sizes=(SIZE,)))[0][SIZE])[0]
     return (
         Setting(
             "chunk size",
@@ -490,7 +490,7 @@ def sweep_settings(
     """Every setting of ``grid`` swept over the same queries; read back from the result store when it has them.
 
     ``cache=False`` computes them and stores nothing; ``folder``: the store's folder (default: the vector cache's).
-    The vectors of every cut go through the embedder's own cache, so even a computation embeds only new texts.
+    The vectors of every chunking go through the embedder's own cache, so even a computation embeds only new texts.
     """
     began = time.perf_counter()
     if embedder is None:

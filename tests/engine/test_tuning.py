@@ -19,12 +19,12 @@ from ragkit.tuning import (
     SETTINGS,
     Grid,
     bm25_results,
-    cut_texts,
     halves,
     rrf_results,
     stamp,
     study,
     sweep_settings,
+    swept_texts,
     tune,
     weighted_rrf_many,
 )
@@ -229,10 +229,10 @@ def test_the_texts_a_warmer_embeds_ahead_are_every_chunk_text_the_sweeps_embed(s
     docs, questions = small
     embedder = RecordingEmbedder()
     sweep_settings(docs, questions, embedder, TINY, cache=False)
-    texts = cut_texts(docs, TINY)
+    texts = swept_texts(docs, TINY)
     asked = embedder.asked - {q.text for q in make_queries(questions)}
     assert set(texts) == asked and len(texts) == len(set(texts))
-    assert len(cut_texts(docs, replace(TINY, sizes=(512,)))) < len(texts)  # no 64-character cut
+    assert len(swept_texts(docs, replace(TINY, sizes=(512,)))) < len(texts)  # no chunks of 64 characters
 
 
 def test_the_held_out_judgments_of_every_setting_share_one_holm(small):

@@ -19,7 +19,7 @@ from ragkit.errors import InputError
 from ragkit.plumbing import warming
 from ragkit.plumbing.cache import FILENAME, VectorCache, finish_shared
 from ragkit.teach import course as course_module
-from ragkit.tuning import cut_texts
+from ragkit.tuning import swept_texts
 
 from conftest import ROOT, make_document
 
@@ -525,7 +525,7 @@ def test_the_tuning_stage_embeds_the_sweeps_cuts_in_ticked_slices_and_stores_the
     )
     ticks = []
     said = course.compute("tuning", ticks.append)
-    n = len(cut_texts(course.corpus))
+    n = len(swept_texts(course.corpus))
     assert n > 2 * course_module.SLICE and ticks == sorted(ticks) and ticks[-1] == n
     assert len(ticks) == -(-n // course_module.SLICE) and "computed and stored" in said
     assert course_module.total(course, "tuning") == (n, "chunk texts embedded")
