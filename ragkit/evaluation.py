@@ -370,7 +370,7 @@ def evaluate(
 
 
 def needle_windows(corpus: Corpus, questions: Sequence[Question], size: int = SIZE) -> list[tuple[str, int, int]]:
-    """Each needle's id, offset inside its blind window, and length: offset + length > size puts a window's end in it."""
+    """Each needle's id, offset inside its blind window, and length: offset + length > size puts a window end in it."""
     out = []
     for q in questions:
         doc = corpus[q.doc_id]
