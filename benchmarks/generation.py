@@ -74,7 +74,7 @@ def child(prompts_file: str, out_file: str) -> None:
                 "rss_loaded": loaded,
                 "rss_after": after,
                 "speed_prompt": speed,
-                "prompt_tokens": first.prompt_tokens,
+                "prompt_tokens": first.chat_tokens,
                 "first_s": first_s,
                 "first_tokens": first.new_tokens,
                 "prefill_s": prefill,

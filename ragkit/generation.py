@@ -60,7 +60,8 @@ class Generation:
 
     text: str
     model: str
-    prompt_tokens: int
+    chat_tokens: int
+    """The tokens the model read: the prompt in its chat template (``Answer.prompt_tokens`` counts the bare prompt)."""
     new_tokens: int
     seconds: float
     stopped: str
@@ -152,6 +153,7 @@ def _kept(payload: object, model: str, new: int) -> Generation | None:
     """A stored answer read back, or None when the entry is not one ``run`` could have filed (computed again)."""
     if not isinstance(payload, dict):
         return None
+    # the store files the chat's count as "prompt_tokens", the name it had when the answers were first kept
     text, prompt, made = payload.get("text"), payload.get("prompt_tokens"), payload.get("new_tokens")
     seconds, stopped = payload.get("seconds"), payload.get("stopped")
     if not (
@@ -254,7 +256,7 @@ class Generator:
                 stamp,
                 {
                     "text": generation.text,
-                    "prompt_tokens": generation.prompt_tokens,
+                    "prompt_tokens": generation.chat_tokens,
                     "new_tokens": generation.new_tokens,
                     "seconds": generation.seconds,
                     "stopped": generation.stopped,

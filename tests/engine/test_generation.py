@@ -43,7 +43,7 @@ def test_the_prompt_is_put_in_the_models_chat_template(tmp_path):
     chat = g.chat(PROMPT)
     assert f"<|im_start|>user\n{PROMPT}<|im_end|>" in chat and chat.endswith("<|im_start|>assistant\n")
     # the tokens the model read are the template's, not the bare prompt's
-    assert g.run(PROMPT).prompt_tokens == g.count(chat) > g.count(PROMPT)
+    assert g.run(PROMPT).chat_tokens == g.count(chat) > g.count(PROMPT)
 
 
 @pytest.mark.slow
