@@ -22,6 +22,7 @@ import numpy as np
 
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.plumbing.cache import VectorCache, shared_cache_dir, text_key
+from ragkit.plumbing.locations import cache_dir
 from ragkit.plumbing.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
 from ragkit.plumbing.onnx import OnnxEncoder, env_threads, mean_pooled, onnx_export, quiet_load
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
@@ -30,13 +31,6 @@ if TYPE_CHECKING:
     from ragkit.plumbing.service import Borrower
 
 BACKENDS = ("onnx", "torch")
-
-
-def cache_dir() -> Path:
-    """Where ragkit keeps exported models and vectors (see ragkit.plumbing.locations for the order)."""
-    from ragkit.plumbing import locations
-
-    return locations.cache_dir()
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,7 @@ class Generator:
         if new < 1:
             raise InputError(f"max_new_tokens must be at least 1, not {new}")
         stamp = self.stamp(prompt, new)
-        kept = _kept(results.read("generation", stamp, self._cache), self.name, new)
+        kept = _kept(results.read_result("generation", stamp, self._cache), self.name, new)
         if kept is not None:
             return kept
         ids = self._tokenizer.encode(self.chat(prompt))
@@ -251,7 +251,7 @@ class Generator:
             )
         generation = self._generate(ids, new)
         if generation.stopped != "time":  # a time-bound stop depends on the machine's speed, not on the inputs
-            results.write(
+            results.write_result(
                 "generation",
                 stamp,
                 {

@@ -498,7 +498,7 @@ def sweep_settings(
 
         embedder = default_embedder()
     key = stamp(corpus_, questions, embedder, grid)
-    payload = store.read("tuning", key, folder) if cache else None
+    payload = store.read_result("tuning", key, folder) if cache else None
     if payload is not None:
         try:
             settings, seconds = _from_json(payload)
@@ -507,7 +507,7 @@ def sweep_settings(
             pass  # a file of the right stamp but the wrong shape: computed again, and replaced
     settings = _compute(corpus_, questions, embedder, grid, progress)
     seconds = time.perf_counter() - began
-    saved = store.write("tuning", key, _to_json(settings, seconds), folder) if cache else "not asked to"
+    saved = store.write_result("tuning", key, _to_json(settings, seconds), folder) if cache else "not asked to"
     return Sweeps(settings, seconds, False, saved, seconds, embedder.stamp.window)
 
 

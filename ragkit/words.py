@@ -26,22 +26,22 @@ DUTCH_STOPWORDS = frozenset(
 "die", "over", "door", "hoe" are left out: English text uses them as its own words)."""
 ENGLISH_TOO = frozenset("of met bent van tot ben dan".split())
 """Dutch function words that English writes too ("of" is one of its own; "requirements met", "a bent pin", "Vincent
-van Gogh", "Dan"): ``language_of`` counts them for neither language, so an English text never reads as Dutch."""
+van Gogh", "Dan"): ``text_language`` counts them for neither language, so an English text never reads as Dutch."""
 STOPWORDS_BY_LANGUAGE = {"en": STOPWORDS, "nl": DUTCH_STOPWORDS}
 
 
-def language_of(text: str) -> str:
+def text_language(text: str) -> str:
     """The language of ``text`` by its function words: ``nl`` where Dutch ones outnumber English ones, else ``en``.
 
     A word English writes too (``ENGLISH_TOO``) counts for neither.
     """
-    tokens = tokenize(plain(text))
+    tokens = tokenize(folded(text))
     dutch = sum(t in DUTCH_STOPWORDS and t not in ENGLISH_TOO for t in tokens)
     english = sum(t in STOPWORDS and t not in DUTCH_STOPWORDS for t in tokens)
     return "nl" if dutch > english else "en"
 
 
-def plain(text: str) -> str:
+def folded(text: str) -> str:
     """Text as the encoder sees it: NFKD, accents and zero-width (format) characters removed, case folded."""
     kept = (
         ch
@@ -52,14 +52,14 @@ def plain(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The words of a text in order, after ``plain``: ragkit's BM25 tokens of what the encoder reads."""
-    return tokenize(plain(text))
+    """The words of a text in order, after ``folded``: ragkit's BM25 tokens of what the encoder reads."""
+    return tokenize(folded(text))
 
 
 def content_words(text: str, language: str | None = None) -> set[str]:
-    """The distinctive words of a text: its ``words`` minus the function words of its language (``language_of``
+    """The distinctive words of a text: its ``words`` minus the function words of its language (``text_language``
     unless given)."""
-    stop = STOPWORDS_BY_LANGUAGE.get(language or language_of(text), STOPWORDS)
+    stop = STOPWORDS_BY_LANGUAGE.get(language or text_language(text), STOPWORDS)
     return set(words(text)) - stop
 
 

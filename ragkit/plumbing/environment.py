@@ -28,7 +28,7 @@ def _found(name: str) -> bool:
         return True
 
 
-def check() -> None:
+def check_dependencies() -> None:
     """Nothing when this Python holds ragkit's dependencies; else one sentence and exit 1 under ``python -m``, or a
     ModuleNotFoundError carrying that sentence when a script imports ragkit."""
     absent = missing()
@@ -41,4 +41,4 @@ def check() -> None:
     raise ModuleNotFoundError(sentence, name=absent[0])
 
 
-check()  # on import: ragkit/__init__.py imports this module before anything that needs a dependency
+check_dependencies()  # on import: ragkit/__init__.py imports this module before anything that needs a dependency

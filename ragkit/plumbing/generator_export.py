@@ -48,7 +48,7 @@ def dequantise(gguf: Path, into: Path) -> None:
     config_path.write_text(json.dumps(config, indent=1), encoding="utf-8")
 
 
-def build(folder: Path, out: Path, cache: Path) -> None:
+def run_builder(folder: Path, out: Path, cache: Path) -> None:
     """onnxruntime-genai's builder on a Hugging Face folder: an int4 CPU model in ``out`` (its chatter discarded)."""
     done = subprocess.run(
         [
@@ -95,7 +95,7 @@ def convert(source: Path, out: Path) -> None:
             folder = Path(tmp) / "hf"
             with contextlib.redirect_stderr(io.StringIO()):  # tqdm's dequantising bar
                 dequantise(source, folder)
-        build(folder, out, Path(tmp) / "cache")
+        run_builder(folder, out, Path(tmp) / "cache")
 
 
 if __name__ == "__main__":

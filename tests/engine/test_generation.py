@@ -129,7 +129,7 @@ def test_a_stored_answer_no_run_could_have_filed_is_computed_again(tmp_path, pay
     """The result store is a folder a student can write: a planted entry (NaN seconds, negative counts, an unknown
     stop) must not come back as an answer."""
     gen = fresh(tmp_path)
-    results.write("generation", gen.stamp(PROMPT, gen.max_new_tokens), payload, tmp_path)
+    results.write_result("generation", gen.stamp(PROMPT, gen.max_new_tokens), payload, tmp_path)
     got = gen.run(PROMPT)
     assert not got.cached and gen.calls == 1 and got.text != "planted"
     assert got.seconds == got.seconds and got.new_tokens <= gen.max_new_tokens and got.stopped in ("end", "length")

@@ -125,22 +125,22 @@ def test_weighted_rrf_at_one_half_is_rrf_and_at_the_ends_one_list():
 
 
 def test_the_result_store_reads_a_payload_only_under_its_own_stamp(tmp_path):
-    assert store.write("t", {"a": 1}, {"x": [1, 2]}, tmp_path) == ""
-    assert store.read("t", {"a": 1}, tmp_path) == {"x": [1, 2]}
-    assert store.read("t", {"a": 2}, tmp_path) is None
+    assert store.write_result("t", {"a": 1}, {"x": [1, 2]}, tmp_path) == ""
+    assert store.read_result("t", {"a": 1}, tmp_path) == {"x": [1, 2]}
+    assert store.read_result("t", {"a": 2}, tmp_path) is None
     path = store.path_for("t", {"a": 1}, tmp_path)
     other = store.path_for("t", {"a": 2}, tmp_path)
     other.write_text(path.read_text())  # a file of another stamp in this stamp's place: never read
-    assert store.read("t", {"a": 2}, tmp_path) is None
+    assert store.read_result("t", {"a": 2}, tmp_path) is None
     path.write_text("{not json")
-    assert store.read("t", {"a": 1}, tmp_path) is None
+    assert store.read_result("t", {"a": 1}, tmp_path) is None
     path.write_text("[" * 200_000 + "]" * 200_000)  # a hostile file in a shared cache: nested past the parser
-    assert store.read("t", {"a": 1}, tmp_path) is None
+    assert store.read_result("t", {"a": 1}, tmp_path) is None
     path.write_bytes(b"\xff\xfe{}")
-    assert store.read("t", {"a": 1}, tmp_path) is None
+    assert store.read_result("t", {"a": 1}, tmp_path) is None
     blocked = tmp_path / "file"
     blocked.write_text("")
-    assert "cannot be written" in store.write("t", {"a": 1}, {}, blocked)
+    assert "cannot be written" in store.write_result("t", {"a": 1}, {}, blocked)
 
 
 class HashEmbedder:
