@@ -8,7 +8,7 @@ are imported from ``ragkit.answer`` and ``ragkit.report``; the classroom layer i
 """
 
 import ragkit.plumbing.environment  # noqa: F401 - first: another Python than .venv's gets one sentence
-from ragkit.answer import Answer, NoAnswer, available_generator
+from ragkit.answer import Answer, NoAnswer
 from ragkit.chunking import (
     OVERLAP,
     SIZE,
@@ -46,6 +46,7 @@ from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import DataError, IndexBusy, InputError, ModelUnavailable, RagkitError, StaleIndex
 from ragkit.evaluation import METRICS, Evaluation, Result, evaluate, needle_hits, needle_windows, saved_by_overlap
 from ragkit.fusion import RRF_K, rrf, rrf_many
+from ragkit.generation import available_generator
 from ragkit.lexical import BM25, tokenize
 from ragkit.plumbing.models import GENERATOR, RERANKER
 from ragkit.report import Report

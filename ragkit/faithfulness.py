@@ -21,13 +21,13 @@ from typing import TypeVar
 
 import numpy as np
 
-from ragkit.answer import Answer, NoAnswer, answer
+from ragkit.answer import Answer, NoAnswer, answer, gated_hits
 from ragkit.chunking import Chunk
-from ragkit.citations import MARKER, Citation, build_context
+from ragkit.citations import Citation, build_context, resolve_markers
 from ragkit.data import OutOfDomain, Query, Question
 from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
-from ragkit.evaluation import needle_hits
+from ragkit.evaluation import needle_hits, quotes_needle
 from ragkit.generation import Generation, Generator
 from ragkit.retrieval import Reranker, Retriever, Run, rank
 from ragkit.statistics import SignTest, sign_test, wilson
@@ -74,8 +74,8 @@ class Markers:
 
 def markers(text: str, sources: int) -> Markers:
     """Every [n] in an answer, in order, sorted into valid (1 <= n <= sources) and invalid (never linked)."""
-    found = [int(m) for m in MARKER.findall(text)]
-    return Markers(tuple(n for n in found if 1 <= n <= sources), tuple(n for n in found if not 1 <= n <= sources))
+    found = resolve_markers(text, lambda n: "" if 1 <= n <= sources else None)
+    return Markers(found.valid, found.unknown)
 
 
 def needle_words(needle: str, question: str) -> frozenset[str]:
@@ -116,11 +116,6 @@ class GradedAnswer:
         return self.needle_at > 0
 
 
-def holds_needle(citation: Citation, question: Question) -> bool:
-    """Does a source hold the question's needle whole? (its quote, as ``evaluation.needle_hits`` counts a chunk)."""
-    return citation.document_id == question.doc_id and question.needle in citation.quote
-
-
 def grade_answer(
     question: Question,
     asked: str,
@@ -133,7 +128,7 @@ def grade_answer(
     """Generate an answer to one prompt, built for ``asked`` (a phrasing of the question), and grade it against the
     question's needle."""
     made = generator.run(prompt, new_tokens)
-    holds = [holds_needle(c, question) for c in citations]
+    holds = [quotes_needle(c.document_id, c.quote, question) for c in citations]
     found = markers(made.text, len(citations))
     at = next((i for i, held in enumerate(holds, 1) if held), 0)
     return GradedAnswer(
@@ -221,12 +216,6 @@ def sample(items: Sequence[Sampled], n: int, seed: int = SAMPLE_SEED) -> list[Sa
     return sorted(random.Random(seed).sample(ordered, min(n, len(ordered))), key=lambda q: q.id)
 
 
-def gated_hits(retriever: Retriever, question: str, cut: float | None, keep: int) -> list[tuple[Chunk, float]]:
-    """The (chunk, distance) pairs the chapter's gate lets through for one question: dense, the first ``keep``."""
-    distance = retriever.distances([question])[0]
-    return [(retriever.chunks[i], float(distance[i])) for i in gate(rank(distance, False, keep), distance, cut, keep)]
-
-
 def graded(
     build: PromptBuilder,
     retriever: Retriever,
@@ -241,7 +230,7 @@ def graded(
     needle_of = {q.id: q for q in questions}
     trials, refused = [], 0
     for query in queries:
-        hits = gated_hits(retriever, query.text, cut, keep)
+        hits = gated_hits(query.text, retriever, cut, keep)
         if not hits:
             refused += 1
             continue
@@ -533,10 +522,8 @@ __all__ = [
     "TwoHalves",
     "arxiv_ids",
     "gate_calls",
-    "gated_hits",
     "grade_answer",
     "graded",
-    "holds_needle",
     "invented_identifiers",
     "lost_in_the_middle",
     "markers",

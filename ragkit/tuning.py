@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import inspect
 import time
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
@@ -43,7 +42,7 @@ from ragkit.evaluation import (
     with_holm,
 )
 from ragkit.fusion import RRF_K, rrf_many
-from ragkit.lexical import BM25
+from ragkit.lexical import BM25, K1, B
 from ragkit.plumbing import results as store
 from ragkit.retrieval import Encoder, Retriever, rank
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
@@ -168,8 +167,8 @@ def bm25_results(
     retriever: Retriever,
     questions: Sequence,
     queries: Sequence,
-    k1s: Sequence[float] = (1.2,),
-    bs: Sequence[float] = (0.75,),
+    k1s: Sequence[float] = (K1,),
+    bs: Sequence[float] = (B,),
 ) -> dict[Hashable, Result]:
     """BM25 over the retriever's chunks for every (k1, b), each as an evaluation of the same queries."""
     bad = [(k1, b) for k1 in k1s for b in bs if k1 < 0 or not 0 <= b <= 1]
@@ -204,38 +203,25 @@ def rrf_results(
     )
 
 
-def weighted_rrf_many(
-    first: np.ndarray, second: np.ndarray, weight: float, k: int = RRF_K, matched: np.ndarray | None = None
-) -> np.ndarray:
-    """RRF of two full rankings per query with the first list weighted ``weight`` and the second ``1 - weight``.
-
-    Still ranks, never scores: each list adds its weight times 1 / (k + rank), so the chapter's reason for RRF (a
-    cosine distance and a BM25 score are on no common scale) holds at every weight. At 0.5 it ranks exactly as
-    ``fusion.rrf_many`` (every sum halved); at 1 it is the first list alone, at 0 the second with the first breaking
-    its ties. ``matched`` and the ties are ``rrf_many``'s.
-    """
-    return rrf_many(first, second, k, matched, weight)
-
-
 def weighted_results(
     retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,), k: int = RRF_K
 ) -> dict[Hashable, Result]:
-    """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries."""
+    """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries.
+
+    Still ranks, never scores: each list adds its weight times 1 / (k + rank) (``fusion.rrf_many``), so the chapter's
+    reason for RRF (a cosine distance and a BM25 score are on no common scale) holds at every weight. At 0.5 it ranks
+    as plain RRF; at 1 it is dense alone, at 0 BM25 with dense breaking its ties.
+    """
     texts = [q.text for q in queries]
     dense, lexical = retriever.dense(texts), retriever.bm25(texts)
     return _results(
         retriever,
         questions,
         queries,
-        {
-            w: (f"hybrid w={w:g}", weighted_rrf_many(dense.ranking, lexical.ranking, w, k, lexical.matched))
-            for w in weights
-        },
+        {w: (f"hybrid w={w:g}", rrf_many(dense.ranking, lexical.ranking, k, lexical.matched, w)) for w in weights},
     )
 
 
-K1, B = (inspect.signature(BM25).parameters[name].default for name in ("k1", "b"))
-"""BM25's defaults, the chapter's: k1 = 1.2, b = 0.75."""
 WEIGHT = 0.5
 """Dense's weight in plain RRF: both lists count alike."""
 

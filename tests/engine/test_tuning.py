@@ -26,7 +26,6 @@ from ragkit.tuning import (
     sweep_settings,
     swept_texts,
     tune,
-    weighted_rrf_many,
 )
 
 from conftest import ROOT
@@ -109,19 +108,19 @@ def test_weighted_rrf_at_one_half_is_rrf_and_at_the_ends_one_list():
     second = np.array([rnd.permutation(30) for _ in range(12)])
     matched = rnd.random((12, 30)) < 0.4
     for m in (None, matched):
-        assert np.array_equal(weighted_rrf_many(first, second, 0.5, matched=m), rrf_many(first, second, matched=m))
+        assert np.array_equal(rrf_many(first, second, matched=m, weight=0.5), rrf_many(first, second, matched=m))
         assert np.array_equal(
-            weighted_rrf_many(first, second, 0.5, k=7, matched=m), rrf_many(first, second, k=7, matched=m)
+            rrf_many(first, second, k=7, matched=m, weight=0.5), rrf_many(first, second, k=7, matched=m)
         )
-    assert np.array_equal(weighted_rrf_many(first, second, 1.0, matched=matched), first)
-    only = weighted_rrf_many(first, second, 0.0, matched=matched)
+    assert np.array_equal(rrf_many(first, second, matched=matched, weight=1.0), first)
+    only = rrf_many(first, second, matched=matched, weight=0.0)
     for row, sec, hit in zip(only, second, matched):  # BM25's found chunks first, in its order; dense orders the rest
         found = [c for c in sec if hit[c]]
         assert row[: len(found)].tolist() == found
-    leaning = weighted_rrf_many(first, second, 0.9)
+    leaning = rrf_many(first, second, weight=0.9)
     assert (leaning[:, 0] == first[:, 0]).mean() > (rrf_many(first, second)[:, 0] == first[:, 0]).mean()
     with pytest.raises(InputError, match="between 0 and 1"):
-        weighted_rrf_many(first, second, 1.5)
+        rrf_many(first, second, weight=1.5)
 
 
 def test_the_result_store_reads_a_payload_only_under_its_own_stamp(tmp_path):
