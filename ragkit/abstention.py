@@ -21,7 +21,9 @@ from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
 from ragkit.evaluation import query_hits
 from ragkit.retrieval import RERANK_DEPTH, Reranker, Retriever
-from ragkit.threshold import KEEP, SweepRow, _check_both_kinds
+from ragkit.threshold import KEEP, SweepRow, check_both_kinds
+
+__all__ = ["AbstentionPoint", "ScoreSweep", "sweeps"]
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def sweeps(
     """The abstention rules on the same queries: cosine distance (dense), BM25's score, and a reranker's score
     on the hybrid top ``depth`` when one is given."""
     questions, out_of_domain = list(questions), list(out_of_domain)
-    _check_both_kinds(questions, out_of_domain)
+    check_both_kinds(questions, out_of_domain)
     queries = make_queries(questions)
     texts_in, texts_out = [q.text for q in queries], [o.query for o in out_of_domain]
     hits = query_hits(chunks, questions, queries)

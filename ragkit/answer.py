@@ -19,6 +19,8 @@ from ragkit.generation import Generation
 from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Reranker, Retriever, Run, rank
 from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
+__all__ = ["WORD_PIECES", "Answer", "Cited", "NoAnswer", "Writer", "answer", "count_prompt_tokens", "gated_hits"]
+
 WORD_PIECES = "all-MiniLM-L6-v2 word pieces (the encoder's tokenizer; a generator's own count differs)"
 """Who counted a prompt's tokens when no generator did (``Answer.counted_with``); a generator counts with
 "<its name> tokenizer"."""

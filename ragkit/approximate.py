@@ -27,6 +27,37 @@ from ragkit.plumbing.timing import median_ms
 if TYPE_CHECKING:
     import faiss
 
+__all__ = [
+    "BLOCK",
+    "COLLECTION_SEED",
+    "EF_CONSTRUCTION",
+    "EF_SEARCH",
+    "HELD_PER_VECTOR",
+    "NEIGHBOURS",
+    "SIZE_ENV",
+    "SMALLEST",
+    "SPREAD",
+    "STUDENT_SIZE",
+    "TIE",
+    "EfSearchPoint",
+    "Exact",
+    "Generated",
+    "IndexMemory",
+    "M",
+    "TradeOff",
+    "affordable",
+    "build_threads",
+    "collection_size",
+    "exact_scan",
+    "faiss_threads",
+    "generated_collection",
+    "hnsw_index",
+    "index_memory",
+    "measure_hnsw",
+    "recall",
+    "stored_vectors",
+]
+
 NEIGHBOURS = 20
 """How many neighbours a query asks for; recall is measured on them (the course's Hit@20 depth)."""
 M = 32

@@ -36,6 +36,27 @@ from dataclasses import dataclass
 from ragkit.corpus import Corpus, Document, fenced_lines, heading_lines, paragraphs, title_span
 from ragkit.errors import InputError
 
+__all__ = [
+    "OVERLAP",
+    "SIZE",
+    "STRATEGIES",
+    "UNENDED",
+    "Boundary",
+    "Chunk",
+    "Pathologies",
+    "Section",
+    "Strategy",
+    "blind_window_start",
+    "chunk_corpus",
+    "chunk_document",
+    "get_strategy",
+    "pack",
+    "pathologies",
+    "sections",
+    "split_at_budget",
+    "starts_mid_sentence",
+]
+
 SIZE = 512
 OVERLAP = 64
 UNENDED = 2

@@ -29,6 +29,25 @@ from markdown_it import MarkdownIt
 from ragkit.errors import CorpusError, InputError
 from ragkit.terminal import shown
 
+__all__ = [
+    "LOADER_VERSION",
+    "Corpus",
+    "Document",
+    "DocumentStats",
+    "FailedDocument",
+    "canonical_text",
+    "corpus_stats",
+    "document_stats",
+    "fenced_lines",
+    "fences",
+    "heading_lines",
+    "load_corpus",
+    "outside_fences",
+    "paragraphs",
+    "read_document",
+    "title_span",
+]
+
 LOADER_VERSION = "md-utf8-1"
 """Version of the extractor; part of an index's stamp (bump it when canonical texts change)."""
 

@@ -18,6 +18,26 @@ from ragkit.corpus import Corpus, outside_fences
 from ragkit.errors import DataError
 from ragkit.words import content_words
 
+__all__ = [
+    "EXPECTED",
+    "MAX_SHARED",
+    "NEEDLE_LENGTH",
+    "OUT_OF_DOMAIN_KINDS",
+    "DataProblem",
+    "OutOfDomain",
+    "Query",
+    "Question",
+    "ground_truth_summary",
+    "load_out_of_domain",
+    "load_questions",
+    "queries",
+    "read_out_of_domain",
+    "read_questions",
+    "shared_needle_words",
+    "ticket_rule_breaches",
+    "validate",
+]
+
 NEEDLE_LENGTH = (40, 250)
 EXPECTED = {"questions": 32, "out_of_domain": 30, "adjacent": 21, "absurd": 9, "documents": 11}
 OUT_OF_DOMAIN_KINDS = ("adjacent", "absurd")

@@ -30,6 +30,8 @@ from ragkit.tokens import TruncationWarning, count_pieces, over_window
 if TYPE_CHECKING:
     from ragkit.plumbing.service import Borrower
 
+__all__ = ["BACKENDS", "Embedder", "ModelStamp", "default_embedder"]
+
 BACKENDS = ("onnx", "torch")
 
 

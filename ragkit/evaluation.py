@@ -42,6 +42,30 @@ from ragkit.retrieval import RETRIEVERS, Encoder, Retriever, Run
 from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_scores, needle_sign_test, sign_test, wilson
 from ragkit.tokens import TokenReport, token_report
 
+__all__ = [
+    "FIELD_METRICS",
+    "KS",
+    "LEVELS",
+    "METRICS",
+    "NEVER",
+    "Comparison",
+    "Evaluation",
+    "Figure",
+    "Result",
+    "compare",
+    "evaluate",
+    "first_hit_ranks",
+    "hit_at",
+    "needle_hits",
+    "needle_windows",
+    "query_hits",
+    "quotes_needle",
+    "reciprocal_rank",
+    "relevant_ranks",
+    "saved_by_overlap",
+    "with_holm",
+]
+
 KS = (1, 4, 8, 20)
 METRICS = tuple(f"Hit@{k}" for k in KS) + ("MRR",)
 """The chapter's figures: hit rates at its four depths and MRR over the whole ranking."""

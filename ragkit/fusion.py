@@ -8,6 +8,8 @@ import numpy as np
 
 from ragkit.errors import InputError
 
+__all__ = ["RRF_K", "rrf", "rrf_many"]
+
 RRF_K = 60
 """The RRF constant k: each ranking adds 1 / (k + rank), so at 60 a first place outweighs a tenth only a little."""
 

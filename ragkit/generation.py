@@ -24,6 +24,26 @@ from ragkit.plumbing import results
 from ragkit.plumbing.models import GENERATOR as QWEN_HUB
 from ragkit.plumbing.models import hub_model_path, weights_hash
 
+__all__ = [
+    "EXPORT",
+    "GRAPH",
+    "MODELS",
+    "NEW_TOKENS",
+    "QWEN",
+    "SMOLLM2",
+    "SMOLLM2_FILE",
+    "SMOLLM2_PACKAGE",
+    "SMOLLM2_SHA256",
+    "TIME_LIMIT_S",
+    "Generation",
+    "Generator",
+    "GeneratorModel",
+    "available_generator",
+    "exported",
+    "smollm2_file",
+    "source",
+]
+
 
 @dataclass(frozen=True)
 class GeneratorModel:

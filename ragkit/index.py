@@ -33,6 +33,23 @@ from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
 from ragkit.retrieval import Encoder, cosine_distance, rank
 from ragkit.terminal import shown
 
+__all__ = [
+    "INDEX_FILE",
+    "INDEX_FORMAT",
+    "PIPELINE_VERSION",
+    "Index",
+    "IndexEntry",
+    "IndexStatus",
+    "Stamp",
+    "build",
+    "configured",
+    "current_stamp",
+    "read_index",
+    "status",
+    "tables",
+    "update",
+]
+
 PIPELINE_VERSION = "ragkit-1"
 INDEX_FILE = "index.sqlite"
 INDEX_FORMAT = "ragkit-index-2"

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+__all__ = ["BM25", "K1", "B", "tokenize"]
+
 K1 = 1.2
 """BM25's term-frequency saturation, the chapter's (and Lucene's) default."""
 B = 0.75

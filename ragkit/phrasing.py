@@ -20,6 +20,8 @@ from ragkit.evaluation import first_hit_ranks, hit_at, needle_hits, reciprocal_r
 from ragkit.retrieval import Retriever
 from ragkit.statistics import SignTest, sign_test, wilson
 
+__all__ = ["Phrasing", "compare_phrasings", "load_phrasings"]
+
 
 @dataclass(frozen=True)
 class Phrasing:

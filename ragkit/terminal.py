@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["SHOWN", "shown"]
+
 SHOWN = 60
 """Characters of a name kept by default: enough to tell two apart, short enough for a table's column."""
 _KEPT_IN_LINES = "\n\t"

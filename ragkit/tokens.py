@@ -11,6 +11,18 @@ from pathlib import Path
 from ragkit.chunking import Chunk
 from ragkit.plumbing.models import WINDOW, verified_embedding_dir
 
+__all__ = [
+    "COUNTS_KEPT",
+    "SPECIAL_TOKENS",
+    "TokenReport",
+    "TruncationWarning",
+    "count_pieces",
+    "over_window",
+    "token_report",
+    "tokenizer",
+    "truncated",
+]
+
 SPECIAL_TOKENS = 2
 """``[CLS]`` and ``[SEP]``: the encoder adds them to every text, inside its window."""
 

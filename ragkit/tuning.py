@@ -47,6 +47,33 @@ from ragkit.plumbing import results as store
 from ragkit.retrieval import Encoder, Retriever, rank
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
+__all__ = [
+    "CODE",
+    "GRID",
+    "READ_ONLY",
+    "SETTINGS",
+    "SPLIT_SEED",
+    "WEIGHT",
+    "Chunked",
+    "Chunking",
+    "Grid",
+    "Setting",
+    "Study",
+    "Sweeps",
+    "Trial",
+    "Tuning",
+    "bm25_results",
+    "halves",
+    "overlap_twin",
+    "rrf_results",
+    "stamp",
+    "study",
+    "sweep_settings",
+    "swept_texts",
+    "tune",
+    "weighted_results",
+]
+
 SPLIT_SEED = 11
 """The seed of every held-out split in the course (exercise 2's too)."""
 

@@ -11,6 +11,18 @@ import unicodedata
 
 from ragkit.lexical import tokenize
 
+__all__ = [
+    "DUTCH_STOPWORDS",
+    "ENGLISH_TOO",
+    "STOPWORDS",
+    "STOPWORDS_BY_LANGUAGE",
+    "content_words",
+    "copied_share",
+    "folded",
+    "text_language",
+    "words",
+]
+
 STOPWORDS = frozenset(
     "a an and are as at be by can do does for from how i in is it its my of on or so that the this "
     "to what when where which why with you your not no".split()

@@ -37,6 +37,19 @@ from ragkit.plumbing.storage import (
     move_aside,
 )
 
+__all__ = [
+    "CACHE_FILE",
+    "CACHE_FORMAT",
+    "OLD_PACKS",
+    "PAGE_SIZE",
+    "VECTOR_KINDS",
+    "CacheWarning",
+    "VectorCache",
+    "finish_shared",
+    "shared_cache_dir",
+    "text_key",
+]
+
 CACHE_FILE = "vectors.sqlite"
 CACHE_FORMAT = "ragkit-cache-1"
 VECTOR_KINDS = {"unit": np.float32, "pooled": np.float32, "tokens": np.float16}

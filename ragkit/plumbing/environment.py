@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from importlib.util import find_spec
 
+__all__ = ["ADVICE", "NEEDED", "check_dependencies", "missing"]
+
 NEEDED = ("numpy", "scipy", "markdown_it")
 """What ``import ragkit`` loads: a Python without them cannot even import it (a command's own needs say their own)."""
 

@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+__all__ = ["BYTE_LEVEL", "byte_level_decoder", "convert", "dequantise", "run_builder"]
+
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 """The decoder of a byte-level BPE tokenizer. transformers writes a GGUF tokenizer's as a Sequence with ByteFallback,
 which onnxruntime-genai's tokenizer does not undo: its answers would read ``ĠThe``."""

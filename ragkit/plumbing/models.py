@@ -11,6 +11,21 @@ from pathlib import Path
 from ragkit.errors import ModelMismatch, ModelUnavailable
 from ragkit.plumbing.locations import models_dir
 
+__all__ = [
+    "EMBEDDING_MODEL",
+    "EMBEDDING_SHA256",
+    "GENERATOR",
+    "RERANKER",
+    "WINDOW",
+    "HubModel",
+    "bundled_model_dir",
+    "download",
+    "file_sha256",
+    "hub_model_path",
+    "verified_embedding_dir",
+    "weights_hash",
+]
+
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 EMBEDDING_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 WINDOW = 256

@@ -17,6 +17,8 @@ from typing import Any
 
 from ragkit.plumbing.locations import cache_dir
 
+__all__ = ["FOLDER", "RESULTS_FORMAT", "canonical", "path_for", "read_result", "write_result"]
+
 FOLDER = "results"
 RESULTS_FORMAT = "ragkit-results-1"
 

@@ -27,6 +27,18 @@ import numpy as np
 
 from ragkit.errors import InputError
 
+__all__ = [
+    "BUDGET",
+    "LENT_SLICE",
+    "MAX_REQUEST",
+    "MAX_TEXTS",
+    "READ_SECONDS",
+    "SERVICE_ENV",
+    "Borrower",
+    "Lender",
+    "service_path",
+]
+
 SERVICE_ENV = "RAGKIT_EMBEDDING_SERVICE"
 MAX_REQUEST = 32 * 2**20
 """Bytes of one request (the texts as JSON): a few corpora; a larger request is refused, never read."""

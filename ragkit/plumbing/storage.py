@@ -17,6 +17,17 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+__all__ = [
+    "BUSY_SECONDS",
+    "changeable_by_others",
+    "connect",
+    "connect_immutable",
+    "in_wal_mode",
+    "is_busy",
+    "is_damaged",
+    "move_aside",
+]
+
 BUSY_SECONDS = 30.0
 """How long a writer waits for another writer before it gives up with a clear message (the index and the cache)."""
 

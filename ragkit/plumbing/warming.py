@@ -27,6 +27,20 @@ from filelock import FileLock, Timeout
 
 from ragkit.plumbing.locations import cache_dir
 
+__all__ = [
+    "POLL_S",
+    "STALL_S",
+    "WARM_COMMAND",
+    "Holder",
+    "WarmerStatus",
+    "describe_wait",
+    "holding",
+    "read_status",
+    "start_background",
+    "wait_for",
+    "warmer_running",
+]
+
 LOCK_NAME, STATUS_NAME = "warming.lock", "warming.json"
 POLL_S = 0.25
 STALL_S = 120.0

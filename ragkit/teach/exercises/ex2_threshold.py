@@ -18,6 +18,16 @@ from ragkit.tuning import SPLIT_SEED, halves
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
+__all__ = [
+    "check_threshold_choice",
+    "cost_minima",
+    "cost_table",
+    "exercise_cost",
+    "refusal_ceiling",
+    "threshold_choice_passes",
+    "threshold_halves",
+]
+
 
 def exercise_cost(row, rules: ThresholdRules = EX2) -> float:
     """Exercise 2's total cost of one sweep row: bluffs, answers without the needle and refusals at their prices."""

@@ -25,6 +25,8 @@ from ragkit.words import STOPWORDS, content_words, folded, words
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
+__all__ = ["HeaderRun", "check_header", "measure_header"]
+
 
 def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
     """Per chunk, the words its header adds beyond its title and section, counted (repeating a word adds it again)."""

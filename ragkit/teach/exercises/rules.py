@@ -12,6 +12,20 @@ from ragkit.teach.language import say
 from ragkit.threshold import CUT_RANGE
 from ragkit.tokens import WINDOW
 
+__all__ = [
+    "CUT_GRID",
+    "HINTS",
+    "OWN_SIZES",
+    "RUN",
+    "TOLERANCE",
+    "DocumentRules",
+    "HeaderRules",
+    "HintRules",
+    "NeedleRules",
+    "ThresholdRules",
+    "TicketRules",
+]
+
 # ex1: every student gets a blind window size of their own, so no notebook prints their answer
 OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 # ex2: the cut is tuned on half of the needles and judged on the other half (the course's SPLIT_SEED)
