@@ -193,9 +193,6 @@ class Embedder:
             done = dict(zip(todo, fresh))
         return [v if v is not None else done[k] for v, k in zip(found, keys)]
 
-    def _token_embeddings(self, texts: list[str]) -> list[np.ndarray]:
-        return self.model.token_embeddings(texts)
-
     def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
         """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""
         texts = list(texts)
@@ -211,7 +208,7 @@ class Embedder:
         """Mean-pooled vectors WITHOUT the final normalisation (what the identity fails on); cached."""
 
         def mean(todo: list[str]) -> np.ndarray:
-            return np.stack([t.mean(axis=0) for t in self._token_embeddings(todo)])
+            return np.stack([t.mean(axis=0) for t in self.model.token_embeddings(todo)])
 
         return np.stack(self._through("pooled", list(texts), mean))
 
@@ -225,7 +222,7 @@ class Embedder:
 
         def unit(todo: list[str]) -> list[np.ndarray]:
             return _token_units(
-                self._token_embeddings(todo)
+                self.model.token_embeddings(todo)
                 if batch_size is None
                 else self.model.token_embeddings(todo, batch_size=batch_size)
             )
