@@ -201,7 +201,7 @@ class TwoHalves:
         ]
 
 
-def two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHalves:
+def count_two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
 
     def count(in_prompt: bool, ok: bool) -> int:
@@ -290,7 +290,7 @@ class GateCalls:
     answers: tuple[Generation, ...] = ()
 
 
-def gate_calls(
+def count_gate_calls(
     out_of_domain: Sequence[OutOfDomain],
     retriever: Retriever,
     generator: Generator,
@@ -375,7 +375,7 @@ def position_verdict(test: SignTest, a: str, b: str = "the middle", alpha: float
     )
 
 
-def lost_in_the_middle(
+def measure_lost_in_the_middle(
     retriever: Retriever,
     questions: Sequence[Question],
     generator: Generator,
@@ -482,8 +482,8 @@ def measure_generation(
     chosen = sample(make_queries(questions), SAMPLE)
     trials, refused = graded(build_context, retriever, questions, chosen, generator, cut, keep)
     eligible = [q for q in questions if needle_hits(retriever.chunks, [q]).any()]
-    lost = lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
-    calls = gate_calls(out_of_domain, retriever, generator, cut, keep)
+    lost = measure_lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
+    calls = count_gate_calls(out_of_domain, retriever, generator, cut, keep)
     found = markers(first.text or "", len(first.citations))
     return Measurement(
         generator.name,
@@ -492,7 +492,7 @@ def measure_generation(
         found,
         tuple(q.id for q in chosen),
         tuple(trials),
-        two_halves(trials, refused),
+        count_two_halves(trials, refused),
         calls,
         lost,
         invented_identifiers(generator),
@@ -521,13 +521,14 @@ __all__ = [
     "Rate",
     "TwoHalves",
     "arxiv_ids",
-    "gate_calls",
+    "count_gate_calls",
+    "count_two_halves",
     "grade_answer",
     "graded",
     "invented_identifiers",
-    "lost_in_the_middle",
     "markers",
     "measure_generation",
+    "measure_lost_in_the_middle",
     "needle_words",
     "place",
     "position_verdict",
@@ -537,5 +538,4 @@ __all__ = [
     "sample",
     "smallest_p",
     "supported",
-    "two_halves",
 ]

@@ -67,7 +67,7 @@ def test_the_two_by_two_counts_each_trial_once_in_its_cell():
         trial(False, False),
         trial(False, False),
     ]
-    h = f.two_halves(trials, refused=3)
+    h = f.count_two_halves(trials, refused=3)
     assert (h.in_prompt_supported, h.in_prompt_unsupported, h.missing_supported, h.missing_unsupported) == (2, 1, 1, 3)
     assert h.refused == 3
     assert (h.with_needle.k, h.with_needle.n, h.without_needle.k, h.without_needle.n) == (2, 3, 1, 4)
@@ -75,7 +75,7 @@ def test_the_two_by_two_counts_each_trial_once_in_its_cell():
     rows = h.rows()
     assert [r["prompt"] for r in rows] == ["holds the needle", "lacks the needle"]
     assert rows[0]["answer supported"] == 2 and rows[1]["answer not supported"] == 3
-    empty = f.two_halves([])
+    empty = f.count_two_halves([])
     assert empty.with_needle.n == 0 and (empty.with_needle.low, empty.with_needle.high) == (0.0, 1.0)
 
 
@@ -240,7 +240,7 @@ def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
         OutOfDomain("o3", "farther", "absurd", "z"),
     ]
     generator = Counting()
-    calls = f.gate_calls(
+    calls = f.count_gate_calls(
         asked,
         Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
         generator,

@@ -381,7 +381,7 @@ def measurement(
         fth.Markers((1,), (7,)),
         tuple(f"q{i:02d}" for i in range(len(trials) + 2)),
         trials,
-        fth.two_halves(trials, 2),
+        fth.count_two_halves(trials, 2),
         fth.GateCalls(12, 18, 0, 18),
         placed,
         (fth.Invented("a topic", "see " + " ".join(ids), ids, generated()),),

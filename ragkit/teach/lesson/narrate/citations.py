@@ -621,7 +621,7 @@ def small_model(m: Measurement | None) -> Markdown:
 
 def changed_prompt(mine: Sequence[GradedAnswer], refused: int, base: Measurement) -> Markdown:
     """Your prompt's 2x2 figures beside the chapter's prompt's, judged by the same rule on the same queries."""
-    yours, theirs = faithfulness.two_halves(mine, refused), base.halves
+    yours, theirs = faithfulness.count_two_halves(mine, refused), base.halves
     if [t.text for t in mine] == [t.text for t in base.trials]:
         verdict = _(
             "The same answers: as given, the cell builds the chapter's prompts, so its answers were read back "
