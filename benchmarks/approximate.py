@@ -9,7 +9,7 @@ import os
 import resource
 import time
 
-from ragkit.approximate import EF_SEARCH, SPREAD, K, generated, measure
+from ragkit.approximate import EF_SEARCH, NEIGHBOURS, SPREAD, generated_collection, measure_hnsw
 
 SIZE = 1_000_000
 EF_WIDER = (1024, 2048)
@@ -31,11 +31,14 @@ def bench_approximate(size: int | None = None) -> None:
     print(
         f"\n== approximate search: HNSW (faiss) against the exact scan over {size:,} generated vectors (the course's "
         f"{len(retriever.vectors):,} chunk vectors of E as centres, noise of spread {SPREAD:g}), the course's "
-        f"{len(queries)} queries, top {K}"
+        f"{len(queries)} queries, top {NEIGHBOURS}"
     )
     t = time.perf_counter()
-    trade = measure(
-        generated(retriever.vectors, size), queries, f"{size:,} generated vectors", ef_search=EF_SEARCH + EF_WIDER
+    trade = measure_hnsw(
+        generated_collection(retriever.vectors, size),
+        queries,
+        f"{size:,} generated vectors",
+        ef_search=EF_SEARCH + EF_WIDER,
     )
     seconds = time.perf_counter() - t
     print("  " + str(trade).replace("\n", "\n  "))
@@ -55,7 +58,8 @@ def bench_approximate(size: int | None = None) -> None:
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"  generate + exact top {K} + build + measure: {seconds:.0f} s; this process's peak memory {peak:,.0f} MB; "
+        f"  generate + exact top {NEIGHBOURS} + build + measure: {seconds:.0f} s; "
+        f"this process's peak memory {peak:,.0f} MB; "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores when it ended"
     )
 

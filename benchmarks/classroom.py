@@ -56,9 +56,9 @@ NOTEBOOKS = (
 
 def vector_rows(folder: Path) -> int:
     """Rows in the cache database under ``folder`` (0 when there is none)."""
-    from ragkit.plumbing.cache import FILENAME
+    from ragkit.plumbing.cache import CACHE_FILE
 
-    path = folder / FILENAME
+    path = folder / CACHE_FILE
     if not path.is_file():
         return 0
     db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
@@ -70,10 +70,10 @@ def vector_rows(folder: Path) -> int:
 
 def fill_shared(folder: Path) -> tuple[float, int, int]:
     """The teacher's part, seeded from this machine's cache; (seconds, rows seeded, rows after the fill)."""
-    from ragkit.plumbing.cache import FILENAME, finish_shared
+    from ragkit.plumbing.cache import CACHE_FILE, finish_shared
     from ragkit.plumbing.locations import cache_dir
 
-    seed_cache(cache_dir(), folder, FILENAME)
+    seed_cache(cache_dir(), folder, CACHE_FILE)
     seeded = vector_rows(folder)
     env = {k: v for k, v in os.environ.items() if k != "RAGKIT_SHARED_CACHE"}
     t = time.perf_counter()

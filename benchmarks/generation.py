@@ -47,7 +47,7 @@ def child(prompts_file: str, out_file: str) -> None:
 
     before = rss_mb()
 
-    results.read = lambda *args, **kwargs: None  # fresh timings: no answer is read back from a result store
+    results.read_result = lambda *args, **kwargs: None  # fresh timings: no answer is read back from a result store
     started = time.perf_counter()
     from ragkit.generation import Generator
 
@@ -74,7 +74,7 @@ def child(prompts_file: str, out_file: str) -> None:
                 "rss_loaded": loaded,
                 "rss_after": after,
                 "speed_prompt": speed,
-                "prompt_tokens": first.prompt_tokens,
+                "prompt_tokens": first.chat_tokens,
                 "first_s": first_s,
                 "first_tokens": first.new_tokens,
                 "prefill_s": prefill,

@@ -57,14 +57,14 @@ def literal(twin: Path, name: str) -> object:
 
 
 def _ex2(course: Course) -> dict[str, str]:
-    from ragkit.teach.exercises import EX2, GRID, exercise_cost, threshold_halves
+    from ragkit.teach.exercises import CUT_GRID, EX2, exercise_cost, threshold_halves
     from ragkit.teach.exercises.ex2_threshold import _acceptance as acceptance
 
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     best, _, passing = acceptance(tune)
     cut = next(c for c in passing if exercise_cost(tune.at(c)) == best)  # the first cheapest, as the solution takes
     row, held = tune.at(cut), judge.at(cut)
-    free = min((tune.at(c) for c in GRID), key=exercise_cost)
+    free = min((tune.at(c) for c in CUT_GRID), key=exercise_cost)
     judge_best, _, judge_passing = acceptance(judge)
     judge_cut = next(c for c in judge_passing if exercise_cost(judge.at(c)) == judge_best)
     return {

@@ -625,7 +625,7 @@ def seed_cache(source: Path, folder: Path, database: str) -> None:
     """Copy a cache's vectors (SQLite's backup), ONNX exports and stored results into ``folder``: a fill there computes
     nothing.
 
-    ``database`` is the cache's file name (``ragkit.plumbing.cache.FILENAME``), passed in so that the harness imports
+    ``database`` is the cache's file name (``ragkit.plumbing.cache.CACHE_FILE``), passed in so that the harness imports
     nothing of the package it deploys.
     """
     folder.mkdir(parents=True, exist_ok=True)

@@ -128,14 +128,21 @@ def _corpus_stats(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from ragkit.data import EXPECTED, MAX_SHARED, read_out_of_domain, read_questions, summary, ticket_rule_breaches
+    from ragkit.data import (
+        EXPECTED,
+        MAX_SHARED,
+        ground_truth_summary,
+        read_out_of_domain,
+        read_questions,
+        ticket_rule_breaches,
+    )
     from ragkit.data import validate as validate_data
 
     corpus = _load_corpus(args.corpus)
     questions, problems = read_questions(args.questions)
     ood, more = read_out_of_domain(args.ood)
     problems += more + validate_data(corpus, questions, ood, None if args.any_count else EXPECTED)
-    print(summary(questions, ood))
+    print(ground_truth_summary(questions, ood))
     for qid, words in ticket_rule_breaches(questions):
         print(
             f"WARNING {qid}: its ticket shares {len(words)} distinctive words with the needle {words}, more than "
@@ -374,8 +381,9 @@ def _index(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace) -> int:
     import shutil
 
-    from ragkit.embedding import cache_dir, default_embedder
-    from ragkit.plumbing.cache import FILENAME, VectorCache
+    from ragkit.embedding import default_embedder
+    from ragkit.plumbing.cache import CACHE_FILE, VectorCache
+    from ragkit.plumbing.locations import cache_dir
 
     root = cache_dir()
     if args.action == "clear":
@@ -394,8 +402,8 @@ def _cache(args: argparse.Namespace) -> int:
                     f"a warmer (pid {pid}) is filling {root}: nothing cleared. Let it finish, or stop "
                     f"it (`kill {pid}`), then clear again"
                 )
-            removed = [p for p in (root / FILENAME, root / "onnx") if p.exists()]
-            removed += [root / f"{FILENAME}{s}" for s in ("-wal", "-shm") if (root / f"{FILENAME}{s}").exists()]
+            removed = [p for p in (root / CACHE_FILE, root / "onnx") if p.exists()]
+            removed += [root / f"{CACHE_FILE}{s}" for s in ("-wal", "-shm") if (root / f"{CACHE_FILE}{s}").exists()]
             for path in removed:
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
         print(f"cleared {root}: " + (", ".join(p.name for p in removed) if removed else "nothing to clear"))

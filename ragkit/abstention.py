@@ -21,11 +21,13 @@ from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
 from ragkit.evaluation import query_hits
 from ragkit.retrieval import RERANK_DEPTH, Reranker, Retriever
-from ragkit.threshold import KEEP, SweepRow, _check_both_kinds
+from ragkit.threshold import KEEP, SweepRow, check_both_kinds
+
+__all__ = ["AbstentionPoint", "ScoreSweep", "sweeps"]
 
 
 @dataclass(frozen=True)
-class TradeOff:
+class AbstentionPoint:
     """One cut of one abstention rule: the share of answerable queries refused and of out-of-domain ones bluffing."""
 
     cut: float
@@ -85,12 +87,12 @@ class ScoreSweep:
             return np.concatenate([[edges.min() - 1.0], edges])
         return np.concatenate([[edges.max() + 1.0], edges[::-1]])
 
-    def curve(self) -> list[TradeOff]:
+    def curve(self) -> list[AbstentionPoint]:
         """The rule's whole trade-off, loosest cut first: refused and bluffing shares at every cut that moves one."""
         out = []
         for cut in self.cuts():
             row = self.at(float(cut))
-            out.append(TradeOff(float(cut), row.refused / row.in_domain, row.bluffs / row.out_of_domain))
+            out.append(AbstentionPoint(float(cut), row.refused / row.in_domain, row.bluffs / row.out_of_domain))
         return out
 
     def fewest_bluffs(self, max_refused: float) -> SweepRow:
@@ -123,7 +125,7 @@ def sweeps(
     """The abstention rules on the same queries: cosine distance (dense), BM25's score, and a reranker's score
     on the hybrid top ``depth`` when one is given."""
     questions, out_of_domain = list(questions), list(out_of_domain)
-    _check_both_kinds(questions, out_of_domain)
+    check_both_kinds(questions, out_of_domain)
     queries = make_queries(questions)
     texts_in, texts_out = [q.text for q in queries], [o.query for o in out_of_domain]
     hits = query_hits(chunks, questions, queries)

@@ -9,19 +9,17 @@ ranks alone), so the refusal stays a comparison with the one number the cut was 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from ragkit.citations import MARKER, Citation, build_context, well_formed
+from ragkit.chunking import Chunk
+from ragkit.citations import Citation, build_context, resolve_markers, well_formed
 from ragkit.errors import InputError
-from ragkit.generation import Generation, available_generator  # noqa: F401 - available_generator: its old home
-from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Reranker, Retriever, rank
+from ragkit.generation import Generation
+from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Reranker, Retriever, Run, rank
 from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
-if TYPE_CHECKING:
-    from ragkit.retrieval import Run
-
+__all__ = ["WORD_PIECES", "Answer", "Cited", "NoAnswer", "Writer", "answer", "count_prompt_tokens", "gated_hits"]
 
 WORD_PIECES = "all-MiniLM-L6-v2 word pieces (the encoder's tokenizer; a generator's own count differs)"
 """Who counted a prompt's tokens when no generator did (``Answer.counted_with``); a generator counts with
@@ -110,16 +108,10 @@ class Answer:
         if self.text is None:
             return None
         by_index = {c.index: c for c in self.citations}
-        unknown: list[int] = []
-
-        def locate(match: re.Match[str]) -> str:
-            n = int(match.group(1))
-            if n not in by_index:
-                unknown.append(n)
-                return f"[{n}: no such source]"
-            return f"[{n}] ({by_index[n].document_id}{by_index[n].fragment})"
-
-        return Cited(MARKER.sub(locate, self.text), tuple(unknown))
+        located = resolve_markers(
+            self.text, lambda n: f"[{n}] ({by_index[n].document_id}{by_index[n].fragment})" if n in by_index else None
+        )
+        return Cited(located.text, located.unknown)
 
     @property
     def stop_note(self) -> str:
@@ -154,6 +146,20 @@ def _ranked(retriever: Retriever, question: str, ranked_by: str, reranker: Reran
     return run, run.retriever
 
 
+def gated_hits(
+    question: str, retriever: Retriever, cut: float | None = DEFAULT_CUT, keep: int = KEEP, run: Run | None = None
+) -> list[tuple[Chunk, float]]:
+    """The (chunk, cosine distance) pairs the gate lets through for one question, best first: the one gate of
+    ``answer()`` and of every generated measurement.
+
+    The first ``keep`` of ``run``'s ranking (None: dense, ranked here for those ``keep`` only), and of those only the
+    ones whose dense cosine distance is under the cut (``threshold.gate``).
+    """
+    distance = run.distance[0] if run is not None and run.distance is not None else retriever.distances([question])[0]
+    ranking = rank(distance, higher_is_better=False, k=keep) if run is None else run.ranking[0]
+    return [(retriever.chunks[i], float(distance[i])) for i in gate(ranking, distance, cut, keep)]
+
+
 def answer(
     question: str,
     retriever: Retriever,
@@ -176,12 +182,10 @@ def answer(
     question = well_formed(question)  # bytes that are not UTF-8 (a terminal in another encoding) are answered
     cut = check_cut(cut)
     run, name = _ranked(retriever, question, ranked_by, reranker)
-    distance = run.distance[0] if run is not None and run.distance is not None else retriever.distances([question])[0]
-    ranking = rank(distance, higher_is_better=False, k=keep) if run is None else run.ranking[0]
-    kept = gate(ranking, distance, cut, keep)
-    if len(kept) == 0:
+    hits = gated_hits(question, retriever, cut, keep, run)
+    if not hits:
         return NoAnswer(question, cut, name)
-    prompt, citations = build_context(question, [(retriever.chunks[i], distance[i]) for i in kept])
+    prompt, citations = build_context(question, hits)
     if generator is not None:
         return Answer(question, prompt, tuple(citations), 0, "", retriever=name).written_by(generator)
     return Answer(question, prompt, tuple(citations), *count_prompt_tokens(prompt), retriever=name)

@@ -2,19 +2,18 @@
 
 The chapter's dense retrieval is one product ``Q @ C.T``: exact, and at the course's 1,068 chunks fast. A production
 index holds millions of vectors and walks a graph instead (HNSW, Malkov and Yashunin 2018): it looks at a few thousand
-vectors per query, not all of them, and may miss some of the true nearest. ``measure`` builds the graph over a
+vectors per query, not all of them, and may miss some of the true nearest. ``measure_hnsw`` builds the graph over a
 collection, computes the exact top k of every query by the product (in blocks, so the collection is never scored whole)
 and reports, at each efSearch, how many of the exact top k the graph found, the time per query, the build time and the
-index's memory. ``generated`` makes a collection as large as one asks, shaped like the course's own vectors.
+index's memory. ``generated_collection`` makes a collection as large as one asks, shaped like the course's own vectors.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import statistics
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +22,43 @@ from threadpoolctl import threadpool_limits
 
 from ragkit.errors import InputError
 from ragkit.plumbing.onnx import env_threads
+from ragkit.plumbing.timing import median_ms
 
 if TYPE_CHECKING:
     import faiss
 
-K = 20
+__all__ = [
+    "BLOCK",
+    "COLLECTION_SEED",
+    "EF_CONSTRUCTION",
+    "EF_SEARCH",
+    "HELD_PER_VECTOR",
+    "NEIGHBOURS",
+    "SIZE_ENV",
+    "SMALLEST",
+    "SPREAD",
+    "STUDENT_SIZE",
+    "TIE",
+    "EfSearchPoint",
+    "Exact",
+    "Generated",
+    "IndexMemory",
+    "M",
+    "TradeOff",
+    "affordable",
+    "build_threads",
+    "collection_size",
+    "exact_scan",
+    "faiss_threads",
+    "generated_collection",
+    "hnsw_index",
+    "index_memory",
+    "measure_hnsw",
+    "recall",
+    "stored_vectors",
+]
+
+NEIGHBOURS = 20
 """How many neighbours a query asks for; recall is measured on them (the course's Hit@20 depth)."""
 M = 32
 """HNSW's links per vector and layer (twice that on the bottom layer): faiss's ``HNSW32``, its index factory's usual."""
@@ -36,8 +67,8 @@ EF_CONSTRUCTION = 40
 EF_SEARCH = (16, 32, 64, 128, 256, 512)
 """The efSearch values measured: how many candidates a query keeps while it walks the graph (faiss's default is 16)."""
 SPREAD = 1.0
-"""A generated vector's noise, in units of the course's own spread around its mean (see ``generated``)."""
-SEED = 46
+"""A generated vector's noise, in units of the course's own spread around its mean (see ``generated_collection``)."""
+COLLECTION_SEED = 46
 """The generated collection's seed: the same size gives the same vectors on every machine."""
 BLOCK = 8_192
 """Vectors generated, scored and added at a time: beyond the index, a kernel holds a few blocks at once."""
@@ -73,9 +104,9 @@ def collection_size() -> int:
         from ragkit.plumbing.memory import available
 
         return affordable(STUDENT_SIZE, available())
-    if not value.isdigit() or int(value) < K:
+    if not value.isdigit() or int(value) < NEIGHBOURS:
         raise InputError(
-            f"{SIZE_ENV} = {os.environ[SIZE_ENV]!r}: give a whole number of vectors of at least {K}, "
+            f"{SIZE_ENV} = {os.environ[SIZE_ENV]!r}: give a whole number of vectors of at least {NEIGHBOURS}, "
             f"or unset it for {STUDENT_SIZE:,}"
         )
     return int(value)
@@ -83,7 +114,10 @@ def collection_size() -> int:
 
 @dataclass(frozen=True, eq=False)
 class Generated:
-    """A generated collection: ``n`` unit float32 vectors, made block by block each time it is read (``generated``)."""
+    """A generated collection: ``n`` unit float32 vectors, made block by block each time it is read.
+
+    ``generated_collection`` makes one.
+    """
 
     centres: np.ndarray
     n: int
@@ -106,7 +140,9 @@ class Generated:
             yield out
 
 
-def generated(centres: np.ndarray, n: int, seed: int = SEED, spread: float = SPREAD, block: int = BLOCK) -> Generated:
+def generated_collection(
+    centres: np.ndarray, n: int, seed: int = COLLECTION_SEED, spread: float = SPREAD, block: int = BLOCK
+) -> Generated:
     """``n`` unit float32 vectors in blocks: a centre drawn at random plus noise shaped like the centres' own spread.
 
     The noise is a Gaussian with the centres' covariance (their principal directions, scaled by ``spread``), so a
@@ -155,14 +191,6 @@ class _TopK:
     def result(self) -> Exact:
         order = np.argsort(-self.scores, axis=1, kind="stable")
         return Exact(np.take_along_axis(self.ids, order, axis=1), np.take_along_axis(self.scores, order, axis=1))
-
-
-def exact_top(queries: np.ndarray, blocks: Iterable[np.ndarray], k: int = K) -> Exact:
-    """The exact top k of every query by inner product, the collection read block by block."""
-    top = _TopK(np.asarray(queries, dtype=np.float32), k)
-    for block in blocks:
-        top.add(block)
-    return top.result()
 
 
 def recall(found_ids: np.ndarray, found_scores: np.ndarray, exact: Exact) -> float:
@@ -261,17 +289,7 @@ def stored_vectors(index: faiss.IndexHNSWFlat) -> np.ndarray:
     return faiss.rev_swig_ptr(storage.get_xb(), storage.ntotal * storage.d).reshape(storage.ntotal, storage.d)
 
 
-def median_ms(work: Callable[[Any], object], items: Iterable) -> float:
-    """The median wall time of ``work(item)`` over the items, in milliseconds."""
-    times = []
-    for item in items:
-        t = time.perf_counter()
-        work(item)
-        times.append(time.perf_counter() - t)
-    return 1000 * statistics.median(times)
-
-
-def exact_scan(vectors: np.ndarray, query: np.ndarray, k: int = K) -> np.ndarray:
+def exact_scan(vectors: np.ndarray, query: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
     """One query's exact top k: its product with every vector, the k best selected, then sorted."""
     scores = vectors @ query
     top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
@@ -279,7 +297,7 @@ def exact_scan(vectors: np.ndarray, query: np.ndarray, k: int = K) -> np.ndarray
 
 
 @dataclass(frozen=True)
-class Setting:
+class EfSearchPoint:
     """One efSearch: the share of the exact top k found, and the median time of one query, one thread."""
 
     ef_search: int
@@ -302,13 +320,13 @@ class TradeOff:
     build_threads: int
     memory: IndexMemory
     exact_ms: float
-    settings: tuple[Setting, ...]
+    settings: tuple[EfSearchPoint, ...]
     nearest: float
     """The median over the queries of the best exact score (inner product: cosine similarity on unit vectors)."""
     kth: float
     """The median of the k-th best exact score: how close the k-th neighbour is to the first is what a walk can miss."""
 
-    def at(self, ef_search: int) -> Setting:
+    def at(self, ef_search: int) -> EfSearchPoint:
         """The measured setting for one efSearch."""
         for s in self.settings:
             if s.ef_search == ef_search:
@@ -317,7 +335,7 @@ class TradeOff:
             f"efSearch {ef_search} was not measured: choose one of {', '.join(str(s.ef_search) for s in self.settings)}"
         )
 
-    def cheapest(self, recall: float) -> Setting | None:
+    def cheapest(self, recall: float) -> EfSearchPoint | None:
         """The smallest efSearch that finds at least this share of the exact top k (None: none does)."""
         return next((s for s in self.settings if s.recall >= recall), None)
 
@@ -338,19 +356,20 @@ class TradeOff:
         return "\n".join(lines)
 
 
-def measure(
+def measure_hnsw(
     collection: np.ndarray | Iterable[np.ndarray],
     queries: np.ndarray,
     what: str = "collection",
     ef_search: Iterable[int] = EF_SEARCH,
-    k: int = K,
+    k: int = NEIGHBOURS,
     m: int = M,
     ef_construction: int = EF_CONSTRUCTION,
     threads: int | None = None,
 ) -> TradeOff:
     """Build HNSW over a collection (an array, or blocks of one), and measure it against the exact scan.
 
-    A collection whose size is known (an array, ``generated``'s) has the index's memory reserved for it at once.
+    A collection whose size is known (an array, or ``generated_collection``'s) has the index's memory reserved for it
+    at once.
 
     Each block is scored against every query (the exact top k, kept as the blocks pass) and added to the graph, so the
     collection exists once, inside the index. Times are per query, one query at a time on one thread, the median over
@@ -390,14 +409,13 @@ def measure(
     rows = [queries[i] for i in range(len(queries))]
     settings = []
     with threadpool_limits(1), faiss_threads(1):
-        exact_scan(vectors, rows[0], k)
-        exact_ms = median_ms(lambda q: exact_scan(vectors, q, k), rows)
+        exact_ms = median_ms(lambda q: exact_scan(vectors, q, k), rows, warm=True)
         for ef in efs:
             index.hnsw.efSearch = ef
             found = [index.search(q[None, :], k) for q in rows]  # untimed pass: its results, and a warm cache
             ms = median_ms(lambda q: index.search(q[None, :], k), rows)
             scores, ids = np.vstack([f[0] for f in found]), np.vstack([f[1] for f in found])
-            settings.append(Setting(ef, recall(ids, scores, exact), ms))
+            settings.append(EfSearchPoint(ef, recall(ids, scores, exact), ms))
     return TradeOff(
         what,
         int(index.ntotal),

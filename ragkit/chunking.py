@@ -10,7 +10,7 @@ Three decisions where the chapter's reference chunker is silent or wrong:
 - Text before the first ``## `` heading (a document's introduction) is a section with an
   empty title, chunked like any other; the reference drops it. The ``# `` title line is
   never chunked: like a ``## `` line it is a heading, not content.
-- A ``## `` line inside a fenced code block is code, not a heading; the reference would cut
+- A ``## `` line inside a fenced code block is code, not a heading; the reference would end
   the section there. Fences are CommonMark's (``ragkit.corpus.fenced_lines``): ``~~~`` and
   ```````` fences, longer fences holding shorter ones, fences indented by up to three spaces.
 - Only the first heading line can be the title (``ragkit.corpus.title_span``); a later ``# ``
@@ -18,10 +18,10 @@ Three decisions where the chapter's reference chunker is silent or wrong:
 
 A heading on the document's last line (no newline after it) is skipped too, where the
 reference would chunk it as body text. A stretch without a sentence end that is more than twice
-the budget long (a log file's million short lines make one) is cut into pieces of the budget, each
-after its last line break or space when it has one (``cut_at_budget``); the reference leaves it
+the budget long (a log file's million short lines make one) is split into pieces of the budget, each
+after its last line break or space when it has one (``split_at_budget``); the reference leaves it
 whole, however long. Up to twice the budget it stays whole, as in the reference: the bundled
-corpus's longest tables run to 1.5 budgets, and a table cut in two loses its header row.
+corpus's longest tables run to 1.5 budgets, and a table split in two loses its header row.
 Everywhere else the boundaries strategies follow the reference rule chunk for chunk.
 """
 
@@ -36,10 +36,31 @@ from dataclasses import dataclass
 from ragkit.corpus import Corpus, Document, fenced_lines, heading_lines, paragraphs, title_span
 from ragkit.errors import InputError
 
+__all__ = [
+    "OVERLAP",
+    "SIZE",
+    "STRATEGIES",
+    "UNENDED",
+    "Boundary",
+    "Chunk",
+    "Pathologies",
+    "Section",
+    "Strategy",
+    "blind_window_start",
+    "chunk_corpus",
+    "chunk_document",
+    "get_strategy",
+    "pack",
+    "pathologies",
+    "sections",
+    "split_at_budget",
+    "starts_mid_sentence",
+]
+
 SIZE = 512
 OVERLAP = 64
 UNENDED = 2
-"""A stretch without a sentence end is cut once it is longer than this many budgets (see cut_at_budget)."""
+"""A stretch without a sentence end is split once it is longer than this many budgets (see split_at_budget)."""
 
 _SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")
 
@@ -175,10 +196,10 @@ def pack(body: str, size: int = SIZE) -> list[tuple[int, int]]:
     return ranges
 
 
-def cut_at_budget(body: str, start: int, end: int, size: int = SIZE) -> list[tuple[int, int]]:
-    """A range without a sentence end and over ``UNENDED`` budgets, cut into pieces of at most ``size``; others whole.
+def split_at_budget(body: str, start: int, end: int, size: int = SIZE) -> list[tuple[int, int]]:
+    """A range without a sentence end and over ``UNENDED`` budgets, split into pieces of at most ``size``; others whole.
 
-    Each cut falls after the last line break inside the budget, else after the last space, else at the budget.
+    Each piece ends after the last line break inside the budget, else after the last space, else at the budget.
     """
     if end - start <= UNENDED * size or any(mark in body[start:end] for mark in ".!?"):
         return [(start, end)]
@@ -206,9 +227,9 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
 def _boundaries(text: str, size: int) -> Iterable[tuple[str, int, int]]:
     for sec in sections(text):
         body = text[sec.start : sec.end]
-        # the budget is the chunk's: whitespace around a packed range is trimmed away, so it never forces a cut
+        # the budget is the chunk's: whitespace around a packed range is trimmed away, so it never forces a boundary
         for range_ in filter(None, (_trimmed(body, *packed) for packed in pack(body, size))):
-            for f, t in cut_at_budget(body, *range_, size):
+            for f, t in split_at_budget(body, *range_, size):
                 if span := _trimmed(text, sec.start + f, sec.start + t):
                     yield sec.title, *span
 
@@ -281,7 +302,7 @@ _CLOSERS = ")]\"'*_"
 
 
 @dataclass(frozen=True)
-class Cut:
+class Boundary:
     """The boundary between two neighbouring chunks of one document."""
 
     before: Chunk
@@ -290,13 +311,16 @@ class Cut:
 
 @dataclass(frozen=True)
 class Pathologies:
-    """What the reference rule costs: chunks and cuts a reader would call broken, found in one strategy."""
+    """What the reference rule costs: chunks and boundaries a reader would call broken, found in one strategy.
+
+    The chapter calls a boundary inside a number or code a cut inside it (``decimal_cuts``, ``code_cuts``).
+    """
 
     strategy: str
     chunks: int
     heading_only: tuple[Chunk, ...]
-    decimal_cuts: tuple[Cut, ...]
-    code_cuts: tuple[Cut, ...]
+    decimal_cuts: tuple[Boundary, ...]
+    code_cuts: tuple[Boundary, ...]
     mid_sentence: tuple[Chunk, ...]
 
     def counts(self) -> dict[str, int]:
@@ -322,7 +346,7 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
 
 
 class _Spans:
-    """Ranges of a text, asked whether one has characters on both sides of a cut (a log-time look-up)."""
+    """Ranges of a text, asked whether one has characters on both sides of a boundary (a log-time look-up)."""
 
     def __init__(self, spans: Iterable[tuple[int, int]]):
         ordered = sorted(spans)
@@ -332,10 +356,10 @@ class _Spans:
             furthest = max(furthest, hi)
             self.reach.append(furthest)
 
-    def split_by(self, cut: Cut) -> bool:
+    def split_by(self, boundary: Boundary) -> bool:
         """True when one span starts before the first chunk ends and ends after the second starts."""
-        n = bisect.bisect_left(self.starts, cut.before.end)
-        return n > 0 and self.reach[n - 1] > cut.after.start
+        n = bisect.bisect_left(self.starts, boundary.before.end)
+        return n > 0 and self.reach[n - 1] > boundary.after.start
 
 
 def starts_mid_sentence(chunk: Chunk, text: str) -> bool:
@@ -369,11 +393,11 @@ def pathologies(chunks: Sequence[Chunk], corpus: Corpus, strategy: str = "") -> 
             if starts_mid_sentence(c, text):
                 mid_sentence.append(c)
         for before, after in itertools.pairwise(own):
-            cut = Cut(before, after)
-            if decimals.split_by(cut):
-                decimal_cuts.append(cut)
-            if code.split_by(cut):
-                code_cuts.append(cut)
+            boundary = Boundary(before, after)
+            if decimals.split_by(boundary):
+                decimal_cuts.append(boundary)
+            if code.split_by(boundary):
+                code_cuts.append(boundary)
     return Pathologies(
         strategy, len(chunks), tuple(heading_only), tuple(decimal_cuts), tuple(code_cuts), tuple(mid_sentence)
     )

@@ -16,7 +16,7 @@ import hashlib
 import os
 import re
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -196,10 +196,9 @@ def verify(citation: Citation, corpus: Corpus) -> bool:
     """True when the locator slices the quote out of the document's canonical text exactly."""
     if not isinstance(citation.locator, CharRange):
         return False
-    try:
-        text = corpus[citation.document_id].text
-    except KeyError:
+    if citation.document_id not in corpus.ids:
         return False
+    text = corpus[citation.document_id].text
     return text[citation.locator.start : citation.locator.end] == citation.quote
 
 
@@ -209,6 +208,33 @@ class RenderedAnswer:
 
     text: str
     unknown: tuple[int, ...]
+    valid: tuple[int, ...] = ()
+    """The markers that name a source, in the order the answer writes them."""
+
+
+MARKER = re.compile(r"\[(\d+)\]")
+"""A citation marker as a model writes it, ``[n]``: what the server turns into a link, counts, or flags."""
+
+
+def resolve_markers(text: str, write: Callable[[int], str | None]) -> RenderedAnswer:
+    """Every [n] of a model's text, in order, written by ``write(n)``: the one rule that finds the markers.
+
+    ``write`` returns what a marker naming a source becomes, or None when ``n`` names none: such a marker is written
+    ``[n: no such source]`` and listed as unknown, never linked.
+    """
+    valid: list[int] = []
+    unknown: list[int] = []
+
+    def one(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        written = write(n)
+        if written is None:
+            unknown.append(n)
+            return f"[{n}: no such source]"
+        valid.append(n)
+        return written
+
+    return RenderedAnswer(MARKER.sub(one, text), tuple(unknown), tuple(valid))
 
 
 def _link_title(text: str) -> str:
@@ -228,19 +254,14 @@ def document_href(
         return f"{base_url.rstrip('/')}/{quote(path)}{citation.fragment}"
     if corpus is None:
         raise InputError("a link needs the document's file: pass the corpus (or a base_url for a web server)")
-    try:
-        file = Path(corpus[citation.document_id].path).resolve()
-    except KeyError:
+    if citation.document_id not in corpus.ids:
         raise InputError(
             f"source [{citation.index}] names document {citation.document_id!r}, which is not in "
             f"{corpus.folder}: render the links with the corpus the citations came from"
-        ) from None
+        )
+    file = Path(corpus[citation.document_id].path).resolve()
     relative = Path(os.path.relpath(file, Path(start or Path.cwd()).resolve())).as_posix()
     return f"{quote(relative)}{citation.fragment}"
-
-
-MARKER = re.compile(r"\[(\d+)\]")
-"""A citation marker as a model writes it, ``[n]``: what the server turns into a link, counts, or flags."""
 
 
 def render_links(
@@ -256,19 +277,15 @@ def render_links(
     JupyterLab opens the file from a notebook), or under ``base_url`` when one is given.
     """
     by_index = {c.index: c for c in citations}
-    unknown: list[int] = []
 
-    def link(match: re.Match[str]) -> str:
-        n = int(match.group(1))
+    def link(n: int) -> str | None:
         c = by_index.get(n)
         if c is None:
-            unknown.append(n)
-            return f"[{n}: no such source]"
+            return None
         href = document_href(c, corpus, base_url, start)
         return f"[[{n}]]({href} {_link_title(f'{c.document_name} - {c.locator_label}')})"
 
-    text = MARKER.sub(link, answer_text)
-    return RenderedAnswer(text, tuple(unknown))
+    return resolve_markers(answer_text, link)
 
 
 def text_fragment(quote: str, words: int = 4) -> str:

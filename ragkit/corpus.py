@@ -26,8 +26,27 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from ragkit.errors import CorpusError
+from ragkit.errors import CorpusError, InputError
 from ragkit.terminal import shown
+
+__all__ = [
+    "LOADER_VERSION",
+    "Corpus",
+    "Document",
+    "DocumentStats",
+    "FailedDocument",
+    "canonical_text",
+    "corpus_stats",
+    "document_stats",
+    "fenced_lines",
+    "fences",
+    "heading_lines",
+    "load_corpus",
+    "outside_fences",
+    "paragraphs",
+    "read_document",
+    "title_span",
+]
 
 LOADER_VERSION = "md-utf8-1"
 """Version of the extractor; part of an index's stamp (bump it when canonical texts change)."""
@@ -72,7 +91,8 @@ class Corpus:
         for doc in self.documents:
             if doc.id == doc_id:
                 return doc
-        raise KeyError(f"no document {doc_id!r} in {self.folder}")
+        some = ", ".join(self.ids[:5]) + (", ..." if len(self.ids) > 5 else "")
+        raise InputError(f"no document {doc_id!r} in {self.folder}: use one of its ids ({some})")
 
     def __len__(self) -> int:
         return len(self.documents)

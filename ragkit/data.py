@@ -16,12 +16,31 @@ from pathlib import Path
 
 from ragkit.corpus import Corpus, outside_fences
 from ragkit.errors import DataError
-from ragkit.words import STOPWORDS as STOPWORDS
 from ragkit.words import content_words
+
+__all__ = [
+    "EXPECTED",
+    "MAX_SHARED",
+    "NEEDLE_LENGTH",
+    "OUT_OF_DOMAIN_KINDS",
+    "DataProblem",
+    "OutOfDomain",
+    "Query",
+    "Question",
+    "ground_truth_summary",
+    "load_out_of_domain",
+    "load_questions",
+    "queries",
+    "read_out_of_domain",
+    "read_questions",
+    "shared_needle_words",
+    "ticket_rule_breaches",
+    "validate",
+]
 
 NEEDLE_LENGTH = (40, 250)
 EXPECTED = {"questions": 32, "out_of_domain": 30, "adjacent": 21, "absurd": 9, "documents": 11}
-KINDS = ("adjacent", "absurd")
+OUT_OF_DOMAIN_KINDS = ("adjacent", "absurd")
 MAX_SHARED = 2
 """The ticket rule: a phrasing may share at most this many distinctive words with its needle (exercise 3 checks it)."""
 
@@ -55,7 +74,7 @@ class OutOfDomain:
 
 
 @dataclass(frozen=True)
-class Problem:
+class DataProblem:
     """One thing wrong with the ground truth: where, and what to fix."""
 
     source: str
@@ -80,14 +99,14 @@ class Query:
         return f"{self.qid}/{self.phrasing}"
 
 
-def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls) -> tuple[list, list[Problem]]:
+def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls) -> tuple[list, list[DataProblem]]:
     records, problems = [], []
     name = str(path)
     try:
         # utf-8-sig: a byte order mark (Windows editors write one) is not part of the first line
         lines = Path(path).read_text(encoding="utf-8-sig").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(name, 0, f"cannot read the file ({exc}): check the path and that it is UTF-8")]
+        return [], [DataProblem(name, 0, f"cannot read the file ({exc}): check the path and that it is UTF-8")]
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -95,14 +114,14 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
             problems.append(
-                Problem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line")
+                DataProblem(name, number, f"malformed JSON ({exc.msg} at column {exc.colno}): one object per line")
             )
             continue
         except RecursionError:
-            problems.append(Problem(name, number, "JSON nested too deeply to read: write one flat object per line"))
+            problems.append(DataProblem(name, number, "JSON nested too deeply to read: write one flat object per line"))
             continue
         if not isinstance(obj, dict):
-            problems.append(Problem(name, number, 'not a JSON object: write {"id": ..., ...}'))
+            problems.append(DataProblem(name, number, 'not a JSON object: write {"id": ..., ...}'))
             continue
         typed = [
             f"{k} ({type(obj[k]).__name__} {_short(obj[k])})"
@@ -110,11 +129,13 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
             if k in obj and not isinstance(obj[k], str)
         ]
         if typed:
-            problems.append(Problem(name, number, f"field(s) {', '.join(typed)} not a string: put the value in quotes"))
+            problems.append(
+                DataProblem(name, number, f"field(s) {', '.join(typed)} not a string: put the value in quotes")
+            )
             continue
         bad = [k for k in required if not obj.get(k, "").strip()]
         if bad:
-            problems.append(Problem(name, number, f"missing or empty field(s) {', '.join(bad)}: fill them in"))
+            problems.append(DataProblem(name, number, f"missing or empty field(s) {', '.join(bad)}: fill them in"))
             continue
         values = {k: obj[k] for k in required} | {k: str(obj[k]) for k in optional if k in obj}
         records.append(cls(**values, source=name, line=number))
@@ -123,14 +144,14 @@ def _read(path: Path, required: tuple[str, ...], optional: tuple[str, ...], cls)
     return [r for r in records if r.line not in dropped], problems + repeated
 
 
-def _duplicates(records: Iterable[Question | OutOfDomain]) -> list[Problem]:
+def _duplicates(records: Iterable[Question | OutOfDomain]) -> list[DataProblem]:
     """One problem per record whose id an earlier record already has: a repeated id would be counted twice."""
-    problems: list[Problem] = []
+    problems: list[DataProblem] = []
     seen: dict[str, int] = {}
     for r in records:
         if r.id in seen:
             problems.append(
-                Problem(
+                DataProblem(
                     r.source,
                     r.line,
                     f"duplicate id {r.id!r} (first on line {seen[r.id]}): make ids "
@@ -150,12 +171,12 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
+def read_questions(path: str | Path) -> tuple[list[Question], list[DataProblem]]:
     """Questions and the problems met while reading them."""
     return _read(Path(path), ("id", "doc_id", "needle", "question", "ticket"), ("position", "note"), Question)
 
 
-def read_out_of_domain(path: str | Path) -> tuple[list[OutOfDomain], list[Problem]]:
+def read_out_of_domain(path: str | Path) -> tuple[list[OutOfDomain], list[DataProblem]]:
     """Out-of-domain queries and the problems met while reading them."""
     return _read(Path(path), ("id", "query", "kind", "topic"), ("note",), OutOfDomain)
 
@@ -218,16 +239,16 @@ def validate(
     questions: list[Question],
     out_of_domain: list[OutOfDomain],
     counts: dict[str, int] | None = EXPECTED,
-) -> list[Problem]:
+) -> list[DataProblem]:
     """Every problem with the ground truth against a corpus (empty list: valid)."""
-    problems: list[Problem] = []
+    problems: list[DataProblem] = []
     doc_ids = set(corpus.ids)
     for records in (questions, out_of_domain):
         problems += _duplicates(records)
     for q in questions:
 
         def p(msg: str, q: Question = q) -> None:
-            problems.append(Problem(q.source, q.line, f"{q.id}: {msg}"))
+            problems.append(DataProblem(q.source, q.line, f"{q.id}: {msg}"))
 
         lo, hi = NEEDLE_LENGTH
         if not lo <= len(q.needle) <= hi:
@@ -247,8 +268,12 @@ def validate(
             if reason := _where(corpus[d].text, at, at + len(q.needle)):
                 p(f"needle lies in {reason} of {d} at {at}: needles must be prose")
     for o in out_of_domain:
-        if o.kind not in KINDS:
-            problems.append(Problem(o.source, o.line, f"{o.id}: kind {o.kind!r} must be one of {', '.join(KINDS)}"))
+        if o.kind not in OUT_OF_DOMAIN_KINDS:
+            problems.append(
+                DataProblem(
+                    o.source, o.line, f"{o.id}: kind {o.kind!r} must be one of {', '.join(OUT_OF_DOMAIN_KINDS)}"
+                )
+            )
     if counts:
         src_q = questions[0].source if questions else "questions"
         src_o = out_of_domain[0].source if out_of_domain else "out_of_domain"
@@ -261,16 +286,16 @@ def validate(
         ]
         for source, got, want, what in checks:
             if got != want:
-                problems.append(Problem(source, 0, f"{got} {what}, expected {want}"))
+                problems.append(DataProblem(source, 0, f"{got} {what}, expected {want}"))
         spread = len({q.doc_id for q in questions})
         if spread < counts["documents"]:
             problems.append(
-                Problem(src_q, 0, f"needles come from {spread} documents, expected at least {counts['documents']}")
+                DataProblem(src_q, 0, f"needles come from {spread} documents, expected at least {counts['documents']}")
             )
     return problems
 
 
-def summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
+def ground_truth_summary(questions: list[Question], out_of_domain: list[OutOfDomain]) -> str:
     """Counts per document, needle lengths and out-of-domain kinds, as printable text."""
     per_doc = Counter(q.doc_id for q in questions)
     lengths = sorted(len(q.needle) for q in questions)

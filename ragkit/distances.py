@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["IdentityCheck", "identity_check", "max_identity_gap"]
+
 
 @dataclass(frozen=True)
 class IdentityCheck:

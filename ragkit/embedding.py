@@ -22,6 +22,7 @@ import numpy as np
 
 from ragkit.errors import InputError, ModelUnavailable
 from ragkit.plumbing.cache import VectorCache, shared_cache_dir, text_key
+from ragkit.plumbing.locations import cache_dir
 from ragkit.plumbing.models import EMBEDDING_MODEL, WINDOW, verified_embedding_dir, weights_hash
 from ragkit.plumbing.onnx import OnnxEncoder, env_threads, mean_pooled, onnx_export, quiet_load
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
@@ -29,14 +30,9 @@ from ragkit.tokens import TruncationWarning, count_pieces, over_window
 if TYPE_CHECKING:
     from ragkit.plumbing.service import Borrower
 
+__all__ = ["BACKENDS", "Embedder", "ModelStamp", "default_embedder"]
+
 BACKENDS = ("onnx", "torch")
-
-
-def cache_dir() -> Path:
-    """Where ragkit keeps exported models and vectors (see ragkit.plumbing.locations for the order)."""
-    from ragkit.plumbing import locations
-
-    return locations.cache_dir()
 
 
 @dataclass(frozen=True)
@@ -169,7 +165,7 @@ class Embedder:
         return lent if lent is not None else self.model.encode(list(texts), progress)
 
     def _warn_truncation(self, texts: Sequence[str]) -> None:
-        """Say how many texts the encoder will cut at its window (counted with special tokens, no model load)."""
+        """Say how many texts the encoder will truncate at its window (counted with special tokens, no model load)."""
         if (self._source / "tokenizer.json").is_file():
             pieces = count_pieces(texts, self._source)
         else:
@@ -192,9 +188,6 @@ class Embedder:
             done = dict(zip(todo, fresh))
         return [v if v is not None else done[k] for v, k in zip(found, keys)]
 
-    def _token_embeddings(self, texts: list[str]) -> list[np.ndarray]:
-        return self.model.token_embeddings(texts)
-
     def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
         """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""
         texts = list(texts)
@@ -210,7 +203,7 @@ class Embedder:
         """Mean-pooled vectors WITHOUT the final normalisation (what the identity fails on); cached."""
 
         def mean(todo: list[str]) -> np.ndarray:
-            return np.stack([t.mean(axis=0) for t in self._token_embeddings(todo)])
+            return np.stack([t.mean(axis=0) for t in self.model.token_embeddings(todo)])
 
         return np.stack(self._through("pooled", list(texts), mean))
 
@@ -224,7 +217,7 @@ class Embedder:
 
         def unit(todo: list[str]) -> list[np.ndarray]:
             return _token_units(
-                self._token_embeddings(todo)
+                self.model.token_embeddings(todo)
                 if batch_size is None
                 else self.model.token_embeddings(todo, batch_size=batch_size)
             )

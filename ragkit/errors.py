@@ -1,5 +1,17 @@
 """One small hierarchy of errors; every message says what went wrong and what to do."""
 
+__all__ = [
+    "CorpusError",
+    "CorruptIndex",
+    "DataError",
+    "IndexBusy",
+    "InputError",
+    "ModelMismatch",
+    "ModelUnavailable",
+    "RagkitError",
+    "StaleIndex",
+]
+
 
 class RagkitError(Exception):
     """Root of every error ragkit raises on purpose."""

@@ -42,15 +42,45 @@ from ragkit.retrieval import RETRIEVERS, Encoder, Retriever, Run
 from ragkit.statistics import SignTest, cluster_bootstrap, holm, needle_scores, needle_sign_test, sign_test, wilson
 from ragkit.tokens import TokenReport, token_report
 
+__all__ = [
+    "FIELD_METRICS",
+    "KS",
+    "LEVELS",
+    "METRICS",
+    "NEVER",
+    "Comparison",
+    "Evaluation",
+    "Figure",
+    "Result",
+    "compare",
+    "evaluate",
+    "first_hit_ranks",
+    "hit_at",
+    "needle_hits",
+    "needle_windows",
+    "query_hits",
+    "quotes_needle",
+    "reciprocal_rank",
+    "relevant_ranks",
+    "saved_by_overlap",
+    "with_holm",
+]
+
 KS = (1, 4, 8, 20)
 METRICS = tuple(f"Hit@{k}" for k in KS) + ("MRR",)
 """The chapter's figures: hit rates at its four depths and MRR over the whole ranking."""
 FIELD_METRICS = ("Hit@10", "Recall@10", "P@10", "MRR@10", "MRR", "MAP", "nDCG@10")
 """What an IR paper reports, at the usual cutoff of 10."""
 NEVER = 0
-_CUT = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]{0,8})")
+_AT_K = re.compile(r"(Hit|R|Recall|P|MRR|nDCG)@([1-9][0-9]{0,8})")
 """A metric with a cutoff: its name and k, at most nine digits (a longer one is no depth any ranking has)."""
 LEVELS = ("query", "needle")
+
+
+def quotes_needle(doc_id: str, quoted: str, question: Question) -> bool:
+    """The one rule for a needle in a chunk: what a chunk quotes (``Chunk.quoted``, a citation's ``quote``) is of the
+    needle's document and holds the whole needle."""
+    return doc_id == question.doc_id and question.needle in quoted
 
 
 def needle_hits(chunks: Sequence[Chunk], questions: Sequence[Question]) -> np.ndarray:
@@ -58,8 +88,7 @@ def needle_hits(chunks: Sequence[Chunk], questions: Sequence[Question]) -> np.nd
     hits = np.zeros((len(questions), len(chunks)), dtype=bool)
     for i, q in enumerate(questions):
         for j, c in enumerate(chunks):
-            if c.doc_id == q.doc_id and q.needle in c.quoted[2]:
-                hits[i, j] = True
+            hits[i, j] = quotes_needle(c.doc_id, c.quoted[2], q)
     return hits
 
 
@@ -77,6 +106,20 @@ def query_hits(chunks: Sequence[Chunk], questions: Sequence[Question], queries: 
     if missing:
         raise InputError(f"queries of unknown question(s) {', '.join(missing)}: pass the questions they come from")
     return needle_hits(chunks, questions)[[row[q.qid] for q in queries]].reshape(len(queries), len(chunks))
+
+
+def hit_at(ranks: np.ndarray, k: int) -> np.ndarray:
+    """Hit@k per query from first-hit ranks: 1.0 when the first relevant chunk is in the top k, else 0.0 (NEVER: 0)."""
+    ranks = np.asarray(ranks, dtype=float)
+    return ((ranks > 0) & (ranks <= k)).astype(float)
+
+
+def reciprocal_rank(ranks: np.ndarray, k: int | None = None) -> np.ndarray:
+    """The reciprocal rank per query from first-hit ranks: 1 / rank, 0 when none is relevant (or, with ``k``, when
+    the first relevant chunk lies below rank k): the mean is MRR (MRR@k)."""
+    ranks = np.asarray(ranks, dtype=float)
+    found = (ranks > 0) if k is None else (ranks > 0) & (ranks <= k)
+    return np.where(found, 1.0 / np.maximum(ranks, 1), 0.0)
 
 
 def first_hit_ranks(ranking: np.ndarray, hits: np.ndarray) -> np.ndarray:
@@ -128,28 +171,28 @@ class Result:
         """Per-query value of a metric (the module's list): 1/0 for ``Hit@k``, a share or a gain for the others."""
         first = self.ranks.astype(float)
         if metric == "MRR":
-            return np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)
+            return reciprocal_rank(first)
         if metric == "MAP":
             return np.array(
                 [sum(i / r for i, r in enumerate(rel, 1)) / len(rel) if rel else 0.0 for rel in self.relevant]
             )
-        cut = _CUT.fullmatch(metric)
-        if cut is None:
+        at_k = _AT_K.fullmatch(metric)
+        if at_k is None:
             shown = metric if len(metric) <= 40 else metric[:40] + "..."
             raise InputError(
                 f"unknown metric {shown!r}: use Hit@k, Recall@k, P@k, MRR@k, nDCG@k (k from 1 to "
                 "999999999, e.g. Hit@4), MRR or MAP"
             )
-        name, k = cut.group(1), int(cut.group(2))
+        name, k = at_k.group(1), int(at_k.group(2))
         if name in ("Hit", "R"):  # R@k: this course's earlier name for the hit rate, kept for older notebooks
-            return ((first > 0) & (first <= k)).astype(float)
+            return hit_at(first, k)
         if name in ("Recall", "P"):
             within = np.array([sum(r <= k for r in rel) for rel in self.relevant], dtype=float)
             if name == "P":
                 return within / k
             return np.array([w / len(rel) if rel else 0.0 for w, rel in zip(within, self.relevant)])
         if name == "MRR":
-            return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
+            return reciprocal_rank(first, k)
         return np.array(
             [
                 sum(1 / np.log2(r + 1) for r in rel if r <= k)
@@ -370,7 +413,7 @@ def evaluate(
 
 
 def needle_windows(corpus: Corpus, questions: Sequence[Question], size: int = SIZE) -> list[tuple[str, int, int]]:
-    """Each needle's id, offset inside its blind window, and length: offset + length > size means a cut inside it."""
+    """Each needle's id, offset inside its blind window, and length: offset + length > size puts a window end in it."""
     out = []
     for q in questions:
         doc = corpus[q.doc_id]

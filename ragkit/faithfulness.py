@@ -21,13 +21,13 @@ from typing import TypeVar
 
 import numpy as np
 
-from ragkit.answer import Answer, NoAnswer, answer
+from ragkit.answer import Answer, NoAnswer, answer, gated_hits
 from ragkit.chunking import Chunk
-from ragkit.citations import MARKER, Citation, build_context
+from ragkit.citations import Citation, build_context, resolve_markers
 from ragkit.data import OutOfDomain, Query, Question
 from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
-from ragkit.evaluation import needle_hits
+from ragkit.evaluation import needle_hits, quotes_needle
 from ragkit.generation import Generation, Generator
 from ragkit.retrieval import Reranker, Retriever, Run, rank
 from ragkit.statistics import SignTest, sign_test, wilson
@@ -44,7 +44,7 @@ LOST_SAMPLE = 3
 """Needle questions in the lost-in-the-middle test, each asked three times (needle first, middle, last)."""
 LOST_CHUNKS = 20
 """Sources in a lost-in-the-middle prompt: the needle's chunk and the retriever's best-ranked chunks without it."""
-SEED = 7
+SAMPLE_SEED = 7
 """The samples' seed: the same needles on every machine and every run."""
 TOPICS = (
     "contrastive sentence embeddings",
@@ -74,8 +74,8 @@ class Markers:
 
 def markers(text: str, sources: int) -> Markers:
     """Every [n] in an answer, in order, sorted into valid (1 <= n <= sources) and invalid (never linked)."""
-    found = [int(m) for m in MARKER.findall(text)]
-    return Markers(tuple(n for n in found if 1 <= n <= sources), tuple(n for n in found if not 1 <= n <= sources))
+    found = resolve_markers(text, lambda n: "" if 1 <= n <= sources else None)
+    return Markers(found.valid, found.unknown)
 
 
 def needle_words(needle: str, question: str) -> frozenset[str]:
@@ -96,7 +96,7 @@ def supported(text: str, needle: str, question: str, share: float = SUPPORTED_SH
 
 
 @dataclass(frozen=True)
-class Trial:
+class GradedAnswer:
     """One needle query's prompt and answer, graded: where the needle sat, what the model wrote, and the verdict."""
 
     query_id: str
@@ -116,12 +116,7 @@ class Trial:
         return self.needle_at > 0
 
 
-def holds_needle(citation: Citation, question: Question) -> bool:
-    """Does a source hold the question's needle whole? (its quote, as ``evaluation.needle_hits`` counts a chunk)."""
-    return citation.document_id == question.doc_id and question.needle in citation.quote
-
-
-def grade(
+def grade_answer(
     question: Question,
     asked: str,
     prompt: str,
@@ -129,14 +124,14 @@ def grade(
     generator: Generator,
     new_tokens: int = ANSWER_TOKENS,
     query_id: str = "",
-) -> Trial:
+) -> GradedAnswer:
     """Generate an answer to one prompt, built for ``asked`` (a phrasing of the question), and grade it against the
     question's needle."""
     made = generator.run(prompt, new_tokens)
-    holds = [holds_needle(c, question) for c in citations]
+    holds = [quotes_needle(c.document_id, c.quote, question) for c in citations]
     found = markers(made.text, len(citations))
     at = next((i for i, held in enumerate(holds, 1) if held), 0)
-    return Trial(
+    return GradedAnswer(
         query_id or question.id,
         at,
         len(citations),
@@ -193,7 +188,7 @@ class TwoHalves:
         return Rate(self.missing_supported, self.missing_supported + self.missing_unsupported)
 
 
-def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
+def count_two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
 
     def count(in_prompt: bool, ok: bool) -> int:
@@ -202,16 +197,10 @@ def two_halves(trials: Sequence[Trial], refused: int = 0) -> TwoHalves:
     return TwoHalves(count(True, True), count(True, False), count(False, True), count(False, False), refused)
 
 
-def sample(items: Sequence[Sampled], n: int, seed: int = SEED) -> list[Sampled]:
+def sample(items: Sequence[Sampled], n: int, seed: int = SAMPLE_SEED) -> list[Sampled]:
     """A fixed sample of questions or queries: the same ids for the same seed, whatever order they come in."""
     ordered = sorted(items, key=lambda q: q.id)
     return sorted(random.Random(seed).sample(ordered, min(n, len(ordered))), key=lambda q: q.id)
-
-
-def gated_hits(retriever: Retriever, question: str, cut: float | None, keep: int) -> list[tuple[Chunk, float]]:
-    """The (chunk, distance) pairs the chapter's gate lets through for one question: dense, the first ``keep``."""
-    distance = retriever.distances([question])[0]
-    return [(retriever.chunks[i], float(distance[i])) for i in gate(rank(distance, False, keep), distance, cut, keep)]
 
 
 def graded(
@@ -222,18 +211,18 @@ def graded(
     generator: Generator,
     cut: float | None = DEFAULT_CUT,
     keep: int = KEEP,
-) -> tuple[list[Trial], int]:
+) -> tuple[list[GradedAnswer], int]:
     """Every query's gated prompt, made by ``build``, answered and graded against its question's needle; and how many
     queries the gate refused."""
     needle_of = {q.id: q for q in questions}
     trials, refused = [], 0
     for query in queries:
-        hits = gated_hits(retriever, query.text, cut, keep)
+        hits = gated_hits(query.text, retriever, cut, keep)
         if not hits:
             refused += 1
             continue
         prompt, citations = build(query.text, hits)
-        trials.append(grade(needle_of[query.qid], query.text, prompt, citations, generator, query_id=query.id))
+        trials.append(grade_answer(needle_of[query.qid], query.text, prompt, citations, generator, query_id=query.id))
     return trials, refused
 
 
@@ -288,7 +277,7 @@ class GateCalls:
     answers: tuple[Generation, ...] = ()
 
 
-def gate_calls(
+def count_gate_calls(
     out_of_domain: Sequence[OutOfDomain],
     retriever: Retriever,
     generator: Generator,
@@ -323,7 +312,7 @@ class LostInTheMiddle:
 
     question_ids: tuple[str, ...]
     chunks: int
-    trials: dict[str, tuple[Trial, ...]]
+    trials: dict[str, tuple[GradedAnswer, ...]]
 
     def rate(self, position: str) -> Rate:
         """Supported answers with the needle at one place."""
@@ -339,7 +328,7 @@ def smallest_p(pairs: int) -> float:
     return min(1.0, 2 * 0.5**pairs) if pairs else 1.0
 
 
-def lost_in_the_middle(
+def measure_lost_in_the_middle(
     retriever: Retriever,
     questions: Sequence[Question],
     generator: Generator,
@@ -348,7 +337,7 @@ def lost_in_the_middle(
 ) -> LostInTheMiddle:
     """Each question's needle chunk (its best-ranked one) placed first, middle and last among ``chunks - 1`` others:
     the retriever's best-ranked chunks that do not hold the needle, in rank order, with no gate."""
-    trials: dict[str, list[Trial]] = {p: [] for p in POSITIONS}
+    trials: dict[str, list[GradedAnswer]] = {p: [] for p in POSITIONS}
     asked = []
     for q in questions:
         hits = needle_hits(retriever.chunks, [q])[0]
@@ -362,7 +351,7 @@ def lost_in_the_middle(
         for position in POSITIONS:
             placed = place((retriever.chunks[needle], float(distance[needle])), others, position)
             prompt, citations = build(q.question, placed)
-            trials[position].append(grade(q, q.question, prompt, citations, generator))
+            trials[position].append(grade_answer(q, q.question, prompt, citations, generator))
     return LostInTheMiddle(tuple(asked), chunks, {p: tuple(t) for p, t in trials.items()})
 
 
@@ -398,7 +387,7 @@ class Measurement:
     opening_generation: Generation
     opening_markers: Markers
     sample: tuple[str, ...]
-    trials: tuple[Trial, ...]
+    trials: tuple[GradedAnswer, ...]
     halves: TwoHalves
     gate: GateCalls
     lost: LostInTheMiddle
@@ -429,7 +418,7 @@ class Measurement:
         return sum(len(i.identifiers) for i in self.invented)
 
 
-def measure(
+def measure_generation(
     retriever: Retriever,
     questions: Sequence[Question],
     out_of_domain: Sequence[OutOfDomain],
@@ -446,8 +435,8 @@ def measure(
     chosen = sample(make_queries(questions), SAMPLE)
     trials, refused = graded(build_context, retriever, questions, chosen, generator, cut, keep)
     eligible = [q for q in questions if needle_hits(retriever.chunks, [q]).any()]
-    lost = lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
-    calls = gate_calls(out_of_domain, retriever, generator, cut, keep)
+    lost = measure_lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
+    calls = count_gate_calls(out_of_domain, retriever, generator, cut, keep)
     found = markers(first.text or "", len(first.citations))
     return Measurement(
         generator.name,
@@ -456,7 +445,7 @@ def measure(
         found,
         tuple(q.id for q in chosen),
         tuple(trials),
-        two_halves(trials, refused),
+        count_two_halves(trials, refused),
         calls,
         lost,
         invented_identifiers(generator),
@@ -472,28 +461,27 @@ __all__ = [
     "LOST_SAMPLE",
     "POSITIONS",
     "SAMPLE",
-    "SEED",
+    "SAMPLE_SEED",
     "SUPPORTED_SHARE",
     "TOPICS",
     "GateCalls",
+    "GradedAnswer",
     "Invented",
     "LostInTheMiddle",
     "Markers",
     "Measurement",
     "PromptRate",
     "Rate",
-    "Trial",
     "TwoHalves",
     "arxiv_ids",
-    "gate_calls",
-    "gated_hits",
-    "grade",
+    "count_gate_calls",
+    "count_two_halves",
+    "grade_answer",
     "graded",
-    "holds_needle",
     "invented_identifiers",
-    "lost_in_the_middle",
     "markers",
-    "measure",
+    "measure_generation",
+    "measure_lost_in_the_middle",
     "needle_words",
     "place",
     "prompt_holds",
@@ -502,5 +490,4 @@ __all__ = [
     "sample",
     "smallest_p",
     "supported",
-    "two_halves",
 ]

@@ -8,10 +8,13 @@ import numpy as np
 
 from ragkit.errors import InputError
 
-K = 60
+__all__ = ["RRF_K", "rrf", "rrf_many"]
+
+RRF_K = 60
+"""The RRF constant k: each ranking adds 1 / (k + rank), so at 60 a first place outweighs a tenth only a little."""
 
 
-def rrf(rankings: Sequence[Sequence[int]], k: int = K) -> np.ndarray:
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> np.ndarray:
     """Fuse rankings (ids best first): each adds 1 / (k + rank), rank from 1; ties keep first-seen order."""
     score: dict[int, float] = {}
     for ranking in rankings:
@@ -22,7 +25,7 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = K) -> np.ndarray:
 
 
 def rrf_many(
-    first: np.ndarray, second: np.ndarray, k: int = K, matched: np.ndarray | None = None, weight: float = 0.5
+    first: np.ndarray, second: np.ndarray, k: int = RRF_K, matched: np.ndarray | None = None, weight: float = 0.5
 ) -> np.ndarray:
     """RRF of two full rankings per query (rows are queries), vectorised; same result as ``rrf`` row by row.
 

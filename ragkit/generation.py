@@ -24,6 +24,26 @@ from ragkit.plumbing import results
 from ragkit.plumbing.models import GENERATOR as QWEN_HUB
 from ragkit.plumbing.models import hub_model_path, weights_hash
 
+__all__ = [
+    "EXPORT",
+    "GRAPH",
+    "MODELS",
+    "NEW_TOKENS",
+    "QWEN",
+    "SMOLLM2",
+    "SMOLLM2_FILE",
+    "SMOLLM2_PACKAGE",
+    "SMOLLM2_SHA256",
+    "TIME_LIMIT_S",
+    "Generation",
+    "Generator",
+    "GeneratorModel",
+    "available_generator",
+    "exported",
+    "smollm2_file",
+    "source",
+]
+
 
 @dataclass(frozen=True)
 class GeneratorModel:
@@ -60,7 +80,8 @@ class Generation:
 
     text: str
     model: str
-    prompt_tokens: int
+    chat_tokens: int
+    """The tokens the model read: the prompt in its chat template (``Answer.prompt_tokens`` counts the bare prompt)."""
     new_tokens: int
     seconds: float
     stopped: str
@@ -152,6 +173,7 @@ def _kept(payload: object, model: str, new: int) -> Generation | None:
     """A stored answer read back, or None when the entry is not one ``run`` could have filed (computed again)."""
     if not isinstance(payload, dict):
         return None
+    # the store files the chat's count as "prompt_tokens", the name it had when the answers were first kept
     text, prompt, made = payload.get("text"), payload.get("prompt_tokens"), payload.get("new_tokens")
     seconds, stopped = payload.get("seconds"), payload.get("stopped")
     if not (
@@ -238,7 +260,7 @@ class Generator:
         if new < 1:
             raise InputError(f"max_new_tokens must be at least 1, not {new}")
         stamp = self.stamp(prompt, new)
-        kept = _kept(results.read("generation", stamp, self._cache), self.name, new)
+        kept = _kept(results.read_result("generation", stamp, self._cache), self.name, new)
         if kept is not None:
             return kept
         ids = self._tokenizer.encode(self.chat(prompt))
@@ -249,12 +271,12 @@ class Generator:
             )
         generation = self._generate(ids, new)
         if generation.stopped != "time":  # a time-bound stop depends on the machine's speed, not on the inputs
-            results.write(
+            results.write_result(
                 "generation",
                 stamp,
                 {
                     "text": generation.text,
-                    "prompt_tokens": generation.prompt_tokens,
+                    "prompt_tokens": generation.chat_tokens,
                     "new_tokens": generation.new_tokens,
                     "seconds": generation.seconds,
                     "stopped": generation.stopped,

@@ -33,10 +33,27 @@ from ragkit.plumbing.storage import BUSY_SECONDS, connect, is_busy, move_aside
 from ragkit.retrieval import Encoder, cosine_distance, rank
 from ragkit.terminal import shown
 
+__all__ = [
+    "INDEX_FILE",
+    "INDEX_FORMAT",
+    "PIPELINE_VERSION",
+    "Index",
+    "IndexEntry",
+    "IndexStatus",
+    "Stamp",
+    "build",
+    "configured",
+    "current_stamp",
+    "read_index",
+    "status",
+    "tables",
+    "update",
+]
+
 PIPELINE_VERSION = "ragkit-1"
-FILENAME = "index.sqlite"
-FORMAT = "ragkit-index-2"
-_OURS = {FILENAME, f"{FILENAME}-wal", f"{FILENAME}-shm", f"{FILENAME}-journal"}
+INDEX_FILE = "index.sqlite"
+INDEX_FORMAT = "ragkit-index-2"
+_OURS = {INDEX_FILE, f"{INDEX_FILE}-wal", f"{INDEX_FILE}-shm", f"{INDEX_FILE}-journal"}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS stamps (
@@ -58,7 +75,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 
 @dataclass(frozen=True)
 class Stamp:
-    """Everything a document's vectors depend on: the embedding model's stamp plus how the text was cut."""
+    """Everything a document's vectors depend on: the embedding model's stamp plus how the text was chunked."""
 
     embedding: ModelStamp
     pipeline: str
@@ -92,7 +109,7 @@ def current_stamp(embedder: Encoder, strategy: str = "E", size: int = SIZE, over
 
 
 @dataclass(frozen=True)
-class Entry:
+class IndexEntry:
     """One document as the index recorded it."""
 
     id: str
@@ -105,7 +122,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Status:
+class IndexStatus:
     """What an index holds compared with a corpus folder and the current configuration."""
 
     current: tuple[str, ...] = ()
@@ -137,44 +154,46 @@ def _advice(folder: Path, corpus: Corpus | None, action: str = "build") -> str:
 def _open(folder: Path, corpus: Corpus | None, readonly: bool = True) -> sqlite3.Connection | None:
     """The index's database, or None when the folder holds none; an old or damaged index is a clear error."""
     folder = Path(folder)
-    path = folder / FILENAME
+    path = folder / INDEX_FILE
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder: name a folder for the index")
     if not path.is_file():
         return None
     try:
         conn = connect(path, readonly=readonly)
+    except sqlite3.DatabaseError as exc:
+        raise CorruptIndex(f"{path} is damaged ({exc}): {_rebuild(folder, corpus)}") from exc
+    try:
         if not conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
             conn.close()  # an empty database: a first build that never committed
             return None
         found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise CorruptIndex(f"{path} is damaged ({check}): {_rebuild(folder, corpus)}")
+        if found is None or found[0] != INDEX_FORMAT:
+            raise CorruptIndex(
+                f"{path} is not a ragkit index of format {INDEX_FORMAT} (found {found[0] if found else 'none'}): "
+                f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
+                "file is kept beside the new one)"
+            )
     except sqlite3.DatabaseError as exc:
-        raise CorruptIndex(
-            f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
-            "(the damaged file is kept beside the new one)"
-        ) from exc
-    if check != "ok":
-        raise CorruptIndex(
-            f"{path} is damaged ({check}): rebuild it with {_advice(folder, corpus)} "
-            "(the damaged file is kept beside the new one)"
-        )
-    if found is None or found[0] != FORMAT:
+        conn.close()  # closed before anyone sets the file aside: it is never renamed under an open connection
+        raise CorruptIndex(f"{path} is damaged ({exc}): {_rebuild(folder, corpus)}") from exc
+    except CorruptIndex:
         conn.close()
-        raise CorruptIndex(
-            f"{path} is not a ragkit index of format {FORMAT} (found {found[0] if found else 'none'}): "
-            f"this ragkit reads no other format; rebuild it with {_advice(folder, corpus)} (the old "
-            "file is kept beside the new one)"
-        )
+        raise
     try:
         _check_tables(conn)
     except (CorruptIndex, sqlite3.DatabaseError) as exc:
         conn.close()
-        raise CorruptIndex(
-            f"{path} is damaged ({exc}): rebuild it with {_advice(folder, corpus)} "
-            "(the damaged file is kept beside the new one)"
-        ) from exc
+        raise CorruptIndex(f"{path} is damaged ({exc}): {_rebuild(folder, corpus)}") from exc
     return conn
+
+
+def _rebuild(folder: Path, corpus: Corpus | None) -> str:
+    """What to do about a damaged index."""
+    return f"rebuild it with {_advice(folder, corpus)} (the damaged file is kept beside the new one)"
 
 
 def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
@@ -232,7 +251,7 @@ def _stamp_row(conn: sqlite3.Connection, stamp_id: int | None) -> Stamp | None:
     return _stamp_from(dict(zip([c[0] for c in cur.description], row))) if row else None
 
 
-def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dict[str, tuple[int, int]]]:
+def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, IndexEntry], dict[str, tuple[int, int]]]:
     """The configuration stamp, the entries, and per document (chunk rows, well-formed vectors)."""
     config = conn.execute("SELECT value FROM meta WHERE name = 'stamp'").fetchone()
     stamps: dict[int, Stamp | None] = {}
@@ -242,7 +261,7 @@ def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dic
     ):
         if stamp_id not in stamps:
             stamps[stamp_id] = _stamp_row(conn, stamp_id)
-        entries[doc_id] = Entry(doc_id, status_, content_hash, reason, chunks, path, stamps[stamp_id])
+        entries[doc_id] = IndexEntry(doc_id, status_, content_hash, reason, chunks, path, stamps[stamp_id])
     stamp = _stamp_row(conn, int(config[0])) if config else None
     width = stamp.embedding.dimensions * 4 if stamp else 0
     rows = {
@@ -254,7 +273,7 @@ def _read(conn: sqlite3.Connection) -> tuple[Stamp | None, dict[str, Entry], dic
     return stamp, entries, rows
 
 
-def read_index(folder: Path, corpus: Corpus | None = None) -> tuple[Stamp | None, dict[str, Entry]]:
+def read_index(folder: Path, corpus: Corpus | None = None) -> tuple[Stamp | None, dict[str, IndexEntry]]:
     """The index's configuration stamp and its entries (None and {} where there is no index)."""
     conn = _open(folder, corpus)
     if conn is None:
@@ -266,7 +285,9 @@ def read_index(folder: Path, corpus: Corpus | None = None) -> tuple[Stamp | None
     return stamp, entries
 
 
-def _status(corpus: Corpus, stamp: Stamp, entries: dict[str, Entry], rows: dict[str, tuple[int, int]]) -> Status:
+def _status(
+    corpus: Corpus, stamp: Stamp, entries: dict[str, IndexEntry], rows: dict[str, tuple[int, int]]
+) -> IndexStatus:
     docs = {d.id: d for d in corpus.documents}
     current, stale, new, chunks = [], {}, [], 0
     failed = {f.id: f.reason for f in corpus.failed}
@@ -296,14 +317,14 @@ def _status(corpus: Corpus, stamp: Stamp, entries: dict[str, Entry], rows: dict[
             current.append(doc_id)
             chunks += entry.chunks
     new += [d for d in docs if d not in entries]
-    return Status(tuple(sorted(current)), stale, tuple(sorted(new)), failed, chunks)
+    return IndexStatus(tuple(sorted(current)), stale, tuple(sorted(new)), failed, chunks)
 
 
-def status(corpus: Corpus, folder: Path, stamp: Stamp) -> Status:
+def status(corpus: Corpus, folder: Path, stamp: Stamp) -> IndexStatus:
     """Compare an index with a corpus and a stamp: current, stale (with why), new and failed documents."""
     conn = _open(folder, corpus)
     if conn is None:
-        return Status(new=tuple(sorted(corpus.ids)), failed={f.id: f.reason for f in corpus.failed})
+        return IndexStatus(new=tuple(sorted(corpus.ids)), failed={f.id: f.reason for f in corpus.failed})
     try:
         _, entries, rows = _read(conn)
     finally:
@@ -324,7 +345,7 @@ def configured(
     A damaged index raises CorruptIndex, unless it is about to be rebuilt (and set aside): then the defaults.
     """
     try:
-        stamp, _ = read_index(folder, corpus) if (Path(folder) / FILENAME).is_file() else (None, {})
+        stamp, _ = read_index(folder, corpus) if (Path(folder) / INDEX_FILE).is_file() else (None, {})
     except CorruptIndex:
         if not rebuild:
             raise
@@ -341,7 +362,7 @@ def _prepare_folder(folder: Path, corpus: Corpus) -> None:
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file, not a folder: name a new or empty folder for the index")
     folder.mkdir(parents=True, exist_ok=True)
-    if (folder / FILENAME).exists():
+    if (folder / INDEX_FILE).exists():
         return
     foreign = sorted(p.name for p in folder.iterdir() if p.name not in _OURS)
     if foreign:
@@ -390,7 +411,7 @@ def _commit(conn: sqlite3.Connection) -> None:
 
 def _set_aside_if_damaged(folder: Path, corpus: Corpus) -> tuple[str, ...]:
     """Before a build: a damaged index file is renamed out of the way (kept, never deleted)."""
-    path = folder / FILENAME
+    path = folder / INDEX_FILE
     if not path.exists():
         return ()
     try:
@@ -405,7 +426,7 @@ def _set_aside_if_damaged(folder: Path, corpus: Corpus) -> tuple[str, ...]:
 
 def _writer(folder: Path, corpus: Corpus, wait: float) -> sqlite3.Connection:
     """The index's database opened for writing, its write lock taken (BEGIN IMMEDIATE)."""
-    path = folder / FILENAME
+    path = folder / INDEX_FILE
     if path.exists():
         conn = _open(folder, corpus)  # a damaged or foreign file stops here with what to do
         if conn is not None:
@@ -438,7 +459,7 @@ def update(
     overlap: int = OVERLAP,
     rebuild: bool = False,
     wait: float = BUSY_SECONDS,
-) -> Status:
+) -> IndexStatus:
     """Re-embed only what is stale, new, failed or damaged and drop removed documents, in one transaction."""
     folder = Path(folder)
     _prepare_folder(folder, corpus)
@@ -468,7 +489,7 @@ def update(
         conn.executemany(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)",
             [
-                ("format", FORMAT),
+                ("format", INDEX_FORMAT),
                 ("stamp", str(stamp_id)),
                 ("corpus", shown(str(corpus.folder), None)),
                 ("written", written),
@@ -490,7 +511,7 @@ def update(
             conn.execute("ROLLBACK")
         conn.close()
     report = _status(corpus, stamp, entries, rows)
-    return Status(report.current, report.stale, report.new, report.failed, report.chunks, notes)
+    return IndexStatus(report.current, report.stale, report.new, report.failed, report.chunks, notes)
 
 
 def build(
@@ -501,7 +522,7 @@ def build(
     size: int = SIZE,
     overlap: int = OVERLAP,
     wait: float = BUSY_SECONDS,
-) -> Status:
+) -> IndexStatus:
     """Index every document from scratch (the previous index stays usable until the transaction commits)."""
     return update(corpus, folder, embedder, strategy, size, overlap, rebuild=True, wait=wait)
 

@@ -15,6 +15,12 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+__all__ = ["BM25", "K1", "B", "tokenize"]
+
+K1 = 1.2
+"""BM25's term-frequency saturation, the chapter's (and Lucene's) default."""
+B = 0.75
+"""BM25's length normalisation, the chapter's (and Lucene's) default: 0 ignores a chunk's length, 1 divides it out."""
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -40,7 +46,7 @@ def tokenize(text: str) -> list[str]:
 class BM25:
     """Okapi BM25 over a fixed list of texts; scores for one query or many at once."""
 
-    def __init__(self, texts: Sequence[str], k1: float = 1.2, b: float = 0.75):
+    def __init__(self, texts: Sequence[str], k1: float = K1, b: float = B):
         self.k1, self.b = k1, b
         docs = [tokenize(t) for t in texts]
         self.vocabulary: dict[str, int] = {}

@@ -16,9 +16,11 @@ import numpy as np
 
 from ragkit.data import Question
 from ragkit.errors import DataError, InputError
-from ragkit.evaluation import first_hit_ranks, needle_hits
+from ragkit.evaluation import first_hit_ranks, hit_at, needle_hits, reciprocal_rank
 from ragkit.retrieval import Retriever
 from ragkit.statistics import SignTest, sign_test, wilson
+
+__all__ = ["Phrasing", "compare_phrasings", "load_phrasings"]
 
 
 @dataclass(frozen=True)
@@ -31,10 +33,13 @@ class Phrasing:
     english: tuple[int, ...]
     dutch: tuple[int, ...]
 
+    def ranks(self, language: str) -> np.ndarray:
+        """The first-hit ranks of ``language``'s phrasing (``en`` or ``nl``), one per question."""
+        return np.asarray(self.english if language == "en" else self.dutch)
+
     def hits(self, language: str, k: int) -> int:
         """How many questions of ``language`` (``en`` or ``nl``) find their needle in the top ``k``."""
-        ranks = np.asarray(self.english if language == "en" else self.dutch)
-        return int(((ranks > 0) & (ranks <= k)).sum())
+        return int(hit_at(self.ranks(language), k).sum())
 
     def interval(self, language: str, k: int) -> tuple[float, float]:
         """The 95% Wilson interval of that hit rate."""
@@ -42,14 +47,11 @@ class Phrasing:
 
     def test(self, k: int) -> SignTest:
         """The paired sign test, English against Dutch: wins are questions only the English phrasing finds."""
-        return sign_test(
-            *(((np.asarray(r) > 0) & (np.asarray(r) <= k)).astype(float) for r in (self.english, self.dutch))
-        )
+        return sign_test(hit_at(self.ranks("en"), k), hit_at(self.ranks("nl"), k))
 
     def mrr(self, language: str) -> float:
         """The mean reciprocal rank of the needle (0 for a question that does not find it)."""
-        ranks = np.asarray(self.english if language == "en" else self.dutch, dtype=float)
-        return float(np.where(ranks > 0, 1 / np.maximum(ranks, 1), 0.0).mean())
+        return float(reciprocal_rank(self.ranks(language)).mean())
 
 
 def load_phrasings(path: str | Path, questions: Sequence[Question]) -> dict[str, str]:

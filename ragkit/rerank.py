@@ -24,6 +24,8 @@ from ragkit.plumbing.models import RERANKER, hub_model_path
 if TYPE_CHECKING:
     import torch
 
+__all__ = ["CrossEncoderReranker", "LateInteractionReranker", "TokenEncoder", "available_reranker", "quantize_int8"]
+
 
 class TokenEncoder(Protocol):
     """What late interaction needs: one unit vector per token of each text."""

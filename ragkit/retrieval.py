@@ -20,6 +20,19 @@ from ragkit.lexical import BM25
 if TYPE_CHECKING:
     from ragkit.embedding import ModelStamp
 
+__all__ = [
+    "RERANK_DEPTH",
+    "RETRIEVERS",
+    "SORT_ALL",
+    "Encoder",
+    "Reranker",
+    "Retriever",
+    "Run",
+    "cosine_distance",
+    "rank",
+    "rerank_top",
+]
+
 RETRIEVERS = ("dense", "bm25", "hybrid")
 RERANK_DEPTH = 25
 

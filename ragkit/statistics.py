@@ -12,6 +12,25 @@ import numpy as np
 
 from ragkit.errors import InputError
 
+__all__ = [
+    "EXACT_SUM_LIMIT",
+    "INCONCLUSIVE",
+    "NEITHER",
+    "VERDICTS",
+    "ClusterInterval",
+    "Floats",
+    "SignTest",
+    "claim_of",
+    "cluster_bootstrap",
+    "counts_test",
+    "holm",
+    "needle_scores",
+    "needle_sign_test",
+    "sign_test",
+    "verdict",
+    "wilson",
+]
+
 Floats = Sequence[float] | np.ndarray
 """One value per query: a list or a NumPy array."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["SHOWN", "shown"]
+
 SHOWN = 60
 """Characters of a name kept by default: enough to tell two apart, short enough for a table's column."""
 _KEPT_IN_LINES = "\n\t"
@@ -18,8 +20,8 @@ def shown(text: str, limit: int | None = SHOWN, *, lines: bool = False) -> str:
     characters (None: all).
     """
     text = str(text)
-    cut = text if limit is None else text[:limit]
-    kept = "".join(ch if ch.isprintable() or (lines and ch in _KEPT_IN_LINES) else _escaped(ch) for ch in cut)
+    head = text if limit is None else text[:limit]
+    kept = "".join(ch if ch.isprintable() or (lines and ch in _KEPT_IN_LINES) else _escaped(ch) for ch in head)
     return kept + (f"... ({len(text):,} characters)" if limit is not None and len(text) > limit else "")
 
 

@@ -23,7 +23,24 @@ from ragkit.errors import DataError, InputError
 from ragkit.evaluation import query_hits
 from ragkit.retrieval import Encoder, Retriever
 
+__all__ = [
+    "CHAPTER_CUTS",
+    "CUT_RANGE",
+    "DEFAULT_CUT",
+    "KEEP",
+    "STRICT_CUT",
+    "Bluff",
+    "Sweep",
+    "SweepRow",
+    "check_both_kinds",
+    "check_cut",
+    "default_cuts",
+    "gate",
+    "sweep",
+]
+
 KEEP = 4
+"""The gate's keep: at most this many chunks pass it, the chapter's four sources."""
 DEFAULT_CUT = 0.675
 """The chapter's default cut (cosine distance): every default in ragkit and the notebooks uses this one."""
 STRICT_CUT = 0.525
@@ -93,7 +110,7 @@ class Sweep:
     ):
         """``ranker`` ranks the chunks; ``retriever`` names which of its rankings the gate reads (RETRIEVERS)."""
         self.chunks, self.questions, self.out_of_domain = list(chunks), list(questions), list(out_of_domain)
-        _check_both_kinds(self.questions, self.out_of_domain)
+        check_both_kinds(self.questions, self.out_of_domain)
         self.queries = make_queries(questions)
         self.keep = keep
         texts_in, texts_out = [q.text for q in self.queries], [o.query for o in self.out_of_domain]
@@ -195,7 +212,7 @@ class Sweep:
         return sorted(out, key=lambda b: b.distance)
 
 
-def _check_both_kinds(questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain]) -> None:
+def check_both_kinds(questions: Sequence[Question], out_of_domain: Sequence[OutOfDomain]) -> None:
     """Refuse a sweep without in-domain questions or without out-of-domain queries."""
     if not questions or not out_of_domain:
         missing = "in-domain questions" if not questions else "out-of-domain queries"
@@ -222,7 +239,7 @@ def sweep(
     progress: bool = True,
 ) -> Sweep:
     """Precompute the gate's candidates for the in-domain and out-of-domain queries (default: dense on E)."""
-    _check_both_kinds(questions, out_of_domain)
+    check_both_kinds(questions, out_of_domain)
     absent = [q.id for q in questions if not any(q.needle in d.text for d in corpus.documents)]
     if absent:
         raise DataError(

@@ -11,12 +11,24 @@ from pathlib import Path
 from ragkit.chunking import Chunk
 from ragkit.plumbing.models import WINDOW, verified_embedding_dir
 
+__all__ = [
+    "COUNTS_KEPT",
+    "SPECIAL_TOKENS",
+    "TokenReport",
+    "TruncationWarning",
+    "count_pieces",
+    "over_window",
+    "token_report",
+    "tokenizer",
+    "truncated",
+]
+
 SPECIAL_TOKENS = 2
 """``[CLS]`` and ``[SEP]``: the encoder adds them to every text, inside its window."""
 
 
 def truncated(pieces: int, window: int) -> bool:
-    """True when a text of ``pieces`` word pieces (special tokens excluded) is cut by a window of ``window``."""
+    """True when a text of ``pieces`` word pieces (special tokens excluded) is truncated by a window of ``window``."""
     return pieces + SPECIAL_TOKENS > window
 
 
@@ -101,14 +113,17 @@ def count_pieces(texts: Sequence[str], model_dir: Path | None = None) -> list[in
         return []
     folder = Path(model_dir).resolve() if model_dir is not None else _bundled()  # one memory, however it is named
     known = _counted(folder)
-    todo = list(dict.fromkeys(t for t in texts if t not in known))
+    counts = {t: known[t] for t in dict.fromkeys(texts) if t in known}  # this call's answers, whatever memory forgets
+    todo = [t for t in dict.fromkeys(texts) if t not in counts]
     if todo:
-        if len(known) + len(todo) > COUNTS_KEPT:
-            known.clear()
         tok = tokenizer(folder)
         encode = getattr(tok, "encode_batch_fast", tok.encode_batch)  # tokenizers 0.20+: the same ids, no offsets
-        known.update(zip(todo, (len(e.ids) for e in encode(todo, add_special_tokens=False))))
-    return [known[t] for t in texts]
+        fresh = dict(zip(todo, (len(e.ids) for e in encode(todo, add_special_tokens=False))))
+        if len(known) + len(fresh) > COUNTS_KEPT:
+            known.clear()
+        known.update(fresh)
+        counts.update(fresh)
+    return [counts[t] for t in texts]
 
 
 def token_report(

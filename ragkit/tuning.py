@@ -6,8 +6,8 @@ on the same side), every value is scored on both halves, the value that wins the
 the held-out half judges it against the default, needle by needle. Several settings tuned at once are several
 looks, so their held-out comparisons take Holm together (``evaluation.with_holm``).
 
-Five settings are swept (``sweep_settings``): the chunk size and the overlap (dense retrieval over the corpus cut
-again, each needle counted as the evaluation counts it, so a cut that destroys a needle scores it 0), RRF's k, the
+Five settings are swept (``sweep_settings``): the chunk size and the overlap (dense retrieval over the corpus chunked
+again, each needle counted as the evaluation counts it, so a chunking that destroys a needle scores it 0), RRF's k, the
 weight of dense against BM25 in a weighted RRF, and BM25's (k1, b). Their runs are kept in a stamped result file
 (``ragkit.plumbing.results``): a second sweep of the same corpus, questions, model, grid and code reads them back.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import inspect
 import time
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
@@ -42,24 +41,62 @@ from ragkit.evaluation import (
     relevant_ranks,
     with_holm,
 )
-from ragkit.fusion import K, rrf_many
-from ragkit.lexical import BM25
+from ragkit.fusion import RRF_K, rrf_many
+from ragkit.lexical import BM25, K1, B
 from ragkit.plumbing import results as store
 from ragkit.retrieval import Encoder, Retriever, rank
 from ragkit.tokens import TruncationWarning, count_pieces, over_window
 
-SEED = 11
+__all__ = [
+    "CODE",
+    "GRID",
+    "READ_ONLY",
+    "SETTINGS",
+    "SPLIT_SEED",
+    "WEIGHT",
+    "Chunked",
+    "Chunking",
+    "Grid",
+    "Setting",
+    "Study",
+    "Sweeps",
+    "Trial",
+    "Tuning",
+    "bm25_results",
+    "halves",
+    "overlap_twin",
+    "rrf_results",
+    "stamp",
+    "study",
+    "sweep_settings",
+    "swept_texts",
+    "tune",
+    "weighted_results",
+]
+
+SPLIT_SEED = 11
 """The seed of every held-out split in the course (exercise 2's too)."""
 
 
-def halves(needle_ids: Sequence[str], seed: int = SEED) -> tuple[frozenset[str], frozenset[str]]:
-    """The needles split in two with a fixed seed, by needle: (tuning half, held-out half)."""
+def halves(
+    needle_ids: Sequence[str], seed: int = SPLIT_SEED, others: Sequence[str] = ()
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The needles split in two with a fixed seed, by needle: (tuning half, held-out half).
+
+    The course's one split: the ids sorted and permuted by one generator, the first half tuning. ``others`` (exercise
+    2's out-of-domain queries) are split after the needles the same way, by the same generator, into the same halves.
+    """
     needles = sorted(set(needle_ids))
     if len(needles) < 2:
         raise InputError(f"{len(needles)} needle(s): a held-out half needs at least two needles to split")
-    order = np.random.default_rng(seed).permutation(needles)
-    cut = len(needles) // 2
-    return frozenset(order[:cut].tolist()), frozenset(order[cut:].tolist())
+    rng = np.random.default_rng(seed)
+    tune: set[str] = set()
+    held: set[str] = set()
+    for ids in (needles, sorted(set(others))):
+        order = rng.permutation(ids).tolist() if ids else []
+        tune |= set(order[: len(ids) // 2])
+        held |= set(order[len(ids) // 2 :])
+    return frozenset(tune), frozenset(held)
 
 
 @dataclass(frozen=True)
@@ -116,7 +153,7 @@ def _half_mean(result: Result, metric: str, needles: frozenset[str]) -> float:
 
 
 def tune(
-    parameter: str, results: Mapping[Hashable, Result], default: Hashable, metric: str = "MRR", seed: int = SEED
+    parameter: str, results: Mapping[Hashable, Result], default: Hashable, metric: str = "MRR", seed: int = SPLIT_SEED
 ) -> Tuning:
     """Choose a value of ``parameter`` on the tuning half and judge it on the held-out half against ``default``.
 
@@ -157,8 +194,8 @@ def bm25_results(
     retriever: Retriever,
     questions: Sequence,
     queries: Sequence,
-    k1s: Sequence[float] = (1.2,),
-    bs: Sequence[float] = (0.75,),
+    k1s: Sequence[float] = (K1,),
+    bs: Sequence[float] = (B,),
 ) -> dict[Hashable, Result]:
     """BM25 over the retriever's chunks for every (k1, b), each as an evaluation of the same queries."""
     bad = [(k1, b) for k1 in k1s for b in bs if k1 < 0 or not 0 <= b <= 1]
@@ -178,7 +215,7 @@ def bm25_results(
 
 
 def rrf_results(
-    retriever: Retriever, questions: Sequence, queries: Sequence, ks: Sequence[int] = (K,)
+    retriever: Retriever, questions: Sequence, queries: Sequence, ks: Sequence[int] = (RRF_K,)
 ) -> dict[Hashable, Result]:
     """Hybrid search fused with every RRF constant k, each as an evaluation of the same queries."""
     if any(k < 0 for k in ks):
@@ -193,38 +230,25 @@ def rrf_results(
     )
 
 
-def weighted_rrf_many(
-    first: np.ndarray, second: np.ndarray, weight: float, k: int = K, matched: np.ndarray | None = None
-) -> np.ndarray:
-    """RRF of two full rankings per query with the first list weighted ``weight`` and the second ``1 - weight``.
-
-    Still ranks, never scores: each list adds its weight times 1 / (k + rank), so the chapter's reason for RRF (a
-    cosine distance and a BM25 score are on no common scale) holds at every weight. At 0.5 it ranks exactly as
-    ``fusion.rrf_many`` (every sum halved); at 1 it is the first list alone, at 0 the second with the first breaking
-    its ties. ``matched`` and the ties are ``rrf_many``'s.
-    """
-    return rrf_many(first, second, k, matched, weight)
-
-
 def weighted_results(
-    retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,), k: int = K
+    retriever: Retriever, questions: Sequence, queries: Sequence, weights: Sequence[float] = (0.5,), k: int = RRF_K
 ) -> dict[Hashable, Result]:
-    """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries."""
+    """Hybrid search fused with every weight of dense against BM25 (weighted RRF), each an evaluation of the queries.
+
+    Still ranks, never scores: each list adds its weight times 1 / (k + rank) (``fusion.rrf_many``), so the chapter's
+    reason for RRF (a cosine distance and a BM25 score are on no common scale) holds at every weight. At 0.5 it ranks
+    as plain RRF; at 1 it is dense alone, at 0 BM25 with dense breaking its ties.
+    """
     texts = [q.text for q in queries]
     dense, lexical = retriever.dense(texts), retriever.bm25(texts)
     return _results(
         retriever,
         questions,
         queries,
-        {
-            w: (f"hybrid w={w:g}", weighted_rrf_many(dense.ranking, lexical.ranking, w, k, lexical.matched))
-            for w in weights
-        },
+        {w: (f"hybrid w={w:g}", rrf_many(dense.ranking, lexical.ranking, k, lexical.matched, w)) for w in weights},
     )
 
 
-K1, B = (inspect.signature(BM25).parameters[name].default for name in ("k1", "b"))
-"""BM25's defaults, the chapter's: k1 = 1.2, b = 0.75."""
 WEIGHT = 0.5
 """Dense's weight in plain RRF: both lists count alike."""
 
@@ -236,7 +260,7 @@ class Grid:
     strategy: str = "E"
     sizes: tuple[int, ...] = (256, SIZE, 1024)
     overlaps: tuple[int, ...] = (0, OVERLAP, 128)
-    ks: tuple[int, ...] = (1, 10, 30, K, 100, 300)
+    ks: tuple[int, ...] = (1, 10, 30, RRF_K, 100, 300)
     weights: tuple[float, ...] = (0.0, 0.25, WEIGHT, 0.75, 1.0)
     k1s: tuple[float, ...] = (0.5, 0.9, K1, 1.5, 2.0)
     bs: tuple[float, ...] = (0.3, 0.5, B, 0.9, 1.0)
@@ -249,7 +273,7 @@ SETTINGS = ("chunk size", "overlap", "RRF k", "dense weight", "BM25 (k1, b)")
 
 @dataclass(frozen=True)
 class Chunked:
-    """What one way of cutting made of the corpus: its chunks, the needles it destroyed, the chunks over the window."""
+    """What one way of chunking made of the corpus: its chunks, the needles it destroyed, the chunks over the window."""
 
     chunks: int
     destroyed: tuple[str, ...]
@@ -258,7 +282,7 @@ class Chunked:
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting swept: its default and one evaluation of the same queries per value (chunk facts for a cut)."""
+    """One setting swept: its default and one evaluation of the same queries per value (chunk facts for a chunking)."""
 
     name: str
     default: Hashable
@@ -332,29 +356,29 @@ def _origin(module: str) -> str | None:
     return spec.origin if spec is not None else None
 
 
-Cut = tuple[Strategy, int, int]
-"""A way of cutting the corpus: a strategy, a size and an overlap."""
+Chunking = tuple[Strategy, int, int]
+"""A way of chunking the corpus: a strategy, a size and an overlap."""
 
 
-def _cuts(grid: Grid) -> tuple[dict[Hashable, Cut], dict[Hashable, Cut]]:
-    """The cut each chunk size and each overlap of the grid is evaluated on, the same cut always written alike."""
+def _chunkings(grid: Grid) -> tuple[dict[Hashable, Chunking], dict[Hashable, Chunking]]:
+    """The chunking each chunk size and each overlap of the grid is evaluated on, the same one always written alike."""
     base, twin = get_strategy(grid.strategy), overlap_twin(grid.strategy)
     plain = next(
         t for t in STRATEGIES.values() if (t.boundaries, t.header, t.overlap) == (base.boundaries, base.header, False)
     )
     own = OVERLAP if base.overlap else 0
 
-    def cut(strategy: Strategy, size: int, overlap: int) -> Cut:
-        if overlap == 0:  # nothing carried: the strategy without overlap cuts the same chunks, texts and all
+    def chunking(strategy: Strategy, size: int, overlap: int) -> Chunking:
+        if overlap == 0:  # nothing carried: the strategy without overlap makes the same chunks, texts and all
             strategy = plain if strategy.overlap else strategy
         return strategy, size, overlap if strategy.overlap else 0
 
-    return {v: cut(base, v, own) for v in grid.sizes}, {v: cut(twin, SIZE, v) for v in grid.overlaps}
+    return {v: chunking(base, v, own) for v in grid.sizes}, {v: chunking(twin, SIZE, v) for v in grid.overlaps}
 
 
-def cut_texts(corpus_: Corpus, grid: Grid = GRID) -> list[str]:
-    """Every distinct chunk text the sweeps embed, cut by cut: what a warmer embeds ahead of the sweeps."""
-    sizes, overlaps = _cuts(grid)
+def swept_texts(corpus_: Corpus, grid: Grid = GRID) -> list[str]:
+    """Every distinct chunk text the sweeps embed, chunking by chunking: what a warmer embeds ahead of the sweeps."""
+    sizes, overlaps = _chunkings(grid)
     texts: dict[str, None] = {}
     for strategy, size, overlap in sorted({*sizes.values(), *overlaps.values()}, key=lambda c: (c[0].letter, *c[1:])):
         texts.update(dict.fromkeys(c.text for c in chunk_corpus(corpus_, strategy, size, overlap)))
@@ -366,13 +390,13 @@ def _compute(
 ) -> tuple[Setting, ...]:
     """Every setting of the grid swept over the same queries."""
     queries = make_queries(questions)
-    built: dict[Cut, tuple[Retriever, Chunked]] = {}
+    built: dict[Chunking, tuple[Retriever, Chunked]] = {}
 
-    def cut(key: Cut) -> tuple[Retriever, Chunked]:
+    def built_for(key: Chunking) -> tuple[Retriever, Chunked]:
         if key not in built:
             strategy, size, overlap = key
             chunks = chunk_corpus(corpus_, strategy, size, overlap)
-            with warnings.catch_warnings():  # counted below, per cut, and reported as a fact of the cut
+            with warnings.catch_warnings():  # counted below, per chunking, and reported as its fact
                 warnings.simplefilter("ignore", TruncationWarning)
                 r = Retriever(chunks, embedder, strategy.letter, progress)
             hits = needle_hits(chunks, questions)
@@ -389,11 +413,11 @@ def _compute(
     def dense(r: Retriever, name: str) -> Result:
         return _results(r, questions, queries, {name: (name, r.dense([q.text for q in queries]).ranking)})[name]
 
-    size_cuts, overlap_cuts = _cuts(grid)
-    sizes = {v: cut(key) for v, key in size_cuts.items()}
-    overlaps = {v: cut(key) for v, key in overlap_cuts.items()}
+    size_chunkings, overlap_chunkings = _chunkings(grid)
+    sizes = {v: built_for(key) for v, key in size_chunkings.items()}
+    overlaps = {v: built_for(key) for v, key in overlap_chunkings.items()}
     own = OVERLAP if get_strategy(grid.strategy).overlap else 0
-    r = cut(_cuts(replace(grid, sizes=(SIZE,)))[0][SIZE])[0]
+    r = built_for(_chunkings(replace(grid, sizes=(SIZE,)))[0][SIZE])[0]
     return (
         Setting(
             "chunk size",
@@ -407,7 +431,7 @@ def _compute(
             {v: dense(rc, f"dense overlap={v}") for v, (rc, _) in overlaps.items()},
             {v: c for v, (_, c) in overlaps.items()},
         ),
-        Setting("RRF k", K, rrf_results(r, questions, queries, grid.ks)),
+        Setting("RRF k", RRF_K, rrf_results(r, questions, queries, grid.ks)),
         Setting("dense weight", WEIGHT, weighted_results(r, questions, queries, grid.weights)),
         Setting("BM25 (k1, b)", (K1, B), bm25_results(r, questions, queries, grid.k1s, grid.bs)),
     )
@@ -479,7 +503,7 @@ def sweep_settings(
     """Every setting of ``grid`` swept over the same queries; read back from the result store when it has them.
 
     ``cache=False`` computes them and stores nothing; ``folder``: the store's folder (default: the vector cache's).
-    The vectors of every cut go through the embedder's own cache, so even a computation embeds only new texts.
+    The vectors of every chunking go through the embedder's own cache, so even a computation embeds only new texts.
     """
     began = time.perf_counter()
     if embedder is None:
@@ -487,7 +511,7 @@ def sweep_settings(
 
         embedder = default_embedder()
     key = stamp(corpus_, questions, embedder, grid)
-    payload = store.read("tuning", key, folder) if cache else None
+    payload = store.read_result("tuning", key, folder) if cache else None
     if payload is not None:
         try:
             settings, seconds = _from_json(payload)
@@ -496,7 +520,7 @@ def sweep_settings(
             pass  # a file of the right stamp but the wrong shape: computed again, and replaced
     settings = _compute(corpus_, questions, embedder, grid, progress)
     seconds = time.perf_counter() - began
-    saved = store.write("tuning", key, _to_json(settings, seconds), folder) if cache else "not asked to"
+    saved = store.write_result("tuning", key, _to_json(settings, seconds), folder) if cache else "not asked to"
     return Sweeps(settings, seconds, False, saved, seconds, embedder.stamp.window)
 
 
@@ -563,7 +587,7 @@ class Study:
         return "\n".join(lines)
 
 
-def study(sweeps: Sweeps, metric: str = "MRR", seed: int = SEED) -> Study:
+def study(sweeps: Sweeps, metric: str = "MRR", seed: int = SPLIT_SEED) -> Study:
     """Tune every swept setting on ``metric`` and correct their held-out judgments together with Holm."""
     tunings = [tune(s.name, s.results, s.default, metric, seed) for s in sweeps.settings]
     judged = with_holm([t.judged for t in tunings])

@@ -54,7 +54,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
+from ragkit import METRICS, RRF_K, STOPWORDS, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import formats, narrate, paired, predict, tables, time_stages, timings_table, widgets
@@ -186,13 +186,13 @@ narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
 # **Reciprocal rank fusion** (RRF) throws the scores away and keeps the ranks. Every list gives each chunk $1/(k + \text{rank})$, ranks counted from 1; the fused ranking sorts chunks by the sum. With the usual $k = 60$ the constant is large compared with the top ranks, so no single list can dominate with one confident hit. A toy example with two lists of chunk ids:
 
 # %% jupyter={"source_hidden": true}
-narrate.rrf_weights(K)
+narrate.rrf_weights(RRF_K)
 
 # %% [markdown]
 # Now the constant query again. Fusion only sees ranks, so a chunk that one list loves and the other buries has to compete with chunks both lists rank as merely decent.
 
 # %% jupyter={"source_hidden": true}
-narrate.fused_ranks(runs, token, holder, K)
+narrate.fused_ranks(runs, token, holder, RRF_K)
 
 # %% [markdown]
 # That is the price of fusion: it protects you from either retriever's wild misses, and in exchange it dilutes either retriever's lone brilliant hit. Whether the trade pays off is an empirical question, so measure it.

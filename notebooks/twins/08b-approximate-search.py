@@ -95,7 +95,7 @@ print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
 # ## First, the course's own chunks
 
 # %%
-small = approximate.measure(retriever.vectors, queries, "the course's chunks")
+small = approximate.measure_hnsw(retriever.vectors, queries, "the course's chunks")
 tables.for_people(tradeoff.table(small))
 
 # %% jupyter={"source_hidden": true}
@@ -123,7 +123,7 @@ my_prediction = None  # your guess: the share of the exact top 20 that HNSW find
 
 # %%
 size = approximate.collection_size()
-large = approximate.measure(approximate.generated(retriever.vectors, size), queries, "generated")
+large = approximate.measure_hnsw(approximate.generated_collection(retriever.vectors, size), queries, "generated")
 
 # %% jupyter={"source_hidden": true}
 predict.reveal(my_prediction, predict.Share(), large.at(approximate.EF_SEARCH[0]).recall,
@@ -185,12 +185,12 @@ narrate.when_exact(small, large)
 # ## Try this (optional)
 #
 # 1. Set `size` to a quarter and to twice the collection
-#    (`approximate.measure(approximate.generated(retriever.vectors, size), queries)`). How does the exact scan's time
-#    scale? And HNSW's recall at efSearch 16?
-# 2. Build with fewer links: `approximate.measure(..., m=8)`. What happens to the graph's memory, the build time and the
-#    recall at each efSearch?
-# 3. Generate a collection with tighter clusters, `approximate.generated(retriever.vectors, size, spread=0.5)`. Is the
-#    top 20 easier or harder for the graph to find, and why?
+#    (`approximate.measure_hnsw(approximate.generated_collection(retriever.vectors, size), queries)`). How does the
+#    exact scan's time scale? And HNSW's recall at efSearch 16?
+# 2. Build with fewer links: `approximate.measure_hnsw(..., m=8)`. What happens to the graph's memory, the build time
+#    and the recall at each efSearch?
+# 3. Generate a collection with tighter clusters, `approximate.generated_collection(retriever.vectors, size,
+#    spread=0.5)`. Is the top 20 easier or harder for the graph to find, and why?
 # 4. Measure only the out-of-domain queries (`queries[len(course.queries):]`). Does HNSW find their neighbours as well
 #    as the in-domain queries'?
 

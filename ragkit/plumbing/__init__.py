@@ -2,3 +2,5 @@
 
 Nothing here is one of the chapter's ideas; it is what keeps them fast, offline and safe to share.
 """
+
+__all__ = []

@@ -37,9 +37,22 @@ from ragkit.plumbing.storage import (
     move_aside,
 )
 
-FILENAME = "vectors.sqlite"
-FORMAT = "ragkit-cache-1"
-KINDS = {"unit": np.float32, "pooled": np.float32, "tokens": np.float16}
+__all__ = [
+    "CACHE_FILE",
+    "CACHE_FORMAT",
+    "OLD_PACKS",
+    "PAGE_SIZE",
+    "VECTOR_KINDS",
+    "CacheWarning",
+    "VectorCache",
+    "finish_shared",
+    "shared_cache_dir",
+    "text_key",
+]
+
+CACHE_FILE = "vectors.sqlite"
+CACHE_FORMAT = "ragkit-cache-1"
+VECTOR_KINDS = {"unit": np.float32, "pooled": np.float32, "tokens": np.float16}
 """What the cache holds: unit sentence vectors, un-normalised pooled vectors, per-token blocks."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,8 +95,8 @@ class VectorCache:
 
     def __init__(self, private: Path | None, stamp: str, dimensions: int, shared: Path | None = None):
         self.stamp, self.dimensions = stamp, dimensions
-        self.private = Path(private) / FILENAME if private else None
-        self.shared = Path(shared) / FILENAME if shared else None
+        self.private = Path(private) / CACHE_FILE if private else None
+        self.shared = Path(shared) / CACHE_FILE if shared else None
         self._conns: dict[Path, sqlite3.Connection | None] = {}
         self._writable = self.private is not None
 
@@ -105,7 +118,7 @@ class VectorCache:
         if not path.is_file():
             self._warn(
                 "shared",
-                f"{where} holds no {FILENAME}: fill it with `python -m ragkit warm --cache "
+                f"{where} holds no {CACHE_FILE}: fill it with `python -m ragkit warm --cache "
                 f"{path.parent}`; using the private cache only",
             )
             return None
@@ -134,10 +147,10 @@ class VectorCache:
         except (OSError, sqlite3.DatabaseError) as exc:
             self._warn("shared", f"{where} cannot be read ({exc}): using the private cache only")
             return None
-        if found is None or found[0] != FORMAT:
+        if found is None or found[0] != CACHE_FORMAT:
             self._warn(
                 "shared",
-                f"{where} is of another format ({found[0] if found else 'none'}, not {FORMAT}): "
+                f"{where} is of another format ({found[0] if found else 'none'}, not {CACHE_FORMAT}): "
                 f"fill it again with `python -m ragkit warm --cache {path.parent}`; using the private cache "
                 "only",
             )
@@ -170,13 +183,13 @@ class VectorCache:
             conn.execute("BEGIN IMMEDIATE")
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(statement)
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (CACHE_FORMAT,))
             conn.execute("COMMIT")
             found = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()[0]
-            if found == FORMAT:
+            if found == CACHE_FORMAT:
                 self._note_old_packs()
                 return conn
-            exc: BaseException = _Foreign(f"it holds format {found!r}, not {FORMAT!r}")
+            exc: BaseException = _Foreign(f"it holds format {found!r}, not {CACHE_FORMAT!r}")
         except sqlite3.DatabaseError as err:
             exc = err
         except OSError as err:
@@ -212,7 +225,7 @@ class VectorCache:
             self._warn(
                 "old",
                 f"{', '.join(f'{n}/' for n in old)} in {self.private.parent} hold an older ragkit's "
-                f"vectors, in a format nothing reads now: they are computed again into {FILENAME}; delete "
+                f"vectors, in a format nothing reads now: they are computed again into {CACHE_FILE}; delete "
                 "those folders to free their space",
             )
 
@@ -256,7 +269,7 @@ class VectorCache:
     def _verified(
         self, kind: str, key: bytes, rows: int, dims: int, norm: float, checksum: int, data: bytes
     ) -> np.ndarray | None:
-        dtype = KINDS[kind]
+        dtype = VECTOR_KINDS[kind]
         if dims != self.dimensions or len(data) != rows * dims * np.dtype(dtype).itemsize:
             return None
         if _checksum(self.stamp, kind, key, data) != checksum:
@@ -338,7 +351,7 @@ class VectorCache:
         conn = self._conn(self.private)
         if conn is None or not self._writable:
             return
-        dtype = KINDS[kind]
+        dtype = VECTOR_KINDS[kind]
         rows = []
         for key, array in zip(keys, arrays):
             array = np.ascontiguousarray(array, dtype=dtype)
@@ -400,10 +413,10 @@ class VectorCache:
 
 def finish_shared(folder: Path) -> Path:
     """Make a filled cache ready to be shared read-only: fold the WAL in and switch to a rollback journal."""
-    path = Path(folder) / FILENAME
+    path = Path(folder) / CACHE_FILE
     if not path.is_file():
         raise InputError(
-            f"{folder} holds no {FILENAME}: nothing to finish; fill it first with "
+            f"{folder} holds no {CACHE_FILE}: nothing to finish; fill it first with "
             f"`python -m ragkit warm --cache {folder}`"
         )
     try:

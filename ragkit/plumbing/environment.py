@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from importlib.util import find_spec
 
+__all__ = ["ADVICE", "NEEDED", "check_dependencies", "missing"]
+
 NEEDED = ("numpy", "scipy", "markdown_it")
 """What ``import ragkit`` loads: a Python without them cannot even import it (a command's own needs say their own)."""
 
@@ -28,7 +30,7 @@ def _found(name: str) -> bool:
         return True
 
 
-def check() -> None:
+def check_dependencies() -> None:
     """Nothing when this Python holds ragkit's dependencies; else one sentence and exit 1 under ``python -m``, or a
     ModuleNotFoundError carrying that sentence when a script imports ragkit."""
     absent = missing()
@@ -41,4 +43,4 @@ def check() -> None:
     raise ModuleNotFoundError(sentence, name=absent[0])
 
 
-check()  # on import: ragkit/__init__.py imports this module before anything that needs a dependency
+check_dependencies()  # on import: ragkit/__init__.py imports this module before anything that needs a dependency

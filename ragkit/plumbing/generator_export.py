@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+__all__ = ["BYTE_LEVEL", "byte_level_decoder", "convert", "dequantise", "run_builder"]
+
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 """The decoder of a byte-level BPE tokenizer. transformers writes a GGUF tokenizer's as a Sequence with ByteFallback,
 which onnxruntime-genai's tokenizer does not undo: its answers would read ``ĠThe``."""
@@ -48,7 +50,7 @@ def dequantise(gguf: Path, into: Path) -> None:
     config_path.write_text(json.dumps(config, indent=1), encoding="utf-8")
 
 
-def build(folder: Path, out: Path, cache: Path) -> None:
+def run_builder(folder: Path, out: Path, cache: Path) -> None:
     """onnxruntime-genai's builder on a Hugging Face folder: an int4 CPU model in ``out`` (its chatter discarded)."""
     done = subprocess.run(
         [
@@ -95,7 +97,7 @@ def convert(source: Path, out: Path) -> None:
             folder = Path(tmp) / "hf"
             with contextlib.redirect_stderr(io.StringIO()):  # tqdm's dequantising bar
                 dequantise(source, folder)
-        build(folder, out, Path(tmp) / "cache")
+        run_builder(folder, out, Path(tmp) / "cache")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,18 @@ from pathlib import Path
 
 from ragkit.errors import DataError
 
+__all__ = [
+    "CACHE_ENV",
+    "DATA_ENV",
+    "MODELS_ENV",
+    "PACKAGED_DATA",
+    "SOURCE_ROOT",
+    "cache_dir",
+    "checkout",
+    "data_dir",
+    "models_dir",
+]
+
 DATA_ENV = "RAGKIT_DATA"
 CACHE_ENV = "RAGKIT_CACHE"
 MODELS_ENV = "RAGKIT_MODELS_DIR"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = ["CGROUP", "FILES", "MEMINFO", "SELF", "UNLIMITED", "available"]
+
 CGROUP = Path("/sys/fs/cgroup")
 MEMINFO = Path("/proc/meminfo")
 SELF = Path("/proc/self/cgroup")

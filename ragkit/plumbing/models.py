@@ -9,6 +9,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragkit.errors import ModelMismatch, ModelUnavailable
+from ragkit.plumbing.locations import models_dir
+
+__all__ = [
+    "EMBEDDING_MODEL",
+    "EMBEDDING_SHA256",
+    "GENERATOR",
+    "RERANKER",
+    "WINDOW",
+    "HubModel",
+    "bundled_model_dir",
+    "download",
+    "file_sha256",
+    "hub_model_path",
+    "verified_embedding_dir",
+    "weights_hash",
+]
 
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 EMBEDDING_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -34,13 +50,6 @@ RERANKER = HubModel(
     "cross-encoder/ms-marco-MiniLM-L-6-v2", "c5ee24cb16019beea0893ab7796b1df96625c6b8", "RAGKIT_RERANKER"
 )
 GENERATOR = HubModel("Qwen/Qwen2.5-0.5B-Instruct", "7ae557604adf67be50417f59c2c2f167def9a775", "RAGKIT_GENERATOR")
-
-
-def models_dir() -> Path:
-    """Folder for downloaded hub models (see ragkit.plumbing.locations for the order)."""
-    from ragkit.plumbing import locations
-
-    return locations.models_dir()
 
 
 def bundled_model_dir() -> Path:

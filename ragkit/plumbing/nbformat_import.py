@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sys
 
+__all__ = ["GRAMMAR", "import_nbformat_quickly"]
+
 GRAMMAR = "rfc3987_syntax"
 
 

@@ -29,6 +29,19 @@ from ragkit.plumbing.cache import CacheWarning
 from ragkit.plumbing.models import file_sha256
 from ragkit.plumbing.storage import changeable_by_others, move_aside
 
+__all__ = [
+    "BATCH",
+    "EXPORT_RECORD",
+    "OnnxEncoder",
+    "env_threads",
+    "export_in_child",
+    "export_problem",
+    "mean_pooled",
+    "onnx_export",
+    "quiet_load",
+    "shared_export_problem",
+]
+
 BATCH = 4
 """Texts per onnxruntime call: about as fast as 8 on CPU, with a smaller peak (a batch's attention grows with it)."""
 

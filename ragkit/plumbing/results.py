@@ -3,7 +3,8 @@
 A result is filed under a name and a stamp (everything it depends on, as JSON: the corpus, the model, the settings,
 the code). A file whose stamp is not the one asked for is never read: it is computed again and replaced, so two
 stamps' results are never mixed. Like the vector cache, the store is optional: a file that cannot be read is a
-miss, one that cannot be written is skipped, and the caller is told why (``write`` returns it) instead of a warning.
+miss, one that cannot be written is skipped, and the caller is told why (``write_result`` returns it) instead of a
+warning.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any
 
 from ragkit.plumbing.locations import cache_dir
 
+__all__ = ["FOLDER", "RESULTS_FORMAT", "canonical", "path_for", "read_result", "write_result"]
+
 FOLDER = "results"
-FORMAT = "ragkit-results-1"
+RESULTS_FORMAT = "ragkit-results-1"
 
 
 def canonical(stamp: Any) -> str:
@@ -31,7 +34,7 @@ def path_for(name: str, stamp: Any, folder: Path | None = None) -> Path:
     return (Path(folder) if folder is not None else cache_dir()) / FOLDER / f"{name}-{digest}.json"
 
 
-def read(name: str, stamp: Any, folder: Path | None = None) -> Any | None:
+def read_result(name: str, stamp: Any, folder: Path | None = None) -> Any | None:
     """The payload filed under exactly this stamp, or None (none there, unreadable, or filed under another stamp).
 
     Without a ``folder``, the private cache is read first, then the teacher's shared one (``RAGKIT_SHARED_CACHE``,
@@ -61,19 +64,21 @@ def _read(path: Path, stamp: Any) -> Any | None:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):  # RecursionError: a file nested deeper than the parser goes
         return None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT or raw.get("stamp") != canonical(stamp):
+    if not isinstance(raw, dict) or raw.get("format") != RESULTS_FORMAT or raw.get("stamp") != canonical(stamp):
         return None
     return raw.get("payload")
 
 
-def write(name: str, stamp: Any, payload: Any, folder: Path | None = None) -> str:
+def write_result(name: str, stamp: Any, payload: Any, folder: Path | None = None) -> str:
     """File a payload under its stamp (written aside, then renamed: a reader sees all of it or none); "" when saved,
     else why it was not."""
     path = path_for(name, stamp, folder)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"format": FORMAT, "stamp": canonical(stamp), "payload": payload}), encoding="utf-8")
+        tmp.write_text(
+            json.dumps({"format": RESULTS_FORMAT, "stamp": canonical(stamp), "payload": payload}), encoding="utf-8"
+        )
         os.replace(tmp, path)
     except OSError as exc:
         return f"{path.parent} cannot be written ({exc.strerror or exc})"

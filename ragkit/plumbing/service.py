@@ -27,6 +27,18 @@ import numpy as np
 
 from ragkit.errors import InputError
 
+__all__ = [
+    "BUDGET",
+    "LENT_SLICE",
+    "MAX_REQUEST",
+    "MAX_TEXTS",
+    "READ_SECONDS",
+    "SERVICE_ENV",
+    "Borrower",
+    "Lender",
+    "service_path",
+]
+
 SERVICE_ENV = "RAGKIT_EMBEDDING_SERVICE"
 MAX_REQUEST = 32 * 2**20
 """Bytes of one request (the texts as JSON): a few corpora; a larger request is refused, never read."""
@@ -37,7 +49,7 @@ BUDGET = 2_000_000
 
 It also bounds the grader's time on a run whose kernel was stopped mid-request: a few corpora, never more."""
 READ_SECONDS = 30.0
-SLICE = 128
+LENT_SLICE = 128
 """Texts embedded between two looks at whether the run is still on: a stopped run costs the grader one slice."""
 _LENGTH = 8
 
@@ -154,10 +166,10 @@ class Lender:
             return b"Ebusy"
         try:
             parts = []
-            for start in range(0, len(texts), SLICE):
+            for start in range(0, len(texts), LENT_SLICE):
                 if self._closed.is_set():  # the run ended (its time limit, a crash): stop computing for it
                     return b"Eclosed"
-                parts.append(np.asarray(self.encode(texts[start : start + SLICE]), dtype=np.float32))
+                parts.append(np.asarray(self.encode(texts[start : start + LENT_SLICE]), dtype=np.float32))
             vectors = np.concatenate(parts)
         except Exception:  # whatever fails here, the kernel computes the vectors itself
             return b"Ecould not embed"

@@ -13,8 +13,20 @@ import random
 import sqlite3
 import stat
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+
+__all__ = [
+    "BUSY_SECONDS",
+    "changeable_by_others",
+    "connect",
+    "connect_immutable",
+    "in_wal_mode",
+    "is_busy",
+    "is_damaged",
+    "move_aside",
+]
 
 BUSY_SECONDS = 30.0
 """How long a writer waits for another writer before it gives up with a clear message (the index and the cache)."""
@@ -39,16 +51,29 @@ def connect(
                 isolation_level=None,
                 check_same_thread=False,
             )
-            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+            _closed_on_error(conn, lambda: conn.execute("SELECT count(*) FROM sqlite_schema").fetchone())
         except sqlite3.OperationalError:
-            conn = connect_immutable(path)
+            return connect_immutable(path)
         return conn
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-    if page_size:
-        conn.execute(f"PRAGMA page_size={int(page_size)}")
-    _retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone(), timeout)
-    conn.execute("PRAGMA synchronous=NORMAL")
+
+    def setup() -> None:
+        if page_size:
+            conn.execute(f"PRAGMA page_size={int(page_size)}")
+        _retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone(), timeout)
+        conn.execute("PRAGMA synchronous=NORMAL")
+
+    _closed_on_error(conn, setup)
     return conn
+
+
+def _closed_on_error(conn: sqlite3.Connection, step: Callable[[], object]) -> None:
+    """Run ``step`` on a new connection; if it raises (a damaged file, a busy one), close the connection first."""
+    try:
+        step()
+    except BaseException:
+        conn.close()
+        raise
 
 
 def connect_immutable(path: Path) -> sqlite3.Connection:
@@ -59,7 +84,7 @@ def connect_immutable(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(
         f"{Path(path).resolve().as_uri()}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
     )
-    conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    _closed_on_error(conn, lambda: conn.execute("SELECT count(*) FROM sqlite_schema").fetchone())
     return conn
 
 

@@ -27,6 +27,20 @@ from filelock import FileLock, Timeout
 
 from ragkit.plumbing.locations import cache_dir
 
+__all__ = [
+    "POLL_S",
+    "STALL_S",
+    "WARM_COMMAND",
+    "Holder",
+    "WarmerStatus",
+    "describe_wait",
+    "holding",
+    "read_status",
+    "start_background",
+    "wait_for",
+    "warmer_running",
+]
+
 LOCK_NAME, STATUS_NAME = "warming.lock", "warming.json"
 POLL_S = 0.25
 STALL_S = 120.0
@@ -38,7 +52,7 @@ _given_up: dict[int, int] = {}
 
 
 @dataclass(frozen=True)
-class Status:
+class WarmerStatus:
     """What the status file says: the holder's pid, the stages it finished, its progress count, what it is on."""
 
     pid: int | None = None
@@ -57,11 +71,11 @@ def _paths(folder: Path | None = None) -> tuple[Path, Path]:
     return root / LOCK_NAME, root / STATUS_NAME
 
 
-def read_status(folder: Path | None = None) -> Status:
-    """The status file as written last (an empty Status when there is none or it cannot be read)."""
+def read_status(folder: Path | None = None) -> WarmerStatus:
+    """The status file as written last (an empty WarmerStatus when there is none or it cannot be read)."""
     try:
         raw = json.loads(_paths(folder)[1].read_text())
-        return Status(
+        return WarmerStatus(
             raw.get("pid"),
             tuple(raw.get("done", ())),
             int(raw.get("progress", 0)),
@@ -72,7 +86,7 @@ def read_status(folder: Path | None = None) -> Status:
             str(raw.get("unit", "")),
         )
     except (OSError, ValueError, TypeError, AttributeError):
-        return Status()
+        return WarmerStatus()
 
 
 def warmer_running(folder: Path | None = None) -> bool:
@@ -169,7 +183,7 @@ def holding(folder: Path | None = None, patience_s: float = 2.0) -> Iterator[Hol
         lock.release()
 
 
-def describe_wait(stage: str, needed: Sequence[str], status: Status, label: Callable[[str], str] = str) -> str:
+def describe_wait(stage: str, needed: Sequence[str], status: WarmerStatus, label: Callable[[str], str] = str) -> str:
     """One sentence: which stage a wait is for, which of the stages it needs the warmer has done, what it is on."""
     done = [label(s) for s in needed if s in status.done]
     said = (

@@ -123,7 +123,7 @@ def test_written_by_counts_with_the_generators_tokenizer_and_keeps_its_run(retri
     assert written.text == "It overshoots [1]." and written.generator == "scripted"
     assert written.prompt_tokens == len(bare.prompt.split()) and written.counted_with == "scripted tokenizer"
     assert written.generation.new_tokens == 7 and written.citations == bare.citations
-    assert written.generation.prompt_tokens == written.prompt_tokens  # the generator read the whole prompt
+    assert written.generation.chat_tokens == written.prompt_tokens  # the generator read the whole prompt
 
 
 def test_valid_markers_get_their_locator_and_invalid_ones_are_counted_never_linked(retriever):

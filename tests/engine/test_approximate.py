@@ -13,13 +13,13 @@ from ragkit.approximate import (
     SIZE_ENV,
     STUDENT_SIZE,
     Exact,
+    _TopK,
     collection_size,
     exact_scan,
-    exact_top,
-    generated,
+    generated_collection,
     hnsw_index,
     index_memory,
-    measure,
+    measure_hnsw,
     recall,
     stored_vectors,
 )
@@ -33,23 +33,24 @@ def unit(rows: int, dim: int = 24, seed: int = 0) -> np.ndarray:
 
 def test_the_generated_collection_is_unit_float32_reproducible_and_as_large_as_asked():
     centres = unit(50)
-    collection = generated(centres, 1_000, block=300)
+    collection = generated_collection(centres, 1_000, block=300)
     assert len(collection) == 1_000
     blocks = list(collection)
     assert [len(b) for b in blocks] == [300, 300, 300, 100]
     x = np.vstack(blocks)
     assert x.dtype == np.float32 and x.shape == (1_000, 24)
     assert np.allclose(np.linalg.norm(x, axis=1), 1, atol=1e-5)
-    assert np.array_equal(x, np.vstack(list(generated(centres, 1_000, block=300))))
-    assert not np.array_equal(x, np.vstack(list(generated(centres, 1_000, seed=7, block=300))))
+    assert np.array_equal(x, np.vstack(list(generated_collection(centres, 1_000, block=300))))
+    assert not np.array_equal(x, np.vstack(list(generated_collection(centres, 1_000, seed=7, block=300))))
 
 
 def test_a_generated_vector_is_a_centre_plus_noise_that_grows_with_the_spread():
     centres = unit(50)
-    (none,) = generated(centres, 200, spread=0.0)
+    (none,) = generated_collection(centres, 200, spread=0.0)
     assert (none @ centres.T).max(axis=1) == pytest.approx(np.ones(200), abs=1e-5)  # each is one of the centres
     closeness = [
-        np.median((np.vstack(list(generated(centres, 200, spread=s))) @ centres.T).max(axis=1)) for s in (0.3, 1.0, 3.0)
+        np.median((np.vstack(list(generated_collection(centres, 200, spread=s))) @ centres.T).max(axis=1))
+        for s in (0.3, 1.0, 3.0)
     ]
     assert closeness[0] > closeness[1] > closeness[2]
 
@@ -60,16 +61,16 @@ def test_the_noise_follows_the_centres_own_directions():
     centres = np.zeros((40, 24), dtype=np.float32)
     centres[:, 0] = 1.0
     centres[:, 1:3] = rng.standard_normal((40, 2)) * 0.2
-    x = next(iter(generated(centres, 500)))
+    x = next(iter(generated_collection(centres, 500)))
     assert np.abs(x[:, 3:]).max() < 1e-6 and x[:, 1:3].std() > 0.05
 
 
 @pytest.mark.parametrize("bad", [dict(n=0), dict(block=0), dict(spread=-1.0), dict(spread=float("nan"))])
 def test_bad_arguments_to_the_generator_say_what_to_pass(bad):
     with pytest.raises(InputError, match="ask for one or more vectors"):
-        generated(unit(5), **({"n": 10} | bad))
+        generated_collection(unit(5), **({"n": 10} | bad))
     with pytest.raises(InputError, match="two or more vectors"):
-        generated(unit(1), 10)
+        generated_collection(unit(1), 10)
 
 
 def test_the_exact_top_k_in_blocks_is_faiss_flat_index_and_a_full_sort():
@@ -78,7 +79,10 @@ def test_the_exact_top_k_in_blocks_is_faiss_flat_index_and_a_full_sort():
     flat.add(x)
     scores, ids = flat.search(q, 20)
     for size in (2_000, 512, 7):
-        exact = exact_top(q, (x[i : i + size] for i in range(0, len(x), size)), 20)
+        top = _TopK(q, 20)  # what measure_hnsw keeps while the blocks pass
+        for i in range(0, len(x), size):
+            top.add(x[i : i + size])
+        exact = top.result()
         assert np.array_equal(exact.ids, ids) and np.allclose(exact.scores, scores, atol=1e-5)
     assert np.array_equal(exact.ids, np.argsort(-(q @ x.T), axis=1)[:, :20])
     assert np.array_equal(exact_scan(x, q[3], 20), ids[3])
@@ -111,7 +115,7 @@ def test_the_index_memory_is_faiss_serialized_index_less_its_header_and_the_vect
 
 
 def test_an_index_whose_size_is_known_reserves_its_memory_once_and_holds_the_same_vectors():
-    """measure() sizes the stored vectors' array before the first block (no regrowth): the arrays end as without."""
+    """measure_hnsw sizes the stored vectors' array before the first block (no regrowth): the arrays end as without."""
     from ragkit.approximate import _reserve
 
     x = unit(3_000, dim=32)
@@ -126,8 +130,8 @@ def test_an_index_whose_size_is_known_reserves_its_memory_once_and_holds_the_sam
 
 
 def test_the_trade_off_over_a_small_collection():
-    x, q = np.vstack(list(generated(unit(300, dim=32), 4_000))), unit(40, dim=32, seed=3)
-    t = measure(x, q, "small", ef_search=(512, 4, 64), threads=1)
+    x, q = np.vstack(list(generated_collection(unit(300, dim=32), 4_000))), unit(40, dim=32, seed=3)
+    t = measure_hnsw(x, q, "small", ef_search=(512, 4, 64), threads=1)
     assert (t.vectors, t.dim, t.queries, t.k, t.build_threads) == (4_000, 32, 40, 20, 1)
     assert [s.ef_search for s in t.settings] == [4, 64, 512]
     assert t.at(512).recall >= 0.99 and t.at(4).recall < t.at(512).recall
@@ -140,19 +144,19 @@ def test_the_trade_off_over_a_small_collection():
     assert "4,000 vectors of 32" in str(t) and str(t).count("\n") == 3 + 3
     with pytest.raises(InputError, match="choose one of 4, 64, 512"):
         t.at(16)
-    blocks = measure(generated(unit(300, dim=32), 4_000, block=1_000), q, ef_search=(512,), threads=1)
+    blocks = measure_hnsw(generated_collection(unit(300, dim=32), 4_000, block=1_000), q, ef_search=(512,), threads=1)
     assert blocks.vectors == 4_000 and blocks.at(512).recall >= 0.99
 
 
 def test_measure_refuses_what_it_cannot_measure():
     with pytest.raises(InputError, match="same length"):
-        measure(unit(100, dim=24), unit(3, dim=32))
+        measure_hnsw(unit(100, dim=24), unit(3, dim=32))
     with pytest.raises(InputError, match="at least k vectors"):
-        measure(unit(10), unit(3))
+        measure_hnsw(unit(10), unit(3))
     with pytest.raises(InputError, match="one or more query vectors"):
-        measure(unit(100), np.zeros((0, 24), dtype=np.float32))
+        measure_hnsw(unit(100), np.zeros((0, 24), dtype=np.float32))
     with pytest.raises(InputError, match="one or more efSearch"):
-        measure(unit(100), unit(3), ef_search=())
+        measure_hnsw(unit(100), unit(3), ef_search=())
 
 
 def test_the_collection_size_comes_from_one_setting(monkeypatch):
@@ -182,7 +186,7 @@ def test_over_the_course_chunks_the_graph_finds_the_exact_top_20_at_the_widest_s
 
     course = ragkit.teach.course.load(progress=False)
     r = course.retriever("E")
-    t = measure(r.vectors, r.embed([q.text for q in course.queries]), "E", threads=1)
+    t = measure_hnsw(r.vectors, r.embed([q.text for q in course.queries]), "E", threads=1)
     assert t.vectors == len(r.chunks) and [s.ef_search for s in t.settings] == list(EF_SEARCH)
     assert t.at(max(EF_SEARCH)).recall == 1.0
 

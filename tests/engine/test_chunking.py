@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ragkit.chunking import SIZE, STRATEGIES, UNENDED, chunk_corpus, chunk_document, cut_at_budget, sections
+from ragkit.chunking import SIZE, STRATEGIES, UNENDED, chunk_corpus, chunk_document, sections, split_at_budget
 from ragkit.corpus import title_span
 from ragkit.errors import InputError
 
@@ -53,10 +53,10 @@ def test_a_stretch_without_sentence_end_is_cut_at_the_budget_where_the_reference
     assert len(chunks) > 25 and all(len(c.content) <= SIZE for c in chunks)
     assert all(c.content.endswith("request") for c in chunks[:-2])  # each cut after a line break
     assert "".join(c.content + "\n" for c in chunks[:-1]) == log and chunks[-1].content == "End. Of the log."
-    assert [(f, t) for f, t in cut_at_budget("x" * 1300, 0, 1300, 512)] == [(0, 512), (512, 1024), (1024, 1300)]
+    assert [(f, t) for f, t in split_at_budget("x" * 1300, 0, 1300, 512)] == [(0, 512), (512, 1024), (1024, 1300)]
     table = "| a | b |\n|---|---|\n" + "| cell | cell |\n" * 60  # under UNENDED budgets: whole, as in the reference
-    assert len(table) < UNENDED * SIZE and cut_at_budget(table, 0, len(table)) == [(0, len(table))]
-    assert cut_at_budget("word " * 300 + ".", 0, 1501) == [(0, 1501)]  # a sentence end: the reference's rule
+    assert len(table) < UNENDED * SIZE and split_at_budget(table, 0, len(table)) == [(0, len(table))]
+    assert split_at_budget("word " * 300 + ".", 0, 1501) == [(0, 1501)]  # a sentence end: the reference's rule
 
 
 def test_introduction_is_a_section_without_title_and_title_line_is_never_content():
@@ -284,7 +284,7 @@ def with_the_budget_cut(ref, size):
     out = []
     for r in ref:
         header = r["text"][: len(r["text"]) - len(r["content"])]
-        for f, t in cut_at_budget(r["content"], 0, len(r["content"]), size):
+        for f, t in split_at_budget(r["content"], 0, len(r["content"]), size):
             piece = r["content"][f:t]
             lead = len(piece) - len(piece.lstrip())
             if piece.strip():

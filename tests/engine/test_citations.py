@@ -9,7 +9,17 @@ from markdown_it import MarkdownIt
 
 from ragkit.answer import NoAnswer, answer
 from ragkit.chunking import SIZE, chunk_corpus, chunk_document
-from ragkit.citations import CharRange, MediaRange, PdfPage, SheetRange, build_context, render_links, verify
+from ragkit.citations import (
+    CharRange,
+    MediaRange,
+    PdfPage,
+    RenderedAnswer,
+    SheetRange,
+    build_context,
+    render_links,
+    resolve_markers,
+    verify,
+)
 from ragkit.corpus import load_corpus
 from ragkit.data import load_questions, queries
 from ragkit.errors import InputError
@@ -73,6 +83,24 @@ def test_links_are_written_by_the_server_and_unknown_markers_flagged():
     out = render_links("It is so [1], and also [3].", citations, base_url="https://example.org/course/")
     assert "[[1]](https://example.org/course/doc.md#char=" in out.text
     assert "[3: no such source]" in out.text and out.unknown == (3,)
+
+
+def test_one_rule_finds_the_markers_for_the_links_the_located_answer_and_the_count():
+    """render_links, Answer.cited and faithfulness.markers all read a model's [n] through resolve_markers."""
+    from ragkit import faithfulness
+    from ragkit.answer import Answer
+
+    text = "First [2], then [ 1 ] and [x], [9] and [1][1]."
+    found = resolve_markers(text, lambda n: f"<{n}>" if n <= 2 else None)
+    assert found == RenderedAnswer("First <2>, then [ 1 ] and [x], [9: no such source] and <1><1>.", (9,), (2, 1, 1))
+    doc = make_document("# Doc\n\n## One\nA sentence.\n\n## Two\nAnother sentence.\n")
+    prompt, citations = build_context("q", [(c, 0.2) for c in chunk_document(doc, "E")])
+    reply = Answer("q", prompt, tuple(citations), 1, "counted", text=text)
+    cited = reply.cited()
+    assert cited is not None and cited.unknown == (9,) and cited.text.count("[1] (") == 2
+    assert render_links(text, reply.citations, base_url="x").unknown == (9,)
+    assert render_links(text, reply.citations, base_url="x").valid == (2, 1, 1)
+    assert faithfulness.markers(text, 2) == faithfulness.Markers((2, 1, 1), (9,))
 
 
 def _links(markdown: str) -> list[tuple[str, str]]:

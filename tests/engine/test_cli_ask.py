@@ -155,7 +155,7 @@ def test_a_damaged_converted_model_is_a_message_with_its_command(chapter, tmp_pa
 @pytest.fixture
 def nothing_stored(monkeypatch):
     """A result store with no answer in it: every generation is computed (the checkout's store may hold one)."""
-    monkeypatch.setattr(generation.results, "read", lambda *args, **kwargs: None)
+    monkeypatch.setattr(generation.results, "read_result", lambda *args, **kwargs: None)
 
 
 @pytest.mark.slow

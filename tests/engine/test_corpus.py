@@ -5,7 +5,7 @@ import os
 import pytest
 
 from ragkit.corpus import FailedDocument, canonical_text, load_corpus, read_document
-from ragkit.errors import CorpusError, RagkitError
+from ragkit.errors import CorpusError, InputError, RagkitError
 
 
 def write(folder, name, data: bytes):
@@ -140,3 +140,11 @@ def test_the_bundled_ground_truth_is_the_one_its_numbers_were_computed_on():
     assert set(recorded) == present, "a ground-truth file is added or gone: record it in data/ground-truth.sha256"
     changed = [name for name, sha in recorded.items() if hashlib.sha256((data / name).read_bytes()).hexdigest() != sha]
     assert not changed, f"ground truth rewritten: {changed}"
+
+
+def test_a_document_the_corpus_lacks_is_an_input_error_that_names_it_and_the_ids_there_are(tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\nSome text.\n", encoding="utf-8")
+    corpus = load_corpus(tmp_path)
+    assert corpus["a"].title == "A"
+    with pytest.raises(InputError, match=rf"no document 'b' in {tmp_path}: use one of its ids \(a\)"):
+        corpus["b"]

@@ -13,9 +13,10 @@ import pytest
 import ragkit.plumbing.models as models
 import ragkit.plumbing.onnx as onnx
 from ragkit.chunking import chunk_corpus
-from ragkit.embedding import Embedder, cache_dir, default_embedder
+from ragkit.embedding import Embedder, default_embedder
 from ragkit.errors import InputError, ModelMismatch
-from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.plumbing.cache import CACHE_FILE, CacheWarning, finish_shared
+from ragkit.plumbing.locations import cache_dir
 from ragkit.plumbing.models import WINDOW
 from ragkit.plumbing.onnx import EXPORT_RECORD
 from ragkit.tokens import TruncationWarning, count_pieces, truncated
@@ -125,7 +126,7 @@ def test_students_read_the_shared_cache_and_its_export_and_write_only_their_own(
     before = sorted((p.relative_to(teacher), p.stat().st_mtime_ns) for p in teacher.rglob("*"))
     student.encode(["a question only this student asked"], progress=False)
     assert sorted((p.relative_to(teacher), p.stat().st_mtime_ns) for p in teacher.rglob("*")) == before
-    assert (tmp_path / "student" / FILENAME).is_file() and not (tmp_path / "student" / "onnx").exists()
+    assert (tmp_path / "student" / CACHE_FILE).is_file() and not (tmp_path / "student" / "onnx").exists()
     for p in [teacher, *teacher.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
 

@@ -20,8 +20,10 @@ def made(text: str = "") -> Generation:
     return Generation(text, "test-model", 10, 5, 0.5, "end")
 
 
-def trial(in_prompt: bool, ok: bool, question_id: str = "q01") -> f.Trial:
-    return f.Trial(question_id, 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, f.Markers((), ()), False, made())
+def trial(in_prompt: bool, ok: bool, question_id: str = "q01") -> f.GradedAnswer:
+    return f.GradedAnswer(
+        question_id, 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, f.Markers((), ()), False, made()
+    )
 
 
 def chunk(content: str, doc: str = "doc", start: int = 0) -> Chunk:
@@ -65,12 +67,12 @@ def test_the_two_by_two_counts_each_trial_once_in_its_cell():
         trial(False, False),
         trial(False, False),
     ]
-    h = f.two_halves(trials, refused=3)
+    h = f.count_two_halves(trials, refused=3)
     assert (h.in_prompt_supported, h.in_prompt_unsupported, h.missing_supported, h.missing_unsupported) == (2, 1, 1, 3)
     assert h.refused == 3
     assert (h.with_needle.k, h.with_needle.n, h.without_needle.k, h.without_needle.n) == (2, 3, 1, 4)
     assert 0 < h.with_needle.low < 2 / 3 < h.with_needle.high < 1
-    empty = f.two_halves([])
+    empty = f.count_two_halves([])
     assert empty.with_needle.n == 0 and (empty.with_needle.low, empty.with_needle.high) == (0.0, 1.0)
 
 
@@ -82,11 +84,11 @@ def test_a_trial_is_graded_from_the_prompts_own_citations():
         def run(self, prompt, max_new_tokens=None):
             return made("At least six are needed to reach p below 0.05 [2], not [7].")
 
-    t = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    t = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert t.needle_at == 2 and t.needle_in_prompt and t.supported and t.cites_needle
     assert t.markers == f.Markers((2,), (7,))
     prompt, citations = build_context(QUESTION.question, hits[::-1])
-    again = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    again = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert again.needle_at == 1 and not again.cites_needle  # [2] is now the source without the needle
 
 
@@ -146,7 +148,7 @@ def test_the_samples_are_fixed_by_their_seed_whatever_the_order():
     questions = [Question(f"q{i:02d}", "doc", f"n{i}", "?", "?") for i in range(32)]
     once = [q.id for q in f.sample(questions, 12)]
     assert once == [q.id for q in f.sample(questions[::-1], 12)] and len(set(once)) == 12
-    assert once != [q.id for q in f.sample(questions, 16, seed=f.SEED + 1)]
+    assert once != [q.id for q in f.sample(questions, 16, seed=f.SAMPLE_SEED + 1)]
     assert len(f.sample(questions[:3], 16)) == 3
     asked = [q.id for q in f.sample(queries(questions), 12)]
     assert asked == sorted(asked) and {a.split("/")[1] for a in asked} <= {"question", "ticket"}
@@ -159,7 +161,7 @@ def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
 
     hits = [(chunk(NEEDLE), 0.3)]
     prompt, citations = build_context("ticket words", hits)
-    by_ticket = f.grade(
+    by_ticket = f.grade_answer(
         QUESTION,
         "why is my comparison never significant",
         prompt,
@@ -168,7 +170,7 @@ def test_a_query_is_graded_against_its_questions_needle_by_its_own_words():
         query_id="q01/ticket",
     )
     assert by_ticket.query_id == "q01/ticket" and by_ticket.recalled > 0  # "discordant" is not the ticket's word
-    by_question = f.grade(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
+    by_question = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
     assert by_question.query_id == "q01" and by_question.recalled == 0  # the question gives "discordant" away
 
 
@@ -226,7 +228,7 @@ def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
         OutOfDomain("o3", "farther", "absurd", "z"),
     ]
     generator = Counting()
-    calls = f.gate_calls(
+    calls = f.count_gate_calls(
         asked,
         Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
         generator,

@@ -43,7 +43,7 @@ def test_the_prompt_is_put_in_the_models_chat_template(tmp_path):
     chat = g.chat(PROMPT)
     assert f"<|im_start|>user\n{PROMPT}<|im_end|>" in chat and chat.endswith("<|im_start|>assistant\n")
     # the tokens the model read are the template's, not the bare prompt's
-    assert g.run(PROMPT).prompt_tokens == g.count(chat) > g.count(PROMPT)
+    assert g.run(PROMPT).chat_tokens == g.count(chat) > g.count(PROMPT)
 
 
 @pytest.mark.slow
@@ -129,7 +129,7 @@ def test_a_stored_answer_no_run_could_have_filed_is_computed_again(tmp_path, pay
     """The result store is a folder a student can write: a planted entry (NaN seconds, negative counts, an unknown
     stop) must not come back as an answer."""
     gen = fresh(tmp_path)
-    results.write("generation", gen.stamp(PROMPT, gen.max_new_tokens), payload, tmp_path)
+    results.write_result("generation", gen.stamp(PROMPT, gen.max_new_tokens), payload, tmp_path)
     got = gen.run(PROMPT)
     assert not got.cached and gen.calls == 1 and got.text != "planted"
     assert got.seconds == got.seconds and got.new_tokens <= gen.max_new_tokens and got.stopped in ("end", "length")

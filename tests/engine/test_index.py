@@ -125,6 +125,44 @@ def test_a_damaged_database_is_a_clear_error_and_build_keeps_it_aside(built, dam
     assert index.Index(corpus, out, default_embedder()).search("chain of thought")
 
 
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "older format"])
+def test_a_damaged_index_is_closed_before_it_is_set_aside(built, damage, monkeypatch):
+    """Every connection opening the index made is closed when it raises CorruptIndex: the file is renamed after."""
+    folder, out = built
+    path = out / "index.sqlite"
+    if damage == "older format":
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE meta SET value = 'ragkit-index-1' WHERE name = 'format'")
+    else:
+        raw = path.read_bytes()
+        path.write_bytes(b"garbage " * 2000 if damage == "garbage" else raw[: len(raw) // 3])
+    opened = []
+    real_connect, real_move_aside = sqlite3.connect, index.move_aside
+
+    def connect(*args, **kwargs):
+        opened.append(real_connect(*args, **kwargs))
+        return opened[-1]
+
+    def still_open(conn):
+        try:
+            conn.execute("SELECT 1")
+        except sqlite3.ProgrammingError:
+            return False
+        return True
+
+    def move_aside(target):
+        assert not any(map(still_open, opened)), "the damaged index was renamed while still open"
+        return real_move_aside(target)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    monkeypatch.setattr(index, "move_aside", move_aside)
+    with pytest.raises(CorruptIndex):
+        index.read_index(out)
+    assert opened and not any(map(still_open, opened))
+    report = index.build(load_corpus(folder), out, default_embedder())
+    assert report.searchable and any("kept as index.sqlite.damaged-" in n for n in report.notes)
+
+
 def test_missing_vectors_make_a_document_stale_and_update_repairs_it(built):
     folder, out = built
     with sqlite3.connect(out / "index.sqlite") as db:

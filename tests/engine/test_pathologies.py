@@ -54,11 +54,11 @@ def test_a_cut_inside_an_indented_or_nested_fence_is_a_cut_inside_code():
 def test_pathologies_agree_with_a_brute_force_count():
     import random
 
-    from ragkit.chunking import Chunk, Cut, _Spans
+    from ragkit.chunking import Boundary, Chunk, _Spans
 
     rng = random.Random(2)
     for _ in range(500):
         spans = [(a, a + rng.randint(1, 30)) for a in (rng.randint(0, 200) for _ in range(rng.randint(0, 12)))]
         before, after = sorted(rng.randint(0, 230) for _ in range(2))
-        cut = Cut(Chunk("d", "", "", 0, before, ""), Chunk("d", "", "", after, 240, ""))
-        assert _Spans(spans).split_by(cut) == any(lo < before and after < hi for lo, hi in spans)
+        boundary = Boundary(Chunk("d", "", "", 0, before, ""), Chunk("d", "", "", after, 240, ""))
+        assert _Spans(spans).split_by(boundary) == any(lo < before and after < hi for lo, hi in spans)

@@ -8,7 +8,7 @@ import pytest
 from ragkit import corpus as corpus_module
 from ragkit import terminal
 from ragkit.corpus import load_corpus
-from ragkit.index import Status
+from ragkit.index import IndexStatus
 from ragkit.teach import untrusted
 from ragkit.terminal import shown
 
@@ -78,7 +78,7 @@ def test_file_names_with_escapes_or_longer_than_a_column_load_and_only_bytes_tha
 
 
 def test_index_status_lines_escape_document_ids():
-    status = Status(stale={"s\x1b[2J": "changed"}, new=("n\u202e",), failed={"f\x07": "empty file"})
+    status = IndexStatus(stale={"s\x1b[2J": "changed"}, new=("n\u202e",), failed={"f\x07": "empty file"})
     text = "\n".join(status.lines())
     assert not any(ch in text for ch in ("\x1b", "\u202e", "\x07"))
     assert "s\\x1b[2J" in text and "n\\u202e" in text and "f\\x07" in text

@@ -46,6 +46,39 @@ def test_a_process_tokenizes_each_distinct_text_once_and_forgets_past_its_limit(
     assert count_pieces(["hello world"], folder) == [2] and counting.seen[-1] == "hello world"
 
 
+class Words:
+    """A stand-in tokenizer: one piece per word, and a count of the texts it was given."""
+
+    def __init__(self):
+        self.encoded = 0
+
+    def encode_batch(self, texts, add_special_tokens=True):
+        self.encoded += len(texts)
+        return [type("Encoding", (), {"ids": t.split()})() for t in texts]
+
+
+def test_a_call_that_fills_the_memory_still_counts_the_texts_it_knew_before(monkeypatch, tmp_path):
+    """The memory clears when a call's new texts overflow it: the call's texts counted before must still be answered."""
+    monkeypatch.setattr(ragkit.tokens, "tokenizer", lambda model_dir=None: Words())
+    monkeypatch.setattr(ragkit.tokens, "COUNTS_KEPT", 3)
+    folder = tmp_path / "model"
+    assert count_pieces(["a b", "c"], folder) == [2, 1]
+    assert count_pieces(["a b", "d e f", "g h"], folder) == [2, 3, 2]  # "a b" was known when the memory cleared
+
+
+def test_the_graders_one_process_counts_a_whole_class_at_the_real_limit(monkeypatch, tmp_path):
+    """About 1,000 texts per ex4 check, the course's texts shared and each student's header new, sixty students: past
+    ``COUNTS_KEPT`` in one process, and every count still right."""
+    words = Words()
+    monkeypatch.setattr(ragkit.tokens, "tokenizer", lambda model_dir=None: words)
+    folder = tmp_path / "model"
+    course = [f"course chunk {i} " + "word " * (i % 7) for i in range(1_000)]
+    for student in range(60):
+        texts = [f"[student {student} header {i}] " + text for i, text in enumerate(course[:900])] + course[900:]
+        assert count_pieces(texts, folder) == [len(t.split()) for t in texts]
+    assert 60 * 900 > ragkit.tokens.COUNTS_KEPT and words.encoded < 60 * 1_000
+
+
 def test_header_share_counts_only_header_pieces():
     doc = make_document("# Doc\n\n## Section name\nShort body text.\n")
     (plain,) = chunk_document(doc, "C")

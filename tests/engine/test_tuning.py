@@ -19,14 +19,13 @@ from ragkit.tuning import (
     SETTINGS,
     Grid,
     bm25_results,
-    cut_texts,
     halves,
     rrf_results,
     stamp,
     study,
     sweep_settings,
+    swept_texts,
     tune,
-    weighted_rrf_many,
 )
 
 from conftest import ROOT
@@ -41,6 +40,16 @@ def test_the_halves_split_by_needle_with_a_fixed_seed():
     assert halves(NEEDLES) == (tune_half, held) and halves(NEEDLES, seed=5) != (tune_half, held)
     with pytest.raises(InputError, match="at least two needles"):
         halves(("n1", "n1"))
+
+
+def test_the_out_of_domain_queries_split_after_the_needles_as_exercise_2_always_split_them():
+    """One split rule for 03b and exercise 2: the needles' permutation, then the others', from one generator (the ids
+    exercise 2's own split gave before it called this one)."""
+    needles, others = [f"q{i:02d}" for i in range(8, 0, -1)], [f"o{i:02d}" for i in range(1, 7)]
+    tune_half, held = halves(needles, 11, others)
+    assert sorted(tune_half) == ["o01", "o03", "o06", "q02", "q04", "q06", "q08"]
+    assert held == set(needles + others) - tune_half
+    assert halves(needles, 11) == (tune_half - set(others), held - set(others))  # the needles' split is unchanged
 
 
 def _result(found_on: set[str], name: str) -> Result:
@@ -99,38 +108,38 @@ def test_weighted_rrf_at_one_half_is_rrf_and_at_the_ends_one_list():
     second = np.array([rnd.permutation(30) for _ in range(12)])
     matched = rnd.random((12, 30)) < 0.4
     for m in (None, matched):
-        assert np.array_equal(weighted_rrf_many(first, second, 0.5, matched=m), rrf_many(first, second, matched=m))
+        assert np.array_equal(rrf_many(first, second, matched=m, weight=0.5), rrf_many(first, second, matched=m))
         assert np.array_equal(
-            weighted_rrf_many(first, second, 0.5, k=7, matched=m), rrf_many(first, second, k=7, matched=m)
+            rrf_many(first, second, k=7, matched=m, weight=0.5), rrf_many(first, second, k=7, matched=m)
         )
-    assert np.array_equal(weighted_rrf_many(first, second, 1.0, matched=matched), first)
-    only = weighted_rrf_many(first, second, 0.0, matched=matched)
+    assert np.array_equal(rrf_many(first, second, matched=matched, weight=1.0), first)
+    only = rrf_many(first, second, matched=matched, weight=0.0)
     for row, sec, hit in zip(only, second, matched):  # BM25's found chunks first, in its order; dense orders the rest
         found = [c for c in sec if hit[c]]
         assert row[: len(found)].tolist() == found
-    leaning = weighted_rrf_many(first, second, 0.9)
+    leaning = rrf_many(first, second, weight=0.9)
     assert (leaning[:, 0] == first[:, 0]).mean() > (rrf_many(first, second)[:, 0] == first[:, 0]).mean()
     with pytest.raises(InputError, match="between 0 and 1"):
-        weighted_rrf_many(first, second, 1.5)
+        rrf_many(first, second, weight=1.5)
 
 
 def test_the_result_store_reads_a_payload_only_under_its_own_stamp(tmp_path):
-    assert store.write("t", {"a": 1}, {"x": [1, 2]}, tmp_path) == ""
-    assert store.read("t", {"a": 1}, tmp_path) == {"x": [1, 2]}
-    assert store.read("t", {"a": 2}, tmp_path) is None
+    assert store.write_result("t", {"a": 1}, {"x": [1, 2]}, tmp_path) == ""
+    assert store.read_result("t", {"a": 1}, tmp_path) == {"x": [1, 2]}
+    assert store.read_result("t", {"a": 2}, tmp_path) is None
     path = store.path_for("t", {"a": 1}, tmp_path)
     other = store.path_for("t", {"a": 2}, tmp_path)
     other.write_text(path.read_text())  # a file of another stamp in this stamp's place: never read
-    assert store.read("t", {"a": 2}, tmp_path) is None
+    assert store.read_result("t", {"a": 2}, tmp_path) is None
     path.write_text("{not json")
-    assert store.read("t", {"a": 1}, tmp_path) is None
+    assert store.read_result("t", {"a": 1}, tmp_path) is None
     path.write_text("[" * 200_000 + "]" * 200_000)  # a hostile file in a shared cache: nested past the parser
-    assert store.read("t", {"a": 1}, tmp_path) is None
+    assert store.read_result("t", {"a": 1}, tmp_path) is None
     path.write_bytes(b"\xff\xfe{}")
-    assert store.read("t", {"a": 1}, tmp_path) is None
+    assert store.read_result("t", {"a": 1}, tmp_path) is None
     blocked = tmp_path / "file"
     blocked.write_text("")
-    assert "cannot be written" in store.write("t", {"a": 1}, {}, blocked)
+    assert "cannot be written" in store.write_result("t", {"a": 1}, {}, blocked)
 
 
 class HashEmbedder:
@@ -219,10 +228,10 @@ def test_the_texts_a_warmer_embeds_ahead_are_every_chunk_text_the_sweeps_embed(s
     docs, questions = small
     embedder = RecordingEmbedder()
     sweep_settings(docs, questions, embedder, TINY, cache=False)
-    texts = cut_texts(docs, TINY)
+    texts = swept_texts(docs, TINY)
     asked = embedder.asked - {q.text for q in make_queries(questions)}
     assert set(texts) == asked and len(texts) == len(set(texts))
-    assert len(cut_texts(docs, replace(TINY, sizes=(512,)))) < len(texts)  # no 64-character cut
+    assert len(swept_texts(docs, replace(TINY, sizes=(512,)))) < len(texts)  # no chunks of 64 characters
 
 
 def test_the_held_out_judgments_of_every_setting_share_one_holm(small):

@@ -16,7 +16,7 @@ import pytest
 
 from ragkit.errors import InputError
 from ragkit.plumbing import cache as cache_module
-from ragkit.plumbing.cache import FILENAME, CacheWarning, VectorCache, finish_shared, text_key
+from ragkit.plumbing.cache import CACHE_FILE, CacheWarning, VectorCache, finish_shared, text_key
 
 from conftest import ROOT
 
@@ -65,7 +65,7 @@ def test_swapped_keys_never_return_the_other_texts_vector(tmp_path):
     """Defect 9: the checksum binds a key to its vector, so two keys swapped on disk are both refused."""
     k, v = keys(2), unit_rows(2)
     VectorCache(tmp_path, STAMP, DIMS).put("unit", k, v)
-    with sqlite3.connect(tmp_path / FILENAME) as db:
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
         for old, new in ((k[0], b"tmp"), (k[1], k[0]), (b"tmp", k[1])):
             db.execute("UPDATE vectors SET key = ? WHERE key = ?", (new, old))
     with pytest.warns(CacheWarning, match="2 cached vector"):
@@ -75,7 +75,7 @@ def test_swapped_keys_never_return_the_other_texts_vector(tmp_path):
 def test_rows_of_another_stamp_or_flipped_bytes_are_refused(tmp_path):
     k, v = keys(2), unit_rows(2)
     VectorCache(tmp_path, STAMP, DIMS).put("unit", k, v)
-    with sqlite3.connect(tmp_path / FILENAME) as db:
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
         db.execute("UPDATE vectors SET stamp = 'other-model' WHERE key = ?", (k[0],))
         flipped = bytearray(v[1].tobytes())
         flipped[0] ^= 0xFF
@@ -87,14 +87,14 @@ def test_rows_of_another_stamp_or_flipped_bytes_are_refused(tmp_path):
 
 
 def test_a_garbage_database_is_moved_aside_with_one_warning_and_rebuilt(tmp_path):
-    (tmp_path / FILENAME).write_bytes(b"this is not a database at all" * 100)
+    (tmp_path / CACHE_FILE).write_bytes(b"this is not a database at all" * 100)
     cache = VectorCache(tmp_path, STAMP, DIMS)
     with pytest.warns(CacheWarning, match="damaged.*moved aside") as seen:
         assert cache.get("unit", keys(1)) == [None]
         cache.put("unit", keys(1), unit_rows(1))
         assert cache.get("unit", keys(1))[0] is not None
     assert len(seen) == 1
-    assert [p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")] == [FILENAME]
+    assert [p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")] == [CACHE_FILE]
 
 
 def test_a_database_damaged_mid_file_is_set_aside_when_read(tmp_path):
@@ -102,8 +102,8 @@ def test_a_database_damaged_mid_file_is_set_aside_when_read(tmp_path):
     first = VectorCache(tmp_path, STAMP, DIMS)
     first.put("unit", k, unit_rows(400))
     first.close()  # the last connection folds the WAL into the file
-    path = tmp_path / FILENAME
-    assert not path.with_name(FILENAME + "-wal").exists() and path.stat().st_size > 20_000
+    path = tmp_path / CACHE_FILE
+    assert not path.with_name(CACHE_FILE + "-wal").exists() and path.stat().st_size > 20_000
     raw = bytearray(path.read_bytes())
     raw[4096 : len(raw) - 4096] = b"\xaa" * (len(raw) - 8192)  # keep the header, wreck the pages
     path.write_bytes(bytes(raw))
@@ -170,7 +170,7 @@ def test_processes_creating_one_new_cache_at_the_same_moment_all_write_it(tmp_pa
 
 def test_a_cache_locked_past_the_wait_is_read_without_saving_and_says_so(tmp_path, monkeypatch):
     VectorCache(tmp_path, STAMP, DIMS).put("unit", keys(3), unit_rows(3))
-    holder = sqlite3.connect(tmp_path / FILENAME, isolation_level=None)
+    holder = sqlite3.connect(tmp_path / CACHE_FILE, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another process is writing and does not let go
     monkeypatch.setattr(cache_module, "BUSY_SECONDS", 0.2)
     monkeypatch.setattr(cache_module, "_WARNED", set())
@@ -209,13 +209,13 @@ def test_a_read_only_cache_is_read_and_never_written(tmpfs):
     first.put("unit", keys(2), unit_rows(2))
     first.close()
     remount_readonly(where)
-    before = sha(where / FILENAME)
+    before = sha(where / CACHE_FILE)
     cache = VectorCache(where, STAMP, DIMS)
     with pytest.warns(CacheWarning, match="cannot write the vector cache") as seen:
         assert all(v is not None for v in cache.get("unit", keys(2)))
         cache.put("unit", keys(3, "new"), unit_rows(3))
         cache.put("unit", keys(3, "newer"), unit_rows(3))
-    assert len(seen) == 1 and sha(where / FILENAME) == before
+    assert len(seen) == 1 and sha(where / CACHE_FILE) == before
 
 
 def test_a_read_only_empty_cache_folder_runs_without_a_cache(tmpfs):
@@ -225,7 +225,7 @@ def test_a_read_only_empty_cache_folder_runs_without_a_cache(tmpfs):
     with pytest.warns(CacheWarning, match="cannot write"):
         assert cache.get("unit", keys(1)) == [None]
         cache.put("unit", keys(1), unit_rows(1))
-    assert not (where / FILENAME).exists()
+    assert not (where / CACHE_FILE).exists()
 
 
 def test_a_full_disk_turns_writing_off_with_one_warning(tmpfs):
@@ -256,14 +256,14 @@ def shared(tmp_path):
 
 
 def test_a_hit_in_the_shared_cache_is_used_and_a_miss_written_privately(shared, tmp_path):
-    before = sha(shared / FILENAME)
+    before = sha(shared / CACHE_FILE)
     cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = cache.get("unit", keys(3))
         assert np.array_equal(np.stack(got), unit_rows(3))
         cache.put("unit", keys(2, "own"), unit_rows(2, seed=5))
-    assert sha(shared / FILENAME) == before and sorted(p.name for p in shared.iterdir()) == [FILENAME]
+    assert sha(shared / CACHE_FILE) == before and sorted(p.name for p in shared.iterdir()) == [CACHE_FILE]
     private = VectorCache(tmp_path / "mine", STAMP, DIMS)
     assert private.get("unit", keys(3)) == [None] * 3  # nothing of the shared one was copied
     assert all(v is not None for v in private.get("unit", keys(2, "own")))
@@ -271,10 +271,10 @@ def test_a_hit_in_the_shared_cache_is_used_and_a_miss_written_privately(shared, 
 
 def test_a_damaged_shared_entry_is_skipped_and_computed_privately(shared, tmp_path):
     shared.chmod(0o755)
-    (shared / FILENAME).chmod(0o644)
-    with sqlite3.connect(shared / FILENAME) as db:
+    (shared / CACHE_FILE).chmod(0o644)
+    with sqlite3.connect(shared / CACHE_FILE) as db:
         db.execute("UPDATE vectors SET checksum = checksum + 1 WHERE key = ?", (keys(3)[1],))
-    (shared / FILENAME).chmod(0o444)
+    (shared / CACHE_FILE).chmod(0o444)
     shared.chmod(0o555)
     cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
     with pytest.warns(CacheWarning, match="1 cached vector"):
@@ -302,8 +302,8 @@ def test_an_unusable_shared_cache_says_so_once_and_falls_back(case, tmp_path):
         finish_shared(folder)
         folder.chmod(0o777)
     if case == "garbage":
-        (folder / FILENAME).write_bytes(b"\x00garbage" * 512)
-        (folder / FILENAME).chmod(0o444)
+        (folder / CACHE_FILE).write_bytes(b"\x00garbage" * 512)
+        (folder / CACHE_FILE).chmod(0o444)
         folder.chmod(0o555)
     files = {p.name: sha(p) for p in folder.iterdir()} if folder.exists() else {}
     cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=folder)
@@ -335,28 +335,28 @@ def test_cache_command_shows_the_layers_and_clears_only_the_private_cache(tmp_pa
         assert f"private cache: {private}" in shown and "unit" in shown and "2 rows" in shown
         default_embedder().cache.close()
         assert main(["cache", "clear"]) == 0
-        assert not (private / FILENAME).exists() and "vectors.sqlite" in capsys.readouterr().out
+        assert not (private / CACHE_FILE).exists() and "vectors.sqlite" in capsys.readouterr().out
     finally:
         default_embedder.cache_clear()
 
 
 def test_a_private_cache_of_another_format_is_moved_aside_and_rebuilt_saying_so(tmp_path):
     VectorCache(tmp_path, STAMP, DIMS).put("unit", keys(2), unit_rows(2))
-    with sqlite3.connect(tmp_path / FILENAME) as db:
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
         db.execute("UPDATE meta SET value = 'ragkit-cache-0' WHERE name = 'format'")
     cache = VectorCache(tmp_path, STAMP, DIMS)
     with pytest.warns(CacheWarning, match="of another ragkit's format .*ragkit-cache-0.*moved aside.*started again"):
         assert cache.get("unit", keys(2)) == [None, None]
-    assert {p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")} == {FILENAME}
+    assert {p.name.split(".damaged-")[0] for p in tmp_path.glob("*.damaged-*")} == {CACHE_FILE}
 
 
 def test_a_shared_cache_of_another_format_is_refused_and_says_to_fill_it_again(shared, tmp_path):
     shared.chmod(0o755)
-    (shared / FILENAME).chmod(0o644)
-    with sqlite3.connect(shared / FILENAME) as db:
+    (shared / CACHE_FILE).chmod(0o644)
+    with sqlite3.connect(shared / CACHE_FILE) as db:
         db.execute("UPDATE meta SET value = 'ragkit-cache-0' WHERE name = 'format'")
     db.close()
-    (shared / FILENAME).chmod(0o444)
+    (shared / CACHE_FILE).chmod(0o444)
     shared.chmod(0o555)
     cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
     with pytest.warns(CacheWarning, match=r"another format \(ragkit-cache-0.*warm --cache"):
@@ -381,7 +381,7 @@ def finished(folder: Path, seed: int = 0) -> Path:
     filler.put("unit", keys(3), unit_rows(3, seed))
     filler.close()
     finish_shared(folder)
-    (folder / FILENAME).chmod(0o444)
+    (folder / CACHE_FILE).chmod(0o444)
     folder.chmod(0o555)
     return folder
 
@@ -399,13 +399,13 @@ def test_a_read_only_shared_cache_another_user_owns_is_refused(shared, tmp_path)
 def test_a_shared_database_linked_to_a_file_another_user_owns_is_refused(shared, tmp_path):
     """The attack of issue 21: vectors.sqlite a symlink to a student's read-only file with recomputed checksums."""
     forged = finished(tmp_path / "forged", seed=9)
-    give(forged / FILENAME, SPARE_UID)
+    give(forged / CACHE_FILE, SPARE_UID)
     shared.chmod(0o755)
-    (shared / FILENAME).unlink()
-    (shared / FILENAME).symlink_to(forged / FILENAME)
+    (shared / CACHE_FILE).unlink()
+    (shared / CACHE_FILE).symlink_to(forged / CACHE_FILE)
     shared.chmod(0o555)
     cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=shared)
-    with pytest.warns(CacheWarning, match=f"forged/{FILENAME} belongs to uid {SPARE_UID}"):
+    with pytest.warns(CacheWarning, match=f"forged/{CACHE_FILE} belongs to uid {SPARE_UID}"):
         assert all(v is None for v in cache.get("unit", keys(3)))  # no row came through
 
 
@@ -437,15 +437,15 @@ def test_an_unfinished_shared_cache_is_never_written_and_says_how_to_finish_it(t
     filler = VectorCache(folder, STAMP, DIMS)
     filler.put("unit", keys(3), unit_rows(3))
     filler.close()  # still in WAL mode: `warm --cache` would have finished it
-    (folder / FILENAME).chmod(0o444)
+    (folder / CACHE_FILE).chmod(0o444)
     folder.chmod(0o555)
-    before = sha(folder / FILENAME)
+    before = sha(folder / CACHE_FILE)
     cache = VectorCache(tmp_path / "mine", STAMP, DIMS, shared=folder)
     with pytest.warns(CacheWarning, match=f"not finished.*`python -m ragkit warm --cache {folder}`"):
         assert all(v is None for v in cache.get("unit", keys(3)))  # no row came through
     cache.summary()
     cache.close()
-    assert sorted(p.name for p in folder.iterdir()) == [FILENAME] and sha(folder / FILENAME) == before
+    assert sorted(p.name for p in folder.iterdir()) == [CACHE_FILE] and sha(folder / CACHE_FILE) == before
     folder.chmod(0o755)
 
 

@@ -17,9 +17,9 @@ from ragkit.corpus import Corpus
 from ragkit.data import OutOfDomain, Question
 from ragkit.errors import InputError
 from ragkit.plumbing import warming
-from ragkit.plumbing.cache import FILENAME, VectorCache, finish_shared
+from ragkit.plumbing.cache import CACHE_FILE, VectorCache, finish_shared
 from ragkit.teach import course as course_module
-from ragkit.tuning import cut_texts
+from ragkit.tuning import swept_texts
 
 from conftest import ROOT, make_document
 
@@ -86,7 +86,7 @@ def test_a_second_warmer_leaves_the_first_one_to_finish(tmp_path):
         stop(holder)
     assert done.returncode == 0 and done.stderr == ""
     assert "another warmer is running" in done.stdout
-    assert "ready to share" not in done.stdout and not (tmp_path / FILENAME).exists()  # it filled nothing
+    assert "ready to share" not in done.stdout and not (tmp_path / CACHE_FILE).exists()  # it filled nothing
 
 
 def test_warm_cache_beside_a_warmer_that_has_the_database_open_finishes_nothing(tmp_path):
@@ -160,7 +160,7 @@ def test_finish_shared_refuses_while_another_process_has_the_cache_open(tmp_path
             "import sqlite3, sys, time\n"
             "c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM vectors').fetchall()"
             "\nprint('open', flush=True); time.sleep(60)",
-            str(tmp_path / FILENAME),
+            str(tmp_path / CACHE_FILE),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -171,19 +171,19 @@ def test_finish_shared_refuses_while_another_process_has_the_cache_open(tmp_path
             finish_shared(tmp_path)
     finally:
         stop(reader)
-    assert finish_shared(tmp_path) == tmp_path / FILENAME
-    assert sqlite3.connect(tmp_path / FILENAME).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert finish_shared(tmp_path) == tmp_path / CACHE_FILE
+    assert sqlite3.connect(tmp_path / CACHE_FILE).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
 def test_finish_shared_makes_nothing_in_a_folder_without_a_cache(tmp_path):
     with pytest.raises(InputError, match="nothing to finish"):
         finish_shared(tmp_path)
-    assert not (tmp_path / FILENAME).exists()
+    assert not (tmp_path / CACHE_FILE).exists()
 
 
 def test_cache_clear_refuses_while_a_warmer_fills_the_cache(tmp_path):
     """Defect: clearing beneath a warmer left it reporting "cache warm" over an empty cache."""
-    (tmp_path / FILENAME).write_bytes(b"")
+    (tmp_path / CACHE_FILE).write_bytes(b"")
     holder = hold_lock(tmp_path)
     try:
         done = subprocess.run(
@@ -196,11 +196,11 @@ def test_cache_clear_refuses_while_a_warmer_fills_the_cache(tmp_path):
     finally:
         stop(holder)
     assert done.returncode == 1 and "a warmer (pid 1) is filling" in done.stderr and "kill 1" in done.stderr
-    assert (tmp_path / FILENAME).exists()
+    assert (tmp_path / CACHE_FILE).exists()
 
 
 def test_cache_clear_forgets_the_stages_a_warmer_finished(tmp_path):
-    (tmp_path / FILENAME).write_bytes(b"")
+    (tmp_path / CACHE_FILE).write_bytes(b"")
     (tmp_path / "warming.json").write_text(json.dumps({"pid": 1, "done": ["E", "queries", "A"]}))
     done = subprocess.run(
         [sys.executable, "-m", "ragkit", "cache", "clear"],
@@ -209,8 +209,8 @@ def test_cache_clear_forgets_the_stages_a_warmer_finished(tmp_path):
         env=env_for(tmp_path),
         timeout=60,
     )
-    assert done.returncode == 0 and FILENAME in done.stdout
-    assert not (tmp_path / FILENAME).exists()
+    assert done.returncode == 0 and CACHE_FILE in done.stdout
+    assert not (tmp_path / CACHE_FILE).exists()
     assert json.loads((tmp_path / "warming.json").read_text())["done"] == []
 
 
@@ -525,7 +525,7 @@ def test_the_tuning_stage_embeds_the_sweeps_cuts_in_ticked_slices_and_stores_the
     )
     ticks = []
     said = course.compute("tuning", ticks.append)
-    n = len(cut_texts(course.corpus))
+    n = len(swept_texts(course.corpus))
     assert n > 2 * course_module.TICK_CHUNKS and ticks == sorted(ticks) and ticks[-1] == n
     assert len(ticks) == -(-n // course_module.TICK_CHUNKS) and "computed and stored" in said
     assert course_module.total(course, "tuning") == (n, "chunk texts embedded")

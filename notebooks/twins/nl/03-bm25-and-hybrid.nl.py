@@ -61,7 +61,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
-from ragkit import METRICS, STOPWORDS, K, TruncationWarning, available_reranker, tokenize
+from ragkit import METRICS, RRF_K, STOPWORDS, TruncationWarning, available_reranker, tokenize
 from ragkit.report import report
 from ragkit.teach.course import chapter
 from ragkit.teach.lesson import formats, narrate, paired, predict, tables, time_stages, timings_table, widgets
@@ -193,13 +193,13 @@ narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
 # **Reciprocal rank fusion** (RRF) gooit de scores weg en houdt de rangen. Elke lijst geeft elke chunk $1/(k + \text{rang})$, rangen geteld vanaf 1; de gefuseerde ranking sorteert de chunks op de som. Met de gebruikelijke $k = 60$ is de constante groot vergeleken met de toprangen, dus geen enkele lijst kan domineren met één zelfverzekerde hit. Een klein voorbeeld met twee lijsten chunk-id's:
 
 # %% jupyter={"source_hidden": true}
-narrate.rrf_weights(K)
+narrate.rrf_weights(RRF_K)
 
 # %% [markdown]
 # Nu weer de query met de constante. Fuseren ziet alleen rangen, dus een chunk waar de ene lijst dol op is en die de andere begraaft, moet concurreren met chunks die beide lijsten gewoon redelijk vinden.
 
 # %% jupyter={"source_hidden": true}
-narrate.fused_ranks(runs, token, holder, K)
+narrate.fused_ranks(runs, token, holder, RRF_K)
 
 # %% [markdown]
 # Dat is de prijs van fuseren: het beschermt je tegen de wilde missers van elke retriever, en verdunt in ruil de eenzame briljante hit van elke retriever. Of die ruil loont is een empirische vraag, dus meet het.

@@ -102,7 +102,7 @@ print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
 # ## Eerst de eigen chunks van de cursus
 
 # %%
-small = approximate.measure(retriever.vectors, queries, "the course's chunks")
+small = approximate.measure_hnsw(retriever.vectors, queries, "the course's chunks")
 tables.for_people(tradeoff.table(small))
 
 # %% jupyter={"source_hidden": true}
@@ -129,7 +129,7 @@ my_prediction = None  # je gok: het aandeel van de exacte top 20 dat HNSW vindt 
 
 # %%
 size = approximate.collection_size()
-large = approximate.measure(approximate.generated(retriever.vectors, size), queries, "generated")
+large = approximate.measure_hnsw(approximate.generated_collection(retriever.vectors, size), queries, "generated")
 
 # %% jupyter={"source_hidden": true}
 predict.reveal(my_prediction, predict.Share(), large.at(approximate.EF_SEARCH[0]).recall,
@@ -191,12 +191,12 @@ narrate.when_exact(small, large)
 # ## Probeer dit (optioneel)
 #
 # 1. Zet `size` op een kwart en op twee keer de verzameling
-#    (`approximate.measure(approximate.generated(retriever.vectors, size), queries)`). Hoe schaalt de tijd van de exacte
-#    scan? En de recall van HNSW bij efSearch 16?
-# 2. Bouw met minder links: `approximate.measure(..., m=8)`. Wat gebeurt er met het geheugen van de graaf, de bouwtijd en de
-#    recall bij elke efSearch?
-# 3. Genereer een verzameling met dichtere clusters, `approximate.generated(retriever.vectors, size, spread=0.5)`. Is de
-#    top 20 voor de graaf makkelijker of moeilijker te vinden, en waarom?
+#    (`approximate.measure_hnsw(approximate.generated_collection(retriever.vectors, size), queries)`). Hoe schaalt de
+#    tijd van de exacte scan? En de recall van HNSW bij efSearch 16?
+# 2. Bouw met minder links: `approximate.measure_hnsw(..., m=8)`. Wat gebeurt er met het geheugen van de graaf, de
+#    bouwtijd en de recall bij elke efSearch?
+# 3. Genereer een verzameling met dichtere clusters, `approximate.generated_collection(retriever.vectors, size,
+#    spread=0.5)`. Is de top 20 voor de graaf makkelijker of moeilijker te vinden, en waarom?
 # 4. Meet alleen de out-of-domain queries (`queries[len(course.queries):]`). Vindt HNSW hun buren even goed als
 #    die van de in-domain queries?
 

@@ -192,7 +192,9 @@ class Course:
             self._generation.append(
                 None
                 if generator is None
-                else faithfulness.measure(self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING)
+                else faithfulness.measure_generation(
+                    self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING
+                )
             )
         return self._generation[0]
 
@@ -229,7 +231,7 @@ class Course:
             ev = self.evaluation()
             return f"dense, BM25 and hybrid evaluated on {len(ev.chunks)} strategies, {len(self.queries)} queries"
         texts = (
-            tuning.cut_texts(self.corpus) if stage == "tuning" else [c.text for c in chunk_corpus(self.corpus, stage)]
+            tuning.swept_texts(self.corpus) if stage == "tuning" else [c.text for c in chunk_corpus(self.corpus, stage)]
         )
         embedder = self._embedder()
         keep = getattr(embedder, "encode_with_tokens", None) if stage == LATE else None
@@ -267,7 +269,7 @@ def total(course: Course, stage: str) -> tuple[int, str]:
     """The items a stage counts as it goes, and what they are: a strategy's chunks, the sweeps' chunk texts (other
     stages count none)."""
     if stage == "tuning":
-        return len(tuning.cut_texts(course.corpus)), "chunk texts embedded"
+        return len(tuning.swept_texts(course.corpus)), "chunk texts embedded"
     return (
         (len(course.chunks(stage)), "chunks embedded")
         if stage not in ("queries", "evaluation", "generation")
@@ -315,6 +317,6 @@ def warm(holder: warming.Holder, progress: bool = False, say: Callable[[str], No
     ev = course.evaluation()
     return (
         f"cache warm: {sum(ev.chunks.values()):,} chunks of {len(ev.chunks)} strategies, "
-        f"{len(tuning.cut_texts(course.corpus)):,} chunk texts of the tuning sweeps' cuts and "
+        f"{len(tuning.swept_texts(course.corpus)):,} chunk texts of the tuning sweeps' cuts and "
         f"{len(course.queries) + len(course.out_of_domain)} queries embedded in {time.perf_counter() - t:.0f} s"
     )

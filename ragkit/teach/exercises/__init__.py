@@ -123,6 +123,9 @@ from ragkit.teach.exercises.results import (
     system_student as system_student,
 )
 from ragkit.teach.exercises.rules import (
+    CUT_GRID as CUT_GRID,
+)
+from ragkit.teach.exercises.rules import (
     EX1 as EX1,
 )
 from ragkit.teach.exercises.rules import (
@@ -138,9 +141,6 @@ from ragkit.teach.exercises.rules import (
     EX5 as EX5,
 )
 from ragkit.teach.exercises.rules import (
-    GRID as GRID,
-)
-from ragkit.teach.exercises.rules import (
     HINTS as HINTS,
 )
 from ragkit.teach.exercises.rules import (
@@ -148,9 +148,6 @@ from ragkit.teach.exercises.rules import (
 )
 from ragkit.teach.exercises.rules import (
     RUN as RUN,
-)
-from ragkit.teach.exercises.rules import (
-    SPLIT_SEED as SPLIT_SEED,
 )
 from ragkit.teach.exercises.rules import (
     TOLERANCE as TOLERANCE,
@@ -175,13 +172,13 @@ from ragkit.teach.exercises.rules import (
 )
 
 __all__ = [
+    "CUT_GRID",
     "EX1",
     "EX2",
     "EX3",
     "EX4",
     "EX5",
     "EXERCISES",
-    "GRID",
     "HINTS",
     "HUB_USER_ENV",
     "NOBODY",
@@ -190,7 +187,6 @@ __all__ = [
     "RESULTS_ENV",
     "RUN",
     "SHARED_LOGINS",
-    "SPLIT_SEED",
     "STUDENT_ENV",
     "TICKET_HINT",
     "TOLERANCE",

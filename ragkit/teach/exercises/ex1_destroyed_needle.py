@@ -16,6 +16,8 @@ from ragkit.teach.untrusted import shown
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
+__all__ = ["check_destroyed_needle", "own_size"]
+
 
 def own_size(name: str | None = None) -> int:
     """The blind window size assigned to a student: a stable hash of the name, never the course's 512."""

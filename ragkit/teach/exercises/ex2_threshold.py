@@ -9,13 +9,24 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragkit.teach.exercises.feedback import Feedback, record
-from ragkit.teach.exercises.rules import EX2, GRID, SPLIT_SEED, ThresholdRules
+from ragkit.teach.exercises.rules import CUT_GRID, EX2, ThresholdRules
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.threshold import CUT_RANGE
+from ragkit.tuning import SPLIT_SEED, halves
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
+
+__all__ = [
+    "check_threshold_choice",
+    "cost_minima",
+    "cost_table",
+    "exercise_cost",
+    "refusal_ceiling",
+    "threshold_choice_passes",
+    "threshold_halves",
+]
 
 
 def exercise_cost(row, rules: ThresholdRules = EX2) -> float:
@@ -31,7 +42,9 @@ def _too_many_refused(row, rules: ThresholdRules = EX2) -> bool:
     return row.refused > rules.max_refused * row.in_domain
 
 
-def _acceptance(half, cuts: Sequence[float] = GRID, rules: ThresholdRules = EX2) -> tuple[float, float, list[float]]:
+def _acceptance(
+    half, cuts: Sequence[float] = CUT_GRID, rules: ThresholdRules = EX2
+) -> tuple[float, float, list[float]]:
     """On one half: the cheapest cost within the refusal ceiling, the most a passing cut may cost (that plus the
     tolerance, or one refusal), and the cuts that pass, in the order given."""
     allowed = [(c, exercise_cost(half.at(c), rules)) for c in cuts if not _too_many_refused(half.at(c), rules)]
@@ -41,16 +54,12 @@ def _acceptance(half, cuts: Sequence[float] = GRID, rules: ThresholdRules = EX2)
 
 
 def threshold_halves(sweep, seed: int = SPLIT_SEED):
-    """The sweep split in two, by needle and by out-of-domain query, with a fixed seed: (tune, judge)."""
-    rng = np.random.default_rng(seed)
-    qids = sorted(q.id for q in sweep.questions)
-    oods = sorted(o.id for o in sweep.out_of_domain)
-    tune_q = set(rng.permutation(qids)[: len(qids) // 2].tolist())
-    tune_o = set(rng.permutation(oods)[: len(oods) // 2].tolist())
-    return sweep.subset(tune_q | tune_o), sweep.subset((set(qids) - tune_q) | (set(oods) - tune_o))
+    """The sweep split in two, by needle and by out-of-domain query, with the course's one split: (tune, judge)."""
+    tune, judge = halves([q.id for q in sweep.questions], seed, [o.id for o in sweep.out_of_domain])
+    return sweep.subset(tune), sweep.subset(judge)
 
 
-def cost_table(half, cuts: Sequence[float | None] = GRID):
+def cost_table(half, cuts: Sequence[float | None] = CUT_GRID):
     """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table).
 
     Give it ``tune`` to choose; the judging half is the check's evidence, shown after the check. A cut of None is no
@@ -259,7 +268,7 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
     return Feedback(True, tuple(notes), numbers), True
 
 
-def cost_minima(costs: Sequence[float], cuts: Sequence[float] = GRID, n: int = 2) -> list[tuple[float, float]]:
+def cost_minima(costs: Sequence[float], cuts: Sequence[float] = CUT_GRID, n: int = 2) -> list[tuple[float, float]]:
     """The n cheapest local minima of a cost curve as (cut, cost), a flat bottom reported at its middle cut."""
     costs = list(costs)
     found, i = [], 0

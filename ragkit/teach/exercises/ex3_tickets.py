@@ -19,6 +19,8 @@ from ragkit.words import content_words, copied_share, words
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
+__all__ = ["TICKET_HINT", "check_ticket_phrasings", "ticket_measures"]
+
 
 def _vocabulary(corpus) -> set[str]:
     return {t for doc in corpus.documents for t in words(doc.text)}

@@ -20,10 +20,12 @@ from ragkit.teach.exercises.rules import EX4
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import shown
 from ragkit.tokens import WINDOW, count_pieces
-from ragkit.words import STOPWORDS, content_words, plain, words
+from ragkit.words import STOPWORDS, content_words, folded, words
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
+
+__all__ = ["HeaderRun", "check_header", "measure_header"]
 
 
 def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
@@ -362,7 +364,7 @@ def check_header(
         return record("ex4", Feedback(False, tuple(problems)))
     *_measured, t, truncated = _header_test(course, chunks, headers)
     truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
-    said = " ".join(plain(conclusion).replace(",", " , ").split()).replace(" ,", ",")
+    said = " ".join(folded(conclusion).replace(",", " , ").split()).replace(" ,", ",")
     numbers = {
         "metric": EX4.metric,
         "wins": t.wins,

@@ -23,6 +23,17 @@ from ragkit.words import content_words, copied_share, words
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
+__all__ = [
+    "MAX_CHARACTERS",
+    "MAX_WORDS",
+    "PARAPHRASE_HINT",
+    "check_own_document",
+    "copied_sentence",
+    "reworded_sentence",
+    "sentences",
+    "shared_runs",
+]
+
 
 def shared_runs(question: str, document: str, n: int = RUN) -> list[str]:
     """Runs of n words the question copies from the document, compared as words (a paraphrase has none)."""

@@ -12,6 +12,18 @@ from ragkit.errors import InputError
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, MAX_RESULTS_FILE, O_NOFOLLOW, O_NONBLOCK, nesting, strict
 
+__all__ = [
+    "EXERCISES",
+    "NOBODY",
+    "SHARED_LOGINS",
+    "append_result",
+    "current_student",
+    "login",
+    "results_path",
+    "student",
+    "system_student",
+]
+
 RESULTS_ENV, STUDENT_ENV, HUB_USER_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT", "JUPYTERHUB_USER"
 SHARED_LOGINS = frozenset({"jovyan"})
 """Logins every user of a hub shares (the Jupyter docker-stacks images): the hub's user name names the student."""

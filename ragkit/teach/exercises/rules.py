@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,19 +11,27 @@ from ragkit.data import MAX_SHARED
 from ragkit.teach.language import say
 from ragkit.threshold import CUT_RANGE
 from ragkit.tokens import WINDOW
-from ragkit.tuning import SEED
 
-if TYPE_CHECKING:
-    pass
-
+__all__ = [
+    "CUT_GRID",
+    "HINTS",
+    "OWN_SIZES",
+    "RUN",
+    "TOLERANCE",
+    "DocumentRules",
+    "HeaderRules",
+    "HintRules",
+    "NeedleRules",
+    "ThresholdRules",
+    "TicketRules",
+]
 
 # ex1: every student gets a blind window size of their own, so no notebook prints their answer
 OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
-# ex2: the cut is tuned on half of the needles and judged on the other half
-SPLIT_SEED = SEED
-"""Exercise 2's held-out split: the seed every held-out split of the course uses (ragkit.tuning)."""
+# ex2: the cut is tuned on half of the needles and judged on the other half (the course's SPLIT_SEED)
 TOLERANCE = 0.05
-GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
+CUT_GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
+"""The cuts exercise 2 weighs: the CUT_RANGE in steps of 0.005."""
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,9 @@ def grade(
     import tempfile
     import time
 
-    from ragkit.embedding import cache_dir, default_embedder
+    from ragkit.embedding import default_embedder
     from ragkit.plumbing.cache import shared_cache_dir
+    from ragkit.plumbing.locations import cache_dir
     from ragkit.teach import course as courses
 
     if jobs < 1:

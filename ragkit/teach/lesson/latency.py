@@ -7,9 +7,6 @@ beside the chapter's single-threaded ones, so every timing here says what it did
 from __future__ import annotations
 
 import os
-import statistics
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from threadpoolctl import threadpool_limits
@@ -18,11 +15,12 @@ from ragkit.embedding import Embedder
 from ragkit.errors import InputError
 from ragkit.fusion import rrf_many
 from ragkit.plumbing.onnx import BATCH
+from ragkit.plumbing.timing import median_ms
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 
-__all__ = ["Timing", "median_ms", "stage_name", "time_stages", "timings_table"]
+__all__ = ["Timing", "stage_name", "time_stages", "timings_table"]
 
 
 @dataclass(frozen=True)
@@ -33,17 +31,6 @@ class Timing:
     ms: float
     how: str  # how it was measured, in the kernel's language
     chapter_ms: float | None = None
-
-
-def median_ms(work: Callable[[], object], repeat: int) -> float:
-    """Median wall time of ``work`` over ``repeat`` calls, in milliseconds (after one untimed call)."""
-    work()
-    times = []
-    for _time in range(repeat):
-        t = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - t)
-    return 1000 * statistics.median(times)
 
 
 def time_stages(
@@ -62,7 +49,9 @@ def time_stages(
         if embedder.threads
         else say("onnxruntime's default threads on {cores} core(s)", cores=cores)
     )
-    embed_ms = median_ms(lambda: embedder.encode([query], progress=False, cache=False), max(3, repeat // 4))
+    embed_ms = median_ms(
+        lambda _: embedder.encode([query], progress=False, cache=False), range(max(3, repeat // 4)), warm=True
+    )
     q = embedder.encode([query], progress=False)
     out = [
         Timing(
@@ -78,7 +67,7 @@ def time_stages(
         out.append(
             Timing(
                 "dense scan",
-                median_ms(lambda: rank(cosine_distance(q, retriever.vectors), False), repeat),
+                median_ms(lambda _: rank(cosine_distance(q, retriever.vectors), False), range(repeat), warm=True),
                 say(
                     "one query against {vectors:,} vectors, product and sort, 1 thread", vectors=len(retriever.vectors)
                 ),
@@ -88,7 +77,7 @@ def time_stages(
         out.append(
             Timing(
                 "BM25",
-                median_ms(lambda: rank(retriever.lexical.scores_many([query])), repeat),
+                median_ms(lambda _: rank(retriever.lexical.scores_many([query])), range(repeat), warm=True),
                 say("one query over {chunks:,} chunks, scores and sort, 1 thread", chunks=len(retriever.texts)),
                 chapter.BM25_MS,
             )
@@ -96,7 +85,7 @@ def time_stages(
         out.append(
             Timing(
                 "fusion (RRF)",
-                median_ms(lambda: rrf_many(dense, bm25), repeat),
+                median_ms(lambda _: rrf_many(dense, bm25), range(repeat), warm=True),
                 _("one query's two full rankings, 1 thread"),
             )
         )
@@ -109,14 +98,14 @@ def time_stages(
         out.append(
             Timing(
                 "query token vectors",
-                median_ms(lambda: encode([query], 1), max(3, repeat // 4)),
+                median_ms(lambda _: encode([query], 1), range(max(3, repeat // 4)), warm=True),
                 say("one query, batch 1, computed by the model, {threads}", threads=threads),
             )
         )
         blocks = embedder.token_vectors(texts)
         qt = embedder.token_vectors([query])[0]
         with threadpool_limits(1):
-            products = median_ms(lambda: [(qt @ d.T).max(axis=1).sum() for d in blocks], repeat)
+            products = median_ms(lambda _: [(qt @ d.T).max(axis=1).sum() for d in blocks], range(repeat), warm=True)
             out.append(
                 Timing(
                     "MaxSim products",
@@ -127,7 +116,7 @@ def time_stages(
         out.append(
             Timing(
                 "chunk token vectors",
-                median_ms(lambda: encode(texts, BATCH), 1),
+                median_ms(lambda _: encode(texts, BATCH), range(1), warm=True),
                 say(
                     "{depth} chunks, batch {batch}, computed by the model: paid at index time when they "
                     "are stored, at query time when they are not",

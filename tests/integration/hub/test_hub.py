@@ -31,7 +31,7 @@ from harness.hub import (
     work_through,
 )
 from ragkit.embedding import Embedder, default_embedder
-from ragkit.plumbing.cache import FILENAME, CacheWarning, finish_shared
+from ragkit.plumbing.cache import CACHE_FILE, CacheWarning, finish_shared
 from ragkit.plumbing.locations import cache_dir
 from ragkit.teach.classroom import class_repo, workspace
 from ragkit.teach.lesson import tables
@@ -104,7 +104,7 @@ def test_a_student_with_the_shared_cache_filled_computes_no_vector(small_course,
         pd.testing.assert_frame_equal(got[0], expected[0])
         pd.testing.assert_frame_equal(got[1], expected[1])
         # the private cache was never even created: every lookup was answered by the shared layer
-        assert not (student / FILENAME).exists()
+        assert not (student / CACHE_FILE).exists()
     finally:
         _forget(monkeypatch)
         for p in [teacher, *teacher.rglob("*")]:
@@ -146,14 +146,14 @@ def _guide_fill_commands(shared: Path) -> list[str]:
 
 def _seed(suite_cache: Path, shared: Path) -> int:
     """Copy the suite's own vectors and ONNX export into the (empty) shared folder: the fill then embeds nothing."""
-    seed_cache(suite_cache, shared, FILENAME)
+    seed_cache(suite_cache, shared, CACHE_FILE)
     return _rows(shared)
 
 
 def _rows(cache: Path) -> int:
-    if not (cache / FILENAME).is_file():
+    if not (cache / CACHE_FILE).is_file():
         return 0
-    db = sqlite3.connect(f"file:{cache / FILENAME}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{cache / CACHE_FILE}?mode=ro", uri=True)
     try:  # closed at once: a reader left open would keep the teacher's finish from leaving WAL mode
         return db.execute("SELECT count(*) FROM vectors").fetchone()[0]
     finally:

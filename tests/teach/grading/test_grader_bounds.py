@@ -16,7 +16,7 @@ import pytest
 
 import ragkit.teach.course
 from ragkit.embedding import default_embedder
-from ragkit.plumbing.cache import FILENAME, VectorCache
+from ragkit.plumbing.cache import CACHE_FILE, VectorCache
 from ragkit.teach.exercises import ex5_own_document
 from ragkit.teach.exercises.feedback import Feedback
 from ragkit.teach.grading import answers as declared
@@ -104,7 +104,7 @@ def test_the_word_bound_lets_a_document_as_long_as_a_course_chapter_through(cour
 
 
 def _rows(cache: Path) -> int:
-    with sqlite3.connect(f"file:{cache / FILENAME}?mode=ro", uri=True) as conn:
+    with sqlite3.connect(f"file:{cache / CACHE_FILE}?mode=ro", uri=True) as conn:
         return conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
 
 
@@ -113,7 +113,7 @@ def _files(cache: Path) -> dict[str, tuple[int, int]]:
     return {
         p.name: (p.stat().st_size, p.stat().st_mtime_ns)
         for p in cache.iterdir()
-        if p.name in (FILENAME, f"{FILENAME}-wal")
+        if p.name in (CACHE_FILE, f"{CACHE_FILE}-wal")
     }
 
 
@@ -127,7 +127,7 @@ def teacher(tmp_path, monkeypatch):
     embedder = default_embedder()
     real = embedder.cache.private
     if real is not None and real.is_file():  # else the teacher's cache starts empty (a fresh clone's)
-        with sqlite3.connect(f"file:{real}?mode=ro", uri=True) as source, sqlite3.connect(folder / FILENAME) as copy:
+        with sqlite3.connect(f"file:{real}?mode=ro", uri=True) as source, sqlite3.connect(folder / CACHE_FILE) as copy:
             source.backup(copy)
     if real is not None and (real.parent / "onnx").is_dir():  # the model's export too, or it is exported again
         shutil.copytree(real.parent / "onnx", folder / "onnx")
@@ -155,7 +155,7 @@ def test_lent_vectors_serve_the_check_and_never_reach_the_teachers_cache(teacher
         finally:
             embedder._compute = computed  # type: ignore[method-assign]
         embedder.encode([f"a question of the check's own {uuid.uuid4().hex}"], progress=False)
-    assert embedder.cache.private == teacher / FILENAME  # the teacher's cache is the embedder's again afterwards
+    assert embedder.cache.private == teacher / CACHE_FILE  # the teacher's cache is the embedder's again afterwards
     assert (_rows(teacher), _files(teacher)) == (rows, files)
 
 
@@ -210,4 +210,4 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
         "ex5": "yes",
     }, result
     assert (_rows(teacher), _files(teacher)) == (rows, files)
-    assert default_embedder().cache.private == teacher / FILENAME
+    assert default_embedder().cache.private == teacher / CACHE_FILE

@@ -601,7 +601,7 @@ def test_the_autograded_check_raises_the_feedback_and_writes_no_stderr(course, c
 
     with pytest.raises(AssertionError, match="NOT YET"):
         autograded_check("ex2", {"my_cut": 1.0})
-    cut = next(c for c in ex.GRID if ex.check_threshold_choice(course, c).passed)
+    cut = next(c for c in ex.CUT_GRID if ex.check_threshold_choice(course, c).passed)
     original = ex.check_threshold_choice
     ex.check_threshold_choice = lambda *a, **k: ex.Feedback(True)  # a kernel's monkeypatch: not the judge's check
     try:

@@ -21,7 +21,7 @@ from IPython.display import HTML, Markdown
 from ragkit import faithfulness as fth
 from ragkit import tuning
 from ragkit.answer import Answer, NoAnswer
-from ragkit.approximate import IndexMemory, Setting, TradeOff
+from ragkit.approximate import EfSearchPoint, IndexMemory, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
 from ragkit.data import OutOfDomain
@@ -352,8 +352,8 @@ def generated(text: str = "") -> Generation:
     return Generation(text, "tiny-model", 600, 48, 3.0, "length")
 
 
-def graded_trial(in_prompt: bool, ok: bool, cites: bool = False) -> fth.Trial:
-    return fth.Trial(
+def graded_trial(in_prompt: bool, ok: bool, cites: bool = False) -> fth.GradedAnswer:
+    return fth.GradedAnswer(
         "q01", 2 if in_prompt else 0, 4, "", 1.0 if ok else 0.0, ok, fth.Markers((), ()), cites, generated()
     )
 
@@ -383,7 +383,7 @@ def measurement(
         fth.Markers((1,), (7,)),
         tuple(f"q{i:02d}" for i in range(len(trials) + 2)),
         trials,
-        fth.two_halves(trials, 2),
+        fth.count_two_halves(trials, 2),
         fth.GateCalls(12, 18, 0, 18),
         placed,
         (fth.Invented("a topic", "see " + " ".join(ids), ids, generated()),),
@@ -1005,7 +1005,7 @@ def _trade(
     vectors: int = 200_000, recalls: tuple = (0.55, 0.9, 0.96), exact: float = 30.0, nearest: tuple = (0.51, 0.45)
 ) -> TradeOff:
     """A made-up HNSW trade-off: recalls at efSearch 16, 64 and 256, 0.1, 0.3 and 0.9 ms per query."""
-    settings = tuple(Setting(ef, r, ms) for ef, r, ms in zip((16, 64, 256), recalls, (0.1, 0.3, 0.9)))
+    settings = tuple(EfSearchPoint(ef, r, ms) for ef, r, ms in zip((16, 64, 256), recalls, (0.1, 0.3, 0.9)))
     return TradeOff(
         "made up",
         vectors,

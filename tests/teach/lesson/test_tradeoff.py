@@ -2,13 +2,13 @@
 
 import pytest
 
-from ragkit.approximate import IndexMemory, Setting, TradeOff
+from ragkit.approximate import EfSearchPoint, IndexMemory, TradeOff
 from ragkit.errors import InputError
 from ragkit.teach.lesson import plots, tradeoff
 
 
 def made_up(what: str = "made up", vectors: int = 200_000, exact: float = 30.0) -> TradeOff:
-    settings = (Setting(16, 0.55, 0.1), Setting(64, 0.9, 0.3), Setting(256, 0.96, 0.9))
+    settings = (EfSearchPoint(16, 0.55, 0.1), EfSearchPoint(64, 0.9, 0.3), EfSearchPoint(256, 0.96, 0.9))
     return TradeOff(
         what,
         vectors,

@@ -9,7 +9,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from ragkit.evaluation import Evaluation
-from ragkit.fusion import K, rrf
+from ragkit.fusion import RRF_K, rrf
 from ragkit.report import Line, Report
 from ragkit.retrieval import Retriever, Run
 from ragkit.teach.course import chapter
@@ -133,7 +133,7 @@ def two_scales(distances: np.ndarray, scores: np.ndarray) -> Markdown:
     )
 
 
-def rrf_weights(k: int = K) -> Markdown:
+def rrf_weights(k: int = RRF_K) -> Markdown:
     """Reciprocal rank fusion on a small example, and how much rank 1 outweighs rank 10 at ``k`` and at 0."""
     return Markdown(
         say(
@@ -147,7 +147,7 @@ def rrf_weights(k: int = K) -> Markdown:
     )
 
 
-def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = K) -> Markdown:
+def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = RRF_K) -> Markdown:
     """The token's chunk and hybrid's first chunk: their ranks in each list and their fused scores."""
     top = int(runs["hybrid"].ranking[0, 0])
 

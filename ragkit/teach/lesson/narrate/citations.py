@@ -14,7 +14,7 @@ from ragkit.answer import WORD_PIECES, Answer, NoAnswer
 from ragkit.chunking import Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
-from ragkit.faithfulness import Measurement, Trial
+from ragkit.faithfulness import GradedAnswer, Measurement
 from ragkit.generation import SMOLLM2
 from ragkit.statistics import SignTest
 from ragkit.teach.course import chapter
@@ -444,7 +444,7 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
             "{inside_n}. {lesson} With samples this small the intervals are wide: read the counts, not the decimals.",
             n=len(m.sample),
             queries=queries,
-            seed=faithfulness.SEED,
+            seed=faithfulness.SAMPLE_SEED,
             cut=m.cut,
             tokens=faithfulness.ANSWER_TOKENS,
             model=m.model,
@@ -549,7 +549,7 @@ def needle_positions(m: Measurement | None) -> Markdown:
             "needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, last "
             "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
             n=len(lost.question_ids),
-            seed=faithfulness.SEED,
+            seed=faithfulness.SAMPLE_SEED,
             model=model,
             chunks=lost.chunks,
             others=lost.chunks - 1,
@@ -647,9 +647,9 @@ def small_model(m: Measurement | None) -> Markdown:
     )
 
 
-def changed_prompt(mine: Sequence[Trial], refused: int, base: Measurement) -> Markdown:
+def changed_prompt(mine: Sequence[GradedAnswer], refused: int, base: Measurement) -> Markdown:
     """Your prompt's 2x2 figures beside the chapter's prompt's, judged by the same rule on the same queries."""
-    yours, theirs = faithfulness.two_halves(mine, refused), base.halves
+    yours, theirs = faithfulness.count_two_halves(mine, refused), base.halves
     if [t.text for t in mine] == [t.text for t in base.trials]:
         verdict = _(
             "The same answers: as given, the cell builds the chapter's prompts, so its answers were read back "

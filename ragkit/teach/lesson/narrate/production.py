@@ -12,7 +12,7 @@ from IPython.display import Markdown
 from ragkit.chunking import Chunk
 from ragkit.corpus import Corpus
 from ragkit.data import Question
-from ragkit.index import Entry, Stamp, Status
+from ragkit.index import IndexEntry, IndexStatus, Stamp
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 
@@ -56,7 +56,7 @@ def needle_after_extraction(q: Question, clean: str, extracted: str) -> Markdown
     )
 
 
-def build_time(seconds: float, built: Status) -> Markdown:
+def build_time(seconds: float, built: IndexStatus) -> Markdown:
     """How long building the index took here, beside what the chapter's embedding rate would cost without a cache."""
     return Markdown(
         say(
@@ -139,7 +139,11 @@ def killed_update(returncode: int, unchanged: bool) -> Markdown:
 
 
 def update_summary(
-    before: Status, after: Status, old: Mapping[str, Entry], new: Mapping[str, Entry], corpus: Corpus
+    before: IndexStatus,
+    after: IndexStatus,
+    old: Mapping[str, IndexEntry],
+    new: Mapping[str, IndexEntry],
+    corpus: Corpus,
 ) -> Markdown:
     """What an update re-embedded, kept and dropped, against what the status before it said it would."""
     to_embed = sorted([d for d in before.stale if d in corpus.ids] + list(before.new))
@@ -177,7 +181,7 @@ def appended_found(hits: Sequence[tuple[Chunk, float]], added: str) -> Markdown:
     )
 
 
-def stamp_differences(entry: Entry, now: Stamp) -> Markdown:
+def stamp_differences(entry: IndexEntry, now: Stamp) -> Markdown:
     """The fields in which one document's stamp differs from the current configuration's."""
     assert entry.stamp is not None, "an indexed document carries the stamp it was embedded under"
     return Markdown(
@@ -189,7 +193,7 @@ def stamp_differences(entry: Entry, now: Stamp) -> Markdown:
     )
 
 
-def repaired(foreign: Status, after: Status, corpus: Corpus, searchable: bool) -> Markdown:
+def repaired(foreign: IndexStatus, after: IndexStatus, corpus: Corpus, searchable: bool) -> Markdown:
     """What an update did to an index another configuration had made stale, and whether it opens again."""
     return Markdown(
         say(

@@ -10,7 +10,7 @@ from IPython.display import Markdown
 
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.settings import setting_name, setting_value
-from ragkit.tuning import SEED, Study, Sweeps, Tuning, halves
+from ragkit.tuning import SPLIT_SEED, Study, Sweeps, Tuning, halves
 
 __all__ = [
     "gain_shrinks",
@@ -35,7 +35,7 @@ def _names(items: list[str]) -> str:
     return ", ".join(items[:-1]) + (say(" and {last}", last=items[-1]) if len(items) > 1 else items[-1])
 
 
-def needle_halves(sweeps: Sweeps, seed: int = SEED) -> Markdown:
+def needle_halves(sweeps: Sweeps, seed: int = SPLIT_SEED) -> Markdown:
     """How the needles were split: how many on each side, with how many queries, and the seed."""
     needles = next(iter(sweeps.settings[0].results.values())).needle_ids
     tune_half, held = halves(needles, seed)
