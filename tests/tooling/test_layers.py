@@ -17,7 +17,8 @@ from conftest import ROOT
 PACKAGE = ROOT / "ragkit"
 TOOLS = ("book", "benchmarks", "harness")
 """The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness."""
-CLI = "ragkit.__main__"
+CLI = ("ragkit.__main__", "ragkit.cli")
+"""The command line: ``python -m ragkit`` and the package of its command groups."""
 INTERACTIVE = ("ipywidgets", "plotly")
 SHARED = ("ragkit.teach", "ragkit.teach.language", "ragkit.teach.untrusted", "ragkit.teach.moved")
 """The teaching layer's own commons: every room may reach them; they reach no room."""
@@ -31,7 +32,7 @@ MAY_IMPORT = {
     "lesson": {"engine", "plumbing", "teach", "course", "exercises", "lesson"},
     "grading": {"engine", "plumbing", "teach", "course", "exercises", "grading"},
     "classroom": {"engine", "plumbing", "teach", "course", "classroom"},
-    "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom"},
+    "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom", "cli"},
     "book": {"engine", "plumbing", "teach", "course", "lesson", "book"},
     "harness": {"harness"},
     "benchmarks": {
@@ -134,7 +135,7 @@ def layer(name: str) -> str:
     top, *rest = name.split(".")
     if top != "ragkit":
         return top
-    if name == CLI:
+    if name in CLI or name.startswith(f"{CLI[1]}."):
         return "cli"
     if rest[:1] == ["plumbing"]:
         return "plumbing"
@@ -181,6 +182,8 @@ def test_every_import_points_the_allowed_way():
         ("ragkit/teach/course/chapter.py", "from ragkit.teach.exercises import rules", "course -> exercises"),
         ("ragkit/plumbing/cache.py", "from ragkit import chunking", "plumbing -> engine"),
         ("ragkit/corpus.py", "import book.build", "engine -> book"),
+        ("ragkit/retrieval.py", "from ragkit.cli.common import print", "engine -> cli"),
+        ("ragkit/teach/lesson/widgets.py", "from ragkit.cli import main", "lesson -> cli"),
         ("book/pdf.py", "from ragkit.teach.grading import sandbox", "book -> grading"),
     ],
 )
