@@ -11,26 +11,35 @@ from ragkit.cli.common import Subcommands, print
 __all__ = ["add_classroom_commands"]
 
 
-def _edition(args: argparse.Namespace) -> int:
+def _clone(what: str) -> Path:
+    """The clone of the course ragkit runs from; an InputError saying ``what`` needs one when it runs installed."""
     from ragkit.errors import InputError
     from ragkit.plumbing.locations import checkout
-    from ragkit.teach.classroom import edition, guides
 
     root = checkout()
     if root is None:
-        raise InputError("the Dutch edition is generated in a clone of the course: run this from its checkout")
-    notebooks = root / "notebooks"
+        raise InputError(f"{what}: run this from its checkout")
+    return root
+
+
+def _edition(args: argparse.Namespace) -> int:
+    from ragkit.teach.classroom import edition, guides
+    from ragkit.teach.classroom.generated import TranslationGenerator
+
+    root = _clone("the Dutch edition is generated in a clone of the course")
+    # the notebooks' and the guides' translations, each driven the same way; what one entry of its catalogue holds
+    translations: tuple[tuple[TranslationGenerator, str], ...] = ((edition, "cell"), (guides, "block"))
     if args.skeleton:
-        for name in edition.COURSE:
-            print(
-                f"catalogue {edition.skeleton(notebooks, name).relative_to(root)}: every cell it lacked is there, "
-                "with an empty `nl` to fill"
-            )
+        for generator, piece in translations:
+            for path in generator.skeleton(root):
+                print(
+                    f"catalogue {path.relative_to(root)}: every {piece} it lacked is there, with an empty `nl` to fill"
+                )
         return 0
     if not args.check:
-        for path in edition.write(notebooks) + guides.write(root / "docs"):
+        for path in [path for generator, _ in translations for path in generator.write(root)]:
             print(f"wrote {path.relative_to(root)}")
-    problems = [str(p) for p in edition.check(notebooks)] + guides.check(root / "docs")
+    problems = [problem for generator, _ in translations for problem in generator.check(root)]
     for problem in problems:
         print(problem)
     if problems:
@@ -41,21 +50,20 @@ def _edition(args: argparse.Namespace) -> int:
 
 def _address(args: argparse.Namespace) -> int:
     from ragkit.errors import InputError
-    from ragkit.plumbing.locations import checkout
     from ragkit.teach.classroom import address
+    from ragkit.teach.classroom.generated import FileGenerator
 
-    root = checkout()
-    if root is None:
-        raise InputError("the course's address is written into a clone of the course: run this from its checkout")
+    root = _clone("the course's address is written into a clone of the course")
+    carriers: FileGenerator = address  # one of the classroom's generators, as the Dutch edition's two are
     asked = args.repository is not None or args.branch is not None
     if args.check and asked:
         raise InputError("--check writes nothing: leave out the repository and --branch, or leave out --check")
     if not args.check:
         for path in address.write(root, address.asked(root, args.repository, args.branch) if asked else None):
             print(f"wrote {path.relative_to(root)}")
-    stale = address.check(root)
-    for path in stale:
-        print(f"{path.relative_to(root)} does not carry the address in {address.SETTING}")
+    stale = carriers.check(root)
+    for problem in stale:
+        print(problem)
     if not address.Address.load(root).is_set:
         print(address.UNSET_NOTE)
     if stale:
@@ -74,14 +82,10 @@ def _workspace(args: argparse.Namespace) -> int:
 
 
 def _class_repo(args: argparse.Namespace) -> int:
-    from ragkit.errors import InputError
-    from ragkit.plumbing.locations import checkout
-    from ragkit.teach.classroom.class_repo import write
+    from ragkit.teach.classroom.class_repo import release
 
-    root = checkout()
-    if root is None:
-        raise InputError("the class's repository is written from a clone of the course: run this from its checkout")
-    print(write(root, args.out, args.repository, args.branch))
+    root = _clone("the class's repository is written from a clone of the course")
+    print(release(root, args.out, args.repository, args.branch))
     return 0
 
 
@@ -125,7 +129,7 @@ def add_classroom_commands(sub: Subcommands) -> None:
     p.add_argument(
         "--skeleton",
         action="store_true",
-        help="write nothing but the catalogues: add an entry with an empty `nl` for each English cell a "
+        help="write nothing but the catalogues: add an entry with an empty `nl` for each English cell or block a "
         "catalogue lacks (a translator's starting point)",
     )
     p.set_defaults(run=_edition)
