@@ -1,5 +1,6 @@
 """The arrows point one way: plumbing under the engine, the engine under the classroom's rooms, the rooms in their
-order, the CLI, the book and the benchmarks on top, and no import cycle anywhere.
+order, the CLI, the book, the teacher's tools and the benchmarks on top, and no import cycle anywhere; tests import
+no benchmark.
 
 Imports are read with ``ast`` from the source (function-level and type-only ones included), so a lazy import
 inside a function or under ``if TYPE_CHECKING:`` counts as much as one at the top of a module.
@@ -15,8 +16,9 @@ import pytest
 from conftest import ROOT
 
 PACKAGE = ROOT / "ragkit"
-TOOLS = ("book", "benchmarks", "harness")
-"""The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness."""
+TOOLS = ("book", "benchmarks", "harness", "teacher")
+"""The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness, and the
+teacher's tools (which the class's repository leaves out)."""
 CLI = ("ragkit.__main__", "ragkit.cli")
 """The command line: ``python -m ragkit`` and the package of its command groups."""
 INTERACTIVE = ("ipywidgets", "plotly")
@@ -35,6 +37,9 @@ MAY_IMPORT = {
     "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom", "cli"},
     "book": {"engine", "plumbing", "teach", "course", "lesson", "book"},
     "harness": {"harness"},
+    # the teacher's tools compute the guide's figures (exercise 2's answer among them) and write them in the guide's
+    # markers, which ragkit.teach.classroom.figures reads for the Dutch guide too: one pattern, in ragkit
+    "teacher": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "classroom", "teacher"},
     "benchmarks": {
         "engine",
         "plumbing",
@@ -185,6 +190,8 @@ def test_every_import_points_the_allowed_way():
         ("ragkit/retrieval.py", "from ragkit.cli.common import print", "engine -> cli"),
         ("ragkit/teach/lesson/widgets.py", "from ragkit.cli import main", "lesson -> cli"),
         ("book/pdf.py", "from ragkit.teach.grading import sandbox", "book -> grading"),
+        ("ragkit/teach/classroom/pace.py", "import teacher.guide", "classroom -> teacher"),
+        ("teacher/guide.py", "from benchmarks import grading", "teacher -> benchmarks"),
     ],
 )
 def test_a_planted_wrong_import_is_found(tmp_path, where, planted, arrow):
@@ -233,6 +240,16 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path
 
 def test_no_import_cycle_in_the_package_the_book_or_the_benchmarks():
     assert cycles(import_graph()) == []
+
+
+def test_no_test_imports_the_benchmarks():
+    """A test imports what it tests from where it lives (ragkit, book, teacher, harness); the benchmarks measure."""
+    tests = ROOT / "tests"
+    found = {
+        name: sorted(m for m in _imports(path, name) if m.split(".")[0] == "benchmarks")
+        for name, path in _files((tests,)).items()
+    }
+    assert not {name: mods for name, mods in found.items() if mods}
 
 
 def test_the_engine_raises_its_own_errors_never_a_bare_value_error():

@@ -49,6 +49,7 @@ def test_the_class_repository_holds_no_solution_and_no_teachers_answer(written):
     files = [p for p in out.rglob("*") if p.is_file() and ".git" not in p.relative_to(out).parts]
     names = {p.relative_to(out).as_posix() for p in files}
     assert not [n for n in names if "solutions/" in n], "a solution file is in the class's copy"
+    assert not [n for n in names if n.startswith("teacher/")], "the teacher's tools compute exercise 2's answer"
     assert "docs/teacher-guide.md" not in names and "docs/grading.md" not in names
     answers = answer_lines()
     assert all(answers.values()), answers  # every solution has lines of its own to look for
@@ -72,6 +73,7 @@ def test_the_class_repository_holds_no_solution_and_no_teachers_answer(written):
         "Makefile",
         "pyproject.toml",
         "ragkit/__main__.py",
+        "ragkit/cli/__init__.py",
         "data/questions.jsonl",
         "book/build.py",
     ):
