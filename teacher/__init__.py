@@ -3,3 +3,5 @@
 ``python -m teacher.guide`` checks (``--write``: writes) the guide's computed figures. ``ragkit`` never imports this
 package, and ``python -m ragkit class-repo`` leaves it out (``class_repo.LEFT_OUT``), as it leaves out the solutions.
 """
+
+__all__: list[str] = []

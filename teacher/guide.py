@@ -24,6 +24,8 @@ from ragkit.errors import DataError
 from ragkit.teach.classroom.figures import quoted, render
 from ragkit.teach.exercises.results import RESULTS_ENV
 
+__all__ = ["EXECUTED", "ex4_from_output", "figures", "literal", "main"]
+
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
     from ragkit.threshold import Sweep
