@@ -4,4 +4,4 @@
 package, and ``python -m ragkit class-repo`` leaves it out (``class_repo.LEFT_OUT``), as it leaves out the solutions.
 """
 
-__all__: list[str] = []
+__all__ = []

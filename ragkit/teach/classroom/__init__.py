@@ -2,4 +2,4 @@
 the pace of a class. Nothing in ragkit imports this room but the command line.
 """
 
-__all__: list[str] = []
+__all__ = []
