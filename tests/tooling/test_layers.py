@@ -1,5 +1,6 @@
 """The arrows point one way: plumbing under the engine, the engine under the classroom's rooms, the rooms in their
-order, the CLI, the book and the benchmarks on top, and no import cycle anywhere.
+order, the CLI, the book, the teacher's tools and the benchmarks on top, and no import cycle anywhere; tests import
+no benchmark.
 
 Imports are read with ``ast`` from the source (function-level and type-only ones included), so a lazy import
 inside a function or under ``if TYPE_CHECKING:`` counts as much as one at the top of a module.
@@ -15,9 +16,11 @@ import pytest
 from conftest import ROOT
 
 PACKAGE = ROOT / "ragkit"
-TOOLS = ("book", "benchmarks", "harness")
-"""The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness."""
-CLI = "ragkit.__main__"
+TOOLS = ("book", "benchmarks", "harness", "teacher")
+"""The folders beside the package that ship code of their own: the book, the benchmarks, the hub harness, and the
+teacher's tools (which the class's repository leaves out)."""
+CLI = ("ragkit.__main__", "ragkit.cli")
+"""The command line: ``python -m ragkit`` and the package of its command groups."""
 INTERACTIVE = ("ipywidgets", "plotly")
 SHARED = ("ragkit.teach", "ragkit.teach.language", "ragkit.teach.untrusted", "ragkit.teach.moved")
 """The teaching layer's own commons: every room may reach them; they reach no room."""
@@ -31,9 +34,12 @@ MAY_IMPORT = {
     "lesson": {"engine", "plumbing", "teach", "course", "exercises", "lesson"},
     "grading": {"engine", "plumbing", "teach", "course", "exercises", "grading"},
     "classroom": {"engine", "plumbing", "teach", "course", "classroom"},
-    "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom"},
+    "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom", "cli"},
     "book": {"engine", "plumbing", "teach", "course", "lesson", "book"},
     "harness": {"harness"},
+    # the teacher's tools compute the guide's figures (exercise 2's answer among them) and write them in the guide's
+    # markers, which ragkit.teach.classroom.figures reads for the Dutch guide too: one pattern, in ragkit
+    "teacher": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "classroom", "teacher"},
     "benchmarks": {
         "engine",
         "plumbing",
@@ -134,7 +140,7 @@ def layer(name: str) -> str:
     top, *rest = name.split(".")
     if top != "ragkit":
         return top
-    if name == CLI:
+    if name in CLI or name.startswith(f"{CLI[1]}."):
         return "cli"
     if rest[:1] == ["plumbing"]:
         return "plumbing"
@@ -181,7 +187,11 @@ def test_every_import_points_the_allowed_way():
         ("ragkit/teach/course/chapter.py", "from ragkit.teach.exercises import rules", "course -> exercises"),
         ("ragkit/plumbing/cache.py", "from ragkit import chunking", "plumbing -> engine"),
         ("ragkit/corpus.py", "import book.build", "engine -> book"),
+        ("ragkit/retrieval.py", "from ragkit.cli.common import print", "engine -> cli"),
+        ("ragkit/teach/lesson/widgets.py", "from ragkit.cli import main", "lesson -> cli"),
         ("book/pdf.py", "from ragkit.teach.grading import sandbox", "book -> grading"),
+        ("ragkit/teach/classroom/pace.py", "import teacher.guide", "classroom -> teacher"),
+        ("teacher/guide.py", "from benchmarks import grading", "teacher -> benchmarks"),
     ],
 )
 def test_a_planted_wrong_import_is_found(tmp_path, where, planted, arrow):
@@ -230,6 +240,16 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path
 
 def test_no_import_cycle_in_the_package_the_book_or_the_benchmarks():
     assert cycles(import_graph()) == []
+
+
+def test_no_test_imports_the_benchmarks():
+    """A test imports what it tests from where it lives (ragkit, book, teacher, harness); the benchmarks measure."""
+    tests = ROOT / "tests"
+    found = {
+        name: sorted(m for m in _imports(path, name) if m.split(".")[0] == "benchmarks")
+        for name, path in _files((tests,)).items()
+    }
+    assert not {name: mods for name, mods in found.items() if mods}
 
 
 def test_the_engine_raises_its_own_errors_never_a_bare_value_error():

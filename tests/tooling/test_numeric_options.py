@@ -57,9 +57,9 @@ def test_a_numeric_option_refuses_what_makes_no_sense_and_says_what_to_give(
 
 def test_a_cut_is_a_cosine_distance_or_0_for_none_refused_before_any_work(capsys, monkeypatch):
     """``ask --cut`` takes the library's own rule (``check_cut``): exit 1 with its message, before the corpus loads."""
-    import ragkit.__main__ as cli
+    import ragkit.cli.course as course
 
-    monkeypatch.setattr(cli, "_load_corpus", lambda folder: pytest.fail("the corpus was loaded for a bad cut"))
+    monkeypatch.setattr(course, "_load_corpus", lambda folder: pytest.fail("the corpus was loaded for a bad cut"))
     for value in ("nan", "inf", "-inf", "-1", "-0.1", "2.01"):
         assert main(["ask", "what is BM25?", f"--cut={value}"]) == 1
         assert "is not a cosine distance in (0, 2]" in capsys.readouterr().err, value

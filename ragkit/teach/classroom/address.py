@@ -23,6 +23,37 @@ import jupytext  # type: ignore[import-untyped]
 import nbformat
 
 from ragkit.errors import InputError
+from ragkit.teach.classroom.generated import Stale
+
+__all__ = [
+    "BINDER_LINK",
+    "BRANCH",
+    "CLONE",
+    "COLAB_LINK",
+    "COLAB_MARK",
+    "GENERATOR_WHEEL",
+    "GITHUB",
+    "NOT_SET",
+    "PATTERN",
+    "PLACEHOLDER",
+    "PULL_LINK",
+    "READABLE",
+    "SETTING",
+    "SETTING_TEXT",
+    "UNSET",
+    "UNSET_NOTE",
+    "WIDGETS_NOTE",
+    "Address",
+    "asked",
+    "carried",
+    "carriers",
+    "check",
+    "colab_cell",
+    "setting_text",
+    "with_colab_cell",
+    "with_links",
+    "write",
+]
 
 SETTING = Path("book") / "book.toml"
 """The one setting, relative to the checkout (the book reads it too: book/build.py's Settings)."""
@@ -243,7 +274,7 @@ def carriers(root: Path) -> list[Path]:
     return sorted(found) + [root / "README.md"] + sorted((root / "docs").glob("*.md"))
 
 
-def generated(root: Path, address: Address) -> dict[Path, str]:
+def carried(root: Path, address: Address) -> dict[Path, str]:
     """Each carrier's text as this module writes it for ``address``."""
     cell = colab_cell(address)
     out = {}
@@ -259,15 +290,17 @@ def write(root: Path, address: Address | None = None) -> list[Path]:
     if address is not None and (not (root / SETTING).is_file() or Address.load(root) != address):
         (root / SETTING).write_text(setting_text(address), encoding="utf-8")
         changed.append(root / SETTING)
-    for path, text in generated(root, Address.load(root)).items():
+    for path, text in carried(root, Address.load(root)).items():
         if path.read_text(encoding="utf-8") != text:  # only what differs: other hands may be editing the rest
             path.write_text(text, encoding="utf-8")
             changed.append(path)
     return changed
 
 
-def check(root: Path) -> list[Path]:
+def check(root: Path) -> list[Stale]:
     """Every carrier whose committed text is not what ``write`` would make of book/book.toml's address."""
     return [
-        path for path, text in generated(root, Address.load(root)).items() if path.read_text(encoding="utf-8") != text
+        Stale(path.relative_to(root).as_posix(), f"{path.relative_to(root)} does not carry the address in {SETTING}")
+        for path, text in carried(root, Address.load(root)).items()
+        if path.read_text(encoding="utf-8") != text
     ]

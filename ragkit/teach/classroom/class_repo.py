@@ -20,6 +20,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ragkit.errors import InputError
 
+__all__ = [
+    "DEVELOPERS",
+    "ELSEWHERE",
+    "LEFT_OUT",
+    "NOTICE",
+    "SUBJECT",
+    "ClassRepo",
+    "left_out",
+    "release",
+]
+
 LEFT_OUT = (
     "notebooks/solutions/",
     "notebooks/twins/solutions/",
@@ -31,12 +42,13 @@ LEFT_OUT = (
     "docs/grading.md",
     "tests/",
     "benchmarks/",
+    "teacher/",
     "harness/",
     ".ci/",
 )
 """What a class's copy leaves out: the worked solutions and their twins, the teacher's guide and the grading guide
-(the answers to every exercise and "Try this"), and the developers' tests, benchmarks and CI, which run the
-solutions."""
+(the answers to every exercise and "Try this") and the teacher's tools that compute the guide's figures (exercise 2's
+answer among them), and the developers' tests, benchmarks and CI, which run the solutions."""
 NOTICE = """> **This is the class's copy of the course**, written by `python -m ragkit class-repo` from {source} at
 > commit `{commit}`. It holds the notebooks and exercises without their worked solutions, and without the
 > teacher's guide; the public repository keeps both for students who learn on their own. Start with `make lab`.
@@ -57,7 +69,7 @@ _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 @dataclass(frozen=True)
 class ClassRepo:
-    """What ``write`` made: where, from which commit, how many files it holds and which it left out."""
+    """What ``release`` made: where, from which commit, how many files it holds and which it left out."""
 
     folder: Path
     commit: str
@@ -181,7 +193,7 @@ def _emptied(out: Path) -> None:
             folder.rmdir()
 
 
-def write(root: Path, out: Path, repository: str | None = None, branch: str | None = None) -> ClassRepo:
+def release(root: Path, out: Path, repository: str | None = None, branch: str | None = None) -> ClassRepo:
     """Write the class's repository at ``out`` (new or empty, outside this clone) from ``root``'s last commit.
 
     When ``out`` is a class's repository written before (a clone of it, with nothing uncommitted), this version becomes

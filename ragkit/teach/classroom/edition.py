@@ -28,7 +28,32 @@ import nbformat
 from markdown_it import MarkdownIt
 
 from ragkit.errors import InputError
+from ragkit.teach.classroom.generated import Stale, toml_string
 from ragkit.terminal import shown
+
+__all__ = [
+    "COURSE",
+    "LANGUAGE",
+    "LANGUAGE_CELL",
+    "LANGUAGE_CELL_ID",
+    "UPDATE",
+    "CellTranslation",
+    "catalogue_path",
+    "cell_catalogue",
+    "cell_sha",
+    "check",
+    "commented",
+    "deeper_links",
+    "dutch_notebook",
+    "dutch_notebook_path",
+    "language_cell",
+    "link_targets",
+    "same_code",
+    "skeleton",
+    "translate",
+    "twin_path",
+    "write",
+]
 
 LANGUAGE = "nl"
 COURSE = (
@@ -73,8 +98,9 @@ UPDATE = (
 
 
 @dataclass(frozen=True)
-class Entry:
-    """One translated markdown cell: the English cell it translates (id, hash, source) and its Dutch."""
+class CellTranslation:
+    """One translated cell (markdown, or code with comments): the English cell it translates (id, hash, source) and
+    its Dutch."""
 
     id: str
     sha: str
@@ -82,15 +108,9 @@ class Entry:
     nl: str
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One reason the committed Dutch edition is out of date, in words a translator can act on."""
-
-    notebook: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.notebook}: {self.message}"
+def _stale(name: str, message: str) -> Stale:
+    """One reason the committed Dutch edition of notebook ``name`` is out of date, in words a translator can act on."""
+    return Stale(name, f"{name}: {message}")
 
 
 def cell_sha(source: str) -> str:
@@ -103,7 +123,7 @@ def catalogue_path(notebooks: Path, name: str) -> Path:
     return notebooks / LANGUAGE / "catalogue" / f"{name}.toml"
 
 
-def read_catalogue(path: Path) -> dict[str, Entry]:
+def cell_catalogue(path: Path) -> dict[str, CellTranslation]:
     """The entries of one catalogue, keyed by the English cell id."""
     try:
         with path.open("rb") as f:
@@ -120,7 +140,7 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
         ) from None
     if not isinstance(cells, list):
         raise InputError(f"{path}: `cell` must be an array of tables ([[cell]] entries), not {type(cells).__name__}")
-    entries: dict[str, Entry] = {}
+    entries: dict[str, CellTranslation] = {}
     for n, cell in enumerate(cells, 1):
         if not isinstance(cell, dict):
             raise InputError(f"{path}: entry {n} is not a table: write it as [[cell]] with id, sha, en and nl")
@@ -137,7 +157,7 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
             )
         if cell["id"] in entries:
             raise InputError(f"{path} translates cell {cell['id']!r} twice: keep one entry")
-        entries[cell["id"]] = Entry(cell["id"], cell["sha"], cell["en"], cell["nl"])
+        entries[cell["id"]] = CellTranslation(cell["id"], cell["sha"], cell["en"], cell["nl"])
     return entries
 
 
@@ -212,7 +232,7 @@ def _imports_ragkit(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and re.search(r"^\s*(from|import) ragkit\b", cell.source, re.M) is not None
 
 
-def translate(english: nbformat.NotebookNode, entries: dict[str, Entry]) -> nbformat.NotebookNode:
+def translate(english: nbformat.NotebookNode, entries: dict[str, CellTranslation]) -> nbformat.NotebookNode:
     """The Dutch notebook: translated markdown, code verbatim, the language cell before the first ragkit import."""
     dutch = copy.deepcopy(english)
     for cell in dutch.cells:
@@ -256,7 +276,7 @@ def _read(path: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def dutch_path(notebooks: Path, name: str) -> Path:
+def dutch_notebook_path(notebooks: Path, name: str) -> Path:
     """The Dutch notebook of ``name``: ``nl/06-thresholds.nl.ipynb``, so that a tab tells it from the English one."""
     return notebooks / LANGUAGE / f"{name}.{LANGUAGE}.ipynb"
 
@@ -266,17 +286,23 @@ def twin_path(notebooks: Path, name: str) -> Path:
     return notebooks / "twins" / LANGUAGE / f"{name}.{LANGUAGE}.py"
 
 
-def generated(notebooks: Path, name: str) -> tuple[str, str]:
+def dutch_notebook(notebooks: Path, name: str) -> tuple[str, str]:
     """The text of the Dutch notebook of ``name`` and of its twin, as the generator writes them."""
-    dutch = translate(_read(notebooks / f"{name}.ipynb"), read_catalogue(catalogue_path(notebooks, name)))
+    dutch = translate(_read(notebooks / f"{name}.ipynb"), cell_catalogue(catalogue_path(notebooks, name)))
     return nbformat.writes(dutch) + "\n", jupytext.writes(dutch, fmt="py:percent")
 
 
-def skeleton(notebooks: Path, name: str) -> Path:
+def skeleton(root: Path) -> list[Path]:
+    """Add an entry with an empty ``nl`` for every cell each notebook's catalogue lacks (a new catalogue if none);
+    the catalogues, one per notebook of the course."""
+    return [_skeleton_of(root / "notebooks", name) for name in COURSE]
+
+
+def _skeleton_of(notebooks: Path, name: str) -> Path:
     """Add an entry with an empty ``nl`` for every cell of ``name`` its catalogue lacks (a new catalogue if none)."""
     path = catalogue_path(notebooks, name)
     english = _read(notebooks / f"{name}.ipynb")
-    have = read_catalogue(path) if path.is_file() else {}
+    have = cell_catalogue(path) if path.is_file() else {}
     text = (
         path.read_text(encoding="utf-8")
         if path.is_file()
@@ -292,26 +318,20 @@ def skeleton(notebooks: Path, name: str) -> Path:
         if wanted and cell.id not in have:
             text += (
                 f"\n[[cell]]\nid = {json.dumps(cell.id)}\nsha = {json.dumps(cell_sha(cell.source))}\n"
-                f"en = {_toml(cell.source)}\nnl = ''\n"
+                f"en = {toml_string(cell.source)}\nnl = ''\n"
             )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def _toml(text: str) -> str:
-    """``text`` as a TOML string: a literal multi-line string where it can be one, else a basic string."""
-    if "'''" not in text and not text.endswith("'") and "\r" not in text:
-        return "'''\n" + text + "'''"
-    return json.dumps(text, ensure_ascii=False)
-
-
-def write(notebooks: Path, names: tuple[str, ...] = COURSE) -> list[Path]:
-    """Write every Dutch notebook and twin of ``names``; the paths written. Nothing is written if one cannot be made."""
-    texts = {name: generated(notebooks, name) for name in names}
+def write(root: Path) -> list[Path]:
+    """Write every Dutch notebook and twin of the course; the paths written. Nothing is written if one can't be made."""
+    notebooks = root / "notebooks"
+    texts = {name: dutch_notebook(notebooks, name) for name in COURSE}
     written = []
     for name, generated_texts in texts.items():
-        for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated_texts):
+        for path, text in zip((dutch_notebook_path(notebooks, name), twin_path(notebooks, name)), generated_texts):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
@@ -323,34 +343,35 @@ def _diff(old: str, new: str) -> str:
     return "\n".join("    " + line for line in lines)
 
 
-def check(notebooks: Path, names: tuple[str, ...] = COURSE) -> list[Problem]:
+def check(root: Path) -> list[Stale]:
     """Every stale, missing and orphaned entry, and every committed Dutch file the generator would write otherwise."""
+    notebooks = root / "notebooks"
     problems = []
-    for name in names:
+    for name in COURSE:
         try:
             problems += _check_one(notebooks, name)
         except InputError as exc:  # a broken catalogue or notebook is this notebook's problem; the others are checked
-            problems.append(Problem(name, str(exc)))
+            problems.append(_stale(name, str(exc)))
     return problems
 
 
-def _check_one(notebooks: Path, name: str) -> list[Problem]:
+def _check_one(notebooks: Path, name: str) -> list[Stale]:
     """The problems of one notebook's translation; an InputError when its catalogue or notebook cannot be read."""
     problems = []
     english = _read(notebooks / f"{name}.ipynb")
-    entries = read_catalogue(catalogue_path(notebooks, name))
+    entries = cell_catalogue(catalogue_path(notebooks, name))
     markdown = {c.id: c.source for c in english.cells if c.cell_type == "markdown"}
     code = {c.id: c.source for c in english.cells if c.cell_type == "code" and commented(c.source)}
     for cell_id, source in (markdown | code).items():
         entry = entries.get(cell_id)
         kind = "markdown cell" if cell_id in markdown else "code cell (its comments)"
         if entry is None:
-            problems.append(Problem(name, f"{kind} {cell_id} has no translation (sha {cell_sha(source)})"))
+            problems.append(_stale(name, f"{kind} {cell_id} has no translation (sha {cell_sha(source)})"))
         elif not entry.nl.strip():
-            problems.append(Problem(name, f"{kind} {cell_id} is not translated yet: its `nl` is empty"))
+            problems.append(_stale(name, f"{kind} {cell_id} is not translated yet: its `nl` is empty"))
         elif cell_id in code and not same_code(source, entry.nl):
             problems.append(
-                Problem(
+                _stale(
                     name,
                     f"the Dutch of code cell {cell_id} changes its code, not only its "
                     "comments: copy the English code and translate the comments only",
@@ -358,7 +379,7 @@ def _check_one(notebooks: Path, name: str) -> list[Problem]:
             )
         elif entry.sha != cell_sha(source):
             problems.append(
-                Problem(
+                _stale(
                     name,
                     f"cell {cell_id} is stale: its English changed (new sha "
                     f"{cell_sha(source)}, the entry has {entry.sha}):\n" + _diff(entry.en, source),
@@ -366,15 +387,16 @@ def _check_one(notebooks: Path, name: str) -> list[Problem]:
             )
     for cell_id in sorted(set(entries) - set(markdown) - set(code)):
         problems.append(
-            Problem(
+            _stale(
                 name,
                 f"the entry {cell_id} translates no markdown cell and no commented code cell "
                 "of the English notebook (removed, or of another kind now): delete it",
             )
         )
-    for path, text in zip((dutch_path(notebooks, name), twin_path(notebooks, name)), generated(notebooks, name)):
+    paths = (dutch_notebook_path(notebooks, name), twin_path(notebooks, name))
+    for path, text in zip(paths, dutch_notebook(notebooks, name)):
         if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
             problems.append(
-                Problem(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the generator writes")
+                _stale(name, f"{PurePosixPath(path.relative_to(notebooks))} is not what the generator writes")
             )
     return problems

@@ -19,11 +19,34 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from ragkit.errors import InputError
-from ragkit.teach.classroom.edition import _toml, link_targets
+from ragkit.teach.classroom.edition import link_targets
+from ragkit.teach.classroom.figures import FIGURE, figure_names, marked, unvalued
+from ragkit.teach.classroom.generated import Stale, toml_string
+
+__all__ = [
+    "CLASS_TIME",
+    "GUIDES",
+    "NUMBER",
+    "VERBATIM",
+    "Block",
+    "BlockTranslation",
+    "Catalogue",
+    "block_catalogue",
+    "block_sha",
+    "blocks",
+    "catalogue_folder",
+    "check",
+    "dutch_figure",
+    "dutch_guide",
+    "dutch_guide_path",
+    "measured",
+    "skeleton",
+    "with_class_times",
+    "write",
+]
 
 GUIDES = ("teacher-guide", "grading")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
-FIGURE = re.compile(r"(<!--fig:\w+-->)(.*?)(<!--/fig-->)")
 VERBATIM = ("<!-- run-times", "<!-- /run-times -->")
 """The markers around what ``make bench`` writes into the guide (a table of measured run times): a measurement's
 output, copied into the Dutch guide as it is, never translated (it would be stale after every benchmark)."""
@@ -68,7 +91,7 @@ def blocks(markdown: str) -> list[Block]:
 
 def block_sha(text: str) -> str:
     """The hash that ties a translated block to its English, with the computed figures' values left out."""
-    return hashlib.sha256(FIGURE.sub(r"\1\3", text).encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(unvalued(text).encode("utf-8")).hexdigest()[:12]
 
 
 def catalogue_folder(docs: Path, guide: str) -> Path:
@@ -76,31 +99,61 @@ def catalogue_folder(docs: Path, guide: str) -> Path:
     return docs / "nl" / "catalogue" / guide
 
 
-def skeleton(docs: Path, guide: str, parts: int = 2) -> list[Path]:
-    """Write a catalogue with an empty ``nl`` for every block of ``guide``, cut in ``parts`` files of equal size."""
+PARTS = 2
+"""How many files a new catalogue is cut into, of equal size (a translator's portions)."""
+
+
+def skeleton(root: Path) -> list[Path]:
+    """Add an entry with an empty ``nl`` for every block each guide's catalogue lacks: a new catalogue cut in
+    ``PARTS`` files where a guide has none, else the entries appended to its last part; the files written."""
+    docs = root / "docs"
+    return [path for guide in GUIDES for path in _skeleton_of(docs, guide)]
+
+
+def _skeleton_of(docs: Path, guide: str) -> list[Path]:
+    """The catalogue of one guide with an entry for each of its blocks; the files written."""
     english = blocks((docs / f"{guide}.md").read_text(encoding="utf-8"))
     skipped = measured(english)
     unique = list({block_sha(b.text): b for i, b in enumerate(english) if i not in skipped}.values())
-    size = -(-len(unique) // parts)
     folder = catalogue_folder(docs, guide)
+    if folder.is_dir():
+        have = block_catalogue(docs, guide).blocks
+        lacking = [b for b in unique if block_sha(b.text) not in have]
+        if not lacking:
+            return []
+        parts = sorted(folder.glob("part-*.toml"), key=lambda p: (len(p.name), p.name))  # part-10 after part-9
+        path = parts[-1] if parts else folder / "part-1.toml"
+        text = path.read_text(encoding="utf-8") if path.is_file() else _heading(guide, 1, 1)
+        path.write_text(text + "".join(_empty(b) for b in lacking), encoding="utf-8")
+        return [path]
+    size = -(-len(unique) // PARTS)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for k in range(parts):
-        text = (
-            f"# The Dutch of docs/{guide}.md, part {k + 1} of {parts}: one [[block]] per top-level markdown "
-            "block of the\n# English guide: sha (12 hex, figures left out), its English (en) and the Dutch "
-            "(nl).\n"
-        )
-        for block in unique[k * size : (k + 1) * size]:
-            text += f"\n[[block]]\nsha = {json.dumps(block_sha(block.text))}\nen = {_toml(block.text)}\nnl = ''\n"
+    for k in range(PARTS):
         path = folder / f"part-{k + 1}.toml"
-        path.write_text(text, encoding="utf-8")
+        path.write_text(
+            _heading(guide, k + 1, PARTS) + "".join(_empty(b) for b in unique[k * size : (k + 1) * size]),
+            encoding="utf-8",
+        )
         written.append(path)
     return written
 
 
+def _heading(guide: str, part: int, parts: int) -> str:
+    return (
+        f"# The Dutch of docs/{guide}.md, part {part} of {parts}: one [[block]] per top-level markdown "
+        "block of the\n# English guide: sha (12 hex, figures left out), its English (en) and the Dutch "
+        "(nl).\n"
+    )
+
+
+def _empty(block: Block) -> str:
+    """A catalogue entry for ``block`` with its Dutch still to write."""
+    return f"\n[[block]]\nsha = {json.dumps(block_sha(block.text))}\nen = {toml_string(block.text)}\nnl = ''\n"
+
+
 @dataclass(frozen=True)
-class Translation:
+class BlockTranslation:
     """One translated block: the hash and English it was made from, and its Dutch."""
 
     sha: str
@@ -112,16 +165,16 @@ class Translation:
 class Catalogue:
     """A guide's translated blocks (by hash) and its figures' words (a value with numbers as ``#``, in Dutch)."""
 
-    blocks: dict[str, Translation]
+    blocks: dict[str, BlockTranslation]
     figures: dict[str, str]
 
 
-def read_catalogue(docs: Path, guide: str) -> Catalogue:
+def block_catalogue(docs: Path, guide: str) -> Catalogue:
     """Every file of a guide's catalogue, merged; an InputError that names the file and entry when one is broken."""
     folder = catalogue_folder(docs, guide)
     if not folder.is_dir():
         raise InputError(f"{folder} is missing: run `python -m ragkit edition --skeleton` to start a catalogue")
-    found: dict[str, Translation] = {}
+    found: dict[str, BlockTranslation] = {}
     figures: dict[str, str] = {}
     for path in sorted(folder.glob("*.toml")):
         try:
@@ -136,7 +189,7 @@ def read_catalogue(docs: Path, guide: str) -> Catalogue:
                 raise InputError(
                     f"{path}: block {entry['sha']} is translated twice (here and in another entry): keep one"
                 )
-            found[entry["sha"]] = Translation(entry["sha"], entry["en"], entry["nl"])
+            found[entry["sha"]] = BlockTranslation(entry["sha"], entry["en"], entry["nl"])
         for n, entry in enumerate(data.get("figure", []), 1):
             if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("en", "nl"))):
                 raise InputError(f"{path}: figure {n} needs en and nl, each a string (numbers written #)")
@@ -168,10 +221,10 @@ def _linked(markdown: str) -> str:
     return markdown
 
 
-def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
+def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
     """The Dutch guide's text, and why any part of it is not Dutch or not current (a translator's to-do list)."""
     english = (docs / f"{guide}.md").read_text(encoding="utf-8")
-    catalogue = read_catalogue(docs, guide)
+    translated = block_catalogue(docs, guide)
     lines = english.splitlines()
     out: list[str] = []
     todo: list[str] = []
@@ -185,25 +238,25 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
             out += block.text.splitlines()
             continue
         sha = block_sha(block.text)
-        entry = catalogue.blocks.get(sha)
+        entry = translated.blocks.get(sha)
         if entry is None or not entry.nl.strip():
             todo.append(f"block {sha} (line {block.start + 1}) has no Dutch: {block.text[:70]!r}")
             out += block.text.splitlines()
             continue
         values = {m.group(1): m.group(2) for m in FIGURE.finditer(block.text)}
-        if sorted(re.findall(r"<!--fig:(\w+)-->", entry.nl)) != sorted(re.findall(r"<!--fig:(\w+)-->", block.text)):
+        if sorted(figure_names(entry.nl)) != sorted(figure_names(block.text)):
             todo.append(f"block {sha} (line {block.start + 1}): its Dutch marks other figures than its English")
 
         def figure(m: re.Match, values: dict[str, str] = values) -> str:
             value = values.get(m.group(1), m.group(2))
-            dutch = dutch_figure(value, catalogue.figures)
+            dutch = dutch_figure(value, translated.figures)
             if dutch is None:
                 todo.append(
                     f"the figure {value!r} has words the [[figure]] table lacks: add en = "
                     f"{NUMBER.sub('#', value)!r} with its Dutch"
                 )
                 dutch = value
-            return f"{m.group(1)}{dutch}{m.group(3)}"
+            return marked(m.group(1), dutch)
 
         out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
     out += lines[at:]
@@ -215,7 +268,7 @@ def generated(docs: Path, guide: str) -> tuple[str, list[str]]:
     todo += [
         f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
         "update its sha, en and nl, or delete it"
-        for sha in sorted(set(catalogue.blocks) - wanted)
+        for sha in sorted(set(translated.blocks) - wanted)
     ]
     return text, todo
 
@@ -241,32 +294,35 @@ def with_class_times(text: str, notebooks: Path) -> str:
     return "".join(out)
 
 
-def dutch_path(docs: Path, guide: str) -> Path:
+def dutch_guide_path(docs: Path, guide: str) -> Path:
     """Where the Dutch guide is written."""
     return docs / "nl" / f"{guide}.md"
 
 
-def write(docs: Path) -> list[Path]:
+def write(root: Path) -> list[Path]:
     """Write every Dutch guide; the paths written."""
+    docs = root / "docs"
     written = []
     for guide in GUIDES:
-        path = dutch_path(docs, guide)
-        path.write_text(generated(docs, guide)[0], encoding="utf-8")
+        path = dutch_guide_path(docs, guide)
+        path.write_text(dutch_guide(docs, guide)[0], encoding="utf-8")
         written.append(path)
     return written
 
 
-def check(docs: Path) -> list[str]:
+def check(root: Path) -> list[Stale]:
     """Every stale, missing or orphaned block of the Dutch guides, and every committed guide that is not current."""
+    docs = root / "docs"
     problems = []
     for guide in GUIDES:
+        where = f"docs/nl/{guide}.md"
         try:
-            text, todo = generated(docs, guide)
+            text, todo = dutch_guide(docs, guide)
         except InputError as exc:
-            problems.append(f"docs/nl/{guide}.md: {exc}")
+            problems.append(Stale(where, f"{where}: {exc}"))
             continue
-        problems += [f"docs/nl/{guide}.md: {t}" for t in todo]
-        path = dutch_path(docs, guide)
+        problems += [Stale(where, f"{where}: {t}") for t in todo]
+        path = dutch_guide_path(docs, guide)
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            problems.append(f"docs/nl/{guide}.md is not what the generator writes: run `make nl`")
+            problems.append(Stale(where, f"{where} is not what the generator writes: run `make nl`"))
     return problems

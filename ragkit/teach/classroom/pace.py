@@ -15,6 +15,17 @@ from pathlib import Path
 
 import jupytext  # type: ignore[import-untyped]
 
+__all__ = [
+    "DISCUSSION",
+    "EXERCISE_WORK",
+    "MINUTES_PER_CELL",
+    "OPTIONAL",
+    "UNTIMED",
+    "WORDS_PER_MINUTE",
+    "class_minutes",
+    "notebook_sections",
+]
+
 WORDS_PER_MINUTE = 100
 MINUTES_PER_CELL = 0.5
 DISCUSSION = 5
@@ -24,7 +35,7 @@ UNTIMED = ("Sources", "Bronnen")
 """The headings of a section that is no class time (the notebook's references), in English and in Dutch."""
 
 
-def sections(path: Path) -> list[tuple[str, bool, int, int]]:
+def notebook_sections(path: Path) -> list[tuple[str, bool, int, int]]:
     """Per section of a notebook twin: (heading, optional, prose words, code cells); the opening cells first.
 
     A section starts at a ``## `` line, also one in the middle of a markdown cell. A section headed exactly as
@@ -47,7 +58,7 @@ def sections(path: Path) -> list[tuple[str, bool, int, int]]:
 
 def class_minutes(path: Path, core_only: bool = False) -> int:
     """Minutes a class needs for a notebook at the stated pace, rounded up."""
-    kept = [s for s in sections(path) if not (core_only and s[1])]
+    kept = [s for s in notebook_sections(path) if not (core_only and s[1])]
     words = sum(s[2] for s in kept)
     cells = sum(s[3] for s in kept)
     return math.ceil(words / WORDS_PER_MINUTE + cells * MINUTES_PER_CELL + DISCUSSION)
@@ -55,8 +66,3 @@ def class_minutes(path: Path, core_only: bool = False) -> int:
 
 EXERCISE_WORK = 15
 """Minutes of a student's own work on an exercise, on top of reading and running it at the pace above."""
-
-
-def exercise_minutes(path: Path) -> int:
-    """Minutes a class needs for an exercise notebook: read and run it, then the work itself."""
-    return class_minutes(path) + EXERCISE_WORK

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import re
 
+__all__ = ["KEPT", "NOISE", "Quiet"]
+
 KEPT = re.compile(r"https?://|is running at|Control-C|^ragkit[ :]|^Kernel (started|shutdown|restarted)|^Shutting down")
 """The informational lines a student needs: the link, how to stop, ragkit's workspace, kernels started and stopped."""
 

@@ -23,7 +23,29 @@ from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.untrusted import MAX_NESTING, nesting
 
-TRACKED, COPIES = "notebooks", "my-notebooks"
+__all__ = [
+    "CHOICE_ENV",
+    "COPIES",
+    "MANIFEST",
+    "MANIFEST_FORMAT",
+    "MAX_BYTES",
+    "OPENING_PAGE",
+    "SOCKET_PATH_MAX",
+    "SOLUTIONS",
+    "STARTS",
+    "TRACKED",
+    "UPDATED",
+    "Refresh",
+    "as_opened",
+    "project",
+    "refresh",
+    "start",
+]
+
+TRACKED = "notebooks"
+"""The notebooks as the teacher published them: tracked by git, never edited by a student."""
+COPIES = "my-notebooks"
+"""The student's copies, beside them: ignored by git."""
 MANIFEST = ".ragkit-workspace.json"
 SOLUTIONS = "solutions"
 """The folder of worked solutions: never copied into a student's workspace (self-study opens notebooks/solutions/)."""
@@ -31,6 +53,7 @@ MANIFEST_FORMAT = "ragkit-workspace-1"
 UPDATED = "-updated"
 """Suffix of the teacher's new version of a notebook the student changed, written beside it."""
 MAX_BYTES = 50_000_000
+"""A copy larger than this is not read (and counts as changed): a student's file is read as hostile."""
 CHOICE_ENV = "RAGKIT_COURSE_LANGUAGE"
 """The course's language a server opens by default (``make lab-nl`` sets ``nl``): not RAGKIT_LANGUAGE, which a kernel
 reads, so an English notebook opened beside it still speaks English."""
@@ -41,9 +64,6 @@ STARTS = {"en": "00-start-here.ipynb", "nl": "nl/00-start-here.nl.ipynb"}
 def start() -> str:
     """The notebook the course's link opens when it names none: the chosen language's 00 (English by default)."""
     return STARTS.get(os.environ.get(CHOICE_ENV, "en"), STARTS["en"])
-
-
-"""A copy larger than this is not read (and counts as changed): a student's file is read as hostile."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +245,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "ragkit.teach.classroom.workspace"}]
 
 
-OPENING = """<!doctype html>
+OPENING_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Opening the course</title></head>
 <body><form method="post" action="{action}">{xsrf}
 <input type="hidden" name="folder" value="{folder}"><input type="hidden" name="open" value="{open}">
@@ -243,7 +263,8 @@ def _load_jupyter_server_extension(server_app) -> None:
 
     ``folder`` is the project's folder under the server's root (nbgitpuller's target on a hub; empty when the
     server runs in the project, as ``make lab`` and Binder do): one link that works the same everywhere. A GET only
-    answers with a page that POSTs the same request with Jupyter's XSRF token (``OPENING``); the POST does the work.
+    answers with a page that POSTs the same request with Jupyter's XSRF token (``OPENING_PAGE``); the POST does the
+    work.
     """
     from html import escape
 
@@ -271,7 +292,7 @@ def _load_jupyter_server_extension(server_app) -> None:
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("Cache-Control", "no-store")
             self.finish(
-                OPENING.format(
+                OPENING_PAGE.format(
                     action=escape(url_path_join(self.base_url, "ragkit", "workspace")),
                     xsrf=self.xsrf_form_html(),
                     folder=escape(self.get_argument("folder", "")),

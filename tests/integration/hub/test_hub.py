@@ -355,7 +355,7 @@ def test_a_class_on_a_real_jupyterhub_pulls_works_offline_and_is_graded():
             "ex2: a revised title",
             cwd=checkout,
         )
-        again = class_repo.write(checkout, work / "teacher" / "class")
+        again = class_repo.release(checkout, work / "teacher" / "class")
         assert again.earlier is not None and again.changed, again
         _git("push", "--quiet", bare.as_uri(), "HEAD:refs/heads/main", cwd=work / "teacher" / "class")
         events, landed = follow_pull_link(hub, students[1], link)

@@ -49,6 +49,7 @@ def test_the_class_repository_holds_no_solution_and_no_teachers_answer(written):
     files = [p for p in out.rglob("*") if p.is_file() and ".git" not in p.relative_to(out).parts]
     names = {p.relative_to(out).as_posix() for p in files}
     assert not [n for n in names if "solutions/" in n], "a solution file is in the class's copy"
+    assert not [n for n in names if n.startswith("teacher/")], "the teacher's tools compute exercise 2's answer"
     assert "docs/teacher-guide.md" not in names and "docs/grading.md" not in names
     answers = answer_lines()
     assert all(answers.values()), answers  # every solution has lines of its own to look for
@@ -72,6 +73,7 @@ def test_the_class_repository_holds_no_solution_and_no_teachers_answer(written):
         "Makefile",
         "pyproject.toml",
         "ragkit/__main__.py",
+        "ragkit/cli/__init__.py",
         "data/questions.jsonl",
         "book/build.py",
     ):
@@ -104,9 +106,9 @@ def test_a_folder_in_use_or_inside_the_clone_is_refused(tmp_path):
     (tmp_path / "used").mkdir()
     (tmp_path / "used" / "keep.txt").write_text("mine")
     with pytest.raises(InputError, match="not an empty folder"):
-        class_repo.write(ROOT, tmp_path / "used")
+        class_repo.release(ROOT, tmp_path / "used")
     with pytest.raises(InputError, match="inside the clone"):
-        class_repo.write(ROOT, ROOT / "class-copy")
+        class_repo.release(ROOT, ROOT / "class-copy")
     assert (tmp_path / "used" / "keep.txt").read_text() == "mine" and not (ROOT / "class-copy").exists()
 
 
@@ -126,7 +128,7 @@ def test_links_to_what_is_left_out_become_plain_text():
 def test_the_class_repositorys_links_lead_to_the_class_not_to_the_public_solutions(tmp_path):
     from ragkit.teach.classroom import address
 
-    done = class_repo.write(ROOT, tmp_path / "class", "https://github.com/uni-x/rag-class-2027", "spring")
+    done = class_repo.release(ROOT, tmp_path / "class", "https://github.com/uni-x/rag-class-2027", "spring")
     assert done.repository == "https://github.com/uni-x/rag-class-2027"
     assert address.Address.load(tmp_path / "class") == address.Address(
         "https://github.com/uni-x/rag-class-2027", "spring"
@@ -134,7 +136,7 @@ def test_the_class_repositorys_links_lead_to_the_class_not_to_the_public_solutio
     assert address.check(tmp_path / "class") == []  # every carrier written with the class's address
     assert "uni-x/rag-class-2027" in (tmp_path / "class" / "notebooks" / "00-start-here.ipynb").read_text()
     with pytest.raises(InputError, match="not a GitHub address"):
-        class_repo.write(ROOT, tmp_path / "other", "evil; rm -rf ~")
+        class_repo.release(ROOT, tmp_path / "other", "evil; rm -rf ~")
     assert not (tmp_path / "other").exists()
 
 
@@ -172,7 +174,7 @@ def test_the_next_version_is_the_next_commit_so_the_class_pulls_it(tmp_path):
     commit more, its address kept, and a student's clone fast-forwards to it."""
     source = tmp_path / "source"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(source)], check=True)
-    first = class_repo.write(source, tmp_path / "class", "https://github.com/uni-x/rag-class-2027")
+    first = class_repo.release(source, tmp_path / "class", "https://github.com/uni-x/rag-class-2027")
     assert first.earlier is None
     served = tmp_path / "served.git"
     subprocess.run(["git", "clone", "--quiet", "--bare", str(tmp_path / "class"), str(served)], check=True)
@@ -186,7 +188,7 @@ def test_the_next_version_is_the_next_commit_so_the_class_pulls_it(tmp_path):
         solution.read_text(encoding="utf-8").replace("Exercise 2", "Exercise 2 NEW ANSWER"), encoding="utf-8"
     )
     _commit(source, "ex2 revised")
-    second = class_repo.write(source, tmp_path / "class")
+    second = class_repo.release(source, tmp_path / "class")
     assert second.earlier == first.head and second.changed, second
     assert "next commit" in str(second)
     log = subprocess.run(
@@ -206,11 +208,11 @@ def test_the_next_version_is_the_next_commit_so_the_class_pulls_it(tmp_path):
         p.read_text(errors="replace") for p in student.rglob("*") if p.is_file() and ".git" not in p.parts
     )
 
-    third = class_repo.write(source, tmp_path / "class")
+    third = class_repo.release(source, tmp_path / "class")
     assert not third.changed and "nothing changed" in str(third)
     (tmp_path / "class" / "notes.txt").write_text("the teacher's own file")
     with pytest.raises(InputError, match="commit or remove"):
-        class_repo.write(source, tmp_path / "class")
+        class_repo.release(source, tmp_path / "class")
     assert (tmp_path / "class" / "notes.txt").is_file()
 
 
@@ -224,6 +226,6 @@ def test_the_notice_names_the_source_without_the_credentials_in_its_address(tmp_
         cwd=source,
         check=True,
     )
-    class_repo.write(source, tmp_path / "class")
+    class_repo.release(source, tmp_path / "class")
     notice = (tmp_path / "class" / "README.md").read_text(encoding="utf-8").split("\n\n", 1)[0]
     assert "https://github.com/uni-x/ragkit.git" in notice and "s3cret" not in notice and "ruth" not in notice

@@ -33,7 +33,7 @@ def english(name: str) -> nbformat.NotebookNode:
 
 
 def dutch(name: str) -> nbformat.NotebookNode:
-    return nbformat.read(edition.dutch_path(NOTEBOOKS, name), as_version=4)
+    return nbformat.read(edition.dutch_notebook_path(NOTEBOOKS, name), as_version=4)
 
 
 # ---- one source: the committed Dutch files are the generator's ----
@@ -41,13 +41,13 @@ def dutch(name: str) -> nbformat.NotebookNode:
 
 @pytest.mark.parametrize("name", edition.COURSE)
 def test_the_committed_dutch_notebook_and_twin_are_what_the_generator_writes(name):
-    notebook, twin = edition.generated(NOTEBOOKS, name)
-    assert edition.dutch_path(NOTEBOOKS, name).read_text(encoding="utf-8") == notebook, "run `make nl`"
+    notebook, twin = edition.dutch_notebook(NOTEBOOKS, name)
+    assert edition.dutch_notebook_path(NOTEBOOKS, name).read_text(encoding="utf-8") == notebook, "run `make nl`"
     assert edition.twin_path(NOTEBOOKS, name).read_text(encoding="utf-8") == twin, "run `make nl`"
 
 
 def test_the_catalogues_translate_every_markdown_cell_of_the_current_english():
-    assert edition.check(NOTEBOOKS) == []
+    assert edition.check(ROOT) == []
     assert main(["edition", "--check"]) == 0
 
 
@@ -87,7 +87,7 @@ def copy_of_the_pilot(tmp_path) -> Path:
         shutil.copy(NOTEBOOKS / f"{name}.ipynb", notebooks / f"{name}.ipynb")
     shutil.copytree(NOTEBOOKS / "nl", notebooks / "nl")
     shutil.copytree(NOTEBOOKS / "twins" / "nl", notebooks / "twins" / "nl")
-    assert edition.check(notebooks) == []
+    assert edition.check(tmp_path) == []
     return notebooks
 
 
@@ -107,7 +107,7 @@ def test_an_edited_english_cell_is_reported_stale_with_the_diff(copy_of_the_pilo
         cell.source = cell.source.replace("The dashed line", "The dotted line")
 
     edit_english(copy_of_the_pilot, "06-thresholds", change)
-    problems = [str(p) for p in edition.check(copy_of_the_pilot)]
+    problems = [str(p) for p in edition.check(copy_of_the_pilot.parent)]
     stale = [p for p in problems if f"cell {cell_id} is stale" in p]
     assert len(stale) == 1, problems
     assert "-bars (out of domain) on its right. The dashed line" in stale[0]
@@ -122,7 +122,7 @@ def test_a_new_cell_and_a_removed_cell_are_reported(copy_of_the_pilot):
         nb.cells = [c for c in nb.cells if c.id != "6169e19e"]
 
     edit_english(copy_of_the_pilot, "00-start-here", change)
-    problems = [str(p) for p in edition.check(copy_of_the_pilot)]
+    problems = [str(p) for p in edition.check(copy_of_the_pilot.parent)]
     assert any("markdown cell fresh123 has no translation" in p for p in problems), problems
     assert any("the entry 6169e19e translates no markdown cell" in p for p in problems), problems
     assert any("nl/00-start-here.nl.ipynb is not what the generator writes" in p for p in problems), problems
@@ -130,11 +130,11 @@ def test_a_new_cell_and_a_removed_cell_are_reported(copy_of_the_pilot):
 
 
 def test_a_hand_edited_dutch_notebook_is_reported(copy_of_the_pilot):
-    path = edition.dutch_path(copy_of_the_pilot, "exercises/ex2-choose-a-threshold")
+    path = edition.dutch_notebook_path(copy_of_the_pilot, "exercises/ex2-choose-a-threshold")
     nb = nbformat.read(path, as_version=4)
     nb.cells[-1].source += "\nmet de hand toegevoegd"
     nbformat.write(nb, path)
-    problems = [str(p) for p in edition.check(copy_of_the_pilot)]
+    problems = [str(p) for p in edition.check(copy_of_the_pilot.parent)]
     assert problems == [
         "exercises/ex2-choose-a-threshold: nl/exercises/ex2-choose-a-threshold.nl.ipynb is not what "
         "the generator writes"
@@ -145,10 +145,10 @@ def test_a_broken_catalogue_is_an_error_saying_what_to_do(tmp_path):
     bad = tmp_path / "x.toml"
     bad.write_text('[[cell]]\nid = "a"\nsha = "b"\nen = "c"\n')
     with pytest.raises(InputError, match="has no nl"):
-        edition.read_catalogue(bad)
+        edition.cell_catalogue(bad)
     bad.write_text("[[cell]\n")
     with pytest.raises(InputError, match="not valid TOML"):
-        edition.read_catalogue(bad)
+        edition.cell_catalogue(bad)
 
 
 # ---- Dutch prose ----
@@ -419,7 +419,9 @@ def run(executed, path: Path) -> nbformat.NotebookNode:
 
 PAIRS = [
     pytest.param(
-        name, id=name, marks=pytest.mark.notebooks(NOTEBOOKS / f"{name}.ipynb", edition.dutch_path(NOTEBOOKS, name))
+        name,
+        id=name,
+        marks=pytest.mark.notebooks(NOTEBOOKS / f"{name}.ipynb", edition.dutch_notebook_path(NOTEBOOKS, name)),
     )
     for name in edition.COURSE
 ]
@@ -428,7 +430,7 @@ PAIRS = [
 @pytest.mark.parametrize("name", PAIRS)
 def test_the_dutch_notebook_computes_the_english_figures(name, executed):
     en = code_cells(run(executed, NOTEBOOKS / f"{name}.ipynb"))
-    nl = code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name)))
+    nl = code_cells(run(executed, edition.dutch_notebook_path(NOTEBOOKS, name)))
     assert all(edition.same_code(a.source, b.source) for a, b in zip(en, nl, strict=True)), "not the English code"
     differ, compared = [], 0
     for cell_en, cell_nl in zip(en, nl):
@@ -484,7 +486,7 @@ def test_without_quotes_leaves_out_only_what_the_corpus_says():
 @pytest.mark.parametrize("name", PAIRS)
 def test_every_narrated_sentence_of_the_dutch_notebook_is_dutch(name, executed, quotable):
     english_prose = []
-    for cell in code_cells(run(executed, edition.dutch_path(NOTEBOOKS, name))):
+    for cell in code_cells(run(executed, edition.dutch_notebook_path(NOTEBOOKS, name))):
         for output in cell.outputs:
             text = output.get("data", {}).get("text/markdown")
             if text and "](../../data/corpus/" in text and "[[" in text:
@@ -507,7 +509,7 @@ def broken_links(nb: nbformat.NotebookNode, folder: Path) -> tuple[int, list[str
 
 @pytest.mark.parametrize("name", PAIRS)
 def test_the_links_of_both_editions_open_a_file(name, executed):
-    english_path, dutch_path = NOTEBOOKS / f"{name}.ipynb", edition.dutch_path(NOTEBOOKS, name)
+    english_path, dutch_path = NOTEBOOKS / f"{name}.ipynb", edition.dutch_notebook_path(NOTEBOOKS, name)
     counts = []
     for path in (english_path, dutch_path):
         count, broken = broken_links(run(executed, path), path.parent)

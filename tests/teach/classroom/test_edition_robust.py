@@ -15,7 +15,7 @@ from conftest import ROOT
 def notebooks(tmp_path):
     folder = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    assert edition.check(folder) == []
+    assert edition.check(tmp_path) == []
     return folder
 
 
@@ -34,16 +34,16 @@ def notebooks(tmp_path):
 def test_a_malformed_catalogue_entry_is_a_named_problem_and_the_rest_is_checked(notebooks, broken, said):
     path = edition.catalogue_path(notebooks, "06-thresholds")
     path.write_bytes(broken if isinstance(broken, bytes) else broken.encode())
-    problems = edition.check(notebooks)
-    assert [p.notebook for p in problems] == ["06-thresholds"] and said in problems[0].message, problems
+    problems = edition.check(notebooks.parent)
+    assert [p.where for p in problems] == ["06-thresholds"] and said in str(problems[0]), problems
     with pytest.raises(InputError, match=said):
-        edition.write(notebooks)
+        edition.write(notebooks.parent)
 
 
 def test_a_dutch_notebook_that_is_not_utf8_and_an_english_one_that_is_not_a_notebook_are_named(notebooks):
-    edition.dutch_path(notebooks, "00-start-here").write_bytes(b'{"cells": "\xff\xfe"}')
+    edition.dutch_notebook_path(notebooks, "00-start-here").write_bytes(b'{"cells": "\xff\xfe"}')
     (notebooks / "06-thresholds.ipynb").write_text("not json", encoding="utf-8")
-    problems = {p.notebook: p.message for p in edition.check(notebooks)}
+    problems = {p.where: str(p) for p in edition.check(notebooks.parent)}
     assert "nl/00-start-here.nl.ipynb is not what the generator writes" in problems["00-start-here"]
     assert "06-thresholds.ipynb is not a notebook" in problems["06-thresholds"]
     assert "exercises/ex2-choose-a-threshold" not in problems  # checked, and fine
@@ -52,8 +52,8 @@ def test_a_dutch_notebook_that_is_not_utf8_and_an_english_one_that_is_not_a_note
 def test_a_catalogue_nested_too_deep_is_a_named_problem(notebooks):
     """A 100,000-deep TOML array crashed the check with a RecursionError."""
     edition.catalogue_path(notebooks, "06-thresholds").write_text("cell = " + "[" * 100_000 + "]" * 100_000 + "\n")
-    problems = edition.check(notebooks)
-    assert [p.notebook for p in problems] == ["06-thresholds"] and "nested too deep" in problems[0].message, problems
+    problems = edition.check(notebooks.parent)
+    assert [p.where for p in problems] == ["06-thresholds"] and "nested too deep" in str(problems[0]), problems
 
 
 @pytest.mark.parametrize(
@@ -70,15 +70,15 @@ def test_an_english_notebook_without_cell_ids_or_kinds_is_a_named_problem(notebo
     book["nbformat_minor"] = 4
     spoil(book["cells"])
     path.write_text(json.dumps(book), encoding="utf-8")
-    problems = edition.check(notebooks)
-    assert [p.notebook for p in problems] == ["06-thresholds"] and said in problems[0].message, problems
+    problems = edition.check(notebooks.parent)
+    assert [p.where for p in problems] == ["06-thresholds"] and said in str(problems[0]), problems
 
 
 def test_writing_refuses_before_it_writes_anything(notebooks):
     """A broken last notebook leaves the first notebook's Dutch edition as it was, not half a regenerated edition."""
-    first = edition.dutch_path(notebooks, edition.COURSE[0])
+    first = edition.dutch_notebook_path(notebooks, edition.COURSE[0])
     first.unlink()
     edition.catalogue_path(notebooks, edition.COURSE[-1]).write_text("[[cell]\n", encoding="utf-8")
     with pytest.raises(InputError, match="is not valid TOML"):
-        edition.write(notebooks)
+        edition.write(notebooks.parent)
     assert not first.exists()

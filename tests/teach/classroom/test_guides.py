@@ -1,11 +1,14 @@
 """The Dutch teacher's guides: generated from the English ones and their catalogues, kept from drifting."""
 
 import shutil
+import tomllib
 
 import pytest
 
+from ragkit.__main__ import main
 from ragkit.errors import InputError
 from ragkit.teach.classroom import guides
+from ragkit.teach.classroom.generated import toml_string
 
 from conftest import ROOT
 from dutch import dutch_share
@@ -14,12 +17,12 @@ DOCS = ROOT / "docs"
 
 
 def test_the_dutch_guides_are_current_and_whole():
-    assert guides.check(DOCS) == []
+    assert guides.check(ROOT) == []
 
 
 @pytest.mark.parametrize("guide", guides.GUIDES)
 def test_every_dutch_paragraph_is_dutch(guide):
-    text = guides.dutch_path(DOCS, guide).read_text(encoding="utf-8")
+    text = guides.dutch_guide_path(DOCS, guide).read_text(encoding="utf-8")
     found = guides.blocks(text)
     measured = guides.measured(found)  # make bench's table of run times: a measurement's output, copied as it is
     low = [
@@ -69,8 +72,8 @@ def _catalogue(docs, guide, figures: str = "") -> None:
     for block in guides.blocks((docs / f"{guide}.md").read_text(encoding="utf-8")):
         dutch = next((nl for start, nl in DUTCH.items() if block.text.startswith(start)), "# gids")
         text += (
-            f"[[block]]\nsha = '{guides.block_sha(block.text)}'\nen = {guides._toml(block.text)}\n"
-            f"nl = {guides._toml(dutch)}\n\n"
+            f"[[block]]\nsha = '{guides.block_sha(block.text)}'\nen = {toml_string(block.text)}\n"
+            f"nl = {toml_string(dutch)}\n\n"
         )
     (folder / "part-1.toml").write_text(text + figures, encoding="utf-8")
 
@@ -85,26 +88,27 @@ def _figures(docs) -> None:
 
 def test_a_translated_guide_carries_the_english_figures_the_dutch_way_and_its_links_one_folder_deeper(docs):
     _figures(docs)
-    text, todo = guides.generated(docs, "grading")
+    text, todo = guides.dutch_guide(docs, "grading")
     assert "<!--fig:cut-->0,675<!--/fig--> hier, zie [grading](grading.md#x) en [de README](../../README.md)" in text
     assert "<!--fig:held-->boven het plafond<!--/fig--> (<!--fig:n-->10 van 32<!--/fig-->)" in text
     assert "- een\n- twee\n\nDe achtergehouden" in text and todo == []
     # the teacher's guide has no [[figure]] table: its worded figures are named, and stay English until added
-    text, todo = guides.generated(docs, "teacher-guide")
+    text, todo = guides.dutch_guide(docs, "teacher-guide")
     assert any("'over the ceiling' has words" in t for t in todo) and any("'# of #'" in t for t in todo)
 
 
 def test_a_changed_english_paragraph_marks_its_dutch_stale_and_fails_the_check(docs):
-    guides.write(docs)
-    assert not any("has no Dutch" in p or "no block" in p for p in guides.check(docs)), guides.check(docs)
+    guides.write(docs.parent)
+    problems = [str(p) for p in guides.check(docs.parent)]
+    assert not any("has no Dutch" in p or "no block" in p for p in problems), problems
     english = (docs / "grading.md").read_text(encoding="utf-8")
     (docs / "grading.md").write_text(english.replace("The cut is", "The chosen cut is"), encoding="utf-8")
-    problems = guides.check(docs)
+    problems = [str(p) for p in guides.check(docs.parent)]
     assert any("has no Dutch: 'The chosen cut" in p for p in problems)
     assert any("translates no block of docs/grading.md any more" in p for p in problems)
     # a new figure value is no change of the English paragraph: its Dutch stays current
     (docs / "grading.md").write_text(english.replace(">0.675<", ">0.700<"), encoding="utf-8")
-    assert not any("has no Dutch" in p for p in guides.check(docs))
+    assert not any("has no Dutch" in str(p) for p in guides.check(docs.parent))
 
 
 def test_what_make_bench_writes_is_copied_not_translated(docs):
@@ -115,27 +119,27 @@ def test_what_make_bench_writes_is_copied_not_translated(docs):
         "\n<!-- /run-times -->\n"
     )
     (docs / "grading.md").write_text(english + "\n" + bench, encoding="utf-8")
-    text, todo = guides.generated(docs, "grading")
+    text, todo = guides.dutch_guide(docs, "grading")
     assert text.endswith(bench) and todo == []
     (docs / "grading.md").write_text(english + "\n" + bench.replace("today", "tomorrow"), encoding="utf-8")
-    assert guides.generated(docs, "grading")[1] == []  # a new measurement leaves the Dutch current
+    assert guides.dutch_guide(docs, "grading")[1] == []  # a new measurement leaves the Dutch current
 
 
 def test_a_broken_catalogue_is_named_not_raised_by_the_check(docs):
     shutil.rmtree(guides.catalogue_folder(docs, "grading"))
-    assert any("is missing" in p for p in guides.check(docs))
+    assert any("is missing" in str(p) for p in guides.check(docs.parent))
     with pytest.raises(InputError, match="is missing"):
-        guides.generated(docs, "grading")
+        guides.dutch_guide(docs, "grading")
     guides.catalogue_folder(docs, "grading").mkdir()
     (guides.catalogue_folder(docs, "grading") / "part-1.toml").write_text("[[block]]\nsha = 'x'\n", encoding="utf-8")
-    assert any("needs sha, en and nl" in p for p in guides.check(docs))
+    assert any("needs sha, en and nl" in str(p) for p in guides.check(docs.parent))
 
 
 def test_the_dutch_guide_gives_each_notebook_the_class_time_of_its_dutch_twin():
     from ragkit.teach.classroom.edition import COURSE, twin_path
     from ragkit.teach.classroom.pace import class_minutes
 
-    text = guides.dutch_path(DOCS, "teacher-guide").read_text(encoding="utf-8")
+    text = guides.dutch_guide_path(DOCS, "teacher-guide").read_text(encoding="utf-8")
     main = [name for name in COURSE if "/" not in name]
     for name in main:
         section = text[text.index(f"### {name}\n") :].split("\n### ", 1)[0]
@@ -160,3 +164,39 @@ def test_a_class_time_is_rewritten_from_the_dutch_twin_under_its_own_heading(tmp
     written = guides.with_class_times(text, tmp_path / "notebooks")
     assert "**Lestijd.** 9 min volledig, 9 min kern." in written  # 300 words / 100 + 0.5 + 5, rounded up
     assert "**Lestijd.** 7 min volledig, 7 min kern." in written  # no twin: left as it is
+
+
+def _entries(folder) -> dict[str, str]:
+    """Every [[block]] of the catalogue files in ``folder``: its sha and its Dutch."""
+    found = {}
+    for path in sorted(folder.glob("*.toml")):
+        found |= {b["sha"]: b["nl"] for b in tomllib.loads(path.read_text(encoding="utf-8")).get("block", [])}
+    return found
+
+
+def test_edition_skeleton_starts_a_guides_catalogue_and_adds_what_one_lacks(tmp_path, monkeypatch, capsys):
+    """Defect: a guide without a catalogue said "run `python -m ragkit edition --skeleton` to start a catalogue",
+    and --skeleton wrote the notebooks' catalogues only."""
+    root = tmp_path / "course"
+    shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copytree(ROOT / "docs", root / "docs")
+    docs = root / "docs"
+    shutil.rmtree(guides.catalogue_folder(docs, "grading"))
+    teacher = docs / "teacher-guide.md"
+    kept = _entries(guides.catalogue_folder(docs, "teacher-guide"))
+    teacher.write_text(teacher.read_text(encoding="utf-8") + "\nA paragraph nobody translated yet.\n", "utf-8")
+    monkeypatch.setattr("ragkit.plumbing.locations.checkout", lambda: root)
+
+    assert main(["edition", "--skeleton"]) == 0
+
+    for guide in guides.GUIDES:
+        english = guides.blocks((docs / f"{guide}.md").read_text(encoding="utf-8"))
+        measured = guides.measured(english)
+        wanted = {guides.block_sha(b.text) for i, b in enumerate(english) if i not in measured}
+        assert wanted <= set(_entries(guides.catalogue_folder(docs, guide))), guide
+    found = _entries(guides.catalogue_folder(docs, "teacher-guide"))
+    assert {sha: found[sha] for sha in kept} == kept, "a translation was lost"
+    assert found[guides.block_sha("A paragraph nobody translated yet.")] == ""
+    said = capsys.readouterr().out
+    assert "catalogue docs/nl/catalogue/grading/part-1.toml: every block it lacked is there" in said
+    assert "catalogue notebooks/nl/catalogue/00-start-here.toml: every cell it lacked is there" in said

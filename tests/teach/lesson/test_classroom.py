@@ -302,19 +302,19 @@ GUIDE = ROOT / "docs" / "teacher-guide.md"
 
 
 def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
-    from ragkit.teach.classroom.pace import class_minutes, sections
+    from ragkit.teach.classroom.pace import class_minutes, notebook_sections
 
     text = GUIDE.read_text(encoding="utf-8")
     for path in MAIN:
         block = text[text.index(f"### {path.stem}\n") :]
         full, core = map(int, re.search(r"\*\*Class time\.\*\* (\d+) min in full, (\d+) min core\.", block).groups())
         assert (full, core) == (class_minutes(path), class_minutes(path, core_only=True)), path.stem
-        assert any(optional for _, optional, _, _ in sections(path)), f"{path.stem} marks no section optional"
+        assert any(optional for _, optional, _, _ in notebook_sections(path)), f"{path.stem} marks no section optional"
 
 
 @pytest.mark.parametrize("slot, minutes", [("A 90-minute session", 90), ("A 3-hour lab", 180)])
 def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes):
-    from ragkit.teach.classroom.pace import class_minutes, exercise_minutes
+    from ragkit.teach.classroom.pace import EXERCISE_WORK, class_minutes
 
     text = GUIDE.read_text(encoding="utf-8")
     plan = text[text.index(f"### {slot}") :].split("\n### ", 1)[0].split("\n## ", 1)[0]
@@ -325,7 +325,7 @@ def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes
         if m := re.match(r"(0\d) core", what):
             assert int(length) == class_minutes(TWINS / next(p.name for p in MAIN if p.stem.startswith(m[1])), True)
         if m := re.match(r"Exercise (\d)", what):
-            assert int(length) == exercise_minutes(next((TWINS / "exercises").glob(f"ex{m[1]}-*.py")))
+            assert int(length) == class_minutes(next((TWINS / "exercises").glob(f"ex{m[1]}-*.py"))) + EXERCISE_WORK
         assert re.match(r"(0\d core|Exercise \d)", what) or "allowance" in what or what.startswith("Questions"), what
     assert f"= {minutes}." in plan
 
@@ -372,7 +372,7 @@ def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they
 
 
 def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pace():
-    from ragkit.teach.classroom.pace import class_minutes, exercise_minutes
+    from ragkit.teach.classroom.pace import EXERCISE_WORK, class_minutes
 
     text = GUIDE.read_text(encoding="utf-8")
     plan = text[text.index("### A ten-week term") :].split("\n## ", 1)[0]
@@ -388,7 +388,7 @@ def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pac
         expected = sum(class_minutes(next(TWINS.glob(f"{n}-*.py"))) for n in names)
         if exercise != "-":
             number = re.fullmatch(r"Exercise (\d)", exercise)[1]
-            expected += exercise_minutes(next((TWINS / "exercises").glob(f"ex{number}-*.py")))
+            expected += class_minutes(next((TWINS / "exercises").glob(f"ex{number}-*.py"))) + EXERCISE_WORK
             assert graded.startswith(f"ex{number}:"), week
         assert int(minutes) == expected, (week, int(minutes), expected)
     assert taught == {p.stem.split("-")[0] for p in MAIN}, "every main notebook in some week"

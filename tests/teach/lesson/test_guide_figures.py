@@ -3,8 +3,8 @@
 import pytest
 
 import ragkit.teach.course
-from benchmarks import guide
 from ragkit.errors import DataError
+from teacher import guide
 
 from conftest import ROOT
 
@@ -33,7 +33,7 @@ def test_every_figure_the_guide_quotes_is_the_computations():
     values = guide.figures(ragkit.teach.course.load(progress=False), SOLUTIONS)
     assert set(marked) == set(values) | set(guide.EXECUTED), set(marked) ^ (set(values) | set(guide.EXECUTED))
     drift = {n: (marked[n], v) for n, v in values.items() if marked[n] != {v}}
-    assert not drift, f"the guide's figures drifted (guide, computed); `python -m benchmarks.guide --write`: {drift}"
+    assert not drift, f"the guide's figures drifted (guide, computed); `python -m teacher.guide --write`: {drift}"
 
 
 @pytest.mark.notebooks(EX4)

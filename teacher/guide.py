@@ -1,9 +1,10 @@
 """The teacher's guide's figures about the corpus, computed: each is marked in the guide and checked against these.
 
-A figure in ``docs/teacher-guide.md`` is written ``<!--fig:name-->value<!--/fig-->`` (the markers do not render);
-``figures(course)`` computes every name, ``render`` writes them in, and a test fails when one drifts.
-``python -m benchmarks.guide [--write]`` checks (or writes) them. It lives with the teacher's tools, not in ragkit:
-it computes exercise 2's answer, and the class's repository (``python -m ragkit class-repo``) leaves the tools out.
+A figure in ``docs/teacher-guide.md`` is written ``<!--fig:name-->value<!--/fig-->`` (the markers do not render; the
+pattern is ``ragkit.teach.classroom.figures``'s); ``figures(course)`` computes every name, ``figures.render`` writes
+them in, and a test fails when one drifts. ``python -m teacher.guide [--write]`` checks (or writes) them. It lives
+with the teacher's tools, not in ragkit: it computes exercise 2's answer, and the class's repository
+(``python -m ragkit class-repo``) leaves the teacher's tools out.
 """
 
 from __future__ import annotations
@@ -20,32 +21,14 @@ from unittest import mock
 import numpy as np
 
 from ragkit.errors import DataError
+from ragkit.teach.classroom.figures import quoted, render
 from ragkit.teach.exercises.results import RESULTS_ENV
+
+__all__ = ["EXECUTED", "ex4_from_output", "figures", "literal", "main"]
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
     from ragkit.threshold import Sweep
-
-MARK = re.compile(r"<!--fig:(\w+)-->(.*?)<!--/fig-->")
-
-
-def quoted(text: str) -> dict[str, set[str]]:
-    """Every marked figure in a text: its name and the values written for it (one, when the text is consistent)."""
-    out: dict[str, set[str]] = {}
-    for m in MARK.finditer(text):
-        out.setdefault(m.group(1), set()).add(m.group(2))
-    return out
-
-
-def render(text: str, values: dict[str, str]) -> str:
-    """The text with every marked figure set to its computed value; a name without one is an error that says so."""
-    unknown = sorted(set(quoted(text)) - set(values))
-    if unknown:
-        raise DataError(
-            f"the guide marks figures nothing computes: {', '.join(unknown)}; add them to "
-            "benchmarks.guide.figures or remove the markers"
-        )
-    return MARK.sub(lambda m: f"<!--fig:{m.group(1)}-->{values[m.group(1)]}<!--/fig-->", text)
 
 
 def literal(twin: Path, name: str) -> object:
@@ -337,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from ragkit.teach.course import load
 
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.guide", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m teacher.guide", description=main.__doc__)
     parser.add_argument("--write", action="store_true", help="write the computed figures into docs/teacher-guide.md")
     args = parser.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
