@@ -27,6 +27,11 @@ QUICK = {"now": False, "texts": 0}
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# ranx (the field metrics' oracle) computes with numba, whose compiling took 30 s of a core on every fresh clone;
+# interpreted, its code checks our few queries in about a second. Set for the whole process, before anything imports
+# numba: numba rereads the setting at each compile, so a test that turned it on after another had compiled mixed
+# compiled and interpreted kernels and failed (AttributeError: 'function' object has no attribute 'get_call_template')
+os.environ["NUMBA_DISABLE_JIT"] = "1"
 # the exercise checks append results; tests (and the notebook kernels they start) must not write into ~/.ragkit
 os.environ.setdefault("RAGKIT_RESULTS", os.path.join(tempfile.mkdtemp(prefix="ragkit-results-"), "results.jsonl"))
 # notebook 08b generates a collection to search (ragkit.approximate.SIZE_ENV): 200,000 vectors for a student, 20,000 in

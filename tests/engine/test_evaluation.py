@@ -66,10 +66,7 @@ def evaluation(corpus):
 
 
 @pytest.mark.slow
-def test_recall_and_mrr_equal_ranx(evaluation, corpus, monkeypatch):
-    # ranx computes with numba, whose compiling of its kernels took 30 s of one core on every fresh clone (and
-    # warned of an unsafe cast); interpreted, the same ranx code evaluates these 64 queries in about a second
-    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+def test_recall_and_mrr_equal_ranx(evaluation, corpus):
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
 
@@ -117,8 +114,7 @@ def _ranx(ranking: np.ndarray, hits: np.ndarray) -> dict[str, float]:
     return {ours: float(out[theirs]) for ours, theirs in RANX.items()}
 
 
-def test_the_fields_metrics_equal_ranx_with_several_relevant_chunks_and_none(monkeypatch):
-    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+def test_the_fields_metrics_equal_ranx_with_several_relevant_chunks_and_none():
     rng = np.random.default_rng(7)
     ranking = np.array([rng.permutation(30) for _ in range(12)])
     hits = np.zeros((12, 30), dtype=bool)
@@ -137,8 +133,7 @@ def test_the_fields_metrics_equal_ranx_with_several_relevant_chunks_and_none(mon
 
 
 @pytest.mark.slow
-def test_every_course_run_at_every_field_metric_equals_ranx(corpus, monkeypatch):
-    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+def test_every_course_run_at_every_field_metric_equals_ranx(corpus):
     from ragkit.chunking import chunk_corpus
     from ragkit.retrieval import Retriever
 
