@@ -323,11 +323,6 @@ class LostInTheMiddle:
         return sign_test([t.supported for t in self.trials[position]], [t.supported for t in self.trials["middle"]])
 
 
-def smallest_p(pairs: int) -> float:
-    """The smallest two-sided p an exact sign test can give with this many discordant pairs."""
-    return min(1.0, 2 * 0.5**pairs) if pairs else 1.0
-
-
 def measure_lost_in_the_middle(
     retriever: Retriever,
     questions: Sequence[Question],
@@ -488,6 +483,5 @@ __all__ = [
     "recalled",
     "retriever_rates",
     "sample",
-    "smallest_p",
     "supported",
 ]

@@ -23,6 +23,21 @@ from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, Verdict, claim_
 from ragkit.terminal import shown
 from ragkit.tokens import TokenReport
 
+__all__ = [
+    "RULE",
+    "WORDS",
+    "Finding",
+    "Line",
+    "Report",
+    "RunRow",
+    "StrategySummary",
+    "Wanted",
+    "html_table",
+    "judge",
+    "report",
+    "text_table",
+]
+
 Wanted = tuple[str, str, str]
 """One comparison a report shows: run A's label, run B's label, the metric, e.g. ``("E/dense", "A/dense", "Hit@4")``."""
 

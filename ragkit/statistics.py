@@ -27,6 +27,7 @@ __all__ = [
     "needle_scores",
     "needle_sign_test",
     "sign_test",
+    "smallest_p",
     "verdict",
     "wilson",
 ]
@@ -98,6 +99,11 @@ def counts_test(wins: int, losses: int) -> SignTest:
         return SignTest(wins, losses, float(binomtest(wins, n, 0.5).pvalue))
     tail = Fraction(sum(comb(n, i) for i in range(fewer + 1)), 2**n)  # P(X <= fewer) for X ~ Binomial(n, 1/2)
     return SignTest(wins, losses, float(min(Fraction(1), 2 * tail)))
+
+
+def smallest_p(pairs: int) -> float:
+    """The smallest two-sided p an exact sign test can give with this many discordant pairs: what a sample can show."""
+    return min(1.0, 2 * 0.5**pairs) if pairs else 1.0
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:

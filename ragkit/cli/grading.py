@@ -50,14 +50,14 @@ def _grade(args: argparse.Namespace) -> int:
     from ragkit.teach.grading.grader import grade
     from ragkit.teach.grading.handed_in import read_class_list, refuse_outputs
     from ragkit.teach.grading.isolation import Limits
-    from ragkit.teach.untrusted import shown, write_csv
+    from ragkit.teach.untrusted import readable, write_csv
 
     refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
     students = read_class_list(args.students) if args.students else None
     limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
     print(
         f"grading with a time limit of {args.timeout:g} s per notebook, {args.jobs} at a time"
-        + (f", the {len(students)} students of {shown(str(args.students), 160)}" if students else ""),
+        + (f", the {len(students)} students of {readable(str(args.students), 160)}" if students else ""),
         file=sys.stderr,
     )
     result = grade(
@@ -66,7 +66,7 @@ def _grade(args: argparse.Namespace) -> int:
         limits,
         args.jobs,
         students=students,
-        progress=lambda g: print(f"  {shown(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
+        progress=lambda g: print(f"  {readable(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
         announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
     )
     print(result)

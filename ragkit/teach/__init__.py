@@ -12,4 +12,6 @@
 
 from ragkit.teach import moved
 
+__all__ = ["moved"]
+
 moved.install()

@@ -22,6 +22,23 @@ import numpy as np
 
 from ragkit.errors import RagkitError
 
+__all__ = [
+    "LANGUAGES",
+    "SOURCE",
+    "Message",
+    "_",
+    "catalogue",
+    "current",
+    "files",
+    "number",
+    "problems",
+    "read",
+    "say",
+    "speaking",
+    "use",
+    "word",
+]
+
 LANGUAGES = ("en", "nl")
 SOURCE = "en"
 # The kernel's default before any ``use``: RAGKIT_LANGUAGE, so a teacher's tool (a grader, a book build) can choose.

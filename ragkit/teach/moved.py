@@ -55,6 +55,7 @@ RENAMED = {
     ("ragkit.teach.lesson.narrate", "prompt_rates"): "needle_in_prompt",
     ("ragkit.teach.lesson.narrate", "gate_calls"): "calls_saved",
     ("ragkit.teach.lesson.narrate", "lost_in_the_middle"): "needle_positions",
+    ("ragkit.teach.lesson.narrate", "smallest_p"): "smallest_possible_p",
 }
 """(module, a name a notebook called there before it was renamed) -> the name in that module now; the module's
 ``__getattr__`` asks ``moved_name`` for it."""

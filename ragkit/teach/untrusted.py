@@ -23,8 +23,8 @@ __all__ = [
     "O_NONBLOCK",
     "nesting",
     "read_regular",
+    "readable",
     "refuse_constant",
-    "shown",
     "spreadsheet_cell",
     "strict",
     "write_csv",
@@ -38,7 +38,7 @@ MAX_NESTING = 8
 """How deep anything a student wrote may nest, once parsed: a line of a results file, a notebook's answers."""
 
 
-def shown(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> str:
+def readable(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> str:
     """``ragkit.terminal.shown`` for a student's cell: the note on a text cut short in the kernel's language."""
     text = str(text)
     if limit is None or len(text) <= limit:

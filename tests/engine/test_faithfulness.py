@@ -10,7 +10,7 @@ from ragkit.chunking import Chunk
 from ragkit.citations import build_context
 from ragkit.data import Question, queries
 from ragkit.generation import Generation
-from ragkit.statistics import SignTest
+from ragkit.statistics import SignTest, smallest_p
 
 NEEDLE = "A sign test on the discordant pairs needs at least six of them to reach p below 0.05."
 QUESTION = Question("q01", "doc", NEEDLE, "How many discordant pairs does a sign test need?", "ticket")
@@ -115,7 +115,7 @@ def position_test(first: list[bool], middle: list[bool]) -> SignTest:
 def test_the_paired_test_counts_discordant_pairs():
     test = position_test([True] * 7 + [False], [False] * 7 + [True])
     assert (test.wins, test.losses) == (7, 1) and test.p == pytest.approx(0.0703125)
-    assert f.smallest_p(0) == 1.0 and f.smallest_p(1) == 1.0 and f.smallest_p(6) == pytest.approx(0.03125)
+    assert smallest_p(0) == 1.0 and smallest_p(1) == 1.0 and smallest_p(6) == pytest.approx(0.03125)
 
 
 def test_rates_by_position_and_the_table_name_the_source_number():

@@ -681,11 +681,11 @@ def test_the_graders_table_stays_english_whatever_the_kernel_speaks(course, monk
 
 
 def test_a_students_text_cut_short_in_feedback_says_so_in_the_kernels_language():
-    from ragkit.teach.untrusted import shown
+    from ragkit.teach.untrusted import readable
     from ragkit.terminal import shown as engine_shown
 
     long = "ticket " * 300 + "\x1b[2J"
-    english, dutch = both(lambda: shown(long))
+    english, dutch = both(lambda: readable(long))
     assert english == engine_shown(long) and english.endswith("... (2,104 characters)")
     assert dutch.endswith("... (2.104 tekens)") and dutch.startswith("ticket ticket")
-    assert both(lambda: shown("a\x1bb")) == ("a\\x1bb", "a\\x1bb")  # short: escaped, nothing added
+    assert both(lambda: readable("a\x1bb")) == ("a\\x1bb", "a\\x1bb")  # short: escaped, nothing added

@@ -11,7 +11,7 @@ from ragkit.teach.exercises.feedback import Feedback, question_of, record, whole
 from ragkit.teach.exercises.results import current_student
 from ragkit.teach.exercises.rules import EX1
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -59,7 +59,7 @@ def check_destroyed_needle(
                     say(
                         "window size {size}: the exercise is judged at your own size, {mine} "
                         "(`own_size()`, from who you are), not {course_size} or any other",
-                        size=shown(repr(size)),
+                        size=readable(repr(size)),
                         mine=mine,
                         course_size=SIZE,
                     ),
@@ -77,8 +77,8 @@ def check_destroyed_needle(
                         "`question_id` is {question_id} and `cut_at` {cut_at}: give a "
                         "question id as text ('q07') and a character offset as a whole "
                         "number (1536)",
-                        question_id=shown(repr(question_id)),
-                        cut_at=shown(repr(cut_at)),
+                        question_id=readable(repr(question_id)),
+                        cut_at=readable(repr(cut_at)),
                     ),
                 ),
                 {"size": size},
@@ -95,7 +95,7 @@ def check_destroyed_needle(
                 (
                     say(
                         "there is no question {question_id}; ids run from {first} to {last}",
-                        question_id=shown(repr(question_id)),
+                        question_id=readable(repr(question_id)),
                         first=course.questions[0].id,
                         last=course.questions[-1].id,
                     ),

@@ -11,7 +11,7 @@ import numpy as np
 from ragkit.teach.exercises.feedback import Feedback, record
 from ragkit.teach.exercises.rules import CUT_GRID, EX2, ThresholdRules
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 from ragkit.threshold import CUT_RANGE
 from ragkit.tuning import SPLIT_SEED, halves
 
@@ -159,7 +159,7 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
             (
                 say(
                     "{cut} is not a cosine distance between {low} and {high}: give a number such as {example}",
-                    cut=shown(repr(cut)),
+                    cut=readable(repr(cut)),
                     low=str(low),
                     high=str(high),
                     example="0.55",

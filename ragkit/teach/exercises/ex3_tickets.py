@@ -13,7 +13,7 @@ from ragkit.retrieval import Retriever, cosine_distance
 from ragkit.teach.exercises.feedback import Feedback, question_of, record
 from ragkit.teach.exercises.rules import EX3
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 from ragkit.words import content_words, copied_share, words
 
 if TYPE_CHECKING:
@@ -41,13 +41,13 @@ def _word_problems(
         return [
             say(
                 "{qid}: {text}: an entry is a question id (text like 'q07') and your ticket (text)",
-                qid=shown(repr(qid)),
-                text=shown(repr(text)),
+                qid=readable(repr(qid)),
+                text=readable(repr(text)),
             )
         ]
     q = question_of(course, qid)
     if q is None:
-        return [say("{qid} is not a question id", qid=shown(repr(qid)))]
+        return [say("{qid} is not a question id", qid=readable(repr(qid)))]
     known = content_words(text) & vocabulary
     if len(known) < EX3.known_words:
         return [

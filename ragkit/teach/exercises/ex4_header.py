@@ -18,7 +18,7 @@ from ragkit.statistics import SignTest
 from ragkit.teach.exercises.feedback import Feedback, embedded, record
 from ragkit.teach.exercises.rules import EX4
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 from ragkit.tokens import WINDOW, count_pieces
 from ragkit.words import STOPWORDS, content_words, folded, words
 
@@ -158,7 +158,7 @@ def _custom_headers(course: Course, make_header: object) -> tuple[list, list, li
                     "`my_header` raised {error}: {message}; it is called with every chunk's (doc_title, "
                     "section), and section is '' for an introduction",
                     error=type(exc).__name__,
-                    message=shown(str(exc)),
+                    message=readable(str(exc)),
                 )
             ],
         )
@@ -170,7 +170,7 @@ def _custom_headers(course: Course, make_header: object) -> tuple[list, list, li
                 say(
                     "`my_header` returned a {kind} ({value}): it must return text",
                     kind=type(bad[0]).__name__,
-                    value=shown(repr(bad[0])),
+                    value=readable(repr(bad[0])),
                 )
             ],
         )
@@ -238,7 +238,7 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
                 say(
                     "{expectation} is no expectation: set `my_expectation` to 'better' or "
                     "'worse' before you measure; the measurement runs only then",
-                    expectation=shown(repr(expectation)),
+                    expectation=readable(repr(expectation)),
                 ),
             ),
         )
@@ -251,7 +251,7 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
                 "chosen "
                 "after seeing the counts always agrees with them",
                 stated=stated,
-                expectation=shown(repr(expectation)),
+                expectation=readable(repr(expectation)),
             )
         ]
     )
@@ -318,7 +318,7 @@ def check_header(
                     say(
                         "your expectation {expectation}: say 'better' or 'worse', the "
                         "direction you expect before you measure",
-                        expectation=shown(repr(expectation)),
+                        expectation=readable(repr(expectation)),
                     ),
                 ),
             ),
@@ -372,7 +372,7 @@ def check_header(
         "p": t.p,
         "expected": expected,
         "verdict": truth,
-        "conclusion": shown(conclusion),
+        "conclusion": readable(conclusion),
     }
     notes = [
         say(
@@ -398,7 +398,7 @@ def check_header(
                             "your conclusion '{conclusion}' does not follow from that test: the verdict is one of "
                             "{verdicts}, "
                             "from your expected direction, who wins more needles, and whether p < {alpha}",
-                            conclusion=shown(conclusion),
+                            conclusion=readable(conclusion),
                             verdicts=verdicts,
                             alpha=EX4.alpha,
                         )

@@ -16,7 +16,7 @@ from ragkit.retrieval import cosine_distance
 from ragkit.teach.exercises.feedback import Feedback, embedded, record
 from ragkit.teach.exercises.rules import EX5, RUN
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 from ragkit.tokens import TruncationWarning
 from ragkit.words import content_words, copied_share, words
 
@@ -171,7 +171,7 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                         "would",
                         share=bag[1],
                         sentence_words=EX5.sentence_words,
-                        sentence=shown(" ".join(bag[0].split()), 80),
+                        sentence=readable(" ".join(bag[0].split()), 80),
                         copy_share=EX5.copy_share,
                     ),
                 ),
@@ -192,7 +192,7 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                         "change "
                         "its words, not the sentence); ask it in other words, as a reader would",
                         distance=near[1],
-                        sentence=shown(" ".join(near[0].split()), 80),
+                        sentence=readable(" ".join(near[0].split()), 80),
                         copy_distance=EX5.copy_distance,
                     ),
                 ),

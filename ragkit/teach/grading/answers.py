@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import MAX_NESTING, shown
+from ragkit.teach.untrusted import MAX_NESTING, readable
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -157,7 +157,7 @@ def _kind(name: str, value: object, kind: str) -> tuple[object, str | None]:
 def _described(value: object) -> str:
     if type(value) in (dict, list, bool):
         return {dict: _("a dict"), list: _("a list"), bool: _("true/false")}[type(value)]
-    return f"{type(value).__name__} {shown(repr(value), 40)}"
+    return f"{type(value).__name__} {readable(repr(value), 40)}"
 
 
 def answers_of(reported: str, exercise: Exercise) -> tuple[dict, str | None]:
@@ -180,7 +180,7 @@ def answers_of(reported: str, exercise: Exercise) -> tuple[dict, str | None]:
         if entry.get("absent"):
             return {}, say("`{name}` is not defined at the end of the notebook", name=name)
         if "error" in entry:
-            return {}, say("`{name}` could not be read: {error}", name=name, error=shown(str(entry["error"]), 200))
+            return {}, say("`{name}` could not be read: {error}", name=name, error=readable(str(entry["error"]), 200))
         value, why = _kind(name, entry.get("value"), kind)
         if why:
             return {}, why

@@ -18,8 +18,8 @@ from ragkit.teach.untrusted import (
     MAX_RESULTS_FILE,
     nesting,
     read_regular,
+    readable,
     refuse_constant,
-    shown,
 )
 
 __all__ = [
@@ -78,7 +78,7 @@ class ClassReport:
         out = []
         with language.speaking(language.SOURCE):
             for s in self.students:
-                row = {"student": shown(s)}
+                row = {"student": readable(s)}
                 for e in EXERCISES:
                     if (s, e) in self.cells:
                         passed, attempts = self.cells[s, e]
@@ -90,13 +90,13 @@ class ClassReport:
 
 
 def _where(path: Path) -> str:
-    return shown(str(path), 160)
+    return readable(str(path), 160)
 
 
 def linked(path: Path) -> str:
     """Where a link leads, as text safe to show (a link's target is whatever its maker wrote)."""
     try:
-        return "to " + shown(os.readlink(path), 400)
+        return "to " + readable(os.readlink(path), 400)
     except OSError as exc:
         return f"its target not read: {exc.strerror or exc}"
 
@@ -192,7 +192,8 @@ def _rows(data: bytes, where: str, who: str) -> Iterator[tuple[str, bool] | str]
         claimed = row.get("student", who)
         if claimed != who and not nobody(claimed):
             yield (
-                f"{where}:{n}: claims to be '{shown(str(claimed))}''s, but the file is '{shown(who)}''s: not counted"
+                f"{where}:{n}: claims to be '{readable(str(claimed))}''s, "
+                f"but the file is '{readable(who)}''s: not counted"
             )
             continue
         yield exercise, passed

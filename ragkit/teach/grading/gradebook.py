@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown, strict
+from ragkit.teach.untrusted import readable, strict
 
 if TYPE_CHECKING:
     from ragkit.teach.grading.isolation import Isolation
@@ -70,20 +70,20 @@ class Grade:
             )
         with language.speaking(self.table):
             others = tuple(
-                say("also handed in {notebook}: {grade}", notebook=shown(g.notebook, 400), grade=grade_word(g.grade))
-                + (f" ({shown(g.reason, 120)})" if g.reason else "")
+                say("also handed in {notebook}: {grade}", notebook=readable(g.notebook, 400), grade=grade_word(g.grade))
+                + (f" ({readable(g.reason, 120)})" if g.reason else "")
                 for g in self.also
             )
             word = grade_word(self.grade)
-        reason = "; ".join(r for r in (shown(self.reason, 300), *others) if r)
+        reason = "; ".join(r for r in (readable(self.reason, 300), *others) if r)
         return {
-            "student": shown(self.student),
+            "student": readable(self.student),
             "exercise": self.exercise,
             "grade": word,
-            "numbers": shown(numbers, 200),
+            "numbers": readable(numbers, 200),
             "reason": reason,
             "seconds": f"{self.seconds:.1f}",
-            "notebook": shown(self.notebook, 400),
+            "notebook": readable(self.notebook, 400),
         }
 
 
@@ -110,7 +110,7 @@ def table_language(chosen: str | None = None) -> str:
     chosen = chosen if chosen is not None else (os.environ.get(TABLE_ENV, "").strip() or language.SOURCE)
     if chosen not in language.LANGUAGES:
         raise InputError(
-            f"{TABLE_ENV}={shown(chosen, 40)}: the grade table is written in one of "
+            f"{TABLE_ENV}={readable(chosen, 40)}: the grade table is written in one of "
             f"{', '.join(language.LANGUAGES)}; set it to one of those (default {language.SOURCE})"
         )
     return chosen

@@ -27,7 +27,7 @@ from ragkit.teach.grading.isolation import Isolation, Limits
 from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, writing_into
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.language import say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -139,7 +139,7 @@ def _one_per_language(found: list[Submission]) -> tuple[list[Submission], list[G
             kept = say(
                 "{notebooks} notebooks for {exercise} in one language: keep one", notebooks=len(subs), exercise=ex
             )
-            handed = "; ".join(say("handed in {notebook}", notebook=shown(str(s.path), 400)) for s in subs)
+            handed = "; ".join(say("handed in {notebook}", notebook=readable(str(s.path), 400)) for s in subs)
         grades.append(Grade(who, ex, "not run", reason=f"{kept}; {handed}"))
     return runnable, grades
 

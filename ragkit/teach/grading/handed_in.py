@@ -16,7 +16,7 @@ from pathlib import Path
 from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.grading.class_report import linked, walk
-from ragkit.teach.untrusted import read_regular, shown
+from ragkit.teach.untrusted import read_regular, readable
 
 __all__ = [
     "LAYOUTS",
@@ -161,12 +161,12 @@ def refused(notebook: Path, root: Path, layout: str) -> str | None:
     ]:
         if step.is_symlink():
             return (
-                f"{shown(str(step), 400)} is a link ({linked(step)}): not graded, a submission is read where it "
+                f"{readable(str(step), 400)} is a link ({linked(step)}): not graded, a submission is read where it "
                 "lies, never through a link"
             )
     if layout == "home" and "home" in path.relative_to(folder).parts[:-1]:
         return (
-            f"a folder named home inside {shown(folder.name)}'s folder: not graded as anyone's (it stands for "
+            f"a folder named home inside {readable(folder.name)}'s folder: not graded as anyone's (it stands for "
             "another student's home; the student is named by the first home of the path)"
         )
     return None
@@ -179,11 +179,11 @@ def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path])
     given = [_given(p) for p in inputs]
     written: list[Path] = []
     for out in (Path(o) for o in outputs if o is not None):
-        where, path = shown(str(out), 160), _given(out)
+        where, path = readable(str(out), 160), _given(out)
         if not path.parent.is_dir():
             raise InputError(f"cannot write {where}: its folder does not exist; create it first or name another file")
         if path.is_dir():
-            raise InputError(f"{where} is a folder: name a file in it, e.g. {shown(str(path / 'grades.csv'), 160)}")
+            raise InputError(f"{where} is a folder: name a file in it, e.g. {readable(str(path / 'grades.csv'), 160)}")
         for other in [*given, *written]:
             same = path == other or (path.exists() and other.exists() and os.path.samefile(path, other))
             inside = other.is_dir() and (
@@ -192,7 +192,7 @@ def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path])
             if same or inside:
                 raise InputError(
                     f"{where} is {'one of the files given' if same else 'inside a folder graded'} "
-                    f"({shown(str(other), 160)}): name a file elsewhere, so nothing handed in is "
+                    f"({readable(str(other), 160)}): name a file elsewhere, so nothing handed in is "
                     "overwritten or read as a submission next time"
                 )
         written.append(path)
@@ -209,7 +209,7 @@ def _linked_folder(root: Path, layout: str) -> str | None:
         step = Path(*parts[:n])
         if step.is_symlink():
             return (
-                f"{shown(str(step), 400)} is a link ({linked(step)}): not searched, a submission is read where "
+                f"{readable(str(step), 400)} is a link ({linked(step)}): not searched, a submission is read where "
                 "it lies, never through a link"
             )
     return None
@@ -221,23 +221,23 @@ def read_class_list(path: Path) -> tuple[str, ...]:
         data = read_regular(Path(path), MAX_CLASS_LIST, "a class list")[0]
     except InputError as exc:  # read_regular says why (no such file, a link, a FIFO, too large): the path and a fix
         raise InputError(
-            f"class list {shown(str(path), 160)} not read ({exc}): give a text file with one login a line"
+            f"class list {readable(str(path), 160)} not read ({exc}): give a text file with one login a line"
         ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(
-            f"class list {shown(str(path), 160)} is not UTF-8 text: save it as UTF-8, one login a line"
+            f"class list {readable(str(path), 160)} is not UTF-8 text: save it as UTF-8, one login a line"
         ) from None
     names = [line.strip() for line in text.splitlines()]
     names = [n for n in names if n and not n.startswith("#")]
     if odd := next((n for n in names if "/" in n or not n.isprintable() or n in (".", "..")), None):
         raise InputError(
-            f"class list {shown(str(path), 160)}: '{shown(odd)}' is not a login (a login has no '/' "
+            f"class list {readable(str(path), 160)}: '{readable(odd)}' is not a login (a login has no '/' "
             "and no control characters): fix that line"
         )
     if not names:
-        raise InputError(f"class list {shown(str(path), 160)} names no student: one login a line")
+        raise InputError(f"class list {readable(str(path), 160)} names no student: one login a line")
     return tuple(dict.fromkeys(names))
 
 
@@ -257,30 +257,32 @@ def submissions(
     for root in map(_given, paths):
         if root.is_dir():
             if why := _linked_folder(root, layout):  # a student's folder linked elsewhere: not walked at all
-                skipped.append(f"{shown(str(root), 400)}: {why}")
+                skipped.append(f"{readable(str(root), 400)}: {why}")
                 continue
             notebooks = list(walk(root, skipped, lambda name: exercise_of(name) is not None, hidden=False))
         elif root.exists() or root.is_symlink():
             notebooks = [root]
         else:
             raise InputError(
-                f"{shown(str(root), 160)} is neither a notebook nor a folder: give the submitted "
+                f"{readable(str(root), 160)} is neither a notebook nor a folder: give the submitted "
                 ".ipynb files or the folders that hold them"
             )
         for nb in notebooks:
             exercise, who = exercise_of(nb.name), student_of(nb, root, layout)
             if exercise is None:
-                skipped.append(f"{shown(str(nb), 400)}: not an exercise notebook (its name has no ex1..ex5)")
+                skipped.append(f"{readable(str(nb), 400)}: not an exercise notebook (its name has no ex1..ex5)")
             elif not who:
                 other = "platform" if layout == "home" else "home"
                 skipped.append(
-                    f"{shown(str(nb), 400)}: the {layout} layout names no student for it "
+                    f"{readable(str(nb), 400)}: the {layout} layout names no student for it "
                     f"(see --layout; try --layout {other})"
                 )
             elif why := refused(nb, root, layout):
-                skipped.append(f"{shown(str(nb), 400)}: {why}")
+                skipped.append(f"{readable(str(nb), 400)}: {why}")
             elif listed is not None and who not in listed:
-                skipped.append(f"{shown(str(nb), 400)}: names '{shown(who)}', who is not on the class list: not graded")
+                skipped.append(
+                    f"{readable(str(nb), 400)}: names '{readable(who)}', who is not on the class list: not graded"
+                )
             else:
                 found.append(Submission(who, exercise, nb))
     return [replace(s, spoken=_spoken(s.path)) for s in _once(found, skipped)]
@@ -304,7 +306,7 @@ def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
         if len(whose) == 1:
             kept.append(subs[0])
             skipped.extend(
-                f"{shown(str(s.path), 400)}: the same file as {shown(str(subs[0].path), 400)}, graded once"
+                f"{readable(str(s.path), 400)}: the same file as {readable(str(subs[0].path), 400)}, graded once"
                 for s in subs[1:]
             )
             continue
@@ -315,14 +317,14 @@ def _once(found: list[Submission], skipped: list[str]) -> list[Submission]:
         mine = next((s for s in subs if s.student == owner), None)
         if mine is not None:
             kept.append(mine)
-        names = ", ".join(f"'{shown(w)}'" for w in sorted(whose))
+        names = ", ".join(f"'{readable(w)}'" for w in sorted(whose))
         for s in subs:
             if s is not mine:
                 skipped.append(
-                    f"{shown(str(s.path), 400)}: one file handed in by {len(whose)} students ({names}) "
+                    f"{readable(str(s.path), 400)}: one file handed in by {len(whose)} students ({names}) "
                     "under several names; "
                     + (
-                        f"graded once, as its owner '{shown(str(owner))}''s"
+                        f"graded once, as its owner '{readable(str(owner))}''s"
                         if mine
                         else "its owner is none of them: not graded"
                     )

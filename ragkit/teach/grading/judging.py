@@ -23,7 +23,7 @@ from ragkit.teach.grading.gradebook import Grade
 from ragkit.teach.grading.handed_in import Submission
 from ragkit.teach.grading.sandbox import Lending, SandboxRun
 from ragkit.teach.language import say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +115,7 @@ def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[
             reason=say(
                 "the check could not judge this answer ({error}: {message})",
                 error=type(feedback).__name__,
-                message=shown(str(feedback), 200),
+                message=readable(str(feedback), 200),
             ),
             seconds=run.seconds,
             notebook=where,

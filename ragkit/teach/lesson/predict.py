@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from IPython.display import HTML, Markdown
 
 from ragkit.teach.language import _, current, number, say, word
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 
 __all__ = ["NAME", "SHOWN_CHARACTERS", "Asked", "Choice", "Count", "Share", "ahead", "reminder", "reply", "reveal"]
 
@@ -62,7 +62,7 @@ def _key(text: str) -> str:
 
 def _literal(text: str) -> str:
     """A student's text as Markdown shows it: bounded, control characters escaped, no markup of its own."""
-    cut = _MARKDOWN.sub(r"\\\1", shown(text[:SHOWN_CHARACTERS], None))
+    cut = _MARKDOWN.sub(r"\\\1", readable(text[:SHOWN_CHARACTERS], None))
     return cut + "…" if len(text) > SHOWN_CHARACTERS else cut
 
 

@@ -774,7 +774,10 @@ def _exercise_cases() -> dict[str, list]:
             narrate.phrasing_sign_test(counts_test(9, 1)),
             narrate.phrasing_sign_test(counts_test(3, 2)),
         ],
-        "smallest_p": [narrate.smallest_p(counts_test(5, 0).p, 5), narrate.smallest_p(counts_test(6, 0).p, 6)],
+        "smallest_possible_p": [
+            narrate.smallest_possible_p(counts_test(5, 0).p, 5),
+            narrate.smallest_possible_p(counts_test(6, 0).p, 6),
+        ],
         "e_against_c": [narrate.e_against_c(counts_test(5, 1), "Hit@20")],
         "header_pieces": [narrate.header_pieces(0.12, 0.1)],
         "header_measured": [
@@ -831,7 +834,7 @@ def test_the_exercises_narrators_carry_their_figures_and_take_the_branch_the_fig
         in text["phrasing_sign_test"][0]
     )
     assert "p = **1**: the difference is **not significant** at the 5% level." in text["phrasing_sign_test"][1]
-    assert text["smallest_p"] == [
+    assert text["smallest_possible_p"] == [
         "Smallest possible p with 5 discordant pairs: **0.0625**, which is **above** 0.05.",
         "Smallest possible p with 6 discordant pairs: **0.0312**, which is **below** 0.05.",
     ]
@@ -871,7 +874,7 @@ def test_the_exercises_narrators_carry_their_figures_and_take_the_branch_the_fig
     assert "**contradicts**" in dutch["header_measured"][1] and dutch["conclusion"][0].endswith("**consistent**.")
     assert "[0,100; 0,300]" in dutch["rates_at_cut"][0] and "**niet significant**" in dutch["phrasing_sign_test"][1]
     assert "**ja**" in dutch["needle_cut"][0] and "**nee**" in dutch["needle_cut"][1]
-    assert "**boven** 0,05" in dutch["smallest_p"][0] and "**onder** 0,05" in dutch["smallest_p"][1]
+    assert "**boven** 0,05" in dutch["smallest_possible_p"][0] and "**onder** 0,05" in dutch["smallest_possible_p"][1]
     assert "**1** bron citeert;" in dutch["out_of_domain_answer"][1]
     assert "**3** bronnen citeert;" in dutch["out_of_domain_answer"][0]
 

@@ -2,7 +2,7 @@
 
 from ragkit.statistics import counts_test
 from ragkit.teach import language
-from ragkit.teach.lesson.narrate.citations import _position
+from ragkit.teach.lesson.narrate.generation import _position
 
 
 def test_a_place_against_the_middle_is_said_no_stronger_than_its_test():

@@ -14,6 +14,7 @@ from ragkit.teach.lesson.narrate import (
     dense_retrieval,
     distances,
     exercises,
+    generation,
     phrasing,
     production,
     reranking,
@@ -29,6 +30,7 @@ from ragkit.teach.lesson.narrate.citations import *
 from ragkit.teach.lesson.narrate.dense_retrieval import *
 from ragkit.teach.lesson.narrate.distances import *
 from ragkit.teach.lesson.narrate.exercises import *
+from ragkit.teach.lesson.narrate.generation import *
 from ragkit.teach.lesson.narrate.phrasing import *
 from ragkit.teach.lesson.narrate.production import *
 from ragkit.teach.lesson.narrate.reranking import *
@@ -45,6 +47,7 @@ __all__ = [
     "dense_retrieval",
     "distances",
     "exercises",
+    "generation",
     "phrasing",
     "production",
     "reranking",

@@ -14,9 +14,6 @@ from ragkit.answer import WORD_PIECES, Answer, NoAnswer
 from ragkit.chunking import Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
-from ragkit.faithfulness import GradedAnswer, Measurement
-from ragkit.generation import SMOLLM2
-from ragkit.statistics import SignTest
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
@@ -25,31 +22,21 @@ from ragkit.teach.lesson.widgets import project_path
 from ragkit.threshold import DEFAULT_CUT, SweepRow
 
 __all__ = [
-    "calls_saved",
-    "changed_prompt",
     "chapter_identifiers",
     "citations_verified",
     "gate_reply",
-    "generated_markers",
-    "generator_halves",
     "halves_at_cut",
     "identifier_checks",
-    "invented_ids",
     "more_chunks",
     "needle_in_prompt",
-    "needle_positions",
-    "no_generator",
     "prompt_flaws",
     "prompt_length",
     "quote_or_text",
     "retrieval_bill",
     "shifted_range",
-    "small_model",
-    "supported_rule",
     "two_locators",
     "unknown_markers",
     "what_figures_say",
-    "written_ranges",
 ]
 
 
@@ -343,126 +330,6 @@ def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: str) -> Mark
     )
 
 
-def no_generator() -> Markdown:
-    """What a generated section shows on a machine without the generator: what is missing and what to run."""
-    return Markdown(
-        say(
-            "*No generator on this machine, so nothing here was generated: run {install}, then rerun this "
-            "notebook. Every figure above that needs no model is still measured.*",
-            install=SMOLLM2.install,
-        )
-    )
-
-
-def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdown:
-    """Who wrote the opening answer, and its [n] markers: valid ones linked by the server, invalid ones counted."""
-    if m is None:
-        return no_generator()
-    found = m.opening_markers
-    return Markdown(
-        say(
-            "Written by **{model}**, greedy, at most **{tokens}** new tokens, from a prompt of **{prompt_tokens}** "
-            "tokens. "
-            "Markers that name a source: **{valid}** (the server turns each into a link, as above); markers that name "
-            "no "
-            "source: **{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
-            model=m.model,
-            tokens=faithfulness.ANSWER_TOKENS,
-            prompt_tokens=m.opening.prompt_tokens,
-            valid=len(found.valid),
-            invalid=len(found.invalid),
-            flagged=list(rendered.unknown) or _("none"),
-        )
-    )
-
-
-def written_ranges(model: str, written: int) -> Markdown:
-    """How many file names with a range the generator wrote when asked for its source's."""
-    if written == 0:
-        return Markdown(
-            say(
-                "Asked for its file and range, **{model}** wrote **none**: the table holds the fixed examples only.",
-                model=model,
-            )
-        )
-    return Markdown(
-        say(
-            "Asked for its file and range, **{model}** wrote **{written}**: the table checks each below "
-            "the fixed examples.",
-            model=model,
-            written=written,
-        )
-    )
-
-
-def supported_rule() -> Markdown:
-    """The rule that grades an answer against its needle, with its threshold, stated before any figure."""
-    return Markdown(
-        say(
-            "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
-            "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
-            "function words left out). You can check it by hand: underline those words in the needle, then look for "
-            "them "
-            "in the answer. "
-            "The threshold was written down before any answer was read, and is never tuned to the results.",
-            share=faithfulness.SUPPORTED_SHARE,
-        )
-    )
-
-
-def generator_halves(m: Measurement | None, queries: int) -> Markdown:
-    """The 2x2 in words: the gate's refusals, then the supported rate with and without the needle in the prompt."""
-    if m is None:
-        return no_generator()
-    h, cited = m.halves, sum(t.cites_needle for t in m.trials if t.needle_in_prompt)
-    inside, outside = h.with_needle, h.without_needle
-    if inside.n and outside.n and inside.share <= outside.share:
-        lesson = _(
-            "Having the needle in the prompt did not make a supported answer more likely in this sample: "
-            "here the generator's part is where answers fail."
-        )
-    elif inside.n and inside.share < 0.5:
-        lesson = _(
-            "Even with the needle in its prompt the model wrote a supported answer less than half the time: "
-            "retrieval supplied the answer, the generator did not use it."
-        )
-    else:
-        lesson = _(
-            "With the needle in its prompt the model mostly used it; the prompts without it are the "
-            "retriever's failures."
-        )
-    return Markdown(
-        say(
-            "A fixed sample of **{n}** of the {queries} needle queries (seed {seed}, either phrasing), dense retrieval "
-            "on "
-            "E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
-            "refused "
-            "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a supported answer "
-            "({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which **{outside_k}** "
-            "({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their needle: **{cited}** "
-            "of "
-            "{inside_n}. {lesson} With samples this small the intervals are wide: read the counts, not the decimals.",
-            n=len(m.sample),
-            queries=queries,
-            seed=faithfulness.SAMPLE_SEED,
-            cut=m.cut,
-            tokens=faithfulness.ANSWER_TOKENS,
-            model=m.model,
-            refused=h.refused,
-            inside_n=inside.n,
-            inside_k=inside.k,
-            inside_low=inside.low,
-            inside_high=inside.high,
-            outside_n=outside.n,
-            outside_k=outside.k,
-            outside_low=outside.low,
-            outside_high=outside.high,
-            cited=cited,
-            lesson=lesson,
-        )
-    )
-
-
 def needle_in_prompt(rates: Sequence[faithfulness.PromptRate], cross_encoder: bool) -> Markdown:
     """Which retriever puts the needle into the gated prompt most often, and which differences from dense are real."""
     best = max(rates, key=lambda r: r.rate.k)
@@ -497,187 +364,5 @@ def needle_in_prompt(rates: Sequence[faithfulness.PromptRate], cross_encoder: bo
             detected=", ".join(detected) + (_(" differs detectably") if len(detected) == 1 else _(" differ detectably"))
             if detected
             else _("no retriever's difference is detected by the sign test"),
-        )
-    )
-
-
-def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
-    """The model calls refused and answered out-of-domain queries made, from the generator's own counter."""
-    if m is None:
-        return no_generator()
-    g = m.gate
-    return Markdown(
-        say(
-            "All **{n}** out-of-domain queries through `answer()` at cut {cut}, with the generator: **{refused}** "
-            "refused, "
-            "and the generator's counter (`generator.calls`, read before and after each query) moved "
-            "**{calls_refused}** "
-            "times for them; that is the gate's saving, counted by the code. The **{answered}** the gate let through "
-            "(bluffs) each went to the model: **{calls_answered}** of those answers were computed in this run, the "
-            "others "
-            "read back from the generator's cache, where an earlier run had filed them.",
-            n=out_of_domain,
-            cut=DEFAULT_CUT,
-            refused=g.refused,
-            calls_refused=g.calls_refused,
-            answered=g.answered,
-            calls_answered=g.calls_answered,
-        )
-    )
-
-
-def needle_positions(m: Measurement | None) -> Markdown:
-    """Supported answers by the needle's place in a long prompt, the two paired tests, and a verdict no stronger."""
-    if m is None:
-        return no_generator()
-    lost, model = m.lost, m.model
-    rates = {p: lost.rate(p) for p in faithfulness.POSITIONS}
-    if not any(r.k for r in rates.values()):
-        verdict = _(
-            "The model supported no answer at any place, so where the needle sits cannot show here: without "
-            "a supported answer there is no discordant pair to test. This measures the method, not the effect."
-        )
-    else:
-        verdict = _(
-            "A sample this small can only find a large effect; no detected difference is not the same as no difference."
-        )
-    return Markdown(
-        say(
-            "**{n}** needle questions (a fixed sample, seed {seed}), each asked three times by **{model}** with the "
-            "same "
-            "{chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without the "
-            "needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, last "
-            "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
-            n=len(lost.question_ids),
-            seed=faithfulness.SAMPLE_SEED,
-            model=model,
-            chunks=lost.chunks,
-            others=lost.chunks - 1,
-            first=rates["first"].k,
-            middle=rates["middle"].k,
-            last=rates["last"].k,
-            first_test=_position(lost.test("first"), _("first")),
-            last_test=_position(lost.test("last"), _("last")),
-            verdict=verdict,
-        )
-    )
-
-
-def _position(test: SignTest, place: str, alpha: float = 0.05) -> str:
-    """What one paired test of a place against the middle says, no stronger than it is, in the kernel's language."""
-    pairs = test.wins + test.losses
-    if pairs == 0:
-        return say(
-            "no needle was supported {place} and not in the middle or the other way round, so this sample "
-            "cannot tell the two apart",
-            place=place,
-        )
-    if test.p < alpha:
-        ahead = place if test.wins > test.losses else _("the middle")
-        return say(
-            "{ahead} ahead (+{wins}/-{losses}, p = {p:.3g}): a difference this sample detects",
-            ahead=ahead,
-            wins=test.wins,
-            losses=test.losses,
-            p=test.p,
-        )
-    return say(
-        "no difference detected (+{wins}/-{losses}, p = {p:.3g}); {pairs} discordant {pairs_noun} can give a "
-        "p no smaller than {smallest:.3g}",
-        wins=test.wins,
-        losses=test.losses,
-        p=test.p,
-        pairs=pairs,
-        pairs_noun=_("pair") if pairs == 1 else _("pairs"),
-        smallest=faithfulness.smallest_p(pairs),
-    )
-
-
-def invented_ids(m: Measurement | None) -> Markdown:
-    """The well-formed arXiv identifiers the model wrote without sources, and why well-formed is not real."""
-    if m is None:
-        return no_generator()
-    distinct = {i for x in m.invented for i in x.identifiers}
-    return Markdown(
-        say(
-            "Asked, with no sources, for three papers with their arXiv identifiers on each of **{topics}** "
-            "{topics_noun}, "
-            "**{model}** wrote **{ids}** well-formed {ids_noun} (**{distinct}** distinct) in its **{topics}** "
-            "{answers_noun}. "
-            "Well-formed is not real, and real is not right: whether any of them exists, and is the paper claimed, "
-            "needs "
-            "the arXiv API, which this offline notebook never calls. Either way nothing in the answer tells you which "
-            "kind you have, which is why the model writes `[n]` and the server writes the link.",
-            topics=len(m.invented),
-            topics_noun=noun(len(m.invented), _("topic"), _("topics")),
-            model=m.model,
-            ids=m.well_formed,
-            ids_noun=noun(m.well_formed, _("identifier"), _("identifiers")),
-            distinct=len(distinct),
-            answers_noun=noun(len(m.invented), _("answer"), _("answers")),
-        )
-    )
-
-
-def small_model(m: Measurement | None) -> Markdown:
-    """What a 135M generator can and cannot show here, and what the chapter reports of its Qwen2.5-0.5B."""
-    if m is None:
-        return no_generator()
-    q = chapter.INVENTED_REFERENCES
-    return Markdown(
-        say(
-            "The generator here, **{model}**, is there to show what a generator does with its sources, not to answer "
-            "well: "
-            "the figures above are this model's, measured, and say nothing about what RAG does with a stronger one. "
-            "The "
-            "chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token opening "
-            "prompt, "
-            "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the "
-            "paper "
-            "claimed. The chapter gives no supported-answer rate and no lost-in-the-middle figure for it, so none is "
-            'shown here; with it installed (`make models`), `Generator("Qwen2.5-0.5B-Instruct")` runs the same '
-            "measurements.",
-            model=m.model,
-            chapter_model=q["model"],
-            tokens=chapter.PROMPT_TOKENS,
-            well_formed=q["well_formed"],
-            real=q["real"],
-            right=q["right"],
-        )
-    )
-
-
-def changed_prompt(mine: Sequence[GradedAnswer], refused: int, base: Measurement) -> Markdown:
-    """Your prompt's 2x2 figures beside the chapter's prompt's, judged by the same rule on the same queries."""
-    yours, theirs = faithfulness.count_two_halves(mine, refused), base.halves
-    if [t.text for t in mine] == [t.text for t in base.trials]:
-        verdict = _(
-            "The same answers: as given, the cell builds the chapter's prompts, so its answers were read back "
-            "from the cache. Change the order or the instruction and run it again."
-        )
-    elif yours == theirs:
-        verdict = _(
-            "The answers changed, the counts did not: by this rule your prompt did neither better nor worse "
-            "on this sample."
-        )
-    else:
-        verdict = _(
-            "The figures moved: the same queries, the same rule, another prompt. On a sample this small, a "
-            "move of one or two answers is within the noise."
-        )
-    return Markdown(
-        say(
-            "Your prompt: supported **{mine_in}** of {mine_in_n} with the needle in the prompt and **{mine_out}** of "
-            "{mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and **{base_out}** of "
-            "{base_out_n}. {verdict}",
-            mine_in=yours.with_needle.k,
-            mine_in_n=yours.with_needle.n,
-            mine_out=yours.without_needle.k,
-            mine_out_n=yours.without_needle.n,
-            base_in=theirs.with_needle.k,
-            base_in_n=theirs.with_needle.n,
-            base_out=theirs.without_needle.k,
-            base_out_n=theirs.without_needle.n,
-            verdict=verdict,
         )
     )

@@ -17,7 +17,7 @@ from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import readable
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
 
@@ -43,7 +43,7 @@ __all__ = [
     "phrasing_hits",
     "phrasing_sign_test",
     "rates_at_cut",
-    "smallest_p",
+    "smallest_possible_p",
     "ticket_words",
     "window_owner",
     "window_start",
@@ -341,11 +341,11 @@ def needle_cut(question_id: object, doc: Document, start: int, end: int, cut_at:
         say(
             "Needle of **{question}** in `{doc}`, characters {start}-{end}; cut at **{cut}** (inside the "
             "needle: **{inside}**):\n\n> {before} **‖** {after}",
-            question=shown(question_id),
+            question=readable(question_id),
             doc=doc.id,
             start=start,
             end=end,
-            cut=shown(cut_at),
+            cut=readable(cut_at),
             inside=_("yes") if inside else _("no"),
             before=before,
             after=after,
@@ -439,7 +439,7 @@ def phrasing_sign_test(test: SignTest, alpha: float = 0.05) -> Markdown:
     )
 
 
-def smallest_p(p: float, pairs: int, alpha: float = 0.05) -> Markdown:
+def smallest_possible_p(p: float, pairs: int, alpha: float = 0.05) -> Markdown:
     """The smallest p the sign test can give with so many discordant pairs, below or above the level."""
     if p < alpha:
         return Markdown(
@@ -498,7 +498,7 @@ def header_measured(test: SignTest, metric: str, mine: float, e: float, expectat
             p=test.p,
             mine=float(mine),
             e=float(e),
-            expectation=shown(expectation),
+            expectation=readable(expectation),
             verdict=found,
         )
     )
@@ -518,7 +518,7 @@ def header_shares(mine: float, e: float) -> Markdown:
 def conclusion(found: object) -> Markdown:
     """Exercise 4's conclusion as written: its verdict words are the check's (``statistics.verdict``'s) in every
     language, so a Dutch notebook shows the words its prose quotes and its student types."""
-    return Markdown(say("Conclusion: **{verdict}**.", verdict=shown(found)))
+    return Markdown(say("Conclusion: **{verdict}**.", verdict=readable(found)))
 
 
 def out_of_domain_answer(query: str, result: Answer | NoAnswer) -> Markdown:
