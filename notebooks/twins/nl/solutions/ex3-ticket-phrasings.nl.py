@@ -153,7 +153,7 @@ ticket_measures(course, my_tickets)
 
 # %%
 p_min = sign_test(np.ones(5), np.zeros(5)).p
-narrate.smallest_p(p_min, 5)
+narrate.smallest_possible_p(p_min, 5)
 
 # %% [markdown]
 # ## Check
