@@ -97,6 +97,13 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.documents)
 
+    def __contains__(self, doc_id: object) -> bool:
+        return any(doc.id == doc_id for doc in self.documents)
+
+    def __iter__(self) -> Iterator[str]:
+        """The documents' ids, in file-name order (a corpus reads like a mapping of id to document)."""
+        return iter(self.ids)
+
     @property
     def ids(self) -> list[str]:
         """Document ids in corpus order."""

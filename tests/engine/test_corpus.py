@@ -148,3 +148,12 @@ def test_a_document_the_corpus_lacks_is_an_input_error_that_names_it_and_the_ids
     assert corpus["a"].title == "A"
     with pytest.raises(InputError, match=rf"no document 'b' in {tmp_path}: use one of its ids \(a\)"):
         corpus["b"]
+
+
+def test_a_corpus_reads_like_a_mapping_of_id_to_document(tmp_path):
+    """``id in corpus`` and ``list(corpus)`` work (Python fell back to corpus[0], which raised an InputError)."""
+    (tmp_path / "a.md").write_text("# A\n\nSome text.\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# B\n\nMore text.\n", encoding="utf-8")
+    corpus = load_corpus(tmp_path)
+    assert "a" in corpus and "c" not in corpus and 0 not in corpus
+    assert list(corpus) == ["a", "b"] and [corpus[i].title for i in corpus] == ["A", "B"]

@@ -86,8 +86,7 @@ LANGUAGE_CELL_ID = "nl-language"
 LANGUAGE_CELL = (
     "# Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)\n"
     "# komen uit de Nederlandse catalogus van ragkit.teach.language.\n"
-    "from ragkit.teach import language\n"
-    "\n"
+    "from ragkit.teach import language\n\n"
     'language.use("nl")'
 )
 UPDATE = (

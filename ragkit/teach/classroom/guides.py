@@ -142,8 +142,7 @@ def _skeleton_of(docs: Path, guide: str) -> list[Path]:
 def _heading(guide: str, part: int, parts: int) -> str:
     return (
         f"# The Dutch of docs/{guide}.md, part {part} of {parts}: one [[block]] per top-level markdown "
-        "block of the\n# English guide: sha (12 hex, figures left out), its English (en) and the Dutch "
-        "(nl).\n"
+        "block of the\n# English guide: sha (12 hex, figures left out), its English (en) and the Dutch (nl).\n"
     )
 
 

@@ -75,8 +75,7 @@ def check_destroyed_needle(
                 (
                     say(
                         "`question_id` is {question_id} and `cut_at` {cut_at}: give a "
-                        "question id as text ('q07') and a character offset as a whole "
-                        "number (1536)",
+                        "question id as text ('q07') and a character offset as a whole number (1536)",
                         question_id=readable(repr(question_id)),
                         cut_at=readable(repr(cut_at)),
                     ),
@@ -159,8 +158,7 @@ def check_destroyed_needle(
             (
                 say(
                     "{question_id}'s needle spans characters {start}-{end}; the "
-                    "{size}-character blind window that starts at {cut} cuts it {into} "
-                    "characters in",
+                    "{size}-character blind window that starts at {cut} cuts it {into} characters in",
                     question_id=question_id,
                     start=start,
                     end=end,

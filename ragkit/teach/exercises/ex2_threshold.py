@@ -225,8 +225,7 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
                 + [
                     say(
                         "a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at "
-                        "most "
-                        "{limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)",
+                        "most {limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)",
                         limit=limit,
                         tolerance=EX2.tolerance,
                     )
@@ -245,8 +244,7 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
         ),
         say(
             "judged on the held-out half: bluffs {bluffs}, answers without the needle {without}, refused {refused} "
-            "of {in_domain}, cost {cost:g} (the best any cut within the ceiling could have done there: "
-            "{judge_best:g})",
+            "of {in_domain}, cost {cost:g} (the best any cut within the ceiling could have done there: {judge_best:g})",
             bluffs=held.bluffs,
             without=held.answered_without_needle,
             refused=held.refused,

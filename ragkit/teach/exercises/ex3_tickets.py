@@ -206,9 +206,8 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
                 numbers,
                 hints=(
                     _(
-                        "describe the problem each needle solves, as the user meets it; "
-                        "`ticket_measures(course, my_tickets)` shows the needle's rank and the nearest course question "
-                        "for a draft"
+                        "describe the problem each needle solves, as the user meets it; `ticket_measures(course, "
+                        "my_tickets)` shows the needle's rank and the nearest course question for a draft"
                     ),
                 ),
             ),
@@ -236,8 +235,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
             (
                 say(
                     "every ticket asks for its needle (the needle's chunk in the top {top_k}, or its own course "
-                    "question the "
-                    "nearest) and copies under {copy_share:.0%} of any phrasing",
+                    "question the nearest) and copies under {copy_share:.0%} of any phrasing",
                     top_k=EX3.top_k,
                     copy_share=EX3.copy_share,
                 ),
@@ -248,8 +246,7 @@ def check_ticket_phrasings(course: Course, tickets: dict[str, str] | None) -> Fe
                 ),
                 say(
                     "course phrasing wins {wins}, your tickets win {losses} (p = {p:.2f} with {pairs} pairs: far too "
-                    "few to "
-                    "conclude anything; that is why the course measures all {queries} queries)",
+                    "few to conclude anything; that is why the course measures all {queries} queries)",
                     wins=c.test.wins,
                     losses=c.test.losses,
                     p=c.test.p,

@@ -248,8 +248,7 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
         else [
             say(
                 "you stated '{stated}' before your first measurement; {expectation} now is not taken: a direction "
-                "chosen "
-                "after seeing the counts always agrees with them",
+                "chosen after seeing the counts always agrees with them",
                 stated=stated,
                 expectation=readable(repr(expectation)),
             )
@@ -333,8 +332,7 @@ def check_header(
                     _(
                         "no expectation was stated before your first measurement (`stated_expectation` is empty: "
                         "`my_expectation` was not 'better' or 'worse' when the measuring cell ran): state it above "
-                        "that cell, "
-                        "then run that cell again"
+                        "that cell, then run that cell again"
                     ),
                 ),
                 {"expected": expected},
@@ -348,10 +346,9 @@ def check_header(
                 (
                     say(
                         "you stated '{before}' before your first measurement and now say '{expected}': a direction "
-                        "chosen "
-                        "after seeing the counts always agrees with them, so the check holds you to the one stated "
-                        "first (a "
-                        "new experiment starts in a fresh kernel, with its expectation written before it runs)",
+                        "chosen after seeing the counts always agrees with them, so the check holds you to the one "
+                        "stated first (a new experiment starts in a fresh kernel, with its expectation written before "
+                        "it runs)",
                         before=before,
                         expected=expected,
                     ),
@@ -363,7 +360,8 @@ def check_header(
     if problems:
         return record("ex4", Feedback(False, tuple(problems)))
     *_measured, t, truncated = _header_test(course, chunks, headers)
-    truth = statistics.verdict(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
+    found = statistics.Verdict.of(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
+    truth = str(found)
     said = " ".join(folded(conclusion).replace(",", " , ").split()).replace(" ,", ",")
     numbers = {
         "metric": EX4.metric,
@@ -376,8 +374,8 @@ def check_header(
     }
     notes = [
         say(
-            "you expected '{expected}'; your header vs E at {metric}, per needle: +{wins}/-{losses} needles, "
-            "p = {p:.3g}",
+            "you expected '{expected}'; your header vs E at {metric}, per needle: +{wins}/-{losses} needles, p = "
+            "{p:.3g}",
             expected=expected,
             metric=EX4.metric,
             wins=t.wins,
@@ -396,8 +394,7 @@ def check_header(
                     + [
                         say(
                             "your conclusion '{conclusion}' does not follow from that test: the verdict is one of "
-                            "{verdicts}, "
-                            "from your expected direction, who wins more needles, and whether p < {alpha}",
+                            "{verdicts}, from your expected direction, who wins more needles, and whether p < {alpha}",
                             conclusion=readable(conclusion),
                             verdicts=verdicts,
                             alpha=EX4.alpha,
@@ -424,7 +421,7 @@ def check_header(
                         "'{truth}' is what the paired test supports: a null result, stated as one, is a finding",
                         truth=truth,
                     )
-                    if truth.startswith("inconclusive")
+                    if found.kind == "inconclusive"
                     else say("'{truth}' is what the paired test supports", truth=truth)
                 ]
             ),

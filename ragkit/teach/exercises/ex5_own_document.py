@@ -125,10 +125,8 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                 (
                     say(
                         "the document has {words:,} words and {characters:,} characters; at most {max_words:,} words "
-                        "and "
-                        "{max_characters:,} characters are checked: the exercise asks for a short document, one or a "
-                        "few "
-                        "sections",
+                        "and {max_characters:,} characters are checked: the exercise asks for a short document, one or "
+                        "a few sections",
                         words=len(counted),
                         characters=len(document),
                         max_words=MAX_WORDS,
@@ -167,8 +165,7 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                         "{share:.0%} of the distinctive words of the shorter of your question and the sentence (of "
                         "{sentence_words} or more distinctive words) '{sentence}' are in the other (a copy from "
                         "{copy_share:.0%} on, whatever the word order or the words added): ask it in other words, as a "
-                        "reader "
-                        "would",
+                        "reader would",
                         share=bag[1],
                         sentence_words=EX5.sentence_words,
                         sentence=readable(" ".join(bag[0].split()), 80),
@@ -187,10 +184,8 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                 (
                     say(
                         "your question lies at cosine distance {distance:.3f} from the sentence '{sentence}', closer "
-                        "than "
-                        "{copy_distance}: that sentence reworded in form (inflections, word order, filler or synonyms "
-                        "change "
-                        "its words, not the sentence); ask it in other words, as a reader would",
+                        "than {copy_distance}: that sentence reworded in form (inflections, word order, filler or "
+                        "synonyms change its words, not the sentence); ask it in other words, as a reader would",
                         distance=near[1],
                         sentence=readable(" ".join(near[0].split()), 80),
                         copy_distance=EX5.copy_distance,
@@ -259,10 +254,8 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                     + [
                         say(
                             "the cited section comes within cosine distance {nearest:.3f} of the course ({where}); a "
-                            "topic the "
-                            "course lacks stays farther than {off_course} from every course chunk (about as far as one "
-                            "course "
-                            "chapter is from the others)",
+                            "topic the course lacks stays farther than {off_course} from every course chunk (about as "
+                            "far as one course chapter is from the others)",
                             nearest=nearest,
                             where=where,
                             off_course=EX5.off_course,

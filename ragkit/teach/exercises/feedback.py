@@ -126,7 +126,13 @@ def truncation_note(warning: TruncationWarning) -> str:
             texts=warning.texts,
             window=warning.window,
         )
-    return say("note: {message}", message=str(warning))
+    return say(
+        "note: {over} of {texts} chunks are longer than the encoder's {window}-piece window and will be truncated "
+        "when embedded: use smaller chunks or a shorter header",
+        over=warning.over,
+        texts=warning.texts,
+        window=warning.window,
+    )
 
 
 def question_of(course: Course, qid: str | None) -> Question | None:

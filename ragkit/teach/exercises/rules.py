@@ -86,8 +86,7 @@ class TicketRules:
         return say(
             "The rules (`EX3`): {tickets} tickets; at most {max_shared} distinctive words shared with the "
             "needle; at least {known_words} that occur in the course; a copy from {copy_share:.0%} on; the "
-            "needle's chunk in the top {top_k} of {strategy}/dense, or the ticket's own course question the "
-            "nearest.",
+            "needle's chunk in the top {top_k} of {strategy}/dense, or the ticket's own course question the nearest.",
             tickets=self.tickets,
             max_shared=self.max_shared,
             known_words=self.known_words,

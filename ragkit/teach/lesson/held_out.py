@@ -147,10 +147,8 @@ def chart(result: Study) -> plots.Described:
         say(
             "{n} panels, one per setting, each value's {metric} on the tuning half (solid line, circles) and on the "
             "held-out half (dashed line, squares); a star marks the value chosen on the tuning half, an open diamond "
-            "the "
-            "best on the held-out half. {parts}. On average a value scores {gap:+.3f} more on the tuning half than on "
-            "the "
-            "held-out half.",
+            "the best on the held-out half. {parts}. On average a value scores {gap:+.3f} more on the tuning half than "
+            "on the held-out half.",
             n=n,
             metric=result.metric,
             parts="; ".join(parts),

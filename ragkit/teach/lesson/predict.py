@@ -156,8 +156,8 @@ def _unread(prediction: object, asked: Asked) -> str:
             what=what,
         )
     return say(
-        "Your prediction, {what}, is not one of the options ({options}): copy one of them there and run "
-        "this cell again.",
+        "Your prediction, {what}, is not one of the options ({options}): copy one of them there and run this cell "
+        "again.",
         what=what,
         options=", ".join(say("“{option}”", option=word(o)) for o in asked.options),
     )

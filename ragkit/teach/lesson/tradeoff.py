@@ -203,8 +203,7 @@ def ef_slider(t: TradeOff, ef: int | None = None) -> Described:
         + " "
         + say(
             "A slider moves a ring along the line over {steps} values of efSearch, from {first} to {last}, and a "
-            "caption "
-            "above the plot gives the recall, the time per query and the speed against the exact scan at each.",
+            "caption above the plot gives the recall, the time per query and the speed against the exact scan at each.",
             steps=len(steps),
             first=t.settings[0].ef_search,
             last=t.settings[-1].ef_search,

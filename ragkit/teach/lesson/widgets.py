@@ -445,8 +445,7 @@ class QueryPlayground:
         if len(kept):
             self.gate.value = say(
                 "<b>gate</b> at {cut:.3f}: <span class='ragkit-gate'>{kept} chunk(s) pass</span>; "
-                "{under} chunk(s) in all are under the cut, and {rule}. The prompt would be built "
-                "from these.",
+                "{under} chunk(s) in all are under the cut, and {rule}. The prompt would be built from these.",
                 cut=self.cut.value,
                 kept=len(kept),
                 under=under,

@@ -294,3 +294,19 @@ def test_the_exercises_narrators_speak_dutch(course, monkeypatch):
     assert_dutch(*both(lambda: narrate.window_owner(mine)), "window_owner, named by nobody")
     monkeypatch.setattr(res, "_student", "ada")
     assert_dutch(*both(lambda: narrate.window_owner(mine)), "window_owner, named by student()")
+
+
+def test_a_truncation_counted_before_embedding_is_a_dutch_note_whole():
+    """Both kinds of the encoder's truncation warning become a note in the kernel's language from their counts (the
+    kind counted before embedding came out as a Dutch 'let op:' before an English sentence)."""
+    from ragkit.teach.exercises.feedback import truncation_note
+    from ragkit.tokens import TruncationWarning
+
+    with language.speaking("nl"):
+        notes = [truncation_note(TruncationWarning(3, 10, 256, embedding=e)) for e in (True, False)]
+    for note in notes:
+        assert note.startswith("let op: 3 van de 10 ") and "256 word-pieces" in note, note
+        assert not any(word in note for word in ("longer", "exceed", "window", "chunks are")), note
+    with language.speaking("en"):
+        counted = truncation_note(TruncationWarning(3, 10, 256, embedding=False))
+    assert counted == "note: " + str(TruncationWarning(3, 10, 256, embedding=False))

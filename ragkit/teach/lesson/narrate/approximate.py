@@ -37,12 +37,9 @@ def small_collection(t: TradeOff) -> Markdown:
     return Markdown(
         say(
             "Over the course's **{vectors:,}** chunks the exact scan takes **{exact:.3f} ms** per query and is exact "
-            "by "
-            "construction. HNSW at faiss's default efSearch **{ef}** takes **{ms:.3f} ms** and finds **{recall:.1%}** "
-            "of "
-            "the exact top {k}. {found} The most the graph can save here is **{saved:.3f} ms** a query, "
-            "**{share:.2%}** "
-            "of the **{query_ms} ms** the chapter spends embedding the query.",
+            "by construction. HNSW at faiss's default efSearch **{ef}** takes **{ms:.3f} ms** and finds "
+            "**{recall:.1%}** of the exact top {k}. {found} The most the graph can save here is **{saved:.3f} ms** a "
+            "query, **{share:.2%}** of the **{query_ms} ms** the chapter spends embedding the query.",
             vectors=t.vectors,
             exact=t.exact_ms,
             ef=s.ef_search,
@@ -87,10 +84,8 @@ def large_collection(t: TradeOff) -> Markdown:
     return Markdown(
         say(
             "Over **{vectors:,}** generated vectors the exact scan takes **{exact:.1f} ms** per query on one thread. "
-            "HNSW "
-            "at efSearch **{ef}** takes **{ms:.3f} ms**, **{times:.0f}** times faster, and finds **{recall:.1%}** of "
-            "the "
-            "exact top {k}. {reach}",
+            "HNSW at efSearch **{ef}** takes **{ms:.3f} ms**, **{times:.0f}** times faster, and finds **{recall:.1%}** "
+            "of the exact top {k}. {reach}",
             vectors=t.vectors,
             exact=t.exact_ms,
             ef=s.ef_search,
@@ -162,8 +157,7 @@ def build_and_memory(t: TradeOff) -> Markdown:
         say(
             "Building the graph over **{vectors:,}** vectors took **{seconds:.1f} s** on **{threads}** thread(s), "
             "**{rate:,.0f}** vectors a second; the exact scan needs no build, and a new vector is one more row. The "
-            "index "
-            "holds **{total:,.1f} MB**: **{stored:,.1f} MB** of vectors, which the exact scan needs as well, and "
+            "index holds **{total:,.1f} MB**: **{stored:,.1f} MB** of vectors, which the exact scan needs as well, and "
             "**{graph:,.1f} MB** of links (**{per:,.0f}** bytes per vector, **{extra:.1%}** on top of the vectors).",
             vectors=t.vectors,
             seconds=t.build_seconds,

@@ -90,11 +90,9 @@ def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
             "- **Top-1**: BM25 **{bm25:.3f}**, dense **{dense:.3f}** (ratio **{ratio:.2f}**; the chapter's dense top-1 "
             "was **{chapter_dense}**, so its BM25 top-1 exceeded **{chapter_double:.3f}**). Needle by needle at Hit@1: "
             "BM25 wins **{wins_1}**, dense **{losses_1}**, p = **{p_1:.2g}**. BM25 more than doubles dense here: "
-            "**{doubles}**.\n"
-            "- **Where BM25 leads**: {leads}.\n"
-            "- **Around rank 8**, needle by needle: BM25 wins **{wins_8}**, dense **{losses_8}**, p = **{p_8:.2g}**: "
-            "BM25 is **{side}**, {told}. They fail on different queries: **{apart}** queries are found by one and not "
-            "the other.",
+            "**{doubles}**.\n- **Where BM25 leads**: {leads}.\n- **Around rank 8**, needle by needle: BM25 wins "
+            "**{wins_8}**, dense **{losses_8}**, p = **{p_8:.2g}**: BM25 is **{side}**, {told}. They fail on different "
+            "queries: **{apart}** queries are found by one and not the other.",
             bm25=b1,
             dense=d1,
             ratio=b1 / d1,
@@ -157,8 +155,7 @@ def fused_ranks(runs: Mapping[str, Run], token: str, holder: int, k: int = RRF_K
     return Markdown(
         say(
             "The `{token}` chunk: dense rank **{dense}**, BM25 rank **{bm25}**, fused score **{fused:.4f}**, hybrid "
-            "rank "
-            "**{hybrid}**.\n\n"
+            "rank **{hybrid}**.\n\n"
             "Hybrid's first chunk: dense rank **{top_dense}**, BM25 rank **{top_bm25}**, fused score "
             "**{top_fused:.4f}**.",
             token=token,
@@ -182,8 +179,7 @@ def chapter_verdicts(lines: Sequence[Line], family: int) -> Markdown:
             say(
                 "- **{a} vs {b} at {metric}**: the chapter {said}; here +{query_wins}/-{query_losses} queries "
                 "(p = {query_p:.2g}), +{needle_wins}/-{needle_losses} needles (p = {needle_p:.2g}, Holm p over "
-                "{family} "
-                "= {holm:.2g}); the chapter claims {claim}: **{verdict}**.",
+                "{family} = {holm:.2g}); the chapter claims {claim}: **{verdict}**.",
                 a=x.a,
                 b=x.b,
                 metric=x.metric,
@@ -265,8 +261,8 @@ def bm25_checked(
         say(
             "Largest score difference over **{queries}** queries x **{chunks}** chunks: by hand **{diff_hand:.1e}**, "
             "`rank_bm25` **{diff_library:.1e}**. Per query: `ragkit` **{ms_ragkit:.2f} ms**, by hand **{ms_hand:.1f} "
-            "ms** "
-            "(**{hand_slower:.0f}x** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}x** slower).",
+            "ms** (**{hand_slower:.0f}x** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}x** "
+            "slower).",
             queries=queries,
             chunks=chunks,
             diff_hand=diff_hand,

@@ -41,8 +41,7 @@ def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> M
     return Markdown(
         say(
             "Blind cuts give **{blind}** chunks and boundary cuts **{boundaries}**. Overlap and header never move a "
-            "cut: "
-            "B has {b_like_a} count as A, and D, E, F {def_like_c} as C. "
+            "cut: B has {b_like_a} count as A, and D, E, F {def_like_c} as C. "
             "The chapter's corpus gave **{chapter_e}** chunks for E; this one gives **{e}**. The chapter's "
             "corpus: **{chapter_documents}** documents, **{chapter_characters:,}** characters, "
             "**{chapter_sections}** sections; this one: **{documents}** {documents_noun}, "
@@ -204,14 +203,11 @@ def reference_costs(found: Mapping[str, Pathologies], destroyed_by_e: Sequence[s
     return Markdown(
         say(
             "Strategy E has **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
-            "**{code_cuts}** {code_cuts_noun} and **{mid_sentence}** {mid_sentence_noun}, out of **{chunks}**. "
-            "Blind chunking (A) starts **{blind_mid_sentence}** of its **{blind_chunks}** chunks mid-sentence: it "
-            "never "
-            "looks.\n\n"
-            "Two examples from E. A number cut in two, in *{cut_doc_id}*:\n\n"
-            "> end of one chunk: `…{end_of_one}`  \n> start of the next: `{start_of_next}…`\n\n"
-            "A chunk that is only a heading, in *{heading_doc_id}*, section *{heading_section}*: `{heading}`.\n\n"
-            "{fate}",
+            "**{code_cuts}** {code_cuts_noun} and **{mid_sentence}** {mid_sentence_noun}, out of **{chunks}**. Blind "
+            "chunking (A) starts **{blind_mid_sentence}** of its **{blind_chunks}** chunks mid-sentence: it never "
+            "looks.\n\nTwo examples from E. A number cut in two, in *{cut_doc_id}*:\n\n> end of one chunk: "
+            "`…{end_of_one}`  \n> start of the next: `{start_of_next}…`\n\nA chunk that is only a heading, in "
+            "*{heading_doc_id}*, section *{heading_section}*: `{heading}`.\n\n{fate}",
             heading_only=len(e.heading_only),
             decimal_cuts=len(e.decimal_cuts),
             code_cuts=len(e.code_cuts),
@@ -286,8 +282,8 @@ def window_limit(
     over = too_long["characters per piece"].mean() if len(too_long) else float("nan")
     fits = (
         _(
-            "longer than the budget, because a run of text without sentence-ending punctuation cannot be split by "
-            "this rule."
+            "longer than the budget, because a run of text without sentence-ending punctuation cannot be split by this "
+            "rule."
         )
         if len(longest.content) > SIZE
         else _("within the budget.")
@@ -296,8 +292,7 @@ def window_limit(
         say(
             "Across all of F, a word piece covers **{per_piece:.1f}** characters on average, so the window holds about "
             "**{holds:.0f}** characters of typical text: there the {limit} is the limit that bites. The chunks over "
-            "the "
-            "window average **{over:.1f}** characters per piece.\n\n"
+            "the window average **{over:.1f}** characters per piece.\n\n"
             "The longest boundary chunk (C, section *{section}*) has **{characters}** characters of content: {fits}",
             per_piece=per_piece,
             holds=holds,

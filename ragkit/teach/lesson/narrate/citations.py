@@ -47,9 +47,8 @@ def prompt_flaws(found_here: Sequence[Mapping[str, str]], flaws: Pathologies) ->
         say(
             "**{bad}** of the **{sources}** {sources_noun} in this prompt {show} a pathology ({which}). Across all of "
             "{strategy}: **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
-            "**{code_cuts}** inside code, **{mid_sentence}** {mid_sentence_noun}. A heading-only source takes "
-            "one of the gate's slots and says nothing; half a number in a source is a number the model may quote "
-            "wrong.",
+            "**{code_cuts}** inside code, **{mid_sentence}** {mid_sentence_noun}. A heading-only source takes one of "
+            "the gate's slots and says nothing; half a number in a source is a number the model may quote wrong.",
             bad=len(bad),
             sources=len(found_here),
             sources_noun=noun(len(found_here), _("source"), _("sources")),
@@ -159,9 +158,8 @@ def prompt_length(result: Answer) -> Markdown:
     return Markdown(
         say(
             "This prompt: **{tokens}** tokens, counted with *{counted_with}*; **{sources}** sources, "
-            "**{characters:,}** "
-            "characters.  \nThe chapter's opening prompt: **{chapter_tokens}** tokens, counted with Qwen2.5's "
-            "tokenizer.",
+            "**{characters:,}** characters.  \nThe chapter's opening prompt: **{chapter_tokens}** tokens, counted with "
+            "Qwen2.5's tokenizer.",
             tokens=result.prompt_tokens,
             counted_with=_counted_with(result.counted_with),
             sources=len(result.citations),

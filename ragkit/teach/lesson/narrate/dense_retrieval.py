@@ -56,8 +56,7 @@ def room_to_win(ev: Evaluation) -> Markdown:
     return Markdown(
         say(
             "This corpus: C misses **{room}** of **{queries}** queries at Hit@20, so E can win at most **{room}**; it "
-            "wins "
-            "**{wins}** and loses **{losses}**. The chapter: E found **{e_hits}/{chapter_queries}** and beat C "
+            "wins **{wins}** and loses **{losses}**. The chapter: E found **{e_hits}/{chapter_queries}** and beat C "
             "**+{chapter_wins}/-{chapter_losses}**, so its C found **{c_hits}/{chapter_queries}** and missed "
             "**{missed}**: {more} room than here.",
             room=room,
@@ -122,8 +121,7 @@ def queries_or_needles(ev: Evaluation) -> Markdown:
     return Markdown(
         say(
             "Query level: **+{wins}/-{losses}**, p = **{p:.2g}**. The **{wins}** query wins come from only "
-            "**{needles}** "
-            "needles. Needle level: **+{needle_wins}/-{needle_losses}**, p = **{needle_p:.2g}**.",
+            "**{needles}** needles. Needle level: **+{needle_wins}/-{needle_losses}**, p = **{needle_p:.2g}**.",
             wins=c.test.wins,
             losses=c.test.losses,
             p=c.test.p,
@@ -144,8 +142,7 @@ def header_alone(ev: Evaluation) -> Markdown:
         say(
             "Without the needles A destroyed, E against A, needle by needle: **+{rest_wins}/-{rest_losses}**, p = "
             "**{rest_p:.2g}**. The header alone (E against C), needle by needle: **+{alone_wins}/-{alone_losses}**, p "
-            "= "
-            "**{alone_p:.2g}**. Of the headline's **{headline_wins}** needle wins, **{destroyed}** are needles A "
+            "= **{alone_p:.2g}**. Of the headline's **{headline_wins}** needle wins, **{destroyed}** are needles A "
             "destroyed.",
             rest_wins=rest.wins,
             rest_losses=rest.losses,
@@ -175,8 +172,7 @@ def metrics_disagree(ev: Evaluation, retrievers: tuple[str, ...] = ("dense", "bm
         say(
             "No query of these runs has more than one relevant chunk (**0** of **{queries}**, counting each query "
             "once per run): every needle sits whole in one chunk at most. With one relevant chunk, Recall@10 "
-            "equals Hit@10, P@10 is Hit@10 divided by 10 and MAP equals MRR, so those pairs cannot disagree "
-            "here.",
+            "equals Hit@10, P@10 is Hit@10 divided by 10 and MAP equals MRR, so those pairs cannot disagree here.",
             queries=queries,
         )
         if several == 0
@@ -251,10 +247,8 @@ def one_product(queries: np.ndarray, distances: np.ndarray, chunks: int, same: b
     return Markdown(
         say(
             "Queries: **{queries}** vectors of **{dimensions}** dimensions; chunks of strategy E: **{chunks}**. "
-            "Distance "
-            "matrix: **{rows} × {cols}**. Query vector lengths run from **{low:.6f}** to **{high:.6f}**. Sorting the "
-            "rows "
-            "by hand gives the same rankings as `r.dense(...)`: **{same}**.",
+            "Distance matrix: **{rows} × {cols}**. Query vector lengths run from **{low:.6f}** to **{high:.6f}**. "
+            "Sorting the rows by hand gives the same rankings as `r.dense(...)`: **{same}**.",
             queries=queries.shape[0],
             dimensions=queries.shape[1],
             chunks=chunks,
@@ -289,10 +283,8 @@ def batched_scan(queries: int, chunks: int, ms: float) -> Markdown:
     return Markdown(
         say(
             "Batched: all **{queries}** queries against **{chunks}** chunks at once, numpy's default threads, divided "
-            "by "
-            "{queries}: **{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded "
-            "one-query "
-            "figure; the table below is.",
+            "by {queries}: **{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded "
+            "one-query figure; the table below is.",
             queries=queries,
             chunks=chunks,
             ms=ms,
@@ -305,8 +297,7 @@ def question_or_ticket(metric: str, test: SignTest) -> Markdown:
     return Markdown(
         say(
             "At {metric}, the question finds the needle and the ticket does not for **{wins}** {needles}; the reverse "
-            "for "
-            "**{losses}**; p = **{p:.2g}** ({significance}).",
+            "for **{losses}**; p = **{p:.2g}** ({significance}).",
             metric=metric,
             wins=test.wins,
             needles=noun(test.wins, _("needle"), _("needles")),

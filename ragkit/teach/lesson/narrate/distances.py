@@ -79,8 +79,7 @@ def identity_gap(sample: Sequence[Chunk], chunks: int, documents: int, gap: floa
             "The sample takes every **{every:.1f}**th chunk of **{chunks}** and covers **{covered}** of the "
             "**{documents}** documents.  \n"
             "Worst gap over **{pairs}** distinct pairs of **{vectors}** chunk vectors: **{gap:.2e}**; the chapter, "
-            "over "
-            "its own 200: **{chapter_gap:.2e}**. That is **{verdict}**.",
+            "over its own 200: **{chapter_gap:.2e}**. That is **{verdict}**.",
             every=chunks / vectors,
             chunks=chunks,
             covered=len({c.doc_id for c in sample}),
@@ -149,8 +148,7 @@ def nearest_moved(l2: np.ndarray, cosine: np.ndarray) -> Markdown:
         say(
             "For **{moved}** of **{queries}** queries the nearest of these chunks is a different one under "
             "un-normalised L2 than under cosine distance. How the distance to the nearest chunk relates to the "
-            "*query's* "
-            "length and norm:",
+            "*query's* length and norm:",
             moved=moved,
             queries=len(l2),
         )

@@ -77,8 +77,7 @@ def window_owner(size: int) -> Markdown:
         return Markdown(
             say(
                 "Your blind window: **{size}** characters, assigned to **{me}**: the name your teacher's "
-                "grader gives you too (your login, or your hub name). Checks record your results in "
-                "`{where}`.",
+                "grader gives you too (your login, or your hub name). Checks record your results in `{where}`.",
                 size=size,
                 me=me,
                 where=where,
@@ -138,8 +137,7 @@ def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
         return Markdown(
             say(
                 "On `tune`, no cut of these stays within the refusal ceiling (at most **{ceiling}** of the "
-                "**{queries}** "
-                "answerable queries refused). The curve's cheapest valleys: {valleys}.",
+                "**{queries}** answerable queries refused). The curve's cheapest valleys: {valleys}.",
                 ceiling=ceiling,
                 queries=queries,
                 valleys=valleys,
@@ -247,8 +245,7 @@ def cheapest_cuts(table: pd.DataFrame, tune: Sweep) -> Markdown:
             "Cheapest cut of all: **{cut:.3f}** (cost **{cost:g}**), but it refuses **{refused}** of **{queries}** "
             "answerable queries ({share:.0%}), over the ceiling of {ceiling:.0%}. Cheapest cut within the ceiling: "
             "**{best_cut:.3f}**, with **{best_bluffs}** bluffs and **{best_refused}** refusals ({best_share:.0%}), "
-            "cost "
-            "**{best_cost:g}** (no threshold at all costs **{no_threshold:g}**).",
+            "cost **{best_cost:g}** (no threshold at all costs **{no_threshold:g}**).",
             cut=cheapest.cut,
             cost=cheapest.cost,
             refused=int(cheapest.refused),

@@ -49,10 +49,8 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
     return Markdown(
         say(
             "Written by **{model}**, greedy, at most **{tokens}** new tokens, from a prompt of **{prompt_tokens}** "
-            "tokens. "
-            "Markers that name a source: **{valid}** (the server turns each into a link, as above); markers that name "
-            "no "
-            "source: **{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
+            "tokens. Markers that name a source: **{valid}** (the server turns each into a link, as above); markers "
+            "that name no source: **{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
             model=m.model,
             tokens=faithfulness.ANSWER_TOKENS,
             prompt_tokens=m.opening.prompt_tokens,
@@ -89,8 +87,7 @@ def supported_rule() -> Markdown:
             "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
             "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
             "function words left out). You can check it by hand: underline those words in the needle, then look for "
-            "them "
-            "in the answer. "
+            "them in the answer. "
             "The threshold was written down before any answer was read, and is never tuned to the results.",
             share=faithfulness.SUPPORTED_SHARE,
         )
@@ -121,14 +118,12 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
     return Markdown(
         say(
             "A fixed sample of **{n}** of the {queries} needle queries (seed {seed}, either phrasing), dense retrieval "
-            "on "
-            "E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
-            "refused "
-            "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a supported answer "
-            "({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which **{outside_k}** "
-            "({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their needle: **{cited}** "
-            "of "
-            "{inside_n}. {lesson} With samples this small the intervals are wide: read the counts, not the decimals.",
+            "on E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
+            "refused **{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a "
+            "supported answer ({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which "
+            "**{outside_k}** ({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their "
+            "needle: **{cited}** of {inside_n}. {lesson} With samples this small the intervals are wide: read the "
+            "counts, not the decimals.",
             n=len(m.sample),
             queries=queries,
             seed=faithfulness.SAMPLE_SEED,
@@ -158,13 +153,11 @@ def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
     return Markdown(
         say(
             "All **{n}** out-of-domain queries through `answer()` at cut {cut}, with the generator: **{refused}** "
-            "refused, "
-            "and the generator's counter (`generator.calls`, read before and after each query) moved "
+            "refused, and the generator's counter (`generator.calls`, read before and after each query) moved "
             "**{calls_refused}** "
             "times for them; that is the gate's saving, counted by the code. The **{answered}** the gate let through "
             "(bluffs) each went to the model: **{calls_answered}** of those answers were computed in this run, the "
-            "others "
-            "read back from the generator's cache, where an earlier run had filed them.",
+            "others read back from the generator's cache, where an earlier run had filed them.",
             n=out_of_domain,
             cut=DEFAULT_CUT,
             refused=g.refused,
@@ -193,10 +186,9 @@ def needle_positions(m: Measurement | None) -> Markdown:
     return Markdown(
         say(
             "**{n}** needle questions (a fixed sample, seed {seed}), each asked three times by **{model}** with the "
-            "same "
-            "{chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without the "
-            "needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, last "
-            "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
+            "same {chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without "
+            "the needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, "
+            "last **{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
             n=len(lost.question_ids),
             seed=faithfulness.SAMPLE_SEED,
             model=model,
@@ -250,13 +242,11 @@ def invented_ids(m: Measurement | None) -> Markdown:
     return Markdown(
         say(
             "Asked, with no sources, for three papers with their arXiv identifiers on each of **{topics}** "
-            "{topics_noun}, "
-            "**{model}** wrote **{ids}** well-formed {ids_noun} (**{distinct}** distinct) in its **{topics}** "
-            "{answers_noun}. "
-            "Well-formed is not real, and real is not right: whether any of them exists, and is the paper claimed, "
-            "needs "
-            "the arXiv API, which this offline notebook never calls. Either way nothing in the answer tells you which "
-            "kind you have, which is why the model writes `[n]` and the server writes the link.",
+            "{topics_noun}, **{model}** wrote **{ids}** well-formed {ids_noun} (**{distinct}** distinct) in its "
+            "**{topics}** {answers_noun}. Well-formed is not real, and real is not right: whether any of them exists, "
+            "and is the paper claimed, needs the arXiv API, which this offline notebook never calls. Either way "
+            "nothing in the answer tells you which kind you have, which is why the model writes `[n]` and the server "
+            "writes the link.",
             topics=len(m.invented),
             topics_noun=noun(len(m.invented), _("topic"), _("topics")),
             model=m.model,
@@ -276,14 +266,11 @@ def small_model(m: Measurement | None) -> Markdown:
     return Markdown(
         say(
             "The generator here, **{model}**, is there to show what a generator does with its sources, not to answer "
-            "well: "
-            "the figures above are this model's, measured, and say nothing about what RAG does with a stronger one. "
-            "The "
-            "chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token opening "
-            "prompt, "
-            "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the "
-            "paper "
-            "claimed. The chapter gives no supported-answer rate and no lost-in-the-middle figure for it, so none is "
+            "well: the figures above are this model's, measured, and say nothing about what RAG does with a stronger "
+            "one. The chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token "
+            "opening prompt, and **{well_formed}** well-formed identifiers of which **{real}** were real papers and "
+            "**{right}** the paper claimed. The chapter gives no supported-answer rate and no lost-in-the-middle "
+            "figure for it, so none is "
             'shown here; with it installed (`make models`), `Generator("Qwen2.5-0.5B-Instruct")` runs the same '
             "measurements.",
             model=m.model,
@@ -306,8 +293,8 @@ def changed_prompt(mine: Sequence[GradedAnswer], refused: int, base: Measurement
         )
     elif yours == theirs:
         verdict = _(
-            "The answers changed, the counts did not: by this rule your prompt did neither better nor worse "
-            "on this sample."
+            "The answers changed, the counts did not: by this rule your prompt did neither better nor worse on this "
+            "sample."
         )
     else:
         verdict = _(

@@ -25,8 +25,7 @@ def dutch_phrasing(runs: Sequence[Phrasing], k: int = KEEP) -> Markdown:
             say(
                 "- **{retriever}** on {strategy}: asked in English, **{en}** of {n} find their needle [{en_lo:.2f}, "
                 "{en_hi:.2f}]; asked in Dutch, **{nl}** of {n} [{nl_lo:.2f}, {nl_hi:.2f}]. Only the English phrasing "
-                "finds "
-                "it for **{wins}** questions, only the Dutch for **{losses}** (sign test p = **{p:.2g}**); MRR "
+                "finds it for **{wins}** questions, only the Dutch for **{losses}** (sign test p = **{p:.2g}**); MRR "
                 "{en_mrr:.3f} against {nl_mrr:.3f}.",
                 retriever=_name(p.retriever),
                 strategy=p.strategy,

@@ -35,16 +35,14 @@ def no_cross_encoder() -> HTML:
     """The boxed warning shown when the chapter's cross-encoder is not installed: what is missing and what to do."""
     return HTML(
         _(
-            "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'>"
-            "<b>No cross-encoder on this machine.</b> The chapter's reranker, "
+            "<div style='border:2px solid #ef6c00;background:#fff3e0;padding:.6em 1em;border-radius:4px'><b>No "
+            "cross-encoder on this machine.</b> The chapter's reranker, "
             "<code>cross-encoder/ms-marco-MiniLM-L-6-v2</code>, is not installed here, so this notebook cannot measure "
-            "its "
-            "gain. Below you get the chapter's own figures, labelled as such, and an offline reranker (MaxSim) that "
-            "runs "
-            "without it. <b>MaxSim is not a stand-in for the cross-encoder's gain</b>: it is a different, untrained "
-            "method, and whatever it scores tells you nothing about what the cross-encoder would do on this corpus. To "
-            "measure the real thing, run <code>make models</code> on a machine with internet, then rerun this "
-            "notebook.</div>"
+            "its gain. Below you get the chapter's own figures, labelled as such, and an offline reranker (MaxSim) "
+            "that runs without it. <b>MaxSim is not a stand-in for the cross-encoder's gain</b>: it is a different, "
+            "untrained method, and whatever it scores tells you nothing about what the cross-encoder would do on this "
+            "corpus. To measure the real thing, run <code>make models</code> on a machine with internet, then rerun "
+            "this notebook.</div>"
         )
     )
 
@@ -61,8 +59,7 @@ def shortlist_ceiling(ev: Evaluation) -> Markdown:
     return Markdown(
         say(
             "Shortlist depth in ragkit: the hybrid top **{depth}**, out of **{chunks}** chunks in strategy E. A "
-            "reranker "
-            "can only promote what is already in that shortlist: the hybrid top {depth} holds the needle for "
+            "reranker can only promote what is already in that shortlist: the hybrid top {depth} holds the needle for "
             "**{ceiling:.3f}** of the queries, the ceiling for any reranker here.",
             depth=RERANK_DEPTH,
             chunks=ev.chunks["E"],
@@ -96,11 +93,9 @@ def maxsim_wall_time(seconds: float, queries: int) -> Markdown:
     return Markdown(
         say(
             "MaxSim over the hybrid top **{depth}** for **{queries}** queries took **{seconds:.1f} s** on this machine "
-            "in "
-            "this kernel (a repeat run reuses the result). That is wall time for the whole evaluation, with whatever "
-            "token vectors the cache already held read from disk, so it is not a per-query cost: the timings at the "
-            "end "
-            "of this notebook are.",
+            "in this kernel (a repeat run reuses the result). That is wall time for the whole evaluation, with "
+            "whatever token vectors the cache already held read from disk, so it is not a per-query cost: the timings "
+            "at the end of this notebook are.",
             depth=RERANK_DEPTH,
             queries=queries,
             seconds=seconds,
@@ -135,9 +130,8 @@ def chapter_latencies() -> Markdown:
     return Markdown(
         say(
             "The chapter, per query: cross-encoder over the top 25 **{rerank} ms**, BM25 **{bm25} ms**, the dense "
-            "vector "
-            "scan **{scan} ms**. The cross-encoder costs about **{over_bm25:.0f}×** BM25 and **{over_scan:.0f}×** the "
-            "scan: it is the stage that decides your latency.",
+            "vector scan **{scan} ms**. The cross-encoder costs about **{over_bm25:.0f}×** BM25 and "
+            "**{over_scan:.0f}×** the scan: it is the stage that decides your latency.",
             rerank=chapter.RERANK_MS,
             bm25=chapter.BM25_MS,
             scan=chapter.SCAN_MS,

@@ -20,8 +20,7 @@ def clustered_interval(row: pd.Series) -> Markdown:
             "E dense, Hit@20 = **{value:.3f}**. Wilson ({n} independent queries): **[{low:.3f}, {high:.3f}]**, "
             "**{wilson_width:.3f}** wide. Cluster bootstrap over needles: **[{needle_low:.3f}, {needle_high:.3f}]**, "
             "**{needle_width:.3f}** wide. Design effect **{design_effect:.2f}**: the {n} queries weigh as much as "
-            "about "
-            "**{effective:.0f}** independent ones. The clustered interval is **{wider}** than Wilson's here.",
+            "about **{effective:.0f}** independent ones. The clustered interval is **{wider}** than Wilson's here.",
             value=row.value,
             n=row.n,
             low=row.low,

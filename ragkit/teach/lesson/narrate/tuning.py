@@ -259,8 +259,7 @@ def held_out_verdicts(result: Study) -> Markdown:
         if better
         else say(
             "After Holm over the **{n}** held-out comparisons, none holds as a gain: no setting changed on the "
-            "tuning half is shown better than its default on the held-out half ({changed} of them changed at "
-            "all).",
+            "tuning half is shown better than its default on the held-out half ({changed} of them changed at all).",
             n=len(result.tunings),
             changed=len(changed),
         )
@@ -288,10 +287,8 @@ def gain_shrinks(result: Study) -> Markdown:
     return Markdown(
         say(
             "{metric} gained over the default by each of the **{n}** changed settings (each in its own pipeline, so "
-            "the "
-            "gains do not add up): {each}. A score reported on the queries a setting was chosen on includes the luck "
-            "of "
-            "choosing it.",
+            "the gains do not add up): {each}. A score reported on the queries a setting was chosen on includes the "
+            "luck of choosing it.",
             metric=result.metric,
             n=len(changed),
             each=each,

@@ -25,8 +25,8 @@ OVER = PALETTE["orange"]
 
 def _cost_title() -> str:
     return say(
-        "Total cost on tune (bluff {bluff:g}, answer without the needle {without:g}, refusal {refusal:g}) "
-        "against the cut",
+        "Total cost on tune (bluff {bluff:g}, answer without the needle {without:g}, refusal {refusal:g}) against the "
+        "cut",
         bluff=EX2.bluff_cost,
         without=EX2.without_needle_cost,
         refusal=EX2.refusal_cost,

@@ -352,8 +352,7 @@ def abstention_curves(rules: dict[str, ScoreSweep], max_refused: float) -> Descr
         say(
             "One curve per rule, from answering everything (top left) to refusing everything (bottom right); lower "
             "and further left is better. Ringed, each rule's fewest bluffs with at most {ceiling:.0%} of the "
-            "answerable "
-            "queries refused: {points}.",
+            "answerable queries refused: {points}.",
             ceiling=max_refused,
             points="; ".join(words),
         ),

@@ -325,8 +325,7 @@ def approximate_questions(course: Course) -> list[QuizQuestion]:
                     False,
                     _(
                         "at the course's size the graph saves a fraction of a millisecond and costs a build, memory "
-                        "and a "
-                        "setting to tune"
+                        "and a setting to tune"
                     ),
                 ),
                 Option(
@@ -342,8 +341,7 @@ def approximate_questions(course: Course) -> list[QuizQuestion]:
                 Option(
                     _(
                         "some queries lose chunks they would have had, a needle among them: measure the hit rate with "
-                        "the "
-                        "index you deploy"
+                        "the index you deploy"
                     ),
                     True,
                     _(

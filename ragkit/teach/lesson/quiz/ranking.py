@@ -162,8 +162,8 @@ def distances_questions(course: Course) -> list[QuizQuestion]:
                     _("so that distances lie between 0 and 1"),
                     False,
                     _(
-                        "the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness "
-                        "per number"
+                        "the cosine distance of unit vectors still runs from 0 to 2; the point is one closeness per "
+                        "number"
                     ),
                 ),
                 Option(
@@ -200,8 +200,8 @@ def study_questions(result: Study) -> list[QuizQuestion]:
                     say("its score on the held-out half, {held:.3f}", held=trial.held),
                     True,
                     _(
-                        "the held-out needles played no part in choosing it, so their score carries no luck of "
-                        "the choice"
+                        "the held-out needles played no part in choosing it, so their score carries no luck of the "
+                        "choice"
                     ),
                 ),
                 Option(

@@ -62,8 +62,7 @@ def _boundary(course: Course) -> QuizQuestion:
     return applied(
         say(
             "A needle spans characters {start} to {end} of its document. Blind chunking (A) puts its "
-            "first character in the {size}-character window that starts at {window}. What happens to "
-            "the needle?",
+            "first character in the {size}-character window that starts at {window}. What happens to the needle?",
             start=start,
             end=end,
             size=SIZE,
@@ -260,8 +259,8 @@ def chunking_questions(course: Course) -> list[QuizQuestion]:
                     _("text: header, overlap and content"),
                     False,
                     _(
-                        "text is what gets embedded; the header is not in the document, so a quote of it would "
-                        "not verify"
+                        "text is what gets embedded; the header is not in the document, so a quote of it would not "
+                        "verify"
                     ),
                 ),
                 Option(
