@@ -38,7 +38,7 @@ class InputError(RagkitError, ValueError):
 
 
 class CorruptIndex(RagkitError):
-    """An on-disk index whose manifest or vector files cannot be read as written."""
+    """An index database on disk that fails its check (damaged, truncated, or not an index at all)."""
 
 
 class StaleIndex(RagkitError):

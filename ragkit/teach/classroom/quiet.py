@@ -12,10 +12,12 @@ from __future__ import annotations
 import logging
 import re
 
-__all__ = ["KEPT", "NOISE", "Quiet"]
+__all__ = ["KEPT", "NOISE", "OURS", "Quiet"]
 
-KEPT = re.compile(r"https?://|is running at|Control-C|^ragkit[ :]|^Kernel (started|shutdown|restarted)|^Shutting down")
-"""The informational lines a student needs: the link, how to stop, ragkit's workspace, kernels started and stopped."""
+KEPT = re.compile(r"https?://|is running at|Control-C|^Kernel (started|shutdown|restarted)|^Shutting down")
+"""The server's informational lines a student needs: the link, how to stop, kernels started and stopped."""
+OURS = {"ragkit": True}
+"""``extra=`` of every line ragkit logs through the server: kept by its mark, whatever its words."""
 
 NOISE = re.compile(
     r"^Notebook .+ is not trusted$|^The websocket_ping_timeout \(\d+\) cannot be longer than the "
@@ -25,7 +27,8 @@ NOISE = re.compile(
 
 
 class Quiet(logging.Filter):
-    """Lets through every warning and error but the two of NOISE, and of the information only what KEPT names."""
+    """Lets through every warning and error but the two of NOISE, and of the information ragkit's own lines and
+    what KEPT names."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -34,4 +37,4 @@ class Quiet(logging.Filter):
             return True
         if record.levelno >= logging.WARNING:
             return NOISE.search(message) is None
-        return KEPT.search(message) is not None
+        return getattr(record, "ragkit", False) or KEPT.search(message) is not None

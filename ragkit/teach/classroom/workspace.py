@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from ragkit.errors import InputError
 from ragkit.teach import language
+from ragkit.teach.classroom.quiet import OURS
 from ragkit.teach.untrusted import MAX_NESTING, nesting
 
 __all__ = [
@@ -309,7 +310,7 @@ def _load_jupyter_server_extension(server_app) -> None:
                 said = refresh(project(where))
             except InputError as exc:
                 raise web.HTTPError(404, str(exc)) from exc
-            self.log.info("ragkit workspace: %s", said)
+            self.log.info("ragkit workspace: %s", said, extra=OURS)
             tracked = (where / TRACKED / target.relative_to(where / COPIES)).resolve()
             if not target.exists() and tracked.is_relative_to(where / TRACKED) and tracked.is_file():
                 target = tracked  # a worked solution is never copied: it opens where it is tracked, to be read
@@ -337,5 +338,8 @@ def _short_sockets(server_app) -> None:
         manager.connection_dir = tempfile.mkdtemp(prefix="ragkit-kernels-")  # mode 0700: this user's only
         atexit.register(shutil.rmtree, manager.connection_dir, ignore_errors=True)  # made here, removed here
         server_app.log.info(
-            "ragkit: kernel sockets in %s (%s is too long a path for them)", manager.connection_dir, longest
+            "ragkit: kernel sockets in %s (%s is too long a path for them)",
+            manager.connection_dir,
+            longest,
+            extra=OURS,
         )

@@ -9,8 +9,6 @@ from typing import Any
 from ragkit.report import Finding
 
 __all__ = [
-    "ABSURD",
-    "ADJACENT",
     "BM25_MS",
     "CHUNKS_E",
     "COMPARISONS",
@@ -23,7 +21,6 @@ __all__ = [
     "INDEX_SECONDS",
     "INVENTED_REFERENCES",
     "MS_PER_CHUNK",
-    "OUT_OF_DOMAIN_QUERIES",
     "OVER_WINDOW",
     "PROMPT_TOKENS",
     "QUERY_MS",
@@ -39,9 +36,6 @@ __all__ = [
 
 CORPUS = {"documents": 13, "characters": 359_067, "sections": 127}
 QUESTIONS = 32
-OUT_OF_DOMAIN_QUERIES = 30
-ADJACENT = 21
-ABSURD = 9
 CHUNKS_E = 940
 DESTROYED_BLIND = 4
 HEADER_TOKENS = 24_213

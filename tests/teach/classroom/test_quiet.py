@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from ragkit.teach.classroom.quiet import Quiet
+from ragkit.teach.classroom.quiet import OURS, Quiet
 
 from conftest import ROOT
 
@@ -32,7 +32,6 @@ SHOWN = [
     (logging.INFO, "Jupyter Server 2.21.1 is running at:"),
     (logging.INFO, "http://localhost:8888/ragkit/workspace?token=..."),
     (logging.INFO, "Use Control-C to stop this server and shut down all kernels (twice to skip confirmation)."),
-    (logging.INFO, "ragkit workspace: Your notebooks are in /x/my-notebooks: work there."),
     (logging.INFO, "Kernel started: 40f3a7d6"),
     (logging.WARNING, "404 GET /api/contents/missing.ipynb (127.0.0.1): No such file or directory"),
     (logging.WARNING, "Notebook validation failed: 'cells' is a required property"),
@@ -49,6 +48,17 @@ def test_the_filter_drops_the_chatter_and_the_two_empty_warnings_and_keeps_the_r
     quiet = Quiet()
     assert [m for level, m in NOISE if quiet.filter(record(level, m))] == []
     assert [m for level, m in SHOWN if not quiet.filter(record(level, m))] == []
+
+
+def test_ragkits_own_lines_are_kept_by_their_mark_whatever_their_words():
+    """The workspace's lines reach the terminal because ragkit marks them, not because a pattern reads their words
+    (a reworded line was dropped when the filter looked for 'ragkit' at its start)."""
+    quiet = Quiet()
+    for said in ("ragkit workspace: Your notebooks are in /x/my-notebooks: work there.", "Your notebooks are in /x"):
+        ours = record(logging.INFO, said)
+        ours.__dict__.update(OURS)
+        assert quiet.filter(ours), said
+    assert not quiet.filter(record(logging.INFO, "ragkit-looking chatter from another extension"))
 
 
 def free_port() -> int:
