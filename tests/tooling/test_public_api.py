@@ -53,7 +53,9 @@ def _allowed(node: ast.stmt) -> list[str]:
     if room in ROOMS:
         package = importlib.import_module(module)
         submodules = {m.name for m in pkgutil.iter_modules(package.__path__)}
-        return [f"{module}.{n}" for n in names if n not in submodules and n not in getattr(package, "__all__", ())]
+        public = set(getattr(package, "__all__", ()))  # and what each module it lists there says in its own __all__
+        public |= {n for m in public & submodules for n in importlib.import_module(f"{module}.{m}").__all__}
+        return [f"{module}.{n}" for n in names if n not in submodules and n not in public]
     return [f"{module}.{n}" for n in names]
 
 

@@ -14,8 +14,11 @@ from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, MAX_RESULTS_FILE, O_NO
 
 __all__ = [
     "EXERCISES",
+    "HUB_USER_ENV",
     "NOBODY",
+    "RESULTS_ENV",
     "SHARED_LOGINS",
+    "STUDENT_ENV",
     "append_result",
     "current_student",
     "login",

@@ -14,6 +14,11 @@ from ragkit.tokens import WINDOW
 
 __all__ = [
     "CUT_GRID",
+    "EX1",
+    "EX2",
+    "EX3",
+    "EX4",
+    "EX5",
     "HINTS",
     "OWN_SIZES",
     "RUN",
