@@ -66,9 +66,9 @@ __all__ = [
     "halves",
     "overlap_twin",
     "rrf_results",
-    "stamp",
     "study",
     "sweep_settings",
+    "sweeps_stamp",
     "swept_texts",
     "tune",
     "weighted_results",
@@ -332,7 +332,9 @@ READ_ONLY = ("ragkit.tokens", "ragkit.embedding")
 """Modules the runs also depend on (the window count, the embedder's pooling), read from disk, not imported here."""
 
 
-def stamp(corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid = GRID) -> dict[str, Any]:
+def sweeps_stamp(
+    corpus_: Corpus, questions: Sequence[Question], embedder: Encoder, grid: Grid = GRID
+) -> dict[str, Any]:
     """Everything the sweeps depend on: the corpus's texts, the questions, the model's stamp, the grid and the code."""
     model = embedder.stamp
     return {
@@ -510,7 +512,7 @@ def sweep_settings(
         from ragkit.embedding import default_embedder
 
         embedder = default_embedder()
-    key = stamp(corpus_, questions, embedder, grid)
+    key = sweeps_stamp(corpus_, questions, embedder, grid)
     payload = store.read_result("tuning", key, folder) if cache else None
     if payload is not None:
         try:

@@ -21,9 +21,9 @@ from ragkit.tuning import (
     bm25_results,
     halves,
     rrf_results,
-    stamp,
     study,
     sweep_settings,
+    sweeps_stamp,
     swept_texts,
     tune,
 )
@@ -190,7 +190,7 @@ def test_a_sweep_is_stored_under_its_stamp_and_read_back_whole(small, tmp_path):
     assert not sweep_settings(docs, questions[:-1], embedder, TINY, folder=tmp_path).cached
     other = HashEmbedder()
     other.stamp = replace(HashEmbedder.stamp, weights="1" * 64)
-    assert stamp(docs, questions, other, TINY) != stamp(docs, questions, embedder, TINY)
+    assert sweeps_stamp(docs, questions, other, TINY) != sweeps_stamp(docs, questions, embedder, TINY)
     assert not sweep_settings(docs, questions, embedder, TINY, cache=False).cached
 
 

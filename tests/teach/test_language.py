@@ -250,7 +250,7 @@ def test_what_the_dutch_notebooks_show_is_found_through_helpers_classes_and_the_
         "lesson.narrate.thresholds": {"_truth", "_quoted", "near_miss"},
         "lesson.widgets": {"ThresholdExplorer.update", "kind_of"},
         "course": {"Course.truncation_note"},
-        "exercises.feedback": {"Feedback.verdict", "Feedback._lines", "record"},
+        "exercises.feedback": {"Feedback.outcome", "Feedback._lines", "record"},
         "exercises.ex2_threshold": {"check_threshold_choice"},
         "lesson.tables": {"_headings", "no_cut"},
     }

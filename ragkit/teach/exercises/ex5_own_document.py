@@ -14,7 +14,7 @@ import numpy as np
 from ragkit.chunking import chunk_corpus
 from ragkit.retrieval import cosine_distance
 from ragkit.teach.exercises.feedback import Feedback, embedded, record
-from ragkit.teach.exercises.rules import EX5, RUN
+from ragkit.teach.exercises.rules import EX5, SHARED_RUN
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import readable
 from ragkit.tokens import TruncationWarning
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-def shared_runs(question: str, document: str, n: int = RUN) -> list[str]:
+def shared_runs(question: str, document: str, n: int = SHARED_RUN) -> list[str]:
     """Runs of n words the question copies from the document, compared as words (a paraphrase has none)."""
     q, d = words(question), words(document)
     seen = {tuple(d[i : i + n]) for i in range(len(d) - n + 1)}
@@ -147,7 +147,7 @@ def check_own_document(course: Course, document: str | None, question: str | Non
                     say(
                         "your question copies {run} words in a row from your document "
                         "('{copied}'): ask it in other words, as a reader would",
-                        run=RUN,
+                        run=SHARED_RUN,
                         copied=copied[0],
                     ),
                 ),

@@ -35,7 +35,7 @@ class Feedback:
     """Where to look next: given freely at first, then only every few attempts (``HINTS``)."""
 
     @property
-    def verdict(self) -> str:
+    def outcome(self) -> str:
         """PASSED or NOT YET, in the kernel's language."""
         return _("PASSED") if self.passed else _("NOT YET")
 
@@ -43,12 +43,12 @@ class Feedback:
         return [f"- {n}" for n in self.notes] + [say("- hint: {hint}", hint=h) for h in self.hints]
 
     def __str__(self) -> str:
-        return "\n".join([self.verdict] + self._lines())
+        return "\n".join([self.outcome] + self._lines())
 
     def _repr_markdown_(self) -> str:
         colour = "#2e7d32" if self.passed else "#c62828"
         notes = "\n".join(self._lines())
-        return f"<b style='color:{colour}'>{self.verdict}</b>\n\n{notes}"
+        return f"<b style='color:{colour}'>{self.outcome}</b>\n\n{notes}"
 
 
 def record(exercise: str, feedback: Feedback) -> Feedback:

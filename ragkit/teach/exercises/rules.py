@@ -21,7 +21,7 @@ __all__ = [
     "EX5",
     "HINTS",
     "OWN_SIZES",
-    "RUN",
+    "SHARED_RUN",
     "TOLERANCE",
     "DocumentRules",
     "HeaderRules",
@@ -69,7 +69,7 @@ class ThresholdRules:
     retriever: str = "dense"
 
 
-RUN = 5
+SHARED_RUN = 5
 """ex5: a paraphrase shares no run of this many words with the document."""
 
 
@@ -106,7 +106,7 @@ class DocumentRules:
     """Exercise 5's fixed judging parameters."""
 
     strategy: str = "E"
-    run: int = RUN
+    run: int = SHARED_RUN
     copy_share: float = 0.5
     """A copied sentence: this share of the shorter word set (question or sentence) is in the other."""
     sentence_words: int = 4
