@@ -127,14 +127,21 @@ $(CHP): | $(STAMP)
 # model mostly the other), then the whole suite with its slowest tests listed. Before its own install it starts
 # test_binder's fresh venv in the background (tests/binder_venv.py): pip is single-threaded, so the two installs
 # share the 2 cores.
+# Where the time went: the warm step's and pytest's seconds and each worker's end (tests/conftest.py), which .ci/run
+# prints as its last line
+TIMES := build/test-times
+
 test: binder-early $(STAMP) $(CHP)
+	@mkdir -p build && : > $(TIMES)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	echo "mypy runs beside the warm step; its report follows it"; \
-	$(BIN)/python -m ragkit warm; warmed=$$?; \
+	started=$$(date +%s); $(BIN)/python -m ragkit warm; warmed=$$?; echo "warm $$(( $$(date +%s) - started ))" >> $(TIMES); \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$warmed -eq 0 && test $$typed -eq 0
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
+	@started=$$(date +%s); RAGKIT_TEST_TIMES=$(TIMES) \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15; tested=$$?; \
+	echo "pytest $$(( $$(date +%s) - started ))" >> $(TIMES); exit $$tested
 
 BINDER_EARLY := build/test-binder
 binder-early:

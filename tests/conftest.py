@@ -257,13 +257,34 @@ def pytest_sessionfinish(session):
         out["notebook_seconds"] = _seconds()
 
 
+STARTED = {"at": 0.0}
+ENDED: dict[str, float] = {}
+"""When this run started, and when each pytest-xdist worker ended (seconds since then): the workers' balance."""
+
+
+def pytest_sessionstart(session):
+    import time
+
+    STARTED["at"] = time.monotonic()
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
+    import time
+
     SECONDS.update(getattr(node, "workeroutput", {}).get("notebook_seconds", {}))
+    ENDED[node.gateway.id] = time.monotonic() - STARTED["at"]
 
 
 def pytest_terminal_summary(terminalreporter):
-    """After the run: how long each executed notebook took (nothing when none ran)."""
+    """After the run: when each worker ended (written to ``RAGKIT_TEST_TIMES`` too, for .ci/run's last line), and
+    how long each executed notebook took (nothing when none ran)."""
+    if ENDED:
+        ends = ", ".join(f"{worker} {seconds:.0f} s" for worker, seconds in sorted(ENDED.items()))
+        terminalreporter.write_sep("-", f"pytest-xdist workers ended after: {ends}")
+        if times := os.environ.get("RAGKIT_TEST_TIMES"):
+            with open(times, "a", encoding="utf-8") as out:
+                out.writelines(f"{worker} {seconds:.0f}\n" for worker, seconds in sorted(ENDED.items()))
     seconds = {**SECONDS, **_seconds()}
     if seconds:
         terminalreporter.write_sep(
