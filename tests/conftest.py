@@ -98,7 +98,8 @@ class ExecutionCount:
 class Executions:
     """The notebooks executed once per run and shared by every test that reads their outputs.
 
-    The first test that asks for one runs every notebook the selected tests need (``JOBS`` at a time).
+    The first test that asks for one runs every notebook the selected tests need (``JOBS`` at a time), in
+    ``batch`` order.
     """
 
     def __init__(self, items):
@@ -110,9 +111,18 @@ class Executions:
         if path not in self.runs:
             from book.build import run_notebooks
 
-            batch = [path] + [p for p in self.wanted if p not in self.runs and p != path]
-            self.runs.update(run_notebooks(batch, JOBS))
+            self.runs.update(run_notebooks(batch([path, *self.wanted], set(self.runs)), JOBS))
         return self.runs[path]
+
+
+def batch(paths: list[Path], done: set[Path]) -> list[Path]:
+    """The notebooks to run, each once, every English one before any Dutch one.
+
+    A Dutch notebook runs the English one's code: after it, it reads from the cache what its twin computed (exercise 4's
+    worked solution embeds about a thousand chunks, some two minutes), where the two side by side each computed it.
+    """
+    todo = [p for p in dict.fromkeys(paths) if p not in done]
+    return sorted(todo, key=lambda p: "nl" in p.relative_to(NOTEBOOKS).parts)
 
 
 def _wanted(items) -> list[Path]:

@@ -14,7 +14,7 @@ import pytest
 
 from ragkit.teach.language import catalogue
 
-from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, QUICK, QUICK_TEXTS, ROOT, ExecutionCount
+from conftest import ALL_NOTEBOOKS, LONGEST_FIRST, NOTEBOOKS, QUICK, QUICK_TEXTS, ROOT, ExecutionCount, batch
 
 TWINS = NOTEBOOKS / "twins"
 PAIRS = ALL_NOTEBOOKS
@@ -154,6 +154,17 @@ def test_a_notebook_executed_twice_in_one_run_fails():
     count.record(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))
     with pytest.raises(AssertionError, match=f"{name(PAIRS[0])} executed 2 times in one test run"):
         count.record(nbformat.read(PAIRS[0], as_version=4))
+
+
+def test_every_english_notebook_runs_before_any_dutch_one_and_each_once():
+    """A Dutch twin beside its English notebook would compute what the English run then caches (conftest.batch)."""
+    nl = NOTEBOOKS / "nl" / "solutions" / "ex4-design-a-header.nl.ipynb"
+    en = NOTEBOOKS / "solutions" / "ex4-design-a-header.ipynb"
+    first, done = NOTEBOOKS / "00-start-here.ipynb", NOTEBOOKS / "01-chunking.ipynb"
+    assert batch([nl, en, first, nl, done], {done}) == [en, first, nl]
+    everything = batch(list(reversed(ALL_NOTEBOOKS)), set())
+    english = [p for p in everything if "nl" not in p.relative_to(NOTEBOOKS).parts]
+    assert everything[: len(english)] == english and sorted(everything) == ALL_NOTEBOOKS
 
 
 def test_the_groups_handed_out_first_are_the_notebooks_and_modules_that_exist():
