@@ -8,9 +8,9 @@ one split (``tuning.halves`` at ``SPLIT_SEED``, by needle, the out-of-domain que
 sha256 into ``split.json``: it reads ids only, and runs no retrieval. ``run_project`` then evaluates the planned runs,
 lets the tuning half choose one (``tuning.tune``: ties go to the baseline) and the cheapest cut within the ceiling,
 and judges both on the held-out half: the metric with its needle-level interval, the share of queries whose needle
-reaches the prompt with its Wilson interval, the choice against the baseline needle by needle with the course's
-verdict rule, and the gate's bluffs and refusals with their Wilson intervals. Its ``Outcome`` is what
-``results.json`` holds and what a report quotes.
+reaches the prompt with its Wilson interval, the tuning half's finding about its challenger against the baseline
+with the course's verdict rule (``Finding``), and the gate's bluffs and refusals with their Wilson intervals. Its
+``Outcome`` is what ``results.json`` holds and what a report quotes.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from ragkit.chunking import STRATEGIES, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, validate
 from ragkit.errors import DataError, InputError
-from ragkit.evaluation import Result, evaluate
+from ragkit.evaluation import Result, compare, evaluate
 from ragkit.retrieval import RETRIEVERS, Encoder, Retriever
-from ragkit.statistics import DIFFERENCE, ClusterInterval, Verdict, cluster_bootstrap, smallest_p, wilson
+from ragkit.statistics import ClusterInterval, SignTest, Verdict, claim_of, cluster_bootstrap, smallest_p, wilson
 from ragkit.threshold import CUT_RANGE, KEEP, Sweep, SweepRow
 from ragkit.tuning import SPLIT_SEED, Tuning, halves, tune
 
@@ -44,6 +44,7 @@ __all__ = [
     "RESULTS",
     "SEALED",
     "SPLIT",
+    "Finding",
     "GateOutcome",
     "Outcome",
     "Plan",
@@ -134,6 +135,8 @@ def read_plan(path: str | Path) -> Plan:
     if not isinstance(candidates, list) or not candidates:
         raise InputError(f'{path}: candidates must list the runs to choose among, such as ["E/dense", "E/hybrid"]')
     runs = tuple(dict.fromkeys(_label(c, path) for c in candidates))
+    if len(runs) < 2:
+        raise InputError(f"{path}: list at least two candidates, the baseline and a run to judge against it")
     baseline = _label(raw.get("baseline"), path)
     if baseline not in runs:
         raise InputError(f"{path}: the baseline {baseline} is not among the candidates: list it there too")
@@ -178,8 +181,14 @@ class Split:
     tuning: frozenset[str]
     """Needle ids and out-of-domain ids of the tuning half."""
     held_out: frozenset[str]
+    needles: frozenset[str]
+    """Every needle id (the others are out-of-domain queries)."""
     sealed: Mapping[str, str]
     seed: int = SPLIT_SEED
+
+    def counts(self, half: frozenset[str]) -> tuple[int, int]:
+        """How many needles and out-of-domain queries one half holds."""
+        return len(half & self.needles), len(half - self.needles)
 
     def to_dict(self, questions: list[Question], out_of_domain: list[OutOfDomain]) -> dict[str, Any]:
         """The split as ``split.json`` holds it: each half's needles and out-of-domain queries, and the seal."""
@@ -223,8 +232,9 @@ def split_project(folder: str | Path) -> Split:
     folder = Path(folder)
     _, questions, out_of_domain = _ground_truth(folder)
     read_plan(folder / PLAN)
-    tuning, held = halves([q.id for q in questions], SPLIT_SEED, [o.id for o in out_of_domain])
-    return Split(tuning, held, seal(folder))
+    needles = [q.id for q in questions]
+    tuning, held = halves(needles, SPLIT_SEED, [o.id for o in out_of_domain])
+    return Split(tuning, held, frozenset(needles), seal(folder))
 
 
 def write_split(folder: str | Path) -> Path:
@@ -309,17 +319,43 @@ class GateOutcome:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """The tuning half's finding about one challenger against the baseline, and what the held-out half makes of it.
+
+    The challenger is the run the tuning half chose, or, when it kept the baseline, the best of the others there.
+    The finding is that half's needle-level sign test, and what it claims follows from its own raw p
+    (``statistics.claim_of``), as with every finding the course judges; the held-out half's needle-level test judges
+    it by the course's one verdict rule (``statistics.Verdict``).
+    """
+
+    challenger: str
+    baseline: str
+    tuning: SignTest
+    held_out: SignTest
+    verdict: Verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        def test(t: SignTest) -> dict[str, Any]:
+            return {"wins": t.wins, "losses": t.losses, "p": t.p}
+
+        return {
+            "challenger": self.challenger,
+            "baseline": self.baseline,
+            "tuning": {**test(self.tuning), "claim": claim_of(self.tuning.p)},
+            "held_out": test(self.held_out),
+            "verdict": str(self.verdict),
+        }
+
+
+@dataclass(frozen=True)
 class Outcome:
     """A project judged: the run and the cut the tuning half chose, and everything the held-out half says of them."""
 
     plan: Plan
     split: Split
     tuning: Tuning
-    """Every planned run on both halves, the run the tuning half chose, and its needle-level test on the held-out
-    half against the baseline (``tuning.judged``)."""
-    verdict: Verdict | None
-    """The held-out half's verdict on the tuning half's finding (the chosen run ahead of the baseline); None when the
-    tuning half kept the baseline."""
+    """Every planned run on both halves, the run the tuning half chose and the one the held-out half would have."""
+    finding: Finding
     held_needles: int
     held_metric: float
     held_interval: ClusterInterval
@@ -347,29 +383,22 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure as ``results.json`` holds it (plain JSON values)."""
-        t, judged = self.tuning, self.tuning.judged
         return {
             "title": self.plan.title,
             "metric": self.plan.metric,
             "baseline": self.plan.baseline,
             "chosen": self.chosen,
-            "runs": [{"run": str(x.value), "tuning": x.tune, "held_out": x.held} for x in t.trials],
+            "held_out_best": str(self.tuning.held_best),
+            "runs": [{"run": str(x.value), "tuning": x.tune, "held_out": x.held} for x in self.tuning.trials],
+            "finding": self.finding.to_dict(),
             "held_out": {
                 "needles": self.held_needles,
+                "smallest_p": self.smallest_p,
                 "metric": self.held_metric,
                 "interval": [self.held_interval.low, self.held_interval.high],
                 "design_effect": self.held_interval.design_effect,
                 "in_prompt": list(self.in_prompt),
                 "in_prompt_interval": list(self.in_prompt_interval),
-                "against_baseline": None
-                if self.verdict is None
-                else {
-                    "wins": judged.test.wins,
-                    "losses": judged.test.losses,
-                    "p": judged.test.p,
-                    "verdict": str(self.verdict),
-                },
-                "smallest_p": self.smallest_p,
                 "gate": self.held_gate.to_dict(),
             },
             "tuning": {"cut": self.cut, "gate": self.tuned_gate.to_dict()},
@@ -377,15 +406,17 @@ class Outcome:
         }
 
     def __str__(self) -> str:
-        t, judged, held = self.tuning, self.tuning.judged, self.held_gate
+        t, f, held = self.tuning, self.finding, self.held_gate
+        (tn, to), (hn, ho) = self.split.counts(self.split.tuning), self.split.counts(self.split.held_out)
         lines = [
-            f"{self.plan.title}: {self.plan.metric} on each half ({len(self.split.tuning)} tuning, "
-            f"{len(self.split.held_out)} held-out ids)"
+            f"{self.plan.title}: {self.plan.metric} of each planned run on the tuning half ({tn} needles, {to} "
+            f"out-of-domain queries) and on the held-out half ({hn} needles, {ho} out-of-domain queries)"
         ]
         lines += [
             f"  {x.value!s:<10} tuning {x.tune:.3f}  held-out {x.held:.3f}"
             + ("  CHOSEN" if x.value == t.chosen else "")
             + ("  baseline" if x.value == self.plan.baseline else "")
+            + ("  held-out best" if t.flattered and x.value == t.held_best else "")
             for x in t.trials
         ]
         iv = self.held_interval
@@ -398,14 +429,11 @@ class Outcome:
             f"held-out queries whose needle is in the top {KEEP}: {self.in_prompt[0]} of {self.in_prompt[1]} "
             f"(95% Wilson {low:.3f} to {high:.3f})"
         )
-        if self.verdict is None:
-            lines.append(f"the tuning half kept the baseline {self.plan.baseline}: nothing to judge against it")
-        else:
-            lines.append(
-                f"{self.chosen} against {self.plan.baseline} on the held-out needles: {judged.test} "
-                f"(the smallest p {self.held_needles} needles can reach: {self.smallest_p:.2g}); verdict on the "
-                f"tuning half's lead: {self.verdict}"
-            )
+        lines.append(
+            f"{f.challenger} against {f.baseline}, needle by needle: tuning half {f.tuning} "
+            f"({claim_of(f.tuning.p)}); held-out half {f.held_out} (the smallest p {self.held_needles} needles can "
+            f"reach: {self.smallest_p:.2g}); verdict: {f.verdict}"
+        )
         cut = "no threshold (no cut stays within the ceiling)" if self.cut is None else f"cut {self.cut:.3f}"
         r, bl, rl = held.row, held.bluff_interval, held.refusal_interval
         lines.append(
@@ -424,6 +452,26 @@ def _half_values(result: Result, metric: str, needles: frozenset[str]) -> tuple[
     return result.per_query(metric)[keep], [n for n, k in zip(result.needle_ids, keep) if k]
 
 
+def _finding(tuned: Tuning, results: Mapping[str, Result], plan: Plan, held: frozenset[str]) -> Finding:
+    """The tuning half's finding about its challenger against the baseline, judged on the held-out half."""
+    others = [x for x in tuned.trials if x.value != plan.baseline]
+    challenger = str(tuned.chosen) if tuned.chosen != plan.baseline else str(max(others, key=lambda x: x.tune).value)
+    needles = set(results[plan.baseline].needle_ids)
+    a, b = results[challenger], results[plan.baseline]
+    on_tuning = compare(a, b, plan.metric, "needle", drop=held).test
+    on_held = compare(a, b, plan.metric, "needle", drop=needles - held).test
+    verdict = Verdict.of(
+        on_tuning.wins - on_tuning.losses,
+        on_held.wins,
+        on_held.losses,
+        on_held.p,  # one comparison, one family: Holm leaves its p as it is
+        kind=claim_of(on_tuning.p),
+        a=challenger,
+        b=plan.baseline,
+    )
+    return Finding(challenger, plan.baseline, on_tuning, on_held, verdict)
+
+
 def run_project(folder: str | Path, embedder: Encoder | None = None, progress: bool = False) -> Outcome:
     """Judge a project: its planned runs evaluated, one chosen with a cut on the tuning half, both judged held out.
 
@@ -437,13 +485,10 @@ def run_project(folder: str | Path, embedder: Encoder | None = None, progress: b
     names = sorted({c.split("/")[1] for c in plan.candidates})
     built = {s: Retriever(chunk_corpus(corpus, s), embedder, s, progress) for s in letters}
     ev = evaluate(corpus, questions, letters, names, embedder=embedder, progress=progress, retriever_for=built.get)
-    tuned = tune("run", {c: ev[c] for c in plan.candidates}, plan.baseline, plan.metric, SPLIT_SEED)
+    results = {c: ev[c] for c in plan.candidates}
+    tuned = tune("run", results, plan.baseline, plan.metric, SPLIT_SEED)
     chosen = ev[str(tuned.chosen)]
-    held_needles = frozenset(q.id for q in questions) & split.held_out
-    verdict = None
-    if tuned.chosen != plan.baseline:  # chosen only by a strictly better tuning half: its lead is positive
-        test = tuned.judged.test
-        verdict = Verdict.of(1, test.wins, test.losses, test.p, kind=DIFFERENCE, a=str(tuned.chosen), b=plan.baseline)
+    held_needles = split.needles & split.held_out
     values, needles = _half_values(chosen, plan.metric, held_needles)
     hits = _half_values(chosen, f"Hit@{KEEP}", held_needles)[0]
     letter, name = str(tuned.chosen).split("/")
@@ -456,7 +501,7 @@ def run_project(folder: str | Path, embedder: Encoder | None = None, progress: b
         plan,
         split,
         tuned,
-        verdict,
+        _finding(tuned, results, plan, held_needles),
         len(held_needles),
         float(values.mean()),
         cluster_bootstrap(values, needles),

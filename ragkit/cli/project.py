@@ -59,7 +59,7 @@ def _check(args: argparse.Namespace) -> int:
 def add_project_commands(sub: Subcommands) -> None:
     """The project's command and its four actions."""
     p = sub.add_parser("project", help="a project on documents of your own: example, split, run, check")
-    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", help="what to do with the folder")
     a = actions.add_parser("example", help="copy the worked example's project (docs/project.md) into a new folder")
     a.add_argument("folder", type=Path, help="a new or empty folder")
     a.set_defaults(run=_example)
