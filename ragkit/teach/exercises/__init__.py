@@ -68,6 +68,39 @@ from ragkit.teach.exercises.ex5_own_document import (
 from ragkit.teach.exercises.ex5_own_document import (
     shared_runs as shared_runs,
 )
+from ragkit.teach.exercises.ex6_rank_metrics import (
+    Ranking as Ranking,
+)
+from ragkit.teach.exercises.ex6_rank_metrics import (
+    WorkedExample as WorkedExample,
+)
+from ragkit.teach.exercises.ex6_rank_metrics import (
+    check_rank_metrics as check_rank_metrics,
+)
+from ragkit.teach.exercises.ex6_rank_metrics import (
+    example_ranking as example_ranking,
+)
+from ragkit.teach.exercises.ex6_rank_metrics import (
+    own_ranking as own_ranking,
+)
+from ragkit.teach.exercises.ex6_rank_metrics import (
+    worked_example as worked_example,
+)
+from ragkit.teach.exercises.ex7_efsearch import (
+    Collection as Collection,
+)
+from ragkit.teach.exercises.ex7_efsearch import (
+    check_efsearch as check_efsearch,
+)
+from ragkit.teach.exercises.ex7_efsearch import (
+    efsearch_choice_passes as efsearch_choice_passes,
+)
+from ragkit.teach.exercises.ex7_efsearch import (
+    efsearch_recall as efsearch_recall,
+)
+from ragkit.teach.exercises.ex7_efsearch import (
+    judging_collection as judging_collection,
+)
 from ragkit.teach.exercises.feedback import (
     Feedback as Feedback,
 )
@@ -141,6 +174,12 @@ from ragkit.teach.exercises.rules import (
     EX5 as EX5,
 )
 from ragkit.teach.exercises.rules import (
+    EX6 as EX6,
+)
+from ragkit.teach.exercises.rules import (
+    EX7 as EX7,
+)
+from ragkit.teach.exercises.rules import (
     HINTS as HINTS,
 )
 from ragkit.teach.exercises.rules import (
@@ -156,6 +195,9 @@ from ragkit.teach.exercises.rules import (
     DocumentRules as DocumentRules,
 )
 from ragkit.teach.exercises.rules import (
+    EfSearchRules as EfSearchRules,
+)
+from ragkit.teach.exercises.rules import (
     HeaderRules as HeaderRules,
 )
 from ragkit.teach.exercises.rules import (
@@ -163,6 +205,9 @@ from ragkit.teach.exercises.rules import (
 )
 from ragkit.teach.exercises.rules import (
     NeedleRules as NeedleRules,
+)
+from ragkit.teach.exercises.rules import (
+    RankingRules as RankingRules,
 )
 from ragkit.teach.exercises.rules import (
     ThresholdRules as ThresholdRules,
@@ -178,6 +223,8 @@ __all__ = [
     "EX3",
     "EX4",
     "EX5",
+    "EX6",
+    "EX7",
     "EXERCISES",
     "HINTS",
     "HUB_USER_ENV",
@@ -190,28 +237,40 @@ __all__ = [
     "STUDENT_ENV",
     "TICKET_HINT",
     "TOLERANCE",
+    "Collection",
     "DocumentRules",
+    "EfSearchRules",
     "Feedback",
     "HeaderRules",
     "HeaderRun",
     "HintRules",
     "NeedleRules",
+    "Ranking",
+    "RankingRules",
     "ThresholdRules",
     "TicketRules",
+    "WorkedExample",
     "append_result",
     "check_destroyed_needle",
+    "check_efsearch",
     "check_header",
     "check_own_document",
+    "check_rank_metrics",
     "check_threshold_choice",
     "check_ticket_phrasings",
     "copied_sentence",
     "cost_minima",
     "cost_table",
     "current_student",
+    "efsearch_choice_passes",
+    "efsearch_recall",
     "embedded",
+    "example_ranking",
     "exercise_cost",
+    "judging_collection",
     "login",
     "measure_header",
+    "own_ranking",
     "own_size",
     "question_of",
     "record",
@@ -227,6 +286,7 @@ __all__ = [
     "ticket_measures",
     "truncation_note",
     "whole_number",
+    "worked_example",
 ]
 
 

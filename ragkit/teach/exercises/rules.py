@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragkit.approximate import COLLECTION_SEED, NEIGHBOURS
 from ragkit.chunking import SIZE
 from ragkit.data import MAX_SHARED
 from ragkit.teach.language import say
@@ -19,9 +20,11 @@ __all__ = [
     "RUN",
     "TOLERANCE",
     "DocumentRules",
+    "EfSearchRules",
     "HeaderRules",
     "HintRules",
     "NeedleRules",
+    "RankingRules",
     "ThresholdRules",
     "TicketRules",
 ]
@@ -154,4 +157,73 @@ class NeedleRules:
     sizes: tuple[int, ...] = OWN_SIZES
 
 
+@dataclass(frozen=True)
+class RankingRules:
+    """Exercise 6's fixed parameters: the rankings students are given, the depth of nDCG, how close an answer must be.
+
+    Every student gets a ranking of their own (``ex6_rank_metrics.own_ranking``): ``length`` chunks, ``relevant``
+    of them relevant (binary gains), the first never at rank 1, two or more in the top ``cutoff`` and one below it, so
+    that AP, nDCG@10, MRR and the usual slips all differ by at least ``apart``.
+    """
+
+    length: int = 20
+    relevant: tuple[int, ...] = (3, 4)
+    """How many relevant chunks a ranking may hold: each student's number is one of these."""
+    cutoff: int = 10
+    tolerance: float = 0.005
+    """An answer within this of the engine's value is right (three decimals, rounded by hand)."""
+    apart: float = 0.02
+    example: tuple[int, ...] = (2, 3, 6, 14)
+    """The ranks of the relevant chunks in the notebook's worked example, which no student is given."""
+
+    def __str__(self) -> str:
+        return say(
+            "The rules (`EX6`): a ranking of {length} chunks, {fewest} or {most} of them relevant (gain 1, else 0); "
+            "AP over the whole ranking, nDCG at {cutoff} with the ideal ranking's DCG at {cutoff}; an answer "
+            "within {tolerance} of the engine's value is right.",
+            length=self.length,
+            fewest=min(self.relevant),
+            most=max(self.relevant),
+            cutoff=self.cutoff,
+            tolerance=self.tolerance,
+        )
+
+
+@dataclass(frozen=True)
+class EfSearchRules:
+    """Exercise 7's fixed parameters: the target, the collection chosen on and the collection that judges.
+
+    Both are ``approximate.generated_collection``s of the course's strategy-E vectors, built on one thread so that a
+    kernel and the grader build the same graph; the judging one is another draw, with tighter clusters.
+    """
+
+    target: float = 0.95
+    """The Recall@k an efSearch must reach on the collection it is chosen on."""
+    k: int = NEIGHBOURS
+    vectors: int = 20_000
+    seed: int = COLLECTION_SEED
+    spread: float = 1.0
+    judge_seed: int = COLLECTION_SEED + 1
+    judge_spread: float = 0.5
+    step: int = 4
+    """An answer may lie up to this far above the smallest efSearch that reaches the target (a scan in steps of 4)."""
+    most: int = 1024
+    """The largest efSearch the check measures."""
+
+    def __str__(self) -> str:
+        return say(
+            "The rules (`EX7`): the smallest efSearch whose Recall@{k} reaches {target} on the collection you "
+            "choose on ({vectors:,} generated vectors, seed {seed}), up to {step} above it; judged afterwards on "
+            "another collection (seed {judge_seed}, spread {judge_spread}).",
+            k=self.k,
+            target=self.target,
+            vectors=self.vectors,
+            seed=self.seed,
+            step=self.step,
+            judge_seed=self.judge_seed,
+            judge_spread=self.judge_spread,
+        )
+
+
 EX1, EX2, EX3, EX4, EX5 = NeedleRules(), ThresholdRules(), TicketRules(), HeaderRules(), DocumentRules()
+EX6, EX7 = RankingRules(), EfSearchRules()
