@@ -9,7 +9,7 @@ sha256 into ``split.json``: it reads ids only, and runs no retrieval. ``run_proj
 lets the tuning half choose one (``tuning.tune``: ties go to the baseline) and the cheapest cut within the ceiling,
 and judges both on the held-out half: the metric with its needle-level interval, the share of queries whose needle
 reaches the prompt with its Wilson interval, the tuning half's finding about its challenger against the baseline
-with the course's verdict rule (``Finding``), and the gate's bluffs and refusals with their Wilson intervals. Its
+with the course's verdict rule (``Challenge``), and the gate's bluffs and refusals with their Wilson intervals. Its
 ``Outcome`` is what ``results.json`` holds and what a report quotes.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,15 +36,15 @@ from ragkit.threshold import CUT_RANGE, KEEP, Sweep, SweepRow
 from ragkit.tuning import SPLIT_SEED, Tuning, halves, tune
 
 __all__ = [
-    "CORPUS",
+    "CORPUS_FOLDER",
     "CUT_STEP",
-    "OUT_OF_DOMAIN",
-    "PLAN",
-    "QUESTIONS",
-    "RESULTS",
+    "OUT_OF_DOMAIN_FILE",
+    "PLAN_FILE",
+    "QUESTIONS_FILE",
+    "RESULTS_FILE",
     "SEALED",
-    "SPLIT",
-    "Finding",
+    "SPLIT_FILE",
+    "Challenge",
     "GateOutcome",
     "Outcome",
     "Plan",
@@ -60,9 +60,13 @@ __all__ = [
     "write_split",
 ]
 
-CORPUS, QUESTIONS, OUT_OF_DOMAIN, PLAN = "corpus", "questions.jsonl", "out_of_domain.jsonl", "project.toml"
-SPLIT, RESULTS = "split.json", "results.json"
-SEALED = (QUESTIONS, OUT_OF_DOMAIN, PLAN)
+CORPUS_FOLDER = "corpus"
+QUESTIONS_FILE = "questions.jsonl"
+OUT_OF_DOMAIN_FILE = "out_of_domain.jsonl"
+PLAN_FILE = "project.toml"
+SPLIT_FILE = "split.json"
+RESULTS_FILE = "results.json"
+SEALED = (QUESTIONS_FILE, OUT_OF_DOMAIN_FILE, PLAN_FILE)
 """The files the split seals beside every document of ``corpus/``: what is decided before any retrieval."""
 CUT_STEP = 0.005
 """The cuts a project weighs: ``threshold.CUT_RANGE`` in steps of this."""
@@ -159,12 +163,12 @@ def read_plan(path: str | Path) -> Plan:
 
 def _files(folder: Path) -> dict[str, Path]:
     """Every file a split seals, by its name relative to the project: the documents, the ground truth, the plan."""
-    found = {f"{CORPUS}/{p.name}": p for p in sorted((folder / CORPUS).glob("*.md"))}
+    found = {f"{CORPUS_FOLDER}/{p.name}": p for p in sorted((folder / CORPUS_FOLDER).glob("*.md"))}
     if not found:
-        raise DataError(f"{folder / CORPUS} holds no Markdown documents: put the project's documents there")
+        raise DataError(f"{folder / CORPUS_FOLDER} holds no Markdown documents: put the project's documents there")
     for name in SEALED:
         if not (folder / name).is_file():
-            raise DataError(f"{folder / name} is missing: a project needs {', '.join(SEALED)} beside {CORPUS}/")
+            raise DataError(f"{folder / name} is missing: a project needs {', '.join(SEALED)} beside {CORPUS_FOLDER}/")
         found[name] = folder / name
     return found
 
@@ -209,9 +213,9 @@ class Split:
 
 def _ground_truth(folder: Path) -> tuple[Corpus, list[Question], list[OutOfDomain]]:
     """The project's documents and ground truth, valid; a DataError with every problem otherwise."""
-    corpus = load_corpus(folder / CORPUS)
-    questions = load_questions(folder / QUESTIONS)
-    out_of_domain = load_out_of_domain(folder / OUT_OF_DOMAIN)
+    corpus = load_corpus(folder / CORPUS_FOLDER)
+    questions = load_questions(folder / QUESTIONS_FILE)
+    out_of_domain = load_out_of_domain(folder / OUT_OF_DOMAIN_FILE)
     problems = [f"{f.path.name} could not be read: {f.reason}" for f in corpus.failed]
     problems += [str(p) for p in validate(corpus, questions, out_of_domain, None)]
     if len(questions) < 4 or len(out_of_domain) < 2:
@@ -231,7 +235,7 @@ def split_project(folder: str | Path) -> Split:
     """
     folder = Path(folder)
     _, questions, out_of_domain = _ground_truth(folder)
-    read_plan(folder / PLAN)
+    read_plan(folder / PLAN_FILE)
     needles = [q.id for q in questions]
     tuning, held = halves(needles, SPLIT_SEED, [o.id for o in out_of_domain])
     return Split(tuning, held, frozenset(needles), seal(folder))
@@ -241,9 +245,9 @@ def write_split(folder: str | Path) -> Path:
     """Split a project and write its ``split.json``; the path written."""
     folder = Path(folder)
     made = split_project(folder)
-    questions = load_questions(folder / QUESTIONS)
-    out_of_domain = load_out_of_domain(folder / OUT_OF_DOMAIN)
-    path = folder / SPLIT
+    questions = load_questions(folder / QUESTIONS_FILE)
+    out_of_domain = load_out_of_domain(folder / OUT_OF_DOMAIN_FILE)
+    path = folder / SPLIT_FILE
     path.write_text(json.dumps(made.to_dict(questions, out_of_domain), indent=1) + "\n", encoding="utf-8")
     return path
 
@@ -255,7 +259,7 @@ def read_split(folder: str | Path) -> Split:
     only held out when nothing was decided after it was drawn.
     """
     folder = Path(folder)
-    path = folder / SPLIT
+    path = folder / SPLIT_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         tuning = {*raw["tuning"]["needles"], *raw["tuning"]["out_of_domain"]}
@@ -319,7 +323,7 @@ class GateOutcome:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Challenge:
     """The tuning half's finding about one challenger against the baseline, and what the held-out half makes of it.
 
     The challenger is the run the tuning half chose, or, when it kept the baseline, the best of the others there.
@@ -355,7 +359,7 @@ class Outcome:
     split: Split
     tuning: Tuning
     """Every planned run on both halves, the run the tuning half chose and the one the held-out half would have."""
-    finding: Finding
+    challenge: Challenge
     held_needles: int
     held_metric: float
     held_interval: ClusterInterval
@@ -390,7 +394,7 @@ class Outcome:
             "chosen": self.chosen,
             "held_out_best": str(self.tuning.held_best),
             "runs": [{"run": str(x.value), "tuning": x.tune, "held_out": x.held} for x in self.tuning.trials],
-            "finding": self.finding.to_dict(),
+            "challenge": self.challenge.to_dict(),
             "held_out": {
                 "needles": self.held_needles,
                 "smallest_p": self.smallest_p,
@@ -406,7 +410,7 @@ class Outcome:
         }
 
     def __str__(self) -> str:
-        t, f, held = self.tuning, self.finding, self.held_gate
+        t, f, held = self.tuning, self.challenge, self.held_gate
         (tn, to), (hn, ho) = self.split.counts(self.split.tuning), self.split.counts(self.split.held_out)
         lines = [
             f"{self.plan.title}: {self.plan.metric} of each planned run on the tuning half ({tn} needles, {to} "
@@ -452,7 +456,7 @@ def _half_values(result: Result, metric: str, needles: frozenset[str]) -> tuple[
     return result.per_query(metric)[keep], [n for n, k in zip(result.needle_ids, keep) if k]
 
 
-def _finding(tuned: Tuning, results: Mapping[str, Result], plan: Plan, held: frozenset[str]) -> Finding:
+def _challenge(tuned: Tuning, results: Mapping[Hashable, Result], plan: Plan, held: frozenset[str]) -> Challenge:
     """The tuning half's finding about its challenger against the baseline, judged on the held-out half."""
     others = [x for x in tuned.trials if x.value != plan.baseline]
     challenger = str(tuned.chosen) if tuned.chosen != plan.baseline else str(max(others, key=lambda x: x.tune).value)
@@ -469,7 +473,7 @@ def _finding(tuned: Tuning, results: Mapping[str, Result], plan: Plan, held: fro
         a=challenger,
         b=plan.baseline,
     )
-    return Finding(challenger, plan.baseline, on_tuning, on_held, verdict)
+    return Challenge(challenger, plan.baseline, on_tuning, on_held, verdict)
 
 
 def run_project(folder: str | Path, embedder: Encoder | None = None, progress: bool = False) -> Outcome:
@@ -479,13 +483,15 @@ def run_project(folder: str | Path, embedder: Encoder | None = None, progress: b
     """
     folder = Path(folder)
     corpus, questions, out_of_domain = _ground_truth(folder)
-    plan = read_plan(folder / PLAN)
+    plan = read_plan(folder / PLAN_FILE)
     split = read_split(folder)
     letters = sorted({c.split("/")[0] for c in plan.candidates})
     names = sorted({c.split("/")[1] for c in plan.candidates})
     built = {s: Retriever(chunk_corpus(corpus, s), embedder, s, progress) for s in letters}
-    ev = evaluate(corpus, questions, letters, names, embedder=embedder, progress=progress, retriever_for=built.get)
-    results = {c: ev[c] for c in plan.candidates}
+    ev = evaluate(
+        corpus, questions, letters, names, embedder=embedder, progress=progress, retriever_for=built.__getitem__
+    )
+    results: dict[Hashable, Result] = {c: ev[c] for c in plan.candidates}
     tuned = tune("run", results, plan.baseline, plan.metric, SPLIT_SEED)
     chosen = ev[str(tuned.chosen)]
     held_needles = split.needles & split.held_out
@@ -501,7 +507,7 @@ def run_project(folder: str | Path, embedder: Encoder | None = None, progress: b
         plan,
         split,
         tuned,
-        _finding(tuned, results, plan, held_needles),
+        _challenge(tuned, results, plan, held_needles),
         len(held_needles),
         float(values.mean()),
         cluster_bootstrap(values, needles),
@@ -515,6 +521,6 @@ def run_project(folder: str | Path, embedder: Encoder | None = None, progress: b
 
 def write_results(folder: str | Path, outcome: Outcome) -> Path:
     """Write a project's ``results.json`` (every figure of ``outcome``); the path written."""
-    path = Path(folder) / RESULTS
+    path = Path(folder) / RESULTS_FILE
     path.write_text(json.dumps(outcome.to_dict(), indent=1, allow_nan=False) + "\n", encoding="utf-8")
     return path

@@ -15,13 +15,13 @@ def _example(args: argparse.Namespace) -> int:
 
     from ragkit.errors import InputError
     from ragkit.plumbing.locations import data_dir
-    from ragkit.project import CORPUS, SEALED, SPLIT
+    from ragkit.project import CORPUS_FOLDER, SEALED, SPLIT_FILE
 
     source, target = data_dir() / "example", Path(args.folder)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InputError(f"{target} exists and is not an empty folder: name a new folder for the copy")
-    shutil.copytree(source / CORPUS, target / CORPUS)
-    for name in (*SEALED, SPLIT):
+    shutil.copytree(source / CORPUS_FOLDER, target / CORPUS_FOLDER)
+    for name in (*SEALED, SPLIT_FILE):
         shutil.copy2(source / name, target / name)
     print(f"copied the worked example's project to {target}: run `python -m ragkit project run {target}` to judge it")
     return 0

@@ -23,7 +23,7 @@ def copy_example(tmp_path):
 
 
 def test_the_examples_plan_is_read_as_written():
-    plan = project.read_plan(EXAMPLE / project.PLAN)
+    plan = project.read_plan(EXAMPLE / project.PLAN_FILE)
     assert plan.metric == "MRR@10" and plan.baseline == "E/dense"
     assert plan.candidates == ("A/dense", "C/dense", "E/dense", "E/bm25", "E/hybrid")
     assert plan.prices == project.Prices(5.0, 3.0, 1.0, 0.25)
@@ -73,8 +73,8 @@ def test_a_missing_plan_says_to_write_it(tmp_path):
 def test_the_split_is_the_courses_one_by_needle_and_seals_every_file(tmp_path):
     folder = copy_example(tmp_path)
     made = project.split_project(folder)
-    questions = [json.loads(line)["id"] for line in (folder / project.QUESTIONS).read_text().splitlines()]
-    ood = [json.loads(line)["id"] for line in (folder / project.OUT_OF_DOMAIN).read_text().splitlines()]
+    questions = [json.loads(line)["id"] for line in (folder / project.QUESTIONS_FILE).read_text().splitlines()]
+    ood = [json.loads(line)["id"] for line in (folder / project.OUT_OF_DOMAIN_FILE).read_text().splitlines()]
     assert (made.tuning, made.held_out) == halves(questions, SPLIT_SEED, ood)
     assert made.counts(made.tuning) == (10, 7) and made.counts(made.held_out) == (10, 7)
     assert set(made.sealed) == {f"corpus/{p.name}" for p in (folder / "corpus").glob("*.md")} | set(project.SEALED)
@@ -87,7 +87,7 @@ def test_a_file_changed_after_the_split_breaks_the_seal(tmp_path):
     doc.write_text(doc.read_text(encoding="utf-8") + "\nOne more sentence after the split.\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"changed since the split was made: corpus/05-regattas-and-travel\.md"):
         project.read_split(folder)
-    plan = folder / project.PLAN
+    plan = folder / project.PLAN_FILE
     plan.write_text(plan.read_text(encoding="utf-8").replace("0.25", "0.5"), encoding="utf-8")
     with pytest.raises(DataError, match=r"project\.toml"):
         project.read_split(folder)
@@ -97,7 +97,7 @@ def test_a_file_changed_after_the_split_breaks_the_seal(tmp_path):
 
 def test_other_halves_or_another_seed_are_refused(tmp_path):
     folder = copy_example(tmp_path)
-    path = folder / project.SPLIT
+    path = folder / project.SPLIT_FILE
     raw = json.loads(path.read_text(encoding="utf-8"))
     swapped = json.loads(json.dumps(raw))
     swapped["tuning"]["needles"][0], swapped["held_out"]["needles"][0] = (
@@ -121,7 +121,7 @@ def test_other_halves_or_another_seed_are_refused(tmp_path):
 
 def test_an_invalid_ground_truth_is_not_split(tmp_path):
     folder = copy_example(tmp_path)
-    questions = folder / project.QUESTIONS
+    questions = folder / project.QUESTIONS_FILE
     questions.write_text(questions.read_text(encoding="utf-8").replace("twenty outings", "30 outings"), "utf-8")
     with pytest.raises(DataError, match="q01: needle not found verbatim"):
         project.split_project(folder)
@@ -154,8 +154,8 @@ def test_the_cut_is_the_cheapest_of_the_grid_when_recomputed_by_hand(outcome):
     retriever = Retriever(chunk_corpus(load_corpus(EXAMPLE / "corpus"), letter), progress=False)
     sweep = Sweep(
         retriever.chunks,
-        load_questions(EXAMPLE / project.QUESTIONS),
-        load_out_of_domain(EXAMPLE / project.OUT_OF_DOMAIN),
+        load_questions(EXAMPLE / project.QUESTIONS_FILE),
+        load_out_of_domain(EXAMPLE / project.OUT_OF_DOMAIN_FILE),
         retriever,
         name,
     )
@@ -175,7 +175,7 @@ def test_the_held_out_figures_are_the_held_out_needles_own(outcome):
     assert outcome.in_prompt[1] == 2 * len(result_ids)  # a question and a ticket per needle
     assert outcome.held_interval.low <= outcome.held_metric <= outcome.held_interval.high
     assert outcome.smallest_p == 2 * 0.5**10
-    f = outcome.finding
+    f = outcome.challenge
     assert f.baseline == outcome.plan.baseline and f.challenger != f.baseline
     assert f.verdict.kind in VERDICTS
     assert f.held_out.wins + f.held_out.losses <= outcome.held_needles
@@ -184,9 +184,9 @@ def test_the_held_out_figures_are_the_held_out_needles_own(outcome):
 def test_the_outcome_is_plain_json_and_says_its_verdict(outcome, tmp_path):
     data = outcome.to_dict()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert data["chosen"] == outcome.chosen and data["finding"]["verdict"] == str(outcome.finding.verdict)
+    assert data["chosen"] == outcome.chosen and data["challenge"]["verdict"] == str(outcome.challenge.verdict)
     text = str(outcome)
-    assert f"verdict: {outcome.finding.verdict}" in text and "95% Wilson" in text
+    assert f"verdict: {outcome.challenge.verdict}" in text and "95% Wilson" in text
     folder = tmp_path / "written"
     folder.mkdir()
     path = project.write_results(folder, outcome)

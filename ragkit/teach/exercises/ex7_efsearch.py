@@ -103,8 +103,9 @@ def efsearch_recall(course: Course, ef_search: Any, rules: EfSearchRules = EX7) 
     """
     import pandas as pd
 
-    values = [ef_search] if np.isscalar(ef_search) else list(ef_search)
-    if not values or not all(whole_number(e) and 1 <= e <= rules.most for e in values):
+    given: list[Any] = [ef_search] if np.isscalar(ef_search) else list(ef_search)
+    values = [int(e) for e in given if whole_number(e)]
+    if not given or len(values) != len(given) or not all(1 <= e <= rules.most for e in values):
         raise InputError(
             say(
                 "efSearch values are whole numbers from 1 to {most}, such as range(20, 129, 4)",
@@ -112,10 +113,10 @@ def efsearch_recall(course: Course, ef_search: Any, rules: EfSearchRules = EX7) 
             )
         )
     tuning = _collection(course, judging=False, rules=rules)
-    found = [tuning.recall(int(e)) for e in values]
+    found = [tuning.recall(e) for e in values]
     return pd.DataFrame(
         {
-            "efSearch": [int(e) for e in values],
+            "efSearch": values,
             f"Recall@{rules.k}": [round(r, 3) for r in found],
             "reaches target": [r >= rules.target for r in found],
         }

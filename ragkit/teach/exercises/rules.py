@@ -167,7 +167,7 @@ class RankingRules:
     """
 
     length: int = 20
-    relevant: tuple[int, ...] = (3, 4)
+    relevant: tuple[int, ...] = (3, 4, 5)
     """How many relevant chunks a ranking may hold: each student's number is one of these."""
     cutoff: int = 10
     tolerance: float = 0.005
@@ -178,7 +178,7 @@ class RankingRules:
 
     def __str__(self) -> str:
         return say(
-            "The rules (`EX6`): a ranking of {length} chunks, {fewest} or {most} of them relevant (gain 1, else 0); "
+            "The rules (`EX6`): a ranking of {length} chunks, {fewest} to {most} of them relevant (gain 1, else 0); "
             "AP over the whole ranking, nDCG at {cutoff} with the ideal ranking's DCG at {cutoff}; an answer "
             "within {tolerance} of the engine's value is right.",
             length=self.length,
