@@ -132,6 +132,7 @@ def outcome():
     return project.run_project(EXAMPLE)
 
 
+@pytest.mark.slow  # recomputes the project: embeds its documents
 def test_the_tuning_half_chooses_and_the_cheapest_cut_within_the_ceiling_is_taken(outcome):
     trials = {str(t.value): t for t in outcome.tuning.trials}
     best = max(t.tune for t in trials.values())
@@ -143,6 +144,7 @@ def test_the_tuning_half_chooses_and_the_cheapest_cut_within_the_ceiling_is_take
     assert outcome.cut in project.cut_grid()
 
 
+@pytest.mark.slow  # recomputes the project: embeds its documents
 def test_the_cut_is_the_cheapest_of_the_grid_when_recomputed_by_hand(outcome):
     from ragkit.chunking import chunk_corpus
     from ragkit.corpus import load_corpus
@@ -169,6 +171,7 @@ def test_the_cut_is_the_cheapest_of_the_grid_when_recomputed_by_hand(outcome):
     assert outcome.held_gate.row == held.at(outcome.cut)
 
 
+@pytest.mark.slow  # recomputes the project: embeds its documents
 def test_the_held_out_figures_are_the_held_out_needles_own(outcome):
     result_ids = outcome.split.needles & outcome.split.held_out
     assert outcome.held_needles == len(result_ids) == 10
@@ -181,6 +184,7 @@ def test_the_held_out_figures_are_the_held_out_needles_own(outcome):
     assert f.held_out.wins + f.held_out.losses <= outcome.held_needles
 
 
+@pytest.mark.slow  # recomputes the project: embeds its documents
 def test_the_outcome_is_plain_json_and_says_its_verdict(outcome, tmp_path):
     data = outcome.to_dict()
     assert json.loads(json.dumps(data, allow_nan=False)) == data

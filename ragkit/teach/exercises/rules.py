@@ -24,6 +24,7 @@ __all__ = [
     "HeaderRules",
     "HintRules",
     "NeedleRules",
+    "ProjectRules",
     "RankingRules",
     "ThresholdRules",
     "TicketRules",
@@ -225,5 +226,43 @@ class EfSearchRules:
         )
 
 
+@dataclass(frozen=True)
+class ProjectRules:
+    """The project's rules the grader checks by machine (docs/project.md): the least a project holds, and the most.
+
+    Sixteen needles leave eight to each half: a sign test over eight held-out needles can reach p = 0.0078 when every
+    one of them goes one way, so the held-out half can show a difference at all (with six it can just reach 0.031).
+    """
+
+    documents: int = 3
+    words: int = 2_000
+    """Words of the documents together: a corpus of a few thousand words, as the worked example's."""
+    needles: int = 16
+    out_of_domain: int = 10
+    report_words: tuple[int, int] = (300, 2_500)
+    most_documents: int = 100
+    document_bytes: int = 256 * 2**10
+    corpus_bytes: int = 2 * 2**20
+    file_bytes: int = 2**20
+    """The most a ground-truth file, the split, the results or the report may hold."""
+    tolerance: float = 0.002
+    """A figure of results.json agrees with the recomputation within this (the same files on another machine)."""
+
+    def __str__(self) -> str:
+        return say(
+            "The rules (`PROJECT`): at least {documents} documents of {words:,} words together, {needles} needles "
+            "(each asked twice) and {out_of_domain} out-of-domain queries; the course's split, sealed before any "
+            "retrieval; results.json as `python -m ragkit project run` writes it from these files; a report of "
+            "{fewest} to {most} words that quotes the chosen run, its cut and its held-out figure.",
+            documents=self.documents,
+            words=self.words,
+            needles=self.needles,
+            out_of_domain=self.out_of_domain,
+            fewest=self.report_words[0],
+            most=self.report_words[1],
+        )
+
+
 EX1, EX2, EX3, EX4, EX5 = NeedleRules(), ThresholdRules(), TicketRules(), HeaderRules(), DocumentRules()
 EX6, EX7 = RankingRules(), EfSearchRules()
+PROJECT = ProjectRules()
