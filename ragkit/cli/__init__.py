@@ -9,6 +9,7 @@ from ragkit.cli.classroom import add_classroom_commands
 from ragkit.cli.common import fill_data_defaults, print
 from ragkit.cli.course import add_course_commands
 from ragkit.cli.grading import add_grading_commands
+from ragkit.cli.project import add_project_commands
 from ragkit.cli.vectors import add_vector_commands
 from ragkit.errors import RagkitError
 
@@ -19,7 +20,13 @@ def parser() -> argparse.ArgumentParser:
     """The command line: every command, and a help text for every argument of every command."""
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (add_course_commands, add_vector_commands, add_classroom_commands, add_grading_commands):
+    for add in (
+        add_course_commands,
+        add_vector_commands,
+        add_classroom_commands,
+        add_grading_commands,
+        add_project_commands,
+    ):
         add(sub)
     return parser
 

@@ -78,6 +78,8 @@ COURSE = (
             "ex3-ticket-phrasings",
             "ex4-design-a-header",
             "ex5-cite-your-own-document",
+            "ex6-rank-metrics-by-hand",
+            "ex7-choose-efsearch",
         )
     ),
 )

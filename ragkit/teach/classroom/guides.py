@@ -45,7 +45,7 @@ __all__ = [
     "write",
 ]
 
-GUIDES = ("teacher-guide", "grading")
+GUIDES = ("teacher-guide", "grading", "project")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
 VERBATIM = ("<!-- run-times", "<!-- /run-times -->")
 """The markers around what ``make bench`` writes into the guide (a table of measured run times): a measurement's

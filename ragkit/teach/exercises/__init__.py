@@ -11,6 +11,8 @@ from ragkit.teach.exercises import (
     ex3_tickets,
     ex4_header,
     ex5_own_document,
+    ex6_rank_metrics,
+    ex7_efsearch,
     feedback,
     results,
     rules,
@@ -20,6 +22,8 @@ from ragkit.teach.exercises.ex2_threshold import *
 from ragkit.teach.exercises.ex3_tickets import *
 from ragkit.teach.exercises.ex4_header import *
 from ragkit.teach.exercises.ex5_own_document import *
+from ragkit.teach.exercises.ex6_rank_metrics import *
+from ragkit.teach.exercises.ex7_efsearch import *
 from ragkit.teach.exercises.feedback import *
 from ragkit.teach.exercises.results import *
 from ragkit.teach.exercises.rules import *
@@ -30,6 +34,8 @@ __all__ = [
     "ex3_tickets",
     "ex4_header",
     "ex5_own_document",
+    "ex6_rank_metrics",
+    "ex7_efsearch",
     "feedback",
     "results",
     "rules",

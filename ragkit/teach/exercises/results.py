@@ -30,7 +30,7 @@ __all__ = [
 RESULTS_ENV, STUDENT_ENV, HUB_USER_ENV = "RAGKIT_RESULTS", "RAGKIT_STUDENT", "JUPYTERHUB_USER"
 SHARED_LOGINS = frozenset({"jovyan"})
 """Logins every user of a hub shares (the Jupyter docker-stacks images): the hub's user name names the student."""
-EXERCISES = ("ex1", "ex2", "ex3", "ex4", "ex5")
+EXERCISES = ("ex1", "ex2", "ex3", "ex4", "ex5", "ex6", "ex7")
 
 
 _student: str | None = None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragkit.approximate import COLLECTION_SEED, NEIGHBOURS
 from ragkit.chunking import SIZE
 from ragkit.data import MAX_SHARED
 from ragkit.teach.language import say
@@ -24,9 +25,12 @@ __all__ = [
     "SHARED_RUN",
     "TOLERANCE",
     "DocumentRules",
+    "EfSearchRules",
     "HeaderRules",
     "HintRules",
     "NeedleRules",
+    "ProjectRules",
+    "RankingRules",
     "ThresholdRules",
     "TicketRules",
 ]
@@ -158,4 +162,111 @@ class NeedleRules:
     sizes: tuple[int, ...] = OWN_SIZES
 
 
+@dataclass(frozen=True)
+class RankingRules:
+    """Exercise 6's fixed parameters: the rankings students are given, the depth of nDCG, how close an answer must be.
+
+    Every student gets a ranking of their own (``ex6_rank_metrics.own_ranking``): ``length`` chunks, ``relevant``
+    of them relevant (binary gains), the first never at rank 1, two or more in the top ``cutoff`` and one below it, so
+    that AP, nDCG@10, MRR and the usual slips all differ by at least ``apart``.
+    """
+
+    length: int = 20
+    relevant: tuple[int, ...] = (3, 4, 5)
+    """How many relevant chunks a ranking may hold: each student's number is one of these."""
+    cutoff: int = 10
+    tolerance: float = 0.005
+    """An answer within this of the engine's value is right (three decimals, rounded by hand)."""
+    apart: float = 0.02
+    example: tuple[int, ...] = (2, 3, 6, 14)
+    """The ranks of the relevant chunks in the notebook's worked example, which no student is given."""
+
+    def __str__(self) -> str:
+        return say(
+            "The rules (`EX6`): a ranking of {length} chunks, {fewest} to {most} of them relevant (gain 1, else 0); "
+            "AP over the whole ranking, nDCG at {cutoff} with the ideal ranking's DCG at {cutoff}; an answer "
+            "within {tolerance} of the engine's value is right.",
+            length=self.length,
+            fewest=min(self.relevant),
+            most=max(self.relevant),
+            cutoff=self.cutoff,
+            tolerance=self.tolerance,
+        )
+
+
+@dataclass(frozen=True)
+class EfSearchRules:
+    """Exercise 7's fixed parameters: the target, the collection chosen on and the collection that judges.
+
+    Both are ``approximate.generated_collection``s of the course's strategy-E vectors, built on one thread so that a
+    kernel and the grader build the same graph; the judging one is another draw, with tighter clusters.
+    """
+
+    target: float = 0.95
+    """The Recall@k an efSearch must reach on the collection it is chosen on."""
+    k: int = NEIGHBOURS
+    vectors: int = 20_000
+    seed: int = COLLECTION_SEED
+    spread: float = 1.0
+    judge_seed: int = COLLECTION_SEED + 1
+    judge_spread: float = 0.5
+    step: int = 4
+    """An answer may lie up to this far above the smallest efSearch that reaches the target (a scan in steps of 4)."""
+    most: int = 1024
+    """The largest efSearch the check measures."""
+
+    def __str__(self) -> str:
+        return say(
+            "The rules (`EX7`): the smallest efSearch whose Recall@{k} reaches {target} on the collection you "
+            "choose on ({vectors:,} generated vectors, seed {seed}), up to {step} above it; judged afterwards on "
+            "another collection (seed {judge_seed}, spread {judge_spread}).",
+            k=self.k,
+            target=self.target,
+            vectors=self.vectors,
+            seed=self.seed,
+            step=self.step,
+            judge_seed=self.judge_seed,
+            judge_spread=self.judge_spread,
+        )
+
+
+@dataclass(frozen=True)
+class ProjectRules:
+    """The project's rules the grader checks by machine (docs/project.md): the least a project holds, and the most.
+
+    Sixteen needles leave eight to each half: a sign test over eight held-out needles can reach p = 0.0078 when every
+    one of them goes one way, so the held-out half can show a difference at all (with six it can just reach 0.031).
+    """
+
+    documents: int = 3
+    words: int = 2_000
+    """Words of the documents together: a corpus of a few thousand words, as the worked example's."""
+    needles: int = 16
+    out_of_domain: int = 10
+    report_words: tuple[int, int] = (300, 2_500)
+    most_documents: int = 100
+    document_bytes: int = 256 * 2**10
+    corpus_bytes: int = 2 * 2**20
+    file_bytes: int = 2**20
+    """The most a ground-truth file, the split, the results or the report may hold."""
+    tolerance: float = 0.002
+    """A figure of results.json agrees with the recomputation within this (the same files on another machine)."""
+
+    def __str__(self) -> str:
+        return say(
+            "The rules (`PROJECT`): at least {documents} documents of {words:,} words together, {needles} needles "
+            "(each asked twice) and {out_of_domain} out-of-domain queries; the course's split, sealed before any "
+            "retrieval; results.json as `python -m ragkit project run` writes it from these files; a report of "
+            "{fewest} to {most} words that quotes the chosen run, its cut and its held-out figure.",
+            documents=self.documents,
+            words=self.words,
+            needles=self.needles,
+            out_of_domain=self.out_of_domain,
+            fewest=self.report_words[0],
+            most=self.report_words[1],
+        )
+
+
 EX1, EX2, EX3, EX4, EX5 = NeedleRules(), ThresholdRules(), TicketRules(), HeaderRules(), DocumentRules()
+EX6, EX7 = RankingRules(), EfSearchRules()
+PROJECT = ProjectRules()

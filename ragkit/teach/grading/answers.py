@@ -66,6 +66,18 @@ def _ex5(course: Course, student: str, a: dict) -> Feedback:
     return check_own_document(course, a["my_document"], a["my_question"])
 
 
+def _ex6(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_rank_metrics
+
+    return check_rank_metrics(a["my_ap"], a["my_ndcg"], student=student)  # the student's own ranking, from the name
+
+
+def _ex7(course: Course, student: str, a: dict) -> Feedback:
+    from ragkit.teach.exercises import check_efsearch
+
+    return check_efsearch(course, a["my_ef"])  # the exercise's own target and collections (EX7)
+
+
 @dataclass(frozen=True)
 class Exercise:
     """How to grade one exercise: its notebook, the answers to read and their kinds, and the call to its check.
@@ -100,6 +112,8 @@ TABLE = {
             _ex4,
         ),
         Exercise("ex5", "ex5-cite-your-own-document.ipynb", {"my_document": "str", "my_question": "str"}, _ex5),
+        Exercise("ex6", "ex6-rank-metrics-by-hand.ipynb", {"my_ap": "number", "my_ndcg": "number"}, _ex6),
+        Exercise("ex7", "ex7-choose-efsearch.ipynb", {"my_ef": "int"}, _ex7),
     )
 }
 assert tuple(TABLE) == EXERCISES

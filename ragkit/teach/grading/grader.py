@@ -25,6 +25,7 @@ from ragkit.teach.grading.gradebook import ClassGrades, Grade, better, table_lan
 from ragkit.teach.grading.handed_in import Submission, read_notebook, submissions
 from ragkit.teach.grading.isolation import Isolation, Limits
 from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, writing_into
+from ragkit.teach.grading.projects import handed_in_projects, project_grades
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.language import say
 from ragkit.teach.untrusted import readable
@@ -49,8 +50,9 @@ def grade(
 ) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
-    Every student found gets a row for each of the five exercises ("missing" when no notebook
-    was found); the checks' own results file is a throwaway one, so grading records nothing.
+    Every student found gets a row for each exercise ("missing" when no notebook was found), and a project row
+    once any project was found (``projects``); the checks' own results file is a throwaway one, so grading records
+    nothing.
     With ``lending``, an ex4 kernel's new texts are embedded by the grader, whose check then finds
     them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
@@ -77,6 +79,7 @@ def grade(
     skipped: list[str] = []
     listed = None if students is None else tuple(students)
     found = submissions(roots, layout, skipped, listed)
+    projects = handed_in_projects(roots, layout, skipped, listed)
     course = course if course is not None else courses.load(progress=False)
     runnable, grades = _one_per_language(found)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]  # the folders, wherever they lie
@@ -110,6 +113,11 @@ def grade(
                         ran.setdefault((g.student, g.exercise), []).append(g)
                         if progress is not None:
                             progress(g)
+                # a project runs no student code: its check reads the files and recomputes them here
+                for g in project_grades(projects, found, listed or (), late):
+                    grades.append(g)
+                    if progress is not None:
+                        progress(g)
             finally:
                 for judging in late:  # a check past its bound still writes into this grading's cache and results
                     judging.join()

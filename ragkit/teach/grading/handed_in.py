@@ -42,7 +42,7 @@ MAX_CLASS_LIST = 2**20
 """Bytes a class list may take: a login a line, tens of thousands of them."""
 MAX_NOTEBOOK = 32 * 2**20
 """Bytes a notebook handed in may take."""
-_EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-5])(?![0-9])")
+_EXERCISE_NAME = re.compile(r"(?<![a-z0-9])ex([1-7])(?![0-9])")
 _CHOSEN = re.compile(
     r"""["']id["']\s*:\s*["']([a-z]{2})-language["']"""
     r"""|\blanguage\.use\(\s*(?:\\"|')([a-z]{2})(?:\\"|')\s*\)"""
@@ -270,7 +270,7 @@ def submissions(
         for nb in notebooks:
             exercise, who = exercise_of(nb.name), student_of(nb, root, layout)
             if exercise is None:
-                skipped.append(f"{readable(str(nb), 400)}: not an exercise notebook (its name has no ex1..ex5)")
+                skipped.append(f"{readable(str(nb), 400)}: not an exercise notebook (its name has no ex1..ex7)")
             elif not who:
                 other = "platform" if layout == "home" else "home"
                 skipped.append(

@@ -64,6 +64,9 @@ def test_the_class_repository_holds_no_solution_and_no_teachers_answer(written):
         "08-production",
         "exercises/ex1-destroyed-needle",
         "exercises/ex5-cite-your-own-document",
+        "exercises/ex6-rank-metrics-by-hand",
+        "exercises/ex7-choose-efsearch",
+        "nl/exercises/ex6-rank-metrics-by-hand.nl",
         "nl/exercises/ex2-choose-a-threshold.nl",
     ):
         assert f"notebooks/{notebook}.ipynb" in names, notebook

@@ -773,14 +773,14 @@ def test_class_report_three_students_one_corrupt_line(tmp_path, capsys):
     out = capsys.readouterr().out
     print(out)
     lines = out.splitlines()
-    assert lines[0].split() == ["student", "ex1", "ex2", "ex3", "ex4", "ex5"]
-    assert lines[1].split() == ["ana", "yes", "(2)", "yes", "(1)", "-", "-", "-"]
-    assert lines[2].split() == ["ben", "-", "-", "not", "yet", "(2)", "-", "-"]
-    assert lines[3].split() == ["chloe", "-", "-", "-", "-", "yes", "(1)"]
+    assert lines[0].split() == ["student", "ex1", "ex2", "ex3", "ex4", "ex5", "ex6", "ex7"]
+    assert lines[1].split() == ["ana", "yes", "(2)", "yes", "(1)", "-", "-", "-", "-", "-"]
+    assert lines[2].split() == ["ben", "-", "-", "not", "yet", "(2)", "-", "-", "-", "-"]
+    assert lines[3].split() == ["chloe", "-", "-", "-", "-", "yes", "(1)", "-", "-"]
     assert f"{tmp_path / 'class' / 'ben.jsonl'}:3:" in out and "1 line(s) skipped" in out and "6 results read" in out
-    assert out_csv.read_text().splitlines()[1] == "ana,yes (2),yes (1),-,-,-"
+    assert out_csv.read_text().splitlines()[1] == "ana,yes (2),yes (1),-,-,-,-,-"
     assert reports.class_report([chloe]).rows() == [
-        {"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-", "ex5": "yes (1)"}
+        {"student": "chloe", "ex1": "-", "ex2": "-", "ex3": "-", "ex4": "-", "ex5": "yes (1)", "ex6": "-", "ex7": "-"}
     ]
 
 

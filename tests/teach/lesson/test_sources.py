@@ -62,14 +62,14 @@ def every_citation() -> dict[str, list[str]]:
     return {twin_id(path): cited(sources_cell(path)) for path in ENGLISH}
 
 
-def test_the_english_notebooks_are_the_twelve_main_ones_and_five_exercises_with_their_solutions():
+def test_the_english_notebooks_are_the_twelve_main_ones_and_seven_exercises_with_their_solutions():
     names = [twin_id(path) for path in ENGLISH]
     assert len([n for n in names if "/" not in n]) == 12 and "02b-statistics-further.py" in names
     assert {n.split("/")[0] for n in names if "/" in n} == {"exercises", "solutions"}
     assert [n for n in names if n.startswith("exercises/")] == [
         n.replace("solutions/", "exercises/") for n in names if n.startswith("solutions/")
     ]
-    assert len(names) == 22
+    assert len(names) == 26
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=twin_id)
