@@ -14,6 +14,7 @@ from ragkit.teach.exercises import (
     ex6_rank_metrics,
     ex7_efsearch,
     feedback,
+    project_check,
     results,
     rules,
 )
@@ -25,6 +26,7 @@ from ragkit.teach.exercises.ex5_own_document import *
 from ragkit.teach.exercises.ex6_rank_metrics import *
 from ragkit.teach.exercises.ex7_efsearch import *
 from ragkit.teach.exercises.feedback import *
+from ragkit.teach.exercises.project_check import *
 from ragkit.teach.exercises.results import *
 from ragkit.teach.exercises.rules import *
 
@@ -37,6 +39,7 @@ __all__ = [
     "ex6_rank_metrics",
     "ex7_efsearch",
     "feedback",
+    "project_check",
     "results",
     "rules",
 ]

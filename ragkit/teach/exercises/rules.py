@@ -20,6 +20,8 @@ __all__ = [
     "EX3",
     "EX4",
     "EX5",
+    "EX6",
+    "EX7",
     "HINTS",
     "OWN_SIZES",
     "SHARED_RUN",
