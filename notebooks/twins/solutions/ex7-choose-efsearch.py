@@ -88,12 +88,14 @@ efsearch_recall(course, [100, 150, 200])
 # %% [markdown]
 # ## ✏️ The answer, worked out
 #
-# Do not read it off the doubling table: scan every whole number from k = 20 up (below 20 faiss searches as 20), and
-# take the first that reaches the target. Recall need not rise at every single step, so the first that reaches it is
-# the answer, whatever follows.
+# Do not read it off the doubling table: its first row that reaches the target only bounds the answer from above.
+# Scan every whole number from k = 20 (below 20 faiss searches as 20) up to that row, and take the first that reaches
+# the target. Recall need not rise at every single step, so the first that reaches it is the answer, whatever follows.
 
 # %%
-scan = efsearch_recall(course, range(EX7.k, 257))
+doubling = efsearch_recall(course, approximate.EF_SEARCH)
+bound = int(doubling[doubling["reaches target"]].efSearch.iloc[0])
+scan = efsearch_recall(course, range(EX7.k, bound + 1))
 my_ef = int(scan[scan["reaches target"]].efSearch.iloc[0])
 print(my_ef)
 

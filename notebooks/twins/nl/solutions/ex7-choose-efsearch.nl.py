@@ -96,12 +96,15 @@ efsearch_recall(course, [100, 150, 200])
 # %% [markdown]
 # ## ✏️ Het antwoord, uitgewerkt
 #
-# Lees het niet af uit de tabel die telkens verdubbelt: doorzoek elk geheel getal vanaf k = 20 (onder 20 zoekt faiss als
-# 20), en neem het eerste dat het doel haalt. Recall hoeft niet bij elke stap te stijgen, dus het eerste dat het doel
-# haalt, is het antwoord, wat er ook volgt.
+# Lees het niet af uit de tabel die telkens verdubbelt: de eerste rij daarin die het doel haalt, is alleen een
+# bovengrens voor het antwoord. Doorzoek elk geheel getal vanaf k = 20 (onder 20 zoekt faiss als 20) tot en met die rij,
+# en neem het eerste dat het doel haalt. Recall hoeft niet bij elke stap te stijgen, dus het eerste dat het doel haalt, is
+# het antwoord, wat er ook volgt.
 
 # %%
-scan = efsearch_recall(course, range(EX7.k, 257))
+doubling = efsearch_recall(course, approximate.EF_SEARCH)
+bound = int(doubling[doubling["reaches target"]].efSearch.iloc[0])
+scan = efsearch_recall(course, range(EX7.k, bound + 1))
 my_ef = int(scan[scan["reaches target"]].efSearch.iloc[0])
 print(my_ef)
 
