@@ -135,7 +135,7 @@ narrate.cost_on_tune(row)
 # ## ✏️ Your answer
 #
 # Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only: the cheapest cut
-# within the refusal ceiling. Hint: `cost_table(tune, [0.50, 0.55, 0.60])` evaluates the cuts you list (any grid of
+# within the refusal ceiling. Hint: `cost_table(tune, [0.45, 0.50, 0.60])` evaluates the cuts you list (any grid of
 # your own); its column `within ceiling` says which cuts refuse few enough answerable queries.
 
 # %%

@@ -24,10 +24,10 @@ from ragkit.teach.exercises.ex2_threshold import (
     exercise_cost as exercise_cost,
 )
 from ragkit.teach.exercises.ex2_threshold import (
-    refusal_ceiling as refusal_ceiling,
+    passed_here as passed_here,
 )
 from ragkit.teach.exercises.ex2_threshold import (
-    threshold_choice_passes as threshold_choice_passes,
+    refusal_ceiling as refusal_ceiling,
 )
 from ragkit.teach.exercises.ex2_threshold import (
     threshold_halves as threshold_halves,
@@ -213,6 +213,7 @@ __all__ = [
     "login",
     "measure_header",
     "own_size",
+    "passed_here",
     "question_of",
     "record",
     "refusal_ceiling",
@@ -222,7 +223,6 @@ __all__ = [
     "shared_runs",
     "student",
     "system_student",
-    "threshold_choice_passes",
     "threshold_halves",
     "ticket_measures",
     "truncation_note",

@@ -1376,19 +1376,18 @@ LABELS = {
 not apply (test_dutch_tables_b checks the printed line)."""
 
 
-def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_the_valleys_over_it():
+def test_ex2s_cost_sentence_names_the_ceiling_and_the_valleys_over_it_and_never_the_cheapest_cut_within_it():
     tune = SimpleNamespace(queries=[0] * 32)
     within, none = (m.data for m in edge_cases()["cost_valleys"])
     assert within.startswith(
-        "On `tune`, the cheapest cut within the refusal ceiling (at most **8** of the **32** "
-        "answerable queries refused) is **0.550**: cost **22**, **8** refused."
+        "On `tune`, the refusal ceiling allows at most **8** of the **32** answerable queries refused: every cut up "
+        "to **0.500** refuses more. The curve's valleys over the ceiling, cheaper than every cut within it and so no "
+        "answer: **0.450** (cost **20**, 10 refused)."
     )
-    assert "**0.450** (cost **20**, 10 refused: over the ceiling, not an allowed answer)" in within
-    assert "**0.550** (cost **22**, 8 refused: within the ceiling)" in within
+    assert "0.550" not in within and "yours to find" in within  # the cheapest cut within the ceiling is the exercise
     assert none.startswith("On `tune`, no cut of these stays within the refusal ceiling") and "0.550" in none
-    assert "within the ceiling)" not in none
     odd = SimpleNamespace(queries=[0] * 31)  # a quarter of 31 is 7.75: at most 7 refused
-    assert "(at most **7** of the **31**" in narrate.cost_valleys(VALLEYS, odd).data
+    assert "at most **7** of the **31**" in narrate.cost_valleys(VALLEYS, odd).data
     assert narrate.cost_valleys(VALLEYS.iloc[1:], tune).data == within  # the no-threshold row is no point of it
 
 
@@ -1412,7 +1411,7 @@ def test_ex2_names_and_rings_every_valley_cheaper_than_the_answer_not_only_the_f
     )
     text = narrate.cost_valleys(three, SimpleNamespace(queries=[0] * 32)).data
     assert all(f"**{c}** (cost **{v}**" in text for c, v in (("0.300", 17), ("0.400", 18), ("0.500", 19))), text
-    assert text.count("over the ceiling, not an allowed answer") == 3 and "**0.600** (cost **20**" in text
+    assert text.count("refused)") == 3 and "**0.600**" not in text  # 0.600 is within the ceiling: no name
     rings = [t for t in plots.cost_curve(three).data if t.marker.symbol == "circle-open"]
     assert sorted(float(t.x[0]) for t in rings) == [0.3, 0.4, 0.5]
     # the labels stand apart inside the costs' own range: five of them stretched the axis to -400 and hid the curve
@@ -1423,22 +1422,21 @@ def test_ex2_names_and_rings_every_valley_cheaper_than_the_answer_not_only_the_f
     assert len(set(places)) == len(places) and all(low <= y <= high for _, y in places), places
 
 
-def test_ex2s_cost_figure_stars_the_cheapest_cut_within_the_ceiling_and_rings_the_cheaper_valleys_over_it():
+def test_ex2s_cost_figure_rings_the_cheaper_valleys_over_the_ceiling_and_marks_no_cut_within_it():
     from ragkit.teach.lesson import plots
 
     fig = plots.cost_curve(VALLEYS)
-    assert "The cheapest cut within the ceiling (starred): 0.550, cost 22." in fig.description
     assert (
         "Cheaper valleys over the ceiling (ringed), which refuse too many: 0.450 (cost 20, 10 refused)."
         in fig.description
     )
-    assert [a.text for a in fig.layout.annotations] == ["0.450: over the ceiling", "cheapest within the ceiling: 0.550"]
+    assert [a.text for a in fig.layout.annotations] == ["0.450: over the ceiling"]
     assert {t.name for t in fig.data if t.showlegend is not False} == {
         "within the refusal ceiling",
         "over the refusal ceiling",
-        "cheapest within the ceiling",
     }
-    assert fig.description.endswith("Cuts from 0.550 up stay within the refusal ceiling.")
+    assert "0.550" not in fig.description and not any(t.marker.symbol == "star" for t in fig.data)
+    assert fig.description.endswith("Cuts up to 0.500 refuse too many: they are over the refusal ceiling.")
 
 
 def test_ex2s_cost_table_for_people_has_words_for_headings_and_one_number_of_decimals_per_column():
