@@ -63,18 +63,19 @@ def threshold_halves(sweep, seed: int = SPLIT_SEED):
 
 
 def cost_table(half, cuts: Sequence[float | None] = CUT_GRID):
-    """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table).
+    """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table, shown for
+    people: headings in words, within the ceiling as yes or no, no bare 0, 1, 2 index).
 
     Give it ``tune`` to choose; the judging half is the check's evidence, shown after the check. A cut of None is no
     threshold at all (its ``cut`` is NaN). Cuts keep three decimals, counts are whole numbers, the refused share three
     decimals, the cost a whole number when every cost is one: what the table shows is what it holds.
     """
-    import pandas as pd
+    from ragkit.teach.frames import Frame
 
     rows = [half.at(c) for c in cuts]
     costs = [exercise_cost(r) for r in rows]
     whole = all(float(c).is_integer() for c in costs)
-    return pd.DataFrame(
+    return Frame(
         {
             "cut": [np.nan if c is None else round(float(c), 3) for c in cuts],
             "bluffs": [int(r.bluffs) for r in rows],

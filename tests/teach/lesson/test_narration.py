@@ -32,7 +32,7 @@ from ragkit.phrasing import Phrasing
 from ragkit.plumbing.models import HubModel
 from ragkit.statistics import counts_test
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import held_out, narrate, predict
+from ragkit.teach.lesson import formats, held_out, narrate, predict
 from ragkit.teach.lesson.latency import Timing
 from ragkit.teach.lesson.quiz import study_questions
 from ragkit.threshold import SweepRow
@@ -1055,6 +1055,19 @@ def test_no_narrator_writes_a_count_of_1_before_a_plural():
         assert not any(found.values()), {name: ones for name, ones in found.items() if ones}
 
 
+def test_no_narrator_writes_pythons_true_or_false_in_either_language():
+    """A checked fact's truth is a word (yes or no; ja or nee), written by one writer, ``formats.truth``: never
+    Python's True or False in a sentence (06's "Does that chunk contain the word Paris? True")."""
+    from ragkit.teach.language import speaking
+
+    for language, words in (("en", ("yes", "no")), ("nl", ("ja", "nee"))):
+        with speaking(language):
+            found = {name: [m.data for m in shown] for name, shown in edge_cases().items()}
+            assert formats.truth(True) == words[0] and formats.truth(np.bool_(False)) == words[1]
+        python = {name: t for name, ts in found.items() for t in ts if re.search(r"\b(True|False)\b", t)}
+        assert not python, python
+
+
 def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
     cases = edge_cases()
     text = {name: [m.data for m in shown] for name, shown in cases.items()}
@@ -1172,7 +1185,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "**2** of **3** chunks score exactly zero" in text["two_scales"][0]
     assert "signal **9** (SIGKILL)" in text["killed_update"][0]
     assert text["killed_update"][1].startswith("The update process was not killed: it ended with exit status **0**")
-    assert "SIGKILL" not in text["killed_update"][1] and "before: **False**." in text["killed_update"][1]
+    assert "SIGKILL" not in text["killed_update"][1] and "before: **no**." in text["killed_update"][1]
     assert (
         "count for **1** of **2** documents; the recorded count matches the stored vectors for **2**"
         in text["guessed_counts"][0]
@@ -1181,8 +1194,8 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "Cheapest cut of all: **0.500** (cost **20**), but it refuses **8** of **32**" in text["cheapest_cuts"][0]
     assert "Cheapest cut within the ceiling: **0.600**" in text["cheapest_cuts"][0]
     assert "this corpus **1** of **2** at 512 characters, **0** at your 300" in text["destroyed_at_size"][0]
-    assert "clean text: **True**; after a page header lands in it: **False**" in text["needle_after_extraction"][0]
-    assert "`document.text[0:5]`: **True**" in text["two_texts"][0] and "last **4** characters" in text["two_texts"][0]
+    assert "clean text: **yes**; after a page header lands in it: **no**" in text["needle_after_extraction"][0]
+    assert "`document.text[0:5]`: **yes**" in text["two_texts"][0] and "last **4** characters" in text["two_texts"][0]
     assert "from section **'Before'**" in text["two_texts"][0]
     assert "**100** of **1,000** (**10.0%**)" in text["header_share"][0]
     assert text["reference_costs"][0].endswith(
@@ -1276,13 +1289,13 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
         == "Query: *Q?*  The needle of **q01** is not in the top **0**."
     )
     assert text["appended_found"] == [
-        "The top hit is the paragraph you appended: **True**.",
-        "The top hit is the paragraph you appended: **False**.",
+        "The top hit is the paragraph you appended: **yes**.",
+        "The top hit is the paragraph you appended: **no**.",
     ]
     assert text["stamp_differences"] == [
         "Fields in which `01-vectors`'s stamp differs from the current one: **model, weights**."
     ]
-    assert LABELS["index_table"]().data == "**meta**: 4 row(s)"
+    assert LABELS["index_table"]().data == "**meta**: 4 rows"
 
 
 def test_the_narrated_checks_of_01_to_07_write_what_their_cells_wrote():
@@ -1636,7 +1649,7 @@ def test_08_kills_its_update_mid_transaction_and_the_index_keeps_what_it_held(ex
     shown = "\n".join(
         str(o.get("data", {}).get("text/markdown", "")) for cell in run.notebook.cells for o in cell.get("outputs", [])
     )
-    assert "ended with signal **9** (SIGKILL)" in shown and "exactly what it held before: **True**" in shown
+    assert "ended with signal **9** (SIGKILL)" in shown and "exactly what it held before: **yes**" in shown
 
 
 def test_ex1s_window_says_whose_name_it_is_in_each_of_the_three_cases(monkeypatch):
@@ -1751,7 +1764,7 @@ def test_the_approximate_narrators_carry_their_figures_and_take_the_branch_the_f
     assert "finds less of the larger collection's top 20: **55.0%** against **95.0%**" in narrower
     assert "finds as much of the larger collection's top 20 or more: **55.0%** against **55.0%**" in wider
     memory = text["build_and_memory"][0]
-    assert "**60.0 s** on **2** thread(s), **3,333** vectors a second" in memory
+    assert "**60.0 s** on **2** threads, **3,333** vectors a second" in memory
     assert "**361.6 MB**: **307.2 MB** of vectors" in memory and "**54.4 MB** of links (**272** bytes" in memory
     assert "**17.7%** on top" in memory
     exact = text["when_exact"][0]

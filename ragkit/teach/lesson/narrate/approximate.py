@@ -6,7 +6,8 @@ from IPython.display import Markdown
 
 from ragkit.approximate import EF_SEARCH, TradeOff
 from ragkit.teach.course import chapter
-from ragkit.teach.language import say
+from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 
 __all__ = [
     "DEFAULT_EF",
@@ -160,7 +161,7 @@ def build_and_memory(t: TradeOff) -> Markdown:
     """What the graph costs before the first query: its build time, and its memory beside the vectors'."""
     return Markdown(
         say(
-            "Building the graph over **{vectors:,}** vectors took **{seconds:.1f} s** on **{threads}** thread(s), "
+            "Building the graph over **{vectors:,}** vectors took **{seconds:.1f} s** on **{threads}** {thread_noun}, "
             "**{rate:,.0f}** vectors a second; the exact scan needs no build, and a new vector is one more row. The "
             "index "
             "holds **{total:,.1f} MB**: **{stored:,.1f} MB** of vectors, which the exact scan needs as well, and "
@@ -168,6 +169,7 @@ def build_and_memory(t: TradeOff) -> Markdown:
             vectors=t.vectors,
             seconds=t.build_seconds,
             threads=t.build_threads,
+            thread_noun=noun(t.build_threads, _("thread"), _("threads")),
             rate=t.vectors / t.build_seconds,
             total=t.memory.total / 1e6,
             stored=t.memory.vectors / 1e6,

@@ -14,6 +14,7 @@ from ragkit.data import Question
 from ragkit.evaluation import Evaluation
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import formats
 from ragkit.teach.lesson.formats import noun
 
 __all__ = [
@@ -76,9 +77,9 @@ def two_texts(corpus: Corpus, e: Chunk, f: Chunk, before_f: Chunk) -> Markdown:
             "F's overlap is the last **{overlap}** characters of the chunk before, from section **{section!r}**.",
             start=e.start,
             end=e.end,
-            exact=_truth(doc[e.start : e.end] == e.content),
-            e_in_document=_truth(e.text in doc),
-            f_in_document=_truth(f.text in doc),
+            exact=formats.truth(doc[e.start : e.end] == e.content),
+            e_in_document=formats.truth(e.text in doc),
+            f_in_document=formats.truth(f.text in doc),
             overlap=len(f.overlap.strip()),
             section=before_f.section,
         )
@@ -147,7 +148,7 @@ def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequenc
             mean=lengths.mean(),
             expected=(lengths - 1).sum() / SIZE,
             observed=len(ev.destroyed["A"]),
-            same=_truth(split == set(ev.destroyed["A"])),
+            same=formats.truth(split == set(ev.destroyed["A"])),
             colour=colour_word(DESTROYED_COLOUR),
         )
     )
@@ -169,7 +170,7 @@ def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFra
             "For the chapter's count of {chapter_destroyed} to be the expected loss, its needles would average "
             "about **{implied:.0f}** characters; ours average **{mean:.0f}**.\n\n"
             "Split needles with five characters or fewer on one side of the cut: **{tiny}** of **{a}**.",
-            agree=_truth(bool((cuts["cut in first 64?"] == cuts["saved by B?"]).all())),
+            agree=formats.truth(bool((cuts["cut in first 64?"] == cuts["saved by B?"]).all())),
             saved=a - b,
             a=a,
             expected=expected_b,
@@ -358,8 +359,3 @@ def boundaries_checked(by_hand: Sequence[str], by_ragkit: Sequence[str], same: i
             same=same,
         )
     )
-
-
-def _truth(value: bool) -> str:
-    """A checked fact's truth as the sentence shows it: Python's True or False, in Dutch ja or nee."""
-    return _("True") if value else _("False")

@@ -130,17 +130,12 @@ def sweep_shape(s: Sweep) -> Markdown:
             "Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
             "({same} trade-off as the chapter's).  \n"
             "Bluffs at {cut} by kind: {by_kind}.",
-            shape=_truth(shape),
+            shape=formats.truth(shape),
             same=_("the same") if shape else _("not the same"),
             cut=DEFAULT_CUT,
             by_kind=by_kind,
         )
     )
-
-
-def _truth(flag: bool) -> str:
-    """A yes/no figure as the notebooks print it: Python's True and False in English."""
-    return _("True") if flag else _("False")
 
 
 def _quoted(chunk: Chunk) -> str:
@@ -191,7 +186,7 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
             section=bluff.chunk.section,
             distance=bluff.distance,
             fate=fate[0].upper() + fate[1:],
-            paris=_truth("Paris" in bluff.chunk.content),
+            paris=formats.truth("Paris" in bluff.chunk.content),
         )
         + _quoted(bluff.chunk)
     )
