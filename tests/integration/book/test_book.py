@@ -207,6 +207,30 @@ def test_a_narrating_cell_shows_its_prose_and_not_its_input_while_a_computing_ce
     assert "computed" in html and html.count("jp-Cell jp-CodeCell") == 2
 
 
+def test_a_reveal_without_a_prediction_stays_folded_on_the_page():
+    """The book runs every notebook with ``my_prediction = None``: each answer to a prediction is on the page folded
+    (a closed ``<details>``) under the line asking for a guess, never in view under the question."""
+    from ragkit.teach.lesson import predict
+
+    shown = predict.reveal(None, predict.Count(32), 10, "The chapter lost **4**.")
+    reveal = nbformat.v4.new_code_cell(
+        "predict.reveal(my_prediction, ...)", metadata={"jupyter": {"source_hidden": True}}
+    )
+    reveal.outputs = [
+        nbformat.v4.new_output("execute_result", {"text/markdown": shown.data, "text/plain": "<Markdown>"})
+    ]
+    page = book.Page(Path("09-something.ipynb"), "09-something.ipynb", "09. Something")
+    html = book.render(
+        notebook(nbformat.v4.new_markdown_cell("# 09. Something"), reveal), [page], 0, book.Settings.load()
+    )
+    folded = re.search(r"<details>\s*<summary>([^<]+)</summary>(.*?)</details>", html, re.S)
+    assert folded, "the reveal is not folded on the page"
+    before = html[: folded.start()]
+    assert "No prediction yet" in before and "says <strong>10</strong>" not in before and "lost" not in before
+    assert "says <strong>10</strong>" in folded.group(2) and "The chapter lost" in folded.group(2)
+    assert "without a prediction" in folded.group(1) and "without a prediction" in folded.group(2)
+
+
 @reads_the_site
 def test_no_page_shows_the_input_of_a_cell_the_lab_collapses(site):
     for page in site.pages:
