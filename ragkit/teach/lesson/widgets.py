@@ -29,7 +29,7 @@ from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
 from ragkit.teach.lesson.formats import count, noun
 from ragkit.teach.lesson.tables import first_words
-from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
+from ragkit.threshold import CUT_RANGE, CUT_STEP, DEFAULT_CUT, KEEP, Sweep, gate
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -83,7 +83,7 @@ def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
         value=cut,
         min=CUT_RANGE[0],
         max=CUT_RANGE[1],
-        step=0.005,
+        step=CUT_STEP,
         readout_format=".3f",
         description=_("cut"),
         continuous_update=True,

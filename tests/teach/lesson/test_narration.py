@@ -24,6 +24,7 @@ from ragkit.answer import Answer, NoAnswer
 from ragkit.approximate import EfSearchPoint, IndexMemory, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
+from ragkit.corpus import Document, corpus_stats
 from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation, Result
@@ -313,6 +314,10 @@ def test_the_language_check_finds_prose_written_past_say():
 # The narrators on made-up results: every branch, and the figures they must carry
 
 
+def _document(text: str) -> Document:
+    return Document("d", "D", text, Path("d.md"))
+
+
 def chunk(text: str = "words", **kw) -> Chunk:
     fields = {"doc_id": "d", "doc_title": "D", "section": "S", "start": 0, "end": len(text), "content": text}
     return Chunk(**(fields | kw))
@@ -548,7 +553,7 @@ def edge_cases() -> dict[str, list]:
             narrate.prompt_flaws([{"source": "[2]", "what is wrong with it": "only a heading"}], flaws),
         ],
         "chunk_counts": [
-            narrate.chunk_counts(ev, SimpleNamespace(documents=[SimpleNamespace(text="abc")]), [chunk()]),
+            narrate.chunk_counts(ev, SimpleNamespace(documents=[_document("abc")]), [chunk()]),
             narrate.chunk_counts(lost, SimpleNamespace(documents=[]), []),
         ],
         "destroyed": [narrate.destroyed(ev), narrate.destroyed(lost)],
@@ -1177,7 +1182,10 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "The same answers" in same and "the counts did not" in reworded and "The figures moved" in moved
     assert "Your prompt: supported **1** of 5" in moved and "the chapter's prompt: **0** of 5" in moved
     assert "(0.675)" in text["halves_at_cut"][0]
-    assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
+    assert (
+        "passes **1** of **1**; *does it point at what is claimed* passes **0** of **1**"
+        in text["identifier_checks"][0]
+    )
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
     assert f"**{chapter.INVENTED_REFERENCES['well_formed']}** well-formed" in text["chapter_identifiers"][0]
     assert "**[7, 5, 3, 9]**" in text["rrf_weights"][0] and "**1.15** times rank 10" in text["rrf_weights"][0]
@@ -1768,5 +1776,19 @@ def test_the_approximate_narrators_carry_their_figures_and_take_the_branch_the_f
     assert "**361.6 MB**: **307.2 MB** of vectors" in memory and "**54.4 MB** of links (**272** bytes" in memory
     assert "**17.7%** on top" in memory
     exact = text["when_exact"][0]
-    assert "**37 ms** per query for every million vectors at the course's size and **150 ms** at **200,000**" in exact
+    assert "**37 ms** per query for every million vectors at the course's size, and **150 ms** per million" in exact
+    # issue 67, item 3: the rate is per million, and one query's time is the table's
+    assert "per million at **200,000** vectors, where one query takes the table's **30.000 ms**" in exact
     assert "at about **86,667** vectors" in exact and "**81** times fewer" in exact
+
+
+def test_00_and_01_count_the_corpus_sections_alike():
+    """Issue 67, item 3: 00 said 127 sections, 01 said 140 "that hold text": one count, the other one named."""
+    doc = _document("# D\n\nAn opening under the title.\n\n## One\n\nabc\n\n## Two\n\ndef")
+    corpus = SimpleNamespace(documents=[doc])
+    parts = [chunk(section=s) for s in ("D", "One", "Two")]
+    ev = SimpleNamespace(chunks={k: 3 for k in "ABCDEF"})
+    counted = corpus_stats(corpus)[-1].sections
+    assert counted == 2
+    text = narrate.chunk_counts(ev, corpus, parts).data
+    assert "**2** sections (**3** parts that hold text, each document's opening under its title among them)" in text

@@ -189,13 +189,15 @@ def when_exact(small: TradeOff, large: TradeOff) -> Markdown:
     return Markdown(
         say(
             "On this machine the exact scan costs **{small_rate:,.0f} ms** per query for every million vectors at the "
-            "course's size and **{large_rate:,.0f} ms** at **{vectors:,}** (one thread; a small collection fits in the "
+            "course's size, and **{large_rate:,.0f} ms** per million at **{vectors:,}** vectors, where one query takes "
+            "the table's **{large_ms:.3f} ms** (one thread; a small collection fits in the "
             "processor's caches, a large one is read from memory for every query). At the larger rate it costs as much "
             "as the **{query_ms} ms** the chapter spends embedding the query at about **{even:,.0f}** vectors: below "
             "that, the search is not where a query's time goes, and the exact scan is exact, needs no build, no graph "
             "and no setting to tune. The course's **{small:,}** chunks are **{times:,.0f}** times fewer than that.",
             small_rate=small_rate,
             large_rate=large_rate,
+            large_ms=large.exact_ms,
             vectors=large.vectors,
             query_ms=chapter.QUERY_MS,
             even=even,

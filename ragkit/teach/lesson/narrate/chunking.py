@@ -9,7 +9,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Chunk, Pathologies
-from ragkit.corpus import Corpus
+from ragkit.corpus import Corpus, corpus_stats
 from ragkit.data import Question
 from ragkit.evaluation import Evaluation
 from ragkit.teach.course import chapter
@@ -35,10 +35,12 @@ __all__ = [
 
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
-    """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are."""
+    """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are: their
+    sections counted as 00 and the chapter count them (``corpus_stats``), and the parts of text chunking cuts."""
     c = ev.chunks
     characters = sum(len(d.text) for d in corpus.documents)
-    sections = len({(x.doc_id, x.section) for x in chunks_e})
+    sections = corpus_stats(corpus)[-1].sections  # what 00 counts: a heading's section, as the chapter counts them
+    parts = len({(x.doc_id, x.section) for x in chunks_e})  # those, and each document's opening under its title
     return Markdown(
         say(
             "Blind cuts give **{blind}** chunks and boundary cuts **{boundaries}**. Overlap and header never move a "
@@ -47,7 +49,8 @@ def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> M
             "The chapter's corpus gave **{chapter_e}** chunks for E; this one gives **{e}**. The chapter's "
             "corpus: **{chapter_documents}** documents, **{chapter_characters:,}** characters, "
             "**{chapter_sections}** sections; this one: **{documents}** {documents_noun}, "
-            "**{characters:,}** {characters_noun}, **{sections}** {sections_noun}.",
+            "**{characters:,}** {characters_noun}, **{sections}** {sections_noun} (**{parts}** {parts_noun}, "
+            "each document's opening under its title among them).",
             blind=c["A"],
             boundaries=c["C"],
             b_like_a=_("the same") if c["A"] == c["B"] else _("a different"),
@@ -62,7 +65,9 @@ def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> M
             characters=characters,
             characters_noun=noun(characters, _("character"), _("characters")),
             sections=sections,
-            sections_noun=noun(sections, _("section that holds text"), _("sections that hold text")),
+            sections_noun=noun(sections, _("section"), _("sections")),
+            parts=parts,
+            parts_noun=noun(parts, _("part that holds text"), _("parts that hold text")),
         )
     )
 

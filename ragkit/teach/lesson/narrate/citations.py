@@ -207,8 +207,9 @@ def identifier_checks(rows: Sequence[Mapping[str, object]]) -> Markdown:
     exists, ok = sum(bool(r["document exists"]) for r in rows), sum(bool(r["verifies"]) for r in rows)
     return Markdown(
         say(
-            "The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{rows}**; "
-            "*does it point at what is claimed* passes **{ok}**. The chapter's {asked} identifiers would pass the "
+            "Back to this notebook's identifiers, in the table before the chapter's: *does it exist* passes "
+            "**{exists}** of **{rows}**; *does it point at what is claimed* passes **{ok}** of **{rows}**. The "
+            "chapter's {asked} identifiers would pass the "
             "first check {real} times out of {asked} and the second {right} times: for the chapter's identifiers "
             "the failure was in the association, not in the format.",
             exists=exists,

@@ -196,7 +196,7 @@ def abstention_rules(rules: dict[str, ScoreSweep], max_refused: float, reference
     """Which rule bluffs least within the refusal ceiling, against the cosine cut query by query, and at what price
     in needles; which reranker scored; and why every figure here is optimistic."""
     base = rules[reference]
-    best_rows = {name: rule.fewest_bluffs(max_refused) for name, rule in rules.items()}
+    best_rows = {name: tables.chosen_cut(name, rule, max_refused) for name, rule in rules.items()}
     order = list(rules)
     winner = min(order, key=lambda n: (best_rows[n].bluffs, best_rows[n].refused, order.index(n)))
     ref, win = best_rows[reference], best_rows[winner]
