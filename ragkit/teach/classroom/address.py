@@ -73,7 +73,8 @@ WIDGETS_NOTE = "On Colab, a chart inside a widget may show as its sentence inste
 """A widget's chart is plotly's own output inside an Output widget: where that format is not drawn, its text shows."""
 UNSET_NOTE = (
     f"the course's address is still the placeholder {PLACEHOLDER}: on Colab the first cell says so and "
-    "installs nothing; to publish, run `make address REPOSITORY=https://github.com/YOU/NAME`"
+    "installs nothing, and the book shows no Binder, Colab or source link; to publish, run "
+    "`make address REPOSITORY=https://github.com/YOU/NAME`"
 )
 # bare `<` and `>` keep the pattern readable in a query string; a real address never contains them
 READABLE = "<>"
