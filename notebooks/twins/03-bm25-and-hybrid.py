@@ -28,7 +28,7 @@
 # - fuse two rankings with reciprocal rank fusion, and say why ranks and not scores
 # - judge hybrid against each of its parents with a paired test
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -28,7 +28,7 @@
 # - twee rankings fuseren met reciprocal rank fusion, en zeggen waarom met rangen en niet met scores
 # - hybrid beoordelen tegen elk van zijn ouders met een gepaarde toets
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
