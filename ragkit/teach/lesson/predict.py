@@ -32,7 +32,7 @@ __all__ = [
     "Count",
     "Share",
     "ahead",
-    "folded",
+    "folded_block",
     "reminder",
     "reply",
     "reveal",
@@ -295,7 +295,7 @@ def reminder() -> str:
     )
 
 
-def folded(summary: str, body: str) -> str:
+def folded_block(summary: str, body: str) -> str:
     """Markdown shown folded in JupyterLab and in the book: ``summary`` (plain text) on a line that opens it, ``body``
     (Markdown) inside."""
     return say(
@@ -319,5 +319,5 @@ def reveal(
     return Markdown(
         reply(prediction, asked, measured)
         + "\n\n"
-        + folded(_("Open this to see the answer without a prediction."), body + ("\n\n" + said if said else ""))
+        + folded_block(_("Open this to see the answer without a prediction."), body + ("\n\n" + said if said else ""))
     )
