@@ -81,6 +81,8 @@ lab: $(STAMP)
 	@cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@cp binder/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
 	@cp binder/lab_terminal.json $(VENV)/etc/jupyter/jupyter_config.json
+	@$(BIN)/python -c 'from ragkit.teach.classroom.address import UNSET_NOTE, Address; from pathlib import Path; \
+	Address.load(Path(".")).is_set or print("lab: " + UNSET_NOTE)'
 	@if [ "$$(cat $(LANGUAGE_CHOICE) 2>/dev/null)" = nl ]; then language=nl; \
 	echo "lab: de Nederlandse cursus, my-notebooks/nl/00-start-here.nl.ipynb (make lab-en: the English course)"; \
 	else language=en; echo "lab: the English course, my-notebooks/00-start-here.ipynb (make lab-nl: in het Nederlands)"; fi; \

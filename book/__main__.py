@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.jobs < 1:
         parser.error("--jobs must be 1 or more")
     try:
-        report = build(args.out, jobs=args.jobs)
+        report = build(args.out, jobs=args.jobs, progress=lambda line: print(line, flush=True))
     except RagkitError as exc:
         parser.exit(1, f"python -m book: {exc}\n")
     print(report.summary())

@@ -15,7 +15,7 @@ import tempfile
 import time
 import tomllib
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -37,6 +37,7 @@ from book import pdf
 from book.labels import LABELS, NAMES, SOURCE, TRANSLATIONS
 from ragkit.errors import RagkitError
 from ragkit.teach import language
+from ragkit.teach.classroom.address import UNSET, UNSET_NOTE
 from ragkit.teach.lesson import plots
 
 HERE = Path(__file__).resolve().parent
@@ -81,6 +82,11 @@ class Settings:
                 "write it as https://github.com/OWNER/NAME (Binder builds from GitHub)"
             )
         return cls(data["repository"].rstrip("/"), data["branch"])
+
+    @property
+    def published(self) -> bool:
+        """Whether a teacher has set the address: until then Binder, Colab and the source would lead nowhere."""
+        return UNSET not in self.repository
 
     def binder(self, rel: str) -> str:
         """The notebook opened in JupyterLab on mybinder.org: the student's copy, through ragkit's workspace link."""
@@ -295,19 +301,36 @@ async def _execute(path: Path, limit: asyncio.Semaphore) -> Execution:
         return Execution(path, nb, time.perf_counter() - t)
 
 
-def run_notebooks(paths: Sequence[Path], jobs: int = 2) -> dict[Path, Execution]:
-    """Run each notebook top to bottom on a fresh kernel, ``jobs`` at a time; a failure is recorded, not raised."""
+Progress = Callable[[str], None]
+"""Where a build says how far it has come: one line per notebook run (``print`` in ``python -m book``)."""
+
+
+def run_notebooks(paths: Sequence[Path], jobs: int = 2, progress: Progress | None = None) -> dict[Path, Execution]:
+    """Run each notebook top to bottom on a fresh kernel, ``jobs`` at a time; a failure is recorded, not raised;
+    ``progress`` hears of each notebook as it finishes."""
+    done = 0
+
+    async def run_one(path: Path, limit: asyncio.Semaphore) -> Execution:
+        nonlocal done
+        run = await _execute(path, limit)
+        done += 1
+        if progress is not None:
+            failed = " FAILED" if run.error else ""
+            progress(f"book: ran {done} of {len(paths)}, {_shown(path)} in {run.seconds:.0f} s{failed}")
+        return run
 
     async def run_all() -> list[Execution]:
         limit = asyncio.Semaphore(jobs)
-        return await asyncio.gather(*(_execute(p, limit) for p in paths))
+        return await asyncio.gather(*(run_one(p, limit) for p in paths))
 
     return {run.path: run for run in asyncio.run(run_all())}
 
 
-def execute(book: list[Page], jobs: int = 2) -> dict[Path, Execution]:
+def execute(book: list[Page], jobs: int = 2, progress: Progress | None = None) -> dict[Path, Execution]:
     """Run every page's notebook; a BookError naming each failed notebook, its cell and its error."""
-    runs = run_notebooks([p.path for p in book], jobs)
+    if progress is not None and book:
+        progress(f"book: running {len(book)} notebooks, {jobs} at a time")
+    runs = run_notebooks([p.path for p in book], jobs, progress)
     failed = [run.error for run in runs.values() if run.error]
     if failed:
         raise BookError(
@@ -331,13 +354,15 @@ def _figure_html(figure: dict, number: int) -> str:
     )
 
 
-def _kernel_note(binder: str, language: str = SOURCE) -> str:
+def _kernel_note(binder: str | None, language: str = SOURCE) -> str:
+    """What stands where a widget was: run it on Binder (where the course is published) or with ``make lab``."""
     words = LABELS[language]
-    return (
-        f'<div class="book-needs-kernel">{html.escape(words["kernel_note"])} '
-        f'<a href="{html.escape(binder)}">{html.escape(words["kernel_launch"])}</a> '
-        f"{html.escape(words['kernel_local'])} <code>make lab</code>.</div>"
-    )
+    launch = html.escape(words["kernel_run"])
+    if binder:
+        launch = f'<a href="{html.escape(binder)}">{html.escape(words["kernel_launch"])}</a> ' + html.escape(
+            words["kernel_local"]
+        )
+    return f'<div class="book-needs-kernel">{html.escape(words["kernel_note"])} {launch} <code>make lab</code>.</div>'
 
 
 def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbformat.NotebookNode:
@@ -372,7 +397,8 @@ def prepare(nb: nbformat.NotebookNode, page: Page, settings: Settings) -> nbform
                 figures += 1
                 output["data"] = {"text/html": _figure_html(data[PLOTLY], figures)}
             elif WIDGET in data:
-                output["data"] = {"text/html": _kernel_note(settings.binder(page.rel), page.language)}
+                binder = settings.binder(page.rel) if settings.published else None
+                output["data"] = {"text/html": _kernel_note(binder, page.language)}
     found = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and OBJECTIVES.match(c.source.lstrip())]
     if found:
         cell = nb.cells.pop(found[0])
@@ -412,10 +438,11 @@ def render(
             "mathjax": MATHJAX,
             "home": home,
             "labels": LABELS[page.language],
-            "binder": settings.binder(page.rel),
-            "colab": settings.colab(page.rel),
+            # no button that leads to the placeholder's repository, which does not exist
+            "binder": settings.binder(page.rel) if settings.published else None,
+            "colab": settings.colab(page.rel) if settings.published else None,
             "languages": counterparts(page, book),
-            "source": settings.source(page.rel),
+            "source": settings.source(page.rel) if settings.published else None,
             "download": page.download,
             "previous": neighbour(here - 1),
             "next": neighbour(here + 1),
@@ -512,7 +539,7 @@ def landing(book: list[Page], settings: Settings) -> str:
         site_title=SITE_TITLE,
         intro=intro,
         table=table,
-        binder=settings.binder(book[0].rel),
+        binder=settings.binder(book[0].rel) if settings.published else None,
         exercises=[p for p in book if p.rel.startswith("exercises/")],
         translations=[t for t in translations if t["pages"]],
         bibliography=BIBLIOGRAPHY,
@@ -530,7 +557,7 @@ def translated_landing(book: list[Page], settings: Settings, language: str) -> s
         labels=LABELS[language],
         english=LABELS[SOURCE],
         english_name=NAMES[SOURCE],
-        binder=settings.binder(start.rel),
+        binder=settings.binder(start.rel) if settings.published else None,
         notebooks=[p for p in pages if "/" not in p.original],
         exercises=[p for p in pages if p.original.startswith("exercises/")],
         bibliography=BIBLIOGRAPHY,
@@ -663,6 +690,8 @@ def build(
     jobs: int = 2,
     book: list[Page] | None = None,
     executed: Mapping[Path, nbformat.NotebookNode] | None = None,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
 ) -> BookBuild:
     """Write the site to ``out``: a notebook found in ``executed`` is rendered as it is, the others are run first.
 
@@ -671,10 +700,12 @@ def build(
     t = time.perf_counter()
     out = Path(out)
     check_out(out)
-    settings = Settings.load()
+    settings = Settings.load() if settings is None else settings
+    if progress is not None and not settings.published:
+        progress(f"book: {UNSET_NOTE}")
     book = pages() if book is None else book
     executed = dict(executed or {})
-    runs = execute([p for p in book if p.path not in executed], jobs)
+    runs = execute([p for p in book if p.path not in executed], jobs, progress)
     notebooks = [executed[p.path] if p.path in executed else runs[p.path].notebook for p in book]
     seconds = {_shown(path): run.seconds for path, run in runs.items()}
     rendering = time.perf_counter()

@@ -97,6 +97,8 @@ def write(
                 )
                 tab.goto((out / href).resolve().as_uri())
                 wait_until_drawn(tab)
+                # paper has nothing to click: a reveal folded until a prediction is written is printed open
+                tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
                 tab.emulate_media(media="print")
                 sheet = tab.pdf(
                     format="A4",

@@ -95,12 +95,15 @@ class ScoreSweep:
             out.append(AbstentionPoint(float(cut), row.refused / row.in_domain, row.bluffs / row.out_of_domain))
         return out
 
-    def fewest_bluffs(self, max_refused: float) -> SweepRow:
-        """The cut with the fewest bluffs among those refusing at most ``max_refused`` of the answerable queries."""
+    def fewest_bluffs(self, max_refused: float, cuts: Sequence[float | None] | None = None) -> SweepRow:
+        """The cut with the fewest bluffs among those refusing at most ``max_refused`` of the answerable queries: of
+        every cut that moves a query (``cuts()``), or only of ``cuts`` (the positions a slider can reach)."""
         if not 0 <= max_refused <= 1:
             raise InputError(f"max_refused = {max_refused}: give a share between 0 and 1")
-        cuts = self.cuts()
-        rows = [self.at(None)] + [self.at(float(c)) for c in cuts[1:]]  # the loosest cut lets all through: no cut
+        if cuts is not None:
+            rows = [self.at(None if c is None else float(c)) for c in cuts]
+        else:  # the loosest cut lets all through: no cut
+            rows = [self.at(None)] + [self.at(float(c)) for c in self.cuts()[1:]]
         allowed = [r for r in rows if r.refused <= max_refused * r.in_domain]
         return min(allowed, key=lambda r: (r.bluffs, r.refused))
 

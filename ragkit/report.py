@@ -401,8 +401,14 @@ def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], words: Collec
 
 
 def html_table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """An HTML table with every string escaped."""
-    cells = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    """An HTML table with every string escaped; a cell of one word (a number such as 1.94e-05, a count such as +23/-2)
+    never breaks over two lines."""
+
+    def cell(text: str) -> str:
+        nowrap = "" if " " in text.strip() else ' style="white-space: nowrap"'
+        return f"<td{nowrap}>{html.escape(text)}</td>"
+
+    cells = "".join("<tr>" + "".join(cell(c) for c in r) + "</tr>" for r in rows)
     return (
         f"<table><caption>{html.escape(caption)}</caption><thead><tr>"
         + "".join(f"<th>{html.escape(h)}</th>" for h in head)

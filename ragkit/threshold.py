@@ -26,6 +26,7 @@ from ragkit.retrieval import Encoder, Retriever
 __all__ = [
     "CHAPTER_CUTS",
     "CUT_RANGE",
+    "CUT_STEP",
     "DEFAULT_CUT",
     "KEEP",
     "STRICT_CUT",
@@ -48,6 +49,8 @@ STRICT_CUT = 0.525
 CHAPTER_CUTS = (DEFAULT_CUT, STRICT_CUT)
 CUT_RANGE = (0.30, 1.00)
 """The cuts worth trying (cosine distance): the sweep's grid, the sliders and exercise 2 all span this range."""
+CUT_STEP = 0.005
+"""The finest step between two cuts the course offers: the cut sliders move by it, exercise 2 weighs its grid."""
 
 
 def check_cut(cut: float | None) -> float | None:

@@ -200,7 +200,9 @@ def _abstention(course: Course) -> dict[str, str]:
     from ragkit.teach.exercises import EX2
 
     rules = course.abstention("E")
-    best = {name: rule.fewest_bluffs(EX2.max_refused) for name, rule in rules.items()}
+    from ragkit.teach.lesson.tables import chosen_cut
+
+    best = {name: chosen_cut(name, rule, EX2.max_refused) for name, rule in rules.items()}
     reranker = next(n for n in rules if n not in ("cosine distance", "BM25 score"))
     cosine, other = rules["cosine distance"], rules[reranker]
     test = sign_test(

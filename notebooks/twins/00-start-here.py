@@ -30,7 +30,7 @@
 # - tell a course question, a support ticket and an out-of-domain query apart, and say why an evaluation needs all three
 # - find your way through the notebooks, the exercises and the `ragkit` module behind them
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -29,7 +29,7 @@
 # - read the boundaries rule written out by hand and check it chunk for chunk against `ragkit`
 # - say what a header costs in word pieces and in the encoder's window
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -28,7 +28,7 @@
 # - compare two runs with the paired sign test, and write that test in five lines checked against scipy
 # - say what each of the chapter's comparisons claims (a difference, or none detectable) and whether this corpus agrees, and why it might not
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

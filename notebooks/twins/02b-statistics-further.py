@@ -29,7 +29,7 @@
 # - put the chapter's own p-values under Holm and say how many of its results survive
 # - recognise metric shopping, and read a win/loss matrix without being fooled by its colours
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -28,7 +28,7 @@
 # - fuse two rankings with reciprocal rank fusion, and say why ranks and not scores
 # - judge hybrid against each of its parents with a paired test
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 
@@ -118,7 +118,7 @@ formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]
 
 # %%
 f = np.arange(1, 6)
-formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
+formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)})
 
 # %% [markdown]
 # ## BM25 against dense, across all needle queries

@@ -31,7 +31,7 @@
 #   and Holm's correction
 # - keep a sweep that costs minutes the first time and a fraction of a second after it, without ever mixing results of two configurations
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

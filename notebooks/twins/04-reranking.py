@@ -27,7 +27,7 @@
 # - explain why a reranker's ceiling is its shortlist
 # - weigh a reranker's gain against its cost per query
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

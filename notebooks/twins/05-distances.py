@@ -27,7 +27,7 @@
 # - explain what goes wrong without normalisation, and measure whether norms track text length
 # - say why a fixed threshold needs normalised vectors
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -32,7 +32,7 @@
 # - treat the cut as a product decision with stated costs
 # - compare abstention rules on different scales by what each cut costs
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

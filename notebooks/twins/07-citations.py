@@ -29,7 +29,7 @@
 # - explain NO ANSWER as a gate in code rather than an instruction in a prompt
 # - grade a generated answer apart from the retrieval that fed it, by a rule fixed before reading any answer
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -27,7 +27,7 @@
 # - report a failed document without breaking the folder
 # - name the failures that happen before retrieval (extraction, stale vectors) and what would reveal them
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

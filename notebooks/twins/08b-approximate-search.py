@@ -28,7 +28,7 @@
 # - explain what efSearch trades, and choose it for the recall you need
 # - say when the exact scan is the right answer, and when it is not
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

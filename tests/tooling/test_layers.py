@@ -22,7 +22,13 @@ teacher's tools (which the class's repository leaves out)."""
 CLI = ("ragkit.__main__", "ragkit.cli")
 """The command line: ``python -m ragkit`` and the package of its command groups."""
 INTERACTIVE = ("ipywidgets", "plotly")
-SHARED = ("ragkit.teach", "ragkit.teach.language", "ragkit.teach.untrusted", "ragkit.teach.moved")
+SHARED = (
+    "ragkit.teach",
+    "ragkit.teach.language",
+    "ragkit.teach.untrusted",
+    "ragkit.teach.moved",
+    "ragkit.teach.frames",
+)
 """The teaching layer's own commons: every room may reach them; they reach no room."""
 
 MAY_IMPORT = {

@@ -19,7 +19,7 @@
 # What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
 # What you will do: pick the cosine-distance cut with the smallest total cost that refuses few enough answerable questions.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 
@@ -135,7 +135,7 @@ narrate.cost_on_tune(row)
 # ## ✏️ Your answer
 #
 # Replace `None` with a cosine distance between 0.3 and 1.0, chosen on the tuning half only: the cheapest cut
-# within the refusal ceiling. Hint: `cost_table(tune, [0.50, 0.55, 0.60])` evaluates the cuts you list (any grid of
+# within the refusal ceiling. Hint: `cost_table(tune, [0.45, 0.50, 0.60])` evaluates the cuts you list (any grid of
 # your own); its column `within ceiling` says which cuts refuse few enough answerable queries.
 
 # %%

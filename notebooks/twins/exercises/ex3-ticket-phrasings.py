@@ -19,7 +19,7 @@
 # What you will see: how dense retrieval copes when a question is phrased the way a user would type it.
 # What you will do: write five tickets of your own and measure them against the course phrasing, paired.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

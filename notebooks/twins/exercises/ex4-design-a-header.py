@@ -19,7 +19,7 @@
 # What you will see: what strategy E's header adds to every chunk, what it buys and what it costs.
 # What you will do: design a header, say which way you expect it to go, measure it, and state the test's verdict.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

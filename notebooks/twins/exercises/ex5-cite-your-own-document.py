@@ -19,7 +19,7 @@
 # What you will see: what the pipeline does with a question the corpus cannot answer, and what a sound citation is.
 # What you will do: write a short document on a topic the course lacks, and a question that gets your file cited first.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

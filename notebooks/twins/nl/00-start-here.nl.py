@@ -29,7 +29,7 @@
 # - een cursusvraag, een supportticket en een out-of-domain query van elkaar onderscheiden, en zeggen waarom een evaluatie alle drie nodig heeft
 # - je weg vinden in de notebooks, de oefeningen en de module `ragkit` die erachter zit
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -29,7 +29,7 @@
 # - de boundaries-regel lezen zoals hij met de hand is uitgeschreven, en hem chunk voor chunk naast `ragkit` leggen
 # - zeggen wat een header kost in word-pieces en in het venster van de encoder
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -28,7 +28,7 @@
 # - twee runs vergelijken met de gepaarde sign test, en die test in vijf regels schrijven, gecontroleerd tegen scipy
 # - zeggen wat elke vergelijking van het hoofdstuk beweert (een verschil, of geen aantoonbaar verschil), of dit corpus het ermee eens is, en waarom misschien niet
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

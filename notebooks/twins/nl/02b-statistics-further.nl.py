@@ -29,7 +29,7 @@
 # - de eigen p-waarden van het hoofdstuk onder Holm zetten en zeggen hoeveel van zijn resultaten overeind blijven
 # - metric shopping herkennen, en een win/verliesmatrix lezen zonder je door de kleuren te laten misleiden
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

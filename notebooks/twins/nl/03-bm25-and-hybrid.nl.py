@@ -28,7 +28,7 @@
 # - twee rankings fuseren met reciprocal rank fusion, en zeggen waarom met rangen en niet met scores
 # - hybrid beoordelen tegen elk van zijn ouders met een gepaarde toets
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
@@ -125,7 +125,7 @@ formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]
 
 # %%
 f = np.arange(1, 6)
-formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)}).set_index("occurrences").T
+formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).round(3)})
 
 # %% [markdown]
 # ## BM25 tegen dense, over alle needle-queries

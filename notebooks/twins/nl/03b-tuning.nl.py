@@ -31,7 +31,7 @@
 #   en de correctie van Holm
 # - een sweep bewaren die de eerste keer minuten kost en daarna een fractie van een seconde, zonder ooit resultaten van twee configuraties te mengen
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

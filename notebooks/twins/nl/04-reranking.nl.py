@@ -27,7 +27,7 @@
 # - uitleggen waarom het plafond van een reranker zijn shortlist is
 # - de winst van een reranker afwegen tegen zijn kosten per query
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -27,7 +27,7 @@
 # - uitleggen wat er misgaat zonder normalisatie, en meten of normen de lengte van de tekst volgen
 # - zeggen waarom een vaste drempel genormaliseerde vectoren nodig heeft
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -32,7 +32,7 @@
 # - de cut behandelen als een productbeslissing met expliciete kosten
 # - regels voor onthouding op verschillende schalen vergelijken op wat elke cut kost
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -29,7 +29,7 @@
 # - NO ANSWER uitleggen als een gate in code in plaats van een instructie in een prompt
 # - een gegenereerd antwoord beoordelen los van de retrieval die het voedde, met een regel die vastlag voordat er een antwoord gelezen was
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

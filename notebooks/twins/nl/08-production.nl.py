@@ -27,7 +27,7 @@
 # - een mislukt document melden zonder de hele map te breken
 # - de fouten benoemen die vóór retrieval ontstaan (extractie, stale vectoren) en zeggen wat ze zichtbaar zou maken
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -28,7 +28,7 @@
 # - uitleggen wat efSearch uitruilt, en hem kiezen voor de recall die je nodig hebt
 # - zeggen wanneer de exacte scan het juiste antwoord is, en wanneer niet
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -19,7 +19,7 @@
 # What you will see: where every needle sits in its 512-character blind window, and which ones an edge slices in two.
 # What you will do: name one destroyed needle and the exact character offset where the cut falls.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

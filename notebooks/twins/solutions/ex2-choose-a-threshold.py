@@ -19,7 +19,7 @@
 # What you will see: how many out-of-domain queries bluff and how many answerable questions are refused at every cut.
 # What you will do: pick the cosine-distance cut with the smallest total cost that refuses few enough answerable questions.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -31,11 +31,13 @@ __all__ = [
     "CLONE",
     "COLAB_LINK",
     "COLAB_MARK",
+    "FOLDED_HEADER",
     "GENERATOR_WHEEL",
     "GITHUB",
     "NOT_SET",
     "PATTERN",
     "PLACEHOLDER",
+    "PLAIN_HEADER",
     "PULL_LINK",
     "READABLE",
     "SETTING",
@@ -73,7 +75,8 @@ WIDGETS_NOTE = "On Colab, a chart inside a widget may show as its sentence inste
 """A widget's chart is plotly's own output inside an Output widget: where that format is not drawn, its text shows."""
 UNSET_NOTE = (
     f"the course's address is still the placeholder {PLACEHOLDER}: on Colab the first cell says so and "
-    "installs nothing; to publish, run `make address REPOSITORY=https://github.com/YOU/NAME`"
+    "installs nothing, and the book shows no Binder, Colab or source link; to publish, run "
+    "`make address REPOSITORY=https://github.com/YOU/NAME`"
 )
 # bare `<` and `>` keep the pattern readable in a query string; a real address never contains them
 READABLE = "<>"
@@ -223,6 +226,11 @@ def _translated(cell: str, old: str, path: Path) -> str:
     return old.split("\n", 1)[0] + "\n" + cell.split("\n", 1)[1]
 
 
+PLAIN_HEADER = "# %%\n"
+FOLDED_HEADER = '# %% jupyter={"source_hidden": true}\n'
+"""A twin's header of the Colab cell: its input folded in JupyterLab (and left out of the book), the cell still run."""
+
+
 def with_colab_cell(text: str, path: Path, cell: str) -> str:
     """A notebook's (.ipynb) or twin's (.py) text with ``cell`` as its Colab cell, every other byte as it was (a
     translated notebook keeps its own first comment, the Colab cell's comment in its language)."""
@@ -230,11 +238,13 @@ def with_colab_cell(text: str, path: Path, cell: str) -> str:
         nb = nbformat.reads(text, as_version=4)
         first = _first_code_cell(nb, path.name)
         first.source = _translated(cell, first.source, path)
+        first.metadata.setdefault("jupyter", {})["source_hidden"] = True  # folded away from a reader, still run
         return nbformat.writes(nb) + "\n"
     old = _first_code_cell(jupytext.reads(text, fmt="py:percent"), path.name).source
     cell = _translated(cell, old, path)
     at = text.find(old)
-    new = text if at < 0 else text[:at] + cell + text[at + len(old) :]
+    head = text[:at].removesuffix(PLAIN_HEADER) + FOLDED_HEADER if text[:at].endswith(PLAIN_HEADER) else text[:at]
+    new = text if at < 0 else head + cell + text[at + len(old) :]
     if at < 0 or _first_code_cell(jupytext.reads(new, fmt="py:percent"), path.name).source != cell:
         raise InputError(
             f"{path.name}: its Colab cell is not written as a plain py:percent cell: run "

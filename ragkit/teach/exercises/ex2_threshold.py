@@ -12,7 +12,7 @@ from ragkit.teach.exercises.feedback import Feedback, record
 from ragkit.teach.exercises.rules import CUT_GRID, EX2, ThresholdRules
 from ragkit.teach.language import _, say
 from ragkit.teach.untrusted import readable
-from ragkit.threshold import CUT_RANGE
+from ragkit.threshold import CUT_RANGE, DEFAULT_CUT
 from ragkit.tuning import SPLIT_SEED, halves
 
 if TYPE_CHECKING:
@@ -23,10 +23,13 @@ __all__ = [
     "cost_minima",
     "cost_table",
     "exercise_cost",
+    "passed_here",
     "refusal_ceiling",
-    "threshold_choice_passes",
     "threshold_halves",
 ]
+
+_passed: set[float] = set()
+"""The cuts the check has passed in this kernel: what the judging half waits for (never computed for another cut)."""
 
 
 def exercise_cost(row, rules: ThresholdRules = EX2) -> float:
@@ -60,18 +63,19 @@ def threshold_halves(sweep, seed: int = SPLIT_SEED):
 
 
 def cost_table(half, cuts: Sequence[float | None] = CUT_GRID):
-    """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table).
+    """Bluffs, refusals and total cost at every cut of one half, under exercise 2's costs (a pandas table, shown for
+    people: headings in words, within the ceiling as yes or no, no bare 0, 1, 2 index).
 
     Give it ``tune`` to choose; the judging half is the check's evidence, shown after the check. A cut of None is no
     threshold at all (its ``cut`` is NaN). Cuts keep three decimals, counts are whole numbers, the refused share three
     decimals, the cost a whole number when every cost is one: what the table shows is what it holds.
     """
-    import pandas as pd
+    from ragkit.teach.frames import Frame
 
     rows = [half.at(c) for c in cuts]
     costs = [exercise_cost(r) for r in rows]
     whole = all(float(c).is_integer() for c in costs)
-    return pd.DataFrame(
+    return Frame(
         {
             "cut": [np.nan if c is None else round(float(c), 3) for c in cuts],
             "bluffs": [int(r.bluffs) for r in rows],
@@ -102,15 +106,18 @@ def check_threshold_choice(course: Course, cut: float | None) -> Feedback:
     The costs, the ceiling and the split are the exercise's own (``EX2``): nothing a student passes changes them.
     """
     feedback, recorded = _threshold_feedback(course, cut)
+    if feedback.passed and (value := _as_cut(cut)) is not None:
+        _passed.add(value)
     return record("ex2", feedback) if recorded else feedback
 
 
-def threshold_choice_passes(course: Course, cut: object) -> bool:
-    """Whether exercise 2's check passes ``cut`` (what it would say, without recording an attempt).
+def passed_here(cut: object) -> bool:
+    """Whether exercise 2's check has passed ``cut`` in this kernel: the judging half waits for that.
 
-    The notebook shows the judging half only then: before, it is the half the student must not look at.
+    It answers only for a cut the check itself has judged, so it is no way to ask whether a cut would pass.
     """
-    return _threshold_feedback(course, cut)[0].passed
+    value = _as_cut(cut)
+    return value is not None and value in _passed
 
 
 def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
@@ -162,7 +169,7 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
                     cut=readable(repr(cut)),
                     low=str(low),
                     high=str(high),
-                    example="0.55",
+                    example=str(DEFAULT_CUT),
                 ),
             ),
             {"cut": value},
@@ -217,20 +224,11 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
             hints=(_("a looser (higher) cut refuses fewer"),),
         ), True
     if mine > limit:
+        # which way to go, never where to stop: the pass line and the cheapest cost stay the check's own
         nearest = min(cheapest, key=lambda c: abs(c - value))
         return Feedback(
             False,
-            tuple(
-                notes
-                + [
-                    say(
-                        "a cheaper cut within the ceiling exists on the tuning half (a cut passes when its cost is at "
-                        "most {limit:g}: the cheapest plus {tolerance:.0%}, or one refusal)",
-                        limit=limit,
-                        tolerance=EX2.tolerance,
-                    )
-                ]
-            ),
+            tuple(notes + [_("a cheaper cut within the ceiling exists on the tuning half")]),
             numbers,
             hints=(_("try a higher cut") if nearest > value else _("try a lower cut"),),
         ), True

@@ -10,7 +10,7 @@ from ragkit.approximate import COLLECTION_SEED, NEIGHBOURS
 from ragkit.chunking import SIZE
 from ragkit.data import MAX_SHARED
 from ragkit.teach.language import say
-from ragkit.threshold import CUT_RANGE
+from ragkit.threshold import CUT_RANGE, CUT_STEP
 from ragkit.tokens import WINDOW
 
 __all__ = [
@@ -41,8 +41,8 @@ __all__ = [
 OWN_SIZES = tuple(s for s in range(400, 641, 8) if s != SIZE)
 # ex2: the cut is tuned on half of the needles and judged on the other half (the course's SPLIT_SEED)
 TOLERANCE = 0.05
-CUT_GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, 0.005), 3).tolist())
-"""The cuts exercise 2 weighs: the CUT_RANGE in steps of 0.005."""
+CUT_GRID = tuple(np.round(np.arange(CUT_RANGE[0], CUT_RANGE[1] + 1e-4, CUT_STEP), 3).tolist())
+"""The cuts exercise 2 weighs, and every position of a cut slider: the CUT_RANGE in steps of CUT_STEP (0.005)."""
 
 
 @dataclass(frozen=True)

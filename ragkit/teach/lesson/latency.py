@@ -19,6 +19,7 @@ from ragkit.plumbing.timing import median_ms
 from ragkit.retrieval import RERANK_DEPTH, Retriever, cosine_distance, rank
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import count
 
 __all__ = ["Timing", "stage_name", "time_stages", "timings_table"]
 
@@ -45,9 +46,9 @@ def time_stages(
         )
     cores = os.cpu_count() or 1
     threads = (
-        say("{threads} onnxruntime thread(s)", threads=embedder.threads)
+        count(embedder.threads, _("onnxruntime thread"), _("onnxruntime threads"))
         if embedder.threads
-        else say("onnxruntime's default threads on {cores} core(s)", cores=cores)
+        else say("onnxruntime's default threads on {cores}", cores=count(cores, _("core"), _("cores")))
     )
     embed_ms = median_ms(
         lambda _: embedder.encode([query], progress=False, cache=False), range(max(3, repeat // 4)), warm=True

@@ -4,12 +4,15 @@ cell that reveals the result answers that guess first ("you predicted 3; the mea
 The prediction is a plain variable in a code cell, not a widget: a variable survives a re-run and a reload, is saved
 in the notebook (a teacher reading a submission sees it), and reads the same in the static book. A widget's value
 is lost on reload unless its state is saved, and the book shows a widget only as a note. An empty prediction (None)
-never stops Run All: the reveal still appears, preceded by a one-line reminder in italics. Nothing here is graded:
-the grader judges only the exercises' declared answers, and no prediction is recorded in the results file.
+never stops Run All, and never gives the answer away either: the reveal stays folded (an HTML ``<details>``, which
+JupyterLab and the book both show closed) under a line that asks for the guess, and a student who opens it anyway
+reads that they chose to see it without one. Nothing here is graded: the grader judges only the exercises' declared
+answers, and no prediction is recorded in the results file.
 """
 
 from __future__ import annotations
 
+import html
 import math
 import numbers
 import re
@@ -21,7 +24,19 @@ from IPython.display import HTML, Markdown
 from ragkit.teach.language import _, current, number, say, word
 from ragkit.teach.untrusted import readable
 
-__all__ = ["NAME", "SHOWN_CHARACTERS", "Asked", "Choice", "Count", "Share", "ahead", "reminder", "reply", "reveal"]
+__all__ = [
+    "NAME",
+    "SHOWN_CHARACTERS",
+    "Asked",
+    "Choice",
+    "Count",
+    "Share",
+    "ahead",
+    "folded_block",
+    "reminder",
+    "reply",
+    "reveal",
+]
 
 NAME = "my_prediction"
 """The variable every main notebook's prediction cell assigns (its cell starts ``my_prediction = None``)."""
@@ -241,21 +256,25 @@ def reply(prediction: object, asked: Asked, measured: object) -> str:
     """The sentence that answers a prediction with the measurement (Markdown); never raises on what a student wrote.
 
     An empty prediction gets the reminder, a value of the wrong kind (a word for a count, NaN, a list, an essay) a
-    sentence that says what to write instead; either way the measurement follows.
+    sentence that says what to write instead: neither gives the measurement, which ``reveal`` keeps folded for them.
     """
-    if isinstance(asked, Count):
-        said = _count(prediction, asked, int(measured))  # type: ignore[call-overload]
-    elif isinstance(asked, Share):
-        said = _share(prediction, float(measured))  # type: ignore[arg-type]
-    elif isinstance(asked, Choice):
-        if not isinstance(measured, str) or measured not in asked.options:
-            raise ValueError(f"the measurement {measured!r} is not one of the options {asked.options!r}")
-        said = _choice(prediction, asked, measured)
-    else:
-        raise TypeError(f"asked must be a Count, a Share or a Choice, not {type(asked).__name__}")
+    said = _answered(prediction, asked, measured)
     if said is not None:
         return said
-    return (reminder() if _empty(prediction) else _unread(prediction, asked)) + " " + _measurement(asked, measured)
+    return reminder() if _empty(prediction) else _unread(prediction, asked)
+
+
+def _answered(prediction: object, asked: Asked, measured: object) -> str | None:
+    """The sentence that answers a prediction it can read, or None for an empty or unreadable one."""
+    if isinstance(asked, Count):
+        return _count(prediction, asked, int(measured))  # type: ignore[call-overload]
+    if isinstance(asked, Share):
+        return _share(prediction, float(measured))  # type: ignore[arg-type]
+    if isinstance(asked, Choice):
+        if not isinstance(measured, str) or measured not in asked.options:
+            raise ValueError(f"the measurement {measured!r} is not one of the options {asked.options!r}")
+        return _choice(prediction, asked, measured)
+    raise TypeError(f"asked must be a Count, a Share or a Choice, not {type(asked).__name__}")
 
 
 def ahead(values: Mapping[str, float], tie: str) -> str:
@@ -268,17 +287,37 @@ def ahead(values: Mapping[str, float], tie: str) -> str:
 
 
 def reminder() -> str:
-    """The line shown above a reveal when ``my_prediction`` is empty: italic, a suggestion, never an error."""
+    """The line shown above a folded reveal when ``my_prediction`` is empty: italic, a suggestion, never an error."""
     return say(
-        "*No prediction was written in `{name}` above. A guess written down before the measurement, even a "
-        "rough one, is the quickest way to find out what you expected and why.*",
+        "*No prediction yet: write your guess in `{name}` above and run this cell again. A guess written down "
+        "before the measurement, even a rough one, is the quickest way to find out what you expected and why.*",
         name=NAME,
+    )
+
+
+def folded_block(summary: str, body: str) -> str:
+    """Markdown shown folded in JupyterLab and in the book: ``summary`` (plain text) on a line that opens it, ``body``
+    (Markdown) inside."""
+    return say(
+        "<details>\n<summary>{summary}</summary>\n\n{body}\n\n</details>", summary=html.escape(summary), body=body
     )
 
 
 def reveal(
     prediction: object, asked: Asked, measured: object, interpretation: Markdown | HTML | str | None = None
 ) -> Markdown:
-    """The answer to the prediction, then the notebook's interpretation of the result (if any): one Markdown output."""
+    """The answer to the prediction, then the notebook's interpretation of the result (if any): one Markdown output.
+
+    Without a prediction it can read (Run All before a guess was written), what to write stays in view and the
+    measurement and its interpretation stay folded; opened, they say that they were seen without a prediction.
+    """
     said = "" if interpretation is None else interpretation if isinstance(interpretation, str) else interpretation.data
-    return Markdown(reply(prediction, asked, measured) + ("\n\n" + said if said else ""))
+    answered = _answered(prediction, asked, measured)
+    if answered is not None:
+        return Markdown(answered + ("\n\n" + said if said else ""))
+    body = _("*You chose to see this without a prediction.*") + " " + _measurement(asked, measured)
+    return Markdown(
+        reply(prediction, asked, measured)
+        + "\n\n"
+        + folded_block(_("Open this to see the answer without a prediction."), body + ("\n\n" + said if said else ""))
+    )

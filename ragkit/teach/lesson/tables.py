@@ -14,13 +14,16 @@ from ragkit.faithfulness import POSITIONS, Measurement, PromptRate
 from ragkit.report import report
 from ragkit.statistics import SignTest
 from ragkit.teach import language
+from ragkit.teach.exercises import CUT_GRID
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
-from ragkit.threshold import Sweep
+from ragkit.threshold import Sweep, SweepRow
 
 __all__ = [
+    "SLIDER_RULE",
     "WORD_COLUMNS",
     "abstention",
+    "chosen_cut",
     "field_metrics",
     "figures",
     "first_words",
@@ -304,11 +307,23 @@ def field_metrics(ev: Evaluation, retriever: str = "dense") -> pd.DataFrame:
     return formats.Frame(pd.DataFrame.from_dict(rows, orient="index").rename_axis(index="strategy"))
 
 
+SLIDER_RULE = "cosine distance"
+"""The abstention rule whose cut 06's explorer moves: its cut is chosen among the explorer's positions."""
+
+
+def chosen_cut(name: str, rule: ScoreSweep, max_refused: float) -> SweepRow:
+    """The cut a rule is shown at in 06's table, chart and sentence: the fewest bluffs while refusing at most
+    ``max_refused`` of the answerable queries, the cosine cut among the positions the explorer can reach (0.550,
+    never a 0.551 between two of its steps)."""
+    reachable = [None, *reversed(CUT_GRID)]  # loosest first, as ``cuts()``: of two cuts alike, the looser is shown
+    return rule.fewest_bluffs(max_refused, reachable if name == SLIDER_RULE else None)
+
+
 def abstention(rules: dict[str, ScoreSweep], max_refused: float) -> pd.DataFrame:
     """Per rule, the cut that bluffs least while refusing at most ``max_refused`` of the answerable queries."""
     rows = []
     for name, rule in rules.items():
-        row = rule.fewest_bluffs(max_refused)
+        row = chosen_cut(name, rule, max_refused)
         rows.append(
             {
                 _("rule"): rule_label(name),

@@ -16,7 +16,7 @@ from ragkit.errors import InputError
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.plots import OKABE_ITO, Described, described
 
-__all__ = ["DASHES", "LINES", "MARKERS", "collection", "curve", "ef_slider", "table"]
+__all__ = ["DASHES", "HIGH_RECALL", "LINES", "MARKERS", "collection", "curve", "ef_slider", "table"]
 
 LINES = (OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish green"])
 DASHES = ("solid", "dash", "dot")
@@ -58,6 +58,10 @@ def table(*trades: TradeOff) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+HIGH_RECALL = 0.94
+"""From this recall up, a point's efSearch is written under it: above, it would meet the top and the stars at 1."""
+
+
 def _traces(fig: go.Figure, t: TradeOff, i: int) -> None:
     colour, dash, marker = LINES[i % len(LINES)], DASHES[i % len(DASHES)], MARKERS[i % len(MARKERS)]
     name = say("{what} ({vectors:,})", what=collection(t), vectors=t.vectors)
@@ -67,7 +71,8 @@ def _traces(fig: go.Figure, t: TradeOff, i: int) -> None:
             y=[s.recall for s in t.settings],
             mode="lines+markers+text",
             text=[str(s.ef_search) for s in t.settings],
-            textposition="top left",
+            # near recall 1 a label above its point would leave the chart and sit on the exact scan's star
+            textposition=["bottom right" if s.recall >= HIGH_RECALL else "top left" for s in t.settings],
             name=say("HNSW: {name}", name=name),
             line=dict(color=colour, dash=dash),
             marker=dict(symbol=marker, size=8),
@@ -92,7 +97,7 @@ def _layout(fig: go.Figure, k: int, title: str) -> None:
         title=title,
         height=460,
         xaxis=dict(title=_("milliseconds per query, one query on one thread (log scale)"), type="log"),
-        yaxis=dict(title=say("Recall@{k}: share of the exact top {k} found", k=k), range=[0, 1.05]),
+        yaxis=dict(title=say("Recall@{k}: share of the exact top {k} found", k=k), range=[0, 1.08]),
         legend=dict(orientation="h", yanchor="top", y=-0.2),
     )
 

@@ -27,8 +27,9 @@ from ragkit.plumbing import locations
 from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
+from ragkit.teach.lesson.formats import count, noun
 from ragkit.teach.lesson.tables import first_words
-from ragkit.threshold import CUT_RANGE, DEFAULT_CUT, KEEP, Sweep, gate
+from ragkit.threshold import CUT_RANGE, CUT_STEP, DEFAULT_CUT, KEEP, Sweep, gate
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -82,7 +83,7 @@ def cut_slider(cut: float = DEFAULT_CUT) -> w.FloatSlider:
         value=cut,
         min=CUT_RANGE[0],
         max=CUT_RANGE[1],
-        step=0.005,
+        step=CUT_STEP,
         readout_format=".3f",
         description=_("cut"),
         continuous_update=True,
@@ -247,9 +248,10 @@ class ChunkExplorer:
             )
             self.verdict.value = say(
                 "<b style='color:#c62828'>destroyed</b>: the needle (characters {start}-{end}) "
-                "is split by cut(s) at {cuts}; no chunk carries it whole.",
+                "is split by {where} {cuts}; no chunk carries it whole.",
                 start=start,
                 end=end,
+                where=noun(len(cuts), _("a cut at"), _("cuts at")),
                 cuts=", ".join(map(str, cuts)) or _("a chunk edge"),
             )
         lo, hi = whole_words(doc.text, max(0, start - self.margin), min(len(doc.text), end + self.margin), start, end)
@@ -444,11 +446,12 @@ class QueryPlayground:
         )
         if len(kept):
             self.gate.value = say(
-                "<b>gate</b> at {cut:.3f}: <span class='ragkit-gate'>{kept} chunk(s) pass</span>; "
-                "{under} chunk(s) in all are under the cut, and {rule}. The prompt would be built from these.",
+                "<b>gate</b> at {cut:.3f}: <span class='ragkit-gate'>{kept}</span>; "
+                "in all, {under} under the cut, and {rule}. The prompt would be built "
+                "from these.",
                 cut=self.cut.value,
-                kept=len(kept),
-                under=under,
+                kept=count(len(kept), _("chunk passes"), _("chunks pass")),
+                under=count(under, _("chunk lies"), _("chunks lie")),
                 rule=rule,
             )
         else:

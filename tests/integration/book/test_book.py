@@ -25,6 +25,7 @@ import pytest
 import ragkit.teach.course
 from book import build as book
 from ragkit.errors import InputError
+from ragkit.teach.classroom.address import UNSET_NOTE
 from ragkit.teach.lesson import plots
 from ragkit.threshold import CHAPTER_CUTS, default_cuts
 
@@ -154,6 +155,9 @@ def test_landing_page_is_the_readme_table_and_every_page_launches_on_binder_and_
     assert all(p.href in hrefs for p in site.pages)
     for page in site.pages:
         links = {url for _, url in parse(site.out / page.href).links}
+        if not settings.published:  # the placeholder: no button leads to a repository that does not exist
+            assert not [u for u in links if "OWNER" in u or "mybinder" in u or "colab" in u], page.rel
+            continue
         assert settings.binder(page.rel) in links and settings.source(page.rel) in links
         assert "urlpath=ragkit%2Fworkspace%3Fopen%3D" + page.rel.replace("/", "%2F") in settings.binder(page.rel)
 
@@ -205,6 +209,30 @@ def test_a_narrating_cell_shows_its_prose_and_not_its_input_while_a_computing_ce
     html = book.render(notebook(title, narrating, computing), [page], 0, book.Settings.load())
     assert "figures_of" not in html and "The prose it writes" in html
     assert "computed" in html and html.count("jp-Cell jp-CodeCell") == 2
+
+
+def test_a_reveal_without_a_prediction_stays_folded_on_the_page():
+    """The book runs every notebook with ``my_prediction = None``: each answer to a prediction is on the page folded
+    (a closed ``<details>``) under the line asking for a guess, never in view under the question."""
+    from ragkit.teach.lesson import predict
+
+    shown = predict.reveal(None, predict.Count(32), 10, "The chapter lost **4**.")
+    reveal = nbformat.v4.new_code_cell(
+        "predict.reveal(my_prediction, ...)", metadata={"jupyter": {"source_hidden": True}}
+    )
+    reveal.outputs = [
+        nbformat.v4.new_output("execute_result", {"text/markdown": shown.data, "text/plain": "<Markdown>"})
+    ]
+    page = book.Page(Path("09-something.ipynb"), "09-something.ipynb", "09. Something")
+    html = book.render(
+        notebook(nbformat.v4.new_markdown_cell("# 09. Something"), reveal), [page], 0, book.Settings.load()
+    )
+    folded = re.search(r"<details>\s*<summary>([^<]+)</summary>(.*?)</details>", html, re.S)
+    assert folded, "the reveal is not folded on the page"
+    before = html[: folded.start()]
+    assert "No prediction yet" in before and "says <strong>10</strong>" not in before and "lost" not in before
+    assert "says <strong>10</strong>" in folded.group(2) and "The chapter lost" in folded.group(2)
+    assert "without a prediction" in folded.group(1) and "without a prediction" in folded.group(2)
 
 
 @reads_the_site
@@ -609,3 +637,32 @@ def test_python_m_book_refuses_a_file_or_a_full_folder_at_once_and_without_a_tra
         assert time.perf_counter() - t < 60, "python -m book ran notebooks before checking --out"
     assert target.read_text() == "a file"
     assert (tmp_path / "mine" / "thesis.tex").read_text() == "four years of work"
+
+
+@pytest.mark.filterwarnings("ignore:no chromium to print")  # about the site, not its PDF
+def test_an_unset_address_shows_no_launch_button_and_is_said_once(tmp_path):
+    """Issue 67, item 6: the book's Binder and Colab buttons led to github.com/OWNER/ragkit, without a word."""
+    pages = tiny_book(tmp_path / "src", "print('ran')")
+    lines: list[str] = []
+    unset = book.Settings("https://github.com/OWNER/ragkit", "main")
+    book.build(tmp_path / "out", book=pages, executed=_executed(pages), settings=unset, progress=lines.append)
+    page = (tmp_path / "out" / "tiny.html").read_text()
+    index = (tmp_path / "out" / "index.html").read_text()
+    assert "OWNER" not in page and "mybinder.org" not in page and "colab.research" not in page
+    assert "mybinder.org" not in index and "make lab" in index
+    assert [line for line in lines if "make address" in line] == [f"book: {UNSET_NOTE}"]
+    published = book.Settings("https://github.com/someone/course", "main")
+    book.build(tmp_path / "out", book=pages, executed=_executed(pages), settings=published, progress=lines.append)
+    page = (tmp_path / "out" / "tiny.html").read_text()
+    assert published.binder("exercises/tiny.ipynb") in unescape(page) and "colab.research" in page
+    assert len([line for line in lines if "make address" in line]) == 1
+    assert "Run it with" in book._kernel_note(None) and "mybinder" not in book._kernel_note(None)
+
+
+def test_the_book_says_how_far_it_has_come_notebook_by_notebook(tmp_path):
+    """Issue 67, item 7: `make book` printed one line, then nothing for five minutes."""
+    pages = tiny_book(tmp_path / "src", "print('ran')")
+    lines: list[str] = []
+    book.execute(pages, jobs=1, progress=lines.append)
+    assert lines[0] == "book: running 1 notebooks, 1 at a time"
+    assert re.fullmatch(r"book: ran 1 of 1, .*tiny\.ipynb in \d+ s", lines[1]), lines

@@ -188,3 +188,14 @@ def test_check_refuses_an_address_and_writes_nothing(capsys):
     assert main(["address", "--check", "https://github.com/someone/course"]) == 1
     assert "--check writes nothing" in capsys.readouterr().err
     assert (ROOT / address.SETTING).read_text(encoding="utf-8") == setting
+
+
+def test_every_colab_cell_is_folded_away_from_a_reader_and_still_runs():
+    """Issue 67, item 6: each notebook opened with a 15-line Colab cell showing github.com/OWNER/ragkit."""
+    notebooks = [p for p in address.carriers(ROOT) if p.suffix in (".ipynb", ".py")]
+    assert len(notebooks) > 20
+    for path in notebooks:
+        nb = jupytext.read(path)
+        cell = next(c for c in nb.cells if c.cell_type == "code")
+        assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, f"{path.name}: its Colab cell is open"
+        assert "tags" not in cell.metadata or "skip-execution" not in cell.metadata["tags"]

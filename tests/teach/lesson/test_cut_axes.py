@@ -89,3 +89,24 @@ def test_the_widgets_sliders_span_the_cut_range_with_the_direction_under_them(sw
 def test_a_distance_beyond_the_range_widens_the_axis_instead_of_hiding():
     fig = plots.on_cut_axis(px.line(x=[0.4, 1.33], y=[1, 2]))
     assert fig.layout.xaxis.range[0] == plots.DISTANCE_RANGE[0] and fig.layout.xaxis.range[1] >= 1.33
+
+
+def test_the_static_sliders_caption_says_where_its_line_starts_not_that_it_stays(sweep):
+    """Issue 67, item 3: the kernel-free slider's title follows the cut, its caption kept "the cut at 0.675"."""
+    text = plots.threshold_slider(sweep).description
+    assert "The slider starts on the cut at 0.675: there " in text and "The dashed line marks" not in text
+    assert "The dashed line marks the cut at 0.675" in plots.histogram_text(sweep, 0.675)
+
+
+def test_the_abstention_tables_cosine_cut_is_one_the_explorer_can_reach():
+    """Issue 67, item 3: 06's table listed a cut of 0.551, between two of the explorer's 0.005 steps."""
+    from ragkit.abstention import ScoreSweep
+    from ragkit.teach.exercises import CUT_GRID
+    from ragkit.teach.lesson import tables
+
+    needle = np.array([[True], [True]])
+    rule = ScoreSweep("cosine distance", np.array([[0.5505], [0.3]]), needle, np.array([[0.5502], [0.9]]), False)
+    assert rule.fewest_bluffs(0.5).cut == pytest.approx(0.5502)  # between 0.550 and 0.555
+    shown = tables.chosen_cut("cosine distance", rule, 0.5)
+    assert shown.cut in CUT_GRID and shown.cut == pytest.approx(0.55) and (shown.bluffs, shown.refused) == (0, 1)
+    assert tables.abstention({"cosine distance": rule}, 0.5).iloc[0]["cut"] == pytest.approx(0.55)

@@ -68,13 +68,13 @@ def test_every_finding_and_verdict_of_the_chapter_reads_back_as_the_engine_wrote
             assert paired.verdict_text(v) != str(v) or str(v) == "consistent", v
 
 
-def test_production_says_yes_and_no_in_dutch_where_english_prints_true_and_false():
+def test_production_says_yes_and_no_in_either_language():
     q = SimpleNamespace(id="q01", needle="a b", question="Why?")
     assert (
-        "clean text: **True**; after a page header lands in it: **False**."
+        "clean text: **yes**; after a page header lands in it: **no**."
         in narrate.needle_after_extraction(q, "a b c", "a X b c").data
     )
-    assert "index holds what it held before: **True**" in narrate.killed_update(0, True).data
+    assert "index holds what it held before: **yes**" in narrate.killed_update(0, True).data
     language.use("nl")
     assert (
         "schone tekst: **ja**; nadat er een paginakop in belandt: **nee**."

@@ -203,9 +203,9 @@ def test_the_corpus_sentence_separates_thousands_as_its_table_does():
 def test_prose_names_a_column_as_its_table_heads_it():
     """A table shows ``answered_without_needle`` as words: prose that sends the reader to `answered_without_needle`
     in the table points at a heading that is not there (code such as ``row.answered_without_needle`` is fine)."""
-    from ragkit.teach.lesson import formats
+    from ragkit.teach import frames
 
-    fields = [f for f in formats._words() if "_" in f]
+    fields = [f for f in frames._words() if "_" in f]
     found = []
     for twin in sorted((NOTEBOOKS / "twins").rglob("*.py")):
         prose = "\n".join(line for line in twin.read_text(encoding="utf-8").splitlines() if line.startswith("#"))

@@ -37,8 +37,13 @@ class Table(HTMLParser):
 
 
 def shown(styler) -> list[list[tuple[str, str]]]:
+    return table(styler.to_html())
+
+
+def table(page: str) -> list[list[tuple[str, str]]]:
+    """The rows of an HTML table, each a list of (td or th, its text)."""
     parser = Table()
-    parser.feed(styler.to_html())
+    parser.feed(page)
     return [[c for c in row] for row in parser.rows]
 
 
@@ -179,3 +184,35 @@ def test_a_table_shows_text_as_text_never_as_markup():
     page = formats.styled(frame).to_html()
     assert "<script>" not in page and "<i>row" not in page and "<b>" not in page and "<NA>" not in page
     assert "&lt;script&gt;" in page and "&lt;i&gt;row&lt;/i&gt;" in page and "title &lt;b&gt;" in page
+
+
+def test_a_table_a_tool_hands_the_student_reads_as_the_tables_for_people_in_both_languages():
+    """Values, not code, through one writer in English and Dutch: exercise 2's ``cost_table`` (what its hint has a
+    student type), 03's idf table sorted out of its positions, 01's truth columns and 07's verified row show no bare
+    0, 1, 2 index and no True or False, and their data keep what code reads."""
+    from types import SimpleNamespace
+
+    from ragkit.teach.exercises import cost_table
+
+    def row(cut):
+        refused = 0 if cut is None else int(cut * 10)
+        return SimpleNamespace(bluffs=3, answered_without_needle=1, refused=refused, in_domain=32)
+
+    half = SimpleNamespace(at=row)
+    costs = cost_table(half, [None, 0.45, 0.5, 0.6])
+    idf = formats.Frame({"term": ["the", "constant"], "idf": [0.165, 4.372]}).sort_values("idf", ascending=False)
+    truths = formats.Frame({"strategy": ["A", "E"], "header": [False, True]}).set_index("strategy")
+    verified = formats.Frame(pd.Series({1: True, 2: False}, name="verified").to_frame().T)
+    for words in (("en", "yes", "no", "within ceiling"), ("nl", "ja", "nee", "binnen het plafond")):
+        spoken, yes, no, heading = words
+        with speaking(spoken):
+            pages = [table(t._repr_html_()) for t in (costs, idf, truths, verified)]
+        (cost_rows, idf_rows, truth_rows, verified_rows) = pages
+        assert ("th", heading) in cost_rows[0], cost_rows[0]
+        assert [c for _, c in cost_rows[1]][-1] == yes and cost_rows[1][0] == ("td", "–")  # no threshold, no index
+        assert idf_rows[1] == [("td", "constant"), ("td", "4.372" if spoken == "en" else "4,372")]
+        assert truth_rows[-1][-1] == ("td", yes) and truth_rows[-2][-1] == ("td", no)
+        assert [c for kind, c in verified_rows[-1] if kind == "td"] == [yes, no]
+        every = " ".join(c for page in pages for r in page for _, c in r)
+        assert "True" not in every and "False" not in every
+    assert costs["within ceiling"].dtype == bool and list(idf.index) == [1, 0]  # the data stay what code reads

@@ -24,6 +24,7 @@ from ragkit.answer import Answer, NoAnswer
 from ragkit.approximate import EfSearchPoint, IndexMemory, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
+from ragkit.corpus import Document, corpus_stats
 from ragkit.data import OutOfDomain
 from ragkit.distances import IdentityCheck
 from ragkit.evaluation import Evaluation, Result
@@ -32,7 +33,7 @@ from ragkit.phrasing import Phrasing
 from ragkit.plumbing.models import HubModel
 from ragkit.statistics import counts_test
 from ragkit.teach.course import chapter
-from ragkit.teach.lesson import held_out, narrate, predict
+from ragkit.teach.lesson import formats, held_out, narrate, predict
 from ragkit.teach.lesson.latency import Timing
 from ragkit.teach.lesson.quiz import study_questions
 from ragkit.threshold import SweepRow
@@ -313,6 +314,10 @@ def test_the_language_check_finds_prose_written_past_say():
 # The narrators on made-up results: every branch, and the figures they must carry
 
 
+def _document(text: str) -> Document:
+    return Document("d", "D", text, Path("d.md"))
+
+
 def chunk(text: str = "words", **kw) -> Chunk:
     fields = {"doc_id": "d", "doc_title": "D", "section": "S", "start": 0, "end": len(text), "content": text}
     return Chunk(**(fields | kw))
@@ -548,7 +553,7 @@ def edge_cases() -> dict[str, list]:
             narrate.prompt_flaws([{"source": "[2]", "what is wrong with it": "only a heading"}], flaws),
         ],
         "chunk_counts": [
-            narrate.chunk_counts(ev, SimpleNamespace(documents=[SimpleNamespace(text="abc")]), [chunk()]),
+            narrate.chunk_counts(ev, SimpleNamespace(documents=[_document("abc")]), [chunk()]),
             narrate.chunk_counts(lost, SimpleNamespace(documents=[]), []),
         ],
         "destroyed": [narrate.destroyed(ev), narrate.destroyed(lost)],
@@ -1055,6 +1060,19 @@ def test_no_narrator_writes_a_count_of_1_before_a_plural():
         assert not any(found.values()), {name: ones for name, ones in found.items() if ones}
 
 
+def test_no_narrator_writes_pythons_true_or_false_in_either_language():
+    """A checked fact's truth is a word (yes or no; ja or nee), written by one writer, ``formats.truth``: never
+    Python's True or False in a sentence (06's "Does that chunk contain the word Paris? True")."""
+    from ragkit.teach.language import speaking
+
+    for language, words in (("en", ("yes", "no")), ("nl", ("ja", "nee"))):
+        with speaking(language):
+            found = {name: [m.data for m in shown] for name, shown in edge_cases().items()}
+            assert formats.truth(True) == words[0] and formats.truth(np.bool_(False)) == words[1]
+        python = {name: t for name, ts in found.items() for t in ts if re.search(r"\b(True|False)\b", t)}
+        assert not python, python
+
+
 def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say():
     cases = edge_cases()
     text = {name: [m.data for m in shown] for name, shown in cases.items()}
@@ -1164,7 +1182,10 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "The same answers" in same and "the counts did not" in reworded and "The figures moved" in moved
     assert "Your prompt: supported **1** of 5" in moved and "the chapter's prompt: **0** of 5" in moved
     assert "(0.675)" in text["halves_at_cut"][0]
-    assert "passes **1** of **1**; *does it point at what is claimed* passes **0**" in text["identifier_checks"][0]
+    assert (
+        "passes **1** of **1**; *does it point at what is claimed* passes **0** of **1**"
+        in text["identifier_checks"][0]
+    )
     assert text["unknown_markers"] == ["Markers that name no source: **[9]**.", "Markers that name no source: **[]**."]
     assert f"**{chapter.INVENTED_REFERENCES['well_formed']}** well-formed" in text["chapter_identifiers"][0]
     assert "**[7, 5, 3, 9]**" in text["rrf_weights"][0] and "**1.15** times rank 10" in text["rrf_weights"][0]
@@ -1172,7 +1193,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "**2** of **3** chunks score exactly zero" in text["two_scales"][0]
     assert "signal **9** (SIGKILL)" in text["killed_update"][0]
     assert text["killed_update"][1].startswith("The update process was not killed: it ended with exit status **0**")
-    assert "SIGKILL" not in text["killed_update"][1] and "before: **False**." in text["killed_update"][1]
+    assert "SIGKILL" not in text["killed_update"][1] and "before: **no**." in text["killed_update"][1]
     assert (
         "count for **1** of **2** documents; the recorded count matches the stored vectors for **2**"
         in text["guessed_counts"][0]
@@ -1181,8 +1202,8 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "Cheapest cut of all: **0.500** (cost **20**), but it refuses **8** of **32**" in text["cheapest_cuts"][0]
     assert "Cheapest cut within the ceiling: **0.600**" in text["cheapest_cuts"][0]
     assert "this corpus **1** of **2** at 512 characters, **0** at your 300" in text["destroyed_at_size"][0]
-    assert "clean text: **True**; after a page header lands in it: **False**" in text["needle_after_extraction"][0]
-    assert "`document.text[0:5]`: **True**" in text["two_texts"][0] and "last **4** characters" in text["two_texts"][0]
+    assert "clean text: **yes**; after a page header lands in it: **no**" in text["needle_after_extraction"][0]
+    assert "`document.text[0:5]`: **yes**" in text["two_texts"][0] and "last **4** characters" in text["two_texts"][0]
     assert "from section **'Before'**" in text["two_texts"][0]
     assert "**100** of **1,000** (**10.0%**)" in text["header_share"][0]
     assert text["reference_costs"][0].endswith(
@@ -1276,13 +1297,13 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
         == "Query: *Q?*  The needle of **q01** is not in the top **0**."
     )
     assert text["appended_found"] == [
-        "The top hit is the paragraph you appended: **True**.",
-        "The top hit is the paragraph you appended: **False**.",
+        "The top hit is the paragraph you appended: **yes**.",
+        "The top hit is the paragraph you appended: **no**.",
     ]
     assert text["stamp_differences"] == [
         "Fields in which `01-vectors`'s stamp differs from the current one: **model, weights**."
     ]
-    assert LABELS["index_table"]().data == "**meta**: 4 row(s)"
+    assert LABELS["index_table"]().data == "**meta**: 4 rows"
 
 
 def test_the_narrated_checks_of_01_to_07_write_what_their_cells_wrote():
@@ -1376,19 +1397,18 @@ LABELS = {
 not apply (test_dutch_tables_b checks the printed line)."""
 
 
-def test_ex2s_cost_sentence_names_the_cheapest_cut_within_the_ceiling_and_marks_the_valleys_over_it():
+def test_ex2s_cost_sentence_names_the_ceiling_and_the_valleys_over_it_and_never_the_cheapest_cut_within_it():
     tune = SimpleNamespace(queries=[0] * 32)
     within, none = (m.data for m in edge_cases()["cost_valleys"])
     assert within.startswith(
-        "On `tune`, the cheapest cut within the refusal ceiling (at most **8** of the **32** "
-        "answerable queries refused) is **0.550**: cost **22**, **8** refused."
+        "On `tune`, the refusal ceiling allows at most **8** of the **32** answerable queries refused: every cut up "
+        "to **0.500** refuses more. The curve's valleys over the ceiling, cheaper than every cut within it and so no "
+        "answer: **0.450** (cost **20**, 10 refused)."
     )
-    assert "**0.450** (cost **20**, 10 refused: over the ceiling, not an allowed answer)" in within
-    assert "**0.550** (cost **22**, 8 refused: within the ceiling)" in within
+    assert "0.550" not in within and "yours to find" in within  # the cheapest cut within the ceiling is the exercise
     assert none.startswith("On `tune`, no cut of these stays within the refusal ceiling") and "0.550" in none
-    assert "within the ceiling)" not in none
     odd = SimpleNamespace(queries=[0] * 31)  # a quarter of 31 is 7.75: at most 7 refused
-    assert "(at most **7** of the **31**" in narrate.cost_valleys(VALLEYS, odd).data
+    assert "at most **7** of the **31**" in narrate.cost_valleys(VALLEYS, odd).data
     assert narrate.cost_valleys(VALLEYS.iloc[1:], tune).data == within  # the no-threshold row is no point of it
 
 
@@ -1412,7 +1432,7 @@ def test_ex2_names_and_rings_every_valley_cheaper_than_the_answer_not_only_the_f
     )
     text = narrate.cost_valleys(three, SimpleNamespace(queries=[0] * 32)).data
     assert all(f"**{c}** (cost **{v}**" in text for c, v in (("0.300", 17), ("0.400", 18), ("0.500", 19))), text
-    assert text.count("over the ceiling, not an allowed answer") == 3 and "**0.600** (cost **20**" in text
+    assert text.count("refused)") == 3 and "**0.600**" not in text  # 0.600 is within the ceiling: no name
     rings = [t for t in plots.cost_curve(three).data if t.marker.symbol == "circle-open"]
     assert sorted(float(t.x[0]) for t in rings) == [0.3, 0.4, 0.5]
     # the labels stand apart inside the costs' own range: five of them stretched the axis to -400 and hid the curve
@@ -1423,22 +1443,21 @@ def test_ex2_names_and_rings_every_valley_cheaper_than_the_answer_not_only_the_f
     assert len(set(places)) == len(places) and all(low <= y <= high for _, y in places), places
 
 
-def test_ex2s_cost_figure_stars_the_cheapest_cut_within_the_ceiling_and_rings_the_cheaper_valleys_over_it():
+def test_ex2s_cost_figure_rings_the_cheaper_valleys_over_the_ceiling_and_marks_no_cut_within_it():
     from ragkit.teach.lesson import plots
 
     fig = plots.cost_curve(VALLEYS)
-    assert "The cheapest cut within the ceiling (starred): 0.550, cost 22." in fig.description
     assert (
         "Cheaper valleys over the ceiling (ringed), which refuse too many: 0.450 (cost 20, 10 refused)."
         in fig.description
     )
-    assert [a.text for a in fig.layout.annotations] == ["0.450: over the ceiling", "cheapest within the ceiling: 0.550"]
+    assert [a.text for a in fig.layout.annotations] == ["0.450: over the ceiling"]
     assert {t.name for t in fig.data if t.showlegend is not False} == {
         "within the refusal ceiling",
         "over the refusal ceiling",
-        "cheapest within the ceiling",
     }
-    assert fig.description.endswith("Cuts from 0.550 up stay within the refusal ceiling.")
+    assert "0.550" not in fig.description and not any(t.marker.symbol == "star" for t in fig.data)
+    assert fig.description.endswith("Cuts up to 0.500 refuse too many: they are over the refusal ceiling.")
 
 
 def test_ex2s_cost_table_for_people_has_words_for_headings_and_one_number_of_decimals_per_column():
@@ -1638,7 +1657,7 @@ def test_08_kills_its_update_mid_transaction_and_the_index_keeps_what_it_held(ex
     shown = "\n".join(
         str(o.get("data", {}).get("text/markdown", "")) for cell in run.notebook.cells for o in cell.get("outputs", [])
     )
-    assert "ended with signal **9** (SIGKILL)" in shown and "exactly what it held before: **True**" in shown
+    assert "ended with signal **9** (SIGKILL)" in shown and "exactly what it held before: **yes**" in shown
 
 
 def test_ex1s_window_says_whose_name_it_is_in_each_of_the_three_cases(monkeypatch):
@@ -1753,9 +1772,23 @@ def test_the_approximate_narrators_carry_their_figures_and_take_the_branch_the_f
     assert "finds less of the larger collection's top 20: **55.0%** against **95.0%**" in narrower
     assert "finds as much of the larger collection's top 20 or more: **55.0%** against **55.0%**" in wider
     memory = text["build_and_memory"][0]
-    assert "**60.0 s** on **2** thread(s), **3,333** vectors a second" in memory
+    assert "**60.0 s** on **2** threads, **3,333** vectors a second" in memory
     assert "**361.6 MB**: **307.2 MB** of vectors" in memory and "**54.4 MB** of links (**272** bytes" in memory
     assert "**17.7%** on top" in memory
     exact = text["when_exact"][0]
-    assert "**37 ms** per query for every million vectors at the course's size and **150 ms** at **200,000**" in exact
+    assert "**37 ms** per query for every million vectors at the course's size, and **150 ms** per million" in exact
+    # issue 67, item 3: the rate is per million, and one query's time is the table's
+    assert "per million at **200,000** vectors, where one query takes the table's **30.000 ms**" in exact
     assert "at about **86,667** vectors" in exact and "**81** times fewer" in exact
+
+
+def test_00_and_01_count_the_corpus_sections_alike():
+    """Issue 67, item 3: 00 said 127 sections, 01 said 140 "that hold text": one count, the other one named."""
+    doc = _document("# D\n\nAn opening under the title.\n\n## One\n\nabc\n\n## Two\n\ndef")
+    corpus = SimpleNamespace(documents=[doc])
+    parts = [chunk(section=s) for s in ("D", "One", "Two")]
+    ev = SimpleNamespace(chunks={k: 3 for k in "ABCDEF"})
+    counted = corpus_stats(corpus)[-1].sections
+    assert counted == 2
+    text = narrate.chunk_counts(ev, corpus, parts).data
+    assert "**2** sections (**3** parts that hold text, each document's opening under its title among them)" in text

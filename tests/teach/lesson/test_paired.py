@@ -129,3 +129,14 @@ def test_the_dutch_table_is_written_from_the_findings_values_not_read_back_from_
     with language.speaking("nl"):
         page = paired.comparisons(rep)._repr_html_()
     assert "uit zijn tellingen" in page and "as the chapter put it" not in page
+
+
+def test_a_cell_of_one_word_never_breaks_over_two_lines():
+    """03's report showed p = 1.94e-05 broken at its hyphen over two lines: a number, a count such as +23/-2, is one
+    word and keeps on one line; a cell of words may wrap."""
+    from ragkit.report import html_table
+
+    page = html_table("t", ("p", "verdict"), [["1.94e-05", "consistent: neither detects a difference"], ["+23/-2", ""]])
+    assert '<td style="white-space: nowrap">1.94e-05</td>' in page
+    assert '<td style="white-space: nowrap">+23/-2</td>' in page
+    assert "<td>consistent: neither detects a difference</td>" in page

@@ -43,7 +43,7 @@ def test_a_count_is_answered_with_the_difference_in_either_direction():
     assert predict.reply(300, predict.Count(2000), 1500) == (
         "You predicted **300**; the measurement says **1,500**: **1,200** more than you expected."
     )
-    assert predict.reply(None, predict.Count(2000), 1500).endswith("The measurement says **1,500**.")
+    assert predict.reply(None, predict.Count(2000), 1500) == predict.reminder()  # no answer without a guess
 
 
 def test_a_share_is_read_as_a_share_or_a_percentage_and_answered_in_points():
@@ -76,17 +76,39 @@ def test_a_choice_matches_the_students_words_whatever_their_case_and_spacing():
     assert predict.reply("The  Same", CHOICE, "dense").startswith(
         "You predicted **the same**; this run says **dense**: not this time"
     )
-    assert predict.reply(None, CHOICE, "dense").endswith("This run says **dense**.")
+    assert "dense" not in predict.reply(None, CHOICE, "dense")
+
+
+def before_the_fold(shown: Markdown) -> str:
+    """What a reveal shows before a reader opens anything: the Markdown outside its ``<details>``."""
+    return re.sub(r"<details>.*?</details>", "", shown.data, flags=re.S)
+
+
+def in_the_fold(shown: Markdown) -> str:
+    """What a reveal shows only once opened (empty when nothing is folded)."""
+    found = re.search(r"<details>\n<summary>[^<]*</summary>(.*?)</details>", shown.data, flags=re.S)
+    return found.group(1) if found else ""
 
 
 @pytest.mark.parametrize("asked, measured", [(COUNT, 7), (SHARE, 0.5), (CHOICE, "dense")])
-def test_an_empty_prediction_gets_the_reminder_and_the_measurement_never_an_error(asked, measured):
+def test_an_empty_prediction_gets_the_reminder_and_a_folded_answer_never_an_error(asked, measured):
+    """Run All before a guess is written: the reminder in view, the measurement and its interpretation folded, and
+    opened, they say they were chosen without a prediction."""
     for empty in (None, "", "   \n"):
         said = predict.reply(empty, asked, measured)
-        assert said.startswith(predict.reminder()) and re.search(r"(The measurement|This run) says \*\*", said)
-        assert "color" not in said and "Error" not in said
-    shown = predict.reveal(None, asked, measured, Markdown("The interpretation."))
-    assert shown.data.startswith(predict.reminder()) and shown.data.endswith("\n\nThe interpretation.")
+        assert said == predict.reminder() and "color" not in said and "Error" not in said
+        shown = predict.reveal(empty, asked, measured, Markdown("The interpretation."))
+        assert before_the_fold(shown).strip() == predict.reminder() and "says **" not in before_the_fold(shown)
+        inside = in_the_fold(shown)
+        assert inside.strip().startswith("*You chose to see this without a prediction.*")
+        assert re.search(r"(The measurement|This run) says \*\*", inside) and inside.strip().endswith("interpretation.")
+        assert "<details open" not in shown.data  # folded: JupyterLab and the book show it closed
+
+
+def test_a_written_prediction_is_answered_in_view_and_nothing_is_folded():
+    shown = predict.reveal(3, COUNT, 7, Markdown("The interpretation."))
+    assert "<details>" not in shown.data and shown.data.startswith("You predicted **3**")
+    assert shown.data.endswith("\n\nThe interpretation.")
 
 
 HOSTILE = [
@@ -114,17 +136,17 @@ def test_a_value_of_the_wrong_kind_is_a_sentence_that_says_what_to_write_not_a_t
     for asked, measured, wanted in ((COUNT, 7, "is not a number from 0 to 40"), (CHOICE, "dense", "is not one of")):
         said = predict.reply(value, asked, measured)
         assert said.startswith("Your prediction, ") and wanted in said and described in said, said
-        assert said.endswith(
-            f"run this cell again. {'The measurement' if asked is COUNT else 'This run'} says **{measured}**."
-        )
+        assert said.endswith("run this cell again.")  # what to write, never the answer
         assert len(said) < 600  # a pasted essay is cut
+        shown = predict.reveal(value, asked, measured)
+        assert before_the_fold(shown).strip() == said and f"says **{measured}**." in in_the_fold(shown)
 
 
 @pytest.mark.parametrize("value", ["seven", True, math.nan, math.inf, -1, -0.5, 150, "150%", [3], object(), "x" * 9**6])
 def test_a_share_out_of_range_or_of_the_wrong_kind_is_a_sentence(value):
     said = predict.reply(value, SHARE, 0.5)
     assert said.startswith("Your prediction, ") and "is not a share from 0 to 1" in said
-    assert said.endswith("The measurement says **0.500**.")
+    assert "0.500" not in said and "The measurement says **0.500**." in in_the_fold(predict.reveal(value, SHARE, 0.5))
 
 
 def test_a_students_text_cannot_write_markup_into_the_reveal():

@@ -125,3 +125,22 @@ def test_every_knowledge_check_renders_its_markdown_and_explains_in_sentences(co
                     raw = [s for s in shown(q) if "`" in s]
                     assert not raw, f"quiz {notebook} ({spoken}) shows a raw backtick: {raw}"
                     assert_sentences(q, spoken, f"quiz {notebook} ({spoken})")
+
+
+def test_00s_check_asks_in_words_00_has_introduced():
+    """Issue 67, item 8: 00's check asked about "E/dense" and "hit@4", which 00 never introduces (02 does)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    ranks = SimpleNamespace(ranks=np.array([7]))
+    course = SimpleNamespace(evaluation=lambda *_: {"E/dense": ranks}, queries=[SimpleNamespace(text="a query")])
+    asked = " ".join(
+        " ".join([q.prompt, *(o.text + " " + o.why for o in q.options)]) for q in quiz.start_here_questions(course)
+    )
+    twin = Path(__file__).parents[3] / "notebooks" / "twins" / "00-start-here.py"
+    before = twin.read_text(encoding="utf-8").split("## Knowledge check")[0]
+    for term in ("E/dense", "hit@", "MRR", "nDCG", "BM25", "MaxSim", "strategy E"):
+        assert term not in asked or term in before, f"00's check asks about {term!r} before 00 introduces it"
+    assert "at rank 7" in asked and "first 4" in asked

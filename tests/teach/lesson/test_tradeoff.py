@@ -87,3 +87,19 @@ def test_the_collections_the_notebook_names_in_english_are_shown_in_the_kernels_
     assert names[2].endswith(": de gegenereerde verzameling (200.000)")
     assert "Voor de chunks van de cursus (1.068 vectoren)" in text and "course's" not in text
     assert tradeoff.table(made_up("other"))["collection"][0] == "other (200,000)"  # a name of one's own, as given
+
+
+def test_the_curves_labels_stay_inside_the_chart_and_off_the_stars():
+    """Issue 67, item 7: the small collection's efSearch labels (64 to 512, recall near 1) were clipped at the top
+    and written over the exact scan's star."""
+    settings = tuple(EfSearchPoint(ef, r, ms) for ef, r, ms in ((16, 0.9, 0.02), (64, 0.99, 0.04), (512, 1.0, 0.2)))
+    small = TradeOff("small", 1_068, 384, 94, 20, 32, 40, 1.0, 2, IndexMemory(1, 1), 0.05, settings, 0.5, 0.4)
+    fig = tradeoff.curve(small, made_up())
+    top = fig.layout.yaxis.range[1]
+    stars = [(t.x[0], t.y[0]) for t in fig.data if t.marker.symbol == "star"]
+    for line in (t for t in fig.data if t.text is not None):
+        positions = line.textposition if isinstance(line.textposition, tuple) else (line.textposition,) * len(line.y)
+        for y, where in zip(line.y, positions):
+            if "top" in where:  # a label above its point needs room under the top, and no star just above it
+                assert y + 0.06 <= top, f"the label of the point at recall {y} is cut off at {top}"
+                assert all(abs(y - sy) > 0.06 for _, sy in stars), f"the label at recall {y} sits on a star"

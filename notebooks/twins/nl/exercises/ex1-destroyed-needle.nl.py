@@ -19,7 +19,7 @@
 # Wat je hier ziet: waar elke needle in zijn blinde venster van 512 tekens staat, en welke needles een rand in tweeën snijdt.
 # Wat je doet: één vernietigde needle noemen, en de exacte tekenpositie waar geknipt wordt.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -19,7 +19,7 @@
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
 # Wat je doet: de goedkoopste cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
@@ -149,7 +149,7 @@ narrate.cost_on_tune(row)
 #
 # Vervang `None` door een cosine-afstand tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
 # tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Tip:
-# `cost_table(tune, [0.50, 0.55, 0.60])` evalueert de cuts die je opsomt (elk rooster van je eigen keuze); de kolom
+# `cost_table(tune, [0.45, 0.50, 0.60])` evalueert de cuts die je opsomt (elk rooster van je eigen keuze); de kolom
 # `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%

@@ -19,7 +19,7 @@
 # Wat je hier ziet: wat de pipeline doet met een vraag die het corpus niet kan beantwoorden, en wat een deugdelijke citatie is.
 # Wat je doet: een kort document schrijven over een onderwerp dat de cursus mist, en een vraag waarmee jouw bestand als eerste wordt geciteerd.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

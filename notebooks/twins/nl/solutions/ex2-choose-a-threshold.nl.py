@@ -19,7 +19,7 @@
 # Wat je hier ziet: hoeveel out-of-domain queries bluffen en hoeveel beantwoordbare vragen worden geweigerd, bij elke cut.
 # Wat je doet: de goedkoopste cut op de cosine-afstand kiezen die weinig genoeg beantwoordbare vragen weigert.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

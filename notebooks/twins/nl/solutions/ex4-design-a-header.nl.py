@@ -19,7 +19,7 @@
 # Wat je hier ziet: wat de header van strategie E aan elke chunk toevoegt, wat die oplevert en wat die kost.
 # Wat je doet: een header ontwerpen, zeggen welke kant hij volgens jou opgaat, hem meten, en het oordeel van de test geven.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

@@ -6,7 +6,8 @@ from IPython.display import Markdown
 
 from ragkit.approximate import EF_SEARCH, TradeOff
 from ragkit.teach.course import chapter
-from ragkit.teach.language import say
+from ragkit.teach.language import _, say
+from ragkit.teach.lesson.formats import noun
 
 __all__ = [
     "DEFAULT_EF",
@@ -155,13 +156,14 @@ def build_and_memory(t: TradeOff) -> Markdown:
     """What the graph costs before the first query: its build time, and its memory beside the vectors'."""
     return Markdown(
         say(
-            "Building the graph over **{vectors:,}** vectors took **{seconds:.1f} s** on **{threads}** thread(s), "
+            "Building the graph over **{vectors:,}** vectors took **{seconds:.1f} s** on **{threads}** {thread_noun}, "
             "**{rate:,.0f}** vectors a second; the exact scan needs no build, and a new vector is one more row. The "
             "index holds **{total:,.1f} MB**: **{stored:,.1f} MB** of vectors, which the exact scan needs as well, and "
             "**{graph:,.1f} MB** of links (**{per:,.0f}** bytes per vector, **{extra:.1%}** on top of the vectors).",
             vectors=t.vectors,
             seconds=t.build_seconds,
             threads=t.build_threads,
+            thread_noun=noun(t.build_threads, _("thread"), _("threads")),
             rate=t.vectors / t.build_seconds,
             total=t.memory.total / 1e6,
             stored=t.memory.vectors / 1e6,
@@ -181,13 +183,15 @@ def when_exact(small: TradeOff, large: TradeOff) -> Markdown:
     return Markdown(
         say(
             "On this machine the exact scan costs **{small_rate:,.0f} ms** per query for every million vectors at the "
-            "course's size and **{large_rate:,.0f} ms** at **{vectors:,}** (one thread; a small collection fits in the "
+            "course's size, and **{large_rate:,.0f} ms** per million at **{vectors:,}** vectors, where one query takes "
+            "the table's **{large_ms:.3f} ms** (one thread; a small collection fits in the "
             "processor's caches, a large one is read from memory for every query). At the larger rate it costs as much "
             "as the **{query_ms} ms** the chapter spends embedding the query at about **{even:,.0f}** vectors: below "
             "that, the search is not where a query's time goes, and the exact scan is exact, needs no build, no graph "
             "and no setting to tune. The course's **{small:,}** chunks are **{times:,.0f}** times fewer than that.",
             small_rate=small_rate,
             large_rate=large_rate,
+            large_ms=large.exact_ms,
             vectors=large.vectors,
             query_ms=chapter.QUERY_MS,
             even=even,

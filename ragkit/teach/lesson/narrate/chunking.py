@@ -9,11 +9,12 @@ import pandas as pd
 from IPython.display import Markdown
 
 from ragkit.chunking import OVERLAP, SIZE, STRATEGIES, Chunk, Pathologies
-from ragkit.corpus import Corpus
+from ragkit.corpus import Corpus, corpus_stats
 from ragkit.data import Question
 from ragkit.evaluation import Evaluation
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import formats
 from ragkit.teach.lesson.formats import noun
 
 __all__ = [
@@ -34,10 +35,12 @@ __all__ = [
 
 
 def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> Markdown:
-    """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are."""
+    """How many chunks each family of cuts gives, here and in the chapter, and how large the two corpora are: their
+    sections counted as 00 and the chapter count them (``corpus_stats``), and the parts of text chunking cuts."""
     c = ev.chunks
     characters = sum(len(d.text) for d in corpus.documents)
-    sections = len({(x.doc_id, x.section) for x in chunks_e})
+    sections = corpus_stats(corpus)[-1].sections  # what 00 counts: a heading's section, as the chapter counts them
+    parts = len({(x.doc_id, x.section) for x in chunks_e})  # those, and each document's opening under its title
     return Markdown(
         say(
             "Blind cuts give **{blind}** chunks and boundary cuts **{boundaries}**. Overlap and header never move a "
@@ -45,7 +48,8 @@ def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> M
             "The chapter's corpus gave **{chapter_e}** chunks for E; this one gives **{e}**. The chapter's "
             "corpus: **{chapter_documents}** documents, **{chapter_characters:,}** characters, "
             "**{chapter_sections}** sections; this one: **{documents}** {documents_noun}, "
-            "**{characters:,}** {characters_noun}, **{sections}** {sections_noun}.",
+            "**{characters:,}** {characters_noun}, **{sections}** {sections_noun} (**{parts}** {parts_noun}, "
+            "each document's opening under its title among them).",
             blind=c["A"],
             boundaries=c["C"],
             b_like_a=_("the same") if c["A"] == c["B"] else _("a different"),
@@ -60,7 +64,9 @@ def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> M
             characters=characters,
             characters_noun=noun(characters, _("character"), _("characters")),
             sections=sections,
-            sections_noun=noun(sections, _("section that holds text"), _("sections that hold text")),
+            sections_noun=noun(sections, _("section"), _("sections")),
+            parts=parts,
+            parts_noun=noun(parts, _("part that holds text"), _("parts that hold text")),
         )
     )
 
@@ -75,9 +81,9 @@ def two_texts(corpus: Corpus, e: Chunk, f: Chunk, before_f: Chunk) -> Markdown:
             "F's overlap is the last **{overlap}** characters of the chunk before, from section **{section!r}**.",
             start=e.start,
             end=e.end,
-            exact=_truth(doc[e.start : e.end] == e.content),
-            e_in_document=_truth(e.text in doc),
-            f_in_document=_truth(f.text in doc),
+            exact=formats.truth(doc[e.start : e.end] == e.content),
+            e_in_document=formats.truth(e.text in doc),
+            f_in_document=formats.truth(f.text in doc),
             overlap=len(f.overlap.strip()),
             section=before_f.section,
         )
@@ -146,7 +152,7 @@ def blind_losses(ev: Evaluation, questions: Sequence[Question], windows: Sequenc
             mean=lengths.mean(),
             expected=(lengths - 1).sum() / SIZE,
             observed=len(ev.destroyed["A"]),
-            same=_truth(split == set(ev.destroyed["A"])),
+            same=formats.truth(split == set(ev.destroyed["A"])),
             colour=colour_word(DESTROYED_COLOUR),
         )
     )
@@ -168,7 +174,7 @@ def overlap_rule(ev: Evaluation, questions: Sequence[Question], cuts: pd.DataFra
             "For the chapter's count of {chapter_destroyed} to be the expected loss, its needles would average "
             "about **{implied:.0f}** characters; ours average **{mean:.0f}**.\n\n"
             "Split needles with five characters or fewer on one side of the cut: **{tiny}** of **{a}**.",
-            agree=_truth(bool((cuts["cut in first 64?"] == cuts["saved by B?"]).all())),
+            agree=formats.truth(bool((cuts["cut in first 64?"] == cuts["saved by B?"]).all())),
             saved=a - b,
             a=a,
             expected=expected_b,
@@ -353,8 +359,3 @@ def boundaries_checked(by_hand: Sequence[str], by_ragkit: Sequence[str], same: i
             same=same,
         )
     )
-
-
-def _truth(value: bool) -> str:
-    """A checked fact's truth as the sentence shows it: Python's True or False, in Dutch ja or nee."""
-    return _("True") if value else _("False")

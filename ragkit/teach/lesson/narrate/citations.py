@@ -16,6 +16,7 @@ from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import formats
 from ragkit.teach.lesson.formats import noun
 from ragkit.teach.lesson.tables import paired_test
 from ragkit.teach.lesson.widgets import project_path
@@ -83,17 +84,12 @@ def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
             "Would a citation quoting `text` verify? **{quoting_text}**.",
             header=f.header.strip(),
             overlap=f.overlap,
-            content_found=_truth(doc[f.start : f.end] == f.content),
-            text_found=_truth(f.text in doc),
-            overlap_before=_truth(doc[f.start - len(f.overlap) : f.start] == f.overlap),
-            quoting_text=_truth(quoting_text),
+            content_found=formats.truth(doc[f.start : f.end] == f.content),
+            text_found=formats.truth(f.text in doc),
+            overlap_before=formats.truth(doc[f.start - len(f.overlap) : f.start] == f.overlap),
+            quoting_text=formats.truth(quoting_text),
         )
     )
-
-
-def _truth(flag: bool) -> str:
-    """A checked fact's truth as the sentence shows it: Python's True or False in English, in Dutch ja or nee."""
-    return _("True") if flag else _("False")
 
 
 def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
@@ -105,7 +101,7 @@ def two_locators(corpus: Corpus, citation: Citation) -> Markdown:
             "- Text fragment a browser follows on an HTML page: `{text_fragment}`.",
             path=project_path(corpus[citation.document_id].path),
             fragment=citation.fragment,
-            verifies=_truth(verify(citation, corpus)),
+            verifies=formats.truth(verify(citation, corpus)),
             text_fragment=text_fragment(citation.quote),
         )
     )
@@ -142,7 +138,10 @@ def gate_reply(question: str, reply: Answer | NoAnswer) -> str:
         return say(
             'NO ANSWER: nothing under cosine distance {cut:g} for "{question}"', cut=reply.cut, question=reply.question
         )
-    return say("ANSWERED with {n} source(s): {question}", n=len(reply.citations), question=question)
+    n = len(reply.citations)
+    return say(
+        "ANSWERED with {n} {sources}: {question}", n=n, sources=noun(n, _("source"), _("sources")), question=question
+    )
 
 
 def _refusal_words() -> tuple[str, ...]:
@@ -206,8 +205,9 @@ def identifier_checks(rows: Sequence[Mapping[str, object]]) -> Markdown:
     exists, ok = sum(bool(r["document exists"]) for r in rows), sum(bool(r["verifies"]) for r in rows)
     return Markdown(
         say(
-            "The same two checks on the identifiers above: *does it exist* passes **{exists}** of **{rows}**; "
-            "*does it point at what is claimed* passes **{ok}**. The chapter's {asked} identifiers would pass the "
+            "Back to this notebook's identifiers, in the table before the chapter's: *does it exist* passes "
+            "**{exists}** of **{rows}**; *does it point at what is claimed* passes **{ok}** of **{rows}**. The "
+            "chapter's {asked} identifiers would pass the "
             "first check {real} times out of {asked} and the second {right} times: for the chapter's identifiers "
             "the failure was in the association, not in the format.",
             exists=exists,

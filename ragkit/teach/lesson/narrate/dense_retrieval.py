@@ -11,7 +11,7 @@ from ragkit.evaluation import Evaluation
 from ragkit.statistics import SignTest, counts_test, wilson
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
-from ragkit.teach.lesson.formats import noun
+from ragkit.teach.lesson.formats import noun, truth
 
 __all__ = [
     "batched_scan",
@@ -256,7 +256,7 @@ def one_product(queries: np.ndarray, distances: np.ndarray, chunks: int, same: b
             cols=distances.shape[1],
             low=float(norms.min()),
             high=float(norms.max()),
-            same=_("True") if same else _("False"),
+            same=truth(same),
         )
     )
 

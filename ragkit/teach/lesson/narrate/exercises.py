@@ -16,7 +16,7 @@ from ragkit.statistics import SignTest, verdict
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
 from ragkit.teach.language import _, say
-from ragkit.teach.lesson import formats
+from ragkit.teach.lesson import formats, plots
 from ragkit.teach.untrusted import readable
 from ragkit.threshold import Sweep, SweepRow
 from ragkit.words import content_words, copied_share
@@ -125,14 +125,12 @@ def perfect_cut(tune: Sweep) -> Markdown:
 
 
 def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
-    """The cheapest cut within the refusal ceiling, and the cost curve's cheapest valleys, each within or over it."""
+    """The refusal ceiling, the cuts over it, and the cost curve's valleys over it that are cheaper than every cut
+    within it: no answer, however cheap. Never the cheapest cut within the ceiling: finding it is the exercise."""
     costs = costs[costs["cut"].notna()]  # a row without a threshold is no point of the curve
     ceiling, queries = refusal_ceiling(tune), len(tune.queries)
     minima = cost_minima(costs["cost"], costs["cut"].tolist(), n=len(costs))
     allowed = costs[costs["within ceiling"].astype(bool)]
-    # every valley as cheap as the allowed answer or cheaper (each over the ceiling but it), never only the first two
-    shown = minima[:2] if allowed.empty else [(c, v) for c, v in minima if v <= allowed["cost"].min()]
-    valleys = "; ".join(_valley(costs, cut, cost) for cut, cost in shown)
     if allowed.empty:
         return Markdown(
             say(
@@ -140,36 +138,48 @@ def cost_valleys(costs: pd.DataFrame, tune: Sweep) -> Markdown:
                 "**{queries}** answerable queries refused). The curve's cheapest valleys: {valleys}.",
                 ceiling=ceiling,
                 queries=queries,
-                valleys=valleys,
+                valleys="; ".join(_valley(costs, cut, cost) for cut, cost in minima[:2]),
             )
         )
-    best = allowed.loc[allowed["cost"].idxmin()]
-    return Markdown(
+    # every valley over the ceiling cheaper than the allowed cuts, never only the first two
+    cheaper = [(c, v) for c, v in minima if v < allowed["cost"].min()]
+    last = plots.last_over_ceiling(costs)
+    said = (
         say(
-            "On `tune`, the cheapest cut within the refusal ceiling (at most **{ceiling}** of the **{queries}** "
-            "answerable queries refused) is **{cut:.3f}**: cost **{cost:g}**, **{refused}** refused. The curve's "
-            "cheapest valleys: {valleys}.",
+            "On `tune`, the refusal ceiling allows at most **{ceiling}** of the **{queries}** answerable queries "
+            "refused.",
             ceiling=ceiling,
             queries=queries,
-            cut=float(best["cut"]),
-            cost=float(best["cost"]),
-            refused=int(best["refused"]),
-            valleys=valleys,
+        )
+        if last is None
+        else say(
+            "On `tune`, the refusal ceiling allows at most **{ceiling}** of the **{queries}** answerable queries "
+            "refused: every cut up to **{last:.3f}** refuses more.",
+            ceiling=ceiling,
+            queries=queries,
+            last=last,
+        )
+    )
+    if cheaper:
+        said += " " + say(
+            "The curve's valleys over the ceiling, cheaper than every cut within it and so no answer: {valleys}.",
+            valleys="; ".join(_valley(costs, cut, cost) for cut, cost in cheaper),
+        )
+    return Markdown(
+        said
+        + " "
+        + _(
+            "Which cut within the ceiling costs least is yours to find: the table above and `cost_table(tune, "
+            "[...])` give the cost of every cut you ask for."
         )
     )
 
 
 def _valley(costs: pd.DataFrame, cut: float, cost: float) -> str:
+    """A valley over the refusal ceiling (an allowed one is the answer, which no sentence names)."""
     row = costs[costs["cut"] == cut].iloc[0]
-    if row["within ceiling"]:
-        return say(
-            "**{cut:.3f}** (cost **{cost:g}**, {refused} refused: within the ceiling)",
-            cut=cut,
-            cost=cost,
-            refused=int(row["refused"]),
-        )
     return say(
-        "**{cut:.3f}** (cost **{cost:g}**, {refused} refused: over the ceiling, not an allowed answer)",
+        "**{cut:.3f}** (cost **{cost:g}**, {refused} refused)",
         cut=cut,
         cost=cost,
         refused=int(row["refused"]),

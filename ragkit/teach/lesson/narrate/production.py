@@ -15,6 +15,7 @@ from ragkit.data import Question
 from ragkit.index import IndexEntry, IndexStatus, Stamp
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import formats
 
 __all__ = [
     "appended_found",
@@ -31,11 +32,6 @@ __all__ = [
 ]
 
 
-def _truth(flag: bool) -> str:
-    """A yes/no figure as the notebooks print it: Python's True and False in English."""
-    return _("True") if flag else _("False")
-
-
 def working_copy(folder: Path, out: Path) -> Markdown:
     """Where the throwaway copy of the corpus and its index live."""
     return Markdown(
@@ -50,8 +46,8 @@ def needle_after_extraction(q: Question, clean: str, extracted: str) -> Markdown
             "Needle of **{id}** found in the clean text: **{clean}**; after a page header lands in it: "
             "**{extracted}**.",
             id=q.id,
-            clean=_truth(q.needle in clean),
-            extracted=_truth(q.needle in extracted),
+            clean=formats.truth(q.needle in clean),
+            extracted=formats.truth(q.needle in extracted),
         )
     )
 
@@ -75,7 +71,7 @@ def build_time(seconds: float, built: IndexStatus) -> Markdown:
 
 def index_table(name: str, rows: Sequence[tuple]) -> Markdown:
     """The label over one table of the index: its name and how many rows it holds."""
-    return Markdown(say("**{name}**: {rows} row(s)", name=name, rows=len(rows)))
+    return Markdown(say("**{name}**: {rows}", name=name, rows=formats.count(len(rows), _("row"), _("rows"))))
 
 
 def guessed_counts(counts: pd.DataFrame) -> Markdown:
@@ -124,7 +120,7 @@ def killed_update(returncode: int, unchanged: bool) -> Markdown:
                 "The update process was not killed: it ended with exit status **{returncode}**, so this "
                 "run shows nothing about a crash. The index holds what it held before: **{unchanged}**.",
                 returncode=returncode,
-                unchanged=_truth(unchanged),
+                unchanged=formats.truth(unchanged),
             )
         )
     return Markdown(
@@ -133,7 +129,7 @@ def killed_update(returncode: int, unchanged: bool) -> Markdown:
             "The index still holds exactly what it held before: **{unchanged}**; its status is "
             "unchanged, stale documents and all.",
             signal=-returncode,
-            unchanged=_truth(unchanged),
+            unchanged=formats.truth(unchanged),
         )
     )
 
@@ -158,7 +154,7 @@ def update_summary(
         say(
             "Status before the update: **{stale}** stale and **{new}** new; stale ones still in the folder, so to be "
             "embedded again: **{to_embed}** ({to_embed_ids}). The update wrote new vectors for **{rewritten}** "
-            "document(s) ({rewritten_ids}) and left **{kept}** untouched. Dropped: **{dropped}**. Still failed: "
+            "{documents} ({rewritten_ids}) and left **{kept}** untouched. Dropped: **{dropped}**. Still failed: "
             "**{failed}**. Only the changed documents were re-embedded: **{only_changed}**.",
             stale=len(before.stale),
             new=len(before.new),
@@ -166,10 +162,11 @@ def update_summary(
             to_embed_ids=", ".join(to_embed),
             rewritten=len(rewritten),
             rewritten_ids=", ".join(rewritten),
+            documents=formats.noun(len(rewritten), _("document"), _("documents")),
             kept=len(kept),
             dropped=", ".join(sorted(set(old) - set(new))) or _("none"),
             failed=len(after.failed),
-            only_changed=_truth(rewritten == to_embed),
+            only_changed=formats.truth(rewritten == to_embed),
         )
     )
 
@@ -177,7 +174,7 @@ def update_summary(
 def appended_found(hits: Sequence[tuple[Chunk, float]], added: str) -> Markdown:
     """Whether the top hit of a search is the paragraph just appended to a document."""
     return Markdown(
-        say("The top hit is the paragraph you appended: **{found}**.", found=_truth(hits[0][0].content == added))
+        say("The top hit is the paragraph you appended: **{found}**.", found=formats.truth(hits[0][0].content == added))
     )
 
 
@@ -204,6 +201,6 @@ def repaired(foreign: IndexStatus, after: IndexStatus, corpus: Corpus, searchabl
             in_folder=sum(d in corpus.ids for d in foreign.stale),
             current=len(after.current),
             still_stale=len(after.stale),
-            searchable=_truth(searchable),
+            searchable=formats.truth(searchable),
         )
     )

@@ -130,17 +130,12 @@ def sweep_shape(s: Sweep) -> Markdown:
             "Bluffs never rise and refusals never fall as the cut tightens: **{shape}** "
             "({same} trade-off as the chapter's).  \n"
             "Bluffs at {cut} by kind: {by_kind}.",
-            shape=_truth(shape),
+            shape=formats.truth(shape),
             same=_("the same") if shape else _("not the same"),
             cut=DEFAULT_CUT,
             by_kind=by_kind,
         )
     )
-
-
-def _truth(flag: bool) -> str:
-    """A yes/no figure as the notebooks print it: Python's True and False in English."""
-    return _("True") if flag else _("False")
 
 
 def _quoted(chunk: Chunk) -> str:
@@ -191,7 +186,7 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
             section=bluff.chunk.section,
             distance=bluff.distance,
             fate=fate[0].upper() + fate[1:],
-            paris=_truth("Paris" in bluff.chunk.content),
+            paris=formats.truth("Paris" in bluff.chunk.content),
         )
         + _quoted(bluff.chunk)
     )
@@ -201,7 +196,7 @@ def abstention_rules(rules: dict[str, ScoreSweep], max_refused: float, reference
     """Which rule bluffs least within the refusal ceiling, against the cosine cut query by query, and at what price
     in needles; which reranker scored; and why every figure here is optimistic."""
     base = rules[reference]
-    best_rows = {name: rule.fewest_bluffs(max_refused) for name, rule in rules.items()}
+    best_rows = {name: tables.chosen_cut(name, rule, max_refused) for name, rule in rules.items()}
     order = list(rules)
     winner = min(order, key=lambda n: (best_rows[n].bluffs, best_rows[n].refused, order.index(n)))
     ref, win = best_rows[reference], best_rows[winner]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from ragkit.teach.exercises import EX2
+from ragkit.teach.exercises import EX2, cost_minima
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.plots.figure import PALETTE, Described, colour_word, described
 from ragkit.teach.lesson.plots.thresholds import on_cut_axis
@@ -15,7 +15,7 @@ from ragkit.teach.lesson.plots.thresholds import on_cut_axis
 if TYPE_CHECKING:
     from IPython.display import Markdown
 
-__all__ = ["HALVES", "OVER", "WITHIN", "cost_curve", "cost_halves", "half_name", "judging_half"]
+__all__ = ["HALVES", "OVER", "WITHIN", "cost_curve", "cost_halves", "half_name", "judging_half", "last_over_ceiling"]
 
 
 WITHIN = PALETTE["green"]
@@ -40,10 +40,9 @@ def _cheapest_within(costs: pd.DataFrame) -> pd.Series | None:
 
 
 def cost_curve(costs: pd.DataFrame) -> Described:
-    """Exercise 2's total cost against the cut on the tuning half, within the refusal ceiling and over it: the
-    cheapest cut within the ceiling starred, the curve's cheaper valleys over it ringed and labelled so."""
-    from ragkit.teach.exercises import cost_minima
-
+    """Exercise 2's total cost against the cut on the tuning half, within the refusal ceiling and over it: the curve's
+    valleys over the ceiling that are cheaper than every cut within it ringed and labelled so. The cheapest cut within
+    the ceiling is the student's to find, so nothing marks it."""
     costs = costs[costs["cut"].notna()]  # a row without a threshold is no point of the curve
     within = costs["within ceiling"].astype(bool).tolist()
     fig = go.Figure()
@@ -61,12 +60,7 @@ def cost_curve(costs: pd.DataFrame) -> Described:
                 marker=dict(symbol=symbol, size=6),
             )
         )
-    best = _cheapest_within(costs)
-    outside = [
-        (cut, cost)
-        for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist(), n=len(costs))
-        if not bool(costs["within ceiling"][costs["cut"] == cut].iloc[0]) and (best is None or cost < best["cost"])
-    ]
+    outside = _cheaper_over_ceiling(costs)
     low, high = float(min(0.0, costs["cost"].min())), float(costs["cost"].max())
     first = float(costs["cut"].min())
     for i, (cut, cost) in enumerate(sorted(outside)):
@@ -93,26 +87,6 @@ def cost_curve(costs: pd.DataFrame) -> Described:
             ax=max(0.1, first - 0.2) + 0.09 * i,
             ay=high - (high - low) * (0.05 + 0.13 * (i % 3)),
         )
-    if best is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=[best["cut"]],
-                y=[best["cost"]],
-                mode="markers",
-                name=_("cheapest within the ceiling"),
-                marker=dict(symbol="star", size=16, color=WITHIN, line=dict(color=PALETTE["black"], width=1)),
-            )
-        )
-        fig.add_annotation(
-            x=best["cut"],
-            y=best["cost"],
-            text=say("cheapest within the ceiling: {cut:.3f}", cut=float(best["cut"])),
-            showarrow=True,
-            axref="x",
-            ayref="y",
-            ax=float(best["cut"]) + 0.15,
-            ay=low + (high - low) * 0.2,
-        )  # below the curve where it rises, right of the star
     fig.update_layout(
         template="plotly_white",
         title=_cost_title(),
@@ -122,12 +96,28 @@ def cost_curve(costs: pd.DataFrame) -> Described:
     )
     fig.update_yaxes(range=[low - 0.05 * (high - low), high + 0.1 * (high - low)], autorange=False)
     on_cut_axis(fig)
-    return described(fig, _cost_words(costs, best, outside))
+    return described(fig, _cost_words(costs, outside))
 
 
-def _cost_words(costs: pd.DataFrame, best: pd.Series | None, outside: list[tuple[float, float]]) -> str:
-    """The cost curve's text alternative: what is drawn how, the cheapest cut within the ceiling, the cheaper valleys
-    over it, and from which cut on the cuts stay within it."""
+def _cheaper_over_ceiling(costs: pd.DataFrame) -> list[tuple[float, float]]:
+    """The cost curve's valleys over the refusal ceiling that cost less than every cut within it, as (cut, cost)."""
+    best = _cheapest_within(costs)
+    return [
+        (cut, cost)
+        for cut, cost in cost_minima(costs["cost"], costs["cut"].tolist(), n=len(costs))
+        if not bool(costs["within ceiling"][costs["cut"] == cut].iloc[0]) and (best is None or cost < best["cost"])
+    ]
+
+
+def last_over_ceiling(costs: pd.DataFrame) -> float | None:
+    """The loosest cut of a cost table that refuses too many (over the refusal ceiling), or None when none does."""
+    over = costs["cut"][costs["cut"].notna() & ~costs["within ceiling"].astype(bool)]
+    return None if over.empty else float(over.max())
+
+
+def _cost_words(costs: pd.DataFrame, outside: list[tuple[float, float]]) -> str:
+    """The cost curve's text alternative: what is drawn how, the cheaper valleys over the ceiling, and up to which cut
+    the cuts refuse too many (never the cheapest cut within it: that is the exercise)."""
     drawn = say(
         "Total cost at {n} cuts from {first:.3f} to {last:.3f}, drawn {within} and solid where a cut refuses "
         "few enough answerable queries (within the refusal ceiling), {over} and dotted where it refuses more.",
@@ -137,31 +127,25 @@ def _cost_words(costs: pd.DataFrame, best: pd.Series | None, outside: list[tuple
         within=colour_word(WITHIN),
         over=colour_word(OVER),
     )
-    if best is None:
+    if not costs["within ceiling"].astype(bool).any():
         return drawn + " " + _("No cut of these stays within the refusal ceiling.")
-    cheapest = say(
-        " The cheapest cut within the ceiling (starred): {cut:.3f}, cost {cost:g}.",
-        cut=float(best["cut"]),
-        cost=float(best["cost"]),
-    )
     refused = {float(c): int(r) for c, r in zip(costs["cut"], costs["refused"])}
     cheaper = "; ".join(
         say("{cut:.3f} (cost {cost:g}, {refused} refused)", cut=cut, cost=cost, refused=refused[cut])
         for cut, cost in outside
     )
     over = (
-        say(" Cheaper valleys over the ceiling (ringed), which refuse too many: {valleys}.", valleys=cheaper)
+        " " + say("Cheaper valleys over the ceiling (ringed), which refuse too many: {valleys}.", valleys=cheaper)
         if outside
         else ""
     )
-    allowed = costs["cut"][costs["within ceiling"].astype(bool)]
-    return (
-        drawn
-        + cheapest
-        + over
-        + " "
-        + say("Cuts from {cut:.3f} up stay within the refusal ceiling.", cut=allowed.min())
+    last = last_over_ceiling(costs)
+    bound = (
+        _("Every cut stays within the refusal ceiling.")
+        if last is None
+        else say("Cuts up to {cut:.3f} refuse too many: they are over the refusal ceiling.", cut=last)
     )
+    return drawn + over + " " + bound
 
 
 HALVES = {"tune": (PALETTE["blue"], "solid", "circle"), "judge": (PALETTE["orange"], "dash", "square")}
@@ -247,9 +231,9 @@ def judging_half(course: Any, cut: object) -> Described | Markdown:
     was chosen on. Before that, a sentence saying so: the judging half is the one a student must not look at."""
     from IPython.display import Markdown
 
-    from ragkit.teach.exercises import cost_table, threshold_choice_passes, threshold_halves
+    from ragkit.teach.exercises import cost_table, passed_here, threshold_halves
 
-    if not threshold_choice_passes(course, cut):
+    if not passed_here(cut):
         return Markdown(
             _(
                 "*The judging half appears here once the check has passed your cut*: until then it stays "

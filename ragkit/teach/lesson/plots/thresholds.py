@@ -76,18 +76,34 @@ CUT_WORDS = "The cut's axis runs from tighter (left) to looser (right), over the
 """The sentence every cut figure's text alternative ends with."""
 
 
-def histogram_text(sweep: Sweep, cut: float | None) -> str:
-    """The distance histogram's text alternative at one cut (a widget's chart says it anew as its cut moves)."""
+def histogram_text(sweep: Sweep, cut: float | None, start: bool = False) -> str:
+    """The distance histogram's text alternative at one cut (a widget's chart says it anew as its cut moves); with
+    ``start``, the cut is where a slider starts the line, not where it stays."""
     row = sweep.at(cut)
     where = _("no cut (every query answered)") if cut is None else say("the cut at {cut:.3f}", cut=cut)
+    line = (
+        say(
+            "The slider starts on {where}: there {bluffs} out-of-domain queries are answered anyway "
+            "(bluffs) and {refused} answerable ones refused.",
+            where=where,
+            bluffs=share(row.bluffs, row.out_of_domain),
+            refused=share(row.refused, row.in_domain),
+        )
+        if start
+        else say(
+            "The dashed line marks {where}: {bluffs} out-of-domain queries are answered anyway (bluffs) and {refused} "
+            "answerable ones refused.",
+            where=where,
+            bluffs=share(row.bluffs, row.out_of_domain),
+            refused=share(row.refused, row.in_domain),
+        )
+    )
     return say(
         "Histograms of each query's cosine distance to its nearest chunk: {n_in} in-domain "
         "queries ({in_colour}, hatched /), median {median_in:.3f}, from {low_in:.3f} "
         "to {high_in:.3f}; {n_out} out-of-domain queries ({out_colour}, "
         "hatched x), median {median_out:.3f}, from {low_out:.3f} to "
-        "{high_out:.3f}. The dashed line marks {where}: {bluffs} "
-        "out-of-domain queries are answered anyway (bluffs) and {refused} "
-        "answerable ones refused. {cut_words}",
+        "{high_out:.3f}. {line} {cut_words}",
         in_colour=colour_word(IN_DOMAIN_COLOUR),
         out_colour=colour_word(OUT_OF_DOMAIN_COLOUR),
         n_in=len(sweep.nearest_in),
@@ -98,9 +114,7 @@ def histogram_text(sweep: Sweep, cut: float | None) -> str:
         median_out=np.median(sweep.nearest_out),
         low_out=sweep.nearest_out.min(),
         high_out=sweep.nearest_out.max(),
-        where=where,
-        bluffs=share(row.bluffs, row.out_of_domain),
-        refused=share(row.refused, row.in_domain),
+        line=line,
         cut_words=_(CUT_WORDS),
     )
 
@@ -202,7 +216,7 @@ def threshold_slider(
     )
     return described(
         fig,
-        histogram_text(sweep, cut)
+        histogram_text(sweep, cut, start=True)
         + say(
             " A slider moves the line over {cuts} cuts (from {first} on the left to {last} on the right) and a caption "
             "above the plot gives the bluffs and refusals at each.",
@@ -298,7 +312,7 @@ RULE_STYLES = (
 def abstention_curves(rules: dict[str, ScoreSweep], max_refused: float) -> Described:
     """Every abstention rule's trade-off on one chart: share of out-of-domain queries bluffing against share of
     answerable ones refused, one point per cut; each rule's fewest bluffs within the refusal ceiling marked."""
-    from ragkit.teach.lesson.tables import rule_label
+    from ragkit.teach.lesson.tables import chosen_cut, rule_label
 
     fig = go.Figure()
     words = []
@@ -315,7 +329,7 @@ def abstention_curves(rules: dict[str, ScoreSweep], max_refused: float) -> Descr
                 marker=dict(symbol=marker, size=5),
             )
         )
-        best = rule.fewest_bluffs(max_refused)
+        best = chosen_cut(name, rule, max_refused)
         fig.add_trace(
             go.Scatter(
                 x=[best.refused / best.in_domain],

@@ -26,11 +26,11 @@ def _found_at_four(course: Course) -> QuizQuestion:
     rank, query = int(ranks[i]), course.queries[i]
     found = 0 < rank <= 4
     where = say("at rank {rank}", rank=rank) if rank else _("nowhere in the ranking")
-    why = say("a hit is the whole needle in one of the first 4 chunks, and here it arrives {where}", where=where)
+    why = say("correct means the whole needle in one of the first 4 chunks, and here it arrives {where}", where=where)
     return applied(
         say(
-            'For the query "{query}", E/dense returns the first chunk carrying its needle {where}. '
-            "Does the query count as found for hit@4?",
+            'For the query "{query}", the course\'s retriever returns the first chunk that contains its whole needle '
+            "{where}, and the prompt gets the first 4 chunks it returns. Does this retrieval count as correct?",
             query=query.text,
             where=where,
         ),
