@@ -32,12 +32,11 @@ from ragkit.errors import DataError, InputError
 from ragkit.evaluation import Result, compare, evaluate
 from ragkit.retrieval import RETRIEVERS, Encoder, Retriever
 from ragkit.statistics import ClusterInterval, SignTest, Verdict, claim_of, cluster_bootstrap, smallest_p, wilson
-from ragkit.threshold import CUT_RANGE, KEEP, Sweep, SweepRow
+from ragkit.threshold import CUT_RANGE, CUT_STEP, KEEP, Sweep, SweepRow
 from ragkit.tuning import SPLIT_SEED, Tuning, halves, tune
 
 __all__ = [
     "CORPUS_FOLDER",
-    "CUT_STEP",
     "OUT_OF_DOMAIN_FILE",
     "PLAN_FILE",
     "QUESTIONS_FILE",
@@ -68,8 +67,6 @@ SPLIT_FILE = "split.json"
 RESULTS_FILE = "results.json"
 SEALED = (QUESTIONS_FILE, OUT_OF_DOMAIN_FILE, PLAN_FILE)
 """The files the split seals beside every document of ``corpus/``: what is decided before any retrieval."""
-CUT_STEP = 0.005
-"""The cuts a project weighs: ``threshold.CUT_RANGE`` in steps of this."""
 
 
 def cut_grid(step: float = CUT_STEP) -> list[float]:

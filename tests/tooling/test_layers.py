@@ -41,7 +41,7 @@ MAY_IMPORT = {
     "grading": {"engine", "plumbing", "teach", "course", "exercises", "grading"},
     "classroom": {"engine", "plumbing", "teach", "course", "classroom"},
     "cli": {"engine", "plumbing", "teach", "course", "exercises", "lesson", "grading", "classroom", "cli"},
-    "book": {"engine", "plumbing", "teach", "course", "lesson", "book"},
+    "book": {"engine", "plumbing", "teach", "course", "lesson", "classroom", "book"},  # classroom: the course's address
     "harness": {"harness"},
     # the teacher's tools compute the guide's figures (exercise 2's answer among them) and write them in the guide's
     # markers, which ragkit.teach.classroom.figures reads for the Dutch guide too: one pattern, in ragkit
