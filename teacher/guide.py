@@ -246,12 +246,16 @@ def _predictions(course: Course) -> dict[str, str]:
             "which vector database should i use for ten million embeddings",
         )
     )
+    from ragkit import tuning
+
+    study = tuning.study(course.tuning_sweeps(), "MRR")  # 03b's reveal: the settings whose two halves agree
     return {
         "pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
         "pred_02": f"{sum(line.verdict is not None and line.verdict.kind == 'consistent' for line in seven.judged)} of "
         f"{len(seven.judged)}",
         "pred_02b": f"{sum(adjusted < 0.05 for _, adjusted in held.values())} of {len(held)}",
         "pred_03": predict.ahead(top1, "the same"),
+        "pred_03b": f"{len(study.agreed)} of {len(study.tunings)}",
         "pred_03_dense": f"{top1['dense']:.3f}",
         "pred_03_bm25": f"{top1['BM25']:.3f}",
         "pred_04": f"{ev['E/hybrid'].value(f'Hit@{RERANK_DEPTH}'):.3f}",

@@ -24,7 +24,7 @@
 # **Learning objectives.** After this notebook you can:
 #
 # - embed a query and rank chunks by cosine distance
-# - report hit@k and MRR with 95% Wilson intervals
+# - report hit@k with 95% Wilson intervals, and MRR with a 95% bootstrap interval over needles
 # - compare two runs with the paired sign test, and write that test in five lines checked against scipy
 # - say what each of the chapter's comparisons claims (a difference, or none detectable) and whether this corpus agrees, and why it might not
 
@@ -131,7 +131,10 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
 # - **MRR** (mean reciprocal rank): the average of 1/rank of the first relevant chunk, counting a miss as 0, here over the whole ranking
 #   (no cutoff; MRR@10 below counts anything after rank 10 as a miss). It rewards putting the answer first, not just somewhere near the top.
 #
-# Each hit rate is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. The last column counts needles that no chunk carries at all (the chunking notebook shows why).
+# Each hit rate is a proportion of a small number of queries, so it comes with a 95% Wilson interval in brackets. MRR is
+# not a proportion (it averages reciprocal ranks), so Wilson's interval does not apply to it: its brackets hold a 95%
+# bootstrap interval that resamples whole needles, each with both its phrasings (02b explains why by needle). The last
+# column counts needles that no chunk carries at all (the chunking notebook shows why).
 
 # %%
 tables.hit_rates(ev).query("retriever == 'dense'").drop(columns="retriever")

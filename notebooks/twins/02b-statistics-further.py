@@ -76,13 +76,14 @@ display(Markdown(reminders.strategy_letters()))
 # needle behave like strangers, 2 when they always agree (two phrasings then carry the information of one). Dividing the number of queries by it gives
 # the effective number of independent queries.
 #
-# Two honest caveats, both in `ragkit.statistics.cluster_bootstrap`. Resampling G needles gives a variance too small by (G - 1)/G (with G = 32
-# needles, 31/32), so ragkit scales it back by G/(G - 1) and uses n - 1 in the independent-queries variance. And a percentile interval
+# Two honest caveats, both in `ragkit.statistics.cluster_bootstrap`. Resampling G needles gives a variance too small by (G - 1)/G (the
+# cell below says this course's G), so ragkit scales it back by G/(G - 1) and uses n - 1 in the independent-queries variance. And a percentile interval
 # built from a few dozen clusters covers somewhat less than its nominal 95%: read its edges as approximate, not as exact 95% bounds.
 
 # %% jupyter={"source_hidden": true}
 figures = tables.figures(ev)
-narrate.clustered_interval(figures.query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
+narrate.clustered_interval(figures.query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0],
+                          len(set(ev["E/dense"].needle_ids)))
 
 # %% [markdown]
 # How strongly the two phrasings of a needle agree depends on the run and the metric. The design effect of every dense run at every hit rate:
@@ -191,12 +192,12 @@ plots.win_loss_matrix(ev, "Hit@20", "dense")
 # %% [markdown]
 # ## Knowledge check
 #
-# The questions of notebook 02, which this notebook deepens: choose one answer per question, then press the button.
+# Choose one answer per question, then press the button: the feedback explains every option, the wrong ones too.
 
 # %%
 from ragkit.teach.lesson import Quiz
 
-Quiz("02", course).widget()
+Quiz("02b", course).widget()
 
 # %% [markdown]
 # ## Sources

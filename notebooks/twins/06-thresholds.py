@@ -260,7 +260,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 #
 # ### Why models guess: the exam without a penalty
 #
-# The chapter cites a 2025 analysis: benchmarks score with binary accuracy and give no credit for abstaining, so a model
+# The chapter cites Kalai et al. (2025): benchmarks score with binary accuracy and give no credit for abstaining, so a model
 # that always answers scores higher than an identical one that says "I don't know" when it does not know. Our sweep
 # lets you score that argument on real numbers. Treat every query (answerable or out-of-domain) as one exam question,
 # and assume the generator is right exactly when the needle reached its prompt and wrong on every other answer (a bluff
@@ -324,6 +324,7 @@ Quiz("06", course).widget()
 # %% [markdown]
 # ## Sources
 #
+# - Kalai et al. (2025), Why language models hallucinate, arXiv:2509.04664 [kalai2025]
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #

@@ -71,19 +71,23 @@ display(Markdown(reminders.strategy_letters()))
 # cost is one multiply-add per dimension per stored vector, for every query: twice the vectors, twice the work.
 #
 # A production index holds millions of vectors and does not look at all of them. The most common approximate index,
-# **HNSW** (hierarchical navigable small world), links each vector to a few of its near neighbours (**M** links per
-# layer) in a stack of graphs, sparse at the top and complete at the bottom. A query enters at the top, walks greedily
-# towards closer vectors, drops a layer, and on the bottom layer keeps a list of the **efSearch** best candidates it has
-# seen while it explores their neighbours. A longer list explores more of the graph: more of the true nearest found,
-# more time spent. That is the whole trade, and efSearch is the knob.
+# **HNSW** (hierarchical navigable small world), keeps a stack of graphs. The bottom layer holds every vector, each
+# linked to at most 2M of its near neighbours; each layer above holds a random few of the vectors of the layer below,
+# fewer towards the top, each linked to at most **M**. No layer links every vector to every other: each is a sparse
+# graph of near neighbours. A query enters at the top, walks greedily towards closer vectors, drops a layer, and on the
+# bottom layer keeps a list of the **efSearch** best candidates it has seen while it explores their neighbours. A
+# longer list explores more of the graph: more of the true nearest found, more time spent. That is the whole trade,
+# and efSearch is the knob.
 #
 # ragkit builds the graph with **faiss** (`faiss-cpu` on PyPI), the library the Hugging Face course's FAISS chapter
 # uses. It ships as a ready wheel for every Python this course supports (hnswlib, the other common choice, needs a C++
 # compiler at install), and it has the exact flat index, HNSW and IVF in one place. The graph here uses faiss's usual
-# settings, printed below: M links per vector, efConstruction candidates while it builds.
+# settings, printed below: M links per vector on each upper layer and twice that on the bottom one, efConstruction
+# candidates while it builds.
 
 # %%
-print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
+print(f"M = {approximate.M} ({2 * approximate.M} links per vector on the bottom layer), "
+      f"efConstruction = {approximate.EF_CONSTRUCTION}, "
       f"efSearch measured at {', '.join(map(str, approximate.EF_SEARCH))}")
 
 # %% [markdown]

@@ -1,6 +1,7 @@
 """Approximate search: the generated collection, the exact top k in blocks (faiss's flat index as the oracle), recall
 with ties, the index's memory against faiss's own serialization, and the trade-off measured over a small collection."""
 
+import itertools
 import subprocess
 import sys
 
@@ -112,6 +113,23 @@ def test_the_index_memory_is_faiss_serialized_index_less_its_header_and_the_vect
     serialized = len(faiss.serialize_index(index))
     assert 0 <= serialized - memory.total < 1_000
     assert np.array_equal(stored_vectors(index), x)
+
+
+def test_the_bottom_layer_holds_every_vector_with_2m_links_and_each_layer_above_m_as_08b_says():
+    """08b's account of HNSW, held to faiss: at most 2M links a vector on the bottom layer, M above; every vector on
+    the bottom layer, fewer on each layer above; no layer a complete graph."""
+    x = unit(3_000, dim=32)
+    index = hnsw_index(32, m=8)
+    index.add(x)
+    h = index.hnsw
+    assert [h.nb_neighbors(level) for level in range(3)] == [16, 8, 8]
+    levels = faiss.vector_to_array(h.levels)  # a vector's top layer, counted from 1
+    on_layer = [int((levels > layer).sum()) for layer in range(int(levels.max()))]
+    assert on_layer[0] == len(x) and all(a > b for a, b in itertools.pairwise(on_layer))
+    neighbours = faiss.vector_to_array(h.neighbors).reshape(-1)
+    offsets = faiss.vector_to_array(h.offsets)
+    bottom = [neighbours[offsets[i] : offsets[i] + 16] for i in range(len(x))]
+    assert max(int((links >= 0).sum()) for links in bottom) <= 16 < len(x) - 1  # sparse: far from every other vector
 
 
 def test_an_index_whose_size_is_known_reserves_its_memory_once_and_holds_the_same_vectors():

@@ -187,6 +187,23 @@ def test_tables_carry_wilson_intervals(evaluation):
 
 
 @pytest.mark.slow
+def test_hit_rates_give_each_hit_rate_its_wilson_interval_and_mrr_its_bootstrap_over_needles(evaluation):
+    """Wilson's interval is for a proportion; MRR is a mean of reciprocal ranks, so its interval is the cluster
+    bootstrap over needles (issue 66, statement 5), the same one 02b shows."""
+    ev, _ = evaluation
+    from ragkit.evaluation import METRICS
+    from ragkit.teach.lesson import tables
+
+    table = tables.hit_rates(ev)
+    figures = {(f.strategy, f.retriever, f.metric): f for f in ev.figures()}
+    for _, row in table.iterrows():
+        for metric in METRICS:
+            f = figures[row["strategy"], row["retriever"], metric]
+            low, high = (f.needle_low, f.needle_high) if metric == "MRR" else (f.low, f.high)
+            assert row[metric] == f"{f.value:.3f} [{low:.3f}, {high:.3f}]", (row["strategy"], metric)
+
+
+@pytest.mark.slow
 def test_unknown_run_label_is_a_clear_error(evaluation):
     ev, _ = evaluation
     with pytest.raises(InputError, match="no run 'Z/dense'"):

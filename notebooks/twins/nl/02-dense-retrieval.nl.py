@@ -24,7 +24,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een query embedden en chunks rangschikken op cosine-afstand
-# - hit@k en MRR rapporteren met 95%-Wilson-intervallen
+# - hit@k rapporteren met 95%-Wilson-intervallen, en MRR met een 95%-bootstrapinterval over needles
 # - twee runs vergelijken met de gepaarde sign test, en die test in vijf regels schrijven, gecontroleerd tegen scipy
 # - zeggen wat elke vergelijking van het hoofdstuk beweert (een verschil, of geen aantoonbaar verschil), of dit corpus het ermee eens is, en waarom misschien niet
 
@@ -138,7 +138,9 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
 # - **MRR** (mean reciprocal rank): het gemiddelde van 1/rang van de eerste relevante chunk, een misser telt als 0, hier over de hele ranking
 #   (geen grens; MRR@10 hieronder telt alles na rang 10 als misser). Het beloont een antwoord op plaats één, niet alleen ergens bovenaan.
 #
-# Elke hit rate is een aandeel van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
+# Elke hit rate is een aandeel van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. MRR is
+# geen aandeel (het middelt reciproke rangen), dus het Wilson-interval geldt er niet voor: tussen zijn haken staat een
+# 95%-bootstrapinterval dat hele needles hertrekt, elk met allebei zijn formuleringen (02b legt uit waarom per needle). De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
 
 # %%
 tables.hit_rates(ev).query("retriever == 'dense'").drop(columns="retriever")

@@ -84,12 +84,13 @@ display(Markdown(reminders.strategy_letters()))
 # informatie van één). Deel het aantal queries erdoor en je krijgt het effectieve aantal onafhankelijke queries.
 #
 # Twee eerlijke kanttekeningen, allebei in `ragkit.statistics.cluster_bootstrap`. Hertrekken van G needles geeft een variantie die een factor (G - 1)/G
-# te klein is (met G = 32 needles 31/32), dus ragkit schaalt hem terug met G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
+# te klein is (de cel hieronder noemt de G van deze cursus), dus ragkit schaalt hem terug met G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
 # percentiel-interval uit een paar dozijn clusters dekt iets minder dan zijn nominale 95%: lees de randen als benadering, niet als exacte 95%-grenzen.
 
 # %% jupyter={"source_hidden": true}
 figures = tables.figures(ev)
-narrate.clustered_interval(figures.query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0])
+narrate.clustered_interval(figures.query("strategy == 'E' and retriever == 'dense' and metric == 'Hit@20'").iloc[0],
+                          len(set(ev["E/dense"].needle_ids)))
 
 # %% [markdown]
 # Hoe sterk de twee formuleringen van een needle het eens zijn, hangt af van de run en de metriek. Het design effect van elke dense run bij elke hit rate:
@@ -199,12 +200,12 @@ plots.win_loss_matrix(ev, "Hit@20", "dense")
 # %% [markdown]
 # ## Kennischeck
 #
-# De vragen van notebook 02, die dit notebook verdiept: kies per vraag één antwoord en druk daarna op de knop.
+# Kies per vraag één antwoord en druk dan op de knop: de feedback legt elke optie uit, ook de foute.
 
 # %%
 from ragkit.teach.lesson import Quiz
 
-Quiz("02", course).widget()
+Quiz("02b", course).widget()
 
 # %% [markdown]
 # ## Bronnen

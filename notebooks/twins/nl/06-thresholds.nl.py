@@ -268,7 +268,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 #
 # ### Waarom modellen gokken: het examen zonder aftrek
 #
-# Het hoofdstuk haalt een analyse uit 2025 aan: benchmarks scoren met binaire accuracy en geven geen punten voor
+# Het hoofdstuk haalt Kalai e.a. (2025) aan: benchmarks scoren met binaire accuracy en geven geen punten voor
 # onthouding, dus een model dat altijd antwoordt, scoort hoger dan een identiek model dat "ik weet het niet" zegt
 # wanneer het het niet weet. Met onze sweep kun je dat argument op echte getallen toetsen. Behandel elke query
 # (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed antwoordt wanneer
@@ -337,6 +337,7 @@ Quiz("06", course).widget()
 # %% [markdown]
 # ## Bronnen
 #
+# - Kalai et al. (2025), Why language models hallucinate, arXiv:2509.04664 [kalai2025]
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #

@@ -78,8 +78,10 @@ display(Markdown(reminders.strategy_letters()))
 # De kosten zijn één vermenigvuldiging met optelling per dimensie per opgeslagen vector, voor elke query: twee keer zoveel vectoren, twee keer zoveel werk.
 #
 # Een index in productie bevat miljoenen vectoren en kijkt niet naar allemaal. De meest gebruikte benaderende index,
-# **HNSW** (hierarchical navigable small world), verbindt elke vector met een paar van zijn naaste buren (**M** links per
-# laag) in een stapel grafen, ijl bovenaan en volledig onderaan. Een query komt bovenaan binnen, loopt gretig
+# **HNSW** (hierarchical navigable small world), houdt een stapel grafen bij. De onderste laag bevat elke vector, elk
+# verbonden met hoogstens 2M van zijn naaste buren; elke laag erboven bevat een willekeurig klein deel van de vectoren van
+# de laag eronder, naar boven toe steeds minder, elk verbonden met hoogstens **M** buren. Geen enkele laag verbindt elke
+# vector met elke andere: elke laag is een ijle graaf van naaste buren. Een query komt bovenaan binnen, loopt gretig
 # naar dichterbij gelegen vectoren, zakt een laag af, en houdt op de onderste laag een lijst bij van de **efSearch** beste kandidaten die hij
 # heeft gezien terwijl hij hun buren verkent. Een langere lijst verkent meer van de graaf: meer echte naaste buren gevonden,
 # meer tijd kwijt. Dat is de hele afweging, en efSearch is de knop.
@@ -87,10 +89,12 @@ display(Markdown(reminders.strategy_letters()))
 # ragkit bouwt de graaf met **faiss** (`faiss-cpu` op PyPI), de bibliotheek die het FAISS-hoofdstuk van de Hugging Face-cursus
 # gebruikt. Er is een kant-en-klare wheel voor elke Python die deze cursus ondersteunt (hnswlib, de andere gangbare keuze, heeft bij de installatie
 # een C++-compiler nodig), en faiss heeft de exacte platte index, HNSW en IVF op één plek. De graaf gebruikt hier de gebruikelijke
-# instellingen van faiss, hieronder afgedrukt: M links per vector, efConstruction kandidaten tijdens het bouwen.
+# instellingen van faiss, hieronder afgedrukt: M links per vector op elke hogere laag en twee keer zoveel op de onderste,
+# efConstruction kandidaten tijdens het bouwen.
 
 # %%
-print(f"M = {approximate.M}, efConstruction = {approximate.EF_CONSTRUCTION}, "
+print(f"M = {approximate.M} ({2 * approximate.M} links per vector on the bottom layer), "
+      f"efConstruction = {approximate.EF_CONSTRUCTION}, "
       f"efSearch measured at {', '.join(map(str, approximate.EF_SEARCH))}")
 
 # %% [markdown]

@@ -58,15 +58,19 @@ def figures(ev: Evaluation) -> pd.DataFrame:
 
 
 def hit_rates(ev: Evaluation) -> pd.DataFrame:
-    """Wide table: one row per run, ``value [low, high]`` per hit rate, MRR, destroyed (the report's run rows, their
-    numbers written as the kernel's language writes them)."""
+    """Wide table: one row per run, ``value [low, high]`` per hit rate (Wilson: a hit rate is a proportion), MRR with
+    its cluster-bootstrap interval over needles (a mean of reciprocal ranks is no proportion), destroyed (the report's
+    run rows, their numbers written as the kernel's language writes them)."""
     rep = report(ev)
+    mrr = {(f.strategy, f.retriever): f for f in rep.figures if f.metric == "MRR"}
     rows = [
         [
             row.strategy,
             row.retriever,
             *(interval(f.value, f.low, f.high) for f in row.hits),
-            say("{value:.3f}", value=row.mrr),
+            interval(
+                row.mrr, mrr[row.strategy, row.retriever].needle_low, mrr[row.strategy, row.retriever].needle_high
+            ),
             f"{row.destroyed}/{row.questions}",
         ]
         for row in rep.run_rows()

@@ -1624,7 +1624,7 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "read_a_file": narrate.read_a_file(course.corpus),
         "ground_truth": narrate.ground_truth(course.questions, course.queries, course.corpus),
         "room_to_win": narrate.room_to_win(ev),
-        "clustered_interval": narrate.clustered_interval(row),
+        "clustered_interval": narrate.clustered_interval(row, len(set(ev["E/dense"].needle_ids))),
         "update_summary": narrate.update_summary(status, status, entries, entries, course.corpus),
         "repaired": narrate.repaired(status, status, course.corpus, True),
         "cost_valleys": narrate.cost_valleys(cost_table(tune), tune),
@@ -1646,6 +1646,10 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
     assert not bad, bad
     assert f"**{len(ev.destroyed['A'])}**" in shown["blind_losses"].data
     assert f"**{len(course.questions)}** questions, so **{len(course.queries)}** queries" in shown["ground_truth"].data
+    g = len(course.questions)  # 02b's G, computed (issue 66, statement 9): each needle is one question
+    assert f"G = **{g}** needles, so its variance was scaled by G/(G - 1) = **{g}/{g - 1}**" in (
+        shown["clustered_interval"].data
+    )
 
 
 @pytest.mark.notebooks(NOTEBOOKS / "08-production.ipynb")

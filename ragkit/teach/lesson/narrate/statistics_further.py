@@ -12,8 +12,9 @@ from ragkit.teach.language import _, say
 __all__ = ["clustered_interval", "design_effects", "holm_checked", "metric_shopping"]
 
 
-def clustered_interval(row: pd.Series) -> Markdown:
-    """One figure's Wilson interval beside its needle-level cluster bootstrap, and the design effect between them."""
+def clustered_interval(row: pd.Series, needles: int) -> Markdown:
+    """One figure's Wilson interval beside its needle-level cluster bootstrap over ``needles`` needles (G), and the
+    design effect between them."""
     wilson_width, needle_width = row.high - row.low, row.needle_high - row.needle_low
     return Markdown(
         say(
@@ -32,6 +33,13 @@ def clustered_interval(row: pd.Series) -> Markdown:
             design_effect=row.design_effect,
             effective=row.n / row.design_effect,
             wider=_("wider") if needle_width > wilson_width else _("not wider"),
+        )
+        + " "
+        + say(
+            "The bootstrap resampled G = **{needles}** needles, so its variance was scaled by G/(G - 1) = "
+            "**{needles}/{fewer}**.",
+            needles=needles,
+            fewer=needles - 1,
         )
     )
 

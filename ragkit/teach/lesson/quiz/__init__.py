@@ -4,7 +4,7 @@ Where the right option depends on this corpus's numbers, it is computed from the
 notebook's check has at least one question that applies its idea to a new case (a cut, a chunk boundary, a pair
 of win/loss counts). Options are shuffled per student, with a seed from the student's name, so a reload shows the
 same order and clicking the same position everywhere scores chance. The questions are plain data (``question``),
-built per notebook (``retrieving``: 00 to 03, ``ranking``: 03b to 05, ``answering``: 06 to 08b) and picked and
+built per notebook (``retrieving``: 00 to 03, ``ranking``: 02b and 03b to 05, ``answering``: 06 to 08b) and picked and
 shuffled by ``by_notebook`` (``questions(notebook, course)``); ``asking``'s ``Quiz`` shows them as ipywidgets and
 records each score in the student's results file, like the exercises' checks. A question that tests the notebook's
 prediction (``before_reveal``) is asked where the prediction is made, before the result that answers it

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragkit.answer import DEFAULT_CUT
+from ragkit.faithfulness import needle_words, recalled, supported
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal, yes_no
@@ -66,6 +67,52 @@ def _quote_length(course: Course) -> QuizQuestion:
                 ),
             ),
             Option(str(n + 1), False, _("the end is exclusive, as in a Python slice")),
+        ),
+    )
+
+
+def _denied_needle(course: Course) -> QuizQuestion:
+    """An answer that repeats a needle's words to deny it, graded by 07's rule (the needle's words recalled)."""
+    q = min(course.questions, key=lambda q: (len(needle_words(q.needle, q.question)) < 3, len(q.needle)))
+    denial = say("No: it is not true that ‘{needle}’.", needle=q.needle.rstrip("."))
+    counted = supported(denial, q.needle, q.question)
+    words = needle_words(q.needle, q.question)
+    found = round(recalled(denial, q.needle, q.question) * len(words))
+    return applied(
+        say(
+            "This notebook grades an answer by the share of the needle's words it recalls (the needle's content "
+            'words that the question does not already contain). The question is "{question}" and its needle '
+            '"{needle}". The answer: *{denial}* What does the rule say?',
+            question=q.question,
+            needle=q.needle,
+            denial=denial,
+        ),
+        (
+            Option(
+                _("recalled, although the answer denies the needle"),
+                counted,
+                say(
+                    "{found} of the needle's {words} words are in it: the rule counts words, not what the answer "
+                    "claims with them",
+                    found=found,
+                    words=len(words),
+                ),
+            ),
+            Option(
+                _("not recalled: the rule sees that the answer contradicts the needle"),
+                not counted,
+                _("the rule has no notion of negation; telling a denial from a claim takes an entailment model")
+                if counted
+                else say("only {found} of the needle's {words} words are in it", found=found, words=len(words)),
+            ),
+            Option(
+                _("recalled, so the cited source supports the answer"),
+                False,
+                _(
+                    "the rule never reads the cited source; whether a source supports a statement is what ALCE's "
+                    "citation metrics judge, with an entailment model"
+                ),
+            ),
         ),
     )
 
@@ -146,7 +193,8 @@ def thresholds_questions(course: Course) -> list[QuizQuestion]:
 
 
 def citations_questions(course: Course) -> list[QuizQuestion]:
-    """Notebook 07's knowledge check: who links [n], what a locator promises, the gate, a quote's length."""
+    """Notebook 07's knowledge check: who links [n], the gate, a quote's length, which answers grade the generator,
+    and what the needle's words recalled can and cannot say."""
     return [
         QuizQuestion(
             _("The model writes [2]. Who turns that into a link?"),
@@ -169,22 +217,6 @@ def citations_questions(course: Course) -> list[QuizQuestion]:
             ),
         ),
         QuizQuestion(
-            _("What does a `#char=from,to` locator promise?"),
-            (
-                Option(
-                    _("slicing the document's canonical text there gives exactly the quoted words"),
-                    True,
-                    _("`verify()` checks just that"),
-                ),
-                Option(
-                    _("the answer is somewhere in the document"), False, _("that is a document name, not a locator")
-                ),
-                Option(
-                    _("the chunk's text, header included, starts there"), False, _("the header is not in the document")
-                ),
-            ),
-        ),
-        QuizQuestion(
             _("When nothing passes the cut, what does the pipeline send to the language model?"),
             (
                 Option(
@@ -201,6 +233,33 @@ def citations_questions(course: Course) -> list[QuizQuestion]:
             ),
         ),
         _quote_length(course),
+        QuizQuestion(
+            _("Which answers of 07's two-halves table tell you how well the generator uses its sources?"),
+            (
+                Option(
+                    _("those whose prompt held the needle: only there could the generator have used it"),
+                    True,
+                    _("a prompt without the needle is the retriever's failure, whatever the answer says"),
+                ),
+                Option(
+                    _("every sampled answer: the generator wrote each of them"),
+                    False,
+                    _(
+                        "an answer whose prompt lacked the needle grades the retriever first: the generator never "
+                        "had it"
+                    ),
+                ),
+                Option(
+                    _("those that recall the needle's words"),
+                    False,
+                    _(
+                        "that picks answers by their outcome; the generator's rate is counted over every prompt that "
+                        "held the needle, recalled or not"
+                    ),
+                ),
+            ),
+        ),
+        _denied_needle(course),
     ]
 
 

@@ -15,7 +15,12 @@ from ragkit.teach.lesson.quiz.answering import (
     thresholds_questions,
 )
 from ragkit.teach.lesson.quiz.question import QuizQuestion
-from ragkit.teach.lesson.quiz.ranking import distances_questions, rerank_questions, tuning_questions
+from ragkit.teach.lesson.quiz.ranking import (
+    distances_questions,
+    rerank_questions,
+    statistics_further_questions,
+    tuning_questions,
+)
 from ragkit.teach.lesson.quiz.retrieving import (
     bm25_questions,
     chunking_questions,
@@ -33,6 +38,7 @@ BUILDERS = {
     "00": start_here_questions,
     "01": chunking_questions,
     "02": dense_questions,
+    "02b": statistics_further_questions,
     "03": bm25_questions,
     "03b": tuning_questions,
     "04": rerank_questions,
@@ -61,7 +67,7 @@ def shuffled(questions: list[QuizQuestion], notebook: str, student: str) -> list
 
 
 def questions(notebook: str, course: Course, student: str | None = None) -> list[QuizQuestion]:
-    """The knowledge check of one notebook ('00' to '08', '03b') in a student's order (default: this kernel's
+    """The knowledge check of one notebook ('00' to '08b') in a student's order (default: this kernel's
     student)."""
     try:
         build = BUILDERS[key(notebook)]

@@ -1,4 +1,5 @@
-"""The knowledge checks of notebooks 03b to 05: tuning on one half, reranking, distances."""
+"""The knowledge checks of notebooks 02b and 03b to 05: the statistics further, tuning on one half, reranking,
+distances."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragkit.retrieval import RERANK_DEPTH
+from ragkit.statistics import holm
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal
 from ragkit.teach.lesson.settings import setting_name, setting_value
@@ -15,7 +17,193 @@ from ragkit.tuning import Study
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
-__all__ = ["distances_questions", "rerank_questions", "study_questions", "tuning_questions"]
+__all__ = [
+    "HOLM_FAMILY",
+    "distances_questions",
+    "rerank_questions",
+    "statistics_further_questions",
+    "study_questions",
+    "tuning_questions",
+]
+
+
+def _effective_queries(course: Course) -> QuizQuestion:
+    """How many independent queries a run's evidence is worth, from its design effect: the dense run and hit rate
+    whose design effect is largest (02b narrates E's Hit@20, so this is a new case)."""
+    ev = course.evaluation()
+    figures = ev.figures([label for label in ev.results if label.endswith("/dense")])
+    f = max((f for f in figures if f.metric != "MRR"), key=lambda f: f.design_effect)
+    needles = len(set(ev[f"{f.strategy}/{f.retriever}"].needle_ids))
+    right = f"{f.n / f.design_effect:.0f}"
+    candidates = (
+        (
+            right,
+            say(
+                "{n} / {d:.2f}: the effective number divides the queries by the design effect", n=f.n, d=f.design_effect
+            ),
+        ),
+        (f"{f.n * f.design_effect:.0f}", _("that multiplies by the design effect; the effective number divides by it")),
+        (str(f.n), _("that counts every query as independent evidence, which is what the design effect corrects")),
+        (
+            str(needles),
+            _("that counts each needle once, as if its two phrasings always agreed (a design effect of 2)"),
+        ),
+    )
+    seen: set[str] = set()
+    options = []
+    for text, why in candidates:
+        if text not in seen:
+            seen.add(text)
+            options.append(Option(text, text == right, why))
+    return applied(
+        say(
+            "Strategy {strategy}'s dense run answers {n} queries, two phrasings of each of {needles} needles; at "
+            "{metric} its design effect is {d:.2f}. About how many independent queries is its evidence worth?",
+            strategy=f.strategy,
+            n=f.n,
+            needles=needles,
+            metric=f.metric,
+            d=f.design_effect,
+        ),
+        tuple(options),
+    )
+
+
+HOLM_FAMILY = (0.005, 0.015, 0.03, 0.04)
+"""Four p-values of one family on which no correction, Bonferroni and Holm all keep a different number."""
+
+
+def _holm_family() -> QuizQuestion:
+    m = len(HOLM_FAMILY)
+    counts = {
+        "holm": sum(p < 0.05 for p in holm(HOLM_FAMILY)),
+        "none": sum(p < 0.05 for p in HOLM_FAMILY),
+        "bonferroni": sum(min(1.0, p * m) < 0.05 for p in HOLM_FAMILY),
+    }
+    why = {
+        "holm": say(
+            "Holm multiplies the smallest p by {m}, the next by {fewer}, and so on, never below the one before: "
+            "{adjusted}",
+            m=m,
+            fewer=m - 1,
+            adjusted=", ".join(say("{p:.3g}", p=p) for p in holm(HOLM_FAMILY)),
+        ),
+        "none": say("that counts the raw p-values: with {m} looks the chance of a false alarm grows", m=m),
+        "bonferroni": say(
+            "that multiplies every p by {m} (Bonferroni); Holm multiplies only the smallest by {m}, the next by "
+            "{fewer}, and so on",
+            m=m,
+            fewer=m - 1,
+        ),
+    }
+    return applied(
+        say(
+            "Four comparisons of one family have p = {a}, {b}, {c} and {d}. How many of them stay below 0.05 under "
+            "Holm's correction?",
+            a=HOLM_FAMILY[0],
+            b=HOLM_FAMILY[1],
+            c=HOLM_FAMILY[2],
+            d=HOLM_FAMILY[3],
+        ),
+        tuple(Option(str(counts[rule]), rule == "holm", why[rule]) for rule in ("holm", "none", "bonferroni")),
+    )
+
+
+def statistics_further_questions(course: Course) -> list[QuizQuestion]:
+    """Notebook 02b's knowledge check: a design effect applied and one below 1, Holm applied and what it keeps at
+    0.05, metric shopping."""
+    ev = course.evaluation()
+    hit_rates = [
+        f for f in ev.figures([label for label in ev.results if label.endswith("/dense")]) if f.metric != "MRR"
+    ]
+    below = sum(f.design_effect < 1 for f in hit_rates)
+    return [
+        _effective_queries(course),
+        QuizQuestion(
+            say(
+                "Here {below} of the {total} design effects of the dense runs' hit rates are below 1. What does a "
+                "design effect below 1 say?",
+                below=below,
+                total=len(hit_rates),
+            ),
+            (
+                Option(
+                    _(
+                        "the two phrasings of a needle disagree more often than two independent queries would, so the "
+                        "clustered interval is narrower than Wilson's"
+                    ),
+                    True,
+                    _(
+                        "when one phrasing tends to be found and the other not, each needle's mean varies less than "
+                        "two independent queries would"
+                    ),
+                ),
+                Option(
+                    _("the bootstrap went wrong: clustering can only widen an interval"),
+                    False,
+                    _(
+                        "clustering widens the interval only when the members of a cluster agree; phrasings that "
+                        "disagree narrow it"
+                    ),
+                ),
+                Option(
+                    _("the run finds fewer needles than it has queries"),
+                    False,
+                    _("the design effect is about how much the estimate varies, not about its value"),
+                ),
+            ),
+        ),
+        _holm_family(),
+        QuizQuestion(
+            _("What does Holm's correction keep at or below 0.05?"),
+            (
+                Option(
+                    _("the chance that some comparison of the family falls below 0.05 when nothing is going on"),
+                    True,
+                    _("that chance is the family-wise error rate, and Holm bounds it without assuming independence"),
+                ),
+                Option(
+                    _("the chance that each finding is a fluke"),
+                    False,
+                    _("a p-value is not the chance that a finding is a fluke, and an adjusted one is not either"),
+                ),
+                Option(
+                    _("the share of the findings that are false"),
+                    False,
+                    _(
+                        "that is the false discovery rate, which Benjamini and Hochberg's procedure controls; Holm "
+                        "controls the family-wise error rate"
+                    ),
+                ),
+            ),
+        ),
+        QuizQuestion(
+            _(
+                "F against E was compared at five metrics, and a report gives only the metric with the smallest p. "
+                "What is wrong with that?"
+            ),
+            (
+                Option(
+                    _("the metric was chosen after seeing the results: the family is every look, corrected together"),
+                    True,
+                    _(
+                        "among five looks at noise one is likely to look exciting; fix the metric first, or pay for "
+                        "every look"
+                    ),
+                ),
+                Option(
+                    _("nothing: the metric with the smallest p is the most sensitive one"),
+                    False,
+                    _("it is the luckiest one on these queries, which says nothing about the next queries"),
+                ),
+                Option(
+                    _("it should give the mean of the five p-values instead"),
+                    False,
+                    _("a mean of p-values is no test; fix the metric in advance, or correct for every look"),
+                ),
+            ),
+        ),
+    ]
 
 
 def _shortlist(course: Course) -> QuizQuestion:
