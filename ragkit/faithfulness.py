@@ -1,9 +1,11 @@
-"""Grading the generator apart from the retriever: markers, a supported-answer rule, and the needle queries.
+"""Grading the generator apart from the retriever: markers, a needle-recall rule, and the needle queries.
 
 The needle says what a right answer must contain, so a generated answer is graded by a rule a student can apply by
-hand: an answer is *supported* when it contains at least half (``SUPPORTED_SHARE``) of the needle's content words
+hand: an answer *recalls its needle* when it contains at least half (``RECALL_SHARE``) of the needle's content words
 that the query does not already contain (lower-cased, accents folded, stop words out: ``ragkit.words``), so that an
-answer repeating the query earns nothing. The rule was fixed before any answer was read. Crossed with "is the
+answer repeating the query earns nothing. The rule is lexical: it counts words, it does not judge whether the cited
+source supports the answer (ALCE, Gao et al. 2023, judges that with an entailment model). The rule was fixed before
+any answer was read. Crossed with "is the
 needle in the prompt?" (the retriever's part) it separates the two failures: a prompt without the needle, and an
 answer that ignores the needle it was given.
 
@@ -34,8 +36,8 @@ from ragkit.statistics import SignTest, sign_test, wilson
 from ragkit.threshold import DEFAULT_CUT, KEEP, gate
 from ragkit.words import content_words
 
-SUPPORTED_SHARE = 0.5
-"""An answer is supported when it holds at least this share of the needle's words the query does not give away."""
+RECALL_SHARE = 0.5
+"""An answer recalls its needle when it holds at least this share of the needle's words the query does not give away."""
 ANSWER_TOKENS = 48
 """New tokens each measured answer may write: a sentence or two, enough to state a needle."""
 SAMPLE = 12
@@ -90,7 +92,7 @@ def recalled(text: str, needle: str, question: str) -> float:
     return len(wanted & content_words(text)) / len(wanted) if wanted else 0.0
 
 
-def supported(text: str, needle: str, question: str, share: float = SUPPORTED_SHARE) -> bool:
+def recalls_needle(text: str, needle: str, question: str, share: float = RECALL_SHARE) -> bool:
     """The rule: the answer recalls at least ``share`` of the needle's words the question does not give away."""
     return recalled(text, needle, question) >= share
 
@@ -105,10 +107,11 @@ class GradedAnswer:
     sources: int
     text: str
     recalled: float
-    supported: bool
+    needle_recalled: bool
+    """The rule (``recalls_needle``): lexical recall of the needle's words, not support by the cited source."""
     markers: Markers
     cites_needle: bool
-    """Some valid marker names a source that holds the needle (ALCE's citation recall, for one needle)."""
+    """Some valid marker names a source that holds the needle (by the needle's words, not by entailment)."""
     generation: Generation
 
     @property
@@ -137,7 +140,7 @@ def grade_answer(
         len(citations),
         made.text,
         recalled(made.text, question.needle, asked),
-        supported(made.text, question.needle, asked),
+        recalls_needle(made.text, question.needle, asked),
         found,
         any(holds[n - 1] for n in found.valid),
         made,
@@ -168,31 +171,31 @@ class Rate:
 
 @dataclass(frozen=True)
 class TwoHalves:
-    """Needle in the prompt (the retriever's part) against answer supported (the generator's part), in counts."""
+    """Needle in the prompt (the retriever's part) against needle recalled in the answer (the generator's part)."""
 
-    in_prompt_supported: int
-    in_prompt_unsupported: int
-    missing_supported: int
-    missing_unsupported: int
+    in_prompt_recalled: int
+    in_prompt_not_recalled: int
+    missing_recalled: int
+    missing_not_recalled: int
     refused: int
     """Questions the gate refused: no prompt, no answer, no call."""
 
     @property
     def with_needle(self) -> Rate:
-        """Supported answers among prompts that hold the needle: the generator's part."""
-        return Rate(self.in_prompt_supported, self.in_prompt_supported + self.in_prompt_unsupported)
+        """Answers recalling the needle among prompts that hold it: the generator's part."""
+        return Rate(self.in_prompt_recalled, self.in_prompt_recalled + self.in_prompt_not_recalled)
 
     @property
     def without_needle(self) -> Rate:
-        """Supported answers among prompts without the needle: what the model knew, or guessed, on its own."""
-        return Rate(self.missing_supported, self.missing_supported + self.missing_unsupported)
+        """Answers recalling the needle among prompts without it: what the model knew, or guessed, on its own."""
+        return Rate(self.missing_recalled, self.missing_recalled + self.missing_not_recalled)
 
 
 def count_two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
 
     def count(in_prompt: bool, ok: bool) -> int:
-        return sum(t.needle_in_prompt == in_prompt and t.supported == ok for t in trials)
+        return sum(t.needle_in_prompt == in_prompt and t.needle_recalled == ok for t in trials)
 
     return TwoHalves(count(True, True), count(True, False), count(False, True), count(False, False), refused)
 
@@ -308,19 +311,21 @@ def place(needle: tuple[Chunk, float], others: Hits, position: str) -> list[tupl
 
 @dataclass(frozen=True)
 class LostInTheMiddle:
-    """One needle chunk at three places of a long prompt: supported answers by place, and the paired tests."""
+    """One needle chunk at three places of a long prompt: needles recalled by place, and the paired tests."""
 
     question_ids: tuple[str, ...]
     chunks: int
     trials: dict[str, tuple[GradedAnswer, ...]]
 
     def rate(self, position: str) -> Rate:
-        """Supported answers with the needle at one place."""
-        return Rate(sum(t.supported for t in self.trials[position]), len(self.trials[position]))
+        """Answers recalling the needle with it at one place."""
+        return Rate(sum(t.needle_recalled for t in self.trials[position]), len(self.trials[position]))
 
     def test(self, position: str) -> SignTest:
-        """The exact paired sign test of one place against the middle (a win: supported there, not in the middle)."""
-        return sign_test([t.supported for t in self.trials[position]], [t.supported for t in self.trials["middle"]])
+        """The exact paired sign test of one place against the middle (a win: recalled there, not in the middle)."""
+        return sign_test(
+            [t.needle_recalled for t in self.trials[position]], [t.needle_recalled for t in self.trials["middle"]]
+        )
 
 
 def measure_lost_in_the_middle(
@@ -455,9 +460,9 @@ __all__ = [
     "LOST_CHUNKS",
     "LOST_SAMPLE",
     "POSITIONS",
+    "RECALL_SHARE",
     "SAMPLE",
     "SAMPLE_SEED",
-    "SUPPORTED_SHARE",
     "TOPICS",
     "GateCalls",
     "GradedAnswer",
@@ -481,7 +486,7 @@ __all__ = [
     "place",
     "prompt_holds",
     "recalled",
+    "recalls_needle",
     "retriever_rates",
     "sample",
-    "supported",
 ]

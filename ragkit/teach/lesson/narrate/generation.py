@@ -24,8 +24,8 @@ __all__ = [
     "invented_ids",
     "needle_positions",
     "no_generator",
+    "recall_rule",
     "small_model",
-    "supported_rule",
     "written_ranges",
 ]
 
@@ -82,35 +82,41 @@ def written_ranges(model: str, written: int) -> Markdown:
     )
 
 
-def supported_rule() -> Markdown:
+def recall_rule() -> Markdown:
     """The rule that grades an answer against its needle, with its threshold, stated before any figure."""
     return Markdown(
         say(
-            "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
+            "**The rule.** An answer *recalls its needle* when it contains at least **{share:.0%}** of the needle's "
+            "content "
             "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
             "function words left out). You can check it by hand: underline those words in the needle, then look for "
             "them "
             "in the answer. "
-            "The threshold was written down before any answer was read, and is never tuned to the results.",
-            share=faithfulness.SUPPORTED_SHARE,
+            "The threshold was written down before any answer was read, and is never tuned to the results. The "
+            "rule is lexical: it counts words, so it cannot see a paraphrase (a right answer in other words counts "
+            "as a miss), an answer the model knew from memory without reading its source (it counts as recalled all "
+            "the same), or a wrong claim that repeats the needle's words (it counts as recalled). Whether the cited "
+            "source supports the answer takes a judge of meaning: ALCE (Gao et al. 2023) scores citation recall "
+            "and precision with an entailment (NLI) model.",
+            share=faithfulness.RECALL_SHARE,
         )
     )
 
 
 def generator_halves(m: Measurement | None, queries: int) -> Markdown:
-    """The 2x2 in words: the gate's refusals, then the supported rate with and without the needle in the prompt."""
+    """The 2x2 in words: the gate's refusals, then the needle-recall rate with and without the needle in the prompt."""
     if m is None:
         return no_generator()
     h, cited = m.halves, sum(t.cites_needle for t in m.trials if t.needle_in_prompt)
     inside, outside = h.with_needle, h.without_needle
     if inside.n and outside.n and inside.share <= outside.share:
         lesson = _(
-            "Having the needle in the prompt did not make a supported answer more likely in this sample: "
+            "Having the needle in the prompt did not make an answer that recalls it more likely in this sample: "
             "here the generator's part is where answers fail."
         )
     elif inside.n and inside.share < 0.5:
         lesson = _(
-            "Even with the needle in its prompt the model wrote a supported answer less than half the time: "
+            "Even with the needle in its prompt the model recalled it in less than half of its answers: "
             "retrieval supplied the answer, the generator did not use it."
         )
     else:
@@ -124,11 +130,11 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
             "on "
             "E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
             "refused "
-            "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a supported answer "
-            "({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which **{outside_k}** "
-            "({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their needle: **{cited}** "
-            "of "
-            "{inside_n}. {lesson} With samples this small the intervals are wide: read the counts, not the decimals.",
+            "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** recalled it in the "
+            "answer ({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which "
+            "**{outside_k}** ({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their "
+            "needle: **{cited}** of {inside_n}. {lesson} With samples this small the intervals are wide: read the "
+            "counts, not the decimals.",
             n=len(m.sample),
             queries=queries,
             seed=faithfulness.SAMPLE_SEED,
@@ -176,15 +182,15 @@ def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
 
 
 def needle_positions(m: Measurement | None) -> Markdown:
-    """Supported answers by the needle's place in a long prompt, the two paired tests, and a verdict no stronger."""
+    """Needles recalled by their place in a long prompt, the two paired tests, and a verdict no stronger."""
     if m is None:
         return no_generator()
     lost, model = m.lost, m.model
     rates = {p: lost.rate(p) for p in faithfulness.POSITIONS}
     if not any(r.k for r in rates.values()):
         verdict = _(
-            "The model supported no answer at any place, so where the needle sits cannot show here: without "
-            "a supported answer there is no discordant pair to test. This measures the method, not the effect."
+            "No answer recalled its needle at any place, so where the needle sits cannot show here: without "
+            "a recalled needle there is no discordant pair to test. This measures the method, not the effect."
         )
     else:
         verdict = _(
@@ -195,7 +201,7 @@ def needle_positions(m: Measurement | None) -> Markdown:
             "**{n}** needle questions (a fixed sample, seed {seed}), each asked three times by **{model}** with the "
             "same "
             "{chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without the "
-            "needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, last "
+            "needle, in rank order, no gate. Needles recalled: first **{first}** of {n}, middle **{middle}**, last "
             "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
             n=len(lost.question_ids),
             seed=faithfulness.SAMPLE_SEED,
@@ -217,7 +223,7 @@ def _position(test: SignTest, place: str, alpha: float = 0.05) -> str:
     pairs = test.wins + test.losses
     if pairs == 0:
         return say(
-            "no needle was supported {place} and not in the middle or the other way round, so this sample "
+            "no needle was recalled {place} and not in the middle or the other way round, so this sample "
             "cannot tell the two apart",
             place=place,
         )
@@ -283,7 +289,7 @@ def small_model(m: Measurement | None) -> Markdown:
             "prompt, "
             "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the "
             "paper "
-            "claimed. The chapter gives no supported-answer rate and no lost-in-the-middle figure for it, so none is "
+            "claimed. The chapter gives no needle-recall rate and no lost-in-the-middle figure for it, so none is "
             'shown here; with it installed (`make models`), `Generator("Qwen2.5-0.5B-Instruct")` runs the same '
             "measurements.",
             model=m.model,
@@ -316,9 +322,9 @@ def changed_prompt(mine: Sequence[GradedAnswer], refused: int, base: Measurement
         )
     return Markdown(
         say(
-            "Your prompt: supported **{mine_in}** of {mine_in_n} with the needle in the prompt and **{mine_out}** of "
-            "{mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and **{base_out}** of "
-            "{base_out_n}. {verdict}",
+            "Your prompt: needle recalled **{mine_in}** of {mine_in_n} with the needle in the prompt and "
+            "**{mine_out}** of {mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and "
+            "**{base_out}** of {base_out_n}. {verdict}",
             mine_in=yours.with_needle.k,
             mine_in_n=yours.with_needle.n,
             mine_out=yours.without_needle.k,
