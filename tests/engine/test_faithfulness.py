@@ -236,3 +236,16 @@ def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
     )  # type: ignore[arg-type]
     assert (calls.refused, calls.answered, calls.calls_refused, calls.calls_answered) == (2, 1, 0, 1)
     assert generator.calls == 1 and len(calls.answers) == 1
+
+
+def test_what_a_sample_can_show_is_computed_before_any_prediction():
+    """Power before prediction (issue 64): the smallest p and the smallest difference detectable with 80% power."""
+    assert f.paired_pairs_needed() == 6  # 2 * 0.5**5 = 0.0625, 2 * 0.5**6 = 0.03125
+    assert f.paired_detectable(5) is None  # five pairs can never reach p < 0.05
+    assert f.paired_power(39, 0.2) >= 0.8 > f.paired_power(38, 0.2)  # binomial tail of >= 6 discordant pairs
+    assert f.needles_for(0.2) == 39
+    assert abs(f.paired_power(40, f.paired_detectable(40)) - 0.8) < 1e-6
+    assert abs(f.fisher_smallest_p(7, 5) - 1 / 792) < 1e-12  # one table of C(12, 5) = 792 as extreme
+    assert f.fisher_smallest_p(7, 0) == 1.0 and f.unpaired_detectable(7, 0, 0.0) is None
+    gap = f.unpaired_detectable(7, 5, 0.0)
+    assert gap is not None and 0.7 < gap < 0.85 and f.unpaired_power(7, 5, 0.0, gap) >= 0.8 - 1e-6

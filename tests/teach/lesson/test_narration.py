@@ -1161,6 +1161,14 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "first **7** of 7, middle **0**, last **1**" in found
     assert "first ahead (+7/-0, p = 0.0156): a difference this sample detects" in found
     assert "no difference detected (+1/-0, p = 1); 1 discordant pair can give a p no smaller than 1" in found
+    # power before prediction: 3 needles reach p 0.25 at best, so the text says it can detect nothing (issue 66, 2-3)
+    assert "With **3** needles the sign test can reach p no smaller than **0.25**, not below 0.05" in nothing
+    assert "cannot detect a difference of any size" in nothing and "at least **39** needles" in nothing
+    assert "With **7** needles the sign test can reach p no smaller than **0.0156**;" in found
+    assert "can only find a large effect" not in found
+    halves = text["generator_halves"][0]  # 5 prompts with the needle, 3 without, none recalled
+    assert "Fisher's exact test on groups of 5 and 3 prompts can reach p no smaller than **0.0179**" in halves
+    assert "with 80% power detects only a gap of at least **96** points above the rate without" in halves
     assert "**1** well-formed identifier (**1** distinct)" in text["invented_ids"][0]
     assert "**0** well-formed identifiers" in text["invented_ids"][1]
     assert "gives no needle-recall rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]

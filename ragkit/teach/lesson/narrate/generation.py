@@ -133,8 +133,7 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
             "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** recalled it in the "
             "answer ({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which "
             "**{outside_k}** ({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their "
-            "needle: **{cited}** of {inside_n}. {lesson} With samples this small the intervals are wide: read the "
-            "counts, not the decimals.",
+            "needle: **{cited}** of {inside_n}. {lesson} {can_show}",
             n=len(m.sample),
             queries=queries,
             seed=faithfulness.SAMPLE_SEED,
@@ -152,6 +151,7 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
             outside_high=outside.high,
             cited=cited,
             lesson=lesson,
+            can_show=_unpaired_can_show(inside.n, outside.n, outside.share),
         )
     )
 
@@ -187,14 +187,11 @@ def needle_positions(m: Measurement | None) -> Markdown:
         return no_generator()
     lost, model = m.lost, m.model
     rates = {p: lost.rate(p) for p in faithfulness.POSITIONS}
+    verdict = _paired_can_show(len(lost.question_ids))
     if not any(r.k for r in rates.values()):
-        verdict = _(
+        verdict += " " + _(
             "No answer recalled its needle at any place, so where the needle sits cannot show here: without "
             "a recalled needle there is no discordant pair to test. This measures the method, not the effect."
-        )
-    else:
-        verdict = _(
-            "A sample this small can only find a large effect; no detected difference is not the same as no difference."
         )
     return Markdown(
         say(
@@ -215,6 +212,60 @@ def needle_positions(m: Measurement | None) -> Markdown:
             last_test=_position(lost.test("last"), _("last")),
             verdict=verdict,
         )
+    )
+
+
+def _paired_can_show(needles: int) -> str:
+    """What a paired sign test on this many needles can show, computed: its smallest p and the smallest difference
+    it detects with 80% power, or that it detects none and how many needles a 20-point drop would take."""
+    share = faithfulness.paired_detectable(needles)
+    if share is None:
+        return say(
+            "With **{n}** needles the sign test can reach p no smaller than **{smallest:.3g}**, not below {alpha}: "
+            "this sample cannot detect a difference of any size, so it demonstrates the method and shows nothing "
+            "about where the needle sits. Detecting a drop of {drop} points with {power:.0%} power would take at "
+            "least **{needed}** needles, even if every discordant pair went the same way.",
+            n=needles,
+            smallest=smallest_p(needles),
+            alpha=faithfulness.ALPHA,
+            drop=round(faithfulness.DROP * 100),
+            power=faithfulness.POWER,
+            needed=faithfulness.needles_for(),
+        )
+    return say(
+        "With **{n}** needles the sign test can reach p no smaller than **{smallest:.3g}**; with {power:.0%} power "
+        "it detects only a difference of at least **{points}** points of the needles (every discordant pair the "
+        "same way). No detected difference is not the same as no difference.",
+        n=needles,
+        smallest=smallest_p(needles),
+        power=faithfulness.POWER,
+        points=round(share * 100),
+    )
+
+
+def _unpaired_can_show(with_needle: int, without: int, base: float) -> str:
+    """What comparing two rates on groups of these sizes can show, computed: Fisher's exact test's smallest p and
+    the smallest gap above ``base`` it detects with 80% power."""
+    gap = faithfulness.unpaired_detectable(with_needle, without, base)
+    smallest = faithfulness.fisher_smallest_p(with_needle, without)
+    if gap is None:
+        return say(
+            "What this sample can show: Fisher's exact test on groups of {a} and {b} prompts can reach p no smaller "
+            "than **{smallest:.3g}**, and no gap between the two rates is detected with {power:.0%} power.",
+            a=with_needle,
+            b=without,
+            smallest=smallest,
+            power=faithfulness.POWER,
+        )
+    return say(
+        "What this sample can show: Fisher's exact test on groups of {a} and {b} prompts can reach p no smaller than "
+        "**{smallest:.3g}**, and with {power:.0%} power detects only a gap of at least **{points}** points above the "
+        "rate without the needle.",
+        a=with_needle,
+        b=without,
+        smallest=smallest,
+        power=faithfulness.POWER,
+        points=round(gap * 100),
     )
 
 
