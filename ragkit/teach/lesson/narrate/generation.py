@@ -227,7 +227,7 @@ def _paired_can_show(needles: int) -> str:
             "least **{needed}** needles, even if every discordant pair went the same way.",
             n=needles,
             smallest=smallest_p(needles),
-            alpha=faithfulness.ALPHA,
+            alpha=faithfulness.DETECT_ALPHA,
             drop=round(faithfulness.DROP * 100),
             power=faithfulness.POWER,
             needed=faithfulness.needles_for(),
