@@ -1,9 +1,11 @@
-"""Grading the generator apart from the retriever: markers, a supported-answer rule, and the needle queries.
+"""Grading the generator apart from the retriever: markers, a needle-recall rule, and the needle queries.
 
 The needle says what a right answer must contain, so a generated answer is graded by a rule a student can apply by
-hand: an answer is *supported* when it contains at least half (``SUPPORTED_SHARE``) of the needle's content words
+hand: an answer *recalls its needle* when it contains at least half (``RECALL_SHARE``) of the needle's content words
 that the query does not already contain (lower-cased, accents folded, stop words out: ``ragkit.words``), so that an
-answer repeating the query earns nothing. The rule was fixed before any answer was read. Crossed with "is the
+answer repeating the query earns nothing. The rule is lexical: it counts words, it does not judge whether the cited
+source supports the answer (ALCE, Gao et al. 2023, judges that with an entailment model). The rule was fixed before
+any answer was read. Crossed with "is the
 needle in the prompt?" (the retriever's part) it separates the two failures: a prompt without the needle, and an
 answer that ignores the needle it was given.
 
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
+from scipy.stats import binom, fisher_exact
 
 from ragkit.answer import Answer, NoAnswer, answer, gated_hits
 from ragkit.chunking import Chunk
@@ -30,12 +33,12 @@ from ragkit.errors import InputError
 from ragkit.evaluation import needle_hits, quotes_needle
 from ragkit.generation import Generation, Generator
 from ragkit.retrieval import Reranker, Retriever, Run, rank
-from ragkit.statistics import SignTest, sign_test, wilson
+from ragkit.statistics import SignTest, sign_test, smallest_p, wilson
 from ragkit.threshold import DEFAULT_CUT, KEEP, gate
 from ragkit.words import content_words
 
-SUPPORTED_SHARE = 0.5
-"""An answer is supported when it holds at least this share of the needle's words the query does not give away."""
+RECALL_SHARE = 0.5
+"""An answer recalls its needle when it holds at least this share of the needle's words the query does not give away."""
 ANSWER_TOKENS = 48
 """New tokens each measured answer may write: a sentence or two, enough to state a needle."""
 SAMPLE = 12
@@ -90,7 +93,7 @@ def recalled(text: str, needle: str, question: str) -> float:
     return len(wanted & content_words(text)) / len(wanted) if wanted else 0.0
 
 
-def supported(text: str, needle: str, question: str, share: float = SUPPORTED_SHARE) -> bool:
+def recalls_needle(text: str, needle: str, question: str, share: float = RECALL_SHARE) -> bool:
     """The rule: the answer recalls at least ``share`` of the needle's words the question does not give away."""
     return recalled(text, needle, question) >= share
 
@@ -105,10 +108,11 @@ class GradedAnswer:
     sources: int
     text: str
     recalled: float
-    supported: bool
+    needle_recalled: bool
+    """The rule (``recalls_needle``): lexical recall of the needle's words, not support by the cited source."""
     markers: Markers
     cites_needle: bool
-    """Some valid marker names a source that holds the needle (ALCE's citation recall, for one needle)."""
+    """Some valid marker names a source that holds the needle (by the needle's words, not by entailment)."""
     generation: Generation
 
     @property
@@ -137,7 +141,7 @@ def grade_answer(
         len(citations),
         made.text,
         recalled(made.text, question.needle, asked),
-        supported(made.text, question.needle, asked),
+        recalls_needle(made.text, question.needle, asked),
         found,
         any(holds[n - 1] for n in found.valid),
         made,
@@ -168,33 +172,108 @@ class Rate:
 
 @dataclass(frozen=True)
 class TwoHalves:
-    """Needle in the prompt (the retriever's part) against answer supported (the generator's part), in counts."""
+    """Needle in the prompt (the retriever's part) against needle recalled in the answer (the generator's part)."""
 
-    in_prompt_supported: int
-    in_prompt_unsupported: int
-    missing_supported: int
-    missing_unsupported: int
+    in_prompt_recalled: int
+    in_prompt_not_recalled: int
+    missing_recalled: int
+    missing_not_recalled: int
     refused: int
     """Questions the gate refused: no prompt, no answer, no call."""
 
     @property
     def with_needle(self) -> Rate:
-        """Supported answers among prompts that hold the needle: the generator's part."""
-        return Rate(self.in_prompt_supported, self.in_prompt_supported + self.in_prompt_unsupported)
+        """Answers recalling the needle among prompts that hold it: the generator's part."""
+        return Rate(self.in_prompt_recalled, self.in_prompt_recalled + self.in_prompt_not_recalled)
 
     @property
     def without_needle(self) -> Rate:
-        """Supported answers among prompts without the needle: what the model knew, or guessed, on its own."""
-        return Rate(self.missing_supported, self.missing_supported + self.missing_unsupported)
+        """Answers recalling the needle among prompts without it: what the model knew, or guessed, on its own."""
+        return Rate(self.missing_recalled, self.missing_recalled + self.missing_not_recalled)
 
 
 def count_two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHalves:
     """Count graded trials into the 2x2 table (refused questions beside it)."""
 
     def count(in_prompt: bool, ok: bool) -> int:
-        return sum(t.needle_in_prompt == in_prompt and t.supported == ok for t in trials)
+        return sum(t.needle_in_prompt == in_prompt and t.needle_recalled == ok for t in trials)
 
     return TwoHalves(count(True, True), count(True, False), count(False, True), count(False, False), refused)
+
+
+POWER = 0.8
+"""The chance of detecting a difference that a sample's "smallest detectable difference" is computed for."""
+DETECT_ALPHA = 0.05
+"""The two-sided level a difference must reach to count as detected."""
+DROP = 0.2
+"""The drop lost in the middle should be able to detect: twenty points of needles recalled."""
+
+
+def _least(power: Callable[[float], float], target: float = POWER) -> float | None:
+    """The smallest share in (0, 1] whose power reaches ``target`` (power grows with the share), by bisection."""
+    if power(1.0) < target:
+        return None
+    low, high = 0.0, 1.0
+    for _ in range(40):
+        middle = (low + high) / 2
+        low, high = (low, middle) if power(middle) >= target else (middle, high)
+    return high
+
+
+def paired_pairs_needed(alpha: float = DETECT_ALPHA) -> int:
+    """The fewest discordant pairs whose smallest two-sided sign-test p is below ``alpha`` (6 at 0.05)."""
+    return next(k for k in range(1, 64) if smallest_p(k) < alpha)
+
+
+def paired_power(needles: int, share: float, alpha: float = DETECT_ALPHA) -> float:
+    """The chance a sign test on ``needles`` pairs detects a difference when each needle is, independently with
+    probability ``share``, recalled at one place and not at the other, always the same way: the best case."""
+    return float(binom.sf(paired_pairs_needed(alpha) - 1, needles, share))
+
+
+def paired_detectable(needles: int, power: float = POWER, alpha: float = DETECT_ALPHA) -> float | None:
+    """The smallest difference (a share of needles) a paired sign test on ``needles`` pairs detects with ``power``,
+    in the best case that every discordant pair goes the same way; None when no difference of any size can be."""
+    return _least(lambda share: paired_power(needles, share, alpha), power)
+
+
+def needles_for(drop: float = DROP, power: float = POWER, alpha: float = DETECT_ALPHA) -> int:
+    """The fewest needles whose paired sign test detects a drop of ``drop`` with ``power``, in the best case."""
+    return next(n for n in range(1, 10_000) if paired_power(n, drop, alpha) >= power)
+
+
+def fisher_smallest_p(n1: int, n2: int) -> float:
+    """The smallest two-sided p Fisher's exact test can give two groups of these sizes (every answer of one group
+    right, none of the other): what the 2x2 can show."""
+    if not n1 or not n2:
+        return 1.0
+    return float(fisher_exact([[n1, 0], [0, n2]]).pvalue)
+
+
+def unpaired_power(n1: int, n2: int, base: float, gap: float, alpha: float = DETECT_ALPHA) -> float:
+    """The chance Fisher's exact test detects rates ``base + gap`` (n1 answers) against ``base`` (n2 answers)."""
+    high = min(1.0, base + gap)
+    one, two = binom.pmf(np.arange(n1 + 1), n1, high), binom.pmf(np.arange(n2 + 1), n2, base)
+    return float(
+        sum(
+            one[a] * two[b]
+            for a in range(n1 + 1)
+            for b in range(n2 + 1)
+            if one[a] * two[b] > 1e-12 and fisher_exact([[a, n1 - a], [b, n2 - b]]).pvalue < alpha
+        )
+    )
+
+
+def unpaired_detectable(
+    n1: int, n2: int, base: float, power: float = POWER, alpha: float = DETECT_ALPHA
+) -> float | None:
+    """The smallest gap above ``base`` Fisher's exact test on groups of n1 and n2 detects with ``power``; None when
+    no gap up to a rate of 1 can be."""
+    if not n1 or not n2:
+        return None
+    room = 1.0 - base
+    share = _least(lambda x: unpaired_power(n1, n2, base, x * room, alpha), power)
+    return None if share is None else share * room
 
 
 def sample(items: Sequence[Sampled], n: int, seed: int = SAMPLE_SEED) -> list[Sampled]:
@@ -308,19 +387,21 @@ def place(needle: tuple[Chunk, float], others: Hits, position: str) -> list[tupl
 
 @dataclass(frozen=True)
 class LostInTheMiddle:
-    """One needle chunk at three places of a long prompt: supported answers by place, and the paired tests."""
+    """One needle chunk at three places of a long prompt: needles recalled by place, and the paired tests."""
 
     question_ids: tuple[str, ...]
     chunks: int
     trials: dict[str, tuple[GradedAnswer, ...]]
 
     def rate(self, position: str) -> Rate:
-        """Supported answers with the needle at one place."""
-        return Rate(sum(t.supported for t in self.trials[position]), len(self.trials[position]))
+        """Answers recalling the needle with it at one place."""
+        return Rate(sum(t.needle_recalled for t in self.trials[position]), len(self.trials[position]))
 
     def test(self, position: str) -> SignTest:
-        """The exact paired sign test of one place against the middle (a win: supported there, not in the middle)."""
-        return sign_test([t.supported for t in self.trials[position]], [t.supported for t in self.trials["middle"]])
+        """The exact paired sign test of one place against the middle (a win: recalled there, not in the middle)."""
+        return sign_test(
+            [t.needle_recalled for t in self.trials[position]], [t.needle_recalled for t in self.trials["middle"]]
+        )
 
 
 def measure_lost_in_the_middle(
@@ -452,12 +533,15 @@ def measure_generation(
 __all__ = [
     "ANSWER_TOKENS",
     "ARXIV_ID",
+    "DETECT_ALPHA",
+    "DROP",
     "LOST_CHUNKS",
     "LOST_SAMPLE",
     "POSITIONS",
+    "POWER",
+    "RECALL_SHARE",
     "SAMPLE",
     "SAMPLE_SEED",
-    "SUPPORTED_SHARE",
     "TOPICS",
     "GateCalls",
     "GradedAnswer",
@@ -471,6 +555,7 @@ __all__ = [
     "arxiv_ids",
     "count_gate_calls",
     "count_two_halves",
+    "fisher_smallest_p",
     "grade_answer",
     "graded",
     "invented_identifiers",
@@ -478,10 +563,16 @@ __all__ = [
     "measure_generation",
     "measure_lost_in_the_middle",
     "needle_words",
+    "needles_for",
+    "paired_detectable",
+    "paired_pairs_needed",
+    "paired_power",
     "place",
     "prompt_holds",
     "recalled",
+    "recalls_needle",
     "retriever_rates",
     "sample",
-    "supported",
+    "unpaired_detectable",
+    "unpaired_power",
 ]

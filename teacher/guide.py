@@ -271,6 +271,20 @@ def _predictions(course: Course) -> dict[str, str]:
     }
 
 
+def _generation(course: Course) -> dict[str, str]:
+    """Notebook 07's generator on the course: needles recalled with and without the needle in the prompt, with the
+    95% Wilson interval of the first (issue 66, statement 1: what was measured, not "rarely if ever")."""
+    m = course.generation()
+    if m is None:
+        raise DataError("the guide quotes notebook 07's generator: run `python -m ragkit warm` with it installed")
+    inside, outside = m.halves.with_needle, m.halves.without_needle
+    return {
+        "gen_recalled": f"{inside.k} of {inside.n}",
+        "gen_recalled_ci": f"{inside.low:.2f} to {inside.high:.2f}",
+        "gen_without": f"{outside.k} of {outside.n}",
+    }
+
+
 def _setting_value(value: object) -> str:
     """A swept value as the guide writes it: 30, 0.75, (0.9, 0.9)."""
     return f"({value[0]:g}, {value[1]:g})" if isinstance(value, tuple) else format(value, "g")
@@ -317,6 +331,7 @@ def figures(course: Course, solutions: Path) -> dict[str, str]:
         **_abstention(course),
         **_predictions(course),
         **_tuning(course),
+        **_generation(course),
     }
 
 

@@ -69,9 +69,10 @@ if "google.colab" in sys.modules:
 #   `.ragkit-cache/`, so later runs, and later notebooks, start warm. Progress bars show you what is happening.
 # - **Move the widgets.** Sliders and drop-downs recompute on the spot; they are there so that you can
 #   poke at a claim instead of taking it on trust.
-# - **Two models are optional.** The cross-encoder reranker and the small Qwen generator are not on PyPI.
-#   Run `make models` on a machine with internet to fetch them; without them, the cells that need them say so
-#   and everything else still runs. The cell below tells you what this machine has.
+# - **Two models are optional.** SmolLM2-135M-Instruct, the small generator notebook 07 runs, comes with the
+#   install and works offline. The chapter's generator, Qwen2.5-0.5B-Instruct, and the cross-encoder reranker are
+#   not on PyPI: run `make models` on a machine with internet to fetch them; without them, the cells that need them
+#   say so and everything else still runs. The cell below tells you what this machine has.
 
 # %%
 import pandas as pd

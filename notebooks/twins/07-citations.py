@@ -381,10 +381,10 @@ narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
 # With a generator the other half can be graded too, by a rule fixed in advance. Each sampled needle query goes
 # through the chapter's pipeline (dense retrieval, the gate, four sources at most), the model answers, and the answer
 # is graded against the needle; the table crosses the retriever's part (is the needle in the prompt?) with the
-# generator's (is the answer supported?).
+# generator's (does the answer recall the needle's words?).
 
 # %% jupyter={"source_hidden": true}
-narrate.supported_rule()
+narrate.recall_rule()
 
 # %%
 tables.halves_table(measured)
@@ -439,9 +439,10 @@ narrate.more_chunks(facts, result.counted_with, False)
 # Does the model use a needle less when it sits in the middle of a long prompt? A fixed sample of needle questions is
 # asked three times each, with the same twenty sources: the needle's chunk first, in the middle and last, the other
 # nineteen the chunks dense retrieval ranks highest without the needle. The same rule grades every answer, and each
-# needle is its own pair, so the test is the exact sign test on the discordant pairs. Decide before you look: will the
-# answer be supported more often when the needle is first, in the middle or last, or will this sample detect no
-# difference?
+# needle is its own pair, so the test is the exact sign test on the discordant pairs: only a needle recalled at one
+# place and not at the other counts. Each answer costs seconds, so the sample is small. Decide before you look: with
+# this many needles, what is the smallest p the sign test can reach, and what can such a sample show about where the
+# needle sits?
 
 # %%
 tables.positions_table(measured)
@@ -521,5 +522,7 @@ Quiz("07", course).widget()
 # - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
 # - Hausenblas, Wilde & Tennison (2014), URI fragment identifiers for the text/csv media type, RFC 7111 [hausenblas2014]
 # - Liu et al. (2024), Lost in the middle: how language models use long contexts, TACL [liu2024]
+# - Gao et al. (2023), Enabling large language models to generate text with citations (ALCE), EMNLP [gao2023]
+# - Allal et al. (2025), SmolLM2: when smol goes big, arXiv preprint [allal2025]
 #
 # The full references, and what the course uses each work for: the course's bibliography, [docs/sources.md](../docs/sources.md), which the book shows as its page *Sources*.

@@ -1,4 +1,4 @@
-"""The generator's grading on hand-made answers: markers, the supported rule, the 2x2, paired verdicts, arXiv ids."""
+"""The generator's grading on hand-made answers: markers, the recall rule, the 2x2, paired verdicts, arXiv ids."""
 
 from __future__ import annotations
 
@@ -44,17 +44,17 @@ def test_the_needle_words_leave_out_what_the_question_gives_away():
     assert f.needle_words("sign test", "a sign test?") == frozenset({"sign", "test"})  # all given away: all kept
 
 
-def test_an_answer_is_supported_at_half_the_needle_words_and_not_below():
+def test_an_answer_recalls_its_needle_at_half_the_needle_words_and_not_below():
     wanted = sorted(f.needle_words(NEEDLE, QUESTION.question))
     half = len(wanted) // 2 + len(wanted) % 2
-    assert f.SUPPORTED_SHARE == 0.5
-    assert f.supported("Alpha and beta.", "alpha beta gamma delta", "what?")  # exactly half
-    assert not f.supported("Alpha and the rest.", "alpha beta gamma delta", "what?")
-    assert f.supported(" ".join(wanted[:half]), NEEDLE, QUESTION.question)
-    assert not f.supported(" ".join(wanted[: half - 1]), NEEDLE, QUESTION.question)
+    assert f.RECALL_SHARE == 0.5
+    assert f.recalls_needle("Alpha and beta.", "alpha beta gamma delta", "what?")  # exactly half
+    assert not f.recalls_needle("Alpha and the rest.", "alpha beta gamma delta", "what?")
+    assert f.recalls_needle(" ".join(wanted[:half]), NEEDLE, QUESTION.question)
+    assert not f.recalls_needle(" ".join(wanted[: half - 1]), NEEDLE, QUESTION.question)
     assert f.recalled(NEEDLE, NEEDLE, QUESTION.question) == 1.0
-    assert not f.supported("A sign test needs discordant pairs.", NEEDLE, QUESTION.question)  # only the question's
-    assert f.supported("AT LEAST SIX, to reach p BELOW 0.05", NEEDLE, QUESTION.question)  # case does not matter
+    assert not f.recalls_needle("A sign test needs discordant pairs.", NEEDLE, QUESTION.question)  # only the question's
+    assert f.recalls_needle("AT LEAST SIX, to reach p BELOW 0.05", NEEDLE, QUESTION.question)  # case does not matter
 
 
 def test_the_two_by_two_counts_each_trial_once_in_its_cell():
@@ -68,7 +68,7 @@ def test_the_two_by_two_counts_each_trial_once_in_its_cell():
         trial(False, False),
     ]
     h = f.count_two_halves(trials, refused=3)
-    assert (h.in_prompt_supported, h.in_prompt_unsupported, h.missing_supported, h.missing_unsupported) == (2, 1, 1, 3)
+    assert (h.in_prompt_recalled, h.in_prompt_not_recalled, h.missing_recalled, h.missing_not_recalled) == (2, 1, 1, 3)
     assert h.refused == 3
     assert (h.with_needle.k, h.with_needle.n, h.without_needle.k, h.without_needle.n) == (2, 3, 1, 4)
     assert 0 < h.with_needle.low < 2 / 3 < h.with_needle.high < 1
@@ -85,7 +85,7 @@ def test_a_trial_is_graded_from_the_prompts_own_citations():
             return made("At least six are needed to reach p below 0.05 [2], not [7].")
 
     t = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
-    assert t.needle_at == 2 and t.needle_in_prompt and t.supported and t.cites_needle
+    assert t.needle_at == 2 and t.needle_in_prompt and t.needle_recalled and t.cites_needle
     assert t.markers == f.Markers((2,), (7,))
     prompt, citations = build_context(QUESTION.question, hits[::-1])
     again = f.grade_answer(QUESTION, QUESTION.question, prompt, citations, Fixed())  # type: ignore[arg-type]
@@ -236,3 +236,16 @@ def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
     )  # type: ignore[arg-type]
     assert (calls.refused, calls.answered, calls.calls_refused, calls.calls_answered) == (2, 1, 0, 1)
     assert generator.calls == 1 and len(calls.answers) == 1
+
+
+def test_what_a_sample_can_show_is_computed_before_any_prediction():
+    """Power before prediction (issue 64): the smallest p and the smallest difference detectable with 80% power."""
+    assert f.paired_pairs_needed() == 6  # 2 * 0.5**5 = 0.0625, 2 * 0.5**6 = 0.03125
+    assert f.paired_detectable(5) is None  # five pairs can never reach p < 0.05
+    assert f.paired_power(39, 0.2) >= 0.8 > f.paired_power(38, 0.2)  # binomial tail of >= 6 discordant pairs
+    assert f.needles_for(0.2) == 39
+    assert abs(f.paired_power(40, f.paired_detectable(40)) - 0.8) < 1e-6
+    assert abs(f.fisher_smallest_p(7, 5) - 1 / 792) < 1e-12  # one table of C(12, 5) = 792 as extreme
+    assert f.fisher_smallest_p(7, 0) == 1.0 and f.unpaired_detectable(7, 0, 0.0) is None
+    gap = f.unpaired_detectable(7, 5, 0.0)
+    assert gap is not None and 0.7 < gap < 0.85 and f.unpaired_power(7, 5, 0.0, gap) >= 0.8 - 1e-6

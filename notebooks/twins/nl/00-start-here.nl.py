@@ -75,8 +75,9 @@ language.use("nl")
 #   `.ragkit-cache/`, zodat latere runs, en latere notebooks, met een warme cache beginnen. Voortgangsbalken laten zien wat er gebeurt.
 # - **Gebruik de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
 #   zelf op de proef kunt stellen in plaats van haar op goed vertrouwen aan te nemen.
-# - **Twee modellen zijn optioneel.** De cross-encoder-reranker en de kleine Qwen-generator staan niet op PyPI.
-#   Draai `make models` op een machine met internet om ze op te halen; zonder die modellen melden de cellen die ze
+# - **Twee modellen zijn optioneel.** SmolLM2-135M-Instruct, de kleine generator die notebook 07 draait, komt mee
+#   met de installatie en werkt offline. De generator van het hoofdstuk, Qwen2.5-0.5B-Instruct, en de
+#   cross-encoder-reranker staan niet op PyPI: draai `make models` op een machine met internet om ze op te halen; zonder die modellen melden de cellen die ze
 #   nodig hebben dat, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
 
 # %%

@@ -273,7 +273,8 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 # wanneer het het niet weet. Met onze sweep kun je dat argument op echte getallen toetsen. Behandel elke query
 # (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed antwoordt wanneer
 # de needle in zijn prompt is beland, en dat elk ander antwoord fout is (een bluf is fout; een weigering levert
-# niets op). Geef dan elke cut twee scores: een met binaire accuracy, en een met één punt aftrek per fout antwoord.
+# niets op). Dat is een bovengrens: notebook 07 meet een generator die een needle in zijn prompt vaak mist. Geef dan
+# elke cut twee scores: een met binaire accuracy, en een met één punt aftrek per fout antwoord.
 
 # %%
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))

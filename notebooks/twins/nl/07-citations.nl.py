@@ -390,10 +390,10 @@ narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
 # Met een generator kan ook de andere helft beoordeeld worden, met een regel die vooraf vastligt. Elke needle-query uit
 # de steekproef gaat door de pipeline van het hoofdstuk (dense retrieval, de gate, hoogstens vier bronnen), het model
 # antwoordt, en het antwoord wordt beoordeeld tegen de needle; de tabel kruist het deel van de retriever (staat de
-# needle in de prompt?) met dat van de generator (wordt het antwoord gesteund?).
+# needle in de prompt?) met dat van de generator (bevat het antwoord de woorden van de needle?).
 
 # %% jupyter={"source_hidden": true}
-narrate.supported_rule()
+narrate.recall_rule()
 
 # %%
 tables.halves_table(measured)
@@ -450,8 +450,9 @@ narrate.more_chunks(facts, result.counted_with, False)
 # steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
 # Dezelfde regel beoordeelt elk antwoord, en elke needle is zijn eigen paar, dus de test is de exacte sign test op de
-# discordante paren. Beslis voordat je kijkt: wordt het antwoord vaker gesteund als de needle eerst, in het midden of
-# als laatste staat, of kan deze steekproef geen verschil aantonen?
+# discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt teruggegeven telt mee. Elk
+# antwoord kost seconden, dus de steekproef is klein. Beslis voordat je kijkt: wat is met zoveel needles de kleinste p
+# die de sign test kan halen, en wat kan zo'n steekproef laten zien over de plek van de needle?
 
 # %%
 tables.positions_table(measured)
@@ -532,5 +533,7 @@ Quiz("07", course).widget()
 # - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
 # - Hausenblas, Wilde & Tennison (2014), URI fragment identifiers for the text/csv media type, RFC 7111 [hausenblas2014]
 # - Liu et al. (2024), Lost in the middle: how language models use long contexts, TACL [liu2024]
+# - Gao et al. (2023), Enabling large language models to generate text with citations (ALCE), EMNLP [gao2023]
+# - Allal et al. (2025), SmolLM2: when smol goes big, arXiv preprint [allal2025]
 #
 # De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.

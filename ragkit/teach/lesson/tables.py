@@ -354,7 +354,7 @@ def rule_label(name: str) -> str:
 
 
 def halves_table(m: Measurement | None) -> pd.DataFrame:
-    """Notebook 07's 2x2: per kind of prompt, answers supported and not, the rate and its 95% interval (the rows of
+    """Notebook 07's 2x2: per kind of prompt, needles recalled and not, the rate and its 95% interval (the rows of
     ``TwoHalves.rows``, their words and numbers in the kernel's language)."""
     if not m:
         return _none()
@@ -363,9 +363,9 @@ def halves_table(m: Measurement | None) -> pd.DataFrame:
         [
             {
                 "prompt": label,
-                "answer supported": rate.k,
-                "answer not supported": rate.n - rate.k,
-                "supported rate": say("{share:.2f}", share=rate.share),
+                "needle recalled": rate.k,
+                "needle not recalled": rate.n - rate.k,
+                "recall rate": say("{share:.2f}", share=rate.share),
                 "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
             }
             for label, rate in kinds
@@ -402,7 +402,7 @@ def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
 
 
 def positions_table(m: Measurement | None) -> pd.DataFrame:
-    """Supported answers with the needle first, in the middle and last of a long prompt, with the paired tests (the
+    """Needles recalled with the needle first, in the middle and last of a long prompt, with the paired tests (the
     rows of ``LostInTheMiddle.rows``, their words and numbers in the kernel's language)."""
     if not m:
         return _none()
@@ -413,7 +413,7 @@ def positions_table(m: Measurement | None) -> pd.DataFrame:
             {
                 "needle placed": place_name(position),
                 "source number": trials[0].needle_at if trials else 0,
-                "supported": rate.k,
+                "recalled": rate.k,
                 "asked": rate.n,
                 "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
                 "against the middle": "" if position == "middle" else paired_test(m.lost.test(position)),

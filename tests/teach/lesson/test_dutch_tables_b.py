@@ -193,7 +193,7 @@ def test_four_or_twenty_chunks_is_the_notebooks_old_table_in_english_and_dutch_i
 
 def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_engines_figures():
     halves = TwoHalves(0, 7, 1, 4, 0)
-    trial = lambda ok, at: SimpleNamespace(supported=ok, needle_at=at)  # noqa: E731
+    trial = lambda ok, at: SimpleNamespace(needle_recalled=ok, needle_at=at)  # noqa: E731
     lost = LostInTheMiddle(
         ("q1", "q2", "q3"),
         20,
@@ -210,9 +210,9 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
             [
                 {
                     "prompt": label,
-                    "answer supported": rate.k,
-                    "answer not supported": rate.n - rate.k,
-                    "supported rate": f"{rate.share:.2f}",
+                    "needle recalled": rate.k,
+                    "needle not recalled": rate.n - rate.k,
+                    "recall rate": f"{rate.share:.2f}",
                     "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
                 }
                 for label, rate in (
@@ -223,7 +223,7 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
         ).set_index("prompt")
     )
     assert "bevat de needle" in dutch and "mist de needle" in dutch and "0,00 tot 0,35" in dutch
-    assert "aandeel gesteund" in dutch and "0,20" in dutch and "holds" not in dutch and "0.00" not in dutch
+    assert "aandeel teruggegeven" in dutch and "0,20" in dutch and "holds" not in dutch and "0.00" not in dutch
     english, dutch = both(lambda: html(tables.positions_table(m)))
     assert english == html(
         formats.Frame(
@@ -231,7 +231,7 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
                 {
                     "needle placed": place,
                     "source number": at,
-                    "supported": lost.rate(place).k,
+                    "recalled": lost.rate(place).k,
                     "asked": 3,
                     "95% interval": f"{lost.rate(place).low:.2f} to {lost.rate(place).high:.2f}",
                     "against the middle": against,

@@ -366,7 +366,7 @@ def graded_trial(in_prompt: bool, ok: bool, cites: bool = False) -> fth.GradedAn
 def measurement(
     cells: tuple[int, int, int, int] = (0, 5, 0, 3), lost: dict | None = None, ids: tuple[str, ...] = ("1908.10084",)
 ) -> fth.Measurement:
-    """A made-up notebook-07 measurement: the 2x2's four counts, supported answers by place, the ids written."""
+    """A made-up notebook-07 measurement: the 2x2's four counts, needles recalled by place, the ids written."""
     ok_in, not_in, ok_out, not_out = cells
     trials = tuple(
         [graded_trial(True, True, cites=True)] * ok_in
@@ -593,7 +593,7 @@ def edge_cases() -> dict[str, list]:
             narrate.generated_markers(None, RenderedAnswer("x", ())),
         ],
         "written_ranges": [narrate.written_ranges("a model", 0), narrate.written_ranges("a model", 2)],
-        "supported_rule": [narrate.supported_rule()],
+        "recall_rule": [narrate.recall_rule()],
         "generator_halves": [
             narrate.generator_halves(measurement(), 64),
             narrate.generator_halves(measurement((2, 6, 0, 3)), 64),
@@ -1153,13 +1153,17 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "No generator on this machine" in text["generated_markers"][1]
     assert "wrote **none**: the table holds the fixed examples only" in text["written_ranges"][0]
     assert "wrote **2**: the table checks each" in text["written_ranges"][1]
-    assert "at least **50%** of the needle's content words" in text["supported_rule"][0]
+    assert "at least **50%** of the needle's content words" in text["recall_rule"][0]
+    rule = text["recall_rule"][0]  # named for what it measures, with what it cannot see, and ALCE for what ALCE does
+    assert "*recalls its needle*" in rule and "supported" not in rule.split("Whether the cited source")[0]
+    assert all(blind in rule for blind in ("paraphrase", "from memory", "wrong claim that repeats the needle's words"))
+    assert "ALCE (Gao et al. 2023) scores citation recall and precision with an entailment (NLI) model" in rule
     none_better, less_than_half, mostly = text["generator_halves"][:3]
-    assert "Prompts holding the needle: **5**, of which **0** got a supported answer" in none_better
-    assert "did not make a supported answer more likely" in none_better
+    assert "Prompts holding the needle: **5**, of which **0** recalled it in the answer" in none_better
+    assert "did not make an answer that recalls it more likely" in none_better
     assert "The gate refused **2**" in none_better
-    assert "less than half the time" in less_than_half and "mostly used it" in mostly
-    assert "less than half the time" in text["generator_halves"][3]  # no prompt lacks the needle: nothing to compare
+    assert "less than half of its answers" in less_than_half and "mostly used it" in mostly
+    assert "less than half of its answers" in text["generator_halves"][3]  # no prompt lacks the needle: none to compare
     assert "**10** of the 64 needle queries" in none_better
     assert "cite the source holding their needle: **6** of 8" in mostly
     detected, tied = text["needle_in_prompt"]
@@ -1175,12 +1179,20 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "first **7** of 7, middle **0**, last **1**" in found
     assert "first ahead (+7/-0, p = 0.0156): a difference this sample detects" in found
     assert "no difference detected (+1/-0, p = 1); 1 discordant pair can give a p no smaller than 1" in found
+    # power before prediction: 3 needles reach p 0.25 at best, so the text says it can detect nothing (issue 66, 2-3)
+    assert "With **3** needles the sign test can reach p no smaller than **0.25**, not below 0.05" in nothing
+    assert "cannot detect a difference of any size" in nothing and "at least **39** needles" in nothing
+    assert "With **7** needles the sign test can reach p no smaller than **0.0156**;" in found
+    assert "can only find a large effect" not in found
+    halves = text["generator_halves"][0]  # 5 prompts with the needle, 3 without, none recalled
+    assert "Fisher's exact test on groups of 5 and 3 prompts can reach p no smaller than **0.0179**" in halves
+    assert "with 80% power detects only a gap of at least **96** points above the rate without" in halves
     assert "**1** well-formed identifier (**1** distinct)" in text["invented_ids"][0]
     assert "**0** well-formed identifiers" in text["invented_ids"][1]
-    assert "gives no supported-answer rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]
+    assert "gives no needle-recall rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]
     same, reworded, moved = text["changed_prompt"]
     assert "The same answers" in same and "the counts did not" in reworded and "The figures moved" in moved
-    assert "Your prompt: supported **1** of 5" in moved and "the chapter's prompt: **0** of 5" in moved
+    assert "Your prompt: needle recalled **1** of 5" in moved and "the chapter's prompt: **0** of 5" in moved
     assert "(0.675)" in text["halves_at_cut"][0]
     assert (
         "passes **1** of **1**; *does it point at what is claimed* passes **0** of **1**"

@@ -24,8 +24,8 @@ __all__ = [
     "invented_ids",
     "needle_positions",
     "no_generator",
+    "recall_rule",
     "small_model",
-    "supported_rule",
     "written_ranges",
 ]
 
@@ -80,34 +80,41 @@ def written_ranges(model: str, written: int) -> Markdown:
     )
 
 
-def supported_rule() -> Markdown:
+def recall_rule() -> Markdown:
     """The rule that grades an answer against its needle, with its threshold, stated before any figure."""
     return Markdown(
         say(
-            "**The rule.** An answer is *supported* when it contains at least **{share:.0%}** of the needle's content "
+            "**The rule.** An answer *recalls its needle* when it contains at least **{share:.0%}** of the needle's "
+            "content "
             "words that the query (question or ticket) does not already contain (lower-cased, accents folded, short "
             "function words left out). You can check it by hand: underline those words in the needle, then look for "
-            "them in the answer. "
-            "The threshold was written down before any answer was read, and is never tuned to the results.",
-            share=faithfulness.SUPPORTED_SHARE,
+            "them "
+            "in the answer. "
+            "The threshold was written down before any answer was read, and is never tuned to the results. The "
+            "rule is lexical: it counts words, so it cannot see a paraphrase (a right answer in other words counts "
+            "as a miss), an answer the model knew from memory without reading its source (it counts as recalled all "
+            "the same), or a wrong claim that repeats the needle's words (it counts as recalled). Whether the cited "
+            "source supports the answer takes a judge of meaning: ALCE (Gao et al. 2023) scores citation recall "
+            "and precision with an entailment (NLI) model.",
+            share=faithfulness.RECALL_SHARE,
         )
     )
 
 
 def generator_halves(m: Measurement | None, queries: int) -> Markdown:
-    """The 2x2 in words: the gate's refusals, then the supported rate with and without the needle in the prompt."""
+    """The 2x2 in words: the gate's refusals, then the needle-recall rate with and without the needle in the prompt."""
     if m is None:
         return no_generator()
     h, cited = m.halves, sum(t.cites_needle for t in m.trials if t.needle_in_prompt)
     inside, outside = h.with_needle, h.without_needle
     if inside.n and outside.n and inside.share <= outside.share:
         lesson = _(
-            "Having the needle in the prompt did not make a supported answer more likely in this sample: "
+            "Having the needle in the prompt did not make an answer that recalls it more likely in this sample: "
             "here the generator's part is where answers fail."
         )
     elif inside.n and inside.share < 0.5:
         lesson = _(
-            "Even with the needle in its prompt the model wrote a supported answer less than half the time: "
+            "Even with the needle in its prompt the model recalled it in less than half of its answers: "
             "retrieval supplied the answer, the generator did not use it."
         )
     else:
@@ -118,12 +125,13 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
     return Markdown(
         say(
             "A fixed sample of **{n}** of the {queries} needle queries (seed {seed}, either phrasing), dense retrieval "
-            "on E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
-            "refused **{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** got a "
-            "supported answer ({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which "
+            "on "
+            "E at cut {cut}, four sources at most, answers of at most {tokens} new tokens by **{model}**. The gate "
+            "refused "
+            "**{refused}**. Prompts holding the needle: **{inside_n}**, of which **{inside_k}** recalled it in the "
+            "answer ({inside_low:.2f} to {inside_high:.2f}); prompts lacking it: **{outside_n}**, of which "
             "**{outside_k}** ({outside_low:.2f} to {outside_high:.2f}). Answers that cite the source holding their "
-            "needle: **{cited}** of {inside_n}. {lesson} With samples this small the intervals are wide: read the "
-            "counts, not the decimals.",
+            "needle: **{cited}** of {inside_n}. {lesson} {can_show}",
             n=len(m.sample),
             queries=queries,
             seed=faithfulness.SAMPLE_SEED,
@@ -141,6 +149,7 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
             outside_high=outside.high,
             cited=cited,
             lesson=lesson,
+            can_show=_unpaired_can_show(inside.n, outside.n, outside.share),
         )
     )
 
@@ -169,26 +178,24 @@ def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
 
 
 def needle_positions(m: Measurement | None) -> Markdown:
-    """Supported answers by the needle's place in a long prompt, the two paired tests, and a verdict no stronger."""
+    """Needles recalled by their place in a long prompt, the two paired tests, and a verdict no stronger."""
     if m is None:
         return no_generator()
     lost, model = m.lost, m.model
     rates = {p: lost.rate(p) for p in faithfulness.POSITIONS}
+    verdict = _paired_can_show(len(lost.question_ids))
     if not any(r.k for r in rates.values()):
-        verdict = _(
-            "The model supported no answer at any place, so where the needle sits cannot show here: without "
-            "a supported answer there is no discordant pair to test. This measures the method, not the effect."
-        )
-    else:
-        verdict = _(
-            "A sample this small can only find a large effect; no detected difference is not the same as no difference."
+        verdict += " " + _(
+            "No answer recalled its needle at any place, so where the needle sits cannot show here: without "
+            "a recalled needle there is no discordant pair to test. This measures the method, not the effect."
         )
     return Markdown(
         say(
             "**{n}** needle questions (a fixed sample, seed {seed}), each asked three times by **{model}** with the "
-            "same {chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without "
-            "the needle, in rank order, no gate. Supported answers: first **{first}** of {n}, middle **{middle}**, "
-            "last **{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
+            "same "
+            "{chunks} sources: the needle's chunk and the {others} chunks dense retrieval ranks highest without the "
+            "needle, in rank order, no gate. Needles recalled: first **{first}** of {n}, middle **{middle}**, last "
+            "**{last}**. First against the middle: {first_test}. Last against the middle: {last_test}. {verdict}",
             n=len(lost.question_ids),
             seed=faithfulness.SAMPLE_SEED,
             model=model,
@@ -204,12 +211,66 @@ def needle_positions(m: Measurement | None) -> Markdown:
     )
 
 
+def _paired_can_show(needles: int) -> str:
+    """What a paired sign test on this many needles can show, computed: its smallest p and the smallest difference
+    it detects with 80% power, or that it detects none and how many needles a 20-point drop would take."""
+    share = faithfulness.paired_detectable(needles)
+    if share is None:
+        return say(
+            "With **{n}** needles the sign test can reach p no smaller than **{smallest:.3g}**, not below {alpha}: "
+            "this sample cannot detect a difference of any size, so it demonstrates the method and shows nothing "
+            "about where the needle sits. Detecting a drop of {drop} points with {power:.0%} power would take at "
+            "least **{needed}** needles, even if every discordant pair went the same way.",
+            n=needles,
+            smallest=smallest_p(needles),
+            alpha=faithfulness.DETECT_ALPHA,
+            drop=round(faithfulness.DROP * 100),
+            power=faithfulness.POWER,
+            needed=faithfulness.needles_for(),
+        )
+    return say(
+        "With **{n}** needles the sign test can reach p no smaller than **{smallest:.3g}**; with {power:.0%} power "
+        "it detects only a difference of at least **{points}** points of the needles (every discordant pair the "
+        "same way). No detected difference is not the same as no difference.",
+        n=needles,
+        smallest=smallest_p(needles),
+        power=faithfulness.POWER,
+        points=round(share * 100),
+    )
+
+
+def _unpaired_can_show(with_needle: int, without: int, base: float) -> str:
+    """What comparing two rates on groups of these sizes can show, computed: Fisher's exact test's smallest p and
+    the smallest gap above ``base`` it detects with 80% power."""
+    gap = faithfulness.unpaired_detectable(with_needle, without, base)
+    smallest = faithfulness.fisher_smallest_p(with_needle, without)
+    if gap is None:
+        return say(
+            "What this sample can show: Fisher's exact test on groups of {a} and {b} prompts can reach p no smaller "
+            "than **{smallest:.3g}**, and no gap between the two rates is detected with {power:.0%} power.",
+            a=with_needle,
+            b=without,
+            smallest=smallest,
+            power=faithfulness.POWER,
+        )
+    return say(
+        "What this sample can show: Fisher's exact test on groups of {a} and {b} prompts can reach p no smaller than "
+        "**{smallest:.3g}**, and with {power:.0%} power detects only a gap of at least **{points}** points above the "
+        "rate without the needle.",
+        a=with_needle,
+        b=without,
+        smallest=smallest,
+        power=faithfulness.POWER,
+        points=round(gap * 100),
+    )
+
+
 def _position(test: SignTest, place: str, alpha: float = 0.05) -> str:
     """What one paired test of a place against the middle says, no stronger than it is, in the kernel's language."""
     pairs = test.wins + test.losses
     if pairs == 0:
         return say(
-            "no needle was supported {place} and not in the middle or the other way round, so this sample "
+            "no needle was recalled {place} and not in the middle or the other way round, so this sample "
             "cannot tell the two apart",
             place=place,
         )
@@ -266,11 +327,14 @@ def small_model(m: Measurement | None) -> Markdown:
     return Markdown(
         say(
             "The generator here, **{model}**, is there to show what a generator does with its sources, not to answer "
-            "well: the figures above are this model's, measured, and say nothing about what RAG does with a stronger "
-            "one. The chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token "
-            "opening prompt, and **{well_formed}** well-formed identifiers of which **{real}** were real papers and "
-            "**{right}** the paper claimed. The chapter gives no supported-answer rate and no lost-in-the-middle "
-            "figure for it, so none is "
+            "well: "
+            "the figures above are this model's, measured, and say nothing about what RAG does with a stronger one. "
+            "The "
+            "chapter's generator, {chapter_model}, is reported on two things only: a **{tokens}**-token opening "
+            "prompt, "
+            "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the "
+            "paper "
+            "claimed. The chapter gives no needle-recall rate and no lost-in-the-middle figure for it, so none is "
             'shown here; with it installed (`make models`), `Generator("Qwen2.5-0.5B-Instruct")` runs the same '
             "measurements.",
             model=m.model,
@@ -303,9 +367,9 @@ def changed_prompt(mine: Sequence[GradedAnswer], refused: int, base: Measurement
         )
     return Markdown(
         say(
-            "Your prompt: supported **{mine_in}** of {mine_in_n} with the needle in the prompt and **{mine_out}** of "
-            "{mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and **{base_out}** of "
-            "{base_out_n}. {verdict}",
+            "Your prompt: needle recalled **{mine_in}** of {mine_in_n} with the needle in the prompt and "
+            "**{mine_out}** of {mine_out_n} without it; the chapter's prompt: **{base_in}** of {base_in_n} and "
+            "**{base_out}** of {base_out_n}. {verdict}",
             mine_in=yours.with_needle.k,
             mine_in_n=yours.with_needle.n,
             mine_out=yours.without_needle.k,

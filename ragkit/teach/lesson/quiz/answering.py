@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragkit.answer import DEFAULT_CUT
-from ragkit.faithfulness import needle_words, recalled, supported
+from ragkit.faithfulness import needle_words, recalled, recalls_needle
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal, yes_no
@@ -75,7 +75,7 @@ def _denied_needle(course: Course) -> QuizQuestion:
     """An answer that repeats a needle's words to deny it, graded by 07's rule (the needle's words recalled)."""
     q = min(course.questions, key=lambda q: (len(needle_words(q.needle, q.question)) < 3, len(q.needle)))
     denial = say("No: it is not true that ‘{needle}’.", needle=q.needle.rstrip("."))
-    counted = supported(denial, q.needle, q.question)
+    counted = recalls_needle(denial, q.needle, q.question)
     words = needle_words(q.needle, q.question)
     found = round(recalled(denial, q.needle, q.question) * len(words))
     return applied(
