@@ -24,7 +24,7 @@ from ragkit.teach.grading.failures import RunFailure
 from ragkit.teach.grading.gradebook import ClassGrades, Grade, better, table_language
 from ragkit.teach.grading.handed_in import Submission, read_notebook, submissions
 from ragkit.teach.grading.isolation import Isolation, Limits
-from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, writing_into
+from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, not_graded, writing_into
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.language import say
 from ragkit.teach.untrusted import shown
@@ -105,13 +105,19 @@ def grade(
                 with ThreadPoolExecutor(max_workers=jobs) as pool:
                     for s, run in zip(runnable, pool.map(execute, runnable)):
                         began = time.monotonic()
-                        g = replace(judged(s, run, course, late), judging=time.monotonic() - began)
+                        try:  # one boundary per submission: whatever it makes the grader do wrong is its row's
+                            g = judged(s, run, course, late)
+                        except Exception as exc:
+                            g = not_graded(s, exc, run.seconds)
+                        g = replace(g, judging=time.monotonic() - began)
                         ran.setdefault((g.student, g.exercise), []).append(g)
                         if progress is not None:
                             progress(g)
             finally:
                 for judging in late:  # a check past its bound still writes into this grading's cache and results
                     judging.join()
+                if lend is not None:  # no text still being embedded when the grader exits
+                    lend.stop()
             isolation = sandbox.isolation
     grades += [better(rows) for rows in ran.values()] + _missing(found, listed or ())
     grades = sorted((replace(g, table=table) for g in grades), key=lambda g: (g.student, g.exercise))
@@ -152,15 +158,18 @@ def _runner(sandbox: Sandbox, pairs: list[tuple[str, str]]) -> Callable[[Submiss
         except InputError as exc:
             return SandboxRun(RunFailure("not read", reason=str(exc)))
         exercise = TABLE[s.exercise]
-        # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
-        return sandbox.run(
-            notebook,
-            s.student,
-            tuple(exercise.answers),
-            exercise.functions,
-            pairs if exercise.functions else None,
-            lend=bool(exercise.functions),
-        )
+        try:  # one boundary per submission: whatever its run makes the grader do wrong is its row's
+            # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
+            return sandbox.run(
+                notebook,
+                s.student,
+                tuple(exercise.answers),
+                exercise.functions,
+                pairs if exercise.functions else None,
+                lend=bool(exercise.functions),
+            )
+        except Exception as exc:
+            return SandboxRun(RunFailure("sandbox", text=not_graded(s, exc).reason))
 
     return execute
 

@@ -83,6 +83,8 @@ class Lending:
     """Seconds a run's request waits for a turn (other runs hold them all) before its kernel computes."""
     texts: int = MAX_TEXTS
     """Texts one run may have embedded by the grader (the grader sizes it from ex4's header chunks)."""
+    stop: Callable[[], None] = lambda: None
+    """Ends the lending: refuses new texts and returns once no text is being embedded."""
 
 
 @dataclass(frozen=True)
