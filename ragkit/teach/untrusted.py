@@ -1,32 +1,36 @@
-"""What a student wrote, read without trusting it: regular files only, bounded sizes and nesting, text safe to show."""
+"""What a student wrote, read without trusting it: folders walked through descriptors, never through a link; bounded
+sizes and nesting; text safe to show."""
 
 from __future__ import annotations
 
 import csv
+import errno
 import math
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from ragkit.errors import InputError
+from ragkit.plumbing.bounded import open_folder
 from ragkit.teach.language import say
 from ragkit.terminal import SHOWN
 from ragkit.terminal import shown as _shown
 
 __all__ = [
+    "MAX_DEPTH",
     "MAX_LINE",
     "MAX_NESTING",
     "MAX_RESULTS_FILE",
-    "O_NOFOLLOW",
-    "O_NONBLOCK",
+    "Entry",
+    "linked",
     "nesting",
-    "read_regular",
     "refuse_constant",
     "shown",
     "spreadsheet_cell",
     "strict",
+    "walk",
     "write_csv",
 ]
 
@@ -36,6 +40,8 @@ MAX_LINE = 16 * 2**10
 """Bytes one line of a results file may hold."""
 MAX_NESTING = 8
 """How deep anything a student wrote may nest, once parsed: a line of a results file, a notebook's answers."""
+MAX_DEPTH = 8
+"""Folders deep a walk goes under a folder given."""
 
 
 def shown(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> str:
@@ -48,10 +54,6 @@ def shown(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> st
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
-"""``os.open``'s flag that refuses a link as the last part of a path (0 where the system has none)."""
-O_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
-"""``os.open``'s flag that never waits on a FIFO a student left in place of a file (0 where the system has none)."""
 
 
 def spreadsheet_cell(text: str) -> str:
@@ -96,29 +98,83 @@ def nesting(line: str) -> int:
     return deepest
 
 
-def read_regular(path: Path, limit: int, called: str) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file, opened without following a link or blocking on a FIFO, at most ``limit`` of them.
+@dataclass(frozen=True)
+class Entry:
+    """A file a walk found: its path as shown, and its name in the folder the walk holds open while it stands there."""
 
-    Anything else is an InputError saying why, for a teacher to read: ``called`` names the file in it.
+    path: Path
+    folder: int
+    """The descriptor of the file's folder: valid while the walk has not moved on (read the file through it)."""
+    name: str
+
+
+def linked(name: str | Path, folder: int | None = None) -> str:
+    """Where a link leads, as text safe to show (a link's target is whatever its maker wrote)."""
+    try:
+        return "to " + shown(os.readlink(name, dir_fd=folder), 400)
+    except OSError as exc:
+        return f"its target not read: {exc.strerror or exc}"
+
+
+def walk(
+    folder: int, where: Path, skipped: list[str], wanted: Callable[[str], bool], hidden: bool = True, depth: int = 0
+) -> Iterator[Entry]:
+    """The files under the folder open as ``folder`` (shown as ``where``) whose name ``wanted`` accepts, in name order.
+
+    Every folder is opened through its parent's descriptor, never through a link: a link to a folder is said (with
+    where it leads) and not entered, a folder more than MAX_DEPTH levels deep is skipped and said, and with
+    ``hidden=False`` no dot entry is looked at (JupyterLab's checkpoints). A file is yielded by name in its folder's
+    descriptor, so that it is opened there (``ragkit.plumbing.bounded.read_beneath``), not looked up again by path.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | os.O_CLOEXEC)
+        names = sorted(os.listdir(folder))
     except OSError as exc:
-        why = "a symbolic link, not followed" if Path(path).is_symlink() else exc.strerror or str(exc)
-        raise InputError(why) from None
+        skipped.append(f"{_where(where)}: folder not read ({exc.strerror or exc})")
+        return
+    folders = []
+    for name in names:
+        if not hidden and name.startswith("."):
+            continue
+        try:
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except OSError:
+            continue  # gone since it was listed
+        if stat.S_ISLNK(st.st_mode) and _leads_to_folder(folder, name):
+            skipped.append(_not_followed(where / name, linked(name, folder)))
+        elif stat.S_ISDIR(st.st_mode):
+            if depth < MAX_DEPTH:
+                folders.append(name)
+            else:
+                skipped.append(f"{_where(where / name)}: folder not read (more than {MAX_DEPTH} levels deep)")
+        elif wanted(name):
+            yield Entry(where / name, folder, name)
+    for name in folders:
+        try:
+            inner = open_folder(name, folder)
+        except OSError as exc:  # made a link, or removed, since it was listed
+            said = linked(name, folder) if exc.errno in (errno.ELOOP, errno.ENOTDIR) else None
+            skipped.append(
+                _not_followed(where / name, said)
+                if said is not None and said.startswith("to ")
+                else f"{_where(where / name)}: folder not read ({exc.strerror or exc})"
+            )
+            continue
+        try:
+            yield from walk(inner, where / name, skipped, wanted, hidden, depth + 1)
+        finally:
+            os.close(inner)
+
+
+def _where(path: Path) -> str:
+    return shown(str(path), 160)
+
+
+def _not_followed(path: Path, said: str) -> str:
+    return f"{_where(path)}: a link to a folder ({said}), not followed: only what lies in the folders given is read"
+
+
+def _leads_to_folder(folder: int, name: str) -> bool:
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("not a regular file (a FIFO, device or socket)")
-        if st.st_size > limit:  # a sparse file of many gigabytes is refused unread
-            raise InputError(f"{st.st_size:,} bytes, more than the {limit:,} {called} may hold")
-        data = b""
-        while len(data) <= limit and (block := os.read(fd, limit + 1 - len(data))):
-            data += block
-        if len(data) > limit:
-            raise InputError(f"grew past the {limit:,} bytes {called} may hold while it was read")
-        return data, st
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc)) from None
-    finally:
-        os.close(fd)
+        return stat.S_ISDIR(os.stat(name, dir_fd=folder).st_mode)
+    except OSError:
+        return False

@@ -22,7 +22,7 @@ from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.answers import TABLE, header_pairs
 from ragkit.teach.grading.failures import RunFailure
 from ragkit.teach.grading.gradebook import ClassGrades, Grade, better, table_language
-from ragkit.teach.grading.handed_in import Submission, read_notebook, submissions
+from ragkit.teach.grading.handed_in import Submission, submissions
 from ragkit.teach.grading.isolation import Isolation, Limits
 from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, not_graded, writing_into
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
@@ -154,7 +154,7 @@ def _runner(sandbox: Sandbox, pairs: list[tuple[str, str]]) -> Callable[[Submiss
 
     def execute(s: Submission) -> SandboxRun:
         try:
-            notebook = read_notebook(s.path)
+            notebook = s.notebook()  # the bytes read when it was found: nothing is looked up by its path again
         except InputError as exc:
             return SandboxRun(RunFailure("not read", reason=str(exc)))
         exercise = TABLE[s.exercise]

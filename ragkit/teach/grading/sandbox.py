@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragkit.plumbing.bounded import O_NOFOLLOW
 from ragkit.plumbing.service import MAX_TEXTS, SERVICE_ENV, Lender
 from ragkit.teach.grading import cgroup
 from ragkit.teach.grading.confinement import HOME, INSIDE
@@ -63,7 +64,6 @@ from ragkit.teach.grading.isolation import (
 )
 from ragkit.teach.grading.isolation import probe as probe_isolation
 from ragkit.teach.grading.uids import UidClaim, kill_uid, leftovers, remove
-from ragkit.teach.untrusted import O_NOFOLLOW
 
 if TYPE_CHECKING:
     import numpy as np

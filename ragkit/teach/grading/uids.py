@@ -17,7 +17,7 @@ import stat
 import time
 from pathlib import Path
 
-from ragkit.teach.untrusted import O_NOFOLLOW
+from ragkit.plumbing.bounded import O_NOFOLLOW
 
 __all__ = ["CLAIMS", "SANDBOX_UIDS", "UID_SPAN", "WRITABLE", "UidClaim", "kill_uid", "leftovers", "remove"]
 

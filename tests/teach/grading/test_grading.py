@@ -138,26 +138,36 @@ def test_checkpoints_and_hidden_folders_are_not_submissions(tmp_path):
 
 
 def test_a_notebook_is_read_only_as_a_bounded_regular_file(tmp_path):
-    fifo = tmp_path / EX1
-    os.mkfifo(fifo)
-    with pytest.raises(InputError, match="not a regular file"):
-        handed_in.read_notebook(fifo)
-    link = tmp_path / EX2
-    link.symlink_to("/etc/passwd")
-    with pytest.raises(InputError, match="symbolic link"):
-        handed_in.read_notebook(link)
-    huge = tmp_path / "ex3.ipynb"
+    """Read once, through its folder's descriptor, when it is found: a FIFO, a file too large or unreadable is that
+    notebook's reason (its row is "not run"); a link is not read at all."""
+    folder = tmp_path / "home" / "ada"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / EX1)
+    (folder / EX2).symlink_to("/etc/passwd")
+    huge = folder / "ex3.ipynb"
     with huge.open("wb") as f:  # sparse: refused by its size, never read
         f.truncate(handed_in.MAX_NOTEBOOK + 1)
+    locked = folder / "ex4.ipynb"
+    locked.write_text("{}")
+    os.chmod(locked, 0)
+    skipped: list[str] = []
+    found = {s.exercise: s for s in handed_in.submissions([tmp_path / "home"], "home", skipped)}
+    assert skipped == [
+        f"{folder / EX2}: {folder / EX2} is a link (to /etc/passwd): not graded, a submission is read "
+        "where it lies, never through a link"
+    ]
+    with pytest.raises(InputError, match="not a regular file"):
+        found["ex1"].notebook()
     with pytest.raises(
         InputError,
         match=f"{handed_in.MAX_NOTEBOOK + 1:,} bytes, more than the {handed_in.MAX_NOTEBOOK:,} a notebook may hold",
     ):
-        handed_in.read_notebook(huge)
-    os.chmod(huge, 0)
-    if not os.access(huge, os.R_OK):  # root reads it anyway
+        found["ex3"].notebook()
+    if os.access(locked, os.R_OK):  # root reads it anyway
+        assert found["ex4"].notebook() == b"{}"
+    else:
         with pytest.raises(InputError, match="Permission denied"):
-            handed_in.read_notebook(huge)
+            found["ex4"].notebook()
 
 
 @pytest.mark.parametrize(
