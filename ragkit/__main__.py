@@ -512,7 +512,7 @@ def _grade(args: argparse.Namespace) -> int:
     from ragkit.teach.grading.grader import grade
     from ragkit.teach.grading.handed_in import read_class_list, refuse_outputs
     from ragkit.teach.grading.isolation import Limits
-    from ragkit.teach.untrusted import shown, write_csv
+    from ragkit.teach.untrusted import shown, write_csv, write_file
 
     refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
     students = read_class_list(args.students) if args.students else None
@@ -536,7 +536,7 @@ def _grade(args: argparse.Namespace) -> int:
         write_csv(args.csv, COLUMNS, [g.row() for g in result.grades])
         print(f"wrote {args.csv}")
     if args.json:
-        args.json.write_text(json.dumps(result.to_json(), indent=1, allow_nan=False), encoding="utf-8")
+        write_file(args.json, json.dumps(result.to_json(), indent=1, allow_nan=False).encode("utf-8"))
         print(f"wrote {args.json}")
     return 0
 

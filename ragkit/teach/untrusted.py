@@ -3,17 +3,21 @@ sizes and nesting; text safe to show."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
+import io
 import math
 import os
 import re
+import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragkit.plumbing.bounded import open_folder
+from ragkit.errors import InputError
+from ragkit.plumbing.bounded import O_NOFOLLOW, open_folder
 from ragkit.teach.language import say
 from ragkit.terminal import SHOWN
 from ragkit.terminal import shown as _shown
@@ -27,11 +31,13 @@ __all__ = [
     "linked",
     "nesting",
     "refuse_constant",
+    "refuse_overwrite",
     "shown",
     "spreadsheet_cell",
     "strict",
     "walk",
     "write_csv",
+    "write_file",
 ]
 
 MAX_RESULTS_FILE = 4 * 2**20
@@ -62,11 +68,64 @@ def spreadsheet_cell(text: str) -> str:
 
 
 def write_csv(path: Path, columns: list[str], rows: Iterable[dict[str, str]]) -> None:
-    """Every CSV ragkit writes: a header and rows, each cell neutralised for spreadsheets."""
-    with Path(path).open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows({c: spreadsheet_cell(str(r[c])) for c in columns} for r in rows)
+    """Every CSV ragkit writes: a header and rows, each cell neutralised for spreadsheets (``write_file``)."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns)
+    writer.writeheader()
+    writer.writerows({c: spreadsheet_cell(str(r[c])) for c in columns} for r in rows)
+    write_file(Path(path), text.getvalue().encode("utf-8"))
+
+
+def refuse_overwrite(path: Path) -> None:
+    """Refuse to write over a link or over a file that has other names (hard links): writing there would change what
+    the link leads to, or another file, perhaps a student's or one only root may write."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return
+    where = shown(str(path), 160)
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(f"{where} is a link ({linked(path)}): not written through; remove it or name another file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{where} is not a regular file: name another file")
+    if st.st_nlink > 1:
+        raise InputError(
+            f"{where} has more than one name (a hard link): not overwritten, that would change the file under its "
+            "other name too; remove it or name another file"
+        )
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` as ``path``, all of it or nothing: into an exclusive temporary file in its folder (mode 0600),
+    renamed over it. An existing link or a file with other hard links there is refused (``refuse_overwrite``); one
+    planted after that check is replaced by the rename, never written through."""
+    path = Path(path)
+    refuse_overwrite(path)
+    folder = open_folder(path.parent, follow=True)  # the folder named; the file in it through its descriptor
+    try:
+        for _ in range(100):
+            temporary = f".{path.name[:200]}.{secrets.token_hex(8)}.tmp"
+            try:
+                fd = os.open(
+                    temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
+                )
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise InputError(f"no temporary file could be made beside {shown(str(path), 160)}")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=folder)
+            raise
+    finally:
+        os.close(folder)
 
 
 def strict(value: object) -> object:

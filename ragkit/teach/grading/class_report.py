@@ -20,6 +20,7 @@ from ragkit.teach.untrusted import (
     MAX_RESULTS_FILE,
     nesting,
     refuse_constant,
+    refuse_overwrite,
     shown,
     walk,
 )
@@ -124,6 +125,7 @@ def _refuse_output(output: Path, files: list[tuple[Path, bytes, os.stat_result]]
         )
     if output.is_dir():
         raise InputError(f"--csv {_where(output)} is a folder: name a file, e.g. {_where(output / 'class.csv')}")
+    refuse_overwrite(output)
     try:
         there = os.stat(output)
     except OSError:

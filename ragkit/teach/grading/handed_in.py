@@ -20,7 +20,7 @@ from pathlib import Path
 from ragkit.errors import InputError
 from ragkit.plumbing.bounded import open_folder, read_beneath, read_regular
 from ragkit.teach import language
-from ragkit.teach.untrusted import Entry, linked, shown, walk
+from ragkit.teach.untrusted import Entry, linked, refuse_overwrite, shown, walk
 
 __all__ = [
     "LAYOUTS",
@@ -194,6 +194,7 @@ def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path])
             raise InputError(f"cannot write {where}: its folder does not exist; create it first or name another file")
         if path.is_dir():
             raise InputError(f"{where} is a folder: name a file in it, e.g. {shown(str(path / 'grades.csv'), 160)}")
+        refuse_overwrite(path)  # a link or a file of other names there: the grades would be written into another file
         for other in [*given, *written]:
             same = path == other or (path.exists() and other.exists() and os.path.samefile(path, other))
             inside = other.is_dir() and (

@@ -120,3 +120,61 @@ def test_the_spool_keeps_what_was_read(tmp_path):
     kept = [spool.keep(bytes([n]) * (1000 * n + 1)) for n in range(5)]
     assert [k.read() for k in kept] == [bytes([n]) * (1000 * n + 1) for n in range(5)]
     assert os.listdir(tmp_path) == []  # nothing of it under a name
+
+
+# The grades are written through no link and over no file of another name
+
+
+def _grade(*args: str) -> subprocess.CompletedProcess:
+    from conftest import ROOT
+
+    return subprocess.run(
+        [sys.executable, "-m", "ragkit", "grade", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+
+
+def test_grades_are_never_written_through_a_planted_link_or_over_a_hard_link(tmp_path):
+    """eve's link where the teacher writes (/tmp/grades.csv) to a root-only file, and a hard link to a submission
+    outside the folder graded: both refused before anything runs, and neither file changes."""
+    home = tmp_path / "home"
+    _notebook(home / "ada" / "exercises", "ada's own work")
+    secret = tmp_path / "root-only.txt"
+    secret.write_text("only root may write this\n")
+    secret.chmod(0o600)
+    planted = tmp_path / "grades.csv"
+    planted.symlink_to(secret)
+    elsewhere = _notebook(tmp_path / "elsewhere" / "bob", "bob's work, not graded today")
+    hard = tmp_path / "grades.json"
+    os.link(tmp_path / "elsewhere" / "bob" / EX2, hard)
+    for args, why in (
+        (["--csv", str(planted)], f"{planted} is a link (to {secret}): not written through"),
+        (["--json", str(hard)], f"{hard} has more than one name (a hard link): not overwritten"),
+    ):
+        out = _grade(str(home), "--timeout", "5", *args)
+        assert out.returncode == 1 and why in out.stderr and "grading with" not in out.stderr, out.stderr
+    assert secret.read_text() == "only root may write this\n" and planted.is_symlink()
+    assert (tmp_path / "elsewhere" / "bob" / EX2).read_bytes() == elsewhere
+
+
+def test_a_file_is_written_whole_through_an_exclusive_temporary_file_and_a_rename(tmp_path):
+    from ragkit.errors import InputError
+    from ragkit.teach.untrusted import write_file
+
+    out = tmp_path / "grades.json"
+    write_file(out, b"first")
+    write_file(out, b"second")  # over its own earlier file: a regular file of one name
+    assert out.read_bytes() == b"second" and sorted(os.listdir(tmp_path)) == ["grades.json"]
+    assert oct(out.stat().st_mode & 0o777) == oct(0o600)
+    target = tmp_path / "target"
+    target.write_bytes(b"kept")
+    (tmp_path / "link.json").symlink_to(target)
+    with pytest.raises(InputError, match="is a link"):
+        write_file(tmp_path / "link.json", b"x")
+    os.link(target, tmp_path / "other.json")
+    with pytest.raises(InputError, match="more than one name"):
+        write_file(tmp_path / "other.json", b"x")
+    assert target.read_bytes() == b"kept" and not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
