@@ -12,6 +12,7 @@ import os
 import re
 import secrets
 import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,8 @@ __all__ = [
     "MAX_LINE",
     "MAX_NESTING",
     "MAX_RESULTS_FILE",
-    "Entry",
+    "FoundFile",
+    "as_written",
     "linked",
     "nesting",
     "refuse_constant",
@@ -56,6 +58,14 @@ def shown(text: object, limit: int | None = SHOWN, *, lines: bool = False) -> st
     if limit is None or len(text) <= limit:
         return _shown(text, limit, lines=lines)
     return _shown(text[:limit], None, lines=lines) + say("... ({n:,} characters)", n=len(text))
+
+
+def as_written(text: str, limit: int | None = 400) -> str:
+    """``shown``, and where the text is not in Unicode's composed form (NFC), its combining marks escaped: two names
+    that differ only in form ("josé" from a macOS zip and "josé") then look different."""
+    if unicodedata.is_normalized("NFC", text):
+        return shown(text, limit)
+    return shown("".join(f"\\u{ord(c):04x}" if unicodedata.combining(c) else c for c in text), limit)
 
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -158,7 +168,7 @@ def nesting(line: str) -> int:
 
 
 @dataclass(frozen=True)
-class Entry:
+class FoundFile:
     """A file a walk found: its path as shown, and its name in the folder the walk holds open while it stands there."""
 
     path: Path
@@ -177,7 +187,7 @@ def linked(name: str | Path, folder: int | None = None) -> str:
 
 def walk(
     folder: int, where: Path, skipped: list[str], wanted: Callable[[str], bool], hidden: bool = True, depth: int = 0
-) -> Iterator[Entry]:
+) -> Iterator[FoundFile]:
     """The files under the folder open as ``folder`` (shown as ``where``) whose name ``wanted`` accepts, in name order.
 
     Every folder is opened through its parent's descriptor, never through a link: a link to a folder is said (with
@@ -206,7 +216,7 @@ def walk(
             else:
                 skipped.append(f"{_where(where / name)}: folder not read (more than {MAX_DEPTH} levels deep)")
         elif wanted(name):
-            yield Entry(where / name, folder, name)
+            yield FoundFile(where / name, folder, name)
     for name in folders:
         try:
             inner = open_folder(name, folder)

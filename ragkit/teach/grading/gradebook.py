@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import shown, strict
+from ragkit.teach.untrusted import as_written, shown, strict
 
 if TYPE_CHECKING:
     from ragkit.teach.grading.isolation import Isolation
@@ -83,7 +83,7 @@ class Grade:
             "numbers": shown(numbers, 200),
             "reason": reason,
             "seconds": f"{self.seconds:.1f}",
-            "notebook": shown(self.notebook, 400),
+            "notebook": as_written(self.notebook),
         }
 
 

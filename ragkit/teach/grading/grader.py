@@ -27,7 +27,7 @@ from ragkit.teach.grading.isolation import Isolation, Limits
 from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, not_graded, writing_into
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.language import say
-from ragkit.teach.untrusted import shown
+from ragkit.teach.untrusted import as_written
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
@@ -58,7 +58,8 @@ def grade(
     ``students`` is the teacher's class list: only they are graded, each gets a row per exercise (``missing`` when
     nothing was handed in), and a notebook naming anyone else is listed under "left out".
     ``table`` is the language of the grade words and headings (else ``RAGKIT_GRADES_LANGUAGE``, else English); each
-    reason is in the language of the notebook it is about.
+    reason is in the language of the notebook it is about. Each run gets the cores divided by ``jobs``
+    (``Limits.cores``, where the machine's cgroup has a cpu controller): a run's hundred busy processes starve no other.
     """
     import tempfile
     import time
@@ -71,6 +72,8 @@ def grade(
         raise InputError(f"--jobs {jobs}: give at least 1")
     table = table_language(table)
     limits = limits or Limits()  # a Limits refuses a time limit that is not a finite number of seconds above 0
+    if limits.cores is None:  # each run its share of the cores, all its processes together: none starves another
+        limits = replace(limits, cores=len(os.sched_getaffinity(0)) / jobs)
     start = time.monotonic()
     roots = [Path(p) for p in paths]
     skipped: list[str] = []
@@ -144,7 +147,7 @@ def _one_per_language(found: list[Submission]) -> tuple[list[Submission], list[G
             kept = say(
                 "{notebooks} notebooks for {exercise} in one language: keep one", notebooks=len(subs), exercise=ex
             )
-            handed = "; ".join(say("handed in {notebook}", notebook=shown(str(s.path), 400)) for s in subs)
+            handed = "; ".join(say("handed in {notebook}", notebook=as_written(str(s.path))) for s in subs)
         grades.append(Grade(who, ex, "not run", reason=f"{kept}; {handed}"))
     return runnable, grades
 

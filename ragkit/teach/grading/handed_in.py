@@ -13,6 +13,7 @@ import re
 import stat
 import tempfile
 import threading
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 from ragkit.errors import InputError
 from ragkit.plumbing.bounded import open_folder, read_beneath, read_regular
 from ragkit.teach import language
-from ragkit.teach.untrusted import Entry, linked, refuse_overwrite, shown, walk
+from ragkit.teach.untrusted import FoundFile, linked, refuse_overwrite, shown, walk
 
 __all__ = [
     "LAYOUTS",
@@ -170,16 +171,22 @@ def student_of(notebook: Path, root: Path, layout: str) -> str | None:
     """The student a notebook belongs to by the layout's rule, from its path as given; None when the rule names nobody.
 
     ``home``: the folder after the first ``home`` of the path (``/home/<student>/...``); ``platform``: the first
-    folder under ``root``, the PATH given (the notebook's own folder when the PATH is the notebook).
+    folder under ``root``, the PATH given (the notebook's own folder when the PATH is the notebook). The name is
+    compared and shown composed (NFC), however the folder's name is written.
     """
     path = _given(notebook)
     if layout == "home":
         index = _first_home(path.parts[:-1])  # the folder after it, not the notebook itself
-        return path.parts[index + 1] if index is not None else None
+        return _composed(path.parts[index + 1]) if index is not None else None
     base = _given(root)
     if base == path:  # a notebook named on the command line: its folder is the student's
-        return path.parent.name or None
-    return path.relative_to(base).parts[0] if base in path.parents and path.parent != base else None
+        return _composed(path.parent.name) or None
+    return _composed(path.relative_to(base).parts[0]) if base in path.parents and path.parent != base else None
+
+
+def _composed(name: str) -> str:
+    """A name in Unicode's composed form (NFC): "josé" as macOS zips write it (NFD) is the same student as "josé"."""
+    return unicodedata.normalize("NFC", name)
 
 
 def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path]) -> None:
@@ -210,7 +217,9 @@ def refuse_outputs(outputs: Iterable[Path | None], inputs: Iterable[str | Path])
 
 
 def read_class_list(path: Path) -> tuple[str, ...]:
-    """The teacher's class list: one login a line (as a hub's admin page exports it); blank and ``#`` lines skipped."""
+    """The teacher's class list: one login a line (as a hub's admin page exports it); blank and ``#`` lines skipped.
+
+    Saved "UTF-8 with BOM" or not; every login composed (NFC), as the students' folders are (``student_of``)."""
     try:
         data = read_regular(Path(path), MAX_CLASS_LIST, "a class list")[0]
     except InputError as exc:  # read_regular says why (no such file, a link, a FIFO, too large): the path and a fix
@@ -218,12 +227,12 @@ def read_class_list(path: Path) -> tuple[str, ...]:
             f"class list {shown(str(path), 160)} not read ({exc}): give a text file with one login a line"
         ) from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(
             f"class list {shown(str(path), 160)} is not UTF-8 text: save it as UTF-8, one login a line"
         ) from None
-    names = [line.strip() for line in text.splitlines()]
+    names = [_composed(line.strip()) for line in text.splitlines()]
     names = [n for n in names if n and not n.startswith("#")]
     if odd := next((n for n in names if "/" in n or not n.isprintable() or n in (".", "..")), None):
         raise InputError(
@@ -259,8 +268,8 @@ def submissions(
             skipped.append(f"{shown(str(root), 400)}: {why}")
             continue
         try:
-            candidates: Iterable[Entry] = (
-                [Entry(root, folder, name)]  # a notebook named on the command line
+            candidates: Iterable[FoundFile] = (
+                [FoundFile(root, folder, name)]  # a notebook named on the command line
                 if name is not None
                 else walk(folder, root, skipped, lambda n: exercise_of(n) is not None, hidden=False)
             )
@@ -326,7 +335,7 @@ def _missing(root: Path) -> InputError:
 
 
 def _taken(
-    entry: Entry, root: Path, layout: str, skipped: list[str], listed: set[str] | None, spool: Spool
+    entry: FoundFile, root: Path, layout: str, skipped: list[str], listed: set[str] | None, spool: Spool
 ) -> tuple[Submission, os.stat_result | None] | None:
     """A notebook found, read through its folder's descriptor if its path makes it a submission; else said, None."""
     nb = entry.path
@@ -359,7 +368,7 @@ def _taken(
     return None
 
 
-def _is_link(entry: Entry) -> bool:
+def _is_link(entry: FoundFile) -> bool:
     try:
         return stat.S_ISLNK(os.stat(entry.name, dir_fd=entry.folder, follow_symlinks=False).st_mode)
     except OSError:

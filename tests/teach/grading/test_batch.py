@@ -38,7 +38,7 @@ def _standin(answers: dict[str, str], raises: tuple[str, ...] = ()):
 
     class Standin:
         def __init__(self, hidden, limits, cache=None, shared=None, lend=None):
-            self.isolation = Isolation(True, True)
+            self.isolation = Isolation(True)
 
         def __enter__(self):
             return self
@@ -158,7 +158,7 @@ ABSENT = '{"my_header": {"absent": true}}'
 class Standin:
     # an ex4 run whose kernel asked for vectors and ended (its time limit) while the grader still embeds them
     def __init__(self, hidden, limits, cache=None, shared=None, lend=None):
-        self.isolation, self.lend = Isolation(True, True), lend
+        self.isolation, self.lend = Isolation(True), lend
 
     def __enter__(self):
         return self

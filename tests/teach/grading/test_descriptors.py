@@ -56,7 +56,7 @@ def test_a_folder_swapped_for_a_link_during_grading_never_hands_in_a_classmates_
 
     class Recording:
         def __init__(self, hidden, limits, cache=None, shared=None, lend=None):
-            self.isolation = Isolation(True, True)
+            self.isolation = Isolation(True)
 
         def __enter__(self):
             return self

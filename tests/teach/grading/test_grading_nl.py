@@ -73,7 +73,7 @@ class FakeSandbox:
     runs: list[str] = []
 
     def __init__(self, *args, **kwargs):
-        self.isolation = Isolation(True, True)
+        self.isolation = Isolation(True)
 
     def __enter__(self):
         return self
