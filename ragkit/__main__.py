@@ -509,12 +509,13 @@ def _grade(args: argparse.Namespace) -> int:
     import json
 
     from ragkit.teach.grading.gradebook import COLUMNS
-    from ragkit.teach.grading.grader import grade
+    from ragkit.teach.grading.grader import chosen_exercises, grade
     from ragkit.teach.grading.handed_in import read_class_list, refuse_outputs
     from ragkit.teach.grading.isolation import Limits
     from ragkit.teach.untrusted import shown, write_csv, write_file
 
     refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
+    exercises = chosen_exercises(args.exercises.split(",") if args.exercises is not None else None)
     students = read_class_list(args.students) if args.students else None
     limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
     print(
@@ -528,6 +529,7 @@ def _grade(args: argparse.Namespace) -> int:
         limits,
         args.jobs,
         students=students,
+        exercises=exercises,
         progress=lambda g: print(f"  {shown(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
         announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
     )
@@ -850,6 +852,11 @@ def parser() -> argparse.ArgumentParser:
         help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})",
     )
     p.add_argument("--jobs", type=_jobs, default=1, help="notebooks run at the same time (default 1)")
+    p.add_argument(
+        "--exercises",
+        metavar="ex2,ex4",
+        help="grade only these exercises (default all five): no row, not even 'missing', for the others",
+    )
     p.add_argument("--csv", type=Path, help="also write the grades to this CSV file")
     p.add_argument("--json", type=Path, help="also write the grades to this JSON file")
     p.set_defaults(run=_grade)

@@ -27,12 +27,12 @@ from ragkit.teach.grading.isolation import Isolation, Limits
 from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, not_graded, writing_into
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.language import say
-from ragkit.teach.untrusted import as_written
+from ragkit.teach.untrusted import as_written, shown
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
-__all__ = ["grade"]
+__all__ = ["chosen_exercises", "grade"]
 
 
 def grade(
@@ -46,11 +46,13 @@ def grade(
     announce: Callable[[Isolation], None] | None = None,
     students: Iterable[str] | None = None,
     table: str | None = None,
+    exercises: Iterable[str] | None = None,
 ) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
-    Every student found gets a row for each of the five exercises ("missing" when no notebook
-    was found); the checks' own results file is a throwaway one, so grading records nothing.
+    Every student found gets a row for each of the five exercises, or of ``exercises`` where the teacher names some
+    (``--exercises ex2,ex4``: notebooks of the others are not graded), "missing" when no notebook was found; the
+    checks' own results file is a throwaway one, so grading records nothing.
     With ``lending``, an ex4 kernel's new texts are embedded by the grader, whose check then finds
     them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
@@ -70,6 +72,7 @@ def grade(
 
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: give at least 1")
+    asked = chosen_exercises(exercises)
     table = table_language(table)
     limits = limits or Limits()  # a Limits refuses a time limit that is not a finite number of seconds above 0
     if limits.cores is None:  # each run its share of the cores, all its processes together: none starves another
@@ -78,7 +81,7 @@ def grade(
     roots = [Path(p) for p in paths]
     skipped: list[str] = []
     listed = None if students is None else tuple(students)
-    found = submissions(roots, layout, skipped, listed)
+    found = [s for s in submissions(roots, layout, skipped, listed) if s.exercise in asked]
     course = course if course is not None else courses.load(progress=False)
     runnable, grades = _one_per_language(found)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]  # the folders, wherever they lie
@@ -122,7 +125,7 @@ def grade(
                 if lend is not None:  # no text still being embedded when the grader exits
                     lend.stop()
             isolation = sandbox.isolation
-    grades += [better(rows) for rows in ran.values()] + _missing(found, listed or ())
+    grades += [better(rows) for rows in ran.values()] + _missing(found, listed or (), asked)
     grades = sorted((replace(g, table=table) for g in grades), key=lambda g: (g.student, g.exercise))
     return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start, table)
 
@@ -193,15 +196,30 @@ def _recording_into(results: Path) -> Iterator[None]:
             os.environ[RESULTS_ENV] = previous
 
 
-def _missing(found: list[Submission], listed: Iterable[str]) -> list[Grade]:
-    """A ``missing`` row for every exercise a student found or listed handed in no notebook for."""
+def chosen_exercises(exercises: Iterable[str] | None) -> tuple[str, ...]:
+    """The exercises to grade, in their order: those named (``--exercises ex2,ex4``), else all five."""
+    if exercises is None:
+        return EXERCISES
+    named = [e.strip().lower() for e in exercises if e.strip()]
+    if unknown := [e for e in named if e not in EXERCISES]:
+        raise InputError(
+            f"--exercises: {', '.join(shown(e, 40) for e in unknown)} is not an exercise: name some of "
+            f"{', '.join(EXERCISES)}, separated by commas"
+        )
+    if not named:
+        raise InputError(f"--exercises names no exercise: name some of {', '.join(EXERCISES)}, separated by commas")
+    return tuple(e for e in EXERCISES if e in named)
+
+
+def _missing(found: list[Submission], listed: Iterable[str], asked: tuple[str, ...] = EXERCISES) -> list[Grade]:
+    """A ``missing`` row for every exercise asked for that a student found or listed handed in no notebook for."""
     handed = {(s.student, s.exercise) for s in found}
     rows = []
     for who in {s.student for s in found} | set(listed):
         with language.speaking(_language_of_student(who, found)):
             rows += [
                 Grade(who, ex, "missing", reason=say("no notebook for {exercise} found", exercise=ex))
-                for ex in EXERCISES
+                for ex in asked
                 if (who, ex) not in handed
             ]
     return rows

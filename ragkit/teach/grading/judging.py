@@ -157,6 +157,7 @@ def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[
         "; ".join(feedback.notes),
         run.seconds,
         where,
+        notes=tuple(feedback.notes),
     )
 
 
