@@ -273,9 +273,10 @@ def probe() -> Isolation:
     if not built:
         raise SandboxUnavailable(
             f"the grader's sandbox could not be built here ({why[-1][-300:] if why else 'no reason given'}): nothing "
-            "was run. bwrap needs user namespaces: grade as root (sudo), or where unprivileged user namespaces are "
-            "allowed (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 AppArmor lets Debian's bwrap "
-            "package make them); in a container, allow namespaces (docker run --security-opt seccomp=unconfined)"
+            "was run. bwrap makes each run's namespaces as the run's own uid, even when the grader is root: allow "
+            "unprivileged user namespaces (Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 24.04: the "
+            "AppArmor profile bwrap-userns-restrict, or sysctl kernel.apparmor_restrict_unprivileged_userns=0); "
+            "in a container, allow namespaces (docker run --security-opt seccomp=unconfined)"
         )
     notes = []
     if not root:
