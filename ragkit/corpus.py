@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from ragkit.errors import CorpusError, InputError
+from ragkit.plumbing.bounded import open_folder, read_beneath
 from ragkit.terminal import shown
 
 __all__ = [
@@ -174,8 +177,18 @@ def title_span(text: str) -> tuple[int, int, str] | None:
     return None
 
 
-def read_document(path: Path) -> Document | FailedDocument:
-    """Load one Markdown file; a problem becomes a FailedDocument, never an exception."""
+MAX_DOCUMENT = 16 * 2**20
+"""Bytes one Markdown document may take (the course's longest takes about 40 KB): a FIFO, a device or a sparse file of
+gigabytes named ``*.md`` is refused, never read."""
+
+
+def read_document(path: Path, folder: int | None = None) -> Document | FailedDocument:
+    """Load one Markdown file; a problem becomes a FailedDocument, never an exception.
+
+    Read through ``ragkit.plumbing.bounded``: a regular file only, at most MAX_DOCUMENT bytes, never through a link
+    but one to another file of the same folder. ``folder``: the folder's descriptor (``load_corpus``), which the file
+    is opened in by its name; else ``path`` is opened as named (its last part never a link).
+    """
     path = Path(path)
     try:
         path.name.encode("utf-8")  # bytes that are not UTF-8 are kept by Python as lone surrogates, which fail here
@@ -186,12 +199,22 @@ def read_document(path: Path) -> Document | FailedDocument:
             f"the file name {shown(path.name, None)} is not valid UTF-8: rename the file (a "
             "document's id is its name, and it is written into links and indexes)",
         )
+    name: str | Path = path.name if folder is not None else path
+    target = _linked(folder, name)
+    if target is not None:  # a link: followed only to a file of the same folder, by its name there
+        here = (Path("."), path.parent, Path(os.path.realpath(path.parent)))
+        if Path(target).parent not in here or Path(target).name in ("", ".", ".."):
+            return FailedDocument(
+                path.stem,
+                path,
+                f"a link to {shown(target, 400)}, outside the corpus folder: not read; copy the document into the "
+                "folder",
+            )
+        name = Path(target).name if folder is not None else path.parent / Path(target).name
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return FailedDocument(
-            path.stem, path, f"cannot read the file ({exc.strerror or exc}): check it exists and is readable"
-        )
+        raw = read_beneath(folder, name, MAX_DOCUMENT, "a document")[0]
+    except InputError as exc:
+        return FailedDocument(path.stem, path, f"cannot read the file ({exc}): check it exists and is readable")
     try:
         text = canonical_text(raw)
     except UnicodeDecodeError as exc:
@@ -217,18 +240,37 @@ def load_corpus(folder: str | Path) -> Corpus:
         )
     if not folder.is_dir():
         raise CorpusError(f"corpus folder {folder} does not exist: pass a folder of Markdown (*.md) files")
-    paths = sorted(p for p in folder.glob("*.md") if not p.is_dir())
-    if not paths:
-        raise CorpusError(f"corpus folder {folder} has no *.md files: add Markdown documents to it")
-    documents: list[Document] = []
-    failed: list[FailedDocument] = []
-    for path in paths:
-        result = read_document(path)
-        if isinstance(result, Document):
-            documents.append(result)
-        else:
-            failed.append(result)
+    fd = open_folder(folder, follow=True)  # the folder named; every document opened in it, by name
+    try:
+        names = sorted(n for n in os.listdir(fd) if n.endswith(".md") and not _is_folder(fd, n))
+        if not names:
+            raise CorpusError(f"corpus folder {folder} has no *.md files: add Markdown documents to it")
+        documents: list[Document] = []
+        failed: list[FailedDocument] = []
+        for name in names:
+            result = read_document(folder / name, fd)
+            if isinstance(result, Document):
+                documents.append(result)
+            else:
+                failed.append(result)
+    finally:
+        os.close(fd)
     return Corpus(folder, tuple(documents), tuple(failed))
+
+
+def _linked(folder: int | None, name: str | Path) -> str | None:
+    """Where ``name`` leads if it is a link, else None."""
+    try:
+        return os.readlink(name, dir_fd=folder)
+    except OSError:
+        return None
+
+
+def _is_folder(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=folder).st_mode)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -47,12 +47,13 @@ def _grade(args: argparse.Namespace) -> int:
     import json
 
     from ragkit.teach.grading.gradebook import COLUMNS
-    from ragkit.teach.grading.grader import grade
+    from ragkit.teach.grading.grader import chosen_exercises, grade
     from ragkit.teach.grading.handed_in import read_class_list, refuse_outputs
     from ragkit.teach.grading.isolation import Limits
-    from ragkit.teach.untrusted import readable, write_csv
+    from ragkit.teach.untrusted import readable, write_csv, write_file
 
     refuse_outputs([args.csv, args.json], [*args.paths, *([args.students] if args.students else [])])
+    exercises = chosen_exercises(args.exercises.split(",") if args.exercises is not None else None)
     students = read_class_list(args.students) if args.students else None
     limits = Limits(timeout=args.timeout, threads=max(1, (os.cpu_count() or 1) // args.jobs))
     print(
@@ -66,6 +67,7 @@ def _grade(args: argparse.Namespace) -> int:
         limits,
         args.jobs,
         students=students,
+        exercises=exercises,
         progress=lambda g: print(f"  {readable(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
         announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
     )
@@ -74,7 +76,7 @@ def _grade(args: argparse.Namespace) -> int:
         write_csv(args.csv, COLUMNS, [g.row() for g in result.grades])
         print(f"wrote {args.csv}")
     if args.json:
-        args.json.write_text(json.dumps(result.to_json(), indent=1, allow_nan=False), encoding="utf-8")
+        write_file(args.json, json.dumps(result.to_json(), indent=1, allow_nan=False).encode("utf-8"))
         print(f"wrote {args.json}")
     return 0
 
@@ -132,10 +134,15 @@ def add_grading_commands(sub: Subcommands) -> None:
         help=f"seconds a notebook may run, kernel start included (default {TIMEOUT:g})",
     )
     p.add_argument("--jobs", type=jobs, default=1, help="notebooks run at the same time (default 1)")
+    p.add_argument(
+        "--exercises",
+        metavar="ex2,ex4",
+        help="grade only these exercises (default all of them): no row, not even 'missing', for the others",
+    )
     p.add_argument("--csv", type=Path, help="also write the grades to this CSV file")
     p.add_argument("--json", type=Path, help="also write the grades to this JSON file")
     p.set_defaults(run=_grade)
-    p = sub.add_parser("nbgrader", help="write the five exercises as an nbgrader course (source/<assignment>/)")
+    p = sub.add_parser("nbgrader", help="write the exercises as an nbgrader course (source/<assignment>/)")
     p.add_argument("folder", type=Path, help="the nbgrader course folder to write into")
     p.add_argument("--force", action="store_true", help="write the assignments again over earlier ones")
     p.set_defaults(run=_nbgrader)

@@ -141,6 +141,9 @@ def changeable_by_others(path: Path) -> str | None:
     The real path (symlinks resolved) and every folder above it must be owned by root or by this user and be
     writable by no group and no other user; a sticky folder owned by root (``/tmp``) passes, since there nobody
     may rename or replace what another owns. Permission bits alone prove nothing: an owner can change them back.
+    In a user namespace (the grader's sandbox), a file whose owner has no uid in it (the kernel shows the overflow
+    uid) on a read-only mount passes too: no process of the namespace can change it, and its owner outside (root's
+    snapshot of the teacher's cache, bound in read-only) is the one who bound it there.
     """
     real = Path(os.path.realpath(path))
     me = os.geteuid()
@@ -148,12 +151,26 @@ def changeable_by_others(path: Path) -> str | None:
         st = os.lstat(p)
         if stat.S_ISLNK(st.st_mode):
             return f"{p} became a symbolic link while it was checked"
-        if st.st_uid not in (0, me):
+        outside = st.st_uid not in (0, me) and _unmapped_and_read_only(p, st.st_uid)
+        if st.st_uid not in (0, me) and not outside:
             return f"{p} belongs to {_user(st.st_uid)}, who could change it"
-        sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX and st.st_uid == 0
+        sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX and (st.st_uid == 0 or outside)
         if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
             return f"{p} is writable by its group or by everyone (mode {stat.filemode(st.st_mode)})"
     return None
+
+
+def _unmapped_and_read_only(path: Path, uid: int) -> bool:
+    """Whether ``uid`` is the overflow uid of a user namespace that maps no such uid, and ``path`` is on a read-only
+    mount: its owner lives outside the namespace, and nobody inside may write there."""
+    try:
+        overflow = int(Path("/proc/sys/kernel/overflowuid").read_text())
+        ranges = [tuple(map(int, line.split())) for line in Path("/proc/self/uid_map").read_text().splitlines()]
+        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, ValueError):
+        return False
+    mapped = any(inside <= uid < inside + count for inside, _outside, count in ranges)
+    return uid == overflow and not mapped and read_only
 
 
 def _user(uid: int) -> str:

@@ -1,11 +1,16 @@
 """Loading a folder: canonical texts, titles, and failed documents that never break the folder."""
 
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 
 from ragkit.corpus import FailedDocument, canonical_text, load_corpus, read_document
 from ragkit.errors import CorpusError, InputError, RagkitError
+
+from conftest import ROOT
 
 
 def write(folder, name, data: bytes):
@@ -158,3 +163,42 @@ def test_a_corpus_reads_like_a_mapping_of_id_to_document(tmp_path):
     corpus = load_corpus(tmp_path)
     assert "a" in corpus and "c" not in corpus and 0 not in corpus
     assert list(corpus) == ["a", "b"] and [corpus[i].title for i in corpus] == ["A", "B"]
+
+
+HOSTILE = """
+import json, sys
+from ragkit.corpus import load_corpus
+corpus = load_corpus(sys.argv[1])
+print(json.dumps({"ids": corpus.ids, "failed": {f.id: f.reason for f in corpus.failed}}))
+"""
+
+
+def test_a_hostile_corpus_folder_is_read_in_bounded_time_and_memory(tmp_path):
+    """`ragkit ask --corpus` on a folder a student made: a FIFO named a.md never waited on, a link to /dev/zero and a
+    2 GB sparse file never read, a link to a root-only file elsewhere not read as a document; a link to a document
+    of the same folder is read (issue 63, item 5). Run apart, with a time limit: on the old reader the FIFO hangs."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    write(folder, "good.md", b"# Good\n\nBody.\n")
+    os.mkfifo(folder / "a.md")
+    (folder / "b.md").symlink_to("/dev/zero")
+    with (folder / "c.md").open("wb") as f:
+        f.truncate(2 * 2**30)
+    secret = tmp_path / "root-only.txt"
+    secret.write_text("# Root only\n\nNot for the corpus.\n")
+    secret.chmod(0o600)
+    (folder / "d.md").symlink_to(secret)
+    (folder / "e.md").symlink_to("good.md")  # another name of a document of the same folder
+    out = subprocess.run(
+        [sys.executable, "-c", HOSTILE, str(folder)], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    found = json.loads(out.stdout)
+    assert found["ids"] == ["e", "good"]
+    assert found["failed"]["a"].startswith("cannot read the file (not a regular file")
+    assert (
+        found["failed"]["b"]
+        == "a link to /dev/zero, outside the corpus folder: not read; copy the document into the folder"
+    )
+    assert found["failed"]["c"].startswith(f"cannot read the file ({2 * 2**30:,} bytes, more than the")
+    assert found["failed"]["d"].startswith(f"a link to {secret}, outside the corpus folder: not read")

@@ -181,6 +181,10 @@ def block_catalogue(docs: Path, guide: str) -> Catalogue:
                 data = tomllib.load(f)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise InputError(f"{path} cannot be read ({exc}): fix it, then run `make nl`") from None
+        except RecursionError:  # tomllib parses nested arrays and tables by recursion
+            raise InputError(
+                f"{path} is nested too deep to be a catalogue: write one [[block]] per block (sha, en, nl)"
+            ) from None
         for n, entry in enumerate(data.get("block", []), 1):
             if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("sha", "en", "nl"))):
                 raise InputError(f"{path}: block {n} needs sha, en and nl, each a string: add what is missing")

@@ -18,10 +18,11 @@ from typing import Any
 
 from ragkit import project
 from ragkit.errors import RagkitError
+from ragkit.plumbing.bounded import read_regular
 from ragkit.teach.exercises.feedback import Feedback, record
 from ragkit.teach.exercises.rules import PROJECT, ProjectRules
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import MAX_NESTING, nesting, read_regular, readable
+from ragkit.teach.untrusted import MAX_NESTING, nesting, readable
 
 __all__ = ["REPORT_FILE", "check_project", "differences", "quoted_figures"]
 

@@ -9,8 +9,9 @@ import stat
 from pathlib import Path
 
 from ragkit.errors import InputError
+from ragkit.plumbing.bounded import O_NOFOLLOW, O_NONBLOCK
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, MAX_RESULTS_FILE, O_NOFOLLOW, O_NONBLOCK, nesting, strict
+from ragkit.teach.untrusted import MAX_LINE, MAX_NESTING, MAX_RESULTS_FILE, nesting, strict
 
 __all__ = [
     "EXERCISES",

@@ -8,6 +8,7 @@ exercise's fixed parameters and the student's own, derived from the student's na
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,12 +21,14 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
     from ragkit.teach.exercises import Feedback
 
-__all__ = ["MAX_ITEMS", "MAX_TEXT", "TABLE", "Exercise", "answers_of", "header_pairs"]
+__all__ = ["LARGEST", "MAX_ITEMS", "MAX_TEXT", "TABLE", "Exercise", "answers_of", "header_pairs"]
 
 MAX_ITEMS = 20_000
 """Values the answers of one notebook may hold, all nested ones counted."""
 MAX_TEXT = 200_000
 """Characters one text of an answer may hold."""
+LARGEST = 2**63
+"""A whole-number answer lies strictly between minus this and this (a check's arrays hold 64-bit numbers)."""
 
 
 def _ex1(course: Course, student: str, a: dict) -> Feedback:
@@ -141,31 +144,50 @@ def _plain(value: object, depth: int = 0, budget: list[int] | None = None) -> st
     return next((why for v in items if (why := _plain(v, depth + 1, budget))), None)
 
 
-def _kind(name: str, value: object, kind: str) -> tuple[object, str | None]:
-    """The value a check receives for an answer of this kind, or why the answer is not of that kind."""
+def _kind(name: str, value: object, kind: str, pairs: list[tuple[str, str]] | None = None) -> tuple[object, str | None]:
+    """The value a check receives for an answer of this kind, or why the answer is not of that kind.
+
+    The schema is strict, so that nothing a check receives can crash the grader: a whole number within 64 bits, a
+    finite number, texts for tickets, and a header's answer as [title, section, header] texts, one for each pair it
+    was asked for (``pairs``, where the grader knows them) and for no other.
+    """
     if value is None:
         return None, None
     if kind == "str" and not isinstance(value, str):
         return None, say("`{name}` must be a string, not {value}", name=name, value=_described(value))
-    if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+    if kind == "int" and (isinstance(value, bool) or not isinstance(value, int) or not -LARGEST < value < LARGEST):
         return None, say("`{name}` must be a whole number, not {value}", name=name, value=_described(value))
-    if kind == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+    if kind == "number" and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+    ):
         return None, say("`{name}` must be a number, not {value}", name=name, value=_described(value))
-    if kind == "tickets" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+    if kind == "tickets" and not (
+        isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    ):
         return None, say(
             "`{name}` must map question ids to ticket texts, not {value}", name=name, value=_described(value)
         )
     if kind == "header":
-        if not (isinstance(value, list) and all(isinstance(r, list) and len(r) == 3 for r in value)):
+        if not (isinstance(value, list) and all(_triple(r) for r in value)):
             return None, say("`{name}` must be a function of (doc_title, section)", name=name)
         if odd := next((r for r in value if not isinstance(r[2], str)), None):
             return None, say(
                 "`{call}` returned {value}, not a string",
-                call=f"{name}({odd[0]!r}, {odd[1]!r})",
+                call=f"{name}({readable(repr(odd[0]), 80)}, {readable(repr(odd[1]), 80)})",
                 value=_described(odd[2]),
             )
-        return {(t, s): h for t, s, h in value}, None
+        headers = {(t, s): h for t, s, h in value}
+        if len(headers) != len(value) or (pairs is not None and set(headers) != set(pairs)):
+            return None, say(
+                "`{name}` did not answer for exactly the (doc_title, section) pairs it was called with", name=name
+            )
+        return headers, None
     return value, None
+
+
+def _triple(row: object) -> bool:
+    """Whether a header's answer row is [title, section, header] with a text title and section."""
+    return isinstance(row, list) and len(row) == 3 and isinstance(row[0], str) and isinstance(row[1], str)
 
 
 def _described(value: object) -> str:
@@ -174,12 +196,17 @@ def _described(value: object) -> str:
     return f"{type(value).__name__} {readable(repr(value), 40)}"
 
 
-def answers_of(reported: str, exercise: Exercise) -> tuple[dict, str | None]:
-    """The declared answers from a run's report (its JSON text), validated and typed; or why they cannot be judged."""
+def answers_of(
+    reported: str, exercise: Exercise, pairs: list[tuple[str, str]] | None = None
+) -> tuple[dict, str | None]:
+    """The declared answers from a run's report (its JSON text), validated and typed; or why they cannot be judged.
+
+    ``pairs``: the (title, section) pairs a header was called with, which its answer must cover exactly.
+    """
     if len(reported) > MAX_TEXT * 10:
         return {}, _("the answers are too large to judge")
     try:
-        raw = json.loads(reported)
+        raw = json.loads(reported)  # NaN and the infinities are read, and refused where a number is asked
     except (ValueError, RecursionError):
         return {}, _("the notebook ran but its answers could not be read (was the last cell's output replaced?)")
     if not isinstance(raw, dict):
@@ -195,7 +222,7 @@ def answers_of(reported: str, exercise: Exercise) -> tuple[dict, str | None]:
             return {}, say("`{name}` is not defined at the end of the notebook", name=name)
         if "error" in entry:
             return {}, say("`{name}` could not be read: {error}", name=name, error=readable(str(entry["error"]), 200))
-        value, why = _kind(name, entry.get("value"), kind)
+        value, why = _kind(name, entry.get("value"), kind, pairs)
         if why:
             return {}, why
         answers[name] = value

@@ -1,10 +1,13 @@
-"""Limits for a whole sandbox run, not per process: a cgroup holding every process of the run, memory and count bounded.
+"""Limits for a whole sandbox run, not per process: a cgroup holding every process of the run, memory, count and CPU
+bounded.
 
-A per-process limit (``RLIMIT_AS``) lets three children of 3 GiB hold 9 GiB; a cgroup counts them together.
+A per-process limit (``RLIMIT_AS``) lets three children of 3 GiB hold 9 GiB; a cgroup counts them together. CPU the
+same: 300 busy children, each in a session of its own, share the run's quota of the cores and starve no other run.
 Where the machine has cgroup v2 with the memory and pids controllers delegated, a run's group is made under
-the nearest ancestor of the grader's own cgroup that hands them out; on a cgroup v1 machine (memory and pids
-hierarchies mounted writable), under the grader's own group in each. Where neither can be written (no root,
-no delegation), ``hierarchy`` says why and the run keeps only the per-process bounds.
+the nearest ancestor of the grader's own cgroup that hands them out (and the cpu controller, where it does too); on a
+cgroup v1 machine (memory and pids hierarchies mounted writable, and cpu's where there is one), under the grader's
+own group in each. Where neither can be written (no root, no delegation), ``hierarchy`` says why and the run keeps
+only the per-process bounds.
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CONTROLLERS", "ROOT", "Hierarchy", "RunGroup", "hierarchy"]
+__all__ = ["CONTROLLERS", "CPU_PERIOD", "ROOT", "Hierarchy", "RunGroup", "hierarchy"]
 
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
+"""The controllers a run's group needs; ``cpu`` is taken too where the machine hands it out."""
+CPU_PERIOD = 100_000
+"""Microseconds of the CPU controller's period: a run may use its cores' share of each."""
 
 
 @dataclass(frozen=True)
@@ -27,21 +33,27 @@ class Hierarchy:
 
     version: int
     parents: tuple[Path, ...]
+    cpu: bool = False
+    """Whether a run's CPU is bounded too (v2: the cpu controller delegated; v1: the last parent is cpu's)."""
 
     def __str__(self) -> str:
         return f"cgroup v{self.version}"
 
-    def create(self, name: str, memory: int, processes: int) -> RunGroup:
-        """A new group for one run, its memory (swap included) and process count bounded."""
+    def create(self, name: str, memory: int, processes: int, cores: float | None = None) -> RunGroup:
+        """A new group for one run, its memory (swap included), process count and (with ``cores``) CPU bounded."""
         folders = tuple(parent / name for parent in self.parents)
-        for folder in folders:
-            folder.mkdir(mode=0o755)
-        group = RunGroup(self.version, folders)
+        made: list[Path] = []
         try:
+            for folder in folders:
+                folder.mkdir(mode=0o755)
+                made.append(folder)
+            quota = max(1000, round(CPU_PERIOD * cores)) if cores is not None and self.cpu else None
             if self.version == 2:
                 _write(folders[0] / "memory.max", memory)
                 _write(folders[0] / "memory.swap.max", 0, optional=True)
                 _write(folders[0] / "pids.max", processes)
+                if quota is not None:
+                    (folders[0] / "cpu.max").write_text(f"{quota} {CPU_PERIOD}")
             else:
                 for folder in folders:
                     if (folder / "memory.limit_in_bytes").exists():
@@ -49,10 +61,13 @@ class Hierarchy:
                         _write(folder / "memory.memsw.limit_in_bytes", memory, optional=True)
                     if (folder / "pids.max").exists():
                         _write(folder / "pids.max", processes)
+                    if quota is not None and (folder / "cpu.cfs_quota_us").exists():
+                        _write(folder / "cpu.cfs_period_us", CPU_PERIOD)
+                        _write(folder / "cpu.cfs_quota_us", quota)
         except OSError:
-            group.remove()
+            RunGroup(self.version, tuple(made)).remove()
             raise
-        return group
+        return RunGroup(self.version, folders)
 
 
 def _write(path: Path, value: int, optional: bool = False) -> None:
@@ -164,22 +179,26 @@ def _v2() -> tuple[Hierarchy | None, str]:
         return None, "no cgroup v2 hierarchy"
     folder = _inside(mount[0], mount[1], own)
     while folder is not None and folder.is_relative_to(mount[1]):
-        if set(CONTROLLERS) <= set(_read(folder / "cgroup.subtree_control").split()) and os.access(folder, os.W_OK):
-            return Hierarchy(2, (folder,)), ""
+        handed = set(_read(folder / "cgroup.subtree_control").split())
+        if set(CONTROLLERS) <= handed and os.access(folder, os.W_OK):
+            return Hierarchy(2, (folder,), "cpu" in handed), ""
         folder = folder.parent if folder != mount[1] else None
     return None, "cgroup v2 here hands out no memory and pids controllers the grader may use (no delegation)"
 
 
 def _v1() -> tuple[Hierarchy | None, str]:
-    parents = []
-    for controller in CONTROLLERS:
+    parents: list[Path] = []
+    for controller in (*CONTROLLERS, "cpu"):
         mount = next((m for m in _mounts() if m[2] == "cgroup" and controller in m[3]), None)
         own = _own(controller)
         folder = _inside(mount[0], mount[1], own) if mount is not None and own is not None else None
         if folder is None or not os.access(folder, os.W_OK):
+            if controller == "cpu":  # optional: the run keeps its memory and process bounds
+                return Hierarchy(1, tuple(parents)), ""
             return None, f"no writable cgroup v1 {controller} hierarchy"
-        parents.append(folder)
-    return Hierarchy(1, tuple(parents)), ""
+        if folder not in parents:  # cpu may share a mount with another controller
+            parents.append(folder)
+    return Hierarchy(1, tuple(parents), True), ""
 
 
 def hierarchy() -> tuple[Hierarchy | None, str]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ragkit.errors import InputError
+from ragkit.plumbing.bounded import open_folder, read_beneath
 from ragkit.teach import language
 from ragkit.teach.exercises.results import EXERCISES, NOBODY, SHARED_LOGINS, login
 from ragkit.teach.grading.gradebook import grade_word
@@ -17,30 +19,18 @@ from ragkit.teach.untrusted import (
     MAX_NESTING,
     MAX_RESULTS_FILE,
     nesting,
-    read_regular,
     readable,
     refuse_constant,
+    refuse_overwrite,
+    walk,
 )
 
-__all__ = [
-    "MAX_DEPTH",
-    "NAME_RULES",
-    "SKIPS_PER_FILE",
-    "ClassReport",
-    "class_report",
-    "linked",
-    "nobody",
-    "result_files",
-    "walk",
-    "whose",
-]
+__all__ = ["NAME_RULES", "SKIPS_PER_FILE", "ClassReport", "class_report", "nobody", "result_files", "whose"]
 
 NAME_RULES = ("file", "owner")
 """How class-report names the student of a results file: its file name without ``.jsonl``, or its owner's login."""
 
 
-MAX_DEPTH = 8
-"""Folders deep a walk goes under a folder given."""
 SKIPS_PER_FILE = 5
 """Lines of one results file left out that are each said; the rest are counted."""
 
@@ -93,63 +83,40 @@ def _where(path: Path) -> str:
     return readable(str(path), 160)
 
 
-def linked(path: Path) -> str:
-    """Where a link leads, as text safe to show (a link's target is whatever its maker wrote)."""
-    try:
-        return "to " + readable(os.readlink(path), 400)
-    except OSError as exc:
-        return f"its target not read: {exc.strerror or exc}"
+def result_files(paths: Iterable[str | Path], skipped: list[str]) -> list[tuple[Path, bytes, os.stat_result]]:
+    """The results files named, or found under the folders named, each read once through a descriptor: its path,
+    bytes and status as read. A file not read is said in ``skipped``; a path that is neither is an InputError."""
+    files: list[tuple[Path, bytes, os.stat_result]] = []
 
-
-def walk(folder: Path, skipped: list[str], wanted: Callable[[str], bool], hidden: bool = True) -> Iterator[Path]:
-    """Entries under a folder whose name ``wanted`` accepts, in name order: never into a linked folder (said, with
-    where it leads), never more than MAX_DEPTH levels deep (a deeper folder is skipped and said), and with
-    ``hidden=False`` never into a dot entry (JupyterLab's checkpoints)."""
-    stack = [(folder, 0)]
-    while stack:
-        here, depth = stack.pop()
+    def read(path: Path, folder: int | None, name: str | Path) -> None:
         try:
-            entries = sorted(os.scandir(here), key=lambda e: e.name)
-        except OSError as exc:
-            skipped.append(f"{_where(here)}: folder not read ({exc.strerror or exc})")
-            continue
-        folders = []
-        for entry in entries:
-            if not hidden and entry.name.startswith("."):
-                continue
-            if entry.is_symlink() and entry.is_dir():
-                skipped.append(
-                    f"{_where(Path(entry.path))}: a link to a folder ({linked(Path(entry.path))}), "
-                    "not followed: only what lies in the folders given is read"
-                )
-            elif entry.is_dir(follow_symlinks=False):
-                if depth < MAX_DEPTH:
-                    folders.append((Path(entry.path), depth + 1))
-                else:
-                    skipped.append(f"{_where(Path(entry.path))}: folder not read (more than {MAX_DEPTH} levels deep)")
-            elif wanted(entry.name):
-                yield Path(entry.path)
-        stack.extend(reversed(folders))
+            files.append((path, *read_beneath(folder, name, MAX_RESULTS_FILE, "a results file")))
+        except InputError as exc:
+            skipped.append(f"{_where(path)}: file not read ({exc})")
 
-
-def result_files(paths: Iterable[str | Path], skipped: list[str]) -> list[Path]:
-    """The results files named, or found under the folders named; a path that is neither is an InputError."""
-    files: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(walk(p, skipped, lambda name: name.endswith(".jsonl")))
-        elif p.exists() or p.is_symlink():
-            files.append(p)
-        else:
-            raise InputError(
-                f"{_where(p)} is neither a results file nor a folder: give the .jsonl files or the "
-                "folder that holds them"
-            )
+        try:
+            folder = open_folder(p, follow=True)  # a folder the teacher names; nothing under it through a link
+        except OSError as exc:
+            if not (p.exists() or p.is_symlink()):
+                raise InputError(
+                    f"{_where(p)} is neither a results file nor a folder: give the .jsonl files or the "
+                    "folder that holds them"
+                ) from None
+            if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
+                raise InputError(f"{_where(p)}: not read ({exc.strerror or exc})") from None
+            read(p, None, p)
+            continue
+        try:
+            for entry in walk(folder, p, skipped, lambda name: name.endswith(".jsonl")):
+                read(entry.path, entry.folder, entry.name)
+        finally:
+            os.close(folder)
     return files
 
 
-def _refuse_output(output: Path, files: list[Path]) -> None:
-    """Refuse an output file in a missing folder, or one that is an input, before anything is read."""
+def _refuse_output(output: Path, files: list[tuple[Path, bytes, os.stat_result]]) -> None:
+    """Refuse an output file in a missing folder, or one that is an input, before anything is written."""
     folder = output.parent
     if not folder.is_dir():
         raise InputError(
@@ -158,8 +125,14 @@ def _refuse_output(output: Path, files: list[Path]) -> None:
         )
     if output.is_dir():
         raise InputError(f"--csv {_where(output)} is a folder: name a file, e.g. {_where(output / 'class.csv')}")
-    for f in files:
-        if output.resolve() == f.resolve() or (output.exists() and f.exists() and os.path.samefile(output, f)):
+    refuse_overwrite(output)
+    try:
+        there = os.stat(output)
+    except OSError:
+        there = None
+    for path, _, st in files:
+        same = there is not None and (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino)
+        if same or output.resolve() == path.resolve():
             raise InputError(f"--csv {_where(output)} is one of the results files read: name another file")
 
 
@@ -214,13 +187,8 @@ def class_report(paths: Iterable[str | Path], name_by: str = "file", output: Pat
         _refuse_output(Path(output), files)
     seen: dict[tuple[int, int], Path] = {}
     count = 0
-    for path in files:
+    for path, data, st in files:
         where = _where(path)
-        try:
-            data, st = read_regular(path, MAX_RESULTS_FILE, "a results file")
-        except InputError as exc:
-            skipped.append(f"{where}: file not read ({exc})")
-            continue
         if (st.st_dev, st.st_ino) in seen:
             skipped.append(f"{where}: the same file as {_where(seen[st.st_dev, st.st_ino])}, read once")
             continue

@@ -1,26 +1,16 @@
-"""Inside the grader's sandbox: a new root built from a whitelist, the submission's own uid, the notebook run.
+"""Inside the grader's sandbox: the notebook written into the run's HOME and run in a fresh kernel, its answers read.
 
-The grader starts ``python -m ragkit.teach.grading.confinement`` in new mount, PID, IPC and network
-namespaces, with the run's spec (a root-owned file) on stdin and its report file on stdout. The
-child reads the spec, joins the run's cgroup, and assembles a root of its own on a tmpfs: the
-system's program folders, the Python the grader runs on, ragkit and its course data and the
-snapshot of the teacher's cache, all bound read-only; a synthetic ``/etc`` of a few files; a fresh
-``/proc`` and a ``/dev`` of five devices; HOME, ``/tmp`` and ``/dev/shm`` on tmpfs of bounded size.
-Every mount is ``nosuid`` and every mount but the five devices ``nodev``; the root itself ends
-read-only. After ``pivot_root`` the host's tree is detached: nothing else of the machine (other
-homes, ``/var/tmp``, ``/run`` and its sockets, ``/srv``, ``/mnt``) has a path inside. The child
-then becomes the run's uid (or, for a teacher without root, drops every capability), forbids new
-privileges, takes its limits and runs the notebook with nbclient in a fresh kernel.
+bwrap runs ``python -m ragkit.teach.grading.confinement`` inside the root the launcher had it build (``launch``), with
+what it needs of the run's spec on stdin and the report's file on stdout. It refuses to go on as root outside its
+user namespace, writes the notebook and the startup file that refuses the network into HOME, and runs the notebook
+with nbclient in a fresh kernel, then hands back the declared names' values (``found_answers``): one JSON report.
 """
 
 from __future__ import annotations
 
 import base64
-import ctypes
 import json
 import os
-import platform
-import resource
 import sys
 import threading
 from pathlib import Path
@@ -28,18 +18,13 @@ from pathlib import Path
 from ragkit.plumbing.nbformat_import import import_nbformat_quickly
 from ragkit.plumbing.service import Borrower, service_path
 from ragkit.teach.grading.failures import RunFailure
+from ragkit.teach.grading.launch import SPEC
 
 __all__ = [
-    "DEVICES",
-    "ETC",
     "EXTRACT",
-    "HOME",
-    "INSIDE",
     "NO_NETWORK",
     "SENTINEL",
     "STARTUP",
-    "build_root",
-    "drop",
     "execute",
     "found_answers",
     "main",
@@ -49,40 +34,6 @@ __all__ = [
 
 SENTINEL = "ragkit-sandbox-answers:"
 NO_NETWORK = "no network in the grader's sandbox"
-HOME = Path("/home/submission")
-"""The submission's HOME inside the sandbox (a tmpfs)."""
-INSIDE = Path("/run/ragkit")
-"""Where the snapshot of the teacher's cache (``seed``) and the lending socket (``embed.sock``) appear inside."""
-DEVICES = ("null", "zero", "full", "random", "urandom")
-ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf")
-"""The host's /etc entries a kernel reads (the loader's cache, the time zone); passwd, group and hosts are written."""
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
-_MS_NOATIME, _MS_NODIRATIME, _MS_RELATIME = 1024, 2048, 1 << 21
-_ST_TO_MS = {
-    1: _MS_RDONLY,
-    2: _MS_NOSUID,
-    4: _MS_NODEV,
-    8: _MS_NOEXEC,
-    1024: _MS_NOATIME,
-    2048: _MS_NODIRATIME,
-    4096: _MS_RELATIME,
-}
-_MNT_DETACH = 2
-_PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
-_PIVOT_ROOT = {
-    "x86_64": 155,
-    "amd64": 155,
-    "aarch64": 41,
-    "arm64": 41,
-    "riscv64": 41,
-    "ppc64le": 203,
-    "s390x": 217,
-    "i686": 217,
-    "i386": 217,
-    "armv7l": 218,
-}
-"""pivot_root's system call number per machine (glibc has no wrapper)."""
 
 STARTUP = f'''
 import socket as _socket, sys as _sys
@@ -155,114 +106,17 @@ def start_kernel() -> None:
         default_embedder().borrower = Borrower(path)
 
 
-# Building the new root (as root in the run's namespaces)
+# Outside: the run's cgroup, its limits and uid, then bubblewrap
 
 
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def _mount(source: str | None, target: str | Path, fstype: str | None, flags: int, data: str | None = None) -> None:
-    arg = [None if s is None else str(s).encode() for s in (source, target, fstype, data)]
-    _check(_libc().mount(arg[0], arg[1], arg[2], ctypes.c_ulong(flags), arg[3]), f"mount {source} on {target}")
-
-
-def _tmpfs(target: Path, size: str, mode: str, flags: int = _MS_NOSUID | _MS_NODEV) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    _mount("tmpfs", target, "tmpfs", flags, f"size={size},mode={mode},nr_inodes=65536")
-
-
-def _bind(fd: int, target: Path, directory: bool, readonly: bool = True, flags: int = _MS_NOSUID | _MS_NODEV) -> None:
-    """Mount what ``fd`` holds open on ``target``, then remount it with ``flags`` (and the flags the kernel locks)."""
-    if directory:
-        target.mkdir(parents=True, exist_ok=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.touch()
-    _mount(f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
-    st = os.statvfs(target)
-    kept = sum(ms for st_flag, ms in _ST_TO_MS.items() if st.f_flag & st_flag)
-    _mount(None, target, None, _MS_REMOUNT | _MS_BIND | kept | flags | (_MS_RDONLY if readonly else 0))
-
-
-def _pivot(new: Path) -> None:
-    """Make ``new`` the root and detach the old one (``pivot_root(".", ".")``, then unmount what lies beneath)."""
-    number = _PIVOT_ROOT.get(platform.machine().lower())
-    if number is None:
-        raise OSError(f"pivot_root's system call number is not known for {platform.machine()}")
-    os.chdir(new)
-    _check(_libc().syscall(number, b".", b"."), "pivot_root")
-    _check(_libc().umount2(b".", _MNT_DETACH), "unmount the old root")
-    os.chdir("/")
-
-
-def _etc(new: Path, uid: int, gid: int, fds: dict[str, int]) -> None:
-    """The few host files a kernel reads, bound read-only, and passwd, group and hosts written for this run."""
-    etc = new / "etc"
-    etc.mkdir(mode=0o755)
-    for name, fd in fds.items():
-        host = Path("/proc/self/fd") / str(fd)
-        if os.path.islink(f"/etc/{name}"):
-            os.symlink(os.readlink(f"/etc/{name}"), etc / name)
-        else:
-            _bind(fd, etc / name, directory=host.is_dir())
-    (etc / "passwd").write_text(
-        f"root:x:0:0:root:/root:/usr/sbin/nologin\nsubmission:x:{uid}:{gid}:a submission:{HOME}:/usr/sbin/nologin\n"
-    )
-    (etc / "group").write_text(f"root:x:0:\nsubmission:x:{gid}:\n")
-    (etc / "hosts").write_text("127.0.0.1 localhost\n::1 localhost\n")
-
-
-def build_root(spec: dict) -> None:
-    """Assemble the run's root on a tmpfs and pivot into it: only what the spec whitelists has a path inside."""
-    keep = [(Path(src), Path(dst)) for src, dst in spec["readonly"]]
-    # every source is held open first: once /tmp is covered and the root moves, no path leads to them
-    opened = [(os.open(src, os.O_PATH | os.O_CLOEXEC), dst, src.is_dir()) for src, dst in keep]
-    etc = {
-        name: os.open(f"/etc/{name}", os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
-        for name in ETC
-        if os.path.lexists(f"/etc/{name}")
-    }
-    devices = {name: os.open(f"/dev/{name}", os.O_PATH | os.O_CLOEXEC) for name in DEVICES}
-    socket = os.open(spec["socket"], os.O_PATH | os.O_CLOEXEC) if spec.get("socket") else None
-    links = [(Path(p), os.readlink(p)) for p in spec["links"]]
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
-    new = Path("/tmp")
-    _tmpfs(new, "8m", "755")
-    for path, target in links:  # /bin -> usr/bin on a merged /usr
-        os.symlink(target, new / path.relative_to("/"))
-    _etc(new, spec["uid"] if spec["uid"] is not None else os.getuid(), spec["gid"], etc)
-    limits = spec["limits"]
-    _tmpfs(new / "tmp", limits["tmp"], "1777")
-    _tmpfs(new / HOME.relative_to("/"), limits["home"], "700")
-    (new / "proc").mkdir()
-    _mount("proc", new / "proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
-    _tmpfs(new / "dev", "64k", "755", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
-    for name, fd in devices.items():  # a device works only on a mount without nodev: these five, nothing else
-        _bind(fd, new / "dev" / name, directory=False, readonly=False, flags=_MS_NOSUID | _MS_NOEXEC)
-    for name, target in (
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-        ("stderr", "/proc/self/fd/2"),
-    ):
-        os.symlink(target, new / "dev" / name)
-    _tmpfs(new / "dev" / "shm", limits["shm"], "1777", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
-    for fd, dst, directory in sorted(opened, key=lambda o: len(o[1].parts)):
-        _bind(fd, new / dst.relative_to("/"), directory)
-    for path in spec["masked"]:  # a submissions folder inside a whitelisted one: covered by an empty, closed tmpfs
-        _tmpfs(new / Path(path).relative_to("/"), "4k", "000", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_RDONLY)
-    if socket is not None:
-        _bind(socket, new / (INSIDE / "embed.sock").relative_to("/"), directory=False, readonly=False)
-    for fd in [*(o[0] for o in opened), *etc.values(), *devices.values(), *([socket] if socket is not None else [])]:
-        os.close(fd)
-    _pivot(new)
+def _outside_uid() -> int | None:
+    """The uid this process has outside its user namespace (``/proc/self/uid_map``), or None where it cannot tell."""
+    try:
+        fields = Path("/proc/self/uid_map").read_text().split()
+        inside, outside, _count = (int(f) for f in fields[:3])
+    except (OSError, ValueError):
+        return None
+    return outside + os.getuid() - inside
 
 
 def prepare_home(spec: dict) -> None:
@@ -272,43 +126,6 @@ def prepare_home(spec: dict) -> None:
         (home / folder).mkdir(parents=True)
     (home / ".ipython/profile_default/startup/00-ragkit-sandbox.py").write_text(STARTUP, encoding="utf-8")
     (home / "submission.ipynb").write_bytes(base64.b64decode(spec["notebook"]))
-    if spec["uid"] is not None:
-        for p in [home, *home.rglob("*")]:
-            os.lchown(p, spec["uid"], spec["gid"])
-
-
-# Becoming nobody in particular
-
-
-def _capabilities() -> dict[str, int]:
-    """This process's capability sets, from /proc/self/status."""
-    status = Path("/proc/self/status").read_text()
-    return {line.split(":")[0]: int(line.split()[1], 16) for line in status.splitlines() if line.startswith("Cap")}
-
-
-def drop(spec: dict) -> None:
-    """Become the run's uid with no groups (or, as a teacher's own uid, drop every capability); no new privileges."""
-    libc = _libc()
-    limits = spec["limits"]
-    if spec["uid"] is not None:
-        os.setgroups([])
-        os.setresgid(spec["gid"], spec["gid"], spec["gid"])
-        os.setresuid(spec["uid"], spec["uid"], spec["uid"])
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
-    else:  # a user namespace's capabilities (needed to build the root) are given up before any notebook code runs
-        for cap in range(64):
-            libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
-        libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-        data = (ctypes.c_uint32 * 6)()
-        _check(libc.capset(header, data), "capset (drop every capability)")
-    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(no new privileges)")
-    left = {k: v for k, v in _capabilities().items() if k in ("CapInh", "CapPrm", "CapEff", "CapAmb") and v}
-    if left:
-        raise PermissionError(f"capabilities left after dropping them ({left}): the notebook is not run")
-    resource.setrlimit(resource.RLIMIT_AS, (limits["memory"],) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_size"],) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 # Running the notebook
@@ -381,24 +198,22 @@ def execute(spec: dict, report_fd: int) -> dict:
     return {"ran": True, "answers": answers}
 
 
-def main() -> int:  # the ``python -m`` protocol's entry point: one name, in every module run with ``-m``
-    """The child: read the spec, join the cgroup, build the root, drop privileges, run; one JSON report on stdout."""
-    report_fd = os.dup(1)
-    spec = json.loads(sys.stdin.buffer.read())
-    null = os.open("/dev/null", os.O_RDONLY)
-    os.dup2(null, 0)  # the spec's file is not the notebook's to read again
-    os.close(null)
+def _spec() -> dict:
+    """What the launcher left of the run's spec in HOME, read once and removed (the notebook never finds it)."""
     try:
-        if os.getuid() == 0 and spec["uid"] is None:
-            raise PermissionError("a run as root without a uid of its own is refused")
-        for procs in spec["cgroup"]:  # before anything forks: every process of the run is in the run's cgroup
-            Path(procs).write_text("0")
-        if spec["namespaces"]:
-            build_root(spec)
+        return json.loads(SPEC.read_bytes())
+    finally:
+        SPEC.unlink(missing_ok=True)
+
+
+def main() -> int:  # the ``python -m`` protocol's entry point: one name, in every module run with ``-m``
+    """Inside bwrap's sandbox: write the notebook into HOME, run it, and report on stdout (or, probing, only report)."""
+    report_fd = os.dup(1)
+    try:
+        spec = _spec()
+        if _outside_uid() == 0:
+            raise PermissionError("a run as root outside the sandbox is refused")
         prepare_home(spec)
-        if spec["namespaces"]:
-            _mount(None, "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-        drop(spec)
         if spec.get("probe"):
             _send(report_fd, {"ran": True})
             return 0

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ragkit.errors import InputError
 from ragkit.teach import language
 from ragkit.teach.language import _, say
-from ragkit.teach.untrusted import readable, strict
+from ragkit.teach.untrusted import as_written, readable, strict
 
 if TYPE_CHECKING:
     from ragkit.teach.grading.isolation import Isolation
@@ -61,30 +61,42 @@ class Grade:
     """The language of the grade word (``TABLE_ENV``); the reason is in its notebook's language already."""
     spoken: str = language.SOURCE
     """The language of the notebook graded (``Submission.language``), which its reason is in."""
+    notes: tuple[str, ...] = ()
+    """The check's notes the reason is made of, each as the check wrote it: the printed table says once, above the
+    rows, the notes every row of an exercise shares (its rules), and in each row the student's own."""
 
-    def row(self) -> dict[str, str]:
-        """The row as text cells (numbers as ``key=value``), for the table and the CSV."""
+    def row(self, shared: frozenset[str] = frozenset()) -> dict[str, str]:
+        """The row as text cells (numbers as ``key=value``), for the CSV and JSON: every cell whole, control
+        characters escaped. ``shared``: notes the table says once above the rows, left out of this row's reason."""
         with language.speaking("en"):  # numbers as Python writes them, in every language of the table
-            numbers = " ".join(
-                f"{k}={language.number(v, '.4g') if isinstance(v, float) else v}" for k, v in self.numbers.items()
-            )
+            numbers = " ".join(f"{k}={_number(v)}" for k, v in self.numbers.items())
         with language.speaking(self.table):
             others = tuple(
-                say("also handed in {notebook}: {grade}", notebook=readable(g.notebook, 400), grade=grade_word(g.grade))
-                + (f" ({readable(g.reason, 120)})" if g.reason else "")
+                say("also handed in {notebook}: {grade}", notebook=as_written(g.notebook), grade=grade_word(g.grade))
+                + (f" ({readable(g.own(shared), None)})" if g.own(shared) else "")
                 for g in self.also
             )
             word = grade_word(self.grade)
-        reason = "; ".join(r for r in (readable(self.reason, 300), *others) if r)
+        reason = "; ".join(r for r in (readable(self.own(shared), None), *others) if r)
         return {
-            "student": readable(self.student),
+            "student": readable(self.student, None),
             "exercise": self.exercise,
             "grade": word,
-            "numbers": readable(numbers, 200),
+            "numbers": readable(numbers, None),
             "reason": reason,
             "seconds": f"{self.seconds:.1f}",
-            "notebook": readable(self.notebook, 400),
+            "notebook": as_written(self.notebook, None),
         }
+
+    def own(self, shared: frozenset[str] = frozenset()) -> str:
+        """The reason without the notes in ``shared``: the student's own part of it."""
+        if not shared or not self.notes:
+            return self.reason
+        return "; ".join(n for n in self.notes if n not in shared)
+
+
+def _number(value: object) -> str:
+    return language.number(value, ".4g") if isinstance(value, float) else str(value)
 
 
 def grade_word(grade: str) -> str:
@@ -145,18 +157,37 @@ class ClassGrades:
                 seconds=self.seconds,
             )
 
+    def shared(self) -> dict[tuple[str, str], frozenset[str]]:
+        """Per exercise and language, the notes every judged row of it shares (its rules, as the check writes them),
+        where at least two rows were judged: the table says them once instead of on every row."""
+        by_kind: dict[tuple[str, str], list[Grade]] = {}
+        for g in self.grades:
+            for one in (g, *g.also):
+                if one.notes:
+                    by_kind.setdefault((one.exercise, one.spoken), []).append(one)
+        return {
+            kind: frozenset(set(rows[0].notes).intersection(*(r.notes for r in rows[1:])))
+            for kind, rows in by_kind.items()
+            if len(rows) >= 2
+        }
+
     def __str__(self) -> str:
-        rows = [{**g.row(), "notebook": _tail(g.row()["notebook"], NOTEBOOK_SHOWN)} for g in self.grades]
+        shared = self.shared()
+        rows = [_printed(g.row(shared.get((g.exercise, g.spoken), frozenset()))) for g in self.grades]
         columns = ["student", "exercise", "grade", "numbers", "seconds", "notebook"]
         with language.speaking(self.table):
             names = {c: heading(c) for c in [*columns, "reason"]}
             sandbox = say("sandbox: {isolation}", isolation=str(self.isolation))
             left = [say("left out: {why}", why=s) for s in self.skipped]
-        width = {c: min(60, max([len(names[c]), *(len(r[c]) for r in rows)])) for c in columns}
-        # the reason comes last and whole: where it says another notebook was handed in, nothing of that is cut
+        header = []
+        for (exercise, spoken), notes in sorted(shared.items()):
+            with language.speaking(spoken):  # a note is in its notebook's language; so is what introduces it
+                header += [say("every {exercise} row: {note}", exercise=exercise, note=n) for n in sorted(notes)]
+        width = {c: max([len(names[c]), *(len(r[c]) for r in rows)]) for c in columns}
+        # every cell whole (numbers and paths were shortened by whole names), the row's own reason last and whole
         lines = ["  ".join(f"{names[c]:<{width[c]}}" for c in columns) + "  " + names["reason"]]
-        lines += ["  ".join(f"{r[c][: width[c]]:<{width[c]}}" for c in columns) + "  " + r["reason"] for r in rows]
-        lines += ["", self.summary(), sandbox, *left]
+        lines += ["  ".join(f"{r[c]:<{width[c]}}" for c in columns) + "  " + r["reason"] for r in rows]
+        lines = [*header, *([""] if header else []), *lines, "", self.summary(), sandbox, *left]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -177,11 +208,33 @@ class ClassGrades:
 
 
 NOTEBOOK_SHOWN = 60
-"""Characters of a notebook's path the printed table shows: its end, where the file's name is (the CSV has all)."""
+"""Characters of a notebook's path the printed table shows: its last folders and the file's name, each whole (the
+CSV has all)."""
+NUMBERS_SHOWN = 60
+"""Characters of a row's numbers the printed table shows: whole ``key=value`` pairs, then "..." (the CSV has all)."""
 
 
-def _tail(text: str, limit: int) -> str:
-    return text if len(text) <= limit else "..." + text[-(limit - 3) :]
+def _printed(row: dict[str, str]) -> dict[str, str]:
+    """A row's cells for the printed table: numbers and the notebook's path shortened by whole names, never mid-name."""
+    return {
+        **row,
+        "numbers": _whole(row["numbers"].split(" "), NUMBERS_SHOWN, " ", first=True),
+        "notebook": _whole(row["notebook"].split("/"), NOTEBOOK_SHOWN, "/", first=False),
+    }
+
+
+def _whole(parts: list[str], limit: int, joint: str, first: bool) -> str:
+    """As many whole ``parts`` as fit in ``limit`` characters with "..." for the rest: the first ones (``first``) or
+    the last ones; always at least one, whole."""
+    if len(joint.join(parts)) <= limit:
+        return joint.join(parts)
+    ordered = parts if first else parts[::-1]
+    kept = [ordered[0]]
+    for part in ordered[1:]:
+        if len(joint.join([*kept, part, "..."])) > limit:
+            break
+        kept.append(part)
+    return joint.join([*kept, "..."]) if first else joint.join(["...", *kept[::-1]])
 
 
 def better(rows: list[Grade]) -> Grade:

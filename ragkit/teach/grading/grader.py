@@ -22,18 +22,18 @@ from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.answers import TABLE, header_pairs
 from ragkit.teach.grading.failures import RunFailure
 from ragkit.teach.grading.gradebook import ClassGrades, Grade, better, table_language
-from ragkit.teach.grading.handed_in import Submission, read_notebook, submissions
+from ragkit.teach.grading.handed_in import Submission, submissions
 from ragkit.teach.grading.isolation import Isolation, Limits
-from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, writing_into
+from ragkit.teach.grading.judging import LEND_SHARE, LEND_TEXTS, judged, lent_models, not_graded, writing_into
 from ragkit.teach.grading.projects import handed_in_projects, project_grades
 from ragkit.teach.grading.sandbox import Sandbox, SandboxRun, snapshot_cache
 from ragkit.teach.language import say
-from ragkit.teach.untrusted import readable
+from ragkit.teach.untrusted import as_written, readable
 
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
-__all__ = ["grade"]
+__all__ = ["chosen_exercises", "grade"]
 
 
 def grade(
@@ -47,12 +47,14 @@ def grade(
     announce: Callable[[Isolation], None] | None = None,
     students: Iterable[str] | None = None,
     table: str | None = None,
+    exercises: Iterable[str] | None = None,
 ) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
-    Every student found gets a row for each exercise ("missing" when no notebook was found), and a project row
-    once any project was found (``projects``); the checks' own results file is a throwaway one, so grading records
-    nothing.
+    Every student found gets a row for each exercise, or for each of ``exercises`` where the teacher names some
+    (``--exercises ex2,ex4``: notebooks of the others are not graded), "missing" when no notebook was found, and a
+    project row once any project was found (``projects``; none when the teacher names exercises); the checks' own
+    results file is a throwaway one, so grading records nothing.
     With ``lending``, an ex4 kernel's new texts are embedded by the grader, whose check then finds
     them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
@@ -60,7 +62,8 @@ def grade(
     ``students`` is the teacher's class list: only they are graded, each gets a row per exercise (``missing`` when
     nothing was handed in), and a notebook naming anyone else is listed under "left out".
     ``table`` is the language of the grade words and headings (else ``RAGKIT_GRADES_LANGUAGE``, else English); each
-    reason is in the language of the notebook it is about.
+    reason is in the language of the notebook it is about. Each run gets the cores divided by ``jobs``
+    (``Limits.cores``, where the machine's cgroup has a cpu controller): a run's hundred busy processes starve no other.
     """
     import tempfile
     import time
@@ -72,14 +75,17 @@ def grade(
 
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: give at least 1")
+    asked = chosen_exercises(exercises)
     table = table_language(table)
     limits = limits or Limits()  # a Limits refuses a time limit that is not a finite number of seconds above 0
+    if limits.cores is None:  # each run its share of the cores, all its processes together: none starves another
+        limits = replace(limits, cores=len(os.sched_getaffinity(0)) / jobs)
     start = time.monotonic()
     roots = [Path(p) for p in paths]
     skipped: list[str] = []
     listed = None if students is None else tuple(students)
-    found = submissions(roots, layout, skipped, listed)
-    projects = handed_in_projects(roots, layout, skipped, listed)
+    found = [s for s in submissions(roots, layout, skipped, listed) if s.exercise in asked]
+    projects = handed_in_projects(roots, layout, skipped, listed) if exercises is None else []
     course = course if course is not None else courses.load(progress=False)
     runnable, grades = _one_per_language(found)
     hidden = [Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in roots]  # the folders, wherever they lie
@@ -109,7 +115,11 @@ def grade(
                 with ThreadPoolExecutor(max_workers=jobs) as pool:
                     for s, run in zip(runnable, pool.map(execute, runnable)):
                         began = time.monotonic()
-                        g = replace(judged(s, run, course, late), judging=time.monotonic() - began)
+                        try:  # one boundary per submission: whatever it makes the grader do wrong is its row's
+                            g = judged(s, run, course, late)
+                        except Exception as exc:
+                            g = not_graded(s, exc, run.seconds)
+                        g = replace(g, judging=time.monotonic() - began)
                         ran.setdefault((g.student, g.exercise), []).append(g)
                         if progress is not None:
                             progress(g)
@@ -121,8 +131,10 @@ def grade(
             finally:
                 for judging in late:  # a check past its bound still writes into this grading's cache and results
                     judging.join()
+                if lend is not None:  # no text still being embedded when the grader exits
+                    lend.stop()
             isolation = sandbox.isolation
-    grades += [better(rows) for rows in ran.values()] + _missing(found, listed or ())
+    grades += [better(rows) for rows in ran.values()] + _missing(found, listed or (), asked)
     grades = sorted((replace(g, table=table) for g in grades), key=lambda g: (g.student, g.exercise))
     return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start, table)
 
@@ -147,7 +159,7 @@ def _one_per_language(found: list[Submission]) -> tuple[list[Submission], list[G
             kept = say(
                 "{notebooks} notebooks for {exercise} in one language: keep one", notebooks=len(subs), exercise=ex
             )
-            handed = "; ".join(say("handed in {notebook}", notebook=readable(str(s.path), 400)) for s in subs)
+            handed = "; ".join(say("handed in {notebook}", notebook=as_written(str(s.path))) for s in subs)
         grades.append(Grade(who, ex, "not run", reason=f"{kept}; {handed}"))
     return runnable, grades
 
@@ -157,19 +169,22 @@ def _runner(sandbox: Sandbox, pairs: list[tuple[str, str]]) -> Callable[[Submiss
 
     def execute(s: Submission) -> SandboxRun:
         try:
-            notebook = read_notebook(s.path)
+            notebook = s.notebook()  # the bytes read when it was found: nothing is looked up by its path again
         except InputError as exc:
             return SandboxRun(RunFailure("not read", reason=str(exc)))
         exercise = TABLE[s.exercise]
-        # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
-        return sandbox.run(
-            notebook,
-            s.student,
-            tuple(exercise.answers),
-            exercise.functions,
-            pairs if exercise.functions else None,
-            lend=bool(exercise.functions),
-        )
+        try:  # one boundary per submission: whatever its run makes the grader do wrong is its row's
+            # only an exercise whose answer runs in the sandbox (ex4's header) embeds texts the check needs too
+            return sandbox.run(
+                notebook,
+                s.student,
+                tuple(exercise.answers),
+                exercise.functions,
+                pairs if exercise.functions else None,
+                lend=bool(exercise.functions),
+            )
+        except Exception as exc:
+            return SandboxRun(RunFailure("sandbox", text=not_graded(s, exc).reason))
 
     return execute
 
@@ -190,15 +205,30 @@ def _recording_into(results: Path) -> Iterator[None]:
             os.environ[RESULTS_ENV] = previous
 
 
-def _missing(found: list[Submission], listed: Iterable[str]) -> list[Grade]:
-    """A ``missing`` row for every exercise a student found or listed handed in no notebook for."""
+def chosen_exercises(exercises: Iterable[str] | None) -> tuple[str, ...]:
+    """The exercises to grade, in their order: those named (``--exercises ex2,ex4``), else all five."""
+    if exercises is None:
+        return EXERCISES
+    named = [e.strip().lower() for e in exercises if e.strip()]
+    if unknown := [e for e in named if e not in EXERCISES]:
+        raise InputError(
+            f"--exercises: {', '.join(readable(e, 40) for e in unknown)} is not an exercise: name some of "
+            f"{', '.join(EXERCISES)}, separated by commas"
+        )
+    if not named:
+        raise InputError(f"--exercises names no exercise: name some of {', '.join(EXERCISES)}, separated by commas")
+    return tuple(e for e in EXERCISES if e in named)
+
+
+def _missing(found: list[Submission], listed: Iterable[str], asked: tuple[str, ...] = EXERCISES) -> list[Grade]:
+    """A ``missing`` row for every exercise asked for that a student found or listed handed in no notebook for."""
     handed = {(s.student, s.exercise) for s in found}
     rows = []
     for who in {s.student for s in found} | set(listed):
         with language.speaking(_language_of_student(who, found)):
             rows += [
                 Grade(who, ex, "missing", reason=say("no notebook for {exercise} found", exercise=ex))
-                for ex in EXERCISES
+                for ex in asked
                 if (who, ex) not in handed
             ]
     return rows

@@ -1,9 +1,11 @@
 """What a sandboxed run is held to, and what this machine can hold it to: the limits, the whitelist, the probe.
 
-A run sees a root of its own built from a whitelist (``whitelist``: the system's program folders, the Python the
-grader runs on, ragkit and its course data, a snapshot of the teacher's cache, all read-only) inside new network,
-mount, PID and IPC namespaces (``namespaces_command``), within ``Limits``. Before anything runs, ``probe`` builds
-that root and drops privileges once, exactly as a run will, and ``Isolation`` says in words what held and what not.
+A run sees a root of its own built by bubblewrap (``bwrap``) from a whitelist (``whitelist``: the system's program
+folders, the Python the grader runs on, ragkit and its course data, a snapshot of the teacher's cache, all read-only)
+inside new user, network, mount, PID, IPC, UTS and cgroup namespaces, within ``Limits``. Before anything runs,
+``probe`` builds that root and drops privileges once, exactly as a run will, and ``Isolation`` says in words what
+held; a machine that cannot build it (no bwrap, no user namespaces) is told what to install or change
+(``SandboxUnavailable``), and nothing runs.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,16 +21,17 @@ from dataclasses import dataclass, field
 from math import isfinite
 from pathlib import Path
 
-from ragkit.errors import InputError
+from ragkit.errors import InputError, RagkitError
 from ragkit.plumbing import locations
-from ragkit.teach.grading import cgroup
-from ragkit.teach.grading.confinement import HOME, INSIDE
+from ragkit.teach.grading import cgroup, launch
+from ragkit.teach.grading.launch import HOME, INSIDE
 from ragkit.teach.grading.uids import SANDBOX_UIDS
 
 __all__ = [
     "CHECKOUT",
     "CHILD",
     "HOME_SIZE",
+    "INSTALL",
     "MAX_FILE_SIZE",
     "MAX_MEMORY",
     "MAX_OUTPUT",
@@ -38,9 +42,12 @@ __all__ = [
     "TMP_SIZE",
     "Isolation",
     "Limits",
+    "SandboxUnavailable",
+    "bwrap",
     "child_command",
     "inside",
-    "namespaces_command",
+    "inside_command",
+    "interpreter",
     "outermost",
     "probe",
     "python_folders",
@@ -72,7 +79,16 @@ SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # as a namespace package first
 CHECKOUT = locations.SOURCE_ROOT
 CHILD = "ragkit.teach.grading.confinement"
-"""The module a run's child is (``python -m``): the side of the sandbox that builds the root and runs the notebook."""
+"""The module bwrap runs inside a run's sandbox (``python -m``): it runs the notebook and reports."""
+INSTALL = (
+    "install bubblewrap, the sandbox the grader runs every notebook in (Debian, Ubuntu: sudo apt-get install "
+    "bubblewrap; Fedora: sudo dnf install bubblewrap), then grade again"
+)
+"""What a teacher whose machine has no ``bwrap`` is told to do."""
+
+
+class SandboxUnavailable(RagkitError):
+    """This machine cannot build the grader's sandbox (no bubblewrap, no user namespaces): nothing is run."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +101,8 @@ class Limits:
     processes: int = MAX_PROCESSES
     output: int = MAX_OUTPUT
     threads: int = 1
+    cores: float | None = None
+    """Cores one run may use at once, all its processes together (a cgroup's CPU quota); None: the machine's."""
     home: int = HOME_SIZE
     tmp: int = TMP_SIZE
     shm: int = SHM_SIZE
@@ -99,6 +117,13 @@ class Limits:
             raise InputError(
                 f"--timeout {self.timeout}: give a number of seconds above 0 (a finite number, such as {TIMEOUT:g})"
             )
+        if self.cores is not None and (
+            isinstance(self.cores, bool)
+            or not isinstance(self.cores, (int, float))
+            or not isfinite(self.cores)
+            or self.cores <= 0
+        ):
+            raise InputError(f"a sandbox limit `cores` of {self.cores!r}: give a number of cores above 0")
         for name in ("memory", "file_size", "processes", "output", "threads", "home", "tmp", "shm"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -107,38 +132,41 @@ class Limits:
 
 @dataclass(frozen=True)
 class Isolation:
-    """What this machine lets the grader do: a root of its own, a uid per run, run-wide limits; in words."""
+    """What this machine lets the grader do beyond the sandbox every run gets: a uid per run, run-wide limits."""
 
-    namespaces: bool
     change_user: bool
     notes: tuple[str, ...] = field(default=())
     run_limits: str = ""
     """The cgroup that bounds whole runs (``cgroup v2``, ``cgroup v1``), or empty where only processes are bounded."""
+    cpu: bool = False
+    """Whether that cgroup bounds a run's CPU too (its share of the cores, which no process of the run escapes)."""
 
     def __str__(self) -> str:
-        held = ["a time limit", "a throwaway HOME, results file and cache"]
-        if self.namespaces:
-            held[:0] = [
-                "no network",
-                "a read-only root of its own (the system, Python, ragkit, the course: no one "
-                "else's files, no host socket)",
-                "HOME and /tmp on bounded tmpfs",
-            ]
+        held = [
+            "no network",
+            "a read-only root of its own (the system, Python, ragkit, the course: no one else's files, no host socket)",
+            "HOME and /tmp on bounded tmpfs",
+            "its own user, UTS and cgroup namespaces (no further user namespace inside)",
+            "a time limit",
+            "a throwaway HOME, results file and cache",
+        ]
         if self.change_user:
             held.append("a uid of its own")
+        bounded = "memory, processes and CPU" if self.cpu else "memory and processes"
         held.append(
-            f"memory and processes bounded for the whole run ({self.run_limits})"
+            f"{bounded} bounded for the whole run ({self.run_limits})"
             if self.run_limits
             else "memory bounded per process only"
         )
         return "each notebook runs with " + ", ".join(held) + "".join(f"\n{n}" for n in self.notes)
 
 
-def namespaces_command(root: bool) -> list[str]:
-    """The namespaces of a run; a teacher without root gets them in a user namespace, as their own uid, with the
-    capabilities the child needs to build its root (it drops them all before the notebook runs)."""
-    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--mount-proc"]
-    return ["unshare", *([] if root else ["--user", "--map-current-user", "--keep-caps"]), *flags]
+def bwrap() -> str:
+    """The bubblewrap program the sandbox is built with; ``SandboxUnavailable`` (what to install) where it lacks."""
+    found = shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+    if found is None:
+        raise SandboxUnavailable(f"this machine has no bwrap: {INSTALL}")
+    return found
 
 
 def system_folders() -> tuple[list[tuple[Path, Path]], list[Path]]:
@@ -168,12 +196,25 @@ def whitelist(seed: Path | None = None) -> list[tuple[Path, Path]]:
     return pairs
 
 
+def interpreter() -> Path:
+    """The Python the grader runs on, by the real path of its folder (a ``.venv`` that is a link to a virtual
+    environment elsewhere is bound in where it really lies) and its own name (which is how a virtual environment's
+    Python finds its ``pyvenv.cfg``)."""
+    executable = Path(sys.executable)
+    return Path(os.path.realpath(executable.parent)) / executable.name
+
+
 def child_command() -> list[str]:
-    """The command that starts a run's child (``CHILD``) with the Python the grader runs on."""
-    return [sys.executable, "-m", CHILD]
+    """The command that starts a run's launcher: by its path, with no site and no environment (``launch``)."""
+    return [str(interpreter()), "-I", "-S", str(Path(launch.__file__).resolve())]
 
 
-def _probe_spec(change_user: bool, namespaces: bool) -> dict:
+def inside_command() -> list[str]:
+    """The command bwrap runs inside the sandbox (``CHILD``), with the Python the grader runs on."""
+    return [str(interpreter()), "-m", CHILD]
+
+
+def _probe_spec(change_user: bool) -> dict:
     """A spec that builds the run's root and drops privileges, then reports: what ``isolation`` tries first."""
     _, links = system_folders()
     uid = SANDBOX_UIDS if change_user else None
@@ -181,7 +222,9 @@ def _probe_spec(change_user: bool, namespaces: bool) -> dict:
     return {
         "uid": uid,
         "gid": uid if change_user else os.getgid(),
-        "namespaces": namespaces,
+        "bwrap": bwrap(),
+        "inside": inside_command(),
+        "view": tempfile.gettempdir(),  # the probe's sources are bound over the temporary folder, in its namespace
         "cgroup": [],
         "readonly": [[str(a), str(b)] for a, b in whitelist()],
         "links": [str(p) for p in links],
@@ -194,20 +237,20 @@ def _probe_spec(change_user: bool, namespaces: bool) -> dict:
             "memory": limits.memory,
             "file_size": limits.file_size,
             "processes": limits.processes,
-            "home": "1m",
-            "tmp": "1m",
-            "shm": "1m",
+            "home": 2**20,
+            "tmp": 2**20,
+            "shm": 2**20,
         },
     }
 
 
-def _child(spec: dict, root: bool, namespaces: bool, timeout: float = 60) -> subprocess.CompletedProcess:
+def _child(spec: dict, timeout: float = 60) -> subprocess.CompletedProcess:
     """Run the confinement child once with ``spec`` on stdin (the probe)."""
     with tempfile.TemporaryFile() as spec_file:
         spec_file.write(json.dumps(spec).encode())
         spec_file.seek(0)
         return subprocess.run(
-            [*(namespaces_command(root) if namespaces else []), *child_command()],
+            child_command(),
             stdin=spec_file,
             capture_output=True,
             timeout=timeout,
@@ -217,39 +260,43 @@ def _child(spec: dict, root: bool, namespaces: bool, timeout: float = 60) -> sub
 
 
 def probe() -> Isolation:
-    """Probe what this machine allows (a root built in namespaces, root, a cgroup), and say in words what is missing."""
+    """Build a run's root once, as a run will, and say in words what this machine holds and what it cannot; a machine
+    where it cannot be built at all is a ``SandboxUnavailable`` that says what to install or change."""
     root = os.geteuid() == 0
-    notes = []
     try:
-        # the probe builds the run's root and drops privileges exactly as a run will, then reports
-        probe = _child(_probe_spec(root, True), root, True)
+        probe = _child(_probe_spec(root))
         report = probe.stdout.decode("utf-8", "replace")
-        namespaces = probe.returncode == 0 and '"ran": true' in report
+        built = probe.returncode == 0 and '"ran": true' in report
         why = (report + probe.stderr.decode("utf-8", "replace")).strip().splitlines()
     except (OSError, subprocess.TimeoutExpired) as exc:
-        namespaces, why = False, [str(exc)]
-    if not namespaces:
-        notes.append(
-            f"the sandbox's own root could not be built here ({why[-1][-300:] if why else 'no reason given'}):"
-            " submissions run WITHOUT network isolation and see the machine's files as their user would "
-            "(an audit hook still refuses Internet sockets; the time limit, per-process limits and the "
-            "throwaway HOME still hold); grade on a machine where `unshare --net --mount --pid` works "
-            "(root, or unprivileged user namespaces enabled)"
+        built, why = False, [str(exc)]
+    if not built:
+        raise SandboxUnavailable(
+            f"the grader's sandbox could not be built here ({why[-1][-300:] if why else 'no reason given'}): nothing "
+            "was run. bwrap makes each run's namespaces as the run's own uid, even when the grader is root: allow "
+            "unprivileged user namespaces (Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 24.04: the "
+            "AppArmor profile bwrap-userns-restrict, or sysctl kernel.apparmor_restrict_unprivileged_userns=0); "
+            "in a container, allow namespaces (docker run --security-opt seccomp=unconfined)"
         )
+    notes = []
     if not root:
         notes.append(
-            f"not root: every submission runs as you ({pwd.getpwuid(os.getuid()).pw_name}), not as a user "
-            "of its own"
-            + (", in its own root with no capability" if namespaces else "")
-            + "; run the grader as root to give each submission an unprivileged uid"
+            f"not root: every submission runs as you ({pwd.getpwuid(os.getuid()).pw_name}), not as a user of its "
+            "own, in its own root with no capability; run the grader as root to give each submission an "
+            "unprivileged uid"
         )
     found, why_not = cgroup.hierarchy()
     if found is None:
         notes.append(
             f"memory is bounded per process only, not for the whole run ({why_not}): a run's processes "
-            "together may hold more than the bound"
+            "together may hold more than the bound, and its CPU is bounded only by its time limit"
         )
-    return Isolation(namespaces, root, tuple(notes), str(found) if found is not None else "")
+    elif not found.cpu:
+        notes.append(
+            f"{found} here hands out no cpu controller: a run's CPU is bounded only by its time limit (with --jobs, "
+            "one run's processes may starve another's)"
+        )
+    return Isolation(root, tuple(notes), str(found) if found is not None else "", found is not None and found.cpu)
 
 
 def inside(path: Path, folders: list[Path]) -> bool:

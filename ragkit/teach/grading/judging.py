@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ragkit.plumbing.service import MAX_TEXTS
 from ragkit.teach import language
-from ragkit.teach.grading.answers import TABLE, answers_of
+from ragkit.teach.grading.answers import TABLE, answers_of, header_pairs
 from ragkit.teach.grading.gradebook import Grade
 from ragkit.teach.grading.handed_in import Submission
 from ragkit.teach.grading.sandbox import Lending, SandboxRun
@@ -32,7 +32,16 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
     from ragkit.teach.exercises import Feedback
 
-__all__ = ["JUDGING", "LEND_SHARE", "LEND_TEXTS", "judged", "lent_models", "writing_into"]
+__all__ = [
+    "GRADER_FAILED",
+    "JUDGING",
+    "LEND_SHARE",
+    "LEND_TEXTS",
+    "judged",
+    "lent_models",
+    "not_graded",
+    "writing_into",
+]
 
 LEND_SHARE = 3
 """A kernel's request for vectors waits for the grader's model (busy with another run) a third of the time limit.
@@ -42,6 +51,10 @@ computes them again; one that waits has them computed once."""
 LEND_TEXTS = 2
 """A run may have the grader embed this many times the course's header (strategy E) chunks: its own header's,
 and one more try (a header changed and measured again); a flood of short texts stops there."""
+GRADER_FAILED = (
+    "the grader failed on this notebook ({error}: {message}): not graded, the rest of the class was; please report this"
+)
+"""The reason of a row the grader itself failed on (``not_graded``): the machine's fault, in English, as a sandbox's."""
 JUDGING = 300.0
 """Seconds the grader waits for one check; a check past it is graded "not run", with that reason.
 
@@ -63,6 +76,22 @@ def judged(
         return replace(_judged(submission, run, course, late), spoken=submission.language)
 
 
+def not_graded(submission: Submission, exc: BaseException, seconds: float = 0.0) -> Grade:
+    """The row of a submission the grader itself failed on: ``not run``, with the error, for the teacher to report.
+
+    Whatever one notebook makes the grader do wrong stays that notebook's row: the class is graded on.
+    """
+    return Grade(
+        submission.student,
+        submission.exercise,
+        "not run",
+        reason=GRADER_FAILED.format(error=type(exc).__name__, message=readable(str(exc), 200)),
+        seconds=seconds,
+        notebook=str(submission.path),
+        spoken=submission.language,
+    )
+
+
 def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[threading.Thread] | None) -> Grade:
     where = str(submission.path)
     if not run.ran:
@@ -75,7 +104,7 @@ def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[
             notebook=where,
         )
     exercise = TABLE[submission.exercise]
-    answers, why = answers_of(run.answers, exercise)
+    answers, why = answers_of(run.answers, exercise, header_pairs(course) if exercise.functions else None)
     if why:
         return Grade(
             submission.student, submission.exercise, "not yet", reason=why, seconds=run.seconds, notebook=where
@@ -105,9 +134,9 @@ def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[
             notebook=where,
         )
     feedback = done[0]
-    if isinstance(feedback, BaseException) and not isinstance(feedback, Exception):
+    if isinstance(feedback, KeyboardInterrupt):  # the teacher's, not the check's
         raise feedback
-    if isinstance(feedback, Exception):  # an answer the check cannot handle is not yet right, never a crash
+    if isinstance(feedback, BaseException):  # an answer the check cannot handle is not yet right, never a crash
         return Grade(
             submission.student,
             submission.exercise,
@@ -128,6 +157,7 @@ def _judged(submission: Submission, run: SandboxRun, course: Course, late: list[
         "; ".join(feedback.notes),
         run.seconds,
         where,
+        notes=tuple(feedback.notes),
     )
 
 
@@ -158,8 +188,11 @@ def lent_models(
     free: queue.SimpleQueue[Embedder] = queue.SimpleQueue()
     for embedder in embedders:
         free.put(embedder)
+    ended = threading.Event()
 
     def encode(texts: list[str]) -> np.ndarray:
+        if ended.is_set():  # the grading is over: the kernel (if any is left) computes its own
+            raise RuntimeError("the grading has ended")
         embedder = free.get()  # never waits: the Lender holds one of ``jobs`` turns of the semaphore
         try:
             with warnings.catch_warnings():  # the kernel warns of truncation itself; the grader's log stays the grades'
@@ -168,12 +201,20 @@ def lent_models(
         finally:
             free.put(embedder)
 
+    def stop() -> None:
+        """Refuse new texts, and wait for every embedding under way: no encoder is left running when the grader exits
+        (onnxruntime aborts the process, "terminate called", when the interpreter ends under a running session)."""
+        ended.set()
+        for _ in embedders:
+            free.get()
+
     return Lending(
         embedders[0].stamp.namespace,
         encode,
         threading.BoundedSemaphore(jobs),
         wait,
         texts if texts is not None else MAX_TEXTS,
+        stop,
     )
 
 

@@ -1,9 +1,9 @@
 """The projects handed in (weeks 8 to 10, docs/project.md): found beside the notebooks, each graded by its check.
 
 A project is a folder that holds ``project.toml``. Its student comes from its path by the rule that names a
-notebook's (``handed_in.student_of``), and a path through a link is refused the same way. No student code runs: the
-project's check (``exercises.project_check``) reads the files without trust and recomputes their figures in the
-grader's own process, within ``judging.JUDGING`` seconds. A grading that finds a project gives every student a
+notebook's (``handed_in.student_of``), and its folders are walked the same way, never through a link. No student code
+runs: the project's check (``exercises.project_check``) reads the files without trust and recomputes their figures in
+the grader's own process, within ``judging.JUDGING`` seconds. A grading that finds a project gives every student a
 project row (``missing`` where none was found); one that finds none adds no project rows at all.
 """
 
@@ -16,9 +16,8 @@ from pathlib import Path
 from ragkit.errors import InputError
 from ragkit.project import PLAN_FILE
 from ragkit.teach import language
-from ragkit.teach.grading.class_report import walk
 from ragkit.teach.grading.gradebook import Grade
-from ragkit.teach.grading.handed_in import LAYOUTS, Submission, refused, student_of
+from ragkit.teach.grading.handed_in import LAYOUTS, Submission, found_under
 from ragkit.teach.grading.judging import JUDGING
 from ragkit.teach.language import say
 from ragkit.teach.untrusted import readable
@@ -33,28 +32,22 @@ def handed_in_projects(
     paths: Iterable[str | Path], layout: str, skipped: list[str], students: Iterable[str] | None = None
 ) -> list[Submission]:
     """Every project under the folders named (a folder holding ``project.toml``), with its student by the layout's
-    rule; a link on the way, or a student not on the class list, is said in ``skipped``, not graded."""
+    rule; a student not on the class list is said in ``skipped``, not graded (a link on the way is not followed: the
+    notebooks' walk over the same folders says it)."""
     if layout not in LAYOUTS:
         raise InputError(f"unknown layout {layout!r}: use one of {', '.join(LAYOUTS)}")
     listed = None if students is None else set(students)
     found: list[Submission] = []
-    for root in (Path(p) for p in paths):
-        if not root.is_dir() or root.is_symlink():
-            continue
-        # the notebooks' walk over the same folders says which links it did not follow: said once, not twice
-        for plan in walk(root, [], lambda name: name == PLAN_FILE, hidden=False):
-            who = student_of(plan, root, layout)
-            if not who:
-                continue
-            if why := refused(plan, root, layout):
-                skipped.append(f"{readable(str(plan.parent), 400)}: {why}")
-            elif listed is not None and who not in listed:
-                skipped.append(
-                    f"{readable(str(plan.parent), 400)}: names '{readable(who)}', who is not on the class list: "
-                    "not graded"
-                )
-            else:
-                found.append(Submission(who, PROJECT_KEY, plan))
+    # walked as the notebooks are (through descriptors, never a link), whose walk says what it did not follow
+    for handed in found_under(paths, layout, lambda name: name == PLAN_FILE):
+        plan = handed.entry.path
+        if listed is not None and handed.student not in listed:
+            skipped.append(
+                f"{readable(str(plan.parent), 400)}: names '{readable(handed.student)}', who is not on the class "
+                "list: not graded"
+            )
+        else:
+            found.append(Submission(handed.student, PROJECT_KEY, plan))
     return sorted(found, key=lambda s: (s.student, str(s.path)))
 
 

@@ -2,30 +2,32 @@
 
 Per notebook, a child process (``python -m ragkit.teach.grading.confinement``, its side) runs the notebook
 with nbclient and hands back only the values of the names the exercise declares, as JSON on a file
-descriptor the grader gave it. The containment is a whitelist, not a list of things to hide:
+descriptor the grader gave it. The containment is bubblewrap's (``bwrap``), and a whitelist, not a list of things
+to hide:
 
 - a root of its own, assembled from read-only binds of the system's program folders, the Python the
   grader runs on, ragkit, its course data and a snapshot of the teacher's cache, and tmpfs of bounded
   size for HOME, ``/tmp`` and ``/dev/shm``; every mount ``nosuid`` (and ``nodev``, but five devices),
   the root read-only; nothing else of the machine has a path inside (``isolation.whitelist``,
-  ``confinement.build_root``);
-- new network, mount, PID and IPC namespaces (``unshare``): no network, no host socket, no other
-  process; an audit hook in the kernel names the missing network in the grade;
-- as root, a uid of its own per run, drawn at random from a billion unused ones and claimed
+  ``confinement.arguments``);
+- new user, network, mount, PID, IPC, UTS and cgroup namespaces: no network, no host socket, no other
+  process, no capability, no further user namespace, and the keyrings and other kernel state a run makes die
+  with it; an audit hook in the kernel names the missing network in the grade;
+- as root, a uid of its own per run, drawn at random from 134 million unused ones and claimed
   machine-wide, with no groups and no new privileges; every process of that uid is killed after the
   run and every file it left where the host is writable is removed and reported (``uids``);
-- limits for the whole run: time (kernel start included), memory and processes in a cgroup where the
-  machine has one (``cgroup``), file size, answer size;
+- limits for the whole run: time (kernel start included), memory, processes and its share of the cores in a cgroup
+  where the machine has one (``cgroup``), file size, answer size;
 - the run's spec and notebook reach the child on an inherited descriptor of a root-owned file, never
   through a folder the run's uid can write; its report comes back the same way, read as hostile input;
 - the vectors of new texts (ex4's chunks with the student's header) lent by the grader, which
   computes them once for the kernel and its own check (``ragkit.plumbing.service``: the kernel sends
   texts, never vectors), through one socket bound into that run alone.
 
-A teacher without root gets the same root and namespaces inside a user namespace (every capability
-dropped before the notebook runs), as their own uid, without a cgroup; where ``unshare`` fails, the run
-has only the time limit, the audit hook and per-process limits. ``isolation.probe`` says which, in words,
-before anything runs. A run that did not finish says why with a value (``failures.RunFailure``), never a sentence.
+A teacher without root gets the same root and namespaces, as their own uid, without a cgroup. A machine where bwrap
+is missing or cannot make its namespaces grades nothing: ``isolation.probe`` says what to install or change, and
+otherwise, in words, what the sandbox holds, before anything runs. A run that did not finish says why with a value
+(``failures.RunFailure``), never a sentence.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -46,24 +47,26 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragkit.plumbing.bounded import O_NOFOLLOW
 from ragkit.plumbing.service import MAX_TEXTS, SERVICE_ENV, Lender
 from ragkit.teach.grading import cgroup
-from ragkit.teach.grading.confinement import HOME, INSIDE
 from ragkit.teach.grading.failures import RunFailure
 from ragkit.teach.grading.isolation import (
     Isolation,
     Limits,
+    bwrap,
     child_command,
     inside,
-    namespaces_command,
+    inside_command,
+    interpreter,
     outermost,
     python_path,
     system_folders,
     whitelist,
 )
 from ragkit.teach.grading.isolation import probe as probe_isolation
+from ragkit.teach.grading.launch import HOME, INSIDE
 from ragkit.teach.grading.uids import UidClaim, kill_uid, leftovers, remove
-from ragkit.teach.untrusted import O_NOFOLLOW
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,6 +86,8 @@ class Lending:
     """Seconds a run's request waits for a turn (other runs hold them all) before its kernel computes."""
     texts: int = MAX_TEXTS
     """Texts one run may have embedded by the grader (the grader sizes it from ex4's header chunks)."""
+    stop: Callable[[], None] = lambda: None
+    """Ends the lending: refuses new texts and returns once no text is being embedded."""
 
 
 @dataclass(frozen=True)
@@ -142,12 +147,10 @@ class Sandbox:
     ):
         self.limits = limits or Limits()
         self.lend = lend
+        self.bwrap = bwrap()  # what to install, where it is missing: before anything else
         self.isolation = probe or probe_isolation()
         self.root = Path(tempfile.mkdtemp(prefix="ragkit-grade-"))  # 0700: no run's uid can enter it
         (self.root / "out").mkdir(mode=0o700)
-        if not self.isolation.namespaces:  # no root of its own: each run's HOME is a host folder in here
-            self.root.chmod(0o711)
-            (self.root / "homes").mkdir(mode=0o711)
         self.seed = (
             shared if shared is not None else (snapshot_cache(cache, self.root / "seed") if cache is not None else None)
         )
@@ -197,7 +200,9 @@ class Sandbox:
             "uid": uid,
             "gid": gid,
             "env": env,
-            "namespaces": self.isolation.namespaces,
+            "bwrap": self.bwrap,
+            "inside": inside_command(),
+            "view": str(self.root),
             "cgroup": run,
             "readonly": [[str(a), str(b)] for a, b in self.readonly],
             "links": [str(p) for p in self.links],
@@ -208,9 +213,9 @@ class Sandbox:
                 "memory": limits.memory,
                 "file_size": limits.file_size,
                 "processes": limits.processes,
-                "home": str(limits.home),
-                "tmp": str(limits.tmp),
-                "shm": str(limits.shm),
+                "home": limits.home,
+                "tmp": limits.tmp,
+                "shm": limits.shm,
             },
             "names": list(names),
             "functions": list(functions),
@@ -235,28 +240,24 @@ class Sandbox:
             n = self._count
         change = self.isolation.change_user
         out, err, spec_path = (self.root / "out" / f"{n}.{kind}" for kind in ("json", "err", "spec"))
-        command = [*(namespaces_command(change) if self.isolation.namespaces else []), *child_command()]
+        command = child_command()
         start = time.monotonic()
         claim: UidClaim | None = None
-        made: Path | None = None  # the run's HOME on the host, where it has no root of its own
         lender, group, left = None, None, []
         try:  # whatever fails to start is this run's "not run", and what it took is given back below
             claim = UidClaim() if change else None
             uid = claim.uid if claim is not None else os.getuid()
             gid = uid if change else os.getgid()
             socket = self.root / "out" / f"{n}.sock" if self.lend is not None and lend else None
-            seed: Path | None
-            if self.isolation.namespaces:
-                home, seed, service = HOME, INSIDE / "seed" if self.seed is not None else None, INSIDE / "embed.sock"
-            else:  # no root of its own: a host folder, the host's paths (what ``isolation`` warned of)
-                home, seed, service = self.root / "homes" / str(n), self.seed, None
-                home.mkdir(mode=0o700)
-                made = home
-                if socket is not None:
-                    socket = service = home / "embed.sock"
-            env = self._environment(home, student, seed, service if socket is not None else None)
+            seed = INSIDE / "seed" if self.seed is not None else None
+            env = self._environment(HOME, student, seed, INSIDE / "embed.sock" if socket is not None else None)
             if self.hierarchy is not None:
-                group = self.hierarchy.create(f"ragkit-sandbox-{uid}", self.limits.memory, self.limits.processes)
+                group = self.hierarchy.create(
+                    f"ragkit-sandbox-{uid}",
+                    self.limits.memory,
+                    self.limits.processes,
+                    self.limits.cores if self.limits.cores is not None else float(len(os.sched_getaffinity(0))),
+                )
             fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(
@@ -300,8 +301,6 @@ class Sandbox:
                 left = leftovers(claim.uid)
                 remove(left)
                 claim.release()
-            if made is not None:
-                shutil.rmtree(made, ignore_errors=True)
             for path in (out, err, spec_path):
                 path.unlink(missing_ok=True)
         if left:
@@ -321,7 +320,7 @@ class Sandbox:
         """A run's environment: its HOME and what lies in it, offline, the seed of vectors and the lending socket."""
         env = {
             "HOME": str(home),
-            "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
+            "PATH": f"{interpreter().parent}:/usr/bin:/bin",
             "LANG": "C.UTF-8",
             "TMPDIR": str(home / "tmp"),
             "RAGKIT_RESULTS": str(home / "results.jsonl"),

@@ -17,13 +17,14 @@ import stat
 import time
 from pathlib import Path
 
-from ragkit.teach.untrusted import O_NOFOLLOW
+from ragkit.plumbing.bounded import O_NOFOLLOW
 
 __all__ = ["CLAIMS", "SANDBOX_UIDS", "UID_SPAN", "WRITABLE", "UidClaim", "kill_uid", "leftovers", "remove"]
 
-SANDBOX_UIDS = 2_900_000_000
-"""The lowest uid a submission runs as when the grader is root (no account uses uids this high)."""
-UID_SPAN = 2**30
+SANDBOX_UIDS = 0x70000000
+"""The lowest uid a submission runs as when the grader is root: 1,879,048,192, above the container ranges systemd
+hands out (up to 0x6FFFFFFF) and below 2**31, the largest uid bwrap maps (it writes uids as C ints)."""
+UID_SPAN = 2**27
 """How many uids from ``SANDBOX_UIDS`` a run's uid is drawn from, at random: no student can count on one."""
 CLAIMS = Path("/run/ragkit-sandbox-uids")
 """Where a grader running as root claims its uids (a locked file each), so that two graders never share one."""

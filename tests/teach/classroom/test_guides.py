@@ -135,6 +135,21 @@ def test_a_broken_catalogue_is_named_not_raised_by_the_check(docs):
     assert any("needs sha, en and nl" in str(p) for p in guides.check(docs.parent))
 
 
+def test_a_catalogue_nested_too_deep_is_named_not_a_traceback(docs):
+    """tomllib parses by recursion: a hostile catalogue nested thousands deep is a clear error (issue 63, item 8)."""
+    deep = "x = " + "[" * 5000 + "]" * 5000 + "\n"
+    (guides.catalogue_folder(docs, "grading") / "part-9.toml").write_text(deep, encoding="utf-8")
+    assert any("is nested too deep to be a catalogue" in p for p in guides.check(docs))
+    with pytest.raises(InputError, match="nested too deep"):
+        guides.generated(docs, "grading")
+    cells = docs / "cells.toml"  # a notebook's catalogue too
+    cells.write_text(deep, encoding="utf-8")
+    from ragkit.teach.classroom import edition
+
+    with pytest.raises(InputError, match="nested too deep"):
+        edition.read_catalogue(cells)
+
+
 def test_the_dutch_guide_gives_each_notebook_the_class_time_of_its_dutch_twin():
     from ragkit.teach.classroom.edition import COURSE, twin_path
     from ragkit.teach.classroom.pace import class_minutes

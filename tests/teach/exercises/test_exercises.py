@@ -855,7 +855,7 @@ def test_class_report_survives_nesting_fifos_devices_sparse_and_unreadable_files
     assert f"ana.jsonl:5: a line of {untrusted.MAX_LINE + 1:,} bytes" in text
     assert "ben.jsonl: file not read (not a regular file" in text
     assert "sparse.jsonl: file not read (5,368,709,120 bytes, more than" in text
-    assert f"more than {reports.MAX_DEPTH} levels deep" in text
+    assert f"more than {untrusted.MAX_DEPTH} levels deep" in text
     if ROOT_USER:
         assert "device.jsonl: file not read (not a regular file" in text
     else:

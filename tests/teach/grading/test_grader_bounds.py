@@ -177,7 +177,7 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
         """Runs nothing: an ex4 kernel borrows a text nobody has embedded, every run answers its exercise."""
 
         def __init__(self, hidden, limits, cache=None, shared=None, lend=None):
-            self.lend, self.isolation = lend, Isolation(True, True)
+            self.lend, self.isolation = lend, Isolation(True)
 
         def __enter__(self):
             return self
@@ -201,7 +201,7 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
     original = judging.lent_models
     monkeypatch.setattr(grading, "lent_models", lambda *a: lent.append(original(*a)) or lent[-1])
     result = grading.grade([home], "home", jobs=1, course=course, announce=said.append)
-    assert said == [Isolation(True, True)]
+    assert said == [Isolation(True)]
     assert lent[0].texts == judging.LEND_TEXTS * len(course.chunks("E"))  # a run's count budget, from the course
     assert sorted(asked) == [("ex2", False), ("ex4", True), ("ex5", False)]
     assert {g.exercise: g.grade for g in result.grades if g.grade != "missing"} == {

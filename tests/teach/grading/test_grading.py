@@ -138,26 +138,36 @@ def test_checkpoints_and_hidden_folders_are_not_submissions(tmp_path):
 
 
 def test_a_notebook_is_read_only_as_a_bounded_regular_file(tmp_path):
-    fifo = tmp_path / EX1
-    os.mkfifo(fifo)
-    with pytest.raises(InputError, match="not a regular file"):
-        handed_in.read_notebook(fifo)
-    link = tmp_path / EX2
-    link.symlink_to("/etc/passwd")
-    with pytest.raises(InputError, match="symbolic link"):
-        handed_in.read_notebook(link)
-    huge = tmp_path / "ex3.ipynb"
+    """Read once, through its folder's descriptor, when it is found: a FIFO, a file too large or unreadable is that
+    notebook's reason (its row is "not run"); a link is not read at all."""
+    folder = tmp_path / "home" / "ada"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / EX1)
+    (folder / EX2).symlink_to("/etc/passwd")
+    huge = folder / "ex3.ipynb"
     with huge.open("wb") as f:  # sparse: refused by its size, never read
         f.truncate(handed_in.MAX_NOTEBOOK + 1)
+    locked = folder / "ex4.ipynb"
+    locked.write_text("{}")
+    os.chmod(locked, 0)
+    skipped: list[str] = []
+    found = {s.exercise: s for s in handed_in.submissions([tmp_path / "home"], "home", skipped)}
+    assert skipped == [
+        f"{folder / EX2}: {folder / EX2} is a link (to /etc/passwd): not graded, a submission is read "
+        "where it lies, never through a link"
+    ]
+    with pytest.raises(InputError, match="not a regular file"):
+        found["ex1"].notebook()
     with pytest.raises(
         InputError,
         match=f"{handed_in.MAX_NOTEBOOK + 1:,} bytes, more than the {handed_in.MAX_NOTEBOOK:,} a notebook may hold",
     ):
-        handed_in.read_notebook(huge)
-    os.chmod(huge, 0)
-    if not os.access(huge, os.R_OK):  # root reads it anyway
+        found["ex3"].notebook()
+    if os.access(locked, os.R_OK):  # root reads it anyway
+        assert found["ex4"].notebook() == b"{}"
+    else:
         with pytest.raises(InputError, match="Permission denied"):
-            handed_in.read_notebook(huge)
+            found["ex4"].notebook()
 
 
 @pytest.mark.parametrize(
@@ -719,10 +729,26 @@ def test_a_time_limit_and_jobs_must_be_positive(tmp_path):
 def test_the_sandbox_says_what_it_holds_and_what_it_cannot():
     from ragkit.teach.grading.isolation import Isolation
 
-    full = str(Isolation(True, True))
+    full = str(Isolation(True, (), "cgroup v1", cpu=True))
     assert "no network" in full and "a uid of its own" in full
-    bare = str(Isolation(False, False, ("not root: every submission runs as you",)))
-    assert "no network" not in bare and "not root" in bare
+    assert "its own user, UTS and cgroup namespaces (no further user namespace inside)" in full
+    assert full.endswith("memory, processes and CPU bounded for the whole run (cgroup v1)")
+    bare = str(Isolation(False, ("not root: every submission runs as you",)))
+    assert "no network" in bare and "a uid of its own" not in bare and "not root" in bare
+    assert "memory bounded per process only" in bare
+
+
+def test_a_machine_without_bubblewrap_is_told_what_to_install_and_nothing_runs(tmp_path, monkeypatch, capsys):
+    from ragkit.__main__ import main
+    from ragkit.teach.grading import isolation
+
+    monkeypatch.setattr(isolation.shutil, "which", lambda *a, **k: None)
+    hand_in(tmp_path / "home", "ada", EX2, nbformat.v4.new_notebook())
+    with pytest.raises(isolation.SandboxUnavailable, match="sudo apt-get install bubblewrap"):
+        grading.grade([tmp_path / "home"], lending=False)
+    assert main(["grade", str(tmp_path / "home")]) == 1
+    said = capsys.readouterr().err
+    assert f"error: this machine has no bwrap: {isolation.INSTALL}" in said
 
 
 # The grader lends its vectors: a new text is embedded once, by the grader, for the kernel and the check
@@ -834,16 +860,28 @@ def test_nbgraders_submitted_folder_is_the_platform_layout(tmp_path):
 
 
 def test_a_run_whose_sandbox_cannot_start_is_not_run_its_uid_released_and_the_class_graded_on(tmp_path, monkeypatch):
-    """One run's start fails after its uid was claimed (its home cannot be made): that notebook is "not run" with the
+    """One run's start fails after its uid was claimed (its cgroup cannot be made): that notebook is "not run" with the
     reason, its claim is given back, and the notebooks before and after it are graded."""
+    import errno
     from types import SimpleNamespace
 
     from ragkit.teach.grading import cgroup, uids
     from ragkit.teach.grading import sandbox as sandboxes
     from ragkit.teach.grading.isolation import Isolation
 
+    made: list[str] = []
+
+    class Refusing:
+        """A cgroup hierarchy whose second run's group is already there."""
+
+        def create(self, name, memory, processes, cores=None):
+            made.append(name)
+            if len(made) == 2:
+                raise FileExistsError(errno.EEXIST, "File exists", f"/sys/fs/cgroup/memory/{name}")
+            return SimpleNamespace(procs=[], kill=lambda: None, remove=lambda: None)
+
     monkeypatch.setattr(uids, "CLAIMS", tmp_path / "claims")
-    monkeypatch.setattr(cgroup, "hierarchy", lambda: (None, "no cgroup in this test"))
+    monkeypatch.setattr(cgroup, "hierarchy", lambda: (Refusing(), ""))
     claimed: list[int] = []
 
     class Recorded(uids.UidClaim):
@@ -855,11 +893,10 @@ def test_a_run_whose_sandbox_cannot_start_is_not_run_its_uid_released_and_the_cl
         return SandboxRun(answers=json.dumps({"my_cut": {"value": 0.5}}), seconds=1.0)
 
     class Crowded(sandboxes.Sandbox):
-        """A sandbox as root without namespaces, where the second run's home is already taken."""
+        """A sandbox as root, where the second run's cgroup cannot be made."""
 
         def __init__(self, hidden, limits, cache=None, shared=None, lend=None):
-            super().__init__(hidden, limits, probe=Isolation(False, True))
-            (self.root / "homes" / "2").mkdir()
+            super().__init__(hidden, limits, probe=Isolation(True))
 
     monkeypatch.setattr(sandboxes, "UidClaim", Recorded)
     monkeypatch.setattr(sandboxes.Sandbox, "_start", started)
@@ -875,7 +912,7 @@ def test_a_run_whose_sandbox_cannot_start_is_not_run_its_uid_released_and_the_cl
     assert rows["bob"].grade == "not run" and rows["bob"].reason.startswith(
         "the sandbox could not start (File exists: "
     )
-    assert rows["bob"].reason.endswith("/homes/2)"), rows["bob"].reason  # what could not be made, not the command
+    assert rows["bob"].reason.endswith(f"/sys/fs/cgroup/memory/{made[1]})"), rows["bob"].reason  # what, not the command
     assert len(claimed) == 3 and list((tmp_path / "claims").iterdir()) == []  # every claim given back, bob's too
 
 
@@ -884,9 +921,8 @@ def test_a_command_the_sandbox_cannot_start_names_itself(tmp_path, monkeypatch):
     from ragkit.teach.grading.isolation import Isolation
 
     monkeypatch.setattr(sandboxes, "child_command", lambda: ["ragkit-no-such-command"])
-    with sandboxes.Sandbox([tmp_path], probe=Isolation(False, False)) as sandbox:
+    with sandboxes.Sandbox([tmp_path], probe=Isolation(False)) as sandbox:
         run = sandbox.run(_notebook("x = 1"), "ada", ("x",))
-        assert list((sandbox.root / "homes").iterdir()) == []  # its home removed
     assert run.failure == RunFailure(
         "sandbox", text="the sandbox could not start (No such file or directory: ragkit-no-such-command)"
     )
@@ -1141,7 +1177,7 @@ def test_a_grader_inside_a_whitelisted_folder_is_covered(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home" / "teacher"))
     handed = tmp_path / "home" / "class"
     handed.mkdir()
-    with Sandbox([handed], probe=isolation.Isolation(True, True)) as sandbox:
+    with Sandbox([handed], probe=isolation.Isolation(True)) as sandbox:
         assert (tmp_path / "home", tmp_path / "home") in [(Path(a), Path(b)) for a, b in sandbox.readonly]
         assert tmp_path / "home" / "teacher" in sandbox.masked and handed in sandbox.masked
 
