@@ -14,14 +14,12 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Exercise 6. Compute AP and nDCG@10 by hand
 # What you will see: a ranking of twenty chunks of your own with its relevant chunks marked, and both metrics worked out on another ranking.
 # What you will do: compute the average precision and the nDCG@10 of your ranking by hand, to three decimals.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

@@ -14,14 +14,12 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Exercise 7. Choose efSearch for a recall target
 # What you will see: how much of the exact top 20 an HNSW graph finds on a generated collection, at every efSearch you ask for.
 # What you will do: find the smallest efSearch that reaches the recall target there; the check then judges it on another collection.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # On Google Colab only (anywhere else this cell does nothing): install ragkit and turn on its widgets.
 import sys
 

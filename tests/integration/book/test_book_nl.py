@@ -41,6 +41,10 @@ STAND_INS = {
 OLD_NAMES = {rel.replace(".nl.ipynb", ".ipynb"): title for rel, title in STAND_INS.items()}
 
 
+PUBLISHED = book.Settings("https://github.com/a-teacher/ragkit", "main")
+"""An address a teacher has set (book/book.toml's placeholder shows no launch button: test_book)."""
+
+
 @pytest.fixture(scope="module")
 def small_site(tmp_path_factory):
     """A book of the stand-ins, built by the real builder from outputs given (no kernel runs, no PDF printed)."""
@@ -68,7 +72,7 @@ def small_book(tmp_path_factory, stand_ins: dict[str, str]) -> book.BookBuild:
         executed[page.path] = nb
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(book.pdf, "write", lambda *args, **kwargs: None)
-        return book.build(tmp_path_factory.mktemp("book") / "site", book=pages, executed=executed)
+        return book.build(tmp_path_factory.mktemp("book") / "site", book=pages, executed=executed, settings=PUBLISHED)
 
 
 class Anchors(HTMLParser):
@@ -134,7 +138,7 @@ def launch_links(path: Path) -> dict[str, str]:
 
 
 def test_a_dutch_page_is_lang_nl_in_dutch_words_and_launches_the_dutch_notebook(small_site):
-    settings = book.Settings.load()
+    settings = PUBLISHED
     for page in small_site.pages:
         text = (small_site.out / page.href).read_text()
         assert f'<html lang="{page.language}">' in text, page.href
@@ -195,7 +199,7 @@ def test_a_widget_on_a_dutch_page_says_in_dutch_that_it_needs_a_kernel():
     code.outputs = [nbformat.v4.new_output("execute_result", {book.WIDGET: {"model_id": "x"}, "text/plain": "VBox()"})]
     nb = nbformat.v4.new_notebook(cells=[code])
     page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
-    note = book.prepare(nb, page, book.Settings.load()).cells[0].outputs[0].data["text/html"]
+    note = book.prepare(nb, page, PUBLISHED).cells[0].outputs[0].data["text/html"]
     assert LABELS["nl"]["kernel_note"] in note and "open%3Dnl%2F06-thresholds.nl.ipynb" in note
     assert "needs a running Python kernel" not in note
 
@@ -215,7 +219,7 @@ def test_a_dutch_page_captions_each_figure_once_as_its_dutch_notebook_wrote_the_
         nbformat.v4.new_output("display_data", {"text/markdown": dutch_caption, "text/plain": "<Markdown>"}),
     ]
     page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
-    outputs = book.prepare(nbformat.v4.new_notebook(cells=[code]), page, book.Settings.load()).cells[0].outputs
+    outputs = book.prepare(nbformat.v4.new_notebook(cells=[code]), page, PUBLISHED).cells[0].outputs
     assert len(outputs) == 1, "the figure's sentence is shown twice on the Dutch page"
 
 
@@ -226,7 +230,7 @@ def test_a_dutch_pages_learning_objectives_are_the_pages_objectives():
         nbformat.v4.new_markdown_cell("**Leerdoelen.** Na dit notebook kun je:\n\n- een cut kiezen"),
     ]
     page = book.Page(Path("nl/06-thresholds.nl.ipynb"), "nl/06-thresholds.nl.ipynb", "06")
-    prepared = book.prepare(nbformat.v4.new_notebook(cells=cells), page, book.Settings.load()).cells
+    prepared = book.prepare(nbformat.v4.new_notebook(cells=cells), page, PUBLISHED).cells
     assert book.OBJECTIVES_TAG in prepared[1].metadata.get("tags", []), [c.source for c in prepared]
     assert prepared[1].source.startswith("**Leerdoelen.**")
 
@@ -271,7 +275,10 @@ def test_the_real_books_dutch_pages_switch_both_ways_and_launch_the_dutch_notebo
         text = (site.out / page.href).read_text()
         assert '<html lang="nl">' in text
         links = launch_links(site.out / page.href)
-        assert links["colab"].endswith("/notebooks/" + page.rel) and links["binder"].endswith("open=" + page.rel)
+        if book.Settings.load().published:
+            assert links["colab"].endswith("/notebooks/" + page.rel) and links["binder"].endswith("open=" + page.rel)
+        else:  # book/book.toml's placeholder: no button that leads nowhere (the small site has an address set)
+            assert not {"colab", "binder", "source"} & set(links), links
         assert links["download"] == "notebooks/" + page.rel and (site.out / links["download"]).is_file()
         assert f'<a href="{LABELS["nl"]["index"]}">' in text, f"{page.href}: its home is not the Dutch index"
     # the whole course is translated: every English page has its Dutch twin

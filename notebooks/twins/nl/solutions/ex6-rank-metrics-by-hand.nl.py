@@ -14,14 +14,12 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Oefening 6 (uitgewerkte oplossing). Bereken AP en nDCG@10 met de hand
 # Wat je hier ziet: een eigen rangschikking van twintig chunks met de relevante chunks gemarkeerd, en beide metrics uitgewerkt op een andere rangschikking.
 # Wat je doet: de average precision en de nDCG@10 van jouw rangschikking met de hand uitrekenen, op drie decimalen.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 

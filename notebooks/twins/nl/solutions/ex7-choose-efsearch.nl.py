@@ -14,14 +14,12 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Oefening 7 (uitgewerkte oplossing). Kies efSearch voor een recall-doel
 # Wat je hier ziet: hoeveel van de exacte top 20 een HNSW-graaf vindt in een gegenereerde verzameling, bij elke efSearch die je opgeeft.
 # Wat je doet: de kleinste efSearch vinden die daar het recall-doel haalt; de check beoordeelt die daarna op een andere verzameling.
 
-# %%
+# %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
 import sys
 
