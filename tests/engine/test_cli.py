@@ -175,7 +175,7 @@ def test_class_report_names_students_by_owner_when_asked(tmp_path, capsys):
     me = login(os.getuid())
     (tmp_path / "results.jsonl").write_text(json.dumps({"exercise": "ex3", "student": me, "passed": False}) + "\n")
     assert main(["class-report", str(tmp_path), "--name-by", "owner"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].split() == [me, "-", "-", "not", "yet", "(1)", "-", "-"]
+    assert capsys.readouterr().out.splitlines()[1].split() == [me, "-", "-", "not", "yet", "(1)", "-", "-", "-", "-"]
 
 
 def test_no_name_heading_or_text_of_a_corpus_file_reaches_the_terminal_as_an_escape(tmp_path, capsys):

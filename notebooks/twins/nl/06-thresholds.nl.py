@@ -268,13 +268,12 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 #
 # ### Waarom modellen gokken: het examen zonder aftrek
 #
-# Het hoofdstuk haalt Kalai e.a. (2025) aan: benchmarks scoren met binaire accuracy en geven geen punten voor
-# onthouding, dus een model dat altijd antwoordt, scoort hoger dan een identiek model dat "ik weet het niet" zegt
-# wanneer het het niet weet. Met onze sweep kun je dat argument op echte getallen toetsen. Behandel elke query
-# (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat de generator precies dan goed antwoordt wanneer
-# de needle in zijn prompt is beland, en dat elk ander antwoord fout is (een bluf is fout; een weigering levert
-# niets op). Dat is een bovengrens: notebook 07 meet een generator die een needle in zijn prompt vaak mist. Geef dan
-# elke cut twee scores: een met binaire accuracy, en een met één punt aftrek per fout antwoord.
+# Het hoofdstuk haalt Kalai e.a. (2025) aan: benchmarks scoren binair en belonen onthouding niet, dus een model dat
+# altijd antwoordt, scoort hoger dan een gelijk model dat "ik weet het niet" zegt als het het niet weet. Onze sweep
+# toetst dat op echte getallen. Tel elke query (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat
+# de generator goed antwoordt precies als de needle in zijn prompt kwam, en anders fout (een bluf is fout; een
+# weigering telt niet). Dat is een bovengrens: notebook 07 meet een generator die een needle in zijn prompt vaak mist.
+# Geef dan elke cut twee scores: binair, en met één punt aftrek per fout antwoord.
 
 # %%
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))

@@ -128,7 +128,7 @@ def test_only_the_exercises_asked_for_are_graded_and_none_other_is_missing(tmp_p
 def test_the_cli_refuses_an_unknown_exercise_before_anything_runs(tmp_path, capsys):
     from ragkit.__main__ import main
 
-    assert main(["grade", str(tmp_path), "--exercises", "ex2,ex7"]) == 1
+    assert main(["grade", str(tmp_path), "--exercises", "ex2,ex9"]) == 1
     said = capsys.readouterr().err
-    assert "--exercises: ex7 is not an exercise" in said and "grading with" not in said
+    assert "--exercises: ex9 is not an exercise" in said and "grading with" not in said
     assert not Path(tmp_path / "g.csv").exists()

@@ -545,7 +545,7 @@ def test_a_formula_in_a_students_folder_name_is_neutralised_in_the_csv(tmp_path)
     assert students == {"'" + folder.name}
     ex1 = next(r for r in rows if r["exercise"] == "ex1")
     assert ex1["grade"] == "not run" and "not a readable notebook" in ex1["reason"]
-    assert "5 grades: 0 yes, 0 not yet, 1 not run, 4 missing" in out.stdout
+    assert "7 grades: 0 yes, 0 not yet, 1 not run, 6 missing" in out.stdout
 
 
 def test_class_report_says_it_is_self_reported(tmp_path):
