@@ -132,7 +132,12 @@ def test_an_exercise_handed_in_in_both_languages_is_run_twice_and_the_better_gra
     assert rows["dee", "ex2"].grade == "yes" and rows["dee", "ex2"].reason == "judged in nl"  # her notebook's
     assert rows["eve", "ex2"].grade == "not run" and "3 notebooks for ex2" in rows["eve", "ex2"].reason
     assert "eve" not in FakeSandbox.runs and sorted(FakeSandbox.runs) == ["ada", "ada", "bob", "bob", "cy", "cy", "dee"]
-    assert result.counts() == {"yes": 3, "not yet": 1, "not run": 1, "missing": 5 * 6}  # five students, each with one of seven exercises handed in
+    assert result.counts() == {
+        "yes": 3,
+        "not yet": 1,
+        "not run": 1,
+        "missing": 5 * 6,
+    }  # five students, each with one of seven exercises handed in
 
 
 def test_the_grade_table_stays_english_whatever_language_the_teacher_speaks(tmp_path, fake_grader, monkeypatch):
