@@ -264,8 +264,9 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 # that always answers scores higher than an identical one that says "I don't know" when it does not know. Our sweep
 # lets you score that argument on real numbers. Treat every query (answerable or out-of-domain) as one exam question,
 # and assume the generator is right exactly when the needle reached its prompt and wrong on every other answer (a bluff
-# is wrong; a refusal scores nothing). That is an upper bound: notebook 07 measures a generator that often misses a
-# needle its prompt holds. Then score each cut twice: binary accuracy, and with one point off per wrong answer.
+# is wrong; a refusal scores nothing). That is optimistic where the needle reached the prompt (notebook 07 measures how
+# often the generator repeats that needle's words) and pessimistic where it did not (a right answer from memory counts
+# as wrong here). Then score each cut twice: binary accuracy, and with one point off per wrong answer.
 
 # %%
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))

@@ -268,12 +268,13 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 #
 # ### Waarom modellen gokken: het examen zonder aftrek
 #
-# Het hoofdstuk haalt Kalai e.a. (2025) aan: benchmarks scoren binair en belonen onthouding niet, dus een model dat
-# altijd antwoordt, scoort hoger dan een gelijk model dat "ik weet het niet" zegt als het het niet weet. Onze sweep
-# toetst dat op echte getallen. Tel elke query (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan dat
-# de generator goed antwoordt precies als de needle in zijn prompt kwam, en anders fout (een bluf is fout; een
-# weigering telt niet). Dat is een bovengrens: notebook 07 meet een generator die een needle in zijn prompt vaak mist.
-# Geef dan elke cut twee scores: binair, en met één punt aftrek per fout antwoord.
+# Het hoofdstuk haalt Kalai et al. (2025) aan: benchmarks scoren binair en belonen onthouding niet, dus een model
+# dat altijd antwoordt, scoort hoger dan een identiek model dat "ik weet het niet" zegt als het het niet weet. Onze
+# sweep toetst dat op echte getallen. Tel elke query (beantwoordbaar of out-of-domain) als één examenvraag, en neem aan
+# dat de generator goed antwoordt als, en alleen als, de needle in zijn prompt terechtkwam (een bluf is fout; een
+# weigering levert geen punt op). Dat is optimistisch waar de needle de prompt bereikte (notebook 07 meet hoe vaak de
+# generator de woorden van die needle weergeeft) en pessimistisch waar dat niet zo is (een goed antwoord uit het geheugen
+# telt hier als fout). Geef dan elke cut twee scores: binair, en met één punt aftrek per fout antwoord.
 
 # %%
 scores = claims.guessing(s.rows([None, DEFAULT_CUT, STRICT_CUT]))

@@ -450,7 +450,7 @@ narrate.more_chunks(facts, result.counted_with, False)
 # steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
 # Dezelfde regel beoordeelt elk antwoord, en elke needle is zijn eigen paar, dus de test is de exacte sign test op de
-# discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt teruggegeven telt mee. Elk
+# discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt weergegeven, telt mee. Elk
 # antwoord kost seconden, dus de steekproef is klein. Beslis voordat je kijkt: wat is met zoveel needles de kleinste p
 # die de sign test kan halen, en wat kan zo'n steekproef laten zien over de plek van de needle?
 

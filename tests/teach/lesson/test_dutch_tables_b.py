@@ -223,7 +223,7 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
         ).set_index("prompt")
     )
     assert "bevat de needle" in dutch and "mist de needle" in dutch and "0,00 tot 0,35" in dutch
-    assert "aandeel teruggegeven" in dutch and "0,20" in dutch and "holds" not in dutch and "0.00" not in dutch
+    assert "aandeel weergegeven" in dutch and "0,20" in dutch and "holds" not in dutch and "0.00" not in dutch
     english, dutch = both(lambda: html(tables.positions_table(m)))
     assert english == html(
         formats.Frame(
