@@ -199,4 +199,4 @@ def test_the_grader_exits_cleanly_while_a_lending_request_is_still_being_embedde
     )
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     assert "terminate called" not in out.stderr
-    assert out.stdout.startswith("1 students, 5 grades:"), out.stdout
+    assert out.stdout.startswith("1 students, 7 grades:"), out.stdout
