@@ -1,6 +1,7 @@
 """`ragkit grade` finds the projects beside the notebooks and grades each by its machine check, in its own process."""
 
 import json
+import os
 import shutil
 import threading
 from dataclasses import replace
@@ -46,6 +47,9 @@ def test_projects_are_found_by_their_plan_and_named_by_the_path_rule(tmp_path):
     hand_in(home, "eve", where="other/copy")
     (home / "mallory").mkdir()
     (home / "mallory" / "ragkit").symlink_to(home / "ada" / "ragkit")  # ada's project under mallory's name
+    (home / "bob" / "ragkit").mkdir(parents=True)
+    (home / "bob" / "ragkit" / "project.toml").symlink_to(home / "ada" / "ragkit" / "project.toml")  # a plan linked
+    os.mkfifo(home / "bob" / "ragkit" / "notes.toml")  # a FIFO beside it: never opened by the walk
     (home / "zed").mkdir()
     skipped: list[str] = []
     found = handed_in_projects([home], "home", skipped)
@@ -54,7 +58,7 @@ def test_projects_are_found_by_their_plan_and_named_by_the_path_rule(tmp_path):
         ("eve", PROJECT_KEY),
         ("eve", PROJECT_KEY),
     ]
-    assert not [s for s in found if s.student == "mallory"]  # the walk never follows a link (notebooks' says so)
+    assert not [s for s in found if s.student in ("mallory", "bob")]  # never through a link (notebooks' walk says so)
     listed = handed_in_projects([home], "home", skipped, students=["ada"])
     assert [s.student for s in listed] == ["ada"] and any("not on the class list" in s for s in skipped)
 
