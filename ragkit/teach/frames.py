@@ -13,13 +13,18 @@ from pandas.io.formats.style import Styler
 from ragkit.teach import language
 from ragkit.teach.language import _
 
-__all__ = ["Frame", "header", "positions_only", "truth"]
+__all__ = ["Frame", "header", "positions_only", "reply", "truth"]
 
 
 def truth(flag: bool | np.bool_) -> str:
     """A checked fact's truth as a sentence or a table says it: yes or no, in the kernel's language (never Python's
     True and False)."""
     return _("yes") if flag else _("no")
+
+
+def reply(flag: bool | np.bool_) -> str:
+    """A question's answer as a sentence of its own (``Does it verify? Yes.``): Yes or No, in the kernel's language."""
+    return _("Yes") if flag else _("No")
 
 
 def _words() -> dict[str, str]:

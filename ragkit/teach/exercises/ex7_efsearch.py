@@ -101,7 +101,7 @@ def efsearch_recall(course: Course, ef_search: Any, rules: EfSearchRules = EX7) 
     The judging collection is not shown here: it is the check's, shown once the check has passed
     (``judging_collection``). The first call builds the tuning collection's graph (a few seconds to half a minute).
     """
-    import pandas as pd
+    from ragkit.teach.frames import Frame
 
     given: list[Any] = [ef_search] if np.isscalar(ef_search) else list(ef_search)
     values = [int(e) for e in given if whole_number(e)]
@@ -114,7 +114,7 @@ def efsearch_recall(course: Course, ef_search: Any, rules: EfSearchRules = EX7) 
         )
     tuning = _collection(course, judging=False, rules=rules)
     found = [tuning.recall(e) for e in values]
-    return pd.DataFrame(
+    return Frame(
         {
             "efSearch": values,
             f"Recall@{rules.k}": [round(r, 3) for r in found],
@@ -160,7 +160,7 @@ def judging_collection(course: Course, my_ef: object) -> pd.DataFrame | Markdown
                 _("smallest efSearch that reaches the target"): c.smallest(EX7.target, EX7.most),
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).set_index(_("collection"))
 
 
 def _efsearch_feedback(course: Course, my_ef: object) -> tuple[Feedback, bool]:

@@ -183,7 +183,10 @@ def test_the_histograms_text_gives_the_counts_ragkit_computes_at_the_cut(sweep):
     assert f"{row.refused} of {row.in_domain} answerable" in text
     assert f"{CHAPTER_CUTS[0]:.3f}" in text and f"{np.median(sweep.nearest_out):.3f}" in text
     slider = plots.threshold_slider(sweep)
-    assert slider.description.startswith(text) and "slider" in slider.description
+    # the slider's text says where its line starts (it moves), with the same counts as the still figure's
+    assert slider.description.startswith(plots.thresholds.histogram_text(sweep, CHAPTER_CUTS[0], start=True))
+    assert "The slider starts on the cut at" in slider.description and "The dashed line marks" in text
+    assert f"{row.bluffs} of {row.out_of_domain} out-of-domain" in slider.description
     assert plots.describe(slider.to_plotly_json()) == slider.description  # it survives into the notebook's JSON
 
 

@@ -66,8 +66,8 @@ def one_chunk():
 def test_the_checked_facts_of_a_quote_read_ja_or_nee_in_dutch_and_yes_or_no_in_english():
     corpus, citation, f = one_chunk()
     english, dutch = both(lambda: narrate.quote_or_text(corpus, citation, f).data)
-    assert "in the document? **yes**." in english and "anywhere in the document? **no**." in english
-    assert "**True**" not in dutch and "**False**" not in dutch and "**ja**" in dutch and "**nee**" in dutch
+    assert "in the document? **Yes**." in english and "anywhere in the document? **No**." in english
+    assert "**True**" not in dutch and "**False**" not in dutch and "**Ja**" in dutch and "**Nee**" in dutch
     english, dutch = both(lambda: narrate.two_locators(corpus, citation).data)
     assert ": verifies **yes**." in english
     assert "**True**" not in dutch and "**ja**" in dutch

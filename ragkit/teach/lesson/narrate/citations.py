@@ -84,10 +84,10 @@ def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
             "Would a citation quoting `text` verify? **{quoting_text}**.",
             header=f.header.strip(),
             overlap=f.overlap,
-            content_found=formats.truth(doc[f.start : f.end] == f.content),
-            text_found=formats.truth(f.text in doc),
-            overlap_before=formats.truth(doc[f.start - len(f.overlap) : f.start] == f.overlap),
-            quoting_text=formats.truth(quoting_text),
+            content_found=formats.reply(doc[f.start : f.end] == f.content),
+            text_found=formats.reply(f.text in doc),
+            overlap_before=formats.reply(doc[f.start - len(f.overlap) : f.start] == f.overlap),
+            quoting_text=formats.reply(quoting_text),
         )
     )
 

@@ -186,7 +186,7 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
             section=bluff.chunk.section,
             distance=bluff.distance,
             fate=fate[0].upper() + fate[1:],
-            paris=formats.truth("Paris" in bluff.chunk.content),
+            paris=formats.reply("Paris" in bluff.chunk.content),
         )
         + _quoted(bluff.chunk)
     )
