@@ -142,7 +142,7 @@ test: binder-early $(STAMP) $(CHP)
 	started=$$(date +%s); $(BIN)/python -m ragkit warm; warmed=$$?; echo "warm $$(( $$(date +%s) - started ))" >> $(TIMES); \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$warmed -eq 0 && test $$typed -eq 0
 	@started=$$(date +%s); RAGKIT_TEST_TIMES=$(TIMES) \
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15; tested=$$?; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30 --junitxml=build/junit.xml; tested=$$?; \
 	echo "pytest $$(( $$(date +%s) - started ))" >> $(TIMES); exit $$tested
 
 BINDER_EARLY := build/test-binder
