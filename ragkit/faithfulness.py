@@ -33,7 +33,7 @@ from ragkit.errors import InputError
 from ragkit.evaluation import needle_hits, quotes_needle
 from ragkit.generation import Generation, Generator
 from ragkit.retrieval import Reranker, Retriever, Run, rank
-from ragkit.statistics import SignTest, sign_test, smallest_p, wilson
+from ragkit.statistics import ALPHA, SignTest, sign_test, smallest_p, wilson
 from ragkit.threshold import DEFAULT_CUT, KEEP, gate
 from ragkit.words import content_words
 
@@ -203,8 +203,6 @@ def count_two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHal
 
 POWER = 0.8
 """The chance of detecting a difference that a sample's "smallest detectable difference" is computed for."""
-DETECT_ALPHA = 0.05
-"""The two-sided level a difference must reach to count as detected."""
 DROP = 0.2
 """The drop lost in the middle should be able to detect: twenty points of needles recalled."""
 
@@ -220,24 +218,24 @@ def _least(power: Callable[[float], float], target: float = POWER) -> float | No
     return high
 
 
-def paired_pairs_needed(alpha: float = DETECT_ALPHA) -> int:
+def paired_pairs_needed(alpha: float = ALPHA) -> int:
     """The fewest discordant pairs whose smallest two-sided sign-test p is below ``alpha`` (6 at 0.05)."""
     return next(k for k in range(1, 64) if smallest_p(k) < alpha)
 
 
-def paired_power(needles: int, share: float, alpha: float = DETECT_ALPHA) -> float:
+def paired_power(needles: int, share: float, alpha: float = ALPHA) -> float:
     """The chance a sign test on ``needles`` pairs detects a difference when each needle is, independently with
     probability ``share``, recalled at one place and not at the other, always the same way: the best case."""
     return float(binom.sf(paired_pairs_needed(alpha) - 1, needles, share))
 
 
-def paired_detectable(needles: int, power: float = POWER, alpha: float = DETECT_ALPHA) -> float | None:
+def paired_detectable(needles: int, power: float = POWER, alpha: float = ALPHA) -> float | None:
     """The smallest difference (a share of needles) a paired sign test on ``needles`` pairs detects with ``power``,
     in the best case that every discordant pair goes the same way; None when no difference of any size can be."""
     return _least(lambda share: paired_power(needles, share, alpha), power)
 
 
-def needles_for(drop: float = DROP, power: float = POWER, alpha: float = DETECT_ALPHA) -> int:
+def needles_for(drop: float = DROP, power: float = POWER, alpha: float = ALPHA) -> int:
     """The fewest needles whose paired sign test detects a drop of ``drop`` with ``power``, in the best case."""
     return next(n for n in range(1, 10_000) if paired_power(n, drop, alpha) >= power)
 
@@ -250,7 +248,7 @@ def fisher_smallest_p(n1: int, n2: int) -> float:
     return float(fisher_exact([[n1, 0], [0, n2]]).pvalue)
 
 
-def unpaired_power(n1: int, n2: int, base: float, gap: float, alpha: float = DETECT_ALPHA) -> float:
+def unpaired_power(n1: int, n2: int, base: float, gap: float, alpha: float = ALPHA) -> float:
     """The chance Fisher's exact test detects rates ``base + gap`` (n1 answers) against ``base`` (n2 answers)."""
     high = min(1.0, base + gap)
     one, two = binom.pmf(np.arange(n1 + 1), n1, high), binom.pmf(np.arange(n2 + 1), n2, base)
@@ -264,9 +262,7 @@ def unpaired_power(n1: int, n2: int, base: float, gap: float, alpha: float = DET
     )
 
 
-def unpaired_detectable(
-    n1: int, n2: int, base: float, power: float = POWER, alpha: float = DETECT_ALPHA
-) -> float | None:
+def unpaired_detectable(n1: int, n2: int, base: float, power: float = POWER, alpha: float = ALPHA) -> float | None:
     """The smallest gap above ``base`` Fisher's exact test on groups of n1 and n2 detects with ``power``; None when
     no gap up to a rate of 1 can be."""
     if not n1 or not n2:
@@ -533,7 +529,6 @@ def measure_generation(
 __all__ = [
     "ANSWER_TOKENS",
     "ARXIV_ID",
-    "DETECT_ALPHA",
     "DROP",
     "LOST_CHUNKS",
     "LOST_SAMPLE",

@@ -13,6 +13,7 @@ import numpy as np
 from ragkit.errors import InputError
 
 __all__ = [
+    "ALPHA",
     "EXACT_SUM_LIMIT",
     "INCONCLUSIVE",
     "NEITHER",
@@ -82,6 +83,9 @@ def sign_test(a: Floats, b: Floats) -> SignTest:
     return counts_test(int((a > b).sum()), int((a < b).sum()))
 
 
+ALPHA = 0.05
+"""The level the course tests at: a p below it is a difference this data tells apart (two-sided, after Holm where a
+family is corrected)."""
 EXACT_SUM_LIMIT = 2_000
 """Up to this many discordant pairs the sign test sums binomial terms itself, in whole numbers, without scipy."""
 
@@ -194,7 +198,7 @@ INCONCLUSIVE = "this data cannot tell either way, so the published finding is ne
 """What *inconclusive* means, in the one wording the report, the notebooks and the quiz share."""
 
 
-def claim_of(p: float, alpha: float = 0.05) -> str:
+def claim_of(p: float, alpha: float = ALPHA) -> str:
     """What a published comparison claims, by its own raw p: *a difference* below alpha, else *no detectable
     difference* (whatever words the publication put on it: a p of 0.29 found nothing)."""
     if not 0.0 <= p <= 1.0:
@@ -242,7 +246,7 @@ class Verdict:
         wins: int,
         losses: int,
         p_holm: float,
-        alpha: float = 0.05,
+        alpha: float = ALPHA,
         *,
         kind: str = DIFFERENCE,
         a: str = "the first",
@@ -293,7 +297,7 @@ def verdict(
     wins: int,
     losses: int,
     p_holm: float,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     *,
     kind: str = DIFFERENCE,
     a: str = "the first",

@@ -13,7 +13,7 @@ from pandas.io.formats.style import Styler
 from ragkit.teach import language
 from ragkit.teach.language import _
 
-__all__ = ["Frame", "header", "positions_only", "reply", "truth"]
+__all__ = ["Frame", "header", "positions_only", "truth", "yes_or_no"]
 
 
 def truth(flag: bool | np.bool_) -> str:
@@ -22,7 +22,7 @@ def truth(flag: bool | np.bool_) -> str:
     return _("yes") if flag else _("no")
 
 
-def reply(flag: bool | np.bool_) -> str:
+def yes_or_no(flag: bool | np.bool_) -> str:
     """A question's answer as a sentence of its own (``Does it verify? Yes.``): Yes or No, in the kernel's language."""
     return _("Yes") if flag else _("No")
 

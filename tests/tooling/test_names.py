@@ -157,3 +157,36 @@ def test_architecture_names_every_module():
         if len(re.findall(rf"(?<![\w.]){re.escape(name)}(?!\w)", spans)) < alike[name]
     }
     assert not missing, f"modules docs/architecture.md does not name: {sorted(missing)}"
+
+
+def literal_levels(module: ast.Module) -> list[int]:
+    """Lines where the literal 0.05 is the course's significance level: compared with a p, or an ``alpha``'s value."""
+    found = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(c, ast.Constant) and c.value == 0.05 for c in [node.left, *node.comparators]
+        ):
+            found.append(node.lineno)
+        elif isinstance(node, ast.arguments):
+            named = [*node.posonlyargs, *node.args][-len(node.defaults) :] if node.defaults else []
+            pairs = [*zip(named, node.defaults), *zip(node.kwonlyargs, node.kw_defaults)]
+            found += [
+                d.lineno for a, d in pairs if a.arg == "alpha" and isinstance(d, ast.Constant) and d.value == 0.05
+            ]
+        elif isinstance(node, ast.keyword) and node.arg == "alpha" and isinstance(node.value, ast.Constant):
+            found += [node.value.lineno] if node.value.value == 0.05 else []
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value == 0.05:
+            found += [node.lineno for t in node.targets for name in targets(t) if "ALPHA" in name]
+    return sorted(found)
+
+
+def test_the_significance_level_is_statistics_alpha_everywhere():
+    """One level in one place (issue 62): every p is compared with ``statistics.ALPHA``, never a literal 0.05."""
+    found = {dotted(m): lines for m in MODULES if (lines := literal_levels(tree(m))) and m != PACKAGE / "statistics.py"}
+    assert not found, f"the literal 0.05 used as the significance level (use ragkit.statistics.ALPHA): {found}"
+    assert literal_levels(ast.parse("x = p < 0.05\ndef f(a, alpha=0.05): ...\ng(alpha=0.05)\nALPHA = 0.05")) == [
+        1,
+        2,
+        3,
+        4,
+    ]

@@ -9,6 +9,7 @@ import numpy as np
 from ragkit.approximate import COLLECTION_SEED, NEIGHBOURS
 from ragkit.chunking import SIZE
 from ragkit.data import MAX_SHARED
+from ragkit.statistics import ALPHA
 from ragkit.teach.language import say
 from ragkit.threshold import CUT_RANGE, CUT_STEP
 from ragkit.tokens import WINDOW
@@ -151,7 +152,7 @@ class HeaderRules:
 
     strategy: str = "E"
     metric: str = "Hit@20"
-    alpha: float = 0.05
+    alpha: float = ALPHA
     max_header_pieces: int = WINDOW // 4
     """A header may take at most a quarter of the encoder's window: one that fills it crowds the chunk out."""
 

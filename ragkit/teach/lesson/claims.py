@@ -8,7 +8,17 @@ import pandas as pd
 
 from ragkit.evaluation import Evaluation
 from ragkit.report import Report, Wanted
-from ragkit.statistics import DIFFERENCE, INCONCLUSIVE, NEITHER, NO_DIFFERENCE, VERDICTS, counts_test, holm, wilson
+from ragkit.statistics import (
+    ALPHA,
+    DIFFERENCE,
+    INCONCLUSIVE,
+    NEITHER,
+    NO_DIFFERENCE,
+    VERDICTS,
+    counts_test,
+    holm,
+    wilson,
+)
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
 from ragkit.teach.lesson import formats, paired
@@ -68,7 +78,7 @@ def beside(rep: Report) -> pd.DataFrame:
     return formats.Frame(rows)
 
 
-def survivors(alpha: float = 0.05) -> str:
+def survivors(alpha: float = ALPHA) -> str:
     """In words: how many of the chapter's results survive Holm over its own p-values, against its "three survive"."""
     corrected = own_holm()
     raw = [key for key, (p, _) in corrected.items() if p < alpha]

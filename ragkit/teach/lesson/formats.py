@@ -20,9 +20,9 @@ from pandas.io.formats.style import Styler
 from ragkit.teach import language
 from ragkit.teach.frames import Frame as Frame
 from ragkit.teach.frames import header as header
-from ragkit.teach.frames import positions_only, reply, truth
+from ragkit.teach.frames import positions_only, truth, yes_or_no
 
-__all__ = ["Frame", "count", "decimal", "formatted", "header", "noun", "reply", "styled", "truth", "whole"]
+__all__ = ["Frame", "count", "decimal", "formatted", "header", "noun", "styled", "truth", "whole", "yes_or_no"]
 
 
 def whole(n: int) -> str:

@@ -24,6 +24,7 @@ from ragkit.chunking import STRATEGIES, Chunk, chunk_corpus
 from ragkit.citations import verify
 from ragkit.evaluation import LEVELS, METRICS, Comparison, Evaluation, with_holm
 from ragkit.plumbing import locations
+from ragkit.statistics import ALPHA
 from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import plots
@@ -353,7 +354,7 @@ class StrategyDuel:
         assert c.p_holm is not None, "with_holm fills in every comparison's Holm p"
         verdict = (
             _("a difference this data can tell apart")
-            if c.p_holm < 0.05
+            if c.p_holm < ALPHA
             else say("not distinguishable with {n} needles", n=self.ev.n_questions)
         )
         texts = {q.id: q.text for q in self.ev.queries}

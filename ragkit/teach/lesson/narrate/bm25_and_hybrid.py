@@ -12,6 +12,7 @@ from ragkit.evaluation import Evaluation
 from ragkit.fusion import RRF_K, rrf
 from ragkit.report import Line, Report
 from ragkit.retrieval import Retriever, Run
+from ragkit.statistics import ALPHA
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import paired
@@ -83,7 +84,7 @@ def bm25_against_dense(ev: Evaluation, curve: pd.DataFrame) -> Markdown:
     t8 = ev.compare("E/bm25", "E/dense", "Hit@8", "needle").test
     q8 = ev.compare("E/bm25", "E/dense", "Hit@8").test
     side = _("behind") if t8.losses > t8.wins else _("ahead") if t8.wins > t8.losses else _("tied")
-    told = _("a difference this data can tell apart") if t8.p < 0.05 else _("but not distinguishably")
+    told = _("a difference this data can tell apart") if t8.p < ALPHA else _("but not distinguishably")
     leads = say("at k = {ks}", ks=", ".join(map(str, ahead))) if ahead else _("at no k from 1 to 20")
     return Markdown(
         say(
@@ -218,7 +219,7 @@ def needle_tests(rep: Report, against: str = "dense") -> Markdown:
     items = []
     for c in (x.needle for x in rep.lines):
         assert c.p_holm is not None, "a report fills in every comparison's Holm p"
-        sig = _("significant") if c.p_holm < 0.05 else _("not significant")
+        sig = _("significant") if c.p_holm < ALPHA else _("not significant")
         items.append(
             say(
                 "- **{metric}**: hybrid +{wins}/-{losses} needles against {against}, p = **{p:.2g}**, "

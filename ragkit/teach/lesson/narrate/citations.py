@@ -14,6 +14,7 @@ from ragkit.answer import WORD_PIECES, Answer, NoAnswer
 from ragkit.chunking import Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
+from ragkit.statistics import ALPHA
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats
@@ -84,10 +85,10 @@ def quote_or_text(corpus: Corpus, citation: Citation, f: Chunk) -> Markdown:
             "Would a citation quoting `text` verify? **{quoting_text}**.",
             header=f.header.strip(),
             overlap=f.overlap,
-            content_found=formats.reply(doc[f.start : f.end] == f.content),
-            text_found=formats.reply(f.text in doc),
-            overlap_before=formats.reply(doc[f.start - len(f.overlap) : f.start] == f.overlap),
-            quoting_text=formats.reply(quoting_text),
+            content_found=formats.yes_or_no(doc[f.start : f.end] == f.content),
+            text_found=formats.yes_or_no(f.text in doc),
+            overlap_before=formats.yes_or_no(doc[f.start - len(f.overlap) : f.start] == f.overlap),
+            quoting_text=formats.yes_or_no(quoting_text),
         )
     )
 
@@ -335,7 +336,7 @@ def needle_in_prompt(rates: Sequence[faithfulness.PromptRate], cross_encoder: bo
     detected = [
         say("{retriever} ({test})", retriever=r.retriever, test=paired_test(r.against_dense))
         for r in rates
-        if r.against_dense and r.against_dense.p < 0.05
+        if r.against_dense and r.against_dense.p < ALPHA
     ]
     reranked = [r.retriever for r in rates if "+" in r.retriever]
     which = (

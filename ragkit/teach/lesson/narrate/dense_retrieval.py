@@ -8,7 +8,7 @@ import numpy as np
 from IPython.display import Markdown
 
 from ragkit.evaluation import Evaluation
-from ragkit.statistics import SignTest, counts_test, wilson
+from ragkit.statistics import ALPHA, SignTest, counts_test, wilson
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun, truth
@@ -303,7 +303,7 @@ def question_or_ticket(metric: str, test: SignTest) -> Markdown:
             needles=noun(test.wins, _("needle"), _("needles")),
             losses=test.losses,
             p=test.p,
-            significance=_("significant") if test.p < 0.05 else _("not significant"),
+            significance=_("significant") if test.p < ALPHA else _("not significant"),
         )
     )
 

@@ -12,7 +12,7 @@ from ragkit.chunking import SIZE
 from ragkit.corpus import Document
 from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import Evaluation
-from ragkit.statistics import SignTest, verdict
+from ragkit.statistics import ALPHA, SignTest, verdict
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
 from ragkit.teach.language import _, say
@@ -421,7 +421,7 @@ def phrasing_hits(phrasing: str, k: int, n: int, low: float, high: float) -> Mar
     )
 
 
-def phrasing_sign_test(test: SignTest, alpha: float = 0.05) -> Markdown:
+def phrasing_sign_test(test: SignTest, alpha: float = ALPHA) -> Markdown:
     """The sign test of the course phrasing against the ticket phrasing, and whether it is significant."""
     if test.p < alpha:
         return Markdown(
@@ -446,7 +446,7 @@ def phrasing_sign_test(test: SignTest, alpha: float = 0.05) -> Markdown:
     )
 
 
-def smallest_possible_p(p: float, pairs: int, alpha: float = 0.05) -> Markdown:
+def smallest_possible_p(p: float, pairs: int, alpha: float = ALPHA) -> Markdown:
     """The smallest p the sign test can give with so many discordant pairs, below or above the level."""
     if p < alpha:
         return Markdown(

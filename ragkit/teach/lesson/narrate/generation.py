@@ -10,7 +10,7 @@ from ragkit import faithfulness
 from ragkit.citations import RenderedAnswer
 from ragkit.faithfulness import GradedAnswer, Measurement
 from ragkit.generation import SMOLLM2
-from ragkit.statistics import SignTest, smallest_p
+from ragkit.statistics import ALPHA, SignTest, smallest_p
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
@@ -223,7 +223,7 @@ def _paired_can_show(needles: int) -> str:
             "least **{needed}** needles, even if every discordant pair went the same way.",
             n=needles,
             smallest=smallest_p(needles),
-            alpha=faithfulness.DETECT_ALPHA,
+            alpha=ALPHA,
             drop=round(faithfulness.DROP * 100),
             power=faithfulness.POWER,
             needed=faithfulness.needles_for(),
@@ -265,7 +265,7 @@ def _unpaired_can_show(with_needle: int, without: int, base: float) -> str:
     )
 
 
-def _position(test: SignTest, place: str, alpha: float = 0.05) -> str:
+def _position(test: SignTest, place: str, alpha: float = ALPHA) -> str:
     """What one paired test of a place against the middle says, no stronger than it is, in the kernel's language."""
     pairs = test.wins + test.losses
     if pairs == 0:

@@ -7,12 +7,11 @@ from collections.abc import Sequence
 from IPython.display import Markdown
 
 from ragkit.phrasing import Phrasing
+from ragkit.statistics import ALPHA
 from ragkit.teach.language import _, say
 from ragkit.threshold import KEEP
 
-__all__ = ["ALPHA", "dutch_phrasing"]
-
-ALPHA = 0.05
+__all__ = ["dutch_phrasing"]
 
 
 def dutch_phrasing(runs: Sequence[Phrasing], k: int = KEEP) -> Markdown:

@@ -10,6 +10,7 @@ from IPython.display import HTML, Markdown
 from ragkit.evaluation import Evaluation
 from ragkit.report import Report
 from ragkit.retrieval import RERANK_DEPTH
+from ragkit.statistics import ALPHA
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.formats import noun
@@ -106,7 +107,7 @@ def maxsim_wall_time(seconds: float, queries: int) -> Markdown:
 def maxsim_gains(rep: Report, ev: Evaluation, metrics: Sequence[str]) -> Markdown:
     """MaxSim's gains and losses that survive Holm at the needle level, and where its point estimates lead hybrid."""
     needles = [x.needle for x in rep.lines]
-    held = [c for c in needles if c.p_holm is not None and c.p_holm < 0.05]
+    held = [c for c in needles if c.p_holm is not None and c.p_holm < ALPHA]
     gains = [say("{metric} vs {against}", metric=c.metric, against=c.b) for c in held if c.test.wins > c.test.losses]
     losses = [say("{metric} vs {against}", metric=c.metric, against=c.b) for c in held if c.test.wins < c.test.losses]
     ahead = [m for m in metrics if ev["E/hybrid+maxsim"].value(m) > ev["E/hybrid"].value(m)]

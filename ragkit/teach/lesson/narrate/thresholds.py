@@ -12,7 +12,7 @@ from ragkit.abstention import ScoreSweep
 from ragkit.chunking import Chunk
 from ragkit.data import OutOfDomain
 from ragkit.retrieval import RERANK_DEPTH
-from ragkit.statistics import sign_test
+from ragkit.statistics import ALPHA, sign_test
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats, tables
@@ -186,7 +186,7 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
             section=bluff.chunk.section,
             distance=bluff.distance,
             fate=fate[0].upper() + fate[1:],
-            paris=formats.reply("Paris" in bluff.chunk.content),
+            paris=formats.yes_or_no("Paris" in bluff.chunk.content),
         )
         + _quoted(bluff.chunk)
     )
@@ -210,7 +210,7 @@ def abstention_rules(rules: dict[str, ScoreSweep], max_refused: float, reference
         )
     else:
         test = sign_test(base.bluffing(ref.cut).astype(float), rules[winner].bluffing(win.cut).astype(float))
-        significant = test.p < 0.05
+        significant = test.p < ALPHA
         verdict = say(
             "Fewest bluffs: the **{rule}** cut, **{bluffs}** of {n} out-of-domain queries against the {reference} "
             "cut's **{ref_bluffs}**, refusing **{refused}** {answerable} against **{ref_refused}**. Query by "

@@ -8,6 +8,7 @@ from typing import cast
 
 from IPython.display import Markdown
 
+from ragkit.statistics import ALPHA
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.settings import setting_name, setting_value
 from ragkit.tuning import SPLIT_SEED, Study, Sweeps, Tuning, halves
@@ -221,7 +222,7 @@ def held_out_verdicts(result: Study) -> Markdown:
         )
     losers = [t.parameter for t in result.tunings if t.loses]
     changed = [t for t in result.tunings if t.chosen != t.default]
-    holding = [t for t in result.tunings if t.judged.p_holm is not None and t.judged.p_holm < 0.05]
+    holding = [t for t in result.tunings if t.judged.p_holm is not None and t.judged.p_holm < ALPHA]
     better = [setting_name(t.parameter) for t in holding if t.judged.test.wins > t.judged.test.losses]
     worse = [setting_name(t.parameter) for t in holding if t.judged.test.wins < t.judged.test.losses]
     if losers:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from ragkit.chunking import STRATEGIES
 from ragkit.evaluation import METRICS, Evaluation, with_holm
-from ragkit.statistics import wilson
+from ragkit.statistics import ALPHA, wilson
 from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.plots.figure import COLOURS, STRATEGY_MARKERS, WINS_AND_LOSSES, Described, described, share
@@ -175,7 +175,7 @@ def win_loss_matrix(
         return described(fig, say("Net wins at {metric}: fewer than two strategies to compare.", metric=metric))
     i, j = (int(v) for v in np.unravel_index(int(np.argmax(net)), net.shape))
     best = shown.get((labels[i], labels[j])) or shown[labels[j], labels[i]]
-    holding = [f"{c.a} vs {c.b}" for c in shown.values() if c.p_holm is not None and c.p_holm < 0.05]
+    holding = [f"{c.a} vs {c.b}" for c in shown.values() if c.p_holm is not None and c.p_holm < ALPHA]
     sentence = say(
         "A {n} by {n} grid of net wins in {unit} at {metric} ({retriever}), row strategy minus column "
         "strategy, the signed number written in each cell: the largest is {row} over {column}, {net:+.0f} "
@@ -190,6 +190,6 @@ def win_loss_matrix(
         holm=best.p_holm,
         holding=len(holding),
         pairs=len(shown),
-        alpha=0.05,
+        alpha=ALPHA,
     )
     return described(fig, sentence + (f": {', '.join(holding)}." if holding else "."))

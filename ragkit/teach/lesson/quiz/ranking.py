@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragkit.retrieval import RERANK_DEPTH
-from ragkit.statistics import holm
+from ragkit.statistics import ALPHA, holm
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal
 from ragkit.teach.lesson.settings import setting_name, setting_value
@@ -76,9 +76,9 @@ HOLM_FAMILY = (0.005, 0.015, 0.03, 0.04)
 def _holm_family() -> QuizQuestion:
     m = len(HOLM_FAMILY)
     counts = {
-        "holm": sum(p < 0.05 for p in holm(HOLM_FAMILY)),
-        "none": sum(p < 0.05 for p in HOLM_FAMILY),
-        "bonferroni": sum(min(1.0, p * m) < 0.05 for p in HOLM_FAMILY),
+        "holm": sum(p < ALPHA for p in holm(HOLM_FAMILY)),
+        "none": sum(p < ALPHA for p in HOLM_FAMILY),
+        "bonferroni": sum(min(1.0, p * m) < ALPHA for p in HOLM_FAMILY),
     }
     why = {
         "holm": say(

@@ -8,7 +8,7 @@ import numpy as np
 
 from ragkit.chunking import OVERLAP, SIZE, blind_window_start
 from ragkit.lexical import tokenize
-from ragkit.statistics import INCONCLUSIVE
+from ragkit.statistics import ALPHA, INCONCLUSIVE
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal, yes_no
@@ -82,7 +82,7 @@ def _boundary(course: Course) -> QuizQuestion:
 
 def _pair(course: Course) -> QuizQuestion:
     c = course.evaluation().compare("D/dense", "E/dense", "Hit@4").test
-    detected = c.p < 0.05
+    detected = c.p < ALPHA
     why = say("+{wins}/-{losses} gives p = {p:.3g}", wins=c.wins, losses=c.losses, p=c.p)
     return applied(
         say(
@@ -276,7 +276,7 @@ def dense_questions(course: Course) -> list[QuizQuestion]:
     """Notebook 02's knowledge check: two runs' figures, the sign test, the header's gain, a pair of win/loss counts."""
     ev = course.evaluation()
     c = ev.compare("E/dense", "C/dense", "Hit@20").test
-    significant = c.p < 0.05
+    significant = c.p < ALPHA
     return [
         QuizQuestion(
             _(
