@@ -188,12 +188,14 @@ class Embedder:
             done = dict(zip(todo, fresh))
         return [v if v is not None else done[k] for v, k in zip(found, keys)]
 
-    def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True) -> np.ndarray:
-        """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks."""
+    def encode(self, texts: Sequence[str], progress: bool = True, cache: bool = True, warn: bool = True) -> np.ndarray:
+        """Unit vectors for texts, shape (len(texts), dimensions), computing only what the cache lacks; ``warn=False``
+        for a caller that reports truncation itself (no process-global warning filter is touched)."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.stamp.dimensions), dtype=np.float32)
-        self._warn_truncation(texts)
+        if warn:
+            self._warn_truncation(texts)
         if not cache:
             return self._compute(texts, progress and len(texts) > 64)
         found = self._through("unit", texts, lambda todo: self._compute(todo, progress and len(todo) > 64))

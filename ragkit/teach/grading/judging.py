@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -173,7 +172,6 @@ def lent_models(
     from ragkit.embedding import Embedder
     from ragkit.errors import RagkitError
     from ragkit.plumbing.cache import VectorCache
-    from ragkit.tokens import TruncationWarning
 
     try:
         # an encoder of its own for each run waiting, each with its own cache connection, so that ``jobs`` ex4 runs
@@ -195,9 +193,9 @@ def lent_models(
             raise RuntimeError("the grading has ended")
         embedder = free.get()  # never waits: the Lender holds one of ``jobs`` turns of the semaphore
         try:
-            with warnings.catch_warnings():  # the kernel warns of truncation itself; the grader's log stays the grades'
-                warnings.simplefilter("ignore", TruncationWarning)
-                return embedder.encode(texts, progress=False)
+            # the kernel warns of truncation itself, and the grader's log stays the grades': no warning here, and no
+            # catch_warnings, whose filters are the process's (another thread's recording would be undone)
+            return embedder.encode(texts, progress=False, warn=False)
         finally:
             free.put(embedder)
 

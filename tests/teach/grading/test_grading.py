@@ -1061,7 +1061,7 @@ def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_threa
         def __init__(self, **kwargs):
             made.append(kwargs)
 
-        def encode(self, texts, progress=False):
+        def encode(self, texts, progress=False, warn=True):
             with count:
                 busy[0] += 1
                 most[0] = max(most[0], busy[0])
@@ -1091,6 +1091,49 @@ def test_the_grader_embeds_as_many_runs_at_once_as_it_has_jobs_each_on_one_threa
             lender.close()
     assert len(answers) == 3 and all(a.startswith(b"V") for a in answers), answers  # the third waited its turn
     assert most[0] == 2  # two at once, never three
+
+
+def test_a_lent_embedding_leaves_the_warnings_of_the_graders_other_threads_alone(monkeypatch):
+    """The lending thread embeds while the grader's main thread records a check's truncation warning: the process's
+    warning filters are one global, so the lending thread must not save and restore them around its embedding."""
+    import threading
+    import warnings
+
+    import numpy as np
+
+    import ragkit.embedding
+    from ragkit.tokens import TruncationWarning
+
+    inside, go = threading.Event(), threading.Event()
+
+    class Waiting:
+        """An encoder that holds its embedding until the main thread has started recording."""
+
+        stamp = type("Stamp", (), {"namespace": "model"})
+
+        def __init__(self, **kwargs):
+            pass
+
+        def encode(self, texts, progress=False, warn=True):
+            inside.set()
+            go.wait(10)
+            return np.zeros((len(texts), 4), dtype=np.float32)
+
+    monkeypatch.setattr(ragkit.embedding, "Embedder", Waiting)
+    lend = judging.lent_models(1, threads=1, wait=5)
+    assert lend is not None
+    filters = list(warnings.filters)
+    lending = threading.Thread(target=lend.encode, args=(["a chunk"],))
+    lending.start()
+    assert inside.wait(10)
+    with warnings.catch_warnings(record=True) as caught:  # what feedback.embedded does for a check
+        warnings.simplefilter("always", TruncationWarning)
+        go.set()
+        lending.join(10)
+        warnings.warn(TruncationWarning(3, 10, 256), stacklevel=1)
+    lend.stop()
+    assert [type(w.message) for w in caught] == [TruncationWarning], "the lending thread undid the check's recording"
+    assert list(warnings.filters) == filters
 
 
 def test_a_sandbox_kernel_borrows_from_the_grader_only_when_the_sandbox_names_a_socket(tmp_path):
