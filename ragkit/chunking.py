@@ -37,6 +37,7 @@ from ragkit.corpus import Corpus, Document, fenced_lines, heading_lines, paragra
 from ragkit.errors import InputError
 
 __all__ = [
+    "FLAWS",
     "OVERLAP",
     "SIZE",
     "STRATEGIES",
@@ -309,6 +310,17 @@ class Boundary:
     after: Chunk
 
 
+FLAWS = (
+    "only a heading",
+    "ends inside a number",
+    "starts inside a number",
+    "ends inside code",
+    "starts inside code",
+    "starts mid-sentence",
+)
+"""What one chunk can show of the pathologies, as ``Pathologies.of`` names them (in this order)."""
+
+
 @dataclass(frozen=True)
 class Pathologies:
     """What the reference rule costs: chunks and boundaries a reader would call broken, found in one strategy.
@@ -332,6 +344,22 @@ class Pathologies:
             "cuts inside code": len(self.code_cuts),
             "chunks starting mid-sentence": len(self.mid_sentence),
         }
+
+    def of(self, doc_id: str, start: int) -> tuple[str, ...]:
+        """The flaws of the chunk of ``doc_id`` starting at ``start``: names from ``FLAWS``, in its order (none: ())."""
+
+        def here(chunk: Chunk) -> bool:
+            return chunk.doc_id == doc_id and chunk.start == start
+
+        shown = {
+            "only a heading": any(map(here, self.heading_only)),
+            "ends inside a number": any(here(b.before) for b in self.decimal_cuts),
+            "starts inside a number": any(here(b.after) for b in self.decimal_cuts),
+            "ends inside code": any(here(b.before) for b in self.code_cuts),
+            "starts inside code": any(here(b.after) for b in self.code_cuts),
+            "starts mid-sentence": any(map(here, self.mid_sentence)),
+        }
+        return tuple(flaw for flaw in FLAWS if shown[flaw])
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:

@@ -110,21 +110,12 @@ print(result.prompt)
 
 # %%
 flaws = pathologies(retriever.chunks, course.corpus, "E")
-key = lambda c: (c.doc_id, c.start)
-heading_only = {key(c) for c in flaws.heading_only}
-mid = {key(c) for c in flaws.mid_sentence}
-number_cut = ({key(x.before): "ends inside a number" for x in flaws.decimal_cuts}
-              | {key(x.after): "starts inside a number" for x in flaws.decimal_cuts})
-code_cut = ({key(x.before): "ends inside code" for x in flaws.code_cuts}
-            | {key(x.after): "starts inside code" for x in flaws.code_cuts})
-found_here = []
-for c in result.citations:
-    k = (c.document_id, c.locator.start)
-    found_here.append({"source": f"[{c.index}]", "section": c.locator_label, "what is wrong with it": "; ".join(
-        (["only a heading"] if k in heading_only else []) + ([number_cut[k]] if k in number_cut else [])
-        + ([code_cut[k]] if k in code_cut else []) + (["starts mid-sentence"] if k in mid else []))
-        or "nothing we count",
-        "first words": tables.first_words(c.quote, 60)})
+found_here = [
+    {"source": f"[{c.index}]", "section": c.locator_label,
+     "what is wrong with it": flaws.of(c.document_id, c.locator.start),  # a tuple of flaws, () for none
+     "first words": tables.first_words(c.quote, 60)}
+    for c in result.citations
+]
 tables.flaws_here(found_here)
 
 # %% jupyter={"source_hidden": true}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -422,9 +423,9 @@ def positions_table(m: Measurement | None) -> pd.DataFrame:
     return formats.Frame(rows).set_index("needle placed")
 
 
-def flaws_here(found_here: Iterable[Mapping[str, str]]) -> pd.DataFrame:
-    """Notebook 07's sources of one prompt with what is wrong with each, its words in the kernel's language (the
-    rows keep their English, which code compares: ``row["what is wrong with it"] != "nothing we count"``)."""
+def flaws_here(found_here: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Notebook 07's sources of one prompt with what is wrong with each (``Pathologies.of``'s flaws, a tuple), in
+    words of the kernel's language."""
     words = {
         "only a heading": _("only a heading"),
         "ends inside a number": _("ends inside a number"),
@@ -437,7 +438,7 @@ def flaws_here(found_here: Iterable[Mapping[str, str]]) -> pd.DataFrame:
     frame = formats.Frame(list(found_here))
     column = "what is wrong with it"
     if column in frame.columns:
-        frame[column] = ["; ".join(words.get(w, w) for w in str(v).split("; ")) for v in frame[column]]
+        frame[column] = ["; ".join(words[w] for w in flaws) or words["nothing we count"] for flaws in frame[column]]
     return frame.set_index("source")
 
 

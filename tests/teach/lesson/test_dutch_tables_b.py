@@ -143,22 +143,37 @@ def test_the_verified_row_reads_ja_and_nee_under_a_dutch_heading_and_yes_and_no_
 
 
 FOUND_HERE = [
-    {"source": "[1]", "section": "S", "what is wrong with it": "nothing we count", "first words": "This is"},
+    {"source": "[1]", "section": "S", "what is wrong with it": (), "first words": "This is"},
     {
         "source": "[2]",
         "section": "S",
-        "what is wrong with it": "starts inside a number; starts mid-sentence",
+        "what is wrong with it": ("starts inside a number", "starts mid-sentence"),
         "first words": "5 of them",
     },
 ]
 
 
-def test_the_flaws_of_a_prompts_sources_are_dutch_words_and_the_notebooks_rows_keep_their_english():
+def test_the_flaws_of_a_prompts_sources_are_words_of_the_kernels_language_and_the_rows_keep_their_values():
     english, dutch = both(lambda: html(tables.flaws_here(FOUND_HERE)))
-    assert english == html(pd.DataFrame(FOUND_HERE).set_index("source"))
+    shown = pd.DataFrame(FOUND_HERE).set_index("source")
+    shown["what is wrong with it"] = ["nothing we count", "starts inside a number; starts mid-sentence"]
+    assert english == html(shown)
     assert "wat eraan mankeert" in dutch and "eerste woorden" in dutch and "bron" in dutch
     assert "niets dat we tellen" in dutch and "begint midden in een getal; begint midden in een zin" in dutch
-    assert "nothing we count" not in dutch and FOUND_HERE[0]["what is wrong with it"] == "nothing we count"
+    assert "nothing we count" not in dutch and FOUND_HERE[0]["what is wrong with it"] == ()
+
+
+def test_a_chunks_flaws_are_named_by_the_pathologies_that_hold_it():
+    from ragkit.chunking import FLAWS, Boundary, Pathologies
+
+    def chunk(start):
+        return Chunk("d", "D", "S", start, start + 10, "x" * 10)
+
+    a, b, c = chunk(0), chunk(10), chunk(20)
+    found = Pathologies("E", 3, (a,), (Boundary(a, b),), (Boundary(b, c),), (b,))
+    assert found.of("d", 0) == ("only a heading", "ends inside a number")
+    assert found.of("d", 10) == ("starts inside a number", "ends inside code", "starts mid-sentence")
+    assert found.of("d", 20) == ("starts inside code",) and found.of("other", 0) == () and len(FLAWS) == 6
 
 
 def facts(needle_at, tokens):

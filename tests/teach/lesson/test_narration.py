@@ -549,8 +549,8 @@ def edge_cases() -> dict[str, list]:
         ],
         "reference_costs": [narrate.reference_costs({"E": flaws, "A": blind}, d) for d in ((), ("q1",), ("q1", "q2"))],
         "prompt_flaws": [
-            narrate.prompt_flaws([{"source": "[1]", "what is wrong with it": "nothing we count"}], flaws),
-            narrate.prompt_flaws([{"source": "[2]", "what is wrong with it": "only a heading"}], flaws),
+            narrate.prompt_flaws([{"source": "[1]", "what is wrong with it": ()}], flaws),
+            narrate.prompt_flaws([{"source": "[2]", "what is wrong with it": ("only a heading",)}], flaws),
         ],
         "chunk_counts": [
             narrate.chunk_counts(ev, SimpleNamespace(documents=[_document("abc")]), [chunk()]),
@@ -1623,7 +1623,7 @@ def test_every_sentence_a_narrator_writes_on_the_course_is_a_sentence(course):
         "near_miss": narrate.near_miss(s, s.bluffs(None)[0]),
         "literal_match": narrate.literal_match(s, s.bluffs(None)[-1], (None, STRICT_CUT)),
         "prompt_flaws": narrate.prompt_flaws(
-            [{"source": "[1]", "what is wrong with it": "only a heading"}], found["E"]
+            [{"source": "[1]", "what is wrong with it": ("only a heading",)}], found["E"]
         ),
         "quote_or_text": narrate.quote_or_text(course.corpus, c, f),
         "constant_ranks": narrate.constant_ranks(r, "0.044715", runs),

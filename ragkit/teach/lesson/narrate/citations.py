@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 import pandas as pd
 from IPython.display import Markdown
@@ -42,9 +42,10 @@ __all__ = [
 ]
 
 
-def prompt_flaws(found_here: Sequence[Mapping[str, str]], flaws: Pathologies) -> Markdown:
-    """How many of a prompt's sources show a flaw of the reference rule, beside the counts over the whole strategy."""
-    bad = [row["source"] for row in found_here if row["what is wrong with it"] != "nothing we count"]
+def prompt_flaws(found_here: Sequence[Mapping[str, Any]], flaws: Pathologies) -> Markdown:
+    """How many of a prompt's sources show a flaw of the reference rule (``Pathologies.of``'s flaws, a tuple per
+    source), beside the counts over the whole strategy."""
+    bad = [row["source"] for row in found_here if row["what is wrong with it"]]
     return Markdown(
         say(
             "**{bad}** of the **{sources}** {sources_noun} in this prompt {show} a pathology ({which}). Across all of "
