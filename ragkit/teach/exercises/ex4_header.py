@@ -25,7 +25,7 @@ from ragkit.words import STOPWORDS, content_words, folded, words
 if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
-__all__ = ["HeaderRun", "check_header", "measure_header"]
+__all__ = ["HeaderRun", "check_header", "header_run", "measure_header"]
 
 
 def _template_words(chunks, headers: Sequence[str]) -> list[Counter[str]]:
@@ -254,11 +254,19 @@ def measure_header(course: Course, make_header: Callable[[str, str], str] | None
             )
         ]
     )
+    return header_run(course, make_header, stated, tuple(notes))
+
+
+def header_run(
+    course: Course, make_header: Callable[[str, str], str] | None, stated: str | None, notes: tuple[str, ...] = ()
+) -> HeaderRun:
+    """A header against E, holding it to ``stated``: the measurement alone, no kernel's lock (``measure_header``
+    locks the direction first; the teacher's guide measures the solution's header with this)."""
     chunks, headers, problems = _custom_headers(course, make_header)
     if problems:
-        return HeaderRun(stated, notes=tuple(notes + problems))
+        return HeaderRun(stated, notes=notes + tuple(problems))
     custom, ranks, test, truncated = _header_test(course, chunks, headers)
-    return HeaderRun(stated, test, tuple(custom), ranks, tuple(notes) + truncated)
+    return HeaderRun(stated, test, tuple(custom), ranks, notes + truncated)
 
 
 def check_header(

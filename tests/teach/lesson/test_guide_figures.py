@@ -37,11 +37,24 @@ def test_every_figure_the_guide_quotes_is_the_computations():
 
 
 @pytest.mark.notebooks(EX4)
-def test_the_guides_ex4_figures_are_what_the_executed_solution_printed(executed):
+def test_the_guides_ex4_figures_are_the_solutions_header_measured_and_what_its_run_printed(executed):
+    """Computed from the solution's header (after its run, which cached the vectors), and the run printed the same."""
     run = executed(EX4)
     assert not run.error, run.error
     printed = "\n".join(
         str(o.get("data", {}).get("text/markdown", "")) for c in run.notebook.cells for o in c.get("outputs", [])
     )
     marked = guide.quoted(GUIDE.read_text(encoding="utf-8"))
-    assert {n: marked[n] for n in guide.EXECUTED} == {n: {v} for n, v in guide.ex4_from_output(printed).items()}
+    computed = guide.ex4(ragkit.teach.course.load(progress=False), SOLUTIONS)
+    assert set(computed) == set(guide.EXECUTED)
+    assert {n: marked[n] for n in guide.EXECUTED} == {n: {v} for n, v in computed.items()}
+    assert f"per needle: **{computed['ex4_split']}**, p = **{computed['ex4_p']}**" in printed
+    assert f"the verdict: **{computed['ex4_verdict']}**" in printed
+
+
+def test_a_twins_function_is_compiled_alone(tmp_path):
+    twin = tmp_path / "twin.py"
+    twin.write_text("raise SystemExit('ran')\n\ndef my_header(title, section):\n    return title.upper()\n")
+    assert guide.defined(twin, "my_header")("a", "b") == "A"
+    with pytest.raises(DataError, match="defines no function other"):
+        guide.defined(twin, "other")
