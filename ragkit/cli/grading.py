@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from ragkit.cli.common import Subcommands, jobs, positive_seconds, print
@@ -43,6 +46,29 @@ def _class_report(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Stopped(KeyboardInterrupt):
+    """A signal that ends a grading as Ctrl-C does (a KeyboardInterrupt, which no ``except Exception`` swallows)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+    """Inside, SIGTERM or SIGHUP raises ``_Stopped``: the grading unwinds, and its folders, uids and cgroups go."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise _Stopped(signum)
+
+    before = {s: signal.signal(s, stop) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def _grade(args: argparse.Namespace) -> int:
     import json
 
@@ -61,16 +87,26 @@ def _grade(args: argparse.Namespace) -> int:
         + (f", the {len(students)} students of {readable(str(args.students), 160)}" if students else ""),
         file=sys.stderr,
     )
-    result = grade(
-        args.paths,
-        args.layout,
-        limits,
-        args.jobs,
-        students=students,
-        exercises=exercises,
-        progress=lambda g: print(f"  {readable(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
-        announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
-    )
+    try:
+        with _stopped_by_signals():
+            result = grade(
+                args.paths,
+                args.layout,
+                limits,
+                args.jobs,
+                students=students,
+                exercises=exercises,
+                progress=lambda g: print(f"  {readable(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
+                announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
+            )
+    except _Stopped as stopped:
+        name = signal.Signals(stopped.signum).name
+        print(
+            f"grading stopped by {name}: no grades written; its running notebooks were killed and its temporary "
+            "folders and run groups removed. Run `ragkit grade` again to grade the class",
+            file=sys.stderr,
+        )
+        return 128 + stopped.signum
     print(result)
     if args.csv:
         write_csv(args.csv, COLUMNS, [g.row() for g in result.grades])

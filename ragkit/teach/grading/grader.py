@@ -112,7 +112,7 @@ def grade(
                 announce(sandbox.isolation)
             execute = _runner(sandbox, header_pairs(course))
             try:
-                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                with ThreadPoolExecutor(max_workers=jobs) as pool, _stopped_as_a_whole(sandbox, pool):
                     for s, run in zip(runnable, pool.map(execute, runnable)):
                         began = time.monotonic()
                         try:  # one boundary per submission: whatever it makes the grader do wrong is its row's
@@ -137,6 +137,18 @@ def grade(
     grades += [better(rows) for rows in ran.values()] + _missing(found, listed or (), asked)
     grades = sorted((replace(g, table=table) for g in grades), key=lambda g: (g.student, g.exercise))
     return ClassGrades(tuple(grades), tuple(skipped), isolation, time.monotonic() - start, table)
+
+
+@contextlib.contextmanager
+def _stopped_as_a_whole(sandbox: Sandbox, pool: ThreadPoolExecutor) -> Iterator[None]:
+    """Ctrl-C or SIGTERM inside: no notebook starts any more, the running ones are killed, and the ``with`` blocks
+    around then remove the grading's folders and cgroups (the pool would otherwise run every queued notebook first)."""
+    try:
+        yield
+    except BaseException:
+        sandbox.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
 
 
 def _one_per_language(found: list[Submission]) -> tuple[list[Submission], list[Grade]]:

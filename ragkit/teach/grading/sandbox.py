@@ -168,6 +168,12 @@ class Sandbox:
         self.hierarchy = cgroup.hierarchy()[0] if self.isolation.change_user else None
         self._count = 0
         self._lock = threading.Lock()  # grading runs a few notebooks at once, each with a uid and a cgroup of its own
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """End the grading early (Ctrl-C, SIGTERM): every running notebook is killed now and none starts after; each
+        run then gives back its uid and cgroup as a finished one does."""
+        self._stopping.set()
 
     def close(self) -> None:
         """Remove the grader's temporary folder (the snapshot, made writable again to be removed)."""
@@ -343,6 +349,17 @@ class Sandbox:
             env[SERVICE_ENV] = str(service)
         return env
 
+    def _waited(self, child: subprocess.Popen, deadline: float) -> bool:
+        """Whether the child ended before ``deadline`` (``time.monotonic``) and before the grading was stopped."""
+        while not self._stopping.is_set():
+            try:
+                child.wait(timeout=max(0.0, min(STOP_POLL_S, deadline - time.monotonic())))
+                return True
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    return False
+        return False
+
     def _start(
         self,
         command: list[str],
@@ -355,6 +372,8 @@ class Sandbox:
         group: cgroup.RunGroup | None,
     ) -> SandboxRun:
         """Start the child, wait for it within the time limit, kill what is left, read its report."""
+        if self._stopping.is_set():
+            raise OSError("the grading was stopped before this notebook started")
         with spec.open("rb") as given, out.open("wb") as sink, err.open("wb") as errors:
             child = subprocess.Popen(
                 command,
@@ -366,10 +385,7 @@ class Sandbox:
                 start_new_session=True,
             )
             try:
-                child.wait(timeout=self.limits.timeout)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                timed_out = True
+                timed_out = not self._waited(child, start + self.limits.timeout)
             finally:
                 _kill(child, uid if self.isolation.change_user else None)
         seconds = time.monotonic() - start
@@ -383,6 +399,10 @@ class Sandbox:
             failure = replace(result.failure, memory_bound=self.limits.memory)
             return SandboxRun(failure, seconds=seconds, memory=memory)
         return replace(result, seconds=seconds, memory=memory)
+
+
+STOP_POLL_S = 0.2
+"""How often a run's wait looks whether the grading was stopped (``Sandbox.stop``)."""
 
 
 def _kill(child: subprocess.Popen, uid: int | None) -> None:

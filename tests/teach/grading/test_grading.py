@@ -1455,3 +1455,49 @@ def test_issue_44s_class_grades_exactly_the_honest_grades_and_reports_what_was_p
     assert "'zed\\x1b[2J\\x1b[H', who is not on the class list: not graded" in said
     ada = next(line for line in said.splitlines() if line.startswith("ada       ex2"))
     assert "ragkit/notebooks/exercises/ex2-choose-a-threshold.ipynb" in ada  # the notebook column
+
+
+def _run_groups() -> set[str]:
+    """The grader's run groups (cgroups) on this machine: a grading leaves none behind when it ends."""
+    from ragkit.teach.grading import cgroup
+
+    found = cgroup.hierarchy()[0]
+    return {f"{p}/{c.name}" for p in (found.parents if found else ()) for c in p.glob("ragkit-sandbox-*")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [15, 1], ids=["SIGTERM", "SIGHUP"])
+def test_a_grading_stopped_by_a_signal_kills_its_notebook_and_leaves_nothing_behind(tmp_path, signum):
+    """`timeout`, systemd or a closed terminal end a grading mid-run: its temporary folders and run groups go too."""
+    import signal
+
+    home = tmp_path / "home"
+    nb = nbformat.read(EXERCISES / EX1, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell("import time\ntime.sleep(600)"))
+    hand_in(home, "ada", EX1, nb)
+    # the grading's TMPDIR: under /tmp, where a run's uid may pass (pytest's tmp_path is root's alone)
+    scratch, log = Path(tempfile.mkdtemp(prefix="ragkit-test-stop-")), tmp_path / "stderr"
+    scratch.chmod(0o711)
+    groups = _run_groups()
+    with log.open("wb") as err:
+        grader = subprocess.Popen(
+            [sys.executable, "-m", "ragkit", "grade", str(home), "--timeout", "900"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)},
+        )
+        deadline = time.monotonic() + 300
+        while not list(scratch.glob("ragkit-grade-*/out/1.err")) and grader.poll() is None:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.5)
+        time.sleep(3)  # the notebook is running (its kernel asleep in the first cell)
+        began = time.monotonic()
+        grader.send_signal(signum)
+        code = grader.wait(timeout=120)
+    said, left = log.read_text(), sorted(p.name for p in scratch.iterdir())
+    scratch.rmdir() if not left else None
+    assert code == 128 + signum, said
+    assert f"grading stopped by {signal.Signals(signum).name}: no grades written" in said
+    assert time.monotonic() - began < 60, "the running notebook was waited for, not killed"
+    assert not left, f"left behind in the grading's TMPDIR {scratch}: {left}"
+    assert _run_groups() <= groups, f"run groups left behind: {_run_groups() - groups}"
