@@ -22,6 +22,7 @@ import numpy as np
 
 from ragkit.errors import DataError
 from ragkit.teach.classroom.figures import quoted, render
+from ragkit.teach.classroom.pace import class_times
 from ragkit.teach.exercises.results import RESULTS_ENV
 
 __all__ = ["EXECUTED", "defined", "ex4", "figures", "literal", "main"]
@@ -349,6 +350,7 @@ def figures(course: Course, solutions: Path) -> dict[str, str]:
         **_predictions(course),
         **_tuning(course),
         **_generation(course),
+        **class_times(solutions.parent.parent),  # the lessons' class times, from their twins
     }
 
 

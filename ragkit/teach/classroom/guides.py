@@ -22,9 +22,9 @@ from ragkit.errors import InputError
 from ragkit.teach.classroom.edition import link_targets
 from ragkit.teach.classroom.figures import FIGURE, figure_names, marked, unvalued
 from ragkit.teach.classroom.generated import Stale, toml_string
+from ragkit.teach.classroom.pace import class_times
 
 __all__ = [
-    "CLASS_TIME",
     "GUIDES",
     "NUMBER",
     "VERBATIM",
@@ -41,7 +41,6 @@ __all__ = [
     "dutch_guide_path",
     "measured",
     "skeleton",
-    "with_class_times",
     "write",
 ]
 
@@ -234,6 +233,8 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
     at = 0
     found = blocks(english)
     skipped = measured(found)
+    notebooks = docs.parent / "notebooks"
+    times = class_times(notebooks, "nl") if notebooks.is_dir() else {}
     for i, block in enumerate(found):
         out += lines[at : block.start]
         at = block.end
@@ -251,6 +252,8 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
             todo.append(f"block {sha} (line {block.start + 1}): its Dutch marks other figures than its English")
 
         def figure(m: re.Match, values: dict[str, str] = values) -> str:
+            if m.group(1) in times:  # a class time: the Dutch twin's own minutes
+                return marked(m.group(1), times[m.group(1)])
             value = values.get(m.group(1), m.group(2))
             dutch = dutch_figure(value, translated.figures)
             if dutch is None:
@@ -264,37 +267,13 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
         out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
     out += lines[at:]
     wanted = {block_sha(b.text) for i, b in enumerate(found) if i not in skipped}
-    notebooks = docs.parent / "notebooks"
     text = "\n".join(out) + "\n"
-    if guide == "teacher-guide" and notebooks.is_dir():
-        text = with_class_times(text, notebooks)
     todo += [
         f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
         "update its sha, en and nl, or delete it"
         for sha in sorted(set(translated.blocks) - wanted)
     ]
     return text, todo
-
-
-CLASS_TIME = re.compile(r"(\*\*Lestijd\.\*\* )(\d+)( min volledig, )(\d+)( min kern\.)")
-"""A notebook's class time as the Dutch guide writes it under the notebook's ``### name`` heading."""
-
-
-def with_class_times(text: str, notebooks: Path) -> str:
-    """The Dutch guide with each notebook's class time computed from its Dutch twin (ragkit.teach.classroom.pace)."""
-    from ragkit.teach.classroom.edition import twin_path
-    from ragkit.teach.classroom.pace import class_minutes
-
-    out, current = [], None
-    for line in text.splitlines(keepends=True):
-        if heading := re.match(r"### (\S+)\s*$", line):
-            current = heading.group(1)
-        twin = twin_path(notebooks, current) if current else None
-        if twin is not None and twin.is_file():
-            full, core = class_minutes(twin), class_minutes(twin, True)
-            line = CLASS_TIME.sub(rf"\g<1>{full}\g<3>{core}\g<5>", line)
-        out.append(line)
-    return "".join(out)
 
 
 def dutch_guide_path(docs: Path, guide: str) -> Path:

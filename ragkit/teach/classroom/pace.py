@@ -23,6 +23,7 @@ __all__ = [
     "UNTIMED",
     "WORDS_PER_MINUTE",
     "class_minutes",
+    "class_times",
     "notebook_sections",
 ]
 
@@ -62,6 +63,19 @@ def class_minutes(path: Path, core_only: bool = False) -> int:
     words = sum(s[2] for s in kept)
     cells = sum(s[3] for s in kept)
     return math.ceil(words / WORDS_PER_MINUTE + cells * MINUTES_PER_CELL + DISCUSSION)
+
+
+def class_times(notebooks: Path, language: str = "en") -> dict[str, str]:
+    """The teacher's guide's class-time figures of every lesson, from its twin in ``language``: ``full_NN`` and
+    ``core_NN`` (minutes in full and of its core sections; NN is the lesson's number, ``02b``), as the guide's
+    ``<!--fig:...-->`` markers name them."""
+    twins = notebooks / "twins" if language == "en" else notebooks / "twins" / language
+    suffix = ".py" if language == "en" else f".{language}.py"
+    out = {}
+    for twin in sorted(twins.glob(f"0*{suffix}")):
+        name = twin.name.split("-", 1)[0]
+        out[f"full_{name}"], out[f"core_{name}"] = str(class_minutes(twin)), str(class_minutes(twin, True))
+    return out
 
 
 EXERCISE_WORK = 15

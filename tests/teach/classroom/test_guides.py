@@ -152,33 +152,33 @@ def test_a_catalogue_nested_too_deep_is_named_not_a_traceback(docs):
 
 def test_the_dutch_guide_gives_each_notebook_the_class_time_of_its_dutch_twin():
     from ragkit.teach.classroom.edition import COURSE, twin_path
+    from ragkit.teach.classroom.figures import quoted
     from ragkit.teach.classroom.pace import class_minutes
 
     text = guides.dutch_guide_path(DOCS, "teacher-guide").read_text(encoding="utf-8")
-    main = [name for name in COURSE if "/" not in name]
-    for name in main:
+    marked = quoted(text)
+    for name in [name for name in COURSE if "/" not in name]:
         section = text[text.index(f"### {name}\n") :].split("\n### ", 1)[0]
-        found = guides.CLASS_TIME.search(section)
-        assert found, f"the Dutch guide states no class time for {name}"
+        number = name.split("-", 1)[0]
+        assert f"**Lestijd.** <!--fig:full_{number}-->" in section, f"the Dutch guide states no class time for {name}"
         twin = twin_path(ROOT / "notebooks", name)
-        assert (int(found[2]), int(found[4])) == (class_minutes(twin), class_minutes(twin, core_only=True)), name
+        times = (class_minutes(twin), class_minutes(twin, core_only=True))
+        assert (marked[f"full_{number}"], marked[f"core_{number}"]) == ({str(times[0])}, {str(times[1])}), name
 
 
-def test_a_class_time_is_rewritten_from_the_dutch_twin_under_its_own_heading(tmp_path):
-    twins = tmp_path / "notebooks" / "twins" / "nl"
-    twins.mkdir(parents=True)
+def test_a_class_time_is_the_twins_of_its_language_by_its_figures_name(tmp_path):
     from ragkit.teach.classroom.edition import twin_path
+    from ragkit.teach.classroom.pace import class_times
 
-    twin = twin_path(tmp_path / "notebooks", "09-new")
-    twin.parent.mkdir(parents=True, exist_ok=True)
-    twin.write_text("# %% [markdown]\n# ## Taught\n#\n# " + "woord " * 300 + "\n\n# %%\nx = 1\n", encoding="utf-8")
-    text = (
-        "### 09-new\n\n**Lestijd.** 1 min volledig, 1 min kern.\n\n"
-        "### 10-gone\n\n**Lestijd.** 7 min volledig, 7 min kern.\n"
+    notebooks = tmp_path / "notebooks"
+    for twin, word in ((twin_path(notebooks, "09-new"), "woord "), (notebooks / "twins" / "09-new.py", "word ")):
+        twin.parent.mkdir(parents=True, exist_ok=True)
+        twin.write_text("# %% [markdown]\n# ## Taught\n#\n# " + word * 300 + "\n\n# %%\nx = 1\n", encoding="utf-8")
+    (notebooks / "twins" / "nl" / "09-new.nl.py").write_text(
+        "# %% [markdown]\n# ## Taught\n#\n# " + "woord " * 500 + "\n", encoding="utf-8"
     )
-    written = guides.with_class_times(text, tmp_path / "notebooks")
-    assert "**Lestijd.** 9 min volledig, 9 min kern." in written  # 300 words / 100 + 0.5 + 5, rounded up
-    assert "**Lestijd.** 7 min volledig, 7 min kern." in written  # no twin: left as it is
+    assert class_times(notebooks) == {"full_09": "9", "core_09": "9"}  # 301 words / 100 + one cell's 0.5 + 5, up
+    assert class_times(notebooks, "nl") == {"full_09": "11", "core_09": "11"}  # 501 / 100 + 5, rounded up
 
 
 def _entries(folder) -> dict[str, str]:

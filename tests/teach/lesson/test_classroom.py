@@ -306,7 +306,12 @@ def test_the_guides_class_times_are_the_notebooks_at_the_stated_pace():
     text = GUIDE.read_text(encoding="utf-8")
     for path in MAIN:
         block = text[text.index(f"### {path.stem}\n") :]
-        full, core = map(int, re.search(r"\*\*Class time\.\*\* (\d+) min in full, (\d+) min core\.", block).groups())
+        found = re.search(
+            r"\*\*Class time\.\*\* <!--fig:full_\S+-->(\d+)<!--/fig--> min in full, "
+            r"<!--fig:core_\S+-->(\d+)<!--/fig--> min core\.",
+            block,
+        )
+        full, core = map(int, found.groups())
         assert (full, core) == (class_minutes(path), class_minutes(path, core_only=True)), path.stem
         assert any(optional for _, optional, _, _ in notebook_sections(path)), f"{path.stem} marks no section optional"
 
