@@ -103,7 +103,7 @@ def _grade(args: argparse.Namespace) -> int:
         name = signal.Signals(stopped.signum).name
         print(
             f"grading stopped by {name}: no grades written; its running notebooks were killed and its temporary "
-            "folders and run groups removed. Run `ragkit grade` again to grade the class",
+            "folders and cgroups removed. Run the same command again to grade the class",
             file=sys.stderr,
         )
         return 128 + stopped.signum

@@ -144,8 +144,9 @@ def judging_collection(course: Course, my_ef: object) -> pd.DataFrame | Markdown
 
     Before, a sentence that says why the judging collection is not shown yet.
     """
-    import pandas as pd
     from IPython.display import Markdown
+
+    from ragkit.teach.frames import Frame
 
     if not efsearch_choice_passes(course, my_ef):
         return Markdown(_("The judging collection is shown once the check has passed your efSearch."))
@@ -160,7 +161,7 @@ def judging_collection(course: Course, my_ef: object) -> pd.DataFrame | Markdown
                 _("smallest efSearch that reaches the target"): c.smallest(EX7.target, EX7.most),
             }
         )
-    return pd.DataFrame(rows).set_index(_("collection"))
+    return Frame(rows).set_index(_("collection"))
 
 
 def _efsearch_feedback(course: Course, my_ef: object) -> tuple[Feedback, bool]:

@@ -215,3 +215,15 @@ def test_edition_skeleton_starts_a_guides_catalogue_and_adds_what_one_lacks(tmp_
     said = capsys.readouterr().out
     assert "catalogue docs/nl/catalogue/grading/part-1.toml: every block it lacked is there" in said
     assert "catalogue notebooks/nl/catalogue/00-start-here.toml: every cell it lacked is there" in said
+
+
+def test_no_line_of_a_guide_starts_with_a_figure_marker():
+    """A line that starts with ``<!--`` starts an HTML block in CommonMark, which cuts a paragraph or a list item in
+    two where GitHub renders it: a marked figure never opens a line."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted(DOCS.rglob("*.md"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith("<!--fig:")
+    ]
+    assert not found, found

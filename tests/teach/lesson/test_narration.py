@@ -1808,3 +1808,16 @@ def test_00_and_01_count_the_corpus_sections_alike():
     assert counted == 2
     text = narrate.chunk_counts(ev, corpus, parts).data
     assert "**2** sections (**3** parts that hold text, each document's opening under its title among them)" in text
+
+
+def test_the_word_paris_is_a_word_not_a_string_inside_another():
+    """A chunk about Parisian cafés does not contain the word *Paris*; one that names Paris does."""
+    from ragkit.chunking import Chunk
+    from ragkit.data import OutOfDomain
+    from ragkit.threshold import Bluff
+
+    query = OutOfDomain("o1", "What is the capital of France?", "general", "geography")
+    never = SimpleNamespace(bluffs=lambda cut: [])
+    for content, said in (("Parisian cafés serve coffee.", "**No**."), ("Paris is a city.", "**Yes**.")):
+        bluff = Bluff(query, Chunk("d", "D", "S", 0, len(content), content), 0.4)
+        assert f"Does that chunk contain the word *Paris*? {said}" in narrate.literal_match(never, bluff, (0.5,)).data

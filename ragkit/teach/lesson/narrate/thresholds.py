@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -186,7 +187,7 @@ def literal_match(s: Sweep, bluff: Bluff, cuts: Sequence[float] = (DEFAULT_CUT, 
             section=bluff.chunk.section,
             distance=bluff.distance,
             fate=fate[0].upper() + fate[1:],
-            paris=formats.yes_or_no("Paris" in bluff.chunk.content),
+            paris=formats.yes_or_no(re.search(r"\bParis\b", bluff.chunk.content) is not None),
         )
         + _quoted(bluff.chunk)
     )
