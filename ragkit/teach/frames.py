@@ -38,6 +38,7 @@ def _words() -> dict[str, str]:
         "doc_id": _("document"),
         "outside_bmp": _("outside the BMP"),
         "outside bmp": _("outside the BMP"),
+        "reaches target": _("reaches target"),  # exercise 7's efsearch_recall
     }
 
 

@@ -227,11 +227,12 @@ def halves_at_cut(row: SweepRow) -> Markdown:
     return Markdown(
         say(
             "All **{in_domain}** in-domain queries at the default cut ({cut}), dense retrieval on E:\n\n"
-            "- **{with_needle}** reach a prompt that holds the needle: here a wrong answer is the generator's fault;\n"
+            "- **{with_needle}** reach a prompt that holds the needle: here retrieval did its part, and a wrong "
+            "answer is the generator's step;\n"
             "- **{without_needle}** reach a prompt without the needle: retrieval did not supply the answer, so a right "
             "answer could only come from elsewhere (the model's own memory, or a passage saying it in other words);\n"
             "- **{refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
-            "So **{with_needle}** of {in_domain} answers can be grounded in their needle, measured without "
+            "So at most **{with_needle}** of {in_domain} answers can rest on their needle, measured without "
             "generating anything.",
             in_domain=row.in_domain,
             cut=row.cut,
@@ -297,7 +298,7 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
             "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
             'the middle or anywhere; that takes a generator and graded answers. The same limit is "reduces, not '
             "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
-            "altogether, and the **{with_needle}** that hold it bound the answers grounded in the needle.",
+            "altogether, and the **{with_needle}** that hold it bound the answers that can rest on the needle.",
             many=_spelled_out(many),
             gained=_needles_gained(four, twenty),
             few=few,

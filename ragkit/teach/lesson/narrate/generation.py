@@ -109,18 +109,19 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
     inside, outside = h.with_needle, h.without_needle
     if inside.n and outside.n and inside.share <= outside.share:
         lesson = _(
-            "Having the needle in the prompt did not make an answer that recalls it more likely in this sample: "
-            "here the generator's part is where answers fail."
+            "Having the needle in the prompt did not make an answer that recalls its words more likely in this "
+            "sample: by this rule, the answers fall short at the generator's step."
         )
     elif inside.n and inside.share < 0.5:
         lesson = _(
-            "Even with the needle in its prompt the model recalled it in less than half of its answers: "
-            "retrieval supplied the answer, the generator did not use it."
+            "Even with the needle in its prompt the model recalled its words in less than half of its answers: "
+            "retrieval supplied the needle, and most answers do not repeat it (whether some use it in other words, "
+            "this rule cannot tell)."
         )
     else:
         lesson = _(
-            "With the needle in its prompt the model mostly used it; the prompts without it are the "
-            "retriever's failures."
+            "With the needle in its prompt the model mostly recalled its words; the prompts without it are where "
+            "retrieval fell short."
         )
     return Markdown(
         say(
