@@ -236,7 +236,8 @@ def test_ex7_the_judging_collection_is_shown_only_after_the_check_passes(course,
 
     assert isinstance(ex.judging_collection(course, 1024), Markdown)
     shown = ex.judging_collection(course, smallest)
-    assert list(shown.iloc[:, 2]) == [smallest, ex7._collection(course, True).smallest(ex.EX7.target, ex.EX7.most)]
+    assert list(shown.iloc[:, 1]) == [smallest, ex7._collection(course, True).smallest(ex.EX7.target, ex.EX7.most)]
+    assert list(shown.index) == ["tuning", "judging"]  # a table whose rows are named, no bare 0, 1 index
     judged = ex.check_efsearch(course, smallest)
     assert judged.numbers["judged_recall"] == ex7._collection(course, True).recall(smallest)
     assert judged.numbers["judged_recall"] < ex.EX7.target  # the teacher's guide says the answer falls short there
