@@ -111,8 +111,9 @@ judging_collection(course, my_ef)
 #
 # 1. Raise the target to 0.99 in your head and scan again with `efsearch_recall`: how much larger must efSearch be?
 #    With 08b's table of times per query, what would that cost per query?
-# 2. The judging collection's vectors lie in tighter clusters around the course's chunk vectors. Why would a graph
-#    need a longer list of candidates to find the exact top 20 there?
+# 2. The judging collection is drawn with another seed and lies in tighter clusters around the course's chunk vectors.
+#    Why could tighter clusters make a graph need a longer list of candidates to find the exact top 20, and what
+#    would you build to tell that apart from the other seed?
 # 3. Your efSearch was chosen on the course's queries against one generated collection. What would you measure, on
 #    which vectors and which queries, before you set efSearch for an index of your own?
 

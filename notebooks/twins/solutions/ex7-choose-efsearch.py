@@ -114,9 +114,10 @@ check_efsearch(course, my_ef)
 #
 # The check's evidence: the recall at this efSearch on both collections, and the smallest efSearch that reaches the
 # target on each. The cell below shows it once the check has passed the answer, as it has here. On the judging
-# collection the same efSearch finds less: its vectors cluster more tightly, and the walk must keep more candidates to
-# find the same share of the exact top 20. The efSearch was right for the collection it was chosen on, and a guess for
-# the next one: an index's setting is measured again on its own vectors.
+# collection the same efSearch finds less. That collection differs from the one you chose on in two ways at once,
+# another seed and tighter clusters (half the spread), so these two alone cannot say which of the two costs the recall:
+# a third collection with only one of them changed would. The efSearch was right for the collection it was chosen on,
+# and a guess for the next one: an index's setting is measured again on its own vectors.
 
 # %%
 judging_collection(course, my_ef)
@@ -126,8 +127,9 @@ judging_collection(course, my_ef)
 #
 # 1. Raise the target to 0.99 in your head and scan again with `efsearch_recall`: how much larger must efSearch be?
 #    With 08b's table of times per query, what would that cost per query?
-# 2. The judging collection's vectors lie in tighter clusters around the course's chunk vectors. Why would a graph
-#    need a longer list of candidates to find the exact top 20 there?
+# 2. The judging collection is drawn with another seed and lies in tighter clusters around the course's chunk vectors.
+#    Why could tighter clusters make a graph need a longer list of candidates to find the exact top 20, and what
+#    would you build to tell that apart from the other seed?
 # 3. Your efSearch was chosen on the course's queries against one generated collection. What would you measure, on
 #    which vectors and which queries, before you set efSearch for an index of your own?
 

@@ -119,8 +119,9 @@ judging_collection(course, my_ef)
 #
 # 1. Verhoog in gedachten het doel naar 0,99 en zoek opnieuw met `efsearch_recall`: hoeveel groter moet efSearch zijn?
 #    Wat zou dat met de tabel van tijden per query uit 08b per query kosten?
-# 2. De vectoren van de beoordelende verzameling liggen in dichtere clusters rond de chunkvectoren van de cursus. Waarom
-#    zou een graaf daar een langere lijst kandidaten nodig hebben om de exacte top 20 te vinden?
+# 2. De beoordelende verzameling is met een andere seed getrokken en ligt in dichtere clusters rond de chunkvectoren van
+#    de cursus. Waarom zou een graaf bij dichtere clusters een langere lijst kandidaten nodig kunnen hebben om de exacte
+#    top 20 te vinden, en wat zou je bouwen om dat te onderscheiden van het effect van de andere seed?
 # 3. Je efSearch is gekozen op de queries van de cursus tegen één gegenereerde verzameling. Wat zou je meten, op welke
 #    vectoren en met welke queries, voordat je efSearch instelt voor een eigen index?
 

@@ -123,8 +123,10 @@ check_efsearch(course, my_ef)
 #
 # Het bewijs van de check: de recall bij deze efSearch op beide verzamelingen, en op elk van de twee de kleinste
 # efSearch die het doel haalt. De cel hieronder toont het zodra de check het antwoord heeft goedgekeurd, zoals hier. Op
-# de beoordelende verzameling vindt dezelfde efSearch minder: haar vectoren clusteren dichter, en de wandeling moet meer
-# kandidaten bijhouden om hetzelfde aandeel van de exacte top 20 te vinden. De efSearch was goed voor de verzameling
+# de beoordelende verzameling vindt dezelfde efSearch minder. Die verzameling verschilt op twee punten tegelijk van de
+# verzameling waarop je koos, een andere seed en dichtere clusters (de halve spreiding), dus deze twee alleen kunnen niet
+# zeggen welk van de twee de recall kost: een derde verzameling waarin maar één van beide verandert, zou dat wel kunnen.
+# De efSearch was goed voor de verzameling
 # waarop hij gekozen is, en een gok voor de volgende: de instelling van een index wordt opnieuw gemeten op haar eigen
 # vectoren.
 
@@ -136,8 +138,9 @@ judging_collection(course, my_ef)
 #
 # 1. Verhoog in gedachten het doel naar 0,99 en zoek opnieuw met `efsearch_recall`: hoeveel groter moet efSearch zijn?
 #    Wat zou dat met de tabel van tijden per query uit 08b per query kosten?
-# 2. De vectoren van de beoordelende verzameling liggen in dichtere clusters rond de chunkvectoren van de cursus. Waarom
-#    zou een graaf daar een langere lijst kandidaten nodig hebben om de exacte top 20 te vinden?
+# 2. De beoordelende verzameling is met een andere seed getrokken en ligt in dichtere clusters rond de chunkvectoren van
+#    de cursus. Waarom zou een graaf bij dichtere clusters een langere lijst kandidaten nodig kunnen hebben om de exacte
+#    top 20 te vinden, en wat zou je bouwen om dat te onderscheiden van het effect van de andere seed?
 # 3. Je efSearch is gekozen op de queries van de cursus tegen één gegenereerde verzameling. Wat zou je meten, op welke
 #    vectoren en met welke queries, voordat je efSearch instelt voor een eigen index?
 
