@@ -130,7 +130,11 @@ $(CHP): | $(STAMP)
 # test_binder's fresh venv in the background (tests/binder_venv.py): pip is single-threaded, so the two installs
 # share the 2 cores.
 # Where the time went: the warm step's and pytest's seconds and each worker's end (tests/conftest.py), which .ci/run
-# prints as its last line
+# prints as its last line.
+# pytest runs with OMP_NUM_THREADS=1 (onnxruntime, faiss and BLAS read it: ragkit.plumbing.onnx.env_threads): its two
+# workers already keep both cores busy, each with kernels, browsers and hubs of its own, and a process given a thread
+# per core beside them spins for the cores the others wait for. Measured: six lessons, four kernels at once, 36-39 s
+# with a thread per core against 26 s with one (two at once: 31 s against 27 s). The warm step keeps every core.
 TIMES := build/test-times
 
 test: binder-early $(STAMP) $(CHP)
@@ -141,7 +145,7 @@ test: binder-early $(STAMP) $(CHP)
 	echo "mypy runs beside the warm step; its report follows it"; \
 	started=$$(date +%s); $(BIN)/python -m ragkit warm; warmed=$$?; echo "warm $$(( $$(date +%s) - started ))" >> $(TIMES); \
 	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$warmed -eq 0 && test $$typed -eq 0
-	@started=$$(date +%s); RAGKIT_TEST_TIMES=$(TIMES) \
+	@started=$$(date +%s); RAGKIT_TEST_TIMES=$(TIMES) OMP_NUM_THREADS=1 \
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30 --junitxml=build/junit.xml; tested=$$?; \
 	echo "pytest $$(( $$(date +%s) - started ))" >> $(TIMES); exit $$tested
 
