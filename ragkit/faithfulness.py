@@ -5,9 +5,9 @@ hand: an answer *recalls its needle* when it contains at least half (``RECALL_SH
 that the query does not already contain (lower-cased, accents folded, stop words out: ``ragkit.words``), so that an
 answer repeating the query earns nothing. The rule is lexical: it counts words, it does not judge whether the cited
 source supports the answer (ALCE, Gao et al. 2023, judges that with an entailment model). The rule was fixed before
-any answer was read. Crossed with "is the
-needle in the prompt?" (the retriever's part) it separates the two failures: a prompt without the needle, and an
-answer that ignores the needle it was given.
+any answer was read. Crossed with "is the needle in the prompt?" (the retriever's part) it separates the two failures
+the rule can see: a prompt without the needle, and an answer that does not recall the words of the needle it was given
+(it may still say the same in other words).
 
 A generation costs seconds on a laptop CPU, so the generated measurements run on fixed, seeded samples whose sizes
 are the constants below; every answer is cached by the generator, so a rerun reads them back.

@@ -362,8 +362,10 @@ narrate.invented_ids(measured)
 # wrong you want to know which stage to fix, and the needle questions tell you without running any model. If the
 # needle is not among the sources that pass the gate, the retriever (or the gate) failed to supply it: a right answer
 # would have to come from elsewhere (the model's memory, or a passage that says the same in other words), which the
-# needle test cannot see. Only when the needle is in the prompt is a wrong answer clearly the generator's. That is why
-# every measurement in this course grades retrieval alone, and why the needle is a proxy for a grounded answer.
+# needle test cannot see. Only when the needle is in the prompt did retrieval do its part, and a wrong answer arises at
+# the generator's step (or in what else the prompt holds: where the needle sits, the other sources). That is why every
+# measurement in this course grades retrieval alone: a needle in the prompt is what an answer resting on it needs, an
+# upper bound on such answers, not a measure of them.
 
 # %% jupyter={"source_hidden": true}
 narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
@@ -427,7 +429,7 @@ narrate.more_chunks(facts, result.counted_with, False)
 # %% [markdown]
 # ### Lost in the middle, measured
 #
-# Does the model use a needle less when it sits in the middle of a long prompt? A fixed sample of needle questions is
+# Does the model recall a needle's words less often when it sits in the middle of a long prompt? A fixed sample of needle questions is
 # asked three times each, with the same twenty sources: the needle's chunk first, in the middle and last, the other
 # nineteen the chunks dense retrieval ranks highest without the needle. The same rule grades every answer, and each
 # needle is its own pair, so the test is the exact sign test on the discordant pairs: only a needle recalled at one

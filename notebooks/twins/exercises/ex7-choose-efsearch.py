@@ -113,7 +113,7 @@ judging_collection(course, my_ef)
 #    With 08b's table of times per query, what would that cost per query?
 # 2. The judging collection is drawn with another seed and lies in tighter clusters around the course's chunk vectors.
 #    Why could tighter clusters make a graph need a longer list of candidates to find the exact top 20, and what
-#    would you build to tell that apart from the other seed?
+#    would you build to tell the spread's effect apart from the seed's?
 # 3. Your efSearch was chosen on the course's queries against one generated collection. What would you measure, on
 #    which vectors and which queries, before you set efSearch for an index of your own?
 

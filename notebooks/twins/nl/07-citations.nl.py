@@ -370,9 +370,10 @@ narrate.invented_ids(measured)
 # is, wil je weten welke stap je moet repareren, en de needlevragen vertellen je dat zonder een model te draaien. Als de
 # needle niet bij de bronnen zit die door de gate komen, heeft de retriever (of de gate) hem niet geleverd: een goed
 # antwoord zou dan van elders moeten komen (het geheugen van het model, of een passage die hetzelfde met andere woorden
-# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, ligt een fout antwoord duidelijk
-# bij de generator. Daarom beoordeelt elke meting in deze cursus alleen retrieval, en daarom is de needle een benadering
-# van een gegrond antwoord.
+# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, heeft retrieval zijn deel gedaan,
+# en ontstaat een fout antwoord bij de stap van de generator (of door wat de prompt verder bevat: waar de needle staat, de
+# andere bronnen). Daarom beoordeelt elke meting in deze cursus alleen retrieval: een needle in de prompt is wat een
+# antwoord nodig heeft dat erop steunt, een bovengrens voor zulke antwoorden, geen maat ervan.
 
 # %% jupyter={"source_hidden": true}
 narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
@@ -437,7 +438,7 @@ narrate.more_chunks(facts, result.counted_with, False)
 # %% [markdown]
 # ### Lost in the middle, gemeten
 #
-# Gebruikt het model een needle minder als die in het midden van een lange prompt staat? Elke vraag uit een vaste
+# Geeft het model de woorden van een needle minder vaak weer als die in het midden van een lange prompt staat? Elke vraag uit een vaste
 # steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
 # Dezelfde regel beoordeelt elk antwoord, en elke needle is zijn eigen paar, dus de test is de exacte sign test op de

@@ -116,8 +116,9 @@ check_efsearch(course, my_ef)
 # target on each. The cell below shows it once the check has passed the answer, as it has here. On the judging
 # collection the same efSearch finds less. That collection differs from the one you chose on in two ways at once,
 # another seed and tighter clusters (half the spread), so these two alone cannot say which of the two costs the recall:
-# a third collection with only one of them changed would. The efSearch was right for the collection it was chosen on,
-# and a guess for the next one: an index's setting is measured again on its own vectors.
+# that takes collections that change one of them at a time, over a few seeds each (08b's Try this 3 builds one, the
+# tuning seed at half the spread). The efSearch was right for the collection it was chosen on, and a guess for the next
+# one: an index's setting is measured again on its own vectors.
 
 # %%
 judging_collection(course, my_ef)
@@ -129,7 +130,7 @@ judging_collection(course, my_ef)
 #    With 08b's table of times per query, what would that cost per query?
 # 2. The judging collection is drawn with another seed and lies in tighter clusters around the course's chunk vectors.
 #    Why could tighter clusters make a graph need a longer list of candidates to find the exact top 20, and what
-#    would you build to tell that apart from the other seed?
+#    would you build to tell the spread's effect apart from the seed's?
 # 3. Your efSearch was chosen on the course's queries against one generated collection. What would you measure, on
 #    which vectors and which queries, before you set efSearch for an index of your own?
 

@@ -1162,7 +1162,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "Prompts holding the needle: **5**, of which **0** recalled it in the answer" in none_better
     assert "did not make an answer that recalls its words more likely" in none_better
     assert "The gate refused **2**" in none_better
-    assert "less than half of its answers" in less_than_half and "mostly recalled its words" in mostly
+    assert "less than half of its answers" in less_than_half and "in at least half of its answers" in mostly
     assert "less than half of its answers" in text["generator_halves"][3]  # no prompt lacks the needle: none to compare
     assert "**10** of the 64 needle queries" in none_better
     assert "cite the source holding their needle: **6** of 8" in mostly

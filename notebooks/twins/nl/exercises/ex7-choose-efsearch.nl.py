@@ -121,7 +121,7 @@ judging_collection(course, my_ef)
 #    Wat zou dat met de tabel van tijden per query uit 08b per query kosten?
 # 2. De beoordelende verzameling is met een andere seed getrokken en ligt in dichtere clusters rond de chunkvectoren van
 #    de cursus. Waarom zou een graaf bij dichtere clusters een langere lijst kandidaten nodig kunnen hebben om de exacte
-#    top 20 te vinden, en wat zou je bouwen om dat te onderscheiden van het effect van de andere seed?
+#    top 20 te vinden, en wat zou je bouwen om het effect van de spreiding te onderscheiden van dat van de seed?
 # 3. Je efSearch is gekozen op de queries van de cursus tegen één gegenereerde verzameling. Wat zou je meten, op welke
 #    vectoren en met welke queries, voordat je efSearch instelt voor een eigen index?
 

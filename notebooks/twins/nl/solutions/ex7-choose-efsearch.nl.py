@@ -124,9 +124,10 @@ check_efsearch(course, my_ef)
 # Het bewijs van de check: de recall bij deze efSearch op beide verzamelingen, en op elk van de twee de kleinste
 # efSearch die het doel haalt. De cel hieronder toont het zodra de check het antwoord heeft goedgekeurd, zoals hier. Op
 # de beoordelende verzameling vindt dezelfde efSearch minder. Die verzameling verschilt op twee punten tegelijk van de
-# verzameling waarop je koos, een andere seed en dichtere clusters (de halve spreiding), dus deze twee alleen kunnen niet
-# zeggen welk van de twee de recall kost: een derde verzameling waarin maar één van beide verandert, zou dat wel kunnen.
-# De efSearch was goed voor de verzameling
+# verzameling waarop je koos: een andere seed en dichtere clusters (half zo veel spreiding). Met alleen deze twee
+# verzamelingen valt dus niet te zeggen welk verschil de recall omlaag haalt: daarvoor zijn verzamelingen nodig die één
+# van beide tegelijk veranderen, elk over een paar seeds (Probeer dit 3 van 08b bouwt er een: de seed van de
+# kiesverzameling met half zo veel spreiding). De efSearch was goed voor de verzameling
 # waarop hij gekozen is, en een gok voor de volgende: de instelling van een index wordt opnieuw gemeten op haar eigen
 # vectoren.
 
@@ -140,7 +141,7 @@ judging_collection(course, my_ef)
 #    Wat zou dat met de tabel van tijden per query uit 08b per query kosten?
 # 2. De beoordelende verzameling is met een andere seed getrokken en ligt in dichtere clusters rond de chunkvectoren van
 #    de cursus. Waarom zou een graaf bij dichtere clusters een langere lijst kandidaten nodig kunnen hebben om de exacte
-#    top 20 te vinden, en wat zou je bouwen om dat te onderscheiden van het effect van de andere seed?
+#    top 20 te vinden, en wat zou je bouwen om het effect van de spreiding te onderscheiden van dat van de seed?
 # 3. Je efSearch is gekozen op de queries van de cursus tegen één gegenereerde verzameling. Wat zou je meten, op welke
 #    vectoren en met welke queries, voordat je efSearch instelt voor een eigen index?
 

@@ -107,21 +107,23 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
         return no_generator()
     h, cited = m.halves, sum(t.cites_needle for t in m.trials if t.needle_in_prompt)
     inside, outside = h.with_needle, h.without_needle
-    if inside.n and outside.n and inside.share <= outside.share:
+    if not inside.n:
+        lesson = _("No sampled prompt held its needle, so this sample says nothing about the generator's step.")
+    elif outside.n and inside.share <= outside.share:
         lesson = _(
             "Having the needle in the prompt did not make an answer that recalls its words more likely in this "
-            "sample: by this rule, the answers fall short at the generator's step."
+            "sample: by this rule, nothing here shows the model reading its needle rather than answering without it."
         )
-    elif inside.n and inside.share < 0.5:
+    elif inside.share < 0.5:
         lesson = _(
-            "Even with the needle in its prompt the model recalled its words in less than half of its answers: "
-            "retrieval supplied the needle, and most answers do not repeat it (whether some use it in other words, "
-            "this rule cannot tell)."
+            "Even with the needle in its prompt the model recalled the needle's words in less than half of its "
+            "answers: retrieval supplied the needle, and whether the other answers use it in other words, this rule "
+            "cannot tell."
         )
     else:
         lesson = _(
-            "With the needle in its prompt the model mostly recalled its words; the prompts without it are where "
-            "retrieval fell short."
+            "With the needle in its prompt the model recalled the needle's words in at least half of its answers; "
+            "the prompts without it are where retrieval fell short."
         )
     return Markdown(
         say(
