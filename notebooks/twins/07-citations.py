@@ -363,8 +363,8 @@ narrate.invented_ids(measured)
 # needle is not among the sources that pass the gate, the retriever (or the gate) failed to supply it: a right answer
 # would have to come from elsewhere (the model's memory, or a passage that says the same in other words), which the
 # needle test cannot see. Only when the needle is in the prompt did retrieval do its part, and a wrong answer arises at
-# the generator's step (or in what else the prompt holds: where the needle sits, the other sources). That is why every
-# measurement in this course grades retrieval alone: a needle in the prompt is what an answer resting on it needs, an
+# the generator's step (or in what else the prompt holds: where the needle sits, the other sources). That is why
+# retrieval can be measured here without a model: a needle in the prompt is what an answer resting on it needs, an
 # upper bound on such answers, not a measure of them.
 
 # %% jupyter={"source_hidden": true}

@@ -370,9 +370,9 @@ narrate.invented_ids(measured)
 # is, wil je weten welke stap je moet repareren, en de needlevragen vertellen je dat zonder een model te draaien. Als de
 # needle niet bij de bronnen zit die door de gate komen, heeft de retriever (of de gate) hem niet geleverd: een goed
 # antwoord zou dan van elders moeten komen (het geheugen van het model, of een passage die hetzelfde met andere woorden
-# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, heeft retrieval zijn deel gedaan,
+# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, heeft retrieval zijn werk gedaan,
 # en ontstaat een fout antwoord bij de stap van de generator (of door wat de prompt verder bevat: waar de needle staat, de
-# andere bronnen). Daarom beoordeelt elke meting in deze cursus alleen retrieval: een needle in de prompt is wat een
+# andere bronnen). Daarom kan retrieval hier zonder model gemeten worden: een needle in de prompt is wat een
 # antwoord nodig heeft dat erop steunt, een bovengrens voor zulke antwoorden, geen maat ervan.
 
 # %% jupyter={"source_hidden": true}

@@ -116,7 +116,7 @@ check_efsearch(course, my_ef)
 # target on each. The cell below shows it once the check has passed the answer, as it has here. On the judging
 # collection the same efSearch finds less. That collection differs from the one you chose on in two ways at once,
 # another seed and tighter clusters (half the spread), so these two alone cannot say which of the two costs the recall:
-# that takes collections that change one of them at a time, over a few seeds each (08b's Try this 3 builds one, the
+# that takes collections that change one of them at a time, over a few seeds each (08b's Try this 3 builds one at 08b's size, the
 # tuning seed at half the spread). The efSearch was right for the collection it was chosen on, and a guess for the next
 # one: an index's setting is measured again on its own vectors.
 

@@ -228,7 +228,7 @@ def halves_at_cut(row: SweepRow) -> Markdown:
         say(
             "All **{in_domain}** in-domain queries at the default cut ({cut}), dense retrieval on E:\n\n"
             "- **{with_needle}** reach a prompt that holds the needle: here retrieval did its part, and a wrong "
-            "answer arises at the generator's step;\n"
+            "answer arises at the generator's step or in the rest of the prompt;\n"
             "- **{without_needle}** reach a prompt without the needle: retrieval did not supply the answer, so a right "
             "answer could only come from elsewhere (the model's own memory, or a passage saying it in other words);\n"
             "- **{refused}** are refused by the gate: the threshold's cost from notebook 06.\n\n"
