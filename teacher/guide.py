@@ -21,13 +21,14 @@ from unittest import mock
 import numpy as np
 
 from ragkit.errors import DataError
-from ragkit.teach.classroom.figures import quoted, render
 from ragkit.teach.classroom.pace import class_times
 from ragkit.teach.exercises.results import RESULTS_ENV
+from teacher.rendering import Figure, check_or_write, figure, listing, series, term, verbatim, written
 
-__all__ = ["EXECUTED", "defined", "ex4", "figures", "literal", "main"]
+__all__ = ["EXECUTED", "PAGES", "defined", "ex4", "figures", "in_language", "literal", "main"]
 
 if TYPE_CHECKING:
+    from ragkit.statistics import SignTest
     from ragkit.teach.course import Course
     from ragkit.threshold import Sweep
 
@@ -40,76 +41,80 @@ def literal(twin: Path, name: str) -> object:
     raise DataError(f"{twin} assigns no literal {name}: the guide's figures read the solution's answer from it")
 
 
-def _ex2(course: Course) -> dict[str, str]:
+def _ex2(course: Course) -> dict[str, Figure]:
     from ragkit.teach.exercises import CUT_GRID, EX2, exercise_cost, threshold_halves
-    from ragkit.teach.exercises.ex2_threshold import _acceptance as acceptance
+    from ragkit.teach.exercises.ex2_threshold import accepted_cuts
 
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
-    best, _, passing = acceptance(tune)
+    best, _, passing = accepted_cuts(tune)
     cut = next(c for c in passing if exercise_cost(tune.at(c)) == best)  # the first cheapest, as the solution takes
     row, held = tune.at(cut), judge.at(cut)
     free = min((tune.at(c) for c in CUT_GRID), key=exercise_cost)
-    judge_best, _, judge_passing = acceptance(judge)
+    judge_best, _, judge_passing = accepted_cuts(judge)
     judge_cut = next(c for c in judge_passing if exercise_cost(judge.at(c)) == judge_best)
     return {
-        "ex2_cut": f"{cut:.3f}",
-        "ex2_bluffs": str(row.bluffs),
-        "ex2_without": str(row.answered_without_needle),
-        "ex2_refused": str(row.refused),
-        "ex2_in_domain": str(row.in_domain),
-        "ex2_ceiling": f"{EX2.max_refused * row.in_domain:g}",
-        "ex2_cost": f"{best:g}",
-        "ex2_pass_low": f"{min(passing):.3f}",
-        "ex2_pass_high": f"{max(passing):.3f}",
-        "ex2_free_cut": f"{free.cut:.3f}",
-        "ex2_free_cost": f"{exercise_cost(free):g}",
-        "ex2_free_refused": str(free.refused),
-        "ex2_held_cost": f"{exercise_cost(held):g}",
-        "ex2_held_refused": str(held.refused),
-        "ex2_held_share": f"{held.refused / held.in_domain:.0%}",
+        "ex2_cut": _cut(cut),
+        "ex2_bluffs": verbatim(row.bluffs),
+        "ex2_without": verbatim(row.answered_without_needle),
+        "ex2_refused": verbatim(row.refused),
+        "ex2_in_domain": verbatim(row.in_domain),
+        "ex2_ceiling": _general(EX2.max_refused * row.in_domain),
+        "ex2_cost": _general(best),
+        "ex2_pass_low": _cut(min(passing)),
+        "ex2_pass_high": _cut(max(passing)),
+        "ex2_free_cut": _cut(free.cut),
+        "ex2_free_cost": _general(exercise_cost(free)),
+        "ex2_free_refused": verbatim(free.refused),
+        "ex2_held_cost": _general(exercise_cost(held)),
+        "ex2_held_refused": verbatim(held.refused),
+        "ex2_held_share": figure("{share:.0%}", share=held.refused / held.in_domain),
         "ex2_held_ceiling": (
-            "over the ceiling" if held.refused > EX2.max_refused * held.in_domain else "within the ceiling"
+            figure("over the ceiling")
+            if held.refused > EX2.max_refused * held.in_domain
+            else figure("within the ceiling")
         ),
-        "ex2_judge_best_cost": f"{judge_best:g}",
-        "ex2_judge_best_cut": f"{judge_cut:.3f}",
-        "ex2_needles": str(len(tune.questions)),
+        "ex2_judge_best_cost": _general(judge_best),
+        "ex2_judge_best_cut": _cut(judge_cut),
+        "ex2_needles": verbatim(len(tune.questions)),
         **_equal_costs(tune, cut),
         "ex2_price_span": _price_span(tune),
     }
 
 
-def _equal_costs(tune: Sweep, chosen: float) -> dict[str, str]:
+def _equal_costs(tune: Sweep, chosen: float) -> dict[str, Figure]:
     """Exercise 2's first try-this: every mistake at one price, on the sweep's own grid (``tables.per_cut(tune)``)."""
     rows = [r for r in tune.rows() if r.cut is not None]
     best = min(rows, key=lambda r: r.bluffs + r.answered_without_needle + r.refused)
     cut = float(best.cut or 0.0)  # never 0: the rows without a cut are left out above
-    move = "up (looser)" if cut > chosen else "down (stricter)" if cut < chosen else "nowhere"
-    return {"ex2_equal_cut": f"{cut:.3f}", "ex2_equal_move": move, "ex2_equal_refused": str(best.refused)}
+    move = figure("up (looser)") if cut > chosen else figure("down (stricter)") if cut < chosen else figure("nowhere")
+    return {"ex2_equal_cut": _cut(cut), "ex2_equal_move": move, "ex2_equal_refused": verbatim(best.refused)}
 
 
-def _price_span(tune: Sweep) -> str:
+def _price_span(tune: Sweep) -> Figure:
     """The cut exercise 2's rules choose on ``tune`` when an answer without the needle costs 1.5 to 4.5, in halves."""
     from ragkit.teach.exercises import EX2, exercise_cost
-    from ragkit.teach.exercises.ex2_threshold import _acceptance as acceptance
+    from ragkit.teach.exercises.ex2_threshold import accepted_cuts
 
     chosen = set()
     for price in np.arange(1.5, 4.51, 0.5):
         rules = dataclasses.replace(EX2, without_needle_cost=float(price))
-        best, _, passing = acceptance(tune, rules=rules)
+        best, _, passing = accepted_cuts(tune, rules=rules)
         chosen.add(next(c for c in passing if exercise_cost(tune.at(c), rules) == best))
     low, high = min(chosen), max(chosen)
-    return f"{low:.3f} at every one of them" if low == high else f"from {low:.3f} to {high:.3f}"
+    if low == high:
+        return figure("{cut:.3f} at every one of them", cut=low)
+    return figure("from {low:.3f} to {high:.3f}", low=low, high=high)
 
 
-def _ex3(course: Course, solutions: Path) -> dict[str, str]:
+def _ex3(course: Course, solutions: Path) -> dict[str, Figure]:
     from ragkit.teach.exercises import ticket_measures
 
     tickets = literal(solutions / "ex3-ticket-phrasings.py", "my_tickets")
     ranks = sorted(int(r) for r in ticket_measures(course, tickets)["needle's rank"])  # type: ignore[arg-type]
-    return {"ex3_ranks": ", ".join(str(r) for r in ranks[:-1]) + f" and {ranks[-1]}"}
+    return {"ex3_ranks": listing([verbatim(r) for r in ranks], figure("none"))}
 
 
-def _ex5(course: Course, solutions: Path) -> dict[str, str]:
+def _ex5(course: Course, solutions: Path) -> dict[str, Figure]:
     from ragkit.retrieval import cosine_distance
     from ragkit.teach.exercises import check_own_document, copied_sentence
 
@@ -133,9 +138,9 @@ def _ex5(course: Course, solutions: Path) -> dict[str, str]:
             literal(twin, "my_question"),  # type: ignore[arg-type]
         )
     return {
-        "ex5_median": f"{np.median(distance.min(axis=1)):.3f}",
-        "ex5_paraphrase_min": f"{np.floor(own.min() * 100) / 100:.2f}",
-        "ex5_solution_course": f"{solved.numbers['nearest_course']:.3f}",
+        "ex5_median": _cut(float(np.median(distance.min(axis=1)))),
+        "ex5_paraphrase_min": figure("{distance:.2f}", distance=float(np.floor(own.min() * 100) / 100)),
+        "ex5_solution_course": _cut(solved.numbers["nearest_course"]),
     }
 
 
@@ -155,7 +160,7 @@ def defined(twin: Path, name: str) -> Callable[..., object]:
     return scope[name]  # type: ignore[return-value]
 
 
-def ex4(course: Course, solutions: Path) -> dict[str, str]:
+def ex4(course: Course, solutions: Path) -> dict[str, Figure]:
     """Exercise 4's figures: the solution's header measured against E, and the verdict its stated direction gets."""
     from ragkit.statistics import verdict
     from ragkit.teach.exercises import EX4, header_run
@@ -166,16 +171,36 @@ def ex4(course: Course, solutions: Path) -> dict[str, str]:
     if test is None:
         raise DataError(f"the header of {twin} could not be measured: run the solution notebook to see why")
     found = verdict(1 if expectation == "better" else -1, test.wins, test.losses, test.p, EX4.alpha)
-    return {"ex4_split": f"+{test.wins}/-{test.losses}", "ex4_p": f"{test.p:.3g}", "ex4_verdict": found}
+    return {"ex4_split": _split(test), "ex4_p": figure("{p:.3g}", p=test.p), "ex4_verdict": verbatim(found)}
 
 
-def _p(p: float) -> str:
-    return f"{p:.2g}"
+def _p(p: float) -> Figure:
+    return figure("{p:.2g}", p=p)
 
 
-def _differs(course: Course) -> dict[str, str]:
+def _cut(value: float) -> Figure:
+    """A cut, a distance or a metric's value: three decimals."""
+    return figure("{value:.3f}", value=value)
+
+
+def _general(value: float) -> Figure:
+    """A cost or a ceiling: as short as it is exact (57, 4.5)."""
+    return figure("{value:g}", value=value)
+
+
+def _split(test: SignTest) -> Figure:
+    """A sign test's discordant pairs: +wins/-losses."""
+    return figure("+{wins}/-{losses}", wins=test.wins, losses=test.losses)
+
+
+def _of(k: int, n: int) -> Figure:
+    return figure("{k} of {n}", k=k, n=n)
+
+
+def _differs(course: Course) -> dict[str, Figure]:
     """The guide's "where this corpus differs from the chapter" figures, from the notebooks' own evaluation."""
     from ragkit.evaluation import METRICS, with_holm
+    from ragkit.statistics import ALPHA
     from ragkit.teach.course import chapter
     from ragkit.threshold import DEFAULT_CUT
 
@@ -187,34 +212,34 @@ def _differs(course: Course) -> dict[str, str]:
     dense = ev.figures([label for label in ev.results if label.endswith("/dense")])  # the bootstrap runs once
     bluffs = course.sweep("E", "dense").at(DEFAULT_CUT).bluffs
     fe = with_holm([ev.compare("F/dense", "E/dense", m, "needle") for m in METRICS])
-    fe_won = [c.metric for c in fe if c.p_holm is not None and c.p_holm < 0.05]
+    fe_won = [verbatim(c.metric) for c in fe if c.p_holm is not None and c.p_holm < ALPHA]
     return {
-        "needles": str(ev.n_questions),
-        "destroyed_a": str(len(ev.destroyed["A"])),
-        "destroyed_b": str(len(ev.destroyed["B"])),
-        "ec_split": f"+{ec.wins}/-{ec.losses}",
+        "needles": verbatim(ev.n_questions),
+        "destroyed_a": verbatim(len(ev.destroyed["A"])),
+        "destroyed_b": verbatim(len(ev.destroyed["B"])),
+        "ec_split": _split(ec),
         "ec_p": _p(ec.p),
-        "ec_reach": "reaches" if ec.p < 0.05 else "does not reach",
-        "ea_split": f"+{ea.wins}/-{ea.losses}",
+        "ec_reach": figure("reaches") if ec.p < ALPHA else figure("does not reach"),
+        "ea_split": _split(ea),
         "ea_p": _p(ea.p),
-        "bm25_top1": "beats" if bm25_1 > dense1 else "does not beat",
-        "bm25_hit1": f"{bm25_1:.3f}",
-        "dense_hit1": f"{dense1:.3f}",
-        "hb_split": f"+{hb.wins}/-{hb.losses}",
+        "bm25_top1": figure("beats") if bm25_1 > dense1 else figure("does not beat"),
+        "bm25_hit1": _cut(bm25_1),
+        "dense_hit1": _cut(dense1),
+        "hb_split": _split(hb),
         "hb_p": _p(hb.p),
-        "design_below_1": str(sum(f.design_effect < 1 for f in dense)),
-        "design_total": str(len(dense)),
-        "bluffs_default": str(bluffs),
-        "fe_verdict": ("differs significantly at " + ", ".join(fe_won))
+        "design_below_1": verbatim(sum(f.design_effect < 1 for f in dense)),
+        "design_total": verbatim(len(dense)),
+        "bluffs_default": verbatim(bluffs),
+        "fe_verdict": figure("differs significantly at {metrics}", metrics=listing(fe_won, figure("none")))
         if fe_won
-        else "does not differ significantly at any metric",
-        "bluffs_chapter": str(chapter.THRESHOLD["bluffs"][DEFAULT_CUT]),
+        else figure("does not differ significantly at any metric"),
+        "bluffs_chapter": verbatim(chapter.THRESHOLD["bluffs"][DEFAULT_CUT]),
     }
 
 
-def _abstention(course: Course) -> dict[str, str]:
+def _abstention(course: Course) -> dict[str, Figure]:
     """06's abstention rules within exercise 2's refusal ceiling, and the reranker's rule against the cosine cut."""
-    from ragkit.statistics import sign_test
+    from ragkit.statistics import ALPHA, sign_test
     from ragkit.teach.exercises import EX2
 
     rules = course.abstention("E")
@@ -227,23 +252,27 @@ def _abstention(course: Course) -> dict[str, str]:
         cosine.bluffing(best["cosine distance"].cut).astype(float), other.bluffing(best[reranker].cut).astype(float)
     )
     out = {
-        "abst_reranker": "MaxSim" if reranker == "maxsim score" else "the cross-encoder",
-        "abst_split": f"+{test.wins}/-{test.losses}",
+        "abst_reranker": verbatim("MaxSim") if reranker == "maxsim score" else figure("the cross-encoder"),
+        "abst_split": _split(test),
         "abst_p": _p(test.p),
-        "abst_verdict": "a finding at the 5% level" if test.p < 0.05 else "a lead, not a finding",
+        "abst_verdict": figure("a finding at the {alpha:.0%} level", alpha=ALPHA)
+        if test.p < ALPHA
+        else figure("a lead, not a finding"),
     }
     for key, name in (("cos", "cosine distance"), ("bm25", "BM25 score"), ("rr", reranker)):
-        out[f"abst_{key}_bluffs"], out[f"abst_{key}_refused"] = str(best[name].bluffs), str(best[name].refused)
-        out[f"abst_{key}_needle"] = str(best[name].answered_with_needle)
+        out[f"abst_{key}_bluffs"] = verbatim(best[name].bluffs)
+        out[f"abst_{key}_refused"] = verbatim(best[name].refused)
+        out[f"abst_{key}_needle"] = verbatim(best[name].answered_with_needle)
     return out
 
 
-def _predictions(course: Course) -> dict[str, str]:
+def _predictions(course: Course) -> dict[str, Figure]:
     """What each main notebook's prediction is answered with on this corpus, computed as its reveal cell computes it."""
     from ragkit import NoAnswer, count_pieces, default_embedder
     from ragkit.answer import answer
     from ragkit.report import report
     from ragkit.retrieval import RERANK_DEPTH
+    from ragkit.statistics import ALPHA
     from ragkit.teach.course import chapter
     from ragkit.teach.lesson import claims, predict
 
@@ -268,28 +297,30 @@ def _predictions(course: Course) -> dict[str, str]:
 
     study = tuning.study(course.tuning_sweeps(), "MRR")  # 03b's reveal: the settings whose two halves agree
     return {
-        "pred_01": f"{len(ev.destroyed['A'])} of {ev.n_questions}",
-        "pred_02": f"{sum(line.verdict is not None and line.verdict.kind == 'consistent' for line in seven.judged)} of "
-        f"{len(seven.judged)}",
-        "pred_02b": f"{sum(adjusted < 0.05 for _, adjusted in held.values())} of {len(held)}",
-        "pred_03": predict.ahead(top1, "the same"),
-        "pred_03b": f"{len(study.agreed)} of {len(study.tunings)}",
-        "pred_03_dense": f"{top1['dense']:.3f}",
-        "pred_03_bm25": f"{top1['BM25']:.3f}",
-        "pred_04": f"{ev['E/hybrid'].value(f'Hit@{RERANK_DEPTH}'):.3f}",
-        "pred_05": "shorter" if follows < 0 else "longer",
-        "pred_05_r": f"{follows:.2f}",
-        "pred_06": "yes" if s.separable else "no",
+        "pred_01": _of(len(ev.destroyed["A"]), ev.n_questions),
+        "pred_02": _of(
+            sum(line.verdict is not None and line.verdict.kind == "consistent" for line in seven.judged),
+            len(seven.judged),
+        ),
+        "pred_02b": _of(sum(adjusted < ALPHA for _, adjusted in held.values()), len(held)),
+        "pred_03": verbatim(predict.ahead(top1, "the same")),  # the answer's own words, which a student types
+        "pred_03b": _of(len(study.agreed), len(study.tunings)),
+        "pred_03_dense": _cut(top1["dense"]),
+        "pred_03_bm25": _cut(top1["BM25"]),
+        "pred_04": _cut(ev["E/hybrid"].value(f"Hit@{RERANK_DEPTH}")),
+        "pred_05": figure("shorter") if follows < 0 else figure("longer"),
+        "pred_05_r": figure("{r:.2f}", r=follows),
+        "pred_06": figure("yes") if s.separable else figure("no"),
         "pred_07": {
-            (True, True): "both",
-            (True, False): "only the first",
-            (False, True): "only the second",
-            (False, False): "neither",
+            (True, True): figure("both"),
+            (True, False): figure("only the first"),
+            (False, True): figure("only the second"),
+            (False, False): figure("neither"),
         }[(football, databases)],
     }
 
 
-def _generation(course: Course) -> dict[str, str]:
+def _generation(course: Course) -> dict[str, Figure]:
     """Notebook 07's generator on the course: needles recalled with and without the needle in the prompt, with the
     95% Wilson interval of the first (issue 66, statement 1: what was measured, not "rarely if ever")."""
     m = course.generation()
@@ -297,18 +328,20 @@ def _generation(course: Course) -> dict[str, str]:
         raise DataError("the guide quotes notebook 07's generator: run `python -m ragkit warm` with it installed")
     inside, outside = m.halves.with_needle, m.halves.without_needle
     return {
-        "gen_recalled": f"{inside.k} of {inside.n}",
-        "gen_recalled_ci": f"{inside.low:.2f} to {inside.high:.2f}",
-        "gen_without": f"{outside.k} of {outside.n}",
+        "gen_recalled": _of(inside.k, inside.n),
+        "gen_recalled_ci": figure("{low:.2f} to {high:.2f}", low=inside.low, high=inside.high),
+        "gen_without": _of(outside.k, outside.n),
     }
 
 
-def _setting_value(value: object) -> str:
+def _setting_value(value: object) -> Figure:
     """A swept value as the guide writes it: 30, 0.75, (0.9, 0.9)."""
-    return f"({value[0]:g}, {value[1]:g})" if isinstance(value, tuple) else format(value, "g")
+    if isinstance(value, tuple):
+        return figure("({k1:g}, {b:g})", k1=value[0], b=value[1])
+    return _general(value)  # type: ignore[arg-type]
 
 
-def _tuning(course: Course) -> dict[str, str]:
+def _tuning(course: Course) -> dict[str, Figure]:
     """03b's choices on the tuning half and what the held-out half says, and what its first two try-thises find."""
     from ragkit import tuning
 
@@ -317,30 +350,30 @@ def _tuning(course: Course) -> dict[str, str]:
     rrf, bm25 = study["RRF k"], study["BM25 (k1, b)"]
     longest = sweeps["chunk size"].chunked[1024]
 
-    def moved(other: tuning.Study) -> str:
+    def moved(other: tuning.Study) -> Figure:
         names = [t.parameter for t in other.tunings if t.chosen != study[t.parameter].chosen]
-        return ", ".join(names) if names else "none"
+        return series([term(name) for name in names]) if names else figure("none")
 
     return {
-        "tuning_agreed": str(len(study.agreed)),
-        "tuning_agreed_names": " and ".join(study.agreed) or "none",
+        "tuning_agreed": verbatim(len(study.agreed)),
+        "tuning_agreed_names": listing([term(name) for name in study.agreed], figure("none")),
         "rrf_chosen": _setting_value(rrf.chosen),
         "rrf_held_best": _setting_value(rrf.held_best),
         "bm25_chosen": _setting_value(bm25.chosen),
         "bm25_held_best": _setting_value(bm25.held_best),
-        "bm25_held_gain": f"{bm25.held_gain:+.3f}",
+        "bm25_held_gain": figure("{gain:+.3f}", gain=bm25.held_gain),
         "weight_chosen": _setting_value(study["dense weight"].chosen),
         "weight_held_best": _setting_value(study["dense weight"].held_best),
         "tuning_min_holm": _p(min(t.judged.p_holm for t in study.tunings if t.judged.p_holm is not None)),
-        "over_window_1024": str(longest.over_window),
-        "chunks_1024": str(longest.chunks),
+        "over_window_1024": verbatim(longest.over_window),
+        "chunks_1024": verbatim(longest.chunks),
         "tuning_metric_moved": moved(tuning.study(sweeps, "Hit@4")),
         "tuning_seed_moved": moved(tuning.study(sweeps, "MRR", seed=5)),
     }
 
 
-def figures(course: Course, solutions: Path) -> dict[str, str]:
-    """Every figure the guide quotes that this module computes, by name, written as the guide writes it."""
+def figures(course: Course, solutions: Path) -> dict[str, Figure]:
+    """Every figure the guide quotes that this module computes from the corpus, by name, as a value."""
     return {
         **_ex2(course),
         **_ex3(course, solutions),
@@ -350,8 +383,17 @@ def figures(course: Course, solutions: Path) -> dict[str, str]:
         **_predictions(course),
         **_tuning(course),
         **_generation(course),
-        **class_times(solutions.parent.parent),  # the lessons' class times, from their twins
     }
+
+
+def in_language(computed: dict[str, Figure], notebooks: Path, language: str) -> dict[str, str]:
+    """The computed figures as the guide in ``language`` writes them, with the lessons' class times from that
+    language's twins."""
+    return {**written(computed, language), **class_times(notebooks, language)}
+
+
+PAGES = {"en": Path("docs") / "teacher-guide.md", "nl": Path("docs") / "nl" / "teacher-guide.md"}
+"""The guide in each language, relative to the clone."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -361,25 +403,19 @@ def main(argv: list[str] | None = None) -> int:
     from ragkit.teach.course import load
 
     parser = argparse.ArgumentParser(prog="python -m teacher.guide", description=main.__doc__)
-    parser.add_argument("--write", action="store_true", help="write the computed figures into docs/teacher-guide.md")
+    parser.add_argument("--write", action="store_true", help="write the figures into the guide, both languages")
     args = parser.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
-    path = root / "docs" / "teacher-guide.md"
-    text = path.read_text(encoding="utf-8")
-    marked = quoted(text)
-    values = figures(load(progress=False), root / "notebooks" / "twins" / "solutions")
-    drift = sorted(n for n, v in values.items() if n in marked and marked[n] != {v})
-    for name in drift:
-        print(f"{name}: the guide says {' / '.join(sorted(marked[name]))}, the computation {values[name]}")
-    if args.write and drift:
-        kept = {name: next(iter(marked[name])) for name in EXECUTED if name in marked}
-        path.write_text(render(text, {**kept, **values}), encoding="utf-8")
+    computed = figures(load(progress=False), root / "notebooks" / "twins" / "solutions")
+    values = {language: in_language(computed, root / "notebooks", language) for language in PAGES}
+    pages = {language: root / path for language, path in PAGES.items()}
+    found = check_or_write(pages, values, args.write, root, measured_elsewhere=EXECUTED)
+    if args.write:
         print(
-            f"wrote {len(drift)} figure(s) into {path.relative_to(root)}; exercise 4's "
-            f"({', '.join(EXECUTED)}) are measured beside its executed solution, by the notebook tests"
+            f"exercise 4's figures ({', '.join(EXECUTED)}) are measured beside its executed solution, by the notebook "
+            "tests: they keep what each guide says"
         )
-        return 0
-    return 1 if drift else 0
+    return found
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ from dutch import dutch_share
 
 TEACH = ROOT / "ragkit" / "teach"
 CALLS = {"say", "_"}
+TOOLS = ROOT / "teacher"
+"""The teacher's tools: their guides' figures are templates too, ``figure(...)`` (teacher/rendering.py renders them)."""
+TOOL_CALLS = CALLS | {"figure"}
 
 
 @pytest.fixture(autouse=True)
@@ -35,17 +38,17 @@ def english_again():
 # The catalogue against the source
 
 
-def _called(call: ast.Call) -> str | None:
+def _called(call: ast.Call, calls: set[str] = CALLS) -> str | None:
     """``say`` or ``_`` for a call of the language module's functions (bare or as ``language.say``), else None."""
     f = call.func
-    if isinstance(f, ast.Name) and f.id in CALLS:
+    if isinstance(f, ast.Name) and f.id in calls:
         return f.id
-    if isinstance(f, ast.Attribute) and f.attr in CALLS and isinstance(f.value, ast.Name) and f.value.id == "language":
+    if isinstance(f, ast.Attribute) and f.attr in calls and isinstance(f.value, ast.Name) and f.value.id == "language":
         return f.attr
     return None
 
 
-def templates(path: Path) -> dict[str, list[object]]:
+def templates(path: Path, calls: set[str] = CALLS) -> dict[str, list[object]]:
     """Each function's say()/_() first arguments in ``path`` (qualified name: templates), constants resolved.
 
     A first argument that is a name or an attribute (``_(TIGHTER)``, ``_(plots.LOOSER)``) is looked up in the
@@ -58,14 +61,14 @@ def templates(path: Path) -> dict[str, list[object]]:
     def visit(node: ast.AST, scope: list[str]) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                shadowed = {a.arg for a in child.args.args + child.args.kwonlyargs} & CALLS
+                shadowed = {a.arg for a in child.args.args + child.args.kwonlyargs} & calls
                 if not shadowed:
                     visit(child, scope + [child.name])
                 continue
             if isinstance(child, ast.ClassDef):
                 visit(child, scope + [child.name])
                 continue
-            if isinstance(child, ast.Call) and _called(child) and child.args:
+            if isinstance(child, ast.Call) and _called(child, calls) and child.args:
                 first = child.args[0]
                 if isinstance(first, ast.Constant):
                     value: object = first.value
@@ -99,8 +102,20 @@ def all_templates() -> dict[str, dict[str, list[object]]]:
     return found
 
 
+def tool_templates() -> dict[str, list[object]]:
+    """The teacher's tools' templates by function (of teacher/rendering.py, whose ``say`` renders any figure, only
+    the figures it writes itself)."""
+    found: dict[str, list[object]] = {}
+    for p in sorted(TOOLS.glob("*.py")):
+        for function, ts in templates(p, {"figure"} if p.stem == "rendering" else TOOL_CALLS).items():
+            found.setdefault(f"{p.stem}.{function}", []).extend(ts)
+    return found
+
+
 def in_source() -> set[str]:
-    return {t for functions in all_templates().values() for ts in functions.values() for t in ts if isinstance(t, str)}
+    teach = {t for functions in all_templates().values() for ts in functions.values() for t in ts}
+    tools = {t for ts in tool_templates().values() for t in ts}
+    return {t for t in teach | tools if isinstance(t, str)}
 
 
 def fields(template: str) -> Counter:
@@ -115,6 +130,11 @@ def test_every_template_is_a_literal_the_tests_can_find():
         f"{module}.{function}": ast.unparse(t)
         for module, functions in all_templates().items()
         for function, ts in functions.items()
+        for t in ts
+        if not isinstance(t, str)
+    } | {
+        f"teacher.{function}": ast.unparse(t)
+        for function, ts in tool_templates().items()
         for t in ts
         if not isinstance(t, str)
     }

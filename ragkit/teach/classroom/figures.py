@@ -1,8 +1,9 @@
 """The teacher's guide's computed figures as the guide marks them: ``<!--fig:name-->value<!--/fig-->``.
 
 The markers do not render. The teacher's tools (``python -m teacher.guide``) compute every named figure and write
-it in; the Dutch guide (``guides``) carries each English value into its translation the Dutch way, and leaves the
-values out of a block's hash, so that a new value does not make a translation stale. One pattern, read here.
+it in, in the English page and in the Dutch one, each in its language; the Dutch guide (``guides``) takes each
+figure's Dutch value by name, and leaves the values out of a block's hash, so that a new value does not make a
+translation stale. One pattern, read here.
 """
 
 from __future__ import annotations

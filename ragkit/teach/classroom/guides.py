@@ -4,7 +4,9 @@ An English guide (``docs/teacher-guide.md``, ``docs/grading.md``) is cut into it
 (a paragraph, a table, a list, a heading, a fenced block). Its catalogue, ``docs/nl/catalogue/<guide>/*.toml`` (one
 or more files), holds one ``[[block]]`` per block: the first 12 hex digits of the sha256 of the English block (its
 computed figures, ``<!--fig:name-->value<!--/fig-->``, left empty, so that a new figure does not make it stale), that
-English (``en``) and the Dutch (``nl``). A changed English block finds no entry: its Dutch is stale.
+English (``en``) and the Dutch (``nl``). A changed English block finds no entry: its Dutch is stale. A figure's
+Dutch value is the one the Dutch guide already marks under its name, which the teacher's tools computed and wrote
+(``WRITERS``); nothing here translates an English value.
 """
 
 from __future__ import annotations
@@ -20,23 +22,21 @@ from markdown_it import MarkdownIt
 
 from ragkit.errors import InputError
 from ragkit.teach.classroom.edition import link_targets
-from ragkit.teach.classroom.figures import FIGURE, figure_names, marked, unvalued
+from ragkit.teach.classroom.figures import FIGURE, figure_names, marked, quoted, unvalued
 from ragkit.teach.classroom.generated import Stale, toml_string
 from ragkit.teach.classroom.pace import class_times
 
 __all__ = [
     "GUIDES",
-    "NUMBER",
     "VERBATIM",
+    "WRITERS",
     "Block",
     "BlockTranslation",
-    "Catalogue",
     "block_catalogue",
     "block_sha",
     "blocks",
     "catalogue_folder",
     "check",
-    "dutch_figure",
     "dutch_guide",
     "dutch_guide_path",
     "measured",
@@ -116,7 +116,7 @@ def _skeleton_of(docs: Path, guide: str) -> list[Path]:
     unique = list({block_sha(b.text): b for i, b in enumerate(english) if i not in skipped}.values())
     folder = catalogue_folder(docs, guide)
     if folder.is_dir():
-        have = block_catalogue(docs, guide).blocks
+        have = block_catalogue(docs, guide)
         lacking = [b for b in unique if block_sha(b.text) not in have]
         if not lacking:
             return []
@@ -159,21 +159,16 @@ class BlockTranslation:
     nl: str
 
 
-@dataclass(frozen=True)
-class Catalogue:
-    """A guide's translated blocks (by hash) and its figures' words (a value with numbers as ``#``, in Dutch)."""
-
-    blocks: dict[str, BlockTranslation]
-    figures: dict[str, str]
+WRITERS = {"teacher-guide": "python -m teacher.guide --write", "project": "python -m teacher.project --write"}
+"""The teacher's tool that computes a guide's figures and writes them into both languages' pages."""
 
 
-def block_catalogue(docs: Path, guide: str) -> Catalogue:
+def block_catalogue(docs: Path, guide: str) -> dict[str, BlockTranslation]:
     """Every file of a guide's catalogue, merged; an InputError that names the file and entry when one is broken."""
     folder = catalogue_folder(docs, guide)
     if not folder.is_dir():
         raise InputError(f"{folder} is missing: run `python -m ragkit edition --skeleton` to start a catalogue")
     found: dict[str, BlockTranslation] = {}
-    figures: dict[str, str] = {}
     for path in sorted(folder.glob("*.toml")):
         try:
             with path.open("rb") as f:
@@ -192,27 +187,12 @@ def block_catalogue(docs: Path, guide: str) -> Catalogue:
                     f"{path}: block {entry['sha']} is translated twice (here and in another entry): keep one"
                 )
             found[entry["sha"]] = BlockTranslation(entry["sha"], entry["en"], entry["nl"])
-        for n, entry in enumerate(data.get("figure", []), 1):
-            if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("en", "nl"))):
-                raise InputError(f"{path}: figure {n} needs en and nl, each a string (numbers written #)")
-            figures[entry["en"]] = entry["nl"]
-    return Catalogue(found, figures)
-
-
-NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def dutch_figure(value: str, figures: dict[str, str]) -> str | None:
-    """A computed figure as the Dutch guide writes it: numbers with a decimal comma, words (or another layout, such
-    as ``(#; #)`` for a pair) from the catalogue's ``[[figure]]`` table; None where a value has words the table
-    lacks."""
-    numbers = [n.translate(str.maketrans({".": ",", ",": "."})) for n in NUMBER.findall(value)]
-    words = figures.get(NUMBER.sub("#", value))
-    if words is None and not re.search(r"[A-Za-z]", NUMBER.sub("", value)):
-        return NUMBER.sub(lambda _: numbers.pop(0), value)
-    if words is None or words.count("#") != len(numbers):
-        return None
-    return re.sub("#", lambda _: numbers.pop(0), words)
+        if "figure" in data:
+            raise InputError(
+                f"{path} has a [[figure]] table: a figure's Dutch is computed now, not translated from its English; "
+                f"delete the table and run `{WRITERS.get(guide, 'make nl')}`"
+            )
+    return found
 
 
 def _linked(markdown: str) -> str:
@@ -227,6 +207,8 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
     """The Dutch guide's text, and why any part of it is not Dutch or not current (a translator's to-do list)."""
     english = (docs / f"{guide}.md").read_text(encoding="utf-8")
     translated = block_catalogue(docs, guide)
+    existing = dutch_guide_path(docs, guide)
+    dutch_values = quoted(existing.read_text(encoding="utf-8")) if existing.is_file() else {}
     lines = english.splitlines()
     out: list[str] = []
     todo: list[str] = []
@@ -242,7 +224,7 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
             out += block.text.splitlines()
             continue
         sha = block_sha(block.text)
-        entry = translated.blocks.get(sha)
+        entry = translated.get(sha)
         if entry is None or not entry.nl.strip():
             todo.append(f"block {sha} (line {block.start + 1}) has no Dutch: {block.text[:70]!r}")
             out += block.text.splitlines()
@@ -252,17 +234,17 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
             todo.append(f"block {sha} (line {block.start + 1}): its Dutch marks other figures than its English")
 
         def figure(m: re.Match, values: dict[str, str] = values) -> str:
-            if m.group(1) in times:  # a class time: the Dutch twin's own minutes
-                return marked(m.group(1), times[m.group(1)])
-            value = values.get(m.group(1), m.group(2))
-            dutch = dutch_figure(value, translated.figures)
-            if dutch is None:
+            name = m.group(1)
+            if name in times:  # a class time: the Dutch twin's own minutes
+                return marked(name, times[name])
+            dutch = dutch_values.get(name, set())
+            if len(dutch) != 1:  # a new figure, or one the Dutch guide writes two ways
                 todo.append(
-                    f"the figure {value!r} has words the [[figure]] table lacks: add en = "
-                    f"{NUMBER.sub('#', value)!r} with its Dutch"
+                    f"the figure {name} has no one Dutch value in {existing.name}: run "
+                    f"`{WRITERS.get(guide, 'make nl')}`, then `make nl`"
                 )
-                dutch = value
-            return marked(m.group(1), dutch)
+                return marked(name, values.get(name, m.group(2)))
+            return marked(name, next(iter(dutch)))
 
         out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
     out += lines[at:]
@@ -271,7 +253,7 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
     todo += [
         f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
         "update its sha, en and nl, or delete it"
-        for sha in sorted(set(translated.blocks) - wanted)
+        for sha in sorted(set(translated) - wanted)
     ]
     return text, todo
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
 __all__ = [
+    "accepted_cuts",
     "check_threshold_choice",
     "cost_minima",
     "cost_table",
@@ -45,7 +46,7 @@ def _too_many_refused(row, rules: ThresholdRules = EX2) -> bool:
     return row.refused > rules.max_refused * row.in_domain
 
 
-def _acceptance(
+def accepted_cuts(
     half, cuts: Sequence[float] = CUT_GRID, rules: ThresholdRules = EX2
 ) -> tuple[float, float, list[float]]:
     """On one half: the cheapest cost within the refusal ceiling, the most a passing cut may cost (that plus the
@@ -175,11 +176,11 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
             {"cut": value},
         ), True
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
-    best, limit, passing = _acceptance(tune)
+    best, limit, passing = accepted_cuts(tune)
     cheapest = [c for c in passing if exercise_cost(tune.at(c)) == best]
     row, held = tune.at(value), judge.at(value)
     mine, judged = exercise_cost(row), exercise_cost(held)
-    judge_best = _acceptance(judge)[0]
+    judge_best = accepted_cuts(judge)[0]
     numbers = {
         "cut": value,
         "tune_cost": mine,

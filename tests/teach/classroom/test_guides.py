@@ -78,23 +78,34 @@ def _catalogue(docs, guide, figures: str = "") -> None:
     (folder / "part-1.toml").write_text(text + figures, encoding="utf-8")
 
 
-def _figures(docs) -> None:
-    """The [[figure]] table of the grading guide's catalogue: the words of its worded figures."""
-    (guides.catalogue_folder(docs, "grading") / "figures.toml").write_text(
-        "[[figure]]\nen = 'over the ceiling'\nnl = 'boven het plafond'\n\n[[figure]]\nen = '# of #'\nnl = '# van #'\n",
+def _figures(docs, guide: str = "grading") -> None:
+    """A Dutch guide that already holds its figures' Dutch values (as ``python -m teacher.guide --write`` leaves it)."""
+    guides.dutch_guide_path(docs, guide).write_text(
+        "<!--fig:cut-->0,675<!--/fig--> <!--fig:held-->boven het plafond<!--/fig--> <!--fig:n-->10 van 32<!--/fig-->\n",
         encoding="utf-8",
     )
 
 
-def test_a_translated_guide_carries_the_english_figures_the_dutch_way_and_its_links_one_folder_deeper(docs):
+def test_a_translated_guide_takes_each_figures_dutch_value_by_name_and_its_links_one_folder_deeper(docs):
     _figures(docs)
     text, todo = guides.dutch_guide(docs, "grading")
     assert "<!--fig:cut-->0,675<!--/fig--> hier, zie [grading](grading.md#x) en [de README](../../README.md)" in text
     assert "<!--fig:held-->boven het plafond<!--/fig--> (<!--fig:n-->10 van 32<!--/fig-->)" in text
     assert "- een\n- twee\n\nDe achtergehouden" in text and todo == []
-    # the teacher's guide has no [[figure]] table: its worded figures are named, and stay English until added
+    # no Dutch guide yet: every figure is named, with the tool that computes its Dutch; the English value stands in
     text, todo = guides.dutch_guide(docs, "teacher-guide")
-    assert any("'over the ceiling' has words" in t for t in todo) and any("'# of #'" in t for t in todo)
+    assert "<!--fig:held-->over the ceiling<!--/fig-->" in text
+    assert {t.split(" has ")[0] for t in todo} == {"the figure cut", "the figure held", "the figure n"}
+    assert all("`python -m teacher.guide --write`" in t for t in todo)
+
+
+def test_a_figure_table_in_a_catalogue_is_refused_with_what_to_do(docs):
+    """A figure's Dutch is computed from its value, never read back from its English through a table (issue 62)."""
+    (guides.catalogue_folder(docs, "project") / "figures.toml").write_text(
+        "[[figure]]\nen = '# of #'\nnl = '# van #'\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r"has a \[\[figure\]\] table.*python -m teacher.project --write"):
+        guides.dutch_guide(docs, "project")
 
 
 def test_a_changed_english_paragraph_marks_its_dutch_stale_and_fails_the_check(docs):

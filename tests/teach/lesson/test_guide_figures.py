@@ -4,36 +4,85 @@ import pytest
 
 import ragkit.teach.course
 from ragkit.errors import DataError
+from ragkit.teach.classroom.figures import quoted, render
 from teacher import guide
+from teacher.rendering import written
 
-from conftest import ROOT
+from conftest import NOTEBOOKS, ROOT
 
 GUIDE = ROOT / "docs" / "teacher-guide.md"
+PAGES = {language: ROOT / path for language, path in guide.PAGES.items()}
 SOLUTIONS = ROOT / "notebooks" / "twins" / "solutions"
 EX4 = ROOT / "notebooks" / "solutions" / "ex4-design-a-header.ipynb"
 
 
 def test_markers_are_read_and_written_and_an_unknown_name_is_an_error():
     text = "cut <!--fig:a-->0.5<!--/fig--> and <!--fig:b-->3<!--/fig-->, again <!--fig:a-->0.6<!--/fig-->"
-    assert guide.quoted(text) == {"a": {"0.5", "0.6"}, "b": {"3"}}
-    assert guide.quoted(guide.render(text, {"a": "0.7", "b": "4"})) == {"a": {"0.7"}, "b": {"4"}}
+    assert quoted(text) == {"a": {"0.5", "0.6"}, "b": {"3"}}
+    assert quoted(render(text, {"a": "0.7", "b": "4"})) == {"a": {"0.7"}, "b": {"4"}}
     with pytest.raises(DataError, match="nothing computes: b"):
-        guide.render(text, {"a": "0.7"})
+        render(text, {"a": "0.7"})
 
 
-def test_the_guide_marks_its_corpus_figures_once_each_way():
-    marked = guide.quoted(GUIDE.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("language", guide.PAGES)
+def test_the_guide_marks_its_corpus_figures_once_each_way(language):
+    marked = quoted(PAGES[language].read_text(encoding="utf-8"))
     assert {"ex2_cut", "ex2_cost", "ex3_ranks", "ex4_split", "ex5_median"} <= set(marked)
     assert all(len(values) == 1 for values in marked.values()), {n: v for n, v in marked.items() if len(v) > 1}
 
 
 @pytest.mark.slow
-def test_every_figure_the_guide_quotes_is_the_computations():
-    marked = guide.quoted(GUIDE.read_text(encoding="utf-8"))
-    values = guide.figures(ragkit.teach.course.load(progress=False), SOLUTIONS)
-    assert set(marked) == set(values) | set(guide.EXECUTED), set(marked) ^ (set(values) | set(guide.EXECUTED))
-    drift = {n: (marked[n], v) for n, v in values.items() if marked[n] != {v}}
-    assert not drift, f"the guide's figures drifted (guide, computed); `python -m teacher.guide --write`: {drift}"
+def test_every_figure_the_guide_quotes_is_the_computations_in_both_languages():
+    """Computed once, written in each language: the Dutch guide's figures are the computation's Dutch, by name."""
+    computed = guide.figures(ragkit.teach.course.load(progress=False), SOLUTIONS)
+    for language, page in PAGES.items():
+        marked = quoted(page.read_text(encoding="utf-8"))
+        values = guide.in_language(computed, NOTEBOOKS, language)
+        assert set(marked) == set(values) | set(guide.EXECUTED), set(marked) ^ (set(values) | set(guide.EXECUTED))
+        drift = {n: (marked[n], v) for n, v in values.items() if marked[n] != {v}}
+        assert not drift, f"{page} drifted (guide, computed); `python -m teacher.guide --write`: {drift}"
+
+
+def test_a_figure_is_written_in_each_language_from_one_value():
+    from ragkit.statistics import Verdict
+    from teacher.rendering import figure, listing, series, term, verbatim
+
+    figures = {
+        "cut": figure("{value:.3f}", value=0.5),
+        "words": figure("{value:,}", value=4204),
+        "of": figure("{k} of {n}", k=3, n=20),
+        "ceiling": figure("over the ceiling"),
+        "pair": figure("({k1:g}, {b:g})", k1=0.9, b=0.75),
+        "ranks": listing([verbatim(2), verbatim(8), verbatim(58)], figure("none")),
+        "none": listing([], figure("none")),
+        "names": series([term("RRF k"), term("dense weight")]),
+        "label": verbatim("E/dense"),
+        "verdict": figure("{verdict}", verdict=Verdict("consistent", qualifier="neither detects a difference")),
+    }
+    assert written(figures, "en") == {
+        "cut": "0.500",
+        "words": "4,204",
+        "of": "3 of 20",
+        "ceiling": "over the ceiling",
+        "pair": "(0.9, 0.75)",
+        "ranks": "2, 8 and 58",
+        "none": "none",
+        "names": "RRF k, dense weight",
+        "label": "E/dense",
+        "verdict": "consistent: neither detects a difference",
+    }
+    assert written(figures, "nl") == {
+        "cut": "0,500",
+        "words": "4.204",
+        "of": "3 van 20",
+        "ceiling": "boven het plafond",
+        "pair": "(0,9; 0,75)",
+        "ranks": "2, 8 en 58",
+        "none": "geen",
+        "names": "RRF k, dense-gewicht",
+        "label": "E/dense",
+        "verdict": "consistent: geen van beide vindt een verschil",
+    }
 
 
 @pytest.mark.notebooks(EX4)
@@ -44,10 +93,12 @@ def test_the_guides_ex4_figures_are_the_solutions_header_measured_and_what_its_r
     printed = "\n".join(
         str(o.get("data", {}).get("text/markdown", "")) for c in run.notebook.cells for o in c.get("outputs", [])
     )
-    marked = guide.quoted(GUIDE.read_text(encoding="utf-8"))
-    computed = guide.ex4(ragkit.teach.course.load(progress=False), SOLUTIONS)
+    measured = guide.ex4(ragkit.teach.course.load(progress=False), SOLUTIONS)
+    computed = written(measured, "en")
     assert set(computed) == set(guide.EXECUTED)
-    assert {n: marked[n] for n in guide.EXECUTED} == {n: {v} for n, v in computed.items()}
+    for language, page in PAGES.items():
+        marked = quoted(page.read_text(encoding="utf-8"))
+        assert {n: marked[n] for n in guide.EXECUTED} == {n: {v} for n, v in written(measured, language).items()}
     assert f"per needle: **{computed['ex4_split']}**, p = **{computed['ex4_p']}**" in printed
     assert f"the verdict: **{computed['ex4_verdict']}**" in printed
 

@@ -20,16 +20,17 @@ def test_the_page_marks_its_figures_once_each_way():
 
 
 @pytest.mark.slow  # runs the worked example's project: embeds its documents
-def test_every_figure_the_project_page_quotes_is_the_computations():
+def test_every_figure_the_project_page_quotes_is_the_computations_in_both_languages():
     from ragkit.teach.classroom.figures import quoted
+    from teacher.rendering import written
 
-    marked = quoted(PAGE.read_text(encoding="utf-8"))
-    values = page.figures(project.run_project(EXAMPLE), EXAMPLE)
-    assert set(marked) <= set(values), set(marked) - set(values)
-    drift = {n: (marked[n], values[n]) for n in marked if marked[n] != {values[n]}}
-    assert not drift, (
-        f"the project page's figures drifted (page, computed); `python -m teacher.project --write`: {drift}"
-    )
+    computed = page.figures(project.run_project(EXAMPLE), EXAMPLE)
+    for language, path in page.PAGES.items():
+        marked = quoted((ROOT / path).read_text(encoding="utf-8"))
+        values = written(computed, language)
+        assert set(marked) <= set(values), set(marked) - set(values)
+        drift = {n: (marked[n], values[n]) for n in marked if marked[n] != {values[n]}}
+        assert not drift, f"{path} ({language}) drifted (page, computed); `python -m teacher.project --write`: {drift}"
 
 
 @pytest.mark.slow  # runs the worked example's project
