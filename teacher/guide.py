@@ -86,7 +86,13 @@ def _equal_costs(tune: Sweep, chosen: float) -> dict[str, Figure]:
     rows = [r for r in tune.rows() if r.cut is not None]
     best = min(rows, key=lambda r: r.bluffs + r.answered_without_needle + r.refused)
     cut = float(best.cut or 0.0)  # never 0: the rows without a cut are left out above
-    move = figure("up (looser)") if cut > chosen else figure("down (stricter)") if cut < chosen else figure("nowhere")
+    move = (
+        figure("up (looser)")
+        if cut > chosen
+        else figure("down (stricter)")
+        if cut < chosen
+        else figure("nowhere (it stays put)")
+    )
     return {"ex2_equal_cut": _cut(cut), "ex2_equal_move": move, "ex2_equal_refused": verbatim(best.refused)}
 
 
