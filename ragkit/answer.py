@@ -19,11 +19,33 @@ from ragkit.generation import Generation
 from ragkit.retrieval import RERANK_DEPTH, RETRIEVERS, Reranker, Retriever, Run, rank
 from ragkit.threshold import DEFAULT_CUT, KEEP, check_cut, gate
 
-__all__ = ["WORD_PIECES", "Answer", "Cited", "NoAnswer", "Writer", "answer", "count_prompt_tokens", "gated_hits"]
+__all__ = [
+    "WORD_PIECES",
+    "Answer",
+    "Cited",
+    "NoAnswer",
+    "TokenCounter",
+    "Writer",
+    "answer",
+    "count_prompt_tokens",
+    "gated_hits",
+]
 
 WORD_PIECES = "all-MiniLM-L6-v2 word pieces (the encoder's tokenizer; a generator's own count differs)"
-"""Who counted a prompt's tokens when no generator did (``Answer.counted_with``); a generator counts with
-"<its name> tokenizer"."""
+"""Who counted a prompt's tokens when no generator did, in English (``TokenCounter``)."""
+
+
+@dataclass(frozen=True)
+class TokenCounter:
+    """Which tokenizer counted a prompt: a generator's (by its name), or, with None, the encoder's word pieces.
+
+    ``str()`` is the engine's English; a notebook renders the same value in its own language.
+    """
+
+    generator: str | None = None
+
+    def __str__(self) -> str:
+        return WORD_PIECES if self.generator is None else f"{self.generator} tokenizer"
 
 
 class Writer(Protocol):
@@ -82,7 +104,7 @@ class Answer:
     prompt: str
     citations: tuple[Citation, ...]
     prompt_tokens: int
-    counted_with: str
+    counted_with: TokenCounter
     text: str | None = None
     generator: str | None = None
     retriever: str = "dense"
@@ -127,13 +149,13 @@ class Answer:
         return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 
 
-def count_prompt_tokens(prompt: str, generator: Writer | None = None) -> tuple[int, str]:
+def count_prompt_tokens(prompt: str, generator: Writer | None = None) -> tuple[int, TokenCounter]:
     """Prompt length in tokens, and which tokenizer counted (the generator's when there is one)."""
     if generator is not None:
-        return generator.count(prompt), f"{generator.name} tokenizer"
+        return generator.count(prompt), TokenCounter(generator.name)
     from ragkit.tokens import count_pieces
 
-    return count_pieces([prompt])[0], WORD_PIECES
+    return count_pieces([prompt])[0], TokenCounter()
 
 
 def _ranked(retriever: Retriever, question: str, ranked_by: str, reranker: Reranker | None) -> tuple[Run | None, str]:
@@ -187,5 +209,5 @@ def answer(
         return NoAnswer(question, cut, name)
     prompt, citations = build_context(question, hits)
     if generator is not None:
-        return Answer(question, prompt, tuple(citations), 0, "", retriever=name).written_by(generator)
+        return Answer(question, prompt, tuple(citations), 0, TokenCounter(), retriever=name).written_by(generator)
     return Answer(question, prompt, tuple(citations), *count_prompt_tokens(prompt), retriever=name)

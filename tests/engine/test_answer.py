@@ -121,7 +121,7 @@ def test_written_by_counts_with_the_generators_tokenizer_and_keeps_its_run(retri
     written = bare.written_by(g)
     assert bare.text is None and bare.generation is None and g.calls == 1
     assert written.text == "It overshoots [1]." and written.generator == "scripted"
-    assert written.prompt_tokens == len(bare.prompt.split()) and written.counted_with == "scripted tokenizer"
+    assert written.prompt_tokens == len(bare.prompt.split()) and str(written.counted_with) == "scripted tokenizer"
     assert written.generation.new_tokens == 7 and written.citations == bare.citations
     assert written.generation.chat_tokens == written.prompt_tokens  # the generator read the whole prompt
 

@@ -213,11 +213,14 @@ def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
                 say("score, wrong = -{penalty:g}", penalty=penalty): (right - penalty * wrong) / n,
             }
         )
-    return formats.Frame(out)
+    table = formats.Frame(out)
+    table.attrs["penalty"] = penalty  # the sentence below reads the value, not the heading it is written into
+    return table
 
 
 def guessing_sentence(table: pd.DataFrame) -> str:
-    """In words: which policy binary accuracy rewards, and which one a penalty for wrong answers rewards."""
+    """In words: which policy binary accuracy rewards, and which one a penalty for wrong answers rewards (``table`` is
+    ``guessing``'s: its last column the penalised score, its penalty kept with it)."""
     penalised, binary, cut = table.columns[-1], _("binary accuracy"), _("cut")
     best_binary = table.loc[table[binary].idxmax()]
     best_penalised = table.loc[table[penalised].idxmax()]
@@ -240,9 +243,9 @@ def guessing_sentence(table: pd.DataFrame) -> str:
         else _("Here a tighter cut does at least as well even under binary accuracy, so the incentive does not show. ")
     )
     text += say(
-        "Take {penalty} point off per wrong answer and the best cut is **{best}** "
+        "Take {penalty:g} point off per wrong answer and the best cut is **{best}** "
         "({best_score:.3f} against {always_score:.3f} for answering everything): ",
-        penalty=penalised.split("= -")[1],
+        penalty=table.attrs["penalty"],
         best=best_penalised[cut],
         best_score=best_penalised[penalised],
         always_score=always[penalised],

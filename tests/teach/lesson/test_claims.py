@@ -182,6 +182,10 @@ def test_binary_accuracy_rewards_always_answering_and_a_penalty_rewards_abstaini
     assert "abstaining pays" in text
     even = claims.guessing_sentence(claims.guessing(rows, penalty=0.01))
     assert "even then answering everything comes out best" in even
+    assert "Take 0.01 point off" in even and "Take 1 point off" in text
+    # the penalty is the table's value, never read back out of its heading (issue 62): a reworded heading keeps it
+    reworded = table.rename(columns={"score, wrong = -1": "penalised score"})
+    assert claims.guessing_sentence(reworded) == text
 
 
 def test_every_claim_in_the_guide_points_at_a_section_that_exists():

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragkit.answer import WORD_PIECES, Answer, NoAnswer
+from ragkit.answer import WORD_PIECES, Answer, NoAnswer, TokenCounter
 from ragkit.chunking import Chunk
 from ragkit.citations import CharRange, Citation
 from ragkit.corpus import Corpus, Document
@@ -87,18 +87,21 @@ def test_a_sign_test_is_written_as_str_writes_it_in_english_and_with_a_decimal_c
 
 
 def test_who_counted_the_tokens_is_said_in_dutch_and_exactly_as_the_engine_says_it_in_english():
-    result = Answer("q", "prompt", (), 575, WORD_PIECES)
+    result = Answer("q", "prompt", (), 575, TokenCounter())
     english, dutch = both(lambda: narrate.prompt_length(result).data)
     assert f"counted with *{WORD_PIECES}*" in english
     assert "the encoder's tokenizer" not in dutch and "de tokenizer van de encoder" in dutch
-    by_generator = Answer("q", "prompt", (), 629, "SmolLM2-135M-Instruct tokenizer")
+    by_generator = Answer("q", "prompt", (), 629, TokenCounter("SmolLM2-135M-Instruct"))
     english, dutch = both(lambda: narrate.prompt_length(by_generator).data)
     assert "*SmolLM2-135M-Instruct tokenizer*" in english and "*de tokenizer van SmolLM2-135M-Instruct*" in dutch
+    # the generator's name is a value, never cut out of an English phrase (issue 62): any name is said whole
+    odd = Answer("q", "prompt", (), 629, TokenCounter("X's"))
+    assert "*de tokenizer van X's*" in both(lambda: narrate.prompt_length(odd).data)[1]
     facts = {
         4: pd.DataFrame({"tokens": [400.0], "sources": [4], "needle at": [1.0]}),
         20: pd.DataFrame({"tokens": [1600.0], "sources": [20], "needle at": [1.0]}),
     }
-    english, dutch = both(lambda: narrate.retrieval_bill(facts, WORD_PIECES).data)
+    english, dutch = both(lambda: narrate.retrieval_bill(facts, TokenCounter()).data)
     assert WORD_PIECES in english and WORD_PIECES not in dutch
 
 
@@ -112,11 +115,11 @@ def test_the_gates_printed_line_is_the_refusals_own_in_english_and_dutch_in_a_du
         both(lambda: narrate.gate_reply("q", refused))[1]
         == 'NO ANSWER: niets onder cosine-afstand 0,675 voor "what is offside"'
     )
-    answered = Answer("which vector database", "prompt", (None,) * 4, 10, WORD_PIECES)  # type: ignore[arg-type]
+    answered = Answer("which vector database", "prompt", (None,) * 4, 10, TokenCounter())  # type: ignore[arg-type]
     english, dutch = both(lambda: narrate.gate_reply("which vector database", answered))
     assert english == "ANSWERED with 4 sources: which vector database"
     assert dutch == "BEANTWOORD met 4 bronnen: which vector database"
-    one = Answer("which vector database", "prompt", (None,), 10, WORD_PIECES)  # type: ignore[arg-type]
+    one = Answer("which vector database", "prompt", (None,), 10, TokenCounter())  # type: ignore[arg-type]
     assert both(lambda: narrate.gate_reply("q", one)) == ("ANSWERED with 1 source: q", "BEANTWOORD met 1 bron: q")
 
 

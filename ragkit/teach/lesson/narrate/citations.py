@@ -10,7 +10,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from ragkit import faithfulness
-from ragkit.answer import WORD_PIECES, Answer, NoAnswer
+from ragkit.answer import WORD_PIECES, Answer, NoAnswer, TokenCounter
 from ragkit.chunking import Chunk, Pathologies
 from ragkit.citations import Citation, RenderedAnswer, text_fragment, verify
 from ragkit.corpus import Corpus
@@ -170,12 +170,11 @@ def prompt_length(result: Answer) -> Markdown:
     )
 
 
-def _counted_with(counted: str) -> str:
-    """Which tokenizer counted a prompt (``Answer.counted_with``, English in the engine) in the kernel's language."""
-    if counted == WORD_PIECES:
+def _counted_with(counted: TokenCounter) -> str:
+    """Which tokenizer counted a prompt (``Answer.counted_with``) in the kernel's language."""
+    if counted.generator is None:
         return _(WORD_PIECES)
-    generator = counted.removesuffix(" tokenizer")
-    return say("{generator} tokenizer", generator=generator) if generator != counted else counted
+    return say("{generator} tokenizer", generator=counted.generator)
 
 
 def unknown_markers(rendered: RenderedAnswer) -> Markdown:
@@ -253,7 +252,7 @@ def _needles_gained(four: pd.DataFrame, twenty: pd.DataFrame) -> int:
     return int(twenty["needle at"].notna().sum() - four["needle at"].notna().sum())
 
 
-def more_chunks(facts: Mapping[int, pd.DataFrame], counted_with: str, generator: bool) -> Markdown:
+def more_chunks(facts: Mapping[int, pd.DataFrame], counted_with: TokenCounter, generator: bool) -> Markdown:
     """What more chunks buy: needles gained, the prompt's growth, where the rescued needles sit."""
     few, four, many, twenty = _few_and_many(facts)
     rescued = sorted(twenty["needle at"][four["needle at"].isna() & twenty["needle at"].notna()])
@@ -311,7 +310,7 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
     )
 
 
-def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: str) -> Markdown:
+def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: TokenCounter) -> Markdown:
     """Retrieval's side of the fine-tune, retrieve or prompt bill: the prompt it adds to every query."""
     few, four, many, twenty = _few_and_many(facts)
     return Markdown(
