@@ -23,7 +23,7 @@ import numpy as np
 from ragkit.errors import DataError
 from ragkit.teach.classroom.pace import class_times
 from ragkit.teach.exercises.results import RESULTS_ENV
-from teacher.rendering import Figure, check_or_write, figure, listing, series, term, verbatim, written
+from teacher.rendering import Figure, check_or_write, figure, listing, rendered_by, series, term, verbatim, written
 
 __all__ = ["EXECUTED", "PAGES", "defined", "ex4", "figures", "in_language", "literal", "main"]
 
@@ -43,15 +43,15 @@ def literal(twin: Path, name: str) -> object:
 
 def _ex2(course: Course) -> dict[str, Figure]:
     from ragkit.teach.exercises import CUT_GRID, EX2, exercise_cost, threshold_halves
-    from ragkit.teach.exercises.ex2_threshold import accepted_cuts
+    from ragkit.teach.exercises.ex2_threshold import accepted_cuts, cheapest_passing_cuts
 
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
     best, _, passing = accepted_cuts(tune)
-    cut = next(c for c in passing if exercise_cost(tune.at(c)) == best)  # the first cheapest, as the solution takes
+    cut = cheapest_passing_cuts(tune)[0]  # the first cheapest, as the solution takes
     row, held = tune.at(cut), judge.at(cut)
     free = min((tune.at(c) for c in CUT_GRID), key=exercise_cost)
-    judge_best, _, judge_passing = accepted_cuts(judge)
-    judge_cut = next(c for c in judge_passing if exercise_cost(judge.at(c)) == judge_best)
+    judge_best = accepted_cuts(judge)[0]
+    judge_cut = cheapest_passing_cuts(judge)[0]
     return {
         "ex2_cut": _cut(cut),
         "ex2_bluffs": verbatim(row.bluffs),
@@ -98,14 +98,12 @@ def _equal_costs(tune: Sweep, chosen: float) -> dict[str, Figure]:
 
 def _price_span(tune: Sweep) -> Figure:
     """The cut exercise 2's rules choose on ``tune`` when an answer without the needle costs 1.5 to 4.5, in halves."""
-    from ragkit.teach.exercises import EX2, exercise_cost
-    from ragkit.teach.exercises.ex2_threshold import accepted_cuts
+    from ragkit.teach.exercises import EX2
+    from ragkit.teach.exercises.ex2_threshold import cheapest_passing_cuts
 
     chosen = set()
     for price in np.arange(1.5, 4.51, 0.5):
-        rules = dataclasses.replace(EX2, without_needle_cost=float(price))
-        best, _, passing = accepted_cuts(tune, rules=rules)
-        chosen.add(next(c for c in passing if exercise_cost(tune.at(c), rules) == best))
+        chosen.add(cheapest_passing_cuts(tune, dataclasses.replace(EX2, without_needle_cost=float(price)))[0])
     low, high = min(chosen), max(chosen)
     if low == high:
         return figure("{cut:.3f} at every one of them", cut=low)
@@ -341,10 +339,10 @@ def _generation(course: Course) -> dict[str, Figure]:
 
 
 def _setting_value(value: object) -> Figure:
-    """A swept value as the guide writes it: 30, 0.75, (0.9, 0.9)."""
-    if isinstance(value, tuple):
-        return figure("({k1:g}, {b:g})", k1=value[0], b=value[1])
-    return _general(value)  # type: ignore[arg-type]
+    """A swept value as 03b writes it: 30, 0.75, (0.9, 0.9)."""
+    from ragkit.teach.lesson.settings import setting_value
+
+    return rendered_by(setting_value, value)
 
 
 def _tuning(course: Course) -> dict[str, Figure]:

@@ -9,16 +9,17 @@ value back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragkit.statistics import Verdict
 from ragkit.teach.classroom.figures import quoted, render
 from ragkit.teach.language import LANGUAGES, say, speaking, word
 from ragkit.teach.lesson.paired import verdict_text
 
-__all__ = ["Figure", "check_or_write", "figure", "listing", "series", "term", "verbatim", "written"]
+__all__ = ["Figure", "check_or_write", "figure", "listing", "rendered_by", "series", "term", "verbatim", "written"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,19 @@ def term(text: str) -> Figure:
     return figure("{value}", value=_Term(text))
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    """A value the teaching layer's own renderer writes, called in the language being written."""
+
+    renderer: Callable[[Any], str]
+    value: object
+
+
+def rendered_by(renderer: Callable[[Any], str], value: object) -> Figure:
+    """A value as the notebooks write it (``settings.setting_value``): one renderer for the notebook and the guide."""
+    return figure("{value}", value=_Rendered(renderer, value))
+
+
 def series(items: list[Figure]) -> Figure:
     """``a, b, c``: figures joined by commas."""
     return figure("{items}", items=_Run(tuple(items)))
@@ -81,6 +95,8 @@ def _filled(value: object) -> object:
         return value.text()
     if isinstance(value, _Run):
         return ", ".join(item.text() for item in value.items)
+    if isinstance(value, _Rendered):
+        return value.renderer(value.value)
     if isinstance(value, _Term):
         return word(value.text)
     if isinstance(value, Verdict):
@@ -110,6 +126,11 @@ def check_or_write(
         text = path.read_text(encoding="utf-8")
         marked = quoted(text)
         drift = sorted(n for n, v in computed.items() if n in marked and marked[n] != {v})
+        unknown = sorted(set(marked) - set(computed) - set(measured_elsewhere))
+        if unknown:
+            print(f"{path.relative_to(root)} marks figures nothing computes: {', '.join(unknown)}")
+            drifted += len(unknown)
+            continue
         for name in drift:
             said = " / ".join(sorted(marked[name]))
             print(f"{path.relative_to(root)}: {name} says {said}, the computation {computed[name]}")

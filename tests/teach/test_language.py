@@ -290,6 +290,24 @@ def test_a_template_without_words_needs_no_entry_and_one_with_words_does():
     assert wordless("\n\n```text\n{content}\n```") and not wordless("```text\nthe {content}\n```")
 
 
+def test_every_figure_the_teachers_tools_write_has_its_dutch():
+    """A figure's template with words and no Dutch would write English into the Dutch guide (teacher/rendering.py)."""
+    catalogue = language.catalogue("nl")
+    templates = {t for ts in tool_templates().values() for t in ts if isinstance(t, str)}
+    assert {"over the ceiling", "{rest} and {last}"} <= templates, "the scan no longer finds the tools' figures"
+    missing = sorted(t for t in templates if not wordless(t) and t not in catalogue)
+    assert not missing, f"figures of teacher/ without their Dutch in ragkit/teach/locale/nl/: {missing}"
+
+
+def test_a_pair_of_settings_is_written_with_a_semicolon_in_dutch():
+    """(1,2; 0,75), not (1,2, 0,75): with decimal commas a comma cannot also part the two values (03b, the guide)."""
+    from ragkit.teach.lesson.settings import setting_value
+
+    assert setting_value((1.2, 0.75)) == "(1.2, 0.75)"
+    with language.speaking("nl"):
+        assert setting_value((1.2, 0.75)) == "(1,2; 0,75)"
+
+
 def test_speaking_restores_the_language_it_found_even_after_an_error():
     language.use("nl")
     with pytest.raises(ZeroDivisionError), language.speaking("en"):

@@ -83,7 +83,7 @@ def crossing() -> set[tuple[str, str]]:
     found = set()
     for path in MODULES:
         for node in ast.walk(tree(path)):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ragkit"):
+            if isinstance(node, ast.ImportFrom) and ((node.module or "").startswith("ragkit") or node.level > 0):
                 found |= {(dotted(path), a.name) for a in node.names if a.name.startswith("_") and a.name != "_"}
     return found
 

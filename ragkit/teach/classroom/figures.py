@@ -46,7 +46,8 @@ def render(text: str, values: dict[str, str]) -> str:
     unknown = sorted(set(quoted(text)) - set(values))
     if unknown:
         raise DataError(
-            f"the guide marks figures nothing computes: {', '.join(unknown)}; add them to "
-            "teacher.guide.figures or remove the markers"
+            f"the page marks figures nothing computes: {', '.join(unknown)}; add them to the figures of its "
+            "teacher's tool (teacher.guide for the teacher's guide, teacher.project for the project page) or remove "
+            "the markers"
         )
     return FIGURE.sub(lambda m: marked(m.group(1), values[m.group(1)]), text)

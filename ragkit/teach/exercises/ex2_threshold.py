@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "accepted_cuts",
+    "cheapest_passing_cuts",
     "check_threshold_choice",
     "cost_minima",
     "cost_table",
@@ -55,6 +56,12 @@ def accepted_cuts(
     best = min(cost for _, cost in allowed)
     limit = best + max(rules.tolerance * best, rules.refusal_cost)
     return best, limit, [c for c, cost in allowed if cost <= limit]
+
+
+def cheapest_passing_cuts(half, rules: ThresholdRules = EX2) -> list[float]:
+    """The passing cuts that cost least on one half, in the grid's order (the first is the one a solution takes)."""
+    best, _limit, passing = accepted_cuts(half, rules=rules)
+    return [c for c in passing if exercise_cost(half.at(c), rules) == best]
 
 
 def threshold_halves(sweep, seed: int = SPLIT_SEED):
@@ -176,8 +183,8 @@ def _threshold_feedback(course: Course, cut: object) -> tuple[Feedback, bool]:
             {"cut": value},
         ), True
     tune, judge = threshold_halves(course.sweep(EX2.strategy, EX2.retriever))
-    best, limit, passing = accepted_cuts(tune)
-    cheapest = [c for c in passing if exercise_cost(tune.at(c)) == best]
+    best, limit = accepted_cuts(tune)[:2]
+    cheapest = cheapest_passing_cuts(tune)
     row, held = tune.at(value), judge.at(value)
     mine, judged = exercise_cost(row), exercise_cost(held)
     judge_best = accepted_cuts(judge)[0]

@@ -23,6 +23,7 @@ __all__ = [
     "append_result",
     "current_student",
     "login",
+    "nobody",
     "results_path",
     "student",
     "system_student",
@@ -42,11 +43,18 @@ def login(uid: int) -> str:
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
-        return f"uid {uid}"
+        return f"{UNNAMED}{uid}"
 
 
 NOBODY = frozenset({"root"})
 """Logins that name no student either: a machine of one's own run as root (Colab)."""
+UNNAMED = "uid "
+"""How ``login`` begins the label of a uid the system has no name for."""
+
+
+def nobody(name: object) -> bool:
+    """A login or a results line's name that names no student: shared (``jovyan``), root (Colab), or a bare uid."""
+    return isinstance(name, str) and (name in SHARED_LOGINS or name in NOBODY or name.startswith(UNNAMED))
 
 
 def system_student() -> str | None:
@@ -58,7 +66,7 @@ def system_student() -> str | None:
     if named := os.environ.get(STUDENT_ENV, "").strip():
         return named
     name = login(os.getuid())
-    if name not in SHARED_LOGINS and name not in NOBODY and not name.startswith("uid "):
+    if not nobody(name):
         return name
     return os.environ.get(HUB_USER_ENV, "").strip() or None
 

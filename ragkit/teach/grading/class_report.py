@@ -12,7 +12,7 @@ from pathlib import Path
 from ragkit.errors import InputError
 from ragkit.plumbing.bounded import open_folder, read_beneath
 from ragkit.teach import language
-from ragkit.teach.exercises.results import EXERCISES, NOBODY, SHARED_LOGINS, login
+from ragkit.teach.exercises.results import EXERCISES, login, nobody
 from ragkit.teach.grading.gradebook import grade_word
 from ragkit.teach.untrusted import (
     MAX_LINE,
@@ -25,7 +25,7 @@ from ragkit.teach.untrusted import (
     walk,
 )
 
-__all__ = ["NAME_RULES", "SKIPS_PER_FILE", "ClassReport", "class_report", "nobody", "result_files", "whose"]
+__all__ = ["NAME_RULES", "SKIPS_PER_FILE", "ClassReport", "class_report", "result_files", "whose"]
 
 NAME_RULES = ("file", "owner")
 """How class-report names the student of a results file: its file name without ``.jsonl``, or its owner's login."""
@@ -33,11 +33,6 @@ NAME_RULES = ("file", "owner")
 
 SKIPS_PER_FILE = 5
 """Lines of one results file left out that are each said; the rest are counted."""
-
-
-def nobody(name: object) -> bool:
-    """A line's name that names no student (``jovyan`` on Binder, ``root`` on Colab, a bare uid): its file's."""
-    return isinstance(name, str) and (name in SHARED_LOGINS or name in NOBODY or name.startswith("uid "))
 
 
 def whose(path: Path, st: os.stat_result, rule: str) -> str:

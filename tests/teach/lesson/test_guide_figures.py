@@ -109,3 +109,18 @@ def test_a_twins_function_is_compiled_alone(tmp_path):
     assert guide.defined(twin, "my_header")("a", "b") == "A"
     with pytest.raises(DataError, match="defines no function other"):
         guide.defined(twin, "other")
+
+
+def test_checking_names_a_marked_figure_nothing_computes_and_writing_keeps_what_is_measured_elsewhere(tmp_path, capsys):
+    from teacher.rendering import check_or_write
+
+    pages = {"en": tmp_path / "en.md", "nl": tmp_path / "nl.md"}
+    pages["en"].write_text("<!--fig:a-->1<!--/fig--> <!--fig:gone-->2<!--/fig-->\n", encoding="utf-8")
+    pages["nl"].write_text("<!--fig:a-->1<!--/fig--> <!--fig:ex-->3<!--/fig-->\n", encoding="utf-8")
+    values = {"en": {"a": "1"}, "nl": {"a": "1"}}
+    assert check_or_write(pages, values, False, tmp_path, measured_elsewhere=("ex",)) == 1
+    assert "en.md marks figures nothing computes: gone" in capsys.readouterr().out
+    pages["en"].write_text("<!--fig:a-->1<!--/fig-->\n", encoding="utf-8")
+    assert check_or_write(pages, values, False, tmp_path, measured_elsewhere=("ex",)) == 0
+    assert check_or_write(pages, {"en": {"a": "1.5"}, "nl": {"a": "1,5"}}, True, tmp_path, ("ex",)) == 0
+    assert pages["nl"].read_text(encoding="utf-8") == "<!--fig:a-->1,5<!--/fig--> <!--fig:ex-->3<!--/fig-->\n"
