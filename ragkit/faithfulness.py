@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
-from scipy.stats import binom, fisher_exact
 
 from ragkit.answer import Answer, NoAnswer, answer, gated_hits
 from ragkit.chunking import Chunk
@@ -226,6 +225,8 @@ def paired_pairs_needed(alpha: float = ALPHA) -> int:
 def paired_power(needles: int, share: float, alpha: float = ALPHA) -> float:
     """The chance a sign test on ``needles`` pairs detects a difference when each needle is, independently with
     probability ``share``, recalled at one place and not at the other, always the same way: the best case."""
+    from scipy.stats import binom  # scipy.stats takes a second to import: only a kernel that measures power pays it
+
     return float(binom.sf(paired_pairs_needed(alpha) - 1, needles, share))
 
 
@@ -245,11 +246,15 @@ def fisher_smallest_p(n1: int, n2: int) -> float:
     right, none of the other): what the 2x2 can show."""
     if not n1 or not n2:
         return 1.0
+    from scipy.stats import fisher_exact
+
     return float(fisher_exact([[n1, 0], [0, n2]]).pvalue)
 
 
 def unpaired_power(n1: int, n2: int, base: float, gap: float, alpha: float = ALPHA) -> float:
     """The chance Fisher's exact test detects rates ``base + gap`` (n1 answers) against ``base`` (n2 answers)."""
+    from scipy.stats import binom, fisher_exact
+
     high = min(1.0, base + gap)
     one, two = binom.pmf(np.arange(n1 + 1), n1, high), binom.pmf(np.arange(n2 + 1), n2, base)
     return float(

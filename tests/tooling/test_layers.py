@@ -271,3 +271,16 @@ def test_the_engine_raises_its_own_errors_never_a_bare_value_error():
         and node.exc.func.id == "ValueError"
     ]
     assert bare == []
+
+
+def test_a_lessons_first_cell_imports_no_scipy_stats_and_no_torch():
+    """scipy.stats takes about a second to import and torch much longer: a kernel's imports leave both to the cells
+    that need them (issue 65: every notebook, every graded submission and every hub kernel starts that much sooner)."""
+    import subprocess
+    import sys
+
+    modules = "ragkit.teach.course, ragkit.teach.lesson.narrate, ragkit.teach.lesson.plots, ragkit.teach.exercises"
+    code = f"import sys, {modules}; print(sorted(m for m in ('scipy.stats', 'torch') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT / "notebooks")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]", f"imported by the lessons' first cell: {done.stdout.strip()}"
