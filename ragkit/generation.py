@@ -327,9 +327,11 @@ def _release() -> None:
         generator.__dict__.pop("_model", None)
 
 
-def available_generator(model: str | GeneratorModel | None = None) -> Generator | None:
+def available_generator(
+    model: str | GeneratorModel | None = None, max_new_tokens: int = NEW_TOKENS
+) -> Generator | None:
     """The generator when its weights are on this machine (converted on first use), else None."""
     try:
-        return Generator(model)
+        return Generator(model, max_new_tokens)
     except (ModelUnavailable, ModelMismatch):
         return None

@@ -118,19 +118,22 @@ def check_or_write(
     measured_elsewhere: tuple[str, ...] = (),
 ) -> int:
     """Print each page's figures that drift from ``values`` (by language); with ``write``, write them in (0), else
-    1 when any drifts. A figure of ``measured_elsewhere`` keeps what the page says; any other the computation lacks
-    is an error."""
+    1 when any drifts. A figure of ``measured_elsewhere`` keeps what the page says; a marked figure nothing computes
+    fails the run, in either mode, before anything is written."""
+    texts = {language: pages[language].read_text(encoding="utf-8") for language in LANGUAGES}
+    unknown = {
+        language: sorted(set(quoted(text)) - set(values[language]) - set(measured_elsewhere))
+        for language, text in texts.items()
+    }
+    if any(unknown.values()):  # nothing is written: both languages stay as they were, and the run fails
+        for language, names in unknown.items():
+            if names:
+                print(f"{pages[language].relative_to(root)} marks figures nothing computes: {', '.join(names)}")
+        return 1
     drifted = 0
-    for language in LANGUAGES:
-        path, computed = pages[language], values[language]
-        text = path.read_text(encoding="utf-8")
-        marked = quoted(text)
+    for language, text in texts.items():
+        path, computed, marked = pages[language], values[language], quoted(text)
         drift = sorted(n for n, v in computed.items() if n in marked and marked[n] != {v})
-        unknown = sorted(set(marked) - set(computed) - set(measured_elsewhere))
-        if unknown:
-            print(f"{path.relative_to(root)} marks figures nothing computes: {', '.join(unknown)}")
-            drifted += len(unknown)
-            continue
         for name in drift:
             said = " / ".join(sorted(marked[name]))
             print(f"{path.relative_to(root)}: {name} says {said}, the computation {computed[name]}")

@@ -180,9 +180,13 @@ class FoundFile:
 def linked(name: str | Path, folder: int | None = None) -> str:
     """Where a link leads, as text safe to show (a link's target is whatever its maker wrote)."""
     try:
-        return "to " + readable(os.readlink(name, dir_fd=folder), 400)
+        return _leads_to(os.readlink(name, dir_fd=folder))
     except OSError as exc:
         return f"its target not read: {exc.strerror or exc}"
+
+
+def _leads_to(target: str) -> str:
+    return "to " + readable(target, 400)
 
 
 def walk(
@@ -221,10 +225,13 @@ def walk(
         try:
             inner = open_folder(name, folder)
         except OSError as exc:  # made a link, or removed, since it was listed
-            said = linked(name, folder) if exc.errno in (errno.ELOOP, errno.ENOTDIR) else None
+            target = None
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # made a link: say where it leads, when that can be read
+                with contextlib.suppress(OSError):
+                    target = os.readlink(name, dir_fd=folder)
             skipped.append(
-                _not_followed(where / name, said)
-                if said is not None and said.startswith("to ")
+                _not_followed(where / name, _leads_to(target))
+                if target is not None
                 else f"{_where(where / name)}: folder not read ({exc.strerror or exc})"
             )
             continue

@@ -23,7 +23,7 @@ from ragkit.chunking import Chunk, chunk_corpus
 from ragkit.corpus import Corpus, load_corpus
 from ragkit.data import OutOfDomain, Question, load_out_of_domain, load_questions, queries
 from ragkit.evaluation import Evaluation, evaluate
-from ragkit.generation import Generator
+from ragkit.generation import Generator, available_generator
 from ragkit.phrasing import Phrasing, compare_phrasings, load_phrasings
 from ragkit.plumbing import warming
 from ragkit.plumbing.locations import data_dir
@@ -175,12 +175,7 @@ class Course:
         """The course's generator (SmolLM2-135M-Instruct, each answer at most ``faithfulness.ANSWER_TOKENS``), or None
         when its weights are not on this machine (looked for once)."""
         if not self._generator:
-            from ragkit.errors import ModelMismatch, ModelUnavailable
-
-            try:
-                self._generator.append(Generator(max_new_tokens=faithfulness.ANSWER_TOKENS))
-            except (ModelUnavailable, ModelMismatch):
-                self._generator.append(None)
+            self._generator.append(available_generator(max_new_tokens=faithfulness.ANSWER_TOKENS))
         return self._generator[0]
 
     def generation(self) -> faithfulness.Measurement | None:

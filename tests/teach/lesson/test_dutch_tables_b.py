@@ -97,6 +97,14 @@ def test_who_counted_the_tokens_is_said_in_dutch_and_exactly_as_the_engine_says_
     # the generator's name is a value, never cut out of an English phrase (issue 62): any name is said whole
     odd = Answer("q", "prompt", (), 629, TokenCounter("X's"))
     assert "*de tokenizer van X's*" in both(lambda: narrate.prompt_length(odd).data)[1]
+
+
+def test_the_dutch_of_who_counted_does_not_read_the_engines_english(monkeypatch):
+    """Reworded in the engine, the English phrase changes and the Dutch stays: the narrator renders the value."""
+    by_generator = Answer("q", "prompt", (), 629, TokenCounter("SmolLM2-135M-Instruct"))
+    before = both(lambda: narrate.prompt_length(by_generator).data)[1]
+    monkeypatch.setattr(TokenCounter, "__str__", lambda self: f"counted by {self.generator or 'the encoder'}")
+    assert both(lambda: narrate.prompt_length(by_generator).data)[1] == before
     facts = {
         4: pd.DataFrame({"tokens": [400.0], "sources": [4], "needle at": [1.0]}),
         20: pd.DataFrame({"tokens": [1600.0], "sources": [20], "needle at": [1.0]}),

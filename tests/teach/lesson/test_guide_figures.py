@@ -120,6 +120,9 @@ def test_checking_names_a_marked_figure_nothing_computes_and_writing_keeps_what_
     values = {"en": {"a": "1"}, "nl": {"a": "1"}}
     assert check_or_write(pages, values, False, tmp_path, measured_elsewhere=("ex",)) == 1
     assert "en.md marks figures nothing computes: gone" in capsys.readouterr().out
+    before = {language: page.read_text(encoding="utf-8") for language, page in pages.items()}
+    assert check_or_write(pages, {"en": {"a": "9"}, "nl": {"a": "9"}}, True, tmp_path, ("ex",)) == 1
+    assert {language: page.read_text(encoding="utf-8") for language, page in pages.items()} == before
     pages["en"].write_text("<!--fig:a-->1<!--/fig-->\n", encoding="utf-8")
     assert check_or_write(pages, values, False, tmp_path, measured_elsewhere=("ex",)) == 0
     assert check_or_write(pages, {"en": {"a": "1.5"}, "nl": {"a": "1,5"}}, True, tmp_path, ("ex",)) == 0
