@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
-from ragkit.answer import NoAnswer, answer
+from ragkit.answer import NoAnswer, TokenCounter, answer
 from ragkit.chunking import SIZE, chunk_corpus, chunk_document
 from ragkit.citations import (
     CharRange,
@@ -95,7 +95,7 @@ def test_one_rule_finds_the_markers_for_the_links_the_located_answer_and_the_cou
     assert found == RenderedAnswer("First <2>, then [ 1 ] and [x], [9: no such source] and <1><1>.", (9,), (2, 1, 1))
     doc = make_document("# Doc\n\n## One\nA sentence.\n\n## Two\nAnother sentence.\n")
     prompt, citations = build_context("q", [(c, 0.2) for c in chunk_document(doc, "E")])
-    reply = Answer("q", prompt, tuple(citations), 1, "counted", text=text)
+    reply = Answer("q", prompt, tuple(citations), 1, TokenCounter(), text=text)
     cited = reply.cited()
     assert cited is not None and cited.unknown == (9,) and cited.text.count("[1] (") == 2
     assert render_links(text, reply.citations, base_url="x").unknown == (9,)

@@ -20,7 +20,7 @@ from IPython.display import HTML, Markdown
 
 from ragkit import faithfulness as fth
 from ragkit import tuning
-from ragkit.answer import Answer, NoAnswer
+from ragkit.answer import Answer, NoAnswer, TokenCounter
 from ragkit.approximate import EfSearchPoint, IndexMemory, TradeOff
 from ragkit.chunking import Chunk
 from ragkit.citations import RenderedAnswer
@@ -380,7 +380,7 @@ def measurement(
         20,
         {p: tuple(graded_trial(True, ok) for ok in v) for p, v in lost.items()},
     )
-    opening = Answer("Q?", "prompt", (), 591, "a tokenizer", "It is two [1] [7].", "tiny-model")
+    opening = Answer("Q?", "prompt", (), 591, TokenCounter("a"), "It is two [1] [7].", "tiny-model")
     return fth.Measurement(
         "tiny-model",
         opening,
@@ -572,11 +572,11 @@ def edge_cases() -> dict[str, list]:
         ],
         "metric_shopping": [narrate.metric_shopping(shopping)],
         "more_chunks": [
-            narrate.more_chunks({4: four, 20: twenty}, "a tokenizer", generator=True),
-            narrate.more_chunks({4: twenty, 20: twenty}, "a tokenizer", generator=False),
+            narrate.more_chunks({4: four, 20: twenty}, TokenCounter("a"), generator=True),
+            narrate.more_chunks({4: twenty, 20: twenty}, TokenCounter("a"), generator=False),
         ],
         "what_figures_say": [narrate.what_figures_say({4: four, 20: twenty}, ROW)],
-        "retrieval_bill": [narrate.retrieval_bill({4: four, 20: twenty}, "a tokenizer")],
+        "retrieval_bill": [narrate.retrieval_bill({4: four, 20: twenty}, TokenCounter("a"))],
         "halves_at_cut": [narrate.halves_at_cut(ROW)],
         "identifier_checks": [
             narrate.identifier_checks([{"document exists": True, "verifies": False}]),
