@@ -17,7 +17,7 @@ from typing import Any
 
 from ragkit.plumbing.locations import cache_dir
 
-__all__ = ["FOLDER", "RESULTS_FORMAT", "canonical", "path_for", "read_result", "write_result"]
+__all__ = ["FOLDER", "RESULTS_FORMAT", "canonical", "path_for", "read_attachment", "read_result", "write_result"]
 
 FOLDER = "results"
 RESULTS_FORMAT = "ragkit-results-1"
@@ -41,9 +41,43 @@ def read_result(name: str, stamp: Any, folder: Path | None = None) -> Any | None
     filled by ``python -m ragkit warm --cache``), trusted only when nobody but root and the reader can change its file:
     a class on a hub reads the teacher's stored results instead of each student computing them again.
     """
-    payload = _read(path_for(name, stamp, folder), stamp)
-    if payload is not None or folder is not None:
-        return payload
+    found = _found(name, stamp, folder)
+    return found[1] if found is not None else None
+
+
+def read_attachment(name: str, stamp: Any, folder: Path | None = None) -> tuple[Any, bytes] | None:
+    """A result filed with ``write_result(..., attachment=...)``: its payload and the bytes beside it, or None.
+
+    The bytes are read from the folder the payload was found in and returned only when their sha256 is the one the
+    payload's file recorded: a file cut short, swapped or changed is a miss, and is computed again.
+    """
+    found = _found(name, stamp, folder)
+    if found is None:
+        return None
+    path, payload = found
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        data = _attachment(path).read_bytes()
+    except (OSError, ValueError, RecursionError):
+        return None
+    digest = raw.get("attachment") if isinstance(raw, dict) else None
+    if not isinstance(digest, str) or hashlib.sha256(data).hexdigest() != digest:
+        return None
+    return payload, data
+
+
+def _attachment(path: Path) -> Path:
+    return path.with_suffix(".bin")
+
+
+def _found(name: str, stamp: Any, folder: Path | None) -> tuple[Path, Any] | None:
+    """Where the payload filed under this stamp was read (private cache first, then a trusted shared one), and it."""
+    path = path_for(name, stamp, folder)
+    payload = _read(path, stamp)
+    if payload is not None:
+        return path, payload
+    if folder is not None:
+        return None
     from ragkit.plumbing.cache import shared_cache_dir
     from ragkit.plumbing.storage import changeable_by_others
 
@@ -56,7 +90,8 @@ def read_result(name: str, stamp: Any, folder: Path | None = None) -> Any | None
             return None
     except OSError:
         return None
-    return _read(path, stamp)
+    payload = _read(path, stamp)
+    return (path, payload) if payload is not None else None
 
 
 def _read(path: Path, stamp: Any) -> Any | None:
@@ -69,22 +104,27 @@ def _read(path: Path, stamp: Any) -> Any | None:
     return raw.get("payload")
 
 
-def write_result(name: str, stamp: Any, payload: Any, folder: Path | None = None) -> str:
+def write_result(name: str, stamp: Any, payload: Any, folder: Path | None = None, attachment: bytes = b"") -> str:
     """File a payload under its stamp (written aside, then renamed: a reader sees all of it or none); "" when saved,
-    else why it was not."""
+    else why it was not. ``attachment``: bytes kept beside it (a built index), written first, their sha256 recorded
+    in the payload's file (``read_attachment``)."""
     path = path_for(name, stamp, folder)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(
-            json.dumps({"format": RESULTS_FORMAT, "stamp": canonical(stamp), "payload": payload}), encoding="utf-8"
-        )
-        os.replace(tmp, path)
-    except OSError as exc:
-        return f"{path.parent} cannot be written ({exc.strerror or exc})"
-    finally:
+    record: dict[str, Any] = {"format": RESULTS_FORMAT, "stamp": canonical(stamp), "payload": payload}
+    written = [(_attachment(path), attachment)] if attachment else []
+    if attachment:
+        record["attachment"] = hashlib.sha256(attachment).hexdigest()
+    written.append((path, json.dumps(record).encode("utf-8")))
+    for target, data in written:
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+        except OSError as exc:
+            return f"{target.parent} cannot be written ({exc.strerror or exc})"
+        finally:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
     return ""

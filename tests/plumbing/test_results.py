@@ -43,3 +43,21 @@ def test_a_shared_result_others_could_change_is_not_trusted(tmp_path, monkeypatc
     assert results.read_result("generation", STAMP) is None
     os.chmod(path.parent, 0o755)
     assert results.read_result("generation", STAMP) == {"text": "planted"}
+
+
+def test_an_attachment_is_read_back_only_with_the_checksum_its_result_recorded(tmp_path):
+    """A graph stored beside its result (exercise 7's) is read only whole and unchanged: else it is built again."""
+    data = bytes(range(256)) * 100
+    assert results.write_result("graph", STAMP, {"rows": 3}, tmp_path, attachment=data) == ""
+    assert results.read_attachment("graph", STAMP, tmp_path) == ({"rows": 3}, data)
+    assert results.read_attachment("graph", {**STAMP, "prompt": "other"}, tmp_path) is None
+    beside = results.path_for("graph", STAMP, tmp_path).with_suffix(".bin")
+    beside.write_bytes(data[:-1])  # cut short
+    assert results.read_attachment("graph", STAMP, tmp_path) is None
+    beside.write_bytes(b"\xff" + data[1:])  # one byte changed
+    assert results.read_attachment("graph", STAMP, tmp_path) is None
+    beside.unlink()
+    assert results.read_attachment("graph", STAMP, tmp_path) is None
+    assert results.read_result("graph", STAMP, tmp_path) == {"rows": 3}  # the payload alone still reads
+    results.write_result("plain", STAMP, {"rows": 1}, tmp_path)
+    assert results.read_attachment("plain", STAMP, tmp_path) is None  # a result filed with no attachment has none

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragkit.approximate import (
+    EF_CONSTRUCTION,
     Exact,
+    M,
     exact_scan,
     faiss_threads,
     generated_collection,
@@ -26,6 +28,7 @@ from ragkit.approximate import (
     stored_vectors,
 )
 from ragkit.errors import InputError
+from ragkit.plumbing.results import read_attachment, write_result
 from ragkit.teach.exercises.feedback import Feedback, record, whole_number
 from ragkit.teach.exercises.rules import EX7, EfSearchRules
 from ragkit.teach.language import _, say
@@ -38,7 +41,15 @@ if TYPE_CHECKING:
 
     from ragkit.teach.course import Course
 
-__all__ = ["Collection", "check_efsearch", "efsearch_choice_passes", "efsearch_recall", "judging_collection"]
+__all__ = [
+    "STORED",
+    "Collection",
+    "check_efsearch",
+    "collections",
+    "efsearch_choice_passes",
+    "efsearch_recall",
+    "judging_collection",
+]
 
 
 @dataclass(eq=False)
@@ -78,21 +89,77 @@ def _queries(course: Course) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _collection(course: Course, judging: bool, rules: EfSearchRules = EX7) -> Collection:
-    """The tuning collection (or the judging one), built once per process for these vectors and rules."""
+    """The tuning collection (or the judging one), built once per process for these vectors and rules.
+
+    A collection built is stored in the cache under a stamp of everything it is made from (``STORED``): the next
+    kernel, and each one the grader runs (its snapshot of the teacher's cache), reads the graph instead of building
+    it again, a few seconds of one core each time.
+    """
     centres, queries = _queries(course)
     seed, spread = (rules.judge_seed, rules.judge_spread) if judging else (rules.seed, rules.spread)
     key = (hashlib.sha256(centres.tobytes() + queries.tobytes()).hexdigest(), seed, spread, rules.vectors, rules.k)
     with _lock:
         if key not in _built:
-            index = hnsw_index(centres.shape[1])
-            with faiss_threads(1):  # one thread: the same graph in every kernel and in the grader
-                for block in generated_collection(centres, rules.vectors, seed, spread):
-                    index.add(np.ascontiguousarray(block))
-            vectors = stored_vectors(index)
-            ids = np.array([exact_scan(vectors, q, rules.k) for q in queries])
-            scores = np.take_along_axis(queries @ vectors.T, ids, axis=1)
-            _built[key] = Collection(index, queries, Exact(ids, scores), {})
+            _built[key] = _stored(key, queries) or _built_and_stored(key, centres, queries, seed, spread, rules)
         return _built[key]
+
+
+def collections(course: Course) -> tuple[Collection, Collection]:
+    """The tuning and the judging collection, read from the cache or built (and stored) now: what a grader prepares
+    before it snapshots the teacher's cache, so that no kernel it runs builds them."""
+    return _collection(course, judging=False), _collection(course, judging=True)
+
+
+STORED = "ex7-collection"
+"""The name an exercise-7 collection's graph and exact top k are stored under (``ragkit.plumbing.results``)."""
+
+
+def _stamp(key: tuple) -> dict[str, Any]:
+    import faiss
+
+    return {"key": list(key), "m": M, "ef_construction": EF_CONSTRUCTION, "faiss": faiss.__version__, "threads": 1}
+
+
+def _stored(key: tuple, queries: np.ndarray) -> Collection | None:
+    """The collection stored under this key's stamp, or None (none, another stamp, or its graph fails its checksum)."""
+    import faiss
+
+    found = read_attachment(STORED, _stamp(key))
+    if found is None:
+        return None
+    payload, graph = found
+    try:
+        index = faiss.deserialize_index(np.frombuffer(graph, dtype=np.uint8))
+        ids = np.asarray(payload["ids"], dtype=np.int64)
+        scores = np.asarray(payload["scores"], dtype=np.float32)
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
+    if not isinstance(index, faiss.IndexHNSWFlat) or ids.shape != (len(queries), key[-1]) or ids.shape != scores.shape:
+        return None
+    return Collection(index, queries, Exact(ids, scores), {})
+
+
+def _built_and_stored(
+    key: tuple, centres: np.ndarray, queries: np.ndarray, seed: int, spread: float, rules: EfSearchRules
+) -> Collection:
+    """The collection built on one thread (the same graph in every kernel and in the grader), then stored."""
+    import faiss
+
+    index = hnsw_index(centres.shape[1])
+    with faiss_threads(1):
+        for block in generated_collection(centres, rules.vectors, seed, spread):
+            index.add(np.ascontiguousarray(block))
+    vectors = stored_vectors(index)
+    ids = np.array([exact_scan(vectors, q, rules.k) for q in queries])
+    scores = np.take_along_axis(queries @ vectors.T, ids, axis=1)
+    # a cache that cannot be written keeps nothing: the next kernel builds the graph again, as before
+    write_result(
+        STORED,
+        _stamp(key),
+        {"ids": ids.tolist(), "scores": scores.tolist()},
+        attachment=faiss.serialize_index(index).tobytes(),
+    )
+    return Collection(index, queries, Exact(ids, scores), {})
 
 
 def efsearch_recall(course: Course, ef_search: Any, rules: EfSearchRules = EX7) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ragkit.errors import InputError
 from ragkit.teach import language
+from ragkit.teach.exercises import ex7_efsearch
 from ragkit.teach.exercises.results import EXERCISES
 from ragkit.teach.grading.answers import TABLE, header_pairs
 from ragkit.teach.grading.failures import RunFailure
@@ -95,6 +96,8 @@ def grade(
         # the grader's own embedders read what the kernels read (the teacher's shared cache, else a snapshot of the
         # teacher's cache) and write into a cache of this grading's own
         vectors = Path(throwaway) / "vectors"
+        if any(s.exercise == "ex7" for s in runnable):  # its graphs into the teacher's cache, then into the snapshot
+            ex7_efsearch.collections(course)
         seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed")
         lend = (
             lent_models(

@@ -211,3 +211,20 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
     }, result
     assert (_rows(teacher), _files(teacher)) == (rows, files)
     assert default_embedder().cache.private == teacher / CACHE_FILE
+
+
+def test_the_snapshot_carries_exercise_sevens_graphs_and_no_other_stored_result(tmp_path):
+    """Every ex7 kernel reads the graphs the grader built before the snapshot, instead of building them again."""
+    from ragkit.plumbing import results
+    from ragkit.teach.exercises import ex7_efsearch
+
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    sqlite3.connect(teacher / CACHE_FILE).close()
+    stamp = {"key": ["a collection"]}
+    results.write_result(ex7_efsearch.STORED, stamp, {"ids": [[1]]}, teacher, attachment=b"a graph")
+    results.write_result("generation", {"prompt": "p"}, {"text": "the teacher's answer"}, teacher)
+    seed = snapshot_cache(teacher, tmp_path / "seed")
+    assert seed is not None
+    assert results.read_attachment(ex7_efsearch.STORED, stamp, seed) == ({"ids": [[1]]}, b"a graph")
+    assert results.read_result("generation", {"prompt": "p"}, seed) is None
