@@ -1,8 +1,8 @@
-"""Grading a class: N students x the five exercises, each notebook run in the grader's sandbox and judged.
+"""Grading a class: N students x every exercise, each notebook run in the grader's sandbox and judged.
 
 ``python -m benchmarks grading`` grades a generated class of ``GRADING_N`` students (default 60)
 with ``GRADING_JOBS`` notebooks at a time (default 2), on the machine's own cache. Every student
-hands in the five solution notebooks; ex4's header ends in a word of the student's own, so that
+hands in every exercise's solution notebook; ex4's header ends in a word of the student's own, so that
 every header is new text, as in a real class where no two headers agree: its chunks are in no
 cache, and are embedded once, by the grader, for the kernel and the check (the lending of
 ``ragkit.plumbing.service``). ``GRADING_LEND=0`` grades without lending (each header embedded
@@ -35,7 +35,7 @@ def my_header(doc_title, section):  # the solution's header and a word of this s
 
 
 def make_class(home: Path, n: int) -> None:
-    """``home/<student>/ragkit/notebooks/exercises/`` with the five solutions, ex4's header each student's own.
+    """``home/<student>/ragkit/notebooks/exercises/`` with every solution, ex4's header each student's own.
 
     The header ends in a word of this run and student, added to every chunk (a template, as the
     check requires): text no cache has seen. The notebook's own conclusion follows from its own
@@ -78,8 +78,10 @@ def bench_grading(n: int | None = None, jobs: int | None = None) -> None:
     n = n or int(os.environ.get("GRADING_N", CLASS))
     jobs = jobs or int(os.environ.get("GRADING_JOBS", 2))
     lending = os.environ.get("GRADING_LEND", "1") != "0"
+    from ragkit.teach.grading.answers import TABLE
+
     print(
-        f"\n== grading: {n} students x 5 exercises, {jobs} notebooks at a time, {os.cpu_count()} cores, "
+        f"\n== grading: {n} students x {len(TABLE)} exercises, {jobs} notebooks at a time, {os.cpu_count()} cores, "
         f"{'with' if lending else 'WITHOUT'} the grader lending its vectors"
     )
     load = os.getloadavg()[0]

@@ -135,6 +135,15 @@ def test_every_public_name_a_module_lists_is_defined_or_imported_there():
             for t in node.targets
             if isinstance(t, ast.Name)
         }
+        if "__getattr__" in bound:  # a lazy module (PEP 562): what its ``if TYPE_CHECKING:`` block imports is bound
+            bound |= {
+                a.asname or a.name
+                for node in module.body
+                if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+                for inner in node.body
+                if isinstance(inner, ast.ImportFrom)
+                for a in inner.names
+            }
         assert not set(listed) - bound, (dotted(path), sorted(set(listed) - bound))
 
 

@@ -25,6 +25,30 @@ def test_every_public_name_is_the_engines_own_and_listed_once():
         assert home is None or (home.startswith("ragkit") and not home.startswith("ragkit.teach")), (name, home)
 
 
+def test_the_lazy_package_imports_nothing_and_its_map_is_what_a_type_checker_sees():
+    """``import ragkit`` loads no module of the engine (the grader's sandbox child imports one); each public name is
+    found where ``_HOME`` says, which is where the ``TYPE_CHECKING`` block imports it from."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, ragkit; print(sorted(m for m in sys.modules if m.startswith('ragkit.') and 'plumbing' not in m))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", loaded
+    source = ast.parse((ROOT / "ragkit" / "__init__.py").read_text(encoding="utf-8"))
+    checked = {
+        (inner.module, a.name)
+        for node in source.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for inner in node.body
+        if isinstance(inner, ast.ImportFrom)
+        for a in inner.names
+    }
+    assert checked == {(module, name) for module, names in ragkit._HOME.items() for name in names}
+    assert {name for _, name in checked} == set(ragkit.__all__)
+
+
 def test_no_public_name_hides_a_module_of_the_engine():
     """``ragkit.answer`` must stay the module: a function of that name in __all__ would replace it on the package."""
     modules = {m.name for m in pkgutil.iter_modules(ragkit.__path__)}
