@@ -1,4 +1,4 @@
-"""The five exercises as an nbgrader course: answer cells as solution cells, each check a locked autograded cell.
+"""The exercises as an nbgrader course: answer cells as solution cells, each check a locked autograded cell.
 
 ``write_course(DIR)`` writes ``DIR/source/<assignment>/<notebook>.ipynb`` per exercise from the
 exercise notebook and its solution: each answer cell keeps its ``None`` stubs and gets the
