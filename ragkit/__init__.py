@@ -130,18 +130,19 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, or a module of the engine, imported on first use (PEP 562)."""
-    module = next((m for m, names in _HOME.items() if name in names), None)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-    elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a type checker sees the names above, so that a misspelt one is an error there
 
+    def __getattr__(name: str) -> Any:
+        """A public name, or a module of the engine, imported on first use (PEP 562)."""
+        module = next((m for m, names in _HOME.items() if name in names), None)
+        if module is not None:
+            value = getattr(importlib.import_module(module), name)
+        elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            value = importlib.import_module(f"{__name__}.{name}")
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = value
+        return value
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

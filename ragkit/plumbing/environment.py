@@ -9,7 +9,7 @@ from importlib.util import find_spec
 __all__ = ["ADVICE", "NEEDED", "check_dependencies", "missing"]
 
 NEEDED = ("numpy", "scipy", "markdown_it")
-"""What ``import ragkit`` loads: a Python without them cannot even import it (a command's own needs say their own)."""
+"""What the engine imports everywhere: a Python without them cannot run it (a command's own needs say their own)."""
 
 ADVICE = (
     "run ragkit with the Python of the environment `make` builds: `.venv/bin/python -m ragkit ...` from the "

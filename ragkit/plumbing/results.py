@@ -15,9 +15,19 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ragkit.errors import InputError
 from ragkit.plumbing.locations import cache_dir
 
-__all__ = ["FOLDER", "RESULTS_FORMAT", "canonical", "path_for", "read_attachment", "read_result", "write_result"]
+__all__ = [
+    "ATTACHMENT_LIMIT",
+    "FOLDER",
+    "RESULTS_FORMAT",
+    "canonical",
+    "path_for",
+    "read_attachment",
+    "read_result",
+    "write_result",
+]
 
 FOLDER = "results"
 RESULTS_FORMAT = "ragkit-results-1"
@@ -42,40 +52,52 @@ def read_result(name: str, stamp: Any, folder: Path | None = None) -> Any | None
     a class on a hub reads the teacher's stored results instead of each student computing them again.
     """
     found = _found(name, stamp, folder)
-    return found[1] if found is not None else None
+    return found[1].get("payload") if found is not None else None
+
+
+ATTACHMENT_LIMIT = 256 * 2**20
+"""Bytes an attachment may have (exercise 7's graphs are about 36 MB each): a larger file is a miss, never read."""
 
 
 def read_attachment(name: str, stamp: Any, folder: Path | None = None) -> tuple[Any, bytes] | None:
     """A result filed with ``write_result(..., attachment=...)``: its payload and the bytes beside it, or None.
 
-    The bytes are read from the folder the payload was found in and returned only when their sha256 is the one the
-    payload's file recorded: a file cut short, swapped or changed is a miss, and is computed again.
+    The bytes are read (a regular file, never through a link, at most ``ATTACHMENT_LIMIT``) from the folder the
+    payload was found in, under the same trust (in a shared cache, a file others could change is not read), and
+    returned only when their sha256 is the one the payload's record holds: a file cut short, swapped or changed is a
+    miss, and is computed again. The checksum proves the bytes whole, not who wrote them: trust comes from the folder.
     """
+    from ragkit.plumbing.bounded import read_regular
+    from ragkit.plumbing.storage import changeable_by_others
+
     found = _found(name, stamp, folder)
     if found is None:
         return None
-    path, payload = found
+    path, record, shared = found
+    beside = _attachment(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        data = _attachment(path).read_bytes()
-    except (OSError, ValueError, RecursionError):
+        if shared and changeable_by_others(beside) is not None:
+            return None
+        data, _ = read_regular(beside, ATTACHMENT_LIMIT, "an attachment")
+    except (OSError, InputError):
         return None
-    digest = raw.get("attachment") if isinstance(raw, dict) else None
+    digest = record.get("attachment")
     if not isinstance(digest, str) or hashlib.sha256(data).hexdigest() != digest:
         return None
-    return payload, data
+    return record.get("payload"), data
 
 
 def _attachment(path: Path) -> Path:
     return path.with_suffix(".bin")
 
 
-def _found(name: str, stamp: Any, folder: Path | None) -> tuple[Path, Any] | None:
-    """Where the payload filed under this stamp was read (private cache first, then a trusted shared one), and it."""
+def _found(name: str, stamp: Any, folder: Path | None) -> tuple[Path, dict[str, Any], bool] | None:
+    """Where the record filed under this stamp was read (private cache first, then a trusted shared one), it, and
+    whether that was the shared cache."""
     path = path_for(name, stamp, folder)
-    payload = _read(path, stamp)
-    if payload is not None:
-        return path, payload
+    record = _read(path, stamp)
+    if record is not None:
+        return path, record, False
     if folder is not None:
         return None
     from ragkit.plumbing.cache import shared_cache_dir
@@ -90,18 +112,19 @@ def _found(name: str, stamp: Any, folder: Path | None) -> tuple[Path, Any] | Non
             return None
     except OSError:
         return None
-    payload = _read(path, stamp)
-    return (path, payload) if payload is not None else None
+    record = _read(path, stamp)
+    return (path, record, True) if record is not None else None
 
 
-def _read(path: Path, stamp: Any) -> Any | None:
+def _read(path: Path, stamp: Any) -> dict[str, Any] | None:
+    """The whole record filed at ``path`` under exactly this stamp (read once), or None."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):  # RecursionError: a file nested deeper than the parser goes
         return None
     if not isinstance(raw, dict) or raw.get("format") != RESULTS_FORMAT or raw.get("stamp") != canonical(stamp):
         return None
-    return raw.get("payload")
+    return raw if raw.get("payload") is not None else None
 
 
 def write_result(name: str, stamp: Any, payload: Any, folder: Path | None = None, attachment: bytes = b"") -> str:

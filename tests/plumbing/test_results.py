@@ -61,3 +61,24 @@ def test_an_attachment_is_read_back_only_with_the_checksum_its_result_recorded(t
     assert results.read_result("graph", STAMP, tmp_path) == {"rows": 3}  # the payload alone still reads
     results.write_result("plain", STAMP, {"rows": 1}, tmp_path)
     assert results.read_attachment("plain", STAMP, tmp_path) is None  # a result filed with no attachment has none
+
+
+def test_a_shared_attachment_is_read_only_when_nobody_else_could_change_it_and_never_through_a_link(
+    tmp_path, monkeypatch
+):
+    """A kernel in the grader's sandbox reads exercise 7's graphs from the snapshot, a shared cache: never a file a
+    classmate could have written, nor one a link points at."""
+    shared = tmp_path / "shared"
+    results.write_result("graph", STAMP, {"rows": 3}, shared, attachment=b"a graph")
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "student"))
+    monkeypatch.setenv("RAGKIT_SHARED_CACHE", str(shared))
+    assert results.read_attachment("graph", STAMP) == ({"rows": 3}, b"a graph")
+    beside = results.path_for("graph", STAMP, shared).with_suffix(".bin")
+    os.chmod(beside, 0o666)
+    assert results.read_attachment("graph", STAMP) is None
+    os.chmod(beside, 0o644)
+    elsewhere = tmp_path / "elsewhere.bin"
+    elsewhere.write_bytes(b"a graph")
+    beside.unlink()
+    beside.symlink_to(elsewhere)
+    assert results.read_attachment("graph", STAMP) is None

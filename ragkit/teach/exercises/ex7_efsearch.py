@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,13 +43,12 @@ if TYPE_CHECKING:
     from ragkit.teach.course import Course
 
 __all__ = [
-    "STORED",
     "Collection",
     "check_efsearch",
-    "collections",
     "efsearch_choice_passes",
     "efsearch_recall",
     "judging_collection",
+    "seed_collections",
 ]
 
 
@@ -89,35 +89,73 @@ def _queries(course: Course) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _collection(course: Course, judging: bool, rules: EfSearchRules = EX7) -> Collection:
-    """The tuning collection (or the judging one), built once per process for these vectors and rules.
-
-    A collection built is stored in the cache under a stamp of everything it is made from (``STORED``): the next
-    kernel, and each one the grader runs (its snapshot of the teacher's cache), reads the graph instead of building
-    it again, a few seconds of one core each time.
-    """
-    centres, queries = _queries(course)
-    seed, spread = (rules.judge_seed, rules.judge_spread) if judging else (rules.seed, rules.spread)
-    key = (hashlib.sha256(centres.tobytes() + queries.tobytes()).hexdigest(), seed, spread, rules.vectors, rules.k)
+    """The tuning collection (or the judging one), once per process for these vectors and rules: read where a grader
+    stored it for its kernels (``seed_collections``), else built here."""
+    key, centres, queries = _key(course, judging, rules)
     with _lock:
         if key not in _built:
-            _built[key] = _stored(key, queries) or _built_and_stored(key, centres, queries, seed, spread, rules)
+            _built[key] = _stored(key, queries) or _build(centres, queries, key[1], key[2], rules)
         return _built[key]
 
 
-def collections(course: Course) -> tuple[Collection, Collection]:
-    """The tuning and the judging collection, read from the cache or built (and stored) now: what a grader prepares
-    before it snapshots the teacher's cache, so that no kernel it runs builds them."""
-    return _collection(course, judging=False), _collection(course, judging=True)
+def _key(course: Course, judging: bool, rules: EfSearchRules) -> tuple[tuple, np.ndarray, np.ndarray]:
+    """A collection's key (the hash of its centres and queries with their shapes, seed, spread, size, k), and them."""
+    centres, queries = _queries(course)
+    seed, spread = (rules.judge_seed, rules.judge_spread) if judging else (rules.seed, rules.spread)
+    made_of = hashlib.sha256(repr((centres.shape, queries.shape)).encode() + centres.tobytes() + queries.tobytes())
+    return (made_of.hexdigest(), seed, spread, rules.vectors, rules.k), centres, queries
+
+
+def seed_collections(course: Course, folder: Path) -> str:
+    """Store the tuning and the judging collection in ``folder`` (a snapshot of the teacher's cache, before it is made
+    read-only), where every kernel the grader runs reads them instead of building them; "" when stored, else why not.
+
+    Only the grader stores them, and only there: a student's kernel builds its collections (a few seconds) and keeps
+    nothing, and a grading writes nothing into the teacher's cache.
+    """
+    import faiss
+
+    for judging in (False, True):
+        collection = _collection(course, judging)
+        key = _key(course, judging, EX7)[0]
+        why = write_result(
+            STORED,
+            _stamp(key),
+            {"ids": collection.exact.ids.tolist(), "scores": collection.exact.scores.tolist()},
+            folder,
+            attachment=faiss.serialize_index(collection.index).tobytes(),
+        )
+        if why:
+            return why
+    return ""
 
 
 STORED = "ex7-collection"
 """The name an exercise-7 collection's graph and exact top k are stored under (``ragkit.plumbing.results``)."""
 
+GRAPH_CODE = ("ragkit.approximate", __name__)
+"""The modules whose code makes a collection: a change to either is a new stamp, so no graph of older code is read."""
+
 
 def _stamp(key: tuple) -> dict[str, Any]:
+    """Everything a stored collection is made from: the key, the graph's settings, the libraries and the code."""
+    import importlib.util
+
     import faiss
 
-    return {"key": list(key), "m": M, "ef_construction": EF_CONSTRUCTION, "faiss": faiss.__version__, "threads": 1}
+    sources = []
+    for module in GRAPH_CODE:
+        spec = importlib.util.find_spec(module)
+        sources.append(Path(spec.origin).read_bytes() if spec is not None and spec.origin else b"")
+    return {
+        "key": list(key),
+        "m": M,
+        "ef_construction": EF_CONSTRUCTION,
+        "faiss": faiss.__version__,
+        "numpy": np.__version__,
+        "threads": 1,
+        "code": hashlib.sha256(b"\0".join(sources)).hexdigest(),
+    }
 
 
 def _stored(key: tuple, queries: np.ndarray) -> Collection | None:
@@ -134,17 +172,20 @@ def _stored(key: tuple, queries: np.ndarray) -> Collection | None:
         scores = np.asarray(payload["scores"], dtype=np.float32)
     except (KeyError, TypeError, ValueError, RuntimeError):
         return None
-    if not isinstance(index, faiss.IndexHNSWFlat) or ids.shape != (len(queries), key[-1]) or ids.shape != scores.shape:
+    if (
+        not isinstance(index, faiss.IndexHNSWFlat)
+        or index.d != queries.shape[1]
+        or index.ntotal != key[3]
+        or index.metric_type != faiss.METRIC_INNER_PRODUCT
+        or ids.shape != (len(queries), key[4])
+        or ids.shape != scores.shape
+    ):
         return None
     return Collection(index, queries, Exact(ids, scores), {})
 
 
-def _built_and_stored(
-    key: tuple, centres: np.ndarray, queries: np.ndarray, seed: int, spread: float, rules: EfSearchRules
-) -> Collection:
-    """The collection built on one thread (the same graph in every kernel and in the grader), then stored."""
-    import faiss
-
+def _build(centres: np.ndarray, queries: np.ndarray, seed: int, spread: float, rules: EfSearchRules) -> Collection:
+    """The collection built on one thread: the same graph in every kernel and in the grader."""
     index = hnsw_index(centres.shape[1])
     with faiss_threads(1):
         for block in generated_collection(centres, rules.vectors, seed, spread):
@@ -152,13 +193,6 @@ def _built_and_stored(
     vectors = stored_vectors(index)
     ids = np.array([exact_scan(vectors, q, rules.k) for q in queries])
     scores = np.take_along_axis(queries @ vectors.T, ids, axis=1)
-    # a cache that cannot be written keeps nothing: the next kernel builds the graph again, as before
-    write_result(
-        STORED,
-        _stamp(key),
-        {"ids": ids.tolist(), "scores": scores.tolist()},
-        attachment=faiss.serialize_index(index).tobytes(),
-    )
     return Collection(index, queries, Exact(ids, scores), {})
 
 

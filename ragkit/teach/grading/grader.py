@@ -8,6 +8,7 @@ the gradebook (``gradebook``). What a student's kernel printed, recorded or rede
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -96,9 +97,8 @@ def grade(
         # the grader's own embedders read what the kernels read (the teacher's shared cache, else a snapshot of the
         # teacher's cache) and write into a cache of this grading's own
         vectors = Path(throwaway) / "vectors"
-        if any(s.exercise == "ex7" for s in runnable):  # its graphs into the teacher's cache, then into the snapshot
-            ex7_efsearch.collections(course)
-        seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed")
+        fill = functools.partial(_seeded, course, vectors) if any(s.exercise == "ex7" for s in runnable) else None
+        seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed", fill)
         lend = (
             lent_models(
                 jobs, limits.threads, limits.timeout / LEND_SHARE, vectors, seed, LEND_TEXTS * len(course.chunks("E"))
@@ -107,7 +107,7 @@ def grade(
             else None
         )
         with (
-            Sandbox(hidden, limits, cache=cache_dir(), shared=shared_cache_dir(), lend=lend) as sandbox,
+            Sandbox(hidden, limits, cache=cache_dir(), shared=seed, lend=lend) as sandbox,
             writing_into(default_embedder(), vectors, seed),
             _recording_into(Path(throwaway) / "results.jsonl"),  # the grader's own checks record nothing
         ):
@@ -152,6 +152,19 @@ def _stopped_as_a_whole(sandbox: Sandbox, pool: ThreadPoolExecutor) -> Iterator[
         sandbox.stop()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
+
+
+def _seeded(course: Course, vectors: Path, snapshot: Path) -> None:
+    """Exercise 7's graphs built once, here, into the snapshot every run reads (no kernel builds them then); where
+    that fails, each ex7 kernel builds its own, as a student's does, and the grading goes on. What the graphs embed
+    (the course's queries) is read from the snapshot and written into the grading's own cache, as the checks' is."""
+    from ragkit.embedding import default_embedder
+
+    try:
+        with writing_into(default_embedder(), vectors, snapshot):
+            ex7_efsearch.seed_collections(course, snapshot)
+    except Exception:  # whatever it is, the ex7 kernels build the graphs themselves, and the checks say what is wrong
+        pass
 
 
 def _one_per_language(found: list[Submission]) -> tuple[list[Submission], list[Grade]]:

@@ -48,9 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragkit.plumbing.bounded import O_NOFOLLOW
-from ragkit.plumbing.results import FOLDER
 from ragkit.plumbing.service import MAX_TEXTS, SERVICE_ENV, Lender
-from ragkit.teach.exercises import ex7_efsearch
 from ragkit.teach.grading import cgroup
 from ragkit.teach.grading.failures import RunFailure
 from ragkit.teach.grading.isolation import (
@@ -73,10 +71,7 @@ from ragkit.teach.grading.uids import UidClaim, kill_uid, leftovers, remove
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SEEDED_RESULTS", "Lending", "Sandbox", "SandboxRun", "snapshot_cache"]
-
-SEEDED_RESULTS = (ex7_efsearch.STORED,)
-"""The stored results (``ragkit.plumbing.results``) the snapshot of the teacher's cache carries into every run."""
+__all__ = ["Lending", "Sandbox", "SandboxRun", "snapshot_cache"]
 
 
 @dataclass(frozen=True)
@@ -111,13 +106,13 @@ class SandboxRun:
         return self.failure is None
 
 
-def snapshot_cache(cache: Path, into: Path) -> Path | None:
+def snapshot_cache(cache: Path, into: Path, fill: Callable[[Path], None] | None = None) -> Path | None:
     """A read-only copy of the teacher's vectors and ONNX export, shaped like a shared cache; None with no cache.
 
     The copy is taken with SQLite's backup (consistent while a warmer writes) and switched to a
     rollback journal, as a shared cache must be; the ONNX export is copied, so that a notebook
-    needs neither the teacher's folder nor a fresh export, and so are the stored results a kernel reads
-    (``SEEDED_RESULTS``: exercise 7's graphs, which every ex7 kernel would otherwise build again).
+    needs neither the teacher's folder nor a fresh export. ``fill`` writes into the copy before it is made
+    read-only: what every run should read rather than compute (the grader's exercise-7 graphs).
     """
     source = cache / "vectors.sqlite"
     if not source.is_file():
@@ -133,11 +128,8 @@ def snapshot_cache(cache: Path, into: Path) -> Path | None:
         dst.close()
     if (cache / "onnx").is_dir():
         shutil.copytree(cache / "onnx", into / "onnx", symlinks=False)
-    for name in SEEDED_RESULTS:
-        for path in sorted((cache / FOLDER).glob(f"{name}-*")):
-            if path.is_file() and not path.is_symlink():
-                (into / FOLDER).mkdir(exist_ok=True)
-                shutil.copyfile(path, into / FOLDER / path.name)
+    if fill is not None:
+        fill(into)
     for p in [into, *into.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o444)
     into.chmod(0o555)

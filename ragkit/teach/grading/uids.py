@@ -103,20 +103,25 @@ def remove(paths: list[Path]) -> None:
 
 
 def running(uid: int) -> list[int]:
-    """The pids of ``uid``'s processes that can still run: an exited one (a zombie, not yet reaped) is not one."""
+    """The pids of ``uid``'s processes that can still run: one whose every thread has exited (a zombie, not yet
+    reaped) is not one; one whose main thread exited while another runs is."""
     alive = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid != uid:
-                    continue
-                stat_line = (entry / "stat").read_text()
+                if entry.stat().st_uid == uid and any(
+                    _state(task) not in ("Z", "X") for task in (entry / "task").iterdir()
+                ):
+                    alive.append(int(entry.name))
             except OSError:
                 continue
-            # the state follows the command's closing parenthesis; Z and X have exited
-            if stat_line[stat_line.rfind(")") + 2 : stat_line.rfind(")") + 3] not in ("Z", "X"):
-                alive.append(int(entry.name))
     return alive
+
+
+def _state(task: Path) -> str:
+    """A thread's state letter (``/proc/<pid>/task/<tid>/stat``, after the command's closing parenthesis)."""
+    line = (task / "stat").read_text()
+    return line[line.rfind(")") + 2 : line.rfind(")") + 3]
 
 
 def kill_uid(uid: int) -> None:

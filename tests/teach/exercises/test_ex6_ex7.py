@@ -258,30 +258,38 @@ def test_ex7_a_wrong_first_argument_is_answered_in_words():
 
 
 @pytest.mark.slow
-def test_ex7_a_stored_collection_is_the_one_built_and_a_damaged_one_is_built_again(course, tmp_path, monkeypatch):
-    """The graph is stored so that no later kernel builds it; read back, it finds what the built one finds."""
-    import functools
-
+def test_ex7_the_graders_stored_collections_are_read_not_built_and_a_damaged_one_is_not_read(
+    course, tmp_path, monkeypatch
+):
+    """The grader stores both graphs in its snapshot; a kernel reading that snapshot as its shared cache finds what
+    the built ones find without building; one byte changed in the middle of a graph is a miss."""
     from ragkit.plumbing import results
 
-    # the store in a folder of this test's (the course's vectors still come from the warm cache)
-    monkeypatch.setattr(ex7, "read_attachment", functools.partial(results.read_attachment, folder=tmp_path))
-    monkeypatch.setattr(ex7, "write_result", functools.partial(results.write_result, folder=tmp_path))
     monkeypatch.setattr(ex7, "_built", {})
     built = ex7._collection(course, judging=False)
-    stored = list((tmp_path / results.FOLDER).glob(f"{ex7.STORED}-*.bin"))
-    assert len(stored) == 1
+    assert ex7.seed_collections(course, tmp_path) == ""
+    stored = sorted((tmp_path / results.FOLDER).glob(f"{ex7.STORED}-*.bin"))
+    assert len(stored) == 2
+    monkeypatch.setenv("RAGKIT_SHARED_CACHE", str(tmp_path))
     monkeypatch.setattr(ex7, "_built", {})
-    build = ex7._built_and_stored
-    monkeypatch.setattr(ex7, "_built_and_stored", lambda *_: pytest.fail("built again, not read from the store"))
+    monkeypatch.setattr(ex7, "_build", lambda *_: pytest.fail("built again, not read from the snapshot"))
     read = ex7._collection(course, judging=False)
-    monkeypatch.setattr(ex7, "_built_and_stored", build)
     assert read is not built and read.index.ntotal == built.index.ntotal == ex.EX7.vectors
     assert (read.exact.ids == built.exact.ids).all() and (read.exact.scores == built.exact.scores).all()
     for ef in (ex.EX7.k, 40, 56, 100, 300):
         assert read.recall(ef) == built.recall(ef), ef
-    stored[0].write_bytes(stored[0].read_bytes()[:1000])  # cut short: a miss, built again, never read as a graph
-    monkeypatch.setattr(ex7, "_built", {})
-    again = ex7._collection(course, judging=False)
-    assert again.recall(56) == built.recall(56)
-    assert ex7.read_attachment(ex7.STORED, ex7._stamp(next(iter(ex7._built)))) is not None  # stored whole again
+    key = ex7._key(course, False, ex.EX7)[0]
+    for path in stored:
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF  # a graph faiss would read, wrong
+        path.write_bytes(bytes(data))
+    assert ex7._stored(key, read.queries) is None
+
+
+def test_ex7_a_stored_graph_of_other_code_or_libraries_is_not_read(course, monkeypatch):
+    """The stamp holds the code that makes a collection and the libraries' versions: a change to any is a miss."""
+    key = ("made of", 46, 1.0, 20_000, 20)
+    stamp = ex7._stamp(key)
+    assert stamp["numpy"] == np.__version__ and stamp["faiss"]
+    monkeypatch.setattr(ex7, "GRAPH_CODE", ("ragkit.approximate", "ragkit.fusion"))
+    assert ex7._stamp(key)["code"] != stamp["code"]

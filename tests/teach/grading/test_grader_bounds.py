@@ -213,18 +213,38 @@ def test_grading_lends_to_ex4_only_and_leaves_the_teachers_cache_as_it_was(teach
     assert default_embedder().cache.private == teacher / CACHE_FILE
 
 
-def test_the_snapshot_carries_exercise_sevens_graphs_and_no_other_stored_result(tmp_path):
-    """Every ex7 kernel reads the graphs the grader built before the snapshot, instead of building them again."""
+@pytest.mark.slow  # builds exercise 7's two graphs (a few seconds)
+def test_grading_puts_exercise_sevens_graphs_in_the_snapshot_and_nothing_in_the_teachers_cache(
+    teacher, tmp_path, monkeypatch, course
+):
+    """Every ex7 kernel reads the graphs from the snapshot the runs share, built once by the grader before any run;
+    the teacher's cache is left as it was, with no results folder of the grader's."""
     from ragkit.plumbing import results
     from ragkit.teach.exercises import ex7_efsearch
+    from ragkit.teach.grading.failures import RunFailure
 
-    teacher = tmp_path / "teacher"
-    teacher.mkdir()
-    sqlite3.connect(teacher / CACHE_FILE).close()
-    stamp = {"key": ["a collection"]}
-    results.write_result(ex7_efsearch.STORED, stamp, {"ids": [[1]]}, teacher, attachment=b"a graph")
-    results.write_result("generation", {"prompt": "p"}, {"text": "the teacher's answer"}, teacher)
-    seed = snapshot_cache(teacher, tmp_path / "seed")
-    assert seed is not None
-    assert results.read_attachment(ex7_efsearch.STORED, stamp, seed) == ({"ids": [[1]]}, b"a graph")
-    assert results.read_result("generation", {"prompt": "p"}, seed) is None
+    home = tmp_path / "home"
+    (home / "ada").mkdir(parents=True)
+    (home / "ada" / "ex7-choose-efsearch.ipynb").write_text("{}")
+    seen: list[int] = []
+
+    class Looking:
+        def __init__(self, hidden, limits=None, cache=None, shared=None, probe=None, lend=None):
+            self.isolation, self.shared = Isolation(True), shared
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def run(self, notebook, student, names, functions=(), pairs=None, lend=True) -> SandboxRun:
+            seen.append(len(list((self.shared / results.FOLDER).glob(f"{ex7_efsearch.STORED}-*.bin"))))
+            return SandboxRun(RunFailure("kernel died"), seconds=1.0)
+
+    monkeypatch.setattr(grading, "Sandbox", Looking)
+    rows, files = _rows(teacher), _files(teacher)
+    grading.grade([home], "home", course=course, lending=False)
+    assert seen == [2]
+    assert (_rows(teacher), _files(teacher)) == (rows, files)
+    assert not (teacher / results.FOLDER).exists()

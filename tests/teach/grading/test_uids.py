@@ -33,3 +33,22 @@ def test_an_exited_unreaped_process_is_not_running_and_a_live_one_is():
         live.kill()
         live.wait()
         os.waitpid(zombie, 0)
+
+
+def test_a_process_whose_main_thread_exited_while_another_runs_is_still_running():
+    """/proc shows such a process as a zombie ("Zl"): the sweep must still kill it, its other thread can run."""
+    code = (
+        "import ctypes, threading, time\n"
+        "threading.Thread(target=time.sleep, args=(30,)).start()\n"
+        "ctypes.CDLL(None).pthread_exit(None)\n"
+    )
+    lingering = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 10
+        while _state(lingering.pid) != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _state(lingering.pid) == "Z"
+        assert lingering.pid in running(os.getuid())
+    finally:
+        lingering.kill()
+        lingering.wait()
