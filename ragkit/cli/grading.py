@@ -98,6 +98,7 @@ def _grade(args: argparse.Namespace) -> int:
                 exercises=exercises,
                 progress=lambda g: print(f"  {readable(g.student)} {g.exercise}: {g.grade}", file=sys.stderr),
                 announce=lambda isolation: print(f"sandbox: {isolation}", file=sys.stderr),
+                note=lambda line: print(line, file=sys.stderr),
             )
     except _Stopped as stopped:
         name = signal.Signals(stopped.signum).name

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragkit import approximate
 from ragkit.approximate import (
     EF_CONSTRUCTION,
     Exact,
@@ -133,20 +134,16 @@ def seed_collections(course: Course, folder: Path) -> str:
 STORED = "ex7-collection"
 """The name an exercise-7 collection's graph and exact top k are stored under (``ragkit.plumbing.results``)."""
 
-GRAPH_CODE = ("ragkit.approximate", __name__)
-"""The modules whose code makes a collection: a change to either is a new stamp, so no graph of older code is read."""
+GRAPH_CODE = (approximate.__file__, __file__)
+"""The source files whose code makes a collection: a change to either is a new stamp, so no graph of older code is
+read."""
 
 
 def _stamp(key: tuple) -> dict[str, Any]:
     """Everything a stored collection is made from: the key, the graph's settings, the libraries and the code."""
-    import importlib.util
-
     import faiss
 
-    sources = []
-    for module in GRAPH_CODE:
-        spec = importlib.util.find_spec(module)
-        sources.append(Path(spec.origin).read_bytes() if spec is not None and spec.origin else b"")
+    sources = [Path(path).read_bytes() for path in GRAPH_CODE if path]
     return {
         "key": list(key),
         "m": M,

@@ -50,6 +50,7 @@ def grade(
     students: Iterable[str] | None = None,
     table: str | None = None,
     exercises: Iterable[str] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> ClassGrades:
     """Grade every exercise notebook under ``paths``: each run in the sandbox, ``jobs`` at a time, judged here.
 
@@ -60,7 +61,8 @@ def grade(
     With ``lending``, an ex4 kernel's new texts are embedded by the grader, whose check then finds
     them in the grading's cache (``ragkit.plumbing.service``): each is embedded once, not twice.
     That cache is removed with the grading: nothing a grading embeds reaches the teacher's.
-    ``announce`` hears what the sandbox holds on this machine (and what it cannot) before any notebook runs.
+    ``announce`` hears what the sandbox holds on this machine (and what it cannot) before any notebook runs; ``note``
+    hears a sentence when exercise 7's graphs could not be built for the runs (each ex7 kernel then builds its own).
     ``students`` is the teacher's class list: only they are graded, each gets a row per exercise (``missing`` when
     nothing was handed in), and a notebook naming anyone else is listed under "left out".
     ``table`` is the language of the grade words and headings (else ``RAGKIT_GRADES_LANGUAGE``, else English); each
@@ -97,7 +99,7 @@ def grade(
         # the grader's own embedders read what the kernels read (the teacher's shared cache, else a snapshot of the
         # teacher's cache) and write into a cache of this grading's own
         vectors = Path(throwaway) / "vectors"
-        fill = functools.partial(_seeded, course, vectors) if any(s.exercise == "ex7" for s in runnable) else None
+        fill = functools.partial(_seeded, course, vectors, note) if any(s.exercise == "ex7" for s in runnable) else None
         seed = shared_cache_dir() or snapshot_cache(cache_dir(), Path(throwaway) / "seed", fill)
         lend = (
             lent_models(
@@ -107,7 +109,7 @@ def grade(
             else None
         )
         with (
-            Sandbox(hidden, limits, cache=cache_dir(), shared=seed, lend=lend) as sandbox,
+            Sandbox(hidden, limits, shared=seed, lend=lend) as sandbox,
             writing_into(default_embedder(), vectors, seed),
             _recording_into(Path(throwaway) / "results.jsonl"),  # the grader's own checks record nothing
         ):
@@ -154,17 +156,25 @@ def _stopped_as_a_whole(sandbox: Sandbox, pool: ThreadPoolExecutor) -> Iterator[
         raise
 
 
-def _seeded(course: Course, vectors: Path, snapshot: Path) -> None:
+def _seeded(course: Course, vectors: Path, note: Callable[[str], None] | None, snapshot: Path) -> None:
     """Exercise 7's graphs built once, here, into the snapshot every run reads (no kernel builds them then); where
-    that fails, each ex7 kernel builds its own, as a student's does, and the grading goes on. What the graphs embed
-    (the course's queries) is read from the snapshot and written into the grading's own cache, as the checks' is."""
+    that fails, each ex7 kernel builds its own, as a student's does, the grading goes on and ``note`` says why. What
+    the graphs embed (the course's queries) is read from the snapshot and written into the grading's own cache."""
     from ragkit.embedding import default_embedder
 
     try:
         with writing_into(default_embedder(), vectors, snapshot):
-            ex7_efsearch.seed_collections(course, snapshot)
-    except Exception:  # whatever it is, the ex7 kernels build the graphs themselves, and the checks say what is wrong
-        pass
+            why = ex7_efsearch.seed_collections(course, snapshot)
+    except Exception as exc:  # whatever it is, the ex7 kernels build the graphs themselves, and the checks say more
+        why = f"{type(exc).__name__}: {exc}"
+    if why and note is not None:
+        note(
+            say(
+                "exercise 7's graphs could not be prepared for the runs ({why}): each ex7 notebook builds its own, "
+                "a few seconds more each",
+                why=readable(why[:300]),
+            )
+        )
 
 
 def _one_per_language(found: list[Submission]) -> tuple[list[Submission], list[Grade]]:

@@ -104,23 +104,29 @@ def remove(paths: list[Path]) -> None:
 
 def running(uid: int) -> list[int]:
     """The pids of ``uid``'s processes that can still run: one whose every thread has exited (a zombie, not yet
-    reaped) is not one; one whose main thread exited while another runs is."""
+    reaped) is not one; one whose main thread exited while another runs is, and so is one whose threads cannot be
+    read (a thread that ended while it was looked at hides no other)."""
     alive = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid == uid and any(
-                    _state(task) not in ("Z", "X") for task in (entry / "task").iterdir()
-                ):
-                    alive.append(int(entry.name))
-            except OSError:
+                if entry.stat().st_uid != uid:
+                    continue
+                tasks = list((entry / "task").iterdir())
+            except OSError:  # gone, or never ours
                 continue
+            if any(_state(task) not in ("Z", "X") for task in tasks):
+                alive.append(int(entry.name))
     return alive
 
 
 def _state(task: Path) -> str:
-    """A thread's state letter (``/proc/<pid>/task/<tid>/stat``, after the command's closing parenthesis)."""
-    line = (task / "stat").read_text()
+    """A thread's state letter (``/proc/<pid>/task/<tid>/stat``, after the command's closing parenthesis); "X" for a
+    thread that is gone (it can run nothing)."""
+    try:
+        line = (task / "stat").read_text()
+    except OSError:
+        return "X"
     return line[line.rfind(")") + 2 : line.rfind(")") + 3]
 
 

@@ -484,10 +484,13 @@ def test_a_workspace_graded_whole_gives_one_row_per_exercise_never_a_keep_one(tm
             return SandboxRun(RunFailure("kernel died"), seconds=1.0)
 
     monkeypatch.setattr(grading, "Sandbox", Dead)
-    # a stand-in course, with no vectors: exercise 7's graphs cannot be built for the kernels, and the grading goes on
+    # a stand-in course, with no vectors: exercise 7's graphs cannot be built for the kernels; the grading goes on,
+    # and says so
     mine = workspace_of(tmp_path / "home", "ada")
     course = SimpleNamespace(chunks=lambda strategy: [])
-    result = grading.grade([mine], "home", course=course, lending=False)
+    notes: list[str] = []
+    result = grading.grade([mine], "home", course=course, lending=False, note=notes.append)
+    assert [n.split(" (")[0] for n in notes] == ["exercise 7's graphs could not be prepared for the runs"]
     assert len(runs) == 2 * len(EXERCISES)
     assert [(g.exercise, g.grade) for g in result.grades] == [(ex, "not run") for ex in EXERCISES]
     for g in result.grades:
