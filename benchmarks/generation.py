@@ -1,7 +1,7 @@
-"""The generator in a warm kernel: load time, prefill and decode speed, first answer and memory; 4-bit against float32.
+"""The generator in a warm kernel: load time, prefill and decode speed, first answer and memory; 8-bit against float32.
 
 ``python -m benchmarks generation`` (part of ``make bench``). A fresh child process stands for a notebook kernel: it
-loads the generator once (SmolLM2-135M-Instruct, 4-bit ONNX on onnxruntime-genai, no torch) and measures; the result
+loads the generator once (SmolLM2-135M-Instruct, 8-bit ONNX on onnxruntime-genai, no torch) and measures; the result
 store is bypassed, so every answer is computed here. Then the parent reads the same GGUF file dequantised to float32
 with transformers (torch; a benchmark is no kernel) and compares the greedy answers to a few course prompts.
 """
@@ -17,8 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-DECODE_TARGET = 60.0
-"""Tokens per second a kernel should decode: an answer of 96 tokens then streams in under two seconds."""
+DECODE_TARGET = 40.0
+"""Tokens per second a kernel should decode: an answer of 96 tokens then streams in under two and a half seconds."""
+AGREEMENT_TARGET = 5
+"""Of the QUESTIONS answers, how many must keep the first sentence of the same weights in float32."""
 FIRST_ANSWER_TARGET = 4.0
 """Seconds from the question to a whole answer (about 600 prompt tokens, 96 new ones) a student should wait at most."""
 MEMORY_TARGET_MB = 400.0
@@ -42,7 +44,12 @@ def rss_mb() -> float:
 
 def child(prompts_file: str, out_file: str) -> None:
     """The warm kernel: load once, answer the prompts, time prefill and decode; write what was measured as JSON."""
-    import ragkit  # noqa: F401 - a kernel of the course has the engine imported before it asks for a generator
+    # a kernel of notebook 07 has the engine and the embedder's runtime imported before it asks for a generator
+    # (``import ragkit`` alone imports neither since the package loads its modules on first use)
+    import onnxruntime  # noqa: F401
+
+    import ragkit.answer
+    import ragkit.retrieval  # noqa: F401
     from ragkit.plumbing import results
 
     before = rss_mb()
@@ -80,11 +87,12 @@ def child(prompts_file: str, out_file: str) -> None:
                 "prefill_s": prefill,
                 "whole_s": fastest.seconds,
                 "whole_tokens": fastest.new_tokens,
-                # the token ids the 4-bit model read, so that float32 reads exactly the same input
+                # the token ids the 8-bit model read, so that float32 reads exactly the same input
                 "ids": [[int(i) for i in g._tokenizer.encode(g.chat(p))] for p in prompts[:QUESTIONS]],
                 "chats": [g.chat(p) for p in prompts[:QUESTIONS]],
                 "answers": [a.text for a in answers],
                 "answer_tokens": [a.new_tokens for a in answers],
+                "stops": [a.stopped for a in answers],
                 "chat_tokens": tokens[:QUESTIONS],
                 "torch": "torch" in sys.modules,
                 "threads": os.environ.get("OMP_NUM_THREADS", "default"),
@@ -113,26 +121,28 @@ def course_prompts(n: int = CANDIDATES) -> tuple[list[str], list[str]]:
     return questions, [a.prompt for a in answers if isinstance(a, Answer)]  # with no cut, every question has sources
 
 
-def float32_answers(prompts: list[list[int]], chats: list[str]) -> tuple[list[str], list[int], float, float]:
-    """Greedy answers of the GGUF file dequantised to float32 (transformers) to the token ids the 4-bit model read;
-    how many tokens transformers' own tokenizer makes of the same chat-wrapped prompts; the load seconds; decode
-    tokens/s (96 new tokens forced against 1, on the last prompt, after the answers)."""
+def float32_answers(prompts: list[list[int]], chats: list[str]) -> tuple[list[str], list[int], float, float, int]:
+    """Greedy answers of the GGUF file dequantised to float32 (transformers) to the token ids the 8-bit model read,
+    with the same repetition stop; how many tokens transformers' own tokenizer makes of the same chat-wrapped prompts;
+    the load seconds; decode tokens/s (96 new tokens forced against 1, on the last prompt, after the answers); how
+    many answers the repetition stop ended."""
     os.environ["TQDM_DISABLE"] = "1"  # the GGUF reader's progress bar is not a measurement
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     from ragkit.generation import SMOLLM2 as MODEL
-    from ragkit.generation import SMOLLM2_FILE, source
+    from ragkit.generation import SMOLLM2_FILE, source, stop_at_loop
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
-    path, _ = source(MODEL)  # the sha256-checked file the 4-bit model was converted from
+    path, _ = source(MODEL)  # the sha256-checked file the 8-bit model was converted from
     started = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=SMOLLM2_FILE)
     model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=SMOLLM2_FILE, torch_dtype=torch.float32)
     model.eval()
     load_s = time.perf_counter() - started
+    stopped: list[bool] = []
     eos = sorted({tokenizer.eos_token_id, *tokenizer.convert_tokens_to_ids(["<|im_end|>", "<|endoftext|>"])} - {None})
 
     def generate(prompt: list[int], new: int, forced: bool = False) -> tuple[str, int, float]:
@@ -151,14 +161,18 @@ def float32_answers(prompts: list[list[int]], chats: list[str]) -> tuple[list[st
         seconds = time.perf_counter() - t
         written = [int(i) for i in out[0, ids.shape[1] :]]
         written = written[:-1] if written and written[-1] in eos else written
+        if not forced:  # the repetition stop the 8-bit model's generator applies, applied to the same tokens
+            written, looped = stop_at_loop(written)
+            stopped.append(looped)
         return tokenizer.decode(written, skip_special_tokens=True).strip(), len(written), seconds
 
     read = [len(tokenizer(chat, add_special_tokens=False).input_ids) for chat in chats]
     answers = [generate(ids, NEW_TOKENS)[0] for ids in prompts]  # float32 is slow here: each prompt once
+    loops = sum(stopped[: len(prompts)])
     # timed after the answers, so the first call's one-time costs are not in it
     one = generate(prompts[-1], 1)[2]
     _, n, whole = generate(prompts[-1], NEW_TOKENS, forced=True)
-    return answers, read, load_s, (n - 1) / (whole - one)
+    return answers, read, load_s, (n - 1) / (whole - one), loops
 
 
 def first_sentence(text: str) -> str:
@@ -182,11 +196,11 @@ def ratio(measured: float, target: float, lower_is_better: bool) -> str:
 
 def bench_generation() -> None:
     """Time and compare the generator on the course's prompts, in a fresh child process."""
-    from ragkit.generation import SMOLLM2
+    from ragkit.generation import LOOP_TOKENS, SMOLLM2
 
     questions, prompts = course_prompts()
     print(
-        f"\n== generation: {SMOLLM2.name}, 4-bit ONNX on onnxruntime-genai, in a fresh child process (a warm "
+        f"\n== generation: {SMOLLM2.name}, 8-bit ONNX on onnxruntime-genai, in a fresh child process (a warm "
         f"kernel: the generator loaded once), greedy, result store bypassed"
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,18 +241,18 @@ def bench_generation() -> None:
         f"(target <= {MEMORY_TARGET_MB:g} MB: {ratio(growth, MEMORY_TARGET_MB, True)})"
     )
     try:
-        reference, read, load_s, decode32 = float32_answers(m["ids"], m["chats"])
+        reference, read, load_s, decode32, loops32 = float32_answers(m["ids"], m["chats"])
     except ImportError as exc:
         print(f"  float32 comparison skipped: {exc}")
         return
     same = sum(a == b for a, b in zip(m["answers"], reference))
     same_first = sum(first_sentence(a) == first_sentence(b) for a, b in zip(m["answers"], reference))
     print(
-        f"  4-bit ONNX against the same GGUF dequantised to float32 (transformers + torch, loaded in "
+        f"  8-bit ONNX against the same GGUF dequantised to float32 (transformers + torch, loaded in "
         f"{load_s:.1f} s), greedy, the same chat-wrapped prompts, {NEW_TOKENS} new tokens at most:"
     )
     print(
-        f"  both read the 4-bit model's token ids ({', '.join(map(str, m['chat_tokens']))} prompt tokens); "
+        f"  both read the 8-bit model's token ids ({', '.join(map(str, m['chat_tokens']))} prompt tokens); "
         + (
             "transformers' own GGUF tokenizer makes the same counts"
             if read == m["chat_tokens"]
@@ -257,12 +271,18 @@ def bench_generation() -> None:
             else f"the first {shared} words alike"
         )
         print(
-            f"  {i}. {first_words(q, 10)}  [{mark}]\n       4-bit:   {first_words(a)}\n       float32: {first_words(b)}"
+            f"  {i}. {first_words(q, 10)}  [{mark}]\n       8-bit:   {first_words(a)}\n       float32: {first_words(b)}"
         )
+    verdict = "within" if same_first >= AGREEMENT_TARGET else "MISSES"
     print(
         f"  agreement: {same} of {len(reference)} answers identical, {same_first} of {len(reference)} with the same "
-        f"first sentence; float32 decodes {decode32:.1f} tokens/s, the 4-bit model {decode:.1f} "
-        f"({decode / decode32:.1f}x)"
+        f"first sentence (target >= {AGREEMENT_TARGET} of {QUESTIONS}: {verdict} "
+        f"target); float32 decodes {decode32:.1f} tokens/s, the 8-bit model {decode:.1f} ({decode / decode32:.1f}x)"
+    )
+    print(
+        f"  the repetition stop (an answer ends once its last {LOOP_TOKENS} tokens repeat, both models): it ended "
+        f"{m['stops'].count('repeat')} of {len(m['stops'])} 8-bit answers and {loops32} of {len(reference)} float32 "
+        "ones; the agreement above is with it on both"
     )
 
 

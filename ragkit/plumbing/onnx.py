@@ -40,6 +40,7 @@ __all__ = [
     "onnx_export",
     "quiet_load",
     "shared_export_problem",
+    "usable_cores",
 ]
 
 BATCH = 4
@@ -211,6 +212,12 @@ def env_threads() -> int | None:
     except ValueError:
         return None
     return min(wanted, os.cpu_count() or 1) if wanted > 0 else None
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else every core)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 class OnnxEncoder:

@@ -101,9 +101,37 @@ def test_the_qwen_route_converts_a_hugging_face_folder_and_answers(tmp_path, mon
     monkeypatch.setenv("RAGKIT_GENERATOR", str(folder))
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "cache"))
     qwen = generation.Generator("Qwen2.5-0.5B-Instruct", max_new_tokens=5)
-    assert qwen.name == "Qwen2.5-0.5B-Instruct" and qwen.folder.parent == tmp_path / "cache" / "generator"
+    assert (
+        qwen.name == "Qwen2.5-0.5B-Instruct"
+        and qwen.folder.parent == tmp_path / "cache" / "generator" / generation.EXPORT
+    )
     assert qwen.chat("Which way?").endswith("<|im_start|>assistant\n")
     first = qwen.run("Which way does the gradient point?")
     assert 1 <= first.new_tokens <= 5 and not first.cached and qwen.calls == 1
     assert qwen.run("Which way does the gradient point?") == dataclasses.replace(first, cached=True)
     assert qwen.calls == 1
+    for path in qwen.folder.iterdir():  # a shared cache's students read the teacher's conversion
+        assert path.stat().st_mode & 0o044 == 0o044, f"{path.name} is not readable by group and others"
+
+
+@pytest.mark.slow
+def test_the_shipped_export_stores_its_products_in_8_bits_and_its_token_table_in_float16_for_everyone():
+    """The 4-bit export quantised Q4_1 weights a second time (0 of 6 first sentences kept against float32); the 8-bit
+    one keeps no float32 matrix of the model's size, and a shared cache's students can read every file."""
+    import numpy as np
+    import onnx as onnx_format
+    from onnx import numpy_helper
+
+    from ragkit import generation
+
+    folder, _ = generation.exported()
+    assert folder.parent.name == generation.EXPORT
+    model = onnx_format.load(str(folder / generation.GRAPH))
+    nodes = [n for n in model.graph.node if n.op_type == "MatMulNBits"]
+    assert nodes and {a.i for n in nodes for a in n.attribute if a.name == "bits"} == {generator_export.QUANT_BITS}
+    assert not [n for n in model.graph.node if n.op_type == "MatMul"]  # every product quantised
+    big = {i.name: numpy_helper.to_array(i).dtype for i in model.graph.initializer if np.prod(i.dims) > 10**6}
+    assert np.dtype(np.float32) not in big.values(), big
+    assert np.dtype(np.float16) in big.values()  # the token table
+    for path in folder.iterdir():
+        assert path.stat().st_mode & 0o044 == 0o044, f"{path.name} is not readable by group and others"

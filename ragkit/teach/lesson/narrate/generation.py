@@ -9,7 +9,7 @@ from IPython.display import Markdown
 from ragkit import faithfulness
 from ragkit.citations import RenderedAnswer
 from ragkit.faithfulness import GradedAnswer, Measurement
-from ragkit.generation import SMOLLM2
+from ragkit.generation import LOOP_TOKENS, SMOLLM2
 from ragkit.statistics import ALPHA, SignTest, smallest_p
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
@@ -48,11 +48,13 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
     found = m.opening_markers
     return Markdown(
         say(
-            "Written by **{model}**, greedy, at most **{tokens}** new tokens, from a prompt of **{prompt_tokens}** "
-            "tokens. Markers that name a source: **{valid}** (the server turns each into a link, as above); markers "
-            "that name no source: **{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
+            "Written by **{model}**, greedy, at most **{tokens}** new tokens (ended earlier where its last {loop} "
+            "tokens repeat words it already wrote), from a prompt of **{prompt_tokens}** tokens. Markers that name a "
+            "source: **{valid}** (the server turns each into a link, as above); markers that name no source: "
+            "**{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
             model=m.model,
             tokens=faithfulness.ANSWER_TOKENS,
+            loop=LOOP_TOKENS,
             prompt_tokens=m.opening.prompt_tokens,
             valid=len(found.valid),
             invalid=len(found.invalid),
