@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 
 DECODE_TARGET = 40.0
-"""Tokens per second a kernel should decode: an answer of 96 tokens then streams in under two and a half seconds."""
+"""Tokens per second a kernel should decode: an answer of 96 tokens then streams in under two and a half seconds
+(issue 64 set 40 for an export that keeps the float32 model's first sentences; the 4-bit export's had been 60)."""
 AGREEMENT_TARGET = 5
-"""Of the QUESTIONS answers, how many must keep the first sentence of the same weights in float32."""
+"""Of the QUESTIONS answers, how many must keep the first sentence of the same weights in float32 (issue 64's bar,
+set before any 8-bit export was measured). Six questions show agreement, not a rate: no interval is claimed."""
 FIRST_ANSWER_TARGET = 4.0
 """Seconds from the question to a whole answer (about 600 prompt tokens, 96 new ones) a student should wait at most."""
 MEMORY_TARGET_MB = 400.0
@@ -66,10 +68,12 @@ def child(prompts_file: str, out_file: str) -> None:
         tokens = [g.count(g.chat(p)) for p in prompts]
         speed = min(range(len(prompts)), key=lambda i: abs(tokens[i] - PROMPT_TOKENS))
         t = time.perf_counter()
-        first = g.run(prompts[speed])
+        first = g.run(prompts[speed])  # what a student waits for: the repetition stop on, as in the course
         first_s = time.perf_counter() - t
+        loop, g.loop_tokens = g.loop_tokens, 0  # the speed is timed on whole answers: a stopped one drops tokens
         prefill = min(g.run(prompts[speed], max_new_tokens=1).seconds for _ in range(REPEAT))
         whole = [g.run(prompts[speed]) for _ in range(REPEAT)]
+        g.loop_tokens = loop
         answers = [g.run(p) for p in prompts[:QUESTIONS]]
         after = rss_mb()
     fastest = min(whole, key=lambda w: w.seconds)
@@ -95,7 +99,7 @@ def child(prompts_file: str, out_file: str) -> None:
                 "stops": [a.stopped for a in answers],
                 "chat_tokens": tokens[:QUESTIONS],
                 "torch": "torch" in sys.modules,
-                "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+                "threads": g.threads,
             }
         ),
         encoding="utf-8",
@@ -219,7 +223,8 @@ def bench_generation() -> None:
     growth = m["rss_after"] - m["rss_before"]
     print(
         f"  load (import onnxruntime-genai, read the model): {m['load_s']:.2f} s; torch imported in the child: "
-        f"{'YES' if m['torch'] else 'no'}; {os.cpu_count()} cores, OMP_NUM_THREADS {m['threads']}"
+        f"{'YES' if m['torch'] else 'no'}; {os.cpu_count()} cores, the generator on {m['threads']} thread(s) "
+        f"(OMP_NUM_THREADS {os.environ.get('OMP_NUM_THREADS', 'unset')})"
     )
     print(
         f"  prefill: {m['prompt_tokens']} prompt tokens (course question {m['speed_prompt'] + 1}, chat template "
@@ -280,9 +285,10 @@ def bench_generation() -> None:
         f"target); float32 decodes {decode32:.1f} tokens/s, the 8-bit model {decode:.1f} ({decode / decode32:.1f}x)"
     )
     print(
-        f"  the repetition stop (an answer ends once its last {LOOP_TOKENS} tokens repeat, both models): it ended "
-        f"{m['stops'].count('repeat')} of {len(m['stops'])} 8-bit answers and {loops32} of {len(reference)} float32 "
-        "ones; the agreement above is with it on both"
+        f"  the repetition stop (an answer ends once it writes one stretch twice in a row, at least {LOOP_TOKENS} "
+        f"tokens repeated, and the repeat is dropped): it ended {m['stops'].count('repeat')} of {len(m['stops'])} "
+        f"8-bit answers and {loops32} of {len(reference)} float32 ones; the agreement above was measured with it "
+        "applied to both (the decode speed on answers timed with it off)"
     )
 
 

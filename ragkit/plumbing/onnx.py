@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import shutil
 import stat
@@ -31,6 +32,8 @@ from ragkit.plumbing.storage import changeable_by_others, move_aside
 
 __all__ = [
     "BATCH",
+    "CFS_QUOTA",
+    "CPU_MAX",
     "EXPORT_RECORD",
     "OnnxEncoder",
     "env_threads",
@@ -39,6 +42,7 @@ __all__ = [
     "mean_pooled",
     "onnx_export",
     "quiet_load",
+    "readable_by_all",
     "shared_export_problem",
     "usable_cores",
 ]
@@ -160,12 +164,15 @@ def onnx_export(
             CacheWarning,
             stacklevel=4,
         )
+    made = [folder for folder in (target.parent, *target.parent.parents) if not folder.exists()]
     target.parent.mkdir(parents=True, exist_ok=True)
+    for folder in made:  # the folders above the export (``generator/<recipe>``) listable by a shared cache's students
+        folder.chmod(folder.stat().st_mode | 0o555)
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; a shared cache's export must be readable by every student
     try:
         (child or export_in_child)(source, tmp)
-        _write_record(tmp, weights)
+        _write_record(tmp, weights)  # it refuses a link before anything is made readable
+        readable_by_all(tmp)
         try:
             os.replace(tmp, target)
         except OSError:
@@ -174,6 +181,13 @@ def onnx_export(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def readable_by_all(folder: Path) -> None:
+    """Every file under ``folder`` readable, every folder listable, by everyone: a shared cache's students read the
+    teacher's export (onnx writes a model's weights file private, whatever the umask)."""
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode | (0o555 if path.is_dir() else 0o444))
 
 
 _EXPORT = "import sys; from ragkit.plumbing.onnx import quiet_load; quiet_load(sys.argv[1], 'onnx').save(sys.argv[2])"
@@ -202,7 +216,7 @@ def mean_pooled(folder: Path) -> bool:
 
 
 def env_threads() -> int | None:
-    """The threads ``OMP_NUM_THREADS`` asks for, at most one per core; None when it is not a whole number above 0.
+    """The threads ``OMP_NUM_THREADS`` asks for, at most one per usable core; None unless a whole number above 0.
 
     onnxruntime does not read the variable itself; a value beyond the cores (a typo, 100000) would have it start that
     many threads and hang, so it is capped.
@@ -211,13 +225,48 @@ def env_threads() -> int | None:
         wanted = int(os.environ.get("OMP_NUM_THREADS", ""))
     except ValueError:
         return None
-    return min(wanted, os.cpu_count() or 1) if wanted > 0 else None
+    return min(wanted, usable_cores()) if wanted > 0 else None
 
 
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system tells it, else every core)."""
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+"""cgroup v2's CPU quota of this process's group: "max 100000" (none), or "100000 100000" (one core's worth)."""
+CFS_QUOTA = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+"""cgroup v1's CPU quota in microseconds per period (-1: none), beside ``cpu.cfs_period_us``."""
+
+
+def _quota(cpu_max: Path, cfs_quota: Path) -> int | None:
+    """The CPU quota of this process's cgroup in whole cores, rounded up (v2's cpu.max, else v1's CFS files)."""
+    try:
+        quota, period = cpu_max.read_text(encoding="ascii").split()[:2]
+    except (OSError, ValueError):
+        try:
+            quota = cfs_quota.read_text(encoding="ascii").strip()
+            period = (cfs_quota.parent / "cpu.cfs_period_us").read_text(encoding="ascii").strip()
+        except OSError:
+            return None
+    try:
+        if quota in ("max", "-1") or int(period) <= 0 or int(quota) <= 0:
+            return None
+        return -(-int(quota) // int(period))
+    except ValueError:
+        return None
+
+
+def usable_cores(cpu_max: Path | None = None, cfs_quota: Path | None = None) -> int:
+    """The cores this process may use: those it may run on (its CPU affinity, else every core), at most its cgroup's
+    CPU quota and JupyterHub's ``CPU_LIMIT``, each rounded up (a spawner that limits a student to one core of many)."""
     affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    quota = _quota(cpu_max or CPU_MAX, cfs_quota or CFS_QUOTA)
+    if quota is not None:
+        cores = min(cores, quota)
+    try:
+        limit = float(os.environ.get("CPU_LIMIT", ""))
+        if 0 < limit < cores:
+            cores = math.ceil(limit)
+    except ValueError:
+        pass
+    return max(1, cores)
 
 
 class OnnxEncoder:

@@ -142,7 +142,12 @@ def test_valid_markers_get_their_locator_and_invalid_ones_are_counted_never_link
 
 @pytest.mark.parametrize(
     "stopped, words",
-    [("end", None), ("time", "time bound and was stopped after 2.5 s, 7 tokens"), ("length", "used all 7 new tokens")],
+    [
+        ("end", None),
+        ("time", "time bound and was stopped after 2.5 s, 7 tokens"),
+        ("length", "used all 7 new tokens"),
+        ("repeat", "kept its first 7 tokens"),
+    ],
 )
 def test_a_generation_cut_short_says_so_in_one_sentence(retriever, stopped, words):
     result = answer(QUESTION, retriever, cut=None).written_by(Scripted("It", stopped, seconds=2.5))

@@ -392,7 +392,7 @@ def test_a_file_added_to_an_export_or_an_older_record_is_not_trusted(embedder, c
 
 def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embedder, monkeypatch):
     """onnxruntime ignores OMP_NUM_THREADS: the grader's sandbox sets it, so the encoder must pass it on itself."""
-    from ragkit.plumbing.onnx import OnnxEncoder
+    from ragkit.plumbing.onnx import OnnxEncoder, usable_cores
 
     embedder.encode(["load the model"], progress=False, cache=False)
     assert isinstance(embedder.model, OnnxEncoder)
@@ -410,7 +410,7 @@ def test_the_onnx_session_takes_the_threads_it_is_given_or_omp_num_threads(embed
     assert embedder.threads is None  # what a timing says it ran on (ragkit.teach.lesson.latency)
     for too_many in ("100000", "9" * 30):  # a typo must not start a hundred thousand threads (it hung)
         monkeypatch.setenv("OMP_NUM_THREADS", too_many)
-        assert threads() == (os.cpu_count() or 1) == embedder.threads
+        assert threads() == usable_cores() == embedder.threads
     one = Embedder(cache=embedder._root, threads=1)
     assert one.threads == 1 and one.model.session.get_session_options().intra_op_num_threads == 1
     monkeypatch.setenv("OMP_NUM_THREADS", "2")

@@ -135,3 +135,58 @@ def test_the_shipped_export_stores_its_products_in_8_bits_and_its_token_table_in
     assert np.dtype(np.float16) in big.values()  # the token table
     for path in folder.iterdir():
         assert path.stat().st_mode & 0o044 == 0o044, f"{path.name} is not readable by group and others"
+
+
+def test_an_export_written_private_is_readable_by_everyone(tmp_path):
+    """onnx writes a model's weights file private (0600): a shared cache's students could not read it."""
+    import os
+
+    def private(source, into):
+        (into / "sub").mkdir(mode=0o700)
+        for name in ("model.onnx", "model.onnx.data", "tokenizer.json", "sub/extra.json"):
+            (into / name).write_bytes(b"x")
+            (into / name).chmod(0o600)
+
+    before = os.umask(0o077)  # a teacher's strict umask: the record and the folders made are private too
+    try:
+        made = onnx.onnx_export(tmp_path / "w", "ab" * 32, tmp_path / "cache", kind="generator/r", child=private)
+    finally:
+        os.umask(before)
+    for path in [made, *made.rglob("*"), made.parent, made.parent.parent]:
+        wanted = 0o555 if path.is_dir() else 0o444
+        assert path.stat().st_mode & wanted == wanted, f"{path} is not readable by everyone"
+    assert onnx.EXPORT_RECORD in {p.name for p in made.iterdir()}
+
+
+@pytest.mark.parametrize(
+    "v2, v1, limit, cap",
+    [
+        ("max 100000", None, "", None),
+        ("100000 100000", None, "", 1),
+        ("150000 100000", None, "", 2),
+        ("max 100000", None, "1", 1),
+        ("max 100000", None, "inf", None),
+        (None, ("100000", "100000"), "", 1),
+        (None, ("-1", "100000"), "", None),
+        (None, None, "", None),
+    ],
+)
+def test_the_usable_cores_are_capped_by_the_cgroup_quota_and_the_hubs_cpu_limit(
+    tmp_path, monkeypatch, v2, v1, limit, cap
+):
+    import os
+
+    cpu_max, cfs = tmp_path / "cpu.max", tmp_path / "cpu" / "cpu.cfs_quota_us"
+    if v2:
+        cpu_max.write_text(v2 + "\n", encoding="ascii")
+    if v1:
+        cfs.parent.mkdir()
+        cfs.write_text(v1[0] + "\n", encoding="ascii")
+        (cfs.parent / "cpu.cfs_period_us").write_text(v1[1] + "\n", encoding="ascii")
+    monkeypatch.setenv("CPU_LIMIT", limit)
+    monkeypatch.setattr(onnx, "CPU_MAX", cpu_max)
+    monkeypatch.setattr(onnx, "CFS_QUOTA", cfs)
+    affinity = len(os.sched_getaffinity(0))
+    assert onnx.usable_cores() == (affinity if cap is None else min(affinity, cap))
+    monkeypatch.setenv("OMP_NUM_THREADS", "100000")  # a typo never starts more threads than the usable cores
+    assert onnx.env_threads() == onnx.usable_cores()

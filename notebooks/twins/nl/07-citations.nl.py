@@ -302,8 +302,8 @@ rendered = render_links(opening.text or "", opening.citations, course.corpus)
 display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
 
 # %% [markdown]
-# Controleer zelf de markers van het model: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een
-# citaat staat; ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
+# Schrijft het model markers, controleer ze dan zelf: komt elke bewering echt uit de bron die ze citeert? De links
+# garanderen waar een citaat staat; ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
 #
 # De weigeringen van de gate kosten intussen geen enkele modelaanroep, en dat is een telling, geen belofte. Elke out-of-domain
 # query ging door `answer()` met de generator erbij; de generator telt de antwoorden die hij berekent.

@@ -9,7 +9,7 @@ from IPython.display import Markdown
 from ragkit import faithfulness
 from ragkit.citations import RenderedAnswer
 from ragkit.faithfulness import GradedAnswer, Measurement
-from ragkit.generation import LOOP_TOKENS, SMOLLM2
+from ragkit.generation import LOOP_TOKENS, SMOLLM2, Generation
 from ragkit.statistics import ALPHA, SignTest, smallest_p
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
@@ -42,23 +42,47 @@ def no_generator() -> Markdown:
 
 
 def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdown:
-    """Who wrote the opening answer, and its [n] markers: valid ones linked by the server, invalid ones counted."""
+    """Who wrote the opening answer, how it ended, and its [n] markers: valid ones linked by the server, invalid ones
+    counted."""
     if m is None:
         return no_generator()
-    found = m.opening_markers
-    return Markdown(
-        say(
-            "Written by **{model}**, greedy, at most **{tokens}** new tokens (ended earlier where its last {loop} "
-            "tokens repeat words it already wrote), from a prompt of **{prompt_tokens}** tokens. Markers that name a "
-            "source: **{valid}** (the server turns each into a link, as above); markers that name no source: "
-            "**{invalid}** (counted, never linked: `render_links` flagged {flagged}).",
-            model=m.model,
-            tokens=faithfulness.ANSWER_TOKENS,
-            loop=LOOP_TOKENS,
-            prompt_tokens=m.opening.prompt_tokens,
+    found, made = m.opening_markers, m.opening_generation
+    n = made.new_tokens
+    if made.stopped == "end":
+        ended = say("ended by itself after **{n}** tokens", n=n)
+    elif made.stopped == "repeat":
+        ended = say("kept its first **{n}** tokens before the repetition stop ended it", n=n)
+    elif made.stopped == "time":
+        ended = say("was stopped by the time bound after **{n}** tokens", n=n)
+    else:
+        ended = say("used all **{n}** new tokens it may write", n=n)
+    if found.valid or found.invalid:
+        markers = say(
+            "Markers that name a source: **{valid}** (the server turns each into a link, as in *Turning [n] into "
+            "links*); markers that name no source: **{invalid}** (counted, never linked: `render_links` flagged "
+            "{flagged}).",
             valid=len(found.valid),
             invalid=len(found.invalid),
             flagged=list(rendered.unknown) or _("none"),
+        )
+    else:
+        markers = _(
+            "It wrote no [n] marker at all, although the prompt asks for one on every claim: an answer that cites "
+            "nothing is a finding too, and nothing here can be checked against a source."
+        )
+    return Markdown(
+        say(
+            "Written by **{model}**, greedy, from a prompt of **{prompt_tokens}** tokens as the model's own tokenizer "
+            "counts them, with at most **{tokens}** new tokens. The repetition stop ends an answer as soon as it "
+            "writes one stretch twice in a row, or a shorter one over and over, until {loop} tokens repeat (a long "
+            "run of one token, such as a number's zeros, counts too), and drops the repeat. This answer {ended}. "
+            "{markers}",
+            model=m.model,
+            prompt_tokens=m.opening.prompt_tokens,
+            tokens=faithfulness.ANSWER_TOKENS,
+            loop=LOOP_TOKENS,
+            ended=ended,
+            markers=markers,
         )
     )
 
@@ -156,6 +180,40 @@ def generator_halves(m: Measurement | None, queries: int) -> Markdown:
             lesson=lesson,
             can_show=_unpaired_can_show(inside.n, outside.n, outside.share),
         )
+        + " "
+        + _stops(m)
+    )
+
+
+def _stops(m: Measurement) -> str:
+    """Which of the notebook's generated answers the repetition stop ended, and what that can change."""
+    sampled = [t.generation for t in m.trials]
+    bluffs = list(m.gate.answers)
+    lost = [t.generation for p in faithfulness.POSITIONS for t in m.lost.trials[p]]
+    papers = [i.generation for i in m.invented]
+    opening = [m.opening_generation]
+
+    def ended(made: list[Generation]) -> int:
+        return sum(g.stopped == "repeat" for g in made)
+
+    return say(
+        "Of the **{total}** answers behind this notebook's figures, the repetition stop ended **{stopped}** (the "
+        "sample here: {sampled} of {n_sampled}; out-of-domain queries the gate let through: {bluffs} of {n_bluffs}; "
+        "lost in the middle: {lost} of {n_lost}; papers asked for: {papers} of {n_papers}; the opening answer: "
+        "{opening} of 1). What it drops is a copy of text the answer already holds, so whether an "
+        "answer recalls its needle, or cites the source that holds it, does not change; a count of every occurrence "
+        "(markers, well-formed identifiers) loses the repeats it dropped.",
+        total=len(sampled) + len(bluffs) + len(lost) + len(papers) + 1,
+        stopped=ended(sampled + bluffs + lost + papers + opening),
+        sampled=ended(sampled),
+        n_sampled=len(sampled),
+        bluffs=ended(bluffs),
+        n_bluffs=len(bluffs),
+        lost=ended(lost),
+        n_lost=len(lost),
+        papers=ended(papers),
+        n_papers=len(papers),
+        opening=ended(opening),
     )
 
 
@@ -192,7 +250,7 @@ def needle_positions(m: Measurement | None) -> Markdown:
     if not any(r.k for r in rates.values()):
         verdict += " " + _(
             "No answer recalled its needle at any place, so where the needle sits cannot show here: without "
-            "a recalled needle there is no discordant pair to test. This measures the method, not the effect."
+            "a recalled needle there is no discordant pair to test."
         )
     return Markdown(
         say(
