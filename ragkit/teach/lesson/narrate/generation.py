@@ -51,7 +51,7 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
     if made.stopped == "end":
         ended = say("ended by itself after **{n}** tokens", n=n)
     elif made.stopped == "repeat":
-        ended = say("kept its first **{n}** tokens before the repetition stop ended it", n=n)
+        ended = say("was ended by the repetition stop, which kept its first **{n}** tokens and dropped the repeat", n=n)
     elif made.stopped == "time":
         ended = say("was stopped by the time bound after **{n}** tokens", n=n)
     else:
@@ -73,14 +73,15 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
     return Markdown(
         say(
             "Written by **{model}**, greedy, from a prompt of **{prompt_tokens}** tokens as the model's own tokenizer "
-            "counts them, with at most **{tokens}** new tokens. The repetition stop ends an answer as soon as it "
-            "writes one stretch twice in a row, or a shorter one over and over, until {loop} tokens repeat (a long "
-            "run of one token, such as a number's zeros, counts too), and drops the repeat. This answer {ended}. "
-            "{markers}",
+            "counts them, with at most **{tokens}** new tokens. The repetition stop ends an answer as soon as its last "
+            "{loop} or more tokens repeat the stretch just before them (a stretch of {loop} or more tokens written "
+            "twice in a row, or a shorter one over and over; {run} identical tokens count, such as a number's zeros), "
+            "and drops the repeat. This answer {ended}. {markers}",
             model=m.model,
             prompt_tokens=m.opening.prompt_tokens,
             tokens=faithfulness.ANSWER_TOKENS,
             loop=LOOP_TOKENS,
+            run=LOOP_TOKENS + 1,
             ended=ended,
             markers=markers,
         )
@@ -197,12 +198,13 @@ def _stops(m: Measurement) -> str:
         return sum(g.stopped == "repeat" for g in made)
 
     return say(
-        "Of the **{total}** answers behind this notebook's figures, the repetition stop ended **{stopped}** (the "
-        "sample here: {sampled} of {n_sampled}; out-of-domain queries the gate let through: {bluffs} of {n_bluffs}; "
-        "lost in the middle: {lost} of {n_lost}; papers asked for: {papers} of {n_papers}; the opening answer: "
-        "{opening} of 1). What it drops is a copy of text the answer already holds, so whether an "
-        "answer recalls its needle, or cites the source that holds it, does not change; a count of every occurrence "
-        "(markers, well-formed identifiers) loses the repeats it dropped.",
+        "Of the **{total}** answers this section and the ones below rest on, the repetition stop ended "
+        "**{stopped}** (the sample here: {sampled} of {n_sampled}; out-of-domain queries the gate let through: "
+        "{bluffs} of {n_bluffs}; lost in the middle: {lost} of {n_lost}; papers asked for: {papers} of {n_papers}; "
+        "the opening answer: {opening} of 1). The repeat it drops adds no word the answer did not already hold, "
+        "except where the run is itself a word (a number's zeros); but a stopped answer never writes what might "
+        "have followed its loop, so it is graded on what it kept. A count of every occurrence (markers, well-formed "
+        "identifiers) also loses the repeats.",
         total=len(sampled) + len(bluffs) + len(lost) + len(papers) + 1,
         stopped=ended(sampled + bluffs + lost + papers + opening),
         sampled=ended(sampled),
