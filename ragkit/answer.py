@@ -148,7 +148,7 @@ class Answer:
             )
         if g.stopped == "repeat":
             return (
-                "The generator began to repeat the stretch just before (the repetition stop: 8 or more tokens "
+                "The generator repeated the stretch just before it (the repetition stop: 8 or more tokens "
                 f"repeated) and was stopped there: the answer kept its first {g.new_tokens} tokens and leaves the "
                 "repeat out, so it may end mid-sentence."
             )

@@ -75,8 +75,8 @@ def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdo
             "Written by **{model}**, greedy, from a prompt of **{prompt_tokens}** tokens as the model's own tokenizer "
             "counts them, with at most **{tokens}** new tokens. The repetition stop ends an answer as soon as its last "
             "{loop} or more tokens repeat the stretch just before them (a stretch of {loop} or more tokens written "
-            "twice in a row, or a shorter one over and over; {run} identical tokens count, such as a number's zeros), "
-            "and drops the repeat. This answer {ended}. {markers}",
+            "twice in a row, or a shorter one over and over; a run of {run} identical tokens counts, such as a "
+            "number's zeros), and drops the repeat. This answer {ended}. {markers}",
             model=m.model,
             prompt_tokens=m.opening.prompt_tokens,
             tokens=faithfulness.ANSWER_TOKENS,
@@ -198,11 +198,12 @@ def _stops(m: Measurement) -> str:
         return sum(g.stopped == "repeat" for g in made)
 
     return say(
-        "Of the **{total}** answers this section and the ones below rest on, the repetition stop ended "
+        "Of the **{total}** answers behind 07's generation figures, above and below, the repetition stop ended "
         "**{stopped}** (the sample here: {sampled} of {n_sampled}; out-of-domain queries the gate let through: "
         "{bluffs} of {n_bluffs}; lost in the middle: {lost} of {n_lost}; papers asked for: {papers} of {n_papers}; "
-        "the opening answer: {opening} of 1). The repeat it drops adds no word the answer did not already hold, "
-        "except where the run is itself a word (a number's zeros); but a stopped answer never writes what might "
+        "the opening answer: {opening} of 1). The repeat it drops holds no word the answer does not already hold, "
+        "except inside a word: a number's nine zeros are cut to one, so the number kept is another; and a stopped "
+        "answer never writes what might "
         "have followed its loop, so it is graded on what it kept. A count of every occurrence (markers, well-formed "
         "identifiers) also loses the repeats.",
         total=len(sampled) + len(bluffs) + len(lost) + len(papers) + 1,
