@@ -86,9 +86,12 @@ def quotes_needle(doc_id: str, quoted: str, question: Question) -> bool:
 def needle_hits(chunks: Sequence[Chunk], questions: Sequence[Question]) -> np.ndarray:
     """Which chunk quotes which needle in full: bool array (questions, chunks)."""
     hits = np.zeros((len(questions), len(chunks)), dtype=bool)
+    of_document: dict[str, list[int]] = {}
+    for j, c in enumerate(chunks):
+        of_document.setdefault(c.doc_id, []).append(j)
     for i, q in enumerate(questions):
-        for j, c in enumerate(chunks):
-            hits[i, j] = quotes_needle(c.doc_id, c.quoted[2], q)
+        for j in of_document.get(q.doc_id, ()):  # a chunk of another document never quotes the needle (the rule)
+            hits[i, j] = quotes_needle(chunks[j].doc_id, chunks[j].quoted[2], q)
     return hits
 
 

@@ -31,8 +31,26 @@ from ragkit.data import queries as make_queries
 from ragkit.errors import InputError
 from ragkit.evaluation import needle_hits, quotes_needle
 from ragkit.generation import Generation, Generator
+from ragkit.power import (
+    DROP,
+    POWER,
+    fisher_smallest_p,
+    needles_for,
+    paired_detectable,
+    paired_pairs_needed,
+    paired_power,
+    unpaired_detectable,
+    unpaired_power,
+)
 from ragkit.retrieval import Reranker, Retriever, Run, rank
-from ragkit.statistics import ALPHA, SignTest, sign_test, smallest_p, wilson
+from ragkit.statistics import (
+    SignTest,
+    cluster_bootstrap,
+    holm,
+    needle_sign_test,
+    sign_test,
+    wilson,
+)
 from ragkit.threshold import DEFAULT_CUT, KEEP, gate
 from ragkit.words import content_words
 
@@ -200,83 +218,6 @@ def count_two_halves(trials: Sequence[GradedAnswer], refused: int = 0) -> TwoHal
     return TwoHalves(count(True, True), count(True, False), count(False, True), count(False, False), refused)
 
 
-POWER = 0.8
-"""The chance of detecting a difference that a sample's "smallest detectable difference" is computed for."""
-DROP = 0.2
-"""The drop lost in the middle should be able to detect: twenty points of needles recalled."""
-
-
-def _least(power: Callable[[float], float], target: float = POWER) -> float | None:
-    """The smallest share in (0, 1] whose power reaches ``target`` (power grows with the share), by bisection."""
-    if power(1.0) < target:
-        return None
-    low, high = 0.0, 1.0
-    for _ in range(40):
-        middle = (low + high) / 2
-        low, high = (low, middle) if power(middle) >= target else (middle, high)
-    return high
-
-
-def paired_pairs_needed(alpha: float = ALPHA) -> int:
-    """The fewest discordant pairs whose smallest two-sided sign-test p is below ``alpha`` (6 at 0.05)."""
-    return next(k for k in range(1, 64) if smallest_p(k) < alpha)
-
-
-def paired_power(needles: int, share: float, alpha: float = ALPHA) -> float:
-    """The chance a sign test on ``needles`` pairs detects a difference when each needle is, independently with
-    probability ``share``, recalled at one place and not at the other, always the same way: the best case."""
-    from scipy.stats import binom  # scipy.stats takes a second to import: only a kernel that measures power pays it
-
-    return float(binom.sf(paired_pairs_needed(alpha) - 1, needles, share))
-
-
-def paired_detectable(needles: int, power: float = POWER, alpha: float = ALPHA) -> float | None:
-    """The smallest difference (a share of needles) a paired sign test on ``needles`` pairs detects with ``power``,
-    in the best case that every discordant pair goes the same way; None when no difference of any size can be."""
-    return _least(lambda share: paired_power(needles, share, alpha), power)
-
-
-def needles_for(drop: float = DROP, power: float = POWER, alpha: float = ALPHA) -> int:
-    """The fewest needles whose paired sign test detects a drop of ``drop`` with ``power``, in the best case."""
-    return next(n for n in range(1, 10_000) if paired_power(n, drop, alpha) >= power)
-
-
-def fisher_smallest_p(n1: int, n2: int) -> float:
-    """The smallest two-sided p Fisher's exact test can give two groups of these sizes (every answer of one group
-    right, none of the other): what the 2x2 can show."""
-    if not n1 or not n2:
-        return 1.0
-    from scipy.stats import fisher_exact
-
-    return float(fisher_exact([[n1, 0], [0, n2]]).pvalue)
-
-
-def unpaired_power(n1: int, n2: int, base: float, gap: float, alpha: float = ALPHA) -> float:
-    """The chance Fisher's exact test detects rates ``base + gap`` (n1 answers) against ``base`` (n2 answers)."""
-    from scipy.stats import binom, fisher_exact
-
-    high = min(1.0, base + gap)
-    one, two = binom.pmf(np.arange(n1 + 1), n1, high), binom.pmf(np.arange(n2 + 1), n2, base)
-    return float(
-        sum(
-            one[a] * two[b]
-            for a in range(n1 + 1)
-            for b in range(n2 + 1)
-            if one[a] * two[b] > 1e-12 and fisher_exact([[a, n1 - a], [b, n2 - b]]).pvalue < alpha
-        )
-    )
-
-
-def unpaired_detectable(n1: int, n2: int, base: float, power: float = POWER, alpha: float = ALPHA) -> float | None:
-    """The smallest gap above ``base`` Fisher's exact test on groups of n1 and n2 detects with ``power``; None when
-    no gap up to a rate of 1 can be."""
-    if not n1 or not n2:
-        return None
-    room = 1.0 - base
-    share = _least(lambda x: unpaired_power(n1, n2, base, x * room, alpha), power)
-    return None if share is None else share * room
-
-
 def sample(items: Sequence[Sampled], n: int, seed: int = SAMPLE_SEED) -> list[Sampled]:
     """A fixed sample of questions or queries: the same ids for the same seed, whatever order they come in."""
     ordered = sorted(items, key=lambda q: q.id)
@@ -308,11 +249,16 @@ def graded(
 
 @dataclass(frozen=True)
 class PromptRate:
-    """How often one retriever's gated prompt holds the needle, paired against dense's on the same queries."""
+    """How often one retriever's gated prompt holds the needle, paired against dense's by needle (a needle's
+    phrasings share its chunk: one pair each), Holm-adjusted over the comparisons against dense, with a 95% interval
+    that resamples whole needles (``cluster_bootstrap``; Wilson's in ``rate`` takes the queries as independent)."""
 
     retriever: str
     rate: Rate
     against_dense: SignTest | None
+    holm_p: float | None = None
+    low: float = 0.0
+    high: float = 1.0
 
 
 def prompt_holds(run: Run, distance: np.ndarray, hits: np.ndarray, cut: float | None, keep: int = KEEP) -> np.ndarray:
@@ -339,16 +285,30 @@ def retriever_rates(
     runs.append(retriever.hybrid(texts, dense, runs[1]))
     if reranker is not None:
         runs.append(retriever.reranked(texts, reranker, runs[2]))
-    held = [prompt_holds(r, distance, hits, cut, keep) for r in runs]
-    return [
-        PromptRate(r.retriever, Rate(int(h.sum()), len(h)), None if r is dense else sign_test(h, held[0]))
-        for r, h in zip(runs, held)
-    ]
+    held = [prompt_holds(r, distance, hits, cut, keep).astype(float) for r in runs]
+    needles = [q.qid for q in asked]
+    tests = [needle_sign_test(h, held[0], needles) for h in held[1:]]
+    adjusted = holm([t.p for t in tests])
+    rates = []
+    for i, (r, h) in enumerate(zip(runs, held)):
+        interval = cluster_bootstrap(h, needles)
+        rates.append(
+            PromptRate(
+                r.retriever,
+                Rate(int(h.sum()), len(h)),
+                tests[i - 1] if i else None,
+                adjusted[i - 1] if i else None,
+                interval.low,
+                interval.high,
+            )
+        )
+    return rates
 
 
 @dataclass(frozen=True)
 class GateCalls:
-    """Out-of-domain queries through ``answer()`` with a generator: refused or answered, and the model calls made."""
+    """Out-of-domain queries through ``answer()`` with a generator: refused or answered, and the answers each kind
+    asked the generator for (read back from its cache or computed)."""
 
     refused: int
     answered: int
@@ -364,13 +324,14 @@ def count_gate_calls(
     cut: float | None = DEFAULT_CUT,
     keep: int = KEEP,
 ) -> GateCalls:
-    """Count, from the generator's own counter, the model calls that refused and answered queries made."""
+    """Count, from the generator's own counter of answers asked for (read back or computed), the model calls that
+    refused and answered queries made."""
     refused = answered = calls_refused = calls_answered = 0
     made = []
     for o in out_of_domain:
-        before = generator.calls
+        before = generator.requests
         reply = answer(o.query, retriever, cut, keep, generator)
-        spent = generator.calls - before
+        spent = generator.requests - before
         if isinstance(reply, NoAnswer):
             refused, calls_refused = refused + 1, calls_refused + spent
         else:
@@ -456,13 +417,21 @@ def invented_identifiers(
 
 
 @dataclass(frozen=True)
-class Measurement:
-    """Notebook 07's generated measurements on one retriever, with the model time they took when computed."""
+class Opening:
+    """Notebook 07's opening answer alone: what its first generation cell shows, computed before the others."""
 
     model: str
     opening: Answer
     opening_generation: Generation
     opening_markers: Markers
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Notebook 07's generated measurements on one retriever, with the model time they took when computed."""
+
+    first: Opening
+    """The opening answer (what ``measure_opening`` gives alone)."""
     sample: tuple[str, ...]
     trials: tuple[GradedAnswer, ...]
     halves: TwoHalves
@@ -471,6 +440,22 @@ class Measurement:
     invented: tuple[Invented, ...]
     cut: float | None
     keep: int
+
+    @property
+    def model(self) -> str:
+        return self.first.model
+
+    @property
+    def opening(self) -> Answer:
+        return self.first.opening
+
+    @property
+    def opening_generation(self) -> Generation:
+        return self.first.opening_generation
+
+    @property
+    def opening_markers(self) -> Markers:
+        return self.first.opening_markers
 
     @property
     def generations(self) -> list[Generation]:
@@ -495,6 +480,16 @@ class Measurement:
         return sum(len(i.identifiers) for i in self.invented)
 
 
+def measure_opening(
+    retriever: Retriever, generator: Generator, opening: str, cut: float | None = DEFAULT_CUT, keep: int = KEEP
+) -> Opening:
+    """The opening question's answer by ``generator``, how it ended and its markers (one answer; cached)."""
+    first = answer(opening, retriever, cut, keep, generator)
+    if isinstance(first, NoAnswer):
+        raise InputError(f"the opening question {opening!r} is refused at cut {cut}: choose one the corpus answers")
+    return Opening(generator.name, first, generator.run(first.prompt), markers(first.text or "", len(first.citations)))
+
+
 def measure_generation(
     retriever: Retriever,
     questions: Sequence[Question],
@@ -506,20 +501,14 @@ def measure_generation(
 ) -> Measurement:
     """The opening answer, the two-halves table on a seeded sample, the gate's calls, lost in the middle and the
     invented identifiers: every answer by ``generator`` (cached, so a second run calls no model)."""
-    first = answer(opening, retriever, cut, keep, generator)
-    if isinstance(first, NoAnswer):
-        raise InputError(f"the opening question {opening!r} is refused at cut {cut}: choose one the corpus answers")
+    first = measure_opening(retriever, generator, opening, cut, keep)
     chosen = sample(make_queries(questions), SAMPLE)
     trials, refused = graded(build_context, retriever, questions, chosen, generator, cut, keep)
     eligible = [q for q in questions if needle_hits(retriever.chunks, [q]).any()]
     lost = measure_lost_in_the_middle(retriever, sample(eligible, LOST_SAMPLE), generator)
     calls = count_gate_calls(out_of_domain, retriever, generator, cut, keep)
-    found = markers(first.text or "", len(first.citations))
     return Measurement(
-        generator.name,
         first,
-        generator.run(first.prompt),
-        found,
         tuple(q.id for q in chosen),
         tuple(trials),
         count_two_halves(trials, refused),
@@ -549,6 +538,7 @@ __all__ = [
     "LostInTheMiddle",
     "Markers",
     "Measurement",
+    "Opening",
     "PromptRate",
     "Rate",
     "TwoHalves",
@@ -562,6 +552,7 @@ __all__ = [
     "markers",
     "measure_generation",
     "measure_lost_in_the_middle",
+    "measure_opening",
     "needle_words",
     "needles_for",
     "paired_detectable",

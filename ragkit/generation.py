@@ -17,7 +17,7 @@ import json
 import time
 import warnings
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -262,6 +262,10 @@ class Generator:
         """The repetition stop's length (LOOP_TOKENS); 0 turns it off (the benchmark times whole answers so)."""
         self.calls = 0
         """Generations this object computed (answers read back from the result store are not counted)."""
+        self.requests = 0
+        """Answers this object was asked for, read back or computed (what a refusal saves: none is asked)."""
+        self.report: Callable[[int], None] | None = None
+        """Called with ``calls`` after each answer this object computes (a notebook's progress line), when set."""
         self._cache = cache
         self.folder, self.weights = exported(self.spec)
         import onnxruntime_genai as og
@@ -316,6 +320,7 @@ class Generator:
         new = self.max_new_tokens if max_new_tokens is None else int(max_new_tokens)
         if new < 1:
             raise InputError(f"max_new_tokens must be at least 1, not {new}")
+        self.requests += 1
         stamp = self.stamp(prompt, new)
         kept = _kept(results.read_result("generation", stamp, self._cache), self.name, new)
         if kept is not None:
@@ -340,6 +345,8 @@ class Generator:
                 },
                 self._cache,
             )
+        if self.report is not None:
+            self.report(self.calls)
         return generation
 
     def _generate(self, ids, new: int) -> Generation:

@@ -276,8 +276,8 @@ narrate.prompt_length(result)
 # %% [markdown]
 # Compare those two numbers with care. Different tokenizers cut the same text into different numbers of
 # pieces, and the two prompts are built from different corpora, so their chunks differ in length too.
-# When a generator is installed, `answer()` counts with its tokenizer instead, which is the count that
-# matters for cost.
+# When `answer()` is given a generator (`answer(question, retriever, generator=generator)`), it counts with that
+# generator's tokenizer instead, which is the count that matters for cost.
 #
 # ## Generation (optional)
 #
@@ -289,17 +289,26 @@ narrate.prompt_length(result)
 
 # %%
 generator = course.generator()
-measured = course.generation()
-opening = measured.opening if measured else result
+first = course.opening()
+opening = first.opening if first else result
 rendered = render_links(opening.text or "", opening.citations, course.corpus)
-display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
+display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 
 # %% [markdown]
-# Where the model writes markers, check them yourself: does each claim really come from the source it cites? The links
-# guarantee where a quote is; they cannot guarantee that the model used it honestly, or used it at all.
+# Read the answer against the four sources printed above: is any of it in them? Where the model writes markers, check
+# them yourself: does each claim really come from the source it cites? The links guarantee where a quote is; they cannot
+# guarantee that the model used it honestly, or used it at all.
 #
-# The gate's refusals, meanwhile, cost no model call at all, and that is a count, not a promise. Every out-of-domain
-# query went through `answer()` with the generator attached; the generator counts the answers it computes.
+# The rest of this notebook's generated answers come next. The cell below reads them from the cache when the warm step
+# has computed them; otherwise it computes them here, a few minutes on two cores, with a line saying how far it is.
+
+# %%
+measured = course.generation()
+
+# %% [markdown]
+# The gate's refusals, meanwhile, cost no model call at all: a refusal returns before any prompt is built, and that is
+# a count, not a promise. Every out-of-domain query went through `answer()` with the generator attached; the generator
+# counts the answers it is asked for.
 
 # %% jupyter={"source_hidden": true}
 narrate.calls_saved(measured, len(course.out_of_domain))
@@ -433,9 +442,9 @@ narrate.more_chunks(facts, result.counted_with, False)
 # asked three times each, with the same twenty sources: the needle's chunk first, in the middle and last, the other
 # nineteen the chunks dense retrieval ranks highest without the needle. The same rule grades every answer, and each
 # needle is its own pair, so the test is the exact sign test on the discordant pairs: only a needle recalled at one
-# place and not at the other counts. Each answer costs seconds, so the sample is small. Decide before you look: with
-# this many needles, what is the smallest p the sign test can reach, and what can such a sample show about where the
-# needle sits?
+# place and not at the other counts. Each answer costs seconds, so the sample is small. Before you read the sentence
+# under the table: with as many needles as its *asked* column shows, what is the smallest p the sign test can reach,
+# and what can such a sample show about where the needle sits?
 
 # %%
 tables.positions_table(measured)
@@ -446,7 +455,7 @@ narrate.needle_positions(measured)
 # %% [markdown]
 # ### What these figures can and cannot say
 #
-# The chapter ends its honesty with two warnings. RAG reduces hallucination, it does not remove it: putting the right
+# The chapter's last point of honesty is two warnings. RAG reduces hallucination, it does not remove it: putting the right
 # passage in the prompt does not oblige the model to use it. And long contexts degrade: a model finds information at the
 # beginning and end of a long prompt more reliably than in the middle, so twenty chunks instead of four can lower accuracy
 # while they raise the bill (the chapter cites its chapter 24 for the measurement). This notebook measures the

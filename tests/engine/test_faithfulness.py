@@ -187,10 +187,11 @@ def test_a_gated_prompt_holds_the_needle_only_when_the_gate_lets_its_chunk_throu
 
 
 class Counting:
-    """A generator stand-in that counts the answers it computes, as ``Generator.calls`` does."""
+    """A generator stand-in that counts the answers it computes and the ones it is asked for, as ``Generator.calls``
+    and ``Generator.requests`` do."""
 
     name = "counting"
-    calls = 0
+    calls = requests = 0
 
     def count(self, text):
         return len(text.split())
@@ -202,6 +203,7 @@ class Counting:
         return self.run(prompt).text
 
     def run(self, prompt, max_new_tokens=None):
+        self.requests += 1
         if prompt not in self.seen:  # a prompt answered before is read back, not computed
             self.seen.add(prompt)
             self.calls += 1
@@ -236,6 +238,14 @@ def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
     )  # type: ignore[arg-type]
     assert (calls.refused, calls.answered, calls.calls_refused, calls.calls_answered) == (2, 1, 0, 1)
     assert generator.calls == 1 and len(calls.answers) == 1
+    again = f.count_gate_calls(
+        asked,
+        Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
+        generator,
+        cut=0.675,
+    )  # type: ignore[arg-type]
+    # a second run reads its one answer back: the saving is still counted (the refusals asked for none)
+    assert (again.calls_refused, again.calls_answered) == (0, 1) and generator.calls == 1
 
 
 def test_what_a_sample_can_show_is_computed_before_any_prediction():
@@ -249,3 +259,32 @@ def test_what_a_sample_can_show_is_computed_before_any_prediction():
     assert f.fisher_smallest_p(7, 0) == 1.0 and f.unpaired_detectable(7, 0, 0.0) is None
     gap = f.unpaired_detectable(7, 5, 0.0)
     assert gap is not None and 0.7 < gap < 0.85 and f.unpaired_power(7, 5, 0.0, gap) >= 0.8 - 1e-6
+
+
+@pytest.mark.slow  # the course's vectors
+def test_the_retrievers_prompt_rates_are_paired_by_needle_and_holm_adjusted():
+    """A needle's two phrasings share its chunk: one pair per needle, Holm over the comparisons against dense, and an
+    interval that resamples whole needles (the queries are not independent)."""
+    from ragkit.statistics import cluster_bootstrap, holm, needle_sign_test
+    from ragkit.teach.course import load
+
+    course = load(progress=False)
+    retriever = course.retriever("E")
+    rates = f.retriever_rates(retriever, course.questions)
+    asked = queries(course.questions)
+    needles = [q.qid for q in asked]
+    from ragkit.evaluation import query_hits
+
+    hits = query_hits(retriever.chunks, course.questions, asked)
+    texts = [q.text for q in asked]
+    dense = retriever.dense(texts)
+    runs = [dense, retriever.bm25(texts)]
+    runs.append(retriever.hybrid(texts, dense, runs[1]))
+    held = [f.prompt_holds(r, dense.distance, hits, f.DEFAULT_CUT).astype(float) for r in runs]
+    tests = [needle_sign_test(h, held[0], needles) for h in held[1:]]
+    assert [r.retriever for r in rates] == ["dense", "bm25", "hybrid"]
+    assert [r.against_dense for r in rates[1:]] == tests and rates[0].against_dense is None
+    assert [r.holm_p for r in rates[1:]] == holm([t.p for t in tests])
+    interval = cluster_bootstrap(held[1], needles)
+    assert (rates[1].low, rates[1].high) == (interval.low, interval.high)
+    assert sum(t.wins + t.losses for t in tests) <= 2 * 32, "pairs are needles, at most 32 per comparison"

@@ -29,11 +29,15 @@ def fresh(tmp_path, **settings) -> Generator:
 @pytest.mark.slow
 def test_greedy_generation_is_deterministic_and_a_second_run_reads_the_cache(tmp_path):
     first = fresh(tmp_path / "a")
+    reported: list[int] = []
+    first.report = reported.append  # what a notebook's progress line hears
     a = first.run(PROMPT)
     assert not a.cached and first.calls == 1 and a.new_tokens > 0 and a.text
+    assert reported == [1], "a computed answer is reported"
     assert a.model == SMOLLM2.name and a.stopped in ("end", "length", "repeat") and a.new_tokens <= 12
     again = first.run(PROMPT)
     assert again.cached and first.calls == 1 and again.text == a.text  # read back, not computed
+    assert reported == [1], "an answer read back is not reported"
     other = fresh(tmp_path / "b")  # computed afresh in another store: greedy gives the same tokens
     b = other.run(PROMPT)
     assert not b.cached and other.calls == 1 and b.text == a.text and b.new_tokens == a.new_tokens

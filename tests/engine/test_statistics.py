@@ -137,6 +137,29 @@ def test_cluster_bootstrap_is_wider_when_phrasings_agree_and_equals_iid_for_sing
     assert (again.low, again.high) == (clustered.low, clustered.high)  # fixed seed
 
 
+def test_cluster_bootstrap_draws_once_per_needle_count_and_gives_the_fresh_draws_interval():
+    """A notebook bootstraps a hundred measures over the same 32 needles: the resamples are drawn once (they were most
+    of each call) and shared read-only, and every interval is the one a fresh draw with the same seed gives."""
+    from ragkit import statistics
+
+    rng = np.random.default_rng(5)
+    ids = [f"n{i}" for i in range(32)] * 2
+    before = statistics._needle_draws.cache_info()
+    for _ in range(3):
+        values = rng.uniform(size=64)
+        got = statistics.cluster_bootstrap(values, ids, seed=17)
+        draws = np.random.default_rng(17).multinomial(32, np.full(32, 1 / 32), size=10_000)
+        names, _ = statistics.needle_scores(values, ids)
+        group = np.array([names.index(n) for n in ids])
+        sums, sizes = np.bincount(group, weights=values), np.bincount(group).astype(float)
+        means = (draws @ sums) / (draws @ sizes)
+        assert (got.low, got.high) == tuple(np.quantile(means, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+    after = statistics._needle_draws.cache_info()
+    assert after.misses - before.misses <= 1 and after.hits - before.hits >= 2
+    with pytest.raises(ValueError):
+        statistics._needle_draws(32, 10_000, 17)[0, 0] = 99  # shared: no caller may change them
+
+
 def test_cluster_bootstrap_variance_is_unbiased_for_few_clusters():
     """Eight needles of two correlated phrasings: the true variance of the mean is known, (1 + 1/2) / 8."""
     from ragkit.statistics import cluster_bootstrap

@@ -36,6 +36,37 @@ def test_a_generator_export_has_its_own_folder_and_record_and_is_converted_once(
     assert again == first and len(calls) == 1  # the verified export is used, not converted again
 
 
+def test_two_that_need_the_export_at_once_convert_it_once(tmp_path):
+    """A notebook asking for the generator while a warmer converts it waits for that conversion and reads it, rather
+    than converting beside it (twice the cores and memory)."""
+    import threading
+    import time
+
+    calls: list = []
+    convert = fake_conversion(calls)
+
+    def slow(source, into):
+        time.sleep(0.5)  # long enough for the second to arrive while the first converts
+        convert(source, into)
+
+    source = tmp_path / "model.gguf"
+    source.write_bytes(b"weights")
+    got: list = []
+
+    def need():
+        got.append(
+            onnx.onnx_export(source, "cd" * 32, tmp_path / "cache", kind="generator", graph="model.onnx", child=slow)
+        )
+
+    both = [threading.Thread(target=need) for _ in range(2)]
+    for t in both:
+        t.start()
+    for t in both:
+        t.join()
+    assert len(calls) == 1 and got[0] == got[1] == tmp_path / "cache" / "generator" / ("cd" * 8)
+    assert onnx.export_problem(got[0], "model.onnx") is None
+
+
 def test_a_changed_generator_file_is_moved_aside_and_converted_again(tmp_path):
     calls = []
     source = tmp_path / "model.gguf"

@@ -347,7 +347,7 @@ class RecordingLine:
 def test_a_finished_wait_says_so_and_an_interrupted_one_says_the_notebook_computes_it(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
     monkeypatch.setattr(warming, "POLL_S", 0.02)
-    monkeypatch.setattr(warming, "_Line", RecordingLine)
+    monkeypatch.setattr(warming, "ProgressLine", RecordingLine)
     RecordingLine.made = []
     course = course_module.Course(Corpus(tmp_path, ()), [], [])  # its stages decide what a wait counts
     holder = hold_lock(tmp_path)
@@ -419,7 +419,7 @@ def test_the_wait_says_which_stage_it_waits_for_and_how_far_the_warmer_is(tmp_pa
 
 
 def test_outside_a_notebook_the_wait_prints_each_new_sentence_once_on_stdout(capsys):
-    line = warming._Line()
+    line = warming.ProgressLine()
     for seconds in range(3):
         line("Waiting for strategy A.", seconds)
     line("Waiting for strategy B.", 3)
@@ -592,7 +592,7 @@ def test_in_a_notebook_the_wait_is_one_output_rewritten_in_place(monkeypatch, ca
 
     monkeypatch.setattr(IPython, "get_ipython", lambda: type("Shell", (), {"kernel": object()})())
     monkeypatch.setattr(IPython.display, "display", display)
-    line = warming._Line()
+    line = warming.ProgressLine()
     line("Waiting for strategy A.", 0.4)
     line("Waiting for strategy A.", 1.6)
     assert shown == [
@@ -614,3 +614,87 @@ def test_the_generation_stage_comes_last_and_says_when_there_is_no_generator(tmp
     monkeypatch.setattr(course_module.Course, "generator", lambda self: None)
     assert course.generation() is None
     assert course.compute("generation") == "no generator on this machine: nothing generated"
+
+
+@pytest.mark.slow  # the course's vectors (strategy E)
+def test_07s_opening_answer_waits_for_strategy_e_only_and_costs_one_model_call(monkeypatch):
+    """A student who opens 07 first, while a warmer embeds the other strategies, sees its first generated answer after
+    one model call, not after the warmer's last stage and its 44 (issue 64: an answer within 90 s of a cold start)."""
+    from ragkit.generation import Generation
+
+    class OneByOne:
+        """A generator stand-in that counts the prompts it answers."""
+
+        name = "stand-in"
+
+        def __init__(self):
+            self.prompts: list[str] = []
+
+        def count(self, text):
+            return len(text.split())
+
+        def run(self, prompt, max_new_tokens=None):
+            self.prompts.append(prompt)
+            return Generation("It depends on the effect [1].", self.name, 9, 8, 0.1, "end")
+
+    waited: list[str] = []
+    monkeypatch.setattr(warming, "wait_for", lambda stage, *args, **kwargs: waited.append(stage))
+    loaded = course_module.load(progress=False)
+    course = course_module.Course(loaded.corpus, loaded.questions, loaded.out_of_domain, progress=False)
+    generator = OneByOne()
+    monkeypatch.setattr(course_module.Course, "generator", lambda self: generator)
+    first = course.opening()
+    assert waited == ["E"], "the opening answer waited for more than its retriever"
+    assert len(set(generator.prompts)) == 1 and course_module.OPENING in generator.prompts[0]
+    assert first is not None and first.opening_generation.stopped == "end" and first.model == "stand-in"
+    assert first.opening_markers.valid == (1,)
+
+
+@pytest.mark.slow  # the course's vectors (strategy E)
+def test_07s_answers_computed_in_a_kernel_say_how_far_they_are_in_one_line(monkeypatch):
+    """With no warmer to wait for, a cold 07 computes its answers in the kernel for minutes: one line, rewritten in
+    place, says how many are done; the generator stops reporting afterwards."""
+    from ragkit.generation import Generation
+
+    class Reporting:
+        """A generator stand-in that computes each prompt once and reports it, as ``Generator.run`` does."""
+
+        name = "stand-in"
+
+        def __init__(self):
+            self.calls, self.requests, self.report, self.seen = 0, 0, None, set()
+
+        def count(self, text):
+            return len(text.split())
+
+        def generate(self, prompt):
+            return self.run(prompt).text
+
+        def run(self, prompt, max_new_tokens=None):
+            self.requests += 1
+            if prompt not in self.seen:
+                self.seen.add(prompt)
+                self.calls += 1
+                if self.report is not None:
+                    self.report(self.calls)
+            return Generation("It depends [1].", self.name, 9, 4, 0.1, "end")
+
+    shown: list[str] = []
+
+    class RecordingLine:
+        def __call__(self, sentence, seconds, suffix=None):
+            shown.append(sentence)
+            assert suffix is not None and suffix.endswith(" s so far"), "a computation says how long, not 'waited'"
+
+    monkeypatch.setattr(warming, "ProgressLine", RecordingLine)
+    loaded = course_module.load(progress=False)
+    course = course_module.Course(loaded.corpus, loaded.questions, loaded.out_of_domain, progress=True)
+    generator = Reporting()
+    monkeypatch.setattr(course_module.Course, "generator", lambda self: generator)
+    measured = course.generation()
+    assert measured is not None and generator.calls == len(shown) > 1
+    assert shown[-1] == (
+        f"Notebook 07 is computing its generated answers with stand-in: {generator.calls} done; each is stored, so a "
+        "later run reads it back"
+    )
+    assert generator.report is None

@@ -281,10 +281,10 @@ predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals
 narrate.prompt_length(result)
 
 # %% [markdown]
-# Vergelijk die twee getallen voorzichtig. Verschillende tokenizers delen dezelfde tekst op in verschillende aantallen
+# Vergelijk die twee getallen met zorg. Verschillende tokenizers delen dezelfde tekst op in verschillende aantallen
 # stukken, en de twee prompts zijn uit verschillende corpora gebouwd, dus ook hun chunks verschillen in lengte.
-# Als er een generator is geïnstalleerd, telt `answer()` met de tokenizer van de generator: die telling bepaalt de
-# kosten.
+# Krijgt `answer()` een generator mee (`answer(question, retriever, generator=generator)`), dan telt het met de tokenizer
+# van die generator: die telling bepaalt de kosten.
 #
 # ## Generatie (optioneel)
 #
@@ -296,17 +296,26 @@ narrate.prompt_length(result)
 
 # %%
 generator = course.generator()
-measured = course.generation()
-opening = measured.opening if measured else result
+first = course.opening()
+opening = first.opening if first else result
 rendered = render_links(opening.text or "", opening.citations, course.corpus)
-display(Markdown(rendered.text), narrate.generated_markers(measured, rendered))
+display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 
 # %% [markdown]
-# Schrijft het model markers, controleer ze dan zelf: komt elke bewering echt uit de bron die ze citeert? De links
-# garanderen waar een citaat staat; ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
+# Lees het antwoord naast de vier bronnen hierboven: staat het erin? Schrijft het model markers, controleer ze dan
+# zelf: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een citaat staat;
+# ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
 #
-# De weigeringen van de gate kosten intussen geen enkele modelaanroep, en dat is een telling, geen belofte. Elke out-of-domain
-# query ging door `answer()` met de generator erbij; de generator telt de antwoorden die hij berekent.
+# Nu volgen de andere gegenereerde antwoorden. De cel hieronder leest ze uit de cache als de warm-stap ze berekende;
+# anders berekent ze ze hier (een paar minuten op twee cores) en meldt ze hoe ver ze is.
+
+# %%
+measured = course.generation()
+
+# %% [markdown]
+# De weigeringen van de gate kosten intussen geen modelaanroep: een weigering keert terug voordat er een prompt
+# is, en dat is een telling, geen belofte. Elke out-of-domain query ging door `answer()` met de generator erbij; de
+# generator telt de antwoorden waarom hij gevraagd wordt.
 
 # %% jupyter={"source_hidden": true}
 narrate.calls_saved(measured, len(course.out_of_domain))
@@ -381,8 +390,8 @@ narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
 # %% [markdown]
 # Met een generator kan ook de andere helft beoordeeld worden, met een regel die vooraf vastligt. Elke needle-query uit
 # de steekproef gaat door de pipeline van het hoofdstuk (dense retrieval, de gate, hoogstens vier bronnen), het model
-# antwoordt, en het antwoord wordt beoordeeld tegen de needle; de tabel kruist het deel van de retriever (staat de
-# needle in de prompt?) met dat van de generator (bevat het antwoord de woorden van de needle?).
+# antwoordt, en het antwoord wordt beoordeeld tegen de needle; de tabel zet het deel van de retriever (staat de
+# needle in de prompt?) af tegen dat van de generator (bevat het antwoord de woorden van de needle?).
 
 # %% jupyter={"source_hidden": true}
 narrate.recall_rule()
@@ -441,10 +450,11 @@ narrate.more_chunks(facts, result.counted_with, False)
 # Geeft het model de woorden van een needle minder vaak weer als die in het midden van een lange prompt staat? Elke vraag uit een vaste
 # steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
-# Dezelfde regel beoordeelt elk antwoord, en elke needle is zijn eigen paar, dus de test is de exacte sign test op de
+# Dezelfde regel beoordeelt elk antwoord, en elke needle is één paar, dus de test is de exacte sign test op de
 # discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt weergegeven, telt mee. Elk
-# antwoord kost seconden, dus de steekproef is klein. Beslis voordat je kijkt: wat is met zoveel needles de kleinste p
-# die de sign test kan halen, en wat kan zo'n steekproef laten zien over de plek van de needle?
+# antwoord kost seconden, dus de steekproef is klein. Voordat je de zin onder de tabel leest: wat is, met zoveel needles
+# als de kolom *gesteld* laat zien, de kleinste p die de sign test kan halen, en wat kan zo'n steekproef laten zien over
+# de plek van de needle?
 
 # %%
 tables.positions_table(measured)
@@ -455,8 +465,9 @@ narrate.needle_positions(measured)
 # %% [markdown]
 # ### Wat deze getallen wel en niet kunnen zeggen
 #
-# Het hoofdstuk sluit zijn eerlijkheid af met twee waarschuwingen. RAG vermindert hallucinatie, maar neemt ze niet weg:
-# de juiste passage in de prompt zetten, verplicht het model niet om ze te gebruiken. En lange contexten gaan achteruit:
+# Het laatste eerlijke punt van het hoofdstuk zijn twee waarschuwingen. RAG vermindert hallucinatie,
+# maar neemt ze niet weg: de juiste passage in de prompt zetten verplicht het model niet om ze te gebruiken. En bij lange
+# contexten gaat de kwaliteit achteruit:
 # een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
 # chunks in plaats van vier kunnen de nauwkeurigheid verlagen terwijl ze de rekening verhogen (het hoofdstuk verwijst
 # voor de meting naar zijn hoofdstuk 24). Dit notebook meet van beide de kant van de retriever op elke query, en die van

@@ -178,19 +178,59 @@ class Course:
             self._generator.append(available_generator(max_new_tokens=faithfulness.ANSWER_TOKENS))
         return self._generator[0]
 
-    def generation(self) -> faithfulness.Measurement | None:
+    def opening(self) -> faithfulness.Opening | None:
+        """Notebook 07's opening answer alone (None without a generator): read from the full measurement once it is
+        here, else computed or read back by itself, without waiting for a warmer's stage "generation" (a first look at
+        07 waits for one answer, not 44)."""
+        if self._generation:
+            m = self._generation[0]
+            return (
+                None if m is None else faithfulness.Opening(m.model, m.opening, m.opening_generation, m.opening_markers)
+            )
+        generator = self.generator()
+        if generator is None:
+            return None
+        return faithfulness.measure_opening(self.retriever("E"), generator, OPENING)
+
+    def generation(self, report: Callable[[int], None] | None = None) -> faithfulness.Measurement | None:
         """Notebook 07's generated measurements on strategy E at the default cut (None without a generator): read back
-        from the generator's cache once a warmer's stage "generation" or a first run has computed them."""
+        from the generator's cache once a warmer's stage "generation" or a first run has computed them. ``report`` is
+        called with the count after each answer computed here (a warmer's tick: its waiters see it is alive)."""
         if not self._generation:
             self._wait("generation")
             generator = self.generator()
-            self._generation.append(
-                None
-                if generator is None
-                else faithfulness.measure_generation(
+            if generator is None:
+                self._generation.append(None)
+                return None
+            hooks = [report] if report is not None else []
+            if self.progress:  # computed here (no warmer had them): a line says how far, rewritten in place
+                line, began = warming.ProgressLine(), time.monotonic()
+                hooks.append(
+                    lambda n: line(
+                        language.say(
+                            "Notebook 07 is computing its generated answers with {model}: {n} done; each is stored, "
+                            "so a later run reads it back",
+                            model=generator.name,
+                            n=n,
+                        ),
+                        time.monotonic() - began,
+                        language.say("{seconds} s so far", seconds=round(time.monotonic() - began)),
+                    )
+                )
+
+            def each(n: int) -> None:
+                for hook in hooks:
+                    hook(n)
+
+            if hooks:
+                generator.report = each
+            try:
+                measured = faithfulness.measure_generation(
                     self.retriever("E"), self.questions, self.out_of_domain, generator, OPENING
                 )
-            )
+            finally:
+                generator.report = None
+            self._generation.append(measured)
         return self._generation[0]
 
     def _wait(self, stage: str) -> None:
@@ -215,7 +255,7 @@ class Course:
             self.sweep("E")
             return f"{len(self.queries) + len(self.out_of_domain)} queries embedded"
         if stage == "generation":
-            m, generator = self.generation(), self.generator()
+            m, generator = self.generation(report=tick), self.generator()
             if m is None or generator is None:
                 return "no generator on this machine: nothing generated"
             return (

@@ -128,7 +128,9 @@ def _more_headings() -> dict[str, str]:
         "queries with two or more relevant chunks": _("queries with two or more relevant chunks"),
         "prompts holding the needle": _("prompts holding the needle"),
         "95% interval": _("95% interval"),
-        "against dense": _("against dense"),
+        "against dense, by needle": _("against dense, by needle"),
+        "95% interval, needles resampled": _("95% interval, needles resampled"),
+        "Holm-adjusted p": _("Holm-adjusted p"),
         "well-formed identifiers": _("well-formed identifiers"),
         "the answer begins": _("the answer begins"),
         "chapter hits": _("chapter hits"),
@@ -387,15 +389,17 @@ def place_name(position: str) -> str:
 
 
 def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
-    """Needle-in-prompt rate per retriever, with its 95% interval and the paired test against dense."""
+    """Needle-in-prompt rate per retriever, with its 95% interval (needles resampled) and the paired test against
+    dense (by needle, with its Holm-adjusted p)."""
     return formats.Frame(
         [
             {
                 "retriever": r.retriever,
                 "prompts holding the needle": r.rate.k,
                 "queries": r.rate.n,
-                "95% interval": say("{low:.2f} to {high:.2f}", low=r.rate.low, high=r.rate.high),
-                "against dense": paired_test(r.against_dense) if r.against_dense else "",
+                "95% interval, needles resampled": say("{low:.2f} to {high:.2f}", low=r.low, high=r.high),
+                "against dense, by needle": paired_test(r.against_dense) if r.against_dense else "",
+                "Holm-adjusted p": say("{p:.3g}", p=r.holm_p) if r.holm_p is not None else "",
             }
             for r in rates
         ]

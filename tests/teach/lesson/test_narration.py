@@ -382,10 +382,7 @@ def measurement(
     )
     opening = Answer("Q?", "prompt", (), 591, TokenCounter("a"), "It is two [1] [7].", "tiny-model")
     return fth.Measurement(
-        "tiny-model",
-        opening,
-        generated(opening.text or ""),
-        fth.Markers((1,), (7,)),
+        fth.Opening("tiny-model", opening, generated(opening.text or ""), fth.Markers((1,), (7,))),
         tuple(f"q{i:02d}" for i in range(len(trials) + 2)),
         trials,
         fth.count_two_halves(trials, 2),
@@ -397,8 +394,10 @@ def measurement(
     )
 
 
-def rated(name: str, k: int, test: tuple[int, int] | None) -> fth.PromptRate:
-    return fth.PromptRate(name, fth.Rate(k, 64), None if test is None else counts_test(*test))
+def rated(name: str, k: int, test: tuple[int, int] | None, holm: float | None = None) -> fth.PromptRate:
+    """A retriever's rate; its Holm-adjusted p the raw one unless given (one comparison)."""
+    paired = None if test is None else counts_test(*test)
+    return fth.PromptRate(name, fth.Rate(k, 64), paired, holm if holm is not None or paired is None else paired.p)
 
 
 def edge_cases() -> dict[str, list]:
@@ -605,9 +604,9 @@ def edge_cases() -> dict[str, list]:
             narrate.needle_in_prompt(
                 [
                     rated("dense", 40, None),
-                    rated("bm25", 30, (1, 11)),
-                    rated("hybrid", 42, (3, 1)),
-                    rated("hybrid+maxsim", 41, (2, 1)),
+                    rated("bm25", 30, (1, 11), holm=0.0191),
+                    rated("hybrid", 42, (3, 1), holm=1.0),
+                    rated("hybrid+maxsim", 41, (2, 1), holm=1.0),
                 ],
                 cross_encoder=False,
             ),
@@ -1168,12 +1167,13 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "cite the source holding their needle: **6** of 8" in mostly
     detected, tied = text["needle_in_prompt"]
     assert "Most prompts holding the needle: **hybrid** (**42** of 64)" in detected
-    assert "bm25 (+1/-11, p = 0.00635) differs detectably" in detected and "MaxSim" in detected
+    assert "bm25 (+1/-11, p = 0.00635, Holm 0.0191) differs detectably" in detected and "MaxSim" in detected
+    assert "paired by needle" in detected and "Holm-adjusted over the 3 comparisons" in detected
     assert "**dense, hybrid** (**40** of 64)" in tied and "no retriever's difference is detected" in tied
     assert "chapter's cross-encoder" in tied
-    assert "**12** refused, and the generator's counter" in text["calls_saved"][0]
-    assert "moved **0** times for them" in text["calls_saved"][0]
-    assert "**18** the gate let through" in text["calls_saved"][0]
+    assert "**12** refused, and the generator's count of the answers it was asked for" in text["calls_saved"][0]
+    assert "went up **0** times for them" in text["calls_saved"][0]
+    assert "**18** the gate let through (bluffs) asked for **18** answers" in text["calls_saved"][0]
     nothing, found, _ = text["needle_positions"]
     assert "no discordant pair to test" in nothing and "cannot tell the two apart" in nothing
     assert "first **7** of 7, middle **0**, last **1**" in found
@@ -1186,7 +1186,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "can only find a large effect" not in found
     halves = text["generator_halves"][0]  # 5 prompts with the needle, 3 without, none recalled
     assert "Fisher's exact test on groups of 5 and 3 prompts can reach p no smaller than **0.0179**" in halves
-    assert "with 80% power detects only a gap of at least **96** points above the rate without" in halves
+    assert "with 80% power detects only a rate **96** percentage points or more above the rate without" in halves
     assert "**1** well-formed identifier (**1** distinct)" in text["invented_ids"][0]
     assert "**0** well-formed identifiers" in text["invented_ids"][1]
     assert "gives no needle-recall rate" in text["small_model"][0] and "**591**-token" in text["small_model"][0]

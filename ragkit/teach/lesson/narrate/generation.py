@@ -8,7 +8,7 @@ from IPython.display import Markdown
 
 from ragkit import faithfulness
 from ragkit.citations import RenderedAnswer
-from ragkit.faithfulness import GradedAnswer, Measurement
+from ragkit.faithfulness import GradedAnswer, Measurement, Opening
 from ragkit.generation import LOOP_TOKENS, SMOLLM2, Generation
 from ragkit.statistics import ALPHA, SignTest, smallest_p
 from ragkit.teach.course import chapter
@@ -41,7 +41,7 @@ def no_generator() -> Markdown:
     )
 
 
-def generated_markers(m: Measurement | None, rendered: RenderedAnswer) -> Markdown:
+def generated_markers(m: Opening | Measurement | None, rendered: RenderedAnswer) -> Markdown:
     """Who wrote the opening answer, how it ended, and its [n] markers: valid ones linked by the server, invalid ones
     counted."""
     if m is None:
@@ -221,18 +221,18 @@ def _stops(m: Measurement) -> str:
 
 
 def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
-    """The model calls refused and answered out-of-domain queries made, from the generator's own counter."""
+    """The answers refused and answered out-of-domain queries asked the generator for, from its own counter."""
     if m is None:
         return no_generator()
     g = m.gate
     return Markdown(
         say(
             "All **{n}** out-of-domain queries through `answer()` at cut {cut}, with the generator: **{refused}** "
-            "refused, and the generator's counter (`generator.calls`, read before and after each query) moved "
-            "**{calls_refused}** "
-            "times for them; that is the gate's saving, counted by the code. The **{answered}** the gate let through "
-            "(bluffs) each went to the model: **{calls_answered}** of those answers were computed in this run, the "
-            "others read back from the generator's cache, where an earlier run had filed them.",
+            "refused, and the generator's count of the answers it was asked for (`generator.requests`, read before and "
+            "after each query) went up **{calls_refused}** times for them: a refusal returns before any prompt is "
+            "built, and that is the gate's saving, counted by the code. The **{answered}** the gate let through "
+            "(bluffs) asked for **{calls_answered}** answers (one already in the generator's cache is read back, not "
+            "computed again).",
             n=out_of_domain,
             cut=DEFAULT_CUT,
             refused=g.refused,
@@ -321,8 +321,8 @@ def _unpaired_can_show(with_needle: int, without: int, base: float) -> str:
         )
     return say(
         "What this sample can show: Fisher's exact test on groups of {a} and {b} prompts can reach p no smaller than "
-        "**{smallest:.3g}**, and with {power:.0%} power detects only a gap of at least **{points}** points above the "
-        "rate without the needle.",
+        "**{smallest:.3g}**, and with {power:.0%} power detects only a rate **{points}** percentage points or more "
+        "above the rate without the needle.",
         a=with_needle,
         b=without,
         smallest=smallest,
