@@ -295,20 +295,21 @@ rendered = render_links(opening.text or "", opening.citations, course.corpus)
 display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 
 # %% [markdown]
-# Read the answer against the four sources printed above: is any of it in them? Where the model writes markers, check
-# them yourself: does each claim really come from the source it cites? The links guarantee where a quote is; they cannot
-# guarantee that the model used it honestly, or used it at all.
+# Read the answer against the sources in the prompt printed above: is any of it in them? Where the model writes markers,
+# check them yourself: does each claim really come from the source it cites? The links guarantee where a quote is; they
+# cannot guarantee that the model used it honestly, or used it at all.
 #
 # The rest of this notebook's generated answers come next. The cell below reads them from the cache when the warm step
-# has computed them; otherwise it computes them here, a few minutes on two cores, with a line saying how far it is.
+# has computed them. While a background warmer is still computing them, it waits and says so. Otherwise it computes
+# them here (about two minutes on two cores, measured in December 2026), with a line saying how far it is.
 
 # %%
 measured = course.generation()
 
 # %% [markdown]
-# The gate's refusals, meanwhile, cost no model call at all: a refusal returns before any prompt is built, and that is
-# a count, not a promise. Every out-of-domain query went through `answer()` with the generator attached; the generator
-# counts the answers it is asked for.
+# The gate's refusals cost no model call at all (a refusal returns before any prompt is built), and the cell below counts
+# this rather than promising it: every out-of-domain query went through `answer()` with the generator attached, and the
+# generator counts the answers it is asked for.
 
 # %% jupyter={"source_hidden": true}
 narrate.calls_saved(measured, len(course.out_of_domain))
@@ -455,11 +456,12 @@ narrate.needle_positions(measured)
 # %% [markdown]
 # ### What these figures can and cannot say
 #
-# The chapter's last point of honesty is two warnings. RAG reduces hallucination, it does not remove it: putting the right
-# passage in the prompt does not oblige the model to use it. And long contexts degrade: a model finds information at the
-# beginning and end of a long prompt more reliably than in the middle, so twenty chunks instead of four can lower accuracy
-# while they raise the bill (the chapter cites its chapter 24 for the measurement). This notebook measures the
-# retriever's side of both on every query, and the generator's side on small samples, with a small model.
+# The chapter's last point of honesty is that RAG reduces hallucination and does not remove it: putting the right passage
+# in the prompt does not oblige the model to use it. Of the two things it says make this worse in production, the first
+# is that long contexts degrade: a model finds information at the beginning and end of a long prompt more reliably than
+# in the middle, so twenty chunks instead of four can lower accuracy while they raise the bill (the chapter cites its
+# chapter 24 for the measurement). This notebook measures the retriever's side of both on every query, and the
+# generator's side on small samples, with a small model.
 
 # %% jupyter={"source_hidden": true}
 narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))

@@ -281,7 +281,7 @@ predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals
 narrate.prompt_length(result)
 
 # %% [markdown]
-# Vergelijk die twee getallen met zorg. Verschillende tokenizers delen dezelfde tekst op in verschillende aantallen
+# Vergelijk die twee getallen zorgvuldig. Verschillende tokenizers delen dezelfde tekst op in verschillende aantallen
 # stukken, en de twee prompts zijn uit verschillende corpora gebouwd, dus ook hun chunks verschillen in lengte.
 # Krijgt `answer()` een generator mee (`answer(question, retriever, generator=generator)`), dan telt het met de tokenizer
 # van die generator: die telling bepaalt de kosten.
@@ -302,20 +302,21 @@ rendered = render_links(opening.text or "", opening.citations, course.corpus)
 display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 
 # %% [markdown]
-# Lees het antwoord naast de vier bronnen hierboven: staat het erin? Schrijft het model markers, controleer ze dan
-# zelf: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een citaat staat;
-# ze kunnen niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
+# Lees het antwoord naast de bronnen in de prompt hierboven: staat er iets van in? Schrijft het model markers, controleer
+# ze dan zelf: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een citaat staat; ze kunnen
+# niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
 #
-# Nu volgen de andere gegenereerde antwoorden. De cel hieronder leest ze uit de cache als de warm-stap ze berekende;
-# anders berekent ze ze hier (een paar minuten op twee cores) en meldt ze hoe ver ze is.
+# Nu volgen de andere gegenereerde antwoorden. De cel hieronder leest ze uit de cache als de warm-stap ze al heeft
+# berekend. Is een warmer op de achtergrond er nog mee bezig, dan wacht de cel en zegt ze dat. Anders berekent de cel ze
+# hier (ongeveer twee minuten op twee cores), met een regel die laat zien hoe ver ze is.
 
 # %%
 measured = course.generation()
 
 # %% [markdown]
-# De weigeringen van de gate kosten intussen geen modelaanroep: een weigering keert terug voordat er een prompt
-# is, en dat is een telling, geen belofte. Elke out-of-domain query ging door `answer()` met de generator erbij; de
-# generator telt de antwoorden waarom hij gevraagd wordt.
+# De weigeringen van de gate kosten geen modelaanroep (`answer()` geeft een weigering terug voordat er een prompt
+# gebouwd wordt), en de cel hieronder telt dat in plaats van het te beloven: elke out-of-domain query ging door
+# `answer()` met de generator erbij, en de generator telt de antwoorden die hem gevraagd worden.
 
 # %% jupyter={"source_hidden": true}
 narrate.calls_saved(measured, len(course.out_of_domain))
@@ -465,9 +466,9 @@ narrate.needle_positions(measured)
 # %% [markdown]
 # ### Wat deze getallen wel en niet kunnen zeggen
 #
-# Het laatste eerlijke punt van het hoofdstuk zijn twee waarschuwingen. RAG vermindert hallucinatie,
-# maar neemt ze niet weg: de juiste passage in de prompt zetten verplicht het model niet om ze te gebruiken. En bij lange
-# contexten gaat de kwaliteit achteruit:
+# Wat het hoofdstuk 'de laatste eerlijkheid' noemt: RAG vermindert hallucinatie, maar neemt ze niet weg; de juiste
+# passage in de prompt zetten verplicht het model niet om die te gebruiken. Van de twee dingen die het volgens het
+# hoofdstuk in productie erger maken, is het eerste dat lange contexten degraderen:
 # een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
 # chunks in plaats van vier kunnen de nauwkeurigheid verlagen terwijl ze de rekening verhogen (het hoofdstuk verwijst
 # voor de meting naar zijn hoofdstuk 24). Dit notebook meet van beide de kant van de retriever op elke query, en die van

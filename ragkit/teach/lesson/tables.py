@@ -130,7 +130,6 @@ def _more_headings() -> dict[str, str]:
         "95% interval": _("95% interval"),
         "against dense, by needle": _("against dense, by needle"),
         "95% interval, needles resampled": _("95% interval, needles resampled"),
-        "Holm-adjusted p": _("Holm-adjusted p"),
         "well-formed identifiers": _("well-formed identifiers"),
         "the answer begins": _("the answer begins"),
         "chapter hits": _("chapter hits"),
@@ -398,8 +397,11 @@ def prompt_rates(rates: Iterable[PromptRate]) -> pd.DataFrame:
                 "prompts holding the needle": r.rate.k,
                 "queries": r.rate.n,
                 "95% interval, needles resampled": say("{low:.2f} to {high:.2f}", low=r.low, high=r.high),
-                "against dense, by needle": paired_test(r.against_dense) if r.against_dense else "",
-                "Holm-adjusted p": say("{p:.3g}", p=r.holm_p) if r.holm_p is not None else "",
+                "against dense, by needle": say(
+                    "{test}, Holm p = {holm:.3g}", test=paired_test(r.against_dense), holm=r.holm_p
+                )
+                if r.against_dense and r.holm_p is not None
+                else "",
             }
             for r in rates
         ]

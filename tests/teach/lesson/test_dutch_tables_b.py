@@ -84,11 +84,15 @@ def test_a_sign_test_is_written_as_str_writes_it_in_english_and_with_a_decimal_c
         PromptRate("bm25", Rate(26, 64), SignTest(4, 18, 0.0043373), 0.0086746, 0.31, 0.52),
     ]
     english, dutch = both(lambda: narrate.needle_in_prompt(rates, False).data)
-    assert "bm25 (+4/-18, p = 0.00434, Holm 0.00867)" in english and "bm25 (+4/-18, p = 0,00434, Holm 0,00867)" in dutch
+    assert (
+        "bm25 (+4/-18, p = 0.00434, Holm p = 0.00867)" in english
+        and "bm25 (+4/-18, p = 0,00434, Holm-p = 0,00867)" in dutch
+    )
     assert "Holm-adjusted over the 1 comparisons" in english or "over the 1 comparison" in english
     english, dutch = both(lambda: html(tables.prompt_rates(rates)))
     assert "+4/-18, p = 0.00434" in english and "+4/-18, p = 0,00434" in dutch and "0.00434" not in dutch
-    assert "0.31 to 0.52" in english and "0,00867" in dutch and "needles opnieuw getrokken" in dutch
+    assert "+4/-18, p = 0.00434, Holm p = 0.00867" in english and "Holm-p = 0,00867" in dutch
+    assert "0.31 to 0.52" in english and "needles opnieuw getrokken" in dutch
 
 
 def test_who_counted_the_tokens_is_said_in_dutch_and_exactly_as_the_engine_says_it_in_english():

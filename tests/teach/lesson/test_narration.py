@@ -1145,7 +1145,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
         "Of the **3** twenty-chunk prompts that hold the needle, **0** have it in the middle"
         in text["what_figures_say"][0]
     )
-    assert "median **400** tokens with 4 chunks and **2000** with 20" in text["retrieval_bill"][0]
+    assert "a median of **400** tokens with 4 chunks and **2000** with 20" in text["retrieval_bill"][0]
     assert "- **50** reach a prompt that holds the needle" in text["halves_at_cut"][0]
     assert "Markers that name a source: **1**" in text["generated_markers"][0]
     assert "name no source: **1** (counted, never linked: `render_links` flagged [7])" in text["generated_markers"][0]
@@ -1167,7 +1167,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "cite the source holding their needle: **6** of 8" in mostly
     detected, tied = text["needle_in_prompt"]
     assert "Most prompts holding the needle: **hybrid** (**42** of 64)" in detected
-    assert "bm25 (+1/-11, p = 0.00635, Holm 0.0191) differs detectably" in detected and "MaxSim" in detected
+    assert "bm25 (+1/-11, p = 0.00635, Holm p = 0.0191) differs detectably" in detected and "MaxSim" in detected
     assert "paired by needle" in detected and "Holm-adjusted over the 3 comparisons" in detected
     assert "**dense, hybrid** (**40** of 64)" in tied and "no retriever's difference is detected" in tied
     assert "chapter's cross-encoder" in tied

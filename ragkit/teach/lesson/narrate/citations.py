@@ -295,8 +295,8 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
             "**{growth:.1f}×** the median length. Of the **{held}** {many}-chunk prompts that hold the needle, "
             "**{middle}** have it in the middle (past the first {few} sources and before the last {few}), where the "
             "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
-            "the middle or anywhere: that takes graded answers, and this notebook's (above) are too few, from too "
-            'small a model, to say it. The same limit is "reduces, not '
+            "the middle or anywhere; that takes graded answers, and the answers graded above are too few, and from too "
+            'small a model, to tell. The same limit is "reduces, not '
             "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
             "altogether, and the **{with_needle}** that hold it bound the answers that can rest on the needle.",
             many=_spelled_out(many),
@@ -316,8 +316,9 @@ def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: TokenCounter
     few, four, many, twenty = _few_and_many(facts)
     return Markdown(
         say(
-            "A retrieved prompt is median **{few_tokens:.0f}** tokens with {few} chunks and **{many_tokens:.0f}** with "
-            "{many} (counted with *{counted_with}*), paid on every query, for as long as the system runs; a fine-tune "
+            "A prompt built from retrieval has a median of **{few_tokens:.0f}** tokens with {few} chunks and "
+            "**{many_tokens:.0f}** with {many} (counted with *{counted_with}*), and those tokens are paid for on every "
+            "query, for as long as the system runs; a fine-tune "
             "pays up front and then cannot cite its sources. That per-query token count is the figure the decision "
             "compares. And the question the chapter leaves open, what to do when the answer was never written, is one "
             "retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the honest "
@@ -337,7 +338,7 @@ def needle_in_prompt(rates: Sequence[faithfulness.PromptRate], cross_encoder: bo
     tied = [r.retriever for r in rates if r.rate.k == best.rate.k]
     detected = [
         say(
-            "{retriever} ({test}, Holm {holm:.3g})",
+            "{retriever} ({test}, Holm p = {holm:.3g})",
             retriever=r.retriever,
             test=paired_test(r.against_dense),
             holm=r.holm_p,
@@ -362,8 +363,8 @@ def needle_in_prompt(rates: Sequence[faithfulness.PromptRate], cross_encoder: bo
         say(
             "All **{n}** in-domain queries, strategy E, four sources at most, the gate at cut {cut} on cosine distance "
             "whichever retriever ranked: no generation needed. Most prompts holding the needle: **{best}** (**{k}** of "
-            "{n}).{which} Against dense, paired by needle (a needle's phrasings share its chunk, so each needle is one "
-            "pair) and Holm-adjusted over the {m} comparisons: {detected}.",
+            "{n}).{which} Against dense, paired by needle (a needle's two phrasings look for the same chunk, so they "
+            "are not independent: each needle is one pair) and Holm-adjusted over the {m} comparisons: {detected}.",
             n=best.rate.n,
             m=compared,
             cut=DEFAULT_CUT,

@@ -229,10 +229,10 @@ def calls_saved(m: Measurement | None, out_of_domain: int) -> Markdown:
         say(
             "All **{n}** out-of-domain queries through `answer()` at cut {cut}, with the generator: **{refused}** "
             "refused, and the generator's count of the answers it was asked for (`generator.requests`, read before and "
-            "after each query) went up **{calls_refused}** times for them: a refusal returns before any prompt is "
-            "built, and that is the gate's saving, counted by the code. The **{answered}** the gate let through "
-            "(bluffs) asked for **{calls_answered}** answers (one already in the generator's cache is read back, not "
-            "computed again).",
+            "after each query) went up **{calls_refused}** times for them. That count is the gate's saving, counted by "
+            "the code (a refusal returns before any prompt is built). The **{answered}** the gate let through (bluffs) "
+            "asked for **{calls_answered}** answers; an answer already in the generator's cache is read back, not "
+            "computed again, but it is still asked for and counted.",
             n=out_of_domain,
             cut=DEFAULT_CUT,
             refused=g.refused,
@@ -285,8 +285,8 @@ def _paired_can_show(needles: int) -> str:
         return say(
             "With **{n}** needles the sign test can reach p no smaller than **{smallest:.3g}**, not below {alpha}: "
             "this sample cannot detect a difference of any size, so it demonstrates the method and shows nothing "
-            "about where the needle sits. Detecting a drop of {drop} points with {power:.0%} power would take at "
-            "least **{needed}** needles, even if every discordant pair went the same way.",
+            "about where the needle sits. Detecting a drop of {drop} percentage points with {power:.0%} power would "
+            "take at least **{needed}** needles, even if every discordant pair went the same way.",
             n=needles,
             smallest=smallest_p(needles),
             alpha=ALPHA,
