@@ -443,18 +443,22 @@ class Measurement:
 
     @property
     def model(self) -> str:
+        """The generator's name."""
         return self.first.model
 
     @property
     def opening(self) -> Answer:
+        """The opening question's answer."""
         return self.first.opening
 
     @property
     def opening_generation(self) -> Generation:
+        """How the opening answer was made: tokens, seconds, why it stopped."""
         return self.first.opening_generation
 
     @property
     def opening_markers(self) -> Markers:
+        """The opening answer's [n] markers, valid and invalid."""
         return self.first.opening_markers
 
     @property

@@ -230,20 +230,15 @@ def test_a_refused_query_makes_no_model_call_and_an_answered_one_does():
         OutOfDomain("o3", "farther", "absurd", "z"),
     ]
     generator = Counting()
-    calls = f.count_gate_calls(
-        asked,
-        Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
-        generator,
-        cut=0.675,
-    )  # type: ignore[arg-type]
+
+    def through_the_gate():
+        near = Near({"far away": 0.9, "close by": 0.3, "farther": 0.99})
+        return f.count_gate_calls(asked, near, generator, cut=0.675)  # type: ignore[arg-type]
+
+    calls = through_the_gate()
     assert (calls.refused, calls.answered, calls.calls_refused, calls.calls_answered) == (2, 1, 0, 1)
     assert generator.calls == 1 and len(calls.answers) == 1
-    again = f.count_gate_calls(
-        asked,
-        Near({"far away": 0.9, "close by": 0.3, "farther": 0.99}),  # type: ignore[arg-type]
-        generator,
-        cut=0.675,
-    )  # type: ignore[arg-type]
+    again = through_the_gate()
     # a second run reads its one answer back: the saving is still counted (the refusals asked for none)
     assert (again.calls_refused, again.calls_answered) == (0, 1) and generator.calls == 1
 
