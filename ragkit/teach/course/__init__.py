@@ -181,12 +181,10 @@ class Course:
     def opening(self) -> faithfulness.Opening | None:
         """Notebook 07's opening answer alone (None without a generator): read from the full measurement once it is
         here, else computed or read back by itself, without waiting for a warmer's stage "generation" (a first look at
-        07 waits for one answer, not 44)."""
+        07 waits for one answer, not for all of them)."""
         if self._generation:
-            m = self._generation[0]
-            return (
-                None if m is None else faithfulness.Opening(m.model, m.opening, m.opening_generation, m.opening_markers)
-            )
+            measured = self._generation[0]
+            return None if measured is None else measured.first
         generator = self.generator()
         if generator is None:
             return None
