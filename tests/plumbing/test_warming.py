@@ -698,3 +698,10 @@ def test_07s_answers_computed_in_a_kernel_say_how_far_they_are_in_one_line(monke
         "later run reads it back"
     )
     assert generator.report is None
+    ticks: list[int] = []
+    shown.clear()
+    course._generation.clear()
+    generator.seen.clear()
+    generator.calls = 0
+    course.generation(report=ticks.append)  # as a warmer's stage: its ticks, no line of its own in its log
+    assert ticks == list(range(1, generator.calls + 1)) and shown == []

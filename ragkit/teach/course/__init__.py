@@ -201,7 +201,7 @@ class Course:
                 self._generation.append(None)
                 return None
             hooks = [report] if report is not None else []
-            if self.progress:  # computed here (no warmer had them): a line says how far, rewritten in place
+            if self.progress and report is None:  # a kernel computes them (a warmer reports by its ticks instead)
                 line, began = warming.ProgressLine(), time.monotonic()
                 hooks.append(
                     lambda n: line(
