@@ -301,7 +301,7 @@ display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 #
 # The rest of this notebook's generated answers come next. The cell below reads them from the cache when the warm step
 # has computed them. While a background warmer is still computing them, it waits and says so. Otherwise it computes
-# them here (about two minutes on two cores, measured in December 2026), with a line saying how far it is.
+# them here, which takes minutes, with a line saying how far it is.
 
 # %%
 measured = course.generation()

@@ -179,6 +179,14 @@ def onnx_export(
         held = True
     except Timeout:
         held = False
+    except OSError as exc:  # not a file one can lock (a folder, no permission): export all the same, and say so
+        held = False
+        warnings.warn(
+            f"the export's lock {lock.lock_file} cannot be used ({exc.strerror or exc}): exporting without it; "
+            "remove it to export one at a time again",
+            CacheWarning,
+            stacklevel=4,
+        )
     try:
         if held and target.exists() and export_problem(target, graph) is None:
             return target  # exported by the process that held the lock

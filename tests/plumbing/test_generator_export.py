@@ -67,6 +67,18 @@ def test_two_that_need_the_export_at_once_convert_it_once(tmp_path):
     assert onnx.export_problem(got[0], "model.onnx") is None
 
 
+def test_a_lock_that_is_no_file_is_said_and_the_export_made_all_the_same(tmp_path):
+    calls: list = []
+    source = tmp_path / "model.gguf"
+    source.write_bytes(b"weights")
+    (tmp_path / "cache" / f".generator-{'ef' * 8}.export.lock").mkdir(parents=True)  # a folder where the lock goes
+    with pytest.warns(CacheWarning, match=r"export\.lock cannot be used \(Is a directory\): exporting without it"):
+        made = onnx.onnx_export(
+            source, "ef" * 32, tmp_path / "cache", kind="generator", graph="model.onnx", child=fake_conversion(calls)
+        )
+    assert len(calls) == 1 and onnx.export_problem(made, "model.onnx") is None
+
+
 def test_a_changed_generator_file_is_moved_aside_and_converted_again(tmp_path):
     calls = []
     source = tmp_path / "model.gguf"

@@ -308,7 +308,7 @@ display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 #
 # Nu volgen de andere gegenereerde antwoorden. De cel hieronder leest ze uit de cache als de warm-stap ze al heeft
 # berekend. Is een warmer op de achtergrond er nog mee bezig, dan wacht de cel en zegt ze dat. Anders berekent de cel ze
-# hier (ongeveer twee minuten op twee cores), met een regel die laat zien hoe ver ze is.
+# hier, wat minuten duurt, met een regel die laat zien hoe ver ze is.
 
 # %%
 measured = course.generation()
