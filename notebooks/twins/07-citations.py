@@ -460,8 +460,8 @@ narrate.needle_positions(measured)
 # in the prompt does not oblige the model to use it. Of the two things it says make this worse in production, the first
 # is that long contexts degrade: a model finds information at the beginning and end of a long prompt more reliably than
 # in the middle, so twenty chunks instead of four can lower accuracy while they raise the bill (the chapter cites its
-# chapter 24 for the measurement). This notebook measures the retriever's side of both on every query, and the
-# generator's side on small samples, with a small model.
+# chapter 24 for the measurement). The second is that retrieval can be right and still not be enough. This notebook
+# measures the retriever's side of both on every query, and the generator's side on small samples, with a small model.
 
 # %% jupyter={"source_hidden": true}
 narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))

@@ -453,7 +453,7 @@ narrate.more_chunks(facts, result.counted_with, False)
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
 # Dezelfde regel beoordeelt elk antwoord, en elke needle is één paar, dus de test is de exacte sign test op de
 # discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt weergegeven, telt mee. Elk
-# antwoord kost seconden, dus de steekproef is klein. Voordat je de zin onder de tabel leest: wat is, met zoveel needles
+# antwoord duurt enkele seconden, dus de steekproef is klein. Voordat je de zin onder de tabel leest: wat is, met zoveel needles
 # als de kolom *gesteld* laat zien, de kleinste p die de sign test kan halen, en wat kan zo'n steekproef laten zien over
 # de plek van de needle?
 
@@ -471,7 +471,7 @@ narrate.needle_positions(measured)
 # hoofdstuk in productie erger maken, is het eerste dat lange contexten degraderen:
 # een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
 # chunks in plaats van vier kunnen de nauwkeurigheid verlagen terwijl ze de rekening verhogen (het hoofdstuk verwijst
-# voor de meting naar zijn hoofdstuk 24). Dit notebook meet van beide de kant van de retriever op elke query, en die van
+# voor de meting naar zijn hoofdstuk 24). Het tweede is dat retrieval juist kan zijn en toch niet genoeg. Dit notebook meet van beide de kant van de retriever op elke query, en die van
 # de generator op kleine steekproeven, met een klein model.
 
 # %% jupyter={"source_hidden": true}

@@ -1145,7 +1145,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
         "Of the **3** twenty-chunk prompts that hold the needle, **0** have it in the middle"
         in text["what_figures_say"][0]
     )
-    assert "a median of **400** tokens with 4 chunks and **2000** with 20" in text["retrieval_bill"][0]
+    assert "a median of **400** tokens with 4 chunks and **2,000** with 20" in text["retrieval_bill"][0]
     assert "- **50** reach a prompt that holds the needle" in text["halves_at_cut"][0]
     assert "Markers that name a source: **1**" in text["generated_markers"][0]
     assert "name no source: **1** (counted, never linked: `render_links` flagged [7])" in text["generated_markers"][0]

@@ -316,13 +316,12 @@ def retrieval_bill(facts: Mapping[int, pd.DataFrame], counted_with: TokenCounter
     few, four, many, twenty = _few_and_many(facts)
     return Markdown(
         say(
-            "A prompt built from retrieval has a median of **{few_tokens:.0f}** tokens with {few} chunks and "
-            "**{many_tokens:.0f}** with {many} (counted with *{counted_with}*), and those tokens are paid for on every "
-            "query, for as long as the system runs; a fine-tune "
-            "pays up front and then cannot cite its sources. That per-query token count is the figure the decision "
-            "compares. And the question the chapter leaves open, what to do when the answer was never written, is one "
-            "retrieval cannot answer at all: notebook 06's out-of-domain queries are those questions, and the honest "
-            "reply to them is NO ANSWER.",
+            "A prompt built from retrieval has a median of **{few_tokens:,.0f}** tokens with {few} chunks and "
+            "**{many_tokens:,.0f}** with {many} (counted with *{counted_with}*), and those tokens are paid for on every"
+            " query, for as long as the system runs; a fine-tune pays up front and then cannot cite its sources. That "
+            "per-query token count is the figure the decision compares. And the question the chapter leaves open, what "
+            "to do when the answer was never written, is one retrieval cannot answer at all: notebook 06's "
+            "out-of-domain queries are those questions, and the honest reply to them is NO ANSWER.",
             few_tokens=four.tokens.median(),
             few=few,
             many_tokens=twenty.tokens.median(),

@@ -401,8 +401,8 @@ def small_model(m: Measurement | None) -> Markdown:
             "and **{well_formed}** well-formed identifiers of which **{real}** were real papers and **{right}** the "
             "paper "
             "claimed. The chapter gives no needle-recall rate and no lost-in-the-middle figure for it, so none is "
-            'shown here; with it installed (`make models`), `Generator("Qwen2.5-0.5B-Instruct")` runs the same '
-            "measurements.",
+            "shown here; with it installed (`make models`), "
+            '`ragkit.generation.Generator("Qwen2.5-0.5B-Instruct")` runs the same measurements.',
             model=m.model,
             chapter_model=q["model"],
             tokens=chapter.PROMPT_TOKENS,
