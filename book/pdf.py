@@ -7,13 +7,18 @@ cut, and the widgets' places keep their note that they need a kernel.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import io
 import shutil
 import tempfile
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import quote
 
 NAME = "course.pdf"
 CONTENTS = "Contents"
@@ -29,12 +34,44 @@ FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    # nothing but the book's own files: every other request goes to a proxy on a closed port and is refused at once
-    # (a playwright route would do it too, but routing turns chromium's cache off, and each sheet would compile
-    # plotly.js again)
-    "--proxy-server=127.0.0.1:9",
-    "--proxy-bypass-list=<-loopback>",
 ]
+
+
+def only_from(port: int) -> list[str]:
+    """Chromium's flags for a browser that reaches the loopback server on ``port`` and nothing else.
+
+    Every other request goes to a proxy on a closed port and is refused at once. A playwright route would do it too,
+    but routing turns chromium's cache off, and each page would compile plotly.js (3.5 MB) again.
+    """
+    return [*FLAGS, "--proxy-server=127.0.0.1:9", f"--proxy-bypass-list=<-loopback>;127.0.0.1:{port}"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """A static file server that keeps its request log to itself."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[tuple[str, int]]:
+    """``folder`` on a loopback HTTP server of its own while the block runs: its address and port.
+
+    chromium keeps the code it compiled for a page's scripts when they come over HTTP, not from file://: a page after
+    the first loads without compiling plotly.js again.
+    """
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(Path(folder).resolve()))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        yield f"http://127.0.0.1:{port}", port
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 class Sheet(Protocol):
@@ -92,20 +129,24 @@ def write(
 
     names = [(contents, index), *((page.title, page.href) for page in pages)]  # each sheet's heading, its file
     writer = PdfWriter()
-    # one profile with a disk cache for every sheet: chromium compiles plotly.js (3.5 MB) once, not once per page
-    # (a fresh context per page: 78 s of loading for the English course, against 56 s)
-    with sync_playwright() as p, tempfile.TemporaryDirectory(prefix="book-pdf-") as profile:
+    # one profile with a disk cache for every sheet, each read over HTTP (see ``served``): chromium compiles plotly.js
+    # once, not once per sheet
+    with (
+        served(out) as (base, port),
+        sync_playwright() as p,
+        tempfile.TemporaryDirectory(prefix="book-pdf-") as profile,
+    ):
         browser = p.chromium.launch_persistent_context(
             profile,
             executable_path=str(browser_path),
             headless=True,
-            args=FLAGS,
+            args=only_from(port),
             viewport={"width": PRINT_WIDTH, "height": 1000},
         )
         try:
             for heading, href in names:
                 tab = browser.new_page()
-                tab.goto((out / href).resolve().as_uri())
+                tab.goto(f"{base}/{quote(href)}")
                 wait_until_drawn(tab)
                 # paper has nothing to click: a reveal folded until a prediction is written is printed open
                 tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")

@@ -20,8 +20,8 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from test_book import Quiet, reads_the_site, site  # noqa: F401  (the fixture, shared with test_book)
-from test_browser import CHROMIUM, CHROMIUM_FLAGS
+from test_book import reads_the_site, site  # noqa: F401  (the fixture, shared with test_book)
+from test_browser import CHROMIUM
 
 import ragkit.teach.course
 from book import build, pdf
@@ -60,51 +60,40 @@ def install_axe() -> Path:
     return AXE
 
 
-def serve(folder: Path):
-    """A local static server for ``folder``; the caller shuts it down."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 def axe_pages(folder: Path, axe: Path) -> dict[str, list[dict]]:
     """axe-core's violations on every page of a built book, by file name, each page drawn first (figures, formulas)."""
     from playwright.sync_api import sync_playwright
 
-    server, base = serve(folder)
     results: dict[str, list[dict]] = {}
-    try:
-        # a profile of its own, with a disk cache: from the third page on chromium reuses the code it compiled for
-        # plotly.js (3.5 MB) and a page loads in 0.5 s, not 1.7 s (a fresh in-memory context compiles it every time)
-        with sync_playwright() as p, tempfile.TemporaryDirectory(prefix="axe-chromium-") as profile:
-            browser = p.chromium.launch_persistent_context(
-                profile,
-                executable_path=str(CHROMIUM),
-                headless=True,
-                args=CHROMIUM_FLAGS,
-                viewport={"width": 1200, "height": 900},
+    # a profile of its own, with a disk cache, and the pages over HTTP from the one server chromium may reach
+    # (book.pdf.only_from: not a playwright route, which turns the cache off): chromium compiles plotly.js once
+    with (
+        pdf.served(folder) as (base, port),
+        sync_playwright() as p,
+        tempfile.TemporaryDirectory(prefix="axe-chromium-") as profile,
+    ):
+        browser = p.chromium.launch_persistent_context(
+            profile,
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=pdf.only_from(port),
+            viewport={"width": 1200, "height": 900},
+        )
+        for name in sorted(f.name for f in folder.glob("*.html")):
+            page = browser.new_page()
+            page.goto(f"{base}/{name}")
+            pdf.wait_until_drawn(page)
+            page.add_script_tag(path=str(axe))
+            found = page.evaluate(
+                "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
+                "resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id, "
+                "impact: v.impact, nodes: v.nodes.length, "
+                "where: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))",
+                AXE_TAGS,
             )
-            for name in sorted(f.name for f in folder.glob("*.html")):
-                page = browser.new_page()
-                page.route(
-                    "**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort()
-                )
-                page.goto(f"{base}/{name}")
-                pdf.wait_until_drawn(page)
-                page.add_script_tag(path=str(axe))
-                found = page.evaluate(
-                    "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
-                    "resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id, "
-                    "impact: v.impact, nodes: v.nodes.length, "
-                    "where: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))",
-                    AXE_TAGS,
-                )
-                results[name] = found
-                page.close()
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+            results[name] = found
+            page.close()
+        browser.close()
     return results
 
 
@@ -436,3 +425,34 @@ def test_a_pdf_is_written_under_the_name_asked_for_with_its_outline(tmp_path, br
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.nl.html", "course.nl.pdf", "index.nl.html"]
     reader = PdfReader(target)
     assert [item.title for item in reader.outline] == ["Inhoud", "Bronnen"] and reader.metadata.title == "Titel"
+
+
+@pytest.mark.slow
+def test_the_printer_reaches_only_the_books_own_server(tmp_path, browser_ready):
+    """The sheets come over HTTP from the printer's own server; a page's request anywhere else (another loopback port
+    included) is refused, and the sheet is printed all the same."""
+    asked: list[str] = []
+
+    class Recording(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recording)
+    threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+    try:
+        outside = f"http://127.0.0.1:{elsewhere.server_address[1]}"
+        (tmp_path / "index.html").write_text(
+            f'<html lang="en"><body><h1>Contents</h1><img src="{outside}/img.png" alt="x">'
+            f'<script src="{outside}/x.js"></script><script src="https://example.org/y.js"></script></body></html>'
+        )
+        target = pdf.write(tmp_path, [], "a book")
+    finally:
+        elsewhere.shutdown()
+        elsewhere.server_close()
+    assert target is not None and target.is_file()
+    assert asked == [], f"the printer reached another server: {asked}"
