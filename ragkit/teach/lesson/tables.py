@@ -456,8 +456,8 @@ def four_or_twenty(facts: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
         held = f["needle at"]
         return {
             _("prompts built"): say("{built} of {n}", built=int((f.sources > 0).sum()), n=len(f)),
-            _("median prompt length (tokens)"): say("{tokens:.0f}", tokens=f.tokens.median()),
-            _("longest prompt (tokens)"): say("{tokens:.0f}", tokens=f.tokens.max()),
+            _("median prompt length (tokens)"): say("{tokens:,.0f}", tokens=f.tokens.median()),
+            _("longest prompt (tokens)"): say("{tokens:,.0f}", tokens=f.tokens.max()),
             _("prompts holding the needle"): f"{int(held.notna().sum())}",
             _("median position of the needle"): say("{at:.0f}", at=held.median()) if held.notna().any() else "–",
             _("needle past source 4"): f"{int((held > 4).sum())}",

@@ -209,8 +209,8 @@ def test_four_or_twenty_chunks_is_the_notebooks_old_table_in_english_and_dutch_i
         {
             f"{k} chunks": {  # the cell of notebook 07 before this table moved into tables
                 "prompts built": f"{int((f.sources > 0).sum())} of {len(f)}",
-                "median prompt length (tokens)": f"{f.tokens.median():.0f}",
-                "longest prompt (tokens)": f"{f.tokens.max():.0f}",
+                "median prompt length (tokens)": f"{f.tokens.median():,.0f}",  # thousands separated, as people read
+                "longest prompt (tokens)": f"{f.tokens.max():,.0f}",
                 "prompts holding the needle": f"{int(f['needle at'].notna().sum())}",
                 "median position of the needle": f"{f['needle at'].median():.0f}"
                 if f["needle at"].notna().any()
@@ -221,8 +221,8 @@ def test_four_or_twenty_chunks_is_the_notebooks_old_table_in_english_and_dutch_i
         }
     )
     english, dutch = both(lambda: html(tables.four_or_twenty(prompts)))
-    assert english == html(old)
-    assert "2 van 3" in dutch and "3 van 3" in dutch and "mediane promptlengte (tokens)" in dutch
+    assert english == html(old) and "2,100" in english
+    assert "2.100" in dutch and "2 van 3" in dutch and "3 van 3" in dutch and "mediane promptlengte (tokens)" in dutch
     assert "needle na bron 4" in dutch and " of " not in dutch and "prompts built" not in dutch
 
 
