@@ -671,19 +671,21 @@ def _write_site(site: Path, book: list[Page], notebooks: list[nbformat.NotebookN
             (site / LABELS[translation]["index"]).write_text(translated_landing(book, settings, translation))
     sheet, text = bibliography()
     (site / sheet.href).write_text(text, encoding="utf-8")
-    # the course on paper: the English one, its bibliography last
-    pdf.write(site, [*(p for p in book if p.language == SOURCE), sheet], SITE_TITLE)
-    for translation in TRANSLATIONS:  # each translation's course on paper too, its own index first
+    # the course on paper: the English one, its bibliography last, then each translation's, its own index first
+    printouts = [pdf.Printout([*(p for p in book if p.language == SOURCE), sheet], SITE_TITLE)]
+    for translation in TRANSLATIONS:
         if any(p.language == translation for p in book):
             words = LABELS[translation]
-            pdf.write(
-                site,
-                [*(p for p in book if p.language == translation), sheet],
-                words["site_title"],
-                name=words["pdf"],
-                contents=words["contents"],
-                index=words["index"],
+            printouts.append(
+                pdf.Printout(
+                    [*(p for p in book if p.language == translation), sheet],
+                    words["site_title"],
+                    name=words["pdf"],
+                    contents=words["contents"],
+                    index=words["index"],
+                )
             )
+    pdf.write_all(site, printouts)
     files = sorted(e for e in _listing(site) if (site / e).is_file())
     (site / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "files": files}, indent=0) + "\n")
 

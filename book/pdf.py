@@ -16,6 +16,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote
@@ -107,6 +108,17 @@ def wait_until_drawn(page) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Printout:
+    """One PDF of the site: its sheets in the book's order, its title, file name, contents heading and index page."""
+
+    pages: Sequence[Sheet]
+    title: str
+    name: str = NAME
+    contents: str = CONTENTS
+    index: str = "index.html"
+
+
 def write(
     out: Path, pages: Sequence[Sheet], title: str, name: str = NAME, contents: str = CONTENTS, index: str = "index.html"
 ) -> Path | None:
@@ -115,22 +127,24 @@ def write(
 
     Without a chromium there is no PDF (the HTML pages are complete without it): a warning says what to install.
     """
+    return write_all(out, [Printout(pages, title, name, contents, index)])[0]
+
+
+def write_all(out: Path, printouts: Sequence[Printout]) -> list[Path | None]:
+    """Every printout of the site in ``out``, by one browser (``write`` prints one): the files written, in order."""
     from playwright.sync_api import sync_playwright
-    from pypdf import PdfReader, PdfWriter
 
     browser_path = chromium()
     if browser_path is None:
-        warnings.warn(
-            f"no chromium to print the book's PDF with, so {out / name} was not written: install it "
-            "(`apt-get install chromium`) and run `make book` again",
-            stacklevel=2,
-        )
-        return None
-
-    names = [(contents, index), *((page.title, page.href) for page in pages)]  # each sheet's heading, its file
-    writer = PdfWriter()
-    # one profile with a disk cache for every sheet, each read over HTTP (see ``served``): chromium compiles plotly.js
-    # once, not once per sheet
+        for printout in printouts:
+            warnings.warn(
+                f"no chromium to print the book's PDF with, so {out / printout.name} was not written: install it "
+                "(`apt-get install chromium`) and run `make book` again",
+                stacklevel=3,
+            )
+        return [None for _ in printouts]
+    # one profile with a disk cache for every sheet of every printout, each read over HTTP (see ``served``): chromium
+    # compiles plotly.js once, not once per sheet
     with (
         served(out) as (base, port),
         sync_playwright() as p,
@@ -144,27 +158,36 @@ def write(
             viewport={"width": PRINT_WIDTH, "height": 1000},
         )
         try:
-            for heading, href in names:
-                tab = browser.new_page()
-                tab.goto(f"{base}/{quote(href)}")
-                wait_until_drawn(tab)
-                # paper has nothing to click: a reveal folded until a prediction is written is printed open
-                tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
-                tab.emulate_media(media="print")
-                sheet = tab.pdf(
-                    format="A4",
-                    print_background=True,
-                    tagged=True,
-                    margin=dict(top="15mm", bottom="15mm", left="12mm", right="12mm"),
-                )
-                tab.close()
-                start = len(writer.pages)
-                writer.append(PdfReader(io.BytesIO(sheet)))
-                writer.add_outline_item(title=heading, page_number=start)
+            return [_print(browser, base, out, printout) for printout in printouts]
         finally:
             browser.close()
-    writer.add_metadata({"/Title": title})
-    target = out / name
+
+
+def _print(browser, base: str, out: Path, printout: Printout) -> Path:
+    """One printout's sheets printed by ``browser`` from the server at ``base``, joined into ``out/name``."""
+    from pypdf import PdfReader, PdfWriter
+
+    names = [(printout.contents, printout.index), *((page.title, page.href) for page in printout.pages)]
+    writer = PdfWriter()
+    for heading, href in names:  # each sheet's heading, its file
+        tab = browser.new_page()
+        tab.goto(f"{base}/{quote(href)}")
+        wait_until_drawn(tab)
+        # paper has nothing to click: a reveal folded until a prediction is written is printed open
+        tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        tab.emulate_media(media="print")
+        sheet = tab.pdf(
+            format="A4",
+            print_background=True,
+            tagged=True,
+            margin=dict(top="15mm", bottom="15mm", left="12mm", right="12mm"),
+        )
+        tab.close()
+        start = len(writer.pages)
+        writer.append(PdfReader(io.BytesIO(sheet)))
+        writer.add_outline_item(title=heading, page_number=start)
+    writer.add_metadata({"/Title": printout.title})
+    target = out / printout.name
     with target.open("wb") as f:
         writer.write(f)
     return target

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -576,7 +577,18 @@ def _executed(pages: list[book.Page]) -> dict[Path, nbformat.NotebookNode]:
     return done
 
 
-@pytest.mark.filterwarnings("ignore:no chromium to print")  # about the site, not its PDF
+@pytest.fixture
+def no_printer(monkeypatch):
+    """A test about the site, not its PDF: no chromium prints (the printer's own tests and the course's PDFs do)."""
+    from book import pdf
+
+    monkeypatch.setattr(pdf, "chromium", lambda: None)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "no chromium to print")
+        yield
+
+
+@pytest.mark.usefixtures("no_printer")
 def test_a_site_the_builder_wrote_is_replaced_and_a_file_added_to_it_is_kept(tmp_path):
     pages = tiny_book(tmp_path / "src", "print('ran')")
     out = tmp_path / "out"
@@ -596,7 +608,7 @@ def test_a_site_the_builder_wrote_is_replaced_and_a_file_added_to_it_is_kept(tmp
     assert snapshot(out) == before
 
 
-@pytest.mark.filterwarnings("ignore:no chromium to print")  # about the site, not its PDF
+@pytest.mark.usefixtures("no_printer")
 def test_a_forged_marker_deletes_nothing_outside_the_site(tmp_path):
     pages = tiny_book(tmp_path / "src", "print('ran')")
     victim = tmp_path / "victim.txt"
@@ -642,7 +654,7 @@ def test_python_m_book_refuses_a_file_or_a_full_folder_at_once_and_without_a_tra
     assert (tmp_path / "mine" / "thesis.tex").read_text() == "four years of work"
 
 
-@pytest.mark.filterwarnings("ignore:no chromium to print")  # about the site, not its PDF
+@pytest.mark.usefixtures("no_printer")
 def test_an_unset_address_shows_no_launch_button_and_is_said_once(tmp_path):
     """Issue 67, item 6: the book's Binder and Colab buttons led to github.com/OWNER/ragkit, without a word."""
     pages = tiny_book(tmp_path / "src", "print('ran')")
