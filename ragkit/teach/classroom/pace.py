@@ -67,14 +67,16 @@ def class_minutes(path: Path, core_only: bool = False) -> int:
 
 def class_times(notebooks: Path, language: str = "en") -> dict[str, str]:
     """The teacher's guide's class-time figures of every lesson, from its twin in ``language``: ``full_NN`` and
-    ``core_NN`` (minutes in full and of its core sections; NN is the lesson's number, ``02b``), as the guide's
-    ``<!--fig:...-->`` markers name them."""
+    ``core_NN`` (minutes in full and of its core sections; NN is the lesson's number, ``02b``), and ``minutes_exN``
+    (an exercise's class time plus ``EXERCISE_WORK``), as the guide's ``<!--fig:...-->`` markers name them."""
     twins = notebooks / "twins" if language == "en" else notebooks / "twins" / language
     suffix = ".py" if language == "en" else f".{language}.py"
     out = {}
     for twin in sorted(twins.glob(f"0*{suffix}")):
         name = twin.name.split("-", 1)[0]
         out[f"full_{name}"], out[f"core_{name}"] = str(class_minutes(twin)), str(class_minutes(twin, True))
+    for twin in sorted((twins / "exercises").glob(f"ex*{suffix}")):
+        out[f"minutes_{twin.name.split('-', 1)[0]}"] = str(class_minutes(twin) + EXERCISE_WORK)
     return out
 
 

@@ -4,6 +4,7 @@ import ast
 import math
 import random
 import re
+from pathlib import Path
 
 import jupytext
 import numpy as np
@@ -375,6 +376,23 @@ def test_every_notebook_that_uses_strategy_letters_or_word_pieces_says_what_they
             assert "reminders.word_pieces()" in text, path.stem
 
 
+PROJECT_READING = {8: (0, 1, 2, 3, 4)}
+"""The parts of the project page the term plan has the class read in a project week, by place: the title's paragraph
+(0), the brief, the steps, the rubric and the worked example (1 to 4), in either language."""
+
+
+def project_reading(week: int, page: Path) -> list[int]:
+    """The minutes a week reads of the project page at the pace (figures' values read, their markers not): none for
+    a week that reads nothing."""
+    from ragkit.teach.classroom.pace import WORDS_PER_MINUTE
+
+    if week not in PROJECT_READING:
+        return []
+    parts = re.split(r"^## ", re.sub(r"<!--.*?-->", "", page.read_text(encoding="utf-8")), flags=re.M)
+    assert len(parts) == 5, f"{page}: the plan's weeks read its five parts by place"
+    return [math.ceil(sum(len(re.findall(r"\w+", parts[i])) for i in PROJECT_READING[week]) / WORDS_PER_MINUTE)]
+
+
 def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pace():
     from ragkit.teach.classroom.pace import EXERCISE_WORK, class_minutes
 
@@ -385,6 +403,12 @@ def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pac
     taught = set()
     for week, notebooks, exercise, graded, minutes in rows:
         assert int(minutes) <= 120, week
+        if notebooks.startswith("project "):
+            # the project page's parts a week reads, at the pace; the rest of the session is the students' own work
+            read = [int(m) for m in re.findall(r"\((\d+) min\)", notebooks)]
+            assert read == project_reading(int(week), ROOT / "docs" / "project.md"), week
+            assert "allowance" in notebooks and exercise == "-", week
+            continue
         if "allowance" in notebooks:
             continue
         names = notebooks.split(", ")
@@ -396,5 +420,31 @@ def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pac
             assert graded.startswith(f"ex{number}:"), week
         assert int(minutes) == expected, (week, int(minutes), expected)
     assert taught == {p.stem.split("-")[0] for p in MAIN}, "every main notebook in some week"
+    exercises = {int(n) for r in rows for n in re.findall(r"Exercise (\d)", r[2])}
+    assert exercises == {int(p.name[2]) for p in (TWINS / "exercises").glob("ex*.py")}, "every exercise in some week"
+    assert [int(r[0]) for r in rows if r[1].startswith("project ")] == [8, 9, 10], "the project's three weeks"
+    dutch = (ROOT / "docs" / "nl" / "teacher-guide.md").read_text(encoding="utf-8")
+    for week, notebooks in re.findall(r"^\| (\d+) \| (project \d van 3: .+?) \|", dutch, re.M):
+        read = [int(m) for m in re.findall(r"\((\d+) min\)", notebooks)]
+        assert read == project_reading(int(week), ROOT / "docs" / "nl" / "project.md"), ("nl", week)
     order = [n for r in rows for n in r[1].split(", ")]
     assert order.index("02b") < order.index("03"), "02b before the first notebook that leans on it"
+
+
+def test_the_run_times_table_has_every_notebook_and_each_runs_warm_within_the_paces_time_for_its_cells():
+    """The guide's Run times (make bench) name every main notebook, exercise and solution, and each one's warm run is
+    shorter than the half-minute per code cell the pace gives it (the term plan says so)."""
+    from ragkit.teach.classroom.pace import MINUTES_PER_CELL
+
+    text = GUIDE.read_text(encoding="utf-8")
+    table = text[text.index("<!-- run-times:") : text.index("<!-- /run-times -->")]
+    warm = {name: int(s) for name, s in re.findall(r"^\| (\S+\.ipynb) \| (\d+) s \|", table, re.M)}
+    course = [p.relative_to(NOTEBOOKS).as_posix() for p in sorted(NOTEBOOKS.glob("0*.ipynb"))] + [
+        p.relative_to(NOTEBOOKS).as_posix()
+        for folder in ("exercises", "solutions")
+        for p in sorted((NOTEBOOKS / folder).glob("*.ipynb"))
+    ]
+    assert sorted(warm) == sorted(course), "make bench's run times lack a notebook: run `python -m benchmarks guide`"
+    for name, seconds in warm.items():
+        cells = sum(c.cell_type == "code" for c in jupytext.read(TWINS / name.replace(".ipynb", ".py")).cells)
+        assert seconds < cells * MINUTES_PER_CELL * 60, (name, seconds, cells)
