@@ -70,7 +70,7 @@ display(Markdown(reminders.strategy_letters()))
 # then the best few. It is exact by construction: no chunk is skipped, so the top 20 it returns *is* the top 20. Its
 # cost is one multiply-add per dimension per stored vector, for every query: twice the vectors, twice the work.
 #
-# A production index holds millions of vectors and does not look at all of them. The most common approximate index,
+# An index over millions of vectors usually does not look at all of them. The most common approximate index,
 # **HNSW** (hierarchical navigable small world), keeps a stack of graphs. The bottom layer holds every vector, each
 # linked to at most 2M of its near neighbours; each layer above holds a random few of the vectors of the layer below,
 # fewer towards the top, each linked to at most **M**. No layer links every vector to every other: each is a sparse
@@ -177,8 +177,9 @@ narrate.when_exact(small, large)
 #
 # - **The exact scan is the right answer** when the collection is small enough that its scan costs less than the
 #   stages around it (the course's chunks, a team's wiki, most per-user or per-tenant collections), when every answer
-#   must be the true nearest (an evaluation like this course's, a deduplication), or when the collection changes all
-#   the time (a new vector is one more row; a graph must be updated).
+#   must be the true nearest (an evaluation like this course's, a deduplication), or when vectors are often deleted
+#   or replaced (a changed row is simply written over; adding to an HNSW graph is cheap, but faiss's HNSW cannot
+#   remove a vector, so a deletion means marking it or building the graph again).
 # - **An approximate index is the right answer** when the scan itself is the slow stage or blocks other queries
 #   (millions of vectors, many queries at once), and a small loss of recall costs less than the time it saves. Then
 #   measure recall against the exact scan on your own vectors and queries, as above, before you choose efSearch: the

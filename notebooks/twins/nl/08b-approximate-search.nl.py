@@ -77,7 +77,7 @@ display(Markdown(reminders.strategy_letters()))
 # en dan de paar beste. Het is per constructie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
 # De kosten zijn één vermenigvuldiging met optelling per dimensie per opgeslagen vector, voor elke query: twee keer zoveel vectoren, twee keer zoveel werk.
 #
-# Een index in productie bevat miljoenen vectoren en kijkt niet naar allemaal. De meest gebruikte benaderende index,
+# Een index over miljoenen vectoren kijkt meestal niet naar allemaal. De meest gebruikte benaderende index,
 # **HNSW** (hierarchical navigable small world), houdt een stapel grafen bij. De onderste laag bevat elke vector, elk
 # verbonden met hoogstens 2M van zijn naaste buren; elke laag erboven bevat een willekeurig klein deel van de vectoren van
 # de laag eronder, naar boven toe steeds minder, elk verbonden met hoogstens **M** buren. Geen enkele laag verbindt elke
@@ -183,8 +183,10 @@ narrate.when_exact(small, large)
 #
 # - **De exacte scan is het juiste antwoord** als de verzameling zo klein is dat de scan minder kost dan de
 #   stappen eromheen (de chunks van de cursus, de wiki van een team, de meeste verzamelingen per gebruiker of per klant), als elk antwoord
-#   de echte naaste buur moet zijn (een evaluatie zoals die van deze cursus, ontdubbelen), of als de verzameling voortdurend
-#   verandert (een nieuwe vector is één rij meer; een graaf moet worden bijgewerkt).
+#   de echte naaste buur moet zijn (een evaluatie zoals die van deze cursus, ontdubbelen), of als vectoren vaak worden
+#   verwijderd of vervangen (een gewijzigde rij wordt gewoon overschreven; toevoegen aan een HNSW-graaf is goedkoop,
+#   maar de HNSW van faiss kan geen vector verwijderen, dus een verwijdering betekent hem markeren of de graaf opnieuw
+#   bouwen).
 # - **Een benaderende index is het juiste antwoord** als de scan zelf de trage stap is of andere queries blokkeert
 #   (miljoenen vectoren, veel queries tegelijk), en een klein verlies aan recall minder kost dan de tijd die het bespaart. Meet dan
 #   de recall tegen de exacte scan op je eigen vectoren en queries, zoals hierboven, voordat je efSearch kiest: de

@@ -423,10 +423,24 @@ def test_the_term_plans_minutes_are_its_notebooks_and_exercise_at_the_stated_pac
     exercises = {int(n) for r in rows for n in re.findall(r"Exercise (\d)", r[2])}
     assert exercises == {int(p.name[2]) for p in (TWINS / "exercises").glob("ex*.py")}, "every exercise in some week"
     assert [int(r[0]) for r in rows if r[1].startswith("project ")] == [8, 9, 10], "the project's three weeks"
+    # the Dutch plan: the same weeks, its minutes from the Dutch twins, its project page read in Dutch
     dutch = (ROOT / "docs" / "nl" / "teacher-guide.md").read_text(encoding="utf-8")
-    for week, notebooks in re.findall(r"^\| (\d+) \| (project \d van 3: .+?) \|", dutch, re.M):
-        read = [int(m) for m in re.findall(r"\((\d+) min\)", notebooks)]
-        assert read == project_reading(int(week), ROOT / "docs" / "nl" / "project.md"), ("nl", week)
+    dutch_plan = dutch[dutch.index("### Een periode van tien weken") :].split("\n## ", 1)[0]
+    dutch_rows = re.findall(r"^\| (\d+) \| (.+?) \| (.+?) \| (.+?) \| (\d+) \|$", dutch_plan, re.M)
+    assert [(r[0], r[1].split(":")[0]) for r in dutch_rows] == [
+        (r[0], r[1].split(":")[0].replace(" of 3", " van 3")) for r in rows
+    ]
+    nl_twins = TWINS / "nl"
+    for week, notebooks, exercise, _, minutes in dutch_rows:
+        if notebooks.startswith("project "):
+            read = [int(m) for m in re.findall(r"\((\d+) min\)", notebooks)]
+            assert read == project_reading(int(week), ROOT / "docs" / "nl" / "project.md"), ("nl", week)
+            continue
+        expected = sum(class_minutes(next(nl_twins.glob(f"{n}-*.nl.py"))) for n in notebooks.split(", "))
+        if exercise != "-":
+            number = re.fullmatch(r"Oefening (\d)", exercise)[1]
+            expected += class_minutes(next((nl_twins / "exercises").glob(f"ex{number}-*.nl.py"))) + EXERCISE_WORK
+        assert int(minutes) == expected <= 120, ("nl", week, int(minutes), expected)
     order = [n for r in rows for n in r[1].split(", ")]
     assert order.index("02b") < order.index("03"), "02b before the first notebook that leans on it"
 
