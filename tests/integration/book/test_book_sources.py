@@ -38,7 +38,10 @@ def small_site(tmp_path_factory):
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
     printed: list = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(book.pdf, "write", lambda out, sheets, title: printed.extend(sheets))
+        # the one English printout's sheets (a book of English pages prints no translation)
+        patch.setattr(
+            book.pdf, "write_all", lambda out, printouts: printed.extend(s for p in printouts for s in p.pages)
+        )
         report = book.build(
             tmp_path_factory.mktemp("book") / "site",
             book=[book.Page(path, "exercises/tiny.ipynb", "Tiny")],
