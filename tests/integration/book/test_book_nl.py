@@ -71,7 +71,7 @@ def small_book(tmp_path_factory, stand_ins: dict[str, str]) -> book.BookBuild:
         nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ran\n")]
         executed[page.path] = nb
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(book.pdf, "write", lambda *args, **kwargs: None)
+        patch.setattr(book.pdf, "write_all", lambda out, printouts: [None for _ in printouts])
         return book.build(tmp_path_factory.mktemp("book") / "site", book=pages, executed=executed, settings=PUBLISHED)
 
 
