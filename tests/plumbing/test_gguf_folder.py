@@ -119,6 +119,7 @@ def folders(tmp_path_factory):
     return tmp / "ragkit", tmp / "transformers"
 
 
+@pytest.mark.slow  # transformers' route runs in a child process that imports torch: a model conversion
 def test_the_weights_are_transformers_dequantised_ones_bit_for_bit(folders):
     from safetensors.numpy import load_file
 
@@ -129,6 +130,7 @@ def test_the_weights_are_transformers_dequantised_ones_bit_for_bit(folders):
         assert np.array_equal(ours[name], theirs[name]), f"{name} differs from transformers' (rows out of order?)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     ["config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"],
@@ -139,11 +141,13 @@ def test_the_settings_and_the_tokenizer_say_what_transformers_writes(folders, na
     assert ours == theirs
 
 
+@pytest.mark.slow
 def test_the_chat_template_is_the_files(folders):
     ours, theirs = ((folder / "chat_template.jinja").read_text(encoding="utf-8") for folder in folders)
     assert ours == theirs == TEMPLATE
 
 
+@pytest.mark.slow
 def test_the_tokenizer_encodes_as_transformers_does(folders):
     from tokenizers import Tokenizer
 

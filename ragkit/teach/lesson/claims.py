@@ -206,8 +206,8 @@ def guessing(rows: Sequence[SweepRow], penalty: float = 1.0) -> pd.DataFrame:
         out.append(
             {
                 _("cut"): _("none") if r.cut is None else number(r.cut, ".3f"),
-                _("answered right"): right,
-                _("answered wrong"): wrong,
+                _("counted right (needle in prompt)"): right,
+                _("counted wrong"): wrong,
                 _("abstained"): n - right - wrong,
                 _("binary accuracy"): right / n,
                 say("score, wrong = -{penalty:g}", penalty=penalty): (right - penalty * wrong) / n,
