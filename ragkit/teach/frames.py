@@ -78,7 +78,7 @@ def _measured_words() -> dict[str, str]:
         "prompt": _("prompt"),
         "needle recalled": _("needle recalled"),
         "needle not recalled": _("needle not recalled"),
-        "recall rate": _("recall rate"),
+        "needle-recall rate": _("needle-recall rate"),
         "needle placed": _("needle placed"),
         "source number": _("source number"),
         "recalled": _("recalled"),

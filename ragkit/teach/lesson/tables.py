@@ -367,7 +367,7 @@ def halves_table(m: Measurement | None) -> pd.DataFrame:
                 "prompt": label,
                 "needle recalled": rate.k,
                 "needle not recalled": rate.n - rate.k,
-                "recall rate": say("{share:.2f}", share=rate.share),
+                "needle-recall rate": say("{share:.2f}", share=rate.share),
                 "95% interval": say("{low:.2f} to {high:.2f}", low=rate.low, high=rate.high),
             }
             for label, rate in kinds

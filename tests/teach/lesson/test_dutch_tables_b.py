@@ -247,7 +247,7 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
                     "prompt": label,
                     "needle recalled": rate.k,
                     "needle not recalled": rate.n - rate.k,
-                    "recall rate": f"{rate.share:.2f}",
+                    "needle-recall rate": f"{rate.share:.2f}",
                     "95% interval": f"{rate.low:.2f} to {rate.high:.2f}",
                 }
                 for label, rate in (
