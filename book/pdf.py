@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import quote
 
 NAME = "course.pdf"
@@ -132,8 +132,6 @@ def write(
 
 def write_all(out: Path, printouts: Sequence[Printout]) -> list[Path | None]:
     """Every printout of the site in ``out``, by one browser (``write`` prints one): the files written, in order."""
-    from playwright.sync_api import sync_playwright
-
     browser_path = chromium()
     if browser_path is None:
         for printout in printouts:
@@ -143,22 +141,34 @@ def write_all(out: Path, printouts: Sequence[Printout]) -> list[Path | None]:
                 stacklevel=3,
             )
         return [None for _ in printouts]
-    # one profile with a disk cache for every sheet of every printout, each read over HTTP (see ``served``): chromium
-    # compiles plotly.js once, not once per sheet
+    with browsing(out, browser_path, {"width": PRINT_WIDTH, "height": 1000}) as (browser, base):
+        return [_print(browser, base, out, printout) for printout in printouts]
+
+
+@contextlib.contextmanager
+def browsing(folder: Path, executable: Path, viewport: dict[str, int]) -> Iterator[tuple[Any, str]]:
+    """A headless chromium that reaches ``folder`` on its own loopback server and nothing else: the browser and the
+    server's address, while the block runs.
+
+    One profile with a disk cache for every page, each read over HTTP (see ``served``): chromium compiles plotly.js
+    once, not once per page.
+    """
+    from playwright.sync_api import sync_playwright
+
     with (
-        served(out) as (base, port),
+        served(folder) as (base, port),
         sync_playwright() as p,
-        tempfile.TemporaryDirectory(prefix="book-pdf-") as profile,
+        tempfile.TemporaryDirectory(prefix="book-chromium-") as profile,
     ):
         browser = p.chromium.launch_persistent_context(
             profile,
-            executable_path=str(browser_path),
+            executable_path=str(executable),
             headless=True,
             args=only_from(port),
-            viewport={"width": PRINT_WIDTH, "height": 1000},
+            viewport=viewport,  # type: ignore[arg-type]
         )
         try:
-            return [_print(browser, base, out, printout) for printout in printouts]
+            yield browser, base
         finally:
             browser.close()
 

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 import unicodedata
 from pathlib import Path
@@ -62,23 +61,11 @@ def install_axe() -> Path:
 
 def axe_pages(folder: Path, axe: Path) -> dict[str, list[dict]]:
     """axe-core's violations on every page of a built book, by file name, each page drawn first (figures, formulas)."""
-    from playwright.sync_api import sync_playwright
 
     results: dict[str, list[dict]] = {}
-    # a profile of its own, with a disk cache, and the pages over HTTP from the one server chromium may reach
-    # (book.pdf.only_from: not a playwright route, which turns the cache off): chromium compiles plotly.js once
-    with (
-        pdf.served(folder) as (base, port),
-        sync_playwright() as p,
-        tempfile.TemporaryDirectory(prefix="axe-chromium-") as profile,
-    ):
-        browser = p.chromium.launch_persistent_context(
-            profile,
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=pdf.only_from(port),
-            viewport={"width": 1200, "height": 900},
-        )
+    # book.pdf's browser: the pages over HTTP from the one server it may reach (not a playwright route, which turns
+    # the cache off), so chromium compiles plotly.js once
+    with pdf.browsing(folder, CHROMIUM, {"width": 1200, "height": 900}) as (browser, base):
         for name in sorted(f.name for f in folder.glob("*.html")):
             page = browser.new_page()
             page.goto(f"{base}/{name}")
@@ -93,7 +80,6 @@ def axe_pages(folder: Path, axe: Path) -> dict[str, list[dict]]:
             )
             results[name] = found
             page.close()
-        browser.close()
     return results
 
 
@@ -442,13 +428,16 @@ def test_the_printer_reaches_only_the_books_own_server(tmp_path, browser_ready):
         def log_message(self, *args):
             pass
 
+    secret = tmp_path.parent / "teachers-secret.txt"  # a file beside the site: a page may not print it
+    secret.write_text("CANARY-7731")
     elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recording)
     threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
     try:
         outside = f"http://127.0.0.1:{elsewhere.server_address[1]}"
         (tmp_path / "index.html").write_text(
             f'<html lang="en"><body><h1>Contents</h1><img src="{outside}/img.png" alt="x">'
-            f'<script src="{outside}/x.js"></script><script src="https://example.org/y.js"></script></body></html>'
+            f'<script src="{outside}/x.js"></script><script src="https://example.org/y.js"></script>'
+            f'<iframe src="{secret.as_uri()}"></iframe></body></html>'
         )
         target = pdf.write(tmp_path, [], "a book")
     finally:
@@ -456,3 +445,6 @@ def test_the_printer_reaches_only_the_books_own_server(tmp_path, browser_ready):
         elsewhere.server_close()
     assert target is not None and target.is_file()
     assert asked == [], f"the printer reached another server: {asked}"
+    from pypdf import PdfReader
+
+    assert "CANARY" not in "".join(page.extract_text() for page in PdfReader(target).pages)
