@@ -77,7 +77,7 @@ display(Markdown(reminders.strategy_letters()))
 # en dan de paar beste. Het is per constructie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
 # De kosten zijn één vermenigvuldiging met optelling per dimensie per opgeslagen vector, voor elke query: twee keer zoveel vectoren, twee keer zoveel werk.
 #
-# Een index over miljoenen vectoren kijkt meestal niet naar allemaal. De meest gebruikte benaderende index,
+# Een index met miljoenen vectoren kijkt meestal niet naar allemaal. De meest gebruikte benaderende index,
 # **HNSW** (hierarchical navigable small world), houdt een stapel grafen bij. De onderste laag bevat elke vector, elk
 # verbonden met hoogstens 2M van zijn naaste buren; elke laag erboven bevat een willekeurig klein deel van de vectoren van
 # de laag eronder, naar boven toe steeds minder, elk verbonden met hoogstens **M** buren. Geen enkele laag verbindt elke
