@@ -476,14 +476,16 @@ def _page_links(body: str, page: Page, book: Sequence[Page]) -> str:
 
 def _project_links(body: str, page: Page, settings: Settings) -> str:
     """A notebook's links to project files (``../data/corpus/x.md#char=...``) point at the repository on a page,
-    except a link to the bibliography (``../docs/sources.md``), which the book has as a page of its own; until a
+    except a link to the bibliography (``../docs/sources.md``, or its Dutch ``docs/nl/sources.md``), which the book
+    has as a page of its own; until a
     teacher sets the repository's address, such a link keeps its words and leads nowhere."""
     folder = posixpath.join("notebooks", posixpath.dirname(page.rel))
     sources = SOURCES.relative_to(ROOT).as_posix()
+    dutch = posixpath.join(posixpath.dirname(sources), "nl", posixpath.basename(sources))  # the same works, in Dutch
 
     def repository(match: re.Match) -> str:
         target = posixpath.normpath(posixpath.join(folder, unquote(html.unescape(match.group(1)))))
-        if target == sources:
+        if target in (sources, dutch):
             return f'href="{BIBLIOGRAPHY}{match.group(2) or ""}"'
         if not settings.published:  # the placeholder repository does not exist: the words stay, the link goes
             return f'data-file="{html.escape(target)}"'

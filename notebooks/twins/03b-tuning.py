@@ -55,7 +55,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import tuning
-from ragkit.teach.lesson import held_out, narrate, predict
+from ragkit.teach.lesson import held_out, narrate, predict, tables
 
 course = ragkit.teach.course.load()
 
@@ -165,7 +165,7 @@ narrate.gain_shrinks(result)
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
 every["value"] = every["value"].map(held_out.setting_value)
-every.style.format(precision=3).hide(axis="index")
+tables.for_people(every, decimals={"tuning half": 3, "held-out half": 3})
 
 # %% [markdown]
 # ## A sweep that costs nothing the second time

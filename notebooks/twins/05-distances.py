@@ -47,7 +47,6 @@ if "google.colab" in sys.modules:
 
 # %%
 import numpy as np
-import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
@@ -174,9 +173,7 @@ lengths = formats.Frame({"word pieces": count_pieces(texts), "characters": [len(
 formats.Frame(lengths.describe().loc[["min", "50%", "max"]].round(3))
 
 # %%
-plots.described(px.scatter(lengths, x="word pieces", y="norm, un-normalised", hover_data=["characters"],
-                           title="Un-normalised chunk vectors: norm against length", height=380),
-                plots.scatter_summary(lengths, "word pieces", ["norm, un-normalised"], "chunks"))
+plots.norm_against_length(lengths)
 
 # %% jupyter={"source_hidden": true}
 follows = lengths.corr().loc["word pieces", "norm, un-normalised"]
@@ -225,10 +222,7 @@ nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"],
 
 # %%
 distances = ["nearest L2, un-normalised", "nearest cosine distance"]
-fig = px.scatter(nearest, x="query word pieces", y=distances, facet_col="variable", height=380,
-                 title="Distance to the nearest chunk against query length")
-fig.update_yaxes(matches=None, showticklabels=True)
-plots.described(fig, plots.scatter_summary(nearest, "query word pieces", distances, "queries, one panel per distance,"))
+plots.nearest_against_length(nearest, distances)
 
 # %% [markdown]
 # Read the two panels as a threshold would: draw a horizontal line across each and ask which queries fall under it.

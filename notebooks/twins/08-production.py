@@ -69,6 +69,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import SIZE, IndexBusy, StaleIndex, default_embedder, index, load_corpus
+from ragkit.teach import language
 from ragkit.teach.lesson import narrate, predict, tables
 
 course = ragkit.teach.course.load()
@@ -132,7 +133,7 @@ started = time.perf_counter()
 with course.recording("E"):
     built = index.build(load_corpus(folder), out, embedder)
 seconds = time.perf_counter() - started
-print("\n".join(built.lines()))
+print(language.translated(built.lines()))
 display(Markdown(course.truncation_note()))
 display(narrate.build_time(seconds, built))
 
@@ -190,7 +191,7 @@ with sqlite3.connect(out / "index.sqlite") as db:
 counts = pd.DataFrame([{"document": d.id, f"guessed by a client (characters / {SIZE})": len(d.text) // SIZE,
                         "counted by the indexer": entries[d.id].chunks, "vectors stored": stored.get(d.id, 0)}
                        for d in corpus.documents]).set_index("document")
-display(counts, narrate.guessed_counts(counts))
+display(tables.for_people(counts), narrate.guessed_counts(counts))
 
 # %% [markdown]
 # A guess from the file's length cannot know that the chunker never cuts inside a paragraph, leaves headings out
@@ -214,7 +215,7 @@ display(counts, narrate.guessed_counts(counts))
 (folder / "15-empty.md").write_text("")
 corpus = load_corpus(folder)
 now = index.current_stamp(embedder)
-print("\n".join(index.status(corpus, out, now).lines()))
+print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # Each bad file ends up as a failed document with a reason that says what to do, not as an exception that stops
@@ -239,7 +240,7 @@ added = ("Keep the per-example predictions of both classifiers, not just their a
          "with them you can rerun the paired sign test whenever the test set or a model changes.")
 edited.write_text(edited.read_text(encoding="utf-8") + "\n" + added + "\n", encoding="utf-8")
 corpus = load_corpus(folder)
-print("\n".join(index.status(corpus, out, now).lines()))
+print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # The edited chapter is no longer current. Its old vectors describe text that no longer exists, and its stored
@@ -251,7 +252,7 @@ print("\n".join(index.status(corpus, out, now).lines()))
 (folder / "12-reasoning.md").unlink()
 corpus = load_corpus(folder)
 before = index.status(corpus, out, now)
-print("\n".join(before.lines()))
+print(language.translated(before.lines()))
 
 # %% [markdown]
 # Its vectors are still in the index. Left there, they would keep being retrieved and cited as a source that
@@ -261,22 +262,22 @@ print("\n".join(before.lines()))
 #
 # The index now holds vectors of a text that changed and of a document that is gone.
 #
-# **Predict first.** Ask it a question now: does the index `"answer"` (from the vectors it holds) or `"refuse"`? Write
-# your choice in `my_prediction` before you run the search: the cell under it answers it.
+# **Predict first.** Ask it a question now: does the index still answer from the vectors it holds, `"yes"` or `"no"`
+# (it refuses)? Write your choice in `my_prediction` before you run the search: the cell under it answers it.
 
 # %%
-my_prediction = None  # your guess: the stale index will "answer" or "refuse"
+my_prediction = None  # your guess: does the stale index still answer, "yes" or "no"
 
 # %%
 try:
     index.Index(corpus, out, embedder).search(q.question)
-    searched = "answer"
+    searched = "yes"
 except StaleIndex as err:
-    searched = "refuse"
-    print(textwrap.fill(str(err), 110))
+    searched = "no"
+    print(textwrap.fill(language.translated(str(err)), 110))
 
 # %% jupyter={"source_hidden": true}
-predict.reveal(my_prediction, predict.Choice(("answer", "refuse")), searched)
+predict.reveal(my_prediction, predict.Choice(("yes", "no")), searched)
 
 # %% [markdown]
 # A stale index refuses to open, and its message says why and what to run. Refusing is deliberate. The alternative, answering from a mixture of old and new vectors, returns results that
@@ -305,7 +306,7 @@ index.update(load_corpus({str(folder)!r}), {str(out)!r}, default_embedder())
 old = index.read_index(out)[1]
 killed = subprocess.run([sys.executable, "-c", KILL_AFTER_FIRST_DOCUMENT], capture_output=True)
 display(narrate.killed_update(killed.returncode, index.read_index(out)[1] == old))
-print("\n".join(index.status(corpus, out, now).lines()))
+print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # A transaction is also a lock. While one update runs, a second one waits for it (up to a stated time), and a
@@ -318,7 +319,7 @@ holder.execute("BEGIN IMMEDIATE")
 try:
     index.update(corpus, out, embedder, wait=2)
 except IndexBusy as err:
-    print(textwrap.fill(str(err), 110))
+    print(textwrap.fill(language.translated(str(err)), 110))
 finally:
     holder.execute("ROLLBACK")
     holder.close()
@@ -330,7 +331,7 @@ finally:
 with course.recording("E"):
     after = index.update(corpus, out, embedder)
 new = index.read_index(out)[1]
-print("\n".join(after.lines()))
+print(language.translated(after.lines()))
 
 # %% jupyter={"source_hidden": true}
 narrate.update_summary(before, after, old, new, corpus)
@@ -364,9 +365,9 @@ with sqlite3.connect(out / "index.sqlite") as db:
 try:
     index.Index(corpus, out, embedder)
 except StaleIndex as err:
-    print(textwrap.fill(str(err), 110)[:600] + " …")
+    print(textwrap.fill(language.translated(str(err)), 110)[:600] + " …")
 foreign = index.status(corpus, out, now)
-display(pd.Series(foreign.stale).value_counts().rename("documents").to_frame())
+display(tables.for_people(pd.Series(foreign.stale).value_counts().rename("documents").to_frame()))
 sample = index.read_index(out)[1][sorted(foreign.stale)[0]]
 display(narrate.stamp_differences(sample, now))
 
@@ -380,7 +381,7 @@ display(narrate.stamp_differences(sample, now))
 # %%
 with course.recording("E"):
     repaired = index.update(corpus, out, embedder)
-print("\n".join(repaired.lines()))
+print(language.translated(repaired.lines()))
 narrate.repaired(foreign, repaired, corpus, index.Index(corpus, out, embedder).status.searchable)
 
 # %% [markdown]

@@ -9,9 +9,10 @@ falls back to English, which the Dutch edition's tests catch.
 from __future__ import annotations
 
 import os
+import re
 import string
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -35,6 +36,7 @@ __all__ = [
     "read",
     "say",
     "speaking",
+    "translated",
     "use",
     "word",
 ]
@@ -168,7 +170,18 @@ class _Numbers(string.Formatter):
         text = super().format_field(value, format_spec)
         if self.language == "nl" and _is_number(value):
             text = text.translate(str.maketrans({".": ",", ",": "."}))
+            # a power of ten as Dutch prose writes it: 8,30 · 10⁻⁷, not 8,30e-07
+            text = _EXPONENT.sub(lambda m: f"{m[1]} · 10{_raised(m[2] + m[3])}", text)
         return text
+
+
+_EXPONENT = re.compile(r"^([-+]?\d[\d.,]*)[eE]([-+]?)0*(\d+)$")
+_RAISED = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+")
+
+
+def _raised(exponent: str) -> str:
+    """An exponent's sign and digits raised (a plus sign left out)."""
+    return exponent.translate(_RAISED)
 
 
 def _is_number(value: object) -> bool:
@@ -191,6 +204,65 @@ def say(en: str, /, **fields: object) -> str:
         except (KeyError, IndexError, AttributeError, ValueError, TypeError):
             pass  # English below: an error there is the caller's, and raises
     return numbers.format(en, **fields)
+
+
+ENGINE = "engine.toml"
+"""The part of a language's catalogue (``locale/<lang>/engine.toml``) that translates what the engine writes: its
+reports and errors are English templates it fills itself, which ``translated`` recognises in the filled text."""
+
+
+@cache
+def _engine_patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each engine template of ``language`` as a pattern over filled text (a field: any text), with its translation."""
+    path = _LOCALE / language / ENGINE
+    if not path.is_file():
+        return ()
+    found = []
+    for en, message in read(path, language)[0].items():
+        parts, names = [], []
+        for literal, name, _spec, _conversion in string.Formatter().parse(en):
+            parts.append(re.escape(literal))
+            if name is not None:
+                if not name.isidentifier() or name in names:
+                    break
+                names.append(name)
+                parts.append(f"(?P<{name}>.+?)")
+        else:
+            if names:
+                found.append((re.compile("".join(parts), re.S), message.translated))
+    return tuple(found)
+
+
+def translated(text: str | Sequence[str]) -> str:
+    """What the engine wrote (a line, or lines to join), in the kernel's language: each line matched against the
+    engine templates, its fields translated in turn (a reason inside a report); English where nothing matches."""
+    if not isinstance(text, str):
+        return "\n".join(translated(line) for line in text)
+    language = current()
+    if language == SOURCE or not text.strip():
+        return text
+    exact = catalogue(language).get(text.strip())
+    if exact is not None:
+        return text.replace(text.strip(), exact.translated)
+    for pattern, dutch in _engine_patterns(language):
+        match = pattern.fullmatch(text)
+        if match:
+            try:
+                return dutch.format(**{k: _engine_field(v) for k, v in match.groupdict().items()})
+            except (KeyError, IndexError, ValueError):
+                return text
+    return text
+
+
+_SWAPPED = str.maketrans(".,", ",.")
+_ENGLISH_NUMBER = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+\.\d+")
+
+
+def _engine_field(value: str) -> str:
+    """A field of an engine's line in the kernel's language: a number as the language writes it, else translated."""
+    if _ENGLISH_NUMBER.fullmatch(value):
+        return value.translate(_SWAPPED) if current() == "nl" else value
+    return translated(value)
 
 
 def number(value: float, format_spec: str = "") -> str:

@@ -144,13 +144,65 @@ def test_every_template_is_a_literal_the_tests_can_find():
 def test_every_catalogue_entry_translates_a_template_the_code_writes_with_the_same_fields():
     source = in_source()
     catalogue = language.catalogue("nl")
-    stale = [en for en in catalogue if en not in source]
+    engine = engine_templates()  # what the engine writes: test_the_engine_templates_are_what_the_engine_writes
+    stale = [en for en in catalogue if en not in source and en not in engine]
     assert not stale, (
         "stale entries of ragkit/teach/locale/nl.toml (their English template is no longer in the code: "
         f"update `en` to the new template and its Dutch): {stale}"
     )
     unlike = mismatched(catalogue)
     assert not unlike, f"Dutch templates with other fields than their English: {unlike}"
+
+
+def engine_templates() -> dict[str, language.Message]:
+    """The catalogue's part that translates what the engine writes (``language.translated`` matches them)."""
+    return language.read(TEACH / "locale" / "nl" / language.ENGINE, "nl")[0]
+
+
+def test_the_engine_templates_are_what_the_engine_writes():
+    """Each engine template's words are the engine's: a reworded report would no longer be recognised (and show
+    English), so every piece of a template between its fields is in ragkit's own code outside the teaching layer."""
+    engine = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "ragkit").rglob("*.py") if TEACH not in p.parents)
+    engine = re.sub(r"\"\s*\n\s*f?\"", "", engine)  # a message written over lines as adjacent literals, joined
+    missing = {}
+    for en in engine_templates():
+        pieces = [literal for literal, *_ in string.Formatter().parse(en) if len(literal.strip(" (),:.")) > 3]
+        lost = [piece for piece in pieces if piece.strip() not in engine]
+        if lost:
+            missing[en] = lost
+    assert not missing, f"engine templates whose words the engine no longer writes: {missing}"
+    assert engine_templates(), "no engine templates: language.ENGINE moved?"
+
+
+def test_what_the_engine_writes_comes_out_dutch_reasons_and_all(tmp_path):
+    """08's reports and errors: a folder with a broken and an empty file, and an index stale for two reasons."""
+    from ragkit import default_embedder, index, load_corpus
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "01-good.md").write_text("# Good\n\n## One\n\nA sentence.\n", encoding="utf-8")
+    (folder / "14-broken.md").write_bytes("# Café\n\nCafé au lait.\n".encode("latin-1"))
+    (folder / "15-empty.md").write_text("")
+    report = index.status(load_corpus(folder), tmp_path / "index", index.current_stamp(default_embedder()))
+    english = report.lines()
+    with language.speaking("nl"):
+        dutch = language.translated(english).splitlines()
+        stale = language.translated(
+            "index /x is stale for: 04-a (changed since it was indexed), 12-b (embedded under another stamp "
+            "(differs in model)). Run `python -m ragkit index update --corpus c --out /x`"
+        )
+    assert len(dutch) == len(english) and all(d != e for d, e in zip(dutch, english, strict=True)), dutch
+    assert any("MISLUKT 14-broken: geen geldige UTF-8 bij byte" in d for d in dutch), dutch
+    assert any("MISLUKT 15-empty: leeg bestand" in d for d in dutch), dutch
+    assert stale == (
+        "index /x is stale voor: 04-a (gewijzigd sinds het werd geïndexeerd), 12-b (geëmbed onder een andere stempel "
+        "(verschilt in model)). Voer `python -m ragkit index update --corpus c --out /x` uit"
+    )
+    assert language.translated(english) == "\n".join(english)  # English kernel: as the engine wrote it
+    with language.speaking("nl"):
+        assert language.translated("something the engine never wrote (really)") == (
+            "something the engine never wrote (really)"
+        )
 
 
 def mismatched(catalogue) -> dict[str, object]:
@@ -728,3 +780,15 @@ def test_a_students_text_cut_short_in_feedback_says_so_in_the_kernels_language()
     assert english == engine_shown(long) and english.endswith("... (2,104 characters)")
     assert dutch.endswith("... (2.104 tekens)") and dutch.startswith("ticket ticket")
     assert both(lambda: readable("a\x1bb")) == ("a\\x1bb", "a\\x1bb")  # short: escaped, nothing added
+
+
+def test_dutch_writes_a_power_of_ten_and_an_interval_the_dutch_way():
+    """8,30 · 10⁻⁷, not 8,30e-07; an interval [0,671; 0,855], never a comma between two decimal-comma numbers."""
+    with language.speaking("nl"):
+        assert language.say("{x:.2e}", x=8.3e-7) == "8,30 · 10⁻⁷"
+        assert language.say("{x:.3g}", x=1.94e-05) == "1,94 · 10⁻⁵" and language.say("{x:.3g}", x=0.0123) == "0,0123"
+        assert language.say("{x:.1e}", x=12345.0) == "1,2 · 10⁴"
+    assert language.say("{x:.2e}", x=8.3e-7) == "8.30e-07"
+    comma = re.compile(r"\{[a-z_]+:\.\d+[fg]\}\**, \**\{[a-z_]+:\.\d+[fg]\}\**\]")
+    between = [m.translated for m in language.catalogue("nl").values() if comma.search(m.translated)]
+    assert not between, f"Dutch intervals written with a comma between two decimal-comma numbers: {between}"

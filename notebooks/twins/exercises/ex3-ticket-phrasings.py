@@ -65,7 +65,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import content_words, copied_share, shared_needle_words, sign_test, wilson
 from ragkit.teach.exercises import EX3, check_ticket_phrasings
-from ragkit.teach.lesson import narrate, reminders
+from ragkit.teach.lesson import narrate, reminders, tables
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -99,8 +99,9 @@ narrate.phrasing_sign_test(t)
 
 # %%
 ranks = ev["E/dense"].ranks
-pd.DataFrame({"question": [q.question for q in course.questions], "rank as question": ranks[phrasing == "question"],
-              "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions])
+tables.for_people(pd.DataFrame({"question": [q.question for q in course.questions],
+                                "rank as question": ranks[phrasing == "question"],
+                                "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions]))
 
 # %% [markdown]
 # The word rules, on an existing ticket: the distinctive words it shares with its needle, and how much of its

@@ -145,7 +145,10 @@ my_expectation = None  # your answer
 # Preview your header on the chunk shown above.
 
 # %%
-print(my_header(chunk.doc_title, chunk.section) if my_header is not None else "define my_header first")
+if my_header is None:
+    print("Define my_header in the cell above first, then run this cell again.")
+else:
+    print(my_header(chunk.doc_title, chunk.section))
 
 # %% [markdown]
 # ## Measure it

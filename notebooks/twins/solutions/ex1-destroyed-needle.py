@@ -59,7 +59,7 @@ import ragkit.teach.course
 from ragkit import SIZE, blind_window_start, chunk_corpus, needle_hits, needle_windows
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import check_destroyed_needle, own_size
-from ragkit.teach.lesson import narrate, plots, reminders, widgets
+from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -81,7 +81,7 @@ plots.needle_cuts(windows, size=my_size)
 # The same numbers as a table, so that you can sort and filter them yourself.
 
 # %%
-pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question")
+tables.for_people(pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question"))
 
 # %% [markdown]
 # How many needles does A destroy on this corpus? A needle is carried when some chunk's own words contain all of it.

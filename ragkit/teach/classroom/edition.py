@@ -11,6 +11,7 @@ and ``python -m ragkit edition --check`` fails until a translator updates it and
 
 from __future__ import annotations
 
+import ast
 import copy
 import difflib
 import hashlib
@@ -197,14 +198,58 @@ def language_cell() -> nbformat.NotebookNode:
 
 
 def commented(source: str) -> bool:
-    """Whether a code cell has a comment a Dutch reader should read in Dutch."""
-    return bool(_comments(source)[1])
+    """Whether a code cell has a comment, or a sentence for people, a Dutch reader should read in Dutch."""
+    return bool(_comments(source)[1]) or bool(_sentences(source))
+
+
+def _sentences(source: str) -> list[tuple[int, int, int, int, str]]:
+    """Where ``source`` has a string written for people: a docstring, an assert's message, a print's first argument.
+
+    Each as (first line, first column, last line, end column), ast's positions, with an f-string's expressions; none
+    in code ast cannot parse (a magic). A Dutch cell may say these in Dutch (the Colab cell prints before ragkit,
+    and its ``say``, is installed).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr):
+                found.append(first.value)
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            found.append(node.msg)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print" and node.args:
+            found.append(node.args[0])
+    spans = []
+    for expr in found:
+        if isinstance(expr, ast.JoinedStr) or (isinstance(expr, ast.Constant) and isinstance(expr.value, str)):
+            assert expr.end_lineno is not None and expr.end_col_offset is not None
+            # an f-string's words may change, never the code it runs: its expressions, in order, stay in the code
+            code = [ast.unparse(v) for v in getattr(expr, "values", []) if isinstance(v, ast.FormattedValue)]
+            spans.append((expr.lineno, expr.col_offset, expr.end_lineno, expr.end_col_offset, repr(code)))
+    return spans
+
+
+def _unsaid(source: str) -> str:
+    """``source`` with each string for people (``_sentences``) replaced by a placeholder, so that only code compares."""
+    lines = source.splitlines(keepends=True)
+    for first, start, last, end, code in sorted(_sentences(source), reverse=True):
+        # ast's columns count UTF-8 bytes
+        head = lines[first - 1].encode()[:start].decode()
+        tail = lines[last - 1].encode()[end:].decode()
+        lines[first - 1 : last] = [f"{head}SAID{code}{tail}"]
+    return "".join(lines)
 
 
 def _comments(source: str) -> tuple[list[str], list[str]]:
-    """The code of ``source`` without its comments (each line's code, stripped) and its comments."""
+    """The code of ``source`` without its comments (each line's code, stripped; strings for people as one placeholder,
+    see ``_sentences``) and its comments."""
     code: list[str] = []
     comments: list[str] = []
+    source = _unsaid(source)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):  # a magic or shell line: comments are whole lines

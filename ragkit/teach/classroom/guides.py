@@ -44,7 +44,7 @@ __all__ = [
     "write",
 ]
 
-GUIDES = ("teacher-guide", "grading", "project")
+GUIDES = ("teacher-guide", "grading", "project", "sources", "deploy-jupyterhub")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
 VERBATIM = ("<!-- run-times", "<!-- /run-times -->")
 """The markers around what ``make bench`` writes into the guide (a table of measured run times): a measurement's

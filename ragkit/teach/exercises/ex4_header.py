@@ -17,7 +17,7 @@ from ragkit.evaluation import Result, compare, first_hit_ranks, query_hits
 from ragkit.statistics import SignTest
 from ragkit.teach.exercises.feedback import Feedback, embedded, record
 from ragkit.teach.exercises.rules import EX4
-from ragkit.teach.language import _, say
+from ragkit.teach.language import LANGUAGES, _, say, speaking
 from ragkit.teach.untrusted import readable
 from ragkit.tokens import WINDOW, count_pieces
 from ragkit.words import STOPWORDS, content_words, folded, words
@@ -109,10 +109,46 @@ def _header_problems(chunks, headers: Sequence[str]) -> list[str]:
     return []
 
 
+def _answers() -> dict[str, str]:
+    """The words an expectation and a conclusion are written in, each as the kernel's language writes it."""
+    return {
+        "better": _("better"),
+        "worse": _("worse"),
+        "consistent": _("consistent"),
+        "contradicts": _("contradicts"),
+        "inconclusive, same direction": _("inconclusive, same direction"),
+        "inconclusive, opposite direction": _("inconclusive, opposite direction"),
+    }
+
+
+def _in_english(said: str, read: Callable[[str], str]) -> str:
+    """A student's answer (``read`` as the check reads it) in the English words it compares, whichever edition's
+    words it was written in: a Dutch student writes 'beter' or 'onbeslist, zelfde richting', and a teacher grading in
+    English reads the same answer."""
+    for spoken in LANGUAGES:
+        with speaking(spoken):
+            for english, shown in _answers().items():
+                if said == read(shown):
+                    return english
+    return said
+
+
 def _direction(expectation: object) -> str | None:
-    """'better' or 'worse' as the student wrote it (words as the encoder reads them), or None for anything else."""
-    said = " ".join(words(expectation)) if isinstance(expectation, str) else None
+    """'better' or 'worse' as the student wrote it (words as the encoder reads them, in either edition's words), or
+    None for anything else."""
+    if not isinstance(expectation, str):
+        return None
+    said = _in_english(" ".join(words(expectation)), lambda text: " ".join(words(text)))
     return said if said in ("better", "worse") else None
+
+
+def _verdict_said(conclusion: str) -> str:
+    """A conclusion as the check compares it: folded, commas spaced one way, in English words."""
+
+    def read(text: str) -> str:
+        return " ".join(folded(text).replace(",", " , ").split()).replace(" ,", ",")
+
+    return _in_english(read(conclusion), read)
 
 
 _STATED: dict[str, str] = {}
@@ -370,7 +406,7 @@ def check_header(
     *_measured, t, truncated = _header_test(course, chunks, headers)
     found = statistics.Verdict.of(1 if expected == "better" else -1, t.wins, t.losses, t.p, EX4.alpha)
     truth = str(found)
-    said = " ".join(folded(conclusion).replace(",", " , ").split()).replace(" ,", ",")
+    said = _verdict_said(conclusion)
     numbers = {
         "metric": EX4.metric,
         "wins": t.wins,

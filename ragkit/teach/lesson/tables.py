@@ -10,6 +10,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ragkit.abstention import ScoreSweep
+from ragkit.chunking import SIZE
 from ragkit.evaluation import FIELD_METRICS, METRICS, Evaluation, with_holm
 from ragkit.faithfulness import POSITIONS, Measurement, PromptRate
 from ragkit.report import report
@@ -88,6 +89,17 @@ def _headings() -> dict[str, str]:
     """The column headings of the pilot notebooks' tables for people, each in the notebook's language."""
     return {
         "characters": _("characters"),
+        "content hash": _("content hash"),
+        "stamp equals the configuration": _("stamp equals the configuration"),
+        f"guessed by a client (characters / {SIZE})": say("guessed by a client (characters / {size})", size=SIZE),
+        "counted by the indexer": _("counted by the indexer"),
+        "vectors stored": _("vectors stored"),
+        "offset in window": _("offset in window"),
+        "length": _("length"),
+        "rank as question": _("rank as question"),
+        "rank as ticket": _("rank as ticket"),
+        "held-out best": _("held-out best"),
+        "chosen": _("chosen"),
         "sections": _("sections"),
         "tables": _("tables"),
         "formulas": _("formulas"),
@@ -210,22 +222,28 @@ def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, i
 
     Only a table that is shown: code reading a column keeps the frame (its ``data`` holds the headings shown).
     """
-    names = _headings()
+    named = _headings()
+
+    def heading(name: str) -> str:
+        # a heading of the course's tables, else anything the catalogue or the engine's templates translate
+        return named.get(name) or language.translated(name) if isinstance(name, str) else name
+
     shown = _words_shown(frame)
-    shown = shown.rename(columns=lambda c: names.get(c, c))
-    shown = shown.rename_axis(index=[names.get(n, n) if isinstance(n, str) else n for n in shown.index.names])
+    shown = shown.rename(columns=heading)
+    shown = shown.rename_axis(index=[heading(n) if isinstance(n, str) else n for n in shown.index.names])
     if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows
-        shown = shown.rename(index=lambda v: names.get(v, v) if isinstance(v, str) else v)
+        shown = shown.rename(index=heading)
     return formats.styled(
         shown,
-        {names.get(c, c): d for c, d in (decimals or {}).items()},
-        None if index is None else names.get(index, index),
+        {heading(c): d for c, d in (decimals or {}).items()},
+        None if index is None else heading(index),
     )
 
 
-WORD_COLUMNS = ("kind", "topic", "written by")
-"""Columns whose values are words (an out-of-domain query's kind and topic, who wrote notebook 07's identifiers): a
-table for people shows them in the notebook's language; the frame a notebook's code reads keeps the English."""
+WORD_COLUMNS = ("kind", "topic", "written by", "setting", "label")
+"""Columns whose values are words (an out-of-domain query's kind and topic, who wrote notebook 07's identifiers,
+03b's settings, 07's locators): a table for people shows them in the notebook's language; the frame a notebook's
+code reads keeps the English."""
 
 
 def ground_truth_words() -> dict[str, str]:
@@ -255,7 +273,7 @@ def _words_shown(frame: pd.DataFrame) -> pd.DataFrame:
     words = {**ground_truth_words(), "a fixed example": _("a fixed example")}
 
     def shown(value: object) -> object:
-        return words.get(value, language.word(value)) if isinstance(value, str) else value
+        return words.get(value, language.translated(value)) if isinstance(value, str) else value
 
     columns = [c for c in frame.columns if c in WORD_COLUMNS]
     out = frame.assign(**{c: frame[c].map(shown) for c in columns}) if columns else frame

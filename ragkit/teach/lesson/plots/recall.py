@@ -23,10 +23,10 @@ def scatter_summary(frame: pd.DataFrame, x: str, ys: Sequence[str], what: str) -
     parts = [
         say(
             "“{y}” from {low:.3g} to {high:.3g} (correlation with {x} {r:.2f})",
-            y=y,
+            y=language.word(y),
             low=frame[y].min(),
             high=frame[y].max(),
-            x=x,
+            x=language.word(x),
             r=frame[[x, y]].corr().iloc[0, 1],
         )
         for y in ys
@@ -35,7 +35,7 @@ def scatter_summary(frame: pd.DataFrame, x: str, ys: Sequence[str], what: str) -
         "{n} {what} as points, {x} ({low:.4g} to {high:.4g}) across, {parts} up.",
         n=len(frame),
         what=language.word(what),
-        x=x,
+        x=language.word(x),
         low=frame[x].min(),
         high=frame[x].max(),
         parts="; ".join(parts),
