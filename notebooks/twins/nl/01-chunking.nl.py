@@ -353,7 +353,7 @@ import re
 
 
 def boundaries_by_hand(body, size=512):
-    """(begin, eind)-bereiken van één sectie: alinea's zo veel als passen, en de zinnen van een te lange."""
+    """(begin, eind)-bereiken van één sectie: zoveel alinea's als er passen, en de zinnen van een te lange."""
     groups = []  # reeksen stukken die een chunk mogen delen
     for p in re.finditer(r"[^\n]([^\n]|\n(?!\n))*", body):
         if p.end() - p.start() <= size:

@@ -355,7 +355,7 @@ from math import comb
 
 
 def sign_test_by_hand(wins, losses):
-    """Exacte tweezijdige p van winsten tegen verliezen onder een eerlijke munt (gelijke spelen weggelaten)."""
+    """Exacte tweezijdige p van winsten tegen verliezen onder een eerlijke munt (gelijkspelen al weggelaten)."""
     n, k = wins + losses, min(wins, losses)
     return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
 

@@ -95,7 +95,7 @@ display(Markdown(reminders.strategy_letters()))
 # efConstruction kandidaten tijdens het bouwen.
 
 # %%
-print(f"M = {approximate.M} ({2 * approximate.M} verbindingen per vector op de onderste laag), "
+print(f"M = {approximate.M} ({2 * approximate.M} links per vector op de onderste laag), "
       f"efConstruction = {approximate.EF_CONSTRUCTION}, "
       f"efSearch gemeten bij {', '.join(map(str, approximate.EF_SEARCH))}")
 

@@ -23,6 +23,7 @@ import jupytext  # type: ignore[import-untyped]
 import nbformat
 
 from ragkit.errors import InputError
+from ragkit.teach.classroom.edition import same_code
 from ragkit.teach.classroom.generated import Stale
 
 __all__ = [
@@ -219,10 +220,19 @@ def _first_code_cell(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookN
     return cell
 
 
+TARGET = "target = "
+"""How the Colab cell's one line that holds the address begins."""
+
+
 def _translated(cell: str, old: str, path: Path) -> str:
-    """``cell`` with the old cell's first comment kept in a translated notebook (``nl/``): the edition wrote it."""
+    """``cell`` as a translated notebook (``nl/``) has it: the edition wrote its comment and its two sentences in its
+    language, so the old cell is kept with only the address's line made ``cell``'s (its first comment at least)."""
     if "nl" not in path.parts or not old.startswith("#") or not cell.startswith("#"):
         return cell
+    line = next((x for x in cell.splitlines() if x.lstrip().startswith(TARGET)), None)
+    kept = "\n".join(line if line is not None and x.lstrip().startswith(TARGET) else x for x in old.splitlines())
+    if same_code(cell, kept):
+        return kept
     return old.split("\n", 1)[0] + "\n" + cell.split("\n", 1)[1]
 
 

@@ -98,7 +98,7 @@ def test_a_dutch_figure_writes_decimal_commas_on_its_axes_and_an_english_one_as_
         dutch = plots.described(go.Figure(), "een tekst")
         untitled = plots.describe(go.Figure(layout=dict(title="Titel")))
     assert english.layout.separators is None and dutch.layout.separators == ",."
-    assert untitled == "Een figuur met de titel “Titel”."
+    assert untitled == 'Een figuur met de titel "Titel".'
 
 
 def test_exercise_twos_halves_are_named_in_dutch_in_the_legend_and_the_text_alternative():

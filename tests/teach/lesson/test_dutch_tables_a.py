@@ -104,7 +104,7 @@ def test_the_headings_01_to_03_build_have_their_dutch_and_those_for_people_shows
     tokens = pd.DataFrame({"chunks": [738], "word pieces embedded": [103466], "over the window": [2]}, index=["A"])
     with language.speaking("nl"):
         shown = tables.for_people(tokens).to_html()
-    assert ">ge-embedde word-pieces<" in shown and ">boven het venster<" in shown and ">103.466<" in shown
+    assert ">geëmbedde word-pieces<" in shown and ">boven het venster<" in shown and ">103.466<" in shown
 
 
 def line(verdict: Verdict) -> SimpleNamespace:
@@ -176,7 +176,7 @@ DUTCH = {
         "<th>antwoorden vernietigd</th>",
         "<th>gered door B?</th>",
         "<th>knippen in code</th>",
-        ">ge-embedde word-pieces<",
+        ">geëmbedde word-pieces<",
         ">begint met<",
     ],
     "02-dense-retrieval": [">bevat de needle<", "<th>supportticket</th>"],

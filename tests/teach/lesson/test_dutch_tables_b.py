@@ -301,7 +301,7 @@ def test_the_identitys_figures_are_written_with_a_decimal_comma_in_dutch_and_as_
     assert english == html(
         pd.DataFrame({"this corpus": [old(v) for v in values], "un-normalised": [old(v) for v in values]}, index=rows)
     )
-    assert "1,000000" in dutch and "0,707100" in dutch and "2,38e-07" in dutch and "‖a‖" in dutch
+    assert "1,000000" in dutch and "0,707100" in dutch and "2,38 · 10⁻⁷" in dutch and "‖a‖" in dutch
     assert "dit corpus" in dutch and "niet-genormaliseerd" in dutch and "this corpus" not in dutch
 
 
@@ -320,4 +320,4 @@ def test_a_correlation_table_has_dutch_row_and_column_headings_and_decimal_comma
     assert "<th>cosine-afstand</th>" in dutch and "norm, niet-genormaliseerd" in dutch and "-0,9" in dutch
     english, dutch = both(lambda: html(described))
     assert english == html(pd.DataFrame(described))
-    assert "<th>word pieces</th>" in dutch and "<th>norm, niet-genormaliseerd</th>" in dutch and "<td>3,2</td>" in dutch
+    assert "<th>word-pieces</th>" in dutch and "<th>norm, niet-genormaliseerd</th>" in dutch and "<td>3,2</td>" in dutch
