@@ -262,8 +262,8 @@ print(language.translated(before.lines()))
 #
 # The index now holds vectors of a text that changed and of a document that is gone.
 #
-# **Predict first.** Ask it a question now: does the index still answer from the vectors it holds, `"yes"` or `"no"`
-# (it refuses)? Write your choice in `my_prediction` before you run the search: the cell under it answers it.
+# **Predict first.** Ask it a question now: does the index still answer from the vectors it holds, `"yes"` or `"no"`?
+# Write your choice in `my_prediction` before you run the search: the cell under it answers it.
 
 # %%
 my_prediction = None  # your guess: does the stale index still answer, "yes" or "no"

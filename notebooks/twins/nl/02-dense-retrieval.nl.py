@@ -286,11 +286,11 @@ predict.reveal(my_prediction, predict.Count(len(seven.judged)),
 # %% [markdown]
 # Hoe je een "onbeslist" leest:
 #
-# - *Same direction* (dezelfde richting): dit corpus neigt naar de kant van het hoofdstuk, maar de runs verschillen op te weinig needles om zeker te zijn. Een grotere testset geeft misschien uitsluitsel.
-# - *Opposite direction* (tegengestelde richting): de neiging gaat de andere kant op, maar zo zwak dat een munt het had kunnen opleveren. Het is geen tegenspraak.
-# - *Consistent: neither detects a difference* (bij een bewering van geen aantoonbaar verschil): het hoofdstuk vond niets en wij ook niet. Dat is
+# - *Zelfde richting*: dit corpus neigt naar de kant van het hoofdstuk, maar de runs verschillen op te weinig needles om zeker te zijn. Een grotere testset geeft misschien uitsluitsel.
+# - *Tegengestelde richting*: de neiging gaat de andere kant op, maar zo zwak dat een munt het had kunnen opleveren. Het is geen tegenspraak.
+# - *Consistent: geen van beide vindt een verschil* (bij een bewering van geen aantoonbaar verschil): het hoofdstuk vond niets en wij ook niet. Dat is
 #   overeenstemming over een gebrek aan bewijs, geen bewijs dat de twee runs gelijk zijn.
-# - *Differs* (verschilt): het hoofdstuk vond niets, en dit corpus vindt een verschil dat het kan onderscheiden, in de genoemde richting.
+# - *Verschilt*: het hoofdstuk vond niets, en dit corpus vindt een verschil dat het kan onderscheiden, in de genoemde richting.
 # - Een gepaarde toets kan alleen winsten vinden waar er ruimte voor is. Als de zwakkere strategie de meeste needles al vindt, blijven er weinig over
 #   waarop ze kunnen verschillen. De volgende cel telt die ruimte voor de ablatie van de header (E tegen C).
 
@@ -418,4 +418,4 @@ Quiz("02", course).widget()
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

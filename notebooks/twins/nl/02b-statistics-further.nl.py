@@ -165,7 +165,7 @@ predict.reveal(my_prediction, predict.Count(len(claims.own_holm())),
                sum(p_holm < 0.05 for _, p_holm in claims.own_holm().values()), claims.survivors())
 
 # %% [markdown]
-# ## Winkelen tussen metrieken (metric shopping)
+# ## Metric shopping: de metriek kiezen na de uitkomst
 #
 # Elke vergelijking in notebook 02 gebruikte de metriek die het hoofdstuk koos. Maar de evaluatie berekent er vijf. Kijk naar alle vijf voor de zeven paren
 # en er is altijd wel een cel die spannend lijkt. De tabel toont de tien opvallendste van elk paar bij elke metriek, op needleniveau, gesorteerd op ruwe p, met Holm

@@ -218,7 +218,7 @@ tables.for_people(tables.hit_rates(ev))
 # Zijn twee hybrid-vergelijkingen horen bij de familie van vergelijkingen van het hoofdstuk (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
 # die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needleniveau (beide formuleringen van een needle tellen
 # één keer), en krijgt zijn oordeel volgens de ene regel van `ragkit.statistics.verdict`. De p van het hoofdstuk ligt voor beide hybrid-vergelijkingen boven 0,05, dus
-# beide beweren *geen aantoonbaar verschil*: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* (*differs*) als dit corpus
+# voor beide beweert het hoofdstuk dat er *geen aantoonbaar verschil* is: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* als dit corpus
 # dat wel doet (Holm-p op needleniveau onder 0,05), met de run die voorligt erbij.
 
 # %%
@@ -292,7 +292,7 @@ from ragkit import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
-    """Een functie die elke tekst voor een query scoort met de BM25 van het hoofdstuk (met de hand)."""
+    """Scoort elke tekst voor een query met de BM25 van het hoofdstuk (tokens van ragkit, formule met de hand)."""
     words = tokenize  # runs van letters en cijfers van elk schrift, zonder hoofdletters: "geëvalueerd" blijft één woord
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]

@@ -165,7 +165,7 @@ else:
 #
 # ColBERT traint zijn encoder zo dat losse tokenvectoren goed zijn in dit matchen. Zo'n model hebben we offline niet, dus
 # `LateInteractionReranker` leent de tokenvectoren van het meegeleverde embeddingmodel, dat getraind is om hun *gemiddelde*
-# betekenisvol te maken, niet elk afzonderlijk. Zie wat volgt als een meting, niet als een belofte. Het rerankt dezelfde hybrid-shortlist.
+# betekenisvol te maken, niet elk afzonderlijk. Zie wat volgt als een meting, niet als een belofte. `LateInteractionReranker` rerankt dezelfde hybrid-shortlist.
 #
 # De volgende cel is de traagste van dit notebook: hij encodeert elke chunk op de shortlist token voor token, de eerste keer dat hij die chunk ziet.
 

@@ -542,4 +542,4 @@ Quiz("07", course).widget()
 # - Gao et al. (2023), Enabling large language models to generate text with citations (ALCE), EMNLP [gao2023]
 # - Allal et al. (2025), SmolLM2: when smol goes big, arXiv preprint [allal2025]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -272,7 +272,7 @@ print(language.translated(before.lines()))
 # De index bevat nu vectoren van een tekst die veranderde en van een document dat weg is.
 #
 # **Voorspel eerst.** Stel hem nu een vraag: antwoordt de index nog uit de vectoren die hij heeft, `"ja"` of `"nee"`
-# (hij weigert; `"yes"` en `"no"` tellen ook)? Zet je keuze in `my_prediction` voordat je de zoekopdracht draait: de cel eronder geeft het antwoord.
+# (`"yes"` en `"no"` tellen ook)? Zet je keuze in `my_prediction` voordat je de zoekopdracht draait: de cel eronder geeft het antwoord.
 
 # %%
 my_prediction = None  # jouw gok: antwoordt de stale index nog, "ja" of "nee"

@@ -225,4 +225,4 @@ Quiz("08b", course).widget()
 # - Douze et al. (2024), The Faiss library, arXiv [douze2024]
 # - Aumüller, Bernhardsson & Faithfull (2020), ANN-Benchmarks: a benchmarking tool for approximate nearest neighbor algorithms, Information Systems [aumuller2020]
 #
-# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), die het boek als pagina *Sources* toont.
+# De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.
