@@ -18,6 +18,8 @@ import numpy as np
 from ragkit.chunking import STRATEGIES, chunk_corpus, chunk_document, pathologies
 from ragkit.corpus import Corpus, Document, corpus_stats, fenced_lines, fences, load_corpus
 from ragkit.data import load_questions, queries
+from ragkit.teach import language
+from ragkit.teach.classroom.run_times import END, START, RunTimes, Timed
 from ragkit.teach.course import chapter
 from ragkit.tokens import count_pieces
 
@@ -500,7 +502,7 @@ def bench_book() -> None:
 
 
 GUIDE = ROOT / "docs" / "teacher-guide.md"
-GUIDE_START, GUIDE_END = "<!-- run-times: written by make bench, do not edit -->", "<!-- /run-times -->"
+GUIDE_START, GUIDE_END = START, END
 
 
 def time_notebook(path: Path, cache: str) -> float:
@@ -556,36 +558,17 @@ def bench_guide() -> None:
         rows.append((name, warm, cold))
         print(f"  {name}: warm {warm:.0f} s" + (f", cold {cold:.0f} s" if cold is not None else ""))
 
-    def fmt(seconds: float | None) -> str:
-        return f"{seconds:.0f} s" if seconds is not None else "not measured"
-
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    table = [
-        GUIDE_START,
-        "",
-        f"Measured by `make bench` on {when}: {os.cpu_count()} cores, {platform.machine()}, Python "
-        f"{platform.python_version()}, load average {load:.1f} when it started"
-        + (
-            " (above the core count: the machine was shared, so these times are slower than an idle one's)"
-            if load > (os.cpu_count() or 1)
-            else ""
-        )
-        + "; warm = the embedding cache already "
-        "filled (a second run, or Binder after its build), cold = an empty cache (the first run on a new "
-        "machine). Each notebook on a fresh kernel.",
-        "",
-        "| notebook | warm | cold |",
-        "|---|---:|---:|",
-    ]
-    table += [f"| {name} | {fmt(warm)} | {fmt(cold)} |" for name, warm, cold in rows]
-    table += ["", f"All {len(rows)} warm, one after another: {fmt(sum(w for _, w, _ in rows))}."]
-    if missing := sum(cold is None for _, _, cold in rows):
-        table += [
-            "",
-            f"Cold was not measured for {missing} notebooks (RAGKIT_BENCH_COLD limited it); unset it on an "
-            "idle machine to measure every one.",
-        ]
-    table += ["", GUIDE_END]
+    measured = RunTimes(
+        time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        os.cpu_count() or 1,
+        platform.machine(),
+        platform.python_version(),
+        round(load, 2),
+        tuple(Timed(name, warm, cold) for name, warm, cold in rows),
+        sum(w for _, w, _ in rows),
+    )
+    with language.speaking("en"):  # the English guide; the Dutch one writes the same data in Dutch (make nl)
+        table = [measured.block()]
     text = GUIDE.read_text(encoding="utf-8")
     head, _, rest = text.partition(GUIDE_START)
     _, found, tail = rest.partition(GUIDE_END)

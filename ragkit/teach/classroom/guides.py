@@ -25,6 +25,8 @@ from ragkit.teach.classroom.edition import link_targets
 from ragkit.teach.classroom.figures import FIGURE, figure_names, marked, quoted, unvalued
 from ragkit.teach.classroom.generated import Stale, toml_string
 from ragkit.teach.classroom.pace import class_times
+from ragkit.teach.classroom.run_times import in_every_language
+from ragkit.teach.language import speaking
 
 __all__ = [
     "GUIDES",
@@ -48,7 +50,8 @@ GUIDES = ("teacher-guide", "grading", "project", "sources", "deploy-jupyterhub")
 """The guides of docs/ that have a Dutch twin in docs/nl/."""
 VERBATIM = ("<!-- run-times", "<!-- /run-times -->")
 """The markers around what ``make bench`` writes into the guide (a table of measured run times): a measurement's
-output, copied into the Dutch guide as it is, never translated (it would be stale after every benchmark)."""
+output, never in a catalogue (it would be stale after every benchmark); the Dutch guide writes the same measurements
+in Dutch (``run_times.in_every_language``)."""
 
 
 def measured(found: list[Block]) -> set[int]:
@@ -249,7 +252,8 @@ def dutch_guide(docs: Path, guide: str) -> tuple[str, list[str]]:
         out += _linked(FIGURE.sub(figure, entry.nl.strip("\n"))).splitlines()
     out += lines[at:]
     wanted = {block_sha(b.text) for i, b in enumerate(found) if i not in skipped}
-    text = "\n".join(out) + "\n"
+    with speaking("nl"):  # make bench's table, from the measurements it carries: the same figures, in Dutch
+        text = in_every_language("\n".join(out) + "\n")
     todo += [
         f"the entry {sha} translates no block of docs/{guide}.md any more (its English changed or went): "
         "update its sha, en and nl, or delete it"

@@ -245,3 +245,30 @@ def test_no_line_of_a_guide_starts_with_a_figure_marker():
         if line.lstrip().startswith("<!--fig:")
     ]
     assert not found, found
+
+
+def test_the_run_times_table_is_written_in_dutch_from_the_measurements_it_carries():
+    """make bench writes English and its measurements; the Dutch guide writes the same measurements in Dutch."""
+    from ragkit.teach import language
+    from ragkit.teach.classroom.run_times import END, START, RunTimes, Timed
+
+    english = (DOCS / "teacher-guide.md").read_text(encoding="utf-8")
+    dutch = guides.dutch_guide_path(DOCS, "teacher-guide").read_text(encoding="utf-8")
+    times = RunTimes.found(english)
+    assert times is not None and RunTimes.found(dutch) == times
+    with language.speaking("en"):
+        assert times.block() in english  # the English table is the one its data writes
+    table = dutch[dutch.index(START) : dutch.index(END)]
+    assert "Gemeten door `make bench` op" in table and "| notebook | warm | koud |" in table
+    assert "Measured" not in table and "not measured" not in table and "one after another" not in table
+    with language.speaking("nl"):
+        assert f"load average {language.number(times.load, '.1f')} bij de start" in table
+    busy = RunTimes("2026-01-02 03:04", 2, "x86_64", "3.12.1", 3.5, (Timed("a.ipynb", 1.4, None),), 1.4)
+    with language.speaking("nl"):
+        block = busy.block()
+    assert (
+        "2 januari 2026, 03:04 UTC" in block
+        and "boven het aantal cores" in block
+        and "| a.ipynb | 1 s | niet gemeten |" in block
+    )
+    assert RunTimes.found(block) == busy and RunTimes.found("no table here") is None
