@@ -175,7 +175,7 @@ def ex4(course: Course, solutions: Path) -> dict[str, Figure]:
     if test is None:
         raise DataError(f"the header of {twin} could not be measured: run the solution notebook to see why")
     found = verdict(1 if expectation == "better" else -1, test.wins, test.losses, test.p, EX4.alpha)
-    return {"ex4_split": _split(test), "ex4_p": figure("{p:.3g}", p=test.p), "ex4_verdict": verbatim(found)}
+    return {"ex4_split": _split(test), "ex4_p": figure("{p:.3g}", p=test.p), "ex4_verdict": term(found)}
 
 
 def _p(p: float) -> Figure:

@@ -148,7 +148,7 @@ display(narrate.build_time(seconds, built))
 for name, columns, rows in index.tables(out):
     display(narrate.index_table(name, rows),
             tables.for_people(pd.DataFrame(rows[:3], columns=columns).astype(str)
-                              .map(lambda v: v if len(v) < 40 else v[:37] + "…")))
+                              .map(lambda v: v if len(v) < 40 else v[:37] + "…"), stored=True))
 
 # %% [markdown]
 # ### The stamp
@@ -365,7 +365,7 @@ with sqlite3.connect(out / "index.sqlite") as db:
 try:
     index.Index(corpus, out, embedder)
 except StaleIndex as err:
-    print(textwrap.fill(language.translated(str(err)), 110)[:600] + " …")
+    print(textwrap.fill(language.translated(str(err)), 110))
 foreign = index.status(corpus, out, now)
 display(tables.for_people(pd.Series(foreign.stale).value_counts().rename("documents").to_frame()))
 sample = index.read_index(out)[1][sorted(foreign.stale)[0]]

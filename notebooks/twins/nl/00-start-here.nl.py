@@ -60,8 +60,8 @@ language.use("nl")
 # ## Wat dit is
 #
 # Deze notebooks horen bij het hoofdstuk *RAG in productie: chunking, retrieval en eerlijke citaties*.
-# Het hoofdstuk doet uitspraken over chunking, lexicale en dense retrieval, fusie, reranking, drempels op de
-# afstand en citaties, en onderbouwt elke uitspraak met een meting op zijn eigen corpus. Hier voer je die metingen
+# Het hoofdstuk doet uitspraken over chunking, lexicale en dense retrieval, fusie, reranking,
+# afstandsdrempels en citaties, en onderbouwt elke uitspraak met een meting op zijn eigen corpus. Hier voer je die metingen
 # opnieuw uit op een corpus dat je kunt openen en lezen, en controleer je zelf welke uitspraken standhouden.
 #
 # Het werk is in tweeën verdeeld. Een klein Python-pakket, `ragkit`, doet alle berekeningen; de notebooks stellen het
@@ -77,7 +77,7 @@ language.use("nl")
 #   `.ragkit-cache/`, zodat latere runs, en latere notebooks, met een warme cache beginnen. Voortgangsbalken laten zien wat er gebeurt.
 # - **Gebruik de widgets.** Sliders en keuzelijsten rekenen ter plekke opnieuw; ze zijn er zodat je een bewering
 #   zelf op de proef kunt stellen in plaats van haar op goed vertrouwen aan te nemen.
-# - **Twee modellen zijn optioneel.** SmolLM2-135M-Instruct, de kleine generator die notebook 07 draait, komt mee
+# - **Twee modellen zijn optioneel.** SmolLM2-135M-Instruct, de kleine generator die in notebook 07 draait, komt mee
 #   met de installatie en werkt offline. De generator van het hoofdstuk, Qwen2.5-0.5B-Instruct, en de
 #   cross-encoder-reranker staan niet op PyPI: draai `make models` op een machine met internet om ze op te halen; zonder die modellen melden de cellen die ze
 #   nodig hebben dat, en draait al het andere gewoon. De cel hieronder vertelt je wat deze machine heeft.
@@ -144,7 +144,7 @@ tables.for_people(questions.iloc[[0, 10]][["id", "question", "ticket", "needle"]
 #
 # Een retriever geeft altijd *iets* terug, ook als het eerlijke antwoord is: "dit staat niet in het materiaal".
 # Om dat te meten is er een tweede set queries waarop nergens in het corpus een antwoord staat. Sommige zijn
-# *aangrenzend*: ze klinken alsof ze erbij horen (streaming, rate limits, vector databases), maar de cursus behandelt
+# *aangrenzend*: ze klinken alsof ze erbij horen (streaming, rate limits, vectordatabases), maar de cursus behandelt
 # ze nooit. Andere zijn *absurd*: koken, paspoorten, voetbal. Notebook 06 gebruikt ze om drempels te testen.
 
 # %%
@@ -186,7 +186,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # hooguit een fragment van het antwoord, dus de test telt het als een misser, en geen enkele slimme ranking kan de
 # stukken weer aan elkaar plakken. Notebook 01 telt hoe vaak dit gebeurt en wat het verhindert.
 #
-# ## De kaart (optioneel)
+# ## Overzicht (optioneel)
 #
 # | notebook | wat je te weten komt |
 # |---|---|
@@ -194,7 +194,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # | `02-dense-retrieval` | zoeken met embeddings, de hit rate en de andere rankingmetrieken van het vak met intervallen, en gepaarde toetsen tussen strategieën |
 # | `03-bm25-and-hybrid` | zoeken op exacte woorden, waar dat embeddings verslaat, en de twee fuseren op rang |
 # | `04-reranking` | een model dat query en chunk samen leest, en wat dat per query kost |
-# | `05-distances` | cosine-afstand, dot product en euclidische afstand, en wanneer ze het eens zijn |
+# | `05-distances` | cosine-afstand, inproduct en euclidische afstand, en wanneer ze het eens zijn |
 # | `06-thresholds` | een cut op de cosine-afstand waarmee de pipeline "geen antwoord" kan zeggen (een van de vormen van onthouding), en wat elke cut kost |
 # | `07-citations` | de eigen woorden van de chunk citeren, met een locator die een lezer kan volgen |
 # | `08-production` | stale indexen, kapotte documenten, en fouten die niemand opmerkt |

@@ -62,7 +62,7 @@ language.use("nl")
 # Voordat er iets opgehaald kan worden, moet elk document in stukken geknipt worden die klein genoeg zijn om te embedden
 # en in een prompt te plakken. ragkit bouwt zijn chunkers uit drie ingrediënten:
 #
-# - **blind of boundaries**: knip elke 512 tekens zonder te kijken, of pak hele alinea's in tot dat budget, en val
+# - **blind of boundaries**: knip elke 512 tekens zonder te kijken, of voeg hele alinea's samen tot dat budget vol is, en val
 #   alleen terug op zinsgrenzen als één alinea op zich al te lang is;
 # - **header**: zet de documenttitel en de sectienaam vóór de chunk voordat je hem embedt;
 # - **overlap**: kopieer de laatste 64 tekens van de vorige chunk naar het begin van de volgende.
@@ -103,8 +103,8 @@ narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 #
 # Een chunk bewaart twee strings, en ze verwarren is een klassieke bug.
 #
-# - `content` zijn de **eigen woorden** van de chunk, een exact stuk van het document. Dit citeer je terug
-#   naar een gebruiker, en hiernaar wijst een citatie.
+# - `content` zijn de **eigen woorden** van de chunk, een exact stuk van het document. Dit laat je een gebruiker
+#   als citaat zien, en hiernaar wijst een citatie.
 # - `text` is wat **geëmbed** wordt: de header, dan de overlap uit de vorige chunk, dan de content.
 #
 # Hieronder staat de eerste chunk van een sectie, geknipt door E (header) en door F (header en overlap). Beide
@@ -119,19 +119,19 @@ display(narrate.text_and_content(E[i], "E"), narrate.text_and_content(F[i], "F")
 narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 
 # %% [markdown]
-# Lees de `text` van F nog eens. Onder een header die één sectie aankondigt staat een staart woorden uit de sectie
+# Lees de `text` van F nog eens. Onder een header die één sectie aankondigt, staat een staart woorden uit de sectie
 # ervoor. Voor een citaat is dat niet goed: een citatie die `text` toont, zet op die plek een header die het document
 # daar nooit heeft, plus een zinsfragment dat ergens anders hoort. Embed `text`, citeer `content`, altijd.
 
 # %% [markdown]
 # ### Hoe overlap aan een vector trekt, gemeten
 #
-# Ook voor de embedding is die staart niet neutraal. Het hoofdstuk verklaart mechanisch waarom overlap bovenop de header de
-# ranking schaadt (F tegen E, +2/-6 in het hoofdstuk): de vector van een chunk is een gemiddelde over zijn
+# Ook voor de embedding is die staart niet neutraal. Het hoofdstuk geeft een mechanische reden waarom overlap bovenop de
+# header de ranking schaadt (F tegen E, +2/-6 in het hoofdstuk): de vector van een chunk is een gemiddelde over zijn
 # tokens, dus 64 tekens van de vorige chunk trekken dat gemiddelde naar het onderwerp van de buur. Dat kun je meten.
 # Neem elke chunk die een nieuwe sectie opent; zijn overlap komt dus uit een andere sectie. Bereken de cosinus van
-# zijn vector met de centroid van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap). Doe
-# hetzelfde met de centroid van de vorige sectie, zonder en met overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
+# zijn vector met de centroid van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap) en
+# met de centroid van de vorige sectie, telkens voor de vector zonder en met de overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
 # die in de chunks die verschoven?
 
 # %%
@@ -155,7 +155,7 @@ display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 # ## Antwoorden vernietigd voordat retrieval begint
 #
 # Een chunker *vernietigt* een needle als geen enkele chunk hem volledig bevat. Voor die vragen is de best
-# mogelijke hit rate nul, wat de retriever, reranker of drempel daarna ook doet. Van buiten ziet het er precies
+# mogelijke hit rate nul, wat de retriever, reranker of drempel daarna ook doet. Van buitenaf ziet het er precies
 # uit als een slechte retriever, en daarom valt het zo vaak niet op.
 #
 # **Voorspel eerst.** Blind chunking (A) knipt elke 512 tekens, waar dat ook valt; notebook 00 telde de needles
@@ -188,7 +188,7 @@ predict.reveal(my_prediction, predict.Count(ev.n_questions), len(ev.destroyed["A
 # Een blinde chunker knipt elke 512 tekens, waar dat ook valt. Een needle is vernietigd als een knip strikt
 # binnen hem valt. Staan needles op willekeurige plekken ten opzichte van de knippen, dan bevat een needle van
 # lengte *L* een knip met kans (*L* − 1) / 512: hoe langer de zin, hoe groter de kans dat hij gesplitst wordt.
-# Tel die kans op over alle needles en je krijgt het aantal needles dat je kunt verwachten te verliezen.
+# Tel die kans op over alle needles en je krijgt het aantal needles dat je naar verwachting verliest.
 #
 # Elke balk in de grafiek is één needle, getekend op zijn plek binnen zijn venster van 512 tekens. Oranje
 # balken lopen over de stippellijn heen: de knip valt erin.
@@ -204,7 +204,7 @@ narrate.blind_losses(ev, course.questions, windows)
 # ### Wat overlap wel en niet kan redden
 #
 # Overlap kopieert de laatste 64 tekens vóór een knip naar de volgende chunk. Een gesplitste needle is dus alleen
-# gered als het deel *vóór* de knip in die 64 tekens past, dus als de knip binnen de eerste 64 tekens van de
+# gered als het deel *vóór* de knip in die 64 tekens past, dat wil zeggen als de knip binnen de eerste 64 tekens van de
 # needle valt. Valt de knip later in de zin, dan blijven de eerste woorden achter in de vorige chunk, met of
 # zonder overlap. De tabel toont elke needle die een blinde knip splitst, en hoeveel ervan aan elke kant ligt.
 
@@ -219,7 +219,7 @@ cuts
 narrate.overlap_rule(ev, course.questions, cuts)
 
 # %% [markdown]
-# Een needle telt pas als gevonden als de prompt hem heel toont. Daarom citeert de prompt de overlap samen met de
+# Een needle telt pas als gevonden wanneer de prompt hem volledig toont. Daarom citeert de prompt de overlap samen met de
 # eigen woorden van de chunk, als één tekenbereik van het document waar een citatie naar kan wijzen. Dat werkt
 # alleen als de overlap de tekst direct vóór de chunk is. Een overlap die over een sectiekop heen is geplakt, is
 # dat niet: de prompt laat hem weg, en een needle die alleen daar staat, telt niet. Hoeveel needles redt de overlap alleen?
@@ -239,7 +239,7 @@ narrate.overlap_saves(saved, course.questions)
 # Kijk ook naar het aantal needles dat gesplitst is met maar een paar tekens aan één kant. Als een chunk alleen
 # een punt mist, krijgt een mens die hem leest nog steeds het antwoord, maar de test noemt hem vernietigd. De regel
 # "volledig" is bewust streng: hij ziet geen verschil tussen een verloren punt en een verloren bijzin, dus hij
-# rekent beide als falen, en onze aantallen vernietigde needles zijn eerder te pessimistisch dan te optimistisch.
+# telt beide als misser, en onze aantallen vernietigde needles zijn eerder te pessimistisch dan te optimistisch.
 
 # %% [markdown]
 # ### Waarom boundaries zelden een needle splitsen
@@ -253,7 +253,7 @@ narrate.overlap_saves(saved, course.questions)
 #
 # De boundaries-regel is die van het hoofdstuk, en ragkit houdt hem. Gratis is hij niet. Zijn zinsregel ziet elke punt
 # als zinseinde, dus hij kan een getal als "0.95" of een regel code als `np.argsort(...)` in tweeën knippen, en dan
-# begint de volgende chunk midden in een zin. Ook ziet hij een `###`-regel als een alinea als elke andere, dus een
+# begint de volgende chunk midden in een zin. Ook behandelt hij een `###`-regel als een gewone alinea, dus een
 # subkop kan een eigen chunk worden: een chunk zonder inhoud die toch een van de vier plekken in een prompt kan
 # innemen. `ragkit.chunking.pathologies` telt deze per strategie. Een chunk "begint midden in een zin" als hij
 # niet aan het begin van een regel staat en niet volgt op een zinseinde en een spatie.
@@ -267,11 +267,11 @@ narrate.reference_costs(found, ev.destroyed["E"])
 
 # %% [markdown]
 # Of een fout nu een needle vernietigt of niet (de laatste zin hierboven zegt het), elke fout maakt een bron
-# moeilijker te lezen als hij in een prompt belandt, en notebook 07 toont er een die dat doet. Het tellen is de
-# les: een regel die je houdt, hoort een prijskaartje te hebben.
+# moeilijker te lezen als hij in een prompt belandt, en notebook 07 toont er een die dat doet. Waar het om gaat:
+# tel ze. Een regel die je houdt, hoort een prijskaartje te hebben.
 
 # %% [markdown]
-# ## Zie het zelf (optioneel)
+# ## Bekijk het zelf (optioneel)
 #
 # Kies een strategie en een vraag. De explorer toont het document rond de needle (geel gemarkeerd), met elke
 # chunkgrens als oranje balk; bij B, D en F is de tekst die elke chunk opnieuw meeneemt als overlap blauw gekleurd.
@@ -286,7 +286,7 @@ explorer.widget()
 # %% [markdown]
 # ## Wat de header kost
 #
-# De header is een van de duidelijkste winsten van het hoofdstuk: hij vertelt het embeddingmodel waar een alinea
+# De header is een van de duidelijkste verbeteringen van het hoofdstuk: hij vertelt het embeddingmodel waar een alinea
 # over gaat als de alinea dat zelf nooit zegt (notebook 02 meet hoeveel dat helpt). Maar je betaalt hem in elke
 # chunk, in **word-pieces**, de eenheden die de encoder echt leest.
 
@@ -310,8 +310,8 @@ narrate.header_share(ev)
 #
 # Het embeddingmodel leest hooguit 256 word-pieces, zijn twee speciale markers meegeteld. Alles wat langer is,
 # wordt **stilletjes** afgekapt: de encoder geeft geen teken, het eind van de chunk bereikt de vector nooit, maar
-# de chunk wordt nog steeds volledig opgeslagen, teruggegeven en geciteerd. (De opmerking onder de eerste cel is
-# ragkit dat telt wat de encoder je niet vertelt.) De chunkgrootte die telt voor retrieval is dus de *kleinste* van
+# de chunk wordt nog steeds volledig opgeslagen, teruggegeven en geciteerd. (In de opmerking onder de eerste cel telt
+# ragkit wat de encoder je niet vertelt.) De chunkgrootte die telt voor retrieval is dus de *kleinste* van
 # het ingestelde budget en het venster van de encoder, en headers en overlap nemen hun deel van dat venster voordat de content aan de beurt is.
 
 # %%
@@ -343,9 +343,9 @@ narrate.most_over_window(over, course.chunks)
 #
 # Alles hierboven kwam uit `ragkit.chunking`. Hier is de regel achter strategieën C tot F, vanaf nul geschreven in
 # gewoon Python, zodat je hem in één keer kunt lezen. De tekst van een sectie wordt in alinea's gesplitst (reeksen
-# regels zonder lege regel ertussen). Alinea's worden gretig ingepakt: een chunk groeit tot de volgende alinea hem
-# over 512 tekens zou brengen. Een alinea die op zich langer is dan 512, wordt nooit met zijn buren ingepakt; hij
-# wordt in zinnen geknipt, die op dezelfde manier worden ingepakt.
+# regels zonder lege regel ertussen). Alinea's worden gretig samengevoegd: een chunk groeit tot de volgende alinea hem
+# over 512 tekens zou brengen. Een alinea die op zich langer is dan 512, wordt nooit met zijn buren samengevoegd; hij
+# wordt in zinnen geknipt, die op dezelfde manier worden samengevoegd.
 
 # %%
 # met de hand: de boundaries-regel
@@ -394,7 +394,7 @@ assert by_hand == by_ragkit, "de met de hand geschreven regel en ragkit zijn het
 # ## Probeer dit (optioneel)
 #
 # 1. Zoek in de explorer een needle die B redt en een die hij niet redt. Schat op het oog hoe ver in de needle
-#    de knip in elk geval valt. Verklaart de regel van 64 tekens beide?
+#    de knip in beide gevallen valt. Verklaart de regel van 64 tekens beide?
 # 2. Chunk het corpus zelf met een grotere overlap:
 #    `ragkit.chunking.chunk_corpus(course.corpus, "B", overlap=200)`, en tel dan met
 #    `ragkit.evaluation.needle_hits` hoeveel needles geen enkele chunk bevat. Hoe groot moet de overlap zijn om hier

@@ -96,7 +96,7 @@ same = np.array_equal(np.argsort(D, axis=1, kind="stable"), r.dense(texts).ranki
 display(narrate.one_product(Q, D, r.vectors.shape[0], same))
 
 # %% [markdown]
-# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een *gebundeld* getal, waarbij numpy elke core mag gebruiken.
+# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een *gebundeld* getal, waarbij numpy elke processorkern mag gebruiken.
 
 # %%
 t = time.perf_counter()
@@ -142,7 +142,7 @@ tables.for_people(pd.DataFrame([{"rank": i + 1, "distance": round(float(run.dist
 #
 # Elke hit rate is een aandeel van een klein aantal queries, dus hij krijgt een 95%-Wilson-interval tussen haken. MRR is
 # geen aandeel (het middelt reciproke rangen), dus het Wilson-interval geldt er niet voor: tussen zijn haken staat een
-# 95%-bootstrapinterval dat hele needles hertrekt, elk met allebei zijn formuleringen (02b legt uit waarom per needle). De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
+# 95%-bootstrapinterval dat hele needles opnieuw trekt, elk met allebei zijn formuleringen (02b legt uit waarom per needle). De laatste kolom telt de needles die geen enkele chunk bevat (het chunkingnotebook laat zien waarom).
 
 # %%
 tables.hit_rates(ev).query("retriever == 'dense'").drop(columns="retriever")
@@ -189,13 +189,13 @@ narrate.metrics_disagree(ev)
 # %% [markdown]
 # ## Waarom een voorsprong van een paar punten nog geen bevinding is
 #
-# Stel dat een strategie de needle voor precies de helft van de queries vindt. Hoe zeker kun je zijn dat zijn echte hit rate een half is? Het Wilson-interval beantwoordt dat.
+# Stel dat een strategie de needle voor precies de helft van de queries vindt. Hoe zeker kun je zijn dat haar werkelijke hit rate 0,5 is? Het Wilson-interval beantwoordt dat.
 
 # %% jupyter={"source_hidden": true}
 narrate.interval_width(len(course.queries))
 
 # %% [markdown]
-# Dus de intervallen van twee strategieën die een paar punten verschillen, overlappen ruim. Overlap is echter geen test van het verschil (twee intervallen kunnen overlappen terwijl een goede test de runs wel scheidt), en de intervallen behandelen de twee strategieën alsof ze op verschillende queries zijn getest.
+# Dus de intervallen van twee strategieën die een paar punten verschillen, overlappen ruim. Overlap is echter geen toets van het verschil (twee intervallen kunnen overlappen terwijl een goede toets de runs wel scheidt), en de intervallen behandelen de twee strategieën alsof ze op verschillende queries zijn getest.
 # Dat zijn ze niet: beide beantwoordden *dezelfde* queries. Die koppeling is informatie die je moet gebruiken.
 #
 # ## De gepaarde sign test
@@ -226,8 +226,8 @@ narrate.queries_or_needles(ev)
 # %% [markdown]
 # ## De vergelijkingen van het hoofdstuk, op dit corpus
 #
-# Het hoofdstuk rapporteert een handvol gepaarde vergelijkingen. Eerst een controle dat de sign test van ragkit die van het hoofdstuk is: draai hem op de eigen aantallen van het hoofdstuk.
-# Waar het hoofdstuk aantallen gaf maar geen p-waarde, berekent de test die opnieuw (de kolom `p gerapporteerd in het hoofdstuk` zegt welke).
+# Het hoofdstuk rapporteert een handvol gepaarde vergelijkingen. Eerst een controle of de sign test van ragkit dezelfde uitkomst geeft als die van het hoofdstuk: draai hem op de eigen aantallen van het hoofdstuk.
+# Waar het hoofdstuk aantallen gaf maar geen p-waarde, berekent de toets die opnieuw (de kolom `p gerapporteerd in het hoofdstuk` zegt welke).
 
 # %%
 display(narrate.sign_test_on_chapter_counts())
@@ -237,9 +237,9 @@ tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "rec
 # ### Veel toetsen tegelijk: Holm
 #
 # Een p-waarde is de kans op een verdeling die minstens zo scheef is als de waargenomen *als de twee runs even goed waren*. Het is niet de kans dat
-# de bevinding toeval is. Wat ze wel belooft: als er geen verschil is, valt een test hoogstens één keer op de twintig onder 0,05 (een exacte
-# test op hele aantallen komt zelden precies op 0,05 uit, dus de sign test valt er minder vaak onder). Kijk naar zeven
-# vergelijkingen waar niets aan de hand is, en de kans dat *een of andere* p onder 0,05 valt, is veel groter (bij zeven onafhankelijke tot 1 - 0,95⁷).
+# de bevinding toeval is. Wat ze wel belooft: als er geen verschil is, valt een toets hoogstens één keer op de twintig onder 0,05 (een exacte
+# toets op hele aantallen komt zelden precies op 0,05 uit, dus de sign test valt er minder vaak onder). Bekijk je zeven
+# vergelijkingen waar niets aan de hand is, dan is de kans dat *minstens één* p onder 0,05 valt, veel groter (bij zeven onafhankelijke tot 1 - 0,95⁷).
 # De correctie van Holm houdt die kans op hoogstens 0,05 voor een *familie* (hier: de vergelijkingen van het hoofdstuk die samen getoond worden): sorteer de m p-waarden, vermenigvuldig de
 # kleinste met m, de volgende met m - 1, enzovoort, laat een aangepaste p nooit onder de vorige zakken, en kap af op 1. Een familie van één blijft
 # zoals ze is. Notebook 02b legt het verder uit en past het toe op de eigen p-waarden van het hoofdstuk.
@@ -248,7 +248,7 @@ tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "rec
 #
 # Een gepubliceerde vergelijking beweert een van twee dingen. Waar de eigen ruwe p van het hoofdstuk onder 0,05 ligt, beweert het *een verschil*. Waar dat niet zo is,
 # beweert het *geen aantoonbaar verschil*, wat de woorden ook zeggen (F tegen E, +2/-6, heeft in het hoofdstuk geen p; de aantallen geven er een, en die ligt boven 0,05).
-# Elke vergelijking krijgt dan één woord, volgens een regel die vastlag voordat er gekeken werd, één keer in code geschreven en hier afgedrukt. Ze gebruikt het needleniveau
+# Elke vergelijking krijgt dan één woord, volgens een regel die vastlag voordat er gekeken werd, één keer in code geschreven en hier afgedrukt. Hij gebruikt het needleniveau
 # en de p na Holm, en de metriek die het hoofdstuk voor die vergelijking koos (`ragkit.teach.course.chapter` legt die vast).
 
 # %%
@@ -323,8 +323,8 @@ widgets.StrategyDuel(ev).widget()
 # %% [markdown]
 # ## Vraag of supportticket: maakt de formulering uit? (optioneel)
 #
-# Elke needle wordt twee keer gesteld: een keer als nette cursusvraag, een keer zoals een gefrustreerde gebruiker een supportticket schrijft, met andere woorden en zonder vocabulaire uit het leerboek.
-# Splits de hit rate en MRR van dense op E naar formulering.
+# Elke needle wordt twee keer gesteld: een keer als nette cursusvraag, een keer zoals een gefrustreerde gebruiker een supportticket schrijft, in andere bewoordingen en zonder de woordenschat van het leerboek.
+# Splits de hit rate en MRR van dense retrieval op E naar formulering.
 
 # %%
 from ragkit.teach.lesson import formats
@@ -389,7 +389,7 @@ assert worst < 1e-9 and agree == len(tests)
 #
 # De encoder leerde van Engelse tekst, en het corpus van deze cursus is Engels. Een Nederlandse klas stelt haar vragen in het Nederlands:
 # `data/questions_nl.jsonl` bevat elke cursusvraag in het Nederlands, vertaald voordat er iets mee werd opgehaald.
-# **Voorspel eerst:** dense retrieval op E vindt de meeste needles in de top vier als je in het Engels vraagt. Hoeveel vindt het
+# **Voorspel eerst:** dense retrieval op E vindt de meeste needles in de top vier als je in het Engels vraagt. Hoeveel vindt die
 # er in het Nederlands? En BM25, dat alleen gedeelde woorden matcht?
 
 # %% jupyter={"source_hidden": true}

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 02b. Verder met statistiek: clusters, families, vaak kijken
+# # 02b. Verder met statistiek: clusters, families, veel toetsen
 #
 # Notebook 02 gaf elke student wat nodig is om een vergelijking te beoordelen: hit@k met Wilson-intervallen, de gepaarde sign test op query- en
 # needleniveau, en de oordelen. Dit notebook gaat verder, voor wie wil weten hoeveel de needles wegen, waarom de correctie van Holm is
@@ -25,9 +25,9 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een interval voor een hit rate geven dat rekening houdt met de needles (de cluster-bootstrap), en zeggen wat zijn design effect betekent
-# - de correctie van Holm uitleggen, haar in een paar regels schrijven en naast statsmodels controleren
+# - de correctie van Holm uitleggen, haar in een paar regels schrijven en tegen statsmodels controleren
 # - de eigen p-waarden van het hoofdstuk onder Holm zetten en zeggen hoeveel van zijn resultaten overeind blijven
-# - metric shopping herkennen, en een win/verliesmatrix lezen zonder je door de kleuren te laten misleiden
+# - metric shopping herkennen, en een winst-verliesmatrix lezen zonder je door de kleuren te laten misleiden
 
 # %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -85,9 +85,9 @@ display(Markdown(reminders.strategy_letters()))
 # *design effect*: 1 als de formuleringen van een needle zich als vreemden gedragen, 2 als ze het altijd eens zijn (twee formuleringen dragen dan de
 # informatie van één). Deel het aantal queries erdoor en je krijgt het effectieve aantal onafhankelijke queries.
 #
-# Twee eerlijke kanttekeningen, allebei in `ragkit.statistics.cluster_bootstrap`. Hertrekken van G needles geeft een variantie die een factor (G - 1)/G
-# te klein is (de cel hieronder noemt de G van deze cursus), dus ragkit schaalt hem terug met G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
-# percentiel-interval uit een paar dozijn clusters dekt iets minder dan zijn nominale 95%: lees de randen als benadering, niet als exacte 95%-grenzen.
+# Twee eerlijke kanttekeningen, allebei in `ragkit.statistics.cluster_bootstrap`. Opnieuw trekken van G needles geeft een variantie die een factor (G - 1)/G
+# te klein is (de cel hieronder noemt de G van deze cursus), dus ragkit schaalt haar terug met G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
+# percentielinterval uit een paar dozijn clusters dekt iets minder dan zijn nominale 95%: lees de randen als benadering, niet als exacte 95%-grenzen.
 
 # %% jupyter={"source_hidden": true}
 figures = tables.figures(ev)
@@ -107,12 +107,12 @@ narrate.design_effects(deff)
 # %% [markdown]
 # ## Holm, uitgelegd
 #
-# Een p-waarde is de kans, *als de twee runs even goed waren*, op een verdeling die minstens zo scheef is als de waargenomen. Onder 0,05 betekent dat zo'n
+# Een p-waarde is de kans, *als de twee runs even goed waren*, op een verdeling die minstens zo scheef is als de waargenomen. Een p onder 0,05 betekent dat zo'n
 # verdeling door toeval alleen hooguit één keer op de twintig zou voorkomen; het betekent niet dat de bevinding één kans op twintig heeft om toeval te zijn.
-# Doe m vergelijkingen waarin niets aan de hand is, en de kans dat er minstens één onder 0,05 valt, groeit met m. De step-downcorrectie van Holm
+# Doe je m vergelijkingen waarin niets aan de hand is, dan groeit met m de kans dat er minstens één onder 0,05 valt. De step-downcorrectie van Holm
 # houdt die kans (de *family-wise error rate*) op of onder 0,05 zonder aan te nemen dat de toetsen onafhankelijk zijn: sorteer de p-waarden, vermenigvuldig
 # de kleinste met m, de volgende met m - 1, enzovoort; een gecorrigeerde p valt nooit onder de vorige, en geen enkele komt boven 1. Elke vergelijking telt
-# dan alleen als bevinding als haar gecorrigeerde p onder 0,05 ligt. In een paar regels, gecontroleerd naast `ragkit` en statsmodels:
+# dan alleen als bevinding als haar gecorrigeerde p onder 0,05 ligt. In een paar regels, gecontroleerd tegen `ragkit` en statsmodels:
 
 # %%
 # met de hand: de step-downcorrectie van Holm
@@ -146,12 +146,12 @@ assert worst < 1e-12 and same
 # Pas dezelfde correctie toe op de zeven p-waarden van het hoofdstuk zelf (F tegen E heeft in het hoofdstuk geen p; zijn +2/-6 geeft er een), en zet ze naast
 # de onze op beide niveaus, met de bewering van elke vergelijking en het oordeel van notebook 02.
 #
-# **Voorspel eerst.** Het hoofdstuk zegt dat drie resultaten overleven. Hoeveel daarvan verwacht je onder Holm over zijn eigen p-waarden
-# onder 0,05 te houden? Schrijf een geheel getal in `my_prediction` voordat je de tabel draait: de cel eronder geeft
+# **Voorspel eerst.** Het hoofdstuk zegt dat drie resultaten overleven. Hoeveel daarvan blijven volgens jou onder 0,05 als je Holm
+# toepast op zijn eigen p-waarden? Schrijf een geheel getal in `my_prediction` voordat je de tabel draait: de cel eronder geeft
 # het antwoord.
 
 # %%
-# jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk onder Holm onder 0,05 blijven, een geheel getal
+# jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk met Holms correctie onder 0,05 blijven, een geheel getal
 my_prediction = None
 
 # %%
@@ -168,7 +168,7 @@ predict.reveal(my_prediction, predict.Count(len(claims.own_holm())),
 # ## Metric shopping: de metriek kiezen na de uitkomst
 #
 # Elke vergelijking in notebook 02 gebruikte de metriek die het hoofdstuk koos. Maar de evaluatie berekent er vijf. Kijk naar alle vijf voor de zeven paren
-# en er is altijd wel een cel die spannend lijkt. De tabel toont de tien opvallendste van elk paar bij elke metriek, op needleniveau, gesorteerd op ruwe p, met Holm
+# en er is altijd wel een cel die spannend lijkt. De tabel toont de tien opvallendste combinaties van paar en metriek, op needleniveau, gesorteerd op ruwe p, met Holm
 # over allemaal (de eerlijke familie zodra je naar alles hebt gekeken).
 
 # %%
@@ -182,7 +182,7 @@ narrate.metric_shopping(shopping)
 # %% [markdown]
 # ## Alle paren tegelijk (optioneel)
 #
-# De matrix toont voor elk paar strategieën de netto winst van de rij op de kolom bij Hit@20 (winsten min verliezen), geteld in needles.
+# De matrix toont voor elk paar strategieën de netto winst van de rij tegen de kolom bij Hit@20 (winsten min verliezen), geteld in needles.
 # Beweeg over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken: zo vaak
 # laat deze figuur je kijken. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
 
@@ -197,7 +197,7 @@ plots.win_loss_matrix(ev, "Hit@20", "dense")
 #    de randen van het interval bewegen. Wat zegt dat over de derde decimaal van een interval?
 # 2. Geef `holm_by_hand` de zeven p-waarden van het hoofdstuk plus nog een vergelijking met p = 0,001. Voorspel vóór het draaien welke
 #    resultaten van het hoofdstuk nu overleven; leid dan uit de vermenigvuldigers af waarom het antwoord is wat het is.
-# 3. Zoek in de win/verliesmatrix de diepste kleur met een Holm-p boven 0,05. Hoeveel needles scheiden haar van significantie?
+# 3. Zoek in de winst-verliesmatrix de diepste kleur met een Holm-p boven 0,05. Hoeveel needles scheiden haar van significantie?
 
 # %% [markdown]
 # ## Kennischeck

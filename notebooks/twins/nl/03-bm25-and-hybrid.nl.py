@@ -83,9 +83,9 @@ display(Markdown(reminders.strategy_letters()))
 # ## Wat een embedding niet ziet
 #
 # Een embeddingmodel perst een tekst samen tot een punt dat voor zijn *betekenis* staat. Dat wil je precies bij parafrases, en precies niet bij strings zonder eigen betekenis:
-# een functienaam, een foutcode, een onderdeelnummer, een magische constante. Voor het model lijkt het ene lange decimale getal veel op het andere.
+# een functienaam, een foutcode, een onderdeelnummer, een magisch getal. Voor het model lijkt het ene lange decimale getal veel op het andere.
 #
-# Het transformerhoofdstuk van het corpus implementeert de GELU-activatie in een codeblok, en de tanh-benadering die het gebruikt heeft een opvallende constante. Vraag naar die constante en kijk waar elke retriever de chunk rankt die haar bevat (strategie E).
+# Het transformerhoofdstuk van het corpus implementeert de GELU-activatie in een codeblok, en de tanh-benadering die het gebruikt, heeft een opvallende constante. Vraag naar die constante en kijk waar elke retriever de chunk rangschikt die haar bevat (strategie E).
 
 # %%
 token, query = "0.044715", "what is the constant 0.044715 for?"
@@ -123,7 +123,7 @@ formats.Frame([{"term": t, "chunks containing it": lex.weights[lex.vocabulary[t]
                 "idf": round(float(lex.idf[lex.vocabulary[t]]), 3)} for t in terms]).sort_values("idf", ascending=False)
 
 # %% [markdown]
-# De verzadiging die $k_1$ oplevert, voor een chunk van gemiddelde lengte: de term-frequentiefactor voor één tot vijf keer voorkomen.
+# De verzadiging die $k_1$ oplevert, voor een chunk van gemiddelde lengte: de termfrequentiefactor voor één tot vijf keer voorkomen.
 
 # %%
 f = np.arange(1, 6)
@@ -135,11 +135,11 @@ formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).rou
 # Eén uitgekozen query is een anekdote. De vraag is hoe BM25 het doet op gewone vragen. Hieronder: hit@k voor k van 1 tot 20 op strategie E, voor dense, BM25 en de hybrid die je zo tegenkomt.
 #
 # **Voorspel eerst.** Welke retriever vindt bij Hit@1 (alleen de eerste chunk telt), op strategie E, de needle voor meer
-# queries: `"BM25"`, `"dense"` of `"dezelfde"`? Zet je keuze in `my_prediction` voordat je de tabel draait: de
+# queries: `"BM25"`, `"dense"` of `"gelijk"` (evenveel; `"tied"` telt ook)? Zet je keuze in `my_prediction` voordat je de tabel draait: de
 # cel eronder geeft het antwoord.
 
 # %%
-my_prediction = None  # jouw gok voor Hit@1 op E: "BM25", "dense" of "dezelfde"
+my_prediction = None  # jouw gok voor Hit@1 op E: "BM25", "dense" of "gelijk"
 
 # %% [markdown]
 # De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór de tabel.
@@ -160,7 +160,7 @@ curve.round(3)
 
 # %% jupyter={"source_hidden": true}
 top1 = {"BM25": ev["E/bm25"].value("Hit@1"), "dense": ev["E/dense"].value("Hit@1")}
-predict.reveal(my_prediction, predict.Choice((*top1, "the same")), predict.ahead(top1, "the same"),
+predict.reveal(my_prediction, predict.Choice((*top1, "tied")), predict.ahead(top1, "tied"),
                narrate.bm25_against_dense(ev, curve))
 
 # %% [markdown]
@@ -178,8 +178,8 @@ formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].m
 
 # %% [markdown]
 # Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
-# De queries van het hoofdstuk zijn niet beschikbaar, dus of die meer woorden met hun needles deelden is een gok, geen bevinding; het is één aannemelijke reden waarom de twee corpora het oneens kunnen zijn.
-# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles op zo'n string draaien hangt af van de tekst en van wie de vragen schreef.
+# De queries van het hoofdstuk zijn niet beschikbaar, dus of die meer woorden met hun needles deelden, is een gok, geen bevinding; het is één aannemelijke reden waarom de twee corpora het oneens kunnen zijn.
+# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles op zo'n string draaien, hangt af van de tekst en van wie de vragen schreef.
 
 # %% [markdown]
 # ## Fuseren: rangen, geen scores
@@ -190,7 +190,7 @@ formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].m
 narrate.two_scales(runs["dense"].distance[0], lex.scores(query))
 
 # %% [markdown]
-# De twee staan op verschillende schalen, zijn anders begrensd en wijzen in tegengestelde richtingen. Je zou elke lijst per query kunnen normaliseren (zeg, delen door de beste score), maar dan hangt het gewicht van een lijst af van hoe goed zijn beste hit toevallig was voor *die* query: één gelukkige tophit drukt alles eronder plat.
+# De twee staan op verschillende schalen, zijn anders begrensd en wijzen in tegengestelde richtingen. Je zou elke lijst per query kunnen normaliseren (bijvoorbeeld door te delen door de beste score), maar dan hangt het gewicht van een lijst af van hoe goed zijn beste hit toevallig was voor *die* query: één gelukkige tophit drukt alles eronder plat.
 #
 # **Reciprocal rank fusion** (RRF) gooit de scores weg en houdt de rangen. Elke lijst geeft elke chunk $1/(k + \text{rang})$, rangen geteld vanaf 1; de gefuseerde ranking sorteert de chunks op de som. Met de gebruikelijke $k = 60$ is de constante groot vergeleken met de toprangen, dus geen enkele lijst kan domineren met één zelfverzekerde hit. Een klein voorbeeld met twee lijsten chunk-id's:
 
@@ -204,7 +204,7 @@ narrate.rrf_weights(RRF_K)
 narrate.fused_ranks(runs, token, holder, RRF_K)
 
 # %% [markdown]
-# Dat is de prijs van fuseren: het beschermt je tegen de wilde missers van elke retriever, en verdunt in ruil de eenzame briljante hit van elke retriever. Of die ruil loont is een empirische vraag, dus meet het.
+# Dat is de prijs van fuseren: het beschermt je tegen de wilde missers van elke retriever, en verdunt in ruil de eenzame briljante hit van elke retriever. Of die ruil loont, is een empirische vraag, dus meet het.
 #
 # ## Hybrid tegen elk van zijn ouders
 #
@@ -215,7 +215,7 @@ tables.for_people(tables.hit_rates(ev))
 
 # %% [markdown]
 # De eerlijke lezing van het hoofdstuk was dat hybrid op de puntschattingen vóór beide ouders lag, maar dat de gepaarde sign test hem bij Hit@4 van geen van beide kon scheiden.
-# Zijn twee hybrid-vergelijkingen horen bij de familie van vergelijkingen van het hoofdstuk (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
+# De twee hybrid-vergelijkingen van het hoofdstuk horen bij de familie van al zijn vergelijkingen (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
 # die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needleniveau (beide formuleringen van een needle tellen
 # één keer), en krijgt zijn oordeel volgens de ene regel van `ragkit.statistics.verdict`. De p van het hoofdstuk ligt voor beide hybrid-vergelijkingen boven 0,05, dus
 # voor beide beweert het hoofdstuk dat er *geen aantoonbaar verschil* is: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* als dit corpus
@@ -254,14 +254,14 @@ narrate.needle_tests(five)
 # ## Wat een query kost (optioneel)
 #
 # Het hoofdstuk mat de tijd van BM25 en de dense scan query voor query, op één thread, op zijn eigen corpus. De volgende cel meet hier dezelfde stappen,
-# plus de embedding van de query en het fuseren, elk met hoe het gemeten is. Op een machine die je met anderen deelt, verschuiven de cijfers per run.
+# plus de embedding van de query en het fuseren, elk met een vermelding van hoe het gemeten is. Op een machine die je met anderen deelt, verschuiven de cijfers per run.
 
 # %%
 timings = time_stages(course.retriever("E"), query)
 tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
-# Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries slaat een sign test op een handvol discordante paren door van "niets" naar "significant" op een paar queries.
+# Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries slaat een sign test op een handvol discordante paren om van "niets" naar "significant" op een paar queries.
 # Een zwakke ouder laat de hybrid er sterk tegen uitzien, wat hij ook waard is tegen de sterke ouder; vergelijk een fusie dus altijd met zijn *beste* ouder.
 #
 # ## Probeer het zelf (optioneel)
@@ -292,8 +292,8 @@ from ragkit import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
-    """Scoort elke tekst voor een query met de BM25 van het hoofdstuk (tokens van ragkit, formule met de hand)."""
-    words = tokenize  # runs van letters en cijfers van elk schrift, zonder hoofdletters: "geëvalueerd" blijft één woord
+    """Een functie die elke tekst voor een query scoort met de BM25 van het hoofdstuk, met de hand uitgeschreven."""
+    words = tokenize  # reeksen van letters en cijfers van elk schrift, zonder hoofdletters: "geëvalueerd" is één woord
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]
     n, avgdl = len(docs), sum(lengths) / len(docs)
@@ -353,7 +353,7 @@ assert diff_hand < 1e-9 and diff_library < 1e-9
 # %% [markdown]
 # Reciprocal rank fusion is nog korter: elke ranking geeft elke chunk 1 / (k + zijn rang), en de sommen worden
 # gesorteerd. Vijf regels, gecontroleerd tegen de hybrid-ranking die `ragkit` voor elke needle-query berekent. Eén detail
-# telt: BM25 rankt alleen de chunks die het *vond* (een score boven nul). Een chunk die geen term met de query deelt,
+# telt: BM25 rangschikt alleen de chunks die het *vond* (een score boven nul). Een chunk die geen term met de query deelt,
 # scoort nul, en zijn plaats achter de andere is louter corpusvolgorde, dus hij mag geen BM25-punten krijgen.
 
 # %%

@@ -79,7 +79,7 @@ display(Markdown(reminders.strategy_letters()))
 # Elke waarde van een instelling krijgt een score op de needle-queries, en die score is deels de kwaliteit van de waarde en deels het geluk van deze
 # paar dozijn needles: welke zinnen toevallig makkelijk voor haar zijn. Probeer veel waarden en houd de beste: dan houd je ongeveer even vaak de gelukkigste
 # als de beste. Haar score, gemeten op de queries die haar kozen, overschat dan wat ze doet op vragen die nog niemand heeft gesteld. Machine learning
-# noemt dit selectiebias, en het kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
+# noemt dit selectiebias, en die kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
 #
 # De remedie is oud: kies op de ene set queries en rapporteer op een andere die geen rol speelde bij de keuze. Hier splitst een vaste seed de needles in tweeën
 # (dezelfde als bij de splitsing van oefening 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
@@ -104,7 +104,7 @@ narrate.sweep_cost(sweeps)
 # - **overlap**: de laatste tekens van de vorige chunk voor elke chunk van E gezet (0 is strategie E zelf, 64 is strategie F),
 #   dense retrieval;
 # - **RRF k**: de constante van reciprocal rank fusion van dense en BM25 op strategie E;
-# - **dense-gewicht**: een *gewogen* RRF, waarin de lijst van dense $w/(k + \text{rank})$ bijdraagt en BM25 $(1 - w)/(k + \text{rank})$.
+# - **dense-gewicht**: een *gewogen* RRF, waarin de lijst van dense $w/(k + \text{rang})$ bijdraagt en BM25 $(1 - w)/(k + \text{rang})$.
 #   Bij $w = 0{,}5$ rangschikt ze precies als gewone RRF, bij $w = 1$ is het alleen dense, bij $w = 0$ BM25 met dense als beslisser bij gelijke stand;
 # - **BM25 (k1, b)**: elk paar van de waarden hieronder, rond die van het hoofdstuk.
 
@@ -117,8 +117,8 @@ narrate.swept_values(sweeps)
 # Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun testverzamelingen, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
 # zijn om op dezelfde manier te beoordelen.
 #
-# Het corpus opnieuw knippen verandert wat de chunks zijn, dus elke knipwijze wordt geteld zoals de evaluatie elke strategie telt: een needle die geen
-# chunk heel citeert, is vernietigd en scoort 0 op elke metriek.
+# Het corpus opnieuw knippen verandert wat de chunks zijn, dus elke knipwijze wordt geteld zoals de evaluatie elke strategie telt: een needle die door geen
+# enkele chunk volledig geciteerd wordt, is vernietigd en scoort 0 op elke metriek.
 
 # %% jupyter={"source_hidden": true}
 narrate.recut_corpus(sweeps)
@@ -152,7 +152,7 @@ held_out.chart(result)
 # %% [markdown]
 # ## Beoordeeld op de achtergehouden helft
 #
-# De tabel zet de keuze van elke instelling tegen haar standaardwaarde, alleen op de achtergehouden needles, met de gepaarde sign test op needleniveau (een needle
+# De tabel zet de keuze van elke instelling tegenover haar standaardwaarde, alleen op de achtergehouden needles, met de gepaarde sign test op needleniveau (een needle
 # telt één keer, beide formuleringen samen). Vijf afgestemde instellingen zijn vijf toetsen, dus hun p-waarden krijgen samen de correctie van Holm; een instelling
 # waarvan het tunen de standaardwaarde hield, was ook een toets, en blijft in de familie met haar p van 1.
 
@@ -181,7 +181,7 @@ tables.for_people(every, decimals={"tuning half": 3, "held-out half": 3})
 #
 # De eerste sweep embedde elke nieuwe knipwijze van het corpus (de vectoren komen in dezelfde cache als alle andere, met hun inhoud als sleutel) en
 # bewaarde de runs als een klein JSON-bestand, onder een stempel van alles waarvan ze afhangen: de teksten van het corpus, de vragen, het model, het raster van
-# waarden en de code die ze berekent. Roep de sweep opnieuw aan en hij leest het bestand terug. Verander een van die dingen en de stempel verandert: het oude bestand
+# waarden en de code die ze berekent. Roep je de sweep opnieuw aan, dan leest hij het bestand weer in. Verander een van die dingen en de stempel verandert: het oude bestand
 # wordt nooit voor de nieuwe configuratie gelezen, dus resultaten van twee configuraties worden nooit gemengd.
 
 # %%

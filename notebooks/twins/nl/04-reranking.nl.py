@@ -124,7 +124,7 @@ predict.reveal(my_prediction, predict.Share(), ev["E/hybrid"].value(f"Hit@{RERAN
 narrate.cross_encoder_here(reranker)
 
 # %% [markdown]
-# Het hoofdstuk meldt de cross-encoder als zijn grootste losse winst, en de enige helemaal bovenaan de lijst: Hit@1 en MRR,
+# Volgens het hoofdstuk levert de cross-encoder de grootste afzonderlijke winst op, en als enige helemaal bovenaan de lijst: Hit@1 en MRR,
 # waar de eerste chunk telt. Hier is hetzelfde experiment op ons corpus, naast de cijfers van het hoofdstuk.
 
 # %%
@@ -140,7 +140,7 @@ else:
 
 # %% [markdown]
 # Puntschattingen zijn niet genoeg met een paar dozijn needles. De gepaarde sign test (notebook 02) telt waar de gererankte lijst het
-# beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen één keer); bij MRR betekent "winst" dat de
+# beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen samen één keer); bij MRR betekent "winst" dat de
 # needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens de ene regel van notebook 02
 # (`ragkit.statistics.verdict`), tegen de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
 # een beweerd verschil: *consistent*, *in tegenspraak* of *onbeslist*.
@@ -155,11 +155,11 @@ else:
 # ## Late interaction: een middenweg die offline draait (optioneel)
 #
 # Tussen "één vector per chunk" en "alles samen lezen" zit een derde ontwerp. Bewaar **één vector per token** in plaats van
-# één per chunk. Bij het zoeken zoekt elk querytoken zijn ene beste match onder de tokens van de chunk, en die beste matches tellen op:
+# één per chunk. Bij het zoeken zoekt elk querytoken zijn beste match onder de tokens van de chunk, en die beste matches tellen op:
 #
 # $$\operatorname{MaxSim}(q, d) = \sum_{i \in q} \max_{j \in d} \; \mathbf{q}_i \cdot \mathbf{d}_j$$
 #
-# met elke tokenvector geschaald op lengte één. Dit is de scoreregel van ColBERT. De tokenvectoren van de chunk hangen niet af van de
+# met elke tokenvector geschaald tot lengte één. Dit is de scoreregel van ColBERT. De tokenvectoren van de chunk hangen niet af van de
 # query, dus een echt systeem berekent en bewaart ze bij het indexeren; bij het zoeken blijven alleen de tokens van de query en een paar kleine matrixproducten over.
 # Query en chunk zien elkaar nog steeds nooit binnen het netwerk: de interactie gebeurt laat, na het encoderen.
 #
@@ -193,11 +193,11 @@ for i, name in enumerate(("the chapter: dense", "the chapter: hybrid + cross-enc
 tables.for_people(table, decimals=dict.fromkeys(metrics, 3))
 
 # %% [markdown]
-# Een streepje: het hoofdstuk meldt dat cijfer niet. De rijen van het hoofdstuk zijn zijn cross-encoder op zijn corpus; de MaxSim-rij
+# Een streepje: het hoofdstuk meldt dat cijfer niet. De rijen van het hoofdstuk tonen zijn eigen cross-encoder op zijn eigen corpus; de MaxSim-rij
 # is van ons, en meet MaxSim, niet de winst van de cross-encoder.
 
 # %% [markdown]
-# Nu het eerlijke deel: gepaarde sign tests van MaxSim tegen gewone hybrid (hielp reranken van de shortlist überhaupt?) en tegen dense
+# Nu het eerlijke deel: gepaarde sign tests van MaxSim tegen gewone hybrid (hielp het reranken van de shortlist überhaupt?) en tegen dense
 # (de baseline van het hoofdstuk), op alle drie de metrieken, per query en per needle. De tabel is één familie: Holm loopt op elk niveau over zijn toetsen.
 
 # %%
@@ -208,8 +208,8 @@ paired.comparisons(li)
 narrate.maxsim_gains(li, ev_li, metrics)
 
 # %% [markdown]
-# Gemiddelden verbergen welke queries bewogen. Hier zijn de queries waarover MaxSim en gewone hybrid het oneens zijn over rang 1, met de rang van de
-# eerste chunk met de needle onder elk (0 zou "helemaal niet gevonden" betekenen).
+# Gemiddelden verbergen welke queries bewogen. Hier zijn de queries waarbij MaxSim en gewone hybrid het oneens zijn over rang 1, met voor elk van beide de rang van de
+# eerste chunk met de needle (0 zou "helemaal niet gevonden" betekenen).
 
 # %%
 c = ev_li.compare("E/hybrid+maxsim", "E/hybrid", "Hit@1")
@@ -229,7 +229,7 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 #   vraag. Een getraind ColBERT-model is iets heel anders.
 # - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markeringen van het model. De `[CLS]` van de query vindt
 #   zijn beste match vaak in de eigen `[CLS]` van de chunk, waar de chunk ook over gaat, dus een deel van elke score zegt niets over relevantie.
-# - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen naar een van beide kanten binnen wat een munt zou doen.
+# - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen, welke kant ook op, binnen wat je met het opgooien van een munt ook zou krijgen.
 #
 # Dit is dus een eerlijke meting van *deze* reranker op *dit* corpus, en niet meer.
 
@@ -244,9 +244,9 @@ narrate.chapter_latencies()
 
 # %% [markdown]
 # Late interaction verschuift de meeste kosten naar het indexeren. Zijn de vectoren per token van een chunk eenmaal bewaard, dan heeft het scoren van een shortlist
-# de eigen tokenvectoren van de query nodig (één pass van het model) plus één klein matrixproduct per chunk. De cel hieronder meet elk daarvan
+# de eigen tokenvectoren van de query nodig (één keer door het model: één forward pass) plus één klein matrixproduct per chunk. De cel hieronder meet elk daarvan
 # apart op één query, en ook wat de tokenvectoren van de shortlist kosten als ze niet bewaard zijn. Elke rij zegt hoe ze
-# gemeten is: de passes van het model worden berekend, nooit uit de cache gelezen, en de matrixproducten draaien op één thread, zoals bij het hoofdstuk.
+# gemeten is: de doorrekeningen van het model worden berekend, nooit uit de cache gelezen, en de matrixproducten draaien op één thread, zoals bij het hoofdstuk.
 
 # %%
 r, q = course.retriever("E"), course.queries[0].text
@@ -255,7 +255,7 @@ display(tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "cha
 narrate.maxsim_query_time(timings, ev)
 
 # %% [markdown]
-# Eén timing van één query op een gedeelde machine is een anekdote, geen benchmark. `make bench` meet onze eigen pipeline goed
+# Eén tijdmeting van één query op een gedeelde machine is een anekdote, geen benchmark. `make bench` meet onze eigen pipeline goed
 # (beste van meerdere runs, elke stap, naast de doelen van het hoofdstuk), ook de cross-encoder als `make models` hem heeft opgehaald.
 #
 # ## Probeer het zelf (optioneel)
@@ -276,7 +276,7 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 # 2. De reranker ziet alleen de hybrid-shortlist. Kijk naar het plafond bovenaan: welke queries kan geen enkele reranker ooit repareren,
 #    en wat zou je veranderen om ze te repareren: de chunker, de diepte van de shortlist, of de retriever van de eerste stap?
 # 3. MaxSim telt één beste match per querytoken op, dus lange vragen krijgen hogere scores dan korte. Maakt dat uit als
-#    je chunks voor één query rankt? Wanneer wel?
+#    je chunks voor één query rangschikt? Wanneer wel?
 # 4. Als de cross-encoder je een duidelijke winst bij Hit@1 geeft maar honderden milliseconden kost: in welk product zou je dat betalen, en in
 #    welk zou je liever vier chunks tonen en de lezer laten kiezen?
 

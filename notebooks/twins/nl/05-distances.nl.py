@@ -18,7 +18,7 @@
 # # 05. Afstanden: cosine en L2
 #
 # Je ziet dat op eenheidsvectoren de gekwadrateerde euclidische afstand en de cosine-afstand hetzelfde getal in vermomming zijn, gecontroleerd op echte
-# chunkvectoren, hoe die identiteit uit elkaar valt zodra de vectoren niet genormaliseerd zijn, en of de lengte van een tekst dan aan elke afstand trekt.
+# chunkvectoren, hoe die identiteit niet meer opgaat zodra de vectoren niet genormaliseerd zijn, en of de lengte van een tekst dan elke afstand beïnvloedt.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -75,7 +75,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 # %% [markdown]
 # ## Eén identiteit, twee namen
 #
-# Vector stores laten je een metriek kiezen: cosine, euclidisch (L2), soms inproduct. De getallen die ze teruggeven zien er verschillend uit,
+# Vectordatabases laten je een metriek kiezen: cosine, euclidisch (L2), soms inproduct. De getallen die ze teruggeven zien er verschillend uit,
 # en het is verleidelijk te denken dat ze verschillende dingen meten. Voor de vectoren die ragkit opslaat is dat niet zo. Schrijf de gekwadrateerde
 # L2-afstand uit als het inproduct van het verschil met zichzelf:
 #
@@ -83,7 +83,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 #   = \mathbf{a}\cdot\mathbf{a} - 2\,\mathbf{a}\cdot\mathbf{b} + \mathbf{b}\cdot\mathbf{b}
 #   = \|\mathbf{a}\|^2 + \|\mathbf{b}\|^2 - 2\,\|\mathbf{a}\|\,\|\mathbf{b}\|\cos\theta .$$
 #
-# Het embeddingmodel deelt elke vector aan het eind door zijn eigen lengte, dus $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, en het rechterlid valt samen:
+# Het embeddingmodel deelt elke vector aan het eind door zijn eigen lengte, dus $\|\mathbf{a}\| = \|\mathbf{b}\| = 1$, en het rechterlid vereenvoudigt tot:
 #
 # $$\|\mathbf{a}-\mathbf{b}\|^2 = 2 - 2\cos\theta
 #   \qquad\Longleftrightarrow\qquad
@@ -115,9 +115,9 @@ theirs = [None, None, chapter.IDENTITY["l2"], chapter.IDENTITY["half_l2_squared"
 formats.Frame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for v in theirs]}, index=rows)
 
 # %% [markdown]
-# (In het hoofdstuk is 1 − cos tot op het laatste afgedrukte cijfer gelijk aan L2²/2, dus hetzelfde getal staat twee keer in zijn kolom. Zijn normen zijn leeg omdat `ragkit.teach.course.chapter` ze niet vastlegt.)
+# (In het hoofdstuk is 1 − cos tot op het laatste afgedrukte cijfer gelijk aan L2²/2, dus hetzelfde getal staat twee keer in zijn kolom. De normen in die kolom zijn leeg omdat `ragkit.teach.course.chapter` ze niet vastlegt.)
 #
-# De vectoren zijn opgeslagen als 32-bits floats, die ongeveer zeven significante cijfers dragen. Een verschil op die schaal is afronding, geen
+# De vectoren zijn opgeslagen als 32-bits floats, die ongeveer zeven significante cijfers hebben. Een verschil op die schaal is afronding, geen
 # fout in de identiteit.
 
 # %% jupyter={"source_hidden": true}
@@ -130,7 +130,7 @@ narrate.identity_noise(check)
 # %%
 sample = [chunks[i] for i in np.linspace(0, len(chunks) - 1, 200).round().astype(int)]
 texts = [c.text for c in sample]
-# een paar van deze chunks gaan over het venster van de encoder: een opmerking, geen waarschuwing
+# een paar van deze chunks zijn langer dan het venster van de encoder: een opmerking, geen waarschuwing
 with course.recording("E"):
     unit200 = embedder.encode(texts, progress=False)
 display(Markdown(course.truncation_note()))
@@ -158,7 +158,7 @@ narrate.unnormalised(raw_check, check, general)
 # %% [markdown]
 # ## Volgt de norm de lengte van de tekst?
 #
-# Als de normen allemaal een andere constante waren, zeg allemaal 3, ging er weinig verloren: elke L2-afstand werd met dezelfde factor geschaald.
+# Als de normen allemaal een andere constante waren, bijvoorbeeld allemaal 3, ging er weinig verloren: elke L2-afstand werd met dezelfde factor geschaald.
 # Het probleem is dat ze niet constant zijn. Hier staan de niet-genormaliseerde normen van dezelfde 200 chunks, naast hun lengte in word-pieces.
 #
 # **Voorspel eerst.** Krijgen langere chunks `"langere"` of `"kortere"` niet-genormaliseerde vectoren (`"longer"` en `"shorter"` tellen ook)? Schrijf je keuze in
@@ -191,14 +191,14 @@ predict.reveal(my_prediction, predict.Choice(("longer", "shorter")), "shorter" i
                narrate.length_and_norm(lengths))
 
 # %% [markdown]
-# Waarom zou lengte de norm überhaupt bewegen? Een gemiddelde van vectoren die in wat verschillende richtingen wijzen, is korter dan de vectoren
+# Waarom zou lengte de norm überhaupt beïnvloeden? Een gemiddelde van vectoren die in wat verschillende richtingen wijzen, is korter dan de vectoren
 # zelf: hoe meer word-pieces in het gemiddelde gaan, hoe meer van hun verschillen tegen elkaar wegvallen. Dat voorspelt een negatieve correlatie;
 # de cel hierboven zegt of dit corpus er een laat zien en hoe sterk die is.
 #
 # ## Wat dat met een afstand doet (optioneel)
 #
 # Stel nu een vraag. Bereken voor een van onze queries de afstand tot elk van de 200 chunks op twee manieren: gewone L2 tussen niet-genormaliseerde
-# vectoren, en cosine-afstand tussen eenheidsvectoren. Kijk dan welke van de twee naar de lengte van de chunk luistert.
+# vectoren, en cosine-afstand tussen eenheidsvectoren. Kijk dan welke van de twee gevoelig is voor de lengte van de chunk.
 
 # %%
 q = course.queries[0].text
@@ -247,12 +247,12 @@ narrate.length_cut(nearest)
 # Hij betekent alleen iets als een afstand het *onderwerp* meet, en niets anders:
 #
 # - Op eenheidsvectoren zijn de cosine-afstand en de helft van de gekwadrateerde L2 hetzelfde getal, begrensd tussen 0 en 2, en de lengte van
-#   de vector draagt de lengte van de tekst niet meer. Een cut gaat met een vaste formule over van de ene metriek naar de andere. Normaliseren maakt
-#   een afstand echter niet blind voor lengte: de lengte van een tekst beweegt nog steeds de richting van zijn mean-pooled vector (minder word-pieces,
+#   de vector weerspiegelt de lengte van de tekst niet meer. Een cut gaat met een vaste formule over van de ene metriek naar de andere. Normaliseren maakt
+#   een afstand echter niet blind voor lengte: de lengte van een tekst beïnvloedt nog steeds de richting van zijn mean-pooled vector (minder word-pieces,
 #   een ruiziger gemiddelde), dus korte en lange teksten kunnen op verschillende typische afstanden liggen. De correlaties hierboven meten hoeveel,
 #   op dit corpus; de derde opdracht van Probeer dit onderzoekt het op één chunk.
 # - Zonder normalisatie mengt de afstand het onderwerp met de lengte van de chunk *en* de lengte van de query. Dezelfde cut is streng voor
-#   de ene query en ruim voor de andere, en een ranking erop kan chunks omhoog of omlaag schuiven om hun lengte, niet om wat ze zeggen.
+#   de ene query en ruim voor de andere, en een ranking erop kan chunks omhoog of omlaag schuiven vanwege hun lengte, niet vanwege wat ze zeggen.
 #
 # Daarom normaliseert ragkit elke vector die het embedt, en wijst zijn vectorcache elke opgeslagen rij af waarvan de lengte niet één is. Breng
 # je vectoren van elders mee, controleer dan hun normen voordat je een drempel vertrouwt, of kies een metriek (cosine) die ze wegdeelt.

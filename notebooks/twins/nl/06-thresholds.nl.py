@@ -19,7 +19,7 @@
 #
 # Wat je hier ziet: een retriever die elke vraag beantwoordt, ook vragen over paella, en het onderdeel
 # waarmee dit hoofdstuk hem laat stoppen: een cut op de cosine-afstand, met als prijs de vragen die hij weigert.
-# Het is niet de enige manier waarop een pipeline zich kan onthouden: een cut op de score van een reranker of van
+# Het is niet de enige manier waarop een pipeline zich van een antwoord kan onthouden: een cut op de score van een reranker of van
 # BM25, of een model dat zelf weigert, zijn de gangbare alternatieven; dit notebook meet de cut op de cosine-afstand,
 # en zet er aan het eind cuts op BM25 en een reranker naast.
 
@@ -27,7 +27,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - uitleggen waarom een retriever altijd iets teruggeeft en wat een bluf is
-# - een drempel-sweep lezen: blufs en weigeringen uitgezet tegen de cut
+# - een drempelsweep lezen: blufs en weigeringen uitgezet tegen de cut
 # - zeggen of de afstanden van in-domain en out-of-domain queries hier overlappen, en wat dat afdwingt
 # - de cut behandelen als een productbeslissing met expliciete kosten
 # - regels voor onthouding op verschillende schalen vergelijken op wat elke cut kost
@@ -114,7 +114,7 @@ narrate.gate_kept(kept)
 #
 # Om blufs te meten heb je vragen nodig die *niets* zouden moeten krijgen. De meegeleverde set mengt twee soorten:
 # *aangrenzende* vragen die klinken alsof ze in een cursus machine learning thuishoren maar er niet in behandeld
-# worden (streaming, rate limits, vector databases...), en *absurde* vragen waarvan niemand zou verwachten dat de
+# worden (streaming, rate limits, vectordatabases...), en *absurde* vragen waarvan niemand zou verwachten dat de
 # cursus ze beantwoordt. De aangrenzende vragen zijn de gevaarlijke: ze delen hun woordenschat met het corpus.
 
 # %%
@@ -190,7 +190,7 @@ narrate.sweep_shape(s)
 # een encoder die alles als een beetje verwant beoordeelt (absurd). Een cut is een eigenschap van je corpus en je
 # queries, nooit een constante die je overneemt uit een blogpost, of uit een hoofdstuk.
 #
-# De hele curve maakt de trade-off zichtbaar: de oranje lijn (blufs, doorgetrokken) en de blauwe lijn (weigeringen, gestreept) bewegen in
+# De hele curve maakt de afweging zichtbaar: de oranje lijn (blufs, doorgetrokken) en de blauwe lijn (weigeringen, gestreept) bewegen in
 # tegengestelde richting als je van links naar rechts leest.
 
 # %%
@@ -310,7 +310,7 @@ narrate.abstention_rules(rules, ceiling)
 
 # %% [markdown]
 # De grafiek geldt alleen voor dit corpus en deze queries: welke regel de laagste curve trekt, en welke cut elke
-# regel nodig heeft, is hier gemeten en zou je op jouw corpus opnieuw moeten meten, net als de cut op de
+# regel nodig heeft, zijn hier gemeten en zou je op jouw corpus opnieuw moeten meten, net als de cut op de
 # cosine-afstand. De vierde manier, een generator die zelf weigert, heeft een model nodig dat schrijft; dit notebook
 # meet die niet.
 

@@ -19,7 +19,7 @@
 #
 # Wat je hier ziet: de prompt die een model krijgt, de citatietabel die het nooit ziet, links die de server toevoegt
 # in plaats van het model, de weigering die gebeurt voordat er een model wordt aangeroepen, en een klein model dat
-# offline antwoordt, beoordeeld los van de retrieval die het voedde.
+# offline antwoordt, beoordeeld los van de retrieval die het de bronnen leverde.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -27,7 +27,7 @@
 # - een prompt bouwen met genummerde bronnen en een citatietabel die het model nooit ziet
 # - een `#char=`-locator controleren door dat bereik uit het document te snijden
 # - NO ANSWER uitleggen als een gate in code in plaats van een instructie in een prompt
-# - een gegenereerd antwoord beoordelen los van de retrieval die het voedde, met een regel die vastlag voordat er een antwoord gelezen was
+# - een gegenereerd antwoord beoordelen los van de retrieval die het de bronnen leverde, met een regel die vastlag voordat er een antwoord gelezen was
 
 # %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -143,7 +143,7 @@ tables.for_people(pd.DataFrame(citation_table(result.citations)), decimals={"dis
 # %% [markdown]
 # ## Open een citatie
 #
-# Een citatie is zoveel waard als een lezer kan controleren. Kies hieronder een bron: de viewer opent het document met het
+# Een citatie is zoveel waard als wat een lezer ervan kan controleren. Kies hieronder een bron: de viewer opent het document met het
 # geciteerde bereik gemarkeerd en in beeld (de rest van het document is erboven en eronder ingeklapt), en toont het pad van
 # het document in dit project en het `#char=`-fragment, met de uitkomst van de controle die hierna beschreven staat.
 
@@ -200,7 +200,7 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
                                 "label": [loc.label for loc in locators]}))
 
 # %% [markdown]
-# `#char=` komt uit RFC 5147, `#page=` uit de PDF-openparameters van Adobe en `#t=` uit W3C Media
+# `#char=` komt uit RFC 5147, `#page=` uit de pdf-openparameters van Adobe en `#t=` uit W3C Media
 # Fragments. Spreadsheets hebben geen standaardfragment, dus ragkit verzint er zelf een; voor een CSV-bestand is er wel
 # een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server ook zou kunnen gebruiken. Wat het medium ook is,
 # een citatie zonder locator is alleen een documentnaam, en een documentnaam zegt de gebruiker alleen waar hij moet
@@ -216,7 +216,7 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 # Voor bronnen die HTML-pagina's zijn, bestaat er een vorm die browsers wel volgen: het *text fragment*,
 # `#:~:text=start,end`, dat de eerste en laatste woorden van de passage noemt. Browsers op basis van Chromium en Safari
 # scrollen ernaartoe en markeren het, en recente versies van Firefox ook. Het matcht woorden zoals de pagina ze toont,
-# dus door Markdown-tekens of formules in het citaat kan het missen, en het zegt niets over *welke* plek je
+# dus door Markdown-tekens of formules in het citaat kan het de passage niet vinden, en het zegt niets over *welke* plek je
 # bedoelde als de woorden vaker voorkomen. Hier zijn beide vormen voor onze eerste citatie:
 
 # %%
@@ -237,7 +237,7 @@ rendered = render_links(made_up, result.citations, course.corpus)
 display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 
 # %% [markdown]
-# Wijs een link aan om het document, de sectie en het tekenbereik te zien waar hij naar wijst. Klik erop en JupyterLab
+# Beweeg de muis over een link om het document, de sectie en het tekenbereik te zien waar hij naar wijst. Klik erop en JupyterLab
 # opent het document uit dit project (de link is een pad ten opzichte van dit notebook), bovenaan: zoals hierboven
 # uitgelegd volgt niets `#char=`, en daarom bestaat de bronviewer. Op een webserver zou de basis het adres van de
 # server zijn in plaats van een map. De
@@ -247,7 +247,7 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 #
 # Als er niets door de gate komt, geeft `answer()` een `NoAnswer` terug en wordt de prompt nooit gebouwd, dus er wordt
 # nooit een model aangeroepen. De weigering is een vergelijking van twee getallen: goedkoper dan een modelaanroep en
-# deterministisch (geen prompt kan de gate ompraten), maar slechts zo goed als zijn cut, waarvan notebook 06 de blufs telt. Hier
+# deterministisch (geen prompt kan de gate ompraten), maar ze is maar zo goed als haar cut, waarvan notebook 06 de blufs telt. Hier
 # zijn twee out-of-domain vragen; de tweede is een van de aangrenzende vragen uit notebook 06. Kijk wat de gate met allebei doet.
 #
 # **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een aangrenzend onderwerp. Welke
@@ -292,7 +292,7 @@ narrate.prompt_length(result)
 #
 # Alles hierboven draaide zonder taalmodel, en elke meting van retrieval in deze cursus ook. Nu schrijft er een
 # generator: SmolLM2-135M-Instruct, een model met 135 miljoen parameters dat offline op de CPU van deze machine draait,
-# greedy, met precies de prompt die hierboven staat. Zijn antwoorden gaan in de cache, dus een tweede run leest ze terug in plaats van ze
+# greedy (zonder sampling), met precies de prompt die hierboven staat. Zijn antwoorden gaan in de cache, dus een tweede run leest ze terug in plaats van ze
 # te berekenen. Dan doet de server zijn deel: elke `[n]` die een bron noemt, wordt een link, en elke `[n]` die
 # geen bron noemt, wordt geteld en nooit gelinkt.
 
@@ -308,8 +308,8 @@ display(Markdown(rendered.text), narrate.generated_markers(first, rendered))
 # ze dan zelf: komt elke bewering echt uit de bron die ze citeert? De links garanderen waar een citaat staat; ze kunnen
 # niet garanderen dat het model het eerlijk gebruikte, of überhaupt gebruikte.
 #
-# Nu volgen de andere gegenereerde antwoorden. De cel hieronder leest ze uit de cache als de warm-stap ze al heeft
-# berekend. Is een warmer op de achtergrond er nog mee bezig, dan wacht de cel en zegt ze dat. Anders berekent de cel ze
+# Nu volgen de andere gegenereerde antwoorden. De cel hieronder leest ze uit de cache als de opwarmstap ze al heeft
+# berekend. Is een achtergrondproces er nog mee bezig, dan wacht de cel en zegt ze dat. Anders berekent de cel ze
 # hier, wat minuten duurt, met een regel die laat zien hoe ver ze is.
 
 # %%
@@ -453,7 +453,7 @@ narrate.more_chunks(facts, result.counted_with, False)
 # Geeft het model de woorden van een needle minder vaak weer als die in het midden van een lange prompt staat? Elke vraag uit een vaste
 # steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
-# Dezelfde regel beoordeelt elk antwoord, en elke needle is één paar, dus de test is de exacte sign test op de
+# Dezelfde regel beoordeelt elk antwoord, en elke needle is één paar, dus de toets is de exacte sign test op de
 # discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt weergegeven, telt mee. Elk
 # antwoord duurt enkele seconden, dus de steekproef is klein. Voordat je de zin onder de tabel leest: wat is, met zoveel needles
 # als de kolom *gesteld* laat zien, de kleinste p die de sign test kan halen, en wat kan zo'n steekproef laten zien over
@@ -468,7 +468,7 @@ narrate.needle_positions(measured)
 # %% [markdown]
 # ### Wat deze getallen wel en niet kunnen zeggen
 #
-# Wat het hoofdstuk 'de laatste eerlijkheid' noemt: RAG vermindert hallucinatie, maar neemt ze niet weg; de juiste
+# Wat het hoofdstuk "de laatste eerlijkheid" noemt: RAG vermindert hallucinatie, maar neemt ze niet weg; de juiste
 # passage in de prompt zetten verplicht het model niet om die te gebruiken. Van de twee dingen die het volgens het
 # hoofdstuk in productie erger maken, is het eerste dat lange contexten degraderen:
 # een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
@@ -483,9 +483,9 @@ narrate.what_figures_say(facts, course.sweep().at(DEFAULT_CUT))
 narrate.small_model(measured)
 
 # %% [markdown]
-# ## Wat dit hoofdstuk niet kan beantwoorden: fine-tunen, ophalen of prompten
+# ## Wat dit hoofdstuk niet kan beantwoorden: fine-tunen, retrieval of prompten
 #
-# Het hoofdstuk eindigt met een brug. Zijn hoofdstuk 20 begroot fine-tunen, ophalen en prompten van begin tot eind
+# Het hoofdstuk eindigt met een brug. Zijn hoofdstuk 20 begroot fine-tunen, retrieval en prompten van begin tot eind
 # voor dezelfde vraag, en vindt de beslissing eerst economisch en dan pas technisch: het omslagpunt is een aantal tokens. Deze
 # notebooks kunnen de andere twee niet begroten, maar meten wel de kant van retrieval in die rekening.
 

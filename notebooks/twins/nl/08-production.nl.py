@@ -24,7 +24,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een index stempelen met het model dat hem bouwde, en weigeren een stale index te doorzoeken
-# - een mislukt document melden zonder de hele map te breken
+# - een mislukt document melden zonder dat het laden van de hele map mislukt
 # - de fouten benoemen die vóór retrieval ontstaan (extractie, stale vectoren) en zeggen wat ze zichtbaar zou maken
 
 # %% jupyter={"source_hidden": true}
@@ -56,7 +56,7 @@ language.use("nl")
 
 # %% [markdown]
 # Tot nu toe leefde elk experiment in het geheugen: corpus laden, chunken, embedden, meten. Een echt systeem bewaart
-# zijn vectoren maandenlang op schijf, terwijl de map eronder blijft bewegen. Iemand verbetert een typfout, iemand wist
+# zijn vectoren maandenlang op schijf, terwijl de map eronder blijft veranderen. Iemand verbetert een typfout, iemand wist
 # een verouderd hoofdstuk, iemand zet er een bestand in uit een tool die geen UTF-8 spreekt, en op een dag
 # vervang je het embeddingmodel. Geen van deze dingen geeft vanzelf een foutmelding. Dit notebook laat zien wat ragkit doet
 # in plaats van te zwijgen.
@@ -94,14 +94,14 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## Extractie: waar content sterft voordat iemand het merkt
+# ## Extractie: waar inhoud sterft voordat iemand het merkt
 #
 # Ons corpus is Markdown, dus "extractie" is hier alleen UTF-8 decoderen. Echte documentverzamelingen zijn pdf's,
-# scans, slides en spreadsheets, en bij het omzetten naar tekst gaat vaak content verloren:
+# scans, slides en spreadsheets, en bij het omzetten naar tekst gaat vaak inhoud verloren:
 #
 # - **Kolommen.** Een pdf slaat tekens op met posities, geen zinnen. Een naïeve extractor leest dwars over een
 #   pagina met twee kolommen en vlecht de regels van de linkerkolom door die van de rechter.
-# - **Tabellen.** Rijen en cellen komen eruit als een stroom waarden, met de kolomkoppen ver achtergelaten, zodat een
+# - **Tabellen.** Rijen en cellen komen eruit als een stroom waarden, los van de kolomkoppen, die ver terug staan, zodat een
 #   getal niet meer zegt wat het meet.
 # - **Herhaalde paginakoppen en -voeten.** "Company confidential, page 12" belandt midden in elke
 #   zin die over een paginagrens loopt.
@@ -150,14 +150,14 @@ display(narrate.build_time(seconds, built))
 # ### De tabellen
 #
 # De hele index bestaat uit vier tabellen. `meta` zegt welk formaat en welk corpus, `stamps` bevat de configuraties
-# waaronder vectoren geëmbed zijn, `documents` één rij per bestand, `chunks` één rij per chunk met zijn offsets en zijn
+# waaronder vectoren geëmbed zijn, `documents` één rij per bestand, `chunks` één rij per chunk met zijn tekenposities en zijn
 # vector (een blob van float32-getallen).
 
 # %%
 for name, columns, rows in index.tables(out):
     display(narrate.index_table(name, rows),
             tables.for_people(pd.DataFrame(rows[:3], columns=columns).astype(str)
-                              .map(lambda v: v if len(v) < 40 else v[:37] + "…")))
+                              .map(lambda v: v if len(v) < 40 else v[:37] + "…"), stored=True))
 
 # %% [markdown]
 # ### De stempel
@@ -172,7 +172,7 @@ stamp, entries = index.read_index(out)
 tables.for_people(pd.DataFrame({"value": stamp.flat()}).astype(str))
 
 # %% [markdown]
-# ### Eén regel per document
+# ### Eén rij per document
 #
 # Naast de configuratie houdt de tabel `documents` een rij bij voor elk document: zijn status, de sha256 van de
 # canonieke tekst waaruit het geëmbed is, het aantal chunks, zijn pad en de stempel waaronder het geëmbed is.
@@ -188,7 +188,7 @@ display(tables.for_people(pd.DataFrame([{"document": e.id, "status": e.status,
 # %% [markdown]
 # ### Wie telt de chunks?
 #
-# Het aantal chunks in elke regel schrijft de indexer, nadat hij de vectoren echt gemaakt en opgeslagen heeft.
+# Het aantal chunks in elke rij schrijft de indexer, nadat hij de vectoren echt gemaakt en opgeslagen heeft.
 # Het is nooit een getal dat een client opgeeft als hij een bestand uploadt. Een client kan alleen gokken, bijvoorbeeld op basis van de
 # lengte van het bestand, en die gok zegt niets over wat echt geëmbed is. Vergelijk een aannemelijke gok van een client met
 # wat de indexer telde en hoeveel vectoren de tabel `chunks` echt bevat.
@@ -206,8 +206,8 @@ display(tables.for_people(counts), narrate.guessed_counts(counts))
 # Een gok op basis van de lengte van het bestand kan niet weten dat de chunker nooit binnen een alinea knipt, sectiekoppen
 # buiten de content laat en te lange alinea's op zinseinden knipt. Als een zoekopdracht de index opent, controleert ragkit dat
 # elk document precies het aantal goedgevormde vectoren heeft dat zijn rij vastlegt; een verschil markeert dat document als
-# beschadigd, in plaats van de index te laten antwoorden met een gat erin. Een getal dat de client intypt, zou die controle
-# nooit kunnen dragen.
+# beschadigd, in plaats van de index te laten antwoorden met een gat erin. Een getal dat de client intypt, zou nooit de basis
+# voor die controle kunnen zijn.
 
 # %% [markdown]
 # ## De dag van de upgrade
@@ -227,7 +227,7 @@ now = index.current_stamp(embedder)
 print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
-# Elk slecht bestand eindigt als een mislukt document met een reden die zegt wat je moet doen, niet als een exception die
+# Elk slecht bestand eindigt als een mislukt document met een reden die zegt wat je moet doen, niet als een uitzondering (exception) die
 # het laden van de hele map stopt. Niets wat al geïndexeerd is, is stale, dus de index opent nog en antwoordt nog.
 # Probeer een van de vragen van de cursus:
 
@@ -253,7 +253,7 @@ print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # Het bewerkte hoofdstuk is niet meer actueel. Zijn oude vectoren beschrijven tekst die niet meer bestaat, en zijn opgeslagen
-# offsets wijzen in de oude versie van het bestand, dus een citatie die ermee gebouwd wordt, zou de verkeerde woorden citeren.
+# tekenposities wijzen in de oude versie van het bestand, dus een citatie die ermee gebouwd wordt, zou de verkeerde woorden citeren.
 #
 # ### Iemand wist een document
 
@@ -295,7 +295,7 @@ predict.reveal(my_prediction, predict.Choice(("yes", "no")), searched)
 # ### Update: alleen opnieuw embedden wat veranderde
 #
 # `index.update` laat elk actueel document zoals het is, embedt de stale en nieuwe opnieuw, laat de verwijderde
-# vallen en legt de mislukte vast met hun redenen, alles in ÉÉN transactie. Zie het eerst falen voordat je erop vertrouwt:
+# vallen en legt de mislukte vast met hun redenen, alles in ÉÉN transactie. Kijk eerst hoe het misgaat, voordat je erop vertrouwt:
 # de volgende cel draait de update in een apart proces en beëindigt dat hard (`kill -9`, geen kans om op te ruimen) direct
 # nadat het zijn eerste document heeft geschreven, vóór de commit. Daarna vraagt ze de index wat hij bevat.
 
@@ -374,7 +374,7 @@ with sqlite3.connect(out / "index.sqlite") as db:
 try:
     index.Index(corpus, out, embedder)
 except StaleIndex as err:
-    print(textwrap.fill(language.translated(str(err)), 110)[:600] + " …")
+    print(textwrap.fill(language.translated(str(err)), 110))
 foreign = index.status(corpus, out, now)
 display(tables.for_people(pd.Series(foreign.stale).value_counts().rename("documents").to_frame()))
 sample = index.read_index(out)[1][sorted(foreign.stale)[0]]
@@ -410,7 +410,7 @@ display(Markdown("\n".join(f"    python -m ragkit index {action} --corpus {folde
 #    `p.write_bytes(p.read_bytes() + "café".encode("latin-1"))`. Hoe noemt `status` een document dat eerder
 #    geïndexeerd was en niet meer laadt, en wat doet `update` dan met zijn vectoren?
 # 2. Wis met SQL een deel van de vectoren van één document (`DELETE FROM chunks WHERE document = '...' AND ord > 2`).
-#    Welke status krijgt dat document? Welk feit dat de indexer vastlegde, laat het opvallen? Kap daarna het
+#    Welke status krijgt dat document? Aan welk feit dat de indexer vastlegde, merkt ragkit het? Kap daarna het
 #    hele `index.sqlite` af op een derde van zijn bytes: wat zegt ragkit, en wat doet `index build` met het
 #    beschadigde bestand?
 # 3. Geef de helft van de documenten een andere stempel (voeg een tweede rij toe aan `stamps` en laat hun kolom `stamp`

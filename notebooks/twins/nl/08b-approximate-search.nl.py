@@ -90,7 +90,7 @@ display(Markdown(reminders.strategy_letters()))
 #
 # ragkit bouwt de graaf met **faiss** (`faiss-cpu` op PyPI), de bibliotheek die het FAISS-hoofdstuk van de Hugging Face-cursus
 # gebruikt. Er is een kant-en-klare wheel voor elke Python die deze cursus ondersteunt (hnswlib, de andere gangbare keuze, heeft bij de installatie
-# een C++-compiler nodig), en faiss heeft de exacte platte index, HNSW en IVF op één plek. De graaf gebruikt hier de gebruikelijke
+# een C++-compiler nodig), en faiss heeft de exacte index zonder structuur (IndexFlat), HNSW en IVF op één plek. De graaf gebruikt hier de gebruikelijke
 # instellingen van faiss, hieronder afgedrukt: M links per vector op elke hogere laag en twee keer zoveel op de onderste,
 # efConstruction kandidaten tijdens het bouwen.
 
@@ -103,7 +103,7 @@ print(f"M = {approximate.M} ({2 * approximate.M} links per vector op de onderste
 # Elke meting hieronder heeft dezelfde vorm. De exacte top 20 van elke query van de cursus komt uit het product;
 # HNSW beantwoordt dezelfde queries bij elke efSearch; **Recall@20** is het aandeel van de exacte top 20 dat hij vindt, wat het vak van
 # benaderend zoeken recall noemt (de exacte top 20 zijn de relevante resultaten, niet de chunk van de needle). Tijden zijn de
-# mediaan over de queries, één query tegelijk gemeten op één thread, zoals het hoofdstuk zijn eigen stappen mat.
+# mediaan over de queries, één query tegelijk gemeten op één thread, zoals het hoofdstuk de tijd van zijn eigen stappen mat.
 #
 # ## Eerst de eigen chunks van de cursus
 
@@ -125,7 +125,7 @@ narrate.small_collection(small)
 # afweging, en een eigen verzameling vraagt een eigen meting. De grootte komt uit één instelling,
 # `RAGKIT_GENERATED_VECTORS` (niet gezet: de standaard van ragkit, groot genoeg om het verschil te zien; de tests zetten een kleine).
 #
-# **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW vindt over de chunks van de cursus, bij de
+# **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW vindt in de chunks van de cursus, bij de
 # standaard-efSearch van faiss, 16. Welk aandeel vindt hij in een zoveel grotere verzameling? Schrijf een aandeel in `my_prediction`
 # (`0.9` of `"90%"`); de cel na de meting beantwoordt het. Het bouwen van de graaf duurt even: hoe groter de
 # verzameling, hoe langer.
@@ -190,7 +190,7 @@ narrate.when_exact(small, large)
 #   maar de HNSW van faiss kan geen vector verwijderen, dus een verwijdering betekent hem markeren of de graaf opnieuw
 #   bouwen).
 # - **Een benaderende index is het juiste antwoord** als de scan zelf de trage stap is of andere queries blokkeert
-#   (miljoenen vectoren, veel queries tegelijk), en een klein verlies aan recall minder kost dan de tijd die het bespaart. Meet dan
+#   (miljoenen vectoren, veel queries tegelijk), en een klein verlies aan recall minder kost dan de tijd die de index bespaart. Meet dan
 #   de recall tegen de exacte scan op je eigen vectoren en queries, zoals hierboven, voordat je efSearch kiest: de
 #   getallen hangen af van de data, en een standaard die elders is gekozen, is een gok.
 # - HNSW bespaart geen geheugen: het bewaart elke vector en voegt er zijn links aan toe. Indexen die vectoren comprimeren (IVF met

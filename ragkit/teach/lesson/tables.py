@@ -216,9 +216,12 @@ def _reranking_headings() -> dict[str, str]:
     }
 
 
-def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
+def for_people(
+    frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None, stored: bool = False
+) -> Styler:
     """``frame`` shown for people (``formats.styled``): headings in words in the notebook's language, no bare 0, 1, 2
-    index, ``decimals`` per column (by the frame's own column names), thousands separated.
+    index, ``decimals`` per column (by the frame's own column names), thousands separated. ``stored``: the headings
+    are a database's own column names (08's index tables, which a student queries by those names): kept as they are.
 
     Only a table that is shown: code reading a column keeps the frame (its ``data`` holds the headings shown).
     """
@@ -226,7 +229,9 @@ def for_people(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, i
 
     def heading(name: str) -> str:
         # a heading of the course's tables, else anything the catalogue or the engine's templates translate
-        return named.get(name) or language.translated(name) if isinstance(name, str) else name
+        if stored or not isinstance(name, str):
+            return name
+        return named.get(name) or language.translated(name)
 
     shown = _words_shown(frame)
     shown = shown.rename(columns=heading)

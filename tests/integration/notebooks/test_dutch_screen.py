@@ -35,12 +35,12 @@ KEPT_PHRASES = frozenset({"NO ANSWER"})
 """What the gate writes when nothing passes: the glossary keeps it, as the chapter's answer, in English."""
 
 BOTH = (
+    (r"(^|/)08-production", "index.tables(out)", "the index's own tables, columns named as the database names them"),
     (r"(^|/)07-citations", "print(result.prompt)", "the prompt is what the English-speaking generator reads"),
     (r"(^|/)07-citations", "course.opening()", "the generator's own answer, in English"),
     (r"(^|/)07-citations", "tables.invented(", "the generator's own answers, in English"),
     (r"(^|/)07-citations", "INVENTED_REFERENCES", "the titles of papers, as printed and as they are"),
     (r"(^|/)02-dense-retrieval", "inspect.getsource", "ragkit's own code, printed"),
-    (r"(^|/)08-production", "index.tables(out)", "the index's own tables: model names and hashes"),
     (r"(^|/)08-production", "narrate.appended_found(", "a document the notebook adds to the English corpus"),
     (r"solutions/ex4-", "print(my_header(", "the header the solution writes for the English corpus and its encoder"),
 )

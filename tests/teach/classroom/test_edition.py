@@ -363,7 +363,8 @@ def glossary_breaches(en: str, nl: str, rows) -> tuple[list[str], list[str]]:
     ("bluff" against "bluf (blufs)"; not "blind" against "blind knippen", nor "threshold" against "threshold
     (drempel)", which the chapter keeps). Where the English cell uses such a term (as a word, with an English
     ending: bluffs, refusals), the Dutch cell must use one of the row's Dutch terms (at the start of a word, so
-    Dutch endings and compounds count: blufs, weigeringen, sectiekop) and must not use the English term itself.
+    Dutch endings and compounds count: blufs, weigeringen, sectiekop; a term of five letters or more also at the end
+    of a compound: afstandsdrempels) and must not use the English term itself.
     Code spans, code blocks and link targets are left out on both sides.
     """
     en, nl = _prose(en), _prose(nl)
@@ -375,7 +376,7 @@ def glossary_breaches(en: str, nl: str, rows) -> tuple[list[str], list[str]]:
             used.append(term)
             if _english_word(term).search(nl):
                 breaches.append(f"the English term {term!r} is left in the Dutch")
-            elif not any(re.search(rf"\b{re.escape(d)}", nl) for d in dutch_terms):
+            elif not any(re.search(rf"\b{re.escape(d)}" if len(d) < 5 else re.escape(d), nl) for d in dutch_terms):
                 breaches.append(f"{term!r} is not translated as the glossary says ({' / '.join(dutch_terms)})")
     return used, breaches
 
@@ -458,7 +459,9 @@ def figures(output) -> list[tuple[str, list[str], bool]]:
     figures are compared in tests/teach/test_language.py.
     """
     if output.get("output_type") == "stream":
-        return [(f"stream {output['name']}", NUMBER.findall(VOLATILE.sub(" ", output.get("text", ""))), True)]
+        return [
+            (f"stream {output['name']}", NUMBER.findall(exponents(VOLATILE.sub(" ", output.get("text", "")))), True)
+        ]
     data = output.get("data", {})
     if WIDGET in data:
         return []
@@ -467,7 +470,16 @@ def figures(output) -> list[tuple[str, list[str], bool]]:
     if kind is None:
         return []
     text = visible(data[kind]) if kind == "text/html" else data[kind]
-    return [(kind, NUMBER.findall(VOLATILE.sub(" ", text)), kind == "text/markdown")]
+    return [(kind, NUMBER.findall(exponents(VOLATILE.sub(" ", text))), kind == "text/markdown")]
+
+
+POWER = re.compile(r"(\d+(?:,\d+)?) · 10([⁻⁺]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+RAISED = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
+def exponents(text: str) -> str:
+    """Dutch's 1,94 · 10⁻⁵ written as Python writes 1.94e-05 (its decimal comma kept): the same figures to compare."""
+    return POWER.sub(lambda m: f"{m[1]}e{'-' if m[2] == '⁻' else '+'}{m[3].translate(RAISED).zfill(2)}", text)
 
 
 def same_numbers(en: list[str], nl: list[str], narrated: bool) -> bool:
@@ -501,6 +513,8 @@ def test_same_numbers_accepts_the_two_writings_of_a_number_and_nothing_else():
     assert not same_numbers(["8", "32"], ["32", "8"], narrated=False)
     assert not same_numbers(["8", "8"], ["8", "80"], narrated=True)
     assert NUMBER.findall("cut 0,675: 12 van de 1.068 chunks (25%).") == ["0,675", "12", "1.068", "25"]
+    assert NUMBER.findall(exponents("p = 1,94 · 10⁻⁵ of 2 · 10¹²")) == ["1,94", "05", "2", "12"]
+    assert same_numbers(NUMBER.findall("p = 1.94e-05"), NUMBER.findall(exponents("p = 1,94 · 10⁻⁵")), narrated=True)
     assert visible('<div id="a1b2-99"><script>var x = 42;</script><td>0.790</td></div>') == "0.790"
     out = {"output_type": "stream", "name": "stdout", "text": "built in 0.6 s at /tmp/ragkit-x7q2/index: 12 chunks"}
     assert figures(out) == [("stream stdout", ["12"], True)]

@@ -160,7 +160,7 @@ def test_the_needle_cuts_figure_and_the_word_pieces_reminder_come_out_dutch():
     spans = [("q01", 100, 50), ("q02", 480, 60), ("q03", 10, 20)]
     english, dutch = both(lambda: figure_text(plots.needle_cuts(spans)))
     assert_dutch(english, dutch, "needle_cuts")
-    assert "vernietigd (loopt over de knip)" in dutch and "offset binnen het venster" in dutch
+    assert "vernietigd (loopt over de knip)" in dutch and "positie binnen het venster" in dutch
     assert "2 are kept whole" in english and "2 blijven heel" in dutch
     assert_dutch(*both(lambda: figure_text(plots.needle_cuts(spans[:2]))), "needle_cuts, one kept")
     assert_dutch(*both(reminders.word_pieces), "word_pieces")

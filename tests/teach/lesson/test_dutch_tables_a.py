@@ -121,7 +121,7 @@ def test_the_chapters_claims_beside_ours_give_a_differs_verdict_in_dutch():
         dutch = claims.beside(rep)  # type: ignore[arg-type]
     assert len(english) == len(chapter.FINDINGS)
     assert set(english["verdict"]) == {"differs: ours finds E/hybrid ahead"}
-    assert set(dutch["verdict"]) == {"verschilt: de onze vindt E/hybrid voor"}
+    assert set(dutch["verdict"]) == {"verschilt: op dit corpus ligt E/hybrid voor"}
     rep = SimpleNamespace(
         line=lambda a, b, m: line(Verdict("inconclusive", "same direction", wins=12, losses=1, p=0.2))
     )
@@ -180,14 +180,14 @@ DUTCH = {
         ">begint met<",
     ],
     "02-dense-retrieval": [">bevat de needle<", "<th>supportticket</th>"],
-    "02b-statistics-further": ["<th>metriek</th>", "verschilt: de onze vindt E/hybrid voor"],
+    "02b-statistics-further": ["<th>metriek</th>", "verschilt: op dit corpus ligt E/hybrid voor"],
     "03-bm25-and-hybrid": [
         "<th>chunks waarin hij voorkomt</th>",
         "<th>aantal keer</th>",
         "<th>aandeel querywoorden in de needle</th>",
-        "<th>hybrid voor op beide</th>",
+        "<th>hybrid beter dan beide</th>",
     ],
-    "04-reranking": [">vergelijking<", ">de onze: E/hybrid+maxsim<"],
+    "04-reranking": [">vergelijking<", ">dit corpus: E/hybrid+maxsim<"],
 }
 
 
@@ -250,8 +250,8 @@ def test_04s_tables_name_the_chapters_figures_and_ours_in_dutch_and_keep_the_run
         for h in (
             "het hoofdstuk: dense",
             "het hoofdstuk: hybrid + reranker",
-            "de onze: E/dense",
-            "de onze: E/hybrid+rerank",
+            "dit corpus: E/dense",
+            "dit corpus: E/hybrid+rerank",
         )
     ), shown
     # the MaxSim table: its figures written as text ("–" where the chapter gives none), its rows by run
@@ -266,7 +266,7 @@ def test_04s_tables_name_the_chapters_figures_and_ours_in_dutch_and_keep_the_run
     with language.speaking("nl"):
         dutch = tables.for_people(rows, decimals={"Hit@1": 3, "Hit@4": 3}).to_html()
     assert english.equals(rows)
-    assert ">de onze: E/hybrid+maxsim<" in dutch and ">het hoofdstuk: hybrid + cross-encoder<" in dutch
+    assert ">dit corpus: E/hybrid+maxsim<" in dutch and ">het hoofdstuk: hybrid + cross-encoder<" in dutch
     assert ">0,328<" in dutch and ">–<" in dutch and "0.328" not in dutch
     moved = pd.DataFrame([{"query": "a query", "MaxSim at Hit@1": "wins", "hybrid rank": 2, "MaxSim rank": 1}])
     with language.speaking("nl"):

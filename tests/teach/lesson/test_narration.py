@@ -871,11 +871,12 @@ def test_the_exercises_narrators_carry_their_figures_and_take_the_branch_the_fig
     with speaking("nl"):
         dutch = {name: [m.data for m in shown] for name, shown in _exercise_cases().items()}
         duel = narrate.header_duel(_runs({"E": [1, 1], "C": [30, 30]})).data  # +2/-0: inconclusive, same direction
-    # exercise 4's verdicts are the words its check reads and its Dutch prose quotes: English in every language
-    assert "**inconclusive, same direction** met de bevinding" in duel
-    assert "**inconclusive, same direction**" in dutch["header_measured"][0]
+    # exercise 4's verdicts in the words its Dutch prose quotes and its check reads (the English too); a student's own
+    # conclusion is shown as written
+    assert "dat de header helpt: **onbeslist, zelfde richting**" in duel
+    assert "**onbeslist, zelfde richting**" in dutch["header_measured"][0]
     assert "**0,800**" in dutch["header_measured"][0]
-    assert "**contradicts**" in dutch["header_measured"][1] and dutch["conclusion"][0].endswith("**consistent**.")
+    assert "**in tegenspraak**" in dutch["header_measured"][1] and dutch["conclusion"][0].endswith("**consistent**.")
     assert "[0,100; 0,300]" in dutch["rates_at_cut"][0] and "**niet significant**" in dutch["phrasing_sign_test"][1]
     assert "**ja**" in dutch["needle_cut"][0] and "**nee**" in dutch["needle_cut"][1]
     assert "**boven** 0,05" in dutch["smallest_possible_p"][0] and "**onder** 0,05" in dutch["smallest_possible_p"][1]

@@ -152,10 +152,10 @@ narrate.cost_on_tune(row)
 # Vervang `None` door een cosine-afstand tussen 0,3 en 1,0 (in Python met een punt: `0.3`, want `0,3` is een
 # tuple), alleen gekozen op de afstemhelft: de goedkoopste cut binnen het plafond voor weigeringen. Tip:
 # `cost_table(tune, [0.45, 0.50, 0.60])` evalueert de cuts die je opsomt (elk rooster van je eigen keuze); de kolom
-# `within ceiling` zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
+# `within ceiling` (in de getoonde tabel: binnen het plafond) zegt welke cuts weinig genoeg beantwoordbare queries weigeren.
 
 # %%
-my_cut = None  # je antwoord
+my_cut = None  # jouw antwoord
 
 # %% [markdown]
 # ## Check

@@ -59,9 +59,9 @@ language.use("nl")
 # (korte functiewoorden zoals "the" of "how" tellen niet), vergeleken zoals de encoder ze leest: accenten, tekens zonder
 # breedte en hoofdletters gaan er eerst af, dus een opgesmukt woord blijft hetzelfde woord. Deel hooguit
 # `EX3.max_shared` met de needle; gebruik minstens `EX3.known_words` die ergens in de cursus voorkomen (een gebruiker
-# schrijft echte woorden, geen "zzz qqq"); en schrijf je eigen tekst, geen kopie: staat `EX3.copy_share` of meer van de
-# kenmerkende woorden van de kortste van je supportticket en een cursusvraag of supportticket uit de dataset in de andere, dan is het een
-# kopie, hoeveel woorden er ook zijn toegevoegd of weggelaten. En een supportticket moet om zijn needle vragen: ofwel de chunk
+# schrijft echte woorden, geen "zzz qqq"); en schrijf je eigen tekst, geen kopie. Neem de kortste van de twee (je supportticket, of een
+# cursusvraag of supportticket uit de dataset): staat een aandeel `EX3.copy_share` of meer van zijn kenmerkende woorden ook in
+# de andere, dan is het een kopie, hoeveel woorden er ook zijn toegevoegd of weggelaten. En een supportticket moet om zijn needle vragen: ofwel de chunk
 # van de needle staat bij de eerste `EX3.top_k` die dense retrieval op strategie E ervoor teruggeeft, ofwel van alle
 # cursusvragen ligt zijn eigen vraag het dichtst bij je supportticket (cosine-afstand). De check draait daarna dense retrieval
 # op strategie E met beide formuleringen voor je vijf needles en vergelijkt hit@4, paar voor paar.

@@ -15,9 +15,9 @@
 # ---
 
 # %% [markdown]
-# # Oefening 4. Ontwerp een header voor chunks, en laat de test oordelen
+# # Oefening 4. Ontwerp een header voor chunks, en laat de toets oordelen
 # Wat je hier ziet: wat de header van strategie E aan elke chunk toevoegt, wat die oplevert en wat die kost.
-# Wat je doet: een header ontwerpen, zeggen welke kant hij volgens jou opgaat, hem meten, en het oordeel van de test geven.
+# Wat je doet: een header ontwerpen, zeggen welke kant hij volgens jou opgaat, hem meten, en het oordeel van de toets geven.
 
 # %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -53,16 +53,16 @@ language.use("nl")
 # zegt zelden waar ze over gaat ("this", "the method", "it"); de header vertelt het aan het embeddingmodel. Maar een
 # header is een ontwerpkeuze, en er zijn veel andere: alleen de sectie, een volledige zin, alleen de titel.
 #
-# Is de header van E op dit corpus meetbaar beter dan helemaal geen header? Het eerste hulpmiddel hieronder test dat. Jouw
-# opdracht: ontwerp een eigen header, zeg vooraf welke kant hij retrieval volgens jou opschuift ten opzichte van E
+# Is de header van E op dit corpus meetbaar beter dan helemaal geen header? Het eerste hulpmiddel hieronder toetst dat. Jouw
+# opdracht: ontwerp een eigen header, zeg vooraf of hij retrieval volgens jou beter of slechter maakt dan E
 # (`"beter"` of `"slechter"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
 # (`EX4`): een gepaarde sign test op needleniveau tegen E (per needle: hoeveel van zijn twee formuleringen in de top 20
 # gevonden worden, `EX4.metric`), op het 5%-niveau. Je conclusie is het oordeel in de woorden van
 # `ragkit.statistics.verdict`: `"consistent"` (jouw richting, p < 0,05), `"in tegenspraak"` (de andere richting,
 # p < 0,05), of `"onbeslist, zelfde richting"` / `"onbeslist, tegengestelde richting"` (p van 0,05 of meer). Een
-# nulresultaat slaagt als je het zo noemt: de check beoordeelt of je conclusie volgt uit de test, niet of p < 0,05.
+# nulresultaat slaagt als je het zo noemt: de check beoordeelt of je conclusie volgt uit de toets, niet of p < 0,05.
 #
-# Drie regels houden het experiment bij de header. Een header wordt beoordeeld op wat hij over zijn sectie zegt: hij moet
+# Drie regels zorgen dat het experiment over de header gaat. Een header wordt beoordeeld op wat hij over zijn sectie zegt: hij moet
 # een kenmerkend woord van zijn eigen sectie bevatten (van de titel, bij een inleiding), dus een constante header of een
 # onzinheader wordt geweigerd. Hij mag hooguit `EX4.max_header_pieces` word-pieces beslaan (een kwart van het venster van
 # de encoder): een header die het venster vult, drukt de eigen woorden van de chunk uit de vector, en dat meet de grens
@@ -122,7 +122,7 @@ narrate.header_room(ev, len(course.questions))
 # header kan redden, en een handvol verschillen kan geen significantie bereiken. De tekst kan ook meetellen: deze cursus
 # is voor het project geschreven, en een alinea die haar onderwerp al noemt, wint weinig met een label ervoor, terwijl
 # het corpus van het hoofdstuk misschien meer op "this" en "it" leunt. Je eigen header wordt op dezelfde manier
-# beoordeeld: laat de test beslissen, niet je hoop.
+# beoordeeld: laat de toets beslissen, niet je hoop.
 #
 # Een header betaal je in word-pieces: elke chunk neemt hem mee in het beperkte venster van de encoder.
 
@@ -130,7 +130,7 @@ narrate.header_room(ev, len(course.questions))
 narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens["E"].header_share)
 
 # %% [markdown]
-# Zo maak je van een gepaarde toets een woord: is p 0,05 of meer, dan kan de toets de twee niet uit elkaar houden, wat de
+# Zo vertaal je de uitkomst van een gepaarde toets in een oordeel: is p 0,05 of meer, dan kan de toets de twee niet uit elkaar houden, wat de
 # aantallen ook zeggen, dus het oordeel is "onbeslist", met de richting erbij. Alleen onder 0,05 beslist de richting
 # tussen "consistent" (de richting die je verwachtte) en "in tegenspraak" (de andere). Daarom komt de verwachting eerst: een
 # richting die je kiest nadat je de aantallen hebt gezien, zou altijd kloppen.
@@ -144,8 +144,7 @@ narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens
 my_header = None  # jouw antwoord: een functie (doc_title, section) -> str
 
 # %% [markdown]
-# Voordat je meet: welke kant schuift je header retrieval volgens jou op ten opzichte van E, `"beter"` of
-# `"slechter"`? Schrijf het nu op; de check leest het als je voorspelling.
+# Voordat je meet: maakt je header retrieval volgens jou `"beter"` of `"slechter"` dan E? Schrijf het nu op; de check leest het als je voorspelling.
 
 # %%
 my_expectation = None  # jouw antwoord
@@ -165,7 +164,7 @@ else:
 # Deze cel bouwt de chunks van E opnieuw met jouw header, embedt ze allemaal (de eerste keer ongeveer een minuut; daarna
 # staan de vectoren in de cache), en draait de gepaarde toets tegen E bij hit@20, needle voor needle. Hij draait pas als
 # `my_expectation` "beter" of "slechter" zegt, en zijn eerste run legt die richting vast in `stated_expectation`: de
-# check houdt je eraan, en een beoordelaar die je notebook van bovenaf draait, neemt de richting die gold toen deze cel
+# check houdt je eraan, en de grader, die je notebook van bovenaf draait, neemt de richting die gold toen deze cel
 # draaide.
 
 # %%
@@ -178,7 +177,7 @@ if my_header is not None:
 # %% [markdown]
 # ## ✏️ Jouw antwoord, deel 2: de conclusie
 #
-# Het oordeel van de test hierboven voor jouw verwachting, in de woorden van de statistiek: `"consistent"`,
+# Het oordeel van de toets hierboven voor jouw verwachting, in de woorden van de statistiek: `"consistent"`,
 # `"in tegenspraak"`, `"onbeslist, zelfde richting"` of `"onbeslist, tegengestelde richting"` (`ragkit.statistics.verdict`
 # berekent het, met +1 voor een verwachte "beter" of -1 voor "slechter"; de Engelse woorden tellen ook).
 

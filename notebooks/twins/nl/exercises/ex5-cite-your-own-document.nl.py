@@ -53,16 +53,16 @@ language.use("nl")
 # uit het bestand snijdt (zie 07-citations). Het citaat is de eigen content van de chunk, nooit de header of de
 # overlap, dus een lezer die de link volgt, komt precies uit bij de woorden waarop het antwoord steunde.
 #
-# Jouw opdracht is de pipeline iets nieuws te voeren. Schrijf een kort Markdown-document, in het Engels zoals het corpus,
-# over een onderwerp dat de cursus niet behandelt, met een regel `# Title` en minstens één sectie `## `, en een vraag
+# Jouw opdracht is de pipeline iets nieuws aan te bieden. Schrijf een kort Markdown-document, in het Engels zoals het corpus,
+# over een onderwerp dat de cursus niet behandelt, met een regel `# Titel` en minstens één sectie `## `, en een vraag
 # erover. De check kopieert het corpus, voegt je bestand toe, chunkt het met strategie E, embedt alles, en stelt je vraag
-# via de gate met de standaardcut. Hij wil vijf dingen, elk met zijn grens in `EX5`:
+# via de gate met de standaardcut. Hij stelt vijf eisen, elk met zijn grens in `EX5`:
 #
 # 1. de vraag is een parafrase, beoordeeld op vorm: hij herhaalt geen reeks van `EX5.run` woorden uit je document, en
-#    hij is geen vermomde zin eruit: staat `EX5.copy_share` of meer van de kenmerkende woorden van de kortste van je
-#    vraag en een zin in de andere, dan is het een kopie, wat de woordvolgorde ook is en hoeveel woorden er ook zijn
-#    toegevoegd (woorden worden vergeleken zoals de encoder ze leest: accenten, tekens zonder breedte en
-#    hoofdletters weggehaald); en hij is ook geen zin die alleen in vorm is herschreven (vervoegingen, synoniemen, de zinsdelen
+#    hij is geen vermomde zin eruit. Neem de kortste van de twee (je vraag, of een zin uit je document): staat een aandeel
+#    `EX5.copy_share` of meer van zijn kenmerkende woorden ook in de andere, dan is het een kopie, wat de woordvolgorde ook
+#    is en hoeveel woorden er ook zijn toegevoegd (woorden worden vergeleken zoals de encoder ze leest: accenten, tekens
+#    zonder breedte en hoofdletters weggehaald). En hij is ook geen zin die alleen in vorm is herschreven (vervoegingen, synoniemen, de zinsdelen
 #    omgedraaid): zijn embedding ligt verder dan cosine-afstand `EX5.copy_distance` van die van elke zin. Een vraag die
 #    uit de tekst is geplakt, zou je document vinden door te kopiëren, niet door betekenis;
 # 2. er komt iets door de standaardcut;

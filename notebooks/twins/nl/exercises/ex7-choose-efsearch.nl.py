@@ -49,7 +49,7 @@ language.use("nl")
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
-# In 08b schoof je efSearch langs een schuif en zag je de recall stijgen en de tijd per query meegroeien. Een team dat
+# In 08b verschoof je efSearch met een slider en zag je de recall stijgen en de tijd per query meegroeien. Een team dat
 # een benaderende index draait, kiest geen punt op die curve op gevoel: het stelt een recall-doel ("de index vindt
 # minstens dit aandeel van de exacte top 20") en zet efSearch zo laag als het doel toelaat, want elke kandidaat meer in
 # de lijst kost tijd bij elke query.
@@ -75,7 +75,7 @@ course = ragkit.teach.course.load()
 print(EX7)
 
 # %% [markdown]
-# ## Hulpmiddelen om te onderzoeken
+# ## Hulpmiddelen voor je onderzoek
 #
 # `efsearch_recall(course, values)` meet de verzameling waarop je kiest bij elke efSearch die je opgeeft (gehele
 # getallen) en zegt of die het doel haalt. De eerste aanroep bouwt de graaf, en dat duurt even (tot een halve minuut op
@@ -99,7 +99,7 @@ efsearch_recall(course, [100, 150, 200])
 # Vervang `None` door de kleinste efSearch (een geheel getal) waarvan de recall op deze verzameling het doel haalt.
 
 # %%
-my_ef = None  # je antwoord
+my_ef = None  # jouw antwoord
 
 # %% [markdown]
 # ## Check
@@ -108,7 +108,7 @@ my_ef = None  # je antwoord
 check_efsearch(course, my_ef)
 
 # %% [markdown]
-# ## Na de check: de beoordelende verzameling
+# ## Na de check: de beoordelingsverzameling
 #
 # Het bewijs van de check: de recall bij jouw efSearch op beide verzamelingen, en op elk van de twee de kleinste efSearch
 # die het doel haalt. De cel hieronder toont het pas zodra de check je antwoord heeft goedgekeurd.
@@ -120,8 +120,8 @@ judging_collection(course, my_ef)
 # ## Probeer dit
 #
 # 1. Verhoog in gedachten het doel naar 0,99 en zoek opnieuw met `efsearch_recall`: hoeveel groter moet efSearch zijn?
-#    Wat zou dat met de tabel van tijden per query uit 08b per query kosten?
-# 2. De beoordelende verzameling is met een andere seed getrokken en ligt in dichtere clusters rond de chunkvectoren van
+#    Wat zou dat per query kosten, volgens de tabel met tijden per query uit 08b?
+# 2. De beoordelingsverzameling is met een andere seed getrokken en ligt in dichtere clusters rond de chunkvectoren van
 #    de cursus. Waarom zou een graaf bij dichtere clusters een langere lijst kandidaten nodig kunnen hebben om de exacte
 #    top 20 te vinden, en wat zou je bouwen om het effect van de spreiding te onderscheiden van dat van de seed?
 # 3. Je efSearch is gekozen op de queries van de cursus tegen één gegenereerde verzameling. Wat zou je meten, op welke

@@ -128,7 +128,7 @@ narrate.window_start(doc.id, position, my_size, window_at, naive_at)
 #
 # Kijk voor de knip zelf naar het *laatste* teken van de needle. Het venster waarin dat staat, kan niet het venster zijn
 # waarin de needle begint (de needle loopt daar overheen), dus het begint ergens binnen de needle, en dat begin is de
-# knip. `blind_window_start` vindt het, titelregel en al.
+# knip. `blind_window_start` vindt het, inclusief de titelregel.
 
 # %%
 question_id = next(qid for qid, offset, length in windows if offset + length > my_size)
@@ -139,7 +139,7 @@ end = start + len(q.needle)
 cut_at = blind_window_start(doc, end - 1, my_size)
 
 # %% [markdown]
-# Zie het met eigen ogen voordat je de check vraagt: de needle, gesplitst waar het venster eindigt. Het eerste deel
+# Zie het met eigen ogen voordat je de check draait: de needle, gesplitst waar het venster eindigt. Het eerste deel
 # sluit een chunk af en het tweede opent de volgende; geen van beide bevat de hele zin.
 
 # %%

@@ -52,21 +52,21 @@ language.use("nl")
 # Hit@k en MRR, de getallen van het hoofdstuk, kijken naar één chunk per query: de eerste relevante. Als een query
 # meerdere relevante chunks heeft (een strategie met overlap kan één needle heel in twee chunks zetten; een
 # testverzameling beoordeelt per query veel documenten), rapporteert het vakgebied **MAP** en **nDCG**, en een tabel
-# daarvan zegt alleen iets aan een lezer die weet wat elk van de twee beloont. Reken ze één keer met de hand uit, en
+# daarvan zegt een lezer alleen iets als hij weet wat elk van de twee beloont. Reken ze één keer met de hand uit, en
 # dan weet jij het.
 #
 # - **Average precision (AP)** van één rangschikking: op de rang van elke relevante chunk de precisie daar (de
 #   relevante chunks tot dan toe gedeeld door de rang), opgeteld, en gedeeld door het aantal relevante chunks,
 #   gevonden of niet. MAP is het gemiddelde daarvan over de queries.
-# - **nDCG@10**: elke relevante chunk in de top 10 levert gain 1 op (relevantie is hier binair), verminderd naar zijn
-#   rang als 1 / log2(rang + 1); de som daarvan is de DCG@10. De **ideale** rangschikking zet elke relevante chunk
+# - **nDCG@10**: elke relevante chunk in de top 10 levert gain 1 op (relevantie is hier binair), verdisconteerd met een
+#   factor 1 / log2(rang + 1); de som daarvan is de DCG@10. De **ideale** rangschikking zet elke relevante chunk
 #   vooraan; haar DCG@10 (met zoveel relevante chunks als er in 10 passen) normaliseert de som, zodat nDCG@10 tussen
 #   0 en 1 ligt.
 #
 # Elke student krijgt een eigen rangschikking, getrokken uit een vaste hash van zijn of haar naam (`own_ranking()`),
 # dus deze pagina toont niemands antwoord. Het is ook de naam die de grader van je docent gebruikt; op Binder of
 # Colab, waar de machine iedereen dezelfde naam geeft, roep je eerst
-# `ragkit.teach.exercises.student("de naam op je klassenlijst")` aan. De check vergelijkt je twee getallen met de
+# `ragkit.teach.exercises.student("de naam waaronder je ingeschreven staat")` aan. De check vergelijkt je twee getallen met de
 # eigen AP en nDCG@10 van de engine, die de tests van de cursus gelijk houden aan die van ranx.
 
 # %%
@@ -80,7 +80,7 @@ ranking = own_ranking()
 display(ranking)
 
 # %% [markdown]
-# ## Hulpmiddelen om te onderzoeken: een uitgewerkt voorbeeld
+# ## Hulpmiddelen voor je onderzoek: een uitgewerkt voorbeeld
 #
 # Hier is een andere rangschikking van twintig chunks (geen student krijgt haar), met beide metrieken stap voor stap
 # uitgewerkt. Eerst AP: de precisie op de rang van elke relevante chunk. Dan nDCG@10: de gains van de relevante chunks
@@ -91,14 +91,14 @@ worked_example()
 
 # %% [markdown]
 # Drie dingen om op te letten voordat je aan de jouwe begint. De relevante chunk onder rang 10 telt in AP nog mee
-# (zijn precisie is klein, maar hij is er, en hij is een van de chunks waardoor AP deelt); in nDCG@10 levert hij niets
+# (zijn precisie is klein, maar hij is er, en hij telt mee in het aantal waardoor AP deelt, de noemer); in nDCG@10 levert hij niets
 # op, maar de ideale rangschikking bevat hem wel, dus ook nDCG@10 wordt er lager door. De precisie van een chunk telt
-# de relevante chunks *tot en met* die chunk. En de korting van rang 1 is 1 / log2(2) = 1.
+# de relevante chunks *tot en met* die chunk. En de weging (discountfactor) van rang 1 is 1 / log2(2) = 1.
 #
 # ## ✏️ Het antwoord, uitgewerkt
 #
 # Dezelfde stappen als in het uitgewerkte voorbeeld, op je eigen rangschikking: voor AP de precisie op de rang van elke
-# relevante chunk, en voor nDCG@10 de verminderde gains van de relevante chunks in de top 10, gedeeld door die van de
+# relevante chunk, en voor nDCG@10 de verdisconteerde gains van de relevante chunks in de top 10, gedeeld door die van de
 # ideale rangschikking. Hier in Python uitgeschreven zodat je elke stap kunt lezen; op papier is het dezelfde
 # rekensom.
 

@@ -15,6 +15,7 @@ from ragkit.evaluation import Evaluation
 from ragkit.statistics import ALPHA, SignTest, verdict
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
+from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats, plots
 from ragkit.teach.untrusted import readable
@@ -304,7 +305,7 @@ def header_duel(ev: Evaluation) -> Markdown:
             wins=duel.wins,
             losses=duel.losses,
             p=duel.p,
-            verdict=verdict(wins - losses, duel.wins, duel.losses, duel.p),
+            verdict=language.word(verdict(wins - losses, duel.wins, duel.losses, duel.p)),
         )
     )
 
@@ -506,7 +507,7 @@ def header_measured(test: SignTest, metric: str, mine: float, e: float, expectat
             mine=float(mine),
             e=float(e),
             expectation=readable(expectation),
-            verdict=found,
+            verdict=language.word(found),
         )
     )
 
