@@ -135,11 +135,11 @@ formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).rou
 # Eén uitgekozen query is een anekdote. De vraag is hoe BM25 het doet op gewone vragen. Hieronder: hit@k voor k van 1 tot 20 op strategie E, voor dense, BM25 en de hybrid die je zo tegenkomt.
 #
 # **Voorspel eerst.** Welke retriever vindt bij Hit@1 (alleen de eerste chunk telt), op strategie E, de needle voor meer
-# queries: `"BM25"`, `"dense"` of `"gelijk"` (evenveel; `"tied"` telt ook)? Zet je keuze in `my_prediction` voordat je de tabel draait: de
-# cel eronder geeft het antwoord.
+# queries: `"BM25"`, `"dense"` of `"geen van beide"` (allebei evenveel; `"neither"` telt ook)? Zet je keuze in
+# `my_prediction` voordat je de tabel draait: de cel eronder geeft het antwoord.
 
 # %%
-my_prediction = None  # jouw gok voor Hit@1 op E: "BM25", "dense" of "gelijk"
+my_prediction = None  # jouw gok voor Hit@1 op E: "BM25", "dense" of "geen van beide"
 
 # %% [markdown]
 # De kennischeck toetst die gok met één vraag: die staat daarom hier, vóór de tabel.
@@ -160,7 +160,7 @@ curve.round(3)
 
 # %% jupyter={"source_hidden": true}
 top1 = {"BM25": ev["E/bm25"].value("Hit@1"), "dense": ev["E/dense"].value("Hit@1")}
-predict.reveal(my_prediction, predict.Choice((*top1, "tied")), predict.ahead(top1, "tied"),
+predict.reveal(my_prediction, predict.Choice((*top1, "neither")), predict.ahead(top1, "neither"),
                narrate.bm25_against_dense(ev, curve))
 
 # %% [markdown]

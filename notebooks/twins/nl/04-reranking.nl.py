@@ -18,7 +18,7 @@
 # # 04. Reranking
 #
 # Je ziet waarom een cross-encoder altijd alleen een shortlist kan reranken, wat hij bovenaan de lijst doet als hij geïnstalleerd is,
-# en hoe late interaction (MaxSim over vectoren per token, de vorm van ColBERT) het doet met een model dat er nooit voor getraind is.
+# en hoe late interaction (MaxSim over vectoren per token, het ontwerp van ColBERT) het doet met een model dat er nooit voor getraind is.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -141,7 +141,7 @@ else:
 # %% [markdown]
 # Puntschattingen zijn niet genoeg met een paar dozijn needles. De gepaarde sign test (notebook 02) telt waar de gererankte lijst het
 # beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen samen één keer); bij MRR betekent "winst" dat de
-# needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens de ene regel van notebook 02
+# needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens dezelfde regel uit notebook 02
 # (`ragkit.statistics.verdict`), tegen de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
 # een beweerd verschil: *consistent*, *in tegenspraak* of *onbeslist*.
 
@@ -155,7 +155,7 @@ else:
 # ## Late interaction: een middenweg die offline draait (optioneel)
 #
 # Tussen "één vector per chunk" en "alles samen lezen" zit een derde ontwerp. Bewaar **één vector per token** in plaats van
-# één per chunk. Bij het zoeken zoekt elk querytoken zijn beste match onder de tokens van de chunk, en die beste matches tellen op:
+# één per chunk. Bij het zoeken zoekt elk querytoken zijn beste match onder de tokens van de chunk, en die beste matches worden opgeteld:
 #
 # $$\operatorname{MaxSim}(q, d) = \sum_{i \in q} \max_{j \in d} \; \mathbf{q}_i \cdot \mathbf{d}_j$$
 #
@@ -198,7 +198,7 @@ tables.for_people(table, decimals=dict.fromkeys(metrics, 3))
 
 # %% [markdown]
 # Nu het eerlijke deel: gepaarde sign tests van MaxSim tegen gewone hybrid (hielp het reranken van de shortlist überhaupt?) en tegen dense
-# (de baseline van het hoofdstuk), op alle drie de metrieken, per query en per needle. De tabel is één familie: Holm loopt op elk niveau over zijn toetsen.
+# (de baseline van het hoofdstuk), op alle drie de metrieken, per query en per needle. De tabel is één familie: op elk niveau geldt de correctie van Holm voor alle toetsen erin.
 
 # %%
 li = report(ev_li, [("E/hybrid+maxsim", b, m) for b in ("E/hybrid", "E/dense") for m in metrics], runs=())
@@ -208,7 +208,7 @@ paired.comparisons(li)
 narrate.maxsim_gains(li, ev_li, metrics)
 
 # %% [markdown]
-# Gemiddelden verbergen welke queries bewogen. Hier zijn de queries waarbij MaxSim en gewone hybrid het oneens zijn over rang 1, met voor elk van beide de rang van de
+# Gemiddelden verbergen bij welke queries de rang verschoof. Hier zijn de queries waarbij MaxSim en gewone hybrid het oneens zijn over rang 1, met voor elk van beide de rang van de
 # eerste chunk met de needle (0 zou "helemaal niet gevonden" betekenen).
 
 # %%
@@ -225,7 +225,7 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 # Wat de tabellen hierboven op jouw machine ook laten zien, houd drie dingen in gedachten voordat je iets concludeert over late interaction zelf:
 #
 # - **Het model is geleend.** Van een mean-pooled zinsmodel werden de vectoren per token alleen via hun gemiddelde beoordeeld. Losse
-#   tokenvectoren van zo'n model dragen veel context en veel ruis; niets dwong ze om op één lijn te komen met het passende woord van een
+#   tokenvectoren van zo'n model dragen veel context en veel ruis; niets dwong ze om aan te sluiten bij de vector van het passende woord van een
 #   vraag. Een getraind ColBERT-model is iets heel anders.
 # - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markeringen van het model. De `[CLS]` van de query vindt
 #   zijn beste match vaak in de eigen `[CLS]` van de chunk, waar de chunk ook over gaat, dus een deel van elke score zegt niets over relevantie.
@@ -244,9 +244,9 @@ narrate.chapter_latencies()
 
 # %% [markdown]
 # Late interaction verschuift de meeste kosten naar het indexeren. Zijn de vectoren per token van een chunk eenmaal bewaard, dan heeft het scoren van een shortlist
-# de eigen tokenvectoren van de query nodig (één keer door het model: één forward pass) plus één klein matrixproduct per chunk. De cel hieronder meet elk daarvan
+# de eigen tokenvectoren van de query nodig (één forward pass van het model) plus één klein matrixproduct per chunk. De cel hieronder meet elk daarvan
 # apart op één query, en ook wat de tokenvectoren van de shortlist kosten als ze niet bewaard zijn. Elke rij zegt hoe ze
-# gemeten is: de doorrekeningen van het model worden berekend, nooit uit de cache gelezen, en de matrixproducten draaien op één thread, zoals bij het hoofdstuk.
+# gemeten is: de forward passes van het model worden echt uitgevoerd, nooit uit de cache gelezen, en de matrixproducten draaien op één thread, zoals bij het hoofdstuk.
 
 # %%
 r, q = course.retriever("E"), course.queries[0].text

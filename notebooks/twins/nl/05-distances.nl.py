@@ -17,7 +17,7 @@
 # %% [markdown]
 # # 05. Afstanden: cosine en L2
 #
-# Je ziet dat op eenheidsvectoren de gekwadrateerde euclidische afstand en de cosine-afstand hetzelfde getal in vermomming zijn, gecontroleerd op echte
+# Je ziet dat op eenheidsvectoren de gekwadrateerde euclidische afstand en de cosine-afstand in feite hetzelfde getal zijn, gecontroleerd op echte
 # chunkvectoren, hoe die identiteit niet meer opgaat zodra de vectoren niet genormaliseerd zijn, en of de lengte van een tekst dan elke afstand beïnvloedt.
 
 # %% [markdown]
@@ -96,9 +96,9 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 #
 # ## Gecontroleerd op twee echte chunks
 #
-# Algebra is één ding, floating point een ander. Neem twee chunks van strategie E uit verschillende delen van het corpus, embed ze en
+# Algebra is één ding, floating point is iets anders. Neem twee chunks van strategie E uit verschillende delen van het corpus, embed ze en
 # bereken elke grootheid uit de identiteit. Het hoofdstuk deed hetzelfde op een eigen paar; dat paar verschilt van het onze, dus zijn L2
-# hoeft niet te kloppen. Wat wel moet kloppen is de laatste rij: hoe ver de twee kanten van de identiteit uit elkaar liggen.
+# hoeft niet gelijk te zijn aan de onze. Wat wel moet kloppen is de laatste rij: hoe ver de twee kanten van de identiteit uit elkaar liggen.
 
 # %%
 pair = [chunks[0], chunks[len(chunks) // 2]]
@@ -124,8 +124,8 @@ formats.Frame({"this corpus": [fmt(v) for v in ours], "the chapter": [fmt(v) for
 narrate.identity_noise(check)
 
 # %% [markdown]
-# Eén paar kan geluk hebben. `max_identity_gap` controleert elk paar uit 200 vectoren van chunks, in float32 precies zoals ze zijn opgeslagen,
-# en meldt het slechtste. De 200 zijn gelijkmatig over heel strategie E verspreid, dus elk document draagt bij, niet alleen de eerste paar.
+# Eén paar kan toevallig gunstig uitvallen. `max_identity_gap` controleert elk paar uit 200 vectoren van chunks, in float32 precies zoals ze zijn opgeslagen,
+# en meldt het slechtste. De 200 zijn gelijkmatig over heel strategie E verspreid, dus elk document draagt bij, niet alleen de eerste paar documenten.
 
 # %%
 sample = [chunks[i] for i in np.linspace(0, len(chunks) - 1, 200).round().astype(int)]
@@ -212,7 +212,7 @@ lengths.corr().loc[["L2, un-normalised", "cosine distance"], ["word pieces", "no
 narrate.length_sensitivity(lengths)
 
 # %% [markdown]
-# Eén query is een anekdote. Herhaal het voor elke query van de cursus tegen dezelfde 200 chunks, en vraag twee dingen: verandert de dichtstbijzijnde
+# Eén query is een anekdote. Herhaal het voor elke query van de cursus tegen dezelfde 200 chunks, en vraag je twee dingen af: verandert de dichtstbijzijnde
 # chunk als je cosine inruilt voor niet-genormaliseerde L2, en waar hangt de afstand tot de dichtstbijzijnde chunk van af?
 
 # %%
@@ -235,7 +235,7 @@ distances = ["nearest L2, un-normalised", "nearest cosine distance"]
 plots.nearest_against_length(nearest, distances)
 
 # %% [markdown]
-# Lees de twee panelen zoals een drempel dat zou doen: trek in elk een horizontale lijn en vraag welke queries eronder vallen.
+# Lees de twee panelen zoals een drempel dat zou doen: trek in elk een horizontale lijn en kijk welke queries eronder vallen.
 
 # %% jupyter={"source_hidden": true}
 narrate.length_cut(nearest)

@@ -235,7 +235,7 @@ narrate.near_miss(s, near)
 #
 # De tweede vorm is vreemder. Het hoofdstuk over reasoning gebruikt "what is the capital of France?" als
 # voorbeeld van een vraag die geen stap-voor-stap-denken nodig heeft. Het corpus bevat de vraag dus woord voor
-# woord, maar die passage gaat over de kosten van reasoning, niet over aardrijkskunde: een gebruiker die naar Frankrijk
+# woord, maar het gaat daar over de kosten van reasoning, niet over aardrijkskunde: een gebruiker die naar Frankrijk
 # vraagt, hoort daar nooit terecht te komen. Waar komt die query uit?
 
 # %%
@@ -310,7 +310,7 @@ narrate.abstention_rules(rules, ceiling)
 
 # %% [markdown]
 # De grafiek geldt alleen voor dit corpus en deze queries: welke regel de laagste curve trekt, en welke cut elke
-# regel nodig heeft, zijn hier gemeten en zou je op jouw corpus opnieuw moeten meten, net als de cut op de
+# regel nodig heeft, zijn hier gemeten en moeten op jouw corpus opnieuw gemeten worden, net als de cut op de
 # cosine-afstand. De vierde manier, een generator die zelf weigert, heeft een model nodig dat schrijft; dit notebook
 # meet die niet.
 

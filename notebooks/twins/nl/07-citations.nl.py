@@ -17,8 +17,8 @@
 # %% [markdown]
 # # 07. Citaties en NO ANSWER
 #
-# Wat je hier ziet: de prompt die een model krijgt, de citatietabel die het nooit ziet, links die de server toevoegt
-# in plaats van het model, de weigering die gebeurt voordat er een model wordt aangeroepen, en een klein model dat
+# Wat je hier ziet: de prompt die een model krijgt, de citatietabel die het nooit ziet, links die niet het model schrijft maar de server
+# toevoegt, de weigering die gebeurt voordat er een model wordt aangeroepen, en een klein model dat
 # offline antwoordt, beoordeeld los van de retrieval die het de bronnen leverde.
 
 # %% [markdown]
@@ -102,7 +102,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 #
 # `answer()` haalt kandidaten op, laat ze door de gate uit notebook 06 gaan en bouwt een prompt.
 # Lees hem zoals het model dat doet: een instructie, genummerde bronnen, de vraag. Let op wat ontbreekt:
-# geen URL's, geen tekenposities, geen bestandsnamen die een model kan verhaspelen. Het model kan alleen
+# geen url's, geen tekenposities, geen bestandsnamen die een model kan verhaspelen. Het model kan alleen
 # "[2]" zeggen.
 #
 # Elke bron staat tussen twee markerregels met een tag, een hash van de geciteerde teksten van deze prompt. Een
@@ -134,7 +134,7 @@ narrate.prompt_flaws(found_here, flaws)
 # ## Wat het model nooit ziet
 #
 # De server houdt voor elk nummer in die prompt precies bij waar de woorden vandaan kwamen. Deze tabel is
-# de kant van de afspraak die de server nakomt: document, sectie, het tekenbereik als URL-fragment, en de
+# de kant van de afspraak die de server nakomt: document, sectie, het tekenbereik als url-fragment, en de
 # afstand waarmee de chunk door de gate kwam.
 
 # %%
@@ -189,7 +189,7 @@ narrate.quote_or_text(course.corpus, c, f)
 # ## Locators zijn types, geen strings
 #
 # Tekens in een tekstbestand zijn één manier om in een document te wijzen. Een pdf heeft pagina's, een opname heeft
-# seconden, een spreadsheet heeft bladen en cellen. Elk is een eigen type in `ragkit.citations`, met een URL-fragment
+# seconden, een spreadsheet heeft bladen en cellen. Elk is een eigen type in `ragkit.citations`, met een url-fragment
 # (voor machines) en een label (voor mensen). De eerste rij is onze echte citatie; de andere zijn verzonnen
 # voorbeelden van elke soort.
 
@@ -201,7 +201,7 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 
 # %% [markdown]
 # `#char=` komt uit RFC 5147, `#page=` uit de pdf-openparameters van Adobe en `#t=` uit W3C Media
-# Fragments. Spreadsheets hebben geen standaardfragment, dus ragkit verzint er zelf een; voor een CSV-bestand is er wel
+# Fragments. Spreadsheets hebben geen standaardfragment, dus ragkit verzint er zelf een; voor een csv-bestand is er wel
 # een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server ook zou kunnen gebruiken. Wat het medium ook is,
 # een citatie zonder locator is alleen een documentnaam, en een documentnaam zegt de gebruiker alleen waar hij moet
 # beginnen met zoeken.
@@ -213,8 +213,8 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 # browser implementeert RFC 5147, dus een link die eindigt op `#char=120,480` opent het bestand bovenaan, en de lezer
 # moet zoeken. Daarom openen de notebooks citaties in de bronviewer hierboven.
 #
-# Voor bronnen die HTML-pagina's zijn, bestaat er een vorm die browsers wel volgen: het *text fragment*,
-# `#:~:text=start,end`, dat de eerste en laatste woorden van de passage noemt. Browsers op basis van Chromium en Safari
+# Voor bronnen die html-pagina's zijn, bestaat er een vorm die browsers wel volgen: het *text fragment*,
+# `#:~:text=start,end`, dat de eerste en laatste woorden van de passage noemt. Safari en browsers op basis van Chromium
 # scrollen ernaartoe en markeren het, en recente versies van Firefox ook. Het matcht woorden zoals de pagina ze toont,
 # dus door Markdown-tekens of formules in het citaat kan het de passage niet vinden, en het zegt niets over *welke* plek je
 # bedoelde als de woorden vaker voorkomen. Hier zijn beide vormen voor onze eerste citatie:
@@ -379,10 +379,10 @@ narrate.invented_ids(measured)
 # ## Twee helften, apart beoordeeld (optioneel)
 #
 # Elk antwoord doorloopt twee stappen: de retriever kiest de bronnen, de generator schrijft op basis daarvan. Als een antwoord fout
-# is, wil je weten welke stap je moet repareren, en de needlevragen vertellen je dat zonder een model te draaien. Als de
+# is, wil je weten welke stap je moet repareren, en de needle-vragen vertellen je dat zonder een model te draaien. Als de
 # needle niet bij de bronnen zit die door de gate komen, heeft de retriever (of de gate) hem niet geleverd: een goed
 # antwoord zou dan van elders moeten komen (het geheugen van het model, of een passage die hetzelfde met andere woorden
-# zegt), en dat kan de needletest niet zien. Alleen als de needle in de prompt staat, heeft retrieval zijn werk gedaan,
+# zegt), en dat kan de needle-test niet zien. Alleen als de needle in de prompt staat, heeft retrieval zijn werk gedaan,
 # en ontstaat een fout antwoord bij de stap van de generator (of door wat de prompt verder bevat: waar de needle staat, de
 # andere bronnen). Daarom kan retrieval hier zonder model gemeten worden: een needle in de prompt is wat een
 # antwoord nodig heeft dat erop steunt, een bovengrens voor zulke antwoorden, geen maat ervan.
@@ -451,7 +451,7 @@ narrate.more_chunks(facts, result.counted_with, False)
 # ### Lost in the middle, gemeten
 #
 # Geeft het model de woorden van een needle minder vaak weer als die in het midden van een lange prompt staat? Elke vraag uit een vaste
-# steekproef van needlevragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
+# steekproef van needle-vragen wordt drie keer gesteld, met dezelfde twintig bronnen: de chunk van de needle als eerste, in het
 # midden en als laatste, de andere negentien de chunks die dense retrieval zonder de needle het hoogst rangschikt.
 # Dezelfde regel beoordeelt elk antwoord, en elke needle is één paar, dus de toets is de exacte sign test op de
 # discordante paren: alleen een needle die op de ene plek wel en op de andere niet wordt weergegeven, telt mee. Elk

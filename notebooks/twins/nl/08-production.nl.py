@@ -212,7 +212,7 @@ display(tables.for_people(counts), narrate.guessed_counts(counts))
 # %% [markdown]
 # ## De dag van de upgrade
 #
-# Laat nu dingen misgaan, één voor één. Na elke stap vraag je de index om zijn `status` tegenover de
+# Laat nu dingen misgaan, één voor één. Na elke stap vraag je de index om zijn `status` ten opzichte van de
 # map en de huidige stempel.
 #
 # ### Twee bestanden die niet laden

@@ -86,7 +86,7 @@ display(Markdown(reminders.strategy_letters()))
 # vector met elke andere: elke laag is een ijle graaf van naaste buren. Een query komt bovenaan binnen, loopt gretig
 # naar dichterbij gelegen vectoren, zakt een laag af, en houdt op de onderste laag een lijst bij van de **efSearch** beste kandidaten die hij
 # heeft gezien terwijl hij hun buren verkent. Een langere lijst verkent meer van de graaf: meer echte naaste buren gevonden,
-# meer tijd kwijt. Dat is de hele afweging, en efSearch is de knop.
+# meer tijd kwijt. Dat is de hele afweging, en efSearch is de knop waaraan je draait.
 #
 # ragkit bouwt de graaf met **faiss** (`faiss-cpu` op PyPI), de bibliotheek die het FAISS-hoofdstuk van de Hugging Face-cursus
 # gebruikt. Er is een kant-en-klare wheel voor elke Python die deze cursus ondersteunt (hnswlib, de andere gangbare keuze, heeft bij de installatie

@@ -40,7 +40,8 @@ def test_a_chapter_verdict_is_dutch_in_a_dutch_kernel_and_unchanged_in_english()
     assert "**consistent: neither detects a difference**" in english
     language.use("nl")
     dutch = narrate.chapter_verdicts(lines, 7).data
-    assert "het hoofdstuk +10/-6, p = 0,45;" in dutch and "wat het hoofdstuk beweert: geen aantoonbaar verschil" in dutch
+    assert "het hoofdstuk +10/-6, p = 0,45;" in dutch
+    assert "wat het hoofdstuk beweert: geen aantoonbaar verschil" in dutch
     assert "**verschilt: op dit corpus ligt E/hybrid voor**" in dutch and "uit zijn tellingen" in dutch
     assert "**consistent: geen van beide vindt een verschil**" in dutch
     assert "differs" not in dutch and "neither" not in dutch and "0.45" not in dutch

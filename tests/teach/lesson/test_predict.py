@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from IPython.display import Markdown
 
+from ragkit.teach import language
 from ragkit.teach.lesson import predict, quiz
 from ragkit.teach.lesson.quiz import Option, Quiz, QuizQuestion
 
@@ -255,3 +256,26 @@ def test_each_notebook_that_asks_questions_before_its_reveal_has_them_and_its_tw
     for nb in flagged:
         before, after = Quiz(nb, course, "x", before_reveal=True), Quiz(nb, course, "x")
         assert len(before.questions) + len(after.questions) == len(quiz.questions(nb, course, "x"))
+
+
+@pytest.mark.parametrize(
+    ("notebook", "options", "typed"),
+    [
+        ("03-bm25-and-hybrid", ("BM25", "dense", "neither"), "geen van beide"),
+        ("05-distances", ("longer", "shorter"), "langere"),
+        ("06-thresholds", ("yes", "no"), "nee"),
+        ("08-production", ("yes", "no"), "ja"),
+    ],
+)
+def test_the_word_a_dutch_prediction_asks_for_is_one_its_choice_reads(notebook, options, typed):
+    """Each Dutch 'Voorspel eerst' quotes a word to type; its Choice reads it in a Dutch kernel (the English too)."""
+    from ragkit.teach.classroom.edition import catalogue_path, cell_catalogue
+
+    asked = "\n".join(
+        e.nl for e in cell_catalogue(catalogue_path(ROOT / "notebooks", notebook)).values() if "Voorspel eerst" in e.nl
+    )
+    assert f'"{typed}"' in asked, f"{notebook}'s Dutch prediction no longer asks for {typed!r}"
+    with language.speaking("nl"):
+        said = predict.reply(typed, predict.Choice(options), options[0])
+    assert "Je voorspelde" in said, said
+    assert predict.reply(options[-1], predict.Choice(options), options[0]).startswith("You predicted")

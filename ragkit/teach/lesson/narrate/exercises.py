@@ -13,9 +13,9 @@ from ragkit.corpus import Document
 from ragkit.data import Question, shared_needle_words
 from ragkit.evaluation import Evaluation
 from ragkit.statistics import ALPHA, SignTest, verdict
+from ragkit.teach import language
 from ragkit.teach.course import chapter
 from ragkit.teach.exercises import EX2, EX3, cost_minima, exercise_cost, refusal_ceiling
-from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats, plots
 from ragkit.teach.untrusted import readable
