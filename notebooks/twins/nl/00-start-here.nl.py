@@ -100,7 +100,7 @@ for model in (RERANKER, GENERATOR):
 # %% [markdown]
 # ## Het corpus in één oogopslag
 #
-# Het hoofdstuk mat zijn uitspraken op de hoofdstukken van zijn eigen cursus. Die hebben wij niet, dus ragkit
+# Het hoofdstuk toetste zijn uitspraken aan de hoofdstukken van zijn eigen cursus. Die hebben wij niet, dus ragkit
 # levert een cursustekst van dezelfde vorm mee: Markdown-hoofdstukken over machine learning en taalmodellen,
 # met proza, tabellen, formules en code. Elk bestand is één document; regels die met `## ` beginnen, openen een sectie.
 #

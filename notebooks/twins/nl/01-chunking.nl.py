@@ -147,7 +147,7 @@ for plain, lapped in (("E", "F"), ("A", "B")):
 display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 
 # %% [markdown]
-# Lees die cijfers naast de rankingresultaten: notebook 02 test F tegen E op Hit@20, needle voor needle, en zegt
+# Lees die cijfers naast de rankingresultaten: notebook 02 toetst F tegen E bij Hit@20, needle voor needle, en zegt
 # of het verschil meer is dan toeval. Het mechanisme is echt en meetbaar; of het een needle kost, hangt ervan af
 # hoe dicht de chunk van die needle al bij het verliezen van zijn plek zat.
 
@@ -232,9 +232,9 @@ narrate.overlap_saves(saved, course.questions)
 # Wat zeggen de getallen dus over overlap? Het is een verzekering met een vaste dekking van 64 tekens. Een needle
 # die niet veel langer is dan die dekking, overleeft de meeste knippen, dus bij korte antwoorden redt overlap
 # bijna alles. Een lange zin biedt een knip veel meer plekken voorbij de eerste 64 tekens, en daar helpt overlap
-# helemaal niet. Of "overlap verloor nul" klopt, hangt dus af van hoe lang de antwoorden zijn vergeleken met de
-# overlap, niet van overlap zelf: leg de twee gemiddelde lengtes hierboven naast elkaar en je hebt de verklaring
-# voor elk verschil tussen het resultaat van het hoofdstuk en het onze.
+# helemaal niet. Of "elke strategie met overlap verliest nul antwoorden" klopt, hangt dus af van hoe lang de
+# antwoorden zijn vergeleken met de overlap, niet van overlap zelf: leg de twee gemiddelde lengtes hierboven naast elkaar
+# en je hebt de verklaring voor elk verschil tussen het resultaat van het hoofdstuk en het onze.
 #
 # Kijk ook naar het aantal needles dat gesplitst is met maar een paar tekens aan één kant. Als een chunk alleen
 # een punt mist, krijgt een mens die hem leest nog steeds het antwoord, maar de test noemt hem vernietigd. De regel
@@ -287,7 +287,7 @@ explorer.widget()
 # ## Wat de header kost
 #
 # De header is een van de duidelijkste verbeteringen van het hoofdstuk: hij vertelt het embeddingmodel waar een alinea
-# over gaat als de alinea dat zelf nooit zegt (notebook 02 meet hoeveel dat helpt). Maar je betaalt hem in elke
+# over gaat als de alinea dat zelf nooit zegt (notebook 02 meet hoeveel dat helpt). Maar je betaalt ervoor in elke
 # chunk, in **word-pieces**, de eenheden die de encoder echt leest.
 
 # %%

@@ -25,7 +25,7 @@
 #
 # - een query embedden en chunks rangschikken op cosine-afstand
 # - hit@k rapporteren met 95%-Wilson-intervallen, en MRR met een 95%-bootstrapinterval over needles
-# - twee runs vergelijken met de gepaarde sign test, en die test in vijf regels schrijven, gecontroleerd tegen scipy
+# - twee runs vergelijken met de gepaarde sign test, en die test in vijf regels schrijven en vergelijken met scipy
 # - zeggen wat elke vergelijking van het hoofdstuk beweert (een verschil, of geen aantoonbaar verschil), of dit corpus het ermee eens is, en waarom misschien niet
 
 # %% jupyter={"source_hidden": true}
@@ -106,7 +106,7 @@ ms = 1000 * (time.perf_counter() - t) / 50 / len(Q)
 narrate.batched_scan(len(Q), len(r.vectors), ms)
 
 # %% [markdown]
-# Het hoofdstuk mat één query tegelijk, op één thread. De volgende cel doet hier hetzelfde, en meet ook wat dense zoeken vóór de scan nodig heeft:
+# Het hoofdstuk mat de tijd van één query tegelijk, op één thread. De volgende cel doet hier hetzelfde, en meet ook wat dense zoeken vóór de scan nodig heeft:
 # de vraag omzetten in een vector. Elke rij zegt hoe er gemeten is. Het model zelf embedt de query (met de cache zou dat gratis zijn),
 # nadat het geladen is. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
 
@@ -174,7 +174,7 @@ plots.recall_curves(ev, "dense")
 # - **nDCG@10** (normalised discounted cumulative gain): elke relevante chunk in de top 10 levert 1 / log2(rang + 1) op, gedeeld door de best
 #   mogelijke score voor die query; hier met binaire winst.
 #
-# ragkit berekent ze allemaal zelf, en zijn tests controleren elk tegen de bibliotheek ranx op de runs van de cursus.
+# ragkit berekent ze allemaal zelf, en zijn tests vergelijken ze stuk voor stuk met de bibliotheek ranx op de runs van de cursus.
 #
 # Voordat je de volgende cel draait: bij welke paren verwacht je op deze cursus dezelfde getallen, en welke metriek zou een andere strategie
 # bekronen dan Hit@10? De laatste kolom telt de queries met meer dan één relevante chunk.
@@ -241,7 +241,7 @@ tables.for_people(claims.sign_tests_recomputed(), decimals={"chapter p": 4, "rec
 # toets op hele aantallen komt zelden precies op 0,05 uit, dus de sign test valt er minder vaak onder). Bekijk je zeven
 # vergelijkingen waar niets aan de hand is, dan is de kans dat *minstens één* p onder 0,05 valt, veel groter (bij zeven onafhankelijke tot 1 - 0,95⁷).
 # De correctie van Holm houdt die kans op hoogstens 0,05 voor een *familie* (hier: de vergelijkingen van het hoofdstuk die samen getoond worden): sorteer de m p-waarden, vermenigvuldig de
-# kleinste met m, de volgende met m - 1, enzovoort, laat een aangepaste p nooit onder de vorige zakken, en kap af op 1. Een familie van één blijft
+# kleinste met m, de volgende met m - 1, enzovoort, laat een gecorrigeerde p nooit onder de vorige zakken, en kap af op 1. Een familie van één blijft
 # zoals ze is. Notebook 02b legt het verder uit en past het toe op de eigen p-waarden van het hoofdstuk.
 #
 # ### Vier woorden, één regel, per soort bewering
@@ -361,7 +361,7 @@ def sign_test_by_hand(wins, losses):
 
 
 # %% [markdown]
-# Gecontroleerd tegen `scipy.stats.binomtest` op elke verdeling van hoogstens 40 discordante queries, en tegen `ragkit` op de
+# Getoetst aan `scipy.stats.binomtest` op elke verdeling van hoogstens 40 discordante queries, en aan `ragkit` op de
 # vergelijkingen van het hoofdstuk, gedraaid op dit corpus.
 
 # %%

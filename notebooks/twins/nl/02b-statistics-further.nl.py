@@ -25,7 +25,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een interval voor een hit rate geven dat rekening houdt met de needles (de cluster-bootstrap), en zeggen wat zijn design effect betekent
-# - de correctie van Holm uitleggen, haar in een paar regels schrijven en tegen statsmodels controleren
+# - de correctie van Holm uitleggen, haar in een paar regels schrijven en vergelijken met statsmodels
 # - de eigen p-waarden van het hoofdstuk onder Holm zetten en zeggen hoeveel van zijn resultaten overeind blijven
 # - metric shopping herkennen, en een winst-verliesmatrix lezen zonder je door de kleuren te laten misleiden
 
@@ -112,7 +112,7 @@ narrate.design_effects(deff)
 # Doe je m vergelijkingen waarin niets aan de hand is, dan groeit met m de kans dat er minstens één onder 0,05 valt. De step-downcorrectie van Holm
 # houdt die kans (de *family-wise error rate*) op of onder 0,05 zonder aan te nemen dat de toetsen onafhankelijk zijn: sorteer de p-waarden, vermenigvuldig
 # de kleinste met m, de volgende met m - 1, enzovoort; een gecorrigeerde p valt nooit onder de vorige, en geen enkele komt boven 1. Elke vergelijking telt
-# dan alleen als bevinding als haar gecorrigeerde p onder 0,05 ligt. In een paar regels, gecontroleerd tegen `ragkit` en statsmodels:
+# dan alleen als bevinding als haar gecorrigeerde p onder 0,05 ligt. In een paar regels, vergeleken met `ragkit` en statsmodels:
 
 # %%
 # met de hand: de step-downcorrectie van Holm
@@ -183,7 +183,7 @@ narrate.metric_shopping(shopping)
 # ## Alle paren tegelijk (optioneel)
 #
 # De matrix toont voor elk paar strategieën de netto winst van de rij tegen de kolom bij Hit@20 (winsten min verliezen), geteld in needles.
-# Beweeg over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken: zo vaak
+# Beweeg de muisaanwijzer over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken: zo vaak
 # laat deze figuur je kijken. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
 
 # %%

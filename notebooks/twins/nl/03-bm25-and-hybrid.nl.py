@@ -24,9 +24,9 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - uitleggen wat een embedding niet ziet en waarom letterlijke strings een lexicale retriever nodig hebben
-# - BM25 schrijven in minder dan twintig regels en het score voor score controleren tegen `ragkit` en `rank_bm25`
+# - BM25 schrijven in minder dan twintig regels en het score voor score vergelijken met `ragkit` en `rank_bm25`
 # - twee rankings fuseren met reciprocal rank fusion, en zeggen waarom met rangen en niet met scores
-# - hybrid beoordelen tegen elk van zijn ouders met een gepaarde toets
+# - hybrid met een gepaarde toets vergelijken met elk van zijn ouders
 
 # %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
@@ -261,7 +261,7 @@ timings = time_stages(course.retriever("E"), query)
 tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
-# Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries slaat een sign test op een handvol discordante paren om van "niets" naar "significant" op een paar queries.
+# Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries kunnen enkele queries een sign test op een handvol discordante paren al laten omslaan van "niets" naar "significant".
 # Een zwakke ouder laat de hybrid er sterk tegen uitzien, wat hij ook waard is tegen de sterke ouder; vergelijk een fusie dus altijd met zijn *beste* ouder.
 #
 # ## Probeer het zelf (optioneel)
@@ -308,12 +308,12 @@ def bm25_by_hand(texts, k1=1.2, b=0.75):
 
 
 # %% [markdown]
-# Score voor score tegen `ragkit` en tegen `rank_bm25`, de kleine bibliotheek die je in andere cursussen tegenkomt
+# Score voor score vergeleken met `ragkit` en met `rank_bm25`, de kleine bibliotheek die je in andere cursussen tegenkomt
 # (ingesteld op de idf van het hoofdstuk, `ln(1 + (N - n + 0.5) / (n + 0.5))`; zijn eigen standaard wijkt af), op elke needle-query.
 # Daarna de prijs van leesbaarheid: de tijd per query van elk.
 
 # %%
-# met de hand: gecontroleerd tegen ragkit en rank_bm25
+# met de hand: vergeleken met ragkit en rank_bm25
 import time
 
 from rank_bm25 import BM25Okapi
@@ -352,7 +352,7 @@ assert diff_hand < 1e-9 and diff_library < 1e-9
 
 # %% [markdown]
 # Reciprocal rank fusion is nog korter: elke ranking geeft elke chunk 1 / (k + zijn rang), en de sommen worden
-# gesorteerd. Vijf regels, gecontroleerd tegen de hybrid-ranking die `ragkit` voor elke needle-query berekent. Eén detail
+# gesorteerd. Vijf regels, vergeleken met de hybrid-ranking die `ragkit` voor elke needle-query berekent. Eén detail
 # telt: BM25 rangschikt alleen de chunks die het *vond* (een score boven nul). Een chunk die geen term met de query deelt,
 # scoort nul, en zijn plaats achter de andere is louter corpusvolgorde, dus hij mag geen BM25-punten krijgen.
 
@@ -381,7 +381,7 @@ assert same == len(texts)
 #
 # 1. Vraag in de playground naar een andere identifier uit een codeblok van het corpus (open `12-reasoning.md` in de corpusmap, die 00-start-here afdrukt, en kies een functienaam). Welke kolom vindt hem? Beschrijf nu in gewone woorden wat de functie doet, zonder haar naam. Welke kolom wint nu?
 # 2. Verander `ev = course.evaluation("E")` in `course.evaluation("ABCDEF")` en `labels` in blind chunking (`A/...`). Doet BM25 het beter of slechter tegen dense als chunks blind geknipt zijn? Waarom zou een header de ene retriever meer helpen dan de andere?
-# 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (houd `matched=`: zonder die parameter krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
+# 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (laat `matched=` staan: zonder die parameter krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
 # 4. De sign test telt alleen discordante paren. Lees met `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` en `.losses` de queries waarover ze het oneens zijn, en daarna hetzelfde met `"needle"` als vierde argument. Van hoeveel needles komen die queries?
 
 # %% [markdown]

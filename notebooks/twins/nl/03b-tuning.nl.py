@@ -113,7 +113,7 @@ narrate.swept_values(sweeps)
 
 # %% [markdown]
 # Waarom een gewogen RRF en geen gewogen som van de twee scores? Een convexe combinatie van scores vraagt eerst beide scores op één schaal, en hoe je
-# ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. De rangen wegen houdt die reden en voegt één knop toe.
+# ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. De rangen wegen houdt die reden en voegt er één instelling (parameter) aan toe.
 # Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun testverzamelingen, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
 # zijn om op dezelfde manier te beoordelen.
 #

@@ -142,7 +142,7 @@ else:
 # Puntschattingen zijn niet genoeg met een paar dozijn needles. De gepaarde sign test (notebook 02) telt waar de gererankte lijst het
 # beter doet dan dense en waar slechter, per query en per needle (beide formuleringen van een needle tellen samen één keer); bij MRR betekent "winst" dat de
 # needle hoger in de lijst staat. De twee metrieken vormen één familie (Holm), en elk krijgt zijn oordeel volgens dezelfde regel uit notebook 02
-# (`ragkit.statistics.verdict`), tegen de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
+# (`ragkit.statistics.verdict`), getoetst aan de winst van het hoofdstuk. Het hoofdstuk geeft die winsten als twee puntschattingen zonder p, dus elk telt als
 # een beweerd verschil: *consistent*, *in tegenspraak* of *onbeslist*.
 
 # %%

@@ -212,7 +212,7 @@ lengths.corr().loc[["L2, un-normalised", "cosine distance"], ["word pieces", "no
 narrate.length_sensitivity(lengths)
 
 # %% [markdown]
-# Eén query is een anekdote. Herhaal het voor elke query van de cursus tegen dezelfde 200 chunks, en vraag je twee dingen af: verandert de dichtstbijzijnde
+# Eén query is een anekdote. Herhaal het voor elke query van de cursus op dezelfde 200 chunks, en vraag je twee dingen af: verandert de dichtstbijzijnde
 # chunk als je cosine inruilt voor niet-genormaliseerde L2, en waar hangt de afstand tot de dichtstbijzijnde chunk van af?
 
 # %%

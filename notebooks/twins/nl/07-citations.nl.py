@@ -374,7 +374,7 @@ narrate.invented_ids(measured)
 # %% [markdown]
 # Een verzonnen bereik wijst naar de verkeerde woorden; een verzonnen bestand wijst nergens heen. Beide zien er precies zo
 # betrouwbaar uit als een echte link, en dat is het gevaar. De taakverdeling blijft dus: het model schrijft `[n]`, dat
-# makkelijk te controleren is tegen de lijst van bronnen, en de server, die elke positie kent, maakt van `[n]` de link.
+# makkelijk te toetsen is aan de lijst van bronnen, en de server, die elke positie kent, maakt van `[n]` de link.
 #
 # ## Twee helften, apart beoordeeld (optioneel)
 #
@@ -393,7 +393,7 @@ narrate.halves_at_cut(course.sweep().at(DEFAULT_CUT))
 # %% [markdown]
 # Met een generator kan ook de andere helft beoordeeld worden, met een regel die vooraf vastligt. Elke needle-query uit
 # de steekproef gaat door de pipeline van het hoofdstuk (dense retrieval, de gate, hoogstens vier bronnen), het model
-# antwoordt, en het antwoord wordt beoordeeld tegen de needle; de tabel zet het deel van de retriever (staat de
+# antwoordt, en het antwoord wordt getoetst aan de needle; de tabel zet het deel van de retriever (staat de
 # needle in de prompt?) af tegen dat van de generator (bevat het antwoord de woorden van de needle?).
 
 # %% jupyter={"source_hidden": true}

@@ -18,13 +18,13 @@
 # # 08b. Benaderend zoeken: HNSW tegen de exacte scan
 #
 # Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd over de eigen vectoren van de cursus
-# en over een veel grotere gegenereerde verzameling, gemeten tegen de exacte scan die de cursus tot nu toe gebruikte,
+# en over een veel grotere gegenereerde verzameling, vergeleken met de exacte scan die de cursus tot nu toe gebruikte,
 # op recall, tijd per query, bouwtijd en geheugen, met op een slider de ene instelling die ze tegen elkaar uitruilt.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
 #
-# - een benaderende index meten tegen de exacte scan: Recall@20, tijd per query, bouwtijd en geheugen
+# - een benaderende index vergelijken met de exacte scan: Recall@20, tijd per query, bouwtijd en geheugen
 # - uitleggen wat efSearch uitruilt, en hem kiezen voor de recall die je nodig hebt
 # - zeggen wanneer de exacte scan het juiste antwoord is, en wanneer niet
 
@@ -191,7 +191,7 @@ narrate.when_exact(small, large)
 #   bouwen).
 # - **Een benaderende index is het juiste antwoord** als de scan zelf de trage stap is of andere queries blokkeert
 #   (miljoenen vectoren, veel queries tegelijk), en een klein verlies aan recall minder kost dan de tijd die de index bespaart. Meet dan
-#   de recall tegen de exacte scan op je eigen vectoren en queries, zoals hierboven, voordat je efSearch kiest: de
+#   de recall ten opzichte van de exacte scan op je eigen vectoren en queries, zoals hierboven, voordat je efSearch kiest: de
 #   getallen hangen af van de data, en een standaard die elders is gekozen, is een gok.
 # - HNSW bespaart geen geheugen: het bewaart elke vector en voegt er zijn links aan toe. Indexen die vectoren comprimeren (IVF met
 #   product quantisation, ook in faiss) ruilen recall in voor geheugen, en worden op dezelfde manier gemeten.

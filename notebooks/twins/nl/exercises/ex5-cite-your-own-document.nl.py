@@ -89,8 +89,8 @@ display(Markdown(str(EX5)))
 # %% [markdown]
 # ## Hulpmiddelen voor je onderzoek
 #
-# Wat de cursus behandelt: één document per hoofdstuk. Jouw onderwerp moet ergens anders liggen: de check wil de sectie
-# die hij citeert verder dan cosine-afstand **`EX5.off_course`** van elke cursuschunk.
+# Wat de cursus behandelt: één document per hoofdstuk. Jouw onderwerp moet ergens anders liggen: de check eist dat de
+# sectie die hij citeert verder dan cosine-afstand **`EX5.off_course`** van elke cursuschunk ligt.
 
 # %%
 tables.for_people(pd.DataFrame([(d.id, d.title) for d in course.corpus.documents], columns=["id", "title"]))

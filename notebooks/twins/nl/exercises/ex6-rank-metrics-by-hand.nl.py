@@ -118,12 +118,13 @@ check_rank_metrics(my_ap, my_ndcg)
 # 2. Laat met de definities zien dat AP bij één relevante chunk op rang r gelijk is aan de reciprocal rank 1/r. Waaraan
 #    is nDCG@10 dan gelijk?
 # 3. Twee systemen rangschikken dezelfde chunks: het ene zet een relevante chunk op rang 1 en een andere op rang 10,
-#    het andere zet ze allebei op rang 4 en 5. Welk verkiest AP, en welk nDCG@10? Wat beloont elke metriek?
+#    het andere zet ze allebei op rang 4 en 5. Welk systeem krijgt de voorkeur van AP, en welk die van nDCG@10? Wat
+#    beloont elke metriek?
 
 # %% [markdown]
 # ## Bronnen
 #
-# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
+# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, hoofdstuk 8, Cambridge University Press [manning2008]
 # - Järvelin & Kekäläinen (2002), Cumulated gain-based evaluation of IR techniques, ACM Transactions on Information Systems [jarvelin2002]
 # - Bassani (2022), ranx: a blazing-fast Python library for ranking evaluation and comparison, ECIR [bassani2022]
 #

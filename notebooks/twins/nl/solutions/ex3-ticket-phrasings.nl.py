@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Oefening 3 (uitgewerkte oplossing). Vraag het zoals een gebruiker: herschrijf vijf vragen als supporttickets
 # Wat je hier ziet: hoe dense retrieval het doet als een vraag geformuleerd is zoals een gebruiker hem zou typen.
-# Wat je doet: vijf eigen supporttickets schrijven en ze gepaard meten tegen de formulering van de cursus.
+# Wat je doet: vijf eigen supporttickets schrijven en ze gepaard vergelijken met de formulering van de cursus.
 
 # %% jupyter={"source_hidden": true}
 # Alleen op Google Colab (elders doet deze cel niets): installeer ragkit en zet zijn widgets aan.
