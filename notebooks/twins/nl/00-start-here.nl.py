@@ -160,7 +160,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), exa
 # test eerlijk. Een zin die twee keer voorkomt, kan op de verkeerde plek "gevonden" worden; een needle in een
 # sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, wat hij verder ook ophaalde.
 #
-# ragkit controleert elke regel op het corpus dat je hebt geladen:
+# ragkit toetst elke regel aan het corpus dat je hebt geladen:
 
 # %%
 problems = validate(course.corpus, course.questions, course.out_of_domain)

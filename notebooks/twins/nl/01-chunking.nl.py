@@ -68,7 +68,7 @@ language.use("nl")
 # - **overlap**: kopieer de laatste 64 tekens van de vorige chunk naar het begin van de volgende.
 #
 # Blind of boundaries, met of zonder header, met of zonder overlap: dat geeft de zes strategieën A tot F uit
-# elk notebook. (Een header is pas zinvol als je op grenzen knipt, dus blind chunking krijgt er geen.)
+# elk notebook. (Een header is pas zinvol als je op grenzen knipt, dus bij blind knippen komt er geen.)
 # De eerste cel draait de hele evaluatie één keer; op een nieuwe machine embedt hij elke chunk van elke strategie,
 # wat even duurt. Latere runs lezen de vectoren van schijf.
 
@@ -158,12 +158,12 @@ display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 # mogelijke hit rate nul, wat de retriever, reranker of drempel daarna ook doet. Van buitenaf ziet het er precies
 # uit als een slechte retriever, en daarom valt het zo vaak niet op.
 #
-# **Voorspel eerst.** Blind chunking (A) knipt elke 512 tekens, waar dat ook valt; notebook 00 telde de needles
+# **Voorspel eerst.** Blind knippen (A) snijdt de tekst elke 512 tekens door, waar dat ook valt; notebook 00 telde de needles
 # van de cursus. Hoeveel daarvan verwacht je dat A vernietigt? Schrijf een geheel getal in `my_prediction` voordat
 # je de tabel hieronder draait: de cel onder de tabel geeft het antwoord.
 
 # %%
-my_prediction = None  # jouw gok: hoeveel needles blind chunking (A) vernietigt, een geheel getal
+my_prediction = None  # jouw gok: hoeveel needles blind knippen (A) vernietigt, een geheel getal
 
 # %% [markdown]
 # Twee vragen van de kennischeck toetsen die gok, dus ze staan hier, voordat de tabel hun antwoorden
@@ -222,7 +222,7 @@ narrate.overlap_rule(ev, course.questions, cuts)
 # Een needle telt pas als gevonden wanneer de prompt hem volledig toont. Daarom citeert de prompt de overlap samen met de
 # eigen woorden van de chunk, als één tekenbereik van het document waar een citatie naar kan wijzen. Dat werkt
 # alleen als de overlap de tekst direct vóór de chunk is. Een overlap die over een sectiekop heen is geplakt, is
-# dat niet: de prompt laat hem weg, en een needle die alleen daar staat, telt niet. Hoeveel needles redt de overlap alleen?
+# dat niet: de prompt laat hem weg, en een needle die alleen daar staat, telt niet. Hoeveel needles redt de overlap in zijn eentje?
 
 # %%
 saved = {s: saved_by_overlap(course.chunks(s), course.questions) for s in "BDF"}
@@ -231,7 +231,7 @@ narrate.overlap_saves(saved, course.questions)
 # %% [markdown]
 # Wat zeggen de getallen dus over overlap? Het is een verzekering met een vaste dekking van 64 tekens. Een needle
 # die niet veel langer is dan die dekking, overleeft de meeste knippen, dus bij korte antwoorden redt overlap
-# bijna alles. Een lange zin biedt een knip veel meer plekken voorbij de eerste 64 tekens, en daar helpt overlap
+# bijna alles. Een lange zin biedt een knip veel meer plekken om te vallen voorbij de eerste 64 tekens, en daar helpt overlap
 # helemaal niet. Of "elke strategie met overlap verliest nul antwoorden" klopt, hangt dus af van hoe lang de
 # antwoorden zijn vergeleken met de overlap, niet van overlap zelf: leg de twee gemiddelde lengtes hierboven naast elkaar
 # en je hebt de verklaring voor elk verschil tussen het resultaat van het hoofdstuk en het onze.
@@ -251,7 +251,7 @@ narrate.overlap_saves(saved, course.questions)
 #
 # ## Wat de referentieregel kost (optioneel)
 #
-# De boundaries-regel is die van het hoofdstuk, en ragkit houdt hem. Gratis is hij niet. Zijn zinsregel ziet elke punt
+# De boundaries-regel is die van het hoofdstuk, en ragkit neemt hem over. Gratis is hij niet. Zijn zinsregel ziet elke punt
 # als zinseinde, dus hij kan een getal als "0.95" of een regel code als `np.argsort(...)` in tweeën knippen, en dan
 # begint de volgende chunk midden in een zin. Ook behandelt hij een `###`-regel als een gewone alinea, dus een
 # subkop kan een eigen chunk worden: een chunk zonder inhoud die toch een van de vier plekken in een prompt kan
@@ -268,14 +268,14 @@ narrate.reference_costs(found, ev.destroyed["E"])
 # %% [markdown]
 # Of een fout nu een needle vernietigt of niet (de laatste zin hierboven zegt het), elke fout maakt een bron
 # moeilijker te lezen als hij in een prompt belandt, en notebook 07 toont er een die dat doet. Waar het om gaat:
-# tel ze. Een regel die je houdt, hoort een prijskaartje te hebben.
+# tel ze. Een regel die je aanhoudt, hoort een prijskaartje te hebben.
 
 # %% [markdown]
 # ## Bekijk het zelf (optioneel)
 #
 # Kies een strategie en een vraag. De explorer toont het document rond de needle (geel gemarkeerd), met elke
-# chunkgrens als oranje balk; bij B, D en F is de tekst die elke chunk opnieuw meeneemt als overlap blauw gekleurd.
-# Hij zegt of een chunk de hele needle bevat. Hij opent op de eerste needle die blind chunking vernietigt;
+# knip als oranje streep; bij B, D en F is de tekst die elke chunk opnieuw meeneemt als overlap blauw gekleurd.
+# Hij zegt of een chunk de hele needle bevat. Hij opent op de eerste needle die blind knippen vernietigt;
 # schakel naar B, dan naar C, en kijk of het oordeel verandert.
 
 # %%

@@ -202,7 +202,7 @@ narrate.interval_width(len(course.queries))
 #
 # Zet de twee strategieën query voor query naast elkaar. De meeste queries eindigen gelijk: beide vinden de needle, of beide missen. Gelijkspelen zeggen niets over welke beter is, dus laat ze vallen.
 # Wat overblijft, zijn de *discordante* queries: A wint (A raak, B mis) of B wint. Als de twee strategieën even goed waren, zou elke discordante query een eerlijke muntworp zijn.
-# De exacte tweezijdige sign test vraagt hoe verrassend de waargenomen verdeling van winsten en verliezen onder die munt zou zijn.
+# De exacte tweezijdige sign test vraagt hoe verrassend de waargenomen verdeling van winsten en verliezen zou zijn als het een eerlijke muntworp was.
 #
 # Hier is de hoofdvergelijking van het hoofdstuk, boundaries plus header (E) tegen blind knippen (A), bij Hit@20, op dit corpus.
 
@@ -212,7 +212,7 @@ narrate.headline(ev)
 # %% [markdown]
 # ## Queries zijn geen needles
 #
-# Die test telde elke query als een onafhankelijk paar. Dat zijn ze niet: elke needle wordt twee keer gesteld (vraag en supportticket), en beide formuleringen
+# Die toets telde elke query als een onafhankelijk paar. Dat zijn ze niet: elke needle wordt twee keer gesteld (vraag en supportticket), en beide formuleringen
 # zoeken dezelfde zin in dezelfde chunk. De twee resultaten van een needle zijn dus niet onafhankelijk: waar beide formuleringen een makkelijke chunk vinden,
 # levert één goede chunk twee winsten op. Ze als twee tellen laat het bewijs sterker lijken dan het is (statistici noemen het *pseudoreplicatie*);
 # hoe sterk de formuleringen het eens zijn, verschilt per run en metriek, en 02b meet het.
@@ -380,7 +380,7 @@ assert worst < 1e-9 and agree == len(tests)
 # ## Probeer dit (optioneel)
 #
 # 1. Zet in het duel A op `F/dense`, B op `E/dense` en loop de metrieken langs. Wint overlap bovenop de header ooit significant? Open de querylijsten en bekijk de chunks die verschoven.
-# 2. Verander `run_e` in `ev["A/dense"]` en draai de cellen over formulering opnieuw. Is het verschil tussen vragen en supporttickets groter of kleiner met blind chunking? Waarom zou dat zo zijn?
+# 2. Verander `run_e` in `ev["A/dense"]` en draai de cellen over formulering opnieuw. Is het verschil tussen vragen en supporttickets groter of kleiner bij blind knippen? Waarom zou dat zo zijn?
 # 3. Gebruik `wilson(k, n)` om uit te vinden hoeveel queries je nodig hebt voor een interval van ongeveer vijf punten aan elke kant bij een hit rate van een half. Wat zegt dat over de evaluatiesets in de meeste blogposts?
 # 4. Draai `ev.compare("E/dense", "F/dense", m, "needle")` voor elke metriek `m`. Schrijf op welke metriek je zou rapporteren en waarom, voordat je kijkt.
 

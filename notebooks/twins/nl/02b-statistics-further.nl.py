@@ -26,7 +26,7 @@
 #
 # - een interval voor een hit rate geven dat rekening houdt met de needles (de cluster-bootstrap), en zeggen wat zijn design effect betekent
 # - de correctie van Holm uitleggen, haar in een paar regels schrijven en vergelijken met statsmodels
-# - de eigen p-waarden van het hoofdstuk onder Holm zetten en zeggen hoeveel van zijn resultaten overeind blijven
+# - de correctie van Holm toepassen op de eigen p-waarden van het hoofdstuk en zeggen hoeveel van zijn resultaten overeind blijven
 # - metric shopping herkennen, en een winst-verliesmatrix lezen zonder je door de kleuren te laten misleiden
 
 # %% jupyter={"source_hidden": true}
@@ -117,7 +117,7 @@ narrate.design_effects(deff)
 # %%
 # met de hand: de step-downcorrectie van Holm
 def holm_by_hand(pvalues):
-    """P-waarden met Holms correctie, in de gegeven volgorde."""
+    """P-waarden met de correctie van Holm, in de gegeven volgorde."""
     order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
     adjusted, running = [0.0] * len(pvalues), 0.0
     for rank, i in enumerate(order):
@@ -151,7 +151,7 @@ assert worst < 1e-12 and same
 # het antwoord.
 
 # %%
-# jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk met Holms correctie onder 0,05 blijven, een geheel getal
+# jouw gok: hoeveel van de eigen p-waarden van het hoofdstuk met de correctie van Holm onder 0,05 blijven (geheel getal)
 my_prediction = None
 
 # %%

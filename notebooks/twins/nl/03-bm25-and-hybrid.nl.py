@@ -102,7 +102,7 @@ narrate.constant_ranks(r, token, runs)
 narrate.dense_first_choice(r, runs["dense"], holder)
 
 # %% [markdown]
-# ## BM25: woorden tellen, slim
+# ## BM25: slim woorden tellen
 #
 # BM25 geeft een chunk $d$ een score voor een query $q$ door over de termen $t$ van de query op te tellen hoe vaak elke term in de chunk voorkomt, met twee correcties:
 #
@@ -179,7 +179,7 @@ formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].m
 # %% [markdown]
 # Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
 # De queries van het hoofdstuk zijn niet beschikbaar, dus of die meer woorden met hun needles deelden, is een gok, geen bevinding; het is één aannemelijke reden waarom de twee corpora het oneens kunnen zijn.
-# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles op zo'n string draaien, hangt af van de tekst en van wie de vragen schreef.
+# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles van zo'n string afhangen, hangt af van de tekst en van wie de vragen schreef.
 
 # %% [markdown]
 # ## Fuseren: rangen, geen scores
@@ -215,7 +215,7 @@ tables.for_people(tables.hit_rates(ev))
 
 # %% [markdown]
 # De eerlijke lezing van het hoofdstuk was dat hybrid op de puntschattingen vóór beide ouders lag, maar dat de gepaarde sign test hem bij Hit@4 van geen van beide kon scheiden.
-# De twee hybrid-vergelijkingen van het hoofdstuk horen bij de familie van al zijn vergelijkingen (notebook 02 toont ze allemaal), dus ook hier loopt de Holm-correctie over
+# De twee hybrid-vergelijkingen van het hoofdstuk horen bij de familie van al zijn vergelijkingen (notebook 02 toont ze allemaal), dus ook hier loopt de correctie van Holm over
 # die hele familie, en de tabel toont hem helemaal: de twee hybrid-rijen zijn die van dit notebook. Elk staat er op queryniveau (de toets van het hoofdstuk) en op needleniveau (beide formuleringen van een needle tellen
 # één keer), en krijgt zijn oordeel volgens de ene regel van `ragkit.statistics.verdict`. De p van het hoofdstuk ligt voor beide hybrid-vergelijkingen boven 0,05, dus
 # voor beide beweert het hoofdstuk dat er *geen aantoonbaar verschil* is: het oordeel is *consistent* als geen van beide een verschil vindt, en *verschilt* als dit corpus
@@ -261,7 +261,7 @@ timings = time_stages(course.retriever("E"), query)
 tables.for_people(timings_table(timings), decimals={"here (ms)": 3, "chapter (ms)": 2})
 
 # %% [markdown]
-# Verrast een onbeslist oordeel hierboven je, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries kunnen enkele queries een sign test op een handvol discordante paren al laten omslaan van "niets" naar "significant".
+# Als een onbeslist oordeel hierboven je verrast, grijp dan niet te snel naar een verhaal. Met een paar dozijn queries kunnen enkele queries een sign test op een handvol discordante paren al laten omslaan van "niets" naar "significant".
 # Een zwakke ouder laat de hybrid er sterk tegen uitzien, wat hij ook waard is tegen de sterke ouder; vergelijk een fusie dus altijd met zijn *beste* ouder.
 #
 # ## Probeer het zelf (optioneel)
@@ -292,7 +292,7 @@ from ragkit import tokenize
 
 
 def bm25_by_hand(texts, k1=1.2, b=0.75):
-    """Een functie die elke tekst voor een query scoort met de BM25 van het hoofdstuk, met de hand uitgeschreven."""
+    """Een functie die per query elke tekst scoort: BM25 van het hoofdstuk (tokens van ragkit, formule met de hand)."""
     words = tokenize  # reeksen van letters en cijfers van elk schrift, zonder hoofdletters: "geëvalueerd" is één woord
     docs = [Counter(words(t)) for t in texts]
     lengths = [sum(d.values()) for d in docs]
@@ -380,7 +380,7 @@ assert same == len(texts)
 # ## Probeer dit (optioneel)
 #
 # 1. Vraag in de playground naar een andere identifier uit een codeblok van het corpus (open `12-reasoning.md` in de corpusmap, die 00-start-here afdrukt, en kies een functienaam). Welke kolom vindt hem? Beschrijf nu in gewone woorden wat de functie doet, zonder haar naam. Welke kolom wint nu?
-# 2. Verander `ev = course.evaluation("E")` in `course.evaluation("ABCDEF")` en `labels` in blind chunking (`A/...`). Doet BM25 het beter of slechter tegen dense als chunks blind geknipt zijn? Waarom zou een header de ene retriever meer helpen dan de andere?
+# 2. Verander `ev = course.evaluation("E")` in `course.evaluation("ABCDEF")` en `labels` in die van blind knippen (`A/...`). Doet BM25 het beter of slechter tegen dense als chunks blind geknipt zijn? Waarom zou een header de ene retriever meer helpen dan de andere?
 # 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (laat `matched=` staan: zonder die parameter krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
 # 4. De sign test telt alleen discordante paren. Lees met `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` en `.losses` de queries waarover ze het oneens zijn, en daarna hetzelfde met `"needle"` als vierde argument. Van hoeveel needles komen die queries?
 

@@ -97,7 +97,7 @@ narrate.sweep_cost(sweeps)
 # %% [markdown]
 # ## Vijf instellingen, doorlopen
 #
-# Elke instelling wordt apart doorlopen, elke andere instelling op de waarde van de cursus, en elke waarde is een evaluatie van dezelfde needle-queries,
+# Elke instelling wordt apart doorlopen, terwijl alle andere instellingen op de waarde van de cursus blijven, en elke waarde is een evaluatie van dezelfde needle-queries,
 # gescoord met MRR (de reciproke rang van de eerste chunk die de hele needle bevat, zoals notebook 02 hem telt):
 #
 # - **chunkgrootte**: strategie E (boundaries en header) opnieuw geknipt bij elk budget, dense retrieval;
@@ -113,7 +113,7 @@ narrate.swept_values(sweeps)
 
 # %% [markdown]
 # Waarom een gewogen RRF en geen gewogen som van de twee scores? Een convexe combinatie van scores vraagt eerst beide scores op één schaal, en hoe je
-# ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. De rangen wegen houdt die reden en voegt er één instelling (parameter) aan toe.
+# ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. Door de rangen te wegen blijft die reden overeind en komt er één parameter bij.
 # Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun testverzamelingen, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
 # zijn om op dezelfde manier te beoordelen.
 #
@@ -193,7 +193,7 @@ narrate.second_sweep(again)
 # %% [markdown]
 # ## Probeer dit (optioneel)
 #
-# 1. Tune op een andere metriek: `tuning.study(sweeps, "Hit@4")`. Voorspel voordat je het draait of dezelfde instellingen het tussen de helften oneens zijn.
+# 1. Tune op een andere metriek: `tuning.study(sweeps, "Hit@4")`. Voorspel voordat je het draait of de helften het bij dezelfde instellingen oneens zijn.
 #    Hangt de keuze van de afstemhelft af van de metriek waarop je tunet? Dan is de metriek nog een instelling, en moet ze vastliggen voordat je kijkt.
 # 2. Splits de needles anders: `tuning.study(sweeps, "MRR", seed=5)`. Welke keuzes overleven een andere splitsing? Een keuze die met de
 #    seed meebeweegt, is door geluk gekozen.

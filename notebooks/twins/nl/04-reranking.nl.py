@@ -84,7 +84,7 @@ if reranker is None:
 # %% [markdown]
 # ## Twee manieren om een paar te scoren
 #
-# Alles wat je tot nu toe gebruikte is een *bi-encoder*: het model leest de chunk apart bij het indexeren, leest de query apart bij
+# Alles wat je tot nu toe gebruikte, is een *bi-encoder*: het model leest de chunk apart bij het indexeren, leest de query apart bij
 # het zoeken, en de twee ontmoeten elkaar alleen als vectoren in een inproduct. Daarom is dense zoeken goedkoop: het dure deel (het
 # netwerk over elke chunk draaien) gebeurde één keer, voordat iemand iets vroeg.
 #
@@ -155,7 +155,7 @@ else:
 # ## Late interaction: een middenweg die offline draait (optioneel)
 #
 # Tussen "één vector per chunk" en "alles samen lezen" zit een derde ontwerp. Bewaar **één vector per token** in plaats van
-# één per chunk. Bij het zoeken zoekt elk querytoken zijn beste match onder de tokens van de chunk, en die beste matches worden opgeteld:
+# één per chunk. Bij het zoeken vindt elk querytoken zijn beste match onder de tokens van de chunk, en die beste matches worden opgeteld:
 #
 # $$\operatorname{MaxSim}(q, d) = \sum_{i \in q} \max_{j \in d} \; \mathbf{q}_i \cdot \mathbf{d}_j$$
 #

@@ -75,8 +75,8 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 # %% [markdown]
 # ## Eén identiteit, twee namen
 #
-# Vectordatabases laten je een metriek kiezen: cosine, euclidisch (L2), soms inproduct. De getallen die ze teruggeven zien er verschillend uit,
-# en het is verleidelijk te denken dat ze verschillende dingen meten. Voor de vectoren die ragkit opslaat is dat niet zo. Schrijf de gekwadrateerde
+# Vectordatabases laten je een metriek kiezen: cosine, euclidisch (L2), soms inproduct. De getallen die ze teruggeven, zien er verschillend uit,
+# en het is verleidelijk te denken dat ze verschillende dingen meten. Voor de vectoren die ragkit opslaat, is dat niet zo. Schrijf de gekwadrateerde
 # L2-afstand uit als het inproduct van het verschil met zichzelf:
 #
 # $$\|\mathbf{a}-\mathbf{b}\|^2 = (\mathbf{a}-\mathbf{b})\cdot(\mathbf{a}-\mathbf{b})
@@ -98,7 +98,7 @@ display(Markdown(reminders.strategy_letters() + " " + reminders.word_pieces()))
 #
 # Algebra is één ding, floating point is iets anders. Neem twee chunks van strategie E uit verschillende delen van het corpus, embed ze en
 # bereken elke grootheid uit de identiteit. Het hoofdstuk deed hetzelfde op een eigen paar; dat paar verschilt van het onze, dus zijn L2
-# hoeft niet gelijk te zijn aan de onze. Wat wel moet kloppen is de laatste rij: hoe ver de twee kanten van de identiteit uit elkaar liggen.
+# hoeft niet gelijk te zijn aan de onze. Wat wel moet kloppen, is de laatste rij: hoe ver de twee kanten van de identiteit uit elkaar liggen.
 
 # %%
 pair = [chunks[0], chunks[len(chunks) // 2]]

@@ -130,7 +130,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).size().rename("queries").reset_
 # de oranje staven (out-of-domain) rechts. De gestreepte lijn is de standaardcut van het hoofdstuk.
 #
 # **Voorspel eerst.** Is er hier een cut die alle beantwoordbare queries beantwoordt en alle out-of-domain queries
-# weigert? Zet `"ja"` of `"nee"` in `my_prediction` voordat je het histogram uitvoert; de cel eronder antwoordt.
+# weigert? Zet `"ja"` of `"nee"` in `my_prediction` voordat je het histogram uitvoert; de cel eronder geeft het antwoord.
 
 # %%
 my_prediction = None  # jouw gok: "ja" (een cut scheidt de twee soorten) of "nee"

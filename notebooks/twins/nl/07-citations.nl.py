@@ -216,7 +216,7 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 # Voor bronnen die html-pagina's zijn, bestaat er een vorm die browsers wel volgen: het *text fragment*,
 # `#:~:text=start,end`, dat de eerste en laatste woorden van de passage noemt. Safari en browsers op basis van Chromium
 # scrollen ernaartoe en markeren het, en recente versies van Firefox ook. Het matcht woorden zoals de pagina ze toont,
-# dus door Markdown-tekens of formules in het citaat kan het de passage niet vinden, en het zegt niets over *welke* plek je
+# dus Markdown-tekens of formules in het citaat kunnen ervoor zorgen dat het de passage mist, en het zegt niets over *welke* plek je
 # bedoelde als de woorden vaker voorkomen. Hier zijn beide vormen voor onze eerste citatie:
 
 # %%
@@ -239,7 +239,7 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 # %% [markdown]
 # Beweeg de muis over een link om het document, de sectie en het tekenbereik te zien waar hij naar wijst. Klik erop en JupyterLab
 # opent het document uit dit project (de link is een pad ten opzichte van dit notebook), bovenaan: zoals hierboven
-# uitgelegd volgt niets `#char=`, en daarom bestaat de bronviewer. Op een webserver zou de basis het adres van de
+# uitgelegd, volgt niets `#char=`, en daarom bestaat de bronviewer. Op een webserver zou de basis het adres van de
 # server zijn in plaats van een map. De
 # verzonnen marker is wat een zorgvuldige interface als fout zou tonen, of samen met zijn bewering zou weghalen.
 #
@@ -252,7 +252,7 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 #
 # **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een aangrenzend onderwerp. Welke
 # van de twee weigert de gate: `"allebei"`, `"alleen de eerste"`, `"alleen de tweede"` of `"geen van beide"`? Schrijf je keuze in
-# `my_prediction` voordat je de gate draait: de cel eronder beantwoordt het.
+# `my_prediction` voordat je de gate draait: de cel eronder geeft het antwoord.
 
 # %%
 my_prediction = None  # jouw gok: "allebei", "alleen de eerste", "alleen de tweede" of "geen van beide"
@@ -276,7 +276,7 @@ predict.reveal(my_prediction, predict.Choice(tuple(refusals.values())), refusals
 #
 # ## Hoe lang is de prompt? (optioneel)
 #
-# De lengte van de prompt is waarvoor je betaalt en wat strijdt om de context van het model. De telling hangt af van
+# De lengte van de prompt is waarvoor je betaalt en wat ruimte inneemt in het contextvenster van het model. De telling hangt af van
 # welke tokenizer telt, dus `answer()` legt dat ook vast.
 
 # %% jupyter={"source_hidden": true}

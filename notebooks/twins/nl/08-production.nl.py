@@ -120,7 +120,7 @@ narrate.needle_after_extraction(q, text, extracted)
 
 # %% [markdown]
 # Zodra de zin door rommel is gesplitst, kan geen chunker, reranker of drempel hem nog heel maken: het antwoord is
-# vernietigd, precies zoals blind chunking antwoorden vernietigt, alleen eerder en uit het zicht. Daarom
+# vernietigd, precies zoals blind knippen antwoorden vernietigt, alleen eerder en uit het zicht. Daarom
 # hoort de versie van de extractor bij wat een index over elk document vastlegt: verander de extractor, en
 # elke canonieke tekst kan mee veranderen.
 
@@ -346,7 +346,7 @@ print(language.translated(after.lines()))
 narrate.update_summary(before, after, old, new, corpus)
 
 # %% [markdown]
-# De index opent weer, en de alinea die je toevoegde is nu doorzoekbaar:
+# De index opent weer, en de alinea die je toevoegde, is nu doorzoekbaar:
 
 # %%
 hits = index.Index(corpus, out, embedder).search("should I keep the predictions of each model per example?", k=3)
@@ -359,7 +359,7 @@ display(narrate.appended_found(hits, added))
 #
 # De gevaarlijkste upgrade is die waarbij niets zichtbaar verandert: een nieuw embeddingmodel. Vectoren van twee
 # modellen leven in onverwante ruimtes, ook als ze evenveel dimensies hebben, dus een afstand tussen een
-# query geëmbed door het ene en een chunk geëmbed door het andere betekent helemaal niets. Toch rekent numpy hem
+# query die door het ene model is geëmbed en een chunk die door het andere is geëmbed, betekent helemaal niets. Toch rekent numpy hem
 # vrolijk uit.
 #
 # Om een index te simuleren die met het model van iemand anders is geëmbed, herschrijf je de modelnaam in de tabel `stamps` met één
@@ -394,7 +394,7 @@ print(language.translated(repaired.lines()))
 narrate.repaired(foreign, repaired, corpus, index.Index(corpus, out, embedder).status.searchable)
 
 # %% [markdown]
-# ## Hetzelfde vanaf de command line (optioneel)
+# ## Hetzelfde vanaf de commandoregel (optioneel)
 #
 # Alles hierboven is ook een commando, voor scripts, cronjobs en CI. `status` stopt met exitcode 1 zolang er iets
 # stale is, zodat een deploy kan weigeren door te gaan:

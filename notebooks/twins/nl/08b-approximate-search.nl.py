@@ -81,7 +81,7 @@ display(Markdown(reminders.strategy_letters()))
 #
 # Een index met miljoenen vectoren kijkt meestal niet naar allemaal. De meest gebruikte benaderende index,
 # **HNSW** (hierarchical navigable small world), houdt een stapel grafen bij. De onderste laag bevat elke vector, elk
-# verbonden met hoogstens 2M van zijn naaste buren; elke laag erboven bevat een willekeurig klein deel van de vectoren van
+# verbonden met hoogstens 2M van zijn naaste buren; elke laag erboven bevat een klein, willekeurig gekozen deel van de vectoren van
 # de laag eronder, naar boven toe steeds minder, elk verbonden met hoogstens **M** buren. Geen enkele laag verbindt elke
 # vector met elke andere: elke laag is een ijle graaf van naaste buren. Een query komt bovenaan binnen, loopt gretig
 # naar dichterbij gelegen vectoren, zakt een laag af, en houdt op de onderste laag een lijst bij van de **efSearch** beste kandidaten die hij
@@ -115,7 +115,7 @@ tables.for_people(tradeoff.table(small))
 narrate.small_collection(small)
 
 # %% [markdown]
-# ## Een verzameling groot genoeg om het verschil te zien
+# ## Een verzameling die groot genoeg is om het verschil te zien
 #
 # Een echte verzameling van honderdduizenden chunks zit niet in deze cursus, dus ragkit genereert er een, gevormd naar de
 # vectoren van de cursus: elke gegenereerde vector is een van de chunkvectoren van de cursus plus ruis die de richtingen volgt waarin
@@ -127,7 +127,7 @@ narrate.small_collection(small)
 #
 # **Voorspel eerst.** Je hebt gezien welk aandeel van de exacte top 20 HNSW vindt in de chunks van de cursus, bij de
 # standaard-efSearch van faiss, 16. Welk aandeel vindt hij in een zoveel grotere verzameling? Schrijf een aandeel in `my_prediction`
-# (`0.9` of `"90%"`); de cel na de meting beantwoordt het. Het bouwen van de graaf duurt even: hoe groter de
+# (`0.9` of `"90%"`); de cel na de meting geeft het antwoord. Het bouwen van de graaf duurt even: hoe groter de
 # verzameling, hoe langer.
 
 # %%

@@ -352,6 +352,28 @@ def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
                     assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
 
 
+def test_every_section_the_dutch_guide_names_is_a_heading_of_its_dutch_notebook():
+    """The Dutch guide's map and claims tables name each section by the Dutch notebook's own heading: a heading
+    reworded in the Dutch edition leaves no row pointing at a section the Dutch student cannot find."""
+    text = (ROOT / "docs" / "nl" / "teacher-guide.md").read_text(encoding="utf-8")
+    tables = text[text.index("## Kaart van het Nederlandse hoofdstuk") : text.index("## Woordenlijst")]
+    named = 0
+    for row in re.findall(r"^\|.+\| ((?:0\d[a-z]?(?:-[a-z0-9-]+)?: .+?)) \|$", tables, re.M):
+        for part in re.split(r"; (?=0\d[a-z]?(?:-[a-z0-9-]+)?: )", row):
+            notebook, _, sections = part.partition(": ")  # 03, or 03-bm25-and-hybrid
+            twin = next((TWINS / "nl").glob(f"{notebook.split('-')[0]}-*.nl.py"))
+            headings = {
+                h.strip().removesuffix(" (optioneel)")
+                for h in re.findall(r"^# #{2,3} (.+)$", twin.read_text(encoding="utf-8"), re.M)
+            }
+            for name in sections.split("; "):
+                name = name.strip().removesuffix(" (optioneel)")
+                if name != "alle secties" and not name.startswith("oefening"):
+                    named += 1
+                    assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
+    assert named >= 70, named
+
+
 def test_every_exercise_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
     """An exercise may be opened first: one that names strategies B-F or word pieces shows the reminders."""
     twins = sorted((TWINS / "exercises").glob("*.py")) + sorted((TWINS / "solutions").glob("*.py"))

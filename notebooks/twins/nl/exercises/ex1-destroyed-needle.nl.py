@@ -122,7 +122,7 @@ narrate.window_start(doc.id, position, my_size, window_at, naive_at)
 # %% [markdown]
 # ## ✏️ Jouw antwoord
 #
-# Vervang de twee keer `None`. `question_id` is een string zoals `"qNN"`; `cut_at` is een tekenpositie in het hele
+# Vervang beide `None`-waarden. `question_id` is een string zoals `"qNN"`; `cut_at` is een tekenpositie in het hele
 # document (niet binnen het venster), voor vensters van jouw grootte `my_size`.
 
 # %%

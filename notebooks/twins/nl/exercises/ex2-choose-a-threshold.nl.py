@@ -179,7 +179,8 @@ plots.judging_half(course, my_cut)
 #
 # 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check liggen vast, maar je
 #    kunt ze zelf opnieuw berekenen: `t = cost_table(tune)` en daaruit de kolom
-#    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
+#    `t.bluffs + t["answered without needle"] + t.refused` (in de tabel: "beantwoord zonder needle" en "geweigerd").
+#    Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De check heeft je cut beoordeeld op de achtergehouden helft. Hoe ver lag hij daar van de beste cut af, en wat zegt
 #    dat over een drempel die is afgestemd op de helft van de needles (hun aantal staat bovenaan)? Bereken een Wilson-interval
 #    voor zijn aandeel blufs met `ragkit.statistics.wilson`.

@@ -62,8 +62,8 @@ language.use("nl")
 #    hij is geen vermomde zin eruit. Neem de kortste van de twee (je vraag, of een zin uit je document): staat een aandeel
 #    `EX5.copy_share` of meer van zijn kenmerkende woorden ook in de andere, dan is het een kopie, wat de woordvolgorde ook
 #    is en hoeveel woorden er ook zijn toegevoegd (woorden worden vergeleken zoals de encoder ze leest: accenten, tekens
-#    zonder breedte en hoofdletters weggehaald). En hij is ook geen zin die alleen in vorm is herschreven (vervoegingen, synoniemen, de zinsdelen
-#    omgedraaid): zijn embedding ligt verder dan cosine-afstand `EX5.copy_distance` van die van elke zin. Een vraag die
+#    zonder breedte en hoofdletters weggehaald). En hij is ook geen zin die alleen in vorm is herschreven (verbuigingen en
+#    vervoegingen, synoniemen, de zinsdelen omgedraaid): zijn embedding ligt verder dan cosine-afstand `EX5.copy_distance` van die van elke zin. Een vraag die
 #    uit de tekst is geplakt, zou je document vinden door te kopiëren, niet door betekenis;
 # 2. er komt iets door de standaardcut;
 # 3. jouw document is de eerste bron;

@@ -51,7 +51,7 @@ language.use("nl")
 #
 # In 08b verschoof je efSearch met een slider en zag je de recall stijgen en de tijd per query meegroeien. Een team dat
 # een benaderende index draait, kiest geen punt op die curve op gevoel: het stelt een recall-doel ("de index vindt
-# minstens dit aandeel van de exacte top 20") en zet efSearch zo laag als het doel toelaat, want elke kandidaat meer in
+# minstens dit aandeel van de exacte top 20") en zet efSearch zo laag als het doel toelaat, want elke extra kandidaat in
 # de lijst kost tijd bij elke query.
 #
 # Hier is zo'n doel (`EX7.target`, hieronder afgedrukt). De verzameling waarop je kiest, is gebouwd zoals 08b zijn grote

@@ -210,7 +210,8 @@ plots.judging_half(course, my_cut)
 #
 # 1. Stel dat elke fout evenveel kost (een weigering evenveel als een bluf). De kosten van de check liggen vast, maar je
 #    kunt ze zelf opnieuw berekenen: `t = cost_table(tune)` en daaruit de kolom
-#    `t.bluffs + t["answered without needle"] + t.refused`. Naar welke kant schuift de beste cut, en waarom in die richting?
+#    `t.bluffs + t["answered without needle"] + t.refused` (in de tabel: "beantwoord zonder needle" en "geweigerd").
+#    Naar welke kant schuift de beste cut, en waarom in die richting?
 # 2. De Wilson-intervallen hierboven zijn breed. Hoeveel out-of-domain queries zou je bij hetzelfde aandeel blufs nodig
 #    hebben om de breedte van dat interval te halveren? Probeer `wilson(k, n)` voor grotere `n`.
 # 3. Bekijk de queries die bij jouw cut nog bluffen (`tune.bluffs(my_cut)`). Zouden meer documenten, een andere

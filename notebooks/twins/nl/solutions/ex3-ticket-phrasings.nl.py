@@ -49,7 +49,7 @@ language.use("nl")
 # %% [markdown]
 # ## De opdracht, en waarom die ertoe doet
 #
-# Elke needle in de ground truth wordt twee keer gevraagd: één keer in het eigen Engels van de cursus, en één keer als
+# Naar elke needle in de ground truth wordt twee keer gevraagd: één keer in het eigen Engels van de cursus, en één keer als
 # supportticket (zie 02-dense-retrieval, waar beide formuleringen worden vergeleken). Cursusvragen lenen de woordenschat
 # van het corpus; gebruikers beschrijven symptomen ("my loss blew up", "the GPU ran out of memory") en noemen zelden het
 # begrip. Een evaluatie met alleen nette vragen flatteert de retriever.
