@@ -12,7 +12,7 @@ import os
 import re
 import string
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -31,6 +31,7 @@ __all__ = [
     "catalogue",
     "current",
     "files",
+    "listed",
     "number",
     "problems",
     "read",
@@ -263,6 +264,12 @@ def _engine_field(value: str) -> str:
     if _ENGLISH_NUMBER.fullmatch(value):
         return value.translate(_SWAPPED) if current() == "nl" else value
     return translated(value)
+
+
+def listed(items: Iterable[str]) -> str:
+    """Numbers (or words) in a row as the kernel's language separates them: a comma, but a semicolon in Dutch, whose
+    numbers carry a comma themselves (0,5; 0,9 and not 0,5, 0,9)."""
+    return ("; " if current() == "nl" else ", ").join(items)
 
 
 def number(value: float, format_spec: str = "") -> str:

@@ -792,3 +792,14 @@ def test_dutch_writes_a_power_of_ten_and_an_interval_the_dutch_way():
     comma = re.compile(r"\{[a-z_]+:\.\d+[fg]\}\**, \**\{[a-z_]+:\.\d+[fg]\}\**\]")
     between = [m.translated for m in language.catalogue("nl").values() if comma.search(m.translated)]
     assert not between, f"Dutch intervals written with a comma between two decimal-comma numbers: {between}"
+
+
+def test_dutch_separates_a_list_of_decimal_comma_numbers_with_semicolons():
+    """0,5; 0,9 and not 0,5, 0,9 (03b's swept values, the quiz's Holm list): English keeps its commas."""
+    from ragkit.teach.lesson.narrate import tuning
+
+    with language.speaking("nl"):
+        assert language.listed(["0,5", "0,9"]) == "0,5; 0,9"
+        assert tuning._values([0.5, 0.9]) == "0,5; 0,9"
+        assert "k1 uit 0,5; 1,2 met b uit 0,3; 0,75" in tuning._values([(0.5, 0.3), (0.5, 0.75), (1.2, 0.3), (1.2, 0.75)])
+    assert tuning._values([0.5, 0.9]) == "0.5, 0.9"

@@ -149,7 +149,7 @@ display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 # %% [markdown]
 # Lees die cijfers naast de rankingresultaten: notebook 02 toetst F tegen E bij Hit@20, needle voor needle, en zegt
 # of het verschil meer is dan toeval. Het mechanisme is echt en meetbaar; of het een needle kost, hangt ervan af
-# hoe dicht de chunk van die needle al bij het verliezen van zijn plek zat.
+# hoe weinig het al scheelde of de chunk van die needle verloor zijn plek.
 
 # %% [markdown]
 # ## Antwoorden vernietigd voordat retrieval begint
@@ -231,7 +231,7 @@ narrate.overlap_saves(saved, course.questions)
 # %% [markdown]
 # Wat zeggen de getallen dus over overlap? Het is een verzekering met een vaste dekking van 64 tekens. Een needle
 # die niet veel langer is dan die dekking, overleeft de meeste knippen, dus bij korte antwoorden redt overlap
-# bijna alles. Een lange zin biedt een knip veel meer plekken om te vallen voorbij de eerste 64 tekens, en daar helpt overlap
+# bijna alles. In een lange zin kan een knip op veel meer plekken voorbij de eerste 64 tekens vallen, en daar helpt overlap
 # helemaal niet. Of "elke strategie met overlap verliest nul antwoorden" klopt, hangt dus af van hoe lang de
 # antwoorden zijn vergeleken met de overlap, niet van overlap zelf: leg de twee gemiddelde lengtes hierboven naast elkaar
 # en je hebt de verklaring voor elk verschil tussen het resultaat van het hoofdstuk en het onze.

@@ -96,7 +96,7 @@ same = np.array_equal(np.argsort(D, axis=1, kind="stable"), r.dense(texts).ranki
 display(narrate.one_product(Q, D, r.vectors.shape[0], same))
 
 # %% [markdown]
-# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een *gebundeld* getal, waarbij numpy elke processorkern mag gebruiken.
+# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een getal uit één batch (alle queries tegelijk), waarbij numpy elke processorkern mag gebruiken.
 
 # %%
 t = time.perf_counter()
@@ -410,7 +410,7 @@ Quiz("02", course).widget()
 #
 # - Reimers & Gurevych (2019), Sentence-BERT: sentence embeddings using Siamese BERT-networks, EMNLP-IJCNLP [reimers2019]
 # - Wang et al. (2020), MiniLM: deep self-attention distillation for task-agnostic compression of pre-trained transformers, NeurIPS [wang2020]
-# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
+# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, hoofdstuk 8, Cambridge University Press [manning2008]
 # - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
 # - Järvelin & Kekäläinen (2002), Cumulated gain-based evaluation of IR techniques, ACM Transactions on Information Systems [jarvelin2002]
 # - Bassani (2022), ranx: a blazing-fast Python library for ranking evaluation and comparison, ECIR [bassani2022]

@@ -86,7 +86,7 @@ display(Markdown(reminders.strategy_letters()))
 # informatie van één). Deel het aantal queries erdoor en je krijgt het effectieve aantal onafhankelijke queries.
 #
 # Twee eerlijke kanttekeningen, allebei in `ragkit.statistics.cluster_bootstrap`. Opnieuw trekken van G needles geeft een variantie die een factor (G - 1)/G
-# te klein is (de cel hieronder noemt de G van deze cursus), dus ragkit schaalt haar terug met G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
+# te klein is (de cel hieronder noemt de G van deze cursus), dus ragkit corrigeert haar met een factor G/(G - 1) en gebruikt n - 1 in de variantie bij onafhankelijke queries. En een
 # percentielinterval uit een paar dozijn clusters dekt iets minder dan zijn nominale 95%: lees de randen als benadering, niet als exacte 95%-grenzen.
 
 # %% jupyter={"source_hidden": true}
@@ -108,7 +108,7 @@ narrate.design_effects(deff)
 # ## Holm, uitgelegd
 #
 # Een p-waarde is de kans, *als de twee runs even goed waren*, op een verdeling die minstens zo scheef is als de waargenomen. Een p onder 0,05 betekent dat zo'n
-# verdeling door toeval alleen hooguit één keer op de twintig zou voorkomen; het betekent niet dat de bevinding één kans op twintig heeft om toeval te zijn.
+# verdeling door toeval alleen hooguit één keer op de twintig zou voorkomen; het betekent niet dat de kans dat de bevinding op toeval berust één op twintig is.
 # Doe je m vergelijkingen waarin niets aan de hand is, dan groeit met m de kans dat er minstens één onder 0,05 valt. De step-downcorrectie van Holm
 # houdt die kans (de *family-wise error rate*) op of onder 0,05 zonder aan te nemen dat de toetsen onafhankelijk zijn: sorteer de p-waarden, vermenigvuldig
 # de kleinste met m, de volgende met m - 1, enzovoort; een gecorrigeerde p valt nooit onder de vorige, en geen enkele komt boven 1. Elke vergelijking telt
@@ -216,7 +216,7 @@ Quiz("02b", course).widget()
 # - Davison & Hinkley (1997), Bootstrap methods and their application, Cambridge University Press [davison1997]
 # - Dixon & Mood (1946), The statistical sign test, Journal of the American Statistical Association [dixon1946]
 # - Holm (1979), A simple sequentially rejective multiple test procedure, Scandinavian Journal of Statistics [holm1979]
-# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, chapter 8, Cambridge University Press [manning2008]
+# - Manning, Raghavan & Schütze (2008), Introduction to information retrieval, hoofdstuk 8, Cambridge University Press [manning2008]
 # - Voorhees (1999), The TREC-8 question answering track report, TREC-8 [voorhees1999]
 #
 # De volledige verwijzingen, en waarvoor de cursus elk werk gebruikt: de bibliografie van de cursus, [docs/nl/sources.md](../../docs/nl/sources.md), in het boek de pagina *Sources*, met dezelfde werken.

@@ -179,7 +179,7 @@ formats.Frame({p: {"share of query words in the needle": shared[phrasing == p].m
 # %% [markdown]
 # Lees de tabel rij voor rij. Waar een formulering weinig woorden met haar needle deelt, heeft BM25 weinig houvast, en zou zijn voorsprong bovenaan de lijst moeten slinken.
 # De queries van het hoofdstuk zijn niet beschikbaar, dus of die meer woorden met hun needles deelden, is een gok, geen bevinding; het is één aannemelijke reden waarom de twee corpora het oneens kunnen zijn.
-# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles van zo'n string afhangen, hangt af van de tekst en van wie de vragen schreef.
+# Een andere is het corpus zelf: in letterlijke strings (identifiers, constanten, namen) blinkt BM25 uit, en hoeveel needles op zo'n string steunen, hangt af van de tekst en van wie de vragen schreef.
 
 # %% [markdown]
 # ## Fuseren: rangen, geen scores

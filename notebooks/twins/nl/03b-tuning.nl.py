@@ -78,8 +78,8 @@ display(Markdown(reminders.strategy_letters()))
 #
 # Elke waarde van een instelling krijgt een score op de needle-queries, en die score is deels de kwaliteit van de waarde en deels het geluk van deze
 # paar dozijn needles: welke zinnen toevallig makkelijk voor haar zijn. Probeer veel waarden en houd de beste: dan houd je ongeveer even vaak de gelukkigste
-# als de beste. Haar score, gemeten op de queries die haar kozen, overschat dan wat ze doet op vragen die nog niemand heeft gesteld. Machine learning
-# noemt dit selectiebias, en die kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
+# als de beste. Haar score, gemeten op de queries die haar kozen, overschat dan wat ze doet op vragen die nog niemand heeft gesteld. In machine learning
+# heet dit selectiebias, en die kan net zo groot zijn als de verschillen waarvoor je tunet (Cawley en Talbot, 2010).
 #
 # De remedie is oud: kies op de ene set queries en rapporteer op een andere die geen rol speelde bij de keuze. Hier splitst een vaste seed de needles in tweeën
 # (dezelfde als bij de splitsing van oefening 2). Beide formuleringen van een needle gaan naar dezelfde helft: ze zoeken dezelfde zin
@@ -128,7 +128,7 @@ narrate.recut_corpus(sweeps)
 #
 # **Voorspel eerst.** Voor elk van de vijf instellingen kiest de afstemhelft de waarde met de beste MRR. Voor hoeveel van de vijf kiest de
 # achtergehouden helft, bij dezelfde waarden, *dezelfde*? Schrijf een geheel getal van 0 tot 5 in `my_prediction` voordat je de
-# volgende cellen draait: de cel onder de studie beantwoordt het.
+# volgende cellen draait: de cel onder `tuning.study(...)` geeft het antwoord.
 
 # %%
 my_prediction = None  # jouw gok: voor hoeveel van de vijf instellingen de twee helften dezelfde waarde kiezen

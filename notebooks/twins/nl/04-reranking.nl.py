@@ -17,7 +17,7 @@
 # %% [markdown]
 # # 04. Reranking
 #
-# Je ziet waarom een cross-encoder altijd alleen een shortlist kan reranken, wat hij bovenaan de lijst doet als hij geïnstalleerd is,
+# Je ziet waarom een cross-encoder nooit meer dan een shortlist kan reranken, wat hij bovenaan de lijst doet als hij geïnstalleerd is,
 # en hoe late interaction (MaxSim over vectoren per token, het ontwerp van ColBERT) het doet met een model dat er nooit voor getraind is.
 
 # %% [markdown]
@@ -89,7 +89,7 @@ if reranker is None:
 # netwerk over elke chunk draaien) gebeurde één keer, voordat iemand iets vroeg.
 #
 # Een *cross-encoder* leest de query en de chunk **samen**, als één invoer, en zijn attention-lagen kunnen elk querywoord vergelijken met
-# elk chunkwoord voordat hij zich vastlegt op één relevantiescore. Dat is een veel rijker oordeel, met een prijs: de score hangt
+# elk chunkwoord voordat hij zich vastlegt op één relevantiescore. Dat is een veel rijker oordeel, maar dat heeft een prijs: de score hangt
 # af van de query, dus niets kan vooraf berekend worden. Voor elke query moet je het hele netwerk één keer per kandidaat-chunk draaien.
 #
 # Dat kun je je niet voor elke chunk van het corpus veroorloven, dus de cross-encoder herordent alleen een shortlist die een goedkope retriever maakte.

@@ -202,14 +202,14 @@ tables.for_people(pd.DataFrame({"type": [type(loc).__name__ for loc in locators]
 # %% [markdown]
 # `#char=` komt uit RFC 5147, `#page=` uit de pdf-openparameters van Adobe en `#t=` uit W3C Media
 # Fragments. Spreadsheets hebben geen standaardfragment, dus ragkit verzint er zelf een; voor een csv-bestand is er wel
-# een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server ook zou kunnen gebruiken. Wat het medium ook is,
+# een, RFC 7111 (`#row=5-40`, `#cell=2,2-40,4`), dat een server in plaats daarvan zou kunnen gebruiken. Wat het medium ook is,
 # een citatie zonder locator is alleen een documentnaam, en een documentnaam zegt de gebruiker alleen waar hij moet
 # beginnen met zoeken.
 #
 # ### Wie een locator volgt
 #
-# Weet precies wat `#char=` je oplevert. Het is een **locator die de server controleert**: `verify()` snijdt de
-# tekst en vergelijkt, dus een fout bereik wordt ontdekt voordat iemand het ziet. Een browser doet er niets mee: geen
+# Weet precies wat `#char=` je oplevert. Het is een **locator die de server controleert**: `verify()` snijdt het
+# bereik uit de tekst en vergelijkt, dus een fout bereik wordt ontdekt voordat iemand het ziet. Een browser doet er niets mee: geen
 # browser implementeert RFC 5147, dus een link die eindigt op `#char=120,480` opent het bestand bovenaan, en de lezer
 # moet zoeken. Daarom openen de notebooks citaties in de bronviewer hierboven.
 #
@@ -328,7 +328,7 @@ narrate.calls_saved(measured, len(course.out_of_domain))
 #
 # Het zou eenvoudiger zijn om het model de link zelf te laten schrijven. Het probleem is dat een model schrijft wat goed
 # lijkt, en een identifier die goed lijkt, bestaat daarom nog niet. De prompt geeft het model nummers, nooit
-# bestandsnamen of posities, dus elke bestandsnaam of elk bereik dat het maakt, is verzonnen. Vraag er een en controleer
+# bestandsnamen of posities, dus elke bestandsnaam of elk bereik dat het maakt, is verzonnen. Vraag het model erom en controleer
 # wat het schreef. De volgende cel controleert een vast voorbeeld van het soort dat modellen schrijven (het juiste
 # document met een bereik dat er net naast zit, en een plausibel bestand dat niet bestaat), en daarna wat de generator
 # schrijft als je hem om zijn bestand en bereik vraagt.
@@ -352,7 +352,7 @@ tables.for_people(pd.DataFrame(rows))
 
 # %% [markdown]
 # Het eigen voorbeeld van het hoofdstuk is dezelfde fout op ware grootte, met arXiv-identifiers in plaats van bestanden en
-# bereiken. Zijn feiten, aangehaald (ze hebben de arXiv-API nodig, dus ze worden hier niet opnieuw gecontroleerd):
+# bereiken. De feiten, zoals het hoofdstuk ze geeft (controleren vraagt de arXiv-API, dus dat gebeurt hier niet):
 
 # %%
 display(narrate.chapter_identifiers())

@@ -120,7 +120,7 @@ narrate.header_room(ev, len(course.questions))
 # %% [markdown]
 # Als de strategie zonder header de meeste needles al in haar top 20 vindt, blijven er weinig queries over die een
 # header kan redden, en een handvol verschillen kan geen significantie bereiken. De tekst kan ook meetellen: deze cursus
-# is voor het project geschreven, en een alinea die haar onderwerp al noemt, wint weinig met een label ervoor, terwijl
+# is voor het project geschreven, en een alinea die haar onderwerp al noemt, heeft weinig aan een label ervoor, terwijl
 # het corpus van het hoofdstuk misschien meer op "this" en "it" leunt. Je eigen header wordt op dezelfde manier
 # beoordeeld: laat de toets beslissen, niet je hoop.
 #

@@ -88,7 +88,7 @@ efsearch_recall(course, approximate.EF_SEARCH)
 # Die waarden verdubbelen van rij tot rij, dus het doel wordt ergens in een gat tussen twee ervan gehaald, en de kleinste
 # efSearch die het haalt, is zelden een van de rijen. Doorzoek het gat met een eigen rooster: elke lijst of `range` van
 # gehele getallen, zoals die hieronder (kies zelf begin, einde en stap). Eén ding over faiss: het zoekt met minstens
-# k = 20 kandidaten, dus elke efSearch onder 20 zoekt als 20.
+# k = 20 kandidaten, dus elke efSearch onder 20 werkt als 20.
 
 # %%
 efsearch_recall(course, [100, 150, 200])

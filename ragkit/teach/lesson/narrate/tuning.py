@@ -9,6 +9,7 @@ from typing import cast
 from IPython.display import Markdown
 
 from ragkit.statistics import ALPHA
+from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.settings import setting_name, setting_value
 from ragkit.tuning import SPLIT_SEED, Study, Sweeps, Tuning, halves
@@ -97,11 +98,11 @@ def _values(values: list[Hashable]) -> str:
         if len(pairs) == len(firsts) * len(seconds):
             return say(
                 "k1 of {k1s} with b of {bs}, every pair ({pairs})",
-                k1s=", ".join(setting_value(v) for v in firsts),
-                bs=", ".join(setting_value(v) for v in seconds),
+                k1s=language.listed(setting_value(v) for v in firsts),
+                bs=language.listed(setting_value(v) for v in seconds),
                 pairs=len(values),
             )
-    return ", ".join(setting_value(v) for v in values)
+    return language.listed(setting_value(v) for v in values)
 
 
 def swept_values(sweeps: Sweeps) -> Markdown:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ragkit.retrieval import RERANK_DEPTH
 from ragkit.statistics import ALPHA, holm
+from ragkit.teach import language
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson.quiz.question import Option, QuizQuestion, applied, asked_before_reveal
 from ragkit.teach.lesson.settings import setting_name, setting_value
@@ -86,7 +87,7 @@ def _holm_family() -> QuizQuestion:
             "{adjusted}",
             m=m,
             fewer=m - 1,
-            adjusted=", ".join(say("{p:.3g}", p=p) for p in holm(HOLM_FAMILY)),
+            adjusted=language.listed(say("{p:.3g}", p=p) for p in holm(HOLM_FAMILY)),
         ),
         "none": say("that counts the raw p-values: with {m} looks the chance of a false alarm grows", m=m),
         "bonferroni": say(
