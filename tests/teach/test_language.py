@@ -801,5 +801,6 @@ def test_dutch_separates_a_list_of_decimal_comma_numbers_with_semicolons():
     with language.speaking("nl"):
         assert language.listed(["0,5", "0,9"]) == "0,5; 0,9"
         assert tuning._values([0.5, 0.9]) == "0,5; 0,9"
-        assert "k1 uit 0,5; 1,2 met b uit 0,3; 0,75" in tuning._values([(0.5, 0.3), (0.5, 0.75), (1.2, 0.3), (1.2, 0.75)])
+        grid = tuning._values([(0.5, 0.3), (0.5, 0.75), (1.2, 0.3), (1.2, 0.75)])
+        assert "k1 uit 0,5; 1,2 met b uit 0,3; 0,75" in grid
     assert tuning._values([0.5, 0.9]) == "0.5, 0.9"
