@@ -126,11 +126,11 @@ formats.Frame({"occurrences": f, "factor": (f * (lex.k1 + 1) / (f + lex.k1)).rou
 # One hand-picked query is an anecdote. The question is how BM25 does on ordinary questions. Below: hit@k for k from 1 to 20 on strategy E, for dense, BM25 and the hybrid you will meet in a moment.
 #
 # **Predict first.** At Hit@1 (only the first chunk counts), on strategy E, which retriever finds the needle for more
-# queries: `"BM25"`, `"dense"` or `"neither"` (both as many)? Write your choice in `my_prediction` before you run the
-# table: the cell under it answers it.
+# queries: `"BM25"`, `"dense"` or `"neither"` (a tie: both find it for as many queries)? Write your choice in
+# `my_prediction` before you run the table: the cell under it answers it.
 
 # %%
-my_prediction = None  # your guess at Hit@1 on E: "BM25", "dense" or "neither"
+my_prediction = None  # your guess at Hit@1 on E: "BM25", "dense" or "neither" (a tie)
 
 # %% [markdown]
 # One question of the knowledge check tests that guess, so it is asked here, before the table answers it.

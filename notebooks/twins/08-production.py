@@ -133,7 +133,7 @@ started = time.perf_counter()
 with course.recording("E"):
     built = index.build(load_corpus(folder), out, embedder)
 seconds = time.perf_counter() - started
-print(language.translated(built.lines()))
+print(language.translated(built.lines()))  # the index's own report, in the notebook's language
 display(Markdown(course.truncation_note()))
 display(narrate.build_time(seconds, built))
 
@@ -262,11 +262,12 @@ print(language.translated(before.lines()))
 #
 # The index now holds vectors of a text that changed and of a document that is gone.
 #
-# **Predict first.** Ask it a question now: does the index still answer from the vectors it holds, `"yes"` or `"no"`?
-# Write your choice in `my_prediction` before you run the search: the cell under it answers it.
+# **Predict first.** Ask it a question now: does the index still answer from the vectors it holds (`"yes"`), or does
+# it refuse to search (`"no"`)? Write your choice in `my_prediction` before you run the search: the cell under it
+# answers it.
 
 # %%
-my_prediction = None  # your guess: does the stale index still answer, "yes" or "no"
+my_prediction = None  # your guess: does the stale index still answer ("yes") or refuse ("no")
 
 # %%
 try:

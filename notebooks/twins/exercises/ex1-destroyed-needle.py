@@ -78,10 +78,11 @@ windows = needle_windows(course.corpus, course.questions, size=my_size)
 plots.needle_cuts(windows, size=my_size)
 
 # %% [markdown]
-# The same numbers as a table, so that you can sort and filter them yourself.
+# The same numbers as a table. `cuts` is a DataFrame you can sort and filter yourself (`cuts.sort_values("length")`).
 
 # %%
-tables.for_people(pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question"))
+cuts = pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question")
+tables.for_people(cuts)
 
 # %% [markdown]
 # How many needles does A destroy on this corpus? A needle is carried when some chunk's own words contain all of it.

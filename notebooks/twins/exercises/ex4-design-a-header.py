@@ -146,7 +146,7 @@ my_expectation = None  # your answer
 
 # %%
 if my_header is None:
-    print("Define my_header in the cell above first, then run this cell again.")
+    print("Define my_header first (its cell is above), then run this cell again.")
 else:
     print(my_header(chunk.doc_title, chunk.section))
 

@@ -142,7 +142,7 @@ started = time.perf_counter()
 with course.recording("E"):
     built = index.build(load_corpus(folder), out, embedder)
 seconds = time.perf_counter() - started
-print(language.translated(built.lines()))
+print(language.translated(built.lines()))  # het eigen verslag van de index, in de taal van het notebook
 display(Markdown(course.truncation_note()))
 display(narrate.build_time(seconds, built))
 
@@ -271,11 +271,12 @@ print(language.translated(before.lines()))
 #
 # De index bevat nu vectoren van een tekst die veranderde en van een document dat weg is.
 #
-# **Voorspel eerst.** Stel hem nu een vraag: antwoordt de index nog uit de vectoren die hij heeft, `"ja"` of `"nee"`
-# (`"yes"` en `"no"` tellen ook)? Zet je keuze in `my_prediction` voordat je de zoekopdracht draait: de cel eronder geeft het antwoord.
+# **Voorspel eerst.** Stel hem nu een vraag: antwoordt de index nog uit de vectoren die hij heeft (`"ja"`), of weigert
+# hij te zoeken (`"nee"`)? (`"yes"` en `"no"` tellen ook.) Zet je keuze in `my_prediction` voordat je de zoekopdracht
+# draait: de cel eronder geeft het antwoord.
 
 # %%
-my_prediction = None  # jouw gok: antwoordt de stale index nog, "ja" of "nee"
+my_prediction = None  # jouw gok: antwoordt de stale index nog ("ja") of weigert hij ("nee")
 
 # %%
 try:

@@ -57,7 +57,7 @@ class RunTimes:
     def block(self) -> str:
         """The table with its sentences, markers and data, in the kernel's language."""
         shared = (
-            _(" (above the core count: the machine was shared, so these times are slower than an idle one's)")
+            _(" (above the core count: the machine was shared, so these times are longer than on an idle machine)")
             if self.load > self.cores
             else ""
         )
@@ -84,7 +84,7 @@ class RunTimes:
             *(f"| {t.notebook} | {self._seconds(t.warm)} | {self._seconds(t.cold)} |" for t in self.timed),
             "",
             say(
-                "All {n} warm, one after another: {total}.",
+                "All {n} warm, one after another: {total} (summed before each row was rounded).",
                 n=len(self.timed),
                 total=self._seconds(self.warm_total),
             ),

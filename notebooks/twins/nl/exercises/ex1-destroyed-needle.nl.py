@@ -87,10 +87,11 @@ windows = needle_windows(course.corpus, course.questions, size=my_size)
 plots.needle_cuts(windows, size=my_size)
 
 # %% [markdown]
-# Dezelfde getallen als tabel, zodat je ze zelf kunt sorteren en filteren.
+# Dezelfde getallen als tabel. `cuts` is een DataFrame die je zelf kunt sorteren en filteren (`cuts.sort_values("length")`).
 
 # %%
-tables.for_people(pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question"))
+cuts = pd.DataFrame(windows, columns=["question", "offset in window", "length"]).set_index("question")
+tables.for_people(cuts)
 
 # %% [markdown]
 # Hoeveel needles vernietigt A op dit corpus? Een needle blijft heel als de eigen woorden van één chunk hem volledig bevatten.

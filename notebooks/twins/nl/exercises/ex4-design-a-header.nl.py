@@ -154,7 +154,7 @@ my_expectation = None  # jouw antwoord
 
 # %%
 if my_header is None:
-    print("Definieer eerst my_header in de cel hierboven en voer deze cel dan opnieuw uit.")
+    print("Definieer eerst my_header (de cel staat hierboven) en voer deze cel dan opnieuw uit.")
 else:
     print(my_header(chunk.doc_title, chunk.section))
 

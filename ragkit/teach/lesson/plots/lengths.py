@@ -43,7 +43,7 @@ def nearest_against_length(nearest: pd.DataFrame, distances: Sequence[str]) -> D
         facet_col="variable",
         height=380,
         title=_("Distance to the nearest chunk against query length"),
-        labels={**_labels(nearest.columns), "variable": _("distance"), "value": _("distance")},
+        labels={**_labels(nearest.columns), "variable": _("which distance"), "value": _("distance")},
     )
     fig.update_yaxes(matches=None, showticklabels=True)
     what = _("queries, one panel per distance,")
