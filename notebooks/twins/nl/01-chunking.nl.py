@@ -67,8 +67,7 @@ language.use("nl")
 # - **header**: zet de documenttitel en de sectienaam vóór de chunk voordat je hem embedt;
 # - **overlap**: kopieer de laatste 64 tekens van de vorige chunk naar het begin van de volgende.
 #
-# Blind of boundaries, met of zonder header, met of zonder overlap: dat geeft de zes strategieën A tot F uit
-# elk notebook. (Een header is pas zinvol als je op grenzen knipt, dus bij blind knippen komt er geen.)
+# Blind of boundaries, met of zonder header, met of zonder overlap: dat geeft de zes strategieën A tot F die in elk notebook terugkomen. (Een header is pas zinvol als je op grenzen knipt, dus bij blind knippen komt er geen.)
 # De eerste cel draait de hele evaluatie één keer; op een nieuwe machine embedt hij elke chunk van elke strategie,
 # wat even duurt. Latere runs lezen de vectoren van schijf.
 
@@ -148,8 +147,7 @@ display(Markdown("\n\n".join(overlap.sentence(m) for m in pulls.values())))
 
 # %% [markdown]
 # Lees die cijfers naast de rankingresultaten: notebook 02 toetst F tegen E bij Hit@20, needle voor needle, en zegt
-# of het verschil meer is dan toeval. Het mechanisme is echt en meetbaar; of het een needle kost, hangt ervan af
-# hoe weinig het al scheelde of de chunk van die needle verloor zijn plek.
+# of het verschil meer is dan toeval. Het mechanisme is echt en meetbaar; of het een needle kost, hangt ervan af of de chunk van die needle toch al bijna zijn plek verloor.
 
 # %% [markdown]
 # ## Antwoorden vernietigd voordat retrieval begint

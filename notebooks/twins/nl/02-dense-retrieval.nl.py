@@ -96,7 +96,7 @@ same = np.array_equal(np.argsort(D, axis=1, kind="stable"), r.dense(texts).ranki
 display(narrate.one_product(Q, D, r.vectors.shape[0], same))
 
 # %% [markdown]
-# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een getal uit één batch (alle queries tegelijk), waarbij numpy elke processorkern mag gebruiken.
+# Hoe duur is dat product? Meet het voor alle queries tegelijk en deel door hun aantal: een getal uit één batch, waarbij numpy elke processorkern mag gebruiken.
 
 # %%
 t = time.perf_counter()
@@ -106,7 +106,7 @@ ms = 1000 * (time.perf_counter() - t) / 50 / len(Q)
 narrate.batched_scan(len(Q), len(r.vectors), ms)
 
 # %% [markdown]
-# Het hoofdstuk mat de tijd van één query tegelijk, op één thread. De volgende cel doet hier hetzelfde, en meet ook wat dense zoeken vóór de scan nodig heeft:
+# Het hoofdstuk mat de tijd per query, één query tegelijk, op één thread. De volgende cel doet hier hetzelfde, en meet ook wat dense zoeken vóór de scan nodig heeft:
 # de vraag omzetten in een vector. Elke rij zegt hoe er gemeten is. Het model zelf embedt de query (met de cache zou dat gratis zijn),
 # nadat het geladen is. Op een machine die je met anderen deelt, verschuiven de getallen van run tot run.
 
@@ -176,8 +176,7 @@ plots.recall_curves(ev, "dense")
 #
 # ragkit berekent ze allemaal zelf, en zijn tests vergelijken ze stuk voor stuk met de bibliotheek ranx op de runs van de cursus.
 #
-# Voordat je de volgende cel draait: bij welke paren verwacht je op deze cursus dezelfde getallen, en welke metriek zou een andere strategie
-# bekronen dan Hit@10? De laatste kolom telt de queries met meer dan één relevante chunk.
+# Voordat je de volgende cel draait: bij welke paren verwacht je op deze cursus dezelfde getallen, en welke metriek zou een andere strategie als beste aanwijzen dan Hit@10? De laatste kolom telt de queries met meer dan één relevante chunk.
 
 # %%
 for name in ("dense", "bm25", "hybrid"):

@@ -204,7 +204,7 @@ narrate.rrf_weights(RRF_K)
 narrate.fused_ranks(runs, token, holder, RRF_K)
 
 # %% [markdown]
-# Dat is de prijs van fuseren: het beschermt je tegen de wilde missers van elke retriever, en verdunt in ruil de eenzame briljante hit van elke retriever. Of die ruil loont, is een empirische vraag, dus meet het.
+# Dat is de prijs van fuseren: het beschermt je tegen de wilde missers van elke retriever, en verdunt in ruil een uitschieter die maar één retriever vindt. Of die ruil loont, is een empirische vraag, dus meet het.
 #
 # ## Hybrid tegen elk van zijn ouders
 #

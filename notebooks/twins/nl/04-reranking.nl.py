@@ -118,7 +118,7 @@ predict.reveal(my_prediction, predict.Share(), ev["E/hybrid"].value(f"Hit@{RERAN
 # ## De cross-encoder (als je hem hebt)
 #
 # De reranker van het hoofdstuk is `cross-encoder/ms-marco-MiniLM-L-6-v2`. Anders dan het embeddingmodel zit hij niet bij ragkit: hij staat
-# alleen op de Hugging Face hub. De volgende cel zoekt hem op schijf.
+# alleen op de Hugging Face Hub. De volgende cel zoekt hem op schijf.
 
 # %% jupyter={"source_hidden": true}
 narrate.cross_encoder_here(reranker)
@@ -273,7 +273,7 @@ widgets.QueryPlayground(course, reranker=reranker if reranker is not None else l
 #
 # 1. Vraag in de playground iets met een letterlijke term erin (een acroniem of een symboolnaam uit het corpus). Houdt de reranker
 #    de chunk die BM25 vond bovenaan, of duwt hij hem omlaag?
-# 2. De reranker ziet alleen de hybrid-shortlist. Kijk naar het plafond bovenaan: welke queries kan geen enkele reranker ooit repareren,
+# 2. De reranker ziet alleen de hybrid-shortlist. Kijk naar het plafond dat bovenaan het notebook is afgedrukt: welke queries kan geen enkele reranker ooit repareren,
 #    en wat zou je veranderen om ze te repareren: de chunker, de diepte van de shortlist, of de retriever van de eerste stap?
 # 3. MaxSim telt één beste match per querytoken op, dus lange vragen krijgen hogere scores dan korte. Maakt dat uit als
 #    je chunks voor één query rangschikt? Wanneer wel?

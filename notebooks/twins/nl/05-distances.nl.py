@@ -247,7 +247,7 @@ narrate.length_cut(nearest)
 # Hij betekent alleen iets als een afstand het *onderwerp* meet, en niets anders:
 #
 # - Op eenheidsvectoren zijn de cosine-afstand en de helft van de gekwadrateerde L2 hetzelfde getal, begrensd tussen 0 en 2, en de lengte van
-#   de vector weerspiegelt de lengte van de tekst niet meer. Een cut gaat met een vaste formule over van de ene metriek naar de andere. Normaliseren maakt
+#   de vector weerspiegelt de lengte van de tekst niet meer. Een cut is met een vaste formule om te rekenen van de ene metriek naar de andere. Normaliseren maakt
 #   een afstand echter niet blind voor lengte: de lengte van een tekst beïnvloedt nog steeds de richting van zijn mean-pooled vector (minder word-pieces,
 #   een ruiziger gemiddelde), dus korte en lange teksten kunnen op verschillende typische afstanden liggen. De correlaties hierboven meten hoeveel,
 #   op dit corpus; de derde opdracht van Probeer dit onderzoekt het op één chunk.

@@ -202,7 +202,7 @@ plots.bluffs_and_refusals(s)
 # Twee sliders verschuiven de cut. Met een draaiende kernel (JupyterLab, Binder, Colab) werkt de explorer hieronder
 # de aantallen bij terwijl je schuift, en ook de gestreepte lijn in het histogram en de lijst van bluffende queries
 # (met de chunk die elk ervan zou krijgen). Elke beweging is alleen een vergelijking van vooraf berekende getallen, dus dat
-# gaat meteen. De figuur daarna heeft een eigen slider, waarvan ragkit de stappen vooraf heeft geteld: die
+# gaat meteen. De figuur daarna heeft een eigen slider, waarvan ragkit elke stand vooraf heeft doorgerekend: die
 # beweegt zonder kernel, en op de pagina van het boek is dat de slider die werkt.
 
 # %%
@@ -210,7 +210,7 @@ explorer = widgets.ThresholdExplorer(s)
 explorer.widget()
 
 # %%
-# Dezelfde cut als gewone figuur: ragkit telde de stappen van de slider vooraf, dus hij beweegt zonder kernel
+# Dezelfde cut als gewone figuur: ragkit rekende elke stand van de slider vooraf door, dus hij beweegt zonder kernel
 plots.threshold_slider(s)
 
 # %% [markdown]

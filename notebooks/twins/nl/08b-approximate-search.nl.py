@@ -19,7 +19,7 @@
 #
 # Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd over de eigen vectoren van de cursus
 # en over een veel grotere gegenereerde verzameling, vergeleken met de exacte scan die de cursus tot nu toe gebruikte,
-# op recall, tijd per query, bouwtijd en geheugen, met op een slider de ene instelling die ze tegen elkaar uitruilt.
+# op recall, tijd per query, bouwtijd en geheugen, met op een slider de enige instelling die ze tegen elkaar uitruilt.
 
 # %% [markdown]
 # **Leerdoelen.** Na dit notebook kun je:
@@ -115,7 +115,7 @@ tables.for_people(tradeoff.table(small))
 narrate.small_collection(small)
 
 # %% [markdown]
-# ## Een verzameling die groot genoeg is om het verschil te zien
+# ## Een verzameling die groot genoeg is om het verschil te laten zien
 #
 # Een echte verzameling van honderdduizenden chunks zit niet in deze cursus, dus ragkit genereert er een, gevormd naar de
 # vectoren van de cursus: elke gegenereerde vector is een van de chunkvectoren van de cursus plus ruis die de richtingen volgt waarin

@@ -164,7 +164,7 @@ else:
 # Deze cel bouwt de chunks van E opnieuw met jouw header, embedt ze allemaal (de eerste keer ongeveer een minuut; daarna
 # staan de vectoren in de cache), en draait de gepaarde toets tegen E bij hit@20, needle voor needle. Hij draait pas als
 # `my_expectation` "beter" of "slechter" zegt, en zijn eerste run legt die richting vast in `stated_expectation`: de
-# check houdt je eraan, en de grader, die je notebook van bovenaf draait, neemt de richting die gold toen deze cel
+# check houdt je eraan, en de grader, die je notebook vanaf het begin draait, neemt de richting die gold toen deze cel
 # draaide.
 
 # %%

@@ -97,7 +97,7 @@ worked_example()
 #
 # ## ✏️ Jouw antwoord
 #
-# Vervang de twee `None`-waarden door getallen op drie decimalen, met de hand (of op papier met een rekenmachine) uitgerekend
+# Vervang de twee `None`-waarden door getallen op drie decimalen (in Python met een punt: `0.417`; `0,417` is een tuple), met de hand (of op papier met een rekenmachine) uitgerekend
 # voor **jouw** rangschikking hierboven.
 
 # %%
