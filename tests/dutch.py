@@ -48,3 +48,12 @@ def dutch_share(text: str) -> float | None:
     """The Dutch share of ``text``'s function words, or None where it has fewer than 20 (too short to judge)."""
     dutch, english = function_words(text)
     return None if dutch + english < 20 else dutch / (dutch + english)
+
+
+POWER = re.compile(r"(\d+(?:,\d+)?) · 10([⁻⁺]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+RAISED = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
+def exponents(text: str) -> str:
+    """Dutch's 1,94 · 10⁻⁵ written as Python writes 1.94e-05 (its decimal comma kept): the same figures to compare."""
+    return POWER.sub(lambda m: f"{m[1]}e{'-' if m[2] == '⁻' else '+'}{m[3].translate(RAISED).zfill(2)}", text)

@@ -165,7 +165,7 @@ narrate.gain_shrinks(result)
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
 every["value"] = every["value"].map(held_out.setting_value)
-tables.for_people(every, decimals={"tuning half": 3, "held-out half": 3})
+tables.for_people(every.set_index(["setting", "value"]), decimals={"tuning half": 3, "held-out half": 3})
 
 # %% [markdown]
 # ## A sweep that costs nothing the second time

@@ -19,7 +19,7 @@ from ragkit.teach.classroom.edition import COURSE, twin_path
 
 import reach
 from conftest import NOTEBOOKS, ROOT
-from dutch import dutch_share
+from dutch import dutch_share, exponents
 
 TEACH = ROOT / "ragkit" / "teach"
 CALLS = {"say", "_"}
@@ -395,6 +395,8 @@ def numbers(text: str, dutch: bool = False) -> Counter:
     A number in a code span is what a student types into Python, so it keeps its decimal point in Dutch too.
     """
     text = re.sub(r"<[^>]*>|&#?\w+;", " ", FENCE.sub(" ", text))  # tags and entities carry none
+    if dutch:
+        text = exponents(text)  # 1,94 · 10⁻⁵ is 1.94e-05
     code = [n for span in re.findall(r"`([^`]*)`", text) for n in NUMBER.findall(span)] if dutch else []
     found = NUMBER.findall(re.sub(r"`[^`]*`", " ", text) if dutch else text)
     if dutch:

@@ -119,8 +119,7 @@ narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 
 # %% [markdown]
 # Lees de `text` van F nog eens. Onder een header die één sectie aankondigt, staat een staart woorden uit de sectie
-# ervoor. Voor een citaat is dat niet goed: een citatie die `text` toont, zet op die plek een header die het document
-# daar nooit heeft, plus een zinsfragment dat ergens anders hoort. Embed `text`, citeer `content`, altijd.
+# ervoor. Voor een citaat is dat niet goed: een citatie die `text` toont, zet op die plek een header die het document nooit heeft, plus een zinsfragment dat ergens anders hoort. Embed `text`, citeer `content`, altijd.
 
 # %% [markdown]
 # ### Hoe overlap aan een vector trekt, gemeten

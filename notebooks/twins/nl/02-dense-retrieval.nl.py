@@ -194,7 +194,7 @@ narrate.metrics_disagree(ev)
 narrate.interval_width(len(course.queries))
 
 # %% [markdown]
-# Dus de intervallen van twee strategieën die een paar punten verschillen, overlappen ruim. Overlap is echter geen toets van het verschil (twee intervallen kunnen overlappen terwijl een goede toets de runs wel scheidt), en de intervallen behandelen de twee strategieën alsof ze op verschillende queries zijn getest.
+# De intervallen van twee strategieën die een paar punten verschillen, overlappen ruim. Overlap is echter geen toets van het verschil (twee intervallen kunnen overlappen terwijl een goede toets de runs wel scheidt), en de intervallen behandelen de twee strategieën alsof ze op verschillende queries zijn getest.
 # Dat zijn ze niet: beide beantwoordden *dezelfde* queries. Die koppeling is informatie die je moet gebruiken.
 #
 # ## De gepaarde sign test
@@ -289,7 +289,7 @@ predict.reveal(my_prediction, predict.Count(len(seven.judged)),
 # - *Tegengestelde richting*: de neiging gaat de andere kant op, maar zo zwak dat een munt het had kunnen opleveren. Het is geen tegenspraak.
 # - *Consistent: geen van beide vindt een verschil* (bij een bewering van geen aantoonbaar verschil): het hoofdstuk vond niets en wij ook niet. Dat is
 #   overeenstemming over een gebrek aan bewijs, geen bewijs dat de twee runs gelijk zijn.
-# - *Verschilt*: het hoofdstuk vond niets, en dit corpus vindt een verschil dat het kan onderscheiden, in de genoemde richting.
+# - *Verschilt*: het hoofdstuk vond niets, en dit corpus vindt een aantoonbaar verschil, in de genoemde richting.
 # - Een gepaarde toets kan alleen winsten vinden waar er ruimte voor is. Als de zwakkere strategie de meeste needles al vindt, blijven er weinig over
 #   waarop ze kunnen verschillen. De volgende cel telt die ruimte voor de ablatie van de header (E tegen C).
 

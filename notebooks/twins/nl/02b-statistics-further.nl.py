@@ -183,8 +183,7 @@ narrate.metric_shopping(shopping)
 # ## Alle paren tegelijk (optioneel)
 #
 # De matrix toont voor elk paar strategieën de netto winst van de rij tegen de kolom bij Hit@20 (winsten min verliezen), geteld in needles.
-# Beweeg de muisaanwijzer over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken: zo vaak
-# laat deze figuur je kijken. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
+# Beweeg de muisaanwijzer over een cel voor de aantallen, de exacte p en de Holm-p. De Holm-familie is de hele matrix bij alle vijf metrieken: zoveel toetsen lokt deze figuur uit. Blauw betekent dat de rij meer needles wint dan verliest, oranje het omgekeerde. Een diepe kleur met een grote p is geen bewijs voor een verschil.
 
 # %%
 plots.win_loss_matrix(ev, "Hit@20", "dense")

@@ -244,7 +244,7 @@ cmp
 
 # %% [markdown]
 # Waar hybrid op een puntschatting wel voor zijn beste ouder ligt: is de voorsprong meer dan ruis? Dezelfde gepaarde toets, needle voor needle, op elke metriek,
-# tegen dense (bij MRR betekent winst een betere gemiddelde reciprocal rank over de formuleringen van de needle). Vijf metrieken zijn vijf toetsen, dus Holm loopt over de vijf.
+# tegen dense (bij MRR betekent winst een betere gemiddelde reciproke rang over de formuleringen van de needle). Vijf metrieken zijn vijf toetsen, dus Holm loopt over de vijf.
 
 # %%
 five = report(ev, [("E/hybrid", "E/dense", m) for m in METRICS], runs=())
@@ -382,7 +382,7 @@ assert same == len(texts)
 # 1. Vraag in de playground naar een andere identifier uit een codeblok van het corpus (open `12-reasoning.md` in de corpusmap, die 00-start-here afdrukt, en kies een functienaam). Welke kolom vindt hem? Beschrijf nu in gewone woorden wat de functie doet, zonder haar naam. Welke kolom wint nu?
 # 2. Verander `ev = course.evaluation("E")` in `course.evaluation("ABCDEF")` en `labels` in die van blind knippen (`A/...`). Doet BM25 het beter of slechter tegen dense als chunks blind geknipt zijn? Waarom zou een header de ene retriever meer helpen dan de andere?
 # 3. Fuseer met een piepkleine $k$: importeer `rrf_many` uit `ragkit.fusion` en roep `rrf_many(dense.ranking, lexical.ranking, k=1, matched=lexical.matched)` aan (laat `matched=` staan: zonder die parameter krijgen de nulscore-chunks van BM25 punten voor hun corpusvolgorde, de fout die de controle met de hand hierboven vermijdt). Reken vóór het draaien op papier uit of een chunk op rang 1 in de ene lijst en nergens in de andere wint van een chunk op rang 2 in beide, met $k = 1$ en met $k = 60$. Vergelijk dan de top tien van een paar queries met `hybrid.ranking`: welke retriever domineert nu de gefuseerde ranking, en wat gebeurt er met de query met de constante?
-# 4. De sign test telt alleen discordante paren. Lees met `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` en `.losses` de queries waarover ze het oneens zijn, en daarna hetzelfde met `"needle"` als vierde argument. Van hoeveel needles komen die queries?
+# 4. De sign test telt alleen discordante paren. Lees met `ev.compare("E/hybrid", "E/dense", "Hit@4").wins` en `.losses` de queries waarover ze het oneens zijn, en daarna hetzelfde met `"needle"` als vierde argument. Bij hoeveel needles horen die queries?
 
 # %% [markdown]
 # ## Kennischeck

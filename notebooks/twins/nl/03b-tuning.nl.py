@@ -112,7 +112,7 @@ narrate.sweep_cost(sweeps)
 narrate.swept_values(sweeps)
 
 # %% [markdown]
-# Waarom een gewogen RRF en geen gewogen som van de twee scores? Een convexe combinatie van scores vraagt eerst beide scores op één schaal, en hoe je
+# Waarom een gewogen RRF en geen gewogen som van de twee scores? Een convexe combinatie van scores vereist dat beide scores eerst op één schaal staan, en hoe je
 # ze normaliseert, is weer een instelling om te tunen: de reden van het hoofdstuk voor RRF. Door de rangen te wegen blijft die reden overeind en komt er één parameter bij.
 # Bruch, Gai en Ingber (2023) vonden de convexe combinatie op hun testverzamelingen, eenmaal getuned, beter dan RRF; of dat hier zo is, zou nog een instelling
 # zijn om op dezelfde manier te beoordelen.
@@ -174,7 +174,7 @@ narrate.gain_shrinks(result)
 # %%
 every = pd.DataFrame(result.rows()).drop(columns=["p", "Holm p"])
 every["value"] = every["value"].map(held_out.setting_value)
-tables.for_people(every, decimals={"tuning half": 3, "held-out half": 3})
+tables.for_people(every.set_index(["setting", "value"]), decimals={"tuning half": 3, "held-out half": 3})
 
 # %% [markdown]
 # ## Een sweep die de tweede keer niets kost

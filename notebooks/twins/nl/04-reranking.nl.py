@@ -85,8 +85,7 @@ if reranker is None:
 # ## Twee manieren om een paar te scoren
 #
 # Alles wat je tot nu toe gebruikte, is een *bi-encoder*: het model leest de chunk apart bij het indexeren, leest de query apart bij
-# het zoeken, en de twee ontmoeten elkaar alleen als vectoren in een inproduct. Daarom is dense zoeken goedkoop: het dure deel (het
-# netwerk over elke chunk draaien) gebeurde één keer, voordat iemand iets vroeg.
+# het zoeken, en de twee ontmoeten elkaar alleen als vectoren in een inproduct. Daarom is dense zoeken goedkoop: het dure deel (het netwerk op elke chunk toepassen) gebeurde één keer, voordat iemand iets vroeg.
 #
 # Een *cross-encoder* leest de query en de chunk **samen**, als één invoer, en zijn attention-lagen kunnen elk querywoord vergelijken met
 # elk chunkwoord voordat hij zich vastlegt op één relevantiescore. Dat is een veel rijker oordeel, maar dat heeft een prijs: de score hangt
@@ -229,7 +228,7 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 #   vraag. Een getraind ColBERT-model is iets heel anders.
 # - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markeringen van het model. De `[CLS]` van de query vindt
 #   zijn beste match vaak in de eigen `[CLS]` van de chunk, waar de chunk ook over gaat, dus een deel van elke score zegt niets over relevantie.
-# - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen, welke kant ook op, binnen wat je met het opgooien van een munt ook zou krijgen.
+# - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen, welke kant ook op, binnen wat muntworpen zouden opleveren.
 #
 # Dit is dus een eerlijke meting van *deze* reranker op *dit* corpus, en niet meer.
 

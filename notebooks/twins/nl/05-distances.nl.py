@@ -252,7 +252,7 @@ narrate.length_cut(nearest)
 #   een ruiziger gemiddelde), dus korte en lange teksten kunnen op verschillende typische afstanden liggen. De correlaties hierboven meten hoeveel,
 #   op dit corpus; de derde opdracht van Probeer dit onderzoekt het op één chunk.
 # - Zonder normalisatie mengt de afstand het onderwerp met de lengte van de chunk *en* de lengte van de query. Dezelfde cut is streng voor
-#   de ene query en ruim voor de andere, en een ranking erop kan chunks omhoog of omlaag schuiven vanwege hun lengte, niet vanwege wat ze zeggen.
+#   de ene query en ruim voor de andere, en wie op die afstand rangschikt, kan chunks omhoog of omlaag schuiven vanwege hun lengte, niet vanwege wat ze zeggen.
 #
 # Daarom normaliseert ragkit elke vector die het embedt, en wijst zijn vectorcache elke opgeslagen rij af waarvan de lengte niet één is. Breng
 # je vectoren van elders mee, controleer dan hun normen voordat je een drempel vertrouwt, of kies een metriek (cosine) die ze wegdeelt.

@@ -265,8 +265,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 #
 # Waar je de cut legt, is een productbeslissing: een medische helpdesk en een brainstormtool horen verschillend te
 # kiezen, en beide keuzes zijn te verdedigen. Waarover niet te onderhandelen valt, is of je de kolom met blufs meet.
-# Een systeem dat recall rapporteert maar nooit de vragen telt die het had moeten weigeren, rapporteert de helft van
-# zijn gedrag.
+# Een systeem dat recall rapporteert maar nooit de vragen telt die het had moeten weigeren, rapporteert maar de helft van zijn gedrag.
 #
 # ### Waarom modellen gokken: het examen zonder aftrek
 #

@@ -25,7 +25,7 @@
 # **Leerdoelen.** Na dit notebook kun je:
 #
 # - een prompt bouwen met genummerde bronnen en een citatietabel die het model nooit ziet
-# - een `#char=`-locator controleren door dat bereik uit het document te snijden
+# - een `#char=`-locator controleren door het bereik ervan uit het document te snijden
 # - NO ANSWER uitleggen als een gate in code in plaats van een instructie in een prompt
 # - een gegenereerd antwoord beoordelen los van de retrieval die het de bronnen leverde, met een regel die vastlag voordat er een antwoord gelezen was
 
@@ -121,7 +121,7 @@ print(result.prompt)
 flaws = pathologies(retriever.chunks, course.corpus, "E")
 found_here = [
     {"source": f"[{c.index}]", "section": c.locator_label,
-     "what is wrong with it": flaws.of(c.document_id, c.locator.start),  # een tuple van gebreken, () als er geen is
+     "what is wrong with it": flaws.of(c.document_id, c.locator.start),  # een tuple van gebreken, () als er geen zijn
      "first words": tables.first_words(c.quote, 60)}
     for c in result.citations
 ]
@@ -247,7 +247,7 @@ display(Markdown(rendered.text), narrate.unknown_markers(rendered))
 #
 # Als er niets door de gate komt, geeft `answer()` een `NoAnswer` terug en wordt de prompt nooit gebouwd, dus er wordt
 # nooit een model aangeroepen. De weigering is een vergelijking van twee getallen: goedkoper dan een modelaanroep en
-# deterministisch (geen prompt kan de gate ompraten), maar ze is maar zo goed als haar cut, waarvan notebook 06 de blufs telt. Hier
+# deterministisch (geen prompt kan de gate ompraten), maar ze is slechts zo goed als haar cut, waarvan notebook 06 de blufs telt. Hier
 # zijn twee out-of-domain vragen; de tweede is een van de aangrenzende vragen uit notebook 06. Kijk wat de gate met allebei doet.
 #
 # **Voorspel eerst.** De eerste gaat over voetbal, de tweede over vectordatabases, een aangrenzend onderwerp. Welke

@@ -253,7 +253,7 @@ print(language.translated(index.status(corpus, out, now).lines()))
 
 # %% [markdown]
 # Het bewerkte hoofdstuk is niet meer actueel. Zijn oude vectoren beschrijven tekst die niet meer bestaat, en zijn opgeslagen
-# tekenposities wijzen in de oude versie van het bestand, dus een citatie die ermee gebouwd wordt, zou de verkeerde woorden citeren.
+# tekenposities verwijzen naar plekken in de oude versie van het bestand, dus een citatie die ermee gebouwd wordt, zou de verkeerde woorden citeren.
 #
 # ### Iemand wist een document
 

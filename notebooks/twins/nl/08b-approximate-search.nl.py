@@ -17,7 +17,7 @@
 # %% [markdown]
 # # 08b. Benaderend zoeken: HNSW tegen de exacte scan
 #
-# Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd over de eigen vectoren van de cursus
+# Je ziet wat een vectorindex in productie inruilt voor zijn snelheid: een HNSW-graaf gebouwd op de eigen vectoren van de cursus
 # en over een veel grotere gegenereerde verzameling, vergeleken met de exacte scan die de cursus tot nu toe gebruikte,
 # op recall, tijd per query, bouwtijd en geheugen, met op een slider de enige instelling die ze tegen elkaar uitruilt.
 

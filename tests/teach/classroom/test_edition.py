@@ -24,7 +24,7 @@ from ragkit.errors import InputError
 from ragkit.teach.classroom import edition, guides
 
 from conftest import NOTEBOOKS, ROOT
-from dutch import dutch_share
+from dutch import dutch_share, exponents
 
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 SHARE = 0.8
@@ -471,15 +471,6 @@ def figures(output) -> list[tuple[str, list[str], bool]]:
         return []
     text = visible(data[kind]) if kind == "text/html" else data[kind]
     return [(kind, NUMBER.findall(exponents(VOLATILE.sub(" ", text))), kind == "text/markdown")]
-
-
-POWER = re.compile(r"(\d+(?:,\d+)?) · 10([⁻⁺]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
-RAISED = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-
-
-def exponents(text: str) -> str:
-    """Dutch's 1,94 · 10⁻⁵ written as Python writes 1.94e-05 (its decimal comma kept): the same figures to compare."""
-    return POWER.sub(lambda m: f"{m[1]}e{'-' if m[2] == '⁻' else '+'}{m[3].translate(RAISED).zfill(2)}", text)
 
 
 def same_numbers(en: list[str], nl: list[str], narrated: bool) -> bool:

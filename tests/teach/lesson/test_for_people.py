@@ -120,9 +120,13 @@ def bare_index(table: dict) -> bool:
 
 
 def mixed_decimals(table: dict, language: str) -> list[list[str]]:
-    """The columns of ``table`` whose numbers do not all have the same number of decimals."""
+    """The columns of ``table`` whose numbers do not all have the same number of decimals (the row labels of a
+    multi-level index aside: under one setting's name they are that setting's values, 256 beside 0.25 by right)."""
     found = []
-    for cells in columns(table).values():
+    grouped = any(sum(tag == "th" for tag, _ in row) > 1 for row in table["rows"])
+    for (tag, _), cells in columns(table).items():
+        if grouped and tag == "th":
+            continue
         places = {decimals(c, language) for c in cells} - {None}
         if len(places) > 1:
             found.append([c for c in cells if decimals(c, language) is not None])

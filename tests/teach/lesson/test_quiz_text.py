@@ -12,7 +12,9 @@ from ragkit.teach.lesson.quiz import Option, Quiz, QuizQuestion
 
 VERDICT = {
     "en": re.compile(r"^(?P<mark>✓|✗) “[^”]+” is (?P<verdict>right|wrong)\. (?P<reason>.+)$"),
-    "nl": re.compile(r"^(?P<mark>✓|✗) „[^”]+” klopt(?P<verdict> niet)?\. (?P<reason>.+)$"),
+    "nl": re.compile(
+        r"^(?P<mark>✓|✗) \"[^\"]+\" klopt(?P<verdict> niet)?\. (?P<reason>.+)$"
+    ),  # straight quotes: the glossary's
 }
 # a reason that starts with a verdict of its own stacks two ("✗ ja: nee: de slechtste ...", "no: the worst ...")
 STACKED = re.compile(r"^(yes|no|right|wrong|ja|nee|juist|goed|fout)\b[:,]", re.IGNORECASE)
