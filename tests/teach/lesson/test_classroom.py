@@ -335,21 +335,36 @@ def test_each_lesson_plan_adds_up_to_its_slot_from_the_class_times(slot, minutes
     assert f"= {minutes}." in plan
 
 
+NOTEBOOK_NAMED = r"0\d[a-z]?(?:-[a-z0-9-]+)?: "
+"""How a guide's table names a notebook before its sections: ``03: `` or ``03-bm25-and-hybrid: ``."""
+
+
+def sections_named(rows: list[str], twins: Path, optional: str, everything: str, exercise: str) -> list[tuple]:
+    """Each (notebook, section) a guide's table cells name, and whether a heading of that notebook's twin in
+    ``twins`` (a ``## `` or ``### ``, its ``optional`` mark aside) is it or starts with it; ``everything`` and an
+    ``exercise`` are not sections."""
+    found = []
+    for row in rows:
+        for part in re.split(f"; (?={NOTEBOOK_NAMED})", row):
+            notebook, _, sections = part.partition(": ")
+            twin = next(twins.glob(f"{notebook.split('-')[0]}-*.py"))
+            headings = {
+                h.strip().removesuffix(optional)
+                for h in re.findall(r"^# #{2,3} (.+)$", twin.read_text(encoding="utf-8"), re.M)
+            }
+            for name in sections.split("; "):
+                name = name.strip().removesuffix(optional)
+                if name != everything and not name.startswith(exercise):
+                    found.append((notebook, name, any(h == name or h.startswith(name) for h in headings)))
+    return found
+
+
 def test_every_section_the_chapter_map_points_at_exists_in_its_notebook():
     text = GUIDE.read_text(encoding="utf-8")
     table = text[text.index("## Map of the Dutch chapter") : text.index("## Glossary")]
-    for row in re.findall(r"^\| \".+?\| .+? \| (.+) \|$", table, re.M):
-        for part in re.split(r"; (?=0\d: )", row):
-            notebook, _, named = part.partition(": ")
-            twin = next(TWINS.glob(f"{notebook}-*.py"))
-            headings = {
-                h.strip().removesuffix(" (optional)")
-                for h in re.findall(r"^# ## (.+)$", twin.read_text(encoding="utf-8"), re.M)
-            }
-            for name in named.split("; "):
-                name = name.strip().removesuffix(" (optional)")
-                if name != "all sections" and not name.startswith("exercise"):
-                    assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
+    rows = re.findall(r"^\| \".+?\| .+? \| (.+) \|$", table, re.M)
+    named = sections_named(rows, TWINS, " (optional)", "all sections", "exercise")
+    assert named and not [(n, s) for n, s, found in named if not found]
 
 
 def test_every_section_the_dutch_guide_names_is_a_heading_of_its_dutch_notebook():
@@ -357,21 +372,9 @@ def test_every_section_the_dutch_guide_names_is_a_heading_of_its_dutch_notebook(
     reworded in the Dutch edition leaves no row pointing at a section the Dutch student cannot find."""
     text = (ROOT / "docs" / "nl" / "teacher-guide.md").read_text(encoding="utf-8")
     tables = text[text.index("## Kaart van het Nederlandse hoofdstuk") : text.index("## Woordenlijst")]
-    named = 0
-    for row in re.findall(r"^\|.+\| ((?:0\d[a-z]?(?:-[a-z0-9-]+)?: .+?)) \|$", tables, re.M):
-        for part in re.split(r"; (?=0\d[a-z]?(?:-[a-z0-9-]+)?: )", row):
-            notebook, _, sections = part.partition(": ")  # 03, or 03-bm25-and-hybrid
-            twin = next((TWINS / "nl").glob(f"{notebook.split('-')[0]}-*.nl.py"))
-            headings = {
-                h.strip().removesuffix(" (optioneel)")
-                for h in re.findall(r"^# #{2,3} (.+)$", twin.read_text(encoding="utf-8"), re.M)
-            }
-            for name in sections.split("; "):
-                name = name.strip().removesuffix(" (optioneel)")
-                if name != "alle secties" and not name.startswith("oefening"):
-                    named += 1
-                    assert any(h == name or h.startswith(name) for h in headings), (notebook, name)
-    assert named >= 70, named
+    rows = re.findall(f"^\\|.+\\| ((?:{NOTEBOOK_NAMED}.+?)) \\|$", tables, re.M)
+    named = sections_named(rows, TWINS / "nl", " (optioneel)", "alle secties", "oefening")
+    assert len(named) >= 70 and not [(n, s) for n, s, found in named if not found], len(named)
 
 
 def test_every_exercise_that_uses_strategy_letters_or_word_pieces_says_what_they_are():
