@@ -33,6 +33,7 @@ __all__ = [
     "ACCURACY_LEVEL",
     "BYTE_LEVEL",
     "GRAPH",
+    "LAST_TOKEN_HEAD",
     "QUANT_BITS",
     "QUANT_BLOCK",
     "RECIPE",
@@ -50,7 +51,10 @@ QUANT_BLOCK = 32
 """Weights sharing one scale: Q4_1's own block, so each 8-bit block covers exactly one block of the GGUF file."""
 ACCURACY_LEVEL = 4
 """onnxruntime's MatMulNBits computes with int8 activations (level 4), its fast path on a CPU."""
-RECIPE = f"int{QUANT_BITS}-block{QUANT_BLOCK}-level{ACCURACY_LEVEL}-table16"
+LAST_TOKEN_HEAD = "prune_lm_head=true"
+"""The builder's option that gives the output layer the last position alone: a prompt's other positions' logits were
+computed and thrown away (greedy reads only the last), 13% of a 2,800-token prompt's time; the answers are the same."""
+RECIPE = f"int{QUANT_BITS}-block{QUANT_BLOCK}-level{ACCURACY_LEVEL}-table16-lasthead"
 """What ``quantise`` does, in a name (with the tools' versions it names the export: ``ragkit.generation.EXPORT``)."""
 
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
@@ -77,6 +81,8 @@ def run_builder(folder: Path, out: Path, cache: Path) -> None:
             "cpu",
             "-c",
             str(cache),
+            "--extra_options",
+            LAST_TOKEN_HEAD,
         ],
         capture_output=True,
         text=True,
