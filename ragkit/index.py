@@ -139,7 +139,7 @@ class IndexStatus:
 
     def lines(self) -> list[str]:
         """Printable report."""
-        out = [f"{len(self.current)} current documents, {self.chunks} chunks"]
+        out = [f"{len(self.current):,} current documents, {self.chunks:,} chunks"]
         out += [f"  STALE  {shown(d, None)}: {why}" for d, why in sorted(self.stale.items())]
         out += [f"  NEW    {shown(d, None)}: not indexed yet" for d in self.new]
         out += [f"  FAILED {shown(d, None)}: {why}" for d, why in sorted(self.failed.items())]

@@ -6,6 +6,10 @@ Every room reaches it: a lesson's table, and a tool an exercise hands the studen
 
 from __future__ import annotations
 
+import math
+import numbers
+import re
+
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -112,6 +116,8 @@ class _Styler(Styler):
     ):
         if decimal is None:
             decimal = "," if language.current() == "nl" else "."
+            if decimal == ",":  # the language's own numbers: 2,46 · 10⁻⁷ for a "{:.3g}", not 2,46e-07
+                formatter = _in_words(formatter)
         return super().format(formatter, subset, na_rep, precision, decimal, thousands, escape, hyperlinks)
 
     def _render(self, *args, **kwargs):
@@ -124,6 +130,26 @@ class _Styler(Styler):
             if truths:  # a truth as yes or no, as the Frame shown as a cell's result writes it
                 super().format(truth, subset=truths)
         return super()._render(*args, **kwargs)
+
+
+_ONE_FIELD = re.compile(r"\{:([^{}]*)\}")
+
+
+def _in_words(formatter):
+    """A notebook's format strings ("{:.3g}", alone or per column) as the language writes the number each formats."""
+    if isinstance(formatter, dict):
+        return {column: _in_words(f) for column, f in formatter.items()}
+    field = _ONE_FIELD.fullmatch(formatter) if isinstance(formatter, str) else None
+    if field is None:
+        return formatter
+    spec = field[1]
+
+    def written(value):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value):
+            return language.number(float(value), spec)
+        return formatter.format(value)
+
+    return written
 
 
 def _labelled(shown: pd.DataFrame) -> pd.DataFrame:

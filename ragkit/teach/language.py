@@ -168,6 +168,8 @@ class _Numbers(string.Formatter):
         self.language = language
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if _is_number(value) and value == 0 and format_spec[-1:] in ("e", "E"):
+            return "0"  # a power of ten of nothing (0.0e+00, 0,0 · 10⁰) says less than the digit
         text = super().format_field(value, format_spec)
         if self.language == "nl" and _is_number(value):
             text = text.translate(str.maketrans({".": ",", ",": "."}))

@@ -487,7 +487,7 @@ def test_the_sentences_moved_out_of_the_notebooks_code_cells_come_out_dutch(tmp_
     english, dutch = both(lambda: narrate.model_here(model))
     assert f"found at `{tmp_path}`" in english and f"gevonden in `{tmp_path}`" in dutch  # a path keeps its dots
     english, dutch = both(lambda: narrate.gate_kept({None: 4, 0.675: 1}))
-    assert "cut none: **4**, cut 0.675: **1**" in english and "cut geen: **4**, cut 0,675: **1**" in dutch
+    assert "no cut: **4**, cut 0.675: **1**" in english and "geen cut: **4**, cut 0,675: **1**" in dutch
     english, dutch = both(lambda: narrate.out_of_domain_kinds(ood))
     assert "**1** adjacent, **1** absurd" in english and "**1** aangrenzend, **1** absurd" in dutch
 
@@ -790,7 +790,8 @@ def test_dutch_writes_a_power_of_ten_and_an_interval_the_dutch_way():
         assert language.say("{x:.2e}", x=8.3e-7) == "8,30 · 10⁻⁷"
         assert language.say("{x:.3g}", x=1.94e-05) == "1,94 · 10⁻⁵" and language.say("{x:.3g}", x=0.0123) == "0,0123"
         assert language.say("{x:.1e}", x=12345.0) == "1,2 · 10⁴"
-    assert language.say("{x:.2e}", x=8.3e-7) == "8.30e-07"
+        assert language.say("{x:.1e}", x=0.0) == "0"  # not 0,0 · 10⁰
+    assert language.say("{x:.2e}", x=8.3e-7) == "8.30e-07" and language.say("{x:.1e}", x=0) == "0"
     comma = re.compile(r"\{[a-z_]+:\.\d+[fg]\}\**, \**\{[a-z_]+:\.\d+[fg]\}\**\]")
     between = [m.translated for m in language.catalogue("nl").values() if comma.search(m.translated)]
     assert not between, f"Dutch intervals written with a comma between two decimal-comma numbers: {between}"

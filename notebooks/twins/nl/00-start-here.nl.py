@@ -184,7 +184,7 @@ display(Markdown(f"**{qid}**: *{q.question}*\n\n> {q.needle[:SIZE - offset]} ✂
 # %% [markdown]
 # De twee stukken komen in twee verschillende chunks terecht. Een prompt die uit een van beide is opgebouwd, bevat
 # hooguit een fragment van het antwoord, dus de test telt het als een misser, en geen enkele slimme ranking kan de
-# stukken weer aan elkaar plakken. Notebook 01 telt hoe vaak dit gebeurt en wat het verhindert.
+# stukken weer aan elkaar plakken. Notebook 01 telt hoe vaak dit gebeurt en wat ertegen helpt.
 #
 # ## Overzicht (optioneel)
 #

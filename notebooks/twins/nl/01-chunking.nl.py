@@ -94,8 +94,8 @@ narrate.chunk_counts(ev, course.corpus, course.chunks("E"))
 
 # %% [markdown]
 # De twee families verschillen in aantal om een eenvoudige reden. Een blinde chunk is altijd vol, behalve de laatste
-# van een document. Een boundary-chunk wordt eerder afgesloten zodra de volgende alinea niet meer past, en elke sectie begint
-# een nieuwe chunk, dus boundary-chunks laten een deel van het budget ongebruikt.
+# van een document. Een boundaries-chunk wordt eerder afgesloten zodra de volgende alinea niet meer past, en elke sectie begint
+# een nieuwe chunk, dus boundaries-chunks laten een deel van het budget ongebruikt.
 
 # %% [markdown]
 # ## Elke chunk heeft twee teksten
@@ -188,7 +188,7 @@ predict.reveal(my_prediction, predict.Count(ev.n_questions), len(ev.destroyed["A
 # Tel die kans op over alle needles en je krijgt het aantal needles dat je naar verwachting verliest.
 #
 # Elke balk in de grafiek is één needle, getekend op zijn plek binnen zijn venster van 512 tekens. Oranje
-# balken lopen over de stippellijn heen: de knip valt erin.
+# balken lopen over de gestreepte lijn heen: de knip valt erin.
 
 # %%
 windows = needle_windows(course.corpus, course.questions)
@@ -341,7 +341,7 @@ narrate.most_over_window(over, course.chunks)
 # Alles hierboven kwam uit `ragkit.chunking`. Hier is de regel achter strategieën C tot F, vanaf nul geschreven in
 # gewoon Python, zodat je hem in één keer kunt lezen. De tekst van een sectie wordt in alinea's gesplitst (reeksen
 # regels zonder lege regel ertussen). Alinea's worden gretig samengevoegd: een chunk groeit tot de volgende alinea hem
-# over 512 tekens zou brengen. Een alinea die op zich langer is dan 512, wordt nooit met zijn buren samengevoegd; hij
+# boven de 512 tekens zou brengen. Een alinea die op zich langer is dan 512, wordt nooit met zijn buren samengevoegd; hij
 # wordt in zinnen geknipt, die op dezelfde manier worden samengevoegd.
 
 # %%

@@ -158,7 +158,7 @@ narrate.unnormalised(raw_check, check, general)
 # %% [markdown]
 # ## Volgt de norm de lengte van de tekst?
 #
-# Als de normen allemaal een andere constante waren, bijvoorbeeld allemaal 3, ging er weinig verloren: elke L2-afstand werd met dezelfde factor geschaald.
+# Als de normen allemaal gelijk waren aan één andere constante, bijvoorbeeld 3, ging er weinig verloren: elke L2-afstand werd met dezelfde factor geschaald.
 # Het probleem is dat ze niet constant zijn. Hier staan de niet-genormaliseerde normen van dezelfde 200 chunks, naast hun lengte in word-pieces.
 #
 # **Voorspel eerst.** Krijgen langere chunks `"langere"` of `"kortere"` niet-genormaliseerde vectoren (`"longer"` en `"shorter"` tellen ook)? Schrijf je keuze in

@@ -473,7 +473,7 @@ narrate.needle_positions(measured)
 # hoofdstuk in productie erger maken, is het eerste dat lange contexten degraderen:
 # een model vindt informatie aan het begin en eind van een lange prompt betrouwbaarder dan in het midden, dus twintig
 # chunks in plaats van vier kunnen de nauwkeurigheid verlagen terwijl ze de rekening verhogen (het hoofdstuk verwijst
-# voor de meting naar zijn hoofdstuk 24). Het tweede is dat retrieval juist kan zijn en toch niet genoeg. Dit notebook meet van beide de kant van de retriever op elke query, en die van
+# voor de meting naar hoofdstuk 24 van de cursus waar het uit komt). Het tweede is dat retrieval juist kan zijn en toch niet genoeg. Dit notebook meet van beide de kant van de retriever op elke query, en die van
 # de generator op kleine steekproeven, met een klein model.
 
 # %% jupyter={"source_hidden": true}
@@ -485,7 +485,7 @@ narrate.small_model(measured)
 # %% [markdown]
 # ## Wat dit hoofdstuk niet kan beantwoorden: fine-tunen, retrieval of prompten
 #
-# Het hoofdstuk eindigt met een brug. Zijn hoofdstuk 20 begroot fine-tunen, retrieval en prompten van begin tot eind
+# Het hoofdstuk eindigt met een brug. Hoofdstuk 20 van die cursus begroot fine-tunen, retrieval en prompten van begin tot eind
 # voor dezelfde vraag, en vindt de beslissing eerst economisch en dan pas technisch: het omslagpunt is een aantal tokens. Deze
 # notebooks kunnen de andere twee niet begroten, maar meten wel de kant van retrieval in die rekening.
 

@@ -241,7 +241,7 @@ display(narrate.needle_in_hits(q, hits))
 # ### Iemand bewerkt een document
 #
 # Daarna voegt een auteur een alinea toe aan het hoofdstuk over classificatie. Het bestand laadt nog perfect; alleen zijn
-# content-hash verandert.
+# inhoudshash verandert.
 
 # %%
 edited = folder / "04-classification-and-evaluation.md"

@@ -111,7 +111,7 @@ class Course:
             return ""
         window = next(iter(self.truncated.values()))[2]
         counts = ", ".join(
-            language.say("{strategy} **{over}** of {n}", strategy=s, over=over, n=n)
+            language.say("{strategy} **{over}** of {n:,}", strategy=s, over=over, n=n)
             for s, (over, n, _window) in sorted(self.truncated.items())
         )
         return language.say(

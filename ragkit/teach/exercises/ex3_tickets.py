@@ -120,8 +120,9 @@ def _asks_for_needle(
 
 
 def ticket_measures(course: Course, tickets: dict[str, str]):
-    """What exercise 3's rules measure, per ticket, to test drafts with (a pandas table)."""
-    import pandas as pd
+    """What exercise 3's rules measure, per ticket, to test drafts with (a pandas table, shown with the notebook's
+    decimal separator)."""
+    from ragkit.teach.frames import Frame
 
     others = _phrasings(course)
     questions = [(q, text) for qid, text in tickets.items() if (q := question_of(course, qid)) is not None]
@@ -132,7 +133,7 @@ def ticket_measures(course: Course, tickets: dict[str, str]):
     nearest = cosine_distance(
         retriever.embed([t for _, t in questions]), retriever.embed([q.question for q in course.questions])
     ).argmin(axis=1)
-    return pd.DataFrame(
+    return Frame(
         {
             _("shared with the needle"): [shared_needle_words(t, q.needle) for q, t in questions],
             _("largest copied share"): [round(_nearest_copy(t, others)[1], 2) for _, t in questions],

@@ -420,7 +420,7 @@ def check_header(
         say(
             "you expected '{expected}'; your header vs E at {metric}, per needle: +{wins}/-{losses} needles, p = "
             "{p:.3g}",
-            expected=expected,
+            expected=_answers().get(expected, expected),
             metric=EX4.metric,
             wins=t.wins,
             losses=t.losses,
@@ -463,10 +463,10 @@ def check_header(
                 + [
                     say(
                         "'{truth}' is what the paired test supports: a null result, stated as one, is a finding",
-                        truth=truth,
+                        truth=_answers().get(truth, truth),
                     )
                     if found.kind == "inconclusive"
-                    else say("'{truth}' is what the paired test supports", truth=truth)
+                    else say("'{truth}' is what the paired test supports", truth=_answers().get(truth, truth))
                 ]
             ),
             numbers,

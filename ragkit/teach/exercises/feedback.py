@@ -120,7 +120,7 @@ def truncation_note(warning: TruncationWarning) -> str:
     """A truncation warning as a note in the kernel's language, from its counts."""
     if warning.embedding:
         return say(
-            "note: {over} of {texts} texts exceed the encoder's {window}-piece window: the encoder embeds only "
+            "note: {over} of {texts:,} texts exceed the encoder's {window}-piece window: the encoder embeds only "
             "their beginning. Use smaller chunks or a shorter header.",
             over=warning.over,
             texts=warning.texts,

@@ -227,11 +227,11 @@ def guessing_sentence(table: pd.DataFrame) -> str:
     always = table.iloc[0]
 
     text = say(
-        "Under binary accuracy, answering everything (cut {always}) scores **{score:.3f}**; "
-        "the best cut by that rule is **{best}** ({best_score:.3f}). ",
-        always=always[cut],
+        "Under binary accuracy, answering everything ({always}) scores **{score:.3f}**; "
+        "by that rule **{best}** is best ({best_score:.3f}). ",
+        always=formats.cut_named(always[cut]),
         score=always[binary],
-        best=best_binary[cut],
+        best=formats.cut_named(best_binary[cut]),
         best_score=best_binary[binary],
     )
     text += (

@@ -40,6 +40,13 @@ def formatted(x: float, spec: str) -> str:
     return language.number(float(x), spec)
 
 
+def cut_named(cut: float | str | None) -> str:
+    """A cut as a sentence names it: "cut 0.675", or "no cut" for none (None, or a table's label for no cut)."""
+    if cut is None or cut == language._("none"):
+        return language._("no cut")
+    return language.say("cut {cut}", cut=cut)
+
+
 def count(n: int, one: str, many: str) -> str:
     """``n`` and its noun, agreeing: ``count(n, _("bluff"), _("bluffs"))`` writes 1 bluff, 2 bluffs, 0 bluffs
     (Dutch 1 bluf, 2 blufs). The caller passes both forms through ``_``, so that the catalogue's tests see them."""
@@ -79,14 +86,16 @@ def _places(column: pd.Series, given: int | None) -> int | None:
     return None if all(v.is_integer() for v in values if not math.isnan(v)) else 3
 
 
-def styled(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None) -> Styler:
+def styled(
+    frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index: str | None = None, stored: bool = False
+) -> Styler:
     """``frame`` for people: headings in words, ``index`` (a column, or the frame's named index) as the row labels
     or no index at all, and every number column with one number of decimals (``decimals`` by column, else three
     for fractions, none for whole numbers) and thousands separated.
 
     The frame's own index is shown when it is named or not made of integers (a bare 0, 1, 2 is hidden). A Styler,
     which JupyterLab and nbconvert show as an HTML table of class ``dataframe``; its ``data`` keeps the numbers for
-    code that reads them.
+    code that reads them. ``stored``: the headings are a database's own column names, kept as they are.
     """
     decimals = dict(decimals or {})
     shown = frame.set_index(index) if index is not None and index in frame.columns else frame
@@ -101,8 +110,9 @@ def styled(frame: pd.DataFrame, decimals: Mapping[str, int] | None = None, index
         partial(_cell, places=_places(pd.Series(shown.index.get_level_values(i)), decimals.get(str(n))))
         for i, n in enumerate(shown.index.names)
     ]
-    shown = shown.rename(columns=header).rename_axis(index=[header(n) for n in shown.index.names])
-    formats = {header(c): f for c, f in formats.items()}
+    named = (lambda c: c) if stored else header
+    shown = shown.rename(columns=named).rename_axis(index=[named(n) for n in shown.index.names])
+    formats = {named(c): f for c, f in formats.items()}
     # escaped: a cell holds course text or a student's own document's (a title with "<" is text, never markup)
     styler = shown.style.format(formats, escape="html")
     for i, level in enumerate(levels):

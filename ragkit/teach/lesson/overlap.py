@@ -117,7 +117,7 @@ def sentence(m: OverlapPull) -> str:
     """In words: what this corpus shows about the pull, and whether the needles the overlapped run loses moved."""
     toward, share = m.mean("toward"), m.share_toward
     text = say(
-        "**{overlapped} against {plain}**: of **{chunks}** chunks, **{starts}** start a new section and carry "
+        "**{overlapped} against {plain}**: of **{chunks:,}** chunks, **{starts}** start a new section and carry "
         "an overlap from the one before. Adding the overlap changes their cosine to their own section's "
         "centroid by **{own:+.4f}** on average and to the previous section's by **{neighbour:+.4f}**: "
         "a net pull toward the neighbour of **{toward:+.4f}**, in **{share:.0%}** of them. ",
@@ -152,9 +152,8 @@ def sentence(m: OverlapPull) -> str:
     percentiles = ", ".join(number(x.percentile, ".0%") for x in m.lost)
     if len(m.lost) == 1:
         text += say(
-            "The **{n}** needle {overlapped} loses to {plain} sits in a chunk whose vector moved more than "
+            "The one needle {overlapped} loses to {plain} sits in a chunk whose vector moved more than "
             "{percentiles} of all chunks' did: ",
-            n=len(m.lost),
             overlapped=m.overlapped,
             plain=m.plain,
             percentiles=percentiles,
@@ -169,19 +168,24 @@ def sentence(m: OverlapPull) -> str:
             percentiles=percentiles,
         )
     text += _("among the chunks that moved most") if high else _("not, as a group, the chunks that moved most")
-    text += (
-        say("; **{crossing}** of them starts a new section, so ", crossing=crossing)
-        if crossing == 1
-        else say("; **{crossing}** of them start a new section, so ", crossing=crossing)
-    )
-    text += (
-        _("the pull toward the previous section is part of the story.")
-        if crossing
-        else _(
+    if len(m.lost) == 1:  # one needle: its chunk, and "it", not "of them" and "they"
+        text += _("; its chunk starts a new section, so ") if crossing else _("; its chunk starts no new section, so ")
+    elif crossing == 1:
+        text += say("; **{crossing}** of them starts a new section, so ", crossing=crossing)
+    else:
+        text += say("; **{crossing}** of them start a new section, so ", crossing=crossing)
+    if crossing:
+        text += _("the pull toward the previous section is part of the story.")
+    elif len(m.lost) == 1:
+        text += _(
+            "the pull toward the previous section is not what moved it: its overlap comes from its own section, "
+            "and what it changes is the mix within it."
+        )
+    else:
+        text += _(
             "the pull toward the previous section is not what moved them: their overlap comes from their own "
             "section, and what it changes is the mix within it."
         )
-    )
     return text
 
 

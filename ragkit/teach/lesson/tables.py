@@ -116,6 +116,9 @@ def _headings() -> dict[str, str]:
         "needle": _("needle"),
         "kind": _("kind"),
         "topic": _("topic"),
+        "weights": _("weights"),
+        "dimensions": _("dimensions"),
+        "size": _("size"),
         "queries": _("queries"),
         "example": _("example"),
         "document": _("document"),
@@ -242,13 +245,18 @@ def for_people(
         shown,
         {heading(c): d for c, d in (decimals or {}).items()},
         None if index is None else heading(index),
+        stored,
     )
 
 
-WORD_COLUMNS = ("kind", "topic", "written by", "setting", "label")
+WORD_COLUMNS = ("kind", "topic", "written by", "setting", "label", "MaxSim at Hit@1", "status")
 """Columns whose values are words (an out-of-domain query's kind and topic, who wrote notebook 07's identifiers,
-03b's settings, 07's locators): a table for people shows them in the notebook's language; the frame a notebook's
-code reads keeps the English."""
+03b's settings, 07's locators, 04's wins and losses, 08's document states): a table for people shows them in the
+notebook's language; the frame a notebook's code reads keeps the English."""
+
+
+TOTAL = "total"
+"""The label of a table's sum row (``corpus.DocumentStats``'s): shown in the notebook's language."""
 
 
 def ground_truth_words() -> dict[str, str]:
@@ -275,7 +283,14 @@ def ground_truth_words() -> dict[str, str]:
 
 def _words_shown(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the words of its WORD_COLUMNS (columns or index levels) in the notebook's language."""
-    words = {**ground_truth_words(), "a fixed example": _("a fixed example")}
+    words = {
+        **ground_truth_words(),
+        "a fixed example": _("a fixed example"),
+        "wins": _("wins"),
+        "loses": _("loses"),
+        "indexed": _("indexed"),
+        TOTAL: _("total"),
+    }
 
     def shown(value: object) -> object:
         return words.get(value, language.translated(value)) if isinstance(value, str) else value
@@ -289,6 +304,8 @@ def _words_shown(frame: pd.DataFrame) -> pd.DataFrame:
             out.index = out.index.map(shown)
         else:
             out.index = out.index.set_levels([out.index.levels[i].map(shown) for i in levels], level=levels)
+    if out.index.nlevels == 1 and TOTAL in out.index:  # a table's sum row (00's corpus) is named in words too
+        out = out.rename(index={TOTAL: _("total")})
     return out
 
 

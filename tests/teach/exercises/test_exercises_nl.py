@@ -146,6 +146,10 @@ def test_ex3s_check_speaks_dutch(course):
     assert_dutch(*both(lambda: str(ex.EX3)), "EX3's rules")
     english, dutch = both(lambda: " | ".join(ex.ticket_measures(course, tickets).columns))
     assert "needle's rank" in english and "rang van de needle" in dutch and "needle's rank" not in dutch
+    english, dutch = both(lambda: ex.ticket_measures(course, tickets)._repr_html_())
+    shares = ex.ticket_measures(course, tickets).iloc[:, 1]
+    assert all(f"{s:.2f}".rstrip("0") in english for s in shares if s % 1)
+    assert not any(f">{s}<" in dutch for s in shares if s % 1)  # 0,25 in Dutch, never 0.25
 
 
 def sentence(title, section):
@@ -190,7 +194,16 @@ def test_ex4s_check_speaks_dutch(course, monkeypatch):
     for name, (check, passed) in cases.items():
         assert_check_dutch(check, f"ex4 {name}", passed)
     english, dutch = checked(lambda: ex.check_header(course, sentence, "better", truth))
-    assert "nulresultaat" in dutch.notes[-1] and f"'{truth}'" in dutch.notes[-1]
+    assert "nulresultaat" in dutch.notes[-1] and "'onbeslist, zelfde richting'" in dutch.notes[-1]
+    assert f"'{truth}'" in english.notes[-1] and "'inconclusive" not in " ".join(dutch.notes)  # the verdict in Dutch
+    assert "'better'" in english.notes[0] and "je verwachtte 'beter'" in dutch.notes[0]
+    from ragkit.teach.lesson import narrate
+
+    shown = both(
+        lambda: narrate.conclusion(truth).data + narrate.header_measured(test, "hit@20", 0.5, 0.5, "better", truth).data
+    )
+    assert "inconclusive, same direction" in shown[0] and "'better'" in shown[0]
+    assert "onbeslist, zelfde richting" in shown[1] and "'beter'" in shown[1] and "inconclusive" not in shown[1]
     run = ex.HeaderRun("better", test, notes=("a note",))
     assert_dutch(*both(lambda: str(run).splitlines()[0]), "HeaderRun")
     english, dutch = checked(lambda: ex.measure_header(course, sentence, "higher"))

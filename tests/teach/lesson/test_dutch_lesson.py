@@ -47,6 +47,30 @@ def test_the_kinds_and_topics_of_an_out_of_domain_table_are_dutch_for_people_and
     assert all(w in catalogue for w in words), [w for w in words if w not in catalogue]
 
 
+def test_a_sum_row_and_04s_wins_and_losses_are_words_of_the_notebooks_language():
+    """00's corpus table ends in a row named total; 04's table says whether MaxSim won or lost each query."""
+    corpus = pd.DataFrame({"id": ["01-vectors", "total"], "characters": [10, 10]}).set_index("id")
+    duel = pd.DataFrame({"query": ["a", "b"], "MaxSim at Hit@1": ["wins", "loses"]})
+    with language.speaking("en"):
+        assert list(tables.for_people(corpus).data.index) == ["01-vectors", "total"]
+        assert list(tables.for_people(duel).data["MaxSim at Hit@1"]) == ["wins", "loses"]
+    with language.speaking("nl"):
+        assert list(tables.for_people(corpus).data.index) == ["01-vectors", "totaal"]
+        assert list(tables.for_people(duel).data.iloc[:, 1]) == ["gewonnen", "verloren"]
+
+
+def test_08s_stored_tables_keep_the_databases_column_names_and_its_other_tables_speak_dutch():
+    """A student queries the index by its own column names (SELECT reason ...): 08 shows them as they are."""
+    stored = pd.DataFrame({"strategy": ["E"], "window": ["256"], "reason": [""], "size": ["512"]})
+    states = pd.DataFrame({"document": ["01"], "status": ["indexed"]})
+    stamp = pd.DataFrame({"value": ["384", "E"]}, index=["dimensions", "strategy"])
+    with language.speaking("nl"):
+        kept = tables.for_people(stored, stored=True).to_html()
+        shown = tables.for_people(states).to_html() + tables.for_people(stamp).to_html()
+    assert all(f">{c}<" in kept for c in stored.columns), kept
+    assert ">geïndexeerd<" in shown and ">dimensies<" in shown and ">indexed<" not in shown
+
+
 def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_separator():
     frame = formats.Frame({"cut": ["0.675"], "binary accuracy": [0.4255319]})
     with language.speaking("en"):
@@ -55,6 +79,10 @@ def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_sep
         dutch = frame.style.format({"binary accuracy": "{:.3f}"}).hide(axis="index").to_html()
         plain = frame.style.to_html()
     assert ">0.426<" in english and ">0,426<" in dutch and ">0,425532<" in plain
+    small = formats.Frame({"p": [2.46e-07, 0.0312]})
+    with language.speaking("nl"):
+        dutch = small.style.format({"p": "{:.3g}"}).to_html()
+    assert ">2,46 · 10⁻⁷<" in dutch and ">0,0312<" in dutch and "e-07" not in dutch  # a power of ten the Dutch way
     assert isinstance(frame[frame["binary accuracy"] > 0], pd.DataFrame)  # code computes with it as before
 
 
@@ -85,7 +113,8 @@ def test_the_guessing_table_writes_its_cuts_and_scores_with_a_decimal_comma_in_d
     assert (english.iloc[:, 1:].to_numpy() == dutch.iloc[:, 1:].to_numpy()).all()  # the same numbers
     low = f"{english.iloc[0, -1]:.3f}"
     assert low in english_page and low.replace(".", ",") in dutch_page and low not in dutch_page
-    assert "0.675" in english_sentence or "0.525" in english_sentence or "none" in english_sentence
+    assert "0.675" in english_sentence or "0.525" in english_sentence or "no cut" in english_sentence
+    assert "cut geen" not in dutch_sentence and "is geen (" not in dutch_sentence  # "geen cut", never a bare "geen"
     assert "0.6" not in dutch_sentence and "0.5" not in dutch_sentence
 
 

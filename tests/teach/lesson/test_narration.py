@@ -1089,7 +1089,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     )
     assert text["query_line"] == ["Query: **best paella rice** (absurd)."]
     assert text["gate_kept"] == [
-        "The gate keeps at most **4** chunks. Chunks kept: cut none: **4**, cut 0.675: **1**, cut 0.525: **0**."
+        "The gate keeps at most **4** chunks. Chunks kept: no cut: **4**, cut 0.675: **1**, cut 0.525: **0**."
     ]
     assert "Tuning half: **16** needles (**32** queries) and **15** out-of-domain" in text["ex2_rules"][0]
     assert text["cost_on_tune"] == [
@@ -1244,7 +1244,7 @@ def test_the_narrators_carry_their_figures_and_take_the_branch_the_figures_say()
     assert "moved by only **1.0e-04**" in text["unnormalised"][0]
     assert "**-1.00**, so longer chunks tend to have **shorter**" in text["length_and_norm"][0]
     assert "**longer** vectors" in text["length_and_norm"][1]
-    assert "the **more** length-sensitive" in text["length_sensitivity"][0]
+    assert "the un-normalised distance is the **more length-sensitive**" in text["length_sensitivity"][0]
     assert text["nearest_moved"][0].startswith("For **1** of **2** queries")
     assert "would largely be a cut on how many words the user typed" in text["length_cut"][0]
     assert "**0.96**, nearest cosine distance **-0.04**" in text["length_cut"][0]
@@ -1257,7 +1257,7 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
     """Their sentences were f-strings in the notebooks' code cells until issue 42: the same text, from a narrator."""
     text = {name: [m.data for m in shown] for name, shown in edge_cases().items()}
     assert text["shortlist_ceiling"] == [
-        "Shortlist depth in ragkit: the hybrid top **25**, out of **1068** chunks in strategy E. A reranker can only "
+        "Shortlist depth in ragkit: the hybrid top **25**, out of **1,068** chunks in strategy E. A reranker can only "
         "promote what is already in that shortlist: the hybrid top 25 holds the needle for **0.844** of the queries, "
         "the ceiling for any reranker here."
     ]
@@ -1285,7 +1285,7 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
     assert text["chapter_latencies"] == [
         f"The chapter, per query: cross-encoder over the top 25 **{chapter.RERANK_MS} ms**, BM25 **{chapter.BM25_MS} "
         f"ms**, the dense vector scan **{chapter.SCAN_MS} ms**. The cross-encoder costs about "
-        f"**{chapter.RERANK_MS / chapter.BM25_MS:.0f}×** BM25 and **{chapter.RERANK_MS / chapter.SCAN_MS:.0f}×** the "
+        f"**{chapter.RERANK_MS / chapter.BM25_MS:,.0f}×** BM25 and **{chapter.RERANK_MS / chapter.SCAN_MS:,.0f}×** the "
         "scan: it is the stage that decides your latency."
     ]
     assert text["maxsim_query_time"] == [
@@ -1298,7 +1298,7 @@ def test_the_narrators_of_04_and_08_write_what_their_cells_wrote():
     ]
     assert text["build_time"] == [
         f"Built in **0.2 s** (vectors read from the cache). For scale, the chapter embedded **{chapter.CHUNKS_E}** "
-        f"chunks in **{chapter.INDEX_SECONDS} s**; at its **{chapter.MS_PER_CHUNK} ms** per chunk, our **1068** "
+        f"chunks in **{chapter.INDEX_SECONDS} s**; at its **{chapter.MS_PER_CHUNK} ms** per chunk, our **1,068** "
         f"chunks would take about **{1068 * chapter.MS_PER_CHUNK / 1000:.0f} s** without a cache."
     ]
     assert text["needle_in_hits"] == [
@@ -1336,7 +1336,7 @@ def test_the_narrated_checks_of_01_to_07_write_what_their_cells_wrote():
         "Chunks by hand **3**, by `ragkit` (strategy C) **3**; identical, position by position: **2**."
     ]
     assert text["batched_scan"] == [
-        "Batched: all **64** queries against **1068** chunks at once, numpy's default threads, divided by 64: "
+        "Batched: all **64** queries against **1,068** chunks at once, numpy's default threads, divided by 64: "
         "**0.0123 ms** per query. This is *not* comparable with the chapter's single-threaded one-query figure; the "
         "table below is."
     ]
@@ -1367,12 +1367,12 @@ def test_the_narrated_checks_of_01_to_07_write_what_their_cells_wrote():
         "run `make models` on a machine with internet, then rerun this cell.",
     ]
     assert text["bm25_checked"] == [
-        "Largest score difference over **64** queries x **1068** chunks: by hand **1.1e-15**, `rank_bm25` "
+        "Largest score difference over **64** queries × **1,068** chunks: by hand **1.1e-15**, `rank_bm25` "
         "**2.2e-15**. Per query: `ragkit` **0.50 ms**, by hand **20.0 ms** (**40x** slower), `rank_bm25` **10.1 ms** "
         "(**20x** slower)."
     ]
     assert text["rrf_checked"] == [
-        "Fused rankings identical to `ragkit`'s hybrid, all 1068 chunks deep: **63** of **64** queries."
+        "Fused rankings identical to `ragkit`'s hybrid, all 1,068 chunks deep: **63** of **64** queries."
     ]
     assert text["query_shown"] == ["**Query:** How many test examples do I need?"]
     assert text["citations_verified"] == [

@@ -43,7 +43,20 @@ def test_overlap_sentence_english_unchanged():
     assert text.startswith(
         "**F against E**: of **6** chunks, **1** start a new section and carry an overlap from the one before."
     )
-    assert "The **1** needle F loses to E sits in a chunk whose vector moved more than 83% of all chunks' did: " in text
+    assert "The one needle F loses to E sits in a chunk whose vector moved more than 83% of all chunks' did: " in text
     assert text.endswith(
-        "; **1** of them starts a new section, so the pull toward the previous section is part of the story."
+        "; its chunk starts a new section, so the pull toward the previous section is part of the story."
     )
+
+
+def test_one_lost_needle_is_one_in_both_languages():
+    """One needle is "it" and "its chunk", never "of them", "they" or "**1** ervan beginnen"."""
+    for lost in ([("q3", "needle3")], [("q1", "needle1")]):
+        m = _measured(lost)
+        english = overlap.sentence(m)
+        with language.speaking("nl"):
+            dutch = overlap.sentence(m)
+        assert "The one needle" in english and "De ene needle" in dutch
+        english, dutch = english.split("The one needle")[1], dutch.split("De ene needle")[1]  # the lost needle's part
+        assert "of them" not in english and " them:" not in english and "their overlap" not in english, english
+        assert "ervan" not in dutch and " ze " not in dutch and "hun overlap" not in dutch, dutch

@@ -179,7 +179,7 @@ if my_header is not None:
 #
 # Het oordeel van de toets hierboven voor jouw verwachting, in de woorden van de statistiek: `"consistent"`,
 # `"in tegenspraak"`, `"onbeslist, zelfde richting"` of `"onbeslist, tegengestelde richting"` (`ragkit.statistics.verdict`
-# berekent het, met +1 voor een verwachte "beter" of -1 voor "slechter"; de Engelse woorden tellen ook).
+# berekent het, met +1 voor een verwacht "beter" of -1 voor "slechter"; de Engelse woorden tellen ook).
 
 # %%
 my_conclusion = None  # jouw antwoord

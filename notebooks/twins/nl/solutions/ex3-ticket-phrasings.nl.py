@@ -56,8 +56,8 @@ language.use("nl")
 #
 # Kies vijf vragen. Schrijf bij elke vraag een supportticket dat een echte gebruiker zou kunnen sturen, in het Engels van het
 # corpus: de woorden, het symptoom en de frustratie van de gebruiker. De woordregels worden gemeten op kenmerkende woorden
-# (korte functiewoorden zoals "the" of "how" tellen niet), vergeleken zoals de encoder ze leest: accenten, tekens zonder
-# breedte en hoofdletters gaan er eerst af, dus een opgesmukt woord blijft hetzelfde woord. Deel hooguit
+# (korte functiewoorden zoals "the" of "how" tellen niet), vergeleken zoals de encoder ze leest: accenten en tekens zonder
+# breedte gaan er eerst af en hoofdletters worden kleine letters, dus een opgesmukt woord blijft hetzelfde woord. Deel hooguit
 # `EX3.max_shared` met de needle; gebruik minstens `EX3.known_words` die ergens in de cursus voorkomen (een gebruiker
 # schrijft echte woorden, geen "zzz qqq"); en schrijf je eigen tekst, geen kopie. Neem de kortste van de twee (je supportticket, of een
 # cursusvraag of supportticket uit de dataset): staat een aandeel `EX3.copy_share` of meer van zijn kenmerkende woorden ook in

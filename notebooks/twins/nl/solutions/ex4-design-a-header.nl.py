@@ -137,7 +137,7 @@ narrate.header_pieces(chapter.HEADER_TOKENS / chapter.EMBEDDED_TOKENS, ev.tokens
 #
 # ## ✏️ Het antwoord, uitgewerkt: de header
 #
-# De header van E is een label, `[title > section]`. Deze zegt hetzelfde in een zin, zoals iemand een passage zou
+# De header van E is een label, `[title > section]`. De header hieronder zegt hetzelfde in een zin, zoals iemand een passage zou
 # inleiden: "This passage is from the chapter ..., section ...". Hij bevat de woorden van zijn sectie, kost een paar
 # word-pieces meer dan die van E (ruim binnen het budget) en voegt aan elke chunk dezelfde woorden toe. De vraag die hij
 # stelt: leest het embeddingmodel een zin over de passage beter dan een label tussen haken?
@@ -152,7 +152,8 @@ def my_header(doc_title, section):
 print(my_header(chunk.doc_title, chunk.section))
 
 # %% [markdown]
-# De verwachting, opgeschreven vóór het meten: een zin geeft het model meer context dan een label, dus "beter".
+# De verwachting, opgeschreven vóór het meten: een zin geeft het model meer context dan een label, dus "beter". De code
+# hieronder schrijft het Engelse woord, "better", dat de check net zo goed leest als "beter".
 
 # %%
 my_expectation = "better"
@@ -200,7 +201,7 @@ feedback
 # %% [markdown]
 # Welk woord hierboven er ook uitkwam, let op hoe het bereikt is: een richting die vóór het meten is uitgesproken, een
 # metriek die vooraf vastlag, en een regel toegepast op een gepaarde toets over elke needle, niet een blik op twee hit
-# rates. Op dit corpus komt de zinsheader waarschijnlijk dicht bij E uit (weinig needles veranderen van lot), en
+# rates. Op dit corpus komt de zinsheader waarschijnlijk dicht bij E uit (bij weinig needles verandert de uitkomst), en
 # "onbeslist" is dan het eerlijke oordeel: een goed beargumenteerd nulresultaat is een bevinding, geen mislukking.
 #
 # ## Probeer dit

@@ -61,8 +61,8 @@ language.use("nl")
 # 1. de vraag is een parafrase, beoordeeld op vorm: hij herhaalt geen reeks van `EX5.run` woorden uit je document, en
 #    hij is geen vermomde zin eruit. Neem de kortste van de twee (je vraag, of een zin uit je document): staat een aandeel
 #    `EX5.copy_share` of meer van zijn kenmerkende woorden ook in de andere, dan is het een kopie, wat de woordvolgorde ook
-#    is en hoeveel woorden er ook zijn toegevoegd (woorden worden vergeleken zoals de encoder ze leest: accenten, tekens
-#    zonder breedte en hoofdletters weggehaald). En hij is ook geen zin die alleen in vorm is herschreven (verbuigingen en
+#    is en hoeveel woorden er ook zijn toegevoegd (woorden worden vergeleken zoals de encoder ze leest: accenten en tekens
+#    zonder breedte verwijderd, hoofdletters klein gemaakt). En hij is ook geen zin die alleen in vorm is herschreven (verbuigingen en
 #    vervoegingen, synoniemen, de zinsdelen omgedraaid): zijn embedding ligt verder dan cosine-afstand `EX5.copy_distance` van die van elke zin. Een vraag die
 #    uit de tekst is geplakt, zou je document vinden door te kopiëren, niet door betekenis;
 # 2. er komt iets door de standaardcut;

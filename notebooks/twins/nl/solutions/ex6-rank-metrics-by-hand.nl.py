@@ -67,7 +67,7 @@ language.use("nl")
 # dus deze pagina toont niemands antwoord. Het is ook de naam die de grader van je docent gebruikt; op Binder of
 # Colab, waar de machine iedereen dezelfde naam geeft, roep je eerst
 # `ragkit.teach.exercises.student("de naam waaronder je ingeschreven staat")` aan. De check vergelijkt je twee getallen met de
-# eigen AP en nDCG@10 van de engine, die de tests van de cursus gelijk houden aan die van ranx.
+# eigen AP en nDCG@10 van de engine, die door de tests van de cursus gelijk worden gehouden aan die van ranx.
 
 # %%
 from IPython.display import display

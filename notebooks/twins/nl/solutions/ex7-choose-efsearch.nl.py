@@ -96,7 +96,7 @@ efsearch_recall(course, [100, 150, 200])
 # %% [markdown]
 # ## ✏️ Het antwoord, uitgewerkt
 #
-# Lees het niet af uit de tabel die telkens verdubbelt: de eerste rij daarin die het doel haalt, is alleen een
+# Lees het niet af uit de tabel waarin efSearch telkens verdubbelt: de eerste rij daarin die het doel haalt, is alleen een
 # bovengrens voor het antwoord. Doorzoek elk geheel getal vanaf k = 20 (onder 20 zoekt faiss als 20) tot en met die rij,
 # en neem het eerste dat het doel haalt. Recall hoeft niet bij elke stap te stijgen, dus het eerste dat het doel haalt, is
 # het antwoord, wat er ook volgt.

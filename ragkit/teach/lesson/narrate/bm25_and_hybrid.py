@@ -48,7 +48,7 @@ def constant_ranks(r: Retriever, token: str, runs: Mapping[str, Run]) -> Markdow
     return Markdown(
         say(
             "Chunks containing `{token}`: **{holders}**, in *{doc_id}*, section *{section}*. Its rank among "
-            "**{chunks}** chunks: {ranks}.",
+            "**{chunks:,}** chunks: {ranks}.",
             token=token,
             holders=len(holders),
             doc_id=holder.doc_id,
@@ -120,8 +120,8 @@ def two_scales(distances: np.ndarray, scores: np.ndarray) -> Markdown:
     return Markdown(
         say(
             "Dense distances run from **{nearest:.3f}** (best) to **{farthest:.3f}**: lower is better. BM25 scores run "
-            "from **{highest:.2f}** (best) down to **{lowest:.2f}**: higher is better, and **{zeros}** of **{chunks}** "
-            "chunks score exactly zero.",
+            "from **{highest:.2f}** (best) down to **{lowest:.2f}**: higher is better, and **{zeros}** of "
+            "**{chunks:,}** chunks score exactly zero.",
             nearest=d.min(),
             farthest=d.max(),
             highest=b.max(),
@@ -260,7 +260,7 @@ def bm25_checked(
     """BM25 by hand and rank_bm25 against ragkit: the largest score difference, and each one's time per query."""
     return Markdown(
         say(
-            "Largest score difference over **{queries}** queries x **{chunks}** chunks: by hand **{diff_hand:.1e}**, "
+            "Largest score difference over **{queries}** queries × **{chunks:,}** chunks: by hand **{diff_hand:.1e}**, "
             "`rank_bm25` **{diff_library:.1e}**. Per query: `ragkit` **{ms_ragkit:.2f} ms**, by hand **{ms_hand:.1f} "
             "ms** (**{hand_slower:.0f}x** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}x** "
             "slower).",
@@ -281,7 +281,7 @@ def rrf_checked(same: int, queries: int, chunks: int) -> Markdown:
     """RRF by hand against ragkit's hybrid: on how many queries the two fused rankings are identical."""
     return Markdown(
         say(
-            "Fused rankings identical to `ragkit`'s hybrid, all {chunks} chunks deep: **{same}** of "
+            "Fused rankings identical to `ragkit`'s hybrid, all {chunks:,} chunks deep: **{same}** of "
             "**{queries}** queries.",
             chunks=chunks,
             same=same,

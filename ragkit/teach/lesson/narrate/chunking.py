@@ -43,9 +43,9 @@ def chunk_counts(ev: Evaluation, corpus: Corpus, chunks_e: Sequence[Chunk]) -> M
     parts = len({(x.doc_id, x.section) for x in chunks_e})  # those, and each document's opening under its title
     return Markdown(
         say(
-            "Blind cuts give **{blind}** chunks and boundary cuts **{boundaries}**. Overlap and header never move a "
-            "cut: B has {b_like_a} count as A, and D, E, F {def_like_c} as C. "
-            "The chapter's corpus gave **{chapter_e}** chunks for E; this one gives **{e}**. The chapter's "
+            "Blind cuts give **{blind:,}** chunks and boundary cuts **{boundaries:,}**. Overlap and header never move "
+            "a cut: B has {b_like_a} count as A, and D, E, F {def_like_c} as C. "
+            "The chapter's corpus gave **{chapter_e:,}** chunks for E; this one gives **{e:,}**. The chapter's "
             "corpus: **{chapter_documents}** documents, **{chapter_characters:,}** characters, "
             "**{chapter_sections}** sections; this one: **{documents}** {documents_noun}, "
             "**{characters:,}** {characters_noun}, **{sections}** {sections_noun} (**{parts}** {parts_noun}, "
@@ -209,7 +209,7 @@ def reference_costs(found: Mapping[str, Pathologies], destroyed_by_e: Sequence[s
     return Markdown(
         say(
             "Strategy E has **{heading_only}** {heading_only_noun}, **{decimal_cuts}** {decimal_cuts_noun}, "
-            "**{code_cuts}** {code_cuts_noun} and **{mid_sentence}** {mid_sentence_noun}, out of **{chunks}**. Blind "
+            "**{code_cuts}** {code_cuts_noun} and **{mid_sentence}** {mid_sentence_noun}, out of **{chunks:,}**. Blind "
             "chunking (A) starts **{blind_mid_sentence}** of its **{blind_chunks}** chunks mid-sentence: it never "
             "looks.\n\nTwo examples from E. A number cut in two, in *{cut_doc_id}*:\n\n> end of one chunk: "
             "`…{end_of_one}`  \n> start of the next: `{start_of_next}…`\n\nA chunk that is only a heading, in "
@@ -352,8 +352,8 @@ def boundaries_checked(by_hand: Sequence[str], by_ragkit: Sequence[str], same: i
     """The boundaries rule by hand against ragkit's strategy C: how many chunks each cut, and how many agree."""
     return Markdown(
         say(
-            "Chunks by hand **{hand}**, by `ragkit` (strategy C) **{ragkit}**; identical, position by "
-            "position: **{same}**.",
+            "Chunks by hand **{hand:,}**, by `ragkit` (strategy C) **{ragkit:,}**; identical, position by "
+            "position: **{same:,}**.",
             hand=len(by_hand),
             ragkit=len(by_ragkit),
             same=same,

@@ -295,8 +295,8 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
             "**{growth:.1f}×** the median length. Of the **{held}** {many}-chunk prompts that hold the needle, "
             "**{middle}** have it in the middle (past the first {few} sources and before the last {few}), where the "
             "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
-            "the middle or anywhere; that takes graded answers, which the two halves above and lost in the middle "
-            'below grade on samples, each saying what its sample can show. The same limit is "reduces, not '
+            "the middle or anywhere; that takes graded answers, which the two halves and lost in the middle above "
+            'grade on samples, each saying what its sample can show. The same limit is "reduces, not '
             "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
             "altogether, and the **{with_needle}** that hold it bound the answers that can rest on the needle.",
             many=_spelled_out(many),

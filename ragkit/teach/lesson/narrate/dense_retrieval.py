@@ -170,7 +170,7 @@ def metrics_disagree(ev: Evaluation, retrievers: tuple[str, ...] = ("dense", "bm
     queries = sum(len(r.relevant) for r in runs)
     same = (
         say(
-            "No query of these runs has more than one relevant chunk (**0** of **{queries}**, counting each query "
+            "No query of these runs has more than one relevant chunk (**0** of **{queries:,}**, counting each query "
             "once per run): every needle sits whole in one chunk at most. With one relevant chunk, Recall@10 "
             "equals Hit@10, P@10 is Hit@10 divided by 10 and MAP equals MRR, so those pairs cannot disagree here.",
             queries=queries,
@@ -246,8 +246,8 @@ def one_product(queries: np.ndarray, distances: np.ndarray, chunks: int, same: b
     norms = np.linalg.norm(queries, axis=1)
     return Markdown(
         say(
-            "Queries: **{queries}** vectors of **{dimensions}** dimensions; chunks of strategy E: **{chunks}**. "
-            "Distance matrix: **{rows} × {cols}**. Query vector lengths run from **{low:.6f}** to **{high:.6f}**. "
+            "Queries: **{queries}** vectors of **{dimensions}** dimensions; chunks of strategy E: **{chunks:,}**. "
+            "Distance matrix: **{rows} × {cols:,}**. Query vector lengths run from **{low:.6f}** to **{high:.6f}**. "
             "Sorting the rows by hand gives the same rankings as `r.dense(...)`: **{same}**.",
             queries=queries.shape[0],
             dimensions=queries.shape[1],
@@ -282,9 +282,9 @@ def batched_scan(queries: int, chunks: int, ms: float) -> Markdown:
     """The one product timed for all queries at once and divided, and why it is not the chapter's figure."""
     return Markdown(
         say(
-            "Batched: all **{queries}** queries against **{chunks}** chunks at once, numpy's default threads, divided "
-            "by {queries}: **{ms:.4f} ms** per query. This is *not* comparable with the chapter's single-threaded "
-            "one-query figure; the table below is.",
+            "Batched: all **{queries}** queries against **{chunks:,}** chunks at once, numpy's default threads, "
+            "divided by {queries}: **{ms:.4f} ms** per query. This is *not* comparable with the chapter's "
+            "single-threaded one-query figure; the table below is.",
             queries=queries,
             chunks=chunks,
             ms=ms,

@@ -76,9 +76,9 @@ def identity_gap(sample: Sequence[Chunk], chunks: int, documents: int, gap: floa
     )
     return Markdown(
         say(
-            "The sample takes every **{every:.1f}**th chunk of **{chunks}** and covers **{covered}** of the "
+            "The sample takes every **{every:.1f}**th chunk of **{chunks:,}** and covers **{covered}** of the "
             "**{documents}** documents.  \n"
-            "Worst gap over **{pairs}** distinct pairs of **{vectors}** chunk vectors: **{gap:.2e}**; the chapter, "
+            "Worst gap over **{pairs:,}** distinct pairs of **{vectors}** chunk vectors: **{gap:.2e}**; the chapter, "
             "over its own 200: **{chapter_gap:.2e}**. That is **{verdict}**.",
             every=chunks / vectors,
             chunks=chunks,
@@ -133,10 +133,10 @@ def length_sensitivity(lengths: pd.DataFrame) -> Markdown:
     return Markdown(
         say(
             "For this query, un-normalised L2 correlates with chunk length at **{l2:.2f}**, cosine distance at "
-            "**{cosine:.2f}**: the un-normalised distance is the **{more}** length-sensitive of the two.",
+            "**{cosine:.2f}**: of the two, the un-normalised distance is the **{more}**.",
             l2=corr_l2,
             cosine=corr_cos,
-            more=_("more") if abs(corr_l2) > abs(corr_cos) else _("less"),
+            more=_("more length-sensitive") if abs(corr_l2) > abs(corr_cos) else _("less length-sensitive"),
         )
     )
 

@@ -506,7 +506,7 @@ def header_measured(test: SignTest, metric: str, mine: float, e: float, expectat
             p=test.p,
             mine=float(mine),
             e=float(e),
-            expectation=readable(expectation),
+            expectation=readable(language.word(expectation) if isinstance(expectation, str) else expectation),
             verdict=language.word(found),
         )
     )
@@ -524,9 +524,11 @@ def header_shares(mine: float, e: float) -> Markdown:
 
 
 def conclusion(found: object) -> Markdown:
-    """Exercise 4's conclusion as written: its verdict words are the check's (``statistics.verdict``'s) in every
-    language, so a Dutch notebook shows the words its prose quotes and its student types."""
-    return Markdown(say("Conclusion: **{verdict}**.", verdict=readable(found)))
+    """Exercise 4's conclusion as written, a verdict of ``statistics.verdict`` in the notebook's words (the words its
+    prose quotes and its student may type; the check reads either edition's)."""
+    return Markdown(
+        say("Conclusion: **{verdict}**.", verdict=readable(language.word(found) if isinstance(found, str) else found))
+    )
 
 
 def out_of_domain_answer(query: str, result: Answer | NoAnswer) -> Markdown:

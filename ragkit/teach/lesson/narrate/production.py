@@ -57,8 +57,8 @@ def build_time(seconds: float, built: IndexStatus) -> Markdown:
     return Markdown(
         say(
             "Built in **{seconds:.1f} s** (vectors read from the cache). For scale, the chapter embedded "
-            "**{chapter_chunks}** chunks in **{chapter_seconds} s**; at its **{ms_per_chunk} ms** per chunk, our "
-            "**{chunks}** chunks would take about **{estimate:.0f} s** without a cache.",
+            "**{chapter_chunks:,}** chunks in **{chapter_seconds} s**; at its **{ms_per_chunk} ms** per chunk, our "
+            "**{chunks:,}** chunks would take about **{estimate:.0f} s** without a cache.",
             seconds=seconds,
             chapter_chunks=chapter.CHUNKS_E,
             chapter_seconds=chapter.INDEX_SECONDS,

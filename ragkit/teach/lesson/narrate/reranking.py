@@ -59,7 +59,7 @@ def shortlist_ceiling(ev: Evaluation) -> Markdown:
     """How deep the shortlist a reranker reorders is, and the share of queries whose needle it holds at all."""
     return Markdown(
         say(
-            "Shortlist depth in ragkit: the hybrid top **{depth}**, out of **{chunks}** chunks in strategy E. A "
+            "Shortlist depth in ragkit: the hybrid top **{depth}**, out of **{chunks:,}** chunks in strategy E. A "
             "reranker can only promote what is already in that shortlist: the hybrid top {depth} holds the needle for "
             "**{ceiling:.3f}** of the queries, the ceiling for any reranker here.",
             depth=RERANK_DEPTH,
@@ -131,8 +131,8 @@ def chapter_latencies() -> Markdown:
     return Markdown(
         say(
             "The chapter, per query: cross-encoder over the top 25 **{rerank} ms**, BM25 **{bm25} ms**, the dense "
-            "vector scan **{scan} ms**. The cross-encoder costs about **{over_bm25:.0f}×** BM25 and "
-            "**{over_scan:.0f}×** the scan: it is the stage that decides your latency.",
+            "vector scan **{scan} ms**. The cross-encoder costs about **{over_bm25:,.0f}×** BM25 and "
+            "**{over_scan:,.0f}×** the scan: it is the stage that decides your latency.",
             rerank=chapter.RERANK_MS,
             bm25=chapter.BM25_MS,
             scan=chapter.SCAN_MS,
@@ -148,7 +148,7 @@ def maxsim_query_time(timings: Sequence[Timing], ev: Evaluation) -> Markdown:
     return Markdown(
         say(
             "MaxSim at query time here: query token vectors **{query_vectors:.1f} ms** plus the products "
-            "**{products:.1f} ms**. Without stored token vectors, add **{chunk_vectors:.0f} ms** for the shortlist. "
+            "**{products:.1f} ms**. Without stored token vectors, add **{chunk_vectors:,.0f} ms** for the shortlist. "
             "Storage: **{per_chunk:.0f}** word-piece vectors per chunk on average instead of one.",
             query_vectors=by_stage["query token vectors"],
             products=by_stage["MaxSim products"],

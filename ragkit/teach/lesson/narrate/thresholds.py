@@ -14,6 +14,7 @@ from ragkit.chunking import Chunk
 from ragkit.data import OutOfDomain
 from ragkit.retrieval import RERANK_DEPTH
 from ragkit.statistics import ALPHA, sign_test
+from ragkit.teach import language
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, say
 from ragkit.teach.lesson import formats, tables
@@ -40,7 +41,7 @@ def query_line(query: OutOfDomain) -> Markdown:
 
 def gate_kept(kept: Mapping[float | None, int]) -> Markdown:
     """How many chunks the gate keeps for one query at each cut (None: no cut), and how many it keeps at most."""
-    cuts = ", ".join(say("cut {cut}: **{n}**", cut=_("none") if cut is None else cut, n=n) for cut, n in kept.items())
+    cuts = ", ".join(say("{cut}: **{n}**", cut=formats.cut_named(cut), n=n) for cut, n in kept.items())
     return Markdown(say("The gate keeps at most **{keep}** chunks. Chunks kept: {cuts}.", keep=KEEP, cuts=cuts))
 
 
@@ -159,7 +160,7 @@ def near_miss(s: Sweep, near: Bluff) -> Markdown:
             "That is closer than the true answer of **{further}** of {queries} answerable queries: {verdict}",
             query=near.query.query,
             kind=kind_of(near.query.kind),
-            topic=near.query.topic,
+            topic=language.word(near.query.topic),
             doc_id=near.chunk.doc_id,
             section=near.chunk.section,
             distance=near.distance,

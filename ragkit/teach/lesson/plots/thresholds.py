@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from ragkit.abstention import ScoreSweep
 from ragkit.errors import InputError
 from ragkit.teach.language import _, say
+from ragkit.teach.lesson import formats
 from ragkit.teach.lesson.plots.figure import (
     IN_DOMAIN_COLOUR,
     KEPT_COLOUR,
@@ -180,8 +181,8 @@ def threshold_slider(
         row = sweep.at(c)
         label = _("none") if c is None else say("{cut:.3f}", cut=c)
         text = say(
-            "cut {label}: bluffs {bluffs} / {out_of_domain}, refused answerable {refused} / {in_domain}",
-            label=label,
+            "{label}: bluffs {bluffs} / {out_of_domain}, refused answerable {refused} / {in_domain}",
+            label=formats.cut_named(None if c is None else label),
             bluffs=row.bluffs,
             out_of_domain=row.out_of_domain,
             refused=row.refused,
@@ -221,8 +222,8 @@ def threshold_slider(
             " A slider moves the line over {cuts} cuts (from {first} on the left to {last} on the right) and a caption "
             "above the plot gives the bluffs and refusals at each.",
             cuts=len(cuts),
-            first=steps[0]["label"],
-            last=steps[-1]["label"],
+            first=formats.cut_named(None if cuts[0] is None else steps[0]["label"]),
+            last=formats.cut_named(None if cuts[-1] is None else steps[-1]["label"]),
         ),
     )
 
