@@ -1368,8 +1368,8 @@ def test_the_narrated_checks_of_01_to_07_write_what_their_cells_wrote():
     ]
     assert text["bm25_checked"] == [
         "Largest score difference over **64** queries × **1,068** chunks: by hand **1.1e-15**, `rank_bm25` "
-        "**2.2e-15**. Per query: `ragkit` **0.50 ms**, by hand **20.0 ms** (**40x** slower), `rank_bm25` **10.1 ms** "
-        "(**20x** slower)."
+        "**2.2e-15**. Per query: `ragkit` **0.50 ms**, by hand **20.0 ms** (**40×** slower), `rank_bm25` **10.1 ms** "
+        "(**20×** slower)."
     ]
     assert text["rrf_checked"] == [
         "Fused rankings identical to `ragkit`'s hybrid, all 1,068 chunks deep: **63** of **64** queries."

@@ -262,7 +262,7 @@ def bm25_checked(
         say(
             "Largest score difference over **{queries}** queries × **{chunks:,}** chunks: by hand **{diff_hand:.1e}**, "
             "`rank_bm25` **{diff_library:.1e}**. Per query: `ragkit` **{ms_ragkit:.2f} ms**, by hand **{ms_hand:.1f} "
-            "ms** (**{hand_slower:.0f}x** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}x** "
+            "ms** (**{hand_slower:.0f}×** slower), `rank_bm25` **{ms_library:.1f} ms** (**{library_slower:.0f}×** "
             "slower).",
             queries=queries,
             chunks=chunks,
