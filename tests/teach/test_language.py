@@ -487,7 +487,7 @@ def test_the_sentences_moved_out_of_the_notebooks_code_cells_come_out_dutch(tmp_
     english, dutch = both(lambda: narrate.model_here(model))
     assert f"found at `{tmp_path}`" in english and f"gevonden in `{tmp_path}`" in dutch  # a path keeps its dots
     english, dutch = both(lambda: narrate.gate_kept({None: 4, 0.675: 1}))
-    assert "no cut: **4**, cut 0.675: **1**" in english and "geen cut: **4**, cut 0,675: **1**" in dutch
+    assert "**4** with no cut, **1** at cut 0.675" in english and "**4** zonder cut, **1** bij cut 0,675" in dutch
     english, dutch = both(lambda: narrate.out_of_domain_kinds(ood))
     assert "**1** adjacent, **1** absurd" in english and "**1** aangrenzend, **1** absurd" in dutch
 

@@ -158,7 +158,7 @@ tables.for_people(ood.groupby(["kind", "topic"]).agg(queries=("id", "size"), exa
 # Een needle is één zin, lang genoeg om een echt antwoord te bevatten, die **precies één keer** in het hele corpus
 # voorkomt en in gewone proza staat: nooit in een sectiekop, een tabelrij of een codeblok. Beide regels houden de
 # test eerlijk. Een zin die twee keer voorkomt, kan op de verkeerde plek "gevonden" worden; een needle in een
-# sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, wat hij verder ook ophaalde.
+# sectiekop zou gevonden worden door elke chunker die koppen naar zijn chunks kopieert, welke chunk van die sectie er ook werd opgehaald.
 #
 # ragkit toetst elke regel aan het corpus dat je hebt geladen:
 

@@ -80,7 +80,7 @@ from ragkit.teach.lesson import reminders
 display(Markdown(reminders.strategy_letters()))
 
 # %% [markdown]
-# ## Een query is gewoon nog een vector
+# ## Een query is ook maar een vector
 #
 # Bij het indexeren ging elke chunk één keer door het embeddingmodel en kwam er als eenheidsvector (lengte één) uit.
 # Bij het zoeken gaat de vraag door *hetzelfde* model en komt er ook als eenheidsvector uit. Op eenheidsvectoren is de cosine similarity gewoon het inproduct,
@@ -312,7 +312,7 @@ narrate.header_alone(ev)
 # %% [markdown]
 # ## Laat twee runs duelleren (optioneel)
 #
-# Kies twee runs en een metriek. De widget toont het paar bij alle vijf metrieken en beide niveaus (Holm over de vijf per niveau), markeert je
+# Kies twee runs en een metriek. De widget toont het paar bij alle vijf metrieken en beide niveaus (Holm over alle tien die hij toont), markeert je
 # metriek, en noemt (open de lijsten) precies de needles waarover ze het oneens zijn, met beide formuleringen.
 # Die queries lezen is de snelste manier om uit te vinden *waarom* de ene strategie de andere verslaat.
 

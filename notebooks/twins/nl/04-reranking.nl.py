@@ -226,7 +226,7 @@ tables.for_people(pd.DataFrame([{"query": text[q], "MaxSim at Hit@1": "wins" if 
 # - **Het model is geleend.** Van een mean-pooled zinsmodel werden de vectoren per token alleen via hun gemiddelde beoordeeld. Losse
 #   tokenvectoren van zo'n model dragen veel context en veel ruis; niets dwong ze om aan te sluiten bij de vector van het passende woord van een
 #   vraag. Een getraind ColBERT-model is iets heel anders.
-# - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markeringen van het model. De `[CLS]` van de query vindt
+# - **Speciale tokens tellen mee.** De tokenvectoren omvatten de `[CLS]`- en `[SEP]`-markers van het model. De `[CLS]` van de query vindt
 #   zijn beste match vaak in de eigen `[CLS]` van de chunk, waar de chunk ook over gaat, dus een deel van elke score zegt niets over relevantie.
 # - **Een paar dozijn queries is weinig.** Zoals overal in deze cursus valt een handvol winsten of verliezen, welke kant ook op, binnen wat muntworpen zouden opleveren.
 #

@@ -17,7 +17,7 @@
 # %% [markdown]
 # # 05. Afstanden: cosine en L2
 #
-# Je ziet dat op eenheidsvectoren de gekwadrateerde euclidische afstand en de cosine-afstand in feite hetzelfde getal zijn, gecontroleerd op echte
+# Je ziet dat op eenheidsvectoren de gekwadrateerde euclidische afstand en de cosine-afstand op een factor twee na hetzelfde getal zijn, gecontroleerd op echte
 # chunkvectoren, hoe die identiteit niet meer opgaat zodra de vectoren niet genormaliseerd zijn, en of de lengte van een tekst dan elke afstand beïnvloedt.
 
 # %% [markdown]

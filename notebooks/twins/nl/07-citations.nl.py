@@ -180,7 +180,7 @@ f = next(x for x in course.chunks("F") if (x.doc_id, x.start) == (c.document_id,
 narrate.quote_or_text(course.corpus, c, f)
 
 # %% [markdown]
-# Citeer `text` en je citatie legt de lezer een header in de mond die het document op die plek
+# Citeer `text` en je citatie schrijft het document op die plek een header toe die het
 # nooit zegt. De overlap is subtieler: ook waar zijn woorden echt vlak voor de chunk staan, horen ze bij het bereik
 # van het vorige fragment, niet bij het bereik dat deze locator noemt, dus een lezer die de link volgt, vindt ze daar
 # niet. Een citatie waarvan het citaat niet te vinden is waar ze naar wijst, is erger dan geen citaat: ze lijkt
@@ -188,7 +188,7 @@ narrate.quote_or_text(course.corpus, c, f)
 #
 # ## Locators zijn types, geen strings
 #
-# Tekens in een tekstbestand zijn één manier om in een document te wijzen. Een pdf heeft pagina's, een opname heeft
+# Tekens in een tekstbestand zijn één manier om naar een plek in een document te wijzen. Een pdf heeft pagina's, een opname heeft
 # seconden, een spreadsheet heeft bladen en cellen. Elk is een eigen type in `ragkit.citations`, met een url-fragment
 # (voor machines) en een label (voor mensen). De eerste rij is onze echte citatie; de andere zijn verzonnen
 # voorbeelden van elke soort.
@@ -485,7 +485,7 @@ narrate.small_model(measured)
 # %% [markdown]
 # ## Wat dit hoofdstuk niet kan beantwoorden: fine-tunen, retrieval of prompten
 #
-# Het hoofdstuk eindigt met een brug. Hoofdstuk 20 van die cursus begroot fine-tunen, retrieval en prompten van begin tot eind
+# Het hoofdstuk eindigt met een brug. Hoofdstuk 20 van de cursus waaruit het hoofdstuk komt, begroot fine-tunen, retrieval en prompten van begin tot eind
 # voor dezelfde vraag, en vindt de beslissing eerst economisch en dan pas technisch: het omslagpunt is een aantal tokens. Deze
 # notebooks kunnen de andere twee niet begroten, maar meten wel de kant van retrieval in die rekening.
 

@@ -225,28 +225,47 @@ def guessing_sentence(table: pd.DataFrame) -> str:
     best_binary = table.loc[table[binary].idxmax()]
     best_penalised = table.loc[table[penalised].idxmax()]
     always = table.iloc[0]
+    # a tighter cut ties answering everything when it refuses only queries whose prompt lacked the needle
+    tied = [c for c, s in zip(table[cut].iloc[1:], table[binary].iloc[1:]) if abs(s - always[binary]) < 1e-12]
 
-    text = say(
-        "Under binary accuracy, answering everything ({always}) scores **{score:.3f}**; "
-        "by that rule **{best}** is best ({best_score:.3f}). ",
-        always=formats.cut_named(always[cut]),
-        score=always[binary],
-        best=formats.cut_named(best_binary[cut]),
-        best_score=best_binary[binary],
-    )
-    text += (
-        _(
-            "Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system "
-            "that always answers: the chapter's 2025 argument, on our own numbers. "
+    if always[binary] >= best_binary[binary] - 1e-12:
+        text = say(
+            "Under binary accuracy, answering everything ({always}) scores **{score:.3f}**, and no tighter cut scores "
+            "more",
+            always=formats.cut_named(always[cut]),
+            score=always[binary],
         )
-        if best_binary[cut] == always[cut]
-        else _("Here a tighter cut does at least as well even under binary accuracy, so the incentive does not show. ")
-    )
+        if len(tied) == 1:
+            text += say(
+                " ({first} ties it: it refuses only queries whose prompt lacked the needle)",
+                first=formats.cut_named(tied[0]),
+            )
+        elif tied:
+            text += say(
+                " (**{tied}** cuts tie it, {first} among them: they refuse only queries whose prompt lacked the "
+                "needle)",
+                tied=len(tied),
+                first=formats.cut_named(tied[0]),
+            )
+        text += _(
+            ". Abstaining never earns a point and a wrong answer never loses one, so the rule rewards the system "
+            "that always answers, as it must under this scoring: the chapter's 2025 argument, on our own numbers, "
+            "which show how large the gap is, not whether there is one. "
+        )
+    else:  # out of reach while a cut only takes answers away: kept for a scoring that changes
+        text = say(
+            "Under binary accuracy, answering everything ({always}) scores **{score:.3f}**, and **{best}** scores "
+            "more ({best_score:.3f}): here a tighter cut does better even under binary accuracy. ",
+            always=formats.cut_named(always[cut]),
+            score=always[binary],
+            best=formats.cut_named(best_binary[cut]),
+            best_score=best_binary[binary],
+        )
     text += say(
-        "Take {penalty:g} point off per wrong answer and the best cut is **{best}** "
+        "Take {penalty:g} point off per wrong answer and the best setting is **{best}** "
         "({best_score:.3f} against {always_score:.3f} for answering everything): ",
         penalty=table.attrs["penalty"],
-        best=best_penalised[cut],
+        best=formats.cut_named(best_penalised[cut]),
         best_score=best_penalised[penalised],
         always_score=always[penalised],
     ) + (

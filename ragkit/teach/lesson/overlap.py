@@ -167,20 +167,24 @@ def sentence(m: OverlapPull) -> str:
             plain=m.plain,
             percentiles=percentiles,
         )
+    if len(m.lost) == 1:  # one needle: its chunk, and "it", not "of them" and "they"; and an anecdote, said so
+        text += _("among the chunks that moved most") if high else _("not among the chunks that moved most")
+        text += (
+            _("; it starts a new section, so the pull toward the previous section is part of the story.")
+            if crossing
+            else _(
+                "; it starts no new section: its overlap comes from its own section, so what the overlap changes is "
+                "the mix within that section, not a pull toward the previous one."
+            )
+        )
+        return text + _(" One needle is an anecdote, not a pattern.")
     text += _("among the chunks that moved most") if high else _("not, as a group, the chunks that moved most")
-    if len(m.lost) == 1:  # one needle: its chunk, and "it", not "of them" and "they"
-        text += _("; its chunk starts a new section, so ") if crossing else _("; its chunk starts no new section, so ")
-    elif crossing == 1:
+    if crossing == 1:
         text += say("; **{crossing}** of them starts a new section, so ", crossing=crossing)
     else:
         text += say("; **{crossing}** of them start a new section, so ", crossing=crossing)
     if crossing:
         text += _("the pull toward the previous section is part of the story.")
-    elif len(m.lost) == 1:
-        text += _(
-            "the pull toward the previous section is not what moved it: its overlap comes from its own section, "
-            "and what it changes is the mix within it."
-        )
     else:
         text += _(
             "the pull toward the previous section is not what moved them: their overlap comes from their own "

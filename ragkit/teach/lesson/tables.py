@@ -236,7 +236,7 @@ def for_people(
             return name
         return named.get(name) or language.translated(name)
 
-    shown = _words_shown(frame)
+    shown = frame if stored else _words_shown(frame)  # a database's rows are its own values (status 'indexed')
     shown = shown.rename(columns=heading)
     shown = shown.rename_axis(index=[heading(n) if isinstance(n, str) else n for n in shown.index.names])
     if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows

@@ -276,7 +276,7 @@ def test_the_grade_words_and_headings_are_in_the_language_the_teacher_chooses(tm
     heads = [line for line in text.splitlines() if line.startswith("student")]  # below the notes rows share
     assert heads[0].split() == [
         "student",
-        "opdracht",
+        "oefening",
         "beoordeling",
         "getallen",
         "seconden",

@@ -178,8 +178,13 @@ def test_binary_accuracy_rewards_always_answering_and_a_penalty_rewards_abstaini
     assert list(table["score, wrong = -1"]) == pytest.approx([(50 - 44) / 94, (47 - 12) / 94])
     assert list(table["abstained"]) == [0, 35]
     text = claims.guessing_sentence(table)
-    assert "rewards the system that always answers" in text and "best cut is **0.600**" in text
-    assert "abstaining pays" in text
+    assert "rewards the system that always answers" in text and "best setting is **cut 0.600**" in text
+    assert "abstaining pays" in text and "ties it" not in text and "best (" not in text
+    # a cut that refuses only needle-less prompts ties answering everything: said as a tie, never as "no cut is best"
+    import dataclasses
+
+    tie = claims.guessing_sentence(claims.guessing([rows[0], dataclasses.replace(rows[1], answered_with_needle=50)]))
+    assert "no tighter cut scores more (cut 0.600 ties it: it refuses only queries whose prompt lacked" in tie
     even = claims.guessing_sentence(claims.guessing(rows, penalty=0.01))
     assert "even then answering everything comes out best" in even
     assert "Take 0.01 point off" in even and "Take 1 point off" in text

@@ -61,13 +61,16 @@ def test_a_sum_row_and_04s_wins_and_losses_are_words_of_the_notebooks_language()
 
 def test_08s_stored_tables_keep_the_databases_column_names_and_its_other_tables_speak_dutch():
     """A student queries the index by its own column names (SELECT reason ...): 08 shows them as they are."""
-    stored = pd.DataFrame({"strategy": ["E"], "window": ["256"], "reason": [""], "size": ["512"]})
+    stored = pd.DataFrame(
+        {"strategy": ["E"], "window": ["256"], "reason": [""], "size": ["512"], "status": ["indexed"]}
+    )
     states = pd.DataFrame({"document": ["01"], "status": ["indexed"]})
     stamp = pd.DataFrame({"value": ["384", "E"]}, index=["dimensions", "strategy"])
     with language.speaking("nl"):
         kept = tables.for_people(stored, stored=True).to_html()
         shown = tables.for_people(states).to_html() + tables.for_people(stamp).to_html()
-    assert all(f">{c}<" in kept for c in stored.columns), kept
+    assert all(f">{c}<" in kept for c in stored.columns) and ">indexed<" in kept, kept  # WHERE status = 'indexed'
+
     assert ">geïndexeerd<" in shown and ">dimensies<" in shown and ">indexed<" not in shown
 
 

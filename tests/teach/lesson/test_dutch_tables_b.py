@@ -77,7 +77,7 @@ def test_a_sign_test_is_written_as_str_writes_it_in_english_and_with_a_decimal_c
     for test in (SignTest(4, 18, 0.00434), counts_test(7, 9), SignTest(0, 0, 1.0), counts_test(2, 2)):
         english, dutch = both(lambda test=test: tables.paired_test(test))
         assert english == str(test)
-    assert both(lambda: tables.paired_test(SignTest(4, 18, 0.0043373)))[1] == "+4/-18, p = 0,00434"
+    assert both(lambda: tables.paired_test(SignTest(4, 18, 0.0043373)))[1] == "+4/-18; p = 0,00434"
     assert both(lambda: tables.paired_test(SignTest(0, 0, 1.0)))[1].startswith("geen discordante paren")
     rates = [
         PromptRate("dense", Rate(40, 64), None),
@@ -86,11 +86,11 @@ def test_a_sign_test_is_written_as_str_writes_it_in_english_and_with_a_decimal_c
     english, dutch = both(lambda: narrate.needle_in_prompt(rates, False).data)
     assert (
         "bm25 (+4/-18, p = 0.00434, Holm p = 0.00867)" in english
-        and "bm25 (+4/-18, p = 0,00434, Holm-p = 0,00867)" in dutch
+        and "bm25 (+4/-18; p = 0,00434; Holm-p = 0,00867)" in dutch
     )
     assert "Holm-adjusted over the 1 comparisons" in english or "over the 1 comparison" in english
     english, dutch = both(lambda: html(tables.prompt_rates(rates)))
-    assert "+4/-18, p = 0.00434" in english and "+4/-18, p = 0,00434" in dutch and "0.00434" not in dutch
+    assert "+4/-18, p = 0.00434" in english and "+4/-18; p = 0,00434" in dutch and "0.00434" not in dutch
     assert "+4/-18, p = 0.00434, Holm p = 0.00867" in english and "Holm-p = 0,00867" in dutch
     assert "0.31 to 0.52" in english and "needles opnieuw getrokken" in dutch
 
@@ -280,7 +280,7 @@ def test_the_two_halves_and_the_lost_in_the_middle_tables_are_dutch_with_the_eng
         ).set_index("needle placed")
     )
     assert "vooraan" in dutch and "in het midden" in dutch and "achteraan" in dutch and "tegen het midden" in dutch
-    assert "+2/-0, p = 0,5" in dutch and "geen discordante paren, niets te toetsen: p = 1" in dutch
+    assert "+2/-0; p = 0,5" in dutch and "geen discordante paren, niets te toetsen: p = 1" in dutch
     assert ">middle<" not in dutch and "0.00" not in dutch
 
 

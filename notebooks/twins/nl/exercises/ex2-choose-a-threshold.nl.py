@@ -168,7 +168,7 @@ check_threshold_choice(course, my_cut)
 #
 # Het bewijs van de check: de kosten op de achtergehouden helft, waarop je cut is beoordeeld, naast de afstemhelft,
 # waarop je hebt gekozen, elk met de eigen goedkoopste cut binnen het plafond. De cel hieronder laat het pas zien als de check je cut heeft
-# goedgekeurd. Waar de twee curves het oneens zijn, zou een cut die op de ene set queries is gekozen, op de andere
+# goedgekeurd. Waar de twee curves uiteenlopen, zou een cut die op de ene set queries is gekozen, op de andere
 # fout zijn geweest.
 
 # %%

@@ -111,8 +111,8 @@ narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
 # Zegt dat "onbeslist", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
-# begrijpen. De sign test telt alleen de queries waarop de twee strategieën het oneens zijn, dus kijk eerst hoeveel
-# ruimte er was voor een header om te helpen:
+# begrijpen. De sign test telt alleen de queries waarop de twee strategieën verschillen, dus kijk eerst hoeveel
+# ruimte een header had om te helpen:
 
 # %% jupyter={"source_hidden": true}
 narrate.header_room(ev, len(course.questions))

@@ -117,7 +117,7 @@ tables.for_people(table.assign(verified=[verify(c, course.corpus) for c in resul
 # ## ✏️ Jouw antwoord
 #
 # `my_document` is de hele Markdown-tekst van je bestand (een string tussen `"""` is het makkelijkst); `my_question`
-# is één vraag die een lezer ervan zou kunnen stellen, in je eigen (Engelse) woorden: over hetzelfde als één sectie, maar
+# is één vraag die een lezer erover zou kunnen stellen, in je eigen (Engelse) woorden: over hetzelfde als één sectie, maar
 # kopieer er geen vijf woorden achter elkaar uit, en ook niet de meeste woorden van een van de zinnen in een andere
 # volgorde.
 

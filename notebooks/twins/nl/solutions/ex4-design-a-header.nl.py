@@ -111,8 +111,8 @@ narrate.e_against_c(per_needle, EX4.metric)
 
 # %% [markdown]
 # Zegt dat "onbeslist", dan is dat een bevinding over dit corpus, geen fout in de code, en het loont om die te
-# begrijpen. De sign test telt alleen de queries waarop de twee strategieën het oneens zijn, dus kijk eerst hoeveel
-# ruimte er was voor een header om te helpen:
+# begrijpen. De sign test telt alleen de queries waarop de twee strategieën verschillen, dus kijk eerst hoeveel
+# ruimte een header had om te helpen:
 
 # %% jupyter={"source_hidden": true}
 narrate.header_room(ev, len(course.questions))
@@ -201,7 +201,7 @@ feedback
 # %% [markdown]
 # Welk woord hierboven er ook uitkwam, let op hoe het bereikt is: een richting die vóór het meten is uitgesproken, een
 # metriek die vooraf vastlag, en een regel toegepast op een gepaarde toets over elke needle, niet een blik op twee hit
-# rates. Op dit corpus komt de zinsheader waarschijnlijk dicht bij E uit (bij weinig needles verandert de uitkomst), en
+# rates. Op dit corpus komt de zinsheader waarschijnlijk dicht bij E uit (slechts voor een paar needles valt de uitkomst anders uit), en
 # "onbeslist" is dan het eerlijke oordeel: een goed beargumenteerd nulresultaat is een bevinding, geen mislukking.
 #
 # ## Probeer dit

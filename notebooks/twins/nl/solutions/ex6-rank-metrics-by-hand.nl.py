@@ -67,7 +67,7 @@ language.use("nl")
 # dus deze pagina toont niemands antwoord. Het is ook de naam die de grader van je docent gebruikt; op Binder of
 # Colab, waar de machine iedereen dezelfde naam geeft, roep je eerst
 # `ragkit.teach.exercises.student("de naam waaronder je ingeschreven staat")` aan. De check vergelijkt je twee getallen met de
-# eigen AP en nDCG@10 van de engine, die door de tests van de cursus gelijk worden gehouden aan die van ranx.
+# eigen AP en nDCG@10 van de engine, waarvan de tests van de cursus bewaken dat ze overeenkomen met die van ranx.
 
 # %%
 from IPython.display import display
@@ -90,7 +90,7 @@ display(ranking)
 worked_example()
 
 # %% [markdown]
-# Drie dingen om op te letten voordat je aan de jouwe begint. De relevante chunk onder rang 10 telt in AP nog mee
+# Drie dingen om op te letten voordat je aan de jouwe begint. De relevante chunk voorbij rang 10 telt in AP nog mee
 # (zijn precisie is klein, maar hij is er, en hij telt mee in het aantal waardoor AP deelt, de noemer); in nDCG@10 levert hij niets
 # op, maar de ideale rangschikking bevat hem wel, dus ook nDCG@10 wordt er lager door. De precisie van een chunk telt
 # de relevante chunks *tot en met* die chunk. En de weging (discountfactor) van rang 1 is 1 / log2(2) = 1.
@@ -107,7 +107,7 @@ import math
 
 relevant = ranking.relevant
 precisions = [(i + 1) / r for i, r in enumerate(relevant)]  # relevante chunks tot dan toe, gedeeld door de rang
-my_ap = round(sum(precisions) / len(relevant), 3)  # gedeeld door elke relevante chunk, in de top 10 of niet
+my_ap = round(sum(precisions) / len(relevant), 3)  # gedeeld door het aantal relevante chunks, in de top 10 of niet
 gains = [1 / math.log2(r + 1) for r in relevant if r <= 10]
 ideal = [1 / math.log2(r + 1) for r in range(1, min(len(relevant), 10) + 1)]  # elke relevante chunk vooraan
 my_ndcg = round(sum(gains) / sum(ideal), 3)

@@ -128,7 +128,7 @@ check_efsearch(course, my_ef)
 # de beoordelingsverzameling vindt dezelfde efSearch minder. Die verzameling verschilt op twee punten tegelijk van de
 # verzameling waarop je koos: een andere seed en dichtere clusters (half zo veel spreiding). Met alleen deze twee
 # verzamelingen valt dus niet te zeggen welk verschil de recall omlaag haalt: daarvoor zijn verzamelingen nodig die telkens
-# maar één van beide veranderen, elk over een paar seeds (Probeer dit 3 van 08b bouwt er een: de seed van de
+# maar één van beide veranderen, elk over een paar seeds (vraag 3 onder *Probeer dit* in 08b bouwt er een: de seed van de
 # verzameling waarop je kiest, met half zo veel spreiding, op de grootte van 08b). De efSearch was goed voor de verzameling
 # waarop hij gekozen is, en een gok voor de volgende: de instelling van een index wordt opnieuw gemeten op de eigen
 # vectoren van die index.

@@ -291,16 +291,18 @@ def what_figures_say(facts: Mapping[int, pd.DataFrame], row: SweepRow) -> Markdo
     middle = int(((held > few) & (held <= twenty.sources[held.index] - few)).sum())
     return Markdown(
         say(
-            "What the figures say: {many} chunks put the needle into **{gained}** more prompts than {few}, at "
+            "What the figures say: {many} chunks put the needle into **{gained}** more prompts than {few_words}, at "
             "**{growth:.1f}×** the median length. Of the **{held}** {many}-chunk prompts that hold the needle, "
             "**{middle}** have it in the middle (past the first {few} sources and before the last {few}), where the "
             "chapter says a model reads least reliably. What they cannot say: whether a model then uses the needle, in "
-            "the middle or anywhere; that takes graded answers, which the two halves and lost in the middle above "
-            'grade on samples, each saying what its sample can show. The same limit is "reduces, not '
-            "removes\" on the retriever's side: at the default cut **{without_needle}** prompts lack the needle "
-            "altogether, and the **{with_needle}** that hold it bound the answers that can rest on the needle.",
+            "the middle or anywhere; that takes graded answers, which the sections *Two halves, graded apart* and "
+            "*Lost in the middle, measured*, above, grade on samples, each saying what its sample can show. The same "
+            'limit is "reduces, not removes" on the retriever\'s side: at the default cut **{without_needle}** prompts '
+            "lack the needle altogether, and the **{with_needle}** that hold it bound the answers that can rest on the "
+            "needle.",
             many=_spelled_out(many),
             gained=_needles_gained(four, twenty),
+            few_words=_spelled_out(few),
             few=few,
             growth=twenty.tokens.median() / four.tokens.median(),
             held=len(held),

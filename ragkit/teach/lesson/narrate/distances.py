@@ -76,7 +76,7 @@ def identity_gap(sample: Sequence[Chunk], chunks: int, documents: int, gap: floa
     )
     return Markdown(
         say(
-            "The sample takes every **{every:.1f}**th chunk of **{chunks:,}** and covers **{covered}** of the "
+            "The sample takes one chunk in every **{every:.1f}** of **{chunks:,}** and covers **{covered}** of the "
             "**{documents}** documents.  \n"
             "Worst gap over **{pairs:,}** distinct pairs of **{vectors}** chunk vectors: **{gap:.2e}**; the chapter, "
             "over its own 200: **{chapter_gap:.2e}**. That is **{verdict}**.",

@@ -41,7 +41,10 @@ def query_line(query: OutOfDomain) -> Markdown:
 
 def gate_kept(kept: Mapping[float | None, int]) -> Markdown:
     """How many chunks the gate keeps for one query at each cut (None: no cut), and how many it keeps at most."""
-    cuts = ", ".join(say("{cut}: **{n}**", cut=formats.cut_named(cut), n=n) for cut, n in kept.items())
+    cuts = ", ".join(
+        say("**{n}** {where}", n=n, where=_("with no cut") if cut is None else say("at cut {cut}", cut=cut))
+        for cut, n in kept.items()
+    )
     return Markdown(say("The gate keeps at most **{keep}** chunks. Chunks kept: {cuts}.", keep=KEEP, cuts=cuts))
 
 

@@ -215,17 +215,26 @@ def threshold_slider(
         margin=dict(t=110),
         **steps[active]["args"][0],
     )
-    return described(
-        fig,
-        histogram_text(sweep, cut, start=True)
-        + say(
+    numeric = [i for i, c in enumerate(cuts) if c is not None]
+    slider = (
+        say(
+            " A slider moves the line over {positions} positions, {n} cuts from {first} on the left to {last} and then "
+            "no cut at the right end, and a caption above the plot gives the bluffs and refusals at each.",
+            positions=len(cuts),
+            n=len(numeric),
+            first=formats.cut_named(steps[numeric[0]]["label"]),
+            last=formats.cut_named(steps[numeric[-1]]["label"]),
+        )
+        if numeric and cuts[-1] is None and len(numeric) == len(cuts) - 1
+        else say(
             " A slider moves the line over {cuts} cuts (from {first} on the left to {last} on the right) and a caption "
             "above the plot gives the bluffs and refusals at each.",
             cuts=len(cuts),
             first=formats.cut_named(None if cuts[0] is None else steps[0]["label"]),
             last=formats.cut_named(None if cuts[-1] is None else steps[-1]["label"]),
-        ),
+        )
     )
+    return described(fig, histogram_text(sweep, cut, start=True) + slider)
 
 
 def _under_the_axis(cuts: Sequence[float | None], axis: Sequence[float]) -> dict[str, Any]:
