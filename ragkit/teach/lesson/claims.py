@@ -22,7 +22,7 @@ from ragkit.statistics import (
 from ragkit.teach.course import chapter
 from ragkit.teach.language import _, number, say
 from ragkit.teach.lesson import formats, paired
-from ragkit.threshold import SweepRow
+from ragkit.threshold import DEFAULT_CUT, SweepRow
 
 __all__ = [
     "beside",
@@ -227,6 +227,8 @@ def guessing_sentence(table: pd.DataFrame) -> str:
     always = table.iloc[0]
     # a tighter cut ties answering everything when it refuses only queries whose prompt lacked the needle
     tied = [c for c, s in zip(table[cut].iloc[1:], table[binary].iloc[1:]) if abs(s - always[binary]) < 1e-12]
+    # the default cut, where it ties, is the one a reader knows: named first
+    tied.sort(key=lambda c: c != number(DEFAULT_CUT, ".3f"))
 
     if always[binary] >= best_binary[binary] - 1e-12:
         text = say(

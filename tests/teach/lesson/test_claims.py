@@ -185,6 +185,10 @@ def test_binary_accuracy_rewards_always_answering_and_a_penalty_rewards_abstaini
 
     tie = claims.guessing_sentence(claims.guessing([rows[0], dataclasses.replace(rows[1], answered_with_needle=50)]))
     assert "no tighter cut scores more (cut 0.600 ties it: it refuses only queries whose prompt lacked" in tie
+    loose = dataclasses.replace(rows[1], cut=0.9, answered_with_needle=50)
+    default = dataclasses.replace(rows[1], cut=0.675, answered_with_needle=50)
+    both = claims.guessing_sentence(claims.guessing([rows[0], loose, default]))
+    assert "(**2** cuts tie it, cut 0.675 among them:" in both  # the default cut named, wherever it sits
     even = claims.guessing_sentence(claims.guessing(rows, penalty=0.01))
     assert "even then answering everything comes out best" in even
     assert "Take 0.01 point off" in even and "Take 1 point off" in text
