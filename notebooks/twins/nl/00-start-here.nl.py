@@ -122,7 +122,7 @@ narrate.read_a_file(course.corpus)
 #
 # Een retriever wordt beoordeeld met **needle-vragen**. Elke vraag heeft één *needle*: een zin die woord voor woord
 # uit het corpus is overgenomen en de vraag beantwoordt. Elke vraag wordt twee keer gesteld: één keer zoals een student
-# hem in de eigen woordenschat van de cursus zou formuleren, en één keer zoals een gefrustreerde gebruiker een
+# hem zou formuleren met de woorden van de cursus zelf, en één keer zoals een gefrustreerde gebruiker een
 # supportticket schrijft, dat zelden veel woorden met de tekst deelt.
 
 # %%

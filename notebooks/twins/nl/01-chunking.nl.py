@@ -128,8 +128,8 @@ narrate.two_texts(course.corpus, E[i], F[i], F[i - 1])
 # header de ranking schaadt (F tegen E, +2/-6 in het hoofdstuk): de vector van een chunk is een gemiddelde over zijn
 # tokens, dus 64 tekens van de vorige chunk trekken dat gemiddelde naar het onderwerp van de buur. Dat kun je meten.
 # Neem elke chunk die een nieuwe sectie opent; zijn overlap komt dus uit een andere sectie. Bereken de cosinus van
-# zijn vector met de centroid van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap) en
-# met de centroid van de vorige sectie, telkens voor de vector zonder en met de overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
+# zijn vector met de centroïde van zijn eigen sectie (het gemiddelde van de andere chunks daarvan, zonder overlap) en
+# met de centroïde van de vorige sectie, telkens voor de vector zonder en met de overlap. Kijk dan naar de needles die de run met overlap verliest: zitten
 # die in de chunks die verschoven?
 
 # %%
@@ -340,7 +340,7 @@ narrate.most_over_window(over, course.chunks)
 #
 # Alles hierboven kwam uit `ragkit.chunking`. Hier is de regel achter strategieën C tot F, vanaf nul geschreven in
 # gewoon Python, zodat je hem in één keer kunt lezen. De tekst van een sectie wordt in alinea's gesplitst (reeksen
-# regels zonder lege regel ertussen). Alinea's worden gretig samengevoegd: een chunk groeit tot de volgende alinea hem
+# regels zonder lege regel ertussen). Alinea's worden gulzig samengevoegd: een chunk groeit tot de volgende alinea hem
 # boven de 512 tekens zou brengen. Een alinea die op zich langer is dan 512, wordt nooit met zijn buren samengevoegd; hij
 # wordt in zinnen geknipt, die op dezelfde manier worden samengevoegd.
 

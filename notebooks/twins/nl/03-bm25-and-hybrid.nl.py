@@ -156,7 +156,7 @@ curve = formats.Frame({label: [ev[label].value(f"Hit@{k}") for k in range(1, 21)
 curve.round(3)
 
 # %% [markdown]
-# Het hoofdstuk meldt dat BM25 op zijn corpus de top-1-nauwkeurigheid van dense meer dan verdubbelde en rond rang 8 duidelijk achterraakte, omdat de twee op verschillende queries falen. Controleer elk deel op dit corpus.
+# Het hoofdstuk meldt dat BM25 op zijn corpus de top-1-accuracy van dense meer dan verdubbelde en rond rang 8 duidelijk achterraakte, omdat de twee op verschillende queries falen. Controleer elk deel op dit corpus.
 
 # %% jupyter={"source_hidden": true}
 top1 = {"BM25": ev["E/bm25"].value("Hit@1"), "dense": ev["E/dense"].value("Hit@1")}
@@ -165,7 +165,7 @@ predict.reveal(my_prediction, predict.Choice((*top1, "neither")), predict.ahead(
 
 # %% [markdown]
 # Waarom zou BM25 het op het ene corpus beter doen dan op het andere? Het kan alleen woorden scoren die query en chunk delen. Kijk dus hoeveel inhoudswoorden van elke query (zonder stopwoorden) in zijn needle staan, per formulering,
-# naast de top-1-nauwkeurigheid van elke retriever.
+# naast de top-1-accuracy van elke retriever.
 
 # %%
 content = lambda s: set(tokenize(s)) - STOPWORDS

@@ -257,7 +257,7 @@ tables.for_people(pd.DataFrame({"rank": ranks, "section": [r.chunks[j].section f
 # %% [markdown]
 # Vergelijk de twee cellen: de chunk met precies jouw woorden hoeft niet de dichtstbijzijnde te zijn, en de
 # dichtstbijzijnde kan zelfs het woord bevatten waarop je hoopte. Hoe dan ook: een model dat deze bronnen krijgt, zou
-# "Parijs" kunnen antwoorden en een passage over reasoning-budgetten als citatie geven. Een goed woord uit de
+# "Parijs" kunnen antwoorden en een passage over reasoning-budgetten als citatie geven. Het juiste woord uit de
 # verkeerde bron is nog steeds een bluf: de citatie beroept zich op steun die het document nooit heeft willen geven.
 # Matchen is nog geen weten.
 #

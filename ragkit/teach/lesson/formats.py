@@ -118,5 +118,6 @@ def styled(
     for i, level in enumerate(levels):
         styler = styler.format_index(level, axis="index", level=i, escape="html")
     styler = styler.format_index(escape="html", axis="columns")
-    styler = styler.set_table_attributes('class="dataframe"')
+    # a database's own table says so: its snake_case names are what a student's SQL uses (tests read the class)
+    styler = styler.set_table_attributes('class="dataframe ragkit-stored"' if stored else 'class="dataframe"')
     return styler if keep_index else styler.hide(axis="index")

@@ -237,6 +237,8 @@ def for_people(
         return named.get(name) or language.translated(name)
 
     shown = frame if stored else _words_shown(frame)  # a database's rows are its own values (status 'indexed')
+    if not stored:  # a truth a notebook wrote as text (08's stamp, astype(str)) reads as yes or no, like any other
+        shown = shown.replace({"True": formats.truth(True), "False": formats.truth(False)})
     shown = shown.rename(columns=heading)
     shown = shown.rename_axis(index=[heading(n) if isinstance(n, str) else n for n in shown.index.names])
     if shown.index.nlevels == 1 and shown.index.name is None:  # a transposed table: its headings are the rows

@@ -65,13 +65,14 @@ def test_08s_stored_tables_keep_the_databases_column_names_and_its_other_tables_
         {"strategy": ["E"], "window": ["256"], "reason": [""], "size": ["512"], "status": ["indexed"]}
     )
     states = pd.DataFrame({"document": ["01"], "status": ["indexed"]})
-    stamp = pd.DataFrame({"value": ["384", "E"]}, index=["dimensions", "strategy"])
+    stamp = pd.DataFrame({"value": ["384", "E", "True"]}, index=["dimensions", "strategy", "normalised"])
     with language.speaking("nl"):
         kept = tables.for_people(stored, stored=True).to_html()
         shown = tables.for_people(states).to_html() + tables.for_people(stamp).to_html()
     assert all(f">{c}<" in kept for c in stored.columns) and ">indexed<" in kept, kept  # WHERE status = 'indexed'
 
     assert ">geïndexeerd<" in shown and ">dimensies<" in shown and ">indexed<" not in shown
+    assert ">ja<" in shown and ">True<" not in shown  # the stamp's truth, written as text by the notebook
 
 
 def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_separator():

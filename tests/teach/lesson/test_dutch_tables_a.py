@@ -249,7 +249,7 @@ def test_04s_tables_name_the_chapters_figures_and_ours_in_dutch_and_keep_the_run
         f">{h}<" in shown
         for h in (
             "het hoofdstuk: dense",
-            "het hoofdstuk: hybrid + reranker",
+            "het hoofdstuk: hybrid + rerank",
             "dit corpus: E/dense",
             "dit corpus: E/hybrid+rerank",
         )

@@ -57,7 +57,7 @@ def test_one_lost_needle_is_one_in_both_languages():
         english = overlap.sentence(m)
         with language.speaking("nl"):
             dutch = overlap.sentence(m)
-        assert "The one needle" in english and "De ene needle" in dutch
-        english, dutch = english.split("The one needle")[1], dutch.split("De ene needle")[1]  # the lost needle's part
+        assert "The one needle" in english and "De enige needle" in dutch
+        english, dutch = english.split("The one needle")[1], dutch.split("De enige needle")[1]  # the lost needle's part
         assert "of them" not in english and " them:" not in english and "their overlap" not in english, english
         assert "ervan" not in dutch and " ze " not in dutch and "hun overlap" not in dutch, dutch

@@ -129,7 +129,7 @@ narrate.window_start(doc.id, position, my_size, window_at, naive_at)
 #
 # Kijk voor de knip zelf naar het *laatste* teken van de needle. Het venster waarin dat staat, kan niet het venster zijn
 # waarin de needle begint (de needle loopt daar overheen), dus het begint ergens binnen de needle, en dat begin is de
-# knip. `blind_window_start` vindt het, inclusief de titelregel.
+# knip. `blind_window_start` vindt het, en houdt daarbij rekening met de titelregel.
 
 # %%
 question_id = next(qid for qid, offset, length in windows if offset + length > my_size)

@@ -150,7 +150,7 @@ keep honest than many independent scripts.
 my_question = "how long should my client wait before retrying after the api returns a 429 error?"
 
 # %% [markdown]
-# Ga eerst na dat de cursus het onderwerp echt mist: dezelfde vraag, gesteld aan alleen de cursus, met de
+# Controleer eerst of de cursus het onderwerp echt mist: dezelfde vraag, gesteld aan alleen de cursus, met de
 # drempel die standaard geldt.
 
 # %%
