@@ -116,8 +116,9 @@ class _Styler(Styler):
     ):
         if decimal is None:
             decimal = "," if language.current() == "nl" else "."
-            if decimal == ",":  # the language's own numbers: 2,46 · 10⁻⁷ for a "{:.3g}", not 2,46e-07
-                formatter = _in_words(formatter)
+            worded = _in_words(formatter) if decimal == "," else None
+            if worded is not None:  # written by the language itself (2,46 · 10⁻⁷, 1.068): pandas swaps nothing more
+                formatter, decimal = worded, "."
         return super().format(formatter, subset, na_rep, precision, decimal, thousands, escape, hyperlinks)
 
     def _render(self, *args, **kwargs):
@@ -136,16 +137,20 @@ _ONE_FIELD = re.compile(r"\{:([^{}]*)\}")
 
 
 def _in_words(formatter):
-    """A notebook's format strings ("{:.3g}", alone or per column) as the language writes the number each formats."""
+    """A notebook's format strings ("{:.3g}", alone or per column) as functions that write each number as the
+    language does; None when any is something else (a function, a longer template): pandas then swaps the decimals."""
     if isinstance(formatter, dict):
-        return {column: _in_words(f) for column, f in formatter.items()}
+        worded = {column: _in_words(f) for column, f in formatter.items()}
+        return None if any(f is None for f in worded.values()) else worded
     field = _ONE_FIELD.fullmatch(formatter) if isinstance(formatter, str) else None
     if field is None:
-        return formatter
+        return None
     spec = field[1]
 
     def written(value):
-        if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value):
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return language.number(int(value), spec)  # "{:d}" stays a whole number's format
+        if isinstance(value, numbers.Real) and not math.isnan(value):
             return language.number(float(value), spec)
         return formatter.format(value)
 

@@ -87,6 +87,10 @@ def test_a_frame_styled_by_a_notebooks_own_format_writes_the_kernels_decimal_sep
     with language.speaking("nl"):
         dutch = small.style.format({"p": "{:.3g}"}).to_html()
     assert ">2,46 · 10⁻⁷<" in dutch and ">0,0312<" in dutch and "e-07" not in dutch  # a power of ten the Dutch way
+    counts = formats.Frame({"n": [1068, 3]})
+    with language.speaking("nl"):  # a whole number's own format still works: "{:d}" on an int, "{:,}" separated
+        assert ">1068<" in counts.style.format({"n": "{:d}"}).to_html()
+        assert ">1.068<" in counts.style.format({"n": "{:,}"}).to_html()
     assert isinstance(frame[frame["binary accuracy"] > 0], pd.DataFrame)  # code computes with it as before
 
 
