@@ -58,7 +58,7 @@ language.use("nl")
 # (`"beter"` of `"slechter"`), meet hem, en zeg wat de meting ondersteunt. Hoe er geoordeeld wordt, ligt vooraf vast
 # (`EX4`): een gepaarde sign test op needleniveau tegen E (per needle: hoeveel van zijn twee formuleringen in de top 20
 # gevonden worden, `EX4.metric`), op het 5%-niveau. Je conclusie is het oordeel van
-# `ragkit.statistics.verdict`, in het Nederlands of in de Engelse woorden die de functie teruggeeft: `"consistent"` (jouw richting, p < 0,05), `"in tegenspraak"` (de andere richting,
+# `ragkit.statistics.verdict` (zijn Engelse woorden tellen ook): `"consistent"` (jouw richting, p < 0,05), `"in tegenspraak"` (de andere richting,
 # p < 0,05), of `"onbeslist, zelfde richting"` / `"onbeslist, tegengestelde richting"` (p van 0,05 of meer). Een
 # nulresultaat slaagt als je het zo noemt: de check beoordeelt of je conclusie volgt uit de toets, niet of p < 0,05.
 #
