@@ -305,7 +305,7 @@ narrate.header_alone(ev)
 # %% [markdown]
 # ## Duel any two runs (optional)
 #
-# Pick two runs and a metric. The widget shows the pair at all five metrics and both levels (Holm over all ten it shows), highlights your
+# Pick two runs and a metric. The widget shows the pair at all five metrics and both levels (Holm over the five at each level), highlights your
 # metric, and (open the lists) names the very needles on which they disagree, with both phrasings.
 # Reading those queries is the fastest way to find out *why* one strategy beats another.
 

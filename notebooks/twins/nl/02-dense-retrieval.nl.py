@@ -312,7 +312,7 @@ narrate.header_alone(ev)
 # %% [markdown]
 # ## Laat twee runs duelleren (optioneel)
 #
-# Kies twee runs en een metriek. De widget toont het paar bij alle vijf metrieken en beide niveaus (Holm over alle tien die hij toont), markeert je
+# Kies twee runs en een metriek. De widget toont het paar bij alle vijf metrieken en beide niveaus (Holm over de vijf per niveau), markeert je
 # metriek, en noemt (open de lijsten) precies de needles waarover ze het oneens zijn, met beide formuleringen.
 # Die queries lezen is de snelste manier om uit te vinden *waarom* de ene strategie de andere verslaat.
 

@@ -382,7 +382,7 @@ class StrategyDuel:
                 losses=c.test.losses,
                 p=c.test.p,
                 holm=c.p_holm,
-                tests=len(shown),
+                tests=sum(x.level == c.level for x in shown),  # Holm's family: one level's metrics
                 verdict=verdict,
             )
             + _("<table><tr><th>metric</th><th>queries as pairs</th><th>needles as pairs</th></tr>")

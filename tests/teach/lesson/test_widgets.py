@@ -58,6 +58,7 @@ def test_strategy_duel_shows_the_sign_test(course):
     family = [ev.compare("E/dense", "A/dense", m, "needle") for m in ("Hit@1", "Hit@4", "Hit@8", "Hit@20", "MRR")]
     c = family[0]
     assert f"p = <b>{c.test.p:.3g}</b>, Holm p = <b>{holm([x.test.p for x in family])[0]:.3g}</b>" in duel.result.value
+    assert f"over the {len(family)} tests below" in duel.result.value  # Holm's family is one level's, not all shown
     q = with_holm([ev.compare("E/dense", "A/dense", "Hit@1", "query")])[0]
     assert f"+{q.test.wins}/-{q.test.losses}, p = {q.test.p:.3g}" in duel.result.value
 
